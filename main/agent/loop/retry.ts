@@ -1,0 +1,42 @@
+export interface RetryPolicy {
+  /** Attempts per step, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** ±fraction of the delay chosen at random. */
+  jitter: number;
+  /** The longest Retry-After honoured; a longer one gives up. */
+  maxRetryAfterMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 6,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  jitter: 0.25,
+  maxRetryAfterMs: 120_000,
+};
+
+/** Delay before attempt `attempt + 1` (attempt is 1-based): exponential with jitter, or Retry-After when given. */
+export function retryDelay(attempt: number, policy: RetryPolicy, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxRetryAfterMs);
+  const exponential = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
+  const spread = exponential * policy.jitter * (random() * 2 - 1);
+  return Math.max(0, Math.round(exponential + spread));
+}
+
+/** Resolve after `ms`, or reject with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { arch, release, type as osType } from 'node:os';
+import { join } from 'node:path';
+import identity from './identity.md?raw';
+
+export interface WorkspaceFacts {
+  os: string;
+  cwd: string;
+  date: string;
+  git: string | null;
+}
+
+/** A short git status: branch, ahead/behind, and the first changed paths. Null outside a repository. */
+export function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('git', ['status', '--porcelain=v1', '--branch'], { cwd, timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, stdout) => {
+      if (error) return resolve(null);
+      const lines = stdout.split('\n').filter(Boolean);
+      const branch = lines[0]?.replace(/^## /, '') ?? 'unknown';
+      const changes = lines.slice(1);
+      const shown = changes.slice(0, 20).map((l) => `  ${l}`);
+      const more = changes.length > 20 ? [`  … and ${changes.length - 20} more`] : [];
+      resolve([`Branch: ${branch}`, changes.length ? `Changed files (${changes.length}):` : 'Working tree clean.', ...shown, ...more].join('\n'));
+    });
+  });
+}
+
+export async function workspaceFacts(cwd: string, now: Date): Promise<WorkspaceFacts> {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const date = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  return { os: `${osType()} ${release()} (${arch()})`, cwd, date, git: await gitSummary(cwd) };
+}
+
+/** `AGENTS.md` at the workspace root, capped so a huge file cannot crowd out the conversation. */
+export async function readAgentsMd(workspace: string, maxChars = 40_000): Promise<string | null> {
+  try {
+    const text = await readFile(join(workspace, 'AGENTS.md'), 'utf8');
+    return text.length > maxChars ? `${text.slice(0, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
+  } catch {
+    return null;
+  }
+}
+
+export interface SystemPromptParts {
+  facts: WorkspaceFacts;
+  agentsMd: string | null;
+  tools: ReadonlyArray<{ name: string; description: string }>;
+  /** Further sections (skills listing, modes) added by later capabilities. */
+  extra?: readonly string[];
+}
+
+/** Identity, workspace facts, AGENTS.md and the tool list, in that order. */
+export function buildSystemPrompt(parts: SystemPromptParts): string {
+  const sections = [identity.trim()];
+  const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`, `- Today's date: ${parts.facts.date}`];
+  sections.push(`# Environment\n${facts.join('\n')}${parts.facts.git ? `\n\n## Git status\n${parts.facts.git}` : '\n- Not a git repository.'}`);
+  if (parts.agentsMd) sections.push(`# Project instructions (AGENTS.md)\n${parts.agentsMd.trim()}`);
+  if (parts.tools.length) {
+    const list = parts.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
+    sections.push(`# Tools\nYou can call these tools:\n${list}`);
+  } else {
+    sections.push('# Tools\nNo tools are available in this session; answer from the conversation alone.');
+  }
+  for (const extra of parts.extra ?? []) if (extra.trim()) sections.push(extra.trim());
+  return sections.join('\n\n');
+}
+
+function firstSentence(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  const end = line.search(/\.(\s|$)/);
+  return end >= 0 ? line.slice(0, end + 1) : line;
+}

@@ -1,0 +1,313 @@
+import type { FinishReason, Usage } from '../../../protocol';
+import { ProviderError, errorFromNetwork, errorFromResponse } from './errors';
+import { readSseData } from './sse';
+import { ThinkTagSplitter } from './think-tags';
+import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
+
+export interface OpenAICompatibleOptions {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  imageInput?: boolean;
+  fetch?: typeof fetch;
+  /** No response headers within this time → timeout (retried). */
+  connectTimeoutMs?: number;
+  /** No stream data within this time → timeout (retried). */
+  idleTimeoutMs?: number;
+}
+
+type WireContent = string | null | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
+interface WireMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: WireContent;
+  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+  reasoning_content?: string;
+}
+
+interface ChunkToolCall {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+interface Chunk {
+  error?: { message?: string; code?: string | number } | string;
+  choices?: Array<{
+    delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ChunkToolCall[] };
+    finish_reason?: string | null;
+    usage?: WireUsage;
+  }>;
+  usage?: WireUsage | null;
+}
+interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+  cached_tokens?: number;
+}
+
+/** Any endpoint that speaks OpenAI Chat Completions with streaming: OpenAI, Moonshot/Kimi, DeepSeek, OpenRouter, Ollama, vLLM, llama.cpp. */
+export class OpenAICompatibleProvider implements ChatProvider {
+  readonly kind = 'openai';
+  readonly model: string;
+  readonly capabilities;
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: OpenAICompatibleOptions) {
+    this.model = options.model;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.capabilities = { imageInput: options.imageInput ?? false };
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    return headers;
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const url = `${this.baseUrl}/models`;
+    const response = await this.request(url, { method: 'GET', headers: this.headers(), signal });
+    const body = await response.text();
+    if (!response.ok) throw errorFromResponse(response.status, body, response.headers, { url, model: this.model });
+    try {
+      const parsed = JSON.parse(body) as { data?: Array<{ id?: string }>; models?: Array<{ id?: string; name?: string }> };
+      const list = parsed.data ?? parsed.models ?? [];
+      return list.map((m) => m.id ?? (m as { name?: string }).name ?? '').filter(Boolean).sort();
+    } catch {
+      throw new ProviderError('provider_bad_request', `${url} did not return a JSON model list.`);
+    }
+  }
+
+  async step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult> {
+    const url = `${this.baseUrl}/chat/completions`;
+    const body: Record<string, unknown> = {
+      model: this.model,
+      messages: toWireMessages(request.system, request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length) {
+      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    }
+    if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens;
+
+    const idle = new IdleTimer(this.options.idleTimeoutMs ?? 180_000);
+    const signal = AbortSignal.any([request.signal, idle.signal]);
+    idle.arm(this.options.connectTimeoutMs ?? 120_000);
+    try {
+      const response = await this.request(url, { method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal }, idle);
+      if (!response.ok) {
+        const text = await response.text().catch(() => '');
+        throw errorFromResponse(response.status, text, response.headers, { url, model: this.model });
+      }
+      if (!response.body) throw new ProviderError('provider_stream_broken', `${url} returned an empty body.`);
+      return await this.readStream(response.body, callbacks, idle, url);
+    } catch (error) {
+      if (request.signal.aborted) throw request.signal.reason ?? error;
+      if (idle.fired) throw new ProviderError('provider_timeout', `${new URL(url).host} sent nothing for ${Math.round(idle.lastMs / 1000)} s.`);
+      if (error instanceof ProviderError) throw error;
+      throw new ProviderError('provider_stream_broken', `The response stream from ${new URL(url).host} broke: ${(error as Error).message}.`);
+    } finally {
+      idle.dispose();
+    }
+  }
+
+  private async request(url: string, init: RequestInit, idle?: IdleTimer): Promise<Response> {
+    try {
+      return await this.fetchImpl(url, init);
+    } catch (error) {
+      if (init.signal?.aborted) throw error;
+      if (idle?.fired) throw error;
+      throw errorFromNetwork(error, url);
+    }
+  }
+
+  private async readStream(body: ReadableStream<Uint8Array>, callbacks: StepCallbacks, idle: IdleTimer, url: string): Promise<StepResult> {
+    const calls = new ToolCallAssembler();
+    const think = new ThinkTagSplitter();
+    let text = '';
+    let reasoning = '';
+    let usage: Usage | null = null;
+    let rawFinish: string | null = null;
+    let sawDone = false;
+    const emitText = (t: string) => {
+      if (!t) return;
+      text += t;
+      callbacks.onText(t);
+    };
+    const emitThinking = (t: string) => {
+      if (!t) return;
+      reasoning += t;
+      callbacks.onThinking(t);
+    };
+
+    idle.arm();
+    for await (const data of readSseData(body)) {
+      idle.arm();
+      if (data.trim() === '[DONE]') {
+        sawDone = true;
+        break;
+      }
+      let chunk: Chunk;
+      try {
+        chunk = JSON.parse(data) as Chunk;
+      } catch {
+        throw new ProviderError('provider_stream_broken', `${new URL(url).host} sent a stream chunk that is not JSON: ${data.slice(0, 200)}`);
+      }
+      if (chunk.error) {
+        const message = typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? JSON.stringify(chunk.error));
+        throw new ProviderError('provider_server', `${new URL(url).host} reported an error mid-stream: ${message}`);
+      }
+      const choice = chunk.choices?.[0];
+      const delta = choice?.delta;
+      if (delta) {
+        const thinking = delta.reasoning_content ?? delta.reasoning;
+        if (thinking) emitThinking(thinking);
+        if (delta.content) {
+          for (const part of think.push(delta.content)) (part.thinking ? emitThinking : emitText)(part.text);
+        }
+        for (const call of delta.tool_calls ?? []) calls.add(call);
+      }
+      if (choice?.finish_reason) rawFinish = choice.finish_reason;
+      const wireUsage = chunk.usage ?? choice?.usage;
+      if (wireUsage) usage = toUsage(wireUsage);
+    }
+    for (const part of think.flush()) (part.thinking ? emitThinking : emitText)(part.text);
+    if (!sawDone && rawFinish === null) {
+      throw new ProviderError('provider_stream_broken', `The response stream from ${new URL(url).host} ended before the answer was complete.`);
+    }
+    const toolCalls = calls.finish();
+    return { text, reasoning, toolCalls, finishReason: normaliseFinish(rawFinish, toolCalls.length > 0), rawFinishReason: rawFinish, usage };
+  }
+}
+
+function normaliseFinish(raw: string | null, hasToolCalls: boolean): FinishReason {
+  if (hasToolCalls) return 'tool_use';
+  switch (raw) {
+    case 'stop':
+    case 'end_turn':
+    case 'eos':
+      return 'end_turn';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'length':
+      return 'max_tokens';
+    case 'content_filter':
+      return 'filtered';
+    default:
+      return raw === null ? 'end_turn' : 'other';
+  }
+}
+
+function toUsage(u: WireUsage): Usage {
+  const usage: Usage = { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0 };
+  const cached = u.prompt_tokens_details?.cached_tokens ?? u.cached_tokens;
+  if (cached !== undefined) usage.cachedTokens = cached;
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  return usage;
+}
+
+/** Tool-call deltas arrive in pieces, keyed by index (or, on some servers, only by id). */
+class ToolCallAssembler {
+  private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
+  private lastIndex = -1;
+
+  add(delta: ChunkToolCall): void {
+    let index = delta.index;
+    if (index === undefined) {
+      const existing = delta.id ? this.calls.findIndex((c) => c.id === delta.id) : -1;
+      index = existing >= 0 ? existing : delta.id ? this.calls.length : Math.max(this.lastIndex, 0);
+    }
+    this.lastIndex = index;
+    const call = (this.calls[index] ??= { id: '', name: '', arguments: '' });
+    if (delta.id) call.id = delta.id;
+    if (delta.function?.name) call.name += delta.function.name;
+    if (delta.function?.arguments) call.arguments += delta.function.arguments;
+  }
+
+  finish(): ToolCallRequest[] {
+    return this.calls
+      .filter((c) => c !== undefined)
+      .map((c, i) => ({ id: c.id || `call_${i}_${Math.random().toString(36).slice(2, 10)}`, name: c.name, arguments: c.arguments }));
+  }
+}
+
+/** Aborts when no data has arrived for a while; re-armed on every chunk. */
+class IdleTimer {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  fired = false;
+  lastMs = 0;
+
+  constructor(private readonly defaultMs: number) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  arm(ms = this.defaultMs): void {
+    clearTimeout(this.timer);
+    this.lastMs = ms;
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort(new Error('idle timeout'));
+    }, ms);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+function toWireContent(content: string | ContentPart[]): WireContent {
+  if (typeof content === 'string') return content;
+  return content.map((part) =>
+    part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image_url' as const, image_url: { url: `data:${part.mimeType};base64,${part.data}` } },
+  );
+}
+
+/**
+ * Chat Completions tool messages carry text only, so images returned by tools are sent in one user
+ * message right after the run of tool messages they belong to.
+ */
+export function toWireMessages(system: string, messages: readonly ModelMessage[]): WireMessage[] {
+  const wire: WireMessage[] = [{ role: 'system', content: system }];
+  let pendingImages: ContentPart[] = [];
+  const flushImages = () => {
+    if (!pendingImages.length) return;
+    wire.push({ role: 'user', content: toWireContent([{ type: 'text', text: 'Images returned by the tool calls above:' }, ...pendingImages]) });
+    pendingImages = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flushImages();
+    switch (message.role) {
+      case 'user':
+        wire.push({ role: 'user', content: toWireContent(message.content) });
+        break;
+      case 'assistant': {
+        const item: WireMessage = { role: 'assistant', content: message.content || (message.toolCalls?.length ? null : '') };
+        if (message.toolCalls?.length) {
+          item.tool_calls = message.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        }
+        if (message.reasoning) item.reasoning_content = message.reasoning;
+        wire.push(item);
+        break;
+      }
+      case 'tool': {
+        const parts = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+        const text = parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+        pendingImages.push(...parts.filter((p) => p.type === 'image'));
+        wire.push({ role: 'tool', tool_call_id: message.toolCallId, content: text });
+        break;
+      }
+    }
+  }
+  flushImages();
+  return wire;
+}

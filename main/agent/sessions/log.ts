@@ -1,0 +1,90 @@
+import { appendFile, readFile } from 'node:fs/promises';
+import { SessionEvent } from '../../../protocol';
+import type { ModelMessage } from '../providers/types';
+import type { LogRecord } from './records';
+
+export interface Replay {
+  header: Extract<LogRecord, { r: 'header' }> | null;
+  events: SessionEvent[];
+  context: ModelMessage[];
+  state: Map<string, unknown>;
+  /** Unreadable lines, described for the user. A torn last line is not a problem: it is expected after a crash. */
+  problems: string[];
+}
+
+/** Rebuild a session from its log. Never throws on content; a missing file is an empty replay. */
+export async function replayLog(path: string): Promise<Replay> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { header: null, events: [], context: [], state: new Map(), problems: [] };
+    throw error;
+  }
+  return parseLog(text);
+}
+
+export function parseLog(text: string): Replay {
+  const replay: Replay = { header: null, events: [], context: [], state: new Map(), problems: [] };
+  const lines = text.split('\n');
+  const endsClean = text.endsWith('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    const isLast = i === lines.length - 1 || (i === lines.length - 2 && endsClean && lines[lines.length - 1] === '');
+    let record: LogRecord;
+    try {
+      record = JSON.parse(line) as LogRecord;
+    } catch {
+      if (isLast && !endsClean) continue; // torn final write
+      replay.problems.push(`Line ${i + 1} of the session log is not valid JSON and was skipped.`);
+      continue;
+    }
+    switch (record?.r) {
+      case 'header':
+        replay.header = record;
+        break;
+      case 'event': {
+        const parsed = SessionEvent.safeParse(record.e);
+        if (parsed.success) replay.events.push(parsed.data);
+        else replay.problems.push(`Line ${i + 1} of the session log holds an event this version cannot read and was skipped.`);
+        break;
+      }
+      case 'context':
+        if (record.m && typeof record.m === 'object' && 'role' in record.m) replay.context.push(record.m);
+        else replay.problems.push(`Line ${i + 1} of the session log holds a malformed message and was skipped.`);
+        break;
+      case 'state':
+        replay.state.set(record.key, record.value);
+        break;
+      default:
+        replay.problems.push(`Line ${i + 1} of the session log has an unknown record type and was skipped.`);
+    }
+  }
+  return replay;
+}
+
+/** Appends records; nothing reaches disk until `flush`, which writes everything buffered in one append. */
+export class LogWriter {
+  private buffer: string[] = [];
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(readonly path: string) {}
+
+  append(record: LogRecord): void {
+    this.buffer.push(JSON.stringify(record) + '\n');
+  }
+
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  flush(): Promise<void> {
+    if (this.buffer.length === 0) return this.chain;
+    const data = this.buffer.join('');
+    this.buffer = [];
+    const write = this.chain.then(() => appendFile(this.path, data, { encoding: 'utf8', mode: 0o600 }));
+    this.chain = write.catch(() => {});
+    return write;
+  }
+}

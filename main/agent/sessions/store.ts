@@ -1,0 +1,83 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { META_FILE, Session, type SessionMeta } from './session';
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+/** Session ids come from UIs; only this shape ever reaches a path. */
+export function isValidSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}
+
+/** `<home>/sessions/<name>-<hash>`: sessions are grouped by workspace. */
+export function workspaceSessionsDir(home: string, workspace: string): string {
+  const hash = createHash('sha256').update(workspace).digest('hex').slice(0, 10);
+  const name = basename(workspace).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40) || 'root';
+  return join(home, 'sessions', `${name}-${hash}`);
+}
+
+function newSessionId(now: number): string {
+  const d = new Date(now);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`;
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The sessions of one workspace on disk. */
+export class SessionStore {
+  readonly root: string;
+
+  constructor(
+    home: string,
+    private readonly workspace: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.root = workspaceSessionsDir(home, workspace);
+  }
+
+  dirOf(id: string): string {
+    if (!isValidSessionId(id)) throw new Error(`"${id}" is not a session id.`);
+    return join(this.root, id);
+  }
+
+  async list(): Promise<SessionMeta[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.root);
+    } catch {
+      return [];
+    }
+    const metas = await Promise.all(names.filter(isValidSessionId).map((id) => this.readMeta(id)));
+    return metas.filter((m): m is SessionMeta => m !== null).sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  async readMeta(id: string): Promise<SessionMeta | null> {
+    try {
+      const meta = JSON.parse(await readFile(join(this.dirOf(id), META_FILE), 'utf8')) as SessionMeta;
+      return typeof meta.id === 'string' && typeof meta.updatedAt === 'number' ? meta : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async create(): Promise<Session> {
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    await writeFile(join(this.root, 'workspace.json'), JSON.stringify({ path: this.workspace }) + '\n', { mode: 0o600 });
+    const now = this.now();
+    const id = newSessionId(now);
+    const dir = this.dirOf(id);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return Session.create(dir, { id, title: 'New session', workspace: this.workspace, createdAt: now, updatedAt: now, turns: 0 }, this.now);
+  }
+
+  async load(id: string): Promise<{ session: Session; problems: string[] } | null> {
+    const meta = await this.readMeta(id);
+    if (!meta) return null;
+    return Session.load(this.dirOf(id), meta, this.now);
+  }
+
+  async delete(id: string): Promise<void> {
+    await rm(this.dirOf(id), { recursive: true, force: true });
+  }
+}

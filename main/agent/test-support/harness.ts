@@ -1,0 +1,44 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DeftEvent, SessionEvent } from '../../../protocol';
+import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
+import { type CoreOptions, DeftCore } from '../core';
+import type { RetryPolicy } from '../loop/retry';
+import { FileSecretStore } from '../settings/secrets';
+
+export const fastRetry: RetryPolicy = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, jitter: 0, maxRetryAfterMs: 2_000 };
+
+export async function tempDir(prefix = 'deft-test-'): Promise<string> {
+  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+}
+
+/** A core on a temp workspace and home, wired to a mock model server, recording every event. */
+export async function createHarness(options: Partial<CoreOptions> = {}) {
+  const server = new MockModelServer();
+  const baseUrl = await server.start();
+  const workspace = await tempDir('deft-ws-');
+  const home = await tempDir('deft-home-');
+  const secrets = FileSecretStore.inHome(home);
+  const events: DeftEvent[] = [];
+  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, ...options });
+  core.onEvent((e) => events.push(e));
+  await core.handlers.setSettings({ provider: { kind: 'openai', baseUrl, model: 'mock-model', apiKey: 'test-key' } });
+  const { session } = await core.handlers.createSession({});
+
+  async function run(text: string, sessionId = session.id) {
+    const { turnId } = await core.handlers.sendPrompt({ sessionId, text });
+    await core.turnDone(sessionId);
+    return turnId;
+  }
+  function sessionEvents(type?: string): SessionEvent[] {
+    return events.filter((e): e is SessionEvent => 'seq' in e && (!type || e.type === type));
+  }
+  async function dispose() {
+    await core.close();
+    await server.close();
+    await rm(workspace, { recursive: true, force: true });
+    await rm(home, { recursive: true, force: true });
+  }
+  return { core, server, baseUrl, workspace, home, secrets, session, events, run, sessionEvents, dispose };
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { TRUNCATION_MARKER, capText } from './result-builder';
+
+describe('capText', () => {
+  it('leaves short text alone', () => {
+    expect(capText('a\nb\n')).toEqual({ text: 'a\nb\n', truncated: false, longLines: 0 });
+  });
+  it('cuts each long line at 2,000 characters, keeping the line break', () => {
+    const result = capText(`${'x'.repeat(2500)}\nshort`);
+    expect(result.text).toBe(`${'x'.repeat(2000)}${TRUNCATION_MARKER}\nshort`);
+    expect(result.longLines).toBe(1);
+    expect(result.truncated).toBe(true);
+  });
+  it('stops at 50,000 characters with one marker', () => {
+    const line = `${'y'.repeat(99)}\n`;
+    const result = capText(line.repeat(1000));
+    expect(result.text.length).toBe(50_000 + TRUNCATION_MARKER.length);
+    expect(result.text.endsWith(TRUNCATION_MARKER)).toBe(true);
+    expect(result.text.split(TRUNCATION_MARKER).length).toBe(2);
+  });
+  it('can disable the line cap', () => {
+    expect(capText('z'.repeat(3000), { maxLineLength: null }).truncated).toBe(false);
+  });
+});

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * The JSON Schema the model sees: zod's *input* view (a field with a default stays optional) with
+ * `additionalProperties: false` on every object, so a misspelt argument is rejected.
+ */
+export function toModelSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+  closeObjects(json);
+  return json;
+}
+
+function closeObjects(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(closeObjects);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  if (record.type === 'object' && record.additionalProperties === undefined) record.additionalProperties = false;
+  for (const value of Object.values(record)) closeObjects(value);
+}
+
+/** Drop keys some providers reject (`$schema`) from what is sent over the wire. */
+export function forWire(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = schema;
+  return rest;
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { forWire, toModelSchema } from './schema';
+import { validateArgs } from './validate';
+
+const schema = toModelSchema(
+  z.object({ path: z.string(), limit: z.number().int().default(10), nested: z.object({ flag: z.boolean() }).optional(), mode: z.enum(['a', 'b']).optional() }),
+);
+
+describe('toModelSchema', () => {
+  it('keeps defaulted fields optional and closes every object', () => {
+    expect(schema.required).toEqual(['path']);
+    expect(schema.additionalProperties).toBe(false);
+    expect((schema.properties as Record<string, { additionalProperties?: boolean }>).nested!.additionalProperties).toBe(false);
+  });
+  it('drops $schema for the wire only', () => {
+    expect(schema.$schema).toBeDefined();
+    expect(forWire(schema).$schema).toBeUndefined();
+  });
+});
+
+describe('validateArgs', () => {
+  it('accepts valid arguments', () => {
+    expect(validateArgs(schema, { path: 'a' })).toEqual([]);
+  });
+  it('explains a missing property, a misspelt one, a wrong type and a bad enum value, one line each', () => {
+    const problems = validateArgs(schema, { pathh: 'a', limit: 'x', mode: 'c', nested: { flag: 1 } });
+    expect(problems).toContain("must have required property 'path'");
+    expect(problems).toContain("must NOT have additional property 'pathh'");
+    expect(problems).toContain('/limit must be integer');
+    expect(problems).toContain('/mode must be one of "a", "b"');
+    expect(problems).toContain('/nested/flag must be boolean');
+  });
+  it('validates schemas of other drafts (MCP tools)', () => {
+    const draft2020 = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { xs: { type: 'array', prefixItems: [{ type: 'number' }] } }, required: ['xs'] };
+    expect(validateArgs(draft2020, { xs: [1] })).toEqual([]);
+    expect(validateArgs(draft2020, { xs: ['no'] })).toEqual(['/xs/0 must be number']);
+    const draft2019 = { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: false };
+    expect(validateArgs(draft2019, { a: 'x', b: 1 })).toHaveLength(1);
+  });
+});

@@ -1,0 +1,59 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+type Draft = 'draft-07' | '2019-09' | '2020-12';
+
+function draftOf(schema: Record<string, unknown>): Draft {
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (declared.includes('2020-12')) return '2020-12';
+  if (declared.includes('2019-09')) return '2019-09';
+  if (declared) return 'draft-07';
+  const text = JSON.stringify(schema);
+  if (text.includes('"prefixItems"') || text.includes('"$dynamicRef"')) return '2020-12';
+  if (text.includes('"unevaluatedProperties"') || text.includes('"dependentRequired"') || text.includes('"$recursiveRef"')) return '2019-09';
+  return 'draft-07';
+}
+
+const engines = new Map<Draft, Ajv>();
+function engine(draft: Draft): Ajv {
+  let ajv = engines.get(draft);
+  if (!ajv) {
+    const options = { strict: false, allErrors: true, validateFormats: false };
+    ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+    engines.set(draft, ajv);
+  }
+  return ajv;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** Validate arguments against a JSON Schema of any draft; returns one readable line per problem. */
+export function validateArgs(schema: Record<string, unknown>, args: unknown): string[] {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = engine(draftOf(schema)).compile(schema);
+    compiled.set(schema, validate);
+  }
+  if (validate(args)) return [];
+  return dedupe((validate.errors ?? []).map(describe));
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath ? ` at ${error.instancePath}` : '';
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `must NOT have additional property '${String(params.additionalProperty)}'${where}`;
+    case 'required':
+      return `must have required property '${String(params.missingProperty)}'${where}`;
+    case 'enum':
+      return `${where ? where.slice(4) : 'value'} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${where ? where.slice(4) + ' ' : ''}${error.message ?? 'is invalid'}`;
+  }
+}
+
+function dedupe(lines: string[]): string[] {
+  return [...new Set(lines)];
+}

@@ -1,0 +1,211 @@
+import { parseArgs } from 'node:util';
+import type { SessionEvent } from '../../../protocol';
+import type { CoreOptions } from '../../agent/core';
+import { overridesFromEnv } from '../../agent/settings/provider-config';
+import { createNodeCore } from '../compose';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  readStdin?: () => Promise<string>;
+  /** Registers a handler for Ctrl-C; returns a function that removes it. */
+  onInterrupt?: (handler: () => void) => () => void;
+  /** Extra core options (tests inject retry policies and tools). */
+  coreOptions?: Partial<CoreOptions>;
+}
+
+export const USAGE = `Usage: deft run [options] <prompt>
+
+Runs one turn headless in a workspace and prints the final answer.
+
+Options:
+  --workspace <dir>          workspace root (default: current directory)
+  --provider <kind>          openai (any OpenAI-compatible Chat Completions endpoint) | anthropic
+  --base-url <url>           e.g. http://127.0.0.1:11434/v1
+  --model <name>
+  --api-key <key>            or the DEFT_API_KEY environment variable
+  --permission-mode <mode>   ask | accept-edits | yolo (default ask)
+  --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
+  --max-steps <n>            stop after n model steps
+  --session <id>             resume a session
+  --continue                 resume the latest session of this workspace
+  -h, --help                 show this help
+
+Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
+Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted.`;
+
+const PROVIDERS = ['openai', 'anthropic'];
+const MODES = ['ask', 'accept-edits', 'yolo'];
+const FORMATS = ['text', 'stream-json'];
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      workspace: { type: 'string' },
+      provider: { type: 'string' },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      'api-key': { type: 'string' },
+      'permission-mode': { type: 'string', default: 'ask' },
+      'output-format': { type: 'string', default: 'text' },
+      'max-steps': { type: 'string' },
+      session: { type: 'string' },
+      continue: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  return { values, positionals };
+}
+
+/** `deft run …` — one turn, headless. Returns the process exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.stderr(`deft: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    (values.help ? io.stdout : io.stderr)(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  try {
+    const [command, ...words] = positionals;
+    if (command !== 'run') throw new UsageError(`unknown command "${command}". Did you mean: deft run "<prompt>"?`);
+    let prompt = words.join(' ');
+    if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
+    if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');
+    if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}`);
+    if (!MODES.includes(values['permission-mode'])) throw new UsageError(`--permission-mode must be one of ${MODES.join(', ')}`);
+    if (!FORMATS.includes(values['output-format'])) throw new UsageError(`--output-format must be one of ${FORMATS.join(', ')}`);
+    if (values.session !== undefined && values.continue) throw new UsageError('use either --session or --continue, not both');
+    let maxSteps: number | undefined;
+    if (values['max-steps'] !== undefined) {
+      maxSteps = Number(values['max-steps']);
+      if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new UsageError('--max-steps must be a positive whole number');
+    }
+    if (values['base-url'] !== undefined && !/^https?:\/\//i.test(values['base-url'])) throw new UsageError('--base-url must start with http:// or https://');
+
+    const overrides = overridesFromEnv(io.env);
+    if (values.provider) overrides.kind = values.provider;
+    if (values['base-url']) overrides.baseUrl = values['base-url'];
+    if (values.model) overrides.model = values.model;
+    if (values['api-key']) overrides.apiKey = values['api-key'];
+
+    let core;
+    try {
+      core = createNodeCore({
+        workspace: values.workspace ?? io.cwd,
+        host: 'cli',
+        env: io.env,
+        providerOverrides: overrides,
+        ...(maxSteps !== undefined ? { maxSteps } : {}),
+        ...io.coreOptions,
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const settings = await core.handlers.getSettings({});
+    if (!settings.provider) throw new UsageError('no model is configured: pass --base-url and --model (or set DEFT_BASE_URL and DEFT_MODEL)');
+
+    let sessionId: string;
+    if (values.session !== undefined) {
+      sessionId = values.session;
+      const opened = await core.handlers.openSession({ sessionId }).catch(() => null);
+      if (!opened) throw new UsageError(`session "${sessionId}" does not exist in this workspace`);
+    } else if (values.continue && (await core.latestSessionId())) {
+      sessionId = (await core.latestSessionId())!;
+      await core.handlers.openSession({ sessionId });
+    } else {
+      sessionId = (await core.handlers.createSession({})).session.id;
+    }
+
+    return await runOneTurn(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`deft: ${error.message}\n`);
+      return 2;
+    }
+    io.stderr(`deft: ${(error as Error)?.message ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+async function runOneTurn(
+  core: ReturnType<typeof createNodeCore>,
+  sessionId: string,
+  prompt: string,
+  format: 'text' | 'stream-json',
+  io: CliIo,
+): Promise<number> {
+  const stepText = new Map<number, string>();
+  let lastStepWithText = 0;
+  let ended: Extract<SessionEvent, { type: 'turn.ended' }> | null = null;
+  let turnId: string | null = null;
+  const unsubscribe = core.onEvent((event) => {
+    if (!('seq' in event) || event.sessionId !== sessionId) return;
+    if (turnId && 'turnId' in event && event.turnId !== turnId) return;
+    if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
+    if (event.type === 'assistant.delta') {
+      stepText.set(event.step, (stepText.get(event.step) ?? '') + event.text);
+      lastStepWithText = event.step;
+    } else if (event.type === 'step.retrying') {
+      stepText.delete(event.step);
+    } else if (event.type === 'step.started') {
+      stepText.delete(event.step);
+    } else if (event.type === 'turn.ended') {
+      ended = event;
+    }
+  });
+  let interrupted = false;
+  const removeInterrupt = io.onInterrupt?.(() => {
+    interrupted = true;
+    void core.handlers.cancelTurn({ sessionId });
+  });
+  try {
+    const { turnId: id } = await core.handlers.sendPrompt({ sessionId, text: prompt });
+    turnId = id;
+    await core.turnDone(sessionId);
+  } catch (error) {
+    await core.close();
+    throw error;
+  } finally {
+    removeInterrupt?.();
+    unsubscribe();
+  }
+  await core.close();
+  const end = ended as Extract<SessionEvent, { type: 'turn.ended' }> | null;
+  if (format === 'text') {
+    const answer = stepText.get(lastStepWithText) ?? '';
+    if (answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
+  }
+  if (!end) return 1;
+  switch (end.stopReason) {
+    case 'end_turn':
+      return 0;
+    case 'max_steps':
+      io.stderr('deft: stopped at the --max-steps limit before the model finished.\n');
+      return 0;
+    case 'max_tokens':
+      io.stderr('deft: the model hit its output token limit; the answer may be cut short.\n');
+      return 0;
+    case 'filtered':
+      io.stderr('deft: the provider filtered the answer.\n');
+      return 1;
+    case 'cancelled':
+      io.stderr('deft: interrupted.\n');
+      return interrupted ? 130 : 1;
+    case 'error':
+      io.stderr(`deft: ${end.error?.message ?? 'the turn failed.'}\n`);
+      return 1;
+  }
+}

@@ -1,0 +1,38 @@
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type CoreOptions, DeftCore } from '../agent/core';
+import { deftHome } from '../agent/platform/home';
+import { overridesFromEnv } from '../agent/settings/provider-config';
+import { FileSecretStore } from '../agent/settings/secrets';
+
+/** Resolve a workspace argument to a real, existing directory, or explain why not. */
+export function resolveWorkspace(path: string): string {
+  const absolute = resolve(path);
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    throw new Error(`Workspace folder ${absolute} does not exist.`);
+  }
+  if (!statSync(real).isDirectory()) throw new Error(`Workspace ${absolute} is not a folder.`);
+  return real;
+}
+
+export interface NodeCoreOptions extends Partial<Omit<CoreOptions, 'workspace' | 'host'>> {
+  workspace: string;
+  host: CoreOptions['host'];
+  env?: Record<string, string | undefined>;
+}
+
+/** The composition root shared by the plain-Node hosts (web, CLI). */
+export function createNodeCore(options: NodeCoreOptions): DeftCore {
+  const env = options.env ?? process.env;
+  const home = options.home ?? deftHome(env);
+  return new DeftCore({
+    ...options,
+    home,
+    workspace: resolveWorkspace(options.workspace),
+    secrets: options.secrets ?? FileSecretStore.inHome(home),
+    providerOverrides: options.providerOverrides ?? (options.host === 'cli' ? overridesFromEnv(env) : {}),
+  });
+}

@@ -1,0 +1,30 @@
+import { type CommandName, type CommandReply, commands, isCommandName } from '../../protocol';
+import type { CommandHandlers } from '../agent/core';
+import { CommandError } from '../agent/errors';
+
+function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues.map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
+/**
+ * The one entry point for commands from any transport: the name must exist, the input must parse
+ * against the protocol, and failures come back as `{ok: false, error}` — never as a thrown error.
+ */
+export async function dispatchCommand(handlers: CommandHandlers, name: unknown, input: unknown, log: (message: string) => void = console.error): Promise<CommandReply> {
+  if (!isCommandName(name)) {
+    return { ok: false, error: { code: 'invalid_request', message: `Unknown command ${JSON.stringify(name)}.` } };
+  }
+  const parsed = commands[name].input.safeParse(input ?? {});
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'invalid_request', message: `Invalid input for ${name}: ${describeIssues(parsed.error.issues)}` } };
+  }
+  try {
+    const handler = handlers[name] as (input: unknown) => Promise<unknown>;
+    const result = await handler(parsed.data);
+    return { ok: true, result } as CommandReply<CommandName>;
+  } catch (error) {
+    if (error instanceof CommandError) return { ok: false, error: { code: error.code, message: error.message } };
+    log(`deft: command ${name} failed: ${(error as Error)?.stack ?? String(error)}`);
+    return { ok: false, error: { code: 'internal', message: `${name} failed: ${(error as Error)?.message ?? String(error)}` } };
+  }
+}

@@ -1,0 +1,54 @@
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createNodeCore } from '../compose';
+import { startWebHost } from './server';
+
+/** `npm run web -- --workspace DIR [--port N]`: the Deft UI in a browser, on loopback. */
+async function main(argv: string[]): Promise<number> {
+  let values: { workspace?: string; port?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { workspace: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+  } catch (error) {
+    console.error(`deft web: ${(error as Error).message}\nUsage: npm run web -- --workspace DIR [--port N]`);
+    return 2;
+  }
+  if (values.help) {
+    console.log('Usage: npm run web -- --workspace DIR [--port N]\nServes the Deft UI on http://127.0.0.1 with a random access token.');
+    return 0;
+  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`deft web: --port must be a number from 0 to 65535, not "${values.port}".`);
+    return 2;
+  }
+  let core;
+  try {
+    core = createNodeCore({ workspace: values.workspace ?? process.cwd(), host: 'web' });
+  } catch (error) {
+    console.error(`deft web: ${(error as Error).message}`);
+    return 2;
+  }
+  const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
+  const host = await startWebHost({ core, rendererDir, port, ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}) });
+  const workspace = (await core.handlers.getWorkspace({})).path;
+  console.log(`Deft web host for ${workspace}`);
+  console.log(`Open ${host.url}`);
+  const stop = async () => {
+    await core.close();
+    await host.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  return -1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    console.error(`deft web: ${(error as Error)?.stack ?? String(error)}`);
+    process.exit(1);
+  },
+);

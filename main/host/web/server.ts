@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { type IncomingMessage, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { z } from 'zod';
+import type { DeftEvent } from '../../../protocol';
+import type { DeftCore } from '../../agent/core';
+import { dispatchCommand } from '../dispatch';
+import { isAllowedHost, isAllowedOrigin, tokensMatch } from './security';
+import { send, serveStatic } from './static';
+
+/** A message from a page: a command with a correlation id. */
+const ClientMessage = z.object({ id: z.union([z.number(), z.string().max(100)]), name: z.string().max(100), input: z.unknown() }).strict();
+
+export interface WebHostOptions {
+  core: DeftCore;
+  rendererDir: string;
+  port?: number;
+  token?: string;
+  log?: (message: string) => void;
+}
+
+export interface WebHost {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+const MAX_MESSAGE_BYTES = 48 * 1024 * 1024;
+
+/**
+ * Serve the renderer and the protocol over a WebSocket on 127.0.0.1 only. The socket needs the token
+ * (from the URL fragment the host prints), a loopback Host header and a same-origin Origin.
+ */
+export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const log = options.log ?? ((m: string) => console.error(m));
+  let port = 0;
+  const server = createServer((req, res) => {
+    if (!isAllowedHost(req.headers.host, port)) return send(res, 403, 'Forbidden host');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed');
+    serveStatic(options.rendererDir, req.url ?? '/', res).catch(() => send(res, 500, 'Internal error'));
+  });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+
+  server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const refuse = (status: number, reason: string) => {
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (url.pathname !== '/ws') return refuse(404, 'Not Found');
+    if (!isAllowedHost(req.headers.host, port)) return refuse(403, 'Forbidden');
+    if (!isAllowedOrigin(req.headers.origin, port)) return refuse(403, 'Forbidden');
+    if (!tokensMatch(url.searchParams.get('token'), token)) return refuse(401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws));
+  });
+
+  function connect(ws: WebSocket): void {
+    const forward = (event: DeftEvent) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event }));
+    };
+    const unsubscribe = options.core.onEvent(forward);
+    ws.on('close', unsubscribe);
+    ws.on('error', () => unsubscribe());
+    ws.on('message', (data, isBinary) => {
+      void handleMessage(ws, isBinary ? null : data.toString());
+    });
+  }
+
+  async function handleMessage(ws: WebSocket, text: string | null): Promise<void> {
+    let raw: unknown;
+    try {
+      raw = text === null ? undefined : JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    const message = ClientMessage.safeParse(raw);
+    if (!message.success) {
+      const id = (raw as { id?: unknown } | undefined)?.id;
+      ws.send(JSON.stringify({ id: typeof id === 'number' || typeof id === 'string' ? id : null, reply: { ok: false, error: { code: 'invalid_request', message: 'Messages must be JSON objects {id, name, input}.' } } }));
+      return;
+    }
+    const reply = await dispatchCommand(options.core.handlers, message.data.name, message.data.input, log);
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: message.data.id, reply }));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    token,
+    url: `http://127.0.0.1:${port}/#token=${token}`,
+    close: async () => {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BrowserWindow, type WebContents, app, dialog, safeStorage, session, shell } from 'electron';
+import { DeftCore } from './agent/core';
+import { deftHome } from './agent/platform/home';
+import { FileSecretStore, type SecretStore } from './agent/settings/secrets';
+import { resolveWorkspace } from './host/compose';
+import { forwardEvents, registerIpc } from './host/electron-ipc';
+
+const home = deftHome();
+const rendererIndex = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
+const rendererUrl = pathToFileURL(rendererIndex).href;
+const preload = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
+const windows = new Map<number, { window: BrowserWindow; core: DeftCore }>();
+
+/** API keys encrypted with the OS keychain when available (safeStorage); otherwise a 0600 file. */
+function secretStore(): SecretStore {
+  if (!safeStorage.isEncryptionAvailable()) return FileSecretStore.inHome(home);
+  return new FileSecretStore(join(home, 'secrets.safe.json'), {
+    kind: 'safe-storage',
+    encode: (value) => safeStorage.encryptString(value).toString('base64'),
+    decode: (value) => safeStorage.decryptString(Buffer.from(value, 'base64')),
+  });
+}
+
+const lastWorkspaceFile = join(home, 'last-workspace.json');
+function rememberWorkspace(path: string): void {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  writeFileSync(lastWorkspaceFile, JSON.stringify({ path }) + '\n', { mode: 0o600 });
+}
+function lastWorkspace(): string | null {
+  try {
+    const { path } = JSON.parse(readFileSync(lastWorkspaceFile, 'utf8')) as { path?: string };
+    return path && existsSync(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+async function chooseFolder(parent?: BrowserWindow): Promise<string | null> {
+  const options = { title: 'Open a folder in Deft', properties: ['openDirectory', 'createDirectory'] as Array<'openDirectory' | 'createDirectory'> };
+  const result = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+  return result.canceled ? null : (result.filePaths[0] ?? null);
+}
+
+function openWindow(workspacePath: string): void {
+  const workspace = resolveWorkspace(workspacePath);
+  rememberWorkspace(workspace);
+  const window = new BrowserWindow({
+    width: 1280,
+    height: 840,
+    minWidth: 720,
+    minHeight: 480,
+    title: `Deft — ${workspace}`,
+    backgroundColor: '#14161a',
+    show: false,
+    webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
+  });
+  const core = new DeftCore({
+    home,
+    workspace,
+    host: 'electron',
+    secrets: secretStore(),
+    pickWorkspace: async () => {
+      const chosen = await chooseFolder(window);
+      if (chosen) openWindow(chosen);
+      return chosen;
+    },
+  });
+  const contentsId = window.webContents.id;
+  windows.set(contentsId, { window, core });
+  const stopForwarding = forwardEvents(core, window.webContents);
+  hardenContents(window.webContents);
+  window.once('ready-to-show', () => window.show());
+  window.on('closed', () => {
+    stopForwarding();
+    windows.delete(contentsId);
+    void core.close();
+  });
+  void window.loadFile(rendererIndex);
+}
+
+/** No navigation away from the renderer, no new windows (links open in the system browser), no permissions. */
+function hardenContents(contents: WebContents): void {
+  contents.on('will-navigate', (event, url) => {
+    if (url !== contents.getURL()) {
+      event.preventDefault();
+      if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
+    }
+  });
+  contents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+}
+
+function argWorkspace(): string | null {
+  const index = process.argv.indexOf('--workspace');
+  return index >= 0 ? (process.argv[index + 1] ?? null) : null;
+}
+
+app.enableSandbox();
+app.whenReady().then(async () => {
+  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  registerIpc(
+    (contents) => windows.get(contents.id)?.core,
+    (url) => url.split('#')[0] === rendererUrl,
+  );
+  const workspace = argWorkspace() ?? lastWorkspace() ?? (await chooseFolder());
+  if (!workspace) {
+    app.quit();
+    return;
+  }
+  try {
+    openWindow(workspace);
+  } catch (error) {
+    dialog.showErrorBox('Deft', (error as Error).message);
+    app.quit();
+  }
+});
+
+app.on('window-all-closed', () => app.quit());
+app.on('before-quit', () => {
+  for (const { core } of windows.values()) void core.close();
+});

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** One diff hunk, in unified-diff terms (1-based line numbers). */
+export const DiffHunk = z.object({
+  oldStart: z.number().int(),
+  oldLines: z.number().int(),
+  newStart: z.number().int(),
+  newLines: z.number().int(),
+  lines: z.array(z.string()),
+});
+
+/** What a tool call is about to do, shown on its card and in approval requests. */
+export const ToolInputDisplay = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('command'), command: z.string(), cwd: z.string().optional(), description: z.string().optional(), background: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('file_io'),
+    operation: z.enum(['read', 'write', 'edit', 'glob', 'grep', 'media']),
+    path: z.string(),
+    detail: z.string().optional(),
+    content: z.string().optional(),
+  }),
+  z.object({ kind: z.literal('diff'), path: z.string(), before: z.string(), after: z.string(), hunks: z.array(DiffHunk).optional() }),
+  z.object({ kind: z.literal('search'), query: z.string(), scope: z.string().optional() }),
+  z.object({ kind: z.literal('url_fetch'), url: z.string(), method: z.string().optional() }),
+  z.object({ kind: z.literal('agent_call'), agentName: z.string(), prompt: z.string(), background: z.boolean().optional() }),
+  z.object({ kind: z.literal('skill_call'), skillName: z.string(), args: z.string().optional() }),
+  z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
+  z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string(), taskKind: z.string().optional() }),
+  z.object({ kind: z.literal('task_stop'), taskId: z.string(), taskDescription: z.string() }),
+  z.object({
+    kind: z.literal('plan_review'),
+    plan: z.string(),
+    path: z.string().optional(),
+    options: z.array(z.object({ label: z.string(), description: z.string() })).optional(),
+  }),
+  z.object({ kind: z.literal('goal_start'), objective: z.string(), completionCriterion: z.string().optional() }),
+  z.object({ kind: z.literal('generic'), summary: z.string(), detail: z.string().optional() }),
+]);
+export type ToolInputDisplay = z.infer<typeof ToolInputDisplay>;
+
+/** What a finished tool call produced, for its card (the model gets its own text). */
+export const ToolResultDisplay = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('command_output'), exitCode: z.number().int().nullable(), output: z.string(), truncated: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('file_content'),
+    path: z.string(),
+    content: z.string(),
+    range: z.object({ start: z.number().int(), end: z.number().int() }).optional(),
+    totalLines: z.number().int().optional(),
+    truncated: z.boolean().optional(),
+  }),
+  z.object({ kind: z.literal('diff'), path: z.string(), before: z.string(), after: z.string(), hunks: z.array(DiffHunk).optional() }),
+  z.object({
+    kind: z.literal('search_results'),
+    query: z.string(),
+    matches: z.array(z.object({ file: z.string(), line: z.number().int().optional(), text: z.string().optional() })),
+    total: z.number().int().optional(),
+  }),
+  z.object({ kind: z.literal('file_list'), files: z.array(z.string()), total: z.number().int().optional() }),
+  z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), dataUrl: z.string(), width: z.number().int(), height: z.number().int() }),
+  z.object({ kind: z.literal('url_content'), url: z.string(), status: z.number().int(), preview: z.string().optional(), contentType: z.string().optional() }),
+  z.object({ kind: z.literal('agent_summary'), agentName: z.string(), result: z.string().optional(), steps: z.number().int().optional() }),
+  z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string() }),
+  z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
+  z.object({ kind: z.literal('structured'), data: z.unknown() }),
+  z.object({ kind: z.literal('text'), text: z.string(), truncated: z.boolean().optional() }),
+  z.object({ kind: z.literal('error'), message: z.string(), code: z.string().optional() }),
+  z.object({ kind: z.literal('generic'), summary: z.string(), detail: z.string().optional() }),
+]);
+export type ToolResultDisplay = z.infer<typeof ToolResultDisplay>;

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ToolInputDisplay, ToolResultDisplay } from './display';
+import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
+import { PublicSettings } from './settings';
+
+const base = { sessionId: z.string(), seq: z.number().int().nonnegative(), at: z.number() };
+
+function sessionEvent<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  return z.object({ type: z.literal(type), ...base, ...shape });
+}
+
+/** How a turn was started. */
+export const TurnOrigin = z.enum(['user', 'skill', 'task', 'cron', 'goal', 'system']);
+
+/** Per-session events. `seq` increases by one per event within a session; a UI replays from its last seq. */
+export const SessionEvent = z.discriminatedUnion('type', [
+  /** The session's summary changed (title, turn count, running state). */
+  sessionEvent('session.updated', { session: SessionSummary }),
+  /** A turn began with this prompt. */
+  sessionEvent('turn.started', { turnId: z.string(), text: z.string(), attachments: z.array(Attachment), origin: TurnOrigin }),
+  /** A turn finished; `error` is set when stopReason is 'error'. */
+  sessionEvent('turn.ended', { turnId: z.string(), stopReason: StopReason, error: ErrorInfo.optional(), durationMs: z.number() }),
+  /** A model request began (a turn has one or more steps). */
+  sessionEvent('step.started', { turnId: z.string(), step: z.number().int() }),
+  /** The step failed transiently and will be retried; the UI discards the step's partial text. */
+  sessionEvent('step.retrying', {
+    turnId: z.string(),
+    step: z.number().int(),
+    attempt: z.number().int(),
+    maxAttempts: z.number().int(),
+    delayMs: z.number(),
+    error: ErrorInfo,
+  }),
+  /** The model finished streaming this step. */
+  sessionEvent('step.ended', { turnId: z.string(), step: z.number().int(), finishReason: FinishReason }),
+  /** Streamed answer text. After a flush, consecutive deltas are merged; `fromSeq` is the first merged seq. */
+  sessionEvent('assistant.delta', { turnId: z.string(), step: z.number().int(), text: z.string(), fromSeq: z.number().int().optional() }),
+  /** Streamed reasoning text (providers that expose it). */
+  sessionEvent('thinking.delta', { turnId: z.string(), step: z.number().int(), text: z.string(), fromSeq: z.number().int().optional() }),
+  /** A tool call passed validation and is about to run (or wait for approval). */
+  sessionEvent('tool.call.started', {
+    turnId: z.string(),
+    step: z.number().int(),
+    callId: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    description: z.string(),
+    display: ToolInputDisplay,
+  }),
+  /** Live output or status from a running tool call. */
+  sessionEvent('tool.call.progress', {
+    turnId: z.string(),
+    callId: z.string(),
+    kind: z.enum(['stdout', 'stderr', 'output', 'status', 'progress']),
+    text: z.string(),
+  }),
+  /** A tool call finished; `output` is the text the model received (capped). */
+  sessionEvent('tool.call.result', {
+    turnId: z.string(),
+    callId: z.string(),
+    name: z.string(),
+    isError: z.boolean(),
+    output: z.string(),
+    display: ToolResultDisplay.optional(),
+    durationMs: z.number(),
+  }),
+  /** Token usage for one step, and the running total for the session. */
+  sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage }),
+  /** Something went wrong; `message` is written for the user. */
+  sessionEvent('error', { code: ErrorInfo.shape.code, message: z.string(), turnId: z.string().optional() }),
+]);
+export type SessionEvent = z.infer<typeof SessionEvent>;
+export type SessionEventType = SessionEvent['type'];
+export type SessionEventOf<T extends SessionEventType> = Extract<SessionEvent, { type: T }>;
+
+/** App-wide events (not tied to one session, never replayed). */
+export const AppEvent = z.discriminatedUnion('type', [
+  /** Settings were saved. */
+  z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
+  /** A session was deleted. */
+  z.object({ type: z.literal('session.deleted'), sessionId: z.string() }),
+]);
+export type AppEvent = z.infer<typeof AppEvent>;
+
+/** Anything the core pushes to a UI. */
+export const DeftEvent = z.union([SessionEvent, AppEvent]);
+export type DeftEvent = SessionEvent | AppEvent;
+export type DeftEventType = DeftEvent['type'];
+export type DeftEventOf<T extends DeftEventType> = Extract<DeftEvent, { type: T }>;
+
+/** Payload of a session event before the session stamps it with sessionId, seq and time. */
+export type SessionEventInput = SessionEvent extends infer E
+  ? E extends SessionEvent
+    ? Omit<E, 'sessionId' | 'seq' | 'at'>
+    : never
+  : never;
+
+export function isSessionEvent(event: DeftEvent): event is SessionEvent {
+  return 'seq' in event;
+}

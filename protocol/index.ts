@@ -1,0 +1,12 @@
+export * from './bridge';
+export * from './commands';
+export * from './display';
+export * from './events';
+export * from './names';
+export * from './session';
+export * from './settings';
+
+import { eventTypeNames } from './names';
+
+/** Every event type, for building `onX` handlers. */
+export const eventTypes: readonly string[] = eventTypeNames;

@@ -1,0 +1,68 @@
+import { useEffect } from 'react';
+import { Composer } from './features/composer/Composer';
+import { Banners } from './features/conversation/Banners';
+import { Conversation } from './features/conversation/Conversation';
+import { Header } from './features/conversation/Header';
+import { FirstRun } from './features/onboarding/FirstRun';
+import { Sidebar } from './features/sessions/Sidebar';
+import { SettingsDialog } from './features/settings/SettingsDialog';
+import { loadInitial, newSession, resync } from './stores/actions';
+import { bindStores } from './stores/bind';
+import { useSettings } from './stores/settings';
+import { useUi } from './stores/ui';
+
+function useShortcuts() {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const mod = e.ctrlKey || e.metaKey;
+      if (mod && e.key === ',') {
+        e.preventDefault();
+        useUi.getState().openSettings(true);
+      } else if (mod && (e.key === 'n' || e.key === 'N') && !e.shiftKey) {
+        e.preventDefault();
+        void newSession().then(() => window.dispatchEvent(new Event('deft:focus-composer')));
+      } else if (mod && e.key === 'l') {
+        e.preventDefault();
+        window.dispatchEvent(new Event('deft:focus-composer'));
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+function Workspace() {
+  useShortcuts();
+  const settingsOpen = useUi((s) => s.settingsOpen);
+  return (
+    <div className="app">
+      <Sidebar />
+      <main className="main">
+        <Header />
+        <Banners />
+        <Conversation />
+        <Composer />
+      </main>
+      {settingsOpen ? <SettingsDialog /> : null}
+    </div>
+  );
+}
+
+export function App() {
+  useEffect(() => {
+    const unbind = bindStores(() => void resync());
+    void loadInitial();
+    return unbind;
+  }, []);
+  const settings = useSettings((s) => s.settings);
+  const banner = useUi((s) => s.banner);
+  if (!settings) {
+    return (
+      <div className="splash" role="status">
+        {banner ? banner.message : 'Starting Deft…'}
+      </div>
+    );
+  }
+  if (!settings.provider) return <FirstRun />;
+  return <Workspace />;
+}

@@ -1,0 +1,72 @@
+import { useEffect, useRef, useState } from 'react';
+import { Icon } from '../../components/Icon';
+import { cancelTurn, sendPrompt } from '../../stores/actions';
+import { useSessions } from '../../stores/sessions';
+
+/** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. */
+export function Composer() {
+  const [text, setText] = useState('');
+  const running = useSessions((s) => s.transcript.runningTurn !== null);
+  const ref = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, 320)}px`;
+  }, [text]);
+
+  useEffect(() => {
+    const focus = () => ref.current?.focus();
+    window.addEventListener('deft:focus-composer', focus);
+    return () => window.removeEventListener('deft:focus-composer', focus);
+  }, []);
+
+  const submit = async () => {
+    if (running || !text.trim()) return;
+    const sent = text;
+    setText('');
+    if (!(await sendPrompt(sent))) setText(sent);
+  };
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <textarea
+        ref={ref}
+        aria-label="Message"
+        placeholder={running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code…'}
+        rows={1}
+        value={text}
+        autoFocus
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            void submit();
+          } else if (e.key === 'Escape' && running) {
+            e.preventDefault();
+            void cancelTurn();
+          }
+        }}
+      />
+      <div className="composer-actions">
+        <span className="composer-hint">Enter to send · Shift+Enter for a new line</span>
+        {running ? (
+          <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
+            <Icon name="stop" size={14} /> Stop
+          </button>
+        ) : (
+          <button type="submit" className="button button-primary" disabled={!text.trim()} aria-label="Send">
+            Send <Icon name="send" size={14} />
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,64 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useLayoutEffect, useRef } from 'react';
+import { useSessions } from '../../stores/sessions';
+import type { TranscriptItem } from '../../stores/transcript';
+import { ToolCard } from '../tools/ToolCard';
+import { EmptyState } from './EmptyState';
+import { AssistantMessage, Notice, UserMessage } from './Messages';
+
+function Item({ item }: { item: TranscriptItem }) {
+  switch (item.kind) {
+    case 'user':
+      return <UserMessage item={item} />;
+    case 'assistant':
+      return <AssistantMessage item={item} />;
+    case 'tool':
+      return <ToolCard item={item} />;
+    case 'notice':
+      return <Notice item={item} />;
+  }
+}
+
+/** The transcript, virtualised: only rows near the viewport are rendered. Sticks to the bottom while you are there. */
+export function Conversation() {
+  const items = useSessions((s) => s.transcript.items);
+  const loading = useSessions((s) => s.loading);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 96,
+    overscan: 6,
+    getItemKey: (index) => items[index]!.id,
+  });
+  const totalSize = virtualizer.getTotalSize();
+
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [items, totalSize]);
+
+  if (!items.length && !loading) return <EmptyState />;
+  return (
+    <div
+      className="conversation-scroll"
+      ref={scrollRef}
+      role="log"
+      aria-label="Conversation"
+      aria-live="polite"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      }}
+    >
+      <div className="conversation-inner" style={{ height: totalSize }}>
+        {virtualizer.getVirtualItems().map((row) => (
+          <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${row.start}px)` }}>
+            <Item item={items[row.index]!} />
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

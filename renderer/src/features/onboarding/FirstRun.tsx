@@ -1,0 +1,36 @@
+import { useSettings } from '../../stores/settings';
+import { ProviderForm } from '../settings/ProviderForm';
+import { useProviderForm } from '../settings/use-provider-form';
+
+/** Shown until a provider is configured. */
+export function FirstRun() {
+  const workspace = useSettings((s) => s.workspace);
+  const form = useProviderForm(null);
+  return (
+    <main className="first-run">
+      <form
+        className="first-run-card"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void form.save();
+        }}
+      >
+        <div className="brand brand-large">
+          <span className="brand-mark" aria-hidden="true">
+            ◆
+          </span>
+          Deft
+        </div>
+        <h1>Connect a model to get started</h1>
+        <p className="lede">
+          Deft works on <strong title={workspace?.path}>{workspace?.name ?? 'your folder'}</strong> through tools you can watch, review and stop. Choose where its model
+          runs — a hosted API or a server on this machine.
+        </p>
+        <ProviderForm form={form} current={null} />
+        <button type="submit" className="button button-primary button-wide" disabled={form.saving}>
+          {form.saving ? 'Saving…' : 'Start using Deft'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,74 @@
+import { useState } from 'react';
+import { DeftError } from '../../../../protocol/bridge';
+import type { ProviderSettingsInput, PublicSettings } from '../../../../protocol';
+import { deft } from '../../bridge';
+import { useSettings } from '../../stores/settings';
+
+export interface ProviderDraft {
+  baseUrl: string;
+  model: string;
+  apiKey: string;
+  imageInput: boolean;
+}
+
+function toInput(draft: ProviderDraft, includeKey: boolean): ProviderSettingsInput {
+  return {
+    kind: 'openai',
+    baseUrl: draft.baseUrl.trim(),
+    model: draft.model.trim(),
+    imageInput: draft.imageInput,
+    ...(includeKey ? { apiKey: draft.apiKey.trim() } : {}),
+  };
+}
+
+/** State and commands behind the provider form: save, and fetch the model list. */
+export function useProviderForm(current: PublicSettings['provider']) {
+  const [draft, setDraft] = useState<ProviderDraft>({
+    baseUrl: current?.baseUrl ?? '',
+    model: current?.model ?? '',
+    apiKey: '',
+    imageInput: current?.imageInput ?? false,
+  });
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [models, setModels] = useState<string[]>([]);
+  const [loadingModels, setLoadingModels] = useState(false);
+
+  const update = (patch: Partial<ProviderDraft>) => setDraft((d) => ({ ...d, ...patch }));
+
+  async function save(): Promise<boolean> {
+    setError(null);
+    if (!draft.baseUrl.trim() || !draft.model.trim()) {
+      setError('Enter a base URL and a model name.');
+      return false;
+    }
+    setSaving(true);
+    try {
+      // An empty key field keeps the stored key.
+      const settings = await deft.setSettings({ provider: toInput(draft, draft.apiKey.trim() !== '') });
+      useSettings.getState().setSettings(settings);
+      return true;
+    } catch (e) {
+      setError(DeftError.from(e).detail);
+      return false;
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  async function loadModels(): Promise<void> {
+    setError(null);
+    setLoadingModels(true);
+    try {
+      const { models } = await deft.listModels({ provider: toInput(draft, draft.apiKey.trim() !== '') });
+      setModels(models);
+      if (!models.length) setError('The server returned no models. Type the model name.');
+    } catch (e) {
+      setError(DeftError.from(e).detail);
+    } finally {
+      setLoadingModels(false);
+    }
+  }
+
+  return { draft, update, save, saving, error, models, loadModels, loadingModels };
+}

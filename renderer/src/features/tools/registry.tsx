@@ -1,0 +1,40 @@
+import type { ReactNode } from 'react';
+import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
+import type { IconName } from '../../components/Icon';
+
+type InputRenderer<K extends ToolInputDisplay['kind']> = (display: Extract<ToolInputDisplay, { kind: K }>) => ReactNode;
+type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<ToolResultDisplay, { kind: K }>, output: string) => ReactNode;
+
+/**
+ * One renderer per display kind. A new display kind is one entry here; kinds without an entry fall
+ * back to the generic rendering in ToolCard.
+ */
+export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K> } = {
+  command: (d) => <pre className="tool-command">$ {d.command}</pre>,
+  generic: (d) => (d.detail ? <pre className="tool-detail">{d.detail}</pre> : null),
+};
+
+export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRenderer<K> } = {
+  error: (d) => <pre className="tool-output tool-output-error">{d.message}</pre>,
+  text: (d) => <pre className="tool-output">{d.text}</pre>,
+};
+
+export const toolIcons: Record<string, IconName> = {
+  command: 'terminal',
+  file_io: 'file',
+  diff: 'file',
+  search: 'search',
+};
+
+export function renderInput(display: ToolInputDisplay): ReactNode {
+  const render = inputRenderers[display.kind] as InputRenderer<typeof display.kind> | undefined;
+  return render ? render(display as never) : null;
+}
+
+export function renderResult(display: ToolResultDisplay | undefined, output: string): ReactNode {
+  if (display) {
+    const render = resultRenderers[display.kind] as ResultRenderer<typeof display.kind> | undefined;
+    if (render) return render(display as never, output);
+  }
+  return output ? <pre className="tool-output">{output}</pre> : null;
+}

@@ -1,0 +1,170 @@
+import type { Attachment, ErrorInfo, SessionEvent, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+
+export interface UserItem {
+  kind: 'user';
+  id: string;
+  turnId: string;
+  text: string;
+  attachments: Attachment[];
+}
+export interface AssistantItem {
+  kind: 'assistant';
+  id: string;
+  turnId: string;
+  step: number;
+  text: string;
+  thinking: string;
+  streaming: boolean;
+}
+export interface ToolItem {
+  kind: 'tool';
+  id: string;
+  turnId: string;
+  name: string;
+  args: unknown;
+  description: string;
+  display: ToolInputDisplay;
+  status: 'running' | 'done' | 'error';
+  progress: string;
+  result?: { output: string; isError: boolean; display?: ToolResultDisplay; durationMs: number };
+}
+export interface NoticeItem {
+  kind: 'notice';
+  id: string;
+  turnId?: string;
+  level: 'info' | 'warning' | 'error';
+  text: string;
+  code?: string;
+}
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+
+export interface Transcript {
+  items: TranscriptItem[];
+  lastSeq: number;
+  runningTurn: string | null;
+  /** The error that ended the latest turn, shown as a banner until the next turn starts. */
+  lastError: ErrorInfo | null;
+  usage: Usage | null;
+}
+
+export const emptyTranscript: Transcript = { items: [], lastSeq: 0, runningTurn: null, lastError: null, usage: null };
+
+/** Live progress kept per tool card; older output scrolls off. */
+const MAX_PROGRESS_CHARS = 64_000;
+
+function replaceItem(items: TranscriptItem[], id: string, update: (item: TranscriptItem) => TranscriptItem): TranscriptItem[] {
+  for (let i = items.length - 1; i >= 0; i--) {
+    if (items[i]!.id === id) {
+      const next = items.slice();
+      next[i] = update(items[i]!);
+      return next;
+    }
+  }
+  return items;
+}
+
+const assistantId = (turnId: string, step: number) => `${turnId}:a${step}`;
+
+/** Apply events in order. Events at or below `lastSeq` are ignored, so replays and live events can overlap. */
+export function applyEvents(state: Transcript, events: readonly SessionEvent[]): Transcript {
+  let next = state;
+  for (const event of events) next = applyEvent(next, event);
+  return next;
+}
+
+export function applyEvent(state: Transcript, event: SessionEvent): Transcript {
+  if (event.seq <= state.lastSeq) return state;
+  const s: Transcript = { ...state, lastSeq: event.seq };
+  switch (event.type) {
+    case 'turn.started':
+      return {
+        ...s,
+        runningTurn: event.turnId,
+        lastError: null,
+        items: [...s.items, { kind: 'user', id: `${event.turnId}:u`, turnId: event.turnId, text: event.text, attachments: event.attachments }],
+      };
+    case 'assistant.delta':
+    case 'thinking.delta': {
+      const id = assistantId(event.turnId, event.step);
+      const field = event.type === 'assistant.delta' ? 'text' : 'thinking';
+      const exists = s.items.some((i) => i.id === id);
+      if (!exists) {
+        const item: AssistantItem = { kind: 'assistant', id, turnId: event.turnId, step: event.step, text: '', thinking: '', streaming: true };
+        item[field] = event.text;
+        return { ...s, items: [...s.items, item] };
+      }
+      return { ...s, items: replaceItem(s.items, id, (i) => ({ ...(i as AssistantItem), [field]: (i as AssistantItem)[field] + event.text })) };
+    }
+    case 'step.retrying': {
+      const id = assistantId(event.turnId, event.step);
+      const seconds = Math.max(1, Math.round(event.delayMs / 1000));
+      const notice: NoticeItem = {
+        kind: 'notice',
+        id: `${event.turnId}:retry${event.step}`,
+        turnId: event.turnId,
+        level: 'warning',
+        text: `${event.error.message} Retrying in ${seconds} s (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
+        code: event.error.code,
+      };
+      const items = s.items.filter((i) => i.id !== id && i.id !== notice.id);
+      return { ...s, items: [...items, notice] };
+    }
+    case 'step.ended':
+      return { ...s, items: replaceItem(s.items, assistantId(event.turnId, event.step), (i) => ({ ...(i as AssistantItem), streaming: false })) };
+    case 'tool.call.started':
+      return {
+        ...s,
+        items: [
+          ...s.items,
+          {
+            kind: 'tool',
+            id: event.callId,
+            turnId: event.turnId,
+            name: event.name,
+            args: event.args,
+            description: event.description,
+            display: event.display,
+            status: 'running',
+            progress: '',
+          },
+        ],
+      };
+    case 'tool.call.progress':
+      return {
+        ...s,
+        items: replaceItem(s.items, event.callId, (i) => {
+          const item = i as ToolItem;
+          const progress = event.kind === 'status' || event.kind === 'progress' ? event.text : (item.progress + event.text).slice(-MAX_PROGRESS_CHARS);
+          return { ...item, progress };
+        }),
+      };
+    case 'tool.call.result':
+      return {
+        ...s,
+        items: replaceItem(s.items, event.callId, (i) => ({
+          ...(i as ToolItem),
+          status: event.isError ? 'error' : 'done',
+          result: { output: event.output, isError: event.isError, durationMs: event.durationMs, ...(event.display ? { display: event.display } : {}) },
+        })),
+      };
+    case 'turn.ended': {
+      const items = s.items.map((i) => (i.kind === 'assistant' && i.turnId === event.turnId && i.streaming ? { ...i, streaming: false } : i));
+      if (event.stopReason === 'cancelled') items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'info', text: 'Stopped.' });
+      if (event.stopReason === 'max_steps') {
+        items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'warning', text: 'Stopped at the step limit before the model finished.' });
+      }
+      if (event.stopReason === 'max_tokens') {
+        items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'warning', text: 'The model hit its output limit; the answer may be cut short.' });
+      }
+      if (event.error) items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
+      return { ...s, items, runningTurn: s.runningTurn === event.turnId ? null : s.runningTurn, lastError: event.error ?? null };
+    }
+    case 'usage':
+      return { ...s, usage: event.total };
+    case 'error':
+      return { ...s, items: [...s.items, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }] };
+    case 'session.updated':
+    case 'step.started':
+      return s;
+  }
+}

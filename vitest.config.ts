@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['protocol/**/*.test.ts', 'main/**/*.test.ts', 'renderer/src/**/*.test.ts', 'bench/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+  },
+});
