@@ -34,6 +34,7 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(root, 'out/renderer'),
+      minify: true,
       rolldownOptions: { input: { index: resolve(root, 'renderer/index.html') } },
     },
   },

@@ -102,7 +102,7 @@ function argWorkspace(): string | null {
 }
 
 app.enableSandbox();
-app.whenReady().then(async () => {
+void app.whenReady().then(async () => {
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   registerIpc(
     (contents) => windows.get(contents.id)?.core,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SessionEvent } from './events';
-import { Attachment, ErrorInfo, SessionSummary } from './session';
+import { Attachment, type ErrorInfo, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
 
 function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {

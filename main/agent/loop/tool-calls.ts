@@ -22,11 +22,11 @@ export interface ToolCallOptions {
   turnId: string;
   step: number;
   signal: AbortSignal;
-  emit(event: SessionEventInput): void;
+  emit: (event: SessionEventInput) => void;
   /** Where a result too long for the model is saved in full; returns the file path. */
-  saveFullOutput(toolName: string, callId: string, text: string): Promise<string>;
+  saveFullOutput: (toolName: string, callId: string, text: string) => Promise<string>;
   /** Decide whether a call may run (approvals suspend here). Default: allowed. */
-  authorize?(call: ResolvedCall): Promise<Authorization>;
+  authorize?: (call: ResolvedCall) => Promise<Authorization>;
   /** How long a tool that ignores the abort signal is waited for. */
   abortGraceMs?: number;
 }

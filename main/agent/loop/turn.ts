@@ -12,13 +12,13 @@ export interface TurnOptions {
   registry: ToolRegistry;
   env: ToolEnv;
   /** Built per step, so changes (skills, modes) reach the model at the next step. */
-  system(): Promise<string> | string;
+  system: () => Promise<string> | string;
   /** The conversation so far, including this turn's prompt. Read at every step. */
-  history(): readonly ModelMessage[];
-  append(message: ModelMessage): void;
-  emit(event: SessionEventInput): void;
+  history: () => readonly ModelMessage[];
+  append: (message: ModelMessage) => void;
+  emit: (event: SessionEventInput) => void;
   /** Persist what happened so far (called at step boundaries). */
-  checkpoint(): Promise<void>;
+  checkpoint: () => Promise<void>;
   signal: AbortSignal;
   retry: RetryPolicy;
   /** Running token total for the session; updated in place. */

@@ -88,7 +88,7 @@ export class Session {
 
   /** Stamp an event with this session's id, the next seq and the time; keep it and notify listeners. */
   emit(input: SessionEventInput): SessionEvent {
-    const event = { ...input, sessionId: this.id, seq: ++this.seq, at: this.now() } as SessionEvent;
+    const event = { ...input, sessionId: this.id, seq: ++this.seq, at: this.now() };
     this.events.push(event);
     for (const listener of this.listeners) listener(event);
     return event;

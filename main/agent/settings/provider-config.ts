@@ -22,7 +22,7 @@ export interface ProviderOverrides {
 }
 
 export function overridesFromEnv(env: Record<string, string | undefined>): ProviderOverrides {
-  const pick = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
+  const pick = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
   const overrides: ProviderOverrides = {};
   const kind = pick('DEFT_PROVIDER');
   const baseUrl = pick('DEFT_BASE_URL');

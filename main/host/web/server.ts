@@ -64,7 +64,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     ws.on('close', unsubscribe);
     ws.on('error', () => unsubscribe());
     ws.on('message', (data, isBinary) => {
-      void handleMessage(ws, isBinary ? null : data.toString());
+      const text = isBinary ? null : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
+      void handleMessage(ws, text);
     });
   }
 

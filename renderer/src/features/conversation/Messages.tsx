@@ -41,7 +41,7 @@ export const AssistantMessage = memo(function AssistantMessage({ item }: { item:
 
 export const Notice = memo(function Notice({ item }: { item: NoticeItem }) {
   return (
-    <div className={`notice notice-${item.level}`} role={item.level === 'error' ? 'alert' : 'status'}>
+    <div className={`notice notice-${item.level}`} role="status">
       {item.level !== 'info' ? <Icon name="alert" size={14} /> : null}
       <span>{item.text}</span>
     </div>

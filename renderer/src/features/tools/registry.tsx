@@ -28,13 +28,13 @@ export const toolIcons: Record<string, IconName> = {
 
 export function renderInput(display: ToolInputDisplay): ReactNode {
   const render = inputRenderers[display.kind] as InputRenderer<typeof display.kind> | undefined;
-  return render ? render(display as never) : null;
+  return render ? render(display) : null;
 }
 
 export function renderResult(display: ToolResultDisplay | undefined, output: string): ReactNode {
   if (display) {
     const render = resultRenderers[display.kind] as ResultRenderer<typeof display.kind> | undefined;
-    if (render) return render(display as never, output);
+    if (render) return render(display, output);
   }
   return output ? <pre className="tool-output">{output}</pre> : null;
 }

@@ -1,0 +1,54 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SessionEvent } from '../protocol';
+import type { LogRecord } from '../main/agent/sessions/records';
+import { LOG_FILE, META_FILE } from '../main/agent/sessions/session';
+import { workspaceSessionsDir } from '../main/agent/sessions/store';
+
+const PARAGRAPH =
+  'The change touches the session store and the renderer. It keeps the log append-only, merges streamed deltas at step boundaries, and replays the log when a window opens. ';
+const CODE = '```ts\nexport function replay(lines: string[]): number {\n  return lines.filter(Boolean).length;\n}\n```\n';
+
+/**
+ * Write a realistic session log: turns with a prompt, streamed Markdown, a tool call and its result.
+ * `toolCalls: false` makes each turn exactly two messages (prompt and answer).
+ */
+export async function generateSession(options: { home: string; workspace: string; id: string; turns: number; toolCalls?: boolean }): Promise<{ events: number; dir: string }> {
+  const dir = join(workspaceSessionsDir(options.home, options.workspace), options.id);
+  await mkdir(dir, { recursive: true });
+  const records: LogRecord[] = [{ r: 'header', version: 1, sessionId: options.id, workspace: options.workspace, createdAt: 0 }];
+  let seq = 0;
+  const at = 1_700_000_000_000;
+  const summary = { id: options.id, title: 'Generated session', workspace: options.workspace, createdAt: at, updatedAt: at, turns: 0, running: false };
+  const event = (e: Record<string, unknown>) => records.push({ r: 'event', e: { ...e, sessionId: options.id, seq: ++seq, at: at + seq } as SessionEvent });
+  for (let t = 0; t < options.turns; t++) {
+    const turnId = `turn-${t}`;
+    const prompt = `Question ${t}: how does part ${t} of the system work?`;
+    const answer = `## Part ${t}\n\n${PARAGRAPH.repeat(2)}\n\n${CODE}\nIn short: part ${t} is done.`;
+    event({ type: 'turn.started', turnId, text: prompt, attachments: [], origin: 'user' });
+    event({ type: 'session.updated', session: { ...summary, turns: t + 1, running: true } });
+    records.push({ r: 'context', m: { role: 'user', content: prompt } });
+    let step = 1;
+    if (options.toolCalls !== false) {
+      event({ type: 'step.started', turnId, step });
+      event({ type: 'assistant.delta', turnId, step, text: 'Let me look at the code first.', fromSeq: seq });
+      event({ type: 'step.ended', turnId, step, finishReason: 'tool_use' });
+      const callId = `call-${t}`;
+      event({ type: 'tool.call.started', turnId, step, callId, name: 'Read', args: { path: `src/part${t}.ts` }, description: `Reading src/part${t}.ts`, display: { kind: 'file_io', operation: 'read', path: `src/part${t}.ts` } });
+      event({ type: 'tool.call.result', turnId, callId, name: 'Read', isError: false, output: `1\texport const part = ${t};\n`.repeat(40), durationMs: 3 });
+      records.push({ r: 'context', m: { role: 'assistant', content: 'Let me look at the code first.', toolCalls: [{ id: callId, name: 'Read', arguments: '{}' }] } });
+      records.push({ r: 'context', m: { role: 'tool', toolCallId: callId, toolName: 'Read', content: 'export const part = 1;' } });
+      step++;
+    }
+    event({ type: 'step.started', turnId, step });
+    event({ type: 'assistant.delta', turnId, step, text: answer, fromSeq: seq });
+    event({ type: 'step.ended', turnId, step, finishReason: 'end_turn' });
+    event({ type: 'usage', turnId, step: { inputTokens: 1000, outputTokens: 200 }, total: { inputTokens: 1000 * (t + 1), outputTokens: 200 * (t + 1) } });
+    records.push({ r: 'context', m: { role: 'assistant', content: answer } });
+    event({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 1200 });
+    event({ type: 'session.updated', session: { ...summary, turns: t + 1 } });
+  }
+  await writeFile(join(dir, LOG_FILE), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  await writeFile(join(dir, META_FILE), JSON.stringify({ ...summary, turns: options.turns, updatedAt: at + seq }));
+  return { events: seq, dir };
+}

@@ -1,0 +1,112 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MockModelServer, textChunks } from '../../../e2e/fixtures/mock-model-server';
+import { fastRetry, tempDir } from '../../agent/test-support/harness';
+import { testTools } from '../../agent/test-support/tools';
+import { type CliIo, runCli } from './cli';
+
+let server: MockModelServer;
+let workspace: string;
+let home: string;
+
+beforeEach(async () => {
+  server = new MockModelServer();
+  await server.start();
+  workspace = await tempDir('deft-cli-ws-');
+  home = await tempDir('deft-cli-home-');
+});
+afterEach(() => server.close());
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env: { DEFT_HOME: home, ...env },
+    cwd: workspace,
+    coreOptions: { retry: fastRetry, tools: () => testTools },
+  };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
+}
+
+const provider = () => ['--base-url', server.baseUrl, '--model', 'mock-model'];
+
+describe('deft run', () => {
+  it('prints the final answer on stdout and exits 0', async () => {
+    server.enqueue({ chunks: [...textChunks('Hello from the model.'), { finish: 'stop' }] });
+    const result = await cli(['run', ...provider(), 'Say hello']);
+    expect(result).toEqual({ code: 0, stdout: 'Hello from the model.\n', stderr: '' });
+    expect(server.requests[0]!.body.stream).toBe(true);
+  });
+
+  it('prints only the last step after tool calls, which go back as role tool with string content', async () => {
+    server.enqueue(
+      { chunks: [{ text: 'Checking…' }, { toolCall: { id: 't1', name: 'Echo', args: '{"text":"x"}' } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'Final.' }, { finish: 'stop' }] },
+    );
+    const result = await cli(['run', ...provider(), 'go']);
+    expect(result.stdout).toBe('Final.\n');
+    const toolMessage = server.requests[1]!.body.messages.at(-1)!;
+    expect(toolMessage.role).toBe('tool');
+    expect(typeof toolMessage.content).toBe('string');
+    expect(server.requests[0]!.body.tools![0]).toMatchObject({ type: 'function', function: { name: 'Echo' } });
+  });
+
+  it('streams one protocol event per line with --output-format stream-json', async () => {
+    server.enqueue({ chunks: [{ text: 'a' }, { text: 'b' }, { finish: 'stop' }] });
+    const result = await cli(['run', ...provider(), '--output-format', 'stream-json', 'hi']);
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number });
+    expect(events[0]!.type).toBe('turn.started');
+    expect(events.filter((e) => e.type === 'assistant.delta')).toHaveLength(2);
+    expect(events.at(-2)!.type).toBe('turn.ended');
+    expect(events.every((e, i) => i === 0 || e.seq === events[i - 1]!.seq + 1)).toBe(true);
+  });
+
+  it('takes the provider from DEFT_* variables, with flags winning', async () => {
+    server.enqueue({ chunks: [{ text: 'env ok' }, { finish: 'stop' }] });
+    const result = await cli(['run', '--model', 'flag-model', 'hi'], { DEFT_BASE_URL: server.baseUrl, DEFT_MODEL: 'env-model', DEFT_API_KEY: 'env-key' });
+    expect(result.code).toBe(0);
+    expect(server.requests[0]!.body.model).toBe('flag-model');
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer env-key');
+  });
+
+  it('exits 1 with the message on stderr when the provider fails', async () => {
+    server.enqueue({ status: 401, body: '{"error":{"message":"nope"}}' });
+    const result = await cli(['run', ...provider(), 'hi']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('The API key was rejected');
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 on usage errors', async () => {
+    expect((await cli(['run'])).code).toBe(2);
+    expect((await cli(['run', '--bogus', 'x'])).code).toBe(2);
+    expect((await cli(['run', '--output-format', 'xml', ...provider(), 'x'])).stderr).toContain('--output-format must be one of text, stream-json');
+    expect((await cli(['run', '--permission-mode', 'maybe', ...provider(), 'x'])).code).toBe(2);
+    expect((await cli(['run', '--max-steps', '0', ...provider(), 'x'])).code).toBe(2);
+    expect((await cli(['run', 'hi'])).stderr).toContain('no model is configured');
+    expect((await cli(['run', '--workspace', '/no/such/dir', ...provider(), 'x'])).stderr).toContain('does not exist');
+    expect((await cli(['run', '--session', 'nope', ...provider(), 'x'])).code).toBe(2);
+    expect((await cli(['walk', 'x'])).code).toBe(2);
+  });
+
+  it('resumes the latest session with --continue and a named one with --session', async () => {
+    server.enqueue({ chunks: [{ text: 'one' }, { finish: 'stop' }] });
+    const first = await cli(['run', ...provider(), '--output-format', 'stream-json', 'first']);
+    const sessionId = (JSON.parse(first.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    server.enqueue({ chunks: [{ text: 'two' }, { finish: 'stop' }] });
+    await cli(['run', ...provider(), '--continue', 'second']);
+    expect(server.requests[1]!.body.messages.slice(1).map((m) => m.content)).toEqual(['first', 'one', 'second']);
+    server.enqueue({ chunks: [{ text: 'three' }, { finish: 'stop' }] });
+    await cli(['run', ...provider(), '--session', sessionId, 'third']);
+    expect(server.requests[2]!.body.messages.slice(1).map((m) => m.content)).toEqual(['first', 'one', 'second', 'two', 'third']);
+  });
+
+  it('stops after --max-steps', async () => {
+    server.fallback = () => ({ chunks: [{ toolCall: { name: 'Echo', args: '{"text":"again"}' } }, { finish: 'tool_calls' }] });
+    const result = await cli(['run', ...provider(), '--max-steps', '1', 'loop']);
+    expect(server.requests).toHaveLength(1);
+    expect(result.stderr).toContain('--max-steps');
+  });
+});

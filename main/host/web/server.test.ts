@@ -1,0 +1,100 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { createHarness, tempDir } from '../../agent/test-support/harness';
+import { type WebHost, startWebHost } from './server';
+
+type Harness = Awaited<ReturnType<typeof createHarness>>;
+let h: Harness;
+let host: WebHost;
+
+beforeEach(async () => {
+  h = await createHarness();
+  const renderer = await tempDir('deft-renderer-');
+  await mkdir(join(renderer, 'assets'));
+  await writeFile(join(renderer, 'index.html'), '<!doctype html><title>Deft</title>');
+  await writeFile(join(renderer, 'assets', 'app.js'), 'console.log(1)');
+  host = await startWebHost({ core: h.core, rendererDir: renderer, token: 'secret-token', log: () => {} });
+});
+afterEach(async () => {
+  await host.close();
+  await h.dispose();
+});
+
+function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: host.port, path, headers: { host: `127.0.0.1:${host.port}`, ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function connect(query: string, headers: Record<string, string> = {}): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws${query}`, { headers: { origin: `http://127.0.0.1:${host.port}`, ...headers } });
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+  });
+}
+
+function nextMessage(ws: WebSocket, match: (m: Record<string, unknown>) => boolean = () => true): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    const onMessage = (data: Buffer) => {
+      const message = JSON.parse(data.toString()) as Record<string, unknown>;
+      if (match(message)) {
+        ws.off('message', onMessage);
+        resolve(message);
+      }
+    };
+    ws.on('message', onMessage);
+  });
+}
+
+describe('web host', () => {
+  it('listens on loopback and prints a URL carrying the token in the fragment', () => {
+    expect(host.url).toBe(`http://127.0.0.1:${host.port}/#token=secret-token`);
+  });
+
+  it('serves the renderer with a strict CSP, and nothing outside it', async () => {
+    const index = await get('/');
+    expect(index.status).toBe(200);
+    expect(String(index.headers['content-security-policy'])).toContain("script-src 'self'");
+    expect((await get('/assets/app.js')).status).toBe(200);
+    const traversal = await get('/..%2f..%2f..%2f..%2fetc%2fpasswd');
+    expect(traversal.body).not.toContain('root:');
+    expect(traversal.body).toContain('<title>Deft</title>');
+    expect((await get('/..%2f..%2f..%2f..%2fetc%2fhostname.txt')).status).toBe(404);
+    expect((await get('/assets/missing.js')).status).toBe(404);
+  });
+
+  it('refuses a foreign Host header (DNS rebinding)', async () => {
+    expect((await get('/', { host: 'evil.example:80' })).status).toBe(403);
+  });
+
+  it('refuses a socket without the token, with a wrong token, or from another origin', async () => {
+    await expect(connect('')).rejects.toThrow('HTTP 401');
+    await expect(connect('?token=wrong')).rejects.toThrow('HTTP 401');
+    await expect(connect('?token=secret-token', { origin: 'http://evil.example' })).rejects.toThrow('HTTP 403');
+  });
+
+  it('answers commands, pushes events, and rejects malformed messages without closing', async () => {
+    const ws = await connect('?token=secret-token');
+    ws.send('not json');
+    expect(await nextMessage(ws)).toMatchObject({ id: null, reply: { ok: false, error: { code: 'invalid_request' } } });
+    ws.send(JSON.stringify({ id: 1, name: 'openSession', input: { sessionId: 5 } }));
+    expect(await nextMessage(ws, (m) => m.id === 1)).toMatchObject({ reply: { ok: false, error: { code: 'invalid_request' } } });
+    ws.send(JSON.stringify({ id: 2, name: 'listSessions', input: {} }));
+    expect(await nextMessage(ws, (m) => m.id === 2)).toMatchObject({ reply: { ok: true, result: { sessions: [{ id: h.session.id }] } } });
+    const ended = nextMessage(ws, (m) => (m.event as { type?: string } | undefined)?.type === 'turn.ended');
+    ws.send(JSON.stringify({ id: 3, name: 'sendPrompt', input: { sessionId: h.session.id, text: 'hello web' } }));
+    expect(await ended).toMatchObject({ event: { type: 'turn.ended', stopReason: 'end_turn', sessionId: h.session.id } });
+    ws.close();
+  });
+});

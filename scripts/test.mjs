@@ -1,0 +1,49 @@
+// `npm test`: typecheck, lint, unit/integration tests, build, then the e2e suite in Chromium.
+// Finds Chromium (or installs it, saying how) so it works on a fresh machine.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { findChromium } from './chromium.mjs';
+import { root } from './ensure-build.mjs';
+
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+
+function step(title, command, args, env = {}) {
+  console.log(`\n▶ ${title}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0) {
+    console.error(`\n✗ ${title} failed (exit ${result.status ?? result.signal}).`);
+    process.exit(result.status || 1);
+  }
+  console.log(`✓ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+function ensureChromium() {
+  let found = findChromium();
+  if (found) return found;
+  console.log('\n▶ Chromium not found; trying Playwright\'s installer (npx playwright install chromium)…');
+  spawnSync(bin('playwright'), ['install', 'chromium'], { cwd: root, stdio: 'inherit' });
+  found = findChromium();
+  if (found) return found;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot && spawnSync('sh', ['-c', 'command -v apt-get']).status === 0) {
+    console.log('▶ Playwright could not download a browser; installing Debian\'s chromium package (apt-get install -y chromium)…');
+    spawnSync('apt-get', ['update'], { stdio: 'inherit' });
+    spawnSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    found = findChromium();
+  }
+  if (!found) {
+    console.error('✗ No Chromium for the e2e suite. Install one (e.g. `apt-get install chromium`) or set DEFT_CHROMIUM to its path.');
+    process.exit(1);
+  }
+  return found;
+}
+
+step('Typecheck', bin('tsc'), ['-b', 'tsconfig.json']);
+step('Lint', bin('eslint'), ['--max-warnings', '0', '.']);
+step('Unit and integration tests', bin('vitest'), ['run']);
+step('Build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);
+const chromium = ensureChromium();
+console.log(`Chromium: ${chromium}`);
+step('End-to-end tests', bin('playwright'), ['test'], { DEFT_CHROMIUM: chromium });
+console.log('\nAll tests passed.');

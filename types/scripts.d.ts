@@ -1,0 +1,12 @@
+declare module '*/scripts/chromium.mjs' {
+  export function findChromium(): string | null;
+  export const CHROMIUM_ARGS: string[];
+}
+declare module '*/scripts/electron-binary.mjs' {
+  export function electronBinary(): string | null;
+}
+declare module '*/scripts/ensure-build.mjs' {
+  export const root: string;
+  export function ensureBuild(say?: (message: string) => void): void;
+  export function buildIsStale(): boolean;
+}
