@@ -34,6 +34,11 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // Playwright fixtures must destructure their (possibly empty) dependencies.
+    files: ['e2e/**/*.ts'],
+    rules: { 'no-empty-pattern': 'off' },
+  },
+  {
     files: ['main/agent/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The agent core must run in plain Node: no electron imports.' }] }] },
   },

@@ -13,7 +13,7 @@ async function startHost(workspace: string, home: string): Promise<{ url: string
   const child = spawn(process.execPath, [join(root, 'out/main/web.js'), '--workspace', workspace], { env: { ...process.env, DEFT_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /Open (\S+)/.exec(out);
       if (m?.[1]) resolve(m[1]);

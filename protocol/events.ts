@@ -11,6 +11,7 @@ function sessionEvent<T extends string, S extends z.ZodRawShape>(type: T, shape:
 
 /** How a turn was started. */
 export const TurnOrigin = z.enum(['user', 'skill', 'task', 'cron', 'goal', 'system']);
+export type TurnOrigin = z.infer<typeof TurnOrigin>;
 
 /** Per-session events. `seq` increases by one per event within a session; a UI replays from its last seq. */
 export const SessionEvent = z.discriminatedUnion('type', [

@@ -2,32 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { z } from 'zod';
-import type {
-  AppEvent,
-  Attachment,
-  CommandName,
-  CommandOutput,
-  Commands,
-  DeftEvent,
-  ProviderSettingsInput,
-  PublicSettings,
-  SessionEvent,
-  StopReason,
-  WorkspaceInfo,
-} from '../../protocol';
+import type { AppEvent, CommandName, CommandOutput, Commands, DeftEvent, ProviderSettingsInput, PublicSettings, SessionEvent, WorkspaceInfo } from '../../protocol';
 import { CommandError } from './errors';
+import { defaultFeatures } from './features/index';
+import type { CoreContext, Feature, FeatureFactory, SessionHandle, TurnPrompt } from './features/types';
 import { type RetryPolicy, defaultRetryPolicy } from './loop/retry';
+import type { Authorization, ResolvedCall } from './loop/tool-calls';
 import { type TurnOutcome, runTurn } from './loop/turn';
 import { ProviderError } from './providers/errors';
 import { createProvider } from './providers/index';
-import type { ContentPart } from './providers/types';
+import type { ContentPart, ModelMessage } from './providers/types';
 import { buildSystemPrompt, readAgentsMd, workspaceFacts } from './prompt/system-prompt';
 import type { Session } from './sessions/session';
 import { SessionStore, isValidSessionId } from './sessions/store';
 import { type ProviderConfig, type ProviderOverrides, publicProvider, resolveProviderConfig } from './settings/provider-config';
 import type { SecretStore } from './settings/secrets';
 import { SettingsStore, secretKeyFor } from './settings/settings-store';
-import { builtinTools } from './tools/builtin';
 import type { Tool, ToolEnv } from './tools/contract';
 import { ToolRegistry } from './tools/registry';
 
@@ -48,6 +38,9 @@ export interface CoreOptions {
   retry?: RetryPolicy;
   maxSteps?: number;
   abortGraceMs?: number;
+  /** Capabilities to plug in (default: all of them). */
+  features?: FeatureFactory[];
+  /** Extra tools for every session (tests). */
   tools?: (env: ToolEnv) => Tool[];
   pickWorkspace?: () => Promise<string | null>;
 }
@@ -58,21 +51,32 @@ interface ActiveTurn {
   done: Promise<TurnOutcome>;
 }
 
-/** The agent core for one workspace: sessions, settings and turns, behind the protocol's commands. */
+/** The agent core for one workspace: sessions, settings and turns behind the protocol's commands, plus the features plugged in. */
 export class DeftCore {
   readonly handlers: CommandHandlers;
   private readonly store: SessionStore;
   private readonly settings: SettingsStore;
-  private readonly loaded = new Map<string, { session: Session; problems: string[] }>();
+  private readonly loaded = new Map<string, { session: Session; problems: string[]; handle: SessionHandle }>();
   private readonly active = new Map<string, ActiveTurn>();
+  private readonly injections = new Map<string, string[]>();
   private readonly listeners = new Set<(event: DeftEvent) => void>();
+  private readonly features: Feature[];
   private readonly now: () => number;
 
   constructor(private readonly options: CoreOptions) {
     this.now = options.now ?? Date.now;
     this.store = new SessionStore(options.home, options.workspace, this.now);
     this.settings = new SettingsStore(options.home);
-    this.handlers = {
+    const context: CoreContext = {
+      workspace: options.workspace,
+      home: options.home,
+      host: options.host,
+      now: this.now,
+      emitApp: (event) => this.emit(event),
+      session: async (id) => (await this.session(id)).handle,
+    };
+    this.features = (options.features ?? defaultFeatures).map((create) => create(context));
+    const base: Partial<CommandHandlers> = {
       getWorkspace: async () => ({ path: options.workspace, name: basename(options.workspace) || options.workspace, home: options.home, host: options.host }),
       pickWorkspace: async () => {
         if (!options.pickWorkspace) throw new CommandError('unsupported', 'Opening another folder is only available in the desktop app. Start another web host with --workspace.');
@@ -81,7 +85,7 @@ export class DeftCore {
       listSessions: async () => ({ sessions: await this.listSessions() }),
       createSession: async () => {
         const session = await this.store.create();
-        this.track(session, []);
+        await this.track(session, []);
         return { session: session.summary() };
       },
       openSession: async ({ sessionId, afterSeq }) => {
@@ -93,18 +97,16 @@ export class DeftCore {
         await this.active.get(sessionId)?.done;
         this.loaded.delete(sessionId);
         await this.store.delete(this.checkedId(sessionId));
-        this.emitApp({ type: 'session.deleted', sessionId });
+        this.emit({ type: 'session.deleted', sessionId });
         return { ok: true as const };
       },
       sendPrompt: async ({ sessionId, text, attachments }) => {
-        const { session } = await this.session(sessionId);
         if (!text.trim() && !attachments?.length) throw new CommandError('invalid_request', 'The prompt is empty.');
+        const { session } = await this.session(sessionId);
         if (this.active.has(sessionId)) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it first.');
         const config = await this.providerConfig();
         if (!config) throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
-        const turnId = `turn-${randomUUID().slice(0, 8)}`;
-        this.startTurn(session, config, turnId, text, attachments ?? []);
-        return { turnId };
+        return { turnId: this.beginTurn(session, config, { text, origin: 'user', attachments: attachments ?? [] }) };
       },
       cancelTurn: async ({ sessionId }) => ({ cancelled: await this.cancel(sessionId) }),
       getSettings: async () => this.publicSettings(),
@@ -115,7 +117,7 @@ export class DeftCore {
         await this.settings.update('provider', stored);
         if (provider.apiKey !== undefined) await options.secrets.set(secretKeyFor({ kind: provider.kind, baseUrl: stored.baseUrl as string }), provider.apiKey.trim());
         const settings = await this.publicSettings();
-        this.emitApp({ type: 'settings.updated', settings });
+        this.emit({ type: 'settings.updated', settings });
         return settings;
       },
       listModels: async ({ provider }) => {
@@ -129,6 +131,9 @@ export class DeftCore {
         }
       },
     };
+    const merged: Partial<CommandHandlers> = { ...base };
+    for (const feature of this.features) Object.assign(merged, feature.commands);
+    this.handlers = merged as CommandHandlers;
   }
 
   onEvent(listener: (event: DeftEvent) => void): () => void {
@@ -146,14 +151,15 @@ export class DeftCore {
     return (await this.store.list())[0]?.id ?? null;
   }
 
-  /** Stop every running turn and write everything to disk. */
+  /** Stop every running turn, close features and write everything to disk. */
   async close(): Promise<void> {
     for (const id of this.active.keys()) await this.cancel(id);
     await Promise.allSettled([...this.active.values()].map((a) => a.done));
+    await Promise.allSettled(this.features.map(async (f) => f.close?.()));
     await Promise.allSettled([...this.loaded.values()].map(({ session }) => session.flush()));
   }
 
-  private emit(event: DeftEvent): void {
+  private emit(event: DeftEvent | AppEvent): void {
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -163,27 +169,49 @@ export class DeftCore {
     }
   }
 
-  private emitApp(event: AppEvent): void {
-    this.emit(event);
-  }
-
   private checkedId(sessionId: string): string {
     if (!isValidSessionId(sessionId)) throw new CommandError('invalid_request', `"${sessionId}" is not a valid session id.`);
     return sessionId;
   }
 
-  private track(session: Session, problems: string[]): void {
-    this.loaded.set(session.id, { session, problems });
+  private async track(session: Session, problems: string[]): Promise<{ session: Session; problems: string[]; handle: SessionHandle }> {
+    const handle = this.handleFor(session);
+    const entry = { session, problems, handle };
+    this.loaded.set(session.id, entry);
     session.subscribe((event: SessionEvent) => this.emit(event));
+    for (const feature of this.features) await feature.onSessionLoaded?.(handle);
+    return entry;
   }
 
-  private async session(sessionId: string): Promise<{ session: Session; problems: string[] }> {
+  private handleFor(session: Session): SessionHandle {
+    return {
+      id: session.id,
+      dir: session.dir,
+      get running() {
+        return session.running;
+      },
+      emit: (event) => void session.emit(event),
+      getState: <T>(key: string) => session.state.get(key) as T | undefined,
+      setState: (key, value) => session.setState(key, value),
+      startTurn: async (prompt) => {
+        if (this.active.has(session.id)) return null;
+        const config = await this.providerConfig();
+        return config ? this.beginTurn(session, config, prompt) : null;
+      },
+      inject: (text) => {
+        const queue = this.injections.get(session.id) ?? [];
+        queue.push(text);
+        this.injections.set(session.id, queue);
+      },
+    };
+  }
+
+  private async session(sessionId: string): Promise<{ session: Session; problems: string[]; handle: SessionHandle }> {
     const cached = this.loaded.get(this.checkedId(sessionId));
     if (cached) return cached;
     const loaded = await this.store.load(sessionId);
     if (!loaded) throw new CommandError('not_found', `Session ${sessionId} does not exist in this workspace.`);
-    this.track(loaded.session, loaded.problems);
-    return loaded;
+    return this.loaded.get(sessionId) ?? this.track(loaded.session, loaded.problems);
   }
 
   private async listSessions() {
@@ -214,16 +242,27 @@ export class DeftCore {
     return true;
   }
 
-  private startTurn(session: Session, config: ProviderConfig, turnId: string, text: string, attachments: Attachment[]): void {
+  /** Injected messages waiting for this session's next step boundary, as user messages. */
+  private drainInjections(sessionId: string): ModelMessage[] {
+    const queue = this.injections.get(sessionId);
+    if (!queue?.length) return [];
+    this.injections.delete(sessionId);
+    return queue.map((text) => ({ role: 'user', content: text }));
+  }
+
+  private beginTurn(session: Session, config: ProviderConfig, prompt: TurnPrompt): string {
+    const turnId = `turn-${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     const started = this.now();
+    const attachments = prompt.attachments ?? [];
     session.running = true;
-    session.noteTurnStarted(text);
-    session.emit({ type: 'turn.started', turnId, text, attachments, origin: 'user' });
+    session.noteTurnStarted(prompt.text);
+    session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
     session.emit({ type: 'session.updated', session: session.summary() });
-    session.appendContext({ role: 'user', content: userContent(text, attachments) });
+    session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments) });
 
-    const done = this.executeTurn(session, config, turnId, controller.signal).then(async (outcome) => {
+    const handle = this.loaded.get(session.id)?.handle ?? this.handleFor(session);
+    const done = this.executeTurn(session, handle, config, turnId, controller.signal).then(async (outcome) => {
       session.emit({
         type: 'turn.ended',
         turnId,
@@ -236,31 +275,53 @@ export class DeftCore {
       session.touch();
       session.emit({ type: 'session.updated', session: session.summary() });
       await session.flush().catch(() => {});
+      for (const feature of this.features) {
+        try {
+          await feature.onTurnEnded?.(handle, outcome);
+        } catch {
+          // A feature's reaction must not break the turn's end.
+        }
+      }
       return outcome;
     });
     this.active.set(session.id, { turnId, controller, done });
+    return turnId;
   }
 
-  private async executeTurn(session: Session, config: ProviderConfig, turnId: string, signal: AbortSignal): Promise<TurnOutcome> {
+  private async authorize(handle: SessionHandle, call: ResolvedCall): Promise<Authorization> {
+    for (const feature of this.features) {
+      const decision = await feature.authorize?.(handle, call);
+      if (decision) return decision;
+    }
+    return { allowed: true };
+  }
+
+  private async executeTurn(session: Session, handle: SessionHandle, config: ProviderConfig, turnId: string, signal: AbortSignal): Promise<TurnOutcome> {
     try {
       const provider = createProvider(config, this.options.fetch);
       const env: ToolEnv = { workspace: this.options.workspace, home: this.options.home, sessionId: session.id, sessionDir: session.dir };
-      const registry = new ToolRegistry((this.options.tools ?? builtinTools)(env));
+      const tools = [...(this.options.tools?.(env) ?? []), ...this.features.flatMap((f) => f.tools?.(handle, env) ?? [])];
+      const registry = new ToolRegistry(tools);
       const [facts, agentsMd] = await Promise.all([workspaceFacts(this.options.workspace, new Date(this.now())), readAgentsMd(this.options.workspace)]);
-      const tools = registry.schemas();
+      const toolList = registry.schemas();
       return await runTurn({
         turnId,
         provider,
         registry,
         env,
-        system: () => buildSystemPrompt({ facts, agentsMd, tools }),
+        system: async () => {
+          const extra = await Promise.all(this.features.map(async (f) => f.systemPrompt?.(handle)));
+          return buildSystemPrompt({ facts, agentsMd, tools: toolList, extra: extra.filter((s): s is string => Boolean(s)) });
+        },
         history: () => session.context,
         append: (message) => session.appendContext(message),
+        beforeStep: () => this.drainInjections(session.id),
         emit: (event) => session.emit(event),
         checkpoint: () => session.flush(),
         signal,
         retry: this.options.retry ?? defaultRetryPolicy,
         usageTotal: session.usageTotal,
+        authorize: (call) => this.authorize(handle, call),
         saveFullOutput: async (toolName, callId, output) => {
           const dir = join(session.dir, 'tool-results');
           await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -273,10 +334,8 @@ export class DeftCore {
       });
     } catch (error) {
       if (error instanceof ProviderError) return { stopReason: 'error', error: { code: error.code, message: error.message } };
-      const stopReason: StopReason = signal.aborted ? 'cancelled' : 'error';
-      return stopReason === 'cancelled'
-        ? { stopReason }
-        : { stopReason, error: { code: 'internal', message: `Deft hit an internal error: ${(error as Error)?.message ?? String(error)}` } };
+      if (signal.aborted) return { stopReason: 'cancelled' };
+      return { stopReason: 'error', error: { code: 'internal', message: `Deft hit an internal error: ${(error as Error)?.message ?? String(error)}` } };
     }
   }
 }

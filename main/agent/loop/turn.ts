@@ -16,6 +16,8 @@ export interface TurnOptions {
   /** The conversation so far, including this turn's prompt. Read at every step. */
   history: () => readonly ModelMessage[];
   append: (message: ModelMessage) => void;
+  /** Messages to add before each step (notifications, reminders); they enter the history like any other. */
+  beforeStep?: () => ModelMessage[];
   emit: (event: SessionEventInput) => void;
   /** Persist what happened so far (called at step boundaries). */
   checkpoint: () => Promise<void>;
@@ -40,6 +42,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   const { turnId, signal } = options;
   for (let step = 1; ; step++) {
     if (options.maxSteps !== undefined && step > options.maxSteps) return { stopReason: 'max_steps' };
+    for (const message of options.beforeStep?.() ?? []) options.append(message);
     options.emit({ type: 'step.started', turnId, step });
 
     const streamed = await streamStep(options, step);

@@ -1,0 +1,60 @@
+import type { AppEvent, Attachment, SessionEventInput, TurnOrigin, WorkspaceInfo } from '../../../protocol';
+import type { CommandHandlers } from '../core';
+import type { TurnOutcome } from '../loop/turn';
+import type { Authorization, ResolvedCall } from '../loop/tool-calls';
+import type { Tool, ToolEnv } from '../tools/contract';
+
+/** A prompt that starts a turn: `text` is shown in the transcript, `modelText` (default `text`) is what the model reads. */
+export interface TurnPrompt {
+  text: string;
+  modelText?: string;
+  origin: TurnOrigin;
+  attachments?: Attachment[];
+}
+
+/** What a feature may do with one session. */
+export interface SessionHandle {
+  readonly id: string;
+  readonly dir: string;
+  readonly running: boolean;
+  emit(event: SessionEventInput): void;
+  getState<T>(key: string): T | undefined;
+  /** Persisted with the session (latest value wins on replay). */
+  setState(key: string, value: unknown): void;
+  /** Start a turn unless one is running; resolves to its id, or null when the session is busy or no model is configured. */
+  startTurn(prompt: TurnPrompt): Promise<string | null>;
+  /** A message for the model, delivered at the next step boundary (or at the start of the next turn). */
+  inject(text: string): void;
+}
+
+/** What a feature sees of the core it belongs to. */
+export interface CoreContext {
+  readonly workspace: string;
+  readonly home: string;
+  readonly host: WorkspaceInfo['host'];
+  now(): number;
+  emitApp(event: AppEvent): void;
+  /** A session, loading it if needed; throws when it does not exist. */
+  session(id: string): Promise<SessionHandle>;
+}
+
+/**
+ * A capability plugged into the core: tools, system-prompt sections, permission decisions, protocol
+ * commands and lifecycle hooks. Each capability lives in its own folder and is listed in features/index.ts.
+ */
+export interface Feature {
+  readonly name: string;
+  /** Tools this feature offers in a session (called per turn, so the set can change). */
+  tools?(session: SessionHandle, env: ToolEnv): Tool[];
+  /** A section appended to the system prompt (called per step, so changes reach the model at the next step). */
+  systemPrompt?(session: SessionHandle): string | undefined | Promise<string | undefined>;
+  /** Decide on a call; `undefined` leaves it to the next feature. The first decision wins; no decision allows. */
+  authorize?(session: SessionHandle, call: ResolvedCall): Promise<Authorization | undefined>;
+  /** Protocol commands this feature implements. */
+  commands?: Partial<CommandHandlers>;
+  onSessionLoaded?(session: SessionHandle): void | Promise<void>;
+  onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
+  close?(): Promise<void>;
+}
+
+export type FeatureFactory = (core: CoreContext) => Feature;
