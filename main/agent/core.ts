@@ -299,7 +299,14 @@ export class DeftCore {
   private async executeTurn(session: Session, handle: SessionHandle, config: ProviderConfig, turnId: string, signal: AbortSignal): Promise<TurnOutcome> {
     try {
       const provider = createProvider(config, this.options.fetch);
-      const env: ToolEnv = { workspace: this.options.workspace, home: this.options.home, sessionId: session.id, sessionDir: session.dir };
+      const env: ToolEnv = {
+        workspace: this.options.workspace,
+        home: this.options.home,
+        sessionId: session.id,
+        sessionDir: session.dir,
+        capabilities: provider.capabilities,
+        extraRoots: () => this.features.flatMap((f) => f.readableRoots?.() ?? []),
+      };
       const tools = [...(this.options.tools?.(env) ?? []), ...this.features.flatMap((f) => f.tools?.(handle, env) ?? [])];
       const registry = new ToolRegistry(tools);
       const [facts, agentsMd] = await Promise.all([workspaceFacts(this.options.workspace, new Date(this.now())), readAgentsMd(this.options.workspace)]);

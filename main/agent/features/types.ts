@@ -50,6 +50,8 @@ export interface Feature {
   systemPrompt?(session: SessionHandle): string | undefined | Promise<string | undefined>;
   /** Decide on a call; `undefined` leaves it to the next feature. The first decision wins; no decision allows. */
   authorize?(session: SessionHandle, call: ResolvedCall): Promise<Authorization | undefined>;
+  /** Folders outside the workspace the file tools may use as if inside it (e.g. skill folders). */
+  readableRoots?(): readonly string[];
   /** Protocol commands this feature implements. */
   commands?: Partial<CommandHandlers>;
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;

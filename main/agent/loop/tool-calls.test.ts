@@ -16,7 +16,7 @@ beforeEach(async () => {
   events = [];
   options = {
     registry: new ToolRegistry(testTools),
-    env: { workspace: dir, home: dir, sessionId: 's', sessionDir: dir },
+    env: { workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] },
     turnId: 't1',
     step: 1,
     signal: new AbortController().signal,

@@ -62,6 +62,10 @@ export interface ToolEnv {
   home: string;
   sessionId: string;
   sessionDir: string;
+  /** What the configured model accepts. */
+  capabilities: { imageInput: boolean };
+  /** Folders outside the workspace that count as inside for the path guard (e.g. skill folders). */
+  extraRoots: () => readonly string[];
 }
 
 /** A tool: input schema, model-facing description, and a pure resolve step that returns an execution. */

@@ -1,0 +1,40 @@
+import picomatch from 'picomatch';
+
+/**
+ * Matching a permission rule's argument (`Tool(<argument>)`) against what a call touches.
+ * `!` at the start negates. Glob subjects (commands, URLs, search patterns) let `*` cross `/`;
+ * path subjects are matched as paths, case-insensitively, against the canonical absolute path
+ * (and its workspace-relative form, with or without `./`).
+ */
+function negation(pattern: string): { negate: boolean; body: string } {
+  return pattern.startsWith('!') ? { negate: true, body: pattern.slice(1) } : { negate: false, body: pattern };
+}
+
+/** A rule argument against a plain string subject (Bash command, URL, Grep/Glob pattern, skill name…). */
+export function matchGlobSubject(pattern: string, subject: string): boolean {
+  const { negate, body } = negation(pattern);
+  const subjects = subject.startsWith('./') ? [subject, subject.slice(2)] : [subject];
+  const matched = subjects.some((s) => picomatch.isMatch(s, body, { bash: true, dot: true }));
+  return negate ? !matched : matched;
+}
+
+/** A rule argument against a file: `forms` are the canonical absolute path and, inside the workspace, its relative path. */
+export function matchPathSubject(pattern: string, forms: { absolute: string; relative?: string }): boolean {
+  const { negate, body } = negation(pattern);
+  const candidates = [forms.absolute];
+  if (forms.relative !== undefined) candidates.push(forms.relative, `./${forms.relative}`);
+  const glob = body.startsWith('./') ? body.slice(2) : body;
+  const options = { dot: true, nocase: true };
+  const matched = candidates.some((c) => picomatch.isMatch(c, glob, options) || picomatch.isMatch(c, body, options));
+  return negate ? !matched : matched;
+}
+
+/** Escape glob specials so a stored rule (`approvalRule`) matches exactly this subject. */
+export function escapeRuleArgument(text: string): string {
+  return text.replace(/[\\*?[\]{}()!+@]/g, (c) => `\\${c}`);
+}
+
+/** `Tool(<escaped subject>)`: the rule stored when the user approves a call for the session. */
+export function exactRule(tool: string, subject: string): string {
+  return `${tool}(${escapeRuleArgument(subject)})`;
+}
