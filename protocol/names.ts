@@ -14,6 +14,12 @@ export const commandNames = [
   'getSettings',
   'setSettings',
   'listModels',
+  // Shell and background work
+  'listTasks',
+  'readTaskOutput',
+  'stopTask',
+  'deleteCronJob',
+  'controlToolCall',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -33,4 +39,10 @@ export const eventTypeNames = [
   'error',
   'settings.updated',
   'session.deleted',
+  // Shell and background work
+  'task.started',
+  'task.output',
+  'task.ended',
+  'cron.updated',
+  'command.activity',
 ] as const;

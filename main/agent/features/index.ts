@@ -1,4 +1,8 @@
+import { backgroundFeature } from '../background/feature';
 import type { FeatureFactory } from './types';
 
 /** The capabilities every core gets, in the order their hooks run. Each issue's capability adds its factory here. */
-export const defaultFeatures: FeatureFactory[] = [];
+export const defaultFeatures: FeatureFactory[] = [
+  // Shell and background work: Bash, background tasks, scheduled prompts.
+  backgroundFeature(),
+];
