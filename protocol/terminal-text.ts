@@ -1,11 +1,12 @@
 // How terminal output becomes readable text, shared by the core (for the model) and the UI (live output).
 /* eslint-disable no-control-regex -- matching terminal control characters is the point of this file */
 
-// CSI, OSC (ended by BEL or ST), DCS/SOS/PM/APC strings, then any other two- or three-byte escape.
-const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[ -/]*[0-~]/g;
+// CSI, OSC (ended by BEL or ST), DCS/SOS/PM/APC strings, then any other short escape (whose final byte
+// is not one that opens a CSI or a string).
+const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[ -/]*[0-OQ-WYZ\\`-~]/g;
 // Control characters other than tab, newline and carriage return.
 const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g;
-const COMPLETE_AT_START = /^(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[ -/]*[0-~])/;
+const COMPLETE_AT_START = /^(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[ -/]*[0-OQ-WYZ\\`-~])/;
 
 /** Remove ANSI escape sequences and stray control characters (keeps \t, \n and \r). */
 export function stripAnsi(text: string): string {
