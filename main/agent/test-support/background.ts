@@ -21,7 +21,8 @@ export async function callTool(h: Harness, name: string, args: unknown): Promise
   await h.run(`please run ${name}`);
   const result = h.sessionEvents('tool.call.result').find((e) => (e as ToolResultEvent).callId === callId) as ToolResultEvent;
   const message = h.server.requests.flatMap((r) => r.body.messages).find((m) => m.role === 'tool' && m.tool_call_id === callId);
-  return { result, content: String(message?.content ?? ''), callId };
+  const content = typeof message?.content === 'string' ? message.content : JSON.stringify(message?.content ?? '');
+  return { result, content, callId };
 }
 
 /** App events of one type, as recorded by the harness. */
@@ -38,7 +39,11 @@ export async function settle(h: Harness, ms = 8_000): Promise<void> {
   }, ms);
 }
 
-/** Every message text of the latest model request. */
+/** The text of every user message (prompts, notifications) in the latest model request. */
 export function lastRequestText(h: Harness): string {
-  return h.server.requests.at(-1)!.body.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n\n');
+  return h.server.requests
+    .at(-1)!
+    .body.messages.filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n\n');
 }

@@ -125,8 +125,9 @@ export class CronScheduler {
     return [...this.jobs.values()].map(({ record, schedule }) => this.info(record, schedule)).sort((a, b) => (a.nextFireAt ?? Infinity) - (b.nextFireAt ?? Infinity));
   }
 
-  get size(): number {
-    return this.jobs.size;
+  /** The scheduler's clock (the core's), for ages and staleness. */
+  time(): number {
+    return this.now();
   }
 
   /** Fire the earliest due job if the session is idle, then re-arm the timer. Call after every turn too. */

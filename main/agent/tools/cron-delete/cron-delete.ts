@@ -4,7 +4,7 @@ import { exactRule } from '../../policies/rule-match';
 import { type Tool, ToolInputError, defineTool, errorResult } from '../contract';
 import description from './cron-delete.md?raw';
 
-const input = z.object({ id: z.string().regex(/^[0-9a-f]{8}$/, 'must be 8 hex characters, as CronList shows').describe('The job id (8 hex characters).') });
+const input = z.object({ id: z.string().min(1).describe('The job id (8 hex characters).') });
 
 export function createCronDeleteTool(tasks: SessionTasks): Tool {
   return defineTool({
@@ -15,7 +15,8 @@ export function createCronDeleteTool(tasks: SessionTasks): Tool {
       const job = tasks.cron.list().find((j) => j.id === args.id);
       if (!job) {
         const ids = tasks.cron.list().map((j) => j.id);
-        throw new ToolInputError(`There is no scheduled prompt "${args.id}" in this session.${ids.length ? ` Scheduled: ${ids.join(', ')}.` : ' Nothing is scheduled.'}`);
+        const shape = /^[0-9a-f]{8}$/.test(args.id) ? '' : ' Ids are 8 hex characters, as CronCreate and CronList give them.';
+        throw new ToolInputError(`There is no scheduled prompt "${args.id}" in this session.${shape}${ids.length ? ` Scheduled: ${ids.join(', ')}.` : ' Nothing is scheduled.'}`);
       }
       return {
         description: `Delete scheduled prompt ${job.id} (${job.humanSchedule})`,

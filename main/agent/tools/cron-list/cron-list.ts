@@ -27,7 +27,7 @@ export function createCronListTool(tasks: SessionTasks): Tool {
       execute: async () => {
         const jobs = tasks.cron.list();
         if (!jobs.length) return { output: 'scheduled_prompts: 0\nNo prompts are scheduled in this session.' };
-        const now = Date.now();
+        const now = tasks.cron.time();
         const records = jobs.map((job) =>
           [
             `id: ${job.id}`,
