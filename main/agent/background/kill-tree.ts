@@ -39,23 +39,31 @@ export interface KillableJob {
  * a second after SIGKILL, whichever comes first).
  */
 export async function killTree(job: KillableJob, graceMs = KILL_GRACE_MS): Promise<void> {
-  let members = await jobProcesses(job, await processTable(0));
+  // One look for the whole tree (markers included); then only the group and these processes are watched.
+  const found = await jobProcesses(job);
   signalGroup(job.pid, 'SIGTERM');
-  for (const p of members) signal(p.pid, 'SIGTERM');
+  for (const p of found) signal(p.pid, 'SIGTERM');
   // A stopped process cannot act on SIGTERM until it is continued.
   signalGroup(job.pid, 'SIGCONT');
+  for (const p of found) signal(p.pid, 'SIGCONT');
+  const alive = async () => {
+    const members = await jobProcesses({ pid: job.pid });
+    const ids = new Set(members.map((p) => p.pid));
+    const table = await processTable();
+    for (const p of found) if (!ids.has(p.pid) && table.some((t) => t.pid === p.pid && t.state !== 'Z')) ids.add(p.pid);
+    return [...ids];
+  };
   const deadline = Date.now() + graceMs;
-  for (;;) {
-    members = await jobProcesses({ pid: job.pid });
-    if (!members.length) return;
-    if (Date.now() >= deadline) break;
+  let remaining = await alive();
+  while (remaining.length && Date.now() < deadline) {
     await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+    remaining = await alive();
   }
-  const survivors = await jobProcesses(job, await processTable(0));
+  if (!remaining.length) return;
   signalGroup(job.pid, 'SIGKILL');
-  for (const p of survivors) signal(p.pid, 'SIGKILL');
+  for (const pid of remaining) signal(pid, 'SIGKILL');
   const hardDeadline = Date.now() + 1_000;
-  while (Date.now() < hardDeadline && (await jobProcesses({ pid: job.pid })).length) await sleep(20);
+  while (Date.now() < hardDeadline && (await alive()).length) await sleep(20);
 }
 
 // Process groups started by this process that may still be alive, with their job's marker. When the

@@ -55,15 +55,41 @@ export function processTable(maxAgeMs = 25): Promise<ProcessEntry[]> {
   return table;
 }
 
-/** Whether the process carries `NAME=value` in its environment (Linux only; false elsewhere or when unreadable). */
-export async function hasEnvMarker(pid: number, marker: string): Promise<boolean> {
-  if (!hasProc) return false;
+async function markerOf(pid: number, name: string): Promise<string | undefined> {
   try {
     const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
-    return environ.split('\0').includes(marker);
+    const prefix = `${name}=`;
+    return environ.split('\0').find((entry) => entry.startsWith(prefix));
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+let markerCache: { at: number; name: string; markers: Promise<Map<number, string>> } | null = null;
+
+/**
+ * `NAME=value` of the given variable for every process that has it (Linux only; empty elsewhere). Calls
+ * within a few milliseconds share one pass over /proc, so stopping many tasks at once reads it once.
+ */
+export function processMarkers(name: string, maxAgeMs = 25): Promise<Map<number, string>> {
+  const now = Date.now();
+  if (markerCache && markerCache.name === name && now - markerCache.at <= maxAgeMs) return markerCache.markers;
+  const markers = (async () => {
+    const found = new Map<number, string>();
+    if (!hasProc) return found;
+    const table = await processTable(maxAgeMs);
+    const values = await Promise.all(table.map(async (p) => [p.pid, await markerOf(p.pid, name)] as const));
+    for (const [pid, value] of values) if (value) found.set(pid, value);
+    return found;
+  })();
+  markerCache = { at: now, name, markers };
+  return markers;
+}
+
+/** Whether the process carries exactly `NAME=value` in its environment (Linux only). */
+export async function hasEnvMarker(pid: number, marker: string): Promise<boolean> {
+  if (!hasProc) return false;
+  return (await markerOf(pid, marker.slice(0, marker.indexOf('=')))) === marker;
 }
 
 /** The processes of a job: its process group, the descendants of its leader, and anything carrying its marker. Zombies excluded. */
@@ -84,9 +110,8 @@ export async function jobProcesses(job: { pid: number; marker?: string }, table?
     }
   }
   if (job.marker && hasProc) {
-    const rest = live.filter((p) => !found.has(p.pid));
-    const marked = await Promise.all(rest.map(async (p) => ((await hasEnvMarker(p.pid, job.marker!)) ? p : null)));
-    for (const p of marked) if (p) found.set(p.pid, p);
+    const markers = await processMarkers(job.marker.slice(0, job.marker.indexOf('=')));
+    for (const p of live) if (!found.has(p.pid) && markers.get(p.pid) === job.marker) found.set(p.pid, p);
   }
   return [...found.values()];
 }

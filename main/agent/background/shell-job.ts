@@ -167,7 +167,7 @@ export class ShellJob {
 
   private async run(ready: () => void): Promise<JobOutcome> {
     const shell = this.options.shell ?? resolveShell();
-    const writer = createWriteStream(this.logPath, { flags: 'w', mode: 0o600 });
+    const writer = createWriteStream(this.logPath, { flags: 'w', mode: 0o600, highWaterMark: 1024 * 1024 });
     const writerClosed = new Promise<void>((resolve) => {
       writer.once('close', resolve);
       writer.once('error', () => resolve());
@@ -181,6 +181,7 @@ export class ShellJob {
         detached: true,
         stdin: 'ignore',
         buffer: false,
+        encoding: 'buffer',
         reject: false,
         stripFinalNewline: false,
         cleanup: false,
