@@ -9,7 +9,7 @@ import type { SessionHandle } from '../main/agent/features/types';
 import { tempDir } from '../main/agent/test-support/harness';
 import { processesMatching, uniqueSleep } from '../main/agent/test-support/processes';
 import { createBashTool } from '../main/agent/tools/bash/bash';
-import { type ToolExecution, isExecution } from '../main/agent/tools/contract';
+import { isExecution } from '../main/agent/tools/contract';
 import { type BenchResult, median } from './types';
 
 const MB = 1024 * 1024;
@@ -34,8 +34,8 @@ async function callOverhead(workspace: string, tasks: SessionTasks): Promise<Ben
   const call = async () => {
     const resolved = await tool.resolveExecution({ command: 'true', run_in_background: false, disable_timeout: false }, env);
     if (!isExecution(resolved)) throw new Error('Bash did not resolve');
-    const result = await (resolved as ToolExecution).execute(ctx);
-    if (result.isError) throw new Error(String(result.output));
+    const result = await (resolved).execute(ctx);
+    if (result.isError) throw new Error(JSON.stringify(result.output));
   };
   const shell = resolveShell();
   for (let i = 0; i < 5; i++) {
