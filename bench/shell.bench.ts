@@ -34,7 +34,7 @@ async function callOverhead(workspace: string, tasks: SessionTasks): Promise<Ben
   const call = async () => {
     const resolved = await tool.resolveExecution({ command: 'true', run_in_background: false, disable_timeout: false }, env);
     if (!isExecution(resolved)) throw new Error('Bash did not resolve');
-    const result = await (resolved).execute(ctx);
+    const result = await resolved.execute(ctx);
     if (result.isError) throw new Error(JSON.stringify(result.output));
   };
   const shell = resolveShell();

@@ -6,6 +6,8 @@ import { Header } from './features/conversation/Header';
 import { FirstRun } from './features/onboarding/FirstRun';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
+import { TasksPanel } from './features/tasks/TasksPanel';
+import { useTasks } from './features/tasks/store';
 import { loadInitial, newSession, resync } from './stores/actions';
 import { bindStores } from './stores/bind';
 import { useSettings } from './stores/settings';
@@ -34,8 +36,9 @@ function useShortcuts() {
 function Workspace() {
   useShortcuts();
   const settingsOpen = useUi((s) => s.settingsOpen);
+  const tasksOpen = useTasks((s) => s.panelOpen);
   return (
-    <div className="app">
+    <div className={`app${tasksOpen ? ' app-tasks-open' : ''}`}>
       <Sidebar />
       <main className="main">
         <Header />
@@ -43,6 +46,7 @@ function Workspace() {
         <Conversation />
         <Composer />
       </main>
+      <TasksPanel />
       {settingsOpen ? <SettingsDialog /> : null}
     </div>
   );
