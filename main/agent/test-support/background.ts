@@ -1,6 +1,7 @@
 import type { AppEvent, SessionEvent } from '../../../protocol';
 import { type BackgroundFeatureOptions, backgroundFeature } from '../background/feature';
 import type { CoreOptions } from '../core';
+import type { ResolvedCall } from '../loop/tool-calls';
 import { createHarness } from './harness';
 import { eventually } from './processes';
 
@@ -10,6 +11,11 @@ type ToolResultEvent = Extract<SessionEvent, { type: 'tool.call.result' }>;
 /** A harness whose core has the shell/background capability (fast kill grace, short quiet time). */
 export function createTasksHarness(options: BackgroundFeatureOptions = {}, core: Partial<CoreOptions> = {}) {
   return createHarness({ features: [backgroundFeature({ killGraceMs: 500, quietAfterMs: 300, ...options })], ...core });
+}
+
+/** A tasks harness with a permission-layer stand-in that records every resolved call (and allows it). */
+export function createSpyHarness(onCall: (call: ResolvedCall) => void) {
+  return createHarness({ features: [backgroundFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (onCall(call), undefined) })] });
 }
 
 let calls = 0;

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, appEvents, callTool, createTasksHarness } from '../../test-support/background';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '../../test-support/background';
 import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
 
 let h: Harness;
@@ -76,17 +76,8 @@ describe('Bash output and errors', () => {
   });
 
   it('exposes the command for the permission layer and an exact approval rule', async () => {
-    h = await createTasksHarness();
     const seen: Array<{ command: unknown; rule: string }> = [];
-    await h.dispose();
-    const { backgroundFeature } = await import('../../background/feature');
-    const { createHarness } = await import('../../test-support/harness');
-    h = await createHarness({
-      features: [
-        backgroundFeature(),
-        () => ({ name: 'spy', authorize: async (_s, call) => (seen.push({ command: (call.execution as { command?: string }).command, rule: call.execution.approvalRule }), undefined) }),
-      ],
-    });
+    h = await createSpyHarness((call) => seen.push({ command: (call.execution as { command?: string }).command, rule: call.execution.approvalRule }));
     await callTool(h, 'Bash', { command: 'echo a*b' });
     expect(seen).toEqual([{ command: 'echo a*b', rule: 'Bash(echo a\\*b)' }]);
   });

@@ -1,6 +1,6 @@
 import type { ToolResultDisplay } from '../../../../protocol';
 import type { TaskRecord } from '../../background/task-record';
-import { formatBytes, formatDuration } from '../../background/notifications';
+import { formatBytes, formatDuration } from '../../../../protocol/units';
 import type { JobOutcome, ShellJob } from '../../background/shell-job';
 import type { ToolResult } from '../contract';
 import { capText } from '../result-builder';

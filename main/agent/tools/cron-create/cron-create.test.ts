@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { backgroundFeature } from '../../background/feature';
 import { DeftCore } from '../../core';
-import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText } from '../../test-support/background';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '../../test-support/background';
 
 let h: Harness;
 const cores: DeftCore[] = [];
@@ -38,11 +38,8 @@ describe('CronCreate / CronList / CronDelete', () => {
   });
 
   it('puts the whole payload in the approval rule', async () => {
-    h = await createTasksHarness();
     const rules: string[] = [];
-    await h.dispose();
-    const { createHarness } = await import('../../test-support/harness');
-    h = await createHarness({ features: [backgroundFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (rules.push(call.execution.approvalRule), undefined) })] });
+    h = await createSpyHarness((call) => rules.push(call.execution.approvalRule));
     await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'ping', recurring: false });
     expect(rules).toEqual(['CronCreate(\\{"cron":"\\@hourly","prompt":"ping","recurring":false\\})']);
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, callTool, createTasksHarness } from '../../test-support/background';
+import { type Harness, callTool, createSpyHarness, createTasksHarness } from '../../test-support/background';
 import { eventually } from '../../test-support/processes';
 
 let h: Harness;
@@ -27,24 +27,8 @@ describe('TaskList', () => {
   });
 
   it('is read-only, with rule subjects active|all', async () => {
-    h = await createTasksHarness();
     const seen: Array<{ rule: string; readOnly: boolean | undefined; all: boolean; active: boolean }> = [];
-    await h.dispose();
-    const { backgroundFeature } = await import('../../background/feature');
-    const { createHarness } = await import('../../test-support/harness');
-    h = await createHarness({
-      features: [
-        backgroundFeature(),
-        () => ({
-          name: 'spy',
-          authorize: async (_s, call) => {
-            const e = call.execution;
-            seen.push({ rule: e.approvalRule, readOnly: e.readOnly, all: e.matchesRule?.('all') ?? false, active: e.matchesRule?.('act*') ?? false });
-            return undefined;
-          },
-        }),
-      ],
-    });
+    h = await createSpyHarness(({ execution: e }) => seen.push({ rule: e.approvalRule, readOnly: e.readOnly, all: e.matchesRule?.('all') ?? false, active: e.matchesRule?.('act*') ?? false }));
     await callTool(h, 'TaskList', {});
     await callTool(h, 'TaskList', { active_only: false });
     expect(seen).toEqual([

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { localIso } from '../../background/cron/cron-expr';
-import { formatBytes, formatDuration } from '../../background/notifications';
+import { formatBytes, formatDuration } from '../../../../protocol/units';
 import type { SessionTasks } from '../../background/session-tasks';
 import type { TaskRecord } from '../../background/task-record';
 import { exactRule, matchGlobSubject } from '../../policies/rule-match';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatBytes } from '../../background/notifications';
+import { formatBytes } from '../../../../protocol/units';
 import type { SessionTasks } from '../../background/session-tasks';
 import { readLog } from '../../background/task-record';
 import { exactRule, matchGlobSubject } from '../../policies/rule-match';

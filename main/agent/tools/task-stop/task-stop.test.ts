@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, appEvents, callTool, createTasksHarness } from '../../test-support/background';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '../../test-support/background';
 import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
 
 let h: Harness;
@@ -22,14 +22,8 @@ describe('TaskStop', () => {
   });
 
   it('matches rules by task id', async () => {
-    h = await createTasksHarness();
     const rules: Array<[string, boolean]> = [];
-    await h.dispose();
-    const { backgroundFeature } = await import('../../background/feature');
-    const { createHarness } = await import('../../test-support/harness');
-    h = await createHarness({
-      features: [backgroundFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (rules.push([call.execution.approvalRule, call.execution.matchesRule?.('bash-*') ?? false]), undefined) })],
-    });
+    h = await createSpyHarness((call) => rules.push([call.execution.approvalRule, call.execution.matchesRule?.('bash-*') ?? false]));
     const { content } = await callTool(h, 'Bash', { command: 'sleep 5', run_in_background: true, description: 'x' });
     const id = /task_id: (\S+)/.exec(content)![1]!;
     await callTool(h, 'TaskOutput', { task_id: id });

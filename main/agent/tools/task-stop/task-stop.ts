@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatDuration } from '../../background/notifications';
+import { formatDuration } from '../../../../protocol/units';
 import type { SessionTasks } from '../../background/session-tasks';
 import { exactRule, matchGlobSubject } from '../../policies/rule-match';
 import { type Tool, access, defineTool } from '../contract';

@@ -1,9 +1,10 @@
 import { memo, useLayoutEffect, useRef, useState } from 'react';
 import type { ToolInputDisplay } from '../../../../protocol';
+import { formatDuration } from '../../../../protocol/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { controlCommand } from './actions';
-import { formatElapsed, screenText } from './format';
+import { screenText } from './format';
 import { useTasks } from './store';
 import { useNow } from './use-now';
 import './tasks.css';
@@ -112,7 +113,7 @@ export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem 
         <span className="tool-description">{item.description}</span>
         <span className="tool-status">
           {statusChip(item, display)}
-          {item.result ? <span className="tool-duration">{formatElapsed(item.result.durationMs)}</span> : null}
+          {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
         </span>
       </button>
       {expanded || running ? (

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { formatBytes } from '../../../../protocol/units';
 import { Dialog } from '../../components/Dialog';
 import { readTaskOutput } from './actions';
-import { formatSize, screenText } from './format';
+import { screenText } from './format';
 import { useTasks } from './store';
 
 interface Slice {
@@ -51,7 +52,7 @@ export function OutputDialog({ taskId }: { taskId: string }) {
     >
       <div className="output-meta">
         <span className="task-id">{taskId}</span>
-        {slice ? <span>{formatSize(slice.size)}</span> : null}
+        {slice ? <span>{formatBytes(slice.size)}</span> : null}
         {slice ? (
           <span className="output-path" title="The full log on disk">
             {slice.path}
@@ -60,7 +61,7 @@ export function OutputDialog({ taskId }: { taskId: string }) {
       </div>
       {slice && slice.offset > 0 ? (
         <button type="button" className="button button-small" onClick={() => void loadEarlier()}>
-          Load earlier output ({formatSize(slice.offset)} more)
+          Load earlier output ({formatBytes(slice.offset)} more)
         </button>
       ) : null}
       <pre className="output-full" ref={pre} tabIndex={0} aria-label="Task output">

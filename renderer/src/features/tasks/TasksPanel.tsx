@@ -1,11 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
 import type { CronJobInfo, TaskInfo } from '../../../../protocol';
+import { formatBytes, formatDuration } from '../../../../protocol/units';
 import { Icon } from '../../components/Icon';
 import { deleteCronJob, stopTask } from './actions';
-import { STATUS_LABEL, formatElapsed, formatNextFire, formatSize, screenText } from './format';
+import { STATUS_LABEL, formatNextFire, screenText } from './format';
 import { OutputDialog } from './OutputDialog';
 import { useTasks } from './store';
 import { useNow } from './use-now';
+
+function lastLines(text: string, n: number): string {
+  return text.split('\n').slice(-n).join('\n');
+}
 
 function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
   const [stopping, setStopping] = useState(false);
@@ -19,19 +24,19 @@ function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
           {task.description}
         </span>
         <span className="task-elapsed" title={new Date(task.startedAt).toLocaleString()}>
-          {formatElapsed(elapsed)}
+          {formatDuration(elapsed)}
         </span>
       </div>
       <div className="task-command" title={`${task.command}\nin ${task.cwd}`}>
         <span className="task-id">{task.id}</span> $ {task.command}
       </div>
       {!running && task.reason ? <div className="task-reason">{task.reason}</div> : null}
-      {task.tail ? <pre className="task-tail">{screenText(task.tail)}</pre> : <div className="task-reason">No output yet.</div>}
+      {task.tail ? <pre className="task-tail">{lastLines(screenText(task.tail), 8)}</pre> : <div className="task-reason">No output yet.</div>}
       <div className="task-actions">
         <button type="button" className="button button-small" onClick={() => useTasks.getState().view(task.id)}>
           <Icon name="file" size={13} /> Open full output
         </button>
-        <span className="task-size">{formatSize(task.outputBytes)}</span>
+        <span className="task-size">{formatBytes(task.outputBytes)}</span>
         {running ? (
           <button
             type="button"

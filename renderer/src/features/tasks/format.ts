@@ -1,22 +1,5 @@
 import { collapseCarriageReturns } from '../../../../protocol/terminal-text';
 
-/** "850 ms", "4.2 s", "3 min 5 s", "2 h 10 min". */
-export function formatElapsed(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${s % 60} s`;
-  return `${Math.floor(m / 60)} h ${m % 60} min`;
-}
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
 /** "in 4 min (09:00)", "in 3 h (Tue 09:00)", "in 12 days (Mar 14, 09:00)". */
 export function formatNextFire(at: number | null, now: number): string {
   if (at === null) return 'never again';
