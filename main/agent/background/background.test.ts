@@ -29,7 +29,7 @@ describe('background tasks notify the model exactly once', () => {
     expect(started).toMatchObject({ origin: 'task', text: `Background task ${id} completed: run the tests` });
     const text = lastRequestText(h);
     expect(count(text, `source_id="${id}"`)).toBe(1);
-    expect(text).toMatch(new RegExp(`Background task ${id} completed \\(exit code 0\\) after [\\d.]+ s\\.`));
+    expect(text).toMatch(new RegExp(`Background task ${id} completed \\(exit code 0\\) after [\\d.]+ m?s\\.`));
     expect(text).toContain('Last lines of output:\nall tests passed');
     expect(appEvents(h, 'task.ended')).toMatchObject([{ task: { id, status: 'completed', exitCode: 0, tail: 'all tests passed' } }]);
     // Later turns carry it in their history once, and no further notification comes.
@@ -76,7 +76,10 @@ describe('background tasks notify the model exactly once', () => {
     const { content } = await callTool(h, 'Bash', { command: `sleep ${nap} & wait`, run_in_background: true, description: 'sleeper' });
     const id = /task_id: (\S+)/.exec(content)![1]!;
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
+    const system = (i: number) => String(h.server.requests.at(i)!.body.messages[0]!.content);
+    expect(system(-1)).toContain(`## Background tasks\nRunning now; you will be notified when each ends, so do not poll them:\n- ${id}: sleeper (\`sleep ${nap} & wait\`)`);
     const stop = await callTool(h, 'TaskStop', { task_id: id });
+    expect(system(-1)).not.toContain('## Background tasks');
     expect(stop.content).toMatch(new RegExp(`^Task ${id} stopped: its process tree was terminated after .*\\nstatus: killed\\nreason: Stopped by TaskStop`));
     expect(processesMatching(`sleep ${nap}`)).toEqual([]);
     await new Promise((r) => setTimeout(r, 300));

@@ -82,8 +82,9 @@ export function backgroundFeature(options: BackgroundFeatureOptions = {}): Featu
         ];
       },
       systemPrompt: (session) => {
-        sessions.get(session.id)?.noteStep();
-        return undefined;
+        const tasks = sessions.get(session.id);
+        tasks?.noteStep();
+        return tasks?.promptSection();
       },
       commands,
       onSessionLoaded: async (session) => {

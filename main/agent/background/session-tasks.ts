@@ -76,6 +76,14 @@ export class SessionTasks {
     return [...this.foreground.values()].flatMap((c) => (c.activity ? [c.activity] : []));
   }
 
+  /** The running tasks, so the model always knows what it left running (changes only when one starts or ends). */
+  promptSection(): string | undefined {
+    const running = this.manager.list(true);
+    if (!running.length) return undefined;
+    const lines = running.map((t) => `- ${t.id}: ${t.description} (\`${t.command.length > 120 ? `${t.command.slice(0, 119)}…` : t.command}\`)`);
+    return ['## Background tasks', 'Running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n');
+  }
+
   /** A model step is starting: everything injected before it is delivered now. */
   noteStep(): void {
     this.wakePending = false;

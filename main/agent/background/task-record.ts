@@ -46,7 +46,10 @@ export async function loadRecords(sessionDir: string): Promise<{ records: TaskRe
     try {
       const parsed = Persisted.safeParse(JSON.parse(await readFile(join(tasksDir(sessionDir), name), 'utf8')));
       if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'invalid');
-      records.push(parsed.data);
+      const id = name.slice(0, -'.json'.length);
+      if (parsed.data.id !== id) throw new Error(`holds task ${parsed.data.id}, not ${id}`);
+      // The log is always the one under this session: a record never points the UI or the model elsewhere.
+      records.push({ ...parsed.data, outputPath: taskLogPath(sessionDir, id) });
     } catch (error) {
       problems.push(`${name}: ${(error as Error).message}`);
     }
