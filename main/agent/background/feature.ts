@@ -91,6 +91,7 @@ export function backgroundFeature(options: BackgroundFeatureOptions = {}): Featu
         const tasks = new SessionTasks(session, {
           emitApp: (event) => core.emitApp(event),
           now: () => core.now(),
+          scheduling: core.host !== 'cli',
           ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
           ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
         });

@@ -21,6 +21,8 @@ export interface SessionTasksOptions {
   now?: () => number;
   maxOutputBytes?: number;
   killGraceMs?: number;
+  /** Fire scheduled prompts (not in one-shot hosts like the CLI, whose turn a fire would collide with). */
+  scheduling?: boolean;
 }
 
 /**
@@ -54,7 +56,7 @@ export class SessionTasks {
     this.cron = new CronScheduler({
       sessionDir: handle.dir,
       ...(options.now ? { now: options.now } : {}),
-      isIdle: () => !handle.running && !this.closed,
+      isIdle: () => options.scheduling !== false && !handle.running && !this.closed,
       fire: (fire) => this.fireCron(fire),
       onChanged: (jobs: CronJobInfo[]) => emit({ type: 'cron.updated', sessionId, jobs }),
     });

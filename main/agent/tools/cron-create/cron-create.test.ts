@@ -17,7 +17,7 @@ const minutes = (n: number) => n * 60_000;
 describe('CronCreate / CronList / CronDelete', () => {
   it('schedules a prompt, lists it, and deletes it', async () => {
     clock = new Date('2026-03-02T08:00:00').getTime();
-    h = await createTasksHarness({}, { now });
+    h = await createTasksHarness({}, { now, host: 'web' });
     const { content } = await callTool(h, 'CronCreate', { cron: '0 9 * * mon-fri', prompt: 'Summarise yesterday’s commits.' });
     expect(content).toMatch(/^id: [0-9a-f]{8}\ncron: 0 9 \* \* mon-fri\nhumanSchedule: at 09:00 on Monday to Friday\nrecurring: true\nnextFireAt: 2026-03-02T09:00:00[+-]\d\d:\d\d\nexpiresAt: 2026-03-09T08:00:00/);
     const id = /^id: (\S+)/.exec(content)![1]!;
@@ -46,7 +46,7 @@ describe('CronCreate / CronList / CronDelete', () => {
 
   it('fires only when the session is idle, wrapped so the model knows a schedule sent it', async () => {
     clock = new Date('2026-03-02T08:00:00').getTime();
-    h = await createTasksHarness({}, { now });
+    h = await createTasksHarness({}, { now, host: 'web' });
     const { content } = await callTool(h, 'CronCreate', { cron: '*/10 * * * *', prompt: 'Check the deploy.' });
     const id = /^id: (\S+)/.exec(content)![1]!;
     expect(h.sessionEvents('turn.started')).toHaveLength(1);
@@ -66,11 +66,11 @@ describe('CronCreate / CronList / CronDelete', () => {
 
   it('persists with the session and resumes with it; missed fires coalesce into one', async () => {
     clock = new Date('2026-03-02T08:00:00').getTime();
-    h = await createTasksHarness({}, { now });
+    h = await createTasksHarness({}, { now, host: 'web' });
     await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'Hourly check.' });
     await h.core.close();
     clock += minutes(60 * 5 + 1);
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, now, features: [backgroundFeature()] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'web', secrets: h.secrets, now, features: [backgroundFeature()] });
     cores.push(core);
     const turns: string[] = [];
     core.onEvent((e) => {
@@ -85,5 +85,16 @@ describe('CronCreate / CronList / CronDelete', () => {
     // A new session does not inherit the schedule.
     const other = await core.handlers.createSession({});
     expect((await core.handlers.listTasks({ sessionId: other.session.id })).cron).toEqual([]);
+  });
+
+  it('does not fire in the one-shot CLI, whose own prompt a fire would collide with', async () => {
+    clock = new Date('2026-03-02T08:00:00').getTime();
+    h = await createTasksHarness({}, { now });
+    await callTool(h, 'CronCreate', { cron: '*/5 * * * *', prompt: 'Ping.' });
+    clock += minutes(30);
+    await h.run('next');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.sessionEvents('turn.started').map((e) => (e as { origin: string }).origin)).toEqual(['user', 'user']);
+    expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).cron).toHaveLength(1);
   });
 });
