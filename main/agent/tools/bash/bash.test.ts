@@ -56,6 +56,15 @@ describe('Bash output and errors', () => {
     expect(result.display).toMatchObject({ kind: 'command_output', truncated: true });
   });
 
+  it('stops a command that streams more than 16 MiB, with a message saying what to do instead', async () => {
+    h = await createTasksHarness();
+    const { content, result } = await callTool(h, 'Bash', { command: 'yes deft' });
+    expect(content).toMatch(/^ERROR: deft\ndeft\n/);
+    expect(content).toMatch(/\[\.\.\. [\d.]+ MiB omitted: the full output \(16\.0 MiB\) is in /);
+    expect(content.endsWith('Command stopped: output limit exceeded (it wrote more than 16 MiB). Send its output to a file (e.g. `cmd > out.log 2>&1`) and search that file.')).toBe(true);
+    expect(result.display).toMatchObject({ kind: 'command_output', exitCode: null, truncated: true });
+  });
+
   it('reports the exit code of a failing command', async () => {
     h = await createTasksHarness();
     const { content, result } = await callTool(h, 'Bash', { command: 'echo oops >&2; exit 3' });
