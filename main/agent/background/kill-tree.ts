@@ -1,4 +1,4 @@
-import { jobProcesses, processTable } from './process-table';
+import { jobProcesses, markedProcessesSync, processTable } from './process-table';
 
 /** How long a process tree gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 5_000;
@@ -39,9 +39,9 @@ export interface KillableJob {
  * a second after SIGKILL, whichever comes first).
  */
 export async function killTree(job: KillableJob, graceMs = KILL_GRACE_MS): Promise<void> {
-  // One look for the whole tree (markers included); then only the group and these processes are watched.
-  const found = await jobProcesses(job);
+  // The group first (at once, before any await), then one look for the rest of the tree, markers included.
   signalGroup(job.pid, 'SIGTERM');
+  const found = await jobProcesses(job);
   for (const p of found) signal(p.pid, 'SIGTERM');
   // A stopped process cannot act on SIGTERM until it is continued.
   signalGroup(job.pid, 'SIGCONT');
@@ -77,6 +77,8 @@ export function trackGroup(pgid: number, marker?: string): void {
     exitHookInstalled = true;
     process.on('exit', () => {
       for (const group of liveGroups.keys()) signalGroup(group, 'SIGKILL');
+      const markers = new Set([...liveGroups.values()].filter((m): m is string => Boolean(m)));
+      for (const pid of markedProcessesSync(markers)) signal(pid, 'SIGKILL');
     });
   }
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
@@ -120,4 +121,19 @@ export async function jobProcesses(job: { pid: number; marker?: string }, table?
 export async function jobIsWaiting(job: { pid: number }): Promise<boolean> {
   const members = await jobProcesses(job);
   return members.length > 0 && members.every((p) => p.state === 'S' || p.state === 'T' || p.state === 'I');
+}
+
+/** Processes carrying one of these `NAME=value` markers, read synchronously (for the process 'exit' hook, where nothing async runs). */
+export function markedProcessesSync(markers: ReadonlySet<string>): number[] {
+  if (!hasProc || !markers.size) return [];
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').some((entry) => markers.has(entry))) found.push(Number(name));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
 }
