@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -65,11 +66,27 @@ async function streaming(dir: string): Promise<BenchResult> {
   const outcome = await job.done;
   const jobMs = performance.now() - t0;
   if (outcome.outputBytes !== bytes || seen !== bytes) throw new Error(`streamed ${outcome.outputBytes} bytes, listener saw ${seen}`);
+  // Baseline: the least Node can do (spawn, pipe stdout into a file stream); the shell writing the file itself, for scale.
   const t1 = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('head', ['-c', String(bytes), '/dev/zero'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = createWriteStream(join(dir, 'piped.log'));
+    child.once('error', reject);
+    child.stdout.pipe(out);
+    out.once('close', () => resolve());
+  });
+  const pipedMs = performance.now() - t1;
+  const t2 = performance.now();
   await waitExit(resolveShell(), ['-c', `head -c ${bytes} /dev/zero > ${join(dir, 'direct.log')}`]);
-  const directMs = performance.now() - t1;
+  const directMs = performance.now() - t2;
   const rate = (ms: number) => bytes / MB / (ms / 1000);
-  return { name: 'stream 100 MB of output to a task log', value: rate(jobMs), unit: 'MB/s', baseline: { name: 'shell redirecting the same bytes to a file', value: rate(directMs) }, note: `${jobMs.toFixed(0)} ms vs ${directMs.toFixed(0)} ms` };
+  return {
+    name: 'stream 100 MB of output to a task log',
+    value: rate(jobMs),
+    unit: 'MB/s',
+    baseline: { name: 'plain Node spawn piping stdout to a file', value: rate(pipedMs) },
+    note: `${jobMs.toFixed(0)} ms vs ${pipedMs.toFixed(0)} ms; shell redirect straight to a file: ${rate(directMs).toFixed(0)} MB/s`,
+  };
 }
 
 /** 100 background tasks started, then all stopped at once (process-tree kill), checked against the process table. */
