@@ -107,3 +107,9 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
 
 /** The skills capability with default options (what every core gets). */
 export const skillsFeature: FeatureFactory = createSkillsFeature();
+
+/** `features` with the skills capability replaced by one using `options` (e.g. `--skills-dir`). */
+export function withSkillsOptions(features: readonly FeatureFactory[], options: SkillsFeatureOptions): FeatureFactory[] {
+  const replacement = createSkillsFeature(options);
+  return features.includes(skillsFeature) ? features.map((f) => (f === skillsFeature ? replacement : f)) : [...features, replacement];
+}

@@ -40,13 +40,11 @@ export function parseSkillText(text: string, options: ParseOptions): ParsedSkill
   }
 
   const nameValue = pick(fm, KEYS.name);
-  let displayName: string;
-  if (nameValue === undefined || nameValue === null || String(nameValue).trim() === '') {
+  if (nameValue !== null && typeof nameValue === 'object') throw new SkillParseError('the name must be a single word such as "my-skill", not a list or mapping');
+  let displayName = text1(nameValue);
+  if (!displayName) {
     if (options.format === 'bundle' || !options.fallbackName) throw new SkillParseError('the frontmatter has no name (add "name: my-skill")');
     displayName = options.fallbackName;
-  } else {
-    if (typeof nameValue === 'object') throw new SkillParseError('the name must be a single word such as "my-skill", not a list or mapping');
-    displayName = String(nameValue).trim();
   }
   if (!NAME.test(displayName)) {
     throw new SkillParseError(`the name "${displayName.slice(0, 80)}" is not usable: use 1–64 letters, digits, "-", "_" or "." (no spaces), starting with a letter or digit`);
@@ -59,10 +57,11 @@ export function parseSkillText(text: string, options: ParseOptions): ParsedSkill
   }
 
   const typeValue = pick(fm, KEYS.type);
+  const typeText = typeValue !== null && typeof typeValue === 'object' ? JSON.stringify(typeValue) : text1(typeValue);
   let type: SkillType = 'prompt';
-  if (typeValue !== undefined && typeValue !== null && String(typeValue).trim() !== '') {
-    const t = String(typeValue).trim().toLowerCase();
-    if (!TYPES.includes(t as SkillType)) throw new SkillParseError(`unsupported type "${String(typeValue).slice(0, 40)}" (use prompt, inline, flow or reference)`);
+  if (typeText) {
+    const t = typeText.toLowerCase();
+    if (!TYPES.includes(t as SkillType)) throw new SkillParseError(`unsupported type "${typeText.slice(0, 40)}" (use prompt, inline, flow or reference)`);
     type = t as SkillType;
   }
 
@@ -103,7 +102,7 @@ function pick(fm: Record<string, unknown>, keys: readonly string[]): unknown {
 
 /** A scalar as trimmed text; lists and mappings are not text. */
 function text1(value: unknown): string | undefined {
-  if (value === undefined || value === null || typeof value === 'object') return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
   const text = String(value).trim();
   return text || undefined;
 }

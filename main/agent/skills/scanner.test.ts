@@ -131,7 +131,7 @@ describe('SkillCatalog', () => {
       { source: 'user', file: join(user, 'review/SKILL.md') },
       { source: 'builtin', file: join(builtin, 'review/SKILL.md') },
     ]);
-    expect(scans[1]!.skills[0]!.overrides).toEqual([]);
+    expect(scans[1].skills[0]!.overrides).toEqual([]);
     expect(catalog.closeNames('reveiw')).toEqual(['review']);
     expect(catalog.closeNames('min')).toEqual(['mine']);
     expect(catalog.closeNames('zzzzzzzz')).toEqual([]);
