@@ -8,6 +8,8 @@ describe('tokenizeArgs', () => {
     expect(tokenizeArgs(`src/a.ts "fix the bug" 'single quoted' plain\\ space ""`)).toEqual(['src/a.ts', 'fix the bug', 'single quoted', 'plain space', '']);
     expect(tokenizeArgs('  ')).toEqual([]);
     expect(tokenizeArgs('a"b c"d')).toEqual(['ab cd']);
+    // What the run dialog sends for fields ['src/app.ts', 'fix the "login" bug', '', 'C:\\path', "it's"] (renderer args.test.ts).
+    expect(tokenizeArgs('src/app.ts "fix the \\"login\\" bug" "" "C:\\\\path" "it\'s"')).toEqual(['src/app.ts', 'fix the "login" bug', '', 'C:\\path', "it's"]);
   });
 });
 
