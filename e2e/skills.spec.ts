@@ -35,8 +35,10 @@ async function openGallery(page: Page) {
   return gallery;
 }
 
-const lastUserMessage = (mock: { requests: Array<{ body: { messages: Array<{ role: string; content: unknown }> } }> }) =>
-  String(mock.requests.at(-1)?.body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
+function lastUserMessage(mock: { requests: Array<{ body: { messages: Array<{ role: string; content: unknown }> } }> }): string {
+  const content = mock.requests.at(-1)?.body.messages.filter((m) => m.role === 'user').at(-1)?.content;
+  return typeof content === 'string' ? content : JSON.stringify(content ?? '');
+}
 
 test('the gallery shows workspace and built-in skills, filters them, and lists skipped files with reasons', async ({ deft, mock }) => {
   const { page } = deft;
