@@ -1,12 +1,15 @@
 import type { SkillCatalog as CatalogPayload, SkillSummary } from '../../../protocol';
 import type { RootScan } from './scanner';
-import { type SkillDefinition, type SkippedSkillInfo, isModelInvocable, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
+import { type SkillDefinition, type SkillOverride, type SkippedSkillInfo, isModelInvocable, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
 
-/** The merged skills of every root: on a name clash the root listed first (higher priority) wins. */
+const NONE: readonly SkillOverride[] = [];
+
+/** The merged skills of every root: on a name clash the root listed first (higher priority) wins. Skills are shared with the scans, never copied or changed. */
 export class SkillCatalog {
   readonly skills: readonly SkillDefinition[];
   readonly skipped: readonly SkippedSkillInfo[];
   private readonly byName = new Map<string, SkillDefinition>();
+  private readonly hidden = new Map<string, SkillOverride[]>();
 
   constructor(
     readonly scans: readonly RootScan[],
@@ -17,18 +20,23 @@ export class SkillCatalog {
     for (const scan of scans) {
       skipped.push(...scan.skipped);
       for (const found of scan.skills) {
-        const winner = this.byName.get(found.name);
-        if (winner) {
-          winner.overrides.push({ source: found.source, file: found.file });
+        if (this.byName.has(found.name)) {
+          const list = this.hidden.get(found.name) ?? [];
+          list.push({ source: found.source, file: found.file });
+          this.hidden.set(found.name, list);
           continue;
         }
-        const skill = { ...found, overrides: [] };
-        this.byName.set(skill.name, skill);
-        skills.push(skill);
+        this.byName.set(found.name, found);
+        skills.push(found);
       }
     }
     this.skills = skills;
     this.skipped = skipped;
+  }
+
+  /** Same-named skills from lower-priority roots that `name` hides. */
+  overridesOf(name: string): readonly SkillOverride[] {
+    return this.hidden.get(name) ?? NONE;
   }
 
   get size(): number {
@@ -66,11 +74,11 @@ export class SkillCatalog {
   }
 
   payload(roots: Array<{ path: string; source: SkillDefinition['source']; exists: boolean; watched: boolean }>): CatalogPayload {
-    return { version: this.version, skills: this.skills.map(summarize), skipped: [...this.skipped], roots };
+    return { version: this.version, skills: this.skills.map((s) => summarize(s, this.overridesOf(s.name))), skipped: [...this.skipped], roots };
   }
 }
 
-export function summarize(skill: SkillDefinition): SkillSummary {
+export function summarize(skill: SkillDefinition, overrides: readonly SkillOverride[] = NONE): SkillSummary {
   const summary: SkillSummary = {
     name: skill.name,
     description: skill.description,
@@ -81,7 +89,7 @@ export function summarize(skill: SkillDefinition): SkillSummary {
     arguments: skill.arguments,
     modelInvocable: isModelInvocable(skill),
     isSubSkill: skill.isSubSkill,
-    overrides: skill.overrides,
+    overrides: [...overrides],
   };
   if (skill.whenToUse) summary.whenToUse = skill.whenToUse;
   if (skill.argumentHint) summary.argumentHint = skill.argumentHint;

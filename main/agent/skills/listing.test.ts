@@ -21,7 +21,6 @@ function skill(name: string, patch: Partial<SkillDefinition> = {}): SkillDefinit
     dir: `/r/${name}`,
     file: `/r/${name}/SKILL.md`,
     stamp: '1',
-    overrides: [],
     ...patch,
   };
 }

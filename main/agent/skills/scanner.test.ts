@@ -127,11 +127,12 @@ describe('SkillCatalog', () => {
     expect(catalog.skills.map((s) => `${s.name}:${s.source}`)).toEqual(['review:workspace', 'mine:user']);
     expect(catalog.get('REVIEW')!.description).toBe('Workspace review.');
     expect(catalog.get('/skill:review')!.source).toBe('workspace');
-    expect(catalog.get('review')!.overrides).toEqual([
+    expect(catalog.overridesOf('review')).toEqual([
       { source: 'user', file: join(user, 'review/SKILL.md') },
       { source: 'builtin', file: join(builtin, 'review/SKILL.md') },
     ]);
-    expect(scans[1].skills[0]!.overrides).toEqual([]);
+    expect(catalog.overridesOf('mine')).toEqual([]);
+    expect(catalog.payload([]).skills[0]!.overrides).toEqual(catalog.overridesOf('review'));
     expect(catalog.closeNames('reveiw')).toEqual(['review']);
     expect(catalog.closeNames('min')).toEqual(['mine']);
     expect(catalog.closeNames('zzzzzzzz')).toEqual([]);

@@ -27,7 +27,7 @@ afterEach(async () => {
 
 async function start(options: Partial<SkillServiceOptions> = {}): Promise<SkillService> {
   service = new SkillService({ workspace, home, userHome, builtinDir: null, ...options });
-  await service.ready();
+  await service.watchReady();
   return service;
 }
 
@@ -89,6 +89,23 @@ describe('SkillService live reload', () => {
     next = changed(svc, (c) => names(c).includes('personal'));
     await put(userHome, '.agents/skills/personal/SKILL.md', skillMd('personal'));
     expect((await next).get('personal')!.source).toBe('user');
+  });
+
+  it('keeps watching correctly when a skill folder stops being one (its inside becomes skills of their own)', async () => {
+    const root = join(workspace, '.deft', 'skills');
+    await put(root, 'outer/SKILL.md', skillMd('outer'));
+    await put(root, 'outer/inner/SKILL.md', skillMd('inner'));
+    await put(root, 'outer/inner/scripts/run.sh', 'echo');
+    const svc = await start();
+    expect(names(svc.catalog)).toEqual(['outer']);
+    let next = changed(svc, (c) => names(c).join() === 'inner');
+    await rm(join(root, 'outer/SKILL.md'));
+    await next;
+    // Give the watcher a moment to take in the folders it now has to watch.
+    await new Promise((r) => setTimeout(r, 300));
+    next = changed(svc, (c) => c.get('inner')?.description === 'Inner, edited.');
+    await put(root, 'outer/inner/SKILL.md', skillMd('inner', 'Inner, edited.'));
+    await next;
   });
 
   it('reports a broken edit in the skipped list, and recovers when it is fixed', async () => {

@@ -1,10 +1,11 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SkillCatalog as CatalogPayload, SkillRoot } from '../../../protocol';
 import { SettingsStore } from '../settings/settings-store';
 import { SkillCatalog } from './catalog';
 import { renderSkillListing } from './listing';
 import { type RootOptions, SkillSettings, resolveSkillRoots } from './roots';
-import { ParseCache, type RootScan, scanRoot } from './scanner';
+import { type RootScan, ScanCache, scanRoot } from './scanner';
 import type { SkillRootSpec, SkippedSkillInfo } from './types';
 import { SkillWatcher } from './watcher';
 
@@ -29,7 +30,12 @@ export class SkillService {
   private settingsProblem: SkippedSkillInfo | null = null;
   private listingCache: { version: number; text: string } | null = null;
   private signature = '';
-  private readonly cache = new ParseCache();
+  private readonly cache = new ScanCache();
+  /** Roots whose cache a running watcher keeps honest (rescans after an event trust it). */
+  private trusted = new Set<string>();
+  private watching: Promise<void> = Promise.resolve();
+  /** Folders of skills without sub-skills: the watcher ignores what is inside them. */
+  private leafBundles: ReadonlySet<string> = new Set();
   private watcher: SkillWatcher | null = null;
   private readonly listeners = new Set<(catalog: SkillCatalog) => void>();
   private queue: Promise<void> = Promise.resolve();
@@ -43,9 +49,15 @@ export class SkillService {
     this.initial = this.enqueue(() => this.fullScan());
   }
 
-  /** Resolves when the first scan is done (and the watcher is running). */
+  /** Resolves when the first scan is done. */
   ready(): Promise<void> {
     return this.initial;
+  }
+
+  /** Resolves when the watcher has crawled the roots and reports changes (after `ready`). */
+  async watchReady(): Promise<void> {
+    await this.initial;
+    await this.watching;
   }
 
   get catalog(): SkillCatalog {
@@ -84,8 +96,10 @@ export class SkillService {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     await this.queue.catch(() => {});
-    await this.watcher?.close();
+    const watcher = this.watcher;
     this.watcher = null;
+    await watcher?.close();
+    await this.watching.catch(() => {});
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {
@@ -118,15 +132,33 @@ export class SkillService {
     this.roots = roots;
     const scans = await Promise.all(roots.map((root) => scanRoot(root, this.cache)));
     this.scans = new Map(scans.map((s) => [s.root.path, s]));
-    if (rootsChanged && this.options.watch !== false && !this.closed) {
-      await this.watcher?.close();
-      this.watcher = new SkillWatcher(
-        roots.filter((r) => r.watch).map((r) => r.path),
-        (dirty, path) => this.markDirty(dirty, path),
-      );
-      await Promise.race([this.watcher.whenReady(), new Promise((r) => setTimeout(r, 5_000).unref())]);
-    }
     this.publish();
+    if (rootsChanged && this.options.watch !== false && !this.closed) this.startWatcher(roots.filter((r) => r.watch).map((r) => r.path));
+  }
+
+  /**
+   * Watch in the background: the first catalog does not wait for the crawl. Once the watcher is
+   * ready, the watched roots are read once more (catching changes made during the crawl) and from
+   * then on rescans after an event trust the cache the watcher invalidates.
+   */
+  private startWatcher(paths: string[]): void {
+    this.trusted.clear();
+    const previous = this.watcher;
+    const watcher = new SkillWatcher(
+      paths,
+      (dirty, path) => this.markDirty(dirty, path),
+      () => this.leafBundles,
+    );
+    this.watcher = watcher;
+    this.watching = (async () => {
+      await previous?.close();
+      await Promise.race([watcher.whenReady(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+      if (this.closed || this.watcher !== watcher) return;
+      await this.enqueue(async () => {
+        await this.rescanRoots(paths);
+        for (const path of watcher.watched) this.trusted.add(path);
+      });
+    })();
   }
 
   private markDirty(roots: readonly string[], path: string): void {
@@ -150,8 +182,17 @@ export class SkillService {
   private async rescanRoots(paths: readonly string[]): Promise<void> {
     if (this.closed) return;
     const targets = this.roots.filter((r) => paths.includes(r.path));
-    for (const scan of await Promise.all(targets.map((root) => scanRoot(root, this.cache)))) this.scans.set(scan.root.path, scan);
+    const scans = await Promise.all(targets.map((root) => scanRoot(root, this.cache, { trusted: this.trusted.has(root.path) })));
+    for (const scan of scans) this.scans.set(scan.root.path, scan);
     this.publish();
+  }
+
+  private updateLeafBundles(scans: readonly RootScan[]): void {
+    const leaves = new Set<string>();
+    for (const scan of scans) for (const skill of scan.skills) if (skill.format === 'bundle' && !skill.hasSubSkill && skill.dir !== scan.root.path) leaves.add(skill.dir);
+    const opened = [...this.leafBundles].filter((dir) => !leaves.has(dir) && existsSync(dir));
+    this.leafBundles = leaves;
+    if (opened.length) this.watcher?.reveal(opened.flatMap((dir) => subfolders(dir)));
   }
 
   /** Build the merged catalog; bump the version and tell listeners only when something a user or the model sees changed. */
@@ -159,7 +200,7 @@ export class SkillService {
     const scans = this.roots.map((r) => this.scans.get(r.path)).filter((s): s is RootScan => Boolean(s));
     const next = new SkillCatalog(scans, this.current.version + 1);
     const signature = [
-      ...next.skills.map((s) => `${s.name}\u0000${s.source}\u0000${s.file}\u0000${s.stamp}\u0000${s.overrides.length}`),
+      ...next.skills.map((s) => `${s.name}\u0000${s.source}\u0000${s.file}\u0000${s.stamp}\u0000${next.overridesOf(s.name).length}`),
       ...next.skipped.map((s) => `!${s.file}\u0000${s.reason}`),
       `settings:${this.settingsProblem?.reason ?? ''}`,
       ...this.roots.map((r) => `root:${r.path}:${this.scans.get(r.path)?.exists ?? false}`),
@@ -167,6 +208,7 @@ export class SkillService {
     if (signature === this.signature) return;
     this.signature = signature;
     this.current = next;
+    this.updateLeafBundles(scans);
     for (const listener of this.listeners) {
       try {
         listener(this.current);
@@ -174,5 +216,15 @@ export class SkillService {
         // A listener's failure must not stop the others.
       }
     }
+  }
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
   }
 }

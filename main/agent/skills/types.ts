@@ -40,8 +40,12 @@ export interface SkillDefinition extends ParsedSkill {
   file: string;
   /** Changes when the file changes (modification time and size). */
   stamp: string;
-  /** Same-named skills from lower-priority sources that this one hides. */
-  overrides: Array<{ source: SkillSource; file: string }>;
+}
+
+/** A same-named skill from a lower-priority source, hidden by the one in the catalog. */
+export interface SkillOverride {
+  source: SkillSource;
+  file: string;
 }
 
 /** A file that looked like a skill but was not used. */

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { dirname, relative, sep } from 'node:path';
+import { type Stats, existsSync } from 'node:fs';
+import { basename, dirname, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { MAX_SKILL_SCAN_DEPTH } from './types';
 
@@ -14,16 +14,21 @@ function within(child: string, parent: string): boolean {
  * Watches skill roots and reports which roots something changed under. A root that does not exist
  * yet is watched through its nearest existing parent, filtered down to the path leading to it, so
  * creating `.deft/skills/x/SKILL.md` in a workspace that had none is noticed too. Inside a root only
- * what the scanner reads is watched: no dot-folders, no node_modules, at most 8 levels deep.
+ * what the scanner reads is watched: no dot-folders, no node_modules, at most 8 levels deep, only
+ * Markdown files, and nothing inside a skill folder but its SKILL.md (`leafBundles`) — the scanner does
+ * not look there either. When a folder stops being a skill, `reveal` starts watching its inside.
  */
 export class SkillWatcher {
   private readonly watcher: FSWatcher | null;
   readonly watched: ReadonlySet<string>;
   private readonly ready: Promise<void>;
+  private resolveReady: () => void = () => {};
 
   constructor(
     private readonly roots: readonly string[],
     onDirty: (roots: string[], path: string) => void,
+    /** Skill folders whose inside does not matter (no sub-skills), as known now. */
+    private readonly leafBundles: () => ReadonlySet<string> = () => new Set(),
     onError: (error: unknown) => void = () => {},
   ) {
     const anchors = new Map<string, string>();
@@ -38,7 +43,16 @@ export class SkillWatcher {
       this.ready = Promise.resolve();
       return;
     }
-    const relevant = (path: string): boolean => {
+    const insideLeafBundle = (path: string): boolean => {
+      const leaves = this.leafBundles();
+      if (!leaves.size) return false;
+      const isSkillFile = basename(path).toLowerCase() === 'skill.md';
+      for (let dir = dirname(path), first = true; dir !== dirname(dir); dir = dirname(dir), first = false) {
+        if (leaves.has(dir)) return !(first && isSkillFile);
+      }
+      return false;
+    };
+    const relevant = (path: string, stats?: Stats): boolean => {
       for (const [root, anchor] of anchors) {
         if (!within(path, anchor)) continue;
         if (within(root, path)) return true;
@@ -46,6 +60,8 @@ export class SkillWatcher {
         const parts = relative(root, path).split(sep).filter(Boolean);
         if (parts.length > MAX_SKILL_SCAN_DEPTH + 1) continue;
         if (parts.some((p) => p.startsWith('.') || p === 'node_modules')) continue;
+        if (stats?.isFile() && !/\.md$/i.test(path)) continue;
+        if (insideLeafBundle(path)) continue;
         return true;
       }
       return false;
@@ -57,14 +73,22 @@ export class SkillWatcher {
       followSymlinks: true,
       atomic: false,
       ignorePermissionErrors: true,
-      ignored: (path: string) => !relevant(path),
+      ignored: (path: string, stats?: Stats) => !relevant(path, stats),
     });
-    this.ready = new Promise((resolve) => this.watcher!.once('ready', () => resolve()));
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve;
+      this.watcher!.once('ready', () => resolve());
+    });
     this.watcher.on('all', (_event, path) => {
       const dirty = this.roots.filter((root) => this.watched.has(root) && (within(path, root) || within(root, path)));
       if (dirty.length) onDirty(dirty, path);
     });
     this.watcher.on('error', onError);
+  }
+
+  /** Start watching folders that were left out while inside a skill folder (that folder is no longer a skill). */
+  reveal(paths: readonly string[]): void {
+    if (this.watcher && paths.length) this.watcher.add([...paths]);
   }
 
   /** Resolves once the initial crawl is done and changes are being reported. */
@@ -73,6 +97,7 @@ export class SkillWatcher {
   }
 
   async close(): Promise<void> {
+    this.resolveReady();
     await this.watcher?.close();
   }
 }
