@@ -35,6 +35,8 @@ export default defineConfig({
     build: {
       outDir: resolve(root, 'out/renderer'),
       minify: true,
+      // One bundle loaded from disk (or loopback): code splitting would not make start-up faster.
+      chunkSizeWarningLimit: 1500,
       rolldownOptions: { input: { index: resolve(root, 'renderer/index.html') } },
     },
   },
