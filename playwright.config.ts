@@ -33,6 +33,6 @@ export default defineConfig({
         launchOptions: { ...(chromium ? { executablePath: chromium } : {}), args: CHROMIUM_ARGS },
       },
     },
-    ...(electron ? [{ name: 'electron', use: { deftHost: 'electron' } as Record<string, unknown> }] : []),
+    ...(electron ? [{ name: 'electron', testIgnore: '**/web-host.spec.ts', use: { deftHost: 'electron' } as Record<string, unknown> }] : []),
   ],
 });
