@@ -47,6 +47,8 @@ export interface CoreOptions {
   openPath?: (path: string) => Promise<boolean>;
 }
 
+const FLUSH_INTERVAL_MS = 2_000;
+
 interface ActiveTurn {
   turnId: string;
   controller: AbortController;
@@ -263,9 +265,13 @@ export class DeftCore {
     session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
     session.emit({ type: 'session.updated', session: session.summary() });
     session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments) });
+    // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
+    void session.flush().catch(() => {});
+    const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
 
     const handle = this.loaded.get(session.id)?.handle ?? this.handleFor(session);
     const done = this.executeTurn(session, handle, config, turnId, controller.signal).then(async (outcome) => {
+      clearInterval(periodicFlush);
       session.emit({
         type: 'turn.ended',
         turnId,
