@@ -14,6 +14,11 @@ export const commandNames = [
   'getSettings',
   'setSettings',
   'listModels',
+  // Skills
+  'listSkills',
+  'runSkill',
+  'readSkillFile',
+  'openSkillFolder',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -33,4 +38,7 @@ export const eventTypeNames = [
   'error',
   'settings.updated',
   'session.deleted',
+  // Skills
+  'skill.activated',
+  'skills.changed',
 ] as const;

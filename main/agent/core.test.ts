@@ -32,7 +32,7 @@ describe('a turn against an OpenAI-compatible server', () => {
   });
 
   it('runs tool calls whose arguments arrive split across chunks, and sends results back as tool messages', async () => {
-    h = await createHarness({ tools: () => testTools });
+    h = await createHarness({ tools: () => testTools, features: [] });
     h.server.enqueue(
       { chunks: [{ text: 'Let me echo.' }, { toolCall: { id: 'call_1', name: 'Echo', args: '{"text":"split across chunks","times":2}', pieces: 9 } }, { finish: 'tool_calls' }] },
       { chunks: [{ text: 'Done.' }, { finish: 'stop' }] },

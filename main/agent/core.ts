@@ -43,6 +43,8 @@ export interface CoreOptions {
   /** Extra tools for every session (tests). */
   tools?: (env: ToolEnv) => Tool[];
   pickWorkspace?: () => Promise<string | null>;
+  /** Open a path in the system file manager / default app (Electron); absent elsewhere. */
+  openPath?: (path: string) => Promise<boolean>;
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
@@ -76,6 +78,7 @@ export class DeftCore {
       now: this.now,
       emitApp: (event) => this.emit(event),
       session: async (id) => (await this.session(id)).handle,
+      ...(options.openPath ? { openPath: options.openPath } : {}),
     };
     this.features = (options.features ?? defaultFeatures).map((create) => create(context));
     const base: Partial<CommandHandlers> = {
