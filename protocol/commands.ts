@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SessionEvent } from './events';
 import { Attachment, type ErrorInfo, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
+import { SkillCatalog, SkillNameInput } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
 
 function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
@@ -55,6 +56,15 @@ export const commands = {
   /** Models offered by a provider (the saved one when `provider` is omitted). */
   listModels: command(z.object({ provider: ProviderSettingsInput.optional() }).strict(), z.object({ models: z.array(z.string()) })),
 
+  // Skills
+  /** Every skill, the skipped files with reasons, and the roots scanned. `rescan` re-reads settings and every root first. */
+  listSkills: command(z.object({ rescan: z.boolean().optional() }).strict(), SkillCatalog),
+  /** Load a skill into a session as the user: starts a turn whose prompt is the expanded skill. */
+  runSkill: command(SessionRef.extend({ name: SkillNameInput, args: z.string().max(100_000).optional() }).strict(), z.object({ turnId: z.string() })),
+  /** The text of a skill's SKILL.md (or flat `.md`) file. */
+  readSkillFile: command(z.object({ name: SkillNameInput }).strict(), z.object({ path: z.string(), text: z.string() })),
+  /** Open a skill's folder in the system file manager where the host can; `opened` is false otherwise (show `path`). */
+  openSkillFolder: command(z.object({ name: SkillNameInput }).strict(), z.object({ path: z.string(), opened: z.boolean() })),
   // Shell and background work (tasks panel, command cards)
   /** Background tasks of a session (newest first), its scheduled prompts, and its quiet foreground commands. */
   listTasks: command(SessionRef, z.object({ tasks: z.array(TaskInfo), cron: z.array(CronJobInfo), commands: z.array(CommandActivity) })),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
+import { SkillSource, SkillTrigger } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
 
 const base = { sessionId: z.string(), seq: z.number().int().nonnegative(), at: z.number() };
@@ -70,6 +71,18 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage }),
   /** Something went wrong; `message` is written for the user. */
   sessionEvent('error', { code: ErrorInfo.shape.code, message: z.string(), turnId: z.string().optional() }),
+  // Skills
+  /** A skill was loaded into the conversation; `content` is the expanded instructions the model reads (capped). */
+  sessionEvent('skill.activated', {
+    turnId: z.string().optional(),
+    name: z.string(),
+    args: z.string(),
+    trigger: SkillTrigger,
+    source: SkillSource,
+    dir: z.string(),
+    content: z.string(),
+    callId: z.string().optional(),
+  }),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];
@@ -81,6 +94,9 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
   /** A session was deleted. */
   z.object({ type: z.literal('session.deleted'), sessionId: z.string() }),
+  // Skills
+  /** Skills were added, changed or removed on disk (or a rescan ran); the UI fetches the catalog again. */
+  z.object({ type: z.literal('skills.changed'), version: z.number().int(), count: z.number().int(), skipped: z.number().int() }),
 
   // Shell and background work: live state, not replayed (listTasks gives the whole picture)
   /** A background task started (or a foreground command moved to the background). */

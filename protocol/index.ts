@@ -5,6 +5,7 @@ export * from './events';
 export * from './names';
 export * from './session';
 export * from './settings';
+export * from './skills';
 export * from './tasks';
 
 import { eventTypeNames } from './names';

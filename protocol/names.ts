@@ -14,6 +14,11 @@ export const commandNames = [
   'getSettings',
   'setSettings',
   'listModels',
+  // Skills
+  'listSkills',
+  'runSkill',
+  'readSkillFile',
+  'openSkillFolder',
   // Shell and background work
   'listTasks',
   'readTaskOutput',
@@ -39,6 +44,9 @@ export const eventTypeNames = [
   'error',
   'settings.updated',
   'session.deleted',
+  // Skills
+  'skill.activated',
+  'skills.changed',
   // Shell and background work
   'task.started',
   'task.output',

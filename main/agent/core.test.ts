@@ -110,6 +110,24 @@ describe('a turn against an OpenAI-compatible server', () => {
   });
 });
 
+describe('a turn against Anthropic Messages', () => {
+  it('runs the same tool loop over the Messages protocol', async () => {
+    h = await createHarness({ tools: () => testTools });
+    await h.core.handlers.setSettings({ provider: { kind: 'anthropic', baseUrl: h.baseUrl, model: 'claude-test', apiKey: 'sk-ant' } });
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'toolu_1', name: 'Echo', args: '{"text":"hi"}', pieces: 3 } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'All done.' }, { finish: 'stop' }] },
+    );
+    await h.run('echo hi');
+    expect(h.server.requests.map((r) => r.path)).toEqual(['/v1/messages', '/v1/messages']);
+    expect(h.server.requests[1]!.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi\n<system>echo note</system>' }] }],
+    });
+    expect(ended(h).stopReason).toBe('end_turn');
+  });
+});
+
 describe('cancel', () => {
   it('aborts a long stream within 2 s and keeps the session usable', async () => {
     h = await createHarness();

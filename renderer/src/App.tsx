@@ -6,6 +6,8 @@ import { Header } from './features/conversation/Header';
 import { FirstRun } from './features/onboarding/FirstRun';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
+import { SkillsLayer } from './features/skills/SkillsLayer';
+import { useSkills } from './features/skills/store';
 import { TasksPanel } from './features/tasks/TasksPanel';
 import { useTasks } from './features/tasks/store';
 import { loadInitial, newSession, resync } from './stores/actions';
@@ -23,6 +25,9 @@ function useShortcuts() {
       } else if (mod && (e.key === 'n' || e.key === 'N') && !e.shiftKey) {
         e.preventDefault();
         void newSession().then(() => window.dispatchEvent(new Event('deft:focus-composer')));
+      } else if (mod && e.shiftKey && (e.key === 'K' || e.key === 'k')) {
+        e.preventDefault();
+        useSkills.getState().show({ kind: 'gallery' });
       } else if (mod && e.key === 'l') {
         e.preventDefault();
         window.dispatchEvent(new Event('deft:focus-composer'));
@@ -48,6 +53,7 @@ function Workspace() {
       </main>
       <TasksPanel />
       {settingsOpen ? <SettingsDialog /> : null}
+      <SkillsLayer />
     </div>
   );
 }

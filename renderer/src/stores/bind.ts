@@ -1,5 +1,6 @@
 import { type DeftEvent, type SessionEvent, isSessionEvent } from '../../../protocol';
 import { deft } from '../bridge';
+import { refreshSkills } from '../features/skills/actions';
 import { isTasksEvent, useTasks } from '../features/tasks/store';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
@@ -26,6 +27,8 @@ export function bindStores(onReconnect: () => void): () => void {
         useSettings.getState().setSettings(event.settings);
       } else if (event.type === 'session.deleted') {
         useSessions.getState().removeSession(event.sessionId);
+      } else if (event.type === 'skills.changed') {
+        void refreshSkills();
       }
     }
     if (sessionEvents.length) useSessions.getState().apply(sessionEvents);
@@ -50,6 +53,7 @@ export function bindStores(onReconnect: () => void): () => void {
     else if (wasClosed) {
       wasClosed = false;
       onReconnect();
+      void refreshSkills();
     }
   });
   return () => {

@@ -2,12 +2,15 @@ import { useEffect, useRef, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { cancelTurn, sendPrompt } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
+import { runSkill } from '../skills/actions';
+import { useSlashMenu } from '../skills/SlashMenu';
 
 /** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. */
 export function Composer() {
   const [text, setText] = useState('');
   const running = useSessions((s) => s.transcript.runningTurn !== null);
   const ref = useRef<HTMLTextAreaElement>(null);
+  const slash = useSlashMenu(text, setText);
 
   useEffect(() => {
     const el = ref.current;
@@ -26,7 +29,8 @@ export function Composer() {
     if (running || !text.trim()) return;
     const sent = text;
     setText('');
-    if (!(await sendPrompt(sent))) setText(sent);
+    const skill = slash.parse(sent);
+    if (!(await (skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent)))) setText(sent);
   };
 
   return (
@@ -37,8 +41,11 @@ export function Composer() {
         void submit();
       }}
     >
+      {slash.menu}
+      {slash.hint}
       <textarea
         ref={ref}
+        {...slash.inputProps}
         aria-label="Message"
         placeholder={running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code…'}
         rows={1}
@@ -46,6 +53,7 @@ export function Composer() {
         autoFocus
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
+          if (slash.onKeyDown(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void submit();
@@ -56,7 +64,7 @@ export function Composer() {
         }}
       />
       <div className="composer-actions">
-        <span className="composer-hint">Enter to send · Shift+Enter for a new line</span>
+        <span className="composer-hint">Enter to send · Shift+Enter for a new line · / for skills</span>
         {running ? (
           <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
             <Icon name="stop" size={14} /> Stop

@@ -4,6 +4,7 @@ import { deleteSession, newSession, openSession, pickWorkspace } from '../../sto
 import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
+import { useSkills } from '../skills/store';
 import { relativeTime } from './relative-time';
 
 export function Sidebar() {
@@ -32,6 +33,9 @@ export function Sidebar() {
         </button>
         <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
           <Icon name="plus" /> New session
+        </button>
+        <button type="button" className="button button-ghost button-skills" onClick={() => useSkills.getState().show({ kind: 'gallery' })} title="Skill gallery (Ctrl+Shift+K)">
+          <Icon name="spark" /> Skills
         </button>
       </div>
       <ul className="session-list">
