@@ -3,6 +3,7 @@ import { SessionEvent } from './events';
 import { Attachment, type ErrorInfo, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
+import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
 
 function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
   return { input, output };
@@ -10,6 +11,7 @@ function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) 
 
 const Empty = z.object({}).strict();
 const SessionRef = z.object({ sessionId: z.string().min(1) }).strict();
+const TASK_ID = /^[a-z]+-[0-9a-z]{8}$/;
 
 /** The workspace a window (or web host, or CLI run) is bound to. */
 export const WorkspaceInfo = z.object({
@@ -53,6 +55,7 @@ export const commands = {
   setSettings: command(z.object({ provider: ProviderSettingsInput }).strict(), PublicSettings),
   /** Models offered by a provider (the saved one when `provider` is omitted). */
   listModels: command(z.object({ provider: ProviderSettingsInput.optional() }).strict(), z.object({ models: z.array(z.string()) })),
+
   // Skills
   /** Every skill, the skipped files with reasons, and the roots scanned. `rescan` re-reads settings and every root first. */
   listSkills: command(z.object({ rescan: z.boolean().optional() }).strict(), SkillCatalog),
@@ -62,6 +65,27 @@ export const commands = {
   readSkillFile: command(z.object({ name: SkillNameInput }).strict(), z.object({ path: z.string(), text: z.string() })),
   /** Open a skill's folder in the system file manager where the host can; `opened` is false otherwise (show `path`). */
   openSkillFolder: command(z.object({ name: SkillNameInput }).strict(), z.object({ path: z.string(), opened: z.boolean() })),
+  // Shell and background work (tasks panel, command cards)
+  /** Background tasks of a session (newest first), its scheduled prompts, and its quiet foreground commands. */
+  listTasks: command(SessionRef, z.object({ tasks: z.array(TaskInfo), cron: z.array(CronJobInfo), commands: z.array(CommandActivity) })),
+  /** A slice of a task's full output log (ANSI stripped): the last `length` bytes when `offset` is omitted. */
+  readTaskOutput: command(
+    SessionRef.extend({
+      taskId: z.string().regex(TASK_ID),
+      offset: z.number().int().nonnegative().optional(),
+      length: z.number().int().min(1).max(4 * 1024 * 1024).optional(),
+    }).strict(),
+    z.object({ text: z.string(), offset: z.number().int(), end: z.number().int(), size: z.number().int(), path: z.string() }),
+  ),
+  /** Stop a running background task (its whole process tree). */
+  stopTask: command(SessionRef.extend({ taskId: z.string().regex(TASK_ID) }).strict(), z.object({ task: TaskInfo })),
+  /** Delete a scheduled prompt. */
+  deleteCronJob: command(SessionRef.extend({ jobId: z.string().regex(/^[0-9a-f]{8}$/) }).strict(), z.object({ ok: z.literal(true) })),
+  /** Stop the foreground command of a running tool call, or move it to the background. */
+  controlToolCall: command(
+    SessionRef.extend({ callId: z.string().min(1).max(200), action: z.enum(['stop', 'background']) }).strict(),
+    z.object({ ok: z.literal(true), taskId: z.string().optional() }),
+  ),
 } as const;
 
 export type Commands = typeof commands;

@@ -3,6 +3,7 @@ import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
 import { SkillSource, SkillTrigger } from './skills';
+import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
 
 const base = { sessionId: z.string(), seq: z.number().int().nonnegative(), at: z.number() };
 
@@ -96,6 +97,18 @@ export const AppEvent = z.discriminatedUnion('type', [
   // Skills
   /** Skills were added, changed or removed on disk (or a rescan ran); the UI fetches the catalog again. */
   z.object({ type: z.literal('skills.changed'), version: z.number().int(), count: z.number().int(), skipped: z.number().int() }),
+
+  // Shell and background work: live state, not replayed (listTasks gives the whole picture)
+  /** A background task started (or a foreground command moved to the background). */
+  z.object({ type: z.literal('task.started'), sessionId: z.string(), task: TaskInfo }),
+  /** A running task wrote output: its latest tail and total size (sent at most a few times a second). */
+  z.object({ type: z.literal('task.output'), sessionId: z.string(), taskId: z.string(), tail: z.string(), outputBytes: z.number().int() }),
+  /** A background task ended (completed, failed, timed out, killed). */
+  z.object({ type: z.literal('task.ended'), sessionId: z.string(), task: TaskInfo }),
+  /** The session's scheduled prompts changed (created, fired, deleted). */
+  z.object({ type: z.literal('cron.updated'), sessionId: z.string(), jobs: z.array(CronJobInfo) }),
+  /** A running tool call's foreground command went quiet and is waiting, or produced output again. */
+  z.object({ type: z.literal('command.activity'), sessionId: z.string(), activity: CommandActivity }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

@@ -6,6 +6,7 @@ export * from './names';
 export * from './session';
 export * from './settings';
 export * from './skills';
+export * from './tasks';
 
 import { eventTypeNames } from './names';
 

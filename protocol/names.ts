@@ -19,6 +19,12 @@ export const commandNames = [
   'runSkill',
   'readSkillFile',
   'openSkillFolder',
+  // Shell and background work
+  'listTasks',
+  'readTaskOutput',
+  'stopTask',
+  'deleteCronJob',
+  'controlToolCall',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -41,4 +47,10 @@ export const eventTypeNames = [
   // Skills
   'skill.activated',
   'skills.changed',
+  // Shell and background work
+  'task.started',
+  'task.output',
+  'task.ended',
+  'cron.updated',
+  'command.activity',
 ] as const;

@@ -100,6 +100,7 @@ export class DeftCore {
       deleteSession: async ({ sessionId }) => {
         await this.cancel(sessionId);
         await this.active.get(sessionId)?.done;
+        await Promise.allSettled(this.features.map(async (f) => f.onSessionDeleted?.(sessionId)));
         this.loaded.delete(sessionId);
         await this.store.delete(this.checkedId(sessionId));
         this.emit({ type: 'session.deleted', sessionId });

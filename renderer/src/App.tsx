@@ -8,6 +8,8 @@ import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillsLayer } from './features/skills/SkillsLayer';
 import { useSkills } from './features/skills/store';
+import { TasksPanel } from './features/tasks/TasksPanel';
+import { useTasks } from './features/tasks/store';
 import { loadInitial, newSession, resync } from './stores/actions';
 import { bindStores } from './stores/bind';
 import { useSettings } from './stores/settings';
@@ -39,8 +41,9 @@ function useShortcuts() {
 function Workspace() {
   useShortcuts();
   const settingsOpen = useUi((s) => s.settingsOpen);
+  const tasksOpen = useTasks((s) => s.panelOpen);
   return (
-    <div className="app">
+    <div className={`app${tasksOpen ? ' app-tasks-open' : ''}`}>
       <Sidebar />
       <main className="main">
         <Header />
@@ -48,6 +51,7 @@ function Workspace() {
         <Conversation />
         <Composer />
       </main>
+      <TasksPanel />
       {settingsOpen ? <SettingsDialog /> : null}
       <SkillsLayer />
     </div>

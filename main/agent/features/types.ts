@@ -58,6 +58,8 @@ export interface Feature {
   commands?: Partial<CommandHandlers>;
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
+  /** The session is about to be deleted (its files go next): stop what runs for it. */
+  onSessionDeleted?(sessionId: string): void | Promise<void>;
   close?(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 import { type DeftEvent, type SessionEvent, isSessionEvent } from '../../../protocol';
 import { deft } from '../bridge';
 import { refreshSkills } from '../features/skills/actions';
+import { isTasksEvent, useTasks } from '../features/tasks/store';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { useUi } from './ui';
@@ -17,6 +18,7 @@ export function bindStores(onReconnect: () => void): () => void {
     const batch = queue;
     queue = [];
     const sessionEvents: SessionEvent[] = [];
+    const tasksEvents = batch.filter(isTasksEvent);
     for (const event of batch) {
       if (isSessionEvent(event)) {
         sessionEvents.push(event);
@@ -30,6 +32,7 @@ export function bindStores(onReconnect: () => void): () => void {
       }
     }
     if (sessionEvents.length) useSessions.getState().apply(sessionEvents);
+    if (tasksEvents.length) useTasks.getState().apply(tasksEvents);
   };
   const unsubscribe = deft.onEvent((event) => {
     queue.push(event);

@@ -1,5 +1,6 @@
 import { Spinner } from '../../components/Icon';
 import { useSessions } from '../../stores/sessions';
+import { TasksButton } from '../tasks/TasksButton';
 
 export function Header() {
   const session = useSessions((s) => s.sessions.find((x) => x.id === s.currentId));
@@ -14,6 +15,7 @@ export function Header() {
             <Spinner size={10} /> Working
           </span>
         ) : null}
+        <TasksButton />
         {usage ? (
           <span className="usage" title="Tokens used in this session (input / output)">
             {formatTokens(usage.inputTokens)} in · {formatTokens(usage.outputTokens)} out

@@ -1,7 +1,7 @@
 import { memo, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
-import { renderInput, renderResult, toolIcons } from './registry';
+import { cardRenderers, renderInput, renderResult, toolIcons } from './registry';
 
 function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -11,6 +11,8 @@ function duration(ms: number): string {
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const [open, setOpen] = useState<boolean | null>(null);
   const expanded = open ?? item.status === 'error';
+  const Custom = cardRenderers[item.display.kind];
+  if (Custom) return <Custom item={item} />;
   return (
     <section className={`tool-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
       <button type="button" className="tool-header" aria-expanded={expanded} onClick={() => setOpen(!expanded)}>

@@ -1,6 +1,8 @@
-import type { ReactNode } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
 import type { IconName } from '../../components/Icon';
+import type { ToolItem } from '../../stores/transcript';
+import { CommandCard } from '../tasks/CommandCard';
 
 type InputRenderer<K extends ToolInputDisplay['kind']> = (display: Extract<ToolInputDisplay, { kind: K }>) => ReactNode;
 type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<ToolResultDisplay, { kind: K }>, output: string) => ReactNode;
@@ -17,6 +19,11 @@ export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K
 export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRenderer<K> } = {
   error: (d) => <pre className="tool-output tool-output-error">{d.message}</pre>,
   text: (d) => <pre className="tool-output">{d.text}</pre>,
+};
+
+/** Display kinds whose whole card is their own component (live controls, custom layout). */
+export const cardRenderers: { [K in ToolInputDisplay['kind']]?: ComponentType<{ item: ToolItem }> } = {
+  command: CommandCard,
 };
 
 export const toolIcons: Record<string, IconName> = {

@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { resolveShell } from '../main/agent/background/shell';
+import { SessionTasks } from '../main/agent/background/session-tasks';
+import { ShellJob } from '../main/agent/background/shell-job';
+import type { SessionHandle } from '../main/agent/features/types';
+import { tempDir } from '../main/agent/test-support/harness';
+import { processesMatching, uniqueSleep } from '../main/agent/test-support/processes';
+import { createBashTool } from '../main/agent/tools/bash/bash';
+import { isExecution } from '../main/agent/tools/contract';
+import { type BenchResult, median } from './types';
+
+const MB = 1024 * 1024;
+
+function handleFor(dir: string): SessionHandle {
+  return { id: 'bench', dir, running: false, emit: () => {}, getState: () => undefined, setState: () => {}, startTurn: async () => null, inject: () => {} };
+}
+
+function waitExit(command: string, args: string[], options: { stdout?: 'ignore' } = {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', options.stdout ?? 'ignore', 'ignore'] });
+    child.once('error', reject);
+    child.once('exit', () => resolve());
+  });
+}
+
+/** One Bash tool call running `true` (path guard, log file, process group, result) against spawning the shell. */
+async function callOverhead(workspace: string, tasks: SessionTasks): Promise<BenchResult> {
+  const tool = createBashTool(tasks);
+  const env = { workspace, home: workspace, sessionId: 'bench', sessionDir: tasks.handle.dir, capabilities: { imageInput: false }, extraRoots: () => [] };
+  const ctx = { signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' };
+  const call = async () => {
+    const resolved = await tool.resolveExecution({ command: 'true', run_in_background: false, disable_timeout: false }, env);
+    if (!isExecution(resolved)) throw new Error('Bash did not resolve');
+    const result = await resolved.execute(ctx);
+    if (result.isError) throw new Error(JSON.stringify(result.output));
+  };
+  const shell = resolveShell();
+  for (let i = 0; i < 5; i++) {
+    await call();
+    await waitExit(shell, ['-c', 'true']);
+  }
+  const tool_ = await median(41, async () => {
+    const t0 = performance.now();
+    await call();
+    return performance.now() - t0;
+  });
+  const raw = await median(41, async () => {
+    const t0 = performance.now();
+    await waitExit(shell, ['-c', 'true']);
+    return performance.now() - t0;
+  });
+  return { name: 'Bash call running `true` (median of 41)', value: tool_, unit: 'ms', baseline: { name: `spawn ${shell} -c true directly`, value: raw } };
+}
+
+/** 100 MB streamed through a job (log file, head/tail, a live listener) against the shell writing it to a file itself. */
+async function streaming(dir: string): Promise<BenchResult> {
+  const bytes = 100 * MB;
+  const job = await ShellJob.start({ id: 'bash-benchlog', command: `head -c ${bytes} /dev/zero`, cwd: dir, logPath: join(dir, 'stream', 'output.log'), maxOutputBytes: 2 * bytes });
+  let seen = 0;
+  job.onOutput((chunk) => (seen += chunk.length));
+  const t0 = performance.now();
+  const outcome = await job.done;
+  const jobMs = performance.now() - t0;
+  if (outcome.outputBytes !== bytes || seen !== bytes) throw new Error(`streamed ${outcome.outputBytes} bytes, listener saw ${seen}`);
+  // Baseline: the least Node can do (spawn, pipe stdout into a file stream); the shell writing the file itself, for scale.
+  const t1 = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('head', ['-c', String(bytes), '/dev/zero'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = createWriteStream(join(dir, 'piped.log'));
+    child.once('error', reject);
+    child.stdout.pipe(out);
+    out.once('close', () => resolve());
+  });
+  const pipedMs = performance.now() - t1;
+  const t2 = performance.now();
+  await waitExit(resolveShell(), ['-c', `head -c ${bytes} /dev/zero > ${join(dir, 'direct.log')}`]);
+  const directMs = performance.now() - t2;
+  const rate = (ms: number) => bytes / MB / (ms / 1000);
+  return {
+    name: 'stream 100 MB of output to a task log',
+    value: rate(jobMs),
+    unit: 'MB/s',
+    baseline: { name: 'plain Node spawn piping stdout to a file', value: rate(pipedMs) },
+    note: `${jobMs.toFixed(0)} ms vs ${pipedMs.toFixed(0)} ms; shell redirect straight to a file: ${rate(directMs).toFixed(0)} MB/s`,
+  };
+}
+
+/** 100 background tasks started, then all stopped at once (process-tree kill), checked against the process table. */
+async function hundredTasks(workspace: string, tasks: SessionTasks): Promise<BenchResult> {
+  const nap = uniqueSleep();
+  const t0 = performance.now();
+  const jobs = await Promise.all(Array.from({ length: 100 }, () => tasks.manager.spawn(`sleep ${nap}`, workspace)));
+  for (const job of jobs) tasks.manager.adopt(job, 'bench sleeper', 600);
+  await Promise.all(jobs.map((job) => tasks.manager.stop(job.id, 'user')));
+  const ours = performance.now() - t0;
+  const leftover = processesMatching(`sleep ${nap}`).length;
+  if (leftover) throw new Error(`${leftover} processes left behind`);
+
+  const t1 = performance.now();
+  const children = Array.from({ length: 100 }, () => spawn('sleep', [nap], { stdio: 'ignore' }));
+  await Promise.all(children.map((c) => new Promise((resolve) => (c.pid ? resolve(c.pid) : c.once('spawn', () => resolve(c.pid))))));
+  await Promise.all(children.map((c) => new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM')))));
+  const raw = performance.now() - t1;
+  return { name: '100 background tasks started and stopped', value: ours, unit: 'ms', baseline: { name: 'spawn + kill 100 sleeps directly', value: raw }, note: `leftover processes: ${leftover}` };
+}
+
+export default async function shellBench(): Promise<BenchResult[]> {
+  const dir = await tempDir('deft-bench-shell-');
+  const tasks = new SessionTasks(handleFor(dir), { emitApp: () => {} });
+  try {
+    return [await callOverhead(dir, tasks), await streaming(dir), await hundredTasks(dir, tasks)];
+  } finally {
+    await tasks.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,141 @@
+import { memo, useLayoutEffect, useRef, useState } from 'react';
+import type { ToolInputDisplay } from '../../../../protocol';
+import { formatDuration } from '../../../../protocol/units';
+import { Icon, Spinner } from '../../components/Icon';
+import type { ToolItem } from '../../stores/transcript';
+import { controlCommand } from './actions';
+import { screenText } from './format';
+import { useTasks } from './store';
+import { useNow } from './use-now';
+import './tasks.css';
+
+type CommandDisplay = Extract<ToolInputDisplay, { kind: 'command' }>;
+
+/** Output that follows its end while you are there, like a terminal. */
+function LiveOutput({ text, label }: { text: string; label: string }) {
+  const ref = useRef<HTMLPreElement>(null);
+  const atEnd = useRef(true);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && atEnd.current) el.scrollTop = el.scrollHeight;
+  }, [text]);
+  return (
+    <pre
+      className="tool-output tool-live command-output"
+      ref={ref}
+      tabIndex={0}
+      aria-label={label}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+      }}
+    >
+      {text}
+    </pre>
+  );
+}
+
+function RunningControls({ item }: { item: ToolItem }) {
+  const waiting = useTasks((s) => s.waiting[item.id]);
+  const now = useNow(Boolean(waiting));
+  const [pending, setPending] = useState<'stop' | 'background' | null>(null);
+  const act = (action: 'stop' | 'background') => {
+    setPending(action);
+    void controlCommand(item.id, action).finally(() => setPending(null));
+  };
+  return (
+    <div className="command-controls">
+      {waiting ? (
+        <span className="command-waiting" role="status">
+          <Icon name="alert" size={13} /> Waiting — no output for {Math.max(1, Math.round((now - waiting.quietSince) / 1000))} s
+        </span>
+      ) : (
+        <span className="command-running">
+          <Spinner size={11} /> Running
+        </span>
+      )}
+      <span className="command-controls-gap" />
+      <button type="button" className="button button-small" disabled={pending !== null} onClick={() => act('background')} title="Keep it running as a background task; the agent carries on">
+        Move to background
+      </button>
+      <button type="button" className="button button-small button-stop" disabled={pending !== null} onClick={() => act('stop')} aria-label="Stop command">
+        <Icon name="stop" size={12} /> {pending === 'stop' ? 'Stopping…' : 'Stop'}
+      </button>
+    </div>
+  );
+}
+
+function Result({ item, display }: { item: ToolItem; display: CommandDisplay }) {
+  const result = item.result!;
+  const shown = result.display;
+  if (shown?.kind === 'task') {
+    return (
+      <div className="command-moved" role="status">
+        <Icon name="terminal" size={13} />
+        <span>
+          {display.background ? 'Started in the background' : 'Moved to the background'} as <span className="task-id">{shown.taskId}</span>
+        </span>
+        <button type="button" className="button button-small" onClick={() => useTasks.getState().setPanelOpen(true)}>
+          Show in tasks panel
+        </button>
+      </div>
+    );
+  }
+  if (shown?.kind === 'command_output') {
+    return shown.output ? <pre className={`tool-output command-output${result.isError ? ' tool-output-error' : ''}`}>{screenText(shown.output)}</pre> : <div className="command-empty">No output.</div>;
+  }
+  return result.output ? <pre className={`tool-output${result.isError ? ' tool-output-error' : ''}`}>{result.output}</pre> : null;
+}
+
+function statusChip(item: ToolItem, display: CommandDisplay) {
+  const shown = item.result?.display;
+  if (item.status === 'running') return <Spinner size={12} />;
+  if (shown?.kind === 'task') return <span className="command-chip chip-bg">{display.background ? 'background' : 'moved to background'}</span>;
+  if (shown?.kind === 'command_output') {
+    const code = shown.exitCode;
+    return <span className={`command-chip ${code === 0 ? 'chip-ok' : 'chip-bad'}`}>{code === null ? 'stopped' : `exit ${code}`}</span>;
+  }
+  return item.status === 'error' ? <Icon name="x" size={14} className="bad" /> : <Icon name="check" size={14} className="ok" />;
+}
+
+/** A shell command: what runs where, its live output, Stop while it runs, and how it ended. */
+export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem }) {
+  const display = item.display as CommandDisplay;
+  const [open, setOpen] = useState<boolean | null>(null);
+  const expanded = open ?? item.status === 'error';
+  const running = item.status === 'running';
+  return (
+    <section className={`tool-card command-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+      <button type="button" className="tool-header" aria-expanded={expanded || running} onClick={() => setOpen(!expanded)}>
+        <Icon name="chevron" size={12} className={`chevron${expanded || running ? ' chevron-open' : ''}`} />
+        <Icon name="terminal" size={14} />
+        <span className="tool-name">{item.name}</span>
+        <span className="tool-description">{item.description}</span>
+        <span className="tool-status">
+          {statusChip(item, display)}
+          {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
+        </span>
+      </button>
+      {expanded || running ? (
+        <div className="tool-body">
+          <div className="command-line">
+            <pre className="tool-command">$ {display.command}</pre>
+            {display.cwd ? (
+              <span className="command-cwd" title="Working directory">
+                {display.cwd === '.' ? 'in the workspace' : `in ${display.cwd}`}
+              </span>
+            ) : null}
+          </div>
+          {running ? (
+            <>
+              {item.progress ? <LiveOutput text={screenText(item.progress)} label="Live output" /> : null}
+              {display.background ? null : <RunningControls item={item} />}
+            </>
+          ) : (
+            <Result item={item} display={display} />
+          )}
+        </div>
+      ) : null}
+    </section>
+  );
+});
