@@ -123,6 +123,11 @@ void app.whenReady().then(async () => {
 });
 
 app.on('window-all-closed', () => app.quit());
-app.on('before-quit', () => {
-  for (const { core } of windows.values()) void core.close();
+// Quit only after every core has stopped its turns and processes (SIGTERM with grace) and flushed its logs.
+let closing = false;
+app.on('before-quit', (event) => {
+  if (closing || windows.size === 0) return;
+  event.preventDefault();
+  closing = true;
+  void Promise.allSettled([...windows.values()].map(({ core }) => core.close())).then(() => app.quit());
 });

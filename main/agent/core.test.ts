@@ -269,3 +269,20 @@ describe('settings', () => {
     await expect(bare.handlers.sendPrompt({ sessionId: session.id, text: 'hi' })).rejects.toMatchObject({ code: 'not_configured' });
   });
 });
+
+describe('tool call ids', () => {
+  it('are made unique when a server repeats them across steps', async () => {
+    h = await createHarness({ tools: () => testTools });
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'call_0', name: 'Echo', args: '{"text":"one"}' } }, { finish: 'tool_calls' }] },
+      { chunks: [{ toolCall: { id: 'call_0', name: 'Echo', args: '{"text":"two"}' } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'done' }, { finish: 'stop' }] },
+    );
+    await h.run('twice');
+    const ids = h.sessionEvents('tool.call.started').map((e) => (e as { callId: string }).callId);
+    expect(ids[0]).toBe('call_0');
+    expect(ids[1]).toMatch(/^call_0_[0-9a-f]{8}$/);
+    const last = h.server.requests.at(-1)!.body.messages;
+    expect(last.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(ids);
+  });
+});

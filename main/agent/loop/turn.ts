@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { ErrorInfo, SessionEventInput, StopReason, Usage } from '../../../protocol';
 import { ProviderError } from '../providers/errors';
-import type { ChatProvider, ModelMessage, StepResult } from '../providers/types';
+import type { ChatProvider, ModelMessage, StepResult, ToolCallRequest } from '../providers/types';
 import type { ToolEnv } from '../tools/contract';
 import type { ToolRegistry } from '../tools/registry';
 import { type RetryPolicy, retryDelay, sleep } from './retry';
@@ -57,6 +58,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     }
 
     const result = streamed.result;
+    result.toolCalls = uniqueCallIds(result.toolCalls, options.history());
     options.append({
       role: 'assistant',
       content: result.text,
@@ -143,4 +145,20 @@ async function streamStep(options: TurnOptions, step: number): Promise<Streamed>
       }
     }
   }
+}
+
+/**
+ * Some local servers number tool calls from zero in every response (`call_0` again and again). Ids
+ * must be unique across the conversation — the UI keys cards by them and tool results are matched
+ * by them — so a repeated or missing id is replaced before anything records it.
+ */
+export function uniqueCallIds(calls: readonly ToolCallRequest[], history: readonly ModelMessage[]): ToolCallRequest[] {
+  const seen = new Set<string>();
+  for (const message of history) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) seen.add(call.id);
+  return calls.map((call) => {
+    let id = call.id;
+    while (!id || seen.has(id)) id = `${call.id || 'call'}_${randomUUID().slice(0, 8)}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
 }
