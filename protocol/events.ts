@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PermissionRules, controlEventShapes as control } from './control';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
@@ -69,6 +70,15 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage }),
   /** Something went wrong; `message` is written for the user. */
   sessionEvent('error', { code: ErrorInfo.shape.code, message: z.string(), turnId: z.string().optional() }),
+  // The user in control: permission mode, approvals, questions, plan mode, todos, goals (shapes in control.ts).
+  sessionEvent('permission.mode.changed', control['permission.mode.changed']),
+  sessionEvent('approval.requested', control['approval.requested']),
+  sessionEvent('approval.resolved', control['approval.resolved']),
+  sessionEvent('question.asked', control['question.asked']),
+  sessionEvent('question.answered', control['question.answered']),
+  sessionEvent('plan.mode.changed', control['plan.mode.changed']),
+  sessionEvent('todo.updated', control['todo.updated']),
+  sessionEvent('goal.updated', control['goal.updated']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];
@@ -80,6 +90,8 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
   /** A session was deleted. */
   z.object({ type: z.literal('session.deleted'), sessionId: z.string() }),
+  // The user in control: the permission rules (or their problems) changed.
+  z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

@@ -14,6 +14,13 @@ export const commandNames = [
   'getSettings',
   'setSettings',
   'listModels',
+  // The user in control
+  'getPermissions',
+  'setPermissionMode',
+  'answerApproval',
+  'answerQuestion',
+  'setPlanMode',
+  'setGoalStatus',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -33,4 +40,14 @@ export const eventTypeNames = [
   'error',
   'settings.updated',
   'session.deleted',
+  // The user in control
+  'permission.mode.changed',
+  'approval.requested',
+  'approval.resolved',
+  'question.asked',
+  'question.answered',
+  'plan.mode.changed',
+  'todo.updated',
+  'goal.updated',
+  'permissions.updated',
 ] as const;

@@ -203,6 +203,7 @@ export class DeftCore {
         queue.push(text);
         this.injections.set(session.id, queue);
       },
+      usage: () => ({ ...session.usageTotal }),
     };
   }
 

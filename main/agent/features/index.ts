@@ -1,4 +1,16 @@
+import { goalsFeature } from '../goals/feature';
+import { permissionsFeature } from '../permissions/feature';
+import { planFeature } from '../plan/feature';
+import { questionsFeature } from '../questions/feature';
+import { todoFeature } from '../todo/feature';
 import type { FeatureFactory } from './types';
 
 /** The capabilities every core gets, in the order their hooks run. Each issue's capability adds its factory here. */
-export const defaultFeatures: FeatureFactory[] = [];
+export const defaultFeatures: FeatureFactory[] = [
+  // The user in control: permissions decide on every call; plan mode, questions, todos and goals.
+  permissionsFeature,
+  planFeature,
+  questionsFeature,
+  todoFeature,
+  goalsFeature,
+];
