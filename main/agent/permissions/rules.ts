@@ -21,7 +21,7 @@ export interface PermissionRule extends ParsedRule {
   file?: string;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_*?.\-]+$/;
+const TOOL_NAME = /^[A-Za-z0-9_*?.-]+$/;
 
 /** Parse `Tool` / `Tool(argument-glob)`; the error says what is wrong and how to write it. */
 export function parseRule(text: unknown): { ok: true; rule: ParsedRule } | { ok: false; message: string } {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../features/types';
 import { describeGoal, newGoal, saveGoal, storedGoal } from '../../goals/state';
-import { ToolInputError, access, defineTool } from '../contract';
+import { ToolInputError, defineTool, errorResult } from '../contract';
 import description from './create-goal.md?raw';
 
 const Input = z
@@ -19,15 +19,20 @@ export function createGoalTool(session: SessionHandle, core: Pick<CoreContext, '
     input: Input,
     resolveExecution: (args) => {
       const existing = storedGoal(session);
-      if (existing && existing.status !== 'complete' && !args.replace) {
-        throw new ToolInputError(`A goal already exists (${existing.status}): "${existing.objective}". Pass replace: true to replace it, or work with GetGoal and UpdateGoal.`);
-      }
+      const conflict = (goal: typeof existing) =>
+        goal && goal.status !== 'complete' && !args.replace
+          ? `A goal already exists (${goal.status}): "${goal.objective}". Pass replace: true to replace it, or work with GetGoal and UpdateGoal.`
+          : null;
+      const problem = conflict(existing);
+      if (problem) throw new ToolInputError(problem);
+      // No accesses: goal tools run one at a time, in the order the model issued them.
       return {
-        accesses: access.none(),
         description: `Start a goal: ${args.objective.slice(0, 120)}`,
         display: { kind: 'goal_start', objective: args.objective, ...(args.completionCriterion ? { completionCriterion: args.completionCriterion } : {}) },
         approvalRule: 'CreateGoal',
         execute: async () => {
+          const late = conflict(storedGoal(session));
+          if (late) return errorResult(late);
           const goal = saveGoal(session, newGoal(session, args.objective, args.completionCriterion || undefined, core.now()), core.now())!;
           return {
             output: `Goal started.\n${describeGoal(goal)}\nWork toward it now. When the completion criterion is met, call UpdateGoal with status "complete"; if you cannot go on without the user, call UpdateGoal with status "blocked" and say why.`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../features/types';
 import { goalView, storedGoal } from '../../goals/state';
-import { access, defineTool } from '../contract';
+import { defineTool } from '../contract';
 import description from './get-goal.md?raw';
 
 export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
@@ -10,7 +10,6 @@ export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now
     description,
     input: z.object({}).strict(),
     resolveExecution: () => ({
-      accesses: access.none(),
       description: 'Read the goal',
       display: { kind: 'generic', summary: 'Read the goal' },
       approvalRule: 'GetGoal',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../features/types';
 import { budgetExhausted, describeGoal, goalView, saveGoal, storedGoal, withStatus } from '../../goals/state';
-import { ToolInputError, access, defineTool } from '../contract';
+import { ToolInputError, defineTool, errorResult } from '../contract';
 import description from './set-goal-budget.md?raw';
 
 const MS: Record<string, number> = { milliseconds: 1, seconds: 1_000, minutes: 60_000, hours: 3_600_000 };
@@ -20,8 +20,6 @@ export function setGoalBudgetTool(session: SessionHandle, core: Pick<CoreContext
     description,
     input: Input,
     resolveExecution: (args) => {
-      const goal = storedGoal(session);
-      if (!goal) throw new ToolInputError('There is no goal to budget. Call CreateGoal first.');
       let budget: { turns?: number; tokens?: number; timeMs?: number };
       if (args.unit === 'turns' || args.unit === 'tokens') {
         budget = { [args.unit]: Math.max(1, Math.round(args.value)) };
@@ -30,12 +28,14 @@ export function setGoalBudgetTool(session: SessionHandle, core: Pick<CoreContext
         if (timeMs < 1_000 || timeMs > DAY_MS) throw new ToolInputError(`A time budget must be between 1 second and 24 hours; ${args.value} ${args.unit} is not.`);
         budget = { timeMs };
       }
+      // No accesses: goal tools run one at a time, in order, so a budget set right after CreateGoal finds the goal.
       return {
-        accesses: access.none(),
         description: `Goal budget: ${args.value} ${args.unit}`,
         display: { kind: 'generic', summary: `Goal budget: ${args.value} ${args.unit}` },
         approvalRule: 'SetGoalBudget',
         execute: async () => {
+          const goal = storedGoal(session);
+          if (!goal) return errorResult('There is no goal to budget. Call CreateGoal first.');
           const now = core.now();
           let next = { ...goal, budget: { ...goal.budget, ...budget }, updatedAt: now };
           const spent = budgetExhausted(goalView(next, session, now));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TodoItem } from '../../../../protocol';
 import type { SessionHandle } from '../../features/types';
-import { access, defineTool } from '../contract';
+import { defineTool } from '../contract';
 import description from './todo-list.md?raw';
 
 /** Session state key: the list lives in the session log's state records, so it is persisted, replayed on resume and can be rolled back. */
@@ -46,21 +46,19 @@ export function todoListTool(session: SessionHandle) {
     resolveExecution: (args) => {
       const items = args.todos;
       if (items === undefined) {
-        const current = todosOf(session);
         return {
-          accesses: access.none(),
           description: 'Read the todo list',
-          display: { kind: 'todo_list', items: current },
+          display: { kind: 'todo_list', items: todosOf(session) },
           approvalRule: 'TodoList',
           readOnly: true,
-          execute: async () => ({
-            output: current.length ? formatTodos(current) : 'The todo list is empty.',
-            display: { kind: 'todo_list', items: current },
-          }),
+          execute: async () => {
+            const current = todosOf(session);
+            return { output: current.length ? formatTodos(current) : 'The todo list is empty.', display: { kind: 'todo_list', items: current } };
+          },
         };
       }
+      // No accesses: todo calls run one at a time, in the order the model issued them.
       return {
-        accesses: access.none(),
         description: items.length ? `Update the todo list (${summary(items)})` : 'Clear the todo list',
         display: { kind: 'todo_list', items },
         approvalRule: 'TodoList',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../features/types';
 import { budgetExhausted, goalView, saveGoal, storedGoal, withStatus } from '../../goals/state';
-import { ToolInputError, access, defineTool } from '../contract';
+import { defineTool, errorResult } from '../contract';
 import description from './update-goal.md?raw';
 
 const Input = z
@@ -16,28 +16,25 @@ export function updateGoalTool(session: SessionHandle, core: Pick<CoreContext, '
     name: 'UpdateGoal',
     description,
     input: Input,
-    resolveExecution: (args) => {
-      const goal = storedGoal(session);
-      if (!goal) throw new ToolInputError('There is no goal to update. CreateGoal starts one.');
-      if (goal.status === 'complete') throw new ToolInputError('The goal is already complete. CreateGoal starts a new one if the user asks for more.');
-      if (args.status === 'active') {
-        if (goal.status === 'paused') throw new ToolInputError('The user paused this goal; only they can resume it. Ask them if you think it should continue.');
-        const spent = budgetExhausted(goalView(goal, session, core.now()));
-        if (spent) throw new ToolInputError(`The goal cannot resume: ${spent}. Raise the budget with SetGoalBudget first (only if the user agreed to it).`);
-      }
-      return {
-        accesses: access.none(),
+    resolveExecution: (args) => ({
         description: `Goal ${args.status}`,
         display: { kind: 'generic', summary: `Goal ${args.status}${args.note ? `: ${args.note.slice(0, 200)}` : ''}` },
         approvalRule: 'UpdateGoal',
         execute: async () => {
+          const goal = storedGoal(session);
+          if (!goal) return errorResult('There is no goal to update. CreateGoal starts one.');
+          if (goal.status === 'complete') return errorResult('The goal is already complete. CreateGoal starts a new one if the user asks for more.');
           const now = core.now();
+          if (args.status === 'active') {
+            if (goal.status === 'paused') return errorResult('The user paused this goal; only they can resume it. Ask them if you think it should continue.');
+            const spent = budgetExhausted(goalView(goal, session, now));
+            if (spent) return errorResult(`The goal cannot resume: ${spent}. Raise the budget with SetGoalBudget first (only if the user agreed to it).`);
+          }
           saveGoal(session, goal.status === args.status ? { ...goal, updatedAt: now } : withStatus(goal, session, args.status, args.note, now), now);
           if (args.status === 'complete') return { output: 'The goal is complete; no more turns will start for it. Give the user a short summary of what was achieved, then stop.' };
           if (args.status === 'blocked') return { output: 'The goal is blocked; no more turns will start for it. Tell the user what blocks you and what they need to do, then stop.' };
           return { output: 'The goal is active again. Keep working toward it.' };
         },
-      };
-    },
+      }),
   });
 }
