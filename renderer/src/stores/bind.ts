@@ -1,5 +1,6 @@
 import { type DeftEvent, type SessionEvent, isSessionEvent } from '../../../protocol';
 import { deft } from '../bridge';
+import { usePermissions } from './permissions';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { useUi } from './ui';
@@ -24,6 +25,8 @@ export function bindStores(onReconnect: () => void): () => void {
         useSettings.getState().setSettings(event.settings);
       } else if (event.type === 'session.deleted') {
         useSessions.getState().removeSession(event.sessionId);
+      } else if (event.type === 'permissions.updated') {
+        usePermissions.getState().setRules(event.permissions);
       }
     }
     if (sessionEvents.length) useSessions.getState().apply(sessionEvents);

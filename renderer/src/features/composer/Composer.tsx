@@ -2,6 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { cancelTurn, sendPrompt } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
+import { ModeSelect } from '../permissions/ModeSelect';
+import { PlanToggle } from '../plan/PlanToggle';
+import { planCommand } from '../plan/plan-command';
 
 /** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. */
 export function Composer() {
@@ -23,6 +26,12 @@ export function Composer() {
   }, []);
 
   const submit = async () => {
+    const command = planCommand(text);
+    if (command) {
+      setText('');
+      if (!(await command.run(running))) setText(text);
+      return;
+    }
     if (running || !text.trim()) return;
     const sent = text;
     setText('');
@@ -56,7 +65,11 @@ export function Composer() {
         }}
       />
       <div className="composer-actions">
-        <span className="composer-hint">Enter to send · Shift+Enter for a new line</span>
+        <div className="composer-controls">
+          <ModeSelect />
+          <PlanToggle />
+          <span className="composer-hint">Enter to send · Shift+Enter for a new line · /plan</span>
+        </div>
         {running ? (
           <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
             <Icon name="stop" size={14} /> Stop
