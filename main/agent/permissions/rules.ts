@@ -51,6 +51,17 @@ export function parseRule(text: unknown): { ok: true; rule: ParsedRule } | { ok:
   return { ok: true, rule: argument === undefined ? { pattern, tool } : { pattern, tool, argument } };
 }
 
+const toolMatchers = new Map<string, picomatch.Matcher>();
+function toolMatcher(glob: string): picomatch.Matcher {
+  let match = toolMatchers.get(glob);
+  if (!match) {
+    if (toolMatchers.size >= 1_000) toolMatchers.clear();
+    match = picomatch(glob, { dot: true });
+    toolMatchers.set(glob, match);
+  }
+  return match;
+}
+
 /** The command a Bash call runs, when the call is a Bash call. */
 export function bashCommandOf(call: Pick<ResolvedCall, 'name' | 'args'>): string | null {
   if (call.name !== 'Bash') return null;
@@ -65,7 +76,7 @@ export function bashCommandOf(call: Pick<ResolvedCall, 'name' | 'args'>): string
  * fires on any part. Tools without a matcher are matched by name only.
  */
 export async function ruleApplies(rule: PermissionRule, call: ResolvedCall, parsedShell?: () => Promise<ParsedShell>): Promise<boolean> {
-  if (!picomatch.isMatch(call.name, rule.tool, { dot: true })) return false;
+  if (!toolMatcher(rule.tool)(call.name)) return false;
   if (rule.argument === undefined) return true;
   const command = bashCommandOf(call);
   if (command !== null) {
