@@ -4,6 +4,7 @@ import type { ResolvedCall } from '../main/agent/loop/tool-calls';
 import { decide } from '../main/agent/permissions/engine';
 import { type PermissionRule, parseRule } from '../main/agent/permissions/rules';
 import { shellParser } from '../main/agent/policies/shell-parse';
+import { resolvedCall } from '../main/agent/test-support/resolved-call';
 import { type BenchResult, median } from './types';
 
 const places = { workspace: '/work/project', home: '/home/dev/.deft', userHome: '/home/dev' };
@@ -20,14 +21,7 @@ function rules(): PermissionRule[] {
 }
 
 function bashCall(command: string): ResolvedCall {
-  return {
-    callId: 'c',
-    name: 'Bash',
-    args: { command },
-    turnId: 't',
-    signal: new AbortController().signal,
-    execution: { description: command, display: { kind: 'command', command }, approvalRule: `Bash(${command})`, execute: async () => ({ output: '' }) },
-  };
+  return resolvedCall('Bash', { command }, { display: { kind: 'command', command }, approvalRule: `Bash(${command})` });
 }
 
 /** Deciding on a compound Bash call (parse + rules + protected paths + rm refusal) versus globbing the whole command against the same rules. */

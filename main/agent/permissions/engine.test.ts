@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PermissionMode, PlanState } from '../../../protocol';
 import type { ResolvedCall } from '../loop/tool-calls';
 import { matchPathSubject } from '../policies/rule-match';
+import { resolvedCall } from '../test-support/resolved-call';
 import type { Access } from '../tools/contract';
 import { type DecisionContext, decide } from './engine';
 import { type PermissionRule, parseRule } from './rules';
@@ -10,22 +11,12 @@ const places = { workspace: '/ws', home: '/home/dev/.deft', userHome: '/home/dev
 
 function call(name: string, args: Record<string, unknown>, extra: { readOnly?: boolean; accesses?: Access[]; path?: string } = {}): ResolvedCall {
   const path = extra.path ?? (typeof args.path === 'string' ? args.path : undefined);
-  return {
-    callId: 'c1',
-    name,
-    args,
-    turnId: 't1',
-    signal: new AbortController().signal,
-    execution: {
-      description: name,
-      display: { kind: 'generic', summary: name },
-      approvalRule: path ? `${name}(${path})` : name,
-      ...(extra.readOnly ? { readOnly: true } : {}),
-      ...(extra.accesses ? { accesses: extra.accesses } : path ? { accesses: [{ kind: 'file', operation: 'write', path }] } : {}),
-      ...(path ? { matchesRule: (a: string) => matchPathSubject(a, { absolute: path }) } : {}),
-      execute: async () => ({ output: '' }),
-    },
-  };
+  return resolvedCall(name, args, {
+    approvalRule: path ? `${name}(${path})` : name,
+    ...(extra.readOnly ? { readOnly: true } : {}),
+    ...(extra.accesses ? { accesses: extra.accesses } : path ? { accesses: [{ kind: 'file', operation: 'write', path }] } : {}),
+    ...(path ? { matchesRule: (a: string) => matchPathSubject(a, { absolute: path }) } : {}),
+  });
 }
 
 function rules(spec: Partial<Record<PermissionRule['decision'], string[]>>): PermissionRule[] {

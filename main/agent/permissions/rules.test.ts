@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedCall } from '../loop/tool-calls';
+import { resolvedCall } from '../test-support/resolved-call';
 import { type PermissionRule, parseRule, ruleApplies } from './rules';
 
 function call(name: string, args: unknown = {}, matchesRule?: (a: string) => boolean): ResolvedCall {
-  return {
-    callId: 'c1',
-    name,
-    args,
-    turnId: 't1',
-    signal: new AbortController().signal,
-    execution: { description: name, display: { kind: 'generic', summary: name }, approvalRule: name, ...(matchesRule ? { matchesRule } : {}), execute: async () => ({ output: '' }) },
-  };
+  return resolvedCall(name, args, matchesRule ? { matchesRule } : {});
 }
 
 function rule(pattern: string, decision: PermissionRule['decision'] = 'allow'): PermissionRule {
