@@ -43,6 +43,12 @@ describe('modes', () => {
     expect(await kind(write)).toBe('ask');
     expect(await kind(bash)).toBe('ask');
   });
+  it('ask: a web fetch asks although it only reads, unless approved for the session', async () => {
+    const fetch = resolvedCall('FetchURL', { url: 'https://docs.example.com/a' }, { readOnly: true, approvalRule: 'FetchURL(https://docs.example.com/*)', matchesRule: (a) => a === 'https://docs.example.com/*' });
+    expect(await kind(fetch)).toBe('ask');
+    expect(await kind(fetch, { sessionRules: ['FetchURL(https://docs.example.com/*)'] })).toBe('allow');
+    expect(await kind(fetch, { mode: 'yolo' })).toBe('allow');
+  });
   it('accept-edits: Write/Edit inside the workspace run; outside and shell ask', async () => {
     const mode: PermissionMode = 'accept-edits';
     expect(await kind(write, { mode })).toBe('allow');

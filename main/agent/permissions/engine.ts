@@ -6,7 +6,7 @@ import { isWithin } from '../policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../policies/protected-paths';
 import { type ParsedShell, parseShell } from '../policies/shell-parse';
 import { type PermissionRule, bashCommandOf, parseRule, ruleApplies } from './rules';
-import { EDIT_TOOLS, GOAL_START_TOOL, SELF_APPROVED_TOOLS, writtenPaths } from './tool-kinds';
+import { EDIT_TOOLS, GOAL_START_TOOL, NETWORK_TOOLS, SELF_APPROVED_TOOLS, writtenPaths } from './tool-kinds';
 
 export interface DecisionContext {
   call: ResolvedCall;
@@ -91,7 +91,7 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   }
 
   if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };
-  if (call.execution.readOnly) return { kind: 'allow', reason: 'read-only' };
+  if (call.execution.readOnly && !NETWORK_TOOLS.has(call.name)) return { kind: 'allow', reason: 'read-only' };
   if (call.name === GOAL_START_TOOL) {
     if (mode === 'yolo') return { kind: 'allow', reason: 'yolo mode' };
     return { kind: 'ask', reason: 'Starting a goal lets Deft keep working turn after turn until it is done.', rememberable: true };

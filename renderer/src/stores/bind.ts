@@ -4,6 +4,7 @@ import { usePermissions } from './permissions';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { useUi } from './ui';
+import { useWaiting } from './waiting';
 
 /**
  * Feed the stores from the bridge. Events are queued and applied once per animation frame, so a fast
@@ -29,7 +30,10 @@ export function bindStores(onReconnect: () => void): () => void {
         usePermissions.getState().setRules(event.permissions);
       }
     }
-    if (sessionEvents.length) useSessions.getState().apply(sessionEvents);
+    if (sessionEvents.length) {
+      useSessions.getState().apply(sessionEvents);
+      useWaiting.getState().apply(sessionEvents);
+    }
   };
   const unsubscribe = deft.onEvent((event) => {
     queue.push(event);
