@@ -23,7 +23,15 @@ function continuationPrompt(session: SessionHandle, now: number) {
  * tokens, time) is used up, a turn fails or is stopped, or the user pauses it.
  */
 export const goalsFeature: FeatureFactory = (core) => {
-  const continueGoal = (session: SessionHandle) => void session.startTurn(continuationPrompt(session, core.now()));
+  const continueGoal = (session: SessionHandle) =>
+    void session.startTurn(continuationPrompt(session, core.now())).then((turnId) => {
+      // Busy means another turn runs: the goal continues when it ends. Otherwise no model is configured.
+      const goal = storedGoal(session);
+      if (turnId === null && !session.running && goal?.status === 'active') {
+        const now = core.now();
+        saveGoal(session, withStatus(goal, session, 'paused', 'Paused: the next turn could not start (is a model configured?).', now), now);
+      }
+    });
 
   async function afterTurn(session: SessionHandle, outcome: TurnOutcome): Promise<void> {
     const goal = storedGoal(session);
