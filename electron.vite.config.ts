@@ -1,8 +1,19 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
+import { CONTENT_SECURITY_POLICY } from './main/host/web/security';
 
 const root = import.meta.dirname;
+
+/** One CSP for both hosts: the web host sends it as a header, Electron's file:// page carries it as a meta tag. */
+function contentSecurityPolicy(): Plugin {
+  // frame-ancestors is ignored (with a console warning) in a meta tag; Electron denies framing anyway.
+  const meta = CONTENT_SECURITY_POLICY.split('; ')
+    .filter((d) => !d.startsWith('frame-ancestors'))
+    .join('; ');
+  return { name: 'deft-csp', transformIndexHtml: (html) => html.replace('%DEFT_CSP%', meta) };
+}
 
 // Entries are explicit: this project keeps main/, preload/ and renderer/ at the top level.
 // main also builds the plain-Node hosts (web, cli), which share the agent core.
@@ -22,6 +33,8 @@ export default defineConfig({
   },
   preload: {
     build: {
+      // Sandboxed preloads cannot require packages: bundle everything.
+      externalizeDeps: false,
       outDir: 'out/preload',
       rolldownOptions: {
         input: { index: resolve(root, 'preload/index.ts') },
@@ -31,10 +44,12 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(root, 'renderer'),
-    plugins: [react()],
+    plugins: [react(), contentSecurityPolicy()],
     build: {
       outDir: resolve(root, 'out/renderer'),
       minify: true,
+      // One bundle loaded from disk (or loopback): code splitting would not make start-up faster.
+      chunkSizeWarningLimit: 1500,
       rolldownOptions: { input: { index: resolve(root, 'renderer/index.html') } },
     },
   },

@@ -86,7 +86,8 @@ test('the todo panel shows progress and the item in progress, updated live', asy
   await configureProvider(page, mock.baseUrl);
   mock.enqueue(
     toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'in_progress' }, { title: 'Fix the bug', status: 'pending' }, { title: 'Run the tests', status: 'pending' }] })),
-    { ...toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'done' }, { title: 'Fix the bug', status: 'in_progress' }, { title: 'Run the tests', status: 'pending' }] })), delayMs: 400 },
+    // The second update comes slowly, so the first state can be seen before it.
+    { ...toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'done' }, { title: 'Fix the bug', status: 'in_progress' }, { title: 'Run the tests', status: 'pending' }] })), delayMs: 1_500 },
     answer('Working on the fix.'),
   );
   await send(page, 'Fix the bug');
@@ -100,11 +101,17 @@ test('the todo panel shows progress and the item in progress, updated live', asy
   await expect(page.getByRole('region', { name: 'Todo list' })).toContainText('1/3 done');
 });
 
-test('plan mode: the toggle, a review with revise, then approve with an option', async ({ deft, mock }) => {
+test('plan mode: /plan and the toggle, a review with revise, then approve with an option', async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
-  await page.getByRole('button', { name: 'Plan mode' }).click();
-  await expect(page.getByRole('button', { name: 'Plan mode' })).toHaveAttribute('aria-pressed', 'true');
+  const toggle = page.getByRole('button', { name: 'Plan mode' });
+  await send(page, '/plan');
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('');
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
 
   const planPath = (r: RecordedRequest) => /Plan file: (\S+)/.exec(String(r.body.messages[0]!.content))?.[1] ?? '';
   const options = [
@@ -125,8 +132,8 @@ test('plan mode: the toggle, a review with revise, then approve with an option',
   await expect(review).toContainText('Add vitest');
   await review.getByLabel('Feedback (needed to revise; optional when rejecting)').fill('Add a test plan.');
   await review.getByRole('button', { name: 'Revise' }).click();
-  await expect(review).toContainText('Add a test plan');
-  const revised = toolResults(mock.requests.at(-1));
+  await expect(review.getByRole('listitem').filter({ hasText: 'Add a test plan' })).toBeVisible();
+  const revised = mock.requests.flatMap((r) => toolResults(r));
   expect(revised.some((t) => t.includes('The user wants the plan revised before approving it. Their feedback: "Add a test plan."'))).toBe(true);
 
   await review.getByRole('radio', { name: /Full/ }).check();
@@ -160,13 +167,14 @@ test('a goal shows its strip with status and budget, and can be paused', async (
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   await page.getByLabel('Permission mode').selectOption('yolo');
-  mock.enqueue(toolStep(call('CreateGoal', { objective: 'Make the tests pass' }), call('SetGoalBudget', { value: 5, unit: 'turns' })));
-  mock.fallback = () => ({ chunks: [{ text: 'Still working.' }, { finish: 'stop' }], delayMs: 150 });
+  mock.enqueue(toolStep(call('CreateGoal', { objective: 'Make the tests pass' }), call('SetGoalBudget', { value: 40, unit: 'turns' })));
+  // Slow turns, so the goal is still running when Pause is clicked.
+  mock.fallback = () => ({ chunks: [{ text: 'Still working.' }, { finish: 'stop' }], delayMs: 500 });
   await send(page, 'Make the tests pass');
   const strip = page.getByRole('region', { name: 'Goal', exact: true });
   await expect(strip).toContainText('Make the tests pass');
   await expect(strip).toContainText('Active');
-  await expect(strip).toContainText(/turn \d\/5/);
+  await expect(strip).toContainText(/turn \d+\/40/);
   await strip.getByRole('button', { name: 'Pause' }).click();
   await expect(strip).toContainText('Paused');
   await expect(strip.getByRole('button', { name: 'Resume' })).toBeVisible();

@@ -67,6 +67,7 @@ function openWindow(workspacePath: string): void {
       if (chosen) openWindow(chosen);
       return chosen;
     },
+    openPath: async (path) => (await shell.openPath(path)) === '',
   });
   const contentsId = window.webContents.id;
   windows.set(contentsId, { window, core });

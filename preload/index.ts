@@ -1,5 +1,7 @@
 import { contextBridge, ipcRenderer } from 'electron';
-import { type BridgeTransport, type CommandReply, type DeftEvent, IPC_COMMAND_CHANNEL, IPC_EVENT_CHANNEL, createBridge, eventTypes } from '../protocol';
+// A sandboxed preload can require only 'electron': import the zod-free parts of the protocol.
+import { type BridgeTransport, IPC_COMMAND_CHANNEL, IPC_EVENT_CHANNEL, createBridge } from '../protocol/bridge';
+import type { CommandReply, DeftEvent } from '../protocol';
 
 const transport: BridgeTransport = {
   invoke: (name, input) => ipcRenderer.invoke(IPC_COMMAND_CHANNEL, name, input) as Promise<CommandReply>,
@@ -10,4 +12,4 @@ const transport: BridgeTransport = {
   },
 };
 
-contextBridge.exposeInMainWorld('deft', createBridge(transport, eventTypes));
+contextBridge.exposeInMainWorld('deft', createBridge(transport));

@@ -3,6 +3,7 @@ import { ApprovalAnswer, Goal, GoalAction, PermissionMode, PermissionRules, Plan
 import { SessionEvent } from './events';
 import { Attachment, type ErrorInfo, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
+import { SkillCatalog, SkillNameInput } from './skills';
 
 function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
   return { input, output };
@@ -53,6 +54,15 @@ export const commands = {
   setSettings: command(z.object({ provider: ProviderSettingsInput }).strict(), PublicSettings),
   /** Models offered by a provider (the saved one when `provider` is omitted). */
   listModels: command(z.object({ provider: ProviderSettingsInput.optional() }).strict(), z.object({ models: z.array(z.string()) })),
+  // Skills
+  /** Every skill, the skipped files with reasons, and the roots scanned. `rescan` re-reads settings and every root first. */
+  listSkills: command(z.object({ rescan: z.boolean().optional() }).strict(), SkillCatalog),
+  /** Load a skill into a session as the user: starts a turn whose prompt is the expanded skill. */
+  runSkill: command(SessionRef.extend({ name: SkillNameInput, args: z.string().max(100_000).optional() }).strict(), z.object({ turnId: z.string() })),
+  /** The text of a skill's SKILL.md (or flat `.md`) file. */
+  readSkillFile: command(z.object({ name: SkillNameInput }).strict(), z.object({ path: z.string(), text: z.string() })),
+  /** Open a skill's folder in the system file manager where the host can; `opened` is false otherwise (show `path`). */
+  openSkillFolder: command(z.object({ name: SkillNameInput }).strict(), z.object({ path: z.string(), opened: z.boolean() })),
 
   // The user in control: permissions, approvals, questions, plan mode, goals.
   /** The permission rules in force (and invalid ones), and the session's mode (the default mode without a session). */

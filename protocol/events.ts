@@ -3,6 +3,7 @@ import { PermissionRules, controlEventShapes as control } from './control';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
+import { SkillSource, SkillTrigger } from './skills';
 
 const base = { sessionId: z.string(), seq: z.number().int().nonnegative(), at: z.number() };
 
@@ -70,6 +71,18 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage }),
   /** Something went wrong; `message` is written for the user. */
   sessionEvent('error', { code: ErrorInfo.shape.code, message: z.string(), turnId: z.string().optional() }),
+  // Skills
+  /** A skill was loaded into the conversation; `content` is the expanded instructions the model reads (capped). */
+  sessionEvent('skill.activated', {
+    turnId: z.string().optional(),
+    name: z.string(),
+    args: z.string(),
+    trigger: SkillTrigger,
+    source: SkillSource,
+    dir: z.string(),
+    content: z.string(),
+    callId: z.string().optional(),
+  }),
   // The user in control: permission mode, approvals, questions, plan mode, todos, goals (shapes in control.ts).
   sessionEvent('permission.mode.changed', control['permission.mode.changed']),
   sessionEvent('approval.requested', control['approval.requested']),
@@ -90,6 +103,9 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
   /** A session was deleted. */
   z.object({ type: z.literal('session.deleted'), sessionId: z.string() }),
+  // Skills
+  /** Skills were added, changed or removed on disk (or a rescan ran); the UI fetches the catalog again. */
+  z.object({ type: z.literal('skills.changed'), version: z.number().int(), count: z.number().int(), skipped: z.number().int() }),
   // The user in control: the permission rules (or their problems) changed.
   z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
 ]);

@@ -6,6 +6,7 @@ export * from './events';
 export * from './names';
 export * from './session';
 export * from './settings';
+export * from './skills';
 
 import { eventTypeNames } from './names';
 

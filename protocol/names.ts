@@ -14,6 +14,11 @@ export const commandNames = [
   'getSettings',
   'setSettings',
   'listModels',
+  // Skills
+  'listSkills',
+  'runSkill',
+  'readSkillFile',
+  'openSkillFolder',
   // The user in control
   'getPermissions',
   'setPermissionMode',
@@ -40,6 +45,9 @@ export const eventTypeNames = [
   'error',
   'settings.updated',
   'session.deleted',
+  // Skills
+  'skill.activated',
+  'skills.changed',
   // The user in control
   'permission.mode.changed',
   'approval.requested',

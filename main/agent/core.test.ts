@@ -32,7 +32,7 @@ describe('a turn against an OpenAI-compatible server', () => {
   });
 
   it('runs tool calls whose arguments arrive split across chunks, and sends results back as tool messages', async () => {
-    h = await createHarness({ tools: () => testTools });
+    h = await createHarness({ tools: () => testTools, features: [] });
     h.server.enqueue(
       { chunks: [{ text: 'Let me echo.' }, { toolCall: { id: 'call_1', name: 'Echo', args: '{"text":"split across chunks","times":2}', pieces: 9 } }, { finish: 'tool_calls' }] },
       { chunks: [{ text: 'Done.' }, { finish: 'stop' }] },
@@ -108,6 +108,24 @@ describe('a turn against an OpenAI-compatible server', () => {
     await expect(h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'two' })).rejects.toMatchObject({ code: 'busy' });
     await h.core.turnDone(h.session.id);
     await expect(h.core.handlers.sendPrompt({ sessionId: h.session.id, text: '   ' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});
+
+describe('a turn against Anthropic Messages', () => {
+  it('runs the same tool loop over the Messages protocol', async () => {
+    h = await createHarness({ tools: () => testTools });
+    await h.core.handlers.setSettings({ provider: { kind: 'anthropic', baseUrl: h.baseUrl, model: 'claude-test', apiKey: 'sk-ant' } });
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'toolu_1', name: 'Echo', args: '{"text":"hi"}', pieces: 3 } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'All done.' }, { finish: 'stop' }] },
+    );
+    await h.run('echo hi');
+    expect(h.server.requests.map((r) => r.path)).toEqual(['/v1/messages', '/v1/messages']);
+    expect(h.server.requests[1]!.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi\n<system>echo note</system>' }] }],
+    });
+    expect(ended(h).stopReason).toBe('end_turn');
   });
 });
 

@@ -43,7 +43,11 @@ export interface CoreOptions {
   /** Extra tools for every session (tests). */
   tools?: (env: ToolEnv) => Tool[];
   pickWorkspace?: () => Promise<string | null>;
+  /** Open a path in the system file manager / default app (Electron); absent elsewhere. */
+  openPath?: (path: string) => Promise<boolean>;
 }
+
+const FLUSH_INTERVAL_MS = 2_000;
 
 interface ActiveTurn {
   turnId: string;
@@ -74,6 +78,7 @@ export class DeftCore {
       now: this.now,
       emitApp: (event) => this.emit(event),
       session: async (id) => (await this.session(id)).handle,
+      ...(options.openPath ? { openPath: options.openPath } : {}),
     };
     this.features = (options.features ?? defaultFeatures).map((create) => create(context));
     const base: Partial<CommandHandlers> = {
@@ -261,9 +266,13 @@ export class DeftCore {
     session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
     session.emit({ type: 'session.updated', session: session.summary() });
     session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments) });
+    // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
+    void session.flush().catch(() => {});
+    const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
 
     const handle = this.loaded.get(session.id)?.handle ?? this.handleFor(session);
     const done = this.executeTurn(session, handle, config, turnId, controller.signal).then(async (outcome) => {
+      clearInterval(periodicFlush);
       session.emit({
         type: 'turn.ended',
         turnId,

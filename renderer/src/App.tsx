@@ -9,6 +9,8 @@ import { RuleProblems } from './features/permissions/RuleProblems';
 import { QuestionDialog } from './features/questions/QuestionDialog';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
+import { SkillsLayer } from './features/skills/SkillsLayer';
+import { useSkills } from './features/skills/store';
 import { loadInitial, newSession, resync } from './stores/actions';
 import { bindStores } from './stores/bind';
 import { useSettings } from './stores/settings';
@@ -24,6 +26,9 @@ function useShortcuts() {
       } else if (mod && (e.key === 'n' || e.key === 'N') && !e.shiftKey) {
         e.preventDefault();
         void newSession().then(() => window.dispatchEvent(new Event('deft:focus-composer')));
+      } else if (mod && e.shiftKey && (e.key === 'K' || e.key === 'k')) {
+        e.preventDefault();
+        useSkills.getState().show({ kind: 'gallery' });
       } else if (mod && e.key === 'l') {
         e.preventDefault();
         window.dispatchEvent(new Event('deft:focus-composer'));
@@ -50,6 +55,7 @@ function Workspace() {
       </main>
       <QuestionDialog />
       {settingsOpen ? <SettingsDialog /> : null}
+      <SkillsLayer />
     </div>
   );
 }

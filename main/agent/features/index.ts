@@ -2,11 +2,13 @@ import { goalsFeature } from '../goals/feature';
 import { permissionsFeature } from '../permissions/feature';
 import { planFeature } from '../plan/feature';
 import { questionsFeature } from '../questions/feature';
+import { skillsFeature } from '../skills/feature';
 import { todoFeature } from '../todo/feature';
 import type { FeatureFactory } from './types';
 
 /** The capabilities every core gets, in the order their hooks run. Each issue's capability adds its factory here. */
 export const defaultFeatures: FeatureFactory[] = [
+  skillsFeature,
   // The user in control: permissions decide on every call; plan mode, questions, todos and goals.
   permissionsFeature,
   planFeature,

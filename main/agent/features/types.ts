@@ -38,6 +38,8 @@ export interface CoreContext {
   emitApp(event: AppEvent): void;
   /** A session, loading it if needed; throws when it does not exist. */
   session(id: string): Promise<SessionHandle>;
+  /** Open a folder or file with the system's default app (desktop only); resolves to whether it opened. */
+  openPath?(path: string): Promise<boolean>;
 }
 
 /**

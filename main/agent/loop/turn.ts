@@ -61,6 +61,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       role: 'assistant',
       content: result.text,
       ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+      ...(result.reasoningSignature ? { reasoningSignature: result.reasoningSignature } : {}),
       ...(result.toolCalls.length ? { toolCalls: result.toolCalls } : {}),
     });
     options.emit({ type: 'step.ended', turnId, step, finishReason: result.finishReason });

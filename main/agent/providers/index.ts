@@ -1,5 +1,5 @@
 import type { ProviderConfig } from '../settings/provider-config';
-import { ProviderError } from './errors';
+import { AnthropicProvider } from './anthropic';
 import { OpenAICompatibleProvider } from './openai-compatible';
 import type { ChatProvider } from './types';
 
@@ -15,10 +15,12 @@ export function createProvider(config: ProviderConfig, fetchImpl?: typeof fetch)
         ...(fetchImpl ? { fetch: fetchImpl } : {}),
       });
     case 'anthropic':
-      throw new ProviderError(
-        'unsupported',
-        'The Anthropic Messages provider is not available yet. Use an OpenAI-compatible endpoint (Settings → Provider: OpenAI-compatible).',
-        { retryable: false },
-      );
+      return new AnthropicProvider({
+        baseUrl: config.baseUrl,
+        model: config.model,
+        imageInput: config.imageInput,
+        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+        ...(fetchImpl ? { fetch: fetchImpl } : {}),
+      });
   }
 }

@@ -1,19 +1,15 @@
 import type { FinishReason, Usage } from '../../../protocol';
-import { ProviderError, errorFromNetwork, errorFromResponse } from './errors';
-import { readSseData } from './sse';
+import { ProviderError, safeHost } from './errors';
+import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
 import { ThinkTagSplitter } from './think-tags';
 import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
 
-export interface OpenAICompatibleOptions {
+export interface OpenAICompatibleOptions extends StreamTimeouts {
   baseUrl: string;
   model: string;
   apiKey?: string;
   imageInput?: boolean;
   fetch?: typeof fetch;
-  /** No response headers within this time → timeout (retried). */
-  connectTimeoutMs?: number;
-  /** No stream data within this time → timeout (retried). */
-  idleTimeoutMs?: number;
 }
 
 type WireContent = string | null | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
@@ -69,17 +65,12 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const url = `${this.baseUrl}/models`;
-    const response = await this.request(url, { method: 'GET', headers: this.headers(), signal });
-    const body = await response.text();
-    if (!response.ok) throw errorFromResponse(response.status, body, response.headers, { url, model: this.model });
-    try {
-      const parsed = JSON.parse(body) as { data?: Array<{ id?: string }>; models?: Array<{ id?: string; name?: string }> };
-      const list = parsed.data ?? parsed.models ?? [];
-      return list.map((m) => m.id ?? (m as { name?: string }).name ?? '').filter(Boolean).sort();
-    } catch {
-      throw new ProviderError('provider_bad_request', `${url} did not return a JSON model list.`);
-    }
+    const parsed = (await getJson(this.fetchImpl, `${this.baseUrl}/models`, this.headers(), this.model, signal)) as {
+      data?: Array<{ id?: string }>;
+      models?: Array<{ id?: string; name?: string }>;
+    };
+    const list = parsed.data ?? parsed.models ?? [];
+    return list.map((m) => m.id ?? (m as { name?: string }).name ?? '').filter(Boolean).sort();
   }
 
   async step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult> {
@@ -94,39 +85,12 @@ export class OpenAICompatibleProvider implements ChatProvider {
       body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
     }
     if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens;
-
-    const idle = new IdleTimer(this.options.idleTimeoutMs ?? 180_000);
-    const signal = AbortSignal.any([request.signal, idle.signal]);
-    idle.arm(this.options.connectTimeoutMs ?? 120_000);
-    try {
-      const response = await this.request(url, { method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal }, idle);
-      if (!response.ok) {
-        const text = await response.text().catch(() => '');
-        throw errorFromResponse(response.status, text, response.headers, { url, model: this.model });
-      }
-      if (!response.body) throw new ProviderError('provider_stream_broken', `${url} returned an empty body.`);
-      return await this.readStream(response.body, callbacks, idle, url);
-    } catch (error) {
-      if (request.signal.aborted) throw request.signal.reason ?? error;
-      if (idle.fired) throw new ProviderError('provider_timeout', `${new URL(url).host} sent nothing for ${Math.round(idle.lastMs / 1000)} s.`);
-      if (error instanceof ProviderError) throw error;
-      throw new ProviderError('provider_stream_broken', `The response stream from ${new URL(url).host} broke: ${(error as Error).message}.`);
-    } finally {
-      idle.dispose();
-    }
+    return streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) =>
+      this.readStream(data, callbacks, url),
+    );
   }
 
-  private async request(url: string, init: RequestInit, idle?: IdleTimer): Promise<Response> {
-    try {
-      return await this.fetchImpl(url, init);
-    } catch (error) {
-      if (init.signal?.aborted) throw error;
-      if (idle?.fired) throw error;
-      throw errorFromNetwork(error, url);
-    }
-  }
-
-  private async readStream(body: ReadableStream<Uint8Array>, callbacks: StepCallbacks, idle: IdleTimer, url: string): Promise<StepResult> {
+  private async readStream(stream: AsyncIterable<string>, callbacks: StepCallbacks, url: string): Promise<StepResult> {
     const calls = new ToolCallAssembler();
     const think = new ThinkTagSplitter();
     let text = '';
@@ -145,22 +109,15 @@ export class OpenAICompatibleProvider implements ChatProvider {
       callbacks.onThinking(t);
     };
 
-    idle.arm();
-    for await (const data of readSseData(body)) {
-      idle.arm();
+    for await (const data of stream) {
       if (data.trim() === '[DONE]') {
         sawDone = true;
         break;
       }
-      let chunk: Chunk;
-      try {
-        chunk = JSON.parse(data) as Chunk;
-      } catch {
-        throw new ProviderError('provider_stream_broken', `${new URL(url).host} sent a stream chunk that is not JSON: ${data.slice(0, 200)}`);
-      }
+      const chunk = parseChunk<Chunk>(data, url);
       if (chunk.error) {
         const message = typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? JSON.stringify(chunk.error));
-        throw new ProviderError('provider_server', `${new URL(url).host} reported an error mid-stream: ${message}`);
+        throw new ProviderError('provider_server', `${safeHost(url)} reported an error mid-stream: ${message}`);
       }
       const choice = chunk.choices?.[0];
       const delta = choice?.delta;
@@ -178,7 +135,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
     }
     for (const part of think.flush()) (part.thinking ? emitThinking : emitText)(part.text);
     if (!sawDone && rawFinish === null) {
-      throw new ProviderError('provider_stream_broken', `The response stream from ${new URL(url).host} ended before the answer was complete.`);
+      throw new ProviderError('provider_stream_broken', `The response stream from ${safeHost(url)} ended before the answer was complete.`);
     }
     const toolCalls = calls.finish();
     return { text, reasoning, toolCalls, finishReason: normaliseFinish(rawFinish, toolCalls.length > 0), rawFinishReason: rawFinish, usage };
@@ -235,33 +192,6 @@ class ToolCallAssembler {
     return this.calls
       .filter((c) => c !== undefined)
       .map((c, i) => ({ id: c.id || `call_${i}_${Math.random().toString(36).slice(2, 10)}`, name: c.name, arguments: c.arguments }));
-  }
-}
-
-/** Aborts when no data has arrived for a while; re-armed on every chunk. */
-class IdleTimer {
-  private readonly controller = new AbortController();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  fired = false;
-  lastMs = 0;
-
-  constructor(private readonly defaultMs: number) {}
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  arm(ms = this.defaultMs): void {
-    clearTimeout(this.timer);
-    this.lastMs = ms;
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(new Error('idle timeout'));
-    }, ms);
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
   }
 }
 

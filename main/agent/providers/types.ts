@@ -13,7 +13,7 @@ export interface ToolCallRequest {
 /** The conversation as the core keeps it, independent of any wire format. */
 export type ModelMessage =
   | { role: 'user'; content: string | ContentPart[] }
-  | { role: 'assistant'; content: string; reasoning?: string; toolCalls?: ToolCallRequest[] }
+  | { role: 'assistant'; content: string; reasoning?: string; reasoningSignature?: string; toolCalls?: ToolCallRequest[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
 
 /** A tool as offered to the model. */
@@ -40,6 +40,8 @@ export interface StepCallbacks {
 export interface StepResult {
   text: string;
   reasoning: string;
+  /** Anthropic signs its thinking; the signature must travel back with it. */
+  reasoningSignature?: string;
   toolCalls: ToolCallRequest[];
   finishReason: FinishReason;
   rawFinishReason: string | null;

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockModelServer, textChunks } from '../../../e2e/fixtures/mock-model-server';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { testTools } from '../../agent/test-support/tools';
+import { put, skillMd } from '../../agent/skills/test-support';
 import { type CliIo, runCli } from './cli';
 
 let server: MockModelServer;
@@ -101,6 +102,20 @@ describe('deft run', () => {
     server.enqueue({ chunks: [{ text: 'three' }, { finish: 'stop' }] });
     await cli(['run', ...provider(), '--session', sessionId, 'third']);
     expect(server.requests[2]!.body.messages.slice(1).map((m) => m.content)).toEqual(['first', 'one', 'second', 'two', 'third']);
+  });
+
+  it('--skills-dir replaces the workspace and user skill folders (built-ins stay)', async () => {
+    await put(workspace, '.deft/skills/from-workspace/SKILL.md', skillMd('from-workspace'));
+    await put(workspace, 'elsewhere/only-these/SKILL.md', skillMd('only-these'));
+    server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    expect((await cli(['run', ...provider(), '--skills-dir', 'elsewhere', 'x'])).code).toBe(0);
+    const system = String(server.requests[0]!.body.messages[0]!.content);
+    expect(system).toContain('- only-these: The only-these skill.');
+    expect(system).not.toContain('from-workspace');
+    expect(system).toContain('### Built-in');
+    await cli(['run', ...provider(), 'x']);
+    expect(String(server.requests[1]!.body.messages[0]!.content)).toContain('- from-workspace:');
+    expect((await cli(['run', ...provider(), '--skills-dir', 'missing', 'x'])).stderr).toContain(`--skills-dir ${workspace}/missing is not a folder`);
   });
 
   it('stops after --max-steps', async () => {

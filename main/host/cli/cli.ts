@@ -1,6 +1,10 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
 import type { CoreOptions } from '../../agent/core';
+import { defaultFeatures } from '../../agent/features/index';
+import { withSkillsOptions } from '../../agent/skills/feature';
 import { overridesFromEnv } from '../../agent/settings/provider-config';
 import { createNodeCore } from '../compose';
 
@@ -31,6 +35,7 @@ Options:
                              rule that would allow it
   --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
   --max-steps <n>            stop after n model steps
+  --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
   --session <id>             resume a session
   --continue                 resume the latest session of this workspace
   -h, --help                 show this help
@@ -59,6 +64,7 @@ function parse(argv: string[]) {
       'output-format': { type: 'string', default: 'text' },
       'max-steps': { type: 'string' },
       session: { type: 'string' },
+      'skills-dir': { type: 'string', multiple: true },
       continue: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -103,6 +109,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (values.model) overrides.model = values.model;
     if (values['api-key']) overrides.apiKey = values['api-key'];
 
+    const skillsDirs = (values['skills-dir'] ?? []).map((dir) => resolve(io.cwd, dir));
+    for (const dir of skillsDirs) {
+      if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--skills-dir ${dir} is not a folder`);
+    }
+
     let core;
     try {
       core = createNodeCore({
@@ -111,6 +122,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         env: io.env,
         providerOverrides: overrides,
         ...(maxSteps !== undefined ? { maxSteps } : {}),
+        ...(skillsDirs.length ? { features: withSkillsOptions(defaultFeatures, { explicitDirs: skillsDirs }) } : {}),
         ...io.coreOptions,
       });
     } catch (error) {

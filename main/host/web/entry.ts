@@ -29,7 +29,15 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
-  const host = await startWebHost({ core, rendererDir, port, ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}) });
+  let host;
+  try {
+    host = await startWebHost({ core, rendererDir, port, ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}) });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    console.error(code === 'EADDRINUSE' ? `deft web: port ${port} is already in use. Pick another with --port, or leave it out to get a free one.` : `deft web: ${(error as Error).message}`);
+    await core.close();
+    return 1;
+  }
   const workspace = (await core.handlers.getWorkspace({})).path;
   console.log(`Deft web host for ${workspace}`);
   console.log(`Open ${host.url}`);

@@ -1,6 +1,7 @@
 import { type DeftEvent, type SessionEvent, isSessionEvent } from '../../../protocol';
 import { deft } from '../bridge';
 import { usePermissions } from './permissions';
+import { refreshSkills } from '../features/skills/actions';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { useUi } from './ui';
@@ -28,6 +29,8 @@ export function bindStores(onReconnect: () => void): () => void {
         useSessions.getState().removeSession(event.sessionId);
       } else if (event.type === 'permissions.updated') {
         usePermissions.getState().setRules(event.permissions);
+      } else if (event.type === 'skills.changed') {
+        void refreshSkills();
       }
     }
     if (sessionEvents.length) {
@@ -54,6 +57,7 @@ export function bindStores(onReconnect: () => void): () => void {
     else if (wasClosed) {
       wasClosed = false;
       onReconnect();
+      void refreshSkills();
     }
   });
   return () => {

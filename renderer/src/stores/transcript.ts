@@ -37,7 +37,17 @@ export interface NoticeItem {
   text: string;
   code?: string;
 }
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+export interface SkillItem {
+  kind: 'skill';
+  id: string;
+  turnId?: string;
+  name: string;
+  args: string;
+  trigger: 'user' | 'model' | 'nested';
+  source: string;
+  content: string;
+}
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem;
 
 export interface Transcript {
   items: TranscriptItem[];
@@ -168,6 +178,11 @@ export function applyEvent(state: Transcript, event: SessionEvent): Transcript {
       return { ...s, usage: event.total };
     case 'error':
       return { ...s, items: [...s.items, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }] };
+    case 'skill.activated': {
+      const { turnId, name, args, trigger, source, content } = event;
+      const item: SkillItem = { kind: 'skill', id: `skill${event.seq}`, ...(turnId ? { turnId } : {}), name, args, trigger, source, content };
+      return { ...s, items: [...s.items, item] };
+    }
     case 'session.updated':
     case 'step.started':
       return s;

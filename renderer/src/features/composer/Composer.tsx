@@ -5,12 +5,15 @@ import { useSessions } from '../../stores/sessions';
 import { ModeSelect } from '../permissions/ModeSelect';
 import { PlanToggle } from '../plan/PlanToggle';
 import { planCommand } from '../plan/plan-command';
+import { runSkill } from '../skills/actions';
+import { useSlashMenu } from '../skills/SlashMenu';
 
 /** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. */
 export function Composer() {
   const [text, setText] = useState('');
   const running = useSessions((s) => s.transcript.runningTurn !== null);
   const ref = useRef<HTMLTextAreaElement>(null);
+  const slash = useSlashMenu(text, setText);
 
   useEffect(() => {
     const el = ref.current;
@@ -35,7 +38,8 @@ export function Composer() {
     if (running || !text.trim()) return;
     const sent = text;
     setText('');
-    if (!(await sendPrompt(sent))) setText(sent);
+    const skill = slash.parse(sent);
+    if (!(await (skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent)))) setText(sent);
   };
 
   return (
@@ -46,8 +50,11 @@ export function Composer() {
         void submit();
       }}
     >
+      {slash.menu}
+      {slash.hint}
       <textarea
         ref={ref}
+        {...slash.inputProps}
         aria-label="Message"
         placeholder={running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code…'}
         rows={1}
@@ -55,6 +62,8 @@ export function Composer() {
         autoFocus
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
+          // `/plan` is the composer's own command: it wins over the skills menu.
+          if (!(e.key === 'Enter' && planCommand(text)) && slash.onKeyDown(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void submit();
@@ -68,7 +77,7 @@ export function Composer() {
         <div className="composer-controls">
           <ModeSelect />
           <PlanToggle />
-          <span className="composer-hint">Enter to send · Shift+Enter for a new line · /plan</span>
+          <span className="composer-hint">Enter to send · Shift+Enter for a new line · / for skills · /plan</span>
         </div>
         {running ? (
           <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>

@@ -5,6 +5,7 @@ import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
 import { useWaiting } from '../../stores/waiting';
+import { useSkills } from '../skills/store';
 import { relativeTime } from './relative-time';
 
 export function Sidebar() {
@@ -34,6 +35,9 @@ export function Sidebar() {
         </button>
         <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
           <Icon name="plus" /> New session
+        </button>
+        <button type="button" className="button button-ghost button-skills" onClick={() => useSkills.getState().show({ kind: 'gallery' })} title="Skill gallery (Ctrl+Shift+K)">
+          <Icon name="spark" /> Skills
         </button>
       </div>
       <ul className="session-list">

@@ -1,13 +1,13 @@
 import { useId } from 'react';
-import type { PublicSettings } from '../../../../protocol';
-import { PROVIDER_PRESETS } from './presets';
+import type { ProviderKind, PublicSettings } from '../../../../protocol';
+import { PROVIDER_KINDS, PROVIDER_PRESETS } from './presets';
 import type { useProviderForm } from './use-provider-form';
 
 type Form = ReturnType<typeof useProviderForm>;
 
 /** Base URL, model, API key and image support for an OpenAI-compatible endpoint, with presets. */
 export function ProviderForm({ form, current }: { form: Form; current: PublicSettings['provider'] }) {
-  const ids = { base: useId(), model: useId(), key: useId(), list: useId(), image: useId() };
+  const ids = { base: useId(), model: useId(), key: useId(), list: useId(), image: useId(), kind: useId() };
   const { draft, update } = form;
   const keyHint =
     current?.apiKeySource === 'env'
@@ -23,13 +23,21 @@ export function ProviderForm({ form, current }: { form: Form; current: PublicSet
             key={preset.id}
             type="button"
             className={`chip${draft.baseUrl === preset.baseUrl ? ' chip-active' : ''}`}
-            onClick={() => update({ baseUrl: preset.baseUrl, model: preset.model })}
+            onClick={() => update({ kind: preset.kind, baseUrl: preset.baseUrl, model: preset.model })}
           >
             {preset.label}
           </button>
         ))}
       </div>
-      <p className="form-note">Deft talks to any OpenAI-compatible Chat Completions endpoint.</p>
+      <label htmlFor={ids.kind}>Protocol</label>
+      <select id={ids.kind} value={draft.kind} onChange={(e) => update({ kind: e.target.value as ProviderKind })}>
+        {PROVIDER_KINDS.map((k) => (
+          <option key={k.kind} value={k.kind}>
+            {k.label}
+          </option>
+        ))}
+      </select>
+      <p className="form-note">{PROVIDER_KINDS.find((k) => k.kind === draft.kind)?.note}</p>
       <label htmlFor={ids.base}>Base URL</label>
       <input id={ids.base} type="url" placeholder="https://api.moonshot.ai/v1" value={draft.baseUrl} spellCheck={false} onChange={(e) => update({ baseUrl: e.target.value })} />
       <label htmlFor={ids.model}>Model</label>

@@ -1,9 +1,17 @@
-/** Known OpenAI-compatible endpoints, to fill the form in one click. */
-export const PROVIDER_PRESETS = [
-  { id: 'moonshot', label: 'Kimi (Moonshot)', baseUrl: 'https://api.moonshot.ai/v1', model: 'kimi-k2-0905-preview', needsKey: true },
-  { id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4.1', needsKey: true },
-  { id: 'deepseek', label: 'DeepSeek', baseUrl: 'https://api.deepseek.com/v1', model: 'deepseek-chat', needsKey: true },
-  { id: 'openrouter', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', model: 'moonshotai/kimi-k2', needsKey: true },
-  { id: 'ollama', label: 'Ollama (local)', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3-coder', needsKey: false },
-  { id: 'llamacpp', label: 'llama.cpp / vLLM (local)', baseUrl: 'http://127.0.0.1:8080/v1', model: 'local', needsKey: false },
-] as const;
+import type { ProviderKind } from '../../../../protocol';
+
+/** Known endpoints, to fill the form in one click. */
+export const PROVIDER_PRESETS: ReadonlyArray<{ id: string; label: string; kind: ProviderKind; baseUrl: string; model: string }> = [
+  { id: 'moonshot', label: 'Kimi (Moonshot)', kind: 'openai', baseUrl: 'https://api.moonshot.ai/v1', model: 'kimi-k2-0905-preview' },
+  { id: 'openai', label: 'OpenAI', kind: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4.1' },
+  { id: 'anthropic', label: 'Anthropic', kind: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', model: 'claude-sonnet-4-5' },
+  { id: 'deepseek', label: 'DeepSeek', kind: 'openai', baseUrl: 'https://api.deepseek.com/v1', model: 'deepseek-chat' },
+  { id: 'openrouter', label: 'OpenRouter', kind: 'openai', baseUrl: 'https://openrouter.ai/api/v1', model: 'moonshotai/kimi-k2' },
+  { id: 'ollama', label: 'Ollama (local)', kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3-coder' },
+  { id: 'llamacpp', label: 'llama.cpp / vLLM (local)', kind: 'openai', baseUrl: 'http://127.0.0.1:8080/v1', model: 'local' },
+];
+
+export const PROVIDER_KINDS: ReadonlyArray<{ kind: ProviderKind; label: string; note: string }> = [
+  { kind: 'openai', label: 'OpenAI-compatible', note: 'Chat Completions: Kimi, OpenAI, DeepSeek, OpenRouter, Ollama, vLLM, llama.cpp…' },
+  { kind: 'anthropic', label: 'Anthropic', note: 'Messages API: Claude models.' },
+];

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { DeftError } from '../../../../protocol/bridge';
-import type { ProviderSettingsInput, PublicSettings } from '../../../../protocol';
+import type { ProviderKind, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
 import { deft } from '../../bridge';
 import { useSettings } from '../../stores/settings';
 
 export interface ProviderDraft {
+  kind: ProviderKind;
   baseUrl: string;
   model: string;
   apiKey: string;
@@ -13,7 +14,7 @@ export interface ProviderDraft {
 
 function toInput(draft: ProviderDraft, includeKey: boolean): ProviderSettingsInput {
   return {
-    kind: 'openai',
+    kind: draft.kind,
     baseUrl: draft.baseUrl.trim(),
     model: draft.model.trim(),
     imageInput: draft.imageInput,
@@ -24,6 +25,7 @@ function toInput(draft: ProviderDraft, includeKey: boolean): ProviderSettingsInp
 /** State and commands behind the provider form: save, and fetch the model list. */
 export function useProviderForm(current: PublicSettings['provider']) {
   const [draft, setDraft] = useState<ProviderDraft>({
+    kind: current?.kind ?? 'openai',
     baseUrl: current?.baseUrl ?? '',
     model: current?.model ?? '',
     apiKey: '',

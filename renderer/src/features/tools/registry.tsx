@@ -46,6 +46,7 @@ export const toolIcons: Record<string, IconName> = {
   file_io: 'file',
   diff: 'file',
   search: 'search',
+  skill_call: 'spark',
 };
 
 export function renderInput(display: ToolInputDisplay): ReactNode {

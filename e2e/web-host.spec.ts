@@ -1,0 +1,19 @@
+import { textChunks } from './fixtures/mock-model-server';
+import { configureProvider, expect, send, test } from './fixtures/deft';
+
+// Web host only (the Electron project ignores this file): a browser page has a connection to lose.
+test('the web page reconnects by itself after the host dies, and catches up', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  await send(page, 'before the crash');
+  await expect(page.getByText('Echo: before the crash')).toBeVisible();
+  mock.enqueue({ chunks: [...textChunks('this answer never finishes '.repeat(100), 5), { finish: 'stop' }], delayMs: 30 });
+  await send(page, 'during the crash');
+  await expect(page.getByRole('article', { name: 'Assistant message' }).last()).toContainText('this answer never finishes');
+  await deft.crashAndRecover();
+  await expect(page.getByRole('log', { name: 'Conversation' }).getByText('Deft stopped while this turn was running')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('log', { name: 'Conversation' }).getByText('during the crash')).toBeVisible();
+  await expect(page.getByText('Lost the connection to Deft')).toBeHidden();
+  await send(page, 'after the crash');
+  await expect(page.getByText('Echo: after the crash')).toBeVisible();
+});

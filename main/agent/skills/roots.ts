@@ -1,0 +1,101 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { SkillRootSpec } from './types';
+
+/** The nearest ancestor of `workspace` (itself included) that holds `.git`; the workspace when there is none. */
+export function projectRoot(workspace: string): string {
+  for (let dir = workspace; ; ) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return workspace;
+    dir = parent;
+  }
+}
+
+/** `skills` settings in `<home>/settings.json`. */
+export const SkillSettings = z
+  .object({
+    /** More folders of skills (after user skills, before built-ins). `~` expands; relative paths are taken from the project root. */
+    extraDirs: z.array(z.string().min(1)).optional(),
+    /** Folders that replace the automatic workspace and user roots (what `--skills-dir` sets for one run). */
+    dirs: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+export type SkillSettings = z.infer<typeof SkillSettings>;
+
+export interface RootOptions {
+  workspace: string;
+  /** Deft's home (`~/.deft`). */
+  home: string;
+  /** The user's home, for `~/.agents/skills` and `~` in settings. */
+  userHome?: string;
+  settings?: SkillSettings;
+  /** `--skills-dir`: replaces the workspace and user roots (wins over `settings.dirs`). */
+  explicitDirs?: readonly string[];
+  builtinDir?: string | null;
+}
+
+function expandPath(path: string, userHome: string, base: string): string {
+  const trimmed = path.trim();
+  if (trimmed === '~') return userHome;
+  if (trimmed.startsWith('~/') || trimmed.startsWith('~\\')) return join(userHome, trimmed.slice(2));
+  return isAbsolute(trimmed) ? resolve(trimmed) : resolve(base, trimmed);
+}
+
+/**
+ * The folders to scan, highest priority first: workspace (`.deft/skills`, `.agents/skills` in the
+ * workspace and in its project root), user (`~/.deft/skills`, `~/.agents/skills`), extra folders from
+ * settings, built-in. Explicit folders (`--skills-dir` or `skills.dirs`) replace workspace and user.
+ */
+export function resolveSkillRoots(options: RootOptions): SkillRootSpec[] {
+  const userHome = options.userHome ?? homedir();
+  const project = projectRoot(options.workspace);
+  const roots: SkillRootSpec[] = [];
+  const explicit = options.explicitDirs?.length ? options.explicitDirs : options.settings?.dirs;
+  if (explicit?.length) {
+    for (const dir of explicit) roots.push({ path: expandPath(dir, userHome, options.workspace), source: 'explicit', watch: true });
+  } else {
+    for (const base of [...new Set([options.workspace, project])]) {
+      roots.push({ path: join(base, '.deft', 'skills'), source: 'workspace', watch: true });
+      roots.push({ path: join(base, '.agents', 'skills'), source: 'workspace', watch: true });
+    }
+    roots.push({ path: join(options.home, 'skills'), source: 'user', watch: true });
+    roots.push({ path: join(userHome, '.agents', 'skills'), source: 'user', watch: true });
+  }
+  for (const dir of options.settings?.extraDirs ?? []) roots.push({ path: expandPath(dir, userHome, project), source: 'extra', watch: true });
+  const builtin = options.builtinDir === undefined ? builtinSkillsDir() : options.builtinDir;
+  if (builtin) roots.push({ path: builtin, source: 'builtin', watch: false });
+  const seen = new Set<string>();
+  return roots.filter((r) => (seen.has(r.path) ? false : (seen.add(r.path), true)));
+}
+
+let cachedBuiltin: string | null | undefined;
+
+/**
+ * The app's `skills/` folder: the nearest ancestor of this module holding Deft's package.json and a
+ * `skills` folder. Works from the sources (vitest, tsx), from the bundle in out/main, and in Electron.
+ */
+export function builtinSkillsDir(start: string = dirname(fileURLToPath(import.meta.url))): string | null {
+  if (cachedBuiltin !== undefined && start === dirname(fileURLToPath(import.meta.url))) return cachedBuiltin;
+  let found: string | null = null;
+  for (let dir = start; ; ) {
+    const candidate = join(dir, 'skills');
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string };
+      if (pkg.name === 'deft' && statSync(candidate).isDirectory()) {
+        found = candidate;
+        break;
+      }
+    } catch {
+      // Not here; keep walking up.
+    }
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (start === dirname(fileURLToPath(import.meta.url))) cachedBuiltin = found;
+  return found;
+}

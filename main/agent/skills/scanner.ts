@@ -1,0 +1,251 @@
+import type { Dirent } from 'node:fs';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import { parseSkillText } from './parser';
+import { MAX_SKILL_SCAN_DEPTH, type ParsedSkill, SkillParseError, type SkillDefinition, type SkillRootSpec, type SkippedSkillInfo, normalizeSkillName } from './types';
+
+const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+const MAX_DIRS_PER_ROOT = 10_000;
+const IGNORED_FLAT_FILES = new Set(['readme.md', 'license.md', 'changelog.md', 'contributing.md']);
+
+type Loaded = { result: ParsedSkill | string; stamp: string };
+
+/**
+ * What earlier scans read: parsed files (by path, with size and modification time) and folder
+ * listings. A normal scan re-checks every file's time and size; a *trusted* scan (of a watched root)
+ * reuses everything the watcher has not invalidated, so a rescan after one edit reads one file.
+ */
+export class ScanCache {
+  private readonly files = new Map<string, { mtimeMs: number; size: number; loaded: Loaded }>();
+  private readonly dirs = new Map<string, Dirent[]>();
+  /** The skill built from each file last time, reused while nothing about it changed (rescans allocate little). */
+  readonly skills = new Map<string, SkillDefinition>();
+
+  async load(file: string, format: 'bundle' | 'flat', fallbackName: string | undefined, trusted: boolean): Promise<Loaded> {
+    const key = `${format}:${file}`;
+    const cached = this.files.get(key);
+    if (trusted && cached) return cached.loaded;
+    let info;
+    try {
+      info = await stat(file);
+    } catch (error) {
+      return { result: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, stamp: 'missing' };
+    }
+    if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.loaded;
+    const stamp = `${info.mtimeMs}:${info.size}`;
+    let result: ParsedSkill | string;
+    if (info.size > MAX_SKILL_FILE_BYTES) result = `the file is larger than 1 MiB (${Math.round(info.size / 1024)} KiB); keep SKILL.md short and move material into files beside it`;
+    else {
+      try {
+        result = parseSkillText(await readFile(file, 'utf8'), { format, ...(fallbackName ? { fallbackName } : {}) });
+      } catch (error) {
+        result = error instanceof SkillParseError ? error.message : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      }
+    }
+    const loaded = { result, stamp };
+    this.files.set(key, { mtimeMs: info.mtimeMs, size: info.size, loaded });
+    return loaded;
+  }
+
+  /** A folder's entries, sorted by name (from the cache when trusted). */
+  async list(dir: string, trusted: boolean): Promise<Dirent[]> {
+    const cached = this.dirs.get(dir);
+    if (trusted && cached) return cached;
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.dirs.set(dir, entries);
+    return entries;
+  }
+
+  /** Something changed at `path` (a watcher event): forget it, what is below it, and its parent's listing. */
+  invalidate(path: string): void {
+    this.files.delete(`bundle:${path}`);
+    this.files.delete(`flat:${path}`);
+    this.skills.delete(path);
+    this.dirs.delete(path);
+    this.dirs.delete(dirname(path));
+    const below = path + sep;
+    for (const key of this.dirs.keys()) if (key.startsWith(below)) this.dirs.delete(key);
+    for (const key of this.files.keys()) if (key.slice(key.indexOf(':') + 1).startsWith(below)) this.files.delete(key);
+  }
+
+  /** Drop what a scan of `root` no longer reached. */
+  retainOnly(root: string, files: ReadonlySet<string>, dirs: ReadonlySet<string>): void {
+    const inRoot = (p: string) => p === root || p.startsWith(root + sep);
+    for (const key of this.files.keys()) {
+      const file = key.slice(key.indexOf(':') + 1);
+      if (inRoot(file) && !files.has(file)) this.files.delete(key);
+    }
+    for (const dir of this.dirs.keys()) if (inRoot(dir) && !dirs.has(dir)) this.dirs.delete(dir);
+    for (const file of this.skills.keys()) if (inRoot(file) && !files.has(file)) this.skills.delete(file);
+  }
+}
+
+export interface RootScan {
+  root: SkillRootSpec;
+  exists: boolean;
+  /** The root with symlinks resolved (for the path guard). */
+  realPath: string | null;
+  skills: SkillDefinition[];
+  skipped: SkippedSkillInfo[];
+}
+
+export interface ScanOptions {
+  /** Reuse cached listings and files without checking the disk (only for roots a watcher keeps the cache honest for). */
+  trusted?: boolean;
+}
+
+/** What the walk found, in traversal order; names are assigned afterwards so the result does not depend on I/O timing. */
+type Found =
+  | { kind: 'skill'; format: 'bundle' | 'flat'; file: string; dir: string; real: string; parsed: ParsedSkill; stamp: string; children: Found[] }
+  | { kind: 'skip'; file: string; reason: string };
+
+function isSkillFile(entry: Dirent): boolean {
+  return !entry.isDirectory() && entry.name.toLowerCase() === 'skill.md';
+}
+
+/**
+ * Find the skills under one root: folders holding a SKILL.md (searched at most 8 levels deep, skipping
+ * dot-folders and node_modules, surviving symlink cycles), sub-skills below a `has-sub-skill` bundle, and
+ * flat `<name>.md` files at the top level. Folders are read in parallel, but results follow the sorted
+ * order of entries, so they are deterministic.
+ */
+export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanCache(), options: ScanOptions = {}): Promise<RootScan> {
+  const result: RootScan = { root, exists: false, realPath: null, skills: [], skipped: [] };
+  const trusted = options.trusted === true;
+  let rootReal: string;
+  try {
+    rootReal = await realpath(root.path);
+    if (!(await stat(rootReal)).isDirectory()) return result;
+  } catch {
+    return result;
+  }
+  result.exists = true;
+  result.realPath = rootReal;
+  const seenFiles = new Set<string>();
+  const seenDirs = new Set<string>();
+  let dirCount = 0;
+  let capped = false;
+
+  const listDir = async (dir: string): Promise<Dirent[] | Found> => {
+    if (++dirCount > MAX_DIRS_PER_ROOT) {
+      const first = !capped;
+      capped = true;
+      return first ? { kind: 'skip', file: dir, reason: `stopped scanning: more than ${MAX_DIRS_PER_ROOT.toLocaleString('en-US')} folders under ${root.path}` } : [];
+    }
+    seenDirs.add(dir);
+    try {
+      return await cache.list(dir, trusted);
+    } catch (error) {
+      return { kind: 'skip', file: dir, reason: `cannot read the folder (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+    }
+  };
+
+  const bundle = async (dir: string, real: string, entries: Dirent[], chain: readonly string[]): Promise<Found[]> => {
+    const file = join(dir, entries.find(isSkillFile)!.name);
+    seenFiles.add(file);
+    const { result: parsed, stamp } = await cache.load(file, 'bundle', undefined, trusted);
+    if (typeof parsed === 'string') return [{ kind: 'skip', file, reason: parsed }];
+    const children = parsed.hasSubSkill ? await walk(dir, real, entries, chain) : [];
+    return [{ kind: 'skill', format: 'bundle', file, dir, real, parsed, stamp, children }];
+  };
+
+  /** The subfolders of `dir`, in order: a folder with SKILL.md is a skill; any other folder is searched further. */
+  const walk = async (dir: string, real: string, entries: Dirent[], chain: readonly string[]): Promise<Found[]> => {
+    if (chain.length > MAX_SKILL_SCAN_DEPTH) return [];
+    const visits = entries.map(async (entry): Promise<Found[]> => {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
+      const path = join(dir, entry.name);
+      let childReal = join(real, entry.name);
+      if (entry.isSymbolicLink()) {
+        try {
+          childReal = await realpath(path);
+          if (!(await stat(childReal)).isDirectory()) return [];
+        } catch {
+          return [];
+        }
+      } else if (!entry.isDirectory()) return [];
+      if (chain.includes(childReal)) return []; // a symlink back to an ancestor: a cycle
+      const listed = await listDir(path);
+      if (!Array.isArray(listed)) return [listed];
+      const childChain = [...chain, childReal];
+      return listed.some(isSkillFile) ? bundle(path, childReal, listed, childChain) : walk(path, childReal, listed, childChain);
+    });
+    return (await Promise.all(visits)).flat();
+  };
+
+  const top = await listDir(root.path);
+  if (!Array.isArray(top)) return result;
+  let found: Found[];
+  if (top.some(isSkillFile)) {
+    // The root itself is one skill (e.g. `--skills-dir path/to/one-skill`).
+    found = await bundle(root.path, rootReal, top, [rootReal]);
+  } else {
+    const flat = top
+      .filter((e) => /\.md$/i.test(e.name) && !e.name.startsWith('.') && !IGNORED_FLAT_FILES.has(e.name.toLowerCase()) && (e.isFile() || e.isSymbolicLink()))
+      .map(async (entry): Promise<Found> => {
+        const file = join(root.path, entry.name);
+        seenFiles.add(file);
+        const { result: parsed, stamp } = await cache.load(file, 'flat', entry.name.replace(/\.md$/i, ''), trusted);
+        return typeof parsed === 'string' ? { kind: 'skip', file, reason: parsed } : { kind: 'skill', format: 'flat', file, dir: root.path, real: rootReal, parsed, stamp, children: [] };
+      });
+    // Folders first: a skill folder wins over a flat file of the same name.
+    const [folders, files] = await Promise.all([walk(root.path, rootReal, top, [rootReal]), Promise.all(flat)]);
+    found = [...folders, ...files];
+  }
+  assignNames(found, root, result, cache);
+  cache.retainOnly(root.path, seenFiles, seenDirs);
+  return result;
+}
+
+/** Register what was found, in order: names (with `parent.` for sub-skills), clashes inside the root, folders reached twice through symlinks. */
+function assignNames(found: readonly Found[], root: SkillRootSpec, result: RootScan, cache: ScanCache): void {
+  const byName = new Map<string, SkillDefinition>();
+  const realDirs = new Set<string>();
+  const visit = (items: readonly Found[], parent: string | undefined) => {
+    for (const item of items) {
+      if (item.kind === 'skip') {
+        result.skipped.push({ file: item.file, reason: item.reason, source: root.source });
+        continue;
+      }
+      if (item.format === 'bundle') {
+        if (realDirs.has(item.real)) continue; // the same folder through another symlink
+        realDirs.add(item.real);
+      }
+      const own = normalizeSkillName(item.parsed.displayName);
+      const name = parent ? (own.startsWith(`${parent}.`) ? own : `${parent}.${own}`) : own;
+      const existing = byName.get(name);
+      if (existing) {
+        const why = existing.format === 'bundle' && item.format === 'flat' ? 'a skill folder of the same name wins over a flat file' : 'another skill in this folder already has this name';
+        result.skipped.push({ file: item.file, reason: `duplicate name "${name}": ${why} (${existing.file})`, source: root.source });
+        continue;
+      }
+      const previous = cache.skills.get(item.file);
+      const same =
+        previous &&
+        previous.stamp === item.stamp &&
+        previous.name === name &&
+        previous.parent === parent &&
+        previous.source === root.source &&
+        previous.root === root.path &&
+        previous.dir === item.dir &&
+        previous.format === item.format;
+      const skill: SkillDefinition = same ? previous : {
+        ...item.parsed,
+        name,
+        isSubSkill: parent !== undefined,
+        ...(parent ? { parent } : {}),
+        format: item.format,
+        source: root.source,
+        root: root.path,
+        dir: item.dir,
+        file: item.file,
+        stamp: item.stamp,
+      };
+      cache.skills.set(item.file, skill);
+      byName.set(name, skill);
+      result.skills.push(skill);
+      if (item.children.length) visit(item.children, name);
+    }
+  };
+  visit(found, undefined);
+}

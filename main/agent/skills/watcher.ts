@@ -1,0 +1,103 @@
+import { type Stats, existsSync } from 'node:fs';
+import { basename, dirname, relative, sep } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import { MAX_SKILL_SCAN_DEPTH } from './types';
+
+/** How many missing levels above a root we climb to find a folder to watch (so `.deft/skills` can appear later). */
+const MAX_MISSING_LEVELS = 3;
+
+function within(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+/**
+ * Watches skill roots and reports which roots something changed under. A root that does not exist
+ * yet is watched through its nearest existing parent, filtered down to the path leading to it, so
+ * creating `.deft/skills/x/SKILL.md` in a workspace that had none is noticed too. Inside a root only
+ * what the scanner reads is watched: no dot-folders, no node_modules, at most 8 levels deep, only
+ * Markdown files, and nothing inside a skill folder but its SKILL.md (`leafBundles`) — the scanner does
+ * not look there either. When a folder stops being a skill, `reveal` starts watching its inside.
+ */
+export class SkillWatcher {
+  private readonly watcher: FSWatcher | null;
+  readonly watched: ReadonlySet<string>;
+  private readonly ready: Promise<void>;
+  private resolveReady: () => void = () => {};
+
+  constructor(
+    private readonly roots: readonly string[],
+    onDirty: (roots: string[], path: string) => void,
+    /** Skill folders whose inside does not matter (no sub-skills), as known now. */
+    private readonly leafBundles: () => ReadonlySet<string> = () => new Set(),
+    onError: (error: unknown) => void = () => {},
+  ) {
+    const anchors = new Map<string, string>();
+    for (const root of roots) {
+      let anchor = root;
+      for (let level = 0; level <= MAX_MISSING_LEVELS && !existsSync(anchor); level++) anchor = dirname(anchor);
+      if (existsSync(anchor)) anchors.set(root, anchor);
+    }
+    this.watched = new Set(anchors.keys());
+    if (!anchors.size) {
+      this.watcher = null;
+      this.ready = Promise.resolve();
+      return;
+    }
+    const insideLeafBundle = (path: string): boolean => {
+      const leaves = this.leafBundles();
+      if (!leaves.size) return false;
+      const isSkillFile = basename(path).toLowerCase() === 'skill.md';
+      for (let dir = dirname(path), first = true; dir !== dirname(dir); dir = dirname(dir), first = false) {
+        if (leaves.has(dir)) return !(first && isSkillFile);
+      }
+      return false;
+    };
+    const relevant = (path: string, stats?: Stats): boolean => {
+      for (const [root, anchor] of anchors) {
+        if (!within(path, anchor)) continue;
+        if (within(root, path)) return true;
+        if (!within(path, root)) continue;
+        const parts = relative(root, path).split(sep).filter(Boolean);
+        if (parts.length > MAX_SKILL_SCAN_DEPTH + 1) continue;
+        if (parts.some((p) => p.startsWith('.') || p === 'node_modules')) continue;
+        if (stats?.isFile() && !/\.md$/i.test(path)) continue;
+        if (insideLeafBundle(path)) continue;
+        return true;
+      }
+      return false;
+    };
+    this.watcher = watch([...new Set(anchors.values())], {
+      ignoreInitial: true,
+      // Watching must never keep a process alive (CLI runs, tests); hosts stay up on their own.
+      persistent: false,
+      followSymlinks: true,
+      atomic: false,
+      ignorePermissionErrors: true,
+      ignored: (path: string, stats?: Stats) => !relevant(path, stats),
+    });
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve;
+      this.watcher!.once('ready', () => resolve());
+    });
+    this.watcher.on('all', (_event, path) => {
+      const dirty = this.roots.filter((root) => this.watched.has(root) && (within(path, root) || within(root, path)));
+      if (dirty.length) onDirty(dirty, path);
+    });
+    this.watcher.on('error', onError);
+  }
+
+  /** Start watching folders that were left out while inside a skill folder (that folder is no longer a skill). */
+  reveal(paths: readonly string[]): void {
+    if (this.watcher && paths.length) this.watcher.add([...paths]);
+  }
+
+  /** Resolves once the initial crawl is done and changes are being reported. */
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  async close(): Promise<void> {
+    this.resolveReady();
+    await this.watcher?.close();
+  }
+}

@@ -1,0 +1,79 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- a hand-written stand-in for electron's API */
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { tempDir } from './agent/test-support/harness';
+
+// The Electron binary is not available everywhere tests run, so the composition root is exercised
+// against a stand-in `electron` module: what matters here is how it configures windows and sessions.
+const created: Array<{ options: Record<string, any>; contents: Record<string, any> }> = [];
+const calls = { sandbox: 0, openExternal: [] as string[], permission: [] as boolean[] };
+let windowLoaded: () => void = () => {};
+const loaded = new Promise<void>((resolve) => (windowLoaded = resolve));
+
+vi.mock('electron', () => {
+  class BrowserWindow {
+    webContents: Record<string, any>;
+    constructor(readonly options: Record<string, any>) {
+      const listeners: Record<string, (...a: any[]) => void> = {};
+      this.webContents = {
+        id: created.length + 1,
+        listeners,
+        on: (name: string, fn: (...a: any[]) => void) => (listeners[name] = fn),
+        setWindowOpenHandler: (fn: (...a: any[]) => unknown) => (listeners.windowOpen = fn),
+        getURL: () => 'file:///out/renderer/index.html',
+        isDestroyed: () => false,
+        send: () => {},
+      };
+      created.push({ options, contents: this.webContents });
+    }
+    once() {}
+    on() {}
+    show() {}
+    loadFile() {
+      windowLoaded();
+      return Promise.resolve();
+    }
+  }
+  return {
+    app: { enableSandbox: () => calls.sandbox++, whenReady: () => Promise.resolve(), on: () => {}, quit: () => {} },
+    BrowserWindow,
+    dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }), showErrorBox: () => {} },
+    ipcMain: { handle: () => {} },
+    safeStorage: { isEncryptionAvailable: () => false },
+    session: { defaultSession: { setPermissionRequestHandler: (fn: (...a: any[]) => void) => fn(null, 'camera', (ok: boolean) => calls.permission.push(ok)) } },
+    shell: { openExternal: async (url: string) => void calls.openExternal.push(url) },
+  };
+});
+
+const workspace = await tempDir('deft-electron-ws-');
+process.env.DEFT_HOME = await tempDir('deft-electron-home-');
+process.argv.push('--workspace', workspace);
+await import('./index');
+await loaded;
+afterAll(() => {
+  process.argv.splice(process.argv.indexOf('--workspace'), 2);
+});
+
+describe('the Electron composition root', () => {
+  it('enables the sandbox and denies every permission request', () => {
+    expect(calls.sandbox).toBe(1);
+    expect(calls.permission).toEqual([false]);
+  });
+
+  it('opens the workspace window with isolation, sandbox and no Node in the renderer', () => {
+    expect(created).toHaveLength(1);
+    const prefs = created[0]!.options.webPreferences;
+    expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true });
+    expect(prefs.preload).toMatch(/preload[\\/]index\.cjs$/);
+    expect(created[0]!.options.title).toContain(workspace);
+  });
+
+  it('never navigates away and sends web links to the system browser', () => {
+    const { listeners } = created[0]!.contents;
+    let prevented = false;
+    listeners['will-navigate']!({ preventDefault: () => (prevented = true) }, 'https://example.com/docs');
+    expect(prevented).toBe(true);
+    expect(listeners.windowOpen!({ url: 'https://example.com/x' })).toEqual({ action: 'deny' });
+    expect(listeners.windowOpen!({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
+    expect(calls.openExternal).toEqual(['https://example.com/docs', 'https://example.com/x']);
+  });
+});
