@@ -16,7 +16,7 @@ import { type BenchResult, median } from './types';
 const MB = 1024 * 1024;
 
 function handleFor(dir: string): SessionHandle {
-  return { id: 'bench', dir, running: false, emit: () => {}, getState: () => undefined, setState: () => {}, startTurn: async () => null, inject: () => {} };
+  return { id: 'bench', dir, running: false, emit: () => {}, getState: () => undefined, setState: () => {}, startTurn: async () => null, inject: () => {}, usage: () => ({ inputTokens: 0, outputTokens: 0 }) };
 }
 
 function waitExit(command: string, args: string[], options: { stdout?: 'ignore' } = {}): Promise<void> {

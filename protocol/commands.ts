@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalAnswer, Goal, GoalAction, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './control';
 import { SessionEvent } from './events';
 import { Attachment, type ErrorInfo, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
@@ -86,6 +87,29 @@ export const commands = {
     SessionRef.extend({ callId: z.string().min(1).max(200), action: z.enum(['stop', 'background']) }).strict(),
     z.object({ ok: z.literal(true), taskId: z.string().optional() }),
   ),
+
+  // The user in control: permissions, approvals, questions, plan mode, goals.
+  /** The permission rules in force (and invalid ones), and the session's mode (the default mode without a session). */
+  getPermissions: command(
+    z.object({ sessionId: z.string().min(1).optional() }).strict(),
+    z.object({ mode: PermissionMode, permissions: PermissionRules }),
+  ),
+  /** Switch a session's permission mode; the model is told at its next step. */
+  setPermissionMode: command(SessionRef.extend({ mode: PermissionMode }).strict(), z.object({ mode: PermissionMode })),
+  /** Answer a pending approval request. `warning` says when an "always allow" rule could not be saved. */
+  answerApproval: command(
+    SessionRef.extend({ requestId: z.string().min(1).max(100), answer: ApprovalAnswer }).strict(),
+    z.object({ ok: z.literal(true), warning: z.string().optional() }),
+  ),
+  /** Answer (or dismiss) the questions the model asked. */
+  answerQuestion: command(
+    SessionRef.extend({ requestId: z.string().min(1).max(100), answers: z.array(QuestionAnswer).max(4).default([]), dismissed: z.boolean().default(false) }).strict(),
+    z.object({ ok: z.literal(true) }),
+  ),
+  /** Turn plan mode on or off for a session (the window's toggle and /plan). */
+  setPlanMode: command(SessionRef.extend({ active: z.boolean() }).strict(), z.object({ plan: PlanState })),
+  /** Pause, resume or cancel the session's goal. */
+  setGoalStatus: command(SessionRef.extend({ action: GoalAction }).strict(), z.object({ goal: Goal.nullable() })),
 } as const;
 
 export type Commands = typeof commands;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PermissionRules, controlEventShapes as control } from './control';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
@@ -83,6 +84,15 @@ export const SessionEvent = z.discriminatedUnion('type', [
     content: z.string(),
     callId: z.string().optional(),
   }),
+  // The user in control: permission mode, approvals, questions, plan mode, todos, goals (shapes in control.ts).
+  sessionEvent('permission.mode.changed', control['permission.mode.changed']),
+  sessionEvent('approval.requested', control['approval.requested']),
+  sessionEvent('approval.resolved', control['approval.resolved']),
+  sessionEvent('question.asked', control['question.asked']),
+  sessionEvent('question.answered', control['question.answered']),
+  sessionEvent('plan.mode.changed', control['plan.mode.changed']),
+  sessionEvent('todo.updated', control['todo.updated']),
+  sessionEvent('goal.updated', control['goal.updated']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];
@@ -109,6 +119,8 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cron.updated'), sessionId: z.string(), jobs: z.array(CronJobInfo) }),
   /** A running tool call's foreground command went quiet and is waiting, or produced output again. */
   z.object({ type: z.literal('command.activity'), sessionId: z.string(), activity: CommandActivity }),
+  // The user in control: the permission rules (or their problems) changed.
+  z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

@@ -25,6 +25,13 @@ export const commandNames = [
   'stopTask',
   'deleteCronJob',
   'controlToolCall',
+  // The user in control
+  'getPermissions',
+  'setPermissionMode',
+  'answerApproval',
+  'answerQuestion',
+  'setPlanMode',
+  'setGoalStatus',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -53,4 +60,14 @@ export const eventTypeNames = [
   'task.ended',
   'cron.updated',
   'command.activity',
+  // The user in control
+  'permission.mode.changed',
+  'approval.requested',
+  'approval.resolved',
+  'question.asked',
+  'question.answered',
+  'plan.mode.changed',
+  'todo.updated',
+  'goal.updated',
+  'permissions.updated',
 ] as const;

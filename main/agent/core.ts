@@ -209,6 +209,7 @@ export class DeftCore {
         queue.push(text);
         this.injections.set(session.id, queue);
       },
+      usage: () => ({ ...session.usageTotal }),
     };
   }
 

@@ -1,9 +1,12 @@
 import { useEffect } from 'react';
 import { Composer } from './features/composer/Composer';
+import { ControlDock } from './features/control/ControlDock';
 import { Banners } from './features/conversation/Banners';
 import { Conversation } from './features/conversation/Conversation';
 import { Header } from './features/conversation/Header';
 import { FirstRun } from './features/onboarding/FirstRun';
+import { RuleProblems } from './features/permissions/RuleProblems';
+import { QuestionDialog } from './features/questions/QuestionDialog';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillsLayer } from './features/skills/SkillsLayer';
@@ -48,10 +51,13 @@ function Workspace() {
       <main className="main">
         <Header />
         <Banners />
+        <RuleProblems />
         <Conversation />
+        <ControlDock />
         <Composer />
       </main>
       <TasksPanel />
+      <QuestionDialog />
       {settingsOpen ? <SettingsDialog /> : null}
       <SkillsLayer />
     </div>

@@ -1,5 +1,10 @@
 import { backgroundFeature } from '../background/feature';
+import { goalsFeature } from '../goals/feature';
+import { permissionsFeature } from '../permissions/feature';
+import { planFeature } from '../plan/feature';
+import { questionsFeature } from '../questions/feature';
 import { skillsFeature } from '../skills/feature';
+import { todoFeature } from '../todo/feature';
 import type { FeatureFactory } from './types';
 
 /** The capabilities every core gets, in the order their hooks run. Each issue's capability adds its factory here. */
@@ -7,4 +12,10 @@ export const defaultFeatures: FeatureFactory[] = [
   skillsFeature,
   // Shell and background work: Bash, background tasks, scheduled prompts.
   backgroundFeature(),
+  // The user in control: permissions decide on every call; plan mode, questions, todos and goals.
+  permissionsFeature,
+  planFeature,
+  questionsFeature,
+  todoFeature,
+  goalsFeature,
 ];

@@ -1,4 +1,4 @@
-import type { AppEvent, Attachment, SessionEventInput, TurnOrigin, WorkspaceInfo } from '../../../protocol';
+import type { AppEvent, Attachment, SessionEventInput, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
 import type { CommandHandlers } from '../core';
 import type { TurnOutcome } from '../loop/turn';
 import type { Authorization, ResolvedCall } from '../loop/tool-calls';
@@ -25,6 +25,8 @@ export interface SessionHandle {
   startTurn(prompt: TurnPrompt): Promise<string | null>;
   /** A message for the model, delivered at the next step boundary (or at the start of the next turn). */
   inject(text: string): void;
+  /** Tokens used by the session so far (a copy). */
+  usage(): Usage;
 }
 
 /** What a feature sees of the core it belongs to. */

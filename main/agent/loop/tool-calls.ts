@@ -12,6 +12,9 @@ export interface ResolvedCall {
   name: string;
   args: unknown;
   execution: ToolExecution;
+  turnId: string;
+  /** Aborts when the turn is stopped, so a decision waiting for the user can give up. */
+  signal: AbortSignal;
 }
 
 export type Authorization = { allowed: true } | { allowed: false; message: string };
@@ -138,7 +141,7 @@ async function prepare(call: ToolCallRequest, options: ToolCallOptions): Promise
   }
   if (!isExecution(resolved)) return done(resolved);
   if (options.authorize) {
-    const decision = await options.authorize({ callId: call.id, name: call.name, args: parsed.data, execution: resolved });
+    const decision = await options.authorize({ callId: call.id, name: call.name, args: parsed.data, execution: resolved, turnId: options.turnId, signal: options.signal });
     if (!decision.allowed) return done(errorResult(decision.message));
   }
   return { kind: 'ready', call, args: parsed.data, execution: resolved };

@@ -6,6 +6,20 @@ import picomatch from 'picomatch';
  * path subjects are matched as paths, case-insensitively, against the canonical absolute path
  * (and its workspace-relative form, with or without `./`).
  */
+const compiled = new Map<string, picomatch.Matcher>();
+
+/** A compiled glob, cached: rules are checked on every tool call, often against several parts of a command. */
+function matcher(glob: string, options: picomatch.PicomatchOptions): picomatch.Matcher {
+  const key = `${options.nocase ? 'i' : ''}${options.bash ? 'b' : ''}:${glob}`;
+  let match = compiled.get(key);
+  if (!match) {
+    if (compiled.size >= 1_000) compiled.clear();
+    match = picomatch(glob, options);
+    compiled.set(key, match);
+  }
+  return match;
+}
+
 function negation(pattern: string): { negate: boolean; body: string } {
   return pattern.startsWith('!') ? { negate: true, body: pattern.slice(1) } : { negate: false, body: pattern };
 }
@@ -14,7 +28,8 @@ function negation(pattern: string): { negate: boolean; body: string } {
 export function matchGlobSubject(pattern: string, subject: string): boolean {
   const { negate, body } = negation(pattern);
   const subjects = subject.startsWith('./') ? [subject, subject.slice(2)] : [subject];
-  const matched = subjects.some((s) => picomatch.isMatch(s, body, { bash: true, dot: true }));
+  const match = matcher(body, { bash: true, dot: true });
+  const matched = subjects.some((s) => match(s));
   return negate ? !matched : matched;
 }
 
@@ -25,7 +40,9 @@ export function matchPathSubject(pattern: string, forms: { absolute: string; rel
   if (forms.relative !== undefined) candidates.push(forms.relative, `./${forms.relative}`);
   const glob = body.startsWith('./') ? body.slice(2) : body;
   const options = { dot: true, nocase: true };
-  const matched = candidates.some((c) => picomatch.isMatch(c, glob, options) || picomatch.isMatch(c, body, options));
+  const byGlob = matcher(glob, options);
+  const byBody = matcher(body, options);
+  const matched = candidates.some((c) => byGlob(c) || byBody(c));
   return negate ? !matched : matched;
 }
 

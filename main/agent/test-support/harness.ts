@@ -1,7 +1,7 @@
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DeftEvent, SessionEvent } from '../../../protocol';
+import type { DeftEvent, PermissionMode, SessionEvent } from '../../../protocol';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
 import { type CoreOptions, DeftCore } from '../core';
 import type { RetryPolicy } from '../loop/retry';
@@ -13,15 +13,21 @@ export async function tempDir(prefix = 'deft-test-'): Promise<string> {
   return realpath(await mkdtemp(join(tmpdir(), prefix)));
 }
 
-/** A core on a temp workspace and home, wired to a mock model server, recording every event. */
-export async function createHarness(options: Partial<CoreOptions> = {}) {
+/**
+ * A core on a temp workspace and home, wired to a mock model server, recording every event.
+ * The default permission mode is yolo (written as `permissions.defaultMode` in the temp home), so tests
+ * of the loop and of tools are not held for approval; permission tests pass `permissionMode`.
+ */
+export async function createHarness(options: Partial<CoreOptions> & { permissionMode?: PermissionMode } = {}) {
+  const { permissionMode = 'yolo', ...coreOptions } = options;
   const server = new MockModelServer();
   const baseUrl = await server.start();
   const workspace = await tempDir('deft-ws-');
   const home = await tempDir('deft-home-');
+  await writeFile(join(home, 'settings.json'), JSON.stringify({ permissions: { defaultMode: permissionMode } }));
   const secrets = FileSecretStore.inHome(home);
   const events: DeftEvent[] = [];
-  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, ...options });
+  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, ...coreOptions });
   core.onEvent((e) => events.push(e));
   await core.handlers.setSettings({ provider: { kind: 'openai', baseUrl, model: 'mock-model', apiKey: 'test-key' } });
   const { session } = await core.handlers.createSession({});

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { SessionEvent } from '../../../protocol';
+import type { PermissionMode, SessionEvent } from '../../../protocol';
 import type { CoreOptions } from '../../agent/core';
 import { defaultFeatures } from '../../agent/features/index';
 import { withSkillsOptions } from '../../agent/skills/feature';
@@ -30,7 +30,9 @@ Options:
   --base-url <url>           e.g. http://127.0.0.1:11434/v1
   --model <name>
   --api-key <key>            or the DEFT_API_KEY environment variable
-  --permission-mode <mode>   ask | accept-edits | yolo (default ask)
+  --permission-mode <mode>   ask | accept-edits | yolo (default ask). Nobody can approve a call in a
+                             headless run: what the mode and rules do not allow is refused, with the
+                             rule that would allow it
   --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
   --max-steps <n>            stop after n model steps
   --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
@@ -141,6 +143,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       sessionId = (await core.handlers.createSession({})).session.id;
     }
 
+    await core.handlers.setPermissionMode({ sessionId, mode: values['permission-mode'] as PermissionMode });
     return await runOneTurn(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,14 +1,31 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 
-/** A modal dialog: labelled, traps focus on open, closes on Escape and on a click outside. */
-export function Dialog({ title, onClose, children, footer, wide }: { title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
+/** A modal dialog: labelled, traps focus on open, closes on Escape and (unless `closeOnBackdrop` is false) on a click outside. */
+export function Dialog({
+  title,
+  onClose,
+  children,
+  footer,
+  wide,
+  closeOnBackdrop = true,
+  initialFocus,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  wide?: boolean;
+  closeOnBackdrop?: boolean;
+  /** Selector of the element to focus first (default: the first control, which is the Close button). */
+  initialFocus?: string;
+}) {
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
   const close = useRef(onClose);
   close.current = onClose;
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
-    const first = ref.current?.querySelector<HTMLElement>('input, select, textarea, button');
+    const first = (initialFocus ? ref.current?.querySelector<HTMLElement>(initialFocus) : null) ?? ref.current?.querySelector<HTMLElement>('input, select, textarea, button');
     first?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
@@ -34,9 +51,11 @@ export function Dialog({ title, onClose, children, footer, wide }: { title: stri
       document.removeEventListener('keydown', onKey, true);
       previous?.focus();
     };
+    // Focus once, on open.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   return (
-    <div className="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div className="dialog-backdrop" onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && onClose()}>
       <div className={`dialog${wide ? ' dialog-wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref}>
         <header className="dialog-header">
           <h2 id={titleId}>{title}</h2>

@@ -6,7 +6,7 @@ import { useSettings } from './settings';
 import { useUi } from './ui';
 
 /** Commands the UI issues, with failures routed to the banner. Components call these, not the bridge. */
-function report(error: unknown): void {
+export function report(error: unknown): void {
   const e = DeftError.from(error);
   useUi.getState().showBanner({ message: e.detail, code: e.code });
 }

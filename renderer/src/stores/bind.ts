@@ -1,10 +1,12 @@
 import { type DeftEvent, type SessionEvent, isSessionEvent } from '../../../protocol';
 import { deft } from '../bridge';
+import { usePermissions } from './permissions';
 import { refreshSkills } from '../features/skills/actions';
 import { isTasksEvent, useTasks } from '../features/tasks/store';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { useUi } from './ui';
+import { useWaiting } from './waiting';
 
 /**
  * Feed the stores from the bridge. Events are queued and applied once per animation frame, so a fast
@@ -27,11 +29,16 @@ export function bindStores(onReconnect: () => void): () => void {
         useSettings.getState().setSettings(event.settings);
       } else if (event.type === 'session.deleted') {
         useSessions.getState().removeSession(event.sessionId);
+      } else if (event.type === 'permissions.updated') {
+        usePermissions.getState().setRules(event.permissions);
       } else if (event.type === 'skills.changed') {
         void refreshSkills();
       }
     }
-    if (sessionEvents.length) useSessions.getState().apply(sessionEvents);
+    if (sessionEvents.length) {
+      useSessions.getState().apply(sessionEvents);
+      useWaiting.getState().apply(sessionEvents);
+    }
     if (tasksEvents.length) useTasks.getState().apply(tasksEvents);
   };
   const unsubscribe = deft.onEvent((event) => {

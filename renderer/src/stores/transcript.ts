@@ -1,4 +1,5 @@
 import type { Attachment, ErrorInfo, SessionEvent, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import { type ControlState, applyControl, emptyControl } from './control';
 
 export interface UserItem {
   kind: 'user';
@@ -55,9 +56,11 @@ export interface Transcript {
   /** The error that ended the latest turn, shown as a banner until the next turn starts. */
   lastError: ErrorInfo | null;
   usage: Usage | null;
+  /** Permission mode, plan mode, todos, goal, and what waits for the user (control.ts). */
+  control: ControlState;
 }
 
-export const emptyTranscript: Transcript = { items: [], lastSeq: 0, runningTurn: null, lastError: null, usage: null };
+export const emptyTranscript: Transcript = { items: [], lastSeq: 0, runningTurn: null, lastError: null, usage: null, control: emptyControl };
 
 /** Live progress kept per tool card; older output scrolls off. */
 const MAX_PROGRESS_CHARS = 64_000;
@@ -82,9 +85,11 @@ export function applyEvents(state: Transcript, events: readonly SessionEvent[]):
   return next;
 }
 
+const MODE_LABELS = { ask: 'Ask', 'accept-edits': 'Accept edits', yolo: 'Yolo' } as const;
+
 export function applyEvent(state: Transcript, event: SessionEvent): Transcript {
   if (event.seq <= state.lastSeq) return state;
-  const s: Transcript = { ...state, lastSeq: event.seq };
+  const s: Transcript = { ...state, lastSeq: event.seq, control: applyControl(state.control, event) };
   switch (event.type) {
     case 'turn.started':
       return {
@@ -180,6 +185,18 @@ export function applyEvent(state: Transcript, event: SessionEvent): Transcript {
     }
     case 'session.updated':
     case 'step.started':
+      return s;
+    // The user in control: kept in `control`; mode and plan switches also leave a line in the transcript.
+    case 'permission.mode.changed':
+      return { ...s, items: [...s.items, { kind: 'notice', id: `mode${event.seq}`, level: 'info', text: `Permission mode: ${MODE_LABELS[event.mode]}` }] };
+    case 'plan.mode.changed':
+      return { ...s, items: [...s.items, { kind: 'notice', id: `plan${event.seq}`, level: 'info', text: event.plan.active ? 'Plan mode on' : 'Plan mode off' }] };
+    case 'approval.requested':
+    case 'approval.resolved':
+    case 'question.asked':
+    case 'question.answered':
+    case 'todo.updated':
+    case 'goal.updated':
       return s;
   }
 }

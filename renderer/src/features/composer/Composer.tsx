@@ -2,6 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { cancelTurn, sendPrompt } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
+import { ModeSelect } from '../permissions/ModeSelect';
+import { PlanToggle } from '../plan/PlanToggle';
+import { planCommand } from '../plan/plan-command';
 import { runSkill } from '../skills/actions';
 import { useSlashMenu } from '../skills/SlashMenu';
 
@@ -26,6 +29,12 @@ export function Composer() {
   }, []);
 
   const submit = async () => {
+    const command = planCommand(text);
+    if (command) {
+      setText('');
+      if (!(await command.run(running))) setText(text);
+      return;
+    }
     if (running || !text.trim()) return;
     const sent = text;
     setText('');
@@ -53,7 +62,8 @@ export function Composer() {
         autoFocus
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
-          if (slash.onKeyDown(e)) return;
+          // `/plan` is the composer's own command: it wins over the skills menu.
+          if (!(e.key === 'Enter' && planCommand(text)) && slash.onKeyDown(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void submit();
@@ -64,7 +74,11 @@ export function Composer() {
         }}
       />
       <div className="composer-actions">
-        <span className="composer-hint">Enter to send · Shift+Enter for a new line · / for skills</span>
+        <div className="composer-controls">
+          <ModeSelect />
+          <PlanToggle />
+          <span className="composer-hint">Enter to send · Shift+Enter for a new line · / for skills · /plan</span>
+        </div>
         {running ? (
           <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
             <Icon name="stop" size={14} /> Stop

@@ -4,6 +4,7 @@ import { deleteSession, newSession, openSession, pickWorkspace } from '../../sto
 import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
+import { useWaiting } from '../../stores/waiting';
 import { useSkills } from '../skills/store';
 import { relativeTime } from './relative-time';
 
@@ -13,6 +14,7 @@ export function Sidebar() {
   const workspace = useSettings((s) => s.workspace);
   const provider = useSettings((s) => s.settings?.provider);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const waiting = useWaiting((s) => s.bySession);
   return (
     <nav className="sidebar" aria-label="Sessions">
       <div className="sidebar-top">
@@ -47,6 +49,7 @@ export function Sidebar() {
               <span className="session-meta">
                 {s.running ? <Spinner size={10} /> : null}
                 {relativeTime(s.updatedAt)}
+                {waiting[s.id]?.length ? <span className="session-waiting">· waiting for you</span> : null}
               </span>
             </button>
             <button

@@ -3,6 +3,8 @@ import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
 import type { IconName } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { CommandCard } from '../tasks/CommandCard';
+import { Markdown } from '../conversation/Markdown';
+import { TodoItems } from '../todo/TodoItems';
 
 type InputRenderer<K extends ToolInputDisplay['kind']> = (display: Extract<ToolInputDisplay, { kind: K }>) => ReactNode;
 type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<ToolResultDisplay, { kind: K }>, output: string) => ReactNode;
@@ -14,11 +16,31 @@ type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<Too
 export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K> } = {
   command: (d) => <pre className="tool-command">$ {d.command}</pre>,
   generic: (d) => (d.detail ? <pre className="tool-detail">{d.detail}</pre> : null),
+  // The user in control: todo lists, plans for review, goals to start.
+  todo_list: (d) => <TodoItems items={d.items} />,
+  plan_review: (d) => (
+    <div className="plan-body">
+      <Markdown text={d.plan} />
+    </div>
+  ),
+  goal_start: (d) => (
+    <div className="goal-start">
+      <div>
+        <strong>Objective:</strong> {d.objective}
+      </div>
+      {d.completionCriterion ? (
+        <div>
+          <strong>Done when:</strong> {d.completionCriterion}
+        </div>
+      ) : null}
+    </div>
+  ),
 };
 
 export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRenderer<K> } = {
   error: (d) => <pre className="tool-output tool-output-error">{d.message}</pre>,
   text: (d) => <pre className="tool-output">{d.text}</pre>,
+  todo_list: (d) => <TodoItems items={d.items} />,
 };
 
 /** Display kinds whose whole card is their own component (live controls, custom layout). */

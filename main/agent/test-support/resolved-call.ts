@@ -1,0 +1,14 @@
+import type { ResolvedCall } from '../loop/tool-calls';
+import type { ToolExecution } from '../tools/contract';
+
+/** A call as the permission layer sees it, for tests and benchmarks of decisions (nothing runs). */
+export function resolvedCall(name: string, args: unknown = {}, execution: Partial<ToolExecution> = {}): ResolvedCall {
+  return {
+    callId: 'c1',
+    name,
+    args,
+    turnId: 't1',
+    signal: new AbortController().signal,
+    execution: { description: name, display: { kind: 'generic', summary: name }, approvalRule: name, execute: async () => ({ output: '' }), ...execution },
+  };
+}

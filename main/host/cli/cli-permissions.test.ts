@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
+import { controlTestTools } from '../../agent/test-support/control-tools';
+import { fastRetry, tempDir } from '../../agent/test-support/harness';
+import { runCli } from './cli';
+
+let server: MockModelServer;
+let workspace: string;
+let home: string;
+
+beforeEach(async () => {
+  server = new MockModelServer();
+  await server.start();
+  workspace = await tempDir('deft-cli-ws-');
+  home = await tempDir('deft-cli-home-');
+});
+afterEach(() => server.close());
+
+async function run(...extra: string[]) {
+  let stderr = '';
+  server.enqueue({ chunks: [{ toolCall: { name: 'Write', args: '{"path":"out.txt","content":"hi"}' } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'Finished.' }, { finish: 'stop' }] });
+  const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', ...extra, 'write out.txt'], {
+    stdout: () => {},
+    stderr: (t) => (stderr += t),
+    env: { DEFT_HOME: home },
+    cwd: workspace,
+    coreOptions: { retry: fastRetry, tools: () => controlTestTools() },
+  });
+  const tool = server.requests.at(-1)!.body.messages.find((m) => m.role === 'tool');
+  return { code, stderr, tool: String(tool?.content) };
+}
+
+describe('deft run --permission-mode', () => {
+  it('ask (the default) refuses a Write and names the rule that would allow it', async () => {
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(result.tool).toContain(`"Write(${join(workspace, 'out.txt')})"`);
+    await expect(readFile(join(workspace, 'out.txt'))).rejects.toThrow();
+  });
+
+  it('accept-edits lets the Write run', async () => {
+    const result = await run('--permission-mode', 'accept-edits');
+    expect(result.tool).toBe('Wrote out.txt (2 characters).');
+    expect(await readFile(join(workspace, 'out.txt'), 'utf8')).toBe('hi');
+  });
+
+  it('tells the model the mode of the run', async () => {
+    await run('--permission-mode', 'yolo');
+    expect(String(server.requests[0]!.body.messages[0]!.content)).toContain('Permission mode: yolo');
+  });
+});

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { ToolInputDisplay } from './display';
+
+// The user in control: permission modes and rules, approvals, plan mode, questions, todos, goals.
+
+/** How much the agent may do without asking. */
+export const PermissionMode = z.enum(['ask', 'accept-edits', 'yolo']);
+export type PermissionMode = z.infer<typeof PermissionMode>;
+
+/** Where a permission rule comes from. */
+export const RuleSource = z.enum(['user', 'project', 'local']);
+export type RuleSource = z.infer<typeof RuleSource>;
+
+/** One rule as loaded from a settings file. */
+export const PermissionRuleInfo = z.object({
+  decision: z.enum(['allow', 'ask', 'deny']),
+  pattern: z.string(),
+  source: RuleSource,
+  file: z.string(),
+});
+export type PermissionRuleInfo = z.infer<typeof PermissionRuleInfo>;
+
+/** A rule (or a whole file) that could not be used, with the reason. */
+export const RuleProblem = z.object({ file: z.string(), rule: z.string().optional(), message: z.string() });
+export type RuleProblem = z.infer<typeof RuleProblem>;
+
+/** Every rule in force and every problem found, from the three settings files. */
+export const PermissionRules = z.object({
+  rules: z.array(PermissionRuleInfo),
+  problems: z.array(RuleProblem),
+  files: z.object({ user: z.string(), project: z.string(), local: z.string() }),
+});
+export type PermissionRules = z.infer<typeof PermissionRules>;
+
+/** What an approval request is about: a tool call, a plan to review, or a goal to start. */
+export const ApprovalKind = z.enum(['tool', 'plan_review', 'goal_start']);
+export type ApprovalKind = z.infer<typeof ApprovalKind>;
+
+/** The user's answer to an approval request. */
+export const ApprovalAnswer = z.discriminatedUnion('decision', [
+  /** Run it. `scope` 'session' remembers the call's rule for this session; 'always' writes it to .deft/settings.local.json. */
+  z.object({ decision: z.literal('approve'), scope: z.enum(['once', 'session', 'always']).default('once'), selectedLabel: z.string().max(200).optional() }).strict(),
+  /** Do not run it; the feedback reaches the model. */
+  z.object({ decision: z.literal('reject'), feedback: z.string().max(20_000).optional() }).strict(),
+  /** Plan review only: keep planning with this feedback. */
+  z.object({ decision: z.literal('revise'), feedback: z.string().trim().min(1, 'Say what to change in the plan.').max(20_000) }).strict(),
+]);
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswer>;
+
+/** How an approval request ended. */
+export const ApprovalOutcome = z.enum(['approved', 'rejected', 'revise', 'cancelled']);
+
+/** One question put to the user (AskUserQuestion). */
+export const Question = z.object({
+  question: z.string(),
+  header: z.string(),
+  options: z.array(z.object({ label: z.string(), description: z.string() })),
+  multiSelect: z.boolean(),
+});
+export type Question = z.infer<typeof Question>;
+
+/** The user's answer to one question: chosen labels and/or an "Other" text. */
+export const QuestionAnswer = z
+  .object({
+    question: z.string().max(2_000),
+    selected: z.array(z.string().max(200)).max(4).default([]),
+    other: z.string().max(10_000).optional(),
+  })
+  .strict();
+export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
+
+/** One item of the todo list. */
+export const TodoItem = z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) });
+export type TodoItem = z.infer<typeof TodoItem>;
+
+/** Plan mode of a session. */
+export const PlanState = z.object({ active: z.boolean(), planId: z.string().optional(), path: z.string().optional() });
+export type PlanState = z.infer<typeof PlanState>;
+
+/** A goal the agent pursues turn after turn, with its budget and what it has used. */
+export const Goal = z.object({
+  id: z.string(),
+  objective: z.string(),
+  completionCriterion: z.string().optional(),
+  status: z.enum(['active', 'paused', 'blocked', 'complete']),
+  /** Why it is paused, blocked or complete (a summary). */
+  reason: z.string().optional(),
+  budget: z.object({ turns: z.number().int().optional(), tokens: z.number().int().optional(), timeMs: z.number().int().optional() }),
+  used: z.object({ turns: z.number().int(), tokens: z.number().int(), timeMs: z.number().int() }),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type Goal = z.infer<typeof Goal>;
+
+export const GoalAction = z.enum(['pause', 'resume', 'cancel']);
+export type GoalAction = z.infer<typeof GoalAction>;
+
+/** Shapes of the control events, shared by events.ts. */
+export const controlEventShapes = {
+  /** The session's permission mode changed (the model is told at its next step). */
+  'permission.mode.changed': { mode: PermissionMode, previous: PermissionMode },
+  /** A call waits for the user's approval; `display` is what it will do. */
+  'approval.requested': {
+    turnId: z.string(),
+    requestId: z.string(),
+    kind: ApprovalKind,
+    callId: z.string().optional(),
+    toolName: z.string(),
+    description: z.string(),
+    display: ToolInputDisplay,
+    /** Why it asks (the rule, the mode, a protected path). */
+    reason: z.string(),
+    /** The rule "approve for session" / "always allow" would store; absent when the call may only be approved once. */
+    approvalRule: z.string().optional(),
+  },
+  /** An approval request was answered, cancelled, or settled by a rule the user just added. */
+  'approval.resolved': {
+    requestId: z.string(),
+    outcome: ApprovalOutcome,
+    scope: z.enum(['once', 'session', 'always']).optional(),
+    feedback: z.string().optional(),
+    selectedLabel: z.string().optional(),
+  },
+  /** The model asks the user questions (AskUserQuestion). */
+  'question.asked': { turnId: z.string(), requestId: z.string(), callId: z.string(), questions: z.array(Question) },
+  /** The questions were answered or dismissed (or the turn stopped). */
+  'question.answered': { requestId: z.string(), answers: z.record(z.string(), z.string()), dismissed: z.boolean() },
+  /** Plan mode turned on or off. */
+  'plan.mode.changed': { plan: PlanState },
+  /** The todo list changed. */
+  'todo.updated': { items: z.array(TodoItem) },
+  /** The goal changed (null: no goal). */
+  'goal.updated': { goal: Goal.nullable() },
+} as const;

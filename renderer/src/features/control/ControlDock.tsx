@@ -1,0 +1,14 @@
+import { GoalStrip } from '../goals/GoalStrip';
+import { ApprovalPanel } from '../permissions/ApprovalPanel';
+import { TodoPanel } from '../todo/TodoPanel';
+
+/** Above the composer: the goal, the todo list, and what waits for the user's approval. */
+export function ControlDock() {
+  return (
+    <div className="control-dock">
+      <GoalStrip />
+      <TodoPanel />
+      <ApprovalPanel />
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import { useEffect, useRef, useState } from 'react';
+import { Icon } from '../../components/Icon';
+import { answerApproval } from '../../stores/control-actions';
+import type { PendingApproval } from '../../stores/control';
+import { useSessions } from '../../stores/sessions';
+import { PlanReview } from '../plan/PlanReview';
+import { renderInput } from '../tools/registry';
+import { DisplayFallback } from './DisplayFallback';
+
+/** What the call will do: the display-kind registry's rendering, else a plain fallback. */
+function CallPreview({ approval }: { approval: PendingApproval }) {
+  return <div className="approval-preview">{renderInput(approval.display) ?? <DisplayFallback display={approval.display} />}</div>;
+}
+
+function ToolApproval({ approval, position }: { approval: PendingApproval; position: string }) {
+  const [feedback, setFeedback] = useState('');
+  const [busy, setBusy] = useState(false);
+  const primary = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    primary.current?.focus();
+  }, []);
+  const answer = (a: Parameters<typeof answerApproval>[1]) => {
+    setBusy(true);
+    void answerApproval(approval.requestId, a).finally(() => setBusy(false));
+  };
+  const goal = approval.kind === 'goal_start';
+  return (
+    <section className="approval" role="region" aria-label="Approval needed">
+      <header className="approval-header">
+        <Icon name="alert" size={15} className="approval-icon" />
+        <h2>{goal ? 'Start a goal?' : 'Approval needed'}</h2>
+        <span className="approval-tool">{approval.toolName}</span>
+        <span className="approval-description" title={approval.description}>
+          {approval.description}
+        </span>
+        {position ? <span className="approval-position">{position}</span> : null}
+      </header>
+      <p className="approval-reason">{approval.reason}</p>
+      <CallPreview approval={approval} />
+      <label className="approval-feedback">
+        <span>Feedback for Deft (sent if you reject)</span>
+        <textarea
+          rows={1}
+          value={feedback}
+          placeholder="e.g. Put it in docs/ instead"
+          onChange={(e) => setFeedback(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && feedback.trim()) {
+              e.preventDefault();
+              answer({ decision: 'reject', feedback: feedback.trim() });
+            }
+          }}
+        />
+      </label>
+      <div className="approval-actions">
+        <button ref={primary} type="button" className="button button-primary" disabled={busy} onClick={() => answer({ decision: 'approve', scope: 'once' })}>
+          <Icon name="check" size={14} /> {goal ? 'Start goal' : 'Approve once'}
+        </button>
+        {approval.approvalRule ? (
+          <>
+            <button
+              type="button"
+              className="button"
+              disabled={busy}
+              title={`Remember ${approval.approvalRule} until this session ends`}
+              onClick={() => answer({ decision: 'approve', scope: 'session' })}
+            >
+              Approve for session
+            </button>
+            <button
+              type="button"
+              className="button"
+              disabled={busy}
+              title={`Add ${approval.approvalRule} to .deft/settings.local.json`}
+              onClick={() => answer({ decision: 'approve', scope: 'always' })}
+            >
+              Always allow
+            </button>
+          </>
+        ) : null}
+        <span className="approval-spacer" />
+        <button type="button" className="button button-reject" disabled={busy} onClick={() => answer(feedback.trim() ? { decision: 'reject', feedback: feedback.trim() } : { decision: 'reject' })}>
+          <Icon name="x" size={14} /> Reject
+        </button>
+      </div>
+      {approval.approvalRule ? (
+        <p className="approval-rule">
+          Rule: <code>{approval.approvalRule}</code>
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** The oldest request waiting for the user in this session (the rest queue behind it). */
+export function ApprovalPanel() {
+  const approvals = useSessions((s) => s.transcript.control.approvals);
+  const current = approvals[0];
+  if (!current) return null;
+  const position = approvals.length > 1 ? `1 of ${approvals.length}` : '';
+  if (current.kind === 'plan_review') return <PlanReview key={current.requestId} approval={current} position={position} />;
+  return <ToolApproval key={current.requestId} approval={current} position={position} />;
+}

@@ -1,0 +1,45 @@
+import { useEffect, useState } from 'react';
+import { Icon } from '../../components/Icon';
+import { loadPermissions } from '../../stores/control-actions';
+import { usePermissions } from '../../stores/permissions';
+import type { RuleProblem } from '../../../../protocol';
+
+const NONE: RuleProblem[] = [];
+
+/** Invalid permission rules, each with its file: they are not used until fixed. Rules are re-read when the window regains focus. */
+export function RuleProblems() {
+  const problems = usePermissions((s) => s.rules?.problems ?? NONE);
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    void loadPermissions();
+    const onFocus = () => void loadPermissions();
+    window.addEventListener('focus', onFocus);
+    return () => window.removeEventListener('focus', onFocus);
+  }, []);
+  if (!problems.length) return null;
+  const shown = open ? problems : problems.slice(0, 2);
+  return (
+    <div className="banners">
+      <div className="banner banner-warning rule-problems" role="alert" aria-label="Invalid permission rules">
+        <Icon name="alert" size={14} />
+        <div className="banner-text">
+          <strong>
+            {problems.length === 1 ? 'A permission rule is invalid and is not used' : `${problems.length} permission rules are invalid and are not used`}
+          </strong>
+          <ul className="rule-problem-list">
+            {shown.map((p, i) => (
+              <li key={i}>
+                {p.rule !== undefined ? <code>{p.rule}</code> : null} {p.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+        {problems.length > 2 ? (
+          <button type="button" className="button button-ghost" onClick={() => setOpen(!open)}>
+            {open ? 'Show fewer' : `Show all ${problems.length}`}
+          </button>
+        ) : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+import { useState } from 'react';
+import { Icon } from '../../components/Icon';
+import { useSessions } from '../../stores/sessions';
+import { TodoItems } from './TodoItems';
+
+/** The agent's todo list, visible while one exists: progress, the item in progress highlighted, updated live. */
+export function TodoPanel() {
+  const items = useSessions((s) => s.transcript.control.todos);
+  const [open, setOpen] = useState(true);
+  if (!items.length) return null;
+  const done = items.filter((i) => i.status === 'done').length;
+  const current = items.find((i) => i.status === 'in_progress');
+  return (
+    <section className="todo-panel" role="region" aria-label="Todo list">
+      <button type="button" className="todo-header" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <Icon name="chevron" size={12} className={`chevron${open ? ' chevron-open' : ''}`} />
+        <span className="todo-heading">Todo</span>
+        <span className="todo-progress-text">
+          {done}/{items.length} done
+        </span>
+        <span className="todo-bar" aria-hidden="true">
+          <span className="todo-bar-fill" style={{ width: `${(done / items.length) * 100}%` }} />
+        </span>
+        {!open && current ? <span className="todo-current">{current.title}</span> : null}
+      </button>
+      {open ? <TodoItems items={items} /> : null}
+    </section>
+  );
+}
