@@ -40,7 +40,7 @@ export interface CoreOptions {
   abortGraceMs?: number;
   /** Capabilities to plug in (default: all of them). */
   features?: FeatureFactory[];
-  /** Extra tools for every session (tests). */
+  /** Extra tools for every session (tests); one with a feature tool's name stands in for it. */
   tools?: (env: ToolEnv) => Tool[];
   pickWorkspace?: () => Promise<string | null>;
   /** Open a path in the system file manager / default app (Electron); absent elsewhere. */
@@ -318,7 +318,9 @@ export class DeftCore {
         capabilities: provider.capabilities,
         extraRoots: () => this.features.flatMap((f) => f.readableRoots?.() ?? []),
       };
-      const tools = [...(this.options.tools?.(env) ?? []), ...this.features.flatMap((f) => f.tools?.(handle, env) ?? [])];
+      const extra = this.options.tools?.(env) ?? [];
+      const replaced = new Set(extra.map((t) => t.name));
+      const tools = [...extra, ...this.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
       const registry = new ToolRegistry(tools);
       const [facts, agentsMd] = await Promise.all([workspaceFacts(this.options.workspace, new Date(this.now())), readAgentsMd(this.options.workspace)]);
       const toolList = registry.schemas();
