@@ -1,5 +1,8 @@
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
+// These specs are about running commands, not approving them (e2e/control.spec.ts covers approvals).
+test.use({ permissionMode: 'yolo' });
+
 const bashCall = (args: Record<string, unknown>) => ({ chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(args) } }, { finish: 'tool_calls' as const }] });
 
 test('a long command streams into its card, shows it is waiting, and Stop ends it', async ({ deft, mock }) => {
