@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SessionEvent } from './events';
-import { Attachment, type ErrorInfo, SessionSummary } from './session';
+import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
 
 function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
@@ -52,6 +52,17 @@ export const commands = {
   setSettings: command(z.object({ provider: ProviderSettingsInput }).strict(), PublicSettings),
   /** Models offered by a provider (the saved one when `provider` is omitted). */
   listModels: command(z.object({ provider: ProviderSettingsInput.optional() }).strict(), z.object({ models: z.array(z.string()) })),
+  // files: image attachments (dropped or pasted into the window)
+  /** Save an image (base64 `data`) under the session's folder for the next prompt; PNG, JPEG, GIF or WebP. */
+  saveAttachment: command(
+    SessionRef.extend({ name: z.string().min(1).max(255), data: z.string().min(1).max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4) }).strict(),
+    z.object({ attachment: Attachment }),
+  ),
+  /** A small preview of an image saved with saveAttachment (for thumbnails). */
+  attachmentPreview: command(
+    SessionRef.extend({ path: z.string().min(1).max(4096) }).strict(),
+    z.object({ dataUrl: z.string(), width: z.number().int(), height: z.number().int() }),
+  ),
 } as const;
 
 export type Commands = typeof commands;

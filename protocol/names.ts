@@ -14,6 +14,9 @@ export const commandNames = [
   'getSettings',
   'setSettings',
   'listModels',
+  // files: image attachments
+  'saveAttachment',
+  'attachmentPreview',
 ] as const;
 
 /** Every event type, session and app events alike. */

@@ -1,0 +1,150 @@
+import { diffArrays } from 'diff';
+import type { DiffHunk } from '../../../protocol';
+
+type Hunk = typeof DiffHunk._output;
+type Op = { sign: ' ' | '-' | '+' | '\\'; text: string };
+
+export interface TextDiff {
+  hunks: Hunk[];
+  added: number;
+  removed: number;
+}
+
+/** Give up on a minimal diff after this long and show the changed block as removed + added. */
+const DIFF_TIMEOUT_MS = 500;
+/** Marks a last line that has no line break, so a change of only the final newline still shows. */
+const NO_EOL = '\u0000no-eol';
+const NO_EOL_NOTE = ' No newline at end of file';
+
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  else lines[lines.length - 1] += NO_EOL;
+  return lines;
+}
+
+function push(ops: Op[], sign: Op['sign'], line: string): void {
+  if (line.endsWith(NO_EOL)) ops.push({ sign, text: line.slice(0, -NO_EOL.length) }, { sign: '\\', text: NO_EOL_NOTE });
+  else ops.push({ sign, text: line });
+}
+
+/**
+ * Unified-diff hunks between two texts (LF line breaks). Common leading and trailing lines are
+ * skipped before diffing, so an edit in a large file costs a scan, not a full diff.
+ */
+export function diffTexts(before: string, after: string, context = 3): TextDiff {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+  const midA = a.slice(prefix, a.length - suffix);
+  const midB = b.slice(prefix, b.length - suffix);
+  if (!midA.length && !midB.length) return { hunks: [], added: 0, removed: 0 };
+
+  const ops: Op[] = [];
+  const lead = Math.max(0, prefix - context);
+  for (let i = lead; i < prefix; i++) push(ops, ' ', a[i]!);
+  const changes = diffArrays(midA, midB, { timeout: DIFF_TIMEOUT_MS });
+  if (changes) {
+    for (const change of changes) {
+      const sign = change.added ? '+' : change.removed ? '-' : ' ';
+      for (const text of change.value) push(ops, sign, text);
+    }
+  } else {
+    for (const text of midA) push(ops, '-', text);
+    for (const text of midB) push(ops, '+', text);
+  }
+  for (let i = 0; i < Math.min(context, suffix); i++) push(ops, ' ', a[a.length - suffix + i]!);
+  return toHunks(ops, lead + 1, lead + 1, context);
+}
+
+function toHunks(ops: Op[], oldFirst: number, newFirst: number, context: number): TextDiff {
+  const hunks: Hunk[] = [];
+  let added = 0;
+  let removed = 0;
+  // Line numbers before each op; a "no newline" note belongs to the line before it.
+  const oldNo: number[] = [];
+  const newNo: number[] = [];
+  let o = oldFirst;
+  let n = newFirst;
+  for (const op of ops) {
+    oldNo.push(o);
+    newNo.push(n);
+    if (op.sign === ' ' || op.sign === '-') o++;
+    if (op.sign === ' ' || op.sign === '+') n++;
+    if (op.sign === '+') added++;
+    if (op.sign === '-') removed++;
+  }
+  const changed = ops.map((op, i) => (op.sign === '+' || op.sign === '-' ? i : -1)).filter((i) => i >= 0);
+  let i = 0;
+  while (i < changed.length) {
+    const first = changed[i]!;
+    let last = first;
+    while (i + 1 < changed.length && changed[i + 1]! - last <= 2 * context + 1) last = changed[++i]!;
+    i++;
+    const start = Math.max(0, first - context);
+    let end = Math.min(ops.length, last + context + 1);
+    if (ops[end]?.sign === '\\') end++;
+    const slice = ops.slice(start, end);
+    const oldLines = slice.filter((op) => op.sign === ' ' || op.sign === '-').length;
+    const newLines = slice.filter((op) => op.sign === ' ' || op.sign === '+').length;
+    hunks.push({
+      oldStart: oldLines ? oldNo[start]! : oldNo[start]! - 1,
+      oldLines,
+      newStart: newLines ? newNo[start]! : newNo[start]! - 1,
+      newLines,
+      lines: slice.map((op) => op.sign + op.text),
+    });
+  }
+  return { hunks, added, removed };
+}
+
+/** Display budget: whole texts ride along only when small; hunks are capped by line count. */
+export const DIFF_FULL_TEXT_LIMIT = 64 * 1024;
+export const DIFF_MAX_HUNK_LINES = 2_000;
+
+/** The `diff` display for a change (input and result displays share it). */
+export function diffDisplay(path: string, before: string, after: string): {
+  kind: 'diff';
+  path: string;
+  before: string;
+  after: string;
+  hunks: Hunk[];
+  added: number;
+  removed: number;
+  omitted?: true;
+  truncated?: true;
+} {
+  const { hunks, added, removed } = diffTexts(before, after);
+  const small = before.length + after.length <= DIFF_FULL_TEXT_LIMIT;
+  let budget = DIFF_MAX_HUNK_LINES;
+  const kept: Hunk[] = [];
+  let truncated = false;
+  for (const hunk of hunks) {
+    if (budget <= 0) {
+      truncated = true;
+      break;
+    }
+    if (hunk.lines.length > budget) {
+      kept.push({ ...hunk, lines: hunk.lines.slice(0, budget) });
+      truncated = true;
+      break;
+    }
+    kept.push(hunk);
+    budget -= hunk.lines.length;
+  }
+  return {
+    kind: 'diff',
+    path,
+    before: small ? before : '',
+    after: small ? after : '',
+    hunks: kept,
+    added,
+    removed,
+    ...(small ? {} : { omitted: true as const }),
+    ...(truncated ? { truncated: true as const } : {}),
+  };
+}
