@@ -98,21 +98,24 @@ function pipeline(bytes: Buffer, limits: ImageLimits) {
   return sharp(bytes, { limitInputPixels: limits.maxPixels, animated: false }).rotate();
 }
 
-async function encodeLadder(
-  make: () => Sharp,
-  edges: number[],
-  budget: number,
-  alpha: boolean,
-  tryPng: boolean,
-): Promise<{ data: Buffer; width: number; height: number; mimeType: string; encoding: string } | null> {
+type Encoded = { data: Buffer; width: number; height: number; mimeType: string; encoding: string };
+
+/**
+ * Try each edge (largest first), and at each edge PNG (when asked) then lossy qualities from high to
+ * low, until one fits the budget. The source is decoded once, at the largest edge.
+ */
+async function encodeLadder(make: () => Sharp, edges: number[], budget: number, alpha: boolean, tryPng: boolean): Promise<Encoded | null> {
+  const top = edges[0]!;
+  const base = await make().resize({ width: top, height: top, fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
+  const raw = { width: base.info.width, height: base.info.height, channels: base.info.channels };
   for (const edge of edges) {
-    const resized = () => make().resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
+    const resized = () => sharp(base.data, { raw }).resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
     if (tryPng) {
       const { data, info } = await resized().png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer({ resolveWithObject: true });
       if (data.length <= budget) return { data, width: info.width, height: info.height, mimeType: 'image/png', encoding: 'PNG' };
     }
     for (const quality of QUALITY_LADDER) {
-      const encoder = alpha ? resized().webp({ quality }) : resized().jpeg({ quality, mozjpeg: true });
+      const encoder = alpha ? resized().webp({ quality }) : resized().jpeg({ quality });
       const { data, info } = await encoder.toBuffer({ resolveWithObject: true });
       if (data.length <= budget) {
         return { data, width: info.width, height: info.height, mimeType: alpha ? 'image/webp' : 'image/jpeg', encoding: `${alpha ? 'WebP' : 'JPEG'} quality ${quality}` };

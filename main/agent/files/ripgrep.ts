@@ -2,15 +2,23 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
-import { SENSITIVE_GLOBS } from '../policies/sensitive';
 import { ToolInputError } from '../tools/contract';
 
 /** Version-control folders never searched or listed. */
 export const VCS_DIRS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'];
 
-/** Exclusions every search gets, after any user glob so they cannot be re-included. */
+/**
+ * Arguments every search gets: hidden files in, .gitignore respected even outside a git repository,
+ * and version-control folders out (after any user glob, so it cannot re-include them). Secret files
+ * are filtered from the results rather than excluded here, so the model can be told how many matched.
+ */
+export function commonArgs(): string[] {
+  // Line-buffered so that what rg found before a timeout is not lost in its pipe buffer.
+  return ['--no-config', '--hidden', '--no-require-git', '--line-buffered', '--color', 'never'];
+}
+
 export function exclusionArgs(): string[] {
-  return [...VCS_DIRS.flatMap((dir) => ['--glob', `!${dir}`]), ...SENSITIVE_GLOBS.flatMap((glob) => ['--iglob', glob])];
+  return VCS_DIRS.flatMap((dir) => ['--glob', `!${dir}`]);
 }
 
 let located: string | null | undefined;
@@ -125,10 +133,7 @@ export async function runRipgrep(args: string[], options: RgOptions): Promise<Rg
   return result;
 }
 
-/**
- * Split `--null`-style output into complete records (`\n`-terminated). When rg was stopped early the
- * last record may be cut: it is dropped.
- */
+/** Split output into complete `\n`-terminated records; a last record cut off when rg was stopped is dropped. */
 export function completeRecords(stdout: Buffer): string[] {
   const text = stdout.toString('utf8');
   const end = text.lastIndexOf('\n');

@@ -18,6 +18,7 @@ export async function searchRoot(env: ToolEnv, input: string | undefined, need: 
   const path = await guard(env, input ?? '.', 'search');
   const stats = await statOrNull(path.real);
   if (!stats) throw new ToolInputError(`${path.display} does not exist. Give an existing folder${need === 'any' ? ' or file' : ''} as path, or leave it out to search the whole workspace.`);
+  if (!stats.isDirectory() && !stats.isFile()) throw new ToolInputError(`${path.display} is not a regular file or folder (it is a device, socket or pipe), so it is not searched.`);
   if (need === 'directory' && !stats.isDirectory()) throw new ToolInputError(`${path.display} is not a directory. Give Glob a folder as path (use Read for a single file).`);
   const workspace = env.workspace;
   return {
@@ -27,21 +28,18 @@ export async function searchRoot(env: ToolEnv, input: string | undefined, need: 
   };
 }
 
-/** Split out what must never be returned, counting it. */
-export function withoutSensitive<T>(items: readonly T[], pathOf: (item: T) => string): { kept: T[]; filtered: string[] } {
+/** Split out what must never be returned (secret files), so it can be counted. */
+export function withoutSensitive<T>(items: readonly T[], pathOf: (item: T) => string): { kept: T[]; filtered: T[] } {
   const kept: T[] = [];
-  const filtered: string[] = [];
-  for (const item of items) {
-    const path = pathOf(item);
-    if (isSensitivePath(path)) filtered.push(path);
-    else kept.push(item);
-  }
+  const filtered: T[] = [];
+  for (const item of items) (isSensitivePath(pathOf(item)) ? filtered : kept).push(item);
   return { kept, filtered };
 }
 
-export function filteredNote(filtered: readonly string[], shown: (p: string) => string): string {
+/** "Filtered N sensitive file(s): …", naming a few (as the model would write their paths). */
+export function filteredNote(filtered: readonly string[]): string {
   if (!filtered.length) return '';
-  const names = filtered.slice(0, 5).map(shown).join(', ');
+  const names = [...filtered].sort().slice(0, 5).join(', ');
   return `Filtered ${filtered.length} sensitive file(s) (secrets are never searched or listed): ${names}${filtered.length > 5 ? ', …' : ''}.`;
 }
 

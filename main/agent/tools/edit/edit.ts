@@ -58,9 +58,8 @@ function replace(text: string, oldString: string, newString: string, positions: 
   return text.slice(0, at) + newString + text.slice(at + oldString.length);
 }
 
-/** The change an edit would make, or why it cannot be made. */
-async function plan(args: EditArgs, real: string, display: string, size: number) {
-  const { view } = await loadTextFile(real, display, size);
+/** The change an edit would make to the file's current text, or why it cannot be made. */
+function plan(args: EditArgs, view: ModelView, display: string) {
   const { oldString, newString } = normalise(args, view);
   const positions = occurrences(view.text, oldString);
   if (!positions.length) throw new ToolInputError(notFound(display, view.text, oldString));
@@ -90,7 +89,7 @@ export function createEditTool(files: FileTracker): Tool<typeof input> {
       const current = await statOrNull(path.real);
       if (current?.isFile()) {
         try {
-          const preview = await plan(args, path.real, path.display, current.size);
+          const preview = plan(args, (await loadTextFile(path.real, path.display, current.size)).view, path.display);
           display = diffDisplay(path.display, preview.view.text, preview.after);
         } catch {
           // Reported when the edit runs.
@@ -104,9 +103,10 @@ export function createEditTool(files: FileTracker): Tool<typeof input> {
         execute: () =>
           asToolError(async (): Promise<ToolResult> => {
             const stats = await existingFile(path, 'To create a file, use Write.');
+            const { view } = await loadTextFile(path.real, path.display, stats.size);
             const refusal = files.refusal(path.real, path.display, stats, 'edit');
             if (refusal) throw new ToolInputError(refusal);
-            const change = await plan(args, path.real, path.display, stats.size);
+            const change = plan(args, view, path.display);
             await replaceFileAtomic(path.real, fromModelView(change.after, change.view));
             files.record(path.real, await stat(path.real));
             const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;

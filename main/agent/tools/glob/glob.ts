@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { newestFirst } from '../../files/newest-first';
-import { RG_TIMEOUT_MS, exclusionArgs, runRipgrep } from '../../files/ripgrep';
+import { RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../files/ripgrep';
 import { type SearchRoot, filteredNote, isAbsolutePattern, searchRoot, withoutSensitive } from '../../files/search-root';
 import { asToolError } from '../../files/tool-support';
 import { exactRule, matchGlobSubject } from '../../policies/rule-match';
@@ -35,12 +35,12 @@ function splitPattern(args: GlobArgs): { root: string | undefined; pattern: stri
 }
 
 async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: AbortSignal): Promise<ToolResult> {
-  const rgArgs = ['--no-config', '--files', '--hidden', '--null', '--color', 'never', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
+  const rgArgs = [...commonArgs(), '--files', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
   const result = await runRipgrep(rgArgs, { cwd: root.path.real, signal });
   if (signal.aborted) return { output: 'Glob was interrupted.', isError: true };
-  const text = result.stdout.toString('utf8');
-  const records = text.slice(0, Math.max(0, text.lastIndexOf('\0'))).split('\0').filter(Boolean);
-  if (result.exitCode !== null && result.exitCode > 1 && !records.length) {
+  const records = completeRecords(result.stdout).filter(Boolean);
+  if (result.exitCode === 2 && /No files were searched/.test(result.stderr)) records.length = 0;
+  else if (result.exitCode !== null && result.exitCode > 1 && !records.length) {
     throw new ToolInputError(`Listing files failed: ${result.stderr.trim().split('\n').slice(0, 5).join('; ') || `rg exited with ${result.exitCode}`}. Check the pattern.`);
   }
   if (result.timedOut && !records.length) throw new ToolInputError(`Glob timed out after ${RG_TIMEOUT_MS / 1000} s without results. Search a smaller folder.`);
@@ -52,7 +52,7 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: A
   if (!sorted.length) lines.push(`No files match "${args.pattern}"${args.path ? ` in ${root.path.display}` : ''}.`);
   else if (sorted.length > MAX_MATCHES) lines.push(`Found ${sorted.length} files; showing the ${MAX_MATCHES} most recently modified.`);
   else if (sorted.length === MAX_MATCHES) lines.push(`Found ${MAX_MATCHES} matches.`);
-  const filteredLine = filteredNote(filtered, (p) => root.show(absolute(p)));
+  const filteredLine = filteredNote(filtered.map((p) => root.show(absolute(p))));
   if (filteredLine) lines.push(filteredLine);
   if (result.timedOut) lines.push(`Listing timed out after ${RG_TIMEOUT_MS / 1000} s: the list is partial.`);
   else if (result.exitCode === 2) lines.push(`Some folders could not be read: ${result.stderr.trim().split('\n').slice(0, 3).join('; ')}`);

@@ -1,7 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { newestFirst } from '../../files/newest-first';
-import { RG_MAX_BYTES, RG_TIMEOUT_MS, completeRecords, exclusionArgs, runRipgrep } from '../../files/ripgrep';
+import { RG_MAX_BYTES, RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../files/ripgrep';
 import { type SearchRoot, filteredNote, searchRoot, withoutSensitive } from '../../files/search-root';
 import { asToolError } from '../../files/tool-support';
 import { exactRule, matchGlobSubject } from '../../policies/rule-match';
@@ -33,14 +33,15 @@ const input = z.object({
 type GrepArgs = z.output<typeof input>;
 
 function rgArgs(args: GrepArgs, target: string[]): string[] {
-  const out = ['--no-config', '--hidden', '--null', '--with-filename', '--color', 'never'];
+  const out = [...commonArgs(), '--with-filename'];
   if (args['-i']) out.push('--ignore-case');
   if (args.multiline) out.push('--multiline', '--multiline-dotall');
   if (args.include_ignored) out.push('--no-ignore');
   if (args.output_mode === 'files_with_matches') out.push('--files-with-matches');
-  else if (args.output_mode === 'count_matches') out.push('--count-matches', '--max-columns', '500');
+  // A NUL after each path tells it apart from the line that follows (paths may contain ':').
+  else if (args.output_mode === 'count_matches') out.push('--null', '--count-matches', '--max-columns', '500');
   else {
-    out.push('--max-columns', '2000', '--max-columns-preview');
+    out.push('--null', '--max-columns', '2000', '--max-columns-preview');
     if (args['-n']) out.push('--line-number');
     if (args['-C'] !== undefined) out.push('--context', String(args['-C']));
     else {
@@ -102,20 +103,23 @@ function pagingNote(shown: number, total: number, args: GrepArgs, unit: string):
   return `Showing ${unit} ${args.offset + 1}-${next} of ${total}${next < total ? `; use offset=${next} to see more` : ''}.`;
 }
 
-async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal): Promise<ToolResult> {
+async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, timeoutMs: number): Promise<ToolResult> {
   const isFile = root.stats.isFile();
   const cwd = isFile ? dirname(root.path.real) : root.path.real;
-  const result = await runRipgrep(rgArgs(args, isFile ? [basename(root.path.real)] : []), { cwd, signal });
+  const result = await runRipgrep(rgArgs(args, isFile ? [basename(root.path.real)] : []), { cwd, signal, timeoutMs });
   if (signal.aborted) return { output: 'Grep was interrupted.', isError: true };
+  if (result.exitCode === 2 && /No files were searched/.test(result.stderr)) {
+    return { output: `No files were searched: nothing under ${root.path.display} passes the glob/type filters (${[args.glob, args.type].filter(Boolean).join(', ') || 'none'}). Loosen them.`, display: { kind: 'search_results', query: args.pattern, matches: [], total: 0 } };
+  }
   if (result.exitCode !== null && result.exitCode > 1 && result.stdout.length === 0) {
     const detail = result.stderr.trim().split('\n').slice(0, 8).join('\n');
     throw new ToolInputError(`ripgrep failed (exit ${result.exitCode}): ${detail || 'no message'}. Check the pattern (ripgrep regex syntax: escape literal ( ) { } [ ]), the glob and the type.`);
   }
   if (result.timedOut && result.stdout.length === 0) {
-    throw new ToolInputError(`Grep timed out after ${RG_TIMEOUT_MS / 1000} s without finding anything. Narrow the search with path, glob or type.`);
+    throw new ToolInputError(`Grep timed out after ${timeoutMs / 1000} s without finding anything. Narrow the search with path, glob or type.`);
   }
   const warnings: string[] = [];
-  if (result.timedOut) warnings.push(`The search timed out after ${RG_TIMEOUT_MS / 1000} s: results are partial. Narrow it with path, glob or type.`);
+  if (result.timedOut) warnings.push(`The search timed out after ${timeoutMs / 1000} s: results are partial. Narrow it with path, glob or type.`);
   if (result.capped) warnings.push(`The search produced more than ${RG_MAX_BYTES / 1024 / 1024} MiB of output and was stopped: results are partial. Narrow it.`);
   if (result.exitCode === 2) warnings.push(`Some files could not be searched: ${result.stderr.trim().split('\n').slice(0, 3).join('; ')}`);
   const absolute = (file: string) => join(cwd, file);
@@ -123,13 +127,11 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal): Pr
   const query = args.pattern;
 
   if (args.output_mode === 'files_with_matches') {
-    const text = result.stdout.toString('utf8');
-    const records = text.slice(0, Math.max(0, text.lastIndexOf('\0'))).split('\0').filter(Boolean);
-    const { kept, filtered } = withoutSensitive(records, absolute);
+    const { kept, filtered } = withoutSensitive(completeRecords(result.stdout).filter(Boolean), absolute);
     const sorted = await newestFirst(kept, absolute);
     const { page } = pageOf(sorted, args);
     const header = sorted.length ? `Found ${sorted.length} file${sorted.length === 1 ? '' : 's'} (newest first).` : 'No matches found.';
-    const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered, show), ...warnings].filter(Boolean);
+    const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered.map(show)), ...warnings].filter(Boolean);
     const display: ToolResultDisplay = { kind: 'search_results', query, matches: page.slice(0, MAX_DISPLAY_MATCHES).map((f) => ({ file: show(f) })), total: sorted.length };
     return { output: [...notes, ...page.map(show)].join('\n'), display };
   }
@@ -143,7 +145,7 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal): Pr
     const total = counts.reduce((sum, c) => sum + c.count, 0);
     const { page } = pageOf(counts, args);
     const header = counts.length ? `Found ${total} total occurrences across ${counts.length} file${counts.length === 1 ? '' : 's'}.` : 'No matches found.';
-    const notes = [header, pagingNote(page.length, counts.length, args, 'files'), filteredNote(filtered, show), ...warnings].filter(Boolean);
+    const notes = [header, pagingNote(page.length, counts.length, args, 'files'), filteredNote(filtered.map((b) => show(b.file))), ...warnings].filter(Boolean);
     const display: ToolResultDisplay = { kind: 'search_results', query, matches: page.slice(0, MAX_DISPLAY_MATCHES).map((c) => ({ file: c.file, text: `${c.count} match${c.count === 1 ? '' : 'es'}` })), total };
     return { output: [...notes, ...page.map((c) => `${c.file}:${c.count}`)].join('\n'), display };
   }
@@ -157,7 +159,7 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal): Pr
   const matchLines = rows.filter((r) => r.parsed?.match).length;
   const { page } = pageOf(rows, args);
   const header = rows.length ? `Found ${matchLines} matching line${matchLines === 1 ? '' : 's'} in ${sorted.length} file${sorted.length === 1 ? '' : 's'}.` : 'No matches found.';
-  const notes = [header, pagingNote(page.length, rows.length, args, 'lines'), filteredNote(filtered, show), ...warnings].filter(Boolean);
+  const notes = [header, pagingNote(page.length, rows.length, args, 'lines'), filteredNote(filtered.map((b) => show(b.file))), ...warnings].filter(Boolean);
   const format = (r: (typeof rows)[number]) => {
     if (!r.parsed) return '--';
     const sep = r.parsed.match ? ':' : '-';
@@ -175,7 +177,8 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal): Pr
   return { output: [...notes, ...page.map(format)].join('\n'), display };
 }
 
-export function createGrepTool(): Tool<typeof input> {
+export function createGrepTool(options: { timeoutMs?: number } = {}): Tool<typeof input> {
+  const timeoutMs = options.timeoutMs ?? RG_TIMEOUT_MS;
   return defineTool({
     name: 'Grep',
     description,
@@ -190,7 +193,7 @@ export function createGrepTool(): Tool<typeof input> {
         approvalRule: exactRule('Grep', args.pattern),
         matchesRule: (argument) => matchGlobSubject(argument, args.pattern),
         readOnly: true,
-        execute: (ctx) => asToolError(() => search(args, root, ctx.signal)),
+        execute: (ctx) => asToolError(() => search(args, root, ctx.signal, timeoutMs)),
       };
     },
   });
