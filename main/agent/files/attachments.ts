@@ -52,14 +52,14 @@ export async function saveAttachment(sessionDir: string, name: string, base64: s
 
 /** A thumbnail of a saved attachment; refuses any path outside the session's attachments folder. */
 export async function attachmentPreview(sessionDir: string, path: string): Promise<{ dataUrl: string; width: number; height: number }> {
-  let real: string;
-  let root: string;
-  try {
-    [real, root] = await Promise.all([realpath(path), realpath(attachmentsDir(sessionDir))]);
-  } catch {
+  const outside = new CommandError('invalid_request', 'Only images attached to this session can be previewed.');
+  const root = await realpath(attachmentsDir(sessionDir)).catch(() => {
+    throw outside;
+  });
+  const real = await realpath(path).catch(() => {
     throw new CommandError('not_found', 'That attachment no longer exists.');
-  }
-  if (!isWithin(real, root) || real === root) throw new CommandError('invalid_request', 'Only images attached to this session can be previewed.');
+  });
+  if (!isWithin(real, root) || real === root) throw outside;
   const stats = await stat(real);
   if (!stats.isFile() || stats.size > MAX_ATTACHMENT_BYTES) throw new CommandError('invalid_request', 'That attachment cannot be previewed.');
   try {

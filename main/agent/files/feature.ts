@@ -21,7 +21,7 @@ export const filesFeature: FeatureFactory = (core) => {
   const trackerFor = (session: SessionHandle) => {
     let tracker = trackers.get(session.id);
     if (!tracker) {
-      tracker = new FileTracker(core.now);
+      tracker = new FileTracker(() => core.now());
       tracker.restore(session.getState(STATE_KEY));
       trackers.set(session.id, tracker);
     }

@@ -203,7 +203,7 @@ export async function readTail(source: ByteSource, fromEnd: number, options: Win
   if (counted) {
     const before = await countLines(source, windowStarts[0]!, eol);
     firstNumber = before + 1;
-    await countLines(source, size, eol, windowStarts[0]!);
+    await countLines(source, size, eol, windowStarts[0]);
   }
 
   const take = Math.min(windowStarts.length, options.maxLines);

@@ -41,7 +41,7 @@ describe('Write', () => {
     await kit.put('a.txt', 'changed by someone else\n');
     await utimes(path, new Date(), new Date(Date.now() + 5_000));
     const refused = await kit.call('Write', { path: 'a.txt', content: 'mine\n' });
-    expect(refused.text).toMatch(/^a\.txt was modified on disk since you last read or wrote it \(it is now 24 bytes, last modified .*\)\; .*Read it again, then redo the write/);
+    expect(refused.text).toMatch(/^a\.txt was modified on disk since you last read or wrote it \(it is now 24 bytes, last modified .*\); .*Read it again, then redo the write/);
     expect(await kit.get('a.txt')).toBe('changed by someone else\n');
   });
 
