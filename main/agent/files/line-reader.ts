@@ -52,6 +52,8 @@ export interface WindowOptions {
 }
 
 const CHUNK = 256 * 1024;
+/** Tail windows up to this size are read with one call. */
+const WHOLE_SPAN_BYTES = 4 * 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -208,13 +210,22 @@ export async function readTail(source: ByteSource, fromEnd: number, options: Win
 
   const take = Math.min(windowStarts.length, options.maxLines);
   const lines: RawLine[] = [];
-  const head = Buffer.allocUnsafe(options.keepBytes);
+  const spanStart = windowStarts[0]!;
+  const spanEnd = take ? windowEnds[take - 1]! : spanStart;
+  // A window of ordinary lines is read in one go; one with huge lines, line head by line head.
+  const span = spanEnd - spanStart <= WHOLE_SPAN_BYTES ? Buffer.allocUnsafe(spanEnd - spanStart) : null;
+  if (span) await source.read(span, spanStart, span.length);
+  const head = span ? null : Buffer.allocUnsafe(options.keepBytes);
   for (let i = 0; i < take; i++) {
     const start = windowStarts[i]!;
     const length = windowEnds[i]! - start;
     const kept = Math.min(length, options.keepBytes);
-    const read = kept > 0 ? await source.read(head, start, kept) : 0;
-    const bytes = Buffer.from(head.subarray(0, read));
+    let bytes: Buffer;
+    if (span) bytes = span.subarray(start - spanStart, start - spanStart + kept);
+    else {
+      const read = kept > 0 ? await source.read(head!, start, kept) : 0;
+      bytes = Buffer.from(head!.subarray(0, read));
+    }
     const n = firstNumber + i;
     lines.push({ n, text: decodeLine(bytes, length > kept, n), cut: length > kept });
   }

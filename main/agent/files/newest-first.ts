@@ -1,26 +1,26 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
-const CONCURRENCY = 32;
+/** Files stat'ed between yields to the event loop (a few milliseconds of work). */
+const BATCH = 1024;
 
 /**
  * Sort items by their file's modification time, newest first (ties by path, so the order is stable).
- * Files that vanished meanwhile sort last.
+ * Files that vanished meanwhile sort last. Synchronous stats in batches: several times faster than
+ * promise-based ones for thousands of files, and the loop still gets a turn between batches.
  */
 export async function newestFirst<T>(items: readonly T[], pathOf: (item: T) => string): Promise<T[]> {
   const times = new Float64Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      try {
-        times[index] = (await stat(pathOf(items[index]!))).mtimeMs;
-      } catch {
-        times[index] = -Infinity;
-      }
+  for (let start = 0; start < items.length; start += BATCH) {
+    if (start > 0) await yieldToLoop();
+    const end = Math.min(items.length, start + BATCH);
+    for (let i = start; i < end; i++) {
+      const stats = statSync(pathOf(items[i]!), { throwIfNoEntry: false });
+      times[i] = stats ? stats.mtimeMs : -Infinity;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  }
+  const paths = items.map(pathOf);
   const order = items.map((_, i) => i);
-  order.sort((a, b) => times[b]! - times[a]! || (pathOf(items[a]!) < pathOf(items[b]!) ? -1 : 1));
+  order.sort((a, b) => times[b]! - times[a]! || (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
   return order.map((i) => items[i]!);
 }

@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { replaceFileAtomic } from '../../files/atomic-write';
@@ -58,6 +59,8 @@ function replace(text: string, oldString: string, newString: string, positions: 
   return text.slice(0, at) + newString + text.slice(at + oldString.length);
 }
 
+const sameFile = (a: Stats, b: Stats) => a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+
 /** The change an edit would make to the file's current text, or why it cannot be made. */
 function plan(args: EditArgs, view: ModelView, display: string) {
   const { oldString, newString } = normalise(args, view);
@@ -83,14 +86,17 @@ export function createEditTool(files: FileTracker): Tool<typeof input> {
         throw new ToolInputError('old_string and new_string are identical, so there are no changes to make. Give the new text in new_string.');
       }
       const path = await guard(env, args.path, 'write');
-      // A preview for the card and the approval prompt; the edit itself is planned again when it runs,
-      // since an earlier call in the same step may change the file first.
+      // A preview for the card and the approval prompt. It is reused when the call runs if the file is
+      // still exactly as it was; otherwise (an earlier call in the step changed it) the edit is planned again.
       let display: ToolInputDisplay = { kind: 'file_io', operation: 'edit', path: path.display, detail: args.replace_all ? 'replace all occurrences' : 'replace one occurrence' };
+      let preview: { stats: Stats; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
       const current = await statOrNull(path.real);
       if (current?.isFile()) {
         try {
-          const preview = plan(args, (await loadTextFile(path.real, path.display, current.size)).view, path.display);
-          display = diffDisplay(path.display, preview.view.text, preview.after);
+          const { view } = await loadTextFile(path.real, path.display, current.size);
+          const change = plan(args, view, path.display);
+          preview = { stats: current, view, change, display: diffDisplay(path.display, view.text, change.after) };
+          display = preview.display;
         } catch {
           // Reported when the edit runs.
         }
@@ -103,16 +109,17 @@ export function createEditTool(files: FileTracker): Tool<typeof input> {
         execute: () =>
           asToolError(async (): Promise<ToolResult> => {
             const stats = await existingFile(path, 'To create a file, use Write.');
-            const { view } = await loadTextFile(path.real, path.display, stats.size);
+            const unchanged = preview && sameFile(preview.stats, stats) ? preview : null;
+            const view = unchanged?.view ?? (await loadTextFile(path.real, path.display, stats.size)).view;
             const refusal = files.refusal(path.real, path.display, stats, 'edit');
             if (refusal) throw new ToolInputError(refusal);
-            const change = plan(args, view, path.display);
-            await replaceFileAtomic(path.real, fromModelView(change.after, change.view));
+            const change = unchanged?.change ?? plan(args, view, path.display);
+            await replaceFileAtomic(path.real, fromModelView(change.after, view));
             files.record(path.real, await stat(path.real));
             const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;
             return {
               output: `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`,
-              display: diffDisplay(path.display, change.view.text, change.after),
+              display: unchanged?.display ?? diffDisplay(path.display, view.text, change.after),
             };
           }),
       };

@@ -1,13 +1,19 @@
 import { useEffect, useRef, useState } from 'react';
-import { Icon } from '../../components/Icon';
+import { Icon, Spinner } from '../../components/Icon';
 import { cancelTurn, sendPrompt } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
+import { ATTACHABLE_TYPES } from '../files/attachments';
+import { AttachmentStrip, DropOverlay } from '../files/AttachmentThumbs';
+import { useComposerAttachments } from '../files/use-composer-attachments';
 
-/** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. */
+/** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. Images can be dropped, pasted or attached. */
 export function Composer() {
   const [text, setText] = useState('');
   const running = useSessions((s) => s.transcript.runningTurn !== null);
   const ref = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const images = useComposerAttachments();
+  const ready = (text.trim() !== '' || images.attachments.length > 0) && images.pending === 0;
 
   useEffect(() => {
     const el = ref.current;
@@ -23,10 +29,15 @@ export function Composer() {
   }, []);
 
   const submit = async () => {
-    if (running || !text.trim()) return;
+    if (running || !ready) return;
     const sent = text;
+    const attached = images.attachments;
     setText('');
-    if (!(await sendPrompt(sent))) setText(sent);
+    images.clear();
+    if (!(await sendPrompt(sent, attached))) {
+      setText(sent);
+      for (const a of attached) images.restore(a);
+    }
   };
 
   return (
@@ -37,6 +48,16 @@ export function Composer() {
         void submit();
       }}
     >
+      {images.dragging ? <DropOverlay /> : null}
+      <AttachmentStrip attachments={images.attachments} onRemove={images.remove} label="Attached images" />
+      {images.error ? (
+        <p className="composer-error" role="alert">
+          {images.error}{' '}
+          <button type="button" className="link-button" onClick={images.dismissError}>
+            Dismiss
+          </button>
+        </p>
+      ) : null}
       <textarea
         ref={ref}
         aria-label="Message"
@@ -45,6 +66,7 @@ export function Composer() {
         value={text}
         autoFocus
         onChange={(e) => setText(e.target.value)}
+        onPaste={images.onPaste}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
@@ -56,13 +78,36 @@ export function Composer() {
         }}
       />
       <div className="composer-actions">
-        <span className="composer-hint">Enter to send · Shift+Enter for a new line</span>
+        <div className="composer-left">
+          <button type="button" className="icon-button" aria-label="Attach image" title="Attach image (or drop or paste one)" onClick={() => fileInput.current?.click()}>
+            <Icon name="paperclip" size={16} />
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            accept={ATTACHABLE_TYPES.join(',')}
+            multiple
+            hidden
+            data-testid="attach-input"
+            onChange={(e) => {
+              void images.add([...(e.target.files ?? [])]);
+              e.target.value = '';
+            }}
+          />
+          {images.pending ? (
+            <span className="composer-hint">
+              <Spinner size={12} /> Attaching…
+            </span>
+          ) : (
+            <span className="composer-hint">Enter to send · Shift+Enter for a new line</span>
+          )}
+        </div>
         {running ? (
           <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
             <Icon name="stop" size={14} /> Stop
           </button>
         ) : (
-          <button type="submit" className="button button-primary" disabled={!text.trim()} aria-label="Send">
+          <button type="submit" className="button button-primary" disabled={!ready} aria-label="Send">
             Send <Icon name="send" size={14} />
           </button>
         )}

@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useRef } from 'react';
 import { useSessions } from '../../stores/sessions';
 import type { TranscriptItem } from '../../stores/transcript';
+import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { ToolCard } from '../tools/ToolCard';
 import { EmptyState } from './EmptyState';
 import { AssistantMessage, Notice, UserMessage } from './Messages';
@@ -16,6 +17,8 @@ function Item({ item }: { item: TranscriptItem }) {
       return <ToolCard item={item} />;
     case 'notice':
       return <Notice item={item} />;
+    case 'changes':
+      return <ChangedFilesSummary item={item} />;
   }
 }
 

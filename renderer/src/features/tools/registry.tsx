@@ -1,22 +1,26 @@
 import type { ReactNode } from 'react';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
 import type { IconName } from '../../components/Icon';
+import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supersedingResults } from '../files/cards';
 
 type InputRenderer<K extends ToolInputDisplay['kind']> = (display: Extract<ToolInputDisplay, { kind: K }>) => ReactNode;
 type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<ToolResultDisplay, { kind: K }>, output: string) => ReactNode;
 
 /**
  * One renderer per display kind. A new display kind is one entry here; kinds without an entry fall
- * back to the generic rendering in ToolCard.
+ * back to the generic rendering in ToolCard. Renderers take the display object alone, so approval
+ * prompts can reuse them.
  */
 export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K> } = {
   command: (d) => <pre className="tool-command">$ {d.command}</pre>,
   generic: (d) => (d.detail ? <pre className="tool-detail">{d.detail}</pre> : null),
+  ...fileInputRenderers,
 };
 
 export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRenderer<K> } = {
   error: (d) => <pre className="tool-output tool-output-error">{d.message}</pre>,
   text: (d) => <pre className="tool-output">{d.text}</pre>,
+  ...fileResultRenderers,
 };
 
 export const toolIcons: Record<string, IconName> = {
@@ -37,4 +41,19 @@ export function renderResult(display: ToolResultDisplay | undefined, output: str
     if (render) return render(display, output);
   }
   return output ? <pre className="tool-output">{output}</pre> : null;
+}
+
+/** A short summary beside the card's title (line counts, match counts…), or null. */
+export function renderSummary(display: ToolInputDisplay | ToolResultDisplay): ReactNode {
+  return fileSummary(display);
+}
+
+/** Whether the result shows all the input did, so the input display is hidden once it arrives. */
+export function resultSupersedesInput(display: ToolResultDisplay | undefined): boolean {
+  return display !== undefined && supersedingResults.has(display.kind);
+}
+
+/** Whether a card with this result starts open. */
+export function opensByDefault(display: ToolResultDisplay | undefined): boolean {
+  return display !== undefined && openResults.has(display.kind);
 }
