@@ -42,19 +42,22 @@ export function DiffStats({ added, removed }: { added: number; removed: number }
 
 const signClass = (line: DiffLine | undefined) => (line?.sign === '+' ? 'diff-add' : line?.sign === '-' ? 'diff-del' : line ? 'diff-ctx' : 'diff-empty');
 
+/** A hunk header (`@@ … @@`) or a note such as "No newline at end of file", across the whole table. */
+function MetaRow({ row }: { row: { kind: 'hunk'; header: string } | { kind: 'note'; text: string } }) {
+  return (
+    <tr className={row.kind === 'hunk' ? 'diff-hunk' : 'diff-note'}>
+      <td colSpan={4}>{row.kind === 'hunk' ? row.header : row.text}</td>
+    </tr>
+  );
+}
+
 function Unified({ rows }: { rows: ReturnType<typeof diffRows> }) {
   return (
     <table className="diff-table diff-unified">
       <tbody>
         {rows.map((row, i) =>
-          row.kind === 'hunk' ? (
-            <tr key={i} className="diff-hunk">
-              <td colSpan={4}>{row.header}</td>
-            </tr>
-          ) : row.kind === 'note' ? (
-            <tr key={i} className="diff-note">
-              <td colSpan={4}>{row.text}</td>
-            </tr>
+          row.kind !== 'line' ? (
+            <MetaRow key={i} row={row} />
           ) : (
             <tr key={i} className={signClass(row.line)}>
               <td className="diff-no">{row.line.oldNo ?? ''}</td>
@@ -74,16 +77,17 @@ function Unified({ rows }: { rows: ReturnType<typeof diffRows> }) {
 function Split({ rows }: { rows: ReturnType<typeof splitRows> }) {
   return (
     <table className="diff-table diff-split">
+      {/* Fixed layout takes column widths from here (the first row may be a full-width hunk header). */}
+      <colgroup>
+        <col className="diff-col-no" />
+        <col />
+        <col className="diff-col-no" />
+        <col />
+      </colgroup>
       <tbody>
         {rows.map((row, i) =>
-          row.kind === 'hunk' ? (
-            <tr key={i} className="diff-hunk">
-              <td colSpan={4}>{row.header}</td>
-            </tr>
-          ) : row.kind === 'note' ? (
-            <tr key={i} className="diff-note">
-              <td colSpan={4}>{row.text}</td>
-            </tr>
+          row.kind !== 'pair' ? (
+            <MetaRow key={i} row={row} />
           ) : (
             <tr key={i}>
               <td className={`diff-no ${signClass(row.left)}`}>{row.left?.oldNo ?? ''}</td>
