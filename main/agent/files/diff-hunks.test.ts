@@ -56,3 +56,43 @@ describe('diffDisplay', () => {
     expect(huge.hunks.reduce((n, h) => n + h.lines.length, 0)).toBe(DIFF_MAX_HUNK_LINES);
   });
 });
+
+describe('diffTexts against a plain line diff', () => {
+  it('agrees on random edits (numbers, counts and lines)', async () => {
+    const { structuredPatch } = await import('diff');
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 300; round++) {
+      const lines = Array.from({ length: 1 + rand(30) }, () => ['a', 'b', 'c', 'dd', ''][rand(5)]!);
+      const before = lines.join('\n') + (rand(2) ? '\n' : '');
+      const edited = [...lines];
+      for (let k = 0; k < 1 + rand(3); k++) {
+        const at = rand(edited.length + 1);
+        if (rand(2)) edited.splice(at, rand(3), ...Array.from({ length: rand(3) }, () => ['x', 'a', 'yy'][rand(3)]!));
+        else edited.splice(at, 0, 'new');
+      }
+      const after = edited.join('\n') + (rand(2) ? '\n' : '');
+      const ours = diffTexts(before, after);
+      const apply = (text: string) => {
+        // Rebuild `after` from `before` with our hunks: proves numbers and lines are right.
+        const out = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+        let shift = 0;
+        for (const h of ours.hunks) {
+          const removed = h.lines.filter((l) => l[0] === ' ' || l[0] === '-').length;
+          const added = h.lines.filter((l) => l[0] === ' ' || l[0] === '+').map((l) => l.slice(1));
+          const at = (h.oldLines ? h.oldStart - 1 : h.oldStart) + shift;
+          out.splice(at, removed, ...added);
+          shift += added.length - removed;
+        }
+        return out.join('\n');
+      };
+      expect(apply(before), `${JSON.stringify(before)} → ${JSON.stringify(after)}`).toBe(after.replace(/\n$/, ''));
+      const reference = structuredPatch('a', 'b', before, after, '', '', { context: 3 });
+      const count = (sign: string) => reference.hunks.flatMap((h) => h.lines).filter((l) => l[0] === sign).length;
+      expect(ours.added - ours.removed).toBe(count('+') - count('-'));
+    }
+  });
+});

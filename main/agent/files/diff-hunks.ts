@@ -29,11 +29,77 @@ function push(ops: Op[], sign: Op['sign'], line: string): void {
   else ops.push({ sign, text: line });
 }
 
+/** Length of the common prefix, compared a block at a time. */
+function commonPrefix(a: string, b: string): number {
+  const max = Math.min(a.length, b.length);
+  let at = 0;
+  for (const block of [65_536, 4_096, 256]) while (at + block <= max && a.slice(at, at + block) === b.slice(at, at + block)) at += block;
+  while (at < max && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  return at;
+}
+
+function commonSuffix(a: string, b: string, limit: number): number {
+  let at = 0;
+  for (const block of [65_536, 4_096, 256]) {
+    while (at + block <= limit && a.slice(a.length - at - block, a.length - at) === b.slice(b.length - at - block, b.length - at)) at += block;
+  }
+  while (at < limit && a.charCodeAt(a.length - 1 - at) === b.charCodeAt(b.length - 1 - at)) at++;
+  return at;
+}
+
+/** Where the `lines`-th line break before `end` ends (0 when there are fewer lines). */
+function startOfLinesBefore(text: string, end: number, lines: number): number {
+  let at = end;
+  for (let i = 0; i <= lines; i++) {
+    if (at <= 0) return 0;
+    const feed = text.lastIndexOf('\n', at - 1);
+    if (feed === -1) return 0;
+    if (i === lines) return feed + 1;
+    at = feed;
+  }
+  return 0;
+}
+
+function countFeeds(text: string, end: number): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
 /**
- * Unified-diff hunks between two texts (LF line breaks). Common leading and trailing lines are
- * skipped before diffing, so an edit in a large file costs a scan, not a full diff.
+ * Unified-diff hunks between two texts (LF line breaks). The identical head and tail are found by
+ * comparing characters in blocks and only the changed middle (with its context lines) is split and
+ * diffed, so an edit in a large file costs a scan, not a full diff.
  */
 export function diffTexts(before: string, after: string, context = 3): TextDiff {
+  const prefix = commonPrefix(before, after);
+  if (prefix === before.length && prefix === after.length) return { hunks: [], added: 0, removed: 0 };
+  // Cut at line starts, keeping `context` whole lines on each side of the change.
+  // (lastIndexOf with a negative start still looks at index 0, hence the guard.)
+  const lineStart = prefix === 0 ? 0 : before.lastIndexOf('\n', prefix - 1) + 1;
+  const from = startOfLinesBefore(before, lineStart, context);
+  const suffix = commonSuffix(before, after, Math.min(before.length, after.length) - lineStart);
+  // The first line break inside the common tail ends the change: after it, lines are equal in both.
+  let to = before.length;
+  const feed = before.indexOf('\n', before.length - suffix);
+  if (feed !== -1) {
+    to = feed + 1;
+    for (let i = 0; i < context && to < before.length; i++) {
+      const next = before.indexOf('\n', to);
+      to = next === -1 ? before.length : next + 1;
+    }
+  }
+  const cutEnd = before.length - to;
+  const skipped = countFeeds(before, from);
+  const diff = diffWhole(before.slice(from, to), after.slice(from, after.length - cutEnd), context);
+  for (const hunk of diff.hunks) {
+    hunk.oldStart += skipped;
+    hunk.newStart += skipped;
+  }
+  return diff;
+}
+
+function diffWhole(before: string, after: string, context: number): TextDiff {
   const a = splitLines(before);
   const b = splitLines(after);
   let prefix = 0;

@@ -24,3 +24,25 @@ export async function newestFirst<T>(items: readonly T[], pathOf: (item: T) => s
   order.sort((a, b) => times[b]! - times[a]! || (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
   return order.map((i) => items[i]!);
 }
+
+/**
+ * Modification times gathered while results stream in (so the stats overlap the search), then the
+ * paths newest first.
+ */
+export class MtimeIndex {
+  private readonly paths: string[] = [];
+  private readonly times: number[] = [];
+
+  add(path: string, absolute: string): void {
+    const stats = statSync(absolute, { throwIfNoEntry: false });
+    this.paths.push(path);
+    this.times.push(stats ? stats.mtimeMs : -Infinity);
+  }
+
+  /** `keep` filters (e.g. out secret files) before sorting. */
+  newestFirst(keep: (path: string) => boolean = () => true): string[] {
+    const order = this.paths.map((_, i) => i).filter((i) => keep(this.paths[i]!));
+    order.sort((a, b) => this.times[b]! - this.times[a]! || (this.paths[a]! < this.paths[b]! ? -1 : this.paths[a]! > this.paths[b]! ? 1 : 0));
+    return order.map((i) => this.paths[i]!);
+  }
+}

@@ -70,6 +70,8 @@ export interface RgOptions {
   signal: AbortSignal;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Called with each complete output line as rg prints it (work overlaps the search). */
+  onLine?: (line: string) => void;
 }
 
 export const RG_TIMEOUT_MS = 20_000;
@@ -97,11 +99,18 @@ function once(args: string[], options: RgOptions): Promise<RgResult> {
     }, options.timeoutMs ?? RG_TIMEOUT_MS);
     const onAbort = () => stop();
     options.signal.addEventListener('abort', onAbort, { once: true });
+    let partial = '';
     child.stdout.on('data', (chunk: Buffer) => {
       if (capped) return;
       const room = maxBytes - outBytes;
-      out.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      outBytes += Math.min(chunk.length, room);
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      out.push(kept);
+      outBytes += kept.length;
+      if (options.onLine) {
+        const lines = (partial + kept.toString('utf8')).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) options.onLine(line);
+      }
       if (outBytes >= maxBytes) {
         capped = true;
         stop();

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { newestFirst } from '../../files/newest-first';
+import { MtimeIndex } from '../../files/newest-first';
+import { isSensitivePath } from '../../policies/sensitive';
 import { RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../files/ripgrep';
 import { type SearchRoot, filteredNote, isAbsolutePattern, searchRoot, withoutSensitive } from '../../files/search-root';
 import { asToolError } from '../../files/tool-support';
@@ -36,7 +37,9 @@ function splitPattern(args: GlobArgs): { root: string | undefined; pattern: stri
 
 async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: AbortSignal): Promise<ToolResult> {
   const rgArgs = [...commonArgs(), '--files', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
-  const result = await runRipgrep(rgArgs, { cwd: root.path.real, signal });
+  const absolute = (p: string) => join(root.path.real, p);
+  const times = new MtimeIndex();
+  const result = await runRipgrep(rgArgs, { cwd: root.path.real, signal, onLine: (line) => line && times.add(line, absolute(line)) });
   if (signal.aborted) return { output: 'Glob was interrupted.', isError: true };
   const records = completeRecords(result.stdout).filter(Boolean);
   if (result.exitCode === 2 && /No files were searched/.test(result.stderr)) records.length = 0;
@@ -44,9 +47,8 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: A
     throw new ToolInputError(`Listing files failed: ${result.stderr.trim().split('\n').slice(0, 5).join('; ') || `rg exited with ${result.exitCode}`}. Check the pattern.`);
   }
   if (result.timedOut && !records.length) throw new ToolInputError(`Glob timed out after ${RG_TIMEOUT_MS / 1000} s without results. Search a smaller folder.`);
-  const absolute = (p: string) => join(root.path.real, p);
-  const { kept, filtered } = withoutSensitive(records, absolute);
-  const sorted = await newestFirst(kept, absolute);
+  const { filtered } = withoutSensitive(records, absolute);
+  const sorted = times.newestFirst((p) => !isSensitivePath(absolute(p)));
   const shown = sorted.slice(0, MAX_MATCHES).map((p) => root.show(absolute(p)));
   const lines: string[] = [];
   if (!sorted.length) lines.push(`No files match "${args.pattern}"${args.path ? ` in ${root.path.display}` : ''}.`);

@@ -1,6 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { newestFirst } from '../../files/newest-first';
+import { MtimeIndex, newestFirst } from '../../files/newest-first';
+import { isSensitivePath } from '../../policies/sensitive';
 import { RG_MAX_BYTES, RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../files/ripgrep';
 import { type SearchRoot, filteredNote, searchRoot, withoutSensitive } from '../../files/search-root';
 import { asToolError } from '../../files/tool-support';
@@ -106,7 +107,15 @@ function pagingNote(shown: number, total: number, args: GrepArgs, unit: string):
 async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, timeoutMs: number): Promise<ToolResult> {
   const isFile = root.stats.isFile();
   const cwd = isFile ? dirname(root.path.real) : root.path.real;
-  const result = await runRipgrep(rgArgs(args, isFile ? [basename(root.path.real)] : []), { cwd, signal, timeoutMs });
+  const absolute = (file: string) => join(cwd, file);
+  const filesMode = args.output_mode === 'files_with_matches';
+  const times = new MtimeIndex();
+  const result = await runRipgrep(rgArgs(args, isFile ? [basename(root.path.real)] : []), {
+    cwd,
+    signal,
+    timeoutMs,
+    ...(filesMode ? { onLine: (line: string) => line && times.add(line, absolute(line)) } : {}),
+  });
   if (signal.aborted) return { output: 'Grep was interrupted.', isError: true };
   if (result.exitCode === 2 && /No files were searched/.test(result.stderr)) {
     return { output: `No files were searched: nothing under ${root.path.display} passes the glob/type filters (${[args.glob, args.type].filter(Boolean).join(', ') || 'none'}). Loosen them.`, display: { kind: 'search_results', query: args.pattern, matches: [], total: 0 } };
@@ -122,13 +131,12 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, tim
   if (result.timedOut) warnings.push(`The search timed out after ${timeoutMs / 1000} s: results are partial. Narrow it with path, glob or type.`);
   if (result.capped) warnings.push(`The search produced more than ${RG_MAX_BYTES / 1024 / 1024} MiB of output and was stopped: results are partial. Narrow it.`);
   if (result.exitCode === 2) warnings.push(`Some files could not be searched: ${result.stderr.trim().split('\n').slice(0, 3).join('; ')}`);
-  const absolute = (file: string) => join(cwd, file);
   const show = (file: string) => root.show(absolute(file));
   const query = args.pattern;
 
   if (args.output_mode === 'files_with_matches') {
-    const { kept, filtered } = withoutSensitive(completeRecords(result.stdout).filter(Boolean), absolute);
-    const sorted = await newestFirst(kept, absolute);
+    const { filtered } = withoutSensitive(completeRecords(result.stdout).filter(Boolean), absolute);
+    const sorted = times.newestFirst((f) => !isSensitivePath(absolute(f)));
     const { page } = pageOf(sorted, args);
     const header = sorted.length ? `Found ${sorted.length} file${sorted.length === 1 ? '' : 's'} (newest first).` : 'No matches found.';
     const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered.map(show)), ...warnings].filter(Boolean);
