@@ -8,6 +8,7 @@ import { SessionTasks } from '../main/agent/background/session-tasks';
 import { ShellJob } from '../main/agent/background/shell-job';
 import type { SessionHandle } from '../main/agent/features/types';
 import { tempDir } from '../main/agent/test-support/harness';
+import { inertSessionHandle } from '../main/agent/test-support/session-handle';
 import { processesMatching, uniqueSleep } from '../main/agent/test-support/processes';
 import { createBashTool } from '../main/agent/tools/bash/bash';
 import { isExecution } from '../main/agent/tools/contract';
@@ -15,9 +16,7 @@ import { type BenchResult, median } from './types';
 
 const MB = 1024 * 1024;
 
-function handleFor(dir: string): SessionHandle {
-  return { id: 'bench', dir, running: false, emit: () => {}, getState: () => undefined, setState: () => {}, startTurn: async () => null, inject: () => {}, usage: () => ({ inputTokens: 0, outputTokens: 0 }) };
-}
+const handleFor = (dir: string): SessionHandle => inertSessionHandle('bench', dir);
 
 function waitExit(command: string, args: string[], options: { stdout?: 'ignore' } = {}): Promise<void> {
   return new Promise((resolve, reject) => {

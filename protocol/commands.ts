@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApprovalAnswer, Goal, GoalAction, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './control';
 import { SessionEvent } from './events';
-import { Attachment, type ErrorInfo, SessionSummary } from './session';
+import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
@@ -110,6 +110,17 @@ export const commands = {
   setPlanMode: command(SessionRef.extend({ active: z.boolean() }).strict(), z.object({ plan: PlanState })),
   /** Pause, resume or cancel the session's goal. */
   setGoalStatus: command(SessionRef.extend({ action: GoalAction }).strict(), z.object({ goal: Goal.nullable() })),
+  // files: image attachments (dropped or pasted into the window)
+  /** Save an image (base64 `data`) under the session's folder for the next prompt; PNG, JPEG, GIF or WebP. */
+  saveAttachment: command(
+    SessionRef.extend({ name: z.string().min(1).max(255), data: z.string().min(1).max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4) }).strict(),
+    z.object({ attachment: Attachment }),
+  ),
+  /** A small preview of an image saved with saveAttachment (for thumbnails). */
+  attachmentPreview: command(
+    SessionRef.extend({ path: z.string().min(1).max(4096) }).strict(),
+    z.object({ dataUrl: z.string(), width: z.number().int(), height: z.number().int() }),
+  ),
 } as const;
 
 export type Commands = typeof commands;

@@ -9,6 +9,19 @@ export const DiffHunk = z.object({
   lines: z.array(z.string()),
 });
 
+/** A change to one file. `before`/`after` are the whole texts (empty with `omitted` when too large); `hunks` carry the change. */
+const diffFields = {
+  path: z.string(),
+  before: z.string(),
+  after: z.string(),
+  hunks: z.array(DiffHunk).optional(),
+  // files: counts for the whole change, and whether the texts or hunks were cut to fit.
+  added: z.number().int().optional(),
+  removed: z.number().int().optional(),
+  omitted: z.boolean().optional(),
+  truncated: z.boolean().optional(),
+};
+
 /** What a tool call is about to do, shown on its card and in approval requests. */
 export const ToolInputDisplay = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('command'), command: z.string(), cwd: z.string().optional(), description: z.string().optional(), background: z.boolean().optional() }),
@@ -19,7 +32,7 @@ export const ToolInputDisplay = z.discriminatedUnion('kind', [
     detail: z.string().optional(),
     content: z.string().optional(),
   }),
-  z.object({ kind: z.literal('diff'), path: z.string(), before: z.string(), after: z.string(), hunks: z.array(DiffHunk).optional() }),
+  z.object({ kind: z.literal('diff'), ...diffFields }),
   z.object({ kind: z.literal('search'), query: z.string(), scope: z.string().optional() }),
   z.object({ kind: z.literal('url_fetch'), url: z.string(), method: z.string().optional() }),
   z.object({ kind: z.literal('agent_call'), agentName: z.string(), prompt: z.string(), background: z.boolean().optional() }),
@@ -49,7 +62,7 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
     totalLines: z.number().int().optional(),
     truncated: z.boolean().optional(),
   }),
-  z.object({ kind: z.literal('diff'), path: z.string(), before: z.string(), after: z.string(), hunks: z.array(DiffHunk).optional() }),
+  z.object({ kind: z.literal('diff'), ...diffFields }),
   z.object({
     kind: z.literal('search_results'),
     query: z.string(),
@@ -57,7 +70,7 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
     total: z.number().int().optional(),
   }),
   z.object({ kind: z.literal('file_list'), files: z.array(z.string()), total: z.number().int().optional() }),
-  z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), dataUrl: z.string(), width: z.number().int(), height: z.number().int() }),
+  z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), dataUrl: z.string(), width: z.number().int(), height: z.number().int(), caption: z.string().optional() }),
   z.object({ kind: z.literal('url_content'), url: z.string(), status: z.number().int(), preview: z.string().optional(), contentType: z.string().optional() }),
   z.object({ kind: z.literal('agent_summary'), agentName: z.string(), result: z.string().optional(), steps: z.number().int().optional() }),
   z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string() }),

@@ -32,6 +32,9 @@ export const commandNames = [
   'answerQuestion',
   'setPlanMode',
   'setGoalStatus',
+  // files: image attachments
+  'saveAttachment',
+  'attachmentPreview',
 ] as const;
 
 /** Every event type, session and app events alike. */

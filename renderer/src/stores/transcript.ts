@@ -1,4 +1,5 @@
 import type { Attachment, ErrorInfo, SessionEvent, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import { type ChangesItem, changedFiles } from '../features/files/changes';
 import { type ControlState, applyControl, emptyControl } from './control';
 
 export interface UserItem {
@@ -47,7 +48,7 @@ export interface SkillItem {
   source: string;
   content: string;
 }
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem;
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem;
 
 export interface Transcript {
   items: TranscriptItem[];
@@ -164,6 +165,8 @@ export function applyEvent(state: Transcript, event: SessionEvent): Transcript {
       };
     case 'turn.ended': {
       const items = s.items.map((i) => (i.kind === 'assistant' && i.turnId === event.turnId && i.streaming ? { ...i, streaming: false } : i));
+      const changed = changedFiles(items, event.turnId);
+      if (changed.length) items.push({ kind: 'changes', id: `${event.turnId}:changes`, turnId: event.turnId, files: changed });
       if (event.stopReason === 'cancelled') items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'info', text: 'Stopped.' });
       if (event.stopReason === 'max_steps') {
         items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'warning', text: 'Stopped at the step limit before the model finished.' });

@@ -1,19 +1,25 @@
 import { useEffect, useRef, useState } from 'react';
-import { Icon } from '../../components/Icon';
+import { Icon, Spinner } from '../../components/Icon';
 import { cancelTurn, sendPrompt } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
+import { ATTACHABLE_TYPES } from '../files/attachments';
+import { AttachmentStrip, DropOverlay } from '../files/AttachmentThumbs';
+import { useComposerAttachments } from '../files/use-composer-attachments';
 import { ModeSelect } from '../permissions/ModeSelect';
 import { PlanToggle } from '../plan/PlanToggle';
 import { planCommand } from '../plan/plan-command';
 import { runSkill } from '../skills/actions';
 import { useSlashMenu } from '../skills/SlashMenu';
 
-/** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. */
+/** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. Images can be dropped, pasted or attached. */
 export function Composer() {
   const [text, setText] = useState('');
   const running = useSessions((s) => s.transcript.runningTurn !== null);
   const ref = useRef<HTMLTextAreaElement>(null);
   const slash = useSlashMenu(text, setText);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const images = useComposerAttachments();
+  const ready = (text.trim() !== '' || images.attachments.length > 0) && images.pending === 0;
 
   useEffect(() => {
     const el = ref.current;
@@ -35,11 +41,16 @@ export function Composer() {
       if (!(await command.run(running))) setText(text);
       return;
     }
-    if (running || !text.trim()) return;
+    if (running || !ready) return;
     const sent = text;
+    const attached = images.attachments;
     setText('');
-    const skill = slash.parse(sent);
-    if (!(await (skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent)))) setText(sent);
+    images.clear();
+    const skill = attached.length ? null : slash.parse(sent);
+    if (!(await (skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent, attached)))) {
+      setText(sent);
+      for (const a of attached) images.restore(a);
+    }
   };
 
   return (
@@ -52,6 +63,16 @@ export function Composer() {
     >
       {slash.menu}
       {slash.hint}
+      {images.dragging ? <DropOverlay /> : null}
+      <AttachmentStrip attachments={images.attachments} onRemove={images.remove} label="Attached images" />
+      {images.error ? (
+        <p className="composer-error" role="alert">
+          {images.error}{' '}
+          <button type="button" className="link-button" onClick={images.dismissError}>
+            Dismiss
+          </button>
+        </p>
+      ) : null}
       <textarea
         ref={ref}
         {...slash.inputProps}
@@ -61,6 +82,7 @@ export function Composer() {
         value={text}
         autoFocus
         onChange={(e) => setText(e.target.value)}
+        onPaste={images.onPaste}
         onKeyDown={(e) => {
           // `/plan` is the composer's own command: it wins over the skills menu.
           if (!(e.key === 'Enter' && planCommand(text)) && slash.onKeyDown(e)) return;
@@ -75,16 +97,37 @@ export function Composer() {
       />
       <div className="composer-actions">
         <div className="composer-controls">
+          <button type="button" className="icon-button" aria-label="Attach image" title="Attach image (or drop or paste one)" onClick={() => fileInput.current?.click()}>
+            <Icon name="paperclip" size={16} />
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            accept={ATTACHABLE_TYPES.join(',')}
+            multiple
+            hidden
+            data-testid="attach-input"
+            onChange={(e) => {
+              void images.add([...(e.target.files ?? [])]);
+              e.target.value = '';
+            }}
+          />
           <ModeSelect />
           <PlanToggle />
-          <span className="composer-hint">Enter to send · Shift+Enter for a new line · / for skills · /plan</span>
+          {images.pending ? (
+            <span className="composer-hint">
+              <Spinner size={12} /> Attaching…
+            </span>
+          ) : (
+            <span className="composer-hint">Enter to send · Shift+Enter for a new line · / for skills · /plan</span>
+          )}
         </div>
         {running ? (
           <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
             <Icon name="stop" size={14} /> Stop
           </button>
         ) : (
-          <button type="submit" className="button button-primary" disabled={!text.trim()} aria-label="Send">
+          <button type="submit" className="button button-primary" disabled={!ready} aria-label="Send">
             Send <Icon name="send" size={14} />
           </button>
         )}

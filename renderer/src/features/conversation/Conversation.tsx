@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useRef } from 'react';
 import { useSessions } from '../../stores/sessions';
 import type { TranscriptItem } from '../../stores/transcript';
+import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
 import { EmptyState } from './EmptyState';
@@ -19,6 +20,8 @@ function Item({ item }: { item: TranscriptItem }) {
       return <Notice item={item} />;
     case 'skill':
       return <SkillActivationCard item={item} />;
+    case 'changes':
+      return <ChangedFilesSummary item={item} />;
   }
 }
 

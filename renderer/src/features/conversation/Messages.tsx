@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import type { AssistantItem, NoticeItem, UserItem } from '../../stores/transcript';
+import { AttachmentStrip } from '../files/AttachmentThumbs';
 import { Markdown } from './Markdown';
 
 export const UserMessage = memo(function UserMessage({ item }: { item: UserItem }) {
@@ -8,15 +9,7 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
     <article className="message message-user" aria-label="Your message">
       <div className="user-bubble">
         <div className="user-text">{item.text}</div>
-        {item.attachments.length ? (
-          <ul className="attachment-list">
-            {item.attachments.map((a) => (
-              <li key={a.path} className="attachment-chip" title={a.path}>
-                <Icon name="file" size={12} /> {a.name}
-              </li>
-            ))}
-          </ul>
-        ) : null}
+        <AttachmentStrip attachments={item.attachments} label="Images sent with this message" />
       </div>
     </article>
   );

@@ -1,7 +1,7 @@
 import { memo, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
-import { cardRenderers, renderInput, renderResult, toolIcons } from './registry';
+import { cardRenderers, opensByDefault, renderInput, renderResult, renderSummary, resultSupersedesInput, toolIcons } from './registry';
 
 function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -10,7 +10,8 @@ function duration(ms: number): string {
 /** A tool call: what it does, live progress while it runs, and its result. Errors start open. */
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const [open, setOpen] = useState<boolean | null>(null);
-  const expanded = open ?? item.status === 'error';
+  const expanded = open ?? (item.status === 'error' || opensByDefault(item.result?.display));
+  const summary = renderSummary(item.result?.display ?? item.display);
   const Custom = cardRenderers[item.display.kind];
   if (Custom) return <Custom item={item} />;
   return (
@@ -20,6 +21,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         <Icon name={toolIcons[item.display.kind] ?? 'tool'} size={14} />
         <span className="tool-name">{item.name}</span>
         <span className="tool-description">{item.description}</span>
+        {summary ? <span className="tool-summary">{summary}</span> : null}
         <span className="tool-status">
           {item.status === 'running' ? <Spinner size={12} /> : null}
           {item.status === 'done' ? <Icon name="check" size={14} className="ok" /> : null}
@@ -29,7 +31,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       </button>
       {expanded || item.status === 'running' ? (
         <div className="tool-body">
-          {renderInput(item.display)}
+          {resultSupersedesInput(item.result?.display) ? null : renderInput(item.display)}
           {item.status === 'running' && item.progress ? <pre className="tool-output tool-live">{item.progress}</pre> : null}
           {item.result && expanded ? renderResult(item.result.display, item.result.output) : null}
         </div>

@@ -2,8 +2,9 @@ import type { ComponentType, ReactNode } from 'react';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
 import type { IconName } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
-import { CommandCard } from '../tasks/CommandCard';
 import { Markdown } from '../conversation/Markdown';
+import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supersedingResults } from '../files/cards';
+import { CommandCard } from '../tasks/CommandCard';
 import { TodoItems } from '../todo/TodoItems';
 
 type InputRenderer<K extends ToolInputDisplay['kind']> = (display: Extract<ToolInputDisplay, { kind: K }>) => ReactNode;
@@ -11,7 +12,8 @@ type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<Too
 
 /**
  * One renderer per display kind. A new display kind is one entry here; kinds without an entry fall
- * back to the generic rendering in ToolCard.
+ * back to the generic rendering in ToolCard. Renderers take the display object alone, so approval
+ * prompts can reuse them.
  */
 export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K> } = {
   command: (d) => <pre className="tool-command">$ {d.command}</pre>,
@@ -35,12 +37,14 @@ export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K
       ) : null}
     </div>
   ),
+  ...fileInputRenderers,
 };
 
 export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRenderer<K> } = {
   error: (d) => <pre className="tool-output tool-output-error">{d.message}</pre>,
   text: (d) => <pre className="tool-output">{d.text}</pre>,
   todo_list: (d) => <TodoItems items={d.items} />,
+  ...fileResultRenderers,
 };
 
 /** Display kinds whose whole card is their own component (live controls, custom layout). */
@@ -67,4 +71,19 @@ export function renderResult(display: ToolResultDisplay | undefined, output: str
     if (render) return render(display, output);
   }
   return output ? <pre className="tool-output">{output}</pre> : null;
+}
+
+/** A short summary beside the card's title (line counts, match counts…), or null. */
+export function renderSummary(display: ToolInputDisplay | ToolResultDisplay): ReactNode {
+  return fileSummary(display);
+}
+
+/** Whether the result shows all the input did, so the input display is hidden once it arrives. */
+export function resultSupersedesInput(display: ToolResultDisplay | undefined): boolean {
+  return display !== undefined && supersedingResults.has(display.kind);
+}
+
+/** Whether a card with this result starts open. */
+export function opensByDefault(display: ToolResultDisplay | undefined): boolean {
+  return display !== undefined && openResults.has(display.kind);
 }

@@ -1,0 +1,170 @@
+import { execFile, spawn } from 'node:child_process';
+import { open, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { FileTracker } from '../main/agent/files/file-state';
+import { ripgrepPath } from '../main/agent/files/ripgrep';
+import { tempDir } from '../main/agent/test-support/harness';
+import { type Tool, type ToolEnv, isExecution } from '../main/agent/tools/contract';
+import { createEditTool } from '../main/agent/tools/edit/edit';
+import { createGlobTool } from '../main/agent/tools/glob/glob';
+import { createGrepTool } from '../main/agent/tools/grep/grep';
+import { createReadTool } from '../main/agent/tools/read/read';
+import { generateRepo } from './generate-repo';
+import type { BenchResult } from './types';
+
+const run = promisify(execFile);
+/** Runs per side; this machine is shared, so medians are reported with the best-run ratio beside them. */
+const RUNS = 9;
+
+function envFor(workspace: string): ToolEnv {
+  return { workspace, home: workspace, sessionId: 'bench', sessionDir: workspace, capabilities: { imageInput: false }, extraRoots: () => [] };
+}
+
+/** Resolve and execute one call, as the loop does (minus the model). */
+async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<string> {
+  const execution = await tool.resolveExecution(tool.input.parse(args), env);
+  if (!isExecution(execution)) throw new Error(JSON.stringify(execution.output));
+  const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'b', turnId: 'b' });
+  if (result.isError) throw new Error(JSON.stringify(result.output));
+  return typeof result.output === 'string' ? result.output : '';
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+let lastBest = '';
+
+/** Medians of each, measured alternately so both see the same cache and load; `lastBest` notes the best-run ratio. */
+async function paired(tool: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<[number, number]> {
+  await tool();
+  await baseline();
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    a.push(await timed(tool));
+    b.push(await timed(baseline));
+  }
+  a.sort((x, y) => x - y);
+  b.sort((x, y) => x - y);
+  lastBest = `best runs ${a[0]!.toFixed(0)} vs ${b[0]!.toFixed(0)} ms (${(a[0]! / b[0]!).toFixed(2)}×)`;
+  return [a[Math.floor(RUNS / 2)]!, b[Math.floor(RUNS / 2)]!];
+}
+
+/** Raw rg, its output collected (stdin closed: with a pipe there, rg would search stdin instead of the tree). */
+function rg(args: string[], cwd: string): Promise<{ stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ripgrepPath(), args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', reject);
+    child.on('close', () => resolve({ stdout: Buffer.concat(chunks).toString() }));
+  });
+}
+
+async function searchBenches(): Promise<BenchResult[]> {
+  const repo = await generateRepo();
+  const env = envFor(repo.root);
+  const grep = createGrepTool();
+  const glob = createGlobTool();
+  const size = `${(repo.files / 1000).toFixed(0)}k files, ${(repo.bytes / 1e6).toFixed(0)} MB`;
+  const results: BenchResult[] = [];
+
+  const files = async (token: string, label: string) => {
+    const [tool, raw] = await paired(
+      () => callTool(grep, { pattern: token }, env),
+      () => rg(['--hidden', '-l', token], repo.root),
+    );
+    const count = (await rg(['--hidden', '-l', token], repo.root)).stdout.split('\n').filter(Boolean).length;
+    results.push({ name: `Grep files_with_matches, ${label} (${size})`, value: tool, unit: 'ms', baseline: { name: `rg -l`, value: raw }, note: `${count} matching files, sorted newest first; ${lastBest}` });
+  };
+  await files(repo.rare, 'rare token');
+  await files(repo.common, 'common token');
+
+  const [content, rawContent] = await paired(
+    () => callTool(grep, { pattern: repo.rare, output_mode: 'content' }, env),
+    () => rg(['--hidden', '-n', repo.rare], repo.root),
+  );
+  results.push({ name: `Grep content, rare token (${size})`, value: content, unit: 'ms', baseline: { name: 'rg -n', value: rawContent }, note: lastBest });
+
+  const [globTool, globRaw] = await paired(
+    () => callTool(glob, { pattern: '*.ts' }, env),
+    () => rg(['--hidden', '--files', '--glob', '*.ts'], repo.root),
+  );
+  results.push({ name: `Glob *.ts (${size})`, value: globTool, unit: 'ms', baseline: { name: 'rg --files --glob', value: globRaw }, note: `~${Math.round(repo.files / 6)} matches, newest 100 returned; ${lastBest}` });
+  return results;
+}
+
+async function readBenches(): Promise<BenchResult[]> {
+  const dir = await tempDir('deft-bench-read-');
+  const path = join(dir, 'huge.log');
+  const SIZE = 2 * 1024 ** 3;
+  const lines = (tag: string) => Array.from({ length: 2000 }, (_, i) => `${tag} ${i} ${'lorem ipsum dolor sit amet '.repeat(2)}`).join('\n') + '\n';
+  await writeFile(path, lines('head'));
+  await truncate(path, SIZE);
+  const tailText = Buffer.from(`\n${lines('tail')}`);
+  const handle = await open(path, 'r+');
+  await handle.write(tailText, 0, tailText.length, SIZE - tailText.length);
+  await handle.close();
+  const env = envFor(dir);
+  const read = createReadTool(new FileTracker());
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const results: BenchResult[] = [];
+  for (const [label, args, command] of [
+    ['first', { path: 'huge.log' }, ['head', '-n', '1000', path]],
+    ['last', { path: 'huge.log', line_offset: -1000 }, ['tail', '-n', '1000', path]],
+  ] as const) {
+    gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const [tool, raw] = await paired(
+      () => callTool(read, args, env),
+      () => run(command[0], command.slice(1)),
+    );
+    const grew = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+    results.push({ name: `Read ${label} 1,000 lines of a 2 GiB file`, value: tool, unit: 'ms', baseline: { name: command[0], value: raw }, note: `RSS change ${grew >= 0 ? '+' : ''}${grew.toFixed(1)} MiB` });
+  }
+  await rm(dir, { recursive: true, force: true });
+  return results;
+}
+
+async function editBench(): Promise<BenchResult[]> {
+  const dir = await tempDir('deft-bench-edit-');
+  const path = join(dir, 'big.ts');
+  const content = Array.from({ length: 200_000 }, (_, i) => `export const value${i} = ${i}; // ${'x'.repeat(30)}`).join('\n') + '\n';
+  const env = envFor(dir);
+  const files = new FileTracker();
+  const read = createReadTool(files);
+  const edit = createEditTool(files);
+  let n = 0;
+  const [tool, raw] = await paired(
+    async () => {
+      await writeFile(path, content);
+      await callTool(read, { path: 'big.ts', n_lines: 1 }, env);
+      await callTool(edit, { path: 'big.ts', old_string: 'export const value100000 = 100000;', new_string: `export const value100000 = ${++n};` }, env);
+    },
+    async () => {
+      await writeFile(path, content);
+      const text = await readFile(path, 'utf8');
+      await writeFile(path, text.replace('export const value100000 = 100000;', `export const value100000 = ${++n};`));
+    },
+  );
+  await rm(dir, { recursive: true, force: true });
+  return [
+    {
+      name: `Edit one line of a ${(content.length / 1024 / 1024).toFixed(0)} MiB file (with Read, atomic write, diff)`,
+      value: tool,
+      unit: 'ms',
+      baseline: { name: 'readFile + replace + writeFile', value: raw },
+    },
+  ];
+}
+
+/** File tools against raw tools on the same data: ripgrep for Grep/Glob, head/tail for Read, plain fs for Edit. */
+export default async function filesBench(): Promise<BenchResult[]> {
+  return [...(await searchBenches()), ...(await readBenches()), ...(await editBench())];
+}
+

@@ -1,0 +1,16 @@
+import type { SessionHandle } from '../features/types';
+
+/** A session handle that records nothing and starts no turns: for exercising tools and features alone. */
+export function inertSessionHandle(id: string, dir: string): SessionHandle {
+  return {
+    id,
+    dir,
+    running: false,
+    emit: () => {},
+    getState: () => undefined,
+    setState: () => {},
+    startTurn: async () => null,
+    inject: () => {},
+    usage: () => ({ inputTokens: 0, outputTokens: 0 }),
+  };
+}

@@ -1,0 +1,71 @@
+import { memo, useMemo, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { Dialog } from '../../components/Dialog';
+import { Icon } from '../../components/Icon';
+import { useSessions } from '../../stores/sessions';
+import type { ChangedFile, ChangesItem } from './changes';
+import { type DiffDisplay, combinedDiff } from './diff-model';
+import { DiffStats, DiffView } from './DiffView';
+
+/** The diff displays of the calls that changed a file. */
+function useDiffs(callIds: readonly string[]): DiffDisplay[] {
+  const items = useSessions((s) => s.transcript.items);
+  return useMemo(() => {
+    const out: DiffDisplay[] = [];
+    for (const id of callIds) {
+      const item = items.find((i) => i.id === id);
+      if (item?.kind === 'tool' && item.result?.display?.kind === 'diff') out.push(item.result.display);
+    }
+    return out;
+  }, [items, callIds]);
+}
+
+function FileChangesDialog({ file, onClose }: { file: ChangedFile; onClose: () => void }) {
+  const diffs = useDiffs(file.callIds);
+  const combined = useMemo(() => combinedDiff(file.path, diffs), [file.path, diffs]);
+  return (
+    <Dialog title={`Changes to ${file.path}`} onClose={onClose} wide>
+      {combined ? (
+        <DiffView display={combined} showPath />
+      ) : (
+        diffs.map((d, i) => (
+          <section key={i} className="change-step">
+            <h3>
+              Change {i + 1} of {diffs.length}
+            </h3>
+            <DiffView display={d} />
+          </section>
+        ))
+      )}
+    </Dialog>
+  );
+}
+
+/** After a turn: the files it changed, each with +/− counts; a click opens the file's diff. */
+export const ChangedFilesSummary = memo(function ChangedFilesSummary({ item }: { item: ChangesItem }) {
+  const [open, setOpen] = useState<ChangedFile | null>(null);
+  const totals = item.files.reduce((t, f) => ({ added: t.added + f.added, removed: t.removed + f.removed }), { added: 0, removed: 0 });
+  return (
+    <section className="changed-files" aria-label="Changed files">
+      <div className="changed-files-header">
+        <Icon name="file" size={14} />
+        <span>
+          Changed {item.files.length} file{item.files.length === 1 ? '' : 's'}
+        </span>
+        <DiffStats {...totals} />
+      </div>
+      <ul>
+        {item.files.map((file) => (
+          <li key={file.path}>
+            <button type="button" className="changed-file" onClick={() => setOpen(file)} aria-label={`Show changes to ${file.path}`}>
+              <span className="file-path">{file.path}</span>
+              <DiffStats added={file.added} removed={file.removed} />
+            </button>
+          </li>
+        ))}
+      </ul>
+      {/* Rows are transformed (virtualised), so a fixed-position dialog must live outside them. */}
+      {open ? createPortal(<FileChangesDialog file={open} onClose={() => setOpen(null)} />, document.body) : null}
+    </section>
+  );
+});

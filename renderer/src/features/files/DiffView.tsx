@@ -1,0 +1,143 @@
+import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
+import { CodeLine } from './highlight';
+import { type DiffDisplay, type DiffLine, countChanges, diffRows, hunksOf, splitRows } from './diff-model';
+
+type Mode = 'unified' | 'split';
+const MODE_KEY = 'deft-diff-mode';
+/** Rows shown before "Show all". */
+const PREVIEW_ROWS = 300;
+/** Split view once the diff has this much room. */
+const SPLIT_MIN_WIDTH = 960;
+
+function storedMode(): Mode | null {
+  const value = localStorage.getItem(MODE_KEY);
+  return value === 'unified' || value === 'split' ? value : null;
+}
+
+/** Follows the container's width: split on wide windows unless the user picked a mode. */
+function useMode(ref: RefObject<HTMLElement | null>): [Mode, (mode: Mode) => void] {
+  const [chosen, setChosen] = useState<Mode | null>(storedMode);
+  const [wide, setWide] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const observer = new ResizeObserver(([entry]) => setWide((entry?.contentRect.width ?? 0) >= SPLIT_MIN_WIDTH));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref]);
+  const choose = (mode: Mode) => {
+    localStorage.setItem(MODE_KEY, mode);
+    setChosen(mode);
+  };
+  return [chosen ?? (wide ? 'split' : 'unified'), choose];
+}
+
+export function DiffStats({ added, removed }: { added: number; removed: number }) {
+  return (
+    <span className="diff-stats" aria-label={`${added} lines added, ${removed} lines removed`}>
+      <span className="diff-stat-add">+{added}</span> <span className="diff-stat-del">−{removed}</span>
+    </span>
+  );
+}
+
+const signClass = (line: DiffLine | undefined) => (line?.sign === '+' ? 'diff-add' : line?.sign === '-' ? 'diff-del' : line ? 'diff-ctx' : 'diff-empty');
+
+/** A hunk header (`@@ … @@`) or a note such as "No newline at end of file", across the whole table. */
+function MetaRow({ row }: { row: { kind: 'hunk'; header: string } | { kind: 'note'; text: string } }) {
+  return (
+    <tr className={row.kind === 'hunk' ? 'diff-hunk' : 'diff-note'}>
+      <td colSpan={4}>{row.kind === 'hunk' ? row.header : row.text}</td>
+    </tr>
+  );
+}
+
+function Unified({ rows }: { rows: ReturnType<typeof diffRows> }) {
+  return (
+    <table className="diff-table diff-unified">
+      <tbody>
+        {rows.map((row, i) =>
+          row.kind !== 'line' ? (
+            <MetaRow key={i} row={row} />
+          ) : (
+            <tr key={i} className={signClass(row.line)}>
+              <td className="diff-no">{row.line.oldNo ?? ''}</td>
+              <td className="diff-no">{row.line.newNo ?? ''}</td>
+              <td className="diff-sign">{row.line.sign === ' ' ? '' : row.line.sign === '-' ? '−' : '+'}</td>
+              <td className="diff-code">
+                <CodeLine segments={row.line.segments} />
+              </td>
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function Split({ rows }: { rows: ReturnType<typeof splitRows> }) {
+  return (
+    <table className="diff-table diff-split">
+      {/* Fixed layout takes column widths from here (the first row may be a full-width hunk header). */}
+      <colgroup>
+        <col className="diff-col-no" />
+        <col />
+        <col className="diff-col-no" />
+        <col />
+      </colgroup>
+      <tbody>
+        {rows.map((row, i) =>
+          row.kind !== 'pair' ? (
+            <MetaRow key={i} row={row} />
+          ) : (
+            <tr key={i}>
+              <td className={`diff-no ${signClass(row.left)}`}>{row.left?.oldNo ?? ''}</td>
+              <td className={`diff-code diff-side ${signClass(row.left)}`}>{row.left ? <CodeLine segments={row.left.segments} /> : null}</td>
+              <td className={`diff-no ${signClass(row.right)}`}>{row.right?.newNo ?? ''}</td>
+              <td className={`diff-code ${signClass(row.right)}`}>{row.right ? <CodeLine segments={row.right.segments} /> : null}</td>
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+/** A file diff: unified by default, side by side on wide windows, syntax highlighted, with +/− counts. */
+export function DiffView({ display, showPath = false }: { display: Pick<DiffDisplay, 'path' | 'before' | 'after' | 'hunks' | 'added' | 'removed' | 'omitted' | 'truncated'>; showPath?: boolean }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [mode, setMode] = useMode(ref);
+  const [all, setAll] = useState(false);
+  const hunks = useMemo(() => hunksOf(display), [display]);
+  const rows = useMemo(() => diffRows(display.path, hunks), [display.path, hunks]);
+  const counts = display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunks);
+  const shown = all ? rows : rows.slice(0, PREVIEW_ROWS);
+  const isNew = hunks.length === 1 && hunks[0]!.oldStart === 0 && hunks[0]!.oldLines === 0;
+  return (
+    <div className="diff" ref={ref}>
+      <div className="diff-header">
+        {showPath ? <span className="diff-path">{display.path}</span> : null}
+        {isNew ? <span className="diff-badge">new file</span> : null}
+        <DiffStats {...counts} />
+        <span className="diff-spacer" />
+        <div className="segmented" role="group" aria-label="Diff layout">
+          {(['unified', 'split'] as const).map((m) => (
+            <button key={m} type="button" aria-pressed={mode === m} onClick={() => setMode(m)}>
+              {m === 'unified' ? 'Unified' : 'Split'}
+            </button>
+          ))}
+        </div>
+      </div>
+      {hunks.length ? (
+        <div className="diff-body">{mode === 'split' ? <Split rows={splitRows(shown)} /> : <Unified rows={shown} />}</div>
+      ) : (
+        <p className="diff-empty-note">No changes.</p>
+      )}
+      {rows.length > shown.length ? (
+        <button type="button" className="link-button" onClick={() => setAll(true)}>
+          Show all {rows.length.toLocaleString()} lines
+        </button>
+      ) : null}
+      {display.truncated ? <p className="diff-empty-note">The change is too large to show in full; {counts.added + counts.removed} lines changed in total.</p> : null}
+    </div>
+  );
+}
