@@ -18,19 +18,3 @@ export function isSensitivePath(path: string): boolean {
   if (RENAMED.test(name)) return true;
   return CLOUD.test(normal) || normal.includes('/.aws/credentials/') || normal.includes('/.gcp/credentials/');
 }
-
-/** ripgrep globs that exclude the sensitive files (case-insensitive via --iglob), appended after any user glob. */
-export const SENSITIVE_GLOBS = [
-  '!.env',
-  '!.env.*',
-  '!id_rsa',
-  '!id_ed25519',
-  '!id_ecdsa',
-  '!credentials',
-  '!id_rsa[-_.]*',
-  '!id_ed25519[-_.]*',
-  '!id_ecdsa[-_.]*',
-  '!credentials[-_.]*',
-  '!**/.aws/credentials',
-  '!**/.gcp/credentials',
-];
