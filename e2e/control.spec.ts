@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import type { MockChunk, RecordedRequest } from './fixtures/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
-// Approvals need Write/Edit/Bash: the fixture's test-tools host provides stand-ins with the real tools' shapes.
-test.use({ testTools: true });
+// Approvals on the shipped tools (Read, Write, Edit), in the default ask mode.
 
 const call = (name: string, args: unknown, id?: string): MockChunk => ({ toolCall: { ...(id ? { id } : {}), name, args: JSON.stringify(args) } });
 const toolStep = (...calls: MockChunk[]) => ({ chunks: [...calls, { finish: 'tool_calls' as const }] });
@@ -16,7 +15,8 @@ test('an Edit asks for approval showing the diff; "approve for session" stops fu
   await writeFile(join(workspace, 'app.ts'), 'export const answer = 41;\n');
   await configureProvider(page, mock.baseUrl);
   mock.enqueue(
-    toolStep(call('Edit', { path: 'app.ts', old_string: '41', new_string: '42' })),
+    // Read first: Edit refuses a file this session has not read. Read is read-only, so it never asks.
+    toolStep(call('Read', { path: 'app.ts' }), call('Edit', { path: 'app.ts', old_string: '41', new_string: '42' })),
     toolStep(call('Edit', { path: 'app.ts', old_string: '42', new_string: '43' })),
     answer('Both edits are done.'),
   );
@@ -25,8 +25,10 @@ test('an Edit asks for approval showing the diff; "approve for session" stops fu
   const approval = page.getByRole('region', { name: 'Approval needed' });
   await expect(approval).toBeVisible();
   await expect(approval).toContainText('Edit app.ts');
-  await expect(approval).toContainText('-export const answer = 41;');
-  await expect(approval).toContainText('+export const answer = 42;');
+  // The diff as the real Edit shows it: one line removed, one added.
+  await expect(approval).toContainText('+1 −1');
+  await expect(approval).toContainText('export const answer = 41;');
+  await expect(approval).toContainText('export const answer = 42;');
   await expect(approval.getByRole('button', { name: 'Approve once' })).toBeFocused();
   expect(await readFile(join(workspace, 'app.ts'), 'utf8')).toBe('export const answer = 41;\n');
 
@@ -34,7 +36,10 @@ test('an Edit asks for approval showing the diff; "approve for session" stops fu
   await expect(page.getByText('Both edits are done.')).toBeVisible();
   await expect(approval).toBeHidden();
   expect(await readFile(join(workspace, 'app.ts'), 'utf8')).toBe('export const answer = 43;\n');
-  expect(toolResults(mock.requests.at(-1))).toEqual(['Edited app.ts.', 'Edited app.ts.']);
+  const results = toolResults(mock.requests.at(-1));
+  expect(results).toHaveLength(3);
+  expect(results[1]).toMatch(/^Replaced 1 occurrence in app\.ts/);
+  expect(results[2]).toMatch(/^Replaced 1 occurrence in app\.ts/);
 });
 
 test("a rejection's feedback reaches the model", async ({ deft, mock, workspace }) => {
@@ -43,7 +48,7 @@ test("a rejection's feedback reaches the model", async ({ deft, mock, workspace 
   mock.enqueue(toolStep(call('Write', { path: 'notes.md', content: '# Notes' })), answer('Understood, I will use docs/.'));
   await send(page, 'Write some notes');
   const approval = page.getByRole('region', { name: 'Approval needed' });
-  await expect(approval).toContainText('Write notes.md');
+  await expect(approval).toContainText('Create notes.md');
   await approval.getByLabel('Feedback for Deft (sent if you reject)').fill('Put notes in docs/ instead.');
   await approval.getByRole('button', { name: 'Reject' }).click();
   await expect(page.getByText('Understood, I will use docs/.')).toBeVisible();

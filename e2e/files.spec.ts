@@ -20,6 +20,9 @@ const APP = `export function greet(name: string): string {
 export const version = 1;
 `;
 
+// These specs are about what file tools show, not about approving them (e2e/control.spec.ts covers that).
+test.use({ permissionMode: 'accept-edits' });
+
 test('an Edit card shows the diff, and the changed-files summary opens it', async ({ deft, mock, workspace }, testInfo) => {
   const { page } = deft;
   await mkdir(join(workspace, 'src'), { recursive: true });
