@@ -129,3 +129,11 @@ describe('runToolCalls', () => {
     expect(text(messages[1]!)).toContain('interrupted this Echo call before it ran');
   });
 });
+
+describe('a refused call', () => {
+  it('still shows what it would have done', async () => {
+    options.authorize = async () => ({ allowed: false, message: 'Rejected.' });
+    await runToolCalls([call('Echo', { text: 'shown' })], options);
+    expect(events[0]).toMatchObject({ type: 'tool.call.started', description: 'Echo shown', display: { kind: 'generic', summary: 'shown' } });
+  });
+});

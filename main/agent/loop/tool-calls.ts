@@ -36,7 +36,8 @@ export interface ToolCallOptions {
 
 type Prepared =
   | { kind: 'ready'; call: ToolCallRequest; args: unknown; execution: ToolExecution }
-  | { kind: 'done'; call: ToolCallRequest; result: ToolResult };
+  /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
+  | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
 
 /**
  * Run one step's tool calls: parse, validate, resolve, authorize (in call order), then execute as
@@ -53,9 +54,9 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
       step: options.step,
       callId: call.id,
       name: call.name,
-      args: item.kind === 'ready' ? item.args : safeJson(call.arguments),
-      description: item.kind === 'ready' ? item.execution.description : call.name,
-      display: item.kind === 'ready' ? item.execution.display : genericDisplay(call),
+      args: shownOf(item)?.args ?? safeJson(call.arguments),
+      description: shownOf(item)?.execution.description ?? call.name,
+      display: shownOf(item)?.execution.display ?? genericDisplay(call),
     });
     prepared.push(item);
   }
@@ -142,7 +143,7 @@ async function prepare(call: ToolCallRequest, options: ToolCallOptions): Promise
   if (!isExecution(resolved)) return done(resolved);
   if (options.authorize) {
     const decision = await options.authorize({ callId: call.id, name: call.name, args: parsed.data, execution: resolved, turnId: options.turnId, signal: options.signal });
-    if (!decision.allowed) return done(errorResult(decision.message));
+    if (!decision.allowed) return { kind: 'done', call, result: errorResult(decision.message), shown: { args: parsed.data, execution: resolved } };
   }
   return { kind: 'ready', call, args: parsed.data, execution: resolved };
 }
@@ -179,6 +180,10 @@ async function execute(item: Extract<Prepared, { kind: 'ready' }>, options: Tool
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
+}
+
+function shownOf(item: Prepared): { args: unknown; execution: ToolExecution } | undefined {
+  return item.kind === 'ready' ? item : item.shown;
 }
 
 function interrupted(call: ToolCallRequest, when: string): Extract<Prepared, { kind: 'done' }> {
