@@ -393,7 +393,6 @@ export class DeftCore {
     try {
       const setup = await this.stepSetup(session, handle, config);
       const { provider, registry, env } = setup;
-      const compactIfFull = this.contextControl.beforeStep(session, handle, setup, turnId, signal);
       return await runTurn({
         turnId,
         provider,
@@ -402,10 +401,7 @@ export class DeftCore {
         system: setup.system,
         history: () => session.context,
         append: (message) => session.appendContext(message),
-        beforeStep: async () => {
-          await compactIfFull();
-          return this.drainInjections(session.id);
-        },
+        beforeStep: this.contextControl.beforeStep(session, handle, setup, turnId, signal, () => this.drainInjections(session.id)),
         usedCallIds: () => session.callIds,
         emit: (event) => session.emit(event),
         checkpoint: () => session.flush(),

@@ -58,20 +58,29 @@ export class ContextControl {
     return this.meter(session).used(session.context, system);
   }
 
-  /** The hook run before every step of a turn: compacts once the context reaches AUTO_COMPACT_RATIO of the window. */
-  beforeStep(session: Session, handle: SessionHandle, setup: StepSetup, turnId: string, signal: AbortSignal): () => Promise<void> {
+  /**
+   * The hook run before every step of a turn: compacts once the context reaches AUTO_COMPACT_RATIO of the
+   * window, then adds the messages injected meanwhile (`drain`) — after the note, so notifications arrive
+   * verbatim; one that a feature just re-attached (a skill loaded at the last step) is not added twice.
+   */
+  beforeStep(session: Session, handle: SessionHandle, setup: StepSetup, turnId: string, signal: AbortSignal, drain: () => ModelMessage[]): () => Promise<ModelMessage[]> {
     let runs = 0;
     let failed = false;
     let compacted: { context: readonly ModelMessage[]; length: number } | null = null;
-    return async () => {
-      if (failed || runs >= MAX_AUTO_PER_TURN || signal.aborted) return;
+    const due = async () => {
+      if (failed || runs >= MAX_AUTO_PER_TURN || signal.aborted) return false;
       // Nothing new since this turn's last compaction: compacting again would not make it smaller.
-      if (compacted && compacted.context === session.context && compacted.length === session.context.length) return;
-      if (this.used(session, await setup.system()) < setup.contextWindow * AUTO_COMPACT_RATIO) return;
+      if (compacted && compacted.context === session.context && compacted.length === session.context.length) return false;
+      return this.used(session, await setup.system()) >= setup.contextWindow * AUTO_COMPACT_RATIO;
+    };
+    return async () => {
+      if (!(await due())) return drain();
       runs++;
       const result = await this.compact({ session, handle, setup, trigger: 'auto', signal, turnId });
       if (result.outcome === 'failed') failed = true;
       compacted = { context: session.context, length: session.context.length };
+      const present = new Set(result.outcome === 'compacted' ? session.context.map((m) => m.content) : []);
+      return drain().filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
     };
   }
 

@@ -39,6 +39,7 @@ export class Timeline {
   /** The marks of the last `count` turns, or why they cannot be undone. */
   lastTurns(count: number): TurnMark[] | string {
     const available = this.marks.length;
+    if (!Number.isInteger(count) || count < 1) return 'Say how many turns to undo: a whole number, 1 or more.';
     if (count <= available) return this.marks.slice(available - count);
     const turns = (n: number) => `${n} turn${n === 1 ? '' : 's'}`;
     if (this.compactions === 0) {

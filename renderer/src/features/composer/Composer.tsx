@@ -10,7 +10,7 @@ import { PlanToggle } from '../plan/PlanToggle';
 import { planCommand } from '../plan/plan-command';
 import { runSkill } from '../skills/actions';
 import { useSlashMenu } from '../skills/SlashMenu';
-import { contextCommand } from '../context/context-command';
+import { contextCommand } from '../context/actions';
 
 /** The composer's own commands (/plan, /compact, /undo): they win over the skills slash menu. */
 const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text);

@@ -1,6 +1,7 @@
 import { deft } from '../../bridge';
 import { report } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
+import { parseContextCommand } from './context-command';
 
 /** Compact the open session now; `instructions` tell the handoff note what to keep in particular. */
 export async function compactSession(instructions: string): Promise<boolean> {
@@ -32,4 +33,19 @@ export async function undoTurns(count: number): Promise<boolean> {
     report(error);
     return false;
   }
+}
+
+/** The composer's context commands, shaped like its /plan command: `run` resolves to whether the text was used. */
+export function contextCommand(text: string): { run: (running: boolean) => Promise<boolean> } | null {
+  const command = parseContextCommand(text);
+  if (!command) return null;
+  return {
+    run: async () => {
+      if (command.kind === 'invalid') {
+        report(new Error(`[invalid_request] ${command.message}`));
+        return false;
+      }
+      return command.kind === 'compact' ? compactSession(command.instructions) : undoTurns(command.count);
+    },
+  };
 }

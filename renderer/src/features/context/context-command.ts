@@ -1,6 +1,3 @@
-import { report } from '../../stores/actions';
-import { compactSession, undoTurns } from './actions';
-
 export const MAX_UNDO = 100;
 
 export type ContextCommand = { kind: 'compact'; instructions: string } | { kind: 'undo'; count: number } | { kind: 'invalid'; message: string };
@@ -19,19 +16,4 @@ export function parseContextCommand(text: string): ContextCommand | null {
     return { kind: 'invalid', message: `Usage: /undo [n] — n is how many turns to undo, 1 to ${MAX_UNDO} ("${arg.slice(0, 40)}" is not).` };
   }
   return { kind: 'undo', count };
-}
-
-/** The composer's context commands, shaped like its /plan command: `run` resolves to whether the text was used. */
-export function contextCommand(text: string): { run: (running: boolean) => Promise<boolean> } | null {
-  const command = parseContextCommand(text);
-  if (!command) return null;
-  return {
-    run: async () => {
-      if (command.kind === 'invalid') {
-        report(new Error(`[invalid_request] ${command.message}`));
-        return false;
-      }
-      return command.kind === 'compact' ? compactSession(command.instructions) : undoTurns(command.count);
-    },
-  };
 }
