@@ -127,7 +127,7 @@ describe('undo (integration)', () => {
       expect(opened.events.filter((e) => e.type === 'turns.undone')).toMatchObject([{ turnIds: [two] }]);
       expect((opened.events.filter((e) => e.type === 'todo.updated').at(-1) as SessionEventOf<'todo.updated'>).items).toEqual(listA);
       // The undone turn's events stay for the transcript.
-      expect(opened.events.filter((e) => e.type === 'turn.started').map((e) => (e).text)).toEqual(['one', 'two']);
+      expect(opened.events.filter((e) => e.type === 'turn.started').map((e) => e.text)).toEqual(['one', 'two']);
 
       h.server.enqueue(toolStep(callChunk('TodoList', {})));
       await core.handlers.sendPrompt({ sessionId, text: 'where was I?' });

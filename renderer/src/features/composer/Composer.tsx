@@ -11,6 +11,7 @@ import { planCommand } from '../plan/plan-command';
 import { runSkill } from '../skills/actions';
 import { useSlashMenu } from '../skills/SlashMenu';
 import { contextCommand } from '../context/actions';
+import { ContextHint } from '../context/ContextHint';
 
 /** The composer's own commands (/plan, /compact, /undo): they win over the skills slash menu. */
 const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text);
@@ -68,6 +69,7 @@ export function Composer() {
     >
       {slash.menu}
       {slash.hint}
+      <ContextHint text={text} />
       {images.dragging ? <DropOverlay /> : null}
       <AttachmentStrip attachments={images.attachments} onRemove={images.remove} label="Attached images" />
       {images.error ? (
@@ -125,7 +127,7 @@ export function Composer() {
             </span>
           ) : (
             <span className="composer-hint" title="/compact [focus]: summarise the conversation to free context · /undo [n]: take back the last turns (files are not restored)">
-              Enter to send · Shift+Enter for a new line · / for skills · /plan · /compact · /undo
+              Shift+Enter: new line · / skills · /plan /compact /undo
             </span>
           )}
         </div>
