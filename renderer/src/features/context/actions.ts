@@ -3,15 +3,12 @@ import { report } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
 import { parseContextCommand } from './context-command';
 
-/** Compact the open session now; `instructions` tell the handoff note what to keep in particular. */
-export async function compactSession(instructions: string): Promise<boolean> {
+/** Run a context command on the open session; failures (and no open session) go to the banner. */
+async function onOpenSession(none: string, run: (sessionId: string) => Promise<unknown>): Promise<boolean> {
   const sessionId = useSessions.getState().currentId;
-  if (!sessionId) {
-    report(new Error('[invalid_request] There is nothing to compact yet: start a conversation first.'));
-    return false;
-  }
   try {
-    await deft.compactSession({ sessionId, ...(instructions ? { instructions } : {}) });
+    if (!sessionId) throw new Error(`[invalid_request] ${none}`);
+    await run(sessionId);
     return true;
   } catch (error) {
     report(error);
@@ -19,20 +16,14 @@ export async function compactSession(instructions: string): Promise<boolean> {
   }
 }
 
+/** Compact the open session now; `instructions` tell the handoff note what to keep in particular. */
+export function compactSession(instructions: string): Promise<boolean> {
+  return onOpenSession('There is nothing to compact yet: start a conversation first.', (sessionId) => deft.compactSession({ sessionId, ...(instructions ? { instructions } : {}) }));
+}
+
 /** Undo the last `count` turns of the open session (files are not restored). */
-export async function undoTurns(count: number): Promise<boolean> {
-  const sessionId = useSessions.getState().currentId;
-  if (!sessionId) {
-    report(new Error('[invalid_request] There is nothing to undo: no conversation is open.'));
-    return false;
-  }
-  try {
-    await deft.undoTurns({ sessionId, count });
-    return true;
-  } catch (error) {
-    report(error);
-    return false;
-  }
+export function undoTurns(count: number): Promise<boolean> {
+  return onOpenSession('There is nothing to undo: no conversation is open.', (sessionId) => deft.undoTurns({ sessionId, count }));
 }
 
 /** The composer's context commands, shaped like its /plan command: `run` resolves to whether the text was used. */
