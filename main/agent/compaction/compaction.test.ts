@@ -1,9 +1,12 @@
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionEventOf } from '../../../protocol';
 import type { RecordedRequest } from '../../../e2e/fixtures/mock-model-server';
 import { DeftCore } from '../core';
 import type { FeatureFactory } from '../features/types';
+import { LOG_FILE } from '../sessions/session';
+import { workspaceSessionsDir } from '../sessions/store';
 import { createSkillsFeature } from '../skills/feature';
 import { put, skillMd } from '../skills/test-support';
 import { createHarness, fastRetry } from '../test-support/harness';
@@ -179,6 +182,44 @@ describe('context compaction (integration)', () => {
     expect(last(h, 'turn.ended')).toMatchObject({ stopReason: 'end_turn' });
     // Once per turn: the failure is not retried at every step.
     expect(h.sessionEvents('compaction.started')).toHaveLength(1);
+  });
+
+  it('stopping the turn during an automatic compaction stops both and leaves the history untouched', async () => {
+    h = await setup(10_000);
+    h.server.enqueue(textReply('First answer.', 9_000));
+    await h.run('first');
+    h.server.enqueue({ chunks: [{ text: 'a note' }, { text: ' that takes its time' }, { finish: 'stop' }], delayMs: 5_000 });
+    await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'second' });
+    await waitFor(() => h!.sessionEvents('compaction.started').length === 1);
+    await h.core.handlers.cancelTurn({ sessionId: h.session.id });
+    expect(await h.core.turnDone(h.session.id)).toEqual({ stopReason: 'cancelled' });
+    expect(last(h, 'compaction.ended')).toMatchObject({ trigger: 'auto', outcome: 'cancelled' });
+    // The context is still full, so the next turn compacts again — from the untouched history.
+    h.server.enqueue(textReply('Note after all.'), textReply('Third answer.'));
+    await h.run('third');
+    expect(history(h.server.requests.at(-2)!).slice(0, -1)).toEqual(['user: first', 'assistant: First answer.', 'user: second', 'user: third']);
+    expect(last(h, 'compaction.ended')).toMatchObject({ outcome: 'compacted', note: 'Note after all.' });
+  });
+
+  it('a compaction cut short by a crash is closed as failed when the session is opened again', async () => {
+    h = await setup();
+    await h.run('hello');
+    const sessionId = h.session.id;
+    await h.core.close();
+    await appendFile(
+      join(workspaceSessionsDir(h.home, h.workspace), sessionId, LOG_FILE),
+      JSON.stringify({ r: 'event', e: { type: 'compaction.started', sessionId, seq: 999, at: 0, compactionId: 'compact-dead', trigger: 'manual', tokensBefore: 10, contextWindow: 128_000 } }) + '\n',
+    );
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: features() });
+    try {
+      const opened = await core.handlers.openSession({ sessionId });
+      expect(opened.events.at(-1)).toMatchObject({ type: 'compaction.ended', compactionId: 'compact-dead', outcome: 'failed', error: { message: expect.stringContaining('Deft stopped while compacting') } });
+      await core.handlers.sendPrompt({ sessionId, text: 'again' });
+      await core.turnDone(sessionId);
+      expect(history(h.server.requests.at(-1)!)).toEqual(['user: hello', 'assistant: Echo: hello', 'user: again']);
+    } finally {
+      await core.close();
+    }
   });
 
   it('refuses to compact an empty conversation or while a turn runs', async () => {

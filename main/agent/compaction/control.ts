@@ -71,7 +71,9 @@ export class ContextControl {
       if (failed || runs >= MAX_AUTO_PER_TURN || signal.aborted) return false;
       // Nothing new since this turn's last compaction: compacting again would not make it smaller.
       if (compacted && compacted.context === session.context && compacted.length === session.context.length) return false;
-      return this.used(session, await setup.system()) >= setup.contextWindow * AUTO_COMPACT_RATIO;
+      // The system prompt is built only when there is no provider count to go by.
+      const used = this.meter(session).measured(session.context) ?? this.used(session, await setup.system());
+      return used >= setup.contextWindow * AUTO_COMPACT_RATIO;
     };
     return async () => {
       if (!(await due())) return drain();

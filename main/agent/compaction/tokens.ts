@@ -44,9 +44,14 @@ export class ContextMeter {
     this.last = null;
   }
 
-  used(context: readonly ModelMessage[], system: string): number {
+  /** The provider's count for this very context plus estimates of what came after it, or null when there is none. */
+  measured(context: readonly ModelMessage[]): number | null {
     const last = this.last;
     if (last && last.context === context && context.length >= last.length) return last.tokens + estimateMessages(context.slice(last.length));
-    return estimateTokens(system) + estimateMessages(context);
+    return null;
+  }
+
+  used(context: readonly ModelMessage[], system: string): number {
+    return this.measured(context) ?? estimateTokens(system) + estimateMessages(context);
   }
 }
