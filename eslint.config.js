@@ -49,9 +49,19 @@ export default tseslint.config(
     rules: {
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
-      'no-restricted-imports': [
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/main/**', 'electron', 'node:*'], message: 'The renderer talks to the core only through window.deft.' }] },
+        {
+          patterns: [
+            { group: ['**/main/**', 'electron', 'node:*'], message: 'The renderer talks to the core only through window.deft.' },
+            {
+              regex: '(^|/)protocol(/(index|commands|events|display|session|settings|skills|tasks|control))?$',
+              allowTypeImports: true,
+              message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use protocol/bridge, names, limits, units or terminal-text.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -1,6 +1,6 @@
 import type { CommandInput, CommandName, CommandOutput, CommandReply } from './commands';
 import { commandNames, eventTypeNames } from './names';
-import type { DeftEvent, DeftEventOf, DeftEventType } from './events';
+import type { DeftEvent, DeftEventOf, DeftEventType, SessionEvent } from './events';
 import type { ErrorCode } from './session';
 
 type Pascal<S extends string> = S extends `${infer H}.${infer T}` ? `${Capitalize<H>}${Pascal<T>}` : Capitalize<S>;
@@ -52,6 +52,11 @@ export class DeftError extends Error {
     if (match?.[1] && match[2] !== undefined) return new DeftError(match[1] as ErrorCode, match[2]);
     return new DeftError('internal', message);
   }
+}
+
+/** Session events carry a per-session `seq`; app events do not. */
+export function isSessionEvent(event: DeftEvent): event is SessionEvent {
+  return 'seq' in event;
 }
 
 export const eventHandlerName = (type: string): string =>

@@ -142,6 +142,4 @@ export type SessionEventInput = SessionEvent extends infer E
     : never
   : never;
 
-export function isSessionEvent(event: DeftEvent): event is SessionEvent {
-  return 'seq' in event;
-}
+export { isSessionEvent } from './bridge';

@@ -22,7 +22,7 @@ export const Attachment = z.object({
 export type Attachment = z.infer<typeof Attachment>;
 
 /** Largest image a UI may attach (bytes, before base64). */
-export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
+export { MAX_ATTACHMENT_BYTES } from './limits';
 
 /** Token counts reported by the provider. */
 export const Usage = z.object({

@@ -1,4 +1,5 @@
-import { type DeftEvent, type SessionEvent, isSessionEvent } from '../../../protocol';
+import type { DeftEvent, SessionEvent } from '../../../protocol';
+import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
 import { usePermissions } from './permissions';
 import { refreshSkills } from '../features/skills/actions';

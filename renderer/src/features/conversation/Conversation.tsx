@@ -38,7 +38,7 @@ export function Conversation() {
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => 96,
+    estimateSize: (index) => estimateHeight(items[index]!),
     overscan: 6,
     getItemKey: (index) => items[index]!.id,
   });
@@ -76,4 +76,22 @@ export function Conversation() {
       </div>
     </div>
   );
+}
+
+/**
+ * A first guess at a row's height before it is measured. Close guesses keep the scroll position and
+ * the jump to the bottom stable when a long conversation opens; measurement corrects them.
+ */
+function estimateHeight(item: TranscriptItem): number {
+  const lines = (text: string, perLine: number) => text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
+  switch (item.kind) {
+    case 'user':
+      return 46 + 24 * Math.min(lines(item.text, 70), 40);
+    case 'assistant':
+      return 24 + 25 * lines(item.text, 95) + (item.thinking ? 32 : 0);
+    case 'tool':
+      return 56;
+    default:
+      return 56;
+  }
 }

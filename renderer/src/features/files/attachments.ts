@@ -1,5 +1,6 @@
 import { DeftError } from '../../../../protocol/bridge';
-import { type Attachment, MAX_ATTACHMENT_BYTES } from '../../../../protocol';
+import type { Attachment } from '../../../../protocol';
+import { MAX_ATTACHMENT_BYTES } from '../../../../protocol/limits';
 import { deft } from '../../bridge';
 import { newSession } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
