@@ -27,7 +27,7 @@ export async function generateSession(options: { home: string; workspace: string
     const answer = `## Part ${t}\n\n${PARAGRAPH.repeat(2)}\n\n${CODE}\nIn short: part ${t} is done.`;
     event({ type: 'turn.started', turnId, text: prompt, attachments: [], origin: 'user' });
     event({ type: 'session.updated', session: { ...summary, turns: t + 1, running: true } });
-    records.push({ r: 'context', m: { role: 'user', content: prompt } });
+    records.push({ r: 'context', m: { role: 'user', content: prompt, turnId } });
     let step = 1;
     if (options.toolCalls !== false) {
       event({ type: 'step.started', turnId, step });

@@ -121,6 +121,14 @@ export const commands = {
     SessionRef.extend({ path: z.string().min(1).max(4096) }).strict(),
     z.object({ dataUrl: z.string(), width: z.number().int(), height: z.number().int() }),
   ),
+  // Context: compaction and undo
+  /**
+   * Compact the session's context now (/compact): the model writes a handoff note that replaces the history
+   * it reads. Returns at once; compaction.* events report progress and cancelTurn stops it.
+   */
+  compactSession: command(SessionRef.extend({ instructions: z.string().trim().max(10_000).optional() }).strict(), z.object({ compactionId: z.string() })),
+  /** Remove the last `count` turns from what the model reads (/undo) and roll back their todo list, plan mode and loaded skills. Files are not restored. */
+  undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
 } as const;
 
 export type Commands = typeof commands;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PermissionRules, controlEventShapes as control } from './control';
+import { contextEventShapes as contextShapes } from './context';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
@@ -93,6 +94,10 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('plan.mode.changed', control['plan.mode.changed']),
   sessionEvent('todo.updated', control['todo.updated']),
   sessionEvent('goal.updated', control['goal.updated']),
+  // Context: compaction and undo (shapes in context.ts).
+  sessionEvent('compaction.started', contextShapes['compaction.started']),
+  sessionEvent('compaction.ended', contextShapes['compaction.ended']),
+  sessionEvent('turns.undone', contextShapes['turns.undone']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];

@@ -1,5 +1,6 @@
 export * from './bridge';
 export * from './commands';
+export * from './context';
 export * from './control';
 export * from './display';
 export * from './events';

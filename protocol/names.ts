@@ -35,6 +35,9 @@ export const commandNames = [
   // files: image attachments
   'saveAttachment',
   'attachmentPreview',
+  // Context: compaction and undo
+  'compactSession',
+  'undoTurns',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -73,4 +76,8 @@ export const eventTypeNames = [
   'todo.updated',
   'goal.updated',
   'permissions.updated',
+  // Context: compaction and undo
+  'compaction.started',
+  'compaction.ended',
+  'turns.undone',
 ] as const;

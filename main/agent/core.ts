@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import type { AppEvent, CommandName, CommandOutput, Commands, DeftEvent, ProviderSettingsInput, PublicSettings, SessionEvent, WorkspaceInfo } from '../../protocol';
+import { ContextControl, DEFAULT_CONTEXT_WINDOW, type StepSetup, newCompactionId } from './compaction/control';
 import { CommandError } from './errors';
 import { defaultFeatures } from './features/index';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle, TurnPrompt } from './features/types';
@@ -65,6 +66,7 @@ export class DeftCore {
   private readonly injections = new Map<string, string[]>();
   private readonly listeners = new Set<(event: DeftEvent) => void>();
   private readonly features: Feature[];
+  private readonly contextControl: ContextControl;
   private readonly now: () => number;
 
   constructor(private readonly options: CoreOptions) {
@@ -81,6 +83,7 @@ export class DeftCore {
       ...(options.openPath ? { openPath: options.openPath } : {}),
     };
     this.features = (options.features ?? defaultFeatures).map((create) => create(context));
+    this.contextControl = new ContextControl({ features: this.features, retry: options.retry ?? defaultRetryPolicy });
     const base: Partial<CommandHandlers> = {
       getWorkspace: async () => ({ path: options.workspace, name: basename(options.workspace) || options.workspace, home: options.home, host: options.host }),
       pickWorkspace: async () => {
@@ -115,6 +118,19 @@ export class DeftCore {
         return { turnId: this.beginTurn(session, config, { text, origin: 'user', attachments: attachments ?? [] }) };
       },
       cancelTurn: async ({ sessionId }) => ({ cancelled: await this.cancel(sessionId) }),
+      compactSession: async ({ sessionId, instructions }) => {
+        const { session, handle } = await this.session(sessionId);
+        if (this.active.has(sessionId)) throw new CommandError('busy', 'A turn is running in this session. Wait for it to end or stop it, then compact.');
+        if (!session.context.length) throw new CommandError('invalid_request', 'There is nothing to compact yet: the conversation is empty.');
+        const config = await this.providerConfig();
+        if (!config) throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
+        return { compactionId: this.beginCompaction(session, handle, config, instructions) };
+      },
+      undoTurns: async ({ sessionId, count }) => {
+        const { session, handle } = await this.session(sessionId);
+        if (this.active.has(sessionId)) throw new CommandError('busy', 'Undo is not possible while a turn runs. Stop it first (Esc), then undo.');
+        return { turnIds: await this.contextControl.undo(session, handle, count) };
+      },
       getSettings: async () => this.publicSettings(),
       setSettings: async ({ provider }) => {
         const stored = { kind: provider.kind, baseUrl: provider.baseUrl.replace(/\/+$/, ''), model: provider.model } as Record<string, unknown>;
@@ -266,7 +282,7 @@ export class DeftCore {
     session.noteTurnStarted(prompt.text);
     session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
     session.emit({ type: 'session.updated', session: session.summary() });
-    session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments) });
+    session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments), turnId });
     // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
     void session.flush().catch(() => {});
     const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
@@ -307,35 +323,86 @@ export class DeftCore {
     return { allowed: true };
   }
 
+  /** What every model call in a session needs: the provider, the tools (and their environment), the system prompt, the window. */
+  private async stepSetup(session: Session, handle: SessionHandle, config: ProviderConfig): Promise<StepSetup & { env: ToolEnv; registry: ToolRegistry }> {
+    const provider = createProvider(config, this.options.fetch);
+    const env: ToolEnv = {
+      workspace: this.options.workspace,
+      home: this.options.home,
+      sessionId: session.id,
+      sessionDir: session.dir,
+      capabilities: provider.capabilities,
+      extraRoots: () => this.features.flatMap((f) => f.readableRoots?.() ?? []),
+    };
+    const extra = this.options.tools?.(env) ?? [];
+    const replaced = new Set(extra.map((t) => t.name));
+    const tools = [...extra, ...this.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
+    const registry = new ToolRegistry(tools);
+    const [facts, agentsMd] = await Promise.all([workspaceFacts(this.options.workspace, new Date(this.now())), readAgentsMd(this.options.workspace)]);
+    const toolList = registry.schemas();
+    return {
+      provider,
+      env,
+      registry,
+      tools: toolList,
+      contextWindow: config.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+      system: async () => {
+        const extra = await Promise.all(this.features.map(async (f) => f.systemPrompt?.(handle)));
+        return buildSystemPrompt({ facts, agentsMd, tools: toolList, extra: extra.filter((s): s is string => Boolean(s)) });
+      },
+    };
+  }
+
+  /** A compaction the user asked for: runs like a turn (one at a time, stopped by cancelTurn) without being one. */
+  private beginCompaction(session: Session, handle: SessionHandle, config: ProviderConfig, instructions: string | undefined): string {
+    const compactionId = newCompactionId();
+    const controller = new AbortController();
+    session.running = true;
+    session.emit({ type: 'session.updated', session: session.summary() });
+    const done = (async (): Promise<TurnOutcome> => {
+      try {
+        const setup = await this.stepSetup(session, handle, config);
+        const { outcome, error } = await this.contextControl.compact({
+          session,
+          handle,
+          setup,
+          trigger: 'manual',
+          signal: controller.signal,
+          compactionId,
+          ...(instructions ? { instructions } : {}),
+        });
+        if (outcome === 'compacted') return { stopReason: 'end_turn' };
+        return outcome === 'cancelled' ? { stopReason: 'cancelled' } : { stopReason: 'error', ...(error ? { error } : {}) };
+      } catch (error) {
+        const info = { code: 'internal' as const, message: `Compaction failed: ${(error as Error)?.message ?? String(error)}` };
+        session.emit({ type: 'compaction.ended', compactionId, trigger: 'manual', outcome: 'failed', tokensBefore: 0, error: info });
+        return { stopReason: 'error', error: info };
+      } finally {
+        session.running = false;
+        this.active.delete(session.id);
+        session.touch();
+        session.emit({ type: 'session.updated', session: session.summary() });
+        await session.flush().catch(() => {});
+      }
+    })();
+    this.active.set(session.id, { turnId: compactionId, controller, done });
+    return compactionId;
+  }
+
   private async executeTurn(session: Session, handle: SessionHandle, config: ProviderConfig, turnId: string, signal: AbortSignal): Promise<TurnOutcome> {
     try {
-      const provider = createProvider(config, this.options.fetch);
-      const env: ToolEnv = {
-        workspace: this.options.workspace,
-        home: this.options.home,
-        sessionId: session.id,
-        sessionDir: session.dir,
-        capabilities: provider.capabilities,
-        extraRoots: () => this.features.flatMap((f) => f.readableRoots?.() ?? []),
-      };
-      const extra = this.options.tools?.(env) ?? [];
-      const replaced = new Set(extra.map((t) => t.name));
-      const tools = [...extra, ...this.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
-      const registry = new ToolRegistry(tools);
-      const [facts, agentsMd] = await Promise.all([workspaceFacts(this.options.workspace, new Date(this.now())), readAgentsMd(this.options.workspace)]);
-      const toolList = registry.schemas();
+      const setup = await this.stepSetup(session, handle, config);
+      const { provider, registry, env } = setup;
       return await runTurn({
         turnId,
         provider,
         registry,
         env,
-        system: async () => {
-          const extra = await Promise.all(this.features.map(async (f) => f.systemPrompt?.(handle)));
-          return buildSystemPrompt({ facts, agentsMd, tools: toolList, extra: extra.filter((s): s is string => Boolean(s)) });
-        },
+        system: setup.system,
         history: () => session.context,
         append: (message) => session.appendContext(message),
-        beforeStep: () => this.drainInjections(session.id),
+        beforeStep: this.contextControl.beforeStep(session, handle, setup, turnId, signal, () => this.drainInjections(session.id)),
+        usedCallIds: () => session.callIds,
         emit: (event) => session.emit(event),
         checkpoint: () => session.flush(),
         signal,

@@ -60,6 +60,16 @@ export interface Feature {
   commands?: Partial<CommandHandlers>;
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
+  /**
+   * The conversation is being compacted: messages the model must still read afterwards (e.g. the skills
+   * loaded, the todo list). They are added after the handoff note, verbatim.
+   */
+  onCompaction?(session: SessionHandle): string[] | Promise<string[]>;
+  /**
+   * Turns were undone: put this feature's state back as it was before them. `before(key)` is a state
+   * value at that point (undefined when it was unset); set it with `setState` and tell the UI as usual.
+   */
+  onUndo?(session: SessionHandle, before: <T>(key: string) => T | undefined): void | Promise<void>;
   /** The session is about to be deleted (its files go next): stop what runs for it. */
   onSessionDeleted?(sessionId: string): void | Promise<void>;
   close?(): Promise<void>;

@@ -1,3 +1,6 @@
+import type { ErrorInfo } from '../../../protocol';
+import type { ProviderError } from '../providers/errors';
+
 export interface RetryPolicy {
   /** Attempts per step, the first included. */
   maxAttempts: number;
@@ -23,6 +26,17 @@ export function retryDelay(attempt: number, policy: RetryPolicy, retryAfterMs: n
   const exponential = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
   const spread = exponential * policy.jitter * (random() * 2 - 1);
   return Math.max(0, Math.round(exponential + spread));
+}
+
+/** After a failed attempt: wait `delayMs` and try again, or give up with this error (its message says how many attempts were made). */
+export function retryDecision(error: ProviderError, attempt: number, policy: RetryPolicy, random?: () => number): { delayMs: number } | { error: ErrorInfo } {
+  const retryAfter = error.options.retryAfterMs;
+  const tooLong = retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs;
+  if (!error.retryable || attempt >= policy.maxAttempts || tooLong) {
+    const gaveUp = error.retryable ? ` Gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}.` : '';
+    return { error: { code: error.code, message: error.message + gaveUp } };
+  }
+  return { delayMs: retryDelay(attempt, policy, retryAfter, random) };
 }
 
 /** Resolve after `ms`, or reject with the signal's reason when it aborts first. */

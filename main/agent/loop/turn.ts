@@ -4,7 +4,7 @@ import { ProviderError } from '../providers/errors';
 import type { ChatProvider, ModelMessage, StepResult, ToolCallRequest } from '../providers/types';
 import type { ToolEnv } from '../tools/contract';
 import type { ToolRegistry } from '../tools/registry';
-import { type RetryPolicy, retryDelay, sleep } from './retry';
+import { type RetryPolicy, retryDecision, sleep } from './retry';
 import { type ToolCallOptions, runToolCalls } from './tool-calls';
 
 export interface TurnOptions {
@@ -18,12 +18,14 @@ export interface TurnOptions {
   history: () => readonly ModelMessage[];
   append: (message: ModelMessage) => void;
   /** Messages to add before each step (notifications, reminders); they enter the history like any other. */
-  beforeStep?: () => ModelMessage[];
+  beforeStep?: () => ModelMessage[] | Promise<ModelMessage[]>;
   emit: (event: SessionEventInput) => void;
   /** Persist what happened so far (called at step boundaries). */
   checkpoint: () => Promise<void>;
   signal: AbortSignal;
   retry: RetryPolicy;
+  /** Tool-call ids used earlier in the conversation but no longer in the history (compacted or undone). */
+  usedCallIds?: () => ReadonlySet<string>;
   /** Running token total for the session; updated in place. */
   usageTotal: Usage;
   maxSteps?: number;
@@ -43,7 +45,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   const { turnId, signal } = options;
   for (let step = 1; ; step++) {
     if (options.maxSteps !== undefined && step > options.maxSteps) return { stopReason: 'max_steps' };
-    for (const message of options.beforeStep?.() ?? []) options.append(message);
+    for (const message of (await options.beforeStep?.()) ?? []) options.append(message);
     options.emit({ type: 'step.started', turnId, step });
 
     const streamed = await streamStep(options, step);
@@ -58,7 +60,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     }
 
     const result = streamed.result;
-    result.toolCalls = uniqueCallIds(result.toolCalls, options.history());
+    result.toolCalls = uniqueCallIds(result.toolCalls, options.history(), options.usedCallIds?.());
     options.append({
       role: 'assistant',
       content: result.text,
@@ -122,13 +124,9 @@ async function streamStep(options: TurnOptions, step: number): Promise<Streamed>
       if (!(error instanceof ProviderError)) {
         return { kind: 'failed', error: { code: 'internal', message: `Unexpected error while talking to the model: ${(error as Error)?.message ?? String(error)}` } };
       }
-      const retryAfter = error.options.retryAfterMs;
-      const tooLong = retryAfter !== undefined && retryAfter > retry.maxRetryAfterMs;
-      if (!error.retryable || attempt >= retry.maxAttempts || tooLong) {
-        const gaveUp = error.retryable ? ` Gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}.` : '';
-        return { kind: 'failed', error: { code: error.code, message: error.message + gaveUp } };
-      }
-      const delayMs = retryDelay(attempt, retry, retryAfter, options.random);
+      const decision = retryDecision(error, attempt, retry, options.random);
+      if ('error' in decision) return { kind: 'failed', error: decision.error };
+      const { delayMs } = decision;
       options.emit({
         type: 'step.retrying',
         turnId,
@@ -152,8 +150,8 @@ async function streamStep(options: TurnOptions, step: number): Promise<Streamed>
  * must be unique across the conversation — the UI keys cards by them and tool results are matched
  * by them — so a repeated or missing id is replaced before anything records it.
  */
-export function uniqueCallIds(calls: readonly ToolCallRequest[], history: readonly ModelMessage[]): ToolCallRequest[] {
-  const seen = new Set<string>();
+export function uniqueCallIds(calls: readonly ToolCallRequest[], history: readonly ModelMessage[], used: Iterable<string> = []): ToolCallRequest[] {
+  const seen = new Set<string>(used);
   for (const message of history) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) seen.add(call.id);
   return calls.map((call) => {
     let id = call.id;

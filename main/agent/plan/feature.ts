@@ -1,8 +1,9 @@
+import type { PlanState } from '../../../protocol';
 import type { FeatureFactory } from '../features/types';
 import { controlHub } from '../permissions/hub';
 import { enterPlanModeTool, planWorkflow } from '../tools/enter-plan-mode/enter-plan-mode';
 import { exitPlanModeTool } from '../tools/exit-plan-mode/exit-plan-mode';
-import { planOf, switchPlanMode } from './state';
+import { PLAN_STATE_KEY, planOf, setPlan, switchPlanMode } from './state';
 
 /**
  * Plan mode: the agent investigates read-only, writes a plan file and asks the user to review it
@@ -17,6 +18,11 @@ export const planFeature: FeatureFactory = (core) => {
       const plan = planOf(session);
       if (!plan?.active || !plan.path) return undefined;
       return `## Plan mode (active)\nThe user wants a plan before any change.\n${planWorkflow(plan.path)}`;
+    },
+    onUndo: (session, before) => {
+      const plan = before<PlanState>(PLAN_STATE_KEY) ?? { active: false };
+      const current = planOf(session) ?? { active: false };
+      if (plan.active !== current.active || plan.planId !== current.planId) setPlan(session, plan);
     },
     commands: {
       setPlanMode: async ({ sessionId, active }) => {

@@ -12,7 +12,8 @@ export interface ToolCallRequest {
 
 /** The conversation as the core keeps it, independent of any wire format. */
 export type ModelMessage =
-  | { role: 'user'; content: string | ContentPart[] }
+  /** `turnId` marks a turn's prompt (undo and compaction find turns by it); providers never send it. */
+  | { role: 'user'; content: string | ContentPart[]; turnId?: string }
   | { role: 'assistant'; content: string; reasoning?: string; reasoningSignature?: string; toolCalls?: ToolCallRequest[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
 

@@ -2,12 +2,13 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { SessionEvent } from '../../../protocol';
 import type { ModelMessage } from '../providers/types';
 import type { LogRecord } from './records';
+import { Timeline } from './timeline';
 
 export interface Replay {
   header: Extract<LogRecord, { r: 'header' }> | null;
   events: SessionEvent[];
-  context: ModelMessage[];
-  state: Map<string, unknown>;
+  /** What the model reads and the session state, compactions and undos applied. */
+  timeline: Timeline;
   /** Unreadable lines, described for the user. A torn last line is not a problem: it is expected after a crash. */
   problems: string[];
 }
@@ -18,14 +19,14 @@ export async function replayLog(path: string): Promise<Replay> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { header: null, events: [], context: [], state: new Map(), problems: [] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { header: null, events: [], timeline: new Timeline(), problems: [] };
     throw error;
   }
   return parseLog(text);
 }
 
 export function parseLog(text: string): Replay {
-  const replay: Replay = { header: null, events: [], context: [], state: new Map(), problems: [] };
+  const replay: Replay = { header: null, events: [], timeline: new Timeline(), problems: [] };
   const lines = text.split('\n');
   const endsClean = text.endsWith('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -51,17 +52,30 @@ export function parseLog(text: string): Replay {
         break;
       }
       case 'context':
-        if (record.m && typeof record.m === 'object' && 'role' in record.m) replay.context.push(record.m);
+        if (isMessage(record.m)) replay.timeline.append(record.m);
         else replay.problems.push(`Line ${i + 1} of the session log holds a malformed message and was skipped.`);
         break;
       case 'state':
-        replay.state.set(record.key, record.value);
+        replay.timeline.set(record.key, record.value);
+        break;
+      case 'compaction':
+        if (Array.isArray(record.context) && record.context.every(isMessage)) replay.timeline.compact(record.context);
+        else replay.problems.push(`Line ${i + 1} of the session log holds a malformed compaction and was skipped; the model reads the history from before it.`);
+        break;
+      case 'undo':
+        if (!Array.isArray(record.turnIds) || !replay.timeline.undo(record.turnIds)) {
+          replay.problems.push(`Line ${i + 1} of the session log holds an undo that does not match the turns before it and was skipped.`);
+        }
         break;
       default:
         replay.problems.push(`Line ${i + 1} of the session log has an unknown record type and was skipped.`);
     }
   }
   return replay;
+}
+
+function isMessage(m: unknown): m is ModelMessage {
+  return Boolean(m) && typeof m === 'object' && 'role' in (m as object);
 }
 
 /** Appends records; nothing reaches disk until `flush`, which writes everything buffered in one append. */

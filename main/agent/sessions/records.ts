@@ -9,7 +9,11 @@ export type LogRecord =
   | { r: 'event'; e: SessionEvent }
   | { r: 'context'; m: ModelMessage }
   /** A named piece of session state (latest value wins on replay), e.g. a todo list or a mode. */
-  | { r: 'state'; key: string; value: unknown };
+  | { r: 'state'; key: string; value: unknown }
+  /** A compaction: `context` replaces everything the model read before (later context records append to it). */
+  | { r: 'compaction'; id: string; context: ModelMessage[] }
+  /** An undo: these turns, the last ones in order, leave the context (the state records after it restore their state). */
+  | { r: 'undo'; turnIds: string[] };
 
 type Delta = Extract<SessionEvent, { type: 'assistant.delta' | 'thinking.delta' }>;
 

@@ -35,3 +35,13 @@ export function unfinishedTurn(events: readonly SessionEvent[]): string | null {
   }
   return open;
 }
+
+/** Compactions that were running when the app stopped (started but never ended). */
+export function unfinishedCompactions(events: readonly SessionEvent[]): Array<Extract<SessionEvent, { type: 'compaction.started' }>> {
+  const open = new Map<string, Extract<SessionEvent, { type: 'compaction.started' }>>();
+  for (const event of events) {
+    if (event.type === 'compaction.started') open.set(event.compactionId, event);
+    else if (event.type === 'compaction.ended') open.delete(event.compactionId);
+  }
+  return [...open.values()];
+}

@@ -4,7 +4,8 @@ import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '../providers/types';
 import { LogWriter, replayLog } from './log';
 import { LOG_VERSION, coalesceDeltas } from './records';
-import { repairContext, unfinishedTurn } from './repair';
+import { repairContext, unfinishedCompactions, unfinishedTurn } from './repair';
+import { Timeline, type TurnMark } from './timeline';
 
 export interface SessionMeta {
   id: string;
@@ -24,8 +25,7 @@ export const META_FILE = 'meta.json';
  */
 export class Session {
   readonly events: SessionEvent[] = [];
-  context: ModelMessage[] = [];
-  readonly state = new Map<string, unknown>();
+  private timeline = new Timeline();
   readonly usageTotal: Usage = { inputTokens: 0, outputTokens: 0 };
   running = false;
   private seq = 0;
@@ -45,6 +45,20 @@ export class Session {
     return this.meta.id;
   }
 
+  /** What the model reads. */
+  get context(): readonly ModelMessage[] {
+    return this.timeline.context;
+  }
+
+  get state(): ReadonlyMap<string, unknown> {
+    return this.timeline.state;
+  }
+
+  /** Every tool-call id used so far, including ones no longer in the context. */
+  get callIds(): ReadonlySet<string> {
+    return this.timeline.callIds;
+  }
+
   static async create(dir: string, meta: SessionMeta, now: () => number): Promise<Session> {
     const session = new Session(dir, meta, now);
     session.log.append({ r: 'header', version: LOG_VERSION, sessionId: meta.id, workspace: meta.workspace, createdAt: meta.createdAt });
@@ -59,10 +73,15 @@ export class Session {
     session.events.push(...replay.events);
     session.unflushedFrom = session.events.length;
     session.seq = replay.events.reduce((max, e) => Math.max(max, e.seq), 0);
-    session.context = repairContext(replay.context);
-    for (const [key, value] of replay.state) session.state.set(key, value);
+    const replayed = replay.timeline.context;
+    session.timeline = replay.timeline;
+    session.timeline.context = repairContext(replayed);
     for (const event of replay.events) {
       if (event.type === 'usage') Object.assign(session.usageTotal, { inputTokens: event.total.inputTokens, outputTokens: event.total.outputTokens });
+    }
+    for (const { compactionId, trigger, turnId, tokensBefore } of unfinishedCompactions(replay.events)) {
+      const error = { code: 'internal' as const, message: 'Deft stopped while compacting the conversation. Run /compact again if the context is still full.' };
+      session.emit({ type: 'compaction.ended', compactionId, trigger, ...(turnId ? { turnId } : {}), outcome: 'failed', tokensBefore, error });
     }
     const open = unfinishedTurn(replay.events);
     if (open) {
@@ -73,11 +92,11 @@ export class Session {
         error: { code: 'internal', message: 'Deft stopped while this turn was running. The conversation can continue.' },
         durationMs: 0,
       });
-      if (session.context.length !== replay.context.length) {
-        for (const message of session.context.slice(replay.context.length)) session.log.append({ r: 'context', m: message });
+      if (session.context.length !== replayed.length) {
+        for (const message of session.context.slice(replayed.length)) session.log.append({ r: 'context', m: message });
       }
-      await session.flush();
     }
+    if (session.events.length > session.unflushedFrom) await session.flush();
     return { session, problems: replay.problems };
   }
 
@@ -95,13 +114,32 @@ export class Session {
   }
 
   appendContext(message: ModelMessage): void {
-    this.context.push(message);
+    this.timeline.append(message);
     this.log.append({ r: 'context', m: message });
   }
 
   setState(key: string, value: unknown): void {
-    this.state.set(key, value);
+    this.timeline.set(key, value);
     this.log.append({ r: 'state', key, value });
+  }
+
+  /** A compaction: `context` replaces what the model reads; the turns before it can no longer be undone. */
+  compactContext(id: string, context: readonly ModelMessage[]): void {
+    this.timeline.compact(context);
+    this.log.append({ r: 'compaction', id, context: [...context] });
+  }
+
+  /**
+   * Drop the last `count` turns from the context. Returns the first undone turn's mark (its `state` is the
+   * state before the undone turns, for the features to restore), or why it cannot be done.
+   */
+  undoTurns(count: number): { turnIds: string[]; before: TurnMark['state'] } | string {
+    const marks = this.timeline.lastTurns(count);
+    if (typeof marks === 'string') return marks;
+    const turnIds = marks.map((m) => m.turnId);
+    this.timeline.undo(turnIds);
+    this.log.append({ r: 'undo', turnIds });
+    return { turnIds, before: marks[0]!.state };
   }
 
   /** Write everything since the last flush (deltas merged) and the metadata. */

@@ -48,8 +48,8 @@ export function recordActivation(
 }
 
 /**
- * The skills loaded in a session, latest activation of each, oldest first — for the compaction
- * (when it exists) to re-attach after it summarises the conversation.
+ * The skills loaded in a session, latest activation of each, oldest first — what a compaction
+ * re-attaches after the handoff note (an undo of the turn that loaded one forgets it).
  */
 export function loadedSkillBlocks(session: Pick<SessionHandle, 'getState'>): LoadedSkillRecord[] {
   return session.getState<LoadedSkillRecord[]>(LOADED_SKILLS_STATE) ?? [];

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { CommandError } from '../errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../features/types';
 import { createSkillTool } from '../tools/skill/skill';
-import { buildActivation, recordActivation } from './activation';
+import { LOADED_SKILLS_STATE, type LoadedSkillRecord, buildActivation, loadedSkillBlocks, recordActivation } from './activation';
 import { SkillService, type SkillServiceOptions } from './service';
 import { type SkillDefinition, isUserInvocable, slashCommandFor } from './types';
 
@@ -74,6 +74,13 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
         return service.listing() || undefined;
       },
       readableRoots: () => service.catalog.readableRoots(),
+      // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.
+      onCompaction: (session) => loadedSkillBlocks(session).map((r) => r.block),
+      onUndo: (session, before) => {
+        const loaded = before<LoadedSkillRecord[]>(LOADED_SKILLS_STATE) ?? [];
+        const current = loadedSkillBlocks(session);
+        if (loaded.length !== current.length || loaded.some((r, i) => r !== current[i])) session.setState(LOADED_SKILLS_STATE, loaded);
+      },
       commands: {
         listSkills: async ({ rescan }) => {
           await service.ready();

@@ -21,6 +21,8 @@ const paths = {
   copy: 'M9 9h10v10H9zM5 15V5h10',
   spark: 'M12 3v4M12 17v4M3 12h4M17 12h4M6 6l2.5 2.5M15.5 15.5 18 18M6 18l2.5-2.5M15.5 8.5 18 6',
   brain: 'M9 18h6M10 21h4M12 3a6 6 0 0 0-3.6 10.8c.6.5 1 1.2 1 2V16h5.2v-.2c0-.8.4-1.5 1-2A6 6 0 0 0 12 3Z',
+  compress: 'M4 14h6v6M20 10h-6V4M14 10l7-7M3 21l7-7',
+  undo: 'M9 14 4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11',
 } as const;
 
 export type IconName = keyof typeof paths;

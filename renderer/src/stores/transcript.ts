@@ -1,4 +1,5 @@
 import type { Attachment, ErrorInfo, SessionEvent, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import { type CompactionItem, type HistoryState, compactionEnded, compactionItemId, compactionStarted, emptyHistory, undoNotice } from '../features/context/history';
 import { type ChangesItem, changedFiles } from '../features/files/changes';
 import { type ControlState, applyControl, emptyControl } from './control';
 
@@ -48,7 +49,7 @@ export interface SkillItem {
   source: string;
   content: string;
 }
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem;
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem;
 
 export interface Transcript {
   items: TranscriptItem[];
@@ -59,9 +60,11 @@ export interface Transcript {
   usage: Usage | null;
   /** Permission mode, plan mode, todos, goal, and what waits for the user (control.ts). */
   control: ControlState;
+  /** Undone turns and the compaction running now (features/context/history.ts). */
+  history: HistoryState;
 }
 
-export const emptyTranscript: Transcript = { items: [], lastSeq: 0, runningTurn: null, lastError: null, usage: null, control: emptyControl };
+export const emptyTranscript: Transcript = { items: [], lastSeq: 0, runningTurn: null, lastError: null, usage: null, control: emptyControl, history: emptyHistory };
 
 /** Live progress kept per tool card; older output scrolls off. */
 const MAX_PROGRESS_CHARS = 64_000;
@@ -194,6 +197,21 @@ export function applyEvent(state: Transcript, event: SessionEvent): Transcript {
       return { ...s, items: [...s.items, { kind: 'notice', id: `mode${event.seq}`, level: 'info', text: `Permission mode: ${MODE_LABELS[event.mode]}` }] };
     case 'plan.mode.changed':
       return { ...s, items: [...s.items, { kind: 'notice', id: `plan${event.seq}`, level: 'info', text: event.plan.active ? 'Plan mode on' : 'Plan mode off' }] };
+    // Context: compaction notices; undone turns stay in the transcript, marked.
+    case 'compaction.started':
+      return { ...s, history: { ...s.history, compacting: event.compactionId }, items: [...s.items.filter((i) => i.id !== compactionItemId(event.compactionId)), compactionStarted(event)] };
+    case 'compaction.ended': {
+      const id = compactionItemId(event.compactionId);
+      const existing = s.items.find((i): i is CompactionItem => i.id === id && i.kind === 'compaction');
+      const items = existing ? replaceItem(s.items, id, () => compactionEnded(existing, event)) : [...s.items, compactionEnded(undefined, event)];
+      return { ...s, items, history: { ...s.history, compacting: s.history.compacting === event.compactionId ? null : s.history.compacting } };
+    }
+    case 'turns.undone': {
+      const undone = { ...s.history.undone };
+      for (const id of event.turnIds) undone[id] = true;
+      const notice: NoticeItem = { kind: 'notice', id: `undo${event.seq}`, level: 'info', text: undoNotice(event.turnIds.length) };
+      return { ...s, history: { ...s.history, undone }, items: [...s.items, notice] };
+    }
     case 'approval.requested':
     case 'approval.resolved':
     case 'question.asked':

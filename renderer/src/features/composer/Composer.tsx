@@ -10,11 +10,17 @@ import { PlanToggle } from '../plan/PlanToggle';
 import { planCommand } from '../plan/plan-command';
 import { runSkill } from '../skills/actions';
 import { useSlashMenu } from '../skills/SlashMenu';
+import { contextCommand } from '../context/actions';
+import { ContextHint } from '../context/ContextHint';
+
+/** The composer's own commands (/plan, /compact, /undo): they win over the skills slash menu. */
+const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text);
 
 /** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. Images can be dropped, pasted or attached. */
 export function Composer() {
   const [text, setText] = useState('');
-  const running = useSessions((s) => s.transcript.runningTurn !== null);
+  const compacting = useSessions((s) => s.transcript.history.compacting !== null);
+  const running = useSessions((s) => s.transcript.runningTurn !== null) || compacting;
   const ref = useRef<HTMLTextAreaElement>(null);
   const slash = useSlashMenu(text, setText);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -35,7 +41,7 @@ export function Composer() {
   }, []);
 
   const submit = async () => {
-    const command = planCommand(text);
+    const command = composerCommand(text);
     if (command) {
       setText('');
       if (!(await command.run(running))) setText(text);
@@ -63,6 +69,7 @@ export function Composer() {
     >
       {slash.menu}
       {slash.hint}
+      <ContextHint text={text} />
       {images.dragging ? <DropOverlay /> : null}
       <AttachmentStrip attachments={images.attachments} onRemove={images.remove} label="Attached images" />
       {images.error ? (
@@ -77,15 +84,15 @@ export function Composer() {
         ref={ref}
         {...slash.inputProps}
         aria-label="Message"
-        placeholder={running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code…'}
+        placeholder={compacting ? 'Deft is compacting the conversation… (Esc to stop)' : running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code…'}
         rows={1}
         value={text}
         autoFocus
         onChange={(e) => setText(e.target.value)}
         onPaste={images.onPaste}
         onKeyDown={(e) => {
-          // `/plan` is the composer's own command: it wins over the skills menu.
-          if (!(e.key === 'Enter' && planCommand(text)) && slash.onKeyDown(e)) return;
+          // `/plan`, `/compact` and `/undo` are the composer's own commands: they win over the skills menu.
+          if (!(e.key === 'Enter' && composerCommand(text)) && slash.onKeyDown(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void submit();
@@ -119,7 +126,9 @@ export function Composer() {
               <Spinner size={12} /> Attaching…
             </span>
           ) : (
-            <span className="composer-hint">Enter to send · Shift+Enter for a new line · / for skills · /plan</span>
+            <span className="composer-hint" title="/compact [focus]: summarise the conversation to free context · /undo [n]: take back the last turns (files are not restored)">
+              Shift+Enter: new line · / skills · /plan /compact /undo
+            </span>
           )}
         </div>
         {running ? (

@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useRef } from 'react';
 import { useSessions } from '../../stores/sessions';
 import type { TranscriptItem } from '../../stores/transcript';
+import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
@@ -22,12 +23,15 @@ function Item({ item }: { item: TranscriptItem }) {
       return <SkillActivationCard item={item} />;
     case 'changes':
       return <ChangedFilesSummary item={item} />;
+    case 'compaction':
+      return <CompactionCard item={item} />;
   }
 }
 
 /** The transcript, virtualised: only rows near the viewport are rendered. Sticks to the bottom while you are there. */
 export function Conversation() {
   const items = useSessions((s) => s.transcript.items);
+  const undone = useSessions((s) => s.transcript.history.undone);
   const loading = useSessions((s) => s.loading);
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -59,11 +63,16 @@ export function Conversation() {
       }}
     >
       <div className="conversation-inner" style={{ height: totalSize }}>
-        {virtualizer.getVirtualItems().map((row) => (
-          <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${row.start}px)` }}>
-            <Item item={items[row.index]!} />
-          </div>
-        ))}
+        {virtualizer.getVirtualItems().map((row) => {
+          const item = items[row.index]!;
+          const isUndone = item.turnId !== undefined && undone[item.turnId] === true;
+          return (
+            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className={isUndone ? 'row row-undone' : 'row'} style={{ transform: `translateY(${row.start}px)` }}>
+              {isUndone && item.kind === 'user' ? <UndoneLabel /> : null}
+              <Item item={item} />
+            </div>
+          );
+        })}
       </div>
     </div>
   );

@@ -1,10 +1,11 @@
 import { Spinner } from '../../components/Icon';
 import { useSessions } from '../../stores/sessions';
+import { formatTokens } from '../context/history';
 import { TasksButton } from '../tasks/TasksButton';
 
 export function Header() {
   const session = useSessions((s) => s.sessions.find((x) => x.id === s.currentId));
-  const running = useSessions((s) => s.transcript.runningTurn !== null);
+  const running = useSessions((s) => s.transcript.runningTurn !== null || s.transcript.history.compacting !== null);
   const usage = useSessions((s) => s.transcript.usage);
   return (
     <header className="main-header">
@@ -24,8 +25,4 @@ export function Header() {
       </div>
     </header>
   );
-}
-
-function formatTokens(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n);
 }

@@ -1,13 +1,13 @@
 import { useId } from 'react';
 import type { ProviderKind, PublicSettings } from '../../../../protocol';
 import { PROVIDER_KINDS, PROVIDER_PRESETS } from './presets';
-import type { useProviderForm } from './use-provider-form';
+import { DEFAULT_CONTEXT_WINDOW, type useProviderForm } from './use-provider-form';
 
 type Form = ReturnType<typeof useProviderForm>;
 
 /** Base URL, model, API key and image support for an OpenAI-compatible endpoint, with presets. */
 export function ProviderForm({ form, current }: { form: Form; current: PublicSettings['provider'] }) {
-  const ids = { base: useId(), model: useId(), key: useId(), list: useId(), image: useId(), kind: useId() };
+  const ids = { base: useId(), model: useId(), key: useId(), list: useId(), image: useId(), kind: useId(), window: useId() };
   const { draft, update } = form;
   const keyHint =
     current?.apiKeySource === 'env'
@@ -59,6 +59,16 @@ export function ProviderForm({ form, current }: { form: Form; current: PublicSet
         <input id={ids.image} type="checkbox" checked={draft.imageInput} onChange={(e) => update({ imageInput: e.target.checked })} />
         This model accepts images
       </label>
+      <label htmlFor={ids.window}>Context window (tokens)</label>
+      <input
+        id={ids.window}
+        inputMode="numeric"
+        placeholder={`${DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')} (default)`}
+        value={draft.contextWindow}
+        spellCheck={false}
+        onChange={(e) => update({ contextWindow: e.target.value })}
+      />
+      <p className="form-note">Deft compacts the conversation when it fills 85% of this. Leave empty for {DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')}.</p>
       {form.error ? (
         <p className="form-error" role="alert">
           {form.error}

@@ -10,14 +10,29 @@ export interface ProviderDraft {
   model: string;
   apiKey: string;
   imageInput: boolean;
+  /** Tokens, as typed; empty means the default (DEFAULT_CONTEXT_WINDOW). */
+  contextWindow: string;
+}
+
+/** The default Deft assumes when no context window is set (main/agent/compaction/control.ts). */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** The typed context window: a whole number of tokens, or empty for the default. */
+export function parseContextWindow(text: string): number | undefined | 'invalid' {
+  const clean = text.trim().replace(/[_,\s]/g, '');
+  if (!clean) return undefined;
+  const value = /^\d+$/.test(clean) ? Number(clean) : NaN;
+  return Number.isSafeInteger(value) && value >= 1_000 ? value : 'invalid';
 }
 
 function toInput(draft: ProviderDraft, includeKey: boolean): ProviderSettingsInput {
+  const contextWindow = parseContextWindow(draft.contextWindow);
   return {
     kind: draft.kind,
     baseUrl: draft.baseUrl.trim(),
     model: draft.model.trim(),
     imageInput: draft.imageInput,
+    ...(typeof contextWindow === 'number' ? { contextWindow } : {}),
     ...(includeKey ? { apiKey: draft.apiKey.trim() } : {}),
   };
 }
@@ -30,6 +45,7 @@ export function useProviderForm(current: PublicSettings['provider']) {
     model: current?.model ?? '',
     apiKey: '',
     imageInput: current?.imageInput ?? false,
+    contextWindow: current?.contextWindow ? String(current.contextWindow) : '',
   });
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -42,6 +58,10 @@ export function useProviderForm(current: PublicSettings['provider']) {
     setError(null);
     if (!draft.baseUrl.trim() || !draft.model.trim()) {
       setError('Enter a base URL and a model name.');
+      return false;
+    }
+    if (parseContextWindow(draft.contextWindow) === 'invalid') {
+      setError('The context window is a whole number of tokens, at least 1000 (e.g. 200000), or empty for the default.');
       return false;
     }
     setSaving(true);

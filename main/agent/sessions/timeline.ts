@@ -1,0 +1,61 @@
+import type { ModelMessage } from '../providers/types';
+
+/** Where a turn begins in the context, and the session state just before it (what an undo restores). */
+export interface TurnMark {
+  turnId: string;
+  index: number;
+  state: ReadonlyMap<string, unknown>;
+}
+
+/**
+ * What the model reads and the session's named state, built from log records in the same way live and
+ * on replay. A turn's prompt (a user message carrying its turnId) opens a mark; a compaction replaces the
+ * context and clears the marks (an undo cannot go back past it); an undo drops the last turns.
+ */
+export class Timeline {
+  context: ModelMessage[] = [];
+  readonly state = new Map<string, unknown>();
+  marks: TurnMark[] = [];
+  compactions = 0;
+  /** Every tool-call id the conversation has used, compacted or undone ones included (ids stay unique in the transcript). */
+  readonly callIds = new Set<string>();
+
+  append(message: ModelMessage): void {
+    if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.context.length, state: new Map(this.state) });
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
+    this.context.push(message);
+  }
+
+  set(key: string, value: unknown): void {
+    this.state.set(key, value);
+  }
+
+  compact(context: readonly ModelMessage[]): void {
+    this.context = [...context];
+    this.marks = [];
+    this.compactions++;
+  }
+
+  /** The marks of the last `count` turns, or why they cannot be undone. */
+  lastTurns(count: number): TurnMark[] | string {
+    const available = this.marks.length;
+    if (!Number.isInteger(count) || count < 1) return 'Say how many turns to undo: a whole number, 1 or more.';
+    if (count <= available) return this.marks.slice(available - count);
+    const turns = (n: number) => `${n} turn${n === 1 ? '' : 's'}`;
+    if (this.compactions === 0) {
+      return available === 0 ? 'There is nothing to undo: no turn has run in this session yet.' : `Only ${turns(available)} can be undone. Use /undo ${available}.`;
+    }
+    if (available === 0) return 'Nothing can be undone since the conversation was compacted: undo cannot go back past a compaction (the earlier turns now live in its handoff note).';
+    return `Only the last ${turns(available)} can be undone: undo cannot go back past the compaction before them. Use /undo ${available}.`;
+  }
+
+  /** Drop these turns, which must be the last ones in order; returns the first one's mark, or null when they are not. */
+  undo(turnIds: readonly string[]): TurnMark | null {
+    const tail = this.marks.slice(this.marks.length - turnIds.length);
+    if (!turnIds.length || tail.length !== turnIds.length || tail.some((m, i) => m.turnId !== turnIds[i])) return null;
+    const first = tail[0]!;
+    this.context = this.context.slice(0, first.index);
+    this.marks = this.marks.slice(0, this.marks.length - turnIds.length);
+    return first;
+  }
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { ErrorInfo, Usage } from './session';
+
+// Context: compaction (the model's handoff note replaces the history it reads) and undo of turns.
+
+/** What started a compaction: the context filling up before a step, or the user (/compact). */
+export const CompactionTrigger = z.enum(['auto', 'manual']);
+export type CompactionTrigger = z.infer<typeof CompactionTrigger>;
+
+/** How a compaction ended; anything but 'compacted' leaves the history untouched. */
+export const CompactionOutcome = z.enum(['compacted', 'failed', 'cancelled']);
+export type CompactionOutcome = z.infer<typeof CompactionOutcome>;
+
+/** Messages a feature re-attached after the handoff note (e.g. `skills` ×2, `todo` ×1). */
+export const Reattached = z.object({ feature: z.string(), count: z.number().int() });
+export type Reattached = z.infer<typeof Reattached>;
+
+/** Shapes of the context events, shared by events.ts. */
+export const contextEventShapes = {
+  /** A compaction began; `tokensBefore` is the context's size as last measured, against `contextWindow`. */
+  'compaction.started': {
+    compactionId: z.string(),
+    trigger: CompactionTrigger,
+    turnId: z.string().optional(),
+    tokensBefore: z.number().int(),
+    contextWindow: z.number().int(),
+    instructions: z.string().optional(),
+  },
+  /** A compaction ended. When compacted, `note` is the handoff note and the other fields say what the model now reads. */
+  'compaction.ended': {
+    compactionId: z.string(),
+    trigger: CompactionTrigger,
+    turnId: z.string().optional(),
+    outcome: CompactionOutcome,
+    error: ErrorInfo.optional(),
+    note: z.string().optional(),
+    tokensBefore: z.number().int(),
+    tokensAfter: z.number().int().optional(),
+    /** Recent user messages kept verbatim. */
+    keptMessages: z.number().int().optional(),
+    reattached: z.array(Reattached).optional(),
+    /** Tokens the compaction call itself used. */
+    usage: Usage.optional(),
+  },
+  /** These turns (oldest first) were removed from what the model reads; their todo list, plan mode and loaded skills were rolled back. Files were not. */
+  'turns.undone': { turnIds: z.array(z.string()).min(1) },
+} as const;
