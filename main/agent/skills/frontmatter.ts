@@ -46,7 +46,7 @@ export function parseYamlLenient(yaml: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** `key: some text: more` → `key: "some text: more"` for top-level plain scalars only. */
+/** `key: some text: more` → `key: "some text: more"` (and `key: [a] [b]` → `key: "[a] [b]"`) for top-level plain scalars only. */
 function quoteColonValues(yaml: string): string {
   return yaml
     .split(/\r?\n/)
@@ -54,6 +54,8 @@ function quoteColonValues(yaml: string): string {
       const m = /^([A-Za-z_][\w-]*):[ \t]+(.+)$/.exec(line);
       if (!m) return line;
       const value = m[2]!.trim();
+      // Claude Code's `argument-hint: [pr-number] [priority]`: brackets followed by more text are not a YAML list.
+      if (/^\[[^\]]*\][ \t]+[^\s#]/.test(value)) return `${m[1]}: ${JSON.stringify(value)}`;
       if (/^["'[{|>&*!#]/.test(value) || !/:\s/.test(value)) return line;
       return `${m[1]}: ${JSON.stringify(value)}`;
     })

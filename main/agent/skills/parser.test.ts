@@ -30,6 +30,13 @@ describe('parseSkillText: SKILL.md bundles', () => {
     }
   });
 
+  it('reads a Claude Code skill unchanged: comma-separated allowed-tools with arguments, bracketed argument-hint', () => {
+    const skill = bundle('---\nallowed-tools: Bash(git add:*), Bash(git status:*), Bash(git commit:*)\nargument-hint: [pr-number] [priority] [assignee]\ndescription: Create a git commit\nname: commit-pr\nmodel: claude-3-5-haiku-20241022\n---\nCommit $ARGUMENTS');
+    expect(skill).toMatchObject({ displayName: 'commit-pr', argumentHint: '[pr-number] [priority] [assignee]', allowedTools: ['Bash(git add:*)', 'Bash(git status:*)', 'Bash(git commit:*)'], extra: { model: 'claude-3-5-haiku-20241022' } });
+    expect(bundle('---\nname: x\ndescription: d\nargument-hint: [message]\n---\n').argumentHint).toBe('[message]');
+    expect(bundle('---\nname: x\ndescription: d\nallowed-tools: Bash(git:*) Bash(jq:*) Read\n---\n').allowedTools).toEqual(['Bash(git:*)', 'Bash(jq:*)', 'Read']);
+  });
+
   it('reads has-sub-skill under metadata and user-invocable in its spellings', () => {
     expect(bundle('---\nname: x\ndescription: d\nmetadata:\n  has-sub-skill: "true"\n---\n').hasSubSkill).toBe(true);
     expect(bundle('---\nname: x\ndescription: d\nuser-invocable: false\n---\n').userInvocable).toBe(false);

@@ -83,7 +83,7 @@ export function parseSkillText(text: string, options: ParseOptions): ParsedSkill
   };
   const whenToUse = text1(pick(fm, KEYS.whenToUse));
   if (whenToUse) parsed.whenToUse = whenToUse;
-  const hint = text1(pick(fm, KEYS.argumentHint));
+  const hint = argumentHint(pick(fm, KEYS.argumentHint));
   if (hint) parsed.argumentHint = hint;
   const license = text1(pick(fm, KEYS.license));
   if (license) parsed.license = license;
@@ -118,10 +118,35 @@ function flag(value: unknown, fallback: boolean): boolean {
   return fallback;
 }
 
+/**
+ * `allowed-tools`: a list, or a string separated by spaces (Agent Skills) or commas (Claude Code).
+ * Separators inside parentheses belong to the entry: `Bash(git add:*), Read` is two tools.
+ */
 function wordList(value: unknown): string[] {
-  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
+  if (typeof value === 'string') {
+    const words: string[] = [];
+    let depth = 0;
+    let word = '';
+    for (const c of value) {
+      if (c === '(') depth++;
+      else if (c === ')') depth = Math.max(0, depth - 1);
+      if (depth === 0 && /[\s,]/.test(c)) {
+        if (word) words.push(word);
+        word = '';
+      } else word += c;
+    }
+    if (word) words.push(word);
+    return words;
+  }
   if (Array.isArray(value)) return value.filter((v) => typeof v === 'string' || typeof v === 'number').map((v) => String(v).trim()).filter(Boolean);
   return [];
+}
+
+/** `argument-hint`: text; Claude Code's `argument-hint: [message]` reads as a YAML list, shown again as `[message]`. */
+function argumentHint(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return text1(value);
+  const items = value.map(text1).filter((v): v is string => v !== undefined);
+  return items.length ? items.map((v) => `[${v}]`).join(' ') : undefined;
 }
 
 /** `arguments`: a list or a whitespace-separated string of names (or `{name, description}` entries). Numeric names are dropped: `$0` already means the first argument. */
