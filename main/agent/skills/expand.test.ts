@@ -19,6 +19,12 @@ describe('expandSkillBody', () => {
     expect(expandSkillBody(body, 'a.ts "strict mode"', ctx)).toBe('File a.ts in strict mode mode. First: a.ts. Second: strict mode. All: a.ts "strict mode". Missing: [].');
   });
 
+  it('substitutes $ARGUMENTS in a skill that declares no named arguments', () => {
+    const plain = { ...ctx, arguments: [] };
+    expect(expandSkillBody('All: $ARGUMENTS. First: $0.', '12 "high priority"', plain)).toBe('All: 12 "high priority". First: 12.');
+    expect(expandSkillBody('Fix $ARGUMENTS', '<b>', plain)).toBe('Fix &lt;b&gt;');
+  });
+
   it('substitutes the skill folder and session id in the Deft, Claude and Kimi spellings', () => {
     expect(expandSkillBody('${DEFT_SKILL_DIR}/run.sh ${CLAUDE_SKILL_DIR} ${KIMI_SKILL_DIR} ${DEFT_SESSION_ID} ${CLAUDE_SESSION_ID}', '', ctx)).toBe(
       '/skills/review/run.sh /skills/review /skills/review sess-1 sess-1',

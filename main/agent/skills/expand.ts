@@ -63,7 +63,8 @@ export function expandSkillBody(body: string, rawArgs: string, context: ExpandCo
   const args = rawArgs.trim();
   const tokens = tokenizeArgs(args);
   const named = context.arguments.map((a) => a.name).sort((a, b) => b.length - a.length);
-  const namedPart = named.length ? `|\\$(${named.map(escapeRegExp).join('|')})(?![\\w\\[-])` : '';
+  // The named group is always present (an empty one never matches), so the replacer's parameters stay in place.
+  const namedPart = named.length ? `|\\$(${named.map(escapeRegExp).join('|')})(?![\\w\\[-])` : '|()(?!)';
   const pattern = new RegExp(`\\$\\{(?:DEFT|CLAUDE|KIMI)_(SKILL_DIR|SESSION_ID)\\}|\\$ARGUMENTS\\[(\\d+)\\]|\\$ARGUMENTS(?![\\w\\[])|\\$(\\d+)(?!\\w)${namedPart}`, 'g');
   let usedArgs = false;
   const expanded = body.replace(pattern, (match, env: string | undefined, argIndex: string | undefined, shortIndex: string | undefined, name: string | undefined) => {
