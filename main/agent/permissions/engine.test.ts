@@ -99,6 +99,13 @@ describe('rules', () => {
     const decision = await decide(ctx(env, { mode: 'yolo', rules: rules({ allow: ['Write'] }), sessionRules: ['Write(/ws/.deft/settings.json)'] }));
     expect(decision).toMatchObject({ kind: 'ask', rememberable: false, reason: expect.stringContaining('settings') });
   });
+  it('a shell command run inside .git/ asks in yolo, and its relative words resolve against its cwd', async () => {
+    const hook = call('Bash', { command: 'echo evil > pre-commit', cwd: '.git/hooks' });
+    expect(await decide(ctx(hook, { mode: 'yolo', rules: rules({ allow: ['Bash'] }) }))).toMatchObject({ kind: 'ask', rememberable: false });
+    const settings = call('Bash', { command: 'cp evil settings.json', cwd: '/ws/.deft' });
+    expect(await kind(settings, { mode: 'yolo' })).toBe('ask');
+    expect(await kind(call('Bash', { command: 'echo hi > notes.txt', cwd: 'src' }), { mode: 'yolo' })).toBe('allow');
+  });
   it('lets the user-facing tools run in every mode, but deny rules still apply', async () => {
     expect(await kind(call('TodoList', {}))).toBe('allow');
     expect(await kind(call('AskUserQuestion', {}))).toBe('allow');

@@ -123,11 +123,22 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
     const reason = protectedPathReason(path, places);
     if (reason) return { what: path, reason };
   }
-  for (const part of shell?.commands ?? []) {
-    const hit = protectedPathInCommand(part, places);
+  if (!shell) return null;
+  // A command's relative words resolve against where it runs, and running inside .git/ is itself protected.
+  const cwd = bashCwd(call, places.workspace);
+  const cwdReason = protectedPathReason(cwd, places);
+  if (cwdReason) return { what: `the working directory ${cwd}`, reason: cwdReason };
+  for (const part of shell.commands) {
+    const hit = protectedPathInCommand(part, { ...places, workspace: cwd });
     if (hit) return { what: `"${hit.word}" in this command`, reason: hit.reason };
   }
   return null;
+}
+
+/** Where a Bash call runs: the directory its execution resolved (symlinks followed), else its `cwd` argument. */
+function bashCwd(call: ResolvedCall, workspace: string): string {
+  const resolved = (call.execution as { cwd?: unknown }).cwd;
+  return typeof resolved === 'string' && resolved ? resolved : commandCwd(call, workspace);
 }
 
 /** Where a shell call runs: its `cwd` argument against the workspace, else the workspace. */
