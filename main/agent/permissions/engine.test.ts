@@ -90,6 +90,14 @@ describe('rules', () => {
     expect(await kind(bash, { rules: allow })).toBe('allow');
     expect(await kind(call('Bash', { command: 'npm test; rm -rf x' }), { rules: allow })).toBe('ask');
   });
+  it('"approve for session" of a call an ask rule asked about stops further asks for it; deny rules still win', async () => {
+    const push = call('Bash', { command: 'git push origin main' });
+    const asked = rules({ ask: ['Bash(git push *)'] });
+    expect(await decide(ctx(push, { rules: asked }))).toMatchObject({ kind: 'ask', rememberable: true });
+    expect(await kind(push, { rules: asked, sessionRules: ['Bash(git push origin main)'] })).toBe('allow');
+    expect(await kind(call('Bash', { command: 'git push --force' }), { rules: asked, sessionRules: ['Bash(git push origin main)'] })).toBe('ask');
+    expect(await kind(push, { rules: rules({ deny: ['Bash(git push *)'] }), sessionRules: ['Bash(git push origin main)'] })).toBe('deny');
+  });
   it('session approvals allow the same call again, not others', async () => {
     expect(await kind(write, { sessionRules: ['Write(/ws/src/a.ts)'] })).toBe('allow');
     expect(await kind(call('Write', { path: '/ws/src/b.ts' }), { sessionRules: ['Write(/ws/src/a.ts)'] })).toBe('ask');

@@ -32,7 +32,7 @@ function where(rule: PermissionRule): string {
 
 /**
  * Decide on one call. Order: refusals (a recursive rm of /, ~ or the workspace; plan-mode limits), deny
- * rules, protected paths (always ask), ask rules, session approvals, allow rules, then the mode: read-only
+ * rules, protected paths (always ask), session approvals, ask rules, allow rules, then the mode: read-only
  * tools run in every mode, accept-edits runs Write/Edit inside the workspace, yolo runs everything.
  * Deny beats ask beats allow, whatever the order the rules were written in.
  */
@@ -80,12 +80,14 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
   if (guarded) return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
 
-  for (const rule of context.rules) {
-    if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
-  }
+  // The user's own "approve for session" answers come before ask rules (as the reference's policy chain),
+  // or that answer to an ask rule's prompt would never take effect.
   for (const text of context.sessionRules) {
     const parsed = parseRule(text);
     if (parsed.ok && (await applies({ ...parsed.rule, decision: 'allow', source: 'session' }))) return { kind: 'allow', reason: `approved for this session (${text})` };
+  }
+  for (const rule of context.rules) {
+    if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
   }
   for (const rule of context.rules) {
     if (rule.decision === 'allow' && (await applies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
