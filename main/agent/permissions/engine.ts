@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PermissionMode, PlanState } from '../../../protocol';
 import type { ResolvedCall } from '../loop/tool-calls';
-import { catastrophicDelete } from '../policies/dangerous-command';
+import { catastrophicDeleteIn } from '../policies/dangerous-command';
 import { isWithin } from '../policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../policies/protected-paths';
 import { type ParsedShell, parseShell } from '../policies/shell-parse';
@@ -43,14 +43,12 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   const parsedShell = () => (shell ??= parseShell(command ?? ''));
 
   if (command !== null) {
-    for (const part of (await parsedShell()).commands) {
-      const target = catastrophicDelete(part, { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) });
-      if (target) {
-        return {
-          kind: 'deny',
-          message: `Refused: "${part.text}" would recursively delete ${target}. Deft never runs this, in any mode. Delete specific files or folders inside the workspace instead.`,
-        };
-      }
+    const hit = await catastrophicDeleteIn(await parsedShell(), { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) });
+    if (hit) {
+      return {
+        kind: 'deny',
+        message: `Refused: "${hit.text}" would recursively delete ${hit.target}. Deft never runs this, in any mode. Delete specific files or folders inside the workspace instead.`,
+      };
     }
   }
 
