@@ -113,6 +113,7 @@ describe('rules', () => {
     const settings = call('Bash', { command: 'cp evil settings.json', cwd: '/ws/.deft' });
     expect(await kind(settings, { mode: 'yolo' })).toBe('ask');
     expect(await kind(call('Bash', { command: 'echo hi > notes.txt', cwd: 'src' }), { mode: 'yolo' })).toBe('allow');
+    expect(await kind(call('Bash', { command: "bash -c 'echo evil > .git/hooks/pre-commit'" }), { mode: 'yolo' })).toBe('ask');
   });
   it('lets the user-facing tools run in every mode, but deny rules still apply', async () => {
     expect(await kind(call('TodoList', {}))).toBe('allow');

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PermissionMode, PlanState } from '../../../protocol';
 import type { ResolvedCall } from '../loop/tool-calls';
-import { catastrophicDeleteIn } from '../policies/dangerous-command';
+import { catastrophicDeleteIn, withNestedScripts } from '../policies/dangerous-command';
 import { isWithin } from '../policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../policies/protected-paths';
 import { type ParsedShell, parseShell } from '../policies/shell-parse';
@@ -128,7 +128,7 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
   const cwd = bashCwd(call, places.workspace);
   const cwdReason = protectedPathReason(cwd, places);
   if (cwdReason) return { what: `the working directory ${cwd}`, reason: cwdReason };
-  for (const part of shell.commands) {
+  for (const part of await withNestedScripts(shell)) {
     const hit = protectedPathInCommand(part, { ...places, workspace: cwd });
     if (hit) return { what: `"${hit.word}" in this command`, reason: hit.reason };
   }

@@ -84,19 +84,22 @@ function nestedScript(command: ShellCommand): string | null {
   return flag >= 0 && flag + 1 < args.length ? args[flag + 1]! : null;
 }
 
-/**
- * The first catastrophic delete in a parsed command line, looking into scripts it hands to a shell
- * (`bash -c 'rm -rf ~'`, `eval …`), so wrapping does not get one past the refusal.
- */
-export async function catastrophicDeleteIn(shell: ParsedShell, places: { workspace: string; home: string; cwd?: string }, depth = 0): Promise<{ text: string; target: string } | null> {
+/** Every simple command of a parsed command line, with those of the scripts it hands to a shell (`bash -c '…'`, `eval …`). */
+export async function withNestedScripts(shell: ParsedShell, depth = 0): Promise<ShellCommand[]> {
+  const out: ShellCommand[] = [];
   for (const part of shell.commands) {
+    out.push(part);
+    const script = depth < 3 ? nestedScript(part) : null;
+    if (script) out.push(...(await withNestedScripts(await parseShell(script), depth + 1)));
+  }
+  return out;
+}
+
+/** The first catastrophic delete in a parsed command line, nested scripts included, so wrapping does not get one past the refusal. */
+export async function catastrophicDeleteIn(shell: ParsedShell, places: { workspace: string; home: string; cwd?: string }): Promise<{ text: string; target: string } | null> {
+  for (const part of await withNestedScripts(shell)) {
     const target = catastrophicDelete(part, places);
     if (target) return { text: part.text, target };
-    const script = depth < 3 ? nestedScript(part) : null;
-    if (script) {
-      const nested = await catastrophicDeleteIn(await parseShell(script), places, depth + 1);
-      if (nested) return nested;
-    }
   }
   return null;
 }
