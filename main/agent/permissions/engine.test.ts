@@ -90,6 +90,14 @@ describe('rules', () => {
     expect(await kind(bash, { rules: allow })).toBe('allow');
     expect(await kind(call('Bash', { command: 'npm test; rm -rf x' }), { rules: allow })).toBe('ask');
   });
+  it('"approve for session" of a call an ask rule asked about stops further asks for it; deny rules still win', async () => {
+    const push = call('Bash', { command: 'git push origin main' });
+    const asked = rules({ ask: ['Bash(git push *)'] });
+    expect(await decide(ctx(push, { rules: asked }))).toMatchObject({ kind: 'ask', rememberable: true });
+    expect(await kind(push, { rules: asked, sessionRules: ['Bash(git push origin main)'] })).toBe('allow');
+    expect(await kind(call('Bash', { command: 'git push --force' }), { rules: asked, sessionRules: ['Bash(git push origin main)'] })).toBe('ask');
+    expect(await kind(push, { rules: rules({ deny: ['Bash(git push *)'] }), sessionRules: ['Bash(git push origin main)'] })).toBe('deny');
+  });
   it('session approvals allow the same call again, not others', async () => {
     expect(await kind(write, { sessionRules: ['Write(/ws/src/a.ts)'] })).toBe('allow');
     expect(await kind(call('Write', { path: '/ws/src/b.ts' }), { sessionRules: ['Write(/ws/src/a.ts)'] })).toBe('ask');
@@ -98,6 +106,14 @@ describe('rules', () => {
     const env = call('Write', { path: '/ws/.deft/settings.json' });
     const decision = await decide(ctx(env, { mode: 'yolo', rules: rules({ allow: ['Write'] }), sessionRules: ['Write(/ws/.deft/settings.json)'] }));
     expect(decision).toMatchObject({ kind: 'ask', rememberable: false, reason: expect.stringContaining('settings') });
+  });
+  it('a shell command run inside .git/ asks in yolo, and its relative words resolve against its cwd', async () => {
+    const hook = call('Bash', { command: 'echo evil > pre-commit', cwd: '.git/hooks' });
+    expect(await decide(ctx(hook, { mode: 'yolo', rules: rules({ allow: ['Bash'] }) }))).toMatchObject({ kind: 'ask', rememberable: false });
+    const settings = call('Bash', { command: 'cp evil settings.json', cwd: '/ws/.deft' });
+    expect(await kind(settings, { mode: 'yolo' })).toBe('ask');
+    expect(await kind(call('Bash', { command: 'echo hi > notes.txt', cwd: 'src' }), { mode: 'yolo' })).toBe('allow');
+    expect(await kind(call('Bash', { command: "bash -c 'echo evil > .git/hooks/pre-commit'" }), { mode: 'yolo' })).toBe('ask');
   });
   it('lets the user-facing tools run in every mode, but deny rules still apply', async () => {
     expect(await kind(call('TodoList', {}))).toBe('allow');

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PermissionMode, PlanState } from '../../../protocol';
 import type { ResolvedCall } from '../loop/tool-calls';
-import { catastrophicDelete } from '../policies/dangerous-command';
+import { catastrophicDeleteIn, withNestedScripts } from '../policies/dangerous-command';
 import { isWithin } from '../policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../policies/protected-paths';
 import { type ParsedShell, parseShell } from '../policies/shell-parse';
@@ -32,7 +32,7 @@ function where(rule: PermissionRule): string {
 
 /**
  * Decide on one call. Order: refusals (a recursive rm of /, ~ or the workspace; plan-mode limits), deny
- * rules, protected paths (always ask), ask rules, session approvals, allow rules, then the mode: read-only
+ * rules, protected paths (always ask), session approvals, ask rules, allow rules, then the mode: read-only
  * tools run in every mode, accept-edits runs Write/Edit inside the workspace, yolo runs everything.
  * Deny beats ask beats allow, whatever the order the rules were written in.
  */
@@ -43,14 +43,12 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   const parsedShell = () => (shell ??= parseShell(command ?? ''));
 
   if (command !== null) {
-    for (const part of (await parsedShell()).commands) {
-      const target = catastrophicDelete(part, { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) });
-      if (target) {
-        return {
-          kind: 'deny',
-          message: `Refused: "${part.text}" would recursively delete ${target}. Deft never runs this, in any mode. Delete specific files or folders inside the workspace instead.`,
-        };
-      }
+    const hit = await catastrophicDeleteIn(await parsedShell(), { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) });
+    if (hit) {
+      return {
+        kind: 'deny',
+        message: `Refused: "${hit.text}" would recursively delete ${hit.target}. Deft never runs this, in any mode. Delete specific files or folders inside the workspace instead.`,
+      };
     }
   }
 
@@ -80,12 +78,14 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
   if (guarded) return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
 
-  for (const rule of context.rules) {
-    if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
-  }
+  // The user's own "approve for session" answers come before ask rules (as the reference's policy chain),
+  // or that answer to an ask rule's prompt would never take effect.
   for (const text of context.sessionRules) {
     const parsed = parseRule(text);
     if (parsed.ok && (await applies({ ...parsed.rule, decision: 'allow', source: 'session' }))) return { kind: 'allow', reason: `approved for this session (${text})` };
+  }
+  for (const rule of context.rules) {
+    if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
   }
   for (const rule of context.rules) {
     if (rule.decision === 'allow' && (await applies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
@@ -123,11 +123,22 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
     const reason = protectedPathReason(path, places);
     if (reason) return { what: path, reason };
   }
-  for (const part of shell?.commands ?? []) {
-    const hit = protectedPathInCommand(part, places);
+  if (!shell) return null;
+  // A command's relative words resolve against where it runs, and running inside .git/ is itself protected.
+  const cwd = bashCwd(call, places.workspace);
+  const cwdReason = protectedPathReason(cwd, places);
+  if (cwdReason) return { what: `the working directory ${cwd}`, reason: cwdReason };
+  for (const part of await withNestedScripts(shell)) {
+    const hit = protectedPathInCommand(part, { ...places, workspace: cwd });
     if (hit) return { what: `"${hit.word}" in this command`, reason: hit.reason };
   }
   return null;
+}
+
+/** Where a Bash call runs: the directory its execution resolved (symlinks followed), else its `cwd` argument. */
+function bashCwd(call: ResolvedCall, workspace: string): string {
+  const resolved = (call.execution as { cwd?: unknown }).cwd;
+  return typeof resolved === 'string' && resolved ? resolved : commandCwd(call, workspace);
 }
 
 /** Where a shell call runs: its `cwd` argument against the workspace, else the workspace. */

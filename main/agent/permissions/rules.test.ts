@@ -46,6 +46,12 @@ describe('ruleApplies', () => {
     expect(await ruleApplies(rule('TodoList(x)'), call('TodoList'))).toBe(false);
     expect(await ruleApplies(rule('TodoList'), call('TodoList'))).toBe(true);
   });
+  it('matches a tool without a matcher by exactly the approval rule it offers (approve for session of CronCreate)', async () => {
+    const offered = 'CronCreate(\\{"cron":"\\@hourly","prompt":"ping","recurring":false\\})';
+    const cron = resolvedCall('CronCreate', {}, { approvalRule: offered });
+    expect(await ruleApplies(rule(offered), cron)).toBe(true);
+    expect(await ruleApplies(rule(offered), resolvedCall('CronCreate', {}, { approvalRule: offered.replace('ping', 'pong') }))).toBe(false);
+  });
   it('matches Bash by command, compound-aware per decision', async () => {
     const bash = call('Bash', { command: 'npm test; rm -rf x' });
     expect(await ruleApplies(rule('Bash(npm test)', 'allow'), bash)).toBe(false);

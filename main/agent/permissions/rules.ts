@@ -73,7 +73,7 @@ export function bashCommandOf(call: Pick<ResolvedCall, 'name' | 'args'>): string
  * Whether a rule applies to a call. The tool name is a glob (`*`, `mcp__github__*`). An argument is
  * matched by the tool's own `matchesRule` (paths, URLs, patterns); for Bash by the compound-aware
  * matcher, so an allow rule must cover every part of a compound command while a deny or ask rule
- * fires on any part. Tools without a matcher are matched by name only.
+ * fires on any part. Tools without a matcher are matched by name, or by exactly the rule the call offers.
  */
 export async function ruleApplies(rule: PermissionRule, call: ResolvedCall, parsedShell?: () => Promise<ParsedShell>): Promise<boolean> {
   if (!toolMatcher(rule.tool)(call.name)) return false;
@@ -90,5 +90,7 @@ export async function ruleApplies(rule: PermissionRule, call: ResolvedCall, pars
       return false;
     }
   }
-  return false;
+  // No matcher (CronCreate, CronDelete…): the rule the call itself offers ("approve for session", "always
+  // allow") still covers exactly that call.
+  return rule.pattern === call.execution.approvalRule;
 }

@@ -65,6 +65,13 @@ describe('bashRuleHits (deny and ask rules)', () => {
   it('checks an unparseable line piece by piece', async () => {
     expect(await bashRuleHits('rm *', 'ls; rm -rf x "')).toBe(true);
   });
+  it('understands the prefix:* form of other agents\' rules, part by part', async () => {
+    expect(await bashRuleHits('rm:*', 'ls && rm -rf x')).toBe(true);
+    expect(await bashRuleHits('rm:*', 'rm')).toBe(true);
+    expect(await bashRuleHits('rm:*', 'rmdir x')).toBe(false);
+    expect(await matchBashRule('npm run test:*', 'npm run test -- --watch=false')).toBe(true);
+    expect(await matchBashRule('npm run test:*', 'npm run test; rm -rf x')).toBe(false);
+  });
   it('negates: deny everything that is not git', async () => {
     expect(await bashRuleHits('!git *', 'git status')).toBe(false);
     expect(await bashRuleHits('!git *', 'git status && ls')).toBe(true);

@@ -1,6 +1,18 @@
 import { matchGlobSubject } from './rule-match';
 import { type ParsedShell, parseShell } from './shell-parse';
 
+/**
+ * A rule argument against one command text. `prefix:*` is the prefix form other agents' rules use
+ * (`Bash(npm run test:*)`, `Bash(rm:*)`): the command is the prefix, alone or followed by arguments.
+ */
+function matchCommand(argument: string, text: string): boolean {
+  const prefix = /^(!?)(.+):\*$/.exec(argument);
+  if (!prefix) return matchGlobSubject(argument, text);
+  const [, negate, body] = prefix;
+  const matched = matchGlobSubject(body!, text) || matchGlobSubject(`${body} *`, text);
+  return negate ? !matched : matched;
+}
+
 /** The literal text of a rule argument, or null when it contains unescaped glob syntax. */
 function literalArgument(argument: string): string | null {
   if (argument.startsWith('!')) return null;
@@ -29,7 +41,7 @@ export async function matchBashRule(argument: string, command: string, parsed?: 
   if (literal !== null && literal.trim() === command.trim()) return true;
   const shell = parsed ?? (await parseShell(command));
   if (!shell.complete || shell.commands.length === 0) return false;
-  return shell.commands.every((part) => matchGlobSubject(argument, part.text));
+  return shell.commands.every((part) => matchCommand(argument, part.text));
 }
 
 /**
@@ -37,9 +49,9 @@ export async function matchBashRule(argument: string, command: string, parsed?: 
  * (`Bash(rm *)` catches `ls && rm -rf x`). Unparseable input is checked as a whole and line by line.
  */
 export async function bashRuleHits(argument: string, command: string, parsed?: ParsedShell): Promise<boolean> {
-  if (matchGlobSubject(argument, command.trim())) return true;
+  if (matchCommand(argument, command.trim())) return true;
   const shell = parsed ?? (await parseShell(command));
-  if (shell.commands.some((part) => matchGlobSubject(argument, part.text))) return true;
-  if (!shell.complete) return command.split(/[\n;&|]+/).some((piece) => piece.trim() !== '' && matchGlobSubject(argument, piece.trim()));
+  if (shell.commands.some((part) => matchCommand(argument, part.text))) return true;
+  if (!shell.complete) return command.split(/[\n;&|]+/).some((piece) => piece.trim() !== '' && matchCommand(argument, piece.trim()));
   return false;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catastrophicDelete } from './dangerous-command';
+import { catastrophicDelete, catastrophicDeleteIn } from './dangerous-command';
 import { parseShell } from './shell-parse';
 
 const places = { workspace: '/work/project', home: '/home/dev' };
@@ -22,6 +22,14 @@ describe('catastrophicDelete', () => {
   it('refuses folders that contain the workspace or the home folder', async () => {
     expect(await check('rm -rf ..')).toContain('a folder that contains the workspace');
     expect(await check('rm -rf /home')).toContain('your home folder');
+  });
+  it('looks into scripts handed to a shell or eval', async () => {
+    for (const line of ["bash -c 'rm -rf ~'", 'sh -lc "cd / && rm -rf /"', "sudo bash -c 'rm -rf /'", "eval 'rm -rf $HOME'", "bash -c \"sh -c 'rm -rf .'\""]) {
+      expect((await catastrophicDeleteIn(await parseShell(line), places))?.target, line).toBeTruthy();
+    }
+    for (const line of ["bash -c 'rm -rf build'", 'bash script.sh -c x', "eval 'echo hi'"]) {
+      expect(await catastrophicDeleteIn(await parseShell(line), places), line).toBeNull();
+    }
   });
   it('lets ordinary deletes through to the normal rules', async () => {
     for (const line of ['rm -rf build', 'rm -rf ./dist/', 'rm -rf /tmp/cache', 'rm ~/notes.txt', 'rm -f /', 'rm -rf "$OUT"', 'rm -rf ~/project-old', 'git rm -r src']) {

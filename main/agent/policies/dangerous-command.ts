@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { isWithin } from './path-guard';
-import type { ShellCommand } from './shell-parse';
+import { type ParsedShell, type ShellCommand, parseShell } from './shell-parse';
 
 // Words that run the command after them: `sudo rm -rf /` is an rm.
 const WRAPPERS = new Set(['sudo', 'doas', 'command', 'builtin', 'env', 'nohup', 'nice', 'time', 'exec', 'xargs', 'busybox']);
@@ -69,6 +69,37 @@ export function catastrophicDelete(command: ShellCommand, places: { workspace: s
       if (path === root) return `${target} (${label})`;
       if (isWithin(root, path)) return `${target} (a folder that contains ${label})`;
     }
+  }
+  return null;
+}
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
+
+/** The script a command hands to a shell (`bash -c '…'`, `sh -lc "…"`, `eval …`), or null. */
+function nestedScript(command: ShellCommand): string | null {
+  const { name, args } = unwrap(command);
+  if (name === 'eval') return args.length ? args.join(' ') : null;
+  if (!SHELLS.has(name)) return null;
+  const flag = args.findIndex((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
+  return flag >= 0 && flag + 1 < args.length ? args[flag + 1]! : null;
+}
+
+/** Every simple command of a parsed command line, with those of the scripts it hands to a shell (`bash -c '…'`, `eval …`). */
+export async function withNestedScripts(shell: ParsedShell, depth = 0): Promise<ShellCommand[]> {
+  const out: ShellCommand[] = [];
+  for (const part of shell.commands) {
+    out.push(part);
+    const script = depth < 3 ? nestedScript(part) : null;
+    if (script) out.push(...(await withNestedScripts(await parseShell(script), depth + 1)));
+  }
+  return out;
+}
+
+/** The first catastrophic delete in a parsed command line, nested scripts included, so wrapping does not get one past the refusal. */
+export async function catastrophicDeleteIn(shell: ParsedShell, places: { workspace: string; home: string; cwd?: string }): Promise<{ text: string; target: string } | null> {
+  for (const part of await withNestedScripts(shell)) {
+    const target = catastrophicDelete(part, places);
+    if (target) return { text: part.text, target };
   }
   return null;
 }

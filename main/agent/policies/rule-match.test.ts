@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exactRule, matchGlobSubject, matchPathSubject } from './rule-match';
 
@@ -21,6 +23,11 @@ describe('matchPathSubject', () => {
     expect(matchPathSubject('src/*.ts', forms)).toBe(true);
     expect(matchPathSubject('./src/main.ts', forms)).toBe(true);
     expect(matchPathSubject('**/*.md', forms)).toBe(false);
+  });
+  it('expands ~/ in a pattern to the home folder', () => {
+    const absolute = join(homedir(), 'notes', 'a.md');
+    expect(matchPathSubject('~/notes/*.md', { absolute })).toBe(true);
+    expect(matchPathSubject('~/other/*.md', { absolute })).toBe(false);
   });
   it('keeps * within one path segment', () => {
     expect(matchPathSubject('/work/*', forms)).toBe(false);

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import picomatch from 'picomatch';
 
 /**
@@ -38,7 +39,8 @@ export function matchPathSubject(pattern: string, forms: { absolute: string; rel
   const { negate, body } = negation(pattern);
   const candidates = [forms.absolute];
   if (forms.relative !== undefined) candidates.push(forms.relative, `./${forms.relative}`);
-  const glob = body.startsWith('./') ? body.slice(2) : body;
+  // `~/` is the user's home folder, as in other agents' rules (`Read(~/.zshrc)`).
+  const glob = body.startsWith('./') ? body.slice(2) : /^~(?=\/|$)/.test(body) ? homedir() + body.slice(1) : body;
   const options = { dot: true, nocase: true };
   const byGlob = matcher(glob, options);
   const byBody = matcher(body, options);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
@@ -49,5 +49,14 @@ describe('deft run --permission-mode', () => {
   it('tells the model the mode of the run', async () => {
     await run('--permission-mode', 'yolo');
     expect(String(server.requests[0]!.body.messages[0]!.content)).toContain('Permission mode: yolo');
+  });
+
+  it('reports invalid rules on stderr with their file and rule', async () => {
+    await mkdir(join(workspace, '.deft'), { recursive: true });
+    await writeFile(join(workspace, '.deft', 'settings.json'), JSON.stringify({ permissions: { allow: ['Write(out.txt', 'Write(*.md)'] } }));
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(join(workspace, '.deft', 'settings.json'));
+    expect(result.stderr).toContain('(rule: Write(out.txt)');
   });
 });

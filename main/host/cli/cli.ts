@@ -144,6 +144,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
 
     await core.handlers.setPermissionMode({ sessionId, mode: values['permission-mode'] as PermissionMode });
+    // Invalid rules are not used; headless there is no window to show them, so say so on stderr.
+    for (const problem of (await core.handlers.getPermissions({ sessionId })).permissions.problems) {
+      io.stderr(`deft: warning: ${problem.message}${problem.rule !== undefined ? ` (rule: ${problem.rule}); this rule is not used` : ''}\n`);
+    }
     return await runOneTurn(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,3 +1,4 @@
+import { onStopSignals } from '../stop-signals';
 import { runCli } from './cli';
 
 async function readStdin(): Promise<string> {
@@ -14,10 +15,8 @@ export async function main(argv: string[]): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     readStdin,
-    onInterrupt: (handler) => {
-      process.on('SIGINT', handler);
-      return () => process.off('SIGINT', handler);
-    },
+    // SIGTERM and SIGHUP too: the turn is stopped and its commands killed before the process exits.
+    onInterrupt: (handler) => onStopSignals(() => handler()),
   });
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createNodeCore } from '../compose';
+import { onStopSignals } from '../stop-signals';
 import { startWebHost } from './server';
 
 /** `npm run web -- --workspace DIR [--port N]`: the Deft UI in a browser, on loopback. */
@@ -46,8 +47,10 @@ async function main(argv: string[]): Promise<number> {
     await host.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  const removeStopSignals = onStopSignals(() => {
+    removeStopSignals();
+    void stop();
+  });
   return -1;
 }
 
