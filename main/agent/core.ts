@@ -63,6 +63,8 @@ export class DeftCore {
   private readonly settings: SettingsStore;
   private readonly loaded = new Map<string, { session: Session; problems: string[]; handle: SessionHandle }>();
   private readonly active = new Map<string, ActiveTurn>();
+  /** startTurn calls of features still resolving (their turn is not active yet). */
+  private readonly starting = new Map<string, Set<Promise<unknown>>>();
   private readonly injections = new Map<string, string[]>();
   private readonly listeners = new Set<(event: DeftEvent) => void>();
   private readonly features: Feature[];
@@ -168,6 +170,23 @@ export class DeftCore {
     return (await this.active.get(sessionId)?.done) ?? null;
   }
 
+  /**
+   * Resolves when the session has nothing left to do: no turn running or starting, and no feature work
+   * (such as a background task) that would start another turn when it ends. The headless host waits on
+   * this so the agent can react to its background work, as the reference's print mode does.
+   */
+  async settled(sessionId: string, signal?: AbortSignal): Promise<void> {
+    const aborted = signal ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : null;
+    while (!signal?.aborted) {
+      const active = this.active.get(sessionId);
+      const starting = [...(this.starting.get(sessionId) ?? [])];
+      const handle = this.loaded.get(sessionId)?.handle;
+      const work = active ? [active.done] : starting.length ? starting : handle ? this.features.flatMap((f) => f.pendingWork?.(handle) ?? []) : [];
+      if (!work.length) return;
+      await Promise.race([...work.map((w) => w.catch(() => undefined)), ...(aborted ? [aborted] : [])]);
+    }
+  }
+
   /** The most recently updated session of this workspace. */
   async latestSessionId(): Promise<string | null> {
     return (await this.store.list())[0]?.id ?? null;
@@ -215,10 +234,17 @@ export class DeftCore {
       emit: (event) => void session.emit(event),
       getState: <T>(key: string) => session.state.get(key) as T | undefined,
       setState: (key, value) => session.setState(key, value),
-      startTurn: async (prompt) => {
-        if (this.active.has(session.id)) return null;
-        const config = await this.providerConfig();
-        return config ? this.beginTurn(session, config, prompt) : null;
+      startTurn: (prompt) => {
+        const started = (async () => {
+          if (this.active.has(session.id)) return null;
+          const config = await this.providerConfig();
+          return config && !this.active.has(session.id) ? this.beginTurn(session, config, prompt) : null;
+        })();
+        const pending = this.starting.get(session.id) ?? new Set<Promise<unknown>>();
+        this.starting.set(session.id, pending);
+        pending.add(started);
+        void started.catch(() => null).finally(() => pending.delete(started));
+        return started;
       },
       inject: (text) => {
         const queue = this.injections.get(session.id) ?? [];

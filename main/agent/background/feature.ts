@@ -101,6 +101,7 @@ export function backgroundFeature(options: BackgroundFeatureOptions = {}): Featu
       onTurnEnded: async (session, outcome) => {
         await sessions.get(session.id)?.onTurnEnded(outcome);
       },
+      pendingWork: (session) => sessions.get(session.id)?.whenTaskEnds(),
       onSessionDeleted: async (sessionId) => {
         const tasks = sessions.get(sessionId);
         sessions.delete(sessionId);

@@ -37,6 +37,7 @@ export class SessionTasks {
   /** A notification that should wake the agent was injected into a turn that has not taken another step since. */
   private wakePending = false;
   private closed = false;
+  private taskEndWaiters: Array<() => void> = [];
 
   constructor(
     readonly handle: SessionHandle,
@@ -50,7 +51,11 @@ export class SessionTasks {
       ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
       onStarted: (task) => emit({ type: 'task.started', sessionId, task }),
       onOutput: (taskId, tail, outputBytes) => emit({ type: 'task.output', sessionId, taskId, tail, outputBytes }),
-      onEnded: (task) => emit({ type: 'task.ended', sessionId, task }),
+      onEnded: (task) => {
+        emit({ type: 'task.ended', sessionId, task });
+        // Its notification (and the turn that delivers it, if any) was asked for just before this.
+        for (const resolve of this.taskEndWaiters.splice(0)) resolve();
+      },
       onNotify: (task, tail, mode) => void this.notify(taskEndedNotification(task, tail), taskEndedSummary(task), mode),
     });
     this.cron = new CronScheduler({
@@ -72,6 +77,12 @@ export class SessionTasks {
 
   async tasks(): Promise<TaskInfo[]> {
     return Promise.all(this.manager.list().map((record) => this.manager.infoWithTail(record)));
+  }
+
+  /** Resolves when the next background task ends; undefined when none is running. */
+  whenTaskEnds(): Promise<void> | undefined {
+    if (this.closed || !this.manager.list(true).length) return undefined;
+    return new Promise((resolve) => this.taskEndWaiters.push(resolve));
   }
 
   activities(): CommandActivity[] {
@@ -113,6 +124,7 @@ export class SessionTasks {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const resolve of this.taskEndWaiters.splice(0)) resolve();
     this.cron.close();
     await Promise.allSettled([...this.foreground.values()].map((c) => c.job.stop('shutdown')));
     await this.manager.close();

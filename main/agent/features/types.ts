@@ -61,6 +61,12 @@ export interface Feature {
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
   /**
+   * Work running for the session that may start a turn of its own when it finishes (a background task
+   * whose end wakes the agent): resolves when the next piece ends and its turn, if any, has been asked
+   * for. Undefined when nothing runs. The headless host waits on this before it exits.
+   */
+  pendingWork?(session: SessionHandle): Promise<void> | undefined;
+  /**
    * The conversation is being compacted: messages the model must still read afterwards (e.g. the skills
    * loaded, the todo list). They are added after the handoff note, verbatim.
    */

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MockModelServer, textChunks } from '../../../e2e/fixtures/mock-model-server';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { testTools } from '../../agent/test-support/tools';
@@ -17,7 +18,7 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-async function cli(args: string[], env: Record<string, string> = {}) {
+async function cli(args: string[], env: Record<string, string> = {}, interrupt?: { fire?: () => void }) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -26,6 +27,7 @@ async function cli(args: string[], env: Record<string, string> = {}) {
     env: { DEFT_HOME: home, ...env },
     cwd: workspace,
     coreOptions: { retry: fastRetry, tools: () => testTools },
+    ...(interrupt ? { onInterrupt: (handler: () => void) => ((interrupt.fire = handler), () => undefined) } : {}),
   };
   const code = await runCli(args, io);
   return { code, stdout, stderr };
@@ -123,5 +125,51 @@ describe('deft run', () => {
     const result = await cli(['run', ...provider(), '--max-steps', '1', 'loop']);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('--max-steps');
+  });
+
+  it('waits for a background task the agent started, and prints its answer to the notification', async () => {
+    const bash = { command: 'sleep 0.3; echo task-output-here', run_in_background: true, description: 'short job' };
+    server.enqueue(
+      { chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(bash) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'Started it.' }, { finish: 'stop' }] },
+      { chunks: [{ text: 'The job printed task-output-here.' }, { finish: 'stop' }] },
+    );
+    const result = await cli(['run', ...provider(), '--permission-mode', 'yolo', 'run the job']);
+    expect(result).toMatchObject({ code: 0, stdout: 'The job printed task-output-here.\n' });
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.stringify(server.requests[2]!.body.messages.slice(-2))).toContain('task-output-here');
+  });
+
+  it('Ctrl-C while waiting for background work stops it and exits 130', async () => {
+    const marker = `deft-cli-wait-${process.pid}-${Date.now()}`;
+    const bash = { command: `sleep 30 # ${marker}`, run_in_background: true, description: 'long job' };
+    server.enqueue(
+      { chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(bash) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'Started it.' }, { finish: 'stop' }] },
+    );
+    const interrupt: { fire?: () => void } = {};
+    const running = cli(['run', ...provider(), '--permission-mode', 'yolo', 'run the long job'], {}, interrupt);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(2), { timeout: 5_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    interrupt.fire!();
+    const result = await running;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('Started it.\n');
+    expect(result.stderr).toContain('interrupted');
+    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(marker));
+    expect(left).toEqual([]);
+  });
+
+  it('keeps going while a goal is active, until the model marks it complete', async () => {
+    server.enqueue(
+      { chunks: [{ toolCall: { name: 'CreateGoal', args: '{"objective":"tidy the notes"}' } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'Goal set.' }, { finish: 'stop' }] },
+      { chunks: [{ toolCall: { name: 'UpdateGoal', args: '{"status":"complete","note":"tidied"}' } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'All tidy.' }, { finish: 'stop' }] },
+    );
+    const result = await cli(['run', ...provider(), '--permission-mode', 'yolo', 'tidy the notes']);
+    expect(result).toMatchObject({ code: 0, stdout: 'All tidy.\n' });
+    expect(server.requests).toHaveLength(4);
+    expect(JSON.stringify(server.requests[2]!.body.messages.at(-1))).toContain('goal-continuation');
   });
 });

@@ -22,7 +22,9 @@ export interface CliIo {
 
 export const USAGE = `Usage: deft run [options] <prompt>
 
-Runs one turn headless in a workspace and prints the final answer.
+Runs a prompt headless in a workspace and prints the final answer. When the agent leaves background
+tasks running (or pursues a goal), deft waits for them and lets the agent react, then prints the
+last answer; Ctrl-C stops everything.
 
 Options:
   --workspace <dir>          workspace root (default: current directory)
@@ -148,7 +150,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     for (const problem of (await core.handlers.getPermissions({ sessionId })).permissions.problems) {
       io.stderr(`deft: warning: ${problem.message}${problem.rule !== undefined ? ` (rule: ${problem.rule}); this rule is not used` : ''}\n`);
     }
-    return await runOneTurn(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io);
+    return await runPrompt(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`deft: ${error.message}\n`);
@@ -159,7 +161,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function runOneTurn(
+/**
+ * Runs the prompt's turn, then — as the reference's print mode does — stays while the agent has work
+ * that will wake it (a background task it started, a goal it is pursuing), following those turns too.
+ * The text output is the last turn's final answer.
+ */
+async function runPrompt(
   core: ReturnType<typeof createNodeCore>,
   sessionId: string,
   prompt: string,
@@ -169,30 +176,33 @@ async function runOneTurn(
   const stepText = new Map<number, string>();
   let lastStepWithText = 0;
   let ended: Extract<SessionEvent, { type: 'turn.ended' }> | null = null;
-  let turnId: string | null = null;
+  const stopWaiting = new AbortController();
   const unsubscribe = core.onEvent((event) => {
     if (!('seq' in event) || event.sessionId !== sessionId) return;
-    if (turnId && 'turnId' in event && event.turnId !== turnId) return;
     if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
-    if (event.type === 'assistant.delta') {
+    if (event.type === 'turn.started') {
+      stepText.clear();
+      lastStepWithText = 0;
+    } else if (event.type === 'assistant.delta') {
       stepText.set(event.step, (stepText.get(event.step) ?? '') + event.text);
       lastStepWithText = event.step;
-    } else if (event.type === 'step.retrying') {
-      stepText.delete(event.step);
-    } else if (event.type === 'step.started') {
+    } else if (event.type === 'step.retrying' || event.type === 'step.started') {
       stepText.delete(event.step);
     } else if (event.type === 'turn.ended') {
       ended = event;
+      // A failed or stopped turn ends the run; background work is stopped with the core.
+      if (event.stopReason === 'cancelled' || event.stopReason === 'error' || event.stopReason === 'filtered') stopWaiting.abort();
     }
   });
   let interrupted = false;
   const removeInterrupt = io.onInterrupt?.(() => {
     interrupted = true;
+    stopWaiting.abort();
     void core.handlers.cancelTurn({ sessionId });
   });
   try {
-    const { turnId: id } = await core.handlers.sendPrompt({ sessionId, text: prompt });
-    turnId = id;
+    await core.handlers.sendPrompt({ sessionId, text: prompt });
+    await core.settled(sessionId, stopWaiting.signal);
     await core.turnDone(sessionId);
   } catch (error) {
     await core.close();
@@ -206,6 +216,10 @@ async function runOneTurn(
   if (format === 'text') {
     const answer = stepText.get(lastStepWithText) ?? '';
     if (answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
+  }
+  if (interrupted && end?.stopReason !== 'cancelled') {
+    io.stderr('deft: interrupted; the background work the agent started was stopped.\n');
+    return 130;
   }
   if (!end) return 1;
   switch (end.stopReason) {
