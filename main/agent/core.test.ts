@@ -223,6 +223,31 @@ describe('sessions persist', () => {
     await restarted.close();
   });
 
+  it('writes after a torn last line start on a line of their own, so the next load loses nothing', async () => {
+    h = await createHarness();
+    h.server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    await h.run('q');
+    await h.core.close();
+    const log = join(workspaceSessionsDir(h.home, h.workspace), h.session.id, LOG_FILE);
+    const crashed = JSON.stringify({ r: 'event', e: { type: 'turn.started', sessionId: h.session.id, seq: 100, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' } });
+    await appendFile(log, `${crashed}\n{"r":"event","e":{"type":"assi`);
+
+    const first = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry });
+    expect((await first.handlers.openSession({ sessionId: h.session.id })).problems).toEqual([]);
+    h.server.enqueue({ chunks: [{ text: 'fine' }, { finish: 'stop' }] });
+    await first.handlers.sendPrompt({ sessionId: h.session.id, text: 'after crash' });
+    await first.turnDone(h.session.id);
+    await first.close();
+
+    const second = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry });
+    const reopened = await second.handlers.openSession({ sessionId: h.session.id });
+    expect(reopened.problems).toEqual([]);
+    const ends = reopened.events.filter((e) => e.type === 'turn.ended' && e.turnId === 'turn-crash');
+    expect(ends).toHaveLength(1);
+    expect(reopened.events.filter((e) => e.type === 'turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
+    await second.close();
+  });
+
   it('reconnecting UIs get only what they missed, or a reset inside a merged delta', async () => {
     h = await createHarness();
     h.server.enqueue({ chunks: [...textChunks('abcdefgh', 2), { finish: 'stop' }] });
