@@ -62,6 +62,16 @@ describe('guardPath', () => {
     await expect(guardPath(join(ws, 'innocent.txt'), 'read', { workspace: ws })).rejects.toThrow(/sensitive/);
   });
 
+  it('refuses a symlink loop or an over-long name with a message, not a raw errno', async () => {
+    await symlink('loop-b', join(ws, 'loop-a'));
+    await symlink('loop-a', join(ws, 'loop-b'));
+    for (const intent of ['read', 'write', 'search'] as const) {
+      await expect(guardPath('loop-a', intent, { workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/symlink loop/) });
+      await expect(guardPath('loop-a/child.txt', intent, { workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/symlink loop/) });
+    }
+    await expect(guardPath(`${'n'.repeat(300)}.txt`, 'write', { workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/too long/) });
+  });
+
   it('expands ~ and refuses empty paths', async () => {
     expect((await guardPath('~/x.txt', 'read', { workspace: ws })).lexical).toBe(join(homedir(), 'x.txt'));
     await expect(guardPath('  ', 'read', { workspace: ws })).rejects.toThrow(/empty/);
