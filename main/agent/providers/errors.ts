@@ -81,7 +81,7 @@ export function errorFromNetwork(error: unknown, url: string): ProviderError {
         : code === 'ECONNRESET'
           ? 'the connection was reset'
           : (cause?.message ?? (error instanceof Error ? error.message : String(error)));
-  return new ProviderError('provider_unreachable', `Could not reach ${host}: ${reason}.`);
+  return new ProviderError('provider_unreachable', `Could not reach ${host}: ${reason}${/[.?!]$/.test(reason) ? '' : '.'}`);
 }
 
 export function safeHost(url: string): string {

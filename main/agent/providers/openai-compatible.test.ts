@@ -147,7 +147,7 @@ describe('OpenAICompatibleProvider', () => {
     provider = new OpenAICompatibleProvider({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' });
     const error = await failure();
     expect(error.code).toBe('provider_unreachable');
-    expect(error.message).toContain('connection was refused');
+    expect(error.message).toBe(`Could not reach 127.0.0.1:${port}: the connection was refused — is the server running?`);
   });
 
   it('times out when the server goes silent', async () => {
