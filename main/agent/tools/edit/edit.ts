@@ -64,6 +64,9 @@ const sameFile = (a: Stats, b: Stats) => a.mtimeMs === b.mtimeMs && a.size === b
 /** The change an edit would make to the file's current text, or why it cannot be made. */
 function plan(args: EditArgs, view: ModelView, display: string) {
   const { oldString, newString } = normalise(args, view);
+  if (oldString === newString) {
+    throw new ToolInputError(`old_string and new_string differ only in line endings, and ${display} keeps its CRLF line endings whichever you send, so there are no changes to make.`);
+  }
   const positions = occurrences(view.text, oldString);
   if (!positions.length) throw new ToolInputError(notFound(display, view.text, oldString));
   if (positions.length > 1 && !args.replace_all) {
