@@ -79,11 +79,11 @@ describe('guardPath', () => {
 });
 
 describe('isSensitivePath', () => {
-  it.each(['.env', '.env.local', '.ENV.production', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'credentials', 'id_rsa_old', 'id_rsa-2019', 'id_rsa.bak', 'id_ed25519.key', 'credentials.pem', '/home/u/.aws/credentials', 'C:\\Users\\u\\.gcp\\credentials'])(
+  it.each(['.env', '.env.local', '.ENV.production', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'credentials', 'id_rsa_old', 'id_rsa-2019', 'id_rsa.bak', 'id_rsa_pub', '.env.pub', 'id_ed25519.key', 'credentials.pem', '/home/u/.aws/credentials', 'C:\\Users\\u\\.gcp\\credentials'])(
     'refuses %s',
     (p) => expect(isSensitivePath(p)).toBe(true),
   );
-  it.each(['.env.example', '.env.sample', '.env.template', 'id_rsa.pub', 'id_ed25519.pub', 'id_rsafoo', 'credentials.json', 'src/env.ts', 'my.environment'])('allows %s', (p) =>
+  it.each(['.env.example', '.env.sample', '.env.template', 'id_rsa.pub', 'id_ed25519.pub', 'id_ed25519_work.pub', 'ID_RSA-2019.PUB', 'id_ecdsa.old.pub', 'id_rsafoo', 'credentials.json', 'src/env.ts', 'my.environment'])('allows %s', (p) =>
     expect(isSensitivePath(p)).toBe(false),
   );
 });
