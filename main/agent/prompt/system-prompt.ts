@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, stat } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
 import { guardPath } from '../policies/path-guard';
+import { headOf } from '../tools/result-builder';
 import identity from './identity.md?raw';
 
 export interface WorkspaceFacts {
@@ -51,7 +52,7 @@ export async function readAgentsMd(workspace: string, maxChars = 40_000): Promis
       await handle.close();
     }
     const text = new TextDecoder().decode(bytes, { stream: true });
-    return text.length > maxChars || bytes.length > maxChars * 4 ? `${text.slice(0, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
+    return text.length > maxChars || bytes.length > maxChars * 4 ? `${headOf(text, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
   } catch {
     return null;
   }

@@ -10,6 +10,7 @@ import { loadTextFile } from '../../files/text-file';
 import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../files/tool-support';
 import type { ToolInputDisplay } from '../../../../protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../contract';
+import { headOf } from '../result-builder';
 import description from './edit.md?raw';
 
 const input = z.object({
@@ -46,7 +47,7 @@ function notFound(display: string, text: string, oldString: string): string {
     return `${head} Nothing in the file resembles it. Read the file again to see its current content, then retry with text copied exactly from it.`;
   }
   const end = passage.startLine + passage.lines.length - 1;
-  const shown = passage.lines.map((line, i) => `${passage.startLine + i}\t${line.length > 500 ? `${line.slice(0, 500)}...` : line}`).join('\n');
+  const shown = passage.lines.map((line, i) => `${passage.startLine + i}\t${line.length > 500 ? `${headOf(line, 500)}...` : line}`).join('\n');
   const why = passage.whitespaceOnly
     ? 'It differs from your old_string only in whitespace (indentation, spaces or line breaks).'
     : `It is ${Math.round(passage.similarity * 100)}% similar to your old_string.`;
