@@ -1,4 +1,4 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../protocol';
@@ -293,6 +293,19 @@ describe('settings', () => {
     const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: 'cli', secrets: h.secrets });
     const { session } = await bare.handlers.createSession({});
     await expect(bare.handlers.sendPrompt({ sessionId: session.id, text: 'hi' })).rejects.toMatchObject({ code: 'not_configured' });
+  });
+});
+
+describe('over-long tool output', () => {
+  it('is saved under the session with a plain file name, even when the model made up the tool name', async () => {
+    h = await createHarness({ tools: () => testTools });
+    const name = `${'../'.repeat(30)}${h.home.slice(1)}/escaped${'/.'.repeat(30_000)}`;
+    h.server.enqueue({ chunks: [{ toolCall: { id: 'c/../1', name, args: '{}' } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    await mkdir(join(h.home, 'escaped'));
+    await h.run('go');
+    expect(await readdir(join(h.home, 'escaped'))).toEqual([]);
+    const saved = await readdir(join(workspaceSessionsDir(h.home, h.workspace), h.session.id, 'tool-results'));
+    expect(saved).toEqual([`${'_'.repeat(80)}-c____1.txt`]);
   });
 });
 
