@@ -41,7 +41,7 @@ Options:
   -h, --help                 show this help
 
 Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
-Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted.`;
+Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted, 141 stdout closed by its reader.`;
 
 const PROVIDERS = ['openai', 'anthropic'];
 const MODES = ['ask', 'accept-edits', 'yolo'];
