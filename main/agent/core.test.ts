@@ -1,4 +1,4 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../protocol';
@@ -223,6 +223,31 @@ describe('sessions persist', () => {
     await restarted.close();
   });
 
+  it('writes after a torn last line start on a line of their own, so the next load loses nothing', async () => {
+    h = await createHarness();
+    h.server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    await h.run('q');
+    await h.core.close();
+    const log = join(workspaceSessionsDir(h.home, h.workspace), h.session.id, LOG_FILE);
+    const crashed = JSON.stringify({ r: 'event', e: { type: 'turn.started', sessionId: h.session.id, seq: 100, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' } });
+    await appendFile(log, `${crashed}\n{"r":"event","e":{"type":"assi`);
+
+    const first = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry });
+    expect((await first.handlers.openSession({ sessionId: h.session.id })).problems).toEqual([]);
+    h.server.enqueue({ chunks: [{ text: 'fine' }, { finish: 'stop' }] });
+    await first.handlers.sendPrompt({ sessionId: h.session.id, text: 'after crash' });
+    await first.turnDone(h.session.id);
+    await first.close();
+
+    const second = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry });
+    const reopened = await second.handlers.openSession({ sessionId: h.session.id });
+    expect(reopened.problems).toEqual([]);
+    const ends = reopened.events.filter((e) => e.type === 'turn.ended' && e.turnId === 'turn-crash');
+    expect(ends).toHaveLength(1);
+    expect(reopened.events.filter((e) => e.type === 'turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
+    await second.close();
+  });
+
   it('reconnecting UIs get only what they missed, or a reset inside a merged delta', async () => {
     h = await createHarness();
     h.server.enqueue({ chunks: [...textChunks('abcdefgh', 2), { finish: 'stop' }] });
@@ -268,6 +293,19 @@ describe('settings', () => {
     const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: 'cli', secrets: h.secrets });
     const { session } = await bare.handlers.createSession({});
     await expect(bare.handlers.sendPrompt({ sessionId: session.id, text: 'hi' })).rejects.toMatchObject({ code: 'not_configured' });
+  });
+});
+
+describe('over-long tool output', () => {
+  it('is saved under the session with a plain file name, even when the model made up the tool name', async () => {
+    h = await createHarness({ tools: () => testTools });
+    const name = `${'../'.repeat(30)}${h.home.slice(1)}/escaped${'/.'.repeat(30_000)}`;
+    h.server.enqueue({ chunks: [{ toolCall: { id: 'c/../1', name, args: '{}' } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    await mkdir(join(h.home, 'escaped'));
+    await h.run('go');
+    expect(await readdir(join(h.home, 'escaped'))).toEqual([]);
+    const saved = await readdir(join(workspaceSessionsDir(h.home, h.workspace), h.session.id, 'tool-results'));
+    expect(saved).toEqual([`${'_'.repeat(80)}-c____1.txt`]);
   });
 });
 

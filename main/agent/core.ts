@@ -438,7 +438,9 @@ export class DeftCore {
         saveFullOutput: async (toolName, callId, output) => {
           const dir = join(session.dir, 'tool-results');
           await mkdir(dir, { recursive: true, mode: 0o700 });
-          const path = join(dir, `${toolName}-${callId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
+          // Both names can come from the model (an unknown tool's error echoes its name): keep them one short, plain file name.
+          const plain = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80);
+          const path = join(dir, `${plain(toolName)}-${plain(callId)}.txt`);
           await writeFile(path, output, { mode: 0o600 });
           return path;
         },

@@ -1,4 +1,5 @@
 import type { Stats } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import type { GuardedPath } from '../policies/path-guard';
 import { isWithin } from '../policies/path-guard';
@@ -20,7 +21,9 @@ export async function searchRoot(env: ToolEnv, input: string | undefined, need: 
   if (!stats) throw new ToolInputError(`${path.display} does not exist. Give an existing folder${need === 'any' ? ' or file' : ''} as path, or leave it out to search the whole workspace.`);
   if (!stats.isDirectory() && !stats.isFile()) throw new ToolInputError(`${path.display} is not a regular file or folder (it is a device, socket or pipe), so it is not searched.`);
   if (need === 'directory' && !stats.isDirectory()) throw new ToolInputError(`${path.display} is not a directory. Give Glob a folder as path (use Read for a single file).`);
-  const workspace = env.workspace;
+  // rg runs in the resolved folder, so its paths are relativised against the resolved workspace (which
+  // differs from the configured one when the workspace is opened through a symlink).
+  const workspace = await realpath(env.workspace).catch(() => env.workspace);
   return {
     path,
     stats,

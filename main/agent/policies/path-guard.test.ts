@@ -62,6 +62,16 @@ describe('guardPath', () => {
     await expect(guardPath(join(ws, 'innocent.txt'), 'read', { workspace: ws })).rejects.toThrow(/sensitive/);
   });
 
+  it('refuses a symlink loop or an over-long name with a message, not a raw errno', async () => {
+    await symlink('loop-b', join(ws, 'loop-a'));
+    await symlink('loop-a', join(ws, 'loop-b'));
+    for (const intent of ['read', 'write', 'search'] as const) {
+      await expect(guardPath('loop-a', intent, { workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/symlink loop/) });
+      await expect(guardPath('loop-a/child.txt', intent, { workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/symlink loop/) });
+    }
+    await expect(guardPath(`${'n'.repeat(300)}.txt`, 'write', { workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/too long/) });
+  });
+
   it('expands ~ and refuses empty paths', async () => {
     expect((await guardPath('~/x.txt', 'read', { workspace: ws })).lexical).toBe(join(homedir(), 'x.txt'));
     await expect(guardPath('  ', 'read', { workspace: ws })).rejects.toThrow(/empty/);
@@ -69,11 +79,11 @@ describe('guardPath', () => {
 });
 
 describe('isSensitivePath', () => {
-  it.each(['.env', '.env.local', '.ENV.production', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'credentials', 'id_rsa_old', 'id_rsa-2019', 'id_rsa.bak', 'id_ed25519.key', 'credentials.pem', '/home/u/.aws/credentials', 'C:\\Users\\u\\.gcp\\credentials'])(
+  it.each(['.env', '.env.local', '.ENV.production', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'credentials', 'id_rsa_old', 'id_rsa-2019', 'id_rsa.bak', 'id_rsa_pub', '.env.pub', 'id_ed25519.key', 'credentials.pem', '/home/u/.aws/credentials', 'C:\\Users\\u\\.gcp\\credentials'])(
     'refuses %s',
     (p) => expect(isSensitivePath(p)).toBe(true),
   );
-  it.each(['.env.example', '.env.sample', '.env.template', 'id_rsa.pub', 'id_ed25519.pub', 'id_rsafoo', 'credentials.json', 'src/env.ts', 'my.environment'])('allows %s', (p) =>
+  it.each(['.env.example', '.env.sample', '.env.template', 'id_rsa.pub', 'id_ed25519.pub', 'id_ed25519_work.pub', 'ID_RSA-2019.PUB', 'id_ecdsa.old.pub', 'id_rsafoo', 'credentials.json', 'src/env.ts', 'my.environment'])('allows %s', (p) =>
     expect(isSensitivePath(p)).toBe(false),
   );
 });

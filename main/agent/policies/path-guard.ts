@@ -52,6 +52,21 @@ async function realPathOf(lexical: string): Promise<string> {
   }
 }
 
+/** A path realpath cannot resolve, as an error the model can act on (never a raw errno). */
+function unresolvable(input: string, error: NodeJS.ErrnoException): Error {
+  switch (error.code) {
+    case 'ELOOP':
+      return new ToolInputError(`"${input}" cannot be resolved: it goes through a symlink loop (links pointing at each other). Use a path that does not pass through that link.`);
+    case 'EACCES':
+    case 'EPERM':
+      return new ToolInputError(`"${input}" cannot be resolved: permission denied on a folder along the path. Use a path you have access to.`);
+    case 'ENAMETOOLONG':
+      return new ToolInputError(`"${input}" is too long for the file system (a name or the whole path exceeds its limit).`);
+    default:
+      return error;
+  }
+}
+
 function expandHome(path: string): string {
   if (path === '~') return homedir();
   if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
@@ -73,7 +88,9 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
   const lexical = resolve(options.workspace, expanded);
   const roots = [options.workspace, ...(options.extraRoots?.() ?? [])];
   const lexicallyInside = roots.some((root) => isWithin(lexical, root));
-  const real = await realPathOf(lexical);
+  const real = await realPathOf(lexical).catch((error: NodeJS.ErrnoException) => {
+    throw unresolvable(input, error);
+  });
   const realRoots = await Promise.all(roots.map((root) => realPathOf(root)));
   const inside = realRoots.some((root) => isWithin(real, root));
 

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
-import { join } from 'node:path';
+import { guardPath } from '../policies/path-guard';
+import { headOf } from '../tools/result-builder';
 import identity from './identity.md?raw';
 
 export interface WorkspaceFacts {
@@ -32,11 +33,26 @@ export async function workspaceFacts(cwd: string, now: Date): Promise<WorkspaceF
   return { os: `${osType()} ${release()} (${arch()})`, cwd, date, git: await gitSummary(cwd) };
 }
 
-/** `AGENTS.md` at the workspace root, capped so a huge file cannot crowd out the conversation. */
+/**
+ * `AGENTS.md` at the workspace root, capped so a huge file cannot crowd out the conversation. It goes
+ * through the path guard like any file the model sees: a cloned repository's AGENTS.md that links to a
+ * secret or out of the workspace is not read, nor is one that is not a regular file (a FIFO would hang).
+ */
 export async function readAgentsMd(workspace: string, maxChars = 40_000): Promise<string | null> {
   try {
-    const text = await readFile(join(workspace, 'AGENTS.md'), 'utf8');
-    return text.length > maxChars ? `${text.slice(0, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
+    const { real } = await guardPath('AGENTS.md', 'read', { workspace });
+    if (!(await stat(real)).isFile()) return null;
+    const handle = await open(real, 'r');
+    let bytes: Buffer;
+    try {
+      // Enough bytes for maxChars characters of any width, plus one to notice there is more.
+      const buffer = Buffer.alloc(maxChars * 4 + 1);
+      bytes = buffer.subarray(0, (await handle.read(buffer, 0, buffer.length, 0)).bytesRead);
+    } finally {
+      await handle.close();
+    }
+    const text = new TextDecoder().decode(bytes, { stream: true });
+    return text.length > maxChars || bytes.length > maxChars * 4 ? `${headOf(text, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
   } catch {
     return null;
   }

@@ -27,11 +27,29 @@ function parseRetryAfter(value: string | null, now: number): number | undefined 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** A field of an error body as text: servers send strings, objects, or (FastAPI, e.g. vLLM) arrays of `{msg}`. */
+function asText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) {
+    return value
+      .map((item) => {
+        const { msg, loc } = (item ?? {}) as { msg?: unknown; loc?: unknown };
+        if (typeof msg !== 'string') return asText(item);
+        return Array.isArray(loc) ? `${loc.join('.')}: ${msg}` : msg;
+      })
+      .join('; ');
+  }
+  return JSON.stringify(value);
+}
+
 function extractMessage(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: string } | string; message?: string; detail?: string };
-    if (typeof parsed.error === 'string') return parsed.error;
-    return parsed.error?.message ?? parsed.message ?? parsed.detail ?? body;
+    const parsed = JSON.parse(body) as { error?: unknown; message?: unknown; detail?: unknown } | null;
+    if (!parsed || typeof parsed !== 'object') return body;
+    const error = parsed.error;
+    const fromError = error && typeof error === 'object' && !Array.isArray(error) ? asText((error as { message?: unknown }).message) : asText(error);
+    return fromError ?? asText(parsed.message) ?? asText(parsed.detail) ?? body;
   } catch {
     return body;
   }
@@ -81,7 +99,7 @@ export function errorFromNetwork(error: unknown, url: string): ProviderError {
         : code === 'ECONNRESET'
           ? 'the connection was reset'
           : (cause?.message ?? (error instanceof Error ? error.message : String(error)));
-  return new ProviderError('provider_unreachable', `Could not reach ${host}: ${reason}.`);
+  return new ProviderError('provider_unreachable', `Could not reach ${host}: ${reason}${/[.?!]$/.test(reason) ? '' : '.'}`);
 }
 
 export function safeHost(url: string): string {

@@ -105,6 +105,16 @@ describe('OpenAICompatibleProvider', () => {
     expect(error.message).toMatch(/Check the base URL .* model "mock-model"/);
   });
 
+  it('reads error bodies whatever the shape of their message (FastAPI/vLLM detail arrays, objects), without retrying a 422', async () => {
+    server.enqueue({ status: 422, body: '{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field required"},{"msg":"bad temperature"}]}' });
+    let error = await failure();
+    expect(error).toMatchObject({ code: 'provider_bad_request', retryable: false });
+    expect(error.message).toMatch(/\(HTTP 422\)\. The server said: body\.model: Field required; bad temperature$/);
+    server.enqueue({ status: 400, body: '{"error":{"message":{"reason":"too long"}}}' });
+    error = await failure();
+    expect(error.message).toMatch(/The server said: \{"reason":"too long"\}$/);
+  });
+
   it('makes 429 retryable with Retry-After, but not an exhausted quota', async () => {
     server.enqueue({ status: 429, headers: { 'retry-after': '3' }, body: '{"error":{"message":"slow down"}}' });
     const limited = await failure();
@@ -147,7 +157,7 @@ describe('OpenAICompatibleProvider', () => {
     provider = new OpenAICompatibleProvider({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' });
     const error = await failure();
     expect(error.code).toBe('provider_unreachable');
-    expect(error.message).toContain('connection was refused');
+    expect(error.message).toBe(`Could not reach 127.0.0.1:${port}: the connection was refused — is the server running?`);
   });
 
   it('times out when the server goes silent', async () => {

@@ -1,4 +1,4 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, open, readFile } from 'node:fs/promises';
 import { SessionEvent } from '../../../protocol';
 import type { ModelMessage } from '../providers/types';
 import type { LogRecord } from './records';
@@ -87,6 +87,52 @@ export class LogWriter {
 
   append(record: LogRecord): void {
     this.buffer.push(JSON.stringify(record) + '\n');
+  }
+
+  /**
+   * A crash mid-append leaves the log without its final line feed, and the next append would run on
+   * into that line, making it (and the first new record) unreadable. Before appending again: a torn
+   * record (replay ignored it) is cut off; a complete one that only lacks its line feed (replay used
+   * it) gets one.
+   */
+  async endTornTail(): Promise<void> {
+    let handle;
+    try {
+      handle = await open(this.path, 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      const chunk = Buffer.alloc(64 * 1024);
+      const tail: Buffer[] = [];
+      let lineStart = 0;
+      for (let end = size; end > 0; ) {
+        const from = Math.max(0, end - chunk.length);
+        const { bytesRead } = await handle.read(chunk, 0, end - from, from);
+        const feed = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+        if (end === size && feed === bytesRead - 1) return;
+        if (feed !== -1) {
+          tail.unshift(Buffer.from(chunk.subarray(feed + 1, bytesRead)));
+          lineStart = from + feed + 1;
+          break;
+        }
+        tail.unshift(Buffer.from(chunk.subarray(0, bytesRead)));
+        end = from;
+      }
+      if (size === 0) return;
+      let complete = true;
+      try {
+        JSON.parse(Buffer.concat(tail).toString('utf8'));
+      } catch {
+        complete = false;
+      }
+      if (complete) await handle.write('\n', size);
+      else await handle.truncate(lineStart);
+    } finally {
+      await handle.close();
+    }
   }
 
   get pending(): number {

@@ -70,6 +70,8 @@ export class Session {
   static async load(dir: string, meta: SessionMeta, now: () => number): Promise<{ session: Session; problems: string[] }> {
     const replay = await replayLog(join(dir, LOG_FILE));
     const session = new Session(dir, meta, now);
+    // Best effort: a log that cannot be written (read-only) still opens for reading.
+    await session.log.endTornTail().catch(() => {});
     session.events.push(...replay.events);
     session.unflushedFrom = session.events.length;
     session.seq = replay.events.reduce((max, e) => Math.max(max, e.seq), 0);

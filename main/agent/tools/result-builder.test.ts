@@ -18,6 +18,14 @@ describe('capText', () => {
     expect(result.text.endsWith(TRUNCATION_MARKER)).toBe(true);
     expect(result.text.split(TRUNCATION_MARKER).length).toBe(2);
   });
+  it('never cuts a surrogate pair in half, at the line cap or the total cap', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const line = capText(`a${'😀'.repeat(1500)}\nb`);
+    expect(line.text).toBe(`a${'😀'.repeat(999)}${TRUNCATION_MARKER}\nb`);
+    const total = capText(`a${'😀'.repeat(30_000)}`, { maxLineLength: null });
+    expect(total.text).toBe(`a${'😀'.repeat(24_999)}${TRUNCATION_MARKER}`);
+    expect(lone.test(line.text) || lone.test(total.text)).toBe(false);
+  });
   it('can disable the line cap', () => {
     expect(capText('z'.repeat(3000), { maxLineLength: null }).truncated).toBe(false);
   });

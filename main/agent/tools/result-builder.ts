@@ -10,6 +10,16 @@ export interface CappedText {
 }
 
 /**
+ * The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair: a lone
+ * surrogate is not valid Unicode, and servers that reject it would refuse every later request too.
+ */
+export function headOf(text: string, length: number): string {
+  if (length <= 0) return '';
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
+}
+
+/**
  * Cap text for the model: each line at `maxLineLength` (cut lines end with the marker), the whole at
  * `maxChars` (one marker, then nothing more).
  */
@@ -26,13 +36,13 @@ export function capText(text: string, options: { maxChars?: number; maxLineLengt
     if (!hasBreak) end = text.length;
     let line = text.slice(start, end);
     if (maxLine !== null && line.length > maxLine) {
-      line = line.slice(0, maxLine) + TRUNCATION_MARKER;
+      line = headOf(line, maxLine) + TRUNCATION_MARKER;
       longLines++;
       truncated = true;
     }
     const piece = hasBreak ? line + '\n' : line;
     if (out.length + piece.length > maxChars) {
-      out += piece.slice(0, Math.max(0, maxChars - out.length)) + TRUNCATION_MARKER;
+      out += headOf(piece, maxChars - out.length) + TRUNCATION_MARKER;
       return { text: out, truncated: true, longLines };
     }
     out += piece;

@@ -1,6 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MockModelServer, textChunks } from '../../../e2e/fixtures/mock-model-server';
+import { LOG_FILE } from '../../agent/sessions/session';
+import { workspaceSessionsDir } from '../../agent/sessions/store';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { testTools } from '../../agent/test-support/tools';
 import { put, skillMd } from '../../agent/skills/test-support';
@@ -104,6 +108,22 @@ describe('deft run', () => {
     server.enqueue({ chunks: [{ text: 'three' }, { finish: 'stop' }] });
     await cli(['run', ...provider(), '--session', sessionId, 'third']);
     expect(server.requests[2]!.body.messages.slice(1).map((m) => m.content)).toEqual(['first', 'one', 'second', 'two', 'third']);
+  });
+
+  it('warns on stderr about unreadable lines in the log of a resumed session, and still runs', async () => {
+    server.enqueue({ chunks: [{ text: 'one' }, { finish: 'stop' }] });
+    const first = await cli(['run', ...provider(), '--output-format', 'stream-json', 'first']);
+    const sessionId = (JSON.parse(first.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    const log = join(workspaceSessionsDir(home, workspace), sessionId, LOG_FILE);
+    const lines = (await readFile(log, 'utf8')).split('\n');
+    lines.splice(2, 0, '{not json');
+    await writeFile(log, lines.join('\n'));
+    for (const resume of [['--session', sessionId], ['--continue']]) {
+      server.enqueue({ chunks: [{ text: 'again' }, { finish: 'stop' }] });
+      const resumed = await cli(['run', ...provider(), ...resume, 'next']);
+      expect(resumed).toMatchObject({ code: 0, stdout: 'again\n' });
+      expect(resumed.stderr).toBe('deft: warning: Line 3 of the session log is not valid JSON and was skipped.\n');
+    }
   });
 
   it('--skills-dir replaces the workspace and user skill folders (built-ins stay)', async () => {

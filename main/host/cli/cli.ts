@@ -43,7 +43,7 @@ Options:
   -h, --help                 show this help
 
 Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
-Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted.`;
+Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted, 141 stdout closed by its reader.`;
 
 const PROVIDERS = ['openai', 'anthropic'];
 const MODES = ['ask', 'accept-edits', 'yolo'];
@@ -134,13 +134,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (!settings.provider) throw new UsageError('no model is configured: pass --base-url and --model (or set DEFT_BASE_URL and DEFT_MODEL)');
 
     let sessionId: string;
+    // A resumed session's unreadable log lines are reported, not silently dropped (as the window does).
+    const reportProblems = (problems: readonly string[]) => problems.forEach((p) => io.stderr(`deft: warning: ${p}\n`));
     if (values.session !== undefined) {
       sessionId = values.session;
       const opened = await core.handlers.openSession({ sessionId }).catch(() => null);
       if (!opened) throw new UsageError(`session "${sessionId}" does not exist in this workspace`);
+      reportProblems(opened.problems);
     } else if (values.continue && (await core.latestSessionId())) {
       sessionId = (await core.latestSessionId())!;
-      await core.handlers.openSession({ sessionId });
+      reportProblems((await core.handlers.openSession({ sessionId })).problems);
     } else {
       sessionId = (await core.handlers.createSession({})).session.id;
     }

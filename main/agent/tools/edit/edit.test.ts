@@ -89,6 +89,9 @@ describe('Edit', () => {
     // A model that sends CRLF itself is understood too.
     await kit.call('Edit', { path: 'win.txt', old_string: 'beta2\r\ngamma', new_string: 'delta' });
     expect(await kit.get('win.txt')).toBe('alpha\r\nbeta\r\ndelta\r\n');
+    // Strings that differ only in line endings change nothing in a CRLF file: refused, not "replaced".
+    const same = await kit.call('Edit', { path: 'win.txt', old_string: 'beta\r\ndelta', new_string: 'beta\ndelta' });
+    expect(same.result).toMatchObject({ isError: true, output: expect.stringMatching(/differ only in line endings.*no changes to make/) });
   });
 
   it('matches a mixed-line-ending file literally', async () => {

@@ -10,6 +10,7 @@ import { loadTextFile } from '../../files/text-file';
 import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../files/tool-support';
 import type { ToolInputDisplay } from '../../../../protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../contract';
+import { headOf } from '../result-builder';
 import description from './edit.md?raw';
 
 const input = z.object({
@@ -46,7 +47,7 @@ function notFound(display: string, text: string, oldString: string): string {
     return `${head} Nothing in the file resembles it. Read the file again to see its current content, then retry with text copied exactly from it.`;
   }
   const end = passage.startLine + passage.lines.length - 1;
-  const shown = passage.lines.map((line, i) => `${passage.startLine + i}\t${line.length > 500 ? `${line.slice(0, 500)}...` : line}`).join('\n');
+  const shown = passage.lines.map((line, i) => `${passage.startLine + i}\t${line.length > 500 ? `${headOf(line, 500)}...` : line}`).join('\n');
   const why = passage.whitespaceOnly
     ? 'It differs from your old_string only in whitespace (indentation, spaces or line breaks).'
     : `It is ${Math.round(passage.similarity * 100)}% similar to your old_string.`;
@@ -64,6 +65,9 @@ const sameFile = (a: Stats, b: Stats) => a.mtimeMs === b.mtimeMs && a.size === b
 /** The change an edit would make to the file's current text, or why it cannot be made. */
 function plan(args: EditArgs, view: ModelView, display: string) {
   const { oldString, newString } = normalise(args, view);
+  if (oldString === newString) {
+    throw new ToolInputError(`old_string and new_string differ only in line endings, and ${display} keeps its CRLF line endings whichever you send, so there are no changes to make.`);
+  }
   const positions = occurrences(view.text, oldString);
   if (!positions.length) throw new ToolInputError(notFound(display, view.text, oldString));
   if (positions.length > 1 && !args.replace_all) {

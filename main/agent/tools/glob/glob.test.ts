@@ -1,4 +1,4 @@
-import { utimes } from 'node:fs/promises';
+import { symlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FileToolKit, fileToolKit } from '../../test-support/file-tools';
@@ -40,6 +40,16 @@ describe('Glob', () => {
     expect((await kit.call('Glob', { pattern: 'src/*.{ts,tsx}' })).result.output).toBe('src/b.tsx\nsrc/a.ts');
     expect((await kit.call('Glob', { pattern: '*.ts', path: 'src' })).result.output).toBe('src/deep/c.ts\nsrc/a.ts');
     expect((await kit.call('Glob', { pattern: 'deep/*', path: 'src' })).result.output).toBe('src/deep/c.ts');
+  });
+
+  it('names files relative to a workspace opened through a symlink (Grep too)', async () => {
+    const alias = join(kit.outside, 'alias');
+    await symlink(kit.workspace, alias);
+    kit.env.workspace = alias;
+    expect((await kit.call('Glob', { pattern: 'src/*.ts' })).result.output).toBe('src/a.ts');
+    expect((await kit.call('Glob', { pattern: '*.ts', path: join(alias, 'src') })).result.output).toBe('src/deep/c.ts\nsrc/a.ts');
+    expect((await kit.call('Grep', { pattern: 'x', path: 'lib' })).result.output).toBe('Found 1 file (newest first).\nlib/d.ts');
+    expect((await kit.call('Grep', { pattern: 'x', path: 'lib', output_mode: 'content' })).result.output).toBe('Found 1 matching line in 1 file.\nlib/d.ts:1:x');
   });
 
   it('lists ignored files on request, never VCS folders', async () => {

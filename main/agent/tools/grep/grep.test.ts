@@ -102,8 +102,11 @@ describe('Grep', () => {
   });
 
   it('reports a timeout with nothing found as an error that says how to narrow the search', async () => {
+    // Thousands of files and no match: rg cannot finish within 1 ms, and has printed nothing when stopped
+    // (with a few matching files it sometimes won the race on a busy machine).
+    await Promise.all(Array.from({ length: 3000 }, (_, i) => kit.put(`many/${i % 30}/f${i}.txt`, 'nothing to see\n')));
     const tool = createGrepTool({ timeoutMs: 1 });
-    const execution = await tool.resolveExecution(tool.input.parse({ pattern: 'alpha' }), kit.env);
+    const execution = await tool.resolveExecution(tool.input.parse({ pattern: 'zzz-never-found', path: 'many' }), kit.env);
     if (!isExecution(execution)) throw new Error('expected an execution');
     const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' });
     expect(result).toMatchObject({ isError: true, output: 'Grep timed out after 0.001 s without finding anything. Narrow the search with path, glob or type.' });

@@ -104,6 +104,18 @@ describe('ReadMediaFile', () => {
     expect((await kit.call('ReadMediaFile', { path: '.env' })).text).toMatch(/sensitive file/);
   });
 
+  it('refuses a damaged image whose header still reads, whether it would be sent untouched or scaled', async () => {
+    const small = await noise(200, 150).png().toBuffer();
+    const large = await noise(2400, 1600).jpeg().toBuffer();
+    await kit.put('cut-small.png', small.subarray(0, Math.floor(small.length / 2)));
+    await kit.put('cut-large.jpg', large.subarray(0, Math.floor(large.length / 2)));
+    for (const path of ['cut-small.png', 'cut-large.jpg']) {
+      const { result } = await kit.call('ReadMediaFile', { path });
+      expect(result.isError).toBe(true);
+      expect(result.output).toMatch(new RegExp(`^${path.replace('.', '\\.')} could not be decoded as an image \\(.+\\)\\. It may be damaged or truncated`));
+    }
+  });
+
   it('is refused clearly when the model has no image input', async () => {
     const textOnly = await fileToolKit({ imageInput: false });
     try {

@@ -47,8 +47,16 @@ export function createReadMediaFileTool(): Tool<typeof input> {
             const bytes = await readFile(path.real);
             const kind = sniff(bytes.subarray(0, SNIFF_BYTES), path.real);
             if (kind.kind !== 'image') throw new ToolInputError(notModelImageMessage(path.display, kind));
-            const image = await deliverImage(bytes, kind.format, path.display, { ...(args.region ? { region: args.region } : {}), ...(args.full_resolution ? { fullResolution: true } : {}) }, limits);
-            const preview = await previewDataUrl(image.data);
+            let image: Awaited<ReturnType<typeof deliverImage>>;
+            let preview: Awaited<ReturnType<typeof previewDataUrl>>;
+            try {
+              image = await deliverImage(bytes, kind.format, path.display, { ...(args.region ? { region: args.region } : {}), ...(args.full_resolution ? { fullResolution: true } : {}) }, limits);
+              // Decodes the whole image (the header alone was checked so far), so a damaged file never reaches the model.
+              preview = await previewDataUrl(image.data);
+            } catch (error) {
+              if (error instanceof ToolInputError) throw error;
+              throw new ToolInputError(`${path.display} could not be decoded as an image (${(error as Error).message}). It may be damaged or truncated; ask the user for an intact copy.`);
+            }
             const mode = image.mode === 'untouched' ? 'original' : image.mode;
             return {
               output: [

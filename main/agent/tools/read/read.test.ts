@@ -59,6 +59,12 @@ describe('Read', () => {
     expect(result.note).toContain('Lines [2] were truncated to 2000 characters.');
   });
 
+  it('cuts a long line of emoji without splitting a character', async () => {
+    await kit.put('emoji.txt', `a${'😀'.repeat(3000)}\n`);
+    const { result } = await kit.call('Read', { path: 'emoji.txt' });
+    expect(result.output).toBe(`1\ta${'😀'.repeat(999)}...`);
+  });
+
   it('reads the tail with a negative line_offset, numbering lines from the start', async () => {
     await kit.put('log.txt', lines(300));
     const { result } = await kit.call('Read', { path: 'log.txt', line_offset: -3 });

@@ -7,6 +7,7 @@ import { lineEndingStyle } from '../../files/line-endings';
 import { invalidUtf8Message, notTextMessage, nulMessage } from '../../files/text-file';
 import { asToolError, existingFile, formatBytes, guard, pathRules } from '../../files/tool-support';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../contract';
+import { headOf } from '../result-builder';
 import description from './read.md?raw';
 
 export const MAX_LINES = 1_000;
@@ -35,7 +36,7 @@ function shownText(line: RawLine, crMode: 'strip' | 'visible' | 'keep'): { text:
   if (crMode === 'strip' && text.endsWith('\r')) text = text.slice(0, -1);
   else if (crMode === 'visible') text = text.replace(/\r/g, '\\r');
   const cut = line.cut || text.length > MAX_LINE_LENGTH;
-  return { text: cut ? `${text.slice(0, MAX_LINE_LENGTH)}...` : text, cut };
+  return { text: cut ? `${headOf(text, MAX_LINE_LENGTH)}...` : text, cut };
 }
 
 // Counted conservatively (every CR as the two characters `\r`) so the budget holds whatever the style.

@@ -1,0 +1,53 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LogWriter, parseLog } from './log';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'deft-log-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const state = (key: string) => JSON.stringify({ r: 'state', key, value: 1 });
+
+describe('LogWriter.endTornTail', () => {
+  it('cuts a torn last record, so the next append starts a line of its own', async () => {
+    const path = join(dir, 'log.jsonl');
+    await writeFile(path, `${state('a')}\n${'x'.repeat(70_000)}{"r":"sta`);
+    const writer = new LogWriter(path);
+    await writer.endTornTail();
+    writer.append({ r: 'state', key: 'b', value: 1 });
+    await writer.flush();
+    const replay = parseLog(await readFile(path, 'utf8'));
+    expect(replay.problems).toEqual([]);
+    expect([...replay.timeline.state.keys()]).toEqual(['a', 'b']);
+  });
+
+  it('ends a complete last record that lost only its line feed, keeping it', async () => {
+    const path = join(dir, 'log.jsonl');
+    await writeFile(path, `${state('a')}\n${state('b')}`);
+    const writer = new LogWriter(path);
+    await writer.endTornTail();
+    writer.append({ r: 'state', key: 'c', value: 1 });
+    await writer.flush();
+    const replay = parseLog(await readFile(path, 'utf8'));
+    expect(replay.problems).toEqual([]);
+    expect([...replay.timeline.state.keys()]).toEqual(['a', 'b', 'c']);
+  });
+
+  it('leaves a clean log, an empty one and a missing one alone', async () => {
+    const clean = join(dir, 'clean.jsonl');
+    await writeFile(clean, `${state('a')}\n`);
+    await new LogWriter(clean).endTornTail();
+    expect(await readFile(clean, 'utf8')).toBe(`${state('a')}\n`);
+    const empty = join(dir, 'empty.jsonl');
+    await writeFile(empty, '');
+    await new LogWriter(empty).endTornTail();
+    expect(await readFile(empty, 'utf8')).toBe('');
+    await expect(new LogWriter(join(dir, 'missing.jsonl')).endTornTail()).resolves.toBeUndefined();
+  });
+});
