@@ -48,8 +48,20 @@ describe('replaceFileAtomic', () => {
     }
     // Only the target and at most temp files of killed writers remain; the target itself is never a temp.
     const names = await readdir(dir);
-    expect(names.filter((n) => !/^\.data\.txt\.deft-[0-9a-f]+\.tmp$/.test(n))).toEqual(['data.txt']);
+    expect(names.filter((n) => !/^\.data\.txt\.deft-\d+-[0-9a-f]+\.tmp$/.test(n))).toEqual(['data.txt']);
   }, 60_000);
+
+  it('sweeps the temp files of writers that died, and only theirs, at its first write in a folder', async () => {
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => dead.once('exit', r));
+    const orphan = `.data.txt.deft-${dead.pid}-0a1b2c.tmp`;
+    const live = `.data.txt.deft-${process.ppid}-3d4e5f.tmp`;
+    await writeFile(join(dir, orphan), 'half');
+    await writeFile(join(dir, live), 'in progress');
+    await writeFile(join(dir, '.notes.deft-7.tmp.bak'), 'not ours');
+    await replaceFileAtomic(join(dir, 'data.txt'), 'x');
+    expect((await readdir(dir)).sort()).toEqual(['.data.txt.deft-' + process.ppid + '-3d4e5f.tmp', '.notes.deft-7.tmp.bak', 'data.txt'].sort());
+  });
 
   it('keeps an existing file mode and removes its temp file when the write fails', async () => {
     const target = join(dir, 'tool.sh');
