@@ -12,9 +12,11 @@ export const VCS_DIRS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'];
  * and version-control folders out (after any user glob, so it cannot re-include them). Secret files
  * are filtered from the results rather than excluded here, so the model can be told how many matched.
  */
-export function commonArgs(): string[] {
-  // Line-buffered so that what rg found before a timeout is not lost in its pipe buffer.
-  return ['--no-config', '--hidden', '--no-require-git', '--line-buffered', '--color', 'never'];
+export function commonArgs(options: { lineBuffered?: boolean } = {}): string[] {
+  // Line-buffered so that what a slow search found before a timeout is not lost in rg's pipe buffer.
+  // A file listing is fast and long: there the per-line writes cost more (~10%) than the few names a
+  // timeout could lose.
+  return ['--no-config', '--hidden', '--no-require-git', ...(options.lineBuffered === false ? [] : ['--line-buffered']), '--color', 'never'];
 }
 
 export function exclusionArgs(): string[] {

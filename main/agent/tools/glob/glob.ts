@@ -36,7 +36,7 @@ function splitPattern(args: GlobArgs): { root: string | undefined; pattern: stri
 }
 
 async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: AbortSignal): Promise<ToolResult> {
-  const rgArgs = [...commonArgs(), '--files', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
+  const rgArgs = [...commonArgs({ lineBuffered: false }), '--files', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
   const absolute = (p: string) => join(root.path.real, p);
   const times = new MtimeIndex();
   const result = await runRipgrep(rgArgs, { cwd: root.path.real, signal, onLine: (line) => line && times.add(line, absolute(line)) });
