@@ -31,8 +31,15 @@ function Item({ item }: { item: TranscriptItem }) {
 /** The transcript, virtualised: only rows near the viewport are rendered. Sticks to the bottom while you are there. */
 export function Conversation() {
   const items = useSessions((s) => s.transcript.items);
-  const undone = useSessions((s) => s.transcript.history.undone);
   const loading = useSessions((s) => s.loading);
+  const sessionId = useSessions((s) => s.currentId);
+  if (!items.length) return loading ? <div className="conversation-scroll" role="log" aria-label="Conversation" aria-busy="true" /> : <EmptyState />;
+  // Mounted once a session's rows are there, so the first rows it renders are the last ones.
+  return <TranscriptList key={sessionId ?? ''} items={items} />;
+}
+
+function TranscriptList({ items }: { items: TranscriptItem[] }) {
+  const undone = useSessions((s) => s.transcript.history.undone);
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const virtualizer = useVirtualizer({
@@ -41,6 +48,9 @@ export function Conversation() {
     estimateSize: (index) => estimateHeight(items[index]!),
     overscan: 6,
     getItemKey: (index) => items[index]!.id,
+    // A conversation opens at its end: without this the first render lays out (and highlights) the
+    // opening rows only to jump away from them.
+    initialOffset: Number.MAX_SAFE_INTEGER,
   });
   const totalSize = virtualizer.getTotalSize();
 
@@ -49,7 +59,6 @@ export function Conversation() {
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [items, totalSize]);
 
-  if (!items.length && !loading) return <EmptyState />;
   return (
     <div
       className="conversation-scroll"
