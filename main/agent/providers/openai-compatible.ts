@@ -170,21 +170,36 @@ function toUsage(u: WireUsage): Usage {
   return usage;
 }
 
-/** Tool-call deltas arrive in pieces, keyed by index (or, on some servers, only by id). */
+/**
+ * Tool-call deltas arrive in pieces, keyed by index (or, on some servers, only by id). Servers bend
+ * the format: some repeat the whole name in every delta (MiniMax via NVIDIA NIM, some GPT-5 streams),
+ * Ollama numbers every parallel call index 0 (ollama#15457), LM Studio sends a fresh id with every
+ * fragment. A delta starts a new call at a used index only when it brings both a new id and a name.
+ */
 class ToolCallAssembler {
   private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
+  /** The call a wire index currently points at (Ollama reuses index 0). */
+  private readonly slotOfIndex = new Map<number, number>();
   private lastIndex = -1;
 
   add(delta: ChunkToolCall): void {
-    let index = delta.index;
-    if (index === undefined) {
+    const name = delta.function?.name ?? '';
+    let index: number;
+    if (delta.index === undefined) {
       const existing = delta.id ? this.calls.findIndex((c) => c.id === delta.id) : -1;
       index = existing >= 0 ? existing : delta.id ? this.calls.length : Math.max(this.lastIndex, 0);
+    } else {
+      index = this.slotOfIndex.get(delta.index) ?? delta.index;
+      const current = this.calls[index];
+      if (current?.id && current.name && delta.id && delta.id !== current.id && name) {
+        index = this.calls.length;
+        this.slotOfIndex.set(delta.index, index);
+      }
     }
     this.lastIndex = index;
     const call = (this.calls[index] ??= { id: '', name: '', arguments: '' });
     if (delta.id) call.id = delta.id;
-    if (delta.function?.name) call.name += delta.function.name;
+    if (name && name !== call.name) call.name = name.startsWith(call.name) ? name : call.name + name;
     if (delta.function?.arguments) call.arguments += delta.function.arguments;
   }
 
