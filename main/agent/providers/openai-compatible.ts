@@ -50,6 +50,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
   readonly capabilities;
   private readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
+  /** Cleared once the server rejects `stream_options` as an unknown field (Azure AI, strict proxies). */
+  private streamOptions = true;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.model = options.model;
@@ -79,15 +81,25 @@ export class OpenAICompatibleProvider implements ChatProvider {
       model: this.model,
       messages: toWireMessages(request.system, request.messages),
       stream: true,
-      stream_options: { include_usage: true },
     };
+    if (this.streamOptions) body.stream_options = { include_usage: true };
     if (request.tools.length) {
       body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
     }
     if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens;
-    return streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) =>
-      this.readStream(data, callbacks, url),
-    );
+    const send = () =>
+      streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) =>
+        this.readStream(data, callbacks, url),
+      );
+    try {
+      return await send();
+    } catch (error) {
+      if (!this.streamOptions || !(error instanceof ProviderError) || (error.options.status !== 400 && error.options.status !== 422) || !/stream_options/.test(error.message)) throw error;
+      // Usage is then unknown for this provider, which is better than no answer at all.
+      this.streamOptions = false;
+      delete body.stream_options;
+      return send();
+    }
   }
 
   private async readStream(stream: AsyncIterable<string>, callbacks: StepCallbacks, url: string): Promise<StepResult> {
