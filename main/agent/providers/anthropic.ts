@@ -139,9 +139,9 @@ async function readStream(stream: AsyncIterable<string>, callbacks: StepCallback
       case 'error': {
         const kind = event.error?.type ?? 'error';
         const message = `${safeHost(url)} reported ${kind} mid-stream: ${event.error?.message ?? 'no details'}`;
-        throw new ProviderError(kind === 'overloaded_error' || kind === 'api_error' ? 'provider_server' : 'provider_bad_request', message, {
-          retryable: kind === 'overloaded_error' || kind === 'api_error',
-        });
+        if (kind === 'rate_limit_error') throw new ProviderError('provider_rate_limit', message);
+        const transient = kind === 'overloaded_error' || kind === 'api_error' || kind === 'timeout_error';
+        throw new ProviderError(transient ? 'provider_server' : 'provider_bad_request', message, { retryable: transient });
       }
       default:
         break; // ping and future event types
