@@ -186,9 +186,18 @@ function normaliseStop(raw: string | null, hasToolCalls: boolean): FinishReason 
   }
 }
 
+/** Text blocks must hold more than whitespace (the API refuses them otherwise). */
 function mediaBlocks(content: string | ContentPart[]): Array<Extract<Block, { type: 'text' | 'image' }>> {
-  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
-  return content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image', source: { type: 'base64', media_type: p.mimeType, data: p.data } }));
+  const parts: ContentPart[] = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  return parts
+    .filter((p) => p.type === 'image' || p.text.trim())
+    .map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image', source: { type: 'base64', media_type: p.mimeType, data: p.data } }));
+}
+
+/** The API refuses an error result that is empty or carries anything but text. */
+function toolResultBlocks(content: string | ContentPart[], isError: boolean): Array<Extract<Block, { type: 'text' | 'image' }>> {
+  const blocks = mediaBlocks(content).filter((b) => !isError || b.type === 'text');
+  return blocks.length ? blocks : [{ type: 'text', text: isError ? 'The tool failed without output.' : '(no output)' }];
 }
 
 function parseInput(args: string): unknown {
@@ -218,7 +227,7 @@ export function toAnthropicMessages(messages: readonly ModelMessage[]): WireMess
   for (const message of messages) {
     if (message.role === 'user') push('user', mediaBlocks(message.content));
     else if (message.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: message.toolCallId, content: mediaBlocks(message.content), ...(message.isError ? { is_error: true } : {}) }]);
+      push('user', [{ type: 'tool_result', tool_use_id: message.toolCallId, content: toolResultBlocks(message.content, message.isError === true), ...(message.isError ? { is_error: true } : {}) }]);
     } else {
       const blocks: Block[] = [];
       if (message.reasoning && message.reasoningSignature) blocks.push({ type: 'thinking', thinking: message.reasoning, signature: message.reasoningSignature });

@@ -238,3 +238,31 @@ describe('Anthropic streams as the API sends them', () => {
     expect(invalid).toMatchObject({ code: 'provider_bad_request', retryable: false });
   });
 });
+
+describe('Anthropic tool results the API accepts', () => {
+  it('never sends an empty or whitespace-only tool_result, and keeps error results text-only', async () => {
+    const { toAnthropicMessages } = await import('./anthropic');
+    const wire = toAnthropicMessages([
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'a', name: 'Bash', arguments: '{}' },
+          { id: 'b', name: 'Bash', arguments: '{}' },
+          { id: 'c', name: 'ReadMediaFile', arguments: '{}' },
+        ],
+      },
+      { role: 'tool', toolCallId: 'a', toolName: 'Bash', content: '' },
+      { role: 'tool', toolCallId: 'b', toolName: 'Bash', content: '\n', isError: true },
+      { role: 'tool', toolCallId: 'c', toolName: 'ReadMediaFile', content: [{ type: 'text', text: 'too big' }, { type: 'image', mimeType: 'image/png', data: 'AAAA' }], isError: true },
+    ]);
+    const results = wire[2]!.content as Array<{ content: Array<{ type: string; text?: string }>; is_error?: boolean }>;
+    for (const result of results) {
+      expect(result.content.length).toBeGreaterThan(0);
+      for (const block of result.content) if (block.type === 'text') expect(block.text!.trim()).not.toBe('');
+    }
+    expect(results[1]).toMatchObject({ is_error: true });
+    expect(results[2]!.content).toEqual([{ type: 'text', text: 'too big' }]);
+  });
+});
