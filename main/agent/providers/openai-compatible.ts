@@ -1,5 +1,5 @@
 import type { FinishReason, Usage } from '../../../protocol';
-import { ProviderError, safeHost } from './errors';
+import { ProviderError, errorFromResponse, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
 import { ThinkTagSplitter } from './think-tags';
 import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
@@ -129,6 +129,9 @@ export class OpenAICompatibleProvider implements ChatProvider {
       const chunk = parseChunk<Chunk>(data, url);
       if (chunk.error) {
         const message = typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? JSON.stringify(chunk.error));
+        // OpenRouter sends HTTP-like codes here (400, 401, 402, 403 moderation, 408, 429, 502…): a refused request must not be retried.
+        const code = typeof chunk.error === 'string' ? NaN : Number(chunk.error.code);
+        if (code >= 400 && code < 500 && code !== 408) throw errorFromResponse(code, JSON.stringify({ error: { message } }), new Headers(), { url, model: this.model });
         throw new ProviderError('provider_server', `${safeHost(url)} reported an error mid-stream: ${message}`);
       }
       const choice = chunk.choices?.[0];

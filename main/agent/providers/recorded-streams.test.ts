@@ -156,6 +156,19 @@ describe('OpenAI-compatible streams as servers send them', () => {
     expect(error.message).toContain('Provider disconnected');
   });
 
+  it('does not retry a request OpenRouter refuses mid-stream (4xx code inside the error), but retries a 429 there', async () => {
+    const { fetchImpl } = scriptedFetch(
+      { body: sse([{ error: { code: 403, message: 'Input flagged by moderation' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }]) },
+      { body: sse([{ error: { code: 429, message: 'Rate limit exceeded upstream' } }]) },
+    );
+    const provider = openai(fetchImpl);
+    const refused = (await run(provider).catch((e: unknown) => e)) as ProviderError;
+    expect(refused).toMatchObject({ retryable: false });
+    expect(refused.message).toContain('Input flagged by moderation');
+    const limited = (await run(provider).catch((e: unknown) => e)) as ProviderError;
+    expect(limited).toMatchObject({ code: 'provider_rate_limit', retryable: true });
+  });
+
   it('drops stream_options and retries once when the server rejects it as an unknown field (Azure AI)', async () => {
     const { fetchImpl, requests } = scriptedFetch(
       { status: 400, body: JSON.stringify({ detail: "Extra parameters ['stream_options'] are not allowed when extra-parameters is not set or set to be 'error'. Set extra-parameters to 'pass-through' to pass to the model." }), headers: { 'content-type': 'application/json' } },
