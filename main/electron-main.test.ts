@@ -1,11 +1,15 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- a hand-written stand-in for electron's API */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from './agent/test-support/harness';
+import { skillMd } from './agent/skills/test-support';
 
 // The Electron binary is not available everywhere tests run, so the composition root is exercised
 // against a stand-in `electron` module: what matters here is how it configures windows and sessions.
 const created: Array<{ options: Record<string, any>; contents: Record<string, any> }> = [];
-const calls = { sandbox: 0, openExternal: [] as string[], permission: [] as boolean[] };
+const calls = { sandbox: 0, openExternal: [] as string[], permission: [] as boolean[], opened: [] as string[], revealed: [] as string[] };
+const ipc = new Map<string, (...a: any[]) => any>();
 let windowLoaded: () => void = () => {};
 const loaded = new Promise<void>((resolve) => (windowLoaded = resolve));
 
@@ -37,15 +41,23 @@ vi.mock('electron', () => {
     app: { enableSandbox: () => calls.sandbox++, whenReady: () => Promise.resolve(), on: () => {}, quit: () => {} },
     BrowserWindow,
     dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }), showErrorBox: () => {} },
-    ipcMain: { handle: () => {} },
+    ipcMain: { handle: (channel: string, fn: (...a: any[]) => any) => ipc.set(channel, fn) },
     safeStorage: { isEncryptionAvailable: () => false },
     session: { defaultSession: { setPermissionRequestHandler: (fn: (...a: any[]) => void) => fn(null, 'camera', (ok: boolean) => calls.permission.push(ok)) } },
-    shell: { openExternal: async (url: string) => void calls.openExternal.push(url) },
+    shell: {
+      openExternal: async (url: string) => void calls.openExternal.push(url),
+      openPath: async (path: string) => (calls.opened.push(path), ''),
+      showItemInFolder: (path: string) => void calls.revealed.push(path),
+    },
   };
 });
 
 const workspace = await tempDir('deft-electron-ws-');
 process.env.DEFT_HOME = await tempDir('deft-electron-home-');
+// A skill whose folder is an app bundle, as a cloned repo could ship it.
+const bundle = join(workspace, '.deft/skills/tidy.app');
+await mkdir(bundle, { recursive: true });
+await writeFile(join(bundle, 'SKILL.md'), skillMd('tidy'));
 process.argv.push('--workspace', workspace);
 await import('./index');
 await loaded;
@@ -75,5 +87,16 @@ describe('the Electron composition root', () => {
     expect(listeners.windowOpen!({ url: 'https://example.com/x' })).toEqual({ action: 'deny' });
     expect(listeners.windowOpen!({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
     expect(calls.openExternal).toEqual(['https://example.com/docs', 'https://example.com/x']);
+  });
+
+  it('shows a skill folder in the file manager and never opens it (a folder can be an app bundle)', async () => {
+    const contents = created[0]!.contents;
+    const rendererUrl = new URL('../renderer/index.html', import.meta.url).href;
+    const frame = { url: rendererUrl };
+    const reply = await ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'openSkillFolder', { name: 'tidy' });
+    expect(reply).toMatchObject({ ok: true, result: { opened: true } });
+    expect(calls.opened).toEqual([]);
+    expect(calls.revealed).toHaveLength(1);
+    expect(calls.revealed[0]).toMatch(/tidy\.app$/);
   });
 });

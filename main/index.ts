@@ -67,7 +67,11 @@ function openWindow(workspacePath: string): void {
       if (chosen) openWindow(chosen);
       return chosen;
     },
-    openPath: async (path) => (await shell.openPath(path)) === '',
+    // Revealed, never opened: a skill folder from a cloned repo can be an app bundle (macOS runs `x.app/` on open).
+    openPath: async (path) => {
+      shell.showItemInFolder(path);
+      return true;
+    },
   });
   const contentsId = window.webContents.id;
   windows.set(contentsId, { window, core });

@@ -38,7 +38,7 @@ export interface CoreContext {
   emitApp(event: AppEvent): void;
   /** A session, loading it if needed; throws when it does not exist. */
   session(id: string): Promise<SessionHandle>;
-  /** Open a folder or file with the system's default app (desktop only); resolves to whether it opened. */
+  /** Show a folder or file in the system file manager, never opening it (desktop only); resolves to whether it was shown. */
   openPath?(path: string): Promise<boolean>;
 }
 

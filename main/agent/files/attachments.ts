@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { extname, isAbsolute, join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { type Attachment, MAX_ATTACHMENT_BYTES } from '../../../protocol';
 import { CommandError } from '../errors';
@@ -53,7 +53,10 @@ export async function saveAttachment(sessionDir: string, name: string, base64: s
 /** A thumbnail of a saved attachment; refuses any path outside the session's attachments folder. */
 export async function attachmentPreview(sessionDir: string, path: string): Promise<{ dataUrl: string; width: number; height: number }> {
   const outside = new CommandError('invalid_request', 'Only images attached to this session can be previewed.');
-  const root = await realpath(attachmentsDir(sessionDir)).catch(() => {
+  // Refused before touching the disk, so a page cannot probe which paths exist elsewhere.
+  const dir = attachmentsDir(sessionDir);
+  if (!isAbsolute(path) || !isWithin(resolve(path), dir) || resolve(path) === dir) throw outside;
+  const root = await realpath(dir).catch(() => {
     throw outside;
   });
   const real = await realpath(path).catch(() => {

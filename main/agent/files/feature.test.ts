@@ -1,5 +1,5 @@
 import { readFile, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockChunk } from '../../../e2e/fixtures/mock-model-server';
@@ -135,8 +135,16 @@ describe('the files feature, driven by a model', () => {
     const tiff = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).tiff().toBuffer();
     await expect(save('scan.tiff', tiff.toString('base64'))).rejects.toThrow(/TIFF image; only PNG, JPEG, GIF and WebP/);
     await expect(save('x.png', 'not base64!')).rejects.toThrow('The attachment data is not valid base64.');
-    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(h.workspace, 'x.png') })).rejects.toThrow(/no longer exists|Only images attached/);
+    // Paths outside the attachments folder are refused alike whether they exist or not (no probing the disk).
+    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(h.workspace, 'x.png') })).rejects.toThrow('Only images attached to this session can be previewed.');
     await writeFile(join(h.workspace, 'real.png'), await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).png().toBuffer());
     await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(h.workspace, 'real.png') })).rejects.toThrow('Only images attached to this session can be previewed.');
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).png().toBuffer();
+    const { attachment } = await save('a.png', png.toString('base64'));
+    const dir = dirname(attachment.path);
+    for (const path of [join(dir, '..', 'missing.png'), join(dir, '../../../../no/such/file.png'), 'relative.png']) {
+      await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path })).rejects.toThrow('Only images attached to this session can be previewed.');
+    }
+    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(dir, 'gone.png') })).rejects.toThrow('That attachment no longer exists.');
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +47,15 @@ describe('RuleStore', () => {
     const { loaded } = await store.load();
     expect(loaded.problems).toEqual([{ file: join(home, 'settings.json'), message: expect.stringContaining('is not valid JSON') }]);
   });
+
+  it('reports a settings file that is a pipe instead of blocking on it', async () => {
+    const project = join(workspace, '.deft/settings.json');
+    execFileSync('mkfifo', [project]);
+    await write(join(workspace, '.deft/settings.local.json'), { permissions: { allow: ['Read'] } });
+    const { loaded } = await store.load();
+    expect(loaded.rules.map((r) => r.pattern)).toEqual(['Read']);
+    expect(loaded.problems).toEqual([{ file: project, message: expect.stringContaining('is not a regular file') }]);
+  }, 10_000);
 
   it('notices edits on disk and says when the rules changed', async () => {
     expect((await store.load()).changed).toBe(false);

@@ -40,6 +40,8 @@ interface FileResult {
 async function readSettings(path: string): Promise<{ raw: unknown; problem?: string } | null> {
   let text: string;
   try {
+    // A FIFO in a cloned repo's .deft/ would block the read, and with it every tool call, forever.
+    if (!(await stat(path)).isFile()) return { raw: undefined, problem: 'is not a regular file (a pipe, device or folder); its rules are not used' };
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

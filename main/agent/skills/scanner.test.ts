@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -104,6 +105,21 @@ describe('scanRoot', () => {
     expect(scan.skills.map((s) => s.name).sort()).toEqual(['one', 'shared']);
     expect(scan.skipped).toEqual([]);
   });
+
+  it('skips a SKILL.md that is a pipe or a device instead of reading it (a read would hang or fill memory)', async () => {
+    const r = join(base, 'skills');
+    await put(r, 'fine/SKILL.md', skillMd('fine'));
+    await mkdir(join(r, 'pipe'), { recursive: true });
+    execFileSync('mkfifo', [join(r, 'pipe', 'SKILL.md')]);
+    await mkdir(join(r, 'zero'), { recursive: true });
+    await symlink('/dev/zero', join(r, 'zero', 'SKILL.md'));
+    const scan = await scanRoot(root(r));
+    expect(scan.skills.map((s) => s.name)).toEqual(['fine']);
+    expect(scan.skipped.map((s) => [s.file, s.reason])).toEqual([
+      [join(r, 'pipe', 'SKILL.md'), expect.stringContaining('not a regular file')],
+      [join(r, 'zero', 'SKILL.md'), expect.stringContaining('not a regular file')],
+    ]);
+  }, 10_000);
 
   it('treats a root that is itself a skill folder as that one skill, and a missing root as empty', async () => {
     const r = join(base, 'one-skill');

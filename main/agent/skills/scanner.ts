@@ -34,7 +34,9 @@ export class ScanCache {
     if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.loaded;
     const stamp = `${info.mtimeMs}:${info.size}`;
     let result: ParsedSkill | string;
-    if (info.size > MAX_SKILL_FILE_BYTES) result = `the file is larger than 1 MiB (${Math.round(info.size / 1024)} KiB); keep SKILL.md short and move material into files beside it`;
+    // A FIFO would block the read forever and /dev/zero fill memory: a cloned repo can ship either as SKILL.md.
+    if (!info.isFile()) result = 'not a regular file (a device, pipe or socket); a skill must be a plain file';
+    else if (info.size > MAX_SKILL_FILE_BYTES) result = `the file is larger than 1 MiB (${Math.round(info.size / 1024)} KiB); keep SKILL.md short and move material into files beside it`;
     else {
       try {
         result = parseSkillText(await readFile(file, 'utf8'), { format, ...(fallbackName ? { fallbackName } : {}) });

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { Socket, connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { createHarness, tempDir } from '../../agent/test-support/harness';
 import { type WebHost, startWebHost } from './server';
@@ -96,5 +97,38 @@ describe('web host', () => {
     ws.send(JSON.stringify({ id: 3, name: 'sendPrompt', input: { sessionId: h.session.id, text: 'hello web' } }));
     expect(await ended).toMatchObject({ event: { type: 'turn.ended', stopReason: 'end_turn', sessionId: h.session.id } });
     ws.close();
+  });
+
+  it('answers an upgrade whose URL cannot be parsed with 400, and keeps serving', async () => {
+    const status = await new Promise<string>((resolve) => {
+      const socket = connectTcp(host.port, '127.0.0.1', () => {
+        socket.write(`GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      });
+      socket.on('data', (chunk) => {
+        resolve(String(chunk).split('\r\n')[0] ?? '');
+        socket.destroy();
+      });
+      socket.on('close', () => resolve('closed without a response'));
+      socket.on('error', () => {});
+    });
+    expect(status).toBe('HTTP/1.1 400 Bad Request');
+    expect((await get('/')).status).toBe(200);
+  });
+
+  it('survives a client that resets the connection while its upgrade is refused', async () => {
+    const end = Object.getOwnPropertyDescriptor(Socket.prototype, 'end')!.value as (...a: unknown[]) => Socket;
+    // A reset arriving as the refusal is written: the server-side socket errors (ECONNRESET).
+    const spy = vi.spyOn(Socket.prototype, 'end').mockImplementation(function (this: Socket, ...args: unknown[]) {
+      const result = end.apply(this, args);
+      if ((this as Socket & { server?: unknown }).server) this.destroy(Object.assign(new Error('write ECONNRESET'), { code: 'ECONNRESET' }));
+      return result;
+    });
+    try {
+      await expect(connect('?token=wrong')).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await get('/')).status).toBe(200);
   });
 });

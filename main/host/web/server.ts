@@ -45,15 +45,27 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
 
   server.on('upgrade', (req: IncomingMessage, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Node drops its own error handler from an upgrading socket: without one, a client resetting the
+    // connection while it is refused or upgraded would end the process.
+    const onSocketError = () => socket.destroy();
+    socket.on('error', onSocketError);
     const refuse = (status: number, reason: string) => {
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    } catch {
+      return refuse(400, 'Bad Request');
+    }
     if (url.pathname !== '/ws') return refuse(404, 'Not Found');
     if (!isAllowedHost(req.headers.host, port)) return refuse(403, 'Forbidden');
     if (!isAllowedOrigin(req.headers.origin, port)) return refuse(403, 'Forbidden');
     if (!tokensMatch(url.searchParams.get('token'), token)) return refuse(401, 'Unauthorized');
-    wss.handleUpgrade(req, socket, head, (ws) => connect(ws));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      socket.removeListener('error', onSocketError);
+      connect(ws);
+    });
   });
 
   function connect(ws: WebSocket): void {

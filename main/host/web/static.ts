@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import { extname, join, normalize, sep } from 'node:path';
 import { SECURITY_HEADERS } from './security';
 
@@ -42,7 +43,8 @@ export async function serveStatic(root: string, urlPath: string, res: ServerResp
     'content-length': String(info.size),
     'cache-control': file.endsWith('index.html') ? 'no-store' : 'public, max-age=31536000, immutable',
   });
-  createReadStream(file).pipe(res);
+  // The file can vanish or become unreadable after the stat (a rebuild); the response is then cut, never the process.
+  pipeline(createReadStream(file), res, () => {});
 }
 
 export function send(res: ServerResponse, status: number, text: string): void {
