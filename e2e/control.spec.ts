@@ -168,6 +168,28 @@ test('the permission mode switches from the window, and invalid rules are shown 
   expect(String(mock.requests.at(-2)!.body.messages.at(-1)!.content)).toContain('switched the permission mode from "ask" to "accept-edits"');
 });
 
+test("a cloned folder's own settings cannot widen permissions until the user trusts it", async ({ deft, mock, workspace }) => {
+  const { page } = deft;
+  await mkdir(join(workspace, '.deft'));
+  await writeFile(join(workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Write(*)'], defaultMode: 'yolo' } }));
+  await configureProvider(page, mock.baseUrl);
+  const banner = page.getByRole('alert', { name: 'Folder not trusted' });
+  await expect(banner).toContainText('allow Write(*)');
+  await expect(banner).toContainText('defaultMode yolo');
+  await expect(page.getByLabel('Permission mode')).toHaveValue('ask');
+  mock.enqueue(toolStep(call('Write', { path: 'a.txt', content: 'x' })));
+  await send(page, 'write a.txt');
+  await expect(page.getByRole('region', { name: 'Approval needed' })).toBeVisible();
+  await page.getByRole('button', { name: 'Reject' }).click();
+
+  await banner.getByRole('button', { name: 'Trust this folder' }).click();
+  await expect(banner).toBeHidden();
+  mock.enqueue(toolStep(call('Write', { path: 'b.txt', content: 'y' })), answer('Written after trusting.'));
+  await send(page, 'write b.txt');
+  await expect(page.getByText('Written after trusting.')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Approval needed' })).toBeHidden();
+});
+
 test('a goal shows its strip with status and budget, and can be paused', async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);

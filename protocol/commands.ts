@@ -94,6 +94,8 @@ export const commands = {
     z.object({ sessionId: z.string().min(1).optional() }).strict(),
     z.object({ mode: PermissionMode, permissions: PermissionRules }),
   ),
+  /** Trust the workspace: its own settings files may then allow tools and set a wider default mode. */
+  trustWorkspace: command(z.object({}).strict(), z.object({ permissions: PermissionRules })),
   /** Switch a session's permission mode; the model is told at its next step. */
   setPermissionMode: command(SessionRef.extend({ mode: PermissionMode }).strict(), z.object({ mode: PermissionMode })),
   /** Answer a pending approval request. `warning` says when an "always allow" rule could not be saved. */

@@ -29,6 +29,8 @@ export const PermissionRules = z.object({
   rules: z.array(PermissionRuleInfo),
   problems: z.array(RuleProblem),
   files: z.object({ user: z.string(), project: z.string(), local: z.string() }),
+  /** Until the user trusts the workspace, its own settings files cannot widen permissions; `ignored` says what is not used. */
+  trust: z.object({ trusted: z.boolean(), ignored: z.array(z.string()) }),
 });
 export type PermissionRules = z.infer<typeof PermissionRules>;
 

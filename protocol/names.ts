@@ -27,6 +27,7 @@ export const commandNames = [
   'controlToolCall',
   // The user in control
   'getPermissions',
+  'trustWorkspace',
   'setPermissionMode',
   'answerApproval',
   'answerQuestion',

@@ -79,6 +79,10 @@ export const permissionsFeature: FeatureFactory = (core) => {
         const mode = sessionId ? await modeOf(await core.session(sessionId)) : (loaded.defaultMode ?? 'ask');
         return { mode, permissions: publicRules(loaded) };
       },
+      trustWorkspace: async () => {
+        await hub.rules.trust.trust();
+        return { permissions: publicRules((await hub.loadRules()).loaded) };
+      },
       setPermissionMode: async ({ sessionId, mode }) => {
         const session = await core.session(sessionId);
         const previous = await modeOf(session);

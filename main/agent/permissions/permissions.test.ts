@@ -6,6 +6,7 @@ import { controlTestTools } from '../test-support/control-tools';
 import { createHarness } from '../test-support/harness';
 import { callChunk, toolMessages, toolStep } from '../test-support/mock-steps';
 import { waitFor } from '../test-support/wait';
+import { TrustStore } from './trust';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -30,6 +31,7 @@ describe('headless (deft run): nobody to ask', () => {
   it('runs the Write when an allow rule in .deft/settings.json covers it', async () => {
     h = await createHarness({ permissionMode: 'ask', tools: () => controlTestTools() });
     await mkdir(join(h.workspace, '.deft'));
+    await new TrustStore(h.home, h.workspace).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Write(*.txt)'] } }));
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'hello' })));
     await h.run('write a file');
@@ -41,6 +43,7 @@ describe('headless (deft run): nobody to ask', () => {
     const ran: string[] = [];
     h = await createHarness({ permissionMode: 'ask', tools: () => controlTestTools(ran) });
     await mkdir(join(h.workspace, '.deft'));
+    await new TrustStore(h.home, h.workspace).trust();
     await writeFile(join(h.workspace, '.deft/settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(npm test)'] } }));
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm test' }, 'b1'), callChunk('Bash', { command: 'npm test; rm -rf x' }, 'b2')));
     await h.run('test');
@@ -187,6 +190,7 @@ describe('approvals in the window', () => {
   it('reports invalid rules through getPermissions', async () => {
     h = await createHarness({ host: 'web', permissionMode: 'ask' });
     await mkdir(join(h.workspace, '.deft'));
+    await new TrustStore(h.home, h.workspace).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm *'] } }));
     const { permissions } = await h.core.handlers.getPermissions({});
     expect(permissions.problems).toEqual([{ file: join(h.workspace, '.deft/settings.json'), rule: 'Bash(rm *', message: expect.stringContaining('not closed') }]);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../test-support/harness';
@@ -14,6 +14,7 @@ beforeEach(async () => {
   workspace = await tempDir('deft-rules-ws-');
   await mkdir(join(workspace, '.deft'));
   store = new RuleStore(home, workspace);
+  await store.trust.trust();
 });
 
 const write = (path: string, value: unknown) => writeFile(path, typeof value === 'string' ? value : JSON.stringify(value));
@@ -80,5 +81,47 @@ describe('RuleStore', () => {
     await write(local, '{oops');
     await expect(store.addLocalAllowRule('Read')).rejects.toThrow(/not valid JSON/);
     expect(await readFile(local, 'utf8')).toBe('{oops');
+  });
+});
+
+describe('a workspace the user has not trusted', () => {
+  beforeEach(async () => {
+    await rm(join(home, 'trust.json'));
+    store = new RuleStore(home, workspace);
+  });
+
+  it('keeps its deny and ask rules but not its allow rules or a wider default mode, and says so', async () => {
+    const project = join(workspace, '.deft/settings.json');
+    const local = join(workspace, '.deft/settings.local.json');
+    await write(join(home, 'settings.json'), { permissions: { allow: ['Read'] } });
+    await write(project, { permissions: { allow: ['*'], deny: ['Bash(curl *)'], ask: ['Glob'], defaultMode: 'bypassPermissions' } });
+    await write(local, { permissions: { allow: ['Bash(npm test)'], defaultMode: 'acceptEdits' } });
+    const { loaded } = await store.load();
+    expect(loaded.rules.map((r) => `${r.source}:${r.decision}:${r.pattern}`)).toEqual(['user:allow:Read', 'project:deny:Bash(curl *)', 'project:ask:Glob']);
+    expect(loaded.defaultMode).toBeUndefined();
+    expect(loaded.trust).toEqual({
+      trusted: false,
+      ignored: [`allow * (${project})`, `defaultMode yolo (${project})`, `allow Bash(npm test) (${local})`, `defaultMode accept-edits (${local})`],
+    });
+  });
+
+  it('uses an allow rule the user added with "always allow", and everything once trusted', async () => {
+    await write(join(workspace, '.deft/settings.json'), { permissions: { allow: ['Bash(make *)'], defaultMode: 'yolo' } });
+    await store.addLocalAllowRule('Write(src/**)');
+    let { loaded } = await store.load();
+    expect(loaded.rules.map((r) => r.pattern)).toEqual(['Write(src/**)']);
+    expect(loaded.trust.ignored).toHaveLength(2);
+    await store.trust.trust();
+    ({ loaded } = await store.load());
+    expect(loaded.rules.map((r) => r.pattern).sort()).toEqual(['Bash(make *)', 'Write(src/**)']);
+    expect(loaded.defaultMode).toBe('yolo');
+    expect(loaded.trust).toEqual({ trusted: true, ignored: [] });
+    expect(JSON.parse(await readFile(join(home, 'trust.json'), 'utf8'))).toEqual({ folders: { [workspace]: { approvedRules: ['Write(src/**)'], trusted: true } } });
+  });
+
+  it('trusts nothing when trust.json is damaged', async () => {
+    await write(join(home, 'trust.json'), '{"folders": ');
+    await write(join(workspace, '.deft/settings.json'), { permissions: { allow: ['Read'] } });
+    expect((await store.load()).loaded.rules).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { PermissionMode, PermissionRules, RuleProblem, RuleSource } from '../../../protocol';
 import { writeFileAtomic } from '../platform/files';
 import { type PermissionRule, type RuleDecision, parseRule } from './rules';
+import { type FolderTrust, TrustStore } from './trust';
 
 export type RuleFilePaths = Record<RuleSource, string>;
 
@@ -12,6 +13,8 @@ export interface LoadedRules {
   /** `permissions.defaultMode` (the local file wins over the project file, which wins over the user file). */
   defaultMode?: PermissionMode;
   files: RuleFilePaths;
+  /** Whether the workspace is trusted, and what its own settings files ask for that is not used until it is. */
+  trust: { trusted: boolean; ignored: string[] };
 }
 
 /** `~/.deft/settings.json` (user), `.deft/settings.json` (project, shared) and `.deft/settings.local.json` (project, personal). */
@@ -98,22 +101,29 @@ export class RuleStore {
   private cache: { key: string; loaded: LoadedRules } | null = null;
   private published: string | null = null;
 
+  readonly trust: TrustStore;
+
   constructor(home: string, workspace: string) {
     this.files = ruleFilePaths(home, workspace);
+    this.trust = new TrustStore(home, workspace);
   }
 
   /** The rules in force; `changed` is true when they differ from the last load. */
   async load(): Promise<{ loaded: LoadedRules; changed: boolean }> {
     const sources = Object.entries(this.files) as Array<[RuleSource, string]>;
-    const key = (await Promise.all(sources.map(async ([, path]) => stat(path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-')))).join('|');
+    const fingerprints = await Promise.all(sources.map(async ([, path]) => stat(path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-')));
+    const key = [...fingerprints, await this.trust.version()].join('|');
     if (this.cache?.key === key) return { loaded: this.cache.loaded, changed: false };
     const results = await Promise.all(sources.map(([source, path]) => loadRuleFile(path, source)));
+    const trust = await this.trust.get();
+    const ignored = trust.trusted ? [] : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust)));
     const defaultMode = results[2]?.defaultMode ?? results[1]?.defaultMode ?? results[0]?.defaultMode;
     const loaded: LoadedRules = {
       rules: results.flatMap((r) => r.rules),
       problems: results.flatMap((r) => r.problems),
       ...(defaultMode ? { defaultMode } : {}),
       files: this.files,
+      trust: { trusted: trust.trusted, ignored },
     };
     const json = JSON.stringify(publicRules(loaded));
     const changed = this.published !== null && json !== this.published;
@@ -134,11 +144,32 @@ export class RuleStore {
     const allow = permissions.allow ?? [];
     if (!Array.isArray(allow)) throw new Error(`"permissions.allow" in ${path} must be a list.`);
     if (!allow.includes(rule)) allow.push(rule);
+    // The user chose this rule: it is used even where the folder's own rules are not trusted.
+    await this.trust.approveRule(rule);
     root.permissions = { ...permissions, allow };
     await mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, JSON.stringify(root, null, 2) + '\n', 0o644);
     this.cache = null;
   }
+}
+
+/**
+ * In a folder the user has not trusted, its own settings files may narrow what the agent does but not
+ * widen it: allow rules the user did not approve in Deft, and a default mode beyond "ask", are removed
+ * from `result` (in place) and described.
+ */
+function untrustedWidening(result: FileResult, file: string, trust: FolderTrust): string[] {
+  const ignored: string[] = [];
+  result.rules = result.rules.filter((rule) => {
+    if (rule.decision !== 'allow' || trust.approvedRules.includes(rule.pattern)) return true;
+    ignored.push(`allow ${rule.pattern} (${file})`);
+    return false;
+  });
+  if (result.defaultMode && result.defaultMode !== 'ask') {
+    ignored.push(`defaultMode ${result.defaultMode} (${file})`);
+    delete result.defaultMode;
+  }
+  return ignored;
 }
 
 /** What the UI sees of loaded rules. */
@@ -147,5 +178,6 @@ export function publicRules(loaded: LoadedRules): PermissionRules {
     rules: loaded.rules.map((r) => ({ decision: r.decision, pattern: r.pattern, source: r.source as RuleSource, file: r.file ?? '' })),
     problems: loaded.problems,
     files: loaded.files,
+    trust: loaded.trust,
   };
 }

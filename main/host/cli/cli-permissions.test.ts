@@ -59,4 +59,18 @@ describe('deft run --permission-mode', () => {
     expect(result.stderr).toContain(join(workspace, '.deft', 'settings.json'));
     expect(result.stderr).toContain('(rule: Write(out.txt)');
   });
+
+  it('does not let an untrusted folder allow itself the Write, and says what it did not use', async () => {
+    await mkdir(join(workspace, '.deft'), { recursive: true });
+    const project = join(workspace, '.deft', 'settings.json');
+    await writeFile(project, JSON.stringify({ permissions: { allow: ['Write(*)'], defaultMode: 'bypassPermissions' } }));
+    const untrusted = await run();
+    expect(untrusted.tool).toContain('Write needs approval');
+    expect(untrusted.stderr).toContain(`this folder is not trusted`);
+    expect(untrusted.stderr).toContain(`allow Write(*) (${project}); defaultMode yolo (${project})`);
+    await writeFile(join(home, 'trust.json'), JSON.stringify({ folders: { [workspace]: { trusted: true } } }));
+    const trusted = await run();
+    expect(trusted.tool).toContain('Wrote out.txt');
+    expect(trusted.stderr).toBe('');
+  });
 });

@@ -150,7 +150,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
     await core.handlers.setPermissionMode({ sessionId, mode: values['permission-mode'] as PermissionMode });
     // Invalid rules are not used; headless there is no window to show them, so say so on stderr.
-    for (const problem of (await core.handlers.getPermissions({ sessionId })).permissions.problems) {
+    const { permissions } = await core.handlers.getPermissions({ sessionId });
+    if (permissions.trust.ignored.length) {
+      io.stderr(`deft: warning: this folder is not trusted, so its own settings cannot widen permissions; not used: ${permissions.trust.ignored.join('; ')}. Trust the folder in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
+    }
+    for (const problem of permissions.problems) {
       io.stderr(`deft: warning: ${problem.message}${problem.rule !== undefined ? ` (rule: ${problem.rule}); this rule is not used` : ''}\n`);
     }
     return await runPrompt(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io);

@@ -11,6 +11,16 @@ async function currentOrNewSession(): Promise<string | null> {
   return useSessions.getState().currentId ?? (await newSession());
 }
 
+/** Trust the workspace, so its own settings files may allow tools and set the default mode. */
+export async function trustWorkspace(): Promise<void> {
+  try {
+    const { permissions } = await deft.trustWorkspace({});
+    usePermissions.getState().setRules(permissions);
+  } catch (error) {
+    report(error);
+  }
+}
+
 export async function loadPermissions(): Promise<void> {
   try {
     const { mode, permissions } = await deft.getPermissions({});

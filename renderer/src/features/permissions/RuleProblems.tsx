@@ -1,10 +1,35 @@
 import { useEffect, useState } from 'react';
 import { Icon } from '../../components/Icon';
-import { loadPermissions } from '../../stores/control-actions';
+import { loadPermissions, trustWorkspace } from '../../stores/control-actions';
 import { usePermissions } from '../../stores/permissions';
 import type { RuleProblem } from '../../../../protocol';
 
 const NONE: RuleProblem[] = [];
+const NOTHING: string[] = [];
+
+/** The workspace's own settings ask for more than an untrusted folder gets: say what, and offer to trust it. */
+function UntrustedSettings() {
+  const ignored = usePermissions((s) => s.rules?.trust.ignored ?? NOTHING);
+  if (!ignored.length) return null;
+  return (
+    <div className="banner banner-warning rule-problems" role="alert" aria-label="Folder not trusted">
+      <Icon name="alert" size={14} />
+      <div className="banner-text">
+        <strong>This folder&apos;s own settings would widen what the agent may do; they are not used until you trust it</strong>
+        <ul className="rule-problem-list">
+          {ignored.map((entry) => (
+            <li key={entry}>
+              <code>{entry}</code>
+            </li>
+          ))}
+        </ul>
+      </div>
+      <button type="button" className="button" onClick={() => void trustWorkspace()}>
+        Trust this folder
+      </button>
+    </div>
+  );
+}
 
 /** Invalid permission rules, each with its file: they are not used until fixed. Rules are re-read when the window regains focus. */
 export function RuleProblems() {
@@ -16,11 +41,13 @@ export function RuleProblems() {
     window.addEventListener('focus', onFocus);
     return () => window.removeEventListener('focus', onFocus);
   }, []);
-  if (!problems.length) return null;
+  const untrusted = usePermissions((s) => (s.rules?.trust.ignored.length ?? 0) > 0);
+  if (!problems.length && !untrusted) return null;
   const shown = open ? problems : problems.slice(0, 2);
   return (
     <div className="banners">
-      <div className="banner banner-warning rule-problems" role="alert" aria-label="Invalid permission rules">
+      <UntrustedSettings />
+      {problems.length ? <div className="banner banner-warning rule-problems" role="alert" aria-label="Invalid permission rules">
         <Icon name="alert" size={14} />
         <div className="banner-text">
           <strong>
@@ -39,7 +66,7 @@ export function RuleProblems() {
             {open ? 'Show fewer' : `Show all ${problems.length}`}
           </button>
         ) : null}
-      </div>
+      </div> : null}
     </div>
   );
 }

@@ -1,0 +1,66 @@
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '../platform/files';
+
+/** What the user has said about one folder: trusted whole, or only the allow rules they approved in Deft. */
+export interface FolderTrust {
+  trusted: boolean;
+  approvedRules: string[];
+}
+
+interface TrustFile {
+  folders: Record<string, { trusted?: boolean; approvedRules?: string[] }>;
+}
+
+/**
+ * `~/.deft/trust.json`: which workspaces' own settings may widen what the agent does. A cloned repo can
+ * ship `.deft/settings*.json` with `allow: ["*"]` and `defaultMode: yolo`; until the user trusts the
+ * folder, those are not used (deny and ask rules always are). Allow rules the user added with "Always
+ * allow" are recorded here too, so they work without trusting the whole folder.
+ */
+export class TrustStore {
+  readonly path: string;
+
+  constructor(
+    home: string,
+    private readonly workspace: string,
+  ) {
+    this.path = join(home, 'trust.json');
+  }
+
+  /** A cheap fingerprint of the file, for the rule cache. */
+  async version(): Promise<string> {
+    return stat(this.path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-');
+  }
+
+  async get(): Promise<FolderTrust> {
+    const entry = (await this.read()).folders[this.workspace];
+    return { trusted: entry?.trusted === true, approvedRules: Array.isArray(entry?.approvedRules) ? entry.approvedRules.filter((r) => typeof r === 'string') : [] };
+  }
+
+  async trust(): Promise<void> {
+    await this.update((entry) => ({ ...entry, trusted: true }));
+  }
+
+  async approveRule(rule: string): Promise<void> {
+    await this.update((entry) => ({ ...entry, approvedRules: [...new Set([...(entry.approvedRules ?? []), rule])] }));
+  }
+
+  private async update(change: (entry: TrustFile['folders'][string]) => TrustFile['folders'][string]): Promise<void> {
+    const file = await this.read();
+    file.folders[this.workspace] = change(file.folders[this.workspace] ?? {});
+    await mkdir(dirname(this.path), { recursive: true });
+    await writeFileAtomic(this.path, JSON.stringify(file, null, 2) + '\n', 0o600);
+  }
+
+  private async read(): Promise<TrustFile> {
+    try {
+      const raw = JSON.parse(await readFile(this.path, 'utf8')) as unknown;
+      const folders = (raw as TrustFile | null)?.folders;
+      if (folders && typeof folders === 'object' && !Array.isArray(folders)) return { folders: { ...folders } };
+    } catch {
+      // Missing or unreadable: nothing is trusted (a damaged file fails closed).
+    }
+    return { folders: {} };
+  }
+}
