@@ -86,6 +86,35 @@ test('the question dialog is answered with the keyboard and the mouse, and a dis
   expect(JSON.parse(toolResults(mock.requests.at(-1)).at(-1)!)).toMatchObject({ answers: {}, note: expect.stringContaining('dismissed') });
 });
 
+test('keyboard focus: an answered approval hands it to the composer; a question arriving under Settings waits its turn', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  mock.enqueue(toolStep(call('Write', { path: 'notes.md', content: '# Notes' })), answer('Written.'));
+  await send(page, 'Write some notes');
+  const approval = page.getByRole('region', { name: 'Approval needed' });
+  await expect(approval.getByRole('button', { name: 'Approve once' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByText('Written.')).toBeVisible();
+  await expect(composer).toBeFocused();
+  await expect(composer).toHaveAttribute('placeholder', /^Ask Deft/); // the turn has ended
+
+  // The question comes while Settings is open: Settings keeps the keys, and one Escape closes only it.
+  mock.enqueue({ ...toolStep(call('AskUserQuestion', { questions: [{ question: 'Which test runner?', options: [{ label: 'Vitest' }, { label: 'Jest' }] }] })), delayMs: 400 }, answer('Fine.'));
+  await send(page, 'Ask me');
+  await page.keyboard.press('Control+,');
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  const question = page.getByRole('dialog', { name: 'Deft has a question' });
+  await expect(question).toBeAttached();
+  await expect(settings.getByRole('button', { name: 'Close' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(settings).toBeHidden();
+  await expect(question.getByRole('radio', { name: /Vitest/ })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.getByText('Fine.')).toBeVisible();
+  await expect(composer).toBeFocused();
+});
+
 test('the todo panel shows progress and the item in progress, updated live', async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);

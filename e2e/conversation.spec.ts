@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { textChunks } from './fixtures/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
@@ -60,9 +61,12 @@ test('a rejected API key shows a banner that leads to Settings', async ({ deft, 
   expect(mock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-better');
 });
 
-test('sessions: new, switch and delete from the sidebar, with keyboard shortcuts', async ({ deft, mock }) => {
+test('sessions: new, switch and delete from the sidebar, with keyboard shortcuts', async ({ deft, mock, workspace }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
+  // The web host cannot switch folders: the workspace is shown, not offered as a button that does nothing.
+  await expect(page.getByRole('navigation', { name: 'Sessions' }).getByText(basename(workspace))).toBeVisible();
+  await expect(page.getByRole('button', { name: basename(workspace) })).toHaveCount(0);
   await send(page, 'first session prompt');
   await expect(page.getByText('Echo: first session prompt')).toBeVisible();
   await page.keyboard.press('Control+n');

@@ -92,6 +92,33 @@ test('Run in the gallery asks for the named arguments and starts the skill in th
   await expect(activation).toContainText('Greet Ada Lovelace in a <b>bold</b> style.');
 });
 
+test('from the keyboard: the gallery and Settings replace each other, and the last search is selected on reopening', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const gallery = page.getByRole('dialog', { name: 'Skills' });
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  await page.keyboard.press('Control+Shift+K');
+  const search = gallery.getByRole('searchbox', { name: 'Search skills' });
+  await expect(search).toBeFocused();
+  await page.keyboard.type('nothing-matches');
+  await page.keyboard.press('Control+,');
+  await expect(gallery).toBeHidden();
+  await expect(settings.getByRole('button', { name: 'Close' })).toBeFocused();
+  // A focused checkbox shows the focus ring (text fields show focus by their border instead).
+  const images = settings.getByRole('checkbox', { name: 'This model accepts images' });
+  await images.focus();
+  expect(await images.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).outlineStyle)).toBe('solid');
+  await page.keyboard.press('Control+Shift+K');
+  await expect(settings).toBeHidden();
+  await expect(search).toBeFocused();
+  await page.keyboard.type('greet');
+  await expect(search).toHaveValue('greet');
+  await expect(gallery.getByRole('article')).toHaveCount(1);
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeFocused();
+});
+
 test('a skill folder created on disk appears in the open gallery without a reload', async ({ deft, mock, workspace }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);

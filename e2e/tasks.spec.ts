@@ -62,6 +62,8 @@ test('the tasks panel shows a background job, its output, and stops it', async (
 
   await page.keyboard.press('Escape');
   await expect(panel).toBeHidden();
+  // The focus goes back to where it was before the panel opened, not to the page body.
+  await expect(page.getByRole('button', { name: 'Tasks', exact: true })).toBeFocused();
 });
 
 test('scheduled prompts appear in the tasks panel with their next fire time, and can be deleted', async ({ deft, mock }) => {

@@ -22,16 +22,21 @@ function useShortcuts() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const mod = e.ctrlKey || e.metaKey;
+      // Behind a modal dialog the session and the composer are out of reach.
+      const modal = document.querySelector('[role="dialog"][aria-modal="true"]') !== null;
       if (mod && e.key === ',') {
         e.preventDefault();
+        // One of the two at a time: a dialog opened over the other would sit beneath it.
+        useSkills.getState().show(null);
         useUi.getState().openSettings(true);
-      } else if (mod && (e.key === 'n' || e.key === 'N') && !e.shiftKey) {
+      } else if (mod && (e.key === 'n' || e.key === 'N') && !e.shiftKey && !modal) {
         e.preventDefault();
         void newSession().then(() => window.dispatchEvent(new Event('deft:focus-composer')));
       } else if (mod && e.shiftKey && (e.key === 'K' || e.key === 'k')) {
         e.preventDefault();
+        useUi.getState().openSettings(false);
         useSkills.getState().show({ kind: 'gallery' });
-      } else if (mod && e.key === 'l') {
+      } else if (mod && e.key === 'l' && !modal) {
         e.preventDefault();
         window.dispatchEvent(new Event('deft:focus-composer'));
       }

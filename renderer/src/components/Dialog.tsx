@@ -1,5 +1,14 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 
+const FOCUSABLE = 'input, select, textarea, button';
+/** Open dialogs (set up by their effect) and the control each focuses first. */
+const open = new Map<HTMLElement, HTMLElement | null>();
+
+/** The open modal painted on top: the last in document order (they share one z-index). */
+function topDialog(): HTMLElement | null {
+  return [...document.querySelectorAll<HTMLElement>('[role="dialog"][aria-modal="true"]')].filter((el) => open.has(el)).at(-1) ?? null;
+}
+
 /** A modal dialog: labelled, traps focus on open, closes on Escape and (unless `closeOnBackdrop` is false) on a click outside. */
 export function Dialog({
   title,
@@ -24,12 +33,18 @@ export function Dialog({
   const close = useRef(onClose);
   close.current = onClose;
   useEffect(() => {
+    const self = ref.current!;
     const previous = document.activeElement as HTMLElement | null;
-    const first = (initialFocus ? ref.current?.querySelector<HTMLElement>(initialFocus) : null) ?? ref.current?.querySelector<HTMLElement>('input, select, textarea, button');
-    first?.focus();
+    const first = (initialFocus ? self.querySelector<HTMLElement>(initialFocus) : null) ?? self.querySelector<HTMLElement>(FOCUSABLE);
+    open.set(self, first);
+    // Only the dialog on top takes focus and keys: one that opens beneath another (a question while
+    // Settings is open) waits its turn, and one Escape closes one dialog.
+    if (topDialog() === self) first?.focus();
     const onKey = (e: KeyboardEvent) => {
+      if (topDialog() !== self) return;
       if (e.key === 'Escape') {
-        e.stopPropagation();
+        // Immediate: the dialog beneath listens on the same node, and once this one has closed it is on top.
+        e.stopImmediatePropagation();
         close.current();
       }
       if (e.key === 'Tab' && ref.current) {
@@ -49,7 +64,11 @@ export function Dialog({
     document.addEventListener('keydown', onKey, true);
     return () => {
       document.removeEventListener('keydown', onKey, true);
-      previous?.focus();
+      open.delete(self);
+      const below = topDialog();
+      if (below && !(previous && below.contains(previous))) (open.get(below)?.isConnected ? open.get(below) : below.querySelector<HTMLElement>(FOCUSABLE))?.focus();
+      else if (previous?.isConnected) previous.focus();
+      else window.dispatchEvent(new Event('deft:focus-composer'));
     };
     // Focus once, on open.
     // eslint-disable-next-line react-hooks/exhaustive-deps

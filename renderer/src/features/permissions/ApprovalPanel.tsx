@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
+import { useFocusWhileShown } from '../../components/focus';
 import { Icon } from '../../components/Icon';
 import { answerApproval } from '../../stores/control-actions';
 import type { PendingApproval } from '../../stores/control';
@@ -16,9 +17,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
   const [feedback, setFeedback] = useState('');
   const [busy, setBusy] = useState(false);
   const primary = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    primary.current?.focus();
-  }, []);
+  useFocusWhileShown(primary);
   const answer = (a: Parameters<typeof answerApproval>[1]) => {
     setBusy(true);
     void answerApproval(approval.requestId, a).finally(() => setBusy(false));

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
+import { useFocusWhileShown } from '../../components/focus';
 import { Icon } from '../../components/Icon';
 import type { PendingApproval } from '../../stores/control';
 import { answerApproval } from '../../stores/control-actions';
@@ -13,9 +14,7 @@ export function PlanReview({ approval, position }: { approval: PendingApproval; 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const primary = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    primary.current?.focus();
-  }, []);
+  useFocusWhileShown(primary);
   if (!display) return null;
   const answer = (a: Parameters<typeof answerApproval>[1]) => {
     setBusy(true);

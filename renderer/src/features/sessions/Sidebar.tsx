@@ -24,15 +24,18 @@ export function Sidebar() {
           </span>
           Deft
         </div>
-        <button
-          type="button"
-          className="workspace"
-          title={workspace?.host === 'electron' ? `${workspace.path} — click to open another folder` : workspace?.path}
-          onClick={() => workspace?.host === 'electron' && void pickWorkspace()}
-        >
-          <Icon name="folder" />
-          <span className="workspace-name">{workspace?.name ?? '…'}</span>
-        </button>
+        {workspace?.host === 'electron' ? (
+          <button type="button" className="workspace" title={`${workspace.path} — click to open another folder`} onClick={() => void pickWorkspace()}>
+            <Icon name="folder" />
+            <span className="workspace-name">{workspace.name}</span>
+          </button>
+        ) : (
+          // Elsewhere the folder is fixed when the host starts: shown, not a control (no dead tab stop).
+          <div className="workspace" title={workspace?.path}>
+            <Icon name="folder" />
+            <span className="workspace-name">{workspace?.name ?? '…'}</span>
+          </div>
+        )}
         <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
           <Icon name="plus" /> New session
         </button>

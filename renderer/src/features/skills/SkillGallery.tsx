@@ -26,8 +26,12 @@ export function SkillGallery({ onClose }: { onClose: () => void }) {
 
   useEffect(() => {
     void refreshSkills();
-    // The dialog focuses its first control (Close) when it opens; the search box is more useful.
-    const timer = setTimeout(() => search.current?.focus(), 0);
+    // The dialog focuses its first control (Close) when it opens; the search box is more useful. The last
+    // search is kept but selected, so typing starts a new one.
+    const timer = setTimeout(() => {
+      search.current?.focus();
+      search.current?.select();
+    }, 0);
     return () => clearTimeout(timer);
   }, []);
 

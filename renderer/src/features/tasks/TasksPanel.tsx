@@ -106,7 +106,16 @@ export function TasksPanel() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
   useEffect(() => {
-    if (open) ref.current?.focus();
+    if (!open) return;
+    const previous = document.activeElement as HTMLElement | null;
+    ref.current?.focus();
+    return () => {
+      // Closed with the focus in the panel (Escape, its × button): give it back rather than drop it on the page body.
+      const active = document.activeElement;
+      if (active && active !== document.body) return;
+      if (previous?.isConnected && previous !== document.body) previous.focus();
+      else window.dispatchEvent(new Event('deft:focus-composer'));
+    };
   }, [open]);
 
   if (!open) return null;
