@@ -15,14 +15,14 @@ test('/compact shows a notice with the handoff note, and the next answer still w
   await expect(page.getByText('Echo: Rename the parser module')).toBeVisible();
 
   // The note comes slowly, so the running state can be seen.
-  mock.enqueue(answer('I was asked to rename the parser module; nothing is changed yet.', 600));
+  mock.enqueue(answer('I was asked to rename the parser module; nothing is changed yet.', 1500));
   await send(page, '/compact keep the module names');
   await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('');
   await expect(page.getByText(/Compacting the conversation… Deft is writing itself a handoff note/)).toBeVisible();
   await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
 
   const notice = page.getByRole('region', { name: 'Context compacted' });
-  await expect(notice).toBeVisible();
+  await expect(notice).toBeVisible({ timeout: 20_000 });
   await expect(notice).toContainText(/~[\d.]+k? → ~[\d.]+k? tokens/);
   await notice.getByRole('button', { name: /View note/ }).click();
   await expect(notice).toContainText('I was asked to rename the parser module; nothing is changed yet.');
