@@ -213,6 +213,9 @@ test("a cloned folder's own settings cannot widen permissions until the user tru
 
   await banner.getByRole('button', { name: 'Trust this folder' }).click();
   await expect(banner).toBeHidden();
+  // The folder's default mode (listed in the banner) now applies, visibly.
+  await expect(page.getByLabel('Permission mode')).toHaveValue('yolo');
+  await expect(page.getByText('Permission mode: Yolo')).toBeVisible();
   mock.enqueue(toolStep(call('Write', { path: 'b.txt', content: 'y' })), answer('Written after trusting.'));
   await send(page, 'write b.txt');
   await expect(page.getByText('Written after trusting.')).toBeVisible();

@@ -94,8 +94,11 @@ export const commands = {
     z.object({ sessionId: z.string().min(1).optional() }).strict(),
     z.object({ mode: PermissionMode, permissions: PermissionRules }),
   ),
-  /** Trust the workspace: its own settings files may then allow tools and set a wider default mode. */
-  trustWorkspace: command(z.object({}).strict(), z.object({ permissions: PermissionRules })),
+  /**
+   * Trust the workspace: its own settings files may then allow tools and set a wider default mode. The
+   * given session, if it follows the default mode, is told when its mode changes.
+   */
+  trustWorkspace: command(z.object({ sessionId: z.string().min(1).optional() }).strict(), z.object({ permissions: PermissionRules })),
   /** Switch a session's permission mode; the model is told at its next step. */
   setPermissionMode: command(SessionRef.extend({ mode: PermissionMode }).strict(), z.object({ mode: PermissionMode })),
   /** Answer a pending approval request. `warning` says when an "always allow" rule could not be saved. */

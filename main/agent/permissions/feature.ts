@@ -55,6 +55,14 @@ export const permissionsFeature: FeatureFactory = (core) => {
     return { allowed: false, message: rejectionMessage(call, answer.feedback) };
   }
 
+  /** Tell the window and the model that the session's mode changed, and let calls it now allows run. */
+  async function announceMode(session: SessionHandle, previous: PermissionMode, mode: PermissionMode): Promise<void> {
+    if (previous === mode) return;
+    session.emit({ type: 'permission.mode.changed', mode, previous });
+    session.inject(modeChangeNotice(previous, mode));
+    await hub.settleCovered(session, stillNeeded(session));
+  }
+
   function rememberForSession(session: SessionHandle, rule: string): void {
     const rules = session.getState<string[]>(SESSION_RULES_STATE_KEY) ?? [];
     if (!rules.includes(rule)) session.setState(SESSION_RULES_STATE_KEY, [...rules, rule]);
@@ -79,19 +87,20 @@ export const permissionsFeature: FeatureFactory = (core) => {
         const mode = sessionId ? await modeOf(await core.session(sessionId)) : (loaded.defaultMode ?? 'ask');
         return { mode, permissions: publicRules(loaded) };
       },
-      trustWorkspace: async () => {
+      trustWorkspace: async ({ sessionId }) => {
+        const session = sessionId ? await core.session(sessionId) : null;
+        const previous = session ? await modeOf(session) : null;
         await hub.rules.trust.trust();
-        return { permissions: publicRules((await hub.loadRules()).loaded) };
+        const { loaded } = await hub.loadRules();
+        // The folder's own default mode (listed in the banner the user answered) now applies to the session.
+        if (session && previous) await announceMode(session, previous, await modeOf(session));
+        return { permissions: publicRules(loaded) };
       },
       setPermissionMode: async ({ sessionId, mode }) => {
         const session = await core.session(sessionId);
         const previous = await modeOf(session);
         session.setState(MODE_STATE_KEY, mode);
-        if (previous !== mode) {
-          session.emit({ type: 'permission.mode.changed', mode, previous });
-          session.inject(modeChangeNotice(previous, mode));
-          await hub.settleCovered(session, stillNeeded(session));
-        }
+        await announceMode(session, previous, mode);
         return { mode };
       },
       answerApproval: async ({ sessionId, requestId, answer }) => {

@@ -195,4 +195,15 @@ describe('approvals in the window', () => {
     const { permissions } = await h.core.handlers.getPermissions({});
     expect(permissions.problems).toEqual([{ file: join(h.workspace, '.deft/settings.json'), rule: 'Bash(rm *', message: expect.stringContaining('not closed') }]);
   });
+
+  it('trusting the folder lets its settings widen the default mode, and the open session is told', async () => {
+    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    await mkdir(join(h.workspace, '.deft'));
+    await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { defaultMode: 'yolo' } }));
+    expect(await h.core.handlers.getPermissions({ sessionId: h.session.id })).toMatchObject({ mode: 'ask', permissions: { trust: { trusted: false, ignored: [expect.stringContaining('defaultMode yolo')] } } });
+    const { permissions } = await h.core.handlers.trustWorkspace({ sessionId: h.session.id });
+    expect(permissions.trust).toEqual({ trusted: true, ignored: [] });
+    expect((await h.core.handlers.getPermissions({ sessionId: h.session.id })).mode).toBe('yolo');
+    expect(h.sessionEvents('permission.mode.changed')).toEqual([expect.objectContaining({ mode: 'yolo', previous: 'ask' })]);
+  });
 });

@@ -14,7 +14,8 @@ async function currentOrNewSession(): Promise<string | null> {
 /** Trust the workspace, so its own settings files may allow tools and set the default mode. */
 export async function trustWorkspace(): Promise<void> {
   try {
-    const { permissions } = await deft.trustWorkspace({});
+    const sessionId = useSessions.getState().currentId;
+    const { permissions } = await deft.trustWorkspace(sessionId ? { sessionId } : {});
     usePermissions.getState().setRules(permissions);
   } catch (error) {
     report(error);
