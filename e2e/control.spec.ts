@@ -197,6 +197,25 @@ test('the permission mode switches from the window, and invalid rules are shown 
   expect(String(mock.requests.at(-2)!.body.messages.at(-1)!.content)).toContain('switched the permission mode from "ask" to "accept-edits"');
 });
 
+test('the sidebar points at a session waiting for an approval, also after a reload', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  mock.enqueue(toolStep(call('Write', { path: 'a.txt', content: 'x' })));
+  await send(page, 'write a.txt please');
+  await expect(page.getByRole('region', { name: 'Approval needed' })).toBeVisible();
+  await page.getByRole('button', { name: 'New session' }).click();
+  await send(page, 'something else');
+  await expect(page.getByText('Echo: something else')).toBeVisible();
+  const waiting = page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /^write a\.txt please/ });
+  await expect(waiting).toContainText('waiting for you');
+  await page.reload();
+  await expect(page.getByText('Echo: something else')).toBeVisible();
+  await expect(waiting).toContainText('waiting for you');
+  await waiting.click();
+  await page.getByRole('button', { name: 'Approve once' }).click();
+  await expect(waiting).not.toContainText('waiting for you');
+});
+
 test("a cloned folder's own settings cannot widen permissions until the user trusts it", async ({ deft, mock, workspace }) => {
   const { page } = deft;
   await mkdir(join(workspace, '.deft'));

@@ -9,6 +9,8 @@ export const SessionSummary = z.object({
   updatedAt: z.number(),
   turns: z.number().int(),
   running: z.boolean(),
+  /** Approvals and questions waiting for the user (listSessions only, for sessions not open in this window). */
+  waiting: z.array(z.object({ id: z.string(), turnId: z.string() })).optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

@@ -265,7 +265,11 @@ export class DeftCore {
 
   private async listSessions() {
     const metas = await this.store.list();
-    return metas.map((meta) => this.loaded.get(meta.id)?.session.summary() ?? { ...meta, running: false });
+    return metas.map((meta) => {
+      const summary = this.loaded.get(meta.id)?.session.summary() ?? { ...meta, running: false };
+      const waiting = this.features.flatMap((f) => f.waitingFor?.(meta.id) ?? []);
+      return waiting.length ? { ...summary, waiting } : summary;
+    });
   }
 
   private async providerConfig(): Promise<ProviderConfig | null> {

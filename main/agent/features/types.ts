@@ -59,6 +59,8 @@ export interface Feature {
   /** Protocol commands this feature implements. */
   commands?: Partial<CommandHandlers>;
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;
+  /** Requests of this session waiting for the user's answer (listed with the sessions). */
+  waitingFor?(sessionId: string): Array<{ id: string; turnId: string }>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
   /**
    * Work running for the session that may start a turn of its own when it finishes (a background task

@@ -77,6 +77,7 @@ export const permissionsFeature: FeatureFactory = (core) => {
       if (core.host === 'cli') return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files) };
       return askUser(session, call, decision);
     },
+    waitingFor: (sessionId) => [...hub.approvals.list(sessionId), ...hub.questions.list(sessionId)].map(({ id, request }) => ({ id, turnId: request.turnId })),
     systemPrompt: async (session) => {
       const mode = await modeOf(session);
       return `## Permissions\nPermission mode: ${mode} — ${MODE_SUMMARY[mode]}. A call the user rejects returns an error that may carry their feedback: follow it rather than retrying the same call.`;

@@ -79,8 +79,12 @@ describe('approvals in the window', () => {
     expect(request).toMatchObject({ turnId, kind: 'tool', toolName: 'Edit', display: { kind: 'diff', path: 'a.txt', before: 'one\n', after: 'two\n' } });
     expect(request.approvalRule).toBe(`Edit(${join(h.workspace, 'a.txt')})`);
     expect(await readFile(join(h.workspace, 'a.txt'), 'utf8')).toBe('one\n');
+    // The session list says what waits for the user, so a window that opens now can point at it.
+    const listed = async () => (await h.core.handlers.listSessions({})).sessions.find((x) => x.id === h.session.id)!;
+    expect((await listed()).waiting).toEqual([{ id: request.requestId, turnId }]);
     await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope: 'once' } });
     await h.core.turnDone(h.session.id);
+    expect((await listed()).waiting).toBeUndefined();
     expect(await readFile(join(h.workspace, 'a.txt'), 'utf8')).toBe('two\n');
     expect(h.sessionEvents('approval.resolved')).toMatchObject([{ requestId: request.requestId, outcome: 'approved', scope: 'once' }]);
   });

@@ -4,6 +4,7 @@ import { deft } from '../bridge';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { useUi } from './ui';
+import { useWaiting } from './waiting';
 
 /** Commands the UI issues, with failures routed to the banner. Components call these, not the bridge. */
 export function report(error: unknown): void {
@@ -17,6 +18,7 @@ export async function loadInitial(): Promise<void> {
     useSettings.getState().setWorkspace(workspace);
     useSettings.getState().setSettings(settings);
     useSessions.getState().setSessions(sessions);
+    useWaiting.getState().reset(sessions);
     const remembered = localStorage.getItem(`deft-session:${workspace.path}`);
     const target = sessions.find((s) => s.id === remembered) ?? sessions[0];
     if (target) await openSession(target.id);
@@ -46,6 +48,7 @@ export async function resync(): Promise<void> {
   try {
     const [{ sessions }, settings] = await Promise.all([deft.listSessions(), deft.getSettings()]);
     useSessions.getState().setSessions(sessions);
+    useWaiting.getState().reset(sessions);
     useSettings.getState().setSettings(settings);
     const id = useSessions.getState().currentId;
     if (id) await openSession(id);

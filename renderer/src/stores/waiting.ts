@@ -4,9 +4,11 @@ import type { SessionEvent } from '../../../protocol';
 type Waiting = Array<{ id: string; turnId: string }>;
 
 interface WaitingState {
-  /** Approvals and questions waiting for the user, per session (seen live since the window opened). */
+  /** Approvals and questions waiting for the user, per session (as listed by the host, then kept live by events). */
   bySession: Record<string, Waiting>;
   apply(events: readonly SessionEvent[]): void;
+  /** What the host says is waiting now (from the session list, after a load or reconnect). */
+  reset(sessions: ReadonlyArray<{ id: string; waiting?: Waiting }>): void;
 }
 
 function next(list: Waiting, event: SessionEvent): Waiting {
@@ -27,6 +29,7 @@ function next(list: Waiting, event: SessionEvent): Waiting {
 /** Which sessions wait for the user, so the sidebar can point at ones that are not open. */
 export const useWaiting = create<WaitingState>()((set) => ({
   bySession: {},
+  reset: (sessions) => set({ bySession: Object.fromEntries(sessions.flatMap((s) => (s.waiting?.length ? [[s.id, s.waiting]] : []))) }),
   apply: (events) =>
     set((s) => {
       let bySession = s.bySession;
