@@ -10,6 +10,7 @@ import { skillMd } from './agent/skills/test-support';
 const created: Array<{ options: Record<string, any>; contents: Record<string, any> }> = [];
 const calls = { sandbox: 0, openExternal: [] as string[], permission: [] as boolean[], opened: [] as string[], revealed: [] as string[] };
 const ipc = new Map<string, (...a: any[]) => any>();
+const rendererPage = new URL('../renderer/index.html', import.meta.url).href;
 let windowLoaded: () => void = () => {};
 const loaded = new Promise<void>((resolve) => (windowLoaded = resolve));
 
@@ -43,7 +44,18 @@ vi.mock('electron', () => {
     dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }), showErrorBox: () => {} },
     ipcMain: { handle: (channel: string, fn: (...a: any[]) => any) => ipc.set(channel, fn) },
     safeStorage: { isEncryptionAvailable: () => false },
-    session: { defaultSession: { setPermissionRequestHandler: (fn: (...a: any[]) => void) => fn(null, 'camera', (ok: boolean) => calls.permission.push(ok)) } },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (fn: (...a: any[]) => void) => {
+          const push = (ok: boolean) => calls.permission.push(ok);
+          const page = (url: string) => ({ getURL: () => url });
+          fn(page(rendererPage), 'camera', push);
+          fn(page(rendererPage), 'clipboard-sanitized-write', push);
+          fn(page('https://evil.example/'), 'clipboard-sanitized-write', push);
+          fn(null, 'clipboard-sanitized-write', push);
+        },
+      },
+    },
     shell: {
       openExternal: async (url: string) => void calls.openExternal.push(url),
       openPath: async (path: string) => (calls.opened.push(path), ''),
@@ -66,9 +78,9 @@ afterAll(() => {
 });
 
 describe('the Electron composition root', () => {
-  it('enables the sandbox and denies every permission request', () => {
+  it('enables the sandbox and denies every permission request but clipboard writes from its own page', () => {
     expect(calls.sandbox).toBe(1);
-    expect(calls.permission).toEqual([false]);
+    expect(calls.permission).toEqual([false, true, false, false]);
   });
 
   it('opens the workspace window with isolation, sandbox and no Node in the renderer', () => {

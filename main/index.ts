@@ -108,11 +108,12 @@ function argWorkspace(): string | null {
 
 app.enableSandbox();
 void app.whenReady().then(async () => {
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  registerIpc(
-    (contents) => windows.get(contents.id)?.core,
-    (url) => url.split('#')[0] === rendererUrl,
+  const isOwnPage = (url: string) => url.split('#')[0] === rendererUrl;
+  // Everything is refused except writing text to the clipboard from our own page (the copy buttons).
+  session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
+    callback(permission === 'clipboard-sanitized-write' && contents !== null && isOwnPage(contents.getURL())),
   );
+  registerIpc((contents) => windows.get(contents.id)?.core, isOwnPage);
   const workspace = argWorkspace() ?? lastWorkspace() ?? (await chooseFolder());
   if (!workspace) {
     app.quit();
