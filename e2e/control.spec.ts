@@ -253,6 +253,8 @@ test('a goal shows its strip with status and budget, and can be paused', async (
   await expect(strip).toContainText('Make the tests pass');
   await expect(strip).toContainText('Active');
   await expect(strip).toContainText(/turn \d+\/40/);
+  // Picking the mode in an empty window and sending right away used one session, not two.
+  await expect(page.getByRole('navigation', { name: 'Sessions' }).getByRole('listitem')).toHaveCount(1);
   await strip.getByRole('button', { name: 'Pause' }).click();
   await expect(strip).toContainText('Paused');
   await expect(strip.getByRole('button', { name: 'Resume' })).toBeVisible();

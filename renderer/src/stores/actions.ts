@@ -69,6 +69,19 @@ export async function newSession(): Promise<string | null> {
   }
 }
 
+let creating: Promise<string | null> | null = null;
+
+/**
+ * The open session, or a new one — created once however many actions ask at the same moment (a mode
+ * picked in an empty window and a prompt sent right after must land in the same session).
+ */
+export function ensureSession(): Promise<string | null> {
+  const id = useSessions.getState().currentId;
+  if (id) return Promise.resolve(id);
+  creating ??= newSession().finally(() => (creating = null));
+  return creating;
+}
+
 export async function deleteSession(id: string): Promise<void> {
   try {
     await deft.deleteSession({ sessionId: id });
@@ -79,8 +92,7 @@ export async function deleteSession(id: string): Promise<void> {
 }
 
 export async function sendPrompt(text: string, attachments: Attachment[] = []): Promise<boolean> {
-  let id = useSessions.getState().currentId;
-  if (!id) id = await newSession();
+  const id = await ensureSession();
   if (!id) return false;
   try {
     useUi.getState().showBanner(null);

@@ -1,15 +1,12 @@
 import type { ApprovalAnswer, GoalAction, PermissionMode, QuestionAnswer } from '../../../protocol';
 import { deft } from '../bridge';
-import { newSession, report } from './actions';
+import { ensureSession, report } from './actions';
 import { usePermissions } from './permissions';
 import { useSessions } from './sessions';
 import { useUi } from './ui';
 
 // Commands for the user-in-control features (permissions, approvals, plan mode, questions, goals).
 
-async function currentOrNewSession(): Promise<string | null> {
-  return useSessions.getState().currentId ?? (await newSession());
-}
 
 /** Trust the workspace, so its own settings files may allow tools and set the default mode. */
 export async function trustWorkspace(): Promise<void> {
@@ -33,7 +30,7 @@ export async function loadPermissions(): Promise<void> {
 }
 
 export async function setPermissionMode(mode: PermissionMode): Promise<void> {
-  const sessionId = await currentOrNewSession();
+  const sessionId = await ensureSession();
   if (!sessionId) return;
   try {
     await deft.setPermissionMode({ sessionId, mode });
@@ -43,7 +40,7 @@ export async function setPermissionMode(mode: PermissionMode): Promise<void> {
 }
 
 export async function setPlanMode(active: boolean): Promise<boolean> {
-  const sessionId = await currentOrNewSession();
+  const sessionId = await ensureSession();
   if (!sessionId) return false;
   try {
     await deft.setPlanMode({ sessionId, active });

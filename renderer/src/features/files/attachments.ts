@@ -2,7 +2,7 @@ import { DeftError } from '../../../../protocol/bridge';
 import type { Attachment } from '../../../../protocol';
 import { MAX_ATTACHMENT_BYTES } from '../../../../protocol/limits';
 import { deft } from '../../bridge';
-import { newSession } from '../../stores/actions';
+import { ensureSession } from '../../stores/actions';
 import { useSessions } from '../../stores/sessions';
 
 /** Image types the model can be shown (the core checks the bytes again). */
@@ -28,8 +28,7 @@ export async function attachImage(file: File): Promise<Attachment> {
   if (file.size > MAX_ATTACHMENT_BYTES) {
     throw new Error(`${file.name || 'The image'} is ${(file.size / 1024 / 1024).toFixed(1)} MiB; images up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MiB can be attached.`);
   }
-  let sessionId = useSessions.getState().currentId;
-  if (!sessionId) sessionId = await newSession();
+  const sessionId = await ensureSession();
   if (!sessionId) throw new Error('No session to attach the image to.');
   const name = file.name && file.name !== 'image.png' ? file.name : `pasted-${new Date().toISOString().replace(/[:.]/g, '-')}.${file.type.split('/')[1]}`;
   try {

@@ -1,8 +1,7 @@
 import { DeftError } from '../../../../protocol/bridge';
 import type { SkillSummary } from '../../../../protocol';
 import { deft } from '../../bridge';
-import { newSession } from '../../stores/actions';
-import { useSessions } from '../../stores/sessions';
+import { ensureSession } from '../../stores/actions';
 import { useUi } from '../../stores/ui';
 import { useSkills } from './store';
 
@@ -23,8 +22,7 @@ export function refreshSkills(rescan = false): Promise<void> {
 
 /** Run a skill as the user in the current session (a new one when none is open). Returns whether it started. */
 export async function runSkill(name: string, args: string): Promise<boolean> {
-  let id = useSessions.getState().currentId;
-  if (!id) id = await newSession();
+  const id = await ensureSession();
   if (!id) return false;
   try {
     useUi.getState().showBanner(null);
