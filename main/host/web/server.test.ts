@@ -131,4 +131,23 @@ describe('web host', () => {
     }
     expect((await get('/')).status).toBe(200);
   });
+
+  it('disconnects a page that stops reading events instead of queueing them without end', async () => {
+    await host.close();
+    const logged: string[] = [];
+    host = await startWebHost({ core: h.core, rendererDir: await tempDir('deft-renderer-'), token: 'secret-token', log: (m) => logged.push(m), maxBufferedBytes: 2 * 1024 * 1024 });
+    const ws = await connect('?token=secret-token');
+    const raw = (ws as unknown as { _socket: Socket })._socket;
+    raw.pause();
+    const emit = (h.core as unknown as { emit(event: unknown): void }).emit.bind(h.core);
+    const big = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 48 && !logged.length; i++) {
+      emit({ type: 'settings.updated', settings: { padding: big } });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(logged.join('\n')).toContain('stopped reading events');
+    const closed = new Promise((resolve) => ws.once('close', resolve));
+    raw.resume();
+    await closed;
+  });
 });

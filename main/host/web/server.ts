@@ -18,6 +18,8 @@ export interface WebHostOptions {
   port?: number;
   token?: string;
   log?: (message: string) => void;
+  /** Events queued for a page that does not read them, beyond which it is disconnected (it catches up on reconnect). */
+  maxBufferedBytes?: number;
 }
 
 export interface WebHost {
@@ -28,6 +30,7 @@ export interface WebHost {
 }
 
 const MAX_MESSAGE_BYTES = 48 * 1024 * 1024;
+const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 /**
  * Serve the renderer and the protocol over a WebSocket on 127.0.0.1 only. The socket needs the token
@@ -69,8 +72,16 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   });
 
   function connect(ws: WebSocket): void {
+    const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
     const forward = (event: DeftEvent) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event }));
+      if (ws.readyState !== ws.OPEN) return;
+      // A page that stopped reading (a frozen tab) would otherwise hold every event in memory here.
+      if (ws.bufferedAmount > maxBuffered) {
+        log(`A page stopped reading events (${Math.round(ws.bufferedAmount / 1024 / 1024)} MiB queued); it was disconnected and will catch up when it reconnects.`);
+        ws.terminate();
+        return;
+      }
+      ws.send(JSON.stringify({ event }));
     };
     const unsubscribe = options.core.onEvent(forward);
     ws.on('close', unsubscribe);
