@@ -1,5 +1,5 @@
 import { DeftError } from '../../../protocol/bridge';
-import type { Attachment } from '../../../protocol';
+import type { Attachment, SessionSummary } from '../../../protocol';
 import { deft } from '../bridge';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
@@ -12,13 +12,18 @@ export function report(error: unknown): void {
   useUi.getState().showBanner({ message: e.detail, code: e.code });
 }
 
+/** The host's session list, and what waits for the user in each session. */
+function showSessions(sessions: SessionSummary[]): void {
+  useSessions.getState().setSessions(sessions);
+  useWaiting.getState().reset(sessions);
+}
+
 export async function loadInitial(): Promise<void> {
   try {
     const [workspace, settings, { sessions }] = await Promise.all([deft.getWorkspace(), deft.getSettings(), deft.listSessions()]);
     useSettings.getState().setWorkspace(workspace);
     useSettings.getState().setSettings(settings);
-    useSessions.getState().setSessions(sessions);
-    useWaiting.getState().reset(sessions);
+    showSessions(sessions);
     const remembered = localStorage.getItem(`deft-session:${workspace.path}`);
     const target = sessions.find((s) => s.id === remembered) ?? sessions[0];
     if (target) await openSession(target.id);
@@ -47,8 +52,7 @@ export async function openSession(id: string): Promise<void> {
 export async function resync(): Promise<void> {
   try {
     const [{ sessions }, settings] = await Promise.all([deft.listSessions(), deft.getSettings()]);
-    useSessions.getState().setSessions(sessions);
-    useWaiting.getState().reset(sessions);
+    showSessions(sessions);
     useSettings.getState().setSettings(settings);
     const id = useSessions.getState().currentId;
     if (id) await openSession(id);
