@@ -56,7 +56,7 @@ export default tseslint.config(
           patterns: [
             { group: ['**/main/**', 'electron', 'node:*'], message: 'The renderer talks to the core only through window.deft.' },
             {
-              regex: '(^|/)protocol(/(index|commands|events|display|session|settings|skills|tasks|control))?$',
+              regex: '(^|/)protocol(/(index|commands|events|display|session|settings|skills|tasks|approvals|todo|goals))?$',
               allowTypeImports: true,
               message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use protocol/bridge, names, limits, units or terminal-text.',
             },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ApprovalAnswer, Goal, GoalAction, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './control';
+import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './approvals';
 import { SessionEvent } from './events';
+import { Goal, GoalAction } from './goals';
 import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
@@ -83,12 +84,12 @@ export const commands = {
   /** Delete a scheduled prompt. */
   deleteCronJob: command(SessionRef.extend({ jobId: z.string().regex(/^[0-9a-f]{8}$/) }).strict(), z.object({ ok: z.literal(true) })),
   /** Stop the foreground command of a running tool call, or move it to the background. */
-  controlToolCall: command(
+  stopOrBackgroundCommand: command(
     SessionRef.extend({ callId: z.string().min(1).max(200), action: z.enum(['stop', 'background']) }).strict(),
     z.object({ ok: z.literal(true), taskId: z.string().optional() }),
   ),
 
-  // The user in control: permissions, approvals, questions, plan mode, goals.
+  // Approvals (permissions, approval requests, questions, plan mode) and goals.
   /** The permission rules in force (and invalid ones), and the session's mode (the default mode without a session). */
   getPermissions: command(
     z.object({ sessionId: z.string().min(1).optional() }).strict(),

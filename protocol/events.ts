@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { PermissionRules, controlEventShapes as control } from './control';
+import { PermissionRules, approvalEventShapes as approvals } from './approvals';
 import { contextEventShapes as contextShapes } from './context';
+import { goalEventShapes as goals } from './goals';
+import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
@@ -85,15 +87,15 @@ export const SessionEvent = z.discriminatedUnion('type', [
     content: z.string(),
     callId: z.string().optional(),
   }),
-  // The user in control: permission mode, approvals, questions, plan mode, todos, goals (shapes in control.ts).
-  sessionEvent('permission.mode.changed', control['permission.mode.changed']),
-  sessionEvent('approval.requested', control['approval.requested']),
-  sessionEvent('approval.resolved', control['approval.resolved']),
-  sessionEvent('question.asked', control['question.asked']),
-  sessionEvent('question.answered', control['question.answered']),
-  sessionEvent('plan.mode.changed', control['plan.mode.changed']),
-  sessionEvent('todo.updated', control['todo.updated']),
-  sessionEvent('goal.updated', control['goal.updated']),
+  // Approvals (shapes in approvals.ts): permission mode, approval requests, questions, plan mode; then the todo list and goals.
+  sessionEvent('permission.mode.changed', approvals['permission.mode.changed']),
+  sessionEvent('approval.requested', approvals['approval.requested']),
+  sessionEvent('approval.resolved', approvals['approval.resolved']),
+  sessionEvent('question.asked', approvals['question.asked']),
+  sessionEvent('question.answered', approvals['question.answered']),
+  sessionEvent('plan.mode.changed', approvals['plan.mode.changed']),
+  sessionEvent('todo.updated', todo['todo.updated']),
+  sessionEvent('goal.updated', goals['goal.updated']),
   // Context: compaction and undo (shapes in context.ts).
   sessionEvent('compaction.started', contextShapes['compaction.started']),
   sessionEvent('compaction.ended', contextShapes['compaction.ended']),
@@ -124,7 +126,7 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cron.updated'), sessionId: z.string(), jobs: z.array(CronJobInfo) }),
   /** A running tool call's foreground command went quiet and is waiting, or produced output again. */
   z.object({ type: z.literal('command.activity'), sessionId: z.string(), activity: CommandActivity }),
-  // The user in control: the permission rules (or their problems) changed.
+  // Approvals: the permission rules (or their problems) changed.
   z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
@@ -142,4 +144,3 @@ export type SessionEventInput = SessionEvent extends infer E
     : never
   : never;
 
-export { isSessionEvent } from './bridge';

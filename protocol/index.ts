@@ -1,14 +1,16 @@
+export * from './approvals';
 export * from './bridge';
 export * from './commands';
 export * from './context';
-export * from './control';
 export * from './display';
 export * from './events';
+export * from './goals';
 export * from './names';
 export * from './session';
 export * from './settings';
 export * from './skills';
 export * from './tasks';
+export * from './todo';
 
 import { eventTypeNames } from './names';
 

@@ -24,8 +24,8 @@ export const commandNames = [
   'readTaskOutput',
   'stopTask',
   'deleteCronJob',
-  'controlToolCall',
-  // The user in control
+  'stopOrBackgroundCommand',
+  // Approvals and goals
   'getPermissions',
   'trustWorkspace',
   'setPermissionMode',
@@ -67,7 +67,7 @@ export const eventTypeNames = [
   'task.ended',
   'cron.updated',
   'command.activity',
-  // The user in control
+  // Approvals, the todo list and goals
   'permission.mode.changed',
   'approval.requested',
   'approval.resolved',

@@ -36,7 +36,7 @@ describe('tasks panel commands', () => {
     const bad = async (name: string, input: unknown) => (await dispatchCommand(h.core.handlers, name, input, () => {})) as { ok: boolean; error?: { code: string; message: string } };
     expect(await bad('readTaskOutput', { sessionId, taskId: '../../x' })).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringMatching(/taskId/) } });
     expect(await bad('readTaskOutput', { sessionId, taskId: 'bash-00000000', length: 10 ** 9 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
-    expect(await bad('controlToolCall', { sessionId, callId: 'c', action: 'explode' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await bad('stopOrBackgroundCommand', { sessionId, callId: 'c', action: 'explode' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await bad('deleteCronJob', { sessionId, jobId: 'nothex!!' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await bad('listTasks', { sessionId, extra: 1 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await bad('listTasks', { sessionId })).toMatchObject({ ok: true, result: { tasks: [], cron: [], commands: [] } });

@@ -57,7 +57,7 @@ export function backgroundFeature(options: BackgroundFeatureOptions = {}): Featu
         if (!(await tasks.cron.delete(jobId))) throw new CommandError('not_found', `There is no scheduled prompt ${jobId} in this session (it may have fired for the last time).`);
         return { ok: true as const };
       },
-      controlToolCall: async ({ sessionId, callId, action }) => {
+      stopOrBackgroundCommand: async ({ sessionId, callId, action }) => {
         const tasks = await forSession(sessionId);
         const command = tasks.foreground.get(callId);
         if (!command) throw new CommandError('not_found', 'That command is no longer running.');

@@ -129,13 +129,13 @@ describe('Bash timeouts, cancel and stop', () => {
     });
     expect(waiting.activity).toMatchObject({ callId: 'c1', waiting: true });
     expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).commands).toMatchObject([{ callId: 'c1', waiting: true }]);
-    expect(await h.core.handlers.controlToolCall({ sessionId: h.session.id, callId: 'c1', action: 'stop' })).toEqual({ ok: true });
+    expect(await h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'c1', action: 'stop' })).toEqual({ ok: true });
     await h.core.turnDone(h.session.id);
     expect(processesMatching(`sleep ${nap}`)).toEqual([]);
     const message = h.server.requests.at(-1)!.body.messages.at(-1)!;
     expect(message).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
     expect(String(message.content)).toMatch(/^ERROR: hello\nCommand stopped by the user after .*Do not run it again unless the user asks\.$/);
-    await expect(h.core.handlers.controlToolCall({ sessionId: h.session.id, callId: 'c1', action: 'stop' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'c1', action: 'stop' })).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('the user sends a foreground command to the background from its card', async () => {
@@ -143,7 +143,7 @@ describe('Bash timeouts, cancel and stop', () => {
     h.server.enqueue({ chunks: [{ toolCall: { id: 'c2', name: 'Bash', args: JSON.stringify({ command: 'echo building; sleep 20', description: 'build' }) } }, { finish: 'tool_calls' }] });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
     await eventually(() => expect(h.sessionEvents('tool.call.progress').length).toBeGreaterThan(0));
-    const reply = await h.core.handlers.controlToolCall({ sessionId: h.session.id, callId: 'c2', action: 'background' });
+    const reply = await h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'c2', action: 'background' });
     await h.core.turnDone(h.session.id);
     expect(reply.taskId).toMatch(/^bash-/);
     const content = String(h.server.requests.at(-1)!.body.messages.at(-1)!.content);

@@ -49,7 +49,7 @@ export async function controlCommand(callId: string, action: 'stop' | 'backgroun
   const sessionId = current();
   if (!sessionId) return;
   try {
-    await deft.controlToolCall({ sessionId, callId, action });
+    await deft.stopOrBackgroundCommand({ sessionId, callId, action });
   } catch (error) {
     report(error);
   }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolInputDisplay } from './display';
 
-// The user in control: permission modes and rules, approvals, plan mode, questions, todos, goals.
+// Approvals: permission modes and rules, approval requests, questions to the user, plan mode.
 
 /** How much the agent may do without asking. */
 export const PermissionMode = z.enum(['ask', 'accept-edits', 'yolo']);
@@ -71,34 +71,12 @@ export const QuestionAnswer = z
   .strict();
 export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
 
-/** One item of the todo list. */
-export const TodoItem = z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) });
-export type TodoItem = z.infer<typeof TodoItem>;
-
 /** Plan mode of a session. */
 export const PlanState = z.object({ active: z.boolean(), planId: z.string().optional(), path: z.string().optional() });
 export type PlanState = z.infer<typeof PlanState>;
 
-/** A goal the agent pursues turn after turn, with its budget and what it has used. */
-export const Goal = z.object({
-  id: z.string(),
-  objective: z.string(),
-  completionCriterion: z.string().optional(),
-  status: z.enum(['active', 'paused', 'blocked', 'complete']),
-  /** Why it is paused, blocked or complete (a summary). */
-  reason: z.string().optional(),
-  budget: z.object({ turns: z.number().int().optional(), tokens: z.number().int().optional(), timeMs: z.number().int().optional() }),
-  used: z.object({ turns: z.number().int(), tokens: z.number().int(), timeMs: z.number().int() }),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-});
-export type Goal = z.infer<typeof Goal>;
-
-export const GoalAction = z.enum(['pause', 'resume', 'cancel']);
-export type GoalAction = z.infer<typeof GoalAction>;
-
-/** Shapes of the control events, shared by events.ts. */
-export const controlEventShapes = {
+/** Shapes of the approval events, shared by events.ts. */
+export const approvalEventShapes = {
   /** The session's permission mode changed (the model is told at its next step). */
   'permission.mode.changed': { mode: PermissionMode, previous: PermissionMode },
   /** A call waits for the user's approval; `display` is what it will do. */
@@ -129,8 +107,4 @@ export const controlEventShapes = {
   'question.answered': { requestId: z.string(), answers: z.record(z.string(), z.string()), dismissed: z.boolean() },
   /** Plan mode turned on or off. */
   'plan.mode.changed': { plan: PlanState },
-  /** The todo list changed. */
-  'todo.updated': { items: z.array(TodoItem) },
-  /** The goal changed (null: no goal). */
-  'goal.updated': { goal: Goal.nullable() },
 } as const;

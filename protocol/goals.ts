@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+// Goals: work the agent pursues turn after turn, within a budget.
+
+/** A goal the agent pursues turn after turn, with its budget and what it has used. */
+export const Goal = z.object({
+  id: z.string(),
+  objective: z.string(),
+  completionCriterion: z.string().optional(),
+  status: z.enum(['active', 'paused', 'blocked', 'complete']),
+  /** Why it is paused, blocked or complete (a summary). */
+  reason: z.string().optional(),
+  budget: z.object({ turns: z.number().int().optional(), tokens: z.number().int().optional(), timeMs: z.number().int().optional() }),
+  used: z.object({ turns: z.number().int(), tokens: z.number().int(), timeMs: z.number().int() }),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type Goal = z.infer<typeof Goal>;
+
+export const GoalAction = z.enum(['pause', 'resume', 'cancel']);
+export type GoalAction = z.infer<typeof GoalAction>;
+
+/** Shapes of the goal events, shared by events.ts. */
+export const goalEventShapes = {
+  /** The goal changed (null: no goal). */
+  'goal.updated': { goal: Goal.nullable() },
+} as const;
