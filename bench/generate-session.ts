@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionEvent } from '../protocol';
-import type { LogRecord } from '../main/agent/sessions/records';
-import { LOG_FILE, META_FILE } from '../main/agent/sessions/session';
-import { workspaceSessionsDir } from '../main/agent/sessions/store';
+import type { LogRecord } from '../main/agent/infra/sessions/records';
+import { LOG_FILE, META_FILE } from '../main/agent/infra/sessions/session';
+import { workspaceSessionsDir } from '../main/agent/infra/sessions/store';
 
 const PARAGRAPH =
   'The change touches the session store and the renderer. It keeps the log append-only, merges streamed deltas at step boundaries, and replays the log when a window opens. ';

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import picomatch from 'picomatch';
-import type { ResolvedCall } from '../main/agent/loop/tool-calls';
-import { decide } from '../main/agent/permissions/engine';
-import { type PermissionRule, parseRule } from '../main/agent/permissions/rules';
-import { shellParser } from '../main/agent/policies/shell-parse';
+import type { ResolvedCall } from '../main/agent/runtime/loop/tool-calls';
+import { decide } from '../main/agent/capabilities/approvals/engine';
+import { type PermissionRule, parseRule } from '../main/agent/capabilities/approvals/rules';
+import { shellParser } from '../main/agent/infra/policies/shell-parse';
 import { resolvedCall } from '../main/agent/test-support/resolved-call';
 import { type BenchResult, median } from './types';
 

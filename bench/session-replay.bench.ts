@@ -1,8 +1,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Session } from '../main/agent/sessions/session';
-import { LOG_FILE } from '../main/agent/sessions/session';
+import { Session } from '../main/agent/infra/sessions/session';
+import { LOG_FILE } from '../main/agent/infra/sessions/session';
 import { tempDir } from '../main/agent/test-support/harness';
 import { generateSession } from './generate-session';
 import { type BenchResult, median } from './types';

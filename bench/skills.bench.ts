@@ -2,9 +2,9 @@ import { watch } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { SkillCatalog } from '../main/agent/skills/catalog';
-import { scanRoot } from '../main/agent/skills/scanner';
-import { SkillService } from '../main/agent/skills/service';
+import type { SkillCatalog } from '../main/agent/capabilities/skills/catalog';
+import { scanRoot } from '../main/agent/capabilities/skills/scanner';
+import { SkillService } from '../main/agent/capabilities/skills/service';
 import { tempDir } from '../main/agent/test-support/harness';
 import { type BenchResult, median } from './types';
 

@@ -2,9 +2,9 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BrowserWindow, type WebContents, app, dialog, safeStorage, session, shell } from 'electron';
-import { DeftCore } from './agent/core';
-import { deftHome } from './agent/platform/home';
-import { FileSecretStore, type SecretStore } from './agent/settings/secrets';
+import { DeftCore } from './agent/runtime/core';
+import { deftHome } from './agent/infra/platform/home';
+import { FileSecretStore, type SecretStore } from './agent/infra/settings/secrets';
 import { resolveWorkspace } from './host/compose';
 import { forwardEvents, registerIpc } from './host/electron-ipc';
 

@@ -1,9 +1,9 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type CoreOptions, DeftCore } from '../agent/core';
-import { deftHome } from '../agent/platform/home';
-import { overridesFromEnv } from '../agent/settings/provider-config';
-import { FileSecretStore } from '../agent/settings/secrets';
+import { type CoreOptions, DeftCore } from '../agent/runtime/core';
+import { deftHome } from '../agent/infra/platform/home';
+import { overridesFromEnv } from '../agent/infra/settings/provider-config';
+import { FileSecretStore } from '../agent/infra/settings/secrets';
 
 /** Resolve a workspace argument to a real, existing directory, or explain why not. */
 export function resolveWorkspace(path: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandHandlers } from '../agent/core';
-import { CommandError } from '../agent/errors';
+import type { CommandHandlers } from '../agent/runtime/core';
+import { CommandError } from '../agent/contract/errors';
 import { dispatchCommand } from './dispatch';
 
 const handlers = {

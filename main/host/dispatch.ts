@@ -1,6 +1,6 @@
 import { type CommandName, type CommandReply, commands, isCommandName } from '../../protocol';
-import type { CommandHandlers } from '../agent/core';
-import { CommandError } from '../agent/errors';
+import type { CommandHandlers } from '../agent/runtime/core';
+import { CommandError } from '../agent/contract/errors';
 
 function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
   return issues.map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message)).join('; ');

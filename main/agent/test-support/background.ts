@@ -1,7 +1,7 @@
 import type { AppEvent, SessionEvent } from '../../../protocol';
-import { type BackgroundFeatureOptions, backgroundFeature } from '../background/feature';
-import type { CoreOptions } from '../core';
-import type { ResolvedCall } from '../loop/tool-calls';
+import { type BackgroundFeatureOptions, backgroundFeature } from '../capabilities/shell/feature';
+import type { CoreOptions } from '../runtime/core';
+import type { ResolvedCall } from '../runtime/loop/tool-calls';
 import { createHarness } from './harness';
 import { eventually } from './processes';
 

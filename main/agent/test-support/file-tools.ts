@@ -1,15 +1,15 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { FileTracker } from '../files/file-state';
-import { type Tool, type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../tools/contract';
-import { createEditTool } from '../tools/edit/edit';
-import { createGlobTool } from '../tools/glob/glob';
-import { createGrepTool } from '../tools/grep/grep';
-import { createReadMediaFileTool } from '../tools/read-media-file/read-media-file';
-import { createReadTool } from '../tools/read/read';
-import { ToolRegistry } from '../tools/registry';
-import { validateArgs } from '../tools/validate';
-import { createWriteTool } from '../tools/write/write';
+import { FileTracker } from '../capabilities/files/file-state';
+import { type Tool, type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../contract/tool';
+import { createEditTool } from '../capabilities/files/tools/edit/edit';
+import { createGlobTool } from '../capabilities/files/tools/glob/glob';
+import { createGrepTool } from '../capabilities/files/tools/grep/grep';
+import { createReadMediaFileTool } from '../capabilities/files/tools/read-media-file/read-media-file';
+import { createReadTool } from '../capabilities/files/tools/read/read';
+import { ToolRegistry } from '../runtime/tools/registry';
+import { validateArgs } from '../runtime/tools/validate';
+import { createWriteTool } from '../capabilities/files/tools/write/write';
 import { tempDir } from './harness';
 
 export interface Called {

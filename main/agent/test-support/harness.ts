@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DeftEvent, PermissionMode, SessionEvent } from '../../../protocol';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
-import { type CoreOptions, DeftCore } from '../core';
-import type { RetryPolicy } from '../loop/retry';
-import { FileSecretStore } from '../settings/secrets';
+import { type CoreOptions, DeftCore } from '../runtime/core';
+import type { RetryPolicy } from '../infra/providers/retry';
+import { FileSecretStore } from '../infra/settings/secrets';
 
 export const fastRetry: RetryPolicy = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, jitter: 0, maxRetryAfterMs: 2_000 };
 

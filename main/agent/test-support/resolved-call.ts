@@ -1,5 +1,5 @@
-import type { ResolvedCall } from '../loop/tool-calls';
-import type { ToolExecution } from '../tools/contract';
+import type { ResolvedCall } from '../runtime/loop/tool-calls';
+import type { ToolExecution } from '../contract/tool';
 
 /** A call as the permission layer sees it, for tests and benchmarks of decisions (nothing runs). */
 export function resolvedCall(name: string, args: unknown = {}, execution: Partial<ToolExecution> = {}): ResolvedCall {

@@ -1,4 +1,4 @@
-import type { SessionHandle } from '../features/types';
+import type { SessionHandle } from '../contract/feature';
 
 /** A session handle that records nothing and starts no turns: for exercising tools and features alone. */
 export function inertSessionHandle(id: string, dir: string): SessionHandle {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Tool, ToolInputError, access, defineTool } from '../tools/contract';
+import { type Tool, ToolInputError, access, defineTool } from '../contract/tool';
 
 /** Tools that exercise the machinery in tests. */
 export const echoTool = defineTool({

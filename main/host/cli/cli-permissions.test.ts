@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
-import { controlTestTools } from '../../agent/test-support/control-tools';
+import { controlTestTools } from '../../agent/test-support/stand-in-tools';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { runCli } from './cli';
 

@@ -3,11 +3,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MockModelServer, textChunks } from '../../../e2e/fixtures/mock-model-server';
-import { LOG_FILE } from '../../agent/sessions/session';
-import { workspaceSessionsDir } from '../../agent/sessions/store';
+import { LOG_FILE } from '../../agent/infra/sessions/session';
+import { workspaceSessionsDir } from '../../agent/infra/sessions/store';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { testTools } from '../../agent/test-support/tools';
-import { put, skillMd } from '../../agent/skills/test-support';
+import { put, skillMd } from '../../agent/capabilities/skills/test-support';
 import { type CliIo, runCli } from './cli';
 
 let server: MockModelServer;

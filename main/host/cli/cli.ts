@@ -2,10 +2,10 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
-import type { CoreOptions } from '../../agent/core';
-import { defaultFeatures } from '../../agent/features/index';
-import { withSkillsOptions } from '../../agent/skills/feature';
-import { overridesFromEnv } from '../../agent/settings/provider-config';
+import type { CoreOptions } from '../../agent/runtime/core';
+import { defaultFeatures } from '../../agent/capabilities';
+import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
+import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
 
 export interface CliIo {

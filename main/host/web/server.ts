@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import type { DeftEvent } from '../../../protocol';
-import type { DeftCore } from '../../agent/core';
+import type { DeftCore } from '../../agent/runtime/core';
 import { dispatchCommand } from '../dispatch';
 import { isAllowedHost, isAllowedOrigin, tokensMatch } from './security';
 import { send, serveStatic } from './static';

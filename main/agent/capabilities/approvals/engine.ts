@@ -1,0 +1,148 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { PermissionMode, PlanState } from '../../../../protocol';
+import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import { catastrophicDeleteIn, withNestedScripts } from '../../infra/policies/dangerous-command';
+import { isWithin } from '../../infra/policies/path-guard';
+import { type Places, protectedPathInCommand, protectedPathReason } from '../../infra/policies/protected-paths';
+import { type ParsedShell, parseShell } from '../../infra/policies/shell-parse';
+import { type PermissionRule, bashCommandOf, parseRule, ruleApplies } from './rules';
+import { EDIT_TOOLS, GOAL_START_TOOL, NETWORK_TOOLS, SELF_APPROVED_TOOLS, writtenPaths } from './tool-kinds';
+
+export interface DecisionContext {
+  call: ResolvedCall;
+  mode: PermissionMode;
+  /** Rules from the settings files. */
+  rules: readonly PermissionRule[];
+  /** Rules the user approved for this session ("approve for session"). */
+  sessionRules: readonly string[];
+  plan: PlanState | null;
+  places: Places;
+}
+
+export type Decision =
+  | { kind: 'allow'; reason: string }
+  | { kind: 'deny'; message: string }
+  /** `rememberable` is false for protected paths: those are approved one call at a time. */
+  | { kind: 'ask'; reason: string; rememberable: boolean };
+
+function where(rule: PermissionRule): string {
+  return rule.file ? ` in ${rule.file}` : '';
+}
+
+/**
+ * Decide on one call. Order: refusals (a recursive rm of /, ~ or the workspace; plan-mode limits), deny
+ * rules, protected paths (always ask), session approvals, ask rules, allow rules, then the mode: read-only
+ * tools run in every mode, accept-edits runs Write/Edit inside the workspace, yolo runs everything.
+ * Deny beats ask beats allow, whatever the order the rules were written in.
+ */
+export async function decide(context: DecisionContext): Promise<Decision> {
+  const { call, mode, plan, places } = context;
+  const command = bashCommandOf(call);
+  let shell: Promise<ParsedShell> | undefined;
+  const parsedShell = () => (shell ??= parseShell(command ?? ''));
+
+  if (command !== null) {
+    const hit = await catastrophicDeleteIn(await parsedShell(), { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) });
+    if (hit) {
+      return {
+        kind: 'deny',
+        message: `Refused: "${hit.text}" would recursively delete ${hit.target}. Deft never runs this, in any mode. Delete specific files or folders inside the workspace instead.`,
+      };
+    }
+  }
+
+  let planFileWrite = false;
+  let noAutoApprove = false;
+  if (plan?.active) {
+    const outcome = planModeCheck(call, plan, places.workspace);
+    if (outcome === 'deny') {
+      return {
+        kind: 'deny',
+        message: `Plan mode is active, so ${call.name} cannot run: only read-only tools run, and Write/Edit may change only the plan file ${plan.path ?? ''}. Investigate with read-only tools, write the plan to that file, then call ExitPlanMode for the user's review.`,
+      };
+    }
+    planFileWrite = outcome === 'plan-file';
+    noAutoApprove = outcome === 'ask-only';
+  }
+
+  const applies = (rule: PermissionRule) => ruleApplies(rule, call, parsedShell);
+  for (const rule of context.rules) {
+    if (rule.decision === 'deny' && (await applies(rule))) {
+      return { kind: 'deny', message: `${call.name} is blocked by the deny rule "${rule.pattern}"${where(rule)}. Do not retry it; find another way, or ask the user to change the rule.` };
+    }
+  }
+
+  if (SELF_APPROVED_TOOLS.has(call.name)) return { kind: 'allow', reason: `${call.name} is always allowed` };
+
+  const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
+  if (guarded) return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
+
+  // The user's own "approve for session" answers come before ask rules (as the reference's policy chain),
+  // or that answer to an ask rule's prompt would never take effect.
+  for (const text of context.sessionRules) {
+    const parsed = parseRule(text);
+    if (parsed.ok && (await applies({ ...parsed.rule, decision: 'allow', source: 'session' }))) return { kind: 'allow', reason: `approved for this session (${text})` };
+  }
+  for (const rule of context.rules) {
+    if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
+  }
+  for (const rule of context.rules) {
+    if (rule.decision === 'allow' && (await applies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
+  }
+
+  if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };
+  if (call.execution.readOnly && !NETWORK_TOOLS.has(call.name)) return { kind: 'allow', reason: 'read-only' };
+  if (call.name === GOAL_START_TOOL) {
+    if (mode === 'yolo') return { kind: 'allow', reason: 'yolo mode' };
+    return { kind: 'ask', reason: 'Starting a goal lets Deft keep working turn after turn until it is done.', rememberable: true };
+  }
+  if (mode === 'yolo' && !noAutoApprove) return { kind: 'allow', reason: 'yolo mode' };
+  if (mode === 'accept-edits' && EDIT_TOOLS.has(call.name)) {
+    const paths = writtenPaths(call, places.workspace);
+    if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'accept-edits mode: an edit inside the workspace' };
+    return { kind: 'ask', reason: 'Accept-edits mode runs edits inside the workspace only; this one is outside it.', rememberable: true };
+  }
+  if (noAutoApprove) return { kind: 'ask', reason: 'Plan mode is active: shell commands need your approval.', rememberable: true };
+  return { kind: 'ask', reason: mode === 'ask' ? 'Ask mode: anything that is not read-only needs your approval.' : 'Accept-edits mode: this is not a file edit, so it needs your approval.', rememberable: true };
+}
+
+/** In plan mode: read-only tools and the user-facing tools run; Write/Edit only on the plan file; Bash only with approval. */
+function planModeCheck(call: ResolvedCall, plan: PlanState, workspace: string): 'pass' | 'plan-file' | 'ask-only' | 'deny' {
+  if (SELF_APPROVED_TOOLS.has(call.name) || call.name === GOAL_START_TOOL || call.execution.readOnly) return 'pass';
+  if (EDIT_TOOLS.has(call.name)) {
+    const paths = writtenPaths(call, workspace);
+    return plan.path && paths.length > 0 && paths.every((p) => resolve(p) === resolve(plan.path!)) ? 'plan-file' : 'deny';
+  }
+  if (call.name === 'Bash') return 'ask-only';
+  return 'deny';
+}
+
+async function protectedTarget(call: ResolvedCall, places: Places, shell: ParsedShell | null): Promise<{ what: string; reason: string } | null> {
+  for (const path of writtenPaths(call, places.workspace)) {
+    const reason = protectedPathReason(path, places);
+    if (reason) return { what: path, reason };
+  }
+  if (!shell) return null;
+  // A command's relative words resolve against where it runs, and running inside .git/ is itself protected.
+  const cwd = bashCwd(call, places.workspace);
+  const cwdReason = protectedPathReason(cwd, places);
+  if (cwdReason) return { what: `the working directory ${cwd}`, reason: cwdReason };
+  for (const part of await withNestedScripts(shell)) {
+    const hit = protectedPathInCommand(part, { ...places, workspace: cwd });
+    if (hit) return { what: `"${hit.word}" in this command`, reason: hit.reason };
+  }
+  return null;
+}
+
+/** Where a Bash call runs: the directory its execution resolved (symlinks followed), else its `cwd` argument. */
+function bashCwd(call: ResolvedCall, workspace: string): string {
+  const resolved = (call.execution as { cwd?: unknown }).cwd;
+  return typeof resolved === 'string' && resolved ? resolved : commandCwd(call, workspace);
+}
+
+/** Where a shell call runs: its `cwd` argument against the workspace, else the workspace. */
+function commandCwd(call: ResolvedCall, workspace: string): string {
+  const cwd = (call.args as { cwd?: unknown } | null)?.cwd;
+  return typeof cwd === 'string' && cwd.trim() ? resolve(workspace, cwd.replace(/^~(?=\/|$)/, homedir())) : workspace;
+}

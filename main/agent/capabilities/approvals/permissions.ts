@@ -1,0 +1,141 @@
+import type { PermissionMode } from '../../../../protocol';
+import { CommandError } from '../../contract/errors';
+import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { Authorization, ResolvedCall } from '../../runtime/loop/tool-calls';
+import { planOf } from './plan-state';
+import { type Decision, decide } from './engine';
+import { type ApprovalRequest, controlHub } from './requests';
+import { MODE_SUMMARY, cancelledMessage, headlessDenial, modeChangeNotice, rejectionMessage } from './messages';
+import { publicRules } from './rule-files';
+
+export const MODE_STATE_KEY = 'permissions.mode';
+export const SESSION_RULES_STATE_KEY = 'permissions.sessionRules';
+
+/**
+ * Permission modes and rules, and approvals: every call is decided before it runs; what needs the user
+ * waits (the turn with it) until they answer in the window. Headless, such a call is refused with the
+ * rule that would allow it.
+ */
+export const permissionsFeature: FeatureFactory = (core) => {
+  const hub = controlHub(core);
+
+  async function modeOf(session: SessionHandle): Promise<PermissionMode> {
+    return session.getState<PermissionMode>(MODE_STATE_KEY) ?? (await hub.loadRules()).loaded.defaultMode ?? 'ask';
+  }
+
+  async function evaluate(session: SessionHandle, call: ResolvedCall): Promise<Decision> {
+    const { loaded } = await hub.loadRules();
+    return decide({
+      call,
+      mode: session.getState<PermissionMode>(MODE_STATE_KEY) ?? loaded.defaultMode ?? 'ask',
+      rules: loaded.rules,
+      sessionRules: session.getState<string[]>(SESSION_RULES_STATE_KEY) ?? [],
+      plan: planOf(session),
+      places: hub.places,
+    });
+  }
+
+  const stillNeeded = (session: SessionHandle) => async (request: ApprovalRequest) => (await evaluate(session, request.call!)).kind !== 'allow';
+
+  async function askUser(session: SessionHandle, call: ResolvedCall, decision: Extract<Decision, { kind: 'ask' }>): Promise<Authorization> {
+    const request: ApprovalRequest = {
+      turnId: call.turnId,
+      kind: call.execution.display.kind === 'goal_start' ? 'goal_start' : 'tool',
+      toolName: call.name,
+      callId: call.callId,
+      description: call.execution.description,
+      display: call.execution.display,
+      reason: decision.reason,
+      ...(decision.rememberable ? { approvalRule: call.execution.approvalRule } : {}),
+      call,
+    };
+    const answer = await hub.requestApproval(session, request, call.signal);
+    if (answer === 'cancelled') return { allowed: false, message: cancelledMessage(call) };
+    if (answer.decision === 'approve') return { allowed: true };
+    return { allowed: false, message: rejectionMessage(call, answer.feedback) };
+  }
+
+  /** Tell the window and the model that the session's mode changed, and let calls it now allows run. */
+  async function announceMode(session: SessionHandle, previous: PermissionMode, mode: PermissionMode): Promise<void> {
+    if (previous === mode) return;
+    session.emit({ type: 'permission.mode.changed', mode, previous });
+    session.inject(modeChangeNotice(previous, mode));
+    await hub.settleCovered(session, stillNeeded(session));
+  }
+
+  function rememberForSession(session: SessionHandle, rule: string): void {
+    const rules = session.getState<string[]>(SESSION_RULES_STATE_KEY) ?? [];
+    if (!rules.includes(rule)) session.setState(SESSION_RULES_STATE_KEY, [...rules, rule]);
+  }
+
+  const feature: Feature = {
+    name: 'permissions',
+    authorize: async (session, call) => {
+      const decision = await evaluate(session, call);
+      if (decision.kind === 'allow') return { allowed: true };
+      if (decision.kind === 'deny') return { allowed: false, message: decision.message };
+      if (core.host === 'cli') return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files) };
+      return askUser(session, call, decision);
+    },
+    waitingFor: (sessionId) => [...hub.approvals.list(sessionId), ...hub.questions.list(sessionId)].map(({ id, request }) => ({ id, turnId: request.turnId })),
+    systemPrompt: async (session) => {
+      const mode = await modeOf(session);
+      return `## Permissions\nPermission mode: ${mode} — ${MODE_SUMMARY[mode]}. A call the user rejects returns an error that may carry their feedback: follow it rather than retrying the same call.`;
+    },
+    commands: {
+      getPermissions: async ({ sessionId }) => {
+        const { loaded } = await hub.loadRules();
+        const mode = sessionId ? await modeOf(await core.session(sessionId)) : (loaded.defaultMode ?? 'ask');
+        return { mode, permissions: publicRules(loaded) };
+      },
+      trustWorkspace: async ({ sessionId }) => {
+        const session = sessionId ? await core.session(sessionId) : null;
+        const previous = session ? await modeOf(session) : null;
+        await hub.rules.trust.trust();
+        const { loaded } = await hub.loadRules();
+        // The folder's own default mode (listed in the banner the user answered) now applies to the session.
+        if (session && previous) await announceMode(session, previous, await modeOf(session));
+        return { permissions: publicRules(loaded) };
+      },
+      setPermissionMode: async ({ sessionId, mode }) => {
+        const session = await core.session(sessionId);
+        const previous = await modeOf(session);
+        session.setState(MODE_STATE_KEY, mode);
+        await announceMode(session, previous, mode);
+        return { mode };
+      },
+      answerApproval: async ({ sessionId, requestId, answer }) => {
+        const session = await core.session(sessionId);
+        const request = hub.approvals.get(sessionId, requestId);
+        if (!request) throw new CommandError('not_found', 'This approval request is no longer waiting: it was answered already, or its turn stopped.');
+        if (answer.decision === 'revise' && request.kind !== 'plan_review') throw new CommandError('invalid_request', 'Only a plan review can be answered with "revise".');
+        if (answer.decision === 'approve' && answer.scope !== 'once' && !request.approvalRule) {
+          throw new CommandError('invalid_request', 'This call can only be approved once: it touches a protected path, or it is not a tool call.');
+        }
+        if (answer.decision === 'approve' && answer.selectedLabel !== undefined && !request.options?.includes(answer.selectedLabel)) {
+          throw new CommandError('invalid_request', `"${answer.selectedLabel}" is not one of the options offered.`);
+        }
+        let warning: string | undefined;
+        if (answer.decision === 'approve' && answer.scope !== 'once' && request.approvalRule) {
+          rememberForSession(session, request.approvalRule);
+          if (answer.scope === 'always') {
+            try {
+              await hub.rules.addLocalAllowRule(request.approvalRule);
+              await hub.loadRules();
+            } catch (error) {
+              warning = `Approved for this session, but the rule could not be saved: ${(error as Error).message}`;
+            }
+          }
+        }
+        hub.approvals.settle(sessionId, requestId, answer);
+        if (answer.decision === 'approve' && answer.scope !== 'once') await hub.settleCovered(session, stillNeeded(session));
+        return warning ? { ok: true as const, warning } : { ok: true as const };
+      },
+    },
+    close: async () => {
+      hub.approvals.cancelAll();
+      hub.questions.cancelAll();
+    },
+  };
+  return feature;
+};

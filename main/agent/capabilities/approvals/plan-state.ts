@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PlanState } from '../../../../protocol';
+import type { SessionHandle } from '../../contract/feature';
+
+export const PLAN_STATE_KEY = 'plan';
+
+export function planOf(session: SessionHandle): PlanState | null {
+  return session.getState<PlanState>(PLAN_STATE_KEY) ?? null;
+}
+
+/** Persist a session's plan state and tell the UI. */
+export function setPlan(session: SessionHandle, plan: PlanState): void {
+  session.setState(PLAN_STATE_KEY, plan);
+  session.emit({ type: 'plan.mode.changed', plan });
+}
+
+const ADJECTIVES = ['amber', 'brisk', 'calm', 'deft', 'eager', 'fair', 'gentle', 'hardy', 'keen', 'lucid', 'merry', 'nimble', 'quiet', 'steady', 'swift', 'vivid'];
+const NOUNS = ['falcon', 'harbor', 'lantern', 'meadow', 'otter', 'pine', 'river', 'summit', 'thistle', 'willow', 'comet', 'beacon', 'canyon', 'heron', 'maple', 'quarry'];
+
+/**
+ * A fresh plan: a readable id and its file under `<home>/plans/` (outside the workspace, so planning
+ * never touches the project). The folder is created and its real path used, so the file tools' canonical
+ * paths compare equal to it.
+ */
+export async function newPlan(home: string): Promise<PlanState> {
+  const bytes = randomBytes(3);
+  const planId = `${ADJECTIVES[bytes[0]! % ADJECTIVES.length]}-${NOUNS[bytes[1]! % NOUNS.length]}-${bytes[2]!.toString(16).padStart(2, '0')}`;
+  const dir = join(home, 'plans');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return { active: true, planId, path: join(await realpath(dir), `${planId}.md`) };
+}
+
+/** Turn plan mode on (a new plan file) or off, telling the UI; the caller tells the model. */
+export async function switchPlanMode(session: SessionHandle, home: string, active: boolean): Promise<PlanState> {
+  const current = planOf(session);
+  if (active && current?.active) return current;
+  if (!active && !current?.active) return current ?? { active: false };
+  const plan = active ? await newPlan(home) : { ...current!, active: false };
+  setPlan(session, plan);
+  return plan;
+}

@@ -1,0 +1,99 @@
+import { homedir } from 'node:os';
+import type { ApprovalAnswer, ApprovalKind, Question, ToolInputDisplay } from '../../../../protocol';
+import type { CoreContext, SessionHandle } from '../../contract/feature';
+import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { Places } from '../../infra/policies/protected-paths';
+import { PendingRequests } from './pending';
+import { RuleStore, publicRules } from './rule-files';
+
+/** What an approval request is about. `call` is set for tool calls, so a new rule can settle it. */
+export interface ApprovalRequest {
+  turnId: string;
+  kind: ApprovalKind;
+  toolName: string;
+  callId?: string;
+  description: string;
+  display: ToolInputDisplay;
+  reason: string;
+  approvalRule?: string;
+  /** Labels the user may pick when approving (plan options). */
+  options?: string[];
+  call?: ResolvedCall;
+}
+
+export interface QuestionRequest {
+  turnId: string;
+  callId: string;
+  questions: Question[];
+}
+
+/** The user's answers to questions, or a dismissal. */
+export type QuestionReply = { dismissed: true } | { dismissed: false; answers: Record<string, string> };
+
+/**
+ * State the control features of one core share: requests waiting for the user and the permission rules.
+ * Features are created separately, so they meet here, one hub per core.
+ */
+export interface ControlHub {
+  places: Places;
+  rules: RuleStore;
+  approvals: PendingRequests<ApprovalRequest, ApprovalAnswer>;
+  questions: PendingRequests<QuestionRequest, QuestionReply>;
+  /** Load the rules, telling the UI when they changed on disk. */
+  loadRules(): ReturnType<RuleStore['load']>;
+  /** Ask the user to approve something; resolves with the answer, or 'cancelled' when the turn stops first. */
+  requestApproval(session: SessionHandle, request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer | 'cancelled'>;
+  /** Settle a session's pending tool approvals that `stillNeeded` says no longer need the user (a new rule or mode covers them). */
+  settleCovered(session: SessionHandle, stillNeeded: (request: ApprovalRequest) => Promise<boolean>): Promise<void>;
+}
+
+const hubs = new WeakMap<CoreContext, ControlHub>();
+
+export function controlHub(core: CoreContext): ControlHub {
+  const existing = hubs.get(core);
+  if (existing) return existing;
+  const rules = new RuleStore(core.home, core.workspace);
+  const approvals = new PendingRequests<ApprovalRequest, ApprovalAnswer>('approval');
+  const hub: ControlHub = {
+    places: { workspace: core.workspace, home: core.home, userHome: homedir() },
+    rules,
+    approvals,
+    questions: new PendingRequests<QuestionRequest, QuestionReply>('question'),
+    loadRules: async () => {
+      const result = await rules.load();
+      if (result.changed) core.emitApp({ type: 'permissions.updated', permissions: publicRules(result.loaded) });
+      return result;
+    },
+    requestApproval: async (session, request, signal) => {
+      const { id, answer } = await approvals.open(session.id, request, signal, (requestId) =>
+        session.emit({
+          type: 'approval.requested',
+          turnId: request.turnId,
+          requestId,
+          kind: request.kind,
+          toolName: request.toolName,
+          description: request.description,
+          display: request.display,
+          reason: request.reason,
+          ...(request.callId ? { callId: request.callId } : {}),
+          ...(request.approvalRule ? { approvalRule: request.approvalRule } : {}),
+        }),
+      );
+      if (answer === 'cancelled') {
+        session.emit({ type: 'approval.resolved', requestId: id, outcome: 'cancelled' });
+      } else if (answer.decision === 'approve') {
+        session.emit({ type: 'approval.resolved', requestId: id, outcome: 'approved', scope: answer.scope, ...(answer.selectedLabel ? { selectedLabel: answer.selectedLabel } : {}) });
+      } else {
+        session.emit({ type: 'approval.resolved', requestId: id, outcome: answer.decision === 'reject' ? 'rejected' : 'revise', ...(answer.feedback ? { feedback: answer.feedback } : {}) });
+      }
+      return answer;
+    },
+    settleCovered: async (session, stillNeeded) => {
+      for (const { id, request } of approvals.list(session.id)) {
+        if (request.kind === 'tool' && request.call && !(await stillNeeded(request))) approvals.settle(session.id, id, { decision: 'approve', scope: 'once' });
+      }
+    },
+  };
+  hubs.set(core, hub);
+  return hub;
+}

@@ -1,0 +1,49 @@
+import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { Tool } from '../../contract/tool';
+import { createEditTool } from './tools/edit/edit';
+import { createGlobTool } from './tools/glob/glob';
+import { createGrepTool } from './tools/grep/grep';
+import { createReadMediaFileTool } from './tools/read-media-file/read-media-file';
+import { createReadTool } from './tools/read/read';
+import { createWriteTool } from './tools/write/write';
+import { attachmentPreview, saveAttachment } from './attachments';
+import { FileTracker } from './file-state';
+
+const STATE_KEY = 'files.seen';
+
+/**
+ * The file tools (Read, Write, Edit, Grep, Glob, ReadMediaFile) and what they remember per session:
+ * the stale guard's record of which files the agent has read or written, kept with the session.
+ * Also the commands that save and preview images attached to a prompt.
+ */
+export const filesFeature: FeatureFactory = (core) => {
+  const trackers = new Map<string, FileTracker>();
+  const trackerFor = (session: SessionHandle) => {
+    let tracker = trackers.get(session.id);
+    if (!tracker) {
+      tracker = new FileTracker(() => core.now());
+      tracker.restore(session.getState(STATE_KEY));
+      trackers.set(session.id, tracker);
+    }
+    return tracker;
+  };
+  const feature: Feature = {
+    name: 'files',
+    tools(session) {
+      const files = trackerFor(session);
+      return [createReadTool(files), createWriteTool(files), createEditTool(files), createGrepTool(), createGlobTool(), createReadMediaFileTool()] as Tool[];
+    },
+    onSessionLoaded(session) {
+      trackerFor(session);
+    },
+    onTurnEnded(session) {
+      const tracker = trackers.get(session.id);
+      if (tracker?.dirty) session.setState(STATE_KEY, tracker.snapshot());
+    },
+    commands: {
+      saveAttachment: async ({ sessionId, name, data }) => ({ attachment: await saveAttachment((await core.session(sessionId)).dir, name, data) }),
+      attachmentPreview: async ({ sessionId, path }) => attachmentPreview((await core.session(sessionId)).dir, path),
+    },
+  };
+  return feature;
+};

@@ -1,0 +1,58 @@
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { type GuardedPath, type PathIntent, guardPath } from '../../infra/policies/path-guard';
+import { exactRule, matchPathSubject } from '../../infra/policies/rule-match';
+import { type ToolEnv, ToolInputError } from '../../contract/tool';
+
+/** Every path a file tool touches goes through the path guard, with the session's extra roots. */
+export function guard(env: ToolEnv, path: string, intent: PathIntent): Promise<GuardedPath> {
+  return guardPath(path, intent, { workspace: env.workspace, extraRoots: env.extraRoots });
+}
+
+/** approvalRule + matchesRule for a tool acting on one file: rules match its canonical absolute path or its workspace-relative form. */
+export function pathRules(tool: string, path: GuardedPath): { approvalRule: string; matchesRule: (argument: string) => boolean } {
+  const forms = { absolute: path.real, ...(isAbsolute(path.display) ? {} : { relative: path.display }) };
+  return { approvalRule: exactRule(tool, path.real), matchesRule: (argument) => matchPathSubject(argument, forms) };
+}
+
+export async function statOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/** The file's stats, or a refusal the model can act on when it is missing or not a regular file. */
+export async function existingFile(path: GuardedPath, missingHint: string): Promise<Stats> {
+  const stats = await statOrNull(path.real);
+  if (!stats) throw new ToolInputError(`${path.display} does not exist. ${missingHint}`);
+  if (stats.isDirectory()) throw new ToolInputError(`${path.display} is a directory, not a file. Use Glob to list the files in it.`);
+  if (!stats.isFile()) throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe), so the file tools do not open it.`);
+  return stats;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value >= 100 ? 0 : 1)} ${units[unit]}`;
+}
+
+/** Run a tool step, turning a ToolInputError into an error result with its message. */
+export async function asToolError<T>(work: () => Promise<T>): Promise<T | { output: string; isError: true; display: { kind: 'error'; message: string } }> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ToolInputError) return { output: error.message, isError: true, display: { kind: 'error', message: error.message } };
+    throw error;
+  }
+}

@@ -1,0 +1,132 @@
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { replaceFileAtomic } from '../../atomic-write';
+import { closestPassage } from '../../closest-passage';
+import { diffDisplay } from '../../diff-hunks';
+import type { FileTracker } from '../../file-state';
+import { type ModelView, fromModelView } from '../../line-endings';
+import { loadTextFile } from '../../text-file';
+import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
+import type { ToolInputDisplay } from '../../../../../../protocol';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { headOf } from '../../../../runtime/tools/result-builder';
+import description from './edit.md?raw';
+
+const input = z.object({
+  path: z.string().describe('The file to edit: relative to the workspace, or absolute.'),
+  old_string: z.string().min(1, 'old_string must not be empty; to create a file use Write').describe('The exact text to replace.'),
+  new_string: z.string().describe('The text to put in its place (must differ from old_string).'),
+  replace_all: z.boolean().default(false).describe('Replace every occurrence instead of exactly one. Default false.'),
+});
+type EditArgs = z.output<typeof input>;
+
+/** Start offsets of the non-overlapping occurrences of `needle`. */
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) found.push(at);
+  return found;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** In a pure-CRLF file the model works with LF; its strings are brought into that view too. */
+function normalise(args: EditArgs, view: ModelView): { oldString: string; newString: string } {
+  if (view.style !== 'crlf') return { oldString: args.old_string, newString: args.new_string };
+  return { oldString: args.old_string.replace(/\r\n/g, '\n'), newString: args.new_string.replace(/\r\n/g, '\n') };
+}
+
+function notFound(display: string, text: string, oldString: string): string {
+  const head = `old_string was not found in ${display}.`;
+  const passage = closestPassage(text, oldString);
+  if (!passage || passage.similarity < 0.3) {
+    return `${head} Nothing in the file resembles it. Read the file again to see its current content, then retry with text copied exactly from it.`;
+  }
+  const end = passage.startLine + passage.lines.length - 1;
+  const shown = passage.lines.map((line, i) => `${passage.startLine + i}\t${line.length > 500 ? `${headOf(line, 500)}...` : line}`).join('\n');
+  const why = passage.whitespaceOnly
+    ? 'It differs from your old_string only in whitespace (indentation, spaces or line breaks).'
+    : `It is ${Math.round(passage.similarity * 100)}% similar to your old_string.`;
+  return `${head} The closest passage is lines ${passage.startLine}-${end}. ${why}\n${shown}\nCopy the text exactly from these lines (without the line-number prefix) and retry; Read the file again if it may have changed.`;
+}
+
+function replace(text: string, oldString: string, newString: string, positions: number[], all: boolean): string {
+  if (all) return text.split(oldString).join(newString);
+  const at = positions[0]!;
+  return text.slice(0, at) + newString + text.slice(at + oldString.length);
+}
+
+const sameFile = (a: Stats, b: Stats) => a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+
+/** The change an edit would make to the file's current text, or why it cannot be made. */
+function plan(args: EditArgs, view: ModelView, display: string) {
+  const { oldString, newString } = normalise(args, view);
+  if (oldString === newString) {
+    throw new ToolInputError(`old_string and new_string differ only in line endings, and ${display} keeps its CRLF line endings whichever you send, so there are no changes to make.`);
+  }
+  const positions = occurrences(view.text, oldString);
+  if (!positions.length) throw new ToolInputError(notFound(display, view.text, oldString));
+  if (positions.length > 1 && !args.replace_all) {
+    const lines = positions.slice(0, 10).map((p) => lineAt(view.text, p));
+    throw new ToolInputError(
+      `Found ${positions.length} occurrences of old_string in ${display} (at lines ${lines.join(', ')}${positions.length > 10 ? ', …' : ''}). Either set replace_all=true to replace all of them, or add surrounding lines to old_string so it matches exactly one.`,
+    );
+  }
+  const after = replace(view.text, oldString, newString, positions, args.replace_all);
+  return { view, after, count: args.replace_all ? positions.length : 1, firstLine: lineAt(view.text, positions[0]!) };
+}
+
+export function createEditTool(files: FileTracker): Tool<typeof input> {
+  return defineTool({
+    name: 'Edit',
+    description,
+    input,
+    async resolveExecution(args, env) {
+      if (args.old_string === args.new_string) {
+        throw new ToolInputError('old_string and new_string are identical, so there are no changes to make. Give the new text in new_string.');
+      }
+      const path = await guard(env, args.path, 'write');
+      // A preview for the card and the approval prompt. It is reused when the call runs if the file is
+      // still exactly as it was; otherwise (an earlier call in the step changed it) the edit is planned again.
+      let display: ToolInputDisplay = { kind: 'file_io', operation: 'edit', path: path.display, detail: args.replace_all ? 'replace all occurrences' : 'replace one occurrence' };
+      let preview: { stats: Stats; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
+      const current = await statOrNull(path.real);
+      if (current?.isFile()) {
+        try {
+          const { view } = await loadTextFile(path.real, path.display, current.size);
+          const change = plan(args, view, path.display);
+          preview = { stats: current, view, change, display: diffDisplay(path.display, view.text, change.after) };
+          display = preview.display;
+        } catch {
+          // Reported when the edit runs.
+        }
+      }
+      return {
+        accesses: access.readWriteFile(path.real),
+        description: `Edit ${path.display}`,
+        display,
+        ...pathRules('Edit', path),
+        execute: () =>
+          asToolError(async (): Promise<ToolResult> => {
+            const stats = await existingFile(path, 'To create a file, use Write.');
+            const unchanged = preview && sameFile(preview.stats, stats) ? preview : null;
+            const view = unchanged?.view ?? (await loadTextFile(path.real, path.display, stats.size)).view;
+            const refusal = files.refusal(path.real, path.display, stats, 'edit');
+            if (refusal) throw new ToolInputError(refusal);
+            const change = unchanged?.change ?? plan(args, view, path.display);
+            await replaceFileAtomic(path.real, fromModelView(change.after, view));
+            files.record(path.real, await stat(path.real));
+            const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;
+            return {
+              output: `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`,
+              display: unchanged?.display ?? diffDisplay(path.display, view.text, change.after),
+            };
+          }),
+      };
+    },
+  });
+}

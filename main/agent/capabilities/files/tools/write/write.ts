@@ -1,0 +1,103 @@
+import { appendFile, mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { replaceFileAtomic } from '../../atomic-write';
+import { diffDisplay } from '../../diff-hunks';
+import type { FileTracker } from '../../file-state';
+import { type ModelView, fromModelView, toModelView } from '../../line-endings';
+import { MAX_EDIT_BYTES, loadTextFile } from '../../text-file';
+import { asToolError, formatBytes, guard, pathRules, statOrNull } from '../../tool-support';
+import type { GuardedPath } from '../../../../infra/policies/path-guard';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import description from './write.md?raw';
+
+const input = z.object({
+  path: z.string().describe('The file to write: relative to the workspace, or absolute.'),
+  content: z.string().describe('The exact text to write.'),
+  mode: z.enum(['overwrite', 'append']).default('overwrite').describe('"overwrite" (default) replaces the file; "append" adds to its end.'),
+});
+
+/** Appends to files larger than this go straight to the end of the file instead of rewriting it. */
+const REWRITE_APPEND_LIMIT = 64 * 1024 * 1024;
+
+/** New text in the file's own line-ending style: LF-only content written to a CRLF file becomes CRLF. */
+function inFileStyle(content: string, view: ModelView | null): { text: string; converted: boolean } {
+  if (!view || view.style !== 'crlf' || content.includes('\r') || !content.includes('\n')) return { text: content, converted: false };
+  return { text: content.replace(/\n/g, '\r\n'), converted: true };
+}
+
+async function ensureParent(path: GuardedPath): Promise<void> {
+  const parent = dirname(path.real);
+  const existing = await statOrNull(parent);
+  if (existing && !existing.isDirectory()) throw new ToolInputError(`Cannot write ${path.display}: its parent ${parent} exists but is not a folder.`);
+  if (!existing) await mkdir(parent, { recursive: true });
+}
+
+/** The current text in the model's view, when it is small enough to diff and decodable. */
+async function currentText(path: GuardedPath, size: number): Promise<ModelView | null> {
+  if (size > MAX_EDIT_BYTES) return null;
+  try {
+    return (await loadTextFile(path.real, path.display, size)).view;
+  } catch {
+    return null;
+  }
+}
+
+export function createWriteTool(files: FileTracker): Tool<typeof input> {
+  return defineTool({
+    name: 'Write',
+    description,
+    input,
+    async resolveExecution(args, env) {
+      const path = await guard(env, args.path, 'write');
+      const existing = await statOrNull(path.real);
+      if (existing?.isDirectory()) throw new ToolInputError(`${path.display} is a folder; give Write the path of a file.`);
+      if (existing && !existing.isFile()) throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe); Write does not write to it.`);
+      const before = existing ? await currentText(path, existing.size) : toModelView('');
+      const appending = args.mode === 'append';
+      const display =
+        before !== null
+          ? diffDisplay(path.display, before.text, appending ? before.text + args.content : args.content)
+          : { kind: 'file_io' as const, operation: 'write' as const, path: path.display, content: args.content.slice(0, 20_000) };
+      return {
+        accesses: access.writeFile(path.real),
+        description: `${appending ? 'Append to' : existing ? 'Overwrite' : 'Create'} ${path.display}`,
+        display,
+        ...pathRules('Write', path),
+        execute: () =>
+          asToolError(async (): Promise<ToolResult> => {
+            const stats = await statOrNull(path.real);
+            if (stats && !stats.isFile()) throw new ToolInputError(`${path.display} is no longer a regular file; Write does not write to it.`);
+            if (stats) {
+              const refusal = files.refusal(path.real, path.display, stats, 'write');
+              if (refusal) throw new ToolInputError(refusal);
+            } else {
+              await ensureParent(path);
+            }
+            const view = stats ? await currentText(path, stats.size) : null;
+            const { text, converted } = inFileStyle(args.content, view);
+            const bytes = Buffer.byteLength(text);
+            if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
+              await appendFile(path.real, text);
+            } else {
+              const whole = appending && view ? fromModelView(view.text, view) + text : view?.bom && !text.startsWith('\ufeff') ? `\ufeff${text}` : text;
+              await replaceFileAtomic(path.real, whole);
+            }
+            files.record(path.real, await stat(path.real));
+            const kept = converted ? ' (kept its CRLF line endings)' : '';
+            const output = appending
+              ? `Appended ${bytes} bytes to ${path.display}${kept}.`
+              : stats
+                ? `Wrote ${bytes} bytes to ${path.display}${kept}.`
+                : `Created ${path.display} and wrote ${bytes} bytes.`;
+            const beforeText = view?.text ?? '';
+            const afterText = appending ? beforeText + args.content : args.content;
+            return {
+              output,
+              display: view || !stats ? diffDisplay(path.display, beforeText, afterText) : { kind: 'text', text: `${output} The previous content (${formatBytes(stats.size)}) was not text or too large to compare.` },
+            };
+          }),
+      };
+    },
+  });
+}

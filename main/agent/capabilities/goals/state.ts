@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { Goal } from '../../../../protocol';
+import type { SessionHandle } from '../../contract/feature';
+
+export const GOAL_STATE_KEY = 'goal';
+
+/** Without a turn budget a goal still stops after this many turns, so a goal can never run unattended forever. */
+export const DEFAULT_TURN_CAP = 50;
+
+/** A goal as persisted: the public fields plus what is needed to count tokens and time only while it is active. */
+export interface StoredGoal extends Omit<Goal, 'used'> {
+  turns: number;
+  /** Tokens and time counted during earlier active stretches. */
+  tokens: number;
+  timeMs: number;
+  /** Session token total and clock when the current active stretch began (null unless active). */
+  tokenMark: number | null;
+  activeSince: number | null;
+}
+
+const totalTokens = (session: SessionHandle) => {
+  const usage = session.usage();
+  return usage.inputTokens + usage.outputTokens;
+};
+
+export function storedGoal(session: SessionHandle): StoredGoal | null {
+  return session.getState<StoredGoal | null>(GOAL_STATE_KEY) ?? null;
+}
+
+/** The public view, with tokens and time of the running stretch included. */
+export function goalView(goal: StoredGoal, session: SessionHandle, now: number): Goal {
+  const active = goal.status === 'active';
+  const tokens = goal.tokens + (active && goal.tokenMark !== null ? Math.max(0, totalTokens(session) - goal.tokenMark) : 0);
+  const timeMs = goal.timeMs + (active && goal.activeSince !== null ? Math.max(0, now - goal.activeSince) : 0);
+  const { turns, tokenMark: _mark, activeSince: _since, tokens: _tokens, timeMs: _time, ...rest } = goal;
+  return { ...rest, used: { turns, tokens, timeMs } };
+}
+
+export function newGoal(session: SessionHandle, objective: string, completionCriterion: string | undefined, now: number): StoredGoal {
+  return {
+    id: `goal-${randomUUID().slice(0, 8)}`,
+    objective,
+    ...(completionCriterion ? { completionCriterion } : {}),
+    status: 'active',
+    budget: {},
+    turns: 0,
+    tokens: 0,
+    timeMs: 0,
+    tokenMark: totalTokens(session),
+    activeSince: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The same goal with a new status: the active stretch's tokens and time are banked when it stops, and a new stretch starts when it resumes. */
+export function withStatus(goal: StoredGoal, session: SessionHandle, status: Goal['status'], reason: string | undefined, now: number): StoredGoal {
+  const view = goalView(goal, session, now);
+  const next: StoredGoal = { ...goal, status, tokens: view.used.tokens, timeMs: view.used.timeMs, tokenMark: null, activeSince: null, updatedAt: now };
+  if (status === 'active') {
+    next.tokenMark = totalTokens(session);
+    next.activeSince = now;
+  }
+  if (reason) next.reason = reason;
+  else delete next.reason;
+  return next;
+}
+
+/** Persist and announce a goal (null clears it). */
+export function saveGoal(session: SessionHandle, goal: StoredGoal | null, now: number): Goal | null {
+  session.setState(GOAL_STATE_KEY, goal);
+  const view = goal ? goalView(goal, session, now) : null;
+  session.emit({ type: 'goal.updated', goal: view });
+  return view;
+}
+
+/** Why the goal's budget is used up, or null while there is budget left. */
+export function budgetExhausted(goal: Goal): string | null {
+  const { budget, used } = goal;
+  const turns = budget.turns ?? DEFAULT_TURN_CAP;
+  if (used.turns >= turns) {
+    return budget.turns === undefined
+      ? `it ran ${used.turns} turns, the limit for a goal without a turn budget (SetGoalBudget sets one)`
+      : `its budget of ${turns} turn${turns === 1 ? '' : 's'} is used up`;
+  }
+  if (budget.tokens !== undefined && used.tokens >= budget.tokens) return `its budget of ${budget.tokens.toLocaleString('en-US')} tokens is used up`;
+  if (budget.timeMs !== undefined && used.timeMs >= budget.timeMs) return `its time budget of ${formatDuration(budget.timeMs)} is used up`;
+  return null;
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}
+
+/** One paragraph for the model: objective, criterion, status and budget used. */
+export function describeGoal(goal: Goal): string {
+  const budget = goal.budget;
+  const parts = [
+    `turns ${goal.used.turns}/${budget.turns ?? `${DEFAULT_TURN_CAP} (default cap)`}`,
+    `tokens ${goal.used.tokens.toLocaleString('en-US')}${budget.tokens !== undefined ? `/${budget.tokens.toLocaleString('en-US')}` : ''}`,
+    `time ${formatDuration(goal.used.timeMs)}${budget.timeMs !== undefined ? `/${formatDuration(budget.timeMs)}` : ''}`,
+  ];
+  return [
+    `Objective: ${goal.objective}`,
+    ...(goal.completionCriterion ? [`Completion criterion: ${goal.completionCriterion}`] : []),
+    `Status: ${goal.status}${goal.reason ? ` (${goal.reason})` : ''}`,
+    `Used: ${parts.join(', ')}`,
+  ].join('\n');
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import { describeGoal, newGoal, saveGoal, storedGoal } from '../../state';
+import { ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
+import description from './create-goal.md?raw';
+
+const Input = z
+  .object({
+    objective: z.string().trim().min(1).max(4_000).describe('The outcome to reach.'),
+    completionCriterion: z.string().trim().max(2_000).optional().describe('How to tell the goal is reached, checkably.'),
+    replace: z.boolean().default(false).describe('Replace an unfinished goal.'),
+  })
+  .strict();
+
+export function createGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
+  return defineTool({
+    name: 'CreateGoal',
+    description,
+    input: Input,
+    resolveExecution: (args) => {
+      const existing = storedGoal(session);
+      const conflict = (goal: typeof existing) =>
+        goal && goal.status !== 'complete' && !args.replace
+          ? `A goal already exists (${goal.status}): "${goal.objective}". Pass replace: true to replace it, or work with GetGoal and UpdateGoal.`
+          : null;
+      const problem = conflict(existing);
+      if (problem) throw new ToolInputError(problem);
+      // No accesses: goal tools run one at a time, in the order the model issued them.
+      return {
+        description: `Start a goal: ${args.objective.slice(0, 120)}`,
+        display: { kind: 'goal_start', objective: args.objective, ...(args.completionCriterion ? { completionCriterion: args.completionCriterion } : {}) },
+        approvalRule: 'CreateGoal',
+        execute: async () => {
+          const late = conflict(storedGoal(session));
+          if (late) return errorResult(late);
+          const goal = saveGoal(session, newGoal(session, args.objective, args.completionCriterion || undefined, core.now()), core.now())!;
+          return {
+            output: `Goal started.\n${describeGoal(goal)}\nWork toward it now. When the completion criterion is met, call UpdateGoal with status "complete"; if you cannot go on without the user, call UpdateGoal with status "blocked" and say why.`,
+            display: { kind: 'structured', data: goal },
+          };
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import { goalView, storedGoal } from '../../state';
+import { defineTool } from '../../../../contract/tool';
+import description from './get-goal.md?raw';
+
+export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
+  return defineTool({
+    name: 'GetGoal',
+    description,
+    input: z.object({}).strict(),
+    resolveExecution: () => ({
+      description: 'Read the goal',
+      display: { kind: 'generic', summary: 'Read the goal' },
+      approvalRule: 'GetGoal',
+      readOnly: true,
+      execute: async () => {
+        const goal = storedGoal(session);
+        if (!goal) return { output: 'There is no goal. CreateGoal starts one when the user asks for sustained work.' };
+        const view = goalView(goal, session, core.now());
+        return { output: JSON.stringify(view, null, 2), display: { kind: 'structured', data: view } };
+      },
+    }),
+  });
+}

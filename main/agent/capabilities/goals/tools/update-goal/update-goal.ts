@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import { budgetExhausted, goalView, saveGoal, storedGoal, withStatus } from '../../state';
+import { defineTool, errorResult } from '../../../../contract/tool';
+import description from './update-goal.md?raw';
+
+const Input = z
+  .object({
+    status: z.enum(['active', 'complete', 'blocked']),
+    note: z.string().trim().max(4_000).optional().describe('For complete: what was achieved. For blocked: what blocks you and what the user must do.'),
+  })
+  .strict();
+
+export function updateGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
+  return defineTool({
+    name: 'UpdateGoal',
+    description,
+    input: Input,
+    resolveExecution: (args) => ({
+        description: `Goal ${args.status}`,
+        display: { kind: 'generic', summary: `Goal ${args.status}${args.note ? `: ${args.note.slice(0, 200)}` : ''}` },
+        approvalRule: 'UpdateGoal',
+        execute: async () => {
+          const goal = storedGoal(session);
+          if (!goal) return errorResult('There is no goal to update. CreateGoal starts one.');
+          if (goal.status === 'complete') return errorResult('The goal is already complete. CreateGoal starts a new one if the user asks for more.');
+          const now = core.now();
+          if (args.status === 'active') {
+            if (goal.status === 'paused') return errorResult('The user paused this goal; only they can resume it. Ask them if you think it should continue.');
+            const spent = budgetExhausted(goalView(goal, session, now));
+            if (spent) return errorResult(`The goal cannot resume: ${spent}. Raise the budget with SetGoalBudget first (only if the user agreed to it).`);
+          }
+          saveGoal(session, goal.status === args.status ? { ...goal, updatedAt: now } : withStatus(goal, session, args.status, args.note, now), now);
+          if (args.status === 'complete') return { output: 'The goal is complete; no more turns will start for it. Give the user a short summary of what was achieved, then stop.' };
+          if (args.status === 'blocked') return { output: 'The goal is blocked; no more turns will start for it. Tell the user what blocks you and what they need to do, then stop.' };
+          return { output: 'The goal is active again. Keep working toward it.' };
+        },
+      }),
+  });
+}

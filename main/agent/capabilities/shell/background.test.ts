@@ -1,0 +1,179 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeftCore } from '../../runtime/core';
+import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../test-support/background';
+import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
+import { backgroundFeature } from './feature';
+
+let h: Harness;
+const extraCores: DeftCore[] = [];
+afterEach(async () => {
+  await Promise.all(extraCores.splice(0).map((c) => c.close()));
+  await h?.dispose();
+});
+
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+describe('background tasks notify the model exactly once', () => {
+  it('an idle agent gets a turn of its own when a task ends', async () => {
+    h = await createTasksHarness();
+    const { content } = await callTool(h, 'Bash', { command: 'sleep 0.3; echo all tests passed', run_in_background: true, description: 'run the tests' });
+    expect(content).toMatch(/^Started in the background\.\ntask_id: bash-[0-9a-z]{8}\npid: \d+\ndescription: run the tests\nstatus: running\n/);
+    expect(content).toContain('automatic_notification: true');
+    const id = /task_id: (\S+)/.exec(content)![1]!;
+    await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(2));
+    await settle(h);
+    const started = h.sessionEvents('turn.started').at(-1)!;
+    expect(started).toMatchObject({ origin: 'task', text: `Background task ${id} completed: run the tests` });
+    const text = lastRequestText(h);
+    expect(count(text, `source_id="${id}"`)).toBe(1);
+    expect(text).toMatch(new RegExp(`Background task ${id} completed \\(exit code 0\\) after [\\d.]+ m?s\\.`));
+    expect(text).toContain('Last lines of output:\nall tests passed');
+    expect(appEvents(h, 'task.ended')).toMatchObject([{ task: { id, status: 'completed', exitCode: 0, tail: 'all tests passed' } }]);
+    // Later turns carry it in their history once, and no further notification comes.
+    await h.run('anything else?');
+    expect(count(lastRequestText(h), `source_id="${id}"`)).toBe(1);
+    expect(h.sessionEvents('turn.started').filter((e) => 'origin' in e && e.origin === 'task')).toHaveLength(1);
+  });
+
+  it('a running turn reads it at the next step boundary (no extra turn)', async () => {
+    h = await createTasksHarness();
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'a', name: 'Bash', args: JSON.stringify({ command: 'sleep 0.2; echo bg done', run_in_background: true, description: 'quick job' }) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ toolCall: { id: 'b', name: 'Bash', args: JSON.stringify({ command: 'sleep 1' }) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'final' }, { finish: 'stop' }] },
+    );
+    await h.run('go');
+    await settle(h);
+    expect(h.sessionEvents('turn.started')).toHaveLength(1);
+    const third = h.server.requests[2]!.body.messages;
+    expect(third.at(-2)).toMatchObject({ role: 'tool', tool_call_id: 'b' });
+    expect(third.at(-1)).toMatchObject({ role: 'user', content: expect.stringMatching(/^<notification category="task" type="task.completed"[\s\S]*bg done/) });
+    expect(h.server.requests).toHaveLength(3);
+  });
+
+  it('a notification that arrives during the last step wakes the agent once the turn ends', async () => {
+    h = await createTasksHarness();
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'a', name: 'Bash', args: JSON.stringify({ command: 'sleep 0.2; echo woke', run_in_background: true, description: 'short job' }) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'I will wait for the notification.' }, { text: ' Done.' }, { finish: 'stop' }], delayMs: 300 },
+    );
+    await h.run('go');
+    await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(2));
+    await settle(h);
+    expect(h.sessionEvents('turn.started').at(-1)).toMatchObject({ origin: 'task', text: 'Background work finished' });
+    const text = lastRequestText(h);
+    expect(count(text, 'source_kind="background_task"')).toBe(1);
+    expect(text).toContain('woke');
+    expect(h.sessionEvents('turn.started')).toHaveLength(2);
+  });
+
+  it('TaskStop stops the whole tree, leaves no process, and suppresses the notification', async () => {
+    h = await createTasksHarness();
+    const nap = uniqueSleep();
+    const { content } = await callTool(h, 'Bash', { command: `sleep ${nap} & wait`, run_in_background: true, description: 'sleeper' });
+    const id = /task_id: (\S+)/.exec(content)![1]!;
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
+    const system = (i: number) => String(h.server.requests.at(i)!.body.messages[0]!.content);
+    expect(system(-1)).toContain(`## Background tasks\nRunning now; you will be notified when each ends, so do not poll them:\n- ${id}: sleeper (\`sleep ${nap} & wait\`)`);
+    const stop = await callTool(h, 'TaskStop', { task_id: id });
+    expect(system(-1)).not.toContain('## Background tasks');
+    expect(stop.content).toMatch(new RegExp(`^Task ${id} stopped: its process tree was terminated after .*\\nstatus: killed\\nreason: Stopped by TaskStop`));
+    expect(processesMatching(`sleep ${nap}`)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    await settle(h);
+    expect(h.sessionEvents('turn.started').filter((e) => 'origin' in e && e.origin === 'task')).toEqual([]);
+    expect(count(lastRequestText(h), '<notification')).toBe(0);
+    const again = await callTool(h, 'TaskStop', { task_id: id });
+    expect(again.content).toMatch(/is not running: it ended as killed \(Stopped by TaskStop\)/);
+  });
+
+  it('a background task that reaches its time limit is stopped and reported as timed_out', async () => {
+    h = await createTasksHarness();
+    const nap = uniqueSleep();
+    const { content } = await callTool(h, 'Bash', { command: `echo begin; sleep ${nap}`, run_in_background: true, description: 'slow', timeout: 1 });
+    const id = /task_id: (\S+)/.exec(content)![1]!;
+    await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(2), 6_000);
+    await settle(h);
+    expect(processesMatching(`sleep ${nap}`)).toEqual([]);
+    expect(lastRequestText(h)).toMatch(new RegExp(`Background task ${id} ended: timed_out \\(stopped at its time limit\\)`));
+  });
+
+  it('the user stopping a task from the panel tells the model at its next turn, without waking it', async () => {
+    h = await createTasksHarness();
+    const { content } = await callTool(h, 'Bash', { command: 'sleep 30', run_in_background: true, description: 'server' });
+    const id = /task_id: (\S+)/.exec(content)![1]!;
+    const { task } = await h.core.handlers.stopTask({ sessionId: h.session.id, taskId: id });
+    expect(task).toMatchObject({ id, status: 'killed', reason: 'stopped by the user' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.sessionEvents('turn.started')).toHaveLength(1);
+    await h.run('next');
+    expect(count(lastRequestText(h), `source_id="${id}"`)).toBe(1);
+    expect(lastRequestText(h)).toContain('stopped by the user');
+  });
+});
+
+describe('background tasks and the session lifecycle', () => {
+  it('quitting the app kills running tasks and what finished commands left behind', async () => {
+    h = await createTasksHarness();
+    const nap = uniqueSleep();
+    await callTool(h, 'Bash', { command: `sleep ${nap} & wait`, run_in_background: true, description: 'bg' });
+    await callTool(h, 'Bash', { command: `nohup sleep ${nap} > /dev/null 2>&1 & echo left one behind` });
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(2));
+    await h.core.close();
+    expect(processesMatching(`sleep ${nap}`)).toEqual([]);
+  });
+
+  it('deleting a session stops its tasks', async () => {
+    h = await createTasksHarness();
+    const nap = uniqueSleep();
+    await callTool(h, 'Bash', { command: `sleep ${nap}`, run_in_background: true, description: 'bg' });
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
+    await h.core.handlers.deleteSession({ sessionId: h.session.id });
+    expect(processesMatching(`sleep ${nap}`)).toEqual([]);
+  });
+
+  it('tasks that were running when Deft died are lost on reload; survivors are stopped; the model is told', async () => {
+    h = await createTasksHarness();
+    await h.run('hello');
+    const { sessions } = await h.core.handlers.listSessions({});
+    const sessionDir = join(h.home, 'sessions');
+    const nap = uniqueSleep();
+    const id = 'bash-0lost000';
+    const survivor = spawn('sleep', [nap], { detached: true, stdio: 'ignore', env: { ...process.env, DEFT_TASK_ID: id } });
+    survivor.unref();
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
+    await h.core.close();
+    const dir = await findSessionDir(sessionDir, sessions[0]!.id);
+    await mkdir(join(dir, 'tasks', id), { recursive: true });
+    await writeFile(join(dir, 'tasks', id, 'output.log'), 'compiling…\n');
+    const record = { id, kind: 'bash', description: 'long build', command: `sleep ${nap}`, cwd: h.workspace, status: 'running', pid: survivor.pid, startedAt: Date.now() - 5000, timeoutSec: 600, outputPath: join(dir, 'tasks', id, 'output.log'), outputBytes: 11, notified: false };
+    await writeFile(join(dir, 'tasks', `${id}.json`), JSON.stringify(record));
+
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: [backgroundFeature({ killGraceMs: 300 })] });
+    extraCores.push(core);
+    const listed = await core.handlers.listTasks({ sessionId: h.session.id });
+    expect(listed.tasks).toMatchObject([{ id, status: 'lost', reason: 'Deft stopped while it was running', tail: 'compiling…' }]);
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]));
+    expect(JSON.parse(await readFile(join(dir, 'tasks', `${id}.json`), 'utf8'))).toMatchObject({ status: 'lost' });
+    await core.handlers.sendPrompt({ sessionId: h.session.id, text: 'what happened?' });
+    await core.turnDone(h.session.id);
+    expect(lastRequestText(h)).toMatch(/type="task.lost"[\s\S]*bash-0lost000: long build/);
+  });
+});
+
+async function findSessionDir(root: string, id: string): Promise<string> {
+  const { readdir } = await import('node:fs/promises');
+  for (const folder of await readdir(root)) {
+    const candidate = join(root, folder, id);
+    try {
+      await readdir(candidate);
+      return candidate;
+    } catch {
+      // not this workspace folder
+    }
+  }
+  throw new Error(`session ${id} not found under ${root}`);
+}

@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { dispatchCommand } from '../../../host/dispatch';
+import { type Harness, callTool, createTasksHarness } from '../../test-support/background';
+import { eventually } from '../../test-support/processes';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.dispose();
+});
+
+describe('tasks panel commands', () => {
+  it('read a task’s full output in slices (the tail by default), ANSI stripped', async () => {
+    h = await createTasksHarness();
+    const { content } = await callTool(h, 'Bash', { command: 'printf "\\033[1mbold\\033[0m\\n"; seq 1 1000', run_in_background: true, description: 'numbers' });
+    const taskId = /task_id: (\S+)/.exec(content)![1]!;
+    await eventually(async () => expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).tasks[0]!.status).toBe('completed'));
+    const all = await h.core.handlers.readTaskOutput({ sessionId: h.session.id, taskId });
+    expect(all.text.startsWith('bold\n1\n2\n')).toBe(true);
+    expect(all).toMatchObject({ offset: 0, size: all.end, path: expect.stringMatching(/tasks\/bash-[0-9a-z]{8}\/output\.log$/) });
+    const tail = await h.core.handlers.readTaskOutput({ sessionId: h.session.id, taskId, length: 9 });
+    expect(tail).toMatchObject({ text: '999\n1000\n', end: all.size });
+    const head = await h.core.handlers.readTaskOutput({ sessionId: h.session.id, taskId, offset: 0, length: 15 });
+    expect(head.text).toBe('bold\n1\n');
+    const listed = (await h.core.handlers.listTasks({ sessionId: h.session.id })).tasks[0]!;
+    expect(listed.tail.split('\n')).toHaveLength(12);
+    expect(listed.tail.endsWith('999\n1000')).toBe(true);
+  });
+
+  it('answer unknown ids with not_found, and reject malformed input before it reaches the core', async () => {
+    h = await createTasksHarness();
+    const sessionId = h.session.id;
+    await expect(h.core.handlers.stopTask({ sessionId, taskId: 'bash-00000000' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.core.handlers.readTaskOutput({ sessionId, taskId: 'bash-00000000' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.core.handlers.deleteCronJob({ sessionId, jobId: 'deadbeef' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.core.handlers.listTasks({ sessionId: '../../etc' })).rejects.toMatchObject({ code: 'invalid_request' });
+    const bad = async (name: string, input: unknown) => (await dispatchCommand(h.core.handlers, name, input, () => {})) as { ok: boolean; error?: { code: string; message: string } };
+    expect(await bad('readTaskOutput', { sessionId, taskId: '../../x' })).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringMatching(/taskId/) } });
+    expect(await bad('readTaskOutput', { sessionId, taskId: 'bash-00000000', length: 10 ** 9 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await bad('stopOrBackgroundCommand', { sessionId, callId: 'c', action: 'explode' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await bad('deleteCronJob', { sessionId, jobId: 'nothex!!' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await bad('listTasks', { sessionId, extra: 1 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await bad('listTasks', { sessionId })).toMatchObject({ ok: true, result: { tasks: [], cron: [], commands: [] } });
+  });
+});

@@ -1,0 +1,116 @@
+import type { CommandHandlers } from '../../runtime/core';
+import { CommandError } from '../../contract/errors';
+import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { Tool } from '../../contract/tool';
+import { createBashTool } from './tools/bash/bash';
+import { createCronCreateTool } from './tools/cron-create/cron-create';
+import { createCronDeleteTool } from './tools/cron-delete/cron-delete';
+import { createCronListTool } from './tools/cron-list/cron-list';
+import { createTaskListTool } from './tools/task-list/task-list';
+import { createTaskOutputTool } from './tools/task-output/task-output';
+import { createTaskStopTool } from './tools/task-stop/task-stop';
+import { SessionTasks } from './shell-session';
+
+export interface BackgroundFeatureOptions {
+  /** Grace between SIGTERM and SIGKILL (default 5 s). */
+  killGraceMs?: number;
+  maxOutputBytes?: number;
+  /** Quiet time after which a foreground command counts as waiting (default 5 s). */
+  quietAfterMs?: number;
+}
+
+const DEFAULT_OUTPUT_SLICE = 1024 * 1024;
+
+/**
+ * Shell and background work: the Bash tool, background tasks (TaskList/TaskOutput/TaskStop), scheduled
+ * prompts (CronCreate/CronList/CronDelete), and the commands behind the tasks panel and command cards.
+ */
+export function backgroundFeature(options: BackgroundFeatureOptions = {}): FeatureFactory {
+  return (core) => {
+    const sessions = new Map<string, SessionTasks>();
+    const forSession = async (sessionId: string): Promise<SessionTasks> => {
+      await core.session(sessionId);
+      const tasks = sessions.get(sessionId);
+      if (!tasks) throw new CommandError('not_found', `Session ${sessionId} is not open.`);
+      return tasks;
+    };
+
+    const commands: Partial<CommandHandlers> = {
+      listTasks: async ({ sessionId }) => {
+        const tasks = await forSession(sessionId);
+        return { tasks: await tasks.tasks(), cron: tasks.cron.list(), commands: tasks.activities() };
+      },
+      readTaskOutput: async ({ sessionId, taskId, offset, length }) => {
+        const tasks = await forSession(sessionId);
+        const slice = await tasks.manager.readOutput(taskId, offset, length ?? DEFAULT_OUTPUT_SLICE);
+        if (!slice) throw new CommandError('not_found', `There is no task ${taskId} in this session.`);
+        return slice;
+      },
+      stopTask: async ({ sessionId, taskId }) => {
+        const tasks = await forSession(sessionId);
+        const record = await tasks.manager.stop(taskId, 'user');
+        if (!record) throw new CommandError('not_found', `There is no task ${taskId} in this session.`);
+        return { task: await tasks.manager.infoWithTail(record) };
+      },
+      deleteCronJob: async ({ sessionId, jobId }) => {
+        const tasks = await forSession(sessionId);
+        if (!(await tasks.cron.delete(jobId))) throw new CommandError('not_found', `There is no scheduled prompt ${jobId} in this session (it may have fired for the last time).`);
+        return { ok: true as const };
+      },
+      stopOrBackgroundCommand: async ({ sessionId, callId, action }) => {
+        const tasks = await forSession(sessionId);
+        const command = tasks.foreground.get(callId);
+        if (!command) throw new CommandError('not_found', 'That command is no longer running.');
+        const taskId = await command.control(action);
+        return { ok: true as const, ...(taskId ? { taskId } : {}) };
+      },
+    };
+
+    const feature: Feature = {
+      name: 'background',
+      tools: (session: SessionHandle): Tool[] => {
+        const tasks = sessions.get(session.id);
+        if (!tasks) return [];
+        return [
+          createBashTool(tasks, options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
+          createTaskListTool(tasks),
+          createTaskOutputTool(tasks),
+          createTaskStopTool(tasks),
+          createCronCreateTool(tasks),
+          createCronListTool(tasks),
+          createCronDeleteTool(tasks),
+        ];
+      },
+      systemPrompt: (session) => {
+        const tasks = sessions.get(session.id);
+        tasks?.noteStep();
+        return tasks?.promptSection();
+      },
+      commands,
+      onSessionLoaded: async (session) => {
+        const tasks = new SessionTasks(session, {
+          emitApp: (event) => core.emitApp(event),
+          now: () => core.now(),
+          scheduling: core.host !== 'cli',
+          ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+          ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
+        });
+        sessions.set(session.id, tasks);
+        await tasks.load();
+      },
+      onTurnEnded: async (session, outcome) => {
+        await sessions.get(session.id)?.onTurnEnded(outcome);
+      },
+      pendingWork: (session) => sessions.get(session.id)?.whenTaskEnds(),
+      onSessionDeleted: async (sessionId) => {
+        const tasks = sessions.get(sessionId);
+        sessions.delete(sessionId);
+        await tasks?.close();
+      },
+      close: async () => {
+        await Promise.allSettled([...sessions.values()].map((tasks) => tasks.close()));
+      },
+    };
+    return feature;
+  };
+}

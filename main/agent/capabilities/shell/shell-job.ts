@@ -1,0 +1,243 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { execa } from 'execa';
+import { terminalText } from '../../../../protocol/terminal-text';
+import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from './kill-tree';
+import { TASK_MARKER_VAR, commandEnv, resolveShell } from './shell';
+
+/** A command that writes more than this is stopped: a runaway loop must not fill the disk. */
+export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+const HEAD_BYTES = 16 * 1024;
+const TAIL_BYTES = 32 * 1024;
+
+/** Why a job ended. `exited`: on its own (any exit code); the others: it was stopped. */
+export type EndReason = 'exited' | 'killed' | 'interrupted' | 'timed_out' | 'output_limit' | 'spawn_error' | 'shutdown';
+
+export interface JobOutcome {
+  reason: EndReason;
+  exitCode: number | null;
+  signal: string | null;
+  /** Why it could not start (spawn_error). */
+  error?: string;
+  endedAt: number;
+  outputBytes: number;
+}
+
+export interface JobOptions {
+  id: string;
+  command: string;
+  cwd: string;
+  logPath: string;
+  shell?: string;
+  env?: NodeJS.ProcessEnv;
+  maxOutputBytes?: number;
+  killGraceMs?: number;
+  now?: () => number;
+}
+
+/** The output a model reads: all of it when small (`tail` empty), else its head and tail with the middle left in the log. */
+export interface OutputExcerpt {
+  head: string;
+  tail: string;
+  omittedBytes: number;
+}
+
+/**
+ * One shell command in a process group (and session) of its own: stdin is /dev/null and there is no
+ * controlling terminal, so nothing can wait for a person. stdout and stderr go, interleaved as they
+ * arrive, to a log file; listeners see the same bytes live.
+ */
+export class ShellJob {
+  readonly startedAt: number;
+  pid: number | undefined;
+  outputBytes = 0;
+  lastOutputAt: number;
+  outcome: JobOutcome | null = null;
+  readonly done: Promise<JobOutcome>;
+  private stopReason: EndReason | null = null;
+  private stopping: Promise<void> | null = null;
+  private readonly listeners = new Set<(chunk: Buffer) => void>();
+  private small: Buffer[] | null = [];
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private readonly tail: Buffer[] = [];
+  private tailBytes = 0;
+  private capped = false;
+  private deadline: ReturnType<typeof setTimeout> | undefined;
+  private readonly now: () => number;
+  private readonly maxOutputBytes: number;
+
+  private constructor(
+    readonly options: JobOptions,
+    run: (job: ShellJob) => Promise<JobOutcome>,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.maxOutputBytes = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
+    this.startedAt = this.now();
+    this.lastOutputAt = this.startedAt;
+    this.done = run(this).then((outcome) => {
+      this.outcome = outcome;
+      clearTimeout(this.deadline);
+      return outcome;
+    });
+  }
+
+  get id(): string {
+    return this.options.id;
+  }
+  get command(): string {
+    return this.options.command;
+  }
+  get cwd(): string {
+    return this.options.cwd;
+  }
+  get logPath(): string {
+    return this.options.logPath;
+  }
+  get running(): boolean {
+    return this.outcome === null;
+  }
+
+  /** Start the command. Never throws: a command that cannot start ends at once with reason `spawn_error`. */
+  static async start(options: JobOptions): Promise<ShellJob> {
+    await mkdir(dirname(options.logPath), { recursive: true, mode: 0o700 });
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const job = new ShellJob(options, (self) => self.run(ready));
+    await started;
+    return job;
+  }
+
+  /** Live output (raw bytes, as written to the log). Returns an unsubscribe function. */
+  onOutput(listener: (chunk: Buffer) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stop the whole process tree (SIGTERM, grace, SIGKILL). The first reason given wins. */
+  stop(reason: Exclude<EndReason, 'exited' | 'spawn_error'>): Promise<JobOutcome> {
+    if (!this.running) return this.done;
+    this.stopReason ??= reason;
+    if (!this.stopping && this.pid !== undefined) {
+      this.stopping = killTree({ pid: this.pid, marker: `${TASK_MARKER_VAR}=${this.id}` }, this.options.killGraceMs ?? KILL_GRACE_MS);
+    }
+    return this.done;
+  }
+
+  /** Call `onExpire` after `ms` unless the job has ended (null clears the deadline). */
+  setDeadline(ms: number | null, onExpire: () => void): void {
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
+    if (ms === null || !this.running) return;
+    this.deadline = setTimeout(() => {
+      if (this.running) onExpire();
+    }, ms);
+    this.deadline.unref?.();
+  }
+
+  /** What the model reads: cleaned text, whole when small, otherwise head and tail. */
+  excerpt(): OutputExcerpt {
+    if (this.small) return { head: terminalText(Buffer.concat(this.small).toString('utf8')), tail: '', omittedBytes: 0 };
+    const all = Buffer.concat(this.tail);
+    const tailBytes = all.subarray(Math.max(0, all.length - TAIL_BYTES));
+    const omittedBytes = Math.max(0, this.outputBytes - this.headBytes - tailBytes.length);
+    let tail = terminalText(tailBytes.toString('utf8'));
+    const firstBreak = tail.indexOf('\n');
+    // The tail starts mid-line (and maybe mid-character): show whole lines only.
+    if (omittedBytes > 0 && firstBreak >= 0 && firstBreak < tail.length - 1) tail = tail.slice(firstBreak + 1);
+    return { head: terminalText(Buffer.concat(this.head).toString('utf8')), tail, omittedBytes };
+  }
+
+  private keep(piece: Buffer): void {
+    if (this.small) {
+      this.small.push(piece);
+      if (this.outputBytes > HEAD_BYTES + TAIL_BYTES) this.small = null;
+    }
+    if (this.headBytes < HEAD_BYTES) {
+      const part = piece.subarray(0, HEAD_BYTES - this.headBytes);
+      this.head.push(part);
+      this.headBytes += part.length;
+    }
+    this.tail.push(piece);
+    this.tailBytes += piece.length;
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.length >= TAIL_BYTES) this.tailBytes -= this.tail.shift()!.length;
+  }
+
+  private async run(ready: () => void): Promise<JobOutcome> {
+    const shell = this.options.shell ?? resolveShell();
+    const writer = createWriteStream(this.logPath, { flags: 'w', mode: 0o600, highWaterMark: 1024 * 1024 });
+    const writerClosed = new Promise<void>((resolve) => {
+      writer.once('close', resolve);
+      writer.once('error', () => resolve());
+    });
+    let subprocess;
+    try {
+      subprocess = execa(shell, ['-c', this.command], {
+        cwd: this.cwd,
+        env: commandEnv(shell, this.id, this.options.env),
+        extendEnv: false,
+        detached: true,
+        stdin: 'ignore',
+        buffer: false,
+        encoding: 'buffer',
+        reject: false,
+        stripFinalNewline: false,
+        cleanup: false,
+      });
+    } catch (error) {
+      writer.end();
+      await writerClosed;
+      ready();
+      return this.finish('spawn_error', null, null, (error as Error).message);
+    }
+    this.pid = subprocess.pid;
+    if (this.pid !== undefined) trackGroup(this.pid, `${TASK_MARKER_VAR}=${this.id}`);
+    const streams = [subprocess.stdout, subprocess.stderr].filter((s): s is Readable => s !== null && s !== undefined);
+    const onData = (chunk: Buffer) => {
+      if (this.capped) return;
+      let piece = chunk;
+      const room = this.maxOutputBytes - this.outputBytes;
+      if (piece.length >= room) {
+        piece = piece.subarray(0, Math.max(0, room));
+        this.capped = piece.length < chunk.length || room === 0;
+      }
+      if (piece.length) {
+        this.outputBytes += piece.length;
+        this.lastOutputAt = this.now();
+        this.keep(piece);
+        if (!writer.write(piece)) {
+          for (const s of streams) s.pause();
+          writer.once('drain', () => {
+            for (const s of streams) s.resume();
+          });
+        }
+        for (const listener of this.listeners) listener(piece);
+      }
+      if (this.capped) void this.stop('output_limit');
+    };
+    for (const s of streams) s.on('data', onData);
+    ready();
+    const result = await subprocess;
+    for (const s of streams) s.off('data', onData);
+    writer.end();
+    await writerClosed;
+    await this.stopping;
+    if (this.pid !== undefined) untrackGroupIfEmpty(this.pid);
+    if (this.pid === undefined || (result.exitCode === undefined && result.signal === undefined && !this.stopReason)) {
+      return this.finish('spawn_error', null, null, startFailure(result, this.cwd, shell));
+    }
+    return this.finish(this.stopReason ?? 'exited', result.exitCode ?? null, result.signal ?? null);
+  }
+
+  private finish(reason: EndReason, exitCode: number | null, signal: string | null, error?: string): JobOutcome {
+    return { reason, exitCode, signal, endedAt: this.now(), outputBytes: this.outputBytes, ...(error ? { error } : {}) };
+  }
+}
+
+function startFailure(result: { code?: string; originalMessage?: string; shortMessage?: string }, cwd: string, shell: string): string {
+  if (result.code === 'ENOENT' && /cwd/i.test(result.shortMessage ?? '')) return `The working directory ${cwd} does not exist.`;
+  if (result.code === 'ENOENT') return `The shell ${shell} was not found.`;
+  return result.originalMessage || result.shortMessage || 'The command could not be started.';
+}

@@ -1,0 +1,90 @@
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../../../infra/tasks/task-board';
+import type { SessionTasks } from '../../shell-session';
+import { guardPath } from '../../../../infra/policies/path-guard';
+import { exactRule } from '../../../../infra/policies/rule-match';
+import { type Tool, type ToolExecution, ToolInputError, defineTool } from '../../../../contract/tool';
+import description from './bash.md?raw';
+import { runForeground } from './foreground';
+import { backgroundStartedResult, finishedResult } from './results';
+
+export const FOREGROUND_DEFAULT_TIMEOUT_S = 60;
+export const FOREGROUND_MAX_TIMEOUT_S = 300;
+
+const input = z.object({
+  command: z.string().min(1).describe('The command line, run with `bash -c` (or `sh -c`).'),
+  cwd: z.string().optional().describe('Working directory. Default: the workspace.'),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .max(BACKGROUND_MAX_TIMEOUT_S)
+    .optional()
+    .describe('Seconds. Foreground: default 60, at most 300 (then it moves to the background). Background: default 600, at most 86400.'),
+  description: z.string().max(200).optional().describe('A few words on what the command does. Required with run_in_background.'),
+  run_in_background: z.boolean().default(false).describe('Start it as a background task and return its task id at once.'),
+  disable_timeout: z.boolean().default(false).describe('Background only: run without a time limit (servers, watchers).'),
+});
+
+/** A Bash execution, with its command and directory exposed for the permission layer's command matching. */
+export interface BashExecution extends ToolExecution {
+  command: string;
+  cwd: string;
+}
+
+/** What the UI shows for a command when the model gave no description. */
+function shortLabel(command: string): string {
+  const line = command.trim().split('\n')[0]!.replace(/\s+/g, ' ');
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+export function createBashTool(tasks: SessionTasks, options: { quietAfterMs?: number } = {}): Tool {
+  return defineTool({
+    name: 'Bash',
+    description,
+    input,
+    resolveExecution: async (args, env): Promise<BashExecution> => {
+      const background = args.run_in_background;
+      if (!background && args.timeout !== undefined && args.timeout > FOREGROUND_MAX_TIMEOUT_S) {
+        throw new ToolInputError(`timeout is at most ${FOREGROUND_MAX_TIMEOUT_S} seconds for a foreground command. For a longer job set run_in_background: true (up to ${BACKGROUND_MAX_TIMEOUT_S} s, or disable_timeout: true).`);
+      }
+      if (args.disable_timeout && !background) throw new ToolInputError('disable_timeout only applies to background commands: set run_in_background: true as well, or drop disable_timeout.');
+      if (background && !args.description?.trim()) throw new ToolInputError('A background command needs a description: a few words saying what it is (e.g. "dev server on :5173"). Add description and call again.');
+      const guarded = await guardPath(args.cwd ?? env.workspace, 'read', { workspace: env.workspace, extraRoots: env.extraRoots });
+      const info = await stat(guarded.real).catch(() => null);
+      if (!info) throw new ToolInputError(`The working directory "${args.cwd}" does not exist. Give an existing directory as cwd, or leave it out to use the workspace.`);
+      if (!info.isDirectory()) throw new ToolInputError(`cwd "${args.cwd}" is a file, not a directory. Give its folder instead.`);
+
+      const label = args.description?.trim() || shortLabel(args.command);
+      const cwd = guarded.real;
+      return {
+        command: args.command,
+        cwd,
+        description: background ? `Start in background: ${label}` : label,
+        display: {
+          kind: 'command',
+          command: args.command,
+          cwd: guarded.display,
+          ...(args.description?.trim() ? { description: args.description.trim() } : {}),
+          ...(background ? { background: true } : {}),
+        },
+        approvalRule: exactRule('Bash', args.command),
+        execute: async (ctx) => {
+          const job = await tasks.manager.spawn(args.command, cwd);
+          if (job.pid === undefined) return finishedResult(job, await job.done);
+          if (background) {
+            const timeout = args.disable_timeout ? null : (args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_S);
+            return backgroundStartedResult(tasks.manager.adopt(job, label, timeout));
+          }
+          return runForeground(job, tasks, ctx, {
+            timeoutSec: args.timeout ?? FOREGROUND_DEFAULT_TIMEOUT_S,
+            description: label,
+            ...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
+          });
+        },
+      };
+    },
+  });
+}
+

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { backgroundFeature } from '../../feature';
+import { DeftCore } from '../../../../runtime/core';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '../../../../test-support/background';
+
+let h: Harness;
+const cores: DeftCore[] = [];
+afterEach(async () => {
+  await Promise.all(cores.splice(0).map((c) => c.close()));
+  await h?.dispose();
+});
+
+let clock = new Date('2026-03-02T08:00:00').getTime();
+const now = () => clock;
+const minutes = (n: number) => n * 60_000;
+
+describe('CronCreate / CronList / CronDelete', () => {
+  it('schedules a prompt, lists it, and deletes it', async () => {
+    clock = new Date('2026-03-02T08:00:00').getTime();
+    h = await createTasksHarness({}, { now, host: 'web' });
+    const { content } = await callTool(h, 'CronCreate', { cron: '0 9 * * mon-fri', prompt: 'Summarise yesterday’s commits.' });
+    expect(content).toMatch(/^id: [0-9a-f]{8}\ncron: 0 9 \* \* mon-fri\nhumanSchedule: at 09:00 on Monday to Friday\nrecurring: true\nnextFireAt: 2026-03-02T09:00:00[+-]\d\d:\d\d\nexpiresAt: 2026-03-09T08:00:00/);
+    const id = /^id: (\S+)/.exec(content)![1]!;
+    expect(appEvents(h, 'cron.updated').at(-1)!.jobs).toMatchObject([{ id, nextFireAt: new Date('2026-03-02T09:00:00').getTime() }]);
+    const list = (await callTool(h, 'CronList', {})).content;
+    expect(list).toMatch(new RegExp(`^scheduled_prompts: 1\\n---\\nid: ${id}\\ncron: 0 9 \\* \\* mon-fri\\nhumanSchedule: at 09:00 on Monday to Friday\\nnextFireAt: .+\\nrecurring: true\\nageDays: 0\\.0\\nstale: false\\nprompt: Summarise yesterday’s commits\\.$`));
+    expect((await callTool(h, 'CronDelete', { id })).content).toBe(`Deleted scheduled prompt ${id} (at 09:00 on Monday to Friday).`);
+    expect((await callTool(h, 'CronList', {})).content).toBe('scheduled_prompts: 0\nNo prompts are scheduled in this session.');
+    expect((await callTool(h, 'CronDelete', { id })).content).toMatch(/^ERROR: There is no scheduled prompt/);
+    expect((await callTool(h, 'CronDelete', { id: 'xyz' })).content).toMatch(/Ids are 8 hex characters, as CronCreate and CronList give them\. Nothing is scheduled\.$/);
+  });
+
+  it('refuses malformed schedules and long prompts before asking for approval', async () => {
+    h = await createTasksHarness();
+    expect((await callTool(h, 'CronCreate', { cron: '0 0 * * * *', prompt: 'x' })).content).toMatch(/has 6 fields; a cron expression has exactly 5/);
+    expect((await callTool(h, 'CronCreate', { cron: '@every 5m', prompt: 'x' })).content).toMatch(/Unknown cron macro/);
+    expect((await callTool(h, 'CronCreate', { cron: '@daily', prompt: 'x'.repeat(8193) })).content).toMatch(/8193 bytes; scheduled prompts are at most 8192 bytes/);
+  });
+
+  it('puts the whole payload in the approval rule', async () => {
+    const rules: string[] = [];
+    h = await createSpyHarness((call) => rules.push(call.execution.approvalRule));
+    await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'ping', recurring: false });
+    expect(rules).toEqual(['CronCreate(\\{"cron":"\\@hourly","prompt":"ping","recurring":false\\})']);
+  });
+
+  it('fires only when the session is idle, wrapped so the model knows a schedule sent it', async () => {
+    clock = new Date('2026-03-02T08:00:00').getTime();
+    h = await createTasksHarness({}, { now, host: 'web' });
+    const { content } = await callTool(h, 'CronCreate', { cron: '*/10 * * * *', prompt: 'Check the deploy.' });
+    const id = /^id: (\S+)/.exec(content)![1]!;
+    expect(h.sessionEvents('turn.started')).toHaveLength(1);
+    // Due while a turn runs: it waits for the turn to end, then fires once.
+    clock += minutes(25);
+    await h.run('busy with something');
+    await h.core.turnDone(h.session.id);
+    const started = h.sessionEvents('turn.started');
+    expect(started).toHaveLength(3);
+    expect(started.at(-1)).toMatchObject({ origin: 'cron', text: 'Scheduled prompt (every 10 minutes, 2 missed fires coalesced):\nCheck the deploy.' });
+    const text = lastRequestText(h);
+    expect(text).toMatch(new RegExp(`<cron-fire jobId="${id}" cron="\\*/10 \\* \\* \\* \\*" schedule="every 10 minutes" recurring="true" coalescedCount="2" stale="false"`));
+    expect(text).toContain('<prompt>\nCheck the deploy.\n</prompt>');
+    const job = (await h.core.handlers.listTasks({ sessionId: h.session.id })).cron[0]!;
+    expect(job).toMatchObject({ id, lastFiredAt: clock, nextFireAt: new Date('2026-03-02T08:30:00').getTime() });
+  });
+
+  it('persists with the session and resumes with it; missed fires coalesce into one', async () => {
+    clock = new Date('2026-03-02T08:00:00').getTime();
+    h = await createTasksHarness({}, { now, host: 'web' });
+    await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'Hourly check.' });
+    await h.core.close();
+    clock += minutes(60 * 5 + 1);
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'web', secrets: h.secrets, now, features: [backgroundFeature()] });
+    cores.push(core);
+    const turns: string[] = [];
+    core.onEvent((e) => {
+      if (e.type === 'turn.started') turns.push(e.origin);
+    });
+    const { cron } = await core.handlers.listTasks({ sessionId: h.session.id });
+    expect(cron).toMatchObject([{ prompt: 'Hourly check.', humanSchedule: 'every hour, on the hour' }]);
+    await new Promise((r) => setTimeout(r, 50));
+    await core.turnDone(h.session.id);
+    expect(turns).toEqual(['cron']);
+    expect(lastRequestText(h)).toContain('coalescedCount="5"');
+    // A new session does not inherit the schedule.
+    const other = await core.handlers.createSession({});
+    expect((await core.handlers.listTasks({ sessionId: other.session.id })).cron).toEqual([]);
+  });
+
+  it('does not fire in the one-shot CLI, whose own prompt a fire would collide with', async () => {
+    clock = new Date('2026-03-02T08:00:00').getTime();
+    h = await createTasksHarness({}, { now });
+    await callTool(h, 'CronCreate', { cron: '*/5 * * * *', prompt: 'Ping.' });
+    clock += minutes(30);
+    await h.run('next');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.sessionEvents('turn.started').map((e) => (e as { origin: string }).origin)).toEqual(['user', 'user']);
+    expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).cron).toHaveLength(1);
+  });
+});

@@ -1,0 +1,122 @@
+import { readFile } from 'node:fs/promises';
+import { CommandError } from '../../contract/errors';
+import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import { createSkillTool } from './tools/skill/skill';
+import { LOADED_SKILLS_STATE, type LoadedSkillRecord, buildActivation, loadedSkillBlocks, recordActivation } from './activation';
+import { SkillService, type SkillServiceOptions } from './service';
+import { type SkillDefinition, isUserInvocable, slashCommandFor } from './types';
+
+export type SkillsFeatureOptions = Omit<SkillServiceOptions, 'workspace' | 'home'>;
+
+const MAX_VIEW_BYTES = 1024 * 1024;
+
+/**
+ * Skills: discovery and live reload (SkillService), the Skill tool, the model's listing in the
+ * system prompt, the skill folders readable by the file tools, and the commands the gallery and the
+ * slash menu use.
+ */
+export function createSkillsFeature(options: SkillsFeatureOptions = {}): FeatureFactory {
+  return (core: CoreContext): Feature => {
+    const service = new SkillService({ ...options, workspace: core.workspace, home: core.home });
+    service.onChange((catalog) => core.emitApp({ type: 'skills.changed', version: catalog.version, count: catalog.size, skipped: catalog.skipped.length }));
+    /** Per session: the turn in progress and the skills it has loaded, in order. */
+    const chains = new Map<string, { turnId: string; names: string[] }>();
+    const chainFor = (sessionId: string, turnId: string): string[] => {
+      const chain = chains.get(sessionId);
+      if (chain?.turnId === turnId) return chain.names;
+      const fresh = { turnId, names: [] as string[] };
+      chains.set(sessionId, fresh);
+      return fresh.names;
+    };
+
+    const find = async (name: string): Promise<SkillDefinition> => {
+      await service.ready();
+      const catalog = service.catalog;
+      const skill = catalog.get(name);
+      if (skill) return skill;
+      const close = catalog.closeNames(name);
+      throw new CommandError('not_found', `There is no skill named "${name}".${close.length ? ` Did you mean: ${close.join(', ')}?` : ' Open the skill gallery to see the available skills.'}`);
+    };
+
+    const runAsUser = async (session: SessionHandle, skill: SkillDefinition, args: string): Promise<string> => {
+      if (!isUserInvocable(skill)) {
+        const why = skill.type === 'reference' ? 'it is a reference skill (material the model reads, not instructions to run)' : 'it sets user-invocable: false';
+        throw new CommandError('invalid_request', `Skill "${skill.name}" cannot be run: ${why}.`);
+      }
+      const activation = buildActivation(skill, args, 'user', session.id);
+      const text = `/${slashCommandFor(skill)}${args ? ` ${args}` : ''}`;
+      const turnId = await session.startTurn({ text, modelText: activation.block, origin: 'skill' });
+      if (!turnId) {
+        if (session.running) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it, then run the skill again.');
+        throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
+      }
+      chainFor(session.id, turnId).push(skill.name);
+      recordActivation(session, skill, args, 'user', activation, core.now(), { turnId });
+      return turnId;
+    };
+
+    return {
+      name: 'skills',
+      tools: (session) => [
+        createSkillTool({
+          catalog: () => service.catalog,
+          loadedInTurn: (turnId) => chainFor(session.id, turnId),
+          load: (skill, args, { turnId, callId, trigger, parent }) => {
+            const activation = buildActivation(skill, args, trigger, session.id, parent);
+            chainFor(session.id, turnId).push(skill.name);
+            session.inject(activation.block);
+            recordActivation(session, skill, args, trigger, activation, core.now(), { turnId, callId });
+          },
+        }),
+      ],
+      systemPrompt: async () => {
+        await service.ready();
+        return service.listing() || undefined;
+      },
+      readableRoots: () => service.catalog.readableRoots(),
+      // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.
+      onCompaction: (session) => loadedSkillBlocks(session).map((r) => r.block),
+      onUndo: (session, before) => {
+        const loaded = before<LoadedSkillRecord[]>(LOADED_SKILLS_STATE) ?? [];
+        const current = loadedSkillBlocks(session);
+        if (loaded.length !== current.length || loaded.some((r, i) => r !== current[i])) session.setState(LOADED_SKILLS_STATE, loaded);
+      },
+      commands: {
+        listSkills: async ({ rescan }) => {
+          await service.ready();
+          if (rescan) await service.rescan();
+          return service.payload();
+        },
+        runSkill: async ({ sessionId, name, args }) => {
+          const skill = await find(name);
+          const session = await core.session(sessionId);
+          return { turnId: await runAsUser(session, skill, args?.trim() ?? '') };
+        },
+        readSkillFile: async ({ name }) => {
+          const skill = await find(name);
+          try {
+            const text = await readFile(skill.file, 'utf8');
+            return { path: skill.file, text: text.length > MAX_VIEW_BYTES ? `${text.slice(0, MAX_VIEW_BYTES)}\n[… truncated]` : text };
+          } catch (error) {
+            throw new CommandError('not_found', `Cannot read ${skill.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). It may have just been removed; the gallery updates in a moment.`);
+          }
+        },
+        openSkillFolder: async ({ name }) => {
+          const skill = await find(name);
+          const opened = core.openPath ? await core.openPath(skill.dir).catch(() => false) : false;
+          return { path: skill.dir, opened };
+        },
+      },
+      close: () => service.close(),
+    };
+  };
+}
+
+/** The skills capability with default options (what every core gets). */
+export const skillsFeature: FeatureFactory = createSkillsFeature();
+
+/** `features` with the skills capability replaced by one using `options` (e.g. `--skills-dir`). */
+export function withSkillsOptions(features: readonly FeatureFactory[], options: SkillsFeatureOptions): FeatureFactory[] {
+  const replacement = createSkillsFeature(options);
+  return features.includes(skillsFeature) ? features.map((f) => (f === skillsFeature ? replacement : f)) : [...features, replacement];
+}

@@ -1,0 +1,230 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SkillCatalog as CatalogPayload, SkillRoot } from '../../../../protocol';
+import { SettingsStore } from '../../infra/settings/settings-store';
+import { SkillCatalog } from './catalog';
+import { renderSkillListing } from './listing';
+import { type RootOptions, SkillSettings, resolveSkillRoots } from './roots';
+import { type RootScan, ScanCache, scanRoot } from './scanner';
+import type { SkillRootSpec, SkippedSkillInfo } from './types';
+import { SkillWatcher } from './watcher';
+
+export interface SkillServiceOptions extends Omit<RootOptions, 'settings'> {
+  /** Watch workspace, user and explicit roots for changes (default true). */
+  watch?: boolean;
+  /** Quiet time after the last change before rescanning. */
+  debounceMs?: number;
+  /** Longest a steady stream of changes may delay a rescan. */
+  maxWaitMs?: number;
+}
+
+/**
+ * The skills of one workspace, kept current: scans the roots, merges them by priority, watches the
+ * roots that can change and rescans only the roots a change touched (unchanged files come from a
+ * cache). Listeners hear about every change of the catalog.
+ */
+export class SkillService {
+  private roots: SkillRootSpec[] = [];
+  private scans = new Map<string, RootScan>();
+  private current = new SkillCatalog([], 0);
+  private settingsProblem: SkippedSkillInfo | null = null;
+  private listingCache: { version: number; text: string } | null = null;
+  private signature = '';
+  private readonly cache = new ScanCache();
+  /** Roots whose cache a running watcher keeps honest (rescans after an event trust it). */
+  private trusted = new Set<string>();
+  private watching: Promise<void> = Promise.resolve();
+  /** Folders of skills without sub-skills: the watcher ignores what is inside them. */
+  private leafBundles: ReadonlySet<string> = new Set();
+  private watcher: SkillWatcher | null = null;
+  private readonly listeners = new Set<(catalog: SkillCatalog) => void>();
+  private queue: Promise<void> = Promise.resolve();
+  private dirty = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private firstDirtyAt = 0;
+  private closed = false;
+  private readonly initial: Promise<void>;
+
+  constructor(private readonly options: SkillServiceOptions) {
+    this.initial = this.enqueue(() => this.fullScan());
+  }
+
+  /** Resolves when the first scan is done. */
+  ready(): Promise<void> {
+    return this.initial;
+  }
+
+  /** Resolves when the watcher has crawled the roots and reports changes (after `ready`). */
+  async watchReady(): Promise<void> {
+    await this.initial;
+    await this.watching;
+  }
+
+  get catalog(): SkillCatalog {
+    return this.current;
+  }
+
+  onChange(listener: (catalog: SkillCatalog) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Re-read settings and every root (the gallery's Rescan, or a settings change). */
+  rescan(): Promise<void> {
+    return this.enqueue(() => this.fullScan());
+  }
+
+  /** The model's listing, rebuilt only when the catalog changes. */
+  listing(): string {
+    if (this.listingCache?.version !== this.current.version) this.listingCache = { version: this.current.version, text: renderSkillListing(this.current.skills) };
+    return this.listingCache.text;
+  }
+
+  payload(): CatalogPayload {
+    const roots: SkillRoot[] = this.roots.map((r) => ({
+      path: r.path,
+      source: r.source,
+      exists: this.scans.get(r.path)?.exists ?? false,
+      watched: this.watcher?.watched.has(r.path) ?? false,
+    }));
+    const payload = this.current.payload(roots);
+    if (this.settingsProblem) payload.skipped.unshift(this.settingsProblem);
+    return payload;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.queue.catch(() => {});
+    const watcher = this.watcher;
+    this.watcher = null;
+    await watcher?.close();
+    await this.watching.catch(() => {});
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async readSettings(): Promise<SkillSettings | undefined> {
+    const store = new SettingsStore(this.options.home);
+    const raw = (await store.readRaw()).skills;
+    this.settingsProblem = null;
+    if (raw === undefined) return undefined;
+    const parsed = SkillSettings.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'skills'}: ${i.message}`).join('; ');
+    this.settingsProblem = {
+      file: join(this.options.home, 'settings.json'),
+      reason: `the "skills" setting was ignored (${detail}); expected {"extraDirs": ["path", …], "dirs": ["path", …]}`,
+      source: 'extra',
+    };
+    return undefined;
+  }
+
+  private async fullScan(): Promise<void> {
+    if (this.closed) return;
+    const settings = await this.readSettings();
+    const roots = resolveSkillRoots({ ...this.options, ...(settings ? { settings } : {}) });
+    const rootsChanged = roots.map((r) => `${r.source}:${r.path}`).join('\n') !== this.roots.map((r) => `${r.source}:${r.path}`).join('\n');
+    this.roots = roots;
+    const scans = await Promise.all(roots.map((root) => scanRoot(root, this.cache)));
+    this.scans = new Map(scans.map((s) => [s.root.path, s]));
+    this.publish();
+    if (rootsChanged && this.options.watch !== false && !this.closed) this.startWatcher(roots.filter((r) => r.watch).map((r) => r.path));
+  }
+
+  /**
+   * Watch in the background: the first catalog does not wait for the crawl. Once the watcher is
+   * ready, the watched roots are read once more (catching changes made during the crawl) and from
+   * then on rescans after an event trust the cache the watcher invalidates.
+   */
+  private startWatcher(paths: string[]): void {
+    this.trusted.clear();
+    const previous = this.watcher;
+    const watcher = new SkillWatcher(
+      paths,
+      (dirty, path) => this.markDirty(dirty, path),
+      () => this.leafBundles,
+    );
+    this.watcher = watcher;
+    this.watching = (async () => {
+      await previous?.close();
+      await Promise.race([watcher.whenReady(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+      if (this.closed || this.watcher !== watcher) return;
+      await this.enqueue(async () => {
+        await this.rescanRoots(paths);
+        for (const path of watcher.watched) this.trusted.add(path);
+      });
+    })();
+  }
+
+  private markDirty(roots: readonly string[], path: string): void {
+    if (this.closed) return;
+    this.cache.invalidate(path);
+    for (const root of roots) this.dirty.add(root);
+    const now = Date.now();
+    if (!this.timer) this.firstDirtyAt = now;
+    else clearTimeout(this.timer);
+    const debounce = this.options.debounceMs ?? 60;
+    const wait = Math.min(debounce, Math.max(0, this.firstDirtyAt + (this.options.maxWaitMs ?? 200) - now));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const dirty = [...this.dirty];
+      this.dirty.clear();
+      void this.enqueue(() => this.rescanRoots(dirty));
+    }, wait);
+    this.timer.unref();
+  }
+
+  private async rescanRoots(paths: readonly string[]): Promise<void> {
+    if (this.closed) return;
+    const targets = this.roots.filter((r) => paths.includes(r.path));
+    const scans = await Promise.all(targets.map((root) => scanRoot(root, this.cache, { trusted: this.trusted.has(root.path) })));
+    for (const scan of scans) this.scans.set(scan.root.path, scan);
+    this.publish();
+  }
+
+  private updateLeafBundles(scans: readonly RootScan[]): void {
+    const leaves = new Set<string>();
+    for (const scan of scans) for (const skill of scan.skills) if (skill.format === 'bundle' && !skill.hasSubSkill && skill.dir !== scan.root.path) leaves.add(skill.dir);
+    const opened = [...this.leafBundles].filter((dir) => !leaves.has(dir) && existsSync(dir));
+    this.leafBundles = leaves;
+    if (opened.length) this.watcher?.reveal(opened.flatMap((dir) => subfolders(dir)));
+  }
+
+  /** Build the merged catalog; bump the version and tell listeners only when something a user or the model sees changed. */
+  private publish(): void {
+    const scans = this.roots.map((r) => this.scans.get(r.path)).filter((s): s is RootScan => Boolean(s));
+    const next = new SkillCatalog(scans, this.current.version + 1);
+    const signature = [
+      ...next.skills.map((s) => `${s.name}\u0000${s.source}\u0000${s.file}\u0000${s.stamp}\u0000${next.overridesOf(s.name).length}`),
+      ...next.skipped.map((s) => `!${s.file}\u0000${s.reason}`),
+      `settings:${this.settingsProblem?.reason ?? ''}`,
+      ...this.roots.map((r) => `root:${r.path}:${this.scans.get(r.path)?.exists ?? false}`),
+    ].join('\n');
+    if (signature === this.signature) return;
+    this.signature = signature;
+    this.current = next;
+    this.updateLeafBundles(scans);
+    for (const listener of this.listeners) {
+      try {
+        listener(this.current);
+      } catch {
+        // A listener's failure must not stop the others.
+      }
+    }
+  }
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
+import type { SkillCatalog } from '../../catalog';
+import { type SkillDefinition, type SkillTrigger, MAX_SKILL_NESTING, isModelInvocable, slashCommandFor } from '../../types';
+import { ToolInputError, access, defineTool } from '../../../../contract/tool';
+import description from './skill.md?raw';
+
+export const SkillInput = z
+  .object({
+    skill: z.string().min(1).max(200).describe('The skill name, as listed under "# Skills".'),
+    args: z.string().max(20_000).optional().describe('Arguments for the skill, like a command line.'),
+  })
+  .strict();
+
+export interface SkillToolDeps {
+  catalog(): SkillCatalog;
+  /** Skills already loaded in this turn, oldest first. */
+  loadedInTurn(turnId: string): readonly string[];
+  /** Put the skill into the conversation (delivered at the next step) and record it. */
+  load(skill: SkillDefinition, args: string, context: { turnId: string; callId: string; trigger: SkillTrigger; parent?: string }): void;
+}
+
+function notFound(catalog: SkillCatalog, name: string): string {
+  const close = catalog.closeNames(name, isModelInvocable);
+  if (close.length) return `There is no skill named "${name}". Did you mean: ${close.join(', ')}? Call Skill again with one of these names.`;
+  const available = catalog.skills.filter((s) => isModelInvocable(s) && !s.isSubSkill).map((s) => s.name);
+  if (!available.length) return `There is no skill named "${name}", and no skills are available to you right now. Do the task without a skill.`;
+  const shown = available.slice(0, 30).join(', ');
+  return `There is no skill named "${name}". Available skills: ${shown}${available.length > 30 ? `, … (${available.length - 30} more in the system prompt)` : ''}.`;
+}
+
+/** The Skill tool: the model loads a prompt/inline skill; its expanded instructions arrive as the next message. */
+export function createSkillTool(deps: SkillToolDeps) {
+  return defineTool({
+    name: 'Skill',
+    description,
+    input: SkillInput,
+    resolveExecution: (args) => {
+      const catalog = deps.catalog();
+      const skill = catalog.get(args.skill);
+      if (!skill) throw new ToolInputError(notFound(catalog, args.skill));
+      const command = `/${slashCommandFor(skill)}`;
+      if (skill.type === 'flow') {
+        throw new ToolInputError(`Skill "${skill.name}" is a flow skill, not an inline one: only the user can start it. Suggest that they run ${command} if it fits.`);
+      }
+      if (skill.type === 'reference') {
+        throw new ToolInputError(`Skill "${skill.name}" is a reference skill, not an inline one: it is material to read, not instructions to load. Read ${skill.file} if you need it.`);
+      }
+      if (skill.disableModelInvocation) {
+        throw new ToolInputError(`Skill "${skill.name}" can only be triggered by the user (it sets disable-model-invocation). Suggest that they run ${command} if it fits.`);
+      }
+      const skillArgs = args.args?.trim() ?? '';
+      return {
+        accesses: access.none(),
+        description: skillArgs ? `Load skill ${skill.name} with ${skillArgs}` : `Load skill ${skill.name}`,
+        display: { kind: 'skill_call', skillName: skill.name, ...(skillArgs ? { args: skillArgs } : {}) },
+        approvalRule: exactRule('Skill', skill.name),
+        matchesRule: (rule) => matchGlobSubject(rule, skill.name),
+        readOnly: true,
+        execute: async (ctx) => {
+          const loaded = deps.loadedInTurn(ctx.turnId);
+          if (loaded.includes(skill.name)) {
+            return {
+              output: `Skill "${skill.name}" is already loaded in this turn: its instructions are in the <skill-loaded name="${skill.name}"> message above. Follow them${skillArgs ? ` for "${skillArgs}" too` : ''}; do not load it again.`,
+            };
+          }
+          if (loaded.length >= MAX_SKILL_NESTING) {
+            return {
+              output: `Skill "${skill.name}" was not loaded: skills nest at most ${MAX_SKILL_NESTING} deep, and this turn has already loaded ${loaded.map((n) => `"${n}"`).join(' → ')}. Carry on with the instructions already loaded, or finish this turn and let the user start the next skill.`,
+              isError: true,
+            };
+          }
+          const parent = loaded.at(-1);
+          const trigger: SkillTrigger = parent ? 'nested' : 'model';
+          deps.load(skill, skillArgs, { turnId: ctx.turnId, callId: ctx.callId, trigger, ...(parent ? { parent } : {}) });
+          return { output: `Skill "${skill.name}" loaded. Its instructions follow in the next message, in a <skill-loaded> block; follow them.` };
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { TodoItem } from '../../../../../../protocol';
+import type { SessionHandle } from '../../../../contract/feature';
+import { defineTool } from '../../../../contract/tool';
+import description from './todo-list.md?raw';
+
+/** Session state key: the list lives in the session log's state records, so it is persisted, replayed on resume and can be rolled back. */
+export const TODO_STATE_KEY = 'todo';
+
+const Input = z
+  .object({
+    todos: z
+      .array(
+        z
+          .object({
+            title: z.string().trim().min(1).max(500).describe('What to do, in a few words.'),
+            status: z.enum(['pending', 'in_progress', 'done']),
+          })
+          .strict(),
+      )
+      .max(100)
+      .optional()
+      .describe('The whole new list. Omit to read the list; [] clears it.'),
+  })
+  .strict();
+
+export function todosOf(session: SessionHandle): TodoItem[] {
+  return session.getState<TodoItem[]>(TODO_STATE_KEY) ?? [];
+}
+
+/** `[status] title` lines, the form the model reads. */
+export function formatTodos(items: readonly TodoItem[]): string {
+  return items.map((i) => `[${i.status}] ${i.title}`).join('\n');
+}
+
+function summary(items: readonly TodoItem[]): string {
+  const done = items.filter((i) => i.status === 'done').length;
+  return `${done}/${items.length} done`;
+}
+
+export function todoListTool(session: SessionHandle) {
+  return defineTool({
+    name: 'TodoList',
+    description,
+    input: Input,
+    resolveExecution: (args) => {
+      const items = args.todos;
+      if (items === undefined) {
+        return {
+          description: 'Read the todo list',
+          display: { kind: 'todo_list', items: todosOf(session) },
+          approvalRule: 'TodoList',
+          readOnly: true,
+          execute: async () => {
+            const current = todosOf(session);
+            return { output: current.length ? formatTodos(current) : 'The todo list is empty.', display: { kind: 'todo_list', items: current } };
+          },
+        };
+      }
+      // No accesses: todo calls run one at a time, in the order the model issued them.
+      return {
+        description: items.length ? `Update the todo list (${summary(items)})` : 'Clear the todo list',
+        display: { kind: 'todo_list', items },
+        approvalRule: 'TodoList',
+        execute: async () => {
+          session.setState(TODO_STATE_KEY, items);
+          session.emit({ type: 'todo.updated', items });
+          if (!items.length) return { output: 'The todo list is cleared.', display: { kind: 'todo_list', items } };
+          const active = items.filter((i) => i.status === 'in_progress').length;
+          const reminder =
+            active === 1 || items.every((i) => i.status === 'done')
+              ? 'Mark each item done as soon as it is finished.'
+              : `Keep exactly one item in_progress while you work (now ${active}).`;
+          return { output: `Todo list updated (${summary(items)}):\n${formatTodos(items)}\n${reminder}`, display: { kind: 'todo_list', items } };
+        },
+      };
+    },
+  });
+}

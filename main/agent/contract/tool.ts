@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import type { ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
+import type { ContentPart } from '../infra/providers/types';
+
+/** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
+export type Access =
+  | { kind: 'file'; operation: 'read' | 'write' | 'readwrite' | 'search'; path: string; recursive?: boolean }
+  | { kind: 'all' };
+
+export const access = {
+  none: (): Access[] => [],
+  all: (): Access[] => [{ kind: 'all' }],
+  readFile: (path: string): Access[] => [{ kind: 'file', operation: 'read', path }],
+  writeFile: (path: string): Access[] => [{ kind: 'file', operation: 'write', path }],
+  readWriteFile: (path: string): Access[] => [{ kind: 'file', operation: 'readwrite', path }],
+  readTree: (path: string): Access[] => [{ kind: 'file', operation: 'read', path, recursive: true }],
+  writeTree: (path: string): Access[] => [{ kind: 'file', operation: 'write', path, recursive: true }],
+  searchTree: (path: string): Access[] => [{ kind: 'file', operation: 'search', path, recursive: true }],
+};
+
+/** Streamed progress from a running call (shown live; never sent to the model). */
+export interface ToolUpdate {
+  kind: 'stdout' | 'stderr' | 'output' | 'status' | 'progress';
+  text: string;
+}
+
+export interface ToolRunContext {
+  signal: AbortSignal;
+  onUpdate(update: ToolUpdate): void;
+  callId: string;
+  turnId: string;
+}
+
+/** What a call produced. `note` reaches only the model; `display` only the UI. */
+export interface ToolResult {
+  output: string | ContentPart[];
+  isError?: boolean;
+  display?: ToolResultDisplay;
+  note?: string;
+  /** The tool already capped its output and told the model how to get the rest. */
+  truncated?: boolean;
+}
+
+/** A validated call, resolved before anything happens: what it will touch and how to show it. */
+export interface ToolExecution {
+  /** Omitted = exclusive (conflicts with every other call). */
+  accesses?: Access[];
+  description: string;
+  display: ToolInputDisplay;
+  /** The rule stored when the user approves this call for the session, e.g. `Read(/abs/path)`. */
+  approvalRule: string;
+  /** Whether a user rule argument (`Tool(<arg>)`) covers this call. Without it only name rules match. */
+  matchesRule?(ruleArgument: string): boolean;
+  /** Only reads (never changes files, processes or the outside world). */
+  readOnly?: boolean;
+  execute(ctx: ToolRunContext): Promise<ToolResult>;
+}
+
+/** Per-session facts and services a tool may use. Later capabilities add fields here. */
+export interface ToolEnv {
+  workspace: string;
+  home: string;
+  sessionId: string;
+  sessionDir: string;
+  /** What the configured model accepts. */
+  capabilities: { imageInput: boolean };
+  /** Folders outside the workspace that count as inside for the path guard (e.g. skill folders). */
+  extraRoots: () => readonly string[];
+}
+
+/** A tool: input schema, model-facing description, and a pure resolve step that returns an execution. */
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: S;
+  resolveExecution(args: z.output<S>, env: ToolEnv): ToolExecution | ToolResult | Promise<ToolExecution | ToolResult>;
+}
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+export function isExecution(value: ToolExecution | ToolResult): value is ToolExecution {
+  return typeof (value as ToolExecution).execute === 'function';
+}
+
+/** A thrown error whose message is the tool result verbatim (path policy refusals and the like). */
+export class ToolInputError extends Error {
+  override name = 'ToolInputError';
+}
+
+export function errorResult(message: string, display?: ToolResultDisplay): ToolResult {
+  return { output: message, isError: true, display: display ?? { kind: 'error', message } };
+}

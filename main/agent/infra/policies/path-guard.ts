@@ -1,0 +1,115 @@
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ToolInputError } from '../../contract/tool';
+import { isSensitivePath } from './sensitive';
+
+export type PathIntent = 'read' | 'write' | 'search';
+
+export interface PathGuardOptions {
+  workspace: string;
+  /** More folders that count as inside (e.g. skill folders, so a skill's own files are readable). */
+  extraRoots?: () => readonly string[];
+}
+
+/** A path the tools may use: `real` is what is touched; `display` is what people and the model read. */
+export interface GuardedPath {
+  /** The path as given. */
+  input: string;
+  /** Absolute, normalised, `~` expanded — symlinks not followed. */
+  lexical: string;
+  /** With every existing symlink resolved (for a file that does not exist yet: its nearest existing parent, resolved). */
+  real: string;
+  /** Whether `real` lies inside the workspace or an extra root. */
+  inside: boolean;
+  /** Relative to the workspace when inside it, otherwise absolute. */
+  display: string;
+}
+
+/** Whether `child` is `parent` or lies below it, on path-component boundaries. */
+export function isWithin(child: string, parent: string): boolean {
+  if (child === parent) return true;
+  const prefix = parent.endsWith(sep) ? parent : parent + sep;
+  return child.startsWith(prefix);
+}
+
+/** realpath of the path, or of its nearest existing ancestor with the missing tail appended. */
+async function realPathOf(lexical: string): Promise<string> {
+  const missing: string[] = [];
+  let current = lexical;
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      return missing.length ? join(real, ...missing.reverse()) : real;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      const parent = dirname(current);
+      if (parent === current) return lexical;
+      missing.push(current.slice(parent.length).replace(/^[\\/]/, ''));
+      current = parent;
+    }
+  }
+}
+
+/** A path realpath cannot resolve, as an error the model can act on (never a raw errno). */
+function unresolvable(input: string, error: NodeJS.ErrnoException): Error {
+  switch (error.code) {
+    case 'ELOOP':
+      return new ToolInputError(`"${input}" cannot be resolved: it goes through a symlink loop (links pointing at each other). Use a path that does not pass through that link.`);
+    case 'EACCES':
+    case 'EPERM':
+      return new ToolInputError(`"${input}" cannot be resolved: permission denied on a folder along the path. Use a path you have access to.`);
+    case 'ENAMETOOLONG':
+      return new ToolInputError(`"${input}" is too long for the file system (a name or the whole path exceeds its limit).`);
+    default:
+      return error;
+  }
+}
+
+function expandHome(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
+  return path;
+}
+
+/**
+ * Resolve a path a tool was given, or refuse with a message the model can act on:
+ * - inside the workspace a path may be relative; outside it must be absolute;
+ * - symlinks are resolved, so a link inside the workspace that points outside counts as outside, and a
+ *   write never follows a symlink out of the workspace;
+ * - secret files (.env, private keys, cloud credentials) are refused whatever the path form.
+ */
+export async function guardPath(input: string, intent: PathIntent, options: PathGuardOptions): Promise<GuardedPath> {
+  if (typeof input !== 'string' || input.trim() === '') throw new ToolInputError('The path is empty. Give a file path relative to the workspace, or an absolute path.');
+  if (input.includes('\0')) throw new ToolInputError('The path contains a NUL character.');
+  const expanded = expandHome(input.trim());
+  const absoluteInput = isAbsolute(expanded);
+  const lexical = resolve(options.workspace, expanded);
+  const roots = [options.workspace, ...(options.extraRoots?.() ?? [])];
+  const lexicallyInside = roots.some((root) => isWithin(lexical, root));
+  const real = await realPathOf(lexical).catch((error: NodeJS.ErrnoException) => {
+    throw unresolvable(input, error);
+  });
+  const realRoots = await Promise.all(roots.map((root) => realPathOf(root)));
+  const inside = realRoots.some((root) => isWithin(real, root));
+
+  if (!absoluteInput && !lexicallyInside) {
+    throw new ToolInputError(
+      `"${input}" is outside the workspace (${options.workspace}). Paths relative to the workspace must stay inside it; to ${intent} outside the working directory you must provide an absolute path.`,
+    );
+  }
+  if (lexicallyInside && !inside) {
+    if (intent === 'write') {
+      throw new ToolInputError(`"${input}" goes through a symlink to ${real}, outside the workspace. Writes never follow a symlink out of the workspace; write to the target's absolute path if you mean it.`);
+    }
+    if (!absoluteInput) {
+      throw new ToolInputError(`"${input}" is a symlink (or lies under one) that points outside the workspace, to ${real}. To ${intent} it, use that absolute path.`);
+    }
+  }
+  if (isSensitivePath(lexical) || isSensitivePath(real)) {
+    throw new ToolInputError(`"${input}" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never ${intent} it; ask the user for the values you need.`);
+  }
+  const display = inside && isWithin(real, realRoots[0]!) ? relative(realRoots[0]!, real) || '.' : real;
+  return { input, lexical, real, inside, display };
+}

@@ -1,0 +1,63 @@
+import type { FinishReason, Usage } from '../../../../protocol';
+
+/** A piece of message content the model reads. Images travel as base64. */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string };
+
+/** A tool call as the model issued it; `arguments` is the raw JSON text. */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The conversation as the core keeps it, independent of any wire format. */
+export type ModelMessage =
+  /** `turnId` marks a turn's prompt (undo and compaction find turns by it); providers never send it. */
+  | { role: 'user'; content: string | ContentPart[]; turnId?: string }
+  | { role: 'assistant'; content: string; reasoning?: string; reasoningSignature?: string; toolCalls?: ToolCallRequest[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
+
+/** A tool as offered to the model. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface StepRequest {
+  system: string;
+  messages: readonly ModelMessage[];
+  tools: readonly ToolSchema[];
+  signal: AbortSignal;
+  maxOutputTokens?: number;
+}
+
+/** Streaming callbacks; called in stream order. */
+export interface StepCallbacks {
+  onText(text: string): void;
+  onThinking(text: string): void;
+}
+
+export interface StepResult {
+  text: string;
+  reasoning: string;
+  /** Anthropic signs its thinking; the signature must travel back with it. */
+  reasoningSignature?: string;
+  toolCalls: ToolCallRequest[];
+  finishReason: FinishReason;
+  rawFinishReason: string | null;
+  usage: Usage | null;
+}
+
+export interface ProviderCapabilities {
+  imageInput: boolean;
+}
+
+/** A model endpoint. One `step` is one streamed request. */
+export interface ChatProvider {
+  readonly kind: string;
+  readonly model: string;
+  readonly capabilities: ProviderCapabilities;
+  step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult>;
+  listModels(signal?: AbortSignal): Promise<string[]>;
+}

@@ -1,0 +1,39 @@
+import type { SessionEvent } from '../../../../protocol';
+import type { ModelMessage } from '../providers/types';
+
+export const LOG_VERSION = 1;
+
+/** One line of a session log. */
+export type LogRecord =
+  | { r: 'header'; version: number; sessionId: string; workspace: string; createdAt: number }
+  | { r: 'event'; e: SessionEvent }
+  | { r: 'context'; m: ModelMessage }
+  /** A named piece of session state (latest value wins on replay), e.g. a todo list or a mode. */
+  | { r: 'state'; key: string; value: unknown }
+  /** A compaction: `context` replaces everything the model read before (later context records append to it). */
+  | { r: 'compaction'; id: string; context: ModelMessage[] }
+  /** An undo: these turns, the last ones in order, leave the context (the state records after it restore their state). */
+  | { r: 'undo'; turnIds: string[] };
+
+type Delta = Extract<SessionEvent, { type: 'assistant.delta' | 'thinking.delta' }>;
+
+function isDelta(event: SessionEvent): event is Delta {
+  return event.type === 'assistant.delta' || event.type === 'thinking.delta';
+}
+
+/**
+ * Merge runs of streamed deltas (same type, turn and step) into one event carrying the last seq and
+ * `fromSeq` = the first. Logs and replays stay small however finely the provider streamed.
+ */
+export function coalesceDeltas(events: readonly SessionEvent[]): SessionEvent[] {
+  const out: SessionEvent[] = [];
+  for (const event of events) {
+    const last = out[out.length - 1];
+    if (last && isDelta(event) && isDelta(last) && last.type === event.type && last.turnId === event.turnId && last.step === event.step) {
+      out[out.length - 1] = { ...last, text: last.text + event.text, seq: event.seq, at: event.at, fromSeq: last.fromSeq ?? last.seq };
+    } else {
+      out.push(event);
+    }
+  }
+  return out;
+}

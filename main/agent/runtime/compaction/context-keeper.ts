@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached, Usage } from '../../../../protocol';
+import { CommandError } from '../../contract/errors';
+import type { Feature, SessionHandle } from '../../contract/feature';
+import type { RetryPolicy } from '../../infra/providers/retry';
+import type { ChatProvider, ModelMessage, ToolSchema } from '../../infra/providers/types';
+import type { Session } from '../../infra/sessions/session';
+import { writeHandoffNote } from './handoff';
+import { compactedHistory } from './history';
+import { ContextMeter, estimateMessages, estimateTokens } from './tokens';
+
+/** The context window assumed when the provider settings do not give one (`contextWindow`). */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+/** An automatic compaction runs before a step once the context holds this share of the window. */
+export const AUTO_COMPACT_RATIO = 0.85;
+/** Automatic compactions one turn may run (a window too small for even the compacted history must not loop). */
+const MAX_AUTO_PER_TURN = 3;
+
+/** What a compaction needs from the turn (or the command) it serves. */
+export interface StepSetup {
+  provider: ChatProvider;
+  system: () => Promise<string>;
+  tools: readonly ToolSchema[];
+  contextWindow: number;
+}
+
+export interface CompactionRequest {
+  session: Session;
+  handle: SessionHandle;
+  setup: StepSetup;
+  trigger: CompactionTrigger;
+  signal: AbortSignal;
+  compactionId?: string;
+  turnId?: string;
+  instructions?: string;
+}
+
+export interface CompactionResult {
+  outcome: CompactionOutcome;
+  error?: ErrorInfo;
+}
+
+export const newCompactionId = (): string => `compact-${randomUUID().slice(0, 8)}`;
+
+/**
+ * Context compaction and undo for the sessions of one core. A compaction asks the model for a handoff
+ * note and replaces what the model reads with the user's recent prompts, the note and what features
+ * re-attach; the transcript keeps everything. An undo drops the last turns and lets features restore
+ * their state from before them.
+ */
+export class ContextControl {
+  private readonly meters = new WeakMap<Session, ContextMeter>();
+
+  constructor(private readonly deps: { features: readonly Feature[]; retry: RetryPolicy; random?: () => number }) {}
+
+  /** The context's size as best known: the provider's last count plus estimates, or an estimate. */
+  used(session: Session, system: string): number {
+    return this.meter(session).used(session.context, system);
+  }
+
+  /**
+   * The hook run before every step of a turn: compacts once the context reaches AUTO_COMPACT_RATIO of the
+   * window, then adds the messages injected meanwhile (`drain`) — after the note, so notifications arrive
+   * verbatim; one that a feature just re-attached (a skill loaded at the last step) is not added twice.
+   */
+  beforeStep(session: Session, handle: SessionHandle, setup: StepSetup, turnId: string, signal: AbortSignal, drain: () => ModelMessage[]): () => Promise<ModelMessage[]> {
+    let runs = 0;
+    let failed = false;
+    let compacted: { context: readonly ModelMessage[]; length: number } | null = null;
+    const due = async () => {
+      if (failed || runs >= MAX_AUTO_PER_TURN || signal.aborted) return false;
+      // Nothing new since this turn's last compaction: compacting again would not make it smaller.
+      if (compacted && compacted.context === session.context && compacted.length === session.context.length) return false;
+      // The system prompt is built only when there is no provider count to go by.
+      const used = this.meter(session).measured(session.context) ?? this.used(session, await setup.system());
+      return used >= setup.contextWindow * AUTO_COMPACT_RATIO;
+    };
+    return async () => {
+      if (!(await due())) return drain();
+      runs++;
+      const result = await this.compact({ session, handle, setup, trigger: 'auto', signal, turnId });
+      if (result.outcome === 'failed') failed = true;
+      compacted = { context: session.context, length: session.context.length };
+      const present = new Set(result.outcome === 'compacted' ? session.context.map((m) => m.content) : []);
+      return drain().filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
+    };
+  }
+
+  /** Compact now. Never throws; anything but 'compacted' leaves the history as it was. */
+  async compact(request: CompactionRequest): Promise<CompactionResult> {
+    const { session, handle, setup, trigger, signal } = request;
+    const compactionId = request.compactionId ?? newCompactionId();
+    const ids = { compactionId, trigger, ...(request.turnId ? { turnId: request.turnId } : {}) };
+    let tokensBefore = 0;
+    try {
+      const system = await setup.system();
+      tokensBefore = this.used(session, system);
+      session.emit({ type: 'compaction.started', ...ids, tokensBefore, contextWindow: setup.contextWindow, ...(request.instructions ? { instructions: request.instructions } : {}) });
+      const before = session.context;
+      const written = await writeHandoffNote({
+        provider: setup.provider,
+        system,
+        tools: setup.tools,
+        context: before,
+        signal,
+        retry: this.deps.retry,
+        ...(request.instructions ? { instructions: request.instructions } : {}),
+        ...(this.deps.random ? { random: this.deps.random } : {}),
+      });
+      if (written.kind !== 'ok') {
+        const error = written.kind === 'failed' ? { error: written.error } : {};
+        session.emit({ type: 'compaction.ended', ...ids, outcome: written.kind, tokensBefore, ...error });
+        return { outcome: written.kind, ...error };
+      }
+      if (written.usage) this.countUsage(session, ids.turnId ?? compactionId, written.usage);
+      const reattach = await this.reattachments(handle);
+      const history = compactedHistory(before, written.note, reattach.flatMap((r) => r.texts));
+      session.compactContext(compactionId, history);
+      this.meter(session).reset();
+      session.emit({
+        type: 'compaction.ended',
+        ...ids,
+        outcome: 'compacted',
+        note: written.note,
+        tokensBefore,
+        tokensAfter: estimateTokens(system) + estimateMessages(history),
+        keptMessages: history.filter((m) => m.role === 'user' && m.turnId).length,
+        reattached: reattach.filter((r) => r.texts.length).map((r): Reattached => ({ feature: r.feature, count: r.texts.length })),
+        ...(written.usage ? { usage: written.usage } : {}),
+      });
+      await session.flush().catch(() => {});
+      return { outcome: 'compacted' };
+    } catch (cause) {
+      const error: ErrorInfo = { code: 'internal', message: `Compaction failed: ${(cause as Error)?.message ?? String(cause)}. The conversation is unchanged.` };
+      session.emit({ type: 'compaction.ended', ...ids, outcome: 'failed', tokensBefore, error });
+      return { outcome: 'failed', error };
+    }
+  }
+
+  /** Undo the last `count` turns; throws a CommandError saying why when they cannot be undone. */
+  async undo(session: Session, handle: SessionHandle, count: number): Promise<string[]> {
+    const undone = session.undoTurns(count);
+    if (typeof undone === 'string') throw new CommandError('invalid_request', undone);
+    const before = <T>(key: string) => undone.before.get(key) as T | undefined;
+    for (const feature of this.deps.features) {
+      try {
+        await feature.onUndo?.(handle, before);
+      } catch {
+        // One feature failing to restore its state must not leave the others half done.
+      }
+    }
+    this.meter(session).reset();
+    session.emit({ type: 'turns.undone', turnIds: undone.turnIds });
+    await session.flush();
+    return undone.turnIds;
+  }
+
+  private meter(session: Session): ContextMeter {
+    let meter = this.meters.get(session);
+    if (!meter) {
+      const created = new ContextMeter();
+      session.subscribe((event) => {
+        if (event.type === 'usage') created.note(event.step, session.context);
+      });
+      this.meters.set(session, created);
+      meter = created;
+    }
+    return meter;
+  }
+
+  /** The compaction call costs tokens too: they count in the session's total (goal budgets read it). */
+  private countUsage(session: Session, turnId: string, usage: Usage): void {
+    session.usageTotal.inputTokens += usage.inputTokens;
+    session.usageTotal.outputTokens += usage.outputTokens;
+    session.emit({ type: 'usage', turnId, step: usage, total: { ...session.usageTotal } });
+  }
+
+  private async reattachments(handle: SessionHandle): Promise<Array<{ feature: string; texts: string[] }>> {
+    const out: Array<{ feature: string; texts: string[] }> = [];
+    for (const feature of this.deps.features) {
+      if (!feature.onCompaction) continue;
+      try {
+        const texts = (await feature.onCompaction(handle)).filter((t) => t.trim());
+        out.push({ feature: feature.name, texts });
+      } catch {
+        // A feature that cannot say what to keep loses only its own re-attachment.
+      }
+    }
+    return out;
+  }
+}

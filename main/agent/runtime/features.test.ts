@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness } from '../test-support/harness';
+import { echoTool, waitTool } from '../test-support/tools';
+import type { Tool } from '../contract/tool';
+import type { Feature, SessionHandle } from '../contract/feature';
+
+type Harness = Awaited<ReturnType<typeof createHarness>>;
+let h: Harness;
+afterEach(async () => {
+  await h?.dispose();
+});
+
+describe('features', () => {
+  it('add tools and system-prompt sections, refreshed at every step', async () => {
+    let section = 'Listing v1';
+    const feature: Feature = { name: 'test', tools: () => [echoTool], systemPrompt: () => section };
+    h = await createHarness({ features: [() => feature] });
+    h.server.enqueue({ chunks: [{ toolCall: { name: 'Echo', args: '{"text":"x"}' } }, { finish: 'tool_calls' }] });
+    h.server.fallback = () => ({ chunks: [{ text: 'done' }, { finish: 'stop' }] });
+    const run = h.run('go');
+    section = 'Listing v2';
+    await run;
+    const systems = h.server.requests.map((r) => String(r.body.messages[0]!.content));
+    expect(systems[0]).toContain('Listing v');
+    expect(systems[1]).toContain('Listing v2');
+    expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name)).toEqual(['Echo']);
+  });
+
+  it('decide on calls in order; the first decision wins', async () => {
+    const seen: string[] = [];
+    const first: Feature = { name: 'a', authorize: async (_s, call) => (seen.push(`a:${call.name}`), call.name === 'Echo' ? { allowed: false, message: 'No echo.' } : undefined) };
+    const second: Feature = { name: 'b', authorize: async (_s, call) => (seen.push(`b:${call.name}`), undefined) };
+    h = await createHarness({ features: [() => first, () => second], tools: () => [echoTool, waitTool] as Tool[] });
+    h.server.enqueue({ chunks: [{ toolCall: { name: 'Echo', args: '{"text":"x"}' } }, { toolCall: { name: 'Wait', args: '{"ms":1}' } }, { finish: 'tool_calls' }] });
+    await h.run('go');
+    expect(seen).toEqual(['a:Echo', 'a:Wait', 'b:Wait']);
+    const messages = h.server.requests[1]!.body.messages;
+    expect(messages.at(-2)!.content).toBe('ERROR: No echo.');
+    expect(messages.at(-1)!.content).toBe('waited 1');
+  });
+
+  it('inject messages at the next step boundary and start turns of their own', async () => {
+    let handle: SessionHandle | undefined;
+    const notifier = {
+      ...echoTool,
+      name: 'Notify',
+      resolveExecution: () => ({
+        description: 'notify',
+        display: { kind: 'generic' as const, summary: 'notify' },
+        approvalRule: 'Notify',
+        execute: async () => {
+          handle!.inject('<notification>task finished</notification>');
+          return { output: 'ok' };
+        },
+      }),
+    } as Tool;
+    const feature: Feature = { name: 'n', onSessionLoaded: (s) => void (handle = s), tools: () => [notifier] };
+    h = await createHarness({ features: [() => feature] });
+    h.server.enqueue({ chunks: [{ toolCall: { name: 'Notify', args: '{"text":"x"}' } }, { finish: 'tool_calls' }] });
+    await h.run('go');
+    expect(h.server.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'go' });
+    expect(h.server.requests[1]!.body.messages.at(-1)).toEqual({ role: 'user', content: '<notification>task finished</notification>' });
+    expect(h.server.requests[1]!.body.messages.at(-2)).toMatchObject({ role: 'tool' });
+
+    const turnId = await handle!.startTurn({ text: 'Scheduled: check the build', modelText: '<cron-fire>check the build</cron-fire>', origin: 'cron' });
+    expect(turnId).toMatch(/^turn-/);
+    await h.core.turnDone(h.session.id);
+    expect(h.sessionEvents('turn.started').at(-1)).toMatchObject({ text: 'Scheduled: check the build', origin: 'cron' });
+    expect(h.server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: '<cron-fire>check the build</cron-fire>' });
+    handle!.setState('todo', [{ title: 'a' }]);
+    expect(handle!.getState('todo')).toEqual([{ title: 'a' }]);
+  });
+});

@@ -1,0 +1,252 @@
+import type { SessionEventInput, ToolInputDisplay } from '../../../../protocol';
+import type { ContentPart, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
+import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
+import type { ToolRegistry } from '../tools/registry';
+import { MAX_OUTPUT_CHARS, capText } from '../tools/result-builder';
+import { validateArgs } from '../tools/validate';
+import { schedule } from './scheduler';
+
+/** A call that passed validation and resolution, as the permission layer sees it. */
+export interface ResolvedCall {
+  callId: string;
+  name: string;
+  args: unknown;
+  execution: ToolExecution;
+  turnId: string;
+  /** Aborts when the turn is stopped, so a decision waiting for the user can give up. */
+  signal: AbortSignal;
+}
+
+export type Authorization = { allowed: true } | { allowed: false; message: string };
+
+export interface ToolCallOptions {
+  registry: ToolRegistry;
+  env: ToolEnv;
+  turnId: string;
+  step: number;
+  signal: AbortSignal;
+  emit: (event: SessionEventInput) => void;
+  /** Where a result too long for the model is saved in full; returns the file path. */
+  saveFullOutput: (toolName: string, callId: string, text: string) => Promise<string>;
+  /** Decide whether a call may run (approvals suspend here). Default: allowed. */
+  authorize?: (call: ResolvedCall) => Promise<Authorization>;
+  /** How long a tool that ignores the abort signal is waited for. */
+  abortGraceMs?: number;
+}
+
+type Prepared =
+  | { kind: 'ready'; call: ToolCallRequest; args: unknown; execution: ToolExecution }
+  /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
+  | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
+
+/**
+ * Run one step's tool calls: parse, validate, resolve, authorize (in call order), then execute as
+ * parallel as accesses allow. Every call gets exactly one started and one result event, and one
+ * tool message, in the order the model issued them.
+ */
+export async function runToolCalls(calls: readonly ToolCallRequest[], options: ToolCallOptions): Promise<ModelMessage[]> {
+  const prepared: Prepared[] = [];
+  for (const call of calls) {
+    const item = options.signal.aborted ? interrupted(call, 'before it ran') : await prepare(call, options);
+    options.emit({
+      type: 'tool.call.started',
+      turnId: options.turnId,
+      step: options.step,
+      callId: call.id,
+      name: call.name,
+      args: shownOf(item)?.args ?? safeJson(call.arguments),
+      description: shownOf(item)?.execution.description ?? call.name,
+      display: shownOf(item)?.execution.display ?? genericDisplay(call),
+    });
+    prepared.push(item);
+  }
+
+  const durations = new Array<number>(prepared.length).fill(0);
+  const messages = new Array<ModelMessage>(prepared.length);
+  let nextToEmit = 0;
+  const finished = new Array<ToolResult | undefined>(prepared.length);
+  const emitReady = () => {
+    while (nextToEmit < prepared.length && finished[nextToEmit]) {
+      const item = prepared[nextToEmit]!;
+      const result = finished[nextToEmit]!;
+      const text = outputText(result);
+      options.emit({
+        type: 'tool.call.result',
+        turnId: options.turnId,
+        callId: item.call.id,
+        name: item.call.name,
+        isError: result.isError === true,
+        output: text,
+        ...(result.display ? { display: result.display } : {}),
+        durationMs: durations[nextToEmit]!,
+      });
+      messages[nextToEmit] = {
+        role: 'tool',
+        toolCallId: item.call.id,
+        toolName: item.call.name,
+        content: modelContent(result),
+        ...(result.isError ? { isError: true } : {}),
+      };
+      nextToEmit++;
+    }
+  };
+
+  await schedule(
+    prepared.map((item, index) => ({
+      accesses: item.kind === 'ready' ? item.execution.accesses : [],
+      run: async () => {
+        const t0 = Date.now();
+        const raw = item.kind === 'done' ? item.result : await execute(item, options);
+        durations[index] = item.kind === 'done' ? 0 : Date.now() - t0;
+        return finalise(raw, item.call, options);
+      },
+    })),
+    (index, result) => {
+      finished[index] = result;
+      emitReady();
+    },
+  );
+  return messages;
+}
+
+async function prepare(call: ToolCallRequest, options: ToolCallOptions): Promise<Prepared> {
+  const done = (result: ToolResult): Prepared => ({ kind: 'done', call, result });
+  const registered = options.registry.get(call.name);
+  if (!registered) {
+    const names = options.registry.names();
+    return done(errorResult(`Tool "${call.name}" does not exist. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`));
+  }
+  let args: unknown;
+  try {
+    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    return done(
+      errorResult(
+        `The arguments for ${call.name} are not valid JSON (${(error as Error).message}). Re-issue the call with a single JSON object that matches the tool's schema.`,
+      ),
+    );
+  }
+  const problems = validateArgs(registered.schema, args);
+  if (problems.length) return done(errorResult(`Invalid arguments for ${call.name}: ${problems.join('; ')}.`));
+  const parsed = registered.tool.input.safeParse(args);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
+    return done(errorResult(`Invalid arguments for ${call.name}: ${lines.join('; ')}.`));
+  }
+  let resolved: ToolExecution | ToolResult;
+  try {
+    resolved = await registered.tool.resolveExecution(parsed.data, options.env);
+  } catch (error) {
+    const message = error instanceof ToolInputError ? error.message : `Tool ${call.name} failed to resolve execution: ${(error as Error).message}`;
+    return done(errorResult(message));
+  }
+  if (!isExecution(resolved)) return done(resolved);
+  if (options.authorize) {
+    const decision = await options.authorize({ callId: call.id, name: call.name, args: parsed.data, execution: resolved, turnId: options.turnId, signal: options.signal });
+    if (!decision.allowed) return { kind: 'done', call, result: errorResult(decision.message), shown: { args: parsed.data, execution: resolved } };
+  }
+  return { kind: 'ready', call, args: parsed.data, execution: resolved };
+}
+
+async function execute(item: Extract<Prepared, { kind: 'ready' }>, options: ToolCallOptions): Promise<ToolResult> {
+  const { signal } = options;
+  if (signal.aborted) return interrupted(item.call, 'before it ran').result;
+  const running = item.execution
+    .execute({
+      signal,
+      callId: item.call.id,
+      turnId: options.turnId,
+      onUpdate: (update) => options.emit({ type: 'tool.call.progress', turnId: options.turnId, callId: item.call.id, kind: update.kind, text: update.text }),
+    })
+    .catch((error: unknown): ToolResult => {
+      if (signal.aborted) return interrupted(item.call, 'while it ran').result;
+      return errorResult(`Tool ${item.call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  const grace = options.abortGraceMs ?? 2_000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const abandoned = new Promise<ToolResult>((resolve) => {
+    onAbort = () => {
+      timer = setTimeout(
+        () => resolve(errorResult(`Tool ${item.call.name} was interrupted by the user and did not stop within ${grace} ms; its effects are unknown.`)),
+        grace,
+      );
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([running, abandoned]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function shownOf(item: Prepared): { args: unknown; execution: ToolExecution } | undefined {
+  return item.kind === 'ready' ? item : item.shown;
+}
+
+function interrupted(call: ToolCallRequest, when: string): Extract<Prepared, { kind: 'done' }> {
+  return {
+    kind: 'done',
+    call,
+    result: errorResult(`The user interrupted this ${call.name} call ${when}. Do not retry it unless the user asks.`),
+  };
+}
+
+/** Validate the shape a tool returned and cap its text; save over-long output in full. */
+async function finalise(raw: unknown, call: ToolCallRequest, options: ToolCallOptions): Promise<ToolResult> {
+  const result = raw as ToolResult | null;
+  if (!result || typeof result !== 'object' || (typeof result.output !== 'string' && !Array.isArray(result.output))) {
+    return errorResult(`Tool ${call.name} returned an invalid result.`);
+  }
+  if (result.truncated || typeof result.output !== 'string') {
+    if (typeof result.output === 'string') return result;
+    return { ...result, output: result.output.map((p) => (p.type === 'text' ? { ...p, text: capText(p.text).text } : p)) };
+  }
+  const full = result.output;
+  const capped = capText(full);
+  if (!capped.truncated) return result;
+  let hint = 'Output is truncated to fit in the message.';
+  if (full.length > MAX_OUTPUT_CHARS) {
+    try {
+      const path = await options.saveFullOutput(call.name, call.id, full);
+      hint = `Output is truncated to fit in the message: ${full.length.toLocaleString('en-US')} characters in full, saved to ${path}. Read that file with line_offset and n_lines to see the rest.`;
+    } catch {
+      // Keep the truncated text; the hint stays generic.
+    }
+  } else if (capped.longLines) {
+    hint = `${capped.longLines} long line(s) were cut at 2,000 characters.`;
+  }
+  return { ...result, output: `${capped.text}\n${hint}`, truncated: true };
+}
+
+function modelContent(result: ToolResult): string | ContentPart[] {
+  const prefix = result.isError ? 'ERROR: ' : '';
+  if (typeof result.output === 'string') {
+    const text = result.output.trim() === '' ? 'Tool output is empty.' : result.output;
+    return prefix + text + (result.note ? `\n${result.note}` : '');
+  }
+  const parts: ContentPart[] = [...result.output];
+  if (!parts.some((p) => p.type === 'text')) parts.unshift({ type: 'text', text: 'Tool returned non-text content.' });
+  if (result.note) parts.push({ type: 'text', text: result.note });
+  return parts;
+}
+
+/** The output as the UI shows it: without the model-only note. */
+function outputText(result: ToolResult): string {
+  if (typeof result.output === 'string') return result.output;
+  return result.output.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}]`)).join('\n');
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return text.trim() ? JSON.parse(text) : {};
+  } catch {
+    return text;
+  }
+}
+
+function genericDisplay(call: ToolCallRequest): ToolInputDisplay {
+  return { kind: 'generic', summary: call.name, detail: call.arguments.slice(0, 2_000) };
+}

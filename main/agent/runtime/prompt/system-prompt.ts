@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { open, stat } from 'node:fs/promises';
+import { arch, release, type as osType } from 'node:os';
+import { guardPath } from '../../infra/policies/path-guard';
+import { headOf } from '../tools/result-builder';
+import identity from './identity.md?raw';
+
+export interface WorkspaceFacts {
+  os: string;
+  cwd: string;
+  date: string;
+  git: string | null;
+}
+
+/** A short git status: branch, ahead/behind, and the first changed paths. Null outside a repository. */
+export function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('git', ['status', '--porcelain=v1', '--branch'], { cwd, timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, stdout) => {
+      if (error) return resolve(null);
+      const lines = stdout.split('\n').filter(Boolean);
+      const branch = lines[0]?.replace(/^## /, '') ?? 'unknown';
+      const changes = lines.slice(1);
+      const shown = changes.slice(0, 20).map((l) => `  ${l}`);
+      const more = changes.length > 20 ? [`  … and ${changes.length - 20} more`] : [];
+      resolve([`Branch: ${branch}`, changes.length ? `Changed files (${changes.length}):` : 'Working tree clean.', ...shown, ...more].join('\n'));
+    });
+  });
+}
+
+export async function workspaceFacts(cwd: string, now: Date): Promise<WorkspaceFacts> {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const date = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  return { os: `${osType()} ${release()} (${arch()})`, cwd, date, git: await gitSummary(cwd) };
+}
+
+/**
+ * `AGENTS.md` at the workspace root, capped so a huge file cannot crowd out the conversation. It goes
+ * through the path guard like any file the model sees: a cloned repository's AGENTS.md that links to a
+ * secret or out of the workspace is not read, nor is one that is not a regular file (a FIFO would hang).
+ */
+export async function readAgentsMd(workspace: string, maxChars = 40_000): Promise<string | null> {
+  try {
+    const { real } = await guardPath('AGENTS.md', 'read', { workspace });
+    if (!(await stat(real)).isFile()) return null;
+    const handle = await open(real, 'r');
+    let bytes: Buffer;
+    try {
+      // Enough bytes for maxChars characters of any width, plus one to notice there is more.
+      const buffer = Buffer.alloc(maxChars * 4 + 1);
+      bytes = buffer.subarray(0, (await handle.read(buffer, 0, buffer.length, 0)).bytesRead);
+    } finally {
+      await handle.close();
+    }
+    const text = new TextDecoder().decode(bytes, { stream: true });
+    return text.length > maxChars || bytes.length > maxChars * 4 ? `${headOf(text, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
+  } catch {
+    return null;
+  }
+}
+
+export interface SystemPromptParts {
+  facts: WorkspaceFacts;
+  agentsMd: string | null;
+  tools: ReadonlyArray<{ name: string; description: string }>;
+  /** Further sections (skills listing, modes) added by later capabilities. */
+  extra?: readonly string[];
+}
+
+/** Identity, workspace facts, AGENTS.md and the tool list, in that order. */
+export function buildSystemPrompt(parts: SystemPromptParts): string {
+  const sections = [identity.trim()];
+  const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`, `- Today's date: ${parts.facts.date}`];
+  sections.push(`# Environment\n${facts.join('\n')}${parts.facts.git ? `\n\n## Git status\n${parts.facts.git}` : '\n- Not a git repository.'}`);
+  if (parts.agentsMd) sections.push(`# Project instructions (AGENTS.md)\n${parts.agentsMd.trim()}`);
+  if (parts.tools.length) {
+    const list = parts.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
+    sections.push(`# Tools\nYou can call these tools:\n${list}`);
+  } else {
+    sections.push('# Tools\nNo tools are available in this session; answer from the conversation alone.');
+  }
+  for (const extra of parts.extra ?? []) if (extra.trim()) sections.push(extra.trim());
+  return sections.join('\n\n');
+}
+
+function firstSentence(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  const end = line.search(/\.(\s|$)/);
+  return end >= 0 ? line.slice(0, end + 1) : line;
+}

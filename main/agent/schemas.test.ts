@@ -1,0 +1,49 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultFeatures } from './capabilities';
+import type { CoreContext, SessionHandle } from './contract/feature';
+import { tempDir } from './test-support/harness';
+import { inertSessionHandle } from './test-support/session-handle';
+import { ToolRegistry } from './runtime/tools/registry';
+import type { ToolEnv } from './contract/tool';
+
+/**
+ * What the model is told about every built-in tool: names, descriptions and JSON Schemas. A change
+ * here changes the model's behaviour, so it must be deliberate: update the snapshot on purpose
+ * (`npx vitest run main/agent/tools/schemas.test.ts -u`) and review the diff.
+ */
+const scratch = await tempDir('deft-schemas-');
+const core: CoreContext = {
+  workspace: scratch,
+  home: scratch,
+  // A host with a window, so tools that need someone to answer (AskUserQuestion) are offered too.
+  host: 'web',
+  now: () => 0,
+  emitApp: () => {},
+  session: async () => {
+    throw new Error('not in this test');
+  },
+};
+const session: SessionHandle = inertSessionHandle('schema-session', scratch);
+const env: ToolEnv = { workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
+
+describe('tool schemas', async () => {
+  const features = defaultFeatures.map((create) => create(core));
+  for (const feature of features) await feature.onSessionLoaded?.(session);
+  const tools = features.flatMap((feature) => feature.tools?.(session, env) ?? []);
+  const registry = new ToolRegistry(tools);
+  afterAll(() => Promise.all(features.map(async (f) => f.close?.())));
+
+  it('have unique names and closed objects', () => {
+    expect(registry.names().length).toBe(tools.length);
+    for (const schema of registry.schemas()) {
+      expect(schema.parameters, schema.name).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(schema.description.length, schema.name).toBeGreaterThan(80);
+    }
+  });
+
+  for (const schema of registry.schemas()) {
+    it(`${schema.name} is what the model expects`, () => {
+      expect(schema).toMatchSnapshot();
+    });
+  }
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionHandle } from './contract/feature';
+import { controlHub } from './capabilities/approvals/requests';
+import { askUserQuestionTool } from './capabilities/approvals/tools/ask-user-question/ask-user-question';
+import { createGoalTool } from './capabilities/goals/tools/create-goal/create-goal';
+import { enterPlanModeTool } from './capabilities/approvals/tools/enter-plan-mode/enter-plan-mode';
+import { exitPlanModeTool } from './capabilities/approvals/tools/exit-plan-mode/exit-plan-mode';
+import { getGoalTool } from './capabilities/goals/tools/get-goal/get-goal';
+import { ToolRegistry } from './runtime/tools/registry';
+import { setGoalBudgetTool } from './capabilities/goals/tools/set-goal-budget/set-goal-budget';
+import { todoListTool } from './capabilities/todo/tools/todo-list/todo-list';
+import { updateGoalTool } from './capabilities/goals/tools/update-goal/update-goal';
+
+describe('the schemas the model sees', () => {
+  it('change only on purpose (plan, question, todo and goal tools)', async () => {
+    const session = {} as SessionHandle;
+    const core = { workspace: '/ws', home: '/home', host: 'web' as const, now: () => 0, emitApp: () => {}, session: async () => session };
+    const tools = [
+      enterPlanModeTool(session, '/home'),
+      exitPlanModeTool(session, core, controlHub(core)),
+      askUserQuestionTool(session, controlHub(core)),
+      todoListTool(session),
+      createGoalTool(session, core),
+      getGoalTool(session, core),
+      setGoalBudgetTool(session, core),
+      updateGoalTool(session, core),
+    ];
+    const wire = new ToolRegistry(tools as never).schemas().map((t) => ({ name: t.name, parameters: t.parameters, description: t.description }));
+    await expect(JSON.stringify(wire, null, 2) + '\n').toMatchFileSnapshot('__snapshots__/workflow-tools.schema.json');
+  });
+});
