@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import picomatch from 'picomatch';
-import type { ResolvedCall } from '../main/agent/runtime/loop/tool-calls';
+import type { ResolvedCall } from '../main/agent/contract/calls';
 import { decide } from '../main/agent/capabilities/approvals/engine';
 import { type PermissionRule, parseRule } from '../main/agent/capabilities/approvals/rules';
 import { shellParser } from '../main/agent/infra/policies/shell-parse';

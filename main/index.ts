@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BrowserWindow, type WebContents, app, dialog, safeStorage, session, shell } from 'electron';
+import { defaultCapabilities } from './agent/capabilities';
 import { DeftCore } from './agent/runtime/core';
 import { deftHome } from './agent/infra/platform/home';
 import { FileSecretStore, type SecretStore } from './agent/infra/settings/secrets';
@@ -58,6 +59,7 @@ function openWindow(workspacePath: string): void {
     webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
   });
   const core = new DeftCore({
+    features: defaultCapabilities,
     home,
     workspace,
     host: 'electron',

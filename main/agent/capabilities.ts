@@ -1,24 +1,23 @@
-import { backgroundFeature } from './capabilities/shell/feature';
+import { approvalsFeature } from './capabilities/approvals/feature';
 import { filesFeature } from './capabilities/files/feature';
 import { goalsFeature } from './capabilities/goals/feature';
-import { permissionsFeature } from './capabilities/approvals/permissions';
-import { planFeature } from './capabilities/approvals/plan';
-import { questionsFeature } from './capabilities/approvals/questions';
+import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
 import { todoFeature } from './capabilities/todo/feature';
 import type { FeatureFactory } from './contract/feature';
 
-/** The capabilities every core gets, in the order their hooks run. Each issue's capability adds its factory here. */
-export const defaultFeatures: FeatureFactory[] = [
-  // The user in control: permissions decide on every call (first); plan mode, questions, todos and goals.
-  permissionsFeature,
-  planFeature,
-  questionsFeature,
+/**
+ * The capabilities a core gets unless its host chooses otherwise, in the order their hooks run. Only
+ * hosts (and tests) import this list: the runtime receives it.
+ */
+export const defaultCapabilities: readonly FeatureFactory[] = [
+  // Approvals first: permission modes and rules decide on every call; plan mode and questions to the user.
+  approvalsFeature,
   todoFeature,
   goalsFeature,
   // The hands: Read, Write, Edit, Grep, Glob, ReadMediaFile, image attachments.
   filesFeature,
   // Shell and background work: Bash, background tasks, scheduled prompts.
-  backgroundFeature(),
+  shellFeature(),
   skillsFeature,
 ];

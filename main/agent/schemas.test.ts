@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultFeatures } from './capabilities';
+import { defaultCapabilities } from './capabilities';
 import type { CoreContext, SessionHandle } from './contract/feature';
 import { tempDir } from './test-support/harness';
 import { inertSessionHandle } from './test-support/session-handle';
@@ -27,7 +27,7 @@ const session: SessionHandle = inertSessionHandle('schema-session', scratch);
 const env: ToolEnv = { workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
 
 describe('tool schemas', async () => {
-  const features = defaultFeatures.map((create) => create(core));
+  const features = defaultCapabilities.map((create) => create(core));
   for (const feature of features) await feature.onSessionLoaded?.(session);
   const tools = features.flatMap((feature) => feature.tools?.(session, env) ?? []);
   const registry = new ToolRegistry(tools);

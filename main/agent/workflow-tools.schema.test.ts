@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionHandle } from './contract/feature';
-import { controlHub } from './capabilities/approvals/requests';
+import { createApprovalDesk } from './capabilities/approvals/requests';
 import { askUserQuestionTool } from './capabilities/approvals/tools/ask-user-question/ask-user-question';
 import { createGoalTool } from './capabilities/goals/tools/create-goal/create-goal';
 import { enterPlanModeTool } from './capabilities/approvals/tools/enter-plan-mode/enter-plan-mode';
@@ -17,8 +17,8 @@ describe('the schemas the model sees', () => {
     const core = { workspace: '/ws', home: '/home', host: 'web' as const, now: () => 0, emitApp: () => {}, session: async () => session };
     const tools = [
       enterPlanModeTool(session, '/home'),
-      exitPlanModeTool(session, core, controlHub(core)),
-      askUserQuestionTool(session, controlHub(core)),
+      exitPlanModeTool(session, core, createApprovalDesk(core)),
+      askUserQuestionTool(session, createApprovalDesk(core)),
       todoListTool(session),
       createGoalTool(session, core),
       getGoalTool(session, core),

@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { defaultCapabilities } from '../agent/capabilities';
 import { type CoreOptions, DeftCore } from '../agent/runtime/core';
 import { deftHome } from '../agent/infra/platform/home';
 import { overridesFromEnv } from '../agent/infra/settings/provider-config';
@@ -30,6 +31,7 @@ export function createNodeCore(options: NodeCoreOptions): DeftCore {
   const home = options.home ?? deftHome(env);
   return new DeftCore({
     ...options,
+    features: options.features ?? defaultCapabilities,
     home,
     workspace: resolveWorkspace(options.workspace),
     secrets: options.secrets ?? FileSecretStore.inHome(home),

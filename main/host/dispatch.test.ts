@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandHandlers } from '../agent/runtime/core';
+import type { CommandHandlers } from '../agent/contract/commands';
 import { CommandError } from '../agent/contract/errors';
 import { dispatchCommand } from './dispatch';
 

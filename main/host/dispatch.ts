@@ -1,5 +1,5 @@
 import { type CommandName, type CommandReply, commands, isCommandName } from '../../protocol';
-import type { CommandHandlers } from '../agent/runtime/core';
+import type { CommandHandlers } from '../agent/contract/commands';
 import { CommandError } from '../agent/contract/errors';
 
 function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {

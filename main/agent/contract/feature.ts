@@ -1,7 +1,7 @@
-import type { AppEvent, Attachment, SessionEventInput, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
-import type { CommandHandlers } from '../runtime/core';
-import type { TurnOutcome } from '../runtime/loop/turn';
-import type { Authorization, ResolvedCall } from '../runtime/loop/tool-calls';
+import type { AppEvent, Attachment, ErrorInfo, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
+import type { Authorization, ResolvedCall } from './calls';
+import type { CommandHandlers } from './commands';
+import type { SlotAccess, StateSlot } from './state';
 import type { Tool, ToolEnv } from './tool';
 
 /** A prompt that starts a turn: `text` is shown in the transcript, `modelText` (default `text`) is what the model reads. */
@@ -12,15 +12,20 @@ export interface TurnPrompt {
   attachments?: Attachment[];
 }
 
+/** How a turn ended. */
+export interface TurnOutcome {
+  stopReason: StopReason;
+  error?: ErrorInfo;
+}
+
 /** What a feature may do with one session. */
 export interface SessionHandle {
   readonly id: string;
   readonly dir: string;
   readonly running: boolean;
   emit(event: SessionEventInput): void;
-  getState<T>(key: string): T | undefined;
-  /** Persisted with the session (latest value wins on replay). */
-  setState(key: string, value: unknown): void;
+  /** A piece of state the capability declared, persisted with the session (latest value wins on replay). */
+  state<T>(slot: StateSlot<T>): SlotAccess<T>;
   /** Start a turn unless one is running; resolves to its id, or null when the session is busy or no model is configured. */
   startTurn(prompt: TurnPrompt): Promise<string | null>;
   /** A message for the model, delivered at the next step boundary (or at the start of the next turn). */
@@ -44,7 +49,8 @@ export interface CoreContext {
 
 /**
  * A capability plugged into the core: tools, system-prompt sections, permission decisions, protocol
- * commands and lifecycle hooks. Each capability lives in its own folder and is listed in features/index.ts.
+ * commands and lifecycle hooks. Each capability lives in its own folder under capabilities/; hosts
+ * choose which ones a core gets.
  */
 export interface Feature {
   readonly name: string;
@@ -74,10 +80,10 @@ export interface Feature {
    */
   onCompaction?(session: SessionHandle): string[] | Promise<string[]>;
   /**
-   * Turns were undone: put this feature's state back as it was before them. `before(key)` is a state
-   * value at that point (undefined when it was unset); set it with `setState` and tell the UI as usual.
+   * Turns were undone: put this feature's state back as it was before them. `before(slot)` is the slot's
+   * value at that point (its fallback when it was unset); set it and tell the UI as usual.
    */
-  onUndo?(session: SessionHandle, before: <T>(key: string) => T | undefined): void | Promise<void>;
+  onUndo?(session: SessionHandle, before: <T>(slot: StateSlot<T>) => T): void | Promise<void>;
   /** The session is about to be deleted (its files go next): stop what runs for it. */
   onSessionDeleted?(sessionId: string): void | Promise<void>;
   close?(): Promise<void>;

@@ -5,11 +5,12 @@ import type { z } from 'zod';
 import type { AppEvent, CommandName, CommandOutput, Commands, DeftEvent, ProviderSettingsInput, PublicSettings, SessionEvent, WorkspaceInfo } from '../../../protocol';
 import { ContextControl, DEFAULT_CONTEXT_WINDOW, type StepSetup, newCompactionId } from './compaction/context-keeper';
 import { CommandError } from '../contract/errors';
-import { defaultFeatures } from '../capabilities';
-import type { CoreContext, Feature, FeatureFactory, SessionHandle, TurnPrompt } from '../contract/feature';
+import type { Authorization, ResolvedCall } from '../contract/calls';
+import type { CommandHandlers } from '../contract/commands';
+import type { CoreContext, Feature, FeatureFactory, SessionHandle, TurnOutcome, TurnPrompt } from '../contract/feature';
+import { readSlot } from '../contract/state';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
-import type { Authorization, ResolvedCall } from './loop/tool-calls';
-import { type TurnOutcome, runTurn } from './loop/turn';
+import { runTurn } from './loop/turn';
 import { ProviderError } from '../infra/providers/errors';
 import { createProvider } from '../infra/providers/index';
 import type { ContentPart, ModelMessage } from '../infra/providers/types';
@@ -21,10 +22,6 @@ import type { SecretStore } from '../infra/settings/secrets';
 import { SettingsStore, secretKeyFor } from '../infra/settings/settings-store';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { ToolRegistry } from './tools/registry';
-
-export type CommandHandlers = {
-  [K in CommandName]: (input: z.output<Commands[K]['input']>) => Promise<CommandOutput<K>>;
-};
 
 export interface CoreOptions {
   home: string;
@@ -39,8 +36,8 @@ export interface CoreOptions {
   retry?: RetryPolicy;
   maxSteps?: number;
   abortGraceMs?: number;
-  /** Capabilities to plug in (default: all of them). */
-  features?: FeatureFactory[];
+  /** The capabilities to plug in, in the order their hooks run (hosts pass main/agent/capabilities.ts's list). */
+  features: readonly FeatureFactory[];
   /** Extra tools for every session (tests); one with a feature tool's name stands in for it. */
   tools?: (env: ToolEnv) => Tool[];
   pickWorkspace?: () => Promise<string | null>;
@@ -84,7 +81,7 @@ export class DeftCore {
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
     };
-    this.features = (options.features ?? defaultFeatures).map((create) => create(context));
+    this.features = options.features.map((create) => create(context));
     this.contextControl = new ContextControl({ features: this.features, retry: options.retry ?? defaultRetryPolicy });
     const base: Partial<CommandHandlers> = {
       getWorkspace: async () => ({ path: options.workspace, name: basename(options.workspace) || options.workspace, home: options.home, host: options.host }),
@@ -232,8 +229,7 @@ export class DeftCore {
         return session.running;
       },
       emit: (event) => void session.emit(event),
-      getState: <T>(key: string) => session.state.get(key) as T | undefined,
-      setState: (key, value) => session.setState(key, value),
+      state: (slot) => ({ get: () => readSlot(slot, session.state.get(slot.key)), set: (value) => session.setState(slot.key, value) }),
       startTurn: (prompt) => {
         const started = (async () => {
           if (this.active.has(session.id)) return null;

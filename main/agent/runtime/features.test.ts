@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { stateSlot } from '../contract/state';
 import { createHarness } from '../test-support/harness';
 import { echoTool, waitTool } from '../test-support/tools';
 import type { Tool } from '../contract/tool';
@@ -67,7 +69,8 @@ describe('features', () => {
     await h.core.turnDone(h.session.id);
     expect(h.sessionEvents('turn.started').at(-1)).toMatchObject({ text: 'Scheduled: check the build', origin: 'cron' });
     expect(h.server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: '<cron-fire>check the build</cron-fire>' });
-    handle!.setState('todo', [{ title: 'a' }]);
-    expect(handle!.getState('todo')).toEqual([{ title: 'a' }]);
+    const slot = stateSlot('todo', z.array(z.object({ title: z.string() })), []);
+    handle!.state(slot).set([{ title: 'a' }]);
+    expect(handle!.state(slot).get()).toEqual([{ title: 'a' }]);
   });
 });

@@ -1,7 +1,7 @@
 import type { AppEvent, SessionEvent } from '../../../protocol';
-import { type BackgroundFeatureOptions, backgroundFeature } from '../capabilities/shell/feature';
+import { type ShellFeatureOptions, shellFeature } from '../capabilities/shell/feature';
 import type { CoreOptions } from '../runtime/core';
-import type { ResolvedCall } from '../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../contract/calls';
 import { createHarness } from './harness';
 import { eventually } from './processes';
 
@@ -9,13 +9,13 @@ export type Harness = Awaited<ReturnType<typeof createHarness>>;
 type ToolResultEvent = Extract<SessionEvent, { type: 'tool.call.result' }>;
 
 /** A harness whose core has the shell/background capability (fast kill grace, short quiet time). */
-export function createTasksHarness(options: BackgroundFeatureOptions = {}, core: Partial<CoreOptions> = {}) {
-  return createHarness({ features: [backgroundFeature({ killGraceMs: 500, quietAfterMs: 300, ...options })], ...core });
+export function createTasksHarness(options: ShellFeatureOptions = {}, core: Partial<CoreOptions> = {}) {
+  return createHarness({ features: [shellFeature({ killGraceMs: 500, quietAfterMs: 300, ...options })], ...core });
 }
 
 /** A tasks harness with a permission-layer stand-in that records every resolved call (and allows it). */
 export function createSpyHarness(onCall: (call: ResolvedCall) => void) {
-  return createHarness({ features: [backgroundFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (onCall(call), undefined) })] });
+  return createHarness({ features: [shellFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (onCall(call), undefined) })] });
 }
 
 let calls = 0;

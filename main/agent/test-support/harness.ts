@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DeftEvent, PermissionMode, SessionEvent } from '../../../protocol';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
+import { defaultCapabilities } from '../capabilities';
 import { type CoreOptions, DeftCore } from '../runtime/core';
 import type { RetryPolicy } from '../infra/providers/retry';
 import { FileSecretStore } from '../infra/settings/secrets';
@@ -27,7 +28,7 @@ export async function createHarness(options: Partial<CoreOptions> & { permission
   await writeFile(join(home, 'settings.json'), JSON.stringify({ permissions: { defaultMode: permissionMode } }));
   const secrets = FileSecretStore.inHome(home);
   const events: DeftEvent[] = [];
-  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, ...coreOptions });
+  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, features: defaultCapabilities, ...coreOptions });
   core.onEvent((e) => events.push(e));
   await core.handlers.setSettings({ provider: { kind: 'openai', baseUrl, model: 'mock-model', apiKey: 'test-key' } });
   const { session } = await core.handlers.createSession({});

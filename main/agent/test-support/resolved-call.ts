@@ -1,4 +1,4 @@
-import type { ResolvedCall } from '../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../contract/calls';
 import type { ToolExecution } from '../contract/tool';
 
 /** A call as the permission layer sees it, for tests and benchmarks of decisions (nothing runs). */

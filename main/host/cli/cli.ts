@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
 import type { CoreOptions } from '../../agent/runtime/core';
-import { defaultFeatures } from '../../agent/capabilities';
+import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
@@ -124,7 +124,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         env: io.env,
         providerOverrides: overrides,
         ...(maxSteps !== undefined ? { maxSteps } : {}),
-        ...(skillsDirs.length ? { features: withSkillsOptions(defaultFeatures, { explicitDirs: skillsDirs }) } : {}),
+        ...(skillsDirs.length ? { features: withSkillsOptions(defaultCapabilities, { explicitDirs: skillsDirs }) } : {}),
         ...io.coreOptions,
       });
     } catch (error) {

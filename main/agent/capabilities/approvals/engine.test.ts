@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PermissionMode, PlanState } from '../../../../protocol';
-import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../../contract/calls';
 import { matchPathSubject } from '../../infra/policies/rule-match';
 import { resolvedCall } from '../../test-support/resolved-call';
 import type { Access } from '../../contract/tool';

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PermissionMode, PlanState } from '../../../../protocol';
-import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../../contract/calls';
 import { catastrophicDeleteIn, withNestedScripts } from '../../infra/policies/dangerous-command';
 import { isWithin } from '../../infra/policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../../infra/policies/protected-paths';

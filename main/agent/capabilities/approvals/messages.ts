@@ -1,5 +1,5 @@
 import type { PermissionMode } from '../../../../protocol';
-import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../../contract/calls';
 import type { RuleFilePaths } from './rule-files';
 import { EDIT_TOOLS } from './tool-kinds';
 

@@ -1,35 +1,38 @@
-import type { PermissionMode } from '../../../../protocol';
+import { z } from 'zod';
+import { PermissionMode } from '../../../../protocol';
+import { stateSlot } from '../../contract/state';
 import { CommandError } from '../../contract/errors';
-import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
-import type { Authorization, ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
+import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { planOf } from './plan-state';
 import { type Decision, decide } from './engine';
-import { type ApprovalRequest, controlHub } from './requests';
+import type { ApprovalDesk, ApprovalRequest } from './requests';
 import { MODE_SUMMARY, cancelledMessage, headlessDenial, modeChangeNotice, rejectionMessage } from './messages';
 import { publicRules } from './rule-files';
 
-export const MODE_STATE_KEY = 'permissions.mode';
-export const SESSION_RULES_STATE_KEY = 'permissions.sessionRules';
+/** The session's own mode; unset, the workspace's default mode applies. */
+export const modeSlot = stateSlot<PermissionMode | null>('permissions.mode', PermissionMode.nullable(), null);
+/** Rules the user approved for this session ("approve for session"). */
+export const sessionRulesSlot = stateSlot('permissions.sessionRules', z.array(z.string()), [] as string[]);
 
 /**
  * Permission modes and rules, and approvals: every call is decided before it runs; what needs the user
  * waits (the turn with it) until they answer in the window. Headless, such a call is refused with the
  * rule that would allow it.
  */
-export const permissionsFeature: FeatureFactory = (core) => {
-  const hub = controlHub(core);
+export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
 
   async function modeOf(session: SessionHandle): Promise<PermissionMode> {
-    return session.getState<PermissionMode>(MODE_STATE_KEY) ?? (await hub.loadRules()).loaded.defaultMode ?? 'ask';
+    return session.state(modeSlot).get() ?? (await hub.loadRules()).loaded.defaultMode ?? 'ask';
   }
 
   async function evaluate(session: SessionHandle, call: ResolvedCall): Promise<Decision> {
     const { loaded } = await hub.loadRules();
     return decide({
       call,
-      mode: session.getState<PermissionMode>(MODE_STATE_KEY) ?? loaded.defaultMode ?? 'ask',
+      mode: session.state(modeSlot).get() ?? loaded.defaultMode ?? 'ask',
       rules: loaded.rules,
-      sessionRules: session.getState<string[]>(SESSION_RULES_STATE_KEY) ?? [],
+      sessionRules: session.state(sessionRulesSlot).get(),
       plan: planOf(session),
       places: hub.places,
     });
@@ -64,21 +67,19 @@ export const permissionsFeature: FeatureFactory = (core) => {
   }
 
   function rememberForSession(session: SessionHandle, rule: string): void {
-    const rules = session.getState<string[]>(SESSION_RULES_STATE_KEY) ?? [];
-    if (!rules.includes(rule)) session.setState(SESSION_RULES_STATE_KEY, [...rules, rule]);
+    const rules = session.state(sessionRulesSlot);
+    if (!rules.get().includes(rule)) rules.set([...rules.get(), rule]);
   }
 
-  const feature: Feature = {
-    name: 'permissions',
-    authorize: async (session, call) => {
+  return {
+    authorize: async (session: SessionHandle, call: ResolvedCall): Promise<Authorization> => {
       const decision = await evaluate(session, call);
       if (decision.kind === 'allow') return { allowed: true };
       if (decision.kind === 'deny') return { allowed: false, message: decision.message };
       if (core.host === 'cli') return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files) };
       return askUser(session, call, decision);
     },
-    waitingFor: (sessionId) => [...hub.approvals.list(sessionId), ...hub.questions.list(sessionId)].map(({ id, request }) => ({ id, turnId: request.turnId })),
-    systemPrompt: async (session) => {
+    systemPrompt: async (session: SessionHandle) => {
       const mode = await modeOf(session);
       return `## Permissions\nPermission mode: ${mode} — ${MODE_SUMMARY[mode]}. A call the user rejects returns an error that may carry their feedback: follow it rather than retrying the same call.`;
     },
@@ -100,7 +101,7 @@ export const permissionsFeature: FeatureFactory = (core) => {
       setPermissionMode: async ({ sessionId, mode }) => {
         const session = await core.session(sessionId);
         const previous = await modeOf(session);
-        session.setState(MODE_STATE_KEY, mode);
+        session.state(modeSlot).set(mode);
         await announceMode(session, previous, mode);
         return { mode };
       },
@@ -132,10 +133,5 @@ export const permissionsFeature: FeatureFactory = (core) => {
         return warning ? { ok: true as const, warning } : { ok: true as const };
       },
     },
-    close: async () => {
-      hub.approvals.cancelAll();
-      hub.questions.cancelAll();
-    },
-  };
-  return feature;
-};
+  } satisfies Omit<Feature, 'name'>;
+}

@@ -1,18 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PlanState } from '../../../../protocol';
+import { PlanState } from '../../../../protocol';
 import type { SessionHandle } from '../../contract/feature';
+import { stateSlot } from '../../contract/state';
 
-export const PLAN_STATE_KEY = 'plan';
+/** The session's plan mode (null: never turned on). */
+export const planSlot = stateSlot<PlanState | null>('plan', PlanState.nullable(), null);
 
 export function planOf(session: SessionHandle): PlanState | null {
-  return session.getState<PlanState>(PLAN_STATE_KEY) ?? null;
+  return session.state(planSlot).get();
 }
 
 /** Persist a session's plan state and tell the UI. */
 export function setPlan(session: SessionHandle, plan: PlanState): void {
-  session.setState(PLAN_STATE_KEY, plan);
+  session.state(planSlot).set(plan);
   session.emit({ type: 'plan.mode.changed', plan });
 }
 

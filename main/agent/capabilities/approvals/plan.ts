@@ -1,26 +1,25 @@
 import type { PlanState } from '../../../../protocol';
-import type { FeatureFactory } from '../../contract/feature';
-import { controlHub } from './requests';
+import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
+import type { StateSlot } from '../../contract/state';
+import type { ApprovalDesk } from './requests';
 import { enterPlanModeTool, planWorkflow } from './tools/enter-plan-mode/enter-plan-mode';
 import { exitPlanModeTool } from './tools/exit-plan-mode/exit-plan-mode';
-import { PLAN_STATE_KEY, planOf, setPlan, switchPlanMode } from './plan-state';
+import { planOf, planSlot, setPlan, switchPlanMode } from './plan-state';
 
 /**
  * Plan mode: the agent investigates read-only, writes a plan file and asks the user to review it
  * (EnterPlanMode / ExitPlanMode, or the window's toggle and /plan). The permission engine enforces it.
  */
-export const planFeature: FeatureFactory = (core) => {
-  const hub = controlHub(core);
+export function planMode(core: CoreContext, hub: ApprovalDesk) {
   return {
-    name: 'plan',
-    tools: (session) => [enterPlanModeTool(session, core.home), exitPlanModeTool(session, core, hub)],
-    systemPrompt: (session) => {
+    tools: (session: SessionHandle) => [enterPlanModeTool(session, core.home), exitPlanModeTool(session, core, hub)],
+    systemPrompt: (session: SessionHandle) => {
       const plan = planOf(session);
       if (!plan?.active || !plan.path) return undefined;
       return `## Plan mode (active)\nThe user wants a plan before any change.\n${planWorkflow(plan.path)}`;
     },
-    onUndo: (session, before) => {
-      const plan = before<PlanState>(PLAN_STATE_KEY) ?? { active: false };
+    onUndo: (session: SessionHandle, before: <T>(slot: StateSlot<T>) => T) => {
+      const plan = before(planSlot) ?? { active: false };
       const current = planOf(session) ?? { active: false };
       if (plan.active !== current.active || plan.planId !== current.planId) setPlan(session, plan);
     },
@@ -39,5 +38,5 @@ export const planFeature: FeatureFactory = (core) => {
         return { plan };
       },
     },
-  };
-};
+  } satisfies Omit<Feature, 'name'>;
+}

@@ -1,15 +1,13 @@
 import { CommandError } from '../../contract/errors';
-import type { FeatureFactory } from '../../contract/feature';
-import { controlHub } from './requests';
+import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
+import type { ApprovalDesk } from './requests';
 import { askUserQuestionTool } from './tools/ask-user-question/ask-user-question';
 import { collectAnswers } from './answers';
 
 /** AskUserQuestion: the model asks, the window shows a dialog, the answers (or a dismissal) go back as JSON. Not offered headless. */
-export const questionsFeature: FeatureFactory = (core) => {
-  const hub = controlHub(core);
+export function userQuestions(core: CoreContext, hub: ApprovalDesk) {
   return {
-    name: 'questions',
-    tools: (session) => (core.host === 'cli' ? [] : [askUserQuestionTool(session, hub)]),
+    tools: (session: SessionHandle) => (core.host === 'cli' ? [] : [askUserQuestionTool(session, hub)]),
     commands: {
       answerQuestion: async ({ sessionId, requestId, answers, dismissed }) => {
         await core.session(sessionId);
@@ -29,5 +27,5 @@ export const questionsFeature: FeatureFactory = (core) => {
         return { ok: true as const };
       },
     },
-  };
-};
+  } satisfies Omit<Feature, 'name'>;
+}

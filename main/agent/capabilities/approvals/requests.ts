@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { ApprovalAnswer, ApprovalKind, Question, ToolInputDisplay } from '../../../../protocol';
 import type { CoreContext, SessionHandle } from '../../contract/feature';
-import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../../contract/calls';
 import type { Places } from '../../infra/policies/protected-paths';
 import { PendingRequests } from './pending';
 import { RuleStore, publicRules } from './rule-files';
@@ -31,10 +31,10 @@ export interface QuestionRequest {
 export type QuestionReply = { dismissed: true } | { dismissed: false; answers: Record<string, string> };
 
 /**
- * State the control features of one core share: requests waiting for the user and the permission rules.
- * Features are created separately, so they meet here, one hub per core.
+ * What the approvals capability keeps for one core: the permission rules and the requests waiting for
+ * the user (approvals and questions), shared by its permission, plan and question parts.
  */
-export interface ControlHub {
+export interface ApprovalDesk {
   places: Places;
   rules: RuleStore;
   approvals: PendingRequests<ApprovalRequest, ApprovalAnswer>;
@@ -45,20 +45,21 @@ export interface ControlHub {
   requestApproval(session: SessionHandle, request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer | 'cancelled'>;
   /** Settle a session's pending tool approvals that `stillNeeded` says no longer need the user (a new rule or mode covers them). */
   settleCovered(session: SessionHandle, stillNeeded: (request: ApprovalRequest) => Promise<boolean>): Promise<void>;
+  /** Requests of a session waiting for the user, oldest first. */
+  waitingFor(sessionId: string): Array<{ id: string; turnId: string }>;
+  /** Settle everything still waiting (the core is closing). */
+  cancelAll(): void;
 }
 
-const hubs = new WeakMap<CoreContext, ControlHub>();
-
-export function controlHub(core: CoreContext): ControlHub {
-  const existing = hubs.get(core);
-  if (existing) return existing;
+export function createApprovalDesk(core: CoreContext): ApprovalDesk {
   const rules = new RuleStore(core.home, core.workspace);
   const approvals = new PendingRequests<ApprovalRequest, ApprovalAnswer>('approval');
-  const hub: ControlHub = {
+  const questions = new PendingRequests<QuestionRequest, QuestionReply>('question');
+  return {
     places: { workspace: core.workspace, home: core.home, userHome: homedir() },
     rules,
     approvals,
-    questions: new PendingRequests<QuestionRequest, QuestionReply>('question'),
+    questions,
     loadRules: async () => {
       const result = await rules.load();
       if (result.changed) core.emitApp({ type: 'permissions.updated', permissions: publicRules(result.loaded) });
@@ -93,7 +94,10 @@ export function controlHub(core: CoreContext): ControlHub {
         if (request.kind === 'tool' && request.call && !(await stillNeeded(request))) approvals.settle(session.id, id, { decision: 'approve', scope: 'once' });
       }
     },
+    waitingFor: (sessionId) => [...approvals.list(sessionId), ...questions.list(sessionId)].map(({ id, request }) => ({ id, turnId: request.turnId })),
+    cancelAll: () => {
+      approvals.cancelAll();
+      questions.cancelAll();
+    },
   };
-  hubs.set(core, hub);
-  return hub;
 }

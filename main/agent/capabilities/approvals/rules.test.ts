@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../../contract/calls';
 import { resolvedCall } from '../../test-support/resolved-call';
 import { type PermissionRule, parseRule, ruleApplies } from './rules';
 

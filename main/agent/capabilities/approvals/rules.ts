@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import type { RuleSource } from '../../../../protocol';
-import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../../contract/calls';
 import { bashRuleHits, matchBashRule } from '../../infra/policies/bash-rule';
 import type { ParsedShell } from '../../infra/policies/shell-parse';
 

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { ResolvedCall } from '../../runtime/loop/tool-calls';
+import type { ResolvedCall } from '../../contract/calls';
 
 /** Tools that change files and that accept-edits mode runs without asking inside the workspace. */
 export const EDIT_TOOLS = new Set(['Write', 'Edit']);

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import { stateSlot } from '../../contract/state';
 import type { Tool } from '../../contract/tool';
 import { createEditTool } from './tools/edit/edit';
 import { createGlobTool } from './tools/glob/glob';
@@ -9,7 +11,8 @@ import { createWriteTool } from './tools/write/write';
 import { attachmentPreview, saveAttachment } from './attachments';
 import { FileTracker } from './file-state';
 
-const STATE_KEY = 'files.seen';
+/** The stale guard's record, kept with the session; FileTracker.restore checks each entry. */
+const seenSlot = stateSlot('files.seen', z.record(z.string(), z.unknown()), {} as Record<string, unknown>);
 
 /**
  * The file tools (Read, Write, Edit, Grep, Glob, ReadMediaFile) and what they remember per session:
@@ -22,7 +25,7 @@ export const filesFeature: FeatureFactory = (core) => {
     let tracker = trackers.get(session.id);
     if (!tracker) {
       tracker = new FileTracker(() => core.now());
-      tracker.restore(session.getState(STATE_KEY));
+      tracker.restore(session.state(seenSlot).get());
       trackers.set(session.id, tracker);
     }
     return tracker;
@@ -38,7 +41,7 @@ export const filesFeature: FeatureFactory = (core) => {
     },
     onTurnEnded(session) {
       const tracker = trackers.get(session.id);
-      if (tracker?.dirty) session.setState(STATE_KEY, tracker.snapshot());
+      if (tracker?.dirty) session.state(seenSlot).set(tracker.snapshot());
     },
     commands: {
       saveAttachment: async ({ sessionId, name, data }) => ({ attachment: await saveAttachment((await core.session(sessionId)).dir, name, data) }),

@@ -1,6 +1,6 @@
 import { CommandError } from '../../contract/errors';
 import type { FeatureFactory, SessionHandle } from '../../contract/feature';
-import type { TurnOutcome } from '../../runtime/loop/turn';
+import type { TurnOutcome } from '../../contract/feature';
 import { createGoalTool } from './tools/create-goal/create-goal';
 import { getGoalTool } from './tools/get-goal/get-goal';
 import { setGoalBudgetTool } from './tools/set-goal-budget/set-goal-budget';

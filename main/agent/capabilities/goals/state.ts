@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Goal } from '../../../../protocol';
+import { z } from 'zod';
+import { Goal } from '../../../../protocol';
 import type { SessionHandle } from '../../contract/feature';
-
-export const GOAL_STATE_KEY = 'goal';
+import { stateSlot } from '../../contract/state';
 
 /** Without a turn budget a goal still stops after this many turns, so a goal can never run unattended forever. */
 export const DEFAULT_TURN_CAP = 50;
@@ -18,13 +18,24 @@ export interface StoredGoal extends Omit<Goal, 'used'> {
   activeSince: number | null;
 }
 
+const StoredGoal = Goal.omit({ used: true }).extend({
+  turns: z.number(),
+  tokens: z.number(),
+  timeMs: z.number(),
+  tokenMark: z.number().nullable(),
+  activeSince: z.number().nullable(),
+});
+
+/** The session's goal (null: none). */
+export const goalSlot = stateSlot<StoredGoal | null>('goal', StoredGoal.nullable(), null);
+
 const totalTokens = (session: SessionHandle) => {
   const usage = session.usage();
   return usage.inputTokens + usage.outputTokens;
 };
 
 export function storedGoal(session: SessionHandle): StoredGoal | null {
-  return session.getState<StoredGoal | null>(GOAL_STATE_KEY) ?? null;
+  return session.state(goalSlot).get();
 }
 
 /** The public view, with tokens and time of the running stretch included. */
@@ -68,7 +79,7 @@ export function withStatus(goal: StoredGoal, session: SessionHandle, status: Goa
 
 /** Persist and announce a goal (null clears it). */
 export function saveGoal(session: SessionHandle, goal: StoredGoal | null, now: number): Goal | null {
-  session.setState(GOAL_STATE_KEY, goal);
+  session.state(goalSlot).set(goal);
   const view = goal ? goalView(goal, session, now) : null;
   session.emit({ type: 'goal.updated', goal: view });
   return view;

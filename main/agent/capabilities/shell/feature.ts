@@ -1,4 +1,4 @@
-import type { CommandHandlers } from '../../runtime/core';
+import type { CommandHandlers } from '../../contract/commands';
 import { CommandError } from '../../contract/errors';
 import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
 import type { Tool } from '../../contract/tool';
@@ -11,7 +11,7 @@ import { createTaskOutputTool } from './tools/task-output/task-output';
 import { createTaskStopTool } from './tools/task-stop/task-stop';
 import { SessionTasks } from './shell-session';
 
-export interface BackgroundFeatureOptions {
+export interface ShellFeatureOptions {
   /** Grace between SIGTERM and SIGKILL (default 5 s). */
   killGraceMs?: number;
   maxOutputBytes?: number;
@@ -25,7 +25,7 @@ const DEFAULT_OUTPUT_SLICE = 1024 * 1024;
  * Shell and background work: the Bash tool, background tasks (TaskList/TaskOutput/TaskStop), scheduled
  * prompts (CronCreate/CronList/CronDelete), and the commands behind the tasks panel and command cards.
  */
-export function backgroundFeature(options: BackgroundFeatureOptions = {}): FeatureFactory {
+export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory {
   return (core) => {
     const sessions = new Map<string, SessionTasks>();
     const forSession = async (sessionId: string): Promise<SessionTasks> => {
@@ -67,7 +67,7 @@ export function backgroundFeature(options: BackgroundFeatureOptions = {}): Featu
     };
 
     const feature: Feature = {
-      name: 'background',
+      name: 'shell',
       tools: (session: SessionHandle): Tool[] => {
         const tasks = sessions.get(session.id);
         if (!tasks) return [];

@@ -1,7 +1,7 @@
 import type { CommandActivity, CronJobInfo, TaskInfo } from '../../../../protocol/tasks';
 import type { AppEvent } from '../../../../protocol';
 import type { SessionHandle } from '../../contract/feature';
-import type { TurnOutcome } from '../../runtime/loop/turn';
+import type { TurnOutcome } from '../../contract/feature';
 import { type CronFire, CronScheduler, cronFireMessage } from './cron/scheduler';
 import { localIso } from './cron/cron-expr';
 import { type NotifyMode, TaskManager } from '../../infra/tasks/task-board';

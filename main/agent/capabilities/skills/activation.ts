@@ -1,21 +1,25 @@
+import { z } from 'zod';
+import { SkillTrigger } from '../../../../protocol';
 import type { SessionHandle } from '../../contract/feature';
+import { stateSlot } from '../../contract/state';
 import { expandSkillBody, renderSkillLoadedBlock } from './expand';
-import type { SkillDefinition, SkillTrigger } from './types';
-
-/** Session state key: the latest block of each skill loaded in the session (what a compaction re-attaches). */
-export const LOADED_SKILLS_STATE = 'skills.loaded';
+import type { SkillDefinition } from './types';
 const MAX_REMEMBERED = 20;
 const MAX_BLOCK_CHARS = 60_000;
 const MAX_EVENT_CONTENT_CHARS = 20_000;
 
-export interface LoadedSkillRecord {
-  name: string;
-  trigger: SkillTrigger;
-  args: string;
+const LoadedSkillRecord = z.object({
+  name: z.string(),
+  trigger: SkillTrigger,
+  args: z.string(),
   /** The message the model read. */
-  block: string;
-  at: number;
-}
+  block: z.string(),
+  at: z.number(),
+});
+export type LoadedSkillRecord = z.infer<typeof LoadedSkillRecord>;
+
+/** The latest block of each skill loaded in the session (what a compaction re-attaches). */
+export const loadedSkillsSlot = stateSlot('skills.loaded', z.array(LoadedSkillRecord), [] as LoadedSkillRecord[]);
 
 export interface Activation {
   /** The expanded instructions. */
@@ -42,15 +46,15 @@ export function recordActivation(
 ): void {
   const content = activation.content.length > MAX_EVENT_CONTENT_CHARS ? `${activation.content.slice(0, MAX_EVENT_CONTENT_CHARS)}\n[… ${activation.content.length - MAX_EVENT_CONTENT_CHARS} more characters]` : activation.content;
   session.emit({ type: 'skill.activated', name: skill.name, args, trigger, source: skill.source, dir: skill.dir, content, ...ids });
-  const previous = (session.getState<LoadedSkillRecord[]>(LOADED_SKILLS_STATE) ?? []).filter((r) => r.name !== skill.name);
+  const previous = loadedSkillBlocks(session).filter((r) => r.name !== skill.name);
   const record: LoadedSkillRecord = { name: skill.name, trigger, args, block: activation.block.slice(0, MAX_BLOCK_CHARS), at };
-  session.setState(LOADED_SKILLS_STATE, [...previous, record].slice(-MAX_REMEMBERED));
+  session.state(loadedSkillsSlot).set([...previous, record].slice(-MAX_REMEMBERED));
 }
 
 /**
  * The skills loaded in a session, latest activation of each, oldest first — what a compaction
  * re-attaches after the handoff note (an undo of the turn that loaded one forgets it).
  */
-export function loadedSkillBlocks(session: Pick<SessionHandle, 'getState'>): LoadedSkillRecord[] {
-  return session.getState<LoadedSkillRecord[]>(LOADED_SKILLS_STATE) ?? [];
+export function loadedSkillBlocks(session: Pick<SessionHandle, 'state'>): LoadedSkillRecord[] {
+  return session.state(loadedSkillsSlot).get();
 }

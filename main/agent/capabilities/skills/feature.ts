@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
 import { createSkillTool } from './tools/skill/skill';
-import { LOADED_SKILLS_STATE, type LoadedSkillRecord, buildActivation, loadedSkillBlocks, recordActivation } from './activation';
+import { buildActivation, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
 import { SkillService, type SkillServiceOptions } from './service';
 import { type SkillDefinition, isUserInvocable, slashCommandFor } from './types';
 
@@ -77,9 +77,9 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
       // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.
       onCompaction: (session) => loadedSkillBlocks(session).map((r) => r.block),
       onUndo: (session, before) => {
-        const loaded = before<LoadedSkillRecord[]>(LOADED_SKILLS_STATE) ?? [];
+        const loaded = before(loadedSkillsSlot);
         const current = loadedSkillBlocks(session);
-        if (loaded.length !== current.length || loaded.some((r, i) => r !== current[i])) session.setState(LOADED_SKILLS_STATE, loaded);
+        if (loaded.length !== current.length || loaded.some((r, i) => r !== current[i])) session.state(loadedSkillsSlot).set(loaded);
       },
       commands: {
         listSkills: async ({ rescan }) => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
+import { defaultCapabilities } from '../../capabilities';
 import { DeftCore } from '../../runtime/core';
 import { createHarness, fastRetry } from '../../test-support/harness';
 
@@ -56,7 +57,7 @@ describe('TodoList', () => {
     await h.run('plan');
     await h.core.close();
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: defaultCapabilities });
     try {
       const opened = await core.handlers.openSession({ sessionId: h.session.id });
       const replayed = opened.events.filter((e): e is Extract<SessionEvent, { type: 'todo.updated' }> => e.type === 'todo.updated');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached, Usage } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import type { Feature, SessionHandle } from '../../contract/feature';
+import { type StateSlot, readSlot } from '../../contract/state';
 import type { RetryPolicy } from '../../infra/providers/retry';
 import type { ChatProvider, ModelMessage, ToolSchema } from '../../infra/providers/types';
 import type { Session } from '../../infra/sessions/session';
@@ -141,7 +142,7 @@ export class ContextControl {
   async undo(session: Session, handle: SessionHandle, count: number): Promise<string[]> {
     const undone = session.undoTurns(count);
     if (typeof undone === 'string') throw new CommandError('invalid_request', undone);
-    const before = <T>(key: string) => undone.before.get(key) as T | undefined;
+    const before = <T>(slot: StateSlot<T>): T => readSlot(slot, undone.before.get(slot.key));
     for (const feature of this.deps.features) {
       try {
         await feature.onUndo?.(handle, before);

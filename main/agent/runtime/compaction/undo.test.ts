@@ -5,7 +5,7 @@ import type { RecordedRequest } from '../../../../e2e/fixtures/mock-model-server
 import { dispatchCommand } from '../../../host/dispatch';
 import { DeftCore } from '../core';
 import type { FeatureFactory } from '../../contract/feature';
-import { planFeature } from '../../capabilities/approvals/plan';
+import { approvalsFeature } from '../../capabilities/approvals/feature';
 import { createSkillsFeature } from '../../capabilities/skills/feature';
 import { put, skillMd } from '../../capabilities/skills/test-support';
 import { createHarness, fastRetry } from '../../test-support/harness';
@@ -19,7 +19,7 @@ afterEach(async () => {
   h = null;
 });
 
-const features = (): FeatureFactory[] => [todoFeature, planFeature, createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
+const features = (): FeatureFactory[] => [todoFeature, approvalsFeature, createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
 const listA: TodoItem[] = [
   { title: 'Read the code', status: 'in_progress' },
   { title: 'Fix the bug', status: 'pending' },

@@ -1,23 +1,11 @@
 import type { SessionEventInput, ToolInputDisplay } from '../../../../protocol';
+import type { Authorization, ResolvedCall } from '../../contract/calls';
 import type { ContentPart, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';
 import { MAX_OUTPUT_CHARS, capText } from '../tools/result-builder';
 import { validateArgs } from '../tools/validate';
 import { schedule } from './scheduler';
-
-/** A call that passed validation and resolution, as the permission layer sees it. */
-export interface ResolvedCall {
-  callId: string;
-  name: string;
-  args: unknown;
-  execution: ToolExecution;
-  turnId: string;
-  /** Aborts when the turn is stopped, so a decision waiting for the user can give up. */
-  signal: AbortSignal;
-}
-
-export type Authorization = { allowed: true } | { allowed: false; message: string };
 
 export interface ToolCallOptions {
   registry: ToolRegistry;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ErrorInfo, SessionEventInput, StopReason, Usage } from '../../../../protocol';
+import type { ErrorInfo, SessionEventInput, Usage } from '../../../../protocol';
+import type { TurnOutcome } from '../../contract/feature';
 import { ProviderError } from '../../infra/providers/errors';
 import type { ChatProvider, ModelMessage, StepResult, ToolCallRequest } from '../../infra/providers/types';
 import type { ToolEnv } from '../../contract/tool';
@@ -33,11 +34,6 @@ export interface TurnOptions {
   authorize?: ToolCallOptions['authorize'];
   abortGraceMs?: number;
   random?: () => number;
-}
-
-export interface TurnOutcome {
-  stopReason: StopReason;
-  error?: ErrorInfo;
 }
 
 /** One turn: stream a step; run the tools it called; step again until a final answer, a cancel, an error or max steps. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Question } from '../../../../../../protocol';
 import type { SessionHandle } from '../../../../contract/feature';
-import type { ControlHub } from '../../requests';
+import type { ApprovalDesk } from '../../requests';
 import { ToolInputError, access, defineTool } from '../../../../contract/tool';
 import description from './ask-user-question.md?raw';
 
@@ -47,7 +47,7 @@ export function checkQuestions(questions: z.output<typeof Input>['questions']): 
   });
 }
 
-export function askUserQuestionTool(session: SessionHandle, hub: ControlHub) {
+export function askUserQuestionTool(session: SessionHandle, desk: ApprovalDesk) {
   return defineTool({
     name: 'AskUserQuestion',
     description,
@@ -61,7 +61,7 @@ export function askUserQuestionTool(session: SessionHandle, hub: ControlHub) {
         display: { kind: 'generic', summary: questions.length === 1 ? first : `${questions.length} questions for the user`, detail: questions.map((q) => `• ${q.question}`).join('\n') },
         approvalRule: 'AskUserQuestion',
         execute: async (ctx) => {
-          const { id, answer } = await hub.questions.open(session.id, { turnId: ctx.turnId, callId: ctx.callId, questions }, ctx.signal, (requestId) =>
+          const { id, answer } = await desk.questions.open(session.id, { turnId: ctx.turnId, callId: ctx.callId, questions }, ctx.signal, (requestId) =>
             session.emit({ type: 'question.asked', turnId: ctx.turnId, requestId, callId: ctx.callId, questions }),
           );
           if (answer === 'cancelled') {

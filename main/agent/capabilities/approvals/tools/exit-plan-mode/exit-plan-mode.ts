@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../../../contract/feature';
-import type { ControlHub } from '../../requests';
+import type { ApprovalDesk } from '../../requests';
 import { planOf, setPlan } from '../../plan-state';
 import { ToolInputError, access, defineTool } from '../../../../contract/tool';
 import description from './exit-plan-mode.md?raw';
@@ -34,7 +34,7 @@ async function readPlan(path: string): Promise<string> {
   }
 }
 
-export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext, 'host'>, hub: ControlHub) {
+export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext, 'host'>, desk: ApprovalDesk) {
   return defineTool({
     name: 'ExitPlanMode',
     description,
@@ -69,7 +69,7 @@ export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext,
             setPlan(session, { ...plan, active: false });
             return { output: `Exited plan mode. This run is headless, so the plan was auto-approved and NOT reviewed by the user. Carry it out carefully.\n\n## Approved Plan:\n${text}` };
           }
-          const answer = await hub.requestApproval(
+          const answer = await desk.requestApproval(
             session,
             {
               turnId: ctx.turnId,

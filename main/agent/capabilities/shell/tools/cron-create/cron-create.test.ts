@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { backgroundFeature } from '../../feature';
+import { shellFeature } from '../../feature';
 import { DeftCore } from '../../../../runtime/core';
 import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '../../../../test-support/background';
 
@@ -70,7 +70,7 @@ describe('CronCreate / CronList / CronDelete', () => {
     await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'Hourly check.' });
     await h.core.close();
     clock += minutes(60 * 5 + 1);
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'web', secrets: h.secrets, now, features: [backgroundFeature()] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'web', secrets: h.secrets, now, features: [shellFeature()] });
     cores.push(core);
     const turns: string[] = [];
     core.onEvent((e) => {

@@ -2,10 +2,8 @@ import { z } from 'zod';
 import type { TodoItem } from '../../../../../../protocol';
 import type { SessionHandle } from '../../../../contract/feature';
 import { defineTool } from '../../../../contract/tool';
+import { formatTodos, setTodos, todosOf } from '../../state';
 import description from './todo-list.md?raw';
-
-/** Session state key: the list lives in the session log's state records, so it is persisted, replayed on resume and can be rolled back. */
-export const TODO_STATE_KEY = 'todo';
 
 const Input = z
   .object({
@@ -23,15 +21,6 @@ const Input = z
       .describe('The whole new list. Omit to read the list; [] clears it.'),
   })
   .strict();
-
-export function todosOf(session: SessionHandle): TodoItem[] {
-  return session.getState<TodoItem[]>(TODO_STATE_KEY) ?? [];
-}
-
-/** `[status] title` lines, the form the model reads. */
-export function formatTodos(items: readonly TodoItem[]): string {
-  return items.map((i) => `[${i.status}] ${i.title}`).join('\n');
-}
 
 function summary(items: readonly TodoItem[]): string {
   const done = items.filter((i) => i.status === 'done').length;
@@ -63,8 +52,7 @@ export function todoListTool(session: SessionHandle) {
         display: { kind: 'todo_list', items },
         approvalRule: 'TodoList',
         execute: async () => {
-          session.setState(TODO_STATE_KEY, items);
-          session.emit({ type: 'todo.updated', items });
+          setTodos(session, items);
           if (!items.length) return { output: 'The todo list is cleared.', display: { kind: 'todo_list', items } };
           const active = items.filter((i) => i.status === 'in_progress').length;
           const reminder =

@@ -1,0 +1,30 @@
+import type { FeatureFactory, SessionHandle } from '../../contract/feature';
+import { permissionRules } from './permissions';
+import { planMode } from './plan';
+import { userQuestions } from './questions';
+import { createApprovalDesk } from './requests';
+
+/**
+ * Approvals: the user decides what the agent may do. Permission modes and rules decide on every call
+ * and ask the user when needed; plan mode (investigate, write a plan, have it reviewed); questions the
+ * model puts to the user. The three share one desk of rules and waiting requests.
+ */
+export const approvalsFeature: FeatureFactory = (core) => {
+  const desk = createApprovalDesk(core);
+  const permissions = permissionRules(core, desk);
+  const plan = planMode(core, desk);
+  const questions = userQuestions(core, desk);
+  return {
+    name: 'approvals',
+    tools: (session) => [...plan.tools(session), ...questions.tools(session)],
+    authorize: permissions.authorize,
+    systemPrompt: async (session: SessionHandle) => {
+      const sections = [await permissions.systemPrompt(session), plan.systemPrompt(session)].filter((s): s is string => Boolean(s));
+      return sections.length ? sections.join('\n\n') : undefined;
+    },
+    waitingFor: (sessionId) => desk.waitingFor(sessionId),
+    onUndo: plan.onUndo,
+    commands: { ...permissions.commands, ...plan.commands, ...questions.commands },
+    close: async () => desk.cancelAll(),
+  };
+};

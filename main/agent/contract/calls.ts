@@ -1,0 +1,15 @@
+import type { ToolExecution } from './tool';
+
+/** A call that passed validation and resolution, as the permission layer sees it. */
+export interface ResolvedCall {
+  callId: string;
+  name: string;
+  args: unknown;
+  execution: ToolExecution;
+  turnId: string;
+  /** Aborts when the turn is stopped, so a decision waiting for the user can give up. */
+  signal: AbortSignal;
+}
+
+/** Whether a call may run; a refusal's message is what the model reads as the call's result. */
+export type Authorization = { allowed: true } | { allowed: false; message: string };

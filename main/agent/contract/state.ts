@@ -1,0 +1,39 @@
+import type { z } from 'zod';
+
+/**
+ * A named piece of session state a capability declares: its key in the session log (state records,
+ * replayed on resume, restored by undo) and the schema its value must have. A value that does not
+ * match (a damaged or older log) reads as `fallback`, never as an unchecked cast.
+ */
+export interface StateSlot<T> {
+  readonly key: string;
+  readonly schema: z.ZodType<T>;
+  readonly fallback: T;
+}
+
+/** Reads and writes of one slot of one session. */
+export interface SlotAccess<T> {
+  get(): T;
+  set(value: T): void;
+}
+
+/**
+ * Declare a slot. The schema validates and must not transform: `get()` returns the stored value itself
+ * (so a value read twice is the same object), once it has been checked.
+ */
+export function stateSlot<T>(key: string, schema: z.ZodType<T>, fallback: T): StateSlot<T> {
+  return { key, schema, fallback };
+}
+
+const checked = new WeakMap<StateSlot<unknown>, WeakMap<object, boolean>>();
+
+/** A stored value as the slot's type: itself when it matches the schema, else the fallback (also when unset). */
+export function readSlot<T>(slot: StateSlot<T>, stored: unknown): T {
+  if (stored === undefined) return slot.fallback;
+  if (stored === null || typeof stored !== 'object') return slot.schema.safeParse(stored).success ? (stored as T) : slot.fallback;
+  let seen = checked.get(slot as StateSlot<unknown>);
+  if (!seen) checked.set(slot as StateSlot<unknown>, (seen = new WeakMap()));
+  let valid = seen.get(stored);
+  if (valid === undefined) seen.set(stored, (valid = slot.schema.safeParse(stored).success));
+  return valid ? (stored as T) : slot.fallback;
+}
