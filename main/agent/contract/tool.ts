@@ -39,6 +39,14 @@ export interface ToolResult {
   note?: string;
   /** The tool already capped its output and told the model how to get the rest. */
   truncated?: boolean;
+  /**
+   * Loop control: the later calls of this step that have not started are not run; each gets an error
+   * result saying it was skipped. A tool that may set this should run exclusively (declare no accesses),
+   * so that no later call runs beside it.
+   */
+  stopBatchAfterThis?: boolean;
+  /** Loop control: once this step's results are recorded, the turn ends without another model step. */
+  stopTurn?: boolean;
 }
 
 /** A validated call, resolved before anything happens: what it will touch and how to show it. */
@@ -56,7 +64,7 @@ export interface ToolExecution {
   execute(ctx: ToolRunContext): Promise<ToolResult>;
 }
 
-/** Per-session facts and services a tool may use. Later capabilities add fields here. */
+/** Per-session facts and services a tool may use. */
 export interface ToolEnv {
   workspace: string;
   home: string;
@@ -68,11 +76,23 @@ export interface ToolEnv {
   extraRoots: () => readonly string[];
 }
 
+/** Where a tool comes from: built into Deft, an MCP server, or the user. */
+export type ToolSource = 'builtin' | 'mcp' | 'user';
+
+/** `inline` tools are offered to the model at once; `deferred` ones are known but offered only once selected. */
+export type ToolDisclosure = 'inline' | 'deferred';
+
 /** A tool: input schema, model-facing description, and a pure resolve step that returns an execution. */
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   input: S;
+  /** Default `builtin`. */
+  source?: ToolSource;
+  /** Default `inline`. */
+  disclosure?: ToolDisclosure;
+  /** The call must be the only one of its step: issued with others, it is refused (the others run). */
+  exclusive?: boolean;
   resolveExecution(args: z.output<S>, env: ToolEnv): ToolExecution | ToolResult | Promise<ToolExecution | ToolResult>;
 }
 

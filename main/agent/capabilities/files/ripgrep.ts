@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { ToolInputError } from '../../contract/tool';
+import { isExecutable } from '../../infra/platform/executable';
 
 /** Version-control folders never searched or listed. */
 export const VCS_DIRS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'];
@@ -25,15 +25,6 @@ export function exclusionArgs(): string[] {
 
 let located: string | null | undefined;
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The ripgrep binary: the one shipped by @vscode/ripgrep (from its per-platform npm package; inside
  * a packaged app, from the unpacked asar), else `rg` on PATH.
@@ -50,7 +41,7 @@ export function ripgrepPath(): string {
     // The optional per-platform package is missing: fall back to PATH.
   }
   for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir) candidates.push(join(dir, binary));
-  located = candidates.find(executable) ?? null;
+  located = candidates.find(isExecutable) ?? null;
   if (!located) {
     throw new ToolInputError('ripgrep (rg) is not available, so Grep and Glob cannot run. Reinstall Deft\'s dependencies (npm ci) or install ripgrep and put rg on PATH; meanwhile use Read on known paths.');
   }

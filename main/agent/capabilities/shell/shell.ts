@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { isExecutable } from '../../infra/platform/executable';
 
 let cachedShell: string | undefined;
 
@@ -10,15 +10,6 @@ export function resolveShell(env: NodeJS.ProcessEnv = process.env): string {
   for (const dir of (env.PATH ?? '').split(':')) if (dir) candidates.push(`${dir}/bash`);
   cachedShell = candidates.find(isExecutable) ?? '/bin/sh';
   return cachedShell;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Marks every process of a job, so processes that leave its group can still be found and stopped. */

@@ -1,4 +1,5 @@
 import type { FinishReason, Usage } from '../../../../protocol';
+import { trimBaseUrl } from './base-url';
 import { ProviderError, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
 import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
@@ -52,7 +53,7 @@ export class AnthropicProvider implements ChatProvider {
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = trimBaseUrl(options.baseUrl);
     this.capabilities = { imageInput: options.imageInput ?? true };
     this.fetchImpl = options.fetch ?? fetch;
   }

@@ -1,4 +1,5 @@
 import type { FinishReason, Usage } from '../../../../protocol';
+import { trimBaseUrl } from './base-url';
 import { ProviderError, errorFromResponse, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
 import { ThinkTagSplitter } from './think-tags';
@@ -55,7 +56,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.model = options.model;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = trimBaseUrl(options.baseUrl);
     this.capabilities = { imageInput: options.imageInput ?? false };
     this.fetchImpl = options.fetch ?? fetch;
   }

@@ -1,5 +1,6 @@
 import type { ErrorInfo } from '../../../../protocol';
-import type { ProviderError } from './errors';
+import { ProviderError } from './errors';
+import type { ChatProvider, StepCallbacks, StepRequest, StepResult } from './types';
 
 export interface RetryPolicy {
   /** Attempts per step, the first included. */
@@ -53,4 +54,53 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** How a model call with retries ended. `partial` is the text streamed before a cancel. */
+export type StepOutcome = { kind: 'ok'; result: StepResult } | { kind: 'cancelled'; partial: string } | { kind: 'failed'; error: ErrorInfo };
+
+export interface StepRetryOptions {
+  policy: RetryPolicy;
+  signal: AbortSignal;
+  /** What the call is for, in the message of an unexpected error ("talking to the model"). */
+  purpose: string;
+  callbacks?: Partial<StepCallbacks>;
+  /** A transient failure will be retried after `delayMs`. */
+  onRetry?(attempt: number, delayMs: number, error: ProviderError): void;
+  random?: () => number;
+}
+
+/**
+ * One model call, retried on transient provider errors as the policy allows. Never throws: the call
+ * succeeds, is cancelled (the signal aborted), or fails with the error to show.
+ */
+export async function stepWithRetry(provider: ChatProvider, request: () => Promise<StepRequest> | StepRequest, options: StepRetryOptions): Promise<StepOutcome> {
+  const { signal, policy } = options;
+  for (let attempt = 1; ; attempt++) {
+    let partial = '';
+    try {
+      if (signal.aborted) return { kind: 'cancelled', partial: '' };
+      const result = await provider.step(await request(), {
+        onText: (text) => {
+          partial += text;
+          options.callbacks?.onText?.(text);
+        },
+        onThinking: (text) => options.callbacks?.onThinking?.(text),
+      });
+      return { kind: 'ok', result };
+    } catch (error) {
+      if (signal.aborted) return { kind: 'cancelled', partial };
+      if (!(error instanceof ProviderError)) {
+        return { kind: 'failed', error: { code: 'internal', message: `Unexpected error while ${options.purpose}: ${(error as Error)?.message ?? String(error)}` } };
+      }
+      const decision = retryDecision(error, attempt, policy, options.random);
+      if ('error' in decision) return { kind: 'failed', error: decision.error };
+      options.onRetry?.(attempt, decision.delayMs, error);
+      try {
+        await sleep(decision.delayMs, signal);
+      } catch {
+        return { kind: 'cancelled', partial: '' };
+      }
+    }
+  }
 }

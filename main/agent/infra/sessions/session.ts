@@ -120,6 +120,13 @@ export class Session {
     this.log.append({ r: 'context', m: message });
   }
 
+  /** Add a model call's tokens to the session's total and tell the UI (goal budgets read the total). */
+  countUsage(turnId: string, usage: Usage): void {
+    this.usageTotal.inputTokens += usage.inputTokens;
+    this.usageTotal.outputTokens += usage.outputTokens;
+    this.emit({ type: 'usage', turnId, step: usage, total: { ...this.usageTotal } });
+  }
+
   setState(key: string, value: unknown): void {
     this.timeline.set(key, value);
     this.log.append({ r: 'state', key, value });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ProviderKind } from '../../../../protocol';
 import { writeFileAtomic } from '../platform/files';
+import { trimBaseUrl } from '../providers/base-url';
 
 /** The provider part of `<home>/settings.json` (the key is kept in the secret store). */
 export const StoredProvider = z.object({
@@ -49,5 +50,5 @@ export class SettingsStore {
 
 /** The key under which a provider's API key is stored, so switching providers keeps each key. */
 export function secretKeyFor(provider: { kind: string; baseUrl: string }): string {
-  return `apiKey:${provider.kind}:${provider.baseUrl.replace(/\/+$/, '')}`;
+  return `apiKey:${provider.kind}:${trimBaseUrl(provider.baseUrl)}`;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached, Usage } from '../../../../protocol';
+import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import type { Feature, SessionHandle } from '../../contract/feature';
 import { type StateSlot, readSlot } from '../../contract/state';
@@ -44,12 +44,12 @@ export interface CompactionResult {
 export const newCompactionId = (): string => `compact-${randomUUID().slice(0, 8)}`;
 
 /**
- * Context compaction and undo for the sessions of one core. A compaction asks the model for a handoff
- * note and replaces what the model reads with the user's recent prompts, the note and what features
- * re-attach; the transcript keeps everything. An undo drops the last turns and lets features restore
- * their state from before them.
+ * Keeps what the model reads within its window and in step with undo, for the sessions of one core. A
+ * compaction asks the model for a handoff note and replaces what the model reads with the user's recent
+ * prompts, the note and what features re-attach; the transcript keeps everything. An undo drops the last
+ * turns and lets features restore their state from before them.
  */
-export class ContextControl {
+export class ContextKeeper {
   private readonly meters = new WeakMap<Session, ContextMeter>();
 
   constructor(private readonly deps: { features: readonly Feature[]; retry: RetryPolicy; random?: () => number }) {}
@@ -60,11 +60,10 @@ export class ContextControl {
   }
 
   /**
-   * The hook run before every step of a turn: compacts once the context reaches AUTO_COMPACT_RATIO of the
-   * window, then adds the messages injected meanwhile (`drain`) — after the note, so notifications arrive
-   * verbatim; one that a feature just re-attached (a skill loaded at the last step) is not added twice.
+   * Automatic compaction for one turn: called before every step, it compacts once the context reaches
+   * AUTO_COMPACT_RATIO of the window and resolves to whether it did.
    */
-  beforeStep(session: Session, handle: SessionHandle, setup: StepSetup, turnId: string, signal: AbortSignal, drain: () => ModelMessage[]): () => Promise<ModelMessage[]> {
+  autoCompaction(session: Session, handle: SessionHandle, setup: StepSetup, turnId: string, signal: AbortSignal): () => Promise<boolean> {
     let runs = 0;
     let failed = false;
     let compacted: { context: readonly ModelMessage[]; length: number } | null = null;
@@ -77,13 +76,12 @@ export class ContextControl {
       return used >= setup.contextWindow * AUTO_COMPACT_RATIO;
     };
     return async () => {
-      if (!(await due())) return drain();
+      if (!(await due())) return false;
       runs++;
       const result = await this.compact({ session, handle, setup, trigger: 'auto', signal, turnId });
       if (result.outcome === 'failed') failed = true;
       compacted = { context: session.context, length: session.context.length };
-      const present = new Set(result.outcome === 'compacted' ? session.context.map((m) => m.content) : []);
-      return drain().filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
+      return result.outcome === 'compacted';
     };
   }
 
@@ -113,7 +111,8 @@ export class ContextControl {
         session.emit({ type: 'compaction.ended', ...ids, outcome: written.kind, tokensBefore, ...error });
         return { outcome: written.kind, ...error };
       }
-      if (written.usage) this.countUsage(session, ids.turnId ?? compactionId, written.usage);
+      // The compaction call costs tokens too: they count in the session's total.
+      if (written.usage) session.countUsage(ids.turnId ?? compactionId, written.usage);
       const reattach = await this.reattachments(handle);
       const history = compactedHistory(before, written.note, reattach.flatMap((r) => r.texts));
       session.compactContext(compactionId, history);
@@ -167,13 +166,6 @@ export class ContextControl {
       meter = created;
     }
     return meter;
-  }
-
-  /** The compaction call costs tokens too: they count in the session's total (goal budgets read it). */
-  private countUsage(session: Session, turnId: string, usage: Usage): void {
-    session.usageTotal.inputTokens += usage.inputTokens;
-    session.usageTotal.outputTokens += usage.outputTokens;
-    session.emit({ type: 'usage', turnId, step: usage, total: { ...session.usageTotal } });
   }
 
   private async reattachments(handle: SessionHandle): Promise<Array<{ feature: string; texts: string[] }>> {

@@ -1,6 +1,5 @@
 import type { ErrorInfo, Usage } from '../../../../protocol';
-import { type RetryPolicy, retryDecision, sleep } from '../../infra/providers/retry';
-import { ProviderError } from '../../infra/providers/errors';
+import { type RetryPolicy, stepWithRetry } from '../../infra/providers/retry';
 import type { ChatProvider, ModelMessage, ToolSchema } from '../../infra/providers/types';
 import { repairContext } from '../../infra/sessions/repair';
 import instruction from './compaction-instruction.md?raw';
@@ -34,30 +33,20 @@ export async function writeHandoffNote(request: HandoffRequest): Promise<Handoff
   const { provider, signal } = request;
   const messages: ModelMessage[] = [...repairContext(request.context), { role: 'user', content: compactionPrompt(request.instructions) }];
   const policy = { ...request.retry, maxAttempts: Math.min(request.retry.maxAttempts, MAX_COMPACTION_ATTEMPTS) };
-  for (let attempt = 1; ; attempt++) {
-    if (signal.aborted) return { kind: 'cancelled' };
-    try {
-      const result = await provider.step({ system: request.system, messages, tools: request.tools, signal }, { onText: () => {}, onThinking: () => {} });
-      if (signal.aborted) return { kind: 'cancelled' };
-      const note = result.text.trim();
-      if (!note) {
-        const what = result.toolCalls.length ? 'with tool calls instead of a handoff note' : 'with an empty handoff note';
-        return { kind: 'failed', error: { code: 'internal', message: `The model answered ${what}. The conversation is unchanged; try /compact again.` } };
-      }
-      const cut = result.finishReason === 'max_tokens' ? "\n\n[This note was cut at the model's output limit.]" : '';
-      return { kind: 'ok', note: note + cut, usage: result.usage };
-    } catch (error) {
-      if (signal.aborted) return { kind: 'cancelled' };
-      if (!(error instanceof ProviderError)) {
-        return { kind: 'failed', error: { code: 'internal', message: `Unexpected error while asking the model for a handoff note: ${(error as Error)?.message ?? String(error)}` } };
-      }
-      const decision = retryDecision(error, attempt, policy, request.random);
-      if ('error' in decision) return { kind: 'failed', error: decision.error };
-      try {
-        await sleep(decision.delayMs, signal);
-      } catch {
-        return { kind: 'cancelled' };
-      }
-    }
+  const step = await stepWithRetry(provider, () => ({ system: request.system, messages, tools: request.tools, signal }), {
+    policy,
+    signal,
+    purpose: 'asking the model for a handoff note',
+    ...(request.random ? { random: request.random } : {}),
+  });
+  if (step.kind === 'cancelled' || signal.aborted) return { kind: 'cancelled' };
+  if (step.kind === 'failed') return step;
+  const result = step.result;
+  const note = result.text.trim();
+  if (!note) {
+    const what = result.toolCalls.length ? 'with tool calls instead of a handoff note' : 'with an empty handoff note';
+    return { kind: 'failed', error: { code: 'internal', message: `The model answered ${what}. The conversation is unchanged; try /compact again.` } };
   }
+  const cut = result.finishReason === 'max_tokens' ? "\n\n[This note was cut at the model's output limit.]" : '';
+  return { kind: 'ok', note: note + cut, usage: result.usage };
 }

@@ -5,7 +5,10 @@ import type { ToolCallRequest } from '../../infra/providers/types';
 import { tempDir } from '../../test-support/harness';
 import { testTools } from '../../test-support/tools';
 import { ToolRegistry } from '../tools/registry';
-import { type ToolCallOptions, runToolCalls } from './tool-calls';
+import { type ToolCallOptions, runToolCalls as runBatch } from './tool-calls';
+
+/** The step's tool messages (the batch's stop hints are tested in loop-control.test.ts). */
+const runToolCalls = async (...args: Parameters<typeof runBatch>) => (await runBatch(...args)).messages;
 
 let dir: string;
 let events: SessionEventInput[];

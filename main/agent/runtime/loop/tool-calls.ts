@@ -27,15 +27,22 @@ type Prepared =
   /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
   | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
 
+/** A step's tool messages, in call order, and whether a result asked to end the turn. */
+export interface ToolBatch {
+  messages: ModelMessage[];
+  stopTurn: boolean;
+}
+
 /**
  * Run one step's tool calls: parse, validate, resolve, authorize (in call order), then execute as
  * parallel as accesses allow. Every call gets exactly one started and one result event, and one
- * tool message, in the order the model issued them.
+ * tool message, in the order the model issued them. A result with `stopBatchAfterThis` skips the later
+ * calls that have not started; one with `stopTurn` ends the turn after this step.
  */
-export async function runToolCalls(calls: readonly ToolCallRequest[], options: ToolCallOptions): Promise<ModelMessage[]> {
+export async function runToolCalls(calls: readonly ToolCallRequest[], options: ToolCallOptions): Promise<ToolBatch> {
   const prepared: Prepared[] = [];
   for (const call of calls) {
-    const item = options.signal.aborted ? interrupted(call, 'before it ran') : await prepare(call, options);
+    const item = options.signal.aborted ? interrupted(call, 'before it ran') : await prepare(call, calls.length, options);
     options.emit({
       type: 'tool.call.started',
       turnId: options.turnId,
@@ -79,14 +86,20 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
     }
   };
 
+  let stoppedBy: { index: number; name: string } | null = null;
+  let stopTurn = false;
   await schedule(
     prepared.map((item, index) => ({
       accesses: item.kind === 'ready' ? item.execution.accesses : [],
       run: async () => {
         const t0 = Date.now();
-        const raw = item.kind === 'done' ? item.result : await execute(item, options);
-        durations[index] = item.kind === 'done' ? 0 : Date.now() - t0;
-        return finalise(raw, item.call, options);
+        const skipped = stoppedBy !== null && index > stoppedBy.index && item.kind === 'ready';
+        const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, options);
+        durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
+        const result = await finalise(raw, item.call, options);
+        if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
+        if (result.stopTurn) stopTurn = true;
+        return result;
       },
     })),
     (index, result) => {
@@ -94,15 +107,25 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
       emitReady();
     },
   );
-  return messages;
+  return { messages, stopTurn };
 }
 
-async function prepare(call: ToolCallRequest, options: ToolCallOptions): Promise<Prepared> {
+function skippedResult(stopper: string): ToolResult {
+  return errorResult(`Skipped because a previous call (${stopper}) stopped the batch: this call was not run. Read that call's result, then decide whether to issue this one again.`);
+}
+
+async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCallOptions): Promise<Prepared> {
   const done = (result: ToolResult): Prepared => ({ kind: 'done', call, result });
   const registered = options.registry.get(call.name);
   if (!registered) {
     const names = options.registry.names();
     return done(errorResult(`Tool "${call.name}" does not exist. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`));
+  }
+  if (!options.registry.isOffered(call.name)) {
+    return done(errorResult(`Tool "${call.name}" is deferred: it is known but has not been selected, so its schema was not sent to you. Select it first, then call it.`));
+  }
+  if (registered.tool.exclusive && batchSize > 1) {
+    return done(errorResult(`${call.name} must be the only tool call of its step, so it was not run. Call ${call.name} again on its own, in a step without other tool calls.`));
   }
   let args: unknown;
   try {

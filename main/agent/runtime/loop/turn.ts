@@ -1,77 +1,96 @@
 import { randomUUID } from 'node:crypto';
-import type { ErrorInfo, SessionEventInput, Usage } from '../../../../protocol';
+import type { SessionEventInput, Usage } from '../../../../protocol';
 import type { TurnOutcome } from '../../contract/feature';
-import { ProviderError } from '../../infra/providers/errors';
-import type { ChatProvider, ModelMessage, StepResult, ToolCallRequest } from '../../infra/providers/types';
+import type { ChatProvider, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
 import type { ToolEnv } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';
-import { type RetryPolicy, retryDecision, sleep } from '../../infra/providers/retry';
+import { type RetryPolicy, stepWithRetry } from '../../infra/providers/retry';
 import { type ToolCallOptions, runToolCalls } from './tool-calls';
+
+/**
+ * What a turn needs from the session it runs in. The loop knows nothing of compaction or notifications:
+ * the session decides, at each step boundary, what its history holds and which messages join it.
+ */
+export interface TurnSession {
+  /** The conversation so far, including this turn's prompt. Read at every step. */
+  history(): readonly ModelMessage[];
+  append(message: ModelMessage): void;
+  emit(event: SessionEventInput): void;
+  /** Persist what happened so far (called at step boundaries). */
+  checkpoint(): Promise<void>;
+  /** A step is about to start: messages to add first (notifications, reminders); the history may have been compacted. */
+  beforeStep(): Promise<ModelMessage[]>;
+  /** Tool-call ids used earlier in the conversation but no longer in the history (compacted or undone). */
+  usedCallIds(): ReadonlySet<string>;
+  /** Add a model call's tokens to the session's total (and tell the UI). */
+  countUsage(turnId: string, usage: Usage): void;
+}
+
+/** The model and the tools a turn works with. */
+export interface TurnModel {
+  provider: ChatProvider;
+  /** Built per step, so changes (skills, modes) reach the model at the next step. */
+  system: () => Promise<string> | string;
+  registry: ToolRegistry;
+  env: ToolEnv;
+  /** Decide whether a call may run (approvals suspend here). */
+  authorize: NonNullable<ToolCallOptions['authorize']>;
+  saveFullOutput: ToolCallOptions['saveFullOutput'];
+}
 
 export interface TurnOptions {
   turnId: string;
-  provider: ChatProvider;
-  registry: ToolRegistry;
-  env: ToolEnv;
-  /** Built per step, so changes (skills, modes) reach the model at the next step. */
-  system: () => Promise<string> | string;
-  /** The conversation so far, including this turn's prompt. Read at every step. */
-  history: () => readonly ModelMessage[];
-  append: (message: ModelMessage) => void;
-  /** Messages to add before each step (notifications, reminders); they enter the history like any other. */
-  beforeStep?: () => ModelMessage[] | Promise<ModelMessage[]>;
-  emit: (event: SessionEventInput) => void;
-  /** Persist what happened so far (called at step boundaries). */
-  checkpoint: () => Promise<void>;
+  session: TurnSession;
+  model: TurnModel;
   signal: AbortSignal;
   retry: RetryPolicy;
-  /** Tool-call ids used earlier in the conversation but no longer in the history (compacted or undone). */
-  usedCallIds?: () => ReadonlySet<string>;
-  /** Running token total for the session; updated in place. */
-  usageTotal: Usage;
   maxSteps?: number;
-  saveFullOutput: ToolCallOptions['saveFullOutput'];
-  authorize?: ToolCallOptions['authorize'];
   abortGraceMs?: number;
   random?: () => number;
 }
 
-/** One turn: stream a step; run the tools it called; step again until a final answer, a cancel, an error or max steps. */
+/** One turn: stream a step; run the tools it called; step again until a final answer, a cancel, an error, max steps or a tool's stopTurn. */
 export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
-  const { turnId, signal } = options;
+  const { turnId, signal, session, model } = options;
   for (let step = 1; ; step++) {
     if (options.maxSteps !== undefined && step > options.maxSteps) return { stopReason: 'max_steps' };
-    for (const message of (await options.beforeStep?.()) ?? []) options.append(message);
-    options.emit({ type: 'step.started', turnId, step });
+    for (const message of await session.beforeStep()) session.append(message);
+    session.emit({ type: 'step.started', turnId, step });
 
-    const streamed = await streamStep(options, step);
+    const streamed = await stepWithRetry(model.provider, async () => ({ system: await model.system(), messages: session.history(), tools: model.registry.schemas(), signal }), {
+      policy: options.retry,
+      signal,
+      purpose: 'talking to the model',
+      callbacks: {
+        onText: (text) => session.emit({ type: 'assistant.delta', turnId, step, text }),
+        onThinking: (text) => session.emit({ type: 'thinking.delta', turnId, step, text }),
+      },
+      onRetry: (attempt, delayMs, error) =>
+        session.emit({ type: 'step.retrying', turnId, step, attempt, maxAttempts: options.retry.maxAttempts, delayMs, error: { code: error.code, message: error.message } }),
+      ...(options.random ? { random: options.random } : {}),
+    });
     if (streamed.kind === 'cancelled') {
-      if (streamed.partial.trim()) options.append({ role: 'assistant', content: streamed.partial });
-      await options.checkpoint();
+      if (streamed.partial.trim()) session.append({ role: 'assistant', content: streamed.partial });
+      await session.checkpoint();
       return { stopReason: 'cancelled' };
     }
     if (streamed.kind === 'failed') {
-      await options.checkpoint();
+      await session.checkpoint();
       return { stopReason: 'error', error: streamed.error };
     }
 
     const result = streamed.result;
-    result.toolCalls = uniqueCallIds(result.toolCalls, options.history(), options.usedCallIds?.());
-    options.append({
+    result.toolCalls = uniqueCallIds(result.toolCalls, session.history(), session.usedCallIds());
+    session.append({
       role: 'assistant',
       content: result.text,
       ...(result.reasoning ? { reasoning: result.reasoning } : {}),
       ...(result.reasoningSignature ? { reasoningSignature: result.reasoningSignature } : {}),
       ...(result.toolCalls.length ? { toolCalls: result.toolCalls } : {}),
     });
-    options.emit({ type: 'step.ended', turnId, step, finishReason: result.finishReason });
-    if (result.usage) {
-      const total = options.usageTotal;
-      total.inputTokens += result.usage.inputTokens;
-      total.outputTokens += result.usage.outputTokens;
-      options.emit({ type: 'usage', turnId, step: result.usage, total: { ...total } });
-    }
-    await options.checkpoint();
+    session.emit({ type: 'step.ended', turnId, step, finishReason: result.finishReason });
+    if (result.usage) session.countUsage(turnId, result.usage);
+    await session.checkpoint();
 
     if (result.toolCalls.length === 0) {
       if (result.finishReason === 'max_tokens') return { stopReason: 'max_tokens' };
@@ -79,65 +98,21 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       return { stopReason: 'end_turn' };
     }
 
-    const toolMessages = await runToolCalls(result.toolCalls, {
-      registry: options.registry,
-      env: options.env,
+    const batch = await runToolCalls(result.toolCalls, {
+      registry: model.registry,
+      env: model.env,
       turnId,
       step,
       signal,
-      emit: options.emit,
-      saveFullOutput: options.saveFullOutput,
-      ...(options.authorize ? { authorize: options.authorize } : {}),
+      emit: (event) => session.emit(event),
+      saveFullOutput: model.saveFullOutput,
+      authorize: model.authorize,
       ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
     });
-    for (const message of toolMessages) options.append(message);
-    await options.checkpoint();
+    for (const message of batch.messages) session.append(message);
+    await session.checkpoint();
     if (signal.aborted) return { stopReason: 'cancelled' };
-  }
-}
-
-type Streamed = { kind: 'ok'; result: StepResult } | { kind: 'cancelled'; partial: string } | { kind: 'failed'; error: ErrorInfo };
-
-async function streamStep(options: TurnOptions, step: number): Promise<Streamed> {
-  const { turnId, signal, retry } = options;
-  for (let attempt = 1; ; attempt++) {
-    let partial = '';
-    try {
-      if (signal.aborted) return { kind: 'cancelled', partial: '' };
-      const result = await options.provider.step(
-        { system: await options.system(), messages: options.history(), tools: options.registry.schemas(), signal },
-        {
-          onText: (text) => {
-            partial += text;
-            options.emit({ type: 'assistant.delta', turnId, step, text });
-          },
-          onThinking: (text) => options.emit({ type: 'thinking.delta', turnId, step, text }),
-        },
-      );
-      return { kind: 'ok', result };
-    } catch (error) {
-      if (signal.aborted) return { kind: 'cancelled', partial };
-      if (!(error instanceof ProviderError)) {
-        return { kind: 'failed', error: { code: 'internal', message: `Unexpected error while talking to the model: ${(error as Error)?.message ?? String(error)}` } };
-      }
-      const decision = retryDecision(error, attempt, retry, options.random);
-      if ('error' in decision) return { kind: 'failed', error: decision.error };
-      const { delayMs } = decision;
-      options.emit({
-        type: 'step.retrying',
-        turnId,
-        step,
-        attempt,
-        maxAttempts: retry.maxAttempts,
-        delayMs,
-        error: { code: error.code, message: error.message },
-      });
-      try {
-        await sleep(delayMs, signal);
-      } catch {
-        return { kind: 'cancelled', partial: '' };
-      }
-    }
+    if (batch.stopTurn) return { stopReason: 'end_turn' };
   }
 }
 

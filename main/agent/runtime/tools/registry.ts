@@ -1,38 +1,74 @@
+import type { ToolDisclosure, Tool, ToolSource } from '../../contract/tool';
 import type { ToolSchema } from '../../infra/providers/types';
-import type { Tool } from '../../contract/tool';
 import { forWire, toModelSchema } from './schema';
 
 export interface RegisteredTool {
   tool: Tool;
+  source: ToolSource;
+  disclosure: ToolDisclosure;
   /** Full JSON Schema (with $schema) used for validation. */
   schema: Record<string, unknown>;
   /** What the model is sent. */
   wire: ToolSchema;
 }
 
-/** The tools offered in a session. Schemas are converted once. */
+/**
+ * The tools of a session. Schemas are converted once. Inline tools are offered to the model; deferred
+ * ones are known but offered only once selected (their schemas stay out of the request until then).
+ */
 export class ToolRegistry {
   private readonly byName = new Map<string, RegisteredTool>();
+  private readonly selected = new Set<string>();
 
-  constructor(tools: readonly Tool[] = []) {
+  constructor(tools: readonly Tool[] = [], options: { selected?: Iterable<string> } = {}) {
     for (const tool of tools) this.add(tool);
+    for (const name of options.selected ?? []) this.select(name);
   }
 
   add(tool: Tool): void {
     if (this.byName.has(tool.name)) throw new Error(`Tool "${tool.name}" is registered twice.`);
     const schema = toModelSchema(tool.input);
-    this.byName.set(tool.name, { tool, schema, wire: { name: tool.name, description: tool.description.trim(), parameters: forWire(schema) } });
+    this.byName.set(tool.name, {
+      tool,
+      source: tool.source ?? 'builtin',
+      disclosure: tool.disclosure ?? 'inline',
+      schema,
+      wire: { name: tool.name, description: tool.description.trim(), parameters: forWire(schema) },
+    });
   }
 
+  /** Any known tool, offered or not. */
   get(name: string): RegisteredTool | undefined {
     return this.byName.get(name);
   }
 
-  names(): string[] {
-    return [...this.byName.keys()];
+  /** Whether the model is sent this tool's schema: inline, or deferred and selected. */
+  isOffered(name: string): boolean {
+    const tool = this.byName.get(name);
+    return tool !== undefined && (tool.disclosure === 'inline' || this.selected.has(name));
   }
 
+  /** Offer a deferred tool from the next model step on. */
+  select(name: string): 'selected' | 'already offered' | 'unknown' {
+    const tool = this.byName.get(name);
+    if (!tool) return 'unknown';
+    if (this.isOffered(name)) return 'already offered';
+    this.selected.add(name);
+    return 'selected';
+  }
+
+  /** The names of the offered tools. */
+  names(): string[] {
+    return [...this.byName.keys()].filter((name) => this.isOffered(name));
+  }
+
+  /** Deferred tools not selected yet. */
+  deferred(): string[] {
+    return [...this.byName.keys()].filter((name) => !this.isOffered(name));
+  }
+
+  /** What the model is sent: the offered tools. */
   schemas(): ToolSchema[] {
-    return [...this.byName.values()].map((t) => t.wire);
+    return [...this.byName.values()].filter((t) => this.isOffered(t.tool.name)).map((t) => t.wire);
   }
 }

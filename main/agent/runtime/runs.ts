@@ -1,0 +1,84 @@
+import type { TurnOutcome } from '../contract/feature';
+import type { Session } from '../infra/sessions/session';
+
+interface ActiveRun {
+  runId: string;
+  controller: AbortController;
+  done: Promise<TurnOutcome>;
+}
+
+/**
+ * The one run (a turn, or a compaction the user asked for) each session may have at a time, and the
+ * bookkeeping every run ends with: the session stops showing as running, is touched, announced and
+ * written to disk.
+ */
+export class Runs {
+  private readonly active = new Map<string, ActiveRun>();
+  /** Turns asked for (by a feature) whose run has not begun yet. */
+  private readonly starting = new Map<string, Set<Promise<unknown>>>();
+
+  busy(sessionId: string): boolean {
+    return this.active.has(sessionId);
+  }
+
+  /** The session's run, if any: resolves when it (and what runs after it) has ended. */
+  done(sessionId: string): Promise<TurnOutcome> | undefined {
+    return this.active.get(sessionId)?.done;
+  }
+
+  /** Every run in progress. */
+  all(): Promise<TurnOutcome>[] {
+    return [...this.active.values()].map((run) => run.done);
+  }
+
+  /** What a session still has going: its run, or else the turns being started for it. */
+  pending(sessionId: string): Promise<unknown>[] {
+    const run = this.active.get(sessionId);
+    return run ? [run.done] : [...(this.starting.get(sessionId) ?? [])];
+  }
+
+  /** Note a turn being started for a session until `started` settles. */
+  noteStarting<T>(sessionId: string, started: Promise<T>): Promise<T> {
+    const pending = this.starting.get(sessionId) ?? new Set<Promise<unknown>>();
+    this.starting.set(sessionId, pending);
+    pending.add(started);
+    void started.catch(() => null).finally(() => pending.delete(started));
+    return started;
+  }
+
+  /**
+   * Run `work` as the session's run. When it ends the session is marked idle, touched, announced and
+   * flushed; then `after` runs (it may start the next turn). `done` resolves after both.
+   */
+  start(session: Session, runId: string, work: (signal: AbortSignal) => Promise<TurnOutcome>, after?: (outcome: TurnOutcome) => Promise<void>): void {
+    const controller = new AbortController();
+    session.running = true;
+    const done = (async () => {
+      let outcome: TurnOutcome | undefined;
+      try {
+        outcome = await work(controller.signal);
+      } finally {
+        session.running = false;
+        this.active.delete(session.id);
+        session.touch();
+        session.emit({ type: 'session.updated', session: session.summary() });
+        await session.flush().catch(() => {});
+      }
+      await after?.(outcome!);
+      return outcome!;
+    })();
+    this.active.set(session.id, { runId, controller, done });
+  }
+
+  /** Stop the session's run; false when none runs (or it is already stopping). */
+  cancel(sessionId: string): boolean {
+    const run = this.active.get(sessionId);
+    if (!run || run.controller.signal.aborted) return false;
+    run.controller.abort(new Error('Cancelled by the user'));
+    return true;
+  }
+
+  cancelAll(): void {
+    for (const sessionId of this.active.keys()) this.cancel(sessionId);
+  }
+}
