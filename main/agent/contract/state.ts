@@ -31,8 +31,8 @@ const checked = new WeakMap<StateSlot<unknown>, WeakMap<object, boolean>>();
 export function readSlot<T>(slot: StateSlot<T>, stored: unknown): T {
   if (stored === undefined) return slot.fallback;
   if (stored === null || typeof stored !== 'object') return slot.schema.safeParse(stored).success ? (stored as T) : slot.fallback;
-  let seen = checked.get(slot as StateSlot<unknown>);
-  if (!seen) checked.set(slot as StateSlot<unknown>, (seen = new WeakMap()));
+  let seen = checked.get(slot);
+  if (!seen) checked.set(slot, (seen = new WeakMap()));
   let valid = seen.get(stored);
   if (valid === undefined) seen.set(stored, (valid = slot.schema.safeParse(stored).success));
   return valid ? (stored as T) : slot.fallback;

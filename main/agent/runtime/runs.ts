@@ -64,8 +64,8 @@ export class Runs {
         session.emit({ type: 'session.updated', session: session.summary() });
         await session.flush().catch(() => {});
       }
-      await after?.(outcome!);
-      return outcome!;
+      await after?.(outcome);
+      return outcome;
     })();
     this.active.set(session.id, { runId, controller, done });
   }

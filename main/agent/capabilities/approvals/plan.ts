@@ -1,4 +1,3 @@
-import type { PlanState } from '../../../../protocol';
 import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
 import type { StateSlot } from '../../contract/state';
 import type { ApprovalDesk } from './requests';

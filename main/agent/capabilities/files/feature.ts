@@ -12,7 +12,7 @@ import { attachmentPreview, saveAttachment } from './attachments';
 import { FileTracker } from './file-state';
 
 /** The stale guard's record, kept with the session; FileTracker.restore checks each entry. */
-const seenSlot = stateSlot('files.seen', z.record(z.string(), z.unknown()), {} as Record<string, unknown>);
+const seenSlot = stateSlot('files.seen', z.record(z.string(), z.unknown()), {});
 
 /**
  * The file tools (Read, Write, Edit, Grep, Glob, ReadMediaFile) and what they remember per session:
