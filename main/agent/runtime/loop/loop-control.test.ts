@@ -30,7 +30,7 @@ function probe(name: string, ran: string[], result: Partial<ToolResult> = {}, ex
       }),
     }),
     ...extra,
-  } as Tool;
+  };
 }
 
 const names = (h: Harness, request: number) => (h.server.requests[request]!.body.tools ?? []).map((t) => t.function.name);

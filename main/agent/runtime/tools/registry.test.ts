@@ -7,7 +7,7 @@ const tool = (name: string, extra: Partial<Tool> = {}): Tool =>
   ({
     ...defineTool({ name, description: `${name} tool`, input: z.object({}), resolveExecution: () => ({ output: '' }) }),
     ...extra,
-  }) as Tool;
+  });
 
 describe('ToolRegistry', () => {
   it('knows every tool with its source, offers inline ones, and keeps deferred ones out of the schemas until selected', () => {
