@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolveShell } from '../main/agent/capabilities/shell/shell';
-import { SessionTasks } from '../main/agent/capabilities/shell/shell-session';
+import { ShellSession } from '../main/agent/capabilities/shell/shell-session';
 import { ShellJob } from '../main/agent/capabilities/shell/shell-job';
 import type { SessionHandle } from '../main/agent/contract/feature';
 import { tempDir } from '../main/agent/test-support/harness';
@@ -12,6 +12,7 @@ import { inertSessionHandle } from '../main/agent/test-support/session-handle';
 import { processesMatching, uniqueSleep } from '../main/agent/test-support/processes';
 import { createBashTool } from '../main/agent/capabilities/shell/tools/bash/bash';
 import { isExecution } from '../main/agent/contract/tool';
+import type { TaskBoard } from '../main/agent/infra/tasks/task-board';
 import { type BenchResult, median } from './types';
 
 const MB = 1024 * 1024;
@@ -27,7 +28,7 @@ function waitExit(command: string, args: string[], options: { stdout?: 'ignore' 
 }
 
 /** One Bash tool call running `true` (path guard, log file, process group, result) against spawning the shell. */
-async function callOverhead(workspace: string, tasks: SessionTasks): Promise<BenchResult> {
+async function callOverhead(workspace: string, tasks: ShellSession): Promise<BenchResult> {
   const tool = createBashTool(tasks);
   const env = { workspace, home: workspace, sessionId: 'bench', sessionDir: tasks.handle.dir, capabilities: { imageInput: false }, extraRoots: () => [] };
   const ctx = { signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' };
@@ -89,12 +90,12 @@ async function streaming(dir: string): Promise<BenchResult> {
 }
 
 /** 100 background tasks started, then all stopped at once (process-tree kill), checked against the process table. */
-async function hundredTasks(workspace: string, tasks: SessionTasks): Promise<BenchResult> {
+async function hundredTasks(workspace: string, tasks: ShellSession): Promise<BenchResult> {
   const nap = uniqueSleep();
   const t0 = performance.now();
-  const jobs = await Promise.all(Array.from({ length: 100 }, () => tasks.manager.spawn(`sleep ${nap}`, workspace)));
-  for (const job of jobs) tasks.manager.adopt(job, 'bench sleeper', 600);
-  await Promise.all(jobs.map((job) => tasks.manager.stop(job.id, 'user')));
+  const jobs = await Promise.all(Array.from({ length: 100 }, () => tasks.processes.spawn(`sleep ${nap}`, workspace)));
+  for (const job of jobs) tasks.processes.adopt(job, 'bench sleeper', 600);
+  await Promise.all(jobs.map((job) => tasks.tasks.stop(job.id, 'user')));
   const ours = performance.now() - t0;
   const leftover = processesMatching(`sleep ${nap}`).length;
   if (leftover) throw new Error(`${leftover} processes left behind`);
@@ -109,10 +110,11 @@ async function hundredTasks(workspace: string, tasks: SessionTasks): Promise<Ben
 
 export default async function shellBench(): Promise<BenchResult[]> {
   const dir = await tempDir('deft-bench-shell-');
-  const tasks = new SessionTasks(handleFor(dir), { emitApp: () => {} });
+  const tasks = new ShellSession(handleFor(dir), { emitApp: () => {} });
   try {
     return [await callOverhead(dir, tasks), await streaming(dir), await hundredTasks(dir, tasks)];
   } finally {
+    await (tasks.tasks as TaskBoard).close();
     await tasks.close();
     await rm(dir, { recursive: true, force: true });
   }

@@ -4,11 +4,16 @@ import { z } from 'zod';
 export const TaskStatus = z.enum(['running', 'completed', 'failed', 'timed_out', 'killed', 'lost']);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/** A background task (a shell job) as the tasks panel shows it. */
+/** What runs in a task: a shell command (`bash`), a sub-agent (`agent`), a question waiting for the user (`question`). Also its id's prefix. */
+export const TaskKind = z.enum(['bash', 'agent', 'question']);
+export type TaskKind = z.infer<typeof TaskKind>;
+
+/** A background task as the tasks panel shows it. */
 export const TaskInfo = z.object({
   id: z.string(),
-  kind: z.literal('bash'),
+  kind: TaskKind,
   description: z.string(),
+  /** What it runs, in one line (the shell command of a `bash` task). */
   command: z.string(),
   cwd: z.string(),
   status: TaskStatus,

@@ -2,6 +2,7 @@ import type { AppEvent, Attachment, ErrorInfo, SessionEventInput, StopReason, Tu
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { SlotAccess, StateSlot } from './state';
+import type { SessionTasks, TaskKindAdapter } from './tasks';
 import type { Tool, ToolEnv } from './tool';
 
 /** A prompt that starts a turn: `text` is shown in the transcript, `modelText` (default `text`) is what the model reads. */
@@ -32,6 +33,8 @@ export interface SessionHandle {
   inject(text: string): void;
   /** Tokens used by the session so far (a copy). */
   usage(): Usage;
+  /** The session's background tasks, of every kind. */
+  readonly tasks: SessionTasks;
 }
 
 /** What a feature sees of the core it belongs to. */
@@ -68,12 +71,8 @@ export interface Feature {
   /** Requests of this session waiting for the user's answer (listed with the sessions). */
   waitingFor?(sessionId: string): Array<{ id: string; turnId: string }>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
-  /**
-   * Work running for the session that may start a turn of its own when it finishes (a background task
-   * whose end wakes the agent): resolves when the next piece ends and its turn, if any, has been asked
-   * for. Undefined when nothing runs. The headless host waits on this before it exits.
-   */
-  pendingWork?(session: SessionHandle): Promise<void> | undefined;
+  /** The kinds of background task this capability runs (SessionHandle.tasks). */
+  taskKinds?: readonly TaskKindAdapter[];
   /**
    * The conversation is being compacted: messages the model must still read afterwards (e.g. the skills
    * loaded, the todo list). They are added after the handoff note, verbatim.

@@ -5,6 +5,7 @@ import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle, TurnOutcome, TurnPrompt } from '../contract/feature';
+import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
 import { readSlot } from '../contract/state';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { ProviderError } from '../infra/providers/errors';
@@ -13,6 +14,7 @@ import type { ContentPart, ModelMessage } from '../infra/providers/types';
 import type { Session } from '../infra/sessions/session';
 import { SessionStore, isValidSessionId } from '../infra/sessions/store';
 import { saveToolOutput } from '../infra/sessions/tool-output';
+import { TaskBoard } from '../infra/tasks/task-board';
 import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
 import { ContextKeeper, newCompactionId } from './compaction/context-keeper';
@@ -50,6 +52,8 @@ interface OpenSession {
   session: Session;
   problems: string[];
   handle: SessionHandle;
+  /** Its background tasks, of every kind. */
+  tasks: TaskBoard;
   /** Messages for the model waiting for the next step boundary. */
   injections: string[];
 }
@@ -63,6 +67,7 @@ export class DeftCore {
   private readonly runs = new Runs();
   private readonly listeners = new Set<(event: DeftEvent) => void>();
   private readonly features: Feature[];
+  private readonly taskKinds: ReadonlyMap<TaskKind, TaskKindAdapter>;
   private readonly context: ContextKeeper;
   private readonly now: () => number;
 
@@ -86,6 +91,7 @@ export class DeftCore {
       ...(options.openPath ? { openPath: options.openPath } : {}),
     };
     this.features = options.features.map((create) => create(core));
+    this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
     this.context = new ContextKeeper({ features: this.features, retry: options.retry ?? defaultRetryPolicy });
     const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...this.provider.commands };
     for (const feature of this.features) Object.assign(merged, feature.commands);
@@ -103,16 +109,16 @@ export class DeftCore {
   }
 
   /**
-   * Resolves when the session has nothing left to do: no turn running or starting, and no feature work
-   * (such as a background task) that would start another turn when it ends. The headless host waits on
-   * this so the agent can react to its background work before the run exits.
+   * Resolves when the session has nothing left to do: no turn running or starting, and no background
+   * task whose end would start another turn. The headless host waits on this so the agent can react to
+   * its background work before the run exits.
    */
   async settled(sessionId: string, signal?: AbortSignal): Promise<void> {
     const aborted = signal ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : null;
     while (!signal?.aborted) {
-      const handle = this.open.get(sessionId)?.handle;
       const running = this.runs.pending(sessionId);
-      const work = running.length ? running : handle ? this.features.flatMap((f) => f.pendingWork?.(handle) ?? []) : [];
+      const taskEnd = this.open.get(sessionId)?.tasks.whenTaskEnds();
+      const work = running.length ? running : taskEnd ? [taskEnd] : [];
       if (!work.length) return;
       await Promise.race([...work.map((w) => w.catch(() => undefined)), ...(aborted ? [aborted] : [])]);
     }
@@ -123,10 +129,11 @@ export class DeftCore {
     return (await this.store.list())[0]?.id ?? null;
   }
 
-  /** Stop every running turn, close features and write everything to disk. */
+  /** Stop every running turn and background task, close features and write everything to disk. */
   async close(): Promise<void> {
     this.runs.cancelAll();
     await Promise.allSettled(this.runs.all());
+    await Promise.allSettled([...this.open.values()].map(({ tasks }) => tasks.close()));
     await Promise.allSettled(this.features.map(async (f) => f.close?.()));
     await Promise.allSettled([...this.open.values()].map(({ session }) => session.flush()));
   }
@@ -152,6 +159,7 @@ export class DeftCore {
       deleteSession: async ({ sessionId }) => {
         this.runs.cancel(sessionId);
         await this.runs.done(sessionId);
+        await this.open.get(sessionId)?.tasks.close();
         await Promise.allSettled(this.features.map(async (f) => f.onSessionDeleted?.(sessionId)));
         this.open.delete(sessionId);
         await this.store.delete(this.checkedId(sessionId));
@@ -203,10 +211,18 @@ export class DeftCore {
   }
 
   private async track(session: Session, problems: string[]): Promise<OpenSession> {
-    const open: OpenSession = { session, problems, handle: undefined as unknown as SessionHandle, injections: [] };
+    const open = { session, problems, injections: [] } as unknown as OpenSession;
+    open.tasks = new TaskBoard({
+      sessionId: session.id,
+      sessionDir: session.dir,
+      session: { get running() { return session.running; }, startTurn: (prompt) => open.handle.startTurn(prompt), inject: (text) => open.handle.inject(text) },
+      emitApp: (event) => this.emit(event),
+      kinds: this.taskKinds,
+    });
     open.handle = this.handleFor(open);
     this.open.set(session.id, open);
     session.subscribe((event: SessionEvent) => this.emit(event));
+    await open.tasks.load();
     for (const feature of this.features) await feature.onSessionLoaded?.(open.handle);
     return open;
   }
@@ -214,6 +230,7 @@ export class DeftCore {
   private handleFor(open: OpenSession): SessionHandle {
     const { session } = open;
     return {
+      tasks: open.tasks,
       id: session.id,
       dir: session.dir,
       get running() {
@@ -289,6 +306,8 @@ export class DeftCore {
             // A feature's reaction must not break the turn's end.
           }
         }
+        // A task notification the turn ended before reading gets a turn of its own (unless one started meanwhile).
+        await open.tasks.onTurnEnded(outcome).catch(() => {});
       },
     );
     return turnId;
@@ -333,6 +352,7 @@ export class DeftCore {
         // that a feature just re-attached (a skill loaded at the last step) is not added twice.
         beforeStep: async () => {
           const compacted = await compactIfDue();
+          open.tasks.noteStep();
           const injected = drain(open);
           if (!compacted) return injected;
           const present = new Set(session.context.map((m) => m.content));

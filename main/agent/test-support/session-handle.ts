@@ -1,7 +1,9 @@
 import type { SessionHandle } from '../contract/feature';
+import { TaskBoard } from '../infra/tasks/task-board';
 
 /** A session handle that records nothing and starts no turns: for exercising tools and features alone. */
 export function inertSessionHandle(id: string, dir: string): SessionHandle {
+  const quiet = { running: false, startTurn: async () => null, inject: () => {} };
   return {
     id,
     dir,
@@ -11,5 +13,6 @@ export function inertSessionHandle(id: string, dir: string): SessionHandle {
     startTurn: async () => null,
     inject: () => {},
     usage: () => ({ inputTokens: 0, outputTokens: 0 }),
+    tasks: new TaskBoard({ sessionId: id, sessionDir: dir, session: quiet, emitApp: () => {} }),
   };
 }

@@ -9,7 +9,8 @@ import { createCronListTool } from './tools/cron-list/cron-list';
 import { createTaskListTool } from './tools/task-list/task-list';
 import { createTaskOutputTool } from './tools/task-output/task-output';
 import { createTaskStopTool } from './tools/task-stop/task-stop';
-import { SessionTasks } from './shell-session';
+import { processTaskKind } from './process-tasks';
+import { ShellSession } from './shell-session';
 
 export interface ShellFeatureOptions {
   /** Grace between SIGTERM and SIGKILL (default 5 s). */
@@ -27,8 +28,8 @@ const DEFAULT_OUTPUT_SLICE = 1024 * 1024;
  */
 export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory {
   return (core) => {
-    const sessions = new Map<string, SessionTasks>();
-    const forSession = async (sessionId: string): Promise<SessionTasks> => {
+    const sessions = new Map<string, ShellSession>();
+    const forSession = async (sessionId: string): Promise<ShellSession> => {
       await core.session(sessionId);
       const tasks = sessions.get(sessionId);
       if (!tasks) throw new CommandError('not_found', `Session ${sessionId} is not open.`);
@@ -38,19 +39,19 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
     const commands: Partial<CommandHandlers> = {
       listTasks: async ({ sessionId }) => {
         const tasks = await forSession(sessionId);
-        return { tasks: await tasks.tasks(), cron: tasks.cron.list(), commands: tasks.activities() };
+        return { tasks: await tasks.taskInfos(), cron: tasks.cron.list(), commands: tasks.activities() };
       },
       readTaskOutput: async ({ sessionId, taskId, offset, length }) => {
         const tasks = await forSession(sessionId);
-        const slice = await tasks.manager.readOutput(taskId, offset, length ?? DEFAULT_OUTPUT_SLICE);
+        const slice = await tasks.tasks.readOutput(taskId, offset, length ?? DEFAULT_OUTPUT_SLICE);
         if (!slice) throw new CommandError('not_found', `There is no task ${taskId} in this session.`);
         return slice;
       },
       stopTask: async ({ sessionId, taskId }) => {
         const tasks = await forSession(sessionId);
-        const record = await tasks.manager.stop(taskId, 'user');
+        const record = await tasks.tasks.stop(taskId, 'user');
         if (!record) throw new CommandError('not_found', `There is no task ${taskId} in this session.`);
-        return { task: await tasks.manager.infoWithTail(record) };
+        return { task: await tasks.tasks.infoWithTail(record) };
       },
       deleteCronJob: async ({ sessionId, jobId }) => {
         const tasks = await forSession(sessionId);
@@ -68,27 +69,24 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
 
     const feature: Feature = {
       name: 'shell',
+      taskKinds: [processTaskKind],
       tools: (session: SessionHandle): Tool[] => {
         const tasks = sessions.get(session.id);
         if (!tasks) return [];
         return [
           createBashTool(tasks, options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
-          createTaskListTool(tasks),
-          createTaskOutputTool(tasks),
-          createTaskStopTool(tasks),
+          createTaskListTool(session.tasks),
+          createTaskOutputTool(session.tasks),
+          createTaskStopTool(session.tasks),
           createCronCreateTool(tasks),
           createCronListTool(tasks),
           createCronDeleteTool(tasks),
         ];
       },
-      systemPrompt: (session) => {
-        const tasks = sessions.get(session.id);
-        tasks?.noteStep();
-        return tasks?.promptSection();
-      },
+      systemPrompt: (session) => session.tasks.promptSection(),
       commands,
       onSessionLoaded: async (session) => {
-        const tasks = new SessionTasks(session, {
+        const tasks = new ShellSession(session, {
           emitApp: (event) => core.emitApp(event),
           now: () => core.now(),
           scheduling: core.host !== 'cli',
@@ -98,10 +96,9 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
         sessions.set(session.id, tasks);
         await tasks.load();
       },
-      onTurnEnded: async (session, outcome) => {
-        await sessions.get(session.id)?.onTurnEnded(outcome);
+      onTurnEnded: async (session) => {
+        await sessions.get(session.id)?.onTurnEnded();
       },
-      pendingWork: (session) => sessions.get(session.id)?.whenTaskEnds(),
       onSessionDeleted: async (sessionId) => {
         const tasks = sessions.get(sessionId);
         sessions.delete(sessionId);

@@ -1,76 +1,58 @@
-import type { TaskInfo } from '../../../../protocol/tasks';
-import { hasEnvMarker, jobProcesses } from '../../capabilities/shell/process-table';
-import { type KillableJob, killLeftovers, killTree } from '../../capabilities/shell/kill-tree';
-import { TASK_MARKER_VAR } from '../../capabilities/shell/shell';
-import { type JobOutcome, ShellJob } from '../../capabilities/shell/shell-job';
-import { type TaskRecord, lastLines, loadRecords, newTaskId, readLog, saveRecord, taskLogPath } from './task-record';
+import type { AppEvent, TaskInfo } from '../../../../protocol';
+import type { TurnOutcome, TurnPrompt } from '../../contract/feature';
+import type { RunningTask, SessionTasks, StoppedBy, TaskEnd, TaskKind, TaskKindAdapter, TaskRecord, TaskStart } from '../../contract/tasks';
+import { lostTasksNotification, taskEndedNotification, taskEndedSummary } from './notifications';
+import { lastLines, loadRecords, newTaskId, readLog, saveRecord, taskLogPath } from './task-record';
 
-/** Who stopped a task decides whether the model is told: not when it asked itself, quietly when the user did. */
-export type StoppedBy = 'model' | 'user' | 'shutdown';
+const PANEL_LINES = 12;
 
 /** How the model learns that a task ended: `wake` starts a turn when idle; `quiet` waits for the next turn. */
-export type NotifyMode = 'wake' | 'quiet';
+type NotifyMode = 'wake' | 'quiet';
 
-export interface TaskManagerOptions {
+/** What the board needs of its session: to tell the model, and to know whether a turn runs. */
+export interface TaskBoardSession {
+  readonly running: boolean;
+  startTurn(prompt: TurnPrompt): Promise<string | null>;
+  inject(text: string): void;
+}
+
+export interface TaskBoardOptions {
+  sessionId: string;
   sessionDir: string;
+  session: TaskBoardSession;
+  emitApp(event: AppEvent): void;
+  /** What each kind's capability declared (only `onLost` is needed of them here). */
+  kinds?: ReadonlyMap<TaskKind, TaskKindAdapter>;
   now?: () => number;
-  /** Live state for the UI. */
-  onStarted?(task: TaskInfo): void;
-  onOutput?(taskId: string, tail: string, outputBytes: number): void;
-  onEnded?(task: TaskInfo): void;
-  /** A task ended and the model should hear of it (called once per task). */
-  onNotify?(task: TaskRecord, tail: string, mode: NotifyMode): void;
-  maxOutputBytes?: number;
-  killGraceMs?: number;
   /** How often live output reaches the UI, at most. */
   outputIntervalMs?: number;
 }
 
-/** Seconds a background task may run by default, and at most. */
-export const BACKGROUND_DEFAULT_TIMEOUT_S = 600;
-export const BACKGROUND_MAX_TIMEOUT_S = 86_400;
-const PANEL_LINES = 12;
-
-function statusOf(outcome: JobOutcome): { status: TaskRecord['status']; reason: string } {
-  const code = outcome.exitCode;
-  switch (outcome.reason) {
-    case 'exited':
-      if (code === 0) return { status: 'completed', reason: 'exit code 0' };
-      return { status: 'failed', reason: code === null ? `ended by signal ${outcome.signal ?? 'unknown'}` : `exit code ${code}` };
-    case 'timed_out':
-      return { status: 'timed_out', reason: 'stopped at its time limit' };
-    case 'output_limit':
-      return { status: 'failed', reason: 'stopped: it wrote more than 16 MiB of output' };
-    case 'spawn_error':
-      return { status: 'failed', reason: outcome.error ?? 'could not start' };
-    case 'shutdown':
-      return { status: 'killed', reason: 'stopped because Deft quit' };
-    case 'interrupted':
-    case 'killed':
-      return { status: 'killed', reason: 'stopped' };
-  }
-}
-
 /**
- * The background tasks of one session: shell jobs that outlive the tool call that started them.
- * Metadata is kept in `<session>/tasks/<id>.json`, output in `<session>/tasks/<id>/output.log`.
+ * The background tasks of one session, of every kind. Metadata is kept in `<session>/tasks/<id>.json`,
+ * output in `<session>/tasks/<id>/output.log`. The end of each task reaches the model exactly once: at
+ * the next step boundary of a running turn, or by starting a turn when the session is idle.
  */
-export class TaskManager {
+export class TaskBoard implements SessionTasks {
   private readonly records = new Map<string, TaskRecord>();
-  private readonly jobs = new Map<string, ShellJob>();
+  private readonly running = new Map<string, RunningTask>();
   private readonly stoppedBy = new Map<string, { by: StoppedBy; reason?: string }>();
   private readonly writes = new Map<string, Promise<void>>();
-  /** Every job started here, foreground ones too, so close() can stop what they left running. */
-  private readonly spawned: KillableJob[] = [];
   private readonly now: () => number;
   private closed = false;
+  /** A notification that should wake the agent was injected into a turn that has not taken another step since. */
+  private wakePending = false;
+  private taskEndWaiters: Array<() => void> = [];
 
-  constructor(private readonly options: TaskManagerOptions) {
+  constructor(private readonly options: TaskBoardOptions) {
     this.now = options.now ?? Date.now;
   }
 
-  /** Read the session's tasks. Those still `running` belong to a Deft that died: they become `lost`, and any process of theirs still alive is stopped. */
-  async load(): Promise<{ lost: TaskRecord[]; problems: string[] }> {
+  /**
+   * Read the session's tasks. Those still `running` belong to a Deft that died: they become `lost`, their
+   * kind cleans up what they left, and the model is told.
+   */
+  async load(): Promise<string[]> {
     const { records, problems } = await loadRecords(this.options.sessionDir);
     const lost: TaskRecord[] = [];
     for (const record of records) {
@@ -78,55 +60,55 @@ export class TaskManager {
       if (record.status === 'running') {
         Object.assign(record, { status: 'lost', reason: 'Deft stopped while it was running', endedAt: this.now() });
         lost.push(record);
-        if (record.pid) void stopSurvivors(record.pid, record.id);
+        void this.options.kinds?.get(record.kind)?.onLost?.(record).catch(() => {});
         this.persist(record);
       }
       this.records.set(record.id, record);
     }
-    return { lost, problems };
+    if (lost.length) this.options.session.inject(lostTasksNotification(lost));
+    return problems;
   }
 
-  /** Start a command with its log under this session (as a foreground job: not listed until adopted). */
-  async spawn(command: string, cwd: string, env?: NodeJS.ProcessEnv): Promise<ShellJob> {
-    let id = newTaskId();
-    while (this.records.has(id) || this.jobs.has(id)) id = newTaskId();
-    const job = await ShellJob.start({
-      id,
-      command,
-      cwd,
-      logPath: taskLogPath(this.options.sessionDir, id),
-      ...(env ? { env } : {}),
-      ...(this.options.maxOutputBytes !== undefined ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
-      ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
-      now: this.now,
-    });
-    if (job.pid !== undefined) this.spawned.push({ pid: job.pid, marker: `${TASK_MARKER_VAR}=${id}` });
-    return job;
+  newId(kind: TaskKind): string {
+    let id = newTaskId(kind);
+    while (this.records.has(id)) id = newTaskId(kind);
+    return id;
   }
 
-  /** Make a job a background task: listed, persisted, stopped at its time limit, and reported when it ends. */
-  adopt(job: ShellJob, description: string, timeoutSec: number | null): TaskRecord {
+  outputPath(id: string): string {
+    return taskLogPath(this.options.sessionDir, id);
+  }
+
+  start(task: TaskStart, running: RunningTask): TaskRecord {
     const record: TaskRecord = {
-      id: job.id,
-      kind: 'bash',
-      description,
-      command: job.command,
-      cwd: job.cwd,
+      id: task.id,
+      kind: task.kind,
+      description: task.description,
+      command: task.command,
+      cwd: task.cwd,
       status: 'running',
-      ...(job.pid !== undefined ? { pid: job.pid } : {}),
-      startedAt: job.startedAt,
-      timeoutSec,
-      outputPath: job.logPath,
-      outputBytes: job.outputBytes,
+      ...(task.pid !== undefined ? { pid: task.pid } : {}),
+      startedAt: task.startedAt,
+      timeoutSec: task.timeoutSec,
+      outputPath: task.outputPath,
+      outputBytes: running.outputBytes,
       notified: false,
     };
     this.records.set(record.id, record);
-    this.jobs.set(record.id, job);
+    this.running.set(record.id, running);
     this.persist(record);
-    if (timeoutSec !== null) job.setDeadline(timeoutSec * 1000, () => void job.stop('timed_out'));
-    this.options.onStarted?.(this.info(record));
-    this.streamOutput(job);
-    void job.done.then((outcome) => this.finish(record, job, outcome));
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    if (task.timeoutSec !== null) {
+      deadline = setTimeout(() => void running.stop('timed_out'), task.timeoutSec * 1000);
+      deadline.unref?.();
+    }
+    this.options.emitApp({ type: 'task.started', sessionId: this.options.sessionId, task: this.info(record) });
+    const stopStreaming = this.streamOutput(record.id, running);
+    void running.done.then((end) => {
+      clearTimeout(deadline);
+      stopStreaming();
+      this.finish(record, end);
+    });
     if (this.closed) void this.stop(record.id, 'shutdown');
     return record;
   }
@@ -135,35 +117,20 @@ export class TaskManager {
     return this.records.get(id);
   }
 
-  /** Tasks, newest first. */
   list(activeOnly = false): TaskRecord[] {
     return [...this.records.values()].filter((r) => !activeOnly || r.status === 'running').sort((a, b) => b.startedAt - a.startedAt);
   }
 
-  get runningCount(): number {
-    return this.jobs.size;
-  }
-
-  /** A task with the last lines of its output. */
   info(record: TaskRecord): TaskInfo {
     const { notified: _notified, ...rest } = record;
-    const job = this.jobs.get(record.id);
-    return { ...rest, outputBytes: job?.outputBytes ?? record.outputBytes, tail: job ? liveTail(job) : '' };
+    const running = this.running.get(record.id);
+    return { ...rest, outputBytes: running?.outputBytes ?? record.outputBytes, tail: running ? running.tail(PANEL_LINES) : '' };
   }
 
-  /** info() for finished tasks too, reading their tails from disk. */
   async infoWithTail(record: TaskRecord): Promise<TaskInfo> {
     const info = this.info(record);
-    if (this.jobs.has(record.id)) return info;
-    return { ...info, tail: await this.tail(record.id, PANEL_LINES) };
-  }
-
-  async tail(id: string, lines: number): Promise<string> {
-    const job = this.jobs.get(id);
-    if (job) return lastLines(job.excerpt().tail || job.excerpt().head, lines);
-    const record = this.records.get(id);
-    if (!record) return '';
-    return lastLines((await readLog(record.outputPath, undefined, 8 * 1024)).text, lines);
+    if (this.running.has(record.id)) return info;
+    return { ...info, tail: lastLines((await readLog(record.outputPath, undefined, 8 * 1024)).text, PANEL_LINES) };
   }
 
   readOutput(id: string, offset: number | undefined, length: number) {
@@ -172,63 +139,100 @@ export class TaskManager {
     return readLog(record.outputPath, offset, length).then((slice) => ({ ...slice, path: record.outputPath }));
   }
 
-  /** Stop a running task's process tree. Resolves with the record once it has ended. */
   async stop(id: string, by: StoppedBy, reason?: string): Promise<TaskRecord | undefined> {
     const record = this.records.get(id);
-    const job = this.jobs.get(id);
-    if (!record || !job) return record;
+    const running = this.running.get(id);
+    if (!record || !running) return record;
     if (!this.stoppedBy.has(id)) this.stoppedBy.set(id, { by, ...(reason ? { reason } : {}) });
-    await job.stop(by === 'shutdown' ? 'shutdown' : 'killed');
+    await running.stop(by === 'shutdown' ? 'shutdown' : 'killed');
+    await running.done;
     await this.writes.get(id);
     return record;
   }
 
-  /** Stop everything (the app is quitting or the session is being deleted). */
+  promptSection(): string | undefined {
+    const running = this.list(true);
+    if (!running.length) return undefined;
+    const lines = running.map((t) => `- ${t.id}: ${t.description} (\`${t.command.length > 120 ? `${t.command.slice(0, 119)}…` : t.command}\`)`);
+    return ['## Background tasks', 'Running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n');
+  }
+
+  /** Resolves when the next task ends (and its notification has been delivered or queued); undefined when none runs. */
+  whenTaskEnds(): Promise<void> | undefined {
+    if (this.closed || !this.list(true).length) return undefined;
+    return new Promise((resolve) => this.taskEndWaiters.push(resolve));
+  }
+
+  /** A model step is starting: everything injected before it is delivered now. */
+  noteStep(): void {
+    this.wakePending = false;
+  }
+
+  /**
+   * A turn ended. If it ended before reading a notification that should wake the agent, a turn of its
+   * own delivers it (a turn the user stopped, or that failed, is not restarted: the next one delivers it).
+   */
+  async onTurnEnded(outcome: TurnOutcome): Promise<void> {
+    const wake = this.wakePending;
+    this.wakePending = false;
+    if (!wake || outcome.stopReason !== 'end_turn' || this.closed) return;
+    await this.options.session.startTurn({
+      text: 'Background work finished',
+      modelText: '<system-reminder>Background work finished while you were answering; its notification follows. React to it if it matters to the task.</system-reminder>',
+      origin: 'task',
+    });
+  }
+
+  /** Stop every task (the app is quitting or the session is being deleted). */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.allSettled([...this.jobs.keys()].map((id) => this.stop(id, 'shutdown')));
-    await killLeftovers(this.spawned, this.options.killGraceMs);
+    for (const resolve of this.taskEndWaiters.splice(0)) resolve();
+    await Promise.allSettled([...this.running.keys()].map((id) => this.stop(id, 'shutdown')));
     await Promise.allSettled([...this.writes.values()]);
   }
 
-  private streamOutput(job: ShellJob): void {
-    if (!this.options.onOutput) return;
+  private streamOutput(id: string, running: RunningTask): () => void {
     const interval = this.options.outputIntervalMs ?? 300;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const unsubscribe = job.onOutput(() => {
+    const unsubscribe = running.onOutput(() => {
       timer ??= setTimeout(() => {
         timer = undefined;
-        if (job.running) this.options.onOutput?.(job.id, liveTail(job), job.outputBytes);
+        if (this.running.has(id)) this.options.emitApp({ type: 'task.output', sessionId: this.options.sessionId, taskId: id, tail: running.tail(PANEL_LINES), outputBytes: running.outputBytes });
       }, interval);
     });
-    void job.done.then(() => {
+    return () => {
       clearTimeout(timer);
       unsubscribe();
-    });
+    };
   }
 
-  private async finish(record: TaskRecord, job: ShellJob, outcome: JobOutcome): Promise<void> {
+  private finish(record: TaskRecord, end: TaskEnd): void {
     const stopped = this.stoppedBy.get(record.id);
-    const { status, reason } = statusOf(outcome);
-    let why = reason;
+    let why = end.reason;
     if (stopped?.by === 'model') why = stopped.reason ?? 'stopped by TaskStop';
     else if (stopped?.by === 'user') why = stopped.reason ?? 'stopped by the user';
-    Object.assign(record, {
-      status,
-      reason: why,
-      endedAt: outcome.endedAt,
-      exitCode: outcome.exitCode,
-      outputBytes: outcome.outputBytes,
-    });
-    const tail = lastLines(excerptText(job), 20);
-    this.jobs.delete(record.id);
-    const mode: NotifyMode | null = stopped?.by === 'model' || stopped?.by === 'shutdown' || outcome.reason === 'shutdown' ? null : stopped?.by === 'user' ? 'quiet' : 'wake';
+    Object.assign(record, { status: end.status, reason: why, endedAt: end.endedAt, ...(end.exitCode !== undefined ? { exitCode: end.exitCode } : {}), outputBytes: end.outputBytes });
+    this.running.delete(record.id);
+    const mode: NotifyMode | null = stopped?.by === 'model' || stopped?.by === 'shutdown' || end.shutdown ? null : stopped?.by === 'user' ? 'quiet' : 'wake';
     if (!record.notified) {
       record.notified = true;
-      if (mode) this.options.onNotify?.(record, tail, mode);
+      if (mode) void this.notify(taskEndedNotification(record, end.tail), taskEndedSummary(record), mode);
     }
     this.persist(record);
-    this.options.onEnded?.({ ...this.info(record), tail: lastLines(tail, PANEL_LINES) });
+    this.options.emitApp({ type: 'task.ended', sessionId: this.options.sessionId, task: { ...this.info(record), tail: lastLines(end.tail, PANEL_LINES) } });
+    // Its notification (and the turn that delivers it, if any) was asked for just before this.
+    for (const resolve of this.taskEndWaiters.splice(0)) resolve();
+  }
+
+  private async notify(modelText: string, summary: string, mode: NotifyMode): Promise<void> {
+    if (this.closed) return;
+    const session = this.options.session;
+    if (mode === 'wake' && !session.running) {
+      const started = await session.startTurn({ text: summary, modelText, origin: 'task' });
+      if (started) return;
+    }
+    session.inject(modelText);
+    if (session.running && mode === 'wake') this.wakePending = true;
   }
 
   private persist(record: TaskRecord): void {
@@ -238,21 +242,3 @@ export class TaskManager {
     this.writes.set(record.id, next);
   }
 }
-
-function excerptText(job: ShellJob): string {
-  const { head, tail } = job.excerpt();
-  return tail || head;
-}
-
-function liveTail(job: ShellJob): string {
-  return lastLines(excerptText(job), PANEL_LINES);
-}
-
-/** A task's processes that outlived the Deft that started them: found by the marker in their environment, then stopped. */
-async function stopSurvivors(pid: number, id: string): Promise<void> {
-  const marker = `${TASK_MARKER_VAR}=${id}`;
-  const members = await jobProcesses({ pid, marker });
-  const marked = await Promise.all(members.map(async (p) => ((await hasEnvMarker(p.pid, marker)) ? p : null)));
-  for (const p of marked) if (p) await killTree({ pid: p.pid, marker }, 2_000);
-}
-

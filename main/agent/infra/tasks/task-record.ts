@@ -2,20 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { TaskInfo, type TaskStatus } from '../../../../protocol/tasks';
+import { TaskInfo, type TaskKind, type TaskStatus } from '../../../../protocol/tasks';
+import type { TaskRecord } from '../../contract/tasks';
 import { terminalText } from '../../../../protocol/terminal-text';
 import { writeFileAtomic } from '../platform/files';
 
-/** A background task as persisted in `<session>/tasks/<id>.json` (its log is `<session>/tasks/<id>/output.log`). */
-export interface TaskRecord extends Omit<TaskInfo, 'tail'> {
-  /** The model has been told how it ended (or did not need to be): never tell it twice. */
-  notified: boolean;
-}
-
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
-/** `bash-` plus 8 base-36 characters. */
-export function newTaskId(kind = 'bash'): string {
+/** The kind plus 8 base-36 characters: `bash-1a2b3c4d`. */
+export function newTaskId(kind: TaskKind): string {
   const bytes = randomBytes(8);
   let id = '';
   for (const byte of bytes) id += ID_ALPHABET[byte % 36];

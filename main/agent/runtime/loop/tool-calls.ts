@@ -3,7 +3,7 @@ import type { Authorization, ResolvedCall } from '../../contract/calls';
 import type { ContentPart, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';
-import { MAX_OUTPUT_CHARS, capText } from '../tools/result-builder';
+import { MAX_OUTPUT_CHARS, capText } from '../../contract/output-limits';
 import { validateArgs } from '../tools/validate';
 import { schedule } from './scheduler';
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, stat } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
 import { guardPath } from '../../infra/policies/path-guard';
-import { headOf } from '../tools/result-builder';
+import { headOf } from '../../contract/output-limits';
 import identity from './identity.md?raw';
 
 export interface WorkspaceFacts {

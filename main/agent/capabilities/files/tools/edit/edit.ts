@@ -10,7 +10,7 @@ import { loadTextFile } from '../../text-file';
 import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
 import type { ToolInputDisplay } from '../../../../../../protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
-import { headOf } from '../../../../runtime/tools/result-builder';
+import { headOf } from '../../../../contract/output-limits';
 import description from './edit.md?raw';
 
 const input = z.object({

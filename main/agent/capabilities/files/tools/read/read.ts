@@ -7,7 +7,7 @@ import { lineEndingStyle } from '../../line-endings';
 import { invalidUtf8Message, notTextMessage, nulMessage } from '../../text-file';
 import { asToolError, existingFile, formatBytes, guard, pathRules } from '../../tool-support';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
-import { headOf } from '../../../../runtime/tools/result-builder';
+import { headOf } from '../../../../contract/output-limits';
 import description from './read.md?raw';
 
 export const MAX_LINES = 1_000;

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../../../infra/tasks/task-board';
-import type { SessionTasks } from '../../shell-session';
+import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../process-tasks';
+import type { ShellSession } from '../../shell-session';
 import { guardPath } from '../../../../infra/policies/path-guard';
 import { exactRule } from '../../../../infra/policies/rule-match';
 import { type Tool, type ToolExecution, ToolInputError, defineTool } from '../../../../contract/tool';
@@ -39,7 +39,7 @@ function shortLabel(command: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-export function createBashTool(tasks: SessionTasks, options: { quietAfterMs?: number } = {}): Tool {
+export function createBashTool(shell: ShellSession, options: { quietAfterMs?: number } = {}): Tool {
   return defineTool({
     name: 'Bash',
     description,
@@ -71,13 +71,13 @@ export function createBashTool(tasks: SessionTasks, options: { quietAfterMs?: nu
         },
         approvalRule: exactRule('Bash', args.command),
         execute: async (ctx) => {
-          const job = await tasks.manager.spawn(args.command, cwd);
+          const job = await shell.processes.spawn(args.command, cwd);
           if (job.pid === undefined) return finishedResult(job, await job.done);
           if (background) {
             const timeout = args.disable_timeout ? null : (args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_S);
-            return backgroundStartedResult(tasks.manager.adopt(job, label, timeout));
+            return backgroundStartedResult(shell.processes.adopt(job, label, timeout));
           }
-          return runForeground(job, tasks, ctx, {
+          return runForeground(job, shell, ctx, {
             timeoutSec: args.timeout ?? FOREGROUND_DEFAULT_TIMEOUT_S,
             description: label,
             ...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),

@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { AnsiStripper } from '../../../../../../protocol/terminal-text';
-import { BACKGROUND_DEFAULT_TIMEOUT_S } from '../../../../infra/tasks/task-board';
+import { BACKGROUND_DEFAULT_TIMEOUT_S } from '../../process-tasks';
 import { jobIsWaiting } from '../../process-table';
-import type { SessionTasks } from '../../shell-session';
+import type { ShellSession } from '../../shell-session';
 import type { ShellJob } from '../../shell-job';
 import type { ToolResult, ToolRunContext } from '../../../../contract/tool';
 import { finishedResult, movedToBackgroundResult } from './results';
@@ -57,7 +57,7 @@ function streamLive(job: ShellJob, ctx: ToolRunContext): () => void {
  * waits, and end in one of five ways — it finishes; its timeout moves it to the background; the turn
  * is cancelled (tree killed); the user stops it from its card; or the user sends it to the background.
  */
-export async function runForeground(job: ShellJob, tasks: SessionTasks, ctx: ToolRunContext, options: ForegroundOptions): Promise<ToolResult> {
+export async function runForeground(job: ShellJob, shell: ShellSession, ctx: ToolRunContext, options: ForegroundOptions): Promise<ToolResult> {
   const stopLive = streamLive(job, ctx);
   let settle!: (ending: Ending) => void;
   const ending = new Promise<Ending>((resolve) => (settle = resolve));
@@ -76,7 +76,7 @@ export async function runForeground(job: ShellJob, tasks: SessionTasks, ctx: Too
       return action === 'background' ? job.id : undefined;
     },
   };
-  tasks.foreground.set(ctx.callId, command);
+  shell.foreground.set(ctx.callId, command);
   const quietAfter = options.quietAfterMs ?? 5_000;
   let checking = false;
   const watch = setInterval(() => {
@@ -84,7 +84,7 @@ export async function runForeground(job: ShellJob, tasks: SessionTasks, ctx: Too
     const quiet = Date.now() - job.lastOutputAt >= quietAfter;
     if (!quiet) {
       if (command.activity) {
-        tasks.emitActivity({ ...command.activity, waiting: false, quietSince: job.lastOutputAt });
+        shell.emitActivity({ ...command.activity, waiting: false, quietSince: job.lastOutputAt });
         command.activity = null;
       }
       return;
@@ -92,12 +92,12 @@ export async function runForeground(job: ShellJob, tasks: SessionTasks, ctx: Too
     checking = true;
     void jobIsWaiting({ pid: job.pid })
       .then((waiting) => {
-        if (!job.running || tasks.foreground.get(ctx.callId) !== command) return;
+        if (!job.running || shell.foreground.get(ctx.callId) !== command) return;
         if (waiting && !command.activity) {
           command.activity = { callId: ctx.callId, taskId: job.id, waiting: true, quietSince: job.lastOutputAt };
-          tasks.emitActivity(command.activity);
+          shell.emitActivity(command.activity);
         } else if (!waiting && command.activity) {
-          tasks.emitActivity({ ...command.activity, waiting: false });
+          shell.emitActivity({ ...command.activity, waiting: false });
           command.activity = null;
         }
       })
@@ -108,14 +108,14 @@ export async function runForeground(job: ShellJob, tasks: SessionTasks, ctx: Too
   clearTimeout(timer);
   clearInterval(watch);
   ctx.signal.removeEventListener('abort', onAbort);
-  tasks.foreground.delete(ctx.callId);
-  if (command.activity) tasks.emitActivity({ ...command.activity, waiting: false });
+  shell.foreground.delete(ctx.callId);
+  if (command.activity) shell.emitActivity({ ...command.activity, waiting: false });
 
   switch (end.kind) {
     case 'timeout':
     case 'background': {
       stopLive();
-      const task = tasks.manager.adopt(job, options.description, BACKGROUND_DEFAULT_TIMEOUT_S);
+      const task = shell.processes.adopt(job, options.description, BACKGROUND_DEFAULT_TIMEOUT_S);
       return movedToBackgroundResult(job, task, end.kind === 'timeout' ? 'timeout' : 'user', options.timeoutSec);
     }
     case 'abort': {

@@ -1,9 +1,9 @@
 import type { ToolResultDisplay } from '../../../../../../protocol';
-import type { TaskRecord } from '../../../../infra/tasks/task-record';
+import type { TaskRecord } from '../../../../contract/tasks';
 import { formatBytes, formatDuration } from '../../../../../../protocol/units';
 import type { JobOutcome, ShellJob } from '../../shell-job';
 import type { ToolResult } from '../../../../contract/tool';
-import { capText } from '../../../../runtime/tools/result-builder';
+import { capText } from '../../../../contract/output-limits';
 
 /** The output as the model reads it: whole when short, else beginning and end with a pointer to the full log. */
 export function outputFor(job: ShellJob): { text: string; truncated: boolean } {

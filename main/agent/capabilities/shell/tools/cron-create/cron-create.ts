@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeSchedule, localIso, parseSchedule } from '../../cron/cron-expr';
 import { checkPrompt } from '../../cron/scheduler';
-import type { SessionTasks } from '../../shell-session';
+import type { ShellSession } from '../../shell-session';
 import { exactRule } from '../../../../infra/policies/rule-match';
 import { type Tool, defineTool } from '../../../../contract/tool';
 import description from './cron-create.md?raw';
@@ -12,7 +12,7 @@ const input = z.object({
   recurring: z.boolean().default(true).describe('Repeat on the schedule (default), or fire once.'),
 });
 
-export function createCronCreateTool(tasks: SessionTasks): Tool {
+export function createCronCreateTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronCreate',
     description,
@@ -26,7 +26,7 @@ export function createCronCreateTool(tasks: SessionTasks): Tool {
         display: { kind: 'generic', summary: `Schedule a prompt ${args.recurring ? human : `once, ${human}`}`, detail: `${schedule.expr}\n\n${args.prompt}` },
         approvalRule: exactRule('CronCreate', JSON.stringify({ cron: args.cron, prompt: args.prompt, recurring: args.recurring })),
         execute: async () => {
-          const job = await tasks.cron.create({ cron: args.cron, prompt: args.prompt, recurring: args.recurring });
+          const job = await shell.cron.create({ cron: args.cron, prompt: args.prompt, recurring: args.recurring });
           const lines = [
             `id: ${job.id}`,
             `cron: ${job.cron}`,

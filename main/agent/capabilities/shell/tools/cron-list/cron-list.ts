@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { localIso } from '../../cron/cron-expr';
 import { RECURRING_LIFETIME_MS } from '../../cron/scheduler';
-import type { SessionTasks } from '../../shell-session';
+import type { ShellSession } from '../../shell-session';
 import { type Tool, access, defineTool } from '../../../../contract/tool';
 import description from './cron-list.md?raw';
 
@@ -13,7 +13,7 @@ function preview(prompt: string): string {
   return `${bytes.subarray(0, PREVIEW_BYTES).toString('utf8').replace(/\uFFFD$/, '')}… (${bytes.length} bytes)`;
 }
 
-export function createCronListTool(tasks: SessionTasks): Tool {
+export function createCronListTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronList',
     description,
@@ -25,9 +25,9 @@ export function createCronListTool(tasks: SessionTasks): Tool {
       approvalRule: 'CronList',
       readOnly: true,
       execute: async () => {
-        const jobs = tasks.cron.list();
+        const jobs = shell.cron.list();
         if (!jobs.length) return { output: 'scheduled_prompts: 0\nNo prompts are scheduled in this session.' };
-        const now = tasks.cron.time();
+        const now = shell.cron.time();
         const records = jobs.map((job) =>
           [
             `id: ${job.id}`,

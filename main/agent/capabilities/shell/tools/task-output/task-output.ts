@@ -1,22 +1,16 @@
 import { z } from 'zod';
 import { formatBytes } from '../../../../../../protocol/units';
-import type { SessionTasks } from '../../shell-session';
+import type { SessionTasks } from '../../../../contract/tasks';
 import { readLog } from '../../../../infra/tasks/task-record';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
-import { type Tool, ToolInputError, access, defineTool } from '../../../../contract/tool';
-import { capText } from '../../../../runtime/tools/result-builder';
-import { taskLines } from '../task-list/task-list';
+import { type Tool, access, defineTool } from '../../../../contract/tool';
+import { capText } from '../../../../contract/output-limits';
+import { taskLines, unknownTask } from '../../task-lines';
 import description from './task-output.md?raw';
 
 const PREVIEW_BYTES = 32 * 1024;
 
 const input = z.object({ task_id: z.string().min(1).describe('The task id, e.g. bash-1a2b3c4d.') });
-
-/** The message for a task id this session does not have. */
-export function unknownTask(tasks: SessionTasks, id: string): ToolInputError {
-  const known = tasks.manager.list().slice(0, 10).map((t) => t.id);
-  return new ToolInputError(`There is no background task "${id}" in this session.${known.length ? ` Known tasks: ${known.join(', ')}.` : ' This session has no background tasks.'} TaskList shows them.`);
-}
 
 export function createTaskOutputTool(tasks: SessionTasks): Tool {
   return defineTool({
@@ -24,7 +18,7 @@ export function createTaskOutputTool(tasks: SessionTasks): Tool {
     description,
     input,
     resolveExecution: (args) => {
-      const task = tasks.manager.get(args.task_id);
+      const task = tasks.get(args.task_id);
       if (!task) throw unknownTask(tasks, args.task_id);
       return {
         accesses: access.none(),
@@ -34,7 +28,7 @@ export function createTaskOutputTool(tasks: SessionTasks): Tool {
         matchesRule: (pattern) => matchGlobSubject(pattern, task.id),
         readOnly: true,
         execute: async () => {
-          const current = tasks.manager.get(task.id) ?? task;
+          const current = tasks.get(task.id) ?? task;
           const log = await readLog(current.outputPath, undefined, PREVIEW_BYTES);
           let preview = log.text;
           if (log.offset > 0) {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { formatDuration } from '../../../../../../protocol/units';
-import type { SessionTasks } from '../../shell-session';
+import type { SessionTasks } from '../../../../contract/tasks';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import { type Tool, access, defineTool } from '../../../../contract/tool';
-import { unknownTask } from '../task-output/task-output';
+import { unknownTask } from '../../task-lines';
 import description from './task-stop.md?raw';
 
 const input = z.object({
@@ -17,7 +17,7 @@ export function createTaskStopTool(tasks: SessionTasks): Tool {
     description,
     input,
     resolveExecution: (args) => {
-      const task = tasks.manager.get(args.task_id);
+      const task = tasks.get(args.task_id);
       if (!task) throw unknownTask(tasks, args.task_id);
       return {
         accesses: access.all(),
@@ -32,7 +32,7 @@ export function createTaskStopTool(tasks: SessionTasks): Tool {
               display: { kind: 'task', taskId: task.id, status: task.status, description: task.description },
             };
           }
-          const stopped = (await tasks.manager.stop(task.id, 'model', args.reason)) ?? task;
+          const stopped = (await tasks.stop(task.id, 'model', args.reason)) ?? task;
           return {
             output: [
               `Task ${task.id} stopped: its process tree was terminated after ${formatDuration((stopped.endedAt ?? Date.now()) - stopped.startedAt)}.`,

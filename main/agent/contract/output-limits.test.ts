@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TRUNCATION_MARKER, capText } from './result-builder';
+import { TRUNCATION_MARKER, capText } from './output-limits';
 
 describe('capText', () => {
   it('leaves short text alone', () => {

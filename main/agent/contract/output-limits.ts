@@ -1,3 +1,4 @@
+/** The limits every tool result obeys (the runtime caps what a tool did not), and the capping tools use themselves. */
 export const MAX_OUTPUT_CHARS = 50_000;
 export const MAX_LINE_LENGTH = 2_000;
 export const TRUNCATION_MARKER = '[...truncated]';

@@ -1,0 +1,129 @@
+import type { RunningTask, SessionTasks, TaskEnd, TaskKindAdapter, TaskRecord } from '../../contract/tasks';
+import { lastLines } from '../../infra/tasks/task-record';
+import { type KillableJob, killLeftovers, killTree } from './kill-tree';
+import { hasEnvMarker, jobProcesses } from './process-table';
+import { TASK_MARKER_VAR } from './shell';
+import { type JobOutcome, ShellJob } from './shell-job';
+
+/** Seconds a background command may run by default, and at most. */
+export const BACKGROUND_DEFAULT_TIMEOUT_S = 600;
+export const BACKGROUND_MAX_TIMEOUT_S = 86_400;
+
+function statusOf(outcome: JobOutcome): Pick<TaskEnd, 'status' | 'reason'> {
+  const code = outcome.exitCode;
+  switch (outcome.reason) {
+    case 'exited':
+      if (code === 0) return { status: 'completed', reason: 'exit code 0' };
+      return { status: 'failed', reason: code === null ? `ended by signal ${outcome.signal ?? 'unknown'}` : `exit code ${code}` };
+    case 'timed_out':
+      return { status: 'timed_out', reason: 'stopped at its time limit' };
+    case 'output_limit':
+      return { status: 'failed', reason: 'stopped: it wrote more than 16 MiB of output' };
+    case 'spawn_error':
+      return { status: 'failed', reason: outcome.error ?? 'could not start' };
+    case 'shutdown':
+      return { status: 'killed', reason: 'stopped because Deft quit' };
+    case 'interrupted':
+    case 'killed':
+      return { status: 'killed', reason: 'stopped' };
+  }
+}
+
+function excerptText(job: ShellJob): string {
+  const { head, tail } = job.excerpt();
+  return tail || head;
+}
+
+/** A shell job as the session's task list drives it. */
+function runningJob(job: ShellJob): RunningTask {
+  return {
+    get outputBytes() {
+      return job.outputBytes;
+    },
+    tail: (lines) => lastLines(excerptText(job), lines),
+    onOutput: (listener) => job.onOutput(() => listener()),
+    stop: (why) => job.stop(why),
+    done: job.done.then((outcome) => ({
+      ...statusOf(outcome),
+      endedAt: outcome.endedAt,
+      exitCode: outcome.exitCode,
+      outputBytes: outcome.outputBytes,
+      tail: lastLines(excerptText(job), 20),
+      shutdown: outcome.reason === 'shutdown',
+    })),
+  };
+}
+
+/** A process left by a Deft that died: found by the marker in its environment, then stopped. */
+async function stopSurvivors(pid: number, id: string): Promise<void> {
+  const marker = `${TASK_MARKER_VAR}=${id}`;
+  const members = await jobProcesses({ pid, marker });
+  const marked = await Promise.all(members.map(async (p) => ((await hasEnvMarker(p.pid, marker)) ? p : null)));
+  for (const p of marked) if (p) await killTree({ pid: p.pid, marker }, 2_000);
+}
+
+/** The `bash` task kind: what a `bash` task that was running when Deft stopped may have left is stopped. */
+export const processTaskKind: TaskKindAdapter = {
+  kind: 'bash',
+  onLost: async (record: TaskRecord) => {
+    if (record.pid) await stopSurvivors(record.pid, record.id);
+  },
+};
+
+export interface ProcessTaskOptions {
+  maxOutputBytes?: number;
+  /** Grace between SIGTERM and SIGKILL. */
+  killGraceMs?: number;
+  now?: () => number;
+}
+
+/** The shell commands of one session: started with their log where the session's tasks keep output, and made background tasks when needed. */
+export class ProcessTasks {
+  /** Every job started here, foreground ones too, so close() can stop what they left running. */
+  private readonly spawned: KillableJob[] = [];
+
+  constructor(
+    private readonly tasks: SessionTasks,
+    private readonly options: ProcessTaskOptions = {},
+  ) {}
+
+  /** Start a command (as a foreground job: not listed until adopted). */
+  async spawn(command: string, cwd: string, env?: NodeJS.ProcessEnv): Promise<ShellJob> {
+    const id = this.tasks.newId('bash');
+    const job = await ShellJob.start({
+      id,
+      command,
+      cwd,
+      logPath: this.tasks.outputPath(id),
+      ...(env ? { env } : {}),
+      ...(this.options.maxOutputBytes !== undefined ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
+      ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
+      ...(this.options.now ? { now: this.options.now } : {}),
+    });
+    if (job.pid !== undefined) this.spawned.push({ pid: job.pid, marker: `${TASK_MARKER_VAR}=${id}` });
+    return job;
+  }
+
+  /** Make a job a background task: listed, persisted, stopped at its time limit, and reported when it ends. */
+  adopt(job: ShellJob, description: string, timeoutSec: number | null): TaskRecord {
+    return this.tasks.start(
+      {
+        id: job.id,
+        kind: 'bash',
+        description,
+        command: job.command,
+        cwd: job.cwd,
+        ...(job.pid !== undefined ? { pid: job.pid } : {}),
+        startedAt: job.startedAt,
+        timeoutSec,
+        outputPath: job.logPath,
+      },
+      runningJob(job),
+    );
+  }
+
+  /** Stop what finished commands left running (processes that left their group). */
+  async close(): Promise<void> {
+    await killLeftovers(this.spawned, this.options.killGraceMs);
+  }
+}
