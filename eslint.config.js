@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -9,7 +10,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
     rules: {
@@ -30,8 +31,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.mjs', 'bin/**/*.mjs', '*.js', '.ci/**/*.mjs'],
+    files: ['scripts/**/*.mjs', 'bin/**/*.mjs', '*.js', '*.cjs', '.ci/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
   },
   {
     // Playwright fixtures must destructure their (possibly empty) dependencies.
@@ -41,6 +46,82 @@ export default tseslint.config(
   {
     files: ['main/agent/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The agent core must run in plain Node: no electron imports.' }] }] },
+  },
+  {
+    // The layers of the agent core (README, "Map of the code"). Tests and test support may reach across
+    // them to build a whole core; shipped code may not. Import cycles are checked by dependency-cruiser.
+    files: ['main/**/*.ts', 'preload/**/*.ts', 'protocol/**/*.ts'],
+    ignores: ['**/*.test.ts', 'main/agent/test-support/**'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs'] } },
+      'boundaries/elements': [
+        { type: 'contract', pattern: 'main/agent/contract' },
+        { type: 'runtime', pattern: 'main/agent/runtime' },
+        { type: 'infra', pattern: 'main/agent/infra' },
+        { type: 'capability', pattern: 'main/agent/capabilities/*', capture: ['name'] },
+        { type: 'test-support', pattern: 'main/agent/test-support' },
+        { type: 'host', pattern: 'main/host' },
+        { type: 'protocol', pattern: 'protocol' },
+        { type: 'preload', pattern: 'preload' },
+        { type: 'renderer', pattern: 'renderer' },
+      ],
+      'boundaries/files': [
+        { category: 'provider-types', pattern: 'main/agent/infra/providers/types.ts' },
+        { category: 'capability-list', pattern: 'main/agent/capabilities.ts' },
+      ],
+    },
+    rules: {
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'allow',
+          policies: [
+            {
+              from: { element: { type: 'contract' } },
+              disallow: { to: { element: { types: { anyOf: ['runtime', 'infra', 'capability', 'host', 'test-support'] } } } },
+              message: 'contract/ is what capabilities code against: it imports only protocol/ and provider types.',
+            },
+            { from: { element: { type: 'contract' } }, allow: { to: { file: { categories: 'provider-types' } } } },
+            {
+              from: { element: { type: 'capability' } },
+              disallow: { to: { element: { types: { anyOf: ['runtime', 'host', 'test-support'] } } } },
+              message: 'A capability imports contract/ and infra/ only, never runtime/: the runtime receives capabilities, not the other way round.',
+            },
+            {
+              from: { element: { type: 'capability' } },
+              disallow: { to: { element: { type: 'capability', captured: { name: '!{{ from.element.captured.name }}' } } } },
+              message: 'A capability never imports another capability: move what both need into contract/ or infra/.',
+            },
+            {
+              from: { element: { type: 'runtime' } },
+              disallow: { to: { element: { types: { anyOf: ['capability', 'host', 'test-support'] } } } },
+              message: 'runtime/ never imports a capability: the core receives its capabilities from its host.',
+            },
+            {
+              from: { element: { type: 'infra' } },
+              disallow: { to: { element: { types: { anyOf: ['runtime', 'capability', 'host', 'test-support'] } } } },
+              message: 'infra/ sits under the runtime and the capabilities: it imports only contract/, infra/ and protocol/.',
+            },
+            {
+              from: { element: { types: { anyOf: ['contract', 'runtime', 'infra', 'capability'] } } },
+              disallow: { to: { file: { categories: 'capability-list' } } },
+              message: 'The default capability list is for hosts (and tests) only.',
+            },
+            {
+              from: { element: { type: 'protocol' } },
+              disallow: { to: { element: { types: { anyOf: ['contract', 'runtime', 'infra', 'capability', 'host', 'test-support', 'preload', 'renderer'] } } } },
+              message: 'protocol/ is pure: it imports nothing of the app.',
+            },
+            {
+              from: { element: { type: 'preload' } },
+              disallow: { to: { element: { types: { anyOf: ['contract', 'runtime', 'infra', 'capability', 'host', 'test-support', 'renderer'] } } } },
+              message: 'The preload script builds window.deft from protocol/ only.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['renderer/src/**/*.{ts,tsx}'],

@@ -41,6 +41,7 @@ function ensureChromium() {
 
 step('Typecheck', bin('tsc'), ['-b', 'tsconfig.json']);
 step('Lint', bin('eslint'), ['--max-warnings', '0', '.']);
+step('Import cycles (dependency-cruiser)', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e']);
 step('Unit and integration tests', bin('vitest'), ['run']);
 step('Build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);
 const chromium = ensureChromium();

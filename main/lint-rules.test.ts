@@ -1,0 +1,93 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cruise } from 'dependency-cruiser';
+import { ESLint } from 'eslint';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// The layer and cycle rules must keep failing the build when broken: these feed them deliberately bad code.
+const root = join(import.meta.dirname, '..');
+
+/** The project's ESLint config, only its boundary rules (no type information needed for them). */
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: null } } },
+  ruleFilter: ({ ruleId }) => ruleId.startsWith('boundaries/'),
+});
+
+async function layerErrors(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, filePath) });
+  return result!.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('layer rules (eslint-plugin-boundaries, in `npm run lint`)', () => {
+  it('a capability importing another capability fails', async () => {
+    expect(await layerErrors('main/agent/capabilities/files/probe.ts', "import { shellFeature } from '../shell/feature';\nexport const x = shellFeature;\n")).toEqual([
+      'boundaries/dependencies: A capability never imports another capability: move what both need into contract/ or infra/.',
+    ]);
+    // From deep inside a capability (a tool's folder) too.
+    expect(await layerErrors('main/agent/capabilities/goals/tools/get-goal/probe.ts', "import { todosOf } from '../../../todo/state';\nexport const x = todosOf;\n")).toHaveLength(1);
+  });
+
+  it('a capability importing the runtime fails; importing contract/, infra/ and itself passes', async () => {
+    expect(await layerErrors('main/agent/capabilities/todo/probe.ts', "import type { DeftCore } from '../../runtime/core';\nexport type X = DeftCore;\n")).toEqual([
+      'boundaries/dependencies: A capability imports contract/ and infra/ only, never runtime/: the runtime receives capabilities, not the other way round.',
+    ]);
+    const fine = "import { stateSlot } from '../../contract/state';\nimport { isWithin } from '../../infra/policies/path-guard';\nimport { todosOf } from './state';\nexport const x = [stateSlot, isWithin, todosOf];\n";
+    expect(await layerErrors('main/agent/capabilities/todo/probe.ts', fine)).toEqual([]);
+  });
+
+  it('contract/ importing the runtime or infra fails (provider types are the one exception)', async () => {
+    expect(await layerErrors('main/agent/contract/probe.ts', "import type { TurnSession } from '../runtime/loop/turn';\nexport type X = TurnSession;\n")).toEqual([
+      'boundaries/dependencies: contract/ is what capabilities code against: it imports only protocol/ and provider types.',
+    ]);
+    expect(await layerErrors('main/agent/contract/probe.ts', "import type { Session } from '../infra/sessions/session';\nexport type X = Session;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/contract/probe.ts', "import type { ModelMessage } from '../infra/providers/types';\nexport type X = ModelMessage;\n")).toEqual([]);
+  });
+
+  it('the runtime importing a capability, or anything but a host importing the default list, fails', async () => {
+    expect(await layerErrors('main/agent/runtime/probe.ts', "import { todoFeature } from '../capabilities/todo/feature';\nexport const x = todoFeature;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/runtime/probe.ts', "import { defaultCapabilities } from '../capabilities';\nexport const x = defaultCapabilities;\n")).toEqual([
+      'boundaries/dependencies: The default capability list is for hosts (and tests) only.',
+    ]);
+    expect(await layerErrors('main/host/probe.ts', "import { defaultCapabilities } from '../agent/capabilities';\nexport const x = defaultCapabilities;\n")).toEqual([]);
+  });
+
+  it('infra/ importing the runtime, and protocol/ importing the app, fail', async () => {
+    expect(await layerErrors('main/agent/infra/sessions/probe.ts', "import { Runs } from '../../runtime/runs';\nexport const x = Runs;\n")).toHaveLength(1);
+    expect(await layerErrors('protocol/probe.ts', "import { CommandError } from '../main/agent/contract/errors';\nexport const x = CommandError;\n")).toHaveLength(1);
+  });
+});
+
+describe('import cycles (dependency-cruiser, in `npm run lint`)', () => {
+  const require = createRequire(import.meta.url);
+  const config = require(join(root, '.dependency-cruiser.cjs')) as { forbidden: unknown[]; options: Record<string, unknown> };
+  const scratch = join(tmpdir(), `deft-cycle-probe-${process.pid}`);
+  afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+  async function violations(files: Record<string, string>): Promise<string[]> {
+    await rm(scratch, { recursive: true, force: true });
+    await mkdir(scratch, { recursive: true });
+    for (const [name, text] of Object.entries(files)) await writeFile(join(scratch, name), text);
+    const { output } = await cruise([scratch], { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } } as never);
+    const summary = (output as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } }).summary;
+    return summary.violations.map((v) => `${v.rule.name}: ${v.from.replace(/^.*\//, '')} → ${v.to.replace(/^.*\//, '')}`);
+  }
+
+  it('a 2-file cycle fails', async () => {
+    const found = await violations({ 'a.ts': "import { b } from './b';\nexport const a = b;\n", 'b.ts': "import { a } from './a';\nexport const b = 1;\nexport const c = () => a;\n" });
+    expect(found.length).toBeGreaterThan(0);
+    for (const violation of found) expect(['no-circular: a.ts → b.ts', 'no-circular: b.ts → a.ts']).toContain(violation);
+  });
+
+  it('a cycle made of type-only imports fails too', async () => {
+    const found = await violations({ 'b.ts': "import type { A } from './types';\nexport const b = 1;\nexport type B = A;\n", 'types.ts': "import type { B } from './b';\nexport type A = B | number;\n" });
+    expect(found.length).toBeGreaterThan(0);
+    for (const violation of found) expect(['no-circular: b.ts → types.ts', 'no-circular: types.ts → b.ts']).toContain(violation);
+  });
+
+  it('a tree without a cycle passes', async () => {
+    expect(await violations({ 'a.ts': "import { b } from './b';\nexport const a = b + 1;\n", 'b.ts': 'export const b = 1;\n' })).toEqual([]);
+  });
+});
