@@ -7,10 +7,10 @@ import { FileTracker } from '../main/agent/capabilities/files/file-state';
 import { ripgrepPath } from '../main/agent/capabilities/files/ripgrep';
 import { tempDir } from '../main/agent/test-support/harness';
 import { type Tool, type ToolEnv, isExecution } from '../main/agent/contract/tool';
-import { createEditTool } from '../main/agent/capabilities/files/tools/edit/edit';
-import { createGlobTool } from '../main/agent/capabilities/files/tools/glob/glob';
-import { createGrepTool } from '../main/agent/capabilities/files/tools/grep/grep';
-import { createReadTool } from '../main/agent/capabilities/files/tools/read/read';
+import { editTool } from '../main/agent/capabilities/files/tools/edit/edit';
+import { globTool } from '../main/agent/capabilities/files/tools/glob/glob';
+import { grepTool } from '../main/agent/capabilities/files/tools/grep/grep';
+import { readTool } from '../main/agent/capabilities/files/tools/read/read';
 import { generateRepo } from './generate-repo';
 import type { BenchResult } from './types';
 
@@ -69,8 +69,8 @@ function rg(args: string[], cwd: string): Promise<{ stdout: string }> {
 async function searchBenches(): Promise<BenchResult[]> {
   const repo = await generateRepo();
   const env = envFor(repo.root);
-  const grep = createGrepTool();
-  const glob = createGlobTool();
+  const grep = grepTool();
+  const glob = globTool();
   const size = `${(repo.files / 1000).toFixed(0)}k files, ${(repo.bytes / 1e6).toFixed(0)} MB`;
   const results: BenchResult[] = [];
 
@@ -91,11 +91,11 @@ async function searchBenches(): Promise<BenchResult[]> {
   );
   results.push({ name: `Grep content, rare token (${size})`, value: content, unit: 'ms', baseline: { name: 'rg -n', value: rawContent }, note: lastBest });
 
-  const [globTool, globRaw] = await paired(
+  const [globOurs, globRaw] = await paired(
     () => callTool(glob, { pattern: '*.ts' }, env),
     () => rg(['--hidden', '--files', '--glob', '*.ts'], repo.root),
   );
-  results.push({ name: `Glob *.ts (${size})`, value: globTool, unit: 'ms', baseline: { name: 'rg --files --glob', value: globRaw }, note: `~${Math.round(repo.files / 6)} matches, newest 100 returned; ${lastBest}` });
+  results.push({ name: `Glob *.ts (${size})`, value: globOurs, unit: 'ms', baseline: { name: 'rg --files --glob', value: globRaw }, note: `~${Math.round(repo.files / 6)} matches, newest 100 returned; ${lastBest}` });
   return results;
 }
 
@@ -111,7 +111,7 @@ async function readBenches(): Promise<BenchResult[]> {
   await handle.write(tailText, 0, tailText.length, SIZE - tailText.length);
   await handle.close();
   const env = envFor(dir);
-  const read = createReadTool(new FileTracker());
+  const read = readTool(new FileTracker());
   const gc = (globalThis as { gc?: () => void }).gc;
   const results: BenchResult[] = [];
   for (const [label, args, command] of [
@@ -137,8 +137,8 @@ async function editBench(): Promise<BenchResult[]> {
   const content = Array.from({ length: 200_000 }, (_, i) => `export const value${i} = ${i}; // ${'x'.repeat(30)}`).join('\n') + '\n';
   const env = envFor(dir);
   const files = new FileTracker();
-  const read = createReadTool(files);
-  const edit = createEditTool(files);
+  const read = readTool(files);
+  const edit = editTool(files);
   let n = 0;
   const [tool, raw] = await paired(
     async () => {

@@ -10,7 +10,7 @@ import type { SessionHandle } from '../main/agent/contract/feature';
 import { tempDir } from '../main/agent/test-support/harness';
 import { inertSessionHandle } from '../main/agent/test-support/session-handle';
 import { processesMatching, uniqueSleep } from '../main/agent/test-support/processes';
-import { createBashTool } from '../main/agent/capabilities/shell/tools/bash/bash';
+import { bashTool } from '../main/agent/capabilities/shell/tools/bash/bash';
 import { isExecution } from '../main/agent/contract/tool';
 import type { TaskBoard } from '../main/agent/infra/tasks/task-board';
 import { type BenchResult, median } from './types';
@@ -29,7 +29,7 @@ function waitExit(command: string, args: string[], options: { stdout?: 'ignore' 
 
 /** One Bash tool call running `true` (path guard, log file, process group, result) against spawning the shell. */
 async function callOverhead(workspace: string, tasks: ShellSession): Promise<BenchResult> {
-  const tool = createBashTool(tasks);
+  const tool = bashTool(tasks);
   const env = { workspace, home: workspace, sessionId: 'bench', sessionDir: tasks.handle.dir, capabilities: { imageInput: false }, extraRoots: () => [] };
   const ctx = { signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' };
   const call = async () => {

@@ -40,12 +40,12 @@ export interface ToolResult {
   /** The tool already capped its output and told the model how to get the rest. */
   truncated?: boolean;
   /**
-   * Loop control: the later calls of this step that have not started are not run; each gets an error
+   * Loop hint: the later calls of this step that have not started are not run; each gets an error
    * result saying it was skipped. A tool that may set this should run exclusively (declare no accesses),
    * so that no later call runs beside it.
    */
   stopBatchAfterThis?: boolean;
-  /** Loop control: once this step's results are recorded, the turn ends without another model step. */
+  /** Loop hint: once this step's results are recorded, the turn ends without another model step. */
   stopTurn?: boolean;
 }
 

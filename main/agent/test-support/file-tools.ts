@@ -2,14 +2,14 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { FileTracker } from '../capabilities/files/file-state';
 import { type Tool, type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../contract/tool';
-import { createEditTool } from '../capabilities/files/tools/edit/edit';
-import { createGlobTool } from '../capabilities/files/tools/glob/glob';
-import { createGrepTool } from '../capabilities/files/tools/grep/grep';
-import { createReadMediaFileTool } from '../capabilities/files/tools/read-media-file/read-media-file';
-import { createReadTool } from '../capabilities/files/tools/read/read';
+import { editTool } from '../capabilities/files/tools/edit/edit';
+import { globTool } from '../capabilities/files/tools/glob/glob';
+import { grepTool } from '../capabilities/files/tools/grep/grep';
+import { readMediaFileTool } from '../capabilities/files/tools/read-media-file/read-media-file';
+import { readTool } from '../capabilities/files/tools/read/read';
 import { ToolRegistry } from '../runtime/tools/registry';
 import { validateArgs } from '../runtime/tools/validate';
-import { createWriteTool } from '../capabilities/files/tools/write/write';
+import { writeTool } from '../capabilities/files/tools/write/write';
 import { tempDir } from './harness';
 
 export interface Called {
@@ -40,7 +40,7 @@ export async function fileToolKit(options: { imageInput?: boolean } = {}) {
     capabilities: { imageInput: options.imageInput ?? true },
     extraRoots: () => [],
   };
-  const registry = new ToolRegistry([createReadTool(files), createWriteTool(files), createEditTool(files), createGrepTool(), createGlobTool(), createReadMediaFileTool()] as Tool[]);
+  const registry = new ToolRegistry([readTool(files), writeTool(files), editTool(files), grepTool(), globTool(), readMediaFileTool()] as Tool[]);
 
   async function call(name: string, args: Record<string, unknown>, signal = new AbortController().signal): Promise<Called> {
     const done = (result: ToolResult, execution?: ToolExecution): Called => ({ result, text: modelText(result), ...(execution ? { execution } : {}) });

@@ -86,6 +86,6 @@ export function testBashTool(ran: string[] = []) {
   });
 }
 
-export function controlTestTools(ran: string[] = []): Tool[] {
+export function standInTools(ran: string[] = []): Tool[] {
   return [testWriteTool, testEditTool, testBashTool(ran)] as Tool[];
 }

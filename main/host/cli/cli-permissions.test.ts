@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
-import { controlTestTools } from '../../agent/test-support/stand-in-tools';
+import { standInTools } from '../../agent/test-support/stand-in-tools';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { runCli } from './cli';
 
@@ -26,7 +26,7 @@ async function run(...extra: string[]) {
     stderr: (t) => (stderr += t),
     env: { DEFT_HOME: home },
     cwd: workspace,
-    coreOptions: { retry: fastRetry, tools: () => controlTestTools() },
+    coreOptions: { retry: fastRetry, tools: () => standInTools() },
   });
   const tool = server.requests.at(-1)!.body.messages.find((m) => m.role === 'tool');
   return { code, stderr, tool: String(tool?.content) };

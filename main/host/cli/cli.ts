@@ -169,8 +169,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 /**
- * Runs the prompt's turn, then — as the reference's print mode does — stays while the agent has work
- * that will wake it (a background task it started, a goal it is pursuing), following those turns too.
+ * Runs the prompt's turn, then stays while the agent has work that will wake it (a background task it started, a goal it is pursuing), following those turns too.
  * The text output is the last turn's final answer.
  */
 async function runPrompt(

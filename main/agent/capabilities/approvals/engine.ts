@@ -78,8 +78,8 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
   if (guarded) return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
 
-  // The user's own "approve for session" answers come before ask rules (as the reference's policy chain),
-  // or that answer to an ask rule's prompt would never take effect.
+  // The user's own "approve for session" answers come before ask rules, or that answer to an ask rule's
+  // prompt would never take effect.
   for (const text of context.sessionRules) {
     const parsed = parseRule(text);
     if (parsed.ok && (await applies({ ...parsed.rule, decision: 'allow', source: 'session' }))) return { kind: 'allow', reason: `approved for this session (${text})` };

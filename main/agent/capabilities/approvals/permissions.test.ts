@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
-import { controlTestTools } from '../../test-support/stand-in-tools';
+import { standInTools } from '../../test-support/stand-in-tools';
 import { createHarness } from '../../test-support/harness';
 import { callChunk, toolMessages, toolStep } from '../../test-support/mock-steps';
 import { waitFor } from '../../test-support/wait';
@@ -18,7 +18,7 @@ type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
 
 describe('headless (deft run): nobody to ask', () => {
   it('denies a Write in ask mode with a message naming the rule that would allow it', async () => {
-    h = await createHarness({ permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'hello' })));
     await h.run('write a file');
     const [message] = toolMessages(h);
@@ -29,7 +29,7 @@ describe('headless (deft run): nobody to ask', () => {
   });
 
   it('runs the Write when an allow rule in .deft/settings.json covers it', async () => {
-    h = await createHarness({ permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ permissionMode: 'ask', tools: () => standInTools() });
     await mkdir(join(h.workspace, '.deft'));
     await new TrustStore(h.home, h.workspace).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Write(*.txt)'] } }));
@@ -41,7 +41,7 @@ describe('headless (deft run): nobody to ask', () => {
 
   it('does not let Bash(npm test) approve "npm test; rm -rf x"', async () => {
     const ran: string[] = [];
-    h = await createHarness({ permissionMode: 'ask', tools: () => controlTestTools(ran) });
+    h = await createHarness({ permissionMode: 'ask', tools: () => standInTools(ran) });
     await mkdir(join(h.workspace, '.deft'));
     await new TrustStore(h.home, h.workspace).trust();
     await writeFile(join(h.workspace, '.deft/settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(npm test)'] } }));
@@ -55,7 +55,7 @@ describe('headless (deft run): nobody to ask', () => {
 
   it('uses --permission-mode semantics: accept-edits runs Write but not Bash', async () => {
     const ran: string[] = [];
-    h = await createHarness({ permissionMode: 'ask', tools: () => controlTestTools(ran) });
+    h = await createHarness({ permissionMode: 'ask', tools: () => standInTools(ran) });
     await h.core.handlers.setPermissionMode({ sessionId: h.session.id, mode: 'accept-edits' });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' }), callChunk('Bash', { command: 'ls' })));
     await h.run('go');
@@ -71,7 +71,7 @@ describe('approvals in the window', () => {
   }
 
   it('suspends the call with its display until the user approves it once', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
     await writeFile(join(h.workspace, 'a.txt'), 'one\n');
     h.server.enqueue(toolStep(callChunk('Edit', { path: 'a.txt', old_string: 'one', new_string: 'two' })));
     const { turnId } = await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'edit' });
@@ -90,7 +90,7 @@ describe('approvals in the window', () => {
   });
 
   it('"approve for session" stops further asks for that file, but not for others', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: '1' })), toolStep(callChunk('Write', { path: 'a.txt', content: '2' })), toolStep(callChunk('Write', { path: 'b.txt', content: '3' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const first = await pending(h);
@@ -104,7 +104,7 @@ describe('approvals in the window', () => {
   });
 
   it('"always allow" writes the rule to .deft/settings.local.json and tells the UI', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
     await h.core.handlers.getPermissions({});
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm run lint' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'lint' });
@@ -118,7 +118,7 @@ describe('approvals in the window', () => {
   });
 
   it("sends a rejection's feedback to the model", async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const request = await pending(h);
@@ -129,7 +129,7 @@ describe('approvals in the window', () => {
   });
 
   it('queues approvals from several sessions in order, each answered by its id', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
     const other = (await h.core.handlers.createSession({})).session.id;
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'a' })), toolStep(callChunk('Write', { path: 'b.txt', content: 'b' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'a' });
@@ -150,7 +150,7 @@ describe('approvals in the window', () => {
   });
 
   it('gives up a pending approval when the turn is stopped', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const request = await pending(h);
@@ -163,7 +163,7 @@ describe('approvals in the window', () => {
   });
 
   it('switching to yolo settles the pending approval and tells the model about the new mode', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     await pending(h);
@@ -178,7 +178,7 @@ describe('approvals in the window', () => {
   });
 
   it('approves a protected path once only', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'yolo', tools: () => controlTestTools() });
+    h = await createHarness({ host: 'web', permissionMode: 'yolo', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: '.git/hooks/pre-commit', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'hook' });
     const request = await pending(h);

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
 import { stateSlot } from '../../contract/state';
 import type { Tool } from '../../contract/tool';
-import { createEditTool } from './tools/edit/edit';
-import { createGlobTool } from './tools/glob/glob';
-import { createGrepTool } from './tools/grep/grep';
-import { createReadMediaFileTool } from './tools/read-media-file/read-media-file';
-import { createReadTool } from './tools/read/read';
-import { createWriteTool } from './tools/write/write';
+import { editTool } from './tools/edit/edit';
+import { globTool } from './tools/glob/glob';
+import { grepTool } from './tools/grep/grep';
+import { readMediaFileTool } from './tools/read-media-file/read-media-file';
+import { readTool } from './tools/read/read';
+import { writeTool } from './tools/write/write';
 import { attachmentPreview, saveAttachment } from './attachments';
 import { FileTracker } from './file-state';
 
@@ -34,7 +34,7 @@ export const filesFeature: FeatureFactory = (core) => {
     name: 'files',
     tools(session) {
       const files = trackerFor(session);
-      return [createReadTool(files), createWriteTool(files), createEditTool(files), createGrepTool(), createGlobTool(), createReadMediaFileTool()] as Tool[];
+      return [readTool(files), writeTool(files), editTool(files), grepTool(), globTool(), readMediaFileTool()] as Tool[];
     },
     onSessionLoaded(session) {
       trackerFor(session);

@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeftCore } from '../../runtime/core';
-import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../test-support/background';
+import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../test-support/shell-harness';
 import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
 import { shellFeature } from './feature';
 

@@ -2,13 +2,13 @@ import type { CommandHandlers } from '../../contract/commands';
 import { CommandError } from '../../contract/errors';
 import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
 import type { Tool } from '../../contract/tool';
-import { createBashTool } from './tools/bash/bash';
-import { createCronCreateTool } from './tools/cron-create/cron-create';
-import { createCronDeleteTool } from './tools/cron-delete/cron-delete';
-import { createCronListTool } from './tools/cron-list/cron-list';
-import { createTaskListTool } from './tools/task-list/task-list';
-import { createTaskOutputTool } from './tools/task-output/task-output';
-import { createTaskStopTool } from './tools/task-stop/task-stop';
+import { bashTool } from './tools/bash/bash';
+import { cronCreateTool } from './tools/cron-create/cron-create';
+import { cronDeleteTool } from './tools/cron-delete/cron-delete';
+import { cronListTool } from './tools/cron-list/cron-list';
+import { taskListTool } from './tools/task-list/task-list';
+import { taskOutputTool } from './tools/task-output/task-output';
+import { taskStopTool } from './tools/task-stop/task-stop';
 import { processTaskKind } from './process-tasks';
 import { ShellSession } from './shell-session';
 
@@ -62,7 +62,7 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
         const tasks = await forSession(sessionId);
         const command = tasks.foreground.get(callId);
         if (!command) throw new CommandError('not_found', 'That command is no longer running.');
-        const taskId = await command.control(action);
+        const taskId = await command.stopOrBackground(action);
         return { ok: true as const, ...(taskId ? { taskId } : {}) };
       },
     };
@@ -74,13 +74,13 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
         const tasks = sessions.get(session.id);
         if (!tasks) return [];
         return [
-          createBashTool(tasks, options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
-          createTaskListTool(session.tasks),
-          createTaskOutputTool(session.tasks),
-          createTaskStopTool(session.tasks),
-          createCronCreateTool(tasks),
-          createCronListTool(tasks),
-          createCronDeleteTool(tasks),
+          bashTool(tasks, options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
+          taskListTool(session.tasks),
+          taskOutputTool(session.tasks),
+          taskStopTool(session.tasks),
+          cronCreateTool(tasks),
+          cronListTool(tasks),
+          cronDeleteTool(tasks),
         ];
       },
       systemPrompt: (session) => session.tasks.promptSection(),

@@ -12,7 +12,7 @@ export interface ForegroundCommand {
   callId: string;
   job: ShellJob;
   activity: CommandActivity | null;
-  control(action: 'stop' | 'background'): Promise<string | undefined>;
+  stopOrBackground(action: 'stop' | 'background'): Promise<string | undefined>;
 }
 
 export interface ShellSessionOptions extends ProcessTaskOptions {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
-import { createSkillTool } from './tools/skill/skill';
+import { skillTool } from './tools/skill/skill';
 import { buildActivation, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
 import { SkillService, type SkillServiceOptions } from './service';
 import { type SkillDefinition, isUserInvocable, slashCommandFor } from './types';
@@ -58,7 +58,7 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
     return {
       name: 'skills',
       tools: (session) => [
-        createSkillTool({
+        skillTool({
           catalog: () => service.catalog,
           loadedInTurn: (turnId) => chainFor(session.id, turnId),
           load: (skill, args, { turnId, callId, trigger, parent }) => {

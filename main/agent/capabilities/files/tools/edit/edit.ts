@@ -80,7 +80,7 @@ function plan(args: EditArgs, view: ModelView, display: string) {
   return { view, after, count: args.replace_all ? positions.length : 1, firstLine: lineAt(view.text, positions[0]!) };
 }
 
-export function createEditTool(files: FileTracker): Tool<typeof input> {
+export function editTool(files: FileTracker): Tool<typeof input> {
   return defineTool({
     name: 'Edit',
     description,

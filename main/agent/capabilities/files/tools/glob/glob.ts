@@ -69,7 +69,7 @@ async function resolve(args: GlobArgs, env: ToolEnv) {
   return { root, pattern };
 }
 
-export function createGlobTool(): Tool<typeof input> {
+export function globTool(): Tool<typeof input> {
   return defineTool({
     name: 'Glob',
     description,

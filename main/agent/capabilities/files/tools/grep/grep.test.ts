@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { completeRecords, ripgrepPath, runRipgrep } from '../../ripgrep';
 import { type FileToolKit, fileToolKit } from '../../../../test-support/file-tools';
 import { isExecution } from '../../../../contract/tool';
-import { createGrepTool } from './grep';
+import { grepTool } from './grep';
 
 let kit: FileToolKit;
 beforeEach(async () => {
@@ -105,7 +105,7 @@ describe('Grep', () => {
     // Thousands of files and no match: rg cannot finish within 1 ms, and has printed nothing when stopped
     // (with a few matching files it sometimes won the race on a busy machine).
     await Promise.all(Array.from({ length: 3000 }, (_, i) => kit.put(`many/${i % 30}/f${i}.txt`, 'nothing to see\n')));
-    const tool = createGrepTool({ timeoutMs: 1 });
+    const tool = grepTool({ timeoutMs: 1 });
     const execution = await tool.resolveExecution(tool.input.parse({ pattern: 'zzz-never-found', path: 'many' }), kit.env);
     if (!isExecution(execution)) throw new Error('expected an execution');
     const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' });

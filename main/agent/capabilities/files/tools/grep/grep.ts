@@ -185,7 +185,7 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, tim
   return { output: [...notes, ...page.map(format)].join('\n'), display };
 }
 
-export function createGrepTool(options: { timeoutMs?: number } = {}): Tool<typeof input> {
+export function grepTool(options: { timeoutMs?: number } = {}): Tool<typeof input> {
   const timeoutMs = options.timeoutMs ?? RG_TIMEOUT_MS;
   return defineTool({
     name: 'Grep',

@@ -23,7 +23,7 @@ const input = z.object({
 export const NO_IMAGE_INPUT =
   'The configured model does not accept image input, so ReadMediaFile cannot show it images. If the model does support images, turn on "This model accepts images" in Settings → Model provider; otherwise ask the user to describe the image.';
 
-export function createReadMediaFileTool(): Tool<typeof input> {
+export function readMediaFileTool(): Tool<typeof input> {
   return defineTool({
     name: 'ReadMediaFile',
     description,

@@ -88,7 +88,7 @@ function statusNote(window: LineWindow, shown: { n: number; cut: boolean }[], re
   return `<system>${parts.join(' ')}</system>`;
 }
 
-export function createReadTool(files: FileTracker): Tool<typeof input> {
+export function readTool(files: FileTracker): Tool<typeof input> {
   return defineTool({
     name: 'Read',
     description,

@@ -43,7 +43,7 @@ async function currentText(path: GuardedPath, size: number): Promise<ModelView |
   }
 }
 
-export function createWriteTool(files: FileTracker): Tool<typeof input> {
+export function writeTool(files: FileTracker): Tool<typeof input> {
   return defineTool({
     name: 'Write',
     description,

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '../../../../test-support/background';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '../../../../test-support/shell-harness';
 import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
 
 let h: Harness;

@@ -39,7 +39,7 @@ function shortLabel(command: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-export function createBashTool(shell: ShellSession, options: { quietAfterMs?: number } = {}): Tool {
+export function bashTool(shell: ShellSession, options: { quietAfterMs?: number } = {}): Tool {
   return defineTool({
     name: 'Bash',
     description,

@@ -71,7 +71,7 @@ export async function runForeground(job: ShellJob, shell: ShellSession, ctx: Too
     callId: ctx.callId,
     job,
     activity: null as null | { callId: string; taskId: string; waiting: boolean; quietSince: number },
-    control: async (action: 'stop' | 'background') => {
+    stopOrBackground: async (action: 'stop' | 'background') => {
       settle({ kind: action });
       return action === 'background' ? job.id : undefined;
     },

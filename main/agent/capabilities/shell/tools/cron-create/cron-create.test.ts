@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { shellFeature } from '../../feature';
 import { DeftCore } from '../../../../runtime/core';
-import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '../../../../test-support/background';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '../../../../test-support/shell-harness';
 
 let h: Harness;
 const cores: DeftCore[] = [];

@@ -12,7 +12,7 @@ const input = z.object({
   recurring: z.boolean().default(true).describe('Repeat on the schedule (default), or fire once.'),
 });
 
-export function createCronCreateTool(shell: ShellSession): Tool {
+export function cronCreateTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronCreate',
     description,

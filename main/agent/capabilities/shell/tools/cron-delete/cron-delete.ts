@@ -6,7 +6,7 @@ import description from './cron-delete.md?raw';
 
 const input = z.object({ id: z.string().min(1).describe('The job id (8 hex characters).') });
 
-export function createCronDeleteTool(shell: ShellSession): Tool {
+export function cronDeleteTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronDelete',
     description,

@@ -13,7 +13,7 @@ function preview(prompt: string): string {
   return `${bytes.subarray(0, PREVIEW_BYTES).toString('utf8').replace(/\uFFFD$/, '')}… (${bytes.length} bytes)`;
 }
 
-export function createCronListTool(shell: ShellSession): Tool {
+export function cronListTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronList',
     description,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, callTool, createSpyHarness, createTasksHarness } from '../../../../test-support/background';
+import { type Harness, callTool, createSpyHarness, createTasksHarness } from '../../../../test-support/shell-harness';
 import { eventually } from '../../../../test-support/processes';
 
 let h: Harness;

@@ -10,7 +10,7 @@ const input = z.object({
   limit: z.number().int().min(1).max(100).default(20).describe('At most this many tasks, newest first (1-100, default 20).'),
 });
 
-export function createTaskListTool(tasks: SessionTasks): Tool {
+export function taskListTool(tasks: SessionTasks): Tool {
   return defineTool({
     name: 'TaskList',
     description,

@@ -12,7 +12,7 @@ const PREVIEW_BYTES = 32 * 1024;
 
 const input = z.object({ task_id: z.string().min(1).describe('The task id, e.g. bash-1a2b3c4d.') });
 
-export function createTaskOutputTool(tasks: SessionTasks): Tool {
+export function taskOutputTool(tasks: SessionTasks): Tool {
   return defineTool({
     name: 'TaskOutput',
     description,

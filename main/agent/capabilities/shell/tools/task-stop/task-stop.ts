@@ -11,7 +11,7 @@ const input = z.object({
   reason: z.string().max(500).default('Stopped by TaskStop').describe('Why it is being stopped (kept with the task).'),
 });
 
-export function createTaskStopTool(tasks: SessionTasks): Tool {
+export function taskStopTool(tasks: SessionTasks): Tool {
   return defineTool({
     name: 'TaskStop',
     description,

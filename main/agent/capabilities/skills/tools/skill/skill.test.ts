@@ -11,7 +11,7 @@ import type { ToolExecution } from '../../../../contract/tool';
 import { SkillCatalog } from '../../catalog';
 import { scanRoot } from '../../scanner';
 import { tempDir } from '../../../../test-support/harness';
-import { createSkillTool } from './skill';
+import { skillTool } from './skill';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -100,7 +100,7 @@ describe('Skill tool (resolve)', () => {
     const dir = await tempDir('deft-skill-tool-');
     await put(dir, 'review/SKILL.md', skillMd('review'));
     const catalog = new SkillCatalog([await scanRoot({ path: dir, source: 'user', watch: false })], 1);
-    const tool = createSkillTool({ catalog: () => catalog, loadedInTurn: () => [], load: () => {} });
+    const tool = skillTool({ catalog: () => catalog, loadedInTurn: () => [], load: () => {} });
     const env = { workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] };
     const execution = (await tool.resolveExecution({ skill: 'REVIEW', args: ' x ' }, env)) as ToolExecution;
     expect(execution).toMatchObject({ readOnly: true, approvalRule: 'Skill(review)', description: 'Load skill review with x', accesses: [] });

@@ -30,7 +30,7 @@ function notFound(catalog: SkillCatalog, name: string): string {
 }
 
 /** The Skill tool: the model loads a prompt/inline skill; its expanded instructions arrive as the next message. */
-export function createSkillTool(deps: SkillToolDeps) {
+export function skillTool(deps: SkillToolDeps) {
   return defineTool({
     name: 'Skill',
     description,
