@@ -18,8 +18,10 @@ export function taskLines(task: TaskRecord, now: number): string[] {
   return lines;
 }
 
-/** The refusal for a task id this session does not have (TaskOutput, TaskStop). */
-export function unknownTask(tasks: SessionTasks, id: string): ToolInputError {
+/** The session's task with this id, or a refusal naming the tasks it does have (TaskOutput, TaskStop). */
+export function knownTask(tasks: SessionTasks, id: string): TaskRecord {
+  const task = tasks.get(id);
+  if (task) return task;
   const known = tasks.list().slice(0, 10).map((t) => t.id);
-  return new ToolInputError(`There is no background task "${id}" in this session.${known.length ? ` Known tasks: ${known.join(', ')}.` : ' This session has no background tasks.'} TaskList shows them.`);
+  throw new ToolInputError(`There is no background task "${id}" in this session.${known.length ? ` Known tasks: ${known.join(', ')}.` : ' This session has no background tasks.'} TaskList shows them.`);
 }

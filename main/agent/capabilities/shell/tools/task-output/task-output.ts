@@ -5,7 +5,7 @@ import { readLog } from '../../../../infra/tasks/task-record';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import { type Tool, access, defineTool } from '../../../../contract/tool';
 import { capText } from '../../../../contract/output-limits';
-import { taskLines, unknownTask } from '../../task-lines';
+import { taskLines, knownTask } from '../../task-lines';
 import description from './task-output.md?raw';
 
 const PREVIEW_BYTES = 32 * 1024;
@@ -18,8 +18,7 @@ export function taskOutputTool(tasks: SessionTasks): Tool {
     description,
     input,
     resolveExecution: (args) => {
-      const task = tasks.get(args.task_id);
-      if (!task) throw unknownTask(tasks, args.task_id);
+      const task = knownTask(tasks, args.task_id);
       return {
         accesses: access.none(),
         description: `Output of ${task.id}: ${task.description}`,

@@ -3,7 +3,7 @@ import { formatDuration } from '../../../../../../protocol/units';
 import type { SessionTasks } from '../../../../contract/tasks';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import { type Tool, access, defineTool } from '../../../../contract/tool';
-import { unknownTask } from '../../task-lines';
+import { knownTask } from '../../task-lines';
 import description from './task-stop.md?raw';
 
 const input = z.object({
@@ -17,8 +17,7 @@ export function taskStopTool(tasks: SessionTasks): Tool {
     description,
     input,
     resolveExecution: (args) => {
-      const task = tasks.get(args.task_id);
-      if (!task) throw unknownTask(tasks, args.task_id);
+      const task = knownTask(tasks, args.task_id);
       return {
         accesses: access.all(),
         description: `Stop ${task.id}: ${task.description}`,
