@@ -13,7 +13,7 @@ export interface ProviderDraft {
   contextWindow: string;
 }
 
-/** The default Deft assumes when no context window is set (main/agent/compaction/control.ts). */
+/** The default Deft assumes when no context window is set (the agent core uses the same figure). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** The typed context window: a whole number of tokens, or empty for the default. */
