@@ -82,6 +82,15 @@ describe('the open session', () => {
     expect(requestsOf(useApprovals.getState(), 'b').approvals).toEqual([]);
   });
 
+  it('lets a replay from the first event decide what waits, whatever the session list said before', () => {
+    const a = eventsOf('a');
+    useApprovals.getState().listed([{ id: 'a', title: 'a', workspace: '/w', createdAt: 0, updatedAt: 0, turns: 1, running: true, waiting: [{ id: 'x', turnId: 'old' }] }], null);
+    sessions().beginOpen('a');
+    expect(requestsOf(useApprovals.getState(), 'a').listed).toHaveLength(1);
+    sessions().finishOpen('a', [prompt(a, 'one'), requested(a, 'r')], false, []);
+    expect(requestsOf(useApprovals.getState(), 'a')).toMatchObject({ listed: [], approvals: [{ requestId: 'r' }] });
+  });
+
   it('closes when the open session is deleted', () => {
     const ev = eventsOf('a');
     sessions().beginOpen('a');
