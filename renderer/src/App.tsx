@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
+import { loadInitial, newSession, resync } from './actions/sessions';
+import { refreshSkills } from './actions/skills';
 import { Composer } from './features/composer/Composer';
-import { ControlDock } from './features/control/ControlDock';
+import { Dock } from './features/dock/Dock';
 import { Banners } from './features/conversation/Banners';
 import { Conversation } from './features/conversation/Conversation';
 import { Header } from './features/conversation/Header';
@@ -10,12 +12,11 @@ import { QuestionDialog } from './features/questions/QuestionDialog';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillsLayer } from './features/skills/SkillsLayer';
-import { useSkills } from './features/skills/store';
 import { TasksPanel } from './features/tasks/TasksPanel';
-import { useTasks } from './features/tasks/store';
-import { loadInitial, newSession, resync } from './stores/actions';
 import { bindStores } from './stores/bind';
 import { useSettings } from './stores/settings';
+import { useSkills } from './stores/skills';
+import { useTasks } from './stores/tasks';
 import { useUi } from './stores/ui';
 
 function useShortcuts() {
@@ -58,7 +59,7 @@ function Workspace() {
         <Banners />
         <RuleProblems />
         <Conversation />
-        <ControlDock />
+        <Dock />
         <Composer />
       </main>
       <TasksPanel />
@@ -71,7 +72,13 @@ function Workspace() {
 
 export function App() {
   useEffect(() => {
-    const unbind = bindStores(() => void resync());
+    const unbind = bindStores({
+      onReconnect: () => {
+        void resync();
+        void refreshSkills();
+      },
+      onSkillsChanged: () => void refreshSkills(),
+    });
     void loadInitial();
     return unbind;
   }, []);

@@ -3,7 +3,10 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import './styles/app.css';
 import './styles/markdown.css';
-import './styles/control.css';
+// After app.css, whose generic button and composer rules these refine.
+import './styles/composer.css';
+import './styles/dock.css';
+import './styles/questions.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

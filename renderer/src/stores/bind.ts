@@ -2,18 +2,24 @@ import type { DeftEvent, SessionEvent } from '../../../protocol';
 import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
 import { usePermissions } from './permissions';
-import { refreshSkills } from '../features/skills/actions';
-import { isTasksEvent, useTasks } from '../features/tasks/store';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
+import { type TasksEvent, isTasksEvent, useTasks } from './tasks';
 import { useUi } from './ui';
-import { useWaiting } from './waiting';
+
+/** What the app does beyond updating stores: fetch again what an event only says has changed. */
+export interface BindHooks {
+  /** The connection came back after it was lost. */
+  onReconnect(): void;
+  /** Skills changed on disk (the event carries no catalog). */
+  onSkillsChanged(): void;
+}
 
 /**
- * Feed the stores from the bridge. Events are queued and applied once per animation frame, so a fast
- * stream re-renders at most once a frame.
+ * Feed the stores from the bridge — the one place events are routed. Events are queued and applied
+ * once per animation frame, so a fast stream re-renders at most once a frame.
  */
-export function bindStores(onReconnect: () => void): () => void {
+export function bindStores(hooks: BindHooks): () => void {
   let queue: DeftEvent[] = [];
   let scheduled = false;
   const flush = () => {
@@ -21,11 +27,13 @@ export function bindStores(onReconnect: () => void): () => void {
     const batch = queue;
     queue = [];
     const sessionEvents: SessionEvent[] = [];
-    const tasksEvents = batch.filter(isTasksEvent);
+    const tasksEvents: TasksEvent[] = [];
     for (const event of batch) {
       if (isSessionEvent(event)) {
         sessionEvents.push(event);
         if (event.type === 'session.updated') useSessions.getState().upsertSession(event.session);
+      } else if (isTasksEvent(event)) {
+        tasksEvents.push(event);
       } else if (event.type === 'settings.updated') {
         useSettings.getState().setSettings(event.settings);
       } else if (event.type === 'session.deleted') {
@@ -33,13 +41,11 @@ export function bindStores(onReconnect: () => void): () => void {
       } else if (event.type === 'permissions.updated') {
         usePermissions.getState().setRules(event.permissions);
       } else if (event.type === 'skills.changed') {
-        void refreshSkills();
+        hooks.onSkillsChanged();
       }
     }
-    if (sessionEvents.length) {
-      useSessions.getState().apply(sessionEvents);
-      useWaiting.getState().apply(sessionEvents);
-    }
+    // Session events go to the open session's domains (and what waits in the others), in one pass per batch.
+    if (sessionEvents.length) useSessions.getState().apply(sessionEvents);
     if (tasksEvents.length) useTasks.getState().apply(tasksEvents);
   };
   const unsubscribe = deft.onEvent((event) => {
@@ -60,8 +66,7 @@ export function bindStores(onReconnect: () => void): () => void {
     if (state === 'closed') wasClosed = true;
     else if (wasClosed) {
       wasClosed = false;
-      onReconnect();
-      void refreshSkills();
+      hooks.onReconnect();
     }
   });
   return () => {

@@ -1,20 +1,23 @@
 import { create } from 'zustand';
 import type { SessionEvent, SessionSummary } from '../../../protocol';
-import { type Transcript, applyEvents, emptyTranscript } from './transcript';
+import { useApprovals } from './approvals';
+import { applyToOpenSession, resetOpenSession } from './open-session';
 
 interface SessionsState {
   sessions: SessionSummary[];
   currentId: string | null;
-  transcript: Transcript;
   /** Set while a session is being opened; live events wait in `pending` until its replay lands. */
   loading: boolean;
   pending: SessionEvent[];
+  /** The open session's last event applied: events at or below it are not applied again, and a reopen asks for what came after. */
+  lastSeq: number;
   problems: string[];
   setSessions(sessions: SessionSummary[]): void;
   upsertSession(session: SessionSummary): void;
   removeSession(id: string): void;
   beginOpen(id: string): void;
   finishOpen(id: string, events: SessionEvent[], reset: boolean, problems: string[]): void;
+  /** Live session events, of any session. */
   apply(events: SessionEvent[]): void;
 }
 
@@ -22,35 +25,75 @@ function sortSessions(list: SessionSummary[]): SessionSummary[] {
   return list.slice().sort((a, b) => b.updatedAt - a.updatedAt);
 }
 
-export const useSessions = create<SessionsState>()((set, get) => ({
-  sessions: [],
-  currentId: null,
-  transcript: emptyTranscript,
-  loading: false,
-  pending: [],
-  problems: [],
-  setSessions: (sessions) => set({ sessions: sortSessions(sessions) }),
-  upsertSession: (session) =>
-    set((s) => ({ sessions: sortSessions([session, ...s.sessions.filter((x) => x.id !== session.id)]) })),
-  removeSession: (id) =>
-    set((s) => ({
-      sessions: s.sessions.filter((x) => x.id !== id),
-      ...(s.currentId === id ? { currentId: null, transcript: emptyTranscript, problems: [] } : {}),
-    })),
-  beginOpen: (id) =>
-    set((s) => (s.currentId === id ? { loading: true, pending: [] } : { currentId: id, loading: true, pending: [], transcript: emptyTranscript, problems: [] })),
-  finishOpen: (id, events, reset, problems) => {
-    if (get().currentId !== id) return;
-    set((s) => {
-      const base = reset ? emptyTranscript : s.transcript;
-      return { transcript: applyEvents(applyEvents(base, events), s.pending), loading: false, pending: [], problems };
-    });
-  },
-  apply: (events) => {
-    const { currentId, loading } = get();
-    const mine = events.filter((e) => e.sessionId === currentId);
-    if (!mine.length) return;
-    if (loading) set((s) => ({ pending: [...s.pending, ...mine] }));
-    else set((s) => ({ transcript: applyEvents(s.transcript, mine) }));
-  },
-}));
+/** Events above `lastSeq`, each once, so a replay and live events can overlap. */
+function unseen(events: readonly SessionEvent[], lastSeq: number): { fresh: SessionEvent[]; lastSeq: number } {
+  const fresh: SessionEvent[] = [];
+  let last = lastSeq;
+  for (const event of events) {
+    if (event.seq <= last) continue;
+    fresh.push(event);
+    last = event.seq;
+  }
+  return { fresh, lastSeq: last };
+}
+
+/** The host's sessions and the one open in this window: it opens, replays, then follows live events. */
+export const useSessions = create<SessionsState>()((set, get) => {
+  /** Apply the open session's events to every domain. */
+  const applyOpen = (id: string, events: readonly SessionEvent[], from: number) => {
+    const { fresh, lastSeq } = unseen(events, from);
+    applyToOpenSession(id, fresh);
+    return lastSeq;
+  };
+  return {
+    sessions: [],
+    currentId: null,
+    loading: false,
+    pending: [],
+    lastSeq: 0,
+    problems: [],
+    setSessions: (sessions) => set({ sessions: sortSessions(sessions) }),
+    upsertSession: (session) => set((s) => ({ sessions: sortSessions([session, ...s.sessions.filter((x) => x.id !== session.id)]) })),
+    removeSession: (id) => {
+      const closing = get().currentId === id;
+      set((s) => ({ sessions: s.sessions.filter((x) => x.id !== id), ...(closing ? { currentId: null, lastSeq: 0, problems: [] } : {}) }));
+      if (closing) resetOpenSession(null);
+      useApprovals.getState().clear(id);
+    },
+    beginOpen: (id) => {
+      if (get().currentId === id) {
+        set({ loading: true, pending: [] });
+        return;
+      }
+      set({ currentId: id, loading: true, pending: [], lastSeq: 0, problems: [] });
+      resetOpenSession(null);
+    },
+    finishOpen: (id, events, reset, problems) => {
+      const s = get();
+      if (s.currentId !== id) return;
+      // From the first event, the replay rebuilds everything: what the domains held for this session goes.
+      const from = reset ? 0 : s.lastSeq;
+      if (from === 0) resetOpenSession(id);
+      const lastSeq = applyOpen(id, [...events, ...s.pending], from);
+      set({ lastSeq, loading: false, pending: [], problems });
+    },
+    apply: (events) => {
+      const { currentId, loading, lastSeq } = get();
+      const mine: SessionEvent[] = [];
+      const others = new Map<string, SessionEvent[]>();
+      for (const event of events) {
+        if (event.sessionId === currentId) mine.push(event);
+        else {
+          const list = others.get(event.sessionId);
+          if (list) list.push(event);
+          else others.set(event.sessionId, [event]);
+        }
+      }
+      // Other sessions are not replayed here: only what waits for the user in them is followed.
+      for (const [sessionId, list] of others) useApprovals.getState().apply(sessionId, list);
+      if (!mine.length || !currentId) return;
+      if (loading) set((s) => ({ pending: [...s.pending, ...mine] }));
+      else set({ lastSeq: applyOpen(currentId, mine, lastSeq) });
+    },
+  };
+});

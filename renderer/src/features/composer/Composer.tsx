@@ -1,16 +1,17 @@
 import { useEffect, useRef, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
-import { cancelTurn, sendPrompt } from '../../stores/actions';
-import { useSessions } from '../../stores/sessions';
+import { cancelTurn, sendPrompt } from '../../actions/sessions';
+import { useHistory } from '../../stores/history';
+import { useTranscript } from '../../stores/transcript';
 import { ATTACHABLE_TYPES } from '../files/attachments';
 import { AttachmentStrip, DropOverlay } from '../files/AttachmentThumbs';
 import { useComposerAttachments } from '../files/use-composer-attachments';
 import { ModeSelect } from '../permissions/ModeSelect';
 import { PlanToggle } from '../plan/PlanToggle';
 import { planCommand } from '../plan/plan-command';
-import { runSkill } from '../skills/actions';
+import { runSkill } from '../../actions/skills';
 import { useSlashMenu } from '../skills/SlashMenu';
-import { contextCommand } from '../context/actions';
+import { contextCommand } from '../context/context-command';
 import { ContextHint } from '../context/ContextHint';
 
 /** The composer's own commands (/plan, /compact, /undo): they win over the skills slash menu. */
@@ -19,8 +20,8 @@ const composerCommand = (text: string) => planCommand(text) ?? contextCommand(te
 /** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. Images can be dropped, pasted or attached. */
 export function Composer() {
   const [text, setText] = useState('');
-  const compacting = useSessions((s) => s.transcript.history.compacting !== null);
-  const running = useSessions((s) => s.transcript.runningTurn !== null) || compacting;
+  const compacting = useHistory((s) => s.compacting !== null);
+  const running = useTranscript((s) => s.runningTurn !== null) || compacting;
   const ref = useRef<HTMLTextAreaElement>(null);
   const slash = useSlashMenu(text, setText);
   const fileInput = useRef<HTMLInputElement>(null);

@@ -1,7 +1,8 @@
 import { memo, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import { Markdown } from '../conversation/Markdown';
-import { type CompactionItem, formatTokens } from './history';
+import type { CompactionItem } from '../../stores/history';
+import { formatTokens } from './tokens';
 import './context.css';
 
 const FEATURE_LABELS: Record<string, (n: number) => string> = {

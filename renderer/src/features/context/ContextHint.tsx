@@ -1,4 +1,4 @@
-import { parseContextCommand } from './context-command';
+import { parseContextCommand } from './parse-command';
 
 /** A line above the message box while /compact or /undo is typed: what Enter will do (and that files stay as they are). */
 export function ContextHint({ text }: { text: string }) {

@@ -1,5 +1,6 @@
 import { Icon } from '../../components/Icon';
 import { useSessions } from '../../stores/sessions';
+import { useTranscript } from '../../stores/transcript';
 import { useUi } from '../../stores/ui';
 
 const SETTINGS_CODES = new Set(['provider_auth', 'provider_not_found', 'provider_unreachable', 'provider_bad_request', 'provider_quota', 'not_configured', 'unsupported']);
@@ -18,7 +19,7 @@ const HEADLINES: Record<string, string> = {
 
 /** Errors the user should act on: provider failures (with a way to fix them), lost connections, damaged logs. */
 export function Banners() {
-  const turnError = useSessions((s) => s.transcript.lastError);
+  const turnError = useTranscript((s) => s.lastError);
   const problems = useSessions((s) => s.problems);
   const banner = useUi((s) => s.banner);
   const connection = useUi((s) => s.connection);

@@ -1,7 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useRef } from 'react';
+import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
-import type { TranscriptItem } from '../../stores/transcript';
+import { type TranscriptItem, useTranscript } from '../../stores/transcript';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
@@ -30,7 +31,7 @@ function Item({ item }: { item: TranscriptItem }) {
 
 /** The transcript, virtualised: only rows near the viewport are rendered. Sticks to the bottom while you are there. */
 export function Conversation() {
-  const items = useSessions((s) => s.transcript.items);
+  const items = useTranscript((s) => s.items);
   const loading = useSessions((s) => s.loading);
   const sessionId = useSessions((s) => s.currentId);
   if (!items.length) return loading ? <div className="conversation-scroll" role="log" aria-label="Conversation" aria-busy="true" /> : <EmptyState />;
@@ -39,7 +40,7 @@ export function Conversation() {
 }
 
 function TranscriptList({ items }: { items: TranscriptItem[] }) {
-  const undone = useSessions((s) => s.transcript.history.undone);
+  const undone = useHistory((s) => s.undone);
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const virtualizer = useVirtualizer({

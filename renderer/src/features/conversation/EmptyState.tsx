@@ -1,4 +1,4 @@
-import { sendPrompt } from '../../stores/actions';
+import { sendPrompt } from '../../actions/sessions';
 import { useSettings } from '../../stores/settings';
 
 const SUGGESTIONS = [

@@ -1,12 +1,16 @@
 import { Spinner } from '../../components/Icon';
+import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
-import { formatTokens } from '../context/history';
+import { useTranscript } from '../../stores/transcript';
+import { formatTokens } from '../context/tokens';
 import { TasksButton } from '../tasks/TasksButton';
 
 export function Header() {
   const session = useSessions((s) => s.sessions.find((x) => x.id === s.currentId));
-  const running = useSessions((s) => s.transcript.runningTurn !== null || s.transcript.history.compacting !== null);
-  const usage = useSessions((s) => s.transcript.usage);
+  const turnRunning = useTranscript((s) => s.runningTurn !== null);
+  const compacting = useHistory((s) => s.compacting !== null);
+  const running = turnRunning || compacting;
+  const usage = useTranscript((s) => s.usage);
   return (
     <header className="main-header">
       <h1 className="session-heading">{session?.title ?? 'New session'}</h1>

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { Attachment } from '../../../../protocol';
 import { Icon } from '../../components/Icon';
-import { attachmentPreview, hasFiles, imageFiles } from './attachments';
+import { attachmentPreview } from '../../actions/attachments';
+import { hasFiles, imageFiles } from './attachments';
 
 function usePreview(path: string): string | null {
   const [url, setUrl] = useState<string | null>(null);

@@ -2,14 +2,14 @@ import { memo, useMemo, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { Dialog } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
-import { useSessions } from '../../stores/sessions';
-import type { ChangedFile, ChangesItem } from './changes';
+import { useTranscript } from '../../stores/transcript';
+import type { ChangedFile, ChangesItem } from '../../stores/changes';
 import { type DiffDisplay, combinedDiff } from './diff-model';
 import { DiffStats, DiffView } from './DiffView';
 
 /** The diff displays of the calls that changed a file. */
 function useDiffs(callIds: readonly string[]): DiffDisplay[] {
-  const items = useSessions((s) => s.transcript.items);
+  const items = useTranscript((s) => s.items);
   return useMemo(() => {
     const out: DiffDisplay[] = [];
     for (const id of callIds) {

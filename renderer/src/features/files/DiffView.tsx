@@ -1,6 +1,7 @@
 import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import { CodeLine } from './highlight';
-import { type DiffDisplay, type DiffLine, countChanges, diffRows, hunksOf, splitRows } from './diff-model';
+import { countChanges, hunksOf } from '../../stores/changes';
+import { type DiffDisplay, type DiffLine, diffRows, splitRows } from './diff-model';
 
 type Mode = 'unified' | 'split';
 const MODE_KEY = 'deft-diff-mode';

@@ -2,7 +2,7 @@ import './files.css';
 import type { ReactNode } from 'react';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
 import { DiffStats, DiffView } from './DiffView';
-import { countChanges, hunksOf } from './diff-model';
+import { countChanges, hunksOf } from '../../stores/changes';
 import { FileContentView, FileIoView, FileListView, ImageView, SearchInputView, SearchResultsView } from './FileViews';
 
 type In<K extends ToolInputDisplay['kind']> = Extract<ToolInputDisplay, { kind: K }>;

@@ -1,5 +1,6 @@
 import { structuredPatch } from 'diff';
 import type { DiffHunk, ToolResultDisplay } from '../../../../protocol';
+import { countChanges } from '../../stores/changes';
 import { type Segment, highlightLines, languageFor } from './highlight';
 
 export type DiffDisplay = Extract<ToolResultDisplay, { kind: 'diff' }>;
@@ -14,24 +15,6 @@ export interface DiffLine {
 }
 
 export type DiffRow = { kind: 'hunk'; header: string } | { kind: 'line'; line: DiffLine } | { kind: 'note'; text: string };
-
-/** The display's hunks, or hunks computed from its texts when a tool sent none. */
-export function hunksOf(display: Pick<DiffDisplay, 'before' | 'after' | 'hunks'>): Hunk[] {
-  if (display.hunks) return display.hunks;
-  return structuredPatch('a', 'b', display.before, display.after, '', '', { context: 3 }).hunks;
-}
-
-export function countChanges(hunks: readonly Hunk[]): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const hunk of hunks) {
-    for (const line of hunk.lines) {
-      if (line.startsWith('+')) added++;
-      else if (line.startsWith('-')) removed++;
-    }
-  }
-  return { added, removed };
-}
 
 /** Unified rows for a diff, highlighted per hunk side (old side: context + removed; new side: context + added). */
 export function diffRows(path: string, hunks: readonly Hunk[]): DiffRow[] {

@@ -1,6 +1,7 @@
 import { type ClipboardEvent, useCallback, useState } from 'react';
 import type { Attachment } from '../../../../protocol';
-import { attachImage, imageFiles, rememberPreview } from './attachments';
+import { rememberPreview } from '../../actions/attachments';
+import { attachImage, imageFiles } from './attachments';
 import { useWindowDrop } from './AttachmentThumbs';
 
 /** Images waiting to go with the next prompt: added by drop, paste or the attach button. */

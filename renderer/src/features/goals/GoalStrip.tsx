@@ -1,7 +1,7 @@
 import type { Goal } from '../../../../protocol';
 import { Icon } from '../../components/Icon';
-import { setGoalStatus } from '../../stores/control-actions';
-import { useSessions } from '../../stores/sessions';
+import { setGoalStatus } from '../../actions/goal';
+import { useGoal } from '../../stores/goal';
 
 function tokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n);
@@ -28,7 +28,7 @@ const STATUS = { active: 'Active', paused: 'Paused', blocked: 'Blocked', complet
 
 /** The session's goal: objective, status, budget used, and Pause / Resume / Cancel. */
 export function GoalStrip() {
-  const goal = useSessions((s) => s.transcript.control.goal);
+  const goal = useGoal((s) => s.goal);
   if (!goal) return null;
   return (
     <section className={`goal-strip goal-${goal.status}`} role="region" aria-label="Goal">

@@ -1,8 +1,8 @@
 import { useRef, useState } from 'react';
 import { useFocusWhileShown } from '../../components/focus';
 import { Icon } from '../../components/Icon';
-import { answerApproval } from '../../stores/control-actions';
-import type { PendingApproval } from '../../stores/control';
+import { answerApproval } from '../../actions/approvals';
+import { type PendingApproval, requestsOf, useApprovals } from '../../stores/approvals';
 import { useSessions } from '../../stores/sessions';
 import { PlanReview } from '../plan/PlanReview';
 import { renderInput } from '../tools/registry';
@@ -93,7 +93,8 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
 
 /** The oldest request waiting for the user in this session (the rest queue behind it). */
 export function ApprovalPanel() {
-  const approvals = useSessions((s) => s.transcript.control.approvals);
+  const sessionId = useSessions((s) => s.currentId);
+  const approvals = useApprovals((s) => requestsOf(s, sessionId).approvals);
   const current = approvals[0];
   if (!current) return null;
   const position = approvals.length > 1 ? `1 of ${approvals.length}` : '';

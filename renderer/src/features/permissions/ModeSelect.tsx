@@ -1,7 +1,7 @@
 import type { PermissionMode } from '../../../../protocol';
-import { setPermissionMode } from '../../stores/control-actions';
+import { setPermissionMode } from '../../actions/modes';
 import { usePermissions } from '../../stores/permissions';
-import { useSessions } from '../../stores/sessions';
+import { useModes } from '../../stores/modes';
 
 const MODES: Array<{ mode: PermissionMode; label: string; hint: string }> = [
   { mode: 'ask', label: 'Ask before changes', hint: 'Read-only tools run; edits, commands and the rest ask first.' },
@@ -10,7 +10,7 @@ const MODES: Array<{ mode: PermissionMode; label: string; hint: string }> = [
 ];
 
 export function useEffectiveMode(): PermissionMode {
-  const mode = useSessions((s) => s.transcript.control.mode);
+  const mode = useModes((s) => s.permission);
   const fallback = usePermissions((s) => s.defaultMode);
   return mode ?? fallback;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Icon } from '../../components/Icon';
-import { loadPermissions, trustWorkspace } from '../../stores/control-actions';
+import { loadPermissions, trustWorkspace } from '../../actions/permissions';
 import { usePermissions } from '../../stores/permissions';
 import type { RuleProblem } from '../../../../protocol';
 

@@ -1,8 +1,8 @@
 import { useRef, useState } from 'react';
 import { useFocusWhileShown } from '../../components/focus';
 import { Icon } from '../../components/Icon';
-import type { PendingApproval } from '../../stores/control';
-import { answerApproval } from '../../stores/control-actions';
+import type { PendingApproval } from '../../stores/approvals';
+import { answerApproval } from '../../actions/approvals';
 import { Markdown } from '../conversation/Markdown';
 
 /** The plan the agent wrote, for the user to approve (optionally picking an approach), revise with feedback, or reject. */

@@ -1,9 +1,9 @@
-import { setPlanMode } from '../../stores/control-actions';
-import { useSessions } from '../../stores/sessions';
+import { setPlanMode } from '../../actions/modes';
+import { useModes } from '../../stores/modes';
 
 /** Plan mode on/off for the session (also `/plan` in the composer). */
 export function PlanToggle() {
-  const active = useSessions((s) => s.transcript.control.plan?.active ?? false);
+  const active = useModes((s) => s.plan?.active ?? false);
   return (
     <button
       type="button"

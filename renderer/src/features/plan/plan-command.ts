@@ -1,6 +1,6 @@
-import { sendPrompt } from '../../stores/actions';
-import { setPlanMode } from '../../stores/control-actions';
-import { useSessions } from '../../stores/sessions';
+import { sendPrompt } from '../../actions/sessions';
+import { setPlanMode } from '../../actions/modes';
+import { useModes } from '../../stores/modes';
 
 /**
  * `/plan` in the composer: alone it toggles plan mode; `/plan <request>` turns plan mode on and sends
@@ -12,7 +12,7 @@ export function planCommand(text: string): { run: (running: boolean) => Promise<
   const request = match[1]?.trim() ?? '';
   return {
     run: async (running) => {
-      if (!request) return setPlanMode(!(useSessions.getState().transcript.control.plan?.active ?? false));
+      if (!request) return setPlanMode(!(useModes.getState().plan?.active ?? false));
       if (running) return false;
       if (!(await setPlanMode(true))) return false;
       return sendPrompt(request);

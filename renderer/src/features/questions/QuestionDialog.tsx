@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import type { QuestionAnswer } from '../../../../protocol';
 import { Dialog } from '../../components/Dialog';
-import type { PendingQuestion } from '../../stores/control';
-import { answerQuestion } from '../../stores/control-actions';
+import { type PendingQuestion, requestsOf, useApprovals } from '../../stores/approvals';
+import { answerQuestion } from '../../actions/approvals';
 import { useSessions } from '../../stores/sessions';
 
 interface Draft {
@@ -128,7 +128,8 @@ function Questions({ pending }: { pending: PendingQuestion }) {
 
 /** The model's questions (AskUserQuestion), answered with the mouse or the keyboard; Escape or Skip dismisses them. */
 export function QuestionDialog() {
-  const pending = useSessions((s) => s.transcript.control.questions[0]);
+  const sessionId = useSessions((s) => s.currentId);
+  const pending = useApprovals((s) => requestsOf(s, sessionId).questions[0]);
   if (!pending) return null;
   return <Questions key={pending.requestId} pending={pending} />;
 }

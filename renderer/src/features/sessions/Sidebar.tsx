@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
-import { deleteSession, newSession, openSession, pickWorkspace } from '../../stores/actions';
+import { deleteSession, newSession, openSession, pickWorkspace } from '../../actions/sessions';
+import { useApprovals, waitingCount } from '../../stores/approvals';
 import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
-import { useWaiting } from '../../stores/waiting';
-import { useSkills } from '../skills/store';
+import { useSkills } from '../../stores/skills';
 import { relativeTime } from './relative-time';
 
 export function Sidebar() {
@@ -14,7 +14,7 @@ export function Sidebar() {
   const workspace = useSettings((s) => s.workspace);
   const provider = useSettings((s) => s.settings?.provider);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const waiting = useWaiting((s) => s.bySession);
+  const waiting = useApprovals((s) => s.bySession);
   return (
     <nav className="sidebar" aria-label="Sessions">
       <div className="sidebar-top">
@@ -52,7 +52,7 @@ export function Sidebar() {
               <span className="session-meta">
                 {s.running ? <Spinner size={10} /> : null}
                 {relativeTime(s.updatedAt)}
-                {waiting[s.id]?.length ? <span className="session-waiting">· waiting for you</span> : null}
+                {waitingCount(waiting[s.id]) ? <span className="session-waiting">· waiting for you</span> : null}
               </span>
             </button>
             <button

@@ -1,8 +1,7 @@
 import { useState } from 'react';
 import { DeftError } from '../../../../protocol/bridge';
 import type { ProviderKind, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
-import { deft } from '../../bridge';
-import { useSettings } from '../../stores/settings';
+import { listModels, saveProvider } from '../../actions/settings';
 
 export interface ProviderDraft {
   kind: ProviderKind;
@@ -14,7 +13,7 @@ export interface ProviderDraft {
   contextWindow: string;
 }
 
-/** The default Deft assumes when no context window is set (main/agent/compaction/control.ts). */
+/** The default Deft assumes when no context window is set (the agent core uses the same figure). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** The typed context window: a whole number of tokens, or empty for the default. */
@@ -67,8 +66,7 @@ export function useProviderForm(current: PublicSettings['provider']) {
     setSaving(true);
     try {
       // An empty key field keeps the stored key.
-      const settings = await deft.setSettings({ provider: toInput(draft, draft.apiKey.trim() !== '') });
-      useSettings.getState().setSettings(settings);
+      await saveProvider(toInput(draft, draft.apiKey.trim() !== ''));
       return true;
     } catch (e) {
       setError(DeftError.from(e).detail);
@@ -82,7 +80,7 @@ export function useProviderForm(current: PublicSettings['provider']) {
     setError(null);
     setLoadingModels(true);
     try {
-      const { models } = await deft.listModels({ provider: toInput(draft, draft.apiKey.trim() !== '') });
+      const models = await listModels(toInput(draft, draft.apiKey.trim() !== ''));
       setModels(models);
       if (!models.length) setError('The server returned no models. Type the model name.');
     } catch (e) {

@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SkillSummary } from '../../../../protocol';
 import { Dialog } from '../../components/Dialog';
-import { runSkill } from './actions';
+import { runSkill } from '../../actions/skills';
 import { joinArgs } from './args';
 import { SourceBadge, TypeBadge } from './SkillBadges';
-import { useSkills } from './store';
+import { useSkills } from '../../stores/skills';
 import './skills.css';
 
 /** Asks for a skill's arguments — one field per declared argument, or one free-form line — and starts it in the current session. */

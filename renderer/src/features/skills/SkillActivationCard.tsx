@@ -1,6 +1,6 @@
 import { memo, useState } from 'react';
 import { Icon } from '../../components/Icon';
-import type { SkillItem } from '../../stores/transcript';
+import type { SkillItem } from '../../stores/skills';
 import { Markdown } from '../conversation/Markdown';
 import './skills.css';
 

@@ -1,9 +1,9 @@
 import { memo, useState } from 'react';
 import type { SkillSummary } from '../../../../protocol';
 import { Icon } from '../../components/Icon';
-import { openSkillFolder, viewSkillFile } from './actions';
+import { openSkillFolder, viewSkillFile } from '../../actions/skills';
 import { SOURCE_LABELS, SourceBadge, TypeBadge } from './SkillBadges';
-import { useSkills } from './store';
+import { useSkills } from '../../stores/skills';
 
 /** One skill in the gallery: what it is, where it comes from, and Run / View SKILL.md / Open folder. */
 export const SkillCard = memo(function SkillCard({ skill }: { skill: SkillSummary }) {

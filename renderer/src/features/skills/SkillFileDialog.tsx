@@ -1,6 +1,6 @@
 import { Dialog } from '../../components/Dialog';
 import type { SkillSummary } from '../../../../protocol';
-import { useSkills } from './store';
+import { useSkills } from '../../stores/skills';
 import './skills.css';
 
 /** The text of a skill's SKILL.md, as it is on disk. */

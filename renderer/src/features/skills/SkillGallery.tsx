@@ -2,10 +2,10 @@ import { useEffect, useMemo, useRef } from 'react';
 import type { SkillSummary } from '../../../../protocol';
 import { Dialog } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
-import { refreshSkills } from './actions';
+import { refreshSkills } from '../../actions/skills';
 import { SOURCE_LABELS } from './SkillBadges';
 import { SkillCard } from './SkillCard';
-import { useSkills } from './store';
+import { useSkills } from '../../stores/skills';
 import './skills.css';
 
 const SOURCES: Array<SkillSummary['source']> = ['explicit', 'workspace', 'user', 'extra', 'builtin'];

@@ -1,7 +1,7 @@
 import { RunSkillDialog } from './RunSkillDialog';
 import { SkillFileDialog } from './SkillFileDialog';
 import { SkillGallery } from './SkillGallery';
-import { useSkills } from './store';
+import { useSkills } from '../../stores/skills';
 
 /** Whichever skills dialog is open: the gallery, a run dialog, or a SKILL.md viewer (one at a time, so Escape closes only it). */
 export function SkillsLayer() {

@@ -1,8 +1,8 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { refreshSkills } from './actions';
+import { refreshSkills } from '../../actions/skills';
 import { SourceBadge } from './SkillBadges';
 import { type SlashCommand, matchCommands, parseSlashCommand, slashCommands, slashQuery } from './slash';
-import { useSkills } from './store';
+import { useSkills } from '../../stores/skills';
 import './skills.css';
 
 const MENU_ID = 'slash-menu';

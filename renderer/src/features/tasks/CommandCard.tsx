@@ -3,9 +3,9 @@ import type { ToolInputDisplay } from '../../../../protocol';
 import { formatDuration } from '../../../../protocol/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
-import { controlCommand } from './actions';
+import { stopOrBackgroundCommand } from '../../actions/tasks';
 import { screenText } from './format';
-import { useTasks } from './store';
+import { useTasks } from '../../stores/tasks';
 import { useNow } from './use-now';
 import './tasks.css';
 
@@ -41,7 +41,7 @@ function RunningControls({ item }: { item: ToolItem }) {
   const [pending, setPending] = useState<'stop' | 'background' | null>(null);
   const act = (action: 'stop' | 'background') => {
     setPending(action);
-    void controlCommand(item.id, action).finally(() => setPending(null));
+    void stopOrBackgroundCommand(item.id, action).finally(() => setPending(null));
   };
   return (
     <div className="command-controls">

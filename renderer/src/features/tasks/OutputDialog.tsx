@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { formatBytes } from '../../../../protocol/units';
 import { Dialog } from '../../components/Dialog';
-import { readTaskOutput } from './actions';
+import { readTaskOutput } from '../../actions/tasks';
 import { screenText } from './format';
-import { useTasks } from './store';
+import { useTasks } from '../../stores/tasks';
 
 interface Slice {
   text: string;

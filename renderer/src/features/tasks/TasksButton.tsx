@@ -1,6 +1,6 @@
 import { Icon } from '../../components/Icon';
-import { useTasksSync } from './actions';
-import { runningCount, useTasks } from './store';
+import { runningCount, useTasks } from '../../stores/tasks';
+import { useTasksSync } from './use-tasks-sync';
 import './tasks.css';
 
 /** The tasks toggle in the window header, with a badge counting running tasks. */

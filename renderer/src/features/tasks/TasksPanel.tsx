@@ -2,10 +2,10 @@ import { useEffect, useRef, useState } from 'react';
 import type { CronJobInfo, TaskInfo } from '../../../../protocol';
 import { formatBytes, formatDuration } from '../../../../protocol/units';
 import { Icon } from '../../components/Icon';
-import { deleteCronJob, stopTask } from './actions';
+import { deleteCronJob, stopTask } from '../../actions/tasks';
 import { STATUS_LABEL, formatNextFire, screenText } from './format';
 import { OutputDialog } from './OutputDialog';
-import { useTasks } from './store';
+import { useTasks } from '../../stores/tasks';
 import { useNow } from './use-now';
 
 function lastLines(text: string, n: number): string {

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Icon } from '../../components/Icon';
-import { useSessions } from '../../stores/sessions';
+import { useTodo } from '../../stores/todo';
 import { TodoItems } from './TodoItems';
 
 /** The agent's todo list, visible while one exists: progress, the item in progress highlighted, updated live. */
 export function TodoPanel() {
-  const items = useSessions((s) => s.transcript.control.todos);
+  const items = useTodo((s) => s.items);
   const [open, setOpen] = useState(true);
   if (!items.length) return null;
   const done = items.filter((i) => i.status === 'done').length;

@@ -1,9 +1,11 @@
-import { DeftError } from '../../../../protocol/bridge';
-import type { SkillSummary } from '../../../../protocol';
-import { deft } from '../../bridge';
-import { ensureSession } from '../../stores/actions';
-import { useUi } from '../../stores/ui';
-import { useSkills } from './store';
+import { DeftError } from '../../../protocol/bridge';
+import type { SkillSummary } from '../../../protocol';
+import { deft } from '../bridge';
+import { useSkills } from '../stores/skills';
+import { useUi } from '../stores/ui';
+import { inSession } from './sessions';
+
+// Failures to read the catalog or a skill's files show in the gallery; a failed run shows in the banner.
 
 /** Fetch the catalog (again). Concurrent calls share one request. */
 let inflight: Promise<void> | null = null;
@@ -21,18 +23,12 @@ export function refreshSkills(rescan = false): Promise<void> {
 }
 
 /** Run a skill as the user in the current session (a new one when none is open). Returns whether it started. */
-export async function runSkill(name: string, args: string): Promise<boolean> {
-  const id = await ensureSession();
-  if (!id) return false;
-  try {
+export function runSkill(name: string, args: string): Promise<boolean> {
+  return inSession(async (sessionId) => {
     useUi.getState().showBanner(null);
-    await deft.runSkill({ sessionId: id, name, ...(args.trim() ? { args: args.trim() } : {}) });
+    await deft.runSkill({ sessionId, name, ...(args.trim() ? { args: args.trim() } : {}) });
     return true;
-  } catch (error) {
-    const e = DeftError.from(error);
-    useUi.getState().showBanner({ message: e.detail, code: e.code });
-    return false;
-  }
+  }, false);
 }
 
 export async function viewSkillFile(skill: SkillSummary): Promise<void> {

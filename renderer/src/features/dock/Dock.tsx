@@ -3,9 +3,9 @@ import { ApprovalPanel } from '../permissions/ApprovalPanel';
 import { TodoPanel } from '../todo/TodoPanel';
 
 /** Above the composer: the goal, the todo list, and what waits for the user's approval. */
-export function ControlDock() {
+export function Dock() {
   return (
-    <div className="control-dock">
+    <div className="dock">
       <GoalStrip />
       <TodoPanel />
       <ApprovalPanel />

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import type { SkillCatalog, SkillSummary } from '../../../../protocol';
+import type { SkillCatalog, SkillSummary } from '../../../protocol';
+import type { Row, RowHandlers } from './rows';
 
 /** What the skills UI shows: the gallery, the run dialog for one skill, or one SKILL.md. */
 export type SkillView = { kind: 'gallery' } | { kind: 'run'; skill: SkillSummary; fromGallery: boolean } | { kind: 'file'; skill: SkillSummary; path: string; text: string };
@@ -19,6 +20,7 @@ interface SkillsState {
   setSource(source: SkillsState['source']): void;
 }
 
+/** The skill catalog and what the skills UI shows. */
 export const useSkills = create<SkillsState>()((set) => ({
   catalog: null,
   error: null,
@@ -31,3 +33,21 @@ export const useSkills = create<SkillsState>()((set) => ({
   setQuery: (query) => set({ query }),
   setSource: (source) => set({ source }),
 }));
+
+/** A skill loaded into the conversation, as a transcript row. */
+export interface SkillItem extends Row {
+  kind: 'skill';
+  name: string;
+  args: string;
+  trigger: 'user' | 'model' | 'nested';
+  source: string;
+  content: string;
+}
+
+export const skillRows: RowHandlers = {
+  'skill.activated': (rows, event) => {
+    const { turnId, name, args, trigger, source, content } = event;
+    const item: SkillItem = { kind: 'skill', id: `skill${event.seq}`, ...(turnId ? { turnId } : {}), name, args, trigger, source, content };
+    return [...rows, item];
+  },
+};

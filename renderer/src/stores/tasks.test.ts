@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskInfo } from '../../../../protocol';
-import { formatNextFire } from './format';
-import { isTasksEvent, runningCount, useTasks } from './store';
+import type { CronJobInfo, TaskInfo } from '../../../protocol';
+import { type TaskLists, applyTasksEvents, isTasksEvent, runningCount, useTasks } from './tasks';
 
 const task = (id: string, startedAt: number, status: TaskInfo['status'] = 'running'): TaskInfo => ({
   id,
@@ -44,12 +43,13 @@ describe('tasks store', () => {
     expect(isTasksEvent({ type: 'turn.started' })).toBe(false);
   });
 
-  it('says when a scheduled prompt fires next', () => {
-    const now = new Date('2026-03-02T08:00:00').getTime();
-    expect(formatNextFire(now + 4 * 60_000, now)).toMatch(/^in 4 min \(/);
-    expect(formatNextFire(now + 3 * 3_600_000, now)).toMatch(/^in 3 h \(/);
-    expect(formatNextFire(now + 10 * 86_400_000, now)).toMatch(/^in 10 days \(/);
-    expect(formatNextFire(now - 1, now)).toBe('due now (waiting for the session to be idle)');
-    expect(formatNextFire(null, now)).toBe('never again');
+  it('keeps scheduled prompts as the latest list, and returns what it was given for other sessions', () => {
+    const lists: TaskLists = { sessionId: 's1', tasks: [task('bash-aaaaaaaa', 1)], cron: [], waiting: {} };
+    const job: CronJobInfo = { id: 'cron-1', cron: '0 9 * * *', humanSchedule: 'at 09:00', prompt: 'Check CI', recurring: true, createdAt: 0, nextFireAt: 5 };
+    const next = applyTasksEvents(lists, [{ type: 'cron.updated', sessionId: 's1', jobs: [job] }]);
+    expect(next.cron).toEqual([job]);
+    const other = applyTasksEvents(lists, [{ type: 'task.started', sessionId: 's2', task: task('bash-bbbbbbbb', 2) }]);
+    expect(other).toEqual(lists);
+    expect(other.tasks).toBe(lists.tasks);
   });
 });

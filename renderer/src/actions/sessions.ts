@@ -1,0 +1,118 @@
+import type { Attachment, SessionSummary } from '../../../protocol';
+import { deft } from '../bridge';
+import { useApprovals } from '../stores/approvals';
+import { useSessions } from '../stores/sessions';
+import { useSettings } from '../stores/settings';
+import { useUi } from '../stores/ui';
+import { attempt } from './attempt';
+
+// Commands the UI issues, with failures shown in the banner. Components call these, not the bridge.
+
+/** The host's session list, and what waits for the user in each session. */
+function showSessions(sessions: SessionSummary[]): void {
+  useSessions.getState().setSessions(sessions);
+  useApprovals.getState().listed(sessions, useSessions.getState().currentId);
+}
+
+export function loadInitial(): Promise<void> {
+  return attempt(async () => {
+    const [workspace, settings, { sessions }] = await Promise.all([deft.getWorkspace(), deft.getSettings(), deft.listSessions()]);
+    useSettings.getState().setWorkspace(workspace);
+    useSettings.getState().setSettings(settings);
+    showSessions(sessions);
+    const remembered = localStorage.getItem(`deft-session:${workspace.path}`);
+    const target = sessions.find((s) => s.id === remembered) ?? sessions[0];
+    if (target) await openSession(target.id);
+  });
+}
+
+export async function openSession(id: string): Promise<void> {
+  const store = useSessions.getState();
+  const afterSeq = store.currentId === id ? store.lastSeq : undefined;
+  store.beginOpen(id);
+  const opened = await attempt(async () => {
+    const result = await deft.openSession({ sessionId: id, ...(afterSeq ? { afterSeq } : {}) });
+    useSessions.getState().finishOpen(id, result.events, result.reset, result.problems);
+    useSessions.getState().upsertSession(result.session);
+    const workspace = useSettings.getState().workspace;
+    if (workspace) localStorage.setItem(`deft-session:${workspace.path}`, id);
+    return true;
+  }, false);
+  if (!opened) useSessions.getState().finishOpen(id, [], false, []);
+}
+
+/** After a reconnect: catch up on the open session from its last seq, and refresh lists. */
+export function resync(): Promise<void> {
+  return attempt(async () => {
+    const [{ sessions }, settings] = await Promise.all([deft.listSessions(), deft.getSettings()]);
+    showSessions(sessions);
+    useSettings.getState().setSettings(settings);
+    const id = useSessions.getState().currentId;
+    if (id) await openSession(id);
+  });
+}
+
+export function newSession(): Promise<string | null> {
+  return attempt(async () => {
+    const { session } = await deft.createSession();
+    useSessions.getState().upsertSession(session);
+    await openSession(session.id);
+    return session.id;
+  }, null);
+}
+
+let creating: Promise<string | null> | null = null;
+
+/**
+ * The open session, or a new one — created once however many actions ask at the same moment (a mode
+ * picked in an empty window and a prompt sent right after must land in the same session).
+ */
+export function ensureSession(): Promise<string | null> {
+  const id = useSessions.getState().currentId;
+  if (id) return Promise.resolve(id);
+  creating ??= newSession().finally(() => (creating = null));
+  return creating;
+}
+
+/** Run a command on the open session; without one it does nothing and returns `fallback`. */
+export function inOpenSession<T>(run: (sessionId: string) => Promise<T>): Promise<T | undefined>;
+export function inOpenSession<T, F>(run: (sessionId: string) => Promise<T>, fallback: F): Promise<T | F>;
+export function inOpenSession<T, F>(run: (sessionId: string) => Promise<T>, fallback?: F): Promise<T | F | undefined> {
+  const sessionId = useSessions.getState().currentId;
+  return sessionId ? attempt(() => run(sessionId), fallback) : Promise.resolve(fallback);
+}
+
+/** Run a command on the open session, starting one when none is open. */
+export function inSession<T>(run: (sessionId: string) => Promise<T>): Promise<T | undefined>;
+export function inSession<T, F>(run: (sessionId: string) => Promise<T>, fallback: F): Promise<T | F>;
+export async function inSession<T, F>(run: (sessionId: string) => Promise<T>, fallback?: F): Promise<T | F | undefined> {
+  const sessionId = await ensureSession();
+  return sessionId ? attempt(() => run(sessionId), fallback) : fallback;
+}
+
+export function deleteSession(id: string): Promise<void> {
+  return attempt(async () => {
+    await deft.deleteSession({ sessionId: id });
+    useSessions.getState().removeSession(id);
+  });
+}
+
+export function sendPrompt(text: string, attachments: Attachment[] = []): Promise<boolean> {
+  return inSession(async (sessionId) => {
+    useUi.getState().showBanner(null);
+    await deft.sendPrompt({ sessionId, text, ...(attachments.length ? { attachments } : {}) });
+    return true;
+  }, false);
+}
+
+export function cancelTurn(): Promise<void> {
+  return inOpenSession(async (sessionId) => {
+    await deft.cancelTurn({ sessionId });
+  });
+}
+
+export function pickWorkspace(): Promise<void> {
+  return attempt(async () => {
+    await deft.pickWorkspace();
+  });
+}

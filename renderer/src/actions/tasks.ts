@@ -1,0 +1,42 @@
+import { deft } from '../bridge';
+import { useSessions } from '../stores/sessions';
+import { useTasks } from '../stores/tasks';
+import { attempt } from './attempt';
+import { inOpenSession } from './sessions';
+
+/** Load the session's tasks, schedules and quiet commands (the open session's by default). */
+export function refreshTasks(sessionId = useSessions.getState().currentId): Promise<void> {
+  if (!sessionId) return Promise.resolve();
+  return attempt(async () => {
+    const data = await deft.listTasks({ sessionId });
+    if (useSessions.getState().currentId === sessionId) useTasks.getState().load(sessionId, data);
+  });
+}
+
+export function stopTask(taskId: string): Promise<void> {
+  return inOpenSession(async (sessionId) => {
+    const { task } = await deft.stopTask({ sessionId, taskId });
+    useTasks.getState().upsert(task);
+  });
+}
+
+export function deleteCronJob(jobId: string): Promise<void> {
+  return inOpenSession(async (sessionId) => {
+    await deft.deleteCronJob({ sessionId, jobId });
+  });
+}
+
+/** Stop a running tool call's command, or send it to the background. */
+export function stopOrBackgroundCommand(callId: string, action: 'stop' | 'background'): Promise<void> {
+  return inOpenSession(async (sessionId) => {
+    await deft.stopOrBackgroundCommand({ sessionId, callId, action });
+  });
+}
+
+/** A slice of a task's log: the last MiB, or `length` bytes from `offset`; null when it could not be read. */
+export function readTaskOutput(taskId: string, offset?: number, length?: number) {
+  return inOpenSession(
+    (sessionId) => deft.readTaskOutput({ sessionId, taskId, ...(offset !== undefined ? { offset } : {}), ...(length !== undefined ? { length } : {}) }),
+    null,
+  );
+}

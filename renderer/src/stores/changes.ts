@@ -1,0 +1,69 @@
+import { structuredPatch } from 'diff';
+import type { DiffHunk, ToolResultDisplay } from '../../../protocol';
+import type { Row, RowHandlers } from './rows';
+
+type Hunk = typeof DiffHunk._output;
+type DiffDisplay = Extract<ToolResultDisplay, { kind: 'diff' }>;
+
+/** One file changed in a turn, with its net line counts and the calls that changed it. */
+export interface ChangedFile {
+  path: string;
+  added: number;
+  removed: number;
+  callIds: string[];
+}
+
+/** The transcript item listing a turn's changed files (shown after the turn ends). */
+export interface ChangesItem extends Row {
+  kind: 'changes';
+  turnId: string;
+  files: ChangedFile[];
+}
+
+/** The display's hunks, or hunks computed from its texts when a tool sent none. */
+export function hunksOf(display: Pick<DiffDisplay, 'before' | 'after' | 'hunks'>): Hunk[] {
+  if (display.hunks) return display.hunks;
+  return structuredPatch('a', 'b', display.before, display.after, '', '', { context: 3 }).hunks;
+}
+
+export function countChanges(hunks: readonly Hunk[]): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const hunk of hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) added++;
+      else if (line.startsWith('-')) removed++;
+    }
+  }
+  return { added, removed };
+}
+
+interface ToolLike extends Row {
+  result?: { isError: boolean; display?: ToolResultDisplay };
+}
+
+/** Every file a turn's tool calls changed (results with a diff), in the order first changed. */
+export function changedFiles(rows: readonly ToolLike[], turnId: string): ChangedFile[] {
+  const byPath = new Map<string, ChangedFile>();
+  for (const row of rows) {
+    const display = row.kind === 'tool' && row.turnId === turnId && !row.result?.isError ? row.result?.display : undefined;
+    if (display?.kind !== 'diff') continue;
+    const counts = display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunksOf(display));
+    const entry = byPath.get(display.path) ?? { path: display.path, added: 0, removed: 0, callIds: [] };
+    entry.added += counts.added;
+    entry.removed += counts.removed;
+    entry.callIds.push(row.id);
+    byPath.set(display.path, entry);
+  }
+  return [...byPath.values()];
+}
+
+/** When a turn ends, the files it changed, as one row. */
+export const changeRows: RowHandlers = {
+  'turn.ended': (rows, event) => {
+    const files = changedFiles(rows, event.turnId);
+    if (!files.length) return rows;
+    const item: ChangesItem = { kind: 'changes', id: `${event.turnId}:changes`, turnId: event.turnId, files };
+    return [...rows, item];
+  },
+};

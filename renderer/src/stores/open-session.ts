@@ -1,0 +1,48 @@
+import type { StoreApi } from 'zustand';
+import type { SessionEvent } from '../../../protocol';
+import { useApprovals } from './approvals';
+import { goalSlice, useGoal } from './goal';
+import { historySlice, useHistory } from './history';
+import { modesSlice, useModes } from './modes';
+import { type SessionSlice, reduce } from './session-slice';
+import { todoSlice, useTodo } from './todo';
+import { transcriptSlice, useTranscript } from './transcript';
+
+interface OpenSessionStore {
+  reset(): void;
+  apply(events: readonly SessionEvent[]): void;
+}
+
+/** A store that holds one slice's state for the open session; it is set once per batch, and only when the slice changed. */
+function sliceStore<S>(slice: SessionSlice<S>, store: StoreApi<S>): OpenSessionStore {
+  return {
+    reset: () => store.setState(slice.empty, true),
+    apply: (events) => {
+      const before = store.getState();
+      const after = reduce(slice, before, events);
+      if (after !== before) store.setState(after, true);
+    },
+  };
+}
+
+/** Every domain rebuilt from the open session's events. (Approvals are kept for every session: approvals.ts.) */
+const stores: readonly OpenSessionStore[] = [
+  sliceStore(transcriptSlice, useTranscript),
+  sliceStore(modesSlice, useModes),
+  sliceStore(todoSlice, useTodo),
+  sliceStore(goalSlice, useGoal),
+  sliceStore(historySlice, useHistory),
+];
+
+/** Forget what the domains show for the open session (another opens, or its events replay from the first). */
+export function resetOpenSession(sessionId: string | null): void {
+  for (const store of stores) store.reset();
+  if (sessionId) useApprovals.getState().clear(sessionId);
+}
+
+/** The open session's events, in order and each once, to every domain. */
+export function applyToOpenSession(sessionId: string, events: readonly SessionEvent[]): void {
+  if (!events.length) return;
+  for (const store of stores) store.apply(events);
+  useApprovals.getState().apply(sessionId, events);
+}
