@@ -211,26 +211,24 @@ export class DeftCore {
   }
 
   private async track(session: Session, problems: string[]): Promise<OpenSession> {
-    const open = { session, problems, injections: [] } as unknown as OpenSession;
-    open.tasks = new TaskBoard({
+    const injections: string[] = [];
+    // A turn that a feature or a task asks for runs in this open session (declared just below).
+    const startTurn = (prompt: TurnPrompt) => this.startTurnFor(open, prompt);
+    const inject = (text: string) => void injections.push(text);
+    const tasks = new TaskBoard({
       sessionId: session.id,
       sessionDir: session.dir,
-      session: { get running() { return session.running; }, startTurn: (prompt) => open.handle.startTurn(prompt), inject: (text) => open.handle.inject(text) },
+      session: {
+        get running() {
+          return session.running;
+        },
+        startTurn,
+        inject,
+      },
       emitApp: (event) => this.emit(event),
       kinds: this.taskKinds,
     });
-    open.handle = this.handleFor(open);
-    this.open.set(session.id, open);
-    session.subscribe((event: SessionEvent) => this.emit(event));
-    await open.tasks.load();
-    for (const feature of this.features) await feature.onSessionLoaded?.(open.handle);
-    return open;
-  }
-
-  private handleFor(open: OpenSession): SessionHandle {
-    const { session } = open;
-    return {
-      tasks: open.tasks,
+    const handle: SessionHandle = {
       id: session.id,
       dir: session.dir,
       get running() {
@@ -238,18 +236,30 @@ export class DeftCore {
       },
       emit: (event) => void session.emit(event),
       state: (slot) => ({ get: () => readSlot(slot, session.state.get(slot.key)), set: (value) => session.setState(slot.key, value) }),
-      startTurn: (prompt) =>
-        this.runs.noteStarting(
-          session.id,
-          (async () => {
-            if (this.runs.busy(session.id)) return null;
-            const config = await this.provider.config();
-            return config && !this.runs.busy(session.id) ? this.beginTurn(open, config, prompt) : null;
-          })(),
-        ),
-      inject: (text) => void open.injections.push(text),
+      startTurn,
+      inject,
       usage: () => ({ ...session.usageTotal }),
+      tasks,
     };
+    const open: OpenSession = { session, problems, handle, tasks, injections };
+    this.open.set(session.id, open);
+    session.subscribe((event: SessionEvent) => this.emit(event));
+    await tasks.load();
+    for (const feature of this.features) await feature.onSessionLoaded?.(handle);
+    return open;
+  }
+
+  /** Start a turn unless one is running or no model is configured; resolves to its id or null. */
+  private startTurnFor(open: OpenSession, prompt: TurnPrompt): Promise<string | null> {
+    const id = open.session.id;
+    return this.runs.noteStarting(
+      id,
+      (async () => {
+        if (this.runs.busy(id)) return null;
+        const config = await this.provider.config();
+        return config && !this.runs.busy(id) ? this.beginTurn(open, config, prompt) : null;
+      })(),
+    );
   }
 
   private async session(sessionId: string): Promise<OpenSession> {
