@@ -34,8 +34,8 @@ export const PermissionRules = z.object({
 });
 export type PermissionRules = z.infer<typeof PermissionRules>;
 
-/** What an approval request is about: a tool call, a plan to review, or a goal to start. */
-export const ApprovalKind = z.enum(['tool', 'plan_review', 'goal_start']);
+/** What an approval request is about: a tool call, a plan to review, a goal to start, or a sandboxed command's connection. */
+export const ApprovalKind = z.enum(['tool', 'plan_review', 'goal_start', 'network']);
 export type ApprovalKind = z.infer<typeof ApprovalKind>;
 
 /** The user's answer to an approval request. */

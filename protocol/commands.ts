@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandboxStatus } from './sandbox';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
@@ -21,6 +22,8 @@ export const WorkspaceInfo = z.object({
   name: z.string(),
   home: z.string(),
   host: z.enum(['electron', 'web', 'cli']),
+  /** Whether shell commands run in the OS sandbox here (absent from older cores). */
+  sandbox: SandboxStatus.optional(),
 });
 export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>;
 

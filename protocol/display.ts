@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandboxBlock } from './sandbox';
 
 /** One diff hunk, in unified-diff terms (1-based line numbers). */
 export const DiffHunk = z.object({
@@ -24,7 +25,17 @@ const diffFields = {
 
 /** What a tool call is about to do, shown on its card and in approval requests. */
 export const ToolInputDisplay = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('command'), command: z.string(), cwd: z.string().optional(), description: z.string().optional(), background: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('command'),
+    command: z.string(),
+    cwd: z.string().optional(),
+    description: z.string().optional(),
+    background: z.boolean().optional(),
+    /** It runs in the OS sandbox (writes limited to the workspace, network to allowed domains). */
+    sandboxed: z.boolean().optional(),
+  }),
+  /** A sandboxed command wants to reach a host that is not allowed yet. */
+  z.object({ kind: z.literal('network'), host: z.string(), port: z.number().int(), command: z.string().optional() }),
   z.object({
     kind: z.literal('file_io'),
     operation: z.enum(['read', 'write', 'edit', 'glob', 'grep', 'media']),
@@ -53,7 +64,14 @@ export type ToolInputDisplay = z.infer<typeof ToolInputDisplay>;
 
 /** What a finished tool call produced, for its card (the model gets its own text). */
 export const ToolResultDisplay = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('command_output'), exitCode: z.number().int().nullable(), output: z.string(), truncated: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('command_output'),
+    exitCode: z.number().int().nullable(),
+    output: z.string(),
+    truncated: z.boolean().optional(),
+    /** What the OS sandbox refused while it ran, and how to allow it. */
+    blocked: z.array(SandboxBlock).optional(),
+  }),
   z.object({
     kind: z.literal('file_content'),
     path: z.string(),

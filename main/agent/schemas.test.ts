@@ -22,6 +22,7 @@ const core: CoreContext = {
   session: async () => {
     throw new Error('not in this test');
   },
+  sandboxStatus: async () => ({ available: false, enabled: false }),
 };
 const session: SessionHandle = inertSessionHandle('schema-session', scratch);
 const env: ToolEnv = { workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };

@@ -1,6 +1,7 @@
 import type { AppEvent, Attachment, ErrorInfo, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
+import type { NetworkVerdict, SandboxStatus, SessionSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { SessionTasks, TaskKindAdapter } from './tasks';
 import type { Tool, ToolEnv } from './tool';
@@ -35,6 +36,18 @@ export interface SessionHandle {
   usage(): Usage;
   /** The session's background tasks, of every kind. */
   readonly tasks: SessionTasks;
+  /** The OS sandbox every command of this session runs in (plan a spawn here; see contract/sandbox.ts). */
+  readonly sandbox: SessionSandbox;
+}
+
+/** A sandboxed process of a session wants to reach a host the settings do not allow. */
+export interface ConnectionRequest {
+  host: string;
+  port: number;
+  /** What runs ("npm install", a hook, an MCP server). */
+  label: string;
+  callId?: string;
+  turnId?: string;
 }
 
 /** What a feature sees of the core it belongs to. */
@@ -48,6 +61,8 @@ export interface CoreContext {
   session(id: string): Promise<SessionHandle>;
   /** Show a folder or file in the system file manager, never opening it (desktop only); resolves to whether it was shown. */
   openPath?(path: string): Promise<boolean>;
+  /** Whether commands run in the OS sandbox here (and why not). */
+  sandboxStatus(): Promise<SandboxStatus>;
 }
 
 /**
@@ -63,6 +78,12 @@ export interface Feature {
   systemPrompt?(session: SessionHandle): string | undefined | Promise<string | undefined>;
   /** Decide on a call; `undefined` leaves it to the next feature. The first decision wins; no decision allows. */
   authorize?(session: SessionHandle, call: ResolvedCall): Promise<Authorization | undefined>;
+  /**
+   * Decide on a sandboxed process's connection to a host the settings do not allow (ask the user, or
+   * refuse); `undefined` leaves it to the next feature. No decision refuses. `signal` aborts when the
+   * process ends.
+   */
+  authorizeConnection?(session: SessionHandle, request: ConnectionRequest, signal: AbortSignal): Promise<NetworkVerdict | undefined>;
   /** Folders outside the workspace the file tools may use as if inside it (e.g. skill folders). */
   readableRoots?(): readonly string[];
   /** Protocol commands this feature implements. */

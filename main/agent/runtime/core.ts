@@ -4,7 +4,8 @@ import type { AppEvent, DeftEvent, SessionEvent, WorkspaceInfo } from '../../../
 import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
-import type { CoreContext, Feature, FeatureFactory, SessionHandle, TurnOutcome, TurnPrompt } from '../contract/feature';
+import type { ConnectionRequest, CoreContext, Feature, FeatureFactory, SessionHandle, TurnOutcome, TurnPrompt } from '../contract/feature';
+import type { NetworkVerdict } from '../contract/sandbox';
 import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
 import { readSlot } from '../contract/state';
 import type { Tool, ToolEnv } from '../contract/tool';
@@ -15,6 +16,8 @@ import type { Session } from '../infra/sessions/session';
 import { SessionStore, isValidSessionId } from '../infra/sessions/store';
 import { saveToolOutput } from '../infra/sessions/tool-output';
 import { TaskBoard } from '../infra/tasks/task-board';
+import type { SandboxSupport } from '../infra/sandbox/availability';
+import { Sandbox } from '../infra/sandbox/sandbox';
 import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
 import { ContextKeeper, newCompactionId } from './compaction/context-keeper';
@@ -43,6 +46,10 @@ export interface CoreOptions {
   pickWorkspace?: () => Promise<string | null>;
   /** Open a path in the system file manager / default app (Electron); absent elsewhere. */
   openPath?: (path: string) => Promise<boolean>;
+  /** `deft run --sandbox on|off`: wins over the `sandbox.enabled` setting. */
+  sandbox?: 'on' | 'off';
+  /** What the OS offers for sandboxing (detected when omitted; tests pass their own). */
+  sandboxSupport?: SandboxSupport;
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
@@ -70,9 +77,18 @@ export class DeftCore {
   private readonly taskKinds: ReadonlyMap<TaskKind, TaskKindAdapter>;
   private readonly context: ContextKeeper;
   private readonly now: () => number;
+  private readonly sandbox: Sandbox;
 
   constructor(private readonly options: CoreOptions) {
     this.now = options.now ?? Date.now;
+    this.sandbox = new Sandbox({
+      workspace: options.workspace,
+      home: options.home,
+      headless: options.host === 'cli',
+      secrets: async () => [(await this.provider.config())?.apiKey].filter((key): key is string => Boolean(key)),
+      ...(options.sandbox ? { override: options.sandbox } : {}),
+      ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
+    });
     this.store = new SessionStore(options.home, options.workspace, this.now);
     this.provider = new ProviderSettings({
       home: options.home,
@@ -89,6 +105,7 @@ export class DeftCore {
       emitApp: (event) => this.emit(event),
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
+      sandboxStatus: () => this.sandbox.status(),
     };
     this.features = options.features.map((create) => create(core));
     this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
@@ -141,7 +158,7 @@ export class DeftCore {
   private sessionCommands(): Partial<CommandHandlers> {
     const { options } = this;
     return {
-      getWorkspace: async () => ({ path: options.workspace, name: basename(options.workspace) || options.workspace, home: options.home, host: options.host }),
+      getWorkspace: async () => ({ path: options.workspace, name: basename(options.workspace) || options.workspace, home: options.home, host: options.host, sandbox: await this.sandbox.status() }),
       pickWorkspace: async () => {
         if (!options.pickWorkspace) throw new CommandError('unsupported', 'Opening another folder is only available in the desktop app. Start another web host with --workspace.');
         return { path: await options.pickWorkspace() };
@@ -240,6 +257,7 @@ export class DeftCore {
       inject,
       usage: () => ({ ...session.usageTotal }),
       tasks,
+      sandbox: this.sandbox.forSession(session.id, (request, signal) => this.authorizeConnection(handle, request, signal)),
     };
     const open: OpenSession = { session, problems, handle, tasks, injections };
     this.open.set(session.id, open);
@@ -285,6 +303,14 @@ export class DeftCore {
       if (decision) return decision;
     }
     return { allowed: true };
+  }
+
+  private async authorizeConnection(handle: SessionHandle, request: ConnectionRequest, signal: AbortSignal): Promise<NetworkVerdict> {
+    for (const feature of this.features) {
+      const verdict = await feature.authorizeConnection?.(handle, request, signal);
+      if (verdict) return verdict;
+    }
+    return { allowed: false, reason: 'it is not in "sandbox.network.allowedDomains"' };
   }
 
   private beginTurn(open: OpenSession, config: ProviderConfig, prompt: TurnPrompt): string {

@@ -1,4 +1,5 @@
 import type { SessionHandle } from '../contract/feature';
+import { Sandbox } from '../infra/sandbox/sandbox';
 import { TaskBoard } from '../infra/tasks/task-board';
 
 /** A session handle that records nothing and starts no turns: for exercising tools and features alone. */
@@ -14,5 +15,7 @@ export function inertSessionHandle(id: string, dir: string): SessionHandle {
     inject: () => {},
     usage: () => ({ inputTokens: 0, outputTokens: 0 }),
     tasks: new TaskBoard({ sessionId: id, sessionDir: dir, session: quiet, emitApp: () => {} }),
+    // No OS sandbox: commands run as they are, with the scrubbed environment.
+    sandbox: new Sandbox({ workspace: dir, home: dir, support: { kind: null } }).forSession(id, async () => ({ allowed: false, reason: 'no network in this test' })),
   };
 }

@@ -2,7 +2,8 @@ import type { RunningTask, SessionTasks, TaskEnd, TaskKindAdapter, TaskRecord } 
 import { lastLines } from '../../infra/tasks/task-record';
 import { type KillableJob, killLeftovers, killTree } from './kill-tree';
 import { hasEnvMarker, jobProcesses } from './process-table';
-import { TASK_MARKER_VAR } from './shell';
+import { TASK_MARKER_VAR, resolveShell } from './shell';
+import type { SessionSandbox } from '../../contract/sandbox';
 import { type JobOutcome, ShellJob } from './shell-job';
 
 /** Seconds a background command may run by default, and at most. */
@@ -87,15 +88,30 @@ export class ProcessTasks {
     private readonly options: ProcessTaskOptions = {},
   ) {}
 
-  /** Start a command (as a foreground job: not listed until adopted). */
-  async spawn(command: string, cwd: string, env?: NodeJS.ProcessEnv): Promise<ShellJob> {
+  /**
+   * Start a command (as a foreground job: not listed until adopted), in the session's sandbox when given
+   * one: `callId`/`turnId` say which call it runs for, so a connection it makes can be asked about there.
+   */
+  async spawn(command: string, cwd: string, context: { sandbox?: SessionSandbox; callId?: string; turnId?: string } = {}): Promise<ShellJob> {
     const id = this.tasks.newId('bash');
+    const shell = resolveShell();
+    const spawn = context.sandbox
+      ? await context.sandbox.plan({
+          argv: [shell, '-c', command],
+          cwd,
+          env: { SHELL: shell, [TASK_MARKER_VAR]: id },
+          label: command,
+          ...(context.callId ? { callId: context.callId } : {}),
+          ...(context.turnId ? { turnId: context.turnId } : {}),
+        })
+      : undefined;
     const job = await ShellJob.start({
       id,
       command,
       cwd,
+      shell,
       logPath: this.tasks.outputPath(id),
-      ...(env ? { env } : {}),
+      ...(spawn ? { spawn } : {}),
       ...(this.options.maxOutputBytes !== undefined ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
       ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),

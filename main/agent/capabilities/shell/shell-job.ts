@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { terminalText } from '../../../../protocol/terminal-text';
+import type { SandboxBlock } from '../../contract/sandbox';
 import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from './kill-tree';
 import { TASK_MARKER_VAR, commandEnv, resolveShell } from './shell';
 
@@ -25,6 +26,17 @@ export interface JobOutcome {
   outputBytes: number;
 }
 
+/** How to start a job's process, as the session's sandbox planned it (contract/sandbox.ts SpawnPlan). */
+export interface JobSpawn {
+  file: string;
+  args: string[];
+  /** The complete environment. */
+  env: Record<string, string>;
+  sandboxed: boolean;
+  release(): void;
+  blocked(output?: string): SandboxBlock[];
+}
+
 export interface JobOptions {
   id: string;
   command: string;
@@ -32,6 +44,8 @@ export interface JobOptions {
   logPath: string;
   shell?: string;
   env?: NodeJS.ProcessEnv;
+  /** Run this (the sandbox wrapper) instead of `shell -c command` with `env`. */
+  spawn?: JobSpawn;
   maxOutputBytes?: number;
   killGraceMs?: number;
   now?: () => number;
@@ -98,6 +112,17 @@ export class ShellJob {
   }
   get running(): boolean {
     return this.outcome === null;
+  }
+  /** It runs in the OS sandbox. */
+  get sandboxed(): boolean {
+    return this.options.spawn?.sandboxed ?? false;
+  }
+
+  /** What the sandbox refused it (connections, and writes its output reports as refused). */
+  blocked(): SandboxBlock[] {
+    if (!this.options.spawn) return [];
+    const { head, tail } = this.excerpt();
+    return this.options.spawn.blocked(`${head}\n${tail}`);
   }
 
   /** Start the command. Never throws: a command that cannot start ends at once with reason `spawn_error`. */
@@ -174,9 +199,10 @@ export class ShellJob {
     });
     let subprocess;
     try {
-      subprocess = execa(shell, ['-c', this.command], {
+      const { spawn } = this.options;
+      subprocess = execa(spawn?.file ?? shell, spawn?.args ?? ['-c', this.command], {
         cwd: this.cwd,
-        env: commandEnv(shell, this.id, this.options.env),
+        env: spawn?.env ?? commandEnv(shell, this.id, this.options.env),
         extendEnv: false,
         detached: true,
         stdin: 'ignore',
@@ -189,6 +215,7 @@ export class ShellJob {
     } catch (error) {
       writer.end();
       await writerClosed;
+      this.options.spawn?.release();
       ready();
       return this.finish('spawn_error', null, null, (error as Error).message);
     }
@@ -224,6 +251,7 @@ export class ShellJob {
     writer.end();
     await writerClosed;
     await this.stopping;
+    this.options.spawn?.release();
     if (this.pid !== undefined) untrackGroupIfEmpty(this.pid);
     if (this.pid === undefined || (result.exitCode === undefined && result.signal === undefined && !this.stopReason)) {
       return this.finish('spawn_error', null, null, startFailure(result, this.cwd, shell));

@@ -1,4 +1,5 @@
 import { isExecutable } from '../../infra/platform/executable';
+import { scrubbedEnvironment } from '../../infra/sandbox/environment';
 
 let cachedShell: string | undefined;
 
@@ -16,23 +17,9 @@ export function resolveShell(env: NodeJS.ProcessEnv = process.env): string {
 export const TASK_MARKER_VAR = 'DEFT_TASK_ID';
 
 /**
- * The environment a command runs with: the app's own, plus settings that keep programs from waiting
- * for a person (no pager, no git credential prompt, no editor) or painting colours.
+ * The environment a command runs with when no session sandbox planned it (jobs started directly):
+ * the scrubbed environment (no Deft variables or provider keys; programs never wait for a person).
  */
 export function commandEnv(shell: string, taskId: string, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
-  Object.assign(env, {
-    NO_COLOR: '1',
-    TERM: 'dumb',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_PAGER: 'cat',
-    PAGER: 'cat',
-    GIT_EDITOR: 'true',
-    PYTHONUNBUFFERED: '1',
-    SHELL: shell,
-    [TASK_MARKER_VAR]: taskId,
-  });
-  delete env.FORCE_COLOR;
-  return env;
+  return scrubbedEnvironment({ base, extra: { SHELL: shell, [TASK_MARKER_VAR]: taskId } });
 }

@@ -31,6 +31,8 @@ const input = z.object({
 export interface BashExecution extends ToolExecution {
   command: string;
   cwd: string;
+  /** It will run in the OS sandbox. */
+  sandboxed: boolean;
 }
 
 /** What the UI shows for a command when the model gave no description. */
@@ -58,9 +60,11 @@ export function bashTool(shell: ShellSession, options: { quietAfterMs?: number }
 
       const label = args.description?.trim() || shortLabel(args.command);
       const cwd = guarded.real;
+      const sandboxed = (await shell.handle.sandbox.status()).enabled;
       return {
         command: args.command,
         cwd,
+        sandboxed,
         description: background ? `Start in background: ${label}` : label,
         display: {
           kind: 'command',
@@ -68,10 +72,11 @@ export function bashTool(shell: ShellSession, options: { quietAfterMs?: number }
           cwd: guarded.display,
           ...(args.description?.trim() ? { description: args.description.trim() } : {}),
           ...(background ? { background: true } : {}),
+          ...(sandboxed ? { sandboxed: true } : {}),
         },
         approvalRule: exactRule('Bash', args.command),
         execute: async (ctx) => {
-          const job = await shell.processes.spawn(args.command, cwd);
+          const job = await shell.processes.spawn(args.command, cwd, { sandbox: shell.handle.sandbox, callId: ctx.callId, turnId: ctx.turnId });
           if (job.pid === undefined) return finishedResult(job, await job.done);
           if (background) {
             const timeout = args.disable_timeout ? null : (args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_S);

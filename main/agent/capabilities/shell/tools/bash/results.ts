@@ -1,4 +1,5 @@
 import type { ToolResultDisplay } from '../../../../../../protocol';
+import type { SandboxBlock } from '../../../../contract/sandbox';
 import type { TaskRecord } from '../../../../contract/tasks';
 import { formatBytes, formatDuration } from '../../../../../../protocol/units';
 import type { JobOutcome, ShellJob } from '../../shell-job';
@@ -41,13 +42,27 @@ export function endLine(outcome: JobOutcome, job: ShellJob): string {
   }
 }
 
+/** What the sandbox refused, for the model: each block and how the user can allow it. */
+export function blockedNote(blocked: readonly SandboxBlock[]): string {
+  if (!blocked.length) return '';
+  const lines = blocked.map((b) => `- ${b.kind === 'network' ? 'connection to' : b.kind} ${b.target}: ${b.hint}`);
+  return `\nDeft's OS sandbox refused:\n${lines.join('\n')}\nDo not try to get around it; tell the user what was refused if it matters.`;
+}
+
 /** The result of a foreground command that ended while the call waited. */
 export function finishedResult(job: ShellJob, outcome: JobOutcome): ToolResult {
   const { text, truncated } = outputFor(job);
   const line = endLine(outcome, job);
   const ok = outcome.reason === 'exited' && outcome.exitCode === 0;
-  const display: ToolResultDisplay = { kind: 'command_output', exitCode: outcome.exitCode, output: `${text}${text && !text.endsWith('\n') ? '\n' : ''}${ok ? '' : line}`.trimEnd(), ...(truncated ? { truncated } : {}) };
-  return { output: `${text}${text && !text.endsWith('\n') ? '\n' : ''}${line}`, isError: !ok, truncated: true, display };
+  const blocked = job.blocked();
+  const display: ToolResultDisplay = {
+    kind: 'command_output',
+    exitCode: outcome.exitCode,
+    output: `${text}${text && !text.endsWith('\n') ? '\n' : ''}${ok ? '' : line}`.trimEnd(),
+    ...(truncated ? { truncated } : {}),
+    ...(blocked.length ? { blocked } : {}),
+  };
+  return { output: `${text}${text && !text.endsWith('\n') ? '\n' : ''}${line}${blockedNote(blocked)}`, isError: !ok, truncated: true, display };
 }
 
 function taskFacts(task: TaskRecord): string {

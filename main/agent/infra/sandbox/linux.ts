@@ -1,0 +1,95 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import type { FilesystemPolicy } from './filesystem-policy';
+
+/** Files bubblewrap binds over what it hides: an empty folder and an empty file nobody may read. */
+export interface MaskFiles {
+  emptyDir: string;
+  unreadableFile: string;
+}
+
+/** Create the mask files in `dir` (a folder private to this process). */
+export function createMaskFiles(dir: string): MaskFiles {
+  const emptyDir = join(dir, 'empty');
+  const unreadableFile = join(dir, 'unreadable');
+  mkdirSync(emptyDir, { recursive: true, mode: 0o555 });
+  if (!existsSync(unreadableFile)) writeFileSync(unreadableFile, '', { mode: 0o000 });
+  chmodSync(unreadableFile, 0o000);
+  return { emptyDir, unreadableFile };
+}
+
+export interface BwrapOptions {
+  policy: FilesystemPolicy;
+  masks: MaskFiles;
+  cwd: string;
+  /** Listening unix sockets of other processes, hidden from the command. */
+  sockets: readonly string[];
+  /** The command's user mapping (non-root: back to the caller's ids). */
+  userArgs: readonly string[];
+  /** No shared sandbox network to join: give the command a network of its own (loopback only, no proxy). */
+  ownNetwork: boolean;
+}
+
+function within(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/**
+ * bubblewrap arguments for one command (before `--` and the command). The root is read-only; the
+ * write roots are bound writable; denied paths are bound read-only over them (so a deny inside a root
+ * wins, however the command spells the path: links resolve to the read-only mount, and hard links
+ * cannot cross mounts); pinned folders are bound onto themselves so they cannot be renamed; hidden
+ * paths get an empty, unreadable mount. The command runs in its own PID namespace (it cannot see or
+ * signal Deft, nor read Deft's /proc/<pid>/environ), in a session of its own with no capabilities, and
+ * everything it started dies with it.
+ */
+export function bwrapArgs(options: BwrapOptions): string[] {
+  const { policy, masks } = options;
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const root of policy.writeRoots) args.push('--bind', root, root);
+  for (const pin of policy.pins) args.push('--bind', pin, pin);
+  for (const deny of policy.denyWrite) {
+    if (deny.missing) args.push('--ro-bind', deny.dir ? masks.emptyDir : '/dev/null', deny.path);
+    else args.push('--ro-bind', deny.path, deny.path);
+  }
+  for (const hidden of policy.denyRead) {
+    if (hidden.dir) args.push('--perms', '0000', '--tmpfs', hidden.path, '--remount-ro', hidden.path);
+    else args.push('--ro-bind', masks.unreadableFile, hidden.path);
+  }
+  const hiddenDirs = policy.denyRead.filter((d) => d.dir).map((d) => d.path);
+  for (const socket of options.sockets) {
+    if (!hiddenDirs.some((dir) => within(dir, socket))) args.push('--ro-bind', '/dev/null', socket);
+  }
+  args.push('--unshare-pid', '--new-session', '--die-with-parent', '--cap-drop', 'ALL', ...options.userArgs);
+  if (options.ownNetwork) args.push('--unshare-net');
+  args.push('--chdir', options.cwd);
+  return args;
+}
+
+/**
+ * Mount points a command's denies had to create (a missing `.deft/` or `.git/hooks`): made when the
+ * command starts, removed when the last command using them ends, if still empty.
+ */
+export class MountPoints {
+  private readonly users = new Map<string, number>();
+
+  acquire(paths: readonly string[]): void {
+    for (const path of paths) this.users.set(path, (this.users.get(path) ?? 0) + 1);
+  }
+
+  release(paths: readonly string[]): void {
+    for (const path of paths) {
+      const left = (this.users.get(path) ?? 1) - 1;
+      if (left > 0) {
+        this.users.set(path, left);
+        continue;
+      }
+      this.users.delete(path);
+      try {
+        if (readdirSync(path).length === 0) rmdirSync(path);
+      } catch {
+        // Gone already, or a file: nothing to tidy.
+      }
+    }
+  }
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { type Socket, connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { NetworkPolicy, NetworkTarget } from '../../contract/sandbox';
+import { normalHost } from './domains';
+
+/** A connection the proxy refused, with the policy's reason. */
+export interface RefusedConnection extends NetworkTarget {
+  reason: string;
+}
+
+/** One sandboxed process's pass to the proxy: its token, its policy and what it was refused. */
+export interface ProxyPass {
+  readonly token: string;
+  readonly refused: RefusedConnection[];
+  /** Stop asking for this process (it ended): pending decisions give up, later connections are refused. */
+  release(): void;
+}
+
+interface Entry {
+  policy: NetworkPolicy;
+  refused: RefusedConnection[];
+  controller: AbortController;
+  /** Decisions per host:port for this process, so a client retrying asks once. */
+  decided: Map<string, Promise<{ allowed: boolean; reason?: string }>>;
+}
+
+const PROXY_USER = 'deft';
+
+/**
+ * Deft's network proxy for sandboxed processes (HTTP CONNECT, and plain HTTP with absolute URLs). Every
+ * request carries a per-process token (`http://deft:<token>@…` in HTTP_PROXY); the process's policy
+ * decides on each new host:port, asking the user when it must. Listens on a unix socket (Linux: carried
+ * into the sandbox's network by socat) or on 127.0.0.1 (macOS: the one port Seatbelt lets out).
+ */
+export class NetworkProxy {
+  private readonly entries = new Map<string, Entry>();
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket | Duplex>();
+
+  private constructor(readonly address: { path: string } | { port: number }) {
+    this.server = createServer();
+  }
+
+  static async listen(at: { path: string } | { host: '127.0.0.1' }): Promise<NetworkProxy> {
+    const proxy = new NetworkProxy('path' in at ? { path: at.path } : { port: 0 });
+    proxy.server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void proxy.onConnect(req, socket, head));
+    proxy.server.on('request', (req: IncomingMessage, res: ServerResponse) => void proxy.onRequest(req, res));
+    proxy.server.on('connection', (socket: Socket) => {
+      proxy.sockets.add(socket);
+      socket.on('close', () => proxy.sockets.delete(socket));
+    });
+    if ('path' in at) {
+      rmSync(at.path, { force: true });
+      proxy.server.listen(at.path);
+    } else {
+      proxy.server.listen(0, at.host);
+    }
+    await once(proxy.server, 'listening');
+    const address = proxy.server.address();
+    if (address && typeof address === 'object') (proxy as { address: { port: number } }).address = { port: address.port };
+    proxy.server.unref();
+    return proxy;
+  }
+
+  /** A pass for one process: connections with its token follow `policy`. */
+  register(policy: NetworkPolicy): ProxyPass {
+    const token = randomBytes(18).toString('base64url');
+    const entry: Entry = { policy, refused: [], controller: new AbortController(), decided: new Map() };
+    this.entries.set(token, entry);
+    return {
+      token,
+      refused: entry.refused,
+      release: () => {
+        entry.controller.abort();
+        this.entries.delete(token);
+      },
+    };
+  }
+
+  /** The proxy URL a process uses, at the port it reaches the proxy on. */
+  static url(token: string, port: number): string {
+    return `http://${PROXY_USER}:${token}@127.0.0.1:${port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const entry of this.entries.values()) entry.controller.abort();
+    this.entries.clear();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if ('path' in this.address) rmSync(this.address.path, { force: true });
+  }
+
+  private entryFor(req: IncomingMessage): Entry | undefined {
+    const header = req.headers['proxy-authorization'];
+    const match = typeof header === 'string' ? /^Basic\s+(\S+)$/i.exec(header) : null;
+    if (!match) return undefined;
+    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0 || decoded.slice(0, colon) !== PROXY_USER) return undefined;
+    return this.entries.get(decoded.slice(colon + 1));
+  }
+
+  private async decide(entry: Entry, target: NetworkTarget): Promise<{ allowed: boolean; reason?: string }> {
+    const key = `${target.host}:${target.port}`;
+    let decision = entry.decided.get(key);
+    if (!decision) {
+      decision = entry
+        .policy(target, entry.controller.signal)
+        .then((verdict) => (verdict.allowed ? { allowed: true } : { allowed: false, reason: verdict.reason }))
+        .catch((error: unknown) => ({ allowed: false, reason: `the connection could not be decided (${(error as Error).message})` }));
+      entry.decided.set(key, decision);
+    }
+    const result = await decision;
+    if (!result.allowed && !entry.refused.some((r) => r.host === target.host && r.port === target.port)) {
+      entry.refused.push({ ...target, reason: result.reason ?? 'refused' });
+    }
+    return result;
+  }
+
+  private async onConnect(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    this.sockets.add(client);
+    client.on('close', () => this.sockets.delete(client));
+    client.on('error', () => client.destroy());
+    const entry = this.entryFor(req);
+    if (!entry) return void refuseRaw(client, 407, 'Deft sandbox proxy: missing or unknown credentials.');
+    const target = parseAuthority(req.url ?? '');
+    if (!target) return void refuseRaw(client, 400, `Deft sandbox proxy: "${req.url}" is not host:port.`);
+    const verdict = await this.decide(entry, target);
+    if (!verdict.allowed) return void refuseRaw(client, 403, blockedText(target, verdict.reason));
+    const upstream = connect({ host: target.host, port: target.port });
+    this.sockets.add(upstream);
+    upstream.on('close', () => this.sockets.delete(upstream));
+    let connected = false;
+    upstream.once('connect', () => {
+      connected = true;
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', (error) => {
+      if (!connected && client.writable) refuseRaw(client, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${error.message}).`);
+      else client.destroy();
+    });
+    client.on('close', () => upstream.destroy());
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const entry = this.entryFor(req);
+    if (!entry) return void refuse(res, 407, 'Deft sandbox proxy: missing or unknown credentials.');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      return void refuse(res, 400, 'Deft sandbox proxy: requests must use an absolute http:// URL.');
+    }
+    if (url.protocol !== 'http:') return void refuse(res, 400, 'Deft sandbox proxy: only http:// requests are proxied directly; https goes through CONNECT.');
+    const target = { host: normalHost(url.hostname), port: Number(url.port || 80) };
+    const verdict = await this.decide(entry, target);
+    if (!verdict.allowed) return void refuse(res, 403, blockedText(target, verdict.reason));
+    const headers = { ...req.headers };
+    delete headers['proxy-authorization'];
+    delete headers['proxy-connection'];
+    const upstream = httpRequest({ host: target.host, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', (error) => {
+      if (!res.headersSent) refuse(res, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${error.message}).`);
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  }
+}
+
+function blockedText(target: NetworkTarget, reason: string | undefined): string {
+  return `Deft's sandbox blocked the connection to ${target.host}:${target.port}: ${reason ?? 'not allowed'}`;
+}
+
+function parseAuthority(authority: string): NetworkTarget | null {
+  const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(authority.trim());
+  if (!match) return null;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65_535) return null;
+  return { host: normalHost(match[1]!), port };
+}
+
+function refuse(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-deft-sandbox': 'blocked', ...(status === 407 ? { 'proxy-authenticate': 'Basic realm="deft"' } : {}) });
+  res.end(`${text}\n`);
+}
+
+function refuseRaw(socket: Duplex, status: number, text: string): void {
+  const body = `${text}\n`;
+  const reason = { 400: 'Bad Request', 403: 'Forbidden', 407: 'Proxy Authentication Required', 502: 'Bad Gateway' }[status] ?? 'Error';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Deft-Sandbox: blocked\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -1,0 +1,184 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { NetworkPolicy, NetworkTarget, SandboxBlock, SandboxSpawnRequest, SandboxStatus, SessionSandbox, SpawnPlan } from '../../contract/sandbox';
+import { type SandboxSupport, sandboxSupport } from './availability';
+import { blockedWrites, networkHint } from './blocked';
+import { domainAllows } from './domains';
+import { scrubbedEnvironment } from './environment';
+import { type FilesystemPolicy, filesystemPolicy, listeningSockets } from './filesystem-policy';
+import { MountPoints, bwrapArgs, createMaskFiles } from './linux';
+import { SANDBOX_PROXY_PORT, linuxSandboxNetwork } from './linux-network';
+import { seatbeltProfile } from './macos';
+import { NetworkProxy, type ProxyPass } from './proxy';
+import { type SandboxSettings, SandboxSettingsStore } from './settings';
+
+export interface SandboxOptions {
+  workspace: string;
+  /** Deft's home (~/.deft). */
+  home: string;
+  userHome?: string;
+  /** `deft run --sandbox on|off`: wins over the settings. */
+  override?: 'on' | 'off';
+  /** Secret values Deft holds (API keys): no command's environment carries them. */
+  secrets?: () => Promise<string[]>;
+  /** No one can be asked (deft run): refusals say which setting allows a host. */
+  headless?: boolean;
+  /** What the OS offers (detected when omitted; tests pass their own). */
+  support?: SandboxSupport;
+  /** The environment commands start from (default: this process's). */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+/** A connection a sandboxed process wants, with who wants it. */
+export interface ConnectionRequest extends NetworkTarget {
+  label: string;
+  callId?: string;
+  turnId?: string;
+}
+
+/** Decides on connections the settings do not allow (asks the user, or refuses). */
+export type ConnectionAuthorizer = (request: ConnectionRequest, signal: AbortSignal) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+
+// Per process: a private folder for session temp folders and mask files, and the macOS proxy.
+let privateDir: string | undefined;
+function processDir(): string {
+  privateDir ??= mkdtempSync(join(tmpdir(), 'deft-sandbox-'));
+  return privateDir;
+}
+let macProxy: Promise<NetworkProxy> | undefined;
+const mountPoints = new MountPoints();
+
+/**
+ * The OS sandbox for one workspace: every command Deft runs is planned here. On Linux bubblewrap, on
+ * macOS Seatbelt; elsewhere (or when turned off) commands run as before, with the scrubbed environment.
+ */
+export class Sandbox {
+  readonly settings: SandboxSettingsStore;
+  private readonly support: SandboxSupport;
+
+  constructor(private readonly options: SandboxOptions) {
+    this.settings = new SandboxSettingsStore(options.home, options.workspace);
+    this.support = options.support ?? sandboxSupport();
+  }
+
+  async status(settings?: SandboxSettings): Promise<SandboxStatus> {
+    const loaded = settings ?? (await this.settings.load());
+    const { kind, reason, install } = this.support;
+    if (!kind) return { available: false, enabled: false, ...(reason ? { reason } : {}), ...(install ? { install } : {}) };
+    if (this.options.override === 'off') return { available: true, enabled: false, kind, reason: 'Turned off for this run (--sandbox off).' };
+    if (this.options.override !== 'on' && !loaded.enabled) return { available: true, enabled: false, kind, reason: 'Turned off by "sandbox.enabled": false in settings.' };
+    return { available: true, enabled: true, kind };
+  }
+
+  /** The sandbox as one session uses it: its own temp folder, and `authorize` for connections the settings do not allow. */
+  forSession(sessionId: string, authorize: ConnectionAuthorizer): SessionSandbox {
+    const tmpDir = join(processDir(), 'sessions', sessionId, 'tmp');
+    const ensureTmp = () => {
+      if (!existsSync(tmpDir)) mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    };
+    return {
+      status: () => this.status(),
+      tmpDir,
+      env: async (extra) => {
+        ensureTmp();
+        return this.environment(tmpDir, extra);
+      },
+      autoAllow: async () => (await this.settings.load()).autoAllow,
+      plan: async (request) => {
+        ensureTmp();
+        const policy: NetworkPolicy = request.network ?? ((target, signal) => authorize({ ...target, label: request.label, ...(request.callId ? { callId: request.callId } : {}), ...(request.turnId ? { turnId: request.turnId } : {}) }, signal));
+        return this.plan(request, tmpDir, policy);
+      },
+    };
+  }
+
+  private async environment(tmpDir: string, extra?: Readonly<Record<string, string>>): Promise<Record<string, string>> {
+    const secrets = (await this.options.secrets?.().catch(() => [])) ?? [];
+    const gitCeiling = existsSync(join(this.options.workspace, '.git')) ? dirname(this.options.workspace) : undefined;
+    return scrubbedEnvironment({ ...(this.options.baseEnv ? { base: this.options.baseEnv } : {}), secrets, tmpDir, ...(gitCeiling ? { gitCeiling } : {}), ...(extra ? { extra } : {}) });
+  }
+
+  private async plan(request: SandboxSpawnRequest, tmpDir: string, network: NetworkPolicy): Promise<SpawnPlan> {
+    const settings = await this.settings.load();
+    const status = await this.status(settings);
+    const env = await this.environment(tmpDir, request.env);
+    const [program, ...rest] = request.argv;
+    if (!program) throw new Error('Nothing to run: the command is empty.');
+    if (!status.enabled) return { file: program, args: rest, env, cwd: request.cwd, sandboxed: false, release: () => {}, blocked: () => [] };
+
+    const policy = filesystemPolicy({
+      workspace: this.options.workspace,
+      deftHome: this.options.home,
+      userHome: this.options.userHome ?? homedir(),
+      tmpDir,
+      allowWrite: settings.allowWrite,
+      denyWrite: settings.denyWrite,
+      denyRead: settings.denyRead,
+    });
+    // Domains the settings allow need no one; the rest go to the session (which asks, or refuses).
+    const guarded: NetworkPolicy = async (target, signal) => {
+      if (settings.allowedDomains.some((entry) => domainAllows(entry, target.host, target.port))) return { allowed: true };
+      return network(target, signal);
+    };
+    const missing = policy.denyWrite.filter((d) => d.missing).map((d) => d.path);
+    let pass: ProxyPass | null = null;
+    let file: string;
+    let args: string[];
+    if (this.support.kind === 'bubblewrap') {
+      const shared = await linuxSandboxNetwork(this.support);
+      pass = shared?.proxy.register(guarded) ?? null;
+      if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
+      const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
+      const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
+      file = argv[0]!;
+      args = argv.slice(1);
+    } else {
+      macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
+      const proxy = await macProxy;
+      const port = 'port' in proxy.address ? proxy.address.port : null;
+      pass = proxy.register(guarded);
+      if (port !== null) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, port)));
+      file = this.support.program!;
+      args = ['-p', seatbeltProfile({ policy, proxyPort: port }), '--', program, ...rest];
+    }
+    mountPoints.acquire(missing);
+    let released = false;
+    const headless = this.options.headless ?? false;
+    return {
+      file,
+      args,
+      env,
+      cwd: request.cwd,
+      sandboxed: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        pass?.release();
+        mountPoints.release(missing);
+      },
+      blocked: (output) => blockedFor(pass, policy, output ?? '', request.cwd, headless),
+    };
+  }
+}
+
+function blockedFor(pass: ProxyPass | null, policy: FilesystemPolicy, output: string, cwd: string, headless: boolean): SandboxBlock[] {
+  const network = (pass?.refused ?? []).map((r) => ({ kind: 'network' as const, target: `${r.host}:${r.port}`, hint: networkHint(r.host, r.port, headless) }));
+  return [...network, ...blockedWrites(output, policy, cwd)];
+}
+
+/** The variables that send a sandboxed process's connections to Deft's proxy (its own loopback stays direct). */
+export function proxyEnvironment(url: string): Record<string, string> {
+  const local = 'localhost,127.0.0.1,::1';
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    all_proxy: url,
+    NO_PROXY: local,
+    no_proxy: local,
+    NODE_USE_ENV_PROXY: '1',
+  };
+}

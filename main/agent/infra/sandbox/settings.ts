@@ -1,0 +1,172 @@
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { TrustStore } from '../settings/trust';
+import { parseDomainPattern } from './domains';
+
+/**
+ * The `sandbox` section of the three settings files, in the shape other agents use so users' files
+ * carry over:
+ * `{"enabled": true, "autoAllow": true, "filesystem": {"allowWrite": [], "denyRead": [], "denyWrite": []},
+ *   "network": {"allowedDomains": []}}`.
+ */
+export interface SandboxSettings {
+  enabled: boolean;
+  /** Sandboxed commands run without asking in accept-edits mode (the OS holds the line). */
+  autoAllow: boolean;
+  allowWrite: string[];
+  denyRead: string[];
+  denyWrite: string[];
+  allowedDomains: string[];
+  /** Entries that could not be used, with the file. */
+  problems: string[];
+  /** What an untrusted workspace's own files asked for that widens the sandbox (not used until trusted). */
+  ignored: string[];
+}
+
+type Source = 'user' | 'project' | 'local';
+
+interface FileSection {
+  enabled?: boolean;
+  autoAllow?: boolean;
+  allowWrite: string[];
+  denyRead: string[];
+  denyWrite: string[];
+  allowedDomains: string[];
+}
+
+export function sandboxSettingsFiles(home: string, workspace: string): Record<Source, string> {
+  return { user: join(home, 'settings.json'), project: join(workspace, '.deft', 'settings.json'), local: join(workspace, '.deft', 'settings.local.json') };
+}
+
+/** `~/x` → the user's home; a relative path → against the workspace. */
+export function settingsPath(path: string, workspace: string, userHome = homedir()): string {
+  if (/^~(?=\/|$)/.test(path)) return resolve(userHome + path.slice(1));
+  return isAbsolute(path) ? resolve(path) : resolve(workspace, path);
+}
+
+async function readJson(path: string): Promise<{ value?: unknown; problem?: string }> {
+  try {
+    // A FIFO in a cloned repository's .deft/ would block the read forever.
+    if (!(await stat(path)).isFile()) return { problem: `${path} is not a regular file; its sandbox settings are not used` };
+    const text = await readFile(path, 'utf8');
+    return { value: text.trim() ? (JSON.parse(text) as unknown) : {} };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
+    return { problem: `${path} cannot be read as JSON (${code ?? (error as Error).message}); its sandbox settings are not used` };
+  }
+}
+
+function stringList(value: unknown, name: string, file: string, problems: string[]): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !v.trim())) {
+    problems.push(`"sandbox.${name}" in ${file} must be a list of non-empty strings`);
+    return [];
+  }
+  return value.map((v: string) => v.trim());
+}
+
+function bool(value: unknown, name: string, file: string, problems: string[]): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') {
+    problems.push(`"sandbox.${name}" in ${file} must be true or false`);
+    return undefined;
+  }
+  return value;
+}
+
+function section(raw: unknown, file: string, workspace: string, problems: string[]): FileSection {
+  const empty: FileSection = { allowWrite: [], denyRead: [], denyWrite: [], allowedDomains: [] };
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return empty;
+  const sandbox = (raw as Record<string, unknown>).sandbox;
+  if (sandbox === undefined) return empty;
+  if (!sandbox || typeof sandbox !== 'object' || Array.isArray(sandbox)) {
+    problems.push(`"sandbox" in ${file} must be an object`);
+    return empty;
+  }
+  const s = sandbox as Record<string, unknown>;
+  const fs = (s.filesystem && typeof s.filesystem === 'object' ? s.filesystem : {}) as Record<string, unknown>;
+  const net = (s.network && typeof s.network === 'object' ? s.network : {}) as Record<string, unknown>;
+  const domains = stringList(net.allowedDomains, 'network.allowedDomains', file, problems).filter((d) => {
+    const parsed = parseDomainPattern(d);
+    if (!parsed.ok) problems.push(`"${d}" in sandbox.network.allowedDomains of ${file}: ${parsed.message}`);
+    return parsed.ok;
+  });
+  const paths = (name: 'allowWrite' | 'denyRead' | 'denyWrite') => stringList(fs[name], `filesystem.${name}`, file, problems).map((p) => settingsPath(p, workspace));
+  const enabled = bool(s.enabled, 'enabled', file, problems);
+  const autoAllow = bool(s.autoAllow, 'autoAllow', file, problems);
+  return {
+    ...(enabled !== undefined ? { enabled } : {}),
+    ...(autoAllow !== undefined ? { autoAllow } : {}),
+    allowWrite: paths('allowWrite'),
+    denyRead: paths('denyRead'),
+    denyWrite: paths('denyWrite'),
+    allowedDomains: domains,
+  };
+}
+
+/**
+ * Sandbox settings from `~/.deft/settings.json`, `.deft/settings.json` and `.deft/settings.local.json`,
+ * merged (lists add up; for `enabled` and `autoAllow` the local file wins over the project file, which
+ * wins over the user file). Until the user trusts the workspace, its own files may only narrow: their
+ * denies and `enabled: true` / `autoAllow: false` count, their `allowWrite`, `allowedDomains`,
+ * `enabled: false` and `autoAllow: true` do not (domains the user allowed in Deft do).
+ */
+export class SandboxSettingsStore {
+  private readonly files: Record<Source, string>;
+  private readonly trust: TrustStore;
+  private cache: { key: string; settings: SandboxSettings } | null = null;
+
+  constructor(
+    home: string,
+    private readonly workspace: string,
+  ) {
+    this.files = sandboxSettingsFiles(home, workspace);
+    this.trust = new TrustStore(home, workspace);
+  }
+
+  async load(): Promise<SandboxSettings> {
+    const sources = Object.entries(this.files) as Array<[Source, string]>;
+    const prints = await Promise.all(sources.map(([, path]) => stat(path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-')));
+    const key = [...prints, await this.trust.version()].join('|');
+    if (this.cache?.key === key) return this.cache.settings;
+    const problems: string[] = [];
+    const ignored: string[] = [];
+    const trust = await this.trust.get();
+    const settings: SandboxSettings = { enabled: true, autoAllow: true, allowWrite: [], denyRead: [], denyWrite: [], allowedDomains: [], problems, ignored };
+    for (const [source, path] of sources) {
+      const read = await readJson(path);
+      if (read.problem) problems.push(read.problem);
+      const s = section(read.value, path, this.workspace, problems);
+      const trusted = source === 'user' || trust.trusted;
+      settings.denyRead.push(...s.denyRead);
+      settings.denyWrite.push(...s.denyWrite);
+      if (s.enabled !== undefined) {
+        if (trusted || s.enabled) settings.enabled = s.enabled;
+        else ignored.push(`sandbox.enabled false (${path})`);
+      }
+      if (s.autoAllow !== undefined) {
+        if (trusted || !s.autoAllow) settings.autoAllow = s.autoAllow;
+        else ignored.push(`sandbox.autoAllow true (${path})`);
+      }
+      if (trusted) {
+        settings.allowWrite.push(...s.allowWrite);
+        settings.allowedDomains.push(...s.allowedDomains);
+      } else {
+        for (const p of s.allowWrite) ignored.push(`sandbox.filesystem.allowWrite ${p} (${path})`);
+        for (const d of s.allowedDomains) {
+          if (trust.approvedRules.includes(networkRule(d))) settings.allowedDomains.push(d);
+          else ignored.push(`sandbox.network.allowedDomains ${d} (${path})`);
+        }
+      }
+    }
+    this.cache = { key, settings };
+    return settings;
+  }
+}
+
+/** How a domain the user allowed from an approval is recorded in trust.json, so it works without trusting the folder. */
+export function networkRule(domain: string): string {
+  return `Network(${domain})`;
+}
