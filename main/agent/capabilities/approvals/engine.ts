@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PermissionMode, PlanState } from '../../../../protocol';
 import type { ResolvedCall } from '../../contract/calls';
-import { catastrophicDeleteIn, withNestedScripts } from '../../infra/policies/dangerous-command';
+import { catastrophicDeleteIn, commandsWithCwd, uncertainDeleteIn } from '../../infra/policies/dangerous-command';
 import { isWithin } from '../../infra/policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../../infra/policies/protected-paths';
 import { type ParsedShell, parseShell } from '../../infra/policies/shell-parse';
@@ -18,6 +18,8 @@ export interface DecisionContext {
   sessionRules: readonly string[];
   plan: PlanState | null;
   places: Places;
+  /** `sandbox.autoAllow` with the sandbox on: sandboxed commands run without asking in accept-edits mode. */
+  sandboxAutoAllow?: boolean;
 }
 
 export type Decision =
@@ -42,8 +44,9 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   let shell: Promise<ParsedShell> | undefined;
   const parsedShell = () => (shell ??= parseShell(command ?? ''));
 
+  const deletePlaces = { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) };
   if (command !== null) {
-    const hit = await catastrophicDeleteIn(await parsedShell(), { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) });
+    const hit = await catastrophicDeleteIn(await parsedShell(), deletePlaces);
     if (hit) {
       return {
         kind: 'deny',
@@ -77,18 +80,35 @@ export async function decide(context: DecisionContext): Promise<Decision> {
 
   const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
   if (guarded) return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
+  if (command !== null) {
+    const uncertain = await uncertainDeleteIn(await parsedShell(), deletePlaces);
+    if (uncertain) return { kind: 'ask', reason: `"${uncertain.text}" deletes recursively and ${uncertain.why}. It always needs your approval, in every mode.`, rememberable: false };
+  }
 
+  // Rules cover a command where it runs inside the workspace; elsewhere it needs its own approval. In plan
+  // mode shell commands always ask (only read-only tools run on their own).
+  const cwd = command !== null ? bashCwd(call, places.workspace) : places.workspace;
+  const outsideCwd = command !== null && !isWithin(resolve(cwd), places.workspace);
+  const rulesMayAllow = !outsideCwd && !(noAutoApprove && command !== null);
+  const allowApplies = (rule: PermissionRule) => ruleApplies(rule, call, parsedShell, { ...places, cwd });
   // The user's own "approve for session" answers come before ask rules, or that answer to an ask rule's
   // prompt would never take effect.
-  for (const text of context.sessionRules) {
-    const parsed = parseRule(text);
-    if (parsed.ok && (await applies({ ...parsed.rule, decision: 'allow', source: 'session' }))) return { kind: 'allow', reason: `approved for this session (${text})` };
+  if (rulesMayAllow) {
+    for (const text of context.sessionRules) {
+      const parsed = parseRule(text);
+      if (parsed.ok && (await allowApplies({ ...parsed.rule, decision: 'allow', source: 'session' }))) return { kind: 'allow', reason: `approved for this session (${text})` };
+    }
   }
   for (const rule of context.rules) {
     if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
   }
-  for (const rule of context.rules) {
-    if (rule.decision === 'allow' && (await applies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
+  if (rulesMayAllow) {
+    for (const rule of context.rules) {
+      if (rule.decision === 'allow' && (await allowApplies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
+    }
+  }
+  if (outsideCwd && mode !== 'yolo') {
+    return { kind: 'ask', reason: `It runs in ${cwd}, outside the workspace, where rules do not apply: it needs its own approval.`, rememberable: false };
   }
 
   if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };
@@ -98,6 +118,9 @@ export async function decide(context: DecisionContext): Promise<Decision> {
     return { kind: 'ask', reason: 'Starting a goal lets Deft keep working turn after turn until it is done.', rememberable: true };
   }
   if (mode === 'yolo' && !noAutoApprove) return { kind: 'allow', reason: 'yolo mode' };
+  if (mode === 'accept-edits' && command !== null && !noAutoApprove && context.sandboxAutoAllow && (call.execution as { sandboxed?: unknown }).sandboxed === true) {
+    return { kind: 'allow', reason: 'accept-edits mode: the command runs in the OS sandbox (sandbox.autoAllow)' };
+  }
   if (mode === 'accept-edits' && EDIT_TOOLS.has(call.name)) {
     const paths = writtenPaths(call, places.workspace);
     if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'accept-edits mode: an edit inside the workspace' };
@@ -128,8 +151,8 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
   const cwd = bashCwd(call, places.workspace);
   const cwdReason = protectedPathReason(cwd, places);
   if (cwdReason) return { what: `the working directory ${cwd}`, reason: cwdReason };
-  for (const part of await withNestedScripts(shell)) {
-    const hit = protectedPathInCommand(part, { ...places, workspace: cwd });
+  for (const { part, cwd: at } of await commandsWithCwd(shell, { workspace: places.workspace, home: places.userHome, cwd })) {
+    const hit = protectedPathInCommand(part, { ...places, cwd: at });
     if (hit) return { what: `"${hit.word}" in this command`, reason: hit.reason };
   }
   return null;

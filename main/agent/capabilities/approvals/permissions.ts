@@ -9,6 +9,7 @@ import { type Decision, decide } from './engine';
 import type { ApprovalDesk, ApprovalRequest } from './requests';
 import { MODE_SUMMARY, cancelledMessage, headlessDenial, modeChangeNotice, rejectionMessage } from './messages';
 import { publicRules } from './rule-files';
+import { networkApprovals } from './network';
 
 /** The session's own mode; unset, the workspace's default mode applies. */
 export const modeSlot = stateSlot<PermissionMode | null>('permissions.mode', PermissionMode.nullable(), null);
@@ -21,6 +22,7 @@ export const sessionRulesSlot = stateSlot('permissions.sessionRules', z.array(z.
  * rule that would allow it.
  */
 export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
+  const network = networkApprovals(core, hub);
 
   async function modeOf(session: SessionHandle): Promise<PermissionMode> {
     return session.state(modeSlot).get() ?? (await hub.loadRules()).loaded.defaultMode ?? 'ask';
@@ -35,6 +37,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       sessionRules: session.state(sessionRulesSlot).get(),
       plan: planOf(session),
       places: hub.places,
+      sandboxAutoAllow: await session.sandbox.autoAllow(),
     });
   }
 
@@ -72,6 +75,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
   }
 
   return {
+    authorizeConnection: network.authorizeConnection,
     authorize: async (session: SessionHandle, call: ResolvedCall): Promise<Authorization> => {
       const decision = await evaluate(session, call);
       if (decision.kind === 'allow') return { allowed: true };
@@ -117,7 +121,15 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
           throw new CommandError('invalid_request', `"${answer.selectedLabel}" is not one of the options offered.`);
         }
         let warning: string | undefined;
-        if (answer.decision === 'approve' && answer.scope !== 'once' && request.approvalRule) {
+        if (request.kind === 'network') {
+          if (answer.decision === 'approve' && answer.scope !== 'once' && request.approvalRule) {
+            try {
+              await network.remember(session, request.approvalRule, answer.scope);
+            } catch (error) {
+              warning = `Allowed for this session, but the host could not be saved: ${(error as Error).message}`;
+            }
+          }
+        } else if (answer.decision === 'approve' && answer.scope !== 'once' && request.approvalRule) {
           rememberForSession(session, request.approvalRule);
           if (answer.scope === 'always') {
             try {

@@ -4,6 +4,7 @@ import type { PermissionMode, PermissionRules, RuleProblem, RuleSource } from '.
 import { writeFileAtomic } from '../../infra/platform/files';
 import { type PermissionRule, type RuleDecision, parseRule } from './rules';
 import { type FolderTrust, TrustStore } from '../../infra/settings/trust';
+import { networkRule } from '../../infra/sandbox/settings';
 
 export type RuleFilePaths = Record<RuleSource, string>;
 
@@ -132,13 +133,32 @@ export class RuleStore {
     return { loaded, changed };
   }
 
-  /** Add an allow rule to `.deft/settings.local.json`, keeping everything else in the file. */
-  async addLocalAllowRule(rule: string): Promise<void> {
+  /** Add a host to `sandbox.network.allowedDomains` in `.deft/settings.local.json` (the user chose it: used without trusting the folder). */
+  async addLocalAllowedDomain(entry: string): Promise<void> {
+    const { path, root } = await this.localSettings();
+    const sandbox = (root.sandbox ?? {}) as Record<string, unknown>;
+    const network = (sandbox.network ?? {}) as Record<string, unknown>;
+    if (typeof sandbox !== 'object' || typeof network !== 'object' || Array.isArray(sandbox) || Array.isArray(network)) throw new Error(`"sandbox.network" in ${path} must be an object.`);
+    const domains = Array.isArray(network.allowedDomains) ? network.allowedDomains : [];
+    if (!domains.includes(entry)) domains.push(entry);
+    await this.trust.approveRule(networkRule(entry));
+    root.sandbox = { ...sandbox, network: { ...network, allowedDomains: domains } };
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, JSON.stringify(root, null, 2) + '\n', 0o644);
+  }
+
+  private async localSettings(): Promise<{ path: string; root: Record<string, unknown> }> {
     const path = this.files.local;
     const read = await readSettings(path);
     if (read?.problem) throw new Error(`${path} ${read.problem}`);
     const root = (read?.raw ?? {}) as Record<string, unknown>;
     if (!root || typeof root !== 'object' || Array.isArray(root)) throw new Error(`${path} must hold a JSON object; fix it, then choose "Always allow" again.`);
+    return { path, root };
+  }
+
+  /** Add an allow rule to `.deft/settings.local.json`, keeping everything else in the file. */
+  async addLocalAllowRule(rule: string): Promise<void> {
+    const { path, root } = await this.localSettings();
     const permissions = (root.permissions ?? {}) as Record<string, unknown>;
     if (!permissions || typeof permissions !== 'object' || Array.isArray(permissions)) throw new Error(`"permissions" in ${path} must be an object.`);
     const allow = permissions.allow ?? [];

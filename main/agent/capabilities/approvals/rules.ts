@@ -2,6 +2,7 @@ import picomatch from 'picomatch';
 import type { RuleSource } from '../../../../protocol';
 import type { ResolvedCall } from '../../contract/calls';
 import { bashRuleHits, matchBashRule } from '../../infra/policies/bash-rule';
+import type { Places } from '../../infra/policies/protected-paths';
 import type { ParsedShell } from '../../infra/policies/shell-parse';
 
 export type RuleDecision = 'allow' | 'ask' | 'deny';
@@ -75,13 +76,13 @@ export function bashCommandOf(call: Pick<ResolvedCall, 'name' | 'args'>): string
  * matcher, so an allow rule must cover every part of a compound command while a deny or ask rule
  * fires on any part. Tools without a matcher are matched by name, or by exactly the rule the call offers.
  */
-export async function ruleApplies(rule: PermissionRule, call: ResolvedCall, parsedShell?: () => Promise<ParsedShell>): Promise<boolean> {
+export async function ruleApplies(rule: PermissionRule, call: ResolvedCall, parsedShell?: () => Promise<ParsedShell>, places?: Places & { cwd: string }): Promise<boolean> {
   if (!toolMatcher(rule.tool)(call.name)) return false;
   if (rule.argument === undefined) return true;
   const command = bashCommandOf(call);
   if (command !== null) {
     const shell = parsedShell ? await parsedShell() : undefined;
-    return rule.decision === 'allow' ? matchBashRule(rule.argument, command, shell) : bashRuleHits(rule.argument, command, shell);
+    return rule.decision === 'allow' ? matchBashRule(rule.argument, command, shell, places) : bashRuleHits(rule.argument, command, shell);
   }
   if (call.execution.matchesRule) {
     try {

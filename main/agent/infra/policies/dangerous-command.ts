@@ -1,51 +1,77 @@
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { isWithin } from './path-guard';
 import { type ParsedShell, type ShellCommand, parseShell } from './shell-parse';
+import { hasExpansion, wordPaths } from './static-paths';
 
 // Words that run the command after them: `sudo rm -rf /` is an rm.
 const WRAPPERS = new Set(['sudo', 'doas', 'command', 'builtin', 'env', 'nohup', 'nice', 'time', 'exec', 'xargs', 'busybox']);
 
-/** The command a wrapper runs, with its arguments (`sudo -u x rm -rf /` → rm). */
-function unwrap(command: ShellCommand): { name: string; args: string[] } {
+/** The command a wrapper runs, with its arguments (`sudo -u x rm -rf /` → rm), and the wrappers passed. */
+function unwrap(command: ShellCommand): { name: string; args: string[]; via: string[] } {
   let name = basename(command.name);
   let args = command.args;
+  const via: string[] = [];
   for (let depth = 0; WRAPPERS.has(name) && depth < 4; depth++) {
+    via.push(name);
     const next = args.findIndex((a) => !a.startsWith('-') && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a));
-    if (next < 0) return { name, args: [] };
+    if (next < 0) return { name, args: [], via };
     name = basename(args[next]!);
     args = args.slice(next + 1);
   }
-  return { name, args };
+  return { name, args, via };
 }
 
 function basename(word: string): string {
   return word.slice(word.lastIndexOf('/') + 1);
 }
 
-/** Where a target word points, with `~`, `$HOME`, `$PWD` expanded and trailing `/`, `/.`, `/*` dropped; null when it depends on other variables. */
-function targetPath(word: string, places: { workspace: string; home: string; cwd?: string }): string | null {
-  const cwd = places.cwd ?? places.workspace;
-  let path = word
-    .replace(/^~(?=\/|$)/, places.home)
-    .replace(/^\$\{?HOME\}?(?=\/|$)/, places.home)
-    .replace(/^\$\{?PWD\}?(?=\/|$)/, cwd);
-  if (path.includes('$') || path.includes('`')) return null;
-  for (;;) {
-    const trimmed = path.replace(/\/\*$/, '').replace(/\/\.$/, '').replace(/(.)\/+$/, '$1');
-    if (trimmed === path) break;
-    path = trimmed;
-  }
-  if (path === '*' || path === '.*') return cwd;
-  return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
+export interface DeletePlaces {
+  workspace: string;
+  home: string;
+  /** Where the command runs (default: the workspace); null when a `cd` Deft could not follow made it unknown. */
+  cwd?: string | null;
 }
 
-/**
- * A recursive `rm` of `/`, the home folder, the workspace root or a folder that contains one of them.
- * Returns what it would delete, for the refusal message, or null when the command is not one.
- */
-/** `cwd` is where the command runs (default: the workspace); relative targets resolve against it. */
-export function catastrophicDelete(command: ShellCommand, places: { workspace: string; home: string; cwd?: string }): string | null {
-  const { name, args } = unwrap(command);
+/** Whether a word names the folder it is in (`*`, `./*`, `.*`): deleting it empties that folder. */
+function wholeFolder(word: string): string | null {
+  const match = /^(.*?)\/?(\*|\.\*)$/.exec(word);
+  return match ? match[1] || '.' : null;
+}
+
+/** What deleting `target` would take with it, in words, or null when it is none of the roots. */
+function rootHit(target: string, word: string, places: DeletePlaces): string | null {
+  const roots: Array<[string, string]> = [
+    [resolve('/'), 'the root folder'],
+    [resolve(places.home), 'your home folder'],
+    [resolve(places.workspace), 'the workspace'],
+  ];
+  for (const [root, label] of roots) {
+    if (target === root) return `${word} (${label})`;
+    if (isWithin(root, target)) return `${word} (a folder that contains ${label})`;
+  }
+  return null;
+}
+
+/** The outcome of looking at one deleting command: what it would wipe out, or why Deft cannot tell. */
+type DeleteCheck = { kind: 'catastrophic'; target: string } | { kind: 'unknown'; why: string } | null;
+
+function checkTargets(words: string[], places: DeletePlaces): DeleteCheck {
+  const cwd = places.cwd === undefined ? places.workspace : places.cwd;
+  for (const word of words) {
+    const whole = wholeFolder(word);
+    const resolved = wordPaths(whole ?? word, { cwd, home: places.home });
+    if (!resolved.known) return { kind: 'unknown', why: resolved.why };
+    for (const path of resolved.paths) {
+      const hit = rootHit(path.replace(/(.)\/+$/, '$1'), word, places);
+      if (hit) return { kind: 'catastrophic', target: hit };
+    }
+  }
+  return null;
+}
+
+/** A recursive rm (possibly behind sudo/xargs/…): its targets, or that they come from stdin (xargs). */
+function recursiveRm(command: ShellCommand): { targets: string[]; fromInput: boolean } | null {
+  const { name, args, via } = unwrap(command);
   if (name !== 'rm') return null;
   let recursive = false;
   const targets: string[] = [];
@@ -56,21 +82,42 @@ export function catastrophicDelete(command: ShellCommand, places: { workspace: s
     else if (!endOfOptions && arg.startsWith('-') && arg.length > 1) recursive ||= /[rR]/.test(arg);
     else targets.push(arg);
   }
-  if (!recursive) return null;
-  const roots: Array<[string, string]> = [
-    [resolve('/'), 'the root folder'],
-    [resolve(places.home), 'your home folder'],
-    [resolve(places.workspace), 'the workspace'],
-  ];
-  for (const target of targets) {
-    const path = targetPath(target, places);
-    if (path === null) continue;
-    for (const [root, label] of roots) {
-      if (path === root) return `${target} (${label})`;
-      if (isWithin(root, path)) return `${target} (a folder that contains ${label})`;
-    }
+  return recursive ? { targets, fromInput: via.includes('xargs') } : null;
+}
+
+/** `find ROOTS… -delete` or `find … -exec rm -r…`: the roots it deletes under. */
+function deletingFind(command: ShellCommand): string[] | null {
+  const { name, args } = unwrap(command);
+  if (name !== 'find') return null;
+  const execRm = args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && basename(args[i + 1] ?? '') === 'rm');
+  if (!args.includes('-delete') && !execRm) return null;
+  const roots: string[] = [];
+  for (const arg of args) {
+    if (arg.startsWith('-') || arg === '!' || arg === '(') break;
+    roots.push(arg);
   }
-  return null;
+  return roots.length ? roots : ['.'];
+}
+
+function checkCommand(command: ShellCommand, places: DeletePlaces): DeleteCheck {
+  if (hasExpansion(command.name)) return { kind: 'unknown', why: `the command name "${command.name}" is computed when it runs, so Deft cannot tell what it does` };
+  const rm = recursiveRm(command);
+  if (rm) {
+    if (rm.fromInput) return { kind: 'unknown', why: 'it deletes recursively whatever its input names (xargs)' };
+    return checkTargets(rm.targets, places);
+  }
+  const roots = deletingFind(command);
+  return roots ? checkTargets(roots, places) : null;
+}
+
+/**
+ * A recursive `rm` (or `find -delete`) of `/`, the home folder, the workspace root or a folder that
+ * contains one of them. Returns what it would delete, for the refusal message, or null when the command
+ * is not one (or cannot be told: see uncertainDeleteIn).
+ */
+export function catastrophicDelete(command: ShellCommand, places: DeletePlaces): string | null {
+  const check = checkCommand(command, places);
+  return check?.kind === 'catastrophic' ? check.target : null;
 }
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
@@ -95,11 +142,45 @@ export async function withNestedScripts(shell: ParsedShell, depth = 0): Promise<
   return out;
 }
 
-/** The first catastrophic delete in a parsed command line, nested scripts included, so wrapping does not get one past the refusal. */
-export async function catastrophicDeleteIn(shell: ParsedShell, places: { workspace: string; home: string; cwd?: string }): Promise<{ text: string; target: string } | null> {
+/** Where a `cd` leaves the commands after it: a known folder, or null when Deft cannot follow it. */
+function afterCd(command: ShellCommand, cwd: string | null, places: DeletePlaces): string | null | undefined {
+  if (command.name !== 'cd' && command.name !== 'pushd') return undefined;
+  const target = command.args.find((a) => !a.startsWith('-'));
+  if (target === undefined) return resolve(places.home);
+  const resolved = wordPaths(target, { cwd, home: places.home });
+  return resolved.known && resolved.paths.length === 1 ? resolved.paths[0]! : null;
+}
+
+/** Each command of a line (nested scripts included) with the folder it runs in, following `cd` along the way. */
+export async function commandsWithCwd(shell: ParsedShell, places: DeletePlaces): Promise<Array<{ part: ShellCommand; cwd: string | null }>> {
+  let cwd: string | null = places.cwd === undefined ? places.workspace : places.cwd;
+  const out: Array<{ part: ShellCommand; cwd: string | null }> = [];
   for (const part of await withNestedScripts(shell)) {
-    const target = catastrophicDelete(part, places);
-    if (target) return { text: part.text, target };
+    out.push({ part, cwd });
+    const next = afterCd(part, cwd, places);
+    if (next !== undefined) cwd = next;
+  }
+  return out;
+}
+
+/** The first catastrophic delete in a parsed command line, nested scripts and `cd`s included, so wrapping or changing folder does not get one past the refusal. */
+export async function catastrophicDeleteIn(shell: ParsedShell, places: DeletePlaces): Promise<{ text: string; target: string } | null> {
+  for (const { part, cwd } of await commandsWithCwd(shell, places)) {
+    const check = checkCommand(part, { ...places, cwd });
+    if (check?.kind === 'catastrophic') return { text: part.text, target: check.target };
+  }
+  return null;
+}
+
+/**
+ * A deleting command whose reach Deft cannot tell before it runs (`rm -rf "$(pwd)"`, `rm -rf $OLDPWD`,
+ * `xargs rm -rf`, a computed command name such as `$r -rf ~`): it asks in every mode, as it may be as
+ * bad as the ones that are refused.
+ */
+export async function uncertainDeleteIn(shell: ParsedShell, places: DeletePlaces): Promise<{ text: string; why: string } | null> {
+  for (const { part, cwd } of await commandsWithCwd(shell, places)) {
+    const check = checkCommand(part, { ...places, cwd });
+    if (check?.kind === 'unknown') return { text: part.text, why: check.why };
   }
   return null;
 }

@@ -11,6 +11,10 @@ export interface ShellCommand {
   args: string[];
   /** Redirection targets with quotes removed. */
   redirects: string[];
+  /** Targets of output redirections (`>`, `>>`, `&>`, `>|`, `2>`…), quotes removed; not `>&2`-style duplications. */
+  writes: string[];
+  /** The command without its redirections (`echo hi` for `echo hi > out.txt`): what rules match. */
+  bare: string;
 }
 
 /** A parsed command line: every simple command in it, wherever it is nested. */
@@ -82,11 +86,18 @@ function walkInside(node: Node, out: ShellCommand[]): void {
 function describe(command: Node, outer: Node): ShellCommand {
   const name = command.type === 'command' ? command.childForFieldName('name') : null;
   const args = command.type === 'command' ? command.childrenForFieldName('argument').filter((n): n is Node => n !== null).map(wordText) : [];
-  const redirects = outer.descendantsOfType(['file_redirect']).flatMap((r) => {
+  const redirects: string[] = [];
+  const writes: string[] = [];
+  for (const r of outer.descendantsOfType(['file_redirect'])) {
     const destination = r?.childForFieldName('destination');
-    return destination ? [wordText(destination)] : [];
-  });
-  return { text: outer.text.trim(), name: name ? wordText(name) : '', args, redirects };
+    if (!r || !destination) continue;
+    const target = wordText(destination);
+    redirects.push(target);
+    const operator = r.children.find((c) => c && !c.isNamed)?.text ?? '';
+    // `2>&1`, `>&-`: duplicating or closing a descriptor writes no file.
+    if (operator.includes('>') && !(operator.endsWith('&') && /^(\d+|-)$/.test(target))) writes.push(target);
+  }
+  return { text: outer.text.trim(), name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim() };
 }
 
 /** A word's value as the shell would see it before expansion: quotes and backslashes removed. */

@@ -1,0 +1,156 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PermissionMode } from '../../../../protocol';
+import { tempDir } from '../../test-support/harness';
+import { resolvedCall } from '../../test-support/resolved-call';
+import { matchPathSubject } from '../../infra/policies/rule-match';
+import { type Decision, decide } from './engine';
+import { type PermissionRule, parseRule } from './rules';
+
+// The security review's findings at the decision layer (the string-level second wall), on a real file
+// system so links and globs resolve: the user's home holds Deft's home, the workspace is a git repository.
+let places: { workspace: string; home: string; userHome: string };
+
+beforeAll(async () => {
+  const root = await tempDir('deft-review-');
+  const userHome = join(root, 'home');
+  const workspace = join(root, 'ws');
+  places = { workspace, home: join(userHome, '.deft'), userHome };
+  await mkdir(join(places.home), { recursive: true });
+  await writeFile(join(places.home, 'settings.json'), '{}');
+  await writeFile(join(places.home, 'trust.json'), '{}');
+  await mkdir(join(workspace, '.git', 'hooks'), { recursive: true });
+  await writeFile(join(workspace, '.env'), 'TOKEN=1');
+  await symlink('.git', join(workspace, 'g'));
+  await mkdir(join(workspace, 'evil'));
+});
+
+function rules(spec: Partial<Record<PermissionRule['decision'], string[]>>): PermissionRule[] {
+  return (['allow', 'ask', 'deny'] as const).flatMap((decision) =>
+    (spec[decision] ?? []).map((p) => {
+      const parsed = parseRule(p);
+      if (!parsed.ok) throw new Error(parsed.message);
+      return { ...parsed.rule, decision, source: 'user' as const, file: '/home/.deft/settings.json' };
+    }),
+  );
+}
+
+function bash(command: string, cwd?: string) {
+  return resolvedCall('Bash', { command, ...(cwd ? { cwd } : {}) }, { approvalRule: `Bash(${command})`, ...(cwd ? { cwd } : {}) } as never);
+}
+
+async function decideBash(command: string, options: { mode?: PermissionMode; allow?: string[]; cwd?: string; plan?: boolean } = {}): Promise<Decision> {
+  return decide({
+    call: bash(command, options.cwd),
+    mode: options.mode ?? 'ask',
+    rules: rules({ allow: options.allow ?? [] }),
+    sessionRules: [],
+    plan: options.plan ? { active: true, planId: 'p', path: join(places.home, 'plans', 'p.md') } : null,
+    places,
+  });
+}
+
+describe('finding 1: the protected-path check cannot be spelt around', () => {
+  const attacks = [
+    `echo '{"permissions":{"allow":["Bash"]}}' > $HOME/.deft/settings.json`,
+    'echo x > "${PWD}"/.git/hooks/x',
+    'echo x > g/x',
+    'echo x > ../home/.deft/settin?s.json',
+    'echo x > .en?',
+    'echo x > .GIT/hooks/pre-commit',
+    'cat x > $(git rev-parse --git-dir)/config',
+  ];
+  for (const command of attacks) {
+    it(`asks, in every mode and whatever the rules, for: ${command}`, async () => {
+      for (const mode of ['ask', 'accept-edits', 'yolo'] as const) {
+        const decision = await decideBash(command, { mode, allow: ['Bash(echo *)', 'Bash(cat *)'] });
+        expect(decision, `${mode}: ${command}`).toMatchObject({ kind: 'ask', rememberable: false });
+      }
+    });
+  }
+});
+
+describe("finding 2: Deft's home is protected whole (trust.json, session logs)", () => {
+  it('asks for a shell write to trust.json under Bash(echo *), even in yolo', async () => {
+    const decision = await decideBash(`echo '{"folders":{}}' > ~/.deft/trust.json`, { mode: 'yolo', allow: ['Bash(echo *)'] });
+    expect(decision).toMatchObject({ kind: 'ask', rememberable: false });
+  });
+  it('gives a Write to trust.json or a session log only a one-time approval', async () => {
+    for (const path of [join(places.home, 'trust.json'), join(places.home, 'sessions', 'x', 'log.jsonl')]) {
+      const write = resolvedCall('Write', { path, content: '{}' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }], matchesRule: (a) => matchPathSubject(a, { absolute: path }) });
+      expect(await decide({ call: write, mode: 'yolo', rules: rules({ allow: ['Write'] }), sessionRules: [], plan: null, places })).toMatchObject({ kind: 'ask', rememberable: false });
+    }
+  });
+  it('still lets plan files be written (plan mode writes them)', async () => {
+    const path = join(places.home, 'plans', 'p.md');
+    const write = resolvedCall('Write', { path, content: '# plan' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }] });
+    expect((await decide({ call: write, mode: 'yolo', rules: [], sessionRules: [], plan: null, places })).kind).toBe('allow');
+  });
+});
+
+describe('finding 3: an allow rule does not follow the command to another folder', () => {
+  it('asks for Bash(npm test) run with a cwd outside the workspace, and that approval is one-time', async () => {
+    const decision = await decideBash('npm test', { allow: ['Bash(npm test)'], cwd: join(places.userHome) });
+    expect(decision).toMatchObject({ kind: 'ask', rememberable: false });
+    expect((await decideBash('npm test', { allow: ['Bash(npm test)'], cwd: join(places.workspace, 'evil') })).kind).toBe('allow');
+  });
+});
+
+describe('finding 4: allow-rule globs cover the command, not its redirections and output flags', () => {
+  for (const command of ['ls > /tmp/any-file', 'ls 2>/tmp/F', 'ls &>/tmp/F', 'ls >|/tmp/F', 'ls > $OUT']) {
+    it(`Bash(ls *) does not cover: ${command}`, async () => {
+      expect((await decideBash(command, { allow: ['Bash(ls *)'] })).kind).toBe('ask');
+    });
+  }
+  it('Bash(git diff *) does not cover git diff --output=/any/file', async () => {
+    expect((await decideBash('git diff --output=/tmp/any-file', { allow: ['Bash(git diff *)'] })).kind).toBe('ask');
+    expect((await decideBash('git diff --output /tmp/any-file', { allow: ['Bash(git diff *)'] })).kind).toBe('ask');
+  });
+  it('still covers redirections that stay inside the workspace', async () => {
+    expect((await decideBash('ls > listing.txt 2>&1', { allow: ['Bash(ls *)'] })).kind).toBe('allow');
+    expect((await decideBash('git diff --output=changes.patch', { allow: ['Bash(git diff *)'] })).kind).toBe('allow');
+  });
+});
+
+describe('finding 7: the recursive rm refusal cannot be spelt around', () => {
+  const refused = ['cd .. && rm -rf ws', 'find ~ -delete', 'find . -exec rm -rf {} +', 'cd ~ && cd .. && rm -rf home'];
+  for (const command of refused) {
+    it(`refuses in yolo: ${command}`, async () => {
+      expect(await decideBash(command, { mode: 'yolo' })).toMatchObject({ kind: 'deny' });
+    });
+  }
+  it('refuses a glob that reaches the home folder: rm -rf <parent of home>/hom?', async () => {
+    const parent = join(places.userHome, '..');
+    expect(await decideBash(`rm -rf ${parent}/hom?`, { mode: 'yolo' })).toMatchObject({ kind: 'deny' });
+  });
+  const uncertain = ['rm -rf "$(pwd)"', 'rm -rf `pwd`', '$(echo rm) -rf ~', 'r=rm; $r -rf ~', 'rm -rf ${HOME:-/}', 'rm -rf $OLDPWD', 'xargs rm -rf <<< ~', 'cd "$SOMEWHERE" && rm -rf ws'];
+  for (const command of uncertain) {
+    it(`asks in yolo, once at a time: ${command}`, async () => {
+      expect(await decideBash(command, { mode: 'yolo', allow: ['Bash(rm *)', 'Bash(xargs *)'] })).toMatchObject({ kind: 'ask', rememberable: false });
+    });
+  }
+  it('leaves ordinary deletes to the rules', async () => {
+    expect((await decideBash('rm -rf build dist', { mode: 'yolo' })).kind).toBe('allow');
+  });
+});
+
+describe('finding 10: plan mode asks for shell commands whatever the rules', () => {
+  it('asks for an allow-ruled command in plan mode, even in yolo', async () => {
+    expect((await decideBash('npm test', { allow: ['Bash(npm test)'], plan: true })).kind).toBe('ask');
+    expect((await decideBash('npm test', { allow: ['Bash(npm test)'], plan: true, mode: 'yolo' })).kind).toBe('ask');
+  });
+});
+
+describe('sandbox.autoAllow in accept-edits mode', () => {
+  it('runs a sandboxed command without asking, but not an unsandboxed one, and never past the second wall', async () => {
+    const sandboxed = resolvedCall('Bash', { command: 'npm test' }, { approvalRule: 'Bash(npm test)', sandboxed: true } as never);
+    const plain = resolvedCall('Bash', { command: 'npm test' }, { approvalRule: 'Bash(npm test)' });
+    const base = { mode: 'accept-edits' as const, rules: [], sessionRules: [], plan: null, places, sandboxAutoAllow: true };
+    expect((await decide({ ...base, call: sandboxed })).kind).toBe('allow');
+    expect((await decide({ ...base, call: plain })).kind).toBe('ask');
+    expect((await decide({ ...base, call: sandboxed, sandboxAutoAllow: false })).kind).toBe('ask');
+    const hook = resolvedCall('Bash', { command: 'echo x > .git/hooks/pre-commit' }, { approvalRule: 'Bash(x)', sandboxed: true } as never);
+    expect((await decide({ ...base, call: hook })).kind).toBe('ask');
+  });
+});
