@@ -86,6 +86,8 @@ export interface Feature {
   authorizeConnection?(session: SessionHandle, request: ConnectionRequest, signal: AbortSignal): Promise<NetworkVerdict | undefined>;
   /** Folders outside the workspace the file tools may use as if inside it (e.g. skill folders). */
   readableRoots?(): readonly string[];
+  /** The rule that hides a path from reading (deny rules on Read), for search tools' roots and results. */
+  readDenials?(session: SessionHandle): Promise<(path: string) => string | null>;
   /** Protocol commands this feature implements. */
   commands?: Partial<CommandHandlers>;
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;

@@ -74,6 +74,11 @@ export interface ToolEnv {
   capabilities: { imageInput: boolean };
   /** Folders outside the workspace that count as inside for the path guard (e.g. skill folders). */
   extraRoots: () => readonly string[];
+  /**
+   * The user's deny rules on reading, as a test of an absolute path: the rule that hides it (e.g.
+   * `Read(private/**)`), or null. Search tools apply it to their root and to every file they would return.
+   */
+  readDenials?: () => Promise<(path: string) => string | null>;
 }
 
 /** Where a tool comes from: built into Deft, an MCP server, or the user. */

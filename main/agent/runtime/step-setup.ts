@@ -27,6 +27,17 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     sessionDir: session.dir,
     capabilities: provider.capabilities,
     extraRoots: () => deps.features.flatMap((f) => f.readableRoots?.() ?? []),
+    readDenials: async () => {
+      const tests = await Promise.all(deps.features.map((f) => f.readDenials?.(handle)));
+      const active = tests.filter((t): t is (path: string) => string | null => Boolean(t));
+      return (path) => {
+        for (const test of active) {
+          const rule = test(path);
+          if (rule) return rule;
+        }
+        return null;
+      };
+    },
   };
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));

@@ -19,6 +19,7 @@ export const approvalsFeature: FeatureFactory = (core) => {
     tools: (session) => [...plan.tools(session), ...questions.tools(session)],
     authorize: permissions.authorize,
     authorizeConnection: permissions.authorizeConnection,
+    readDenials: permissions.readDenials,
     systemPrompt: async (session: SessionHandle) => {
       const sections = [await permissions.systemPrompt(session), plan.systemPrompt(session)].filter((s): s is string => Boolean(s));
       return sections.length ? sections.join('\n\n') : undefined;

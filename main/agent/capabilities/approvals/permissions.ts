@@ -10,6 +10,14 @@ import type { ApprovalDesk, ApprovalRequest } from './requests';
 import { MODE_SUMMARY, cancelledMessage, headlessDenial, modeChangeNotice, rejectionMessage } from './messages';
 import { publicRules } from './rule-files';
 import { networkApprovals } from './network';
+import { relative } from 'node:path';
+import picomatch from 'picomatch';
+import { matchPathSubject } from '../../infra/policies/rule-match';
+
+/** Deny rules that name Read (or match it by pattern: `*`, `Read*`). */
+function readToolMatches(tool: string): boolean {
+  return picomatch(tool, { dot: true })('Read');
+}
 
 /** The session's own mode; unset, the workspace's default mode applies. */
 export const modeSlot = stateSlot<PermissionMode | null>('permissions.mode', PermissionMode.nullable(), null);
@@ -76,6 +84,16 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
 
   return {
     authorizeConnection: network.authorizeConnection,
+    readDenials: async (): Promise<(path: string) => string | null> => {
+      const { loaded } = await hub.loadRules();
+      const denies = loaded.rules.filter((r) => r.decision === 'deny' && r.argument !== undefined && readToolMatches(r.tool));
+      const workspace = hub.places.workspace;
+      return (path) => {
+        const inside = path === workspace || path.startsWith(`${workspace}/`);
+        const forms = inside ? { absolute: path, relative: relative(workspace, path) } : { absolute: path };
+        return denies.find((rule) => matchPathSubject(rule.argument!, forms))?.pattern ?? null;
+      };
+    },
     authorize: async (session: SessionHandle, call: ResolvedCall): Promise<Authorization> => {
       const decision = await evaluate(session, call);
       if (decision.kind === 'allow') return { allowed: true };

@@ -3,7 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import type { GuardedPath } from '../../infra/policies/path-guard';
 import { isWithin } from '../../infra/policies/path-guard';
-import { isSensitivePath } from '../../infra/policies/sensitive';
+import { isSensitiveFile, isSensitivePath } from '../../infra/policies/sensitive';
 import { ToolInputError, type ToolEnv } from '../../contract/tool';
 import { guard, statOrNull } from './tool-support';
 
@@ -31,12 +31,50 @@ export async function searchRoot(env: ToolEnv, input: string | undefined, need: 
   };
 }
 
-/** Split out what must never be returned (secret files), so it can be counted. */
-export function withoutSensitive<T>(items: readonly T[], pathOf: (item: T) => string): { kept: T[]; filtered: T[] } {
+/** What a search must never return: secret files, and files a deny rule hides from reading. */
+export interface Hidden {
+  /** Why this path is hidden ('secret' or the deny rule), or null. */
+  reason(path: string): string | null;
+}
+
+const KEY_LIKE = /\.(pem|key|p8|ppk|asc|gpg|p12|pfx|jks|keystore)$|(^|\/)\.(npmrc|yarnrc|yarnrc\.yml)$/i;
+
+/**
+ * The hiding rules for a search of `paths`: secret names (and, for files that can only be told by their
+ * content — a key file, a token in .npmrc, a hard link to .env — a look at them), and the user's deny
+ * rules on reading. `deep` also checks every file for hard links (content searches, which print lines).
+ */
+export async function hiddenFiles(env: ToolEnv, paths: readonly string[], options: { deep?: boolean } = {}): Promise<Hidden> {
+  const denied = (await env.readDenials?.()) ?? (() => null);
+  const byContent = new Set<string>();
+  const candidates = options.deep ? paths : paths.filter((p) => KEY_LIKE.test(p));
+  await Promise.all(candidates.map(async (p) => (await isSensitiveFile(p, { deftHome: env.home, workspace: env.workspace })) && byContent.add(p)));
+  return {
+    reason: (path) => (isSensitivePath(path, env.home) || byContent.has(path) ? 'secret' : denied(path)),
+  };
+}
+
+/** Split out what must never be returned — secrets (`filtered`) and files deny rules hide (`denied`) — so they can be counted. */
+export function withoutSensitive<T>(items: readonly T[], pathOf: (item: T) => string, hidden: Hidden): { kept: T[]; filtered: T[]; denied: T[] } {
   const kept: T[] = [];
   const filtered: T[] = [];
-  for (const item of items) (isSensitivePath(pathOf(item)) ? filtered : kept).push(item);
-  return { kept, filtered };
+  const denied: T[] = [];
+  for (const item of items) {
+    const reason = hidden.reason(pathOf(item));
+    (reason === 'secret' ? filtered : reason ? denied : kept).push(item);
+  }
+  return { kept, filtered, denied };
+}
+
+/** "N file(s) hidden by deny rules", without naming them (the rule hides their names too). */
+export function deniedNote(denied: readonly unknown[]): string {
+  return denied.length ? `${denied.length} file(s) hidden by deny rules on reading were left out.` : '';
+}
+
+/** Refuse a search whose root a deny rule hides. */
+export async function checkRootReadable(env: ToolEnv, root: SearchRoot): Promise<void> {
+  const rule = (await env.readDenials?.())?.(root.path.real);
+  if (rule) throw new ToolInputError(`${root.path.display} is hidden by the deny rule "${rule}": it is not read, searched or listed. Search elsewhere, or ask the user to change the rule.`);
 }
 
 /** "Filtered N sensitive file(s): …", naming a few (as the model would write their paths). */

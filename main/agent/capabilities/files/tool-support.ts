@@ -7,7 +7,7 @@ import { type ToolEnv, ToolInputError } from '../../contract/tool';
 
 /** Every path a file tool touches goes through the path guard, with the session's extra roots. */
 export function guard(env: ToolEnv, path: string, intent: PathIntent): Promise<GuardedPath> {
-  return guardPath(path, intent, { workspace: env.workspace, extraRoots: env.extraRoots });
+  return guardPath(path, intent, { workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home });
 }
 
 /** approvalRule + matchesRule for a tool acting on one file: rules match its canonical absolute path or its workspace-relative form. */

@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolInputError } from '../../contract/tool';
-import { isSensitivePath } from './sensitive';
+import { isSensitiveFile, isSensitivePath } from './sensitive';
 
 export type PathIntent = 'read' | 'write' | 'search';
 
@@ -10,6 +10,8 @@ export interface PathGuardOptions {
   workspace: string;
   /** More folders that count as inside (e.g. skill folders, so a skill's own files are readable). */
   extraRoots?: () => readonly string[];
+  /** Deft's home, whose secrets files are never touched. */
+  deftHome?: string;
 }
 
 /** A path the tools may use: `real` is what is touched; `display` is what people and the model read. */
@@ -107,7 +109,7 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
       throw new ToolInputError(`"${input}" is a symlink (or lies under one) that points outside the workspace, to ${real}. To ${intent} it, use that absolute path.`);
     }
   }
-  if (isSensitivePath(lexical) || isSensitivePath(real)) {
+  if (isSensitivePath(lexical, options.deftHome) || (await isSensitiveFile(real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))) {
     throw new ToolInputError(`"${input}" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never ${intent} it; ask the user for the values you need.`);
   }
   const display = inside && isWithin(real, realRoots[0]!) ? relative(realRoots[0]!, real) || '.' : real;

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { MtimeIndex } from '../../newest-first';
-import { isSensitivePath } from '../../../../infra/policies/sensitive';
 import { RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../ripgrep';
-import { type SearchRoot, filteredNote, isAbsolutePattern, searchRoot, withoutSensitive } from '../../search-root';
+import { type SearchRoot, checkRootReadable, deniedNote, filteredNote, hiddenFiles, isAbsolutePattern, searchRoot, withoutSensitive } from '../../search-root';
 import { asToolError } from '../../tool-support';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
@@ -35,7 +34,7 @@ function splitPattern(args: GlobArgs): { root: string | undefined; pattern: stri
   return { root: args.path, pattern };
 }
 
-async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: AbortSignal): Promise<ToolResult> {
+async function list(pattern: string, args: GlobArgs, root: SearchRoot, env: ToolEnv, signal: AbortSignal): Promise<ToolResult> {
   const rgArgs = [...commonArgs({ lineBuffered: false }), '--files', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
   const absolute = (p: string) => join(root.path.real, p);
   const times = new MtimeIndex();
@@ -47,8 +46,9 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: A
     throw new ToolInputError(`Listing files failed: ${result.stderr.trim().split('\n').slice(0, 5).join('; ') || `rg exited with ${result.exitCode}`}. Check the pattern.`);
   }
   if (result.timedOut && !records.length) throw new ToolInputError(`Glob timed out after ${RG_TIMEOUT_MS / 1000} s without results. Search a smaller folder.`);
-  const { filtered } = withoutSensitive(records, absolute);
-  const sorted = times.newestFirst((p) => !isSensitivePath(absolute(p)));
+  const hidden = await hiddenFiles(env, records.map(absolute));
+  const { filtered, denied } = withoutSensitive(records, absolute, hidden);
+  const sorted = times.newestFirst((p) => !hidden.reason(absolute(p)));
   const shown = sorted.slice(0, MAX_MATCHES).map((p) => root.show(absolute(p)));
   const lines: string[] = [];
   if (!sorted.length) lines.push(`No files match "${args.pattern}"${args.path ? ` in ${root.path.display}` : ''}.`);
@@ -56,6 +56,7 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: A
   else if (sorted.length === MAX_MATCHES) lines.push(`Found ${MAX_MATCHES} matches.`);
   const filteredLine = filteredNote(filtered.map((p) => root.show(absolute(p))));
   if (filteredLine) lines.push(filteredLine);
+  if (denied.length) lines.push(deniedNote(denied));
   if (result.timedOut) lines.push(`Listing timed out after ${RG_TIMEOUT_MS / 1000} s: the list is partial.`);
   else if (result.exitCode === 2) lines.push(`Some folders could not be read: ${result.stderr.trim().split('\n').slice(0, 3).join('; ')}`);
   lines.push(...shown);
@@ -66,6 +67,7 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, signal: A
 async function resolve(args: GlobArgs, env: ToolEnv) {
   const { root: rootInput, pattern } = splitPattern(args);
   const root = await searchRoot(env, rootInput, 'directory');
+  await checkRootReadable(env, root);
   return { root, pattern };
 }
 
@@ -83,7 +85,7 @@ export function globTool(): Tool<typeof input> {
         approvalRule: exactRule('Glob', args.pattern),
         matchesRule: (argument) => matchGlobSubject(argument, args.pattern),
         readOnly: true,
-        execute: (ctx) => asToolError(() => list(pattern, args, root, ctx.signal)),
+        execute: (ctx) => asToolError(() => list(pattern, args, root, env, ctx.signal)),
       };
     },
   });

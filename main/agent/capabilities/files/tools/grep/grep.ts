@@ -1,13 +1,12 @@
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { MtimeIndex, newestFirst } from '../../newest-first';
-import { isSensitivePath } from '../../../../infra/policies/sensitive';
 import { RG_MAX_BYTES, RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../ripgrep';
-import { type SearchRoot, filteredNote, searchRoot, withoutSensitive } from '../../search-root';
+import { type SearchRoot, checkRootReadable, deniedNote, filteredNote, hiddenFiles, searchRoot, withoutSensitive } from '../../search-root';
 import { asToolError } from '../../tool-support';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import type { ToolResultDisplay } from '../../../../../../protocol';
-import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
 import description from './grep.md?raw';
 
 export const DEFAULT_HEAD_LIMIT = 250;
@@ -104,7 +103,7 @@ function pagingNote(shown: number, total: number, args: GrepArgs, unit: string):
   return `Showing ${unit} ${args.offset + 1}-${next} of ${total}${next < total ? `; use offset=${next} to see more` : ''}.`;
 }
 
-async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, timeoutMs: number): Promise<ToolResult> {
+async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: AbortSignal, timeoutMs: number): Promise<ToolResult> {
   const isFile = root.stats.isFile();
   const cwd = isFile ? dirname(root.path.real) : root.path.real;
   const absolute = (file: string) => join(cwd, file);
@@ -135,17 +134,20 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, tim
   const query = args.pattern;
 
   if (args.output_mode === 'files_with_matches') {
-    const { filtered } = withoutSensitive(completeRecords(result.stdout).filter(Boolean), absolute);
-    const sorted = times.newestFirst((f) => !isSensitivePath(absolute(f)));
+    const files = completeRecords(result.stdout).filter(Boolean);
+    const hidden = await hiddenFiles(env, files.map(absolute));
+    const { filtered, denied } = withoutSensitive(files, absolute, hidden);
+    const sorted = times.newestFirst((f) => !hidden.reason(absolute(f)));
     const { page } = pageOf(sorted, args);
     const header = sorted.length ? `Found ${sorted.length} file${sorted.length === 1 ? '' : 's'} (newest first).` : 'No matches found.';
-    const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered.map(show)), ...warnings].filter(Boolean);
+    const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered.map(show)), deniedNote(denied), ...warnings].filter(Boolean);
     const display: ToolResultDisplay = { kind: 'search_results', query, matches: page.slice(0, MAX_DISPLAY_MATCHES).map((f) => ({ file: show(f) })), total: sorted.length };
     return { output: [...notes, ...page.map(show)].join('\n'), display };
   }
 
   const blocks = groupByFile(completeRecords(result.stdout));
-  const { kept, filtered } = withoutSensitive(blocks, (b) => absolute(b.file));
+  const hidden = await hiddenFiles(env, blocks.map((b) => absolute(b.file)), { deep: args.output_mode === 'content' });
+  const { kept, filtered, denied } = withoutSensitive(blocks, (b) => absolute(b.file), hidden);
   const sorted = await newestFirst(kept, (b) => absolute(b.file));
 
   if (args.output_mode === 'count_matches') {
@@ -153,7 +155,7 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, tim
     const total = counts.reduce((sum, c) => sum + c.count, 0);
     const { page } = pageOf(counts, args);
     const header = counts.length ? `Found ${total} total occurrences across ${counts.length} file${counts.length === 1 ? '' : 's'}.` : 'No matches found.';
-    const notes = [header, pagingNote(page.length, counts.length, args, 'files'), filteredNote(filtered.map((b) => show(b.file))), ...warnings].filter(Boolean);
+    const notes = [header, pagingNote(page.length, counts.length, args, 'files'), filteredNote(filtered.map((b) => show(b.file))), deniedNote(denied), ...warnings].filter(Boolean);
     const display: ToolResultDisplay = { kind: 'search_results', query, matches: page.slice(0, MAX_DISPLAY_MATCHES).map((c) => ({ file: c.file, text: `${c.count} match${c.count === 1 ? '' : 'es'}` })), total };
     return { output: [...notes, ...page.map((c) => `${c.file}:${c.count}`)].join('\n'), display };
   }
@@ -167,7 +169,7 @@ async function search(args: GrepArgs, root: SearchRoot, signal: AbortSignal, tim
   const matchLines = rows.filter((r) => r.parsed?.match).length;
   const { page } = pageOf(rows, args);
   const header = rows.length ? `Found ${matchLines} matching line${matchLines === 1 ? '' : 's'} in ${sorted.length} file${sorted.length === 1 ? '' : 's'}.` : 'No matches found.';
-  const notes = [header, pagingNote(page.length, rows.length, args, 'lines'), filteredNote(filtered.map((b) => show(b.file))), ...warnings].filter(Boolean);
+  const notes = [header, pagingNote(page.length, rows.length, args, 'lines'), filteredNote(filtered.map((b) => show(b.file))), deniedNote(denied), ...warnings].filter(Boolean);
   const format = (r: (typeof rows)[number]) => {
     if (!r.parsed) return '--';
     const sep = r.parsed.match ? ':' : '-';
@@ -193,6 +195,7 @@ export function grepTool(options: { timeoutMs?: number } = {}): Tool<typeof inpu
     input,
     async resolveExecution(args, env) {
       const root = await searchRoot(env, args.path, 'any');
+      await checkRootReadable(env, root);
       const where = args.path ? ` in ${root.path.display}` : '';
       return {
         accesses: access.searchTree(root.path.real),
@@ -201,7 +204,7 @@ export function grepTool(options: { timeoutMs?: number } = {}): Tool<typeof inpu
         approvalRule: exactRule('Grep', args.pattern),
         matchesRule: (argument) => matchGlobSubject(argument, args.pattern),
         readOnly: true,
-        execute: (ctx) => asToolError(() => search(args, root, ctx.signal, timeoutMs)),
+        execute: (ctx) => asToolError(() => search(args, root, env, ctx.signal, timeoutMs)),
       };
     },
   });
