@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogWriter, parseLog } from './log';
+import { LogWriter, parseLog, stringifyRecord } from './log';
 
 let dir: string;
 beforeEach(async () => {
@@ -49,5 +49,15 @@ describe('LogWriter.endTornTail', () => {
     await new LogWriter(empty).endTornTail();
     expect(await readFile(empty, 'utf8')).toBe('');
     await expect(new LogWriter(join(dir, 'missing.jsonl')).endTornTail()).resolves.toBeUndefined();
+  });
+});
+
+describe('stringifyRecord (finding 11)', () => {
+  it('writes a record nested 10,000 deep with its deep parts replaced instead of throwing', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const line = stringifyRecord({ r: 'state', key: 'k', value: deep } as never);
+    expect(JSON.parse(line)).toMatchObject({ r: 'state', key: 'k' });
+    expect(line).toContain('[nested too deeply to record]');
   });
 });

@@ -78,6 +78,22 @@ function isMessage(m: unknown): m is ModelMessage {
   return Boolean(m) && typeof m === 'object' && 'role' in (m as object);
 }
 
+/** A record as one JSON line. One too deeply nested to write is written with its deep parts replaced, never thrown. */
+export function stringifyRecord(record: LogRecord): string {
+  try {
+    return JSON.stringify(record);
+  } catch {
+    return JSON.stringify(shallow(record, 64));
+  }
+}
+
+function shallow(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth <= 0) return '[nested too deeply to record]';
+  if (Array.isArray(value)) return value.map((v) => shallow(v, depth - 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shallow(v, depth - 1)]));
+}
+
 /** Appends records; nothing reaches disk until `flush`, which writes everything buffered in one append. */
 export class LogWriter {
   private buffer: string[] = [];
@@ -86,7 +102,7 @@ export class LogWriter {
   constructor(readonly path: string) {}
 
   append(record: LogRecord): void {
-    this.buffer.push(JSON.stringify(record) + '\n');
+    this.buffer.push(stringifyRecord(record) + '\n');
   }
 
   /**

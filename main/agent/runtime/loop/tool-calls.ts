@@ -114,6 +114,23 @@ function skippedResult(stopper: string): ToolResult {
   return errorResult(`Skipped because a previous call (${stopper}) stopped the batch: this call was not run. Read that call's result, then decide whether to issue this one again.`);
 }
 
+/** No tool takes arguments nested deeper; deeper ones would overflow the stack of every recursive walker (validation, logging). */
+const MAX_ARGUMENT_DEPTH = 64;
+
+/** How deeply a parsed JSON value nests, counted without recursion and given up past `limit`. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCallOptions): Promise<Prepared> {
   const done = (result: ToolResult): Prepared => ({ kind: 'done', call, result });
   const registered = options.registry.get(call.name);
@@ -136,6 +153,9 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
         `The arguments for ${call.name} are not valid JSON (${(error as Error).message}). Re-issue the call with a single JSON object that matches the tool's schema.`,
       ),
     );
+  }
+  if (nestingDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
+    return done(errorResult(`The arguments for ${call.name} are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which no tool takes. Re-issue the call with arguments that match the tool's schema.`));
   }
   const problems = validateArgs(registered.schema, args);
   if (problems.length) return done(errorResult(`Invalid arguments for ${call.name}: ${problems.join('; ')}.`));
