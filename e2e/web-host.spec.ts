@@ -17,3 +17,15 @@ test('the web page reconnects by itself after the host dies, and catches up', as
   await send(page, 'after the crash');
   await expect(page.getByText('Echo: after the crash')).toBeVisible();
 });
+
+// Security review finding 12: the token must not stay in the address bar or the history.
+test('the token leaves the address bar once the page has it, and a reload still connects', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  expect(page.url()).not.toContain('token=');
+  expect(await page.evaluate(() => location.hash)).toBe('');
+  await page.reload();
+  await send(page, 'after a reload');
+  await expect(page.getByText('Echo: after a reload')).toBeVisible();
+  expect(page.url()).not.toContain('token=');
+});

@@ -2,11 +2,19 @@ import type { BridgeTransport, CommandName, CommandReply, DeftEvent } from '../.
 
 type Pending = { resolve: (reply: CommandReply) => void };
 
-/** The token comes in the URL fragment the web host prints; it is kept for reloads of this tab. */
+/**
+ * The token comes in the URL fragment the web host prints; it is kept for reloads of this tab only
+ * (sessionStorage) and taken out of the address bar at once, so it stays out of the history, bookmarks
+ * and screen shares.
+ */
 function readToken(): string {
-  const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
+  const params = new URLSearchParams(location.hash.slice(1));
+  const fromHash = params.get('token');
   if (fromHash) {
     sessionStorage.setItem('deft-token', fromHash);
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(history.state, '', `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`);
     return fromHash;
   }
   return sessionStorage.getItem('deft-token') ?? '';
