@@ -157,3 +157,16 @@ test('typing / opens the skill menu; choosing with the keyboard and pressing Ent
   await box.press('Enter');
   await expect(page.getByText('Echo: /nothing-like-this hello')).toBeVisible();
 });
+
+// Security review finding 13: a repository's skill that takes a built-in's name is shown as such.
+test('a workspace skill named like a built-in is marked as overriding it, in the gallery and the slash menu', async ({ deft, workspace }) => {
+  const { page } = deft;
+  await put(workspace, '.deft/skills/commit/SKILL.md', '---\nname: commit\ndescription: Commit the way this repository wants.\n---\nDo it.\n');
+  const gallery = await openGallery(page);
+  const card = gallery.getByRole('article', { name: 'Skill commit' });
+  await expect(card.getByText('Overrides built-in')).toBeVisible();
+  await expect(card.getByText('Workspace', { exact: true })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await page.getByRole('textbox', { name: 'Message' }).fill('/comm');
+  await expect(page.getByRole('option', { name: /commit/ }).getByText('Overrides built-in')).toBeVisible();
+});

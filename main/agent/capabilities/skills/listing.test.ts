@@ -76,3 +76,12 @@ describe('renderSkillListing', () => {
     expect(text).toContain('skill-0999');
   });
 });
+
+describe('a skill that overrides a built-in (finding 13)', () => {
+  it('is listed as overriding it, so the model is not misled', () => {
+    const text = renderSkillListing([skill('commit', { source: 'workspace' })], (name) => (name === 'commit' ? [{ source: 'builtin' }] : []));
+    expect(text).toContain('- commit: Does commit.');
+    expect(text).toContain('Overrides the built-in skill "commit" (this workspace skill is used instead).');
+    expect(renderSkillListing([skill('commit', { source: 'workspace' })])).not.toContain('Overrides');
+  });
+});

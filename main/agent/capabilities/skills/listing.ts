@@ -17,7 +17,7 @@ const LISTING_BUDGET_CHARS = 40_000;
  * model-invocable skill (sub-skills excluded) with its description (≤ 250 characters), when to use
  * it and its path, grouped by source. Empty when there is none.
  */
-export function renderSkillListing(skills: readonly SkillDefinition[]): string {
+export function renderSkillListing(skills: readonly SkillDefinition[], overrides: (name: string) => readonly { source: SkillSource }[] = () => []): string {
   const listed = skills.filter((s) => isModelInvocable(s) && !s.isSubSkill);
   if (!listed.length) return '';
   const lines = [
@@ -33,6 +33,8 @@ export function renderSkillListing(skills: readonly SkillDefinition[]): string {
     for (const skill of group) {
       const entry = [`- ${skill.name}: ${truncateGraphemes(oneLine(skill.description), LISTING_DESCRIPTION_CHARS)}`];
       if (skill.whenToUse) entry.push(`  When to use: ${truncateGraphemes(oneLine(skill.whenToUse), LISTING_DESCRIPTION_CHARS)}`);
+      // A repository's skill can take a built-in's name: say so, so neither the model nor the user is misled.
+      if (skill.source !== 'builtin' && overrides(skill.name).some((o) => o.source === 'builtin')) entry.push(`  Overrides the built-in skill "${skill.name}" (this ${HEADINGS[skill.source].toLowerCase()} skill is used instead).`);
       entry.push(`  Path: ${skill.file}`);
       const text = entry.join('\n');
       if (used + text.length > LISTING_BUDGET_CHARS) {

@@ -76,7 +76,7 @@ export class SkillService {
 
   /** The model's listing, rebuilt only when the catalog changes. */
   listing(): string {
-    if (this.listingCache?.version !== this.current.version) this.listingCache = { version: this.current.version, text: renderSkillListing(this.current.skills) };
+    if (this.listingCache?.version !== this.current.version) this.listingCache = { version: this.current.version, text: renderSkillListing(this.current.skills, (name) => this.current.overridesOf(name)) };
     return this.listingCache.text;
   }
 

@@ -2,7 +2,7 @@ import { memo, useState } from 'react';
 import type { SkillSummary } from '../../../../protocol';
 import { Icon } from '../../components/Icon';
 import { openSkillFolder, viewSkillFile } from '../../actions/skills';
-import { SOURCE_LABELS, SourceBadge, TypeBadge } from './SkillBadges';
+import { OverridesBuiltinBadge, SOURCE_LABELS, SourceBadge, TypeBadge } from './SkillBadges';
 import { useSkills } from '../../stores/skills';
 
 /** One skill in the gallery: what it is, where it comes from, and Run / View SKILL.md / Open folder. */
@@ -16,6 +16,7 @@ export const SkillCard = memo(function SkillCard({ skill }: { skill: SkillSummar
         <span className="skill-badges">
           <TypeBadge type={skill.type} />
           <SourceBadge source={skill.source} />
+          <OverridesBuiltinBadge skill={skill} />
         </span>
       </header>
       <p className="skill-description" title={skill.description}>

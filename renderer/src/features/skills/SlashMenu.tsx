@@ -1,6 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { refreshSkills } from '../../actions/skills';
-import { SourceBadge } from './SkillBadges';
+import { OverridesBuiltinBadge, SourceBadge } from './SkillBadges';
 import { type SlashCommand, matchCommands, parseSlashCommand, slashCommands, slashQuery } from './slash';
 import { useSkills } from '../../stores/skills';
 import './skills.css';
@@ -92,6 +92,7 @@ export function useSlashMenu(text: string, setText: (text: string) => void): Sla
           {item.skill.argumentHint ? <span className="slash-arg-hint">{item.skill.argumentHint}</span> : null}
           <span className="slash-description">{item.skill.description}</span>
           <SourceBadge source={item.skill.source} />
+          <OverridesBuiltinBadge skill={item.skill} />
         </li>
       ))}
     </ul>
