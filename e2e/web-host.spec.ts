@@ -23,7 +23,7 @@ test('the token leaves the address bar once the page has it, and a reload still 
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   expect(page.url()).not.toContain('token=');
-  expect(await page.evaluate(() => location.hash)).toBe('');
+  expect(new URL(page.url()).hash).toBe('');
   await page.reload();
   await send(page, 'after a reload');
   await expect(page.getByText('Echo: after a reload')).toBeVisible();

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, open, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { ToolInputError } from '../../contract/tool';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -10,14 +12,21 @@ import { basename, dirname, join } from 'node:path';
  * The temp file's name carries the writer's pid, so one left by a killed writer can be swept later.
  */
 export async function replaceFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const parent = dirname(path);
   const existingMode = await stat(path).then(
     (s) => s.mode & 0o7777,
     () => null,
   );
-  const temp = join(dirname(path), `.${basename(path)}.deft-${process.pid}-${randomBytes(5).toString('hex')}.tmp`);
+  await ensureUnmoved(parent, path);
+  const temp = join(parent, `.${basename(path)}.deft-${process.pid}-${randomBytes(5).toString('hex')}.tmp`);
+  let created: { at: string; ino: number; dev: number } | null = null;
   try {
     const handle = await open(temp, 'wx', existingMode ?? 0o666);
     try {
+      const info = await handle.stat();
+      created = { at: await openedPath(handle, temp), ino: info.ino, dev: info.dev };
+      // The folder was swapped for a link between the check and the open: the temp went elsewhere.
+      if (dirname(created.at) !== parent) throw moved(parent, path);
       await handle.writeFile(data);
       await handle.sync();
     } finally {
@@ -25,13 +34,49 @@ export async function replaceFileAtomic(path: string, data: string | Uint8Array)
     }
     // `open` applies the umask; an existing file's exact bits (e.g. 0755 scripts) are restored here.
     if (existingMode !== null) await chmod(temp, existingMode);
+    await ensureUnmoved(parent, path);
     await rename(temp, path);
   } catch (error) {
-    await rm(temp, { force: true });
+    await removeOurs(created, temp);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code && !(error instanceof ToolInputError)) throw new ToolInputError(`${path} could not be written (${code}: ${(error as Error).message}). Nothing was changed.`);
     throw error;
   }
-  await syncDirectory(dirname(path));
-  await sweepOnce(dirname(path));
+  // A swap just before the rename sends it through the link: take back what landed there and refuse.
+  const landed = await realpath(path).catch(() => path);
+  if (dirname(landed) !== parent) {
+    await removeOurs(created && { ...created, at: landed }, landed);
+    throw moved(parent, path);
+  }
+  await syncDirectory(parent);
+  await sweepOnce(parent);
+}
+
+/** Thrown when the folder a write goes to is no longer where it was resolved (a symlink swapped in). */
+function moved(parent: string, path: string): Error {
+  return new ToolInputError(`The folder ${parent} changed while ${basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`);
+}
+
+async function ensureUnmoved(parent: string, path: string): Promise<void> {
+  const real = await realpath(parent).catch(() => null);
+  if (real !== null && real !== parent) throw moved(parent, path);
+}
+
+/** Where an open file really is: the kernel's own answer on Linux, else the path resolved. */
+async function openedPath(handle: FileHandle, path: string): Promise<string> {
+  if (process.platform === 'linux') {
+    const linked = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    if (linked) return linked;
+  }
+  return realpath(path).catch(() => path);
+}
+
+/** Remove a file this write created, wherever it ended up — only if it is still that file. */
+async function removeOurs(created: { at: string; ino: number; dev: number } | null, fallback: string): Promise<void> {
+  for (const candidate of new Set([created?.at, fallback].filter((p): p is string => Boolean(p)))) {
+    const info = await stat(candidate).catch(() => null);
+    if (info && (!created || (info.ino === created.ino && info.dev === created.dev))) await rm(candidate, { force: true }).catch(() => {});
+  }
 }
 
 const TEMP_NAME = /^\..+\.deft-(\d+)-[0-9a-f]+\.tmp$/;

@@ -1,3 +1,5 @@
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { RunningTask, SessionTasks, TaskEnd, TaskKindAdapter, TaskRecord } from '../../contract/tasks';
 import { lastLines } from '../../infra/tasks/task-record';
 import { type KillableJob, killLeftovers, killTree } from './kill-tree';
@@ -63,6 +65,13 @@ async function stopSurvivors(pid: number, id: string): Promise<void> {
   for (const p of marked) if (p) await killTree({ pid: p.pid, marker }, 2_000);
 }
 
+const FOREGROUND_NOTE = 'foreground.json';
+
+/** Where a running foreground command is noted: beside its output log. */
+function foregroundNote(logPath: string): string {
+  return join(dirname(logPath), FOREGROUND_NOTE);
+}
+
 /** The `bash` task kind: what a `bash` task that was running when Deft stopped may have left is stopped. */
 export const processTaskKind: TaskKindAdapter = {
   kind: 'bash',
@@ -82,6 +91,7 @@ export interface ProcessTaskOptions {
 export class ProcessTasks {
   /** Every job started here, foreground ones too, so close() can stop what they left running. */
   private readonly spawned: KillableJob[] = [];
+  private readonly adopted = new Set<string>();
 
   constructor(
     private readonly tasks: SessionTasks,
@@ -116,12 +126,41 @@ export class ProcessTasks {
       ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),
     });
-    if (job.pid !== undefined) this.spawned.push({ pid: job.pid, marker: `${TASK_MARKER_VAR}=${id}` });
+    if (job.pid !== undefined) {
+      this.spawned.push({ pid: job.pid, marker: `${TASK_MARKER_VAR}=${id}` });
+      // Until it ends or becomes a background task, a note on disk lets a later start stop what a killed Deft left running.
+      const note = foregroundNote(job.logPath);
+      await writeFile(note, JSON.stringify({ id, pid: job.pid, startedAt: job.startedAt }), { mode: 0o600 }).catch(() => {});
+      void job.done.then(async () => {
+        if (!this.adopted.has(id)) await rm(note, { force: true }).catch(() => {});
+      });
+    }
     return job;
+  }
+
+  /** Stop what foreground commands of a Deft that died left running (their notes are on disk), and forget them. */
+  async stopOrphans(): Promise<number> {
+    const dir = dirname(dirname(this.tasks.outputPath('bash-00000000')));
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    let stopped = 0;
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const note = join(dir, entry.name, FOREGROUND_NOTE);
+      const record = await readFile(note, 'utf8').then((text) => JSON.parse(text) as { id?: unknown; pid?: unknown }, () => null);
+      if (!record) continue;
+      if (typeof record.pid === 'number' && typeof record.id === 'string' && record.id === entry.name) {
+        await stopSurvivors(record.pid, record.id);
+        stopped++;
+      }
+      await rm(note, { force: true }).catch(() => {});
+    }
+    return stopped;
   }
 
   /** Make a job a background task: listed, persisted, stopped at its time limit, and reported when it ends. */
   adopt(job: ShellJob, description: string, timeoutSec: number | null): TaskRecord {
+    this.adopted.add(job.id);
+    void rm(foregroundNote(job.logPath), { force: true }).catch(() => {});
     return this.tasks.start(
       {
         id: job.id,

@@ -54,6 +54,8 @@ export class ShellSession {
   }
 
   async load(): Promise<string[]> {
+    // Foreground commands of a Deft that was killed (kill -9, a crash) may still run: stop them first.
+    await this.processes.stopOrphans();
     const problems = await this.cron.load();
     void this.cron.tick();
     return problems;

@@ -119,7 +119,9 @@ export function editTool(files: FileTracker): Tool<typeof input> {
             if (refusal) throw new ToolInputError(refusal);
             const change = unchanged?.change ?? plan(args, view, path.display);
             await replaceFileAtomic(path.real, fromModelView(change.after, view));
-            files.record(path.real, await stat(path.real));
+            const after = await stat(path.real).catch(() => null);
+            if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
+            files.record(path.real, after);
             const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;
             return {
               output: `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`,

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, stat } from 'node:fs/promises';
+import { appendFile, mkdir, realpath, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { replaceFileAtomic } from '../../atomic-write';
@@ -30,7 +30,10 @@ async function ensureParent(path: GuardedPath): Promise<void> {
   const parent = dirname(path.real);
   const existing = await statOrNull(parent);
   if (existing && !existing.isDirectory()) throw new ToolInputError(`Cannot write ${path.display}: its parent ${parent} exists but is not a folder.`);
-  if (!existing) await mkdir(parent, { recursive: true });
+  if (existing) return;
+  await mkdir(parent, { recursive: true });
+  // mkdir follows links: a folder swapped for one meanwhile would have put the new folders elsewhere.
+  if ((await realpath(parent).catch(() => parent)) !== parent) throw new ToolInputError(`A folder above ${path.display} changed while it was being created (it was replaced by a link); nothing was written.`);
 }
 
 /** The current text in the model's view, when it is small enough to diff and decodable. */
@@ -78,12 +81,15 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
             const { text, converted } = inFileStyle(args.content, view);
             const bytes = Buffer.byteLength(text);
             if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
+              if ((await realpath(path.real).catch(() => null)) !== path.real) throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
               await appendFile(path.real, text);
             } else {
               const whole = appending && view ? fromModelView(view.text, view) + text : view?.bom && !text.startsWith('\ufeff') ? `\ufeff${text}` : text;
               await replaceFileAtomic(path.real, whole);
             }
-            files.record(path.real, await stat(path.real));
+            const after = await stat(path.real).catch(() => null);
+            if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
+            files.record(path.real, after);
             const kept = converted ? ' (kept its CRLF line endings)' : '';
             const output = appending
               ? `Appended ${bytes} bytes to ${path.display}${kept}.`
