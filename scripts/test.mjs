@@ -39,6 +39,30 @@ function ensureChromium() {
   return found;
 }
 
+/** bubblewrap and socat for the sandbox integration tests (Linux): installed from Debian when missing, as Chromium is. */
+function ensureSandboxTools() {
+  if (process.platform !== 'linux') return;
+  const has = (name) => spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+  const missing = ['bwrap', 'socat'].filter((name) => !has(name));
+  if (!missing.length) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot && has('apt-get')) {
+    console.log(`\n▶ ${missing.join(' and ')} not found; installing Debian's bubblewrap and socat (apt-get install -y bubblewrap socat)…`);
+    spawnSync('apt-get', ['update'], { stdio: 'inherit' });
+    spawnSync('apt-get', ['install', '-y', 'bubblewrap', 'socat'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  }
+  const still = ['bwrap', 'socat'].filter((name) => !has(name));
+  if (still.length) {
+    const message = `${still.join(' and ')} missing: the sandbox integration tests need them (apt-get install bubblewrap socat).`;
+    if (process.env.CI) {
+      console.error(`✗ ${message}`);
+      process.exit(1);
+    }
+    console.warn(`! ${message} Those tests are skipped on this machine.`);
+  }
+}
+
+ensureSandboxTools();
 step('Typecheck', bin('tsc'), ['-b', 'tsconfig.json']);
 step('Lint', bin('eslint'), ['--max-warnings', '0', '.']);
 step('Import cycles (dependency-cruiser)', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e']);

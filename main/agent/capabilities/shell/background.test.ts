@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DeftCore } from '../../runtime/core';
 import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../test-support/shell-harness';
 import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
+import { describeSandboxed } from '../../test-support/sandbox';
 import { shellFeature } from './feature';
 
 let h: Harness;
@@ -116,8 +117,8 @@ describe('background tasks notify the model exactly once', () => {
 });
 
 describe('background tasks and the session lifecycle', () => {
-  it('quitting the app kills running tasks and what finished commands left behind', async () => {
-    h = await createTasksHarness();
+  it('quitting the app kills running tasks and what finished commands left behind (no OS sandbox)', async () => {
+    h = await createTasksHarness({}, { sandbox: 'off' });
     const nap = uniqueSleep();
     await callTool(h, 'Bash', { command: `sleep ${nap} & wait`, run_in_background: true, description: 'bg' });
     await callTool(h, 'Bash', { command: `nohup sleep ${nap} > /dev/null 2>&1 & echo left one behind` });
@@ -177,3 +178,15 @@ async function findSessionDir(root: string, id: string): Promise<string> {
   }
   throw new Error(`session ${id} not found under ${root}`);
 }
+
+describeSandboxed('background tasks in the OS sandbox', () => {
+  it('a finished command leaves nothing behind (its processes die with it); background tasks run until stopped', async () => {
+    h = await createTasksHarness();
+    const nap = uniqueSleep();
+    await callTool(h, 'Bash', { command: `sleep ${nap} & wait`, run_in_background: true, description: 'bg' });
+    await callTool(h, 'Bash', { command: `nohup sleep ${nap} > /dev/null 2>&1 & echo left one behind` });
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
+    await h.core.close();
+    expect(processesMatching(`sleep ${nap}`)).toEqual([]);
+  });
+});
