@@ -159,8 +159,9 @@ test('typing / opens the skill menu; choosing with the keyboard and pressing Ent
 });
 
 // Security review finding 13: a repository's skill that takes a built-in's name is shown as such.
-test('a workspace skill named like a built-in is marked as overriding it, in the gallery and the slash menu', async ({ deft, workspace }) => {
+test('a workspace skill named like a built-in is marked as overriding it, in the gallery and the slash menu', async ({ deft, workspace, mock }) => {
   const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
   await put(workspace, '.deft/skills/commit/SKILL.md', '---\nname: commit\ndescription: Commit the way this repository wants.\n---\nDo it.\n');
   const gallery = await openGallery(page);
   const card = gallery.getByRole('article', { name: 'Skill commit' });

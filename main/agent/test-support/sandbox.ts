@@ -10,13 +10,17 @@ import { sandboxSupport } from '../infra/sandbox/availability';
  */
 export function describeSandboxed(name: string, body: () => void): void {
   const support = sandboxSupport();
-  if (support.kind) return describe(name, body);
+  if (support.kind) {
+    describe(name, body);
+    return;
+  }
   if (process.env.CI) {
-    return describe(name, () => {
+    describe(name, () => {
       it('needs the OS sandbox, which CI must have', () => {
         throw new Error(`No OS sandbox on this CI machine: ${support.reason ?? 'unknown'} ${support.install ?? ''}`);
       });
     });
+    return;
   }
   console.warn(`Skipping "${name}": no OS sandbox here (${support.reason ?? 'unknown'}).`);
   describe.skip(name, body);

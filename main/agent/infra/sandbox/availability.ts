@@ -17,10 +17,13 @@ export interface SandboxSupport {
 
 const LINUX_INSTALL = 'Install bubblewrap and socat (Debian/Ubuntu: sudo apt-get install bubblewrap socat; Fedora: sudo dnf install bubblewrap socat; Arch: sudo pacman -S bubblewrap socat), then restart Deft.';
 
-/** A program on PATH (or in the usual system folders). */
+/** A program on PATH. */
 export function findProgram(name: string, path = process.env.PATH ?? ''): string | undefined {
-  const dirs = [...path.split(delimiter).filter(Boolean), '/usr/bin', '/bin', '/usr/sbin', '/usr/local/bin'];
-  return dirs.map((dir) => join(dir, name)).find(isExecutable);
+  return path
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, name))
+    .find(isExecutable);
 }
 
 function probeBubblewrap(bwrap: string): string | null {

@@ -17,6 +17,8 @@ export interface PolicyPath {
  */
 export interface FilesystemPolicy {
   writeRoots: string[];
+  /** Every protected place, inside a write root or not (for telling the user why a write was refused). */
+  protectedPaths: string[];
   denyWrite: PolicyPath[];
   denyRead: PolicyPath[];
   pins: string[];
@@ -147,7 +149,13 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
   }
   // A deny only matters inside a writable root (everything else is read-only already).
   const relevant = denyWrite.filter((d) => writeRoots.some((root) => isWithin(root, d.path)));
-  return { writeRoots: [...new Set(writeRoots)], denyWrite: relevant, denyRead, pins: pins.filter((p) => writeRoots.some((root) => isWithin(root, p))) };
+  return {
+    writeRoots: [...new Set(writeRoots)],
+    protectedPaths: [...denyWrite.map((d) => d.path), deftHome],
+    denyWrite: relevant,
+    denyRead,
+    pins: pins.filter((p) => writeRoots.some((root) => isWithin(root, p))),
+  };
 }
 
 /** Path sockets other processes listen on (from /proc/net/unix): a sandboxed command must not reach them (docker.sock, the desktop bus). */

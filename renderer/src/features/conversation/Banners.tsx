@@ -2,6 +2,26 @@ import { Icon } from '../../components/Icon';
 import { useSessions } from '../../stores/sessions';
 import { useTranscript } from '../../stores/transcript';
 import { useUi } from '../../stores/ui';
+import { useSettings } from '../../stores/settings';
+import { useState } from 'react';
+
+/** One line when commands run without an OS sandbox, saying why and how to get one. */
+function SandboxNotice() {
+  const sandbox = useSettings((s) => s.workspace?.sandbox);
+  const [dismissed, setDismissed] = useState(false);
+  if (!sandbox || sandbox.available || dismissed) return null;
+  return (
+    <div className="banner banner-warning sandbox-notice" role="status" aria-label="No OS sandbox">
+      <Icon name="shield" size={14} />
+      <span className="banner-line">
+        <strong>Commands run without an OS sandbox</strong> — only the permission rules apply. {sandbox.reason} {sandbox.install}
+      </span>
+      <button type="button" className="icon-button" aria-label="Dismiss the sandbox notice" onClick={() => setDismissed(true)}>
+        ×
+      </button>
+    </div>
+  );
+}
 
 const SETTINGS_CODES = new Set(['provider_auth', 'provider_not_found', 'provider_unreachable', 'provider_bad_request', 'provider_quota', 'not_configured', 'unsupported']);
 
@@ -26,6 +46,7 @@ export function Banners() {
   const error = banner ?? turnError;
   return (
     <div className="banners">
+      <SandboxNotice />
       {connection === 'closed' ? (
         <div className="banner banner-warning" role="status">
           <Icon name="alert" size={14} /> Lost the connection to Deft. Reconnecting…

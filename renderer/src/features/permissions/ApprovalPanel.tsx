@@ -23,11 +23,15 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
     void answerApproval(approval.requestId, a).finally(() => setBusy(false));
   };
   const goal = approval.kind === 'goal_start';
+  const network = approval.kind === 'network';
+  const labels = network
+    ? { title: 'Allow a connection?', once: 'Allow once', session: 'Allow for session', always: 'Always allow this host', alwaysTitle: `Add ${approval.approvalRule ?? ''} to sandbox.network.allowedDomains in .deft/settings.local.json` }
+    : { title: goal ? 'Start a goal?' : 'Approval needed', once: goal ? 'Start goal' : 'Approve once', session: 'Approve for session', always: 'Always allow', alwaysTitle: `Add ${approval.approvalRule ?? ''} to .deft/settings.local.json` };
   return (
     <section className="approval" role="region" aria-label="Approval needed">
       <header className="approval-header">
         <Icon name="alert" size={15} className="approval-icon" />
-        <h2>{goal ? 'Start a goal?' : 'Approval needed'}</h2>
+        <h2>{labels.title}</h2>
         <span className="approval-tool">{approval.toolName}</span>
         <span className="approval-description" title={approval.description}>
           {approval.description}
@@ -53,7 +57,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
       </label>
       <div className="approval-actions">
         <button ref={primary} type="button" className="button button-primary" disabled={busy} onClick={() => answer({ decision: 'approve', scope: 'once' })}>
-          <Icon name="check" size={14} /> {goal ? 'Start goal' : 'Approve once'}
+          <Icon name="check" size={14} /> {labels.once}
         </button>
         {approval.approvalRule ? (
           <>
@@ -64,16 +68,16 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
               title={`Remember ${approval.approvalRule} until this session ends`}
               onClick={() => answer({ decision: 'approve', scope: 'session' })}
             >
-              Approve for session
+              {labels.session}
             </button>
             <button
               type="button"
               className="button"
               disabled={busy}
-              title={`Add ${approval.approvalRule} to .deft/settings.local.json`}
+              title={labels.alwaysTitle}
               onClick={() => answer({ decision: 'approve', scope: 'always' })}
             >
-              Always allow
+              {labels.always}
             </button>
           </>
         ) : null}
@@ -84,7 +88,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
       </div>
       {approval.approvalRule ? (
         <p className="approval-rule">
-          Rule: <code>{approval.approvalRule}</code>
+          {network ? 'Host' : 'Rule'}: <code>{approval.approvalRule}</code>
         </p>
       ) : null}
     </section>

@@ -32,6 +32,8 @@ export function DisplayFallback({ display }: { display: ToolInputDisplay }) {
       );
     case 'command':
       return <pre className="tool-command">$ {display.command}</pre>;
+    case 'network':
+      return <pre className="tool-detail">{`${display.host}:${display.port}${display.command ? `\nfrom: $ ${display.command}` : ''}`}</pre>;
     case 'url_fetch':
       return <pre className="tool-detail">{`${display.method ?? 'GET'} ${display.url}`}</pre>;
     case 'generic':

@@ -1,5 +1,5 @@
 import { memo, useLayoutEffect, useRef, useState } from 'react';
-import type { ToolInputDisplay } from '../../../../protocol';
+import type { SandboxBlock, ToolInputDisplay } from '../../../../protocol';
 import { formatDuration } from '../../../../protocol/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
@@ -82,9 +82,35 @@ function Result({ item, display }: { item: ToolItem; display: CommandDisplay }) 
     );
   }
   if (shown?.kind === 'command_output') {
-    return shown.output ? <pre className={`tool-output command-output${result.isError ? ' tool-output-error' : ''}`}>{screenText(shown.output)}</pre> : <div className="command-empty">No output.</div>;
+    return (
+      <>
+        {shown.output ? <pre className={`tool-output command-output${result.isError ? ' tool-output-error' : ''}`}>{screenText(shown.output)}</pre> : <div className="command-empty">No output.</div>}
+        {shown.blocked?.length ? <BlockedBySandbox blocked={shown.blocked} /> : null}
+      </>
+    );
   }
   return result.output ? <pre className={`tool-output${result.isError ? ' tool-output-error' : ''}`}>{result.output}</pre> : null;
+}
+
+const BLOCKED_KIND: Record<SandboxBlock['kind'], string> = { write: 'Write', read: 'Read', network: 'Connection' };
+
+/** What the OS sandbox refused the command, and how to allow each. */
+function BlockedBySandbox({ blocked }: { blocked: SandboxBlock[] }) {
+  return (
+    <div className="command-blocked" role="note" aria-label="Blocked by the sandbox">
+      <strong>
+        <Icon name="shield" size={13} /> Blocked by the sandbox
+      </strong>
+      <ul>
+        {blocked.map((b) => (
+          <li key={`${b.kind}:${b.target}`}>
+            <span className="command-blocked-kind">{BLOCKED_KIND[b.kind]}</span> <code>{b.target}</code>
+            <span className="command-blocked-hint">{b.hint}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 function statusChip(item: ToolItem, display: CommandDisplay) {
@@ -111,6 +137,11 @@ export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem 
         <Icon name="terminal" size={14} />
         <span className="tool-name">{item.name}</span>
         <span className="tool-description">{item.description}</span>
+        {display.sandboxed ? (
+          <span className="command-sandboxed" title="Runs in the OS sandbox: it writes only in the workspace and its temp folder, and reaches only allowed hosts">
+            <Icon name="shield" size={11} /> sandboxed
+          </span>
+        ) : null}
         <span className="tool-status">
           {statusChip(item, display)}
           {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
