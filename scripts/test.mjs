@@ -46,10 +46,14 @@ function ensureSandboxTools() {
   const missing = ['bwrap', 'socat'].filter((name) => !has(name));
   if (!missing.length) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (isRoot && has('apt-get')) {
-    console.log(`\n▶ ${missing.join(' and ')} not found; installing Debian's bubblewrap and socat (apt-get install -y bubblewrap socat)…`);
-    spawnSync('apt-get', ['update'], { stdio: 'inherit' });
-    spawnSync('apt-get', ['install', '-y', 'bubblewrap', 'socat'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  // Root installs directly; otherwise sudo, but only where it needs no password (-n): npm test never waits for one.
+  const canSudo = !isRoot && has('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+  if ((isRoot || canSudo) && has('apt-get')) {
+    console.log(`\n▶ ${missing.join(' and ')} not found; installing Debian's bubblewrap and socat (${isRoot ? '' : 'sudo '}apt-get install -y bubblewrap socat)…`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const run = (args) => (isRoot ? spawnSync(args[0], args.slice(1), { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'DEBIAN_FRONTEND=noninteractive', ...args], { stdio: 'inherit', env }));
+    run(['apt-get', 'update']);
+    run(['apt-get', 'install', '-y', 'bubblewrap', 'socat']);
   }
   const still = ['bwrap', 'socat'].filter((name) => !has(name));
   if (still.length) {

@@ -193,3 +193,41 @@ describe('deft run', () => {
     expect(JSON.stringify(server.requests[2]!.body.messages.at(-1))).toContain('goal-continuation');
   });
 });
+
+describe('deft run and the OS sandbox', () => {
+  const bashCall = (command: string) => ({ chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify({ command }) } }, { finish: 'tool_calls' as const }] });
+  const started = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; display?: { sandboxed?: boolean } })
+      .find((e) => e.type === 'tool.call.started');
+
+  it('--sandbox takes on or off only', async () => {
+    const result = await cli(['run', ...provider(), '--sandbox', 'maybe', 'hi']);
+    expect(result).toMatchObject({ code: 2 });
+    expect(result.stderr).toContain('--sandbox must be on or off');
+  });
+
+  it('--sandbox off runs commands outside the sandbox, without a warning', async () => {
+    server.enqueue(bashCall('echo plain'), { chunks: [{ text: 'done' }, { finish: 'stop' }] });
+    const result = await cli(['run', ...provider(), '--permission-mode', 'yolo', '--sandbox', 'off', '--output-format', 'stream-json', 'go']);
+    expect(result.code).toBe(0);
+    expect(started(result.stdout)?.display?.sandboxed).toBeFalsy();
+    expect(result.stderr).not.toContain('OS sandbox');
+  });
+
+  it('warns on stderr where there is no OS sandbox, saying why and how to install one', async () => {
+    server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    let stderr = '';
+    const code = await runCli(['run', ...provider(), 'hi'], {
+      stdout: () => undefined,
+      stderr: (t) => (stderr += t),
+      env: { DEFT_HOME: home },
+      cwd: workspace,
+      coreOptions: { retry: fastRetry, sandboxSupport: { kind: null, reason: 'bubblewrap (bwrap) is not installed.', install: 'Install bubblewrap and socat.' } },
+    });
+    expect(code).toBe(0);
+    expect(stderr).toContain('deft: warning: commands run without the OS sandbox (no OS sandbox here: bubblewrap (bwrap) is not installed. Install bubblewrap and socat.)');
+  });
+});

@@ -35,6 +35,8 @@ Options:
   --permission-mode <mode>   ask | accept-edits | yolo (default ask). Nobody can approve a call in a
                              headless run: what the mode and rules do not allow is refused, with the
                              rule that would allow it
+  --sandbox <on|off>         run commands in the OS sandbox (bubblewrap on Linux, Seatbelt on macOS);
+                             default on where available, else the "sandbox.enabled" setting decides
   --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
   --max-steps <n>            stop after n model steps
   --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
@@ -64,6 +66,7 @@ function parse(argv: string[]) {
       'api-key': { type: 'string' },
       'permission-mode': { type: 'string', default: 'ask' },
       'output-format': { type: 'string', default: 'text' },
+      sandbox: { type: 'string' },
       'max-steps': { type: 'string' },
       session: { type: 'string' },
       'skills-dir': { type: 'string', multiple: true },
@@ -96,6 +99,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');
     if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}`);
     if (!MODES.includes(values['permission-mode'])) throw new UsageError(`--permission-mode must be one of ${MODES.join(', ')}`);
+    if (values.sandbox !== undefined && values.sandbox !== 'on' && values.sandbox !== 'off') throw new UsageError('--sandbox must be on or off');
     if (!FORMATS.includes(values['output-format'])) throw new UsageError(`--output-format must be one of ${FORMATS.join(', ')}`);
     if (values.session !== undefined && values.continue) throw new UsageError('use either --session or --continue, not both');
     let maxSteps: number | undefined;
@@ -123,6 +127,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         host: 'cli',
         env: io.env,
         providerOverrides: overrides,
+        ...(values.sandbox ? { sandbox: values.sandbox } : {}),
         ...(maxSteps !== undefined ? { maxSteps } : {}),
         ...(skillsDirs.length ? { features: withSkillsOptions(defaultCapabilities, { explicitDirs: skillsDirs }) } : {}),
         ...io.coreOptions,
@@ -153,6 +158,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const { permissions } = await core.handlers.getPermissions({ sessionId });
     if (permissions.trust.ignored.length) {
       io.stderr(`deft: warning: this folder is not trusted, so its own settings cannot widen permissions; not used: ${permissions.trust.ignored.join('; ')}. Trust the folder in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
+    }
+    const { sandbox } = await core.handlers.getWorkspace({});
+    // Said once on stderr unless this run turned it off itself (--sandbox off).
+    if (sandbox && !sandbox.enabled && values.sandbox !== 'off') {
+      const why = sandbox.available ? (sandbox.reason ?? 'turned off') : `no OS sandbox here: ${sandbox.reason ?? 'unknown'}${sandbox.install ? ` ${sandbox.install}` : ''}`;
+      io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
     }
     for (const problem of permissions.problems) {
       io.stderr(`deft: warning: ${problem.message}${problem.rule !== undefined ? ` (rule: ${problem.rule}); this rule is not used` : ''}\n`);
