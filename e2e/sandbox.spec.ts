@@ -1,4 +1,7 @@
+import { mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 test.use({ permissionMode: 'yolo' });
@@ -40,4 +43,35 @@ test('a sandboxed command card: the mark, what the sandbox blocked, and a new ho
   } finally {
     server.close();
   }
+});
+
+test.describe('on a machine without bubblewrap', () => {
+  // The web host finds bwrap on PATH: give it a PATH with every program of this one but bwrap.
+  let savedPath: string | undefined;
+  let bin: string;
+  test.beforeAll(async () => {
+    savedPath = process.env.PATH;
+    bin = await mkdtemp(join(tmpdir(), 'deft-e2e-nobwrap-'));
+    for (const dir of (savedPath ?? '').split(delimiter).filter(Boolean)) {
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (name !== 'bwrap') await symlink(join(dir, name), join(bin, name)).catch(() => undefined);
+      }
+    }
+    process.env.PATH = bin;
+  });
+  test.afterAll(async () => {
+    process.env.PATH = savedPath;
+    await rm(bin, { recursive: true, force: true });
+  });
+
+  test('the window says in one line that commands run without an OS sandbox, and how to install it', async ({ deft, mock }, testInfo) => {
+    const { page } = deft;
+    await configureProvider(page, mock.baseUrl);
+    const notice = page.getByRole('status', { name: 'No OS sandbox' });
+    await expect(notice).toContainText('Commands run without an OS sandbox');
+    await expect(notice).toContainText('apt-get install bubblewrap socat');
+    await testInfo.attach('no-sandbox-notice', { body: await page.screenshot(), contentType: 'image/png' });
+    await notice.getByRole('button', { name: 'Dismiss the sandbox notice' }).click();
+    await expect(notice).toBeHidden();
+  });
 });
