@@ -28,8 +28,8 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     capabilities: provider.capabilities,
     extraRoots: () => deps.features.flatMap((f) => f.readableRoots?.() ?? []),
     readDenials: async () => {
-      const tests = await Promise.all(deps.features.map((f) => f.readDenials?.(handle)));
-      const active = tests.filter((t): t is (path: string) => string | null => Boolean(t));
+      const tests = await Promise.all(deps.features.map((f) => f.readDenials?.(handle) ?? Promise.resolve(null)));
+      const active = tests.filter((t) => t !== null);
       return (path) => {
         for (const test of active) {
           const rule = test(path);

@@ -37,7 +37,7 @@ function rules(spec: Partial<Record<PermissionRule['decision'], string[]>>): Per
 }
 
 function bash(command: string, cwd?: string) {
-  return resolvedCall('Bash', { command, ...(cwd ? { cwd } : {}) }, { approvalRule: `Bash(${command})`, ...(cwd ? { cwd } : {}) } as never);
+  return resolvedCall('Bash', { command, ...(cwd ? { cwd } : {}) }, { approvalRule: `Bash(${command})`, ...(cwd ? { cwd } : {}) });
 }
 
 async function decideBash(command: string, options: { mode?: PermissionMode; allow?: string[]; cwd?: string; plan?: boolean } = {}): Promise<Decision> {

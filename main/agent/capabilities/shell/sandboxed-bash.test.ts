@@ -22,7 +22,7 @@ type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
 async function loopbackServer(): Promise<number> {
   server = createServer((_req, res) => res.end('hello from the host\n'));
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return (server!.address() as { port: number }).port;
+  return (server.address() as { port: number }).port;
 }
 
 describeSandboxed('Bash in the OS sandbox, through the model', () => {

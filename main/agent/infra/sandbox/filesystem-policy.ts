@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import { canonicalPath as realOrIntended } from '../policies/protected-paths';
 
 /** A path the sandbox keeps from a command, and whether it is a folder. */
 export interface PolicyPath {
@@ -56,22 +57,6 @@ export const CREDENTIAL_STORES: ReadonlyArray<{ path: string; dir: boolean }> = 
   { path: '.cargo/credentials', dir: false },
   { path: '.terraform.d/credentials.tfrc.json', dir: false },
 ];
-
-/** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
-export function realOrIntended(path: string): string {
-  let current = resolve(path);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...rest.reverse());
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return resolve(path);
-      rest.push(current.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      current = parent;
-    }
-  }
-}
 
 function isWithin(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
