@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionEvent } from '../../../protocol';
 import { textChunks } from '../../../e2e/fixtures/mock-model-server';
 import { defaultCapabilities } from '../capabilities';
@@ -135,7 +135,8 @@ describe('cancel', () => {
     h = await createHarness();
     h.server.enqueue({ chunks: [...textChunks('word '.repeat(500), 5), { finish: 'stop' }], delayMs: 20 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'long' });
-    await new Promise((r) => setTimeout(r, 150));
+    // Cancel mid-stream: once two words have arrived (a fixed wait is not enough on a loaded machine).
+    await vi.waitFor(() => expect(h.events.filter((e) => e.type === 'assistant.delta').length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
     const started = Date.now();
     expect(await h.core.handlers.cancelTurn({ sessionId: h.session.id })).toEqual({ cancelled: true });
     await h.core.turnDone(h.session.id);

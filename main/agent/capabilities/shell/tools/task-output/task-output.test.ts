@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, callTool, createTasksHarness } from '../../../../test-support/shell-harness';
+import { type Harness, callTool, createTasksHarness, settle } from '../../../../test-support/shell-harness';
 import { eventually } from '../../../../test-support/processes';
 
 let h: Harness;
@@ -25,7 +25,10 @@ describe('TaskOutput', () => {
     const { content } = await callTool(h, 'Bash', { command: 'seq 1 50000', run_in_background: true, description: 'numbers' });
     const id = /task_id: (\S+)/.exec(content)![1]!;
     await eventually(async () => expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).tasks[0]!.status).toBe('completed'));
-    await h.core.turnDone(h.session.id);
+    // The idle agent gets a turn of its own for the finished task: let it start and end first, or it
+    // takes the model replies scripted for the TaskOutput call below (seen on a loaded machine).
+    await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(2));
+    await settle(h);
     const { content: out } = await callTool(h, 'TaskOutput', { task_id: id });
     expect(out).toMatch(/^retrieval_status: success\n/);
     expect(out).toMatch(/\[Showing the last 32\.0 KiB of 282\.\d KiB\. Read output_path with line_offset and n_lines for the rest\.\]/);
