@@ -92,6 +92,8 @@ export class ProcessTasks {
   /** Every job started here, foreground ones too, so close() can stop what they left running. */
   private readonly spawned: KillableJob[] = [];
   private readonly adopted = new Set<string>();
+  /** Foreground notes being written, by job id (removing one waits for its write). */
+  private readonly notes = new Map<string, Promise<void>>();
 
   constructor(
     private readonly tasks: SessionTasks,
@@ -129,9 +131,12 @@ export class ProcessTasks {
     if (job.pid !== undefined) {
       this.spawned.push({ pid: job.pid, marker: `${TASK_MARKER_VAR}=${id}` });
       // Until it ends or becomes a background task, a note on disk lets a later start stop what a killed Deft left running.
+      // Not awaited: the caller must get the job (and listen to its output) before its first output arrives.
       const note = foregroundNote(job.logPath);
-      await writeFile(note, JSON.stringify({ id, pid: job.pid, startedAt: job.startedAt }), { mode: 0o600 }).catch(() => {});
-      void job.done.then(async () => {
+      const written = writeFile(note, JSON.stringify({ id, pid: job.pid, startedAt: job.startedAt }), { mode: 0o600 }).catch(() => {});
+      this.notes.set(id, written);
+      void Promise.all([written, job.done]).then(async () => {
+        this.notes.delete(id);
         if (!this.adopted.has(id)) await rm(note, { force: true }).catch(() => {});
       });
     }
@@ -160,7 +165,7 @@ export class ProcessTasks {
   /** Make a job a background task: listed, persisted, stopped at its time limit, and reported when it ends. */
   adopt(job: ShellJob, description: string, timeoutSec: number | null): TaskRecord {
     this.adopted.add(job.id);
-    void rm(foregroundNote(job.logPath), { force: true }).catch(() => {});
+    void (this.notes.get(job.id) ?? Promise.resolve()).then(() => rm(foregroundNote(job.logPath), { force: true })).catch(() => {});
     return this.tasks.start(
       {
         id: job.id,
