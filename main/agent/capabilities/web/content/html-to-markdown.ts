@@ -82,7 +82,7 @@ function absolutise(document: Doc, base: string): void {
   for (const [selector, attribute] of [['a[href]', 'href'], ['img[src]', 'src']] as const) {
     for (const element of document.querySelectorAll(selector)) {
       const value = element.getAttribute(attribute) ?? '';
-      let url: URL | null = null;
+      let url: URL | null;
       try {
         url = new URL(value, base);
       } catch {

@@ -12,7 +12,7 @@ interface BraveResult {
 /** Brave Search API: `GET {base}/web/search?q=…&count=N` with `X-Subscription-Token`; results in `web.results`. */
 export const brave: SearchProvider = {
   request: (query, config, limit) => ({
-    url: `${config.baseUrl}/web/search?${new URLSearchParams({ q: query, count: String(Math.min(limit, 20)) })}`,
+    url: `${config.baseUrl}/web/search?${new URLSearchParams({ q: query, count: String(Math.min(limit, 20)) }).toString()}`,
     method: 'GET',
     headers: { accept: 'application/json', 'x-subscription-token': config.apiKey ?? '' },
   }),

@@ -11,7 +11,7 @@ interface SearxngResult {
 /** A self-hosted SearXNG: `GET {baseUrl}/search?q=…&format=json` (the instance must enable the json format). */
 export const searxng: SearchProvider = {
   request: (query, config) => ({
-    url: `${config.baseUrl}/search?${new URLSearchParams({ q: query, format: 'json', safesearch: '0' })}`,
+    url: `${config.baseUrl}/search?${new URLSearchParams({ q: query, format: 'json', safesearch: '0' }).toString()}`,
     method: 'GET',
     headers: { accept: 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
   }),

@@ -2,13 +2,23 @@ import { z } from 'zod';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import { type Tool, ToolInputError, access, defineTool, errorResult } from '../../../../contract/tool';
 import { CITE_REMINDER, formatResults } from '../../search/format';
-import { PROVIDER_NAMES, type SearchConfig, SearchError } from '../../search/provider';
+import { PROVIDER_NAMES, type SearchConfig, SearchError, type SearchErrorKind } from '../../search/provider';
 import { runSearch } from '../../search/run-search';
 import description from './web-search.md?raw';
 
 const input = z.object({
   query: z.string().trim().min(1).max(400).describe('What to search for, as you would type it into a search engine.'),
 });
+
+const ERROR_WORDS: Record<SearchErrorKind, string> = {
+  config: 'configuration',
+  auth: 'auth',
+  rate_limit: 'rate limit',
+  network: 'network',
+  timeout: 'timeout',
+  provider: 'provider error',
+  interrupted: 'interrupted',
+};
 
 export interface WebSearchDeps {
   /** The configured provider with its key, or null when none is chosen. */
@@ -43,7 +53,7 @@ export function webSearchTool(deps: WebSearchDeps): Tool<typeof input> {
               ...(results.length ? { note: `<system-reminder>${CITE_REMINDER}</system-reminder>` } : {}),
             };
           } catch (error) {
-            if (error instanceof SearchError) return errorResult(`Web search failed (${error.kind.replace('_', ' ')}): ${error.message}`);
+            if (error instanceof SearchError) return errorResult(`Web search failed (${ERROR_WORDS[error.kind]}): ${error.message}`);
             throw error;
           }
         },
