@@ -99,7 +99,11 @@ export async function convertBody(body: Buffer, contentType: string, url: string
     }
   }
   if (type === 'application/pdf') return pdfText(body);
-  if (MARKDOWN_TYPES.has(type)) return { text: decode(body, contentType), kind: 'full body verbatim (Markdown)', extracted: false };
+  if (MARKDOWN_TYPES.has(type)) {
+    const text = decode(body, contentType);
+    const heading = /^#\s+(.+?)\s*#*\s*$/m.exec(text.slice(0, 4096))?.[1];
+    return { text, kind: 'full body verbatim (Markdown)', extracted: false, ...(heading ? { title: heading } : {}) };
+  }
   if (TEXT_TYPES.test(type)) return { text: decode(body, contentType), kind: `full body verbatim (${type})`, extracted: false };
   throw new UnreadableContent(
     `${url} is ${type || 'binary data of unknown type'} (${body.length.toLocaleString('en-US')} bytes), which FetchURL cannot turn into text. It reads HTML, Markdown, plain text, JSON and PDF.`,

@@ -123,7 +123,7 @@ describe('FetchURL content', () => {
     const markdown = await fetchUrl(`${server.url}/readme.md`);
     expect(text(markdown)).toContain('full body verbatim (Markdown)');
     expect(text(markdown)).toContain('# Readme\n\n<b>raw html stays text</b>');
-    expect(markdown.display).toMatchObject({ extracted: false });
+    expect(markdown.display).toMatchObject({ extracted: false, title: 'Readme' });
     expect(text(await fetchUrl(`${server.url}/no-type`))).toContain('untyped but plain text');
   });
 
