@@ -19,6 +19,38 @@ const FURNITURE = ['nav', 'header', 'footer', 'aside', '[role="navigation"]', '[
 
 /** Readability needs some text to call a page an article; below this the fallbacks are used. */
 const MIN_ARTICLE_CHARS = 200;
+/** Past this many elements Readability gives up (its cost grows quickly) and the fallbacks are used. */
+const MAX_READABILITY_ELEMENTS = 20_000;
+
+const HEAVY_START = /<(script|style|template|svg|noscript)\b[^>]{0,4096}>|<!--/gi;
+
+/**
+ * Script, style and template bodies, SVG drawings and comments carry no page text and are often most of
+ * a page's bytes: they are cut before parsing. Script and style end at the first closing tag, as in
+ * HTML's own parsing; an element never closed runs to the end. One pass, with indexOf-style searches
+ * only, so a hostile page cannot make it slow.
+ */
+function withoutHeavyParts(html: string): string {
+  let out = '';
+  let last = 0;
+  HEAVY_START.lastIndex = 0;
+  for (let match = HEAVY_START.exec(html); match; match = HEAVY_START.exec(html)) {
+    out += html.slice(last, match.index);
+    let end = html.length;
+    if (match[0] === '<!--') {
+      const close = html.indexOf('-->', HEAVY_START.lastIndex);
+      if (close >= 0) end = close + 3;
+    } else {
+      const closing = new RegExp(`</${match[1]!}\\s*>`, 'gi');
+      closing.lastIndex = HEAVY_START.lastIndex;
+      const close = closing.exec(html);
+      if (close) end = close.index + close[0].length;
+    }
+    last = end;
+    HEAVY_START.lastIndex = end;
+  }
+  return out + html.slice(last);
+}
 
 type Doc = ReturnType<typeof parseHTML>['document'];
 type El = ReturnType<Doc['querySelector']>;
@@ -95,7 +127,7 @@ function absolutise(document: Doc, base: string): void {
 }
 
 function prepare(html: string, base: string): Doc {
-  const { document } = parseHTML(html);
+  const { document } = parseHTML(withoutHeavyParts(html));
   for (const element of document.querySelectorAll(NEVER_TEXT.join(','))) element.remove();
   absolutise(document, base);
   return document;
@@ -125,7 +157,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): HtmlMarkdown {
   let body: string | null = null;
   let source: HtmlSource = 'readability';
   try {
-    const article = new Readability(document as never, { keepClasses: true, charThreshold: MIN_ARTICLE_CHARS }).parse();
+    const article = new Readability(document as never, { keepClasses: true, charThreshold: MIN_ARTICLE_CHARS, maxElemsToParse: MAX_READABILITY_ELEMENTS }).parse();
     if (article?.content && (article.textContent ?? '').trim().length >= MIN_ARTICLE_CHARS) body = article.content;
   } catch {
     body = null;
