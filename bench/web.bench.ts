@@ -35,8 +35,9 @@ export default async function web(): Promise<BenchResult[]> {
       const execution = await tool.resolveExecution({ url: `${server.url}/guide` }, env);
       if (!isExecution(execution)) throw new Error('not an execution');
       const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' });
-      if (result.isError) throw new Error(String(result.output));
-      chars = String(result.output).length;
+      const output = typeof result.output === 'string' ? result.output : '';
+      if (result.isError) throw new Error(output);
+      chars = output.length;
       return performance.now() - t0;
     });
     const plain = await median(5, async () => {
