@@ -83,7 +83,7 @@ test.describe('in yolo mode', () => {
       await expect(hostile.locator('img, script')).toHaveCount(0);
       await expect(hostile.getByText('click me')).toBeVisible();
       await expect(hostile.locator('a[href^="javascript"]')).toHaveCount(0);
-      expect(await page.evaluate(() => (window as unknown as { pwned?: string }).pwned)).toBeUndefined();
+      expect(await page.evaluate(() => (globalThis as { pwned?: string }).pwned)).toBeUndefined();
 
       for (const [width, height] of [
         [1280, 800],

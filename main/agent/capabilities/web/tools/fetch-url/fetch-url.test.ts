@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalServer, pdfWithText, routes, send, startServer } from '../../../../../../e2e/fixtures/web-servers';
+import { type LocalServer, pdfWithText, routes, send, startSelfSignedServer, startServer } from '../../../../../../e2e/fixtures/web-servers';
 import { type ToolEnv, type ToolResult, isExecution } from '../../../../contract/tool';
 import { type Resolver, checkedLookup } from '../../net/pinned-agent';
 import { parseTarget } from '../../net/target';
@@ -327,5 +327,11 @@ describe('FetchURL private addresses', () => {
     const port = closed.port;
     await closed.close();
     expect(text(await fetchUrl(`http://127.0.0.1:${port}/`, { allow: [`127.0.0.1:${port}`] }))).toContain('Connection refused by 127.0.0.1:');
+    const tls = await startSelfSignedServer();
+    try {
+      expect(text(await fetchUrl(`${tls.url}/`, { allow: [tls.authority] }))).toMatch(/^TLS error talking to 127\.0\.0\.1:\d+: .*not trusted; Deft does not skip the check\.$/);
+    } finally {
+      await tls.close();
+    }
   });
 });
