@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../protocol';
 import { textChunks } from '../../../e2e/fixtures/mock-model-server';
 import { defaultCapabilities } from '../capabilities';
@@ -9,6 +9,7 @@ import { LOG_FILE } from '../infra/sessions/session';
 import { workspaceSessionsDir } from '../infra/sessions/store';
 import { createHarness, fastRetry } from '../test-support/harness';
 import { testTools } from '../test-support/tools';
+import { waitFor } from '../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -135,8 +136,9 @@ describe('cancel', () => {
     h = await createHarness();
     h.server.enqueue({ chunks: [...textChunks('word '.repeat(500), 5), { finish: 'stop' }], delayMs: 20 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'long' });
-    // Cancel mid-stream: once two words have arrived (a fixed wait is not enough on a loaded machine).
-    await vi.waitFor(() => expect(h.events.filter((e) => e.type === 'assistant.delta').length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+    // Cancel once the stream is flowing (a fixed sleep raced the turn's start on a loaded machine).
+    const streamed = () => h.sessionEvents('assistant.delta').map((e) => (e.type === 'assistant.delta' ? e.text : '')).join('');
+    await waitFor(() => streamed().startsWith('word word'));
     const started = Date.now();
     expect(await h.core.handlers.cancelTurn({ sessionId: h.session.id })).toEqual({ cancelled: true });
     await h.core.turnDone(h.session.id);
@@ -155,7 +157,7 @@ describe('cancel', () => {
       chunks: [{ toolCall: { id: 'w', name: 'Wait', args: '{"ms":30000}' } }, { toolCall: { id: 's', name: 'Stubborn', args: '{"ms":30000}' } }, { finish: 'tool_calls' }],
     });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'wait' });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => h.sessionEvents('tool.call.started').length === 2);
     const started = Date.now();
     await h.core.handlers.cancelTurn({ sessionId: h.session.id });
     await h.core.turnDone(h.session.id);

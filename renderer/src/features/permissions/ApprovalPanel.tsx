@@ -68,7 +68,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
               title={`Remember ${approval.approvalRule} until this session ends`}
               onClick={() => answer({ decision: 'approve', scope: 'session' })}
             >
-              {labels.session}
+              {approval.approvalScope && !network ? <span className="approval-scope">Allow {approval.approvalScope} for session</span> : labels.session}
             </button>
             <button
               type="button"
@@ -77,7 +77,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
               title={labels.alwaysTitle}
               onClick={() => answer({ decision: 'approve', scope: 'always' })}
             >
-              {labels.always}
+              {approval.approvalScope && !network ? <span className="approval-scope">Always allow {approval.approvalScope}</span> : labels.always}
             </button>
           </>
         ) : null}
