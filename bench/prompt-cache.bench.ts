@@ -1,0 +1,102 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MockReply, RecordedRequest } from '../e2e/fixtures/mock-model-server';
+import { prefixBreaks } from '../e2e/fixtures/request-prefix';
+import { createHarness } from '../main/agent/test-support/harness';
+import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
+import type { BenchResult } from './types';
+
+const STEPS = 50;
+
+const todo = (n: number) => callChunk('TodoList', { todos: [
+  { title: `Step ${n}`, status: 'in_progress' },
+  { title: `Step ${n + 1}`, status: 'pending' },
+  { title: 'Earlier work', status: 'done' },
+] });
+const read = (path: string) => callChunk('Read', { path });
+const glob = () => callChunk('Glob', { pattern: '**/*.md' });
+const write = (n: number) => callChunk('Write', { path: 'notes.md', content: `# Notes\n\nRevision ${n}.\n` });
+const background = (word: string) => callChunk('Bash', { command: `sleep 0.3; echo ${word}`, run_in_background: true, description: `print ${word}` });
+const wait = () => callChunk('Bash', { command: 'sleep 1', description: 'wait a second' });
+
+/**
+ * The scripted session: request n (1-based) gets reply n. A TodoList update every 3 steps; two
+ * background tasks whose notifications arrive while a later step waits; a skill edited and the
+ * permission mode switched between turns; a goal that runs continuation turns until UpdateGoal.
+ */
+function script(): MockReply[] {
+  const steps: Array<MockReply | null> = [
+    /* 1 */ null, toolStep(background('first')), toolStep(wait()), /* 4 */ null, toolStep(glob()), textReply('Set up.'),
+    /* 7 */ null, toolStep(write(1)), toolStep(read('notes.md')), /* 10 */ null, toolStep(background('second')), toolStep(wait()),
+    /* 13 */ null, textReply('Carried on.'),
+    /* 15 */ toolStep(callChunk('CreateGoal', { objective: 'Document the workspace', completionCriterion: 'notes.md lists every file' })),
+    /* 16 */ null, toolStep(read('notes.md')), textReply('Goal started.'),
+    /* 19 */ null, toolStep(glob()), toolStep(read('notes.md')), /* 22 */ null, textReply('Goal turn 1 done.'),
+    /* 24 */ toolStep(read('notes.md')), /* 25 */ null, toolStep(write(2)), toolStep(read('notes.md')), /* 28 */ null, textReply('Goal turn 2 done.'),
+    /* 30 */ toolStep(glob()), /* 31 */ null, toolStep(read('notes.md')), toolStep(glob()), /* 34 */ null, toolStep(write(3)), textReply('Goal turn 3 done.'),
+    /* 37 */ null, toolStep(read('notes.md')), toolStep(glob()), /* 40 */ null, toolStep(read('notes.md')),
+    /* 42 */ toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'notes.md lists every file.' })),
+    /* 43 */ null, toolStep(read('notes.md')), textReply('Goal done.'),
+    /* 46 */ null, toolStep(glob()), toolStep(read('notes.md')), /* 49 */ null, textReply('Wrapped up.'),
+  ];
+  if (steps.length !== STEPS) throw new Error(`the script has ${steps.length} steps, not ${STEPS}`);
+  return steps.map((step, i) => step ?? toolStep(todo(i + 1)));
+}
+
+const skill = (description: string) => `---\nname: demo\ndescription: ${description}\n---\n\nDo the demo thing.\n`;
+
+/** Run the scripted session through the mock model; returns every request the model received. */
+async function scriptedSession(): Promise<RecordedRequest[]> {
+  const h = await createHarness();
+  const skillFile = join(h.workspace, '.deft', 'skills', 'demo', 'SKILL.md');
+  try {
+    await mkdir(join(skillFile, '..'), { recursive: true });
+    await writeFile(skillFile, skill('A demo skill.'));
+    await writeFile(join(h.workspace, 'README.md'), '# Bench workspace\n');
+    await h.core.handlers.listSkills({ rescan: true });
+    const replies = script();
+    h.server.promptCache = true;
+    h.server.fallback = () => replies[h.server.requests.length - 1] ?? textReply('The script is over.');
+    // Before the 2nd prompt the skill is edited; before the 4th (after the goal) the mode is switched.
+    const between: Array<(() => Promise<unknown>) | null> = [
+      async () => {
+        await writeFile(skillFile, skill('A demo skill, edited mid-session.'));
+        await h.core.handlers.listSkills({ rescan: true });
+      },
+      null,
+      () => h.core.handlers.setPermissionMode({ sessionId: h.session.id, mode: 'accept-edits' }),
+    ];
+    for (let turn = 0; h.server.requests.length < STEPS; turn++) {
+      await between[turn - 1]?.();
+      await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: `Prompt ${turn + 1}: keep going.` });
+      await h.core.settled(h.session.id);
+    }
+    return h.server.requests.slice(0, STEPS);
+  } finally {
+    await h.dispose();
+  }
+}
+
+/**
+ * Prompt-cache friendliness: of the 50 steps of a scripted session, the share whose request starts
+ * with the previous request byte for byte (same tools, same system prompt, every earlier message
+ * unchanged), so a provider's prefix cache can serve all of it. The baseline is the ceiling: every step
+ * after the first.
+ */
+export default async function promptCacheBench(): Promise<BenchResult[]> {
+  const requests = await scriptedSession();
+  const breaks = prefixBreaks(requests);
+  const reused = requests.length - 1 - breaks.length;
+  const share = (reused / (requests.length - 1)) * 100;
+  const input = requests.length;
+  const why = breaks.slice(0, 3).map((b) => `#${b.index + 1}: ${b.why.slice(0, 80)}`);
+  return [
+    {
+      name: `prompt prefix reuse: ${input}-step scripted session (todo, goal, mode switch, skill edit, 2 task notifications)`,
+      value: share,
+      unit: '%',
+      baseline: { name: 'every step after the first', value: 100 },
+      note: breaks.length ? `${breaks.length} breaks; first: ${why.join(' | ')}` : 'no break',
+    },
+  ];
+}
