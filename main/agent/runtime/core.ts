@@ -18,6 +18,8 @@ import { TaskBoard } from '../infra/tasks/task-board';
 import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
 import { ContextKeeper, newCompactionId } from './compaction/context-keeper';
+import { type FactSource, factReminder, factSource } from './facts';
+import { coreFacts } from './core-facts';
 import { type TurnSession, runTurn } from './loop/turn';
 import { Runs } from './runs';
 import { ProviderSettings } from './settings-commands';
@@ -69,6 +71,7 @@ export class DeftCore {
   private readonly features: Feature[];
   private readonly taskKinds: ReadonlyMap<TaskKind, TaskKindAdapter>;
   private readonly context: ContextKeeper;
+  private readonly facts: FactSource;
   private readonly now: () => number;
 
   constructor(private readonly options: CoreOptions) {
@@ -92,7 +95,8 @@ export class DeftCore {
     };
     this.features = options.features.map((create) => create(core));
     this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
-    this.context = new ContextKeeper({ features: this.features, retry: options.retry ?? defaultRetryPolicy });
+    this.facts = factSource(this.features, coreFacts(this.now));
+    this.context = new ContextKeeper({ features: this.features, facts: this.facts, retry: options.retry ?? defaultRetryPolicy });
     const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...this.provider.commands };
     for (const feature of this.features) Object.assign(merged, feature.commands);
     this.handlers = merged as CommandHandlers;
@@ -299,6 +303,9 @@ export class DeftCore {
         session.noteTurnStarted(prompt.text);
         session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
         session.emit({ type: 'session.updated', session: session.summary() });
+        // What changed since the model last heard (a mode the user switched, a skill edited) comes first, so the prompt is what it reads last.
+        const reminder = factReminder(await this.facts(handle), session.context);
+        if (reminder) session.appendContext(reminder);
         session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments), turnId });
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
@@ -359,14 +366,18 @@ export class DeftCore {
         emit: (event) => void session.emit(event),
         checkpoint: () => session.flush(),
         // Messages injected meanwhile join after a compaction's note, so notifications arrive verbatim; one
-        // that a feature just re-attached (a skill loaded at the last step) is not added twice.
+        // that a feature just re-attached (a skill loaded at the last step) is not added twice. Then one
+        // reminder with every fact that changed since the conversation last said it.
         beforeStep: async () => {
           const compacted = await compactIfDue();
           open.tasks.noteStep();
-          const injected = drain(open);
-          if (!compacted) return injected;
-          const present = new Set(session.context.map((m) => m.content));
-          return injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
+          let injected = drain(open);
+          if (compacted) {
+            const present = new Set(session.context.map((m) => m.content));
+            injected = injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
+          }
+          const reminder = factReminder(await this.facts(handle), [...session.context, ...injected]);
+          return reminder ? [...injected, reminder] : injected;
         },
         usedCallIds: () => session.callIds,
         countUsage: (id, usage) => session.countUsage(id, usage),

@@ -18,10 +18,8 @@ export const approvalsFeature: FeatureFactory = (core) => {
     name: 'approvals',
     tools: (session) => [...plan.tools(session), ...questions.tools(session)],
     authorize: permissions.authorize,
-    systemPrompt: async (session: SessionHandle) => {
-      const sections = [await permissions.systemPrompt(session), plan.systemPrompt(session)].filter((s): s is string => Boolean(s));
-      return sections.length ? sections.join('\n\n') : undefined;
-    },
+    systemPrompt: permissions.systemPrompt,
+    facts: async (session: SessionHandle) => [...(await permissions.facts(session)), ...plan.facts(session)],
     waitingFor: (sessionId) => desk.waitingFor(sessionId),
     onUndo: plan.onUndo,
     commands: { ...permissions.commands, ...plan.commands, ...questions.commands },

@@ -83,7 +83,7 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
           cronDeleteTool(tasks),
         ];
       },
-      systemPrompt: (session) => session.tasks.promptSection(),
+      facts: (session) => [session.tasks.runningFact()],
       commands,
       onSessionLoaded: async (session) => {
         const tasks = new ShellSession(session, {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import { reminder } from '../../contract/facts';
 import { skillTool } from './tools/skill/skill';
 import { buildActivation, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
 import { SkillService, type SkillServiceOptions } from './service';
@@ -11,8 +12,8 @@ export type SkillsFeatureOptions = Omit<SkillServiceOptions, 'workspace' | 'home
 const MAX_VIEW_BYTES = 1024 * 1024;
 
 /**
- * Skills: discovery and live reload (SkillService), the Skill tool, the model's listing in the
- * system prompt, the skill folders readable by the file tools, and the commands the gallery and the
+ * Skills: discovery and live reload (SkillService), the Skill tool, the model's listing (a fact,
+ * said when it changes), the skill folders readable by the file tools, and the commands the gallery and the
  * slash menu use.
  */
 export function createSkillsFeature(options: SkillsFeatureOptions = {}): FeatureFactory {
@@ -69,9 +70,11 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
           },
         }),
       ],
-      systemPrompt: async () => {
+      // The listing is a fact: said at the first step, and again only when a skill is added, edited or removed.
+      facts: async () => {
         await service.ready();
-        return service.listing() || undefined;
+        const listing = service.listing();
+        return [{ key: 'skills.listing', text: listing ? reminder(listing) : null, gone: reminder('# Skills\nNo skills are available to load any more.') }];
       },
       readableRoots: () => service.catalog.readableRoots(),
       // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.

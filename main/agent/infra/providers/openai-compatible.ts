@@ -41,7 +41,10 @@ interface WireUsage {
   completion_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number };
+  /** Moonshot/Kimi. */
   cached_tokens?: number;
+  /** DeepSeek. */
+  prompt_cache_hit_tokens?: number;
 }
 
 /** Any endpoint that speaks OpenAI Chat Completions with streaming: OpenAI, Moonshot/Kimi, DeepSeek, OpenRouter, Ollama, vLLM, llama.cpp. */
@@ -179,7 +182,7 @@ function normaliseFinish(raw: string | null, hasToolCalls: boolean): FinishReaso
 
 function toUsage(u: WireUsage): Usage {
   const usage: Usage = { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0 };
-  const cached = u.prompt_tokens_details?.cached_tokens ?? u.cached_tokens;
+  const cached = u.prompt_tokens_details?.cached_tokens ?? u.cached_tokens ?? u.prompt_cache_hit_tokens;
   if (cached !== undefined) usage.cachedTokens = cached;
   const reasoning = u.completion_tokens_details?.reasoning_tokens;
   if (reasoning !== undefined) usage.reasoningTokens = reasoning;

@@ -10,12 +10,21 @@ export interface ToolCallRequest {
   arguments: string;
 }
 
-/** The conversation as the core keeps it, independent of any wire format. */
+/**
+ * Facts a message told the model, by key (contract/facts.ts): the fact's text, or null when it said the
+ * fact no longer holds. The history is the record of what the model knows; providers never send it.
+ */
+export type AnnouncedFacts = Record<string, string | null>;
+
+/**
+ * The conversation as the core keeps it, independent of any wire format. A message is never changed once
+ * it is in the history (the session freezes it), so every request starts with the previous one.
+ */
 export type ModelMessage =
   /** `turnId` marks a turn's prompt (undo and compaction find turns by it); providers never send it. */
-  | { role: 'user'; content: string | ContentPart[]; turnId?: string }
+  | { role: 'user'; content: string | ContentPart[]; turnId?: string; announced?: AnnouncedFacts }
   | { role: 'assistant'; content: string; reasoning?: string; reasoningSignature?: string; toolCalls?: ToolCallRequest[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean; announced?: AnnouncedFacts };
 
 /** A tool as offered to the model. */
 export interface ToolSchema {

@@ -4,7 +4,7 @@ import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../pr
 import type { ShellSession } from '../../shell-session';
 import { guardPath } from '../../../../infra/policies/path-guard';
 import { exactRule } from '../../../../infra/policies/rule-match';
-import { type Tool, type ToolExecution, ToolInputError, defineTool } from '../../../../contract/tool';
+import { type Tool, type ToolExecution, type ToolResult, ToolInputError, defineTool } from '../../../../contract/tool';
 import description from './bash.md?raw';
 import { runForeground } from './foreground';
 import { backgroundStartedResult, finishedResult } from './results';
@@ -73,15 +73,19 @@ export function bashTool(shell: ShellSession, options: { quietAfterMs?: number }
         execute: async (ctx) => {
           const job = await shell.processes.spawn(args.command, cwd);
           if (job.pid === undefined) return finishedResult(job, await job.done);
+          // A result that leaves a task running tells the model so: the running-tasks fact need not be repeated.
+          const started = (result: ToolResult): ToolResult => (result.display?.kind === 'task' ? { ...result, announces: [shell.tasks.runningFact()] } : result);
           if (background) {
             const timeout = args.disable_timeout ? null : (args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_S);
-            return backgroundStartedResult(shell.processes.adopt(job, label, timeout));
+            return started(backgroundStartedResult(shell.processes.adopt(job, label, timeout)));
           }
-          return runForeground(job, shell, ctx, {
-            timeoutSec: args.timeout ?? FOREGROUND_DEFAULT_TIMEOUT_S,
-            description: label,
-            ...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
-          });
+          return started(
+            await runForeground(job, shell, ctx, {
+              timeoutSec: args.timeout ?? FOREGROUND_DEFAULT_TIMEOUT_S,
+              description: label,
+              ...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
+            }),
+          );
         },
       };
     },

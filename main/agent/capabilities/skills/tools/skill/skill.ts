@@ -26,7 +26,7 @@ function notFound(catalog: SkillCatalog, name: string): string {
   const available = catalog.skills.filter((s) => isModelInvocable(s) && !s.isSubSkill).map((s) => s.name);
   if (!available.length) return `There is no skill named "${name}", and no skills are available to you right now. Do the task without a skill.`;
   const shown = available.slice(0, 30).join(', ');
-  return `There is no skill named "${name}". Available skills: ${shown}${available.length > 30 ? `, … (${available.length - 30} more in the system prompt)` : ''}.`;
+  return `There is no skill named "${name}". Available skills: ${shown}${available.length > 30 ? `, … (${available.length - 30} more in the skill listing)` : ''}.`;
 }
 
 /** The Skill tool: the model loads a prompt/inline skill; its expanded instructions arrive as the next message. */
