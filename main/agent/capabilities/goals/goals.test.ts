@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Goal, SessionEvent } from '../../../../protocol';
 import { createHarness } from '../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../test-support/mock-steps';
+import { callChunk, reminders, textReply, toolStep } from '../../test-support/mock-steps';
 import { waitFor } from '../../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -37,7 +37,12 @@ describe('goals', () => {
     const continuation = h.server.requests[2]!.body.messages.at(-1)!;
     expect(continuation.content).toContain('<goal-continuation>\nObjective: Make the tests pass\nCompletion criterion: npm test exits 0');
     expect(goal(h)).toMatchObject({ status: 'complete', reason: 'All green', used: { turns: 2 } });
-    expect(String(h.server.requests[1]!.body.messages[0]!.content)).toContain('## Goal (active)');
+    // UpdateGoal "complete" ended the turn: the answer queued after it was never asked for.
+    expect(h.server.requests).toHaveLength(4);
+    expect(h.sessionEvents('turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
+    // The goal reached the model through CreateGoal's result and the continuation prompts, never the system prompt.
+    expect(new Set(h.server.requests.map((r) => JSON.stringify(r.body.messages[0])))).toHaveProperty('size', 1);
+    expect(h.server.requests.flatMap((r) => reminders(r.body.messages)).filter((r) => r.includes('Goal ('))).toEqual([]);
   });
 
   it('stops at the turn budget and marks the goal blocked', async () => {

@@ -6,6 +6,8 @@ import { DeftCore } from '../../runtime/core';
 import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../test-support/shell-harness';
 import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
 import { shellFeature } from './feature';
+import { reminders } from '../../test-support/mock-steps';
+
 
 let h: Harness;
 const extraCores: DeftCore[] = [];
@@ -76,10 +78,12 @@ describe('background tasks notify the model exactly once', () => {
     const { content } = await callTool(h, 'Bash', { command: `sleep ${nap} & wait`, run_in_background: true, description: 'sleeper' });
     const id = /task_id: (\S+)/.exec(content)![1]!;
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
-    const system = (i: number) => String(h.server.requests.at(i)!.body.messages[0]!.content);
-    expect(system(-1)).toContain(`## Background tasks\nRunning now; you will be notified when each ends, so do not poll them:\n- ${id}: sleeper (\`sleep ${nap} & wait\`)`);
+    // Bash's result told the model the task runs: no reminder repeats it, and the system prompt never lists tasks.
+    const told = () => h.server.requests.flatMap((r) => reminders(r.body.messages)).filter((r) => r.includes('Background tasks running now'));
+    expect(told()).toEqual([]);
     const stop = await callTool(h, 'TaskStop', { task_id: id });
-    expect(system(-1)).not.toContain('## Background tasks');
+    expect(told()).toEqual([]);
+    expect(new Set(h.server.requests.map((r) => JSON.stringify(r.body.messages[0])))).toHaveProperty('size', 1);
     expect(stop.content).toMatch(new RegExp(`^Task ${id} stopped: its process tree was terminated after .*\\nstatus: killed\\nreason: Stopped by TaskStop`));
     expect(processesMatching(`sleep ${nap}`)).toEqual([]);
     await new Promise((r) => setTimeout(r, 300));
