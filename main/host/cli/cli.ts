@@ -168,6 +168,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+type GoalNow = Extract<SessionEvent, { type: 'goal.updated' }>['goal'];
+
 /**
  * Runs the prompt's turn, then stays while the agent has work that will wake it (a background task it started, a goal it is pursuing), following those turns too.
  * The text output is the last turn's final answer.
@@ -182,7 +184,7 @@ async function runPrompt(
   const stepText = new Map<number, string>();
   let lastStepWithText = 0;
   let ended: Extract<SessionEvent, { type: 'turn.ended' }> | null = null;
-  let goal: Extract<SessionEvent, { type: 'goal.updated' }>['goal'] = null;
+  let goal: GoalNow = null;
   const stopWaiting = new AbortController();
   const unsubscribe = core.onEvent((event) => {
     if (!('seq' in event) || event.sessionId !== sessionId) return;
@@ -224,7 +226,7 @@ async function runPrompt(
   const end = ended as Extract<SessionEvent, { type: 'turn.ended' }> | null;
   if (format === 'text') {
     // A goal's last turn ends with UpdateGoal (no answer after it): its note is the final word.
-    const settledGoal = goal as typeof goal;
+    const settledGoal = goal as GoalNow;
     const goalNote = settledGoal && (settledGoal.status === 'complete' || settledGoal.status === 'blocked') ? `Goal ${settledGoal.status}${settledGoal.reason ? `: ${settledGoal.reason}` : '.'}` : '';
     const answer = stepText.get(lastStepWithText) || goalNote;
     if (answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
