@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SessionEventOf, Usage } from '../protocol';
 import type { MockReply, RecordedRequest } from '../e2e/fixtures/mock-model-server';
 import { prefixBreaks } from '../e2e/fixtures/request-prefix';
 import { createHarness } from '../main/agent/test-support/harness';
@@ -43,10 +44,16 @@ function script(): MockReply[] {
   return steps.map((step, i) => step ?? toolStep(todo(i + 1)));
 }
 
+/** The mock acts like a prefix cache (cached = what a request shares with the one before it): the share of input tokens it served. */
+function cachedShare(usage: Usage | undefined): string {
+  if (!usage?.inputTokens || usage.cachedTokens === undefined) return 'no cache figures';
+  return `${Math.round((usage.cachedTokens / usage.inputTokens) * 100)} % of ${usage.inputTokens.toLocaleString('en-US')} input tokens served from the (simulated) prompt cache`;
+}
+
 const skill = (description: string) => `---\nname: demo\ndescription: ${description}\n---\n\nDo the demo thing.\n`;
 
-/** Run the scripted session through the mock model; returns every request the model received. */
-async function scriptedSession(): Promise<RecordedRequest[]> {
+/** Run the scripted session through the mock model; returns every request the model received, and the session's token usage. */
+async function scriptedSession(): Promise<{ requests: RecordedRequest[]; usage: Usage | undefined }> {
   const h = await createHarness();
   const skillFile = join(h.workspace, '.deft', 'skills', 'demo', 'SKILL.md');
   try {
@@ -71,7 +78,15 @@ async function scriptedSession(): Promise<RecordedRequest[]> {
       await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: `Prompt ${turn + 1}: keep going.` });
       await h.core.settled(h.session.id);
     }
-    return h.server.requests.slice(0, STEPS);
+    // Summed from each step's figures (what the provider reported), not from the session's running total.
+    const steps = h.sessionEvents('usage').map((e) => (e as SessionEventOf<'usage'>).step);
+    const usage: Usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
+    for (const step of steps) {
+      usage.inputTokens += step.inputTokens;
+      usage.outputTokens += step.outputTokens;
+      usage.cachedTokens! += step.cachedTokens ?? 0;
+    }
+    return { requests: h.server.requests.slice(0, STEPS), usage };
   } finally {
     await h.dispose();
   }
@@ -84,19 +99,18 @@ async function scriptedSession(): Promise<RecordedRequest[]> {
  * after the first.
  */
 export default async function promptCacheBench(): Promise<BenchResult[]> {
-  const requests = await scriptedSession();
+  const { requests, usage } = await scriptedSession();
   const breaks = prefixBreaks(requests);
   const reused = requests.length - 1 - breaks.length;
   const share = (reused / (requests.length - 1)) * 100;
-  const input = requests.length;
   const why = breaks.slice(0, 3).map((b) => `#${b.index + 1}: ${b.why.slice(0, 80)}`);
   return [
     {
-      name: `prompt prefix reuse: ${input}-step scripted session (todo, goal, mode switch, skill edit, 2 task notifications)`,
+      name: `prompt prefix reuse: ${requests.length}-step scripted session (todo, goal, mode switch, skill edit, 2 task notifications)`,
       value: share,
       unit: '%',
       baseline: { name: 'every step after the first', value: 100 },
-      note: breaks.length ? `${breaks.length} breaks; first: ${why.join(' | ')}` : 'no break',
+      note: `${breaks.length ? `${breaks.length} breaks; first: ${why.join(' | ')}` : 'no break'}; ${cachedShare(usage)}`,
     },
   ];
 }
