@@ -35,7 +35,7 @@ describe('facts', () => {
     // Without a `gone` text the model is not told (a task list that emptied: each task's end was notified).
     expect(factReminder([group('tasks', { key: 'tasks', text: null })], [said({ tasks: 'running: a' })])).toBeNull();
     // The same fact again later is said again, since the model last heard it was gone.
-    expect(factReminder([group('goal', { key: 'goal', text: 'G1' })], [said({ goal: 'G1' }), reminder])!.announced).toEqual({ goal: 'G1' });
+    expect(factReminder([group('goal', { key: 'goal', text: 'G1' })], [said({ goal: 'G1' }), reminder])).toMatchObject({ announced: { goal: 'G1' } });
   });
 
   it('keeps the first of two facts with one key, and a capability that fails loses only its own facts', async () => {
