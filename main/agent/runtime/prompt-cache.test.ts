@@ -84,7 +84,7 @@ describe('requests whose prefix never changes (integration, through the mock)', 
   });
 
   it('background task notifications join the end of the conversation; a restart resumes the same prefix', async () => {
-    h = await createHarness({ tools: () => [waitTool as Tool] });
+    h = await createHarness({ tools: () => [waitTool] });
     h.server.enqueue(
       toolStep(callChunk('Bash', { command: 'sleep 0.2; echo first', run_in_background: true, description: 'first job' })),
       toolStep(callChunk('Wait', { ms: 1_500 })),
@@ -102,7 +102,7 @@ describe('requests whose prefix never changes (integration, through the mock)', 
     expect(saidOnce(h.server.requests, 'Background tasks running now')).toBe(0);
 
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: defaultCapabilities, tools: () => [waitTool as Tool] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: defaultCapabilities, tools: () => [waitTool] });
     try {
       await core.handlers.sendPrompt({ sessionId: h.session.id, text: 'After the restart' });
       await core.turnDone(h.session.id);
@@ -149,11 +149,11 @@ describe('requests whose prefix never changes (integration, through the mock)', 
   });
 
   it('the system prompt changes only with the tool set', async () => {
-    let tools: Tool[] = [echoTool as Tool];
+    let tools: Tool[] = [echoTool];
     h = await createHarness({ tools: () => tools });
     await h.run('one');
     await h.run('two');
-    tools = [echoTool as Tool, waitTool as Tool];
+    tools = [echoTool, waitTool];
     await h.run('three');
     await h.run('four');
     const breaks = prefixBreaks(h.server.requests);
@@ -170,7 +170,7 @@ describe('requests whose prefix never changes (integration, through the mock)', 
   });
 
   it('Anthropic: breakpoints on the system prompt, the tools and the last two user messages; the bytes repeat otherwise', async () => {
-    h = await createHarness({ tools: () => [echoTool as Tool] });
+    h = await createHarness({ tools: () => [echoTool] });
     await h.core.handlers.setSettings({ provider: { kind: 'anthropic', baseUrl: h.baseUrl, model: 'claude-test', apiKey: 'k' } });
     h.server.enqueue(toolStep(callChunk('Echo', { text: 'a' }, 'toolu_1')), toolStep(callChunk('Echo', { text: 'b' }, 'toolu_2')), textReply('Done.'));
     await h.run('go');
