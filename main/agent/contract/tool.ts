@@ -104,6 +104,18 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   resolveExecution(args: z.output<S>, env: ToolEnv): ToolExecution | ToolResult | Promise<ToolExecution | ToolResult>;
 }
 
+/**
+ * A description that depends on configuration: `{{name}}` placeholders filled in. A placeholder without
+ * a value is a bug, so it throws rather than show the model a template.
+ */
+export function renderDescription(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`The tool description has no value for {{${name}}}.`);
+    return value;
+  });
+}
+
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
   return tool;
 }

@@ -209,7 +209,7 @@ export class DeftCore {
   }
 
   private async requireProvider(): Promise<ProviderConfig> {
-    const config = await this.provider.config();
+    const config = await this.provider.turnConfig();
     if (!config) throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
     return config;
   }
@@ -260,7 +260,7 @@ export class DeftCore {
       id,
       (async () => {
         if (this.runs.busy(id)) return null;
-        const config = await this.provider.config();
+        const config = await this.provider.turnConfig();
         return config && !this.runs.busy(id) ? this.beginTurn(open, config, prompt) : null;
       })(),
     );
@@ -306,7 +306,7 @@ export class DeftCore {
         // What changed since the model last heard (a mode the user switched, a skill edited) comes first, so the prompt is what it reads last.
         const reminder = factReminder(await this.facts(handle), session.context);
         if (reminder) session.appendContext(reminder);
-        session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments), turnId });
+        session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments, config.imageInput), turnId });
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
         const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
@@ -411,8 +411,9 @@ function drain(open: OpenSession): ModelMessage[] {
   return open.injections.splice(0).map((text) => ({ role: 'user', content: text }));
 }
 
-function userContent(text: string, attachments: readonly { path: string; name: string }[]): string | ContentPart[] {
+function userContent(text: string, attachments: readonly { path: string; name: string }[], imageInput: boolean): string | ContentPart[] {
   if (!attachments.length) return text;
   const list = attachments.map((a) => `- ${a.name}: ${a.path}`).join('\n');
-  return `${text}\n\nAttached files (open images with ReadMediaFile):\n${list}`;
+  const how = imageInput ? 'open images with ReadMediaFile' : 'this model cannot see images: ask the user what they show if it matters';
+  return `${text}\n\nAttached files (${how}):\n${list}`;
 }

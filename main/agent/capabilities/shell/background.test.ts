@@ -21,7 +21,10 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 describe('background tasks notify the model exactly once', () => {
   it('an idle agent gets a turn of its own when a task ends', async () => {
     h = await createTasksHarness();
-    const { content } = await callTool(h, 'Bash', { command: 'sleep 0.3; echo all tests passed', run_in_background: true, description: 'run the tests' });
+    // The task ends only once the turn that started it has ended (a file says go), so the agent is idle then.
+    const command = 'while [ ! -f go ]; do sleep 0.05; done; echo all tests passed';
+    const { content } = await callTool(h, 'Bash', { command, run_in_background: true, description: 'run the tests' });
+    await writeFile(join(h.workspace, 'go'), '');
     expect(content).toMatch(/^Started in the background\.\ntask_id: bash-[0-9a-z]{8}\npid: \d+\ndescription: run the tests\nstatus: running\n/);
     expect(content).toContain('automatic_notification: true');
     const id = /task_id: (\S+)/.exec(content)![1]!;

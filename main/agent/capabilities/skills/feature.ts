@@ -114,6 +114,7 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
           return { path: skill.dir, opened };
         },
       },
+      onSessionDeleted: (sessionId) => void turns.delete(sessionId),
       close: () => service.close(),
     };
   };

@@ -2,6 +2,7 @@ import type { FinishReason, Usage } from '../../../../protocol';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
+import { type ModelInfo, modelInfosFrom } from './model-info';
 import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
 
 export interface AnthropicOptions extends StreamTimeouts {
@@ -66,8 +67,11 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const parsed = (await getJson(this.fetchImpl, `${this.baseUrl}/models?limit=1000`, this.headers(), this.model, signal)) as { data?: Array<{ id?: string }> };
-    return (parsed.data ?? []).map((m) => m.id ?? '').filter(Boolean).sort();
+    return (await this.listModelInfo(signal)).map((m) => m.id).sort();
+  }
+
+  async listModelInfo(signal?: AbortSignal): Promise<ModelInfo[]> {
+    return modelInfosFrom(await getJson(this.fetchImpl, `${this.baseUrl}/models?limit=1000`, this.headers(), this.model, signal));
   }
 
   async step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult> {

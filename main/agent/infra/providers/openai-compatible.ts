@@ -2,6 +2,7 @@ import type { FinishReason, Usage } from '../../../../protocol';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, errorFromResponse, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
+import { type ModelInfo, modelInfosFrom } from './model-info';
 import { ThinkTagSplitter } from './think-tags';
 import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
 
@@ -71,12 +72,11 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const parsed = (await getJson(this.fetchImpl, `${this.baseUrl}/models`, this.headers(), this.model, signal)) as {
-      data?: Array<{ id?: string }>;
-      models?: Array<{ id?: string; name?: string }>;
-    };
-    const list = parsed.data ?? parsed.models ?? [];
-    return list.map((m) => m.id ?? (m as { name?: string }).name ?? '').filter(Boolean).sort();
+    return (await this.listModelInfo(signal)).map((m) => m.id).sort();
+  }
+
+  async listModelInfo(signal?: AbortSignal): Promise<ModelInfo[]> {
+    return modelInfosFrom(await getJson(this.fetchImpl, `${this.baseUrl}/models`, this.headers(), this.model, signal));
   }
 
   async step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult> {

@@ -1,4 +1,5 @@
 import type { FinishReason, Usage } from '../../../../protocol';
+import type { ModelInfo } from './model-info';
 
 /** A piece of message content the model reads. Images travel as base64. */
 export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string };
@@ -69,4 +70,6 @@ export interface ChatProvider {
   readonly capabilities: ProviderCapabilities;
   step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult>;
   listModels(signal?: AbortSignal): Promise<string[]>;
+  /** The server's model list with what it says about each model (its input modalities, where given). */
+  listModelInfo(signal?: AbortSignal): Promise<ModelInfo[]>;
 }
