@@ -2,7 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionEventOf, Usage } from '../protocol';
 import type { MockReply, RecordedRequest } from '../e2e/fixtures/mock-model-server';
-import { prefixBreaks } from '../e2e/fixtures/request-prefix';
+import { prefixBreak, prefixBreaks } from '../e2e/fixtures/request-prefix';
+import { defaultCapabilities } from '../main/agent/capabilities';
+import type { FeatureFactory } from '../main/agent/contract/feature';
 import { createHarness } from '../main/agent/test-support/harness';
 import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
 import type { BenchResult } from './types';
@@ -52,9 +54,39 @@ function cachedShare(usage: Usage | undefined): string {
 
 const skill = (description: string) => `---\nname: demo\ndescription: ${description}\n---\n\nDo the demo thing.\n`;
 
-/** Run the scripted session through the mock model; returns every request the model received, and the session's token usage. */
-async function scriptedSession(): Promise<{ requests: RecordedRequest[]; usage: Usage | undefined }> {
-  const h = await createHarness();
+/**
+ * The capabilities, each one's facts recorded as the runtime reads them (before every model step):
+ * `current` holds what each key says now, so the facts behind a request are known when it arrives.
+ */
+function recordingFacts(current: Map<string, string | null>): FeatureFactory[] {
+  return defaultCapabilities.map((create) => (core) => {
+    const feature = create(core);
+    const facts = feature.facts?.bind(feature);
+    if (!facts) return feature;
+    feature.facts = async (session) => {
+      const said = await facts(session);
+      for (const fact of said) current.set(fact.key, fact.text);
+      return said;
+    };
+    return feature;
+  });
+}
+
+/**
+ * The facts as Deft rendered them before this change: sections of the system prompt. While a goal was
+ * active its section also carried the turns, tokens and time spent so far, so it changed at every step.
+ */
+function factsInSystemPrompt(current: ReadonlyMap<string, string | null>, step: number): string {
+  const sections = [...current].filter(([, text]) => text !== null).map(([key, text]) => `${key}: ${text}`);
+  if (/Goal \(active\)/.test(current.get('goal') ?? '')) sections.push(`goal spent so far: as of step ${step}`);
+  return sections.join('\n');
+}
+
+/** Run the scripted session through the mock model; returns every request the model received, the facts behind each, and the session's token usage. */
+async function scriptedSession(): Promise<{ requests: RecordedRequest[]; factsAt: string[]; usage: Usage | undefined }> {
+  const current = new Map<string, string | null>();
+  const factsAt: string[] = [];
+  const h = await createHarness({ features: recordingFacts(current) });
   const skillFile = join(h.workspace, '.deft', 'skills', 'demo', 'SKILL.md');
   try {
     await mkdir(join(skillFile, '..'), { recursive: true });
@@ -63,7 +95,10 @@ async function scriptedSession(): Promise<{ requests: RecordedRequest[]; usage: 
     await h.core.handlers.listSkills({ rescan: true });
     const replies = script();
     h.server.promptCache = true;
-    h.server.fallback = () => replies[h.server.requests.length - 1] ?? textReply('The script is over.');
+    h.server.fallback = () => {
+      factsAt.push(factsInSystemPrompt(current, h.server.requests.length));
+      return replies[h.server.requests.length - 1] ?? textReply('The script is over.');
+    };
     // Before the 2nd prompt the skill is edited; before the 4th (after the goal) the mode is switched.
     const between: Array<(() => Promise<unknown>) | null> = [
       async () => {
@@ -86,30 +121,42 @@ async function scriptedSession(): Promise<{ requests: RecordedRequest[]; usage: 
       usage.outputTokens += step.outputTokens;
       usage.cachedTokens! += step.cachedTokens ?? 0;
     }
-    return { requests: h.server.requests.slice(0, STEPS), usage };
+    return { requests: h.server.requests.slice(0, STEPS), factsAt: factsAt.slice(0, STEPS), usage };
   } finally {
     await h.dispose();
   }
 }
 
 /**
+ * The steps (by request index) whose request would not start with the previous one had the facts been
+ * rendered into the system prompt, as before: the same requests, breaking also wherever a fact changed.
+ */
+function breaksWithFactsInSystemPrompt(requests: readonly RecordedRequest[], factsAt: readonly string[]): number {
+  let breaks = 0;
+  for (let i = 1; i < requests.length; i++) if (factsAt[i] !== factsAt[i - 1] || prefixBreak(requests[i - 1]!, requests[i]!)) breaks++;
+  return breaks;
+}
+
+/**
  * Prompt-cache friendliness: of the 50 steps of a scripted session, the share whose request starts
  * with the previous request byte for byte (same tools, same system prompt, every earlier message
- * unchanged), so a provider's prefix cache can serve all of it. The baseline is the ceiling: every step
- * after the first.
+ * unchanged), so a provider's prefix cache can serve all of it. The baseline replays the same requests
+ * with the facts recorded before each step rendered into the system prompt, the way Deft did before.
  */
 export default async function promptCacheBench(): Promise<BenchResult[]> {
-  const { requests, usage } = await scriptedSession();
+  const { requests, factsAt, usage } = await scriptedSession();
+  if (factsAt.length !== requests.length) throw new Error(`facts were recorded for ${factsAt.length} of ${requests.length} requests`);
   const breaks = prefixBreaks(requests);
-  const reused = requests.length - 1 - breaks.length;
-  const share = (reused / (requests.length - 1)) * 100;
+  const steps = requests.length - 1;
+  const share = ((steps - breaks.length) / steps) * 100;
+  const before = ((steps - breaksWithFactsInSystemPrompt(requests, factsAt)) / steps) * 100;
   const why = breaks.slice(0, 3).map((b) => `#${b.index + 1}: ${b.why.slice(0, 80)}`);
   return [
     {
       name: `prompt prefix reuse: ${requests.length}-step scripted session (todo, goal, mode switch, skill edit, 2 task notifications)`,
       value: share,
       unit: '%',
-      baseline: { name: 'every step after the first', value: 100 },
+      baseline: { name: 'same session, facts in the system prompt as before', value: before },
       note: `${breaks.length ? `${breaks.length} breaks; first: ${why.join(' | ')}` : 'no break'}; ${cachedShare(usage)}`,
     },
   ];
