@@ -63,9 +63,11 @@ describe('deft run', () => {
   });
 
   it('streams one protocol event per line with --output-format stream-json', async () => {
-    server.enqueue({ chunks: [{ text: 'a' }, { text: 'b' }, { finish: 'stop' }] });
+    server.enqueue({ chunks: [{ text: 'a' }, { text: 'b' }, { finish: 'stop' }, { usage: { prompt_tokens: 120, completion_tokens: 2, cached_tokens: 96 } }] });
     const result = await cli(['run', ...provider(), '--output-format', 'stream-json', 'hi']);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number });
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number; step?: { cachedTokens?: number } });
+    // Cached prompt tokens travel in the usage event.
+    expect(events.find((e) => e.type === 'usage')!.step).toMatchObject({ inputTokens: 120, cachedTokens: 96 });
     expect(events[0]!.type).toBe('turn.started');
     expect(events.filter((e) => e.type === 'assistant.delta')).toHaveLength(2);
     expect(events.at(-2)!.type).toBe('turn.ended');
