@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -154,12 +155,17 @@ describe('deft run', () => {
   });
 
   it('waits for a background task the agent started, and prints its answer to the notification', async () => {
-    const bash = { command: 'sleep 0.3; echo task-output-here', run_in_background: true, description: 'short job' };
-    server.enqueue(
-      { chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(bash) } }, { finish: 'tool_calls' }] },
-      { chunks: [{ text: 'Started it.' }, { finish: 'stop' }] },
-      { chunks: [{ text: 'The job printed task-output-here.' }, { finish: 'stop' }] },
-    );
+    // The job ends only once the request that ends the turn has gone out (it waits for a file the mock
+    // writes then), so the notification cannot reach that request, however slow the machine.
+    const bash = { command: 'while [ ! -f go ]; do sleep 0.05; done; echo task-output-here', run_in_background: true, description: 'short job' };
+    server.enqueue({ chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(bash) } }, { finish: 'tool_calls' }] });
+    server.fallback = () => {
+      if (server.requests.length === 2) {
+        writeFileSync(join(workspace, 'go'), '');
+        return { chunks: [{ text: 'Started it.' }, { finish: 'stop' }] };
+      }
+      return { chunks: [{ text: 'The job printed task-output-here.' }, { finish: 'stop' }] };
+    };
     const result = await cli(['run', ...provider(), '--permission-mode', 'yolo', 'run the job']);
     expect(result).toMatchObject({ code: 0, stdout: 'The job printed task-output-here.\n' });
     expect(server.requests).toHaveLength(3);
