@@ -4,6 +4,7 @@ import { goalsFeature } from './capabilities/goals/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
 import { todoFeature } from './capabilities/todo/feature';
+import { webFeature } from './capabilities/web/feature';
 import type { FeatureFactory } from './contract/feature';
 
 /**
@@ -20,4 +21,6 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   // Shell and background work: Bash, background tasks, scheduled prompts.
   shellFeature(),
   skillsFeature,
+  // The web: FetchURL and WebSearch, never into the user's own network unless they allowed the host.
+  webFeature(),
 ];

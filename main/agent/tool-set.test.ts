@@ -4,6 +4,7 @@ import { defaultCapabilities } from './capabilities';
 import { shellFeature } from './capabilities/shell/feature';
 import type { CoreContext, Feature, FeatureFactory } from './contract/feature';
 import type { ToolEnv } from './contract/tool';
+import { FileSecretStore } from './infra/settings/secrets';
 import { ToolRegistry } from './runtime/tools/registry';
 import { createHarness, tempDir } from './test-support/harness';
 import { inertSessionHandle } from './test-support/session-handle';
@@ -17,7 +18,7 @@ afterAll(async () => {
 
 /** The tools a session is offered with these capabilities, on this host, for a model that does (not) read images. */
 async function offered(options: { host: CoreContext['host']; imageInput: boolean; features?: readonly FeatureFactory[] }) {
-  const core: CoreContext = { workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, session: () => Promise.reject(new Error('not here')) };
+  const core: CoreContext = { workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, secrets: FileSecretStore.inHome(scratch), session: () => Promise.reject(new Error('not here')) };
   const session = inertSessionHandle(`s-${open.length}`, scratch);
   const env: ToolEnv = { workspace: scratch, home: scratch, sessionId: session.id, sessionDir: scratch, capabilities: { imageInput: options.imageInput }, extraRoots: () => [] };
   const features = (options.features ?? defaultCapabilities).map((create) => create(core));

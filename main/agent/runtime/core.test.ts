@@ -138,7 +138,9 @@ describe('cancel', () => {
     h = await createHarness();
     h.server.enqueue({ chunks: [...textChunks('word '.repeat(500), 5), { finish: 'stop' }], delayMs: 20 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'long' });
-    await waitFor(() => h.sessionEvents('assistant.delta').length > 2);
+    // Cancel once the stream is flowing (a fixed sleep raced the turn's start on a loaded machine).
+    const streamed = () => h.sessionEvents('assistant.delta').map((e) => (e.type === 'assistant.delta' ? e.text : '')).join('');
+    await waitFor(() => streamed().startsWith('word word'));
     const started = Date.now();
     expect(await h.core.handlers.cancelTurn({ sessionId: h.session.id })).toEqual({ cancelled: true });
     await h.core.turnDone(h.session.id);
