@@ -26,7 +26,7 @@ function envFor(workspace: string): ToolEnv {
 async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<string> {
   const execution = await tool.resolveExecution(tool.input.parse(args), env);
   if (!isExecution(execution)) throw new Error(JSON.stringify(execution.output));
-  const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'b', turnId: 'b' });
+  const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'b', turnId: 'b', step: 1 });
   if (result.isError) throw new Error(JSON.stringify(result.output));
   return typeof result.output === 'string' ? result.output : '';
 }

@@ -31,7 +31,7 @@ function waitExit(command: string, args: string[], options: { stdout?: 'ignore' 
 async function callOverhead(workspace: string, tasks: ShellSession): Promise<BenchResult> {
   const tool = bashTool(tasks);
   const env = { workspace, home: workspace, sessionId: 'bench', sessionDir: tasks.handle.dir, capabilities: { imageInput: false }, extraRoots: () => [] };
-  const ctx = { signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' };
+  const ctx = { signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 };
   const call = async () => {
     const resolved = await tool.resolveExecution({ command: 'true', run_in_background: false, disable_timeout: false }, env);
     if (!isExecution(resolved)) throw new Error('Bash did not resolve');

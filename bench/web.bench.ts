@@ -34,7 +34,7 @@ export default async function web(): Promise<BenchResult[]> {
       const t0 = performance.now();
       const execution = await tool.resolveExecution({ url: `${server.url}/guide` }, env);
       if (!isExecution(execution)) throw new Error('not an execution');
-      const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' });
+      const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
       const output = typeof result.output === 'string' ? result.output : '';
       if (result.isError) throw new Error(output);
       chars = output.length;

@@ -6,7 +6,12 @@ import { configureProvider, expect, send, test } from './fixtures/deft';
 const call = (name: string, args: unknown): MockChunk => ({ toolCall: { name, args: JSON.stringify(args) } });
 const toolStep = (...calls: MockChunk[]) => ({ chunks: [...calls, { finish: 'tool_calls' as const }] });
 const answer = (text: string, delayMs = 0) => ({ chunks: [{ text }, { finish: 'stop' as const }], ...(delayMs ? { delayMs } : {}) });
-const userTexts = (request: RecordedRequest | undefined) => (request?.body.messages ?? []).filter((m) => m.role === 'user').map((m) => String(m.content));
+/** What the user said, in a request: its user messages without the fact reminders (a handoff note stays). */
+const userTexts = (request: RecordedRequest | undefined) =>
+  (request?.body.messages ?? [])
+    .filter((m) => m.role === 'user')
+    .map((m) => String(m.content))
+    .filter((text) => !text.startsWith('<system-reminder>\n') || text.includes('<handoff-note>'));
 
 test('/compact shows a notice with the handoff note, and the next answer still works', async ({ deft, mock }) => {
   const { page } = deft;

@@ -147,7 +147,8 @@ test('plan mode: /plan and the toggle, a review with revise, then approve with a
   await toggle.click();
   await expect(toggle).toHaveAttribute('aria-pressed', 'true');
 
-  const planPath = (r: RecordedRequest) => /Plan file: (\S+)/.exec(String(r.body.messages[0]!.content))?.[1] ?? '';
+  // Plan mode reaches the model as a reminder (the latest one in the request is in force).
+  const planPath = (r: RecordedRequest) => r.body.messages.map((m) => /Plan file: (\S+)/.exec(String(m.content))?.[1]).filter(Boolean).at(-1) ?? '';
   const options = [
     { label: 'Minimal', description: 'Unit tests only' },
     { label: 'Full', description: 'Unit and e2e tests' },
@@ -194,7 +195,11 @@ test('the permission mode switches from the window, and invalid rules are shown 
   await send(page, 'write a.txt');
   await expect(page.getByText('Written without asking.')).toBeVisible();
   await expect(page.getByRole('region', { name: 'Approval needed' })).toBeHidden();
-  expect(String(mock.requests.at(-2)!.body.messages.at(-1)!.content)).toContain('switched the permission mode from "ask" to "accept-edits"');
+  // The switch reaches the model in a reminder just before the prompt.
+  const first = mock.requests.at(-2)!.body.messages;
+  expect(String(first.at(-1)!.content)).toBe('write a.txt');
+  expect(String(first.at(-2)!.content)).toMatch(/^<system-reminder>\n/);
+  expect(String(first.at(-2)!.content)).toContain('<system-reminder>\nPermission mode: accept-edits — ');
 });
 
 test('the sidebar points at a session waiting for an approval, also after a reload', async ({ deft, mock }) => {

@@ -26,11 +26,14 @@ export type Attachment = z.infer<typeof Attachment>;
 /** Largest image a UI may attach (bytes, before base64). */
 export { MAX_ATTACHMENT_BYTES } from './limits';
 
-/** Token counts reported by the provider. */
+/** Token counts reported by the provider. `inputTokens` includes the cached ones. */
 export const Usage = z.object({
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
+  /** Input tokens read from the provider's prompt cache (where it reports them). */
   cachedTokens: z.number().int().optional(),
+  /** Input tokens written to the prompt cache (Anthropic). */
+  cacheWriteTokens: z.number().int().optional(),
   reasoningTokens: z.number().int().optional(),
 });
 export type Usage = z.infer<typeof Usage>;

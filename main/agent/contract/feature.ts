@@ -1,6 +1,7 @@
 import type { AppEvent, Attachment, ErrorInfo, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
+import type { Fact } from './facts';
 import type { NetworkVerdict, SandboxStatus, SessionSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { SessionTasks, TaskKindAdapter } from './tasks';
@@ -84,8 +85,17 @@ export interface Feature {
   readonly name: string;
   /** Tools this feature offers in a session (called per turn, so the set can change). */
   tools?(session: SessionHandle, env: ToolEnv): Tool[];
-  /** A section appended to the system prompt (called per step, so changes reach the model at the next step). */
+  /**
+   * A section of the system prompt. The system prompt is rendered once and kept with the session (a new
+   * one only after a compaction or when the tool set changes), so the provider can cache it: only text
+   * that does not change belongs here. What changes is a fact (`facts`).
+   */
   systemPrompt?(session: SessionHandle): string | undefined | Promise<string | undefined>;
+  /**
+   * The session's changing facts, read before every model step: each one that differs from what the
+   * conversation last told the model is sent in a reminder message (contract/facts.ts).
+   */
+  facts?(session: SessionHandle): Fact[] | Promise<Fact[]>;
   /** Decide on a call; `undefined` leaves it to the next feature. The first decision wins; no decision allows. */
   authorize?(session: SessionHandle, call: ResolvedCall): Promise<Authorization | undefined>;
   /**
@@ -108,7 +118,8 @@ export interface Feature {
   taskKinds?: readonly TaskKindAdapter[];
   /**
    * The conversation is being compacted: messages the model must still read afterwards (e.g. the skills
-   * loaded, the todo list). They are added after the handoff note, verbatim.
+   * loaded). They are added after the handoff note, verbatim. Facts need nothing here: every current fact
+   * is re-sent after a compaction.
    */
   onCompaction?(session: SessionHandle): string[] | Promise<string[]>;
   /**

@@ -1,4 +1,5 @@
 import type { TaskInfo, TaskKind, TaskStatus } from '../../../protocol';
+import type { Fact } from './facts';
 
 export type { TaskKind } from '../../../protocol';
 
@@ -84,6 +85,6 @@ export interface SessionTasks {
   readOutput(id: string, offset: number | undefined, length: number): Promise<{ text: string; offset: number; end: number; size: number; path: string }> | null;
   /** Stop a running task. Resolves with the record once it has ended (undefined for an unknown id). */
   stop(id: string, by: StoppedBy, reason?: string): Promise<TaskRecord | undefined>;
-  /** The running tasks for the system prompt, so the model always knows what it left running; undefined when none runs. */
-  promptSection(): string | undefined;
+  /** The tasks running now, as a fact the model is kept up to date on (said again after a compaction); no text when none runs. */
+  runningFact(): Fact;
 }

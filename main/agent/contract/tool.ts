@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
 import type { ContentPart } from '../infra/providers/types';
+import type { Fact } from './facts';
 
 /** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
 export type Access =
@@ -29,6 +30,8 @@ export interface ToolRunContext {
   onUpdate(update: ToolUpdate): void;
   callId: string;
   turnId: string;
+  /** The model step (1-based, within the turn) that issued the call. */
+  step: number;
 }
 
 /** What a call produced. `note` reaches only the model; `display` only the UI. */
@@ -47,6 +50,11 @@ export interface ToolResult {
   stopBatchAfterThis?: boolean;
   /** Loop hint: once this step's results are recorded, the turn ends without another model step. */
   stopTurn?: boolean;
+  /**
+   * Facts this result already tells the model (TodoList's new list, the goal CreateGoal started): they
+   * are recorded with the result, so no reminder repeats them at the next step.
+   */
+  announces?: Fact[];
 }
 
 /** A validated call, resolved before anything happens: what it will touch and how to show it. */
@@ -106,6 +114,18 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The call must be the only one of its step: issued with others, it is refused (the others run). */
   exclusive?: boolean;
   resolveExecution(args: z.output<S>, env: ToolEnv): ToolExecution | ToolResult | Promise<ToolExecution | ToolResult>;
+}
+
+/**
+ * A description that depends on configuration: `{{name}}` placeholders filled in. A placeholder without
+ * a value is a bug, so it throws rather than show the model a template.
+ */
+export function renderDescription(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`The tool description has no value for {{${name}}}.`);
+    return value;
+  });
 }
 
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {

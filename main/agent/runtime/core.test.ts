@@ -9,6 +9,7 @@ import { LOG_FILE } from '../infra/sessions/session';
 import { workspaceSessionsDir } from '../infra/sessions/store';
 import { createHarness, fastRetry } from '../test-support/harness';
 import { testTools } from '../test-support/tools';
+import { withoutReminders } from '../test-support/mock-steps';
 import { waitFor } from '../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -123,9 +124,10 @@ describe('a turn against Anthropic Messages', () => {
     );
     await h.run('echo hi');
     expect(h.server.requests.map((r) => r.path)).toEqual(['/v1/messages', '/v1/messages']);
+    // The newest message carries a cache breakpoint (see anthropic.test.ts).
     expect(h.server.requests[1]!.body.messages.at(-1)).toEqual({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi\n<system>echo note</system>' }] }],
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi\n<system>echo note</system>' }], cache_control: { type: 'ephemeral' } }],
     });
     expect(ended(h).stopReason).toBe('end_turn');
   });
@@ -146,7 +148,7 @@ describe('cancel', () => {
     expect(ended(h).stopReason).toBe('cancelled');
     h.server.enqueue({ chunks: [{ text: 'next' }, { finish: 'stop' }] });
     await h.run('again');
-    const messages = h.server.requests.at(-1)!.body.messages;
+    const messages = withoutReminders(h.server.requests.at(-1)!.body.messages);
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(String(messages[2]!.content)).toMatch(/^word word/);
   });
@@ -165,7 +167,7 @@ describe('cancel', () => {
     expect(h.sessionEvents('tool.call.result')).toHaveLength(2);
     h.server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
     await h.run('next');
-    const roles = h.server.requests.at(-1)!.body.messages.map((m) => m.role);
+    const roles = withoutReminders(h.server.requests.at(-1)!.body.messages).map((m) => m.role);
     expect(roles).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'user']);
   });
 });
@@ -192,7 +194,7 @@ describe('sessions persist', () => {
     h.server.enqueue({ chunks: [{ text: 'second answer' }, { finish: 'stop' }] });
     await restarted.handlers.sendPrompt({ sessionId: h.session.id, text: 'second question' });
     await restarted.turnDone(h.session.id);
-    const messages = h.server.requests.at(-1)!.body.messages;
+    const messages = withoutReminders(h.server.requests.at(-1)!.body.messages);
     expect(messages.slice(1)).toEqual([
       { role: 'user', content: 'first question' },
       { role: 'assistant', content: 'first answer' },

@@ -21,6 +21,8 @@ import { Sandbox } from '../infra/sandbox/sandbox';
 import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
 import { ContextKeeper, newCompactionId } from './compaction/context-keeper';
+import { type FactSource, factReminder, factSource } from './facts';
+import { coreFacts } from './core-facts';
 import { type TurnSession, runTurn } from './loop/turn';
 import { Runs } from './runs';
 import { ProviderSettings } from './settings-commands';
@@ -76,6 +78,7 @@ export class DeftCore {
   private readonly features: Feature[];
   private readonly taskKinds: ReadonlyMap<TaskKind, TaskKindAdapter>;
   private readonly context: ContextKeeper;
+  private readonly facts: FactSource;
   private readonly now: () => number;
   private readonly sandbox: Sandbox;
 
@@ -110,7 +113,8 @@ export class DeftCore {
     };
     this.features = options.features.map((create) => create(core));
     this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
-    this.context = new ContextKeeper({ features: this.features, retry: options.retry ?? defaultRetryPolicy });
+    this.facts = factSource(this.features, coreFacts(this.now));
+    this.context = new ContextKeeper({ features: this.features, facts: this.facts, retry: options.retry ?? defaultRetryPolicy });
     const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...this.provider.commands };
     for (const feature of this.features) Object.assign(merged, feature.commands);
     this.handlers = merged as CommandHandlers;
@@ -223,7 +227,7 @@ export class DeftCore {
   }
 
   private async requireProvider(): Promise<ProviderConfig> {
-    const config = await this.provider.config();
+    const config = await this.provider.turnConfig();
     if (!config) throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
     return config;
   }
@@ -275,7 +279,7 @@ export class DeftCore {
       id,
       (async () => {
         if (this.runs.busy(id)) return null;
-        const config = await this.provider.config();
+        const config = await this.provider.turnConfig();
         return config && !this.runs.busy(id) ? this.beginTurn(open, config, prompt) : null;
       })(),
     );
@@ -326,7 +330,10 @@ export class DeftCore {
         session.noteTurnStarted(prompt.text);
         session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
         session.emit({ type: 'session.updated', session: session.summary() });
-        session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments), turnId });
+        // What changed since the model last heard (a mode the user switched, a skill edited) comes first, so the prompt is what it reads last.
+        const reminder = factReminder(await this.facts(handle), session.context);
+        if (reminder) session.appendContext(reminder);
+        session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments, config.imageInput), turnId });
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
         const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
@@ -386,14 +393,18 @@ export class DeftCore {
         emit: (event) => void session.emit(event),
         checkpoint: () => session.flush(),
         // Messages injected meanwhile join after a compaction's note, so notifications arrive verbatim; one
-        // that a feature just re-attached (a skill loaded at the last step) is not added twice.
+        // that a feature just re-attached (a skill loaded at the last step) is not added twice. Then one
+        // reminder with every fact that changed since the conversation last said it.
         beforeStep: async () => {
           const compacted = await compactIfDue();
           open.tasks.noteStep();
-          const injected = drain(open);
-          if (!compacted) return injected;
-          const present = new Set(session.context.map((m) => m.content));
-          return injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
+          let injected = drain(open);
+          if (compacted) {
+            const present = new Set(session.context.map((m) => m.content));
+            injected = injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
+          }
+          const reminder = factReminder(await this.facts(handle), [...session.context, ...injected]);
+          return reminder ? [...injected, reminder] : injected;
         },
         usedCallIds: () => session.callIds,
         countUsage: (id, usage) => session.countUsage(id, usage),
@@ -427,8 +438,9 @@ function drain(open: OpenSession): ModelMessage[] {
   return open.injections.splice(0).map((text) => ({ role: 'user', content: text }));
 }
 
-function userContent(text: string, attachments: readonly { path: string; name: string }[]): string | ContentPart[] {
+function userContent(text: string, attachments: readonly { path: string; name: string }[], imageInput: boolean): string | ContentPart[] {
   if (!attachments.length) return text;
   const list = attachments.map((a) => `- ${a.name}: ${a.path}`).join('\n');
-  return `${text}\n\nAttached files (open images with ReadMediaFile):\n${list}`;
+  const how = imageInput ? 'open images with ReadMediaFile' : 'this model cannot see images: ask the user what they show if it matters';
+  return `${text}\n\nAttached files (${how}):\n${list}`;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { stateSlot } from '../contract/state';
 import { createHarness } from '../test-support/harness';
 import { echoTool, waitTool } from '../test-support/tools';
+import { callChunk, reminders, toolStep } from '../test-support/mock-steps';
 import type { Tool } from '../contract/tool';
 import type { Feature, SessionHandle } from '../contract/feature';
 
@@ -13,19 +14,37 @@ afterEach(async () => {
 });
 
 describe('features', () => {
-  it('add tools and system-prompt sections, refreshed at every step', async () => {
-    let section = 'Listing v1';
-    const feature: Feature = { name: 'test', tools: () => [echoTool], systemPrompt: () => section };
+  it('add tools, a system-prompt section written once and kept, and facts said in a reminder when they change', async () => {
+    let section = 'Section v1';
+    let fact = 'Fact v1';
+    const bump = {
+      ...echoTool,
+      name: 'Bump',
+      resolveExecution: () => ({
+        description: 'bump',
+        display: { kind: 'generic' as const, summary: 'bump' },
+        approvalRule: 'Bump',
+        execute: async () => {
+          section = 'Section v2';
+          fact = 'Fact v2';
+          return { output: 'bumped' };
+        },
+      }),
+    } as Tool;
+    const feature: Feature = { name: 'test', tools: () => [bump], systemPrompt: () => section, facts: () => [{ key: 'test', text: `<system-reminder>\n${fact}\n</system-reminder>` }] };
     h = await createHarness({ features: [() => feature] });
-    h.server.enqueue({ chunks: [{ toolCall: { name: 'Echo', args: '{"text":"x"}' } }, { finish: 'tool_calls' }] });
+    h.server.enqueue(toolStep(callChunk('Bump', { text: 'x' })), toolStep(callChunk('Bump', { text: 'y' })));
     h.server.fallback = () => ({ chunks: [{ text: 'done' }, { finish: 'stop' }] });
-    const run = h.run('go');
-    section = 'Listing v2';
-    await run;
+    await h.run('go');
     const systems = h.server.requests.map((r) => String(r.body.messages[0]!.content));
-    expect(systems[0]).toContain('Listing v');
-    expect(systems[1]).toContain('Listing v2');
-    expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name)).toEqual(['Echo']);
+    expect(systems[0]).toContain('Section v1');
+    expect(new Set(systems).size).toBe(1);
+    expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name)).toEqual(['Bump']);
+    // The fact comes before the prompt, its change once after the step it changed in.
+    expect(reminders(h.server.requests[0]!.body.messages).join('\n')).toContain('Fact v1');
+    expect(h.server.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'go' });
+    expect(h.server.requests[1]!.body.messages.at(-1)).toEqual({ role: 'user', content: '<system-reminder>\nFact v2\n</system-reminder>' });
+    expect(reminders(h.server.requests[2]!.body.messages)).toHaveLength(2);
   });
 
   it('decide on calls in order; the first decision wins', async () => {

@@ -17,9 +17,14 @@ export interface ProviderSettingsOptions {
   emit(event: AppEvent): void;
 }
 
+/** How long a turn waits for the server's model list the first time (then it goes by the setting). */
+const MODEL_LIST_TIMEOUT_MS = 5_000;
+
 /** The model provider a core talks to: resolved from settings, the secret store and overrides; and the settings commands. */
 export class ProviderSettings {
   private readonly store: SettingsStore;
+  /** What each endpoint's model list says a model reads (asked once per process; undefined: it does not say). */
+  private readonly declared = new Map<string, Promise<boolean | undefined>>();
 
   constructor(private readonly options: ProviderSettingsOptions) {
     this.store = new SettingsStore(options.home);
@@ -28,6 +33,30 @@ export class ProviderSettings {
   /** The provider to use now, or null when none is configured. */
   async config(): Promise<ProviderConfig | null> {
     return resolveProviderConfig(await this.store.provider(), this.options.secrets, this.options.overrides);
+  }
+
+  /**
+   * The provider a turn uses: as configured, except that where the server's model list says whether the
+   * model reads images, that wins over the setting (a model sent an image it cannot read fails the request).
+   */
+  async turnConfig(): Promise<ProviderConfig | null> {
+    const config = await this.config();
+    if (!config) return null;
+    const declared = await this.declaredImageInput(config);
+    return declared === undefined || declared === config.imageInput ? config : { ...config, imageInput: declared };
+  }
+
+  private declaredImageInput(config: ProviderConfig): Promise<boolean | undefined> {
+    const key = JSON.stringify([config.kind, config.baseUrl, config.model, Boolean(config.apiKey)]);
+    let known = this.declared.get(key);
+    if (!known) {
+      known = createProvider(config, this.options.fetch)
+        .listModelInfo(AbortSignal.timeout(MODEL_LIST_TIMEOUT_MS))
+        .then((models) => models.find((m) => m.id === config.model)?.imageInput)
+        .catch(() => undefined);
+      this.declared.set(key, known);
+    }
+    return known;
   }
 
   readonly commands: Pick<CommandHandlers, 'getSettings' | 'setSettings' | 'listModels'> = {

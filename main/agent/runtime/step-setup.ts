@@ -4,6 +4,7 @@ import { createProvider } from '../infra/providers/index';
 import type { Session } from '../infra/sessions/session';
 import type { ProviderConfig } from '../infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from './compaction/context-keeper';
+import { sessionSystemPrompt } from './prompt/session-prompt';
 import { buildSystemPrompt, readAgentsMd, workspaceFacts } from './prompt/system-prompt';
 import { ToolRegistry } from './tools/registry';
 
@@ -43,17 +44,21 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   const replaced = new Set(extra.map((t) => t.name));
   const tools = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
   const registry = new ToolRegistry(tools);
-  const [facts, agentsMd] = await Promise.all([workspaceFacts(deps.workspace, new Date(deps.now())), readAgentsMd(deps.workspace)]);
-  const toolList = registry.schemas();
+  const render = async () => {
+    const [facts, agentsMd, sections] = await Promise.all([
+      workspaceFacts(deps.workspace),
+      readAgentsMd(deps.workspace),
+      Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle))),
+    ]);
+    return buildSystemPrompt({ facts, agentsMd, tools: registry.schemas(), extra: sections.filter((s): s is string => Boolean(s)) });
+  };
   return {
     provider,
     env,
     registry,
-    tools: toolList,
+    tools: registry.schemas(),
     contextWindow: config.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
-    system: async () => {
-      const sections = await Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle)));
-      return buildSystemPrompt({ facts, agentsMd, tools: toolList, extra: sections.filter((s): s is string => Boolean(s)) });
-    },
+    // Kept with the session: the same bytes at every step until a compaction or a change of the tools.
+    system: () => sessionSystemPrompt(handle, registry.schemas(), render),
   };
 }

@@ -58,7 +58,7 @@ export async function fileToolKit(options: { imageInput?: boolean } = {}) {
       throw error;
     }
     if (!isExecution(resolved)) return done(resolved);
-    return done(await resolved.execute({ signal, onUpdate: () => {}, callId: 'c1', turnId: 't1' }), resolved);
+    return done(await resolved.execute({ signal, onUpdate: () => {}, callId: 'c1', turnId: 't1', step: 1 }), resolved);
   }
 
   /** Write a file under the workspace (or any absolute path), creating folders. */

@@ -14,8 +14,8 @@ export function createTasksHarness(options: ShellFeatureOptions = {}, core: Part
 }
 
 /** A tasks harness with a permission-layer stand-in that records every resolved call (and allows it). */
-export function createSpyHarness(onCall: (call: ResolvedCall) => void) {
-  return createHarness({ features: [shellFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (onCall(call), undefined) })] });
+export function createSpyHarness(onCall: (call: ResolvedCall) => void, core: Partial<CoreOptions> = {}) {
+  return createHarness({ features: [shellFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (onCall(call), undefined) })], ...core });
 }
 
 let calls = 0;

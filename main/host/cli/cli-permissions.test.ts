@@ -5,6 +5,7 @@ import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
 import { standInTools } from '../../agent/test-support/stand-in-tools';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { runCli } from './cli';
+import { reminders } from '../../agent/test-support/mock-steps';
 
 let server: MockModelServer;
 let workspace: string;
@@ -48,7 +49,7 @@ describe('deft run --permission-mode', () => {
 
   it('tells the model the mode of the run', async () => {
     await run('--permission-mode', 'yolo');
-    expect(String(server.requests[0]!.body.messages[0]!.content)).toContain('Permission mode: yolo');
+    expect(reminders(server.requests[0]!.body.messages).join('\n')).toContain('Permission mode: yolo');
   });
 
   it('reports invalid rules on stderr with their file and rule', async () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,6 +10,8 @@ import { fastRetry, tempDir } from '../../agent/test-support/harness';
 import { testTools } from '../../agent/test-support/tools';
 import { put, skillMd } from '../../agent/capabilities/skills/test-support';
 import { type CliIo, runCli } from './cli';
+import { reminders, withoutReminders } from '../../agent/test-support/mock-steps';
+import { prefixBreaks } from '../../../e2e/fixtures/request-prefix';
 
 let server: MockModelServer;
 let workspace: string;
@@ -61,9 +64,11 @@ describe('deft run', () => {
   });
 
   it('streams one protocol event per line with --output-format stream-json', async () => {
-    server.enqueue({ chunks: [{ text: 'a' }, { text: 'b' }, { finish: 'stop' }] });
+    server.enqueue({ chunks: [{ text: 'a' }, { text: 'b' }, { finish: 'stop' }, { usage: { prompt_tokens: 120, completion_tokens: 2, cached_tokens: 96 } }] });
     const result = await cli(['run', ...provider(), '--output-format', 'stream-json', 'hi']);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number });
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number; step?: { cachedTokens?: number } });
+    // Cached prompt tokens travel in the usage event.
+    expect(events.find((e) => e.type === 'usage')!.step).toMatchObject({ inputTokens: 120, cachedTokens: 96 });
     expect(events[0]!.type).toBe('turn.started');
     expect(events.filter((e) => e.type === 'assistant.delta')).toHaveLength(2);
     expect(events.at(-2)!.type).toBe('turn.ended');
@@ -104,10 +109,12 @@ describe('deft run', () => {
     const sessionId = (JSON.parse(first.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
     server.enqueue({ chunks: [{ text: 'two' }, { finish: 'stop' }] });
     await cli(['run', ...provider(), '--continue', 'second']);
-    expect(server.requests[1]!.body.messages.slice(1).map((m) => m.content)).toEqual(['first', 'one', 'second']);
+    expect(withoutReminders(server.requests[1]!.body.messages.slice(1)).map((m) => m.content)).toEqual(['first', 'one', 'second']);
     server.enqueue({ chunks: [{ text: 'three' }, { finish: 'stop' }] });
     await cli(['run', ...provider(), '--session', sessionId, 'third']);
-    expect(server.requests[2]!.body.messages.slice(1).map((m) => m.content)).toEqual(['first', 'one', 'second', 'two', 'third']);
+    expect(withoutReminders(server.requests[2]!.body.messages.slice(1)).map((m) => m.content)).toEqual(['first', 'one', 'second', 'two', 'third']);
+    // Each run resumes the same prefix: the request starts with the previous one, byte for byte.
+    expect(prefixBreaks(server.requests)).toEqual([]);
   });
 
   it('warns on stderr about unreadable lines in the log of a resumed session, and still runs', async () => {
@@ -131,12 +138,12 @@ describe('deft run', () => {
     await put(workspace, 'elsewhere/only-these/SKILL.md', skillMd('only-these'));
     server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
     expect((await cli(['run', ...provider(), '--skills-dir', 'elsewhere', 'x'])).code).toBe(0);
-    const system = String(server.requests[0]!.body.messages[0]!.content);
-    expect(system).toContain('- only-these: The only-these skill.');
-    expect(system).not.toContain('from-workspace');
-    expect(system).toContain('### Built-in');
+    const listing = reminders(server.requests[0]!.body.messages).join('\n');
+    expect(listing).toContain('- only-these: The only-these skill.');
+    expect(listing).not.toContain('from-workspace');
+    expect(listing).toContain('### Built-in');
     await cli(['run', ...provider(), 'x']);
-    expect(String(server.requests[1]!.body.messages[0]!.content)).toContain('- from-workspace:');
+    expect(reminders(server.requests[1]!.body.messages).join('\n')).toContain('- from-workspace:');
     expect((await cli(['run', ...provider(), '--skills-dir', 'missing', 'x'])).stderr).toContain(`--skills-dir ${workspace}/missing is not a folder`);
   });
 
@@ -148,12 +155,17 @@ describe('deft run', () => {
   });
 
   it('waits for a background task the agent started, and prints its answer to the notification', async () => {
-    const bash = { command: 'sleep 0.3; echo task-output-here', run_in_background: true, description: 'short job' };
-    server.enqueue(
-      { chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(bash) } }, { finish: 'tool_calls' }] },
-      { chunks: [{ text: 'Started it.' }, { finish: 'stop' }] },
-      { chunks: [{ text: 'The job printed task-output-here.' }, { finish: 'stop' }] },
-    );
+    // The job ends only once the request that ends the turn has gone out (it waits for a file the mock
+    // writes then), so the notification cannot reach that request, however slow the machine.
+    const bash = { command: 'while [ ! -f go ]; do sleep 0.05; done; echo task-output-here', run_in_background: true, description: 'short job' };
+    server.enqueue({ chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(bash) } }, { finish: 'tool_calls' }] });
+    server.fallback = () => {
+      if (server.requests.length === 2) {
+        writeFileSync(join(workspace, 'go'), '');
+        return { chunks: [{ text: 'Started it.' }, { finish: 'stop' }] };
+      }
+      return { chunks: [{ text: 'The job printed task-output-here.' }, { finish: 'stop' }] };
+    };
     const result = await cli(['run', ...provider(), '--permission-mode', 'yolo', 'run the job']);
     expect(result).toMatchObject({ code: 0, stdout: 'The job printed task-output-here.\n' });
     expect(server.requests).toHaveLength(3);
@@ -184,12 +196,12 @@ describe('deft run', () => {
     server.enqueue(
       { chunks: [{ toolCall: { name: 'CreateGoal', args: '{"objective":"tidy the notes"}' } }, { finish: 'tool_calls' }] },
       { chunks: [{ text: 'Goal set.' }, { finish: 'stop' }] },
-      { chunks: [{ toolCall: { name: 'UpdateGoal', args: '{"status":"complete","note":"tidied"}' } }, { finish: 'tool_calls' }] },
-      { chunks: [{ text: 'All tidy.' }, { finish: 'stop' }] },
+      { chunks: [{ toolCall: { name: 'UpdateGoal', args: '{"status":"complete","note":"All tidy."}' } }, { finish: 'tool_calls' }] },
     );
+    // UpdateGoal ends the goal's last turn: its note is what the run prints.
     const result = await cli(['run', ...provider(), '--permission-mode', 'yolo', 'tidy the notes']);
-    expect(result).toMatchObject({ code: 0, stdout: 'All tidy.\n' });
-    expect(server.requests).toHaveLength(4);
+    expect(result).toMatchObject({ code: 0, stdout: 'Goal complete: All tidy.\n' });
+    expect(server.requests).toHaveLength(3);
     expect(JSON.stringify(server.requests[2]!.body.messages.at(-1))).toContain('goal-continuation');
   });
 });

@@ -179,6 +179,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+type GoalNow = Extract<SessionEvent, { type: 'goal.updated' }>['goal'];
+
 /**
  * Runs the prompt's turn, then stays while the agent has work that will wake it (a background task it started, a goal it is pursuing), following those turns too.
  * The text output is the last turn's final answer.
@@ -193,6 +195,7 @@ async function runPrompt(
   const stepText = new Map<number, string>();
   let lastStepWithText = 0;
   let ended: Extract<SessionEvent, { type: 'turn.ended' }> | null = null;
+  let goal: GoalNow = null;
   const stopWaiting = new AbortController();
   const unsubscribe = core.onEvent((event) => {
     if (!('seq' in event) || event.sessionId !== sessionId) return;
@@ -205,6 +208,8 @@ async function runPrompt(
       lastStepWithText = event.step;
     } else if (event.type === 'step.retrying' || event.type === 'step.started') {
       stepText.delete(event.step);
+    } else if (event.type === 'goal.updated') {
+      goal = event.goal;
     } else if (event.type === 'turn.ended') {
       ended = event;
       // A failed or stopped turn ends the run; background work is stopped with the core.
@@ -231,7 +236,10 @@ async function runPrompt(
   await core.close();
   const end = ended as Extract<SessionEvent, { type: 'turn.ended' }> | null;
   if (format === 'text') {
-    const answer = stepText.get(lastStepWithText) ?? '';
+    // A goal's last turn ends with UpdateGoal (no answer after it): its note is the final word.
+    const settledGoal = goal as GoalNow;
+    const goalNote = settledGoal && (settledGoal.status === 'complete' || settledGoal.status === 'blocked') ? `Goal ${settledGoal.status}${settledGoal.reason ? `: ${settledGoal.reason}` : '.'}` : '';
+    const answer = stepText.get(lastStepWithText) || goalNote;
     if (answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
   }
   if (interrupted && end?.stopReason !== 'cancelled') {

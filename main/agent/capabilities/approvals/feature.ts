@@ -20,10 +20,8 @@ export const approvalsFeature: FeatureFactory = (core) => {
     authorize: permissions.authorize,
     authorizeConnection: permissions.authorizeConnection,
     readDenials: permissions.readDenials,
-    systemPrompt: async (session: SessionHandle) => {
-      const sections = [await permissions.systemPrompt(session), plan.systemPrompt(session)].filter((s): s is string => Boolean(s));
-      return sections.length ? sections.join('\n\n') : undefined;
-    },
+    systemPrompt: permissions.systemPrompt,
+    facts: async (session: SessionHandle) => [...(await permissions.facts(session)), ...plan.facts(session)],
     waitingFor: (sessionId) => desk.waitingFor(sessionId),
     onUndo: plan.onUndo,
     commands: { ...permissions.commands, ...plan.commands, ...questions.commands },

@@ -9,11 +9,6 @@ export const MODE_SUMMARY: Record<PermissionMode, string> = {
   yolo: 'every call runs without asking, except what a deny rule forbids and writes to protected paths (.git/, Deft settings, secrets)',
 };
 
-/** The model's notice that the user switched modes. */
-export function modeChangeNotice(previous: PermissionMode, mode: PermissionMode): string {
-  return `<system-reminder>The user switched the permission mode from "${previous}" to "${mode}": ${MODE_SUMMARY[mode]}.</system-reminder>`;
-}
-
 export function rejectionMessage(call: ResolvedCall, feedback: string | undefined): string {
   const base = `The user rejected this ${call.name} call, so it did not run.`;
   const text = feedback?.trim();

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
 import { standInTools } from '../../test-support/stand-in-tools';
 import { createHarness } from '../../test-support/harness';
-import { callChunk, toolMessages, toolStep } from '../../test-support/mock-steps';
+import { callChunk, reminders, toolMessages, toolStep } from '../../test-support/mock-steps';
 import { waitFor } from '../../test-support/wait';
 import { TrustStore } from '../../infra/settings/trust';
 
@@ -171,9 +171,11 @@ describe('approvals in the window', () => {
     await h.core.turnDone(h.session.id);
     expect(await readFile(join(h.workspace, 'a.txt'), 'utf8')).toBe('x');
     expect(h.sessionEvents('permission.mode.changed')).toMatchObject([{ mode: 'yolo', previous: 'ask' }]);
-    const last = h.server.requests.at(-1)!.body.messages;
-    expect(last.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('switched the permission mode from "ask" to "yolo"') });
-    expect(String(last[0]!.content)).toContain('Permission mode: yolo');
+    // The model is told in a reminder after the results; the system prompt stays as it was.
+    const [first, last] = [h.server.requests[0]!.body.messages, h.server.requests.at(-1)!.body.messages];
+    expect(reminders(first).join('\n')).toContain('Permission mode: ask');
+    expect(last.at(-1)).toEqual({ role: 'user', content: expect.stringMatching(/^<system-reminder>\nPermission mode: yolo — every call runs/) });
+    expect(last[0]).toEqual(first[0]);
     expect((await h.core.handlers.getPermissions({ sessionId: h.session.id })).mode).toBe('yolo');
   });
 

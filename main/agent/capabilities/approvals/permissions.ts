@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { PermissionMode } from '../../../../protocol';
 import { stateSlot } from '../../contract/state';
+import { reminder } from '../../contract/facts';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { planOf } from './plan-state';
 import { type Decision, decide } from './engine';
 import type { ApprovalDesk, ApprovalRequest } from './requests';
-import { MODE_SUMMARY, cancelledMessage, headlessDenial, modeChangeNotice, rejectionMessage } from './messages';
+import { MODE_SUMMARY, cancelledMessage, headlessDenial, rejectionMessage } from './messages';
 import { publicRules } from './rule-files';
 import { networkApprovals } from './network';
 import { relative } from 'node:path';
@@ -70,11 +71,10 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
     return { allowed: false, message: rejectionMessage(call, answer.feedback) };
   }
 
-  /** Tell the window and the model that the session's mode changed, and let calls it now allows run. */
+  /** Tell the window that the session's mode changed (the model learns it from the mode fact), and let calls it now allows run. */
   async function announceMode(session: SessionHandle, previous: PermissionMode, mode: PermissionMode): Promise<void> {
     if (previous === mode) return;
     session.emit({ type: 'permission.mode.changed', mode, previous });
-    session.inject(modeChangeNotice(previous, mode));
     await hub.settleCovered(session, stillNeeded(session));
   }
 
@@ -102,9 +102,11 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       if (core.host === 'cli') return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files) };
       return askUser(session, call, decision);
     },
-    systemPrompt: async (session: SessionHandle) => {
+    systemPrompt: () =>
+      '## Permissions\nThe permission mode decides which calls run without asking; you are told the mode in force, and when the user switches it. A call the user rejects returns an error that may carry their feedback: follow it rather than retrying the same call.',
+    facts: async (session: SessionHandle) => {
       const mode = await modeOf(session);
-      return `## Permissions\nPermission mode: ${mode} — ${MODE_SUMMARY[mode]}. A call the user rejects returns an error that may carry their feedback: follow it rather than retrying the same call.`;
+      return [{ key: 'permissions.mode', text: reminder(`Permission mode: ${mode} — ${MODE_SUMMARY[mode]}.`) }];
     },
     commands: {
       getPermissions: async ({ sessionId }) => {

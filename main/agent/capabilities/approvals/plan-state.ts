@@ -3,6 +3,7 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PlanState } from '../../../../protocol';
 import type { SessionHandle } from '../../contract/feature';
+import { type Fact, reminder } from '../../contract/facts';
 import { stateSlot } from '../../contract/state';
 
 /** The session's plan mode (null: never turned on). */
@@ -42,4 +43,23 @@ export async function switchPlanMode(session: SessionHandle, home: string, activ
   const plan = active ? await newPlan(home) : { ...current!, active: false };
   setPlan(session, plan);
   return plan;
+}
+
+/** The workflow the model follows once plan mode is on. */
+export function planWorkflow(path: string): string {
+  return [
+    `Plan mode is on. Plan file: ${path}`,
+    '1. Investigate with read-only tools only; change nothing else.',
+    '2. Write the plan to the plan file with Write (refine it with Edit): the goal, the files to change and how, risks, and how to verify the result. Only this file may be written while planning.',
+    '3. Call ExitPlanMode to show the plan to the user. If they ask for revisions, update the file and call ExitPlanMode again. Do not start implementing before they approve.',
+  ].join('\n');
+}
+
+/** Plan mode as a fact the model is kept up to date on (the user can switch it in the window at any time). */
+export function planFact(plan: PlanState | null): Fact {
+  return {
+    key: 'plan',
+    text: plan?.active && plan.path ? reminder(`The user wants a plan before any change.\n${planWorkflow(plan.path)}`) : null,
+    gone: reminder('Plan mode is off. You may change files again, within the permission mode.'),
+  };
 }

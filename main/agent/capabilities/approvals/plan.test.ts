@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
 import { standInTools } from '../../test-support/stand-in-tools';
 import { createHarness } from '../../test-support/harness';
-import { callChunk, toolStep } from '../../test-support/mock-steps';
+import { callChunk, reminders, textReply, toolStep } from '../../test-support/mock-steps';
 import { waitFor } from '../../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -30,7 +30,12 @@ describe('plan mode', () => {
     const path = await enterPlanMode(h);
     expect(path).toBe(join(h.home, 'plans', `${path.split('/').at(-1)}`));
     expect(lastTool(h)).toContain(`Plan file: ${path}`);
-    expect(String(h.server.requests.at(-1)!.body.messages[0]!.content)).toContain('## Plan mode (active)');
+    // EnterPlanMode's result told the model: no reminder repeats it, and the system prompt does not change.
+    h.server.enqueue(textReply('Planning.'));
+    await h.run('go on');
+    const messages = h.server.requests.at(-1)!.body.messages;
+    expect(reminders(messages).join('\n')).not.toContain('Plan file');
+    expect(messages[0]).toEqual(h.server.requests[0]!.body.messages[0]);
 
     h.server.enqueue(toolStep(callChunk('Write', { path: 'src.ts', content: 'x' }, 'w1'), callChunk('Write', { path, content: '# Plan\n1. Do it' }, 'w2')));
     await h.run('write');
@@ -123,11 +128,16 @@ describe('plan mode', () => {
     expect((await h.core.handlers.setPlanMode({ sessionId: h.session.id, active: true })).plan).toEqual(plan);
     h.server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
     await h.run('hello');
-    expect(h.server.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('The user turned plan mode on') });
+    // Told in the reminder before the prompt, once.
+    const on = h.server.requests.at(-1)!.body.messages;
+    expect(on.at(-2)).toMatchObject({ role: 'user', content: expect.stringContaining(`The user wants a plan before any change.\nPlan mode is on. Plan file: ${plan.path}`) });
+    expect(on.at(-1)).toEqual({ role: 'user', content: 'hello' });
     await h.core.handlers.setPlanMode({ sessionId: h.session.id, active: false });
     h.server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
     await h.run('next');
-    expect(h.server.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ content: expect.stringContaining('turned plan mode off') });
-    expect(String(h.server.requests.at(-1)!.body.messages[0]!.content)).not.toContain('Plan mode (active)');
+    const off = h.server.requests.at(-1)!.body.messages;
+    expect(off.at(-2)).toEqual({ role: 'user', content: '<system-reminder>\nPlan mode is off. You may change files again, within the permission mode.\n</system-reminder>' });
+    expect(reminders(off).filter((r) => r.includes('Plan mode is on'))).toHaveLength(1);
+    expect(off[0]).toEqual(on[0]);
   });
 });

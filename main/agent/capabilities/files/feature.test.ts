@@ -26,12 +26,16 @@ function toolMessages(n: number): Record<string, unknown> {
 }
 
 describe('the files feature, driven by a model', () => {
-  it('offers the six file tools', async () => {
+  it('offers the six file tools to a model that reads images, and five to one that does not', async () => {
     h = await createHarness();
+    const fileTools = (n: number) => h.server.requests[n]!.body.tools!.map((t) => t.function.name).filter((name) => ['Read', 'Write', 'Edit', 'Grep', 'Glob', 'ReadMediaFile'].includes(name));
     script();
     await h.run('hi');
-    const names = h.server.requests[0]!.body.tools!.map((t) => t.function.name);
-    expect(names.filter((n) => ['Read', 'Write', 'Edit', 'Grep', 'Glob', 'ReadMediaFile'].includes(n))).toEqual(['Read', 'Write', 'Edit', 'Grep', 'Glob', 'ReadMediaFile']);
+    expect(fileTools(0)).toEqual(['Read', 'Write', 'Edit', 'Grep', 'Glob']);
+    await h.core.handlers.setSettings({ provider: { kind: 'openai', baseUrl: h.baseUrl, model: 'mock-model', apiKey: 'test-key', imageInput: true } });
+    script();
+    await h.run('again');
+    expect(fileTools(1)).toEqual(['Read', 'Write', 'Edit', 'Grep', 'Glob', 'ReadMediaFile']);
   });
 
   it('reads, then edits in the same step (the earlier Read counts), and the model gets each result', async () => {

@@ -32,9 +32,11 @@ export const filesFeature: FeatureFactory = (core) => {
   };
   const feature: Feature = {
     name: 'files',
-    tools(session) {
+    tools(session, env) {
       const files = trackerFor(session);
-      return [readTool(files), writeTool(files), editTool(files), grepTool(), globTool(), readMediaFileTool()] as Tool[];
+      // ReadMediaFile only for a model that reads images (the setting, or what the server's model list says).
+      const imageInput = env.capabilities.imageInput;
+      return [readTool(files, { imageInput }), writeTool(files), editTool(files), grepTool(), globTool(), ...(imageInput ? [readMediaFileTool()] : [])] as Tool[];
     },
     onSessionLoaded(session) {
       trackerFor(session);

@@ -7,10 +7,11 @@ import { ToolInputError } from '../../contract/tool';
 /** Files larger than this are not loaded whole (Edit, Write's diff). */
 export const MAX_EDIT_BYTES = 128 * 1024 * 1024;
 
-/** Why a file that is not text cannot be read as text, and what to do instead. */
-export function notTextMessage(display: string, kind: Exclude<FileKind, { kind: 'text' }>): string {
+/** Why a file that is not text cannot be read as text, and what to do instead (ReadMediaFile only for a model that reads images). */
+export function notTextMessage(display: string, kind: Exclude<FileKind, { kind: 'text' }>, imageInput = true): string {
   switch (kind.kind) {
     case 'image':
+      if (!imageInput) return `${display} is an image (${kind.format.toUpperCase()}), not text, and the configured model cannot see images. Ask the user what it shows if that matters; \`file "${display}"\` gives its size.`;
       return `${display} is an image (${kind.format.toUpperCase()}), not text. Use ReadMediaFile to look at it.`;
     case 'video':
       return `${display} is a video (${kind.format}), not text. Deft cannot show video to the model; extract still frames (for example \`ffmpeg -i "${display}" -vf fps=1 frame_%03d.png\`) and open them with ReadMediaFile.`;

@@ -5,7 +5,7 @@ import { createGoalTool } from './tools/create-goal/create-goal';
 import { getGoalTool } from './tools/get-goal/get-goal';
 import { setGoalBudgetTool } from './tools/set-goal-budget/set-goal-budget';
 import { updateGoalTool } from './tools/update-goal/update-goal';
-import { budgetExhausted, describeGoal, goalView, saveGoal, storedGoal, withStatus } from './state';
+import { budgetExhausted, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from './state';
 
 function continuationPrompt(session: SessionHandle, now: number) {
   const goal = goalView(storedGoal(session)!, session, now);
@@ -58,14 +58,8 @@ export const goalsFeature: FeatureFactory = (core) => {
   return {
     name: 'goals',
     tools: (session) => [createGoalTool(session, core), getGoalTool(session, core), setGoalBudgetTool(session, core), updateGoalTool(session, core)],
-    systemPrompt: (session) => {
-      const stored = storedGoal(session);
-      if (!stored || stored.status !== 'active') return undefined;
-      const goal = goalView(stored, session, core.now());
-      const spent = budgetExhausted(goal);
-      const tail = spent ? `\nThe budget is used up (${spent}): wrap up now, tell the user where things stand, and stop.` : '\nKeep working toward it turn after turn; call UpdateGoal when it is complete or blocked.';
-      return `## Goal (active)\n${describeGoal(goal)}${tail}`;
-    },
+    // What the goal is and where it stands reaches the model as a fact, said when it changes.
+    facts: (session) => [goalFact(session, core.now())],
     onSessionLoaded: (session) => {
       const goal = storedGoal(session);
       // A goal that was active when Deft stopped has no turn running now: wait for the user to resume it.
@@ -83,14 +77,11 @@ export const goalsFeature: FeatureFactory = (core) => {
         const now = core.now();
         if (action === 'cancel') {
           saveGoal(session, null, now);
-          if (goal.status === 'active') session.inject('<system-reminder>The user cancelled the goal. Stop working on it.</system-reminder>');
           return { goal: null };
         }
         if (action === 'pause') {
           if (goal.status !== 'active') throw new CommandError('invalid_request', `The goal is ${goal.status}, not active, so it cannot be paused.`);
-          const view = saveGoal(session, withStatus(goal, session, 'paused', 'Paused by the user.', now), now);
-          if (session.running) session.inject('<system-reminder>The user paused the goal. Finish the step you are on, then stop; no more turns will start for it.</system-reminder>');
-          return { goal: view };
+          return { goal: saveGoal(session, withStatus(goal, session, 'paused', 'Paused by the user.', now), now) };
         }
         if (goal.status === 'active') return { goal: goalView(goal, session, now) };
         if (goal.status === 'complete') throw new CommandError('invalid_request', 'The goal is complete. Ask Deft for a new goal instead.');

@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Goal, SessionEvent } from '../../../../protocol';
 import { createHarness } from '../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../test-support/mock-steps';
+import { callChunk, reminders, textReply, toolStep } from '../../test-support/mock-steps';
 import { waitFor } from '../../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -37,7 +39,67 @@ describe('goals', () => {
     const continuation = h.server.requests[2]!.body.messages.at(-1)!;
     expect(continuation.content).toContain('<goal-continuation>\nObjective: Make the tests pass\nCompletion criterion: npm test exits 0');
     expect(goal(h)).toMatchObject({ status: 'complete', reason: 'All green', used: { turns: 2 } });
-    expect(String(h.server.requests[1]!.body.messages[0]!.content)).toContain('## Goal (active)');
+    // UpdateGoal "complete" ended the turn: the answer queued after it was never asked for.
+    expect(h.server.requests).toHaveLength(4);
+    expect(h.sessionEvents('turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
+    // The goal reached the model through CreateGoal's result and the continuation prompts, never the system prompt.
+    expect(new Set(h.server.requests.map((r) => JSON.stringify(r.body.messages[0])))).toHaveProperty('size', 1);
+    expect(h.server.requests.flatMap((r) => reminders(r.body.messages)).filter((r) => r.includes('Goal ('))).toEqual([]);
+  });
+
+  it('UpdateGoal complete and an exhausted SetGoalBudget stop the rest of the step and end the turn', async () => {
+    h = await createHarness();
+    h.server.enqueue(
+      toolStep(callChunk('CreateGoal', { objective: 'Ship it' })),
+      toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'Shipped.' }), callChunk('Write', { path: 'after.txt', content: 'x' })),
+    );
+    h.server.fallback = () => textReply('never asked');
+    await h.run('go');
+    await idle(h);
+    expect(h.server.requests).toHaveLength(2);
+    expect(goal(h)).toMatchObject({ status: 'complete', reason: 'Shipped.' });
+    const results = h.sessionEvents('tool.call.result').slice(-2) as Array<Extract<SessionEvent, { type: 'tool.call.result' }>>;
+    expect(results.map((r) => [r.name, r.isError])).toEqual([
+      ['UpdateGoal', false],
+      ['Write', true],
+    ]);
+    expect(results[1]!.output).toMatch(/^Skipped because a previous call \(UpdateGoal\) stopped the batch/);
+    await expect(readFile(join(h.workspace, 'after.txt'))).rejects.toThrow();
+    expect(h.sessionEvents('turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
+
+    h.server.enqueue(
+      { chunks: [callChunk('CreateGoal', { objective: 'Budgeted', replace: true }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 400, completion_tokens: 10 } }] },
+      { chunks: [callChunk('SetGoalBudget', { value: 100, unit: 'tokens' }), callChunk('Write', { path: 'later.txt', content: 'x' }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 500, completion_tokens: 10 } }] },
+    );
+    const before = h.server.requests.length;
+    await h.run('again');
+    await idle(h);
+    expect(h.server.requests.length - before).toBe(2);
+    expect(goal(h)).toMatchObject({ status: 'blocked', reason: expect.stringContaining('Budget used up') });
+    expect(String((h.sessionEvents('tool.call.result').at(-1) as Extract<SessionEvent, { type: 'tool.call.result' }>).output)).toMatch(/^Skipped because a previous call \(SetGoalBudget\)/);
+    await expect(readFile(join(h.workspace, 'later.txt'))).rejects.toThrow();
+  });
+
+  it("tells the model of the user's pause, resume and cancel once each, in a reminder", async () => {
+    h = await createHarness({ host: 'web' });
+    h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Long job' })), { chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 150 });
+    h.server.fallback = () => textReply('ok');
+    await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'start' });
+    await waitFor(() => goalTurns(h).length === 1);
+    await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'pause' });
+    await idle(h);
+    await h.run('what now?');
+    h.server.enqueue(toolStep(callChunk('UpdateGoal', { status: 'blocked', note: 'Need a key' })));
+    await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'resume' });
+    await idle(h);
+    await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'cancel' });
+    await h.run('and now?');
+    const said = reminders(h.server.requests.at(-1)!.body.messages).filter((r) => r.includes('goal') || r.includes('Goal'));
+    expect(said).toEqual([
+      expect.stringMatching(/^<system-reminder>\nGoal \(paused\):\nObjective: Long job\n[\s\S]*The goal is paused \(Paused by the user\.\)/),
+      expect.stringMatching(/Goal \(active\):[\s\S]*when this turn ends Deft starts the next one itself/),
+      '<system-reminder>\nThere is no goal any more: the user cancelled it. Stop working toward it.\n</system-reminder>',
+    ]);
   });
 
   it('stops at the turn budget and marks the goal blocked', async () => {

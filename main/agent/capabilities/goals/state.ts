@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Goal } from '../../../../protocol';
+import { type Fact, reminder } from '../../contract/facts';
 import type { SessionHandle } from '../../contract/feature';
 import { stateSlot } from '../../contract/state';
 
@@ -121,4 +122,38 @@ export function describeGoal(goal: Goal): string {
     `Status: ${goal.status}${goal.reason ? ` (${goal.reason})` : ''}`,
     `Used: ${parts.join(', ')}`,
   ].join('\n');
+}
+
+/** The budget's limits in words (what has been used changes every step, so it is not part of the goal fact). */
+export function describeBudget(budget: Goal['budget']): string {
+  const parts = [
+    budget.turns !== undefined ? `${budget.turns} turn${budget.turns === 1 ? '' : 's'}` : `${DEFAULT_TURN_CAP} turns (the default cap)`,
+    ...(budget.tokens !== undefined ? [`${budget.tokens.toLocaleString('en-US')} tokens`] : []),
+    ...(budget.timeMs !== undefined ? [formatDuration(budget.timeMs)] : []),
+  ];
+  return parts.join(', ');
+}
+
+const CANCELLED = reminder('There is no goal any more: the user cancelled it. Stop working toward it.');
+
+/**
+ * The goal as a fact the model is kept up to date on: what it is, its budget and its status, with what
+ * to do about it. Said when it changes (a pause, a resume, a budget, a block), not at every step.
+ */
+export function goalFact(session: SessionHandle, now: number): Fact {
+  const stored = storedGoal(session);
+  if (!stored) return { key: 'goal', text: null, gone: CANCELLED };
+  const goal = goalView(stored, session, now);
+  const lines = [`Objective: ${goal.objective}`, ...(goal.completionCriterion ? [`Completion criterion: ${goal.completionCriterion}`] : []), `Budget: ${describeBudget(goal.budget)}`];
+  const reason = goal.reason ? ` (${goal.reason})` : '';
+  const spent = goal.status === 'active' ? budgetExhausted(goal) : null;
+  const status: Record<Goal['status'], string> = {
+    active: spent
+      ? `The goal's budget is used up (${spent}): wrap up now, tell the user where things stand, and stop.`
+      : 'The goal is active: when this turn ends Deft starts the next one itself. Keep working toward it; call UpdateGoal with "complete" when the completion criterion is met, or "blocked" when you cannot go on without the user.',
+    paused: `The goal is paused${reason}. Finish the step you are on, then stop; no more turns start for it until the user resumes it.`,
+    blocked: `The goal is blocked${reason}; no more turns start for it. Tell the user what is needed to go on.`,
+    complete: `The goal is complete${reason}; no more turns start for it.`,
+  };
+  return { key: 'goal', text: reminder(`Goal (${goal.status}):\n${lines.join('\n')}\n${status[goal.status]}`), gone: CANCELLED };
 }

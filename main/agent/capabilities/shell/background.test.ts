@@ -7,6 +7,8 @@ import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText,
 import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
 import { describeSandboxed } from '../../test-support/sandbox';
 import { shellFeature } from './feature';
+import { reminders } from '../../test-support/mock-steps';
+
 
 let h: Harness;
 const extraCores: DeftCore[] = [];
@@ -20,7 +22,10 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 describe('background tasks notify the model exactly once', () => {
   it('an idle agent gets a turn of its own when a task ends', async () => {
     h = await createTasksHarness();
-    const { content } = await callTool(h, 'Bash', { command: 'sleep 0.3; echo all tests passed', run_in_background: true, description: 'run the tests' });
+    // The task ends only once the turn that started it has ended (a file says go), so the agent is idle then.
+    const command = 'while [ ! -f go ]; do sleep 0.05; done; echo all tests passed';
+    const { content } = await callTool(h, 'Bash', { command, run_in_background: true, description: 'run the tests' });
+    await writeFile(join(h.workspace, 'go'), '');
     expect(content).toMatch(/^Started in the background\.\ntask_id: bash-[0-9a-z]{8}\npid: \d+\ndescription: run the tests\nstatus: running\n/);
     expect(content).toContain('automatic_notification: true');
     const id = /task_id: (\S+)/.exec(content)![1]!;
@@ -77,10 +82,12 @@ describe('background tasks notify the model exactly once', () => {
     const { content } = await callTool(h, 'Bash', { command: `sleep ${nap} & wait`, run_in_background: true, description: 'sleeper' });
     const id = /task_id: (\S+)/.exec(content)![1]!;
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
-    const system = (i: number) => String(h.server.requests.at(i)!.body.messages[0]!.content);
-    expect(system(-1)).toContain(`## Background tasks\nRunning now; you will be notified when each ends, so do not poll them:\n- ${id}: sleeper (\`sleep ${nap} & wait\`)`);
+    // Bash's result told the model the task runs: no reminder repeats it, and the system prompt never lists tasks.
+    const told = () => h.server.requests.flatMap((r) => reminders(r.body.messages)).filter((r) => r.includes('Background tasks running now'));
+    expect(told()).toEqual([]);
     const stop = await callTool(h, 'TaskStop', { task_id: id });
-    expect(system(-1)).not.toContain('## Background tasks');
+    expect(told()).toEqual([]);
+    expect(new Set(h.server.requests.map((r) => JSON.stringify(r.body.messages[0])))).toHaveProperty('size', 1);
     expect(stop.content).toMatch(new RegExp(`^Task ${id} stopped: its process tree was terminated after .*\\nstatus: killed\\nreason: Stopped by TaskStop`));
     expect(processesMatching(`sleep ${nap}`)).toEqual([]);
     await new Promise((r) => setTimeout(r, 300));

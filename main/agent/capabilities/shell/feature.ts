@@ -18,6 +18,10 @@ export interface ShellFeatureOptions {
   maxOutputBytes?: number;
   /** Quiet time after which a foreground command counts as waiting (default 5 s). */
   quietAfterMs?: number;
+  /** Background tasks (Bash's run_in_background, TaskList, TaskOutput, TaskStop); default on. Off, Bash says so and a timeout stops a command. */
+  backgroundTasks?: boolean;
+  /** Scheduled prompts never fire (CronCreate refuses, a due job is reported, not run); default: DEFT_DISABLE_CRON=1. */
+  cronDisabled?: boolean;
 }
 
 const DEFAULT_OUTPUT_SLICE = 1024 * 1024;
@@ -29,6 +33,7 @@ const DEFAULT_OUTPUT_SLICE = 1024 * 1024;
 export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory {
   return (core) => {
     const sessions = new Map<string, ShellSession>();
+    const scheduling = core.host !== 'cli';
     const forSession = async (sessionId: string): Promise<ShellSession> => {
       await core.session(sessionId);
       const tasks = sessions.get(sessionId);
@@ -73,23 +78,22 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       tools: (session: SessionHandle): Tool[] => {
         const tasks = sessions.get(session.id);
         if (!tasks) return [];
+        const background = options.backgroundTasks !== false;
         return [
-          bashTool(tasks, options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
-          taskListTool(session.tasks),
-          taskOutputTool(session.tasks),
-          taskStopTool(session.tasks),
-          cronCreateTool(tasks),
-          cronListTool(tasks),
-          cronDeleteTool(tasks),
+          bashTool(tasks, { background, ...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}) }),
+          ...(background ? [taskListTool(session.tasks), taskOutputTool(session.tasks), taskStopTool(session.tasks)] : []),
+          // Scheduled prompts need a host that stays to fire them: not the one-shot CLI.
+          ...(scheduling ? [cronCreateTool(tasks), cronListTool(tasks), cronDeleteTool(tasks)] : []),
         ];
       },
-      systemPrompt: (session) => session.tasks.promptSection(),
+      facts: (session) => [session.tasks.runningFact()],
       commands,
       onSessionLoaded: async (session) => {
         const tasks = new ShellSession(session, {
           emitApp: (event) => core.emitApp(event),
           now: () => core.now(),
-          scheduling: core.host !== 'cli',
+          scheduling,
+          cronDisabled: options.cronDisabled ?? process.env.DEFT_DISABLE_CRON === '1',
           ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
           ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
         });

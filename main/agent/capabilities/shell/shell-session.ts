@@ -19,6 +19,8 @@ export interface ShellSessionOptions extends ProcessTaskOptions {
   emitApp(event: AppEvent): void;
   /** Fire scheduled prompts (not in one-shot hosts like the CLI, whose turn a fire would collide with). */
   scheduling?: boolean;
+  /** The kill switch (DEFT_DISABLE_CRON=1): nothing is scheduled, and a job that comes due is reported, not run. */
+  cronDisabled?: boolean;
 }
 
 /**
@@ -45,6 +47,13 @@ export class ShellSession {
       isIdle: () => options.scheduling !== false && !handle.running && !this.closed,
       fire: (fire) => this.fireCron(fire),
       onChanged: (jobs: CronJobInfo[]) => options.emitApp({ type: 'cron.updated', sessionId: handle.id, jobs }),
+      ...(options.cronDisabled ? { disabled: true } : {}),
+      onSkipped: (job, dueAt) =>
+        handle.emit({
+          type: 'error',
+          code: 'unsupported',
+          message: `The scheduled prompt ${job.id} (${job.humanSchedule}) was due at ${localIso(dueAt)} but did not run: scheduled prompts are turned off (DEFT_DISABLE_CRON=1).`,
+        }),
     });
   }
 

@@ -5,6 +5,7 @@ import type { AppEvent, DeftEvent } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import { guardPath } from '../../infra/policies/path-guard';
 import { createHarness } from '../../test-support/harness';
+import { reminders } from '../../test-support/mock-steps';
 import { defineTool } from '../../contract/tool';
 import { createSkillsFeature } from './feature';
 import { put, skillMd } from './test-support';
@@ -28,7 +29,8 @@ function nextEvent(hh: Harness, test: (e: DeftEvent) => boolean, timeoutMs = 5_0
   });
 }
 const skillsChanged = (e: DeftEvent): e is Extract<AppEvent, { type: 'skills.changed' }> => e.type === 'skills.changed';
-const systemOf = (hh: Harness, i: number) => String(hh.server.requests[i]!.body.messages[0]!.content);
+/** The latest skill listing request `i` carries (a fact reminder). */
+const listingOf = (hh: Harness, i: number) => reminders(hh.server.requests[i]!.body.messages).filter((r) => r.includes('# Skills')).at(-1) ?? '';
 
 describe('skills feature (integration)', () => {
   it('editing a SKILL.md on disk changes what the next request lists — even at the next step of the same turn', async () => {
@@ -57,10 +59,14 @@ describe('skills feature (integration)', () => {
 
     h.server.enqueue({ chunks: [{ toolCall: { name: 'EditSkill', args: '{}' } }, { finish: 'tool_calls' }] });
     await h.run('tidy up');
-    expect(systemOf(h, 0)).toContain(`### Workspace\n- tidy: Tidy v1.\n  When to use: After edits\n  Path: ${file}`);
-    expect(systemOf(h, 0)).not.toContain('added');
-    expect(systemOf(h, 1)).toContain('- tidy: Tidy v2: now also sorts imports.');
-    expect(systemOf(h, 1)).toContain('- added: Freshly added.');
+    expect(listingOf(h, 0)).toContain(`### Workspace\n- tidy: Tidy v1.\n  When to use: After edits\n  Path: ${file}`);
+    expect(listingOf(h, 0)).not.toContain('added');
+    // The new listing comes once, after the step it changed in; the system prompt and the earlier listing stay as they were.
+    const second = h.server.requests[1]!.body.messages;
+    expect(second.at(-1)!.content).toBe(listingOf(h, 1));
+    expect(listingOf(h, 1)).toContain('- tidy: Tidy v2: now also sorts imports.');
+    expect(listingOf(h, 1)).toContain('- added: Freshly added.');
+    expect(second.slice(0, h.server.requests[0]!.body.messages.length)).toEqual(h.server.requests[0]!.body.messages);
     expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name)).toContain('Skill');
   });
 
@@ -153,7 +159,7 @@ describe('skills feature (integration)', () => {
       ['skill-creator', 'builtin', 'skill-creator'],
     ]);
     await h.run('hi');
-    const system = systemOf(h, 0);
+    const system = listingOf(h, 0);
     expect(system).toContain('### Built-in\n- review: Review the uncommitted changes');
     expect(system).toContain('- skill-creator: ');
     expect(system).not.toContain('- commit: ');

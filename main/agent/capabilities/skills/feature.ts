@@ -1,32 +1,32 @@
 import { readFile } from 'node:fs/promises';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import { reminder } from '../../contract/facts';
 import { skillTool } from './tools/skill/skill';
 import { buildActivation, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
 import { SkillService, type SkillServiceOptions } from './service';
-import { type SkillDefinition, isUserInvocable, slashCommandFor } from './types';
+import { TurnSkills } from './nesting';
+import { type SkillDefinition, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
 
 export type SkillsFeatureOptions = Omit<SkillServiceOptions, 'workspace' | 'home'>;
 
 const MAX_VIEW_BYTES = 1024 * 1024;
 
 /**
- * Skills: discovery and live reload (SkillService), the Skill tool, the model's listing in the
- * system prompt, the skill folders readable by the file tools, and the commands the gallery and the
+ * Skills: discovery and live reload (SkillService), the Skill tool, the model's listing (a fact,
+ * said when it changes), the skill folders readable by the file tools, and the commands the gallery and the
  * slash menu use.
  */
 export function createSkillsFeature(options: SkillsFeatureOptions = {}): FeatureFactory {
   return (core: CoreContext): Feature => {
     const service = new SkillService({ ...options, workspace: core.workspace, home: core.home });
     service.onChange((catalog) => core.emitApp({ type: 'skills.changed', version: catalog.version, count: catalog.size, skipped: catalog.skipped.length }));
-    /** Per session: the turn in progress and the skills it has loaded, in order. */
-    const chains = new Map<string, { turnId: string; names: string[] }>();
-    const chainFor = (sessionId: string, turnId: string): string[] => {
-      const chain = chains.get(sessionId);
-      if (chain?.turnId === turnId) return chain.names;
-      const fresh = { turnId, names: [] as string[] };
-      chains.set(sessionId, fresh);
-      return fresh.names;
+    /** Per session: the skills the current turn has loaded, as chains (a skill a skill loaded nests in it). */
+    const turns = new Map<string, TurnSkills>();
+    const turnSkills = (sessionId: string): TurnSkills => {
+      let skills = turns.get(sessionId);
+      if (!skills) turns.set(sessionId, (skills = new TurnSkills()));
+      return skills;
     };
 
     const find = async (name: string): Promise<SkillDefinition> => {
@@ -50,7 +50,7 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
         if (session.running) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it, then run the skill again.');
         throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
       }
-      chainFor(session.id, turnId).push(skill.name);
+      turnSkills(session.id).record(turnId, 0, skill.name, [skill.name], activation.content);
       recordActivation(session, skill, args, 'user', activation, core.now(), { turnId });
       return turnId;
     };
@@ -60,22 +60,29 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
       tools: (session) => [
         skillTool({
           catalog: () => service.catalog,
-          loadedInTurn: (turnId) => chainFor(session.id, turnId),
-          load: (skill, args, { turnId, callId, trigger, parent }) => {
+          place: (turnId, step, name) => turnSkills(session.id).place(turnId, step, name),
+          load: (skill, args, { turnId, callId, step, trigger, chain, parent }) => {
             const activation = buildActivation(skill, args, trigger, session.id, parent);
-            chainFor(session.id, turnId).push(skill.name);
+            turnSkills(session.id).record(turnId, step, skill.name, chain, activation.content);
             session.inject(activation.block);
             recordActivation(session, skill, args, trigger, activation, core.now(), { turnId, callId });
           },
         }),
       ],
-      systemPrompt: async () => {
+      // The listing is a fact: said at the first step, and again only when a skill is added, edited or removed.
+      facts: async () => {
         await service.ready();
-        return service.listing() || undefined;
+        const listing = service.listing();
+        return [{ key: 'skills.listing', text: listing ? reminder(listing) : null, gone: reminder('# Skills\nNo skills are available to load any more.') }];
       },
       readableRoots: () => service.catalog.readableRoots(),
       // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.
-      onCompaction: (session) => loadedSkillBlocks(session).map((r) => r.block),
+      onCompaction: (session) => {
+        const kept = loadedSkillBlocks(session);
+        // A skill the compaction leaves out of the conversation may be loaded again in this turn.
+        turns.get(session.id)?.keepOnly(new Set(kept.map((r) => normalizeSkillName(r.name))));
+        return kept.map((r) => r.block);
+      },
       onUndo: (session, before) => {
         const loaded = before(loadedSkillsSlot);
         const current = loadedSkillBlocks(session);
@@ -107,6 +114,7 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
           return { path: skill.dir, opened };
         },
       },
+      onSessionDeleted: (sessionId) => void turns.delete(sessionId),
       close: () => service.close(),
     };
   };

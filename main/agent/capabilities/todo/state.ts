@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TodoItem } from '../../../../protocol';
+import { type Fact, reminder } from '../../contract/facts';
 import type { SessionHandle } from '../../contract/feature';
 import { stateSlot } from '../../contract/state';
 
@@ -19,4 +20,13 @@ export function setTodos(session: SessionHandle, items: TodoItem[]): void {
 /** `[status] title` lines, the form the model reads. */
 export function formatTodos(items: readonly TodoItem[]): string {
   return items.map((i) => `[${i.status}] ${i.title}`).join('\n');
+}
+
+/** The todo list as a fact the model is kept up to date on (said again after a compaction or an undo). */
+export function todoFact(items: readonly TodoItem[]): Fact {
+  return {
+    key: 'todo',
+    text: items.length ? reminder(`My todo list (TodoList updates it):\n${formatTodos(items)}`) : null,
+    gone: reminder('My todo list is empty now.'),
+  };
 }

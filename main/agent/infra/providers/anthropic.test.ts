@@ -46,8 +46,10 @@ describe('AnthropicProvider', () => {
     expect(sent.path).toBe('/v1/messages');
     expect(sent.headers['x-api-key']).toBe('sk-ant');
     expect(sent.headers['anthropic-version']).toBe(ANTHROPIC_VERSION);
-    expect(sent.body).toMatchObject({ model: 'claude-test', system: 'You are Deft.', stream: true, max_tokens: 8192, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] });
-    expect(sent.body.tools).toEqual([{ name: 'Echo', description: 'Echo text', input_schema: { type: 'object', properties: { text: { type: 'string' } } } }]);
+    // Cache breakpoints: on the system prompt, the tools and the last message.
+    const cache = { cache_control: { type: 'ephemeral' } };
+    expect(sent.body).toMatchObject({ model: 'claude-test', system: [{ type: 'text', text: 'You are Deft.', ...cache }], stream: true, max_tokens: 8192, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello', ...cache }] }] });
+    expect(sent.body.tools).toEqual([{ name: 'Echo', description: 'Echo text', input_schema: { type: 'object', properties: { text: { type: 'string' } } }, ...cache }]);
   });
 
   it('assembles tool input from input_json_delta pieces', async () => {

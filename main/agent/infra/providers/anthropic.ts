@@ -2,6 +2,7 @@ import type { FinishReason, Usage } from '../../../../protocol';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
+import { type ModelInfo, modelInfosFrom } from './model-info';
 import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
 
 export interface AnthropicOptions extends StreamTimeouts {
@@ -14,12 +15,13 @@ export interface AnthropicOptions extends StreamTimeouts {
   fetch?: typeof fetch;
 }
 
-type Block =
+type Block = (
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: Array<Extract<Block, { type: 'text' | 'image' }>>; is_error?: boolean };
+  | { type: 'tool_result'; tool_use_id: string; content: Array<Extract<Block, { type: 'text' | 'image' }>>; is_error?: boolean }
+) & { cache_control?: { type: 'ephemeral' } };
 interface WireMessage {
   role: 'user' | 'assistant';
   content: Block[];
@@ -65,8 +67,11 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const parsed = (await getJson(this.fetchImpl, `${this.baseUrl}/models?limit=1000`, this.headers(), this.model, signal)) as { data?: Array<{ id?: string }> };
-    return (parsed.data ?? []).map((m) => m.id ?? '').filter(Boolean).sort();
+    return (await this.listModelInfo(signal)).map((m) => m.id).sort();
+  }
+
+  async listModelInfo(signal?: AbortSignal): Promise<ModelInfo[]> {
+    return modelInfosFrom(await getJson(this.fetchImpl, `${this.baseUrl}/models?limit=1000`, this.headers(), this.model, signal));
   }
 
   async step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult> {
@@ -74,11 +79,13 @@ export class AnthropicProvider implements ChatProvider {
     const body: Record<string, unknown> = {
       model: this.model,
       max_tokens: request.maxOutputTokens ?? this.options.maxOutputTokens ?? 8192,
-      system: request.system,
-      messages: toAnthropicMessages(request.messages),
+      system: [{ type: 'text', text: request.system, ...CACHE }],
+      messages: withCacheBreakpoints(toAnthropicMessages(request.messages)),
       stream: true,
     };
-    if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    if (request.tools.length) {
+      body.tools = request.tools.map((t, i, all) => ({ name: t.name, description: t.description, input_schema: t.parameters, ...(i === all.length - 1 ? CACHE : {}) }));
+    }
     return streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) =>
       readStream(data, callbacks, url),
     );
@@ -164,11 +171,14 @@ async function readStream(stream: AsyncIterable<string>, callbacks: StepCallback
   return result;
 }
 
+/** Input tokens count what was read from the cache and written to it too (Anthropic reports the three apart). */
 function addUsage(usage: Usage, wire: WireUsage): void {
-  const cached = (wire.cache_read_input_tokens ?? 0) + (wire.cache_creation_input_tokens ?? 0);
-  usage.inputTokens += (wire.input_tokens ?? 0) + cached;
+  const read = wire.cache_read_input_tokens ?? 0;
+  const written = wire.cache_creation_input_tokens ?? 0;
+  usage.inputTokens += (wire.input_tokens ?? 0) + read + written;
   usage.outputTokens += wire.output_tokens ?? 0;
-  if (wire.cache_read_input_tokens) usage.cachedTokens = wire.cache_read_input_tokens;
+  if (wire.cache_read_input_tokens !== undefined) usage.cachedTokens = read;
+  if (wire.cache_creation_input_tokens !== undefined) usage.cacheWriteTokens = written;
 }
 
 function normaliseStop(raw: string | null, hasToolCalls: boolean): FinishReason {
@@ -208,6 +218,23 @@ function parseInput(args: string): unknown {
   } catch {
     return {};
   }
+}
+
+const CACHE = { cache_control: { type: 'ephemeral' } } as const;
+
+/**
+ * Prompt caching: besides the system prompt and the tools, a breakpoint on the last message (this step
+ * writes the cache up to it) and on the message the previous request ended with (the user message before
+ * the latest answer), so each step reads what the previous one wrote. Four breakpoints, the API's limit.
+ */
+export function withCacheBreakpoints(messages: WireMessage[]): WireMessage[] {
+  const marked = (message: WireMessage | undefined): void => {
+    const last = message?.content.at(-1);
+    if (message && last) message.content = [...message.content.slice(0, -1), { ...last, ...CACHE }];
+  };
+  marked(messages.at(-1));
+  if (messages.length >= 3 && messages.at(-3)?.role === 'user') marked(messages.at(-3));
+  return messages;
 }
 
 /**

@@ -89,6 +89,20 @@ describe('OpenAICompatibleProvider', () => {
     expect(result.usage).toEqual({ inputTokens: 3, outputTokens: 1 });
   });
 
+  it('reads cached prompt tokens where each provider reports them (OpenAI, Moonshot, DeepSeek)', async () => {
+    const usages = [
+      { prompt_tokens: 50, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 40 } },
+      { prompt_tokens: 50, completion_tokens: 2, cached_tokens: 30 },
+      { prompt_tokens: 50, completion_tokens: 2, prompt_cache_hit_tokens: 20, prompt_cache_miss_tokens: 30 },
+    ];
+    const cached: Array<number | undefined> = [];
+    for (const usage of usages) {
+      server.enqueue({ chunks: [{ raw: JSON.stringify({ choices: [{ delta: { content: 'x' }, finish_reason: 'stop' }] }) }, { raw: JSON.stringify({ choices: [], usage }) }] });
+      cached.push((await step()).result.usage?.cachedTokens);
+    }
+    expect(cached).toEqual([40, 30, 20]);
+  });
+
   it('maps 401 to an auth error that says what to fix, without retry', async () => {
     server.enqueue({ status: 401, body: JSON.stringify({ error: { message: 'Invalid API key' } }) });
     const error = await failure();

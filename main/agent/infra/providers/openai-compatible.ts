@@ -2,6 +2,7 @@ import type { FinishReason, Usage } from '../../../../protocol';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, errorFromResponse, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
+import { type ModelInfo, modelInfosFrom } from './model-info';
 import { ThinkTagSplitter } from './think-tags';
 import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
 
@@ -41,7 +42,10 @@ interface WireUsage {
   completion_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number };
+  /** Moonshot/Kimi. */
   cached_tokens?: number;
+  /** DeepSeek. */
+  prompt_cache_hit_tokens?: number;
 }
 
 /** Any endpoint that speaks OpenAI Chat Completions with streaming: OpenAI, Moonshot/Kimi, DeepSeek, OpenRouter, Ollama, vLLM, llama.cpp. */
@@ -68,12 +72,11 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const parsed = (await getJson(this.fetchImpl, `${this.baseUrl}/models`, this.headers(), this.model, signal)) as {
-      data?: Array<{ id?: string }>;
-      models?: Array<{ id?: string; name?: string }>;
-    };
-    const list = parsed.data ?? parsed.models ?? [];
-    return list.map((m) => m.id ?? (m as { name?: string }).name ?? '').filter(Boolean).sort();
+    return (await this.listModelInfo(signal)).map((m) => m.id).sort();
+  }
+
+  async listModelInfo(signal?: AbortSignal): Promise<ModelInfo[]> {
+    return modelInfosFrom(await getJson(this.fetchImpl, `${this.baseUrl}/models`, this.headers(), this.model, signal));
   }
 
   async step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult> {
@@ -179,7 +182,7 @@ function normaliseFinish(raw: string | null, hasToolCalls: boolean): FinishReaso
 
 function toUsage(u: WireUsage): Usage {
   const usage: Usage = { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0 };
-  const cached = u.prompt_tokens_details?.cached_tokens ?? u.cached_tokens;
+  const cached = u.prompt_tokens_details?.cached_tokens ?? u.cached_tokens ?? u.prompt_cache_hit_tokens;
   if (cached !== undefined) usage.cachedTokens = cached;
   const reasoning = u.completion_tokens_details?.reasoning_tokens;
   if (reasoning !== undefined) usage.reasoningTokens = reasoning;

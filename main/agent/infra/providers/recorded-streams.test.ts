@@ -229,7 +229,7 @@ describe('Anthropic streams as the API sends them', () => {
       usage: { inputTokens: 115, outputTokens: 42, cachedTokens: 100 },
     });
     expect(requests[0]!.headers).toMatchObject({ 'x-api-key': 'k', 'anthropic-version': '2023-06-01' });
-    expect(requests[0]!.body).toMatchObject({ system: 'sys', max_tokens: 8192, stream: true });
+    expect(requests[0]!.body).toMatchObject({ system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }], max_tokens: 8192, stream: true });
   });
 
   it('maps max_tokens, stop_sequence and refusal', async () => {

@@ -1,4 +1,5 @@
 import type { FinishReason, Usage } from '../../../../protocol';
+import type { ModelInfo } from './model-info';
 
 /** A piece of message content the model reads. Images travel as base64. */
 export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string };
@@ -10,12 +11,21 @@ export interface ToolCallRequest {
   arguments: string;
 }
 
-/** The conversation as the core keeps it, independent of any wire format. */
+/**
+ * Facts a message told the model, by key (contract/facts.ts): the fact's text, or null when it said the
+ * fact no longer holds. The history is the record of what the model knows; providers never send it.
+ */
+export type AnnouncedFacts = Record<string, string | null>;
+
+/**
+ * The conversation as the core keeps it, independent of any wire format. A message is never changed once
+ * it is in the history (the session freezes it), so every request starts with the previous one.
+ */
 export type ModelMessage =
   /** `turnId` marks a turn's prompt (undo and compaction find turns by it); providers never send it. */
-  | { role: 'user'; content: string | ContentPart[]; turnId?: string }
+  | { role: 'user'; content: string | ContentPart[]; turnId?: string; announced?: AnnouncedFacts }
   | { role: 'assistant'; content: string; reasoning?: string; reasoningSignature?: string; toolCalls?: ToolCallRequest[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean; announced?: AnnouncedFacts };
 
 /** A tool as offered to the model. */
 export interface ToolSchema {
@@ -60,4 +70,6 @@ export interface ChatProvider {
   readonly capabilities: ProviderCapabilities;
   step(request: StepRequest, callbacks: StepCallbacks): Promise<StepResult>;
   listModels(signal?: AbortSignal): Promise<string[]>;
+  /** The server's model list with what it says about each model (its input modalities, where given). */
+  listModelInfo(signal?: AbortSignal): Promise<ModelInfo[]>;
 }

@@ -5,7 +5,7 @@ import type { ModelMessage } from '../providers/types';
 import { LogWriter, replayLog } from './log';
 import { LOG_VERSION, coalesceDeltas } from './records';
 import { repairContext, unfinishedCompactions, unfinishedTurn } from './repair';
-import { Timeline, type TurnMark } from './timeline';
+import { Timeline, type TurnMark, frozen } from './timeline';
 
 export interface SessionMeta {
   id: string;
@@ -77,9 +77,9 @@ export class Session {
     session.seq = replay.events.reduce((max, e) => Math.max(max, e.seq), 0);
     const replayed = replay.timeline.context;
     session.timeline = replay.timeline;
-    session.timeline.context = repairContext(replayed);
+    session.timeline.context = repairContext(replayed).map(frozen);
     for (const event of replay.events) {
-      if (event.type === 'usage') Object.assign(session.usageTotal, { inputTokens: event.total.inputTokens, outputTokens: event.total.outputTokens });
+      if (event.type === 'usage') Object.assign(session.usageTotal, event.total);
     }
     for (const { compactionId, trigger, turnId, tokensBefore } of unfinishedCompactions(replay.events)) {
       const error = { code: 'internal' as const, message: 'Deft stopped while compacting the conversation. Run /compact again if the context is still full.' };
@@ -122,9 +122,13 @@ export class Session {
 
   /** Add a model call's tokens to the session's total and tell the UI (goal budgets read the total). */
   countUsage(turnId: string, usage: Usage): void {
-    this.usageTotal.inputTokens += usage.inputTokens;
-    this.usageTotal.outputTokens += usage.outputTokens;
-    this.emit({ type: 'usage', turnId, step: usage, total: { ...this.usageTotal } });
+    const total = this.usageTotal;
+    total.inputTokens += usage.inputTokens;
+    total.outputTokens += usage.outputTokens;
+    // Cache figures are summed where the provider reports them (a total of 0 says it reported none yet).
+    if (usage.cachedTokens !== undefined) total.cachedTokens = (total.cachedTokens ?? 0) + usage.cachedTokens;
+    if (usage.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + usage.cacheWriteTokens;
+    this.emit({ type: 'usage', turnId, step: usage, total: { ...total } });
   }
 
   setState(key: string, value: unknown): void {

@@ -108,4 +108,23 @@ describe('Timeline: turns, compaction and undo', () => {
     ]);
     expect(replay.timeline.context.map((m) => m.content)).toEqual(['t1', 't2']);
   });
+
+  it('freezes every message it holds, so nothing can rewrite the history the next request starts with', () => {
+    const timeline = new Timeline();
+    const tool: ModelMessage = { role: 'tool', toolCallId: 'c', toolName: 'Read', content: [{ type: 'text', text: 'x' }], announced: { todo: 'A' } };
+    timeline.append(answer('', ['c']));
+    timeline.append(tool);
+    const [assistant, result] = timeline.context as [Extract<ModelMessage, { role: 'assistant' }>, Extract<ModelMessage, { role: 'tool' }>];
+    expect(() => {
+      (assistant.toolCalls![0] as { arguments: string }).arguments = '{"x":1}';
+    }).toThrow(TypeError);
+    expect(() => {
+      (result.content as Array<{ text: string }>)[0]!.text = 'y';
+    }).toThrow(TypeError);
+    expect(() => {
+      result.announced!.todo = 'B';
+    }).toThrow(TypeError);
+    timeline.compact([prompt('t1')]);
+    expect(Object.isFrozen(timeline.context[0])).toBe(true);
+  });
 });

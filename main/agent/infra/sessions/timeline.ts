@@ -23,7 +23,7 @@ export class Timeline {
   append(message: ModelMessage): void {
     if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.context.length, state: new Map(this.state) });
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
-    this.context.push(message);
+    this.context.push(frozen(message));
   }
 
   set(key: string, value: unknown): void {
@@ -31,7 +31,7 @@ export class Timeline {
   }
 
   compact(context: readonly ModelMessage[]): void {
-    this.context = [...context];
+    this.context = context.map(frozen);
     this.marks = [];
     this.compactions++;
   }
@@ -58,4 +58,17 @@ export class Timeline {
     this.marks = this.marks.slice(0, this.marks.length - turnIds.length);
     return first;
   }
+}
+
+/**
+ * A message in the history never changes: every request must start with the bytes of the one before it
+ * (providers cache that prefix). Freezing it makes a change anywhere fail loudly instead of silently
+ * costing the cache.
+ */
+export function frozen<T extends ModelMessage>(message: T): T {
+  if (Object.isFrozen(message)) return message;
+  if (Array.isArray(message.content)) for (const part of message.content) Object.freeze(part);
+  if (message.role === 'assistant') for (const call of message.toolCalls ?? []) Object.freeze(call);
+  for (const value of Object.values(message)) if (value && typeof value === 'object') Object.freeze(value);
+  return Object.freeze(message);
 }

@@ -1,4 +1,5 @@
 import type { AppEvent, TaskInfo } from '../../../../protocol';
+import { type Fact, reminder } from '../../contract/facts';
 import type { TurnOutcome, TurnPrompt } from '../../contract/feature';
 import type { RunningTask, SessionTasks, StoppedBy, TaskEnd, TaskKind, TaskKindAdapter, TaskRecord, TaskStart } from '../../contract/tasks';
 import { lostTasksNotification, taskEndedNotification, taskEndedSummary } from './notifications';
@@ -150,11 +151,12 @@ export class TaskBoard implements SessionTasks {
     return record;
   }
 
-  promptSection(): string | undefined {
+  runningFact(): Fact {
     const running = this.list(true);
-    if (!running.length) return undefined;
-    const lines = running.map((t) => `- ${t.id}: ${t.description} (\`${t.command.length > 120 ? `${t.command.slice(0, 119)}…` : t.command}\`)`);
-    return ['## Background tasks', 'Running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n');
+    if (!running.length) return { key: 'tasks', text: null };
+    // Oldest first, so a task starting adds a line at the end rather than reordering the list.
+    const lines = running.reverse().map((t) => `- ${t.id}: ${t.description} (\`${t.command.length > 120 ? `${t.command.slice(0, 119)}…` : t.command}\`)`);
+    return { key: 'tasks', text: reminder(['Background tasks running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n')) };
   }
 
   /** Resolves when the next task ends (and its notification has been delivered or queued); undefined when none runs. */

@@ -10,7 +10,7 @@ import { workspaceSessionsDir } from '../../infra/sessions/store';
 import { createSkillsFeature } from '../../capabilities/skills/feature';
 import { put, skillMd } from '../../capabilities/skills/test-support';
 import { createHarness, fastRetry } from '../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../test-support/mock-steps';
+import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../test-support/mock-steps';
 import { waitFor } from '../../test-support/wait';
 import { todoFeature } from '../../capabilities/todo/feature';
 
@@ -27,8 +27,8 @@ const todos = [
   { title: 'Update the callers', status: 'pending' },
 ];
 const withUsage = (reply: ReturnType<typeof toolStep>, prompt: number, completion = 0) => ({ chunks: [...reply.chunks!, { usage: { prompt_tokens: prompt, completion_tokens: completion } }] });
-/** What the model read, system prompt left out, as role + text. */
-const history = (request: RecordedRequest) => request.body.messages.slice(1).map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
+/** What the model read, system prompt and fact reminders left out, as role + text. */
+const history = (request: RecordedRequest) => withoutReminders(request.body.messages.slice(1)).map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
 const last = <T extends SessionEvent['type']>(hh: Harness, type: T) => hh.sessionEvents(type).at(-1) as SessionEventOf<T> | undefined;
 
 async function setup(contextWindow?: number): Promise<Harness> {
@@ -68,16 +68,23 @@ describe('context compaction (integration)', () => {
     expect(compaction.body.messages[0]).toEqual(step1.body.messages[0]);
     expect(compaction.body.tools).toEqual(step1.body.tools);
 
-    // The next step reads: the user's prompts, the note, the re-attached skill block and todo list — nothing else.
+    // The next step reads: the user's prompts, the note, the re-attached skill block, and one reminder of every
+    // fact in force (the date, the todo list, the skill listing) — nothing else.
     const after = history(step2);
-    expect(after).toHaveLength(5);
+    expect(after).toHaveLength(4);
     expect(after[0]).toBe('user: Plan the rename');
     expect(after[1]).toBe('user: Rename it now');
     expect(after[2]).toMatch(/^user: <system-reminder>\nThis conversation was compacted[\s\S]*<handoff-note>\nI was renaming the parser; the todo list says what is left.\n<\/handoff-note>$/);
-    // Re-attached in feature order: the todo list, then the skill the model loaded at the step before.
-    expect(after[3]).toBe('user: <system-reminder>\nMy todo list, re-attached after the compaction (update it with TodoList as I work):\n[in_progress] Rename the parser\n[pending] Update the callers\n</system-reminder>');
-    expect(after[4]).toMatch(/^user: The Skill tool loaded the skill "tidy"[\s\S]*<skill-loaded name="tidy" trigger="model"[\s\S]*Keep functions short\./);
+    expect(after[3]).toMatch(/^user: The Skill tool loaded the skill "tidy"[\s\S]*<skill-loaded name="tidy" trigger="model"[\s\S]*Keep functions short\./);
     expect(after.filter((m) => m.includes('<skill-loaded'))).toHaveLength(1);
+    expect(step2.body.messages.at(-1)).toEqual({ role: 'user', content: reminders(step2.body.messages)[0] });
+    const [said] = reminders(step2.body.messages) as [string];
+    expect(reminders(step2.body.messages)).toHaveLength(1);
+    expect(said).toMatch(/^<system-reminder>\nToday's date: \d{4}-\d{2}-\d{2}\.\n<\/system-reminder>\n/);
+    expect(said).toContain('<system-reminder>\nMy todo list (TodoList updates it):\n[in_progress] Rename the parser\n[pending] Update the callers\n</system-reminder>');
+    expect(said).toContain('- tidy: Tidies code.');
+    // A compaction starts the cached prefix afresh: the system prompt is written again (here it reads the same).
+    expect(step2.body.messages[0]).toEqual(step1.body.messages[0]);
 
     expect(last(h, 'compaction.started')).toMatchObject({ trigger: 'auto', turnId, contextWindow: 10_000 });
     expect(last(h, 'compaction.started')!.tokensBefore).toBeGreaterThanOrEqual(8_600);
@@ -88,8 +95,9 @@ describe('context compaction (integration)', () => {
       note: 'I was renaming the parser; the todo list says what is left.',
       keptMessages: 2,
       reattached: [
-        { feature: 'todo', count: 1 },
         { feature: 'skills', count: 1 },
+        { feature: 'todo', count: 1 },
+        { feature: 'skills.listing', count: 1 },
       ],
     });
     expect(last(h, 'compaction.ended')!.tokensAfter).toBeLessThan(2_000);
@@ -118,11 +126,11 @@ describe('context compaction (integration)', () => {
     expect(next[0]).toBe('user: Make a todo list');
     expect(next[1]).toBe('user: Third question');
     expect(next[2]).toContain('<handoff-note>\nI tidied src/ and listed the rename work.\n</handoff-note>');
-    // The skill the user ran is re-attached once (not also kept as a prompt).
-    expect(next[3]).toContain('[in_progress] Rename the parser');
-    expect(next[4]).toMatch(/^user: The user activated the skill "tidy"[\s\S]*Keep functions short\.\n\nARGUMENTS: src\/\n<\/skill-loaded>$/);
-    expect(next[5]).toBe('user: After the compaction');
-    expect(next).toHaveLength(6);
+    // The skill the user ran is re-attached once (not also kept as a prompt); the todo list is said again as a fact.
+    expect(next[3]).toMatch(/^user: The user activated the skill "tidy"[\s\S]*Keep functions short\.\n\nARGUMENTS: src\/\n<\/skill-loaded>$/);
+    expect(next[4]).toBe('user: After the compaction');
+    expect(next).toHaveLength(5);
+    expect(reminders(h.server.requests.at(-2)!.body.messages).join('\n')).toContain('[in_progress] Rename the parser');
     // Tool-call ids stay unique in the transcript although the server numbers calls from call_0 again.
     const ids = h.sessionEvents('tool.call.started').map((e) => (e as SessionEventOf<'tool.call.started'>).callId);
     expect(ids.length).toBe(toolCallsBefore + 1);

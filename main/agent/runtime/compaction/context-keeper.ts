@@ -6,6 +6,8 @@ import { type StateSlot, readSlot } from '../../contract/state';
 import type { RetryPolicy } from '../../infra/providers/retry';
 import type { ChatProvider, ModelMessage, ToolSchema } from '../../infra/providers/types';
 import type { Session } from '../../infra/sessions/session';
+import { type FactSource, changedFacts, factReminder } from '../facts';
+import { renewSystemPrompt } from '../prompt/session-prompt';
 import { writeHandoffNote } from './handoff';
 import { compactedHistory } from './history';
 import { ContextMeter, estimateMessages, estimateTokens } from './tokens';
@@ -52,7 +54,7 @@ export const newCompactionId = (): string => `compact-${randomUUID().slice(0, 8)
 export class ContextKeeper {
   private readonly meters = new WeakMap<Session, ContextMeter>();
 
-  constructor(private readonly deps: { features: readonly Feature[]; retry: RetryPolicy; random?: () => number }) {}
+  constructor(private readonly deps: { features: readonly Feature[]; facts: FactSource; retry: RetryPolicy; random?: () => number }) {}
 
   /** The context's size as best known: the provider's last count plus estimates, or an estimate. */
   used(session: Session, system: string): number {
@@ -114,8 +116,16 @@ export class ContextKeeper {
       // The compaction call costs tokens too: they count in the session's total.
       if (written.usage) session.countUsage(ids.turnId ?? compactionId, written.usage);
       const reattach = await this.reattachments(handle);
-      const history = compactedHistory(before, written.note, reattach.flatMap((r) => r.texts));
+      const kept = compactedHistory(before, written.note, reattach.flatMap((r) => r.texts));
+      // Every fact the model should know is said again after the note (nothing in the new history says it).
+      const facts = await this.deps.facts(handle);
+      const reminder = factReminder(facts, kept);
+      const history = reminder ? [...kept, reminder] : kept;
+      // The UI lists what was said again by fact (the date is not worth mentioning).
+      for (const changed of changedFacts(facts, kept)) if (changed.key !== 'date') reattach.push({ feature: changed.key, texts: [changed.said] });
       session.compactContext(compactionId, history);
+      // A compaction starts the cached prefix afresh: the next step writes a new system prompt (git status, AGENTS.md).
+      renewSystemPrompt(handle);
       this.meter(session).reset();
       session.emit({
         type: 'compaction.ended',

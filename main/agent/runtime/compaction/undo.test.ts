@@ -9,7 +9,7 @@ import { approvalsFeature } from '../../capabilities/approvals/feature';
 import { createSkillsFeature } from '../../capabilities/skills/feature';
 import { put, skillMd } from '../../capabilities/skills/test-support';
 import { createHarness, fastRetry } from '../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../test-support/mock-steps';
+import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../test-support/mock-steps';
 import { todoFeature } from '../../capabilities/todo/feature';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -28,7 +28,8 @@ const listB: TodoItem[] = [
   { title: 'Read the code', status: 'done' },
   { title: 'Fix the bug', status: 'in_progress' },
 ];
-const prompts = (request: RecordedRequest) => request.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+/** The user messages of a request, fact reminders left out. */
+const prompts = (request: RecordedRequest) => withoutReminders(request.body.messages.filter((m) => m.role === 'user')).map((m) => String(m.content));
 const todoUpdates = (hh: Harness) => hh.sessionEvents('todo.updated').map((e) => (e as SessionEventOf<'todo.updated'>).items);
 const fail = (p: Promise<unknown>) => p.then(() => null, (e: { code: string; message: string }) => e);
 
@@ -58,7 +59,9 @@ describe('undo (integration)', () => {
     await h.run('four');
     const afterOne = h.server.requests.at(-1)!;
     expect(prompts(afterOne)).toEqual(['one', 'two', expect.stringContaining('<skill-loaded name="tidy"'), 'four']);
-    expect(String(afterOne.body.messages[0]!.content)).not.toContain('Plan mode (active)');
+    // Plan mode was announced by EnterPlanMode's result in the undone turn: after the undo it is off, as the model last heard.
+    expect(reminders(afterOne.body.messages).join('\n')).not.toContain('Plan mode');
+    expect(afterOne.body.messages[0]).toEqual(h.server.requests[0]!.body.messages[0]);
 
     // Turns four and two: the todo list goes back to what turn one wrote, the skill loaded in two is forgotten.
     const undone = await h.core.handlers.undoTurns({ sessionId: h.session.id, count: 2 });
@@ -68,16 +71,25 @@ describe('undo (integration)', () => {
     expect(session.events.at(-1)).toMatchObject({ type: 'turns.undone', turnIds: undone.turnIds });
     h.server.enqueue(toolStep(callChunk('TodoList', {})));
     await h.run('five');
+    // The todo list is back to what turn one's TodoList result said: nothing to remind the model of.
     const afterTwo = h.server.requests.at(-2)!;
+    expect(reminders(afterTwo.body.messages.slice(h.server.requests[0]!.body.messages.length))).toEqual([]);
     expect(prompts(afterTwo)).toEqual(['one', 'five']);
     expect(afterTwo.body.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([null, 'Started.']);
     expect(String(h.server.requests.at(-1)!.body.messages.at(-1)!.content)).toBe('[in_progress] Read the code\n[pending] Fix the bug');
 
-    // The skill loaded in the undone turn is no longer re-attached by a compaction.
+    // The skill loaded in the undone turn is no longer re-attached by a compaction; the facts in force are said again.
     h.server.enqueue(textReply('Note.'));
     await h.core.handlers.compactSession({ sessionId: h.session.id });
     await h.core.turnDone(h.session.id);
-    expect(h.sessionEvents('compaction.ended').at(-1)).toMatchObject({ outcome: 'compacted', reattached: [{ feature: 'todo', count: 1 }] });
+    expect(h.sessionEvents('compaction.ended').at(-1)).toMatchObject({
+      outcome: 'compacted',
+      reattached: [
+        { feature: 'todo', count: 1 },
+        { feature: 'permissions.mode', count: 1 },
+        { feature: 'skills.listing', count: 1 },
+      ],
+    });
   });
 
   it('refuses to undo across a compaction, while a turn runs, beyond the turns there are, or with nothing to undo', async () => {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionEventInput } from '../../../../protocol';
@@ -89,6 +90,27 @@ describe('runToolCalls', () => {
     expect(Date.now() - started).toBeLessThan(300);
     const results = events.filter((e) => e.type === 'tool.call.result').map((e) => (e as { callId: string }).callId);
     expect(results).toEqual(['a', 'b']);
+  });
+
+  it('runs 16 parallel calls without piling listeners onto the turn signal (no MaxListenersExceededWarning)', async () => {
+    const turn = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    let mostListeners = 0;
+    const watch = setInterval(() => (mostListeners = Math.max(mostListeners, getEventListeners(turn.signal, 'abort').length)), 5);
+    try {
+      const calls = Array.from({ length: 16 }, (_, i) => call('Wait', { ms: 60, label: `n${i}` }, `w${i}`));
+      const messages = await runToolCalls(calls, { ...options, signal: turn.signal });
+      expect(messages.map(text)).toEqual(calls.map((_, i) => `waited 60 n${i}`));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      clearInterval(watch);
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    expect(mostListeners).toBeGreaterThan(0);
+    expect(mostListeners).toBeLessThanOrEqual(2);
   });
 
   it('serialises calls that write the same path', async () => {

@@ -81,6 +81,7 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
         toolName: item.call.name,
         content: modelContent(result),
         ...(result.isError ? { isError: true } : {}),
+        ...(result.announces?.length ? { announced: Object.fromEntries(result.announces.map((f) => [f.key, f.text])) } : {}),
       };
       nextToEmit++;
     }
@@ -88,26 +89,58 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
 
   let stoppedBy: { index: number; name: string } | null = null;
   let stopTurn = false;
-  await schedule(
-    prepared.map((item, index) => ({
-      accesses: item.kind === 'ready' ? item.execution.accesses : [],
-      run: async () => {
-        const t0 = Date.now();
-        const skipped = stoppedBy !== null && index > stoppedBy.index && item.kind === 'ready';
-        const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, options);
-        durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
-        const result = await finalise(raw, item.call, options);
-        if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
-        if (result.stopTurn) stopTurn = true;
-        return result;
+  // Each call listens to a signal of its own, and only the batch listens to the turn's: a step of many
+  // parallel calls must not pile listeners (and a MaxListenersExceededWarning) onto one signal.
+  const signals = new CallSignals(options.signal, prepared.length);
+  try {
+    await schedule(
+      prepared.map((item, index) => ({
+        accesses: item.kind === 'ready' ? item.execution.accesses : [],
+        run: async () => {
+          const t0 = Date.now();
+          const skipped = stoppedBy !== null && index > stoppedBy.index && item.kind === 'ready';
+          const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, { ...options, signal: signals.get(index) });
+          durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
+          const result = await finalise(raw, item.call, options);
+          if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
+          if (result.stopTurn) stopTurn = true;
+          return result;
+        },
+      })),
+      (index, result) => {
+        finished[index] = result;
+        emitReady();
       },
-    })),
-    (index, result) => {
-      finished[index] = result;
-      emitReady();
-    },
-  );
+    );
+  } finally {
+    signals.dispose();
+  }
   return { messages, stopTurn };
+}
+
+/** One abort signal per call of a batch, all aborted when the turn's signal aborts. */
+class CallSignals {
+  private readonly controllers: AbortController[];
+  private readonly abort = () => {
+    for (const controller of this.controllers) controller.abort(this.turn.reason);
+  };
+
+  constructor(
+    private readonly turn: AbortSignal,
+    count: number,
+  ) {
+    this.controllers = Array.from({ length: count }, () => new AbortController());
+    if (turn.aborted) this.abort();
+    else turn.addEventListener('abort', this.abort, { once: true });
+  }
+
+  get(index: number): AbortSignal {
+    return this.controllers[index]!.signal;
+  }
+
+  dispose(): void {
+    this.turn.removeEventListener('abort', this.abort);
+  }
 }
 
 function skippedResult(stopper: string): ToolResult {
@@ -187,10 +220,13 @@ async function execute(item: Extract<Prepared, { kind: 'ready' }>, options: Tool
       signal,
       callId: item.call.id,
       turnId: options.turnId,
+      step: options.step,
       onUpdate: (update) => options.emit({ type: 'tool.call.progress', turnId: options.turnId, callId: item.call.id, kind: update.kind, text: update.text }),
     })
     .catch((error: unknown): ToolResult => {
       if (signal.aborted) return interrupted(item.call, 'while it ran').result;
+      // A refusal found only when the call runs (a schedule that never fires) is the model's to correct, not a failure.
+      if (error instanceof ToolInputError) return errorResult(error.message);
       return errorResult(`Tool ${item.call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   const grace = options.abortGraceMs ?? 2_000;

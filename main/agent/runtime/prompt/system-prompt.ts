@@ -5,10 +5,10 @@ import { guardPath } from '../../infra/policies/path-guard';
 import { headOf } from '../../contract/output-limits';
 import identity from './identity.md?raw';
 
+/** What the system prompt says about the machine and the workspace (the date is a fact, announced separately). */
 export interface WorkspaceFacts {
   os: string;
   cwd: string;
-  date: string;
   git: string | null;
 }
 
@@ -27,10 +27,15 @@ export function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string | nul
   });
 }
 
-export async function workspaceFacts(cwd: string, now: Date): Promise<WorkspaceFacts> {
+export async function workspaceFacts(cwd: string): Promise<WorkspaceFacts> {
+  return { os: `${osType()} ${release()} (${arch()})`, cwd, git: await gitSummary(cwd) };
+}
+
+/** A local date as YYYY-MM-DD. */
+export function localDate(ms: number): string {
+  const now = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, '0');
-  const date = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
-  return { os: `${osType()} ${release()} (${arch()})`, cwd, date, git: await gitSummary(cwd) };
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
 /**
@@ -66,11 +71,15 @@ export interface SystemPromptParts {
   extra?: readonly string[];
 }
 
-/** Identity, workspace facts, AGENTS.md and the tool list, in that order. */
+/**
+ * Identity, workspace facts, AGENTS.md and the tool list, in that order. It is written once for a
+ * session and kept (runtime/prompt/session-prompt.ts), so it holds nothing that changes from step to step.
+ */
 export function buildSystemPrompt(parts: SystemPromptParts): string {
   const sections = [identity.trim()];
-  const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`, `- Today's date: ${parts.facts.date}`];
-  sections.push(`# Environment\n${facts.join('\n')}${parts.facts.git ? `\n\n## Git status\n${parts.facts.git}` : '\n- Not a git repository.'}`);
+  const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`];
+  const git = parts.facts.git ? `\n\n## Git status when this conversation started (run git status for the current state)\n${parts.facts.git}` : '\n- Not a git repository.';
+  sections.push(`# Environment\n${facts.join('\n')}${git}`);
   if (parts.agentsMd) sections.push(`# Project instructions (AGENTS.md)\n${parts.agentsMd.trim()}`);
   if (parts.tools.length) {
     const list = parts.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');

@@ -8,6 +8,11 @@ import './context.css';
 const FEATURE_LABELS: Record<string, (n: number) => string> = {
   skills: (n) => (n === 1 ? '1 loaded skill' : `${n} loaded skills`),
   todo: () => 'the todo list',
+  goal: () => 'the goal',
+  'permissions.mode': () => 'the permission mode',
+  plan: () => 'plan mode',
+  'skills.listing': () => 'the skill listing',
+  tasks: () => 'the running background tasks',
 };
 
 function keptSummary(item: CompactionItem): string {

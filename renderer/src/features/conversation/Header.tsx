@@ -1,9 +1,21 @@
+import type { Usage } from '../../../../protocol';
 import { Spinner } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
 import { useTranscript } from '../../stores/transcript';
 import { formatTokens } from '../context/tokens';
 import { TasksButton } from '../tasks/TasksButton';
+
+/** The header's tooltip: what the figures mean, and the cache's share where the provider reports it. */
+function usageTitle(usage: Usage): string {
+  const lines = ['Tokens used in this session: input (what the model read) / output (what it wrote).'];
+  if (usage.cachedTokens !== undefined) {
+    const share = usage.inputTokens ? Math.round((usage.cachedTokens / usage.inputTokens) * 100) : 0;
+    lines.push(`${usage.cachedTokens.toLocaleString('en-US')} input tokens (${share} %) were read from the provider's prompt cache.`);
+  }
+  if (usage.cacheWriteTokens !== undefined) lines.push(`${usage.cacheWriteTokens.toLocaleString('en-US')} input tokens were written to the cache.`);
+  return lines.join('\n');
+}
 
 export function Header() {
   const session = useSessions((s) => s.sessions.find((x) => x.id === s.currentId));
@@ -22,8 +34,8 @@ export function Header() {
         ) : null}
         <TasksButton />
         {usage ? (
-          <span className="usage" title="Tokens used in this session (input / output)">
-            {formatTokens(usage.inputTokens)} in · {formatTokens(usage.outputTokens)} out
+          <span className="usage" title={usageTitle(usage)}>
+            {formatTokens(usage.inputTokens)} in{usage.cachedTokens !== undefined ? ` (${formatTokens(usage.cachedTokens)} cached)` : ''} · {formatTokens(usage.outputTokens)} out
           </span>
         ) : null}
       </div>

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test-support/harness';
 import { localIso } from './cron-expr';
-import { type CronFire, CronScheduler, MAX_JOBS_PER_SESSION, RECURRING_LIFETIME_MS, cronFireMessage } from './scheduler';
+import { type CronFire, CronScheduler, type CronSchedulerOptions, MAX_JOBS_PER_SESSION, RECURRING_LIFETIME_MS, cronFireMessage } from './scheduler';
+import { fireOffsetMs } from './jitter';
+import { parseSchedule } from './cron-expr';
 
 let dir: string;
 let clock: number;
@@ -12,7 +14,8 @@ let fired: CronFire[];
 let accept: boolean;
 const schedulers: CronScheduler[] = [];
 
-function scheduler(): CronScheduler {
+/** A scheduler on the test's clock; exact times (no jitter) unless `options` say otherwise. */
+function scheduler(options: Partial<CronSchedulerOptions> = {}): CronScheduler {
   const s = new CronScheduler({
     sessionDir: dir,
     now: () => clock,
@@ -22,6 +25,8 @@ function scheduler(): CronScheduler {
       fired.push(fire);
       return true;
     },
+    jitter: false,
+    ...options,
   });
   schedulers.push(s);
   return s;
@@ -138,5 +143,51 @@ describe('cron scheduler', () => {
     await expect(s.create({ cron: '* * * * *', prompt: 'one more', recurring: true })).rejects.toThrow(/already has 50 scheduled prompts/);
     expect(await s.delete(s.list()[0]!.id)).toBe(true);
     await expect(s.create({ cron: '* * * * *', prompt: 'fits now', recurring: true })).resolves.toMatchObject({ prompt: 'fits now' });
+  });
+
+  it('spreads fires: recurring jobs up to 10 % of the period late (at most 15 min), one-shots on :00 or :30 up to 90 s early', async () => {
+    const hourly = parseSchedule('0 * * * *');
+    const at = new Date('2026-03-02T09:00:00').getTime();
+    expect(fireOffsetMs({ id: '00000000', recurring: true }, at, hourly)).toBe(0);
+    expect(fireOffsetMs({ id: '80000000', recurring: true }, at, hourly)).toBe(minutes(3));
+    expect(fireOffsetMs({ id: 'ffffffff', recurring: true }, at, hourly)).toBeLessThan(minutes(6));
+    expect(fireOffsetMs({ id: 'ffffffff', recurring: true }, at, parseSchedule('0 9 * * *'))).toBeLessThan(minutes(15));
+    expect(fireOffsetMs({ id: 'ffffffff', recurring: true }, at, parseSchedule('0 9 * * *'))).toBeGreaterThan(minutes(14.9));
+    expect(fireOffsetMs({ id: '80000000', recurring: false }, at, hourly)).toBe(-45_000);
+    expect(fireOffsetMs({ id: '80000000', recurring: false }, new Date('2026-03-02T09:30:00').getTime(), hourly)).toBe(-45_000);
+    expect(fireOffsetMs({ id: 'ffffffff', recurring: false }, new Date('2026-03-02T09:15:00').getTime(), hourly)).toBe(0);
+
+    // The scheduler fires at the jittered time, and says so in nextFireAt.
+    const s = scheduler({ jitter: true });
+    const job = await s.create({ cron: '*/10 * * * *', prompt: 'p', recurring: true });
+    const due = job.nextFireAt!;
+    const scheduled = clock + minutes(10);
+    expect(due - scheduled).toBe(fireOffsetMs(job, scheduled, parseSchedule('*/10 * * * *')));
+    expect(due - scheduled).toBeLessThan(minutes(1));
+    clock = due - 1;
+    await s.tick();
+    expect(fired).toHaveLength(0);
+    clock = due;
+    await s.tick();
+    expect(fired).toHaveLength(1);
+    const next = s.list()[0]!.nextFireAt!;
+    expect(next - (scheduled + minutes(10))).toBe(due - scheduled);
+  });
+
+  it('with the kill switch on, refuses new jobs and reports (once) a job that comes due instead of firing it', async () => {
+    const first = scheduler();
+    const job = await first.create({ cron: '*/5 * * * *', prompt: 'p', recurring: true });
+    first.close();
+    const skipped: Array<[string, number]> = [];
+    const s = scheduler({ disabled: true, onSkipped: (j, at) => void skipped.push([j.id, at]) });
+    await s.load();
+    expect(() => s.check({ cron: '@hourly', prompt: 'x', recurring: true })).toThrow(/turned off on this machine \(DEFT_DISABLE_CRON=1\)/);
+    await expect(s.create({ cron: '@hourly', prompt: 'x', recurring: true })).rejects.toThrow(/DEFT_DISABLE_CRON=1/);
+    clock += minutes(5);
+    await s.tick();
+    await s.tick();
+    expect(fired).toEqual([]);
+    expect(skipped).toEqual([[job.id, clock]]);
+    expect(s.list()).toHaveLength(1);
   });
 });

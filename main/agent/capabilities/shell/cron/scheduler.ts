@@ -6,6 +6,7 @@ import type { CronJobInfo } from '../../../../../protocol/tasks';
 import { writeFileAtomic } from '../../../infra/platform/files';
 import { ToolInputError } from '../../../contract/tool';
 import { type Schedule, describeSchedule, parseSchedule } from './cron-expr';
+import { fireOffsetMs } from './jitter';
 
 export const MAX_JOBS_PER_SESSION = 50;
 export const MAX_PROMPT_BYTES = 8 * 1024;
@@ -51,7 +52,16 @@ export interface CronSchedulerOptions {
   /** Start a turn for this fire; false when none could start (then it is retried). */
   fire(fire: CronFire): Promise<boolean>;
   onChanged?(jobs: CronJobInfo[]): void;
+  /** Spread fires around their scheduled times (cron/jitter.ts); default true. */
+  jitter?: boolean;
+  /** The kill switch (DEFT_DISABLE_CRON=1): nothing is scheduled or fired; a job that comes due is reported instead. */
+  disabled?: boolean;
+  /** A job came due while the kill switch is on (said once per due time). */
+  onSkipped?(job: CronJobInfo, dueAt: number): void;
 }
+
+/** What CronCreate says while the kill switch is on. */
+export const CRON_DISABLED = 'Scheduled prompts are turned off on this machine (DEFT_DISABLE_CRON=1), so nothing can be scheduled. Tell the user; unsetting DEFT_DISABLE_CRON turns them back on.';
 
 /**
  * The scheduled prompts of one session. A due job fires only when the session is idle; fires missed
@@ -63,6 +73,8 @@ export class CronScheduler {
   private firing = false;
   private retryAt = 0;
   private closed = false;
+  /** Due times already reported while the kill switch is on (job id → due time). */
+  private readonly skipped = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(private readonly options: CronSchedulerOptions) {
@@ -93,7 +105,9 @@ export class CronScheduler {
     return problems;
   }
 
-  async create(input: { cron: string; prompt: string; recurring: boolean }): Promise<CronJobInfo> {
+  /** Refuse a job that cannot be scheduled (the kill switch, a bad schedule or prompt, the limit), with what to do instead. */
+  check(input: { cron: string; prompt: string; recurring: boolean }): Schedule {
+    if (this.options.disabled) throw new ToolInputError(CRON_DISABLED);
     const schedule = parseSchedule(input.cron);
     checkPrompt(input.prompt);
     if (this.jobs.size >= MAX_JOBS_PER_SESSION) {
@@ -105,6 +119,12 @@ export class CronScheduler {
     if (!input.recurring && first - now > ONE_SHOT_HORIZON_MS) {
       throw new ToolInputError(`This one-shot schedule first fires on ${new Date(first).toString()}, more than 350 days away; if you meant a time today or soon, that time has already passed. Pick a time in the future.`);
     }
+    return schedule;
+  }
+
+  async create(input: { cron: string; prompt: string; recurring: boolean }): Promise<CronJobInfo> {
+    const schedule = this.check(input);
+    const now = this.now();
     let id = randomBytes(4).toString('hex');
     while (this.jobs.has(id)) id = randomBytes(4).toString('hex');
     const record: CronRecord = { id, cron: schedule.expr, prompt: input.prompt, recurring: input.recurring, createdAt: now };
@@ -140,6 +160,13 @@ export class CronScheduler {
       .sort((a, b) => a.at - b.at)[0];
     if (!due || !this.options.isIdle() || now < this.retryAt) return this.arm();
     const { record, schedule } = due.job;
+    if (this.options.disabled) {
+      if (this.skipped.get(record.id) !== due.at) {
+        this.skipped.set(record.id, due.at);
+        this.options.onSkipped?.(this.info(record, schedule), due.at);
+      }
+      return this.arm();
+    }
     const fire: CronFire = {
       job: this.info(record, schedule),
       coalescedCount: this.countFires(schedule, record.lastFiredAt ?? record.createdAt, now),
@@ -171,8 +198,12 @@ export class CronScheduler {
     clearTimeout(this.timer);
   }
 
+  /** When the job fires next: its next scheduled time after the last fire, moved by its jitter (never before that last fire). */
   private dueAt(record: CronRecord, schedule: Schedule): number | null {
-    return schedule.next(record.lastFiredAt ?? record.createdAt);
+    const from = record.lastFiredAt ?? record.createdAt;
+    const scheduled = schedule.next(from);
+    if (scheduled === null || this.options.jitter === false) return scheduled;
+    return Math.max(from, scheduled + fireOffsetMs(record, scheduled, schedule));
   }
 
   private countFires(schedule: Schedule, from: number, to: number): number {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../../../contract/feature';
 import type { ApprovalDesk } from '../../requests';
-import { planOf, setPlan } from '../../plan-state';
+import { planFact, planOf, setPlan } from '../../plan-state';
 import { ToolInputError, access, defineTool } from '../../../../contract/tool';
 import description from './exit-plan-mode.md?raw';
 
@@ -65,9 +65,10 @@ export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext,
             const picked = choice ? ` and chose the approach "${choice}"${detail ? ` (${detail})` : ''}` : '';
             return `Exited plan mode: the user approved the plan${picked}. Carry it out now.\n\n## Approved Plan:\n${text}`;
           };
+          const off = [planFact({ ...plan, active: false })];
           if (core.host === 'cli') {
             setPlan(session, { ...plan, active: false });
-            return { output: `Exited plan mode. This run is headless, so the plan was auto-approved and NOT reviewed by the user. Carry it out carefully.\n\n## Approved Plan:\n${text}` };
+            return { output: `Exited plan mode. This run is headless, so the plan was auto-approved and NOT reviewed by the user. Carry it out carefully.\n\n## Approved Plan:\n${text}`, announces: off };
           }
           const answer = await desk.requestApproval(
             session,
@@ -84,13 +85,13 @@ export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext,
             ctx.signal,
           );
           if (answer === 'cancelled') return { output: 'The user stopped the turn before reviewing the plan. Plan mode is still on.', isError: true };
-          if (answer.decision === 'approve') return { output: approved(answer.selectedLabel) };
+          if (answer.decision === 'approve') return { output: approved(answer.selectedLabel), announces: off };
           if (answer.decision === 'revise') {
             return { output: `The user wants the plan revised before approving it. Their feedback: "${answer.feedback}". Update the plan file ${plan.path}, then call ExitPlanMode again. Plan mode is still on.` };
           }
           setPlan(session, { ...plan, active: false });
           const why = answer.feedback?.trim() ? ` Their feedback: "${answer.feedback.trim()}".` : '';
-          return { output: `The user rejected the plan.${why} Plan mode is off. Do not carry out this plan; ask the user how they want to proceed.`, isError: true };
+          return { output: `The user rejected the plan.${why} Plan mode is off. Do not carry out this plan; ask the user how they want to proceed.`, isError: true, announces: off };
         },
       };
     },

@@ -79,6 +79,13 @@ describe('Glob', () => {
     expect(byPath.result.output).toBe(join(kit.outside, 'docs/guide.md'));
   });
 
+  it('accepts include_dirs (sent by models trained on other agents) and says folders are not listed', async () => {
+    const { result } = await kit.call('Glob', { pattern: 'src/**/*.ts', include_dirs: true });
+    expect(result.isError).toBeFalsy();
+    expect(result.output).toBe(['Folders are not listed, only files: the folders that hold these files are in their paths.', 'src/deep/c.ts', 'src/a.ts'].join('\n'));
+    expect((await kit.call('Glob', { pattern: 'src/**/*.ts', include_dirs: false })).result.output).toBe(['src/deep/c.ts', 'src/a.ts'].join('\n'));
+  });
+
   it('explains bad roots and patterns', async () => {
     expect((await kit.call('Glob', { pattern: '*.zz' })).result.output).toBe('No files match "*.zz".');
     expect((await kit.call('Glob', { pattern: '*', path: 'README.md' })).text).toBe('README.md is not a directory. Give Glob a folder as path (use Read for a single file).');

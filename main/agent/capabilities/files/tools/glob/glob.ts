@@ -14,6 +14,8 @@ const input = z.object({
   pattern: z.string().min(1).describe('Glob pattern, e.g. "*.ts", "src/**/*.test.ts", "*.{json,yaml}".'),
   path: z.string().optional().describe('Folder to search (relative to the workspace, or absolute). Default: the workspace.'),
   include_ignored: z.boolean().default(false).describe('Also list files ignored by .gitignore and similar (secret files stay excluded).'),
+  // Models trained on other agents send this; folders are never listed, and the result says so.
+  include_dirs: z.boolean().optional().describe('Folders are never listed, only files; with true the result says so.'),
 });
 type GlobArgs = z.output<typeof input>;
 
@@ -54,6 +56,7 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, env: Tool
   if (!sorted.length) lines.push(`No files match "${args.pattern}"${args.path ? ` in ${root.path.display}` : ''}.`);
   else if (sorted.length > MAX_MATCHES) lines.push(`Found ${sorted.length} files; showing the ${MAX_MATCHES} most recently modified.`);
   else if (sorted.length === MAX_MATCHES) lines.push(`Found ${MAX_MATCHES} matches.`);
+  if (args.include_dirs) lines.push('Folders are not listed, only files: the folders that hold these files are in their paths.');
   const filteredLine = filteredNote(filtered.map((p) => root.show(absolute(p))));
   if (filteredLine) lines.push(filteredLine);
   if (denied.length) lines.push(deniedNote(denied));

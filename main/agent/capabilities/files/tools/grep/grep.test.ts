@@ -108,7 +108,7 @@ describe('Grep', () => {
     const tool = grepTool({ timeoutMs: 1 });
     const execution = await tool.resolveExecution(tool.input.parse({ pattern: 'zzz-never-found', path: 'many' }), kit.env);
     if (!isExecution(execution)) throw new Error('expected an execution');
-    const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' });
+    const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
     expect(result).toMatchObject({ isError: true, output: 'Grep timed out after 0.001 s without finding anything. Narrow the search with path, glob or type.' });
   });
 });

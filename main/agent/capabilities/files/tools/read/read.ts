@@ -6,9 +6,9 @@ import { type ByteSource, type LineWindow, type RawLine, TextDecodeError, memory
 import { lineEndingStyle } from '../../line-endings';
 import { invalidUtf8Message, notTextMessage, nulMessage } from '../../text-file';
 import { asToolError, existingFile, formatBytes, guard, pathRules } from '../../tool-support';
-import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool, renderDescription } from '../../../../contract/tool';
 import { headOf } from '../../../../contract/output-limits';
-import description from './read.md?raw';
+import template from './read.md?raw';
 
 export const MAX_LINES = 1_000;
 export const MAX_BYTES = 100 * 1024;
@@ -42,13 +42,13 @@ function shownText(line: RawLine, crMode: 'strip' | 'visible' | 'keep'): { text:
 // Counted conservatively (every CR as the two characters `\r`) so the budget holds whatever the style.
 const renderedBytes = (line: RawLine) => Buffer.byteLength(`${line.n}\t${line.text.slice(0, MAX_LINE_LENGTH + 1)}\n`) + (line.text.split('\r').length - 1);
 
-async function openSource(real: string, display: string, size: number): Promise<{ source: ByteSource; close: () => Promise<void>; transcoded?: string }> {
+async function openSource(real: string, display: string, size: number, imageInput: boolean): Promise<{ source: ByteSource; close: () => Promise<void>; transcoded?: string }> {
   const handle = await open(real, 'r');
   try {
     const header = Buffer.alloc(Math.min(SNIFF_BYTES, size));
     if (header.length) await handle.read(header, 0, header.length, 0);
     const kind = sniff(header, real);
-    if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind));
+    if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind, imageInput));
     const bom = utf16Bom(header);
     if (bom) {
       if (size > TRANSCODE_MAX_BYTES) {
@@ -88,7 +88,11 @@ function statusNote(window: LineWindow, shown: { n: number; cut: boolean }[], re
   return `<system>${parts.join(' ')}</system>`;
 }
 
-export function readTool(files: FileTracker): Tool<typeof input> {
+/** Read; its description points images to ReadMediaFile only when the model reads images (and so has that tool). */
+export function readTool(files: FileTracker, options: { imageInput?: boolean } = {}): Tool<typeof input> {
+  const description = renderDescription(template, {
+    images: options.imageInput === false ? 'for images (the configured model cannot see them)' : 'for images (use ReadMediaFile)',
+  });
   return defineTool({
     name: 'Read',
     description,
@@ -106,7 +110,7 @@ export function readTool(files: FileTracker): Tool<typeof input> {
           asToolError(async (): Promise<ToolResult> => {
             const stats = await existingFile(path, 'Check the path; Glob finds files by name.');
             const requested = Math.min(args.n_lines ?? MAX_LINES, MAX_LINES);
-            const { source, close, transcoded } = await openSource(path.real, path.display, stats.size);
+            const { source, close, transcoded } = await openSource(path.real, path.display, stats.size, env.capabilities.imageInput);
             let window: LineWindow;
             try {
               const options = { maxLines: requested, maxBytes: MAX_BYTES, renderedBytes, keepBytes: MAX_LINE_LENGTH * 4 + 4, countLimitBytes: COUNT_LIMIT_BYTES };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../../../contract/feature';
-import { describeGoal, newGoal, saveGoal, storedGoal } from '../../state';
+import { describeGoal, goalFact, newGoal, saveGoal, storedGoal } from '../../state';
 import { ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
 import description from './create-goal.md?raw';
 
@@ -37,6 +37,7 @@ export function createGoalTool(session: SessionHandle, core: Pick<CoreContext, '
           return {
             output: `Goal started.\n${describeGoal(goal)}\nWork toward it now. When the completion criterion is met, call UpdateGoal with status "complete"; if you cannot go on without the user, call UpdateGoal with status "blocked" and say why.`,
             display: { kind: 'structured', data: goal },
+            announces: [goalFact(session, core.now())],
           };
         },
       };

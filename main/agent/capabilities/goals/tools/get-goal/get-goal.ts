@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../../../contract/feature';
-import { goalView, storedGoal } from '../../state';
+import { goalFact, goalView, storedGoal } from '../../state';
 import { defineTool } from '../../../../contract/tool';
 import description from './get-goal.md?raw';
 
@@ -18,7 +18,7 @@ export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now
         const goal = storedGoal(session);
         if (!goal) return { output: 'There is no goal. CreateGoal starts one when the user asks for sustained work.' };
         const view = goalView(goal, session, core.now());
-        return { output: JSON.stringify(view, null, 2), display: { kind: 'structured', data: view } };
+        return { output: JSON.stringify(view, null, 2), display: { kind: 'structured', data: view }, announces: [goalFact(session, core.now())] };
       },
     }),
   });

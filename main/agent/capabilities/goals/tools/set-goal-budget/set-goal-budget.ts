@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../../../contract/feature';
-import { budgetExhausted, describeGoal, goalView, saveGoal, storedGoal, withStatus } from '../../state';
+import { budgetExhausted, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
 import { ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
 import description from './set-goal-budget.md?raw';
 
@@ -41,8 +41,10 @@ export function setGoalBudgetTool(session: SessionHandle, core: Pick<CoreContext
           const spent = budgetExhausted(goalView(next, session, now));
           if (spent && next.status === 'active') next = withStatus(next, session, 'blocked', `Budget used up: ${spent}`, now);
           const view = saveGoal(session, next, now)!;
-          const tail = spent ? `\nThe budget is already used up (${spent}): stop working on the goal now and tell the user.` : '';
-          return { output: `Budget set.\n${describeGoal(view)}${tail}`, display: { kind: 'structured', data: view } };
+          const result = { output: `Budget set.\n${describeGoal(view)}`, display: { kind: 'structured' as const, data: view }, announces: [goalFact(session, now)] };
+          if (!spent) return result;
+          // The goal just stopped: nothing else of this step runs, and the turn ends here.
+          return { ...result, output: `${result.output}\nThe budget is already used up (${spent}), so the goal is now blocked and this turn ends with this call.`, stopBatchAfterThis: true, stopTurn: true };
         },
       };
     },

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../../../contract/feature';
-import { budgetExhausted, goalView, saveGoal, storedGoal, withStatus } from '../../state';
+import { budgetExhausted, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
 import { defineTool, errorResult } from '../../../../contract/tool';
 import description from './update-goal.md?raw';
 
 const Input = z
   .object({
     status: z.enum(['active', 'complete', 'blocked']),
-    note: z.string().trim().max(4_000).optional().describe('For complete: what was achieved. For blocked: what blocks you and what the user must do.'),
+    note: z.string().trim().max(4_000).optional().describe('For complete: what was achieved. For blocked: what blocks you and what the user must do. Shown to the user.'),
   })
   .strict();
 
@@ -31,9 +31,14 @@ export function updateGoalTool(session: SessionHandle, core: Pick<CoreContext, '
             if (spent) return errorResult(`The goal cannot resume: ${spent}. Raise the budget with SetGoalBudget first (only if the user agreed to it).`);
           }
           saveGoal(session, goal.status === args.status ? { ...goal, updatedAt: now } : withStatus(goal, session, args.status, args.note, now), now);
-          if (args.status === 'complete') return { output: 'The goal is complete; no more turns will start for it. Give the user a short summary of what was achieved, then stop.' };
-          if (args.status === 'blocked') return { output: 'The goal is blocked; no more turns will start for it. Tell the user what blocks you and what they need to do, then stop.' };
-          return { output: 'The goal is active again. Keep working toward it.' };
+          const announces = [goalFact(session, now)];
+          if (args.status === 'active') return { output: 'The goal is active again. Keep working toward it.', announces };
+          // The goal is over: nothing else of this step runs, and the turn ends here instead of carrying on.
+          const output =
+            args.status === 'complete'
+              ? 'The goal is complete; no more turns will start for it. This turn ends with this call.'
+              : 'The goal is blocked; no more turns will start for it. This turn ends with this call; the user reads your note.';
+          return { output, announces, stopBatchAfterThis: true, stopTurn: true };
         },
       }),
   });

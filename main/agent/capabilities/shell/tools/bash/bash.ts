@@ -4,15 +4,15 @@ import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../pr
 import type { ShellSession } from '../../shell-session';
 import { guardPath } from '../../../../infra/policies/path-guard';
 import { exactRule } from '../../../../infra/policies/rule-match';
-import { type Tool, type ToolExecution, ToolInputError, defineTool } from '../../../../contract/tool';
-import description from './bash.md?raw';
+import { type Tool, type ToolExecution, type ToolResult, ToolInputError, defineTool, renderDescription } from '../../../../contract/tool';
+import template from './bash.md?raw';
 import { runForeground } from './foreground';
 import { backgroundStartedResult, finishedResult } from './results';
 
 export const FOREGROUND_DEFAULT_TIMEOUT_S = 60;
 export const FOREGROUND_MAX_TIMEOUT_S = 300;
 
-const input = z.object({
+const withBackground = z.object({
   command: z.string().min(1).describe('The command line, run with `bash -c` (or `sh -c`).'),
   cwd: z.string().optional().describe('Working directory. Default: the workspace.'),
   timeout: z
@@ -26,6 +26,32 @@ const input = z.object({
   run_in_background: z.boolean().default(false).describe('Start it as a background task and return its task id at once.'),
   disable_timeout: z.boolean().default(false).describe('Background only: run without a time limit (servers, watchers).'),
 });
+
+/** Without background tasks (TaskList, TaskOutput and TaskStop are off), every command runs in the foreground. */
+const foregroundOnly = z.object({
+  command: withBackground.shape.command,
+  cwd: withBackground.shape.cwd,
+  timeout: z.number().int().min(1).max(FOREGROUND_MAX_TIMEOUT_S).optional().describe('Seconds: default 60, at most 300 (then the command is stopped).'),
+  description: z.string().max(200).optional().describe('A few words on what the command does.'),
+});
+
+/** What a call may carry: the background fields only when background tasks are on. */
+type BashArgs = z.output<typeof foregroundOnly> & Partial<Pick<z.output<typeof withBackground>, 'run_in_background' | 'disable_timeout'>>;
+
+/** The background paragraph of the description. */
+const BACKGROUND_PARAGRAPH =
+  "- For servers, watchers, long builds and test suites, set `run_in_background: true` with a short `description`. The call returns at once with a task id, and you are notified automatically when the task ends: do not poll, sleep or wait for it. Background tasks get 600 s by default (at most 86,400), or no limit with `disable_timeout: true`. TaskOutput shows a task's output so far; TaskStop stops it.";
+
+const BACKGROUND_ON = {
+  timeout: 'When time runs out it is moved to the background, not killed, and you get its task id.',
+  background: BACKGROUND_PARAGRAPH,
+  stoppers: "timeout, TaskStop, the user's Stop",
+};
+const BACKGROUND_OFF = {
+  timeout: 'When time runs out the command is stopped: split long work into shorter commands.',
+  background: '- Background tasks are not available in this session: every command runs in the foreground, within its timeout. Do not start servers or watchers that never exit.',
+  stoppers: "timeout, the user's Stop",
+};
 
 /** A Bash execution, with its command and directory exposed for the permission layer's command matching. */
 export interface BashExecution extends ToolExecution {
@@ -41,13 +67,21 @@ function shortLabel(command: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-export function bashTool(shell: ShellSession, options: { quietAfterMs?: number } = {}): Tool {
+export interface BashToolOptions {
+  quietAfterMs?: number;
+  /** Background tasks are on (TaskList, TaskOutput and TaskStop offered); default true. */
+  background?: boolean;
+}
+
+/** Bash, its description and arguments rendered for whether background tasks are on. */
+export function bashTool(shell: ShellSession, options: BashToolOptions = {}): Tool {
+  const tasksOn = options.background !== false;
   return defineTool({
     name: 'Bash',
-    description,
-    input,
-    resolveExecution: async (args, env): Promise<BashExecution> => {
-      const background = args.run_in_background;
+    description: renderDescription(template, tasksOn ? BACKGROUND_ON : BACKGROUND_OFF),
+    input: tasksOn ? withBackground : foregroundOnly,
+    resolveExecution: async (args: BashArgs, env): Promise<BashExecution> => {
+      const background = args.run_in_background === true;
       if (!background && args.timeout !== undefined && args.timeout > FOREGROUND_MAX_TIMEOUT_S) {
         throw new ToolInputError(`timeout is at most ${FOREGROUND_MAX_TIMEOUT_S} seconds for a foreground command. For a longer job set run_in_background: true (up to ${BACKGROUND_MAX_TIMEOUT_S} s, or disable_timeout: true).`);
       }
@@ -78,15 +112,20 @@ export function bashTool(shell: ShellSession, options: { quietAfterMs?: number }
         execute: async (ctx) => {
           const job = await shell.processes.spawn(args.command, cwd, { sandbox: shell.handle.sandbox, callId: ctx.callId, turnId: ctx.turnId });
           if (job.pid === undefined) return finishedResult(job, await job.done);
+          // A result that leaves a task running tells the model so: the running-tasks fact need not be repeated.
+          const started = (result: ToolResult): ToolResult => (result.display?.kind === 'task' ? { ...result, announces: [shell.tasks.runningFact()] } : result);
           if (background) {
             const timeout = args.disable_timeout ? null : (args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_S);
-            return backgroundStartedResult(shell.processes.adopt(job, label, timeout));
+            return started(backgroundStartedResult(shell.processes.adopt(job, label, timeout)));
           }
-          return runForeground(job, shell, ctx, {
-            timeoutSec: args.timeout ?? FOREGROUND_DEFAULT_TIMEOUT_S,
-            description: label,
-            ...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
-          });
+          return started(
+            await runForeground(job, shell, ctx, {
+              timeoutSec: args.timeout ?? FOREGROUND_DEFAULT_TIMEOUT_S,
+              description: label,
+              background: tasksOn,
+              ...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
+            }),
+          );
         },
       };
     },

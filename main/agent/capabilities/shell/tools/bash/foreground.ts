@@ -5,6 +5,7 @@ import { jobIsWaiting } from '../../process-table';
 import type { ShellSession } from '../../shell-session';
 import type { ShellJob } from '../../shell-job';
 import type { ToolResult, ToolRunContext } from '../../../../contract/tool';
+import { CommandError } from '../../../../contract/errors';
 import { finishedResult, movedToBackgroundResult } from './results';
 
 /** Live output reaches the UI in batches this often. */
@@ -17,6 +18,8 @@ const INTERRUPT_WAIT_MS = 1_500;
 export interface ForegroundOptions {
   timeoutSec: number;
   description: string;
+  /** Background tasks are on: a timeout (or the user) moves the command to the background; otherwise a timeout stops it. */
+  background?: boolean;
   /** No output for this long, with every process asleep, counts as waiting. */
   quietAfterMs?: number;
 }
@@ -72,6 +75,7 @@ export async function runForeground(job: ShellJob, shell: ShellSession, ctx: Too
     job,
     activity: null as null | { callId: string; taskId: string; waiting: boolean; quietSince: number },
     stopOrBackground: async (action: 'stop' | 'background') => {
+      if (action === 'background' && options.background === false) throw new CommandError('unsupported', 'Background tasks are off in this session, so this command cannot move to the background. Stop it, or wait for it.');
       settle({ kind: action });
       return action === 'background' ? job.id : undefined;
     },
@@ -111,6 +115,11 @@ export async function runForeground(job: ShellJob, shell: ShellSession, ctx: Too
   shell.foreground.delete(ctx.callId);
   if (command.activity) shell.emitActivity({ ...command.activity, waiting: false });
 
+  if (end.kind === 'timeout' && options.background === false) {
+    const outcome = await job.stop('timed_out');
+    stopLive();
+    return finishedResult(job, outcome);
+  }
   switch (end.kind) {
     case 'timeout':
     case 'background': {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { describeSchedule, localIso, parseSchedule } from '../../cron/cron-expr';
-import { checkPrompt } from '../../cron/scheduler';
+import { describeSchedule, localIso } from '../../cron/cron-expr';
 import type { ShellSession } from '../../shell-session';
 import { exactRule } from '../../../../infra/policies/rule-match';
 import { type Tool, defineTool } from '../../../../contract/tool';
@@ -18,8 +17,8 @@ export function cronCreateTool(shell: ShellSession): Tool {
     description,
     input,
     resolveExecution: (args) => {
-      const schedule = parseSchedule(args.cron);
-      checkPrompt(args.prompt);
+      // Everything that would refuse the job is said now, before anyone is asked to approve it.
+      const schedule = shell.cron.check(args);
       const human = describeSchedule(schedule.expr);
       return {
         description: `Schedule ${args.recurring ? '' : 'once '}${human}`,

@@ -37,7 +37,7 @@ describe('TaskList', () => {
     ]);
   });
 
-  it('offers the model the documented schemas', async () => {
+  it('offers the model the documented schemas (headless: no scheduled prompts, nothing would fire them)', async () => {
     h = await createTasksHarness();
     await h.run('hi');
     const tools = h.server.requests[0]!.body.tools!.map((t) => [t.function.name, Object.keys((t.function.parameters as { properties: object }).properties).sort()]);
@@ -46,9 +46,6 @@ describe('TaskList', () => {
       ['TaskList', ['active_only', 'limit']],
       ['TaskOutput', ['task_id']],
       ['TaskStop', ['reason', 'task_id']],
-      ['CronCreate', ['cron', 'prompt', 'recurring']],
-      ['CronList', []],
-      ['CronDelete', ['id']],
     ]);
     const bash = h.server.requests[0]!.body.tools![0]!.function.parameters as { required: string[]; additionalProperties: boolean };
     expect(bash.required).toEqual(['command']);

@@ -74,24 +74,40 @@ describe('Skill tool (integration)', () => {
     expect(hh.sessionEvents('skill.activated')).toEqual([]);
   });
 
-  it('nests at most 3 deep in a turn; a reload of the same skill is not injected twice', async () => {
-    const hh = await withSkills({ a: skillMd('a'), b: skillMd('b'), c: skillMd('c'), d: skillMd('d') });
-    hh.server.enqueue(callSkill({ skill: 'a' }), callSkill({ skill: 'b' }), callSkill({ skill: 'b' }), callSkill({ skill: 'c' }), callSkill({ skill: 'd' }), finish);
+  it('nests a skill in the one whose instructions asked for it, at most 3 deep; an unrelated skill starts a chain of its own', async () => {
+    const hh = await withSkills({
+      a: skillMd('a', 'A.', '', 'Load the b skill first.'),
+      b: skillMd('b', 'B.', '', 'Then run /c.'),
+      c: skillMd('c', 'C.', '', 'Finish with skill:d.'),
+      d: skillMd('d'),
+      e: skillMd('e'),
+    });
+    hh.server.enqueue(callSkill({ skill: 'a' }), callSkill({ skill: 'b' }), callSkill({ skill: 'b' }), callSkill({ skill: 'c' }), callSkill({ skill: 'd' }), callSkill({ skill: 'e' }), finish);
     await hh.run('go');
-    const requests = hh.server.requests;
+    expect(lastMessages(hh, 1, 1)[0]!.content).toMatch(/^The Skill tool loaded the skill "a" for this request/);
     expect(lastMessages(hh, 2, 1)[0]!.content).toMatch(/^The skill "a" loaded the skill "b"\. Follow its instructions, then continue with "a"\.\n<skill-loaded name="b" trigger="nested"/);
-    expect(lastMessages(hh, 3, 1)[0]).toMatchObject({ role: 'tool', content: expect.stringContaining('Skill "b" is already loaded in this turn') });
-    expect(lastMessages(hh, 4, 1)[0]!.content).toMatch(/<skill-loaded name="c" trigger="nested"/);
+    // Loading it again is not an error: the instructions are in the conversation already.
+    expect(lastMessages(hh, 3, 1)[0]).toEqual({ role: 'tool', tool_call_id: expect.any(String), content: expect.stringMatching(/^Skill "b" is already loaded in this turn/) });
+    expect(lastMessages(hh, 4, 1)[0]!.content).toMatch(/^The skill "b" loaded the skill "c"[\s\S]*<skill-loaded name="c" trigger="nested"/);
     expect(lastMessages(hh, 5, 1)[0]).toMatchObject({
       role: 'tool',
-      content: 'ERROR: Skill "d" was not loaded: skills nest at most 3 deep, and this turn has already loaded "a" → "b" → "c". Carry on with the instructions already loaded, or finish this turn and let the user start the next skill.',
+      content: 'ERROR: Skill "d" was not loaded: skills load skills at most 3 deep, and this would be "a" → "b" → "c" → "d". Carry on with the instructions already loaded, or finish this turn and let the user start the next skill.',
     });
-    expect(requests).toHaveLength(6);
-    expect(hh.sessionEvents('skill.activated').map((e) => (e as Extract<SessionEvent, { type: 'skill.activated' }>).name)).toEqual(['a', 'b', 'c']);
+    // A fourth skill nothing asked for loads, and names no parent.
+    expect(lastMessages(hh, 6, 1)[0]!.content).toMatch(/^The Skill tool loaded the skill "e" for this request/);
+    expect(hh.sessionEvents('skill.activated').map((e) => (e as Extract<SessionEvent, { type: 'skill.activated' }>).name)).toEqual(['a', 'b', 'c', 'e']);
 
     hh.server.enqueue(callSkill({ skill: 'd' }), finish);
     await hh.run('next turn starts a new chain');
-    expect(lastMessages(hh, 7, 1)[0]!.content).toMatch(/^The Skill tool loaded the skill "d"/);
+    expect(lastMessages(hh, 8, 1)[0]!.content).toMatch(/^The Skill tool loaded the skill "d"/);
+  });
+
+  it('two Skill calls in one step are siblings, even when one names the other', async () => {
+    const hh = await withSkills({ x: skillMd('x', 'X.', '', 'Use the y skill.'), y: skillMd('y') });
+    hh.server.enqueue({ chunks: [{ toolCall: { id: 'c1', name: 'Skill', args: '{"skill":"x"}' } }, { toolCall: { id: 'c2', name: 'Skill', args: '{"skill":"y"}' } }, { finish: 'tool_calls' }] }, finish);
+    await hh.run('go');
+    const blocks = hh.server.requests[1]!.body.messages.filter((m) => m.role === 'user' && String(m.content).includes('<skill-loaded')).map((m) => String(m.content));
+    expect(blocks).toEqual([expect.stringMatching(/^The Skill tool loaded the skill "x"/), expect.stringMatching(/^The Skill tool loaded the skill "y"/)]);
   });
 });
 
@@ -100,7 +116,7 @@ describe('Skill tool (resolve)', () => {
     const dir = await tempDir('deft-skill-tool-');
     await put(dir, 'review/SKILL.md', skillMd('review'));
     const catalog = new SkillCatalog([await scanRoot({ path: dir, source: 'user', watch: false })], 1);
-    const tool = skillTool({ catalog: () => catalog, loadedInTurn: () => [], load: () => {} });
+    const tool = skillTool({ catalog: () => catalog, place: () => ({ kind: 'load', chain: ['review'] }), load: () => {} });
     const env = { workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] };
     const execution = (await tool.resolveExecution({ skill: 'REVIEW', args: ' x ' }, env)) as ToolExecution;
     expect(execution).toMatchObject({ readOnly: true, approvalRule: 'Skill(review)', description: 'Load skill review with x', accesses: [] });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import type { SkillCatalog } from '../../catalog';
+import type { Placement } from '../../nesting';
 import { type SkillDefinition, type SkillTrigger, MAX_SKILL_NESTING, isModelInvocable, slashCommandFor } from '../../types';
 import { ToolInputError, access, defineTool } from '../../../../contract/tool';
 import description from './skill.md?raw';
@@ -14,10 +15,10 @@ export const SkillInput = z
 
 export interface SkillToolDeps {
   catalog(): SkillCatalog;
-  /** Skills already loaded in this turn, oldest first. */
-  loadedInTurn(turnId: string): readonly string[];
+  /** Where loading this skill at this step of the turn would put it (TurnSkills.place). */
+  place(turnId: string, step: number, name: string): Placement;
   /** Put the skill into the conversation (delivered at the next step) and record it. */
-  load(skill: SkillDefinition, args: string, context: { turnId: string; callId: string; trigger: SkillTrigger; parent?: string }): void;
+  load(skill: SkillDefinition, args: string, context: { turnId: string; callId: string; step: number; trigger: SkillTrigger; chain: string[]; parent?: string }): void;
 }
 
 function notFound(catalog: SkillCatalog, name: string): string {
@@ -26,7 +27,7 @@ function notFound(catalog: SkillCatalog, name: string): string {
   const available = catalog.skills.filter((s) => isModelInvocable(s) && !s.isSubSkill).map((s) => s.name);
   if (!available.length) return `There is no skill named "${name}", and no skills are available to you right now. Do the task without a skill.`;
   const shown = available.slice(0, 30).join(', ');
-  return `There is no skill named "${name}". Available skills: ${shown}${available.length > 30 ? `, … (${available.length - 30} more in the system prompt)` : ''}.`;
+  return `There is no skill named "${name}". Available skills: ${shown}${available.length > 30 ? `, … (${available.length - 30} more in the skill listing)` : ''}.`;
 }
 
 /** The Skill tool: the model loads a prompt/inline skill; its expanded instructions arrive as the next message. */
@@ -58,21 +59,20 @@ export function skillTool(deps: SkillToolDeps) {
         matchesRule: (rule) => matchGlobSubject(rule, skill.name),
         readOnly: true,
         execute: async (ctx) => {
-          const loaded = deps.loadedInTurn(ctx.turnId);
-          if (loaded.includes(skill.name)) {
+          const placed = deps.place(ctx.turnId, ctx.step, skill.name);
+          if (placed.kind === 'loaded') {
             return {
               output: `Skill "${skill.name}" is already loaded in this turn: its instructions are in the <skill-loaded name="${skill.name}"> message above. Follow them${skillArgs ? ` for "${skillArgs}" too` : ''}; do not load it again.`,
             };
           }
-          if (loaded.length >= MAX_SKILL_NESTING) {
+          if (placed.kind === 'too_deep') {
             return {
-              output: `Skill "${skill.name}" was not loaded: skills nest at most ${MAX_SKILL_NESTING} deep, and this turn has already loaded ${loaded.map((n) => `"${n}"`).join(' → ')}. Carry on with the instructions already loaded, or finish this turn and let the user start the next skill.`,
+              output: `Skill "${skill.name}" was not loaded: skills load skills at most ${MAX_SKILL_NESTING} deep, and this would be ${placed.chain.map((n) => `"${n}"`).join(' → ')}. Carry on with the instructions already loaded, or finish this turn and let the user start the next skill.`,
               isError: true,
             };
           }
-          const parent = loaded.at(-1);
-          const trigger: SkillTrigger = parent ? 'nested' : 'model';
-          deps.load(skill, skillArgs, { turnId: ctx.turnId, callId: ctx.callId, trigger, ...(parent ? { parent } : {}) });
+          const trigger: SkillTrigger = placed.parent ? 'nested' : 'model';
+          deps.load(skill, skillArgs, { turnId: ctx.turnId, callId: ctx.callId, step: ctx.step, trigger, chain: placed.chain, ...(placed.parent ? { parent: placed.parent } : {}) });
           return { output: `Skill "${skill.name}" loaded. Its instructions follow in the next message, in a <skill-loaded> block; follow them.` };
         },
       };

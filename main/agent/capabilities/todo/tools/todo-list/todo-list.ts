@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { TodoItem } from '../../../../../../protocol';
 import type { SessionHandle } from '../../../../contract/feature';
 import { defineTool } from '../../../../contract/tool';
-import { formatTodos, setTodos, todosOf } from '../../state';
+import { formatTodos, setTodos, todoFact, todosOf } from '../../state';
 import description from './todo-list.md?raw';
 
 const Input = z
@@ -42,7 +42,7 @@ export function todoListTool(session: SessionHandle) {
           readOnly: true,
           execute: async () => {
             const current = todosOf(session);
-            return { output: current.length ? formatTodos(current) : 'The todo list is empty.', display: { kind: 'todo_list', items: current } };
+            return { output: current.length ? formatTodos(current) : 'The todo list is empty.', display: { kind: 'todo_list', items: current }, announces: [todoFact(current)] };
           },
         };
       }
@@ -53,13 +53,14 @@ export function todoListTool(session: SessionHandle) {
         approvalRule: 'TodoList',
         execute: async () => {
           setTodos(session, items);
-          if (!items.length) return { output: 'The todo list is cleared.', display: { kind: 'todo_list', items } };
+          const announces = [todoFact(items)];
+          if (!items.length) return { output: 'The todo list is cleared.', display: { kind: 'todo_list', items }, announces };
           const active = items.filter((i) => i.status === 'in_progress').length;
           const reminder =
             active === 1 || items.every((i) => i.status === 'done')
               ? 'Mark each item done as soon as it is finished.'
               : `Keep exactly one item in_progress while you work (now ${active}).`;
-          return { output: `Todo list updated (${summary(items)}):\n${formatTodos(items)}\n${reminder}`, display: { kind: 'todo_list', items } };
+          return { output: `Todo list updated (${summary(items)}):\n${formatTodos(items)}\n${reminder}`, display: { kind: 'todo_list', items }, announces };
         },
       };
     },

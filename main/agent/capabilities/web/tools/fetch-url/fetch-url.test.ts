@@ -91,7 +91,7 @@ async function fetchUrl(url: string, options: Options = {}): Promise<ToolResult>
     return { output: (error as Error).message, isError: true };
   }
   if (!isExecution(resolved)) return resolved;
-  return resolved.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' });
+  return resolved.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
 }
 
 const text = (result: ToolResult) => (typeof result.output === 'string' ? result.output : '');

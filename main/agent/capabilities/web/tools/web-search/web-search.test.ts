@@ -10,7 +10,7 @@ async function search(config: SearchConfig, query = 'deft web tools', timeoutMs?
   const tool = webSearchTool({ search: async () => config, ...(timeoutMs ? { timeoutMs } : {}) });
   const resolved = await tool.resolveExecution(tool.input.parse({ query }), env);
   if (!isExecution(resolved)) return resolved;
-  return resolved.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't' });
+  return resolved.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
 }
 
 const text = (result: ToolResult) => (typeof result.output === 'string' ? result.output : '');
