@@ -1,4 +1,5 @@
 import { approvalsFeature } from './capabilities/approvals/feature';
+import { checkpointsFeature } from './capabilities/checkpoints/feature';
 import { filesFeature } from './capabilities/files/feature';
 import { goalsFeature } from './capabilities/goals/feature';
 import { shellFeature } from './capabilities/shell/feature';
@@ -20,4 +21,6 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   // Shell and background work: Bash, background tasks, scheduled prompts.
   shellFeature(),
   skillsFeature,
+  // Checkpoints: snapshots of the workspace at every prompt and step, rewind, the review pane.
+  checkpointsFeature,
 ];

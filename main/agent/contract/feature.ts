@@ -2,7 +2,8 @@ import type { AppEvent, Attachment, ErrorInfo, SessionEventInput, StopReason, Tu
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { SlotAccess, StateSlot } from './state';
-import type { SessionTasks, TaskKindAdapter } from './tasks';
+import type { ChangeReviewer } from './review';
+import type { SessionTasks, TaskKindAdapter, TaskRecord } from './tasks';
 import type { Tool, ToolEnv } from './tool';
 
 /** A prompt that starts a turn: `text` is shown in the transcript, `modelText` (default `text`) is what the model reads. */
@@ -11,6 +12,20 @@ export interface TurnPrompt {
   modelText?: string;
   origin: TurnOrigin;
   attachments?: Attachment[];
+}
+
+/** A turn that has just started (its prompt is recorded; no model request or tool call has happened yet). */
+export interface TurnStart {
+  turnId: string;
+  prompt: TurnPrompt;
+}
+
+/** A step whose tool calls have all finished. */
+export interface StepEnd {
+  turnId: string;
+  step: number;
+  /** The calls that ran (refused, skipped and invalid calls are not listed). */
+  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
 }
 
 /** How a turn ended. */
@@ -35,6 +50,21 @@ export interface SessionHandle {
   usage(): Usage;
   /** The session's background tasks, of every kind. */
   readonly tasks: SessionTasks;
+  /** The turns the model still reads (since the last compaction, not undone), oldest first. */
+  contextTurns(): string[];
+  /** Write what the session has recorded so far to disk (a change made outside a turn, e.g. by a command). */
+  flush(): Promise<void>;
+  /**
+   * Take `turnId` and every turn after it out of what the model reads, as /undo does (features restore
+   * their state from before it). Resolves to the turns removed, oldest first; throws a CommandError saying
+   * why when it cannot be done (a turn is running, the turn was compacted or is already undone).
+   */
+  undoFrom(turnId: string): Promise<string[]>;
+  /**
+   * Give the model back the turns the last undo removed, provided nothing was added to the conversation
+   * since (features get their state from just before that undo). Throws a CommandError otherwise.
+   */
+  redoUndo(turnIds: readonly string[]): Promise<void>;
 }
 
 /** What a feature sees of the core it belongs to. */
@@ -48,6 +78,8 @@ export interface CoreContext {
   session(id: string): Promise<SessionHandle>;
   /** Show a folder or file in the system file manager, never opening it (desktop only); resolves to whether it was shown. */
   openPath?(path: string): Promise<boolean>;
+  /** Open a workspace file in the user's code editor (desktop only); resolves to whether it was opened. */
+  openInEditor?(path: string): Promise<boolean>;
 }
 
 /**
@@ -70,7 +102,21 @@ export interface Feature {
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;
   /** Requests of this session waiting for the user's answer (listed with the sessions). */
   waitingFor?(sessionId: string): Array<{ id: string; turnId: string }>;
+  /**
+   * A turn started. The model's first request does not wait for the returned promise, but no tool call
+   * of the turn runs before it settles (e.g. a snapshot of the workspace before anything can change it).
+   */
+  onTurnStart?(session: SessionHandle, turn: TurnStart): void | Promise<void>;
+  /** A step's tool calls finished. The next step's tool calls (and the turn's end) wait for the returned promise. */
+  onStepEnd?(session: SessionHandle, step: StepEnd): void | Promise<void>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
+  /** A background task of this session ended (any kind, any outcome); it may have changed the workspace. */
+  onTaskEnded?(session: SessionHandle, task: TaskRecord): void | Promise<void>;
+  /**
+   * Review of file changes before they are written (review mode): the tools' `ToolEnv.reviewer` comes
+   * from the first feature that returns one for the session.
+   */
+  changeReviewer?(session: SessionHandle): ChangeReviewer | undefined;
   /** The kinds of background task this capability runs (SessionHandle.tasks). */
   taskKinds?: readonly TaskKindAdapter[];
   /**
@@ -79,8 +125,8 @@ export interface Feature {
    */
   onCompaction?(session: SessionHandle): string[] | Promise<string[]>;
   /**
-   * Turns were undone: put this feature's state back as it was before them. `before(slot)` is the slot's
-   * value at that point (its fallback when it was unset); set it and tell the UI as usual.
+   * Turns were undone (or an undo was taken back): put this feature's state back as it was at that point.
+   * `before(slot)` is the slot's value then (its fallback when it was unset); set it and tell the UI as usual.
    */
   onUndo?(session: SessionHandle, before: <T>(slot: StateSlot<T>) => T): void | Promise<void>;
   /** The session is about to be deleted (its files go next): stop what runs for it. */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
 import type { ContentPart } from '../infra/providers/types';
+import type { ChangeReviewer } from './review';
 
 /** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
 export type Access =
@@ -61,6 +62,11 @@ export interface ToolExecution {
   matchesRule?(ruleArgument: string): boolean;
   /** Only reads (never changes files, processes or the outside world). */
   readOnly?: boolean;
+  /**
+   * The user reviews this change hunk by hunk before anything is written (review mode): that review is
+   * the approval, so permission modes need not ask as well (deny and ask rules, protected paths still apply).
+   */
+  reviewedByUser?: boolean;
   execute(ctx: ToolRunContext): Promise<ToolResult>;
 }
 
@@ -74,6 +80,8 @@ export interface ToolEnv {
   capabilities: { imageInput: boolean };
   /** Folders outside the workspace that count as inside for the path guard (e.g. skill folders). */
   extraRoots: () => readonly string[];
+  /** Present when a capability reviews file changes before they are written (review mode). */
+  reviewer?: ChangeReviewer;
 }
 
 /** Where a tool comes from: built into Deft, an MCP server, or the user. */

@@ -14,5 +14,9 @@ export function inertSessionHandle(id: string, dir: string): SessionHandle {
     inject: () => {},
     usage: () => ({ inputTokens: 0, outputTokens: 0 }),
     tasks: new TaskBoard({ sessionId: id, sessionDir: dir, session: quiet, emitApp: () => {} }),
+    contextTurns: () => [],
+    flush: async () => {},
+    undoFrom: async () => [],
+    redoUndo: async () => {},
   };
 }

@@ -167,6 +167,12 @@ describe('session events and the domains that own them', () => {
     'compaction.started': true,
     'compaction.ended': true,
     'turns.undone': true,
+    'turns.redone': true,
+    'turn.changes': true,
+    'rewind.done': true,
+    'rewind.undone': true,
+    'change.review.requested': true,
+    'change.review.resolved': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);

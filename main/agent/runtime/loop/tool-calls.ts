@@ -27,10 +27,11 @@ type Prepared =
   /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
   | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
 
-/** A step's tool messages, in call order, and whether a result asked to end the turn. */
+/** A step's tool messages, in call order, whether a result asked to end the turn, and the calls that ran. */
 export interface ToolBatch {
   messages: ModelMessage[];
   stopTurn: boolean;
+  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
 }
 
 /**
@@ -88,6 +89,7 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
 
   let stoppedBy: { index: number; name: string } | null = null;
   let stopTurn = false;
+  const ran: ToolBatch['ran'] = [];
   await schedule(
     prepared.map((item, index) => ({
       accesses: item.kind === 'ready' ? item.execution.accesses : [],
@@ -97,6 +99,7 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
         const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, options);
         durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
         const result = await finalise(raw, item.call, options);
+        if (item.kind === 'ready' && !skipped) ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true });
         if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
         if (result.stopTurn) stopTurn = true;
         return result;
@@ -107,7 +110,7 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
       emitReady();
     },
   );
-  return { messages, stopTurn };
+  return { messages, stopTurn, ran };
 }
 
 function skippedResult(stopper: string): ToolResult {

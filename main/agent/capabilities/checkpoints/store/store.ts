@@ -9,8 +9,12 @@ import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places'
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
 
-/** Why a checkpoint was taken. */
-export type CheckpointKind = 'turn' | 'step' | 'turn-end' | 'task' | 'rewind' | 'revert';
+/**
+ * Why a checkpoint was taken: before a turn ('turn'), after a step or a turn or a background task that may
+ * have changed files, just before and just after a rewind or a revert. The ones taken just before Deft acts
+ * ('turn', 'rewind', 'revert') are where changes made outside Deft show up.
+ */
+export type CheckpointKind = 'turn' | 'step' | 'turn-end' | 'task' | 'rewind' | 'rewound' | 'revert' | 'reverted';
 
 /** What is recorded with a checkpoint beside the files (in its commit message). */
 export interface CheckpointMeta {
@@ -89,8 +93,12 @@ interface Journal {
  */
 export class CheckpointStore {
   private readonly git: GitPlaces;
-  private readonly maxFileBytes: number;
+  private maxFileBytes: number;
   private readonly now: () => number;
+  /** The store's HEAD commit and its tree as last seen: when nothing changed, the capture is that tree. */
+  private head: { commit: string; tree: string } | null = null;
+  /** The next checkpoint number of each session, as last seen (another process may have taken it: then it is read again). */
+  private readonly nextSeq = new Map<string, number>();
 
   private constructor(
     readonly places: StorePlaces,
@@ -111,6 +119,11 @@ export class CheckpointStore {
       await store.recover();
     });
     return store;
+  }
+
+  /** Files larger than this are left out of the checkpoints taken from now on. */
+  setMaxFileBytes(bytes: number): void {
+    this.maxFileBytes = bytes;
   }
 
   get lockFile(): string {
@@ -150,7 +163,9 @@ export class CheckpointStore {
     );
     if (forceRemove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: forceRemove.join('\0') + '\0' });
     if (update.length) skipped.push(...(await this.updateIndex(update)));
-    const tree = (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
+    // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
+    const head = candidates.length ? null : await this.headTree();
+    const tree = head ?? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
     skipped.sort((a, b) => a.path.localeCompare(b.path));
     return { tree, skipped };
   }
@@ -158,13 +173,27 @@ export class CheckpointStore {
   /** Record a capture as a checkpoint of `meta.session` (and make it the store's HEAD, which keeps `status` fast). */
   async record(capture: Capture, meta: CheckpointMeta): Promise<Checkpoint> {
     const at = this.now();
-    const seq = (await this.lastSeq(meta.session)) + 1;
     const body = { ...meta, at, skipped: capture.skipped.slice(0, MAX_SKIPPED_RECORDED), skippedTotal: capture.skipped.length };
     const message = `${meta.kind}${meta.turnId ? ` ${meta.turnId}` : ''}\n\n${JSON.stringify(body)}\n`;
     const commit = (await runGit(this.git, ['commit-tree', capture.tree], { input: message })).stdout.toString('utf8').trim();
-    const ref = sessionRef(meta.session, seq);
-    await runGit(this.git, ['update-ref', '--stdin'], { input: `option no-deref\nupdate HEAD ${commit}\nupdate ${ref} ${commit}\n` });
-    return { ...meta, id: `${meta.session}/${seq}`, seq, commit, tree: capture.tree, at, skipped: body.skipped };
+    for (let attempt = 0; ; attempt++) {
+      const seq = this.nextSeq.get(meta.session) ?? (await this.lastSeq(meta.session)) + 1;
+      // `create` fails if the ref exists: another process took this number meanwhile, so read them again.
+      const created = await runGit(this.git, ['update-ref', '--stdin'], { input: `option no-deref\nupdate HEAD ${commit}\ncreate ${sessionRef(meta.session, seq)} ${commit}\n` }).then(
+        () => true,
+        (error: unknown) => {
+          if (attempt >= 2) throw error;
+          return false;
+        },
+      );
+      if (!created) {
+        this.nextSeq.set(meta.session, (await this.lastSeq(meta.session)) + 1);
+        continue;
+      }
+      this.nextSeq.set(meta.session, seq + 1);
+      this.head = { commit, tree: capture.tree };
+      return { ...meta, id: `${meta.session}/${seq}`, seq, commit, tree: capture.tree, at, skipped: body.skipped };
+    }
   }
 
   /** The session's checkpoints, oldest first. */
@@ -225,6 +254,7 @@ export class CheckpointStore {
     if (!checkpoints.length) return;
     const lines = checkpoints.map((c) => `delete ${sessionRef(c.session, c.seq)}\n`).join('');
     await runGit(this.git, ['update-ref', '--stdin'], { input: lines });
+    this.nextSeq.clear();
   }
 
   /** Pack loose objects and remove those no checkpoint needs any more. */
@@ -267,6 +297,17 @@ export class CheckpointStore {
       }
       return skipped;
     }
+  }
+
+  /** HEAD's tree, from memory when HEAD has not moved since this process last saw it; null without a HEAD. */
+  private async headTree(): Promise<string | null> {
+    const commit = (await readFile(join(this.places.gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
+    if (this.head?.commit !== commit) {
+      const tree = (await runGit(this.git, ['rev-parse', `${commit}^{tree}`])).stdout.toString('utf8').trim();
+      this.head = { commit, tree };
+    }
+    return this.head.tree;
   }
 
   private async lastSeq(session: string): Promise<number> {

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { replaceFileAtomic } from '../../atomic-write';
 import { closestPassage } from '../../closest-passage';
-import { diffDisplay } from '../../diff-hunks';
+import { diffDisplay } from '../../../../infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView } from '../../line-endings';
 import { loadTextFile } from '../../text-file';

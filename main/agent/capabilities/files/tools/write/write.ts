@@ -2,7 +2,7 @@ import { appendFile, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { replaceFileAtomic } from '../../atomic-write';
-import { diffDisplay } from '../../diff-hunks';
+import { diffDisplay } from '../../../../infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView, toModelView } from '../../line-endings';
 import { MAX_EDIT_BYTES, loadTextFile } from '../../text-file';
