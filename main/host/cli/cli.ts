@@ -7,6 +7,7 @@ import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
+import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -74,8 +75,9 @@ function parse(argv: string[]) {
   return { values, positionals };
 }
 
-/** `deft run …` — one turn, headless. Returns the process exit code. */
+/** `deft run …` — one turn, headless; `deft rewind …` and `deft checkpoints …`. Returns the process exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'rewind' || argv[0] === 'checkpoints') return runCheckpointsCli(argv, io);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -85,12 +87,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    (values.help ? io.stdout : io.stderr)(`${USAGE}\n`);
+    (values.help ? io.stdout : io.stderr)(`${USAGE}\n\n${REWIND_USAGE}\n`);
     return values.help ? 0 : 2;
   }
   try {
     const [command, ...words] = positionals;
-    if (command !== 'run') throw new UsageError(`unknown command "${command}". Did you mean: deft run "<prompt>"?`);
+    if (command !== 'run') throw new UsageError(`unknown command "${command}". The commands are run, rewind and checkpoints; did you mean: deft run "<prompt>"?`);
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');

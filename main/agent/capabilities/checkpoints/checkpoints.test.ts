@@ -3,6 +3,7 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '../../../../protocol';
+import { defaultCapabilities } from '../../capabilities';
 import { createHarness } from '../../test-support/harness';
 import { callChunk, textReply, toolStep } from '../../test-support/mock-steps';
 import { eventually } from '../../test-support/processes';
@@ -62,7 +63,7 @@ async function setUp(h: Harness) {
 // machine shared with other test runs that takes longer than the default limit.
 describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   it('rewinds the code to before a prompt (Write, Bash append, rm, background task) exactly, and undoes the rewind', async () => {
-    h = await createHarness();
+    h = await createHarness({ features: defaultCapabilities });
     await setUp(h);
     const before = await state(h, FILES);
     await h.run('first prompt');
@@ -120,7 +121,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('rewinds the conversation only, leaving every file alone; both at once; and undoes both', async () => {
-    h = await createHarness();
+    h = await createHarness({ features: defaultCapabilities });
     await setUp(h);
     const before = await state(h, FILES);
     await h.run('first prompt');
@@ -143,7 +144,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('warns about files changed outside Deft since that point and restores them only when asked', async () => {
-    h = await createHarness();
+    h = await createHarness({ features: defaultCapabilities });
     await setUp(h);
     const turnId = await changingTurn(h);
     // The user edits a.txt (changed by the turn too) and e.txt between turns, outside Deft.
@@ -163,7 +164,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('reports ignored and oversized files instead of losing them silently, and never touches a repository\'s .git', async () => {
-    h = await createHarness();
+    h = await createHarness({ features: defaultCapabilities });
     await setUp(h);
     await put(h.workspace, '.gitignore', 'build/\n');
     execFileSync('git', ['init', '-q'], { cwd: h.workspace });
@@ -190,7 +191,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('reviews a turn\'s changes and reverts one hunk and one file, each undoable', async () => {
-    h = await createHarness();
+    h = await createHarness({ features: defaultCapabilities });
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
     await put(h.workspace, 'long.txt', lines);
     await put(h.workspace, 'other.txt', 'other\n');

@@ -6,7 +6,7 @@ import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feat
 import { isWithin } from '../../infra/policies/path-guard';
 import { promptList } from './history';
 import { ReviewPane } from './review-pane';
-import { Rewinds, lastRewindSlot } from './rewind';
+import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
 import { writeCheckpointSettings } from './settings';
 import { CheckpointStorageKeeper } from './storage';
 import { unsafePath } from './store/restore';
@@ -32,7 +32,8 @@ export const checkpointsFeature: FeatureFactory = (core) => {
   const current = new Map<string, { turnId: string; before: Checkpoint | null }>();
   let warmed = false;
 
-  const note = (session: SessionHandle) => (text: string) => session.inject(text);
+  // Kept with the session, so a rewind made by `deft rewind` reaches the model at the next turn, whichever process runs it.
+  const note = (session: SessionHandle) => (text: string) => session.state(pendingNoteSlot).set(text);
   const withSession = async <T>(sessionId: string, work: (session: SessionHandle) => Promise<T>): Promise<T> => {
     const session = await core.session(sessionId);
     const result = await work(session);
@@ -53,7 +54,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
     previewRewind: async ({ sessionId, turnId, scope }) => rewinds.preview(await core.session(sessionId), turnId, scope),
     rewind: async ({ sessionId, turnId, scope, includeOutside, expect }) =>
       withSession(sessionId, (session) => rewinds.rewind(session, { turnId, scope, includeOutside, ...(expect ? { expect } : {}), note: note(session) })),
-    undoRewind: async ({ sessionId }) => withSession(sessionId, (session) => rewinds.undo(session, note(session))),
+    undoRewind: async ({ sessionId }) => withSession(sessionId, (session) => rewinds.undo(session)),
     reviewChanges: async ({ sessionId, turnId }) => pane.changes(await core.session(sessionId), turnId),
     revertChange: async ({ sessionId, turnId, path, hunk }) => pane.revert(await core.session(sessionId), turnId, path, hunk),
     undoRevert: async ({ sessionId, revertId }) => pane.undoRevert(await core.session(sessionId), revertId),
@@ -80,6 +81,11 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       void checkpoints.warm();
     },
     onTurnStart: async (session, { turnId, prompt }) => {
+      const pending = session.state(pendingNoteSlot).get();
+      if (pending) {
+        session.inject(pending);
+        session.state(pendingNoteSlot).set(null);
+      }
       const last = session.state(lastRewindSlot).get();
       if (last && !last.closed) session.state(lastRewindSlot).set({ ...last, closed: true });
       current.set(session.id, { turnId, before: null });

@@ -24,16 +24,16 @@ export function turnEndCheckpoint(checkpoints: readonly Checkpoint[], turnId: st
 export async function promptList(store: CheckpointStore, checkpoints: readonly Checkpoint[], contextTurns: readonly string[], nowTree: string | null): Promise<PromptCheckpoint[]> {
   const turns = checkpoints.filter((c) => c.kind === 'turn');
   const inContext = new Set(contextTurns);
-  let index = 0;
+  let counted = 0;
+  const numbers = turns.map((turn) => (PROMPT_ORIGINS.has(turn.origin ?? 'user') ? ++counted : 0));
   return Promise.all(
     turns.map(async (turn, i) => {
       const next = turns[i + 1];
       const endTree = next?.tree ?? nowTree ?? turnEndCheckpoint(checkpoints, turn.turnId!)?.tree ?? turn.tree;
       const changed = endTree === turn.tree ? 0 : (await store.changes(turn.tree, endTree)).length;
-      const isPrompt = PROMPT_ORIGINS.has(turn.origin ?? 'user');
       return {
         turnId: turn.turnId!,
-        index: isPrompt ? ++index : 0,
+        index: numbers[i]!,
         origin: turn.origin ?? 'user',
         text: turn.prompt ?? '',
         at: turn.at,

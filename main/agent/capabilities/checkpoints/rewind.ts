@@ -22,6 +22,8 @@ const LastRewind = z.object({
   closed: z.boolean(),
 });
 export const lastRewindSlot = stateSlot('checkpoints.lastRewind', LastRewind.nullable(), null);
+/** What the model must be told at its next turn (its files were rewound under a conversation it kept). */
+export const pendingNoteSlot = stateSlot('checkpoints.pendingNote', z.string().nullable(), null);
 
 /** Lines of diff a preview carries in all (each file is capped too). */
 const PREVIEW_LINE_BUDGET = 20_000;
@@ -108,7 +110,11 @@ export class Rewinds {
         );
       }
     }
-    if (scope !== 'code') result.undoneTurns = await session.undoFrom(turnId);
+    if (scope !== 'code') {
+      result.undoneTurns = await session.undoFrom(turnId);
+      // The conversation now ends before the files changed: what the model reads and the files agree again.
+      if (scope === 'both') session.state(pendingNoteSlot).set(null);
+    }
     const ids = (c: Checkpoint | null) => (c ? c.id : null);
     session.state(lastRewindSlot).set({ rewindId, scope, index, before: ids(before), after: ids(after), undoneTurns: result.undoneTurns, closed: false });
     session.emit({ type: 'rewind.done', result });
@@ -116,7 +122,7 @@ export class Rewinds {
   }
 
   /** Undo the session's last rewind: files back from the checkpoint taken just before it, and the conversation. */
-  async undo(session: SessionHandle, note: (text: string) => void): Promise<{ rewindId: string; scope: RewindScope; problems: RestoreProblem[] }> {
+  async undo(session: SessionHandle): Promise<{ rewindId: string; scope: RewindScope; problems: RestoreProblem[] }> {
     idle(session);
     const last = session.state(lastRewindSlot).get();
     if (!last) throw new CommandError('invalid_request', 'There is no rewind to undo in this session.');
@@ -133,12 +139,11 @@ export class Rewinds {
         await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'rewind', note: `before undoing ${last.rewindId}` }, false);
         problems = await store.restore(before.tree, paths);
         await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'rewound', note: `undid ${last.rewindId}` }, false);
-        if (paths.length && last.scope === 'code') {
-          note('<system-reminder>The user undid their rewind: the workspace files are back as they were before it. Read files again before changing them.</system-reminder>');
-        }
       });
     }
     if (last.undoneTurns.length) await session.redoUndo(last.undoneTurns);
+    // No turn has run since the rewind, so the model never read about it: with the files back, there is nothing to tell.
+    session.state(pendingNoteSlot).set(null);
     session.state(lastRewindSlot).set(null);
     session.emit({ type: 'rewind.undone', rewindId: last.rewindId, scope: last.scope, problems });
     return { rewindId: last.rewindId, scope: last.scope, problems };
