@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { PromptCheckpoint, RewindResult, RewindScope, SkippedFileInfo } from '../../../protocol';
 import { createNodeCore } from '../compose';
-import type { CliIo } from './cli';
+import type { CliIo } from './io';
 
 export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
        deft rewind [--workspace DIR] (--session ID | --continue) --undo

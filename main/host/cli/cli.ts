@@ -2,24 +2,15 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
-import type { CoreOptions } from '../../agent/runtime/core';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
 import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
+import type { CliIo } from './io';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Record<string, string | undefined>;
-  cwd: string;
-  readStdin?: () => Promise<string>;
-  /** Registers a handler for Ctrl-C; returns a function that removes it. */
-  onInterrupt?: (handler: () => void) => () => void;
-  /** Extra core options (tests inject retry policies and tools). */
-  coreOptions?: Partial<CoreOptions>;
-}
+export type { CliIo } from './io';
+
 
 export const USAGE = `Usage: deft run [options] <prompt>
 

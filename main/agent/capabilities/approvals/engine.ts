@@ -97,6 +97,10 @@ export async function decide(context: DecisionContext): Promise<Decision> {
     if (mode === 'yolo') return { kind: 'allow', reason: 'yolo mode' };
     return { kind: 'ask', reason: 'Starting a goal lets Deft keep working turn after turn until it is done.', rememberable: true };
   }
+  if (EDIT_TOOLS.has(call.name) && call.execution.reviewedByUser) {
+    const paths = writtenPaths(call, places.workspace);
+    if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'review mode: you accept or reject the change hunk by hunk before it is written' };
+  }
   if (mode === 'yolo' && !noAutoApprove) return { kind: 'allow', reason: 'yolo mode' };
   if (mode === 'accept-edits' && EDIT_TOOLS.has(call.name)) {
     const paths = writtenPaths(call, places.workspace);
