@@ -3,6 +3,7 @@ import { useLayoutEffect, useRef } from 'react';
 import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
+import { RewindNotice } from '../checkpoints/RewindNotice';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
@@ -26,6 +27,8 @@ function Item({ item }: { item: TranscriptItem }) {
       return <ChangedFilesSummary item={item} />;
     case 'compaction':
       return <CompactionCard item={item} />;
+    case 'rewind':
+      return <RewindNotice item={item} />;
   }
 }
 
