@@ -1,12 +1,24 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
+import type { Page, TestInfo } from '@playwright/test';
 import type { MockChunk } from './fixtures/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Checkpoints through the real web host: a workspace that is not a git repository, changed by Write and
 // by shell commands; Rewind here with its preview, Undo rewind, and the review pane reverting one hunk.
 test.use({ permissionMode: 'yolo' });
+// Each test starts a host and runs turns whose every step is followed by a checkpoint (a few git processes);
+// on a shared two-core machine that takes longer than the default minute, though each step is quick.
+test.describe.configure({ timeout: 150_000 });
+
+/** A screenshot attached to the report and kept in the test's output folder, at the window size given. */
+async function shot(page: Page, testInfo: TestInfo, name: string, size?: { width: number; height: number }) {
+  const previous = page.viewportSize();
+  if (size) await page.setViewportSize(size);
+  const body = await page.screenshot({ path: testInfo.outputPath(`${name}.png`) });
+  await testInfo.attach(name, { body, contentType: 'image/png' });
+  if (size && previous) await page.setViewportSize(previous);
+}
 
 const call = (name: string, args: unknown): MockChunk => ({ toolCall: { name, args: JSON.stringify(args) } });
 const toolStep = (...calls: MockChunk[]) => ({ chunks: [...calls, { finish: 'tool_calls' as const }] });
@@ -31,17 +43,22 @@ async function changeTheWorkspace(page: Page, workspace: string, mock: { enqueue
   await configureProvider(page, mock.baseUrl);
   await send(page, 'Look around');
   await expect(page.getByText('Echo: Look around')).toBeVisible();
+  // The turn ends once its last checkpoint is taken; the composer sends nothing while one runs.
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
 
   mock.enqueue(
+    toolStep(call('Read', { path: 'a.txt' })),
     toolStep(call('Write', { path: 'a.txt', content: EDITED })),
     toolStep(call('Bash', { command: "echo x >> b.txt && rm c.txt && printf 'new\\n' > d.txt", description: 'change files from the shell' })),
     answer('Four files changed.'),
   );
   await send(page, 'Change the files');
-  await expect(page.getByText('Four files changed.')).toBeVisible();
+  // Four steps, each followed by a checkpoint.
+  await expect(page.getByText('Four files changed.')).toBeVisible({ timeout: 30_000 });
   // The turn's summary comes from the checkpoints, so the shell's changes are listed too.
   const summary = page.getByRole('log', { name: 'Conversation' }).getByRole('region', { name: 'Changed files' });
   await expect(summary).toContainText('Changed 4 files', { timeout: 15_000 });
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
   await expect(summary).toContainText('d.txt (added)');
   await expect(summary).toContainText('c.txt (deleted)');
   expect(await workspaceFiles(workspace)).toEqual({ a: EDITED, b: 'base\nx\n', c: null, d: 'new\n' });
@@ -67,8 +84,9 @@ test('Rewind here puts back what Write and the shell changed (no git repository)
   await expect(dialog).toContainText('4 files change — 2 restored, 1 removed, 1 brought back.');
   // The diff of a file, from now back to then.
   await files.getByRole('button', { name: /b\.txt/ }).click();
-  await expect(files.locator('tr.diff-del')).toContainText('x');
-  await testInfo.attach('rewind-preview', { body: await page.screenshot(), contentType: 'image/png' });
+  await expect(files.locator('.diff-del').last()).toContainText('x');
+  await shot(page, testInfo, 'rewind-preview-1280x800');
+  await shot(page, testInfo, 'rewind-preview-900x700', { width: 900, height: 700 });
 
   await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
   await expect(dialog).toBeHidden();
@@ -76,7 +94,8 @@ test('Rewind here puts back what Write and the shell changed (no git repository)
   await expect(notice).toContainText('Rewound code and conversation to just before prompt 2: 4 files put back; 1 turn taken out of the conversation.');
   expect(await workspaceFiles(workspace)).toEqual({ a: ORIGINAL, b: 'base\n', c: 'delete me\n', d: null });
   await expect(page.locator('.row-undone').filter({ hasText: 'Change the files' })).toContainText('Undone');
-  await testInfo.attach('rewind-done', { body: await page.screenshot(), contentType: 'image/png' });
+  await shot(page, testInfo, 'rewind-done-1280x800');
+  await shot(page, testInfo, 'rewind-done-900x700', { width: 900, height: 700 });
 
   await notice.getByRole('button', { name: 'Undo rewind' }).click();
   await expect(notice).toContainText('Undone: Rewound');
@@ -91,13 +110,14 @@ test('Rewind here puts back what Write and the shell changed (no git repository)
   expect(users.some((u) => u.includes('Change the files'))).toBe(true);
 });
 
-test('code only keeps the conversation; conversation only keeps the files (/rewind picker)', async ({ deft, mock, workspace }) => {
+test('code only keeps the conversation; conversation only keeps the files (/rewind picker)', async ({ deft, mock, workspace }, testInfo) => {
   const { page } = deft;
   await changeTheWorkspace(page, workspace, mock);
 
   await send(page, '/rewind');
   const picker = page.getByRole('dialog', { name: 'Rewind to a prompt' });
   await expect(picker.getByRole('button', { name: /Change the files/ })).toContainText('4 files changed after it');
+  await shot(page, testInfo, 'rewind-picker-1280x800');
   await picker.getByRole('button', { name: /Change the files/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Rewind to before this prompt' });
   await dialog.getByRole('radio', { name: /Conversation only/ }).check();
@@ -136,7 +156,8 @@ test('the review pane lists every change of a turn and reverts one hunk, undoabl
 
   const detail = pane.getByRole('region', { name: 'Changes to a.txt' });
   await expect(detail).toContainText('Hunk 1 of 2');
-  await testInfo.attach('review-pane', { body: await page.screenshot(), contentType: 'image/png' });
+  await shot(page, testInfo, 'review-pane-1280x800');
+  await shot(page, testInfo, 'review-pane-900x700', { width: 900, height: 700 });
   await detail.getByRole('button', { name: 'Revert hunk 1 of a.txt' }).click();
   await expect(detail.getByRole('status')).toContainText('Reverted hunk 1 of a.txt.');
   const halfway = lines(20, { 18: 'line 18 (edited)' });
@@ -151,4 +172,14 @@ test('the review pane lists every change of a turn and reverts one hunk, undoabl
   await list.getByRole('button', { name: /c\.txt/ }).click();
   await pane.getByRole('region', { name: 'Changes to c.txt' }).getByRole('button', { name: 'Revert file' }).click();
   await expect.poll(() => readFile(join(workspace, 'c.txt'), 'utf8').catch(() => null)).toBe('delete me\n');
+
+  // Settings shows what the store takes, outside the workspace, with Clean up.
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('region', { name: 'Checkpoints' });
+  await expect(settings).toContainText(/This workspace's checkpoints take .+ of 2 GiB/);
+  await expect(settings.getByRole('button', { name: 'Clean up' })).toBeEnabled();
+  await expect(settings.getByRole('checkbox', { name: /Review mode/ })).not.toBeChecked();
+  await settings.scrollIntoViewIfNeeded();
+  await shot(page, testInfo, 'settings-checkpoints-1280x800');
 });

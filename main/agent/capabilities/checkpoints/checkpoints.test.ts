@@ -190,6 +190,39 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(storage.path.startsWith(h.home)).toBe(true);
   });
 
+  it('keeps the store under its cap: Clean up drops deleted sessions\' checkpoints first, then the oldest, keeping each session\'s newest', async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    // Incompressible content, so sizes are the bytes written.
+    const noise = (n: number) => `head -c ${n} /dev/urandom > `;
+    // Its file is gone before the other session starts, so only the deleted session's checkpoints hold it.
+    h.server.enqueue(toolStep(callChunk('Bash', { command: `${noise(300_000)}old.bin` })), toolStep(callChunk('Bash', { command: 'rm old.bin' })), textReply('ok'));
+    await h.run('in a session that will be deleted');
+    const { session: live } = await h.core.handlers.createSession({});
+    for (let i = 0; i < 2; i++) {
+      h.server.enqueue(toolStep(callChunk('Bash', { command: `${noise(200_000)}live${i}.bin` })), textReply('ok'));
+      await h.run(`live ${i}`, live.id);
+    }
+    await h.core.handlers.deleteSession({ sessionId: h.session.id });
+    const before = await h.core.handlers.checkpointStorage({});
+    expect(before).toMatchObject({ sessions: 2, deletedSessions: 1 });
+    expect(before.bytes).toBeGreaterThan(700_000);
+
+    const cleaned = await h.core.handlers.cleanUpCheckpoints({});
+    expect(cleaned).toMatchObject({ sessions: 1, deletedSessions: 0 });
+    expect(cleaned.freedBytes).toBeGreaterThan(0);
+    // The live session's checkpoints are all there while the store is under its cap.
+    const prompts = async () => (await h!.core.handlers.listCheckpoints({ sessionId: live.id })).prompts.filter((p) => p.hasCheckpoint).length;
+    expect(await prompts()).toBe(2);
+
+    // A cap below what the live session holds: the oldest go, the session's newest two stay.
+    await h.core.handlers.setCheckpointLimits({ limitBytes: 250_000 });
+    const capped = await h.core.handlers.cleanUpCheckpoints({});
+    expect(capped.checkpoints).toBeGreaterThanOrEqual(2);
+    expect(capped.checkpoints).toBeLessThan(cleaned.checkpoints);
+    expect(capped.bytes).toBeLessThan(cleaned.bytes);
+    expect(await prompts()).toBeLessThan(2);
+  });
+
   it('reviews a turn\'s changes and reverts one hunk and one file, each undoable', async () => {
     h = await createHarness({ features: defaultCapabilities });
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';

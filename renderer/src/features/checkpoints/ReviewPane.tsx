@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ReviewChanges, ReviewFile } from '../../../../protocol';
 import { Dialog } from '../../components/Dialog';
 import { Icon, Spinner } from '../../components/Icon';
@@ -37,7 +37,7 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
   }, [turnId]);
   useEffect(() => void load(), [load]);
 
-  const files = changes?.files ?? [];
+  const files = useMemo(() => changes?.files ?? [], [changes]);
   const index = files.findIndex((f) => f.path === selected);
   const file = index >= 0 ? files[index]! : null;
   const move = useCallback(
