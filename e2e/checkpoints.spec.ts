@@ -91,6 +91,8 @@ test('Rewind here puts back what Write and the shell changed (no git repository)
   await dialog.getByRole('button', { name: 'Rewind', exact: true }).click();
   await expect(dialog).toBeHidden();
   const notice = page.getByRole('status', { name: 'Rewind' });
+  // Brought into view, though the rewind started from a prompt further up.
+  await expect(notice.getByRole('button', { name: 'Undo rewind' })).toBeInViewport();
   await expect(notice).toContainText('Rewound code and conversation to just before prompt 2: 4 files put back; 1 turn taken out of the conversation.');
   expect(await workspaceFiles(workspace)).toEqual({ a: ORIGINAL, b: 'base\n', c: 'delete me\n', d: null });
   await expect(page.locator('.row-undone').filter({ hasText: 'Change the files' })).toContainText('Undone');
@@ -162,10 +164,12 @@ test('the review pane lists every change of a turn and reverts one hunk, undoabl
   await expect(detail.getByRole('status')).toContainText('Reverted hunk 1 of a.txt.');
   const halfway = lines(20, { 18: 'line 18 (edited)' });
   expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe(halfway);
-  await expect(detail).toContainText('Hunk 1 of 1');
+  // The turn's diff is what the turn did; the pane says the file has changed since (by the revert).
+  await expect(detail).toContainText('This file changed again after this turn');
 
   await detail.getByRole('button', { name: 'Undo' }).click();
-  await expect(detail).toContainText('Hunk 1 of 2');
+  await expect(detail.getByRole('status')).toHaveCount(0);
+  await expect(detail).not.toContainText('This file changed again after this turn');
   expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe(EDITED);
 
   // A file the shell deleted: Revert file brings it back.

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { PromptCheckpoint } from '../../../../protocol';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Icon';
@@ -10,11 +10,14 @@ import { plural } from './format';
 export function RewindPicker({ onPick, onClose }: { onPick: (prompt: PromptCheckpoint) => void; onClose: () => void }) {
   const [prompts, setPrompts] = useState<PromptCheckpoint[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const list = useRef<HTMLUListElement>(null);
   useEffect(() => {
     void listPrompts().then((r) => (r.ok ? setPrompts(r.value.filter((p) => p.index > 0).reverse()) : setError(r.error)));
   }, []);
+  // The list arrives after the dialog opened: its newest prompt takes the focus then.
+  useEffect(() => list.current?.querySelector<HTMLElement>('.rewind-pick')?.focus(), [prompts]);
   return (
-    <Dialog title="Rewind to a prompt" onClose={onClose} initialFocus=".rewind-pick">
+    <Dialog title="Rewind to a prompt" onClose={onClose}>
       {error ? (
         <p className="rewind-error" role="alert">
           {error}
@@ -28,7 +31,7 @@ export function RewindPicker({ onPick, onClose }: { onPick: (prompt: PromptCheck
       ) : (
         <>
           <p className="form-note">Rewinding to a prompt puts things back to just before it; you choose code, conversation or both, and see the changes first.</p>
-          <ul className="rewind-picker" aria-label="Prompts">
+          <ul ref={list} className="rewind-picker" aria-label="Prompts">
             {prompts.map((p) => (
               <li key={p.turnId}>
                 <button type="button" className="rewind-pick" onClick={() => onPick(p)}>

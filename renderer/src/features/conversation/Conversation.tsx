@@ -58,7 +58,14 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
   });
   const totalSize = virtualizer.getTotalSize();
 
+  // A rewind is usually started from a prompt further up: its notice (with Undo rewind) is brought into view.
+  const lastRewind = useRef(items.at(-1)?.kind === 'rewind' ? items.at(-1)!.id : null);
   useLayoutEffect(() => {
+    const last = items.at(-1);
+    if (last?.kind === 'rewind' && last.id !== lastRewind.current) {
+      lastRewind.current = last.id;
+      atBottom.current = true;
+    }
     const el = scrollRef.current;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [items, totalSize]);
