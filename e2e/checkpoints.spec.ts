@@ -42,7 +42,8 @@ async function changeTheWorkspace(page: Page, workspace: string, mock: { enqueue
   await writeFile(join(workspace, 'c.txt'), 'delete me\n');
   await configureProvider(page, mock.baseUrl);
   await send(page, 'Look around');
-  await expect(page.getByText('Echo: Look around')).toBeVisible();
+  // The first turn waits for the workspace's first checkpoint (every file hashed once).
+  await expect(page.getByText('Echo: Look around')).toBeVisible({ timeout: 30_000 });
   // The turn ends once its last checkpoint is taken; the composer sends nothing while one runs.
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
 
