@@ -15,7 +15,7 @@ describe('checkpoints in the window', () => {
     const diff = { kind: 'diff' as const, path: 'a.txt', before: 'x\n', after: 'y\n', added: 1, removed: 1 };
     const t = replay([
       ev('turn.started', { turnId: 't1', text: 'change', attachments: [], origin: 'user' }),
-      ev('tool.call.started', { turnId: 't1', step: 0, callId: 'c1', name: 'Write', args: {}, description: 'Write a.txt' }),
+      ev('tool.call.started', { turnId: 't1', step: 0, callId: 'c1', name: 'Write', args: {}, description: 'Write a.txt', display: { kind: 'generic', summary: 'a.txt' } }),
       ev('tool.call.result', { turnId: 't1', callId: 'c1', name: 'Write', isError: false, output: 'ok', durationMs: 1, display: diff }),
       ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 5 }),
       ev('turn.started', { turnId: 't2', text: 'next', attachments: [], origin: 'user' }),
