@@ -7,6 +7,7 @@ import { defaultCapabilities } from '../main/agent/capabilities';
 import { CheckpointStore } from '../main/agent/capabilities/checkpoints/store/store';
 import { createHarness, tempDir } from '../main/agent/test-support/harness';
 import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
+import { random } from './generate-repo';
 import type { BenchResult } from './types';
 
 // Checkpoints: what a checkpoint costs when little changed on a large workspace (beside a bare stat of every
@@ -17,14 +18,6 @@ const RUNS = 7;
 const BIG_FILES = 20_000;
 const TURN_FILES = 3_000;
 const GROWTH_TURNS = 40;
-
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const WORDS = ['const', 'function', 'return', 'value', 'index', 'items', 'result', 'options', 'config', 'handler', 'await', 'export', 'import', 'string', 'render'];
 
