@@ -7,7 +7,7 @@ import { defaultCapabilities } from '../capabilities';
 import { DeftCore } from './core';
 import { LOG_FILE } from '../infra/sessions/session';
 import { workspaceSessionsDir } from '../infra/sessions/store';
-import { createHarness, fastRetry } from '../test-support/harness';
+import { createHarness, fastRetry, testCapabilities } from '../test-support/harness';
 import { testTools } from '../test-support/tools';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -291,9 +291,11 @@ describe('settings', () => {
 
   it('says clearly when nothing is configured', async () => {
     h = await createHarness();
-    const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: defaultCapabilities });
+    // Without checkpoints (as the harness runs), and closed: a store left opening under the temp folder would race its removal.
+    const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: testCapabilities });
     const { session } = await bare.handlers.createSession({});
     await expect(bare.handlers.sendPrompt({ sessionId: session.id, text: 'hi' })).rejects.toMatchObject({ code: 'not_configured' });
+    await bare.close();
   });
 });
 
