@@ -6,6 +6,7 @@ import { reviewFeature } from './capabilities/review/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
 import { todoFeature } from './capabilities/todo/feature';
+import { webFeature } from './capabilities/web/feature';
 import type { FeatureFactory } from './contract/feature';
 
 /**
@@ -22,6 +23,8 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   // Shell and background work: Bash, background tasks, scheduled prompts.
   shellFeature(),
   skillsFeature,
+  // The web: FetchURL and WebSearch, never into the user's own network unless they allowed the host.
+  webFeature(),
   // Review mode: Write/Edit proposals accepted or rejected hunk by hunk before they are written.
   reviewFeature,
   // Checkpoints: snapshots of the workspace at every prompt and step, rewind, the review pane.

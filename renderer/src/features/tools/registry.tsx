@@ -6,6 +6,8 @@ import { Markdown } from '../conversation/Markdown';
 import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supersedingResults } from '../files/cards';
 import { CommandCard } from '../tasks/CommandCard';
 import { TodoItems } from '../todo/TodoItems';
+import { SearchCard } from '../web/SearchCard';
+import { UrlCard } from '../web/UrlCard';
 
 type InputRenderer<K extends ToolInputDisplay['kind']> = (display: Extract<ToolInputDisplay, { kind: K }>) => ReactNode;
 type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<ToolResultDisplay, { kind: K }>, output: string) => ReactNode;
@@ -18,6 +20,9 @@ type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<Too
 export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K> } = {
   command: (d) => <pre className="tool-command">$ {d.command}</pre>,
   generic: (d) => (d.detail ? <pre className="tool-detail">{d.detail}</pre> : null),
+  // What an approval shows for the web: the URL to fetch, the query to send.
+  url_fetch: (d) => <pre className="tool-detail">GET {d.url}</pre>,
+  web_search: (d) => <pre className="tool-detail">{`${d.provider ?? 'Search'}: ${d.query}`}</pre>,
   // The user in control: todo lists, plans for review, goals to start.
   todo_list: (d) => <TodoItems items={d.items} />,
   plan_review: (d) => (
@@ -50,6 +55,9 @@ export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRendere
 /** Display kinds whose whole card is their own component (live controls, custom layout). */
 export const cardRenderers: { [K in ToolInputDisplay['kind']]?: ComponentType<{ item: ToolItem }> } = {
   command: CommandCard,
+  // The web: a fetched page, and search results.
+  url_fetch: UrlCard,
+  web_search: SearchCard,
 };
 
 export const toolIcons: Record<string, IconName> = {
@@ -58,6 +66,8 @@ export const toolIcons: Record<string, IconName> = {
   diff: 'file',
   search: 'search',
   skill_call: 'spark',
+  url_fetch: 'globe',
+  web_search: 'search',
 };
 
 export function renderInput(display: ToolInputDisplay): ReactNode {
