@@ -18,7 +18,7 @@ const FILE_BYTES = 10_600;
 const IGNORED_FILES = 1_000;
 
 /** Deterministic pseudo-random numbers (so every run searches the same tree). */
-function random(seed: number) {
+export function random(seed: number) {
   let state = seed >>> 0;
   return () => {
     state = (state * 1664525 + 1013904223) >>> 0;

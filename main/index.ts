@@ -7,6 +7,7 @@ import { DeftCore } from './agent/runtime/core';
 import { deftHome } from './agent/infra/platform/home';
 import { FileSecretStore, type SecretStore } from './agent/infra/settings/secrets';
 import { resolveWorkspace } from './host/compose';
+import { mayOpenInEditor } from './host/open-in-editor';
 import { forwardEvents, registerIpc } from './host/electron-ipc';
 
 const home = deftHome();
@@ -73,6 +74,14 @@ function openWindow(workspacePath: string): void {
     openPath: async (path) => {
       shell.showItemInFolder(path);
       return true;
+    },
+    // The review pane's Open in editor: text files open in their app; anything the system could run is revealed.
+    openInEditor: async (path) => {
+      if (!(await mayOpenInEditor(path))) {
+        shell.showItemInFolder(path);
+        return true;
+      }
+      return (await shell.openPath(path)) === '';
     },
   });
   const contentsId = window.webContents.id;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SandboxStatus } from './sandbox';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './approvals';
+import { checkpointCommands } from './checkpoints';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
 import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from './session';
@@ -147,8 +148,10 @@ export const commands = {
    * it reads. Returns at once; compaction.* events report progress and cancelTurn stops it.
    */
   compactSession: command(SessionRef.extend({ instructions: z.string().trim().max(10_000).optional() }).strict(), z.object({ compactionId: z.string() })),
-  /** Remove the last `count` turns from what the model reads (/undo) and roll back their todo list, plan mode and loaded skills. Files are not restored. */
+  /** Remove the last `count` turns from what the model reads (/undo) and roll back their todo list, plan mode and loaded skills. Files are not restored (rewind restores them). */
   undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
+  // Checkpoints: rewind, the review pane, storage, review mode (shapes in checkpoints.ts)
+  ...checkpointCommands,
 } as const;
 
 export type Commands = typeof commands;

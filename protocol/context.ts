@@ -42,6 +42,8 @@ export const contextEventShapes = {
     /** Tokens the compaction call itself used. */
     usage: Usage.optional(),
   },
-  /** These turns (oldest first) were removed from what the model reads; their todo list, plan mode and loaded skills were rolled back. Files were not. */
+  /** These turns (oldest first) were removed from what the model reads; their todo list, plan mode and loaded skills were rolled back. Files were not (a rewind restores them separately). */
   'turns.undone': { turnIds: z.array(z.string()).min(1) },
+  /** Turns an undo removed are back in what the model reads (an undone rewind), with their todo list, plan mode and skills. */
+  'turns.redone': { turnIds: z.array(z.string()).min(1) },
 } as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PermissionRules, approvalEventShapes as approvals } from './approvals';
+import { checkpointEventShapes as checkpoints } from './checkpoints';
 import { contextEventShapes as contextShapes } from './context';
 import { goalEventShapes as goals } from './goals';
 import { todoEventShapes as todo } from './todo';
@@ -100,6 +101,13 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('compaction.started', contextShapes['compaction.started']),
   sessionEvent('compaction.ended', contextShapes['compaction.ended']),
   sessionEvent('turns.undone', contextShapes['turns.undone']),
+  sessionEvent('turns.redone', contextShapes['turns.redone']),
+  // Checkpoints: a turn's changed files, rewinds, change reviews (shapes in checkpoints.ts).
+  sessionEvent('turn.changes', checkpoints['turn.changes']),
+  sessionEvent('rewind.done', checkpoints['rewind.done']),
+  sessionEvent('rewind.undone', checkpoints['rewind.undone']),
+  sessionEvent('change.review.requested', checkpoints['change.review.requested']),
+  sessionEvent('change.review.resolved', checkpoints['change.review.resolved']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];

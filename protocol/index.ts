@@ -1,5 +1,6 @@
 export * from './approvals';
 export * from './bridge';
+export * from './checkpoints';
 export * from './commands';
 export * from './context';
 export * from './display';

@@ -43,6 +43,21 @@ export const commandNames = [
   // Context: compaction and undo
   'compactSession',
   'undoTurns',
+  // Checkpoints: rewind, review pane, storage, review mode
+  'listCheckpoints',
+  'previewRewind',
+  'rewind',
+  'undoRewind',
+  'reviewChanges',
+  'revertChange',
+  'undoRevert',
+  'checkpointStorage',
+  'setCheckpointLimits',
+  'cleanUpCheckpoints',
+  'openInEditor',
+  'getReviewMode',
+  'setReviewMode',
+  'answerChangeReview',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -85,4 +100,11 @@ export const eventTypeNames = [
   'compaction.started',
   'compaction.ended',
   'turns.undone',
+  'turns.redone',
+  // Checkpoints
+  'turn.changes',
+  'rewind.done',
+  'rewind.undone',
+  'change.review.requested',
+  'change.review.resolved',
 ] as const;

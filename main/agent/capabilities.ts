@@ -1,6 +1,8 @@
 import { approvalsFeature } from './capabilities/approvals/feature';
+import { checkpointsFeature } from './capabilities/checkpoints/feature';
 import { filesFeature } from './capabilities/files/feature';
 import { goalsFeature } from './capabilities/goals/feature';
+import { reviewFeature } from './capabilities/review/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
 import { todoFeature } from './capabilities/todo/feature';
@@ -23,4 +25,8 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   skillsFeature,
   // The web: FetchURL and WebSearch, never into the user's own network unless they allowed the host.
   webFeature(),
+  // Review mode: Write/Edit proposals accepted or rejected hunk by hunk before they are written.
+  reviewFeature,
+  // Checkpoints: snapshots of the workspace at every prompt and step, rewind, the review pane.
+  checkpointsFeature,
 ];

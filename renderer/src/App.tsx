@@ -3,6 +3,7 @@ import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
 import { Composer } from './features/composer/Composer';
 import { Dock } from './features/dock/Dock';
+import { CheckpointLayer } from './features/checkpoints/CheckpointLayer';
 import { Banners } from './features/conversation/Banners';
 import { Conversation } from './features/conversation/Conversation';
 import { Header } from './features/conversation/Header';
@@ -66,6 +67,7 @@ function Workspace() {
       <QuestionDialog />
       {settingsOpen ? <SettingsDialog /> : null}
       <SkillsLayer />
+      <CheckpointLayer />
     </div>
   );
 }

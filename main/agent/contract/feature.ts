@@ -4,7 +4,8 @@ import type { CommandHandlers } from './commands';
 import type { Fact } from './facts';
 import type { NetworkVerdict, SandboxStatus, SessionSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
-import type { SessionTasks, TaskKindAdapter } from './tasks';
+import type { ChangeReviewer } from './review';
+import type { SessionTasks, TaskKindAdapter, TaskRecord } from './tasks';
 import type { Tool, ToolEnv } from './tool';
 
 /** A prompt that starts a turn: `text` is shown in the transcript, `modelText` (default `text`) is what the model reads. */
@@ -13,6 +14,20 @@ export interface TurnPrompt {
   modelText?: string;
   origin: TurnOrigin;
   attachments?: Attachment[];
+}
+
+/** A turn that has just started (its prompt is recorded; no model request or tool call has happened yet). */
+export interface TurnStart {
+  turnId: string;
+  prompt: TurnPrompt;
+}
+
+/** A step whose tool calls have all finished. */
+export interface StepEnd {
+  turnId: string;
+  step: number;
+  /** The calls that ran (refused, skipped and invalid calls are not listed). */
+  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
 }
 
 /** How a turn ended. */
@@ -39,6 +54,21 @@ export interface SessionHandle {
   readonly tasks: SessionTasks;
   /** The OS sandbox every command of this session runs in (plan a spawn here; see contract/sandbox.ts). */
   readonly sandbox: SessionSandbox;
+  /** The turns the model still reads (since the last compaction, not undone), oldest first. */
+  contextTurns(): string[];
+  /** Write what the session has recorded so far to disk (a change made outside a turn, e.g. by a command). */
+  flush(): Promise<void>;
+  /**
+   * Take `turnId` and every turn after it out of what the model reads, as /undo does (features restore
+   * their state from before it). Resolves to the turns removed, oldest first; throws a CommandError saying
+   * why when it cannot be done (a turn is running, the turn was compacted or is already undone).
+   */
+  undoFrom(turnId: string): Promise<string[]>;
+  /**
+   * Give the model back the turns the last undo removed, provided nothing was added to the conversation
+   * since (features get their state from just before that undo). Throws a CommandError otherwise.
+   */
+  redoUndo(turnIds: readonly string[]): Promise<void>;
 }
 
 /** A sandboxed process of a session wants to reach a host the settings do not allow. */
@@ -74,6 +104,8 @@ export interface CoreContext {
   openPath?(path: string): Promise<boolean>;
   /** Whether commands run in the OS sandbox here (and why not). */
   sandboxStatus(): Promise<SandboxStatus>;
+  /** Open a workspace file in the user's code editor (desktop only); resolves to whether it was opened. */
+  openInEditor?(path: string): Promise<boolean>;
 }
 
 /**
@@ -113,7 +145,21 @@ export interface Feature {
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;
   /** Requests of this session waiting for the user's answer (listed with the sessions). */
   waitingFor?(sessionId: string): Array<{ id: string; turnId: string }>;
+  /**
+   * A turn started. The model's first request does not wait for the returned promise, but no tool call
+   * of the turn runs before it settles (e.g. a snapshot of the workspace before anything can change it).
+   */
+  onTurnStart?(session: SessionHandle, turn: TurnStart): void | Promise<void>;
+  /** A step's tool calls finished. The next step's tool calls (and the turn's end) wait for the returned promise. */
+  onStepEnd?(session: SessionHandle, step: StepEnd): void | Promise<void>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;
+  /** A background task of this session ended (any kind, any outcome); it may have changed the workspace. */
+  onTaskEnded?(session: SessionHandle, task: TaskRecord): void | Promise<void>;
+  /**
+   * Review of file changes before they are written (review mode): the tools' `ToolEnv.reviewer` comes
+   * from the first feature that returns one for the session.
+   */
+  changeReviewer?(session: SessionHandle): ChangeReviewer | undefined;
   /** The kinds of background task this capability runs (SessionHandle.tasks). */
   taskKinds?: readonly TaskKindAdapter[];
   /**
@@ -123,8 +169,8 @@ export interface Feature {
    */
   onCompaction?(session: SessionHandle): string[] | Promise<string[]>;
   /**
-   * Turns were undone: put this feature's state back as it was before them. `before(slot)` is the slot's
-   * value at that point (its fallback when it was unset); set it and tell the UI as usual.
+   * Turns were undone (or an undo was taken back): put this feature's state back as it was at that point.
+   * `before(slot)` is the slot's value then (its fallback when it was unset); set it and tell the UI as usual.
    */
   onUndo?(session: SessionHandle, before: <T>(slot: StateSlot<T>) => T): void | Promise<void>;
   /** The session is about to be deleted (its files go next): stop what runs for it. */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
 import type { ContentPart } from '../infra/providers/types';
 import type { Fact } from './facts';
+import type { ChangeReviewer } from './review';
 
 /** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
 export type Access =
@@ -70,6 +71,11 @@ export interface ToolExecution {
   /** Only reads (never changes files, processes or the outside world). */
   readOnly?: boolean;
   /**
+   * The user reviews this change hunk by hunk before anything is written (review mode): that review is
+   * the approval, so permission modes need not ask as well (deny and ask rules, protected paths still apply).
+   */
+  reviewedByUser?: boolean;
+  /**
    * The call reaches a host chosen by the model (a web fetch): even read-only, it asks in ask and
    * accept-edits modes until the host is approved. `url` is normalised (what rules match).
    */
@@ -94,6 +100,8 @@ export interface ToolEnv {
    * `Read(private/**)`), or null. Search tools apply it to their root and to every file they would return.
    */
   readDenials?: () => Promise<(path: string) => string | null>;
+  /** Present when a capability reviews file changes before they are written (review mode). */
+  reviewer?: ChangeReviewer;
 }
 
 /** Where a tool comes from: built into Deft, an MCP server, or the user. */

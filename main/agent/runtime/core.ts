@@ -52,6 +52,8 @@ export interface CoreOptions {
   sandbox?: 'on' | 'off';
   /** What the OS offers for sandboxing (detected when omitted; tests pass their own). */
   sandboxSupport?: SandboxSupport;
+  /** Open a file in the user's code editor (Electron); absent elsewhere. */
+  openInEditor?: (path: string) => Promise<boolean>;
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
@@ -65,6 +67,8 @@ interface OpenSession {
   tasks: TaskBoard;
   /** Messages for the model waiting for the next step boundary. */
   injections: string[];
+  /** What features asked to finish before the turn's next tool call runs (Feature.onTurnStart, onStepEnd). */
+  gates: Promise<unknown>[];
 }
 
 /** The agent core for one workspace: sessions and turns behind the protocol's commands, plus the capabilities it was given. */
@@ -110,6 +114,7 @@ export class DeftCore {
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
       sandboxStatus: () => this.sandbox.status(),
+      ...(options.openInEditor ? { openInEditor: options.openInEditor } : {}),
     };
     this.features = options.features.map((create) => create(core));
     this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
@@ -249,6 +254,7 @@ export class DeftCore {
       },
       emitApp: (event) => this.emit(event),
       kinds: this.taskKinds,
+      onEnded: (record) => void this.eachFeature((f) => f.onTaskEnded?.(handle, record)),
     });
     const handle: SessionHandle = {
       id: session.id,
@@ -263,8 +269,18 @@ export class DeftCore {
       usage: () => ({ ...session.usageTotal }),
       tasks,
       sandbox: this.sandbox.forSession(session.id, (request, signal) => this.authorizeConnection(handle, request, signal)),
+      contextTurns: () => session.contextTurns(),
+      flush: () => session.flush(),
+      undoFrom: async (turnId) => {
+        if (this.runs.busy(session.id)) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc).');
+        return this.context.undoFrom(session, handle, turnId);
+      },
+      redoUndo: async (turnIds) => {
+        if (this.runs.busy(session.id)) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc).');
+        await this.context.redo(session, handle, turnIds);
+      },
     };
-    const open: OpenSession = { session, problems, handle, tasks, injections };
+    const open: OpenSession = { session, problems, handle, tasks, injections, gates: [] };
     this.open.set(session.id, open);
     session.subscribe((event: SessionEvent) => this.emit(event));
     await tasks.load();
@@ -302,6 +318,17 @@ export class DeftCore {
     });
   }
 
+  /** Run a hook of every feature, in order; one that throws does not stop the others. Never rejects. */
+  private async eachFeature(hook: (feature: Feature) => void | Promise<void>): Promise<void> {
+    for (const feature of this.features) {
+      try {
+        await hook(feature);
+      } catch {
+        // A feature's reaction must not break the turn or the other features.
+      }
+    }
+  }
+
   private async authorize(handle: SessionHandle, call: ResolvedCall): Promise<Authorization> {
     for (const feature of this.features) {
       const decision = await feature.authorize?.(handle, call);
@@ -334,10 +361,12 @@ export class DeftCore {
         const reminder = factReminder(await this.facts(handle), session.context);
         if (reminder) session.appendContext(reminder);
         session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments, config.imageInput), turnId });
+        open.gates.push(this.eachFeature((f) => f.onTurnStart?.(handle, { turnId, prompt })));
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
         const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
         const outcome = await this.executeTurn(open, config, turnId, signal);
+        await Promise.all(open.gates.splice(0));
         clearInterval(periodicFlush);
         session.emit({ type: 'turn.ended', turnId, stopReason: outcome.stopReason, ...(outcome.error ? { error: outcome.error } : {}), durationMs: this.now() - started });
         return outcome;
@@ -408,6 +437,8 @@ export class DeftCore {
         },
         usedCallIds: () => session.callIds,
         countUsage: (id, usage) => session.countUsage(id, usage),
+        beforeTools: async () => void (await Promise.all(open.gates.splice(0))),
+        afterTools: (step) => void open.gates.push(this.eachFeature((f) => f.onStepEnd?.(handle, step))),
       };
       return await runTurn({
         turnId,

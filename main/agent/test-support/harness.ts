@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DeftEvent, PermissionMode, SessionEvent } from '../../../protocol';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
 import { defaultCapabilities } from '../capabilities';
+import { checkpointsFeature } from '../capabilities/checkpoints/feature';
 import { type CoreOptions, DeftCore } from '../runtime/core';
 import type { RetryPolicy } from '../infra/providers/retry';
 import { FileSecretStore } from '../infra/settings/secrets';
@@ -13,6 +14,12 @@ export const fastRetry: RetryPolicy = { maxAttempts: 3, baseDelayMs: 5, maxDelay
 export async function tempDir(prefix = 'deft-test-'): Promise<string> {
   return realpath(await mkdtemp(join(tmpdir(), prefix)));
 }
+
+/**
+ * The default capabilities without checkpoints: each turn of a checkpointed session runs a few git
+ * processes, which tests of other capabilities do not need. Checkpoint tests pass `defaultCapabilities`.
+ */
+export const testCapabilities = defaultCapabilities.filter((feature) => feature !== checkpointsFeature);
 
 /**
  * A core on a temp workspace and home, wired to a mock model server, recording every event.
@@ -28,7 +35,7 @@ export async function createHarness(options: Partial<CoreOptions> & { permission
   await writeFile(join(home, 'settings.json'), JSON.stringify({ permissions: { defaultMode: permissionMode } }));
   const secrets = FileSecretStore.inHome(home);
   const events: DeftEvent[] = [];
-  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, features: defaultCapabilities, ...coreOptions });
+  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, features: testCapabilities, ...coreOptions });
   core.onEvent((e) => events.push(e));
   await core.handlers.setSettings({ provider: { kind: 'openai', baseUrl, model: 'mock-model', apiKey: 'test-key' } });
   const { session } = await core.handlers.createSession({});

@@ -17,5 +17,9 @@ export function inertSessionHandle(id: string, dir: string): SessionHandle {
     tasks: new TaskBoard({ sessionId: id, sessionDir: dir, session: quiet, emitApp: () => {} }),
     // No OS sandbox: commands run as they are, with the scrubbed environment.
     sandbox: new Sandbox({ workspace: dir, home: dir, support: { kind: null } }).forSession(id, async () => ({ allowed: false, reason: 'no network in this test' })),
+    contextTurns: () => [],
+    flush: async () => {},
+    undoFrom: async () => [],
+    redoUndo: async () => {},
   };
 }

@@ -2,23 +2,15 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
-import type { CoreOptions } from '../../agent/runtime/core';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
+import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
+import type { CliIo } from './io';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Record<string, string | undefined>;
-  cwd: string;
-  readStdin?: () => Promise<string>;
-  /** Registers a handler for Ctrl-C; returns a function that removes it. */
-  onInterrupt?: (handler: () => void) => () => void;
-  /** Extra core options (tests inject retry policies and tools). */
-  coreOptions?: Partial<CoreOptions>;
-}
+export type { CliIo } from './io';
+
 
 export const USAGE = `Usage: deft run [options] <prompt>
 
@@ -77,8 +69,9 @@ function parse(argv: string[]) {
   return { values, positionals };
 }
 
-/** `deft run …` — one turn, headless. Returns the process exit code. */
+/** `deft run …` — one turn, headless; `deft rewind …` and `deft checkpoints …`. Returns the process exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'rewind' || argv[0] === 'checkpoints') return runCheckpointsCli(argv, io);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -88,12 +81,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    (values.help ? io.stdout : io.stderr)(`${USAGE}\n`);
+    (values.help ? io.stdout : io.stderr)(`${USAGE}\n\n${REWIND_USAGE}\n`);
     return values.help ? 0 : 2;
   }
   try {
     const [command, ...words] = positionals;
-    if (command !== 'run') throw new UsageError(`unknown command "${command}". Did you mean: deft run "<prompt>"?`);
+    if (command !== 'run') throw new UsageError(`unknown command "${command}". The commands are run, rewind and checkpoints; did you mean: deft run "<prompt>"?`);
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');

@@ -1,23 +1,31 @@
 import { structuredPatch } from 'diff';
 import type { DiffHunk, ToolResultDisplay } from '../../../protocol';
-import type { Row, RowHandlers } from './rows';
+import { type Row, type RowHandlers, indexFromEnd, replaceAt } from './rows';
 
 type Hunk = typeof DiffHunk._output;
 type DiffDisplay = Extract<ToolResultDisplay, { kind: 'diff' }>;
 
-/** One file changed in a turn, with its net line counts and the calls that changed it. */
+/** One file changed in a turn, with its net line counts and the calls that changed it (none when known from checkpoints). */
 export interface ChangedFile {
   path: string;
   added: number;
   removed: number;
   callIds: string[];
+  status?: 'added' | 'deleted' | 'modified';
+  binary?: boolean;
 }
 
-/** The transcript item listing a turn's changed files (shown after the turn ends). */
+/**
+ * The transcript item listing a turn's changed files (shown after the turn ends). From the tools' diffs
+ * first; replaced by the checkpoints' list (every change, shell commands' too) when it arrives.
+ */
 export interface ChangesItem extends Row {
   kind: 'changes';
   turnId: string;
   files: ChangedFile[];
+  /** From the checkpoints before and after the turn: the review pane can show and revert them. */
+  checkpointed?: boolean;
+  more?: number;
 }
 
 /** The display's hunks, or hunks computed from its texts when a tool sent none. */
@@ -58,12 +66,24 @@ export function changedFiles(rows: readonly ToolLike[], turnId: string): Changed
   return [...byPath.values()];
 }
 
-/** When a turn ends, the files it changed, as one row. */
+/** When a turn ends, the files it changed, as one row; the checkpoints' list replaces the tools' when it comes. */
 export const changeRows: RowHandlers = {
   'turn.ended': (rows, event) => {
     const files = changedFiles(rows, event.turnId);
     if (!files.length) return rows;
     const item: ChangesItem = { kind: 'changes', id: `${event.turnId}:changes`, turnId: event.turnId, files };
     return [...rows, item];
+  },
+  'turn.changes': (rows, event) => {
+    const id = `${event.turnId}:changes`;
+    const files: ChangedFile[] = event.files.map((f) => ({ path: f.path, added: f.added ?? 0, removed: f.removed ?? 0, callIds: [], status: f.status, binary: f.added === null }));
+    const item: ChangesItem = { kind: 'changes', id, turnId: event.turnId, files, checkpointed: true, more: event.more };
+    const at = indexFromEnd(rows, id);
+    if (at >= 0) return files.length ? replaceAt(rows, at, item) : rows.filter((r) => r.id !== id);
+    if (!files.length) return rows;
+    // After the turn's last row, before anything later.
+    let last = rows.length - 1;
+    while (last >= 0 && rows[last]!.turnId !== event.turnId) last--;
+    return last < 0 ? [...rows, item] : [...rows.slice(0, last + 1), item, ...rows.slice(last + 1)];
   },
 };

@@ -21,6 +21,11 @@ export const historySlice: SessionSlice<HistoryState> = {
       for (const id of event.turnIds) undone[id] = true;
       return { ...state, undone };
     },
+    'turns.redone': (state, event) => {
+      const undone = { ...state.undone };
+      for (const id of event.turnIds) delete undone[id];
+      return { ...state, undone };
+    },
   },
 };
 

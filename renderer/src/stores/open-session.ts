@@ -1,6 +1,7 @@
 import type { StoreApi } from 'zustand';
 import type { SessionEvent } from '../../../protocol';
 import { useApprovals } from './approvals';
+import { checkpointsSlice, useCheckpoints } from './checkpoints';
 import { goalSlice, useGoal } from './goal';
 import { historySlice, useHistory } from './history';
 import { modesSlice, useModes } from './modes';
@@ -32,6 +33,7 @@ const stores: readonly OpenSessionStore[] = [
   sliceStore(todoSlice, useTodo),
   sliceStore(goalSlice, useGoal),
   sliceStore(historySlice, useHistory),
+  sliceStore(checkpointsSlice, useCheckpoints),
 ];
 
 /** Forget what the domains show for the open session (another opens, or its events replay from the first). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionEventType } from '../../../protocol';
 import { requestsSlice } from './approvals';
+import { checkpointsSlice } from './checkpoints';
 import { goalSlice } from './goal';
 import { historySlice } from './history';
 import { modesSlice } from './modes';
@@ -167,12 +168,18 @@ describe('session events and the domains that own them', () => {
     'compaction.started': true,
     'compaction.ended': true,
     'turns.undone': true,
+    'turns.redone': true,
+    'turn.changes': true,
+    'rewind.done': true,
+    'rewind.undone': true,
+    'change.review.requested': true,
+    'change.review.resolved': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);
 
   it('has an owner for every event the window shows', () => {
-    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice].flatMap((slice) => Object.keys(slice.on)));
+    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice].flatMap((slice) => Object.keys(slice.on)));
     const orphans = Object.keys(every).filter((type) => !owned.has(type) && !shownNowhere.has(type));
     expect(orphans).toEqual([]);
     expect([...shownNowhere].filter((type) => owned.has(type))).toEqual([]);

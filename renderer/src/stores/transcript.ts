@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { Attachment, ErrorInfo, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
 import { type ChangesItem, changeRows } from './changes';
+import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
 import { modeRows } from './modes';
 import { type NoticeItem, type Row, type RowHandlers, indexFromEnd, replaceAt, replaceRow } from './rows';
@@ -35,7 +36,7 @@ export interface ToolItem extends Row {
   result?: { output: string; isError: boolean; display?: ToolResultDisplay; durationMs: number };
 }
 /** Every kind of row; the conversation view picks a component per kind. */
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem;
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem | RewindItem;
 
 /** The open session's conversation: its rows, the turn running now, its last error and token usage. */
 export interface Transcript {
@@ -148,7 +149,7 @@ const rowsOf = (table: RowHandlers): Handlers<Transcript> =>
 export const transcriptSlice: SessionSlice<Transcript> = {
   empty: emptyTranscript,
   // A turn's changed files come before its closing notice, so the files' handler runs first.
-  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows)),
+  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows)),
 };
 
 export const useTranscript = create<Transcript>()(() => emptyTranscript);

@@ -118,6 +118,10 @@ export async function decide(context: DecisionContext): Promise<Decision> {
     if (mode === 'yolo') return { kind: 'allow', reason: 'yolo mode' };
     return { kind: 'ask', reason: 'Starting a goal lets Deft keep working turn after turn until it is done.', rememberable: true };
   }
+  if (EDIT_TOOLS.has(call.name) && call.execution.reviewedByUser) {
+    const paths = writtenPaths(call, places.workspace);
+    if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'review mode: you accept or reject the change hunk by hunk before it is written' };
+  }
   if (mode === 'yolo' && !noAutoApprove) return { kind: 'allow', reason: 'yolo mode' };
   if (mode === 'accept-edits' && command !== null && !noAutoApprove && context.sandboxAutoAllow && (call.execution as { sandboxed?: unknown }).sandboxed === true) {
     return { kind: 'allow', reason: 'accept-edits mode: the command runs in the OS sandbox (sandbox.autoAllow)' };

@@ -67,6 +67,11 @@ export function parseLog(text: string): Replay {
           replay.problems.push(`Line ${i + 1} of the session log holds an undo that does not match the turns before it and was skipped.`);
         }
         break;
+      case 'redo':
+        if (!Array.isArray(record.turnIds) || !replay.timeline.redo(record.turnIds)) {
+          replay.problems.push(`Line ${i + 1} of the session log holds a redo that does not follow its undo and was skipped.`);
+        }
+        break;
       default:
         replay.problems.push(`Line ${i + 1} of the session log has an unknown record type and was skipped.`);
     }

@@ -13,7 +13,9 @@ export type LogRecord =
   /** A compaction: `context` replaces everything the model read before (later context records append to it). */
   | { r: 'compaction'; id: string; context: ModelMessage[] }
   /** An undo: these turns, the last ones in order, leave the context (the state records after it restore their state). */
-  | { r: 'undo'; turnIds: string[] };
+  | { r: 'undo'; turnIds: string[] }
+  /** A redo: the turns the undo just before it removed are back in the context (nothing was added in between). */
+  | { r: 'redo'; turnIds: string[] };
 
 type Delta = Extract<SessionEvent, { type: 'assistant.delta' | 'thinking.delta' }>;
 

@@ -155,6 +155,26 @@ export class Session {
     return { turnIds, before: marks[0]!.state };
   }
 
+  /** The turns the model still reads, oldest first. */
+  contextTurns(): string[] {
+    return this.timeline.marks.map((m) => m.turnId);
+  }
+
+  /** Drop `turnId` and every turn after it from the context; as undoTurns. */
+  undoFrom(turnId: string): { turnIds: string[]; before: TurnMark['state'] } | string {
+    const marks = this.timeline.turnsFrom(turnId);
+    if (typeof marks === 'string') return marks;
+    return this.undoTurns(marks.length);
+  }
+
+  /** Put back the turns the last undo removed; returns the state from just before that undo, or why not. */
+  redoUndo(turnIds: readonly string[]): TurnMark['state'] | string {
+    const state = this.timeline.redo(turnIds);
+    if (!state) return 'The conversation has changed since those turns were undone, so they cannot be put back.';
+    this.log.append({ r: 'redo', turnIds: [...turnIds] });
+    return state;
+  }
+
   /** Write everything since the last flush (deltas merged) and the metadata. */
   async flush(): Promise<void> {
     const fresh = coalesceDeltas(this.events.slice(this.unflushedFrom));

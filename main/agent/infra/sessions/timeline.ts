@@ -19,8 +19,11 @@ export class Timeline {
   compactions = 0;
   /** Every tool-call id the conversation has used, compacted or undone ones included (ids stay unique in the transcript). */
   readonly callIds = new Set<string>();
+  /** What the last undo removed, while nothing has been added since: a redo puts it back. */
+  private lastUndo: { turnIds: string[]; removed: ModelMessage[]; marks: TurnMark[]; state: ReadonlyMap<string, unknown> } | null = null;
 
   append(message: ModelMessage): void {
+    this.lastUndo = null;
     if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.context.length, state: new Map(this.state) });
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
     this.context.push(frozen(message));
@@ -31,6 +34,7 @@ export class Timeline {
   }
 
   compact(context: readonly ModelMessage[]): void {
+    this.lastUndo = null;
     this.context = context.map(frozen);
     this.marks = [];
     this.compactions++;
@@ -49,14 +53,43 @@ export class Timeline {
     return `Only the last ${turns(available)} can be undone: undo cannot go back past the compaction before them. Use /undo ${available}.`;
   }
 
+  /** The marks of `turnId` and every turn after it, or why they cannot be undone. */
+  turnsFrom(turnId: string): TurnMark[] | string {
+    const at = this.marks.findIndex((m) => m.turnId === turnId);
+    if (at >= 0) return this.marks.slice(at);
+    return this.compactions > 0
+      ? 'That turn is no longer in what the model reads: it was compacted into a handoff note or already undone, so the conversation cannot go back to it.'
+      : 'That turn is no longer in what the model reads (it was already undone).';
+  }
+
   /** Drop these turns, which must be the last ones in order; returns the first one's mark, or null when they are not. */
   undo(turnIds: readonly string[]): TurnMark | null {
     const tail = this.marks.slice(this.marks.length - turnIds.length);
     if (!turnIds.length || tail.length !== turnIds.length || tail.some((m, i) => m.turnId !== turnIds[i])) return null;
     const first = tail[0]!;
+    this.lastUndo = { turnIds: [...turnIds], removed: this.context.slice(first.index), marks: tail, state: new Map(this.state) };
     this.context = this.context.slice(0, first.index);
     this.marks = this.marks.slice(0, this.marks.length - turnIds.length);
     return first;
+  }
+
+  /**
+   * Put back the turns the last undo removed, when nothing was added to the context since. Returns the
+   * session state from just before that undo, or null when it cannot be redone.
+   */
+  redo(turnIds: readonly string[]): ReadonlyMap<string, unknown> | null {
+    const last = this.lastUndo;
+    if (!last || last.turnIds.length !== turnIds.length || last.turnIds.some((id, i) => id !== turnIds[i])) return null;
+    this.lastUndo = null;
+    this.context.push(...last.removed);
+    this.marks.push(...last.marks);
+    return last.state;
+  }
+
+  /** Whether `redo(turnIds)` would succeed. */
+  canRedo(turnIds: readonly string[]): boolean {
+    const last = this.lastUndo;
+    return Boolean(last && last.turnIds.length === turnIds.length && last.turnIds.every((id, i) => id === turnIds[i]));
   }
 }
 

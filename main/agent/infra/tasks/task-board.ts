@@ -27,6 +27,8 @@ export interface TaskBoardOptions {
   now?: () => number;
   /** How often live output reaches the UI, at most. */
   outputIntervalMs?: number;
+  /** A task ended (after its record is updated). */
+  onEnded?(record: TaskRecord): void;
 }
 
 /**
@@ -222,6 +224,7 @@ export class TaskBoard implements SessionTasks {
     }
     this.persist(record);
     this.options.emitApp({ type: 'task.ended', sessionId: this.options.sessionId, task: { ...this.info(record), tail: lastLines(end.tail, PANEL_LINES) } });
+    this.options.onEnded?.(record);
     // Its notification (and the turn that delivers it, if any) was asked for just before this.
     for (const resolve of this.taskEndWaiters.splice(0)) resolve();
   }

@@ -149,20 +149,42 @@ export class ContextKeeper {
 
   /** Undo the last `count` turns; throws a CommandError saying why when they cannot be undone. */
   async undo(session: Session, handle: SessionHandle, count: number): Promise<string[]> {
-    const undone = session.undoTurns(count);
+    return this.applyUndo(session, handle, session.undoTurns(count));
+  }
+
+  /** Undo `turnId` and every turn after it (a rewind of the conversation). */
+  async undoFrom(session: Session, handle: SessionHandle, turnId: string): Promise<string[]> {
+    return this.applyUndo(session, handle, session.undoFrom(turnId));
+  }
+
+  /** Put back the turns the last undo removed (an undone rewind); throws a CommandError when the conversation moved on. */
+  async redo(session: Session, handle: SessionHandle, turnIds: readonly string[]): Promise<void> {
+    const state = session.redoUndo(turnIds);
+    if (typeof state === 'string') throw new CommandError('invalid_request', state);
+    await this.restoreFeatures(handle, state);
+    this.meter(session).reset();
+    session.emit({ type: 'turns.redone', turnIds: [...turnIds] });
+    await session.flush();
+  }
+
+  private async applyUndo(session: Session, handle: SessionHandle, undone: ReturnType<Session['undoTurns']>): Promise<string[]> {
     if (typeof undone === 'string') throw new CommandError('invalid_request', undone);
-    const before = <T>(slot: StateSlot<T>): T => readSlot(slot, undone.before.get(slot.key));
-    for (const feature of this.deps.features) {
-      try {
-        await feature.onUndo?.(handle, before);
-      } catch {
-        // One feature failing to restore its state must not leave the others half done.
-      }
-    }
+    await this.restoreFeatures(handle, undone.before);
     this.meter(session).reset();
     session.emit({ type: 'turns.undone', turnIds: undone.turnIds });
     await session.flush();
     return undone.turnIds;
+  }
+
+  private async restoreFeatures(handle: SessionHandle, state: ReadonlyMap<string, unknown>): Promise<void> {
+    const at = <T>(slot: StateSlot<T>): T => readSlot(slot, state.get(slot.key));
+    for (const feature of this.deps.features) {
+      try {
+        await feature.onUndo?.(handle, at);
+      } catch {
+        // One feature failing to restore its state must not leave the others half done.
+      }
+    }
   }
 
   private meter(session: Session): ContextMeter {

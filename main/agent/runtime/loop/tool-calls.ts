@@ -27,10 +27,11 @@ type Prepared =
   /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
   | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
 
-/** A step's tool messages, in call order, and whether a result asked to end the turn. */
+/** A step's tool messages, in call order, whether a result asked to end the turn, and the calls that ran. */
 export interface ToolBatch {
   messages: ModelMessage[];
   stopTurn: boolean;
+  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
 }
 
 /**
@@ -91,6 +92,7 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
   let stopTurn = false;
   // Each call listens to a signal of its own, and only the batch listens to the turn's: a step of many
   // parallel calls must not pile listeners (and a MaxListenersExceededWarning) onto one signal.
+  const ran: ToolBatch['ran'] = [];
   const signals = new CallSignals(options.signal, prepared.length);
   try {
     await schedule(
@@ -102,6 +104,7 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
           const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, { ...options, signal: signals.get(index) });
           durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
           const result = await finalise(raw, item.call, options);
+          if (item.kind === 'ready' && !skipped) ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true });
           if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
           if (result.stopTurn) stopTurn = true;
           return result;
@@ -115,7 +118,7 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
   } finally {
     signals.dispose();
   }
-  return { messages, stopTurn };
+  return { messages, stopTurn, ran };
 }
 
 /** One abort signal per call of a batch, all aborted when the turn's signal aborts. */

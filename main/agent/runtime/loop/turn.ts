@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionEventInput, Usage } from '../../../../protocol';
-import type { TurnOutcome } from '../../contract/feature';
+import type { StepEnd, TurnOutcome } from '../../contract/feature';
 import type { ChatProvider, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
 import type { ToolEnv } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';
@@ -24,6 +24,10 @@ export interface TurnSession {
   usedCallIds(): ReadonlySet<string>;
   /** Add a model call's tokens to the session's total (and tell the UI). */
   countUsage(turnId: string, usage: Usage): void;
+  /** A step's tool calls are about to run: resolves when what must come first (a snapshot of the workspace) is done. */
+  beforeTools(): Promise<void>;
+  /** A step's tool calls have finished. */
+  afterTools(step: StepEnd): void;
 }
 
 /** The model and the tools a turn works with. */
@@ -98,6 +102,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       return { stopReason: 'end_turn' };
     }
 
+    await session.beforeTools();
     const batch = await runToolCalls(result.toolCalls, {
       registry: model.registry,
       env: model.env,
@@ -110,6 +115,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
     });
     for (const message of batch.messages) session.append(message);
+    session.afterTools({ turnId, step, calls: batch.ran });
     await session.checkpoint();
     if (signal.aborted) return { stopReason: 'cancelled' };
     if (batch.stopTurn) return { stopReason: 'end_turn' };

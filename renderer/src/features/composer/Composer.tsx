@@ -13,9 +13,10 @@ import { runSkill } from '../../actions/skills';
 import { useSlashMenu } from '../skills/SlashMenu';
 import { contextCommand } from '../context/context-command';
 import { ContextHint } from '../context/ContextHint';
+import { rewindCommand } from '../checkpoints/rewind-command';
 
-/** The composer's own commands (/plan, /compact, /undo): they win over the skills slash menu. */
-const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text);
+/** The composer's own commands (/plan, /compact, /undo, /rewind, /review): they win over the skills slash menu. */
+const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text) ?? rewindCommand(text);
 
 /** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. Images can be dropped, pasted or attached. */
 export function Composer() {
@@ -92,7 +93,7 @@ export function Composer() {
         onChange={(e) => setText(e.target.value)}
         onPaste={images.onPaste}
         onKeyDown={(e) => {
-          // `/plan`, `/compact` and `/undo` are the composer's own commands: they win over the skills menu.
+          // `/plan`, `/compact`, `/undo` and `/rewind` are the composer's own commands: they win over the skills menu.
           if (!(e.key === 'Enter' && composerCommand(text)) && slash.onKeyDown(e)) return;
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
@@ -127,8 +128,8 @@ export function Composer() {
               <Spinner size={12} /> Attaching…
             </span>
           ) : (
-            <span className="composer-hint" title="/compact [focus]: summarise the conversation to free context · /undo [n]: take back the last turns (files are not restored)">
-              Shift+Enter: new line · / skills · /plan /compact /undo
+            <span className="composer-hint" title="/compact [focus]: summarise the conversation to free context · /undo [n]: take back the last turns (files stay) · /rewind: put files and/or the conversation back to a prompt · /review: every change of this session">
+              Shift+Enter: new line · / skills · /plan /compact /undo /rewind /review
             </span>
           )}
         </div>

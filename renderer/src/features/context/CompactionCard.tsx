@@ -74,7 +74,7 @@ export const CompactionCard = memo(function CompactionCard({ item }: { item: Com
 /** Above a turn the model no longer reads. */
 export function UndoneLabel() {
   return (
-    <div className="undone-label" title="Removed by /undo: the model no longer reads this turn. Files it changed were not restored.">
+    <div className="undone-label" title="Removed from what the model reads (by /undo or a rewind). Files are restored only by a rewind of the code.">
       <Icon name="undo" size={12} /> Undone
     </div>
   );

@@ -17,7 +17,7 @@ export function ContextHint({ text }: { text: string }) {
     body = (
       <>
         Enter runs <strong>/undo</strong>: takes back {turns} — the model stops reading {command.count === 1 ? 'it' : 'them'}, the todo list and plan mode roll back.
-        Files are not restored.
+        Files are not restored (/rewind restores them).
       </>
     );
   } else {

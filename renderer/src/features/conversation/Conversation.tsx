@@ -3,6 +3,7 @@ import { useLayoutEffect, useRef } from 'react';
 import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
+import { RewindNotice } from '../checkpoints/RewindNotice';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
@@ -26,6 +27,8 @@ function Item({ item }: { item: TranscriptItem }) {
       return <ChangedFilesSummary item={item} />;
     case 'compaction':
       return <CompactionCard item={item} />;
+    case 'rewind':
+      return <RewindNotice item={item} />;
   }
 }
 
@@ -55,7 +58,14 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
   });
   const totalSize = virtualizer.getTotalSize();
 
+  // A rewind is usually started from a prompt further up: its notice (with Undo rewind) is brought into view.
+  const lastRewind = useRef(items.at(-1)?.kind === 'rewind' ? items.at(-1)!.id : null);
   useLayoutEffect(() => {
+    const last = items.at(-1);
+    if (last?.kind === 'rewind' && last.id !== lastRewind.current) {
+      lastRewind.current = last.id;
+      atBottom.current = true;
+    }
     const el = scrollRef.current;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [items, totalSize]);

@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import type { AssistantItem, NoticeItem, UserItem } from '../../stores/transcript';
+import { RewindHereButton } from '../checkpoints/RewindHereButton';
 import { AttachmentStrip } from '../files/AttachmentThumbs';
 import { Markdown } from './Markdown';
 
@@ -11,6 +12,7 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
         <div className="user-text">{item.text}</div>
         <AttachmentStrip attachments={item.attachments} label="Images sent with this message" />
       </div>
+      <RewindHereButton turnId={item.turnId} text={item.text} />
     </article>
   );
 });

@@ -2,6 +2,7 @@ import { memo, useMemo, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { Dialog } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
+import { useCheckpointDialog } from '../../stores/checkpoints';
 import { useTranscript } from '../../stores/transcript';
 import type { ChangedFile, ChangesItem } from '../../stores/changes';
 import { type DiffDisplay, combinedDiff } from './diff-model';
@@ -41,25 +42,42 @@ function FileChangesDialog({ file, onClose }: { file: ChangedFile; onClose: () =
   );
 }
 
-/** After a turn: the files it changed, each with +/− counts; a click opens the file's diff. */
+/**
+ * After a turn: the files it changed, each with +/− counts. Known from checkpoints (every change, shell
+ * commands' too), a click opens the review pane; known only from the tools' diffs, it opens the file's diff.
+ */
 export const ChangedFilesSummary = memo(function ChangedFilesSummary({ item }: { item: ChangesItem }) {
   const [open, setOpen] = useState<ChangedFile | null>(null);
+  const review = (path?: string) => useCheckpointDialog.getState().show({ kind: 'review', turnId: item.turnId, ...(path ? { path } : {}) });
   const totals = item.files.reduce((t, f) => ({ added: t.added + f.added, removed: t.removed + f.removed }), { added: 0, removed: 0 });
   return (
     <section className="changed-files" aria-label="Changed files">
       <div className="changed-files-header">
         <Icon name="file" size={14} />
         <span>
-          Changed {item.files.length} file{item.files.length === 1 ? '' : 's'}
+          Changed {item.files.length + (item.more ?? 0)} file{item.files.length + (item.more ?? 0) === 1 ? '' : 's'}
         </span>
         <DiffStats {...totals} />
+        {item.checkpointed ? (
+          <span className="changed-files-actions">
+            <button type="button" className="link-button" onClick={() => review()}>
+              Review
+            </button>
+            <button type="button" className="link-button" onClick={() => useCheckpointDialog.getState().show({ kind: 'review' })}>
+              Session changes
+            </button>
+          </span>
+        ) : null}
       </div>
       <ul>
         {item.files.map((file) => (
           <li key={file.path}>
-            <button type="button" className="changed-file" onClick={() => setOpen(file)} aria-label={`Show changes to ${file.path}`}>
-              <span className="file-path">{file.path}</span>
-              <DiffStats added={file.added} removed={file.removed} />
+            <button type="button" className="changed-file" onClick={() => (item.checkpointed ? review(file.path) : setOpen(file))} aria-label={`Show changes to ${file.path}`}>
+              <span className="file-path">
+                {file.path}
+                {file.status === 'added' || file.status === 'deleted' ? <span className="file-meta"> ({file.status})</span> : null}
+              </span>
+              {file.binary ? <span className="file-meta">binary</span> : <DiffStats added={file.added} removed={file.removed} />}
             </button>
           </li>
         ))}

@@ -3,10 +3,11 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { replaceFileAtomic } from '../../atomic-write';
 import { closestPassage } from '../../closest-passage';
-import { diffDisplay } from '../../diff-hunks';
+import { diffDisplay } from '../../../../infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView } from '../../line-endings';
 import { loadTextFile } from '../../text-file';
+import { isReviewed, reviewChange } from '../../review-gate';
 import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
 import type { ToolInputDisplay } from '../../../../../../protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
@@ -110,7 +111,8 @@ export function editTool(files: FileTracker): Tool<typeof input> {
         description: `Edit ${path.display}`,
         display,
         ...pathRules('Edit', path),
-        execute: () =>
+        ...(isReviewed(env, path) ? { reviewedByUser: true } : {}),
+        execute: (ctx) =>
           asToolError(async (): Promise<ToolResult> => {
             const stats = await existingFile(path, 'To create a file, use Write.');
             const unchanged = preview && sameFile(preview.stats, stats) ? preview : null;
@@ -118,14 +120,19 @@ export function editTool(files: FileTracker): Tool<typeof input> {
             const refusal = files.refusal(path.real, path.display, stats, 'edit');
             if (refusal) throw new ToolInputError(refusal);
             const change = unchanged?.change ?? plan(args, view, path.display);
-            await replaceFileAtomic(path.real, fromModelView(change.after, view));
+            // Review mode: the user accepts or rejects the edit hunk by hunk before anything is written.
+            const reviewed = await reviewChange(env, ctx, { toolName: 'Edit', path, before: view.text, after: change.after, created: false });
+            if (reviewed.kind === 'rejected') return reviewed.result;
+            await replaceFileAtomic(path.real, fromModelView(reviewed.text, view));
             const after = await stat(path.real).catch(() => null);
             if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
             const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;
+            const partial = reviewed.text !== change.after;
+            const done = partial ? `Applied the accepted part of the edit to ${path.display}.` : `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`;
             return {
-              output: `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`,
-              display: unchanged?.display ?? diffDisplay(path.display, view.text, change.after),
+              output: reviewed.report ? `${done}\n${reviewed.report}` : done,
+              display: partial ? diffDisplay(path.display, view.text, reviewed.text) : (unchanged?.display ?? diffDisplay(path.display, view.text, change.after)),
             };
           }),
       };

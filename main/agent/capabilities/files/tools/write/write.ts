@@ -2,10 +2,11 @@ import { appendFile, mkdir, realpath, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { replaceFileAtomic } from '../../atomic-write';
-import { diffDisplay } from '../../diff-hunks';
+import { diffDisplay } from '../../../../infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView, toModelView } from '../../line-endings';
 import { MAX_EDIT_BYTES, loadTextFile } from '../../text-file';
+import { isReviewed, reviewChange } from '../../review-gate';
 import { asToolError, formatBytes, guard, pathRules, statOrNull } from '../../tool-support';
 import type { GuardedPath } from '../../../../infra/policies/path-guard';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
@@ -67,7 +68,8 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
         description: `${appending ? 'Append to' : existing ? 'Overwrite' : 'Create'} ${path.display}`,
         display,
         ...pathRules('Write', path),
-        execute: () =>
+        ...(isReviewed(env, path) ? { reviewedByUser: true } : {}),
+        execute: (ctx) =>
           asToolError(async (): Promise<ToolResult> => {
             const stats = await statOrNull(path.real);
             if (stats && !stats.isFile()) throw new ToolInputError(`${path.display} is no longer a regular file; Write does not write to it.`);
@@ -78,9 +80,18 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
               await ensureParent(path);
             }
             const view = stats ? await currentText(path, stats.size) : null;
-            const { text, converted } = inFileStyle(args.content, view);
+            const beforeText = view?.text ?? '';
+            let afterText = appending ? beforeText + args.content : args.content;
+            // Review mode: the user accepts or rejects the change hunk by hunk before anything is written.
+            const reviewed = await reviewChange(env, ctx, { toolName: 'Write', path, before: stats && !view ? null : beforeText, after: afterText, created: !stats });
+            if (reviewed.kind === 'rejected') return reviewed.result;
+            const partial = reviewed.text !== afterText;
+            afterText = reviewed.text;
+            const { text, converted } = inFileStyle(partial ? afterText : args.content, view);
             const bytes = Buffer.byteLength(text);
-            if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
+            if (partial) {
+              await replaceFileAtomic(path.real, view ? fromModelView(afterText, view) : afterText);
+            } else if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
               if ((await realpath(path.real).catch(() => null)) !== path.real) throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
               await appendFile(path.real, text);
             } else {
@@ -91,13 +102,12 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
             if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
             const kept = converted ? ' (kept its CRLF line endings)' : '';
-            const output = appending
+            const written = appending
               ? `Appended ${bytes} bytes to ${path.display}${kept}.`
               : stats
                 ? `Wrote ${bytes} bytes to ${path.display}${kept}.`
                 : `Created ${path.display} and wrote ${bytes} bytes.`;
-            const beforeText = view?.text ?? '';
-            const afterText = appending ? beforeText + args.content : args.content;
+            const output = partial ? `Wrote the accepted part of the change to ${path.display}.\n${reviewed.report}` : reviewed.report ? `${written}\n${reviewed.report}` : written;
             return {
               output,
               display: view || !stats ? diffDisplay(path.display, beforeText, afterText) : { kind: 'text', text: `${output} The previous content (${formatBytes(stats.size)}) was not text or too large to compare.` },

@@ -1,0 +1,134 @@
+import { lstat, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CommandHandlers } from '../../contract/commands';
+import { CommandError } from '../../contract/errors';
+import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import { isWithin } from '../../infra/policies/path-guard';
+import { promptList } from './history';
+import { ReviewPane } from './review-pane';
+import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
+import { writeCheckpointSettings } from './settings';
+import { CheckpointStorageKeeper } from './storage';
+import { unsafePath } from './store/restore';
+import type { Checkpoint } from './store/store';
+import { WorkspaceCheckpoints } from './workspace';
+
+/** Files a turn's changes event lists at most (the count of the rest is sent). */
+const MAX_TURN_FILES = 200;
+
+/**
+ * Checkpoints: a snapshot of the workspace before every turn and after every step, background task or turn
+ * that may have changed it — whatever changed it (the file tools, shell commands, sub-agents, hooks, MCP
+ * tools), since the workspace itself is compared, not what tools report. Rewind files, conversation or both
+ * to any prompt (and undo that), review a turn's changes and revert a file or a hunk, and keep the store
+ * within its size cap.
+ */
+export const checkpointsFeature: FeatureFactory = (core) => {
+  const checkpoints = new WorkspaceCheckpoints(core);
+  const rewinds = new Rewinds(checkpoints);
+  const pane = new ReviewPane(checkpoints);
+  const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.workspace, () => core.now());
+  /** The turn running in each session and the checkpoint taken before it. */
+  const current = new Map<string, { turnId: string; before: Checkpoint | null }>();
+  let warmed = false;
+
+  // Kept with the session, so a rewind made by `deft rewind` reaches the model at the next turn, whichever process runs it.
+  const note = (session: SessionHandle) => (text: string) => session.state(pendingNoteSlot).set(text);
+  const withSession = async <T>(sessionId: string, work: (session: SessionHandle) => Promise<T>): Promise<T> => {
+    const session = await core.session(sessionId);
+    const result = await work(session);
+    await session.flush().catch(() => {});
+    return result;
+  };
+
+  const commands: Partial<CommandHandlers> = {
+    listCheckpoints: async ({ sessionId }) => {
+      const session = await core.session(sessionId);
+      const status = await checkpoints.status();
+      const store = await checkpoints.store();
+      if (!store) return { status, prompts: [] };
+      const list = await store.list(session.id);
+      const now = session.running ? null : (await store.locked(() => store.capture())).tree;
+      return { status, prompts: await promptList(store, list, session.contextTurns(), now) };
+    },
+    previewRewind: async ({ sessionId, turnId, scope }) => rewinds.preview(await core.session(sessionId), turnId, scope),
+    rewind: async ({ sessionId, turnId, scope, includeOutside, expect }) =>
+      withSession(sessionId, (session) => rewinds.rewind(session, { turnId, scope, includeOutside, ...(expect ? { expect } : {}), note: note(session) })),
+    undoRewind: async ({ sessionId }) => withSession(sessionId, (session) => rewinds.undo(session)),
+    reviewChanges: async ({ sessionId, turnId }) => pane.changes(await core.session(sessionId), turnId),
+    revertChange: async ({ sessionId, turnId, path, hunk }) => pane.revert(await core.session(sessionId), turnId, path, hunk),
+    undoRevert: async ({ sessionId, revertId }) => pane.undoRevert(await core.session(sessionId), revertId),
+    checkpointStorage: async () => storage.report(),
+    setCheckpointLimits: async ({ limitBytes, maxFileBytes }) => {
+      const settings = await writeCheckpointSettings(core.home, { ...(limitBytes !== undefined ? { limitBytes } : {}), ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) });
+      (await checkpoints.store())?.setMaxFileBytes(settings.maxFileBytes);
+      return storage.report();
+    },
+    cleanUpCheckpoints: async () => storage.cleanUp(),
+    openInEditor: async ({ path }) => {
+      if (!core.openInEditor) throw new CommandError('unsupported', 'Opening files in an editor is only available in the desktop app.');
+      const full = await workspaceFile(core.workspace, path);
+      return { opened: await core.openInEditor(full), path: full };
+    },
+  };
+
+  const feature: Feature = {
+    name: 'checkpoints',
+    commands,
+    onSessionLoaded: () => {
+      if (warmed) return;
+      warmed = true;
+      void checkpoints.warm();
+    },
+    onTurnStart: async (session, { turnId, prompt }) => {
+      const pending = session.state(pendingNoteSlot).get();
+      if (pending) {
+        session.inject(pending);
+        session.state(pendingNoteSlot).set(null);
+      }
+      const last = session.state(lastRewindSlot).get();
+      if (last && !last.closed) session.state(lastRewindSlot).set({ ...last, closed: true });
+      current.set(session.id, { turnId, before: null });
+      const before = await checkpoints.take(session, { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) }, true);
+      current.set(session.id, { turnId, before });
+    },
+    onStepEnd: async (session, step) => {
+      // Read-only calls cannot change the workspace; anything else might (a command, an MCP tool, a sub-agent).
+      if (step.calls.some((c) => !c.readOnly)) await checkpoints.take(session, { kind: 'step', turnId: step.turnId, step: step.step });
+    },
+    onTurnEnded: async (session) => {
+      const turn = current.get(session.id);
+      current.delete(session.id);
+      if (!turn?.before) return;
+      const end = await checkpoints.take(session, { kind: 'turn-end', turnId: turn.turnId });
+      const store = await checkpoints.store();
+      if (!store) return;
+      const endTree = end?.tree ?? (await store.list(session.id)).at(-1)?.tree ?? turn.before.tree;
+      const changes = await store.changes(turn.before.tree, endTree, true).catch(() => []);
+      session.emit({
+        type: 'turn.changes',
+        turnId: turn.turnId,
+        files: changes.slice(0, MAX_TURN_FILES).map((c) => ({ path: c.path, status: c.status, added: c.added, removed: c.removed })),
+        more: Math.max(0, changes.length - MAX_TURN_FILES),
+      });
+      storage.afterTurn();
+    },
+    onTaskEnded: async (session, task) => {
+      await checkpoints.take(session, { kind: 'task', note: task.id, ...(current.get(session.id) ? { turnId: current.get(session.id)!.turnId } : {}) });
+    },
+    onSessionDeleted: (sessionId) => {
+      current.delete(sessionId);
+      checkpoints.forget(sessionId);
+    },
+  };
+  return feature;
+};
+
+/** A workspace file by its workspace-relative path, refused when it leaves the workspace or is not a file. */
+async function workspaceFile(workspace: string, path: string): Promise<string> {
+  if (unsafePath(path)) throw new CommandError('invalid_request', `"${path}" is not a path inside the workspace.`);
+  const full = await realpath(join(workspace, path)).catch(() => null);
+  if (!full || !isWithin(full, workspace)) throw new CommandError('not_found', `${path} is not a file in the workspace.`);
+  if (!(await lstat(full)).isFile()) throw new CommandError('invalid_request', `${path} is not a file.`);
+  return full;
+}

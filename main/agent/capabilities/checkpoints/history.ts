@@ -1,0 +1,68 @@
+import type { PromptCheckpoint, SkippedFileInfo } from '../../../../protocol';
+import type { Checkpoint, CheckpointKind, CheckpointStore } from './store/store';
+
+/** Turns started by the user (typed, or a skill they ran) count as prompts; the ones Deft started do not. */
+const PROMPT_ORIGINS = new Set(['user', 'skill']);
+
+/** Checkpoints taken just before Deft acted: the changes since the one before them were made outside Deft. */
+const OUTSIDE_ENDS = new Set<CheckpointKind>(['turn', 'rewind', 'revert']);
+
+/** The checkpoint taken just before a turn began, if any. */
+export function turnCheckpoint(checkpoints: readonly Checkpoint[], turnId: string): Checkpoint | undefined {
+  return checkpoints.find((c) => c.kind === 'turn' && c.turnId === turnId);
+}
+
+/** The state at the end of a turn: its last checkpoint (the one before it when nothing changed). */
+export function turnEndCheckpoint(checkpoints: readonly Checkpoint[], turnId: string): Checkpoint | undefined {
+  return checkpoints.filter((c) => c.turnId === turnId).at(-1);
+}
+
+/**
+ * The session's prompts (turns with a checkpoint before them), numbered from 1 among those the user started,
+ * with the number of files each changed up to the next turn (or up to `nowTree`).
+ */
+export async function promptList(store: CheckpointStore, checkpoints: readonly Checkpoint[], contextTurns: readonly string[], nowTree: string | null): Promise<PromptCheckpoint[]> {
+  const turns = checkpoints.filter((c) => c.kind === 'turn');
+  const inContext = new Set(contextTurns);
+  let counted = 0;
+  const numbers = turns.map((turn) => (PROMPT_ORIGINS.has(turn.origin ?? 'user') ? ++counted : 0));
+  return Promise.all(
+    turns.map(async (turn, i) => {
+      const next = turns[i + 1];
+      const endTree = next?.tree ?? nowTree ?? turnEndCheckpoint(checkpoints, turn.turnId!)?.tree ?? turn.tree;
+      const changed = endTree === turn.tree ? 0 : (await store.changes(turn.tree, endTree)).length;
+      return {
+        turnId: turn.turnId!,
+        index: numbers[i]!,
+        origin: turn.origin ?? 'user',
+        text: turn.prompt ?? '',
+        at: turn.at,
+        hasCheckpoint: true,
+        changedFiles: changed,
+        inConversation: inContext.has(turn.turnId!),
+      };
+    }),
+  );
+}
+
+/**
+ * Paths changed outside Deft after `from`: in every stretch ending at a checkpoint taken just before Deft
+ * acted, and in the stretch from the last checkpoint to `nowTree`.
+ */
+export async function changedOutside(store: CheckpointStore, later: readonly Checkpoint[], nowTree: string): Promise<Set<string>> {
+  const outside = new Set<string>();
+  for (let i = 1; i < later.length; i++) {
+    const [a, b] = [later[i - 1]!, later[i]!];
+    if (OUTSIDE_ENDS.has(b.kind) && a.tree !== b.tree) for (const change of await store.changes(a.tree, b.tree)) outside.add(change.path);
+  }
+  const last = later.at(-1);
+  if (last && last.tree !== nowTree) for (const change of await store.changes(last.tree, nowTree)) outside.add(change.path);
+  return outside;
+}
+
+/** Files left out of either state (by path, the latest reason). */
+export function notCaptured(...lists: ReadonlyArray<readonly SkippedFileInfo[]>): SkippedFileInfo[] {
+  const byPath = new Map<string, SkippedFileInfo>();
+  for (const list of lists) for (const file of list) byPath.set(file.path, file);
+  return [...byPath.values()].sort((a, b) => a.path.localeCompare(b.path));
+}

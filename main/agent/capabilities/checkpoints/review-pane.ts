@@ -1,0 +1,126 @@
+import { lstat, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ReviewChanges, ReviewFile } from '../../../../protocol';
+import { CommandError } from '../../contract/errors';
+import type { SessionHandle } from '../../contract/feature';
+import { writeFileAtomic } from '../../infra/platform/files';
+import { revertHunk } from '../../infra/text/apply-hunks';
+import { diffTexts } from '../../infra/text/diff-hunks';
+import { asText, blobDiff } from './file-diffs';
+import { turnCheckpoint, turnEndCheckpoint } from './history';
+import { unsafePath } from './store/restore';
+import type { Checkpoint, CheckpointStore } from './store/store';
+import type { WorkspaceCheckpoints } from './workspace';
+
+/** Files the review pane lists at most, and diff lines it carries in all. */
+const MAX_FILES = 300;
+const LINE_BUDGET = 30_000;
+
+interface Range {
+  from: Checkpoint;
+  /** The tree at the end of the range; `now` when the range runs up to the workspace as it is. */
+  to: string;
+  now: string;
+}
+
+/**
+ * The review pane: every file a turn (or the whole session so far) changed, with its diff, from the
+ * checkpoints — so changes made by shell commands count too — and reverting a file or one hunk to how it
+ * was before, each revert undoable (a checkpoint is taken just before it).
+ */
+export class ReviewPane {
+  constructor(private readonly checkpoints: WorkspaceCheckpoints) {}
+
+  async changes(session: SessionHandle, turnId: string | undefined): Promise<ReviewChanges> {
+    const store = await this.checkpoints.require();
+    const range = await store.locked(async () => this.range(store, session, turnId));
+    const all = await store.changes(range.from.tree, range.to, true);
+    const later = range.to === range.now ? new Set<string>() : new Set((await store.changes(range.to, range.now)).map((c) => c.path));
+    let budget = LINE_BUDGET;
+    const files: ReviewFile[] = [];
+    for (const change of all.slice(0, MAX_FILES)) {
+      const diff = await blobDiff(store, change.oldBlob, change.newBlob, Math.max(0, Math.min(2_000, budget)));
+      budget -= diff.hunks.reduce((n, h) => n + h.lines.length, 0);
+      files.push({
+        path: change.path,
+        status: change.status,
+        added: change.added,
+        removed: change.removed,
+        binary: diff.binary,
+        hunks: diff.hunks,
+        ...(diff.truncated ? { truncated: true } : {}),
+        changedSince: later.has(change.path),
+      });
+    }
+    return { ...(turnId ? { turnId } : {}), files, more: Math.max(0, all.length - MAX_FILES) };
+  }
+
+  /** Revert `path` (or its hunk number `hunk`, as `changes` listed them) to before the range. */
+  async revert(session: SessionHandle, turnId: string | undefined, path: string, hunk: number | undefined): Promise<{ revertId: string; path: string }> {
+    if (session.running) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc), then revert.');
+    if (unsafePath(path)) throw new CommandError('invalid_request', `"${path}" is not a path inside the workspace.`);
+    const store = await this.checkpoints.require();
+    return store.locked(async () => {
+      const range = await this.range(store, session, turnId);
+      const [then, after] = await Promise.all([store.entry(range.from.tree, path), store.entry(range.to, path)]);
+      if (then?.blob === after?.blob && then?.mode === after?.mode) throw new CommandError('invalid_request', `${path} did not change ${turnId ? 'in that turn' : 'in this session'}.`);
+      const now = await store.capture();
+      const mark = await this.checkpoints.recordIfNew(store, session.id, now, { kind: 'revert', note: path }, true);
+      if (hunk === undefined) {
+        const problems = await store.restore(range.from.tree, [path]);
+        if (problems.length) throw new CommandError('internal', `${path} could not be reverted: ${problems[0]!.reason}.`);
+      } else {
+        await this.revertOneHunk(store, path, then?.blob ?? '', after?.blob ?? '', hunk);
+      }
+      await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'reverted', note: path }, true);
+      return { revertId: mark!.id, path };
+    });
+  }
+
+  /** Put a reverted file back as it was just before the revert. */
+  async undoRevert(session: SessionHandle, revertId: string): Promise<{ path: string }> {
+    if (session.running) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc).');
+    const store = await this.checkpoints.require();
+    const mark = (await store.list(session.id)).find((c) => c.id === revertId && c.kind === 'revert');
+    if (!mark?.note) throw new CommandError('not_found', 'That revert is no longer known (its checkpoint was cleaned up).');
+    const path = mark.note;
+    await store.locked(async () => {
+      await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'revert', note: path }, false);
+      const problems = await store.restore(mark.tree, [path]);
+      if (problems.length) throw new CommandError('internal', `${path} could not be put back: ${problems[0]!.reason}.`);
+      await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'reverted', note: path }, false);
+    });
+    return { path };
+  }
+
+  private async revertOneHunk(store: CheckpointStore, path: string, fromBlob: string, toBlob: string, index: number): Promise<void> {
+    const [a, b] = await Promise.all([fromBlob ? store.blob(fromBlob) : Buffer.alloc(0), toBlob ? store.blob(toBlob) : Buffer.alloc(0)]);
+    const [before, after] = [asText(a), asText(b)];
+    if (before === null || after === null) throw new CommandError('invalid_request', `${path} is not a text file: revert the whole file instead.`);
+    const hunk = diffTexts(before, after).hunks[index];
+    if (!hunk) throw new CommandError('invalid_request', `${path} has no hunk ${index + 1}; open the review again.`);
+    const full = join(store.places.workspace, path);
+    const stats = await lstat(full).catch(() => null);
+    if (!stats?.isFile()) throw new CommandError('invalid_request', `${path} is no longer a file in the workspace: revert the whole file instead.`);
+    const current = asText(await readFile(full));
+    const reverted = current === null ? null : revertHunk(current, hunk);
+    if (reverted === null) throw new CommandError('invalid_request', `That part of ${path} has changed since, so the hunk no longer applies. Revert the whole file, or edit it by hand.`);
+    await writeFileAtomic(full, reverted, stats.mode & 0o7777);
+  }
+
+  /** The checkpoints a review covers: a turn (start to end), or the session (first checkpoint to now). Call holding the lock. */
+  private async range(store: CheckpointStore, session: SessionHandle, turnId: string | undefined): Promise<Range> {
+    const list = await store.list(session.id);
+    const now = (await store.capture()).tree;
+    if (!turnId) {
+      const first = list[0];
+      if (!first) throw new CommandError('not_found', 'This session has no checkpoints yet.');
+      return { from: first, to: now, now };
+    }
+    const from = turnCheckpoint(list, turnId);
+    if (!from) throw new CommandError('not_found', 'No checkpoint was taken before that turn, so its changes cannot be shown.');
+    const end = turnEndCheckpoint(list, turnId);
+    const to = session.running && list.at(-1)?.turnId === turnId ? now : (end?.tree ?? now);
+    return { from, to, now };
+  }
+}

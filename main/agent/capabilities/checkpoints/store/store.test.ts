@@ -1,0 +1,187 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../../test-support/harness';
+import { CheckpointStore } from './store';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function setup(files: Record<string, string> = {}) {
+  const workspace = await tempDir('deft-cp-ws-');
+  const home = await tempDir('deft-cp-home-');
+  dirs.push(workspace, home);
+  for (const [path, content] of Object.entries(files)) await put(workspace, path, content);
+  return { workspace, home };
+}
+
+async function put(root: string, path: string, content: string | Buffer): Promise<void> {
+  await mkdir(join(root, path, '..'), { recursive: true });
+  await writeFile(join(root, path), content);
+}
+
+async function snapshot(store: CheckpointStore, session = 's1', kind: 'turn' | 'step' = 'turn') {
+  return store.locked(async () => store.record(await store.capture(), { session, kind }));
+}
+
+/** Every file under a folder with its bytes' hash, its mode and its mtime: byte-identical means equal. */
+async function fingerprint(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (dir: string) => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else {
+        const s = await stat(path);
+        out[relative(root, path)] = `${createHash('sha1').update(await readFile(path)).digest('hex')} ${s.mode.toString(8)} ${s.mtimeMs}`;
+      }
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } }).toString();
+}
+
+describe('CheckpointStore', () => {
+  it('captures a folder that is not a repository, lists what changed and restores it exactly (content, mode, links, deletions)', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'one\n', 'src/b.txt': 'two\n', 'c.txt': 'three\n' });
+    await put(workspace, 'run.sh', '#!/bin/sh\necho hi\n');
+    await chmod(join(workspace, 'run.sh'), 0o755);
+    await symlink('a.txt', join(workspace, 'link'));
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    expect(first.seq).toBe(1);
+
+    await writeFile(join(workspace, 'a.txt'), 'one changed\n');
+    await rm(join(workspace, 'c.txt'));
+    await put(workspace, 'new/deep/d.txt', 'new\n');
+    await chmod(join(workspace, 'run.sh'), 0o644);
+    await rm(join(workspace, 'link'));
+    await symlink('src/b.txt', join(workspace, 'link'));
+    const second = await snapshot(store);
+
+    const changes = await store.changes(first.tree, second.tree, true);
+    expect(changes.map((c) => [c.path, c.status]).sort()).toEqual([
+      ['a.txt', 'modified'],
+      ['c.txt', 'deleted'],
+      ['link', 'modified'],
+      ['new/deep/d.txt', 'added'],
+      ['run.sh', 'modified'],
+    ]);
+    expect(changes.find((c) => c.path === 'a.txt')).toMatchObject({ added: 1, removed: 1 });
+
+    const problems = await store.locked(() => store.restore(first.tree, changes.map((c) => c.path)));
+    expect(problems).toEqual([]);
+    expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(workspace, 'c.txt'), 'utf8')).toBe('three\n');
+    expect((await stat(join(workspace, 'run.sh'))).mode & 0o777).toBe(0o755);
+    expect(await readlink(join(workspace, 'link'))).toBe('a.txt');
+    await expect(stat(join(workspace, 'new'))).rejects.toThrow(); // the folders a created file needed go too
+    expect((await store.list('s1')).map((c) => c.seq)).toEqual([1, 2]);
+    // Nothing of the store is in the workspace.
+    expect((await readdir(workspace)).sort()).toEqual(['a.txt', 'c.txt', 'link', 'run.sh', 'src']);
+  });
+
+  it('leaves a repository\'s .git byte-identical (HEAD, index, config, refs, stash) through captures and restores', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    git(workspace, 'init', '-q');
+    git(workspace, 'add', '.');
+    git(workspace, 'commit', '-qm', 'first');
+    await writeFile(join(workspace, 'a.txt'), 'stashed\n');
+    git(workspace, 'stash', '-q');
+    await writeFile(join(workspace, 'b.txt'), 'work in progress\n');
+    git(workspace, 'add', 'b.txt');
+    const before = await fingerprint(join(workspace, '.git'));
+
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    await writeFile(join(workspace, 'a.txt'), 'edited\n');
+    await put(workspace, 'c.txt', 'new\n');
+    const second = await snapshot(store);
+    await store.locked(() => store.restore(first.tree, ['a.txt', 'c.txt']));
+    await store.locked(() => store.restore(second.tree, ['a.txt', 'c.txt']));
+
+    expect(await fingerprint(join(workspace, '.git'))).toEqual(before);
+    expect(git(workspace, 'status', '--porcelain')).toBe(' M a.txt\nM  b.txt\n?? c.txt\n');
+    expect((await store.changes(first.tree, second.tree)).map((c) => c.path)).toEqual(['a.txt', 'c.txt']);
+  });
+
+  it('runs none of a hostile repository\'s hooks, fsmonitor or filter drivers, and converts no bytes', async () => {
+    const { workspace, home } = await setup();
+    git(workspace, 'init', '-q');
+    const marker = join(home, 'pwned');
+    const evil = `sh -c 'touch ${marker}; cat'`;
+    git(workspace, 'config', 'filter.evil.clean', evil);
+    git(workspace, 'config', 'filter.evil.smudge', evil);
+    git(workspace, 'config', 'filter.evil.required', 'true');
+    git(workspace, 'config', 'core.fsmonitor', `touch ${marker}`);
+    git(workspace, 'config', 'core.hooksPath', '.githooks');
+    await put(workspace, '.githooks/post-index-change', `#!/bin/sh\ntouch ${marker}\n`);
+    await put(workspace, '.git/hooks/post-index-change', `#!/bin/sh\ntouch ${marker}\n`);
+    await chmod(join(workspace, '.githooks/post-index-change'), 0o755);
+    await chmod(join(workspace, '.git/hooks/post-index-change'), 0o755);
+    await put(workspace, '.gitattributes', '* filter=evil text eol=crlf ident working-tree-encoding=UTF-16\n');
+    await put(workspace, 'lf.txt', 'line one\nline two $Id$\n');
+    await put(workspace, 'crlf.txt', 'a\r\nb\r\n');
+
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    await writeFile(join(workspace, 'lf.txt'), 'changed\n');
+    await rm(join(workspace, 'crlf.txt'));
+    await snapshot(store);
+    await store.locked(() => store.restore(first.tree, ['lf.txt', 'crlf.txt']));
+
+    expect(await readFile(join(workspace, 'lf.txt'), 'utf8')).toBe('line one\nline two $Id$\n');
+    expect(await readFile(join(workspace, 'crlf.txt'), 'utf8')).toBe('a\r\nb\r\n');
+    await expect(stat(marker)).rejects.toThrow();
+  });
+
+  it('leaves out ignored files, files over the size limit and nested repositories, and says which', async () => {
+    const { workspace, home } = await setup({ '.gitignore': 'build/\n*.log\n', 'build/out.js': 'x', 'debug.log': 'x', 'small.txt': 'ok' });
+    await put(workspace, 'big.bin', Buffer.alloc(2048, 1));
+    await put(workspace, 'vendor/lib/file.c', 'int x;');
+    git(join(workspace, 'vendor/lib'), 'init', '-q');
+    const store = await CheckpointStore.open(home, workspace, { maxFileBytes: 1024 });
+    const first = await snapshot(store);
+    expect(first.skipped).toEqual([
+      { path: 'big.bin', reason: 'too_large', size: 2048 },
+      { path: 'vendor/lib', reason: 'nested_repository' },
+    ]);
+    const listed = execFileSync('git', ['--git-dir', store.places.gitDir, 'ls-tree', '-r', '--name-only', first.tree]).toString().trim().split('\n');
+    expect(listed).toEqual(['.gitignore', 'small.txt']);
+    // A tracked file that grows over the limit leaves the checkpoint too.
+    await writeFile(join(workspace, 'small.txt'), Buffer.alloc(4096, 2));
+    const second = await snapshot(store);
+    expect(second.skipped.map((s) => s.path)).toEqual(['big.bin', 'small.txt', 'vendor/lib']);
+  });
+
+  it('applies the ignore rules of the folders above the workspace inside its repository', async () => {
+    const { workspace: repo, home } = await setup({ '.gitignore': 'node_modules/\n/packages/app/dist/\n/other/\n*.tmp\n', 'packages/app/src/a.ts': 'a', 'packages/app/node_modules/m/i.js': 'm', 'packages/app/dist/o.js': 'o', 'packages/app/x.tmp': 't' });
+    git(repo, 'init', '-q');
+    const workspace = join(repo, 'packages/app');
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    const listed = execFileSync('git', ['--git-dir', store.places.gitDir, 'ls-tree', '-r', '--name-only', first.tree]).toString().trim().split('\n');
+    expect(listed).toEqual(['src/a.ts']);
+  });
+
+  it('records nothing new in the object store for an unchanged workspace, and one blob for one changed file', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    const again = await store.locked(() => store.capture());
+    expect(again.tree).toBe(first.tree);
+    const loose = await store.looseObjects();
+    await writeFile(join(workspace, 'a.txt'), 'changed\n');
+    await snapshot(store);
+    // One blob, one tree, one commit.
+    expect((await store.looseObjects()) - loose).toBe(3);
+  });
+});

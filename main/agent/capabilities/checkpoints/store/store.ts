@@ -1,0 +1,440 @@
+import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { writeFileAtomic } from '../../../infra/platform/files';
+import { isWithin } from '../../../infra/policies/path-guard';
+import { type GitPlaces, runGit, splitZ } from './git';
+import { withLock } from './lock';
+import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
+import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
+import { type TreeChange, parseDiffTree, statusPaths } from './status';
+
+/**
+ * Why a checkpoint was taken: before a turn ('turn'), after a step or a turn or a background task that may
+ * have changed files, just before and just after a rewind or a revert. The ones taken just before Deft acts
+ * ('turn', 'rewind', 'revert') are where changes made outside Deft show up.
+ */
+export type CheckpointKind = 'turn' | 'step' | 'turn-end' | 'task' | 'rewind' | 'rewound' | 'revert' | 'reverted';
+
+/** What is recorded with a checkpoint beside the files (in its commit message). */
+export interface CheckpointMeta {
+  session: string;
+  kind: CheckpointKind;
+  turnId?: string;
+  /** How the turn started (turn checkpoints): 'user', 'skill', 'task', … */
+  origin?: string;
+  /** The prompt's first characters (turn checkpoints). */
+  prompt?: string;
+  step?: number;
+  /** What the checkpoint is for, in words (rewinds and reverts). */
+  note?: string;
+}
+
+/** A file left out of a checkpoint, and why: it is over the size limit, unreadable, a nested repository or not a file. */
+export interface SkippedFile {
+  path: string;
+  reason: 'too_large' | 'unreadable' | 'nested_repository' | 'special';
+  size?: number;
+}
+
+export interface Checkpoint extends CheckpointMeta {
+  /** `<session>/<seq>`: unique in the store. */
+  id: string;
+  seq: number;
+  commit: string;
+  tree: string;
+  at: number;
+  skipped: SkippedFile[];
+}
+
+/** What the workspace holds now, as a tree in the store (not yet a checkpoint). */
+export interface Capture {
+  tree: string;
+  skipped: SkippedFile[];
+}
+
+/** A file that differs between two trees, in workspace terms. */
+export interface FileChange {
+  path: string;
+  status: 'added' | 'deleted' | 'modified';
+  oldMode: string;
+  newMode: string;
+  oldBlob: string;
+  newBlob: string;
+  added: number | null;
+  removed: number | null;
+}
+
+export interface StoreOptions {
+  /** Files larger than this are left out of checkpoints (default 10 MiB). */
+  maxFileBytes?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const REF_ROOT = 'refs/deft/';
+/** Skipped files recorded per checkpoint (the count beyond is kept). */
+const MAX_SKIPPED_RECORDED = 200;
+/** Attributes that would make git change bytes on the way in or out; the store's info/attributes unsets them for every path. */
+const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -filter -ident -working-tree-encoding\n';
+const JOURNAL = 'deft-rewind.json';
+
+interface Journal {
+  version: 1;
+  entries: RestoreEntry[];
+}
+
+/**
+ * The checkpoints of one workspace: a git object store of its own under Deft's home (`--git-dir`), with
+ * its own index, and the workspace as the work tree. Unchanged files cost a stat (git's index), identical
+ * contents are stored once, and nothing is ever written to the workspace's own `.git`. Every operation
+ * holds the store's lock (across processes); a rewind interrupted by a crash is finished when the store
+ * is next opened (its journal lists every path to restore).
+ */
+export class CheckpointStore {
+  private readonly git: GitPlaces;
+  private maxFileBytes: number;
+  private readonly now: () => number;
+  /** The store's HEAD commit and its tree as last seen: when nothing changed, the capture is that tree. */
+  private head: { commit: string; tree: string } | null = null;
+  /** The next checkpoint number of each session, as last seen (another process may have taken it: then it is read again). */
+  private readonly nextSeq = new Map<string, number>();
+
+  private constructor(
+    readonly places: StorePlaces,
+    options: StoreOptions,
+  ) {
+    this.git = { gitDir: places.gitDir, workTree: places.workspace, indexFile: join(places.gitDir, 'index') };
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Open (creating it if needed) the store of `workspace`, finishing a rewind a crash interrupted. */
+  static async open(home: string, workspace: string, options: StoreOptions = {}): Promise<CheckpointStore> {
+    const places = await resolvePlaces(home, workspace);
+    const store = new CheckpointStore(places, options);
+    await mkdir(dirname(places.gitDir), { recursive: true, mode: 0o700 });
+    await store.locked(async () => {
+      await store.initialise(home);
+      await store.recover();
+    });
+    return store;
+  }
+
+  /** Files larger than this are left out of the checkpoints taken from now on. */
+  setMaxFileBytes(bytes: number): void {
+    this.maxFileBytes = bytes;
+  }
+
+  get lockFile(): string {
+    return `${this.places.gitDir}.lock`;
+  }
+
+  /** Hold the store's lock for a sequence of operations (the `tx` methods assume it is held). */
+  locked<T>(work: () => Promise<T>): Promise<T> {
+    return withLock(this.lockFile, work);
+  }
+
+  // ---- under the lock ----
+
+  /** The workspace as it is now, written into the store's index and object store. */
+  async capture(): Promise<Capture> {
+    const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all']);
+    const candidates = statusPaths(status.stdout);
+    const update: string[] = [];
+    const forceRemove: string[] = [];
+    const skipped: SkippedFile[] = [];
+    await Promise.all(
+      candidates.map(async (path) => {
+        const clean = path.replace(/\/$/, '');
+        const full = join(this.places.workspace, clean);
+        const stats = await lstat(full).catch(() => null);
+        if (!stats || stats.isSymbolicLink()) return void update.push(clean);
+        const skip = (reason: SkippedFile['reason'], size?: number) => {
+          skipped.push({ path: clean, reason, ...(size !== undefined ? { size } : {}) });
+          forceRemove.push(clean);
+        };
+        if (stats.isDirectory()) return skip(path.endsWith('/') ? 'nested_repository' : 'special');
+        if (!stats.isFile()) return skip('special');
+        if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
+        if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
+        update.push(clean);
+      }),
+    );
+    if (forceRemove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: forceRemove.join('\0') + '\0' });
+    if (update.length) skipped.push(...(await this.updateIndex(update)));
+    // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
+    const head = candidates.length ? null : await this.headTree();
+    const tree = head ?? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
+    skipped.sort((a, b) => a.path.localeCompare(b.path));
+    return { tree, skipped };
+  }
+
+  /** Record a capture as a checkpoint of `meta.session` (and make it the store's HEAD, which keeps `status` fast). */
+  async record(capture: Capture, meta: CheckpointMeta): Promise<Checkpoint> {
+    const at = this.now();
+    const body = { ...meta, at, skipped: capture.skipped.slice(0, MAX_SKIPPED_RECORDED), skippedTotal: capture.skipped.length };
+    const message = `${meta.kind}${meta.turnId ? ` ${meta.turnId}` : ''}\n\n${JSON.stringify(body)}\n`;
+    const commit = (await runGit(this.git, ['commit-tree', capture.tree], { input: message })).stdout.toString('utf8').trim();
+    for (let attempt = 0; ; attempt++) {
+      const seq = this.nextSeq.get(meta.session) ?? (await this.lastSeq(meta.session)) + 1;
+      // `create` fails if the ref exists: another process took this number meanwhile, so read them again.
+      const created = await runGit(this.git, ['update-ref', '--stdin'], { input: `option no-deref\nupdate HEAD ${commit}\ncreate ${sessionRef(meta.session, seq)} ${commit}\n` }).then(
+        () => true,
+        (error: unknown) => {
+          if (attempt >= 2) throw error;
+          return false;
+        },
+      );
+      if (!created) {
+        this.nextSeq.set(meta.session, (await this.lastSeq(meta.session)) + 1);
+        continue;
+      }
+      this.nextSeq.set(meta.session, seq + 1);
+      this.head = { commit, tree: capture.tree };
+      return { ...meta, id: `${meta.session}/${seq}`, seq, commit, tree: capture.tree, at, skipped: body.skipped };
+    }
+  }
+
+  /** The session's checkpoints, oldest first. */
+  async list(session: string): Promise<Checkpoint[]> {
+    return this.listRefs(`${REF_ROOT}${session}/`);
+  }
+
+  /** Every checkpoint in the store, oldest first within each session. */
+  async listAll(): Promise<Checkpoint[]> {
+    return this.listRefs(REF_ROOT);
+  }
+
+  /** What differs between two trees, within the workspace; `counts` adds line counts (reads the blobs). */
+  async changes(from: string, to: string, counts = false): Promise<FileChange[]> {
+    if (from === to) return [];
+    const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', ...(counts ? ['--numstat'] : []), from, to];
+    return parseDiffTree((await runGit(this.git, args)).stdout).map(toFileChange);
+  }
+
+  /** The blob and mode of a workspace path in a tree, or null when the tree does not hold it. */
+  async entry(tree: string, path: string): Promise<{ mode: string; blob: string } | null> {
+    const out = await runGit(this.git, ['ls-tree', '-z', tree, '--', literal(path)]);
+    const record = splitZ(out.stdout)[0];
+    if (!record) return null;
+    const [meta = '', name] = record.split('\t');
+    const [mode = '', type, blob = ''] = meta.split(' ');
+    return type === 'blob' && name === path ? { mode, blob } : null;
+  }
+
+  async blob(id: string): Promise<Buffer> {
+    return (await runGit(this.git, ['cat-file', 'blob', id])).stdout;
+  }
+
+  /**
+   * Put these workspace paths back to what `tree` holds (a path the tree does not hold is deleted). A
+   * journal lists them first, so a crash midway is finished at the next open.
+   */
+  async restore(tree: string, paths: readonly string[]): Promise<RestoreProblem[]> {
+    if (!paths.length) return [];
+    const wanted = new Set(paths);
+    const listed = await runGit(this.git, ['ls-tree', '-r', '-z', '--full-tree', tree, '--', ...[...wanted].map(literal)]);
+    const entries: RestoreEntry[] = [];
+    for (const record of splitZ(listed.stdout)) {
+      const [meta = '', name = ''] = record.split('\t');
+      const [mode = '', , blob = ''] = meta.split(' ');
+      if (wanted.delete(name)) entries.push({ path: name, mode, blob });
+    }
+    for (const path of wanted) entries.push({ path, mode: null, blob: '' });
+    const journal: Journal = { version: 1, entries };
+    await writeFileAtomic(join(this.places.gitDir, JOURNAL), JSON.stringify(journal), 0o600);
+    const problems = await applyEntries(this.git, entries);
+    await rm(join(this.places.gitDir, JOURNAL), { force: true });
+    return problems;
+  }
+
+  /** Drop checkpoints (their refs); their objects go at the next `compact`. */
+  async drop(checkpoints: readonly Pick<Checkpoint, 'session' | 'seq'>[]): Promise<void> {
+    if (!checkpoints.length) return;
+    const lines = checkpoints.map((c) => `delete ${sessionRef(c.session, c.seq)}\n`).join('');
+    await runGit(this.git, ['update-ref', '--stdin'], { input: lines });
+    this.nextSeq.clear();
+  }
+
+  /** Pack loose objects and remove those no checkpoint needs any more. */
+  async compact(full: boolean): Promise<void> {
+    await runGit(this.git, ['repack', '-d', '-q', ...(full ? ['-a'] : ['--geometric=2'])]);
+    await runGit(this.git, ['prune-packed', '-q']);
+    if (full) {
+      await runGit(this.git, ['pack-refs', '--all', '--prune']);
+      await runGit(this.git, ['prune', '--expire=now']);
+    }
+  }
+
+  /** Loose objects waiting to be packed. */
+  async looseObjects(): Promise<number> {
+    const out = (await runGit(this.git, ['count-objects'])).stdout.toString('utf8');
+    return Number(/^(\d+) objects/.exec(out)?.[1] ?? 0);
+  }
+
+  /** Bytes the store takes on disk (the sum of its files' sizes). */
+  async sizeBytes(): Promise<number> {
+    return folderSize(this.places.gitDir);
+  }
+
+  // ---- internals ----
+
+  /** `git update-index --add --remove` for these paths; a path git refuses (a race, a permission) is skipped, not fatal. */
+  private async updateIndex(paths: string[]): Promise<SkippedFile[]> {
+    try {
+      await runGit(this.git, ['update-index', '-z', '--add', '--remove', '--stdin'], { input: paths.join('\0') + '\0' });
+      return [];
+    } catch {
+      const skipped: SkippedFile[] = [];
+      for (const path of paths) {
+        try {
+          await runGit(this.git, ['update-index', '-z', '--add', '--remove', '--stdin'], { input: path + '\0' });
+        } catch {
+          await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: path + '\0' }).catch(() => {});
+          skipped.push({ path, reason: 'unreadable' });
+        }
+      }
+      return skipped;
+    }
+  }
+
+  /** HEAD's tree, from memory when HEAD has not moved since this process last saw it; null without a HEAD. */
+  private async headTree(): Promise<string | null> {
+    const commit = (await readFile(join(this.places.gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
+    if (this.head?.commit !== commit) {
+      const tree = (await runGit(this.git, ['rev-parse', `${commit}^{tree}`])).stdout.toString('utf8').trim();
+      this.head = { commit, tree };
+    }
+    return this.head.tree;
+  }
+
+  private async lastSeq(session: string): Promise<number> {
+    const out = await runGit(this.git, ['for-each-ref', '--count=1', '--sort=-refname', '--format=%(refname)', `${REF_ROOT}${session}/`]);
+    const ref = out.stdout.toString('utf8').trim();
+    return ref ? Number(ref.slice(ref.lastIndexOf('/') + 1)) || 0 : 0;
+  }
+
+  private async listRefs(prefix: string): Promise<Checkpoint[]> {
+    const out = await runGit(this.git, ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(tree)%00%(contents:body)%1e', prefix]);
+    const list: Checkpoint[] = [];
+    for (const record of out.stdout.toString('utf8').split('\x1e')) {
+      const [ref = '', commit = '', tree = '', body = ''] = record.replace(/^\n/, '').split('\0');
+      const match = /^refs\/deft\/([A-Za-z0-9_-]+)\/(\d+)$/.exec(ref);
+      if (!match) continue;
+      const meta = parseBody(body);
+      if (!meta) continue;
+      const seq = Number(match[2]);
+      list.push({ ...meta, session: match[1]!, id: `${match[1]}/${seq}`, seq, commit, tree });
+    }
+    return list;
+  }
+
+  private async initialise(home: string): Promise<void> {
+    const gitDir = this.places.gitDir;
+    if (!(await lstat(join(gitDir, 'HEAD')).catch(() => null))) {
+      await runGit(null, ['init', '--bare', '-q', '--template=', gitDir]);
+      for (const [key, value] of Object.entries(STORE_CONFIG)) await runGit(null, ['--git-dir', gitDir, 'config', key, value]);
+    }
+    await mkdir(join(gitDir, 'info'), { recursive: true });
+    await writeIfChanged(join(gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES);
+    await writeIfChanged(join(gitDir, 'info', 'exclude'), await this.excludes(home));
+    await writeIfChanged(join(gitDir, 'deft-workspace.json'), JSON.stringify({ workspace: this.places.workspace }) + '\n');
+    await this.removeStaleGitLocks();
+  }
+
+  /**
+   * What is never captured beyond the workspace's own ignore rules: Deft's home when it lies inside the
+   * workspace, Deft's personal project settings, and the patterns of the repository's own info/exclude.
+   */
+  private async excludes(home: string): Promise<string> {
+    const { workspace } = this.places;
+    const lines = ['# Written by Deft: paths checkpoints never capture.'];
+    if (isWithin(home, workspace) && home !== workspace) lines.push(`/${relative(workspace, home).split(sep).join('/')}/`);
+    lines.push('/.deft/settings.local.json');
+    lines.push(...(await inheritedIgnoreRules(this.places)));
+    return lines.join('\n') + '\n';
+  }
+
+  /** A git process killed mid-write leaves `*.lock` files; under our lock no git of ours runs, so they are stale. */
+  private async removeStaleGitLocks(): Promise<void> {
+    const gitDir = this.places.gitDir;
+    for (const name of ['index.lock', 'HEAD.lock', 'packed-refs.lock', 'config.lock', 'shallow.lock']) await rm(join(gitDir, name), { force: true });
+    const walk = async (dir: string): Promise<void> => {
+      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(path);
+        else if (entry.name.endsWith('.lock')) await rm(path, { force: true });
+      }
+    };
+    await walk(join(gitDir, 'refs'));
+  }
+
+  /** Finish a rewind that a crash interrupted: every path in its journal is put in its restored state. */
+  private async recover(): Promise<void> {
+    const path = join(this.places.gitDir, JOURNAL);
+    let journal: Journal;
+    try {
+      journal = JSON.parse(await readFile(path, 'utf8')) as Journal;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') await rm(path, { force: true });
+      return;
+    }
+    if (journal?.version === 1 && Array.isArray(journal.entries)) await applyEntries(this.git, journal.entries);
+    await rm(path, { force: true });
+  }
+}
+
+/** Settings kept in the store's own config (the only config its git reads). */
+const STORE_CONFIG: Record<string, string> = {
+  'core.bare': 'false',
+  'core.logAllRefUpdates': 'false',
+  'core.untrackedCache': 'true',
+  'core.autocrlf': 'false',
+  'status.showUntrackedFiles': 'all',
+  'gc.auto': '0',
+  'index.version': '4',
+  'pack.writeBitmaps': 'false',
+  'repack.writeBitmaps': 'false',
+};
+
+function sessionRef(session: string, seq: number): string {
+  return `${REF_ROOT}${session}/${String(seq).padStart(8, '0')}`;
+}
+
+/** A pathspec that matches this path literally (no glob characters). */
+function literal(path: string): string {
+  return `:(literal)${path}`;
+}
+
+function toFileChange(change: TreeChange): FileChange {
+  const { path } = change;
+  const status = change.status === 'A' ? 'added' : change.status === 'D' ? 'deleted' : 'modified';
+  return { path, status, oldMode: change.oldMode, newMode: change.newMode, oldBlob: change.oldBlob, newBlob: change.newBlob, added: change.added, removed: change.removed };
+}
+
+function parseBody(body: string): (CheckpointMeta & { at: number; skipped: SkippedFile[] }) | null {
+  try {
+    const parsed = JSON.parse(body.trim()) as Partial<CheckpointMeta & { at: number; skipped: SkippedFile[] }>;
+    if (typeof parsed.kind !== 'string' || typeof parsed.at !== 'number') return null;
+    return { ...(parsed as CheckpointMeta), at: parsed.at, skipped: Array.isArray(parsed.skipped) ? parsed.skipped : [] };
+  } catch {
+    return null;
+  }
+}
+
+async function writeIfChanged(path: string, content: string): Promise<void> {
+  if ((await readFile(path, 'utf8').catch(() => null)) === content) return;
+  await writeFile(path, content, { mode: 0o600 });
+}
+
+async function folderSize(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += await folderSize(path);
+    else total += (await lstat(path).catch(() => null))?.size ?? 0;
+  }
+  return total;
+}

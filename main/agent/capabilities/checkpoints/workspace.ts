@@ -1,0 +1,107 @@
+import type { CheckpointsStatus } from '../../../../protocol';
+import { CommandError } from '../../contract/errors';
+import type { CoreContext, SessionHandle } from '../../contract/feature';
+import { readCheckpointSettings } from './settings';
+import { gitVersion } from './store/git';
+import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
+
+/**
+ * The checkpoints of the core's workspace: the store (opened on first use, or never when git is missing
+ * or checkpoints are off), and the checkpoints sessions take. A checkpoint that cannot be taken never
+ * stops a turn: the session is told once, in its transcript.
+ */
+export class WorkspaceCheckpoints {
+  private opening: Promise<CheckpointStore | null> | null = null;
+  private state: CheckpointsStatus = { available: false, reason: 'Checkpoints are starting.' };
+  /** Each session's latest checkpoint (its tree decides whether a new one is needed). */
+  private readonly latest = new Map<string, Checkpoint | null>();
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly core: CoreContext) {}
+
+  /** The store, or null when checkpoints are unavailable here (`status()` says why). */
+  store(): Promise<CheckpointStore | null> {
+    this.opening ??= this.open();
+    return this.opening;
+  }
+
+  async status(): Promise<CheckpointsStatus> {
+    await this.store();
+    return this.state;
+  }
+
+  /** The store, or a CommandError saying why there is none. */
+  async require(): Promise<CheckpointStore> {
+    const store = await this.store();
+    if (!store) throw new CommandError('unsupported', this.state.reason ?? 'Checkpoints are not available.');
+    return store;
+  }
+
+  /**
+   * Take a checkpoint of the session now. Unless `always`, nothing is recorded when the workspace is as the
+   * session's latest checkpoint left it. Never throws: a failure is reported to the session once and gives null.
+   */
+  async take(session: SessionHandle, meta: Omit<CheckpointMeta, 'session'>, always = false): Promise<Checkpoint | null> {
+    try {
+      const store = await this.store();
+      if (!store) return null;
+      return await store.locked(async () => {
+        const capture = await store.capture();
+        return this.recordIfNew(store, session.id, capture, meta, always);
+      });
+    } catch (error) {
+      this.warnOnce(session, error);
+      return null;
+    }
+  }
+
+  /** Record a capture for the session unless it equals the session's latest checkpoint (and `always` is not set). Call holding the lock. */
+  async recordIfNew(store: CheckpointStore, sessionId: string, capture: Capture, meta: Omit<CheckpointMeta, 'session'>, always: boolean): Promise<Checkpoint | null> {
+    const last = await this.latestOf(store, sessionId);
+    if (!always && last?.tree === capture.tree) return null;
+    const checkpoint = await store.record(capture, { ...meta, session: sessionId });
+    this.latest.set(sessionId, checkpoint);
+    return checkpoint;
+  }
+
+  /** Warm up: a first capture fills the store's index, so the first prompt's checkpoint is quick. */
+  async warm(): Promise<void> {
+    const store = await this.store().catch(() => null);
+    if (store) await store.locked(() => store.capture()).catch(() => {});
+  }
+
+  forget(sessionId: string): void {
+    this.latest.delete(sessionId);
+  }
+
+  private async latestOf(store: CheckpointStore, sessionId: string): Promise<Checkpoint | null> {
+    if (!this.latest.has(sessionId)) this.latest.set(sessionId, (await store.list(sessionId)).at(-1) ?? null);
+    return this.latest.get(sessionId) ?? null;
+  }
+
+  private async open(): Promise<CheckpointStore | null> {
+    const settings = await readCheckpointSettings(this.core.home);
+    if (!settings.enabled) {
+      this.state = { available: false, reason: 'Checkpoints are turned off ("checkpoints": {"enabled": false} in settings.json).' };
+      return null;
+    }
+    if (!(await gitVersion())) {
+      this.state = { available: false, reason: 'Checkpoints need git, and git was not found. Install git (or set DEFT_GIT to its path) and restart Deft.' };
+      return null;
+    }
+    try {
+      const store = await CheckpointStore.open(this.core.home, this.core.workspace, { maxFileBytes: settings.maxFileBytes, now: () => this.core.now() });
+      this.state = { available: true };
+      return store;
+    } catch (error) {
+      this.state = { available: false, reason: `Checkpoints could not be set up: ${(error as Error).message}` };
+      return null;
+    }
+  }
+
+  private warnOnce(session: SessionHandle, error: unknown): void {
+    if (this.warned.has(session.id)) return;
+    this.warned.add(session.id);
+    session.emit({ type: 'error', code: 'internal', message: `A checkpoint could not be saved, so rewinding may not restore the latest changes: ${(error as Error)?.message ?? String(error)}` });
+  }
+}

@@ -1,0 +1,14 @@
+import type { CoreOptions } from '../../agent/runtime/core';
+
+/** What a CLI command reads and writes: output streams, environment, folder, stdin and Ctrl-C. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  readStdin?: () => Promise<string>;
+  /** Registers a handler for Ctrl-C; returns a function that removes it. */
+  onInterrupt?: (handler: () => void) => () => void;
+  /** Extra core options (tests inject retry policies and tools). */
+  coreOptions?: Partial<CoreOptions>;
+}

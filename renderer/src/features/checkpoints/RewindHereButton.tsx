@@ -1,0 +1,14 @@
+import { Icon } from '../../components/Icon';
+import { useCheckpointDialog } from '../../stores/checkpoints';
+import { useTranscript } from '../../stores/transcript';
+
+/** On a prompt in the transcript (shown on hover and focus): rewind to just before it. */
+export function RewindHereButton({ turnId, text }: { turnId: string; text: string }) {
+  const running = useTranscript((s) => s.runningTurn !== null);
+  if (running) return null;
+  return (
+    <button type="button" className="rewind-here" title="Rewind code and/or conversation to just before this prompt" onClick={() => useCheckpointDialog.getState().show({ kind: 'rewind', turnId, text })}>
+      <Icon name="undo" size={12} /> Rewind here
+    </button>
+  );
+}

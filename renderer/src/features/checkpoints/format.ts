@@ -1,0 +1,45 @@
+import type { RewindFile, SkippedFileInfo } from '../../../../protocol';
+
+/** 1.5 GiB, 12 MiB, 800 KiB, 12 bytes. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
+}
+
+export const ACTION_LABEL: Record<RewindFile['action'], string> = { restore: 'Restore', remove: 'Remove', bring_back: 'Bring back' };
+
+/** Why a file is not restored, in words. */
+export function skippedReason(file: SkippedFileInfo): string {
+  switch (file.reason) {
+    case 'too_large':
+      return `over the size limit${file.size !== undefined ? ` (${formatBytes(file.size)})` : ''}`;
+    case 'unreadable':
+      return 'could not be read';
+    case 'nested_repository':
+      return 'a repository of its own inside the workspace';
+    case 'special':
+      return 'not a regular file';
+  }
+}
+
+/** "2 restored, 1 removed" from a list of file actions. */
+export function countActions(files: readonly Pick<RewindFile, 'action'>[]): string {
+  const count = (action: RewindFile['action']) => files.filter((f) => f.action === action).length;
+  const parts = [
+    count('restore') ? `${count('restore')} restored` : '',
+    count('remove') ? `${count('remove')} removed` : '',
+    count('bring_back') ? `${count('bring_back')} brought back` : '',
+  ].filter(Boolean);
+  return parts.join(', ') || 'no files change';
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
