@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpCallDisplay, McpResultDisplay } from './mcp';
 
 /** One diff hunk, in unified-diff terms (1-based line numbers). */
 export const DiffHunk = z.object({
@@ -24,6 +25,7 @@ const diffFields = {
 
 /** What a tool call is about to do, shown on its card and in approval requests. */
 export const ToolInputDisplay = z.discriminatedUnion('kind', [
+  McpCallDisplay,
   z.object({ kind: z.literal('command'), command: z.string(), cwd: z.string().optional(), description: z.string().optional(), background: z.boolean().optional() }),
   z.object({
     kind: z.literal('file_io'),
@@ -53,6 +55,7 @@ export type ToolInputDisplay = z.infer<typeof ToolInputDisplay>;
 
 /** What a finished tool call produced, for its card (the model gets its own text). */
 export const ToolResultDisplay = z.discriminatedUnion('kind', [
+  McpResultDisplay,
   z.object({ kind: z.literal('command_output'), exitCode: z.number().int().nullable(), output: z.string(), truncated: z.boolean().optional() }),
   z.object({
     kind: z.literal('file_content'),

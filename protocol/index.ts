@@ -5,6 +5,7 @@ export * from './context';
 export * from './display';
 export * from './events';
 export * from './goals';
+export * from './mcp';
 export * from './names';
 export * from './session';
 export * from './settings';

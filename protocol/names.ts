@@ -39,6 +39,12 @@ export const commandNames = [
   // Context: compaction and undo
   'compactSession',
   'undoTurns',
+  // MCP servers
+  'listMcpServers',
+  'setMcpServerEnabled',
+  'restartMcpServer',
+  'decideMcpServer',
+  'saveMcpServer',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -77,6 +83,7 @@ export const eventTypeNames = [
   'todo.updated',
   'goal.updated',
   'permissions.updated',
+  'mcp.updated',
   // Context: compaction and undo
   'compaction.started',
   'compaction.ended',

@@ -1,6 +1,7 @@
 import { approvalsFeature } from './capabilities/approvals/feature';
 import { filesFeature } from './capabilities/files/feature';
 import { goalsFeature } from './capabilities/goals/feature';
+import { mcpFeature } from './capabilities/mcp/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
 import { todoFeature } from './capabilities/todo/feature';
@@ -20,4 +21,6 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   // Shell and background work: Bash, background tasks, scheduled prompts.
   shellFeature(),
   skillsFeature,
+  // MCP servers' tools (mcp__server__tool), started once the folder is trusted and each server approved.
+  mcpFeature,
 ];

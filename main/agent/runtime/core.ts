@@ -22,6 +22,7 @@ import { type TurnSession, runTurn } from './loop/turn';
 import { Runs } from './runs';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
+import { deferredToolsReminder } from './tools/deferred';
 
 export interface CoreOptions {
   home: string;
@@ -362,8 +363,11 @@ export class DeftCore {
         // that a feature just re-attached (a skill loaded at the last step) is not added twice.
         beforeStep: async () => {
           const compacted = await compactIfDue();
+          if (compacted) setup.registry.clearSelection();
           open.tasks.noteStep();
-          const injected = drain(open);
+          // Deferred tools added or removed since the model last heard (again after a compaction).
+          const reminder = deferredToolsReminder(session.context, setup.registry);
+          const injected = [...drain(open), ...(reminder ? [reminder] : [])];
           if (!compacted) return injected;
           const present = new Set(session.context.map((m) => m.content));
           return injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));

@@ -5,7 +5,9 @@ import type { Session } from '../infra/sessions/session';
 import type { ProviderConfig } from '../infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from './compaction/context-keeper';
 import { buildSystemPrompt, readAgentsMd, workspaceFacts } from './prompt/system-prompt';
+import { selectedInHistory } from './tools/deferred';
 import { ToolRegistry } from './tools/registry';
+import { selectToolsTool } from './tools/select-tools/select-tools';
 
 export interface StepSetupDeps {
   workspace: string;
@@ -31,7 +33,9 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));
   const tools = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
-  const registry = new ToolRegistry(tools);
+  // Deferred tools the model loaded earlier in what it reads stay loaded.
+  const registry = new ToolRegistry(tools, { selected: selectedInHistory(session.context) });
+  if (registry.deferredNames().length) registry.add(selectToolsTool(registry));
   const [facts, agentsMd] = await Promise.all([workspaceFacts(deps.workspace, new Date(deps.now())), readAgentsMd(deps.workspace)]);
   const toolList = registry.schemas();
   return {

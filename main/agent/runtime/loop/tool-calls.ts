@@ -212,7 +212,7 @@ async function finalise(raw: unknown, call: ToolCallRequest, options: ToolCallOp
     return errorResult(`Tool ${call.name} returned an invalid result.`);
   }
   if (result.truncated || typeof result.output !== 'string') {
-    if (typeof result.output === 'string') return result;
+    if (result.truncated || typeof result.output === 'string') return result;
     return { ...result, output: result.output.map((p) => (p.type === 'text' ? { ...p, text: capText(p.text).text } : p)) };
   }
   const full = result.output;
