@@ -95,7 +95,7 @@ export class ServerConnection {
       env: config.env ?? {},
       label: `MCP server ${definition.name}`,
     });
-    this.release = plan.release;
+    this.release = () => plan.release();
     const transport = new StdioClientTransport({ command: plan.file, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString('utf8')));
     return transport;
@@ -120,13 +120,13 @@ export class ServerConnection {
     this.client = client;
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-      this.pid = transport instanceof StdioClientTransport ? transport.pid : null;
+      this.pid = transport instanceof StdioClientTransport ? (transport.pid ?? null) : null;
     } catch (error) {
       this.client = null;
       await client.close().catch(() => {});
       this.release?.();
       this.release = null;
-      throw new Error(this.exitMessage(`Could not connect: ${(error as Error).message}`));
+      throw new Error(this.exitMessage(`Could not connect: ${(error as Error).message}`), { cause: error });
     }
   }
 

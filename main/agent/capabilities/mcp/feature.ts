@@ -97,15 +97,19 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
       lastSync = core.now();
       void servers.sync().catch(() => {});
     };
-    let reported = false;
+    const reported = new Set<string>();
     const reportHeadless = () => {
-      if (reported || !options.report) return;
-      reported = true;
+      if (!options.report) return;
+      const say = (key: string, line: string) => {
+        if (reported.has(key)) return;
+        reported.add(key);
+        options.report!(line);
+      };
       const { servers: list, problems } = overview();
-      for (const p of problems) options.report(`deft: warning: ${p.file}: ${p.message}\n`);
+      for (const p of problems) say(`${p.file}:${p.message}`, `deft: warning: ${p.file}: ${p.message}\n`);
       for (const s of list) {
-        if (s.status === 'untrusted') options.report(`deft: warning: MCP server "${s.name}" from ${s.file} was not started: this folder is not trusted. Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
-        else if (s.status === 'failed' || s.status === 'needs-auth') options.report(`deft: warning: MCP server "${s.name}" is not available: ${s.error ?? s.status}\n`);
+        if (s.status === 'untrusted') say(s.name, `deft: warning: MCP server "${s.name}" from ${s.file} was not started: this folder is not trusted. Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
+        else if (s.status === 'failed' || s.status === 'needs-auth') say(s.name, `deft: warning: MCP server "${s.name}" is not available: ${s.error ?? s.status}\n`);
       }
     };
     const withOverview = async (action: () => Promise<void>) => {
@@ -158,7 +162,7 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
 
 /** Add or replace one entry of the user's MCP file, keeping the rest of it as it was. */
 async function saveUserServer(file: string, name: string, definition: Record<string, unknown>): Promise<void> {
-  let root: Record<string, unknown> = {};
+  let root: Record<string, unknown>;
   let text: string | null = null;
   try {
     text = await readFile(file, 'utf8');

@@ -51,21 +51,21 @@ export function convertResult(result: McpCallResult, imageInput: boolean): { too
     const part = (item ?? {}) as Record<string, unknown>;
     switch (part.type) {
       case 'text':
-        texts.push(String(part.text ?? ''));
+        texts.push(str(part.text));
         break;
       case 'image': {
-        const mimeType = String(part.mimeType ?? 'image/png');
-        const data = String(part.data ?? '');
+        const mimeType = str(part.mimeType, 'image/png');
+        const data = str(part.data);
         if (!imageInput) notes.push(`An image (${mimeType}) was omitted: the configured model does not accept images.`);
         else if (takeBinary(data, `An image (${mimeType})`)) images.push({ mimeType, data });
         break;
       }
       case 'audio':
-        notes.push(`An audio clip (${String(part.mimeType ?? 'audio')}) was omitted: audio is not passed to the model.`);
+        notes.push(`An audio clip (${str(part.mimeType, 'audio')}) was omitted: audio is not passed to the model.`);
         break;
       case 'resource': {
         const resource = (part.resource ?? {}) as Record<string, unknown>;
-        const uri = String(resource.uri ?? '');
+        const uri = str(resource.uri);
         const mimeType = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
         resources.push({ uri, ...(mimeType ? { mimeType } : {}) });
         if (typeof resource.text === 'string') texts.push(`Resource ${uri}${mimeType ? ` (${mimeType})` : ''}:\n${resource.text}`);
@@ -76,7 +76,7 @@ export function convertResult(result: McpCallResult, imageInput: boolean): { too
         break;
       }
       case 'resource_link': {
-        const uri = String(part.uri ?? '');
+        const uri = str(part.uri);
         const name = typeof part.name === 'string' ? part.name : undefined;
         const mimeType = typeof part.mimeType === 'string' ? part.mimeType : undefined;
         resources.push({ uri, ...(name ? { name } : {}), ...(mimeType ? { mimeType } : {}) });
@@ -112,4 +112,8 @@ function safeEquals(text: string, value: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+function str(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
 }

@@ -232,6 +232,8 @@ export class McpServers {
   async decide(name: string, approved: boolean): Promise<void> {
     const entry = this.require(name);
     if (entry.definition.source !== 'project') throw new Error(`"${name}" is not a workspace server: only servers from the workspace's own files are approved.`);
+    // An answer given before the folder is trusted would start the server the moment it is.
+    if (!(await this.options.gates.trusted())) throw new Error(`Trust this folder first: "${name}" comes from the workspace's own files, and nothing they define runs in a folder you have not trusted.`);
     await this.options.gates.decide(name, { fingerprint: entry.definition.fingerprint, approved });
     if (approved && entry.status === 'needs-approval') entry.status = 'starting';
     await this.sync();
@@ -263,7 +265,7 @@ export class McpServers {
           return { name, serverTool: t.name, description: (t.description ?? '').trim().split('\n')[0]!.slice(0, 300), deferred: deferred(name) };
         }),
         missingVariables: definition.missing,
-        definition: redact(config as Record<string, unknown>),
+        definition: redact(config),
       };
     });
     return { servers, problems: this.problems };

@@ -26,7 +26,7 @@ export function mcpTool(definition: ServerDefinition, tool: McpTool, deferred: b
     name,
     description: `${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}\n(MCP server: ${server})`,
     input: McpArguments,
-    inputSchema: tool.inputSchema as Record<string, unknown>,
+    inputSchema: tool.inputSchema,
     source: 'mcp',
     disclosure: deferred ? 'deferred' : 'inline',
     resolveExecution: (args, env) => ({
@@ -56,10 +56,10 @@ export function mcpTool(definition: ServerDefinition, tool: McpTool, deferred: b
 }
 
 function callFailure(server: string, tool: string, error: unknown, timeoutMs: number, connection: ServerConnection): string {
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
     return `The MCP server "${server}" did not answer ${tool} within ${Math.round(timeoutMs / 1000)} s, so the call was cancelled. Its effect is unknown.`;
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
     return `${connection.exitMessage(`The MCP server "${server}" exited while ${tool} ran`)}. The call's effect is unknown; the server is being restarted.`;
   }
   if (error instanceof McpError) return `The MCP server "${server}" refused ${tool}: ${error.message}`;

@@ -22,7 +22,10 @@ export function closeNames(key: string, candidates: Iterable<string>, limit = 5)
     const other = name.toLowerCase();
     const distance = levenshtein(lower, other);
     const related = other.includes(lower) || lower.includes(other);
-    const threshold = Math.max(2, Math.floor(Math.max(lower.length, other.length) / 3));
+    // Measured on what differs after a shared prefix (mcp__server__…), so a shared prefix does not make any two names close.
+    let shared = 0;
+    while (shared < lower.length && shared < other.length && lower[shared] === other[shared]) shared++;
+    const threshold = Math.max(2, Math.floor(Math.max(lower.length, other.length) - shared) / 3);
     if (related || distance <= threshold) scored.push({ name, score: related ? Math.min(distance, 1) : distance });
   }
   return scored
