@@ -316,6 +316,31 @@ describe('deferred MCP tools and select_tools', () => {
     }
   });
 
+  it('a compaction clears the loaded set and announces the deferred tools again; an undo takes a selection back', async () => {
+    h = await createHarness();
+    await userServers(h, { many: server({ MCP_TEST_TOOLS: '40' }) });
+    await overviewWhen(h, (o) => statusOf(o, 'many') === 'connected');
+    const offered = () => h!.server.requests.at(-1)!.body.tools!.map((t) => t.function.name).filter((n) => n.startsWith('mcp__'));
+    const announcements = () => h!.server.requests.at(-1)!.body.messages.filter((m) => typeof m.content === 'string' && m.content.includes('Deferred tools changed')).length;
+    h.server.enqueue(toolStep(callChunk('select_tools', { names: ['mcp__many__echo'] })), textReply('loaded'));
+    await h.run('load');
+    h.server.enqueue(toolStep(callChunk('select_tools', { names: ['mcp__many__big'] })), textReply('loaded too'));
+    await h.run('load more');
+    expect(offered()).toEqual(['mcp__many__echo', 'mcp__many__big']);
+    await h.core.handlers.undoTurns({ sessionId: h.session.id, count: 1 });
+    h.server.enqueue(textReply('after undo'));
+    await h.run('next');
+    expect(offered()).toEqual(['mcp__many__echo']);
+
+    h.server.enqueue(textReply('Handoff note: echo was loaded.'));
+    await h.core.handlers.compactSession({ sessionId: h.session.id });
+    await h.core.turnDone(h.session.id);
+    h.server.enqueue(textReply('fresh'));
+    await h.run('after compaction');
+    expect(offered()).toEqual([]);
+    expect(announcements()).toBe(1);
+  });
+
   it('select_tools is an error only when every name fails', async () => {
     h = await createHarness();
     await userServers(h, { many: server({ MCP_TEST_TOOLS: '40' }) });
