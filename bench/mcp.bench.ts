@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type ServerDefinition, configFiles, loadMcpConfig } from '../main/agent/capabilities/mcp/config';
@@ -83,6 +83,6 @@ export default async function bench(): Promise<BenchResult[]> {
   const { parallel, serial } = await startup();
   return [
     { name: `MCP: first request with ${TOOLS} MCP tools, deferred`, value: deferred / 1024, unit: 'KiB', baseline: { name: 'same tools inline', value: inline / 1024 } },
-    { name: 'MCP: 5 stdio servers to their tool lists (parallel)', value: parallel, unit: 'ms', baseline: { name: 'one by one', value: serial }, note: `CPU-bound here: load average ${loadavg()[0]!.toFixed(1)} on ${navigator.hardwareConcurrency} cores` },
+    { name: 'MCP: 5 stdio servers to their tool lists (parallel)', value: parallel, unit: 'ms', baseline: { name: 'one by one', value: serial }, note: `CPU-bound here: load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores` },
   ];
 }
