@@ -23,6 +23,7 @@ const paths = {
   brain: 'M9 18h6M10 21h4M12 3a6 6 0 0 0-3.6 10.8c.6.5 1 1.2 1 2V16h5.2v-.2c0-.8.4-1.5 1-2A6 6 0 0 0 12 3Z',
   compress: 'M4 14h6v6M20 10h-6V4M14 10l7-7M3 21l7-7',
   undo: 'M9 14 4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11',
+  plug: 'M9 3v5M15 3v5M6 8h12v3a6 6 0 0 1-12 0V8ZM12 17v4',
 } as const;
 
 export type IconName = keyof typeof paths;

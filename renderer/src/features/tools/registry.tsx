@@ -4,6 +4,7 @@ import type { IconName } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
 import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supersedingResults } from '../files/cards';
+import { McpCallView, McpResultView } from '../mcp/cards';
 import { CommandCard } from '../tasks/CommandCard';
 import { TodoItems } from '../todo/TodoItems';
 
@@ -37,6 +38,7 @@ export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K
       ) : null}
     </div>
   ),
+  mcp_call: (d) => <McpCallView display={d} />,
   ...fileInputRenderers,
 };
 
@@ -44,6 +46,7 @@ export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRendere
   error: (d) => <pre className="tool-output tool-output-error">{d.message}</pre>,
   text: (d) => <pre className="tool-output">{d.text}</pre>,
   todo_list: (d) => <TodoItems items={d.items} />,
+  mcp_result: (d) => <McpResultView display={d} />,
   ...fileResultRenderers,
 };
 
@@ -58,6 +61,7 @@ export const toolIcons: Record<string, IconName> = {
   diff: 'file',
   search: 'search',
   skill_call: 'spark',
+  mcp_call: 'plug',
 };
 
 export function renderInput(display: ToolInputDisplay): ReactNode {
