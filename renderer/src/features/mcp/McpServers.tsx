@@ -141,7 +141,8 @@ function AddServer() {
     if (definition && typeof definition === 'object' && 'mcpServers' in definition) definition = (definition).mcpServers;
     if (definition && typeof definition === 'object' && !('command' in definition) && !('url' in definition)) {
       const entries = Object.entries(definition as Record<string, unknown>);
-      if (entries.length === 1) [entryName, definition] = [entryName || entries[0]![0], entries[0]![1]];
+      const only = entries.length === 1 ? entries[0]![1] : null;
+      if (only && typeof only === 'object' && ('command' in only || 'url' in only)) [entryName, definition] = [entryName || entries[0]![0], only];
     }
     if (!entryName) return setError('Give the server a name.');
     if (!definition || typeof definition !== 'object' || Array.isArray(definition)) return setError('The definition must be a JSON object.');
