@@ -39,7 +39,9 @@ export const McpServerInfo = z.object({
   tools: z.array(McpToolInfo),
   /** Variables its definition uses that are not set. */
   missingVariables: z.array(z.string()),
-  /** The definition as written in its file. */
+  /** Environment variables its definition reads (`${VAR}`), shown before a workspace server is approved. */
+  variables: z.array(z.string()),
+  /** The definition as written in its file (variables not expanded). */
   definition: z.record(z.string(), z.unknown()),
 });
 export type McpServerInfo = z.infer<typeof McpServerInfo>;

@@ -52,6 +52,10 @@ export interface ServerDefinition {
   fingerprint: string;
   /** Variables it uses that are not set. */
   missing: string[];
+  /** Every environment variable its definition reads (shown when a workspace server asks for approval). */
+  variables: string[];
+  /** The definition as written, before expansion (what the settings page shows). */
+  written: ServerConfig;
 }
 
 export interface ConfigProblem {
@@ -109,8 +113,11 @@ export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: 
         continue;
       }
       const missing = new Set<string>();
-      const config = expandDeep(checked.config, env, missing);
-      servers.push({ name, source, file, config, fingerprint: fingerprintOf(checked.config), missing: [...missing] });
+      // A workspace's own files never get Deft's own variables (its API key among them).
+      const visible = source === 'project' ? withoutDeftVariables(env) : env;
+      const config = expandDeep(checked.config, visible, missing);
+      const variables = [...new Set([...JSON.stringify(checked.config).matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!))];
+      servers.push({ name, source, file, config, written: checked.config, fingerprint: fingerprintOf(checked.config), missing: [...missing], variables });
     }
   }
   return { servers, problems };
@@ -158,4 +165,8 @@ export function fingerprintOf(config: ServerConfig): string {
 
 function sorted(map: Record<string, string> | undefined): Array<[string, string]> {
   return Object.entries(map ?? {}).sort(([a], [b]) => a.localeCompare(b));
+}
+
+function withoutDeftVariables(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('DEFT_')));
 }

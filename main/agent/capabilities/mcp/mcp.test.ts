@@ -197,7 +197,9 @@ describe('workspace servers and trust', () => {
     expect(existsSync(pidFile)).toBe(false);
 
     await h.core.handlers.trustWorkspace({});
-    await overviewWhen(h, (o) => statusOf(o, 'repo') === 'needs-approval');
+    const waiting = await overviewWhen(h, (o) => statusOf(o, 'repo') === 'needs-approval');
+    // The approval shows the definition as written.
+    expect(waiting.servers[0]!.definition).toEqual(server({ MCP_TEST_PIDFILE: pidFile }));
     expect(existsSync(pidFile)).toBe(false);
     await h.core.handlers.decideMcpServer({ name: 'repo', approved: true });
     await overviewWhen(h, (o) => statusOf(o, 'repo') === 'connected');

@@ -265,7 +265,8 @@ export class McpServers {
           return { name, serverTool: t.name, description: (t.description ?? '').trim().split('\n')[0]!.slice(0, 300), deferred: deferred(name) };
         }),
         missingVariables: definition.missing,
-        definition: redact(config),
+        variables: definition.variables,
+        definition: definition.written as Record<string, unknown>,
       };
     });
     return { servers, problems: this.problems };
@@ -277,11 +278,4 @@ export class McpServers {
     await this.syncing?.catch(() => {});
     await Promise.allSettled([...this.entries.values()].map((e) => this.stop(e)));
   }
-}
-
-/** The definition for display: header and env values that look like secrets are hidden. */
-function redact(config: Record<string, unknown>): Record<string, unknown> {
-  const hide = (map: unknown) =>
-    map && typeof map === 'object' ? Object.fromEntries(Object.entries(map as Record<string, string>).map(([k, v]) => [k, /key|token|secret|auth|pass/i.test(k) ? '••••' : v])) : map;
-  return { ...config, ...(config.env ? { env: hide(config.env) } : {}), ...(config.headers ? { headers: hide(config.headers) } : {}) };
 }

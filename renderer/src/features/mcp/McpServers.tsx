@@ -75,7 +75,13 @@ function ServerRow({ server }: { server: McpServerInfo }) {
         </pre>
       ) : null}
       {server.status === 'needs-approval' ? (
-        <p className="form-note">This server comes from the workspace’s own files. It starts only if you approve this exact definition; a changed one asks again.</p>
+        <div className="mcp-approval">
+          <p className="form-note">This server comes from the workspace’s own files. It starts only if you approve this exact definition; a changed one asks again.</p>
+          <pre className="mcp-definition" aria-label={`Definition of ${server.name}`}>
+            {JSON.stringify(server.definition, null, 2)}
+          </pre>
+          {server.variables.length ? <p className="mcp-warning">It reads these variables from your environment: {server.variables.join(', ')}</p> : null}
+        </div>
       ) : null}
       {toolCount ? (
         <details className="mcp-tools">
