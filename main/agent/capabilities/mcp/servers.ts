@@ -266,7 +266,7 @@ export class McpServers {
         }),
         missingVariables: definition.missing,
         variables: definition.variables,
-        definition: definition.written as Record<string, unknown>,
+        definition: definition.written,
       };
     });
     return { servers, problems: this.problems };
