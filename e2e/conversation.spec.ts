@@ -53,7 +53,7 @@ test('a rejected API key shows a banner that leads to Settings', async ({ deft, 
   await expect(dialog).toBeVisible();
   await expect(dialog.getByLabel('Base URL')).toHaveValue(mock.baseUrl);
   await dialog.getByLabel('API key').fill('sk-better');
-  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(dialog).toBeHidden();
   mock.enqueue({ chunks: [{ text: 'Welcome back.' }, { finish: 'stop' }] });
   await send(page, 'retry');

@@ -92,6 +92,8 @@ export const approvalEventShapes = {
     reason: z.string(),
     /** The rule "approve for session" / "always allow" would store; absent when the call may only be approved once. */
     approvalRule: z.string().optional(),
+    /** What that rule covers in words when it is wider than this call (e.g. a web host): the buttons name it. */
+    approvalScope: z.string().optional(),
   },
   /** An approval request was answered, cancelled, or settled by a rule the user just added. */
   'approval.resolved': {

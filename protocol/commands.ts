@@ -7,6 +7,7 @@ import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from
 import { ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
+import { PrivateHostEntry, PublicWebSettings, WebSearchInput, WebSearchResult } from './web';
 
 function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
   return { input, output };
@@ -127,6 +128,16 @@ export const commands = {
   attachmentPreview: command(
     SessionRef.extend({ path: z.string().min(1).max(4096) }).strict(),
     z.object({ dataUrl: z.string(), width: z.number().int(), height: z.number().int() }),
+  ),
+  // The web (Settings → Web)
+  /** The search provider (without its key) and the hosts FetchURL may reach although they are private. */
+  getWebSettings: command(Empty, PublicWebSettings),
+  /** Save them to ~/.deft/settings.json (`search: null` turns WebSearch off); the key goes to the key store. */
+  setWebSettings: command(z.object({ search: WebSearchInput.nullable(), allowPrivateHosts: z.array(PrivateHostEntry).max(200) }).strict(), PublicWebSettings),
+  /** Run one search with these provider settings (unsaved; an omitted key uses the stored one), to check them. */
+  testWebSearch: command(
+    z.object({ search: WebSearchInput, query: z.string().trim().min(1).max(400).default('deft coding agent') }).strict(),
+    z.object({ results: z.array(WebSearchResult) }),
   ),
   // Context: compaction and undo
   /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { McpCallDisplay, McpResultDisplay } from './mcp';
+import { WebSearchResult } from './web';
 
 /** One diff hunk, in unified-diff terms (1-based line numbers). */
 export const DiffHunk = z.object({
@@ -37,6 +38,8 @@ export const ToolInputDisplay = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('diff'), ...diffFields }),
   z.object({ kind: z.literal('search'), query: z.string(), scope: z.string().optional() }),
   z.object({ kind: z.literal('url_fetch'), url: z.string(), method: z.string().optional() }),
+  /** A web search: the query and the provider it goes to. */
+  z.object({ kind: z.literal('web_search'), query: z.string(), provider: z.string().optional() }),
   z.object({ kind: z.literal('agent_call'), agentName: z.string(), prompt: z.string(), background: z.boolean().optional() }),
   z.object({ kind: z.literal('skill_call'), skillName: z.string(), args: z.string().optional() }),
   z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
@@ -74,7 +77,26 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
   }),
   z.object({ kind: z.literal('file_list'), files: z.array(z.string()), total: z.number().int().optional() }),
   z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), dataUrl: z.string(), width: z.number().int(), height: z.number().int(), caption: z.string().optional() }),
-  z.object({ kind: z.literal('url_content'), url: z.string(), status: z.number().int(), preview: z.string().optional(), contentType: z.string().optional() }),
+  /** A fetched page: the final URL after redirects, its title, size in bytes, whether main text was extracted, and the start of its Markdown. */
+  z.object({
+    kind: z.literal('url_content'),
+    url: z.string(),
+    status: z.number().int(),
+    preview: z.string().optional(),
+    contentType: z.string().optional(),
+    title: z.string().optional(),
+    bytes: z.number().int().optional(),
+    extracted: z.boolean().optional(),
+    /** The preview was cut to fit the card. */
+    previewTruncated: z.boolean().optional(),
+  }),
+  /** Web search results, in the provider's order. */
+  z.object({
+    kind: z.literal('web_results'),
+    query: z.string(),
+    provider: z.string(),
+    results: z.array(WebSearchResult),
+  }),
   z.object({ kind: z.literal('agent_summary'), agentName: z.string(), result: z.string().optional(), steps: z.number().int().optional() }),
   z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string() }),
   z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),

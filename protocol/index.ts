@@ -12,6 +12,7 @@ export * from './settings';
 export * from './skills';
 export * from './tasks';
 export * from './todo';
+export * from './web';
 
 import { eventTypeNames } from './names';
 

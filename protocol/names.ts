@@ -36,6 +36,10 @@ export const commandNames = [
   // files: image attachments
   'saveAttachment',
   'attachmentPreview',
+  // The web (Settings → Web)
+  'getWebSettings',
+  'setWebSettings',
+  'testWebSearch',
   // Context: compaction and undo
   'compactSession',
   'undoTurns',

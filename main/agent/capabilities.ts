@@ -5,6 +5,7 @@ import { mcpFeature } from './capabilities/mcp/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
 import { todoFeature } from './capabilities/todo/feature';
+import { webFeature } from './capabilities/web/feature';
 import type { FeatureFactory } from './contract/feature';
 
 /**
@@ -23,4 +24,6 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   skillsFeature,
   // MCP servers' tools (mcp__server__tool), started once the folder is trusted and each server approved.
   mcpFeature,
+  // The web: FetchURL and WebSearch, never into the user's own network unless they allowed the host.
+  webFeature(),
 ];

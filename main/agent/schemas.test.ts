@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
 import type { CoreContext, SessionHandle } from './contract/feature';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileSecretStore } from './infra/settings/secrets';
 import { tempDir } from './test-support/harness';
 import { inertSessionHandle } from './test-support/session-handle';
 import { ToolRegistry } from './runtime/tools/registry';
@@ -13,6 +16,8 @@ import type { ToolEnv } from './contract/tool';
  * (`npx vitest run main/agent/tools/schemas.test.ts -u`) and review the diff.
  */
 const scratch = await tempDir('deft-schemas-');
+// A search provider is configured, so WebSearch is offered too.
+await writeFile(join(scratch, 'settings.json'), JSON.stringify({ web: { search: { provider: 'searxng', baseUrl: 'http://127.0.0.1:1' } } }));
 const core: CoreContext = {
   workspace: scratch,
   home: scratch,
@@ -20,6 +25,7 @@ const core: CoreContext = {
   host: 'web',
   now: () => 0,
   emitApp: () => {},
+  secrets: FileSecretStore.inHome(scratch),
   session: async () => {
     throw new Error('not in this test');
   },

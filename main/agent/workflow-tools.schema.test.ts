@@ -14,7 +14,8 @@ import { updateGoalTool } from './capabilities/goals/tools/update-goal/update-go
 describe('the schemas the model sees', () => {
   it('change only on purpose (plan, question, todo and goal tools)', async () => {
     const session = {} as SessionHandle;
-    const core = { workspace: '/ws', home: '/home', host: 'web' as const, now: () => 0, emitApp: () => {}, session: async () => session };
+    const secrets = { kind: 'file' as const, get: async () => undefined, set: async () => {} };
+    const core = { workspace: '/ws', home: '/home', host: 'web' as const, now: () => 0, emitApp: () => {}, secrets, session: async () => session };
     const tools = [
       enterPlanModeTool(session, '/home'),
       exitPlanModeTool(session, core, createApprovalDesk(core)),

@@ -37,6 +37,14 @@ export interface SessionHandle {
   readonly tasks: SessionTasks;
 }
 
+/** Where API keys are kept: the host's store (the system keychain in Electron, else a 0600 file). */
+export interface SecretAccess {
+  readonly kind: 'safe-storage' | 'file';
+  get(key: string): Promise<string | undefined>;
+  /** `undefined` or '' removes the key. */
+  set(key: string, value: string | undefined): Promise<void>;
+}
+
 /** What a feature sees of the core it belongs to. */
 export interface CoreContext {
   readonly workspace: string;
@@ -44,6 +52,8 @@ export interface CoreContext {
   readonly host: WorkspaceInfo['host'];
   now(): number;
   emitApp(event: AppEvent): void;
+  /** The key store API keys live in (for capabilities with keys of their own, e.g. a search provider). */
+  readonly secrets: SecretAccess;
   /** A session, loading it if needed; throws when it does not exist. */
   session(id: string): Promise<SessionHandle>;
   /** Show a folder or file in the system file manager, never opening it (desktop only); resolves to whether it was shown. */

@@ -61,6 +61,13 @@ export interface ToolExecution {
   matchesRule?(ruleArgument: string): boolean;
   /** Only reads (never changes files, processes or the outside world). */
   readOnly?: boolean;
+  /**
+   * The call reaches a host chosen by the model (a web fetch): even read-only, it asks in ask and
+   * accept-edits modes until the host is approved. `url` is normalised (what rules match).
+   */
+  network?: { url: string; host: string };
+  /** What "approve for session" and "always allow" cover when wider than this one call, in words (e.g. a host). */
+  approvalScope?: string;
   execute(ctx: ToolRunContext): Promise<ToolResult>;
 }
 

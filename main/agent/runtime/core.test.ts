@@ -9,6 +9,7 @@ import { LOG_FILE } from '../infra/sessions/session';
 import { workspaceSessionsDir } from '../infra/sessions/store';
 import { createHarness, fastRetry } from '../test-support/harness';
 import { testTools } from '../test-support/tools';
+import { waitFor } from '../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -135,7 +136,9 @@ describe('cancel', () => {
     h = await createHarness();
     h.server.enqueue({ chunks: [...textChunks('word '.repeat(500), 5), { finish: 'stop' }], delayMs: 20 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'long' });
-    await new Promise((r) => setTimeout(r, 150));
+    // Cancel once the stream is flowing (a fixed sleep raced the turn's start on a loaded machine).
+    const streamed = () => h.sessionEvents('assistant.delta').map((e) => (e.type === 'assistant.delta' ? e.text : '')).join('');
+    await waitFor(() => streamed().startsWith('word word'));
     const started = Date.now();
     expect(await h.core.handlers.cancelTurn({ sessionId: h.session.id })).toEqual({ cancelled: true });
     await h.core.turnDone(h.session.id);
@@ -154,7 +157,7 @@ describe('cancel', () => {
       chunks: [{ toolCall: { id: 'w', name: 'Wait', args: '{"ms":30000}' } }, { toolCall: { id: 's', name: 'Stubborn', args: '{"ms":30000}' } }, { finish: 'tool_calls' }],
     });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'wait' });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => h.sessionEvents('tool.call.started').length === 2);
     const started = Date.now();
     await h.core.handlers.cancelTurn({ sessionId: h.session.id });
     await h.core.turnDone(h.session.id);

@@ -88,6 +88,7 @@ export class DeftCore {
       host: options.host,
       now: this.now,
       emitApp: (event) => this.emit(event),
+      secrets: options.secrets,
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
     };

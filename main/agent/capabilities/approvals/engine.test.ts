@@ -44,10 +44,22 @@ describe('modes', () => {
     expect(await kind(bash)).toBe('ask');
   });
   it('ask: a web fetch asks although it only reads, unless approved for the session', async () => {
-    const fetch = resolvedCall('FetchURL', { url: 'https://docs.example.com/a' }, { readOnly: true, approvalRule: 'FetchURL(https://docs.example.com/*)', matchesRule: (a) => a === 'https://docs.example.com/*' });
+    const fetch = resolvedCall('FetchURL', { url: 'https://docs.example.com/a' }, {
+      readOnly: true,
+      network: { url: 'https://docs.example.com/a', host: 'docs.example.com' },
+      approvalRule: 'FetchURL(https://docs.example.com/*)',
+      matchesRule: (a) => a === 'https://docs.example.com/*',
+    });
     expect(await kind(fetch)).toBe('ask');
     expect(await kind(fetch, { sessionRules: ['FetchURL(https://docs.example.com/*)'] })).toBe('allow');
     expect(await kind(fetch, { mode: 'yolo' })).toBe('allow');
+    expect(await kind(fetch, { mode: 'accept-edits' })).toBe('ask');
+    expect(await decide(ctx(fetch))).toMatchObject({ reason: expect.stringContaining('docs.example.com') });
+  });
+  it('a read-only call that sends only to a configured service (a web search) runs in every mode', async () => {
+    const search = resolvedCall('WebSearch', { query: 'x' }, { readOnly: true, approvalRule: 'WebSearch(x)' });
+    expect(await kind(search)).toBe('allow');
+    expect(await kind(search, { rules: rules({ ask: ['WebSearch'] }) })).toBe('ask');
   });
   it('accept-edits: Write/Edit inside the workspace run; outside and shell ask', async () => {
     const mode: PermissionMode = 'accept-edits';

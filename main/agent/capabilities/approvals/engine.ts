@@ -7,7 +7,7 @@ import { isWithin } from '../../infra/policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../../infra/policies/protected-paths';
 import { type ParsedShell, parseShell } from '../../infra/policies/shell-parse';
 import { type PermissionRule, bashCommandOf, parseRule, ruleApplies } from './rules';
-import { EDIT_TOOLS, GOAL_START_TOOL, NETWORK_TOOLS, SELF_APPROVED_TOOLS, writtenPaths } from './tool-kinds';
+import { EDIT_TOOLS, GOAL_START_TOOL, SELF_APPROVED_TOOLS, writtenPaths } from './tool-kinds';
 
 export interface DecisionContext {
   call: ResolvedCall;
@@ -92,7 +92,8 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   }
 
   if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };
-  if (call.execution.readOnly && !NETWORK_TOOLS.has(call.name)) return { kind: 'allow', reason: 'read-only' };
+  const network = call.execution.network;
+  if (call.execution.readOnly && !network) return { kind: 'allow', reason: 'read-only' };
   if (call.name === GOAL_START_TOOL) {
     if (mode === 'yolo') return { kind: 'allow', reason: 'yolo mode' };
     return { kind: 'ask', reason: 'Starting a goal lets Deft keep working turn after turn until it is done.', rememberable: true };
@@ -104,6 +105,7 @@ export async function decide(context: DecisionContext): Promise<Decision> {
     return { kind: 'ask', reason: 'Accept-edits mode runs edits inside the workspace only; this one is outside it.', rememberable: true };
   }
   if (noAutoApprove) return { kind: 'ask', reason: 'Plan mode is active: shell commands need your approval.', rememberable: true };
+  if (network) return { kind: 'ask', reason: `This reaches ${network.host}, which has not been approved in this session.`, rememberable: true };
   return { kind: 'ask', reason: mode === 'ask' ? 'Ask mode: anything that is not read-only needs your approval.' : 'Accept-edits mode: this is not a file edit, so it needs your approval.', rememberable: true };
 }
 

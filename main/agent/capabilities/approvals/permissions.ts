@@ -50,6 +50,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       display: call.execution.display,
       reason: decision.reason,
       ...(decision.rememberable ? { approvalRule: call.execution.approvalRule } : {}),
+      ...(decision.rememberable && call.execution.approvalScope ? { approvalScope: call.execution.approvalScope } : {}),
       call,
     };
     const answer = await hub.requestApproval(session, request, call.signal);

@@ -16,6 +16,8 @@ export interface ApprovalRequest {
   display: ToolInputDisplay;
   reason: string;
   approvalRule?: string;
+  /** What the rule covers in words, when wider than this call (a web host). */
+  approvalScope?: string;
   /** Labels the user may pick when approving (plan options). */
   options?: string[];
   call?: ResolvedCall;
@@ -78,6 +80,7 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
           reason: request.reason,
           ...(request.callId ? { callId: request.callId } : {}),
           ...(request.approvalRule ? { approvalRule: request.approvalRule } : {}),
+          ...(request.approvalRule && request.approvalScope ? { approvalScope: request.approvalScope } : {}),
         }),
       );
       if (answer === 'cancelled') {

@@ -10,12 +10,6 @@ export const EDIT_TOOLS = new Set(['Write', 'Edit']);
  */
 export const SELF_APPROVED_TOOLS = new Set(['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion', 'TodoList', 'GetGoal', 'SetGoalBudget', 'UpdateGoal']);
 
-/**
- * Tools that reach the network: read-only, yet they ask in ask and accept-edits modes (a host the user
- * approved for the session, or allowed by a rule, does not ask again).
- */
-export const NETWORK_TOOLS = new Set(['FetchURL', 'WebSearch']);
-
 /** Starting a goal lets the agent work turn after turn: it asks unless the mode is yolo. */
 export const GOAL_START_TOOL = 'CreateGoal';
 

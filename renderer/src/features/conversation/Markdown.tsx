@@ -38,14 +38,27 @@ const components = {
   a: (props: ComponentProps<'a'>) => <a {...props} target="_blank" rel="noreferrer noopener" />,
 };
 
+/** Images from elsewhere become links: the CSP would block them, and loading one would tell its server you looked. */
+const linkedImages = {
+  ...components,
+  img: ({ src, alt }: ComponentProps<'img'>) => (
+    <a href={typeof src === 'string' ? src : undefined} target="_blank" rel="noreferrer noopener" className="markdown-image-link">
+      [image{alt ? `: ${alt}` : ''}]
+    </a>
+  ),
+};
+
 const rehypePlugins = [[rehypeHighlight, { detect: false }]] as ComponentProps<typeof ReactMarkdown>['rehypePlugins'];
 const remarkPlugins = [remarkGfm];
 
-/** Model Markdown, rendered without raw HTML; code highlighted by language tag. */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
+/**
+ * Model Markdown, rendered without raw HTML (it shows as text); code highlighted by language tag.
+ * `linkImages` turns images into links (for Markdown that came from the web).
+ */
+export const Markdown = memo(function Markdown({ text, linkImages = false }: { text: string; linkImages?: boolean }) {
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
+      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={linkImages ? linkedImages : components}>
         {text}
       </ReactMarkdown>
     </div>

@@ -64,7 +64,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
               title={`Remember ${approval.approvalRule} until this session ends`}
               onClick={() => answer({ decision: 'approve', scope: 'session' })}
             >
-              Approve for session
+              {approval.approvalScope ? <span className="approval-scope">Allow {approval.approvalScope} for session</span> : 'Approve for session'}
             </button>
             <button
               type="button"
@@ -73,7 +73,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
               title={`Add ${approval.approvalRule} to .deft/settings.local.json`}
               onClick={() => answer({ decision: 'approve', scope: 'always' })}
             >
-              Always allow
+              {approval.approvalScope ? <span className="approval-scope">Always allow {approval.approvalScope}</span> : 'Always allow'}
             </button>
           </>
         ) : null}

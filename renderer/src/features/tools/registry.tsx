@@ -7,6 +7,8 @@ import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supe
 import { McpCallView, McpResultView } from '../mcp/cards';
 import { CommandCard } from '../tasks/CommandCard';
 import { TodoItems } from '../todo/TodoItems';
+import { SearchCard } from '../web/SearchCard';
+import { UrlCard } from '../web/UrlCard';
 
 type InputRenderer<K extends ToolInputDisplay['kind']> = (display: Extract<ToolInputDisplay, { kind: K }>) => ReactNode;
 type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<ToolResultDisplay, { kind: K }>, output: string) => ReactNode;
@@ -19,6 +21,9 @@ type ResultRenderer<K extends ToolResultDisplay['kind']> = (display: Extract<Too
 export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K> } = {
   command: (d) => <pre className="tool-command">$ {d.command}</pre>,
   generic: (d) => (d.detail ? <pre className="tool-detail">{d.detail}</pre> : null),
+  // What an approval shows for the web: the URL to fetch, the query to send.
+  url_fetch: (d) => <pre className="tool-detail">GET {d.url}</pre>,
+  web_search: (d) => <pre className="tool-detail">{`${d.provider ?? 'Search'}: ${d.query}`}</pre>,
   // The user in control: todo lists, plans for review, goals to start.
   todo_list: (d) => <TodoItems items={d.items} />,
   plan_review: (d) => (
@@ -53,6 +58,9 @@ export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRendere
 /** Display kinds whose whole card is their own component (live controls, custom layout). */
 export const cardRenderers: { [K in ToolInputDisplay['kind']]?: ComponentType<{ item: ToolItem }> } = {
   command: CommandCard,
+  // The web: a fetched page, and search results.
+  url_fetch: UrlCard,
+  web_search: SearchCard,
 };
 
 export const toolIcons: Record<string, IconName> = {
@@ -62,6 +70,8 @@ export const toolIcons: Record<string, IconName> = {
   search: 'search',
   skill_call: 'spark',
   mcp_call: 'plug',
+  url_fetch: 'globe',
+  web_search: 'search',
 };
 
 export function renderInput(display: ToolInputDisplay): ReactNode {

@@ -1,0 +1,57 @@
+import { memo, useState } from 'react';
+import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
+import { formatDuration } from '../../../../protocol/units';
+import { Icon, Spinner } from '../../components/Icon';
+import type { ToolItem } from '../../stores/transcript';
+import { ExternalLink, hostOf } from './ExternalLink';
+import './web.css';
+
+type Results = Extract<ToolResultDisplay, { kind: 'web_results' }>;
+
+/** WebSearch: the query, and the results with titles that open in the system browser. */
+export const SearchCard = memo(function SearchCard({ item }: { item: ToolItem }) {
+  const input = item.display as Extract<ToolInputDisplay, { kind: 'web_search' }>;
+  const found: Results | undefined = item.result?.display?.kind === 'web_results' ? item.result.display : undefined;
+  const [open, setOpen] = useState<boolean | null>(null);
+  const expanded = open ?? (item.status === 'error' || Boolean(found?.results.length));
+  const count = found?.results.length;
+  return (
+    <section className={`tool-card web-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+      <button type="button" className="tool-header" aria-expanded={expanded} disabled={item.status === 'running'} onClick={() => setOpen(!expanded)}>
+        <Icon name="chevron" size={12} className={`chevron${expanded ? ' chevron-open' : ''}`} />
+        <Icon name="search" size={14} />
+        <span className="tool-name">{item.name}</span>
+        <span className="web-title">“{input.query}”</span>
+        {input.provider ? <span className="web-host">{input.provider}</span> : null}
+        <span className="tool-status">
+          {item.status === 'running' ? <Spinner size={12} /> : null}
+          {count !== undefined ? <span className="web-chip">{count === 1 ? '1 result' : `${count} results`}</span> : null}
+          {item.status === 'error' ? <Icon name="x" size={14} className="bad" /> : null}
+          {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
+        </span>
+      </button>
+      {expanded && item.result ? (
+        <div className="tool-body">
+          {item.status === 'error' ? <pre className="tool-output tool-output-error">{item.result.output}</pre> : null}
+          {found && !found.results.length ? <p className="web-empty">No results.</p> : null}
+          {found?.results.length ? (
+            <ol className="web-results">
+              {found.results.map((result, i) => (
+                <li key={`${i}-${result.url}`}>
+                  <ExternalLink href={result.url} className="web-result-title">
+                    {result.title}
+                  </ExternalLink>
+                  <div className="web-result-meta">
+                    <span>{result.site ?? hostOf(result.url)}</span>
+                    {result.date ? <span>{result.date}</span> : null}
+                  </div>
+                  {result.snippet ? <p className="web-result-snippet">{result.snippet}</p> : null}
+                </li>
+              ))}
+            </ol>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+});

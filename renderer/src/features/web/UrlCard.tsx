@@ -1,0 +1,66 @@
+import { memo, useState } from 'react';
+import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
+import { formatDuration } from '../../../../protocol/units';
+import { Icon, Spinner } from '../../components/Icon';
+import type { ToolItem } from '../../stores/transcript';
+import { Markdown } from '../conversation/Markdown';
+import { ExternalLink, hostOf } from './ExternalLink';
+import { formatBytes } from './format';
+import './web.css';
+
+type UrlContent = Extract<ToolResultDisplay, { kind: 'url_content' }>;
+
+function StatusChip({ status }: { status: number }) {
+  return <span className={`web-chip ${status < 300 ? 'chip-ok' : status < 400 ? 'chip-bg' : 'chip-bad'}`}>HTTP {status}</span>;
+}
+
+/** FetchURL: the page's title and host, status, size, whether main text was extracted; its Markdown behind the header. */
+export const UrlCard = memo(function UrlCard({ item }: { item: ToolItem }) {
+  const input = item.display as Extract<ToolInputDisplay, { kind: 'url_fetch' }>;
+  const page: UrlContent | undefined = item.result?.display?.kind === 'url_content' ? item.result.display : undefined;
+  const url = page?.url ?? input.url;
+  const [open, setOpen] = useState(false);
+  const failed = item.status === 'error';
+  const canOpen = Boolean(page?.preview) || (failed && Boolean(item.result?.output));
+  return (
+    <section className={`tool-card web-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+      <div className="web-card-head">
+        <button type="button" className="tool-header" aria-expanded={open} disabled={!canOpen} onClick={() => setOpen(!open)}>
+          <Icon name="chevron" size={12} className={`chevron${open ? ' chevron-open' : ''}`} />
+          <Icon name="globe" size={14} />
+          <span className="tool-name">{item.name}</span>
+          <span className="web-title">{page?.title ?? url}</span>
+          <span className="web-host">{hostOf(url)}</span>
+          <span className="tool-status">
+            {item.status === 'running' ? <Spinner size={12} /> : null}
+            {page ? <StatusChip status={page.status} /> : null}
+            {page?.bytes !== undefined ? <span>{formatBytes(page.bytes)}</span> : null}
+            {page?.extracted ? <span className="web-chip">main text</span> : null}
+            {failed && !page ? <Icon name="x" size={14} className="bad" /> : null}
+            {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
+          </span>
+        </button>
+        <ExternalLink href={url} className="web-open" label={`Open ${hostOf(url)} in your browser`}>
+          <Icon name="external" size={14} />
+        </ExternalLink>
+      </div>
+      {failed && !open ? <p className="web-error">{firstLine(item.result?.output ?? '')}</p> : null}
+      {open ? (
+        <div className="tool-body">
+          {failed ? <pre className="tool-output tool-output-error">{item.result?.output}</pre> : null}
+          {!failed && page?.preview ? (
+            <div className="web-preview" aria-label="Page preview">
+              <Markdown text={page.preview} linkImages />
+              {page.previewTruncated ? <p className="form-note">The preview stops here; the model read the whole page (up to its limits).</p> : null}
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+});
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 240 ? `${line.slice(0, 240)}…` : line;
+}
