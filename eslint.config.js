@@ -28,7 +28,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs', 'main/agent/test-support/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
     rules: {

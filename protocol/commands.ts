@@ -4,6 +4,7 @@ import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAns
 import { checkpointCommands } from './checkpoints';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
+import { McpOverview, McpServerName } from './mcp';
 import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
@@ -152,6 +153,17 @@ export const commands = {
   undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
   // Checkpoints: rewind, the review pane, storage, review mode (shapes in checkpoints.ts)
   ...checkpointCommands,
+  // MCP servers
+  /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
+  listMcpServers: command(Empty, McpOverview),
+  /** Turn a server off or on (kept in ~/.deft/settings.json, by name). */
+  setMcpServerEnabled: command(z.object({ name: McpServerName, enabled: z.boolean() }).strict(), McpOverview),
+  /** Stop a server and start it again (also retries a failed one). */
+  restartMcpServer: command(z.object({ name: McpServerName }).strict(), McpOverview),
+  /** Approve or deny one of the workspace's own servers (for its current definition; a changed one asks again). */
+  decideMcpServer: command(z.object({ name: McpServerName, approved: z.boolean() }).strict(), McpOverview),
+  /** Add or replace a server in the user's ~/.deft/mcp.json (the entry is checked before it is saved). */
+  saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
 } as const;
 
 export type Commands = typeof commands;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpCallDisplay, McpResultDisplay } from './mcp';
 import { SandboxBlock } from './sandbox';
 import { WebSearchResult } from './web';
 
@@ -26,6 +27,7 @@ const diffFields = {
 
 /** What a tool call is about to do, shown on its card and in approval requests. */
 export const ToolInputDisplay = z.discriminatedUnion('kind', [
+  McpCallDisplay,
   z.object({
     kind: z.literal('command'),
     command: z.string(),
@@ -67,6 +69,7 @@ export type ToolInputDisplay = z.infer<typeof ToolInputDisplay>;
 
 /** What a finished tool call produced, for its card (the model gets its own text). */
 export const ToolResultDisplay = z.discriminatedUnion('kind', [
+  McpResultDisplay,
   z.object({
     kind: z.literal('command_output'),
     exitCode: z.number().int().nullable(),

@@ -3,6 +3,7 @@ import { PermissionRules, approvalEventShapes as approvals } from './approvals';
 import { checkpointEventShapes as checkpoints } from './checkpoints';
 import { contextEventShapes as contextShapes } from './context';
 import { goalEventShapes as goals } from './goals';
+import { McpOverview } from './mcp';
 import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
@@ -136,6 +137,8 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command.activity'), sessionId: z.string(), activity: CommandActivity }),
   // Approvals: the permission rules (or their problems) changed.
   z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
+  /** An MCP server changed state (started, connected, failed, its tools changed, …): the whole overview. */
+  z.object({ type: z.literal('mcp.updated'), overview: McpOverview }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

@@ -58,6 +58,12 @@ export const commandNames = [
   'getReviewMode',
   'setReviewMode',
   'answerChangeReview',
+  // MCP servers
+  'listMcpServers',
+  'setMcpServerEnabled',
+  'restartMcpServer',
+  'decideMcpServer',
+  'saveMcpServer',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -96,6 +102,7 @@ export const eventTypeNames = [
   'todo.updated',
   'goal.updated',
   'permissions.updated',
+  'mcp.updated',
   // Context: compaction and undo
   'compaction.started',
   'compaction.ended',

@@ -2,6 +2,7 @@ import { approvalsFeature } from './capabilities/approvals/feature';
 import { checkpointsFeature } from './capabilities/checkpoints/feature';
 import { filesFeature } from './capabilities/files/feature';
 import { goalsFeature } from './capabilities/goals/feature';
+import { mcpFeature } from './capabilities/mcp/feature';
 import { reviewFeature } from './capabilities/review/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
@@ -23,6 +24,8 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   // Shell and background work: Bash, background tasks, scheduled prompts.
   shellFeature(),
   skillsFeature,
+  // MCP servers' tools (mcp__server__tool), started once the folder is trusted and each server approved.
+  mcpFeature,
   // The web: FetchURL and WebSearch, never into the user's own network unless they allowed the host.
   webFeature(),
   // Review mode: Write/Edit proposals accepted or rejected hunk by hunk before they are written.

@@ -7,6 +7,7 @@ import { FileSecretStore } from './infra/settings/secrets';
 import { tempDir } from './test-support/harness';
 import { inertSessionHandle } from './test-support/session-handle';
 import { ToolRegistry } from './runtime/tools/registry';
+import { selectToolsTool } from './runtime/tools/select-tools/select-tools';
 import type { ToolEnv } from './contract/tool';
 
 /**
@@ -38,10 +39,12 @@ describe('tool schemas', async () => {
   for (const feature of features) await feature.onSessionLoaded?.(session);
   const tools = features.flatMap((feature) => feature.tools?.(session, env) ?? []);
   const registry = new ToolRegistry(tools);
+  // select_tools is offered by the runtime whenever some tools are deferred.
+  registry.add(selectToolsTool(registry));
   afterAll(() => Promise.all(features.map(async (f) => f.close?.())));
 
   it('have unique names and closed objects', () => {
-    expect(registry.names().length).toBe(tools.length);
+    expect(registry.names().length).toBe(tools.length + 1);
     for (const schema of registry.schemas()) {
       expect(schema.parameters, schema.name).toMatchObject({ type: 'object', additionalProperties: false });
       expect(schema.description.length, schema.name).toBeGreaterThan(80);

@@ -119,6 +119,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   source?: ToolSource;
   /** Default `inline`. */
   disclosure?: ToolDisclosure;
+  /**
+   * A JSON Schema (any draft) given as is, for tools whose schema comes from elsewhere (MCP servers): it is
+   * what the model is sent and what arguments are validated against, instead of `input`'s.
+   */
+  inputSchema?: Record<string, unknown>;
   /** The call must be the only one of its step: issued with others, it is refused (the others run). */
   exclusive?: boolean;
   resolveExecution(args: z.output<S>, env: ToolEnv): ToolExecution | ToolResult | Promise<ToolExecution | ToolResult>;

@@ -27,6 +27,7 @@ import { type TurnSession, runTurn } from './loop/turn';
 import { Runs } from './runs';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
+import { deferredToolsReminder } from './tools/deferred';
 
 export interface CoreOptions {
   home: string;
@@ -426,8 +427,12 @@ export class DeftCore {
         // reminder with every fact that changed since the conversation last said it.
         beforeStep: async () => {
           const compacted = await compactIfDue();
+          if (compacted) setup.registry.clearSelection();
           open.tasks.noteStep();
           let injected = drain(open);
+          // Deferred tools added or removed since the model last heard (again after a compaction).
+          const deferred = deferredToolsReminder(session.context, setup.registry);
+          if (deferred) injected = [...injected, deferred];
           if (compacted) {
             const present = new Set(session.context.map((m) => m.content));
             injected = injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));

@@ -6,7 +6,9 @@ import type { ProviderConfig } from '../infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from './compaction/context-keeper';
 import { sessionSystemPrompt } from './prompt/session-prompt';
 import { buildSystemPrompt, readAgentsMd, workspaceFacts } from './prompt/system-prompt';
+import { selectedInHistory } from './tools/deferred';
 import { ToolRegistry } from './tools/registry';
+import { selectToolsTool } from './tools/select-tools/select-tools';
 
 export interface StepSetupDeps {
   workspace: string;
@@ -45,7 +47,9 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));
   const tools = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
-  const registry = new ToolRegistry(tools);
+  // Deferred tools the model loaded earlier in what it reads stay loaded.
+  const registry = new ToolRegistry(tools, { selected: selectedInHistory(session.context) });
+  if (registry.deferredNames().length) registry.add(selectToolsTool(registry));
   const render = async () => {
     const [facts, agentsMd, sections] = await Promise.all([
       workspaceFacts(deps.workspace),

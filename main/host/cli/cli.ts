@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
+import { withMcpOptions } from '../../agent/capabilities/mcp/feature';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
 import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
@@ -32,6 +33,7 @@ Options:
   --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
   --max-steps <n>            stop after n model steps
   --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
+  --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable)
   --session <id>             resume a session
   --continue                 resume the latest session of this workspace
   -h, --help                 show this help
@@ -62,6 +64,7 @@ function parse(argv: string[]) {
       'max-steps': { type: 'string' },
       session: { type: 'string' },
       'skills-dir': { type: 'string', multiple: true },
+      'mcp-config': { type: 'string', multiple: true },
       continue: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -113,6 +116,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--skills-dir ${dir} is not a folder`);
     }
 
+    const mcpConfigs = (values['mcp-config'] ?? []).map((file) => resolve(io.cwd, file));
+    for (const file of mcpConfigs) {
+      if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`--mcp-config ${file} is not a file`);
+    }
+    let features = skillsDirs.length ? withSkillsOptions(defaultCapabilities, { explicitDirs: skillsDirs }) : [...defaultCapabilities];
+    // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
+    features = withMcpOptions(features, { extraConfigs: mcpConfigs, headless: true, env: io.env, report: (line) => io.stderr(line) });
+
     let core;
     try {
       core = createNodeCore({
@@ -122,7 +133,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         providerOverrides: overrides,
         ...(values.sandbox ? { sandbox: values.sandbox } : {}),
         ...(maxSteps !== undefined ? { maxSteps } : {}),
-        ...(skillsDirs.length ? { features: withSkillsOptions(defaultCapabilities, { explicitDirs: skillsDirs }) } : {}),
+        features,
         ...io.coreOptions,
       });
     } catch (error) {

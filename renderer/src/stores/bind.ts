@@ -1,6 +1,7 @@
 import type { DeftEvent, SessionEvent } from '../../../protocol';
 import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
+import { useMcp } from './mcp';
 import { usePermissions } from './permissions';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
@@ -40,6 +41,8 @@ export function bindStores(hooks: BindHooks): () => void {
         useSessions.getState().removeSession(event.sessionId);
       } else if (event.type === 'permissions.updated') {
         usePermissions.getState().setRules(event.permissions);
+      } else if (event.type === 'mcp.updated') {
+        useMcp.getState().setOverview(event.overview);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
       }

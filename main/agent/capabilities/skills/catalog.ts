@@ -1,3 +1,4 @@
+import { levenshtein } from '../../infra/platform/close-names';
 import type { SkillCatalog as CatalogPayload, SkillSummary } from '../../../../protocol';
 import type { RootScan } from './scanner';
 import { type SkillDefinition, type SkillOverride, type SkippedSkillInfo, isModelInvocable, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
@@ -98,19 +99,4 @@ export function summarize(skill: SkillDefinition, overrides: readonly SkillOverr
   if (skill.compatibility) summary.compatibility = skill.compatibility;
   if (skill.allowedTools) summary.allowedTools = skill.allowedTools;
   return summary;
-}
-
-function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  if (!a.length) return b.length;
-  if (!b.length) return a.length;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

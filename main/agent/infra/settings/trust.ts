@@ -8,8 +8,14 @@ export interface FolderTrust {
   approvedRules: string[];
 }
 
+/** The user's answer about one of the workspace's own MCP servers, tied to its definition's fingerprint. */
+export interface McpServerDecision {
+  fingerprint: string;
+  approved: boolean;
+}
+
 interface TrustFile {
-  folders: Record<string, { trusted?: boolean; approvedRules?: string[] }>;
+  folders: Record<string, { trusted?: boolean; approvedRules?: string[]; mcpServers?: Record<string, McpServerDecision> }>;
 }
 
 /**
@@ -44,6 +50,20 @@ export class TrustStore {
 
   async approveRule(rule: string): Promise<void> {
     await this.update((entry) => ({ ...entry, approvedRules: [...new Set([...(entry.approvedRules ?? []), rule])] }));
+  }
+
+  /** What the user answered about the workspace's MCP servers, by name (an answer counts only for the same fingerprint). */
+  async mcpDecisions(): Promise<Record<string, McpServerDecision>> {
+    const entry = (await this.read()).folders[this.workspace]?.mcpServers;
+    const out: Record<string, McpServerDecision> = {};
+    for (const [name, value] of Object.entries(entry && typeof entry === 'object' ? entry : {})) {
+      if (value && typeof value.fingerprint === 'string' && typeof value.approved === 'boolean') out[name] = { fingerprint: value.fingerprint, approved: value.approved };
+    }
+    return out;
+  }
+
+  async decideMcpServer(name: string, decision: McpServerDecision): Promise<void> {
+    await this.update((entry) => ({ ...entry, mcpServers: { ...(entry.mcpServers ?? {}), [name]: decision } }));
   }
 
   private async update(change: (entry: TrustFile['folders'][string]) => TrustFile['folders'][string]): Promise<void> {

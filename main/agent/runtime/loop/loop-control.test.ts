@@ -95,7 +95,7 @@ describe('tool disclosure', () => {
     h = await createHarness({ features: [], tools: () => [probe('Echo', ran), probe('Hidden', ran, {}, { disclosure: 'deferred', source: 'mcp' })] });
     h.server.enqueue(toolStep(callChunk('Hidden', { label: 'h' })), textReply('done'));
     await h.run('go');
-    expect(names(h, 0)).toEqual(['Echo']);
+    expect(names(h, 0)).toEqual(['Echo', 'select_tools']);
     expect(ran).toEqual([]);
     expect(toolMessages(h)[0]).toMatch(/^ERROR: Tool "Hidden" is deferred: it is known but has not been selected, so its schema was not sent to you\. Select it first/);
   });

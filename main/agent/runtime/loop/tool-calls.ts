@@ -175,7 +175,7 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
     return done(errorResult(`Tool "${call.name}" does not exist. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`));
   }
   if (!options.registry.isOffered(call.name)) {
-    return done(errorResult(`Tool "${call.name}" is deferred: it is known but has not been selected, so its schema was not sent to you. Select it first, then call it.`));
+    return done(errorResult(`Tool "${call.name}" is deferred: it is known but has not been selected, so its schema was not sent to you. Select it first with select_tools {"names": ["${call.name}"]}, then call it from your next step.`));
   }
   if (registered.tool.exclusive && batchSize > 1) {
     return done(errorResult(`${call.name} must be the only tool call of its step, so it was not run. Call ${call.name} again on its own, in a step without other tool calls.`));
@@ -271,7 +271,7 @@ async function finalise(raw: unknown, call: ToolCallRequest, options: ToolCallOp
     return errorResult(`Tool ${call.name} returned an invalid result.`);
   }
   if (result.truncated || typeof result.output !== 'string') {
-    if (typeof result.output === 'string') return result;
+    if (result.truncated || typeof result.output === 'string') return result;
     return { ...result, output: result.output.map((p) => (p.type === 'text' ? { ...p, text: capText(p.text).text } : p)) };
   }
   const full = result.output;

@@ -1,6 +1,6 @@
 import type { ToolDisclosure, Tool, ToolSource } from '../../contract/tool';
 import type { ToolSchema } from '../../infra/providers/types';
-import { forWire, toModelSchema } from './schema';
+import { forWire, fromJsonSchema, toModelSchema } from './schema';
 
 export interface RegisteredTool {
   tool: Tool;
@@ -27,7 +27,7 @@ export class ToolRegistry {
 
   add(tool: Tool): void {
     if (this.byName.has(tool.name)) throw new Error(`Tool "${tool.name}" is registered twice.`);
-    const schema = toModelSchema(tool.input);
+    const schema = tool.inputSchema ? fromJsonSchema(tool.inputSchema) : toModelSchema(tool.input);
     this.byName.set(tool.name, {
       tool,
       source: tool.source ?? 'builtin',
@@ -57,6 +57,11 @@ export class ToolRegistry {
     return 'selected';
   }
 
+  /** Forget every selection (a compaction: the model no longer reads the calls that made them). */
+  clearSelection(): void {
+    this.selected.clear();
+  }
+
   /** The names of the offered tools. */
   names(): string[] {
     return [...this.byName.keys()].filter((name) => this.isOffered(name));
@@ -65,6 +70,11 @@ export class ToolRegistry {
   /** Deferred tools not selected yet. */
   deferred(): string[] {
     return [...this.byName.keys()].filter((name) => !this.isOffered(name));
+  }
+
+  /** Every tool disclosed as deferred, selected or not. */
+  deferredNames(): string[] {
+    return [...this.byName.values()].filter((t) => t.disclosure === 'deferred').map((t) => t.tool.name);
   }
 
   /** What the model is sent: the offered tools. */

@@ -26,3 +26,14 @@ export function forWire(schema: Record<string, unknown>): Record<string, unknown
   const { $schema: _drop, ...rest } = schema;
   return rest;
 }
+
+/**
+ * A JSON Schema from elsewhere (an MCP server), as the model is sent it: an object schema always (some
+ * providers reject a tool without `type: "object"` and `properties`); the server's own rules otherwise kept.
+ */
+export function fromJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(schema);
+  if (copy.type === undefined) copy.type = 'object';
+  if (copy.type === 'object' && (copy.properties === undefined || typeof copy.properties !== 'object')) copy.properties = {};
+  return copy;
+}

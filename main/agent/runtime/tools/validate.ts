@@ -32,7 +32,12 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function validateArgs(schema: Record<string, unknown>, args: unknown): string[] {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = engine(draftOf(schema)).compile(schema);
+    try {
+      validate = engine(draftOf(schema)).compile(schema);
+    } catch (error) {
+      // A schema from elsewhere (an MCP server) may not compile: the call cannot be checked, so it is refused.
+      return [`the tool's input schema is invalid, so no call to it can be checked (${(error as Error).message}); tell the user the tool is broken`];
+    }
     compiled.set(schema, validate);
   }
   if (validate(args)) return [];

@@ -2,6 +2,7 @@ import { Dialog } from '../../components/Dialog';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
+import { McpServers } from '../mcp/McpServers';
 import { WebSettings } from '../web/WebSettings';
 import { ProviderForm } from './ProviderForm';
 import { useProviderForm } from './use-provider-form';
@@ -30,6 +31,7 @@ export function SettingsDialog() {
       <h3 className="section-title">Model provider</h3>
       <ProviderForm form={form} current={settings?.provider ?? null} />
       <p className="form-note">API keys are stored {storage}.</p>
+      <McpServers />
       <WebSettings />
       <CheckpointSettings />
     </Dialog>

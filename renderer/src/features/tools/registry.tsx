@@ -4,6 +4,7 @@ import type { IconName } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
 import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supersedingResults } from '../files/cards';
+import { McpCallView, McpResultView } from '../mcp/cards';
 import { CommandCard } from '../tasks/CommandCard';
 import { TodoItems } from '../todo/TodoItems';
 import { SearchCard } from '../web/SearchCard';
@@ -42,6 +43,7 @@ export const inputRenderers: { [K in ToolInputDisplay['kind']]?: InputRenderer<K
       ) : null}
     </div>
   ),
+  mcp_call: (d) => <McpCallView display={d} />,
   ...fileInputRenderers,
 };
 
@@ -49,6 +51,7 @@ export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRendere
   error: (d) => <pre className="tool-output tool-output-error">{d.message}</pre>,
   text: (d) => <pre className="tool-output">{d.text}</pre>,
   todo_list: (d) => <TodoItems items={d.items} />,
+  mcp_result: (d) => <McpResultView display={d} />,
   ...fileResultRenderers,
 };
 
@@ -66,6 +69,7 @@ export const toolIcons: Record<string, IconName> = {
   diff: 'file',
   search: 'search',
   skill_call: 'spark',
+  mcp_call: 'plug',
   url_fetch: 'globe',
   web_search: 'search',
 };

@@ -1,0 +1,94 @@
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Page } from '@playwright/test';
+import { configureProvider, expect, send, test as base } from './fixtures/deft';
+
+const TEST_SERVER = resolve(import.meta.dirname, '../main/agent/test-support/mcp-test-server.mjs');
+const stdio = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [TEST_SERVER], env });
+
+/** The user's own servers (a working one and one that fails at start) and a project server in a trusted workspace. */
+const test = base.extend({
+  permissionMode: 'yolo',
+  home: async ({ home, workspace }, use) => {
+    await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { tools: stdio(), broken: stdio({ MCP_TEST_FAIL_START: 'cannot open /data/db.sqlite: no such file' }) } }));
+    await writeFile(join(home, 'trust.json'), JSON.stringify({ folders: { [workspace]: { trusted: true } } }));
+    await use(home);
+  },
+  workspace: async ({ workspace }, use) => {
+    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: stdio() } }));
+    await use(workspace);
+  },
+});
+
+async function openMcpSettings(page: Page) {
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await expect(dialog.getByRole('heading', { name: 'MCP servers' })).toBeVisible();
+  return dialog;
+}
+
+test('Settings → MCP servers: a connected server with its tools, a failing one with its error, and approving a project server', async ({ deft, mock }, testInfo) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const dialog = await openMcpSettings(page);
+
+  const tools = dialog.getByRole('listitem', { name: 'MCP server tools' });
+  await expect(tools.getByRole('status')).toHaveText(/Connected · 11 tools/, { timeout: 20_000 });
+  await tools.getByText('Tools (11)').click();
+  await expect(tools.getByText('mcp__tools__echo')).toBeVisible();
+  await expect(tools.getByText('Echo the text back.')).toBeVisible();
+
+  const broken = dialog.getByRole('listitem', { name: 'MCP server broken' });
+  await expect(broken.getByRole('status')).toHaveText('Failed', { timeout: 20_000 });
+  await expect(broken.getByText(/cannot open \/data\/db.sqlite/).first()).toBeVisible();
+  await expect(broken.getByLabel('Last stderr lines of broken')).toContainText('cannot open /data/db.sqlite: no such file');
+
+  const repo = dialog.getByRole('listitem', { name: 'MCP server repo' });
+  await expect(repo.getByRole('status')).toHaveText('Waiting for your approval');
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 900, height: 700 },
+  ]) {
+    await page.setViewportSize(size);
+    await testInfo.attach(`mcp-settings-${size.width}`, { body: await page.screenshot(), contentType: 'image/png' });
+  }
+  await repo.getByRole('button', { name: 'Approve repo' }).click();
+  await expect(repo.getByRole('status')).toHaveText(/Connected · 11 tools/, { timeout: 20_000 });
+
+  // Disable and enable again from the page.
+  await tools.getByRole('button', { name: 'Disable tools' }).click();
+  await expect(tools.getByRole('status')).toHaveText('Disabled');
+  await tools.getByRole('button', { name: 'Enable tools' }).click();
+  await expect(tools.getByRole('status')).toHaveText(/Connected/, { timeout: 20_000 });
+
+  // Adding an invalid server says why and saves nothing.
+  await dialog.getByText('Add a server').click();
+  await dialog.getByLabel('Server name').fill('bad');
+  await dialog.getByLabel('Server JSON').fill('{"args": ["x"]}');
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('it has neither "command" nor "url"');
+});
+
+test('an MCP tool call gets a card with the server, the arguments and the result', async ({ deft, mock }, testInfo) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const dialog = await openMcpSettings(page);
+  await expect(dialog.getByRole('listitem', { name: 'MCP server tools' }).getByRole('status')).toHaveText(/Connected/, { timeout: 20_000 });
+  await page.keyboard.press('Escape');
+  mock.enqueue(
+    { chunks: [{ toolCall: { name: 'mcp__tools__echo', args: JSON.stringify({ text: 'from the card' }) } }, { toolCall: { name: 'mcp__tools__resource', args: '{}' } }, { finish: 'tool_calls' }] },
+    { chunks: [{ text: 'Both ran.' }, { finish: 'stop' }] },
+  );
+  await send(page, 'use the tools');
+  await expect(page.getByText('Both ran.')).toBeVisible({ timeout: 20_000 });
+  const card = page.getByRole('region', { name: 'mcp__tools__echo tool call' });
+  await expect(card).toBeVisible();
+  await card.getByRole('button').first().click();
+  await expect(card.getByText('echo: from the card')).toBeVisible();
+  await expect(card.getByText('"text": "from the card"')).toBeVisible();
+  await expect(card).toContainText('tools');
+  const resource = page.getByRole('region', { name: 'mcp__tools__resource tool call' });
+  await resource.getByRole('button').first().click();
+  await expect(resource.getByLabel('Resources')).toContainText('file:///notes.txt');
+  await testInfo.attach('mcp-card', { body: await page.screenshot(), contentType: 'image/png' });
+});

@@ -1,0 +1,183 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema, type Tool as McpTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type ServerDefinition, isStdio } from './config';
+import type { McpCallResult } from './output';
+import { StderrTail } from './stderr-tail';
+
+/** How a stdio server's process is started: directly, or planned by the OS sandbox. */
+export interface LaunchRequest {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  label: string;
+}
+export interface LaunchPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  release(): void;
+}
+export type StdioLauncher = (request: LaunchRequest) => Promise<LaunchPlan>;
+
+/** Runs the command as configured, with the SDK's minimal environment (PATH, HOME, …) plus the server's `env`. */
+export const directLauncher: StdioLauncher = async (request) => ({
+  file: request.argv[0]!,
+  args: request.argv.slice(1),
+  env: { ...getDefaultEnvironment(), ...request.env },
+  cwd: request.cwd,
+  release: () => {},
+});
+
+export const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
+const CONNECT_TIMEOUT_MS = 30_000;
+
+export interface ConnectionOptions {
+  definition: ServerDefinition;
+  workspace: string;
+  launch: StdioLauncher;
+  clientVersion: string;
+  /** The server's tools changed (list_changed), or it closed. */
+  onToolsChanged(): void;
+  /** The connection closed without being asked to. */
+  onClosed(error: Error): void;
+}
+
+/** One live connection to a server (a new one is made for each restart). */
+export class ServerConnection {
+  readonly stderr = new StderrTail();
+  tools: McpTool[] = [];
+  private client: Client | null = null;
+  private closing = false;
+  private release: (() => void) | null = null;
+  pid: number | null = null;
+
+  constructor(private readonly options: ConnectionOptions) {}
+
+  /** Connect and list the tools; throws with a readable message (and stderr lines) when it cannot. */
+  async open(): Promise<void> {
+    const { definition } = this.options;
+    if (isStdio(definition.config)) await this.connect(await this.stdioTransport());
+    else if (definition.config.type === 'sse') await this.connect(this.sseTransport());
+    else {
+      try {
+        await this.connect(new StreamableHTTPClientTransport(new URL(definition.config.url), { requestInit: { headers: definition.config.headers ?? {} } }));
+      } catch (error) {
+        // Servers of the older HTTP+SSE protocol answer a Streamable HTTP POST with 4xx: try that protocol.
+        if (!/\b(40[0-9]|HTTP 4)/.test((error as Error).message) || this.closing) throw error;
+        await this.connect(this.sseTransport());
+      }
+    }
+    await this.refreshTools();
+  }
+
+  private sseTransport(): Transport {
+    const config = this.options.definition.config;
+    if (isStdio(config)) throw new Error('not a remote server');
+    const headers = config.headers ?? {};
+    return new SSEClientTransport(new URL(config.url), {
+      requestInit: { headers },
+      eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+    });
+  }
+
+  private async stdioTransport(): Promise<Transport> {
+    const { definition, workspace } = this.options;
+    const config = definition.config;
+    if (!isStdio(config)) throw new Error('not a stdio server');
+    const plan = await this.options.launch({
+      argv: [config.command, ...(config.args ?? [])],
+      cwd: config.cwd ? resolveCwd(workspace, config.cwd) : workspace,
+      env: config.env ?? {},
+      label: `MCP server ${definition.name}`,
+    });
+    this.release = () => plan.release();
+    const transport = new StdioClientTransport({ command: plan.file, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString('utf8')));
+    return transport;
+  }
+
+  private async connect(transport: Transport): Promise<void> {
+    const client = new Client({ name: 'deft', version: this.options.clientVersion }, { capabilities: {} });
+    client.onerror = () => {
+      // Protocol noise (a malformed line) is not fatal; a closed transport arrives through onclose.
+    };
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = null;
+      this.release?.();
+      this.release = null;
+      if (!this.closing) this.options.onClosed(new Error(this.exitMessage('The server closed the connection')));
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      await this.refreshTools().catch(() => {});
+      this.options.onToolsChanged();
+    });
+    this.client = client;
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      this.pid = transport instanceof StdioClientTransport ? (transport.pid ?? null) : null;
+    } catch (error) {
+      this.client = null;
+      await client.close().catch(() => {});
+      this.release?.();
+      this.release = null;
+      throw new Error(this.exitMessage(`Could not connect: ${(error as Error).message}`), { cause: error });
+    }
+  }
+
+  /** A message with what the server last wrote to stderr. */
+  exitMessage(what: string): string {
+    const lines = this.stderr.lines(5);
+    return lines.length ? `${what}. Its last stderr lines: ${lines.join(' | ')}` : what;
+  }
+
+  async refreshTools(): Promise<void> {
+    const client = this.client;
+    if (!client?.getServerCapabilities()?.tools) {
+      this.tools = [];
+      return;
+    }
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < 10_000);
+    this.tools = tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; onProgress(text: string): void }): Promise<McpCallResult> {
+    const client = this.client;
+    if (!client) throw new Error('The server is not connected.');
+    const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+      signal: options.signal,
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: false,
+      onprogress: (progress) => {
+        const of = progress.total ? ` of ${progress.total}` : '';
+        options.onProgress(`${progress.progress}${of}${progress.message ? ` — ${progress.message}` : ''}`);
+      },
+    });
+    return result as McpCallResult;
+  }
+
+  /** Stop the server (its process is ended by the SDK's transport: stdin closed, then SIGTERM, then SIGKILL). */
+  async close(): Promise<void> {
+    this.closing = true;
+    const client = this.client;
+    this.client = null;
+    await client?.close().catch(() => {});
+    this.release?.();
+    this.release = null;
+  }
+}
+
+function resolveCwd(workspace: string, cwd: string): string {
+  return cwd.startsWith('/') ? cwd : `${workspace}/${cwd}`;
+}

@@ -1,0 +1,188 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { CommandError } from '../../contract/errors';
+import type { CoreContext, Feature, FeatureFactory } from '../../contract/feature';
+import type { Tool } from '../../contract/tool';
+import { writeFileAtomic } from '../../infra/platform/files';
+import { SettingsStore } from '../../infra/settings/settings-store';
+import { TrustStore } from '../../infra/settings/trust';
+import { checkEntry, parseMcpFile } from './config';
+import { type StdioLauncher, directLauncher } from './connection';
+import { mcpToolName } from './naming';
+import { McpServers } from './servers';
+import { mcpTool } from './tools';
+
+/** With more MCP tools than this in total, their schemas stay out of the request until selected. */
+export const DEFAULT_DEFER_ABOVE = 30;
+
+export interface McpFeatureOptions {
+  /** `deft run --mcp-config FILE` (absolute paths). */
+  extraConfigs?: readonly string[];
+  /**
+   * Headless (deft run): wait for the servers before the first turn, use a trusted folder's servers without
+   * the per-server approval (no one can give it), and report what was skipped or failed through `report`.
+   */
+  headless?: boolean;
+  report?: (line: string) => void;
+  launch?: StdioLauncher;
+  env?: Readonly<Record<string, string | undefined>>;
+  restartDelay?: (attempt: number) => number | null;
+}
+
+interface McpSettings {
+  disabled: string[];
+  deferAbove: number;
+}
+
+/**
+ * MCP: servers from `~/.deft/mcp.json`, the workspace's `.mcp.json` and `.deft/mcp.json` (only once the
+ * folder is trusted, and each server once approved) and `--mcp-config` files; their tools as `mcp__*`
+ * tools (deferred when many); the commands of Settings → MCP servers.
+ */
+export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactory {
+  return (core: CoreContext): Feature => {
+    const settings = new SettingsStore(core.home);
+    const trust = new TrustStore(core.home, core.workspace);
+    const readSettings = async (): Promise<McpSettings> => {
+      const raw = (await settings.readRaw()).mcp as { disabled?: unknown; deferAbove?: unknown } | undefined;
+      const disabled = Array.isArray(raw?.disabled) ? raw.disabled.filter((n): n is string => typeof n === 'string') : [];
+      const deferAbove = typeof raw?.deferAbove === 'number' && raw.deferAbove >= 0 ? raw.deferAbove : DEFAULT_DEFER_ABOVE;
+      return { disabled, deferAbove };
+    };
+    let current: McpSettings = { disabled: [], deferAbove: DEFAULT_DEFER_ABOVE };
+    const servers = new McpServers({
+      home: core.home,
+      workspace: core.workspace,
+      env: options.env ?? process.env,
+      ...(options.extraConfigs ? { extraConfigs: options.extraConfigs } : {}),
+      ...(options.headless ? { headless: true } : {}),
+      ...(options.restartDelay ? { restartDelay: options.restartDelay } : {}),
+      launch: options.launch ?? directLauncher,
+      clientVersion: '0.1.0',
+      gates: {
+        trusted: async () => (await trust.get()).trusted,
+        decisions: () => trust.mcpDecisions(),
+        decide: (name, decision) => trust.decideMcpServer(name, decision),
+        disabled: async () => (current = await readSettings()).disabled,
+        setDisabled: async (names) => {
+          const raw = (await settings.readRaw()).mcp;
+          await settings.update('mcp', { ...(raw && typeof raw === 'object' ? raw : {}), disabled: names });
+        },
+      },
+      onChange: () => core.emitApp({ type: 'mcp.updated', overview: overview() }),
+    });
+
+    const isDeferred = (() => {
+      const total = () => servers.connected().reduce((n, s) => n + s.connection.tools.length, 0);
+      return (server: { config: { defer?: boolean | undefined } }) => server.config.defer === true || total() > current.deferAbove;
+    })();
+    const deferredNames = (): Set<string> => {
+      const names = new Set<string>();
+      for (const { definition, connection } of servers.connected()) if (isDeferred(definition)) for (const t of connection.tools) names.add(mcpToolName(definition.name, t.name));
+      return names;
+    };
+    const overview = () => {
+      const deferred = deferredNames();
+      return servers.overview((name) => deferred.has(name));
+    };
+    const tools = (): Tool[] =>
+      servers.connected().flatMap(({ definition, connection }) => {
+        const deferred = isDeferred(definition);
+        return connection.tools.map((tool) => mcpTool(definition, tool, deferred, { connection: (name) => servers.connection(name) }));
+      });
+
+    let lastSync = 0;
+    const syncSoon = () => {
+      if (core.now() - lastSync < 2_000) return;
+      lastSync = core.now();
+      void servers.sync().catch(() => {});
+    };
+    const reported = new Set<string>();
+    const reportHeadless = () => {
+      if (!options.report) return;
+      const say = (key: string, line: string) => {
+        if (reported.has(key)) return;
+        reported.add(key);
+        options.report!(line);
+      };
+      const { servers: list, problems } = overview();
+      for (const p of problems) say(`${p.file}:${p.message}`, `deft: warning: ${p.file}: ${p.message}\n`);
+      for (const s of list) {
+        if (s.status === 'untrusted') say(s.name, `deft: warning: MCP server "${s.name}" from ${s.file} was not started: this folder is not trusted. Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
+        else if (s.status === 'failed' || s.status === 'needs-auth') say(s.name, `deft: warning: MCP server "${s.name}" is not available: ${s.error ?? s.status}\n`);
+      }
+    };
+    const withOverview = async (action: () => Promise<void>) => {
+      try {
+        await action();
+      } catch (error) {
+        if (error instanceof CommandError) throw error;
+        throw new CommandError('invalid_request', (error as Error).message);
+      }
+      return overview();
+    };
+
+    return {
+      name: 'mcp',
+      tools: () => {
+        syncSoon();
+        return tools();
+      },
+      onSessionLoaded: async () => {
+        lastSync = core.now();
+        const synced = servers.sync();
+        if (!options.headless) {
+          void synced.catch(() => {});
+          return;
+        }
+        await synced;
+        await servers.whenSettled();
+        reportHeadless();
+      },
+      commands: {
+        listMcpServers: async () => {
+          await servers.sync();
+          return overview();
+        },
+        setMcpServerEnabled: ({ name, enabled }) => withOverview(() => servers.setEnabled(name, enabled)),
+        restartMcpServer: ({ name }) => withOverview(() => servers.restart(name)),
+        decideMcpServer: ({ name, approved }) => withOverview(() => servers.decide(name, approved)),
+        saveMcpServer: ({ name, definition }) =>
+          withOverview(async () => {
+            const checked = checkEntry(name, definition);
+            if (!checked.ok) throw new CommandError('invalid_request', checked.message);
+            await saveUserServer(join(core.home, 'mcp.json'), name, definition);
+            await servers.sync();
+          }),
+      },
+      close: () => servers.close(),
+    };
+  };
+}
+
+/** Add or replace one entry of the user's MCP file, keeping the rest of it as it was. */
+async function saveUserServer(file: string, name: string, definition: Record<string, unknown>): Promise<void> {
+  let root: Record<string, unknown>;
+  let text: string | null = null;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    // A missing file starts empty.
+  }
+  if (text !== null) {
+    const parsed = parseMcpFile(text);
+    if (!parsed.ok) throw new CommandError('invalid_request', `${file} ${parsed.message}; fix it by hand before adding servers here.`);
+    root = JSON.parse(text) as Record<string, unknown>;
+    root.mcpServers = { ...parsed.servers, [name]: definition };
+  } else root = { mcpServers: { [name]: definition } };
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(file, JSON.stringify(root, null, 2) + '\n', 0o600);
+}
+
+export const mcpFeature: FeatureFactory = createMcpFeature();
+
+/** `features` with the MCP capability replaced by one using `options` (e.g. `--mcp-config`, headless). */
+export function withMcpOptions(features: readonly FeatureFactory[], options: McpFeatureOptions): FeatureFactory[] {
+  const replacement = createMcpFeature(options);
+  return features.includes(mcpFeature) ? features.map((f) => (f === mcpFeature ? replacement : f)) : [...features, replacement];
+}

@@ -1,0 +1,281 @@
+import type { McpOverview, McpServerInfo, McpServerStatus } from '../../../../protocol';
+import type { McpServerDecision } from '../../infra/settings/trust';
+import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
+import { ServerConnection, type StdioLauncher } from './connection';
+import { mcpToolName } from './naming';
+
+/** What decides which servers may start: folder trust, the user's answers, servers switched off. */
+export interface ServerGates {
+  trusted(): Promise<boolean>;
+  decisions(): Promise<Record<string, McpServerDecision>>;
+  decide(name: string, decision: McpServerDecision): Promise<void>;
+  disabled(): Promise<string[]>;
+  setDisabled(names: string[]): Promise<void>;
+}
+
+export interface McpServersOptions {
+  home: string;
+  workspace: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** `deft run --mcp-config` files. */
+  extraConfigs?: readonly string[];
+  /** No one can approve a workspace server (deft run): a trusted folder's servers start without the per-server approval. */
+  headless?: boolean;
+  gates: ServerGates;
+  launch: StdioLauncher;
+  clientVersion?: string;
+  onChange(): void;
+  /** Backoff before restart attempt n (1-based) after a crash, in ms; null gives up. */
+  restartDelay?: (attempt: number) => number | null;
+}
+
+interface Entry {
+  definition: ServerDefinition;
+  status: McpServerStatus;
+  error?: string;
+  connection: ServerConnection | null;
+  /** The last connection's stderr, kept after it ended. */
+  lastStderr: string[];
+  restarts: number;
+  connectedAt: number;
+  timer: ReturnType<typeof setTimeout> | null;
+  /** Resolves when the current start attempt settles. */
+  starting: Promise<void> | null;
+}
+
+const defaultDelay = (attempt: number): number | null => (attempt > 5 ? null : Math.min(30_000, 1_000 * 2 ** (attempt - 1)));
+
+/**
+ * The MCP servers of one workspace: read from the config files, gated by trust and approvals, started
+ * in parallel without blocking anyone, restarted with backoff when they die, stopped on close.
+ */
+export class McpServers {
+  private readonly entries = new Map<string, Entry>();
+  private problems: ConfigProblem[] = [];
+  private syncing: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly options: McpServersOptions) {}
+
+  /** Re-read the configuration and bring the servers in line with it: start what may start, stop what went away or changed. */
+  sync(): Promise<void> {
+    this.syncing ??= this.doSync().finally(() => (this.syncing = null));
+    return this.syncing;
+  }
+
+  private async doSync(): Promise<void> {
+    if (this.closed) return;
+    const { home, workspace, env, extraConfigs, gates } = this.options;
+    const config = await loadMcpConfig(configFiles({ home, workspace, ...(extraConfigs ? { extra: extraConfigs } : {}) }), env);
+    const [trusted, decisions, disabled] = await Promise.all([gates.trusted(), gates.decisions(), gates.disabled()]);
+    this.problems = config.problems;
+    const seen = new Set<string>();
+    for (const definition of config.servers) {
+      seen.add(definition.name);
+      const gate = this.gate(definition, trusted, decisions, disabled);
+      let entry = this.entries.get(definition.name);
+      if (entry && entry.definition.fingerprint !== definition.fingerprint) {
+        await this.stop(entry);
+        this.entries.delete(definition.name);
+        entry = undefined;
+      }
+      if (!entry) {
+        entry = { definition, status: gate ?? 'starting', connection: null, lastStderr: [], restarts: 0, connectedAt: 0, timer: null, starting: null };
+        this.entries.set(definition.name, entry);
+      }
+      entry.definition = definition;
+      if (gate) {
+        await this.stop(entry);
+        entry.status = gate;
+        delete entry.error;
+      } else if (!entry.connection && !entry.starting && entry.status !== 'failed') {
+        // A failed server waits for its restart timer or the user's Restart.
+        this.start(entry);
+      }
+    }
+    for (const [name, entry] of this.entries) {
+      if (!seen.has(name)) {
+        await this.stop(entry);
+        this.entries.delete(name);
+      }
+    }
+    this.options.onChange();
+  }
+
+  /** Why a server may not start now, or null when it may. */
+  private gate(definition: ServerDefinition, trusted: boolean, decisions: Record<string, McpServerDecision>, disabled: readonly string[]): McpServerStatus | null {
+    if (definition.config.disabled || disabled.includes(definition.name)) return 'disabled';
+    if (definition.source !== 'project') return null;
+    // Nothing a cloned repository ships runs before the folder is trusted.
+    if (!trusted) return 'untrusted';
+    if (this.options.headless) return null;
+    const decision = decisions[definition.name];
+    if (!decision || decision.fingerprint !== definition.fingerprint) return 'needs-approval';
+    return decision.approved ? null : 'denied';
+  }
+
+  private start(entry: Entry): void {
+    if (this.closed) return;
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = null;
+    entry.status = 'starting';
+    delete entry.error;
+    const connection = new ServerConnection({
+      definition: entry.definition,
+      workspace: this.options.workspace,
+      launch: this.options.launch,
+      clientVersion: this.options.clientVersion ?? '0.0.0',
+      onToolsChanged: () => this.options.onChange(),
+      onClosed: (error) => this.crashed(entry, connection, error),
+    });
+    entry.connection = connection;
+    entry.starting = connection
+      .open()
+      .then(
+        () => {
+          if (entry.connection !== connection) return;
+          entry.status = 'connected';
+          entry.connectedAt = Date.now();
+        },
+        (error: Error) => {
+          if (entry.connection !== connection) return;
+          entry.lastStderr = connection.stderr.lines();
+          entry.connection = null;
+          void connection.close();
+          const needsAuth = /\b401\b|Unauthorized/i.test(error.message) && !isStdio(entry.definition.config);
+          entry.status = needsAuth ? 'needs-auth' : 'failed';
+          entry.error = needsAuth ? `The server requires authentication (OAuth), which Deft does not support yet: ${error.message}` : error.message;
+        },
+      )
+      .finally(() => {
+        entry.starting = null;
+        this.options.onChange();
+      });
+    this.options.onChange();
+  }
+
+  /** A connected server went away: its calls in flight fail (the SDK rejects them); restart with backoff. */
+  private crashed(entry: Entry, connection: ServerConnection, error: Error): void {
+    if (entry.connection !== connection || this.closed) return;
+    entry.connection = null;
+    entry.lastStderr = connection.stderr.lines();
+    // A server that ran a while before dying starts its backoff afresh.
+    if (entry.connectedAt && Date.now() - entry.connectedAt > 60_000) entry.restarts = 0;
+    entry.restarts++;
+    const delay = (this.options.restartDelay ?? defaultDelay)(entry.restarts);
+    entry.status = 'failed';
+    entry.error = delay === null ? `${error.message}. It was restarted ${entry.restarts - 1} times and kept failing; restart it from Settings → MCP servers.` : `${error.message}. Restarting in ${Math.round(delay / 1000)} s.`;
+    if (delay !== null) {
+      entry.timer = setTimeout(() => {
+        entry.timer = null;
+        if (!this.closed && entry.status === 'failed' && !entry.connection) this.start(entry);
+      }, delay);
+      entry.timer.unref?.();
+    }
+    this.options.onChange();
+  }
+
+  private async stop(entry: Entry): Promise<void> {
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = null;
+    const connection = entry.connection;
+    entry.connection = null;
+    entry.starting = null;
+    if (connection) {
+      entry.lastStderr = connection.stderr.lines();
+      await connection.close();
+    }
+  }
+
+  /** Wait until every server that is starting has connected or failed (at most `timeoutMs`). */
+  async whenSettled(timeoutMs = 30_000): Promise<void> {
+    await this.syncing;
+    const pending = [...this.entries.values()].flatMap((e) => (e.starting ? [e.starting] : []));
+    if (!pending.length) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.allSettled(pending), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Connected servers, with their connection. */
+  connected(): Array<{ definition: ServerDefinition; connection: ServerConnection }> {
+    return [...this.entries.values()].flatMap((e) => (e.status === 'connected' && e.connection ? [{ definition: e.definition, connection: e.connection }] : []));
+  }
+
+  /** The live connection of a server, or why there is none. */
+  connection(name: string): { connection: ServerConnection } | { reason: string } {
+    const entry = this.entries.get(name);
+    if (!entry) return { reason: `MCP server "${name}" is no longer configured.` };
+    if (entry.status === 'connected' && entry.connection) return { connection: entry.connection };
+    return { reason: `MCP server "${name}" is not connected (${entry.status}${entry.error ? `: ${entry.error}` : ''}).` };
+  }
+
+  async restart(name: string): Promise<void> {
+    const entry = this.require(name);
+    await this.stop(entry);
+    entry.restarts = 0;
+    entry.status = 'starting';
+    await this.sync();
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    this.require(name);
+    const disabled = new Set(await this.options.gates.disabled());
+    if (enabled) disabled.delete(name);
+    else disabled.add(name);
+    await this.options.gates.setDisabled([...disabled]);
+    const entry = this.entries.get(name);
+    if (entry && enabled && entry.status === 'disabled') entry.status = 'starting';
+    await this.sync();
+  }
+
+  async decide(name: string, approved: boolean): Promise<void> {
+    const entry = this.require(name);
+    if (entry.definition.source !== 'project') throw new Error(`"${name}" is not a workspace server: only servers from the workspace's own files are approved.`);
+    // An answer given before the folder is trusted would start the server the moment it is.
+    if (!(await this.options.gates.trusted())) throw new Error(`Trust this folder first: "${name}" comes from the workspace's own files, and nothing they define runs in a folder you have not trusted.`);
+    await this.options.gates.decide(name, { fingerprint: entry.definition.fingerprint, approved });
+    if (approved && entry.status === 'needs-approval') entry.status = 'starting';
+    await this.sync();
+  }
+
+  private require(name: string): Entry {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`There is no MCP server named "${name}".`);
+    return entry;
+  }
+
+  overview(deferred: (toolName: string) => boolean): McpOverview {
+    const servers: McpServerInfo[] = [...this.entries.values()].map((entry) => {
+      const { definition } = entry;
+      const config = definition.config;
+      const stderr = entry.connection ? entry.connection.stderr.lines() : entry.lastStderr;
+      const tools = entry.status === 'connected' && entry.connection ? entry.connection.tools : [];
+      return {
+        name: definition.name,
+        source: definition.source,
+        file: definition.file,
+        transport: isStdio(config) ? 'stdio' : config.type === 'sse' ? 'sse' : 'http',
+        target: isStdio(config) ? [config.command, ...(config.args ?? [])].join(' ') : config.url,
+        status: entry.status,
+        ...(entry.error ? { error: entry.error } : {}),
+        stderr,
+        tools: tools.map((t) => {
+          const name = mcpToolName(definition.name, t.name);
+          return { name, serverTool: t.name, description: (t.description ?? '').trim().split('\n')[0]!.slice(0, 300), deferred: deferred(name) };
+        }),
+        missingVariables: definition.missing,
+        variables: definition.variables,
+        definition: definition.written,
+      };
+    });
+    return { servers, problems: this.problems };
+  }
+
+  /** Stop every server (no process is left behind). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.syncing?.catch(() => {});
+    await Promise.allSettled([...this.entries.values()].map((e) => this.stop(e)));
+  }
+}

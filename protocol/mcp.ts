@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** Where a server's definition came from. */
+export const McpServerSource = z.enum(['user', 'project', 'cli']);
+
+/**
+ * A server's state: `untrusted` (a workspace server in a folder not trusted: nothing runs), `needs-approval`
+ * (trusted folder, this definition not approved yet), `denied`, `disabled`, `starting`, `connected`,
+ * `failed` (with its error and stderr), `needs-auth` (a remote server that requires sign-in).
+ */
+export const McpServerStatus = z.enum(['untrusted', 'needs-approval', 'denied', 'disabled', 'starting', 'connected', 'failed', 'needs-auth']);
+export type McpServerStatus = z.infer<typeof McpServerStatus>;
+
+/** One tool of a server as the settings page lists it. */
+export const McpToolInfo = z.object({
+  /** The name the model calls (`mcp__server__tool`). */
+  name: z.string(),
+  /** The server's own name for it. */
+  serverTool: z.string(),
+  description: z.string(),
+  /** Its schema stays out of the request until the model selects it. */
+  deferred: z.boolean(),
+});
+export type McpToolInfo = z.infer<typeof McpToolInfo>;
+
+/** One configured server. */
+export const McpServerInfo = z.object({
+  name: z.string(),
+  source: McpServerSource,
+  /** The file that defines it. */
+  file: z.string(),
+  transport: z.enum(['stdio', 'http', 'sse']),
+  /** The command line or URL. */
+  target: z.string(),
+  status: McpServerStatus,
+  error: z.string().optional(),
+  /** The last lines the server wrote to stderr. */
+  stderr: z.array(z.string()),
+  tools: z.array(McpToolInfo),
+  /** Variables its definition uses that are not set. */
+  missingVariables: z.array(z.string()),
+  /** Environment variables its definition reads (`${VAR}`), shown before a workspace server is approved. */
+  variables: z.array(z.string()),
+  /** The definition as written in its file (variables not expanded). */
+  definition: z.record(z.string(), z.unknown()),
+});
+export type McpServerInfo = z.infer<typeof McpServerInfo>;
+
+/** Every server, and the problems of the MCP files (a broken file or entry). */
+export const McpOverview = z.object({
+  servers: z.array(McpServerInfo),
+  problems: z.array(z.object({ file: z.string(), message: z.string() })),
+});
+export type McpOverview = z.infer<typeof McpOverview>;
+
+/** A server name as written in an `mcpServers` file. */
+export const McpServerName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a server name uses letters, digits, "_", "-" and "."');
+
+/** The result of an MCP tool call as a card shows it. */
+export const McpResultDisplay = z.object({
+  kind: z.literal('mcp_result'),
+  server: z.string(),
+  text: z.string(),
+  images: z.array(z.object({ mimeType: z.string(), dataUrl: z.string() })),
+  resources: z.array(z.object({ uri: z.string(), name: z.string().optional(), mimeType: z.string().optional() })),
+});
+
+/** An MCP tool call as its card shows it before the result. */
+export const McpCallDisplay = z.object({ kind: z.literal('mcp_call'), server: z.string(), tool: z.string(), arguments: z.string() });

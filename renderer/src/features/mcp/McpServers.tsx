@@ -1,0 +1,188 @@
+import { useEffect, useState } from 'react';
+import type { McpServerInfo } from '../../../../protocol';
+import { DeftError } from '../../../../protocol/bridge';
+import { decideMcpServer, loadMcpServers, restartMcpServer, saveMcpServer, setMcpServerEnabled } from '../../actions/mcp';
+import { useMcp } from '../../stores/mcp';
+
+const STATUS_TEXT: Record<McpServerInfo['status'], string> = {
+  untrusted: 'Not started: this folder is not trusted',
+  'needs-approval': 'Waiting for your approval',
+  denied: 'Denied',
+  disabled: 'Disabled',
+  starting: 'Starting…',
+  connected: 'Connected',
+  failed: 'Failed',
+  'needs-auth': 'Needs authentication',
+};
+
+const SOURCE_TEXT: Record<McpServerInfo['source'], string> = { user: 'Your servers', project: 'This workspace', cli: 'Command line' };
+
+/** Settings → MCP servers: every server with its status, tools and actions, and a form to add one. */
+export function McpServers() {
+  const overview = useMcp((s) => s.overview);
+  useEffect(() => void loadMcpServers(), []);
+  return (
+    <section aria-labelledby="mcp-title" className="mcp-servers">
+      <h3 className="section-title" id="mcp-title">
+        MCP servers
+      </h3>
+      {!overview ? <p className="form-note">Loading…</p> : null}
+      {overview && !overview.servers.length ? (
+        <p className="form-note">No MCP servers are configured. Add one below, or in ~/.deft/mcp.json, the workspace’s .mcp.json or .deft/mcp.json.</p>
+      ) : null}
+      {overview?.problems.length ? (
+        <ul className="mcp-problems" aria-label="Problems in MCP files">
+          {overview.problems.map((p) => (
+            <li key={`${p.file}:${p.message}`}>
+              <code>{p.file}</code> {p.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ul className="mcp-list">
+        {overview?.servers.map((server) => (
+          <ServerRow key={server.name} server={server} />
+        ))}
+      </ul>
+      <AddServer />
+    </section>
+  );
+}
+
+function ServerRow({ server }: { server: McpServerInfo }) {
+  const toolCount = server.tools.length;
+  const deferred = server.tools.filter((t) => t.deferred).length;
+  const status = server.status === 'connected' ? `Connected · ${toolCount} tool${toolCount === 1 ? '' : 's'}${deferred ? ` (${deferred} deferred)` : ''}` : STATUS_TEXT[server.status];
+  return (
+    <li className={`mcp-server mcp-status-${server.status}`} aria-label={`MCP server ${server.name}`}>
+      <div className="mcp-server-head">
+        <span className="mcp-server-name">{server.name}</span>
+        <span className="mcp-badge">{SOURCE_TEXT[server.source]}</span>
+        <span className="mcp-badge">{server.transport}</span>
+        <span className="mcp-state" role="status">
+          {status}
+        </span>
+      </div>
+      <div className="mcp-target" title={server.file}>
+        <code>{server.target}</code>
+        <span className="mcp-file">{server.file}</span>
+      </div>
+      {server.error ? <p className="mcp-error">{server.error}</p> : null}
+      {server.missingVariables.length ? <p className="mcp-warning">Unset variables: {server.missingVariables.join(', ')}</p> : null}
+      {server.status === 'failed' && server.stderr.length ? (
+        <pre className="mcp-stderr" aria-label={`Last stderr lines of ${server.name}`}>
+          {server.stderr.join('\n')}
+        </pre>
+      ) : null}
+      {server.status === 'needs-approval' ? (
+        <div className="mcp-approval">
+          <p className="form-note">This server comes from the workspace’s own files. It starts only if you approve this exact definition; a changed one asks again.</p>
+          <pre className="mcp-definition" aria-label={`Definition of ${server.name}`}>
+            {JSON.stringify(server.definition, null, 2)}
+          </pre>
+          {server.variables.length ? <p className="mcp-warning">It reads these variables from your environment: {server.variables.join(', ')}</p> : null}
+        </div>
+      ) : null}
+      {toolCount ? (
+        <details className="mcp-tools">
+          <summary>Tools ({toolCount})</summary>
+          <ul>
+            {server.tools.map((tool) => (
+              <li key={tool.name}>
+                <code>{tool.name}</code>
+                {tool.deferred ? <span className="mcp-badge">deferred</span> : null} <span className="mcp-tool-description">{tool.description}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      <div className="mcp-actions">
+        {server.status === 'needs-approval' || server.status === 'denied' ? (
+          <>
+            <button type="button" className="button button-primary" onClick={() => void decideMcpServer(server.name, true)}>
+              Approve {server.name}
+            </button>
+            {server.status === 'needs-approval' ? (
+              <button type="button" className="button" onClick={() => void decideMcpServer(server.name, false)}>
+                Deny {server.name}
+              </button>
+            ) : null}
+          </>
+        ) : null}
+        {server.status !== 'untrusted' && server.status !== 'needs-approval' && server.status !== 'denied' ? (
+          <>
+            {server.status !== 'disabled' ? (
+              <button type="button" className="button" onClick={() => void restartMcpServer(server.name)}>
+                Restart {server.name}
+              </button>
+            ) : null}
+            <button type="button" className="button" onClick={() => void setMcpServerEnabled(server.name, server.status === 'disabled')}>
+              {server.status === 'disabled' ? 'Enable' : 'Disable'} {server.name}
+            </button>
+          </>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+const EXAMPLE = '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}';
+
+function AddServer() {
+  const [name, setName] = useState('');
+  const [json, setJson] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const add = async () => {
+    setError(null);
+    let definition: unknown;
+    try {
+      definition = JSON.parse(json);
+    } catch (e) {
+      setError(`The definition is not valid JSON: ${(e as Error).message}`);
+      return;
+    }
+    // A pasted `{"mcpServers": {"name": {...}}}` or `{"name": {...}}` entry works too.
+    let entryName = name.trim();
+    if (definition && typeof definition === 'object' && 'mcpServers' in definition) definition = (definition).mcpServers;
+    if (definition && typeof definition === 'object' && !('command' in definition) && !('url' in definition)) {
+      const entries = Object.entries(definition as Record<string, unknown>);
+      const only = entries.length === 1 ? entries[0]![1] : null;
+      if (only && typeof only === 'object' && ('command' in only || 'url' in only)) [entryName, definition] = [entryName || entries[0]![0], only];
+    }
+    if (!entryName) return setError('Give the server a name.');
+    if (!definition || typeof definition !== 'object' || Array.isArray(definition)) return setError('The definition must be a JSON object.');
+    setSaving(true);
+    try {
+      await saveMcpServer(entryName, definition as Record<string, unknown>);
+      setName('');
+      setJson('');
+    } catch (e) {
+      setError(DeftError.from(e).detail);
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <details className="mcp-add">
+      <summary>Add a server</summary>
+      <p className="form-note">Saved to your own ~/.deft/mcp.json, in the mcpServers format other agents use.</p>
+      <label className="field">
+        <span>Server name</span>
+        <input value={name} onChange={(e) => setName(e.target.value)} placeholder="github" />
+      </label>
+      <label className="field">
+        <span>Server JSON</span>
+        <textarea value={json} onChange={(e) => setJson(e.target.value)} rows={4} placeholder={EXAMPLE} spellCheck={false} />
+      </label>
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <button type="button" className="button" disabled={saving || !json.trim()} onClick={() => void add()}>
+        {saving ? 'Adding…' : 'Add server'}
+      </button>
+    </details>
+  );
+}
