@@ -6,7 +6,7 @@ import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Checkpoints through the real web host: a workspace that is not a git repository, changed by Write and
 // by shell commands; Rewind here with its preview, Undo rewind, and the review pane reverting one hunk.
-test.use({ permissionMode: 'yolo' });
+test.use({ permissionMode: 'yolo', checkpoints: true });
 // Each test starts a host and runs turns whose every step is followed by a checkpoint (a few git processes);
 // on a shared two-core machine that takes longer than the default minute, though each step is quick.
 test.describe.configure({ timeout: 150_000 });
