@@ -11,7 +11,7 @@ function bashCall(id: string, command: string) {
   return { chunks: [{ toolCall: { id, name: 'Bash', args: JSON.stringify({ command }) } }, { finish: 'tool_calls' as const }] };
 }
 
-test('a sandboxed command card: the mark, what the sandbox blocked, and a new host asked about', async ({ deft, mock, home }, testInfo) => {
+test('a sandboxed command card: the mark, and what the sandbox blocked with how to allow it', async ({ deft, mock, home }, testInfo) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   const target = `${home}/trust.json`;
@@ -25,7 +25,11 @@ test('a sandboxed command card: the mark, what the sandbox blocked, and a new ho
   await expect(blocked).toContainText(target);
   await expect(blocked).toContainText('protected');
   await testInfo.attach('sandbox-blocked', { body: await page.screenshot(), contentType: 'image/png' });
+});
 
+test('a sandboxed command reaching a new host is held and asked about; allowed once, it goes through', async ({ deft, mock }, testInfo) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
   const server: Server = createServer((_req, res) => res.end('hello from the host\n'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
