@@ -45,7 +45,7 @@ async function changeTheWorkspace(page: Page, workspace: string, mock: { enqueue
   // The first turn waits for the workspace's first checkpoint (every file hashed once).
   await expect(page.getByText('Echo: Look around')).toBeVisible({ timeout: 30_000 });
   // The turn ends once its last checkpoint is taken; the composer sends nothing while one runs.
-  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 30_000 });
 
   mock.enqueue(
     toolStep(call('Read', { path: 'a.txt' })),
@@ -59,7 +59,7 @@ async function changeTheWorkspace(page: Page, workspace: string, mock: { enqueue
   // The turn's summary comes from the checkpoints, so the shell's changes are listed too.
   const summary = page.getByRole('log', { name: 'Conversation' }).getByRole('region', { name: 'Changed files' });
   await expect(summary).toContainText('Changed 4 files', { timeout: 15_000 });
-  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 30_000 });
   await expect(summary).toContainText('d.txt (added)');
   await expect(summary).toContainText('c.txt (deleted)');
   expect(await workspaceFiles(workspace)).toEqual({ a: EDITED, b: 'base\nx\n', c: null, d: 'new\n' });
