@@ -40,8 +40,19 @@ export type ApprovalKind = z.infer<typeof ApprovalKind>;
 
 /** The user's answer to an approval request. */
 export const ApprovalAnswer = z.discriminatedUnion('decision', [
-  /** Run it. `scope` 'session' remembers the call's rule for this session; 'always' writes it to .deft/settings.local.json. */
-  z.object({ decision: z.literal('approve'), scope: z.enum(['once', 'session', 'always']).default('once'), selectedLabel: z.string().max(200).optional() }).strict(),
+  /**
+   * Run it. `scope` 'session' remembers the call's rule for this session; 'always' writes it to
+   * .deft/settings.local.json. `rules` replaces the call's own rule with ones the user edited (each must
+   * parse, name the same tool, and together they must cover this call).
+   */
+  z
+    .object({
+      decision: z.literal('approve'),
+      scope: z.enum(['once', 'session', 'always']).default('once'),
+      selectedLabel: z.string().max(200).optional(),
+      rules: z.array(z.string().trim().min(1).max(4_096)).min(1).max(20).optional(),
+    })
+    .strict(),
   /** Do not run it; the feedback reaches the model. */
   z.object({ decision: z.literal('reject'), feedback: z.string().max(20_000).optional() }).strict(),
   /** Plan review only: keep planning with this feedback. */
@@ -92,6 +103,8 @@ export const approvalEventShapes = {
     reason: z.string(),
     /** The rule "approve for session" / "always allow" would store; absent when the call may only be approved once. */
     approvalRule: z.string().optional(),
+    /** Broader rules worth remembering instead (e.g. `Bash(npm test:*)` for `npm test -- --watch`), for the user to edit. */
+    suggestedRules: z.array(z.string()).optional(),
   },
   /** An approval request was answered, cancelled, or settled by a rule the user just added. */
   'approval.resolved': {
@@ -108,3 +121,18 @@ export const approvalEventShapes = {
   /** Plan mode turned on or off. */
   'plan.mode.changed': { plan: PlanState },
 } as const;
+
+/** A permission rule to add to or remove from one settings file (Settings → Permissions). */
+export const RuleEdit = z
+  .object({
+    action: z.enum(['add', 'remove']),
+    source: RuleSource,
+    decision: z.enum(['allow', 'ask', 'deny']),
+    rule: z.string().trim().min(1).max(4_096),
+  })
+  .strict();
+export type RuleEdit = z.infer<typeof RuleEdit>;
+
+/** A folder in ~/.deft/trust.json: trusted whole, or only with the allow rules the user approved in Deft. */
+export const TrustedFolder = z.object({ path: z.string(), trusted: z.boolean(), approvedRules: z.array(z.string()), current: z.boolean() });
+export type TrustedFolder = z.infer<typeof TrustedFolder>;

@@ -4,6 +4,7 @@ import { contextEventShapes as contextShapes } from './context';
 import { goalEventShapes as goals } from './goals';
 import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
+import { Mention } from './files';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { PublicSettings } from './settings';
 import { SkillSource, SkillTrigger } from './skills';
@@ -24,7 +25,7 @@ export const SessionEvent = z.discriminatedUnion('type', [
   /** The session's summary changed (title, turn count, running state). */
   sessionEvent('session.updated', { session: SessionSummary }),
   /** A turn began with this prompt. */
-  sessionEvent('turn.started', { turnId: z.string(), text: z.string(), attachments: z.array(Attachment), origin: TurnOrigin }),
+  sessionEvent('turn.started', { turnId: z.string(), text: z.string(), attachments: z.array(Attachment), origin: TurnOrigin, mentions: z.array(Mention).optional() }),
   /** A turn finished; `error` is set when stopReason is 'error'. */
   sessionEvent('turn.ended', { turnId: z.string(), stopReason: StopReason, error: ErrorInfo.optional(), durationMs: z.number() }),
   /** A model request began (a turn has one or more steps). */

@@ -4,6 +4,7 @@ export * from './commands';
 export * from './context';
 export * from './display';
 export * from './events';
+export * from './files';
 export * from './goals';
 export * from './names';
 export * from './session';

@@ -1,4 +1,4 @@
-import type { AppEvent, Attachment, ErrorInfo, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
+import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { SlotAccess, StateSlot } from './state';
@@ -11,6 +11,8 @@ export interface TurnPrompt {
   modelText?: string;
   origin: TurnOrigin;
   attachments?: Attachment[];
+  /** Files the user pointed at with `@`, already checked (see runtime/mentions.ts). */
+  mentions?: Mention[];
 }
 
 /** How a turn ended. */
@@ -48,6 +50,8 @@ export interface CoreContext {
   session(id: string): Promise<SessionHandle>;
   /** Show a folder or file in the system file manager, never opening it (desktop only); resolves to whether it was shown. */
   openPath?(path: string): Promise<boolean>;
+  /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */
+  openFile?(path: string): Promise<boolean>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { AppEvent, DeftEvent, SessionEvent, WorkspaceInfo } from '../../../protocol';
+import type { AppEvent, Attachment, DeftEvent, SessionEvent, WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
@@ -11,7 +11,7 @@ import type { Tool, ToolEnv } from '../contract/tool';
 import { ProviderError } from '../infra/providers/errors';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { ContentPart, ModelMessage } from '../infra/providers/types';
-import type { Session } from '../infra/sessions/session';
+import { type Session, summaryOf } from '../infra/sessions/session';
 import { SessionStore, isValidSessionId } from '../infra/sessions/store';
 import { saveToolOutput } from '../infra/sessions/tool-output';
 import { TaskBoard } from '../infra/tasks/task-board';
@@ -19,7 +19,9 @@ import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provid
 import type { SecretStore } from '../infra/settings/secrets';
 import { ContextKeeper, newCompactionId } from './compaction/context-keeper';
 import { type TurnSession, runTurn } from './loop/turn';
+import { mentionNote, resolveMentions } from './mentions';
 import { Runs } from './runs';
+import { sessionLibrary } from './session-library';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
 
@@ -43,6 +45,8 @@ export interface CoreOptions {
   pickWorkspace?: () => Promise<string | null>;
   /** Open a path in the system file manager / default app (Electron); absent elsewhere. */
   openPath?: (path: string) => Promise<boolean>;
+  /** Open a file with the system's default application (Electron); absent elsewhere. */
+  openFile?: (path: string) => Promise<boolean>;
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
@@ -89,11 +93,12 @@ export class DeftCore {
       emitApp: (event) => this.emit(event),
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
+      ...(options.openFile ? { openFile: options.openFile } : {}),
     };
     this.features = options.features.map((create) => create(core));
     this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
     this.context = new ContextKeeper({ features: this.features, retry: options.retry ?? defaultRetryPolicy });
-    const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...this.provider.commands };
+    const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...sessionLibrary({ store: this.store, home: options.home, session: async (id) => (await this.session(id)).session, openSessions: () => [...this.open.values()].map((o) => o.session) }), ...this.provider.commands };
     for (const feature of this.features) Object.assign(merged, feature.commands);
     this.handlers = merged as CommandHandlers;
   }
@@ -166,12 +171,13 @@ export class DeftCore {
         this.emit({ type: 'session.deleted', sessionId });
         return { ok: true as const };
       },
-      sendPrompt: async ({ sessionId, text, attachments }) => {
+      sendPrompt: async ({ sessionId, text, attachments, mentions }) => {
         if (!text.trim() && !attachments?.length) throw new CommandError('invalid_request', 'The prompt is empty.');
         const open = await this.session(sessionId);
         if (this.runs.busy(sessionId)) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it first.');
         const config = await this.requireProvider();
-        return { turnId: this.beginTurn(open, config, { text, origin: 'user', attachments: attachments ?? [] }) };
+        const checked = mentions?.length ? await resolveMentions(mentions, { workspace: options.workspace, sessionDir: open.session.dir }) : [];
+        return { turnId: this.beginTurn(open, config, { text, origin: 'user', attachments: attachments ?? [], ...(checked.length ? { mentions: checked } : {}) }) };
       },
       cancelTurn: async ({ sessionId }) => ({ cancelled: this.runs.cancel(sessionId) }),
       compactSession: async ({ sessionId, instructions }) => {
@@ -273,7 +279,7 @@ export class DeftCore {
   private async listSessions() {
     const metas = await this.store.list();
     return metas.map((meta) => {
-      const summary = this.open.get(meta.id)?.session.summary() ?? { ...meta, running: false };
+      const summary = this.open.get(meta.id)?.session.summary() ?? summaryOf(meta);
       const waiting = this.features.flatMap((f) => f.waitingFor?.(meta.id) ?? []);
       return waiting.length ? { ...summary, waiting } : summary;
     });
@@ -287,8 +293,9 @@ export class DeftCore {
     return { allowed: true };
   }
 
-  private beginTurn(open: OpenSession, config: ProviderConfig, prompt: TurnPrompt): string {
+  private beginTurn(open: OpenSession, provider: ProviderConfig, prompt: TurnPrompt): string {
     const { session, handle } = open;
+    const config = withSessionModel(provider, session);
     const turnId = `turn-${randomUUID().slice(0, 8)}`;
     const started = this.now();
     const attachments = prompt.attachments ?? [];
@@ -297,9 +304,11 @@ export class DeftCore {
       turnId,
       async (signal) => {
         session.noteTurnStarted(prompt.text);
-        session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
+        const mentions = prompt.mentions ?? [];
+        session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin, ...(mentions.length ? { mentions } : {}) });
         session.emit({ type: 'session.updated', session: session.summary() });
-        session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments), turnId });
+        const modelText = (prompt.modelText ?? prompt.text) + mentionNote(mentions, this.options.workspace);
+        session.appendContext({ role: 'user', content: userContent(modelText, attachments), turnId });
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
         const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
@@ -324,8 +333,9 @@ export class DeftCore {
   }
 
   /** A compaction the user asked for: runs like a turn (one at a time, stopped by cancelTurn) without being one. */
-  private beginCompaction(open: OpenSession, config: ProviderConfig, instructions: string | undefined): string {
+  private beginCompaction(open: OpenSession, provider: ProviderConfig, instructions: string | undefined): string {
     const { session, handle } = open;
+    const config = withSessionModel(provider, session);
     const compactionId = newCompactionId();
     this.runs.start(session, compactionId, async (signal) => {
       session.emit({ type: 'session.updated', session: session.summary() });
@@ -400,8 +410,14 @@ function drain(open: OpenSession): ModelMessage[] {
   return open.injections.splice(0).map((text) => ({ role: 'user', content: text }));
 }
 
-function userContent(text: string, attachments: readonly { path: string; name: string }[]): string | ContentPart[] {
+function userContent(text: string, attachments: readonly Attachment[]): string | ContentPart[] {
   if (!attachments.length) return text;
   const list = attachments.map((a) => `- ${a.name}: ${a.path}`).join('\n');
-  return `${text}\n\nAttached files (open images with ReadMediaFile):\n${list}`;
+  const how = attachments.every((a) => a.kind === 'image') ? 'open images with ReadMediaFile' : 'open images with ReadMediaFile, other files with Read';
+  return `${text}\n\nAttached files (${how}):\n${list}`;
+}
+
+/** The session's own model choice, when the user made one, over the provider's. */
+function withSessionModel(config: ProviderConfig, session: Session): ProviderConfig {
+  return session.model ? { ...config, model: session.model } : config;
 }

@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import fuzzysort, { type Snapshot as FuzzySnapshot } from 'fuzzysort';
+import type { FileSearchResult } from '../../../../protocol';
+import { isSensitivePath } from '../../infra/policies/sensitive';
+import { commonArgs, completeRecords, exclusionArgs, runRipgrep } from './ripgrep';
+
+/** The most files the index keeps: a picker over more than this is a search, not a list. */
+export const MAX_INDEXED = 200_000;
+/** An index older than this is rebuilt in the background at the next query (answers come from the old one meanwhile). */
+const FRESH_MS = 10_000;
+const LIST_TIMEOUT_MS = 30_000;
+
+interface Snapshot {
+  /** Files, then the folders that hold them (with a trailing `/`), workspace-relative with `/` separators. */
+  paths: string[];
+  /** Shallow paths first, for the list shown before anything is typed. */
+  shallow: string[];
+  targets: FuzzySnapshot;
+  capped: boolean;
+}
+
+function depth(path: string): number {
+  let n = 0;
+  for (let i = 0; i < path.length - 1; i++) if (path.charCodeAt(i) === 47) n++;
+  return n;
+}
+
+/** Every folder above the files, each once, as `dir/`. */
+function foldersOf(files: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (const file of files) {
+    for (let i = file.indexOf('/'); i > 0; i = file.indexOf('/', i + 1)) seen.add(file.slice(0, i + 1));
+  }
+  return [...seen];
+}
+
+/**
+ * The workspace's files for the @-mention picker: listed by ripgrep (`rg --files`, so `.gitignore` and
+ * the other ignore files are honoured, hidden files included, version-control folders out), secret
+ * files dropped (the path policy's list), then matched fuzzily in memory. The list is built in the
+ * background and refreshed cheaply: a query to an index older than a few seconds answers at once from
+ * what is there and starts a rebuild, so files the agent just created show up on the next keystrokes.
+ */
+export class FileIndex {
+  private snapshot: Snapshot | null = null;
+  private building: Promise<void> | null = null;
+  private builtAt = 0;
+  private controller = new AbortController();
+
+  constructor(
+    private readonly workspace: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Start building unless a build runs or the index is fresh; resolves when the running build ends. */
+  refresh(maxAgeMs = FRESH_MS): Promise<void> {
+    if (this.building) return this.building;
+    if (this.snapshot && this.now() - this.builtAt < maxAgeMs) return Promise.resolve();
+    this.building = this.build()
+      .catch(() => {
+        // A failed listing keeps the previous index; the next query tries again.
+      })
+      .finally(() => (this.building = null));
+    return this.building;
+  }
+
+  /** The best matches for `query` (fuzzy over the whole path, favouring the file name). Waits for the first build only. */
+  async search(query: string, limit: number): Promise<FileSearchResult> {
+    const pending = this.refresh();
+    if (!this.snapshot) await pending;
+    const snapshot = this.snapshot;
+    const indexing = this.building !== null;
+    if (!snapshot) return { files: [], indexed: 0, indexing, capped: false };
+    const base = { indexed: snapshot.paths.length, indexing, capped: snapshot.capped };
+    const text = query.trim();
+    if (!text) return { ...base, files: snapshot.shallow.slice(0, limit).map((path) => ({ path, positions: [] })) };
+    const results = fuzzysort.go(text, snapshot.targets, { limit, threshold: 0.2 });
+    return { ...base, files: results.map((r) => ({ path: r.target, positions: [...r.indexes] })) };
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+
+  private async build(): Promise<void> {
+    const args = [...commonArgs({ lineBuffered: false }), '--files', ...exclusionArgs()];
+    const result = await runRipgrep(args, { cwd: this.workspace, signal: this.controller.signal, timeoutMs: LIST_TIMEOUT_MS, maxBytes: 64 * 1024 * 1024 });
+    if (this.controller.signal.aborted) return;
+    const records = completeRecords(result.stdout);
+    const files: string[] = [];
+    let capped = result.capped || result.timedOut;
+    for (const record of records) {
+      if (!record) continue;
+      const path = process.platform === 'win32' ? record.replace(/\\/g, '/') : record;
+      if (isSensitivePath(join(this.workspace, path))) continue;
+      if (files.length >= MAX_INDEXED) {
+        capped = true;
+        break;
+      }
+      files.push(path.startsWith('./') ? path.slice(2) : path);
+    }
+    const paths = [...files, ...foldersOf(files)];
+    const shallow = paths.slice().sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
+    this.snapshot = { paths, shallow: shallow.slice(0, 500), targets: fuzzysort.snapshot(paths), capped };
+    this.builtAt = this.now();
+  }
+}
