@@ -16,6 +16,8 @@ export interface ApprovalRequest {
   display: ToolInputDisplay;
   reason: string;
   approvalRule?: string;
+  /** Broader rules to offer for "Always allow" (prefix rules for a command). */
+  suggestedRules?: string[];
   /** Labels the user may pick when approving (plan options). */
   options?: string[];
   call?: ResolvedCall;
@@ -78,6 +80,7 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
           reason: request.reason,
           ...(request.callId ? { callId: request.callId } : {}),
           ...(request.approvalRule ? { approvalRule: request.approvalRule } : {}),
+          ...(request.suggestedRules?.length ? { suggestedRules: request.suggestedRules } : {}),
         }),
       );
       if (answer === 'cancelled') {
