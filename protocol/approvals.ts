@@ -17,6 +17,8 @@ export const PermissionRuleInfo = z.object({
   pattern: z.string(),
   source: RuleSource,
   file: z.string(),
+  /** An allow rule of an untrusted folder's own file: listed, but not used until the folder is trusted. */
+  ignored: z.boolean().optional(),
 });
 export type PermissionRuleInfo = z.infer<typeof PermissionRuleInfo>;
 
@@ -31,6 +33,8 @@ export const PermissionRules = z.object({
   files: z.object({ user: z.string(), project: z.string(), local: z.string() }),
   /** Until the user trusts the workspace, its own settings files cannot widen permissions; `ignored` says what is not used. */
   trust: z.object({ trusted: z.boolean(), ignored: z.array(z.string()) }),
+  /** The default mode in force and the file it comes from (absent: none is set, so ask). */
+  defaultMode: z.object({ mode: PermissionMode, source: RuleSource }).optional(),
 });
 export type PermissionRules = z.infer<typeof PermissionRules>;
 

@@ -88,7 +88,8 @@ describe('editing permission rules from Settings', () => {
     await send('editPermissionRule', { action: 'remove', source: 'project', decision: 'allow', rule: 'Bash(npm test)' });
     expect((await new TrustStore(h.home, h.workspace).get()).approvedRules).toEqual([]);
     const { permissions } = await h.core.handlers.getPermissions({});
-    expect(permissions.rules.filter((r) => r.decision === 'allow')).toEqual([]);
+    expect(permissions.rules.filter((r) => r.decision === 'allow' && !r.ignored)).toEqual([]);
+    expect(permissions.rules.filter((r) => r.ignored).map((r) => r.pattern)).toEqual(['Bash(*)', 'Bash(npm test)']);
   });
 
   it('sets the default mode in the user file, and lists and forgets trusted folders', async () => {

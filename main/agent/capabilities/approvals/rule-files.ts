@@ -13,6 +13,10 @@ export interface LoadedRules {
   problems: RuleProblem[];
   /** `permissions.defaultMode` (the local file wins over the project file, which wins over the user file). */
   defaultMode?: PermissionMode;
+  /** The file `defaultMode` comes from. */
+  defaultModeSource?: RuleSource;
+  /** Allow rules of the workspace's own files not used while the folder is untrusted. */
+  ignoredRules: PermissionRule[];
   files: RuleFilePaths;
   /** Whether the workspace is trusted, and what its own settings files ask for that is not used until it is. */
   trust: { trusted: boolean; ignored: string[] };
@@ -120,12 +124,15 @@ export class RuleStore {
     if (this.cache?.key === key) return { loaded: this.cache.loaded, changed: false };
     const results = await Promise.all(sources.map(([source, path]) => loadRuleFile(path, source)));
     const trust = await this.trust.get();
-    const ignored = trust.trusted ? [] : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust)));
-    const defaultMode = results[2]?.defaultMode ?? results[1]?.defaultMode ?? results[0]?.defaultMode;
+    const ignoredRules: PermissionRule[] = [];
+    const ignored = trust.trusted ? [] : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust, ignoredRules)));
+    const modeAt = [2, 1, 0].find((i) => results[i]?.defaultMode !== undefined);
+    const defaultMode = modeAt === undefined ? undefined : results[modeAt]!.defaultMode;
     const loaded: LoadedRules = {
       rules: results.flatMap((r) => r.rules),
       problems: results.flatMap((r) => r.problems),
-      ...(defaultMode ? { defaultMode } : {}),
+      ...(defaultMode && modeAt !== undefined ? { defaultMode, defaultModeSource: sources[modeAt]![0] } : {}),
+      ignoredRules,
       files: this.files,
       trust: { trusted: trust.trusted, ignored },
     };
@@ -233,11 +240,12 @@ function sectionOf(root: Record<string, unknown>, path: string): Record<string, 
  * widen it: allow rules the user did not approve in Deft, and a default mode beyond "ask", are removed
  * from `result` (in place) and described.
  */
-function untrustedWidening(result: FileResult, file: string, trust: FolderTrust): string[] {
+function untrustedWidening(result: FileResult, file: string, trust: FolderTrust, ignoredRules: PermissionRule[]): string[] {
   const ignored: string[] = [];
   result.rules = result.rules.filter((rule) => {
     if (rule.decision !== 'allow' || trust.approvedRules.includes(rule.pattern)) return true;
     ignored.push(`allow ${rule.pattern} (${file})`);
+    ignoredRules.push(rule);
     return false;
   });
   if (result.defaultMode && result.defaultMode !== 'ask') {
@@ -249,10 +257,12 @@ function untrustedWidening(result: FileResult, file: string, trust: FolderTrust)
 
 /** What the UI sees of loaded rules. */
 export function publicRules(loaded: LoadedRules): PermissionRules {
+  const info = (r: PermissionRule) => ({ decision: r.decision, pattern: r.pattern, source: r.source as RuleSource, file: r.file ?? '' });
   return {
-    rules: loaded.rules.map((r) => ({ decision: r.decision, pattern: r.pattern, source: r.source as RuleSource, file: r.file ?? '' })),
+    rules: [...loaded.rules.map(info), ...loaded.ignoredRules.map((r) => ({ ...info(r), ignored: true }))],
     problems: loaded.problems,
     files: loaded.files,
     trust: loaded.trust,
+    ...(loaded.defaultMode && loaded.defaultModeSource ? { defaultMode: { mode: loaded.defaultMode, source: loaded.defaultModeSource } } : {}),
   };
 }
