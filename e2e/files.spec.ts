@@ -113,7 +113,7 @@ async function dropImage(page: Page, name: string, bytes: Buffer, type = 'image/
     { name, base64: bytes.toString('base64'), type },
   );
   await page.dispatchEvent('main', 'dragenter', { dataTransfer });
-  await expect(page.getByText('Drop images to attach them to your message')).toBeVisible();
+  await expect(page.getByText('Drop images or files to add them to your message')).toBeVisible();
   await page.dispatchEvent('main', 'drop', { dataTransfer });
 }
 

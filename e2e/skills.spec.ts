@@ -135,7 +135,7 @@ test('typing / opens the skill menu; choosing with the keyboard and pressing Ent
   await configureProvider(page, mock.baseUrl);
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('/');
-  const menu = page.getByRole('listbox', { name: 'Skill commands' });
+  const menu = page.getByRole('listbox', { name: 'Commands and skills' });
   await expect(menu.getByRole('option', { name: /\/review/ })).toBeVisible();
   await expect(menu.getByRole('option', { name: /\/skill:greet/ })).toBeVisible();
   await box.pressSequentially('gre');

@@ -76,6 +76,8 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string() }),
   z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
   z.object({ kind: z.literal('structured'), data: z.unknown() }),
+  /** The user's answers to AskUserQuestion, question by question (empty when they dismissed the questions). */
+  z.object({ kind: z.literal('question_answers'), answers: z.array(z.object({ question: z.string(), answer: z.string() })), dismissed: z.boolean() }),
   z.object({ kind: z.literal('text'), text: z.string(), truncated: z.boolean().optional() }),
   z.object({ kind: z.literal('error'), message: z.string(), code: z.string().optional() }),
   z.object({ kind: z.literal('generic'), summary: z.string(), detail: z.string().optional() }),

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
 import { Composer } from './features/composer/Composer';
+import { FileViewer } from './features/files/FileViewer';
 import { Dock } from './features/dock/Dock';
 import { Banners } from './features/conversation/Banners';
 import { Conversation } from './features/conversation/Conversation';
@@ -63,6 +64,7 @@ function Workspace() {
         <Composer />
       </main>
       <TasksPanel />
+      <FileViewer />
       <QuestionDialog />
       {settingsOpen ? <SettingsDialog /> : null}
       <SkillsLayer />

@@ -26,7 +26,7 @@ describe('transcript: a conversation from its events', () => {
     ]);
     expect(t.runningTurn).toBe('t1');
     expect(t.items).toEqual([
-      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [] },
+      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], mentions: [] },
       { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true },
     ]);
     const ended = replay([ev('step.ended', { turnId: 't1', step: 0, finishReason: 'end_turn' }), ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 5 })], t);

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Attachment, ErrorInfo, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import type { Attachment, ErrorInfo, Mention, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
 import { type ChangesItem, changeRows } from './changes';
 import { type CompactionItem, historyRows } from './history';
 import { modeRows } from './modes';
@@ -14,6 +14,8 @@ export interface UserItem extends Row {
   turnId: string;
   text: string;
   attachments: Attachment[];
+  /** Files the prompt mentioned with @. */
+  mentions: Mention[];
 }
 export interface AssistantItem extends Row {
   kind: 'assistant';
@@ -64,7 +66,7 @@ const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...st
 /** Prompts, streamed answers, tool calls and how turns end: the events the conversation itself owns. */
 const conversation: Handlers<Transcript> = {
   'turn.started': (state, event) => ({
-    ...append(state, { kind: 'user', id: `${event.turnId}:u`, turnId: event.turnId, text: event.text, attachments: event.attachments }),
+    ...append(state, { kind: 'user', id: `${event.turnId}:u`, turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [] }),
     runningTurn: event.turnId,
     lastError: null,
   }),

@@ -2,13 +2,16 @@ import { memo } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import type { AssistantItem, NoticeItem, UserItem } from '../../stores/transcript';
 import { AttachmentStrip } from '../files/AttachmentThumbs';
+import { PromptText } from '../files/PromptText';
 import { Markdown } from './Markdown';
 
 export const UserMessage = memo(function UserMessage({ item }: { item: UserItem }) {
   return (
     <article className="message message-user" aria-label="Your message">
       <div className="user-bubble">
-        <div className="user-text">{item.text}</div>
+        <div className="user-text">
+          <PromptText text={item.text} mentions={item.mentions} />
+        </div>
         <AttachmentStrip attachments={item.attachments} label="Images sent with this message" />
       </div>
     </article>

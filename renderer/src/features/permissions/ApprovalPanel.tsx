@@ -6,6 +6,7 @@ import { type PendingApproval, requestsOf, useApprovals } from '../../stores/app
 import { useSessions } from '../../stores/sessions';
 import { PlanReview } from '../plan/PlanReview';
 import { renderInput } from '../tools/registry';
+import { AlwaysAllowEditor } from './AlwaysAllowEditor';
 import { DisplayFallback } from './DisplayFallback';
 
 /** What the call will do: the display-kind registry's rendering, else a plain fallback. */
@@ -16,6 +17,7 @@ function CallPreview({ approval }: { approval: PendingApproval }) {
 function ToolApproval({ approval, position }: { approval: PendingApproval; position: string }) {
   const [feedback, setFeedback] = useState('');
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
   const primary = useRef<HTMLButtonElement>(null);
   useFocusWhileShown(primary);
   const answer = (a: Parameters<typeof answerApproval>[1]) => {
@@ -70,10 +72,11 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
               type="button"
               className="button"
               disabled={busy}
-              title={`Add ${approval.approvalRule} to .deft/settings.local.json`}
-              onClick={() => answer({ decision: 'approve', scope: 'always' })}
+              aria-expanded={editing}
+              title="Choose the rule to add to .deft/settings.local.json"
+              onClick={() => setEditing(!editing)}
             >
-              Always allow
+              Always allow…
             </button>
           </>
         ) : null}
@@ -82,11 +85,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
           <Icon name="x" size={14} /> Reject
         </button>
       </div>
-      {approval.approvalRule ? (
-        <p className="approval-rule">
-          Rule: <code>{approval.approvalRule}</code>
-        </p>
-      ) : null}
+      {editing && approval.approvalRule ? <AlwaysAllowEditor approval={approval} onCancel={() => setEditing(false)} /> : null}
     </section>
   );
 }

@@ -5,6 +5,8 @@ import { useUi } from '../../stores/ui';
 import { settingsPages } from './pages';
 import './settings.css';
 
+const FIRST_FIELD = '.settings-page input:not([type="checkbox"]):not([type="radio"]), .settings-page select, .settings-page textarea, .settings-tab[aria-selected="true"]';
+
 /**
  * Settings: a navigation list of pages (tabs, vertical) beside the page shown. Arrow keys move between
  * pages, Home and End jump; each page is its own component (pages.ts).
@@ -30,7 +32,8 @@ export function SettingsDialog() {
   };
   const { Page } = current;
   return (
-    <Dialog title="Settings" onClose={close} className="settings-dialog" initialFocus={`#${CSS.escape(`${base}-tab-${current.id}`)}`}>
+    // Ctrl+, lands in the page's first field, ready to type (the page list is one Shift+Tab away).
+    <Dialog title="Settings" onClose={close} className="settings-dialog" initialFocus={FIRST_FIELD}>
       <div className="settings-layout">
         <div className="settings-nav" role="tablist" aria-label="Settings pages" aria-orientation="vertical" onKeyDown={onKeyDown}>
           {settingsPages.map((page, i) => (
