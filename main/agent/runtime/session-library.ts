@@ -11,9 +11,9 @@ export interface SessionLibraryDeps {
   store: SessionStore;
   home: string;
   /** A session, loading it if needed (throws not_found). */
-  session(id: string): Promise<Session>;
+  session: (id: string) => Promise<Session>;
   /** Sessions loaded now (their latest events may not be on disk yet). */
-  openSessions(): Session[];
+  openSessions: () => Session[];
 }
 
 type LibraryCommands = Pick<CommandHandlers, 'renameSession' | 'setSessionModel' | 'searchSessions' | 'exportSession' | 'getDataInfo'>;

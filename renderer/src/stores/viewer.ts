@@ -8,7 +8,7 @@ export interface ViewerState {
   show(open: ViewerState['open']): void;
   loaded(path: string, file: WorkspaceFileView): void;
   failed(path: string, error: unknown): void;
-  close(): void;
+  close: () => void;
 }
 
 export const useViewer = create<ViewerState>()((set, get) => ({

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -8,7 +9,7 @@ export async function diskUsage(root: string, maxEntries = 200_000): Promise<{ b
   const pending = [root];
   while (pending.length) {
     const dir = pending.pop()!;
-    let names: import('node:fs').Dirent[];
+    let names: Dirent[];
     try {
       names = await readdir(dir, { withFileTypes: true });
     } catch {

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportFormat, SessionEvent } from '../../../../protocol';
+import type { ExportFormat } from '../../../../protocol';
 import { logEvents } from './log-lines';
 import { LOG_FILE, type SessionMeta } from './session';
 
@@ -43,7 +43,7 @@ async function markdown(meta: SessionMeta, log: string): Promise<string> {
   };
   const tools = new Map<string, { name: string; description: string }>();
   for await (const event of logEvents(log)) {
-    const e = event as SessionEvent;
+    const e = event;
     switch (e.type) {
       case 'turn.started': {
         flushAnswer();

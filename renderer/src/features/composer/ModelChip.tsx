@@ -53,7 +53,7 @@ export function ModelChip() {
   );
 }
 
-function ModelMenu({ current, own, provider, onClose }: { current: string | null; own: boolean; provider: string | null; onClose(refocus: boolean): void }) {
+function ModelMenu({ current, own, provider, onClose }: { current: string | null; own: boolean; provider: string | null; onClose: (refocus: boolean) => void }) {
   const [models, setModels] = useState<string[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [typed, setTyped] = useState('');

@@ -7,7 +7,7 @@ import type { PendingApproval } from '../../stores/approvals';
  * with arguments, one per part of a compound command — and lets the user edit it first. The core
  * checks that the rules parse and still cover this call.
  */
-export function AlwaysAllowEditor({ approval, onCancel }: { approval: PendingApproval; onCancel(): void }) {
+export function AlwaysAllowEditor({ approval, onCancel }: { approval: PendingApproval; onCancel: () => void }) {
   const proposed = approval.suggestedRules?.length ? approval.suggestedRules : [approval.approvalRule!];
   const [text, setText] = useState(proposed.join('\n'));
   const [error, setError] = useState<string | null>(null);

@@ -6,7 +6,7 @@ import { SessionMenu } from './SessionMenu';
 import { relativeTime } from './relative-time';
 
 /** The title being edited in place: Enter saves, Escape (or leaving the field) keeps the old title. */
-function RenameField({ session, onDone }: { session: SessionSummary; onDone(): void }) {
+function RenameField({ session, onDone }: { session: SessionSummary; onDone: () => void }) {
   const [title, setTitle] = useState(session.title);
   const field = useRef<HTMLInputElement>(null);
   useEffect(() => {

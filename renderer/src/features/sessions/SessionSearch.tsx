@@ -43,7 +43,7 @@ function Marked({ text, query }: { text: string; query: string }) {
 }
 
 /** The search box above the session list. */
-export function SessionSearchBox({ query, onQuery }: { query: string; onQuery(query: string): void }) {
+export function SessionSearchBox({ query, onQuery }: { query: string; onQuery: (query: string) => void }) {
   return (
     <div className="session-search">
       <Icon name="search" size={14} />
@@ -66,7 +66,7 @@ export function SessionSearchBox({ query, onQuery }: { query: string; onQuery(qu
 }
 
 /** Sessions matching the query, by title or by what was said in them (with the passage). */
-export function SessionSearchResults({ query, onOpen }: { query: string; onOpen(): void }) {
+export function SessionSearchResults({ query, onOpen }: { query: string; onOpen: () => void }) {
   const { hits, searching } = useSessionSearch(query);
   const currentId = useSessions((s) => s.currentId);
   return (

@@ -4,7 +4,7 @@ import { useId, useMemo } from 'react';
  * The models a server offers, shown as a list to pick from (typing in the Model field narrows it).
  * Buttons in a labelled list: Tab reaches each, Enter picks.
  */
-export function ModelList({ models, filter, selected, onPick, onClose }: { models: string[]; filter: string; selected: string; onPick(model: string): void; onClose(): void }) {
+export function ModelList({ models, filter, selected, onPick, onClose }: { models: string[]; filter: string; selected: string; onPick: (model: string) => void; onClose: () => void }) {
   const heading = useId();
   const shown = useMemo(() => {
     const text = filter.trim().toLowerCase();

@@ -19,7 +19,7 @@ function systemLight(): boolean {
 }
 
 /** The user's theme choice, what it means now, and how to change it. */
-export function useThemeChoice(): { choice: ThemeChoice; applied: 'light' | 'dark'; choose(choice: ThemeChoice): void } {
+export function useThemeChoice(): { choice: ThemeChoice; applied: 'light' | 'dark'; choose: (choice: ThemeChoice) => void } {
   const [choice, setChoice] = useState(stored);
   const applied = choice === 'system' ? (systemLight() ? 'light' : 'dark') : choice;
   useEffect(() => {
