@@ -47,7 +47,7 @@ describe('the @-mention file index', () => {
     expect((await index.search('zzzzqqq', 10)).files).toEqual([]);
   });
 
-  it('answers from the index it has while a rebuild picks up new files in the background', async () => {
+  it('answers from the index it has while a rebuild picks up new files; a query that finds nothing waits for it', async () => {
     const ws = await tempDir();
     await files(ws, { 'a.txt': '' });
     let now = 0;
@@ -55,10 +55,15 @@ describe('the @-mention file index', () => {
     expect((await index.search('new', 10)).files).toEqual([]);
     await files(ws, { 'brand-new.txt': '' });
     now += 60_000;
-    const stale = await index.search('brand', 10);
-    expect(stale.indexing).toBe(true);
+    const stale = await index.search('a.txt', 10);
+    expect(stale).toMatchObject({ indexing: true, files: [{ path: 'a.txt' }] });
     await index.refresh();
     expect((await index.search('brand', 10)).files.map((f) => f.path)).toEqual(['brand-new.txt']);
+    // Fresh: a miss does not rebuild again.
+    await files(ws, { 'later.txt': '' });
+    expect((await index.search('later', 10)).files).toEqual([]);
+    now += 2_000;
+    expect((await index.search('later', 10)).files.map((f) => f.path)).toEqual(['later.txt']);
   });
 
   it('treats a query as text: regex syntax, huge and odd input never throw', async () => {

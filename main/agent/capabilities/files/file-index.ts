@@ -7,7 +7,9 @@ import { commonArgs, completeRecords, exclusionArgs, runRipgrep } from './ripgre
 /** The most files the index keeps: a picker over more than this is a search, not a list. */
 export const MAX_INDEXED = 200_000;
 /** An index older than this is rebuilt in the background at the next query (answers come from the old one meanwhile). */
-const FRESH_MS = 10_000;
+const FRESH_MS = 5_000;
+/** A query that finds nothing in an index older than this waits for a rebuild: the file may have just been created. */
+const RECHECK_MS = 1_000;
 const LIST_TIMEOUT_MS = 30_000;
 
 interface Snapshot {
@@ -75,6 +77,10 @@ export class FileIndex {
     const text = query.trim();
     if (!text) return { ...base, files: snapshot.shallow.slice(0, limit).map((path) => ({ path, positions: [] })) };
     const results = fuzzysort.go(text, snapshot.targets, { limit, threshold: 0.2 });
+    if (!results.length && this.now() - this.builtAt > RECHECK_MS) {
+      await this.refresh(RECHECK_MS);
+      if (this.snapshot !== snapshot) return this.search(query, limit);
+    }
     return { ...base, files: results.map((r) => ({ path: r.target, positions: [...r.indexes] })) };
   }
 

@@ -59,16 +59,28 @@ export function useMentionMenu(text: string, caret: number, onPick: (active: Act
 
   useEffect(() => {
     if (query === null) return;
-    const ticket = ++asked.current;
-    void searchFiles(query, LIMIT).then((result) => {
-      if (ticket !== asked.current) return;
-      setFound({ query, files: result?.files ?? [], indexing: result?.indexing ?? false, indexed: result?.indexed ?? 0, failed: result === null });
-      setIndex(0);
-    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ask = (first: boolean) => {
+      const ticket = ++asked.current;
+      void searchFiles(query, LIMIT).then((result) => {
+        if (ticket !== asked.current) return;
+        setFound({ query, files: result?.files ?? [], indexing: result?.indexing ?? false, indexed: result?.indexed ?? 0, failed: result === null });
+        if (first) setIndex(0);
+        // While the list is being refreshed, ask again so new files show up without another keystroke.
+        if (result?.indexing) timer = setTimeout(() => ask(false), 400);
+      });
+    };
+    ask(true);
+    return () => clearTimeout(timer);
   }, [query]);
   useEffect(() => {
     listRef.current?.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest' });
   }, [index]);
+  // Escape closes the picker for this @ only: the next @ opens it again.
+  const hasMention = active !== null;
+  useEffect(() => {
+    if (!hasMention) setDismissedAt(null);
+  }, [hasMention]);
 
   const open = active !== null && dismissedAt !== active.start;
   const files = open && found ? found.files : [];
