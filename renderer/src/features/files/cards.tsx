@@ -41,7 +41,7 @@ export function fileSummary(display: ToolInputDisplay | ToolResultDisplay): Reac
     case 'file_content': {
       if (!display.range) return 'empty';
       const of = display.totalLines !== undefined && display.totalLines !== display.range.end - display.range.start + 1 ? ` of ${display.totalLines.toLocaleString()}` : '';
-      return `L${display.range.start}–${display.range.end}${of}${display.truncated ? ' · partial' : ''}`;
+      return `L${display.range.start}–${display.range.end}${of}${display.truncated && !of ? ' · partial' : ''}`;
     }
     case 'search_results': {
       const files = new Set(display.matches.map((m) => m.file)).size;
