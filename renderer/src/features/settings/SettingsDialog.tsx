@@ -5,7 +5,7 @@ import { useUi } from '../../stores/ui';
 import { settingsPages } from './pages';
 import './settings.css';
 
-const FIRST_FIELD = '.settings-page input:not([type="checkbox"]):not([type="radio"]), .settings-page select, .settings-page textarea, .settings-tab[aria-selected="true"]';
+const FIRST_FIELD = '.settings-page input:not([type="checkbox"]):not([type="radio"]), .settings-page select, .settings-page textarea';
 
 /**
  * Settings: a navigation list of pages (tabs, vertical) beside the page shown. Arrow keys move between
@@ -32,7 +32,7 @@ export function SettingsDialog() {
   };
   const { Page } = current;
   return (
-    // Ctrl+, lands in the page's first field, ready to type (the page list is one Shift+Tab away).
+    // Ctrl+, lands in the page's first field, ready to type (the page list is a Shift+Tab away); a page without fields focuses Close.
     <Dialog title="Settings" onClose={close} className="settings-dialog" initialFocus={FIRST_FIELD}>
       <div className="settings-layout">
         <div className="settings-nav" role="tablist" aria-label="Settings pages" aria-orientation="vertical" onKeyDown={onKeyDown}>
