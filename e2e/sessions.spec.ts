@@ -72,7 +72,7 @@ test('export as Markdown and as the raw log, under names made from the title', a
   await page.getByRole('menuitem', { name: 'Export as Markdown' }).click();
   const md = await markdown;
   expect(md.suggestedFilename()).toMatch(/^Plan-the-etc-passwd-release-[\w-]+\.md$/);
-  const text = await readFile((await md.path())!, 'utf8');
+  const text = await readFile(await md.path(), 'utf8');
   expect(text).toContain('# Plan the ../../etc/passwd release');
   expect(text).toContain('## You\n\nPlan the ../../etc/passwd release');
   expect(text).toContain('### Deft\n\nHere is **the plan**.');
@@ -80,7 +80,7 @@ test('export as Markdown and as the raw log, under names made from the title', a
   await actions.click();
   const raw = page.waitForEvent('download');
   await page.getByRole('menuitem', { name: 'Export raw log (JSONL)' }).click();
-  const jsonl = await readFile((await (await raw).path())!, 'utf8');
+  const jsonl = await readFile(await (await raw).path(), 'utf8');
   const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { r: string });
   expect(records[0]).toMatchObject({ r: 'header' });
   expect(records.some((r) => r.r === 'event')).toBe(true);
@@ -97,7 +97,7 @@ for (const size of SIZES) {
     await expect(row).toHaveAttribute('title', LONG);
     const title = row.locator('.session-title');
     const box = (await title.boundingBox())!;
-    const line = await title.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+    const line = await title.evaluate((el) => parseFloat(el.ownerDocument.defaultView!.getComputedStyle(el).lineHeight));
     // More than 25 characters are shown: two lines of the sidebar's width.
     expect(box.height).toBeGreaterThan(line * 1.5);
     expect(box.height).toBeLessThan(line * 2.5);

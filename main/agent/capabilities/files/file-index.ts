@@ -1,13 +1,15 @@
-import { join } from 'node:path';
-import fuzzysort, { type Snapshot as FuzzySnapshot } from 'fuzzysort';
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
+import fuzzysort, { type Prepared } from 'fuzzysort';
 import type { FileSearchResult } from '../../../../protocol';
 import { isSensitivePath } from '../../infra/policies/sensitive';
 import { commonArgs, completeRecords, exclusionArgs, runRipgrep } from './ripgrep';
 
 /** The most files the index keeps: a picker over more than this is a search, not a list. */
 export const MAX_INDEXED = 200_000;
-/** An index older than this is rebuilt in the background at the next query (answers come from the old one meanwhile). */
+/** An index older than this is rebuilt in the background at the next query (answers come from the old one meanwhile); a slow build waits longer. */
 const FRESH_MS = 5_000;
+/** Paths handled between two turns of the event loop while building, so keystrokes are answered meanwhile. */
+const BATCH = 2_000;
 /** A query that finds nothing in an index older than this waits for a rebuild: the file may have just been created. */
 const RECHECK_MS = 1_000;
 const LIST_TIMEOUT_MS = 30_000;
@@ -17,7 +19,8 @@ interface Snapshot {
   paths: string[];
   /** Shallow paths first, for the list shown before anything is typed. */
   shallow: string[];
-  targets: FuzzySnapshot;
+  /** The paths prepared for matching (done while building, not at the first keystroke after it). */
+  targets: Prepared[];
   capped: boolean;
 }
 
@@ -40,13 +43,16 @@ function foldersOf(files: readonly string[]): string[] {
  * The workspace's files for the @-mention picker: listed by ripgrep (`rg --files`, so `.gitignore` and
  * the other ignore files are honoured, hidden files included, version-control folders out), secret
  * files dropped (the path policy's list), then matched fuzzily in memory. The list is built in the
- * background and refreshed cheaply: a query to an index older than a few seconds answers at once from
- * what is there and starts a rebuild, so files the agent just created show up on the next keystrokes.
+ * background, in batches that let keystrokes be answered meanwhile, with every path prepared for
+ * matching up front. It is refreshed cheaply: a query to an index older than a few seconds (more when
+ * building is slow) answers at once from what is there and starts a rebuild, and a query that finds
+ * nothing waits for one — so files the agent just created show up on the next keystrokes.
  */
 export class FileIndex {
   private snapshot: Snapshot | null = null;
   private building: Promise<void> | null = null;
   private builtAt = 0;
+  private buildMs = 0;
   private controller = new AbortController();
 
   constructor(
@@ -57,7 +63,7 @@ export class FileIndex {
   /** Start building unless a build runs or the index is fresh; resolves when the running build ends. */
   refresh(maxAgeMs = FRESH_MS): Promise<void> {
     if (this.building) return this.building;
-    if (this.snapshot && this.now() - this.builtAt < maxAgeMs) return Promise.resolve();
+    if (this.snapshot && this.now() - this.builtAt < Math.max(maxAgeMs, this.buildMs * 5)) return Promise.resolve();
     this.building = this.build()
       .catch(() => {
         // A failed listing keeps the previous index; the next query tries again.
@@ -89,25 +95,36 @@ export class FileIndex {
   }
 
   private async build(): Promise<void> {
+    const started = performance.now();
     const args = [...commonArgs({ lineBuffered: false }), '--files', ...exclusionArgs()];
     const result = await runRipgrep(args, { cwd: this.workspace, signal: this.controller.signal, timeoutMs: LIST_TIMEOUT_MS, maxBytes: 64 * 1024 * 1024 });
     if (this.controller.signal.aborted) return;
     const records = completeRecords(result.stdout);
     const files: string[] = [];
     let capped = result.capped || result.timedOut;
-    for (const record of records) {
+    for (const [i, record] of records.entries()) {
+      if (i % BATCH === BATCH - 1) await yieldToEvents();
       if (!record) continue;
-      const path = process.platform === 'win32' ? record.replace(/\\/g, '/') : record;
-      if (isSensitivePath(join(this.workspace, path))) continue;
+      let path = process.platform === 'win32' ? record.replace(/\\/g, '/') : record;
+      if (path.startsWith('./')) path = path.slice(2);
+      // Relative to the workspace, with a leading slash so folder rules (`/.aws/credentials`) still match.
+      if (isSensitivePath(`/${path}`)) continue;
       if (files.length >= MAX_INDEXED) {
         capped = true;
         break;
       }
-      files.push(path.startsWith('./') ? path.slice(2) : path);
+      files.push(path);
     }
     const paths = [...files, ...foldersOf(files)];
+    const targets: Prepared[] = [];
+    for (let i = 0; i < paths.length; i += BATCH) {
+      for (const path of paths.slice(i, i + BATCH)) targets.push(fuzzysort.prepare(path));
+      await yieldToEvents();
+      if (this.controller.signal.aborted) return;
+    }
     const shallow = paths.slice().sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
-    this.snapshot = { paths, shallow: shallow.slice(0, 500), targets: fuzzysort.snapshot(paths), capped };
+    this.snapshot = { paths, shallow: shallow.slice(0, 500), targets, capped };
     this.builtAt = this.now();
+    this.buildMs = performance.now() - started;
   }
 }

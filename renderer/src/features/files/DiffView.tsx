@@ -104,7 +104,16 @@ function Split({ rows }: { rows: ReturnType<typeof splitRows> }) {
 }
 
 /** A file diff: unified by default, side by side on wide windows, syntax highlighted, with +/− counts. */
-export function DiffView({ display, showPath = false }: { display: Pick<DiffDisplay, 'path' | 'before' | 'after' | 'hunks' | 'added' | 'removed' | 'omitted' | 'truncated'>; showPath?: boolean }) {
+export function DiffView({
+  display,
+  showPath = false,
+  showStats = true,
+}: {
+  display: Pick<DiffDisplay, 'path' | 'before' | 'after' | 'hunks' | 'added' | 'removed' | 'omitted' | 'truncated'>;
+  showPath?: boolean;
+  /** False where the +/− counts are already in view (a tool card's title). */
+  showStats?: boolean;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   const [mode, setMode] = useMode(ref);
   const [all, setAll] = useState(false);
@@ -118,7 +127,7 @@ export function DiffView({ display, showPath = false }: { display: Pick<DiffDisp
       <div className="diff-header">
         {showPath ? <span className="diff-path">{display.path}</span> : null}
         {isNew ? <span className="diff-badge">new file</span> : null}
-        <DiffStats {...counts} />
+        {showStats ? <DiffStats {...counts} /> : null}
         <span className="diff-spacer" />
         <div className="segmented" role="group" aria-label="Diff layout">
           {(['unified', 'split'] as const).map((m) => (

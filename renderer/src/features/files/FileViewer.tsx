@@ -43,7 +43,12 @@ export function FileViewer() {
   }, [path]);
 
   const file = open?.file;
-  const lines = useMemo(() => (file ? highlightLines(file.content.split('\n').slice(0, HIGHLIGHT_LIMIT).join('\n'), languageFor(file.path)) : []), [file]);
+  const lines = useMemo(() => {
+    if (!file) return [];
+    // A final newline ends the last line; it does not start another.
+    const text = file.content.endsWith('\n') ? file.content.slice(0, -1) : file.content;
+    return highlightLines(text.split('\n').slice(0, HIGHLIGHT_LIMIT).join('\n'), languageFor(file.path));
+  }, [file]);
   if (!open) return null;
   return (
     <aside className="file-viewer" aria-label="File viewer">

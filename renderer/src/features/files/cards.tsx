@@ -16,7 +16,8 @@ export const fileInputRenderers = {
 };
 
 export const fileResultRenderers = {
-  diff: (d: Out<'diff'>) => <DiffView display={d} />,
+  // The card's title already says +N −M.
+  diff: (d: Out<'diff'>) => <DiffView display={d} showStats={false} />,
   file_content: (d: Out<'file_content'>) => <FileContentView display={d} />,
   search_results: (d: Out<'search_results'>) => <SearchResultsView display={d} />,
   file_list: (d: Out<'file_list'>) => <FileListView display={d} />,
