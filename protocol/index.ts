@@ -6,6 +6,7 @@ export * from './display';
 export * from './events';
 export * from './goals';
 export * from './names';
+export * from './preferences';
 export * from './session';
 export * from './settings';
 export * from './skills';

@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
+import { loadPreferences } from './actions/preferences';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
+import { useAppliedTheme } from './features/appearance/theme';
 import { Composer } from './features/composer/Composer';
 import { Dock } from './features/dock/Dock';
 import { Banners } from './features/conversation/Banners';
@@ -75,13 +77,16 @@ export function App() {
     const unbind = bindStores({
       onReconnect: () => {
         void resync();
+        void loadPreferences();
         void refreshSkills();
       },
       onSkillsChanged: () => void refreshSkills(),
     });
     void loadInitial();
+    void loadPreferences();
     return unbind;
   }, []);
+  useAppliedTheme();
   const settings = useSettings((s) => s.settings);
   const banner = useUi((s) => s.banner);
   if (!settings) {

@@ -3,6 +3,7 @@ import type { SessionEvent, SessionEventType } from '../../../protocol';
 import { requestsSlice } from './approvals';
 import { goalSlice } from './goal';
 import { historySlice } from './history';
+import { meterSlice } from './meter';
 import { modesSlice } from './modes';
 import { reduce } from './session-slice';
 import { eventsOf } from './test-events';
@@ -167,12 +168,13 @@ describe('session events and the domains that own them', () => {
     'compaction.started': true,
     'compaction.ended': true,
     'turns.undone': true,
+    'context.measured': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);
 
   it('has an owner for every event the window shows', () => {
-    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice].flatMap((slice) => Object.keys(slice.on)));
+    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, meterSlice].flatMap((slice) => Object.keys(slice.on)));
     const orphans = Object.keys(every).filter((type) => !owned.has(type) && !shownNowhere.has(type));
     expect(orphans).toEqual([]);
     expect([...shownNowhere].filter((type) => owned.has(type))).toEqual([]);
