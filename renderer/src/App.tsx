@@ -10,7 +10,10 @@ import { Conversation } from './features/conversation/Conversation';
 import { Header } from './features/conversation/Header';
 import { FirstRun } from './features/onboarding/FirstRun';
 import { RuleProblems } from './features/permissions/RuleProblems';
+import { PlanReview, usePendingPlan } from './features/plan/PlanReview';
 import { QuestionDialog } from './features/questions/QuestionDialog';
+import { SidebarDrawer } from './features/layout/SidebarDrawer';
+import { toggleSidebar, useSidebarPlacement } from './features/layout/window-size';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillsLayer } from './features/skills/SkillsLayer';
@@ -42,6 +45,9 @@ function useShortcuts() {
       } else if (mod && e.key === 'l' && !modal) {
         e.preventDefault();
         window.dispatchEvent(new Event('deft:focus-composer'));
+      } else if (mod && (e.key === 'b' || e.key === 'B') && !e.shiftKey && !modal) {
+        e.preventDefault();
+        toggleSidebar();
       }
     };
     window.addEventListener('keydown', onKey);
@@ -53,14 +59,18 @@ function Workspace() {
   useShortcuts();
   const settingsOpen = useUi((s) => s.settingsOpen);
   const tasksOpen = useTasks((s) => s.panelOpen);
+  const sidebar = useSidebarPlacement();
+  const plan = usePendingPlan();
+  const hiddenPlan = useUi((s) => s.hiddenPlan);
   return (
-    <div className={`app${tasksOpen ? ' app-tasks-open' : ''}`}>
-      <Sidebar />
+    <div className={`app${sidebar === 'docked' ? '' : ' app-no-sidebar'}${tasksOpen ? ' app-tasks-open' : ''}`}>
+      {sidebar === 'docked' ? <Sidebar /> : null}
+      {sidebar === 'drawer' ? <SidebarDrawer /> : null}
       <main className="main">
-        <Header />
+        <Header sidebar={sidebar} />
         <Banners />
         <RuleProblems />
-        <Conversation />
+        {plan && hiddenPlan !== plan.requestId ? <PlanReview key={plan.requestId} approval={plan} /> : <Conversation />}
         <Dock />
         <Composer />
       </main>

@@ -23,6 +23,13 @@ const paths = {
   brain: 'M9 18h6M10 21h4M12 3a6 6 0 0 0-3.6 10.8c.6.5 1 1.2 1 2V16h5.2v-.2c0-.8.4-1.5 1-2A6 6 0 0 0 12 3Z',
   compress: 'M4 14h6v6M20 10h-6V4M14 10l7-7M3 21l7-7',
   undo: 'M9 14 4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11',
+  sidebar: 'M4 5h16v14H4zM9 5v14',
+  menu: 'M4 7h16M4 12h16M4 17h16',
+  retry: 'M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7',
+  edit: 'M4 20h4L19 9l-4-4L4 16v4ZM13.5 6.5l4 4',
+  keyboard: 'M3 6h18v12H3zM7 10h.01M11 10h.01M15 10h.01M7 14h10',
+  arrowDown: 'M12 5v14M6 13l6 6 6-6',
+  external: 'M14 4h6v6M20 4l-9 9M18 14v5H5V6h5',
 } as const;
 
 export type IconName = keyof typeof paths;

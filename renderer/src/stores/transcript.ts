@@ -32,6 +32,8 @@ export interface ToolItem extends Row {
   display: ToolInputDisplay;
   status: 'running' | 'done' | 'error';
   progress: string;
+  /** When the call started (the event's time). */
+  startedAt?: number;
   result?: { output: string; isError: boolean; display?: ToolResultDisplay; durationMs: number };
 }
 /** Every kind of row; the conversation view picks a component per kind. */
@@ -95,6 +97,7 @@ const conversation: Handlers<Transcript> = {
       display: event.display,
       status: 'running',
       progress: '',
+      startedAt: event.at,
     }),
   'tool.call.progress': (state, event) => ({
     ...state,

@@ -27,11 +27,11 @@ export function budgetText(goal: Goal): string {
 const STATUS = { active: 'Active', paused: 'Paused', blocked: 'Blocked', complete: 'Complete' } as const;
 
 /** The session's goal: objective, status, budget used, and Pause / Resume / Cancel. */
-export function GoalStrip() {
+export function GoalStrip({ compact = false }: { compact?: boolean }) {
   const goal = useGoal((s) => s.goal);
   if (!goal) return null;
   return (
-    <section className={`goal-strip goal-${goal.status}`} role="region" aria-label="Goal">
+    <section className={`goal-strip goal-${goal.status}${compact ? ' goal-strip-compact' : ''}`} role="region" aria-label="Goal">
       <span className="goal-label">Goal</span>
       <span className={`goal-status goal-status-${goal.status}`}>{STATUS[goal.status]}</span>
       <span className="goal-objective" title={goal.completionCriterion ? `${goal.objective}\nDone when: ${goal.completionCriterion}` : goal.objective}>
@@ -53,7 +53,7 @@ export function GoalStrip() {
       <button type="button" className="icon-button" aria-label={goal.status === 'complete' ? 'Dismiss goal' : 'Cancel goal'} title={goal.status === 'complete' ? 'Dismiss' : 'Cancel the goal'} onClick={() => void setGoalStatus('cancel')}>
         <Icon name="x" size={14} />
       </button>
-      {goal.reason && goal.status !== 'active' ? <span className="goal-reason">{goal.reason}</span> : null}
+      {goal.reason && goal.status !== 'active' && !compact ? <span className="goal-reason">{goal.reason}</span> : null}
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
 import { useSkills } from '../../stores/skills';
+import { toggleSidebar } from '../layout/window-size';
 import { relativeTime } from './relative-time';
 
 export function Sidebar() {
@@ -23,6 +24,9 @@ export function Sidebar() {
             ◆
           </span>
           Deft
+          <button type="button" className="icon-button sidebar-hide" aria-label="Hide sidebar" title="Hide sidebar (Ctrl+B)" onClick={toggleSidebar}>
+            <Icon name="sidebar" size={16} />
+          </button>
         </div>
         {workspace?.host === 'electron' ? (
           <button type="button" className="workspace" title={`${workspace.path} — click to open another folder`} onClick={() => void pickWorkspace()}>

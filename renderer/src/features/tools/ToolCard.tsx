@@ -15,7 +15,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const Custom = cardRenderers[item.display.kind];
   if (Custom) return <Custom item={item} />;
   return (
-    <section className={`tool-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+    <section className={`tool-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
       <button type="button" className="tool-header" aria-expanded={expanded} onClick={() => setOpen(!expanded)}>
         <Icon name="chevron" size={12} className={`chevron${expanded ? ' chevron-open' : ''}`} />
         <Icon name={toolIcons[item.display.kind] ?? 'tool'} size={14} />
