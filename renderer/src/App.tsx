@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { watchAttention } from './actions/attention';
 import { loadPreferences } from './actions/preferences';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
@@ -12,7 +13,9 @@ import { FirstRun } from './features/onboarding/FirstRun';
 import { RuleProblems } from './features/permissions/RuleProblems';
 import { PlanReview, usePendingPlan } from './features/plan/PlanReview';
 import { QuestionDialog } from './features/questions/QuestionDialog';
+import { ShortcutsSheet } from './features/layout/ShortcutsSheet';
 import { SidebarDrawer } from './features/layout/SidebarDrawer';
+import { useWindowTitle } from './features/layout/window-title';
 import { toggleSidebar, useSidebarPlacement } from './features/layout/window-size';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
@@ -45,6 +48,9 @@ function useShortcuts() {
       } else if (mod && e.key === 'l' && !modal) {
         e.preventDefault();
         window.dispatchEvent(new Event('deft:focus-composer'));
+      } else if (mod && (e.key === '/' || e.key === '?')) {
+        e.preventDefault();
+        useUi.getState().setShortcutsOpen(!useUi.getState().shortcutsOpen);
       } else if (mod && (e.key === 'b' || e.key === 'B') && !e.shiftKey && !modal) {
         e.preventDefault();
         toggleSidebar();
@@ -58,6 +64,7 @@ function useShortcuts() {
 function Workspace() {
   useShortcuts();
   const settingsOpen = useUi((s) => s.settingsOpen);
+  const shortcutsOpen = useUi((s) => s.shortcutsOpen);
   const tasksOpen = useTasks((s) => s.panelOpen);
   const sidebar = useSidebarPlacement();
   const plan = usePendingPlan();
@@ -77,6 +84,7 @@ function Workspace() {
       <TasksPanel />
       <QuestionDialog />
       {settingsOpen ? <SettingsDialog /> : null}
+      {shortcutsOpen ? <ShortcutsSheet /> : null}
       <SkillsLayer />
     </div>
   );
@@ -94,9 +102,14 @@ export function App() {
     });
     void loadInitial();
     void loadPreferences();
-    return unbind;
+    const unwatch = watchAttention();
+    return () => {
+      unbind();
+      unwatch();
+    };
   }, []);
   useAppliedTheme();
+  useWindowTitle();
   const settings = useSettings((s) => s.settings);
   const banner = useUi((s) => s.banner);
   if (!settings) {

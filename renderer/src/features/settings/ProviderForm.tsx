@@ -23,6 +23,7 @@ export function ProviderForm({ form, current }: { form: Form; current: PublicSet
             key={preset.id}
             type="button"
             className={`chip${draft.baseUrl === preset.baseUrl ? ' chip-active' : ''}`}
+            aria-pressed={draft.baseUrl === preset.baseUrl}
             onClick={() => update({ kind: preset.kind, baseUrl: preset.baseUrl, model: preset.model })}
           >
             {preset.label}
