@@ -27,8 +27,9 @@ describe('transcript: a conversation from its events', () => {
     ]);
     expect(t.runningTurn).toBe('t1');
     expect(t.items).toEqual([
-      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [] },
-      { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true },
+      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], at: 1000 },
+      // Reasoning from its first delta to the answer's first: "Thought for 2 s".
+      { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true, at: 3000, thinkingFrom: 3000, thinkingUntil: 5000 },
     ]);
     const ended = replay([ev('step.ended', { turnId: 't1', step: 0, finishReason: 'end_turn' }), ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 5 })], t);
     expect(ended.items[1]).toMatchObject({ streaming: false });

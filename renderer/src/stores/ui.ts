@@ -28,7 +28,7 @@ export const useUi = create<UiState>()((set) => ({
   connection: 'connecting',
   settingsOpen: false,
   banner: null,
-  sidebarCollapsed: localStorage.getItem(SIDEBAR_KEY) === 'collapsed',
+  sidebarCollapsed: typeof localStorage !== 'undefined' && localStorage.getItem(SIDEBAR_KEY) === 'collapsed',
   drawerOpen: false,
   shortcutsOpen: false,
   hiddenPlan: null,
