@@ -7,6 +7,7 @@ const only = process.env.DEFT_SCREEN;
 const out = process.env.DEFT_SCREENS_DIR;
 for (const screen of screens.filter((s) => !only || only.split(',').includes(s.name))) {
   test(`look: ${screen.name}`, async ({ deft, mock, workspace }) => {
+    test.setTimeout(240_000);
     const { page } = deft;
     await screen.setup({ page, mock, workspace });
     if (!out) return;
