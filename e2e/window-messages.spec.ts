@@ -32,7 +32,7 @@ test('your messages and the answers have Copy, Retry (and Edit & resend) and the
   // Edit & resend, in place.
   const latest = page.getByRole('article', { name: 'Your message' }).last();
   await latest.hover();
-  await latest.getByRole('button', { name: 'Edit & resend' }).click();
+  await latest.getByRole('button', { name: 'Edit this message' }).click();
   const editor = page.getByRole('textbox', { name: 'Edit your message' });
   await expect(editor).toHaveValue('Tell me something');
   await editor.fill('Tell me something else');
@@ -53,7 +53,7 @@ test('a provider error is shown once, where it happened, with Retry and Open Set
   await error.getByRole('button', { name: 'Open Settings' }).click();
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await settings.getByLabel('API key').fill('sk-better');
-  await settings.getByRole('button', { name: 'Save' }).click();
+  await settings.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(settings).toBeHidden();
   mock.enqueue(answer('Here is the summary.'));
   await error.getByRole('button', { name: 'Retry' }).click();

@@ -25,12 +25,11 @@ test('a failed command opens at the end of its output, tints only stderr, and of
   const failing = output.locator('.stderr-line', { hasText: 'src/a.ts:3 error: it broke' });
   await expect(failing).toBeInViewport();
   // Only stderr is tinted: a stdout line keeps the normal text colour.
-  const stdoutLine = output.locator('span', { hasText: /^200$/ });
+  const stdoutLine = output.locator('span', { hasText: /^200\s*$/ });
   await expect(stdoutLine).not.toHaveClass(/stderr-line/);
-  const colour = 'el => getComputedStyle(el).color';
-  const body = await page.locator('body').evaluate(colour);
-  expect(await stdoutLine.evaluate(colour)).toBe(body);
-  expect(await failing.evaluate(colour)).not.toBe(body);
+  const body = await page.locator('body').evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).color);
+  expect(await stdoutLine.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).color)).toBe(body);
+  expect(await failing.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).color)).not.toBe(body);
 
   await card.getByRole('button', { name: 'Copy output' }).click();
   expect((await page.evaluate('navigator.clipboard.readText()'))).toContain('src/a.ts:3 error: it broke');
@@ -78,13 +77,13 @@ test('the context meter shows the fill against the window with a breakdown, and 
   await page.keyboard.press('Control+,');
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await settings.getByLabel('Input price of gpt-4.1', { exact: true }).fill('10');
-  await settings.getByRole('button', { name: 'Save prices' }).click();
+  await settings.getByRole('button', { name: 'Update prices' }).click();
   await expect(settings.getByRole('status').filter({ hasText: 'Prices saved.' })).toBeVisible();
   await settings.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.locator('.cost-badge')).toHaveText('Estimated cost $0.65');
   await page.keyboard.press('Control+,');
   await settings.getByRole('button', { name: 'Remove gpt-4.1', exact: true }).click();
-  await settings.getByRole('button', { name: 'Save prices' }).click();
+  await settings.getByRole('button', { name: 'Update prices' }).click();
   await expect(settings.getByRole('status').filter({ hasText: 'Prices saved.' })).toBeVisible();
   await settings.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.locator('.cost-badge')).toHaveCount(0);

@@ -72,7 +72,8 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
         <CopyButton text={item.text} />
         <ToolbarButton
           icon="edit"
-          label="Edit & resend"
+          label="Edit this message"
+          title="Edit & resend"
           disabled={running}
           onClick={() => {
             setDraft(item.text);

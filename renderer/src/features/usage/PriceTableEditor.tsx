@@ -103,7 +103,7 @@ export function PriceTableEditor() {
         ) : null}
         <span className="approval-spacer" />
         <button type="button" className="button button-small button-primary" onClick={() => void save()}>
-          Save prices
+          Update prices
         </button>
       </div>
       {message ? (
