@@ -9,6 +9,9 @@ import { answer, call, toolStep } from './fixtures/screens';
 
 test.use({ permissionMode: 'yolo' });
 
+/** A turn of a few model steps, on a machine that may be busy. */
+const SLOW = { timeout: 30_000 };
+
 async function noHorizontalOverflow(page: Page): Promise<void> {
   expect(await page.locator("html").evaluate((html) => html.scrollWidth - html.clientWidth)).toBeLessThanOrEqual(0);
 }
@@ -18,7 +21,7 @@ test('below 1000 px the sidebar is a drawer opened from the menu button: session
   await page.setViewportSize({ width: 900, height: 700 });
   await configureProvider(page, mock.baseUrl);
   await send(page, 'first prompt');
-  await expect(page.getByText('Echo: first prompt')).toBeVisible();
+  await expect(page.getByText('Echo: first prompt')).toBeVisible(SLOW);
   await page.getByRole('button', { name: 'New session' }).or(page.getByRole('button', { name: 'Show sidebar' })).first().waitFor();
   const sidebar = page.getByRole('navigation', { name: 'Sessions' });
   await expect(sidebar).toBeHidden();
@@ -74,7 +77,7 @@ test('the column is wider on a wide screen, and a diff goes side by side only wh
   await configureProvider(page, mock.baseUrl);
   mock.enqueue(toolStep(call('Read', { path: 'values.ts' })), toolStep(call('Edit', { path: 'values.ts', old_string: 'value3 = 3', new_string: 'value3 = 30' })), answer('Changed value3.'));
   await send(page, 'Change value3');
-  await expect(page.getByText('Changed value3.')).toBeVisible();
+  await expect(page.getByText('Changed value3.')).toBeVisible(SLOW);
   const edit = page.getByRole('group', { name: 'Edit tool call' });
   const layout = edit.getByRole('group', { name: 'Diff layout' });
   const composer = page.getByRole('textbox', { name: 'Message' });
