@@ -6,32 +6,13 @@ import { type PendingApproval, requestsOf, useApprovals } from '../../stores/app
 import { useSessions } from '../../stores/sessions';
 import { PlanWaiting } from '../plan/PlanReview';
 import { renderInput } from '../tools/registry';
-import { type KeyAnswer, answerKeys, keyLabel } from './approval-keys';
+import { type KeyAnswer, answerKeys } from './approval-keys';
+import { KeyButton } from './KeyButton';
 import { DisplayFallback } from './DisplayFallback';
 
 /** What the call will do: the display-kind registry's rendering, else a plain fallback. */
 function CallPreview({ approval }: { approval: PendingApproval }) {
   return <div className="approval-preview">{renderInput(approval.display) ?? <DisplayFallback display={approval.display} />}</div>;
-}
-
-/** A button with its single-key answer shown beside the label. */
-export function KeyButton({ answer, label, className, disabled, title, icon, buttonRef }: {
-  answer: KeyAnswer;
-  label: string;
-  className?: string;
-  disabled: boolean;
-  title?: string;
-  icon?: 'check' | 'x';
-  buttonRef?: React.Ref<HTMLButtonElement>;
-}) {
-  return (
-    <button ref={buttonRef} type="button" className={`button ${className ?? ''}`} disabled={disabled} title={title} aria-keyshortcuts={answer.key === 'A' ? 'Shift+A' : answer.key} onClick={answer.run}>
-      {icon ? <Icon name={icon} size={14} /> : null} {label}
-      <kbd className="key-hint" aria-hidden="true">
-        {keyLabel(answer.key)}
-      </kbd>
-    </button>
-  );
 }
 
 /**

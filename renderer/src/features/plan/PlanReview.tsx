@@ -7,7 +7,7 @@ import { useUi } from '../../stores/ui';
 import { answerApproval } from '../../actions/approvals';
 import { Markdown } from '../conversation/Markdown';
 import { type KeyAnswer, answerKeys } from '../permissions/approval-keys';
-import { KeyButton } from '../permissions/ApprovalPanel';
+import { KeyButton } from '../permissions/KeyButton';
 
 /** The plan waiting for review in the open session, if the oldest request is one. */
 export function usePendingPlan(): PendingApproval | null {
