@@ -38,13 +38,13 @@ test('an Edit card shows the diff, and the changed-files summary opens it', asyn
   const log = page.getByRole('log', { name: 'Conversation' });
   await expect(log.getByText('I switched greet to a template literal.')).toBeVisible();
 
-  const read = log.getByRole('region', { name: 'Read tool call' });
+  const read = log.getByRole('group', { name: 'Read tool call' });
   await expect(read.locator('.tool-summary')).toHaveText('L1–5');
   await read.getByRole('button', { name: /Read src\/app\.ts/ }).click();
   await expect(read.locator('.code-table')).toContainText("return 'Hello, ' + name;");
   await expect(read.locator('.hljs-keyword').first()).toHaveText('export');
 
-  const edit = log.getByRole('region', { name: 'Edit tool call' });
+  const edit = log.getByRole('group', { name: 'Edit tool call' });
   await expect(edit.locator('.tool-summary')).toContainText('+1 −1');
   await expect(edit.locator('tr.diff-del')).toHaveCount(1);
   await expect(edit.locator('tr.diff-del')).toContainText("return 'Hello, ' + name;");
@@ -57,7 +57,7 @@ test('an Edit card shows the diff, and the changed-files summary opens it', asyn
   await expect(edit.locator('table.diff-split td.diff-del.diff-code')).toContainText("return 'Hello, ' + name;");
   await edit.getByRole('button', { name: 'Unified' }).click();
 
-  const changes = log.getByRole('region', { name: 'Changed files' });
+  const changes = log.getByRole('group', { name: 'Changed files' });
   await expect(changes).toContainText('Changed 1 file');
   await changes.getByRole('button', { name: 'Show changes to src/app.ts' }).click();
   const dialog = page.getByRole('dialog', { name: 'Changes to src/app.ts' });
@@ -81,12 +81,12 @@ test('Grep and Glob results are shown grouped by file and as a list', async ({ d
   await send(page, 'Where is token used?');
   const log = page.getByRole('log', { name: 'Conversation' });
   await expect(log.getByText('Found them.')).toBeVisible();
-  const grep = log.getByRole('region', { name: 'Grep tool call' });
+  const grep = log.getByRole('group', { name: 'Grep tool call' });
   await expect(grep.locator('.tool-summary')).toHaveText('3 matches · 2 files');
   await grep.getByRole('button').first().click();
-  await expect(grep.getByRole('region', { name: 'src/a.ts' }).locator('tr')).toHaveCount(2);
-  await expect(grep.getByRole('region', { name: 'src/b.ts' }).locator('mark')).toHaveText('token');
-  const glob = log.getByRole('region', { name: 'Glob tool call' });
+  await expect(grep.getByRole('group', { name: 'src/a.ts' }).locator('tr')).toHaveCount(2);
+  await expect(grep.getByRole('group', { name: 'src/b.ts' }).locator('mark')).toHaveText('token');
+  const glob = log.getByRole('group', { name: 'Glob tool call' });
   await glob.getByRole('button').first().click();
   await expect(glob.locator('.file-list li')).toHaveText(['src/b.ts', 'src/a.ts']);
 });
@@ -146,7 +146,7 @@ test('a dropped image is attached to the prompt and the model sees it through Re
   await expect(log.getByRole('article', { name: 'Your message' }).getByRole('img', { name: 'mockup.png' })).toBeVisible();
   await expect(composerImages).toHaveCount(0);
 
-  const media = log.getByRole('region', { name: 'ReadMediaFile tool call' });
+  const media = log.getByRole('group', { name: 'ReadMediaFile tool call' });
   await expect(media.getByRole('img', { name: /^Image .*mockup\.png$/ })).toBeVisible();
   await expect(media).toContainText('320×200 PNG · sent original');
   const followUp = mock.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; image_url?: { url: string } }>;

@@ -15,7 +15,7 @@ for (const size of SIZES) {
     await page.keyboard.press('Control+,');
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     const pages = dialog.getByRole('tablist', { name: 'Settings pages' });
-    await expect(pages.getByRole('tab')).toHaveText(['Model provider', 'Permissions', 'Appearance', 'Keyboard shortcuts', 'Data']);
+    await expect(pages.getByRole('tab')).toHaveText(['Model provider', 'Permissions', 'Appearance', 'Model prices', 'Keyboard shortcuts', 'Data']);
     await expect(dialog.getByLabel('Base URL')).toBeFocused();
     await expectInView(page, dialog.getByRole('button', { name: 'Save' }));
     await pages.getByRole('tab', { name: 'Model provider' }).focus();
@@ -25,7 +25,7 @@ for (const size of SIZES) {
     await expect(dialog.getByRole('tabpanel', { name: 'Permissions' })).toContainText('Default mode for new sessions');
     await page.keyboard.press('End');
     await expect(dialog.getByRole('tabpanel', { name: 'Data' })).toBeVisible();
-    for (const name of ['Model provider', 'Permissions', 'Appearance', 'Keyboard shortcuts', 'Data']) {
+    for (const name of ['Model provider', 'Permissions', 'Appearance', 'Model prices', 'Keyboard shortcuts', 'Data']) {
       await pages.getByRole('tab', { name }).click();
       const panel = dialog.getByRole('tabpanel', { name });
       await expectInView(page, panel.getByRole('heading', { name }), dialog);
@@ -94,15 +94,18 @@ test('appearance switches the theme; shortcuts are listed; data says where sessi
   await page.keyboard.press('Control+,');
   const dialog = page.getByRole('dialog', { name: 'Settings' });
   await dialog.getByRole('tab', { name: 'Appearance' }).click();
-  await dialog.getByRole('radio', { name: 'Light', exact: true }).check();
+  const theme = dialog.getByRole('group', { name: 'Theme' });
+  await theme.getByRole('button', { name: 'Light', exact: true }).click();
+  await expect(theme.getByRole('button', { name: 'Light', exact: true })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
-  await dialog.getByRole('radio', { name: 'Dark', exact: true }).check();
+  await theme.getByRole('button', { name: 'Dark', exact: true }).click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
 
   await dialog.getByRole('tab', { name: 'Keyboard shortcuts' }).click();
   const shortcuts = dialog.getByRole('tabpanel', { name: 'Keyboard shortcuts' });
-  await expect(shortcuts.getByRole('row').filter({ hasText: 'Settings' })).toContainText('Ctrl+,');
-  await expect(shortcuts.getByRole('row').filter({ hasText: 'Mention a workspace file' })).toContainText('@');
+  const shortcut = (does: string) => shortcuts.locator('.shortcut').filter({ has: page.getByText(does, { exact: true }) });
+  await expect(shortcut('Settings').locator('dt')).toHaveText('Ctrl+,');
+  await expect(shortcut('Mention a workspace file').locator('dt')).toHaveText('@');
 
   await dialog.getByRole('tab', { name: 'Data' }).click();
   const data = dialog.getByRole('tabpanel', { name: 'Data' });

@@ -15,7 +15,7 @@ test('a Read card says each thing once, with a workspace-relative path that open
   mock.enqueue(toolStep(call('Read', { path: join(workspace, 'src/money.js'), n_lines: 15 })), answer('Read it.'));
   await send(page, 'Read money.js');
   await expect(page.getByText('Read it.')).toBeVisible();
-  const card = page.getByRole('region', { name: 'Read tool call' });
+  const card = page.getByRole('group', { name: 'Read tool call' });
   const header = card.locator('.tool-header');
   await expect(header.locator('.tool-name')).toHaveText('Read');
   await expect(header.locator('.tool-description')).toHaveText('src/money.js');
@@ -45,7 +45,7 @@ test('question answers show as question → answer pairs, not JSON', async ({ de
   await page.getByRole('dialog', { name: 'Deft has a question' }).getByRole('radio', { name: /Vitest/ }).check();
   await page.getByRole('dialog', { name: 'Deft has a question' }).getByRole('button', { name: 'Submit answers' }).click();
   await expect(page.getByText('Vitest it is.')).toBeVisible();
-  const card = page.getByRole('region', { name: 'AskUserQuestion tool call' });
+  const card = page.getByRole('group', { name: 'AskUserQuestion tool call' });
   const pairs = card.locator('.answer-pairs');
   await expect(pairs.locator('dt')).toHaveText(['Which test runner?']);
   await expect(pairs.locator('dd')).toHaveText(['Vitest']);
@@ -67,12 +67,12 @@ test("the plan file's writes are one line, the plan itself is shown by the revie
   await send(page, 'Add tests');
   const review = page.getByRole('region', { name: 'Plan review' });
   await expect(review).toContainText('Write the first test');
-  const write = page.getByRole('region', { name: 'Write tool call' });
+  const write = page.getByRole('group', { name: 'Write tool call' });
   await expect(write.locator('.tool-header')).toContainText('Updated the plan');
   // Folded: the Write's diff of the plan is not shown; the plan appears once in the conversation (the review's card).
   await expect(write.locator('.diff')).toHaveCount(0);
   await expect(page.getByRole('log', { name: 'Conversation' }).getByText('Write the first test')).toHaveCount(1);
-  await expect(page.getByRole('region', { name: 'ExitPlanMode tool call' })).toContainText('Write the first test');
+  await expect(page.getByRole('group', { name: 'ExitPlanMode tool call' })).toContainText('Write the first test');
   await review.getByRole('button', { name: /^Approve/ }).click();
   await expect(page.getByText('Carrying out the plan.')).toBeVisible();
 });
@@ -100,6 +100,6 @@ for (const size of SIZES) {
     await expect(page.getByText('Tests ran twice.')).toBeVisible();
     const saved = JSON.parse(await readFile(join(workspace, '.deft/settings.local.json'), 'utf8')) as { permissions: { allow: string[] } };
     expect(saved.permissions.allow).toEqual(['Bash(npm test:*)']);
-    await expect(page.getByRole('region', { name: 'Bash tool call' })).toHaveCount(2);
+    await expect(page.getByRole('group', { name: 'Bash tool call' })).toHaveCount(2);
   });
 }

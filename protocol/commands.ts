@@ -3,6 +3,7 @@ import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAns
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
+import { NotificationInput, Preferences, PreferencesInput } from './preferences';
 import { Attachment, DataInfo, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
@@ -174,6 +175,13 @@ export const commands = {
   compactSession: command(SessionRef.extend({ instructions: z.string().trim().max(10_000).optional() }).strict(), z.object({ compactionId: z.string() })),
   /** Remove the last `count` turns from what the model reads (/undo) and roll back their todo list, plan mode and loaded skills. Files are not restored. */
   undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
+  // The window: preferences (theme, notifications, prices) and desktop notifications
+  /** The window preferences (theme, notifications, the price table in force). */
+  getPreferences: command(Empty, Preferences),
+  /** Change window preferences; every window is told (preferences.updated). */
+  setPreferences: command(PreferencesInput, Preferences),
+  /** Show a desktop notification through the host (Electron); `shown` is false where the host has none (the page uses the browser's). */
+  showNotification: command(NotificationInput, z.object({ shown: z.boolean() })),
 } as const;
 
 export type Commands = typeof commands;

@@ -53,7 +53,16 @@ export type ToolInputDisplay = z.infer<typeof ToolInputDisplay>;
 
 /** What a finished tool call produced, for its card (the model gets its own text). */
 export const ToolResultDisplay = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('command_output'), exitCode: z.number().int().nullable(), output: z.string(), truncated: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('command_output'),
+    exitCode: z.number().int().nullable(),
+    output: z.string(),
+    truncated: z.boolean().optional(),
+    /** Lines [from, to) of `output` the command wrote to stderr (0-based). */
+    stderrLines: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])).max(1000).optional(),
+    /** The command's id, whose full log readTaskOutput reads. */
+    logId: z.string().optional(),
+  }),
   z.object({
     kind: z.literal('file_content'),
     path: z.string(),

@@ -6,6 +6,7 @@ import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Mention } from './files';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
+import { Preferences } from './preferences';
 import { PublicSettings } from './settings';
 import { SkillSource, SkillTrigger } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
@@ -72,8 +73,8 @@ export const SessionEvent = z.discriminatedUnion('type', [
     display: ToolResultDisplay.optional(),
     durationMs: z.number(),
   }),
-  /** Token usage for one step, and the running total for the session. */
-  sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage }),
+  /** Token usage for one step (by `model`, where known), and the running total for the session. */
+  sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage, model: z.string().optional() }),
   /** Something went wrong; `message` is written for the user. */
   sessionEvent('error', { code: ErrorInfo.shape.code, message: z.string(), turnId: z.string().optional() }),
   // Skills
@@ -101,6 +102,7 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('compaction.started', contextShapes['compaction.started']),
   sessionEvent('compaction.ended', contextShapes['compaction.ended']),
   sessionEvent('turns.undone', contextShapes['turns.undone']),
+  sessionEvent('context.measured', contextShapes['context.measured']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];
@@ -129,6 +131,8 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command.activity'), sessionId: z.string(), activity: CommandActivity }),
   // Approvals: the permission rules (or their problems) changed.
   z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
+  /** The window preferences changed (theme, notifications, prices), in this window or another. */
+  z.object({ type: z.literal('preferences.updated'), preferences: Preferences }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

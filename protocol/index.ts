@@ -7,6 +7,7 @@ export * from './events';
 export * from './files';
 export * from './goals';
 export * from './names';
+export * from './preferences';
 export * from './session';
 export * from './settings';
 export * from './skills';

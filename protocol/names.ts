@@ -53,6 +53,10 @@ export const commandNames = [
   // Context: compaction and undo
   'compactSession',
   'undoTurns',
+  // The window
+  'getPreferences',
+  'setPreferences',
+  'showNotification',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -95,4 +99,7 @@ export const eventTypeNames = [
   'compaction.started',
   'compaction.ended',
   'turns.undone',
+  'context.measured',
+  // The window
+  'preferences.updated',
 ] as const;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { AppEvent, Attachment, DeftEvent, SessionEvent, WorkspaceInfo } from '../../../protocol';
+import type { AppEvent, Attachment, DeftEvent, NotificationInput, SessionEvent, WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
@@ -17,10 +17,12 @@ import { saveToolOutput } from '../infra/sessions/tool-output';
 import { TaskBoard } from '../infra/tasks/task-board';
 import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
-import { ContextKeeper, newCompactionId } from './compaction/context-keeper';
+import { AUTO_COMPACT_RATIO, ContextKeeper, newCompactionId } from './compaction/context-keeper';
+import { contextBreakdown } from './compaction/tokens';
 import { type TurnSession, runTurn } from './loop/turn';
 import { mentionNote, resolveMentions } from './mentions';
 import { Runs } from './runs';
+import { preferencesCommands } from './preferences-commands';
 import { sessionLibrary } from './session-library';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
@@ -47,6 +49,8 @@ export interface CoreOptions {
   openPath?: (path: string) => Promise<boolean>;
   /** Open a file with the system's default application (Electron); absent elsewhere. */
   openFile?: (path: string) => Promise<boolean>;
+  /** Show a desktop notification (Electron); absent elsewhere. */
+  notify?: (notification: NotificationInput) => Promise<boolean>;
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
@@ -98,7 +102,9 @@ export class DeftCore {
     this.features = options.features.map((create) => create(core));
     this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
     this.context = new ContextKeeper({ features: this.features, retry: options.retry ?? defaultRetryPolicy });
-    const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...sessionLibrary({ store: this.store, home: options.home, session: async (id) => (await this.session(id)).session, openSessions: () => [...this.open.values()].map((o) => o.session) }), ...this.provider.commands };
+    const preferences = preferencesCommands({ home: options.home, emit: (event) => this.emit(event), ...(options.notify ? { notify: options.notify } : {}) });
+    const library = sessionLibrary({ store: this.store, home: options.home, session: async (id) => (await this.session(id)).session, openSessions: () => [...this.open.values()].map((o) => o.session) });
+    const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...library, ...this.provider.commands, ...preferences };
     for (const feature of this.features) Object.assign(merged, feature.commands);
     this.handlers = merged as CommandHandlers;
   }
@@ -363,6 +369,9 @@ export class DeftCore {
     try {
       const setup = await stepSetup(this.setupDeps(), session, handle, config);
       const compactIfDue = this.context.autoCompaction(session, handle, setup, turnId, signal);
+      // The system prompt of the latest step, for the context meter's breakdown.
+      let system = '';
+      const buildSystem = async () => (system = await setup.system());
       const turnSession: TurnSession = {
         history: () => session.context,
         append: (message) => session.appendContext(message),
@@ -379,14 +388,20 @@ export class DeftCore {
           return injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
         },
         usedCallIds: () => session.callIds,
-        countUsage: (id, usage) => session.countUsage(id, usage),
+        countUsage: (id, usage) => {
+          session.countUsage(id, usage, config.model);
+          // The provider's count for this step is what the context now holds (its input plus the answer just added).
+          const tokens = usage.inputTokens + usage.outputTokens;
+          const breakdown = contextBreakdown(system, setup.tools, session.context, tokens);
+          session.emit({ type: 'context.measured', turnId: id, tokens, contextWindow: setup.contextWindow, compactAt: AUTO_COMPACT_RATIO, breakdown });
+        },
       };
       return await runTurn({
         turnId,
         session: turnSession,
         model: {
           provider: setup.provider,
-          system: setup.system,
+          system: buildSystem,
           registry: setup.registry,
           env: setup.env,
           authorize: (call) => this.authorize(handle, call),

@@ -40,6 +40,7 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     registry,
     tools: toolList,
     contextWindow: config.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    model: config.model,
     system: async () => {
       const sections = await Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle)));
       return buildSystemPrompt({ facts, agentsMd, tools: toolList, extra: sections.filter((s): s is string => Boolean(s)) });

@@ -28,10 +28,15 @@ const paths = {
   keyboard: 'M3 6h18v12H3zM7 10h.01M11 10h.01M15 10h.01M7 14h10',
   database: 'M12 8c4.4 0 8-1.3 8-3s-3.6-3-8-3-8 1.3-8 3 3.6 3 8 3ZM4 5v14c0 1.7 3.6 3 8 3s8-1.3 8-3V5M4 12c0 1.7 3.6 3 8 3s8-1.3 8-3',
   more: 'M5 12h.01M12 12h.01M19 12h.01',
-  pencil: 'M4 20h4L19 9l-4-4L4 16v4ZM14 6l4 4',
   download: 'M12 4v11M7 10l5 5 5-5M5 20h14',
   at: 'M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0Zm0 0v1.5a2.5 2.5 0 0 0 5 0V12a9 9 0 1 0-3.5 7.1',
   external: 'M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5',
+  sidebar: 'M4 5h16v14H4zM9 5v14',
+  menu: 'M4 7h16M4 12h16M4 17h16',
+  retry: 'M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7',
+  edit: 'M4 20h4L19 9l-4-4L4 16v4ZM13.5 6.5l4 4',
+  arrowDown: 'M12 5v14M6 13l6 6 6-6',
+  dollar: 'M12 3v18M17 7.5C17 5.6 14.8 4.5 12 4.5S7 5.6 7 7.5s2.2 2.7 5 3.5 5 1.6 5 3.5-2.2 3-5 3-5-1.1-5-3',
 } as const;
 
 export type IconName = keyof typeof paths;

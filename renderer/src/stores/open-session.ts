@@ -3,6 +3,7 @@ import type { SessionEvent } from '../../../protocol';
 import { useApprovals } from './approvals';
 import { goalSlice, useGoal } from './goal';
 import { historySlice, useHistory } from './history';
+import { meterSlice, useMeter } from './meter';
 import { modesSlice, useModes } from './modes';
 import { type SessionSlice, reduce } from './session-slice';
 import { todoSlice, useTodo } from './todo';
@@ -32,6 +33,7 @@ const stores: readonly OpenSessionStore[] = [
   sliceStore(todoSlice, useTodo),
   sliceStore(goalSlice, useGoal),
   sliceStore(historySlice, useHistory),
+  sliceStore(meterSlice, useMeter),
 ];
 
 /** Forget what the domains show for the open session (another opens, or its events replay from the first). */

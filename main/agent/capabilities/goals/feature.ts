@@ -5,7 +5,7 @@ import { createGoalTool } from './tools/create-goal/create-goal';
 import { getGoalTool } from './tools/get-goal/get-goal';
 import { setGoalBudgetTool } from './tools/set-goal-budget/set-goal-budget';
 import { updateGoalTool } from './tools/update-goal/update-goal';
-import { budgetExhausted, describeGoal, goalView, saveGoal, storedGoal, withStatus } from './state';
+import { budgetExhausted, countingRunningTurn, describeGoal, goalView, saveGoal, storedGoal, withStatus } from './state';
 
 function continuationPrompt(session: SessionHandle, now: number) {
   const goal = goalView(storedGoal(session)!, session, now);
@@ -88,7 +88,7 @@ export const goalsFeature: FeatureFactory = (core) => {
         }
         if (action === 'pause') {
           if (goal.status !== 'active') throw new CommandError('invalid_request', `The goal is ${goal.status}, not active, so it cannot be paused.`);
-          const view = saveGoal(session, withStatus(goal, session, 'paused', 'Paused by the user.', now), now);
+          const view = saveGoal(session, withStatus(countingRunningTurn(goal, session), session, 'paused', 'Paused by the user.', now), now);
           if (session.running) session.inject('<system-reminder>The user paused the goal. Finish the step you are on, then stop; no more turns will start for it.</system-reminder>');
           return { goal: view };
         }

@@ -125,10 +125,10 @@ export class Session {
   }
 
   /** Add a model call's tokens to the session's total and tell the UI (goal budgets read the total). */
-  countUsage(turnId: string, usage: Usage): void {
+  countUsage(turnId: string, usage: Usage, model?: string): void {
     this.usageTotal.inputTokens += usage.inputTokens;
     this.usageTotal.outputTokens += usage.outputTokens;
-    this.emit({ type: 'usage', turnId, step: usage, total: { ...this.usageTotal } });
+    this.emit({ type: 'usage', turnId, step: usage, total: { ...this.usageTotal }, ...(model ? { model } : {}) });
   }
 
   setState(key: string, value: unknown): void {

@@ -46,7 +46,7 @@ export const ChangedFilesSummary = memo(function ChangedFilesSummary({ item }: {
   const [open, setOpen] = useState<ChangedFile | null>(null);
   const totals = item.files.reduce((t, f) => ({ added: t.added + f.added, removed: t.removed + f.removed }), { added: 0, removed: 0 });
   return (
-    <section className="changed-files" aria-label="Changed files">
+    <section className="changed-files" role="group" aria-label="Changed files">
       <div className="changed-files-header">
         <Icon name="file" size={14} />
         <span>

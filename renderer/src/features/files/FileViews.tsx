@@ -77,7 +77,7 @@ export function SearchResultsView({ display }: { display: Of<'search_results'> }
   return (
     <div className="search-results">
       {groups.map(([file, matches]) => (
-        <section key={file} className="search-file" aria-label={file}>
+        <section key={file} className="search-file" role="group" aria-label={file}>
           <div className="search-file-name">
             <Icon name="file" size={12} /> <FilePath path={file} />
             {matches.length && matches[0]!.line !== undefined ? <span className="file-meta">{matches.length}</span> : null}

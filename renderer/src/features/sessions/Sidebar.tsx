@@ -8,6 +8,7 @@ import { useUi } from '../../stores/ui';
 import { useSkills } from '../../stores/skills';
 import { SessionRow } from './SessionRow';
 import { SessionSearchBox, SessionSearchResults } from './SessionSearch';
+import { toggleSidebar } from '../layout/window-size';
 
 export function Sidebar() {
   const sessions = useSessions((s) => s.sessions);
@@ -24,6 +25,9 @@ export function Sidebar() {
             ◆
           </span>
           Deft
+          <button type="button" className="icon-button sidebar-hide" aria-label="Hide sidebar" title="Hide sidebar (Ctrl+B)" onClick={toggleSidebar}>
+            <Icon name="sidebar" size={16} />
+          </button>
         </div>
         {workspace?.host === 'electron' ? (
           <button type="button" className="workspace" title={`${workspace.path} — click to open another folder`} onClick={() => void pickWorkspace()}>

@@ -3,6 +3,7 @@ import type { IconName } from '../../components/Icon';
 import { AppearancePage } from './pages/AppearancePage';
 import { DataPage } from './pages/DataPage';
 import { PermissionsPage } from './pages/PermissionsPage';
+import { PricesPage } from './pages/PricesPage';
 import { ProviderPage } from './pages/ProviderPage';
 import { ShortcutsPage } from './pages/ShortcutsPage';
 
@@ -23,6 +24,7 @@ export const settingsPages: readonly SettingsPage[] = [
   { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
   { id: 'appearance', label: 'Appearance', icon: 'palette', Page: AppearancePage },
+  { id: 'prices', label: 'Model prices', icon: 'dollar', Page: PricesPage },
   { id: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', Page: ShortcutsPage },
   { id: 'data', label: 'Data', icon: 'database', Page: DataPage },
 ];

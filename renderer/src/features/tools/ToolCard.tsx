@@ -34,7 +34,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const title = planWrite ? { verb: null, before: 'Updated the plan ', path: planWrite, after: '' } : headline(item);
   const toggle = () => setOpen(!expanded);
   return (
-    <section className={`tool-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+    <section className={`tool-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
       <div className="tool-header" onClick={toggle}>
         <button
           type="button"

@@ -1,29 +1,22 @@
-import { useThemeChoice } from '../theme-choice';
+import { NotificationSettings } from '../../appearance/NotificationSettings';
+import { ThemeSwitch } from '../../appearance/ThemeSwitch';
 
-const CHOICES = [
-  { value: 'system', label: 'System', note: 'Light or dark, as the operating system is set.' },
-  { value: 'light', label: 'Light', note: '' },
-  { value: 'dark', label: 'Dark', note: '' },
-] as const;
-
-/** The theme: follow the system, or always light or dark. */
+/** The theme (follow the system, or always light or dark) and desktop notifications; both save at once. */
 export function AppearancePage() {
-  const { choice, applied, choose } = useThemeChoice();
   return (
     <div className="settings-form">
-      <fieldset className="choice-group">
-        <legend>Theme</legend>
-        {CHOICES.map((c) => (
-          <label key={c.value} className="choice">
-            <input type="radio" name="theme" value={c.value} checked={choice === c.value} onChange={() => choose(c.value)} />
-            <span>
-              <strong>{c.label}</strong>
-              {c.note ? <span className="form-note"> {c.note}</span> : null}
-            </span>
-          </label>
-        ))}
-      </fieldset>
-      <p className="form-note">Now showing the {applied} theme.</p>
+      <section className="settings-section" aria-labelledby="settings-theme">
+        <h4 className="section-title" id="settings-theme">
+          Theme
+        </h4>
+        <ThemeSwitch />
+      </section>
+      <section className="settings-section" aria-labelledby="settings-notifications">
+        <h4 className="section-title" id="settings-notifications">
+          Notifications
+        </h4>
+        <NotificationSettings />
+      </section>
     </div>
   );
 }
