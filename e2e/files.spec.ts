@@ -96,6 +96,7 @@ async function configureWithImages(page: Page, baseUrl: string): Promise<void> {
   await page.getByLabel('Base URL').fill(baseUrl);
   await page.getByLabel('Model', { exact: true }).fill('mock-vision');
   await page.getByLabel('API key').fill('sk-e2e');
+  await page.getByText('Advanced: protocol, images, context window').click();
   await page.getByLabel('This model accepts images').check();
   await page.getByRole('button', { name: 'Start using Deft' }).click();
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();

@@ -67,12 +67,15 @@ test("the plan file's writes are one line, the plan itself is shown by the revie
   await send(page, 'Add tests');
   const review = page.getByRole('region', { name: 'Plan review' });
   await expect(review).toContainText('Write the first test');
+  // The review takes the conversation's place; set aside, the conversation shows the Write as one line.
+  await review.getByRole('button', { name: 'Show conversation' }).click();
   const write = page.getByRole('group', { name: 'Write tool call' });
   await expect(write.locator('.tool-header')).toContainText('Updated the plan');
   // Folded: the Write's diff of the plan is not shown; the plan appears once in the conversation (the review's card).
   await expect(write.locator('.diff')).toHaveCount(0);
   await expect(page.getByRole('log', { name: 'Conversation' }).getByText('Write the first test')).toHaveCount(1);
   await expect(page.getByRole('group', { name: 'ExitPlanMode tool call' })).toContainText('Write the first test');
+  await page.getByRole('region', { name: 'Plan waiting for review' }).getByRole('button', { name: 'Review plan' }).click();
   await review.getByRole('button', { name: /^Approve/ }).click();
   await expect(page.getByText('Carrying out the plan.')).toBeVisible();
 });

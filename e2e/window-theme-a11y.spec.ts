@@ -35,7 +35,7 @@ test('the theme follows the system until one is chosen; the choice is kept acros
 
 test('accessibility details: tool cards are groups, presets say aria-pressed, Ctrl+, lands in the first field, Ctrl+/ lists the shortcuts', async ({ deft, mock }) => {
   const { page } = deft;
-  await expect(page.getByRole('group', { name: 'Provider presets' }).getByRole('button', { name: 'OpenAI' })).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByRole('group', { name: 'Start from a preset' }).getByRole('button', { name: 'OpenAI' })).toHaveAttribute('aria-pressed', 'false');
   await page.getByRole('button', { name: 'OpenAI' }).click();
   await expect(page.getByRole('button', { name: 'OpenAI' })).toHaveAttribute('aria-pressed', 'true');
   await configureProvider(page, mock.baseUrl);
