@@ -85,6 +85,8 @@ process.env.DEFT_HOME = await tempDir('deft-electron-home-');
 const bundle = join(workspace, '.deft/skills/tidy.app');
 await mkdir(bundle, { recursive: true });
 await writeFile(join(bundle, 'SKILL.md'), skillMd('tidy'));
+await writeFile(join(workspace, 'notes.md'), '# Notes\n');
+await writeFile(join(workspace, 'run.command'), 'echo hi\n');
 process.argv.push('--workspace', workspace);
 await import('./index');
 // A composition root that throws before its window exists would leave this waiting for good: fail instead.
@@ -126,6 +128,17 @@ describe('the Electron composition root', () => {
     expect(calls.opened).toEqual([]);
     expect(calls.revealed).toHaveLength(1);
     expect(calls.revealed[0]).toMatch(/tidy\.app$/);
+  });
+
+  it('opens a workspace text file in the system editor, and never a file the system may run', async () => {
+    const contents = created[0]!.contents;
+    const frame = { url: rendererPage };
+    const send = (path: string) => ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'openInEditor', { path });
+    expect(await send('notes.md')).toMatchObject({ ok: true, result: { opened: true } });
+    expect(calls.opened).toEqual([join(workspace, 'notes.md')]);
+    expect(await send('run.command')).toMatchObject({ ok: false });
+    expect(await send('../outside.md')).toMatchObject({ ok: false });
+    expect(calls.opened).toHaveLength(1);
   });
 
   it('shows desktop notifications through Electron and paints the first frame in the system theme', async () => {
