@@ -2,6 +2,7 @@ import type { DeftEvent, SessionEvent } from '../../../protocol';
 import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
 import { usePermissions } from './permissions';
+import { usePreferences } from './preferences';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { type TasksEvent, isTasksEvent, useTasks } from './tasks';
@@ -40,6 +41,8 @@ export function bindStores(hooks: BindHooks): () => void {
         useSessions.getState().removeSession(event.sessionId);
       } else if (event.type === 'permissions.updated') {
         usePermissions.getState().setRules(event.permissions);
+      } else if (event.type === 'preferences.updated') {
+        usePreferences.getState().setPreferences(event.preferences);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
       }
