@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // theme.test.ts reads the palettes as text (?raw); other CSS stays out of unit tests.
+    css: { include: [/styles\/theme\.css/] },
   },
 });

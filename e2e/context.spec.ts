@@ -26,7 +26,7 @@ test('/compact shows a notice with the handoff note, and the next answer still w
   await expect(page.getByText(/Compacting the conversation… Deft is writing itself a handoff note/)).toBeVisible();
   await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
 
-  const notice = page.getByRole('region', { name: 'Context compacted' });
+  const notice = page.getByRole('group', { name: 'Context compacted' });
   await expect(notice).toBeVisible({ timeout: 20_000 });
   await expect(notice).toContainText(/~[\d.]+k? → ~[\d.]+k? tokens/);
   await notice.getByRole('button', { name: /View note/ }).click();

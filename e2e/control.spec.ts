@@ -106,7 +106,8 @@ test('keyboard focus: an answered approval hands it to the composer; a question 
   const settings = page.getByRole('dialog', { name: 'Settings' });
   const question = page.getByRole('dialog', { name: 'Deft has a question' });
   await expect(question).toBeAttached();
-  await expect(settings.getByRole('button', { name: 'Close' })).toBeFocused();
+  // Ctrl+, lands in the first field of the page shown.
+  await expect(settings.getByLabel('Base URL')).toBeFocused();
   await page.keyboard.press('Escape');
   await expect(settings).toBeHidden();
   await expect(question.getByRole('radio', { name: /Vitest/ })).toBeFocused();

@@ -79,8 +79,9 @@ test('sessions: new, switch and delete from the sidebar, with keyboard shortcuts
   const sidebar = page.getByRole('navigation', { name: 'Sessions' });
   await sidebar.getByRole('button', { name: /^first session prompt/ }).click();
   await expect(page.getByText('Echo: first session prompt')).toBeVisible();
-  await sidebar.getByRole('button', { name: 'Delete second session prompt' }).click();
-  await sidebar.getByRole('button', { name: 'Confirm delete second session prompt' }).click();
+  await sidebar.getByRole('button', { name: 'Actions for second session prompt' }).click();
+  await page.getByRole('menu', { name: 'Actions for second session prompt' }).getByRole('menuitem', { name: 'Delete' }).click();
+  await page.getByRole('menu', { name: 'Actions for second session prompt' }).getByRole('menuitem', { name: 'Confirm delete' }).click();
   await expect(sidebar.getByText('second session prompt')).toBeHidden();
   await page.keyboard.press('Control+,');
   await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible();

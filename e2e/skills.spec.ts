@@ -81,7 +81,7 @@ test('Run in the gallery asks for the named arguments and starts the skill in th
   await expect(dialog).toBeHidden();
 
   const log = page.getByRole('log', { name: 'Conversation' });
-  const activation = log.getByRole('region', { name: 'Skill greet' });
+  const activation = log.getByRole('group', { name: 'Skill greet' });
   await expect(activation).toContainText('"Ada Lovelace" <b>bold</b>');
   await expect(activation).toContainText('run by you');
   await expect(log.getByText(/^Echo: The user activated the skill "greet"/)).toBeVisible();
@@ -135,7 +135,7 @@ test('typing / opens the skill menu; choosing with the keyboard and pressing Ent
   await configureProvider(page, mock.baseUrl);
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('/');
-  const menu = page.getByRole('listbox', { name: 'Skill commands' });
+  const menu = page.getByRole('listbox', { name: 'Commands and skills' });
   await expect(menu.getByRole('option', { name: /\/review/ })).toBeVisible();
   await expect(menu.getByRole('option', { name: /\/skill:greet/ })).toBeVisible();
   await box.pressSequentially('gre');
@@ -146,7 +146,7 @@ test('typing / opens the skill menu; choosing with the keyboard and pressing Ent
   await expect(menu).toBeHidden();
   await box.pressSequentially('Grace formal');
   await box.press('Enter');
-  await expect(page.getByRole('log', { name: 'Conversation' }).getByRole('region', { name: 'Skill greet' })).toContainText('Grace formal');
+  await expect(page.getByRole('log', { name: 'Conversation' }).getByRole('group', { name: 'Skill greet' })).toContainText('Grace formal');
   await expect.poll(() => lastUserMessage(mock)).toContain('Greet Grace in a formal style.');
 
   await box.fill('/');

@@ -12,7 +12,7 @@ test('a long command streams into its card, shows it is waiting, and Stop ends i
   mock.enqueue({ chunks: [{ text: 'The build was stopped.' }, { finish: 'stop' }] });
   await send(page, 'Build the project');
 
-  const card = page.getByRole('region', { name: 'Bash tool call' });
+  const card = page.getByRole('group', { name: 'Bash tool call' });
   await expect(card).toContainText('$ for i in 1 2 3 4 5');
   await expect(card.getByRole('log', { name: 'Live output' }).or(card.getByLabel('Live output'))).toContainText('compiling module 1');
   await expect(card.getByLabel('Live output')).toContainText('compiling module 5');
@@ -33,7 +33,7 @@ test('the tasks panel shows a background job, its output, and stops it', async (
   mock.enqueue({ chunks: [{ text: 'The ticker runs in the background.' }, { finish: 'stop' }] });
   await send(page, 'Start the ticker');
 
-  const card = page.getByRole('region', { name: 'Bash tool call' });
+  const card = page.getByRole('group', { name: 'Bash tool call' });
   await expect(page.getByText('The ticker runs in the background.')).toBeVisible();
   await card.getByRole('button').first().click();
   await expect(card.getByRole('status')).toContainText(/Started in the background as bash-[0-9a-z]{8}/);

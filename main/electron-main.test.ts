@@ -8,7 +8,7 @@ import { skillMd } from './agent/capabilities/skills/test-support';
 // The Electron binary is not available everywhere tests run, so the composition root is exercised
 // against a stand-in `electron` module: what matters here is how it configures windows and sessions.
 const created: Array<{ options: Record<string, any>; contents: Record<string, any> }> = [];
-const calls = { sandbox: 0, openExternal: [] as string[], permission: [] as boolean[], opened: [] as string[], revealed: [] as string[] };
+const calls = { sandbox: 0, openExternal: [] as string[], permission: [] as boolean[], opened: [] as string[], revealed: [] as string[], notified: [] as Array<{ title: string; body: string }> };
 const ipc = new Map<string, (...a: any[]) => any>();
 const rendererPage = new URL('../renderer/index.html', import.meta.url).href;
 let windowLoaded: () => void = () => {};
@@ -33,12 +33,27 @@ vi.mock('electron', () => {
     once() {}
     on() {}
     show() {}
+    isDestroyed() {
+      return false;
+    }
     loadFile() {
       windowLoaded();
       return Promise.resolve();
     }
   }
+  class Notification {
+    static isSupported() {
+      return true;
+    }
+    constructor(readonly options: { title: string; body: string }) {}
+    on() {}
+    show() {
+      calls.notified.push({ title: this.options.title, body: this.options.body });
+    }
+  }
   return {
+    Notification,
+    nativeTheme: { shouldUseDarkColors: true },
     app: { enableSandbox: () => calls.sandbox++, whenReady: () => Promise.resolve(), on: () => {}, quit: () => {} },
     BrowserWindow,
     dialog: { showOpenDialog: async () => ({ canceled: true, filePaths: [] }), showErrorBox: () => {} },
@@ -70,9 +85,12 @@ process.env.DEFT_HOME = await tempDir('deft-electron-home-');
 const bundle = join(workspace, '.deft/skills/tidy.app');
 await mkdir(bundle, { recursive: true });
 await writeFile(join(bundle, 'SKILL.md'), skillMd('tidy'));
+await writeFile(join(workspace, 'notes.md'), '# Notes\n');
+await writeFile(join(workspace, 'run.command'), 'echo hi\n');
 process.argv.push('--workspace', workspace);
 await import('./index');
-await loaded;
+// A composition root that throws before its window exists would leave this waiting for good: fail instead.
+await Promise.race([loaded, new Promise((_, reject) => setTimeout(() => reject(new Error('the Electron main process opened no window')), 15_000))]);
 afterAll(() => {
   process.argv.splice(process.argv.indexOf('--workspace'), 2);
 });
@@ -110,5 +128,27 @@ describe('the Electron composition root', () => {
     expect(calls.opened).toEqual([]);
     expect(calls.revealed).toHaveLength(1);
     expect(calls.revealed[0]).toMatch(/tidy\.app$/);
+  });
+
+  it('opens a workspace text file in the system editor, and never a file the system may run', async () => {
+    const contents = created[0]!.contents;
+    const frame = { url: rendererPage };
+    const send = (path: string) => ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'openInEditor', { path });
+    expect(await send('notes.md')).toMatchObject({ ok: true, result: { opened: true } });
+    expect(calls.opened).toEqual([join(workspace, 'notes.md')]);
+    expect(await send('run.command')).toMatchObject({ ok: false });
+    expect(await send('../outside.md')).toMatchObject({ ok: false });
+    expect(calls.opened).toHaveLength(1);
+  });
+
+  it('shows desktop notifications through Electron and paints the first frame in the system theme', async () => {
+    const contents = created[0]!.contents;
+    const frame = { url: rendererPage };
+    const reply = await ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'showNotification', { title: 'Deft finished', body: 'The tests pass.' });
+    expect(reply).toMatchObject({ ok: true, result: { shown: true } });
+    expect(calls.notified).toEqual([{ title: 'Deft finished', body: 'The tests pass.' }]);
+    const bad = await ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'showNotification', { title: 42 });
+    expect(bad).toMatchObject({ ok: false });
+    expect(created[0]!.options.backgroundColor).toBe('#0f1116');
   });
 });

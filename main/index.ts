@@ -1,13 +1,12 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BrowserWindow, type WebContents, app, dialog, safeStorage, session, shell } from 'electron';
+import { BrowserWindow, Notification, nativeTheme, type WebContents, app, dialog, safeStorage, session, shell } from 'electron';
 import { defaultCapabilities } from './agent/capabilities';
 import { DeftCore } from './agent/runtime/core';
 import { deftHome } from './agent/infra/platform/home';
 import { FileSecretStore, type SecretStore } from './agent/infra/settings/secrets';
 import { resolveWorkspace } from './host/compose';
-import { mayOpenInEditor } from './host/open-in-editor';
 import { forwardEvents, registerIpc } from './host/electron-ipc';
 
 const home = deftHome();
@@ -55,7 +54,8 @@ function openWindow(workspacePath: string): void {
     minWidth: 720,
     minHeight: 480,
     title: `Deft — ${workspace}`,
-    backgroundColor: '#14161a',
+    // The window's first paint, before the renderer applies the theme: the system's light or dark.
+    backgroundColor: nativeTheme.shouldUseDarkColors ? '#0f1116' : '#f6f7f9',
     show: false,
     webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
   });
@@ -75,13 +75,20 @@ function openWindow(workspacePath: string): void {
       shell.showItemInFolder(path);
       return true;
     },
-    // The review pane's Open in editor: text files open in their app; anything the system could run is revealed.
-    openInEditor: async (path) => {
-      if (!(await mayOpenInEditor(path))) {
-        shell.showItemInFolder(path);
-        return true;
-      }
-      return (await shell.openPath(path)) === '';
+    // A workspace text file the core has checked (inside, regular, not executable, not a kind the system runs).
+    openFile: async (path) => (await shell.openPath(path)) === '',
+    // The renderer asks only while the window is in the background; a click brings it to the front.
+    notify: async ({ title, body }) => {
+      if (!Notification.isSupported() || window.isDestroyed()) return false;
+      const notification = new Notification({ title, body, silent: false });
+      notification.on('click', () => {
+        if (window.isDestroyed()) return;
+        if (window.isMinimized()) window.restore();
+        window.show();
+        window.focus();
+      });
+      notification.show();
+      return true;
     },
   });
   const contentsId = window.webContents.id;

@@ -17,6 +17,8 @@ export const PermissionRuleInfo = z.object({
   pattern: z.string(),
   source: RuleSource,
   file: z.string(),
+  /** An allow rule of an untrusted folder's own file: listed, but not used until the folder is trusted. */
+  ignored: z.boolean().optional(),
 });
 export type PermissionRuleInfo = z.infer<typeof PermissionRuleInfo>;
 
@@ -31,6 +33,8 @@ export const PermissionRules = z.object({
   files: z.object({ user: z.string(), project: z.string(), local: z.string() }),
   /** Until the user trusts the workspace, its own settings files cannot widen permissions; `ignored` says what is not used. */
   trust: z.object({ trusted: z.boolean(), ignored: z.array(z.string()) }),
+  /** The default mode in force and the file it comes from (absent: none is set, so ask). */
+  defaultMode: z.object({ mode: PermissionMode, source: RuleSource }).optional(),
 });
 export type PermissionRules = z.infer<typeof PermissionRules>;
 
@@ -40,8 +44,19 @@ export type ApprovalKind = z.infer<typeof ApprovalKind>;
 
 /** The user's answer to an approval request. */
 export const ApprovalAnswer = z.discriminatedUnion('decision', [
-  /** Run it. `scope` 'session' remembers the call's rule for this session; 'always' writes it to .deft/settings.local.json. */
-  z.object({ decision: z.literal('approve'), scope: z.enum(['once', 'session', 'always']).default('once'), selectedLabel: z.string().max(200).optional() }).strict(),
+  /**
+   * Run it. `scope` 'session' remembers the call's rule for this session; 'always' writes it to
+   * .deft/settings.local.json. `rules` replaces the call's own rule with ones the user edited (each must
+   * parse, name the same tool, and together they must cover this call).
+   */
+  z
+    .object({
+      decision: z.literal('approve'),
+      scope: z.enum(['once', 'session', 'always']).default('once'),
+      selectedLabel: z.string().max(200).optional(),
+      rules: z.array(z.string().trim().min(1).max(4_096)).min(1).max(20).optional(),
+    })
+    .strict(),
   /** Do not run it; the feedback reaches the model. */
   z.object({ decision: z.literal('reject'), feedback: z.string().max(20_000).optional() }).strict(),
   /** Plan review only: keep planning with this feedback. */
@@ -94,6 +109,8 @@ export const approvalEventShapes = {
     approvalRule: z.string().optional(),
     /** What that rule covers in words when it is wider than this call (e.g. a web host): the buttons name it. */
     approvalScope: z.string().optional(),
+    /** Broader rules worth remembering instead (e.g. `Bash(npm test:*)` for `npm test -- --watch`), for the user to edit. */
+    suggestedRules: z.array(z.string()).optional(),
   },
   /** An approval request was answered, cancelled, or settled by a rule the user just added. */
   'approval.resolved': {
@@ -110,3 +127,18 @@ export const approvalEventShapes = {
   /** Plan mode turned on or off. */
   'plan.mode.changed': { plan: PlanState },
 } as const;
+
+/** A permission rule to add to or remove from one settings file (Settings → Permissions). */
+export const RuleEdit = z
+  .object({
+    action: z.enum(['add', 'remove']),
+    source: RuleSource,
+    decision: z.enum(['allow', 'ask', 'deny']),
+    rule: z.string().trim().min(1).max(4_096),
+  })
+  .strict();
+export type RuleEdit = z.infer<typeof RuleEdit>;
+
+/** A folder in ~/.deft/trust.json: trusted whole, or only with the allow rules the user approved in Deft. */
+export const TrustedFolder = z.object({ path: z.string(), trusted: z.boolean(), approvedRules: z.array(z.string()), current: z.boolean() });
+export type TrustedFolder = z.infer<typeof TrustedFolder>;

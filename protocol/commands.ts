@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { SandboxStatus } from './sandbox';
-import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './approvals';
 import { checkpointCommands } from './checkpoints';
+import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
+import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { McpOverview, McpServerName } from './mcp';
-import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from './session';
-import { ProviderSettingsInput, PublicSettings } from './settings';
+import { NotificationInput, Preferences, PreferencesInput } from './preferences';
+import { Attachment, DataInfo, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
+import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
 import { PrivateHostEntry, PublicWebSettings, WebSearchInput, WebSearchResult } from './web';
@@ -18,6 +20,8 @@ function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) 
 const Empty = z.object({}).strict();
 const SessionRef = z.object({ sessionId: z.string().min(1) }).strict();
 const TASK_ID = /^[a-z]+-[0-9a-z]{8}$/;
+/** A model name as a user types it: printable, no line breaks. */
+const ModelName = z.string().trim().min(1).max(300).regex(/^[^\s\p{Cc}][^\p{Cc}]*$/u, 'A model name is one line of printable text.');
 
 /** The workspace a window (or web host, or CLI run) is bound to. */
 export const WorkspaceInfo = z.object({
@@ -52,17 +56,35 @@ export const commands = {
   deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),
   /** Start a turn with this prompt. Fails with code 'busy' while a turn runs. */
   sendPrompt: command(
-    SessionRef.extend({ text: z.string().max(1_000_000), attachments: z.array(Attachment).max(20).optional() }).strict(),
+    SessionRef.extend({ text: z.string().max(1_000_000), attachments: z.array(Attachment).max(20).optional(), mentions: z.array(Mention).max(50).optional() }).strict(),
     z.object({ turnId: z.string() }),
   ),
+  /** Give a session a title of the user's choosing. */
+  renameSession: command(SessionRef.extend({ title: z.string().trim().min(1, 'The title is empty.').max(200) }).strict(), z.object({ session: SessionSummary })),
+  /** Sessions of this workspace whose title or conversation text contains `query` (plain text, any case), newest first. */
+  searchSessions: command(
+    z.object({ query: z.string().trim().min(1).max(200), limit: z.number().int().min(1).max(100).default(30) }).strict(),
+    z.object({ hits: z.array(SessionSearchHit), searched: z.number().int() }),
+  ),
+  /** A session as a file to save: readable Markdown, or its raw log (JSON Lines). `fileName` is safe to save under. */
+  exportSession: command(
+    SessionRef.extend({ format: ExportFormat }).strict(),
+    z.object({ fileName: z.string(), mimeType: z.string(), content: z.string(), logPath: z.string() }),
+  ),
+  /** Use another model for this session's next turns (null: the provider's model again). */
+  setSessionModel: command(SessionRef.extend({ model: ModelName.nullable() }).strict(), z.object({ session: SessionSummary })),
   /** Stop the running turn (stream and tools). */
   cancelTurn: command(SessionRef, z.object({ cancelled: z.boolean() })),
   /** Current settings (the API key itself is never returned). */
   getSettings: command(Empty, PublicSettings),
   /** Save provider settings. */
   setSettings: command(z.object({ provider: ProviderSettingsInput }).strict(), PublicSettings),
-  /** Models offered by a provider (the saved one when `provider` is omitted). */
-  listModels: command(z.object({ provider: ProviderSettingsInput.optional() }).strict(), z.object({ models: z.array(z.string()) })),
+  /** Models offered by a provider (the saved one when `provider` is omitted); the model name may be empty. */
+  listModels: command(z.object({ provider: ProviderProbeInput.optional() }).strict(), z.object({ models: z.array(z.string()) })),
+  /** Send a tiny request to a provider (not saved) and say whether it answered, or exactly what went wrong. */
+  testConnection: command(z.object({ provider: ProviderSettingsInput }).strict(), ConnectionTest),
+  /** Where Deft keeps its data, and the disk its sessions use. */
+  getDataInfo: command(Empty, DataInfo),
 
   // Skills
   /** Every skill, the skipped files with reasons, and the roots scanned. `rescan` re-reads settings and every root first. */
@@ -113,6 +135,14 @@ export const commands = {
     SessionRef.extend({ requestId: z.string().min(1).max(100), answer: ApprovalAnswer }).strict(),
     z.object({ ok: z.literal(true), warning: z.string().optional() }),
   ),
+  /** Add a rule to, or remove one from, one settings file (user, project or local), keeping the rest of the file. */
+  editPermissionRule: command(RuleEdit, z.object({ permissions: PermissionRules })),
+  /** The default permission mode for new sessions, in ~/.deft/settings.json (null removes it: ask). */
+  setDefaultMode: command(z.object({ mode: PermissionMode.nullable() }).strict(), z.object({ mode: PermissionMode, permissions: PermissionRules })),
+  /** Folders in ~/.deft/trust.json. */
+  listTrustedFolders: command(Empty, z.object({ folders: z.array(TrustedFolder) })),
+  /** Forget what ~/.deft/trust.json says about a folder: its trust and the rules approved for it. */
+  forgetFolderTrust: command(z.object({ path: z.string().min(1).max(4096) }).strict(), z.object({ folders: z.array(TrustedFolder), permissions: PermissionRules })),
   /** Answer (or dismiss) the questions the model asked. */
   answerQuestion: command(
     SessionRef.extend({ requestId: z.string().min(1).max(100), answers: z.array(QuestionAnswer).max(4).default([]), dismissed: z.boolean().default(false) }).strict(),
@@ -143,6 +173,14 @@ export const commands = {
     z.object({ search: WebSearchInput, query: z.string().trim().min(1).max(400).default('deft coding agent') }).strict(),
     z.object({ results: z.array(WebSearchResult) }),
   ),
+  // files: the @-mention picker and the read-only viewer
+  /** Workspace files matching `query` (fuzzy), best first; the index is built in the background and skips ignored and secret files. */
+  searchFiles: command(
+    z.object({ query: z.string().max(MAX_FILE_QUERY), limit: z.number().int().min(1).max(200).default(50) }).strict(),
+    FileSearchResult,
+  ),
+  /** A file's text for the read-only viewer (through the path policy: secret files are refused). */
+  readWorkspaceFile: command(z.object({ path: z.string().min(1).max(4096) }).strict(), WorkspaceFileView),
   // Context: compaction and undo
   /**
    * Compact the session's context now (/compact): the model writes a handoff note that replaces the history
@@ -164,6 +202,13 @@ export const commands = {
   decideMcpServer: command(z.object({ name: McpServerName, approved: z.boolean() }).strict(), McpOverview),
   /** Add or replace a server in the user's ~/.deft/mcp.json (the entry is checked before it is saved). */
   saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
+  // The window: preferences (theme, notifications, prices) and desktop notifications
+  /** The window preferences (theme, notifications, the price table in force). */
+  getPreferences: command(Empty, Preferences),
+  /** Change window preferences; every window is told (preferences.updated). */
+  setPreferences: command(PreferencesInput, Preferences),
+  /** Show a desktop notification through the host (Electron); `shown` is false where the host has none (the page uses the browser's). */
+  showNotification: command(NotificationInput, z.object({ shown: z.boolean() })),
 } as const;
 
 export type Commands = typeof commands;

@@ -15,6 +15,15 @@ export type CompactionOutcome = z.infer<typeof CompactionOutcome>;
 export const Reattached = z.object({ feature: z.string(), count: z.number().int() });
 export type Reattached = z.infer<typeof Reattached>;
 
+/** Tokens in the context by source (estimated, scaled to the measured total). */
+export const ContextBreakdown = z.object({
+  system: z.number().int().nonnegative(),
+  tools: z.number().int().nonnegative(),
+  conversation: z.number().int().nonnegative(),
+  toolResults: z.number().int().nonnegative(),
+});
+export type ContextBreakdown = z.infer<typeof ContextBreakdown>;
+
 /** Shapes of the context events, shared by events.ts. */
 export const contextEventShapes = {
   /** A compaction began; `tokensBefore` is the context's size as last measured, against `contextWindow`. */
@@ -41,6 +50,17 @@ export const contextEventShapes = {
     reattached: z.array(Reattached).optional(),
     /** Tokens the compaction call itself used. */
     usage: Usage.optional(),
+  },
+  /**
+   * How full the context is after a model call: `tokens` (the provider's count where it gave one) against
+   * `contextWindow`, compaction starting at `compactAt` of it, and an estimate of what fills it by source.
+   */
+  'context.measured': {
+    turnId: z.string(),
+    tokens: z.number().int().nonnegative(),
+    contextWindow: z.number().int().positive(),
+    compactAt: z.number().positive().max(1),
+    breakdown: ContextBreakdown,
   },
   /** These turns (oldest first) were removed from what the model reads; their todo list, plan mode and loaded skills were rolled back. Files were not (a rewind restores them separately). */
   'turns.undone': { turnIds: z.array(z.string()).min(1) },

@@ -77,6 +77,10 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
     truncated: z.boolean().optional(),
     /** What the OS sandbox refused while it ran, and how to allow it. */
     blocked: z.array(SandboxBlock).optional(),
+    /** Lines [from, to) of `output` the command wrote to stderr (0-based). */
+    stderrLines: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])).max(1000).optional(),
+    /** The command's id, whose full log readTaskOutput reads. */
+    logId: z.string().optional(),
   }),
   z.object({
     kind: z.literal('file_content'),
@@ -119,6 +123,8 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string() }),
   z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
   z.object({ kind: z.literal('structured'), data: z.unknown() }),
+  /** The user's answers to AskUserQuestion, question by question (empty when they dismissed the questions). */
+  z.object({ kind: z.literal('question_answers'), answers: z.array(z.object({ question: z.string(), answer: z.string() })), dismissed: z.boolean() }),
   z.object({ kind: z.literal('text'), text: z.string(), truncated: z.boolean().optional() }),
   z.object({ kind: z.literal('error'), message: z.string(), code: z.string().optional() }),
   z.object({ kind: z.literal('generic'), summary: z.string(), detail: z.string().optional() }),

@@ -6,7 +6,9 @@ import { goalEventShapes as goals } from './goals';
 import { McpOverview } from './mcp';
 import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
+import { Mention } from './files';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
+import { Preferences } from './preferences';
 import { PublicSettings } from './settings';
 import { SkillSource, SkillTrigger } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
@@ -26,7 +28,7 @@ export const SessionEvent = z.discriminatedUnion('type', [
   /** The session's summary changed (title, turn count, running state). */
   sessionEvent('session.updated', { session: SessionSummary }),
   /** A turn began with this prompt. */
-  sessionEvent('turn.started', { turnId: z.string(), text: z.string(), attachments: z.array(Attachment), origin: TurnOrigin }),
+  sessionEvent('turn.started', { turnId: z.string(), text: z.string(), attachments: z.array(Attachment), origin: TurnOrigin, mentions: z.array(Mention).optional() }),
   /** A turn finished; `error` is set when stopReason is 'error'. */
   sessionEvent('turn.ended', { turnId: z.string(), stopReason: StopReason, error: ErrorInfo.optional(), durationMs: z.number() }),
   /** A model request began (a turn has one or more steps). */
@@ -73,8 +75,8 @@ export const SessionEvent = z.discriminatedUnion('type', [
     display: ToolResultDisplay.optional(),
     durationMs: z.number(),
   }),
-  /** Token usage for one step, and the running total for the session. */
-  sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage }),
+  /** Token usage for one step (by `model`, where known), and the running total for the session. */
+  sessionEvent('usage', { turnId: z.string(), step: Usage, total: Usage, model: z.string().optional() }),
   /** Something went wrong; `message` is written for the user. */
   sessionEvent('error', { code: ErrorInfo.shape.code, message: z.string(), turnId: z.string().optional() }),
   // Skills
@@ -109,6 +111,7 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('rewind.undone', checkpoints['rewind.undone']),
   sessionEvent('change.review.requested', checkpoints['change.review.requested']),
   sessionEvent('change.review.resolved', checkpoints['change.review.resolved']),
+  sessionEvent('context.measured', contextShapes['context.measured']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];
@@ -139,6 +142,8 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
   /** An MCP server changed state (started, connected, failed, its tools changed, …): the whole overview. */
   z.object({ type: z.literal('mcp.updated'), overview: McpOverview }),
+  /** The window preferences changed (theme, notifications, prices), in this window or another. */
+  z.object({ type: z.literal('preferences.updated'), preferences: Preferences }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

@@ -10,10 +10,16 @@ export const commandNames = [
   'openSession',
   'deleteSession',
   'sendPrompt',
+  'renameSession',
+  'searchSessions',
+  'exportSession',
+  'setSessionModel',
   'cancelTurn',
   'getSettings',
   'setSettings',
   'listModels',
+  'testConnection',
+  'getDataInfo',
   // Skills
   'listSkills',
   'runSkill',
@@ -30,6 +36,10 @@ export const commandNames = [
   'trustWorkspace',
   'setPermissionMode',
   'answerApproval',
+  'editPermissionRule',
+  'setDefaultMode',
+  'listTrustedFolders',
+  'forgetFolderTrust',
   'answerQuestion',
   'setPlanMode',
   'setGoalStatus',
@@ -40,6 +50,9 @@ export const commandNames = [
   'getWebSettings',
   'setWebSettings',
   'testWebSearch',
+  // files: @-mentions and the file viewer
+  'searchFiles',
+  'readWorkspaceFile',
   // Context: compaction and undo
   'compactSession',
   'undoTurns',
@@ -64,6 +77,10 @@ export const commandNames = [
   'restartMcpServer',
   'decideMcpServer',
   'saveMcpServer',
+  // The window
+  'getPreferences',
+  'setPreferences',
+  'showNotification',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -114,4 +131,7 @@ export const eventTypeNames = [
   'rewind.undone',
   'change.review.requested',
   'change.review.resolved',
+  'context.measured',
+  // The window
+  'preferences.updated',
 ] as const;

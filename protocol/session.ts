@@ -9,14 +9,16 @@ export const SessionSummary = z.object({
   updatedAt: z.number(),
   turns: z.number().int(),
   running: z.boolean(),
+  /** The model this session's next turns use, when the user picked one for it (else the provider's). */
+  model: z.string().optional(),
   /** Approvals and questions waiting for the user (listSessions only, for sessions not open in this window). */
   waiting: z.array(z.object({ id: z.string(), turnId: z.string() })).optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
-/** A file attached to a prompt (saved under the session directory). */
+/** A file attached to a prompt (saved under the session directory): an image the model looks at, or any other file it reads. */
 export const Attachment = z.object({
-  kind: z.literal('image'),
+  kind: z.enum(['image', 'file']),
   path: z.string(),
   name: z.string(),
   mimeType: z.string(),
@@ -69,3 +71,31 @@ export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const ErrorInfo = z.object({ code: ErrorCode, message: z.string() });
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
+
+/** A session found by searchSessions: where the query matched, with a snippet of the text around it. */
+export const SessionSearchHit = z.object({
+  sessionId: z.string(),
+  title: z.string(),
+  updatedAt: z.number(),
+  matchedIn: z.enum(['title', 'text']),
+  snippet: z.string().optional(),
+});
+export type SessionSearchHit = z.infer<typeof SessionSearchHit>;
+
+/** The formats a session can be exported in: readable Markdown, or the raw log (JSON Lines). */
+export const ExportFormat = z.enum(['markdown', 'jsonl']);
+export type ExportFormat = z.infer<typeof ExportFormat>;
+
+/** Where Deft keeps its data and how much disk it uses. */
+export const DataInfo = z.object({
+  home: z.string(),
+  /** This workspace's sessions folder. */
+  sessionsDir: z.string(),
+  sessionCount: z.number().int(),
+  /** Bytes used by this workspace's sessions, and by every workspace's. */
+  workspaceBytes: z.number(),
+  allSessionsBytes: z.number(),
+  /** The walk stopped early (very many files): the figures are at least this much. */
+  partial: z.boolean(),
+});
+export type DataInfo = z.infer<typeof DataInfo>;

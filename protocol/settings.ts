@@ -15,6 +15,14 @@ export const ProviderSettingsInput = z.object({
 });
 export type ProviderSettingsInput = z.infer<typeof ProviderSettingsInput>;
 
+/** A provider to probe (list models, test the connection) before it is saved: the model may still be empty. */
+export const ProviderProbeInput = ProviderSettingsInput.extend({ model: z.string().trim().max(300).default('') });
+export type ProviderProbeInput = z.input<typeof ProviderProbeInput>;
+
+/** A tiny request that worked: which model answered, how fast, and the first words of its reply. */
+export const ConnectionTest = z.object({ model: z.string(), latencyMs: z.number(), reply: z.string() });
+export type ConnectionTest = z.infer<typeof ConnectionTest>;
+
 /** Provider settings as the UI sees them: the key itself never leaves the core. */
 export const PublicProviderSettings = z.object({
   kind: ProviderKind,

@@ -1,7 +1,11 @@
 import { useEffect } from 'react';
+import { watchAttention } from './actions/attention';
+import { loadPreferences } from './actions/preferences';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
+import { useAppliedTheme } from './features/appearance/theme';
 import { Composer } from './features/composer/Composer';
+import { FileViewer } from './features/files/FileViewer';
 import { Dock } from './features/dock/Dock';
 import { CheckpointLayer } from './features/checkpoints/CheckpointLayer';
 import { Banners } from './features/conversation/Banners';
@@ -9,7 +13,12 @@ import { Conversation } from './features/conversation/Conversation';
 import { Header } from './features/conversation/Header';
 import { FirstRun } from './features/onboarding/FirstRun';
 import { RuleProblems } from './features/permissions/RuleProblems';
+import { PlanReview, usePendingPlan } from './features/plan/PlanReview';
 import { QuestionDialog } from './features/questions/QuestionDialog';
+import { ShortcutsSheet } from './features/layout/ShortcutsSheet';
+import { SidebarDrawer } from './features/layout/SidebarDrawer';
+import { useWindowTitle } from './features/layout/window-title';
+import { toggleSidebar, useSidebarPlacement } from './features/layout/window-size';
 import { Sidebar } from './features/sessions/Sidebar';
 import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillsLayer } from './features/skills/SkillsLayer';
@@ -41,6 +50,12 @@ function useShortcuts() {
       } else if (mod && e.key === 'l' && !modal) {
         e.preventDefault();
         window.dispatchEvent(new Event('deft:focus-composer'));
+      } else if (mod && (e.key === '/' || e.key === '?')) {
+        e.preventDefault();
+        useUi.getState().setShortcutsOpen(!useUi.getState().shortcutsOpen);
+      } else if (mod && (e.key === 'b' || e.key === 'B') && !e.shiftKey && !modal) {
+        e.preventDefault();
+        toggleSidebar();
       }
     };
     window.addEventListener('keydown', onKey);
@@ -51,21 +66,28 @@ function useShortcuts() {
 function Workspace() {
   useShortcuts();
   const settingsOpen = useUi((s) => s.settingsOpen);
+  const shortcutsOpen = useUi((s) => s.shortcutsOpen);
   const tasksOpen = useTasks((s) => s.panelOpen);
+  const sidebar = useSidebarPlacement();
+  const plan = usePendingPlan();
+  const hiddenPlan = useUi((s) => s.hiddenPlan);
   return (
-    <div className={`app${tasksOpen ? ' app-tasks-open' : ''}`}>
-      <Sidebar />
+    <div className={`app${sidebar === 'docked' ? '' : ' app-no-sidebar'}${tasksOpen ? ' app-tasks-open' : ''}`}>
+      {sidebar === 'docked' ? <Sidebar /> : null}
+      {sidebar === 'drawer' ? <SidebarDrawer /> : null}
       <main className="main">
-        <Header />
+        <Header sidebar={sidebar} />
         <Banners />
         <RuleProblems />
-        <Conversation />
+        {plan && hiddenPlan !== plan.requestId ? <PlanReview key={plan.requestId} approval={plan} /> : <Conversation />}
         <Dock />
         <Composer />
       </main>
       <TasksPanel />
+      <FileViewer />
       <QuestionDialog />
       {settingsOpen ? <SettingsDialog /> : null}
+      {shortcutsOpen ? <ShortcutsSheet /> : null}
       <SkillsLayer />
       <CheckpointLayer />
     </div>
@@ -77,13 +99,21 @@ export function App() {
     const unbind = bindStores({
       onReconnect: () => {
         void resync();
+        void loadPreferences();
         void refreshSkills();
       },
       onSkillsChanged: () => void refreshSkills(),
     });
     void loadInitial();
-    return unbind;
+    void loadPreferences();
+    const unwatch = watchAttention();
+    return () => {
+      unbind();
+      unwatch();
+    };
   }, []);
+  useAppliedTheme();
+  useWindowTitle();
   const settings = useSettings((s) => s.settings);
   const banner = useUi((s) => s.banner);
   if (!settings) {

@@ -1,4 +1,4 @@
-import type { AppEvent, Attachment, ErrorInfo, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
+import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Fact } from './facts';
@@ -14,6 +14,8 @@ export interface TurnPrompt {
   modelText?: string;
   origin: TurnOrigin;
   attachments?: Attachment[];
+  /** Files the user pointed at with `@`, already checked (see runtime/mentions.ts). */
+  mentions?: Mention[];
 }
 
 /** A turn that has just started (its prompt is recorded; no model request or tool call has happened yet). */
@@ -104,8 +106,8 @@ export interface CoreContext {
   openPath?(path: string): Promise<boolean>;
   /** Whether commands run in the OS sandbox here (and why not). */
   sandboxStatus(): Promise<SandboxStatus>;
-  /** Open a workspace file in the user's code editor (desktop only); resolves to whether it was opened. */
-  openInEditor?(path: string): Promise<boolean>;
+  /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */
+  openFile?(path: string): Promise<boolean>;
 }
 
 /**

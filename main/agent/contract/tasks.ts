@@ -81,8 +81,11 @@ export interface SessionTasks {
   info(record: TaskRecord): TaskInfo;
   /** info() for ended tasks too, their tails read from disk. */
   infoWithTail(record: TaskRecord): Promise<TaskInfo>;
-  /** Up to `length` bytes of a task's output from `offset` (default: its end); null for an unknown task. */
-  readOutput(id: string, offset: number | undefined, length: number): Promise<{ text: string; offset: number; end: number; size: number; path: string }> | null;
+  /**
+   * Up to `length` bytes of a task's output from `offset` (default: its end) — a listed task's, or the log
+   * a foreground command of the session left; null when there is neither.
+   */
+  readOutput(id: string, offset: number | undefined, length: number): Promise<{ text: string; offset: number; end: number; size: number; path: string } | null>;
   /** Stop a running task. Resolves with the record once it has ended (undefined for an unknown id). */
   stop(id: string, by: StoppedBy, reason?: string): Promise<TaskRecord | undefined>;
   /** The tasks running now, as a fact the model is kept up to date on (said again after a compaction); no text when none runs. */

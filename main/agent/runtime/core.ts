@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { AppEvent, DeftEvent, SessionEvent, WorkspaceInfo } from '../../../protocol';
+import type { AppEvent, Attachment, DeftEvent, NotificationInput, SessionEvent, WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
@@ -12,7 +12,7 @@ import type { Tool, ToolEnv } from '../contract/tool';
 import { ProviderError } from '../infra/providers/errors';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { ContentPart, ModelMessage } from '../infra/providers/types';
-import type { Session } from '../infra/sessions/session';
+import { type Session, summaryOf } from '../infra/sessions/session';
 import { SessionStore, isValidSessionId } from '../infra/sessions/store';
 import { saveToolOutput } from '../infra/sessions/tool-output';
 import { TaskBoard } from '../infra/tasks/task-board';
@@ -20,11 +20,15 @@ import type { SandboxSupport } from '../infra/sandbox/availability';
 import { Sandbox } from '../infra/sandbox/sandbox';
 import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
-import { ContextKeeper, newCompactionId } from './compaction/context-keeper';
+import { AUTO_COMPACT_RATIO, ContextKeeper, newCompactionId } from './compaction/context-keeper';
+import { contextBreakdown } from './compaction/tokens';
 import { type FactSource, factReminder, factSource } from './facts';
 import { coreFacts } from './core-facts';
 import { type TurnSession, runTurn } from './loop/turn';
+import { mentionNote, resolveMentions } from './mentions';
 import { Runs } from './runs';
+import { preferencesCommands } from './preferences-commands';
+import { sessionLibrary } from './session-library';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
 import { deferredToolsReminder } from './tools/deferred';
@@ -53,8 +57,10 @@ export interface CoreOptions {
   sandbox?: 'on' | 'off';
   /** What the OS offers for sandboxing (detected when omitted; tests pass their own). */
   sandboxSupport?: SandboxSupport;
-  /** Open a file in the user's code editor (Electron); absent elsewhere. */
-  openInEditor?: (path: string) => Promise<boolean>;
+  /** Open a file with the system's default application (Electron); absent elsewhere. */
+  openFile?: (path: string) => Promise<boolean>;
+  /** Show a desktop notification (Electron); absent elsewhere. */
+  notify?: (notification: NotificationInput) => Promise<boolean>;
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
@@ -115,13 +121,15 @@ export class DeftCore {
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
       sandboxStatus: () => this.sandbox.status(),
-      ...(options.openInEditor ? { openInEditor: options.openInEditor } : {}),
+      ...(options.openFile ? { openFile: options.openFile } : {}),
     };
     this.features = options.features.map((create) => create(core));
     this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
     this.facts = factSource(this.features, coreFacts(this.now));
     this.context = new ContextKeeper({ features: this.features, facts: this.facts, retry: options.retry ?? defaultRetryPolicy });
-    const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...this.provider.commands };
+    const preferences = preferencesCommands({ home: options.home, emit: (event) => this.emit(event), ...(options.notify ? { notify: options.notify } : {}) });
+    const library = sessionLibrary({ store: this.store, home: options.home, session: async (id) => (await this.session(id)).session, openSessions: () => [...this.open.values()].map((o) => o.session) });
+    const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...library, ...this.provider.commands, ...preferences };
     for (const feature of this.features) Object.assign(merged, feature.commands);
     this.handlers = merged as CommandHandlers;
   }
@@ -194,12 +202,13 @@ export class DeftCore {
         this.emit({ type: 'session.deleted', sessionId });
         return { ok: true as const };
       },
-      sendPrompt: async ({ sessionId, text, attachments }) => {
+      sendPrompt: async ({ sessionId, text, attachments, mentions }) => {
         if (!text.trim() && !attachments?.length) throw new CommandError('invalid_request', 'The prompt is empty.');
         const open = await this.session(sessionId);
         if (this.runs.busy(sessionId)) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it first.');
         const config = await this.requireProvider();
-        return { turnId: this.beginTurn(open, config, { text, origin: 'user', attachments: attachments ?? [] }) };
+        const checked = mentions?.length ? await resolveMentions(mentions, { workspace: options.workspace, sessionDir: open.session.dir }) : [];
+        return { turnId: this.beginTurn(open, config, { text, origin: 'user', attachments: attachments ?? [], ...(checked.length ? { mentions: checked } : {}) }) };
       },
       cancelTurn: async ({ sessionId }) => ({ cancelled: this.runs.cancel(sessionId) }),
       compactSession: async ({ sessionId, instructions }) => {
@@ -313,7 +322,7 @@ export class DeftCore {
   private async listSessions() {
     const metas = await this.store.list();
     return metas.map((meta) => {
-      const summary = this.open.get(meta.id)?.session.summary() ?? { ...meta, running: false };
+      const summary = this.open.get(meta.id)?.session.summary() ?? summaryOf(meta);
       const waiting = this.features.flatMap((f) => f.waitingFor?.(meta.id) ?? []);
       return waiting.length ? { ...summary, waiting } : summary;
     });
@@ -348,8 +357,9 @@ export class DeftCore {
     return { allowed: false, reason: 'it is not in "sandbox.network.allowedDomains"' };
   }
 
-  private beginTurn(open: OpenSession, config: ProviderConfig, prompt: TurnPrompt): string {
+  private beginTurn(open: OpenSession, provider: ProviderConfig, prompt: TurnPrompt): string {
     const { session, handle } = open;
+    const config = withSessionModel(provider, session);
     const turnId = `turn-${randomUUID().slice(0, 8)}`;
     const started = this.now();
     const attachments = prompt.attachments ?? [];
@@ -358,12 +368,14 @@ export class DeftCore {
       turnId,
       async (signal) => {
         session.noteTurnStarted(prompt.text);
-        session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin });
+        const mentions = prompt.mentions ?? [];
+        session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin, ...(mentions.length ? { mentions } : {}) });
         session.emit({ type: 'session.updated', session: session.summary() });
         // What changed since the model last heard (a mode the user switched, a skill edited) comes first, so the prompt is what it reads last.
         const reminder = factReminder(await this.facts(handle), session.context);
         if (reminder) session.appendContext(reminder);
-        session.appendContext({ role: 'user', content: userContent(prompt.modelText ?? prompt.text, attachments, config.imageInput), turnId });
+        const modelText = (prompt.modelText ?? prompt.text) + mentionNote(mentions, this.options.workspace);
+        session.appendContext({ role: 'user', content: userContent(modelText, attachments, config.imageInput), turnId });
         open.gates.push(this.eachFeature((f) => f.onTurnStart?.(handle, { turnId, prompt })));
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
@@ -390,8 +402,9 @@ export class DeftCore {
   }
 
   /** A compaction the user asked for: runs like a turn (one at a time, stopped by cancelTurn) without being one. */
-  private beginCompaction(open: OpenSession, config: ProviderConfig, instructions: string | undefined): string {
+  private beginCompaction(open: OpenSession, provider: ProviderConfig, instructions: string | undefined): string {
     const { session, handle } = open;
+    const config = withSessionModel(provider, session);
     const compactionId = newCompactionId();
     this.runs.start(session, compactionId, async (signal) => {
       session.emit({ type: 'session.updated', session: session.summary() });
@@ -419,6 +432,9 @@ export class DeftCore {
     try {
       const setup = await stepSetup(this.setupDeps(), session, handle, config);
       const compactIfDue = this.context.autoCompaction(session, handle, setup, turnId, signal);
+      // The system prompt of the latest step, for the context meter's breakdown.
+      let system = '';
+      const buildSystem = async () => (system = await setup.system());
       const turnSession: TurnSession = {
         history: () => session.context,
         append: (message) => session.appendContext(message),
@@ -443,7 +459,13 @@ export class DeftCore {
           return reminder ? [...injected, reminder] : injected;
         },
         usedCallIds: () => session.callIds,
-        countUsage: (id, usage) => session.countUsage(id, usage),
+        countUsage: (id, usage) => {
+          session.countUsage(id, usage, config.model);
+          // The provider's count for this step is what the context now holds (its input plus the answer just added).
+          const tokens = usage.inputTokens + usage.outputTokens;
+          const breakdown = contextBreakdown(system, setup.tools, session.context, tokens);
+          session.emit({ type: 'context.measured', turnId: id, tokens, contextWindow: setup.contextWindow, compactAt: AUTO_COMPACT_RATIO, breakdown });
+        },
         beforeTools: async () => void (await Promise.all(open.gates.splice(0))),
         afterTools: (step) => void open.gates.push(this.eachFeature((f) => f.onStepEnd?.(handle, step))),
       };
@@ -452,7 +474,7 @@ export class DeftCore {
         session: turnSession,
         model: {
           provider: setup.provider,
-          system: setup.system,
+          system: buildSystem,
           registry: setup.registry,
           env: setup.env,
           authorize: (call) => this.authorize(handle, call),
@@ -476,9 +498,16 @@ function drain(open: OpenSession): ModelMessage[] {
   return open.injections.splice(0).map((text) => ({ role: 'user', content: text }));
 }
 
-function userContent(text: string, attachments: readonly { path: string; name: string }[], imageInput: boolean): string | ContentPart[] {
+function userContent(text: string, attachments: readonly Attachment[], imageInput: boolean): string | ContentPart[] {
   if (!attachments.length) return text;
   const list = attachments.map((a) => `- ${a.name}: ${a.path}`).join('\n');
-  const how = imageInput ? 'open images with ReadMediaFile' : 'this model cannot see images: ask the user what they show if it matters';
+  const onlyImages = attachments.every((a) => a.kind === 'image');
+  const images = imageInput ? 'open images with ReadMediaFile' : 'this model cannot see images: ask the user what they show if it matters';
+  const how = onlyImages ? images : `${images}, other files with Read`;
   return `${text}\n\nAttached files (${how}):\n${list}`;
+}
+
+/** The session's own model choice, when the user made one, over the provider's. */
+function withSessionModel(config: ProviderConfig, session: Session): ProviderConfig {
+  return session.model ? { ...config, model: session.model } : config;
 }

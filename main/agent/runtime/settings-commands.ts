@@ -1,4 +1,4 @@
-import type { AppEvent, ProviderSettingsInput, PublicSettings } from '../../../protocol';
+import type { AppEvent, ConnectionTest, ProviderSettingsInput, PublicSettings } from '../../../protocol';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
 import { trimBaseUrl } from '../infra/providers/base-url';
@@ -59,7 +59,7 @@ export class ProviderSettings {
     return known;
   }
 
-  readonly commands: Pick<CommandHandlers, 'getSettings' | 'setSettings' | 'listModels'> = {
+  readonly commands: Pick<CommandHandlers, 'getSettings' | 'setSettings' | 'listModels' | 'testConnection'> = {
     getSettings: async () => this.publicSettings(),
     setSettings: async ({ provider }) => {
       const stored = { kind: provider.kind, baseUrl: trimBaseUrl(provider.baseUrl), model: provider.model } as Record<string, unknown>;
@@ -74,18 +74,15 @@ export class ProviderSettings {
     listModels: async ({ provider }) => {
       const config = provider ? await this.configFromInput(provider) : await this.config();
       if (!config) throw new CommandError('not_configured', 'No model is configured yet.');
-      try {
-        return { models: await createProvider(config, this.options.fetch).listModels(AbortSignal.timeout(15_000)) };
-      } catch (error) {
-        if (error instanceof ProviderError) throw new CommandError(error.code, error.message);
-        throw error;
-      }
+      return { models: await asCommandError(createProvider(config, this.options.fetch).listModels(AbortSignal.timeout(15_000))) };
     },
+    testConnection: async ({ provider }) => testConnection(await this.configFromInput(provider), this.options.fetch),
   };
 
-  private async configFromInput(input: ProviderSettingsInput): Promise<ProviderConfig> {
-    const saved = { kind: input.kind, baseUrl: trimBaseUrl(input.baseUrl), model: input.model };
-    const config = (await resolveProviderConfig(saved, this.options.secrets))!;
+  private async configFromInput(input: Omit<ProviderSettingsInput, 'model'> & { model: string }): Promise<ProviderConfig> {
+    // Listing models needs no model name; resolveProviderConfig wants one, so it gets a stand-in.
+    const saved = { kind: input.kind, baseUrl: trimBaseUrl(input.baseUrl), model: input.model || '-' };
+    const config = { ...(await resolveProviderConfig(saved, this.options.secrets))!, model: input.model };
     if (input.apiKey) return { ...config, apiKey: input.apiKey, apiKeySource: 'stored' };
     return config;
   }
@@ -94,4 +91,63 @@ export class ProviderSettings {
     const config = await this.config();
     return { provider: config ? publicProvider(config) : null, secretStorage: this.options.secrets.kind };
   }
+}
+
+async function asCommandError<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ProviderError) throw new CommandError(error.code, error.message);
+    if ((error as Error)?.name === 'TimeoutError') throw new CommandError('provider_timeout', 'The server did not answer within 15 seconds. Check the base URL and that the server is running.');
+    throw error;
+  }
+}
+
+const TEST_TIMEOUT_MS = 30_000;
+
+/**
+ * One tiny request ("reply with OK") to the provider, not saved anywhere. It is stopped as soon as the
+ * first words stream back: that the server, the key and the model name work is all it needs to know.
+ */
+export async function testConnection(config: ProviderConfig, fetchImpl?: typeof fetch): Promise<ConnectionTest> {
+  const provider = createProvider(config, fetchImpl);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), TEST_TIMEOUT_MS);
+  const started = performance.now();
+  let reply = '';
+  let answered = false;
+  const first = () => {
+    answered = true;
+    // Enough to prove it works; the rest of the answer is not worth the wait or the tokens.
+    if (reply.length >= 40) controller.abort();
+  };
+  try {
+    const result = await provider.step(
+      {
+        system: 'This is a connection test. Reply with the single word OK.',
+        messages: [{ role: 'user', content: 'OK?' }],
+        tools: [],
+        signal: controller.signal,
+        // OpenAI's reasoning models refuse max_tokens; Anthropic requires it.
+        ...(config.kind === 'anthropic' ? { maxOutputTokens: 16 } : {}),
+      },
+      {
+        onText: (text) => {
+          reply += text;
+          first();
+        },
+        onThinking: () => first(),
+      },
+    );
+    reply ||= result.text;
+  } catch (error) {
+    if (!answered) {
+      if (controller.signal.aborted) throw new CommandError('provider_timeout', `${config.baseUrl} did not answer within ${TEST_TIMEOUT_MS / 1000} seconds.`);
+      if (error instanceof ProviderError) throw new CommandError(error.code, error.message);
+      throw new CommandError('provider_unreachable', `The request to ${config.baseUrl} failed: ${(error as Error)?.message ?? String(error)}`);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return { model: config.model, latencyMs: Math.round(performance.now() - started), reply: reply.trim().slice(0, 200) };
 }

@@ -64,6 +64,7 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     registry,
     tools: registry.schemas(),
     contextWindow: config.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    model: config.model,
     // Kept with the session: the same bytes at every step until a compaction or a change of the tools.
     system: () => sessionSystemPrompt(handle, registry.schemas(), render),
   };

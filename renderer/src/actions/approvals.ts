@@ -1,4 +1,5 @@
 import type { ApprovalAnswer, QuestionAnswer } from '../../../protocol';
+import { DeftError } from '../../../protocol/bridge';
 import { deft } from '../bridge';
 import { useSessions } from '../stores/sessions';
 import { useUi } from '../stores/ui';
@@ -9,6 +10,19 @@ export function answerApproval(requestId: string, answer: ApprovalAnswer): Promi
     const reply = await deft.answerApproval({ sessionId, requestId, answer });
     if (reply.warning) useUi.getState().showBanner({ message: reply.warning });
   });
+}
+
+/** "Always allow" with the rules the user edited; returns why they were refused (the editor shows it), or null. */
+export async function alwaysAllow(requestId: string, rules: string[]): Promise<string | null> {
+  const sessionId = useSessions.getState().currentId;
+  if (!sessionId) return null;
+  try {
+    const reply = await deft.answerApproval({ sessionId, requestId, answer: { decision: 'approve', scope: 'always', rules } });
+    if (reply.warning) useUi.getState().showBanner({ message: reply.warning });
+    return null;
+  } catch (error) {
+    return DeftError.from(error).detail;
+  }
 }
 
 /** Returns the error message when the answers were refused (the dialog shows it, not the banner). */

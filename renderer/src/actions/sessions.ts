@@ -1,4 +1,4 @@
-import type { Attachment, SessionSummary } from '../../../protocol';
+import type { Attachment, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '../../../protocol';
 import { deft } from '../bridge';
 import { useApprovals } from '../stores/approvals';
 import { useSessions } from '../stores/sessions';
@@ -97,10 +97,48 @@ export function deleteSession(id: string): Promise<void> {
   });
 }
 
-export function sendPrompt(text: string, attachments: Attachment[] = []): Promise<boolean> {
+export function sendPrompt(text: string, attachments: Attachment[] = [], mentions: Mention[] = []): Promise<boolean> {
   return inSession(async (sessionId) => {
     useUi.getState().showBanner(null);
-    await deft.sendPrompt({ sessionId, text, ...(attachments.length ? { attachments } : {}) });
+    await deft.sendPrompt({ sessionId, text, ...(attachments.length ? { attachments } : {}), ...(mentions.length ? { mentions } : {}) });
+    return true;
+  }, false);
+}
+
+/** Give a session a title; resolves to whether it was saved. */
+export function renameSession(id: string, title: string): Promise<boolean> {
+  return attempt(async () => {
+    const { session } = await deft.renameSession({ sessionId: id, title });
+    useSessions.getState().upsertSession(session);
+    return true;
+  }, false);
+}
+
+/** Sessions whose title or text contains the query (null when the search failed: the banner says why). */
+export function searchSessions(query: string): Promise<SessionSearchHit[] | null> {
+  return attempt(async () => (await deft.searchSessions({ query })).hits, null);
+}
+
+/** Save a session as Markdown or as its raw log: the browser's download (a save dialog in the desktop app). */
+export function exportSession(id: string, format: ExportFormat): Promise<void> {
+  return attempt(async () => {
+    const file = await deft.exportSession({ sessionId: id, format });
+    const url = URL.createObjectURL(new Blob([file.content], { type: file.mimeType }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = file.fileName;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+}
+
+/** Use another model for the open session's next turns (null: the provider's). */
+export function setSessionModel(model: string | null): Promise<boolean> {
+  return inSession(async (sessionId) => {
+    const { session } = await deft.setSessionModel({ sessionId, model });
+    useSessions.getState().upsertSession(session);
     return true;
   }, false);
 }

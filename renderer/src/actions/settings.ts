@@ -1,4 +1,4 @@
-import type { ProviderSettingsInput } from '../../../protocol';
+import type { ConnectionTest, DataInfo, ProviderProbeInput, ProviderSettingsInput } from '../../../protocol';
 import { deft } from '../bridge';
 import { useSettings } from '../stores/settings';
 
@@ -10,8 +10,18 @@ export async function saveProvider(provider: ProviderSettingsInput): Promise<voi
   useSettings.getState().setSettings(settings);
 }
 
-/** The models the provider's server offers. */
-export async function listModels(provider: ProviderSettingsInput): Promise<string[]> {
-  const { models } = await deft.listModels({ provider });
+/** The models a provider's server offers (the saved provider's when none is given). */
+export async function listModels(provider?: ProviderProbeInput): Promise<string[]> {
+  const { models } = await deft.listModels(provider ? { provider } : {});
   return models;
+}
+
+/** One tiny request to the provider as typed (nothing is saved). Throws what went wrong. */
+export function testConnection(provider: ProviderSettingsInput): Promise<ConnectionTest> {
+  return deft.testConnection({ provider });
+}
+
+/** Where Deft keeps its data and the disk its sessions use. */
+export function dataInfo(): Promise<DataInfo> {
+  return deft.getDataInfo();
 }

@@ -16,6 +16,7 @@ export function Dialog({
   children,
   footer,
   wide,
+  className,
   closeOnBackdrop = true,
   initialFocus,
 }: {
@@ -24,6 +25,8 @@ export function Dialog({
   children: ReactNode;
   footer?: ReactNode;
   wide?: boolean;
+  /** Extra class names for the dialog box (its size, its layout). */
+  className?: string;
   closeOnBackdrop?: boolean;
   /** Selector of the element to focus first (default: the first control, which is the Close button). */
   initialFocus?: string;
@@ -75,7 +78,7 @@ export function Dialog({
   }, []);
   return (
     <div className="dialog-backdrop" onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && onClose()}>
-      <div className={`dialog${wide ? ' dialog-wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref}>
+      <div className={`dialog${wide ? ' dialog-wide' : ''}${className ? ` ${className}` : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref}>
         <header className="dialog-header">
           <h2 id={titleId}>{title}</h2>
           <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>

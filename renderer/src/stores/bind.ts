@@ -3,6 +3,7 @@ import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
 import { useMcp } from './mcp';
 import { usePermissions } from './permissions';
+import { usePreferences } from './preferences';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
 import { type TasksEvent, isTasksEvent, useTasks } from './tasks';
@@ -43,6 +44,8 @@ export function bindStores(hooks: BindHooks): () => void {
         usePermissions.getState().setRules(event.permissions);
       } else if (event.type === 'mcp.updated') {
         useMcp.getState().setOverview(event.overview);
+      } else if (event.type === 'preferences.updated') {
+        usePreferences.getState().setPreferences(event.preferences);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
       }

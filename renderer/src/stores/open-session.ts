@@ -4,6 +4,7 @@ import { useApprovals } from './approvals';
 import { checkpointsSlice, useCheckpoints } from './checkpoints';
 import { goalSlice, useGoal } from './goal';
 import { historySlice, useHistory } from './history';
+import { meterSlice, useMeter } from './meter';
 import { modesSlice, useModes } from './modes';
 import { type SessionSlice, reduce } from './session-slice';
 import { todoSlice, useTodo } from './todo';
@@ -34,6 +35,7 @@ const stores: readonly OpenSessionStore[] = [
   sliceStore(goalSlice, useGoal),
   sliceStore(historySlice, useHistory),
   sliceStore(checkpointsSlice, useCheckpoints),
+  sliceStore(meterSlice, useMeter),
 ];
 
 /** Forget what the domains show for the open session (another opens, or its events replay from the first). */

@@ -4,6 +4,7 @@ import { requestsSlice } from './approvals';
 import { checkpointsSlice } from './checkpoints';
 import { goalSlice } from './goal';
 import { historySlice } from './history';
+import { meterSlice } from './meter';
 import { modesSlice } from './modes';
 import { reduce } from './session-slice';
 import { eventsOf } from './test-events';
@@ -27,8 +28,9 @@ describe('transcript: a conversation from its events', () => {
     ]);
     expect(t.runningTurn).toBe('t1');
     expect(t.items).toEqual([
-      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [] },
-      { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true },
+      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], mentions: [], at: 1000 },
+      // Reasoning from its first delta to the answer's first: "Thought for 2 s".
+      { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true, at: 3000, thinkingFrom: 3000, thinkingUntil: 5000 },
     ]);
     const ended = replay([ev('step.ended', { turnId: 't1', step: 0, finishReason: 'end_turn' }), ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 5 })], t);
     expect(ended.items[1]).toMatchObject({ streaming: false });
@@ -174,12 +176,13 @@ describe('session events and the domains that own them', () => {
     'rewind.undone': true,
     'change.review.requested': true,
     'change.review.resolved': true,
+    'context.measured': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);
 
   it('has an owner for every event the window shows', () => {
-    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice].flatMap((slice) => Object.keys(slice.on)));
+    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice, meterSlice].flatMap((slice) => Object.keys(slice.on)));
     const orphans = Object.keys(every).filter((type) => !owned.has(type) && !shownNowhere.has(type));
     expect(orphans).toEqual([]);
     expect([...shownNowhere].filter((type) => owned.has(type))).toEqual([]);

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Attachment, ErrorInfo, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import type { Attachment, ErrorInfo, Mention, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
@@ -15,6 +15,10 @@ export interface UserItem extends Row {
   turnId: string;
   text: string;
   attachments: Attachment[];
+  /** Files the prompt mentioned with @. */
+  mentions: Mention[];
+  /** When it was sent. */
+  at: number;
 }
 export interface AssistantItem extends Row {
   kind: 'assistant';
@@ -23,6 +27,11 @@ export interface AssistantItem extends Row {
   text: string;
   thinking: string;
   streaming: boolean;
+  /** When the step's first text or reasoning arrived. */
+  at: number;
+  /** When reasoning began and ended (its first answer text, or the step's end): "Thought for 4 s". */
+  thinkingFrom?: number;
+  thinkingUntil?: number;
 }
 export interface ToolItem extends Row {
   kind: 'tool';
@@ -33,6 +42,8 @@ export interface ToolItem extends Row {
   display: ToolInputDisplay;
   status: 'running' | 'done' | 'error';
   progress: string;
+  /** When the call started (the event's time). */
+  startedAt?: number;
   result?: { output: string; isError: boolean; display?: ToolResultDisplay; durationMs: number };
 }
 /** Every kind of row; the conversation view picks a component per kind. */
@@ -65,12 +76,12 @@ const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...st
 /** Prompts, streamed answers, tool calls and how turns end: the events the conversation itself owns. */
 const conversation: Handlers<Transcript> = {
   'turn.started': (state, event) => ({
-    ...append(state, { kind: 'user', id: `${event.turnId}:u`, turnId: event.turnId, text: event.text, attachments: event.attachments }),
+    ...append(state, { kind: 'user', id: `${event.turnId}:u`, turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at }),
     runningTurn: event.turnId,
     lastError: null,
   }),
-  'assistant.delta': (state, event) => streamed(state, event.turnId, event.step, 'text', event.text),
-  'thinking.delta': (state, event) => streamed(state, event.turnId, event.step, 'thinking', event.text),
+  'assistant.delta': (state, event) => streamed(state, event.turnId, event.step, 'text', event.text, event.at),
+  'thinking.delta': (state, event) => streamed(state, event.turnId, event.step, 'thinking', event.text, event.at),
   'step.retrying': (state, event) => {
     const id = assistantId(event.turnId, event.step);
     const seconds = Math.max(1, Math.round(event.delayMs / 1000));
@@ -84,7 +95,7 @@ const conversation: Handlers<Transcript> = {
     };
     return { ...state, items: [...state.items.filter((i) => i.id !== id && i.id !== notice.id), notice] };
   },
-  'step.ended': (state, event) => ({ ...state, items: replaceRow(state.items, assistantId(event.turnId, event.step), (i) => ({ ...(i as AssistantItem), streaming: false })) }),
+  'step.ended': (state, event) => ({ ...state, items: replaceRow(state.items, assistantId(event.turnId, event.step), (i) => thoughtUntil({ ...(i as AssistantItem), streaming: false }, event.at)) }),
   'tool.call.started': (state, event) =>
     append(state, {
       kind: 'tool',
@@ -96,6 +107,7 @@ const conversation: Handlers<Transcript> = {
       display: event.display,
       status: 'running',
       progress: '',
+      startedAt: event.at,
     }),
   'tool.call.progress': (state, event) => ({
     ...state,
@@ -114,7 +126,7 @@ const conversation: Handlers<Transcript> = {
     })),
   }),
   'turn.ended': (state, event) => {
-    const items = state.items.map((i) => (i.kind === 'assistant' && i.turnId === event.turnId && i.streaming ? { ...i, streaming: false } : i));
+    const items = state.items.map((i) => (i.kind === 'assistant' && i.turnId === event.turnId && i.streaming ? thoughtUntil({ ...i, streaming: false }, event.at) : i));
     const stop = STOP_NOTICES[event.stopReason];
     if (stop) items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, ...stop });
     if (event.error) items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
@@ -124,17 +136,21 @@ const conversation: Handlers<Transcript> = {
   error: (state, event) => append(state, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }),
 };
 
+/** Reasoning ends when the answer starts (or the step ends). */
+const thoughtUntil = (item: AssistantItem, at: number): AssistantItem => (item.thinkingFrom !== undefined && item.thinkingUntil === undefined ? { ...item, thinkingUntil: at } : item);
+
 /** A delta for a step's answer or reasoning: starts the step's message, or adds to it. */
-function streamed(state: Transcript, turnId: string, step: number, field: 'text' | 'thinking', text: string): Transcript {
+function streamed(state: Transcript, turnId: string, step: number, field: 'text' | 'thinking', text: string, at: number): Transcript {
   const id = assistantId(turnId, step);
   const index = indexFromEnd(state.items, id);
   if (index < 0) {
-    const item: AssistantItem = { kind: 'assistant', id, turnId, step, text: '', thinking: '', streaming: true };
+    const item: AssistantItem = { kind: 'assistant', id, turnId, step, text: '', thinking: '', streaming: true, at, ...(field === 'thinking' ? { thinkingFrom: at } : {}) };
     item[field] = text;
     return append(state, item);
   }
   const item = state.items[index] as AssistantItem;
-  return { ...state, items: replaceAt(state.items, index, { ...item, [field]: item[field] + text }) };
+  const next = { ...item, [field]: item[field] + text };
+  return { ...state, items: replaceAt(state.items, index, field === 'text' ? thoughtUntil(next, at) : { ...next, thinkingFrom: item.thinkingFrom ?? at }) };
 }
 
 /** Rows other domains add for the events they own (each domain knows only its own kind of row). */

@@ -6,7 +6,8 @@ import { catastrophicDeleteIn, commandsWithCwd, uncertainDeleteIn } from '../../
 import { isWithin } from '../../infra/policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../../infra/policies/protected-paths';
 import { type ParsedShell, parseShell } from '../../infra/policies/shell-parse';
-import { type PermissionRule, bashCommandOf, parseRule, ruleApplies } from './rules';
+import { type PermissionRule, bashArguments, bashCommandOf, parseRule, ruleApplies } from './rules';
+import { coversEveryPart } from '../../infra/policies/bash-rule';
 import { EDIT_TOOLS, GOAL_START_TOOL, SELF_APPROVED_TOOLS, writtenPaths } from './tool-kinds';
 
 export interface DecisionContext {
@@ -93,12 +94,17 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   const allowApplies = (rule: PermissionRule) => ruleApplies(rule, call, parsedShell, { ...places, cwd });
   // The user's own "approve for session" answers come before ask rules, or that answer to an ask rule's
   // prompt would never take effect.
+  const sessionRules: PermissionRule[] = context.sessionRules.flatMap((text) => {
+    const parsed = parseRule(text);
+    return parsed.ok ? [{ ...parsed.rule, decision: 'allow' as const, source: 'session' as const }] : [];
+  });
   if (rulesMayAllow) {
-    for (const text of context.sessionRules) {
-      const parsed = parseRule(text);
-      if (parsed.ok && (await allowApplies({ ...parsed.rule, decision: 'allow', source: 'session' }))) return { kind: 'allow', reason: `approved for this session (${text})` };
+    for (const rule of sessionRules) {
+      if (await allowApplies(rule)) return { kind: 'allow', reason: `approved for this session (${rule.pattern})` };
     }
   }
+  // A compound command whose every part the user approved for the session, rule by rule.
+  if (rulesMayAllow && command !== null && (await coversEveryPart(bashArguments(sessionRules), command, await parsedShell()))) return { kind: 'allow', reason: 'every part approved for this session' };
   for (const rule of context.rules) {
     if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
   }
@@ -109,6 +115,11 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   }
   if (outsideCwd && mode !== 'yolo') {
     return { kind: 'ask', reason: `It runs in ${cwd}, outside the workspace, where rules do not apply: it needs its own approval.`, rememberable: false };
+  }
+  // No ask or deny rule hit any part, and each part is allowed by some rule: the whole command is.
+  if (rulesMayAllow && command !== null) {
+    const allowed = [...sessionRules, ...context.rules.filter((r) => r.decision === 'allow')];
+    if (await coversEveryPart(bashArguments(allowed), command, await parsedShell())) return { kind: 'allow', reason: 'every part of the command is allowed by a rule' };
   }
 
   if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };

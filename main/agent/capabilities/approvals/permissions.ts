@@ -9,8 +9,12 @@ import { planOf } from './plan-state';
 import { type Decision, decide } from './engine';
 import type { ApprovalDesk, ApprovalRequest } from './requests';
 import { MODE_SUMMARY, cancelledMessage, headlessDenial, rejectionMessage } from './messages';
-import { publicRules } from './rule-files';
+import { RuleEditError, publicRules } from './rule-files';
 import { networkApprovals } from './network';
+import { type PermissionRule, bashArguments, bashCommandOf, parseRule, ruleApplies } from './rules';
+import { coversEveryPart } from '../../infra/policies/bash-rule';
+import { parseShell } from '../../infra/policies/shell-parse';
+import { suggestBashRules } from '../../infra/policies/suggest-rules';
 import { relative } from 'node:path';
 import picomatch from 'picomatch';
 import { matchPathSubject } from '../../infra/policies/rule-match';
@@ -53,6 +57,8 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
   const stillNeeded = (session: SessionHandle) => async (request: ApprovalRequest) => (await evaluate(session, request.call!)).kind !== 'allow';
 
   async function askUser(session: SessionHandle, call: ResolvedCall, decision: Extract<Decision, { kind: 'ask' }>): Promise<Authorization> {
+    const command = bashCommandOf(call);
+    const suggestedRules = decision.rememberable && command !== null ? suggestBashRules(command, await parseShell(command)).filter((r) => r !== call.execution.approvalRule) : [];
     const request: ApprovalRequest = {
       turnId: call.turnId,
       kind: call.execution.display.kind === 'goal_start' ? 'goal_start' : 'tool',
@@ -63,6 +69,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       reason: decision.reason,
       ...(decision.rememberable ? { approvalRule: call.execution.approvalRule } : {}),
       ...(decision.rememberable && call.execution.approvalScope ? { approvalScope: call.execution.approvalScope } : {}),
+      ...(suggestedRules.length ? { suggestedRules } : {}),
       call,
     };
     const answer = await hub.requestApproval(session, request, call.signal);
@@ -78,9 +85,32 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
     await hub.settleCovered(session, stillNeeded(session));
   }
 
-  function rememberForSession(session: SessionHandle, rule: string): void {
+  function rememberForSession(session: SessionHandle, added: readonly string[]): void {
     const rules = session.state(sessionRulesSlot);
-    if (!rules.get().includes(rule)) rules.set([...rules.get(), rule]);
+    const fresh = added.filter((rule) => !rules.get().includes(rule));
+    if (fresh.length) rules.set([...rules.get(), ...fresh]);
+  }
+
+  /** The rules to remember for an approval: the call's own, or the ones the user edited (which must still cover the call). */
+  async function rulesToRemember(request: ApprovalRequest, edited: readonly string[] | undefined): Promise<string[]> {
+    if (!edited) return [request.approvalRule!];
+    const call = request.call;
+    if (!call) throw new CommandError('invalid_request', 'Only a tool call can be remembered with edited rules.');
+    const rules: PermissionRule[] = [];
+    for (const text of edited) {
+      const parsed = parseRule(text);
+      if (!parsed.ok) throw new CommandError('invalid_request', `"${text}" is not a rule: ${parsed.message}.`);
+      if (parsed.rule.tool !== call.name) throw new CommandError('invalid_request', `"${text}" is not a ${call.name} rule: a rule remembered for this call must name ${call.name} itself, not another tool or a pattern of tools.`);
+      rules.push({ ...parsed.rule, decision: 'allow', source: 'session' });
+    }
+    const command = bashCommandOf(call);
+    const covers = command !== null ? await coversEveryPart(bashArguments(rules), command) : (await Promise.all(rules.map((r) => ruleApplies(r, call)))).some(Boolean);
+    if (!covers) throw new CommandError('invalid_request', `${edited.join(', ')} would not allow this very call; widen the rule (e.g. end it with :* for any arguments) or approve once.`);
+    return rules.map((r) => r.pattern);
+  }
+
+  async function trustedFolders() {
+    return (await hub.rules.trust.list()).map((folder) => ({ ...folder, current: folder.path === core.workspace }));
   }
 
   return {
@@ -123,6 +153,21 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
         if (session && previous) await announceMode(session, previous, await modeOf(session));
         return { permissions: publicRules(loaded) };
       },
+      editPermissionRule: async (change) => {
+        await asCommandError(() => hub.rules.edit(change));
+        return { permissions: publicRules((await hub.loadRules()).loaded) };
+      },
+      setDefaultMode: async ({ mode }) => {
+        await asCommandError(() => hub.rules.setUserDefaultMode(mode));
+        const { loaded } = await hub.loadRules();
+        return { mode: loaded.defaultMode ?? 'ask', permissions: publicRules(loaded) };
+      },
+      listTrustedFolders: async () => ({ folders: await trustedFolders() }),
+      forgetFolderTrust: async ({ path }) => {
+        if (!(await hub.rules.trust.forget(path))) throw new CommandError('not_found', `${path} is not in ${hub.rules.trust.path}.`);
+        const { loaded } = await hub.loadRules();
+        return { folders: await trustedFolders(), permissions: publicRules(loaded) };
+      },
       setPermissionMode: async ({ sessionId, mode }) => {
         const session = await core.session(sessionId);
         const previous = await modeOf(session);
@@ -138,6 +183,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
         if (answer.decision === 'approve' && answer.scope !== 'once' && !request.approvalRule) {
           throw new CommandError('invalid_request', 'This call can only be approved once: it touches a protected path, or it is not a tool call.');
         }
+        if (answer.decision === 'approve' && answer.rules && answer.scope === 'once') throw new CommandError('invalid_request', 'Rules are remembered only when approving for the session or always.');
         if (answer.decision === 'approve' && answer.selectedLabel !== undefined && !request.options?.includes(answer.selectedLabel)) {
           throw new CommandError('invalid_request', `"${answer.selectedLabel}" is not one of the options offered.`);
         }
@@ -151,10 +197,11 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
             }
           }
         } else if (answer.decision === 'approve' && answer.scope !== 'once' && request.approvalRule) {
-          rememberForSession(session, request.approvalRule);
+          const remembered = await rulesToRemember(request, answer.rules);
+          rememberForSession(session, remembered);
           if (answer.scope === 'always') {
             try {
-              await hub.rules.addLocalAllowRule(request.approvalRule);
+              for (const rule of remembered) await hub.rules.addLocalAllowRule(rule);
               await hub.loadRules();
             } catch (error) {
               warning = `Approved for this session, but the rule could not be saved: ${(error as Error).message}`;
@@ -167,4 +214,13 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       },
     },
   } satisfies Omit<Feature, 'name'>;
+}
+
+async function asCommandError(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof RuleEditError) throw new CommandError(error.code, error.message);
+    throw error;
+  }
 }

@@ -81,6 +81,10 @@ describe('AskUserQuestion in the window', () => {
     await h.core.turnDone(h.session.id);
     expect(JSON.parse(lastTool(h))).toEqual({ answers: { 'Which database?': 'DuckDB', 'Which extras?': 'Docker, Docs' } });
     expect(h.sessionEvents('question.answered')).toMatchObject([{ requestId: asked.requestId, dismissed: false }]);
+    // The window shows question → answer pairs, in the order asked.
+    expect(h.sessionEvents('tool.call.result').at(-1)).toMatchObject({
+      display: { kind: 'question_answers', dismissed: false, answers: [{ question: 'Which database?', answer: 'DuckDB' }, { question: 'Which extras?', answer: 'Docker, Docs' }] },
+    });
   });
 
   it('reports a dismissal to the model', async () => {

@@ -18,6 +18,8 @@ export interface ApprovalRequest {
   approvalRule?: string;
   /** What the rule covers in words, when wider than this call (a web host). */
   approvalScope?: string;
+  /** Broader rules to offer for "Always allow" (prefix rules for a command). */
+  suggestedRules?: string[];
   /** Labels the user may pick when approving (plan options). */
   options?: string[];
   call?: ResolvedCall;
@@ -81,6 +83,7 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
           ...(request.callId ? { callId: request.callId } : {}),
           ...(request.approvalRule ? { approvalRule: request.approvalRule } : {}),
           ...(request.approvalRule && request.approvalScope ? { approvalScope: request.approvalScope } : {}),
+          ...(request.suggestedRules?.length ? { suggestedRules: request.suggestedRules } : {}),
         }),
       );
       if (answer === 'cancelled') {

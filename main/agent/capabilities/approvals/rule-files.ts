@@ -1,6 +1,7 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { PermissionMode, PermissionRules, RuleProblem, RuleSource } from '../../../../protocol';
+import type { PermissionMode, PermissionRules, RuleEdit, RuleProblem, RuleSource } from '../../../../protocol';
+import { isWithin } from '../../infra/policies/path-guard';
 import { writeFileAtomic } from '../../infra/platform/files';
 import { type PermissionRule, type RuleDecision, parseRule } from './rules';
 import { type FolderTrust, TrustStore } from '../../infra/settings/trust';
@@ -13,6 +14,10 @@ export interface LoadedRules {
   problems: RuleProblem[];
   /** `permissions.defaultMode` (the local file wins over the project file, which wins over the user file). */
   defaultMode?: PermissionMode;
+  /** The file `defaultMode` comes from. */
+  defaultModeSource?: RuleSource;
+  /** Allow rules of the workspace's own files not used while the folder is untrusted. */
+  ignoredRules: PermissionRule[];
   files: RuleFilePaths;
   /** Whether the workspace is trusted, and what its own settings files ask for that is not used until it is. */
   trust: { trusted: boolean; ignored: string[] };
@@ -104,7 +109,10 @@ export class RuleStore {
 
   readonly trust: TrustStore;
 
-  constructor(home: string, workspace: string) {
+  constructor(
+    home: string,
+    private readonly workspace: string,
+  ) {
     this.files = ruleFilePaths(home, workspace);
     this.trust = new TrustStore(home, workspace);
   }
@@ -117,12 +125,15 @@ export class RuleStore {
     if (this.cache?.key === key) return { loaded: this.cache.loaded, changed: false };
     const results = await Promise.all(sources.map(([source, path]) => loadRuleFile(path, source)));
     const trust = await this.trust.get();
-    const ignored = trust.trusted ? [] : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust)));
-    const defaultMode = results[2]?.defaultMode ?? results[1]?.defaultMode ?? results[0]?.defaultMode;
+    const ignoredRules: PermissionRule[] = [];
+    const ignored = trust.trusted ? [] : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust, ignoredRules)));
+    const modeAt = [2, 1, 0].find((i) => results[i]?.defaultMode !== undefined);
+    const defaultMode = modeAt === undefined ? undefined : results[modeAt]!.defaultMode;
     const loaded: LoadedRules = {
       rules: results.flatMap((r) => r.rules),
       problems: results.flatMap((r) => r.problems),
-      ...(defaultMode ? { defaultMode } : {}),
+      ...(defaultMode && modeAt !== undefined ? { defaultMode, defaultModeSource: sources[modeAt]![0] } : {}),
+      ignoredRules,
       files: this.files,
       trust: { trusted: trust.trusted, ignored },
     };
@@ -135,42 +146,110 @@ export class RuleStore {
 
   /** Add a host to `sandbox.network.allowedDomains` in `.deft/settings.local.json` (the user chose it: used without trusting the folder). */
   async addLocalAllowedDomain(entry: string): Promise<void> {
-    const { path, root } = await this.localSettings();
-    const sandbox = (root.sandbox ?? {}) as Record<string, unknown>;
-    const network = (sandbox.network ?? {}) as Record<string, unknown>;
-    if (typeof sandbox !== 'object' || typeof network !== 'object' || Array.isArray(sandbox) || Array.isArray(network)) throw new Error(`"sandbox.network" in ${path} must be an object.`);
-    const domains = Array.isArray(network.allowedDomains) ? network.allowedDomains : [];
-    if (!domains.includes(entry)) domains.push(entry);
-    await this.trust.approveRule(networkRule(entry));
-    root.sandbox = { ...sandbox, network: { ...network, allowedDomains: domains } };
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, JSON.stringify(root, null, 2) + '\n', 0o644);
-  }
-
-  private async localSettings(): Promise<{ path: string; root: Record<string, unknown> }> {
     const path = this.files.local;
-    const read = await readSettings(path);
-    if (read?.problem) throw new Error(`${path} ${read.problem}`);
-    const root = (read?.raw ?? {}) as Record<string, unknown>;
-    if (!root || typeof root !== 'object' || Array.isArray(root)) throw new Error(`${path} must hold a JSON object; fix it, then choose "Always allow" again.`);
-    return { path, root };
-  }
-
-  /** Add an allow rule to `.deft/settings.local.json`, keeping everything else in the file. */
-  async addLocalAllowRule(rule: string): Promise<void> {
-    const { path, root } = await this.localSettings();
-    const permissions = (root.permissions ?? {}) as Record<string, unknown>;
-    if (!permissions || typeof permissions !== 'object' || Array.isArray(permissions)) throw new Error(`"permissions" in ${path} must be an object.`);
-    const allow = permissions.allow ?? [];
-    if (!Array.isArray(allow)) throw new Error(`"permissions.allow" in ${path} must be a list.`);
-    if (!allow.includes(rule)) allow.push(rule);
-    // The user chose this rule: it is used even where the folder's own rules are not trusted.
-    await this.trust.approveRule(rule);
-    root.permissions = { ...permissions, allow };
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, JSON.stringify(root, null, 2) + '\n', 0o644);
+    await this.editFile('local', (root) => {
+      const sandbox = (root.sandbox ?? {}) as Record<string, unknown>;
+      if (!sandbox || typeof sandbox !== 'object' || Array.isArray(sandbox)) throw new RuleEditError(`"sandbox" in ${path} must be an object.`);
+      const network = (sandbox.network ?? {}) as Record<string, unknown>;
+      if (!network || typeof network !== 'object' || Array.isArray(network)) throw new RuleEditError(`"sandbox.network" in ${path} must be an object.`);
+      const domains = Array.isArray(network.allowedDomains) ? network.allowedDomains : [];
+      if (!domains.includes(entry)) domains.push(entry);
+      root.sandbox = { ...sandbox, network: { ...network, allowedDomains: domains } };
+    });
+    await this.trust.approveRule(networkRule(entry));
     this.cache = null;
   }
+
+  /** Add an allow rule to `.deft/settings.local.json` ("Always allow"), keeping everything else in the file. */
+  async addLocalAllowRule(rule: string): Promise<void> {
+    await this.edit({ action: 'add', source: 'local', decision: 'allow', rule });
+  }
+
+  /**
+   * Add a rule to, or remove one from, one settings file, keeping everything else in it; written
+   * atomically. Folder trust holds: an allow rule the user adds to the workspace's files is approved
+   * on its own (as with "Always allow") — never the folder's other rules — and removing one withdraws
+   * that approval, so a copy the repository ships is not used in the user's name.
+   */
+  async edit(change: RuleEdit): Promise<void> {
+    const parsed = parseRule(change.rule);
+    if (!parsed.ok) throw new RuleEditError(`"${change.rule}" is not a rule: ${parsed.message}.`);
+    const rule = parsed.rule.pattern;
+    const path = this.files[change.source];
+    await this.editFile(change.source, (root) => {
+      const permissions = sectionOf(root, path);
+      const list = permissions[change.decision] ?? [];
+      if (!Array.isArray(list)) throw new RuleEditError(`"permissions.${change.decision}" in ${path} must be a list; fix the file, then try again.`);
+      if (change.action === 'add') {
+        if (!list.includes(rule)) list.push(rule);
+      } else {
+        const at = list.indexOf(rule);
+        if (at < 0) throw new RuleEditError(`${path} has no ${change.decision} rule "${rule}".`, 'not_found');
+        list.splice(at, 1);
+      }
+      permissions[change.decision] = list;
+      root.permissions = permissions;
+    });
+    if (change.source !== 'user' && change.decision === 'allow') {
+      if (change.action === 'add') await this.trust.approveRule(rule);
+      else await this.trust.withdrawRule(rule);
+    }
+    this.cache = null;
+  }
+
+  /** `permissions.defaultMode` in the user's settings file (null removes it). */
+  async setUserDefaultMode(mode: PermissionMode | null): Promise<void> {
+    await this.editFile('user', (root) => {
+      const permissions = sectionOf(root, this.files.user);
+      if (mode) permissions.defaultMode = mode;
+      else delete permissions.defaultMode;
+      root.permissions = permissions;
+    });
+    this.cache = null;
+  }
+
+  /**
+   * Change one settings file in place. A file that does not parse is never overwritten (the user would
+   * lose what they wrote); a workspace file is written only inside the workspace, never through a
+   * symlinked `.deft/` folder or file a cloned repository could point at something else.
+   */
+  private async editFile(source: RuleSource, change: (root: Record<string, unknown>) => void): Promise<void> {
+    const path = this.files[source];
+    if (source !== 'user') await this.checkInsideWorkspace(path);
+    const read = await readSettings(path);
+    if (read?.problem) throw new RuleEditError(`${path} ${read.problem}. Fix it by hand first; Deft does not overwrite it.`);
+    const root = read?.raw ?? {};
+    if (!root || typeof root !== 'object' || Array.isArray(root)) throw new RuleEditError(`${path} must hold a JSON object; fix it, then try again.`);
+    change(root as Record<string, unknown>);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, JSON.stringify(root, null, 2) + '\n', source === 'user' ? 0o600 : 0o644);
+  }
+
+  private async checkInsideWorkspace(path: string): Promise<void> {
+    const workspace = await realpath(this.workspace);
+    for (const target of [dirname(path), path]) {
+      const link = await lstat(target).catch(() => null);
+      if (link?.isSymbolicLink()) throw new RuleEditError(`${target} is a symbolic link; Deft does not write settings through it. Replace it with a real ${target === path ? 'file' : 'folder'} to edit rules here.`);
+    }
+    const folder = await realpath(dirname(path)).catch(() => null);
+    if (folder && !isWithin(folder, workspace)) throw new RuleEditError(`${dirname(path)} resolves outside the workspace; Deft does not write settings there.`);
+  }
+}
+
+/** A rule edit that cannot be made, with what to do about it. */
+export class RuleEditError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'invalid_request' | 'not_found' = 'invalid_request',
+  ) {
+    super(message);
+  }
+}
+
+function sectionOf(root: Record<string, unknown>, path: string): Record<string, unknown> {
+  const permissions = root.permissions ?? {};
+  if (!permissions || typeof permissions !== 'object' || Array.isArray(permissions)) throw new RuleEditError(`"permissions" in ${path} must be an object; fix it, then try again.`);
+  return permissions as Record<string, unknown>;
 }
 
 /**
@@ -178,11 +257,12 @@ export class RuleStore {
  * widen it: allow rules the user did not approve in Deft, and a default mode beyond "ask", are removed
  * from `result` (in place) and described.
  */
-function untrustedWidening(result: FileResult, file: string, trust: FolderTrust): string[] {
+function untrustedWidening(result: FileResult, file: string, trust: FolderTrust, ignoredRules: PermissionRule[]): string[] {
   const ignored: string[] = [];
   result.rules = result.rules.filter((rule) => {
     if (rule.decision !== 'allow' || trust.approvedRules.includes(rule.pattern)) return true;
     ignored.push(`allow ${rule.pattern} (${file})`);
+    ignoredRules.push(rule);
     return false;
   });
   if (result.defaultMode && result.defaultMode !== 'ask') {
@@ -194,10 +274,12 @@ function untrustedWidening(result: FileResult, file: string, trust: FolderTrust)
 
 /** What the UI sees of loaded rules. */
 export function publicRules(loaded: LoadedRules): PermissionRules {
+  const info = (r: PermissionRule) => ({ decision: r.decision, pattern: r.pattern, source: r.source as RuleSource, file: r.file ?? '' });
   return {
-    rules: loaded.rules.map((r) => ({ decision: r.decision, pattern: r.pattern, source: r.source as RuleSource, file: r.file ?? '' })),
+    rules: [...loaded.rules.map(info), ...loaded.ignoredRules.map((r) => ({ ...info(r), ignored: true }))],
     problems: loaded.problems,
     files: loaded.files,
     trust: loaded.trust,
+    ...(loaded.defaultMode && loaded.defaultModeSource ? { defaultMode: { mode: loaded.defaultMode, source: loaded.defaultModeSource } } : {}),
   };
 }

@@ -63,6 +63,11 @@ function toolMatcher(glob: string): picomatch.Matcher {
   return match;
 }
 
+/** The arguments of the rules that apply to Bash (`Bash(...)`, `B*(...)`), for covering a compound command part by part. */
+export function bashArguments(rules: readonly ParsedRule[]): string[] {
+  return rules.flatMap((rule) => (rule.argument !== undefined && toolMatcher(rule.tool)('Bash') ? [rule.argument] : []));
+}
+
 /** The command a Bash call runs, when the call is a Bash call. */
 export function bashCommandOf(call: Pick<ResolvedCall, 'name' | 'args'>): string | null {
   if (call.name !== 'Bash') return null;

@@ -1,15 +1,10 @@
-import { lstat, realpath } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CommandHandlers } from '../../contract/commands';
-import { CommandError } from '../../contract/errors';
 import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
-import { isWithin } from '../../infra/policies/path-guard';
 import { promptList } from './history';
 import { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
 import { writeCheckpointSettings } from './settings';
 import { CheckpointStorageKeeper } from './storage';
-import { unsafePath } from './store/restore';
 import type { Checkpoint } from './store/store';
 import { WorkspaceCheckpoints } from './workspace';
 
@@ -65,11 +60,6 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       return storage.report();
     },
     cleanUpCheckpoints: async () => storage.cleanUp(),
-    openInEditor: async ({ path }) => {
-      if (!core.openInEditor) throw new CommandError('unsupported', 'Opening files in an editor is only available in the desktop app.');
-      const full = await workspaceFile(core.workspace, path);
-      return { opened: await core.openInEditor(full), path: full };
-    },
   };
 
   const feature: Feature = {
@@ -123,12 +113,3 @@ export const checkpointsFeature: FeatureFactory = (core) => {
   };
   return feature;
 };
-
-/** A workspace file by its workspace-relative path, refused when it leaves the workspace or is not a file. */
-async function workspaceFile(workspace: string, path: string): Promise<string> {
-  if (unsafePath(path)) throw new CommandError('invalid_request', `"${path}" is not a path inside the workspace.`);
-  const full = await realpath(join(workspace, path)).catch(() => null);
-  if (!full || !isWithin(full, workspace)) throw new CommandError('not_found', `${path} is not a file in the workspace.`);
-  if (!(await lstat(full)).isFile()) throw new CommandError('invalid_request', `${path} is not a file.`);
-  return full;
-}

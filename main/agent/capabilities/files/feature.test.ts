@@ -133,10 +133,12 @@ describe('the files feature, driven by a model', () => {
     expect(preview.dataUrl).toMatch(/^data:image\/webp;base64,/);
   });
 
-  it('refuses attachments that are not model-ready images, too large, or previews of other files', async () => {
+  it('keeps other files as files, and refuses images the model cannot see, bad data, or previews of other files', async () => {
     h = await createHarness();
     const save = (name: string, data: string) => h.core.handlers.saveAttachment({ sessionId: h.session.id, name, data });
-    await expect(save('notes.txt', Buffer.from('hello').toString('base64'))).rejects.toThrow('notes.txt is a text file, not an image.');
+    const notes = await save('notes.txt', Buffer.from('hello').toString('base64'));
+    expect(notes.attachment).toMatchObject({ kind: 'file', name: 'notes.txt' });
+    expect(await readFile(notes.attachment.path, 'utf8')).toBe('hello');
     const tiff = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).tiff().toBuffer();
     await expect(save('scan.tiff', tiff.toString('base64'))).rejects.toThrow(/TIFF image; only PNG, JPEG, GIF and WebP/);
     await expect(save('x.png', 'not base64!')).rejects.toThrow('The attachment data is not valid base64.');

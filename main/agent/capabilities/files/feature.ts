@@ -10,6 +10,9 @@ import { readTool } from './tools/read/read';
 import { writeTool } from './tools/write/write';
 import { attachmentPreview, saveAttachment } from './attachments';
 import { FileTracker } from './file-state';
+import { FileIndex } from './file-index';
+import { CommandError } from '../../contract/errors';
+import { openableInEditor, readForViewer } from './workspace-file';
 
 /** The stale guard's record, kept with the session; FileTracker.restore checks each entry. */
 const seenSlot = stateSlot('files.seen', z.record(z.string(), z.unknown()), {});
@@ -17,10 +20,14 @@ const seenSlot = stateSlot('files.seen', z.record(z.string(), z.unknown()), {});
 /**
  * The file tools (Read, Write, Edit, Grep, Glob, ReadMediaFile) and what they remember per session:
  * the stale guard's record of which files the agent has read or written, kept with the session.
- * Also the commands that save and preview images attached to a prompt.
+ * Also the commands that save and preview files attached to a prompt, the @-mention picker's file
+ * index, and the read-only file viewer.
  */
 export const filesFeature: FeatureFactory = (core) => {
   const trackers = new Map<string, FileTracker>();
+  // The @-mention picker's index: a window will ask for it soon, so it is built in the background from the start.
+  const index = new FileIndex(core.workspace, () => core.now());
+  if (core.host !== 'cli') void index.refresh();
   const trackerFor = (session: SessionHandle) => {
     let tracker = trackers.get(session.id);
     if (!tracker) {
@@ -48,7 +55,15 @@ export const filesFeature: FeatureFactory = (core) => {
     commands: {
       saveAttachment: async ({ sessionId, name, data }) => ({ attachment: await saveAttachment((await core.session(sessionId)).dir, name, data) }),
       attachmentPreview: async ({ sessionId, path }) => attachmentPreview((await core.session(sessionId)).dir, path),
+      searchFiles: async ({ query, limit }) => index.search(query, limit),
+      readWorkspaceFile: async ({ path }) => readForViewer(path, core.workspace, core.openFile !== undefined),
+      openInEditor: async ({ path }) => {
+        if (!core.openFile) throw new CommandError('unsupported', 'Opening files in the system editor is only available in the desktop app.');
+        const full = await openableInEditor(path, core.workspace);
+        return { opened: await core.openFile(full), path: full };
+      },
     },
+    close: async () => index.close(),
   };
   return feature;
 };

@@ -5,7 +5,7 @@ import { createGoalTool } from './tools/create-goal/create-goal';
 import { getGoalTool } from './tools/get-goal/get-goal';
 import { setGoalBudgetTool } from './tools/set-goal-budget/set-goal-budget';
 import { updateGoalTool } from './tools/update-goal/update-goal';
-import { budgetExhausted, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from './state';
+import { budgetExhausted, countingRunningTurn, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from './state';
 
 function continuationPrompt(session: SessionHandle, now: number) {
   const goal = goalView(storedGoal(session)!, session, now);
@@ -81,7 +81,7 @@ export const goalsFeature: FeatureFactory = (core) => {
         }
         if (action === 'pause') {
           if (goal.status !== 'active') throw new CommandError('invalid_request', `The goal is ${goal.status}, not active, so it cannot be paused.`);
-          return { goal: saveGoal(session, withStatus(goal, session, 'paused', 'Paused by the user.', now), now) };
+          return { goal: saveGoal(session, withStatus(countingRunningTurn(goal, session), session, 'paused', 'Paused by the user.', now), now) };
         }
         if (goal.status === 'active') return { goal: goalView(goal, session, now) };
         if (goal.status === 'complete') throw new CommandError('invalid_request', 'The goal is complete. Ask Deft for a new goal instead.');

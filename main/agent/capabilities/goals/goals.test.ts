@@ -38,7 +38,8 @@ describe('goals', () => {
     expect(goalTurns(h)[0]).toMatchObject({ text: 'Continue the goal: Make the tests pass' });
     const continuation = h.server.requests[2]!.body.messages.at(-1)!;
     expect(continuation.content).toContain('<goal-continuation>\nObjective: Make the tests pass\nCompletion criterion: npm test exits 0');
-    expect(goal(h)).toMatchObject({ status: 'complete', reason: 'All green', used: { turns: 2 } });
+    // Three turns worked on it: the one that created it, the continuation, and the one in which it completed.
+    expect(goal(h)).toMatchObject({ status: 'complete', reason: 'All green', used: { turns: 3 } });
     // UpdateGoal "complete" ended the turn: the answer queued after it was never asked for.
     expect(h.server.requests).toHaveLength(4);
     expect(h.sessionEvents('turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
@@ -110,6 +111,18 @@ describe('goals', () => {
     await idle(h);
     expect(goalTurns(h)).toHaveLength(1);
     expect(goal(h)).toMatchObject({ status: 'blocked', budget: { turns: 2 }, used: { turns: 2 }, reason: 'Stopped: its budget of 2 turns is used up.' });
+  });
+
+  it('counts the turn in which a goal completes, even when it is the turn that created it', async () => {
+    h = await createHarness();
+    h.server.enqueue(
+      { chunks: [...toolStep(callChunk('CreateGoal', { objective: 'One shot' })).chunks!, { usage: { prompt_tokens: 100, completion_tokens: 10 } }] },
+      { chunks: [...toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'Done' })).chunks!, { usage: { prompt_tokens: 300, completion_tokens: 20 } }] },
+      textReply('All done.', 50),
+    );
+    await h.run('do it in one go');
+    await idle(h);
+    expect(goal(h)).toMatchObject({ status: 'complete', used: { turns: 1, tokens: 320 } });
   });
 
   it('counts tokens only while the goal is active and stops at the token budget', async () => {

@@ -78,6 +78,14 @@ export function withStatus(goal: StoredGoal, session: SessionHandle, status: Goa
   return next;
 }
 
+/**
+ * The goal with the running turn counted, when it stops while a turn runs (the model marks it complete
+ * or blocked, the user pauses it): that turn worked on it, and no later turn-end will count it.
+ */
+export function countingRunningTurn(goal: StoredGoal, session: SessionHandle): StoredGoal {
+  return goal.status === 'active' && session.running ? { ...goal, turns: goal.turns + 1 } : goal;
+}
+
 /** Persist and announce a goal (null clears it). */
 export function saveGoal(session: SessionHandle, goal: StoredGoal | null, now: number): Goal | null {
   session.state(goalSlot).set(goal);

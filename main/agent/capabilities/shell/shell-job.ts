@@ -51,12 +51,60 @@ export interface JobOptions {
   now?: () => number;
 }
 
+/** Lines [from, to) of a text that came from stderr (0-based). */
+export type LineRange = [from: number, to: number];
+
 /** The output a model reads: all of it when small (`tail` empty), else its head and tail with the middle left in the log. */
 export interface OutputExcerpt {
   head: string;
   tail: string;
   omittedBytes: number;
+  /** Lines of `head` and of `tail` written to stderr (the window tints them). */
+  stderr: { head: LineRange[]; tail: LineRange[] };
 }
+
+/** A piece of output as it arrived, and from which stream. */
+interface Piece {
+  buf: Buffer;
+  err: boolean;
+}
+
+/** At most this many stderr line ranges are kept per part: beyond it the tint is dropped, never wrong. */
+const MAX_STDERR_RANGES = 500;
+
+const newlines = (text: string) => {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+/** Readable text of pieces (each stream's run cleaned on its own), and which of its lines came from stderr. */
+function textOf(pieces: readonly Piece[]): { text: string; stderr: LineRange[] } {
+  let text = '';
+  let lines = 0;
+  const stderr: LineRange[] = [];
+  for (let i = 0; i < pieces.length; ) {
+    const err = pieces[i]!.err;
+    let j = i;
+    while (j < pieces.length && pieces[j]!.err === err) j++;
+    const run = terminalText(Buffer.concat(pieces.slice(i, j).map((p) => p.buf)).toString('utf8'));
+    if (err && run) {
+      const from = lines;
+      const to = from + newlines(run.endsWith('\n') ? run.slice(0, -1) : run) + 1;
+      const last = stderr.at(-1);
+      if (last && last[1] >= from) last[1] = Math.max(last[1], to);
+      else if (stderr.length < MAX_STDERR_RANGES) stderr.push([from, to]);
+    }
+    text += run;
+    lines += newlines(run);
+    i = j;
+  }
+  return { text, stderr };
+}
+
+/** Line ranges after the first `drop` lines are removed. */
+const shiftRanges = (ranges: LineRange[], drop: number): LineRange[] =>
+  ranges.filter(([, to]) => to > drop).map(([from, to]) => [Math.max(0, from - drop), to - drop]);
 
 /**
  * One shell command in a process group (and session) of its own: stdin is /dev/null and there is no
@@ -72,11 +120,11 @@ export class ShellJob {
   readonly done: Promise<JobOutcome>;
   private stopReason: EndReason | null = null;
   private stopping: Promise<void> | null = null;
-  private readonly listeners = new Set<(chunk: Buffer) => void>();
-  private small: Buffer[] | null = [];
-  private readonly head: Buffer[] = [];
+  private readonly listeners = new Set<(chunk: Buffer, stream: 'stdout' | 'stderr') => void>();
+  private small: Piece[] | null = [];
+  private readonly head: Piece[] = [];
   private headBytes = 0;
-  private readonly tail: Buffer[] = [];
+  private readonly tail: Piece[] = [];
   private tailBytes = 0;
   private capped = false;
   private deadline: ReturnType<typeof setTimeout> | undefined;
@@ -135,8 +183,8 @@ export class ShellJob {
     return job;
   }
 
-  /** Live output (raw bytes, as written to the log). Returns an unsubscribe function. */
-  onOutput(listener: (chunk: Buffer) => void): () => void {
+  /** Live output (raw bytes, as written to the log) and the stream it came from. Returns an unsubscribe function. */
+  onOutput(listener: (chunk: Buffer, stream: 'stdout' | 'stderr') => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -164,30 +212,44 @@ export class ShellJob {
 
   /** What the model reads: cleaned text, whole when small, otherwise head and tail. */
   excerpt(): OutputExcerpt {
-    if (this.small) return { head: terminalText(Buffer.concat(this.small).toString('utf8')), tail: '', omittedBytes: 0 };
-    const all = Buffer.concat(this.tail);
-    const tailBytes = all.subarray(Math.max(0, all.length - TAIL_BYTES));
-    const omittedBytes = Math.max(0, this.outputBytes - this.headBytes - tailBytes.length);
-    let tail = terminalText(tailBytes.toString('utf8'));
+    if (this.small) {
+      const whole = textOf(this.small);
+      return { head: whole.text, tail: '', omittedBytes: 0, stderr: { head: whole.stderr, tail: [] } };
+    }
+    // The last TAIL_BYTES of what is kept: the oldest piece is cut to fit.
+    let extra = this.tailBytes - TAIL_BYTES;
+    const pieces = this.tail.map((p) => {
+      if (extra <= 0) return p;
+      const cut = Math.min(extra, p.buf.length);
+      extra -= cut;
+      return { buf: p.buf.subarray(cut), err: p.err };
+    });
+    const tailBytes = Math.min(this.tailBytes, TAIL_BYTES);
+    const omittedBytes = Math.max(0, this.outputBytes - this.headBytes - tailBytes);
+    let { text: tail, stderr: tailErr } = textOf(pieces);
     const firstBreak = tail.indexOf('\n');
     // The tail starts mid-line (and maybe mid-character): show whole lines only.
-    if (omittedBytes > 0 && firstBreak >= 0 && firstBreak < tail.length - 1) tail = tail.slice(firstBreak + 1);
-    return { head: terminalText(Buffer.concat(this.head).toString('utf8')), tail, omittedBytes };
+    if (omittedBytes > 0 && firstBreak >= 0 && firstBreak < tail.length - 1) {
+      tail = tail.slice(firstBreak + 1);
+      tailErr = shiftRanges(tailErr, 1);
+    }
+    const head = textOf(this.head);
+    return { head: head.text, tail, omittedBytes, stderr: { head: head.stderr, tail: tailErr } };
   }
 
-  private keep(piece: Buffer): void {
+  private keep(piece: Buffer, err: boolean): void {
     if (this.small) {
-      this.small.push(piece);
+      this.small.push({ buf: piece, err });
       if (this.outputBytes > HEAD_BYTES + TAIL_BYTES) this.small = null;
     }
     if (this.headBytes < HEAD_BYTES) {
       const part = piece.subarray(0, HEAD_BYTES - this.headBytes);
-      this.head.push(part);
+      this.head.push({ buf: part, err });
       this.headBytes += part.length;
     }
-    this.tail.push(piece);
+    this.tail.push({ buf: piece, err });
     this.tailBytes += piece.length;
-    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.length >= TAIL_BYTES) this.tailBytes -= this.tail.shift()!.length;
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.buf.length >= TAIL_BYTES) this.tailBytes -= this.tail.shift()!.buf.length;
   }
 
   private async run(ready: () => void): Promise<JobOutcome> {
@@ -222,7 +284,7 @@ export class ShellJob {
     this.pid = subprocess.pid;
     if (this.pid !== undefined) trackGroup(this.pid, `${TASK_MARKER_VAR}=${this.id}`);
     const streams = [subprocess.stdout, subprocess.stderr].filter((s): s is Readable => s !== null && s !== undefined);
-    const onData = (chunk: Buffer) => {
+    const onData = (chunk: Buffer, stream: 'stdout' | 'stderr') => {
       if (this.capped) return;
       let piece = chunk;
       const room = this.maxOutputBytes - this.outputBytes;
@@ -233,21 +295,25 @@ export class ShellJob {
       if (piece.length) {
         this.outputBytes += piece.length;
         this.lastOutputAt = this.now();
-        this.keep(piece);
+        this.keep(piece, stream === 'stderr');
         if (!writer.write(piece)) {
           for (const s of streams) s.pause();
           writer.once('drain', () => {
             for (const s of streams) s.resume();
           });
         }
-        for (const listener of this.listeners) listener(piece);
+        for (const listener of this.listeners) listener(piece, stream);
       }
       if (this.capped) void this.stop('output_limit');
     };
-    for (const s of streams) s.on('data', onData);
+    const onStdout = (chunk: Buffer) => onData(chunk, 'stdout');
+    const onStderr = (chunk: Buffer) => onData(chunk, 'stderr');
+    subprocess.stdout?.on('data', onStdout);
+    subprocess.stderr?.on('data', onStderr);
     ready();
     const result = await subprocess;
-    for (const s of streams) s.off('data', onData);
+    subprocess.stdout?.off('data', onStdout);
+    subprocess.stderr?.off('data', onStderr);
     writer.end();
     await writerClosed;
     await this.stopping;

@@ -113,3 +113,20 @@ export async function bashRuleHits(argument: string, command: string, parsed?: P
   if (!shell.complete) return command.split(/[\n;&|]+/).some((piece) => piece.trim() !== '' && matchCommand(argument, piece.trim()));
   return false;
 }
+
+/**
+ * Whether ALLOW rule arguments together cover a command line: every simple command in it is matched
+ * by at least one of them (`Bash(git diff:*)` and `Bash(npm test:*)` cover `git diff && npm test`).
+ * Unparseable input is never covered this way.
+ */
+export async function coversEveryPart(argumentsList: readonly string[], command: string, parsed?: ParsedShell): Promise<boolean> {
+  if (!argumentsList.length) return false;
+  const shell = parsed ?? (await parseShell(command));
+  if (!shell.complete || shell.commands.length === 0) return false;
+  return shell.commands.every((part) =>
+    argumentsList.some((argument) => {
+      const literal = literalArgument(argument);
+      return (literal !== null && literal.trim() === part.text.trim()) || matchCommand(argument, part.text);
+    }),
+  );
+}

@@ -14,6 +14,10 @@ export interface SessionMeta {
   createdAt: number;
   updatedAt: number;
   turns: number;
+  /** The model the user chose for this session's turns (absent: the provider's). */
+  model?: string;
+  /** The user named the session: its first prompt does not replace the title. */
+  named?: boolean;
 }
 
 export const LOG_FILE = 'log.jsonl';
@@ -121,14 +125,14 @@ export class Session {
   }
 
   /** Add a model call's tokens to the session's total and tell the UI (goal budgets read the total). */
-  countUsage(turnId: string, usage: Usage): void {
+  countUsage(turnId: string, usage: Usage, model?: string): void {
     const total = this.usageTotal;
     total.inputTokens += usage.inputTokens;
     total.outputTokens += usage.outputTokens;
     // Cache figures are summed where the provider reports them (a total of 0 says it reported none yet).
     if (usage.cachedTokens !== undefined) total.cachedTokens = (total.cachedTokens ?? 0) + usage.cachedTokens;
     if (usage.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + usage.cacheWriteTokens;
-    this.emit({ type: 'usage', turnId, step: usage, total: { ...total } });
+    this.emit({ type: 'usage', turnId, step: usage, total: { ...total }, ...(model ? { model } : {}) });
   }
 
   setState(key: string, value: unknown): void {
@@ -201,9 +205,9 @@ export class Session {
     return this.seq;
   }
 
-  /** Record the first prompt as the title and bump the counters. */
+  /** Record the first prompt as the title (unless the user named the session) and bump the counters. */
   noteTurnStarted(prompt: string): void {
-    if (this.meta.turns === 0 || !this.meta.title) this.meta.title = titleFrom(prompt);
+    if (!this.meta.named && (this.meta.turns === 0 || !this.meta.title)) this.meta.title = titleFrom(prompt);
     this.meta.turns++;
     this.meta.updatedAt = this.now();
   }
@@ -212,9 +216,33 @@ export class Session {
     this.meta.updatedAt = this.now();
   }
 
-  summary(): SessionSummary {
-    return { ...this.meta, running: this.running };
+  /** The title the user gave; written to disk at once. */
+  async rename(title: string): Promise<void> {
+    this.meta.title = title;
+    this.meta.named = true;
+    await this.flush();
   }
+
+  /** The model for the next turns (null: the provider's); written to disk at once. */
+  async setModel(model: string | null): Promise<void> {
+    if (model) this.meta.model = model;
+    else delete this.meta.model;
+    await this.flush();
+  }
+
+  get model(): string | undefined {
+    return this.meta.model;
+  }
+
+  summary(): SessionSummary {
+    return summaryOf(this.meta, this.running);
+  }
+}
+
+/** What the UI is told about a session (the bookkeeping fields stay on disk). */
+export function summaryOf(meta: SessionMeta, running = false): SessionSummary {
+  const { named: _named, ...rest } = meta;
+  return { ...rest, running };
 }
 
 function lowerBound(events: readonly SessionEvent[], afterSeq: number): number {

@@ -66,9 +66,37 @@ export class TrustStore {
     await this.update((entry) => ({ ...entry, mcpServers: { ...(entry.mcpServers ?? {}), [name]: decision } }));
   }
 
+  /** The user removed an allow rule they had approved: a copy the folder ships is no longer used in their name. */
+  async withdrawRule(rule: string): Promise<void> {
+    await this.update((entry) => ({ ...entry, approvedRules: (entry.approvedRules ?? []).filter((r) => r !== rule) }));
+  }
+
+  /** Every folder the file speaks of. */
+  async list(): Promise<Array<{ path: string } & FolderTrust>> {
+    const { folders } = await this.read();
+    return Object.entries(folders).map(([path, entry]) => ({
+      path,
+      trusted: entry?.trusted === true,
+      approvedRules: Array.isArray(entry?.approvedRules) ? entry.approvedRules.filter((r) => typeof r === 'string') : [],
+    }));
+  }
+
+  /** Drop what the file says about a folder (its trust and approved rules); false when it said nothing. */
+  async forget(path: string): Promise<boolean> {
+    const file = await this.read();
+    if (!Object.hasOwn(file.folders, path)) return false;
+    delete file.folders[path];
+    await this.write(file);
+    return true;
+  }
+
   private async update(change: (entry: TrustFile['folders'][string]) => TrustFile['folders'][string]): Promise<void> {
     const file = await this.read();
     file.folders[this.workspace] = change(file.folders[this.workspace] ?? {});
+    await this.write(file);
+  }
+
+  private async write(file: TrustFile): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     await writeFileAtomic(this.path, JSON.stringify(file, null, 2) + '\n', 0o600);
   }

@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import type { AppEvent, TaskInfo } from '../../../../protocol';
 import { type Fact, reminder } from '../../contract/facts';
 import type { TurnOutcome, TurnPrompt } from '../../contract/feature';
@@ -136,10 +137,20 @@ export class TaskBoard implements SessionTasks {
     return { ...info, tail: lastLines((await readLog(record.outputPath, undefined, 8 * 1024)).text, PANEL_LINES) };
   }
 
-  readOutput(id: string, offset: number | undefined, length: number) {
-    const record = this.records.get(id);
-    if (!record) return null;
-    return readLog(record.outputPath, offset, length).then((slice) => ({ ...slice, path: record.outputPath }));
+  async readOutput(id: string, offset: number | undefined, length: number) {
+    const path = this.records.get(id)?.outputPath ?? (await this.foregroundLog(id));
+    if (!path) return null;
+    return { ...(await readLog(path, offset, length)), path };
+  }
+
+  /** The log a foreground command left under this session (never listed as a task): a regular file, never a link. */
+  private async foregroundLog(id: string): Promise<string | null> {
+    const path = this.outputPath(id);
+    try {
+      return (await lstat(path)).isFile() ? path : null;
+    } catch {
+      return null;
+    }
   }
 
   async stop(id: string, by: StoppedBy, reason?: string): Promise<TaskRecord | undefined> {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { TaskInfo, type TaskKind, type TaskStatus } from '../../../../protocol/tasks';
@@ -63,7 +64,8 @@ export async function readLog(path: string, offset: number | undefined, length: 
   const start = Math.min(size, offset ?? Math.max(0, size - length));
   const end = Math.min(size, start + length);
   if (end <= start) return { text: '', offset: start, end: start, size };
-  const handle = await open(path, 'r');
+  // A log is a file Deft wrote: never follow a link put in its place.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const buffer = Buffer.alloc(end - start);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);

@@ -25,6 +25,8 @@ export interface StepSetup {
   system: () => Promise<string>;
   tools: readonly ToolSchema[];
   contextWindow: number;
+  /** The model's name, for the usage it reports (pricing). */
+  model?: string;
 }
 
 export interface CompactionRequest {
@@ -114,7 +116,7 @@ export class ContextKeeper {
         return { outcome: written.kind, ...error };
       }
       // The compaction call costs tokens too: they count in the session's total.
-      if (written.usage) session.countUsage(ids.turnId ?? compactionId, written.usage);
+      if (written.usage) session.countUsage(ids.turnId ?? compactionId, written.usage, setup.model);
       const reattach = await this.reattachments(handle);
       const kept = compactedHistory(before, written.note, reattach.flatMap((r) => r.texts));
       // Every fact the model should know is said again after the note (nothing in the new history says it).

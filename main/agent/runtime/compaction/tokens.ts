@@ -1,5 +1,5 @@
 import type { Usage } from '../../../../protocol';
-import type { ContentPart, ModelMessage } from '../../infra/providers/types';
+import type { ContentPart, ModelMessage, ToolSchema } from '../../infra/providers/types';
 
 /** What an image costs, roughly, in most providers' accounting. */
 const IMAGE_TOKENS = 1_600;
@@ -54,4 +54,30 @@ export class ContextMeter {
   used(context: readonly ModelMessage[], system: string): number {
     return this.measured(context) ?? estimateTokens(system) + estimateMessages(context);
   }
+}
+
+/** What fills the context, by source (see protocol ContextBreakdown). */
+export interface ContextSources {
+  system: number;
+  tools: number;
+  conversation: number;
+  toolResults: number;
+}
+
+/**
+ * The context by source: each part estimated, then scaled so the parts add up to `total` (the
+ * provider's count), since the estimate and the provider's tokenizer disagree by a steady factor.
+ */
+export function contextBreakdown(system: string, tools: readonly ToolSchema[], context: readonly ModelMessage[], total: number): ContextSources {
+  const conversation = estimateMessages(context.filter((m) => m.role !== 'tool'));
+  const toolResults = estimateMessages(context.filter((m) => m.role === 'tool'));
+  const raw: ContextSources = { system: estimateTokens(system), tools: tools.length ? estimateTokens(JSON.stringify(tools)) : 0, conversation, toolResults };
+  const sum = raw.system + raw.tools + raw.conversation + raw.toolResults;
+  if (sum === 0) return raw;
+  const scaled = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Math.round((v * total) / sum)])) as unknown as ContextSources;
+  // Rounding can leave the parts a token or two off the total: the largest part absorbs it.
+  const keys = Object.keys(scaled) as Array<keyof ContextSources>;
+  const largest = keys.reduce((a, b) => (scaled[b] > scaled[a] ? b : a));
+  scaled[largest] = Math.max(0, scaled[largest] + total - keys.reduce((s, k) => s + scaled[k], 0));
+  return scaled;
 }

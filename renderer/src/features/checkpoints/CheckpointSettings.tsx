@@ -41,7 +41,6 @@ export function CheckpointSettings() {
   };
   return (
     <section className="checkpoint-settings" aria-label="Checkpoints">
-      <h3 className="section-title">Checkpoints</h3>
       {!storage ? (
         <p role="status">{message ?? <Spinner size={12} />}</p>
       ) : !storage.status.available ? (

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Attachment, Mention } from '../../../../protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { cancelTurn, sendPrompt } from '../../actions/sessions';
 import { useHistory } from '../../stores/history';
@@ -8,26 +9,57 @@ import { AttachmentStrip, DropOverlay } from '../files/AttachmentThumbs';
 import { useComposerAttachments } from '../files/use-composer-attachments';
 import { ModeSelect } from '../permissions/ModeSelect';
 import { PlanToggle } from '../plan/PlanToggle';
-import { planCommand } from '../plan/plan-command';
 import { runSkill } from '../../actions/skills';
 import { useSlashMenu } from '../skills/SlashMenu';
-import { contextCommand } from '../context/context-command';
 import { ContextHint } from '../context/ContextHint';
-import { rewindCommand } from '../checkpoints/rewind-command';
+import { BUILTIN_COMMANDS, composerCommand } from './commands';
+import { useMentionMenu } from './MentionMenu';
+import { MentionText } from './MentionText';
+import { ModelChip } from './ModelChip';
+import { type ActiveMention, insertMention, mentionsIn } from './mentions';
+import { usePromptHistory } from './use-prompt-history';
 
-/** The composer's own commands (/plan, /compact, /undo, /rewind, /review): they win over the skills slash menu. */
-const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text) ?? rewindCommand(text);
-
-/** The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. Images can be dropped, pasted or attached. */
+/**
+ * The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. `@`
+ * mentions a workspace file (shown as a chip; the model is told to Read it), `/` lists commands and
+ * skills (/plan, /compact, /undo, /rewind, /review, /model are the composer's own), ↑/↓ recall earlier
+ * prompts. Images dropped, pasted or attached go with the prompt; other dropped files are mentioned
+ * like workspace files.
+ */
 export function Composer() {
   const [text, setText] = useState('');
+  const [caret, setCaret] = useState(0);
+  const [mentions, setMentions] = useState<Mention[]>([]);
   const compacting = useHistory((s) => s.compacting !== null);
   const running = useTranscript((s) => s.runningTurn !== null) || compacting;
   const ref = useRef<HTMLTextAreaElement>(null);
-  const slash = useSlashMenu(text, setText);
+  const slash = useSlashMenu(text, setText, BUILTIN_COMMANDS);
+  const history = usePromptHistory(text, (prompt) => {
+    setText(prompt.text);
+    if (prompt.mentions.length) setMentions((list) => [...list.filter((m) => !prompt.mentions.some((p) => p.label === m.label)), ...prompt.mentions]);
+  });
   const fileInput = useRef<HTMLInputElement>(null);
-  const images = useComposerAttachments();
-  const ready = (text.trim() !== '' || images.attachments.length > 0) && images.pending === 0;
+
+  /** Put a chip for `path` where the `@query` (or the caret) is. */
+  const mention = useCallback((label: string, path: string, at?: ActiveMention) => {
+    setMentions((list) => [...list.filter((m) => m.label !== label), { label, path }]);
+    const box = ref.current;
+    setText((current) => {
+      const where = at ?? { start: box?.selectionStart ?? current.length, end: box?.selectionEnd ?? current.length, query: '' };
+      // A chip dropped in the middle of a word gets a space before it.
+      const before = where.start > 0 && !/\s/.test(current[where.start - 1]!) ? ' ' : '';
+      const next = insertMention(current.slice(0, where.start) + before + current.slice(where.start), { ...where, start: where.start + before.length, end: where.end + before.length }, label);
+      requestAnimationFrame(() => {
+        box?.focus();
+        box?.setSelectionRange(next.caret, next.caret);
+        setCaret(next.caret);
+      });
+      return next.text;
+    });
+  }, []);
+  const files = useComposerAttachments(useCallback((a: Attachment) => mention(a.name, a.path), [mention]));
+  const picker = useMentionMenu(text, caret, (active, path) => mention(path, path, active));
+  const ready = (text.trim() !== '' || files.attachments.length > 0) && files.pending === 0;
 
   useEffect(() => {
     const el = ref.current;
@@ -51,15 +83,21 @@ export function Composer() {
     }
     if (running || !ready) return;
     const sent = text;
-    const attached = images.attachments;
+    const attached = files.attachments;
+    const mentioned = mentionsIn(sent, mentions);
     setText('');
-    images.clear();
-    const skill = attached.length ? null : slash.parse(sent);
-    if (!(await (skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent, attached)))) {
+    setMentions([]);
+    files.clear();
+    const skill = attached.length || mentioned.length ? null : slash.parse(sent);
+    if (!(await (skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent, attached, mentioned)))) {
       setText(sent);
-      for (const a of attached) images.restore(a);
+      setMentions(mentioned);
+      for (const a of attached) files.restore(a);
     }
   };
+
+  const trackCaret = (el: HTMLTextAreaElement) => setCaret(el.selectionStart);
+  const labels = mentions.map((m) => m.label);
 
   return (
     <form
@@ -69,44 +107,56 @@ export function Composer() {
         void submit();
       }}
     >
-      {slash.menu}
+      {picker.menu ?? slash.menu}
       {slash.hint}
       <ContextHint text={text} />
-      {images.dragging ? <DropOverlay /> : null}
-      <AttachmentStrip attachments={images.attachments} onRemove={images.remove} label="Attached images" />
-      {images.error ? (
+      {files.dragging ? <DropOverlay /> : null}
+      <AttachmentStrip attachments={files.attachments} onRemove={files.remove} label="Attached images" />
+      {files.error ? (
         <p className="composer-error" role="alert">
-          {images.error}{' '}
-          <button type="button" className="link-button" onClick={images.dismissError}>
+          {files.error}{' '}
+          <button type="button" className="link-button" onClick={files.dismissError}>
             Dismiss
           </button>
         </p>
       ) : null}
-      <textarea
-        ref={ref}
-        {...slash.inputProps}
-        aria-label="Message"
-        placeholder={compacting ? 'Deft is compacting the conversation… (Esc to stop)' : running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code…'}
-        rows={1}
-        value={text}
-        autoFocus
-        onChange={(e) => setText(e.target.value)}
-        onPaste={images.onPaste}
-        onKeyDown={(e) => {
-          // `/plan`, `/compact`, `/undo` and `/rewind` are the composer's own commands: they win over the skills menu.
-          if (!(e.key === 'Enter' && composerCommand(text)) && slash.onKeyDown(e)) return;
-          if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-            e.preventDefault();
-            void submit();
-          } else if (e.key === 'Escape' && running) {
-            e.preventDefault();
-            void cancelTurn();
+      <div className="composer-input">
+        <MentionText text={text} labels={labels} textarea={ref} />
+        <textarea
+          ref={ref}
+          {...slash.inputProps}
+          {...(picker.open ? picker.inputProps : {})}
+          aria-label="Message"
+          placeholder={
+            compacting ? 'Deft is compacting the conversation… (Esc to stop)' : running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code… (@ for files, / for commands)'
           }
-        }}
-      />
+          rows={1}
+          value={text}
+          autoFocus
+          onChange={(e) => {
+            setText(e.target.value);
+            trackCaret(e.target);
+          }}
+          onSelect={(e) => trackCaret(e.currentTarget)}
+          onPaste={files.onPaste}
+          onKeyDown={(e) => {
+            if (picker.onKeyDown(e)) return;
+            // `/plan`, `/compact`, `/undo`, `/rewind`, `/review` and `/model` are the composer's own commands: they win over the skills menu.
+            if (!(e.key === 'Enter' && composerCommand(text)) && slash.onKeyDown(e)) return;
+            if (history.onKeyDown(e)) return;
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              void submit();
+            } else if (e.key === 'Escape' && running) {
+              e.preventDefault();
+              void cancelTurn();
+            }
+          }}
+        />
+      </div>
       <div className="composer-actions">
         <div className="composer-controls">
-          <button type="button" className="icon-button" aria-label="Attach image" title="Attach image (or drop or paste one)" onClick={() => fileInput.current?.click()}>
+          <button type="button" className="icon-button" aria-label="Attach image" title="Attach image (or drop or paste one; drop any other file to mention it)" onClick={() => fileInput.current?.click()}>
             <Icon name="paperclip" size={16} />
           </button>
           <input
@@ -117,19 +167,20 @@ export function Composer() {
             hidden
             data-testid="attach-input"
             onChange={(e) => {
-              void images.add([...(e.target.files ?? [])]);
+              void files.add([...(e.target.files ?? [])]);
               e.target.value = '';
             }}
           />
           <ModeSelect />
           <PlanToggle />
-          {images.pending ? (
+          <ModelChip />
+          {files.pending ? (
             <span className="composer-hint">
               <Spinner size={12} /> Attaching…
             </span>
           ) : (
-            <span className="composer-hint" title="/compact [focus]: summarise the conversation to free context · /undo [n]: take back the last turns (files stay) · /rewind: put files and/or the conversation back to a prompt · /review: every change of this session">
-              Shift+Enter: new line · / skills · /plan /compact /undo /rewind /review
+            <span className="composer-hint" title="@ mentions a file · / lists commands and skills (/rewind puts files and/or the conversation back to a prompt, /review shows every change) · ↑ recalls earlier prompts · Shift+Enter: new line">
+              @ files · / commands · ↑ earlier prompts
             </span>
           )}
         </div>

@@ -48,7 +48,7 @@ export const CompactionCard = memo(function CompactionCard({ item }: { item: Com
     );
   }
   return (
-    <section className="compaction" aria-label="Context compacted">
+    <section className="compaction" role="group" aria-label="Context compacted">
       <button type="button" className="tool-header" aria-expanded={open} onClick={() => setOpen(!open)}>
         <Icon name="chevron" size={12} className={`chevron${open ? ' chevron-open' : ''}`} />
         <Icon name="compress" size={14} className="compaction-icon" />

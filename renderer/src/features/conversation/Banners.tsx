@@ -1,7 +1,7 @@
 import { Icon } from '../../components/Icon';
 import { useSessions } from '../../stores/sessions';
-import { useTranscript } from '../../stores/transcript';
 import { useUi } from '../../stores/ui';
+import { SETTINGS_CODES, headlineFor } from './provider-errors';
 import { useSettings } from '../../stores/settings';
 import { useState } from 'react';
 
@@ -23,27 +23,15 @@ function SandboxNotice() {
   );
 }
 
-const SETTINGS_CODES = new Set(['provider_auth', 'provider_not_found', 'provider_unreachable', 'provider_bad_request', 'provider_quota', 'not_configured', 'unsupported']);
-
-const HEADLINES: Record<string, string> = {
-  provider_auth: 'The API key was rejected',
-  provider_not_found: 'Model or endpoint not found',
-  provider_unreachable: 'The model server cannot be reached',
-  provider_quota: 'Out of quota',
-  provider_rate_limit: 'Rate limited',
-  provider_server: 'The model server failed',
-  provider_timeout: 'The model server stopped responding',
-  provider_stream_broken: 'The answer stream broke',
-  not_configured: 'No model configured',
-};
-
-/** Errors the user should act on: provider failures (with a way to fix them), lost connections, damaged logs. */
+/**
+ * Errors outside the conversation the user should act on: a command that failed (with a way to fix it),
+ * a lost connection, a damaged log. A turn's own error is shown once, where it happened (ErrorNotice).
+ */
 export function Banners() {
-  const turnError = useTranscript((s) => s.lastError);
   const problems = useSessions((s) => s.problems);
   const banner = useUi((s) => s.banner);
   const connection = useUi((s) => s.connection);
-  const error = banner ?? turnError;
+  const error = banner;
   return (
     <div className="banners">
       <SandboxNotice />
@@ -56,19 +44,17 @@ export function Banners() {
         <div className="banner banner-error" role="alert">
           <Icon name="alert" size={16} />
           <div className="banner-text">
-            <strong>{HEADLINES[error.code ?? ''] ?? 'Something went wrong'}</strong>
+            <strong>{headlineFor(error.code)}</strong>
             <span>{error.message}</span>
           </div>
           {SETTINGS_CODES.has(error.code ?? '') ? (
-            <button type="button" className="button" onClick={() => useUi.getState().openSettings(true)}>
+            <button type="button" className="button" onClick={() => useUi.getState().openSettings(true, 'provider')}>
               Open Settings
             </button>
           ) : null}
-          {banner ? (
-            <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => useUi.getState().showBanner(null)}>
-              ×
-            </button>
-          ) : null}
+          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => useUi.getState().showBanner(null)}>
+            ×
+          </button>
         </div>
       ) : null}
       {problems.length ? (

@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useLayoutEffect, useRef } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
+import { Icon } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
@@ -46,6 +47,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
   const undone = useHistory((s) => s.undone);
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
+  const [away, setAway] = useState(false);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
@@ -70,7 +72,18 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [items, totalSize]);
 
+  const jump = () => {
+    const el = scrollRef.current;
+    if (!el) return;
+    atBottom.current = true;
+    setAway(false);
+    el.scrollTop = el.scrollHeight;
+    // Rows measured on the way down change the height: follow once more after they render.
+    requestAnimationFrame(() => (el.scrollTop = el.scrollHeight));
+  };
+
   return (
+    <div className="conversation-frame">
     <div
       className="conversation-scroll"
       ref={scrollRef}
@@ -80,6 +93,8 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
       onScroll={(e) => {
         const el = e.currentTarget;
         atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+        // The pill shows once the latest is well out of sight.
+        setAway(el.scrollHeight - el.scrollTop - el.clientHeight > Math.max(200, el.clientHeight / 2));
       }}
     >
       <div className="conversation-inner" style={{ height: totalSize }}>
@@ -94,6 +109,12 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
           );
         })}
       </div>
+    </div>
+      {away ? (
+        <button type="button" className="jump-latest" onClick={jump}>
+          <Icon name="arrowDown" size={14} /> Jump to latest
+        </button>
+      ) : null}
     </div>
   );
 }

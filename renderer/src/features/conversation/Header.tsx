@@ -1,10 +1,14 @@
 import type { Usage } from '../../../../protocol';
-import { Spinner } from '../../components/Icon';
+import { Icon, Spinner } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
 import { useTranscript } from '../../stores/transcript';
 import { formatTokens } from '../context/tokens';
+import { type SidebarPlacement, toggleSidebar } from '../layout/window-size';
 import { TasksButton } from '../tasks/TasksButton';
+import { useNow } from '../tasks/use-now';
+import { ContextMeter } from '../usage/ContextMeter';
+import { CostBadge } from '../usage/CostBadge';
 
 /** The header's tooltip: what the figures mean, and the cache's share where the provider reports it. */
 function usageTitle(usage: Usage): string {
@@ -17,27 +21,49 @@ function usageTitle(usage: Usage): string {
   return lines.join('\n');
 }
 
-export function Header() {
-  const session = useSessions((s) => s.sessions.find((x) => x.id === s.currentId));
-  const turnRunning = useTranscript((s) => s.runningTurn !== null);
+/** "Working · 12 s": how long the running turn has taken so far. */
+function WorkingPill() {
+  const turnId = useTranscript((s) => s.runningTurn);
+  const startedAt = useTranscript((s) => {
+    const prompt = s.runningTurn ? s.items.findLast((i) => i.kind === 'user' && i.turnId === s.runningTurn) : undefined;
+    return prompt?.kind === 'user' ? prompt.at : undefined;
+  });
   const compacting = useHistory((s) => s.compacting !== null);
-  const running = turnRunning || compacting;
+  const now = useNow(turnId !== null);
+  if (!turnId && !compacting) return null;
+  const seconds = startedAt ? Math.max(0, Math.round((now - startedAt) / 1000)) : null;
+  const elapsed = seconds === null ? '' : seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return (
+    <span className="status-pill" role="status">
+      <Spinner size={10} /> {compacting ? 'Compacting' : 'Working'}
+      {elapsed ? <span className="status-elapsed"> · {elapsed}</span> : null}
+    </span>
+  );
+}
+
+export function Header({ sidebar }: { sidebar: SidebarPlacement }) {
+  const session = useSessions((s) => s.sessions.find((x) => x.id === s.currentId));
   const usage = useTranscript((s) => s.usage);
   return (
     <header className="main-header">
-      <h1 className="session-heading">{session?.title ?? 'New session'}</h1>
+      {sidebar !== 'docked' ? (
+        <button type="button" className="icon-button menu-button" aria-label="Show sidebar" aria-expanded={sidebar === 'drawer'} title="Sessions, Skills and Settings (Ctrl+B)" onClick={toggleSidebar}>
+          <Icon name="menu" size={18} />
+        </button>
+      ) : null}
+      <h1 className="session-heading" title={session?.title}>
+        {session?.title ?? 'New session'}
+      </h1>
       <div className="header-right">
-        {running ? (
-          <span className="status-pill">
-            <Spinner size={10} /> Working
-          </span>
-        ) : null}
+        <WorkingPill />
         <TasksButton />
+        <ContextMeter />
         {usage ? (
           <span className="usage" title={usageTitle(usage)}>
             {formatTokens(usage.inputTokens)} in{usage.cachedTokens !== undefined ? ` (${formatTokens(usage.cachedTokens)} cached)` : ''} · {formatTokens(usage.outputTokens)} out
           </span>
         ) : null}
+        <CostBadge />
       </div>
     </header>
   );

@@ -90,7 +90,7 @@ export function DropOverlay() {
   return (
     <div className="drop-overlay" role="status">
       <Icon name="image" size={28} />
-      <span>Drop images to attach them to your message</span>
+      <span>Drop images or files to add them to your message</span>
     </div>
   );
 }

@@ -51,7 +51,7 @@ export const ChangedFilesSummary = memo(function ChangedFilesSummary({ item }: {
   const review = (path?: string) => useCheckpointDialog.getState().show({ kind: 'review', turnId: item.turnId, ...(path ? { path } : {}) });
   const totals = item.files.reduce((t, f) => ({ added: t.added + f.added, removed: t.removed + f.removed }), { added: 0, removed: 0 });
   return (
-    <section className="changed-files" aria-label="Changed files">
+    <section className="changed-files" role="group" aria-label="Changed files">
       <div className="changed-files-header">
         <Icon name="file" size={14} />
         <span>

@@ -7,22 +7,27 @@ type Mode = 'unified' | 'split';
 const MODE_KEY = 'deft-diff-mode';
 /** Rows shown before "Show all". */
 const PREVIEW_ROWS = 300;
-/** Split view once the diff has this much room. */
-const SPLIT_MIN_WIDTH = 960;
+/** Split view by default once the diff has this much room… */
+const SPLIT_AUTO_WIDTH = 960;
+/** …and at all only with this much (each side then still shows about 45 characters of code). */
+const SPLIT_MIN_WIDTH = 720;
 
 function storedMode(): Mode | null {
   const value = localStorage.getItem(MODE_KEY);
   return value === 'unified' || value === 'split' ? value : null;
 }
 
-/** Follows the container's width: split on wide windows unless the user picked a mode. */
-function useMode(ref: RefObject<HTMLElement | null>): [Mode, (mode: Mode) => void] {
+/**
+ * Follows the width the diff's own card has (not the window's): split when roomy unless the user picked
+ * unified; the user's split where there is room for it; unified wherever the card is too narrow.
+ */
+function useMode(ref: RefObject<HTMLElement | null>): { mode: Mode; choose: (mode: Mode) => void; splitFits: boolean } {
   const [chosen, setChosen] = useState<Mode | null>(storedMode);
-  const [wide, setWide] = useState(false);
+  const [width, setWidth] = useState(0);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const observer = new ResizeObserver(([entry]) => setWide((entry?.contentRect.width ?? 0) >= SPLIT_MIN_WIDTH));
+    const observer = new ResizeObserver(([entry]) => setWidth(entry?.contentRect.width ?? 0));
     observer.observe(el);
     return () => observer.disconnect();
   }, [ref]);
@@ -30,7 +35,9 @@ function useMode(ref: RefObject<HTMLElement | null>): [Mode, (mode: Mode) => voi
     localStorage.setItem(MODE_KEY, mode);
     setChosen(mode);
   };
-  return [chosen ?? (wide ? 'split' : 'unified'), choose];
+  const splitFits = width >= SPLIT_MIN_WIDTH;
+  const wanted = chosen ?? (width >= SPLIT_AUTO_WIDTH ? 'split' : 'unified');
+  return { mode: wanted === 'split' && splitFits ? 'split' : 'unified', choose, splitFits };
 }
 
 export function DiffStats({ added, removed }: { added: number; removed: number }) {
@@ -104,9 +111,18 @@ function Split({ rows }: { rows: ReturnType<typeof splitRows> }) {
 }
 
 /** A file diff: unified by default, side by side on wide windows, syntax highlighted, with +/− counts. */
-export function DiffView({ display, showPath = false }: { display: Pick<DiffDisplay, 'path' | 'before' | 'after' | 'hunks' | 'added' | 'removed' | 'omitted' | 'truncated'>; showPath?: boolean }) {
+export function DiffView({
+  display,
+  showPath = false,
+  showStats = true,
+}: {
+  display: Pick<DiffDisplay, 'path' | 'before' | 'after' | 'hunks' | 'added' | 'removed' | 'omitted' | 'truncated'>;
+  showPath?: boolean;
+  /** False where the +/− counts are already in view (a tool card's title). */
+  showStats?: boolean;
+}) {
   const ref = useRef<HTMLDivElement>(null);
-  const [mode, setMode] = useMode(ref);
+  const { mode, choose: setMode, splitFits } = useMode(ref);
   const [all, setAll] = useState(false);
   const hunks = useMemo(() => hunksOf(display), [display]);
   const rows = useMemo(() => diffRows(display.path, hunks), [display.path, hunks]);
@@ -118,11 +134,18 @@ export function DiffView({ display, showPath = false }: { display: Pick<DiffDisp
       <div className="diff-header">
         {showPath ? <span className="diff-path">{display.path}</span> : null}
         {isNew ? <span className="diff-badge">new file</span> : null}
-        <DiffStats {...counts} />
+        {showStats ? <DiffStats {...counts} /> : null}
         <span className="diff-spacer" />
         <div className="segmented" role="group" aria-label="Diff layout">
           {(['unified', 'split'] as const).map((m) => (
-            <button key={m} type="button" aria-pressed={mode === m} onClick={() => setMode(m)}>
+            <button
+              key={m}
+              type="button"
+              aria-pressed={mode === m}
+              disabled={m === 'split' && !splitFits}
+              title={m === 'split' && !splitFits ? 'Side by side needs a wider card: widen the window or hide the sidebar (Ctrl+B)' : undefined}
+              onClick={() => setMode(m)}
+            >
               {m === 'unified' ? 'Unified' : 'Split'}
             </button>
           ))}

@@ -1,6 +1,7 @@
 import { type ReactNode, useMemo, useState } from 'react';
 import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
 import { Icon } from '../../components/Icon';
+import { FilePath } from './FilePath';
 import { CodeLine, highlightLines, languageFor } from './highlight';
 
 type Of<K extends ToolResultDisplay['kind']> = Extract<ToolResultDisplay, { kind: K }>;
@@ -8,23 +9,14 @@ type InputOf<K extends ToolInputDisplay['kind']> = Extract<ToolInputDisplay, { k
 
 const PREVIEW_LINES = 200;
 
-/** What Read returned: the path, the line range and a highlighted preview with line numbers. */
+/** What Read returned: a highlighted preview with line numbers (the card's title says the path and the range). */
 export function FileContentView({ display }: { display: Of<'file_content'> }) {
   const [all, setAll] = useState(false);
   const lines = useMemo(() => highlightLines(display.content, languageFor(display.path)), [display.content, display.path]);
   const start = display.range?.start ?? 1;
   const shown = all ? lines : lines.slice(0, PREVIEW_LINES);
-  const range = display.range ? `lines ${display.range.start}–${display.range.end}` : 'empty';
   return (
     <div className="file-view">
-      <div className="file-view-header">
-        <span className="file-path">{display.path}</span>
-        <span className="file-meta">
-          {range}
-          {display.totalLines !== undefined ? ` of ${display.totalLines.toLocaleString()}` : ''}
-          {display.truncated ? ' · partial' : ''}
-        </span>
-      </div>
       {display.content ? (
         <div className="code-scroll">
           <table className="code-table">
@@ -40,7 +32,9 @@ export function FileContentView({ display }: { display: Of<'file_content'> }) {
             </tbody>
           </table>
         </div>
-      ) : null}
+      ) : (
+        <p className="empty-note">The file is empty.</p>
+      )}
       {lines.length > shown.length ? (
         <button type="button" className="link-button" onClick={() => setAll(true)}>
           Show all {lines.length.toLocaleString()} lines
@@ -83,9 +77,9 @@ export function SearchResultsView({ display }: { display: Of<'search_results'> }
   return (
     <div className="search-results">
       {groups.map(([file, matches]) => (
-        <section key={file} className="search-file" aria-label={file}>
+        <section key={file} className="search-file" role="group" aria-label={file}>
           <div className="search-file-name">
-            <Icon name="file" size={12} /> {file}
+            <Icon name="file" size={12} /> <FilePath path={file} />
             {matches.length && matches[0]!.line !== undefined ? <span className="file-meta">{matches.length}</span> : null}
             {matches.length && matches[0]!.line === undefined && matches[0]!.text ? <span className="file-meta">{matches[0]!.text}</span> : null}
           </div>
@@ -120,7 +114,7 @@ export function FileListView({ display }: { display: Of<'file_list'> }) {
       <ul className="file-list">
         {display.files.map((f) => (
           <li key={f}>
-            <Icon name="file" size={12} /> {f}
+            <Icon name="file" size={12} /> <FilePath path={f} />
           </li>
         ))}
       </ul>
@@ -153,7 +147,7 @@ export function FileIoView({ display }: { display: InputOf<'file_io'> }) {
     <div className="file-io">
       <div className="file-view-header">
         <span className="file-op">{OPERATION[display.operation]}</span>
-        <span className="file-path">{display.path}</span>
+        <FilePath path={display.path} className="file-path" />
         {display.detail ? <span className="file-meta">{display.detail}</span> : null}
       </div>
       {display.content ? <pre className="tool-output">{display.content}</pre> : null}

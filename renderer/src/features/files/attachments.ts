@@ -17,6 +17,20 @@ export async function attachImage(file: File): Promise<Attachment> {
   return saveAttachment(file, name);
 }
 
+/** Whether a dropped file goes with the prompt as an image (anything else is mentioned as a file). */
+export function isImage(file: File): boolean {
+  return file.type.startsWith('image/') && file.type !== 'image/svg+xml';
+}
+
+/** Save a dropped file that is not an image with the current session, for the model to Read. */
+export async function attachFile(file: File): Promise<Attachment> {
+  if (file.size > MAX_ATTACHMENT_BYTES) {
+    throw new Error(`${file.name || 'The file'} is ${(file.size / 1024 / 1024).toFixed(1)} MiB; files up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MiB can be dropped in.`);
+  }
+  if (!file.size) throw new Error(`${file.name || 'The file'} is empty.`);
+  return saveAttachment(file, file.name || 'dropped-file');
+}
+
 /** Image files in a drop or paste. */
 export function imageFiles(data: DataTransfer | null): File[] {
   if (!data) return [];

@@ -16,7 +16,8 @@ export const fileInputRenderers = {
 };
 
 export const fileResultRenderers = {
-  diff: (d: Out<'diff'>) => <DiffView display={d} />,
+  // The card's title already says +N −M.
+  diff: (d: Out<'diff'>) => <DiffView display={d} showStats={false} />,
   file_content: (d: Out<'file_content'>) => <FileContentView display={d} />,
   search_results: (d: Out<'search_results'>) => <SearchResultsView display={d} />,
   file_list: (d: Out<'file_list'>) => <FileListView display={d} />,
@@ -38,8 +39,11 @@ export function fileSummary(display: ToolInputDisplay | ToolResultDisplay): Reac
       const counts = display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunksOf(display));
       return <DiffStats {...counts} />;
     }
-    case 'file_content':
-      return display.range ? `L${display.range.start}–${display.range.end}` : 'empty';
+    case 'file_content': {
+      if (!display.range) return 'empty';
+      const of = display.totalLines !== undefined && display.totalLines !== display.range.end - display.range.start + 1 ? ` of ${display.totalLines.toLocaleString()}` : '';
+      return `L${display.range.start}–${display.range.end}${of}${display.truncated && !of ? ' · partial' : ''}`;
+    }
     case 'search_results': {
       const files = new Set(display.matches.map((m) => m.file)).size;
       const lines = display.matches.some((m) => m.line !== undefined);

@@ -1,11 +1,14 @@
 import { type ClipboardEvent, useCallback, useState } from 'react';
 import type { Attachment } from '../../../../protocol';
 import { rememberPreview } from '../../actions/attachments';
-import { attachImage, imageFiles } from './attachments';
+import { attachFile, attachImage, imageFiles, isImage } from './attachments';
 import { useWindowDrop } from './AttachmentThumbs';
 
-/** Images waiting to go with the next prompt: added by drop, paste or the attach button. */
-export function useComposerAttachments() {
+/**
+ * Images waiting to go with the next prompt: added by drop, paste or the attach button. Other dropped
+ * files are saved with the session too and handed to `onFile` (the composer mentions them).
+ */
+export function useComposerAttachments(onFile: (attachment: Attachment) => void) {
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [pending, setPending] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -16,16 +19,20 @@ export function useComposerAttachments() {
     setPending((n) => n + files.length);
     for (const file of files) {
       try {
-        const attachment = await attachImage(file);
-        rememberPreview(attachment.path, URL.createObjectURL(file));
-        setAttachments((list) => [...list, attachment]);
+        if (isImage(file)) {
+          const attachment = await attachImage(file);
+          rememberPreview(attachment.path, URL.createObjectURL(file));
+          setAttachments((list) => [...list, attachment]);
+        } else {
+          onFile(await attachFile(file));
+        }
       } catch (e) {
         setError((e as Error).message);
       } finally {
         setPending((n) => n - 1);
       }
     }
-  }, []);
+  }, [onFile]);
 
   const dragging = useWindowDrop(
     useCallback((files: File[]) => {

@@ -2,6 +2,8 @@ import type { Goal } from '../../../../protocol';
 import { Icon } from '../../components/Icon';
 import { setGoalStatus } from '../../actions/goal';
 import { useGoal } from '../../stores/goal';
+import { useTranscript } from '../../stores/transcript';
+import { useNow } from '../tasks/use-now';
 
 function tokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n);
@@ -14,11 +16,15 @@ function duration(ms: number): string {
   return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** Budget used, against the budget where one is set. */
-export function budgetText(goal: Goal): string {
+/**
+ * Budget used, against the budget where one is set. While a turn works on an active goal it is counted
+ * as the turn in progress ("turn 2/40"); otherwise as turns done ("2/40 turns").
+ */
+export function budgetText(goal: Goal, turnRunning = false): string {
   const { used, budget } = goal;
+  const of = budget.turns !== undefined ? `/${budget.turns}` : '';
   return [
-    `turn ${used.turns}${budget.turns !== undefined ? `/${budget.turns}` : ''}`,
+    goal.status === 'active' && turnRunning ? `turn ${used.turns + 1}${of}` : `${used.turns}${of} turn${used.turns === 1 && !of ? '' : 's'}`,
     `${tokens(used.tokens)}${budget.tokens !== undefined ? `/${tokens(budget.tokens)}` : ''} tokens`,
     `${duration(used.timeMs)}${budget.timeMs !== undefined ? `/${duration(budget.timeMs)}` : ''}`,
   ].join(' · ');
@@ -27,18 +33,25 @@ export function budgetText(goal: Goal): string {
 const STATUS = { active: 'Active', paused: 'Paused', blocked: 'Blocked', complete: 'Complete' } as const;
 
 /** The session's goal: objective, status, budget used, and Pause / Resume / Cancel. */
-export function GoalStrip() {
-  const goal = useGoal((s) => s.goal);
-  if (!goal) return null;
+export function GoalStrip({ compact = false }: { compact?: boolean }) {
+  const reported = useGoal((s) => s.goal);
+  const reportedAt = useGoal((s) => s.reportedAt);
+  const tokensSince = useGoal((s) => s.tokensSince);
+  const turnRunning = useTranscript((s) => s.runningTurn !== null);
+  const active = reported?.status === 'active';
+  const now = useNow(active);
+  if (!reported) return null;
+  // An active goal's tokens and time run on between the core's reports.
+  const goal: Goal = active ? { ...reported, used: { ...reported.used, tokens: reported.used.tokens + tokensSince, timeMs: reported.used.timeMs + Math.max(0, now - reportedAt) } } : reported;
   return (
-    <section className={`goal-strip goal-${goal.status}`} role="region" aria-label="Goal">
+    <section className={`goal-strip goal-${goal.status}${compact ? ' goal-strip-compact' : ''}`} role="region" aria-label="Goal">
       <span className="goal-label">Goal</span>
       <span className={`goal-status goal-status-${goal.status}`}>{STATUS[goal.status]}</span>
       <span className="goal-objective" title={goal.completionCriterion ? `${goal.objective}\nDone when: ${goal.completionCriterion}` : goal.objective}>
         {goal.objective}
       </span>
       <span className="goal-budget" title={goal.reason ?? ''}>
-        {budgetText(goal)}
+        {budgetText(goal, turnRunning)}
       </span>
       {goal.status === 'active' ? (
         <button type="button" className="button goal-button" onClick={() => void setGoalStatus('pause')}>
@@ -53,7 +66,7 @@ export function GoalStrip() {
       <button type="button" className="icon-button" aria-label={goal.status === 'complete' ? 'Dismiss goal' : 'Cancel goal'} title={goal.status === 'complete' ? 'Dismiss' : 'Cancel the goal'} onClick={() => void setGoalStatus('cancel')}>
         <Icon name="x" size={14} />
       </button>
-      {goal.reason && goal.status !== 'active' ? <span className="goal-reason">{goal.reason}</span> : null}
+      {goal.reason && goal.status !== 'active' && !compact ? <span className="goal-reason">{goal.reason}</span> : null}
     </section>
   );
 }

@@ -22,10 +22,7 @@ export function McpServers() {
   const overview = useMcp((s) => s.overview);
   useEffect(() => void loadMcpServers(), []);
   return (
-    <section aria-labelledby="mcp-title" className="mcp-servers">
-      <h3 className="section-title" id="mcp-title">
-        MCP servers
-      </h3>
+    <section aria-label="MCP servers" className="mcp-servers">
       {!overview ? <p className="form-note">Loading…</p> : null}
       {overview && !overview.servers.length ? (
         <p className="form-note">No MCP servers are configured. Add one below, or in ~/.deft/mcp.json, the workspace’s .mcp.json or .deft/mcp.json.</p>

@@ -4,8 +4,11 @@ import { Icon } from '../../components/Icon';
 import { answerApproval } from '../../actions/approvals';
 import { type PendingApproval, requestsOf, useApprovals } from '../../stores/approvals';
 import { useSessions } from '../../stores/sessions';
-import { PlanReview } from '../plan/PlanReview';
+import { PlanWaiting } from '../plan/PlanReview';
 import { renderInput } from '../tools/registry';
+import { AlwaysAllowEditor } from './AlwaysAllowEditor';
+import { type KeyAnswer, answerKeys } from './approval-keys';
+import { KeyButton } from './KeyButton';
 import { DisplayFallback } from './DisplayFallback';
 
 /** What the call will do: the display-kind registry's rendering, else a plain fallback. */
@@ -13,9 +16,14 @@ function CallPreview({ approval }: { approval: PendingApproval }) {
   return <div className="approval-preview">{renderInput(approval.display) ?? <DisplayFallback display={approval.display} />}</div>;
 }
 
+/**
+ * An approval: what asks (header) and the answers (footer) stay in view; only what it will do (the diff,
+ * the command) scrolls between them. Single keys answer while the focus is in it.
+ */
 function ToolApproval({ approval, position }: { approval: PendingApproval; position: string }) {
   const [feedback, setFeedback] = useState('');
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
   const primary = useRef<HTMLButtonElement>(null);
   useFocusWhileShown(primary);
   const answer = (a: Parameters<typeof answerApproval>[1]) => {
@@ -23,12 +31,27 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
     void answerApproval(approval.requestId, a).finally(() => setBusy(false));
   };
   const goal = approval.kind === 'goal_start';
+  // A sandboxed command's connection to a new host: the answers name the host; "always" adds it to the
+  // sandbox's allowed domains at once. A web tool's rule wider than the call (a host) is named on the buttons.
   const network = approval.kind === 'network';
+  const scope = approval.approvalScope && !network ? approval.approvalScope : null;
   const labels = network
     ? { title: 'Allow a connection?', once: 'Allow once', session: 'Allow for session', always: 'Always allow this host', alwaysTitle: `Add ${approval.approvalRule ?? ''} to sandbox.network.allowedDomains in .deft/settings.local.json` }
-    : { title: goal ? 'Start a goal?' : 'Approval needed', once: goal ? 'Start goal' : 'Approve once', session: 'Approve for session', always: 'Always allow', alwaysTitle: `Add ${approval.approvalRule ?? ''} to .deft/settings.local.json` };
+    : {
+        title: goal ? 'Start a goal?' : 'Approval needed',
+        once: goal ? 'Start goal' : 'Approve once',
+        session: scope ? `Allow ${scope} for session` : 'Approve for session',
+        always: scope ? `Always allow ${scope}…` : 'Always allow…',
+        alwaysTitle: 'Choose the rule to add to .deft/settings.local.json',
+      };
+  const once: KeyAnswer = { key: 'y', run: () => answer({ decision: 'approve', scope: 'once' }) };
+  const session: KeyAnswer = { key: 'a', run: () => answer({ decision: 'approve', scope: 'session' }) };
+  // Always allow first shows the rule it would save (a prefix rule the user can edit); a host is saved as it is.
+  const always: KeyAnswer = { key: 'A', run: () => (network ? answer({ decision: 'approve', scope: 'always' }) : setEditing(!editing)) };
+  const reject: KeyAnswer = { key: 'n', run: () => answer(feedback.trim() ? { decision: 'reject', feedback: feedback.trim() } : { decision: 'reject' }) };
+  const keys = approval.approvalRule ? [once, session, always, reject] : [once, reject];
   return (
-    <section className="approval" role="region" aria-label="Approval needed">
+    <section className="approval" role="region" aria-label="Approval needed" onKeyDown={answerKeys(keys, busy)}>
       <header className="approval-header">
         <Icon name="alert" size={15} className="approval-icon" />
         <h2>{labels.title}</h2>
@@ -38,70 +61,55 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
         </span>
         {position ? <span className="approval-position">{position}</span> : null}
       </header>
-      <p className="approval-reason">{approval.reason}</p>
-      <CallPreview approval={approval} />
-      <label className="approval-feedback">
-        <span>Feedback for Deft (sent if you reject)</span>
-        <textarea
-          rows={1}
-          value={feedback}
-          placeholder="e.g. Put it in docs/ instead"
-          onChange={(e) => setFeedback(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey && feedback.trim()) {
-              e.preventDefault();
-              answer({ decision: 'reject', feedback: feedback.trim() });
-            }
-          }}
-        />
-      </label>
-      <div className="approval-actions">
-        <button ref={primary} type="button" className="button button-primary" disabled={busy} onClick={() => answer({ decision: 'approve', scope: 'once' })}>
-          <Icon name="check" size={14} /> {labels.once}
-        </button>
+      <div className="approval-scroll">
+        {approval.reason ? <p className="approval-reason">{approval.reason}</p> : null}
+        <CallPreview approval={approval} />
         {approval.approvalRule ? (
-          <>
-            <button
-              type="button"
-              className="button"
-              disabled={busy}
-              title={`Remember ${approval.approvalRule} until this session ends`}
-              onClick={() => answer({ decision: 'approve', scope: 'session' })}
-            >
-              {approval.approvalScope && !network ? <span className="approval-scope">Allow {approval.approvalScope} for session</span> : labels.session}
-            </button>
-            <button
-              type="button"
-              className="button"
-              disabled={busy}
-              title={labels.alwaysTitle}
-              onClick={() => answer({ decision: 'approve', scope: 'always' })}
-            >
-              {approval.approvalScope && !network ? <span className="approval-scope">Always allow {approval.approvalScope}</span> : labels.always}
-            </button>
-          </>
+          <p className="approval-rule">
+            {network ? 'Host' : 'Rule'}: <code>{approval.approvalRule}</code>
+          </p>
         ) : null}
-        <span className="approval-spacer" />
-        <button type="button" className="button button-reject" disabled={busy} onClick={() => answer(feedback.trim() ? { decision: 'reject', feedback: feedback.trim() } : { decision: 'reject' })}>
-          <Icon name="x" size={14} /> Reject
-        </button>
       </div>
-      {approval.approvalRule ? (
-        <p className="approval-rule">
-          {network ? 'Host' : 'Rule'}: <code>{approval.approvalRule}</code>
-        </p>
-      ) : null}
+      <footer className="approval-footer">
+        {editing && !network && approval.approvalRule ? <AlwaysAllowEditor approval={approval} onCancel={() => setEditing(false)} /> : null}
+        <label className="approval-feedback">
+          <span>Feedback for Deft (sent if you reject)</span>
+          <textarea
+            rows={1}
+            value={feedback}
+            placeholder="e.g. Put it in docs/ instead"
+            onChange={(e) => setFeedback(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey && feedback.trim()) {
+                e.preventDefault();
+                answer({ decision: 'reject', feedback: feedback.trim() });
+              }
+            }}
+          />
+        </label>
+        <div className="approval-actions">
+          <KeyButton buttonRef={primary} answer={once} label={labels.once} className="button-primary" disabled={busy} icon="check" />
+          {approval.approvalRule ? (
+            <>
+              <KeyButton answer={session} label={labels.session} disabled={busy} title={`Remember ${approval.approvalRule} until this session ends`} />
+              <KeyButton answer={always} label={labels.always} disabled={busy} {...(network ? {} : { expanded: editing })} title={labels.alwaysTitle} />
+            </>
+          ) : null}
+          <span className="approval-spacer" />
+          <KeyButton answer={reject} label="Reject" className="button-reject" disabled={busy} icon="x" />
+        </div>
+      </footer>
     </section>
   );
 }
 
-/** The oldest request waiting for the user in this session (the rest queue behind it). */
+/** The oldest request waiting for the user in this session (the rest queue behind it). A plan opens in its own tall pane. */
 export function ApprovalPanel() {
   const sessionId = useSessions((s) => s.currentId);
   const approvals = useApprovals((s) => requestsOf(s, sessionId).approvals);
   const current = approvals[0];
   if (!current) return null;
   const position = approvals.length > 1 ? `1 of ${approvals.length}` : '';
-  if (current.kind === 'plan_review') return <PlanReview key={current.requestId} approval={current} position={position} />;
+  if (current.kind === 'plan_review') return <PlanWaiting key={current.requestId} approval={current} />;
   return <ToolApproval key={current.requestId} approval={current} position={position} />;
 }

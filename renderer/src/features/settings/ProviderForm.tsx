@@ -1,79 +1,150 @@
 import { useId } from 'react';
 import type { ProviderKind, PublicSettings } from '../../../../protocol';
-import { PROVIDER_KINDS, PROVIDER_PRESETS } from './presets';
+import { Icon, Spinner } from '../../components/Icon';
+import { ModelList } from './ModelList';
+import { PROVIDER_KINDS, PROVIDER_PRESETS, presetOf } from './presets';
 import { DEFAULT_CONTEXT_WINDOW, type useProviderForm } from './use-provider-form';
 
 type Form = ReturnType<typeof useProviderForm>;
 
-/** Base URL, model, API key and image support for an OpenAI-compatible endpoint, with presets. */
+/**
+ * Base URL, model and API key, with presets to start from; the protocol, image input and context window
+ * wait under Advanced. Placeholders are examples, and say so. Fetch models lists the server's models
+ * (no model name needed) in a list to pick from.
+ */
 export function ProviderForm({ form, current }: { form: Form; current: PublicSettings['provider'] }) {
-  const ids = { base: useId(), model: useId(), key: useId(), list: useId(), image: useId(), kind: useId(), window: useId() };
+  const ids = { base: useId(), model: useId(), key: useId(), image: useId(), kind: useId(), window: useId(), presets: useId(), keyNote: useId() };
   const { draft, update } = form;
+  const chosen = presetOf(draft);
   const keyHint =
     current?.apiKeySource === 'env'
       ? 'Using DEFT_API_KEY from the environment.'
       : current?.hasApiKey && current.baseUrl === draft.baseUrl.trim()
         ? 'A key is saved for this endpoint. Leave empty to keep it.'
-        : 'Not needed for local servers such as Ollama.';
+        : chosen?.local
+          ? 'Not needed for a server on this machine.'
+          : 'Needed by hosted APIs; not by local servers such as Ollama.';
   return (
     <div className="provider-form">
-      <div className="presets" role="group" aria-label="Provider presets">
+      <span className="field-label" id={ids.presets}>
+        Start from a preset
+      </span>
+      <div className="presets" role="group" aria-labelledby={ids.presets}>
         {PROVIDER_PRESETS.map((preset) => (
           <button
             key={preset.id}
             type="button"
-            className={`chip${draft.baseUrl === preset.baseUrl ? ' chip-active' : ''}`}
+            className={`chip${chosen?.id === preset.id ? ' chip-active' : ''}`}
+            aria-pressed={chosen?.id === preset.id}
             onClick={() => update({ kind: preset.kind, baseUrl: preset.baseUrl, model: preset.model })}
           >
             {preset.label}
           </button>
         ))}
       </div>
-      <label htmlFor={ids.kind}>Protocol</label>
-      <select id={ids.kind} value={draft.kind} onChange={(e) => update({ kind: e.target.value as ProviderKind })}>
-        {PROVIDER_KINDS.map((k) => (
-          <option key={k.kind} value={k.kind}>
-            {k.label}
-          </option>
-        ))}
-      </select>
-      <p className="form-note">{PROVIDER_KINDS.find((k) => k.kind === draft.kind)?.note}</p>
       <label htmlFor={ids.base}>Base URL</label>
-      <input id={ids.base} type="url" placeholder="https://api.moonshot.ai/v1" value={draft.baseUrl} spellCheck={false} onChange={(e) => update({ baseUrl: e.target.value })} />
+      <input id={ids.base} type="url" placeholder="e.g. https://api.moonshot.ai/v1" value={draft.baseUrl} spellCheck={false} onChange={(e) => update({ baseUrl: e.target.value })} />
       <label htmlFor={ids.model}>Model</label>
       <div className="input-row">
-        <input id={ids.model} list={ids.list} placeholder="kimi-k2-0905-preview" value={draft.model} spellCheck={false} onChange={(e) => update({ model: e.target.value })} />
-        <button type="button" className="button" onClick={() => void form.loadModels()} disabled={form.loadingModels || !draft.baseUrl.trim()}>
-          {form.loadingModels ? 'Loading…' : 'Fetch models'}
+        <input
+          id={ids.model}
+          placeholder={chosen ? `e.g. ${chosen.model}` : 'e.g. kimi-k2-0905-preview'}
+          value={draft.model}
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(e) => update({ model: e.target.value })}
+        />
+        <button type="button" className="button" onClick={() => void form.loadModels()} disabled={form.loadingModels}>
+          {form.loadingModels ? <Spinner size={12} /> : null} {form.loadingModels ? 'Fetching…' : 'Fetch models'}
         </button>
       </div>
-      <datalist id={ids.list}>
-        {form.models.map((m) => (
-          <option key={m} value={m} />
-        ))}
-      </datalist>
+      {form.models?.length ? (
+        <ModelList
+          models={form.models}
+          filter={draft.model}
+          selected={draft.model}
+          onPick={(model) => {
+            update({ model });
+            form.hideModels();
+          }}
+          onClose={form.hideModels}
+        />
+      ) : null}
       <label htmlFor={ids.key}>API key</label>
-      <input id={ids.key} type="password" autoComplete="off" placeholder={current?.hasApiKey ? '•••••••• (saved)' : 'sk-…'} value={draft.apiKey} onChange={(e) => update({ apiKey: e.target.value })} />
-      <p className="form-note">{keyHint}</p>
-      <label className="checkbox" htmlFor={ids.image}>
-        <input id={ids.image} type="checkbox" checked={draft.imageInput} onChange={(e) => update({ imageInput: e.target.checked })} />
-        This model accepts images
-      </label>
-      <label htmlFor={ids.window}>Context window (tokens)</label>
       <input
-        id={ids.window}
-        inputMode="numeric"
-        placeholder={`${DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')} (default)`}
-        value={draft.contextWindow}
-        spellCheck={false}
-        onChange={(e) => update({ contextWindow: e.target.value })}
+        id={ids.key}
+        type="password"
+        autoComplete="off"
+        placeholder={current?.hasApiKey ? '•••••••• (saved)' : 'e.g. sk-…'}
+        value={draft.apiKey}
+        aria-describedby={ids.keyNote}
+        onChange={(e) => update({ apiKey: e.target.value })}
       />
-      <p className="form-note">Deft compacts the conversation when it fills 85% of this. Leave empty for {DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')}.</p>
+      <p className="form-note" id={ids.keyNote}>
+        {keyHint}
+      </p>
+      <details className="advanced">
+        <summary>
+          <Icon name="chevron" size={12} className="advanced-chevron" /> Advanced: protocol, images, context window
+        </summary>
+        <div className="advanced-body">
+          <label htmlFor={ids.kind}>Protocol</label>
+          <select id={ids.kind} value={draft.kind} onChange={(e) => update({ kind: e.target.value as ProviderKind })}>
+            {PROVIDER_KINDS.map((k) => (
+              <option key={k.kind} value={k.kind}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+          <p className="form-note">{PROVIDER_KINDS.find((k) => k.kind === draft.kind)?.note}</p>
+          <label className="checkbox" htmlFor={ids.image}>
+            <input id={ids.image} type="checkbox" checked={draft.imageInput} onChange={(e) => update({ imageInput: e.target.checked })} />
+            This model accepts images
+          </label>
+          <label htmlFor={ids.window}>Context window (tokens)</label>
+          <input
+            id={ids.window}
+            inputMode="numeric"
+            placeholder={`${DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')} (default)`}
+            value={draft.contextWindow}
+            spellCheck={false}
+            onChange={(e) => update({ contextWindow: e.target.value })}
+          />
+          <p className="form-note">Deft compacts the conversation when it fills 85% of this. Leave empty for {DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')}.</p>
+        </div>
+      </details>
       {form.error ? (
         <p className="form-error" role="alert">
           {form.error}
         </p>
       ) : null}
+      <ConnectionStatus form={form} />
     </div>
+  );
+}
+
+/** The result of Test connection, read out when it arrives. */
+function ConnectionStatus({ form }: { form: Form }) {
+  return (
+    <div className="connection-status" role="status" aria-live="polite">
+      {form.testing ? (
+        <span className="connection-pending">
+          <Spinner size={12} /> Sending a tiny request…
+        </span>
+      ) : form.connection ? (
+        <span className={form.connection.ok ? 'connection-ok' : 'connection-bad'}>
+          <Icon name={form.connection.ok ? 'check' : 'x'} size={14} /> {form.connection.text}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** The Test connection button, for the form's footer. */
+export function TestConnectionButton({ form }: { form: Form }) {
+  return (
+    <button type="button" className="button" disabled={form.testing || form.saving} onClick={() => void form.test()}>
+      {form.testing ? 'Testing…' : 'Test connection'}
+    </button>
   );
 }

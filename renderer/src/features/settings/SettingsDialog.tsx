@@ -1,39 +1,65 @@
+import { type KeyboardEvent, useId, useRef } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { useSettings } from '../../stores/settings';
+import { Icon } from '../../components/Icon';
 import { useUi } from '../../stores/ui';
-import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
-import { McpServers } from '../mcp/McpServers';
-import { WebSettings } from '../web/WebSettings';
-import { ProviderForm } from './ProviderForm';
-import { useProviderForm } from './use-provider-form';
+import { settingsPages } from './pages';
+import './settings.css';
 
+const FIRST_FIELD = '.settings-page input:not([type="checkbox"]):not([type="radio"]), .settings-page select, .settings-page textarea';
+
+/**
+ * Settings: a navigation list of pages (tabs, vertical) beside the page shown. Arrow keys move between
+ * pages, Home and End jump; each page is its own component (pages.ts).
+ */
 export function SettingsDialog() {
-  const settings = useSettings((s) => s.settings);
-  const workspace = useSettings((s) => s.workspace);
+  const pageId = useUi((s) => s.settingsPage);
   const close = () => useUi.getState().openSettings(false);
-  const form = useProviderForm(settings?.provider ?? null);
-  const storage = settings?.secretStorage === 'safe-storage' ? 'encrypted with the system keychain' : `in a file only you can read (${workspace?.home ?? '~/.deft'}/secrets.json)`;
+  const current = settingsPages.find((p) => p.id === pageId) ?? settingsPages[0]!;
+  const base = useId();
+  const tabs = useRef<Array<HTMLButtonElement | null>>([]);
+  const show = (index: number) => {
+    const page = settingsPages[(index + settingsPages.length) % settingsPages.length]!;
+    useUi.getState().openSettings(true, page.id);
+    tabs.current[settingsPages.indexOf(page)]?.focus();
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    const index = settingsPages.indexOf(current);
+    const moves: Record<string, number> = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: settingsPages.length - 1 };
+    const target = moves[e.key];
+    if (target === undefined) return;
+    e.preventDefault();
+    show(target);
+  };
+  const { Page } = current;
   return (
-    <Dialog
-      title="Settings"
-      onClose={close}
-      footer={
-        <>
-          <button type="button" className="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="button" className="button button-primary" disabled={form.saving} onClick={() => void form.save().then((ok) => ok && close())}>
-            {form.saving ? 'Saving…' : 'Save'}
-          </button>
-        </>
-      }
-    >
-      <h3 className="section-title">Model provider</h3>
-      <ProviderForm form={form} current={settings?.provider ?? null} />
-      <p className="form-note">API keys are stored {storage}.</p>
-      <McpServers />
-      <WebSettings />
-      <CheckpointSettings />
+    // Ctrl+, lands in the page's first field, ready to type (the page list is a Shift+Tab away); a page without fields focuses Close.
+    <Dialog title="Settings" onClose={close} className="settings-dialog" initialFocus={FIRST_FIELD}>
+      <div className="settings-layout">
+        <div className="settings-nav" role="tablist" aria-label="Settings pages" aria-orientation="vertical" onKeyDown={onKeyDown}>
+          {settingsPages.map((page, i) => (
+            <button
+              key={page.id}
+              ref={(el) => {
+                tabs.current[i] = el;
+              }}
+              id={`${base}-tab-${page.id}`}
+              type="button"
+              role="tab"
+              aria-selected={page === current}
+              aria-controls={`${base}-panel`}
+              tabIndex={page === current ? 0 : -1}
+              className="settings-tab"
+              onClick={() => show(i)}
+            >
+              <Icon name={page.icon} size={15} /> {page.label}
+            </button>
+          ))}
+        </div>
+        <section className="settings-page" role="tabpanel" id={`${base}-panel`} aria-labelledby={`${base}-tab-${current.id}`}>
+          <h3 className="settings-page-title">{current.label}</h3>
+          <Page key={current.id} />
+        </section>
+      </div>
     </Dialog>
   );
 }

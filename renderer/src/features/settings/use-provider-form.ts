@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { DeftError } from '../../../../protocol/bridge';
 import type { ProviderKind, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
-import { listModels, saveProvider } from '../../actions/settings';
+import { listModels, saveProvider, testConnection } from '../../actions/settings';
 
 export interface ProviderDraft {
   kind: ProviderKind;
@@ -36,7 +36,10 @@ function toInput(draft: ProviderDraft, includeKey: boolean): ProviderSettingsInp
   };
 }
 
-/** State and commands behind the provider form: save, and fetch the model list. */
+/** What the last connection test said: which model answered and how fast, or exactly what failed. */
+export type ConnectionResult = { ok: true; text: string } | { ok: false; text: string };
+
+/** State and commands behind the provider form: save, fetch the model list, test the connection. */
 export function useProviderForm(current: PublicSettings['provider']) {
   const [draft, setDraft] = useState<ProviderDraft>({
     kind: current?.kind ?? 'openai',
@@ -48,10 +51,17 @@ export function useProviderForm(current: PublicSettings['provider']) {
   });
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
-  const [models, setModels] = useState<string[]>([]);
+  const [models, setModels] = useState<string[] | null>(null);
   const [loadingModels, setLoadingModels] = useState(false);
+  const [testing, setTesting] = useState(false);
+  const [connection, setConnection] = useState<ConnectionResult | null>(null);
 
-  const update = (patch: Partial<ProviderDraft>) => setDraft((d) => ({ ...d, ...patch }));
+  const update = (patch: Partial<ProviderDraft>) => {
+    setDraft((d) => ({ ...d, ...patch }));
+    // A result says something about the values it was made with, not the new ones.
+    if (patch.baseUrl !== undefined || patch.kind !== undefined || patch.apiKey !== undefined) setModels(null);
+    setConnection(null);
+  };
 
   async function save(): Promise<boolean> {
     setError(null);
@@ -78,17 +88,41 @@ export function useProviderForm(current: PublicSettings['provider']) {
 
   async function loadModels(): Promise<void> {
     setError(null);
+    if (!draft.baseUrl.trim()) {
+      setError('Enter the base URL first: the model list comes from that server.');
+      return;
+    }
     setLoadingModels(true);
     try {
-      const models = await listModels(toInput(draft, draft.apiKey.trim() !== ''));
-      setModels(models);
-      if (!models.length) setError('The server returned no models. Type the model name.');
+      const found = await listModels(toInput(draft, draft.apiKey.trim() !== ''));
+      setModels(found);
+      if (!found.length) setError('The server returned no models. Type the model name.');
     } catch (e) {
+      setModels(null);
       setError(DeftError.from(e).detail);
     } finally {
       setLoadingModels(false);
     }
   }
 
-  return { draft, update, save, saving, error, models, loadModels, loadingModels };
+  async function test(): Promise<void> {
+    setError(null);
+    setConnection(null);
+    if (!draft.baseUrl.trim() || !draft.model.trim()) {
+      setConnection({ ok: false, text: 'Enter a base URL and a model name to test.' });
+      return;
+    }
+    setTesting(true);
+    try {
+      const result = await testConnection(toInput(draft, draft.apiKey.trim() !== ''));
+      const said = result.reply ? ` and replied “${result.reply.slice(0, 60)}”` : '';
+      setConnection({ ok: true, text: `Connected: ${result.model} answered in ${result.latencyMs.toLocaleString('en-US')} ms${said}.` });
+    } catch (e) {
+      setConnection({ ok: false, text: DeftError.from(e).detail });
+    } finally {
+      setTesting(false);
+    }
+  }
+
+  return { draft, update, save, saving, error, models, loadModels, loadingModels, hideModels: () => setModels(null), test, testing, connection };
 }

@@ -10,7 +10,7 @@ const TRIGGERS: Record<SkillItem['trigger'], string> = { user: 'run by you', mod
 export const SkillActivationCard = memo(function SkillActivationCard({ item }: { item: SkillItem }) {
   const [open, setOpen] = useState(false);
   return (
-    <section className="skill-activation" aria-label={`Skill ${item.name}`}>
+    <section className="skill-activation" role="group" aria-label={`Skill ${item.name}`}>
       <button type="button" className="tool-header" aria-expanded={open} onClick={() => setOpen(!open)}>
         <Icon name="chevron" size={12} className={`chevron${open ? ' chevron-open' : ''}`} />
         <Icon name="spark" size={14} className="skill-activation-icon" />

@@ -20,16 +20,31 @@ export interface SlashMenu {
   inputProps: Record<string, string | boolean | undefined>;
 }
 
+/** A command the composer itself runs (/plan, /compact…): listed before the skills, with its own badge. */
+export interface OwnCommand {
+  command: string;
+  argumentHint?: string;
+  description: string;
+}
+
+type MenuItem = { own: OwnCommand; skill?: undefined } | (SlashCommand & { own?: undefined });
+
 /**
- * Slash-command autocomplete for the composer: typing `/` lists the skills users can run
- * (`/skill:<name>`, or `/<name>` for built-ins and sub-skills). Arrow keys move, Enter or Tab
- * completes (Enter on a complete command sends it), Escape closes; text after the command becomes the arguments.
+ * Slash-command autocomplete for the composer: typing `/` lists the composer's own commands, then the
+ * skills users can run (`/skill:<name>`, or `/<name>` for built-ins and sub-skills). Arrow keys move,
+ * Enter or Tab completes (Enter on a complete command sends it), Escape closes; text after the command
+ * becomes the arguments.
  */
-export function useSlashMenu(text: string, setText: (text: string) => void): SlashMenu {
+export function useSlashMenu(text: string, setText: (text: string) => void, own: readonly OwnCommand[] = []): SlashMenu {
   const catalog = useSkills((s) => s.catalog);
-  const commands = useMemo(() => slashCommands(catalog?.skills ?? []), [catalog]);
+  // A skill named like one of the composer's commands stays reachable as /skill:<name>.
+  const commands = useMemo(() => slashCommands(catalog?.skills ?? []).filter((c) => !own.some((o) => o.command === c.command)), [catalog, own]);
   const query = slashQuery(text);
-  const items = useMemo(() => (query === null ? [] : matchCommands(commands, query)), [commands, query]);
+  const items = useMemo((): MenuItem[] => {
+    if (query === null) return [];
+    const mine = own.filter((o) => o.command.startsWith(query)).map((o) => ({ own: o }));
+    return [...mine, ...matchCommands(commands, query)];
+  }, [commands, own, query]);
   const [selection, setSelection] = useState({ query: '', index: 0 });
   const [dismissed, setDismissed] = useState<string | null>(null);
   const active = selection.query === query ? Math.min(selection.index, Math.max(0, items.length - 1)) : 0;
@@ -43,7 +58,8 @@ export function useSlashMenu(text: string, setText: (text: string) => void): Sla
     listRef.current?.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest' });
   }, [active, open]);
 
-  const choose = (item: SlashCommand) => setText(`/${item.command} `);
+  const commandOf = (item: MenuItem) => (item.own ? item.own.command : item.command);
+  const choose = (item: MenuItem) => setText(`/${commandOf(item)} `);
   const move = (delta: number) => setSelection({ query: query ?? '', index: (active + delta + items.length) % items.length });
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
@@ -60,7 +76,7 @@ export function useSlashMenu(text: string, setText: (text: string) => void): Sla
       return true;
     }
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && item) {
-      if (query === item.command) return false;
+      if (query === commandOf(item)) return false;
       e.preventDefault();
       choose(item);
       return true;
@@ -74,10 +90,10 @@ export function useSlashMenu(text: string, setText: (text: string) => void): Sla
   };
 
   const menu = open ? (
-    <ul className="slash-menu" role="listbox" id={MENU_ID} aria-label="Skill commands" ref={listRef}>
+    <ul className="slash-menu" role="listbox" id={MENU_ID} aria-label="Commands and skills" ref={listRef}>
       {items.map((item, i) => (
         <li
-          key={item.command}
+          key={item.own ? `own:${item.own.command}` : item.command}
           id={`${MENU_ID}-${i}`}
           role="option"
           aria-selected={i === active}
@@ -88,11 +104,17 @@ export function useSlashMenu(text: string, setText: (text: string) => void): Sla
           }}
           onMouseMove={() => i !== active && setSelection({ query: query ?? '', index: i })}
         >
-          <span className="slash-command">/{item.command}</span>
-          {item.skill.argumentHint ? <span className="slash-arg-hint">{item.skill.argumentHint}</span> : null}
-          <span className="slash-description">{item.skill.description}</span>
-          <SourceBadge source={item.skill.source} />
-          <OverridesBuiltinBadge skill={item.skill} />
+          <span className="slash-command">/{commandOf(item)}</span>
+          {(item.own ?? item.skill).argumentHint ? <span className="slash-arg-hint">{(item.own ?? item.skill).argumentHint}</span> : null}
+          <span className="slash-description">{(item.own ?? item.skill).description}</span>
+          {item.own ? (
+            <span className="skill-badge skill-source-command">Command</span>
+          ) : (
+            <>
+              <SourceBadge source={item.skill.source} />
+              <OverridesBuiltinBadge skill={item.skill} />
+            </>
+          )}
         </li>
       ))}
     </ul>

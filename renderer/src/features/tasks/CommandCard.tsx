@@ -1,15 +1,17 @@
 import { memo, useLayoutEffect, useRef, useState } from 'react';
-import type { SandboxBlock, ToolInputDisplay } from '../../../../protocol';
+import type { SandboxBlock, ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
 import { formatDuration } from '../../../../protocol/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { stopOrBackgroundCommand } from '../../actions/tasks';
 import { screenText } from './format';
+import { OutputDialog } from './OutputDialog';
 import { useTasks } from '../../stores/tasks';
 import { useNow } from './use-now';
 import './tasks.css';
 
 type CommandDisplay = Extract<ToolInputDisplay, { kind: 'command' }>;
+type CommandOutput = Extract<ToolResultDisplay, { kind: 'command_output' }>;
 
 /** Output that follows its end while you are there, like a terminal. */
 function LiveOutput({ text, label }: { text: string; label: string }) {
@@ -37,7 +39,7 @@ function LiveOutput({ text, label }: { text: string; label: string }) {
 
 function RunningControls({ item }: { item: ToolItem }) {
   const waiting = useTasks((s) => s.waiting[item.id]);
-  const now = useNow(Boolean(waiting));
+  const now = useNow(true);
   const [pending, setPending] = useState<'stop' | 'background' | null>(null);
   const act = (action: 'stop' | 'background') => {
     setPending(action);
@@ -54,6 +56,11 @@ function RunningControls({ item }: { item: ToolItem }) {
           <Spinner size={11} /> Running
         </span>
       )}
+      {item.startedAt ? (
+        <span className="command-elapsed" aria-label="Running for">
+          {formatDuration(Math.max(0, now - item.startedAt)).replace(/\.\d s$/, ' s')}
+        </span>
+      ) : null}
       <span className="command-controls-gap" />
       <button type="button" className="button button-small" disabled={pending !== null} onClick={() => act('background')} title="Keep it running as a background task; the agent carries on">
         Move to background
@@ -61,6 +68,65 @@ function RunningControls({ item }: { item: ToolItem }) {
       <button type="button" className="button button-small button-stop" disabled={pending !== null} onClick={() => act('stop')} aria-label="Stop command">
         <Icon name="stop" size={12} /> {pending === 'stop' ? 'Stopping…' : 'Stop'}
       </button>
+    </div>
+  );
+}
+
+/** Whether line `index` was written to stderr. */
+const onStderr = (ranges: CommandOutput['stderrLines'], index: number) => ranges?.some(([from, to]) => index >= from && index < to) ?? false;
+
+/**
+ * A finished command's output. Stdout keeps the normal colour and only stderr lines are tinted; a
+ * command that failed opens at the end of its output, where the failing lines are.
+ */
+function CommandOutputView({ shown, failed }: { shown: CommandOutput; failed: boolean }) {
+  const ref = useRef<HTMLPreElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && failed) el.scrollTop = el.scrollHeight;
+  }, [failed]);
+  const lines = screenText(shown.output).split('\n');
+  return (
+    <pre ref={ref} className="tool-output command-output" tabIndex={0} aria-label={failed ? 'Output (failed)' : 'Output'}>
+      {lines.map((line, i) => (
+        <span key={i} className={onStderr(shown.stderrLines, i) ? 'stderr-line' : undefined}>
+          {line}
+          {i < lines.length - 1 ? '\n' : ''}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+/** Copy output and Open full log, on every finished command. */
+function OutputActions({ text, logId, title }: { text: string; logId: string | undefined; title: string }) {
+  const [copied, setCopied] = useState(false);
+  const [viewing, setViewing] = useState(false);
+  return (
+    <div className="command-actions">
+      <button
+        type="button"
+        className="button button-small"
+        onClick={() =>
+          void navigator.clipboard?.writeText(text).then(() => {
+            setCopied(true);
+            setTimeout(() => setCopied(false), 1500);
+          })
+        }
+      >
+        <Icon name="copy" size={13} /> {copied ? 'Copied' : 'Copy output'}
+      </button>
+      {logId ? (
+        <button type="button" className="button button-small" onClick={() => setViewing(true)}>
+          <Icon name="file" size={13} /> Open full log
+        </button>
+      ) : null}
+      {copied ? (
+        <span className="visually-hidden" role="status">
+          Output copied
+        </span>
+      ) : null}
+      {viewing && logId ? <OutputDialog taskId={logId} title={title} onClose={() => setViewing(false)} /> : null}
     </div>
   );
 }
@@ -81,15 +147,23 @@ function Result({ item, display }: { item: ToolItem; display: CommandDisplay }) 
       </div>
     );
   }
+  const title = `Output of ${display.description ?? item.description}`;
   if (shown?.kind === 'command_output') {
+    const failed = shown.exitCode !== 0;
     return (
       <>
-        {shown.output ? <pre className={`tool-output command-output${result.isError ? ' tool-output-error' : ''}`}>{screenText(shown.output)}</pre> : <div className="command-empty">No output.</div>}
+        {shown.output ? <CommandOutputView shown={shown} failed={failed} /> : <div className="command-empty">No output.</div>}
         {shown.blocked?.length ? <BlockedBySandbox blocked={shown.blocked} /> : null}
+        <OutputActions text={screenText(shown.output)} logId={shown.logId} title={title} />
       </>
     );
   }
-  return result.output ? <pre className={`tool-output${result.isError ? ' tool-output-error' : ''}`}>{result.output}</pre> : null;
+  return result.output ? (
+    <>
+      <pre className={`tool-output${result.isError ? ' tool-output-error' : ''}`}>{result.output}</pre>
+      <OutputActions text={result.output} logId={undefined} title={title} />
+    </>
+  ) : null;
 }
 
 const BLOCKED_KIND: Record<SandboxBlock['kind'], string> = { write: 'Write', read: 'Read', network: 'Connection' };
@@ -131,7 +205,7 @@ export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem 
   const expanded = open ?? item.status === 'error';
   const running = item.status === 'running';
   return (
-    <section className={`tool-card command-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+    <section className={`tool-card command-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
       <button type="button" className="tool-header" aria-expanded={expanded || running} onClick={() => setOpen(!expanded)}>
         <Icon name="chevron" size={12} className={`chevron${expanded || running ? ' chevron-open' : ''}`} />
         <Icon name="terminal" size={14} />

@@ -12,12 +12,15 @@ interface Slice {
   path: string;
 }
 
-/** A task's full output log: the last MiB first, earlier parts on request, refreshed while it runs. */
-export function OutputDialog({ taskId }: { taskId: string }) {
+/**
+ * A task's full output log (or a finished command's): the last MiB first, earlier parts on request,
+ * refreshed while it runs.
+ */
+export function OutputDialog({ taskId, title, onClose }: { taskId: string; title?: string; onClose?: () => void }) {
   const task = useTasks((s) => s.tasks.find((t) => t.id === taskId));
   const [slice, setSlice] = useState<Slice | null>(null);
   const pre = useRef<HTMLPreElement>(null);
-  const close = () => useTasks.getState().view(null);
+  const close = onClose ?? (() => useTasks.getState().view(null));
 
   const load = useCallback(async () => {
     const result = await readTaskOutput(taskId);
@@ -41,7 +44,7 @@ export function OutputDialog({ taskId }: { taskId: string }) {
 
   return (
     <Dialog
-      title={`Output of ${task?.description ?? taskId}`}
+      title={title ?? `Output of ${task?.description ?? taskId}`}
       onClose={close}
       wide
       footer={

@@ -4,15 +4,17 @@ import { useTodo } from '../../stores/todo';
 import { TodoItems } from './TodoItems';
 
 /** The agent's todo list, visible while one exists: progress, the item in progress highlighted, updated live. */
-export function TodoPanel() {
+export function TodoPanel({ compact = false }: { compact?: boolean }) {
   const items = useTodo((s) => s.items);
-  const [open, setOpen] = useState(true);
+  const [userOpen, setOpen] = useState(true);
   if (!items.length) return null;
+  // One line while an approval waits; the user's choice comes back after.
+  const open = userOpen && !compact;
   const done = items.filter((i) => i.status === 'done').length;
   const current = items.find((i) => i.status === 'in_progress');
   return (
     <section className="todo-panel" role="region" aria-label="Todo list">
-      <button type="button" className="todo-header" aria-expanded={open} onClick={() => setOpen(!open)}>
+      <button type="button" className="todo-header" aria-expanded={open} disabled={compact} onClick={() => setOpen(!open)}>
         <Icon name="chevron" size={12} className={`chevron${open ? ' chevron-open' : ''}`} />
         <span className="todo-heading">Todo</span>
         <span className="todo-progress-text">

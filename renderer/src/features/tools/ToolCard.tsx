@@ -1,26 +1,60 @@
 import { memo, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
+import { useSettings } from '../../stores/settings';
 import type { ToolItem } from '../../stores/transcript';
+import { FilePath } from '../files/FilePath';
+import { headline } from './headline';
 import { cardRenderers, opensByDefault, renderInput, renderResult, renderSummary, resultSupersedesInput, toolIcons } from './registry';
+
+/** The plan file a Write or Edit changed (plans live in ~/.deft/plans/), or null. */
+function isPlanWrite(item: ToolItem, home: string | undefined): string | null {
+  if (!home || (item.name !== 'Write' && item.name !== 'Edit')) return null;
+  const path = item.display.kind === 'diff' || item.display.kind === 'file_io' ? item.display.path : null;
+  return path && path.startsWith(`${home}/plans/`) && path.endsWith('.md') ? path : null;
+}
 
 function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }
 
-/** A tool call: what it does, live progress while it runs, and its result. Errors start open. */
+/**
+ * A tool call: what it does, live progress while it runs, and its result. Errors start open. The title
+ * says each thing once ("Read src/money.js · L1–15"); its file path opens the file in the viewer, and
+ * a click anywhere else on the title opens or closes the card.
+ */
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const [open, setOpen] = useState<boolean | null>(null);
-  const expanded = open ?? (item.status === 'error' || opensByDefault(item.result?.display));
+  const home = useSettings((s) => s.workspace?.home);
+  // The plan file's writes are part of the plan review, which shows the plan: here they stay one line.
+  const planWrite = isPlanWrite(item, home);
+  const expanded = open ?? (item.status === 'error' || (!planWrite && opensByDefault(item.result?.display)));
   const summary = renderSummary(item.result?.display ?? item.display);
   const Custom = cardRenderers[item.display.kind];
   if (Custom) return <Custom item={item} />;
+  const title = planWrite ? { verb: null, before: 'Updated the plan ', path: planWrite, after: '' } : headline(item);
+  const toggle = () => setOpen(!expanded);
   return (
-    <section className={`tool-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
-      <button type="button" className="tool-header" aria-expanded={expanded} onClick={() => setOpen(!expanded)}>
-        <Icon name="chevron" size={12} className={`chevron${expanded ? ' chevron-open' : ''}`} />
-        <Icon name={toolIcons[item.display.kind] ?? 'tool'} size={14} />
-        <span className="tool-name">{item.name}</span>
-        <span className="tool-description">{item.description}</span>
+    <section className={`tool-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
+      <div className="tool-header" onClick={toggle}>
+        <button
+          type="button"
+          className="tool-toggle"
+          aria-expanded={expanded}
+          aria-label={`${title.verb ? `${title.verb} ` : ''}${title.before}${title.path ?? ''}${title.after}`}
+          onClick={(e) => {
+            e.stopPropagation();
+            toggle();
+          }}
+        >
+          <Icon name="chevron" size={12} className={`chevron${expanded ? ' chevron-open' : ''}`} />
+          <Icon name={toolIcons[item.display.kind] ?? 'tool'} size={14} />
+          {title.verb ? <span className="tool-name">{title.verb}</span> : null}
+        </button>
+        <span className="tool-description">
+          {title.before}
+          {title.path ? <FilePath path={title.path} /> : null}
+          {title.after}
+        </span>
         {summary ? <span className="tool-summary">{summary}</span> : null}
         <span className="tool-status">
           {item.status === 'running' ? <Spinner size={12} /> : null}
@@ -28,7 +62,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           {item.status === 'error' ? <Icon name="x" size={14} className="bad" /> : null}
           {item.result ? <span className="tool-duration">{duration(item.result.durationMs)}</span> : null}
         </span>
-      </button>
+      </div>
       {expanded || item.status === 'running' ? (
         <div className="tool-body">
           {resultSupersedesInput(item.result?.display) ? null : renderInput(item.display)}

@@ -5,6 +5,7 @@ import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
 import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supersedingResults } from '../files/cards';
 import { McpCallView, McpResultView } from '../mcp/cards';
+import { AnswerPairs, legacyAnswers } from '../questions/AnswerPairs';
 import { CommandCard } from '../tasks/CommandCard';
 import { TodoItems } from '../todo/TodoItems';
 import { SearchCard } from '../web/SearchCard';
@@ -52,8 +53,16 @@ export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRendere
   text: (d) => <pre className="tool-output">{d.text}</pre>,
   todo_list: (d) => <TodoItems items={d.items} />,
   mcp_result: (d) => <McpResultView display={d} />,
+  question_answers: (d) => <AnswerPairs answers={d.answers} dismissed={d.dismissed} />,
+  structured: (d, output) => {
+    const answers = legacyAnswers(d.data);
+    return answers ? <AnswerPairs answers={answers} dismissed={false} /> : <pre className="tool-output">{output}</pre>;
+  },
   ...fileResultRenderers,
 };
+
+/** Results that say all their call did (the call's own display is hidden once they arrive), beyond the file kinds. */
+const superseding = new Set<ToolResultDisplay['kind']>(['question_answers']);
 
 /** Display kinds whose whole card is their own component (live controls, custom layout). */
 export const cardRenderers: { [K in ToolInputDisplay['kind']]?: ComponentType<{ item: ToolItem }> } = {
@@ -94,10 +103,10 @@ export function renderSummary(display: ToolInputDisplay | ToolResultDisplay): Re
 
 /** Whether the result shows all the input did, so the input display is hidden once it arrives. */
 export function resultSupersedesInput(display: ToolResultDisplay | undefined): boolean {
-  return display !== undefined && supersedingResults.has(display.kind);
+  return display !== undefined && (supersedingResults.has(display.kind) || superseding.has(display.kind));
 }
 
 /** Whether a card with this result starts open. */
 export function opensByDefault(display: ToolResultDisplay | undefined): boolean {
-  return display !== undefined && openResults.has(display.kind);
+  return display !== undefined && (openResults.has(display.kind) || display.kind === 'question_answers');
 }

@@ -20,7 +20,6 @@ export function WebSettings() {
   if (!draft) {
     return (
       <section className="web-settings" aria-label="Web settings">
-        <h3 className="section-title">Web</h3>
         {form.error ? <p className="form-error" role="alert">{form.error}</p> : <p className="form-note">Loading…</p>}
       </section>
     );
@@ -36,7 +35,6 @@ export function WebSettings() {
         : 'Stored like model API keys, never in settings.json.';
   return (
     <section className="web-settings provider-form" aria-label="Web settings">
-      <h3 className="section-title">Web</h3>
       <label htmlFor={ids.provider}>Search provider</label>
       <select id={ids.provider} value={draft.provider} onChange={(e) => form.update({ provider: e.target.value as WebDraft['provider'], apiKey: '' })}>
         {PROVIDERS.map((p) => (

@@ -71,9 +71,13 @@ export function askUserQuestionTool(session: SessionHandle, desk: ApprovalDesk) 
           const answers = answer.dismissed ? {} : answer.answers;
           session.emit({ type: 'question.answered', requestId: id, answers, dismissed: answer.dismissed });
           if (answer.dismissed) {
-            return { output: JSON.stringify({ answers: {}, note: 'The user dismissed the questions without answering. Continue with your best judgement or ask in plain text; do not ask the same questions again right away.' }) };
+            return {
+              output: JSON.stringify({ answers: {}, note: 'The user dismissed the questions without answering. Continue with your best judgement or ask in plain text; do not ask the same questions again right away.' }),
+              display: { kind: 'question_answers', answers: [], dismissed: true },
+            };
           }
-          return { output: JSON.stringify({ answers }), display: { kind: 'structured', data: { answers } } };
+          const pairs = questions.map((q) => ({ question: q.question, answer: answers[q.question] ?? '' }));
+          return { output: JSON.stringify({ answers }), display: { kind: 'question_answers', answers: pairs, dismissed: false } };
         },
       };
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CoreContext, SessionHandle } from '../../../../contract/feature';
-import { budgetExhausted, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
+import { budgetExhausted, countingRunningTurn, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
 import { defineTool, errorResult } from '../../../../contract/tool';
 import description from './update-goal.md?raw';
 
@@ -30,7 +30,8 @@ export function updateGoalTool(session: SessionHandle, core: Pick<CoreContext, '
             const spent = budgetExhausted(goalView(goal, session, now));
             if (spent) return errorResult(`The goal cannot resume: ${spent}. Raise the budget with SetGoalBudget first (only if the user agreed to it).`);
           }
-          saveGoal(session, goal.status === args.status ? { ...goal, updatedAt: now } : withStatus(goal, session, args.status, args.note, now), now);
+          const stopping = args.status !== 'active' ? countingRunningTurn(goal, session) : goal;
+          saveGoal(session, goal.status === args.status ? { ...goal, updatedAt: now } : withStatus(stopping, session, args.status, args.note, now), now);
           const announces = [goalFact(session, now)];
           if (args.status === 'active') return { output: 'The goal is active again. Keep working toward it.', announces };
           // The goal is over: nothing else of this step runs, and the turn ends here instead of carrying on.

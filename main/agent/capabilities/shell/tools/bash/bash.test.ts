@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '../../../../test-support/shell-harness';
@@ -15,7 +15,7 @@ describe('Bash never hangs on input', () => {
     const { content, result } = await callTool(h, 'Bash', { command: 'cat; echo "cat done"', timeout: 20 });
     expect(content).toBe('cat done\nCommand executed successfully.');
     expect(result.isError).toBe(false);
-    expect(result.display).toEqual({ kind: 'command_output', exitCode: 0, output: 'cat done' });
+    expect(result.display).toEqual({ kind: 'command_output', exitCode: 0, output: 'cat done', logId: expect.stringMatching(/^bash-[0-9a-z]{8}$/) });
   });
 
   it('`read x` returns (end of input)', async () => {
@@ -34,6 +34,41 @@ describe('Bash never hangs on input', () => {
 });
 
 describe('Bash output and errors', () => {
+  it('marks the lines written to stderr for the window, and keeps the full log readable by the command id', async () => {
+    h = await createTasksHarness();
+    const { result } = await callTool(h, 'Bash', { command: 'echo "compiling"; echo "src/a.ts:3 error: bad" >&2; sleep 0.05; echo "1 file"; echo "Build failed" >&2; exit 2' });
+    const display = result.display as { output: string; stderrLines?: Array<[number, number]>; logId?: string };
+    const lines = display.output.split('\n');
+    expect(lines).toEqual(['compiling', 'src/a.ts:3 error: bad', '1 file', 'Build failed', 'Command failed with exit code: 2.']);
+    const stderr = lines.filter((_, i) => display.stderrLines?.some(([from, to]) => i >= from && i < to));
+    expect(stderr).toEqual(['src/a.ts:3 error: bad', 'Build failed']);
+    const log = await h.core.handlers.readTaskOutput({ sessionId: h.session.id, taskId: display.logId! });
+    expect(log.text).toBe('compiling\nsrc/a.ts:3 error: bad\n1 file\nBuild failed\n');
+  });
+
+  it('never reads through a link put in place of a command log, nor an id that was never run', async () => {
+    h = await createTasksHarness();
+    const { result } = await callTool(h, 'Bash', { command: 'echo hi' });
+    const logId = (result.display as { logId: string }).logId;
+    const log = (await h.core.handlers.readTaskOutput({ sessionId: h.session.id, taskId: logId })).path;
+    const secret = join(h.home, 'secret.txt');
+    await writeFile(secret, 'TOKEN=abc');
+    await rm(log);
+    await symlink(secret, log);
+    await expect(h.core.handlers.readTaskOutput({ sessionId: h.session.id, taskId: logId })).rejects.toThrow(/no task/);
+    await expect(h.core.handlers.readTaskOutput({ sessionId: h.session.id, taskId: 'bash-zzzzzzzz' })).rejects.toThrow(/no task/);
+  });
+
+  it('marks stderr lines in the tail of a long output too', async () => {
+    h = await createTasksHarness();
+    const { result } = await callTool(h, 'Bash', { command: 'seq 1 20000; echo "fatal: it broke" >&2; exit 1' });
+    const display = result.display as { output: string; stderrLines?: Array<[number, number]> };
+    const lines = display.output.split('\n');
+    const stderr = lines.filter((_, i) => display.stderrLines?.some(([from, to]) => i >= from && i < to));
+    expect(stderr).toEqual(['fatal: it broke']);
+    expect(lines.at(-2)).toBe('fatal: it broke');
+  });
+
   it('streams output live to the card and runs in the workspace with the given cwd', async () => {
     h = await createTasksHarness();
     await writeFile(join(h.workspace, 'marker.txt'), 'x');

@@ -2,22 +2,30 @@ import type { ToolResultDisplay } from '../../../../../../protocol';
 import type { SandboxBlock } from '../../../../contract/sandbox';
 import type { TaskRecord } from '../../../../contract/tasks';
 import { formatBytes, formatDuration } from '../../../../../../protocol/units';
-import type { JobOutcome, ShellJob } from '../../shell-job';
+import type { JobOutcome, LineRange, ShellJob } from '../../shell-job';
 import type { ToolResult } from '../../../../contract/tool';
 import { capText } from '../../../../contract/output-limits';
 
-/** The output as the model reads it: whole when short, else beginning and end with a pointer to the full log. */
-export function outputFor(job: ShellJob): { text: string; truncated: boolean } {
-  const { head, tail, omittedBytes } = job.excerpt();
+/**
+ * The output as the model reads it: whole when short, else beginning and end with a pointer to the full
+ * log; and which of its lines came from stderr (for the window).
+ */
+export function outputFor(job: ShellJob): { text: string; truncated: boolean; stderrLines: LineRange[] } {
+  const { head, tail, omittedBytes, stderr } = job.excerpt();
   let body = head;
+  let stderrLines = stderr.head;
   if (tail) {
     const gap = omittedBytes > 0 ? `${formatBytes(omittedBytes)} omitted` : 'output continues';
-    body = `${head}${head.endsWith('\n') ? '' : '\n'}[... ${gap}: the full output (${formatBytes(job.outputBytes)}) is in ${job.logPath}; Read it with line_offset and n_lines, or grep it ...]\n${tail}`;
+    const headPart = `${head}${head.endsWith('\n') ? '' : '\n'}`;
+    body = `${headPart}[... ${gap}: the full output (${formatBytes(job.outputBytes)}) is in ${job.logPath}; Read it with line_offset and n_lines, or grep it ...]\n${tail}`;
+    // The tail starts after the head's lines and the marker line.
+    const offset = headPart.split('\n').length;
+    stderrLines = [...stderr.head, ...stderr.tail.map(([from, to]): LineRange => [from + offset, to + offset])];
   }
   const capped = capText(body);
   let text = capped.text;
   if (capped.longLines) text += `${text.endsWith('\n') ? '' : '\n'}[${capped.longLines} long line(s) were cut at 2,000 characters; the full output is in ${job.logPath}]`;
-  return { text, truncated: Boolean(tail) || capped.truncated };
+  return { text, truncated: Boolean(tail) || capped.truncated, stderrLines };
 }
 
 /** The closing line: how the command ended. */
@@ -51,7 +59,7 @@ export function blockedNote(blocked: readonly SandboxBlock[]): string {
 
 /** The result of a foreground command that ended while the call waited. */
 export function finishedResult(job: ShellJob, outcome: JobOutcome): ToolResult {
-  const { text, truncated } = outputFor(job);
+  const { text, truncated, stderrLines } = outputFor(job);
   const line = endLine(outcome, job);
   const ok = outcome.reason === 'exited' && outcome.exitCode === 0;
   const blocked = job.blocked();
@@ -61,6 +69,8 @@ export function finishedResult(job: ShellJob, outcome: JobOutcome): ToolResult {
     output: `${text}${text && !text.endsWith('\n') ? '\n' : ''}${ok ? '' : line}`.trimEnd(),
     ...(truncated ? { truncated } : {}),
     ...(blocked.length ? { blocked } : {}),
+    ...(stderrLines.length ? { stderrLines } : {}),
+    logId: job.id,
   };
   return { output: `${text}${text && !text.endsWith('\n') ? '\n' : ''}${line}${blockedNote(blocked)}`, isError: !ok, truncated: true, display };
 }

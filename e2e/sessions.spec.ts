@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { configureProvider, expect, send, test } from './fixtures/deft';
+import { SIZES, answer } from './fixtures/daily';
+
+// Issue 18 item 9: sessions — rename, search (titles and text), export Markdown and raw JSONL; long titles.
+
+const LONG = 'Refactor the money module so rounding happens once, at the very edge';
+
+test('rename a session from its menu; the name stays after a reload', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  await send(page, 'first prompt');
+  await expect(page.getByText('Echo: first prompt')).toBeVisible();
+  const sidebar = page.getByRole('navigation', { name: 'Sessions' });
+  await sidebar.getByRole('button', { name: 'Actions for first prompt' }).click();
+  await page.getByRole('menuitem', { name: 'Rename' }).click();
+  const field = sidebar.getByRole('textbox', { name: 'New title for first prompt' });
+  await expect(field).toBeFocused();
+  await field.fill('Money rounding');
+  await field.press('Enter');
+  await expect(sidebar.getByRole('button', { name: /^Money rounding/ })).toBeVisible();
+  await expect(sidebar.getByRole('button', { name: 'Actions for Money rounding' })).toBeFocused();
+  // Escape leaves the title as it was.
+  await sidebar.getByRole('button', { name: 'Actions for Money rounding' }).click();
+  await page.getByRole('menuitem', { name: 'Rename' }).click();
+  await sidebar.getByRole('textbox', { name: 'New title for Money rounding' }).fill('Something else');
+  await page.keyboard.press('Escape');
+  await expect(sidebar.getByRole('button', { name: /^Money rounding/ })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /^Money rounding/ })).toBeVisible();
+});
+
+test('search finds sessions by title at once and by what was said in them, with the passage', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  mock.enqueue(answer('The interest rate lives in rates.ts, next to the ledger.'));
+  await send(page, 'Where is the rate?');
+  await expect(page.getByText('next to the ledger.')).toBeVisible();
+  await page.getByRole('button', { name: 'New session' }).click();
+  await send(page, 'Tidy the README');
+  await expect(page.getByText('Echo: Tidy the README')).toBeVisible();
+  const sidebar = page.getByRole('navigation', { name: 'Sessions' });
+  const search = sidebar.getByRole('searchbox', { name: 'Search sessions' });
+  await search.fill('readme');
+  const results = sidebar.getByRole('list', { name: 'Search results' });
+  await expect(results.getByRole('button')).toHaveCount(1);
+  await expect(results.getByRole('button').first()).toContainText('Tidy the README');
+  await search.fill('LEDGER');
+  await expect(results.getByRole('button')).toHaveCount(1);
+  await expect(results.getByRole('button').first()).toContainText('Where is the rate?');
+  await expect(results.locator('.session-snippet mark')).toHaveText('ledger');
+  await expect(sidebar.getByRole('status')).toHaveText(/1 session found/);
+  await search.fill('.*');
+  await expect(sidebar.getByRole('status')).toHaveText(/0 sessions found/);
+  await search.fill('ledger');
+  await results.getByRole('button').first().click();
+  await expect(search).toHaveValue('');
+  await expect(page.getByText('next to the ledger.')).toBeVisible();
+});
+
+test('export as Markdown and as the raw log, under names made from the title', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  mock.enqueue(answer('Here is **the plan**.'));
+  await send(page, 'Plan the ../../etc/passwd release');
+  await expect(page.getByText('the plan')).toBeVisible();
+  const sidebar = page.getByRole('navigation', { name: 'Sessions' });
+  const actions = sidebar.getByRole('button', { name: /^Actions for Plan the/ });
+
+  await actions.click();
+  const markdown = page.waitForEvent('download');
+  await page.getByRole('menuitem', { name: 'Export as Markdown' }).click();
+  const md = await markdown;
+  expect(md.suggestedFilename()).toMatch(/^Plan-the-etc-passwd-release-[\w-]+\.md$/);
+  const text = await readFile(await md.path(), 'utf8');
+  expect(text).toContain('# Plan the ../../etc/passwd release');
+  expect(text).toContain('## You\n\nPlan the ../../etc/passwd release');
+  expect(text).toContain('### Deft\n\nHere is **the plan**.');
+
+  await actions.click();
+  const raw = page.waitForEvent('download');
+  await page.getByRole('menuitem', { name: 'Export raw log (JSONL)' }).click();
+  const jsonl = await readFile(await (await raw).path(), 'utf8');
+  const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { r: string });
+  expect(records[0]).toMatchObject({ r: 'header' });
+  expect(records.some((r) => r.r === 'event')).toBe(true);
+});
+
+for (const size of SIZES) {
+  test(`at ${size.width}×${size.height} a long title takes two lines before it is cut, with the whole title as tooltip`, async ({ deft, mock }) => {
+    const { page } = deft;
+    await page.setViewportSize(size);
+    await configureProvider(page, mock.baseUrl);
+    await send(page, LONG);
+    await expect(page.getByText(`Echo: ${LONG}`)).toBeVisible();
+    const row = page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: new RegExp(`^${LONG.slice(0, 20)}`) });
+    await expect(row).toHaveAttribute('title', LONG);
+    const title = row.locator('.session-title');
+    const box = (await title.boundingBox())!;
+    const line = await title.evaluate((el) => parseFloat(el.ownerDocument.defaultView!.getComputedStyle(el).lineHeight));
+    // More than 25 characters are shown: two lines of the sidebar's width.
+    expect(box.height).toBeGreaterThan(line * 1.5);
+    expect(box.height).toBeLessThan(line * 2.5);
+    const shown = await title.evaluate((el) => el.getBoundingClientRect().width);
+    expect(shown).toBeGreaterThan(150);
+  });
+}

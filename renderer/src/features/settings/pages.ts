@@ -1,0 +1,36 @@
+import type { ComponentType } from 'react';
+import type { IconName } from '../../components/Icon';
+import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
+import { McpServers } from '../mcp/McpServers';
+import { WebSettings } from '../web/WebSettings';
+import { AppearancePage } from './pages/AppearancePage';
+import { DataPage } from './pages/DataPage';
+import { PermissionsPage } from './pages/PermissionsPage';
+import { PricesPage } from './pages/PricesPage';
+import { ProviderPage } from './pages/ProviderPage';
+import { ShortcutsPage } from './pages/ShortcutsPage';
+
+/** One page of Settings: an entry in the navigation list and the component it shows. */
+export interface SettingsPage {
+  id: string;
+  label: string;
+  icon: IconName;
+  /** The page body; the page's heading is the navigation entry's label. */
+  Page: ComponentType;
+}
+
+/**
+ * The Settings pages, in the order of the navigation list. Adding a page is one entry here (an id, a
+ * label, an icon from components/Icon, and the component that renders the page body).
+ */
+export const settingsPages: readonly SettingsPage[] = [
+  { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
+  { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
+  { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
+  { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
+  { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },
+  { id: 'appearance', label: 'Appearance', icon: 'palette', Page: AppearancePage },
+  { id: 'prices', label: 'Model prices', icon: 'dollar', Page: PricesPage },
+  { id: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', Page: ShortcutsPage },
+  { id: 'data', label: 'Data', icon: 'database', Page: DataPage },
+];

@@ -1,0 +1,31 @@
+import type { ToolItem } from '../../stores/transcript';
+
+/** Descriptions that already start with what the call does ("Create src/a.ts", "Load skill review"). */
+const SAYS_WHAT = /^(Create|Overwrite|Append|View|Load|Update|Clear|Read|Start|Stop|List|Output|Delete|Schedule|Enter|Review|Goal)\b/;
+
+/** A card's title, saying each thing once: the tool (unless the description names the action), and what it acts on. */
+export interface Headline {
+  verb: string | null;
+  /** The description, split around the file path when it holds one. */
+  before: string;
+  path: string | null;
+  after: string;
+}
+
+function pathOf(item: ToolItem): string | null {
+  const display = item.display;
+  if (display.kind === 'file_io' || display.kind === 'diff') return display.path;
+  const result = item.result?.display;
+  return result && (result.kind === 'file_content' || result.kind === 'diff') ? result.path : null;
+}
+
+export function headline(item: ToolItem): Headline {
+  let verb: string | null = item.name;
+  let text = item.description;
+  if (text.startsWith(`${item.name} `)) text = text.slice(item.name.length + 1);
+  else if (SAYS_WHAT.test(text)) verb = null;
+  const path = pathOf(item);
+  const at = path ? text.indexOf(path) : -1;
+  if (!path || at < 0) return { verb, before: text, path: null, after: '' };
+  return { verb, before: text.slice(0, at), path, after: text.slice(at + path.length) };
+}
