@@ -8,6 +8,7 @@ import { DeftCore } from './core';
 import { LOG_FILE } from '../infra/sessions/session';
 import { workspaceSessionsDir } from '../infra/sessions/store';
 import { createHarness, fastRetry } from '../test-support/harness';
+import { eventually } from '../test-support/processes';
 import { testTools } from '../test-support/tools';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -135,7 +136,8 @@ describe('cancel', () => {
     h = await createHarness();
     h.server.enqueue({ chunks: [...textChunks('word '.repeat(500), 5), { finish: 'stop' }], delayMs: 20 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'long' });
-    await new Promise((r) => setTimeout(r, 150));
+    // Cancel once the answer is streaming (a fixed wait would race a busy machine).
+    await eventually(() => expect(h.sessionEvents('assistant.delta').length).toBeGreaterThan(1));
     const started = Date.now();
     expect(await h.core.handlers.cancelTurn({ sessionId: h.session.id })).toEqual({ cancelled: true });
     await h.core.turnDone(h.session.id);
@@ -154,7 +156,7 @@ describe('cancel', () => {
       chunks: [{ toolCall: { id: 'w', name: 'Wait', args: '{"ms":30000}' } }, { toolCall: { id: 's', name: 'Stubborn', args: '{"ms":30000}' } }, { finish: 'tool_calls' }],
     });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'wait' });
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => expect(h.sessionEvents('tool.call.started').length).toBeGreaterThan(0));
     const started = Date.now();
     await h.core.handlers.cancelTurn({ sessionId: h.session.id });
     await h.core.turnDone(h.session.id);
