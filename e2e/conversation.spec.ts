@@ -57,6 +57,8 @@ test('a rejected API key shows a banner that leads to Settings', async ({ deft, 
   await expect(dialog.getByLabel('Base URL')).toHaveValue(mock.baseUrl);
   await dialog.getByLabel('API key').fill('sk-better');
   await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(dialog.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
   mock.enqueue({ chunks: [{ text: 'Welcome back.' }, { finish: 'stop' }] });
   await send(page, 'retry');

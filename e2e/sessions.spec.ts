@@ -93,6 +93,8 @@ for (const size of SIZES) {
     await configureProvider(page, mock.baseUrl);
     await send(page, LONG);
     await expect(page.getByText(`Echo: ${LONG}`)).toBeVisible();
+    // Below 1000 px the sidebar is a drawer: open it from the menu button.
+    if (size.width < 1000) await page.getByRole('button', { name: 'Show sidebar' }).click();
     const row = page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: new RegExp(`^${LONG.slice(0, 20)}`) });
     await expect(row).toHaveAttribute('title', LONG);
     const title = row.locator('.session-title');

@@ -109,7 +109,7 @@ test('at 900 px the slash menu keeps every source badge inside its row', async (
   await page.setViewportSize({ width: 900, height: 700 });
   await configureProvider(page, mock.baseUrl);
   await page.getByRole('textbox', { name: 'Message' }).fill('/');
-  const menu = page.getByRole('listbox', { name: 'Skill commands' });
+  const menu = page.getByRole('listbox', { name: 'Commands and skills' });
   await expect(menu).toBeVisible();
   const options = menu.getByRole('option');
   const count = await options.count();

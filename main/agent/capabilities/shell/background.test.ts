@@ -22,13 +22,12 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 describe('background tasks notify the model exactly once', () => {
   it('an idle agent gets a turn of its own when a task ends', async () => {
     h = await createTasksHarness();
-    // The task ends only once the turn that started it has ended (a file says go), so the agent is idle then.
-    const command = 'while [ ! -f go ]; do sleep 0.05; done; echo all tests passed';
-    const { content } = await callTool(h, 'Bash', { command, run_in_background: true, description: 'run the tests' });
-    await writeFile(join(h.workspace, 'go'), '');
+    // The task ends when the test says so: after the turn that started it has ended (the agent is idle).
+    const { content } = await callTool(h, 'Bash', { command: 'until [ -e go ]; do sleep 0.05; done; echo all tests passed', run_in_background: true, description: 'run the tests' });
     expect(content).toMatch(/^Started in the background\.\ntask_id: bash-[0-9a-z]{8}\npid: \d+\ndescription: run the tests\nstatus: running\n/);
     expect(content).toContain('automatic_notification: true');
     const id = /task_id: (\S+)/.exec(content)![1]!;
+    await writeFile(join(h.workspace, 'go'), '');
     await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(2));
     await settle(h);
     const started = h.sessionEvents('turn.started').at(-1)!;
@@ -47,8 +46,9 @@ describe('background tasks notify the model exactly once', () => {
   it('a running turn reads it at the next step boundary (no extra turn)', async () => {
     h = await createTasksHarness();
     h.server.enqueue(
-      { chunks: [{ toolCall: { id: 'a', name: 'Bash', args: JSON.stringify({ command: 'sleep 0.2; echo bg done', run_in_background: true, description: 'quick job' }) } }, { finish: 'tool_calls' }] },
-      { chunks: [{ toolCall: { id: 'b', name: 'Bash', args: JSON.stringify({ command: 'sleep 1' }) } }, { finish: 'tool_calls' }] },
+      // The background job ends while the next step's command runs (that command lets it go), however slow the machine.
+      { chunks: [{ toolCall: { id: 'a', name: 'Bash', args: JSON.stringify({ command: 'until [ -e go ]; do sleep 0.05; done; echo bg done', run_in_background: true, description: 'quick job' }) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ toolCall: { id: 'b', name: 'Bash', args: JSON.stringify({ command: 'touch go; sleep 1' }) } }, { finish: 'tool_calls' }] },
       { chunks: [{ text: 'final' }, { finish: 'stop' }] },
     );
     await h.run('go');
