@@ -104,7 +104,7 @@ export async function decide(context: DecisionContext): Promise<Decision> {
     }
   }
   // A compound command whose every part the user approved for the session, rule by rule.
-  if (rulesMayAllow && command !== null && (await coversEveryPart(bashArguments(sessionRules), command, await parsedShell()))) return { kind: 'allow', reason: 'every part approved for this session' };
+  if (rulesMayAllow && command !== null && (await coversEveryPart(bashArguments(sessionRules), command, await parsedShell(), { ...places, cwd }))) return { kind: 'allow', reason: 'every part approved for this session' };
   for (const rule of context.rules) {
     if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
   }
@@ -119,7 +119,7 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   // No ask or deny rule hit any part, and each part is allowed by some rule: the whole command is.
   if (rulesMayAllow && command !== null) {
     const allowed = [...sessionRules, ...context.rules.filter((r) => r.decision === 'allow')];
-    if (await coversEveryPart(bashArguments(allowed), command, await parsedShell())) return { kind: 'allow', reason: 'every part of the command is allowed by a rule' };
+    if (await coversEveryPart(bashArguments(allowed), command, await parsedShell(), { ...places, cwd })) return { kind: 'allow', reason: 'every part of the command is allowed by a rule' };
   }
 
   if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };
@@ -176,7 +176,7 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
 }
 
 /** Where a Bash call runs: the directory its execution resolved (symlinks followed), else its `cwd` argument. */
-function bashCwd(call: ResolvedCall, workspace: string): string {
+export function bashCwd(call: ResolvedCall, workspace: string): string {
   const resolved = (call.execution as { cwd?: unknown }).cwd;
   return typeof resolved === 'string' && resolved ? resolved : commandCwd(call, workspace);
 }

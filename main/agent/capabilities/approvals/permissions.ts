@@ -6,7 +6,7 @@ import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { planOf } from './plan-state';
-import { type Decision, decide } from './engine';
+import { type Decision, bashCwd, decide } from './engine';
 import type { ApprovalDesk, ApprovalRequest } from './requests';
 import { MODE_SUMMARY, cancelledMessage, headlessDenial, rejectionMessage } from './messages';
 import { RuleEditError, publicRules } from './rule-files';
@@ -104,7 +104,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       rules.push({ ...parsed.rule, decision: 'allow', source: 'session' });
     }
     const command = bashCommandOf(call);
-    const covers = command !== null ? await coversEveryPart(bashArguments(rules), command) : (await Promise.all(rules.map((r) => ruleApplies(r, call)))).some(Boolean);
+    const covers = command !== null ? await coversEveryPart(bashArguments(rules), command, undefined, { ...hub.places, cwd: bashCwd(call, hub.places.workspace) }) : (await Promise.all(rules.map((r) => ruleApplies(r, call)))).some(Boolean);
     if (!covers) throw new CommandError('invalid_request', `${edited.join(', ')} would not allow this very call; widen the rule (e.g. end it with :* for any arguments) or approve once.`);
     return rules.map((r) => r.pattern);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bashRuleHits, matchBashRule } from './bash-rule';
+import { bashRuleHits, coversEveryPart, matchBashRule } from './bash-rule';
 import { exactRule } from './rule-match';
 import { parseShell } from './shell-parse';
 
@@ -75,5 +75,25 @@ describe('bashRuleHits (deny and ask rules)', () => {
   it('negates: deny everything that is not git', async () => {
     expect(await bashRuleHits('!git *', 'git status')).toBe(false);
     expect(await bashRuleHits('!git *', 'git status && ls')).toBe(true);
+  });
+});
+
+describe('coversEveryPart', () => {
+  const places = { workspace: '/work/project', home: '/home/dev/.deft', userHome: '/home/dev', cwd: '/work/project' };
+  it('covers a compound command part by part, each by some rule', async () => {
+    expect(await coversEveryPart(['git status', 'ls *'], 'git status && ls src', undefined, places)).toBe(true);
+    expect(await coversEveryPart(['git status'], 'git status && ls src', undefined, places)).toBe(false);
+    expect(await coversEveryPart(['ls *'], 'ls src > out.txt', undefined, places)).toBe(true);
+  });
+  it('never covers what a part writes outside the workspace or to a protected path (the rule covers the command, not its redirections)', async () => {
+    for (const command of ['git status && ls > /tmp/x', 'ls 2>/tmp/F', 'ls &>/tmp/F', 'ls >|/tmp/F', 'git status; git diff --output=/etc/x', 'ls > .git/hooks/pre-commit', 'ls > $HOME/.bashrc']) {
+      expect(await coversEveryPart(['git status', 'ls *', 'git diff *'], command, undefined, places), command).toBe(false);
+    }
+    // tree-sitter hangs `a && b > f` on the whole list: every part is given the redirection.
+    expect(await matchBashRule('ls *', 'ls && ls > /tmp/x', undefined, places)).toBe(false);
+    expect(await matchBashRule('ls *', 'ls | ls > /tmp/x', undefined, places)).toBe(false);
+    expect(await coversEveryPart(['ls'], 'ls && ls > /tmp/x', undefined, places)).toBe(false);
+    // Without places nothing that writes a file is covered.
+    expect(await coversEveryPart(['ls *'], 'ls > out.txt')).toBe(false);
   });
 });

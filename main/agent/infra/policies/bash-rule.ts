@@ -119,14 +119,16 @@ export async function bashRuleHits(argument: string, command: string, parsed?: P
  * by at least one of them (`Bash(git diff:*)` and `Bash(npm test:*)` cover `git diff && npm test`).
  * Unparseable input is never covered this way.
  */
-export async function coversEveryPart(argumentsList: readonly string[], command: string, parsed?: ParsedShell): Promise<boolean> {
+export async function coversEveryPart(argumentsList: readonly string[], command: string, parsed?: ParsedShell, places?: Places & { cwd: string }): Promise<boolean> {
   if (!argumentsList.length) return false;
   const shell = parsed ?? (await parseShell(command));
   if (!shell.complete || shell.commands.length === 0) return false;
   return shell.commands.every((part) =>
     argumentsList.some((argument) => {
       const literal = literalArgument(argument);
-      return (literal !== null && literal.trim() === part.text.trim()) || matchCommand(argument, part.text);
+      // Exactly the text the user approved, redirections included; otherwise as matchBashRule: the rule
+      // covers the command, and the files it writes must stay inside the workspace and unprotected.
+      return (literal !== null && literal.trim() === part.text.trim()) || (matchCommand(argument, part.bare) && writesStayInside(part, places));
     }),
   );
 }

@@ -63,20 +63,28 @@ export async function parseShell(source: string): Promise<ParsedShell> {
   }
 }
 
-function collect(node: Node, out: ShellCommand[]): void {
+/**
+ * `inherited`: redirections of an enclosing statement. tree-sitter-bash hangs `a && b > f` and `a | b > f`
+ * on the whole list or pipeline, so each simple command in it is given them (bash would give them to the
+ * last one; giving them to every part can only ask more).
+ */
+function collect(node: Node, out: ShellCommand[], inherited: readonly Node[] = []): void {
   if (node.type === 'redirected_statement') {
     const body = node.childForFieldName('body');
     if (body && LEAVES.has(body.type)) {
-      out.push(describe(body, node));
+      out.push(describe(body, node, inherited));
       for (const child of node.namedChildren) if (child) walkInside(child, out);
       return;
     }
+    const own = node.namedChildren.filter((c): c is Node => c !== null && c.type === 'file_redirect');
+    for (const child of node.namedChildren) if (child) collect(child, out, body && child.id === body.id ? [...inherited, ...own] : inherited);
+    return;
   } else if (LEAVES.has(node.type) && !(node.type === 'variable_assignment' && node.parent?.type === 'command')) {
-    out.push(describe(node, node));
+    out.push(describe(node, node, inherited));
     walkInside(node, out);
     return;
   }
-  for (const child of node.namedChildren) if (child) collect(child, out);
+  for (const child of node.namedChildren) if (child) collect(child, out, inherited);
 }
 
 /** Commands nested inside a command's words: $(…), `…`, <(…). */
@@ -88,14 +96,14 @@ function walkInside(node: Node, out: ShellCommand[]): void {
   }
 }
 
-function describe(command: Node, outer: Node): ShellCommand {
+function describe(command: Node, outer: Node, inherited: readonly Node[]): ShellCommand {
   const name = command.type === 'command' ? command.childForFieldName('name') : null;
   const argNodes = command.type === 'command' ? command.childrenForFieldName('argument').filter((n): n is Node => n !== null) : [];
   const args = argNodes.map(wordText);
   const expanding = new Set(argNodes.filter(expands).map(wordText));
   const redirects: string[] = [];
   const writes: string[] = [];
-  for (const r of outer.descendantsOfType(['file_redirect'])) {
+  for (const r of [...outer.descendantsOfType(['file_redirect']), ...inherited]) {
     const destination = r?.childForFieldName('destination');
     if (!r || !destination) continue;
     const target = wordText(destination);
@@ -105,7 +113,8 @@ function describe(command: Node, outer: Node): ShellCommand {
     // `2>&1`, `>&-`: duplicating or closing a descriptor writes no file.
     if (operator.includes('>') && !(operator.endsWith('&') && /^(\d+|-)$/.test(target))) writes.push(target);
   }
-  return { text: outer.text.trim(), name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim(), expanding };
+  const text = [outer.text.trim(), ...inherited.map((r) => r.text.trim())].join(' ');
+  return { text, name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim(), expanding };
 }
 
 const EXPANSIONS = ['simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion'];
