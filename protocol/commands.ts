@@ -5,6 +5,7 @@ import { checkpointCommands } from './checkpoints';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
 import { McpOverview, McpServerName } from './mcp';
+import { HooksOverview } from './hooks';
 import { Attachment, type ErrorInfo, MAX_ATTACHMENT_BYTES, SessionSummary } from './session';
 import { ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
@@ -164,6 +165,9 @@ export const commands = {
   decideMcpServer: command(z.object({ name: McpServerName, approved: z.boolean() }).strict(), McpOverview),
   /** Add or replace a server in the user's ~/.deft/mcp.json (the entry is checked before it is saved). */
   saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
+  // Hooks
+  /** The hooks of the three settings files, where each comes from, and whether it runs (folder trust). */
+  listHooks: command(Empty, HooksOverview),
 } as const;
 
 export type Commands = typeof commands;

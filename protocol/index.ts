@@ -6,6 +6,7 @@ export * from './context';
 export * from './display';
 export * from './events';
 export * from './goals';
+export * from './hooks';
 export * from './mcp';
 export * from './names';
 export * from './sandbox';

@@ -64,6 +64,8 @@ export const commandNames = [
   'restartMcpServer',
   'decideMcpServer',
   'saveMcpServer',
+  // Hooks
+  'listHooks',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -114,4 +116,7 @@ export const eventTypeNames = [
   'rewind.undone',
   'change.review.requested',
   'change.review.resolved',
+  // Hooks
+  'hook.ran',
+  'hooks.updated',
 ] as const;

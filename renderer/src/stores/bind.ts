@@ -2,6 +2,7 @@ import type { DeftEvent, SessionEvent } from '../../../protocol';
 import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
 import { useMcp } from './mcp';
+import { useHooks } from './hooks';
 import { usePermissions } from './permissions';
 import { useSessions } from './sessions';
 import { useSettings } from './settings';
@@ -43,6 +44,8 @@ export function bindStores(hooks: BindHooks): () => void {
         usePermissions.getState().setRules(event.permissions);
       } else if (event.type === 'mcp.updated') {
         useMcp.getState().setOverview(event.overview);
+      } else if (event.type === 'hooks.updated') {
+        useHooks.getState().setOverview(event.overview);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
       }

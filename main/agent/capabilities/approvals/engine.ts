@@ -39,6 +39,14 @@ function where(rule: PermissionRule): string {
  * Deny beats ask beats allow, whatever the order the rules were written in.
  */
 export async function decide(context: DecisionContext): Promise<Decision> {
+  const decision = await decideByRules(context);
+  // A PreToolUse hook that asks makes a call ask that would otherwise run (it cannot undo a refusal).
+  const hook = context.call.hookPermission;
+  if (hook?.decision === 'ask' && decision.kind === 'allow') return { kind: 'ask', reason: `The user's PreToolUse hook asks for your approval: ${hook.reason}`, rememberable: false };
+  return decision;
+}
+
+async function decideByRules(context: DecisionContext): Promise<Decision> {
   const { call, mode, plan, places } = context;
   const command = bashCommandOf(call);
   let shell: Promise<ParsedShell> | undefined;
@@ -106,6 +114,8 @@ export async function decide(context: DecisionContext): Promise<Decision> {
     for (const rule of context.rules) {
       if (rule.decision === 'allow' && (await allowApplies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
     }
+    // A PreToolUse hook's allow stands where an allow rule does: after deny rules, protected paths and ask rules.
+    if (call.hookPermission?.decision === 'allow' && !noAutoApprove) return { kind: 'allow', reason: `allowed by a PreToolUse hook (${call.hookPermission.reason})` };
   }
   if (outsideCwd && mode !== 'yolo') {
     return { kind: 'ask', reason: `It runs in ${cwd}, outside the workspace, where rules do not apply: it needs its own approval.`, rememberable: false };

@@ -2,6 +2,7 @@ import { Dialog } from '../../components/Dialog';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
+import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
 import { WebSettings } from '../web/WebSettings';
 import { ProviderForm } from './ProviderForm';
@@ -32,6 +33,7 @@ export function SettingsDialog() {
       <ProviderForm form={form} current={settings?.provider ?? null} />
       <p className="form-note">API keys are stored {storage}.</p>
       <McpServers />
+      <HooksSettings />
       <WebSettings />
       <CheckpointSettings />
     </Dialog>
