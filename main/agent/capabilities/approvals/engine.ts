@@ -115,7 +115,7 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
       if (rule.decision === 'allow' && (await allowApplies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
     }
     // A PreToolUse hook's allow stands where an allow rule does: after deny rules, protected paths and ask rules.
-    if (call.hookPermission?.decision === 'allow' && !noAutoApprove) return { kind: 'allow', reason: `allowed by a PreToolUse hook (${call.hookPermission.reason})` };
+    if (call.hookPermission?.decision === 'allow' && !noAutoApprove && writesInside(call, places.workspace)) return { kind: 'allow', reason: `allowed by a PreToolUse hook (${call.hookPermission.reason})` };
   }
   if (outsideCwd && mode !== 'yolo') {
     return { kind: 'ask', reason: `It runs in ${cwd}, outside the workspace, where rules do not apply: it needs its own approval.`, rememberable: false };
@@ -144,6 +144,11 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   if (noAutoApprove) return { kind: 'ask', reason: 'Plan mode is active: shell commands need your approval.', rememberable: true };
   if (network) return { kind: 'ask', reason: `This reaches ${network.host}, which has not been approved in this session.`, rememberable: true };
   return { kind: 'ask', reason: mode === 'ask' ? 'Ask mode: anything that is not read-only needs your approval.' : 'Accept-edits mode: this is not a file edit, so it needs your approval.', rememberable: true };
+}
+
+/** Whether every path the call writes (if any) is inside the workspace: a hook's allow covers nothing outside it. */
+function writesInside(call: ResolvedCall, workspace: string): boolean {
+  return writtenPaths(call, workspace).every((p) => isWithin(resolve(p), workspace));
 }
 
 /** In plan mode: read-only tools and the user-facing tools run; Write/Edit only on the plan file; Bash only with approval. */

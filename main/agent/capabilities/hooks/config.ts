@@ -61,7 +61,7 @@ export function parseHooksSection(section: unknown, file: string, source: RuleSo
         if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0) || timeout > MAX_TIMEOUT_SEC)) {
           return void problem(`${at}: "timeout" must be a number of seconds between 0 and ${MAX_TIMEOUT_SEC}`);
         }
-        hooks.push({ event: name.data, matcher, matches, command, timeoutSec: (timeout as number | undefined) ?? DEFAULT_TIMEOUT_SEC, source, file });
+        hooks.push({ event: name.data, matcher, matches, command, timeoutSec: timeout ?? DEFAULT_TIMEOUT_SEC, source, file });
       });
     });
   }

@@ -24,7 +24,7 @@ export const hooksFeature: FeatureFactory = (core) => {
       if (!runner) {
         const inner = sessionHooks(core, config, session);
         runner = {
-          has: inner.has,
+          has: (event) => inner.has(event),
           // Each firing looks at the files again (cheaply), so Settings hears of a change as it is used.
           fire: async (input, options) => {
             await load().catch(() => {});

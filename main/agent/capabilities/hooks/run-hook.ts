@@ -81,7 +81,6 @@ export async function runHookCommand(hook: HookCommand): Promise<HookRun> {
     let timedOut = false;
     let stopped: string | undefined;
     let exitCode: number | null = null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     let grace: ReturnType<typeof setTimeout> | undefined;
     const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const pid = child.pid;
@@ -116,7 +115,7 @@ export async function runHookCommand(hook: HookCommand): Promise<HookRun> {
       grace = setTimeout(() => finish(), CLOSE_GRACE_MS);
     });
     child.once('close', () => finish());
-    timer = setTimeout(() => stop('timeout'), hook.timeoutMs);
+    const timer = setTimeout(() => stop('timeout'), hook.timeoutMs);
     if (hook.signal?.aborted) stop('abort');
     else hook.signal?.addEventListener('abort', onAbort, { once: true });
   });
