@@ -6,6 +6,7 @@ import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { McpOverview, McpServerName } from './mcp';
+import { HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
 import { Attachment, DataInfo, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
@@ -209,6 +210,9 @@ export const commands = {
   setPreferences: command(PreferencesInput, Preferences),
   /** Show a desktop notification through the host (Electron); `shown` is false where the host has none (the page uses the browser's). */
   showNotification: command(NotificationInput, z.object({ shown: z.boolean() })),
+  // Hooks
+  /** The hooks of the three settings files, where each comes from, and whether it runs (folder trust). */
+  listHooks: command(Empty, HooksOverview),
 } as const;
 
 export type Commands = typeof commands;

@@ -3,6 +3,7 @@ import { PermissionRules, approvalEventShapes as approvals } from './approvals';
 import { checkpointEventShapes as checkpoints } from './checkpoints';
 import { contextEventShapes as contextShapes } from './context';
 import { goalEventShapes as goals } from './goals';
+import { HooksOverview, hookEventShapes as hooks } from './hooks';
 import { McpOverview } from './mcp';
 import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
@@ -112,6 +113,8 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('change.review.requested', checkpoints['change.review.requested']),
   sessionEvent('change.review.resolved', checkpoints['change.review.resolved']),
   sessionEvent('context.measured', contextShapes['context.measured']),
+  // Hooks: what a user's hook command did (shapes in hooks.ts).
+  sessionEvent('hook.ran', hooks['hook.ran']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];
@@ -144,6 +147,8 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('mcp.updated'), overview: McpOverview }),
   /** The window preferences changed (theme, notifications, prices), in this window or another. */
   z.object({ type: z.literal('preferences.updated'), preferences: Preferences }),
+  /** The hooks in effect changed (a settings file changed, or the folder was trusted). */
+  z.object({ type: z.literal('hooks.updated'), overview: HooksOverview }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

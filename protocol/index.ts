@@ -7,6 +7,7 @@ export * from './display';
 export * from './events';
 export * from './files';
 export * from './goals';
+export * from './hooks';
 export * from './mcp';
 export * from './names';
 export * from './sandbox';

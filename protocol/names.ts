@@ -81,6 +81,8 @@ export const commandNames = [
   'getPreferences',
   'setPreferences',
   'showNotification',
+  // Hooks
+  'listHooks',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -134,4 +136,7 @@ export const eventTypeNames = [
   'context.measured',
   // The window
   'preferences.updated',
+  // Hooks
+  'hook.ran',
+  'hooks.updated',
 ] as const;

@@ -2,6 +2,7 @@ import { approvalsFeature } from './capabilities/approvals/feature';
 import { checkpointsFeature } from './capabilities/checkpoints/feature';
 import { filesFeature } from './capabilities/files/feature';
 import { goalsFeature } from './capabilities/goals/feature';
+import { hooksFeature } from './capabilities/hooks/feature';
 import { mcpFeature } from './capabilities/mcp/feature';
 import { reviewFeature } from './capabilities/review/feature';
 import { shellFeature } from './capabilities/shell/feature';
@@ -30,6 +31,8 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   webFeature(),
   // Review mode: Write/Edit proposals accepted or rejected hunk by hunk before they are written.
   reviewFeature,
+  // Hooks: the user's commands on the agent's events (settings "hooks"), sandboxed, inert in an untrusted folder.
+  hooksFeature,
   // Checkpoints: snapshots of the workspace at every prompt and step, rewind, the review pane.
   checkpointsFeature,
 ];

@@ -9,6 +9,11 @@ export interface ResolvedCall {
   turnId: string;
   /** Aborts when the turn is stopped, so a decision waiting for the user can give up. */
   signal: AbortSignal;
+  /**
+   * A PreToolUse hook's say: `allow` counts like an allow rule (never beating a deny rule, an ask rule or a
+   * protected path), `ask` makes the call ask whatever the mode. A hook's deny never gets this far.
+   */
+  hookPermission?: { decision: 'allow' | 'ask'; reason: string };
 }
 
 /** Whether a call may run; a refusal's message is what the model reads as the call's result. */

@@ -2,6 +2,7 @@ import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopR
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Fact } from './facts';
+import type { SessionHooks } from './hooks';
 import type { NetworkVerdict, SandboxStatus, SessionSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { ChangeReviewer } from './review';
@@ -56,6 +57,8 @@ export interface SessionHandle {
   readonly tasks: SessionTasks;
   /** The OS sandbox every command of this session runs in (plan a spawn here; see contract/sandbox.ts). */
   readonly sandbox: SessionSandbox;
+  /** The user's hook commands: fire an event (SubagentStop, Notification) and read what they decided (contract/hooks.ts). */
+  readonly hooks: SessionHooks;
   /** The turns the model still reads (since the last compaction, not undone), oldest first. */
   contextTurns(): string[];
   /** Write what the session has recorded so far to disk (a change made outside a turn, e.g. by a command). */
@@ -162,6 +165,8 @@ export interface Feature {
    * from the first feature that returns one for the session.
    */
   changeReviewer?(session: SessionHandle): ChangeReviewer | undefined;
+  /** Runs the user's hook commands for this session (SessionHandle.hooks): the first feature that returns one serves. */
+  hookRunner?(session: SessionHandle): SessionHooks | undefined;
   /** The kinds of background task this capability runs (SessionHandle.tasks). */
   taskKinds?: readonly TaskKindAdapter[];
   /**

@@ -6,6 +6,7 @@ import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
 import type { ConnectionRequest, CoreContext, Feature, FeatureFactory, SessionHandle, TurnOutcome, TurnPrompt } from '../contract/feature';
 import type { NetworkVerdict } from '../contract/sandbox';
+import { type SessionHooks, noHooks } from '../contract/hooks';
 import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
 import { readSlot } from '../contract/state';
 import type { Tool, ToolEnv } from '../contract/tool';
@@ -32,6 +33,7 @@ import { sessionLibrary } from './session-library';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
 import { deferredToolsReminder } from './tools/deferred';
+import { promptHooks, sessionStartHooks, stopHooks } from './hook-events';
 
 export interface CoreOptions {
   home: string;
@@ -76,6 +78,8 @@ interface OpenSession {
   injections: string[];
   /** What features asked to finish before the turn's next tool call runs (Feature.onTurnStart, onStepEnd). */
   gates: Promise<unknown>[];
+  /** The SessionStart hooks' context, waiting for the session's first turn (which waits for them). */
+  starting: Promise<ModelMessage | null> | null;
 }
 
 /** The agent core for one workspace: sessions and turns behind the protocol's commands, plus the capabilities it was given. */
@@ -170,6 +174,7 @@ export class DeftCore {
     this.runs.cancelAll();
     await Promise.allSettled(this.runs.all());
     await Promise.allSettled([...this.open.values()].map(({ tasks }) => tasks.close()));
+    await Promise.allSettled([...this.open.values()].map(({ handle }) => handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'exit' })));
     await Promise.allSettled(this.features.map(async (f) => f.close?.()));
     await Promise.allSettled([...this.open.values()].map(({ session }) => session.flush()));
   }
@@ -185,7 +190,7 @@ export class DeftCore {
       listSessions: async () => ({ sessions: await this.listSessions() }),
       createSession: async () => {
         const session = await this.store.create();
-        await this.track(session, []);
+        await this.track(session, [], 'startup');
         return { session: session.summary() };
       },
       openSession: async ({ sessionId, afterSeq }) => {
@@ -196,6 +201,8 @@ export class DeftCore {
         this.runs.cancel(sessionId);
         await this.runs.done(sessionId);
         await this.open.get(sessionId)?.tasks.close();
+        const open = this.open.get(sessionId);
+        if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
         await Promise.allSettled(this.features.map(async (f) => f.onSessionDeleted?.(sessionId)));
         this.open.delete(sessionId);
         await this.store.delete(this.checkedId(sessionId));
@@ -247,7 +254,7 @@ export class DeftCore {
     return config;
   }
 
-  private async track(session: Session, problems: string[]): Promise<OpenSession> {
+  private async track(session: Session, problems: string[], source: 'startup' | 'resume'): Promise<OpenSession> {
     const injections: string[] = [];
     // A turn that a feature or a task asks for runs in this open session (declared just below).
     const startTurn = (prompt: TurnPrompt) => this.startTurnFor(open, prompt);
@@ -264,8 +271,13 @@ export class DeftCore {
       },
       emitApp: (event) => this.emit(event),
       kinds: this.taskKinds,
-      onEnded: (record) => void this.eachFeature((f) => f.onTaskEnded?.(handle, record)),
+      onEnded: (record) => {
+        void this.eachFeature((f) => f.onTaskEnded?.(handle, record));
+        void handle.hooks.fire({ hook_event_name: 'Notification', notification_type: 'task_finished', message: `Background task ${record.id} (${record.description}) ended: ${record.status}.` });
+      },
     });
+    const features = this.features;
+    let hooks: SessionHooks | undefined;
     const handle: SessionHandle = {
       id: session.id,
       dir: session.dir,
@@ -279,6 +291,10 @@ export class DeftCore {
       usage: () => ({ ...session.usageTotal }),
       tasks,
       sandbox: this.sandbox.forSession(session.id, (request, signal) => this.authorizeConnection(handle, request, signal)),
+      get hooks() {
+        hooks ??= features.map((f) => f.hookRunner?.(handle)).find((runner) => runner !== undefined) ?? noHooks;
+        return hooks;
+      },
       contextTurns: () => session.contextTurns(),
       flush: () => session.flush(),
       undoFrom: async (turnId) => {
@@ -290,11 +306,13 @@ export class DeftCore {
         await this.context.redo(session, handle, turnIds);
       },
     };
-    const open: OpenSession = { session, problems, handle, tasks, injections, gates: [] };
+    const open: OpenSession = { session, problems, handle, tasks, injections, gates: [], starting: null };
     this.open.set(session.id, open);
     session.subscribe((event: SessionEvent) => this.emit(event));
     await tasks.load();
     for (const feature of this.features) await feature.onSessionLoaded?.(handle);
+    // Opening a session does not wait for its SessionStart hooks; its first turn does.
+    open.starting = sessionStartHooks(handle, source);
     return open;
   }
 
@@ -316,7 +334,7 @@ export class DeftCore {
     if (cached) return cached;
     const loaded = await this.store.load(sessionId);
     if (!loaded) throw new CommandError('not_found', `Session ${sessionId} does not exist in this workspace.`);
-    return this.open.get(sessionId) ?? this.track(loaded.session, loaded.problems);
+    return this.open.get(sessionId) ?? this.track(loaded.session, loaded.problems, 'resume');
   }
 
   private async listSessions() {
@@ -371,11 +389,23 @@ export class DeftCore {
         const mentions = prompt.mentions ?? [];
         session.emit({ type: 'turn.started', turnId, text: prompt.text, attachments, origin: prompt.origin, ...(mentions.length ? { mentions } : {}) });
         session.emit({ type: 'session.updated', session: session.summary() });
+        const startContext = open.starting ? await open.starting : null;
+        open.starting = null;
+        if (startContext) session.appendContext(startContext);
+        // The user's UserPromptSubmit hooks may refuse the prompt (it never reaches the model) or add context after it.
+        const submitted = await promptHooks(handle, prompt, turnId, signal);
+        if (submitted.blocked || signal.aborted) {
+          await session.flush().catch(() => {});
+          const stopReason = signal.aborted ? 'cancelled' : 'end_turn';
+          session.emit({ type: 'turn.ended', turnId, stopReason, durationMs: this.now() - started });
+          return { stopReason };
+        }
         // What changed since the model last heard (a mode the user switched, a skill edited) comes first, so the prompt is what it reads last.
         const reminder = factReminder(await this.facts(handle), session.context);
         if (reminder) session.appendContext(reminder);
         const modelText = (prompt.modelText ?? prompt.text) + mentionNote(mentions, this.options.workspace);
         session.appendContext({ role: 'user', content: userContent(modelText, attachments, config.imageInput), turnId });
+        if (submitted.context) session.appendContext({ ...submitted.context, turnId });
         open.gates.push(this.eachFeature((f) => f.onTurnStart?.(handle, { turnId, prompt })));
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
@@ -468,6 +498,7 @@ export class DeftCore {
         },
         beforeTools: async () => void (await Promise.all(open.gates.splice(0))),
         afterTools: (step) => void open.gates.push(this.eachFeature((f) => f.onStepEnd?.(handle, step))),
+        onFinalAnswer: (continued) => stopHooks(handle, turnId, continued, signal),
       };
       return await runTurn({
         turnId,
@@ -478,6 +509,7 @@ export class DeftCore {
           registry: setup.registry,
           env: setup.env,
           authorize: (call) => this.authorize(handle, call),
+          hooks: handle.hooks,
           saveFullOutput: (toolName, callId, output) => saveToolOutput(session.dir, toolName, callId, output),
         },
         signal,

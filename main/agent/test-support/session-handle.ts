@@ -1,4 +1,5 @@
 import type { SessionHandle } from '../contract/feature';
+import { noHooks } from '../contract/hooks';
 import { Sandbox } from '../infra/sandbox/sandbox';
 import { TaskBoard } from '../infra/tasks/task-board';
 
@@ -17,6 +18,7 @@ export function inertSessionHandle(id: string, dir: string): SessionHandle {
     tasks: new TaskBoard({ sessionId: id, sessionDir: dir, session: quiet, emitApp: () => {} }),
     // No OS sandbox: commands run as they are, with the scrubbed environment.
     sandbox: new Sandbox({ workspace: dir, home: dir, support: { kind: null } }).forSession(id, async () => ({ allowed: false, reason: 'no network in this test' })),
+    hooks: noHooks,
     contextTurns: () => [],
     flush: async () => {},
     undoFrom: async () => [],

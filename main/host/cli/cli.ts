@@ -163,6 +163,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (permissions.trust.ignored.length) {
       io.stderr(`deft: warning: this folder is not trusted, so its own settings cannot widen permissions; not used: ${permissions.trust.ignored.join('; ')}. Trust the folder in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
     }
+    const hooks = await core.handlers.listHooks({});
+    const inactive = hooks.hooks.filter((hook) => !hook.active);
+    if (inactive.length) {
+      io.stderr(`deft: warning: this folder is not trusted, so its own hooks do not run: ${inactive.map((hook) => `${hook.event} "${hook.command}" (${hook.file})`).join('; ')}.\n`);
+    }
+    for (const problem of hooks.problems) io.stderr(`deft: warning: ${problem.message}.\n`);
     const { sandbox } = await core.handlers.getWorkspace({});
     // Said once on stderr unless this run turned it off itself (--sandbox off).
     if (sandbox && !sandbox.enabled && values.sandbox !== 'off') {
@@ -204,6 +210,10 @@ async function runPrompt(
   const unsubscribe = core.onEvent((event) => {
     if (!('seq' in event) || event.sessionId !== sessionId) return;
     if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
+    // Headless, what a hook refused or failed at is said on stderr (stream-json carries every hook event).
+    else if (event.type === 'hook.ran' && event.result !== 'context' && event.result !== 'allowed' && event.result !== 'output') {
+      io.stderr(`deft: ${event.event} hook "${event.command}" ${event.result}: ${event.message}\n`);
+    }
     if (event.type === 'turn.started') {
       stepText.clear();
       lastStepWithText = 0;

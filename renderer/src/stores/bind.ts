@@ -2,6 +2,7 @@ import type { DeftEvent, SessionEvent } from '../../../protocol';
 import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
 import { useMcp } from './mcp';
+import { useHooks } from './hooks';
 import { usePermissions } from './permissions';
 import { usePreferences } from './preferences';
 import { useSessions } from './sessions';
@@ -46,6 +47,8 @@ export function bindStores(hooks: BindHooks): () => void {
         useMcp.getState().setOverview(event.overview);
       } else if (event.type === 'preferences.updated') {
         usePreferences.getState().setPreferences(event.preferences);
+      } else if (event.type === 'hooks.updated') {
+        useHooks.getState().setOverview(event.overview);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
       }

@@ -177,6 +177,7 @@ describe('session events and the domains that own them', () => {
     'change.review.requested': true,
     'change.review.resolved': true,
     'context.measured': true,
+    'hook.ran': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);

@@ -3,6 +3,7 @@ import type { Attachment, ErrorInfo, Mention, StopReason, ToolInputDisplay, Tool
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
+import { hookRows } from './hooks';
 import { modeRows } from './modes';
 import { type NoticeItem, type Row, type RowHandlers, indexFromEnd, replaceAt, replaceRow } from './rows';
 import { type Handlers, type SessionSlice, combine, lift } from './session-slice';
@@ -165,7 +166,7 @@ const rowsOf = (table: RowHandlers): Handlers<Transcript> =>
 export const transcriptSlice: SessionSlice<Transcript> = {
   empty: emptyTranscript,
   // A turn's changed files come before its closing notice, so the files' handler runs first.
-  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows)),
+  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows), rowsOf(hookRows)),
 };
 
 export const useTranscript = create<Transcript>()(() => emptyTranscript);

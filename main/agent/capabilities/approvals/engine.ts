@@ -40,6 +40,14 @@ function where(rule: PermissionRule): string {
  * Deny beats ask beats allow, whatever the order the rules were written in.
  */
 export async function decide(context: DecisionContext): Promise<Decision> {
+  const decision = await decideByRules(context);
+  // A PreToolUse hook that asks makes a call ask that would otherwise run (it cannot undo a refusal).
+  const hook = context.call.hookPermission;
+  if (hook?.decision === 'ask' && decision.kind === 'allow') return { kind: 'ask', reason: `The user's PreToolUse hook asks for your approval: ${hook.reason}`, rememberable: false };
+  return decision;
+}
+
+async function decideByRules(context: DecisionContext): Promise<Decision> {
   const { call, mode, plan, places } = context;
   const command = bashCommandOf(call);
   let shell: Promise<ParsedShell> | undefined;
@@ -112,6 +120,8 @@ export async function decide(context: DecisionContext): Promise<Decision> {
     for (const rule of context.rules) {
       if (rule.decision === 'allow' && (await allowApplies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
     }
+    // A PreToolUse hook's allow stands where an allow rule does: after deny rules, protected paths and ask rules.
+    if (call.hookPermission?.decision === 'allow' && !noAutoApprove && writesInside(call, places.workspace)) return { kind: 'allow', reason: `allowed by a PreToolUse hook (${call.hookPermission.reason})` };
   }
   if (outsideCwd && mode !== 'yolo') {
     return { kind: 'ask', reason: `It runs in ${cwd}, outside the workspace, where rules do not apply: it needs its own approval.`, rememberable: false };
@@ -145,6 +155,11 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   if (noAutoApprove) return { kind: 'ask', reason: 'Plan mode is active: shell commands need your approval.', rememberable: true };
   if (network) return { kind: 'ask', reason: `This reaches ${network.host}, which has not been approved in this session.`, rememberable: true };
   return { kind: 'ask', reason: mode === 'ask' ? 'Ask mode: anything that is not read-only needs your approval.' : 'Accept-edits mode: this is not a file edit, so it needs your approval.', rememberable: true };
+}
+
+/** Whether every path the call writes (if any) is inside the workspace: a hook's allow covers nothing outside it. */
+function writesInside(call: ResolvedCall, workspace: string): boolean {
+  return writtenPaths(call, workspace).every((p) => isWithin(resolve(p), workspace));
 }
 
 /** In plan mode: read-only tools and the user-facing tools run; Write/Edit only on the plan file; Bash only with approval. */

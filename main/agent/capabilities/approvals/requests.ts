@@ -70,7 +70,13 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
       return result;
     },
     requestApproval: async (session, request, signal) => {
-      const { id, answer } = await approvals.open(session.id, request, signal, (requestId) =>
+      const { id, answer } = await approvals.open(session.id, request, signal, (requestId) => {
+        // The user's Notification hooks hear that Deft is waiting for them (a desktop notification, a sound).
+        void session.hooks.fire({
+          hook_event_name: 'Notification',
+          notification_type: request.kind === 'network' ? 'network_prompt' : 'permission_prompt',
+          message: `Deft needs your approval: ${request.description}`,
+        });
         session.emit({
           type: 'approval.requested',
           turnId: request.turnId,
@@ -84,8 +90,8 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
           ...(request.approvalRule ? { approvalRule: request.approvalRule } : {}),
           ...(request.approvalRule && request.approvalScope ? { approvalScope: request.approvalScope } : {}),
           ...(request.suggestedRules?.length ? { suggestedRules: request.suggestedRules } : {}),
-        }),
-      );
+        });
+      });
       if (answer === 'cancelled') {
         session.emit({ type: 'approval.resolved', requestId: id, outcome: 'cancelled' });
       } else if (answer.decision === 'approve') {

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { terminalText } from '../../../../protocol/terminal-text';
 import type { SandboxBlock } from '../../contract/sandbox';
-import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from './kill-tree';
+import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from '../../infra/processes/kill-tree';
 import { TASK_MARKER_VAR, commandEnv, resolveShell } from './shell';
 
 /** A command that writes more than this is stopped: a runaway loop must not fill the disk. */

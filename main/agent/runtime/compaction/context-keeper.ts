@@ -6,6 +6,7 @@ import { type StateSlot, readSlot } from '../../contract/state';
 import type { RetryPolicy } from '../../infra/providers/retry';
 import type { ChatProvider, ModelMessage, ToolSchema } from '../../infra/providers/types';
 import type { Session } from '../../infra/sessions/session';
+import { sessionStartHooks } from '../hook-events';
 import { type FactSource, changedFacts, factReminder } from '../facts';
 import { renewSystemPrompt } from '../prompt/session-prompt';
 import { writeHandoffNote } from './handoff';
@@ -99,6 +100,7 @@ export class ContextKeeper {
       const system = await setup.system();
       tokensBefore = this.used(session, system);
       session.emit({ type: 'compaction.started', ...ids, tokensBefore, contextWindow: setup.contextWindow, ...(request.instructions ? { instructions: request.instructions } : {}) });
+      await handle.hooks.fire({ hook_event_name: 'PreCompact', trigger, custom_instructions: request.instructions ?? '' }, { ...(request.turnId ? { turnId: request.turnId } : {}), signal });
       const before = session.context;
       const written = await writeHandoffNote({
         provider: setup.provider,
@@ -122,7 +124,9 @@ export class ContextKeeper {
       // Every fact the model should know is said again after the note (nothing in the new history says it).
       const facts = await this.deps.facts(handle);
       const reminder = factReminder(facts, kept);
-      const history = reminder ? [...kept, reminder] : kept;
+      // SessionStart hooks with source "compact" may add context the fresh history starts with.
+      const started = await sessionStartHooks(handle, 'compact');
+      const history = [...kept, ...(reminder ? [reminder] : []), ...(started ? [started] : [])];
       // The UI lists what was said again by fact (the date is not worth mentioning).
       for (const changed of changedFacts(facts, kept)) if (changed.key !== 'date') reattach.push({ feature: changed.key, texts: [changed.said] });
       session.compactContext(compactionId, history);

@@ -6,6 +6,8 @@ import type { ToolRegistry } from '../tools/registry';
 import { MAX_OUTPUT_CHARS, capText } from '../../contract/output-limits';
 import { validateArgs } from '../tools/validate';
 import { schedule } from './scheduler';
+import type { SessionHooks } from '../../contract/hooks';
+import { postToolUse, preToolUse } from './tool-hooks';
 
 export interface ToolCallOptions {
   registry: ToolRegistry;
@@ -20,6 +22,8 @@ export interface ToolCallOptions {
   authorize?: (call: ResolvedCall) => Promise<Authorization>;
   /** How long a tool that ignores the abort signal is waited for. */
   abortGraceMs?: number;
+  /** The user's hooks: PreToolUse before a call is authorized, PostToolUse after it ran. */
+  hooks?: SessionHooks;
 }
 
 type Prepared =
@@ -103,7 +107,8 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
           const skipped = stoppedBy !== null && index > stoppedBy.index && item.kind === 'ready';
           const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, { ...options, signal: signals.get(index) });
           durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
-          const result = await finalise(raw, item.call, options);
+          let result = await finalise(raw, item.call, options);
+          if (item.kind === 'ready' && !skipped && options.hooks) result = await postToolUse(options.hooks, item, result, outputText(result), { ...options, signal: signals.get(index) });
           if (item.kind === 'ready' && !skipped) ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true });
           if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
           if (result.stopTurn) stopTurn = true;
@@ -193,26 +198,57 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
   if (nestingDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
     return done(errorResult(`The arguments for ${call.name} are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which no tool takes. Re-issue the call with arguments that match the tool's schema.`));
   }
+  let resolved = await resolveCall(registered, call.name, args, options.env);
+  if (!resolved.ok) return done(resolved.result);
+  let hookPermission: ResolvedCall['hookPermission'];
+  if (options.hooks) {
+    const pre = await preToolUse(options.hooks, call, resolved.args, options);
+    if (pre.refusal) return { kind: 'done', call, result: pre.refusal, shown: resolved };
+    if (pre.updatedInput) {
+      // A hook's rewrite is checked like the model's own arguments: the schema, then the path guard.
+      const rewritten = await resolveCall(registered, call.name, pre.updatedInput, options.env);
+      if (!rewritten.ok) {
+        const why = typeof rewritten.result.output === 'string' ? rewritten.result.output : 'they are not valid';
+        return { kind: 'done', call, result: errorResult(`A PreToolUse hook rewrote the arguments of this ${call.name} call, and the rewritten call is refused: ${why}`), shown: resolved };
+      }
+      resolved = rewritten;
+    }
+    hookPermission = pre.permission;
+  }
+  if (options.authorize) {
+    const decision = await options.authorize({
+      callId: call.id,
+      name: call.name,
+      args: resolved.args,
+      execution: resolved.execution,
+      turnId: options.turnId,
+      signal: options.signal,
+      ...(hookPermission ? { hookPermission } : {}),
+    });
+    if (!decision.allowed) return { kind: 'done', call, result: errorResult(decision.message), shown: resolved };
+  }
+  return { kind: 'ready', call, args: resolved.args, execution: resolved.execution };
+}
+
+type Resolution = { ok: true; args: unknown; execution: ToolExecution } | { ok: false; result: ToolResult };
+
+/** Validate arguments against the tool's schema, then resolve what the call will do (paths through the path guard). */
+async function resolveCall(registered: NonNullable<ReturnType<ToolRegistry['get']>>, name: string, args: unknown, env: ToolEnv): Promise<Resolution> {
   const problems = validateArgs(registered.schema, args);
-  if (problems.length) return done(errorResult(`Invalid arguments for ${call.name}: ${problems.join('; ')}.`));
+  if (problems.length) return { ok: false, result: errorResult(`Invalid arguments for ${name}: ${problems.join('; ')}.`) };
   const parsed = registered.tool.input.safeParse(args);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
-    return done(errorResult(`Invalid arguments for ${call.name}: ${lines.join('; ')}.`));
+    return { ok: false, result: errorResult(`Invalid arguments for ${name}: ${lines.join('; ')}.`) };
   }
   let resolved: ToolExecution | ToolResult;
   try {
-    resolved = await registered.tool.resolveExecution(parsed.data, options.env);
+    resolved = await registered.tool.resolveExecution(parsed.data, env);
   } catch (error) {
-    const message = error instanceof ToolInputError ? error.message : `Tool ${call.name} failed to resolve execution: ${(error as Error).message}`;
-    return done(errorResult(message));
+    const message = error instanceof ToolInputError ? error.message : `Tool ${name} failed to resolve execution: ${(error as Error).message}`;
+    return { ok: false, result: errorResult(message) };
   }
-  if (!isExecution(resolved)) return done(resolved);
-  if (options.authorize) {
-    const decision = await options.authorize({ callId: call.id, name: call.name, args: parsed.data, execution: resolved, turnId: options.turnId, signal: options.signal });
-    if (!decision.allowed) return { kind: 'done', call, result: errorResult(decision.message), shown: { args: parsed.data, execution: resolved } };
-  }
-  return { kind: 'ready', call, args: parsed.data, execution: resolved };
+  return isExecution(resolved) ? { ok: true, args: parsed.data, execution: resolved } : { ok: false, result: resolved };
 }
 
 async function execute(item: Extract<Prepared, { kind: 'ready' }>, options: ToolCallOptions): Promise<ToolResult> {

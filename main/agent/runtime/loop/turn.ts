@@ -28,6 +28,11 @@ export interface TurnSession {
   beforeTools(): Promise<void>;
   /** A step's tool calls have finished. */
   afterTools(step: StepEnd): void;
+  /**
+   * The model gave a final answer (`continued`: how many times this turn was already sent back to work):
+   * a message to continue the turn with (a Stop hook's instruction), or null to end it.
+   */
+  onFinalAnswer?(continued: number): Promise<string | null>;
 }
 
 /** The model and the tools a turn works with. */
@@ -39,6 +44,8 @@ export interface TurnModel {
   env: ToolEnv;
   /** Decide whether a call may run (approvals suspend here). */
   authorize: NonNullable<ToolCallOptions['authorize']>;
+  /** The user's PreToolUse/PostToolUse hooks. */
+  hooks?: ToolCallOptions['hooks'];
   saveFullOutput: ToolCallOptions['saveFullOutput'];
 }
 
@@ -56,6 +63,7 @@ export interface TurnOptions {
 /** One turn: stream a step; run the tools it called; step again until a final answer, a cancel, an error, max steps or a tool's stopTurn. */
 export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   const { turnId, signal, session, model } = options;
+  let continued = 0;
   for (let step = 1; ; step++) {
     if (options.maxSteps !== undefined && step > options.maxSteps) return { stopReason: 'max_steps' };
     for (const message of await session.beforeStep()) session.append(message);
@@ -99,7 +107,13 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     if (result.toolCalls.length === 0) {
       if (result.finishReason === 'max_tokens') return { stopReason: 'max_tokens' };
       if (result.finishReason === 'filtered') return { stopReason: 'filtered' };
-      return { stopReason: 'end_turn' };
+      const again = await session.onFinalAnswer?.(continued);
+      if (signal.aborted) return { stopReason: 'cancelled' };
+      if (!again) return { stopReason: 'end_turn' };
+      continued++;
+      session.append({ role: 'user', content: again });
+      await session.checkpoint();
+      continue;
     }
 
     await session.beforeTools();
@@ -112,6 +126,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       emit: (event) => session.emit(event),
       saveFullOutput: model.saveFullOutput,
       authorize: model.authorize,
+      ...(model.hooks ? { hooks: model.hooks } : {}),
       ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
     });
     for (const message of batch.messages) session.append(message);

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import type { IconName } from '../../components/Icon';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
+import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
 import { WebSettings } from '../web/WebSettings';
 import { AppearancePage } from './pages/AppearancePage';
@@ -27,6 +28,7 @@ export const settingsPages: readonly SettingsPage[] = [
   { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
+  { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
   { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },
   { id: 'appearance', label: 'Appearance', icon: 'palette', Page: AppearancePage },

@@ -61,9 +61,10 @@ export function askUserQuestionTool(session: SessionHandle, desk: ApprovalDesk) 
         display: { kind: 'generic', summary: questions.length === 1 ? first : `${questions.length} questions for the user`, detail: questions.map((q) => `• ${q.question}`).join('\n') },
         approvalRule: 'AskUserQuestion',
         execute: async (ctx) => {
-          const { id, answer } = await desk.questions.open(session.id, { turnId: ctx.turnId, callId: ctx.callId, questions }, ctx.signal, (requestId) =>
-            session.emit({ type: 'question.asked', turnId: ctx.turnId, requestId, callId: ctx.callId, questions }),
-          );
+          const { id, answer } = await desk.questions.open(session.id, { turnId: ctx.turnId, callId: ctx.callId, questions }, ctx.signal, (requestId) => {
+            void session.hooks.fire({ hook_event_name: 'Notification', notification_type: 'question', message: `Deft has a question for you: ${questions[0]?.question ?? ''}` });
+            session.emit({ type: 'question.asked', turnId: ctx.turnId, requestId, callId: ctx.callId, questions });
+          });
           if (answer === 'cancelled') {
             session.emit({ type: 'question.answered', requestId: id, answers: {}, dismissed: true });
             return { output: 'The user stopped the turn before answering the questions.', isError: true };

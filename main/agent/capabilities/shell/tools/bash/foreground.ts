@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { AnsiStripper } from '../../../../../../protocol/terminal-text';
 import { BACKGROUND_DEFAULT_TIMEOUT_S } from '../../process-tasks';
-import { jobIsWaiting } from '../../process-table';
+import { jobIsWaiting } from '../../../../infra/processes/process-table';
 import type { ShellSession } from '../../shell-session';
 import type { ShellJob } from '../../shell-job';
 import type { ToolResult, ToolRunContext } from '../../../../contract/tool';

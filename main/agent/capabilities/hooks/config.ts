@@ -1,0 +1,137 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HookEventName, type HookInfo, type HooksOverview, type RuleSource } from '../../../../protocol';
+import { TrustStore } from '../../infra/settings/trust';
+
+/** One hook command as configured, with its compiled matcher. */
+export interface ConfiguredHook extends HookInfo {
+  /** Tests a tool name (tool events); null = every tool. */
+  matches: RegExp | null;
+}
+
+export const DEFAULT_TIMEOUT_SEC = 60;
+const MAX_TIMEOUT_SEC = 3_600;
+const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
+
+type Problem = HooksOverview['problems'][number];
+
+/**
+ * Read one file's `"hooks"` section: `{"Event": [{"matcher": "Bash|Write", "hooks": [{"type": "command",
+ * "command": "…", "timeout": 60}]}]}`. What cannot be used is a problem naming the file; the rest is kept.
+ */
+export function parseHooksSection(section: unknown, file: string, source: RuleSource): { hooks: Omit<ConfiguredHook, 'active'>[]; problems: Problem[] } {
+  const hooks: Omit<ConfiguredHook, 'active'>[] = [];
+  const problems: Problem[] = [];
+  const problem = (message: string) => problems.push({ file, message });
+  if (section === undefined) return { hooks, problems };
+  if (!section || typeof section !== 'object' || Array.isArray(section)) {
+    problem(`"hooks" in ${file} must be an object such as {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "…"}]}]}`);
+    return { hooks, problems };
+  }
+  for (const [event, groups] of Object.entries(section)) {
+    const name = HookEventName.safeParse(event);
+    if (!name.success) {
+      problem(`"hooks.${event}" in ${file} is not an event Deft knows (${HookEventName.options.join(', ')}); it is ignored`);
+      continue;
+    }
+    if (!Array.isArray(groups)) {
+      problem(`"hooks.${event}" in ${file} must be a list of {"matcher", "hooks"} entries`);
+      continue;
+    }
+    groups.forEach((group: unknown, index) => {
+      const where = `"hooks.${event}[${index}]" in ${file}`;
+      if (!group || typeof group !== 'object' || Array.isArray(group)) return void problem(`${where} must be an object with "hooks"`);
+      const { matcher = '', hooks: commands } = group as { matcher?: unknown; hooks?: unknown };
+      if (typeof matcher !== 'string') return void problem(`${where}: "matcher" must be a string (a regular expression on the tool name)`);
+      let matches: RegExp | null = null;
+      if (TOOL_EVENTS.has(name.data) && matcher !== '' && matcher !== '*') {
+        try {
+          // Anchored: "Bash" is the Bash tool, not every tool whose name contains it.
+          matches = new RegExp(`^(?:${matcher})$`);
+        } catch (error) {
+          return void problem(`${where}: "matcher" ${JSON.stringify(matcher)} is not a valid regular expression (${(error as Error).message})`);
+        }
+      }
+      if (!Array.isArray(commands)) return void problem(`${where} must have "hooks": a list of {"type": "command", "command": "…"}`);
+      commands.forEach((entry: unknown, j) => {
+        const at = `${where}.hooks[${j}]`;
+        const { type, command, timeout } = (entry ?? {}) as { type?: unknown; command?: unknown; timeout?: unknown };
+        if (type !== 'command') return void problem(`${at}: only "type": "command" hooks are supported, not ${JSON.stringify(type)}`);
+        if (typeof command !== 'string' || !command.trim()) return void problem(`${at}: "command" must be a non-empty string`);
+        if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0) || timeout > MAX_TIMEOUT_SEC)) {
+          return void problem(`${at}: "timeout" must be a number of seconds between 0 and ${MAX_TIMEOUT_SEC}`);
+        }
+        hooks.push({ event: name.data, matcher, matches, command, timeoutSec: timeout ?? DEFAULT_TIMEOUT_SEC, source, file });
+      });
+    });
+  }
+  return { hooks, problems };
+}
+
+async function readJson(path: string): Promise<{ raw?: unknown; problem?: string }> {
+  try {
+    // A FIFO in a cloned repo's .deft/ would block the read forever.
+    if (!(await stat(path)).isFile()) return { problem: `${path} is not a regular file; its hooks are not used` };
+    const text = await readFile(path, 'utf8');
+    return text.trim() ? { raw: JSON.parse(text) as unknown } : {};
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
+    return { problem: `${path} cannot be used (${code ?? (error as Error).message}); its hooks are not used until it is fixed` };
+  }
+}
+
+/**
+ * The hooks of `~/.deft/settings.json` (user), `.deft/settings.json` (project) and `.deft/settings.local.json`
+ * (local), in that order, re-read only when a file or the trust file changes. A workspace's own files come
+ * with the repository: their hooks are listed but inactive until the user trusts the folder.
+ */
+export class HookConfig {
+  readonly files: Record<RuleSource, string>;
+  readonly trust: TrustStore;
+  private cache: { key: string; hooks: ConfiguredHook[]; overview: HooksOverview } | null = null;
+
+  constructor(home: string, workspace: string) {
+    this.files = { user: join(home, 'settings.json'), project: join(workspace, '.deft', 'settings.json'), local: join(workspace, '.deft', 'settings.local.json') };
+    this.trust = new TrustStore(home, workspace);
+  }
+
+  /** The hooks (active and not) and the overview Settings shows; `changed` when they differ from the last load. */
+  async load(): Promise<{ hooks: ConfiguredHook[]; overview: HooksOverview; changed: boolean }> {
+    const sources = Object.entries(this.files) as Array<[RuleSource, string]>;
+    const prints = await Promise.all(sources.map(([, path]) => stat(path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-')));
+    const key = [...prints, await this.trust.version()].join('|');
+    if (this.cache?.key === key) return { hooks: this.cache.hooks, overview: this.cache.overview, changed: false };
+    const { trusted } = await this.trust.get();
+    const hooks: ConfiguredHook[] = [];
+    const problems: Problem[] = [];
+    for (const [source, path] of sources) {
+      const read = await readJson(path);
+      if (read.problem) {
+        problems.push({ file: path, message: read.problem });
+        continue;
+      }
+      if (read.raw === undefined) continue;
+      if (!read.raw || typeof read.raw !== 'object' || Array.isArray(read.raw)) continue;
+      const parsed = parseHooksSection((read.raw as Record<string, unknown>).hooks, path, source);
+      problems.push(...parsed.problems);
+      hooks.push(...parsed.hooks.map((hook) => ({ ...hook, active: source === 'user' || trusted })));
+    }
+    const overview: HooksOverview = { hooks: hooks.map(({ matches: _matches, ...info }) => info), problems, trusted };
+    const changed = this.cache !== null && JSON.stringify(overview) !== JSON.stringify(this.cache.overview);
+    this.cache = { key, hooks, overview };
+    return { hooks, overview, changed };
+  }
+}
+
+/** The hooks that run for an event (and a tool): active ones whose matcher fits, each command once. */
+export function hooksFor(hooks: readonly ConfiguredHook[], event: HookEventName, toolName?: string): ConfiguredHook[] {
+  const seen = new Set<string>();
+  return hooks.filter((hook) => {
+    if (!hook.active || hook.event !== event) return false;
+    if (hook.matches && (toolName === undefined || !hook.matches.test(toolName))) return false;
+    if (seen.has(hook.command)) return false;
+    seen.add(hook.command);
+    return true;
+  });
+}

@@ -1,0 +1,43 @@
+import type { FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { SessionHooks } from '../../contract/hooks';
+import { HookConfig } from './config';
+import { sessionHooks } from './runner';
+
+/**
+ * Hooks: the user's commands on the agent's events (PreToolUse, PostToolUse, UserPromptSubmit, Stop,
+ * SubagentStop, PreCompact, SessionStart, SessionEnd, Notification), read from the `"hooks"` section of
+ * the three settings files in the shape other agents use. The runtime fires the events through
+ * SessionHandle.hooks; this capability runs the commands (sandboxed) and reads what they said.
+ */
+export const hooksFeature: FeatureFactory = (core) => {
+  const config = new HookConfig(core.home, core.workspace);
+  const runners = new Map<string, SessionHooks>();
+  const load = async () => {
+    const loaded = await config.load();
+    if (loaded.changed) core.emitApp({ type: 'hooks.updated', overview: loaded.overview });
+    return loaded;
+  };
+  return {
+    name: 'hooks',
+    hookRunner: (session: SessionHandle) => {
+      let runner = runners.get(session.id);
+      if (!runner) {
+        const inner = sessionHooks(core, config, session);
+        runner = {
+          has: (event) => inner.has(event),
+          // Each firing looks at the files again (cheaply), so Settings hears of a change as it is used.
+          fire: async (input, options) => {
+            await load().catch(() => {});
+            return inner.fire(input, options);
+          },
+        };
+        runners.set(session.id, runner);
+      }
+      return runner;
+    },
+    onSessionDeleted: (sessionId) => void runners.delete(sessionId),
+    commands: {
+      listHooks: async () => (await load()).overview,
+    },
+  };
+};

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { RuleSource } from './approvals';
+
+// Hooks: the user's commands run on the agent's events (the `"hooks"` section of the settings files).
+
+/** The events a hook can run on (the names other agents use). */
+export const HookEventName = z.enum(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'PreCompact', 'SessionStart', 'SessionEnd', 'Notification']);
+export type HookEventName = z.infer<typeof HookEventName>;
+
+/** One configured hook command, as Settings lists it. */
+export const HookInfo = z.object({
+  event: HookEventName,
+  /** The tool-name regular expression (tool events only; '' = every tool). */
+  matcher: z.string(),
+  command: z.string(),
+  timeoutSec: z.number(),
+  source: RuleSource,
+  file: z.string(),
+  /** False for a workspace's own hooks until the folder is trusted: they do not run. */
+  active: z.boolean(),
+});
+export type HookInfo = z.infer<typeof HookInfo>;
+
+/** Every hook in the three settings files and the problems found in their `"hooks"` sections. */
+export const HooksOverview = z.object({
+  hooks: z.array(HookInfo),
+  problems: z.array(z.object({ file: z.string(), message: z.string() })),
+  trusted: z.boolean(),
+});
+export type HooksOverview = z.infer<typeof HooksOverview>;
+
+/**
+ * What a hook did that the user should see: `blocked` (exit 2 or decision block), `denied`/`allowed`/`asked`
+ * (a PreToolUse permission decision), `changed` (updatedInput), `context` (text added for the model),
+ * `stopped` (continue: false), `output` (stdout shown in the transcript), `error` (another exit code, a
+ * failure to start), `timeout`.
+ */
+export const HookResultKind = z.enum(['blocked', 'denied', 'allowed', 'asked', 'changed', 'context', 'stopped', 'output', 'error', 'timeout']);
+export type HookResultKind = z.infer<typeof HookResultKind>;
+
+export const hookEventShapes = {
+  /** A hook ran and did something worth showing (blocked, changed, added, failed). */
+  'hook.ran': {
+    turnId: z.string().optional(),
+    callId: z.string().optional(),
+    event: HookEventName,
+    command: z.string(),
+    source: RuleSource,
+    result: HookResultKind,
+    /** What the hook said (its reason, stderr or stdout), capped. */
+    message: z.string(),
+    toolName: z.string().optional(),
+  },
+};
