@@ -57,7 +57,7 @@ async function changeTheWorkspace(page: Page, workspace: string, mock: { enqueue
   // Four steps, each followed by a checkpoint.
   await expect(page.getByText('Four files changed.')).toBeVisible({ timeout: 30_000 });
   // The turn's summary comes from the checkpoints, so the shell's changes are listed too.
-  const summary = page.getByRole('log', { name: 'Conversation' }).getByRole('region', { name: 'Changed files' });
+  const summary = page.getByRole('log', { name: 'Conversation' }).getByRole('group', { name: 'Changed files' });
   await expect(summary).toContainText('Changed 4 files', { timeout: 15_000 });
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 30_000 });
   await expect(summary).toContainText('d.txt (added)');
@@ -181,6 +181,7 @@ test('the review pane lists every change of a turn and reverts one hunk, undoabl
   // Settings shows what the store takes, outside the workspace, with Clean up.
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Checkpoints' }).click();
   const settings = page.getByRole('region', { name: 'Checkpoints' });
   await expect(settings).toContainText(/This workspace's checkpoints take .+ of 2 GiB/);
   await expect(settings.getByRole('button', { name: 'Clean up' })).toBeEnabled();
