@@ -94,6 +94,8 @@ export const approvalEventShapes = {
     approvalRule: z.string().optional(),
     /** What that rule covers in words when it is wider than this call (e.g. a web host): the buttons name it. */
     approvalScope: z.string().optional(),
+    /** The sub-agent whose call this is (absent for the session's own agent). */
+    agent: z.object({ agentId: z.string(), type: z.string(), description: z.string() }).optional(),
   },
   /** An approval request was answered, cancelled, or settled by a rule the user just added. */
   'approval.resolved': {

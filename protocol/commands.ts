@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer } from './approvals';
 import { checkpointCommands } from './checkpoints';
@@ -18,6 +19,7 @@ function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) 
 const Empty = z.object({}).strict();
 const SessionRef = z.object({ sessionId: z.string().min(1) }).strict();
 const TASK_ID = /^[a-z]+-[0-9a-z]{8}$/;
+const AGENT_ID = /^a[0-9a-z]{8}$/;
 
 /** The workspace a window (or web host, or CLI run) is bound to. */
 export const WorkspaceInfo = z.object({
@@ -164,6 +166,19 @@ export const commands = {
   decideMcpServer: command(z.object({ name: McpServerName, approved: z.boolean() }).strict(), McpOverview),
   /** Add or replace a server in the user's ~/.deft/mcp.json (the entry is checked before it is saved). */
   saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
+  // Sub-agents
+  /** The sub-agent types the model may delegate to, and the definition files that were skipped (with why). */
+  listAgentTypes: command(Empty, z.object({ types: z.array(AgentTypeSummary), skipped: z.array(SkippedAgentType) })),
+  /** A sub-agent's card and every event of its own session (its transcript), read from its log when needed. */
+  getAgentTranscript: command(
+    SessionRef.extend({ agentId: z.string().regex(AGENT_ID) }).strict(),
+    z.object({ agent: AgentInfo, events: z.array(SessionEvent) }),
+  ),
+  /** Stop running sub-agents: one (`agentId`) or a whole swarm (`swarmId`). Finished results are kept. */
+  stopAgents: command(
+    SessionRef.extend({ agentId: z.string().regex(AGENT_ID).optional(), swarmId: z.string().regex(/^swarm-[0-9a-z]{8}$/).optional() }).strict(),
+    z.object({ stopped: z.number().int() }),
+  ),
 } as const;
 
 export type Commands = typeof commands;

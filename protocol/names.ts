@@ -64,6 +64,10 @@ export const commandNames = [
   'restartMcpServer',
   'decideMcpServer',
   'saveMcpServer',
+  // Sub-agents
+  'listAgentTypes',
+  'getAgentTranscript',
+  'stopAgents',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -114,4 +118,9 @@ export const eventTypeNames = [
   'rewind.undone',
   'change.review.requested',
   'change.review.resolved',
+  // Sub-agents
+  'agent.updated',
+  'swarm.updated',
+  'agent.event',
+  'agents.changed',
 ] as const;

@@ -1,3 +1,4 @@
+import type { SubagentLabel } from './subagents';
 import type { ToolExecution } from './tool';
 
 /** A call that passed validation and resolution, as the permission layer sees it. */
@@ -9,6 +10,8 @@ export interface ResolvedCall {
   turnId: string;
   /** Aborts when the turn is stopped, so a decision waiting for the user can give up. */
   signal: AbortSignal;
+  /** The sub-agent making the call (absent for the session's own agent): approvals name it. */
+  agent?: SubagentLabel;
 }
 
 /** Whether a call may run; a refusal's message is what the model reads as the call's result. */

@@ -28,6 +28,7 @@ import { Runs } from './runs';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
 import { deferredToolsReminder } from './tools/deferred';
+import { SubagentHost } from './subagents/host';
 
 export interface CoreOptions {
   home: string;
@@ -257,6 +258,24 @@ export class DeftCore {
       kinds: this.taskKinds,
       onEnded: (record) => void this.eachFeature((f) => f.onTaskEnded?.(handle, record)),
     });
+    // A sub-agent's calls are decided as the parent's own: same mode, rules, session approvals, plan mode.
+    const subagents = new SubagentHost({
+      parent: {
+        session,
+        get handle() {
+          return handle;
+        },
+      },
+      setup: this.setupDeps(),
+      context: this.context,
+      providerConfig: () => this.provider.turnConfig(),
+      authorize: (call) => this.authorize(handle, call),
+      emitApp: (event) => this.emit(event),
+      retry: this.options.retry ?? defaultRetryPolicy,
+      ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),
+      ...(this.options.abortGraceMs !== undefined ? { abortGraceMs: this.options.abortGraceMs } : {}),
+      now: this.now,
+    });
     const handle: SessionHandle = {
       id: session.id,
       dir: session.dir,
@@ -270,6 +289,7 @@ export class DeftCore {
       usage: () => ({ ...session.usageTotal }),
       tasks,
       sandbox: this.sandbox.forSession(session.id, (request, signal) => this.authorizeConnection(handle, request, signal)),
+      subagents,
       contextTurns: () => session.contextTurns(),
       flush: () => session.flush(),
       undoFrom: async (turnId) => {
