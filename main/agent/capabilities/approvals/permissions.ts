@@ -63,6 +63,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       reason: decision.reason,
       ...(decision.rememberable ? { approvalRule: call.execution.approvalRule } : {}),
       ...(decision.rememberable && call.execution.approvalScope ? { approvalScope: call.execution.approvalScope } : {}),
+      ...(call.agent ? { agent: call.agent } : {}),
       call,
     };
     const answer = await hub.requestApproval(session, request, call.signal);

@@ -20,6 +20,8 @@ export interface ApprovalRequest {
   approvalScope?: string;
   /** Labels the user may pick when approving (plan options). */
   options?: string[];
+  /** The sub-agent whose call it is. */
+  agent?: { agentId: string; type: string; description: string };
   call?: ResolvedCall;
 }
 
@@ -81,6 +83,7 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
           ...(request.callId ? { callId: request.callId } : {}),
           ...(request.approvalRule ? { approvalRule: request.approvalRule } : {}),
           ...(request.approvalRule && request.approvalScope ? { approvalScope: request.approvalScope } : {}),
+          ...(request.agent ? { agent: request.agent } : {}),
         }),
       );
       if (answer === 'cancelled') {
