@@ -3,6 +3,7 @@ import type { FeatureFactory } from '../../contract/feature';
 import type { TaskKindAdapter } from '../../contract/tasks';
 import { readCard } from './runner';
 import { AgentsService } from './service';
+import type { SwarmLimits } from './swarm-scheduler';
 import { agentTool } from './tools/agent/agent';
 import { agentSwarmTool } from './tools/agent-swarm/agent-swarm';
 
@@ -17,8 +18,13 @@ const agentTasks: TaskKindAdapter = {
  * what the window needs to show sub-agents at work. Each sub-agent is a session of its own under its
  * parent's folder (SessionHandle.subagents), deciding its calls under the parent's mode, rules and approvals.
  */
-export const agentsFeature: FeatureFactory = (core) => {
-  const service = new AgentsService(core);
+export const agentsFeature: FeatureFactory = (core) => agentsFeatureWith()(core);
+
+/** The same with other swarm timings (tests, benchmarks). */
+export const agentsFeatureWith =
+  (options: { swarmLimits?: Partial<SwarmLimits> } = {}): FeatureFactory =>
+  (core) => {
+  const service = new AgentsService(core, options.swarmLimits);
   void service.catalog.refresh();
   return {
     name: 'agents',
@@ -48,4 +54,4 @@ export const agentsFeature: FeatureFactory = (core) => {
       },
     },
   };
-};
+  };

@@ -8,6 +8,7 @@ import { type AgentOutcome, type AgentRun, runAgent } from './runner';
 import { TranscriptText } from './transcript';
 import type { AgentType } from './types/builtin';
 import { AgentTypeCatalog } from './types/catalog';
+import type { SwarmLimits } from './swarm-scheduler';
 
 export interface AgentCallArgs {
   description: string;
@@ -42,7 +43,10 @@ export class AgentsService {
   readonly catalog: AgentTypeCatalog;
   readonly live = new LiveAgents();
 
-  constructor(readonly core: CoreContext) {
+  constructor(
+    readonly core: CoreContext,
+    readonly swarmLimits: Partial<SwarmLimits> = {},
+  ) {
     this.catalog = new AgentTypeCatalog({ workspace: core.workspace, home: core.home }, (snapshot) =>
       core.emitApp({ type: 'agents.changed', count: snapshot.types.length, skipped: snapshot.skipped.length }),
     );

@@ -56,6 +56,7 @@ export async function runSwarm(options: { session: SessionHandle; service: Agent
     await runScheduled({
       jobs: runs,
       maxConcurrency: swarmMaxConcurrency(runs.length),
+      limits: service.swarmLimits,
       signal,
       onChange: (state) => {
         concurrency = state.concurrency;

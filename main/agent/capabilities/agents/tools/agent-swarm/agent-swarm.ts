@@ -18,7 +18,7 @@ const input = z.object({
 export function agentSwarmTool(session: SessionHandle, service: AgentsService): Tool {
   return defineTool({
     name: 'AgentSwarm',
-    description: renderDescription(description, { types: service.typeNames().map((n) => `\`${n}\``).join(', ') }),
+    description: renderDescription(description, { types: service.typeNames().map((n) => `\`${n}\``).join(', '), item: '{{item}}' }),
     input,
     exclusive: true,
     resolveExecution: async (args) => {
