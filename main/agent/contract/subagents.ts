@@ -13,7 +13,7 @@ export interface SubagentProfile {
   /** Its role: a section of its system prompt (after Deft's identity and the workspace facts). */
   systemPrompt: string;
   /** Whether it gets this tool (the session's tools are filtered by it). */
-  allowsTool(name: string): boolean;
+  allowsTool: (name: string) => boolean;
   /** A model other than the session's, when its definition names one. */
   model?: string;
 }
@@ -24,7 +24,7 @@ export interface SubagentRunOptions {
   /** A rate limit (429) ends the turn at once with `provider_rate_limit` instead of being retried (a swarm reschedules it). */
   failFastOnRateLimit?: boolean;
   /** Each event of its own session, live (its log keeps them too). */
-  onEvent?(event: SessionEvent): void;
+  onEvent?: (event: SessionEvent) => void;
 }
 
 /** How one turn of a sub-agent ended. */

@@ -19,7 +19,7 @@ export interface StepSetupDeps {
   /** Extra tools for every session (tests); one with a feature tool's name stands in for it. */
   tools?: (env: ToolEnv) => Tool[];
   /** Set for a sub-agent's session: the tools its type allows, and its role as a section of the system prompt. */
-  subagent?: { allowsTool(name: string): boolean; section: string };
+  subagent?: { allowsTool: (name: string) => boolean; section: string };
 }
 
 /** What every model call in a session needs: the provider, the tools (and their environment), the system prompt, the window. */

@@ -46,7 +46,7 @@ export interface AgentRun {
   signal: AbortSignal;
   placement?: { callId?: string; taskId?: string; swarmId?: string; item?: string };
   failFastOnRateLimit?: boolean;
-  onEvent?(event: SessionEvent): void;
+  onEvent?: (event: SessionEvent) => void;
   /** Skip the expansion request (e.g. a swarm item retried after a rate limit keeps it for its last turn). */
   expand?: boolean;
 }

@@ -30,7 +30,7 @@ export interface SubagentHostDeps {
   retry: RetryPolicy;
   maxSteps?: number;
   abortGraceMs?: number;
-  now(): number;
+  now: () => number;
 }
 
 /** `<parent>/agents/<agent-id>/`: a sub-agent's session lives under its parent's folder. */

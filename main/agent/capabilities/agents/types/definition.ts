@@ -28,7 +28,7 @@ export function parseDefinition(text: string, file: string, source: AgentTypeSou
   try {
     data = parse(match[1] ?? '', { prettyErrors: false });
   } catch (error) {
-    throw new Error(`the frontmatter is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new Error(`the frontmatter is not valid YAML: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new Error('the frontmatter must be "key: value" lines');
   const fields = data as Record<string, unknown>;
