@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
+// Sub-agent and swarm cards (they render tool cards of their own, so they register themselves).
+import './features/agents/register';
 import { Composer } from './features/composer/Composer';
 import { Dock } from './features/dock/Dock';
 import { CheckpointLayer } from './features/checkpoints/CheckpointLayer';

@@ -1,5 +1,6 @@
 import type { StoreApi } from 'zustand';
 import type { SessionEvent } from '../../../protocol';
+import { agentsSlice, useAgents } from './agents';
 import { useApprovals } from './approvals';
 import { checkpointsSlice, useCheckpoints } from './checkpoints';
 import { goalSlice, useGoal } from './goal';
@@ -34,6 +35,7 @@ const stores: readonly OpenSessionStore[] = [
   sliceStore(goalSlice, useGoal),
   sliceStore(historySlice, useHistory),
   sliceStore(checkpointsSlice, useCheckpoints),
+  sliceStore(agentsSlice, useAgents),
 ];
 
 /** Forget what the domains show for the open session (another opens, or its events replay from the first). */
