@@ -3,6 +3,8 @@ import type { AgentInfo } from '../../../../protocol';
 import { stopAgents } from '../../actions/agents';
 import { Icon } from '../../components/Icon';
 import { useAgentLive, useAgents } from '../../stores/agents';
+import { requestsOf, useApprovals } from '../../stores/approvals';
+import { useSessions } from '../../stores/sessions';
 import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
 import { AgentTranscript } from './AgentTranscript';
@@ -45,12 +47,15 @@ function AgentLine({ agent }: { agent: AgentInfo }) {
 /** Its live step, the transcript behind a toggle, Stop while it runs, and its final answer. */
 export function AgentBody({ agent }: { agent: AgentInfo }) {
   const [open, setOpen] = useState(false);
-  const line = useAgentLive((s) => s.activity[agent.agentId]?.line);
+  const live = useAgentLive((s) => s.activity[agent.agentId]?.line);
+  const sessionId = useSessions((s) => s.currentId);
+  const waiting = useApprovals((s) => requestsOf(s, sessionId).approvals.some((a) => a.agent?.agentId === agent.agentId));
   const running = agent.status === 'running';
+  const line = waiting ? 'Waiting for your approval (below)' : live;
   return (
     <div className="agent-card-body">
       {running && line ? (
-        <p className="agent-activity" aria-live="polite">
+        <p className={`agent-activity${waiting ? ' agent-waiting' : ''}`} aria-live="polite">
           {line}
         </p>
       ) : null}
@@ -68,7 +73,7 @@ export function AgentBody({ agent }: { agent: AgentInfo }) {
         </span>
       </div>
       {open ? <AgentTranscript agentId={agent.agentId} label={`Transcript of ${agent.type} sub-agent: ${agent.description}`} /> : null}
-      {agent.result && !running ? (
+      {agent.result && !running && !open ? (
         <div className="agent-result">
           <h3>Final answer</h3>
           <Markdown text={agent.result} />
