@@ -27,6 +27,7 @@ import { type TurnSession, runTurn } from './loop/turn';
 import { Runs } from './runs';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
+import { type WorkspaceFacts, workspaceFacts } from './prompt/system-prompt';
 import { deferredToolsReminder } from './tools/deferred';
 import { SubagentHost } from './subagents/host';
 
@@ -59,6 +60,8 @@ export interface CoreOptions {
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
+/** How long sub-agents' system prompts reuse one reading of the workspace's facts. */
+const WORKSPACE_FACTS_TTL_MS = 5_000;
 
 /** A session the core has open: its log, what was wrong with it on load, and the handle features get. */
 interface OpenSession {
@@ -266,7 +269,8 @@ export class DeftCore {
           return handle;
         },
       },
-      setup: this.setupDeps(),
+      // A swarm starts many sub-agents at once: they share one reading of the workspace (a git status) for a few seconds.
+      setup: { ...this.setupDeps(), workspaceFacts: () => this.sharedWorkspaceFacts() },
       context: this.context,
       providerConfig: () => this.provider.turnConfig(),
       authorize: (call) => this.authorize(handle, call),
@@ -425,6 +429,14 @@ export class DeftCore {
       }
     });
     return compactionId;
+  }
+
+  private workspaceFactsCache: { at: number; facts: Promise<WorkspaceFacts> } | null = null;
+
+  private sharedWorkspaceFacts(): Promise<WorkspaceFacts> {
+    const now = Date.now();
+    if (!this.workspaceFactsCache || now - this.workspaceFactsCache.at > WORKSPACE_FACTS_TTL_MS) this.workspaceFactsCache = { at: now, facts: workspaceFacts(this.options.workspace) };
+    return this.workspaceFactsCache.facts;
   }
 
   private setupDeps() {

@@ -57,10 +57,21 @@ export interface AgentRun {
  * follows it; it stops at the time limit. Never rejects.
  */
 export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
-  const { session, agent } = run;
   const timeoutMs = subagentTimeoutMs();
-  const timer = timeoutMs === null ? null : AbortSignal.timeout(timeoutMs);
-  const signal = timer ? AbortSignal.any([run.signal, timer]) : run.signal;
+  // A timer of our own, cleared at the end: nothing of a finished sub-agent stays reachable for two hours.
+  const limit = new AbortController();
+  const timer = timeoutMs === null ? null : setTimeout(() => limit.abort(new Error('The sub-agent reached its time limit')), timeoutMs);
+  timer?.unref?.();
+  const signal = AbortSignal.any([run.signal, limit.signal]);
+  try {
+    return await runWithin(run, signal, limit.signal, timeoutMs);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+async function runWithin(run: AgentRun, signal: AbortSignal, limit: AbortSignal, timeoutMs: number | null): Promise<AgentOutcome> {
+  const { session, agent } = run;
   const startedAt = Date.now();
   let steps = 0;
   const card = (status: AgentStatus, extra: Partial<AgentInfo> = {}): AgentInfo => ({
@@ -92,7 +103,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     steps += expanded.steps;
     turn = expanded.status === 'completed' && expanded.text.trim() ? expanded : { ...turn, steps: 0 };
   }
-  const timedOut = timer?.aborted === true && !run.signal.aborted;
+  const timedOut = limit.aborted && !run.signal.aborted;
   const outcome: AgentOutcome = timedOut
     ? { status: 'timed_out', text: turn.text, error: { code: 'provider_timeout', message: `The sub-agent reached its time limit (${Math.round((timeoutMs ?? 0) / 1000)} s).` } }
     : turn.status === 'completed'

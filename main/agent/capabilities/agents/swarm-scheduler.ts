@@ -110,6 +110,7 @@ export async function runScheduled<J>(options: SchedulerOptions<J>): Promise<voi
       };
     });
   }
+  options.signal.removeEventListener('abort', poke);
   // Cancelled: what runs is being stopped by the same signal; wait for it to end.
   while (running > 0) {
     await new Promise<void>((resolve) => {

@@ -88,8 +88,9 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       tools: (session: SessionHandle): Tool[] => {
         let tasks = sessions.get(session.id);
         // A sub-agent's session is never loaded as a session of the workspace: its commands run with its
-        // handle, which gives them its parent's background tasks and sandbox.
-        if (!tasks && session.agent) sessions.set(session.id, (tasks = shellSession(session)));
+        // handle, which gives them its parent's background tasks and sandbox. Nothing is kept for it once
+        // its turn is over (a finished sub-agent costs no memory).
+        if (!tasks && session.agent) tasks = shellSession(session);
         if (!tasks) return [];
         const background = options.backgroundTasks !== false;
         return [

@@ -46,7 +46,10 @@ interface AgentRecord {
 
 /** The sub-agents of one session (SessionHandle.subagents). */
 export class SubagentHost implements SessionSubagents {
+  /** Sub-agents in memory: while they run (an idle one is read from its log again when needed, so finished ones cost nothing). */
   private readonly loaded = new Map<string, Promise<ChildAgent | undefined>>();
+  /** Ids of the sub-agents running a turn now, whichever object runs it. */
+  private readonly running = new Set<string>();
 
   constructor(private readonly deps: SubagentHostDeps) {}
 
@@ -64,7 +67,7 @@ export class SubagentHost implements SessionSubagents {
     await writeFile(join(dir, AGENT_FILE), JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
     const sessionMeta: SessionMeta = { id: agentId, title: meta.description, workspace: this.deps.setup.workspace, createdAt, updatedAt: createdAt, turns: 0 };
     const session = await Session.create(dir, sessionMeta, this.deps.now);
-    const child = new ChildAgent(record, session, this.deps);
+    const child = new ChildAgent(record, session, this.deps, this.runState(agentId));
     this.loaded.set(agentId, Promise.resolve(child));
     return child;
   }
@@ -94,6 +97,18 @@ export class SubagentHost implements SessionSubagents {
     return dated.filter((d) => d.at !== undefined).sort((a, b) => a.at! - b.at!).map((d) => d.id);
   }
 
+  /** What a sub-agent's object needs to know and say about running: shared by every object of that id. */
+  private runState(agentId: string): RunState {
+    return {
+      busy: () => this.running.has(agentId),
+      begin: () => void this.running.add(agentId),
+      end: () => {
+        this.running.delete(agentId);
+        this.loaded.delete(agentId);
+      },
+    };
+  }
+
   private async load(agentId: string): Promise<ChildAgent | undefined> {
     const dir = join(this.root, agentId);
     try {
@@ -101,16 +116,22 @@ export class SubagentHost implements SessionSubagents {
       const meta = JSON.parse(await readFile(join(dir, META_FILE), 'utf8')) as SessionMeta;
       if (record.agentId !== agentId || typeof record.type !== 'string' || meta.id !== agentId) return undefined;
       const { session } = await Session.load(dir, meta, this.deps.now);
-      return new ChildAgent(record, session, this.deps);
+      return new ChildAgent(record, session, this.deps, this.runState(agentId));
     } catch {
       return undefined;
     }
   }
 }
 
+interface RunState {
+  busy(): boolean;
+  begin(): void;
+  /** A turn ended: the sub-agent is idle, and its object may be dropped from memory. */
+  end(): void;
+}
+
 /** A sub-agent's session: its own context and log, run a turn at a time. */
 class ChildAgent implements Subagent {
-  private running = false;
   private readonly injections: string[] = [];
   readonly handle: SessionHandle;
 
@@ -118,6 +139,7 @@ class ChildAgent implements Subagent {
     private readonly record: AgentRecord,
     private readonly session: Session,
     private readonly deps: SubagentHostDeps,
+    private readonly state: RunState,
   ) {
     this.handle = childHandle(session, deps.parent.handle, this.label, this.injections);
   }
@@ -135,7 +157,7 @@ class ChildAgent implements Subagent {
     return this.session.dir;
   }
   get busy(): boolean {
-    return this.running;
+    return this.state.busy();
   }
   private get label(): SubagentLabel {
     return { agentId: this.record.agentId, type: this.record.type, description: this.record.description };
@@ -150,8 +172,8 @@ class ChildAgent implements Subagent {
   }
 
   async run(prompt: string | null, options: SubagentRunOptions): Promise<SubagentTurn> {
-    if (this.running) return { status: 'failed', text: '', steps: 0, error: { code: 'internal', message: `Sub-agent ${this.id} is already running.` } };
-    this.running = true;
+    if (this.state.busy()) return { status: 'failed', text: '', steps: 0, error: { code: 'internal', message: `Sub-agent ${this.id} is already running.` } };
+    this.state.begin();
     const { session, deps } = this;
     const turnId = `turn-${randomUUID().slice(0, 8)}`;
     const started = deps.now();
@@ -182,7 +204,7 @@ class ChildAgent implements Subagent {
       session.touch();
       await session.flush().catch(() => {});
       unsubscribe();
-      this.running = false;
+      this.state.end();
     }
     return { ...outcome, steps };
   }
