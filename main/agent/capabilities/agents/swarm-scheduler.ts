@@ -86,6 +86,7 @@ export async function runScheduled<J>(options: SchedulerOptions<J>): Promise<voi
     if (concurrency < max && t - lastRateLimit >= limits.growAfterQuietMs) {
       concurrency++;
       lastRateLimit = t;
+      report();
     }
     let waitMs = Infinity;
     const readyAt = queue.findIndex((e) => e.notBefore <= t);
