@@ -344,10 +344,12 @@ export class DeftCore {
   }
 
   /** Run a hook of every feature, in order; one that throws does not stop the others. Never rejects. */
+  /** Features react in order. One without the hook costs no tick, so the first reaction starts synchronously (checkpoints' onTurnStart must hand over its note before the turn's first step drains the injections). */
   private async eachFeature(hook: (feature: Feature) => void | Promise<void>): Promise<void> {
     for (const feature of this.features) {
       try {
-        await hook(feature);
+        const pending = hook(feature);
+        if (pending) await pending;
       } catch {
         // A feature's reaction must not break the turn or the other features.
       }

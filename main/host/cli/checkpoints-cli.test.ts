@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
 import { fastRetry, tempDir } from '../../agent/test-support/harness';
-import { callChunk, textReply, toolStep } from '../../agent/test-support/mock-steps';
+import { callChunk, textReply, toolStep, withoutReminders } from '../../agent/test-support/mock-steps';
 import { type CliIo, runCli } from './cli';
 
 let server: MockModelServer;
@@ -65,7 +65,7 @@ describe('deft checkpoints and deft rewind', { timeout: 90_000 }, () => {
     expect(await file()).toBe('v0\n');
     // The next run no longer reads the rewound turns.
     await run('after the rewind');
-    expect(server.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['after the rewind']);
+    expect(withoutReminders(server.requests.at(-1)!.body.messages).filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['after the rewind']);
   });
 
   it('gives usage errors (exit 2) for a missing session, a bad prompt number or scope, and both --to and --undo', async () => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '../../../../protocol';
 import { defaultCapabilities } from '../../capabilities';
 import { createHarness } from '../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../test-support/mock-steps';
+import { callChunk, textReply, toolStep, withoutReminders } from '../../test-support/mock-steps';
 import { eventually } from '../../test-support/processes';
 import { settle } from '../../test-support/shell-harness';
 
@@ -138,7 +138,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(both.undoneTurns).toEqual(conversation.undoneTurns);
     expect(await state(h, FILES)).toEqual(before);
     await h.run('next');
-    expect(h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first prompt', 'next']);
+    expect(withoutReminders(h.server.requests.at(-1)!.body.messages).filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first prompt', 'next']);
     // A turn ran since: the rewind can no longer be undone.
     await expect(h.core.handlers.undoRewind({ sessionId: h.session.id })).rejects.toThrow(/A turn has run since/);
   });

@@ -31,4 +31,14 @@ describe('protectedPathInCommand', () => {
     const [c] = (await parseShell('git commit -m "fix .git handling"')).commands;
     expect(protectedPathInCommand(c!, places)).toBeNull();
   });
+
+  it('treats a quoted or escaped $ as literal, and every real expansion as unknown', async () => {
+    const first = async (line: string) => (await parseShell(line)).commands[0]!;
+    for (const line of ["sed -i -e 's/^line 2$/LINE 2/' long.txt", 'grep -n "end\\$/x" a.txt', "awk '{print $1}' src/a.txt", "cat 'dir/$weird'"]) {
+      expect(protectedPathInCommand(await first(line), places), line).toBeNull();
+    }
+    for (const line of ['cat "$HOME"/.ssh/id_rsa', 'echo x > "${PWD}"/.git/hooks/x', 'cat a$(echo /.git/config)', 'cat `pwd`/.env', 'cat $((1))/.env']) {
+      expect(protectedPathInCommand(await first(line), places), line).not.toBeNull();
+    }
+  });
 });

@@ -64,9 +64,13 @@ export function protectedPathReason(path: string, places: Places): string | null
 }
 
 /** Words of a command that name files: its arguments and redirection targets, `--opt=path` values included. */
-function pathWords(command: ShellCommand): Array<{ word: string; redirect: boolean }> {
+function pathWords(command: ShellCommand): Array<{ word: string; redirect: boolean; literal: boolean }> {
   const args = command.name ? command.args : command.text.split(/\s+/);
-  return [...args.map((word) => ({ word: word.replace(/^[^=/]*=(?=[./~$])/, ''), redirect: false })), ...command.redirects.map((word) => ({ word, redirect: true }))];
+  const literal = (word: string) => (command.name && command.expanding ? !command.expanding.has(word) : false);
+  return [
+    ...args.map((word) => ({ word: word.replace(/^[^=/]*=(?=[./~$])/, ''), redirect: false, literal: literal(word) })),
+    ...command.redirects.map((word) => ({ word, redirect: true, literal: literal(word) })),
+  ];
 }
 
 /**
@@ -77,11 +81,11 @@ function pathWords(command: ShellCommand): Array<{ word: string; redirect: boole
  */
 export function protectedPathInCommand(command: ShellCommand, places: Places & { cwd?: string | null }): { word: string; reason: string } | null {
   const cwd = places.cwd === undefined ? places.workspace : places.cwd;
-  for (const { word, redirect } of pathWords(command)) {
+  for (const { word, redirect, literal } of pathWords(command)) {
     if (!word || /^\d+$/.test(word) || (!redirect && word.startsWith('-'))) continue;
     // A plain argument (`status`, `$MESSAGE`) may not be a path at all: checked only when it is known.
-    if (!redirect && !pathLike(word) && (hasExpansion(word) || cwd === null)) continue;
-    const resolved = wordPaths(word, { cwd, home: places.userHome });
+    if (!redirect && !pathLike(word) && ((!literal && hasExpansion(word)) || cwd === null)) continue;
+    const resolved = wordPaths(word, { cwd, home: places.userHome }, literal);
     if (!resolved.known) return { word, reason: `Deft cannot tell where it leads before the command runs: ${resolved.why}` };
     for (const path of resolved.paths) {
       const reason = protectedPathReason(path, places);

@@ -15,6 +15,11 @@ export interface ShellCommand {
   writes: string[];
   /** The command without its redirections (`echo hi` for `echo hi > out.txt`): what rules match. */
   bare: string;
+  /**
+   * Argument and redirection values the shell expands when it runs ($VAR, $(…), `…`, $((…)), <(…)).
+   * A `$` in any other value is literal (`sed 's/a$/b/'`). Absent: treat every `$` as an expansion.
+   */
+  expanding?: Set<string>;
 }
 
 /** A parsed command line: every simple command in it, wherever it is nested. */
@@ -85,7 +90,9 @@ function walkInside(node: Node, out: ShellCommand[]): void {
 
 function describe(command: Node, outer: Node): ShellCommand {
   const name = command.type === 'command' ? command.childForFieldName('name') : null;
-  const args = command.type === 'command' ? command.childrenForFieldName('argument').filter((n): n is Node => n !== null).map(wordText) : [];
+  const argNodes = command.type === 'command' ? command.childrenForFieldName('argument').filter((n): n is Node => n !== null) : [];
+  const args = argNodes.map(wordText);
+  const expanding = new Set(argNodes.filter(expands).map(wordText));
   const redirects: string[] = [];
   const writes: string[] = [];
   for (const r of outer.descendantsOfType(['file_redirect'])) {
@@ -93,11 +100,19 @@ function describe(command: Node, outer: Node): ShellCommand {
     if (!r || !destination) continue;
     const target = wordText(destination);
     redirects.push(target);
+    if (expands(destination)) expanding.add(target);
     const operator = r.children.find((c) => c && !c.isNamed)?.text ?? '';
     // `2>&1`, `>&-`: duplicating or closing a descriptor writes no file.
     if (operator.includes('>') && !(operator.endsWith('&') && /^(\d+|-)$/.test(target))) writes.push(target);
   }
-  return { text: outer.text.trim(), name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim() };
+  return { text: outer.text.trim(), name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim(), expanding };
+}
+
+const EXPANSIONS = ['simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion'];
+
+/** Whether the shell expands something in this word when it runs (single quotes and backslashes keep `$` literal). */
+function expands(node: Node): boolean {
+  return EXPANSIONS.includes(node.type) || node.descendantsOfType(EXPANSIONS).length > 0;
 }
 
 /** A word's value as the shell would see it before expansion: quotes and backslashes removed. */

@@ -56,13 +56,15 @@ function expandGlob(path: string): string[] | null {
 /**
  * The paths a word names: `~`, `$HOME` and `$PWD` expanded, relative words resolved against `cwd`, globs
  * expanded against the file system (a glob that matches nothing is kept as written, as bash does).
- * Anything else the shell would expand makes it unknown.
+ * Anything else the shell would expand makes it unknown. A `literal` word (the parser saw no expansion in
+ * it: `'a$b'`) keeps its `$` as written.
  */
-export function wordPaths(word: string, places: WordPlaces): WordPaths {
-  if (hasExpansion(word)) return { known: false, why: `"${word}" depends on an expansion (a variable, $(…) or \`…\`) that is only known when the command runs` };
+export function wordPaths(word: string, places: WordPlaces, literal = false): WordPaths {
+  if (!literal && hasExpansion(word)) return { known: false, why: `"${word}" depends on an expansion (a variable, $(…) or \`…\`) that is only known when the command runs` };
   const cwd = places.cwd;
-  let path = word.replace(/^~(?=\/|$)/, places.home).replace(/^\$\{?HOME\}?(?=\/|$)/, places.home);
-  if (/^\$\{?PWD\}?(?=\/|$)/.test(path)) {
+  let path = word.replace(/^~(?=\/|$)/, places.home);
+  if (!literal) path = path.replace(/^\$\{?HOME\}?(?=\/|$)/, places.home);
+  if (!literal && /^\$\{?PWD\}?(?=\/|$)/.test(path)) {
     if (cwd === null) return { known: false, why: `"${word}" depends on a directory change Deft cannot follow` };
     path = path.replace(/^\$\{?PWD\}?/, cwd);
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, callTool, createSpyHarness, createTasksHarness } from '../../../../test-support/shell-harness';
+import { type Harness, callTool, createSpyHarness, createTasksHarness, settle } from '../../../../test-support/shell-harness';
 import { eventually } from '../../../../test-support/processes';
 
 let h: Harness;
@@ -14,7 +14,8 @@ describe('TaskList', () => {
     const done = await callTool(h, 'Bash', { command: 'echo quick', run_in_background: true, description: 'quick one' });
     const doneId = /task_id: (\S+)/.exec(done.content)![1]!;
     await eventually(async () => expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).tasks[0]!.status).toBe('completed'));
-    await h.core.turnDone(h.session.id);
+    // The task's notification turn starts on its own once the task has ended (after its checkpoint): wait for it.
+    await settle(h);
     const slow = await callTool(h, 'Bash', { command: 'sleep 30', run_in_background: true, description: 'slow one' });
     const slowId = /task_id: (\S+)/.exec(slow.content)![1]!;
 
