@@ -7,7 +7,6 @@ import { CommandError } from '../contract/errors';
 import type { ConnectionRequest, CoreContext, Feature, FeatureFactory, SessionHandle, TurnOutcome, TurnPrompt } from '../contract/feature';
 import type { NetworkVerdict } from '../contract/sandbox';
 import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
-import { readSlot } from '../contract/state';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { ProviderError } from '../infra/providers/errors';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
@@ -30,6 +29,7 @@ import { stepSetup } from './step-setup';
 import { type WorkspaceFacts, workspaceFacts } from './prompt/system-prompt';
 import { deferredToolsReminder } from './tools/deferred';
 import { SubagentHost } from './subagents/host';
+import { sessionBasics } from './session-basics';
 
 export interface CoreOptions {
   home: string;
@@ -280,31 +280,22 @@ export class DeftCore {
       ...(this.options.abortGraceMs !== undefined ? { abortGraceMs: this.options.abortGraceMs } : {}),
       now: this.now,
     });
-    const handle: SessionHandle = {
-      id: session.id,
-      dir: session.dir,
-      get running() {
-        return session.running;
-      },
-      emit: (event) => void session.emit(event),
-      state: (slot) => ({ get: () => readSlot(slot, session.state.get(slot.key)), set: (value) => session.setState(slot.key, value) }),
+    // Object.assign keeps the basics' live `running` getter.
+    const handle: SessionHandle = Object.assign(sessionBasics(session), {
       startTurn,
       inject,
-      usage: () => ({ ...session.usageTotal }),
       tasks,
       sandbox: this.sandbox.forSession(session.id, (request, signal) => this.authorizeConnection(handle, request, signal)),
       subagents,
-      contextTurns: () => session.contextTurns(),
-      flush: () => session.flush(),
-      undoFrom: async (turnId) => {
+      undoFrom: async (turnId: string) => {
         if (this.runs.busy(session.id)) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc).');
         return this.context.undoFrom(session, handle, turnId);
       },
-      redoUndo: async (turnIds) => {
+      redoUndo: async (turnIds: readonly string[]) => {
         if (this.runs.busy(session.id)) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc).');
         await this.context.redo(session, handle, turnIds);
       },
-    };
+    });
     const open: OpenSession = { session, problems, handle, tasks, injections, gates: [] };
     this.open.set(session.id, open);
     session.subscribe((event: SessionEvent) => this.emit(event));

@@ -5,7 +5,6 @@ import type { AppEvent, SessionEvent, Usage } from '../../../../protocol';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { CommandError } from '../../contract/errors';
 import type { SessionHandle } from '../../contract/feature';
-import { readSlot } from '../../contract/state';
 import { AGENT_ID_PATTERN, type SessionSubagents, type Subagent, type SubagentLabel, type SubagentRunOptions, type SubagentTurn } from '../../contract/subagents';
 import { ProviderError } from '../../infra/providers/errors';
 import type { RetryPolicy } from '../../infra/providers/retry';
@@ -15,6 +14,7 @@ import { saveToolOutput } from '../../infra/sessions/tool-output';
 import type { ProviderConfig } from '../../infra/settings/provider-config';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import { type TurnSession, runTurn } from '../loop/turn';
+import { sessionBasics } from '../session-basics';
 import { type StepSetupDeps, stepSetup } from '../step-setup';
 
 /** What the sub-agents of one session need from the core that runs it. */
@@ -301,32 +301,22 @@ function childHandle(session: Session, parent: SessionHandle, label: SubagentLab
   const refuse = async (): Promise<never> => {
     throw new CommandError('invalid_request', 'A sub-agent cannot change its turns.');
   };
-  return {
-    id: session.id,
-    dir: session.dir,
-    get running() {
-      return session.running;
-    },
-    emit: (event) => void session.emit(event),
-    state: (slot) => ({ get: () => readSlot(slot, session.state.get(slot.key)), set: (value) => session.setState(slot.key, value) }),
+  return Object.assign(sessionBasics(session), {
     startTurn: async () => null,
-    inject: (text) => void injections.push(text),
-    usage: () => ({ ...session.usageTotal }),
+    inject: (text: string) => void injections.push(text),
     tasks: parent.tasks,
     sandbox: parent.sandbox,
     subagents: {
-      create: async () => {
+      create: async (): Promise<never> => {
         throw new CommandError('invalid_request', 'A sub-agent cannot start sub-agents of its own.');
       },
       open: async () => undefined,
       list: async () => [],
     },
     agent: label,
-    contextTurns: () => session.contextTurns(),
-    flush: () => session.flush(),
     undoFrom: refuse,
     redoUndo: refuse,
-  };
+  });
 }
 
 function newAgentId(): string {

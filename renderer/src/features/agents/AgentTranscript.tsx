@@ -2,24 +2,8 @@ import { useEffect, useMemo } from 'react';
 import { unwatchAgent, watchAgent } from '../../actions/agents';
 import { useAgentLive } from '../../stores/agents';
 import { reduce } from '../../stores/session-slice';
-import { type TranscriptItem, emptyTranscript, transcriptSlice } from '../../stores/transcript';
-import { AssistantMessage, Notice, UserMessage } from '../conversation/Messages';
-import { ToolCard } from '../tools/ToolCard';
-
-function Row({ item }: { item: TranscriptItem }) {
-  switch (item.kind) {
-    case 'user':
-      return <UserMessage item={item} />;
-    case 'assistant':
-      return <AssistantMessage item={item} />;
-    case 'tool':
-      return <ToolCard item={item} />;
-    case 'notice':
-      return <Notice item={item} />;
-    default:
-      return null;
-  }
-}
+import { emptyTranscript, transcriptSlice } from '../../stores/transcript';
+import { TranscriptRow } from '../conversation/Conversation';
 
 /**
  * A sub-agent's own conversation, with the same rows as the main one: its prompt, its answers and its tool
@@ -37,7 +21,7 @@ export function AgentTranscript({ agentId, label }: { agentId: string; label: st
     <div className="agent-transcript" role="log" aria-label={label}>
       {items.map((item) => (
         <div key={item.id} className="agent-transcript-row">
-          <Row item={item} />
+          <TranscriptRow item={item} />
         </div>
       ))}
     </div>
