@@ -131,6 +131,48 @@ describe('Agent (foreground)', () => {
   });
 });
 
+describe('Agent under the parent\'s limits', () => {
+  it('stops a sub-agent at its time limit and says how to resume it', async () => {
+    h = await createHarness();
+    const nap = uniqueSleep();
+    const before = process.env.DEFT_SUBAGENT_TIMEOUT_MS;
+    process.env.DEFT_SUBAGENT_TIMEOUT_MS = '400';
+    try {
+      h.server.enqueue(toolStep(callChunk('Agent', { description: 'slow', prompt: 'SUB-SLOW: wait' })), textReply('ok'));
+      h.server.route('SUB-SLOW', toolStep(callChunk('Bash', { command: `sleep ${nap}` })));
+      await h.run('go');
+    } finally {
+      if (before === undefined) delete process.env.DEFT_SUBAGENT_TIMEOUT_MS;
+      else process.env.DEFT_SUBAGENT_TIMEOUT_MS = before;
+    }
+    const result = toolResults(h).find((o) => o.startsWith('agent_id:'))!;
+    expect(result).toMatch(/status: timed_out/);
+    expect(result).toMatch(/resume_hint: .*resume: "a[0-9a-z]{8}"/);
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 3_000);
+  });
+
+  it("follows the parent's plan mode: a coder sub-agent cannot write while it is on", async () => {
+    h = await createHarness();
+    await h.core.handlers.setPlanMode({ sessionId: h.session.id, active: true });
+    h.server.enqueue(toolStep(callChunk('Agent', { description: 'edit', prompt: 'SUB-PLANMODE: write x.txt' })), textReply('ok'));
+    h.server.route('SUB-PLANMODE', toolStep(callChunk('Write', { path: 'x.txt', content: 'x' })), textReply(longAnswer('Could not write')));
+    await h.run('go');
+    expect(existsSync(join(h.workspace, 'x.txt'))).toBe(false);
+    expect(JSON.stringify(conversation(h, 'SUB-PLANMODE').at(-1)!.body.messages)).toMatch(/Plan mode is active/);
+  });
+
+  it('counts its tokens in the parent session\'s usage', async () => {
+    h = await createHarness();
+    h.server.enqueue(toolStep(callChunk('Agent', { description: 'count', prompt: 'SUB-TOKENS: go' })), textReply('ok', 10));
+    h.server.route('SUB-TOKENS', textReply(longAnswer('Counted'), 1000));
+    await h.run('go');
+    const usage = h.sessionEvents('usage').filter((e) => e.sessionId === h!.session.id).at(-1) as Extract<SessionEvent, { type: 'usage' }>;
+    expect(usage.total.inputTokens).toBe(1010);
+    const card = (h.sessionEvents('agent.updated') as Extract<SessionEvent, { type: 'agent.updated' }>[]).at(-1)!;
+    expect(card.agent.usage.inputTokens).toBe(1000);
+  });
+});
+
 describe('Agent (background and resume)', () => {
   it('returns a task id at once, notifies the parent once with the answer, and deft run waits for it', async () => {
     h = await createHarness();
