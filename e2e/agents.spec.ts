@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import type { MockReply } from './fixtures/mock-model-server';
@@ -85,4 +85,20 @@ test.describe('sub-agent approvals', () => {
     await expect(page.getByText('The file is written.')).toBeVisible();
     expect(await readFile(join(workspace, 'hello.txt'), 'utf8')).toBe('hello from a sub-agent\n');
   });
+});
+
+test('Settings lists the sub-agent types, and why a workspace definition is not used yet', async ({ deft, mock, workspace, home }) => {
+  const { page } = deft;
+  await mkdir(join(home, 'agents'), { recursive: true });
+  await writeFile(join(home, 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep\n---\nReview carefully.\n');
+  await mkdir(join(workspace, '.claude', 'agents'), { recursive: true });
+  await writeFile(join(workspace, '.claude', 'agents', 'repo.md'), '---\nname: repo\ndescription: From the repository\n---\nDo repo things.\n');
+  await configureProvider(page, mock.baseUrl);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Sub-agent types' });
+  await section.scrollIntoViewIfNeeded();
+  await expect(section.getByRole('listitem').filter({ hasText: 'reviewer' })).toContainText('Reviews a change for bugs');
+  await expect(section.getByRole('listitem').filter({ hasText: 'reviewer' })).toContainText('Tools: Read, Grep');
+  await expect(section.getByRole('listitem').filter({ hasText: 'explore' })).toContainText('built-in');
+  await expect(section).toContainText('repo.md: the workspace is not trusted yet');
 });

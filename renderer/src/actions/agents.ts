@@ -1,5 +1,6 @@
 import { deft } from '../bridge';
 import { useAgentLive } from '../stores/agents';
+import { attempt } from './attempt';
 import { inOpenSession } from './sessions';
 
 /** Open a sub-agent's transcript: what it did so far, then followed live. */
@@ -19,4 +20,9 @@ export function stopAgents(target: { agentId: string } | { swarmId: string }): P
   return inOpenSession(async (sessionId) => {
     await deft.stopAgents({ sessionId, ...target });
   });
+}
+
+/** The sub-agent types and the definition files that were skipped (null when they could not be read). */
+export function listAgentTypes() {
+  return attempt(() => deft.listAgentTypes({}), null);
 }

@@ -1,6 +1,7 @@
 import { Dialog } from '../../components/Dialog';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
+import { AgentTypes } from '../agents/AgentTypes';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
 import { McpServers } from '../mcp/McpServers';
 import { WebSettings } from '../web/WebSettings';
@@ -34,6 +35,7 @@ export function SettingsDialog() {
       <McpServers />
       <WebSettings />
       <CheckpointSettings />
+      <AgentTypes />
     </Dialog>
   );
 }
