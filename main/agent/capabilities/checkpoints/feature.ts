@@ -30,7 +30,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
   const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.workspace, () => core.now());
   /** The turn running in each session and the checkpoint taken before it. */
   const current = new Map<string, { turnId: string; before: Checkpoint | null }>();
-  let warmed = false;
+  let warming: Promise<void> | null = null;
 
   // Kept with the session, so a rewind made by `deft rewind` reaches the model at the next turn, whichever process runs it.
   const note = (session: SessionHandle) => (text: string) => session.state(pendingNoteSlot).set(text);
@@ -76,9 +76,13 @@ export const checkpointsFeature: FeatureFactory = (core) => {
     name: 'checkpoints',
     commands,
     onSessionLoaded: () => {
-      if (warmed) return;
-      warmed = true;
-      void checkpoints.warm();
+      warming ??= checkpoints.warm();
+    },
+    // Let what the store is writing finish (the warm-up, a task's checkpoint), so nothing writes after the core has closed.
+    close: async () => {
+      await warming;
+      const store = await checkpoints.store().catch(() => null);
+      await store?.locked(async () => {}).catch(() => {});
     },
     onTurnStart: async (session, { turnId, prompt }) => {
       const pending = session.state(pendingNoteSlot).get();
