@@ -111,6 +111,8 @@ export const approvalEventShapes = {
     approvalScope: z.string().optional(),
     /** Broader rules worth remembering instead (e.g. `Bash(npm test:*)` for `npm test -- --watch`), for the user to edit. */
     suggestedRules: z.array(z.string()).optional(),
+    /** The sub-agent whose call this is (absent for the session's own agent). */
+    agent: z.object({ agentId: z.string(), type: z.string(), description: z.string() }).optional(),
   },
   /** An approval request was answered, cancelled, or settled by a rule the user just added. */
   'approval.resolved': {

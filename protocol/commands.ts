@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
 import { checkpointCommands } from './checkpoints';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
@@ -23,6 +24,7 @@ const SessionRef = z.object({ sessionId: z.string().min(1) }).strict();
 const TASK_ID = /^[a-z]+-[0-9a-z]{8}$/;
 /** A model name as a user types it: printable, no line breaks. */
 const ModelName = z.string().trim().min(1).max(300).regex(/^[^\s\p{Cc}][^\p{Cc}]*$/u, 'A model name is one line of printable text.');
+const AGENT_ID = /^a[0-9a-z]{8}$/;
 
 /** The workspace a window (or web host, or CLI run) is bound to. */
 export const WorkspaceInfo = z.object({
@@ -213,6 +215,19 @@ export const commands = {
   // Hooks
   /** The hooks of the three settings files, where each comes from, and whether it runs (folder trust). */
   listHooks: command(Empty, HooksOverview),
+  // Sub-agents
+  /** The sub-agent types the model may delegate to, and the definition files that were skipped (with why). */
+  listAgentTypes: command(Empty, z.object({ types: z.array(AgentTypeSummary), skipped: z.array(SkippedAgentType) })),
+  /** A sub-agent's card and every event of its own session (its transcript), read from its log when needed. */
+  getAgentTranscript: command(
+    SessionRef.extend({ agentId: z.string().regex(AGENT_ID) }).strict(),
+    z.object({ agent: AgentInfo, events: z.array(SessionEvent) }),
+  ),
+  /** Stop running sub-agents: one (`agentId`) or a whole swarm (`swarmId`). Finished results are kept. */
+  stopAgents: command(
+    SessionRef.extend({ agentId: z.string().regex(AGENT_ID).optional(), swarmId: z.string().regex(/^swarm-[0-9a-z]{8}$/).optional() }).strict(),
+    z.object({ stopped: z.number().int() }),
+  ),
 } as const;
 
 export type Commands = typeof commands;

@@ -52,6 +52,7 @@ export const ToolInputDisplay = z.discriminatedUnion('kind', [
   /** A web search: the query and the provider it goes to. */
   z.object({ kind: z.literal('web_search'), query: z.string(), provider: z.string().optional() }),
   z.object({ kind: z.literal('agent_call'), agentName: z.string(), prompt: z.string(), background: z.boolean().optional() }),
+  z.object({ kind: z.literal('agent_swarm'), agentName: z.string(), description: z.string(), items: z.array(z.string()), resumes: z.number().int().optional() }),
   z.object({ kind: z.literal('skill_call'), skillName: z.string(), args: z.string().optional() }),
   z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
   z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string(), taskKind: z.string().optional() }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PermissionRules, approvalEventShapes as approvals } from './approvals';
+import { agentEventShapes as agents } from './agents';
 import { checkpointEventShapes as checkpoints } from './checkpoints';
 import { contextEventShapes as contextShapes } from './context';
 import { goalEventShapes as goals } from './goals';
@@ -115,6 +116,9 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('context.measured', contextShapes['context.measured']),
   // Hooks: what a user's hook command did (shapes in hooks.ts).
   sessionEvent('hook.ran', hooks['hook.ran']),
+  // Sub-agents (shapes in agents.ts): their cards; what each one does streams as agent.event.
+  sessionEvent('agent.updated', agents['agent.updated']),
+  sessionEvent('swarm.updated', agents['swarm.updated']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];
@@ -149,6 +153,13 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('preferences.updated'), preferences: Preferences }),
   /** The hooks in effect changed (a settings file changed, or the folder was trusted). */
   z.object({ type: z.literal('hooks.updated'), overview: HooksOverview }),
+  /**
+   * Live: an event of a sub-agent's own session (its log keeps it; getAgentTranscript replays it), tagged
+   * with the parent session and the agent's id.
+   */
+  z.object({ type: z.literal('agent.event'), sessionId: z.string(), agentId: z.string(), event: SessionEvent }),
+  /** Sub-agent types were added, changed or removed on disk; the UI fetches them again. */
+  z.object({ type: z.literal('agents.changed'), count: z.number().int(), skipped: z.number().int() }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

@@ -1,3 +1,4 @@
+export * from './agents';
 export * from './approvals';
 export * from './bridge';
 export * from './checkpoints';

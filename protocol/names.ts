@@ -83,6 +83,10 @@ export const commandNames = [
   'showNotification',
   // Hooks
   'listHooks',
+  // Sub-agents
+  'listAgentTypes',
+  'getAgentTranscript',
+  'stopAgents',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -139,4 +143,9 @@ export const eventTypeNames = [
   // Hooks
   'hook.ran',
   'hooks.updated',
+  // Sub-agents
+  'agent.updated',
+  'swarm.updated',
+  'agent.event',
+  'agents.changed',
 ] as const;

@@ -1,3 +1,4 @@
+import { agentsFeature } from './capabilities/agents/feature';
 import { approvalsFeature } from './capabilities/approvals/feature';
 import { checkpointsFeature } from './capabilities/checkpoints/feature';
 import { filesFeature } from './capabilities/files/feature';
@@ -29,6 +30,8 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   mcpFeature,
   // The web: FetchURL and WebSearch, never into the user's own network unless they allowed the host.
   webFeature(),
+  // Delegation: Agent and AgentSwarm, sub-agent types; sub-agents run under the same rules and approvals.
+  agentsFeature,
   // Review mode: Write/Edit proposals accepted or rejected hunk by hunk before they are written.
   reviewFeature,
   // Hooks: the user's commands on the agent's events (settings "hooks"), sandboxed, inert in an untrusted folder.

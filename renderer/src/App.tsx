@@ -4,6 +4,8 @@ import { loadPreferences } from './actions/preferences';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
 import { useAppliedTheme } from './features/appearance/theme';
+// Sub-agent and swarm cards (they render tool cards of their own, so they register themselves).
+import './features/agents/register';
 import { Composer } from './features/composer/Composer';
 import { FileViewer } from './features/files/FileViewer';
 import { Dock } from './features/dock/Dock';

@@ -1,3 +1,4 @@
+import type { SubagentLabel } from './subagents';
 import type { ToolExecution } from './tool';
 
 /** A call that passed validation and resolution, as the permission layer sees it. */
@@ -14,6 +15,8 @@ export interface ResolvedCall {
    * protected path), `ask` makes the call ask whatever the mode. A hook's deny never gets this far.
    */
   hookPermission?: { decision: 'allow' | 'ask'; reason: string };
+  /** The sub-agent making the call (absent for the session's own agent): approvals name it. */
+  agent?: SubagentLabel;
 }
 
 /** Whether a call may run; a refusal's message is what the model reads as the call's result. */

@@ -6,6 +6,7 @@ import type { SessionHooks } from './hooks';
 import type { NetworkVerdict, SandboxStatus, SessionSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { ChangeReviewer } from './review';
+import type { SessionSubagents, SubagentLabel } from './subagents';
 import type { SessionTasks, TaskKindAdapter, TaskRecord } from './tasks';
 import type { Tool, ToolEnv } from './tool';
 
@@ -59,6 +60,10 @@ export interface SessionHandle {
   readonly sandbox: SessionSandbox;
   /** The user's hook commands: fire an event (SubagentStop, Notification) and read what they decided (contract/hooks.ts). */
   readonly hooks: SessionHooks;
+  /** Its sub-agents: sessions of their own under this one's folder, under the same rules, approvals and sandbox. */
+  readonly subagents: SessionSubagents;
+  /** Set when this session is itself a sub-agent (it cannot delegate further). */
+  readonly agent?: SubagentLabel;
   /** The turns the model still reads (since the last compaction, not undone), oldest first. */
   contextTurns(): string[];
   /** Write what the session has recorded so far to disk (a change made outside a turn, e.g. by a command). */

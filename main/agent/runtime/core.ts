@@ -8,7 +8,6 @@ import type { ConnectionRequest, CoreContext, Feature, FeatureFactory, SessionHa
 import type { NetworkVerdict } from '../contract/sandbox';
 import { type SessionHooks, noHooks } from '../contract/hooks';
 import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
-import { readSlot } from '../contract/state';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { ProviderError } from '../infra/providers/errors';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
@@ -32,8 +31,11 @@ import { preferencesCommands } from './preferences-commands';
 import { sessionLibrary } from './session-library';
 import { ProviderSettings } from './settings-commands';
 import { stepSetup } from './step-setup';
+import { type WorkspaceFacts, workspaceFacts } from './prompt/system-prompt';
 import { deferredToolsReminder } from './tools/deferred';
 import { promptHooks, sessionStartHooks, stopHooks } from './hook-events';
+import { SubagentHost } from './subagents/host';
+import { sessionBasics } from './session-basics';
 
 export interface CoreOptions {
   home: string;
@@ -66,6 +68,8 @@ export interface CoreOptions {
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
+/** How long sub-agents' system prompts reuse one reading of the workspace's facts. */
+const WORKSPACE_FACTS_TTL_MS = 5_000;
 
 /** A session the core has open: its log, what was wrong with it on load, and the handle features get. */
 interface OpenSession {
@@ -276,36 +280,46 @@ export class DeftCore {
         void handle.hooks.fire({ hook_event_name: 'Notification', notification_type: 'task_finished', message: `Background task ${record.id} (${record.description}) ended: ${record.status}.` });
       },
     });
-    const features = this.features;
-    let hooks: SessionHooks | undefined;
-    const handle: SessionHandle = {
-      id: session.id,
-      dir: session.dir,
-      get running() {
-        return session.running;
+    // A sub-agent's calls are decided as the parent's own: same mode, rules, session approvals, plan mode.
+    const subagents = new SubagentHost({
+      parent: {
+        session,
+        get handle() {
+          return handle;
+        },
       },
-      emit: (event) => void session.emit(event),
-      state: (slot) => ({ get: () => readSlot(slot, session.state.get(slot.key)), set: (value) => session.setState(slot.key, value) }),
+      // A swarm starts many sub-agents at once: they share one reading of the workspace (a git status) for a few seconds.
+      setup: { ...this.setupDeps(), workspaceFacts: () => this.sharedWorkspaceFacts() },
+      context: this.context,
+      providerConfig: () => this.provider.turnConfig(),
+      authorize: (call) => this.authorize(handle, call),
+      emitApp: (event) => this.emit(event),
+      retry: this.options.retry ?? defaultRetryPolicy,
+      ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),
+      ...(this.options.abortGraceMs !== undefined ? { abortGraceMs: this.options.abortGraceMs } : {}),
+      now: this.now,
+    });
+    // Object.assign keeps the basics' live `running` getter.
+    const handle: SessionHandle = Object.assign(sessionBasics(session), {
+      hooks: noHooks, // replaced below by the feature's runner, found once the handle exists
       startTurn,
       inject,
-      usage: () => ({ ...session.usageTotal }),
       tasks,
       sandbox: this.sandbox.forSession(session.id, (request, signal) => this.authorizeConnection(handle, request, signal)),
-      get hooks() {
-        hooks ??= features.map((f) => f.hookRunner?.(handle)).find((runner) => runner !== undefined) ?? noHooks;
-        return hooks;
-      },
-      contextTurns: () => session.contextTurns(),
-      flush: () => session.flush(),
-      undoFrom: async (turnId) => {
+      subagents,
+      undoFrom: async (turnId: string) => {
         if (this.runs.busy(session.id)) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc).');
         return this.context.undoFrom(session, handle, turnId);
       },
-      redoUndo: async (turnIds) => {
+      redoUndo: async (turnIds: readonly string[]) => {
         if (this.runs.busy(session.id)) throw new CommandError('busy', 'A turn is running in this session. Stop it first (Esc).');
         await this.context.redo(session, handle, turnIds);
       },
-    };
+    });
+    // The hooks runner is found on first use (a getter given to Object.assign would be called at once, before the handle exists).
+    const features = this.features;
+    let hooks: SessionHooks | undefined;
+    Object.defineProperty(handle, 'hooks', { enumerable: true, get: () => (hooks ??= features.map((f) => f.hookRunner?.(handle)).find((runner) => runner !== undefined) ?? noHooks) });
     const open: OpenSession = { session, problems, handle, tasks, injections, gates: [], starting: null };
     this.open.set(session.id, open);
     session.subscribe((event: SessionEvent) => this.emit(event));
@@ -450,6 +464,14 @@ export class DeftCore {
       }
     });
     return compactionId;
+  }
+
+  private workspaceFactsCache: { at: number; facts: Promise<WorkspaceFacts> } | null = null;
+
+  private sharedWorkspaceFacts(): Promise<WorkspaceFacts> {
+    const now = Date.now();
+    if (!this.workspaceFactsCache || now - this.workspaceFactsCache.at > WORKSPACE_FACTS_TTL_MS) this.workspaceFactsCache = { at: now, facts: workspaceFacts(this.options.workspace) };
+    return this.workspaceFactsCache.facts;
   }
 
   private setupDeps() {

@@ -5,7 +5,7 @@ import type { Session } from '../infra/sessions/session';
 import type { ProviderConfig } from '../infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from './compaction/context-keeper';
 import { sessionSystemPrompt } from './prompt/session-prompt';
-import { buildSystemPrompt, readAgentsMd, workspaceFacts } from './prompt/system-prompt';
+import { type WorkspaceFacts, buildSystemPrompt, readAgentsMd, workspaceFacts } from './prompt/system-prompt';
 import { selectedInHistory } from './tools/deferred';
 import { ToolRegistry } from './tools/registry';
 import { selectToolsTool } from './tools/select-tools/select-tools';
@@ -18,6 +18,10 @@ export interface StepSetupDeps {
   fetch?: typeof fetch;
   /** Extra tools for every session (tests); one with a feature tool's name stands in for it. */
   tools?: (env: ToolEnv) => Tool[];
+  /** The machine and workspace facts for a new system prompt (default: read them now). */
+  workspaceFacts?: () => Promise<WorkspaceFacts>;
+  /** Set for a sub-agent's session: the tools its type allows, and its role as a section of the system prompt. */
+  subagent?: { allowsTool: (name: string) => boolean; section: string };
 }
 
 /** What every model call in a session needs: the provider, the tools (and their environment), the system prompt, the window. */
@@ -46,17 +50,19 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   if (reviewer) env.reviewer = reviewer;
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));
-  const tools = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
+  const offered = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
+  const tools = deps.subagent ? offered.filter((t) => deps.subagent!.allowsTool(t.name)) : offered;
   // Deferred tools the model loaded earlier in what it reads stay loaded.
   const registry = new ToolRegistry(tools, { selected: selectedInHistory(session.context) });
   if (registry.deferredNames().length) registry.add(selectToolsTool(registry));
   const render = async () => {
     const [facts, agentsMd, sections] = await Promise.all([
-      workspaceFacts(deps.workspace),
+      deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.workspace),
       readAgentsMd(deps.workspace),
       Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle))),
     ]);
-    return buildSystemPrompt({ facts, agentsMd, tools: registry.schemas(), extra: sections.filter((s): s is string => Boolean(s)) });
+    const extra = sections.filter((s): s is string => Boolean(s));
+    return buildSystemPrompt({ facts, agentsMd, tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });
   };
   return {
     provider,

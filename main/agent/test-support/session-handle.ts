@@ -23,5 +23,12 @@ export function inertSessionHandle(id: string, dir: string): SessionHandle {
     flush: async () => {},
     undoFrom: async () => [],
     redoUndo: async () => {},
+    subagents: {
+      create: async () => {
+        throw new Error('This test session has no sub-agents.');
+      },
+      open: async () => undefined,
+      list: async () => [],
+    },
   };
 }

@@ -78,6 +78,26 @@ describe('deft run', () => {
     expect(events.every((e, i) => i === 0 || e.seq === events[i - 1]!.seq + 1)).toBe(true);
   });
 
+  it('streams a sub-agent\'s events tagged with its agent id, and waits for a background one', async () => {
+    server.enqueue(
+      { chunks: [{ toolCall: { name: 'Agent', args: JSON.stringify({ description: 'look', prompt: 'CLI-SUB: look', subagent_type: 'plan', run_in_background: true }) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'started' }, { finish: 'stop' }] },
+      { chunks: [{ text: 'The parent read the notification.' }, { finish: 'stop' }] },
+    );
+    server.route('CLI-SUB', { chunks: [{ text: `Sub-agent answer. ${'Details follow. '.repeat(20)}` }, { finish: 'stop' }], delayMs: 20 });
+    const result = await cli(['run', ...provider(), '--output-format', 'stream-json', 'go']);
+    expect(result.code).toBe(0);
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; agentId?: string; event?: { type: string; text?: string } });
+    const tagged = events.filter((e) => e.type === 'agent.event');
+    expect(tagged.length).toBeGreaterThan(2);
+    expect(tagged.every((e) => /^a[0-9a-z]{8}$/.test(e.agentId!))).toBe(true);
+    expect(tagged.some((e) => e.event!.type === 'assistant.delta' && e.event!.text!.includes('Sub-agent answer'))).toBe(true);
+    // deft run waited for the background sub-agent and let the parent react to it.
+    expect(events.filter((e) => e.type === 'agent.updated').length).toBe(2);
+    expect(server.requests.some((r) => JSON.stringify(r.body.messages).includes('Sub-agent answer'))).toBe(true);
+    expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(2);
+  });
+
   it('takes the provider from DEFT_* variables, with flags winning', async () => {
     server.enqueue({ chunks: [{ text: 'env ok' }, { finish: 'stop' }] });
     const result = await cli(['run', '--model', 'flag-model', 'hi'], { DEFT_BASE_URL: server.baseUrl, DEFT_MODEL: 'env-model', DEFT_API_KEY: 'env-key' });

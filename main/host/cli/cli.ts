@@ -208,6 +208,11 @@ async function runPrompt(
   let goal: GoalNow = null;
   const stopWaiting = new AbortController();
   const unsubscribe = core.onEvent((event) => {
+    // A sub-agent's own events, tagged with its agent id, so a headless client can follow it too.
+    if (event.type === 'agent.event' && event.sessionId === sessionId) {
+      if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
+      return;
+    }
     if (!('seq' in event) || event.sessionId !== sessionId) return;
     if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
     // Headless, what a hook refused or failed at is said on stderr (stream-json carries every hook event).

@@ -1,6 +1,7 @@
 import type { DeftEvent, SessionEvent } from '../../../protocol';
 import { isSessionEvent } from '../../../protocol/bridge';
 import { deft } from '../bridge';
+import { type AgentEvent, useAgentLive } from './agents';
 import { useMcp } from './mcp';
 import { useHooks } from './hooks';
 import { usePermissions } from './permissions';
@@ -31,6 +32,7 @@ export function bindStores(hooks: BindHooks): () => void {
     queue = [];
     const sessionEvents: SessionEvent[] = [];
     const tasksEvents: TasksEvent[] = [];
+    const agentEvents: AgentEvent[] = [];
     for (const event of batch) {
       if (isSessionEvent(event)) {
         sessionEvents.push(event);
@@ -51,11 +53,14 @@ export function bindStores(hooks: BindHooks): () => void {
         useHooks.getState().setOverview(event.overview);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
+      } else if (event.type === 'agent.event') {
+        agentEvents.push(event);
       }
     }
     // Session events go to the open session's domains (and what waits in the others), in one pass per batch.
     if (sessionEvents.length) useSessions.getState().apply(sessionEvents);
     if (tasksEvents.length) useTasks.getState().apply(tasksEvents);
+    if (agentEvents.length) useAgentLive.getState().apply(useSessions.getState().currentId, agentEvents);
   };
   const unsubscribe = deft.onEvent((event) => {
     queue.push(event);

@@ -1,5 +1,6 @@
 import type { StoreApi } from 'zustand';
 import type { SessionEvent } from '../../../protocol';
+import { agentsSlice, useAgents } from './agents';
 import { useApprovals } from './approvals';
 import { checkpointsSlice, useCheckpoints } from './checkpoints';
 import { goalSlice, useGoal } from './goal';
@@ -36,6 +37,7 @@ const stores: readonly OpenSessionStore[] = [
   sliceStore(historySlice, useHistory),
   sliceStore(checkpointsSlice, useCheckpoints),
   sliceStore(meterSlice, useMeter),
+  sliceStore(agentsSlice, useAgents),
 ];
 
 /** Forget what the domains show for the open session (another opens, or its events replay from the first). */

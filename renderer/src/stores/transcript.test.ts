@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionEventType } from '../../../protocol';
+import { agentsSlice } from './agents';
 import { requestsSlice } from './approvals';
 import { checkpointsSlice } from './checkpoints';
 import { goalSlice } from './goal';
@@ -178,12 +179,14 @@ describe('session events and the domains that own them', () => {
     'change.review.resolved': true,
     'context.measured': true,
     'hook.ran': true,
+    'agent.updated': true,
+    'swarm.updated': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);
 
   it('has an owner for every event the window shows', () => {
-    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice, meterSlice].flatMap((slice) => Object.keys(slice.on)));
+    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice, meterSlice, agentsSlice].flatMap((slice) => Object.keys(slice.on)));
     const orphans = Object.keys(every).filter((type) => !owned.has(type) && !shownNowhere.has(type));
     expect(orphans).toEqual([]);
     expect([...shownNowhere].filter((type) => owned.has(type))).toEqual([]);

@@ -70,6 +70,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       ...(decision.rememberable ? { approvalRule: call.execution.approvalRule } : {}),
       ...(decision.rememberable && call.execution.approvalScope ? { approvalScope: call.execution.approvalScope } : {}),
       ...(suggestedRules.length ? { suggestedRules } : {}),
+      ...(call.agent ? { agent: call.agent } : {}),
       call,
     };
     const answer = await hub.requestApproval(session, request, call.signal);

@@ -22,6 +22,8 @@ export interface ApprovalRequest {
   suggestedRules?: string[];
   /** Labels the user may pick when approving (plan options). */
   options?: string[];
+  /** The sub-agent whose call it is. */
+  agent?: { agentId: string; type: string; description: string };
   call?: ResolvedCall;
 }
 
@@ -90,6 +92,7 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
           ...(request.approvalRule ? { approvalRule: request.approvalRule } : {}),
           ...(request.approvalRule && request.approvalScope ? { approvalScope: request.approvalScope } : {}),
           ...(request.suggestedRules?.length ? { suggestedRules: request.suggestedRules } : {}),
+          ...(request.agent ? { agent: request.agent } : {}),
         });
       });
       if (answer === 'cancelled') {

@@ -8,7 +8,19 @@ export const EDIT_TOOLS = new Set(['Write', 'Edit']);
  * Tools that only touch session state or are themselves a conversation with the user: they run in every
  * mode (deny rules still apply). ExitPlanMode and AskUserQuestion wait for the user inside the call.
  */
-export const SELF_APPROVED_TOOLS = new Set(['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion', 'TodoList', 'GetGoal', 'SetGoalBudget', 'UpdateGoal']);
+export const SELF_APPROVED_TOOLS = new Set([
+  'EnterPlanMode',
+  'ExitPlanMode',
+  'AskUserQuestion',
+  'TodoList',
+  'GetGoal',
+  'SetGoalBudget',
+  'UpdateGoal',
+  // Delegation itself changes nothing: each call a sub-agent makes is decided like the session's own
+  // (same mode, rules, session approvals and plan mode), and asks in the same window.
+  'Agent',
+  'AgentSwarm',
+]);
 
 /** Starting a goal lets the agent work turn after turn: it asks unless the mode is yolo. */
 export const GOAL_START_TOOL = 'CreateGoal';

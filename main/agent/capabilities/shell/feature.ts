@@ -41,6 +41,16 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       return tasks;
     };
 
+    const shellSession = (session: SessionHandle) =>
+      new ShellSession(session, {
+        emitApp: (event) => core.emitApp(event),
+        now: () => core.now(),
+        scheduling: scheduling && !session.agent,
+        cronDisabled: options.cronDisabled ?? process.env.DEFT_DISABLE_CRON === '1',
+        ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+        ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
+      });
+
     const commands: Partial<CommandHandlers> = {
       listTasks: async ({ sessionId }) => {
         const tasks = await forSession(sessionId);
@@ -76,7 +86,11 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       name: 'shell',
       taskKinds: [processTaskKind],
       tools: (session: SessionHandle): Tool[] => {
-        const tasks = sessions.get(session.id);
+        let tasks = sessions.get(session.id);
+        // A sub-agent's session is never loaded as a session of the workspace: its commands run with its
+        // handle, which gives them its parent's background tasks and sandbox. Nothing is kept for it once
+        // its turn is over (a finished sub-agent costs no memory).
+        if (!tasks && session.agent) tasks = shellSession(session);
         if (!tasks) return [];
         const background = options.backgroundTasks !== false;
         return [
@@ -89,14 +103,7 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       facts: (session) => [session.tasks.runningFact()],
       commands,
       onSessionLoaded: async (session) => {
-        const tasks = new ShellSession(session, {
-          emitApp: (event) => core.emitApp(event),
-          now: () => core.now(),
-          scheduling,
-          cronDisabled: options.cronDisabled ?? process.env.DEFT_DISABLE_CRON === '1',
-          ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
-          ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
-        });
+        const tasks = shellSession(session);
         sessions.set(session.id, tasks);
         await tasks.load();
       },

@@ -12,7 +12,8 @@ import { ToolCard } from '../tools/ToolCard';
 import { EmptyState } from './EmptyState';
 import { AssistantMessage, Notice, UserMessage } from './Messages';
 
-function Item({ item }: { item: TranscriptItem }) {
+/** One row of a transcript (the session's, or a sub-agent's in its card). */
+export function TranscriptRow({ item }: { item: TranscriptItem }) {
   switch (item.kind) {
     case 'user':
       return <UserMessage item={item} />;
@@ -104,7 +105,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
           return (
             <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className={isUndone ? 'row row-undone' : 'row'} style={{ transform: `translateY(${row.start}px)` }}>
               {isUndone && item.kind === 'user' ? <UndoneLabel /> : null}
-              <Item item={item} />
+              <TranscriptRow item={item} />
             </div>
           );
         })}

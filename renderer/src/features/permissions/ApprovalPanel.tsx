@@ -56,6 +56,11 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
         <Icon name="alert" size={15} className="approval-icon" />
         <h2>{labels.title}</h2>
         <span className="approval-tool">{approval.toolName}</span>
+        {approval.agent ? (
+          <span className="approval-agent" title={`Asked by the ${approval.agent.type} sub-agent ${approval.agent.agentId}`}>
+            Sub-agent {approval.agent.type}: {approval.agent.description}
+          </span>
+        ) : null}
         <span className="approval-description" title={approval.description}>
           {approval.description}
         </span>

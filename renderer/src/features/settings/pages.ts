@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import type { IconName } from '../../components/Icon';
+import { AgentTypes } from '../agents/AgentTypes';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
 import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
@@ -29,6 +30,7 @@ export const settingsPages: readonly SettingsPage[] = [
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
+  { id: 'agents', label: 'Sub-agent types', icon: 'spark', Page: AgentTypes },
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
   { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },
   { id: 'appearance', label: 'Appearance', icon: 'palette', Page: AppearancePage },

@@ -72,6 +72,11 @@ export const cardRenderers: { [K in ToolInputDisplay['kind']]?: ComponentType<{ 
   web_search: SearchCard,
 };
 
+/** Add a whole-card component for a display kind (features whose cards render tool cards of their own register here). */
+export function registerCard<K extends ToolInputDisplay['kind']>(kind: K, component: ComponentType<{ item: ToolItem }>): void {
+  cardRenderers[kind] = component;
+}
+
 export const toolIcons: Record<string, IconName> = {
   command: 'terminal',
   file_io: 'file',

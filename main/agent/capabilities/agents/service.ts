@@ -1,0 +1,138 @@
+import type { SessionEvent } from '../../../../protocol';
+import type { CoreContext, SessionHandle } from '../../contract/feature';
+import type { Subagent } from '../../contract/subagents';
+import type { ToolResult, ToolRunContext } from '../../contract/tool';
+import { AgentTask } from './agent-task';
+import { backgroundStarted, foregroundResult } from './results';
+import { type AgentOutcome, type AgentRun, runAgent } from './runner';
+import { TranscriptText } from './transcript';
+import type { AgentType } from './types/builtin';
+import { AgentTypeCatalog } from './types/catalog';
+import type { SwarmLimits } from './swarm-scheduler';
+
+export interface AgentCallArgs {
+  description: string;
+  prompt: string;
+}
+
+/** Running sub-agents and swarms, by session, so the window's Stop buttons can reach them. */
+class LiveAgents {
+  private readonly controllers = new Map<string, Map<string, AbortController>>();
+
+  add(sessionId: string, key: string, controller: AbortController): () => void {
+    const map = this.controllers.get(sessionId) ?? new Map<string, AbortController>();
+    this.controllers.set(sessionId, map);
+    map.set(key, controller);
+    return () => map.delete(key);
+  }
+
+  stop(sessionId: string, key: string): number {
+    const controller = this.controllers.get(sessionId)?.get(key);
+    if (!controller || controller.signal.aborted) return 0;
+    controller.abort(new Error('Stopped by the user'));
+    return 1;
+  }
+
+  stopAll(sessionId?: string): void {
+    for (const [id, map] of this.controllers) if (!sessionId || id === sessionId) for (const c of map.values()) c.abort(new Error('Stopped'));
+  }
+}
+
+/** What the agents capability keeps for one core: the types, and the sub-agents running now. */
+export class AgentsService {
+  readonly catalog: AgentTypeCatalog;
+  readonly live = new LiveAgents();
+
+  constructor(
+    readonly core: CoreContext,
+    readonly swarmLimits: Partial<SwarmLimits> = {},
+  ) {
+    this.catalog = new AgentTypeCatalog({ workspace: core.workspace, home: core.home }, (snapshot) =>
+      core.emitApp({ type: 'agents.changed', count: snapshot.types.length, skipped: snapshot.skipped.length }),
+    );
+  }
+
+  type(name: string): AgentType | undefined {
+    return this.catalog.find(name);
+  }
+
+  typeNames(): string[] {
+    return this.catalog.snapshot.types.map((t) => t.name);
+  }
+
+  /** The types as the Agent tool's description lists them. */
+  typeList(): string {
+    return this.catalog.snapshot.types.map((t) => `- \`${t.name}\`: ${t.description}${t.tools.includes('*') ? '' : ` (tools: ${t.tools.join(', ')})`}`).join('\n');
+  }
+
+  /** A sub-agent for a call: the one being resumed, or a new one. */
+  async agentFor(session: SessionHandle, type: AgentType, existing: Subagent | undefined, description: string): Promise<Subagent> {
+    return existing ?? session.subagents.create({ type: type.name, description });
+  }
+
+  /** Run a sub-agent with its own stop control (the window's Stop), also stopped by `signal`. */
+  async run(run: Omit<AgentRun, 'signal'> & { signal?: AbortSignal; controller?: AbortController }): Promise<AgentOutcome> {
+    const controller = run.controller ?? new AbortController();
+    const signal = run.signal ? AbortSignal.any([run.signal, controller.signal]) : controller.signal;
+    const forget = this.live.add(run.session.id, run.agent.id, controller);
+    try {
+      return await runAgent({ ...run, signal });
+    } finally {
+      forget();
+    }
+  }
+
+  async runForeground(session: SessionHandle, call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; ctx: ToolRunContext }): Promise<ToolResult> {
+    const { type, args, ctx } = call;
+    let agent: Subagent;
+    try {
+      agent = await this.agentFor(session, type, call.existing, args.description);
+    } catch (error) {
+      return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
+    }
+    ctx.onUpdate({ kind: 'status', text: `${agent.id} working` });
+    const outcome = await this.run({
+      session,
+      agent,
+      type,
+      prompt: args.prompt,
+      signal: ctx.signal,
+      placement: { callId: ctx.callId },
+      onEvent: (event) => {
+        if (event.type === 'tool.call.started') ctx.onUpdate({ kind: 'status', text: `${agent.id}: ${event.name} ${event.description}` });
+      },
+    });
+    return foregroundResult(agent.id, type.name, outcome);
+  }
+
+  async startBackground(session: SessionHandle, call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; callId: string }): Promise<ToolResult> {
+    const { type, args } = call;
+    let agent: Subagent;
+    try {
+      agent = await this.agentFor(session, type, call.existing, args.description);
+    } catch (error) {
+      return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
+    }
+    const taskId = session.tasks.newId('agent');
+    const outputPath = session.tasks.outputPath(taskId);
+    const task = new AgentTask(outputPath, agent.id);
+    const transcript = new TranscriptText((text) => task.write(text));
+    session.tasks.start(
+      { id: taskId, kind: 'agent', description: args.description, command: `${type.name} sub-agent ${agent.id}`, cwd: this.core.workspace, startedAt: Date.now(), timeoutSec: null, outputPath },
+      task,
+    );
+    void this.run({
+      session,
+      agent,
+      type,
+      prompt: args.prompt,
+      controller: task.controller,
+      placement: { callId: call.callId, taskId },
+      onEvent: (event: SessionEvent) => transcript.add(event),
+    }).then(
+      (outcome) => task.finish(outcome),
+      (error: unknown) => task.finish({ status: 'failed', text: '', error: { code: 'internal', message: String((error as Error)?.message ?? error) } }),
+    );
+    return { output: backgroundStarted(taskId, agent.id, type.name), display: { kind: 'task', taskId, status: 'running', description: args.description } };
+  }
+}
