@@ -24,15 +24,15 @@ test.describe('sub-agents', () => {
     );
     await send(page, 'Find the port with a sub-agent');
 
-    const card = page.getByRole('region', { name: 'Sub-agent explore: look around' });
+    const card = page.getByRole('group', { name: 'Sub-agent explore: look around' });
     await expect(card).toBeVisible();
     await expect(card).toContainText('Running');
     // Its live step while it runs.
     await expect(card.getByText(/Bash: .*scan/)).toBeVisible({ timeout: 10_000 });
     await card.getByRole('button', { name: 'Show transcript' }).click();
     const transcript = card.getByRole('log', { name: /Transcript of explore sub-agent/ });
-    await expect(transcript.getByRole('region', { name: 'Bash tool call' })).toBeVisible();
-    await expect(transcript.getByRole('region', { name: 'Read tool call' })).toBeVisible({ timeout: 10_000 });
+    await expect(transcript.getByRole('group', { name: 'Bash tool call' })).toBeVisible();
+    await expect(transcript.getByRole('group', { name: 'Read tool call' })).toBeVisible({ timeout: 10_000 });
     await expect(card).toContainText('Done', { timeout: 10_000 });
     await expect(card.getByText('The port is 8080', { exact: false }).first()).toBeVisible();
     await expect(page.getByText('The sub-agent found it.')).toBeVisible();
@@ -46,7 +46,7 @@ test.describe('sub-agents', () => {
     for (const item of items) mock.route(`E2E-SWARM check ${item}`, text(longAnswer(`Module ${item} is fine`), 40));
     await send(page, 'Check every module');
 
-    const card = page.getByRole('region', { name: 'Swarm: check modules' });
+    const card = page.getByRole('group', { name: 'Swarm: check modules' });
     await expect(card).toBeVisible();
     const grid = card.getByRole('list', { name: 'Swarm items' });
     await expect(grid.getByRole('button')).toHaveCount(6);
@@ -80,7 +80,7 @@ test.describe('sub-agent approvals', () => {
     await expect(approval).toContainText('hello.txt');
     await approval.getByRole('button', { name: 'Approve once' }).click();
     await expect(approval).toBeHidden();
-    const card = page.getByRole('region', { name: 'Sub-agent coder: write the file' });
+    const card = page.getByRole('group', { name: 'Sub-agent coder: write the file' });
     await expect(card).toContainText('Done', { timeout: 10_000 });
     await expect(page.getByText('The file is written.')).toBeVisible();
     expect(await readFile(join(workspace, 'hello.txt'), 'utf8')).toBe('hello from a sub-agent\n');
@@ -95,7 +95,7 @@ test('Settings lists the sub-agent types, and why a workspace definition is not 
   await writeFile(join(workspace, '.claude', 'agents', 'repo.md'), '---\nname: repo\ndescription: From the repository\n---\nDo repo things.\n');
   await configureProvider(page, mock.baseUrl);
   await page.getByRole('button', { name: 'Settings' }).click();
-  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Sub-agent types' });
+  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Sub-agent types' });
   await section.scrollIntoViewIfNeeded();
   await expect(section.getByRole('listitem').filter({ hasText: 'reviewer' })).toContainText('Reviews a change for bugs');
   await expect(section.getByRole('listitem').filter({ hasText: 'reviewer' })).toContainText('Tools: Read, Grep');

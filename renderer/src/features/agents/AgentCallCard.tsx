@@ -21,7 +21,7 @@ export const AgentCallCard = memo(function AgentCallCard({ item }: { item: ToolI
   const type = agent?.type ?? display?.agentName ?? 'agent';
   const description = agent?.description ?? (item.args as { description?: string } | null)?.description ?? item.description;
   return (
-    <section className={`agent-card tool-${item.status}`} aria-label={`Sub-agent ${type}: ${description}`}>
+    <section className={`agent-card tool-${item.status}`} role="group" aria-label={`Sub-agent ${type}: ${description}`}>
       <header className="agent-card-header">
         <Icon name="spark" size={14} />
         <span className="agent-type">{type}</span>

@@ -24,7 +24,7 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
   const running = item.status === 'running';
   const opened = openAgent ? agents[openAgent] : undefined;
   return (
-    <section className={`agent-card swarm-card tool-${item.status}`} aria-label={`Swarm: ${display?.description ?? item.description}`}>
+    <section className={`agent-card swarm-card tool-${item.status}`} role="group" aria-label={`Swarm: ${display?.description ?? item.description}`}>
       <header className="agent-card-header">
         <Icon name="spark" size={14} />
         <span className="agent-type">{display?.agentName ?? 'swarm'} swarm</span>
