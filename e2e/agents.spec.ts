@@ -95,7 +95,8 @@ test('Settings lists the sub-agent types, and why a workspace definition is not 
   await writeFile(join(workspace, '.claude', 'agents', 'repo.md'), '---\nname: repo\ndescription: From the repository\n---\nDo repo things.\n');
   await configureProvider(page, mock.baseUrl);
   await page.getByRole('button', { name: 'Settings' }).click();
-  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Sub-agent types' });
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Sub-agent types' }).click();
+  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Sub-agent types' });
   await section.scrollIntoViewIfNeeded();
   await expect(section.getByRole('listitem').filter({ hasText: 'reviewer' })).toContainText('Reviews a change for bugs');
   await expect(section.getByRole('listitem').filter({ hasText: 'reviewer' })).toContainText('Tools: Read, Grep');
