@@ -55,7 +55,7 @@ export function SettingsDialog() {
             </button>
           ))}
         </div>
-        <section className="settings-page" role="tabpanel" id={`${base}-panel`} aria-labelledby={`${base}-tab-${current.id}`}>
+        <section className="settings-page" role="tabpanel" tabIndex={0} id={`${base}-panel`} aria-labelledby={`${base}-tab-${current.id}`}>
           <h3 className="settings-page-title">{current.label}</h3>
           <Page key={current.id} />
         </section>

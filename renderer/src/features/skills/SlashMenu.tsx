@@ -90,7 +90,7 @@ export function useSlashMenu(text: string, setText: (text: string) => void, own:
   };
 
   const menu = open ? (
-    <ul className="slash-menu" role="listbox" id={MENU_ID} aria-label="Commands and skills" ref={listRef}>
+    <ul className="slash-menu" role="listbox" tabIndex={-1} id={MENU_ID} aria-label="Commands and skills" ref={listRef}>
       {items.map((item, i) => (
         <li
           key={item.own ? `own:${item.own.command}` : item.command}
