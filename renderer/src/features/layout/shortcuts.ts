@@ -36,7 +36,7 @@ export const SHORTCUT_GROUPS: ShortcutGroup[] = [
       { keys: ['↑'], does: 'Earlier prompt of this session (in an empty box, or while going through them)' },
       { keys: ['↓'], does: 'Later prompt' },
       { keys: ['@'], does: 'Mention a workspace file' },
-      { keys: ['/'], does: 'Commands and skills (/plan, /compact, /undo, /model)' },
+      { keys: ['/'], does: 'Commands and skills (/plan, /compact, /undo, /rewind, /changes, /model)' },
       { keys: ['Tab'], does: 'Complete the highlighted file or command' },
     ],
   },

@@ -30,7 +30,7 @@ export const settingsPages: readonly SettingsPage[] = [
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
-  { id: 'agents', label: 'Sub-agent types', icon: 'spark', Page: AgentTypes },
+  { id: 'agents', label: 'Sub-agent types', icon: 'tool', Page: AgentTypes },
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
   { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },
   { id: 'appearance', label: 'Appearance', icon: 'palette', Page: AppearancePage },
