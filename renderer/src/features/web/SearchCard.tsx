@@ -16,7 +16,7 @@ export const SearchCard = memo(function SearchCard({ item }: { item: ToolItem })
   const expanded = open ?? (item.status === 'error' || Boolean(found?.results.length));
   const count = found?.results.length;
   return (
-    <section className={`tool-card web-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+    <section className={`tool-card web-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
       <button type="button" className="tool-header" aria-expanded={expanded} disabled={item.status === 'running'} onClick={() => setOpen(!expanded)}>
         <Icon name="chevron" size={12} className={`chevron${expanded ? ' chevron-open' : ''}`} />
         <Icon name="search" size={14} />

@@ -23,7 +23,7 @@ export const UrlCard = memo(function UrlCard({ item }: { item: ToolItem }) {
   const failed = item.status === 'error';
   const canOpen = Boolean(page?.preview) || (failed && Boolean(item.result?.output));
   return (
-    <section className={`tool-card web-card tool-${item.status}`} aria-label={`${item.name} tool call`}>
+    <section className={`tool-card web-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
       <div className="web-card-head">
         <button type="button" className="tool-header" aria-expanded={open} disabled={!canOpen} onClick={() => setOpen(!open)}>
           <Icon name="chevron" size={12} className={`chevron${open ? ' chevron-open' : ''}`} />
