@@ -1,5 +1,6 @@
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import { answer } from './fixtures/screens';
+import { userTexts } from './fixtures/daily';
 
 // Issue 18, item 5: message toolbars, timestamps, and a provider error shown once with Retry and Open Settings.
 const SLOW = { timeout: 30_000 };
@@ -26,7 +27,7 @@ test('your messages and the answers have Copy, Retry (and Edit & resend) and the
   await reply.hover();
   await reply.getByRole('toolbar', { name: 'Answer actions' }).getByRole('button', { name: 'Retry' }).click();
   await expect(page.getByText('Second answer.')).toBeVisible(SLOW);
-  const users = mock.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').map((m) => m.content);
+  const users = userTexts(mock.requests.at(-1));
   expect(users).toEqual(['Tell me something']);
 
   // Edit & resend, in place.
@@ -38,7 +39,7 @@ test('your messages and the answers have Copy, Retry (and Edit & resend) and the
   await editor.fill('Tell me something else');
   await editor.press('Enter');
   await expect(page.getByText('Answer to the edit.')).toBeVisible(SLOW);
-  expect(mock.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Tell me something else']);
+  expect(userTexts(mock.requests.at(-1))).toEqual(['Tell me something else']);
 });
 
 test('a provider error is shown once, where it happened, with Retry and Open Settings; Retry needs no retyping', async ({ deft, mock }) => {
@@ -61,6 +62,6 @@ test('a provider error is shown once, where it happened, with Retry and Open Set
   await error.getByRole('button', { name: 'Retry' }).click();
   await expect(page.getByText('Here is the summary.')).toBeVisible(SLOW);
   expect(mock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-better');
-  expect(mock.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Summarise the README']);
+  expect(userTexts(mock.requests.at(-1))).toEqual(['Summarise the README']);
   await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('');
 });
