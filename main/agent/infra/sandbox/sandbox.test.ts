@@ -205,7 +205,8 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
       deft.kill('SIGKILL');
       await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 5_000);
       plan.release();
-    });
+      // Starting node, then bwrap inside the shared namespace, takes seconds on a busy machine: the waits above need room.
+    }, 30_000);
 
     it('npm-test-style commands work: node runs, writes in the workspace, reads its files', async () => {
       await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', \'ok\')"' } }));
