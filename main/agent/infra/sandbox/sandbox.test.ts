@@ -201,12 +201,12 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
       // A stand-in for Deft: a process that starts the sandbox and is then killed without warning.
       const script = `const { spawn } = require('node:child_process'); spawn(${JSON.stringify(plan.file)}, ${JSON.stringify(plan.args)}, { env: ${JSON.stringify(plan.env)}, stdio: 'ignore' }); setInterval(() => {}, 1000);`;
       const deft = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-      await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
+      await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 20_000);
       deft.kill('SIGKILL');
       await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 5_000);
       plan.release();
-      // Starting node, then bwrap inside the shared namespace, takes seconds on a busy machine: the waits above need room.
-    }, 30_000);
+      // Starting node, then bwrap inside the shared namespace, took over 10 s on a busy machine: the waits need room.
+    }, 40_000);
 
     it('npm-test-style commands work: node runs, writes in the workspace, reads its files', async () => {
       await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', \'ok\')"' } }));
