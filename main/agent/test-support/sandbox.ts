@@ -4,9 +4,9 @@ import type { SpawnPlan } from '../contract/sandbox';
 import { sandboxSupport } from '../infra/sandbox/availability';
 
 /**
- * Tests that need the real OS sandbox: they run wherever bubblewrap (or Seatbelt) works. In CI they
- * must run — `npm test` and .ci/run install bubblewrap — so there a missing sandbox fails loudly instead
- * of skipping.
+ * Tests that need the real OS sandbox: they run wherever bubblewrap (or Seatbelt) works. `npm test` and
+ * .ci/run install bubblewrap and socat, so a machine without a sandbox fails loudly, saying how to get one,
+ * instead of skipping.
  */
 export function describeSandboxed(name: string, body: () => void): void {
   const support = sandboxSupport();
@@ -14,16 +14,11 @@ export function describeSandboxed(name: string, body: () => void): void {
     describe(name, body);
     return;
   }
-  if (process.env.CI) {
-    describe(name, () => {
-      it('needs the OS sandbox, which CI must have', () => {
-        throw new Error(`No OS sandbox on this CI machine: ${support.reason ?? 'unknown'} ${support.install ?? ''}`);
-      });
+  describe(name, () => {
+    it('needs the OS sandbox, which this machine lacks', () => {
+      throw new Error(`No OS sandbox here: ${support.reason ?? 'unknown'} ${support.install ?? ''}`);
     });
-    return;
-  }
-  console.warn(`Skipping "${name}": no OS sandbox here (${support.reason ?? 'unknown'}).`);
-  describe.skip(name, body);
+  });
 }
 
 /** Run a planned spawn to the end: exit code and output (stdout and stderr together). */
