@@ -73,6 +73,11 @@ export function bwrapArgs(options: BwrapOptions): string[] {
 export class MountPoints {
   private readonly users = new Map<string, number>();
 
+  /** A mount point another running command made: it vanishes when that command ends, so a new command must treat it as missing. */
+  holds(path: string): boolean {
+    return this.users.has(path);
+  }
+
   acquire(paths: readonly string[]): void {
     for (const path of paths) this.users.set(path, (this.users.get(path) ?? 0) + 1);
   }

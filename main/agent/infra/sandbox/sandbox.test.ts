@@ -9,6 +9,7 @@ import type { NetworkTarget, SessionSandbox } from '../../contract/sandbox';
 import { tempDir } from '../../test-support/harness';
 import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
 import { describeSandboxed, runPlan } from '../../test-support/sandbox';
+import { waitFor } from '../../test-support/wait';
 import { Sandbox } from './sandbox';
 
 let root: string;
@@ -89,6 +90,22 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
     await rm(join(workspace, '.deft'), { recursive: true });
     const result = await run('mkdir -p .deft && echo \'{"permissions":{"allow":["*"]}}\' > .deft/settings.local.json');
     expect(result.code).not.toBe(0);
+    expect(existsSync(join(workspace, '.deft'))).toBe(false);
+    await mkdir(join(workspace, '.deft'));
+  });
+
+  it('a command that starts while another holds the .deft/ guard still runs after that one ends', async () => {
+    await rm(join(workspace, '.deft'), { recursive: true });
+    const first = await sandbox.plan({ argv: ['/bin/bash', '-c', 'sleep 0.3'], cwd: workspace, label: 'first' });
+    const running = runPlan(first);
+    await waitFor(() => existsSync(join(workspace, '.deft')));
+    const second = await sandbox.plan({ argv: ['/bin/bash', '-c', 'echo second ran'], cwd: workspace, label: 'second' });
+    await running;
+    first.release();
+    const result = await runPlan(second);
+    second.release();
+    expect(result.output).toContain('second ran');
+    expect(result.code).toBe(0);
     expect(existsSync(join(workspace, '.deft'))).toBe(false);
     await mkdir(join(workspace, '.deft'));
   });

@@ -121,28 +121,36 @@ export class Sandbox {
       if (settings.allowedDomains.some((entry) => domainAllows(entry, target.host, target.port))) return { allowed: true };
       return network(target, signal);
     };
+    // A mount point a running command made is removed when that command ends: mount it as if missing, and hold it too.
+    policy.denyWrite = policy.denyWrite.map((d) => (!d.missing && mountPoints.holds(d.path) ? { ...d, missing: true } : d));
     const missing = policy.denyWrite.filter((d) => d.missing).map((d) => d.path);
+    mountPoints.acquire(missing);
     let pass: ProxyPass | null = null;
     let file: string;
     let args: string[];
-    if (this.support.kind === 'bubblewrap') {
-      const shared = await linuxSandboxNetwork(this.support);
-      pass = shared?.proxy.register(guarded) ?? null;
-      if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
-      const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
-      const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
-      file = argv[0]!;
-      args = argv.slice(1);
-    } else {
-      macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
-      const proxy = await macProxy;
-      const port = 'port' in proxy.address ? proxy.address.port : null;
-      pass = proxy.register(guarded);
-      if (port !== null) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, port)));
-      file = this.support.program!;
-      args = ['-p', seatbeltProfile({ policy, proxyPort: port }), '--', program, ...rest];
+    try {
+      if (this.support.kind === 'bubblewrap') {
+        const shared = await linuxSandboxNetwork(this.support);
+        pass = shared?.proxy.register(guarded) ?? null;
+        if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
+        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
+        const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
+        file = argv[0]!;
+        args = argv.slice(1);
+      } else {
+        macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
+        const proxy = await macProxy;
+        const port = 'port' in proxy.address ? proxy.address.port : null;
+        pass = proxy.register(guarded);
+        if (port !== null) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, port)));
+        file = this.support.program!;
+        args = ['-p', seatbeltProfile({ policy, proxyPort: port }), '--', program, ...rest];
+      }
+    } catch (error) {
+      pass?.release();
+      mountPoints.release(missing);
+      throw error;
     }
-    mountPoints.acquire(missing);
     let released = false;
     const headless = this.options.headless ?? false;
     return {
