@@ -175,6 +175,12 @@ export interface Feature {
    * `before(slot)` is the slot's value then (its fallback when it was unset); set it and tell the UI as usual.
    */
   onUndo?(session: SessionHandle, before: <T>(slot: StateSlot<T>) => T): void | Promise<void>;
+  /**
+   * A state slot of the session was set, by any capability (`previous` is its value before). For state one
+   * capability keeps and another acts on, declared in contract/ (e.g. contract/mode-lease.ts). Called
+   * synchronously inside `set`; what it starts must not throw.
+   */
+  onStateChanged?(session: SessionHandle, key: string, previous: unknown): void;
   /** The session is about to be deleted (its files go next): stop what runs for it. */
   onSessionDeleted?(sessionId: string): void | Promise<void>;
   close?(): Promise<void>;

@@ -273,7 +273,14 @@ export class DeftCore {
         return session.running;
       },
       emit: (event) => void session.emit(event),
-      state: (slot) => ({ get: () => readSlot(slot, session.state.get(slot.key)), set: (value) => session.setState(slot.key, value) }),
+      state: (slot) => ({
+        get: () => readSlot(slot, session.state.get(slot.key)),
+        set: (value) => {
+          const previous = session.state.get(slot.key);
+          session.setState(slot.key, value);
+          if (previous !== value) this.stateChanged(handle, slot.key, previous);
+        },
+      }),
       startTurn,
       inject,
       usage: () => ({ ...session.usageTotal }),
@@ -337,6 +344,16 @@ export class DeftCore {
         if (pending) await pending;
       } catch {
         // A feature's reaction must not break the turn or the other features.
+      }
+    }
+  }
+
+  private stateChanged(handle: SessionHandle, key: string, previous: unknown): void {
+    for (const feature of this.features) {
+      try {
+        feature.onStateChanged?.(handle, key, previous);
+      } catch {
+        // One feature's reaction must not break the change or the other features.
       }
     }
   }

@@ -1,4 +1,4 @@
-import type { SessionEventInput, ToolInputDisplay } from '../../../../protocol';
+import type { PermissionMode, SessionEventInput, ToolInputDisplay } from '../../../../protocol';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import type { ContentPart, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
@@ -23,7 +23,7 @@ export interface ToolCallOptions {
 }
 
 type Prepared =
-  | { kind: 'ready'; call: ToolCallRequest; args: unknown; execution: ToolExecution }
+  | { kind: 'ready'; call: ToolCallRequest; args: unknown; execution: ToolExecution; grantedMode?: PermissionMode }
   /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
   | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
 
@@ -211,6 +211,7 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
   if (options.authorize) {
     const decision = await options.authorize({ callId: call.id, name: call.name, args: parsed.data, execution: resolved, turnId: options.turnId, signal: options.signal });
     if (!decision.allowed) return { kind: 'done', call, result: errorResult(decision.message), shown: { args: parsed.data, execution: resolved } };
+    if (decision.grantedMode) return { kind: 'ready', call, args: parsed.data, execution: resolved, grantedMode: decision.grantedMode };
   }
   return { kind: 'ready', call, args: parsed.data, execution: resolved };
 }
@@ -224,6 +225,7 @@ async function execute(item: Extract<Prepared, { kind: 'ready' }>, options: Tool
       callId: item.call.id,
       turnId: options.turnId,
       step: options.step,
+      ...(item.grantedMode ? { grantedMode: item.grantedMode } : {}),
       onUpdate: (update) => options.emit({ type: 'tool.call.progress', turnId: options.turnId, callId: item.call.id, kind: update.kind, text: update.text }),
     })
     .catch((error: unknown): ToolResult => {
