@@ -56,7 +56,7 @@ test("the plan file's writes are one line, the plan itself is shown by the revie
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   await send(page, '/plan');
-  const planPath = (r: RecordedRequest) => /Plan file: (\S+)/.exec(String(r.body.messages[0]!.content))?.[1] ?? '';
+  const planPath = (r: RecordedRequest) => r.body.messages.map((m) => /Plan file: (\S+)/.exec(String(m.content))?.[1]).filter(Boolean).at(-1) ?? '';
   let step = 0;
   mock.fallback = (request) => {
     step++;
