@@ -245,4 +245,50 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(session.files.map((f) => f.path)).toEqual(['long.txt']);
     await expect(h.core.handlers.revertChange({ sessionId: h.session.id, turnId, path: '../outside.txt' })).rejects.toThrow(/not a path inside the workspace/);
   });
+
+  it("a turn's review shows what remains after a revert, the hunk again after its undo, and the turn's own diff once something else changed the file", async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    await put(h.workspace, 'long.txt', lines);
+    await put(h.workspace, 'other.txt', 'other\n');
+    h.server.enqueue(toolStep(callChunk('Bash', { command: "sed -i -e 's/^line 2$/LINE 2/' -e 's/^line 25$/LINE 25/' long.txt && echo more >> other.txt" })), textReply('ok'));
+    const turnId = await h.run('edit');
+    const review = async () => (await h!.core.handlers.reviewChanges({ sessionId: h!.session.id, turnId })).files.map((f) => [f.path, f.hunks.map((x) => x.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join()).join(' | '), f.changedSince]);
+    const revert = (path: string, hunk?: number) => h!.core.handlers.revertChange({ sessionId: h!.session.id, turnId, path, ...(hunk !== undefined ? { hunk } : {}) });
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2 | LINE 25', false],
+      ['other.txt', 'more', false],
+    ]);
+
+    const second = await revert('long.txt', 1);
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2', false],
+      ['other.txt', 'more', false],
+    ]);
+    // Hunks are numbered as listed: hunk 0 is now the turn's only remaining change to long.txt.
+    const first = await revert('long.txt', 0);
+    expect(await read(h, 'long.txt')).toBe(lines);
+    expect(await review()).toEqual([['other.txt', 'more', false]]);
+    await expect(revert('long.txt', 0)).rejects.toThrow(/did not change in that turn/);
+
+    await h.core.handlers.undoRevert({ sessionId: h.session.id, revertId: first.revertId });
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2', false],
+      ['other.txt', 'more', false],
+    ]);
+    await h.core.handlers.undoRevert({ sessionId: h.session.id, revertId: second.revertId });
+    expect(await read(h, 'long.txt')).toBe(lines.replace('line 2\n', 'LINE 2\n').replace('line 25\n', 'LINE 25\n'));
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2 | LINE 25', false],
+      ['other.txt', 'more', false],
+    ]);
+    await revert('other.txt');
+    expect(await review()).toEqual([['long.txt', 'LINE 2 | LINE 25', false]]);
+
+    // Changed by something else after that (an edit outside Deft, then another turn): the turn's own diff, marked.
+    await put(h.workspace, 'long.txt', lines.replace('line 2\n', 'LINE 2\n').replace('line 25\n', 'LINE 25\n').replace('line 9\n', 'nine\n'));
+    h.server.enqueue(textReply('looked'));
+    await h.run('look');
+    expect(await review()).toEqual([['long.txt', 'LINE 2 | LINE 25', true]]);
+  });
 });
