@@ -190,6 +190,7 @@ test('the review pane lists every change of a turn and reverts one hunk, undoabl
   // Settings shows what the store takes, outside the workspace, with Clean up.
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Checkpoints' }).click();
   const settings = page.getByRole('region', { name: 'Checkpoints' });
   await expect(settings).toContainText(/This workspace's checkpoints take .+ of 2 GiB/);
   await expect(settings.getByRole('button', { name: 'Clean up' })).toBeEnabled();

@@ -23,6 +23,7 @@ const test = base.extend({
 async function openMcpSettings(page: Page) {
   await page.keyboard.press('Control+,');
   const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('tab', { name: 'MCP servers' }).click();
   await expect(dialog.getByRole('heading', { name: 'MCP servers' })).toBeVisible();
   return dialog;
 }

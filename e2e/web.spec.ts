@@ -123,6 +123,7 @@ test('the first fetch from a host asks, naming the host; Settings → Web tests 
 
     await page.keyboard.press('Control+,');
     const settings = page.getByRole('dialog', { name: 'Settings' });
+    await settings.getByRole('tab', { name: 'Web' }).click();
     const web = settings.getByRole('region', { name: 'Web settings' });
     await web.getByLabel('Search provider').selectOption('searxng');
     await web.getByLabel('Instance URL').fill(search.url);
