@@ -57,7 +57,7 @@ async function changeTheWorkspace(page: Page, workspace: string, mock: { enqueue
   // Four steps, each followed by a checkpoint.
   await expect(page.getByText('Four files changed.')).toBeVisible({ timeout: 30_000 });
   // The turn's summary comes from the checkpoints, so the shell's changes are listed too.
-  const summary = page.getByRole('log', { name: 'Conversation' }).getByRole('region', { name: 'Changed files' });
+  const summary = page.getByRole('log', { name: 'Conversation' }).getByRole('group', { name: 'Changed files' });
   await expect(summary).toContainText('Changed 4 files', { timeout: 15_000 });
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 30_000 });
   await expect(summary).toContainText('d.txt (added)');
