@@ -28,8 +28,11 @@ export interface TurnStart {
 export interface StepEnd {
   turnId: string;
   step: number;
-  /** The calls that ran (refused, skipped and invalid calls are not listed). */
-  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
+  /**
+   * The calls that ran (refused, skipped and invalid calls are not listed). `writes`: the only files the
+   * call could change, as it declared them (Write, Edit: one file each); absent when it may change anything.
+   */
+  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: readonly string[] }>;
 }
 
 /** How a turn ended. */

@@ -291,4 +291,19 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     await h.run('look');
     expect(await review()).toEqual([['long.txt', 'LINE 2 | LINE 25', true]]);
   });
+  it('a Write/Edit step looks only at its files, and what a background command changed meanwhile is still in the turn', async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    await setUp(h);
+    h.server.enqueue(
+      toolStep(callChunk('Read', { path: 'a.txt' }), callChunk('Read', { path: 'b.txt' }), callChunk('Bash', { command: 'printf bg > bg.txt', run_in_background: true, description: 'write bg.txt' })),
+      toolStep(callChunk('Write', { path: 'a.txt', content: 'written by Write\n' }), callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' })),
+      { ...textReply('Done.'), delayMs: 1_500 },
+    );
+    const turnId = await h.run('write while a command runs');
+    await settle(h);
+    const changes = h.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>;
+    expect(changes.files.map((f) => f.path).sort()).toEqual(['a.txt', 'b.txt', 'bg.txt']);
+    await h.core.handlers.rewind({ sessionId: h.session.id, turnId, scope: 'code', includeOutside: false });
+    expect(await state(h, ['a.txt', 'b.txt', 'bg.txt'])).toEqual({ 'a.txt': { text: 'original a\n', mode: 0o644 }, 'b.txt': { text: 'original b\n', mode: 0o600 }, 'bg.txt': { text: null, mode: null } });
+  });
 });

@@ -88,7 +88,13 @@ export const checkpointsFeature: FeatureFactory = (core) => {
     },
     onStepEnd: async (session, step) => {
       // Read-only calls cannot change the workspace; anything else might (a command, an MCP tool, a sub-agent).
-      if (step.calls.some((c) => !c.readOnly)) await checkpoints.take(session, { kind: 'step', turnId: step.turnId, step: step.step });
+      const writing = step.calls.filter((c) => !c.readOnly);
+      if (!writing.length) return;
+      const meta = { kind: 'step' as const, turnId: step.turnId, step: step.step };
+      // Calls that named each file they write (Write, Edit): only those files are looked at. Whatever else
+      // changed meanwhile (a background command) is in the next full checkpoint — the turn's end at the latest.
+      const known = writing.every((c) => c.writes) ? writing.flatMap((c) => c.writes ?? []) : undefined;
+      await checkpoints.take(session, meta, false, known);
     },
     onTurnEnded: async (session) => {
       const turn = current.get(session.id);

@@ -31,7 +31,7 @@ type Prepared =
 export interface ToolBatch {
   messages: ModelMessage[];
   stopTurn: boolean;
-  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
+  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: string[] }>;
 }
 
 /**
@@ -104,7 +104,10 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
           const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, { ...options, signal: signals.get(index) });
           durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
           const result = await finalise(raw, item.call, options);
-          if (item.kind === 'ready' && !skipped) ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true });
+          if (item.kind === 'ready' && !skipped) {
+            const writes = declaredWrites(item.execution);
+            ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true, ...(writes ? { writes } : {}) });
+          }
           if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
           if (result.stopTurn) stopTurn = true;
           return result;
@@ -165,6 +168,13 @@ export function nestingDepth(value: unknown, limit: number): number {
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
   return deepest;
+}
+
+/** The files a call declared it may write, when it declared each one (Write, Edit); undefined when it may write anything. */
+function declaredWrites(execution: ToolExecution): string[] | undefined {
+  const accesses = execution.accesses;
+  if (!accesses?.length || accesses.some((a) => a.kind !== 'file' || a.recursive)) return undefined;
+  return accesses.flatMap((a) => (a.kind === 'file' && a.operation !== 'read' && a.operation !== 'search' ? [a.path] : []));
 }
 
 async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCallOptions): Promise<Prepared> {

@@ -184,4 +184,22 @@ describe('CheckpointStore', () => {
     // One blob, one tree, one commit.
     expect((await store.looseObjects()) - loose).toBe(3);
   });
+  it('a narrowed capture looks only at the named files (ignore rules and the size limit still apply); the next full one sees the rest', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'one\n', 'b.txt': 'two\n', '.gitignore': 'build/\n' });
+    const store = await CheckpointStore.open(home, workspace, { maxFileBytes: 1_000 });
+    const first = await snapshot(store);
+    await put(workspace, 'a.txt', 'one, edited\n');
+    await put(workspace, 'new/c.txt', 'three\n');
+    await put(workspace, 'b.txt', 'two, changed by a command\n');
+    await put(workspace, 'build/out.js', 'ignored\n');
+    await put(workspace, 'big.bin', 'x'.repeat(2_000));
+    const narrowed = await store.locked(async () => {
+      const capture = await store.capture(['a.txt', 'new/c.txt', 'build/out.js', 'big.bin']);
+      return { capture, checkpoint: await store.record(capture, { session: 's1', kind: 'step' }) };
+    });
+    expect((await store.changes(first.tree, narrowed.checkpoint.tree)).map((c) => c.path)).toEqual(['a.txt', 'new/c.txt']);
+    expect(narrowed.capture.skipped).toEqual([{ path: 'big.bin', reason: 'too_large', size: 2_000 }]);
+    const full = await snapshot(store);
+    expect((await store.changes(narrowed.checkpoint.tree, full.tree)).map((c) => c.path)).toEqual(['b.txt']);
+  });
 });

@@ -137,9 +137,14 @@ export class CheckpointStore {
 
   // ---- under the lock ----
 
-  /** The workspace as it is now, written into the store's index and object store. */
-  async capture(): Promise<Capture> {
-    const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all']);
+  /**
+   * The workspace as it is now, written into the store's index and object store. With `only` (workspace
+   * paths), just those are looked at — a narrowed capture for changes whose files are known (Write, Edit),
+   * which skips the walk of the whole workspace; everything else stays as the last capture saw it.
+   */
+  async capture(only?: readonly string[]): Promise<Capture> {
+    const narrowed = only !== undefined;
+    const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...(narrowed ? ['--', ...only.map(literal)] : [])]);
     const candidates = statusPaths(status.stdout);
     const update: string[] = [];
     const forceRemove: string[] = [];
@@ -164,7 +169,8 @@ export class CheckpointStore {
     if (forceRemove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: forceRemove.join('\0') + '\0' });
     if (update.length) skipped.push(...(await this.updateIndex(update)));
     // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
-    const head = candidates.length ? null : await this.headTree();
+    // (A narrowed capture cannot tell: other paths of the index may differ from HEAD.)
+    const head = candidates.length || narrowed ? null : await this.headTree();
     const tree = head ?? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
     skipped.sort((a, b) => a.path.localeCompare(b.path));
     return { tree, skipped };
