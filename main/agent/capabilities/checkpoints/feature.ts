@@ -73,6 +73,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       await warming;
       const store = await checkpoints.store().catch(() => null);
       await store?.locked(async () => {}).catch(() => {});
+      store?.close();
     },
     onTurnStart: async (session, { turnId, prompt }) => {
       const pending = session.state(pendingNoteSlot).get();

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../../../infra/platform/files';
 import { isWithin } from '../../../infra/policies/path-guard';
 import { type GitPlaces, runGit, splitZ } from './git';
 import { withLock } from './lock';
+import { BlobReader } from './blob-reader';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
@@ -99,12 +100,14 @@ export class CheckpointStore {
   private head: { commit: string; tree: string } | null = null;
   /** The next checkpoint number of each session, as last seen (another process may have taken it: then it is read again). */
   private readonly nextSeq = new Map<string, number>();
+  private readonly blobs: BlobReader;
 
   private constructor(
     readonly places: StorePlaces,
     options: StoreOptions,
   ) {
     this.git = { gitDir: places.gitDir, workTree: places.workspace, indexFile: join(places.gitDir, 'index') };
+    this.blobs = new BlobReader(this.git);
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.now = options.now ?? Date.now;
   }
@@ -229,8 +232,14 @@ export class CheckpointStore {
     return type === 'blob' && name === path ? { mode, blob } : null;
   }
 
-  async blob(id: string): Promise<Buffer> {
-    return (await runGit(this.git, ['cat-file', 'blob', id])).stdout;
+  /** A blob's content, through one long-running git (BlobReader). */
+  blob(id: string): Promise<Buffer> {
+    return this.blobs.read(id);
+  }
+
+  /** End the processes the store keeps running (its object reader). */
+  close(): void {
+    this.blobs.close();
   }
 
   /**
@@ -265,6 +274,8 @@ export class CheckpointStore {
 
   /** Pack loose objects and remove those no checkpoint needs any more. */
   async compact(full: boolean): Promise<void> {
+    // The reader may hold packs a repack removes: it starts again on the next read.
+    this.blobs.close();
     await runGit(this.git, ['repack', '-d', '-q', ...(full ? ['-a'] : ['--geometric=2'])]);
     await runGit(this.git, ['prune-packed', '-q']);
     if (full) {
