@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '../../../../protocol';
 import { defaultCapabilities } from '../../capabilities';
+import { CheckpointStore } from './store/store';
 import { createHarness } from '../../test-support/harness';
 import { callChunk, textReply, toolStep, withoutReminders } from '../../test-support/mock-steps';
 import { eventually } from '../../test-support/processes';
@@ -305,5 +306,29 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(changes.files.map((f) => f.path).sort()).toEqual(['a.txt', 'b.txt', 'bg.txt']);
     await h.core.handlers.rewind({ sessionId: h.session.id, turnId, scope: 'code', includeOutside: false });
     expect(await state(h, ['a.txt', 'b.txt', 'bg.txt'])).toEqual({ 'a.txt': { text: 'original a\n', mode: 0o644 }, 'b.txt': { text: 'original b\n', mode: 0o600 }, 'bg.txt': { text: null, mode: null } });
+  });
+  it('takes no end-of-turn checkpoint when the last tool step was captured in full and no background task runs', async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    await setUp(h);
+    const store = await CheckpointStore.open(h.home, h.workspace);
+    const kinds = async (turnId: string) => (await store.list(h!.session.id)).filter((c) => c.turnId === turnId).map((c) => c.kind);
+    const changed = (turnId: string) => (h!.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>).files.map((f) => f.path);
+    h.server.enqueue(toolStep(callChunk('Bash', { command: 'echo x >> b.txt' })), textReply('Appended.'));
+    const quiet = await h.run('append');
+    await settle(h);
+    expect(await kinds(quiet)).toEqual(['turn', 'step']);
+    expect(changed(quiet)).toEqual(['b.txt']);
+    // A background task still running at the end: the end is checkpointed (what it wrote so far counts).
+    const signal = join(h.home, 'go');
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: `n=0; while [ ! -e '${signal}' ]; do n=$((n+1)); echo $n > tick.txt; sleep 0.05; done`, run_in_background: true, description: 'tick' })),
+      toolStep(callChunk('Bash', { command: 'while [ ! -e tick.txt ]; do sleep 0.05; done; echo y >> b.txt' })),
+      { ...textReply('Started.'), delayMs: 400 },
+    );
+    const busy = await h.run('start a job');
+    expect(await kinds(busy)).toEqual(['turn', 'step', 'step', 'turn-end']);
+    expect(changed(busy).sort()).toEqual(['b.txt', 'tick.txt']);
+    await writeFile(signal, '');
+    await settle(h);
   });
 });

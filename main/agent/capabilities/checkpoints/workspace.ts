@@ -47,13 +47,14 @@ export class WorkspaceCheckpoints {
   /**
    * Take a checkpoint of the session now. Unless `always`, nothing is recorded when the workspace is as the
    * session's latest checkpoint left it. With `only` (absolute paths), only those files are looked at
-   * (CheckpointStore.capture), and nothing is taken when none is in the workspace. Never throws: a failure is
-   * reported to the session once and gives null.
+   * (CheckpointStore.capture), and nothing is taken when none is in the workspace. Resolves to the checkpoint,
+   * null when nothing new was recorded, undefined when none could be taken. Never throws: a failure is
+   * reported to the session once.
    */
-  async take(session: SessionHandle, meta: Omit<CheckpointMeta, 'session'>, always = false, only?: readonly string[]): Promise<Checkpoint | null> {
+  async take(session: SessionHandle, meta: Omit<CheckpointMeta, 'session'>, always = false, only?: readonly string[]): Promise<Checkpoint | null | undefined> {
     try {
       const store = await this.store();
-      if (!store) return null;
+      if (!store) return undefined;
       const paths = only && workspacePaths(store.places.workspace, only);
       if (paths?.length === 0) return null;
       return await store.locked(async () => {
@@ -62,7 +63,7 @@ export class WorkspaceCheckpoints {
       });
     } catch (error) {
       this.warnOnce(session, error);
-      return null;
+      return undefined;
     }
   }
 

@@ -19,7 +19,7 @@ interface Pending {
 export class BlobReader {
   private child: ChildProcessWithoutNullStreams | null = null;
   private readonly queue: Pending[] = [];
-  private buffered = Buffer.alloc(0);
+  private buffered: Buffer = Buffer.alloc(0);
   private idle: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly places: GitPlaces) {}
