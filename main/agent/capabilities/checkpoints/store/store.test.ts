@@ -19,6 +19,11 @@ async function setup(files: Record<string, string> = {}) {
   return { workspace, home };
 }
 
+async function mkdirp(path: string): Promise<string> {
+  await mkdir(path, { recursive: true });
+  return path;
+}
+
 async function put(root: string, path: string, content: string | Buffer): Promise<void> {
   await mkdir(join(root, path, '..'), { recursive: true });
   await writeFile(join(root, path), content);
@@ -201,5 +206,14 @@ describe('CheckpointStore', () => {
     expect(narrowed.capture.skipped).toEqual([{ path: 'big.bin', reason: 'too_large', size: 2_000 }]);
     const full = await snapshot(store);
     expect((await store.changes(narrowed.checkpoint.tree, full.tree)).map((c) => c.path)).toEqual(['b.txt']);
+    // A deleted file leaves the index; a path that never existed is no error.
+    await rm(join(workspace, 'new/c.txt'));
+    const deleted = await store.locked(async () => store.record(await store.capture(['new/c.txt', 'never.txt']), { session: 's1', kind: 'step' }));
+    expect(await store.changes(full.tree, deleted.tree)).toMatchObject([{ path: 'new/c.txt', status: 'deleted' }]);
+    // A file inside a nested repository is never captured, narrowed or not.
+    git(await mkdirp(join(workspace, 'nested')), 'init', '-q');
+    await put(workspace, 'nested/x.txt', 'x\n');
+    const nested = await store.locked(async () => store.record(await store.capture(['nested/x.txt']), { session: 's1', kind: 'step' }));
+    expect(nested.tree).toBe(deleted.tree);
   });
 });

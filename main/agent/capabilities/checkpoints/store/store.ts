@@ -142,12 +142,13 @@ export class CheckpointStore {
 
   /**
    * The workspace as it is now, written into the store's index and object store. With `only` (workspace
-   * paths), just those are looked at — a narrowed capture for changes whose files are known (Write, Edit),
-   * which skips the walk of the whole workspace; everything else stays as the last capture saw it.
+   * paths), just those are looked at — a narrowed capture for changes whose files are known (Write, Edit):
+   * no walk of the workspace and one git process fewer; everything else stays as the last capture saw it.
    */
   async capture(only?: readonly string[]): Promise<Capture> {
-    const narrowed = only !== undefined;
-    const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...(narrowed ? ['--', ...only.map(literal)] : [])]);
+    // A path git will not add on its own (inside a nested repository, say): look at the whole workspace.
+    if (only) return this.captureKnown(only).catch(() => this.capture());
+    const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all']);
     const candidates = statusPaths(status.stdout);
     const update: string[] = [];
     const forceRemove: string[] = [];
@@ -172,9 +173,40 @@ export class CheckpointStore {
     if (forceRemove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: forceRemove.join('\0') + '\0' });
     if (update.length) skipped.push(...(await this.updateIndex(update)));
     // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
-    // (A narrowed capture cannot tell: other paths of the index may differ from HEAD.)
-    const head = candidates.length || narrowed ? null : await this.headTree();
+    const head = candidates.length ? null : await this.headTree();
     const tree = head ?? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
+    skipped.sort((a, b) => a.path.localeCompare(b.path));
+    return { tree, skipped };
+  }
+
+  /**
+   * These paths as they are now, into the index: `git add -A` leaves ignored ones out (exit 1 says so) as a
+   * full capture does, files over the size limit or unreadable are skipped the same way, and a missing one
+   * is taken out of the index.
+   */
+  private async captureKnown(paths: readonly string[]): Promise<Capture> {
+    const add: string[] = [];
+    const remove: string[] = [];
+    const skipped: SkippedFile[] = [];
+    await Promise.all(
+      paths.map(async (path) => {
+        const full = join(this.places.workspace, path);
+        const stats = await lstat(full).catch(() => null);
+        const skip = (reason: SkippedFile['reason'], size?: number) => {
+          skipped.push({ path, reason, ...(size !== undefined ? { size } : {}) });
+          remove.push(path);
+        };
+        if (!stats) return void remove.push(path);
+        if (stats.isSymbolicLink()) return void add.push(path);
+        if (!stats.isFile()) return skip('special');
+        if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
+        if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
+        add.push(path);
+      }),
+    );
+    if (remove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: remove.join('\0') + '\0' });
+    if (add.length) await runGit(this.git, ['add', '-A', '--', ...add.map(literal)], { okCodes: [0, 1] });
+    const tree = (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
     skipped.sort((a, b) => a.path.localeCompare(b.path));
     return { tree, skipped };
   }
