@@ -82,13 +82,13 @@ test('an MCP tool call gets a card with the server, the arguments and the result
   );
   await send(page, 'use the tools');
   await expect(page.getByText('Both ran.')).toBeVisible({ timeout: 20_000 });
-  const card = page.getByRole('region', { name: 'mcp__tools__echo tool call' });
+  const card = page.getByRole('group', { name: 'mcp__tools__echo tool call' });
   await expect(card).toBeVisible();
   await card.getByRole('button').first().click();
   await expect(card.getByText('echo: from the card')).toBeVisible();
   await expect(card.getByText('"text": "from the card"')).toBeVisible();
   await expect(card).toContainText('tools');
-  const resource = page.getByRole('region', { name: 'mcp__tools__resource tool call' });
+  const resource = page.getByRole('group', { name: 'mcp__tools__resource tool call' });
   await resource.getByRole('button').first().click();
   await expect(resource.getByLabel('Resources')).toContainText('file:///notes.txt');
   await testInfo.attach('mcp-card', { body: await page.screenshot(), contentType: 'image/png' });

@@ -18,7 +18,7 @@ test('a sandboxed command card: the mark, and what the sandbox blocked with how 
   const encoded = Buffer.from(target).toString('base64');
   mock.enqueue(bashCall('w1', `node -e "require('fs').writeFileSync(Buffer.from('${encoded}','base64').toString(), '{}')"`), { chunks: [{ text: 'The sandbox refused it.' }, { finish: 'stop' }] });
   await send(page, 'write the trust file');
-  const card = page.getByRole('region', { name: 'Bash tool call' }).last();
+  const card = page.getByRole('group', { name: 'Bash tool call' }).last();
   await expect(card.getByText('sandboxed')).toBeVisible();
   const blocked = card.getByRole('note', { name: 'Blocked by the sandbox' });
   await expect(blocked).toBeVisible();
@@ -42,7 +42,7 @@ test('a sandboxed command reaching a new host is held and asked about; allowed o
     await testInfo.attach('sandbox-network-approval', { body: await page.screenshot(), contentType: 'image/png' });
     await approval.getByRole('button', { name: 'Allow once' }).click();
     await expect(page.getByText('Fetched.')).toBeVisible();
-    await page.getByRole('region', { name: 'Bash tool call' }).last().getByRole('button').first().click();
+    await page.getByRole('group', { name: 'Bash tool call' }).last().getByRole('button').first().click();
     await expect(page.getByText('hello from the host')).toBeVisible();
   } finally {
     server.close();

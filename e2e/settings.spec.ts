@@ -5,6 +5,8 @@ import { SIZES, expectInView } from './fixtures/daily';
 
 // Issue 18 item 10: Settings beyond the provider — pages with a navigation list.
 
+const PAGES = ['Model provider', 'Permissions', 'MCP servers', 'Web', 'Checkpoints', 'Appearance', 'Model prices', 'Keyboard shortcuts', 'Data'];
+
 const readJson = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as { permissions?: Record<string, unknown>; provider?: unknown };
 
 for (const size of SIZES) {
@@ -15,7 +17,7 @@ for (const size of SIZES) {
     await page.keyboard.press('Control+,');
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     const pages = dialog.getByRole('tablist', { name: 'Settings pages' });
-    await expect(pages.getByRole('tab')).toHaveText(['Model provider', 'Permissions', 'Appearance', 'Model prices', 'Keyboard shortcuts', 'Data']);
+    await expect(pages.getByRole('tab')).toHaveText(PAGES);
     await expect(dialog.getByLabel('Base URL')).toBeFocused();
     await expectInView(page, dialog.getByRole('button', { name: 'Save' }));
     await pages.getByRole('tab', { name: 'Model provider' }).focus();
@@ -25,7 +27,7 @@ for (const size of SIZES) {
     await expect(dialog.getByRole('tabpanel', { name: 'Permissions' })).toContainText('Default mode for new sessions');
     await page.keyboard.press('End');
     await expect(dialog.getByRole('tabpanel', { name: 'Data' })).toBeVisible();
-    for (const name of ['Model provider', 'Permissions', 'Appearance', 'Model prices', 'Keyboard shortcuts', 'Data']) {
+    for (const name of PAGES) {
       await pages.getByRole('tab', { name }).click();
       const panel = dialog.getByRole('tabpanel', { name });
       await expectInView(page, panel.getByRole('heading', { name }), dialog);

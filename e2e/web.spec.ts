@@ -46,7 +46,7 @@ test.describe('in yolo mode', () => {
       const log = page.getByRole('log', { name: 'Conversation' });
       await expect(log.getByText('Read the')).toBeVisible();
 
-      const cards = log.getByRole('region', { name: 'FetchURL tool call' });
+      const cards = log.getByRole('group', { name: 'FetchURL tool call' });
       const card = cards.first();
       const header = card.getByRole('button').first();
       await expect(header).toContainText('Widget Guide');
@@ -65,7 +65,7 @@ test.describe('in yolo mode', () => {
       await expect(preview.locator('img')).toHaveCount(0);
       await expect(preview).not.toContainText('Site navigation');
 
-      const results = log.getByRole('region', { name: 'WebSearch tool call' });
+      const results = log.getByRole('group', { name: 'WebSearch tool call' });
       await expect(results.getByRole('button').first()).toContainText('“widget configuration”');
       await expect(results.getByRole('button').first()).toContainText('2 results');
       const first = results.getByRole('link', { name: 'Deft — a desktop coding agent' });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchCommand } from '../../host/dispatch';
 import { exportFileName } from '../infra/sessions/export';
+import { withoutReminders } from '../test-support/mock-steps';
 import { createHarness } from '../test-support/harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -105,7 +106,7 @@ describe('@-mentions in a prompt', () => {
     const sent = await send('sendPrompt', { sessionId: h.session.id, text: 'Look at @src/money.js', mentions: [{ path: 'src/money.js', label: 'src/money.js' }] });
     expect(sent.ok).toBe(true);
     await h.core.turnDone(h.session.id);
-    const user = h.server.requests[0]!.body.messages.find((m) => m.role === 'user')!;
+    const user = withoutReminders(h.server.requests[0]!.body.messages).find((m) => m.role === 'user')!;
     expect(user.content).toBe('Look at @src/money.js\n\nFiles the user referred to with @ (open them with Read when they matter):\n- src/money.js');
     expect(h.sessionEvents('turn.started')[0]).toMatchObject({ mentions: [{ path: 'src/money.js', label: 'src/money.js' }] });
   });
@@ -137,7 +138,7 @@ describe('@-mentions in a prompt', () => {
     const path = (saved as { result: { attachment: { path: string } } }).result.attachment.path;
     await send('sendPrompt', { sessionId: h.session.id, text: 'Summarise @notes.txt', mentions: [{ path, label: 'notes.txt' }] });
     await h.core.turnDone(h.session.id);
-    const user = h.server.requests[0]!.body.messages.find((m) => m.role === 'user')!;
+    const user = withoutReminders(h.server.requests[0]!.body.messages).find((m) => m.role === 'user')!;
     expect(user.content).toContain(`- @notes.txt (a file the user dropped in): ${path}`);
     expect(await send('saveAttachment', { sessionId: h.session.id, name: '.env.production', data: Buffer.from('K=1').toString('base64') })).toMatchObject({
       ok: false,

@@ -85,7 +85,10 @@ export function Dialog({
             ×
           </button>
         </header>
-        <div className="dialog-body">{children}</div>
+        {/* Focusable, so a body that scrolls can be scrolled from the keyboard. */}
+        <div className="dialog-body" tabIndex={0}>
+          {children}
+        </div>
         {footer ? <footer className="dialog-footer">{footer}</footer> : null}
       </div>
     </div>

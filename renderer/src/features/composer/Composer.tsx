@@ -22,7 +22,7 @@ import { usePromptHistory } from './use-prompt-history';
 /**
  * The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. `@`
  * mentions a workspace file (shown as a chip; the model is told to Read it), `/` lists commands and
- * skills (/plan, /compact, /undo, /rewind, /review, /model are the composer's own), ↑/↓ recall earlier
+ * skills (/plan, /compact, /undo, /rewind, /changes, /model are the composer's own), ↑/↓ recall earlier
  * prompts. Images dropped, pasted or attached go with the prompt; other dropped files are mentioned
  * like workspace files.
  */
@@ -141,7 +141,7 @@ export function Composer() {
           onPaste={files.onPaste}
           onKeyDown={(e) => {
             if (picker.onKeyDown(e)) return;
-            // `/plan`, `/compact`, `/undo`, `/rewind`, `/review` and `/model` are the composer's own commands: they win over the skills menu.
+            // `/plan`, `/compact`, `/undo`, `/rewind`, `/changes` and `/model` are the composer's own commands: they win over the skills menu.
             if (!(e.key === 'Enter' && composerCommand(text)) && slash.onKeyDown(e)) return;
             if (history.onKeyDown(e)) return;
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -179,7 +179,7 @@ export function Composer() {
               <Spinner size={12} /> Attaching…
             </span>
           ) : (
-            <span className="composer-hint" title="@ mentions a file · / lists commands and skills (/rewind puts files and/or the conversation back to a prompt, /review shows every change) · ↑ recalls earlier prompts · Shift+Enter: new line">
+            <span className="composer-hint" title="@ mentions a file · / lists commands and skills (/rewind puts files and/or the conversation back to a prompt, /changes shows every change) · ↑ recalls earlier prompts · Shift+Enter: new line">
               @ files · / commands · ↑ earlier prompts
             </span>
           )}

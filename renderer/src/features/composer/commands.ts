@@ -17,7 +17,7 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   { command: 'compact', argumentHint: '[what to keep]', description: 'Summarise the conversation to free context' },
   { command: 'undo', argumentHint: '[n]', description: 'Take back the last turn (or n); files are not restored' },
   { command: 'rewind', description: 'Put files and/or the conversation back to just before a prompt' },
-  { command: 'review', description: 'Review every file this session changed' },
+  { command: 'changes', description: 'Review every file this session changed' },
   { command: 'model', argumentHint: '[name]', description: "Switch the model for this session's next turns" },
 ];
 
