@@ -112,6 +112,12 @@ async function storeFigures(): Promise<BenchResult[]> {
       oneMs.push(await timed(checkpoint));
       added.push((await store.sizeBytes()) - size);
     }
+    // A step of Write/Edit calls: only the files they wrote are looked at.
+    const narrowedMs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      await change(one, ++round);
+      narrowedMs.push(await timed(() => store.locked(async () => store.record(await store.capture(one), { session: 'bench', kind: 'step' }))));
+    }
     const changedFile = await readFile(join(root, one[0]!));
     const deflated = deflateSync(changedFile).length;
 
@@ -142,6 +148,12 @@ async function storeFigures(): Promise<BenchResult[]> {
         baseline: { name: `lstat of all ${entries.toLocaleString('en')} entries`, value: median(statMs) },
         note: `goal ≤ 150 ms; first checkpoint ${(firstMs / 1000).toFixed(1)} s, ${(firstBytes / 2 ** 20).toFixed(1)} MiB`,
       },
+      {
+        name: `step checkpoint after a Write, narrowed to its file (${BIG_FILES.toLocaleString('en')} files)`,
+        value: median(narrowedMs),
+        unit: 'ms',
+        baseline: { name: 'the same checkpoint of the whole workspace', value: median(oneMs) },
+      },
       { name: 'checkpoint, 1,000 files changed', value: median(thousandMs), unit: 'ms', baseline: { name: 'lstat of every entry', value: median(statMs) } },
       { name: 'restore 1,000 files from a checkpoint', value: median(restoreMs), unit: 'ms', baseline: { name: 'writeFile of the same 1,000 files', value: median(writeMs) } },
       {
@@ -159,6 +171,17 @@ async function storeFigures(): Promise<BenchResult[]> {
 }
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
+
+/** A turn that runs one shell command that appends to a file, and answers. */
+async function bashTurn(h: Harness, path: string, i: number, checkpoints: boolean): Promise<number> {
+  h.server.enqueue(toolStep(callChunk('Bash', { command: `echo ${i} >> ${path}` })), textReply('Done.'));
+  const t0 = performance.now();
+  const turnId = await h.run(`append to ${path}`);
+  if (checkpoints) {
+    while (!h.sessionEvents('turn.changes').some((e) => (e as { turnId?: string }).turnId === turnId)) await new Promise((r) => setTimeout(r, 2));
+  }
+  return performance.now() - t0;
+}
 
 /** A turn that rewrites one file with Write and answers; done when its changed files are known (with checkpoints) or when it ends. */
 async function writeTurn(h: Harness, path: string, content: string, checkpoints: boolean): Promise<number> {
@@ -184,9 +207,13 @@ async function turnFigures(): Promise<BenchResult[]> {
     await writeTurn(off, paths[0]!, content(0), false);
     const withMs: number[] = [];
     const withoutMs: number[] = [];
+    const bashWithMs: number[] = [];
+    const bashWithoutMs: number[] = [];
     for (let i = 1; i <= RUNS; i++) {
       withMs.push(await writeTurn(on, paths[i * 37]!, content(i), true));
       withoutMs.push(await writeTurn(off, paths[i * 37]!, content(i), false));
+      bashWithMs.push(await bashTurn(on, paths[i * 41]!, i, true));
+      bashWithoutMs.push(await bashTurn(off, paths[i * 41]!, i, false));
     }
 
     // Store growth over many turns, each rewriting one file.
@@ -206,7 +233,14 @@ async function turnFigures(): Promise<BenchResult[]> {
         value: median(withMs),
         unit: 'ms',
         baseline: { name: 'the same turn without checkpoints', value: median(withoutMs) },
-        note: `+${(median(withMs) - median(withoutMs)).toFixed(0)} ms per turn (3 checkpoints: before, after the step, at the end)`,
+        note: `+${(median(withMs) - median(withoutMs)).toFixed(0)} ms per turn (before; after the step, narrowed to the file; at the end)`,
+      },
+      {
+        name: `agent turn (1 Bash command) with checkpoints, ${TURN_FILES.toLocaleString('en')} files`,
+        value: median(bashWithMs),
+        unit: 'ms',
+        baseline: { name: 'the same turn without checkpoints', value: median(bashWithoutMs) },
+        note: `+${(median(bashWithMs) - median(bashWithoutMs)).toFixed(0)} ms per turn (before; after the step; no end capture when nothing ran since)`,
       },
       {
         name: `store growth over ${GROWTH_TURNS} turns (1 file each)`,

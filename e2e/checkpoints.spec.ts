@@ -162,21 +162,30 @@ test('the review pane lists every change of a turn and reverts one hunk, undoabl
   await shot(page, testInfo, 'review-pane-1280x800');
   await shot(page, testInfo, 'review-pane-900x700', { width: 900, height: 700 });
   await detail.getByRole('button', { name: 'Revert hunk 1 of a.txt' }).click();
-  await expect(detail.getByRole('status')).toContainText('Reverted hunk 1 of a.txt.');
+  await expect(pane.getByRole('status')).toContainText('Reverted hunk 1 of a.txt.');
   const halfway = lines(20, { 18: 'line 18 (edited)' });
   expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe(halfway);
-  // The turn's diff is what the turn did; the pane says the file has changed since (by the revert).
-  await expect(detail).toContainText('This file changed again after this turn');
-
-  await detail.getByRole('button', { name: 'Undo' }).click();
-  await expect(detail.getByRole('status')).toHaveCount(0);
+  // The pane shows what the turn still changes: the other hunk only, not a file "changed since".
+  await expect(detail).toContainText('Hunk 1 of 1');
+  await expect(detail).toContainText('line 18 (edited)');
+  await expect(detail).not.toContainText('line 2 (edited)');
   await expect(detail).not.toContainText('This file changed again after this turn');
+
+  await pane.getByRole('button', { name: 'Undo' }).click();
+  await expect(pane.getByRole('status')).toHaveCount(0);
+  await expect(detail).toContainText('Hunk 1 of 2');
+  await expect(detail).toContainText('line 2 (edited)');
   expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe(EDITED);
 
-  // A file the shell deleted: Revert file brings it back.
+  // A file the shell deleted: Revert file brings it back, and the turn no longer lists it (Undo stays at hand).
   await list.getByRole('button', { name: /c\.txt/ }).click();
   await pane.getByRole('region', { name: 'Changes to c.txt' }).getByRole('button', { name: 'Revert file' }).click();
   await expect.poll(() => readFile(join(workspace, 'c.txt'), 'utf8').catch(() => null)).toBe('delete me\n');
+  await expect(list.getByRole('button')).toHaveCount(3);
+  await expect(pane.getByRole('status')).toContainText('Reverted c.txt.');
+  await pane.getByRole('button', { name: 'Undo' }).click();
+  await expect(list.getByRole('button')).toHaveCount(4);
+  await expect.poll(() => readFile(join(workspace, 'c.txt'), 'utf8').catch(() => null)).toBe(null);
 
   // Settings shows what the store takes, outside the workspace, with Clean up.
   await page.keyboard.press('Escape');

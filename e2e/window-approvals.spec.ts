@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { configureProvider, expect, send, test } from './fixtures/deft';
-import { answer, call, showApproval, showPlanReview, toolStep } from './fixtures/screens';
+import { answer, call, showApproval, showGoalStart, showPlanReview, toolStep } from './fixtures/screens';
 
 // Issue 18, item 1: what is being approved and the buttons, at once, at every size; single-key answers.
 
@@ -131,3 +131,23 @@ for (const [width, height] of [
     expect(mock.requests.flatMap((r) => r.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content))).some((t) => t.includes('chose the approach "Full"'))).toBe(true);
   });
 }
+
+test('a goal start card starts the goal as usual (Y) or without asking (W): its turns run in yolo, and the mode comes back when it completes', async ({ deft, mock, workspace }) => {
+  const { page } = deft;
+  await showGoalStart({ page, mock, workspace });
+  const approval = page.getByRole('region', { name: 'Approval needed' });
+  await expect(approval.getByRole('button', { name: /Start goal/ })).toHaveAttribute('aria-keyshortcuts', 'y');
+  await expect(approval.getByRole('button', { name: /Start without asking/ })).toHaveAttribute('aria-keyshortcuts', 'w');
+  await expect(approval.getByRole('definition').first()).toContainText('Ask before changes decides what asks you first');
+  mock.enqueue(toolStep(call('Write', { path: 'notes.md', content: '# Notes\n' })), toolStep(call('UpdateGoal', { status: 'complete', note: 'Tests pass' })), answer('All green.'));
+  await expect(approval.getByRole('button', { name: /Start goal/ })).toBeFocused();
+  await page.keyboard.press('w');
+  const mode = page.getByLabel('Permission mode');
+  // The Write of the goal's turn ran without a card; the mode came back when the goal completed.
+  await expect(page.getByText('Permission mode: Yolo — while the goal runs (started without asking)')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('Permission mode: Ask — the goal stopped')).toBeVisible({ timeout: 15_000 });
+  await expect(mode).toHaveValue('ask');
+  expect(await readFile(join(workspace, 'notes.md'), 'utf8')).toBe('# Notes\n');
+  await expect(page.getByRole('region', { name: 'Goal', exact: true })).toContainText('Complete');
+  await expect(approval).toBeHidden();
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolInputDisplay } from './display';
+import { GoalMode } from './goals';
 
 // Approvals: permission modes and rules, approval requests, questions to the user, plan mode.
 
@@ -55,6 +56,8 @@ export const ApprovalAnswer = z.discriminatedUnion('decision', [
       scope: z.enum(['once', 'session', 'always']).default('once'),
       selectedLabel: z.string().max(200).optional(),
       rules: z.array(z.string().trim().min(1).max(4_096)).min(1).max(20).optional(),
+      /** Goal start only: how the goal's turns run (absent: usual). */
+      goalMode: GoalMode.optional(),
     })
     .strict(),
   /** Do not run it; the feedback reaches the model. */
@@ -93,7 +96,12 @@ export type PlanState = z.infer<typeof PlanState>;
 /** Shapes of the approval events, shared by events.ts. */
 export const approvalEventShapes = {
   /** The session's permission mode changed (the model is told at its next step). */
-  'permission.mode.changed': { mode: PermissionMode, previous: PermissionMode },
+  'permission.mode.changed': {
+    mode: PermissionMode,
+    previous: PermissionMode,
+    /** Why, when the user did not switch it: a goal started to run without asking, or stopped. */
+    reason: z.string().optional(),
+  },
   /** A call waits for the user's approval; `display` is what it will do. */
   'approval.requested': {
     turnId: z.string(),

@@ -2,12 +2,22 @@ import { z } from 'zod';
 
 // Goals: work the agent pursues turn after turn, within a budget.
 
+/**
+ * How a goal's turns run: `usual` — the session's permission mode decides, asking as it always does;
+ * `yolo` — the user chose to let it run without asking (deny rules, protected paths and plan review still
+ * apply), and the session's own mode comes back when the goal stops.
+ */
+export const GoalMode = z.enum(['usual', 'yolo']);
+export type GoalMode = z.infer<typeof GoalMode>;
+
 /** A goal the agent pursues turn after turn, with its budget and what it has used. */
 export const Goal = z.object({
   id: z.string(),
   objective: z.string(),
   completionCriterion: z.string().optional(),
   status: z.enum(['active', 'paused', 'blocked', 'complete']),
+  /** How its turns run (absent: usual). */
+  mode: GoalMode.optional(),
   /** Why it is paused, blocked or complete (a summary). */
   reason: z.string().optional(),
   budget: z.object({ turns: z.number().int().optional(), tokens: z.number().int().optional(), timeMs: z.number().int().optional() }),

@@ -1,3 +1,4 @@
+import type { PermissionMode } from '../../../protocol';
 import type { SubagentLabel } from './subagents';
 import type { ToolExecution } from './tool';
 
@@ -19,5 +20,9 @@ export interface ResolvedCall {
   agent?: SubagentLabel;
 }
 
-/** Whether a call may run; a refusal's message is what the model reads as the call's result. */
-export type Authorization = { allowed: true } | { allowed: false; message: string };
+/**
+ * Whether a call may run; a refusal's message is what the model reads as the call's result. `grantedMode`:
+ * the user approved the call choosing the permission mode the work it starts runs in (a goal started
+ * "without asking": yolo); the tool reads it as `ToolRunContext.grantedMode`.
+ */
+export type Authorization = { allowed: true; grantedMode?: PermissionMode } | { allowed: false; message: string };

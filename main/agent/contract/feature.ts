@@ -30,8 +30,11 @@ export interface TurnStart {
 export interface StepEnd {
   turnId: string;
   step: number;
-  /** The calls that ran (refused, skipped and invalid calls are not listed). */
-  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
+  /**
+   * The calls that ran (refused, skipped and invalid calls are not listed). `writes`: the only files the
+   * call could change, as it declared them (Write, Edit: one file each); absent when it may change anything.
+   */
+  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: readonly string[] }>;
 }
 
 /** How a turn ended. */
@@ -185,6 +188,12 @@ export interface Feature {
    * `before(slot)` is the slot's value then (its fallback when it was unset); set it and tell the UI as usual.
    */
   onUndo?(session: SessionHandle, before: <T>(slot: StateSlot<T>) => T): void | Promise<void>;
+  /**
+   * A state slot of the session was set, by any capability (`previous` is its value before). For state one
+   * capability keeps and another acts on, declared in contract/ (e.g. contract/mode-lease.ts). Called
+   * synchronously inside `set`; what it starts must not throw.
+   */
+  onStateChanged?(session: SessionHandle, key: string, previous: unknown): void;
   /** The session is about to be deleted (its files go next): stop what runs for it. */
   onSessionDeleted?(sessionId: string): void | Promise<void>;
   close?(): Promise<void>;

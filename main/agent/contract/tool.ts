@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
+import type { PermissionMode, ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
 import type { ContentPart } from '../infra/providers/types';
 import type { Fact } from './facts';
 import type { ChangeReviewer } from './review';
@@ -33,6 +33,8 @@ export interface ToolRunContext {
   turnId: string;
   /** The model step (1-based, within the turn) that issued the call. */
   step: number;
+  /** The permission mode the user chose, when approving this call, for the work it starts (Authorization). */
+  grantedMode?: PermissionMode;
 }
 
 /** What a call produced. `note` reaches only the model; `display` only the UI. */

@@ -300,7 +300,7 @@ export class DeftCore {
       now: this.now,
     });
     // Object.assign keeps the basics' live `running` getter.
-    const handle: SessionHandle = Object.assign(sessionBasics(session), {
+    const handle: SessionHandle = Object.assign(sessionBasics(session, (key, previous) => this.stateChanged(handle, key, previous)), {
       hooks: noHooks, // replaced below by the feature's runner, found once the handle exists
       startTurn,
       inject,
@@ -369,6 +369,16 @@ export class DeftCore {
         if (pending) await pending;
       } catch {
         // A feature's reaction must not break the turn or the other features.
+      }
+    }
+  }
+
+  private stateChanged(handle: SessionHandle, key: string, previous: unknown): void {
+    for (const feature of this.features) {
+      try {
+        feature.onStateChanged?.(handle, key, previous);
+      } catch {
+        // One feature's reaction must not break the change or the other features.
       }
     }
   }

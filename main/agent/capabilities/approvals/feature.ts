@@ -22,6 +22,7 @@ export const approvalsFeature: FeatureFactory = (core) => {
     readDenials: permissions.readDenials,
     systemPrompt: permissions.systemPrompt,
     facts: async (session: SessionHandle) => [...(await permissions.facts(session)), ...plan.facts(session)],
+    onStateChanged: permissions.onStateChanged,
     waitingFor: (sessionId) => desk.waitingFor(sessionId),
     onUndo: plan.onUndo,
     commands: { ...permissions.commands, ...plan.commands, ...questions.commands },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PermissionMode } from '../../../../protocol';
 import { stateSlot } from '../../contract/state';
 import { reminder } from '../../contract/facts';
+import { ModeLease, modeLeaseSlot } from '../../contract/mode-lease';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
@@ -37,15 +38,21 @@ export const sessionRulesSlot = stateSlot('permissions.sessionRules', z.array(z.
 export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
   const network = networkApprovals(core, hub);
 
-  async function modeOf(session: SessionHandle): Promise<PermissionMode> {
+  /** The session's own mode: the one it was switched to, else the workspace's default. */
+  async function ownModeOf(session: SessionHandle): Promise<PermissionMode> {
     return session.state(modeSlot).get() ?? (await hub.loadRules()).loaded.defaultMode ?? 'ask';
+  }
+
+  /** The mode in force: a lent one (a goal run without asking) over the session's own. */
+  async function modeOf(session: SessionHandle): Promise<PermissionMode> {
+    return session.state(modeLeaseSlot).get()?.mode ?? (await ownModeOf(session));
   }
 
   async function evaluate(session: SessionHandle, call: ResolvedCall): Promise<Decision> {
     const { loaded } = await hub.loadRules();
     return decide({
       call,
-      mode: session.state(modeSlot).get() ?? loaded.defaultMode ?? 'ask',
+      mode: session.state(modeLeaseSlot).get()?.mode ?? session.state(modeSlot).get() ?? loaded.defaultMode ?? 'ask',
       rules: loaded.rules,
       sessionRules: session.state(sessionRulesSlot).get(),
       plan: planOf(session),
@@ -75,15 +82,23 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
     };
     const answer = await hub.requestApproval(session, request, call.signal);
     if (answer === 'cancelled') return { allowed: false, message: cancelledMessage(call) };
-    if (answer.decision === 'approve') return { allowed: true };
+    if (answer.decision === 'approve') return answer.goalMode === 'yolo' ? { allowed: true, grantedMode: 'yolo' } : { allowed: true };
     return { allowed: false, message: rejectionMessage(call, answer.feedback) };
   }
 
   /** Tell the window that the session's mode changed (the model learns it from the mode fact), and let calls it now allows run. */
-  async function announceMode(session: SessionHandle, previous: PermissionMode, mode: PermissionMode): Promise<void> {
+  async function announceMode(session: SessionHandle, previous: PermissionMode, mode: PermissionMode, reason?: string): Promise<void> {
     if (previous === mode) return;
-    session.emit({ type: 'permission.mode.changed', mode, previous });
+    session.emit({ type: 'permission.mode.changed', mode, previous, ...(reason ? { reason } : {}) });
     await hub.settleCovered(session, stillNeeded(session));
+  }
+
+  /** A lent mode started or ended (contract/mode-lease.ts): the mode in force changes with it. */
+  async function leaseChanged(session: SessionHandle, before: ModeLease | null): Promise<void> {
+    const own = await ownModeOf(session);
+    const lease = session.state(modeLeaseSlot).get();
+    const reason = lease ? lease.reason : before?.endReason;
+    await announceMode(session, before?.mode ?? own, lease?.mode ?? own, reason);
   }
 
   function rememberForSession(session: SessionHandle, added: readonly string[]): void {
@@ -136,8 +151,17 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
     systemPrompt: () =>
       '## Permissions\nThe permission mode decides which calls run without asking; you are told the mode in force, and when the user switches it. A call the user rejects returns an error that may carry their feedback: follow it rather than retrying the same call.',
     facts: async (session: SessionHandle) => {
-      const mode = await modeOf(session);
-      return [{ key: 'permissions.mode', text: reminder(`Permission mode: ${mode} — ${MODE_SUMMARY[mode]}.`) }];
+      const lease = session.state(modeLeaseSlot).get();
+      const own = await ownModeOf(session);
+      const text = lease
+        ? `Permission mode: ${lease.mode} ${lease.reason} — ${MODE_SUMMARY[lease.mode]}. The session's own mode, ${own}, comes back when that ends.`
+        : `Permission mode: ${own} — ${MODE_SUMMARY[own]}.`;
+      return [{ key: 'permissions.mode', text: reminder(text) }];
+    },
+    onStateChanged: (session: SessionHandle, key: string, previous: unknown) => {
+      if (key !== modeLeaseSlot.key) return;
+      const before = ModeLease.nullable().safeParse(previous ?? null);
+      void leaseChanged(session, before.success ? before.data : null).catch(() => {});
     },
     commands: {
       getPermissions: async ({ sessionId }) => {
@@ -173,7 +197,10 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
         const session = await core.session(sessionId);
         const previous = await modeOf(session);
         session.state(modeSlot).set(mode);
-        await announceMode(session, previous, mode);
+        // The user's choice ends a lent mode (a goal run without asking then asks as this mode does);
+        // ending it announces the change.
+        if (session.state(modeLeaseSlot).get()) session.state(modeLeaseSlot).set(null);
+        else await announceMode(session, previous, mode);
         return { mode };
       },
       answerApproval: async ({ sessionId, requestId, answer }) => {
@@ -181,6 +208,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
         const request = hub.approvals.get(sessionId, requestId);
         if (!request) throw new CommandError('not_found', 'This approval request is no longer waiting: it was answered already, or its turn stopped.');
         if (answer.decision === 'revise' && request.kind !== 'plan_review') throw new CommandError('invalid_request', 'Only a plan review can be answered with "revise".');
+        if (answer.decision === 'approve' && answer.goalMode && request.kind !== 'goal_start') throw new CommandError('invalid_request', 'Only a goal start can be answered with how the goal runs (goalMode).');
         if (answer.decision === 'approve' && answer.scope !== 'once' && !request.approvalRule) {
           throw new CommandError('invalid_request', 'This call can only be approved once: it touches a protected path, or it is not a tool call.');
         }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '../../../../protocol';
 import { defaultCapabilities } from '../../capabilities';
+import { CheckpointStore } from './store/store';
 import { createHarness } from '../../test-support/harness';
 import { callChunk, textReply, toolStep, withoutReminders } from '../../test-support/mock-steps';
 import { eventually } from '../../test-support/processes';
@@ -244,5 +245,90 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     const session = await h.core.handlers.reviewChanges({ sessionId: h.session.id });
     expect(session.files.map((f) => f.path)).toEqual(['long.txt']);
     await expect(h.core.handlers.revertChange({ sessionId: h.session.id, turnId, path: '../outside.txt' })).rejects.toThrow(/not a path inside the workspace/);
+  });
+
+  it("a turn's review shows what remains after a revert, the hunk again after its undo, and the turn's own diff once something else changed the file", async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    await put(h.workspace, 'long.txt', lines);
+    await put(h.workspace, 'other.txt', 'other\n');
+    h.server.enqueue(toolStep(callChunk('Bash', { command: "sed -i -e 's/^line 2$/LINE 2/' -e 's/^line 25$/LINE 25/' long.txt && echo more >> other.txt" })), textReply('ok'));
+    const turnId = await h.run('edit');
+    const review = async () => (await h!.core.handlers.reviewChanges({ sessionId: h!.session.id, turnId })).files.map((f) => [f.path, f.hunks.map((x) => x.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join()).join(' | '), f.changedSince]);
+    const revert = (path: string, hunk?: number) => h!.core.handlers.revertChange({ sessionId: h!.session.id, turnId, path, ...(hunk !== undefined ? { hunk } : {}) });
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2 | LINE 25', false],
+      ['other.txt', 'more', false],
+    ]);
+
+    const second = await revert('long.txt', 1);
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2', false],
+      ['other.txt', 'more', false],
+    ]);
+    // Hunks are numbered as listed: hunk 0 is now the turn's only remaining change to long.txt.
+    const first = await revert('long.txt', 0);
+    expect(await read(h, 'long.txt')).toBe(lines);
+    expect(await review()).toEqual([['other.txt', 'more', false]]);
+    await expect(revert('long.txt', 0)).rejects.toThrow(/did not change in that turn/);
+
+    await h.core.handlers.undoRevert({ sessionId: h.session.id, revertId: first.revertId });
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2', false],
+      ['other.txt', 'more', false],
+    ]);
+    await h.core.handlers.undoRevert({ sessionId: h.session.id, revertId: second.revertId });
+    expect(await read(h, 'long.txt')).toBe(lines.replace('line 2\n', 'LINE 2\n').replace('line 25\n', 'LINE 25\n'));
+    expect(await review()).toEqual([
+      ['long.txt', 'LINE 2 | LINE 25', false],
+      ['other.txt', 'more', false],
+    ]);
+    await revert('other.txt');
+    expect(await review()).toEqual([['long.txt', 'LINE 2 | LINE 25', false]]);
+
+    // Changed by something else after that (an edit outside Deft, then another turn): the turn's own diff, marked.
+    await put(h.workspace, 'long.txt', lines.replace('line 2\n', 'LINE 2\n').replace('line 25\n', 'LINE 25\n').replace('line 9\n', 'nine\n'));
+    h.server.enqueue(textReply('looked'));
+    await h.run('look');
+    expect(await review()).toEqual([['long.txt', 'LINE 2 | LINE 25', true]]);
+  });
+  it('a Write/Edit step looks only at its files, and what a background command changed meanwhile is still in the turn', async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    await setUp(h);
+    h.server.enqueue(
+      toolStep(callChunk('Read', { path: 'a.txt' }), callChunk('Read', { path: 'b.txt' }), callChunk('Bash', { command: 'printf bg > bg.txt', run_in_background: true, description: 'write bg.txt' })),
+      toolStep(callChunk('Write', { path: 'a.txt', content: 'written by Write\n' }), callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' })),
+      { ...textReply('Done.'), delayMs: 1_500 },
+    );
+    const turnId = await h.run('write while a command runs');
+    await settle(h);
+    const changes = h.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>;
+    expect(changes.files.map((f) => f.path).sort()).toEqual(['a.txt', 'b.txt', 'bg.txt']);
+    await h.core.handlers.rewind({ sessionId: h.session.id, turnId, scope: 'code', includeOutside: false });
+    expect(await state(h, ['a.txt', 'b.txt', 'bg.txt'])).toEqual({ 'a.txt': { text: 'original a\n', mode: 0o644 }, 'b.txt': { text: 'original b\n', mode: 0o600 }, 'bg.txt': { text: null, mode: null } });
+  });
+  it('takes no end-of-turn checkpoint when the last tool step was captured in full and no background task runs', async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    await setUp(h);
+    const store = await CheckpointStore.open(h.home, h.workspace);
+    const kinds = async (turnId: string) => (await store.list(h!.session.id)).filter((c) => c.turnId === turnId).map((c) => c.kind);
+    const changed = (turnId: string) => (h!.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>).files.map((f) => f.path);
+    h.server.enqueue(toolStep(callChunk('Bash', { command: 'echo x >> b.txt' })), textReply('Appended.'));
+    const quiet = await h.run('append');
+    await settle(h);
+    expect(await kinds(quiet)).toEqual(['turn', 'step']);
+    expect(changed(quiet)).toEqual(['b.txt']);
+    // A background task still running at the end: the end is checkpointed (what it wrote so far counts).
+    const signal = join(h.home, 'go');
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: `n=0; while [ ! -e '${signal}' ]; do n=$((n+1)); echo $n > tick.txt; sleep 0.05; done`, run_in_background: true, description: 'tick' })),
+      toolStep(callChunk('Bash', { command: 'while [ ! -e tick.txt ]; do sleep 0.05; done; echo y >> b.txt' })),
+      { ...textReply('Started.'), delayMs: 400 },
+    );
+    const busy = await h.run('start a job');
+    expect(await kinds(busy)).toEqual(['turn', 'step', 'step', 'turn-end']);
+    expect(changed(busy).sort()).toEqual(['b.txt', 'tick.txt']);
+    await writeFile(signal, '');
+    await settle(h);
   });
 });

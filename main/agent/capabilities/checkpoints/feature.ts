@@ -23,8 +23,11 @@ export const checkpointsFeature: FeatureFactory = (core) => {
   const rewinds = new Rewinds(checkpoints);
   const pane = new ReviewPane(checkpoints);
   const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.workspace, () => core.now());
-  /** The turn running in each session and the checkpoint taken before it. */
-  const current = new Map<string, { turnId: string; before: Checkpoint | null }>();
+  /**
+   * The turn running in each session, the checkpoint taken before it, and whether the last step that ran
+   * tools was followed by a full capture (then, unless a background task runs, the turn's end adds nothing).
+   */
+  const current = new Map<string, { turnId: string; before: Checkpoint | null; capturedAfterTools?: boolean }>();
   let warming: Promise<void> | null = null;
 
   // Kept with the session, so a rewind made by `deft rewind` reaches the model at the next turn, whichever process runs it.
@@ -73,6 +76,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       await warming;
       const store = await checkpoints.store().catch(() => null);
       await store?.locked(async () => {}).catch(() => {});
+      store?.close();
     },
     onTurnStart: async (session, { turnId, prompt }) => {
       const pending = session.state(pendingNoteSlot).get();
@@ -84,17 +88,29 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       if (last && !last.closed) session.state(lastRewindSlot).set({ ...last, closed: true });
       current.set(session.id, { turnId, before: null });
       const before = await checkpoints.take(session, { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) }, true);
-      current.set(session.id, { turnId, before });
+      current.set(session.id, { turnId, before: before ?? null });
     },
     onStepEnd: async (session, step) => {
       // Read-only calls cannot change the workspace; anything else might (a command, an MCP tool, a sub-agent).
-      if (step.calls.some((c) => !c.readOnly)) await checkpoints.take(session, { kind: 'step', turnId: step.turnId, step: step.step });
+      const writing = step.calls.filter((c) => !c.readOnly);
+      if (!writing.length) return;
+      const meta = { kind: 'step' as const, turnId: step.turnId, step: step.step };
+      // Calls that named each file they write (Write, Edit): only those files are looked at. Whatever else
+      // changed meanwhile (a background command) is in the next full checkpoint — the turn's end at the latest.
+      const known = writing.every((c) => c.writes) ? writing.flatMap((c) => c.writes ?? []) : undefined;
+      const turn = current.get(session.id);
+      if (turn) turn.capturedAfterTools = false;
+      const taken = await checkpoints.take(session, meta, false, known);
+      if (turn && !known && taken !== undefined) turn.capturedAfterTools = true;
     },
     onTurnEnded: async (session) => {
       const turn = current.get(session.id);
       current.delete(session.id);
       if (!turn?.before) return;
-      const end = await checkpoints.take(session, { kind: 'turn-end', turnId: turn.turnId });
+      // The last tool step was captured in full and nothing Deft runs can have changed files since: one
+      // capture fewer. (An edit made outside Deft meanwhile shows at the next prompt's checkpoint, as outside.)
+      const settled = turn.capturedAfterTools === true && !session.tasks.list(true).length;
+      const end = settled ? null : await checkpoints.take(session, { kind: 'turn-end', turnId: turn.turnId });
       const store = await checkpoints.store();
       if (!store) return;
       const endTree = end?.tree ?? (await store.list(session.id)).at(-1)?.tree ?? turn.before.tree;

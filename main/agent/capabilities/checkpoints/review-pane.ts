@@ -21,6 +21,8 @@ interface Range {
   /** The tree at the end of the range; `now` when the range runs up to the workspace as it is. */
   to: string;
   now: string;
+  /** The session's checkpoints after the end of the range (a turn's; none for the session). */
+  later: Checkpoint[];
 }
 
 /**
@@ -34,8 +36,12 @@ export class ReviewPane {
   async changes(session: SessionHandle, turnId: string | undefined): Promise<ReviewChanges> {
     const store = await this.checkpoints.require();
     const range = await store.locked(async () => this.range(store, session, turnId));
-    const all = await store.changes(range.from.tree, range.to, true);
+    const turnChanges = await store.changes(range.from.tree, range.to, true);
     const later = range.to === range.now ? new Set<string>() : new Set((await store.changes(range.to, range.now)).map((c) => c.path));
+    // What the turn changed and a revert took back (in part or whole) is shown as it is now: what remains.
+    const reverted = await onlyRevertedSince(store, range, new Set(turnChanges.map((c) => c.path).filter((p) => later.has(p))));
+    const current = reverted.size ? new Map((await store.changes(range.from.tree, range.now, true)).map((c) => [c.path, c])) : null;
+    const all = turnChanges.flatMap((change) => (reverted.has(change.path) ? (current!.has(change.path) ? [current!.get(change.path)!] : []) : [change]));
     let budget = LINE_BUDGET;
     const files: ReviewFile[] = [];
     for (const change of all.slice(0, MAX_FILES)) {
@@ -49,7 +55,7 @@ export class ReviewPane {
         binary: diff.binary,
         hunks: diff.hunks,
         ...(diff.truncated ? { truncated: true } : {}),
-        changedSince: later.has(change.path),
+        changedSince: later.has(change.path) && !reverted.has(change.path),
       });
     }
     return { ...(turnId ? { turnId } : {}), files, more: Math.max(0, all.length - MAX_FILES) };
@@ -62,7 +68,10 @@ export class ReviewPane {
     const store = await this.checkpoints.require();
     return store.locked(async () => {
       const range = await this.range(store, session, turnId);
-      const [then, after] = await Promise.all([store.entry(range.from.tree, path), store.entry(range.to, path)]);
+      // The hunks are numbered as `changes` listed them: after an earlier revert, against what is there now.
+      const changedLater = range.to !== range.now && (await store.changes(range.to, range.now)).some((c) => c.path === path);
+      const end = changedLater && (await onlyRevertedSince(store, range, new Set([path]))).has(path) ? range.now : range.to;
+      const [then, after] = await Promise.all([store.entry(range.from.tree, path), store.entry(end, path)]);
       if (then?.blob === after?.blob && then?.mode === after?.mode) throw new CommandError('invalid_request', `${path} did not change ${turnId ? 'in that turn' : 'in this session'}.`);
       const now = await store.capture();
       const mark = await this.checkpoints.recordIfNew(store, session.id, now, { kind: 'revert', note: path }, true);
@@ -85,7 +94,8 @@ export class ReviewPane {
     if (!mark?.note) throw new CommandError('not_found', 'That revert is no longer known (its checkpoint was cleaned up).');
     const path = mark.note;
     await store.locked(async () => {
-      await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'revert', note: path }, false);
+      // Marked always, like a revert: the review pane tells a revert's changes from others by these marks.
+      await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'revert', note: path }, true);
       const problems = await store.restore(mark.tree, [path]);
       if (problems.length) throw new CommandError('internal', `${path} could not be put back: ${problems[0]!.reason}.`);
       await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'reverted', note: path }, false);
@@ -115,12 +125,41 @@ export class ReviewPane {
     if (!turnId) {
       const first = list[0];
       if (!first) throw new CommandError('not_found', 'This session has no checkpoints yet.');
-      return { from: first, to: now, now };
+      return { from: first, to: now, now, later: [] };
     }
     const from = turnCheckpoint(list, turnId);
     if (!from) throw new CommandError('not_found', 'No checkpoint was taken before that turn, so its changes cannot be shown.');
     const end = turnEndCheckpoint(list, turnId);
     const to = session.running && list.at(-1)?.turnId === turnId ? now : (end?.tree ?? now);
-    return { from, to, now };
+    return { from, to, now, later: to === now || !end ? [] : list.slice(list.indexOf(end) + 1) };
   }
+}
+
+/**
+ * Of `paths`, those that nothing but the review pane's reverts (and their undos) changed after the end of
+ * the range. Each revert is taken between a 'revert' and a 'reverted' checkpoint and changes only its own
+ * path; any other change after the range (a later turn, an edit outside Deft) shows between those marks.
+ */
+async function onlyRevertedSince(store: CheckpointStore, range: Range, paths: ReadonlySet<string>): Promise<Set<string>> {
+  const left = new Set(paths);
+  if (!left.size || !range.later.some((c) => c.kind === 'revert')) return new Set();
+  const drop = async (from: string, to: string, own?: string) => {
+    for (const change of await store.changes(from, to)) if (change.path !== own) left.delete(change.path);
+  };
+  let start = range.to;
+  let open: Checkpoint | null = null;
+  for (const mark of range.later) {
+    if (mark.kind === 'revert') {
+      // (After a revert that never finished, what it did counts as any other change.)
+      await drop(start, mark.tree);
+      start = mark.tree;
+      open = mark;
+    } else if (mark.kind === 'reverted' && open) {
+      await drop(start, mark.tree, open.note);
+      start = mark.tree;
+      open = null;
+    }
+  }
+  await drop(start, range.now);
+  return left;
 }

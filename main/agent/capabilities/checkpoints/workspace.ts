@@ -1,9 +1,16 @@
+import { relative, sep } from 'node:path';
 import type { CheckpointsStatus } from '../../../../protocol';
+import { isWithin } from '../../infra/policies/path-guard';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, SessionHandle } from '../../contract/feature';
 import { readCheckpointSettings } from './settings';
 import { gitVersion } from './store/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
+
+/** Workspace-relative paths ('/'-separated) of the absolute paths inside the workspace. */
+function workspacePaths(workspace: string, paths: readonly string[]): string[] {
+  return [...new Set(paths.filter((p) => p !== workspace && isWithin(p, workspace)).map((p) => relative(workspace, p).split(sep).join('/')))];
+}
 
 /**
  * The checkpoints of the core's workspace: the store (opened on first use, or never when git is missing
@@ -39,19 +46,24 @@ export class WorkspaceCheckpoints {
 
   /**
    * Take a checkpoint of the session now. Unless `always`, nothing is recorded when the workspace is as the
-   * session's latest checkpoint left it. Never throws: a failure is reported to the session once and gives null.
+   * session's latest checkpoint left it. With `only` (absolute paths), only those files are looked at
+   * (CheckpointStore.capture), and nothing is taken when none is in the workspace. Resolves to the checkpoint,
+   * null when nothing new was recorded, undefined when none could be taken. Never throws: a failure is
+   * reported to the session once.
    */
-  async take(session: SessionHandle, meta: Omit<CheckpointMeta, 'session'>, always = false): Promise<Checkpoint | null> {
+  async take(session: SessionHandle, meta: Omit<CheckpointMeta, 'session'>, always = false, only?: readonly string[]): Promise<Checkpoint | null | undefined> {
     try {
       const store = await this.store();
-      if (!store) return null;
+      if (!store) return undefined;
+      const paths = only && workspacePaths(store.places.workspace, only);
+      if (paths?.length === 0) return null;
       return await store.locked(async () => {
-        const capture = await store.capture();
+        const capture = await store.capture(paths);
         return this.recordIfNew(store, session.id, capture, meta, always);
       });
     } catch (error) {
       this.warnOnce(session, error);
-      return null;
+      return undefined;
     }
   }
 

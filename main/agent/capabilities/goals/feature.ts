@@ -1,11 +1,12 @@
 import { CommandError } from '../../contract/errors';
+import { modeLeaseSlot } from '../../contract/mode-lease';
 import type { FeatureFactory, SessionHandle } from '../../contract/feature';
 import type { TurnOutcome } from '../../contract/feature';
 import { createGoalTool } from './tools/create-goal/create-goal';
 import { getGoalTool } from './tools/get-goal/get-goal';
 import { setGoalBudgetTool } from './tools/set-goal-budget/set-goal-budget';
 import { updateGoalTool } from './tools/update-goal/update-goal';
-import { budgetExhausted, countingRunningTurn, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from './state';
+import { budgetExhausted, countingRunningTurn, describeGoal, goalFact, goalView, onLeaseEnded, saveGoal, storedGoal, withStatus } from './state';
 
 function continuationPrompt(session: SessionHandle, now: number) {
   const goal = goalView(storedGoal(session)!, session, now);
@@ -69,6 +70,9 @@ export const goalsFeature: FeatureFactory = (core) => {
       }
     },
     onTurnEnded: afterTurn,
+    onStateChanged: (session, key, previous) => {
+      if (key === modeLeaseSlot.key) onLeaseEnded(session, previous, core.now());
+    },
     commands: {
       setGoalStatus: async ({ sessionId, action }) => {
         const session = await core.session(sessionId);

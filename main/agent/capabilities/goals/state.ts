@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Goal } from '../../../../protocol';
+import { Goal, type GoalMode } from '../../../../protocol';
 import { type Fact, reminder } from '../../contract/facts';
 import type { SessionHandle } from '../../contract/feature';
 import { stateSlot } from '../../contract/state';
+import { type ModeLease, modeLeaseSlot } from '../../contract/mode-lease';
 
 /** Without a turn budget a goal still stops after this many turns, so a goal can never run unattended forever. */
 export const DEFAULT_TURN_CAP = 50;
@@ -48,12 +49,13 @@ export function goalView(goal: StoredGoal, session: SessionHandle, now: number):
   return { ...rest, used: { turns, tokens, timeMs } };
 }
 
-export function newGoal(session: SessionHandle, objective: string, completionCriterion: string | undefined, now: number): StoredGoal {
+export function newGoal(session: SessionHandle, objective: string, completionCriterion: string | undefined, mode: GoalMode, now: number): StoredGoal {
   return {
     id: `goal-${randomUUID().slice(0, 8)}`,
     objective,
     ...(completionCriterion ? { completionCriterion } : {}),
     status: 'active',
+    ...(mode === 'yolo' ? { mode } : {}),
     budget: {},
     turns: 0,
     tokens: 0,
@@ -86,12 +88,35 @@ export function countingRunningTurn(goal: StoredGoal, session: SessionHandle): S
   return goal.status === 'active' && session.running ? { ...goal, turns: goal.turns + 1 } : goal;
 }
 
-/** Persist and announce a goal (null clears it). */
+const GOAL_LEASE: ModeLease = { mode: 'yolo', holder: 'goal', reason: 'while the goal runs (started without asking)', endReason: 'the goal stopped' };
+
+/**
+ * Persist and announce a goal (null clears it). A goal started without asking holds yolo while it is
+ * active (contract/mode-lease.ts): a pause, a block, completion or cancelling gives the session's own mode
+ * back, a resume takes yolo again.
+ */
 export function saveGoal(session: SessionHandle, goal: StoredGoal | null, now: number): Goal | null {
   session.state(goalSlot).set(goal);
+  const lease = session.state(modeLeaseSlot);
+  const held = lease.get()?.holder === 'goal';
+  const wanted = goal?.status === 'active' && goal.mode === 'yolo';
+  if (wanted && !held && !lease.get()) lease.set(GOAL_LEASE);
+  else if (!wanted && held) lease.set(null);
   const view = goal ? goalView(goal, session, now) : null;
   session.emit({ type: 'goal.updated', goal: view });
   return view;
+}
+
+/**
+ * The user switched the permission mode while the goal held yolo (that ends the lease): the goal goes on
+ * in the mode they chose, and a resume does not take yolo back.
+ */
+export function onLeaseEnded(session: SessionHandle, previous: unknown, now: number): void {
+  if ((previous as ModeLease | null | undefined)?.holder !== 'goal' || session.state(modeLeaseSlot).get()) return;
+  const goal = storedGoal(session);
+  if (goal?.mode !== 'yolo' || goal.status !== 'active') return;
+  const { mode: _mode, ...usual } = goal;
+  saveGoal(session, { ...usual, updatedAt: now }, now);
 }
 
 /** Why the goal's budget is used up, or null while there is budget left. */

@@ -1,4 +1,4 @@
-import type { SessionEventInput, ToolInputDisplay } from '../../../../protocol';
+import type { PermissionMode, SessionEventInput, ToolInputDisplay } from '../../../../protocol';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import type { ContentPart, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
@@ -27,7 +27,7 @@ export interface ToolCallOptions {
 }
 
 type Prepared =
-  | { kind: 'ready'; call: ToolCallRequest; args: unknown; execution: ToolExecution }
+  | { kind: 'ready'; call: ToolCallRequest; args: unknown; execution: ToolExecution; grantedMode?: PermissionMode }
   /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
   | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
 
@@ -35,7 +35,7 @@ type Prepared =
 export interface ToolBatch {
   messages: ModelMessage[];
   stopTurn: boolean;
-  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean }>;
+  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: string[] }>;
 }
 
 /**
@@ -109,7 +109,10 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
           durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
           let result = await finalise(raw, item.call, options);
           if (item.kind === 'ready' && !skipped && options.hooks) result = await postToolUse(options.hooks, item, result, outputText(result), { ...options, signal: signals.get(index) });
-          if (item.kind === 'ready' && !skipped) ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true });
+          if (item.kind === 'ready' && !skipped) {
+            const writes = declaredWrites(item.execution);
+            ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true, ...(writes ? { writes } : {}) });
+          }
           if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
           if (result.stopTurn) stopTurn = true;
           return result;
@@ -172,6 +175,13 @@ export function nestingDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
+/** The files a call declared it may write, when it declared each one (Write, Edit); undefined when it may write anything. */
+function declaredWrites(execution: ToolExecution): string[] | undefined {
+  const accesses = execution.accesses;
+  if (!accesses?.length || accesses.some((a) => a.kind !== 'file' || a.recursive)) return undefined;
+  return accesses.flatMap((a) => (a.kind === 'file' && a.operation !== 'read' && a.operation !== 'search' ? [a.path] : []));
+}
+
 async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCallOptions): Promise<Prepared> {
   const done = (result: ToolResult): Prepared => ({ kind: 'done', call, result });
   const registered = options.registry.get(call.name);
@@ -226,6 +236,7 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
       ...(hookPermission ? { hookPermission } : {}),
     });
     if (!decision.allowed) return { kind: 'done', call, result: errorResult(decision.message), shown: resolved };
+    if (decision.grantedMode) return { kind: 'ready', call, args: resolved.args, execution: resolved.execution, grantedMode: decision.grantedMode };
   }
   return { kind: 'ready', call, args: resolved.args, execution: resolved.execution };
 }
@@ -260,6 +271,7 @@ async function execute(item: Extract<Prepared, { kind: 'ready' }>, options: Tool
       callId: item.call.id,
       turnId: options.turnId,
       step: options.step,
+      ...(item.grantedMode ? { grantedMode: item.grantedMode } : {}),
       onUpdate: (update) => options.emit({ type: 'tool.call.progress', turnId: options.turnId, callId: item.call.id, kind: update.kind, text: update.text }),
     })
     .catch((error: unknown): ToolResult => {

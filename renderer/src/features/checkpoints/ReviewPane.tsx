@@ -82,6 +82,17 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
   const title = turnId ? 'Review the changes of this turn' : 'Review the changes of this session';
   return (
     <Dialog title={title} onClose={onClose} wide initialFocus=".review-file[aria-current='true']">
+      {/* Above the list: a file whose changes were all reverted leaves it, and its Undo stays here. */}
+      {done ? (
+        <p className={'error' in done ? 'rewind-error' : 'review-done'} role="status">
+          {done.text}{' '}
+          {'revertId' in done ? (
+            <button type="button" className="link-button" disabled={busy} onClick={() => void undo(done.revertId)}>
+              Undo
+            </button>
+          ) : null}
+        </p>
+      ) : null}
       {error ? (
         <p className="rewind-error" role="alert">
           {error}
@@ -129,16 +140,6 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
                 </button>
               </header>
               {file.changedSince ? <p className="rewind-warning">This file changed again after this turn: reverting the whole file also discards those later changes.</p> : null}
-              {done ? (
-                <p className={'error' in done ? 'rewind-error' : 'review-done'} role="status">
-                  {done.text}{' '}
-                  {'revertId' in done ? (
-                    <button type="button" className="link-button" disabled={busy} onClick={() => void undo(done.revertId)}>
-                      Undo
-                    </button>
-                  ) : null}
-                </p>
-              ) : null}
               {file.binary ? (
                 <p className="diff-empty-note">A binary file: no diff to show.</p>
               ) : file.hunks.length ? (

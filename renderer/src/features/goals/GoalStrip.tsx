@@ -47,6 +47,11 @@ export function GoalStrip({ compact = false }: { compact?: boolean }) {
     <section className={`goal-strip goal-${goal.status}${compact ? ' goal-strip-compact' : ''}`} role="region" aria-label="Goal">
       <span className="goal-label">Goal</span>
       <span className={`goal-status goal-status-${goal.status}`}>{STATUS[goal.status]}</span>
+      {goal.mode === 'yolo' && active ? (
+        <span className="goal-mode-badge" title="You started this goal to run without asking: its turns run in Yolo mode until it stops">
+          Without asking
+        </span>
+      ) : null}
       <span className="goal-objective" title={goal.completionCriterion ? `${goal.objective}\nDone when: ${goal.completionCriterion}` : goal.objective}>
         {goal.objective}
       </span>

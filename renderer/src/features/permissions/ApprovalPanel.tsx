@@ -10,6 +10,7 @@ import { AlwaysAllowEditor } from './AlwaysAllowEditor';
 import { type KeyAnswer, answerKeys } from './approval-keys';
 import { KeyButton } from './KeyButton';
 import { DisplayFallback } from './DisplayFallback';
+import { GoalModeChoice } from './GoalModeChoice';
 
 /** What the call will do: the display-kind registry's rendering, else a plain fallback. */
 function CallPreview({ approval }: { approval: PendingApproval }) {
@@ -45,11 +46,16 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
         alwaysTitle: 'Choose the rule to add to .deft/settings.local.json',
       };
   const once: KeyAnswer = { key: 'y', run: () => answer({ decision: 'approve', scope: 'once' }) };
+  // A goal may instead run without asking: yolo while it is active, the session's mode back when it stops.
+  const unattended: KeyAnswer = { key: 'w', run: () => answer({ decision: 'approve', scope: 'once', goalMode: 'yolo' }) };
   const session: KeyAnswer = { key: 'a', run: () => answer({ decision: 'approve', scope: 'session' }) };
   // Always allow first shows the rule it would save (a prefix rule the user can edit); a host is saved as it is.
   const always: KeyAnswer = { key: 'A', run: () => (network ? answer({ decision: 'approve', scope: 'always' }) : setEditing(!editing)) };
   const reject: KeyAnswer = { key: 'n', run: () => answer(feedback.trim() ? { decision: 'reject', feedback: feedback.trim() } : { decision: 'reject' }) };
-  const keys = approval.approvalRule ? [once, session, always, reject] : [once, reject];
+  // A goal start is a choice of how that goal runs each time, so it is not remembered for later goals
+  // (allow rules and the mode still decide whether the card shows at all).
+  const rememberable = approval.approvalRule && !goal ? approval.approvalRule : null;
+  const keys = [once, ...(goal ? [unattended] : []), ...(rememberable ? [session, always] : []), reject];
   return (
     <section className="approval" role="region" aria-label="Approval needed" onKeyDown={answerKeys(keys, busy)}>
       <header className="approval-header">
@@ -69,14 +75,15 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
       <div className="approval-scroll">
         {approval.reason ? <p className="approval-reason">{approval.reason}</p> : null}
         <CallPreview approval={approval} />
-        {approval.approvalRule ? (
+        {goal ? <GoalModeChoice /> : null}
+        {rememberable ? (
           <p className="approval-rule">
             {network ? 'Host' : 'Rule'}: <code>{approval.approvalRule}</code>
           </p>
         ) : null}
       </div>
       <footer className="approval-footer">
-        {editing && !network && approval.approvalRule ? <AlwaysAllowEditor approval={approval} onCancel={() => setEditing(false)} /> : null}
+        {editing && !network && rememberable ? <AlwaysAllowEditor approval={approval} onCancel={() => setEditing(false)} /> : null}
         <label className="approval-feedback">
           <span>Feedback for Deft (sent if you reject)</span>
           <textarea
@@ -94,7 +101,8 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
         </label>
         <div className="approval-actions">
           <KeyButton buttonRef={primary} answer={once} label={labels.once} className="button-primary" disabled={busy} icon="check" />
-          {approval.approvalRule ? (
+          {goal ? <KeyButton answer={unattended} label="Start without asking" disabled={busy} title="Run the goal's turns in yolo mode; your mode comes back when the goal stops" /> : null}
+          {rememberable ? (
             <>
               <KeyButton answer={session} label={labels.session} disabled={busy} title={`Remember ${approval.approvalRule} until this session ends`} />
               <KeyButton answer={always} label={labels.always} disabled={busy} {...(network ? {} : { expanded: editing })} title={labels.alwaysTitle} />

@@ -8,7 +8,8 @@ export interface KeyAnswer {
 
 /**
  * Single-key answers while the focus is in an approval (not in its feedback box): `y` approve once,
- * `a` approve for the session, `A` always allow, `n` reject; a plan review adds `r` to revise. Returns
+ * `a` approve for the session, `A` always allow, `n` reject; a plan review adds `r` to revise, a goal
+ * start `w` to run the goal without asking. Returns
  * the handler for the approval's onKeyDown.
  */
 export function answerKeys(answers: readonly KeyAnswer[], busy: boolean) {

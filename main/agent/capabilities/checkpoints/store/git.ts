@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { devNull } from 'node:os';
 
 /** Where the store's git runs: its own object store, its own index, the workspace as the work tree. */
@@ -113,6 +113,11 @@ export function runGit(places: GitPlaces | null, args: readonly string[], option
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Start a long-running git in the store's places with the same safe settings (e.g. `cat-file --batch`). */
+export function spawnGit(places: GitPlaces, args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn(gitBinary(), [...SAFE_CONFIG.flatMap((c) => ['-c', c]), ...args], { cwd: places.workTree, env: gitEnv(places), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 /** `DEFT_GIT` or `git` on PATH. */

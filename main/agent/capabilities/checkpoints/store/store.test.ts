@@ -19,6 +19,11 @@ async function setup(files: Record<string, string> = {}) {
   return { workspace, home };
 }
 
+async function mkdirp(path: string): Promise<string> {
+  await mkdir(path, { recursive: true });
+  return path;
+}
+
 async function put(root: string, path: string, content: string | Buffer): Promise<void> {
   await mkdir(join(root, path, '..'), { recursive: true });
   await writeFile(join(root, path), content);
@@ -183,5 +188,32 @@ describe('CheckpointStore', () => {
     await snapshot(store);
     // One blob, one tree, one commit.
     expect((await store.looseObjects()) - loose).toBe(3);
+  });
+  it('a narrowed capture looks only at the named files (ignore rules and the size limit still apply); the next full one sees the rest', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'one\n', 'b.txt': 'two\n', '.gitignore': 'build/\n' });
+    const store = await CheckpointStore.open(home, workspace, { maxFileBytes: 1_000 });
+    const first = await snapshot(store);
+    await put(workspace, 'a.txt', 'one, edited\n');
+    await put(workspace, 'new/c.txt', 'three\n');
+    await put(workspace, 'b.txt', 'two, changed by a command\n');
+    await put(workspace, 'build/out.js', 'ignored\n');
+    await put(workspace, 'big.bin', 'x'.repeat(2_000));
+    const narrowed = await store.locked(async () => {
+      const capture = await store.capture(['a.txt', 'new/c.txt', 'build/out.js', 'big.bin']);
+      return { capture, checkpoint: await store.record(capture, { session: 's1', kind: 'step' }) };
+    });
+    expect((await store.changes(first.tree, narrowed.checkpoint.tree)).map((c) => c.path)).toEqual(['a.txt', 'new/c.txt']);
+    expect(narrowed.capture.skipped).toEqual([{ path: 'big.bin', reason: 'too_large', size: 2_000 }]);
+    const full = await snapshot(store);
+    expect((await store.changes(narrowed.checkpoint.tree, full.tree)).map((c) => c.path)).toEqual(['b.txt']);
+    // A deleted file leaves the index; a path that never existed is no error.
+    await rm(join(workspace, 'new/c.txt'));
+    const deleted = await store.locked(async () => store.record(await store.capture(['new/c.txt', 'never.txt']), { session: 's1', kind: 'step' }));
+    expect(await store.changes(full.tree, deleted.tree)).toMatchObject([{ path: 'new/c.txt', status: 'deleted' }]);
+    // A file inside a nested repository is never captured, narrowed or not.
+    git(await mkdirp(join(workspace, 'nested')), 'init', '-q');
+    await put(workspace, 'nested/x.txt', 'x\n');
+    const nested = await store.locked(async () => store.record(await store.capture(['nested/x.txt']), { session: 's1', kind: 'step' }));
+    expect(nested.tree).toBe(deleted.tree);
   });
 });

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../../../infra/platform/files';
 import { isWithin } from '../../../infra/policies/path-guard';
 import { type GitPlaces, runGit, splitZ } from './git';
 import { withLock } from './lock';
+import { BlobReader } from './blob-reader';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
@@ -99,12 +100,14 @@ export class CheckpointStore {
   private head: { commit: string; tree: string } | null = null;
   /** The next checkpoint number of each session, as last seen (another process may have taken it: then it is read again). */
   private readonly nextSeq = new Map<string, number>();
+  private readonly blobs: BlobReader;
 
   private constructor(
     readonly places: StorePlaces,
     options: StoreOptions,
   ) {
     this.git = { gitDir: places.gitDir, workTree: places.workspace, indexFile: join(places.gitDir, 'index') };
+    this.blobs = new BlobReader(this.git);
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.now = options.now ?? Date.now;
   }
@@ -137,8 +140,14 @@ export class CheckpointStore {
 
   // ---- under the lock ----
 
-  /** The workspace as it is now, written into the store's index and object store. */
-  async capture(): Promise<Capture> {
+  /**
+   * The workspace as it is now, written into the store's index and object store. With `only` (workspace
+   * paths), just those are looked at — a narrowed capture for changes whose files are known (Write, Edit):
+   * no walk of the workspace and one git process fewer; everything else stays as the last capture saw it.
+   */
+  async capture(only?: readonly string[]): Promise<Capture> {
+    // A path git will not add on its own (inside a nested repository, say): look at the whole workspace.
+    if (only) return this.captureKnown(only).catch(() => this.capture());
     const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all']);
     const candidates = statusPaths(status.stdout);
     const update: string[] = [];
@@ -166,6 +175,38 @@ export class CheckpointStore {
     // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
     const head = candidates.length ? null : await this.headTree();
     const tree = head ?? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
+    skipped.sort((a, b) => a.path.localeCompare(b.path));
+    return { tree, skipped };
+  }
+
+  /**
+   * These paths as they are now, into the index: `git add -A` leaves ignored ones out (exit 1 says so) as a
+   * full capture does, files over the size limit or unreadable are skipped the same way, and a missing one
+   * is taken out of the index.
+   */
+  private async captureKnown(paths: readonly string[]): Promise<Capture> {
+    const add: string[] = [];
+    const remove: string[] = [];
+    const skipped: SkippedFile[] = [];
+    await Promise.all(
+      paths.map(async (path) => {
+        const full = join(this.places.workspace, path);
+        const stats = await lstat(full).catch(() => null);
+        const skip = (reason: SkippedFile['reason'], size?: number) => {
+          skipped.push({ path, reason, ...(size !== undefined ? { size } : {}) });
+          remove.push(path);
+        };
+        if (!stats) return void remove.push(path);
+        if (stats.isSymbolicLink()) return void add.push(path);
+        if (!stats.isFile()) return skip('special');
+        if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
+        if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
+        add.push(path);
+      }),
+    );
+    if (remove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: remove.join('\0') + '\0' });
+    if (add.length) await runGit(this.git, ['add', '-A', '--', ...add.map(literal)], { okCodes: [0, 1] });
+    const tree = (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
     skipped.sort((a, b) => a.path.localeCompare(b.path));
     return { tree, skipped };
   }
@@ -223,8 +264,14 @@ export class CheckpointStore {
     return type === 'blob' && name === path ? { mode, blob } : null;
   }
 
-  async blob(id: string): Promise<Buffer> {
-    return (await runGit(this.git, ['cat-file', 'blob', id])).stdout;
+  /** A blob's content, through one long-running git (BlobReader). */
+  blob(id: string): Promise<Buffer> {
+    return this.blobs.read(id);
+  }
+
+  /** End the processes the store keeps running (its object reader). */
+  close(): void {
+    this.blobs.close();
   }
 
   /**
@@ -259,6 +306,8 @@ export class CheckpointStore {
 
   /** Pack loose objects and remove those no checkpoint needs any more. */
   async compact(full: boolean): Promise<void> {
+    // The reader may hold packs a repack removes: it starts again on the next read.
+    this.blobs.close();
     await runGit(this.git, ['repack', '-d', '-q', ...(full ? ['-a'] : ['--geometric=2'])]);
     await runGit(this.git, ['prune-packed', '-q']);
     if (full) {
