@@ -48,12 +48,30 @@ export const commands = {
   /** Start an empty session. */
   createSession: command(Empty, z.object({ session: SessionSummary })),
   /**
-   * Load a session and return its events after `afterSeq` (all when omitted). `reset` tells the UI
-   * to drop what it has and apply `events` from scratch. `problems` lists unreadable log lines.
+   * Load a session and return its events after `afterSeq`. `reset` tells the UI to drop what it has and
+   * apply `events` from scratch: then (and when `afterSeq` is omitted) `events` is the session's tail, its
+   * last TAIL_TURNS turns, `before` the cursor for the page before it (null: the tail is everything), and
+   * `earlier` the events before the tail that carry state rather than rows (see PAGED_EVENT_TYPES).
+   * `problems` lists unreadable log lines.
    */
   openSession: command(
     SessionRef.extend({ afterSeq: z.number().int().nonnegative().optional() }).strict(),
-    z.object({ session: SessionSummary, events: z.array(SessionEvent), reset: z.boolean(), problems: z.array(z.string()) }),
+    z.object({
+      session: SessionSummary,
+      events: z.array(SessionEvent),
+      reset: z.boolean(),
+      before: z.number().int().positive().nullable().optional(),
+      earlier: z.array(SessionEvent).optional(),
+      problems: z.array(z.string()),
+    }),
+  ),
+  /**
+   * The page before a cursor (`before` from openSession or from the previous page): every event of the
+   * `turns` turns before `beforeSeq`, in order, and the cursor for the page before it (null: none).
+   */
+  earlierEvents: command(
+    SessionRef.extend({ beforeSeq: z.number().int().positive(), turns: z.number().int().min(1).max(200).optional() }).strict(),
+    z.object({ events: z.array(SessionEvent), before: z.number().int().positive().nullable() }),
   ),
   /** Delete a session and its files. */
   deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),

@@ -11,6 +11,7 @@ export * from './goals';
 export * from './hooks';
 export * from './mcp';
 export * from './names';
+export * from './paging';
 export * from './sandbox';
 export * from './preferences';
 export * from './session';

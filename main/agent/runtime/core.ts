@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { AppEvent, Attachment, DeftEvent, NotificationInput, SessionEvent, WorkspaceInfo } from '../../../protocol';
+import { type AppEvent, type Attachment, type DeftEvent, type NotificationInput, PAGE_TURNS, type SessionEvent, type WorkspaceInfo } from '../../../protocol';
 import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
@@ -201,6 +201,7 @@ export class DeftCore {
         const { session, problems } = await this.session(sessionId);
         return { session: session.summary(), ...session.eventsAfter(afterSeq), problems };
       },
+      earlierEvents: async ({ sessionId, beforeSeq, turns }) => (await this.session(sessionId)).session.eventsBefore(beforeSeq, turns ?? PAGE_TURNS),
       deleteSession: async ({ sessionId }) => {
         this.runs.cancel(sessionId);
         await this.runs.done(sessionId);

@@ -1,8 +1,8 @@
-import { appendFile, open, readFile } from 'node:fs/promises';
-import { SessionEvent } from '../../../../protocol';
-import type { ModelMessage } from '../providers/types';
+import { appendFile, open } from 'node:fs/promises';
+import type { SessionEvent } from '../../../../protocol';
+import { readEventLine, scanLog } from './log-scan';
 import type { LogRecord } from './records';
-import { Timeline } from './timeline';
+import type { Timeline } from './timeline';
 
 export interface Replay {
   header: Extract<LogRecord, { r: 'header' }> | null;
@@ -13,74 +13,17 @@ export interface Replay {
   problems: string[];
 }
 
-/** Rebuild a session from its log. Never throws on content; a missing file is an empty replay. */
-export async function replayLog(path: string): Promise<Replay> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { header: null, events: [], timeline: new Timeline(), problems: [] };
-    throw error;
+/** A whole log with every event parsed (a session opens from `scanLog`'s index instead; this is for tools and tests). */
+export function parseLog(text: string | Buffer): Replay {
+  const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  const scan = scanLog(buffer);
+  const events: SessionEvent[] = [];
+  for (const line of scan.lines) {
+    const event = readEventLine(buffer, 0, line, scan.trusted);
+    if (event) events.push(event);
+    else scan.problems.push(`An event of the session log (seq ${line.seq}) cannot be read and was skipped.`);
   }
-  return parseLog(text);
-}
-
-export function parseLog(text: string): Replay {
-  const replay: Replay = { header: null, events: [], timeline: new Timeline(), problems: [] };
-  const lines = text.split('\n');
-  const endsClean = text.endsWith('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '') continue;
-    const isLast = i === lines.length - 1 || (i === lines.length - 2 && endsClean && lines[lines.length - 1] === '');
-    let record: LogRecord;
-    try {
-      record = JSON.parse(line) as LogRecord;
-    } catch {
-      if (isLast && !endsClean) continue; // torn final write
-      replay.problems.push(`Line ${i + 1} of the session log is not valid JSON and was skipped.`);
-      continue;
-    }
-    switch (record?.r) {
-      case 'header':
-        replay.header = record;
-        break;
-      case 'event': {
-        const parsed = SessionEvent.safeParse(record.e);
-        if (parsed.success) replay.events.push(parsed.data);
-        else replay.problems.push(`Line ${i + 1} of the session log holds an event this version cannot read and was skipped.`);
-        break;
-      }
-      case 'context':
-        if (isMessage(record.m)) replay.timeline.append(record.m);
-        else replay.problems.push(`Line ${i + 1} of the session log holds a malformed message and was skipped.`);
-        break;
-      case 'state':
-        replay.timeline.set(record.key, record.value);
-        break;
-      case 'compaction':
-        if (Array.isArray(record.context) && record.context.every(isMessage)) replay.timeline.compact(record.context);
-        else replay.problems.push(`Line ${i + 1} of the session log holds a malformed compaction and was skipped; the model reads the history from before it.`);
-        break;
-      case 'undo':
-        if (!Array.isArray(record.turnIds) || !replay.timeline.undo(record.turnIds)) {
-          replay.problems.push(`Line ${i + 1} of the session log holds an undo that does not match the turns before it and was skipped.`);
-        }
-        break;
-      case 'redo':
-        if (!Array.isArray(record.turnIds) || !replay.timeline.redo(record.turnIds)) {
-          replay.problems.push(`Line ${i + 1} of the session log holds a redo that does not follow its undo and was skipped.`);
-        }
-        break;
-      default:
-        replay.problems.push(`Line ${i + 1} of the session log has an unknown record type and was skipped.`);
-    }
-  }
-  return replay;
-}
-
-function isMessage(m: unknown): m is ModelMessage {
-  return Boolean(m) && typeof m === 'object' && 'role' in (m as object);
+  return { header: scan.header, events, timeline: scan.timeline, problems: scan.problems };
 }
 
 /** A record as one JSON line. One too deeply nested to write is written with its deep parts replaced, never thrown. */
@@ -103,11 +46,23 @@ function shallow(value: unknown, depth: number): unknown {
 export class LogWriter {
   private buffer: string[] = [];
   private chain: Promise<void> = Promise.resolve();
+  /** The file's length once everything appended so far is written: where the next record starts. */
+  private end = 0;
 
   constructor(readonly path: string) {}
 
-  append(record: LogRecord): void {
-    this.buffer.push(stringifyRecord(record) + '\n');
+  /** Buffer a record; returns where its line will sit in the file (bytes, line feed excluded). */
+  append(record: LogRecord): { start: number; end: number } {
+    const line = stringifyRecord(record) + '\n';
+    this.buffer.push(line);
+    const start = this.end;
+    this.end += Buffer.byteLength(line);
+    return { start, end: this.end - 1 };
+  }
+
+  /** The file is this long now (it was read, or its tail repaired): later records are placed after it. */
+  startAt(length: number): void {
+    this.end = length + this.buffer.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
   }
 
   /**
@@ -154,6 +109,11 @@ export class LogWriter {
     } finally {
       await handle.close();
     }
+  }
+
+  /** Resolves once everything flushed so far is in the file. */
+  written(): Promise<void> {
+    return this.chain;
   }
 
   get pending(): number {

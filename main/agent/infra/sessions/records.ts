@@ -1,7 +1,8 @@
 import type { SessionEvent } from '../../../../protocol';
 import type { ModelMessage } from '../providers/types';
 
-export const LOG_VERSION = 1;
+/** 2: events are written as this Deft's protocol types (a log of version 2 is not validated again on replay). */
+export const LOG_VERSION = 2;
 
 /** One line of a session log. */
 export type LogRecord =

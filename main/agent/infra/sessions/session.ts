@@ -1,8 +1,10 @@
 import { join } from 'node:path';
-import type { SessionEvent, SessionEventInput, SessionSummary, Usage } from '../../../../protocol';
+import { PAGED_EVENT_TYPES, type SessionEvent, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '../providers/types';
-import { LogWriter, replayLog } from './log';
+import { LogWriter } from './log';
+import { type EventLine, readEventLine, scanLog } from './log-scan';
+import { fileLength, readLog, readLogLines } from './log-read';
 import { LOG_VERSION, coalesceDeltas } from './records';
 import { repairContext, unfinishedCompactions, unfinishedTurn } from './repair';
 import { Timeline, type TurnMark, frozen } from './timeline';
@@ -23,12 +25,30 @@ export interface SessionMeta {
 export const LOG_FILE = 'log.jsonl';
 export const META_FILE = 'meta.json';
 
+/** A page of earlier events and the cursor for the page before it (null: none). */
+export interface EventPage {
+  events: SessionEvent[];
+  before: number | null;
+}
+
 /**
  * One conversation: its events (what the UI shows), its context (what the model reads), and named
  * state, all persisted to an append-only log. Events get consecutive `seq` numbers.
+ *
+ * Only the session's tail is held in memory (its last turns, and what is not on disk yet); earlier
+ * events stay in the log and are read back by page through an index of where each one sits.
  */
 export class Session {
+  /** The events in memory: every one from the start of the tail on, in seq order. */
   readonly events: SessionEvent[] = [];
+  /** Where every event written to the log sits in it, in seq order. */
+  private lines: EventLine[] = [];
+  /** The events before `events` that carry state (not paged): a window gets them with the tail. */
+  private readonly earlierState: SessionEvent[] = [];
+  /** The seq of every turn's first event, in order. */
+  private readonly turnStarts: number[] = [];
+  /** Written by this version: events read back are not validated again. */
+  private trusted = true;
   private timeline = new Timeline();
   readonly usageTotal: Usage = { inputTokens: 0, outputTokens: 0 };
   running = false;
@@ -72,24 +92,42 @@ export class Session {
 
   /** Rebuild from disk. A turn cut short by a crash is closed, and its history repaired. */
   static async load(dir: string, meta: SessionMeta, now: () => number): Promise<{ session: Session; problems: string[] }> {
-    const replay = await replayLog(join(dir, LOG_FILE));
+    const path = join(dir, LOG_FILE);
+    const buffer = await readLog(path);
+    const scan = scanLog(buffer);
     const session = new Session(dir, meta, now);
     // Best effort: a log that cannot be written (read-only) still opens for reading.
     await session.log.endTornTail().catch(() => {});
-    session.events.push(...replay.events);
-    session.unflushedFrom = session.events.length;
-    session.seq = replay.events.reduce((max, e) => Math.max(max, e.seq), 0);
-    const replayed = replay.timeline.context;
-    session.timeline = replay.timeline;
-    session.timeline.context = repairContext(replayed).map(frozen);
-    for (const event of replay.events) {
-      if (event.type === 'usage') Object.assign(session.usageTotal, event.total);
+    session.log.startAt(await fileLength(path));
+    session.trusted = scan.trusted || buffer.length === 0;
+    session.lines = scan.lines;
+    const problems = [...scan.problems];
+    const stateEvents: SessionEvent[] = [];
+    for (const line of scan.lines) {
+      session.seq = Math.max(session.seq, line.seq);
+      if (line.type === 'turn.started') session.turnStarts.push(line.seq);
+      if (line.event) stateEvents.push(line.event);
+      if (line.event?.type === 'usage') Object.assign(session.usageTotal, line.event.total);
     }
-    for (const { compactionId, trigger, turnId, tokensBefore } of unfinishedCompactions(replay.events)) {
+    const tailFrom = session.tailStart();
+    for (const line of scan.lines) {
+      if (line.seq < tailFrom) {
+        if (line.event) session.earlierState.push(line.event);
+        continue;
+      }
+      const event = line.event ?? readEventLine(buffer, 0, line, session.trusted);
+      if (event) session.events.push(event);
+      else problems.push(`An event of the session log (seq ${line.seq}) cannot be read and was skipped.`);
+    }
+    session.unflushedFrom = session.events.length;
+    const replayed = scan.timeline.context;
+    session.timeline = scan.timeline;
+    session.timeline.context = repairContext(replayed).map(frozen);
+    for (const { compactionId, trigger, turnId, tokensBefore } of unfinishedCompactions(stateEvents)) {
       const error = { code: 'internal' as const, message: 'Deft stopped while compacting the conversation. Run /compact again if the context is still full.' };
       session.emit({ type: 'compaction.ended', compactionId, trigger, ...(turnId ? { turnId } : {}), outcome: 'failed', tokensBefore, error });
     }
-    const open = unfinishedTurn(replay.events);
+    const open = unfinishedTurn(stateEvents);
     if (open) {
       session.emit({
         type: 'turn.ended',
@@ -103,7 +141,7 @@ export class Session {
       }
     }
     if (session.events.length > session.unflushedFrom) await session.flush();
-    return { session, problems: replay.problems };
+    return { session, problems };
   }
 
   subscribe(listener: (event: SessionEvent) => void): () => void {
@@ -113,8 +151,9 @@ export class Session {
 
   /** Stamp an event with this session's id, the next seq and the time; keep it and notify listeners. */
   emit(input: SessionEventInput): SessionEvent {
-    const event = { ...input, sessionId: this.id, seq: ++this.seq, at: this.now() };
+    const event = { ...input, sessionId: this.id, seq: ++this.seq, at: this.now() } as SessionEvent;
     this.events.push(event);
+    if (event.type === 'turn.started') this.turnStarts.push(event.seq);
     for (const listener of this.listeners) listener(event);
     return event;
   }
@@ -184,7 +223,11 @@ export class Session {
     const fresh = coalesceDeltas(this.events.slice(this.unflushedFrom));
     this.events.splice(this.unflushedFrom, this.events.length - this.unflushedFrom, ...fresh);
     this.unflushedFrom = this.events.length;
-    for (const event of fresh) this.log.append({ r: 'event', e: event });
+    for (const event of fresh) {
+      const at = this.log.append({ r: 'event', e: event });
+      this.lines.push({ seq: event.seq, ...at, type: event.type, ...(PAGED_EVENT_TYPES.has(event.type) ? {} : { event }) });
+    }
+    this.letGoOfEarlierTurns();
     await this.log.flush();
     await writeFileAtomic(join(this.dir, META_FILE), JSON.stringify(this.meta, null, 2) + '\n', 0o600);
   }
@@ -193,12 +236,69 @@ export class Session {
    * Events after `afterSeq` for a UI catching up. When `afterSeq` falls inside a merged delta the UI
    * cannot splice the text, so it gets everything with `reset`.
    */
-  eventsAfter(afterSeq: number | undefined): { events: SessionEvent[]; reset: boolean } {
-    if (afterSeq === undefined || afterSeq === 0) return { events: [...this.events], reset: true };
+  eventsAfter(afterSeq: number | undefined): { events: SessionEvent[]; reset: false } | ({ reset: true; earlier: SessionEvent[] } & EventPage) {
+    if (afterSeq === undefined || afterSeq === 0) return { ...this.tail(), reset: true };
+    const held = (this.events[0]?.seq ?? this.seq + 1) - 1;
     const straddles = this.events.some((e) => 'fromSeq' in e && e.fromSeq !== undefined && e.fromSeq <= afterSeq && e.seq > afterSeq);
-    if (straddles || afterSeq > this.seq) return { events: [...this.events], reset: true };
-    const start = lowerBound(this.events, afterSeq);
+    if (straddles || afterSeq > this.seq || afterSeq < held) return { ...this.tail(), reset: true };
+    const start = firstAbove(this.events, afterSeq, bySeq);
     return { events: this.events.slice(start), reset: false };
+  }
+
+  /**
+   * What a window opening the session gets: its last TAIL_TURNS turns, the cursor for the page before
+   * them, and the earlier events that carry state (see PAGED_EVENT_TYPES).
+   */
+  tail(): EventPage & { earlier: SessionEvent[] } {
+    const start = firstAbove(this.events, this.tailStart() - 1, bySeq);
+    const events = this.events.slice(start);
+    const earlier = [...this.earlierState, ...this.events.slice(0, start).filter((e) => !PAGED_EVENT_TYPES.has(e.type))];
+    const first = events[0]?.seq;
+    return { events, before: first !== undefined && this.firstSeq() < first ? first : null, earlier };
+  }
+
+  /** Every event of the `turns` turns before `beforeSeq` (read back from the log where they are no longer in memory). */
+  async eventsBefore(beforeSeq: number, turns: number): Promise<EventPage> {
+    const count = firstAbove(this.turnStarts, beforeSeq - 1, (seq) => seq);
+    const from = count > turns ? this.turnStarts[count - turns]! : 0;
+    const held = this.events[0]?.seq ?? Infinity;
+    const onDisk = this.lines.slice(firstAbove(this.lines, from - 1, bySeq), firstAbove(this.lines, Math.min(beforeSeq, held) - 1, bySeq));
+    const events = onDisk.length ? await this.readBack(onDisk) : [];
+    for (const event of this.events) if (event.seq >= from && event.seq < beforeSeq) events.push(event);
+    return { events, before: from > this.firstSeq() ? from : null };
+  }
+
+  /** Events read back from the log. Should the index no longer match the file, the log is indexed again once. */
+  private async readBack(lines: EventLine[]): Promise<SessionEvent[]> {
+    await this.log.written();
+    const path = join(this.dir, LOG_FILE);
+    const read = await readLogLines(path, lines, this.trusted);
+    if (read.every((e) => e !== null)) return read as SessionEvent[];
+    const { first, last } = { first: lines[0]!.seq, last: lines[lines.length - 1]!.seq };
+    this.lines = scanLog(await readLog(path)).lines;
+    const fresh = this.lines.filter((l) => l.seq >= first && l.seq <= last);
+    return (await readLogLines(path, fresh, this.trusted)).filter((e): e is SessionEvent => e !== null);
+  }
+
+  /** The seq the tail starts at: the first event of its first turn (0: every event is in the tail). */
+  private tailStart(): number {
+    return this.turnStarts.length > TAIL_TURNS ? this.turnStarts[this.turnStarts.length - TAIL_TURNS]! : 0;
+  }
+
+  private firstSeq(): number {
+    return Math.min(this.lines[0]?.seq ?? Infinity, this.events[0]?.seq ?? Infinity);
+  }
+
+  /** Once twice the tail is in memory, the turns before the tail leave it (they are on disk; their state events are kept). */
+  private letGoOfEarlierTurns(): void {
+    const held = this.events[0]?.seq ?? Infinity;
+    if (this.turnStarts.length - firstAbove(this.turnStarts, held - 1, (seq) => seq) <= 2 * TAIL_TURNS) return;
+    const keepFrom = this.tailStart();
+    let cut = 0;
+    while (cut < this.unflushedFrom && this.events[cut]!.seq < keepFrom) cut++;
+    for (const event of this.events.slice(0, cut)) if (!PAGED_EVENT_TYPES.has(event.type)) this.earlierState.push(event);
+    this.events.splice(0, cut);
+    this.unflushedFrom -= cut;
   }
 
   get lastSeq(): number {
@@ -245,12 +345,15 @@ export function summaryOf(meta: SessionMeta, running = false): SessionSummary {
   return { ...rest, running };
 }
 
-function lowerBound(events: readonly SessionEvent[], afterSeq: number): number {
+const bySeq = (item: { seq: number }) => item.seq;
+
+/** The index of the first item whose key is above `after`, in a list ascending by that key. */
+function firstAbove<T>(list: readonly T[], after: number, key: (item: T) => number): number {
   let lo = 0;
-  let hi = events.length;
+  let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (events[mid]!.seq <= afterSeq) lo = mid + 1;
+    if (key(list[mid]!) <= after) lo = mid + 1;
     else hi = mid;
   }
   return lo;

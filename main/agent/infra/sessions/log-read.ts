@@ -1,0 +1,38 @@
+import { open, readFile, stat } from 'node:fs/promises';
+import type { SessionEvent } from '../../../../protocol';
+import { type EventLine, readEventLine } from './log-scan';
+
+/** A whole log file; a missing one reads as empty. */
+export async function readLog(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+    throw error;
+  }
+}
+
+/** A log file's length in bytes (0 when it does not exist). */
+export async function fileLength(path: string): Promise<number> {
+  return (await stat(path).catch(() => null))?.size ?? 0;
+}
+
+/**
+ * The events on these indexed lines (in file order), read in one go from the span they cover. An entry
+ * is null where the line no longer reads as its event (the file changed under the index).
+ */
+export async function readLogLines(path: string, lines: readonly EventLine[], trusted: boolean): Promise<Array<SessionEvent | null>> {
+  const unread = lines.filter((l) => !l.event);
+  if (!unread.length) return lines.map((l) => l.event!);
+  const from = unread[0]!.start;
+  const to = unread[unread.length - 1]!.end;
+  const buffer = Buffer.alloc(to - from);
+  const handle = await open(path, 'r');
+  try {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    const span = buffer.subarray(0, bytesRead);
+    return lines.map((line) => line.event ?? (line.end - from <= bytesRead ? readEventLine(span, from, line, trusted) : null));
+  } finally {
+    await handle.close();
+  }
+}
