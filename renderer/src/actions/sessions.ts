@@ -3,6 +3,7 @@ import { deft } from '../bridge';
 import { useApprovals } from '../stores/approvals';
 import { useSessions } from '../stores/sessions';
 import { useSettings } from '../stores/settings';
+import { prependEarlierPage } from '../stores/transcript';
 import { useUi } from '../stores/ui';
 import { attempt } from './attempt';
 
@@ -32,13 +33,27 @@ export async function openSession(id: string): Promise<void> {
   store.beginOpen(id);
   const opened = await attempt(async () => {
     const result = await deft.openSession({ sessionId: id, ...(afterSeq ? { afterSeq } : {}) });
-    useSessions.getState().finishOpen(id, result.events, result.reset, result.problems);
+    useSessions.getState().finishOpen(id, result.events, result.reset, result.problems, result);
     useSessions.getState().upsertSession(result.session);
     const workspace = useSettings.getState().workspace;
     if (workspace) localStorage.setItem(`deft-session:${workspace.path}`, id);
     return true;
   }, false);
   if (!opened) useSessions.getState().finishOpen(id, [], false, []);
+}
+
+let earlier: Promise<void> | null = null;
+
+/** Show the page of the open session before what is shown (the user scrolled to the top). One request at a time. */
+export function loadEarlier(): Promise<void> {
+  const { currentId, before, loading } = useSessions.getState();
+  if (!currentId || before === null || loading) return Promise.resolve();
+  earlier ??= attempt(async () => {
+    const page = await deft.earlierEvents({ sessionId: currentId, beforeSeq: before });
+    // A session opened again meanwhile (another session, or a reconnect's replay) has its own cursor.
+    if (useSessions.getState().shownEarlier(currentId, before, page.before)) prependEarlierPage(page.events);
+  }).finally(() => (earlier = null));
+  return earlier;
 }
 
 /** After a reconnect: catch up on the open session from its last seq, and refresh lists. */

@@ -28,9 +28,9 @@ function sliceStore<S>(slice: SessionSlice<S>, store: StoreApi<S>): OpenSessionS
   };
 }
 
-/** Every domain rebuilt from the open session's events. (Approvals are kept for every session: approvals.ts.) */
-const stores: readonly OpenSessionStore[] = [
-  sliceStore(transcriptSlice, useTranscript),
+const transcriptStore = sliceStore(transcriptSlice, useTranscript);
+/** The domains that hold state rather than rows: they see the events before the tail at once. */
+const stateStores: readonly OpenSessionStore[] = [
   sliceStore(modesSlice, useModes),
   sliceStore(todoSlice, useTodo),
   sliceStore(goalSlice, useGoal),
@@ -39,6 +39,8 @@ const stores: readonly OpenSessionStore[] = [
   sliceStore(meterSlice, useMeter),
   sliceStore(agentsSlice, useAgents),
 ];
+/** Every domain rebuilt from the open session's events. (Approvals are kept for every session: approvals.ts.) */
+const stores: readonly OpenSessionStore[] = [transcriptStore, ...stateStores];
 
 /** Forget what the domains show for the open session (another opens, or its events replay from the first). */
 export function resetOpenSession(sessionId: string | null): void {
@@ -50,5 +52,15 @@ export function resetOpenSession(sessionId: string | null): void {
 export function applyToOpenSession(sessionId: string, events: readonly SessionEvent[]): void {
   if (!events.length) return;
   for (const store of stores) store.apply(events);
+  useApprovals.getState().apply(sessionId, events);
+}
+
+/**
+ * The events before the open session's tail that carry state (openSession's `earlier`): every domain but
+ * the transcript, whose rows for those turns arrive page by page (prependEarlierPage).
+ */
+export function applyEarlierState(sessionId: string, events: readonly SessionEvent[]): void {
+  if (!events.length) return;
+  for (const store of stateStores) store.apply(events);
   useApprovals.getState().apply(sessionId, events);
 }

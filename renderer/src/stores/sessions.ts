@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { SessionEvent, SessionSummary } from '../../../protocol';
 import { useApprovals } from './approvals';
-import { applyToOpenSession, resetOpenSession } from './open-session';
+import { applyEarlierState, applyToOpenSession, resetOpenSession } from './open-session';
 
 interface SessionsState {
   sessions: SessionSummary[];
@@ -11,14 +11,25 @@ interface SessionsState {
   pending: SessionEvent[];
   /** The open session's last event applied: events at or below it are not applied again, and a reopen asks for what came after. */
   lastSeq: number;
+  /** Where the open session's earlier events begin that are not shown yet (the cursor for the next page up); null: all are shown. */
+  before: number | null;
   problems: string[];
   setSessions(sessions: SessionSummary[]): void;
   upsertSession(session: SessionSummary): void;
   removeSession(id: string): void;
   beginOpen(id: string): void;
-  finishOpen(id: string, events: SessionEvent[], reset: boolean, problems: string[]): void;
+  /** A replay (or catch-up) arrived; with `reset`, `tail` says where the earlier pages begin and what state they left. */
+  finishOpen(id: string, events: SessionEvent[], reset: boolean, problems: string[], tail?: EarlierTurns): void;
+  /** An earlier page arrived (the page before cursor `before`): it goes on top; `next` is the cursor for the page before it. */
+  shownEarlier(id: string, before: number, next: number | null): boolean;
   /** Live session events, of any session. */
   apply(events: SessionEvent[]): void;
+}
+
+/** What openSession says of the turns before its tail (see the protocol). */
+export interface EarlierTurns {
+  before?: number | null | undefined;
+  earlier?: SessionEvent[] | undefined;
 }
 
 function sortSessions(list: SessionSummary[]): SessionSummary[] {
@@ -51,12 +62,13 @@ export const useSessions = create<SessionsState>()((set, get) => {
     loading: false,
     pending: [],
     lastSeq: 0,
+    before: null,
     problems: [],
     setSessions: (sessions) => set({ sessions: sortSessions(sessions) }),
     upsertSession: (session) => set((s) => ({ sessions: sortSessions([session, ...s.sessions.filter((x) => x.id !== session.id)]) })),
     removeSession: (id) => {
       const closing = get().currentId === id;
-      set((s) => ({ sessions: s.sessions.filter((x) => x.id !== id), ...(closing ? { currentId: null, lastSeq: 0, problems: [] } : {}) }));
+      set((s) => ({ sessions: s.sessions.filter((x) => x.id !== id), ...(closing ? { currentId: null, lastSeq: 0, before: null, problems: [] } : {}) }));
       if (closing) resetOpenSession(null);
       useApprovals.getState().clear(id);
     },
@@ -65,17 +77,27 @@ export const useSessions = create<SessionsState>()((set, get) => {
         set({ loading: true, pending: [] });
         return;
       }
-      set({ currentId: id, loading: true, pending: [], lastSeq: 0, problems: [] });
+      set({ currentId: id, loading: true, pending: [], lastSeq: 0, before: null, problems: [] });
       resetOpenSession(null);
     },
-    finishOpen: (id, events, reset, problems) => {
+    finishOpen: (id, events, reset, problems, { before, earlier } = {}) => {
       const s = get();
       if (s.currentId !== id) return;
       // From the first event, the replay rebuilds everything: what the domains held for this session goes.
       const from = reset ? 0 : s.lastSeq;
-      if (from === 0) resetOpenSession(id);
+      if (from === 0) {
+        resetOpenSession(id);
+        // The state the turns before the tail left (modes, todo, usage…); their rows come page by page.
+        if (earlier?.length) applyEarlierState(id, earlier);
+      }
       const lastSeq = applyOpen(id, [...events, ...s.pending], from);
-      set({ lastSeq, loading: false, pending: [], problems });
+      set({ lastSeq, loading: false, pending: [], problems, ...(from === 0 ? { before: before ?? null } : {}) });
+    },
+    shownEarlier: (id, before, next) => {
+      const s = get();
+      if (s.currentId !== id || s.before !== before) return false;
+      set({ before: next });
+      return true;
     },
     apply: (events) => {
       const { currentId, loading, lastSeq } = get();

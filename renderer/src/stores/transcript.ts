@@ -1,12 +1,12 @@
 import { create } from 'zustand';
-import type { Attachment, ErrorInfo, Mention, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
 import { hookRows } from './hooks';
 import { modeRows } from './modes';
 import { type NoticeItem, type Row, type RowHandlers, indexFromEnd, replaceAt, replaceRow } from './rows';
-import { type Handlers, type SessionSlice, combine, lift } from './session-slice';
+import { type Handlers, type SessionSlice, combine, lift, reduce } from './session-slice';
 import { type SkillItem, skillRows } from './skills';
 
 export type { NoticeItem } from './rows';
@@ -170,3 +170,16 @@ export const transcriptSlice: SessionSlice<Transcript> = {
 };
 
 export const useTranscript = create<Transcript>()(() => emptyTranscript);
+
+/**
+ * An earlier page of the open session (every event of the turns before the rows shown): its rows go on
+ * top, built as a replay would build them. Rows already shown are not added again.
+ */
+export function prependEarlierPage(events: readonly SessionEvent[]): void {
+  if (!events.length) return;
+  const page = reduce(transcriptSlice, emptyTranscript, events).items;
+  useTranscript.setState((state) => {
+    const shown = new Set(state.items.map((i) => i.id));
+    return { items: [...page.filter((i) => !shown.has(i.id)), ...state.items] };
+  });
+}

@@ -25,7 +25,7 @@ function turn(session: Session, n: number, options: { end?: boolean } = {}): voi
   session.emit({ type: 'step.started', turnId, step: 1 });
   session.emit({ type: 'tool.call.started', turnId, step: 1, callId: `c${n}`, name: 'Read', args: { path: `f${n}.ts` }, description: 'Read', display: { kind: 'file_io', operation: 'read', path: `f${n}.ts` } });
   session.emit({ type: 'tool.call.result', turnId, callId: `c${n}`, name: 'Read', isError: false, output: `line ${n} ✓ ünïcode\n`.repeat(20), durationMs: 1 });
-  if (n % 7 === 0) session.emit({ type: 'todo.updated', items: [{ content: `todo ${n}`, status: 'pending' }] } as never);
+  if (n % 7 === 0) session.emit({ type: 'todo.updated', items: [{ title: `todo ${n}`, status: 'pending' }] });
   for (const word of ['Part ', `${n} `, 'is ', 'done.']) session.emit({ type: 'assistant.delta', turnId, step: 1, text: word });
   session.emit({ type: 'step.ended', turnId, step: 1, finishReason: 'end_turn' });
   session.emit({ type: 'usage', turnId, step: { inputTokens: 10, outputTokens: 2 }, total: { inputTokens: 10 * n, outputTokens: 2 * n } });

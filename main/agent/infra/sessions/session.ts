@@ -151,7 +151,7 @@ export class Session {
 
   /** Stamp an event with this session's id, the next seq and the time; keep it and notify listeners. */
   emit(input: SessionEventInput): SessionEvent {
-    const event = { ...input, sessionId: this.id, seq: ++this.seq, at: this.now() } as SessionEvent;
+    const event = { ...input, sessionId: this.id, seq: ++this.seq, at: this.now() };
     this.events.push(event);
     if (event.type === 'turn.started') this.turnStarts.push(event.seq);
     for (const listener of this.listeners) listener(event);
@@ -273,7 +273,8 @@ export class Session {
     await this.log.written();
     const path = join(this.dir, LOG_FILE);
     const read = await readLogLines(path, lines, this.trusted);
-    if (read.every((e) => e !== null)) return read as SessionEvent[];
+    const complete = read.filter((e): e is SessionEvent => e !== null);
+    if (complete.length === read.length) return complete;
     const { first, last } = { first: lines[0]!.seq, last: lines[lines.length - 1]!.seq };
     this.lines = scanLog(await readLog(path)).lines;
     const fresh = this.lines.filter((l) => l.seq >= first && l.seq <= last);

@@ -9,6 +9,7 @@ import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
+import { EarlierPagesButton, useEarlierPages } from './EarlierPages';
 import { EmptyState } from './EmptyState';
 import { AssistantMessage, Notice, UserMessage } from './Messages';
 
@@ -60,6 +61,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
     initialOffset: Number.MAX_SAFE_INTEGER,
   });
   const totalSize = virtualizer.getTotalSize();
+  const earlier = useEarlierPages(scrollRef, items, virtualizer);
 
   // A rewind is usually started from a prompt further up: its notice (with Undo rewind) is brought into view.
   const lastRewind = useRef(items.at(-1)?.kind === 'rewind' ? items.at(-1)!.id : null);
@@ -96,6 +98,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
         atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
         // The pill shows once the latest is well out of sight.
         setAway(el.scrollHeight - el.scrollTop - el.clientHeight > Math.max(200, el.clientHeight / 2));
+        earlier.onScroll(el);
       }}
     >
       <div className="conversation-inner" style={{ height: totalSize }}>
@@ -111,6 +114,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
         })}
       </div>
     </div>
+      <EarlierPagesButton {...earlier} />
       {away ? (
         <button type="button" className="jump-latest" onClick={jump}>
           <Icon name="arrowDown" size={14} /> Jump to latest
