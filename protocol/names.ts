@@ -8,6 +8,7 @@ export const commandNames = [
   'listSessions',
   'createSession',
   'openSession',
+  'earlierEvents',
   'deleteSession',
   'sendPrompt',
   'renameSession',
