@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionEvent } from '../protocol';
-import type { LogRecord } from '../main/agent/infra/sessions/records';
+import { LOG_VERSION, type LogRecord } from '../main/agent/infra/sessions/records';
 import { LOG_FILE, META_FILE } from '../main/agent/infra/sessions/session';
 import { workspaceSessionsDir } from '../main/agent/infra/sessions/store';
 
@@ -9,14 +9,36 @@ const PARAGRAPH =
   'The change touches the session store and the renderer. It keeps the log append-only, merges streamed deltas at step boundaries, and replays the log when a window opens. ';
 const CODE = '```ts\nexport function replay(lines: string[]): number {\n  return lines.filter(Boolean).length;\n}\n```\n';
 
+/** A source file of about `lines` lines, different per turn. */
+function sourceFile(turn: number, lines: number): string {
+  return Array.from({ length: lines }, (_, i) => `export const value${turn}_${i} = compute(${i}, 'part ${turn}'); // line ${i + 1}`).join('\n') + '\n';
+}
+
+/** Tool calls the way the Read and Edit tools record them (Read: the text in the output and the card; Edit: both whole texts). */
+function fileTools(t: number, turnId: string, step: number, event: (e: Record<string, unknown>) => void): void {
+  const path = `src/part${t}.ts`;
+  const text = sourceFile(t, 70);
+  if (t % 2 === 0) {
+    event({ type: 'tool.call.started', turnId, step, callId: `call-${t}`, name: 'Read', args: { path }, description: `Reading ${path}`, display: { kind: 'file_io', operation: 'read', path } });
+    const numbered = text.split('\n').map((line, i) => `${i + 1}\t${line}`).join('\n');
+    event({ type: 'tool.call.result', turnId, callId: `call-${t}`, name: 'Read', isError: false, output: numbered, display: { kind: 'file_content', path, content: text, totalLines: 70 }, durationMs: 3 });
+    return;
+  }
+  const after = text.replace('line 40', 'line 40 (changed)');
+  const hunks = [{ oldStart: 40, oldLines: 1, newStart: 40, newLines: 1, lines: [`-${text.split('\n')[39]}`, `+${after.split('\n')[39]}`] }];
+  const display = { kind: 'diff', path, before: text, after, hunks, added: 1, removed: 1 };
+  event({ type: 'tool.call.started', turnId, step, callId: `call-${t}`, name: 'Edit', args: { path, old_string: 'line 40', new_string: 'line 40 (changed)' }, description: `Editing ${path}`, display });
+  event({ type: 'tool.call.result', turnId, callId: `call-${t}`, name: 'Edit', isError: false, output: `Edited ${path}: 1 line changed.`, display, durationMs: 4 });
+}
+
 /**
- * Write a realistic session log: turns with a prompt, streamed Markdown, a tool call and its result.
- * `toolCalls: false` makes each turn exactly two messages (prompt and answer).
+ * Write a realistic session log: turns with a prompt, streamed Markdown with code, a Read or an Edit and
+ * its result. `toolCalls: false` makes each turn exactly two messages (prompt and answer).
  */
 export async function generateSession(options: { home: string; workspace: string; id: string; turns: number; toolCalls?: boolean }): Promise<{ events: number; dir: string }> {
   const dir = join(workspaceSessionsDir(options.home, options.workspace), options.id);
   await mkdir(dir, { recursive: true });
-  const records: LogRecord[] = [{ r: 'header', version: 1, sessionId: options.id, workspace: options.workspace, createdAt: 0 }];
+  const records: LogRecord[] = [{ r: 'header', version: LOG_VERSION, sessionId: options.id, workspace: options.workspace, createdAt: 0 }];
   let seq = 0;
   const at = 1_700_000_000_000;
   const summary = { id: options.id, title: 'Generated session', workspace: options.workspace, createdAt: at, updatedAt: at, turns: 0, running: false };
@@ -34,8 +56,7 @@ export async function generateSession(options: { home: string; workspace: string
       event({ type: 'assistant.delta', turnId, step, text: 'Let me look at the code first.', fromSeq: seq });
       event({ type: 'step.ended', turnId, step, finishReason: 'tool_use' });
       const callId = `call-${t}`;
-      event({ type: 'tool.call.started', turnId, step, callId, name: 'Read', args: { path: `src/part${t}.ts` }, description: `Reading src/part${t}.ts`, display: { kind: 'file_io', operation: 'read', path: `src/part${t}.ts` } });
-      event({ type: 'tool.call.result', turnId, callId, name: 'Read', isError: false, output: `1\texport const part = ${t};\n`.repeat(40), durationMs: 3 });
+      fileTools(t, turnId, step, event);
       records.push({ r: 'context', m: { role: 'assistant', content: 'Let me look at the code first.', toolCalls: [{ id: callId, name: 'Read', arguments: '{}' }] } });
       records.push({ r: 'context', m: { role: 'tool', toolCallId: callId, toolName: 'Read', content: 'export const part = 1;' } });
       step++;

@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Session } from '../main/agent/infra/sessions/session';
@@ -7,39 +7,85 @@ import { tempDir } from '../main/agent/test-support/harness';
 import { generateSession } from './generate-session';
 import { type BenchResult, median } from './types';
 
-/** Replaying a 10,000-event session versus just reading and JSON-parsing its lines. */
+const MiB = 1024 * 1024;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/**
+ * Long sessions on the host (issue 19): opening a session as a window does (load it, take what openSession
+ * replies, serialise the reply as the web host does) at 500, 2,000 and 5,000 messages beside 2 messages;
+ * and the memory held once three large sessions and a small one are open.
+ */
 export default async function sessionReplay(): Promise<BenchResult[]> {
   const home = await tempDir('deft-bench-home-');
   const workspace = await tempDir('deft-bench-ws-');
-  const { events, dir } = await generateSession({ home, workspace, id: 'bench-replay', turns: 770 });
-  const meta = { id: 'bench-replay', title: 't', workspace, createdAt: 0, updatedAt: 0, turns: 770 };
-  const replay = await median(5, async () => {
+  const sizes = [2, 500, 2_000, 5_000];
+  const dirs = new Map<number, string>();
+  const logs = new Map<number, number>();
+  for (const messages of sizes) {
+    // A turn is a prompt and an answer (with a Read or an Edit in between), so two messages.
+    const { dir } = await generateSession({ home, workspace, id: `bench-${messages}`, turns: messages / 2, toolCalls: messages > 2 });
+    dirs.set(messages, dir);
+    logs.set(messages, (await stat(join(dir, LOG_FILE))).size);
+  }
+  const metaOf = (messages: number) => ({ id: `bench-${messages}`, title: 't', workspace, createdAt: 0, updatedAt: 0, turns: messages / 2 });
+  /** Load and reply, as openSession does for a window opening the session; the reply's length in bytes. */
+  const open = async (messages: number) => {
+    const { session } = await Session.load(dirs.get(messages)!, metaOf(messages), Date.now);
+    const reply = JSON.stringify({ id: 1, reply: { ok: true, result: { session: session.summary(), ...session.eventsAfter(undefined), problems: [] } } });
+    return { session, bytes: Buffer.byteLength(reply) };
+  };
+  const openTime = async (messages: number) =>
+    median(messages >= 2_000 ? 3 : 5, async () => {
+      const t0 = performance.now();
+      await open(messages);
+      return performance.now() - t0;
+    });
+
+  const small = await openTime(2);
+  const rows: BenchResult[] = [];
+  for (const messages of sizes.slice(1)) {
+    const ms = await openTime(messages);
+    const { bytes } = await open(messages);
+    rows.push({
+      name: `host: open a ${messages.toLocaleString('en-US')}-message session (reply ready)`,
+      value: ms,
+      unit: 'ms',
+      baseline: { name: 'a 2-message session', value: small },
+      note: `log ${(logs.get(messages)! / MiB).toFixed(1)} MiB, reply ${(bytes / MiB).toFixed(2)} MiB`,
+    });
+  }
+
+  // Replaying versus just reading and JSON-parsing the 5,000-message log.
+  const parseOnly = await median(3, async () => {
     const t0 = performance.now();
-    await Session.load(dir, meta, Date.now);
-    return performance.now() - t0;
-  });
-  const parseOnly = await median(5, async () => {
-    const t0 = performance.now();
-    const text = await readFile(join(dir, LOG_FILE), 'utf8');
+    const text = await readFile(join(dirs.get(5_000)!, LOG_FILE), 'utf8');
     for (const line of text.split('\n')) if (line) JSON.parse(line);
     return performance.now() - t0;
   });
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const load = await median(3, async () => {
+    const t0 = performance.now();
+    await Session.load(dirs.get(5_000)!, metaOf(5_000), Date.now);
+    return performance.now() - t0;
+  });
+  rows.push({ name: 'Session.load of the 5,000-message log', value: load, unit: 'ms', baseline: { name: 'read + JSON.parse of every line', value: parseOnly } });
+
+  // Memory: three large sessions opened, then a small one, all kept loaded (as the core keeps them).
   gc?.();
-  const before = process.memoryUsage().heapUsed;
-  const held = await Session.load(dir, meta, Date.now);
+  const before = process.memoryUsage();
+  const held: Session[] = [];
+  for (const messages of [500, 2_000, 5_000, 2]) held.push((await open(messages)).session);
   gc?.();
-  const heldMb = (process.memoryUsage().heapUsed - before) / 1024 / 1024;
-  const size = (await readFile(join(dir, LOG_FILE))).length / 1024 / 1024;
+  const after = process.memoryUsage();
+  const heldEvents = held.reduce((n, s) => n + s.events.length, 0);
+  rows.push({
+    name: 'host heap after opening 500/2,000/5,000 then 2 messages',
+    value: after.heapUsed / MiB,
+    unit: 'MiB',
+    baseline: { name: 'heap before opening them', value: before.heapUsed / MiB },
+    note: `RSS ${(after.rss / MiB).toFixed(0)} MiB (before: ${(before.rss / MiB).toFixed(0)} MiB); ${heldEvents.toLocaleString('en-US')} events in memory`,
+  });
+  held.length = 0;
   await rm(home, { recursive: true, force: true });
   await rm(workspace, { recursive: true, force: true });
-  return [
-    {
-      name: `session replay (${events.toLocaleString('en-US')} events, ${size.toFixed(1)} MiB log)`,
-      value: replay,
-      unit: 'ms',
-      baseline: { name: 'read + JSON.parse of the same log', value: parseOnly },
-      note: `~${heldMb.toFixed(1)} MiB heap for the loaded session (${held.session.events.length} events)`,
-    },
-  ];
+  return rows;
 }
