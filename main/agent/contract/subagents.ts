@@ -53,8 +53,8 @@ export interface Subagent {
   run(prompt: string | null, options: SubagentRunOptions): Promise<SubagentTurn>;
   /** Tokens it used so far (every turn). */
   usage(): Usage;
-  /** Every event of its session so far (what its card replays). */
-  events(): readonly SessionEvent[];
+  /** Every event of its session so far (what its card replays; earlier turns are read back from its log). */
+  events(): Promise<readonly SessionEvent[]>;
 }
 
 /** The sub-agents of one session: created, found again (also after a restart), run under the session's rules. */

@@ -46,7 +46,7 @@ export const agentsFeatureWith =
         const agent = await session.subagents.open(agentId);
         if (!agent) throw new CommandError('not_found', `Session ${sessionId} has no sub-agent ${agentId}.`);
         const card = (await readCard(agent)) ?? { agentId, type: agent.type, description: agent.description, status: 'completed' as const, startedAt: 0, usage: agent.usage(), steps: 0 };
-        return { agent: card, events: [...agent.events()] };
+        return { agent: card, events: [...(await agent.events())] };
       },
       stopAgents: async ({ sessionId, agentId, swarmId }) => {
         if (!agentId && !swarmId) throw new CommandError('invalid_request', 'Say which sub-agent (agentId) or swarm (swarmId) to stop.');

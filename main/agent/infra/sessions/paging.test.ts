@@ -75,8 +75,9 @@ describe('a session opens at its tail and pages back', () => {
     const pages = await pageBack(session, tail.before);
     expect(pages.length).toBe(Math.ceil((50 - TAIL_TURNS) / PAGE_TURNS));
     expect([...pages.flat(), ...tail.events]).toEqual(all);
-    // Only the tail is in memory.
+    // Only the tail is in memory; the whole session (a sub-agent's card) is read back when asked for.
     expect(session.events.length).toBe(tail.events.length);
+    expect(await session.allEvents()).toEqual(all);
   });
 
   it('pages back correctly while a turn streams, from events this session wrote since it opened', async () => {

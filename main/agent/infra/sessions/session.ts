@@ -268,6 +268,11 @@ export class Session {
     return { events, before: from > this.firstSeq() ? from : null };
   }
 
+  /** Every event of the session, the ones no longer in memory read back from the log. */
+  async allEvents(): Promise<SessionEvent[]> {
+    return (await this.eventsBefore(this.seq + 1, Number.MAX_SAFE_INTEGER)).events;
+  }
+
   /** Events read back from the log. Should the index no longer match the file, the log is indexed again once. */
   private async readBack(lines: EventLine[]): Promise<SessionEvent[]> {
     await this.log.written();

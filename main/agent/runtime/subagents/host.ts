@@ -167,8 +167,8 @@ class ChildAgent implements Subagent {
     return { ...this.session.usageTotal };
   }
 
-  events(): readonly SessionEvent[] {
-    return this.session.events;
+  events(): Promise<readonly SessionEvent[]> {
+    return this.session.allEvents();
   }
 
   async run(prompt: string | null, options: SubagentRunOptions): Promise<SubagentTurn> {
