@@ -67,6 +67,8 @@ export interface SessionHandle {
   readonly subagents: SessionSubagents;
   /** Set when this session is itself a sub-agent (it cannot delegate further). */
   readonly agent?: SubagentLabel;
+  /** A sub-agent's parent session: the one whose window shows its work (its command cards among it). */
+  readonly parentId?: string;
   /** The turns the model still reads (since the last compaction, not undone), oldest first. */
   contextTurns(): string[];
   /** Write what the session has recorded so far to disk (a change made outside a turn, e.g. by a command). */

@@ -293,6 +293,7 @@ export class DeftCore {
       context: this.context,
       providerConfig: () => this.provider.turnConfig(),
       authorize: (call) => this.authorize(handle, call),
+      parentFacts: () => this.facts(handle),
       emitApp: (event) => this.emit(event),
       retry: this.options.retry ?? defaultRetryPolicy,
       ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),
