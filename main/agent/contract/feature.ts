@@ -3,7 +3,7 @@ import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Fact } from './facts';
 import type { SessionHooks } from './hooks';
-import type { NetworkVerdict, SandboxStatus, SessionSandbox } from './sandbox';
+import type { NetworkVerdict, SandboxStatus, SessionSandbox, WorkspaceSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { ChangeReviewer } from './review';
 import type { SessionSubagents, SubagentLabel } from './subagents';
@@ -119,6 +119,8 @@ export interface CoreContext {
   openPath?(path: string): Promise<boolean>;
   /** Whether commands run in the OS sandbox here (and why not). */
   sandboxStatus(): Promise<SandboxStatus>;
+  /** The OS sandbox for what runs for the workspace rather than one session (MCP servers). */
+  readonly workspaceSandbox: WorkspaceSandbox;
   /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */
   openFile?(path: string): Promise<boolean>;
 }

@@ -129,6 +129,7 @@ export class DeftCore {
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
       sandboxStatus: () => this.sandbox.status(),
+      workspaceSandbox: this.sandbox.forWorkspace(),
       ...(options.openFile ? { openFile: options.openFile } : {}),
     };
     this.features = options.features.map((create) => create(core));
