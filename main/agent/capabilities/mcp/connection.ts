@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type Tool as McpTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -8,30 +8,7 @@ import { type ServerDefinition, isStdio } from './config';
 import type { McpCallResult } from './output';
 import { StderrTail } from './stderr-tail';
 
-/** How a stdio server's process is started: directly, or planned by the OS sandbox. */
-export interface LaunchRequest {
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  label: string;
-}
-export interface LaunchPlan {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-  release(): void;
-}
-export type StdioLauncher = (request: LaunchRequest) => Promise<LaunchPlan>;
-
-/** Runs the command as configured, with the SDK's minimal environment (PATH, HOME, …) plus the server's `env`. */
-export const directLauncher: StdioLauncher = async (request) => ({
-  file: request.argv[0]!,
-  args: request.argv.slice(1),
-  env: { ...getDefaultEnvironment(), ...request.env },
-  cwd: request.cwd,
-  release: () => {},
-});
+import type { StdioLauncher } from './launch';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -94,6 +71,7 @@ export class ServerConnection {
       cwd: config.cwd ? resolveCwd(workspace, config.cwd) : workspace,
       env: config.env ?? {},
       label: `MCP server ${definition.name}`,
+      source: definition.source,
     });
     this.release = () => plan.release();
     const transport = new StdioClientTransport({ command: plan.file, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: 'pipe' });

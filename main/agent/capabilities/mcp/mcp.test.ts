@@ -187,7 +187,7 @@ describe('MCP servers through the model', () => {
 describe('workspace servers and trust', () => {
   it('starts nothing from an untrusted folder; once trusted each server is approved once, and a changed definition asks again', async () => {
     h = await createHarness({ host: 'web' });
-    const pidFile = join(h.home, 'pids');
+    const pidFile = join(h.workspace, 'pids');
     await writeFile(join(h.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: server({ MCP_TEST_PIDFILE: pidFile }) } }));
     await overviewWhen(h, (o) => statusOf(o, 'repo') === 'untrusted');
     // Starting turns does not start it either.

@@ -1,7 +1,8 @@
 import type { McpOverview, McpServerInfo, McpServerStatus } from '../../../../protocol';
 import type { McpServerDecision } from '../../infra/settings/trust';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
-import { ServerConnection, type StdioLauncher } from './connection';
+import { ServerConnection } from './connection';
+import type { StdioLauncher } from './launch';
 import { mcpToolName } from './naming';
 
 /** What decides which servers may start: folder trust, the user's answers, servers switched off. */
