@@ -78,6 +78,7 @@ export const commandNames = [
   'restartMcpServer',
   'decideMcpServer',
   'saveMcpServer',
+  'runMcpPrompt',
   // The window
   'getPreferences',
   'setPreferences',

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 if (process.env.MCP_TEST_PIDFILE) appendFileSync(process.env.MCP_TEST_PIDFILE, `${process.pid}\n`);
 if (process.env.MCP_TEST_FAIL_START) {
@@ -54,8 +54,25 @@ for (let i = 0; i < Number(process.env.MCP_TEST_TOOLS ?? 0); i++) {
 }
 
 function makeServer() {
-  const server = new Server({ name: 'deft-test', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server({ name: 'deft-test', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, prompts: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: [
+      {
+        name: 'review',
+        description: 'Review a file.\nMore about it.',
+        arguments: [
+          { name: 'file', description: 'The file to review', required: true },
+          { name: 'focus', description: 'What to look at' },
+        ],
+      },
+    ],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    if (request.params.name !== 'review') throw new Error(`no prompt ${request.params.name}`);
+    const args = request.params.arguments ?? {};
+    return { messages: [{ role: 'user', content: { type: 'text', text: `Review ${args.file} with a focus on ${args.focus ?? 'everything'}.` } }] };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
     switch (request.params.name) {

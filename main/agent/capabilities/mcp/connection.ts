@@ -3,7 +3,14 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, type Tool as McpTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  type GetPromptResult,
+  type Prompt as McpPrompt,
+  PromptListChangedNotificationSchema,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type ServerDefinition, isStdio } from './config';
 import type { McpCallResult } from './output';
 import { StderrTail } from './stderr-tail';
@@ -28,6 +35,7 @@ export interface ConnectionOptions {
 export class ServerConnection {
   readonly stderr = new StderrTail();
   tools: McpTool[] = [];
+  prompts: McpPrompt[] = [];
   private client: Client | null = null;
   private closing = false;
   private release: (() => void) | null = null;
@@ -50,6 +58,7 @@ export class ServerConnection {
       }
     }
     await this.refreshTools();
+    await this.refreshPrompts().catch(() => {});
   }
 
   private sseTransport(): Transport {
@@ -95,6 +104,10 @@ export class ServerConnection {
       await this.refreshTools().catch(() => {});
       this.options.onToolsChanged();
     });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+      await this.refreshPrompts().catch(() => {});
+      this.options.onToolsChanged();
+    });
     this.client = client;
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -128,6 +141,29 @@ export class ServerConnection {
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     this.tools = tools;
+  }
+
+  /** The server's prompts (slash commands); none when it offers none. */
+  async refreshPrompts(): Promise<void> {
+    const client = this.client;
+    if (!client?.getServerCapabilities()?.prompts) {
+      this.prompts = [];
+      return;
+    }
+    const prompts: McpPrompt[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listPrompts(cursor ? { cursor } : {});
+      prompts.push(...page.prompts);
+      cursor = page.nextCursor;
+    } while (cursor && prompts.length < 1_000);
+    this.prompts = prompts;
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<GetPromptResult> {
+    const client = this.client;
+    if (!client) throw new Error('The server is not connected.');
+    return client.getPrompt({ name, arguments: args }, { ...(signal ? { signal } : {}), timeout: 60_000 });
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; onProgress(text: string): void }): Promise<McpCallResult> {

@@ -9,6 +9,7 @@ import { TrustStore } from '../../infra/settings/trust';
 import { checkEntry, parseMcpFile } from './config';
 import { type McpSandboxChoice, type StdioLauncher, sandboxedLauncher } from './launch';
 import { mcpToolName } from './naming';
+import { promptArguments, promptText } from './prompts';
 import { McpServers } from './servers';
 import { mcpTool } from './tools';
 
@@ -158,6 +159,31 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
             await saveUserServer(join(core.home, 'mcp.json'), name, definition);
             await servers.sync();
           }),
+        runMcpPrompt: async ({ sessionId, command, args }) => {
+          const session = await core.session(sessionId);
+          const found = servers.prompt(command);
+          if (!found) throw new CommandError('not_found', `No connected MCP server offers /${command}. Settings → MCP servers shows each server's state.`);
+          let named: Record<string, string>;
+          try {
+            named = promptArguments(found.info, args ?? '');
+          } catch (error) {
+            throw new CommandError('invalid_request', (error as Error).message);
+          }
+          let text: string;
+          try {
+            text = promptText(await found.connection.getPrompt(found.info.serverPrompt, named));
+          } catch (error) {
+            throw new CommandError('internal', `The MCP server could not give /${command}: ${(error as Error).message}`);
+          }
+          if (!text.trim()) throw new CommandError('internal', `The MCP server gave /${command} as an empty prompt; nothing was sent.`);
+          const typed = `/${command}${args?.trim() ? ` ${args.trim()}` : ''}`;
+          const turnId = await session.startTurn({ text: typed, modelText: text, origin: 'user' });
+          if (!turnId) {
+            if (session.running) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it, then run the prompt again.');
+            throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
+          }
+          return { turnId };
+        },
       },
       close: () => servers.close(),
     };
