@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Page, chromium } from '@playwright/test';
+import { type CDPSession, type Page, chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { ensureBuild, root } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../main/agent/test-support/harness';
@@ -44,11 +44,8 @@ interface Frames {
   layout: number;
 }
 
-async function mainThread(page: Page): Promise<Record<string, number>> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
+async function mainThread(cdp: CDPSession): Promise<Record<string, number>> {
   const { metrics } = await cdp.send('Performance.getMetrics');
-  await cdp.detach();
   return Object.fromEntries(metrics.map((m) => [m.name, m.value * 1000]));
 }
 
@@ -65,9 +62,12 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
     requestAnimationFrame(tick);
   })()`);
   const from = await page.evaluate(() => performance.now());
-  const before = await mainThread(page);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const before = await mainThread(cdp);
   await run();
-  const after = await mainThread(page);
+  const after = await mainThread(cdp);
+  await cdp.detach();
   const spent = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
   const until = await page.evaluate<number>('window.__stop = true, performance.now()');
   const frames = (await page.evaluate<number[]>('window.__frames')).filter((t) => t >= from && t <= until);

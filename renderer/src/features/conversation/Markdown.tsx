@@ -1,8 +1,7 @@
 import { type ComponentProps, memo, useState } from 'react';
 import ReactMarkdown from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
-import remarkGfm from 'remark-gfm';
-import { type MarkdownSplit, splitMarkdown } from './markdown-blocks';
+import { type MarkdownSplit, remarkGfmShared, splitMarkdown } from './markdown-blocks';
 
 function textOf(node: unknown): string {
   if (typeof node === 'string') return node;
@@ -34,14 +33,14 @@ function CodeBlock(props: ComponentProps<'pre'>) {
   );
 }
 
-const components = {
+export const markdownComponents = {
   pre: CodeBlock,
   a: (props: ComponentProps<'a'>) => <a {...props} target="_blank" rel="noreferrer noopener" />,
 };
 
 /** Images from elsewhere become links: the CSP would block them, and loading one would tell its server you looked. */
 const linkedImages = {
-  ...components,
+  ...markdownComponents,
   img: ({ src, alt }: ComponentProps<'img'>) => (
     <a href={typeof src === 'string' ? src : undefined} target="_blank" rel="noreferrer noopener" className="markdown-image-link">
       [image{alt ? `: ${alt}` : ''}]
@@ -54,12 +53,12 @@ const linkedImages = {
 const highlight = rehypeHighlight({ detect: false });
 const highlighted: ComponentProps<typeof ReactMarkdown>['rehypePlugins'] = [() => highlight];
 const plain: ComponentProps<typeof ReactMarkdown>['rehypePlugins'] = [];
-const remarkPlugins = [remarkGfm];
+const remarkPlugins = [remarkGfmShared] as ComponentProps<typeof ReactMarkdown>['remarkPlugins'];
 
 /** One top-level block, parsed and highlighted once: it renders again only when its own text changes. */
 const Block = memo(function Block({ text, highlight, linkImages }: { text: string; highlight: boolean; linkImages: boolean }) {
   return (
-    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={highlight ? highlighted : plain} components={linkImages ? linkedImages : components}>
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={highlight ? highlighted : plain} components={linkImages ? linkedImages : markdownComponents}>
       {text}
     </ReactMarkdown>
   );

@@ -20,7 +20,20 @@ export interface MarkdownSplit {
 // A link reference or footnote definition changes blocks before it: such a text is one block.
 const DEFINITION = /^ {0,3}\[[^\]\n]+\]:/m;
 
-const options = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+// Made once: building them is a good part of what parsing a small block costs.
+const micromarkGfm = gfm();
+const mdastGfm = gfmFromMarkdown();
+const options = { extensions: [micromarkGfm], mdastExtensions: [mdastGfm] };
+
+/**
+ * GitHub Flavored Markdown for a unified processor (as remark-gfm, for reading only), with extensions
+ * made once instead of once per processor — react-markdown makes a processor per render.
+ */
+export function remarkGfmShared(this: { data(): Record<string, unknown> }): void {
+  const data = this.data() as { micromarkExtensions?: unknown[]; fromMarkdownExtensions?: unknown[] };
+  (data.micromarkExtensions ??= []).push(micromarkGfm);
+  (data.fromMarkdownExtensions ??= []).push(mdastGfm);
+}
 
 /** Offsets of the top-level blocks of `source` (the first is always 0). */
 function blockStarts(source: string): number[] {
