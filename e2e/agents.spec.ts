@@ -102,4 +102,7 @@ test('Settings lists the sub-agent types, and why a workspace definition is not 
   await expect(section.getByRole('listitem').filter({ hasText: 'reviewer' })).toContainText('Tools: Read, Grep');
   await expect(section.getByRole('listitem').filter({ hasText: 'explore' })).toContainText('built-in');
   await expect(section).toContainText('repo.md: the workspace is not trusted yet');
+  // Saved while the page is open, a definition shows without reopening it (as skills do).
+  await writeFile(join(home, 'agents', 'tester.md'), '---\nname: tester\ndescription: Writes the missing tests\n---\nTest it.\n');
+  await expect(section.getByRole('listitem').filter({ hasText: 'tester' })).toContainText('Writes the missing tests');
 });

@@ -93,3 +93,25 @@ test('an MCP tool call gets a card with the server, the arguments and the result
   await expect(resource.getByLabel('Resources')).toContainText('file:///notes.txt');
   await testInfo.attach('mcp-card', { body: await page.screenshot(), contentType: 'image/png' });
 });
+
+test("an MCP server's prompt is a slash command beside the skills: its arguments in order, its text sent to the model", async ({ deft, mock }, testInfo) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const dialog = await openMcpSettings(page);
+  await expect(dialog.getByRole('listitem', { name: 'MCP server tools' }).getByRole('status')).toHaveText(/Connected/, { timeout: 20_000 });
+  await page.keyboard.press('Escape');
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await composer.fill('/mcp__tools__re');
+  const option = page.getByRole('option', { name: /mcp__tools__review/ });
+  await expect(option).toContainText('<file> [focus]');
+  await expect(option).toContainText('Review a file.');
+  await expect(option).toContainText('MCP');
+  await testInfo.attach('mcp-prompt-menu', { body: await page.screenshot({ path: process.env.DEFT_SCREENS_DIR ? join(process.env.DEFT_SCREENS_DIR, 'mcp-prompt-menu.png') : undefined }), contentType: 'image/png' });
+  await page.keyboard.press('Tab');
+  await expect(composer).toHaveValue('/mcp__tools__review ');
+  await composer.pressSequentially('src/app.ts error handling');
+  await page.keyboard.press('Enter');
+  // The mock model answers with the last user text it read: the prompt the server returned.
+  await expect(page.getByText('Echo: Review src/app.ts with a focus on error handling.')).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole('article', { name: 'Your message' }).getByText('/mcp__tools__review src/app.ts error handling')).toBeVisible();
+});

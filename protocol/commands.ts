@@ -205,6 +205,8 @@ export const commands = {
   decideMcpServer: command(z.object({ name: McpServerName, approved: z.boolean() }).strict(), McpOverview),
   /** Add or replace a server in the user's ~/.deft/mcp.json (the entry is checked before it is saved). */
   saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
+  /** Run an MCP prompt (`/mcp__server__prompt args`): its arguments in order, the last taking the rest; the prompt it returns starts a turn. */
+  runMcpPrompt: command(SessionRef.extend({ command: z.string().min(1).max(200), args: z.string().max(100_000).optional() }).strict(), z.object({ turnId: z.string() })),
   // The window: preferences (theme, notifications, prices) and desktop notifications
   /** The window preferences (theme, notifications, the price table in force). */
   getPreferences: command(Empty, Preferences),

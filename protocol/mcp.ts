@@ -23,6 +23,17 @@ export const McpToolInfo = z.object({
 });
 export type McpToolInfo = z.infer<typeof McpToolInfo>;
 
+/** One prompt of a server, run as the slash command `/mcp__server__prompt` with its arguments in order. */
+export const McpPromptInfo = z.object({
+  /** The slash command (without the slash): `mcp__<server>__<prompt>`. */
+  command: z.string(),
+  /** The server's own name for it. */
+  serverPrompt: z.string(),
+  description: z.string(),
+  arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })),
+});
+export type McpPromptInfo = z.infer<typeof McpPromptInfo>;
+
 /** One configured server. */
 export const McpServerInfo = z.object({
   name: z.string(),
@@ -37,6 +48,8 @@ export const McpServerInfo = z.object({
   /** The last lines the server wrote to stderr. */
   stderr: z.array(z.string()),
   tools: z.array(McpToolInfo),
+  /** Its prompts (slash commands), while it is connected. */
+  prompts: z.array(McpPromptInfo).default([]),
   /** Variables its definition uses that are not set. */
   missingVariables: z.array(z.string()),
   /** Environment variables its definition reads (`${VAR}`), shown before a workspace server is approved. */

@@ -77,6 +77,7 @@ export const commandNames = [
   'restartMcpServer',
   'decideMcpServer',
   'saveMcpServer',
+  'runMcpPrompt',
   // The window
   'getPreferences',
   'setPreferences',

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileSecretStore } from './infra/settings/secrets';
 import { tempDir } from './test-support/harness';
-import { inertSessionHandle } from './test-support/session-handle';
+import { inertSessionHandle, noWorkspaceSandbox } from './test-support/session-handle';
 import { ToolRegistry } from './runtime/tools/registry';
 import { selectToolsTool } from './runtime/tools/select-tools/select-tools';
 import type { ToolEnv } from './contract/tool';
@@ -30,6 +30,7 @@ const core: CoreContext = {
     throw new Error('not in this test');
   },
   sandboxStatus: async () => ({ available: false, enabled: false }),
+  workspaceSandbox: noWorkspaceSandbox(scratch),
 };
 const session: SessionHandle = inertSessionHandle('schema-session', scratch);
 const env: ToolEnv = { workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };

@@ -7,7 +7,7 @@ import type { ToolEnv } from './contract/tool';
 import { FileSecretStore } from './infra/settings/secrets';
 import { ToolRegistry } from './runtime/tools/registry';
 import { createHarness, tempDir } from './test-support/harness';
-import { inertSessionHandle } from './test-support/session-handle';
+import { inertSessionHandle, noWorkspaceSandbox } from './test-support/session-handle';
 
 const scratch = await tempDir('deft-tool-set-');
 const open: Feature[] = [];
@@ -18,7 +18,7 @@ afterAll(async () => {
 
 /** The tools a session is offered with these capabilities, on this host, for a model that does (not) read images. */
 async function offered(options: { host: CoreContext['host']; imageInput: boolean; features?: readonly FeatureFactory[] }) {
-  const core: CoreContext = { workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, secrets: FileSecretStore.inHome(scratch), session: () => Promise.reject(new Error('not here')), sandboxStatus: async () => ({ available: false, enabled: false }) };
+  const core: CoreContext = { workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, secrets: FileSecretStore.inHome(scratch), session: () => Promise.reject(new Error('not here')), sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox(scratch) };
   const session = inertSessionHandle(`s-${open.length}`, scratch);
   const env: ToolEnv = { workspace: scratch, home: scratch, sessionId: session.id, sessionDir: scratch, capabilities: { imageInput: options.imageInput }, extraRoots: () => [] };
   const features = (options.features ?? defaultCapabilities).map((create) => create(core));

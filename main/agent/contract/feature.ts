@@ -3,7 +3,7 @@ import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Fact } from './facts';
 import type { SessionHooks } from './hooks';
-import type { NetworkVerdict, SandboxStatus, SessionSandbox } from './sandbox';
+import type { NetworkVerdict, SandboxStatus, SessionSandbox, WorkspaceSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { ChangeReviewer } from './review';
 import type { SessionSubagents, SubagentLabel } from './subagents';
@@ -67,6 +67,8 @@ export interface SessionHandle {
   readonly subagents: SessionSubagents;
   /** Set when this session is itself a sub-agent (it cannot delegate further). */
   readonly agent?: SubagentLabel;
+  /** A sub-agent's parent session: the one whose window shows its work (its command cards among it). */
+  readonly parentId?: string;
   /** The turns the model still reads (since the last compaction, not undone), oldest first. */
   contextTurns(): string[];
   /** Write what the session has recorded so far to disk (a change made outside a turn, e.g. by a command). */
@@ -117,6 +119,8 @@ export interface CoreContext {
   openPath?(path: string): Promise<boolean>;
   /** Whether commands run in the OS sandbox here (and why not). */
   sandboxStatus(): Promise<SandboxStatus>;
+  /** The OS sandbox for what runs for the workspace rather than one session (MCP servers). */
+  readonly workspaceSandbox: WorkspaceSandbox;
   /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */
   openFile?(path: string): Promise<boolean>;
 }

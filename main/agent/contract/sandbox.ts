@@ -31,6 +31,12 @@ export interface SandboxSpawnRequest {
   turnId?: string;
   /** Overrides the session's network policy (tests, or a capability with its own). */
   network?: NetworkPolicy;
+  /**
+   * Keep the host's network (no proxy, no policy): for processes that are network clients by nature and
+   * were approved as such — MCP servers. The file system limits, the scrubbed environment and the process
+   * containment still apply.
+   */
+  hostNetwork?: boolean;
 }
 
 /**
@@ -70,3 +76,6 @@ export interface SessionSandbox {
   /** Whether `sandbox.autoAllow` lets sandboxed commands run without asking in accept-edits mode. */
   autoAllow(): Promise<boolean>;
 }
+
+/** The sandbox for what runs for the workspace rather than for one session (MCP servers): no one to ask about the network. */
+export type WorkspaceSandbox = Pick<SessionSandbox, 'status' | 'plan'>;

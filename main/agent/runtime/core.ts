@@ -129,6 +129,7 @@ export class DeftCore {
       session: async (id) => (await this.session(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
       sandboxStatus: () => this.sandbox.status(),
+      workspaceSandbox: this.sandbox.forWorkspace(),
       ...(options.openFile ? { openFile: options.openFile } : {}),
     };
     this.features = options.features.map((create) => create(core));
@@ -293,6 +294,7 @@ export class DeftCore {
       context: this.context,
       providerConfig: () => this.provider.turnConfig(),
       authorize: (call) => this.authorize(handle, call),
+      parentFacts: () => this.facts(handle),
       emitApp: (event) => this.emit(event),
       retry: this.options.retry ?? defaultRetryPolicy,
       ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),

@@ -1,13 +1,16 @@
 // A real MCP server for tests, written with the SDK. stdio by default; `--http PORT` serves Streamable HTTP
 // on 127.0.0.1 (PORT 0 picks one and prints "listening <port>" on stdout).
 // Environment: MCP_TEST_TOOLS=N adds N generated tools; MCP_TEST_PIDFILE appends this process's pid;
-// MCP_TEST_FAIL_START=text writes text to stderr and exits before speaking MCP; MCP_TEST_STDERR writes a line.
-import { appendFileSync } from 'node:fs';
+// MCP_TEST_FAIL_START=text writes text to stderr and exits before speaking MCP; MCP_TEST_STDERR writes a line;
+// MCP_TEST_WRITE=path1:path2 tries to write each file and says on stderr how it went ("write <path>: ok" or the
+// error code); MCP_TEST_GRANDCHILD=N starts `sleep N` in a session of its own that it never waits for.
+import { spawn } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 if (process.env.MCP_TEST_PIDFILE) appendFileSync(process.env.MCP_TEST_PIDFILE, `${process.pid}\n`);
 if (process.env.MCP_TEST_FAIL_START) {
@@ -15,6 +18,15 @@ if (process.env.MCP_TEST_FAIL_START) {
   process.exit(3);
 }
 if (process.env.MCP_TEST_STDERR) process.stderr.write(`${process.env.MCP_TEST_STDERR}\n`);
+for (const path of (process.env.MCP_TEST_WRITE ?? '').split(':').filter(Boolean)) {
+  try {
+    writeFileSync(path, 'written by an MCP server\n');
+    process.stderr.write(`write ${path}: ok\n`);
+  } catch (error) {
+    process.stderr.write(`write ${path}: ${error.code}\n`);
+  }
+}
+if (process.env.MCP_TEST_GRANDCHILD) spawn('sleep', [process.env.MCP_TEST_GRANDCHILD], { detached: true, stdio: 'ignore' }).unref();
 
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const obj = (properties = {}, required = []) => ({ type: 'object', properties, required, additionalProperties: false });
@@ -42,8 +54,25 @@ for (let i = 0; i < Number(process.env.MCP_TEST_TOOLS ?? 0); i++) {
 }
 
 function makeServer() {
-  const server = new Server({ name: 'deft-test', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server({ name: 'deft-test', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, prompts: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: [
+      {
+        name: 'review',
+        description: 'Review a file.\nMore about it.',
+        arguments: [
+          { name: 'file', description: 'The file to review', required: true },
+          { name: 'focus', description: 'What to look at' },
+        ],
+      },
+    ],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    if (request.params.name !== 'review') throw new Error(`no prompt ${request.params.name}`);
+    const args = request.params.arguments ?? {};
+    return { messages: [{ role: 'user', content: { type: 'text', text: `Review ${args.file} with a focus on ${args.focus ?? 'everything'}.` } }] };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
     switch (request.params.name) {

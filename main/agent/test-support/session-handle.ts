@@ -1,7 +1,13 @@
 import type { SessionHandle } from '../contract/feature';
+import type { WorkspaceSandbox } from '../contract/sandbox';
 import { noHooks } from '../contract/hooks';
 import { Sandbox } from '../infra/sandbox/sandbox';
 import { TaskBoard } from '../infra/tasks/task-board';
+
+/** No OS sandbox for what runs for the workspace: for core contexts built by hand in tests. */
+export function noWorkspaceSandbox(dir: string): WorkspaceSandbox {
+  return new Sandbox({ workspace: dir, home: dir, support: { kind: null } }).forWorkspace();
+}
 
 /** A session handle that records nothing and starts no turns: for exercising tools and features alone. */
 export function inertSessionHandle(id: string, dir: string): SessionHandle {

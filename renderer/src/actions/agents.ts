@@ -26,3 +26,10 @@ export function stopAgents(target: { agentId: string } | { swarmId: string }): P
 export function listAgentTypes() {
   return attempt(() => deft.listAgentTypes({}), null);
 }
+
+/** Call `listener` when the sub-agent types change (a definition file added, edited or removed); returns the unsubscribe. */
+export function onAgentTypesChanged(listener: () => void): () => void {
+  return deft.onEvent((event) => {
+    if (event.type === 'agents.changed') listener();
+  });
+}

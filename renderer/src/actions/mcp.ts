@@ -2,10 +2,21 @@ import type { McpOverview } from '../../../protocol';
 import { deft } from '../bridge';
 import { useMcp } from '../stores/mcp';
 import { attempt } from './attempt';
+import { useUi } from '../stores/ui';
+import { inSession } from './sessions';
 
 const keep = (overview: McpOverview | undefined) => {
   if (overview) useMcp.getState().setOverview(overview);
 };
+
+/** Run an MCP prompt as `/command args` in the current session (a new one when none is open); false when it could not start (the error is shown). */
+export function runMcpPrompt(command: string, args: string): Promise<boolean> {
+  return inSession(async (sessionId) => {
+    useUi.getState().showBanner(null);
+    await deft.runMcpPrompt({ sessionId, command, ...(args.trim() ? { args: args.trim() } : {}) });
+    return true;
+  }, false);
+}
 
 /** Fetch the servers (this also reads the MCP files again). */
 export async function loadMcpServers(): Promise<void> {

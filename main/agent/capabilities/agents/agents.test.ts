@@ -52,9 +52,11 @@ describe('Agent (foreground)', () => {
     const result = toolResults(h).find((o) => o.startsWith('agent_id:'))!;
     expect(result).toMatch(/^agent_id: a[0-9a-z]{8}\nactual_subagent_type: explore\nstatus: completed\n\n\[summary\]\nThe code is 4242/);
     const agentId = /agent_id: (\S+)/.exec(result)![1]!;
-    // Its own context: its system prompt, then the prompt verbatim as its first user message.
+    // Its own context: its system prompt, then the prompt verbatim as its first user message, then what holds now.
     const first = conversation(h, 'SUB-READ')[0]!;
-    expect(first.body.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['SUB-READ: read notes.txt and report the code']);
+    const users = first.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+    expect(users[0]).toBe('SUB-READ: read notes.txt and report the code');
+    expect(users.slice(1)).toEqual([expect.stringMatching(/^<system-reminder>\nToday's date: [\s\S]*Permission mode: /)]);
     expect(String(first.body.messages[0]!.content)).toContain('Your role: a sub-agent (explore)');
     // explore: read-only tools, the web and Bash (ReadMediaFile only where the model reads images); no Write, Edit, nor delegation.
     expect(toolNames(h, 'SUB-READ').sort()).toEqual(['Bash', 'FetchURL', 'Glob', 'Grep', 'Read']);
@@ -148,6 +150,32 @@ describe('Agent (foreground)', () => {
   });
 });
 
+describe("command cards inside a sub-agent's transcript", () => {
+  it('Stop and Move to background reach the sub-agent\'s running command through the parent session', async () => {
+    h = await createHarness();
+    const nap = uniqueSleep();
+    h.server.enqueue(toolStep(callChunk('Agent', { description: 'two commands', prompt: 'SUB-CARDS: run them' }, 'parent-1')), textReply('both handled'));
+    h.server.route(
+      'SUB-CARDS',
+      toolStep(callChunk('Bash', { command: `echo first; sleep ${nap}`, timeout: 300 }, 'sub-1')),
+      toolStep(callChunk('Bash', { command: `echo second; sleep ${nap}`, timeout: 300, description: 'second nap' }, 'sub-2')),
+      textReply(longAnswer('One command stopped, one moved to the background')),
+    );
+    await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
+    expect(await h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'sub-1', action: 'stop' })).toEqual({ ok: true });
+    await eventually(() => expect(conversation(h!, 'SUB-CARDS').length).toBeGreaterThanOrEqual(2), 10_000);
+    expect(JSON.stringify(conversation(h, 'SUB-CARDS')[1]!.body.messages.at(-1))).toContain('Command stopped by the user');
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
+    const moved = await h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'sub-2', action: 'background' });
+    expect(moved.taskId).toMatch(/^bash-/);
+    await h.core.turnDone(h.session.id);
+    expect(JSON.stringify(conversation(h, 'SUB-CARDS')[2]!.body.messages.at(-1))).toContain('The user moved the command to the background');
+    expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).tasks).toMatchObject([{ id: moved.taskId, status: 'running' }]);
+    await h.core.handlers.stopTask({ sessionId: h.session.id, taskId: moved.taskId! });
+  });
+});
+
 describe('Agent under the parent\'s limits', () => {
   it('stops a sub-agent at its time limit and says how to resume it', async () => {
     h = await createHarness();
@@ -176,6 +204,8 @@ describe('Agent under the parent\'s limits', () => {
     await h.run('go');
     expect(existsSync(join(h.workspace, 'x.txt'))).toBe(false);
     expect(JSON.stringify(conversation(h, 'SUB-PLANMODE').at(-1)!.body.messages)).toMatch(/Plan mode is active/);
+    // It is told before it tries, as the parent is.
+    expect(JSON.stringify(conversation(h, 'SUB-PLANMODE')[0]!.body.messages)).toContain('The user wants a plan before any change');
   });
 
   it('counts its tokens in the parent session\'s usage', async () => {
@@ -227,8 +257,8 @@ describe('Agent (background and resume)', () => {
     await core.handlers.sendPrompt({ sessionId: h.session.id, text: 'second' });
     await core.turnDone(h.session.id);
     const resumed = conversation(h, 'SUB-MEM').at(-1)!;
-    const users = resumed.body.messages.filter((m) => m.role === 'user').map((m) => m.content);
-    expect(users).toEqual(['SUB-MEM: remember the word ZEBRA', 'What was the word?']);
+    const users = resumed.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+    expect(users).toEqual(['SUB-MEM: remember the word ZEBRA', expect.stringMatching(/^<system-reminder>/), 'What was the word?']);
     expect(JSON.stringify(resumed.body.messages)).toContain('I will remember ZEBRA');
     await core.close();
   });

@@ -35,7 +35,7 @@ export const agentsFeatureWith =
     // Definitions added, edited or removed reach the Agent tool's description at the next turn.
     onTurnStart: () => void service.catalog.refresh(),
     onSessionDeleted: (sessionId) => service.live.stopAll(sessionId),
-    close: async () => service.live.stopAll(),
+    close: () => service.close(),
     commands: {
       listAgentTypes: async () => {
         const snapshot = await service.catalog.refresh();

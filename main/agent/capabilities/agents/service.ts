@@ -8,6 +8,7 @@ import { type AgentOutcome, type AgentRun, runAgent } from './runner';
 import { TranscriptText } from './transcript';
 import type { AgentType } from './types/builtin';
 import { AgentTypeCatalog } from './types/catalog';
+import { type DefinitionWatcher, watchDefinitionFolders } from './types/watcher';
 import type { SwarmLimits } from './swarm-scheduler';
 
 export interface AgentCallArgs {
@@ -42,6 +43,7 @@ class LiveAgents {
 export class AgentsService {
   readonly catalog: AgentTypeCatalog;
   readonly live = new LiveAgents();
+  readonly watcher: DefinitionWatcher;
 
   constructor(
     readonly core: CoreContext,
@@ -50,6 +52,16 @@ export class AgentsService {
     this.catalog = new AgentTypeCatalog({ workspace: core.workspace, home: core.home }, (snapshot) =>
       core.emitApp({ type: 'agents.changed', count: snapshot.types.length, skipped: snapshot.skipped.length }),
     );
+    // Definitions added, edited or removed are read again at once (the Agent tool's description, Settings).
+    this.watcher = watchDefinitionFolders(
+      this.catalog.folders().map((f) => f.path),
+      () => void this.catalog.refresh(),
+    );
+  }
+
+  close(): Promise<void> {
+    this.live.stopAll();
+    return this.watcher.close();
   }
 
   type(name: string): AgentType | undefined {

@@ -1,37 +1,21 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, type Tool as McpTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  type GetPromptResult,
+  type Prompt as McpPrompt,
+  PromptListChangedNotificationSchema,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type ServerDefinition, isStdio } from './config';
 import type { McpCallResult } from './output';
 import { StderrTail } from './stderr-tail';
 
-/** How a stdio server's process is started: directly, or planned by the OS sandbox. */
-export interface LaunchRequest {
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  label: string;
-}
-export interface LaunchPlan {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-  release(): void;
-}
-export type StdioLauncher = (request: LaunchRequest) => Promise<LaunchPlan>;
-
-/** Runs the command as configured, with the SDK's minimal environment (PATH, HOME, …) plus the server's `env`. */
-export const directLauncher: StdioLauncher = async (request) => ({
-  file: request.argv[0]!,
-  args: request.argv.slice(1),
-  env: { ...getDefaultEnvironment(), ...request.env },
-  cwd: request.cwd,
-  release: () => {},
-});
+import type { StdioLauncher } from './launch';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -51,6 +35,7 @@ export interface ConnectionOptions {
 export class ServerConnection {
   readonly stderr = new StderrTail();
   tools: McpTool[] = [];
+  prompts: McpPrompt[] = [];
   private client: Client | null = null;
   private closing = false;
   private release: (() => void) | null = null;
@@ -73,6 +58,7 @@ export class ServerConnection {
       }
     }
     await this.refreshTools();
+    await this.refreshPrompts().catch(() => {});
   }
 
   private sseTransport(): Transport {
@@ -94,6 +80,7 @@ export class ServerConnection {
       cwd: config.cwd ? resolveCwd(workspace, config.cwd) : workspace,
       env: config.env ?? {},
       label: `MCP server ${definition.name}`,
+      source: definition.source,
     });
     this.release = () => plan.release();
     const transport = new StdioClientTransport({ command: plan.file, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: 'pipe' });
@@ -115,6 +102,10 @@ export class ServerConnection {
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       await this.refreshTools().catch(() => {});
+      this.options.onToolsChanged();
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+      await this.refreshPrompts().catch(() => {});
       this.options.onToolsChanged();
     });
     this.client = client;
@@ -150,6 +141,29 @@ export class ServerConnection {
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     this.tools = tools;
+  }
+
+  /** The server's prompts (slash commands); none when it offers none. */
+  async refreshPrompts(): Promise<void> {
+    const client = this.client;
+    if (!client?.getServerCapabilities()?.prompts) {
+      this.prompts = [];
+      return;
+    }
+    const prompts: McpPrompt[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listPrompts(cursor ? { cursor } : {});
+      prompts.push(...page.prompts);
+      cursor = page.nextCursor;
+    } while (cursor && prompts.length < 1_000);
+    this.prompts = prompts;
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<GetPromptResult> {
+    const client = this.client;
+    if (!client) throw new Error('The server is not connected.');
+    return client.getPrompt({ name, arguments: args }, { ...(signal ? { signal } : {}), timeout: 60_000 });
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; onProgress(text: string): void }): Promise<McpCallResult> {

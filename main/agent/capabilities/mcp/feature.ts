@@ -7,8 +7,9 @@ import { writeFileAtomic } from '../../infra/platform/files';
 import { SettingsStore } from '../../infra/settings/settings-store';
 import { TrustStore } from '../../infra/settings/trust';
 import { checkEntry, parseMcpFile } from './config';
-import { type StdioLauncher, directLauncher } from './connection';
+import { type McpSandboxChoice, type StdioLauncher, sandboxedLauncher } from './launch';
 import { mcpToolName } from './naming';
+import { promptArguments, promptText } from './prompts';
 import { McpServers } from './servers';
 import { mcpTool } from './tools';
 
@@ -32,7 +33,10 @@ export interface McpFeatureOptions {
 interface McpSettings {
   disabled: string[];
   deferAbove: number;
+  sandbox: McpSandboxChoice;
 }
+
+const SANDBOX_CHOICES: readonly McpSandboxChoice[] = ['project', 'all', 'off'];
 
 /**
  * MCP: servers from `~/.deft/mcp.json`, the workspace's `.mcp.json` and `.deft/mcp.json` (only once the
@@ -44,12 +48,13 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
     const settings = new SettingsStore(core.home);
     const trust = new TrustStore(core.home, core.workspace);
     const readSettings = async (): Promise<McpSettings> => {
-      const raw = (await settings.readRaw()).mcp as { disabled?: unknown; deferAbove?: unknown } | undefined;
+      const raw = (await settings.readRaw()).mcp as { disabled?: unknown; deferAbove?: unknown; sandbox?: unknown } | undefined;
       const disabled = Array.isArray(raw?.disabled) ? raw.disabled.filter((n): n is string => typeof n === 'string') : [];
       const deferAbove = typeof raw?.deferAbove === 'number' && raw.deferAbove >= 0 ? raw.deferAbove : DEFAULT_DEFER_ABOVE;
-      return { disabled, deferAbove };
+      const sandbox = SANDBOX_CHOICES.find((c) => c === raw?.sandbox) ?? 'project';
+      return { disabled, deferAbove, sandbox };
     };
-    let current: McpSettings = { disabled: [], deferAbove: DEFAULT_DEFER_ABOVE };
+    let current: McpSettings = { disabled: [], deferAbove: DEFAULT_DEFER_ABOVE, sandbox: 'project' };
     const servers = new McpServers({
       home: core.home,
       workspace: core.workspace,
@@ -57,7 +62,7 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
       ...(options.extraConfigs ? { extraConfigs: options.extraConfigs } : {}),
       ...(options.headless ? { headless: true } : {}),
       ...(options.restartDelay ? { restartDelay: options.restartDelay } : {}),
-      launch: options.launch ?? directLauncher,
+      launch: options.launch ?? sandboxedLauncher(core.workspaceSandbox, async () => (await readSettings()).sandbox),
       clientVersion: '0.1.0',
       gates: {
         trusted: async () => (await trust.get()).trusted,
@@ -154,6 +159,31 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
             await saveUserServer(join(core.home, 'mcp.json'), name, definition);
             await servers.sync();
           }),
+        runMcpPrompt: async ({ sessionId, command, args }) => {
+          const session = await core.session(sessionId);
+          const found = servers.prompt(command);
+          if (!found) throw new CommandError('not_found', `No connected MCP server offers /${command}. Settings → MCP servers shows each server's state.`);
+          let named: Record<string, string>;
+          try {
+            named = promptArguments(found.info, args ?? '');
+          } catch (error) {
+            throw new CommandError('invalid_request', (error as Error).message);
+          }
+          let text: string;
+          try {
+            text = promptText(await found.connection.getPrompt(found.info.serverPrompt, named));
+          } catch (error) {
+            throw new CommandError('internal', `The MCP server could not give /${command}: ${(error as Error).message}`);
+          }
+          if (!text.trim()) throw new CommandError('internal', `The MCP server gave /${command} as an empty prompt; nothing was sent.`);
+          const typed = `/${command}${args?.trim() ? ` ${args.trim()}` : ''}`;
+          const turnId = await session.startTurn({ text: typed, modelText: text, origin: 'user' });
+          if (!turnId) {
+            if (session.running) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it, then run the prompt again.');
+            throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
+          }
+          return { turnId };
+        },
       },
       close: () => servers.close(),
     };

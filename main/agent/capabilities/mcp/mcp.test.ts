@@ -46,6 +46,25 @@ function alive(pid: number): boolean {
 }
 
 describe('MCP servers through the model', () => {
+  it('runs a server’s prompt as a slash command: its arguments in order, the prompt it returns sent as the user’s message', async () => {
+    h = await createHarness();
+    await userServers(h, { test: server() });
+    const overview = await overviewWhen(h, (o) => statusOf(o, 'test') === 'connected');
+    expect(overview.servers[0]!.prompts).toEqual([
+      { command: 'mcp__test__review', serverPrompt: 'review', description: 'Review a file.', arguments: [{ name: 'file', description: 'The file to review', required: true }, { name: 'focus', description: 'What to look at' }] },
+    ]);
+    h.server.enqueue(textReply('reviewed'));
+    const { turnId } = await h.core.handlers.runMcpPrompt({ sessionId: h.session.id, command: 'mcp__test__review', args: 'src/app.ts error handling and retries' });
+    await h.core.turnDone(h.session.id);
+    expect(h.sessionEvents('turn.started').at(-1)).toMatchObject({ turnId, text: '/mcp__test__review src/app.ts error handling and retries' });
+    expect(h.server.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Review src/app.ts with a focus on error handling and retries.' });
+    // A required argument missing, an unknown prompt: clear errors, nothing sent.
+    const sent = h.server.requests.length;
+    await expect(h.core.handlers.runMcpPrompt({ sessionId: h.session.id, command: 'mcp__test__review' })).rejects.toThrow('/mcp__test__review <file> [focus]: file is required.');
+    await expect(h.core.handlers.runMcpPrompt({ sessionId: h.session.id, command: 'mcp__test__nope', args: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+    expect(h.server.requests.length).toBe(sent);
+  });
+
   it('lists a stdio server’s tools under mcp__ names, sends their schemas, and round-trips calls (text, image, resource, structured, error)', async () => {
     h = await createHarness();
     await userServers(h, { test: server() });
@@ -187,7 +206,7 @@ describe('MCP servers through the model', () => {
 describe('workspace servers and trust', () => {
   it('starts nothing from an untrusted folder; once trusted each server is approved once, and a changed definition asks again', async () => {
     h = await createHarness({ host: 'web' });
-    const pidFile = join(h.home, 'pids');
+    const pidFile = join(h.workspace, 'pids');
     await writeFile(join(h.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: server({ MCP_TEST_PIDFILE: pidFile }) } }));
     await overviewWhen(h, (o) => statusOf(o, 'repo') === 'untrusted');
     // Starting turns does not start it either.

@@ -1,7 +1,9 @@
-import type { McpOverview, McpServerInfo, McpServerStatus } from '../../../../protocol';
+import type { McpOverview, McpPromptInfo, McpServerInfo, McpServerStatus } from '../../../../protocol';
 import type { McpServerDecision } from '../../infra/settings/trust';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
-import { ServerConnection, type StdioLauncher } from './connection';
+import { ServerConnection } from './connection';
+import { promptInfo } from './prompts';
+import type { StdioLauncher } from './launch';
 import { mcpToolName } from './naming';
 
 /** What decides which servers may start: folder trust, the user's answers, servers switched off. */
@@ -239,6 +241,18 @@ export class McpServers {
     await this.sync();
   }
 
+  /** The connected server offering the prompt run as `/command`, and the prompt. */
+  prompt(command: string): { connection: ServerConnection; info: McpPromptInfo } | null {
+    for (const entry of this.entries.values()) {
+      if (entry.status !== 'connected' || !entry.connection) continue;
+      for (const prompt of entry.connection.prompts) {
+        const info = promptInfo(entry.definition.name, prompt);
+        if (info.command === command) return { connection: entry.connection, info };
+      }
+    }
+    return null;
+  }
+
   private require(name: string): Entry {
     const entry = this.entries.get(name);
     if (!entry) throw new Error(`There is no MCP server named "${name}".`);
@@ -264,6 +278,7 @@ export class McpServers {
           const name = mcpToolName(definition.name, t.name);
           return { name, serverTool: t.name, description: (t.description ?? '').trim().split('\n')[0]!.slice(0, 300), deferred: deferred(name) };
         }),
+        prompts: entry.status === 'connected' && entry.connection ? entry.connection.prompts.map((p) => promptInfo(definition.name, p)) : [],
         missingVariables: definition.missing,
         variables: definition.variables,
         definition: definition.written,

@@ -41,15 +41,18 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       return tasks;
     };
 
-    const shellSession = (session: SessionHandle) =>
-      new ShellSession(session, {
+    const shellSession = (session: SessionHandle) => {
+      const parent = session.parentId ? sessions.get(session.parentId) : undefined;
+      return new ShellSession(session, {
         emitApp: (event) => core.emitApp(event),
         now: () => core.now(),
         scheduling: scheduling && !session.agent,
         cronDisabled: options.cronDisabled ?? process.env.DEFT_DISABLE_CRON === '1',
+        ...(parent ? { foreground: parent.foreground } : {}),
         ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
         ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
       });
+    };
 
     const commands: Partial<CommandHandlers> = {
       listTasks: async ({ sessionId }) => {

@@ -21,6 +21,8 @@ export interface ShellSessionOptions extends ProcessTaskOptions {
   scheduling?: boolean;
   /** The kill switch (DEFT_DISABLE_CRON=1): nothing is scheduled, and a job that comes due is reported, not run. */
   cronDisabled?: boolean;
+  /** Share another session's running foreground commands (a sub-agent's parent). */
+  foreground?: Map<string, ForegroundCommand>;
 }
 
 /**
@@ -30,13 +32,15 @@ export interface ShellSessionOptions extends ProcessTaskOptions {
 export class ShellSession {
   readonly processes: ProcessTasks;
   readonly cron: CronScheduler;
-  readonly foreground = new Map<string, ForegroundCommand>();
+  /** By call id; a sub-agent's are its parent's, so Stop and Move to background on its cards find them. */
+  readonly foreground: Map<string, ForegroundCommand>;
   private closed = false;
 
   constructor(
     readonly handle: SessionHandle,
     private readonly options: ShellSessionOptions,
   ) {
+    this.foreground = options.foreground ?? new Map();
     this.processes = new ProcessTasks(handle.tasks, {
       ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
       ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),

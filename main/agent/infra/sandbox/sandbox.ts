@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { NetworkPolicy, NetworkTarget, SandboxBlock, SandboxSpawnRequest, SandboxStatus, SessionSandbox, SpawnPlan } from '../../contract/sandbox';
+import type { NetworkPolicy, NetworkTarget, SandboxBlock, SandboxSpawnRequest, SandboxStatus, SessionSandbox, SpawnPlan, WorkspaceSandbox } from '../../contract/sandbox';
 import { type SandboxSupport, sandboxSupport } from './availability';
 import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
@@ -71,6 +71,14 @@ export class Sandbox {
     return { available: true, enabled: true, kind };
   }
 
+  /**
+   * The sandbox for what runs for the workspace rather than a session (MCP servers): a temp folder of its
+   * own; with no one to ask, a connection the settings do not allow is refused (unless `hostNetwork`).
+   */
+  forWorkspace(): WorkspaceSandbox {
+    return this.forSession('workspace', async () => ({ allowed: false, reason: 'Nothing runs for the workspace that could ask about this host.' }));
+  }
+
   /** The sandbox as one session uses it: its own temp folder, and `authorize` for connections the settings do not allow. */
   forSession(sessionId: string, authorize: ConnectionAuthorizer): SessionSandbox {
     const tmpDir = join(processDir(), 'sessions', sessionId, 'tmp');
@@ -129,7 +137,11 @@ export class Sandbox {
     let file: string;
     let args: string[];
     try {
-      if (this.support.kind === 'bubblewrap') {
+      if (this.support.kind === 'bubblewrap' && request.hostNetwork) {
+        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: [], ownNetwork: false }), '--', program, ...rest];
+        file = bwrap[0]!;
+        args = bwrap.slice(1);
+      } else if (this.support.kind === 'bubblewrap') {
         const shared = await linuxSandboxNetwork(this.support);
         pass = shared?.proxy.register(guarded) ?? null;
         if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
@@ -137,6 +149,9 @@ export class Sandbox {
         const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
         file = argv[0]!;
         args = argv.slice(1);
+      } else if (request.hostNetwork) {
+        file = this.support.program!;
+        args = ['-p', seatbeltProfile({ policy, proxyPort: null, hostNetwork: true }), '--', program, ...rest];
       } else {
         macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
         const proxy = await macProxy;

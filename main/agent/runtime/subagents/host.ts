@@ -13,6 +13,7 @@ import { META_FILE, Session, type SessionMeta } from '../../infra/sessions/sessi
 import { saveToolOutput } from '../../infra/sessions/tool-output';
 import type { ProviderConfig } from '../../infra/settings/provider-config';
 import type { ContextKeeper } from '../compaction/context-keeper';
+import { type FactGroup, factReminder } from '../facts';
 import { type TurnSession, runTurn } from '../loop/turn';
 import { sessionBasics } from '../session-basics';
 import { type StepSetupDeps, stepSetup } from '../step-setup';
@@ -26,11 +27,22 @@ export interface SubagentHostDeps {
   providerConfig(): Promise<ProviderConfig | null>;
   /** Decide on a sub-agent's call as on the parent's own (same mode, rules, session approvals, plan mode). */
   authorize(call: ResolvedCall): Promise<Authorization>;
+  /** What the parent session's model is told now (date, mode, plan mode, tasks, skills…): a sub-agent hears what applies to it. */
+  parentFacts(): Promise<FactGroup[]>;
   emitApp(event: AppEvent): void;
   retry: RetryPolicy;
   maxSteps?: number;
   abortGraceMs?: number;
   now: () => number;
+}
+
+/** Facts that belong to the parent's own work: a sub-agent is not told the parent's todo list or goal. */
+const PARENT_OWN_FACTS = new Set(['todo', 'goal']);
+
+/** The facts a sub-agent is told: the parent's, less its own work, and the skill listing only when it may load skills. */
+export function subagentFacts(groups: readonly FactGroup[], allowsTool: (name: string) => boolean): FactGroup[] {
+  const applies = (key: string) => !PARENT_OWN_FACTS.has(key) && (key !== 'skills.listing' || allowsTool('Skill'));
+  return groups.map((group) => ({ ...group, facts: group.facts.filter((fact) => applies(fact.key)) }));
 }
 
 /** `<parent>/agents/<agent-id>/`: a sub-agent's session lives under its parent's folder. */
@@ -194,6 +206,9 @@ class ChildAgent implements Subagent {
       session.noteTurnStarted(text);
       session.emit({ type: 'turn.started', turnId, text, attachments: [], origin: prompt === null ? 'system' : 'user' });
       if (prompt !== null) session.appendContext({ role: 'user', content: prompt, turnId });
+      // What holds now (the mode, plan mode…) follows the prompt: the conversation starts with the prompt verbatim.
+      const facts = await this.factReminder(options, session.context);
+      if (facts) session.appendContext(facts);
       outcome = await this.turn(turnId, options);
       session.emit({ type: 'turn.ended', turnId, stopReason: turnStopReason(outcome), ...(outcome.error ? { error: outcome.error } : {}), durationMs: deps.now() - started });
     } catch (error) {
@@ -207,6 +222,15 @@ class ChildAgent implements Subagent {
       this.state.end();
     }
     return { ...outcome, steps };
+  }
+
+  /** One reminder with what changed since this sub-agent's conversation last heard it; null when nothing did. */
+  private async factReminder(options: SubagentRunOptions, history: readonly ModelMessage[]): Promise<ModelMessage | null> {
+    try {
+      return factReminder(subagentFacts(await this.deps.parentFacts(), options.profile.allowsTool), history);
+    } catch {
+      return null;
+    }
   }
 
   private async turn(turnId: string, options: SubagentRunOptions): Promise<SubagentTurn> {
@@ -224,7 +248,9 @@ class ChildAgent implements Subagent {
       checkpoint: () => session.flush(),
       beforeStep: async () => {
         await compactIfDue();
-        return this.injections.splice(0).map((text): ModelMessage => ({ role: 'user', content: text }));
+        const injected = this.injections.splice(0).map((text): ModelMessage => ({ role: 'user', content: text }));
+        const facts = await this.factReminder(options, [...session.context, ...injected]);
+        return facts ? [...injected, facts] : injected;
       },
       usedCallIds: () => session.callIds,
       countUsage: (id, usage) => {
@@ -316,6 +342,7 @@ function childHandle(session: Session, parent: SessionHandle, label: SubagentLab
       list: async () => [],
     },
     agent: label,
+    parentId: parent.id,
     undoFrom: refuse,
     redoUndo: refuse,
   });

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { AgentTypeSummary, SkippedAgentType } from '../../../../protocol';
-import { listAgentTypes } from '../../actions/agents';
+import { listAgentTypes, onAgentTypesChanged } from '../../actions/agents';
 import { Spinner } from '../../components/Icon';
 import './agents.css';
 
@@ -10,7 +10,15 @@ const SOURCE_WORDS: Record<AgentTypeSummary['source'], string> = { builtin: 'bui
 export function AgentTypes() {
   const [data, setData] = useState<{ types: AgentTypeSummary[]; skipped: SkippedAgentType[] } | null>(null);
   useEffect(() => {
-    void listAgentTypes().then((result) => result && setData(result));
+    let live = true;
+    const load = () => void listAgentTypes().then((result) => live && result && setData(result));
+    load();
+    // A definition saved while the page is open shows at once, as skills do.
+    const unsubscribe = onAgentTypesChanged(load);
+    return () => {
+      live = false;
+      unsubscribe();
+    };
   }, []);
   return (
     <section className="agent-types" aria-label="Sub-agent types">

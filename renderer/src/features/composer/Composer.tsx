@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Attachment, Mention } from '../../../../protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { cancelTurn, sendPrompt } from '../../actions/sessions';
@@ -9,7 +9,9 @@ import { AttachmentStrip, DropOverlay } from '../files/AttachmentThumbs';
 import { useComposerAttachments } from '../files/use-composer-attachments';
 import { ModeSelect } from '../permissions/ModeSelect';
 import { PlanToggle } from '../plan/PlanToggle';
+import { runMcpPrompt } from '../../actions/mcp';
 import { runSkill } from '../../actions/skills';
+import { mcpPromptCall, useMcpPromptCommands } from '../mcp/prompt-commands';
 import { useSlashMenu } from '../skills/SlashMenu';
 import { ContextHint } from '../context/ContextHint';
 import { BUILTIN_COMMANDS, composerCommand } from './commands';
@@ -33,7 +35,9 @@ export function Composer() {
   const compacting = useHistory((s) => s.compacting !== null);
   const running = useTranscript((s) => s.runningTurn !== null) || compacting;
   const ref = useRef<HTMLTextAreaElement>(null);
-  const slash = useSlashMenu(text, setText, BUILTIN_COMMANDS);
+  const mcpPrompts = useMcpPromptCommands();
+  const own = useMemo(() => [...BUILTIN_COMMANDS, ...mcpPrompts], [mcpPrompts]);
+  const slash = useSlashMenu(text, setText, own);
   const history = usePromptHistory(text, (prompt) => {
     setText(prompt.text);
     if (prompt.mentions.length) setMentions((list) => [...list.filter((m) => !prompt.mentions.some((p) => p.label === m.label)), ...prompt.mentions]);
@@ -88,8 +92,10 @@ export function Composer() {
     setText('');
     setMentions([]);
     files.clear();
-    const skill = attached.length || mentioned.length ? null : slash.parse(sent);
-    if (!(await (skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent, attached, mentioned)))) {
+    const prompt = attached.length || mentioned.length ? null : mcpPromptCall(sent, mcpPrompts);
+    const skill = prompt || attached.length || mentioned.length ? null : slash.parse(sent);
+    const started = prompt ? runMcpPrompt(prompt.command, prompt.args) : skill ? runSkill(skill.skill.name, skill.args) : sendPrompt(sent, attached, mentioned);
+    if (!(await started)) {
       setText(sent);
       setMentions(mentioned);
       for (const a of attached) files.restore(a);

@@ -25,6 +25,8 @@ export interface OwnCommand {
   command: string;
   argumentHint?: string;
   description: string;
+  /** Where it comes from, when not the composer itself (an MCP server's prompt). */
+  badge?: string;
 }
 
 type MenuItem = { own: OwnCommand; skill?: undefined } | (SlashCommand & { own?: undefined });
@@ -108,7 +110,7 @@ export function useSlashMenu(text: string, setText: (text: string) => void, own:
           {(item.own ?? item.skill).argumentHint ? <span className="slash-arg-hint">{(item.own ?? item.skill).argumentHint}</span> : null}
           <span className="slash-description">{(item.own ?? item.skill).description}</span>
           {item.own ? (
-            <span className="skill-badge skill-source-command">Command</span>
+            <span className={`skill-badge ${item.own.badge ? 'skill-source-mcp' : 'skill-source-command'}`}>{item.own.badge ?? 'Command'}</span>
           ) : (
             <>
               <SourceBadge source={item.skill.source} />

@@ -57,16 +57,21 @@ export class AgentTypeCatalog {
     return this.current.types.map(({ prompt: _prompt, ...summary }) => summary);
   }
 
-  private async scan(): Promise<AgentTypeSnapshot> {
+  /** Where definitions are read from, in order (a name found earlier wins). */
+  folders(): Folder[] {
     const { workspace, home } = this.places;
     const userHome = this.places.userHome ?? homedir();
-    const trusted = (await this.trust.get().catch(() => ({ trusted: false }))).trusted;
-    const folders: Folder[] = [
+    return [
       { path: join(workspace, '.deft', 'agents'), source: 'workspace' },
       { path: join(workspace, '.claude', 'agents'), source: 'workspace' },
       { path: join(home, 'agents'), source: 'user' },
       { path: join(userHome, '.claude', 'agents'), source: 'user' },
     ];
+  }
+
+  private async scan(): Promise<AgentTypeSnapshot> {
+    const trusted = (await this.trust.get().catch(() => ({ trusted: false }))).trusted;
+    const folders = this.folders();
     const types: AgentType[] = [...BUILTIN_TYPES];
     const skipped: SkippedAgentType[] = [];
     for (const folder of folders) {

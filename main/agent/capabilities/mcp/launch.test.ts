@@ -1,0 +1,71 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { Sandbox } from '../../infra/sandbox/sandbox';
+import { tempDir } from '../../test-support/harness';
+import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
+import { describeSandboxed } from '../../test-support/sandbox';
+import type { ServerConfig, ServerDefinition, ServerSource } from './config';
+import { ServerConnection } from './connection';
+import { type McpSandboxChoice, sandboxedLauncher } from './launch';
+const TEST_SERVER = resolve(import.meta.dirname, '../../test-support/mcp-test-server.mjs');
+
+let connection: ServerConnection | undefined;
+afterEach(async () => {
+  await connection?.close();
+  connection = undefined;
+});
+
+async function places() {
+  const root = await tempDir();
+  const workspace = join(root, 'ws');
+  const home = join(root, 'deft-home');
+  await mkdir(join(workspace, '.git', 'hooks'), { recursive: true });
+  await mkdir(home, { recursive: true });
+  return { workspace, home };
+}
+
+async function start(source: ServerSource, choice: McpSandboxChoice, env: Record<string, string>, where: { workspace: string; home: string }) {
+  const config: ServerConfig = { command: process.execPath, args: [TEST_SERVER], env };
+  const definition: ServerDefinition = { name: 'repo', source, file: join(where.workspace, '.mcp.json'), config, fingerprint: 'test', missing: [], variables: [], written: config };
+  const sandbox = new Sandbox({ workspace: where.workspace, home: where.home }).forWorkspace();
+  connection = new ServerConnection({ definition, workspace: where.workspace, launch: sandboxedLauncher(sandbox, async () => choice), clientVersion: 'test', onToolsChanged: () => {}, onClosed: () => {} });
+  await connection.open();
+  return connection;
+}
+
+describeSandboxed('MCP stdio servers in the OS sandbox', () => {
+  it("a workspace's own server runs sandboxed: not Deft's home nor .git/hooks, the workspace yes; nothing it started outlives it", async () => {
+    const where = await places();
+    const nap = uniqueSleep();
+    const targets = [join(where.home, 'settings.json'), join(where.workspace, '.git', 'hooks', 'pre-commit'), join(where.workspace, 'out.txt')];
+    const server = await start('project', 'project', { MCP_TEST_WRITE: targets.join(':'), MCP_TEST_GRANDCHILD: nap }, where);
+    const said = server.stderr.lines(10);
+    expect(said).toContainEqual(expect.stringMatching(new RegExp(`^write ${targets[0]}: E`)));
+    expect(said).toContainEqual(expect.stringMatching(new RegExp(`^write ${targets[1]}: E`)));
+    expect(said).toContain(`write ${targets[2]}: ok`);
+    // Its tools work as usual.
+    expect((await server.callTool('echo', { text: 'hi' }, { signal: new AbortController().signal, timeoutMs: 10_000, onProgress: () => {} })).content).toEqual([{ type: 'text', text: 'echo: hi' }]);
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
+    await server.close();
+    connection = undefined;
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 10_000);
+  });
+
+  it("the user's own servers run as configured unless mcp.sandbox is \"all\"", async () => {
+    const where = await places();
+    const target = join(where.home, 'user-server.txt');
+    expect((await start('user', 'project', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContain(`write ${target}: ok`);
+    await connection!.close();
+    expect((await start('user', 'all', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContainEqual(expect.stringMatching(new RegExp(`^write ${target}: E`)));
+    await connection!.close();
+    expect((await start('project', 'off', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContain(`write ${target}: ok`);
+  });
+});
+
+describeSandboxed('a sandboxed server that fails to start', () => {
+  it('fails at once with its stderr, as an unsandboxed one does', async () => {
+    const where = await places();
+    await expect(start('project', 'project', { MCP_TEST_FAIL_START: 'cannot open database /nope.db' }, where)).rejects.toThrow('cannot open database /nope.db');
+  });
+});

@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { WorkspaceSandbox } from '../../contract/sandbox';
+import type { ServerSource } from './config';
+
+/** How a stdio server's process is started: directly, or planned by the OS sandbox. */
+export interface LaunchRequest {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  label: string;
+  /** Where its definition came from: a workspace's own servers come with the repository. */
+  source: ServerSource;
+}
+export interface LaunchPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Whether it runs in the OS sandbox. */
+  sandboxed?: boolean;
+  release(): void;
+}
+export type StdioLauncher = (request: LaunchRequest) => Promise<LaunchPlan>;
+
+/** Which stdio servers run in the OS sandbox (settings `mcp.sandbox`). */
+export type McpSandboxChoice = 'project' | 'all' | 'off';
+
+/** Runs the command as configured, with the SDK's minimal environment (PATH, HOME, …) plus the server's `env`. */
+export const directLauncher: StdioLauncher = async (request) => ({
+  file: request.argv[0]!,
+  args: request.argv.slice(1),
+  env: { ...getDefaultEnvironment(), ...request.env },
+  cwd: request.cwd,
+  release: () => {},
+});
+
+/**
+ * Starts a server inside the OS sandbox when the setting covers it — by default the servers a workspace
+ * ships (`project`), `all`, or none (`off`): it may write only the workspace and its own temp folder, never
+ * Deft's home, `.git/hooks` or the settings, nor read credential stores; it keeps the host's network (a
+ * server is a network client by nature, and the user approved it as such); and everything it starts dies
+ * with it. Package runners get a cache in its temp folder (`npx -y …` works; the user's own npm cache
+ * cannot be poisoned from inside). Where there is no sandbox, it starts as configured.
+ */
+export function sandboxedLauncher(sandbox: WorkspaceSandbox, choice: () => Promise<McpSandboxChoice>): StdioLauncher {
+  return async (request) => {
+    const which = await choice();
+    if (which === 'off' || (which === 'project' && request.source !== 'project')) return directLauncher(request);
+    const plan = await sandbox.plan({ argv: request.argv, cwd: request.cwd, label: request.label, hostNetwork: true });
+    if (!plan.sandboxed) {
+      plan.release();
+      return directLauncher(request);
+    }
+    const tmp = plan.env.TMPDIR;
+    const caches: Record<string, string> = tmp ? { TMPDIR: tmp, npm_config_cache: join(tmp, 'npm-cache'), UV_CACHE_DIR: join(tmp, 'uv-cache'), XDG_CACHE_HOME: join(tmp, 'cache') } : {};
+    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...getDefaultEnvironment(), ...caches, ...request.env }, sandboxed: true, release: () => plan.release() };
+  };
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import type { FactGroup } from '../facts';
+import { subagentFacts } from './host';
+
+const groups: FactGroup[] = [
+  { source: 'core', facts: [{ key: 'date', text: 'today' }] },
+  { source: 'approvals', facts: [{ key: 'permissions.mode', text: 'ask' }, { key: 'plan', text: 'plan on' }] },
+  { source: 'todo', facts: [{ key: 'todo', text: 'the parent’s list' }] },
+  { source: 'goals', facts: [{ key: 'goal', text: 'the parent’s goal' }] },
+  { source: 'skills', facts: [{ key: 'skills.listing', text: 'skills' }] },
+  { source: 'shell', facts: [{ key: 'tasks', text: 'running tasks' }] },
+];
+const keys = (out: FactGroup[]) => out.flatMap((g) => g.facts.map((f) => f.key));
+
+describe('what a sub-agent is told', () => {
+  it("the parent's facts less its todo list and goal; the skill listing only with the Skill tool", () => {
+    expect(keys(subagentFacts(groups, () => true))).toEqual(['date', 'permissions.mode', 'plan', 'skills.listing', 'tasks']);
+    expect(keys(subagentFacts(groups, (name) => name !== 'Skill'))).toEqual(['date', 'permissions.mode', 'plan', 'tasks']);
+  });
+});
