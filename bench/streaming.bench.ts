@@ -73,10 +73,6 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
   const frames = (await page.evaluate<number[]>('window.__frames')).filter((t) => t >= from && t <= until);
   let longestGap = 0;
   for (let i = 1; i < frames.length; i++) longestGap = Math.max(longestGap, frames[i]! - frames[i - 1]!);
-  if (process.env.DEBUG_FRAMES) {
-    const gaps = frames.slice(1).map((t, i) => [t - frames[i]!, Math.round(until - t)] as const).sort((a, b) => b[0] - a[0]);
-    process.stderr.write(`frames ${frames.length}; top gaps (ms, ms before end): ${JSON.stringify(gaps.slice(0, 12).map(([g, e]) => [Math.round(g), e]))}\n`);
-  }
   const last = frames.filter((t) => t > until - 1_000).length;
   return { lastSecondFps: last, longestGap, duration: until - from, script: spent('ScriptDuration'), style: spent('RecalcStyleDuration'), layout: spent('LayoutDuration') };
 }
@@ -115,11 +111,6 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     const idle = await recordFrames(page, () => page.waitForTimeout(SECONDS * 1_000));
 
     mock.enqueue({ chunks: [...chunks.map((text) => ({ text })), { finish: 'stop' }], perSecond: RATE });
-    const cdp = process.env.DEBUG_PROFILE ? await page.context().newCDPSession(page) : null;
-    if (cdp) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.start');
-    }
     const streamed = await recordFrames(page, async () => {
       await box.fill('write the long answer');
       await box.press('Enter');
@@ -127,10 +118,6 @@ export default async function streamingBench(): Promise<BenchResult[]> {
       // locators poll every frame and compute styles, which would cost the page frames of its own.
       await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 2, undefined, { polling: 250, timeout: 120_000 });
     });
-    if (cdp) {
-      const { profile } = await cdp.send('Profiler.stop');
-      await writeFile(process.env.DEBUG_PROFILE!, JSON.stringify(profile));
-    }
     const shown = await answers.last().locator('.markdown').innerText();
     if (!shown.includes('That is all: every part is done.')) throw new Error('the streamed answer did not finish rendering');
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
