@@ -1,6 +1,6 @@
 import { structuredPatch } from 'diff';
 import type { DiffHunk, ToolResultDisplay } from '../../../protocol';
-import { type Row, type RowHandlers, indexFromEnd, replaceAt } from './rows';
+import { type Row, type RowHandlers, appendRow, indexFromEnd, insertAt, removeAt, replaceAt, turnStart } from './rows';
 
 type Hunk = typeof DiffHunk._output;
 type DiffDisplay = Extract<ToolResultDisplay, { kind: 'diff' }>;
@@ -50,10 +50,11 @@ interface ToolLike extends Row {
   result?: { isError: boolean; display?: ToolResultDisplay };
 }
 
-/** Every file a turn's tool calls changed (results with a diff), in the order first changed. */
-export function changedFiles(rows: readonly ToolLike[], turnId: string): ChangedFile[] {
+/** Every file a turn's tool calls changed (results with a diff), in the order first changed. The turn's rows begin at `from`. */
+export function changedFiles(rows: readonly ToolLike[], turnId: string, from = 0): ChangedFile[] {
   const byPath = new Map<string, ChangedFile>();
-  for (const row of rows) {
+  for (let i = from; i < rows.length; i++) {
+    const row = rows[i]!;
     const display = row.kind === 'tool' && row.turnId === turnId && !row.result?.isError ? row.result?.display : undefined;
     if (display?.kind !== 'diff') continue;
     const counts = display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunksOf(display));
@@ -69,21 +70,22 @@ export function changedFiles(rows: readonly ToolLike[], turnId: string): Changed
 /** When a turn ends, the files it changed, as one row; the checkpoints' list replaces the tools' when it comes. */
 export const changeRows: RowHandlers = {
   'turn.ended': (rows, event) => {
-    const files = changedFiles(rows, event.turnId);
+    const files = changedFiles(rows, event.turnId, turnStart(rows, event.turnId));
     if (!files.length) return rows;
     const item: ChangesItem = { kind: 'changes', id: `${event.turnId}:changes`, turnId: event.turnId, files };
-    return [...rows, item];
+    return appendRow(rows, item);
   },
   'turn.changes': (rows, event) => {
     const id = `${event.turnId}:changes`;
     const files: ChangedFile[] = event.files.map((f) => ({ path: f.path, added: f.added ?? 0, removed: f.removed ?? 0, callIds: [], status: f.status, binary: f.added === null }));
     const item: ChangesItem = { kind: 'changes', id, turnId: event.turnId, files, checkpointed: true, more: event.more };
     const at = indexFromEnd(rows, id);
-    if (at >= 0) return files.length ? replaceAt(rows, at, item) : rows.filter((r) => r.id !== id);
+    if (at >= 0) return files.length ? replaceAt<Row>(rows, at, item) : removeAt(rows, at);
     if (!files.length) return rows;
     // After the turn's last row, before anything later.
+    const start = turnStart(rows, event.turnId);
     let last = rows.length - 1;
-    while (last >= 0 && rows[last]!.turnId !== event.turnId) last--;
-    return last < 0 ? [...rows, item] : [...rows.slice(0, last + 1), item, ...rows.slice(last + 1)];
+    while (last >= start && rows[last]!.turnId !== event.turnId) last--;
+    return last < start ? appendRow<Row>(rows, item) : insertAt<Row>(rows, last + 1, item);
   },
 };

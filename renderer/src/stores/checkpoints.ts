@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { ChangeReviewRequest, RewindResult, RewindScope } from '../../../protocol';
-import { type Row, type RowHandlers, indexFromEnd, replaceAt } from './rows';
+import { type Row, type RowHandlers, appendRow, indexFromEnd, replaceAt } from './rows';
 import type { SessionSlice } from './session-slice';
 
 /** Checkpoints in the open session: the rewind that can still be undone, and the changes waiting for review (review mode). */
@@ -35,7 +35,7 @@ export interface RewindItem extends Row {
 export const rewindRows: RowHandlers = {
   'rewind.done': (rows, { result }) => {
     const item: RewindItem = { kind: 'rewind', id: `rewind:${result.rewindId}`, result, undone: false };
-    return [...rows, item];
+    return appendRow<Row>(rows, item);
   },
   'rewind.undone': (rows, { rewindId }) => {
     const index = indexFromEnd(rows, `rewind:${rewindId}`);

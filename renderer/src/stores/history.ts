@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached, SessionEventOf } from '../../../protocol';
-import { type Row, type RowHandlers, indexFromEnd, infoNotice, replaceAt } from './rows';
+import { type Row, type RowHandlers, appendRow, indexFromEnd, infoNotice, removeRow, replaceAt } from './rows';
 import type { SessionSlice } from './session-slice';
 
 /** Compaction and undo in the open session. */
@@ -85,12 +85,12 @@ export function undoNotice(count: number): string {
 export const historyRows: RowHandlers = {
   'compaction.started': (rows, event) => {
     const id = compactionItemId(event.compactionId);
-    return [...rows.filter((row) => row.id !== id), compactionStarted(event)];
+    return appendRow(removeRow(rows, id), compactionStarted(event));
   },
   'compaction.ended': (rows, event) => {
     const index = indexFromEnd(rows, compactionItemId(event.compactionId));
     const existing = rows[index];
-    return existing?.kind === 'compaction' ? replaceAt(rows, index, compactionEnded(existing as CompactionItem, event)) : [...rows, compactionEnded(undefined, event)];
+    return existing?.kind === 'compaction' ? replaceAt<Row>(rows, index, compactionEnded(existing as CompactionItem, event)) : appendRow<Row>(rows, compactionEnded(undefined, event));
   },
-  'turns.undone': (rows, event) => [...rows, infoNotice(`undo${event.seq}`, undoNotice(event.turnIds.length))],
+  'turns.undone': (rows, event) => appendRow<Row>(rows, infoNotice(`undo${event.seq}`, undoNotice(event.turnIds.length))),
 };

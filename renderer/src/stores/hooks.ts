@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { HookResultKind, HooksOverview, RuleSource } from '../../../protocol';
-import type { NoticeItem, RowHandlers } from './rows';
+import { type NoticeItem, type Row, type RowHandlers, appendRow } from './rows';
 
 interface HooksState {
   overview: HooksOverview | null;
@@ -51,6 +51,6 @@ export const hookRows: RowHandlers = {
       level: LEVEL[event.result],
       text: `${event.event} hook “${event.command}” (${SOURCES[event.source]}) ${WHAT[event.result](event.toolName)}: ${event.message}`,
     };
-    return [...rows, notice];
+    return appendRow<Row>(rows, notice);
   },
 };

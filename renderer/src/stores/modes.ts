@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { PermissionMode, PlanState } from '../../../protocol';
-import { type RowHandlers, infoNotice } from './rows';
+import { type Row, type RowHandlers, appendRow, infoNotice } from './rows';
 import type { SessionSlice } from './session-slice';
 
 /** The open session's permission mode and plan mode. */
@@ -22,8 +22,8 @@ const MODE_LABELS = { ask: 'Ask', 'accept-edits': 'Accept edits', yolo: 'Yolo' }
 
 /** Each switch also leaves a line in the transcript. */
 export const modeRows: RowHandlers = {
-  'permission.mode.changed': (rows, event) => [...rows, infoNotice(`mode${event.seq}`, `Permission mode: ${MODE_LABELS[event.mode]}${event.reason ? ` — ${event.reason}` : ''}`)],
-  'plan.mode.changed': (rows, event) => [...rows, infoNotice(`plan${event.seq}`, event.plan.active ? 'Plan mode on' : 'Plan mode off')],
+  'permission.mode.changed': (rows, event) => appendRow<Row>(rows, infoNotice(`mode${event.seq}`, `Permission mode: ${MODE_LABELS[event.mode]}${event.reason ? ` — ${event.reason}` : ''}`)),
+  'plan.mode.changed': (rows, event) => appendRow<Row>(rows, infoNotice(`plan${event.seq}`, event.plan.active ? 'Plan mode on' : 'Plan mode off')),
 };
 
 export const useModes = create<ModesState>()(() => modesSlice.empty);

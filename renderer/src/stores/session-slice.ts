@@ -12,6 +12,8 @@ type AnyHandler<S> = (state: S, event: SessionEvent) => S;
 export interface SessionSlice<S> {
   readonly empty: S;
   readonly on: Handlers<S>;
+  /** After a batch: a slice whose handlers change what they made during the batch in place fixes it here (rows.ts). */
+  readonly seal?: (state: S) => void;
 }
 
 /** Apply events in order. A slice that owns none of them returns the very state it was given. */
@@ -21,6 +23,7 @@ export function reduce<S>(slice: SessionSlice<S>, state: S, events: readonly Ses
     const handle = slice.on[event.type] as AnyHandler<S> | undefined;
     if (handle) next = handle(next, event);
   }
+  slice.seal?.(next);
   return next;
 }
 

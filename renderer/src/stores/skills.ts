@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { SkillCatalog, SkillSummary } from '../../../protocol';
-import type { Row, RowHandlers } from './rows';
+import { type Row, type RowHandlers, appendRow } from './rows';
 
 /** What the skills UI shows: the gallery, the run dialog for one skill, or one SKILL.md. */
 export type SkillView = { kind: 'gallery' } | { kind: 'run'; skill: SkillSummary; fromGallery: boolean } | { kind: 'file'; skill: SkillSummary; path: string; text: string };
@@ -48,6 +48,6 @@ export const skillRows: RowHandlers = {
   'skill.activated': (rows, event) => {
     const { turnId, name, args, trigger, source, content } = event;
     const item: SkillItem = { kind: 'skill', id: `skill${event.seq}`, ...(turnId ? { turnId } : {}), name, args, trigger, source, content };
-    return [...rows, item];
+    return appendRow<Row>(rows, item);
   },
 };

@@ -192,3 +192,46 @@ describe('session events and the domains that own them', () => {
     expect([...shownNowhere].filter((type) => owned.has(type))).toEqual([]);
   });
 });
+
+describe('transcript: replaying a long session', () => {
+  /** A realistic session: prompts, tool calls with diffs, streamed answers, changed files, notices. */
+  function session(turns: number): SessionEvent[] {
+    const ev = eventsOf();
+    const events: SessionEvent[] = [];
+    for (let t = 0; t < turns; t++) {
+      const turnId = `t${t}`;
+      events.push(ev('turn.started', { turnId, text: `q${t}`, attachments: [], origin: 'user' }));
+      events.push(ev('thinking.delta', { turnId, step: 0, text: 'hm' }));
+      events.push(ev('assistant.delta', { turnId, step: 0, text: 'Let me edit.' }));
+      events.push(ev('step.ended', { turnId, step: 0, finishReason: 'tool_use' }));
+      events.push(ev('tool.call.started', { turnId, step: 0, callId: `c${t}`, name: 'Edit', args: {}, description: 'Edit', display: { kind: 'generic', summary: 'e' } }));
+      events.push(ev('tool.call.progress', { turnId, callId: `c${t}`, kind: 'stdout', text: 'x' }));
+      events.push(ev('tool.call.result', { turnId, callId: `c${t}`, name: 'Edit', isError: false, output: 'ok', display: diff(`f${t % 7}.ts`, 2, 1), durationMs: 1 }));
+      if (t % 5 === 1) events.push(ev('step.retrying', { turnId, step: 1, attempt: 1, maxAttempts: 3, delayMs: 1000, error: { code: 'provider_rate_limit', message: 'Slow down.' } }));
+      for (const piece of ['Done', ' with ', `part ${t}.`]) events.push(ev('assistant.delta', { turnId, step: 1, text: piece }));
+      if (t % 7 === 3) events.push(ev('plan.mode.changed', { plan: { active: true } }));
+      events.push(ev('turn.ended', { turnId, stopReason: t % 4 === 2 ? 'cancelled' : 'end_turn', durationMs: 1 }));
+      if (t % 3 === 0) events.push(ev('turn.changes', { turnId, files: [{ path: `f${t % 7}.ts`, status: 'modified', added: 3, removed: 1 }], more: 0 }));
+    }
+    return events;
+  }
+
+  it('ends the same whether the events come in one batch, one at a time or in frames, and leaves earlier states as they were', () => {
+    const events = session(40);
+    const whole = replay(events);
+    let single = emptyTranscript;
+    const seen: Array<{ state: Transcript; ids: string[] }> = [];
+    for (const event of events) {
+      single = replay([event], single);
+      seen.push({ state: single, ids: single.items.map((i) => i.id) });
+    }
+    let framed = emptyTranscript;
+    for (let i = 0; i < events.length; i += 9) framed = replay(events.slice(i, i + 9), framed);
+    expect(single).toEqual(whole);
+    expect(framed).toEqual(whole);
+    // Every state handed out stayed as it was when later events were applied.
+    for (const { state, ids } of seen) expect(state.items.map((i) => i.id)).toEqual(ids);
+    expect(rows(whole).slice(0, 7)).toEqual(['user t0:u', 'assistant t0:a0', 'tool c0', 'assistant t0:a1', 'changes t0:changes', 'user t1:u', 'assistant t1:a0']);
+    expect(whole.items.filter((i) => i.kind === 'assistant' && i.streaming)).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@ import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
 import { hookRows } from './hooks';
 import { modeRows } from './modes';
-import { type NoticeItem, type Row, type RowHandlers, indexFromEnd, replaceAt, replaceRow } from './rows';
+import { type NoticeItem, type Row, type RowHandlers, appendRow, indexFromEnd, promptRowId, removeRow, replaceAt, replaceRow, sealRows, turnStart } from './rows';
 import { type Handlers, type SessionSlice, combine, lift, reduce } from './session-slice';
 import { type SkillItem, skillRows } from './skills';
 
@@ -72,12 +72,12 @@ const STOP_NOTICES: Partial<Record<StopReason, Pick<NoticeItem, 'level' | 'text'
   max_tokens: { level: 'warning', text: 'The model hit its output limit; the answer may be cut short.' },
 };
 
-const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...state, items: [...state.items, item] });
+const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...state, items: appendRow(state.items, item) });
 
 /** Prompts, streamed answers, tool calls and how turns end: the events the conversation itself owns. */
 const conversation: Handlers<Transcript> = {
   'turn.started': (state, event) => ({
-    ...append(state, { kind: 'user', id: `${event.turnId}:u`, turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at }),
+    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at }),
     runningTurn: event.turnId,
     lastError: null,
   }),
@@ -94,7 +94,7 @@ const conversation: Handlers<Transcript> = {
       text: `${event.error.message} Retrying in ${seconds} s (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
       code: event.error.code,
     };
-    return { ...state, items: [...state.items.filter((i) => i.id !== id && i.id !== notice.id), notice] };
+    return { ...state, items: appendRow(removeRow(removeRow(state.items, id), notice.id), notice) };
   },
   'step.ended': (state, event) => ({ ...state, items: replaceRow(state.items, assistantId(event.turnId, event.step), (i) => thoughtUntil({ ...(i as AssistantItem), streaming: false }, event.at)) }),
   'tool.call.started': (state, event) =>
@@ -127,11 +127,16 @@ const conversation: Handlers<Transcript> = {
     })),
   }),
   'turn.ended': (state, event) => {
-    const items = state.items.map((i) => (i.kind === 'assistant' && i.turnId === event.turnId && i.streaming ? thoughtUntil({ ...i, streaming: false }, event.at) : i));
+    // Only the turn's own rows (from its prompt on) can still be streaming.
+    let items: readonly TranscriptItem[] = state.items;
+    for (let i = turnStart(items, event.turnId); i < items.length; i++) {
+      const row = items[i]!;
+      if (row.kind === 'assistant' && row.turnId === event.turnId && row.streaming) items = replaceAt(items, i, thoughtUntil({ ...row, streaming: false }, event.at));
+    }
     const stop = STOP_NOTICES[event.stopReason];
-    if (stop) items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, ...stop });
-    if (event.error) items.push({ kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
-    return { ...state, items, runningTurn: state.runningTurn === event.turnId ? null : state.runningTurn, lastError: event.error ?? null };
+    if (stop) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, ...stop });
+    if (event.error) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
+    return { ...state, items: items as TranscriptItem[], runningTurn: state.runningTurn === event.turnId ? null : state.runningTurn, lastError: event.error ?? null };
   },
   usage: (state, event) => ({ ...state, usage: event.total }),
   error: (state, event) => append(state, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }),
@@ -167,6 +172,7 @@ export const transcriptSlice: SessionSlice<Transcript> = {
   empty: emptyTranscript,
   // A turn's changed files come before its closing notice, so the files' handler runs first.
   on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows), rowsOf(hookRows)),
+  seal: (state) => sealRows(state.items),
 };
 
 export const useTranscript = create<Transcript>()(() => emptyTranscript);

@@ -1,6 +1,7 @@
 import type { Usage } from '../../../../protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
+import { promptRowId, rowById } from '../../stores/rows';
 import { useSessions } from '../../stores/sessions';
 import { useTranscript } from '../../stores/transcript';
 import { formatTokens } from '../context/tokens';
@@ -25,7 +26,7 @@ function usageTitle(usage: Usage): string {
 function WorkingPill() {
   const turnId = useTranscript((s) => s.runningTurn);
   const startedAt = useTranscript((s) => {
-    const prompt = s.runningTurn ? s.items.findLast((i) => i.kind === 'user' && i.turnId === s.runningTurn) : undefined;
+    const prompt = s.runningTurn ? rowById(s.items, promptRowId(s.runningTurn)) : undefined;
     return prompt?.kind === 'user' ? prompt.at : undefined;
   });
   const compacting = useHistory((s) => s.compacting !== null);

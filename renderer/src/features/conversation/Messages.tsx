@@ -2,6 +2,7 @@ import { memo, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import { resendTurn } from '../../actions/messages';
 import type { AssistantItem, NoticeItem, UserItem } from '../../stores/transcript';
+import { promptRowId, rowById } from '../../stores/rows';
 import { useTranscript } from '../../stores/transcript';
 import { useUi } from '../../stores/ui';
 import { RewindHereButton } from '../checkpoints/RewindHereButton';
@@ -14,7 +15,10 @@ import { SETTINGS_CODES, headlineFor } from './provider-errors';
 
 /** The prompt of a turn, for Retry (the user's text and images, as sent). */
 function useTurnPrompt(turnId: string | undefined): UserItem | undefined {
-  return useTranscript((s) => (turnId ? (s.items.find((i) => i.kind === 'user' && i.turnId === turnId) as UserItem | undefined) : undefined));
+  return useTranscript((s) => {
+    const row = turnId ? rowById(s.items, promptRowId(turnId)) : undefined;
+    return row?.kind === 'user' ? row : undefined;
+  });
 }
 
 const RETRY_TITLE = 'Send this prompt again (the latest turn is replaced; files it changed stay changed)';

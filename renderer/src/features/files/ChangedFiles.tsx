@@ -3,6 +3,7 @@ import { createPortal } from 'react-dom';
 import { Dialog } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
 import { useCheckpointDialog } from '../../stores/checkpoints';
+import { rowById } from '../../stores/rows';
 import { useTranscript } from '../../stores/transcript';
 import type { ChangedFile, ChangesItem } from '../../stores/changes';
 import { type DiffDisplay, combinedDiff } from './diff-model';
@@ -14,7 +15,7 @@ function useDiffs(callIds: readonly string[]): DiffDisplay[] {
   return useMemo(() => {
     const out: DiffDisplay[] = [];
     for (const id of callIds) {
-      const item = items.find((i) => i.id === id);
+      const item = rowById(items, id);
       if (item?.kind === 'tool' && item.result?.display?.kind === 'diff') out.push(item.result.display);
     }
     return out;

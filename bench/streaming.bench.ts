@@ -1,0 +1,135 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type CDPSession, type Page, chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { ensureBuild, root } from '../scripts/ensure-build.mjs';
+import { tempDir } from '../main/agent/test-support/harness';
+import { deltas, longAnswer } from '../e2e/fixtures/long-answer';
+import { MockModelServer } from '../e2e/fixtures/mock-model-server';
+import type { BenchResult } from './types';
+
+const RATE = 1_000;
+const SECONDS = 10;
+const DELTA_CHARS = 4;
+
+async function startHost(workspace: string, home: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(root, 'out/main/web.js'), '--workspace', workspace], { env: { ...process.env, DEFT_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Open (\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+  });
+  return { url, child };
+}
+
+/** The little of the page's globals the benchmark reads (bench/ is compiled without the DOM types). */
+interface PageGlobals {
+  document: { querySelectorAll(selector: string): { length: number } };
+}
+
+interface Frames {
+  /** Frames in the last second before the answer finished. */
+  lastSecondFps: number;
+  /** The longest gap between two frames while it streamed (ms). */
+  longestGap: number;
+  /** How long the stream took on screen (ms), first text to the end. */
+  duration: number;
+  /** Main-thread time the page spent meanwhile (ms): script, style and layout (CDP Performance metrics). */
+  script: number;
+  style: number;
+  layout: number;
+}
+
+async function mainThread(cdp: CDPSession): Promise<Record<string, number>> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(metrics.map((m) => [m.name, m.value * 1000]));
+}
+
+/** Count animation frames in the page from `start()` until `done` resolves in the page. */
+async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frames> {
+  // A string, not a function: tsx would wrap named functions in a helper the page does not have.
+  await page.evaluate(`(() => {
+    window.__frames = [];
+    window.__stop = false;
+    const tick = (t) => {
+      window.__frames.push(t);
+      if (!window.__stop) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  })()`);
+  const from = await page.evaluate(() => performance.now());
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const before = await mainThread(cdp);
+  await run();
+  const after = await mainThread(cdp);
+  await cdp.detach();
+  const spent = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
+  const until = await page.evaluate<number>('window.__stop = true, performance.now()');
+  const frames = (await page.evaluate<number[]>('window.__frames')).filter((t) => t >= from && t <= until);
+  let longestGap = 0;
+  for (let i = 1; i < frames.length; i++) longestGap = Math.max(longestGap, frames[i]! - frames[i - 1]!);
+  const last = frames.filter((t) => t > until - 1_000).length;
+  return { lastSecondFps: last, longestGap, duration: until - from, script: spent('ScriptDuration'), style: spent('RecalcStyleDuration'), layout: spent('LayoutDuration') };
+}
+
+/**
+ * 1,000 deltas a second for 10 s into one growing ~40 KB Markdown answer with code blocks, through
+ * the web host in Chromium: the frame rate in the last second and the longest frame gap, beside the
+ * same page recording frames for as long with nothing streaming.
+ */
+export default async function streamingBench(): Promise<BenchResult[]> {
+  ensureBuild();
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error('No Chromium found for the streaming benchmark (set DEFT_CHROMIUM).');
+  const answer = longAnswer(RATE * SECONDS * DELTA_CHARS);
+  const chunks = deltas(answer, DELTA_CHARS);
+  const mock = new MockModelServer();
+  await mock.start();
+  const home = await tempDir('deft-bench-home-');
+  const workspace = await tempDir('deft-bench-ws-');
+  await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-bench' }, checkpoints: { enabled: false } }));
+  const { url, child } = await startHost(workspace, home);
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(url);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.waitFor();
+    // Warm up (fonts, the highlighter, the session) with a short answer.
+    mock.enqueue({ chunks: [{ text: 'Ready.\n\n```ts\nconst ready = true;\n```' }, { finish: 'stop' }] });
+    await box.fill('warm up');
+    await box.press('Enter');
+    await page.getByText('const ready = true;').waitFor();
+    const answers = page.getByRole('article', { name: 'Assistant message' });
+    await page.waitForFunction('!document.querySelector(\'article[aria-busy="true"]\')');
+
+    const idle = await recordFrames(page, () => page.waitForTimeout(SECONDS * 1_000));
+
+    mock.enqueue({ chunks: [...chunks.map((text) => ({ text })), { finish: 'stop' }], perSecond: RATE });
+    const streamed = await recordFrames(page, async () => {
+      await box.fill('write the long answer');
+      await box.press('Enter');
+      // Done when the answer stops streaming (its toolbar shows). Polled rarely and cheaply: Playwright's
+      // locators poll every frame and compute styles, which would cost the page frames of its own.
+      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 2, undefined, { polling: 250, timeout: 120_000 });
+    });
+    const shown = await answers.last().locator('.markdown').innerText();
+    if (!shown.includes('That is all: every part is done.')) throw new Error('the streamed answer did not finish rendering');
+    const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
+    const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
+    return [
+      { name: `streaming ${RATE.toLocaleString('en-US')} deltas/s into a 40 KB answer with code: fps in the last second`, value: streamed.lastSecondFps, unit: 'fps', baseline: { name: 'same page, nothing streaming', value: idle.lastSecondFps }, note },
+      { name: 'streaming: longest frame gap', value: streamed.longestGap, unit: 'ms', baseline: { name: 'same page, nothing streaming', value: idle.longestGap }, note },
+    ];
+  } finally {
+    await browser.close();
+    child.kill('SIGTERM');
+    await mock.close();
+    await Promise.all([home, workspace].map((d) => rm(d, { recursive: true, force: true })));
+  }
+}

@@ -1,0 +1,29 @@
+import { deltas, longAnswer } from './fixtures/long-answer';
+import { configureProvider, expect, send, test } from './fixtures/deft';
+
+test('a long streamed answer with code blocks is shown whole and right once it ends', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const answer = longAnswer(12_000);
+  const sections = answer.split('## Part ').length - 1;
+  mock.enqueue({ chunks: [...deltas(answer, 24).map((text) => ({ text })), { finish: 'stop' }], perSecond: 1_000 });
+  await send(page, 'Explain every part');
+
+  const message = page.getByRole('log', { name: 'Conversation' }).getByRole('article', { name: 'Assistant message' });
+  await expect(message.getByRole('toolbar', { name: 'Answer actions' })).toBeVisible({ timeout: 30_000 });
+  await expect(message).toContainText('That is all: every part is done.');
+  const markdown = message.locator('.markdown');
+  await expect(markdown.locator('h2')).toHaveCount(sections);
+  await expect(markdown.locator('table')).toHaveCount(sections);
+  await expect(markdown.locator('pre code')).toHaveCount(sections);
+  // Every code block is highlighted (the last one too, once its fence closed) and holds its code exactly.
+  await expect(markdown.locator('pre code.hljs')).toHaveCount(sections);
+  const firstCode = answer.slice(answer.indexOf('```ts\n') + 6, answer.indexOf('\n```', answer.indexOf('```ts\n')));
+  expect(await markdown.locator('pre code').first().textContent()).toBe(`${firstCode}\n`);
+  await expect(markdown.locator('pre code').first().locator('.hljs-keyword').first()).toHaveText('export');
+  await expect(markdown.locator('strong', { hasText: 'keeps only what it needs' })).toHaveCount(sections);
+  // Nothing was rendered twice or lost between blocks: the text reads as the answer does.
+  const shown = await markdown.innerText();
+  expect(shown.split('what changes').length - 1).toBe(sections);
+  expect(shown.indexOf('Here is the plan, part by part.')).toBe(0);
+});
