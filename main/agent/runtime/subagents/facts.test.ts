@@ -13,8 +13,8 @@ const groups: FactGroup[] = [
 const keys = (out: FactGroup[]) => out.flatMap((g) => g.facts.map((f) => f.key));
 
 describe('what a sub-agent is told', () => {
-  it("the parent's facts less its todo list and goal; the skill listing only with the Skill tool", () => {
-    expect(keys(subagentFacts(groups, () => true))).toEqual(['date', 'permissions.mode', 'plan', 'skills.listing', 'tasks']);
-    expect(keys(subagentFacts(groups, (name) => name !== 'Skill'))).toEqual(['date', 'permissions.mode', 'plan', 'tasks']);
+  it("the parent's facts less its todo list, goal and background tasks; the skill listing only with the Skill tool", () => {
+    expect(keys(subagentFacts(groups, () => true))).toEqual(['date', 'permissions.mode', 'plan', 'skills.listing']);
+    expect(keys(subagentFacts(groups, (name) => name !== 'Skill'))).toEqual(['date', 'permissions.mode', 'plan']);
   });
 });

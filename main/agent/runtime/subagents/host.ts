@@ -36,10 +36,13 @@ export interface SubagentHostDeps {
   now: () => number;
 }
 
-/** Facts that belong to the parent's own work: a sub-agent is not told the parent's todo list or goal. */
-const PARENT_OWN_FACTS = new Set(['todo', 'goal']);
+/**
+ * Facts that belong to the parent's own work: a sub-agent is not told the parent's todo list, goal or
+ * background tasks (it is the parent that is notified when a task ends, not the sub-agent).
+ */
+const PARENT_OWN_FACTS = new Set(['todo', 'goal', 'tasks']);
 
-/** The facts a sub-agent is told: the parent's, less its own work, and the skill listing only when it may load skills. */
+/** The facts a sub-agent is told: the parent's, less the parent's own work, and the skill listing only when it may load skills. */
 export function subagentFacts(groups: readonly FactGroup[], allowsTool: (name: string) => boolean): FactGroup[] {
   const applies = (key: string) => !PARENT_OWN_FACTS.has(key) && (key !== 'skills.listing' || allowsTool('Skill'));
   return groups.map((group) => ({ ...group, facts: group.facts.filter((fact) => applies(fact.key)) }));
