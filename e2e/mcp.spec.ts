@@ -4,6 +4,7 @@ import type { Page } from '@playwright/test';
 import { configureProvider, expect, send, test as base } from './fixtures/deft';
 
 const TEST_SERVER = resolve(import.meta.dirname, '../main/agent/test-support/mcp-test-server.mjs');
+const OAUTH_SERVER = resolve(import.meta.dirname, '../main/agent/test-support/mcp-oauth-server.mjs');
 const stdio = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [TEST_SERVER], env });
 
 /** The user's own servers (a working one and one that fails at start) and a project server in a trusted workspace. */
@@ -114,4 +115,25 @@ test("an MCP server's prompt is a slash command beside the skills: its arguments
   // The mock model answers with the last user text it read: the prompt the server returned.
   await expect(page.getByText('Echo: Review src/app.ts with a focus on error handling.')).toBeVisible({ timeout: 20_000 });
   await expect(page.getByRole('article', { name: 'Your message' }).getByText('/mcp__tools__review src/app.ts error handling')).toBeVisible();
+});
+
+test('a remote server that needs OAuth: Sign in opens its page in a new tab, and the server connects when it sends the browser back', async ({ deft, mock, home }, testInfo) => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [OAUTH_SERVER, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise<number>((resolve) => child.stdout!.on('data', (d: Buffer) => resolve(Number(/listening (\d+)/.exec(d.toString())![1]))));
+    await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { secured: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } }));
+    const { page } = deft;
+    await configureProvider(page, mock.baseUrl);
+    const dialog = await openMcpSettings(page);
+    const server = dialog.getByRole('listitem', { name: 'MCP server secured' });
+    await expect(server.getByRole('status')).toHaveText('Needs authentication', { timeout: 20_000 });
+    await expect(server).toContainText('choose Sign in');
+    await testInfo.attach('mcp-needs-auth', { body: await page.screenshot({ path: process.env.DEFT_SCREENS_DIR ? join(process.env.DEFT_SCREENS_DIR, 'mcp-needs-auth.png') : undefined }), contentType: 'image/png' });
+    const [tab] = await Promise.all([page.waitForEvent('popup'), server.getByRole('link', { name: 'Sign in to secured' }).click()]);
+    await expect(tab.getByRole('heading', { name: 'Deft is signed in to secured' })).toBeVisible({ timeout: 20_000 });
+    await expect(server.getByRole('status')).toHaveText(/Connected · 1 tool/, { timeout: 20_000 });
+  } finally {
+    child.kill();
+  }
 });

@@ -48,6 +48,8 @@ export const McpServerInfo = z.object({
   /** The last lines the server wrote to stderr. */
   stderr: z.array(z.string()),
   tools: z.array(McpToolInfo),
+  /** Where the user signs in, when the server needs it (`needs-auth`): a web page, opened in the browser. */
+  authorizeUrl: z.string().url().optional(),
   /** Its prompts (slash commands), while it is connected. */
   prompts: z.array(McpPromptInfo).default([]),
   /** Variables its definition uses that are not set. */

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -29,6 +30,8 @@ export interface ConnectionOptions {
   onToolsChanged(): void;
   /** The connection closed without being asked to. */
   onClosed(error: Error): void;
+  /** OAuth for a remote server (the SDK signs in and refreshes through it). */
+  authProvider?(name: string, url: string): Promise<OAuthClientProvider | undefined>;
 }
 
 /** One live connection to a server (a new one is made for each restart). */
@@ -47,25 +50,29 @@ export class ServerConnection {
   async open(): Promise<void> {
     const { definition } = this.options;
     if (isStdio(definition.config)) await this.connect(await this.stdioTransport());
-    else if (definition.config.type === 'sse') await this.connect(this.sseTransport());
     else {
-      try {
-        await this.connect(new StreamableHTTPClientTransport(new URL(definition.config.url), { requestInit: { headers: definition.config.headers ?? {} } }));
-      } catch (error) {
-        // Servers of the older HTTP+SSE protocol answer a Streamable HTTP POST with 4xx: try that protocol.
-        if (!/\b(40[0-9]|HTTP 4)/.test((error as Error).message) || this.closing) throw error;
-        await this.connect(this.sseTransport());
+      const authProvider = await this.options.authProvider?.(definition.name, definition.config.url);
+      if (definition.config.type === 'sse') await this.connect(this.sseTransport(authProvider));
+      else {
+        try {
+          await this.connect(new StreamableHTTPClientTransport(new URL(definition.config.url), { requestInit: { headers: definition.config.headers ?? {} }, ...(authProvider ? { authProvider } : {}) }));
+        } catch (error) {
+          // Servers of the older HTTP+SSE protocol answer a Streamable HTTP POST with 4xx: try that protocol.
+          if (error instanceof UnauthorizedError || !/\b(40[0-9]|HTTP 4)/.test((error as Error).message) || this.closing) throw error;
+          await this.connect(this.sseTransport(authProvider));
+        }
       }
     }
     await this.refreshTools();
     await this.refreshPrompts().catch(() => {});
   }
 
-  private sseTransport(): Transport {
+  private sseTransport(authProvider: OAuthClientProvider | undefined): Transport {
     const config = this.options.definition.config;
     if (isStdio(config)) throw new Error('not a remote server');
     const headers = config.headers ?? {};
     return new SSEClientTransport(new URL(config.url), {
+      ...(authProvider ? { authProvider } : {}),
       requestInit: { headers },
       eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
     });
@@ -93,8 +100,10 @@ export class ServerConnection {
     client.onerror = () => {
       // Protocol noise (a malformed line) is not fatal; a closed transport arrives through onclose.
     };
+    let connected = false;
     client.onclose = () => {
-      if (this.client !== client) return;
+      // A failed connect closes the transport too: that is the connect's error, not a crash.
+      if (this.client !== client || !connected) return;
       this.client = null;
       this.release?.();
       this.release = null;
@@ -111,6 +120,7 @@ export class ServerConnection {
     this.client = client;
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      connected = true;
       this.pid = transport instanceof StdioClientTransport ? (transport.pid ?? null) : null;
     } catch (error) {
       this.client = null;

@@ -10,6 +10,7 @@ import { checkEntry, parseMcpFile } from './config';
 import { type McpSandboxChoice, type StdioLauncher, sandboxedLauncher } from './launch';
 import { mcpToolName } from './naming';
 import { promptArguments, promptText } from './prompts';
+import { McpOAuth } from './oauth';
 import { McpServers } from './servers';
 import { mcpTool } from './tools';
 
@@ -55,7 +56,9 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
       return { disabled, deferAbove, sandbox };
     };
     let current: McpSettings = { disabled: [], deferAbove: DEFAULT_DEFER_ABOVE, sandbox: 'project' };
-    const servers = new McpServers({
+    const oauth = new McpOAuth({ secrets: core.secrets, workspace: core.workspace, onSignedIn: (name) => void servers.restart(name).catch(() => {}) });
+    const servers: McpServers = new McpServers({
+      oauth,
       home: core.home,
       workspace: core.workspace,
       env: options.env ?? process.env,
@@ -114,7 +117,7 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
       for (const p of problems) say(`${p.file}:${p.message}`, `deft: warning: ${p.file}: ${p.message}\n`);
       for (const s of list) {
         if (s.status === 'untrusted') say(s.name, `deft: warning: MCP server "${s.name}" from ${s.file} was not started: this folder is not trusted. Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
-        else if (s.status === 'failed' || s.status === 'needs-auth') say(s.name, `deft: warning: MCP server "${s.name}" is not available: ${s.error ?? s.status}\n`);
+        else if (s.status === 'failed' || s.status === 'needs-auth') say(s.name, `deft: warning: MCP server "${s.name}" is not available: ${s.error ?? s.status}${s.authorizeUrl ? ` Sign in at ${s.authorizeUrl} while Deft runs (the window keeps the sign-in).` : ''}\n`);
       }
     };
     const withOverview = async (action: () => Promise<void>) => {
@@ -185,7 +188,10 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
           return { turnId };
         },
       },
-      close: () => servers.close(),
+      close: async () => {
+        await servers.close();
+        await oauth.close();
+      },
     };
   };
 }

@@ -10,6 +10,7 @@ import { waitFor } from '../../test-support/wait';
 import { mcpFeature, withMcpOptions } from './feature';
 
 export const TEST_SERVER = resolve(import.meta.dirname, '../../test-support/mcp-test-server.mjs');
+const OAUTH_SERVER = resolve(import.meta.dirname, '../../test-support/mcp-oauth-server.mjs');
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | undefined;
 afterEach(async () => {
@@ -183,6 +184,74 @@ describe('MCP servers through the model', () => {
     h.server.enqueue(toolStep(callChunk('mcp__test__echo', { text: 'after' })), textReply('ok'));
     await h.run('again');
     expect(toolMessages(h).at(-1)).toBe('echo: after');
+  });
+
+  it('signs in to a server protected by OAuth (discovery, registration, PKCE), keeps the tokens, and refuses a callback it did not start', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [OAUTH_SERVER, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<number>((resolve) => child.stdout.on('data', (d: Buffer) => resolve(Number(/listening (\d+)/.exec(d.toString())![1]))));
+      const url = `http://127.0.0.1:${port}/mcp`;
+      h = await createHarness();
+      await userServers(h, { remote: { type: 'http', url } });
+      const waiting = await overviewWhen(h, (o) => statusOf(o, 'remote') === 'needs-auth' && Boolean(o.servers[0]!.authorizeUrl));
+      const authorizeUrl = new URL(waiting.servers[0]!.authorizeUrl!);
+      expect(authorizeUrl.origin).toBe(`http://127.0.0.1:${port}`);
+      expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      const redirect = authorizeUrl.searchParams.get('redirect_uri')!;
+      expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+      // Another local process guessing at the callback gets nowhere.
+      const forged = await fetch(`${redirect}?code=stolen&state=guess`);
+      expect(forged.status).toBe(400);
+      expect(statusOf(await h.core.handlers.listMcpServers({}), 'remote')).toBe('needs-auth');
+      // The user's browser: the server's page approves and sends it back to Deft's loopback callback.
+      const approved = await fetch(authorizeUrl, { redirect: 'manual' });
+      const back = await fetch(approved.headers.get('location')!);
+      expect(back.status).toBe(200);
+      expect(await back.text()).toContain('Deft is signed in to remote');
+      await overviewWhen(h, (o) => statusOf(o, 'remote') === 'connected');
+      h.server.enqueue(toolStep(callChunk('mcp__remote__whoami', {})), textReply('ok'));
+      await h.run('who am I');
+      expect(toolMessages(h)[0]).toMatch(/^signed in as client-/);
+      // The state is used once: the same callback again is refused.
+      expect((await fetch(approved.headers.get('location')!)).status).toBe(400);
+      // The tokens are kept like API keys, and a restart of Deft connects without signing in again.
+      expect(JSON.parse((await h.secrets.get('mcp.oauth.remote'))!)).toMatchObject({ url, tokens: { token_type: 'bearer' } });
+      await h.core.handlers.restartMcpServer({ name: 'remote' });
+      await overviewWhen(h, (o) => statusOf(o, 'remote') === 'connected');
+      expect(await (await fetch(`http://127.0.0.1:${port}/stats`)).json()).toEqual({ clients: 1, issued: 1 });
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('refreshes an expired OAuth token without asking the user again', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [OAUTH_SERVER, '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MCP_OAUTH_TOKEN_TTL: '1' } });
+    try {
+      const port = await new Promise<number>((resolve) => child.stdout.on('data', (d: Buffer) => resolve(Number(/listening (\d+)/.exec(d.toString())![1]))));
+      h = await createHarness();
+      await userServers(h, { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+      const waiting = await overviewWhen(h, (o) => Boolean(o.servers[0]!.authorizeUrl));
+      const approved = await fetch(waiting.servers[0]!.authorizeUrl!, { redirect: 'manual' });
+      await fetch(approved.headers.get('location')!);
+      await overviewWhen(h, (o) => statusOf(o, 'remote') === 'connected');
+      const stats = async () => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { clients: number; issued: number };
+      const before = await stats();
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      // The access token has expired: the call is refused once, the refresh token gets a new one, the call goes through.
+      h.server.enqueue(toolStep(callChunk('mcp__remote__whoami', {})), textReply('ok'));
+      await h.run('who am I now');
+      expect(toolMessages(h)[0]).toMatch(/^signed in as client-/);
+      const after = await stats();
+      expect(after.clients).toBe(1);
+      expect(after.issued).toBeGreaterThan(before.issued);
+      const final = await h.core.handlers.listMcpServers({});
+      expect(statusOf(final, 'remote')).toBe('connected');
+      expect(final.servers[0]!.authorizeUrl).toBeUndefined();
+    } finally {
+      child.kill();
+    }
   });
 
   it('speaks Streamable HTTP to a remote server on loopback', async () => {

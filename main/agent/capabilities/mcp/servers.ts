@@ -1,3 +1,4 @@
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpOverview, McpPromptInfo, McpServerInfo, McpServerStatus } from '../../../../protocol';
 import type { McpServerDecision } from '../../infra/settings/trust';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
@@ -29,6 +30,11 @@ export interface McpServersOptions {
   onChange(): void;
   /** Backoff before restart attempt n (1-based) after a crash, in ms; null gives up. */
   restartDelay?: (attempt: number) => number | null;
+  /** OAuth for remote servers that require it: the SDK's provider, and the sign-in page waiting for the user. */
+  oauth?: {
+    provider(name: string, url: string): Promise<OAuthClientProvider>;
+    authorizeUrl(name: string): string | undefined;
+  };
 }
 
 interface Entry {
@@ -90,8 +96,8 @@ export class McpServers {
         await this.stop(entry);
         entry.status = gate;
         delete entry.error;
-      } else if (!entry.connection && !entry.starting && entry.status !== 'failed') {
-        // A failed server waits for its restart timer or the user's Restart.
+      } else if (!entry.connection && !entry.starting && entry.status !== 'failed' && entry.status !== 'needs-auth') {
+        // A failed server waits for its restart timer or the user's Restart; one that needs a sign-in, for it.
         this.start(entry);
       }
     }
@@ -129,6 +135,7 @@ export class McpServers {
       clientVersion: this.options.clientVersion ?? '0.0.0',
       onToolsChanged: () => this.options.onChange(),
       onClosed: (error) => this.crashed(entry, connection, error),
+      ...(this.options.oauth ? { authProvider: (name: string, url: string) => this.options.oauth!.provider(name, url) } : {}),
     });
     entry.connection = connection;
     entry.starting = connection
@@ -144,9 +151,13 @@ export class McpServers {
           entry.lastStderr = connection.stderr.lines();
           entry.connection = null;
           void connection.close();
-          const needsAuth = /\b401\b|Unauthorized/i.test(error.message) && !isStdio(entry.definition.config);
+          const needsAuth = (error instanceof UnauthorizedError || error.cause instanceof UnauthorizedError || /\b401\b|Unauthorized/i.test(error.message)) && !isStdio(entry.definition.config);
           entry.status = needsAuth ? 'needs-auth' : 'failed';
-          entry.error = needsAuth ? `The server requires authentication (OAuth), which Deft does not support yet: ${error.message}` : error.message;
+          entry.error = needsAuth
+            ? this.options.oauth?.authorizeUrl(entry.definition.name)
+              ? 'The server requires you to sign in: choose Sign in (Settings → MCP servers) and finish in your browser.'
+              : `The server requires authentication and did not offer a sign-in Deft can use: ${error.message}`
+            : error.message;
         },
       )
       .finally(() => {
@@ -278,6 +289,7 @@ export class McpServers {
           const name = mcpToolName(definition.name, t.name);
           return { name, serverTool: t.name, description: (t.description ?? '').trim().split('\n')[0]!.slice(0, 300), deferred: deferred(name) };
         }),
+        ...(entry.status === 'needs-auth' && this.options.oauth?.authorizeUrl(definition.name) ? { authorizeUrl: this.options.oauth.authorizeUrl(definition.name) } : {}),
         prompts: entry.status === 'connected' && entry.connection ? entry.connection.prompts.map((p) => promptInfo(definition.name, p)) : [],
         missingVariables: definition.missing,
         variables: definition.variables,

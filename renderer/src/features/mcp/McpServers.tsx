@@ -94,6 +94,12 @@ function ServerRow({ server }: { server: McpServerInfo }) {
         </details>
       ) : null}
       <div className="mcp-actions">
+        {server.status === 'needs-auth' && server.authorizeUrl && /^https?:\/\//.test(server.authorizeUrl) ? (
+          // Opens in the system browser (the desktop app sends new windows there); the server connects once the sign-in finishes.
+          <a className="button button-primary" href={server.authorizeUrl} target="_blank" rel="noopener noreferrer">
+            Sign in to {server.name}
+          </a>
+        ) : null}
         {server.status === 'needs-approval' || server.status === 'denied' ? (
           <>
             <button type="button" className="button button-primary" onClick={() => void decideMcpServer(server.name, true)}>
