@@ -121,7 +121,7 @@ test('a remote server that needs OAuth: Sign in opens its page in a new tab, and
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [OAUTH_SERVER, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const port = await new Promise<number>((resolve) => child.stdout!.on('data', (d: Buffer) => resolve(Number(/listening (\d+)/.exec(d.toString())![1]))));
+    const port = await new Promise<number>((resolve) => child.stdout.on('data', (d: Buffer) => resolve(Number(/listening (\d+)/.exec(d.toString())![1]))));
     await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { secured: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } }));
     const { page } = deft;
     await configureProvider(page, mock.baseUrl);
