@@ -24,17 +24,18 @@ describe('TaskOutput', () => {
     h = await createTasksHarness();
     const { content } = await callTool(h, 'Bash', { command: 'seq 1 50000', run_in_background: true, description: 'numbers' });
     const id = /task_id: (\S+)/.exec(content)![1]!;
-    await eventually(async () => expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).tasks[0]!.status).toBe('completed'));
+    await eventually(async () => expect((await h.core.handlers.listTasks({ sessionId: h.session.id })).tasks[0]!.status).toBe('completed'), 15_000);
     // The idle agent gets a turn of its own for the finished task: let it start and end first, or it
-    // takes the model replies scripted for the TaskOutput call below (seen on a loaded machine).
-    await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(2));
+    // takes the model replies scripted for the TaskOutput call below (seen on a loaded machine). It
+    // certainly comes; on a busy CI machine it took over 5 s to start.
+    await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(2), 15_000);
     await settle(h);
     const { content: out } = await callTool(h, 'TaskOutput', { task_id: id });
     expect(out).toMatch(/^retrieval_status: success\n/);
     expect(out).toMatch(/\[Showing the last 32\.0 KiB of 282\.\d KiB\. Read output_path with line_offset and n_lines for the rest\.\]/);
     expect(out).toMatch(/output:\n\d+\n[\s\S]*49999\n50000\n$/);
     expect(out.length).toBeLessThan(40_000);
-  });
+  }, 45_000);
 
   it('names the known tasks when the id is wrong', async () => {
     h = await createTasksHarness();
