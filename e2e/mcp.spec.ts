@@ -69,6 +69,17 @@ test('Settings → MCP servers: a connected server with its tools, a failing one
   await dialog.getByLabel('Server JSON').fill('{"args": ["x"]}');
   await dialog.getByRole('button', { name: 'Add server' }).click();
   await expect(dialog.getByRole('alert')).toContainText('it has neither "command" nor "url"');
+
+  // Editing one of your servers: an invalid entry is refused with why; a fixed one replaces it and starts.
+  await broken.getByRole('button', { name: 'Edit broken' }).click();
+  const editor = broken.getByLabel('JSON of broken');
+  await expect(editor).toHaveValue(/MCP_TEST_FAIL_START/);
+  await editor.fill('{"args": []}');
+  await broken.getByRole('button', { name: 'Save broken' }).click();
+  await expect(broken.getByRole('alert')).toContainText('it has neither "command" nor "url"');
+  await editor.fill(JSON.stringify(stdio()));
+  await broken.getByRole('button', { name: 'Save broken' }).click();
+  await expect(broken.getByRole('status')).toHaveText(/Connected · 11 tools/, { timeout: 20_000 });
 });
 
 test('an MCP tool call gets a card with the server, the arguments and the result', async ({ deft, mock }, testInfo) => {

@@ -47,6 +47,7 @@ export function McpServers() {
 }
 
 function ServerRow({ server }: { server: McpServerInfo }) {
+  const [editing, setEditing] = useState(false);
   const toolCount = server.tools.length;
   const deferred = server.tools.filter((t) => t.deferred).length;
   const status = server.status === 'connected' ? `Connected · ${toolCount} tool${toolCount === 1 ? '' : 's'}${deferred ? ` (${deferred} deferred)` : ''}` : STATUS_TEXT[server.status];
@@ -124,8 +125,61 @@ function ServerRow({ server }: { server: McpServerInfo }) {
             </button>
           </>
         ) : null}
+        {server.source === 'user' && !editing ? (
+          <button type="button" className="button" onClick={() => setEditing(true)}>
+            Edit {server.name}
+          </button>
+        ) : null}
       </div>
+      {editing ? <EditServer server={server} done={() => setEditing(false)} /> : null}
     </li>
+  );
+}
+
+/** Edit one of your own servers' JSON entry: checked by the core before it replaces the one in ~/.deft/mcp.json. */
+function EditServer({ server, done }: { server: McpServerInfo; done: () => void }) {
+  const [json, setJson] = useState(() => JSON.stringify(server.definition, null, 2));
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const save = async () => {
+    setError(null);
+    let definition: unknown;
+    try {
+      definition = JSON.parse(json);
+    } catch (e) {
+      return setError(`The definition is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!definition || typeof definition !== 'object' || Array.isArray(definition)) return setError('The definition must be a JSON object.');
+    setSaving(true);
+    try {
+      await saveMcpServer(server.name, definition as Record<string, unknown>);
+      done();
+    } catch (e) {
+      setError(DeftError.from(e).detail);
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <div className="mcp-edit">
+      <label className="field">
+        <span>JSON of {server.name}</span>
+        <textarea value={json} onChange={(e) => setJson(e.target.value)} rows={Math.min(12, json.split('\n').length + 1)} spellCheck={false} />
+      </label>
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div className="mcp-actions">
+        <button type="button" className="button button-primary" disabled={saving} onClick={() => void save()}>
+          {saving ? 'Saving…' : `Save ${server.name}`}
+        </button>
+        <button type="button" className="button" disabled={saving} onClick={done}>
+          Cancel
+        </button>
+      </div>
+    </div>
   );
 }
 
