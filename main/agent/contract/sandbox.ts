@@ -78,4 +78,11 @@ export interface SessionSandbox {
 }
 
 /** The sandbox for what runs for the workspace rather than for one session (MCP servers): no one to ask about the network. */
-export type WorkspaceSandbox = Pick<SessionSandbox, 'status' | 'plan'>;
+export interface WorkspaceSandbox extends Pick<SessionSandbox, 'status' | 'plan'> {
+  /**
+   * Containment only, for a process the user chose not to sandbox: it and everything it starts live in a
+   * process namespace of their own that ends with it (no orphans); files, network and environment are not
+   * limited. Null where the OS offers no such namespace.
+   */
+  contain(argv: readonly string[]): { file: string; args: string[] } | null;
+}

@@ -52,11 +52,14 @@ describeSandboxed('MCP stdio servers in the OS sandbox', () => {
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 10_000);
   });
 
-  it("the user's own servers run as configured unless mcp.sandbox is \"all\"", async () => {
+  it("the user's own servers run as configured unless mcp.sandbox is \"all\" — still, nothing they start outlives them", async () => {
     const where = await places();
     const target = join(where.home, 'user-server.txt');
-    expect((await start('user', 'project', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContain(`write ${target}: ok`);
+    const nap = uniqueSleep();
+    expect((await start('user', 'project', { MCP_TEST_WRITE: target, MCP_TEST_GRANDCHILD: nap }, where)).stderr.lines(10)).toContain(`write ${target}: ok`);
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
     await connection!.close();
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 10_000);
     expect((await start('user', 'all', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContainEqual(expect.stringMatching(new RegExp(`^write ${target}: E`)));
     await connection!.close();
     expect((await start('project', 'off', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContain(`write ${target}: ok`);

@@ -41,12 +41,18 @@ export const directLauncher: StdioLauncher = async (request) => ({
  * Deft's home, `.git/hooks` or the settings, nor read credential stores; it keeps the host's network (a
  * server is a network client by nature, and the user approved it as such); and everything it starts dies
  * with it. Package runners get a cache in its temp folder (`npx -y …` works; the user's own npm cache
- * cannot be poisoned from inside). Where there is no sandbox, it starts as configured.
+ * cannot be poisoned from inside). Where there is no sandbox, it starts as configured. A server left out
+ * of the sandbox is still contained where the OS allows: nothing it starts outlives it.
  */
 export function sandboxedLauncher(sandbox: WorkspaceSandbox, choice: () => Promise<McpSandboxChoice>): StdioLauncher {
   return async (request) => {
     const which = await choice();
-    if (which === 'off' || (which === 'project' && request.source !== 'project')) return directLauncher(request);
+    if (which === 'off' || (which === 'project' && request.source !== 'project')) {
+      // Not sandboxed, still contained: whatever the server starts ends with it.
+      const direct = await directLauncher(request);
+      const contained = sandbox.contain([direct.file, ...direct.args]);
+      return contained ? { ...direct, ...contained } : direct;
+    }
     const plan = await sandbox.plan({ argv: request.argv, cwd: request.cwd, label: request.label, hostNetwork: true });
     if (!plan.sandboxed) {
       plan.release();

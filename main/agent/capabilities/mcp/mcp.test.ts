@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -37,14 +39,6 @@ async function overviewWhen(hh: Harness, check: (o: McpOverview) => boolean, tim
 }
 const statusOf = (o: McpOverview, name: string) => o.servers.find((s) => s.name === name)?.status;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('MCP servers through the model', () => {
   it('runs a server’s prompt as a slash command: its arguments in order, the prompt it returns sent as the user’s message', async () => {
@@ -138,7 +132,9 @@ describe('MCP servers through the model', () => {
   it('fails the call in flight clearly when the server dies, restarts it, and leaves no process behind on close', async () => {
     h = await createHarness({ features: fastRestarts });
     const pidFile = join(h.home, 'pids');
-    await userServers(h, { test: server({ MCP_TEST_PIDFILE: pidFile }) });
+    // A tag on its command line finds its processes in the process table (a contained server's own pids are its namespace's).
+    const tag = `--tag=${randomUUID()}`;
+    await userServers(h, { test: server({ MCP_TEST_PIDFILE: pidFile }, { args: [TEST_SERVER, tag] }) });
     await overviewWhen(h, (o) => statusOf(o, 'test') === 'connected');
     h.server.enqueue(toolStep(callChunk('mcp__test__crash', {})), textReply('noted'));
     await h.run('crash it');
@@ -149,8 +145,10 @@ describe('MCP servers through the model', () => {
     expect(toolMessages(h).at(-1)).toBe('echo: back');
     const pids = (await readFile(pidFile, 'utf8')).trim().split('\n').map(Number);
     expect(pids).toHaveLength(2);
+    const tagged = () => execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(tag) && !line.trim().startsWith('Z'));
+    expect(tagged().length).toBeGreaterThan(0);
     await h.core.close();
-    await waitFor(() => pids.every((pid) => !alive(pid)), 10_000);
+    await waitFor(() => tagged().length === 0, 10_000);
   });
 
   it('refreshes tools on list_changed and shows progress of a slow call', async () => {

@@ -66,6 +66,11 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   return args;
 }
 
+/** Containment only: the whole file system as it is, a process namespace of its own that dies with its parent. */
+export function containArgs(): string[] {
+  return ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--die-with-parent'];
+}
+
 /**
  * Mount points a command's denies had to create (a missing `.deft/` or `.git/hooks`): made when the
  * command starts, removed when the last command using them ends, if still empty.

@@ -7,7 +7,7 @@ import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
 import { scrubbedEnvironment } from './environment';
 import { type FilesystemPolicy, filesystemPolicy, listeningSockets } from './filesystem-policy';
-import { MountPoints, bwrapArgs, createMaskFiles } from './linux';
+import { MountPoints, bwrapArgs, containArgs, createMaskFiles } from './linux';
 import { SANDBOX_PROXY_PORT, linuxSandboxNetwork } from './linux-network';
 import { seatbeltProfile } from './macos';
 import { NetworkProxy, type ProxyPass } from './proxy';
@@ -76,7 +76,12 @@ export class Sandbox {
    * own; with no one to ask, a connection the settings do not allow is refused (unless `hostNetwork`).
    */
   forWorkspace(): WorkspaceSandbox {
-    return this.forSession('workspace', async () => ({ allowed: false, reason: 'Nothing runs for the workspace that could ask about this host.' }));
+    const sandbox = this.forSession('workspace', async () => ({ allowed: false, reason: 'Nothing runs for the workspace that could ask about this host.' }));
+    return {
+      status: () => sandbox.status(),
+      plan: (request) => sandbox.plan(request),
+      contain: (argv) => (this.support.kind === 'bubblewrap' && argv.length ? { file: this.support.program!, args: [...containArgs(), '--', ...argv] } : null),
+    };
   }
 
   /** The sandbox as one session uses it: its own temp folder, and `authorize` for connections the settings do not allow. */
