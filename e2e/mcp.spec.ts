@@ -70,6 +70,15 @@ test('Settings → MCP servers: a connected server with its tools, a failing one
   await dialog.getByRole('button', { name: 'Add server' }).click();
   await expect(dialog.getByRole('alert')).toContainText('it has neither "command" nor "url"');
 
+  // Filled in as fields, it is written as the JSON entry and starts.
+  await dialog.getByLabel('Server name').fill('formed');
+  await dialog.getByLabel('Runs as').selectOption('stdio');
+  await dialog.getByLabel('Command', { exact: true }).fill(process.execPath);
+  await dialog.getByLabel('Arguments, one per line').fill(TEST_SERVER);
+  await expect(dialog.getByLabel('Server JSON')).toHaveValue(JSON.stringify({ command: process.execPath, args: [TEST_SERVER] }, null, 2));
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog.getByRole('listitem', { name: 'MCP server formed' }).getByRole('status')).toHaveText(/Connected · 11 tools/, { timeout: 20_000 });
+
   // Editing one of your servers: an invalid entry is refused with why; a fixed one replaces it and starts.
   await broken.getByRole('button', { name: 'Edit broken' }).click();
   const editor = broken.getByLabel('JSON of broken');

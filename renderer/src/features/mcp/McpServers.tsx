@@ -183,6 +183,48 @@ function EditServer({ server, done }: { server: McpServerInfo; done: () => void 
   );
 }
 
+type Kind = 'stdio' | 'http' | 'sse';
+
+/** The entry as fields: how it runs, then its command and arguments (one per line) or its URL. Each change writes the JSON below. */
+function ServerFields({ onChange }: { onChange: (definition: Record<string, unknown>) => void }) {
+  const [fields, setFields] = useState<{ kind: Kind; command: string; args: string; url: string }>({ kind: 'stdio', command: '', args: '', url: '' });
+  const update = (change: Partial<typeof fields>) => {
+    const next = { ...fields, ...change };
+    setFields(next);
+    const args = next.args.split('\n').map((a) => a.trim()).filter(Boolean);
+    onChange(next.kind === 'stdio' ? { command: next.command.trim(), ...(args.length ? { args } : {}) } : { type: next.kind, url: next.url.trim() });
+  };
+  return (
+    <div className="mcp-fields">
+      <label className="field">
+        <span>Runs as</span>
+        <select value={fields.kind} onChange={(e) => update({ kind: e.target.value as Kind })}>
+          <option value="stdio">A command (stdio)</option>
+          <option value="http">A remote server (Streamable HTTP)</option>
+          <option value="sse">A remote server (HTTP+SSE)</option>
+        </select>
+      </label>
+      {fields.kind === 'stdio' ? (
+        <>
+          <label className="field">
+            <span>Command</span>
+            <input value={fields.command} onChange={(e) => update({ command: e.target.value })} placeholder="npx" spellCheck={false} />
+          </label>
+          <label className="field">
+            <span>Arguments, one per line</span>
+            <textarea value={fields.args} onChange={(e) => update({ args: e.target.value })} rows={2} placeholder={'-y\n@modelcontextprotocol/server-everything'} spellCheck={false} />
+          </label>
+        </>
+      ) : (
+        <label className="field">
+          <span>URL</span>
+          <input value={fields.url} onChange={(e) => update({ url: e.target.value })} placeholder="https://example.com/mcp" spellCheck={false} />
+        </label>
+      )}
+    </div>
+  );
+}
+
 const EXAMPLE = '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}';
 
 function AddServer() {
@@ -223,11 +265,12 @@ function AddServer() {
   return (
     <details className="mcp-add">
       <summary>Add a server</summary>
-      <p className="form-note">Saved to your own ~/.deft/mcp.json, in the mcpServers format other agents use.</p>
+      <p className="form-note">Saved to your own ~/.deft/mcp.json, in the mcpServers format other agents use. Fill in the fields, or paste a JSON entry.</p>
       <label className="field">
         <span>Server name</span>
         <input value={name} onChange={(e) => setName(e.target.value)} placeholder="github" />
       </label>
+      <ServerFields onChange={(definition) => setJson(JSON.stringify(definition, null, 2))} />
       <label className="field">
         <span>Server JSON</span>
         <textarea value={json} onChange={(e) => setJson(e.target.value)} rows={4} placeholder={EXAMPLE} spellCheck={false} />
