@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
 import { useSessions } from '../../stores/sessions';
@@ -62,44 +62,18 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
   });
   const totalSize = virtualizer.getTotalSize();
   const earlier = useEarlierPages(scrollRef, items, virtualizer);
-  // The initial offset (past the end) is clamped, and the virtualizer would keep retrying it — reading
-  // the layout on every render. A scroll to the end is a command that settles once there.
-  useEffect(() => virtualizer.scrollToEnd(), [virtualizer]);
-  // Rows that change size above the fold move the scroll position to keep what is in view still. At the
-  // bottom the pin below does that: a correction there would overshoot the end and be retried, reading
-  // the layout on every render while an answer streams.
-  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = (item, _delta, instance) => {
-    if (atBottom.current) return false;
-    const offset = instance.scrollOffset ?? 0;
-    return instance.itemSizeCache.has(item.key) ? item.end <= offset && instance.scrollDirection !== 'backward' : item.start < offset;
-  };
 
   // A rewind is usually started from a prompt further up: its notice (with Undo rewind) is brought into view.
   const lastRewind = useRef(items.at(-1)?.kind === 'rewind' ? items.at(-1)!.id : null);
-  // Before the layout its row causes, so the pin below follows it.
   useLayoutEffect(() => {
     const last = items.at(-1);
     if (last?.kind === 'rewind' && last.id !== lastRewind.current) {
       lastRewind.current = last.id;
       atBottom.current = true;
     }
-  }, [items]);
-
-  // Follow the newest while the reader is at the bottom. Pinned when the rows or the viewport were laid
-  // out anew (a ResizeObserver runs after layout, before paint), so a streamed delta never forces a
-  // layout of its own.
-  const innerRef = useRef<HTMLDivElement>(null);
-  useEffect(() => {
     const el = scrollRef.current;
-    const inner = innerRef.current;
-    if (!el || !inner) return;
-    const observer = new ResizeObserver(() => {
-      if (atBottom.current) el.scrollTop = el.scrollHeight;
-    });
-    observer.observe(inner);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [items, totalSize]);
 
   const jump = () => {
     const el = scrollRef.current;
@@ -127,7 +101,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
         earlier.onScroll(el);
       }}
     >
-      <div className="conversation-inner" ref={innerRef} style={{ height: totalSize }}>
+      <div className="conversation-inner" style={{ height: totalSize }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index]!;
           const isUndone = item.turnId !== undefined && undone[item.turnId] === true;
