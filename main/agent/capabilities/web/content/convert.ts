@@ -1,5 +1,4 @@
 import { extractText, getDocumentProxy } from 'unpdf';
-import { htmlToMarkdown } from './html-to-markdown';
 
 /** What the model reads of a fetched body, and how it was made. */
 export interface PageContent {
@@ -81,6 +80,8 @@ export async function convertBody(body: Buffer, contentType: string, url: string
     else if (looksLikeText(body)) type = /^\s*</.test(body.subarray(0, 1024).toString('utf8')) && /<html|<!doctype html/i.test(body.subarray(0, 4096).toString('utf8')) ? 'text/html' : 'text/plain';
   }
   if (type === 'text/html' || type === 'application/xhtml+xml') {
+    // Loaded on the first HTML page, not at start: its DOM and converters are heavy modules.
+    const { htmlToMarkdown } = await import('./html-to-markdown');
     const page = htmlToMarkdown(decode(body, contentType, true), url);
     const kind =
       page.source === 'readability'

@@ -1,7 +1,8 @@
-import { type Agent, fetch } from 'undici';
+import type { Agent, Response as UndiciResponse } from 'undici';
 import { blockedAddressReason, isIpLiteral } from './address-policy';
 import { FetchRefusal, type Target, checkTargetHost, parseTarget, privateAllowed, privateRefusal } from './target';
 import { type Resolver, pinnedAgent } from './pinned-agent';
+import { loadUndici } from './undici';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_REDIRECTS = 10;
@@ -80,7 +81,8 @@ export async function safeFetch(input: string, options: SafeFetchOptions): Promi
     for (;;) {
       const allowPrivate = privateAllowed(target, options.allowPrivateHosts);
       checkTargetHost(target, allowPrivate);
-      const agent = pinnedAgent(target, { resolver: options.resolver, allowPrivate });
+      const agent = await pinnedAgent(target, { resolver: options.resolver, allowPrivate });
+      const { fetch } = await loadUndici();
       try {
         const response = await fetch(target.url, { dispatcher: agent, redirect: 'manual', signal, headers: HEADERS });
         const location = response.headers.get('location');
@@ -134,7 +136,7 @@ async function destroy(agent: Agent): Promise<void> {
   await agent.destroy().catch(() => undefined);
 }
 
-async function readBody(response: Response | Awaited<ReturnType<typeof fetch>>, maxBytes: number, target: Target): Promise<Buffer> {
+async function readBody(response: Response | UndiciResponse, maxBytes: number, target: Target): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
   const tooLarge = (size: string) =>
     new FetchFailure(`${target.url.href} is ${size}: FetchURL reads at most ${maxBytes / 1024 / 1024} MiB. Look for a smaller page (a section, the raw file, an API) instead.`, 'too-large');

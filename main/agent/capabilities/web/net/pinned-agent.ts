@@ -1,8 +1,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { blockedAddressReason } from './address-policy';
 import { type Target, privateRefusal } from './target';
+import { loadUndici } from './undici';
 
 /** Turns a host name into addresses. The system resolver by default; tests pass their own. */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -21,7 +22,8 @@ const MAX_HEADER_BYTES = 64 * 1024;
  * rebinding DNS server could answer differently. When private addresses are not allowed for the target,
  * any private answer refuses the whole name (a mixed answer is an attack, not a fallback).
  */
-export function pinnedAgent(target: Target, options: { resolver: Resolver; allowPrivate: boolean }): Agent {
+export async function pinnedAgent(target: Target, options: { resolver: Resolver; allowPrivate: boolean }): Promise<Agent> {
+  const { Agent } = await loadUndici();
   return new Agent({
     connect: { lookup: checkedLookup(target, options) as never, timeout: CONNECT_TIMEOUT_MS },
     maxHeaderSize: MAX_HEADER_BYTES,

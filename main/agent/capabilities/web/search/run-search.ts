@@ -1,9 +1,9 @@
-import { Agent, fetch } from 'undici';
 import type { SearchProviderKind } from '../../../../../protocol';
 import { brave } from './brave';
 import { PROVIDER_NAMES, type SearchConfig, SearchError, type SearchErrorKind, type SearchProvider, type SearchResult } from './provider';
 import { searxng } from './searxng';
 import { tavily } from './tavily';
+import { loadUndici } from '../net/undici';
 
 const PROVIDERS: Record<SearchProviderKind, SearchProvider> = { searxng, brave, tavily };
 const NEEDS_KEY = new Set<SearchProviderKind>(['brave', 'tavily']);
@@ -31,6 +31,7 @@ export async function runSearch(config: SearchConfig, query: string, options: Se
   const request = provider.request(query, config, options.limit ?? 10);
   // The user chose this endpoint (often a SearXNG on their own machine), so the private-address policy of
   // FetchURL does not apply to it; nothing the model writes changes where the query goes.
+  const { Agent, fetch } = await loadUndici();
   const dispatcher = new Agent({ connect: { timeout: 10_000 }, maxHeaderSize: 64 * 1024 });
   let text: string;
   try {
