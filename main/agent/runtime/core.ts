@@ -120,8 +120,8 @@ export class DeftCore {
   private readonly inUse = new Map<string, number>();
   /** Sessions being let go of: loading one again waits for its log to be written. */
   private readonly unloading = new Map<string, Promise<void>>();
-  /** What a session let go of keeps for when it is loaded again: its SessionStart context not yet read by a turn. */
-  private readonly letGo = new Map<string, ModelMessage | null>();
+  /** What a session let go of keeps for when it is loaded again: what its SessionStart hooks and its tasks said that no turn has read yet. */
+  private readonly letGo = new Map<string, { start: ModelMessage | null; injections: string[] }>();
   private sweepTimer: ReturnType<typeof setTimeout> | undefined;
   private closing = false;
 
@@ -400,7 +400,8 @@ export class DeftCore {
     // it was let go of did not end: its hooks ran already, and what they gave that no turn has read yet is kept.
     const kept = this.letGo.get(session.id);
     this.letGo.delete(session.id);
-    open.starting = kept !== undefined ? Promise.resolve(kept) : sessionStartHooks(handle, source);
+    if (kept) injections.unshift(...kept.injections);
+    open.starting = kept ? Promise.resolve(kept.start) : sessionStartHooks(handle, source);
     void open.starting.then(
       () => (open.startSettled = true),
       () => (open.startSettled = true),
@@ -413,7 +414,7 @@ export class DeftCore {
   private canUnload(open: OpenSession): boolean {
     const id = open.session.id;
     if ([...this.viewers.values()].includes(id) || this.inUse.has(id) || !this.runs.quiet(id)) return false;
-    if (open.tasks.list(true).length || open.injections.length || open.gates.length || !open.startSettled || open.subagents.active) return false;
+    if (open.tasks.list(true).length || open.gates.length || !open.startSettled || open.subagents.active) return false;
     return this.features.every((feature) => {
       try {
         return !feature.waitingFor?.(id).length && feature.canUnload?.(id) !== false;
@@ -458,7 +459,7 @@ export class DeftCore {
       await this.eachFeature((f) => f.onSessionUnloaded?.(open.handle));
       await open.tasks.close().catch(() => {});
       const start = open.starting ? await open.starting.catch(() => null) : null;
-      this.letGo.set(id, start);
+      this.letGo.set(id, { start, injections: open.injections.splice(0) });
       await open.session.flush().catch(() => {});
       open.stopForwarding();
     })();
