@@ -186,7 +186,7 @@ export class DeftCore {
         }
       };
     }
-    return held as Partial<CommandHandlers>;
+    return held;
   }
 
   /**
@@ -424,27 +424,30 @@ export class DeftCore {
     });
   }
 
-  /** Look at the open sessions again after the idle time, while one that no viewer shows is still loaded. */
-  private armSweep(): void {
+  /** Look at the open sessions again when the next one that no viewer shows may have been idle long enough. */
+  private armSweep(delay?: number): void {
     const after = this.options.unloadAfterMs ?? UNLOAD_AFTER_MS;
     if (this.sweepTimer || this.closing || !Number.isFinite(after)) return;
     this.sweepTimer = setTimeout(() => {
       this.sweepTimer = undefined;
       this.sweep(after);
-    }, after);
+    }, delay ?? after);
     this.sweepTimer.unref?.();
   }
 
   private sweep(after: number): void {
     const shown = new Set(this.viewers.values());
     const now = performance.now();
-    let waiting = false;
+    // A session that was used recently is looked at again when its idle time is up; a busy one after a whole interval.
+    let next = Infinity;
     for (const open of [...this.open.values()]) {
       if (shown.has(open.session.id)) continue;
-      if (now - open.lastUsed >= after && this.canUnload(open)) void this.unload(open);
-      else waiting = true;
+      const idleFor = now - open.lastUsed;
+      if (idleFor < after) next = Math.min(next, after - idleFor);
+      else if (this.canUnload(open)) void this.unload(open);
+      else next = Math.min(next, after);
     }
-    if (waiting) this.armSweep();
+    if (next < Infinity) this.armSweep(Math.max(1, Math.ceil(next)));
   }
 
   /**
