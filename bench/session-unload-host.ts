@@ -16,7 +16,7 @@ async function settle(): Promise<{ rss: number; heap: number }> {
   return { rss: usage.rss / MiB, heap: usage.heapUsed / MiB };
 }
 
-const core = createNodeCore({ home: home!, workspace: workspace!, host: 'web', unloadAfterMs: Number(unloadAfter), env: { DEFT_DISABLE_CRON: '1' } });
+const core = createNodeCore({ home: home!, workspace: workspace!, host: 'web', unloadAfterMs: Number(unloadAfter) });
 // Opening a session as the window does: the reply is serialised as the web host sends it.
 const open = async (sessionId: string) => {
   core.show('window', sessionId);

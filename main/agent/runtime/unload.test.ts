@@ -116,6 +116,22 @@ describe('sessions no window shows are let go of when idle', () => {
     expect(JSON.stringify(hh.server.requests.at(-1)!.body.messages)).toContain(tasks[0]!.id);
   });
 
+  it('keeps a session with a scheduled prompt (it fires only while loaded); deleting the job lets it go', async () => {
+    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS });
+    const hh = h;
+    const scheduled = hh.session.id;
+    hh.server.enqueue(toolStep(callChunk('CronCreate', { cron: '0 9 * * 1', prompt: 'Weekly review' })), textReply('Scheduled.'));
+    await hh.run('every monday at nine', scheduled);
+    const { cron } = await hh.core.handlers.listTasks({ sessionId: scheduled });
+    expect(cron).toHaveLength(1);
+    const idle = await newSession(hh);
+    await unloaded(hh, idle);
+    expect(loaded(hh, scheduled)).toBe(true);
+
+    await hh.core.handlers.deleteCronJob({ sessionId: scheduled, jobId: cron[0]!.id });
+    await unloaded(hh, scheduled);
+  });
+
   it('keeps a session a window shows; when that window shows another one, it is let go of', async () => {
     h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS });
     const hh = h;
