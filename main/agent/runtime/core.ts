@@ -276,6 +276,7 @@ export class DeftCore {
         if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
         await Promise.allSettled(this.features.map(async (f) => f.onSessionDeleted?.(sessionId)));
         this.open.delete(sessionId);
+        this.letGo.delete(sessionId);
         await this.store.delete(this.checkedId(sessionId));
         this.emit({ type: 'session.deleted', sessionId });
         return { ok: true as const };
