@@ -9,8 +9,15 @@ function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: st
 /**
  * The one entry point for commands from any transport: the name must exist, the input must parse
  * against the protocol, and failures come back as `{ok: false, error}` — never as a thrown error.
+ * `onOpen` hears the session a valid openSession names, before it runs: the window sending it shows that one now.
  */
-export async function dispatchCommand(handlers: CommandHandlers, name: unknown, input: unknown, log: (message: string) => void = console.error): Promise<CommandReply> {
+export async function dispatchCommand(
+  handlers: CommandHandlers,
+  name: unknown,
+  input: unknown,
+  log: (message: string) => void = console.error,
+  onOpen?: (sessionId: string) => void,
+): Promise<CommandReply> {
   if (!isCommandName(name)) {
     return { ok: false, error: { code: 'invalid_request', message: `Unknown command ${JSON.stringify(name)}.` } };
   }
@@ -18,6 +25,7 @@ export async function dispatchCommand(handlers: CommandHandlers, name: unknown, 
   if (!parsed.success) {
     return { ok: false, error: { code: 'invalid_request', message: `Invalid input for ${name}: ${describeIssues(parsed.error.issues)}` } };
   }
+  if (name === 'openSession') onOpen?.((parsed.data as { sessionId: string }).sessionId);
   try {
     const handler = handlers[name] as (input: unknown) => Promise<unknown>;
     const result = await handler(parsed.data);

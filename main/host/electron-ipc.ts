@@ -15,7 +15,8 @@ export function registerIpc(coreFor: (contents: WebContents) => DeftCore | undef
     if (!core || !frame || frame !== event.sender.mainFrame || !isOurUrl(frame.url)) {
       return { ok: false, error: { code: 'invalid_request', message: 'Refused: this frame may not talk to Deft.' } };
     }
-    return dispatchCommand(core.handlers, name, input);
+    // Each window has a core of its own (closed with the window), showing the session it opened last.
+    return dispatchCommand(core.handlers, name, input, console.error, (sessionId) => core.show(`window-${event.sender.id}`, sessionId));
   });
 }
 

@@ -198,6 +198,16 @@ export interface Feature {
    * synchronously inside `set`; what it starts must not throw.
    */
   onStateChanged?(session: SessionHandle, key: string, previous: unknown): void;
+  /**
+   * Whether the session may be let go of now (no window shows it and the core sees nothing running). A capability
+   * with live work for it (a scheduled prompt, a foreground command, a sub-agent, a turn it tracks) says false.
+   */
+  canUnload?(sessionId: string): boolean;
+  /**
+   * The session is being let go of (idle, not shown); it is loaded again from its log when next used. Save into its
+   * state slots what must outlive this (the log is flushed after every capability's hook) and forget what you keep for it.
+   */
+  onSessionUnloaded?(session: SessionHandle): void | Promise<void>;
   /** The session is about to be deleted (its files go next): stop what runs for it. */
   onSessionDeleted?(sessionId: string): void | Promise<void>;
   close?(): Promise<void>;

@@ -65,9 +65,15 @@ export interface CoreOptions {
   openFile?: (path: string) => Promise<boolean>;
   /** Show a desktop notification (Electron); absent elsewhere. */
   notify?: (notification: NotificationInput) => Promise<boolean>;
+  /**
+   * How long a session that no window shows and that has nothing running stays in memory before it is let go of
+   * (default 60 s; `Infinity` keeps every session). It is loaded again from its log when next used.
+   */
+  unloadAfterMs?: number;
 }
 
 const FLUSH_INTERVAL_MS = 2_000;
+const UNLOAD_AFTER_MS = 60_000;
 /** How long sub-agents' system prompts reuse one reading of the workspace's facts. */
 const WORKSPACE_FACTS_TTL_MS = 5_000;
 
@@ -84,6 +90,14 @@ interface OpenSession {
   gates: Promise<unknown>[];
   /** The SessionStart hooks' context, waiting for the session's first turn (which waits for them). */
   starting: Promise<ModelMessage | null> | null;
+  /** Whether `starting` has settled (its hooks no longer run). */
+  startSettled: boolean;
+  subagents: SubagentHost;
+  /** When a command or an event last used it (performance.now(), not the core's clock, which tests may freeze). */
+  lastUsed: number;
+  /** Let go of: a stale reference that starts a turn reaches the session loaded again instead. */
+  unloaded: boolean;
+  stopForwarding: () => void;
 }
 
 /** The agent core for one workspace: sessions and turns behind the protocol's commands, plus the capabilities it was given. */
@@ -100,6 +114,16 @@ export class DeftCore {
   private readonly facts: FactSource;
   private readonly now: () => number;
   private readonly sandbox: Sandbox;
+  /** The session each window (or connection, or the CLI) shows, by viewer id. */
+  private readonly viewers = new Map<string, string>();
+  /** Commands in progress, by the session they name: such a session is never let go of. */
+  private readonly inUse = new Map<string, number>();
+  /** Sessions being let go of: loading one again waits for its log to be written. */
+  private readonly unloading = new Map<string, Promise<void>>();
+  /** What a session let go of keeps for when it is loaded again: what its SessionStart hooks and its tasks said that no turn has read yet. */
+  private readonly letGo = new Map<string, { start: ModelMessage | null; injections: string[] }>();
+  private sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  private closing = false;
 
   constructor(private readonly options: CoreOptions) {
     this.now = options.now ?? Date.now;
@@ -140,7 +164,44 @@ export class DeftCore {
     const library = sessionLibrary({ store: this.store, home: options.home, session: async (id) => (await this.session(id)).session, openSessions: () => [...this.open.values()].map((o) => o.session) });
     const merged: Partial<CommandHandlers> = { ...this.sessionCommands(), ...library, ...this.provider.commands, ...preferences };
     for (const feature of this.features) Object.assign(merged, feature.commands);
-    this.handlers = merged as CommandHandlers;
+    this.handlers = this.holdingSessions(merged) as CommandHandlers;
+  }
+
+  /** Every command that names a session keeps it loaded while it runs. */
+  private holdingSessions(handlers: Partial<CommandHandlers>): Partial<CommandHandlers> {
+    const held: Record<string, (input: unknown) => Promise<unknown>> = {};
+    for (const [name, handler] of Object.entries(handlers) as Array<[string, (input: unknown) => Promise<unknown>]>) {
+      held[name] = async (input) => {
+        const sessionId = (input as { sessionId?: unknown } | undefined)?.sessionId;
+        if (typeof sessionId !== 'string') return handler(input);
+        this.inUse.set(sessionId, (this.inUse.get(sessionId) ?? 0) + 1);
+        try {
+          return await handler(input);
+        } finally {
+          const left = (this.inUse.get(sessionId) ?? 1) - 1;
+          if (left > 0) this.inUse.set(sessionId, left);
+          else this.inUse.delete(sessionId);
+          const open = this.open.get(sessionId);
+          if (open) open.lastUsed = performance.now();
+        }
+      };
+    }
+    return held;
+  }
+
+  /**
+   * A window, connection or CLI run (`viewer`) now shows `sessionId` (null: none, or it closed). A session that no
+   * viewer shows is let go of once it has been idle for `unloadAfterMs` (see `canUnload`).
+   */
+  show(viewer: string, sessionId: string | null): void {
+    if (sessionId === null) this.viewers.delete(viewer);
+    else this.viewers.set(viewer, sessionId);
+    this.armSweep();
+  }
+
+  /** The sessions held in memory now. */
+  loadedSessionIds(): string[] {
+    return [...this.open.keys()];
   }
 
   onEvent(listener: (event: DeftEvent) => void): () => void {
@@ -176,6 +237,9 @@ export class DeftCore {
 
   /** Stop every running turn and background task, close features and write everything to disk. */
   async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.sweepTimer);
+    await Promise.allSettled(this.unloading.values());
     this.runs.cancelAll();
     await Promise.allSettled(this.runs.all());
     await Promise.allSettled([...this.open.values()].map(({ tasks }) => tasks.close()));
@@ -204,6 +268,7 @@ export class DeftCore {
       },
       earlierEvents: async ({ sessionId, beforeSeq, turns }) => (await this.session(sessionId)).session.eventsBefore(beforeSeq, turns ?? PAGE_TURNS),
       deleteSession: async ({ sessionId }) => {
+        await this.unloading.get(sessionId);
         this.runs.cancel(sessionId);
         await this.runs.done(sessionId);
         await this.open.get(sessionId)?.tasks.close();
@@ -211,6 +276,7 @@ export class DeftCore {
         if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
         await Promise.allSettled(this.features.map(async (f) => f.onSessionDeleted?.(sessionId)));
         this.open.delete(sessionId);
+        this.letGo.delete(sessionId);
         await this.store.delete(this.checkedId(sessionId));
         this.emit({ type: 'session.deleted', sessionId });
         return { ok: true as const };
@@ -323,19 +389,94 @@ export class DeftCore {
     const features = this.features;
     let hooks: SessionHooks | undefined;
     Object.defineProperty(handle, 'hooks', { enumerable: true, get: () => (hooks ??= features.map((f) => f.hookRunner?.(handle)).find((runner) => runner !== undefined) ?? noHooks) });
-    const open: OpenSession = { session, problems, handle, tasks, injections, gates: [], starting: null };
+    const stopForwarding = session.subscribe((event: SessionEvent) => {
+      open.lastUsed = performance.now();
+      this.emit(event);
+    });
+    const open: OpenSession = { session, problems, handle, tasks, injections, gates: [], starting: null, startSettled: false, subagents, lastUsed: performance.now(), unloaded: false, stopForwarding };
     this.open.set(session.id, open);
-    session.subscribe((event: SessionEvent) => this.emit(event));
     await tasks.load();
     for (const feature of this.features) await feature.onSessionLoaded?.(handle);
-    // Opening a session does not wait for its SessionStart hooks; its first turn does.
-    open.starting = sessionStartHooks(handle, source);
+    // Opening a session does not wait for its SessionStart hooks; its first turn does. A session loaded again after
+    // it was let go of did not end: its hooks ran already, and what they gave that no turn has read yet is kept.
+    const kept = this.letGo.get(session.id);
+    this.letGo.delete(session.id);
+    if (kept) injections.unshift(...kept.injections);
+    open.starting = kept ? Promise.resolve(kept.start) : sessionStartHooks(handle, source);
+    void open.starting.then(
+      () => (open.startSettled = true),
+      () => (open.startSettled = true),
+    );
+    this.armSweep();
     return open;
+  }
+
+  /** Whether a session may be let go of now: no viewer shows it and nothing of it runs, waits or is held by a command. */
+  private canUnload(open: OpenSession): boolean {
+    const id = open.session.id;
+    if ([...this.viewers.values()].includes(id) || this.inUse.has(id) || !this.runs.quiet(id)) return false;
+    if (open.tasks.list(true).length || open.gates.length || !open.startSettled || open.subagents.active) return false;
+    return this.features.every((feature) => {
+      try {
+        return !feature.waitingFor?.(id).length && feature.canUnload?.(id) !== false;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /** Look at the open sessions again when the next one that no viewer shows may have been idle long enough. */
+  private armSweep(delay?: number): void {
+    const after = this.options.unloadAfterMs ?? UNLOAD_AFTER_MS;
+    if (this.sweepTimer || this.closing || !Number.isFinite(after)) return;
+    this.sweepTimer = setTimeout(() => {
+      this.sweepTimer = undefined;
+      this.sweep(after);
+    }, delay ?? after);
+    this.sweepTimer.unref?.();
+  }
+
+  private sweep(after: number): void {
+    const shown = new Set(this.viewers.values());
+    const now = performance.now();
+    // A session that was used recently is looked at again when its idle time is up; a busy one after a whole interval.
+    let next = Infinity;
+    for (const open of [...this.open.values()]) {
+      if (shown.has(open.session.id)) continue;
+      const idleFor = now - open.lastUsed;
+      if (idleFor < after) next = Math.min(next, after - idleFor);
+      else if (this.canUnload(open)) void this.unload(open);
+      else next = Math.min(next, after);
+    }
+    if (next < Infinity) this.armSweep(Math.max(1, Math.ceil(next)));
+  }
+
+  /**
+   * Let go of an idle session: capabilities save what must outlive it and forget the rest, its log is written, and
+   * it leaves memory. The next command naming it (or a stale reference starting a turn) loads it again from disk.
+   */
+  private unload(open: OpenSession): Promise<void> {
+    const id = open.session.id;
+    this.open.delete(id);
+    open.unloaded = true;
+    const done = (async () => {
+      await this.eachFeature((f) => f.onSessionUnloaded?.(open.handle));
+      await open.tasks.close().catch(() => {});
+      const start = open.starting ? await open.starting.catch(() => null) : null;
+      this.letGo.set(id, { start, injections: open.injections.splice(0) });
+      await open.session.flush().catch(() => {});
+      open.stopForwarding();
+    })();
+    this.unloading.set(id, done);
+    return done.finally(() => {
+      if (this.unloading.get(id) === done) this.unloading.delete(id);
+    });
   }
 
   /** Start a turn unless one is running or no model is configured; resolves to its id or null. */
   private startTurnFor(open: OpenSession, prompt: TurnPrompt): Promise<string | null> {
     const id = open.session.id;
+    if (open.unloaded) return this.session(id).then((loaded) => this.startTurnFor(loaded, prompt));
     return this.runs.noteStarting(
       id,
       (async () => {
@@ -347,8 +488,12 @@ export class DeftCore {
   }
 
   private async session(sessionId: string): Promise<OpenSession> {
-    const cached = this.open.get(this.checkedId(sessionId));
-    if (cached) return cached;
+    await this.unloading.get(this.checkedId(sessionId));
+    const cached = this.open.get(sessionId);
+    if (cached) {
+      cached.lastUsed = performance.now();
+      return cached;
+    }
     const loaded = await this.store.load(sessionId);
     if (!loaded) throw new CommandError('not_found', `Session ${sessionId} does not exist in this workspace.`);
     return this.open.get(sessionId) ?? this.track(loaded.session, loaded.problems, 'resume');

@@ -16,6 +16,8 @@ export class Runs {
   private readonly active = new Map<string, ActiveRun>();
   /** Turns asked for (by a feature) whose run has not begun yet. */
   private readonly starting = new Map<string, Set<Promise<unknown>>>();
+  /** Runs that have ended but whose `after` (features' onTurnEnded, which may start the next turn) still runs. */
+  private readonly ending = new Set<string>();
 
   busy(sessionId: string): boolean {
     return this.active.has(sessionId);
@@ -37,12 +39,22 @@ export class Runs {
     return run ? [run.done] : [...(this.starting.get(sessionId) ?? [])];
   }
 
+  /** Nothing runs, starts or is still ending in the session (it may be let go of). */
+  quiet(sessionId: string): boolean {
+    return !this.active.has(sessionId) && !this.starting.get(sessionId)?.size && !this.ending.has(sessionId);
+  }
+
   /** Note a turn being started for a session until `started` settles. */
   noteStarting<T>(sessionId: string, started: Promise<T>): Promise<T> {
     const pending = this.starting.get(sessionId) ?? new Set<Promise<unknown>>();
     this.starting.set(sessionId, pending);
     pending.add(started);
-    void started.catch(() => null).finally(() => pending.delete(started));
+    void started
+      .catch(() => null)
+      .finally(() => {
+        pending.delete(started);
+        if (!pending.size && this.starting.get(sessionId) === pending) this.starting.delete(sessionId);
+      });
     return started;
   }
 
@@ -59,12 +71,17 @@ export class Runs {
         outcome = await work(controller.signal);
       } finally {
         session.running = false;
+        this.ending.add(session.id);
         this.active.delete(session.id);
         session.touch();
         session.emit({ type: 'session.updated', session: session.summary() });
         await session.flush().catch(() => {});
       }
-      await after?.(outcome);
+      try {
+        await after?.(outcome);
+      } finally {
+        this.ending.delete(session.id);
+      }
       return outcome;
     })();
     this.active.set(session.id, { runId, controller, done });

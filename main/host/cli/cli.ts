@@ -157,6 +157,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       sessionId = (await core.handlers.createSession({})).session.id;
     }
 
+    // The run shows the session it runs: it stays loaded for the whole run.
+    core.show('cli', sessionId);
     await core.handlers.setPermissionMode({ sessionId, mode: values['permission-mode'] as PermissionMode });
     // Invalid rules are not used; headless there is no window to show them, so say so on stderr.
     const { permissions } = await core.handlers.getPermissions({ sessionId });

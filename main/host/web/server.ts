@@ -71,7 +71,10 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     });
   });
 
+  let connections = 0;
   function connect(ws: WebSocket): void {
+    // Each connection (a browser tab) shows the session it opened last, until it opens another or closes.
+    const viewer = `web-${++connections}`;
     const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
     const forward = (event: DeftEvent) => {
       if (ws.readyState !== ws.OPEN) return;
@@ -84,15 +87,19 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       ws.send(JSON.stringify({ event }));
     };
     const unsubscribe = options.core.onEvent(forward);
-    ws.on('close', unsubscribe);
-    ws.on('error', () => unsubscribe());
+    const disconnect = () => {
+      unsubscribe();
+      options.core.show(viewer, null);
+    };
+    ws.on('close', disconnect);
+    ws.on('error', disconnect);
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? null : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
-      void handleMessage(ws, text);
+      void handleMessage(ws, viewer, text);
     });
   }
 
-  async function handleMessage(ws: WebSocket, text: string | null): Promise<void> {
+  async function handleMessage(ws: WebSocket, viewer: string, text: string | null): Promise<void> {
     let raw: unknown;
     try {
       raw = text === null ? undefined : JSON.parse(text);
@@ -105,7 +112,10 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       ws.send(JSON.stringify({ id: typeof id === 'number' || typeof id === 'string' ? id : null, reply: { ok: false, error: { code: 'invalid_request', message: 'Messages must be JSON objects {id, name, input}.' } } }));
       return;
     }
-    const reply = await dispatchCommand(options.core.handlers, message.data.name, message.data.input, log);
+    const reply = await dispatchCommand(options.core.handlers, message.data.name, message.data.input, log, (sessionId) => {
+      // A message still in flight from a connection that has closed must not mark its session shown again.
+      if (ws.readyState === ws.OPEN) options.core.show(viewer, sessionId);
+    });
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: message.data.id, reply }));
   }
 

@@ -34,6 +34,8 @@ export const agentsFeatureWith =
     onSessionLoaded: async () => void (await service.catalog.refresh()),
     // Definitions added, edited or removed reach the Agent tool's description at the next turn.
     onTurnStart: () => void service.catalog.refresh(),
+    canUnload: (sessionId) => !service.live.running(sessionId),
+    onSessionUnloaded: (session) => service.live.forget(session.id),
     onSessionDeleted: (sessionId) => service.live.stopAll(sessionId),
     close: () => service.close(),
     commands: {

@@ -34,6 +34,16 @@ class LiveAgents {
     return 1;
   }
 
+  /** Whether a sub-agent or swarm of the session runs now. */
+  running(sessionId: string): boolean {
+    return (this.controllers.get(sessionId)?.size ?? 0) > 0;
+  }
+
+  /** Drop the session's (empty) entry. */
+  forget(sessionId: string): void {
+    if (!this.running(sessionId)) this.controllers.delete(sessionId);
+  }
+
   stopAll(sessionId?: string): void {
     for (const [id, map] of this.controllers) if (!sessionId || id === sessionId) for (const c of map.values()) c.abort(new Error('Stopped'));
   }

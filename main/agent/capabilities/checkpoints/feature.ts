@@ -126,6 +126,9 @@ export const checkpointsFeature: FeatureFactory = (core) => {
     onTaskEnded: async (session, task) => {
       await checkpoints.take(session, { kind: 'task', note: task.id, ...(current.get(session.id) ? { turnId: current.get(session.id)!.turnId } : {}) });
     },
+    // A turn in progress keeps the session (the core sees it running too); the latest checkpoint is read from the store again.
+    canUnload: (sessionId) => !current.has(sessionId),
+    onSessionUnloaded: (session) => checkpoints.forget(session.id),
     onSessionDeleted: (sessionId) => {
       current.delete(sessionId);
       checkpoints.forget(sessionId);

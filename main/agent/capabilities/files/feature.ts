@@ -52,6 +52,12 @@ export const filesFeature: FeatureFactory = (core) => {
       const tracker = trackers.get(session.id);
       if (tracker?.dirty) session.state(seenSlot).set(tracker.snapshot());
     },
+    // The record is kept with the session; loaded again, the tracker is restored from it.
+    onSessionUnloaded(session) {
+      const tracker = trackers.get(session.id);
+      if (tracker?.dirty) session.state(seenSlot).set(tracker.snapshot());
+      trackers.delete(session.id);
+    },
     commands: {
       saveAttachment: async ({ sessionId, name, data }) => ({ attachment: await saveAttachment((await core.session(sessionId)).dir, name, data) }),
       attachmentPreview: async ({ sessionId, path }) => attachmentPreview((await core.session(sessionId)).dir, path),

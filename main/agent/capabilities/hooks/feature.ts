@@ -35,6 +35,7 @@ export const hooksFeature: FeatureFactory = (core) => {
       }
       return runner;
     },
+    onSessionUnloaded: (session) => void runners.delete(session.id),
     onSessionDeleted: (sessionId) => void runners.delete(sessionId),
     commands: {
       listHooks: async () => (await load()).overview,

@@ -2,6 +2,7 @@ import type { CommandHandlers } from '../../contract/commands';
 import { CommandError } from '../../contract/errors';
 import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
 import type { Tool } from '../../contract/tool';
+import { type KillableJob, killLeftovers, signalGroup } from '../../infra/processes/kill-tree';
 import { bashTool } from './tools/bash/bash';
 import { cronCreateTool } from './tools/cron-create/cron-create';
 import { cronDeleteTool } from './tools/cron-delete/cron-delete';
@@ -33,6 +34,8 @@ const DEFAULT_OUTPUT_SLICE = 1024 * 1024;
 export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory {
   return (core) => {
     const sessions = new Map<string, ShellSession>();
+    /** Commands of sessions let go of: what they left running is still stopped when the core closes. */
+    const released: KillableJob[] = [];
     const scheduling = core.host !== 'cli';
     const forSession = async (sessionId: string): Promise<ShellSession> => {
       await core.session(sessionId);
@@ -113,13 +116,24 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       onTurnEnded: async (session) => {
         await sessions.get(session.id)?.onTurnEnded();
       },
+      // A scheduled prompt fires only in a loaded session, and a foreground command's card must reach it.
+      canUnload: (sessionId) => {
+        const tasks = sessions.get(sessionId);
+        return !tasks || (!tasks.foreground.size && !(scheduling && tasks.cron.list().length));
+      },
+      onSessionUnloaded: (session) => {
+        const tasks = sessions.get(session.id);
+        sessions.delete(session.id);
+        // Only groups still alive are kept (the rest have nothing left to stop, and their pids may be reused).
+        if (tasks) released.push(...tasks.release().filter((job) => signalGroup(job.pid, 0)));
+      },
       onSessionDeleted: async (sessionId) => {
         const tasks = sessions.get(sessionId);
         sessions.delete(sessionId);
         await tasks?.close();
       },
       close: async () => {
-        await Promise.allSettled([...sessions.values()].map((tasks) => tasks.close()));
+        await Promise.allSettled([...[...sessions.values()].map((tasks) => tasks.close()), killLeftovers(released.splice(0), options.killGraceMs)]);
       },
     };
     return feature;

@@ -182,6 +182,11 @@ export class ProcessTasks {
     );
   }
 
+  /** Every job started here (for close()'s leftovers, when another keeps them). */
+  started(): KillableJob[] {
+    return [...this.spawned];
+  }
+
   /** Stop what finished commands left running (processes that left their group). */
   async close(): Promise<void> {
     await killLeftovers(this.spawned, this.options.killGraceMs);

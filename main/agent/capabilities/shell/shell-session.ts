@@ -6,6 +6,7 @@ import { localIso } from './cron/cron-expr';
 import { type CronFire, CronScheduler, cronFireMessage } from './cron/scheduler';
 import { type ProcessTaskOptions, ProcessTasks } from './process-tasks';
 import type { ShellJob } from './shell-job';
+import type { KillableJob } from '../../infra/processes/kill-tree';
 
 /** A foreground command of a running Bash call, which the user can stop or send to the background from its card. */
 export interface ForegroundCommand {
@@ -89,6 +90,16 @@ export class ShellSession {
 
   emitActivity(activity: CommandActivity): void {
     this.options.emitApp({ type: 'command.activity', sessionId: this.handle.id, activity });
+  }
+
+  /**
+   * The session is let go of (nothing of it runs): stop its timers and hand over the commands it started, whose
+   * leftovers (processes that left their group) are stopped when the core closes, as they would have been.
+   */
+  release(): KillableJob[] {
+    this.closed = true;
+    this.cron.close();
+    return this.processes.started();
   }
 
   async close(): Promise<void> {

@@ -114,6 +114,8 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
           return { path: skill.dir, opened };
         },
       },
+      // What a turn loaded matters only while it runs (the loaded skills themselves are kept in the session's state).
+      onSessionUnloaded: (session) => void turns.delete(session.id),
       onSessionDeleted: (sessionId) => void turns.delete(sessionId),
       close: () => service.close(),
     };

@@ -68,6 +68,11 @@ export class SubagentHost implements SessionSubagents {
 
   constructor(private readonly deps: SubagentHostDeps) {}
 
+  /** Whether any of its sub-agents runs a turn now. */
+  get active(): boolean {
+    return this.running.size > 0;
+  }
+
   private get root(): string {
     return join(this.deps.parent.session.dir, AGENTS_DIR);
   }
