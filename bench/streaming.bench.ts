@@ -7,7 +7,15 @@ import { ensureBuild, root } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../main/agent/test-support/harness';
 import { deltas, longAnswer } from '../e2e/fixtures/long-answer';
 import { MockModelServer } from '../e2e/fixtures/mock-model-server';
-import type { BenchResult } from './types';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import ReactMarkdown from 'react-markdown';
+import rehypeHighlight from 'rehype-highlight';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+import { type MarkdownSplit, splitMarkdown } from '../renderer/src/features/conversation/markdown-blocks';
+import { renderMarkdownNodes } from '../renderer/src/features/conversation/markdown-render';
+import { type BenchResult, median } from './types';
 
 const RATE = 1_000;
 const SECONDS = 10;
@@ -78,6 +86,41 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
 }
 
 /**
+ * The Markdown work of one streamed frame, in Node (steadier than frame rates on a shared machine): the
+ * block split of the grown text and the rendering of its growing last block, at every frame of the
+ * 40 KB answer (16 deltas a frame); beside rendering that block with react-markdown, which parses it again.
+ */
+async function markdownPerFrame(answer: string): Promise<{ fromTree: number; reparsed: number; splitOnly: number }> {
+  const frames: string[] = [];
+  let shown = '';
+  for (const [i, piece] of deltas(answer, DELTA_CHARS).entries()) {
+    shown += piece;
+    if (i % 16 === 15) frames.push(shown);
+  }
+  // As the block renderer before it rendered from the split: one highlighter and GFM's extensions made once.
+  const highlighter = rehypeHighlight({ detect: false });
+  const extensions = { micromark: gfm(), mdast: gfmFromMarkdown() };
+  function sharedGfm(this: { data(): object }) {
+    const data = this.data() as { micromarkExtensions?: unknown[]; fromMarkdownExtensions?: unknown[] };
+    (data.micromarkExtensions ??= []).push(extensions.micromark);
+    (data.fromMarkdownExtensions ??= []).push(extensions.mdast);
+  }
+  const run = (render: 'tree' | 'reparse' | 'none') => {
+    let split: MarkdownSplit | undefined;
+    const started = performance.now();
+    for (const text of frames) {
+      split = splitMarkdown(text, split);
+      const tail = split.blocks.at(-1)!;
+      if (render === 'tree') renderToStaticMarkup(renderMarkdownNodes(tail.nodes, { highlight: !tail.openFence, components: {} }));
+      else if (render === 'reparse') renderToStaticMarkup(createElement(ReactMarkdown, { remarkPlugins: [sharedGfm], rehypePlugins: tail.openFence ? [] : [() => highlighter] }, tail.text));
+    }
+    return Promise.resolve((performance.now() - started) / frames.length);
+  };
+  for (let i = 0; i < 2; i++) await Promise.all([run('tree'), run('reparse')]);
+  return { fromTree: await median(7, () => run('tree')), reparsed: await median(7, () => run('reparse')), splitOnly: await median(7, () => run('none')) };
+}
+
+/**
  * 1,000 deltas a second for 10 s into one growing ~40 KB Markdown answer with code blocks, through
  * the web host in Chromium: the frame rate in the last second and the longest frame gap, beside the
  * same page recording frames for as long with nothing streaming.
@@ -111,6 +154,10 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     const idle = await recordFrames(page, () => page.waitForTimeout(SECONDS * 1_000));
 
     mock.enqueue({ chunks: [...chunks.map((text) => ({ text })), { finish: 'stop' }], perSecond: RATE });
+    // DEFT_BENCH_CPU_PROFILE=file.cpuprofile: the page's CPU profile while it streams (open it in DevTools).
+    const profilePath = process.env.DEFT_BENCH_CPU_PROFILE;
+    const profiler = profilePath ? await page.context().newCDPSession(page) : null;
+    if (profiler) await profiler.send('Profiler.enable').then(() => profiler.send('Profiler.start'));
     const streamed = await recordFrames(page, async () => {
       await box.fill('write the long answer');
       await box.press('Enter');
@@ -118,11 +165,20 @@ export default async function streamingBench(): Promise<BenchResult[]> {
       // locators poll every frame and compute styles, which would cost the page frames of its own.
       await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 2, undefined, { polling: 250, timeout: 120_000 });
     });
+    if (profiler && profilePath) await writeFile(profilePath, JSON.stringify((await profiler.send('Profiler.stop')).profile));
     const shown = await answers.last().locator('.markdown').innerText();
     if (!shown.includes('That is all: every part is done.')) throw new Error('the streamed answer did not finish rendering');
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
+    const perFrame = await markdownPerFrame(answer);
     return [
+      {
+        name: 'streaming: Markdown work per frame (split, then render the growing block), Node',
+        value: perFrame.fromTree,
+        unit: 'ms',
+        baseline: { name: 'same split, the block rendered by react-markdown (parsed again)', value: perFrame.reparsed },
+        note: `the split alone: ${perFrame.splitOnly.toFixed(3)} ms a frame`,
+      },
       { name: `streaming ${RATE.toLocaleString('en-US')} deltas/s into a 40 KB answer with code: fps in the last second`, value: streamed.lastSecondFps, unit: 'fps', baseline: { name: 'same page, nothing streaming', value: idle.lastSecondFps }, note },
       { name: 'streaming: longest frame gap', value: streamed.longestGap, unit: 'ms', baseline: { name: 'same page, nothing streaming', value: idle.longestGap }, note },
     ];
