@@ -1,6 +1,6 @@
 // `npm test`: typecheck, lint, unit/integration tests, build, then the e2e suite in Chromium.
 // Finds Chromium (or installs it, saying how) so it works on a fresh machine.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { findChromium } from './chromium.mjs';
 import { root } from './ensure-build.mjs';
@@ -16,6 +16,36 @@ function step(title, command, args, env = {}) {
     process.exit(result.status || 1);
   }
   console.log(`✓ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+/**
+ * Static checks at the same time (each is mostly one busy thread, so together they take about as long as
+ * the slowest); each one's output is printed whole when it ends, so the log stays readable.
+ */
+async function together(steps) {
+  console.log(`\n▶ ${steps.map(([title]) => title).join(', ')} (together)`);
+  const results = await Promise.all(
+    steps.map(([title, command, args]) => {
+      const started = Date.now();
+      return new Promise((resolve) => {
+        const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+        let output = '';
+        child.stdout.on('data', (d) => (output += d));
+        child.stderr.on('data', (d) => (output += d));
+        child.on('error', (error) => resolve({ title, output: `${output}${error.message}\n`, code: 1, started }));
+        child.on('close', (code, signal) => resolve({ title, output, code: code ?? signal, started }));
+      }).then((result) => {
+        if (result.output.trim()) process.stdout.write(`\n── ${title} ──\n${result.output}`);
+        console.log(result.code === 0 ? `✓ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)` : `✗ ${title} failed (exit ${result.code}).`);
+        return result;
+      });
+    }),
+  );
+  const failed = results.filter((r) => r.code !== 0);
+  if (failed.length) {
+    console.error(`\n✗ ${failed.map((r) => r.title).join(', ')} failed.`);
+    process.exit(1);
+  }
 }
 
 function ensureChromium() {
@@ -67,9 +97,11 @@ function ensureSandboxTools() {
 }
 
 ensureSandboxTools();
-step('Typecheck', bin('tsc'), ['-b', 'tsconfig.json']);
-step('Lint', bin('eslint'), ['--max-warnings', '0', '.']);
-step('Import cycles (dependency-cruiser)', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e']);
+await together([
+  ['Typecheck', bin('tsc'), ['-b', 'tsconfig.json']],
+  ['Lint', bin('eslint'), ['--max-warnings', '0', '.']],
+  ['Import cycles (dependency-cruiser)', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e']],
+]);
 step('Unit and integration tests', bin('vitest'), ['run']);
 step('Build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);
 const chromium = ensureChromium();

@@ -326,7 +326,11 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
       { ...textReply('Started.'), delayMs: 400 },
     );
     const busy = await h.run('start a job');
-    expect(await kinds(busy)).toEqual(['turn', 'step', 'step', 'turn-end']);
+    // The first step gets its own checkpoint only if the job wrote tick.txt before that step ended (timing).
+    const busyKinds = await kinds(busy);
+    expect([busyKinds[0], busyKinds.at(-1)]).toEqual(['turn', 'turn-end']);
+    expect(busyKinds.slice(1, -1)).toContain('step');
+    expect(busyKinds.slice(1, -1).every((kind) => kind === 'step')).toBe(true);
     expect(changed(busy).sort()).toEqual(['b.txt', 'tick.txt']);
     await writeFile(signal, '');
     await settle(h);

@@ -25,7 +25,10 @@ const modeReminders = (request: number) => reminders(h.server.requests[request]!
 const mode = async () => (await h.core.handlers.getPermissions({ sessionId: h.session.id })).mode;
 
 async function idle(): Promise<void> {
-  await waitFor(() => goal()?.status !== 'active' && h.sessionEvents('turn.started').length === h.sessionEvents('turn.ended').length, 20_000);
+  // A goal that held yolo gives the mode back a moment after it stops (the approvals capability announces it
+  // once it has read the session's own mode), so idle also waits for that announcement.
+  const modeBack = () => goal()?.mode !== 'yolo' || modeChanges().at(-1)?.[2] === 'the goal stopped';
+  await waitFor(() => goal()?.status !== 'active' && h.sessionEvents('turn.started').length === h.sessionEvents('turn.ended').length && modeBack(), 20_000);
   await h.core.turnDone(h.session.id);
 }
 

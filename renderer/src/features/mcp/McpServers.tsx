@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { McpServerInfo } from '../../../../protocol';
 import { DeftError } from '../../../../protocol/bridge';
 import { decideMcpServer, loadMcpServers, restartMcpServer, saveMcpServer, setMcpServerEnabled } from '../../actions/mcp';
+import { readServerEntry, type ServerEntry } from './server-entry';
 import { useMcp } from '../../stores/mcp';
 
 const STATUS_TEXT: Record<McpServerInfo['status'], string> = {
@@ -136,43 +137,47 @@ function ServerRow({ server }: { server: McpServerInfo }) {
   );
 }
 
-/** Edit one of your own servers' JSON entry: checked by the core before it replaces the one in ~/.deft/mcp.json. */
-function EditServer({ server, done }: { server: McpServerInfo; done: () => void }) {
-  const [json, setJson] = useState(() => JSON.stringify(server.definition, null, 2));
+/** Saving a server's entry: the reason it was refused (by the form or by the core), and whether a save is on its way. */
+function useSaveServer() {
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
-  const save = async () => {
+  const save = async (entry: ServerEntry, saved: () => void) => {
     setError(null);
-    let definition: unknown;
-    try {
-      definition = JSON.parse(json);
-    } catch (e) {
-      return setError(`The definition is not valid JSON: ${(e as Error).message}`);
-    }
-    if (!definition || typeof definition !== 'object' || Array.isArray(definition)) return setError('The definition must be a JSON object.');
+    if ('error' in entry) return setError(entry.error);
     setSaving(true);
     try {
-      await saveMcpServer(server.name, definition as Record<string, unknown>);
-      done();
+      await saveMcpServer(entry.name, entry.definition);
+      saved();
     } catch (e) {
       setError(DeftError.from(e).detail);
     } finally {
       setSaving(false);
     }
   };
+  return { error, saving, save };
+}
+
+function FormError({ error }: { error: string | null }) {
+  return error ? (
+    <p className="form-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+/** Edit one of your own servers' JSON entry: checked by the core before it replaces the one in ~/.deft/mcp.json. */
+function EditServer({ server, done }: { server: McpServerInfo; done: () => void }) {
+  const [json, setJson] = useState(() => JSON.stringify(server.definition, null, 2));
+  const { error, saving, save } = useSaveServer();
   return (
     <div className="mcp-edit">
       <label className="field">
         <span>JSON of {server.name}</span>
         <textarea value={json} onChange={(e) => setJson(e.target.value)} rows={Math.min(12, json.split('\n').length + 1)} spellCheck={false} />
       </label>
-      {error ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormError error={error} />
       <div className="mcp-actions">
-        <button type="button" className="button button-primary" disabled={saving} onClick={() => void save()}>
+        <button type="button" className="button button-primary" disabled={saving} onClick={() => void save(readServerEntry(json, server.name, false), done)}>
           {saving ? 'Saving…' : `Save ${server.name}`}
         </button>
         <button type="button" className="button" disabled={saving} onClick={done}>
@@ -230,38 +235,12 @@ const EXAMPLE = '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server
 function AddServer() {
   const [name, setName] = useState('');
   const [json, setJson] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  const add = async () => {
-    setError(null);
-    let definition: unknown;
-    try {
-      definition = JSON.parse(json);
-    } catch (e) {
-      setError(`The definition is not valid JSON: ${(e as Error).message}`);
-      return;
-    }
-    // A pasted `{"mcpServers": {"name": {...}}}` or `{"name": {...}}` entry works too.
-    let entryName = name.trim();
-    if (definition && typeof definition === 'object' && 'mcpServers' in definition) definition = (definition).mcpServers;
-    if (definition && typeof definition === 'object' && !('command' in definition) && !('url' in definition)) {
-      const entries = Object.entries(definition as Record<string, unknown>);
-      const only = entries.length === 1 ? entries[0]![1] : null;
-      if (only && typeof only === 'object' && ('command' in only || 'url' in only)) [entryName, definition] = [entryName || entries[0]![0], only];
-    }
-    if (!entryName) return setError('Give the server a name.');
-    if (!definition || typeof definition !== 'object' || Array.isArray(definition)) return setError('The definition must be a JSON object.');
-    setSaving(true);
-    try {
-      await saveMcpServer(entryName, definition as Record<string, unknown>);
+  const { error, saving, save } = useSaveServer();
+  const add = () =>
+    save(readServerEntry(json, name, true), () => {
       setName('');
       setJson('');
-    } catch (e) {
-      setError(DeftError.from(e).detail);
-    } finally {
-      setSaving(false);
-    }
-  };
+    });
   return (
     <details className="mcp-add">
       <summary>Add a server</summary>
@@ -275,11 +254,7 @@ function AddServer() {
         <span>Server JSON</span>
         <textarea value={json} onChange={(e) => setJson(e.target.value)} rows={4} placeholder={EXAMPLE} spellCheck={false} />
       </label>
-      {error ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormError error={error} />
       <button type="button" className="button" disabled={saving || !json.trim()} onClick={() => void add()}>
         {saving ? 'Adding…' : 'Add server'}
       </button>
