@@ -7,14 +7,7 @@ import { ensureBuild, root } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../main/agent/test-support/harness';
 import { deltas, longAnswer } from '../e2e/fixtures/long-answer';
 import { MockModelServer } from '../e2e/fixtures/mock-model-server';
-import { createElement } from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
-import ReactMarkdown from 'react-markdown';
-import rehypeHighlight from 'rehype-highlight';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
-import { type MarkdownSplit, splitMarkdown } from '../renderer/src/features/conversation/markdown-blocks';
-import { renderMarkdownNodes } from '../renderer/src/features/conversation/markdown-render';
+import { pathToFileURL } from 'node:url';
 import { type BenchResult, median } from './types';
 
 const RATE = 1_000;
@@ -86,41 +79,6 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
 }
 
 /**
- * The Markdown work of one streamed frame, in Node (steadier than frame rates on a shared machine): the
- * block split of the grown text and the rendering of its growing last block, at every frame of the
- * 40 KB answer (16 deltas a frame); beside rendering that block with react-markdown, which parses it again.
- */
-async function markdownPerFrame(answer: string): Promise<{ fromTree: number; reparsed: number; splitOnly: number }> {
-  const frames: string[] = [];
-  let shown = '';
-  for (const [i, piece] of deltas(answer, DELTA_CHARS).entries()) {
-    shown += piece;
-    if (i % 16 === 15) frames.push(shown);
-  }
-  // As the block renderer before it rendered from the split: one highlighter and GFM's extensions made once.
-  const highlighter = rehypeHighlight({ detect: false });
-  const extensions = { micromark: gfm(), mdast: gfmFromMarkdown() };
-  function sharedGfm(this: { data(): object }) {
-    const data = this.data() as { micromarkExtensions?: unknown[]; fromMarkdownExtensions?: unknown[] };
-    (data.micromarkExtensions ??= []).push(extensions.micromark);
-    (data.fromMarkdownExtensions ??= []).push(extensions.mdast);
-  }
-  const run = (render: 'tree' | 'reparse' | 'none') => {
-    let split: MarkdownSplit | undefined;
-    const started = performance.now();
-    for (const text of frames) {
-      split = splitMarkdown(text, split);
-      const tail = split.blocks.at(-1)!;
-      if (render === 'tree') renderToStaticMarkup(renderMarkdownNodes(tail.nodes, { highlight: !tail.openFence, components: {} }));
-      else if (render === 'reparse') renderToStaticMarkup(createElement(ReactMarkdown, { remarkPlugins: [sharedGfm], rehypePlugins: tail.openFence ? [] : [() => highlighter] }, tail.text));
-    }
-    return Promise.resolve((performance.now() - started) / frames.length);
-  };
-  for (let i = 0; i < 2; i++) await Promise.all([run('tree'), run('reparse')]);
-  return { fromTree: await median(7, () => run('tree')), reparsed: await median(7, () => run('reparse')), splitOnly: await median(7, () => run('none')) };
-}
-
-/**
  * 1,000 deltas a second for 10 s into one growing ~40 KB Markdown answer with code blocks, through
  * the web host in Chromium: the frame rate in the last second and the longest frame gap, beside the
  * same page recording frames for as long with nothing streaming.
@@ -170,7 +128,12 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     if (!shown.includes('That is all: every part is done.')) throw new Error('the streamed answer did not finish rendering');
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
-    const perFrame = await markdownPerFrame(answer);
+    // Loaded by path: the renderer's modules (and the DOM types of their libraries) stay out of the Node program.
+    const perFrameModule = pathToFileURL(join(root, 'renderer/src/features/conversation/markdown-per-frame.ts')).href;
+    const { markdownPerFrame } = (await import(perFrameModule)) as { markdownPerFrame: (frames: string[], runs: (run: () => number) => Promise<number>) => Promise<{ fromTree: number; reparsed: number; splitOnly: number }> };
+    // The text after every frame of 16 deltas (1,000 deltas/s at 60 frames/s).
+    const frames = chunks.flatMap((_, i) => (i % 16 === 15 ? [chunks.slice(0, i + 1).join('')] : []));
+    const perFrame = await markdownPerFrame(frames, (run) => median(7, () => Promise.resolve(run())));
     return [
       {
         name: 'streaming: Markdown work per frame (split, then render the growing block), Node',
