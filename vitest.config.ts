@@ -1,13 +1,40 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Test files that replace modules (vi.mock), globals, the environment or the clock run each in a fresh
+// worker; the rest share their workers' loaded modules (isolate: false). Loading the core again for every
+// file cost about 150 s of a 400 s run on two cores; the files below would leak their mocks into others.
+const ISOLATED = [
+  'main/electron-main.test.ts',
+  'main/host/electron-ipc.test.ts',
+  'main/host/web/static.test.ts',
+  'main/agent/capabilities/agents/agents.test.ts',
+  'main/agent/capabilities/agents/swarm-scheduler.test.ts',
+  'main/agent/capabilities/shell/environment.test.ts',
+  'main/agent/capabilities/shell/sandboxed-bash.test.ts',
+  'renderer/src/stores/bind.test.ts',
+  'renderer/src/actions/sessions.test.ts',
+  'renderer/src/features/conversation/markdown-blocks.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['protocol/**/*.test.ts', 'main/**/*.test.ts', 'renderer/src/**/*.test.ts', 'bench/**/*.test.ts', 'e2e/fixtures/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
     // theme.test.ts reads the palettes as text (?raw); other CSS stays out of unit tests.
     css: { include: [/styles\/theme\.css/] },
+    projects: [
+      { extends: true, test: { name: 'isolated', include: ISOLATED } },
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          isolate: false,
+          include: ['protocol/**/*.test.ts', 'main/**/*.test.ts', 'renderer/src/**/*.test.ts', 'bench/**/*.test.ts', 'e2e/fixtures/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
+        },
+      },
+    ],
   },
 });

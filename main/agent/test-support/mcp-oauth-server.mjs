@@ -1,8 +1,8 @@
 // An MCP server protected by OAuth, for tests, built from the SDK's server-side auth pieces: discovery
 // (protected-resource and authorization-server metadata), dynamic client registration, PKCE, tokens and
 // refresh. The authorization page approves at once (it redirects back with a code), as a user would.
-// Usage: node mcp-oauth-server.mjs [PORT] — prints "listening <port>". MCP_OAUTH_TOKEN_TTL=N makes access
-// tokens expire after N seconds (to test refresh).
+// Usage: node mcp-oauth-server.mjs [PORT] — prints "listening <port>". `POST /expire` makes every access
+// token issued so far expired (to test refresh without waiting on a clock).
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
@@ -12,7 +12,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-const ttl = Number(process.env.MCP_OAUTH_TOKEN_TTL ?? 3600);
+const ttl = 3600;
 const clients = new Map();
 const codes = new Map();
 const tokens = new Map();
@@ -70,6 +70,10 @@ const listener = app.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
   const mcpUrl = new URL('/mcp', base);
   app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl }));
   app.get('/stats', (_req, res) => res.json({ clients: clients.size, issued }));
+  app.post('/expire', (_req, res) => {
+    for (const entry of tokens.values()) entry.expiresAt = Math.floor(Date.now() / 1000) - 1;
+    res.json({ expired: tokens.size });
+  });
   app.post('/mcp', express.json(), requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }), async (req, res) => {
     const server = new Server({ name: 'deft-oauth-test', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'whoami', description: 'Say which client is signed in.', inputSchema: { type: 'object', properties: {} } }] }));

@@ -225,7 +225,7 @@ describe('MCP servers through the model', () => {
 
   it('refreshes an expired OAuth token without asking the user again', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [OAUTH_SERVER, '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MCP_OAUTH_TOKEN_TTL: '1' } });
+    const child = spawn(process.execPath, [OAUTH_SERVER, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const port = await new Promise<number>((resolve) => child.stdout.on('data', (d: Buffer) => resolve(Number(/listening (\d+)/.exec(d.toString())![1]))));
       h = await createHarness();
@@ -236,7 +236,7 @@ describe('MCP servers through the model', () => {
       await overviewWhen(h, (o) => statusOf(o, 'remote') === 'connected');
       const stats = async () => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { clients: number; issued: number };
       const before = await stats();
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await fetch(`http://127.0.0.1:${port}/expire`, { method: 'POST' });
       // The access token has expired: the call is refused once, the refresh token gets a new one, the call goes through.
       h.server.enqueue(toolStep(callChunk('mcp__remote__whoami', {})), textReply('ok'));
       await h.run('who am I now');
