@@ -147,7 +147,10 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     ];
   } finally {
     await browser.close();
+    // Removed once it has exited: it may still be writing the session.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    await exited;
     await mock.close();
     await Promise.all([home, workspace].map((d) => rm(d, { recursive: true, force: true })));
   }
