@@ -7,7 +7,8 @@ import { ensureBuild, root } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../main/agent/test-support/harness';
 import { deltas, longAnswer } from '../e2e/fixtures/long-answer';
 import { MockModelServer } from '../e2e/fixtures/mock-model-server';
-import type { BenchResult } from './types';
+import { pathToFileURL } from 'node:url';
+import { type BenchResult, median } from './types';
 
 const RATE = 1_000;
 const SECONDS = 10;
@@ -111,6 +112,10 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     const idle = await recordFrames(page, () => page.waitForTimeout(SECONDS * 1_000));
 
     mock.enqueue({ chunks: [...chunks.map((text) => ({ text })), { finish: 'stop' }], perSecond: RATE });
+    // DEFT_BENCH_CPU_PROFILE=file.cpuprofile: the page's CPU profile while it streams (open it in DevTools).
+    const profilePath = process.env.DEFT_BENCH_CPU_PROFILE;
+    const profiler = profilePath ? await page.context().newCDPSession(page) : null;
+    if (profiler) await profiler.send('Profiler.enable').then(() => profiler.send('Profiler.start'));
     const streamed = await recordFrames(page, async () => {
       await box.fill('write the long answer');
       await box.press('Enter');
@@ -118,17 +123,34 @@ export default async function streamingBench(): Promise<BenchResult[]> {
       // locators poll every frame and compute styles, which would cost the page frames of its own.
       await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 2, undefined, { polling: 250, timeout: 120_000 });
     });
+    if (profiler && profilePath) await writeFile(profilePath, JSON.stringify((await profiler.send('Profiler.stop')).profile));
     const shown = await answers.last().locator('.markdown').innerText();
     if (!shown.includes('That is all: every part is done.')) throw new Error('the streamed answer did not finish rendering');
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
+    // Loaded by path: the renderer's modules (and the DOM types of their libraries) stay out of the Node program.
+    const perFrameModule = pathToFileURL(join(root, 'renderer/src/features/conversation/markdown-per-frame.ts')).href;
+    const { markdownPerFrame } = (await import(perFrameModule)) as { markdownPerFrame: (frames: string[], runs: (run: () => number) => Promise<number>) => Promise<{ fromTree: number; reparsed: number; splitOnly: number }> };
+    // The text after every frame of 16 deltas (1,000 deltas/s at 60 frames/s).
+    const frames = chunks.flatMap((_, i) => (i % 16 === 15 ? [chunks.slice(0, i + 1).join('')] : []));
+    const perFrame = await markdownPerFrame(frames, (run) => median(7, () => Promise.resolve(run())));
     return [
+      {
+        name: 'streaming: Markdown work per frame (split, then render the growing block), Node',
+        value: perFrame.fromTree,
+        unit: 'ms',
+        baseline: { name: 'same split, the block rendered by react-markdown (parsed again)', value: perFrame.reparsed },
+        note: `the split alone: ${perFrame.splitOnly.toFixed(3)} ms a frame`,
+      },
       { name: `streaming ${RATE.toLocaleString('en-US')} deltas/s into a 40 KB answer with code: fps in the last second`, value: streamed.lastSecondFps, unit: 'fps', baseline: { name: 'same page, nothing streaming', value: idle.lastSecondFps }, note },
       { name: 'streaming: longest frame gap', value: streamed.longestGap, unit: 'ms', baseline: { name: 'same page, nothing streaming', value: idle.longestGap }, note },
     ];
   } finally {
     await browser.close();
+    // Removed once it has exited: it may still be writing the session.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    await exited;
     await mock.close();
     await Promise.all([home, workspace].map((d) => rm(d, { recursive: true, force: true })));
   }

@@ -27,3 +27,21 @@ test('a long streamed answer with code blocks is shown whole and right once it e
   expect(shown.split('what changes').length - 1).toBe(sections);
   expect(shown.indexOf('Here is the plan, part by part.')).toBe(0);
 });
+
+test('the view keeps following an answer that grows by more than a screen at a time', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  // Each piece adds a code block taller than the window: the content grows a lot between a pin and
+  // the scroll event it causes, which must not read as the reader scrolling away.
+  const piece = (n: number) => `Step ${n}:\n\n\`\`\`text\n${Array.from({ length: 40 }, (_, i) => `step ${n} line ${i + 1}`).join('\n')}\n\`\`\`\n\n`;
+  const chunks = [...Array.from({ length: 80 }, (_, n) => ({ text: piece(n + 1) })), { text: 'The very last line.' }, { finish: 'stop' as const }];
+  mock.enqueue({ chunks, perSecond: 120 });
+  await send(page, 'Show every step');
+
+  const log = page.getByRole('log', { name: 'Conversation' });
+  const message = log.getByRole('article', { name: 'Assistant message' });
+  await expect(message.getByRole('toolbar', { name: 'Answer actions' })).toBeVisible({ timeout: 30_000 });
+  await expect(message.getByText('The very last line.')).toBeInViewport();
+  expect(await log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(48);
+  await expect(page.getByRole('button', { name: 'Jump to latest' })).toHaveCount(0);
+});

@@ -1,7 +1,6 @@
 import { type ComponentProps, memo, useState } from 'react';
-import ReactMarkdown from 'react-markdown';
-import rehypeHighlight from 'rehype-highlight';
-import { type MarkdownSplit, remarkGfmShared, splitMarkdown } from './markdown-blocks';
+import { type MarkdownBlock, type MarkdownSplit, splitMarkdown } from './markdown-blocks';
+import { renderMarkdownNodes } from './markdown-render';
 
 function textOf(node: unknown): string {
   if (typeof node === 'string') return node;
@@ -35,7 +34,8 @@ function CodeBlock(props: ComponentProps<'pre'>) {
 
 export const markdownComponents = {
   pre: CodeBlock,
-  a: (props: ComponentProps<'a'>) => <a {...props} target="_blank" rel="noreferrer noopener" />,
+  // `node` (the syntax tree node, handed to components) is not an attribute of the link.
+  a: ({ node: _node, ...props }: ComponentProps<'a'> & { node?: unknown }) => <a {...props} target="_blank" rel="noreferrer noopener" />,
 };
 
 /** Images from elsewhere become links: the CSP would block them, and loading one would tell its server you looked. */
@@ -48,28 +48,23 @@ const linkedImages = {
   ),
 };
 
-// rehype-highlight registers every common language in a new highlighter each time a processor is
-// made, and react-markdown makes one per render: made once here, the highlighter is shared.
-const highlight = rehypeHighlight({ detect: false });
-const highlighted: ComponentProps<typeof ReactMarkdown>['rehypePlugins'] = [() => highlight];
-const plain: ComponentProps<typeof ReactMarkdown>['rehypePlugins'] = [];
-const remarkPlugins = [remarkGfmShared] as ComponentProps<typeof ReactMarkdown>['remarkPlugins'];
-
-/** One top-level block, parsed and highlighted once: it renders again only when its own text changes. */
-const Block = memo(function Block({ text, highlight, linkImages }: { text: string; highlight: boolean; linkImages: boolean }) {
-  return (
-    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={highlight ? highlighted : plain} components={linkImages ? linkedImages : markdownComponents}>
-      {text}
-    </ReactMarkdown>
-  );
-});
+/**
+ * One top-level block, rendered from the tree its split parsed: it renders again only when its own text
+ * changes (a finished block is rendered and highlighted once).
+ */
+const Block = memo(
+  function Block({ block, linkImages }: { block: MarkdownBlock; linkImages: boolean }) {
+    return renderMarkdownNodes(block.nodes, { highlight: !block.openFence, components: linkImages ? linkedImages : markdownComponents });
+  },
+  (before, after) => before.linkImages === after.linkImages && before.block.text === after.block.text && before.block.openFence === after.block.openFence,
+);
 
 /**
  * Model Markdown, rendered without raw HTML (it shows as text); code highlighted by language tag.
  * `linkImages` turns images into links (for Markdown that came from the web).
  *
- * Rendered block by block: while an answer streams only its last block is parsed and rendered again,
- * and a code block still waiting for its closing fence is highlighted once it closes.
+ * Rendered block by block: while an answer streams only its last block is parsed (once) and rendered
+ * again, and a code block still waiting for its closing fence is highlighted once it closes.
  */
 export const Markdown = memo(function Markdown({ text, linkImages = false }: { text: string; linkImages?: boolean }) {
   // The previous split, kept across renders: the next one parses only from its last block on.
@@ -79,7 +74,7 @@ export const Markdown = memo(function Markdown({ text, linkImages = false }: { t
   return (
     <div className="markdown">
       {split.blocks.map((block, i) => (
-        <Block key={i} text={block.text} highlight={!block.openFence} linkImages={linkImages} />
+        <Block key={i} block={block} linkImages={linkImages} />
       ))}
     </div>
   );

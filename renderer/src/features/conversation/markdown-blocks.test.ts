@@ -8,11 +8,16 @@ import { deltas, longAnswer } from '../../../../e2e/fixtures/long-answer';
 import { type MarkdownSplit, splitMarkdown } from './markdown-blocks';
 import { Markdown, markdownComponents } from './Markdown';
 
-// Every text the block splitter hands the Markdown parser, to see what is parsed again.
+// Every text handed to a Markdown parser, to see what is parsed again.
 const parsed = vi.hoisted(() => [] as string[]);
 vi.mock('mdast-util-from-markdown', async (original) => {
   const real = await original<{ fromMarkdown: (...args: unknown[]) => unknown }>();
   return { ...real, fromMarkdown: (value: string, ...rest: unknown[]) => (parsed.push(value), real.fromMarkdown(value, ...rest)) };
+});
+// react-markdown parses the text it is given again: what it is handed is counted as parsed too.
+vi.mock('react-markdown', async (original) => {
+  const real = await original<{ default: (props: { children?: string }) => unknown }>();
+  return { ...real, default: (props: { children?: string }) => (parsed.push(props.children ?? ''), real.default(props)) };
 });
 
 /** The whole text through react-markdown at once, as before blocks: the output to match. */
@@ -77,6 +82,29 @@ describe('Markdown in blocks', () => {
     for (const text of [longAnswer(8_000), TRICKY, 'A [reference][ref] link.\n\n[ref]: https://example.com/ref\n', 'A note[^1].\n\n[^1]: The note.\n']) {
       expect(normalise(renderToStaticMarkup(createElement(Markdown, { text })))).toBe(normalise(wholeRender(text)));
     }
+  });
+
+  it('shows raw HTML as text and drops unsafe URLs, as react-markdown does', () => {
+    const hostile = [
+      '<script>alert(1)</script>\n\nBetween.\n\n<img src=x onerror="alert(2)">\n\n',
+      'Inline <b onclick="alert(3)">bold</b> and [a link](javascript:alert(4)), [data](data:text/html,hi), [fine](https://example.com/ok).\n\n',
+      '![pic](javascript:alert(5)) <https://example.com/auto> [vb](vbscript:x)\n',
+    ].join('');
+    const html = renderToStaticMarkup(createElement(Markdown, { text: hostile }));
+    // No code here: every line break is one between blocks.
+    expect(html.replace(/\n/g, '')).toBe(wholeRender(hostile).replace(/\n/g, ''));
+    // No element from the raw HTML, no handler or unsafe URL inside a tag (as text they are harmless).
+    expect(html).not.toMatch(/<(script|b)\b|<[^>]*(onerror|onclick|javascript:|vbscript:|data:)/);
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('href="https://example.com/ok"');
+  });
+
+  it('parses a text once to render it: the tree of the split is what is rendered', () => {
+    const text = longAnswer(3_000);
+    parsed.length = 0;
+    const html = renderToStaticMarkup(createElement(Markdown, { text }));
+    expect(html).toContain('hljs');
+    expect(parsed).toEqual([text]);
   });
 
   it('highlights a code block once its closing fence has come', () => {

@@ -1,3 +1,4 @@
+import type { RootContent } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
@@ -9,6 +10,8 @@ export interface MarkdownBlock {
   text: string;
   /** A fenced code block whose closing fence has not come yet (it is still streaming). */
   openFence: boolean;
+  /** Its syntax tree, from the parse that found it: rendering starts from here and does not parse again. */
+  nodes: RootContent[];
 }
 
 /** A text split into blocks: all but the last are finished, and appending text cannot change them. */
@@ -25,21 +28,12 @@ const micromarkGfm = gfm();
 const mdastGfm = gfmFromMarkdown();
 const options = { extensions: [micromarkGfm], mdastExtensions: [mdastGfm] };
 
-/**
- * GitHub Flavored Markdown for a unified processor (as remark-gfm, for reading only), with extensions
- * made once instead of once per processor — react-markdown makes a processor per render.
- */
-export function remarkGfmShared(this: { data(): Record<string, unknown> }): void {
-  const data = this.data() as { micromarkExtensions?: unknown[]; fromMarkdownExtensions?: unknown[] };
-  (data.micromarkExtensions ??= []).push(micromarkGfm);
-  (data.fromMarkdownExtensions ??= []).push(mdastGfm);
-}
-
-/** Offsets of the top-level blocks of `source` (the first is always 0). */
-function blockStarts(source: string): number[] {
-  const starts = fromMarkdown(source, options).children.map((node) => node.position?.start.offset ?? 0);
-  if (!starts.length || starts[0] !== 0) starts.unshift(0);
-  return starts;
+/** The top-level nodes of `source`, each with where it starts (the first block always starts at 0). */
+function parseBlocks(source: string): { start: number; nodes: RootContent[] }[] {
+  const blocks = fromMarkdown(source, options).children.map((node) => ({ start: node.position?.start.offset ?? 0, nodes: [node] }));
+  // Leading blank lines (or an empty text): a block of its own, with nothing to render.
+  if (!blocks.length || blocks[0]!.start !== 0) blocks.unshift({ start: 0, nodes: [] });
+  return blocks;
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
@@ -55,15 +49,15 @@ function isOpenFence(text: string): boolean {
   return !(last.startsWith(fence[0]!.repeat(fence.length)) && /^(`+|~+)$/.test(last));
 }
 
-function toBlocks(text: string, offset: number, starts: number[]): MarkdownBlock[] {
-  return starts.map((start, i) => {
-    const slice = text.slice(offset + start, i + 1 < starts.length ? offset + starts[i + 1]! : text.length);
-    return { start: offset + start, text: slice, openFence: i === starts.length - 1 && isOpenFence(slice) };
+function toBlocks(text: string, offset: number, parsed: { start: number; nodes: RootContent[] }[]): MarkdownBlock[] {
+  return parsed.map(({ start, nodes }, i) => {
+    const slice = text.slice(offset + start, i + 1 < parsed.length ? offset + parsed[i + 1]!.start : text.length);
+    return { start: offset + start, text: slice, openFence: i === parsed.length - 1 && isOpenFence(slice), nodes };
   });
 }
 
 /**
- * Split Markdown into top-level blocks. Given the split of a text this one extends (a streamed answer
+ * Split Markdown into top-level blocks, each with its syntax tree. Given the split of a text this one extends (a streamed answer
  * growing), only the last block onwards is parsed again: the finished blocks are kept as they were
  * (the same objects), so their rendering can be kept too.
  */
@@ -72,8 +66,8 @@ export function splitMarkdown(text: string, previous?: MarkdownSplit): MarkdownS
   const last = previous?.blocks.at(-1);
   // A text that extends the previous one: only from its last block on is new (and need be looked at).
   const from = previous && last && previous.blocks.length > 1 && text.startsWith(previous.text) ? last.start : 0;
-  if (DEFINITION.test(from ? text.slice(from) : text)) return { text, blocks: [{ start: 0, text, openFence: false }] };
-  if (!from || !previous) return { text, blocks: toBlocks(text, 0, blockStarts(text)) };
+  if (DEFINITION.test(from ? text.slice(from) : text)) return { text, blocks: [{ start: 0, text, openFence: false, nodes: fromMarkdown(text, options).children }] };
+  if (!from || !previous) return { text, blocks: toBlocks(text, 0, parseBlocks(text)) };
   const kept = previous.blocks.slice(0, -1);
-  return { text, blocks: [...kept, ...toBlocks(text, from, blockStarts(text.slice(from)))] };
+  return { text, blocks: [...kept, ...toBlocks(text, from, parseBlocks(text.slice(from)))] };
 }
