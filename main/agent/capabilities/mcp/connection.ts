@@ -143,14 +143,10 @@ export class ServerConnection {
       this.tools = [];
       return;
     }
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    do {
+    this.tools = await allPages(async (cursor) => {
       const page = await client.listTools(cursor ? { cursor } : {});
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor && tools.length < 10_000);
-    this.tools = tools;
+      return { items: page.tools, nextCursor: page.nextCursor };
+    }, 10_000);
   }
 
   /** The server's prompts (slash commands); none when it offers none. */
@@ -160,14 +156,10 @@ export class ServerConnection {
       this.prompts = [];
       return;
     }
-    const prompts: McpPrompt[] = [];
-    let cursor: string | undefined;
-    do {
+    this.prompts = await allPages(async (cursor) => {
       const page = await client.listPrompts(cursor ? { cursor } : {});
-      prompts.push(...page.prompts);
-      cursor = page.nextCursor;
-    } while (cursor && prompts.length < 1_000);
-    this.prompts = prompts;
+      return { items: page.prompts, nextCursor: page.nextCursor };
+    }, 1_000);
   }
 
   async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<GetPromptResult> {
@@ -204,4 +196,16 @@ export class ServerConnection {
 
 function resolveCwd(workspace: string, cwd: string): string {
   return cwd.startsWith('/') ? cwd : `${workspace}/${cwd}`;
+}
+
+/** Every item of a paginated MCP list, page after page, until the server has no next cursor or `cap` items are in. */
+async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>, cap: number): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const next = await page(cursor);
+    items.push(...next.items);
+    cursor = next.nextCursor;
+  } while (cursor && items.length < cap);
+  return items;
 }
