@@ -69,8 +69,10 @@ export function Dialog({
       document.removeEventListener('keydown', onKey, true);
       open.delete(self);
       const below = topDialog();
-      if (below && !(previous && below.contains(previous))) (open.get(below)?.isConnected ? open.get(below) : below.querySelector<HTMLElement>(FOCUSABLE))?.focus();
-      else if (previous?.isConnected) previous.focus();
+      // Focus goes back without scrolling: the control that opened the dialog may sit far up a conversation
+      // that has since moved on (a rewind brings its notice into view at the end).
+      if (below && !(previous && below.contains(previous))) (open.get(below)?.isConnected ? open.get(below) : below.querySelector<HTMLElement>(FOCUSABLE))?.focus({ preventScroll: true });
+      else if (previous?.isConnected) previous.focus({ preventScroll: true });
       else window.dispatchEvent(new Event('deft:focus-composer'));
     };
     // Focus once, on open.
