@@ -25,6 +25,7 @@ export default defineConfig({
     // CI gets one retry: a test that fails twice still fails the run, and one that passed only on its retry
     // is printed as such (a race to find, not to hide). Locally a failure is reported at once.
     retry: process.env.CI ? 1 : 0,
+    reporters: ['default', './scripts/vitest-flaky-reporter.mjs'],
     // theme.test.ts reads the palettes as text (?raw); other CSS stays out of unit tests.
     css: { include: [/styles\/theme\.css/] },
     projects: [
