@@ -79,13 +79,15 @@ export function splitRows(rows: readonly DiffRow[]): SplitRow[] {
 
 /**
  * The net change to one file over several diffs of a turn: first `before` to last `after` when the
- * whole texts are known, else null (the caller then shows each change).
+ * whole texts are known (events written before tool events were slimmed), else null (the caller then
+ * shows each change; the review pane shows the net change from checkpoints).
  */
 export function combinedDiff(path: string, displays: readonly DiffDisplay[]): DiffDisplay | null {
   if (!displays.length || displays.some((d) => d.omitted)) return null;
   if (displays.length === 1) return displays[0]!;
   const before = displays[0]!.before;
   const after = displays[displays.length - 1]!.after;
+  if (before === undefined || after === undefined) return null;
   const hunks = structuredPatch('a', 'b', before, after, '', '', { context: 3 }).hunks;
   return { kind: 'diff', path, before, after, hunks, ...countChanges(hunks) };
 }
