@@ -77,8 +77,8 @@ function cards(transcript: Transcript, wholeTexts: 'keep' | 'drop') {
 }
 
 /** What the model read of the tools: the calls and results in the context, without ids. */
-function toolContext(context: readonly ModelMessage[]) {
-  return context.flatMap((m) => (m.role === 'tool' ? [{ tool: m.toolName, content: m.content, isError: m.isError ?? false }] : m.role === 'assistant' && m.toolCalls?.length ? [{ calls: m.toolCalls.map((c) => [c.name, c.arguments]) }] : []));
+function toolContext(context: readonly ModelMessage[]): unknown[] {
+  return context.flatMap((m): unknown[] => (m.role === 'tool' ? [{ tool: m.toolName, content: m.content, isError: m.isError ?? false }] : m.role === 'assistant' && m.toolCalls?.length ? [{ calls: m.toolCalls.map((c) => [c.name, c.arguments]) }] : []));
 }
 
 /** The tool events' log lines, by tool name. */
