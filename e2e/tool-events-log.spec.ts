@@ -43,6 +43,16 @@ async function expectCards(page: Page, log: Locator): Promise<void> {
   await expect(dialog).toBeHidden();
 }
 
+/** The last turn's changed-files dialog shows one net diff of the file (not each change) with these added lines. */
+async function expectNetChange(page: Page, log: Locator, added: RegExp[]): Promise<void> {
+  await log.evaluate((el) => (el.scrollTop = el.scrollHeight));
+  const changes = log.getByRole('group', { name: 'Changed files' }).last();
+  await changes.getByRole('button', { name: 'Show changes to src/app.ts' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Changes to src/app.ts' });
+  await expect(dialog.locator('.diff-add.diff-code')).toHaveText(added);
+  await expect(dialog.getByRole('heading', { name: /Change 1 of/ })).toHaveCount(0);
+}
+
 test('Read and Edit cards read back from the log look as they did live', async ({ deft, mock, workspace }) => {
   const { page } = deft;
   await mkdir(join(workspace, 'src'));
@@ -51,6 +61,7 @@ test('Read and Edit cards read back from the log look as they did live', async (
   mock.enqueue(
     { chunks: [call('r1', 'Read', { path: 'src/app.ts' }), { finish: 'tool_calls' }] },
     { chunks: [call('e1', 'Edit', { path: 'src/app.ts', old_string: 'line 20', new_string: 'line twenty' }), { finish: 'tool_calls' }] },
+    { chunks: [call('e2', 'Edit', { path: 'src/app.ts', old_string: 'line 35', new_string: 'line thirty-five' }), { finish: 'tool_calls' }] },
     { chunks: [{ text: 'Renamed line 20.' }, { finish: 'stop' }] },
   );
   await send(page, 'Rename line 20');
@@ -61,6 +72,8 @@ test('Read and Edit cards read back from the log look as they did live', async (
   await deft.restart();
   await expect(log.getByText('Renamed line 20.')).toBeVisible();
   await expectCards(page, log);
+  // The diffs keep no whole texts: the net change of the two edits is composed from their hunks.
+  await expectNetChange(page, log, [/line twenty/, /line thirty-five/]);
 });
 
 test('a log written before tool events were slimmed opens with the same cards', async ({ deft, mock, home }) => {
@@ -81,10 +94,5 @@ test('a log written before tool events were slimmed opens with the same cards', 
   await expect(log.getByText('Two edits, one miss.')).toBeVisible();
   await expectCards(page, log);
   // Two edits of one file in a turn: the old events carry whole texts, so the dialog shows the net change.
-  await log.evaluate((el) => (el.scrollTop = el.scrollHeight));
-  const changes = log.getByRole('group', { name: 'Changed files' }).last();
-  await changes.getByRole('button', { name: 'Show changes to src/app.ts' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Changes to src/app.ts' });
-  await expect(dialog.locator('.diff-add.diff-code')).toHaveText([/line five/, /line thirty-five/]);
-  await expect(dialog.getByRole('heading', { name: /Change 1 of/ })).toHaveCount(0);
+  await expectNetChange(page, log, [/line five/, /line thirty-five/]);
 });
