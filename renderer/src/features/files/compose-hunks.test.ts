@@ -38,7 +38,10 @@ describe('composeHunks', () => {
     }
   });
 
-  it('gives up on a hunk about a missing final newline', () => {
+  it('gives up on a hunk about a missing final newline, a damaged hunk, or hunks that disagree', () => {
     expect(composeHunks([hunks('a\nb', 'a\nc')])).toBeNull();
+    expect(composeHunks([[{ oldStart: 1, oldLines: 5, newStart: 1, newLines: 1, lines: ['-a', '+b'] }]])).toBeNull();
+    // The second edit claims line 1 was 'x', but the first left it 'b'.
+    expect(composeHunks([hunks('a\n', 'b\n'), hunks('x\n', 'y\n')])).toBeNull();
   });
 });

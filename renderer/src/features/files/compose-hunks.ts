@@ -16,8 +16,8 @@ const curStart = (regions: readonly Region[], i: number) => regions[i]!.start + 
 /**
  * The net change of several diffs of one file made one after another, from their hunks alone (tool events
  * keep no whole texts): each hunk's context and changed lines are stitched into stretches of the file known
- * before and after, which are diffed at the end. Null when a hunk marks a missing final newline or the hunks
- * disagree about a line (then the caller shows each change).
+ * before and after, which are diffed at the end. Null when a hunk marks a missing final newline, its counts do
+ * not match its lines, or the hunks disagree about a line (then the caller shows each change).
  */
 export function composeHunks(steps: ReadonlyArray<readonly Hunk[]>): Hunk[] | null {
   let regions: Region[] = [];
@@ -27,6 +27,8 @@ export function composeHunks(steps: ReadonlyArray<readonly Hunk[]>): Hunk[] | nu
       if (hunk.lines.some((l) => l.startsWith('\\'))) return null;
       const before = side(hunk, '+');
       const after = side(hunk, '-');
+      // A hunk whose counts do not match its lines (a damaged log) cannot be placed.
+      if (before.length !== hunk.oldLines || after.length !== hunk.newLines || hunk.oldStart < 0) return null;
       const a = hunk.oldLines ? hunk.oldStart - 1 : hunk.oldStart;
       const b = a + before.length;
       const touching = regions.map((r, i) => ({ r, i, s: curStart(regions, i) })).filter(({ r, s }) => s <= b && s + r.cur.length >= a);
