@@ -13,7 +13,7 @@ const rendererImports = [
   {
     regex: '(^|/)protocol(/(index|commands|events|display|session|settings|skills|tasks|approvals|todo|goals))?$',
     allowTypeImports: true,
-    message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use protocol/bridge, names, limits, units, paging or terminal-text.',
+    message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use protocol/bridge, names, limits, units, paging, file-text or terminal-text.',
   },
 ];
 

@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SessionEvent } from '../protocol';
+import type { SessionEvent, ToolResultDisplay } from '../protocol';
+import { slimResultDisplay } from '../protocol/file-text';
+import { diffDisplay } from '../main/agent/infra/text/diff-hunks';
 import { LOG_VERSION, type LogRecord } from '../main/agent/infra/sessions/records';
 import { LOG_FILE, META_FILE } from '../main/agent/infra/sessions/session';
 import { workspaceSessionsDir } from '../main/agent/infra/sessions/store';
@@ -14,19 +16,28 @@ function sourceFile(turn: number, lines: number): string {
   return Array.from({ length: lines }, (_, i) => `export const value${turn}_${i} = compute(${i}, 'part ${turn}'); // line ${i + 1}`).join('\n') + '\n';
 }
 
-/** Tool calls the way the Read and Edit tools record them (Read: the text in the output and the card; Edit: both whole texts). */
-function fileTools(t: number, turnId: string, step: number, event: (e: Record<string, unknown>) => void): void {
+/**
+ * How tool events are recorded: `slim` as the Read, Edit and Write tools do now (Read's text once, in the
+ * output; diffs as hunks), `whole` as they did before (Read's text in the output and the card; both whole
+ * texts in the Edit's two events) — logs of that shape are still on users' disks.
+ */
+export type ToolEventShape = 'slim' | 'whole';
+
+/** Tool calls the way the Read and Edit tools record them. */
+function fileTools(t: number, turnId: string, step: number, shape: ToolEventShape, event: (e: Record<string, unknown>) => void): void {
   const path = `src/part${t}.ts`;
   const text = sourceFile(t, 70);
   if (t % 2 === 0) {
     event({ type: 'tool.call.started', turnId, step, callId: `call-${t}`, name: 'Read', args: { path }, description: `Reading ${path}`, display: { kind: 'file_io', operation: 'read', path } });
-    const numbered = text.split('\n').map((line, i) => `${i + 1}\t${line}`).join('\n');
-    event({ type: 'tool.call.result', turnId, callId: `call-${t}`, name: 'Read', isError: false, output: numbered, display: { kind: 'file_content', path, content: text, totalLines: 70 }, durationMs: 3 });
+    const lines = text.slice(0, -1).split('\n');
+    const output = lines.map((line, i) => `${i + 1}\t${line}`).join('\n');
+    const card: ToolResultDisplay = { kind: 'file_content', path, content: lines.join('\n'), range: { start: 1, end: 70 }, totalLines: 70 };
+    const display = shape === 'slim' ? slimResultDisplay(card, output) : card;
+    event({ type: 'tool.call.result', turnId, callId: `call-${t}`, name: 'Read', isError: false, output, display, durationMs: 3 });
     return;
   }
   const after = text.replace('line 40', 'line 40 (changed)');
-  const hunks = [{ oldStart: 40, oldLines: 1, newStart: 40, newLines: 1, lines: [`-${text.split('\n')[39]}`, `+${after.split('\n')[39]}`] }];
-  const display = { kind: 'diff', path, before: text, after, hunks, added: 1, removed: 1 };
+  const display = shape === 'slim' ? diffDisplay(path, text, after) : { ...diffDisplay(path, text, after), before: text, after };
   event({ type: 'tool.call.started', turnId, step, callId: `call-${t}`, name: 'Edit', args: { path, old_string: 'line 40', new_string: 'line 40 (changed)' }, description: `Editing ${path}`, display });
   event({ type: 'tool.call.result', turnId, callId: `call-${t}`, name: 'Edit', isError: false, output: `Edited ${path}: 1 line changed.`, display, durationMs: 4 });
 }
@@ -35,7 +46,7 @@ function fileTools(t: number, turnId: string, step: number, event: (e: Record<st
  * Write a realistic session log: turns with a prompt, streamed Markdown with code, a Read or an Edit and
  * its result. `toolCalls: false` makes each turn exactly two messages (prompt and answer).
  */
-export async function generateSession(options: { home: string; workspace: string; id: string; turns: number; toolCalls?: boolean }): Promise<{ events: number; dir: string }> {
+export async function generateSession(options: { home: string; workspace: string; id: string; turns: number; toolCalls?: boolean; toolEvents?: ToolEventShape }): Promise<{ events: number; dir: string }> {
   const dir = join(workspaceSessionsDir(options.home, options.workspace), options.id);
   await mkdir(dir, { recursive: true });
   const records: LogRecord[] = [{ r: 'header', version: LOG_VERSION, sessionId: options.id, workspace: options.workspace, createdAt: 0 }];
@@ -56,7 +67,7 @@ export async function generateSession(options: { home: string; workspace: string
       event({ type: 'assistant.delta', turnId, step, text: 'Let me look at the code first.', fromSeq: seq });
       event({ type: 'step.ended', turnId, step, finishReason: 'tool_use' });
       const callId = `call-${t}`;
-      fileTools(t, turnId, step, event);
+      fileTools(t, turnId, step, options.toolEvents ?? 'slim', event);
       records.push({ r: 'context', m: { role: 'assistant', content: 'Let me look at the code first.', toolCalls: [{ id: callId, name: 'Read', arguments: '{}' }] } });
       records.push({ r: 'context', m: { role: 'tool', toolCallId: callId, toolName: 'Read', content: 'export const part = 1;' } });
       step++;

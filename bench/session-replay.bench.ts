@@ -27,10 +27,13 @@ export default async function sessionReplay(): Promise<BenchResult[]> {
     dirs.set(messages, dir);
     logs.set(messages, (await stat(join(dir, LOG_FILE))).size);
   }
+  // The same 5,000 messages with tool events as they were recorded before they were slimmed (whole texts).
+  const { dir: wholeDir } = await generateSession({ home, workspace, id: 'bench-whole', turns: 2_500, toolEvents: 'whole' });
+  const wholeBytes = (await stat(join(wholeDir, LOG_FILE))).size;
   const metaOf = (messages: number) => ({ id: `bench-${messages}`, title: 't', workspace, createdAt: 0, updatedAt: 0, turns: messages / 2 });
   /** Load and reply, as openSession does for a window opening the session; the reply's length in bytes. */
-  const open = async (messages: number) => {
-    const { session } = await Session.load(dirs.get(messages)!, metaOf(messages), Date.now);
+  const open = async (messages: number, dir = dirs.get(messages)!) => {
+    const { session } = await Session.load(dir, metaOf(messages), Date.now);
     const reply = JSON.stringify({ id: 1, reply: { ok: true, result: { session: session.summary(), ...session.eventsAfter(undefined), problems: [] } } });
     return { session, bytes: Buffer.byteLength(reply) };
   };
@@ -54,6 +57,35 @@ export default async function sessionReplay(): Promise<BenchResult[]> {
       note: `log ${(logs.get(messages)! / MiB).toFixed(1)} MiB, reply ${(bytes / MiB).toFixed(2)} MiB`,
     });
   }
+
+  // Tool events kept once: the log, the reply and the open beside the same session with whole-text tool events.
+  const slimOpen = await openTime(5_000);
+  const wholeOpen = await median(3, async () => {
+    const t0 = performance.now();
+    await open(5_000, wholeDir);
+    return performance.now() - t0;
+  });
+  const wholeReply = (await open(5_000, wholeDir)).bytes;
+  const slimReply = (await open(5_000)).bytes;
+  rows.push({
+    name: 'log of 5,000 messages, tool events kept once',
+    value: logs.get(5_000)! / MiB,
+    unit: 'MiB',
+    baseline: { name: 'whole texts in tool events (as before)', value: wholeBytes / MiB },
+    note: `reply ${(slimReply / MiB).toFixed(2)} vs ${(wholeReply / MiB).toFixed(2)} MiB`,
+  });
+  rows.push({ name: 'open 5,000 messages, tool events kept once', value: slimOpen, unit: 'ms', baseline: { name: 'whole texts in tool events (as before)', value: wholeOpen } });
+  const perTool = async (dir: string) => {
+    const text = await readFile(join(dir, LOG_FILE), 'utf8');
+    const bytes = (name: string) => {
+      const lines = text.split('\n').filter((l) => l.includes('"type":"tool.call.') && l.includes(`"name":"${name}"`));
+      return lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0) / (lines.length / 2);
+    };
+    return { read: bytes('Read'), edit: bytes('Edit') };
+  };
+  const [slimTool, wholeTool] = [await perTool(dirs.get(5_000)!), await perTool(wholeDir)];
+  rows.push({ name: 'log bytes per Read of a 70-line file (call + result)', value: slimTool.read, unit: 'B', baseline: { name: 'whole texts (as before)', value: wholeTool.read } });
+  rows.push({ name: 'log bytes per one-line Edit of it (call + result)', value: slimTool.edit, unit: 'B', baseline: { name: 'whole texts (as before)', value: wholeTool.edit } });
 
   // Replaying versus just reading and JSON-parsing the 5,000-message log.
   const parseOnly = await median(3, async () => {

@@ -12,11 +12,15 @@ export const DiffHunk = z.object({
   lines: z.array(z.string()),
 });
 
-/** A change to one file. `before`/`after` are the whole texts (empty with `omitted` when too large); `hunks` carry the change. */
+/**
+ * A change to one file; `hunks` carry it (3 lines of context). `before`/`after`, the whole texts, are only in
+ * events written before tool events were slimmed (empty there with `omitted` when too large); tools now send
+ * the hunks alone, so a log keeps a file's text once instead of four times.
+ */
 const diffFields = {
   path: z.string(),
-  before: z.string(),
-  after: z.string(),
+  before: z.string().optional(),
+  after: z.string().optional(),
   hunks: z.array(DiffHunk).optional(),
   // files: counts for the whole change, and whether the texts or hunks were cut to fit.
   added: z.number().int().optional(),
@@ -86,7 +90,8 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('file_content'),
     path: z.string(),
-    content: z.string(),
+    /** The text read. Absent when the result's `output` is exactly this text with each line numbered (see fileTextOf). */
+    content: z.string().optional(),
     range: z.object({ start: z.number().int(), end: z.number().int() }).optional(),
     totalLines: z.number().int().optional(),
     truncated: z.boolean().optional(),

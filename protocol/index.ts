@@ -5,6 +5,7 @@ export * from './checkpoints';
 export * from './commands';
 export * from './context';
 export * from './display';
+export * from './file-text';
 export * from './events';
 export * from './files';
 export * from './goals';

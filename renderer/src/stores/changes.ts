@@ -31,7 +31,7 @@ export interface ChangesItem extends Row {
 /** The display's hunks, or hunks computed from its texts when a tool sent none. */
 export function hunksOf(display: Pick<DiffDisplay, 'before' | 'after' | 'hunks'>): Hunk[] {
   if (display.hunks) return display.hunks;
-  return structuredPatch('a', 'b', display.before, display.after, '', '', { context: 3 }).hunks;
+  return structuredPatch('a', 'b', display.before ?? '', display.after ?? '', '', '', { context: 3 }).hunks;
 }
 
 export function countChanges(hunks: readonly Hunk[]): { added: number; removed: number } {

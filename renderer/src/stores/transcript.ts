@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import { fileTextOf } from '../../../protocol/file-text';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
@@ -123,7 +124,7 @@ const conversation: Handlers<Transcript> = {
     items: replaceRow(state.items, event.callId, (i) => ({
       ...(i as ToolItem),
       status: event.isError ? 'error' : 'done',
-      result: { output: event.output, isError: event.isError, durationMs: event.durationMs, ...(event.display ? { display: event.display } : {}) },
+      result: { output: event.output, isError: event.isError, durationMs: event.durationMs, ...(event.display ? { display: withText(event.display, event.output) } : {}) },
     })),
   }),
   'turn.ended': (state, event) => {
@@ -141,6 +142,10 @@ const conversation: Handlers<Transcript> = {
   usage: (state, event) => ({ ...state, usage: event.total }),
   error: (state, event) => append(state, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }),
 };
+
+/** A Read result's display records its text once, in the output: the card gets it back here. */
+const withText = (display: ToolResultDisplay, output: string): ToolResultDisplay =>
+  display.kind === 'file_content' && display.content === undefined ? { ...display, content: fileTextOf(display, output) } : display;
 
 /** Reasoning ends when the answer starts (or the step ends). */
 const thoughtUntil = (item: AssistantItem, at: number): AssistantItem => (item.thinkingFrom !== undefined && item.thinkingUntil === undefined ? { ...item, thinkingUntil: at } : item);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIFF_FULL_TEXT_LIMIT, DIFF_MAX_HUNK_LINES, diffDisplay, diffTexts } from './diff-hunks';
+import { DIFF_MAX_HUNK_LINES, diffDisplay, diffTexts } from './diff-hunks';
 
 const numbered = (n: number, at = 1) => Array.from({ length: n }, (_, i) => `line ${i + at}`).join('\n') + '\n';
 
@@ -45,12 +45,13 @@ describe('diffTexts', () => {
 });
 
 describe('diffDisplay', () => {
-  it('carries whole texts only when small, and caps hunk lines', () => {
+  it('carries the hunks and counts, never the whole texts, and caps hunk lines', () => {
     const small = diffDisplay('a.txt', 'x\n', 'y\n');
-    expect(small).toMatchObject({ kind: 'diff', path: 'a.txt', before: 'x\n', after: 'y\n', added: 1, removed: 1 });
-    expect(small.omitted).toBeUndefined();
-    const big = 'z'.repeat(DIFF_FULL_TEXT_LIMIT);
-    expect(diffDisplay('b.txt', big, `${big}\nmore\n`)).toMatchObject({ before: '', after: '', omitted: true });
+    expect(small).toEqual({ kind: 'diff', path: 'a.txt', hunks: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ['-x', '+y'] }], added: 1, removed: 1 });
+    const file = numbered(200);
+    const edited = diffDisplay('b.txt', file, file.replace('line 100\n', 'line hundred\n'));
+    expect(Object.keys(edited).sort()).toEqual(['added', 'hunks', 'kind', 'path', 'removed']);
+    expect(edited.hunks).toEqual([{ oldStart: 97, oldLines: 7, newStart: 97, newLines: 7, lines: [' line 97', ' line 98', ' line 99', '-line 100', '+line hundred', ' line 101', ' line 102', ' line 103'] }]);
     const huge = diffDisplay('c.txt', '', numbered(DIFF_MAX_HUNK_LINES + 500));
     expect(huge).toMatchObject({ added: DIFF_MAX_HUNK_LINES + 500, truncated: true });
     expect(huge.hunks.reduce((n, h) => n + h.lines.length, 0)).toBe(DIFF_MAX_HUNK_LINES);

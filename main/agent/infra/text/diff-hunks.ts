@@ -168,24 +168,23 @@ function toHunks(ops: Op[], oldFirst: number, newFirst: number, context: number)
   return { hunks, added, removed };
 }
 
-/** Display budget: whole texts ride along only when small; hunks are capped by line count. */
-export const DIFF_FULL_TEXT_LIMIT = 64 * 1024;
+/** Display budget: hunks are capped by line count. */
 export const DIFF_MAX_HUNK_LINES = 2_000;
 
-/** The `diff` display for a change (input and result displays share it). */
+/**
+ * The `diff` display for a change (input and result displays share it): the hunks with 3 lines of context
+ * and the counts. The whole texts stay out: every diff is kept in the session log, and the card, the
+ * changed-files list and approvals show the hunks (the review pane reads whole files from checkpoints).
+ */
 export function diffDisplay(path: string, before: string, after: string): {
   kind: 'diff';
   path: string;
-  before: string;
-  after: string;
   hunks: Hunk[];
   added: number;
   removed: number;
-  omitted?: true;
   truncated?: true;
 } {
   const { hunks, added, removed } = diffTexts(before, after);
-  const small = before.length + after.length <= DIFF_FULL_TEXT_LIMIT;
   let budget = DIFF_MAX_HUNK_LINES;
   const kept: Hunk[] = [];
   let truncated = false;
@@ -205,12 +204,9 @@ export function diffDisplay(path: string, before: string, after: string): {
   return {
     kind: 'diff',
     path,
-    before: small ? before : '',
-    after: small ? after : '',
     hunks: kept,
     added,
     removed,
-    ...(small ? {} : { omitted: true as const }),
     ...(truncated ? { truncated: true as const } : {}),
   };
 }

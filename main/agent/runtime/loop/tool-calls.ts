@@ -1,4 +1,5 @@
 import type { PermissionMode, SessionEventInput, ToolInputDisplay } from '../../../../protocol';
+import { slimResultDisplay } from '../../../../protocol/file-text';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import type { ContentPart, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
@@ -77,7 +78,8 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
         name: item.call.name,
         isError: result.isError === true,
         output: text,
-        ...(result.display ? { display: result.display } : {}),
+        // A Read's text rides in `output` only; the window's reducer gives the card its text back.
+        ...(result.display ? { display: slimResultDisplay(result.display, text) } : {}),
         durationMs: durations[nextToEmit]!,
       });
       messages[nextToEmit] = {

@@ -12,7 +12,7 @@ const PREVIEW_LINES = 200;
 /** What Read returned: a highlighted preview with line numbers (the card's title says the path and the range). */
 export function FileContentView({ display }: { display: Of<'file_content'> }) {
   const [all, setAll] = useState(false);
-  const lines = useMemo(() => highlightLines(display.content, languageFor(display.path)), [display.content, display.path]);
+  const lines = useMemo(() => highlightLines(display.content ?? '', languageFor(display.path)), [display.content, display.path]);
   const start = display.range?.start ?? 1;
   const shown = all ? lines : lines.slice(0, PREVIEW_LINES);
   return (

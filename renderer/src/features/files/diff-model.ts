@@ -1,6 +1,7 @@
 import { structuredPatch } from 'diff';
 import type { DiffHunk, ToolResultDisplay } from '../../../../protocol';
-import { countChanges } from '../../stores/changes';
+import { countChanges, hunksOf } from '../../stores/changes';
+import { composeHunks } from './compose-hunks';
 import { type Segment, highlightLines, languageFor } from './highlight';
 
 export type DiffDisplay = Extract<ToolResultDisplay, { kind: 'diff' }>;
@@ -79,13 +80,18 @@ export function splitRows(rows: readonly DiffRow[]): SplitRow[] {
 
 /**
  * The net change to one file over several diffs of a turn: first `before` to last `after` when the
- * whole texts are known, else null (the caller then shows each change).
+ * whole texts are known (events written before tool events were slimmed), else composed from the
+ * hunks; null when neither can be had (the caller then shows each change).
  */
 export function combinedDiff(path: string, displays: readonly DiffDisplay[]): DiffDisplay | null {
   if (!displays.length || displays.some((d) => d.omitted)) return null;
   if (displays.length === 1) return displays[0]!;
   const before = displays[0]!.before;
   const after = displays[displays.length - 1]!.after;
+  if (before === undefined || after === undefined) {
+    const hunks = displays.some((d) => d.truncated) ? null : composeHunks(displays.map((d) => hunksOf(d)));
+    return hunks && { kind: 'diff', path, hunks, ...countChanges(hunks) };
+  }
   const hunks = structuredPatch('a', 'b', before, after, '', '', { context: 3 }).hunks;
   return { kind: 'diff', path, before, after, hunks, ...countChanges(hunks) };
 }

@@ -1,10 +1,10 @@
-import { structuredPatch } from 'diff';
 import type { ToolInputDisplay } from '../../../../protocol';
+import { hunksOf } from '../../stores/changes';
 
-/** A unified diff of before/after, used when no renderer for `diff` is registered. */
-export function PlainDiff({ path, before, after }: { path: string; before: string; after: string }) {
-  const patch = structuredPatch(path, path, before, after, '', '', { context: 3 });
-  const lines = patch.hunks.flatMap((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]);
+/** A unified diff of a change's hunks, used when no renderer for `diff` is registered. */
+export function PlainDiff({ display }: { display: Extract<ToolInputDisplay, { kind: 'diff' }> }) {
+  const path = display.path;
+  const lines = hunksOf(display).flatMap((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]);
   return (
     <pre className="plain-diff" aria-label={`Changes to ${path}`}>
       {lines.length === 0 ? <span className="diff-context">No changes.</span> : null}
@@ -22,7 +22,7 @@ export function PlainDiff({ path, before, after }: { path: string; before: strin
 export function DisplayFallback({ display }: { display: ToolInputDisplay }) {
   switch (display.kind) {
     case 'diff':
-      return <PlainDiff path={display.path} before={display.before} after={display.after} />;
+      return <PlainDiff display={display} />;
     case 'file_io':
       return (
         <pre className="tool-detail">

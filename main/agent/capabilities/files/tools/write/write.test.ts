@@ -16,7 +16,7 @@ describe('Write', () => {
     const { result, execution } = await kit.call('Write', { path: 'src/deep/new.ts', content: 'héllo\nworld\n' });
     expect(result.output).toBe('Created src/deep/new.ts and wrote 13 bytes.');
     expect(await kit.get('src/deep/new.ts')).toBe('héllo\nworld\n');
-    expect(result.display).toMatchObject({ kind: 'diff', path: 'src/deep/new.ts', before: '', after: 'héllo\nworld\n', added: 2, removed: 0 });
+    expect(result.display).toEqual({ kind: 'diff', path: 'src/deep/new.ts', hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+héllo', '+world'] }], added: 2, removed: 0 });
     expect(execution!.display).toMatchObject({ kind: 'diff', hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+héllo', '+world'] }] });
     expect(execution!.accesses).toEqual([{ kind: 'file', operation: 'write', path: join(kit.workspace, 'src/deep/new.ts') }]);
     expect(execution!.approvalRule).toBe(`Write(${join(kit.workspace, 'src/deep/new.ts')})`);
