@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type CDPSession, type Page, chromium } from '@playwright/test';
@@ -66,6 +67,16 @@ function modelScript(workspace: string, counts: { compactions: number; failedEdi
     }
     return toolStep(callChunk('Read', { path }));
   };
+}
+
+/** DEFT_BENCH_HEAP_SNAPSHOTS=dir: the page's heap snapshot at every sample (diff two to see what grows). */
+async function pageSnapshot(cdp: CDPSession, file: string): Promise<void> {
+  const chunks: string[] = [];
+  const collect = ({ chunk }: { chunk: string }) => void chunks.push(chunk);
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', collect);
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  cdp.off('HeapProfiler.addHeapSnapshotChunk', collect);
+  await writeFile(file, chunks.join(''));
 }
 
 /** Used JS heap of the page after a full GC, and its DOM node count. */
@@ -159,15 +170,28 @@ export default async function liveTurns(): Promise<BenchResult[]> {
     await page.goto(host.url);
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     const cdp = await page.context().newCDPSession(page);
+    const snapshots = process.env.DEFT_BENCH_HEAP_SNAPSHOTS;
     const samples: Sample[] = [];
     const times: number[] = [];
     const started = performance.now();
     for (let n = 1; n <= TURNS; n++) {
-      times.push(await runTurn(page, n));
+      times.push(
+        await runTurn(page, n).catch(async (error: Error) => {
+          // What the turn was doing: the requests the model got in it and the page as it was.
+          const seen = mock.requests.map((r) => r.body.messages.slice(-2).map((m) => `${m.role}: ${textOf(m.content).slice(0, 160)}`).join(' | '));
+          const shot = join(tmpdir(), `deft-live-turns-${n}.png`);
+          await page.screenshot({ path: shot }).catch(() => {});
+          throw new Error(`turn ${n} did not finish (${error.message}); screenshot ${shot}; the model's requests in it:\n${seen.join('\n')}`);
+        }),
+      );
       // The mock keeps every request it served; this benchmark does not need them.
       mock.requests.splice(0);
       if (n % SAMPLE_EVERY === 0) {
         const renderer = await rendererMemory(cdp);
+        if (snapshots) {
+          await pageSnapshot(cdp, join(snapshots, `page-${n}.heapsnapshot`));
+          await writeFile(join(snapshots, `host-${n}.heapsnapshot`), await inspector.heapSnapshot());
+        }
         const sample: Sample = { turn: n, hostHeap: await inspector.heapAfterGc(), hostRss: await processRss(host.child.pid!), rendererHeap: renderer.heap, domNodes: renderer.nodes, logBytes: await logSize(home, workspace) };
         samples.push(sample);
         process.stderr.write(

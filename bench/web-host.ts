@@ -60,10 +60,12 @@ export async function startBenchHost(workspace: string, home: string, options: {
 export class HostInspector {
   private next = 0;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly listeners = new Map<string, (params: unknown) => void>();
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data: Buffer) => {
-      const message = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+      const message = JSON.parse(data.toString()) as { id?: number; method?: string; params?: unknown; result?: unknown; error?: { message: string } };
+      if (message.method) this.listeners.get(message.method)?.(message.params);
       const waiting = message.id === undefined ? undefined : this.pending.get(message.id);
       if (!waiting) return;
       this.pending.delete(message.id!);
@@ -92,6 +94,15 @@ export class HostInspector {
   async heapAfterGc(): Promise<number> {
     await this.send('HeapProfiler.collectGarbage');
     return (await this.send<{ usedSize: number }>('Runtime.getHeapUsage')).usedSize;
+  }
+
+  /** The host's heap snapshot (for a diff of two: what grew). */
+  async heapSnapshot(): Promise<string> {
+    const chunks: string[] = [];
+    this.listeners.set('HeapProfiler.addHeapSnapshotChunk', (params) => chunks.push((params as { chunk: string }).chunk));
+    await this.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+    this.listeners.delete('HeapProfiler.addHeapSnapshotChunk');
+    return chunks.join('');
   }
 
   close(): void {
