@@ -98,21 +98,29 @@ async function logSize(home: string, workspace: string): Promise<number> {
 
 /** The little of the page's globals the benchmark reads (bench/ is compiled without the DOM types). */
 interface PageGlobals {
-  document: { querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null; textContent: string | null }> };
+  document: {
+    querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null; textContent: string | null }>;
+    querySelector(selector: string): object | null;
+  };
 }
 
 /** Send turn `n`'s prompt and wait until its answer is on screen and nothing streams. */
 async function runTurn(page: Page, n: number): Promise<number> {
   const box = page.getByRole('textbox', { name: 'Message' });
+  // The first turn: the composer is ready once Send is enabled (later turns end with it enabled).
+  await page.getByRole('button', { name: 'Send' }).waitFor();
   await box.fill(`Turn ${n}: tidy up the next module and explain the change.`);
   const t0 = performance.now();
   await box.press('Enter');
   // Polled every 50 ms and cheaply (the last answer only), so the check costs the same at turn 1 and 300.
   await page.waitForFunction(
     (marker) => {
-      const answers = (globalThis as unknown as PageGlobals).document.querySelectorAll('article[aria-label="Assistant message"]');
+      const doc = (globalThis as unknown as PageGlobals).document;
+      const answers = doc.querySelectorAll('article[aria-label="Assistant message"]');
       const last = answers[answers.length - 1];
-      return !!last && last.getAttribute('aria-busy') !== 'true' && (last.textContent ?? '').includes(marker);
+      // The turn has ended when the composer offers Send again (while a turn runs it offers Stop, and Enter does nothing).
+      const idle = doc.querySelector('button[aria-label="Send"]:not([disabled])') !== null;
+      return idle && !!last && last.getAttribute('aria-busy') !== 'true' && (last.textContent ?? '').includes(marker);
     },
     `Turn ${n} is done`,
     { polling: 50, timeout: 60_000 },
