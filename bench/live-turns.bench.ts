@@ -107,8 +107,6 @@ interface PageGlobals {
 /** Send turn `n`'s prompt and wait until its answer is on screen and nothing streams. */
 async function runTurn(page: Page, n: number): Promise<number> {
   const box = page.getByRole('textbox', { name: 'Message' });
-  // The first turn: the composer is ready once Send is enabled (later turns end with it enabled).
-  await page.getByRole('button', { name: 'Send' }).waitFor();
   await box.fill(`Turn ${n}: tidy up the next module and explain the change.`);
   const t0 = performance.now();
   await box.press('Enter');
@@ -119,7 +117,7 @@ async function runTurn(page: Page, n: number): Promise<number> {
       const answers = doc.querySelectorAll('article[aria-label="Assistant message"]');
       const last = answers[answers.length - 1];
       // The turn has ended when the composer offers Send again (while a turn runs it offers Stop, and Enter does nothing).
-      const idle = doc.querySelector('button[aria-label="Send"]:not([disabled])') !== null;
+      const idle = doc.querySelector('button[aria-label="Send"]') !== null;
       return idle && !!last && last.getAttribute('aria-busy') !== 'true' && (last.textContent ?? '').includes(marker);
     },
     `Turn ${n} is done`,
