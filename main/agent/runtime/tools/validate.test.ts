@@ -57,4 +57,13 @@ describe('validateArgs', () => {
     expect(validateArgs(second, { text: 1 })).toEqual([]);
     expect(validateArgs(second, { text: 'x' })).toEqual(['/text must be number']);
   });
+  it('a schema that does not compile is refused every time but compiled once, and cannot take a meta-schema away from the engine', () => {
+    const hostile = () => ({ $id: 'http://json-schema.org/draft-07/schema', type: 'object', properties: { a: { type: 'nonsense' } } });
+    const compiled = compiledSchemaCount();
+    for (let step = 0; step < 3; step++) expect(validateArgs(hostile(), { a: 1 })[0]).toMatch(/input schema is invalid/);
+    expect(compiledSchemaCount()).toBe(compiled + 1);
+    // Schemas that declare the draft still compile against its meta-schema.
+    const declared = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'number', minimum: 2 } } };
+    expect(validateArgs(declared, { n: 1 })).toEqual(['/n must be >= 2']);
+  });
 });

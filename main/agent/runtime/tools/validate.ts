@@ -33,22 +33,29 @@ function engine(draft: Draft): Ajv {
  * what it compiled for good).
  */
 const byObject = new WeakMap<object, ValidateFunction>();
-const byText = new Map<string, ValidateFunction>();
+/** A schema that did not compile is remembered too, so a broken one is not compiled again at every step. */
+const byText = new Map<string, ValidateFunction | Error>();
 let compilations = 0;
 
 function validatorFor(schema: Record<string, unknown>): ValidateFunction {
-  let validate = byObject.get(schema);
-  if (validate) return validate;
+  const known = byObject.get(schema);
+  if (known) return known;
   const text = JSON.stringify(schema);
-  validate = byText.get(text);
+  let validate = byText.get(text);
   if (!validate) {
     const ajv = engine(draftOf(schema));
-    validate = ajv.compile(schema);
     compilations++;
-    // The engine would also keep the schema object as a key, and refuse a second schema with the same $id.
-    ajv.removeSchema(schema);
+    try {
+      validate = ajv.compile(schema);
+      // The engine would also keep the schema object as a key, and refuse a second schema with the same $id.
+      // (Only after a success: a failed one may carry the $id of a schema the engine needs, e.g. a meta-schema.)
+      ajv.removeSchema(schema);
+    } catch (error) {
+      validate = error instanceof Error ? error : new Error(String(error));
+    }
     byText.set(text, validate);
   }
+  if (validate instanceof Error) throw validate;
   byObject.set(schema, validate);
   return validate;
 }
