@@ -1,26 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
-import { ensureBuild, root } from '../scripts/ensure-build.mjs';
+import { ensureBuild } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../main/agent/test-support/harness';
 import { generateSession } from './generate-session';
 import { type BenchResult, median } from './types';
-
-async function startHost(workspace: string, home: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(root, 'out/main/web.js'), '--workspace', workspace], { env: { ...process.env, DEFT_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Open (\S+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-  });
-  return { url, child };
-}
+import { type BenchHost, startBenchHost } from './web-host';
 
 /** Time from navigation to the last answer of a 500-message conversation on screen, versus an empty session. */
 export default async function rendererBench(): Promise<BenchResult[]> {
@@ -35,10 +22,11 @@ export default async function rendererBench(): Promise<BenchResult[]> {
   const { writeFile } = await import('node:fs/promises');
   await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'bench' } }));
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  const hosts: ChildProcess[] = [];
+  const hosts: BenchHost[] = [];
   const measure = async (workspace: string, lastText: string) => {
-    const { url, child } = await startHost(workspace, home);
-    hosts.push(child);
+    const host = await startBenchHost(workspace, home);
+    hosts.push(host);
+    const { url } = host;
     let heap = 0;
     const time = await median(3, async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -55,7 +43,7 @@ export default async function rendererBench(): Promise<BenchResult[]> {
   const big = await measure(bigWs, 'In short: part 249 is done.');
   const empty = await measure(emptyWs, 'In short: part 0 is done.');
   await browser.close();
-  for (const child of hosts) child.kill('SIGTERM');
+  await Promise.all(hosts.map((host) => host.stop()));
   await Promise.all([home, bigWs, emptyWs].map((d) => rm(d, { recursive: true, force: true })));
   return [
     {

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CDPSession, type Page, chromium } from '@playwright/test';
@@ -9,23 +8,11 @@ import { deltas, longAnswer } from '../e2e/fixtures/long-answer';
 import { MockModelServer } from '../e2e/fixtures/mock-model-server';
 import { pathToFileURL } from 'node:url';
 import { type BenchResult, median } from './types';
+import { startBenchHost } from './web-host';
 
 const RATE = 1_000;
 const SECONDS = 10;
 const DELTA_CHARS = 4;
-
-async function startHost(workspace: string, home: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(root, 'out/main/web.js'), '--workspace', workspace], { env: { ...process.env, DEFT_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Open (\S+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-  });
-  return { url, child };
-}
 
 /** The little of the page's globals the benchmark reads (bench/ is compiled without the DOM types). */
 interface PageGlobals {
@@ -94,7 +81,8 @@ export default async function streamingBench(): Promise<BenchResult[]> {
   const home = await tempDir('deft-bench-home-');
   const workspace = await tempDir('deft-bench-ws-');
   await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-bench' }, checkpoints: { enabled: false } }));
-  const { url, child } = await startHost(workspace, home);
+  const host = await startBenchHost(workspace, home);
+  const { url } = host;
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -148,9 +136,7 @@ export default async function streamingBench(): Promise<BenchResult[]> {
   } finally {
     await browser.close();
     // Removed once it has exited: it may still be writing the session.
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await host.stop();
     await mock.close();
     await Promise.all([home, workspace].map((d) => rm(d, { recursive: true, force: true })));
   }

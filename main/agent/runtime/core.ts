@@ -199,6 +199,11 @@ export class DeftCore {
     this.armSweep();
   }
 
+  /** The sessions some viewer shows now. */
+  shownSessionIds(): string[] {
+    return [...new Set(this.viewers.values())];
+  }
+
   /** The sessions held in memory now. */
   loadedSessionIds(): string[] {
     return [...this.open.keys()];
@@ -278,6 +283,8 @@ export class DeftCore {
         this.open.delete(sessionId);
         this.letGo.delete(sessionId);
         await this.store.delete(this.checkedId(sessionId));
+        // Every window showing it goes to its empty view on session.deleted: none shows it any more.
+        for (const [viewer, shown] of this.viewers) if (shown === sessionId) this.viewers.delete(viewer);
         this.emit({ type: 'session.deleted', sessionId });
         return { ok: true as const };
       },

@@ -152,6 +152,19 @@ describe('sessions no window shows are let go of when idle', () => {
     await unloaded(hh, idle);
   });
 
+  it('a window whose session is deleted shows none any more (it goes to its empty view)', async () => {
+    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS });
+    const hh = h;
+    const kept = hh.session.id;
+    const deleted = await newSession(hh);
+    hh.core.show('window-1', deleted);
+    hh.core.show('window-2', deleted);
+    hh.core.show('window-3', kept);
+    await hh.core.handlers.deleteSession({ sessionId: deleted });
+    expect(hh.core.shownSessionIds()).toEqual([kept]);
+    expect(hh.core.loadedSessionIds()).not.toContain(deleted);
+  });
+
   it('asks every capability (canUnload), and lets each save what must outlive the unload into the session state', async () => {
     const keptSlot = stateSlot('test.kept', z.string().nullable(), null);
     let holding: string | undefined;

@@ -65,4 +65,20 @@ describe('the web host tells the core which session each connection shows', () =
     expect(hh.core.loadedSessionIds()).toEqual([first]);
     tabB.close();
   });
+
+  it('a tab whose session another tab deletes shows none any more', async () => {
+    h = await createHarness({ host: 'web', unloadAfterMs: 5 });
+    const hh = h;
+    host = await startWebHost({ core: hh.core, rendererDir: await tempDir('deft-renderer-'), log: () => {} });
+    const doomed = (await hh.core.handlers.createSession({})).session.id;
+    const tabA = await connect(host);
+    const tabB = await connect(host);
+    expect(await command(tabA, 'openSession', { sessionId: doomed })).toMatchObject({ ok: true });
+    expect(await command(tabB, 'openSession', { sessionId: hh.session.id })).toMatchObject({ ok: true });
+    expect(hh.core.shownSessionIds().sort()).toEqual([doomed, hh.session.id].sort());
+    expect(await command(tabB, 'deleteSession', { sessionId: doomed })).toMatchObject({ ok: true });
+    expect(hh.core.shownSessionIds()).toEqual([hh.session.id]);
+    tabA.close();
+    tabB.close();
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { forWire, toModelSchema } from './schema';
-import { validateArgs } from './validate';
+import { compiledSchemaCount, schemasHeldByEngines, validateArgs } from './validate';
 
 const schema = toModelSchema(
   z.object({ path: z.string(), limit: z.number().int().default(10), nested: z.object({ flag: z.boolean() }).optional(), mode: z.enum(['a', 'b']).optional() }),
@@ -37,5 +37,33 @@ describe('validateArgs', () => {
     expect(validateArgs(draft2020, { xs: ['no'] })).toEqual(['/xs/0 must be number']);
     const draft2019 = { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: false };
     expect(validateArgs(draft2019, { a: 'x', b: 1 })).toHaveLength(1);
+  });
+  it('compiles a schema built afresh every step only once, and leaves nothing of it in the engine (a long session stays flat)', () => {
+    const build = () => toModelSchema(z.object({ path: z.string().describe('The file, built afresh each step.'), limit: z.number().int().optional() }));
+    const held = schemasHeldByEngines();
+    validateArgs(build(), { path: 'a' });
+    const compiled = compiledSchemaCount();
+    for (let step = 0; step < 50; step++) {
+      expect(validateArgs(build(), { path: 'a' })).toEqual([]);
+      expect(validateArgs(build(), { limit: 1 })).toEqual(["must have required property 'path'"]);
+    }
+    expect(compiledSchemaCount()).toBe(compiled);
+    expect(schemasHeldByEngines()).toBe(held);
+  });
+  it('validates a new schema with the same $id as an earlier one (an MCP server restarted with changed tools)', () => {
+    const first = { $id: 'urn:tool:echo', type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+    const second = { $id: 'urn:tool:echo', type: 'object', properties: { text: { type: 'number' } }, required: ['text'] };
+    expect(validateArgs(first, { text: 'x' })).toEqual([]);
+    expect(validateArgs(second, { text: 1 })).toEqual([]);
+    expect(validateArgs(second, { text: 'x' })).toEqual(['/text must be number']);
+  });
+  it('a schema that does not compile is refused every time but compiled once, and cannot take a meta-schema away from the engine', () => {
+    const hostile = () => ({ $id: 'http://json-schema.org/draft-07/schema', type: 'object', properties: { a: { type: 'nonsense' } } });
+    const compiled = compiledSchemaCount();
+    for (let step = 0; step < 3; step++) expect(validateArgs(hostile(), { a: 1 })[0]).toMatch(/input schema is invalid/);
+    expect(compiledSchemaCount()).toBe(compiled + 1);
+    // Schemas that declare the draft still compile against its meta-schema.
+    const declared = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'number', minimum: 2 } } };
+    expect(validateArgs(declared, { n: 1 })).toEqual(['/n must be >= 2']);
   });
 });

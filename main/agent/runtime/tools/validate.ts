@@ -26,22 +26,61 @@ function engine(draft: Draft): Ajv {
   return ajv;
 }
 
-const compiled = new WeakMap<object, ValidateFunction>();
+/**
+ * Validators by schema object, and by schema text: each step builds its tools' schemas afresh (a new registry
+ * per step), so the same schema arrives as a new object every turn. Compiled once per distinct text, a schema
+ * does not cost a compilation, nor leave one more compiled copy in the engine, each time (an Ajv instance keeps
+ * what it compiled for good).
+ */
+const byObject = new WeakMap<object, ValidateFunction>();
+/** A schema that did not compile is remembered too, so a broken one is not compiled again at every step. */
+const byText = new Map<string, ValidateFunction | Error>();
+let compilations = 0;
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  const known = byObject.get(schema);
+  if (known) return known;
+  const text = JSON.stringify(schema);
+  let validate = byText.get(text);
+  if (!validate) {
+    const ajv = engine(draftOf(schema));
+    compilations++;
+    try {
+      validate = ajv.compile(schema);
+      // The engine would also keep the schema object as a key, and refuse a second schema with the same $id.
+      // (Only after a success: a failed one may carry the $id of a schema the engine needs, e.g. a meta-schema.)
+      ajv.removeSchema(schema);
+    } catch (error) {
+      validate = error instanceof Error ? error : new Error(String(error));
+    }
+    byText.set(text, validate);
+  }
+  if (validate instanceof Error) throw validate;
+  byObject.set(schema, validate);
+  return validate;
+}
 
 /** Validate arguments against a JSON Schema of any draft; returns one readable line per problem. */
 export function validateArgs(schema: Record<string, unknown>, args: unknown): string[] {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    try {
-      validate = engine(draftOf(schema)).compile(schema);
-    } catch (error) {
-      // A schema from elsewhere (an MCP server) may not compile: the call cannot be checked, so it is refused.
-      return [`the tool's input schema is invalid, so no call to it can be checked (${(error as Error).message}); tell the user the tool is broken`];
-    }
-    compiled.set(schema, validate);
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(schema);
+  } catch (error) {
+    // A schema from elsewhere (an MCP server) may not compile: the call cannot be checked, so it is refused.
+    return [`the tool's input schema is invalid, so no call to it can be checked (${(error as Error).message}); tell the user the tool is broken`];
   }
   if (validate(args)) return [];
   return dedupe((validate.errors ?? []).map(describe));
+}
+
+/** How many schemas the engines hold (their meta-schemas; what validateArgs compiles is kept here instead), for tests. */
+export function schemasHeldByEngines(): number {
+  return [...engines.values()].reduce((n, ajv) => n + (ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size, 0);
+}
+
+/** How many schemas have been compiled so far (for tests). */
+export function compiledSchemaCount(): number {
+  return compilations;
 }
 
 function describe(error: ErrorObject): string {
