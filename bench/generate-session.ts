@@ -46,13 +46,13 @@ function fileTools(t: number, turnId: string, step: number, shape: ToolEventShap
  * Write a realistic session log: turns with a prompt, streamed Markdown with code, a Read or an Edit and
  * its result. `toolCalls: false` makes each turn exactly two messages (prompt and answer).
  */
-export async function generateSession(options: { home: string; workspace: string; id: string; turns: number; toolCalls?: boolean; toolEvents?: ToolEventShape }): Promise<{ events: number; dir: string }> {
+export async function generateSession(options: { home: string; workspace: string; id: string; turns: number; toolCalls?: boolean; toolEvents?: ToolEventShape; title?: string }): Promise<{ events: number; dir: string }> {
   const dir = join(workspaceSessionsDir(options.home, options.workspace), options.id);
   await mkdir(dir, { recursive: true });
   const records: LogRecord[] = [{ r: 'header', version: LOG_VERSION, sessionId: options.id, workspace: options.workspace, createdAt: 0 }];
   let seq = 0;
   const at = 1_700_000_000_000;
-  const summary = { id: options.id, title: 'Generated session', workspace: options.workspace, createdAt: at, updatedAt: at, turns: 0, running: false };
+  const summary = { id: options.id, title: options.title ?? 'Generated session', workspace: options.workspace, createdAt: at, updatedAt: at, turns: 0, running: false };
   const event = (e: Record<string, unknown>) => records.push({ r: 'event', e: { ...e, sessionId: options.id, seq: ++seq, at: at + seq } as SessionEvent });
   for (let t = 0; t < options.turns; t++) {
     const turnId = `turn-${t}`;

@@ -1,0 +1,113 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { chromium, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { ensureBuild } from '../scripts/ensure-build.mjs';
+import { tempDir } from '../main/agent/test-support/harness';
+import { generateSession } from './generate-session';
+import type { BenchResult } from './types';
+import { processRss, startBenchHost } from './web-host';
+
+const SIZES = [500, 2_000, 5_000];
+const RUNS = 3;
+const MiB = 1024 * 1024;
+
+const title = (messages: number) => `Bench ${messages} messages`;
+const lastAnswer = (messages: number) => `In short: part ${messages / 2 - 1} is done.`;
+
+/** Long tasks of the page, recorded from its start (the observer is installed before any script runs). */
+function recordLongTasks(): void {
+  const tasks: { start: number; duration: number }[] = [];
+  (window as unknown as { __longTasks: typeof tasks }).__longTasks = tasks;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) tasks.push({ start: entry.startTime, duration: entry.duration });
+  }).observe({ type: 'longtask', buffered: true });
+}
+
+/** Click a session in the sidebar; the time until its last answer is on screen and the longest task meanwhile. */
+async function open(page: Page, messages: number): Promise<{ ms: number; longestTask: number }> {
+  const since = await page.evaluate(() => performance.now());
+  const t0 = performance.now();
+  await page.locator(`button.session-open[title="${title(messages)}"]`).click();
+  await page.getByText(lastAnswer(messages), { exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
+  const ms = performance.now() - t0;
+  // Long tasks are reported a little after they end.
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+  const longestTask = await page.evaluate(
+    (from) => Math.max(0, ...(window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks.filter((t) => t.start + t.duration >= from).map((t) => t.duration)),
+    since,
+  );
+  return { ms, longestTask };
+}
+
+/**
+ * Opening long sessions in the window (issue 19): a web host with sessions of 2, 500, 2,000 and 5,000
+ * messages (prompts, Markdown answers with code, Read and Edit calls), driven in Chromium by clicking each
+ * in the sidebar after the 2-message one. Time from the click to the last answer on screen, the longest
+ * main-thread task meanwhile, the page's heap after a GC and the host's RSS, beside opening the 2-message session.
+ */
+export default async function sessionOpen(): Promise<BenchResult[]> {
+  ensureBuild();
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error('No Chromium found for the session-open benchmark (set DEFT_CHROMIUM).');
+  const home = await tempDir('deft-bench-home-');
+  const workspace = await tempDir('deft-bench-ws-');
+  for (const messages of [2, ...SIZES]) await generateSession({ home, workspace, id: `open-${messages}`, turns: messages / 2, toolCalls: messages > 2, title: title(messages) });
+  await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'bench' } }));
+  const host = await startBenchHost(workspace, home);
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.addInitScript(recordLongTasks);
+    await page.goto(host.url);
+    await page.locator(`button.session-open[title="${title(2)}"]`).waitFor();
+    const cdp = await page.context().newCDPSession(page);
+    const heap = async () => {
+      await cdp.send('HeapProfiler.collectGarbage');
+      return page.evaluate(() => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize);
+    };
+    const figures = new Map<number, { ms: number[]; longestTask: number[]; heap: number; rss: number }>();
+    for (const messages of [2, ...SIZES]) {
+      const runs = { ms: [] as number[], longestTask: [] as number[], heap: 0, rss: 0 };
+      for (let i = 0; i < RUNS; i++) {
+        // Start from another session each time (the small one, or a large one for the small one itself).
+        const from = messages === 2 ? SIZES[0]! : 2;
+        await open(page, from);
+        const { ms, longestTask } = await open(page, messages);
+        runs.ms.push(ms);
+        runs.longestTask.push(longestTask);
+      }
+      runs.heap = await heap();
+      runs.rss = await processRss(host.child.pid!);
+      figures.set(messages, runs);
+    }
+    const small = figures.get(2)!;
+    const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const smallMs = mid(small.ms);
+    return SIZES.flatMap((messages): BenchResult[] => {
+      const f = figures.get(messages)!;
+      const label = `${messages.toLocaleString('en')} messages`;
+      return [
+        {
+          name: `window: open ${label} (click → last answer on screen, median of ${RUNS})`,
+          value: mid(f.ms),
+          unit: 'ms',
+          baseline: { name: 'same, 2 messages', value: smallMs },
+          note: `${messages === 5_000 ? 'goal ≤ 400 ms and ≤ 2×; ' : ''}first open ${f.ms[0]!.toFixed(0)} ms (the host read the log); longest task ${mid(f.longestTask).toFixed(0)} ms (goal ≤ 100; 2 msgs: ${mid(small.longestTask).toFixed(0)})`,
+        },
+        {
+          name: `window: page heap and host RSS after opening ${label}`,
+          value: f.heap / MiB,
+          unit: 'MiB',
+          baseline: { name: 'page heap with the 2-message session', value: small.heap / MiB },
+          note: `host RSS ${(f.rss / MiB).toFixed(0)} MiB (with the 2-message session: ${(small.rss / MiB).toFixed(0)} MiB)`,
+        },
+      ];
+    });
+  } finally {
+    await browser.close();
+    await host.stop();
+    await Promise.all([home, workspace].map((dir) => rm(dir, { recursive: true, force: true })));
+  }
+}
