@@ -16,14 +16,13 @@ const MiB = 1024 * 1024;
 const title = (messages: number) => `Bench ${messages} messages`;
 const lastAnswer = (messages: number) => `In short: part ${messages / 2 - 1} is done.`;
 
-/** Long tasks of the page, recorded from its start (the observer is installed before any script runs). */
-function recordLongTasks(): void {
-  const tasks: { start: number; duration: number }[] = [];
-  (window as unknown as { __longTasks: typeof tasks }).__longTasks = tasks;
+/** Long tasks of the page, recorded from its start (installed before any of its scripts runs). */
+const RECORD_LONG_TASKS = `
+  window.__longTasks = [];
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) tasks.push({ start: entry.startTime, duration: entry.duration });
+    for (const entry of list.getEntries()) window.__longTasks.push({ start: entry.startTime, duration: entry.duration });
   }).observe({ type: 'longtask', buffered: true });
-}
+`;
 
 /** Click a session in the sidebar; the time until its last answer is on screen and the longest task meanwhile. */
 async function open(page: Page, messages: number): Promise<{ ms: number; longestTask: number }> {
@@ -35,7 +34,7 @@ async function open(page: Page, messages: number): Promise<{ ms: number; longest
   // Long tasks are reported a little after they end.
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
   const longestTask = await page.evaluate(
-    (from) => Math.max(0, ...(window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks.filter((t) => t.start + t.duration >= from).map((t) => t.duration)),
+    (from) => Math.max(0, ...(globalThis as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks.filter((t) => t.start + t.duration >= from).map((t) => t.duration)),
     since,
   );
   return { ms, longestTask };
@@ -59,7 +58,7 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.addInitScript(recordLongTasks);
+    await page.addInitScript(RECORD_LONG_TASKS);
     await page.goto(host.url);
     await page.locator(`button.session-open[title="${title(2)}"]`).waitFor();
     const cdp = await page.context().newCDPSession(page);
