@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { chmod, open, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { ToolInputError } from '../../contract/tool';
@@ -17,6 +18,7 @@ export async function replaceFileAtomic(path: string, data: string | Uint8Array)
     (s) => s.mode & 0o7777,
     () => null,
   );
+  if (process.platform === 'linux' && (await procFdWorks())) return replaceInFolder(parent, path, data, existingMode);
   await ensureUnmoved(parent, path);
   const temp = join(parent, `.${basename(path)}.deft-${process.pid}-${randomBytes(5).toString('hex')}.tmp`);
   let created: { at: string; ino: number; dev: number } | null = null;
@@ -50,6 +52,82 @@ export async function replaceFileAtomic(path: string, data: string | Uint8Array)
   }
   await syncDirectory(parent);
   await sweepOnce(parent);
+}
+
+let procFd: Promise<boolean> | null = null;
+/** Whether /proc/self/fd names open folders (not so where /proc is not mounted). */
+function procFdWorks(): Promise<boolean> {
+  procFd ??= open('/', constants.O_RDONLY | constants.O_DIRECTORY).then(
+    async (root) => {
+      const linked = await readlink(`/proc/self/fd/${root.fd}`).catch(() => null);
+      await root.close();
+      return linked === '/';
+    },
+    () => false,
+  );
+  return procFd;
+}
+
+/**
+ * Linux: every step goes through a descriptor of the folder itself (`/proc/self/fd/N/name` names an entry of
+ * the folder that was opened, however its path changes meanwhile). A name in the path swapped for a
+ * symlink cannot redirect the temp file or the rename — a rename resolves its two paths apart, and a
+ * swap between them once moved a file out of the workspace. The folder is checked to still be where it
+ * was resolved before the rename and after; a write into a folder moved away is taken back and refused.
+ */
+async function replaceInFolder(parent: string, path: string, data: string | Uint8Array, existingMode: number | null): Promise<void> {
+  const folder = await open(parent, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ELOOP' || error.code === 'ENOTDIR') throw moved(parent, path);
+    throw new ToolInputError(`${path} could not be written (${error.code}: ${error.message}). Nothing was changed.`);
+  });
+  const at = `/proc/self/fd/${folder.fd}`;
+  const stillThere = async () => {
+    if ((await readlink(at).catch(() => null)) !== parent) throw moved(parent, path);
+  };
+  const name = basename(path);
+  const temp = `${at}/.${name}.deft-${process.pid}-${randomBytes(5).toString('hex')}.tmp`;
+  let created: { ino: number; dev: number } | null = null;
+  try {
+    await stillThere();
+    try {
+      const handle = await open(temp, 'wx', existingMode ?? 0o666);
+      try {
+        const info = await handle.stat();
+        created = { ino: info.ino, dev: info.dev };
+        await handle.writeFile(data);
+        // `open` applies the umask; an existing file's exact bits (e.g. 0755 scripts) are kept.
+        if (existingMode !== null) await handle.chmod(existingMode);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await stillThere();
+      await rename(temp, `${at}/${name}`);
+    } catch (error) {
+      await removeIfOurs(temp, created);
+      throw error;
+    }
+    try {
+      await stillThere();
+    } catch (error) {
+      await removeIfOurs(`${at}/${name}`, created);
+      throw error;
+    }
+    await folder.sync().catch(() => {});
+    await sweepOnce(parent, at);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code && !(error instanceof ToolInputError)) throw new ToolInputError(`${path} could not be written (${code}: ${(error as Error).message}). Nothing was changed.`);
+    throw error;
+  } finally {
+    await folder.close();
+  }
+}
+
+async function removeIfOurs(path: string, created: { ino: number; dev: number } | null): Promise<void> {
+  if (!created) return;
+  const info = await stat(path).catch(() => null);
+  if (info && info.ino === created.ino && info.dev === created.dev) await rm(path, { force: true }).catch(() => {});
 }
 
 /** Thrown when the folder a write goes to is no longer where it was resolved (a symlink swapped in). */
@@ -86,13 +164,13 @@ const swept = new Set<string>();
  * Temp files of writers that died mid-write (their pid is gone) are removed, once per folder per
  * process: the target was never touched, but the half-written temp must not stay behind.
  */
-async function sweepOnce(dir: string): Promise<void> {
+async function sweepOnce(dir: string, via = dir): Promise<void> {
   if (swept.has(dir)) return;
   swept.add(dir);
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const names = await readdir(via).catch(() => [] as string[]);
   for (const name of names) {
     const pid = Number(TEMP_NAME.exec(name)?.[1]);
-    if (pid && pid !== process.pid && !isAlive(pid)) await rm(join(dir, name), { force: true }).catch(() => {});
+    if (pid && pid !== process.pid && !isAlive(pid)) await rm(join(via, name), { force: true }).catch(() => {});
   }
 }
 

@@ -32,7 +32,10 @@ async function ensureParent(path: GuardedPath): Promise<void> {
   const existing = await statOrNull(parent);
   if (existing && !existing.isDirectory()) throw new ToolInputError(`Cannot write ${path.display}: its parent ${parent} exists but is not a folder.`);
   if (existing) return;
-  await mkdir(parent, { recursive: true });
+  await mkdir(parent, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    // A folder on the way removed or replaced meanwhile (another process at work in the workspace).
+    throw new ToolInputError(`Cannot create the folder ${parent} for ${path.display} (${error.code ?? 'error'}: ${error.message}); nothing was written. Check the folder and try again.`);
+  });
   // mkdir follows links: a folder swapped for one meanwhile would have put the new folders elsewhere.
   if ((await realpath(parent).catch(() => parent)) !== parent) throw new ToolInputError(`A folder above ${path.display} changed while it was being created (it was replaced by a link); nothing was written.`);
 }
