@@ -1,4 +1,5 @@
 import { readFile, rm, stat } from 'node:fs/promises';
+import { PAGED_EVENT_TYPES } from '../protocol';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Session } from '../main/agent/infra/sessions/session';
@@ -55,6 +56,20 @@ export default async function sessionReplay(): Promise<BenchResult[]> {
       unit: 'ms',
       baseline: { name: 'a 2-message session', value: small },
       note: `log ${(logs.get(messages)! / MiB).toFixed(1)} MiB, reply ${(bytes / MiB).toFixed(2)} MiB`,
+    });
+  }
+
+  // openSession's `earlier` (the state the turns before the tail left), beside every state event before the tail (as before).
+  for (const messages of [500, 5_000]) {
+    const { session } = await open(messages);
+    const tail = session.tail();
+    const before = (await session.allEvents()).filter((e) => tail.before !== null && e.seq < tail.before && !PAGED_EVENT_TYPES.has(e.type));
+    rows.push({
+      name: `openSession's earlier, ${messages.toLocaleString('en-US')} messages`,
+      value: Buffer.byteLength(JSON.stringify(tail.earlier)) / 1024,
+      unit: 'KiB',
+      baseline: { name: 'every state event before the tail (as before)', value: Buffer.byteLength(JSON.stringify(before)) / 1024 },
+      note: `${tail.earlier.length} events vs ${before.length}`,
     });
   }
 

@@ -28,6 +28,13 @@ async function growSession(home: string): Promise<void> {
     event({ type: 'assistant.delta', turnId, step: 1, text: `Answer ${n}.\n\n${'A line of the answer.\n\n'.repeat(n % 3)}` });
     event({ type: 'step.ended', turnId, step: 1, finishReason: 'end_turn' });
     lines.push(JSON.stringify({ r: 'context', m: { role: 'assistant', content: `Answer ${n}.` } }));
+    // State the turns before the tail leave (openSession's compacted `earlier`): usage, context fill, todo lists.
+    if (n <= 30) {
+      event({ type: 'usage', turnId, step: { inputTokens: 1000 * n, outputTokens: 10 }, total: { inputTokens: 0, outputTokens: 0 }, model: n % 2 ? 'model-a' : 'model-b' });
+      event({ type: 'context.measured', turnId, tokens: 1000 * n, contextWindow: 128_000, compactAt: 0.85, breakdown: { system: 100, tools: 100, conversation: 1000 * n - 300, toolResults: 100 } });
+    }
+    if (n === 10) event({ type: 'todo.updated', items: [{ title: 'An old plan', status: 'in_progress' }] });
+    if (n === 20) event({ type: 'todo.updated', items: [{ title: 'Read the history', status: 'done' }, { title: 'Answer the question', status: 'in_progress' }] });
     event({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 10 });
   }
   await appendFile(join(dir, 'log.jsonl'), lines.join('\n') + '\n');
@@ -68,6 +75,11 @@ test('a long session opens at its tail and loads earlier turns on scrolling up, 
   await expect(page.getByText(`Answer ${TURNS}.`)).toBeVisible();
   // Only the tail is in the window at first.
   await expect(scroll.locator('.user-text', { hasText: /^Question 1$/ })).toHaveCount(0);
+  // The state the earlier turns left is there at once: the last todo list and the last context measurement.
+  const todo = page.getByRole('region', { name: 'Todo list' });
+  await expect(todo).toContainText('1/2 done');
+  await expect(todo.locator('[aria-current="step"]')).toHaveText(/Answer the question/);
+  await expect(page.getByRole('button', { name: /^Context: 30k of 128k tokens/ })).toBeVisible();
 
   // A turn streams while the user scrolls up.
   mock.enqueue({ chunks: [...textChunks(LIVE.repeat(6), 8), { finish: 'stop' }], delayMs: 50 });

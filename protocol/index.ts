@@ -26,3 +26,4 @@ import { eventTypeNames } from './names';
 
 /** Every event type, for building `onX` handlers. */
 export const eventTypes: readonly string[] = eventTypeNames;
+export * from './earlier-state';

@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PAGED_EVENT_TYPES, PAGE_TURNS, type SessionEvent, TAIL_TURNS } from '../../../../protocol';
+import { PAGED_EVENT_TYPES, PAGE_TURNS, SessionEvent, TAIL_TURNS, compactEarlierState } from '../../../../protocol';
 import { tempDir } from '../../test-support/harness';
 import { parseLog } from './log';
 import { LOG_FILE, Session, type SessionMeta } from './session';
@@ -68,10 +68,14 @@ describe('a session opens at its tail and pages back', () => {
     expect(tail.events.filter((e) => e.type === 'turn.started')).toHaveLength(TAIL_TURNS);
     expect(tail.events[0]!.type).toBe('turn.started');
     expect(tail.before).toBe(tail.events[0]!.seq);
-    // What carries state before the tail comes with it; the conversation's own events do not.
+    // What carries state before the tail comes with it, compacted; the conversation's own events do not.
     const beforeTail = all.filter((e) => e.seq < tail.before!);
-    expect(tail.earlier).toEqual(beforeTail.filter((e) => !PAGED_EVENT_TYPES.has(e.type)));
-    expect(tail.earlier.some((e) => e.type === 'todo.updated')).toBe(true);
+    expect(tail.earlier).toEqual(compactEarlierState(beforeTail.filter((e) => !PAGED_EVENT_TYPES.has(e.type))));
+    // The last todo list and one usage event with the 38 turns' tokens summed: nothing per turn.
+    expect(tail.earlier.map((e) => e.type)).toEqual(['todo.updated', 'usage']);
+    expect(tail.earlier[0]).toMatchObject({ items: [{ title: 'todo 35' }] });
+    expect(tail.earlier[1]).toMatchObject({ step: { inputTokens: 380, outputTokens: 76 }, total: { inputTokens: 380, outputTokens: 76 } });
+    for (const event of tail.earlier) expect(SessionEvent.safeParse(event).success).toBe(true);
     const pages = await pageBack(session, tail.before);
     expect(pages.length).toBe(Math.ceil((50 - TAIL_TURNS) / PAGE_TURNS));
     expect([...pages.flat(), ...tail.events]).toEqual(all);
@@ -91,6 +95,10 @@ describe('a session opens at its tail and pages back', () => {
     expect(opened.reset).toBe(true);
     if (!opened.reset) return;
     expect(opened.events[opened.events.length - 1]).toMatchObject({ type: 'assistant.delta', text: 'still streaming' });
+    // The turns that left memory kept their state compacted as they went: the same as compacting them at once.
+    const stateBefore = written.filter((e) => e.seq < opened.before! && !PAGED_EVENT_TYPES.has(e.type));
+    expect(opened.earlier).toEqual(compactEarlierState(stateBefore));
+    expect(opened.earlier.length).toBeLessThanOrEqual(2);
     const pages = await pageBack(session, opened.before);
     expect([...pages.flat(), ...opened.events.filter((e) => e.seq <= written[written.length - 1]!.seq)]).toEqual(written);
     // A window that saw the tail catches up from its last seq without a reset.

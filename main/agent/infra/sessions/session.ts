@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PAGED_EVENT_TYPES, type SessionEvent, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
+import { PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '../providers/types';
 import { LogWriter } from './log';
@@ -43,8 +43,8 @@ export class Session {
   readonly events: SessionEvent[] = [];
   /** Where every event written to the log sits in it, in seq order. */
   private lines: EventLine[] = [];
-  /** The events before `events` that carry state (not paged): a window gets them with the tail. */
-  private readonly earlierState: SessionEvent[] = [];
+  /** The events before `events` that carry state (not paged), compacted (compactEarlierState): a window gets them with the tail. */
+  private earlierState: SessionEvent[] = [];
   /** The seq of every turn's first event, in order. */
   private readonly turnStarts: number[] = [];
   /** Written by this version: events read back are not validated again. */
@@ -112,13 +112,14 @@ export class Session {
     const tailFrom = session.tailStart();
     for (const line of scan.lines) {
       if (line.seq < tailFrom) {
-        if (line.event) session.earlierState.push(line.event);
+        if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
         continue;
       }
       const event = line.event ?? readEventLine(buffer, 0, line, session.trusted);
       if (event) session.events.push(event);
       else problems.push(`An event of the session log (seq ${line.seq}) cannot be read and was skipped.`);
     }
+    session.earlierState = compactEarlierState(session.earlierState);
     session.unflushedFrom = session.events.length;
     const replayed = scan.timeline.context;
     session.timeline = scan.timeline;
@@ -252,7 +253,7 @@ export class Session {
   tail(): EventPage & { earlier: SessionEvent[] } {
     const start = firstAbove(this.events, this.tailStart() - 1, bySeq);
     const events = this.events.slice(start);
-    const earlier = [...this.earlierState, ...this.events.slice(0, start).filter((e) => !PAGED_EVENT_TYPES.has(e.type))];
+    const earlier = compactEarlierState([...this.earlierState, ...this.events.slice(0, start).filter((e) => !PAGED_EVENT_TYPES.has(e.type))]);
     const first = events[0]?.seq;
     return { events, before: first !== undefined && this.firstSeq() < first ? first : null, earlier };
   }
@@ -302,7 +303,7 @@ export class Session {
     const keepFrom = this.tailStart();
     let cut = 0;
     while (cut < this.unflushedFrom && this.events[cut]!.seq < keepFrom) cut++;
-    for (const event of this.events.slice(0, cut)) if (!PAGED_EVENT_TYPES.has(event.type)) this.earlierState.push(event);
+    this.earlierState = compactEarlierState([...this.earlierState, ...this.events.slice(0, cut).filter((e) => !PAGED_EVENT_TYPES.has(e.type))]);
     this.events.splice(0, cut);
     this.unflushedFrom -= cut;
   }
