@@ -78,6 +78,8 @@ test('the question dialog is answered with the keyboard and the mouse, and a dis
   await expect(page.getByText('Thanks for the answers.')).toBeVisible();
   expect(JSON.parse(toolResults(mock.requests.at(-1))[0]!)).toEqual({ answers: { 'Which test runner?': 'Jest', 'Which extras?': 'Coverage, Snapshots' } });
 
+  // The answer is on screen a moment before its turn ends, and Enter does nothing while a turn runs.
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
   mock.enqueue(toolStep(call('AskUserQuestion', { questions: [questions[0]] })), answer('I will pick one myself.'));
   await send(page, 'Ask again');
   await expect(page.getByRole('dialog', { name: 'Deft has a question' })).toBeVisible();

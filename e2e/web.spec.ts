@@ -44,7 +44,8 @@ test.describe('in yolo mode', () => {
       );
       await send(page, 'How are widgets configured?');
       const log = page.getByRole('log', { name: 'Conversation' });
-      await expect(log.getByText('Read the')).toBeVisible();
+      // The first fetch loads the HTML-to-Markdown converter (linkedom, Readability, turndown): seconds on a loaded machine.
+      await expect(log.getByText('Read the')).toBeVisible({ timeout: 30_000 });
 
       const cards = log.getByRole('group', { name: 'FetchURL tool call' });
       const card = cards.first();
