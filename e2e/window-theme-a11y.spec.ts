@@ -27,6 +27,8 @@ test('the theme follows the system until one is chosen; the choice is kept acros
   await expect.poll(async () => JSON.parse(await readFile(join(home, 'settings.json'), 'utf8')).preferences?.theme).toBe('light');
   await deft.restart();
   await expect(deft.page.locator('html')).toHaveAttribute('data-theme', 'light');
+  // The saved theme applies before the window is up; its shortcuts work once the composer is there.
+  await expect(deft.page.getByRole('textbox', { name: 'Message' })).toBeVisible();
   await deft.page.keyboard.press('Control+,');
   await deft.page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Appearance' }).click();
   await deft.page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Theme' }).getByRole('button', { name: 'System' }).click();
