@@ -40,9 +40,7 @@ export async function replaceFileAtomic(path: string, data: string | Uint8Array)
     await rename(temp, path);
   } catch (error) {
     await removeOurs(created, temp);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code && !(error instanceof ToolInputError)) throw new ToolInputError(`${path} could not be written (${code}: ${(error as Error).message}). Nothing was changed.`);
-    throw error;
+    throw asWriteError(error, path);
   }
   // A swap just before the rename sends it through the link: take back what landed there and refuse.
   const landed = await realpath(path).catch(() => path);
@@ -77,8 +75,7 @@ function procFdWorks(): Promise<boolean> {
  */
 async function replaceInFolder(parent: string, path: string, data: string | Uint8Array, existingMode: number | null): Promise<void> {
   const folder = await open(parent, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ELOOP' || error.code === 'ENOTDIR') throw moved(parent, path);
-    throw new ToolInputError(`${path} could not be written (${error.code}: ${error.message}). Nothing was changed.`);
+    throw error.code === 'ELOOP' || error.code === 'ENOTDIR' ? moved(parent, path) : asWriteError(error, path);
   });
   const at = `/proc/self/fd/${folder.fd}`;
   const stillThere = async () => {
@@ -104,30 +101,29 @@ async function replaceInFolder(parent: string, path: string, data: string | Uint
       await stillThere();
       await rename(temp, `${at}/${name}`);
     } catch (error) {
-      await removeIfOurs(temp, created);
+      if (created) await removeOurs({ ...created, at: temp }, temp);
       throw error;
     }
     try {
       await stillThere();
     } catch (error) {
-      await removeIfOurs(`${at}/${name}`, created);
+      if (created) await removeOurs({ ...created, at: `${at}/${name}` }, `${at}/${name}`);
       throw error;
     }
     await folder.sync().catch(() => {});
     await sweepOnce(parent, at);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code && !(error instanceof ToolInputError)) throw new ToolInputError(`${path} could not be written (${code}: ${(error as Error).message}). Nothing was changed.`);
-    throw error;
+    throw asWriteError(error, path);
   } finally {
     await folder.close();
   }
 }
 
-async function removeIfOurs(path: string, created: { ino: number; dev: number } | null): Promise<void> {
-  if (!created) return;
-  const info = await stat(path).catch(() => null);
-  if (info && info.ino === created.ino && info.dev === created.dev) await rm(path, { force: true }).catch(() => {});
+/** A file-system error as the tool's error (a ToolInputError already is one). */
+function asWriteError(error: unknown, path: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (!code || error instanceof ToolInputError) return error;
+  return new ToolInputError(`${path} could not be written (${code}: ${(error as Error).message}). Nothing was changed.`);
 }
 
 /** Thrown when the folder a write goes to is no longer where it was resolved (a symlink swapped in). */
