@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelMessage } from '../providers/types';
+import { scanLog } from './log-scan';
+import { LOG_VERSION, type LogRecord } from './records';
+import { Timeline } from './timeline';
+
+/** A small deterministic generator, so a failing case can be run again. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Every line parsed and applied in order: what a scan must end with. */
+function referenceTimeline(lines: string[]): { timeline: Timeline; problems: number } {
+  const timeline = new Timeline();
+  let problems = 0;
+  for (const line of lines) {
+    let record: LogRecord;
+    try {
+      record = JSON.parse(line) as LogRecord;
+    } catch {
+      problems++;
+      continue;
+    }
+    if (record.r === 'context') timeline.append(record.m);
+    else if (record.r === 'state') timeline.set(record.key, record.value);
+    else if (record.r === 'compaction') {
+      if (Array.isArray(record.context)) timeline.compact(record.context);
+      else problems++;
+    }
+    else if (record.r === 'undo') {
+      if (!timeline.undo(record.turnIds)) problems++;
+    } else if (record.r === 'redo' && !timeline.redo(record.turnIds)) problems++;
+  }
+  return { timeline, problems };
+}
+
+/** A log of prompts, answers with tool calls, state, compactions, undos, redos, events and broken lines. */
+function randomLog(seed: number): string[] {
+  const next = random(seed);
+  const lines = [JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 })];
+  const turns: string[] = [];
+  let seq = 0;
+  let undone: string[] = [];
+  for (let i = 0; i < 120; i++) {
+    const roll = next();
+    const push = (record: LogRecord) => lines.push(JSON.stringify(record));
+    if (roll < 0.3) {
+      const turnId = `t${i}`;
+      turns.push(turnId);
+      undone = [];
+      push({ r: 'context', m: { role: 'user', content: `prompt ${i}`, turnId } as ModelMessage });
+      push({ r: 'event', e: { type: 'turn.started', turnId, sessionId: 's', seq: ++seq, at: seq } as never });
+    } else if (roll < 0.5) {
+      const calls = next() < 0.5 ? [{ id: `call-${i}`, name: 'Read', arguments: '{}' }] : [];
+      push({ r: 'context', m: { role: 'assistant', content: `answer ${i}`, ...(calls.length ? { toolCalls: calls } : {}) } as ModelMessage });
+      push({ r: 'event', e: { type: 'assistant.delta', turnId: 't', step: 1, text: 'x', sessionId: 's', seq: ++seq, at: seq + 0.5 } as never });
+    } else if (roll < 0.62) push({ r: 'state', key: `k${Math.floor(next() * 3)}`, value: i });
+    else if (roll < 0.7) {
+      push({ r: 'compaction', id: `c${i}`, context: [{ role: 'user', content: `summary ${i}` } as ModelMessage] });
+      turns.length = 0;
+      undone = [];
+    } else if (roll < 0.78 && turns.length) {
+      undone = turns.splice(-1);
+      push({ r: 'undo', turnIds: undone });
+    } else if (roll < 0.84 && undone.length) {
+      push({ r: 'redo', turnIds: undone });
+      turns.push(...undone);
+      undone = [];
+    } else if (roll < 0.88) push({ r: 'undo', turnIds: ['no-such-turn'] });
+    else if (roll < 0.92) lines.push('{"r":"state","key":'); // broken JSON
+    else if (roll < 0.95) push({ r: 'compaction', id: 'bad', context: 'not a list' as never });
+    else push({ r: 'event', e: { type: 'usage', turnId: 't', sessionId: 's', seq: ++seq, at: seq } as never });
+  }
+  return lines;
+}
+
+describe('scanLog', () => {
+  it('ends with the same timeline as applying every line in order, over 300 random logs', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const lines = randomLog(seed);
+      const scan = scanLog(Buffer.from(lines.join('\n') + '\n'));
+      const reference = referenceTimeline(lines);
+      const view = (t: Timeline) => ({ context: t.context, state: [...t.state], marks: t.marks.map((m) => ({ ...m, state: [...m.state] })), callIds: [...t.callIds].sort(), compactions: t.compactions });
+      expect(view(scan.timeline), `seed ${seed}`).toEqual(view(reference.timeline));
+      expect(scan.problems.length, `seed ${seed}`).toBe(reference.problems);
+      // A redo right after the scan works exactly when it would have after the reference replay.
+      const last = [...lines].reverse().find((l) => l.startsWith('{"r":"undo"'));
+      if (last) {
+        const { turnIds } = JSON.parse(last) as { turnIds: string[] };
+        expect(scan.timeline.canRedo(turnIds), `seed ${seed}`).toBe(reference.timeline.canRedo(turnIds));
+      }
+    }
+  });
+
+  it('reports a malformed message after the last compaction, and keeps the tool-call ids of the messages a compaction replaced', () => {
+    const lines = [
+      JSON.stringify({ r: 'context', m: { role: 'assistant', content: '', toolCalls: [{ id: 'early-call', name: 'Read', arguments: '{}' }] } }),
+      JSON.stringify({ r: 'compaction', id: 'c', context: [{ role: 'user', content: 'summary' }] }),
+      '{"r":"context","m":{"role":',
+      JSON.stringify({ r: 'context', m: { role: 'user', content: 'next' } }),
+    ];
+    const scan = scanLog(Buffer.from(lines.join('\n') + '\n'));
+    expect(scan.problems).toEqual(['Line 3 of the session log is not valid JSON and was skipped.']);
+    expect([...scan.timeline.callIds]).toEqual(['early-call']);
+    expect(scan.timeline.context.map((m) => m.content)).toEqual(['summary', 'next']);
+  });
+});
