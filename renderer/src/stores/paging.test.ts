@@ -7,7 +7,7 @@ import { goalSlice } from './goal';
 import { historySlice } from './history';
 import { meterSlice } from './meter';
 import { modesSlice, useModes } from './modes';
-import { useSessions } from './sessions';
+import { KEEP_TURNS, letGoOfEarlierTurns, useSessions } from './sessions';
 import { eventsOf } from './test-events';
 import { todoSlice, useTodo } from './todo';
 import { prependEarlierPage, useTranscript } from './transcript';
@@ -84,6 +84,52 @@ describe('a long session in the window', () => {
     expect(pages).toBe(3);
     expect(rows()).toEqual([...full, 'user:live question', 'assistant:0 1 2 ']);
     expect(useModes.getState()).toEqual(fullModes);
+  });
+
+  it('a window following a long live session lets go of the rows of its oldest turns, and scrolling up pages them back in order, each once', () => {
+    const { events, starts } = history(70);
+    sessions().beginOpen('full');
+    sessions().finishOpen('full', events, true, []);
+    const full = rows();
+
+    sessions().beginOpen('p');
+    sessions().finishOpen('p', [], true, []);
+    // Turn by turn, as a live session grows; the window follows its end.
+    for (let i = 0; i < starts.length; i++) {
+      sessions().apply(events.filter((e) => e.seq >= starts[i]! && e.seq < (starts[i + 1] ?? Infinity)));
+      letGoOfEarlierTurns();
+    }
+    const kept = rows();
+    expect(kept.filter((r) => r.startsWith('user:')).length).toBeLessThanOrEqual(60);
+    expect(kept).toEqual(full.slice(full.length - kept.length));
+    expect(full.slice(0, full.length - kept.length).at(-1)).not.toMatch(/^user:/);
+    const before = sessions().before!;
+    expect(starts).toContain(before);
+    // A turn streams while the user scrolls back up.
+    const live = eventsOf('p', events.length + 1);
+    sessions().apply([live('turn.started', { turnId: 'live', text: 'live question', attachments: [], origin: 'user' })]);
+    const host = hostOf(events, starts, 70, 12);
+    let pages = 0;
+    while (sessions().before !== null) {
+      const cursor = sessions().before!;
+      const page = host.page(cursor);
+      expect(sessions().shownEarlier('p', cursor, page.before)).toBe(true);
+      prependEarlierPage(page.events);
+      sessions().apply([live('assistant.delta', { turnId: 'live', step: 1, text: `${pages} ` })]);
+      pages++;
+    }
+    expect(rows()).toEqual([...full, 'user:live question', 'assistant:' + Array.from({ length: pages }, (_, i) => `${i} `).join('')]);
+  });
+
+  it('keeps every row while the session has no more turns than the window keeps', () => {
+    const { events, starts } = history(KEEP_TURNS + 5);
+    sessions().beginOpen('p');
+    sessions().finishOpen('p', events, true, []);
+    const all = rows();
+    letGoOfEarlierTurns();
+    expect(rows()).toEqual(all);
+    expect(sessions().before).toBeNull();
+    expect(starts.length).toBe(KEEP_TURNS + 5);
   });
 
   it('a page for a session no longer open, or an earlier cursor, is dropped', () => {

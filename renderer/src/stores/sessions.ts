@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { SessionEvent, SessionSummary } from '../../../protocol';
 import { useApprovals } from './approvals';
 import { applyEarlierState, applyToOpenSession, resetOpenSession } from './open-session';
+import { dropEarlierTurns, useTranscript } from './transcript';
 
 interface SessionsState {
   sessions: SessionSummary[];
@@ -22,6 +23,8 @@ interface SessionsState {
   finishOpen(id: string, events: SessionEvent[], reset: boolean, problems: string[], tail?: EarlierTurns): void;
   /** An earlier page arrived (the page before cursor `before`): it goes on top; `next` is the cursor for the page before it. */
   shownEarlier(id: string, before: number, next: number | null): boolean;
+  /** The rows of the turns before seq `before` left the window: scrolling up pages them back in. */
+  droppedEarlier(id: string, before: number): void;
   /** Live session events, of any session. */
   apply(events: SessionEvent[]): void;
 }
@@ -99,6 +102,10 @@ export const useSessions = create<SessionsState>()((set, get) => {
       set({ before: next });
       return true;
     },
+    droppedEarlier: (id, before) => {
+      const s = get();
+      if (s.currentId === id && (s.before === null || before > s.before)) set({ before });
+    },
     apply: (events) => {
       const { currentId, loading, lastSeq } = get();
       const mine: SessionEvent[] = [];
@@ -119,3 +126,22 @@ export const useSessions = create<SessionsState>()((set, get) => {
     },
   };
 });
+
+/**
+ * A window that follows a long live session keeps the rows of its last KEEP_TURNS turns once it holds
+ * TRIM_AT: its memory stays flat however long the session runs. The dropped turns come back page by page
+ * when the user scrolls up, as after opening the session.
+ */
+export const KEEP_TURNS = 40;
+const TRIM_AT = 60;
+
+/** Called while the view follows the newest rows (never while the user reads further up: rows above them would move). */
+export function letGoOfEarlierTurns(): void {
+  const { currentId, loading } = useSessions.getState();
+  if (!currentId || loading) return;
+  let prompts = 0;
+  for (const item of useTranscript.getState().items) if (item.kind === 'user') prompts++;
+  if (prompts <= TRIM_AT) return;
+  const before = dropEarlierTurns(KEEP_TURNS);
+  if (before !== null) useSessions.getState().droppedEarlier(currentId, before);
+}

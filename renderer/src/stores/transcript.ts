@@ -21,6 +21,8 @@ export interface UserItem extends Row {
   mentions: Mention[];
   /** When it was sent. */
   at: number;
+  /** Its turn's first event: where the page of the turns before it ends (see dropEarlierTurns). */
+  seq: number;
 }
 export interface AssistantItem extends Row {
   kind: 'assistant';
@@ -78,7 +80,7 @@ const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...st
 /** Prompts, streamed answers, tool calls and how turns end: the events the conversation itself owns. */
 const conversation: Handlers<Transcript> = {
   'turn.started': (state, event) => ({
-    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at }),
+    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at, seq: event.seq }),
     runningTurn: event.turnId,
     lastError: null,
   }),
@@ -193,4 +195,22 @@ export function prependEarlierPage(events: readonly SessionEvent[]): void {
     const shown = new Set(state.items.map((i) => i.id));
     return { items: [...page.filter((i) => !shown.has(i.id)), ...state.items] };
   });
+}
+
+/**
+ * Let go of the rows of all but the last `keep` turns (their prompts and everything before them). Returns
+ * the first kept turn's first seq, where the page of the turns before it ends, or null when there are
+ * no more than `keep` turns.
+ */
+export function dropEarlierTurns(keep: number): number | null {
+  const { items } = useTranscript.getState();
+  let prompts = 0;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind !== 'user' || ++prompts < keep) continue;
+    if (i === 0) return null;
+    useTranscript.setState({ items: items.slice(i) });
+    return item.seq;
+  }
+  return null;
 }

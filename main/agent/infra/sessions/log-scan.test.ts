@@ -60,7 +60,7 @@ function randomLog(seed: number): string[] {
       push({ r: 'event', e: { type: 'assistant.delta', turnId: 't', step: 1, text: 'x', sessionId: 's', seq: ++seq, at: seq + 0.5 } as never });
     } else if (roll < 0.62) push({ r: 'state', key: `k${Math.floor(next() * 3)}`, value: i });
     else if (roll < 0.7) {
-      push({ r: 'compaction', id: `c${i}`, context: [{ role: 'user', content: `summary ${i}` } as ModelMessage] });
+      push({ r: 'compaction', id: `c${i}`, context: [{ role: 'user', content: `summary ${i}` }] });
       turns.length = 0;
       undone = [];
     } else if (roll < 0.78 && turns.length) {
