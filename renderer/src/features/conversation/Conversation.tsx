@@ -1,8 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
-import { useSessions } from '../../stores/sessions';
+import { letGoOfEarlierTurns, useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
 import { RewindNotice } from '../checkpoints/RewindNotice';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
@@ -74,6 +74,11 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
     const el = scrollRef.current;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [items, totalSize]);
+
+  // Following a long live session, its oldest rows leave the window (they page back in on scrolling up).
+  useEffect(() => {
+    if (atBottom.current) letGoOfEarlierTurns();
+  }, [items.length]);
 
   const jump = () => {
     const el = scrollRef.current;
