@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
+import { deflate, deflateSync } from 'node:zlib';
 
 // Objects and refs written by Deft itself instead of by a git process per object: on a slow machine a
 // process costs 20–40 ms, a loose object a hash and a small write. Everything here follows git's own
@@ -21,28 +22,44 @@ export function objectId(type: ObjectType, body: Buffer): string {
 /**
  * Write a loose object into `gitDir/objects` unless one with its id is already there, and return its id.
  * It is deflated (level 1, the store's core.looseCompression) into a temporary file named as git names its
- * own (`tmp_obj_*`, which `git prune` removes if a crash leaves one), then linked into place, so a reader
- * never sees half an object.
+ * own (`tmp_obj_*`, which `git prune` removes if a crash leaves one), then renamed into place, so a reader
+ * never sees half an object. Small objects (trees, commits, most source files) are written with
+ * synchronous calls: a few system calls cost less than as many trips through libuv's thread pool.
  */
 export async function writeObject(gitDir: string, type: ObjectType, body: Buffer): Promise<string> {
   const id = objectId(type, body);
   const dir = join(gitDir, 'objects', id.slice(0, 2));
   const path = join(dir, id.slice(2));
-  if (await lstat(path).then(() => true, () => false)) return id;
-  const data = await deflateAsync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]), { level: 1 });
-  await mkdir(dir, { recursive: true });
   const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
-  await writeFresh(temp, data, 0o444);
+  const header = Buffer.from(`${type} ${body.length}\0`);
+  if (body.length <= SYNC_BYTES) {
+    if (existsSync(path)) return id;
+    const data = deflateSync(Buffer.concat([header, body]), { level: 1 });
+    try {
+      writeFileSync(temp, data, { flag: 'wx', mode: 0o444 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(temp, data, { flag: 'wx', mode: 0o444 });
+    }
+    renameSync(temp, path);
+    return id;
+  }
+  if (await lstat(path).then(() => true, () => false)) return id;
+  const data = await deflateAsync(Buffer.concat([header, body]), { level: 1 });
+  await mkdir(dir, { recursive: true });
   try {
-    // link() fails if another writer put the same object there first: it is the same bytes, keep it.
-    await link(temp, path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
+    await writeFile(temp, data, { flag: 'wx', mode: 0o444 });
+    // Over an object another writer put there first: it is the same bytes.
+    await rename(temp, path);
   } finally {
     await rm(temp, { force: true });
   }
   return id;
 }
+
+/** Objects up to this size are written with synchronous calls (a few milliseconds at most). */
+const SYNC_BYTES = 256 * 1024;
 
 /** One entry of a tree object. `name` is the raw bytes of the file name (git names need not be UTF-8). */
 export interface TreeEntry {
