@@ -270,6 +270,13 @@ describe('CheckpointStore', () => {
     const third = await snapshot(store);
     expect((await store.changes(second.tree, third.tree)).map((c) => c.path)).toEqual(['a0']);
 
+    // A narrowed capture git refuses (a path outside the workspace) looks at the whole workspace; one of no paths is HEAD's tree.
+    await put(workspace, 'a-b.txt', 'x, edited\n');
+    expect((await store.locked(() => store.capture([]))).tree).toBe(third.tree);
+    const outside = await store.locked(() => store.capture(['../elsewhere.txt']));
+    expect((await store.changes(third.tree, outside.tree)).map((c) => c.path)).toEqual(['a-b.txt']);
+    await put(workspace, 'a-b.txt', 'x\n');
+
     // Back to the first checkpoint and forward again, exactly.
     const back = (await store.changes(third.tree, first.tree)).map((c) => c.path);
     await store.locked(() => store.restore(first.tree, back));

@@ -173,8 +173,18 @@ export class CheckpointStore {
    * workspace; everything else stays as the last capture saw it.
    */
   async capture(only?: readonly string[]): Promise<Capture> {
-    const pathspec = only ? ['--', ...only.map(literal)] : [];
-    const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec]);
+    if (only && !only.length) {
+      const head = await this.headTree();
+      if (head) return { tree: head, skipped: [] };
+    }
+    const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
+    const args = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec];
+    // A path git refuses to look at (outside the work tree, say): look at the whole workspace instead.
+    const status = await runGit(this.git, args).catch((error: unknown) => {
+      if (only) return null;
+      throw error;
+    });
+    if (!status) return this.capture();
     const candidates = statusPaths(status.stdout);
     // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
     const head = await this.headTree();
