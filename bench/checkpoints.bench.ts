@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { deflateSync } from 'node:zlib';
 import { defaultCapabilities } from '../main/agent/capabilities';
+import { runGit } from '../main/agent/capabilities/checkpoints/store/git';
 import { CheckpointStore } from '../main/agent/capabilities/checkpoints/store/store';
 import { createHarness, tempDir } from '../main/agent/test-support/harness';
 import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
@@ -147,6 +148,8 @@ async function storeFigures(): Promise<BenchResult[]> {
     }
     const intact = (await Promise.all(thousand.map(async (p) => (await readFile(join(root, p))).equals(originals.get(p)!)))).every(Boolean);
     if (!intact) throw new Error('restore did not put the files back byte for byte');
+    // Every object and ref the checkpoints wrote (most of them in-process) is one git accepts.
+    await runGit(null, ['--git-dir', store.places.gitDir, 'fsck', '--strict', '--no-dangling']);
     return [
       {
         name: `checkpoint, 1 file changed (${BIG_FILES.toLocaleString('en')} files)`,

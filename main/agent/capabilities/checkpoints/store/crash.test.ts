@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test-support/harness';
+import { runGit } from './git';
 import { CheckpointStore } from './store';
 
 const dirs: string[] = [];
@@ -125,5 +126,42 @@ describe('CheckpointStore after a kill -9', () => {
     expect(await readFile(join(workspace, name(3)), 'utf8')).toBe('content 3 at 120\n');
     // Three child processes, each loading the store and taking checkpoints until killed: 17 s alone here,
     // 94 s beside a full e2e run on two cores.
+  }, 180_000);
+
+  it('keeps a valid object store when a process dies while writing objects and refs itself (one file changed per checkpoint)', async () => {
+    const workspace = await tempDir('deft-crash-ws-');
+    const home = await tempDir('deft-crash-home-');
+    dirs.push(workspace, home);
+    await fill(workspace, (i) => `content ${i}\n`);
+    const first = await CheckpointStore.open(home, workspace);
+    await first.locked(async () => first.record(await first.capture(), { session: 's', kind: 'turn' }));
+    first.close();
+    const expected = await contents(workspace);
+    for (const delay of [5, 40, 120]) {
+      // Each round changes one file outside the checked ones, so each checkpoint writes a blob, trees, a commit and refs here.
+      const body = `for (let i = 0; ; i++) {
+        await (await import('node:fs/promises')).writeFile(${JSON.stringify(join(workspace, 'churn', 'n.txt'))}.replace('n.txt', 'n' + (i % 3) + '.txt'), String(i));
+        await store.locked(async () => store.record(await store.capture(), { session: 's', kind: 'step' }));
+      }`;
+      await mkdir(join(workspace, 'churn'), { recursive: true });
+      const proc = child(home, workspace, body);
+      await said(proc, 'go');
+      await new Promise((r) => setTimeout(r, delay));
+      await kill(proc);
+      expect(await contents(workspace)).toEqual(expected);
+    }
+    const store = await CheckpointStore.open(home, workspace);
+    await runGit(null, ['--git-dir', store.places.gitDir, 'fsck', '--strict', '--no-dangling']);
+    const before = await store.locked(async () => store.record(await store.capture(), { session: 's', kind: 'turn' }));
+    await writeFile(join(workspace, name(5)), 'changed\n');
+    const after = await store.locked(async () => store.record(await store.capture(), { session: 's', kind: 'turn' }));
+    expect((await store.changes(before.tree, after.tree)).map((c) => c.path)).toEqual([name(5)]);
+    await store.locked(() => store.restore(before.tree, [name(5)]));
+    expect(await readFile(join(workspace, name(5)), 'utf8')).toBe('content 5\n');
+    const list = await store.list('s');
+    expect(list.at(-1)!.seq).toBe(after.seq);
+    expect(new Set(list.map((c) => c.seq)).size).toBe(list.length);
+    await runGit(null, ['--git-dir', store.places.gitDir, 'fsck', '--strict', '--no-dangling']);
+    store.close();
   }, 180_000);
 });

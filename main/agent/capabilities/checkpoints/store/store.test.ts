@@ -4,6 +4,7 @@ import { chmod, mkdir, readFile, readdir, readlink, rm, stat, symlink, writeFile
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test-support/harness';
+import { runGit } from './git';
 import { CheckpointStore } from './store';
 
 const dirs: string[] = [];
@@ -215,5 +216,79 @@ describe('CheckpointStore', () => {
     await put(workspace, 'nested/x.txt', 'x\n');
     const nested = await store.locked(async () => store.record(await store.capture(['nested/x.txt']), { session: 's1', kind: 'step' }));
     expect(nested.tree).toBe(deleted.tree);
+  });
+
+  it('hashes a few changed files and writes their trees itself, leaving the index alone, with the tree git would write; many changes go through git', async () => {
+    const { workspace, home } = await setup({
+      'a.txt': 'one\n',
+      'a-b.txt': 'x\n',
+      'a.b': 'dot\n',
+      'a/x.txt': 'in a\n',
+      a0: 'zero\n',
+      'gone/only.txt': 'last file of its folder\n',
+      'becomes-folder': 'a file for now\n',
+      'folder-becomes-file/in.txt': 'inside\n',
+      'dir with space/é.txt': 'unicode\n',
+      'run.sh': '#!/bin/sh\n',
+      ...Object.fromEntries(Array.from({ length: 210 }, (_, i) => [`many/f${i}.txt`, `${i}\n`])),
+    });
+    const store = await CheckpointStore.open(home, workspace);
+    const gitDir = store.places.gitDir;
+    const store_ = { gitDir, workTree: workspace, indexFile: join(gitDir, 'index') };
+    /** The blob the store's own index holds for a path. */
+    const indexed = async (path: string) => (await runGit(store_, ['ls-files', '--stage', '--', path])).stdout.toString().split(' ')[1];
+    /** The tree git itself writes for the workspace, through an index of its own. */
+    const gitTree = async () => {
+      const places = { gitDir, workTree: workspace, indexFile: join(gitDir, 'test-index') };
+      await rm(places.indexFile, { force: true });
+      await runGit(places, ['add', '-A']);
+      return (await runGit(places, ['write-tree'])).stdout.toString().trim();
+    };
+    const first = await snapshot(store);
+    expect(first.tree).toBe(await gitTree());
+    const indexedBefore = await indexed('a.txt');
+
+    await put(workspace, 'a.txt', 'one, edited\n');
+    await chmod(join(workspace, 'run.sh'), 0o755);
+    await rm(join(workspace, 'gone/only.txt'));
+    await rm(join(workspace, 'becomes-folder'));
+    await put(workspace, 'becomes-folder/inside.txt', 'now a folder\n');
+    await rm(join(workspace, 'folder-becomes-file'), { recursive: true });
+    await put(workspace, 'folder-becomes-file', 'now a file\n');
+    await symlink('a.txt', join(workspace, 'link'));
+    await put(workspace, 'new/deep/z.txt', 'new\n');
+    await put(workspace, 'a/y.txt', 'also in a\n');
+    const second = await snapshot(store);
+    expect(second.tree).toBe(await gitTree());
+    // Done here, not by git's update-index and write-tree: the store's index still holds the old a.txt.
+    expect(await indexed('a.txt')).toBe(indexedBefore);
+    expect((await store.entry(second.tree, 'a.txt'))?.blob).not.toBe(indexedBefore);
+    await runGit(null, ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
+    // The files the index lags behind for are seen again, and nothing more is recorded for them.
+    expect((await snapshot(store)).tree).toBe(second.tree);
+    await put(workspace, 'a0', 'zero, edited\n');
+    const third = await snapshot(store);
+    expect((await store.changes(second.tree, third.tree)).map((c) => c.path)).toEqual(['a0']);
+
+    // A narrowed capture git refuses (a path outside the workspace) looks at the whole workspace; one of no paths is HEAD's tree.
+    await put(workspace, 'a-b.txt', 'x, edited\n');
+    expect((await store.locked(() => store.capture([]))).tree).toBe(third.tree);
+    const outside = await store.locked(() => store.capture(['../elsewhere.txt']));
+    expect((await store.changes(third.tree, outside.tree)).map((c) => c.path)).toEqual(['a-b.txt']);
+    await put(workspace, 'a-b.txt', 'x\n');
+
+    // Back to the first checkpoint and forward again, exactly.
+    const back = (await store.changes(third.tree, first.tree)).map((c) => c.path);
+    await store.locked(() => store.restore(first.tree, back));
+    expect((await snapshot(store)).tree).toBe(first.tree);
+    expect(await readFile(join(workspace, 'folder-becomes-file/in.txt'), 'utf8')).toBe('inside\n');
+
+    // More than 200 files changed: git's update-index brings the index up to date, and the tree is the same as ever.
+    for (let i = 0; i < 210; i++) await put(workspace, `many/f${i}.txt`, `${i} changed\n`);
+    const many = await snapshot(store);
+    expect(many.tree).toBe(await gitTree());
+    expect(await indexed('many/f0.txt')).toBe((await store.entry(many.tree, 'many/f0.txt'))?.blob);
+    expect((await runGit(store_, ['status', '--porcelain', '--untracked-files=all'])).stdout.toString()).toBe('');
+    await runGit(null, ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
   });
 });

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { access, constants } from 'node:fs/promises';
+import { access, constants, readlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { writeFileAtomic } from '../../../infra/platform/files';
 import { isWithin } from '../../../infra/policies/path-guard';
-import { type GitPlaces, runGit, splitZ } from './git';
+import { GitError, type GitPlaces, runGit, splitZ } from './git';
+import { RefExistsError, commitBody, writeObject, writeRef } from './objects';
+import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
@@ -79,6 +82,24 @@ const MAX_SKIPPED_RECORDED = 200;
 /** Attributes that would make git change bytes on the way in or out; the store's info/attributes unsets them for every path. */
 const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -filter -ident -working-tree-encoding\n';
 const JOURNAL = 'deft-rewind.json';
+/**
+ * A capture hashes the files that differ from the store's index itself and leaves the index behind for
+ * them, until more than this many files (or bytes) differ: then git updates the index (git hashes every
+ * such file again on each `status` until it does).
+ */
+const LAG_LIMIT = 200;
+const LAG_BYTES = 8 * 1024 * 1024;
+const TREES_REMEMBERED = 4_096;
+const SYNC_READ_BYTES = 256 * 1024;
+
+interface Looked {
+  files: { path: string; size: number; executable: boolean }[];
+  links: string[];
+  missing: string[];
+  /** Folders status reported as paths (nested repositories): left out, and never removed as folders. */
+  folders: string[];
+  skipped: SkippedFile[];
+}
 
 interface Journal {
   version: 1;
@@ -101,6 +122,8 @@ export class CheckpointStore {
   /** The next checkpoint number of each session, as last seen (another process may have taken it: then it is read again). */
   private readonly nextSeq = new Map<string, number>();
   private readonly blobs: BlobReader;
+  /** Trees read or written lately, by id (an id names the same bytes for ever). */
+  private readonly trees = new Map<string, Buffer>();
 
   private constructor(
     readonly places: StorePlaces,
@@ -141,74 +164,116 @@ export class CheckpointStore {
   // ---- under the lock ----
 
   /**
-   * The workspace as it is now, written into the store's index and object store. With `only` (workspace
-   * paths), just those are looked at — a narrowed capture for changes whose files are known (Write, Edit):
-   * no walk of the workspace and one git process fewer; everything else stays as the last capture saw it.
+   * The workspace as it is now, as a tree in the store. `git status` finds what differs from the store's
+   * index or HEAD (the stat pass); those files are hashed and the trees along their paths written here, in
+   * this process, on top of HEAD's tree. The index is left behind for them (status reports them again and
+   * they are hashed again) until more than LAG_LIMIT files or LAG_BYTES differ: then git's own
+   * `update-index` and `write-tree` bring the index up to date. With `only` (workspace paths), just those
+   * are looked at — a narrowed capture for changes whose files are known (Write, Edit): no walk of the
+   * workspace; everything else stays as the last capture saw it.
    */
   async capture(only?: readonly string[]): Promise<Capture> {
-    // A path git will not add on its own (inside a nested repository, say): look at the whole workspace.
-    if (only) return this.captureKnown(only).catch(() => this.capture());
-    const status = await runGit(this.git, ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all']);
+    if (only && !only.length) {
+      const head = await this.headTree();
+      if (head) return { tree: head, skipped: [] };
+    }
+    const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
+    const args = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec];
+    // A path git refuses to look at (outside the work tree, say): look at the whole workspace instead.
+    const status = await runGit(this.git, args).catch((error: unknown) => {
+      if (only) return null;
+      throw error;
+    });
+    if (!status) return this.capture();
     const candidates = statusPaths(status.stdout);
-    const update: string[] = [];
-    const forceRemove: string[] = [];
-    const skipped: SkippedFile[] = [];
+    // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
+    const head = await this.headTree();
+    if (!candidates.length && head) return { tree: head, skipped: [] };
+    const looked = await this.look(candidates);
+    const bytes = looked.files.reduce((sum, f) => sum + f.size, 0);
+    const inProcess = head !== null && head.length === 40 && (only !== undefined || (candidates.length <= LAG_LIMIT && bytes <= LAG_BYTES));
+    if (inProcess) return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
+    // Only a full look may write the index: a narrowed one without a HEAD (a first capture) looks at everything.
+    if (only) return this.capture();
+    const skipped = [...looked.skipped];
+    const forceRemove = [...looked.skipped.map((s) => s.path), ...looked.folders];
+    if (forceRemove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: forceRemove.join('\0') + '\0' });
+    const update = [...looked.files.map((f) => f.path), ...looked.links, ...looked.missing];
+    if (update.length) skipped.push(...(await this.updateIndex(update)));
+    const tree = candidates.length || !head ? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim() : head;
+    skipped.sort((a, b) => a.path.localeCompare(b.path));
+    return { tree, skipped };
+  }
+
+  /** What each path `git status` reported is now: a file (and its size), a link, gone, or left out (and why). */
+  private async look(candidates: readonly string[]): Promise<Looked> {
+    const looked: Looked = { files: [], links: [], missing: [], folders: [], skipped: [] };
     await Promise.all(
       candidates.map(async (path) => {
         const clean = path.replace(/\/$/, '');
         const full = join(this.places.workspace, clean);
         const stats = await lstat(full).catch(() => null);
-        if (!stats || stats.isSymbolicLink()) return void update.push(clean);
-        const skip = (reason: SkippedFile['reason'], size?: number) => {
-          skipped.push({ path: clean, reason, ...(size !== undefined ? { size } : {}) });
-          forceRemove.push(clean);
-        };
-        if (stats.isDirectory()) return skip(path.endsWith('/') ? 'nested_repository' : 'special');
+        if (!stats) return void looked.missing.push(clean);
+        if (stats.isSymbolicLink()) return void looked.links.push(clean);
+        const skip = (reason: SkippedFile['reason'], size?: number) => void looked.skipped.push({ path: clean, reason, ...(size !== undefined ? { size } : {}) });
+        if (stats.isDirectory()) {
+          looked.folders.push(clean);
+          return skip(path.endsWith('/') ? 'nested_repository' : 'special');
+        }
         if (!stats.isFile()) return skip('special');
         if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
         if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
-        update.push(clean);
+        looked.files.push({ path: clean, size: stats.size, executable: (stats.mode & 0o100) !== 0 });
       }),
     );
-    if (forceRemove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: forceRemove.join('\0') + '\0' });
-    if (update.length) skipped.push(...(await this.updateIndex(update)));
-    // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
-    const head = candidates.length ? null : await this.headTree();
-    const tree = head ?? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
-    skipped.sort((a, b) => a.path.localeCompare(b.path));
-    return { tree, skipped };
+    return looked;
   }
 
-  /**
-   * These paths as they are now, into the index: `git add -A` leaves ignored ones out (exit 1 says so) as a
-   * full capture does, files over the size limit or unreadable are skipped the same way, and a missing one
-   * is taken out of the index.
-   */
-  private async captureKnown(paths: readonly string[]): Promise<Capture> {
-    const add: string[] = [];
-    const remove: string[] = [];
-    const skipped: SkippedFile[] = [];
-    await Promise.all(
-      paths.map(async (path) => {
-        const full = join(this.places.workspace, path);
-        const stats = await lstat(full).catch(() => null);
-        const skip = (reason: SkippedFile['reason'], size?: number) => {
-          skipped.push({ path, reason, ...(size !== undefined ? { size } : {}) });
-          remove.push(path);
-        };
-        if (!stats) return void remove.push(path);
-        if (stats.isSymbolicLink()) return void add.push(path);
-        if (!stats.isFile()) return skip('special');
-        if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
-        if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
-        add.push(path);
+  /** HEAD's tree with the looked-at paths as they are now: their blobs and the trees along them written here. */
+  private async patchHead(head: string, looked: Looked): Promise<string> {
+    const { gitDir, workspace } = this.places;
+    const skipped = looked.skipped;
+    const changes: PathChange[] = [
+      ...looked.missing.map((path) => ({ path, entry: null })),
+      ...skipped.map((s) => ({ path: s.path, entry: null, keepFolder: looked.folders.includes(s.path) })),
+    ];
+    await Promise.all([
+      ...looked.files.map(async (file) => {
+        const full = join(workspace, file.path);
+        // A small file is read in one synchronous call: cheaper than four trips through the thread pool.
+        const content = file.size <= SYNC_READ_BYTES ? readSmall(full) : await readFile(full).catch(() => null);
+        if (!content || content.length > this.maxFileBytes) {
+          skipped.push(content ? { path: file.path, reason: 'too_large', size: content.length } : { path: file.path, reason: 'unreadable' });
+          return void changes.push({ path: file.path, entry: null });
+        }
+        changes.push({ path: file.path, entry: { mode: file.executable ? '100755' : '100644', id: await writeObject(gitDir, 'blob', content) } });
       }),
-    );
-    if (remove.length) await runGit(this.git, ['update-index', '-z', '--force-remove', '--stdin'], { input: remove.join('\0') + '\0' });
-    if (add.length) await runGit(this.git, ['add', '-A', '--', ...add.map(literal)], { okCodes: [0, 1] });
-    const tree = (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim();
+      ...looked.links.map(async (path) => {
+        const target = await readlink(join(workspace, path), { encoding: 'buffer' }).catch(() => null);
+        if (!target) return void changes.push({ path, entry: null });
+        changes.push({ path, entry: { mode: '120000', id: await writeObject(gitDir, 'blob', target) } });
+      }),
+    ]);
     skipped.sort((a, b) => a.path.localeCompare(b.path));
-    return { tree, skipped };
+    return patchTree(head, changes, (id) => this.readTree(id), async (body) => {
+      const id = await writeObject(gitDir, 'tree', body);
+      this.remember(id, body);
+      return id;
+    });
+  }
+
+  /** A tree's body: from this process's memory of recent trees, or from the store. */
+  private async readTree(id: string): Promise<Buffer> {
+    const known = this.trees.get(id);
+    if (known) return known;
+    const body = await this.blobs.read(id);
+    this.remember(id, body);
+    return body;
+  }
+
+  private remember(id: string, body: Buffer): void {
+    if (this.trees.size >= TREES_REMEMBERED) this.trees.clear();
+    this.trees.set(id, body);
   }
 
   /** Record a capture as a checkpoint of `meta.session` (and make it the store's HEAD, which keeps `status` fast). */
@@ -216,14 +281,14 @@ export class CheckpointStore {
     const at = this.now();
     const body = { ...meta, at, skipped: capture.skipped.slice(0, MAX_SKIPPED_RECORDED), skippedTotal: capture.skipped.length };
     const message = `${meta.kind}${meta.turnId ? ` ${meta.turnId}` : ''}\n\n${JSON.stringify(body)}\n`;
-    const commit = (await runGit(this.git, ['commit-tree', capture.tree], { input: message })).stdout.toString('utf8').trim();
+    const commit = await this.commit(capture.tree, message);
     for (let attempt = 0; ; attempt++) {
       const seq = this.nextSeq.get(meta.session) ?? (await this.lastSeq(meta.session)) + 1;
-      // `create` fails if the ref exists: another process took this number meanwhile, so read them again.
-      const created = await runGit(this.git, ['update-ref', '--stdin'], { input: `option no-deref\nupdate HEAD ${commit}\ncreate ${sessionRef(meta.session, seq)} ${commit}\n` }).then(
+      // A ref that exists already: another process took this number meanwhile, so read them again.
+      const created = await this.point(sessionRef(meta.session, seq), commit).then(
         () => true,
         (error: unknown) => {
-          if (attempt >= 2) throw error;
+          if (attempt >= 2 || !(error instanceof RefExistsError || error instanceof GitError)) throw error;
           return false;
         },
       );
@@ -235,6 +300,22 @@ export class CheckpointStore {
       this.head = { commit, tree: capture.tree };
       return { ...meta, id: `${meta.session}/${seq}`, seq, commit, tree: capture.tree, at, skipped: body.skipped };
     }
+  }
+
+  /** A parentless commit of `tree`, written here for a sha-1 store (git's commit-tree otherwise). */
+  private async commit(tree: string, message: string): Promise<string> {
+    if (tree.length !== 40) return (await runGit(this.git, ['commit-tree', tree], { input: message })).stdout.toString('utf8').trim();
+    return writeObject(this.places.gitDir, 'commit', Buffer.from(commitBody(tree, message, new Date())));
+  }
+
+  /** Create `ref` at `commit` (failing if it exists), then move HEAD there. */
+  private async point(ref: string, commit: string): Promise<void> {
+    if (commit.length !== 40) {
+      await runGit(this.git, ['update-ref', '--stdin'], { input: `option no-deref\nupdate HEAD ${commit}\ncreate ${ref} ${commit}\n` });
+      return;
+    }
+    await writeRef(this.places.gitDir, ref, commit, { create: true });
+    await writeRef(this.places.gitDir, 'HEAD', commit);
   }
 
   /** The session's checkpoints, oldest first. */
@@ -353,7 +434,8 @@ export class CheckpointStore {
     const commit = (await readFile(join(this.places.gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
     if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
     if (this.head?.commit !== commit) {
-      const tree = (await runGit(this.git, ['rev-parse', `${commit}^{tree}`])).stdout.toString('utf8').trim();
+      const tree = /^tree ([0-9a-f]{40,64})\n/.exec((await this.blobs.read(commit)).toString('latin1'))?.[1];
+      if (!tree) throw new Error(`The checkpoint store's HEAD (${commit}) is not a commit.`);
       this.head = { commit, tree };
     }
     return this.head.tree;
@@ -468,6 +550,14 @@ function parseBody(body: string): (CheckpointMeta & { at: number; skipped: Skipp
     const parsed = JSON.parse(body.trim()) as Partial<CheckpointMeta & { at: number; skipped: SkippedFile[] }>;
     if (typeof parsed.kind !== 'string' || typeof parsed.at !== 'number') return null;
     return { ...(parsed as CheckpointMeta), at: parsed.at, skipped: Array.isArray(parsed.skipped) ? parsed.skipped : [] };
+  } catch {
+    return null;
+  }
+}
+
+function readSmall(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
   } catch {
     return null;
   }
