@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { access, constants, readlink } from 'node:fs/promises';
+import { readLarge, readSmall } from './workspace-file';
 import { dirname, join, relative, sep } from 'node:path';
 import { writeFileAtomic } from '../../../infra/platform/files';
 import { isWithin } from '../../../infra/policies/path-guard';
@@ -241,7 +241,7 @@ export class CheckpointStore {
       ...looked.files.map(async (file) => {
         const full = join(workspace, file.path);
         // A small file is read in one synchronous call: cheaper than four trips through the thread pool.
-        const content = file.size <= SYNC_READ_BYTES ? readSmall(full) : await readFile(full).catch(() => null);
+        const content = file.size <= SYNC_READ_BYTES ? readSmall(full) : await readLarge(full);
         if (!content || content.length > this.maxFileBytes) {
           skipped.push(content ? { path: file.path, reason: 'too_large', size: content.length } : { path: file.path, reason: 'unreadable' });
           return void changes.push({ path: file.path, entry: null });
@@ -550,14 +550,6 @@ function parseBody(body: string): (CheckpointMeta & { at: number; skipped: Skipp
     const parsed = JSON.parse(body.trim()) as Partial<CheckpointMeta & { at: number; skipped: SkippedFile[] }>;
     if (typeof parsed.kind !== 'string' || typeof parsed.at !== 'number') return null;
     return { ...(parsed as CheckpointMeta), at: parsed.at, skipped: Array.isArray(parsed.skipped) ? parsed.skipped : [] };
-  } catch {
-    return null;
-  }
-}
-
-function readSmall(path: string): Buffer | null {
-  try {
-    return readFileSync(path);
   } catch {
     return null;
   }
