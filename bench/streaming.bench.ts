@@ -104,6 +104,9 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     const profilePath = process.env.DEFT_BENCH_CPU_PROFILE;
     const profiler = profilePath ? await page.context().newCDPSession(page) : null;
     if (profiler) await profiler.send('Profiler.enable').then(() => profiler.send('Profiler.start'));
+    // DEFT_BENCH_TRACE=file.json: a performance trace of the page while it streams (open it in DevTools' Performance panel).
+    const tracePath = process.env.DEFT_BENCH_TRACE;
+    if (tracePath) await browser.startTracing(page, { path: tracePath, screenshots: false });
     const streamed = await recordFrames(page, async () => {
       await box.fill('write the long answer');
       await box.press('Enter');
@@ -112,6 +115,7 @@ export default async function streamingBench(): Promise<BenchResult[]> {
       await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 2, undefined, { polling: 250, timeout: 120_000 });
     });
     if (profiler && profilePath) await writeFile(profilePath, JSON.stringify((await profiler.send('Profiler.stop')).profile));
+    if (tracePath) await browser.stopTracing();
     const shown = await answers.last().locator('.markdown').innerText();
     if (!shown.includes('That is all: every part is done.')) throw new Error('the streamed answer did not finish rendering');
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
