@@ -93,9 +93,30 @@ describe('web host', () => {
     expect(await nextMessage(ws, (m) => m.id === 1)).toMatchObject({ reply: { ok: false, error: { code: 'invalid_request' } } });
     ws.send(JSON.stringify({ id: 2, name: 'listSessions', input: {} }));
     expect(await nextMessage(ws, (m) => m.id === 2)).toMatchObject({ reply: { ok: true, result: { sessions: [{ id: h.session.id }] } } });
-    const ended = nextMessage(ws, (m) => (m.event as { type?: string } | undefined)?.type === 'turn.ended');
+    // Events come one to a message, or several together when they come close (as a stream's do).
+    const eventsOf = (m: Record<string, unknown>) => (m.events as Record<string, unknown>[] | undefined) ?? (m.event ? [m.event as Record<string, unknown>] : []);
+    const ended = nextMessage(ws, (m) => eventsOf(m).some((e) => e.type === 'turn.ended')).then((m) => eventsOf(m).find((e) => e.type === 'turn.ended'));
     ws.send(JSON.stringify({ id: 3, name: 'sendPrompt', input: { sessionId: h.session.id, text: 'hello web' } }));
-    expect(await ended).toMatchObject({ event: { type: 'turn.ended', stopReason: 'end_turn', sessionId: h.session.id } });
+    expect(await ended).toMatchObject({ type: 'turn.ended', stopReason: 'end_turn', sessionId: h.session.id });
+    ws.close();
+  });
+
+  it('sends events that come together in one message, and a reply only after the events before it', async () => {
+    const ws = await connect('?token=secret-token');
+    const emit = (h.core as unknown as { emit(event: unknown): void }).emit.bind(h.core);
+    const received: Record<string, unknown>[] = [];
+    ws.on('message', (data: Buffer) => received.push(JSON.parse(data.toString()) as Record<string, unknown>));
+    for (let i = 0; i < 20; i++) emit({ type: 'settings.updated', settings: { n: i } });
+    await vi.waitFor(() => expect(received.length).toBeGreaterThan(0));
+    expect(received).toEqual([{ events: Array.from({ length: 20 }, (_, i) => ({ type: 'settings.updated', settings: { n: i } })) }]);
+
+    // Events still waiting when a reply is ready go first.
+    emit({ type: 'settings.updated', settings: { n: 'before the reply' } });
+    const replied = nextMessage(ws, (m) => m.id === 7);
+    ws.send(JSON.stringify({ id: 7, name: 'listSessions', input: {} }));
+    await replied;
+    const order = received.slice(1).map((m) => (m.id === 7 ? 'reply' : 'event'));
+    expect(order).toEqual(['event', 'reply']);
     ws.close();
   });
 

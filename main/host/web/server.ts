@@ -31,6 +31,38 @@ export interface WebHost {
 
 const MAX_MESSAGE_BYTES = 48 * 1024 * 1024;
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+/**
+ * Events that come within this long of the first one waiting go to the page in one message. A model
+ * streams up to a thousand deltas a second, and each message costs the page a task of its own; the
+ * page applies events once a frame anyway.
+ */
+const EVENT_BATCH_MS = 8;
+
+/** Collect events and hand them on together, at most EVENT_BATCH_MS after the first; `flush` hands on what waits now. */
+function batchEvents(send: (events: DeftEvent[]) => void) {
+  let waiting: DeftEvent[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!waiting.length) return;
+    const events = waiting;
+    waiting = [];
+    send(events);
+  };
+  return {
+    add(event: DeftEvent) {
+      waiting.push(event);
+      timer ??= setTimeout(flush, EVENT_BATCH_MS);
+    },
+    flush,
+    drop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      waiting = [];
+    },
+  };
+}
 
 /**
  * Serve the renderer and the protocol over a WebSocket on 127.0.0.1 only. The socket needs the token
@@ -76,7 +108,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     // Each connection (a browser tab) shows the session it opened last, until it opens another or closes.
     const viewer = `web-${++connections}`;
     const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
-    const forward = (event: DeftEvent) => {
+    const outgoing = batchEvents((events) => {
       if (ws.readyState !== ws.OPEN) return;
       // A page that stopped reading (a frozen tab) would otherwise hold every event in memory here.
       if (ws.bufferedAmount > maxBuffered) {
@@ -84,22 +116,26 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
         ws.terminate();
         return;
       }
-      ws.send(JSON.stringify({ event }));
-    };
-    const unsubscribe = options.core.onEvent(forward);
+      ws.send(JSON.stringify(events.length === 1 ? { event: events[0] } : { events }));
+    });
+    const unsubscribe = options.core.onEvent((event) => {
+      if (ws.readyState === ws.OPEN) outgoing.add(event);
+    });
     const disconnect = () => {
       unsubscribe();
+      outgoing.drop();
       options.core.show(viewer, null);
     };
     ws.on('close', disconnect);
     ws.on('error', disconnect);
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? null : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
-      void handleMessage(ws, viewer, text);
+      // A reply comes after the events sent before it (a command's own events among them).
+      void handleMessage(ws, viewer, text, outgoing.flush);
     });
   }
 
-  async function handleMessage(ws: WebSocket, viewer: string, text: string | null): Promise<void> {
+  async function handleMessage(ws: WebSocket, viewer: string, text: string | null, flushEvents: () => void): Promise<void> {
     let raw: unknown;
     try {
       raw = text === null ? undefined : JSON.parse(text);
@@ -116,6 +152,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       // A message still in flight from a connection that has closed must not mark its session shown again.
       if (ws.readyState === ws.OPEN) options.core.show(viewer, sessionId);
     });
+    flushEvents();
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: message.data.id, reply }));
   }
 

@@ -43,13 +43,15 @@ export function createWebTransport(): BridgeTransport {
       while (outbox.length) ws.send(outbox.shift()!);
     };
     ws.onmessage = (message) => {
-      let data: { id?: number; reply?: CommandReply; event?: DeftEvent };
+      // One event, or several that came close together (the host batches a fast stream).
+      let data: { id?: number; reply?: CommandReply; event?: DeftEvent; events?: DeftEvent[] };
       try {
         data = JSON.parse(String(message.data)) as typeof data;
       } catch {
         return;
       }
       if (data.event) listeners.forEach((l) => l(data.event!));
+      else if (Array.isArray(data.events)) for (const event of data.events) listeners.forEach((l) => l(event));
       else if (typeof data.id === 'number' && data.reply) {
         pending.get(data.id)?.resolve(data.reply);
         pending.delete(data.id);

@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { Icon } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
 import { letGoOfEarlierTurns, useSessions } from '../../stores/sessions';
@@ -11,6 +11,7 @@ import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
 import { EarlierPagesButton, useEarlierPages } from './EarlierPages';
 import { EmptyState } from './EmptyState';
+import { useFollowNewest } from './follow-newest';
 import { AssistantMessage, Notice, UserMessage } from './Messages';
 
 /** One row of a transcript (the session's, or a sub-agent's in its card). */
@@ -48,8 +49,8 @@ export function Conversation() {
 function TranscriptList({ items }: { items: TranscriptItem[] }) {
   const undone = useHistory((s) => s.undone);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const atBottom = useRef(true);
-  const [away, setAway] = useState(false);
+  const innerRef = useRef<HTMLDivElement>(null);
+  const { following, away, follow, onScroll } = useFollowNewest(scrollRef, innerRef);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
@@ -62,33 +63,33 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
   });
   const totalSize = virtualizer.getTotalSize();
   const earlier = useEarlierPages(scrollRef, items, virtualizer);
+  // The initial offset (past the end) is clamped, and the virtualizer would keep retrying it — reading
+  // the layout on every render. A scroll to the end is a command that settles once there.
+  useEffect(() => virtualizer.scrollToEnd(), [virtualizer]);
+  // Rows that change size above the fold move the scroll position to keep what is in view still. At the
+  // bottom the pin below does that: a correction there would overshoot the end and be retried, reading
+  // the layout on every render while an answer streams.
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = (item, _delta, instance) => {
+    if (following.current) return false;
+    const offset = instance.scrollOffset ?? 0;
+    return instance.itemSizeCache.has(item.key) ? item.end <= offset && instance.scrollDirection !== 'backward' : item.start < offset;
+  };
 
   // A rewind is usually started from a prompt further up: its notice (with Undo rewind) is brought into view.
   const lastRewind = useRef(items.at(-1)?.kind === 'rewind' ? items.at(-1)!.id : null);
+  // At once, in the commit that adds its row: followed from there as its row is measured.
   useLayoutEffect(() => {
     const last = items.at(-1);
     if (last?.kind === 'rewind' && last.id !== lastRewind.current) {
       lastRewind.current = last.id;
-      atBottom.current = true;
+      follow();
     }
-    const el = scrollRef.current;
-    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [items, totalSize]);
+  }, [items, follow]);
 
   // Following a long live session, its oldest rows leave the window (they page back in on scrolling up).
   useEffect(() => {
-    if (atBottom.current) letGoOfEarlierTurns();
-  }, [items.length]);
-
-  const jump = () => {
-    const el = scrollRef.current;
-    if (!el) return;
-    atBottom.current = true;
-    setAway(false);
-    el.scrollTop = el.scrollHeight;
-    // Rows measured on the way down change the height: follow once more after they render.
-    requestAnimationFrame(() => (el.scrollTop = el.scrollHeight));
-  };
+    if (following.current) letGoOfEarlierTurns();
+  }, [items.length, following]);
 
   return (
     <div className="conversation-frame">
@@ -99,14 +100,11 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
       aria-label="Conversation"
       aria-live="polite"
       onScroll={(e) => {
-        const el = e.currentTarget;
-        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
-        // The pill shows once the latest is well out of sight.
-        setAway(el.scrollHeight - el.scrollTop - el.clientHeight > Math.max(200, el.clientHeight / 2));
-        earlier.onScroll(el);
+        onScroll(e.currentTarget);
+        earlier.onScroll(e.currentTarget);
       }}
     >
-      <div className="conversation-inner" style={{ height: totalSize }}>
+      <div className="conversation-inner" ref={innerRef} style={{ height: totalSize }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index]!;
           const isUndone = item.turnId !== undefined && undone[item.turnId] === true;
@@ -121,7 +119,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
     </div>
       <EarlierPagesButton {...earlier} />
       {away ? (
-        <button type="button" className="jump-latest" onClick={jump}>
+        <button type="button" className="jump-latest" onClick={follow}>
           <Icon name="arrowDown" size={14} /> Jump to latest
         </button>
       ) : null}
