@@ -113,7 +113,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       const end = settled ? null : await checkpoints.take(session, { kind: 'turn-end', turnId: turn.turnId });
       const store = await checkpoints.store();
       if (!store) return;
-      const endTree = end?.tree ?? (await store.list(session.id)).at(-1)?.tree ?? turn.before.tree;
+      const endTree = end?.tree ?? (await checkpoints.latestTree(session.id)) ?? turn.before.tree;
       const changes = await store.changes(turn.before.tree, endTree, true).catch(() => []);
       session.emit({
         type: 'turn.changes',

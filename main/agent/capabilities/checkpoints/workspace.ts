@@ -82,6 +82,12 @@ export class WorkspaceCheckpoints {
     if (store) await store.locked(() => store.capture()).catch(() => {});
   }
 
+  /** The tree of the session's latest checkpoint: remembered, so a turn's end does not list every checkpoint of a long session. */
+  async latestTree(sessionId: string): Promise<string | null> {
+    const store = await this.store();
+    return store ? ((await this.latestOf(store, sessionId))?.tree ?? null) : null;
+  }
+
   forget(sessionId: string): void {
     this.latest.delete(sessionId);
   }
