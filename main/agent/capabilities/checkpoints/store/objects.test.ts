@@ -1,5 +1,5 @@
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, readdir, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test-support/harness';
 import { runGit } from './git';
@@ -55,6 +55,17 @@ describe('objects and refs written in-process', () => {
     expect(objectId('commit', Buffer.from(commitBody(tree, message, new Date(1_700_000_000_000))))).toBe(commit);
     await writeRef(gitDir, 'refs/deft/s/00000001', commit, { create: true });
     await git('fsck', '--strict', '--no-dangling');
+  });
+
+  it('refuses a ref name that could leave the store or that git would refuse, and an id that is not one, writing nothing', async () => {
+    const { gitDir } = await bareStore();
+    const tree = await writeObject(gitDir, 'tree', Buffer.alloc(0));
+    const commit = await writeObject(gitDir, 'commit', Buffer.from(commitBody(tree, 'one\n', new Date())));
+    for (const ref of ['refs/deft/../../../outside', '../outside', 'refs/deft/a..b/1', 'refs/deft/.hidden/1', 'refs/deft/s/1.lock', 'refs//x', 'config', '/tmp/x', 'refs/deft/s/1\n']) {
+      await expect(writeRef(gitDir, ref, commit), ref).rejects.toThrow(/Not a ref name/);
+    }
+    await expect(writeRef(gitDir, 'refs/deft/s/00000001', 'HEAD')).rejects.toThrow(/Not an object id/);
+    expect(await readdir(join(gitDir, '..'))).toEqual([basename(gitDir)]);
   });
 
   it('creates refs as git does: for-each-ref sees them, a second create fails even once packed, HEAD moves', async () => {

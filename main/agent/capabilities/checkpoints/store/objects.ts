@@ -115,6 +115,9 @@ export async function readRef(gitDir: string, ref: string): Promise<string | nul
  * the store's lock; a `.lock` a killed process left is removed when the store is next opened.
  */
 export async function writeRef(gitDir: string, ref: string, id: string, options: { create?: boolean } = {}): Promise<void> {
+  // git's update-ref refused a malformed name; a path that could leave the store is refused here too.
+  if (!REF_NAME.test(ref) || ref.split('/').some((part) => part.includes('..') || part.endsWith('.lock'))) throw new Error(`Not a ref name the checkpoint store writes: ${JSON.stringify(ref)}.`);
+  if (!/^[0-9a-f]{40}$/.test(id)) throw new Error(`Not an object id: ${JSON.stringify(id)}.`);
   const path = join(gitDir, ref);
   await mkdir(join(path, '..'), { recursive: true });
   const lock = `${path}.lock`;
@@ -127,6 +130,9 @@ export async function writeRef(gitDir: string, ref: string, id: string, options:
     throw error;
   }
 }
+
+/** HEAD, or refs/… made of plain name parts (no "..", no empty part, nothing git would refuse or a path could abuse). */
+const REF_NAME = /^(?:HEAD|refs(?:\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+)$/;
 
 export class RefExistsError extends Error {
   override name = 'RefExistsError';
