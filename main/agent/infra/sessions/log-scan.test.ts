@@ -6,35 +6,61 @@ import { Timeline } from './timeline';
 
 /** A small deterministic generator, so a failing case can be run again. */
 function random(seed: number): () => number {
-  let s = seed >>> 0;
+  // Mixed, so that the first draws of neighbouring seeds are not close together.
+  let s = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
 }
 
-/** Every line parsed and applied in order: what a scan must end with. */
+/**
+ * The lines a scan may leave unread, worked out the long way: the messages, undos and redos since the
+ * compaction before a compaction that parses and lists its calls.
+ */
+function unreadLines(lines: string[]): Set<number> {
+  const unread = new Set<number>();
+  let since: number[] = [];
+  lines.forEach((line, i) => {
+    if (['{"r":"context",', '{"r":"undo",', '{"r":"redo",'].some((kind) => line.startsWith(kind))) since.push(i);
+    if (!line.startsWith('{"r":"compaction",')) return;
+    let record: { calls?: unknown; context?: unknown } | null = null;
+    try {
+      record = JSON.parse(line) as typeof record;
+    } catch {
+      // unreadable: it replaces nothing
+    }
+    if (Array.isArray(record?.calls) && Array.isArray(record?.context)) for (const j of since) unread.add(j);
+    since = [];
+  });
+  return unread;
+}
+
+/** Every line parsed and applied in order: what a scan must end with (problems only of the lines it reads). */
 function referenceTimeline(lines: string[]): { timeline: Timeline; problems: number } {
   const timeline = new Timeline();
+  const unread = unreadLines(lines);
   let problems = 0;
-  for (const line of lines) {
+  lines.forEach((line, i) => {
+    const problem = () => {
+      if (!unread.has(i)) problems++;
+    };
     let record: LogRecord;
     try {
       record = JSON.parse(line) as LogRecord;
     } catch {
-      problems++;
-      continue;
+      problem();
+      return;
     }
     if (record.r === 'context') timeline.append(record.m);
     else if (record.r === 'state') timeline.set(record.key, record.value);
     else if (record.r === 'compaction') {
       if (Array.isArray(record.context)) timeline.compact(record.context);
-      else problems++;
-    }
-    else if (record.r === 'undo') {
-      if (!timeline.undo(record.turnIds)) problems++;
-    } else if (record.r === 'redo' && !timeline.redo(record.turnIds)) problems++;
-  }
+      else problem();
+    } else if (record.r === 'undo') {
+      if (!timeline.undo(record.turnIds)) problem();
+    } else if (record.r === 'redo' && !timeline.redo(record.turnIds)) problem();
+  });
   return { timeline, problems };
 }
 
@@ -45,6 +71,10 @@ function randomLog(seed: number): string[] {
   const turns: string[] = [];
   let seq = 0;
   let undone: string[] = [];
+  let calls: string[] = [];
+  // Some logs were written before compactions listed their calls; some switch part way (an update).
+  const era = next();
+  const listsFrom = era < 0.2 ? Infinity : era < 0.6 ? 0 : Math.floor(next() * 80);
   for (let i = 0; i < 120; i++) {
     const roll = next();
     const push = (record: LogRecord) => lines.push(JSON.stringify(record));
@@ -55,12 +85,14 @@ function randomLog(seed: number): string[] {
       push({ r: 'context', m: { role: 'user', content: `prompt ${i}`, turnId } as ModelMessage });
       push({ r: 'event', e: { type: 'turn.started', turnId, sessionId: 's', seq: ++seq, at: seq } as never });
     } else if (roll < 0.5) {
-      const calls = next() < 0.5 ? [{ id: `call-${i}`, name: 'Read', arguments: '{}' }] : [];
-      push({ r: 'context', m: { role: 'assistant', content: `answer ${i}`, ...(calls.length ? { toolCalls: calls } : {}) } as ModelMessage });
+      const toolCalls = next() < 0.5 ? [{ id: `call-${i}`, name: 'Read', arguments: '{}' }] : [];
+      calls.push(...toolCalls.map((call) => call.id));
+      push({ r: 'context', m: { role: 'assistant', content: `answer ${i}`, ...(toolCalls.length ? { toolCalls } : {}) } as ModelMessage });
       push({ r: 'event', e: { type: 'assistant.delta', turnId: 't', step: 1, text: 'x', sessionId: 's', seq: ++seq, at: seq + 0.5 } as never });
     } else if (roll < 0.62) push({ r: 'state', key: `k${Math.floor(next() * 3)}`, value: i });
     else if (roll < 0.7) {
-      push({ r: 'compaction', id: `c${i}`, context: [{ role: 'user', content: `summary ${i}` }] });
+      push({ r: 'compaction', id: `c${i}`, ...(i >= listsFrom ? { calls } : {}), context: [{ role: 'user', content: `summary ${i}` }] });
+      calls = [];
       turns.length = 0;
       undone = [];
     } else if (roll < 0.78 && turns.length) {
@@ -71,8 +103,9 @@ function randomLog(seed: number): string[] {
       turns.push(...undone);
       undone = [];
     } else if (roll < 0.88) push({ r: 'undo', turnIds: ['no-such-turn'] });
-    else if (roll < 0.92) lines.push('{"r":"state","key":'); // broken JSON
-    else if (roll < 0.95) push({ r: 'compaction', id: 'bad', context: 'not a list' as never });
+    else if (roll < 0.91) lines.push('{"r":"state","key":'); // broken JSON
+    else if (roll < 0.92) lines.push('{"r":"compaction","id":"torn","calls":["call-x"'); // a compaction that cannot be read
+    else if (roll < 0.95) push({ r: 'compaction', id: 'bad', ...(next() < 0.7 ? { calls: [] } : {}), context: 'not a list' as never });
     else push({ r: 'event', e: { type: 'usage', turnId: 't', sessionId: 's', seq: ++seq, at: seq } as never });
   }
   return lines;
@@ -84,7 +117,7 @@ describe('scanLog', () => {
       const lines = randomLog(seed);
       const scan = scanLog(Buffer.from(lines.join('\n') + '\n'));
       const reference = referenceTimeline(lines);
-      const view = (t: Timeline) => ({ context: t.context, state: [...t.state], marks: t.marks.map((m) => ({ ...m, state: [...m.state] })), callIds: [...t.callIds].sort(), compactions: t.compactions });
+      const view = (t: Timeline) => ({ context: t.context, state: [...t.state], marks: t.marks.map((m) => ({ ...m, state: [...m.state] })), callIds: [...t.callIds].sort(), calls: [...t.callsSinceCompaction].sort(), compacted: t.compactions > 0 });
       expect(view(scan.timeline), `seed ${seed}`).toEqual(view(reference.timeline));
       expect(scan.problems.length, `seed ${seed}`).toBe(reference.problems);
       // A redo right after the scan works exactly when it would have after the reference replay.

@@ -3,6 +3,15 @@ import type { ModelMessage } from '../providers/types';
 import { LOG_VERSION, type LogRecord } from './records';
 import { Timeline } from './timeline';
 
+/**
+ * Records that only shape what the model reads (messages, undos, redos, and state set after one of those),
+ * held as positions, not parsed: a later compaction that lists its calls replaces them (then only their
+ * state is applied), anything else makes them count, in order.
+ */
+const HELD = ['{"r":"context",', '{"r":"undo",', '{"r":"redo",'].map((prefix) => Buffer.from(prefix));
+const STATE = Buffer.from('{"r":"state",');
+const COMPACTION = Buffer.from('{"r":"compaction",');
+
 /** Where one event sits in the log file (bytes, line feed excluded), so it can be read again without the rest. */
 export interface EventLine {
   seq: number;
@@ -36,10 +45,12 @@ const SEQ_AT_END = /,"seq":(\d+),"at":-?\d+(?:\.\d+)?(?:,"fromSeq":\d+)?\}\}$/;
 /**
  * Read a log once. Lines that only make the conversation's rows are indexed without being parsed (their
  * type and seq are read from where this Deft writes them; anything else is parsed in full), so opening a
- * long session costs little more than reading the file.
+ * long session costs little more than reading the file. The messages, undos and redos that a later
+ * compaction replaced are not parsed at all when that compaction lists their tool calls (this Deft's do):
+ * a malformed one of them is then not reported either, as it no longer matters.
  */
 export function scanLog(buffer: Buffer): LogScan {
-  const scan: LogScan = { header: null, lines: [], timeline: new Timeline(), problems: [], trusted: false };
+  const scan: Scanning = { header: null, lines: [], held: [], timeline: new Timeline(), problems: [], trusted: false };
   const endsClean = buffer.length > 0 && buffer[buffer.length - 1] === 0x0a;
   let lineNo = 0;
   for (let start = 0; start < buffer.length; ) {
@@ -50,26 +61,73 @@ export function scanLog(buffer: Buffer): LogScan {
     scanLine(scan, buffer, start, end, lineNo, isLast && !endsClean);
     start = end + 1;
   }
-  return scan;
+  applyHeld(scan, buffer);
+  const { held: _held, ...done } = scan;
+  return done;
 }
 
-function scanLine(scan: LogScan, buffer: Buffer, start: number, end: number, lineNo: number, torn: boolean): void {
+interface Scanning extends LogScan {
+  /** Held records: start, end, line number and whether the line is torn (1), four numbers each. */
+  held: number[];
+}
+
+function scanLine(scan: Scanning, buffer: Buffer, start: number, end: number, lineNo: number, torn: boolean): void {
   if (end - start === 0) return;
   const quick = quickEvent(buffer, start, end);
   if (quick && PAGED_EVENT_TYPES.has(quick.type as SessionEventType)) {
     scan.lines.push({ seq: quick.seq, start, end, type: quick.type });
     return;
   }
-  const text = buffer.toString('utf8', start, end);
-  if (text.trim() === '') return;
-  let record: LogRecord;
-  try {
-    record = JSON.parse(text) as LogRecord;
-  } catch {
-    if (!torn) scan.problems.push(`Line ${lineNo} of the session log is not valid JSON and was skipped.`);
+  if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
+    scan.held.push(start, end, lineNo, torn ? 1 : 0);
     return;
   }
+  const record = parseLine(scan, buffer, start, end, lineNo, torn);
+  if (!record) {
+    // A compaction that cannot be read does not replace what is held (its list of calls is lost with it).
+    if (startsWith(buffer, start, end, COMPACTION)) applyHeld(scan, buffer);
+    return;
+  }
+  if (record.r === 'compaction' && isIdList(record.calls) && isCompactionContext(record.context)) replaceHeld(scan, buffer, record.calls);
+  else if (record.r !== 'event' && record.r !== 'header') applyHeld(scan, buffer);
   applyRecord(scan, record, lineNo, start, end);
+}
+
+function startsWith(buffer: Buffer, start: number, end: number, prefix: Buffer): boolean {
+  return end - start > prefix.length && buffer.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0;
+}
+
+function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, lineNo: number, torn: boolean): LogRecord | null {
+  const text = buffer.toString('utf8', start, end);
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text) as LogRecord;
+  } catch {
+    if (!torn) scan.problems.push(`Line ${lineNo} of the session log is not valid JSON and was skipped.`);
+    return null;
+  }
+}
+
+/** The held records count after all: each is parsed and applied in order. */
+function applyHeld(scan: Scanning, buffer: Buffer): void {
+  const held = scan.held;
+  scan.held = [];
+  for (let i = 0; i < held.length; i += 4) {
+    const record = parseLine(scan, buffer, held[i]!, held[i + 1]!, held[i + 2]!, held[i + 3] === 1);
+    if (record) applyRecord(scan, record, held[i + 2]!, held[i]!, held[i + 1]!);
+  }
+}
+
+/** A compaction replaces the held records: their tool-call ids are the ones it lists; only their state still counts. */
+function replaceHeld(scan: Scanning, buffer: Buffer, calls: readonly string[]): void {
+  for (const id of calls) scan.timeline.callIds.add(id);
+  const held = scan.held;
+  scan.held = [];
+  for (let i = 0; i < held.length; i += 4) {
+    if (!startsWith(buffer, held[i]!, held[i + 1]!, STATE)) continue;
+    const record = parseLine(scan, buffer, held[i]!, held[i + 1]!, held[i + 2]!, held[i + 3] === 1);
+    if (record) applyRecord(scan, record, held[i + 2]!, held[i]!, held[i + 1]!);
+  }
 }
 
 /** The type and seq of an event line as this Deft writes it, without parsing it; null when it is not laid out so. */
@@ -103,7 +161,7 @@ function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: nu
       timeline.set(record.key, record.value);
       break;
     case 'compaction':
-      if (Array.isArray(record.context) && record.context.every(isMessage)) timeline.compact(record.context);
+      if (isCompactionContext(record.context)) timeline.compact(record.context);
       else problems.push(`Line ${lineNo} of the session log holds a malformed compaction and was skipped; the model reads the history from before it.`);
       break;
     case 'undo':
@@ -145,6 +203,14 @@ export function readEventLine(buffer: Buffer, offset: number, line: EventLine, t
   }
   const event = record?.r === 'event' ? checkEvent(record.e, trusted) : null;
   return event && event.seq === line.seq ? event : null;
+}
+
+function isIdList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((id) => typeof id === 'string');
+}
+
+function isCompactionContext(context: unknown): context is ModelMessage[] {
+  return Array.isArray(context) && context.every(isMessage);
 }
 
 function isMessage(m: unknown): m is ModelMessage {

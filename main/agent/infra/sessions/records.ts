@@ -11,8 +11,13 @@ export type LogRecord =
   | { r: 'context'; m: ModelMessage }
   /** A named piece of session state (latest value wins on replay), e.g. a todo list or a mode. */
   | { r: 'state'; key: string; value: unknown }
-  /** A compaction: `context` replaces everything the model read before (later context records append to it). */
-  | { r: 'compaction'; id: string; context: ModelMessage[] }
+  /**
+   * A compaction: `context` replaces everything the model read before (later context records append to it).
+   * `calls` (written since log version 2 gained it; absent in older logs) lists the tool-call ids of the
+   * messages appended since the compaction before: when every compaction back to some point lists them, a
+   * replay need not read the messages they replaced (see log-scan's skip).
+   */
+  | { r: 'compaction'; id: string; calls?: string[]; context: ModelMessage[] }
   /** An undo: these turns, the last ones in order, leave the context (the state records after it restore their state). */
   | { r: 'undo'; turnIds: string[] }
   /** A redo: the turns the undo just before it removed are back in the context (nothing was added in between). */

@@ -182,8 +182,9 @@ export class Session {
 
   /** A compaction: `context` replaces what the model reads; the turns before it can no longer be undone. */
   compactContext(id: string, context: readonly ModelMessage[]): void {
+    const calls = this.timeline.callsSinceCompaction;
     this.timeline.compact(context);
-    this.log.append({ r: 'compaction', id, context: [...context] });
+    this.log.append({ r: 'compaction', id, calls, context: [...context] });
   }
 
   /**

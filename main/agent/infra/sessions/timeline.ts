@@ -19,13 +19,20 @@ export class Timeline {
   compactions = 0;
   /** Every tool-call id the conversation has used, compacted or undone ones included (ids stay unique in the transcript). */
   readonly callIds = new Set<string>();
+  /** The tool-call ids added since the last compaction: the next compaction record lists them (see LogRecord). */
+  callsSinceCompaction: string[] = [];
   /** What the last undo removed, while nothing has been added since: a redo puts it back. */
   private lastUndo: { turnIds: string[]; removed: ModelMessage[]; marks: TurnMark[]; state: ReadonlyMap<string, unknown> } | null = null;
 
   append(message: ModelMessage): void {
     this.lastUndo = null;
     if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.context.length, state: new Map(this.state) });
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) this.callIds.add(call.id);
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) {
+        this.callIds.add(call.id);
+        this.callsSinceCompaction.push(call.id);
+      }
+    }
     this.context.push(frozen(message));
   }
 
@@ -38,6 +45,7 @@ export class Timeline {
     this.context = context.map(frozen);
     this.marks = [];
     this.compactions++;
+    this.callsSinceCompaction = [];
   }
 
   /** The marks of the last `count` turns, or why they cannot be undone. */
