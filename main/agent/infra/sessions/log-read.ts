@@ -25,13 +25,17 @@ export async function readLogLines(path: string, lines: readonly EventLine[], tr
   const unread = lines.filter((l) => !l.event);
   if (!unread.length) return lines.map((l) => l.event!);
   const from = unread[0]!.start;
-  const to = unread[unread.length - 1]!.end;
+  const span = await readLogSpan(path, from, unread[unread.length - 1]!.end);
+  return lines.map((line) => line.event ?? (line.end - from <= span.length ? readEventLine(span, from, line, trusted) : null));
+}
+
+/** Bytes [from, to) of a log file; shorter where the file is. */
+export async function readLogSpan(path: string, from: number, to: number): Promise<Buffer> {
   const buffer = Buffer.alloc(to - from);
   const handle = await open(path, 'r');
   try {
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
-    const span = buffer.subarray(0, bytesRead);
-    return lines.map((line) => line.event ?? (line.end - from <= bytesRead ? readEventLine(span, from, line, trusted) : null));
+    return buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }

@@ -24,16 +24,19 @@ function unreadLines(lines: string[]): Set<number> {
   lines.forEach((line, i) => {
     if (['{"r":"context",', '{"r":"undo",', '{"r":"redo",'].some((kind) => line.startsWith(kind))) since.push(i);
     if (!line.startsWith('{"r":"compaction",')) return;
-    let record: { calls?: unknown; context?: unknown } | null = null;
-    try {
-      record = JSON.parse(line) as typeof record;
-    } catch {
-      // unreadable: it replaces nothing
-    }
+    const record = parsedOrNull(line);
     if (Array.isArray(record?.calls) && Array.isArray(record?.context)) for (const j of since) unread.add(j);
     since = [];
   });
   return unread;
+}
+
+function parsedOrNull(line: string): { calls?: unknown; context?: unknown } | null {
+  try {
+    return JSON.parse(line) as { calls?: unknown; context?: unknown };
+  } catch {
+    return null;
+  }
 }
 
 /** Every line parsed and applied in order: what a scan must end with (problems only of the lines it reads). */

@@ -36,6 +36,10 @@ export interface LogScan {
    * another version is validated against the protocol event by event, as each is read.
    */
   trusted: boolean;
+  /** `lines` holds every event line from this byte on, and before it only the events that carry state. */
+  indexedFrom: number;
+  /** The seq of the log's first event (null: none), indexed or not. */
+  firstSeq: number | null;
 }
 
 const EVENT_PREFIX = Buffer.from('{"r":"event","e":{"type":"');
@@ -49,8 +53,8 @@ const SEQ_AT_END = /,"seq":(\d+),"at":-?\d+(?:\.\d+)?(?:,"fromSeq":\d+)?\}\}$/;
  * compaction replaced are not parsed at all when that compaction lists their tool calls (this Deft's do):
  * a malformed one of them is then not reported either, as it no longer matters.
  */
-export function scanLog(buffer: Buffer): LogScan {
-  const scan: Scanning = { header: null, lines: [], held: [], timeline: new Timeline(), problems: [], trusted: false };
+export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
+  const scan: Scanning = { header: null, lines: [], held: [], timeline: new Timeline(), problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
   const endsClean = buffer.length > 0 && buffer[buffer.length - 1] === 0x0a;
   let lineNo = 0;
   for (let start = 0; start < buffer.length; ) {
@@ -75,7 +79,8 @@ function scanLine(scan: Scanning, buffer: Buffer, start: number, end: number, li
   if (end - start === 0) return;
   const quick = quickEvent(buffer, start, end);
   if (quick && PAGED_EVENT_TYPES.has(quick.type as SessionEventType)) {
-    scan.lines.push({ seq: quick.seq, start, end, type: quick.type });
+    scan.firstSeq ??= quick.seq;
+    if (start >= scan.indexedFrom) scan.lines.push({ seq: quick.seq, start, end, type: quick.type });
     return;
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
@@ -130,6 +135,24 @@ function replaceHeld(scan: Scanning, buffer: Buffer, calls: readonly string[]): 
   }
 }
 
+const TURN_STARTED_LINE = Buffer.from('\n{"r":"event","e":{"type":"turn.started",');
+
+/**
+ * Where the last `turns` turns begin in a log as this Deft writes it (0: there are no more turns than that,
+ * or they cannot be told apart so). A scan indexes every event from there on and only the events that carry
+ * state before it; the rest of the index is built when it is needed.
+ */
+export function tailOffset(buffer: Buffer, turns: number): number {
+  let at = buffer.length;
+  let tail = 0;
+  for (let found = 0; found <= turns; found++) {
+    at = at > 0 ? buffer.lastIndexOf(TURN_STARTED_LINE, at - 1) : -1;
+    if (at === -1) return 0;
+    if (found === turns - 1) tail = at + 1;
+  }
+  return tail;
+}
+
 /** The type and seq of an event line as this Deft writes it, without parsing it; null when it is not laid out so. */
 function quickEvent(buffer: Buffer, start: number, end: number): { type: string; seq: number } | null {
   const from = start + EVENT_PREFIX.length;
@@ -149,8 +172,13 @@ function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: nu
       break;
     case 'event': {
       const event = checkEvent(record.e, scan.trusted);
-      if (event) scan.lines.push({ seq: event.seq, start, end, type: event.type, ...(PAGED_EVENT_TYPES.has(event.type) ? {} : { event }) });
-      else problems.push(`Line ${lineNo} of the session log holds an event this version cannot read and was skipped.`);
+      if (!event) {
+        problems.push(`Line ${lineNo} of the session log holds an event this version cannot read and was skipped.`);
+        break;
+      }
+      scan.firstSeq ??= event.seq;
+      const paged = PAGED_EVENT_TYPES.has(event.type);
+      if (!paged || start >= scan.indexedFrom) scan.lines.push({ seq: event.seq, start, end, type: event.type, ...(paged ? {} : { event }) });
       break;
     }
     case 'context':

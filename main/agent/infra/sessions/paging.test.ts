@@ -108,6 +108,35 @@ describe('a session opens at its tail and pages back', () => {
     expect(session.eventsAfter(3).reset).toBe(true);
   });
 
+  it('a loaded session indexes the events before its tail only when a page asks for them, also after new turns', async () => {
+    await sessionOf(40);
+    const { session } = await Session.load(dir, meta, now);
+    for (let n = 41; n <= 43; n++) {
+      turn(session, n);
+      await session.flush();
+    }
+    const opened = session.tail();
+    const pages = await pageBack(session, opened.before);
+    expect([...pages.flat(), ...opened.events]).toEqual(await onDisk());
+  });
+
+  it('a turn of the tail that cannot be read: the whole log is indexed at once and every readable event still pages back', async () => {
+    await sessionOf(40);
+    const path = join(dir, LOG_FILE);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const started = lines.flatMap((line, i) => (line.startsWith('{"r":"event","e":{"type":"turn.started",') ? [i] : []));
+    // The prompt line of the fifth-last turn loses its end: it still looks like a turn's start, but is not one.
+    const broken = started[started.length - 5]!;
+    lines[broken] = lines[broken]!.slice(0, 60);
+    await writeFile(path, lines.join('\n'));
+    const { session, problems } = await Session.load(dir, meta, now);
+    expect(problems).toHaveLength(1);
+    const tail = session.tail();
+    expect(tail.events.filter((e) => e.type === 'turn.started')).toHaveLength(TAIL_TURNS);
+    const pages = await pageBack(session, tail.before);
+    expect([...pages.flat(), ...tail.events]).toEqual(await onDisk());
+  });
+
   it('a short session is all tail', async () => {
     await sessionOf(3);
     const { session } = await Session.load(dir, meta, now);

@@ -3,8 +3,8 @@ import { PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type Session
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '../providers/types';
 import { LogWriter } from './log';
-import { type EventLine, readEventLine, scanLog } from './log-scan';
-import { fileLength, readLog, readLogLines } from './log-read';
+import { type EventLine, readEventLine, scanLog, tailOffset } from './log-scan';
+import { fileLength, readLog, readLogLines, readLogSpan } from './log-read';
 import { LOG_VERSION, coalesceDeltas } from './records';
 import { repairContext, unfinishedCompactions, unfinishedTurn } from './repair';
 import { Timeline, type TurnMark, frozen } from './timeline';
@@ -41,8 +41,15 @@ export interface EventPage {
 export class Session {
   /** The events in memory: every one from the start of the tail on, in seq order. */
   readonly events: SessionEvent[] = [];
-  /** Where every event written to the log sits in it, in seq order. */
+  /**
+   * Where the events written to the log sit in it, in seq order: every one from byte `indexedFrom` on, and
+   * before it only those that carry state (the rest are indexed when a page before the tail is asked for).
+   */
   private lines: EventLine[] = [];
+  private indexedFrom = 0;
+  private indexingEarlier: Promise<void> | null = null;
+  /** The seq of the first event in the log when it was loaded (null: none). */
+  private firstLoggedSeq: number | null = null;
   /** The events before `events` that carry state (not paged), compacted (compactEarlierState): a window gets them with the tail. */
   private earlierState: SessionEvent[] = [];
   /** The seq of every turn's first event, in order. */
@@ -94,13 +101,12 @@ export class Session {
   static async load(dir: string, meta: SessionMeta, now: () => number): Promise<{ session: Session; problems: string[] }> {
     const path = join(dir, LOG_FILE);
     const buffer = await readLog(path);
-    const scan = scanLog(buffer);
+    let scan = scanLog(buffer, tailOffset(buffer, TAIL_TURNS));
     const session = new Session(dir, meta, now);
     // Best effort: a log that cannot be written (read-only) still opens for reading.
     await session.log.endTornTail().catch(() => {});
     session.log.startAt(await fileLength(path));
     session.trusted = scan.trusted || buffer.length === 0;
-    session.lines = scan.lines;
     const problems = [...scan.problems];
     const stateEvents: SessionEvent[] = [];
     for (const line of scan.lines) {
@@ -110,6 +116,12 @@ export class Session {
       if (line.event?.type === 'usage') Object.assign(session.usageTotal, line.event.total);
     }
     const tailFrom = session.tailStart();
+    // The tail must be indexed in full; where the log is not laid out as expected, index all of it now.
+    const tailLine = scan.lines[firstAbove(scan.lines, tailFrom - 1, bySeq)];
+    if (scan.indexedFrom > 0 && (!tailLine || tailLine.start < scan.indexedFrom)) scan = { ...scan, lines: scanLog(buffer).lines, indexedFrom: 0 };
+    session.lines = scan.lines;
+    session.indexedFrom = scan.indexedFrom;
+    session.firstLoggedSeq = scan.firstSeq;
     for (const line of scan.lines) {
       if (line.seq < tailFrom) {
         if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
@@ -261,6 +273,7 @@ export class Session {
 
   /** Every event of the `turns` turns before `beforeSeq` (read back from the log where they are no longer in memory). */
   async eventsBefore(beforeSeq: number, turns: number): Promise<EventPage> {
+    await this.indexEarlier();
     const count = firstAbove(this.turnStarts, beforeSeq - 1, (seq) => seq);
     const from = count > turns ? this.turnStarts[count - turns]! : 0;
     const held = this.events[0]?.seq ?? Infinity;
@@ -284,8 +297,30 @@ export class Session {
     if (complete.length === read.length) return complete;
     const { first, last } = { first: lines[0]!.seq, last: lines[lines.length - 1]!.seq };
     this.lines = scanLog(await readLog(path)).lines;
+    this.indexedFrom = 0;
     const fresh = this.lines.filter((l) => l.seq >= first && l.seq <= last);
     return (await readLogLines(path, fresh, this.trusted)).filter((e): e is SessionEvent => e !== null);
+  }
+
+  /** Index the events before `indexedFrom` (once; a page before the tail needs them). */
+  private indexEarlier(): Promise<void> {
+    if (this.indexedFrom === 0) return Promise.resolve();
+    this.indexingEarlier ??= (async () => {
+      await this.log.written();
+      const path = join(this.dir, LOG_FILE);
+      const until = this.indexedFrom;
+      const prefix = await readLogSpan(path, 0, until);
+      // The log must still be laid out as indexed: the span ends a line, and the first line after it is the same event.
+      const next = this.lines.find((line) => line.start >= until);
+      const [again] = next ? await readLogLines(path, [{ seq: next.seq, start: next.start, end: next.end, type: next.type }], this.trusted) : [];
+      const intact = prefix.length === until && prefix[until - 1] === 0x0a && (!next || again?.seq === next.seq);
+      if (this.indexedFrom !== until) return;
+      this.lines = intact ? [...scanLog(prefix).lines, ...this.lines.filter((line) => line.start >= until)] : scanLog(await readLog(path)).lines;
+      this.indexedFrom = 0;
+    })().finally(() => {
+      this.indexingEarlier = null;
+    });
+    return this.indexingEarlier;
   }
 
   /** The seq the tail starts at: the first event of its first turn (0: every event is in the tail). */
@@ -294,7 +329,7 @@ export class Session {
   }
 
   private firstSeq(): number {
-    return Math.min(this.lines[0]?.seq ?? Infinity, this.events[0]?.seq ?? Infinity);
+    return Math.min(this.firstLoggedSeq ?? Infinity, this.lines[0]?.seq ?? Infinity, this.events[0]?.seq ?? Infinity);
   }
 
   /** Once twice the tail is in memory, the turns before the tail leave it (they are on disk; their state events are kept). */
