@@ -77,6 +77,9 @@ interface Scanning extends LogScan {
 
 function scanLine(scan: Scanning, buffer: Buffer, start: number, end: number, lineNo: number, torn: boolean): void {
   if (end - start === 0) return;
+  // Before the indexed part, a row-only event needs no more than its type (and the log's first event its seq).
+  const type = start < scan.indexedFrom && scan.firstSeq !== null ? quickType(buffer, start, end) : null;
+  if (type !== null && PAGED_EVENT_TYPES.has(type as SessionEventType)) return;
   const quick = quickEvent(buffer, start, end);
   if (quick && PAGED_EVENT_TYPES.has(quick.type as SessionEventType)) {
     scan.firstSeq ??= quick.seq;
@@ -155,12 +158,18 @@ export function tailOffset(buffer: Buffer, turns: number): number {
 
 /** The type and seq of an event line as this Deft writes it, without parsing it; null when it is not laid out so. */
 function quickEvent(buffer: Buffer, start: number, end: number): { type: string; seq: number } | null {
+  const type = quickType(buffer, start, end);
+  if (type === null) return null;
+  const match = SEQ_AT_END.exec(buffer.toString('latin1', Math.max(start + EVENT_PREFIX.length + type.length, end - 96), end));
+  return match ? { type, seq: Number(match[1]) } : null;
+}
+
+/** The type of an event line as this Deft writes it; null when it is not laid out so. */
+function quickType(buffer: Buffer, start: number, end: number): string | null {
   const from = start + EVENT_PREFIX.length;
   if (end - from < 16 || buffer.compare(EVENT_PREFIX, 0, EVENT_PREFIX.length, start, from) !== 0) return null;
   const quote = buffer.indexOf(0x22, from);
-  if (quote === -1 || quote >= end) return null;
-  const match = SEQ_AT_END.exec(buffer.toString('latin1', Math.max(quote, end - 96), end));
-  return match ? { type: buffer.toString('latin1', from, quote), seq: Number(match[1]) } : null;
+  return quote === -1 || quote >= end ? null : buffer.toString('latin1', from, quote);
 }
 
 function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: number, end: number): void {
