@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../providers/types';
-import { scanLog } from './log-scan';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tempDir } from '../../test-support/harness';
+import { scanLog, tailOffset } from './log-scan';
+import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { LOG_VERSION, type LogRecord } from './records';
 import { Timeline } from './timeline';
 
@@ -143,5 +147,35 @@ describe('scanLog', () => {
     expect(scan.problems).toEqual(['Line 3 of the session log is not valid JSON and was skipped.']);
     expect([...scan.timeline.callIds]).toEqual(['early-call']);
     expect(scan.timeline.context.map((m) => m.content)).toEqual(['summary', 'next']);
+  });
+});
+
+describe('scanLogFile', () => {
+  it('reads a log in chunks to the same scan as the whole buffer: lines across chunk ends, a torn last line, a stop at a line', async () => {
+    const dir = await tempDir('deft-scan-file-');
+    const path = join(dir, 'log.jsonl');
+    for (let seed = 1; seed <= 60; seed++) {
+      const lines = randomLog(seed);
+      const text = lines.join('\n') + (seed % 3 === 0 ? '\n{"r":"context","m":{"ro' : '\n');
+      await writeFile(path, text);
+      const buffer = Buffer.from(text);
+      const indexFrom = tailOffset(buffer, 3);
+      const whole = scanLog(buffer, indexFrom);
+      for (const chunk of [7, 64, 1000]) {
+        const { size, ...scan } = await scanLogFile(path, { indexFrom, chunk });
+        expect(size).toBe(buffer.length);
+        expect(scan, `seed ${seed}, chunk ${chunk}`).toEqual(whole);
+      }
+      const until = buffer.indexOf('\n', Math.floor(buffer.length / 2)) + 1;
+      const { size: _size, ...upTo } = await scanLogFile(path, { until, chunk: 64 });
+      expect(upTo, `seed ${seed}`).toEqual(scanLog(buffer.subarray(0, until)));
+      expect(await tailOffsetOfFile(path, 3, 100)).toBe(indexFrom);
+      expect(await tailOffsetOfFile(path, 3)).toBe(indexFrom);
+    }
+  });
+
+  it('a missing log scans as empty', async () => {
+    const scan = await scanLogFile(join(await tempDir('deft-scan-file-'), 'none.jsonl'));
+    expect(scan).toMatchObject({ size: 0, lines: [], problems: [], header: null });
   });
 });

@@ -54,51 +54,60 @@ const SEQ_AT_END = /,"seq":(\d+),"at":-?\d+(?:\.\d+)?(?:,"fromSeq":\d+)?\}\}$/;
  * a malformed one of them is then not reported either, as it no longer matters.
  */
 export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
-  const scan: Scanning = { header: null, lines: [], held: [], timeline: new Timeline(), problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
+  const scan = startScan(indexFrom);
   const endsClean = buffer.length > 0 && buffer[buffer.length - 1] === 0x0a;
   let lineNo = 0;
   for (let start = 0; start < buffer.length; ) {
     const feed = buffer.indexOf(0x0a, start);
     const end = feed === -1 ? buffer.length : feed;
     const isLast = feed === -1 || feed === buffer.length - 1;
-    lineNo++;
-    scanLine(scan, buffer, start, end, lineNo, isLast && !endsClean);
+    scanLine(scan, buffer, start, end, 0, ++lineNo, isLast && !endsClean);
     start = end + 1;
   }
-  applyHeld(scan, buffer);
+  return finishScan(scan);
+}
+
+/** A scan in progress: lines are given to scanLine in file order, then finishScan ends it. */
+export interface Scanning extends LogScan {
+  /** Held records (copies of their lines), in order. */
+  held: Array<{ bytes: Buffer; lineNo: number; torn: boolean }>;
+}
+
+export function startScan(indexFrom: number): Scanning {
+  return { header: null, lines: [], held: [], timeline: new Timeline(), problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
+}
+
+export function finishScan(scan: Scanning): LogScan {
+  applyHeld(scan);
   const { held: _held, ...done } = scan;
   return done;
 }
 
-interface Scanning extends LogScan {
-  /** Held records: start, end, line number and whether the line is torn (1), four numbers each. */
-  held: number[];
-}
-
-function scanLine(scan: Scanning, buffer: Buffer, start: number, end: number, lineNo: number, torn: boolean): void {
+/** One line: bytes [start, end) of `buffer`, which holds the log from file offset `base`. */
+export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: number, base: number, lineNo: number, torn: boolean): void {
   if (end - start === 0) return;
   // Before the indexed part, a row-only event needs no more than its type (and the log's first event its seq).
-  const type = start < scan.indexedFrom && scan.firstSeq !== null ? quickType(buffer, start, end) : null;
+  const type = base + start < scan.indexedFrom && scan.firstSeq !== null ? quickType(buffer, start, end) : null;
   if (type !== null && PAGED_EVENT_TYPES.has(type as SessionEventType)) return;
   const quick = quickEvent(buffer, start, end);
   if (quick && PAGED_EVENT_TYPES.has(quick.type as SessionEventType)) {
     scan.firstSeq ??= quick.seq;
-    if (start >= scan.indexedFrom) scan.lines.push({ seq: quick.seq, start, end, type: quick.type });
+    if (base + start >= scan.indexedFrom) scan.lines.push({ seq: quick.seq, start: base + start, end: base + end, type: quick.type });
     return;
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
-    scan.held.push(start, end, lineNo, torn ? 1 : 0);
+    scan.held.push({ bytes: Buffer.from(buffer.subarray(start, end)), lineNo, torn });
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
   if (!record) {
     // A compaction that cannot be read does not replace what is held (its list of calls is lost with it).
-    if (startsWith(buffer, start, end, COMPACTION)) applyHeld(scan, buffer);
+    if (startsWith(buffer, start, end, COMPACTION)) applyHeld(scan);
     return;
   }
-  if (record.r === 'compaction' && isIdList(record.calls) && isCompactionContext(record.context)) replaceHeld(scan, buffer, record.calls);
-  else if (record.r !== 'event' && record.r !== 'header') applyHeld(scan, buffer);
-  applyRecord(scan, record, lineNo, start, end);
+  if (record.r === 'compaction' && isIdList(record.calls) && isCompactionContext(record.context)) replaceHeld(scan, record.calls);
+  else if (record.r !== 'event' && record.r !== 'header') applyHeld(scan);
+  applyRecord(scan, record, lineNo, base + start, base + end);
 }
 
 function startsWith(buffer: Buffer, start: number, end: number, prefix: Buffer): boolean {
@@ -117,25 +126,20 @@ function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, li
 }
 
 /** The held records count after all: each is parsed and applied in order. */
-function applyHeld(scan: Scanning, buffer: Buffer): void {
+function applyHeld(scan: Scanning, only?: Buffer): void {
   const held = scan.held;
   scan.held = [];
-  for (let i = 0; i < held.length; i += 4) {
-    const record = parseLine(scan, buffer, held[i]!, held[i + 1]!, held[i + 2]!, held[i + 3] === 1);
-    if (record) applyRecord(scan, record, held[i + 2]!, held[i]!, held[i + 1]!);
+  for (const { bytes, lineNo, torn } of held) {
+    if (only && !startsWith(bytes, 0, bytes.length, only)) continue;
+    const record = parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
+    if (record) applyRecord(scan, record, lineNo, -1, -1);
   }
 }
 
 /** A compaction replaces the held records: their tool-call ids are the ones it lists; only their state still counts. */
-function replaceHeld(scan: Scanning, buffer: Buffer, calls: readonly string[]): void {
+function replaceHeld(scan: Scanning, calls: readonly string[]): void {
   for (const id of calls) scan.timeline.callIds.add(id);
-  const held = scan.held;
-  scan.held = [];
-  for (let i = 0; i < held.length; i += 4) {
-    if (!startsWith(buffer, held[i]!, held[i + 1]!, STATE)) continue;
-    const record = parseLine(scan, buffer, held[i]!, held[i + 1]!, held[i + 2]!, held[i + 3] === 1);
-    if (record) applyRecord(scan, record, held[i + 2]!, held[i]!, held[i + 1]!);
-  }
+  applyHeld(scan, STATE);
 }
 
 const TURN_STARTED_LINE = Buffer.from('\n{"r":"event","e":{"type":"turn.started",');

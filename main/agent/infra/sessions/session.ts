@@ -3,8 +3,9 @@ import { PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type Session
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '../providers/types';
 import { LogWriter } from './log';
-import { type EventLine, readEventLine, scanLog, tailOffset } from './log-scan';
-import { fileLength, readLog, readLogLines, readLogSpan } from './log-read';
+import type { EventLine } from './log-scan';
+import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
+import { fileLength, readLogLines, readLogSpan } from './log-read';
 import { LOG_VERSION, coalesceDeltas } from './records';
 import { repairContext, unfinishedCompactions, unfinishedTurn } from './repair';
 import { Timeline, type TurnMark, frozen } from './timeline';
@@ -100,13 +101,12 @@ export class Session {
   /** Rebuild from disk. A turn cut short by a crash is closed, and its history repaired. */
   static async load(dir: string, meta: SessionMeta, now: () => number): Promise<{ session: Session; problems: string[] }> {
     const path = join(dir, LOG_FILE);
-    const buffer = await readLog(path);
-    let scan = scanLog(buffer, tailOffset(buffer, TAIL_TURNS));
+    let scan = await scanLogFile(path, { indexFrom: await tailOffsetOfFile(path, TAIL_TURNS) });
     const session = new Session(dir, meta, now);
     // Best effort: a log that cannot be written (read-only) still opens for reading.
     await session.log.endTornTail().catch(() => {});
     session.log.startAt(await fileLength(path));
-    session.trusted = scan.trusted || buffer.length === 0;
+    session.trusted = scan.trusted || scan.size === 0;
     const problems = [...scan.problems];
     const stateEvents: SessionEvent[] = [];
     for (const line of scan.lines) {
@@ -118,19 +118,19 @@ export class Session {
     const tailFrom = session.tailStart();
     // The tail must be indexed in full; where the log is not laid out as expected, index all of it now.
     const tailLine = scan.lines[firstAbove(scan.lines, tailFrom - 1, bySeq)];
-    if (scan.indexedFrom > 0 && (!tailLine || tailLine.start < scan.indexedFrom)) scan = { ...scan, lines: scanLog(buffer).lines, indexedFrom: 0 };
+    if (scan.indexedFrom > 0 && (!tailLine || tailLine.start < scan.indexedFrom)) scan = { ...scan, lines: (await scanLogFile(path)).lines, indexedFrom: 0 };
     session.lines = scan.lines;
     session.indexedFrom = scan.indexedFrom;
     session.firstLoggedSeq = scan.firstSeq;
-    for (const line of scan.lines) {
-      if (line.seq < tailFrom) {
-        if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
-        continue;
-      }
-      const event = line.event ?? readEventLine(buffer, 0, line, session.trusted);
+    const tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
+    for (const line of scan.lines.slice(0, tailAt)) if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
+    const tailLines = scan.lines.slice(tailAt);
+    const read = await readLogLines(path, tailLines, session.trusted);
+    tailLines.forEach((line, i) => {
+      const event = read[i];
       if (event) session.events.push(event);
       else problems.push(`An event of the session log (seq ${line.seq}) cannot be read and was skipped.`);
-    }
+    });
     session.earlierState = compactEarlierState(session.earlierState);
     session.unflushedFrom = session.events.length;
     const replayed = scan.timeline.context;
@@ -296,7 +296,7 @@ export class Session {
     const complete = read.filter((e): e is SessionEvent => e !== null);
     if (complete.length === read.length) return complete;
     const { first, last } = { first: lines[0]!.seq, last: lines[lines.length - 1]!.seq };
-    this.lines = scanLog(await readLog(path)).lines;
+    this.lines = (await scanLogFile(path)).lines;
     this.indexedFrom = 0;
     const fresh = this.lines.filter((l) => l.seq >= first && l.seq <= last);
     return (await readLogLines(path, fresh, this.trusted)).filter((e): e is SessionEvent => e !== null);
@@ -309,13 +309,14 @@ export class Session {
       await this.log.written();
       const path = join(this.dir, LOG_FILE);
       const until = this.indexedFrom;
-      const prefix = await readLogSpan(path, 0, until);
-      // The log must still be laid out as indexed: the span ends a line, and the first line after it is the same event.
+      // The log must still be laid out as indexed: a line ends just before `until`, and the first line after it is the same event.
       const next = this.lines.find((line) => line.start >= until);
       const [again] = next ? await readLogLines(path, [{ seq: next.seq, start: next.start, end: next.end, type: next.type }], this.trusted) : [];
-      const intact = prefix.length === until && prefix[until - 1] === 0x0a && (!next || again?.seq === next.seq);
+      const feed = await readLogSpan(path, until - 1, until);
+      const intact = feed[0] === 0x0a && (!next || again?.seq === next.seq);
+      const earlier = (await scanLogFile(path, intact ? { until } : {})).lines;
       if (this.indexedFrom !== until) return;
-      this.lines = intact ? [...scanLog(prefix).lines, ...this.lines.filter((line) => line.start >= until)] : scanLog(await readLog(path)).lines;
+      this.lines = intact ? [...earlier, ...this.lines.filter((line) => line.start >= until)] : earlier;
       this.indexedFrom = 0;
     })().finally(() => {
       this.indexingEarlier = null;
