@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../providers/types';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '../../test-support/harness';
 import { scanLog, tailOffset } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
+import { LOG_FILE, Session } from './session';
 import { LOG_VERSION, type LogRecord } from './records';
 import { Timeline } from './timeline';
 
@@ -177,5 +178,33 @@ describe('scanLogFile', () => {
   it('a missing log scans as empty', async () => {
     const scan = await scanLogFile(join(await tempDir('deft-scan-file-'), 'none.jsonl'));
     expect(scan).toMatchObject({ size: 0, lines: [], problems: [], header: null });
+  });
+});
+
+describe('a session compacting', () => {
+  it('lists the tool calls a compaction replaces, so that a reload does not read the messages before it', async () => {
+    const dir = await tempDir('deft-compacting-');
+    const meta = { id: 's1', title: 't', workspace: '/ws', createdAt: 0, updatedAt: 0, turns: 0 };
+    const session = await Session.create(dir, meta, () => 1);
+    const call = (id: string): ModelMessage => ({ role: 'assistant', content: '', toolCalls: [{ id, name: 'Read', arguments: '{}' }] });
+    session.appendContext({ role: 'user', content: 'one', turnId: 't1' });
+    session.appendContext(call('c1'));
+    session.compactContext('k1', [{ role: 'user', content: 'summary 1' }]);
+    session.appendContext(call('c2'));
+    session.appendContext(call('c3'));
+    session.compactContext('k2', [{ role: 'user', content: 'summary 2' }]);
+    session.appendContext(call('c4'));
+    await session.flush();
+    const path = join(dir, LOG_FILE);
+    const records = (await readFile(path, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as LogRecord);
+    expect(records.filter((r) => r.r === 'compaction').map((r) => (r.r === 'compaction' ? r.calls : null))).toEqual([['c1'], ['c2', 'c3']]);
+    // A message the second compaction replaced, broken: a reload never reads it, so it is not reported.
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    lines.splice(lines.findIndex((l) => l.includes('"c3"')), 0, '{"r":"context","m":{"role":');
+    await writeFile(path, lines.join('\n'));
+    const { session: again, problems } = await Session.load(dir, meta, () => 2);
+    expect(problems).toEqual([]);
+    expect([...again.callIds].sort()).toEqual(['c1', 'c2', 'c3', 'c4']);
+    expect(again.context.slice(0, 2).map((m) => m.content)).toEqual(['summary 2', '']);
   });
 });
