@@ -96,7 +96,9 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
     return;
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
-    scan.held.push({ bytes: Buffer.from(buffer.subarray(start, end)), lineNo, torn });
+    const bytes = Buffer.allocUnsafe(end - start);
+    buffer.copy(bytes, 0, start, end);
+    scan.held.push({ bytes, lineNo, torn });
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
