@@ -215,9 +215,13 @@ export default async function liveTurns(): Promise<BenchResult[]> {
     const logPerTurn = (end.logBytes - at(50).logBytes) / (end.turn - 50);
     const perTurn = (key: 'hostRss' | 'hostHeap' | 'rendererHeap') => slope(from50.map((s) => ({ turn: s.turn, value: s[key] })));
     const early = (key: 'hostRss' | 'hostHeap' | 'rendererHeap') => (at(50)[key] - at(25)[key]) / 25;
+    // The second half on its own: what still grows once the JIT has compiled the hot code (which takes the
+    // page's heap some 600 KiB up over the first ~250 turns) and the window has let go of rows many times.
+    const half = Math.ceil(TURNS / 2 / SAMPLE_EVERY) * SAMPLE_EVERY;
+    const late = (key: 'hostRss' | 'hostHeap' | 'rendererHeap') => slope(samples.filter((s) => s.turn >= half).map((s) => ({ turn: s.turn, value: s[key] })));
     const baseline = { name: 'session log bytes a turn, same turns', value: logPerTurn / 1024 };
     const growth = (key: 'hostRss' | 'hostHeap' | 'rendererHeap') =>
-      `${mib(at(50)[key])} MiB at turn 50 → ${mib(end[key])} MiB at turn ${end.turn}; turns 25→50: ${(early(key) / 1024).toFixed(1)} KiB a turn`;
+      `${mib(at(50)[key])} MiB at turn 50 → ${mib(end[key])} MiB at turn ${end.turn}; turns 25→50: ${(early(key) / 1024).toFixed(1)} KiB a turn; turns ${half}→${end.turn}: ${(late(key) / 1024).toFixed(1)} KiB a turn`;
     const firstTimes = times.slice(0, SAMPLE_EVERY);
     const lastTimes = times.slice(-SAMPLE_EVERY);
     const run = `${TURNS} turns in ${totalSeconds.toFixed(0)} s, ${counts.compactions} auto-compactions, ${failedEdits} failed Edits, ${end.domNodes} DOM nodes at the end`;

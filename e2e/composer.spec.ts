@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Page } from '@playwright/test';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import { SIZES, answer, dropFile, expectInView, userTexts } from './fixtures/daily';
 
@@ -119,6 +120,42 @@ test('↑ and ↓ recall earlier prompts of the session, and bring back the draf
   await box.press('End');
   await box.press('ArrowDown');
   await expect(box).toHaveValue('draft');
+});
+
+/** The edits the page's browser keeps for Ctrl+Z (Chromium's blink::UndoStep objects, from a heap snapshot). */
+async function undoSteps(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  const chunks: string[] = [];
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', ({ chunk }) => void chunks.push(chunk));
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  await cdp.detach();
+  const snapshot = JSON.parse(chunks.join('')) as { snapshot: { meta: { node_fields: string[] } }; nodes: number[]; strings: string[] };
+  const fields = snapshot.snapshot.meta.node_fields;
+  const name = fields.indexOf('name');
+  let count = 0;
+  for (let i = name; i < snapshot.nodes.length; i += fields.length) if (snapshot.strings[snapshot.nodes[i]!] === 'blink::UndoStep') count++;
+  return count;
+}
+
+test('each sent message leaves a fresh, focused box: what was typed is not kept for an undo that cannot reach it', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  const kept = await undoSteps(page);
+  for (const prompt of ['first prompt', 'second prompt', 'third prompt']) {
+    await box.pressSequentially(prompt);
+    await box.press('Enter');
+    await expect(page.getByText(`Echo: ${prompt}`)).toBeVisible();
+    await expect(box).toHaveValue('');
+    await expect(box).toBeFocused();
+  }
+  // Typing goes on in the box, and ↑ still recalls what was sent.
+  await page.keyboard.press('ArrowUp');
+  await expect(box).toHaveValue('third prompt');
+  await page.keyboard.press('ArrowDown');
+  await expect(box).toHaveValue('');
+  // Three messages typed and sent; the browser holds no more edits than before them.
+  expect(await undoSteps(page)).toBeLessThanOrEqual(kept);
 });
 
 test('the model chip switches the model for this session\'s next turn; /model <name> does too', async ({ deft, mock }) => {

@@ -32,6 +32,8 @@ export function Composer() {
   const [text, setText] = useState('');
   const [caret, setCaret] = useState(0);
   const [mentions, setMentions] = useState<Mention[]>([]);
+  // Bumped when what was typed is sent: the box is a new element (see the textarea's key).
+  const [sentCount, setSentCount] = useState(0);
   const compacting = useHistory((s) => s.compacting !== null);
   const running = useTranscript((s) => s.runningTurn !== null) || compacting;
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -82,6 +84,7 @@ export function Composer() {
     const command = composerCommand(text);
     if (command) {
       setText('');
+      setSentCount((n) => n + 1);
       if (!(await command.run(running))) setText(text);
       return;
     }
@@ -90,6 +93,7 @@ export function Composer() {
     const attached = files.attachments;
     const mentioned = mentionsIn(sent, mentions);
     setText('');
+    setSentCount((n) => n + 1);
     setMentions([]);
     files.clear();
     const prompt = attached.length || mentioned.length ? null : mcpPromptCall(sent, mcpPrompts);
@@ -128,7 +132,11 @@ export function Composer() {
       ) : null}
       <div className="composer-input">
         <MentionText text={text} labels={labels} textarea={ref} />
+        {/* A new box for each message: the browser keeps every edit typed into a text field for its undo
+            (Ctrl+Z cannot reach them once the box is cleared), about 1.5 KiB and two DOM nodes a sent message
+            until the element goes. autoFocus keeps the focus in the box. */}
         <textarea
+          key={sentCount}
           ref={ref}
           {...slash.inputProps}
           {...(picker.open ? picker.inputProps : {})}

@@ -13,6 +13,7 @@ import { EarlierPagesButton, useEarlierPages } from './EarlierPages';
 import { EmptyState } from './EmptyState';
 import { useFollowNewest } from './follow-newest';
 import { AssistantMessage, Notice, UserMessage } from './Messages';
+import { forgetRowsGone } from './row-sizes';
 
 /** One row of a transcript (the session's, or a sub-agent's in its card). */
 export function TranscriptRow({ item }: { item: TranscriptItem }) {
@@ -90,6 +91,10 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
   useEffect(() => {
     if (following.current) letGoOfEarlierTurns();
   }, [items.length, following]);
+  // Rows gone from the transcript: the virtualizer forgets their heights (it would keep one for every row ever shown).
+  useEffect(() => {
+    forgetRowsGone(virtualizer, items);
+  }, [virtualizer, items]);
 
   return (
     <div className="conversation-frame">
