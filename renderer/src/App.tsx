@@ -13,6 +13,7 @@ import { CheckpointLayer } from './features/checkpoints/CheckpointLayer';
 import { Banners } from './features/conversation/Banners';
 import { Conversation } from './features/conversation/Conversation';
 import { Header } from './features/conversation/Header';
+import { warmMarkdownWhenIdle } from './features/conversation/markdown-warmup';
 import { FirstRun } from './features/onboarding/FirstRun';
 import { RuleProblems } from './features/permissions/RuleProblems';
 import { PlanReview, usePendingPlan } from './features/plan/PlanReview';
@@ -109,9 +110,11 @@ export function App() {
     void loadInitial();
     void loadPreferences();
     const unwatch = watchAttention();
+    const stopWarmup = warmMarkdownWhenIdle();
     return () => {
       unbind();
       unwatch();
+      stopWarmup();
     };
   }, []);
   useAppliedTheme();
