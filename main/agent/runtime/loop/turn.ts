@@ -142,13 +142,14 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
  * must be unique across the conversation — the UI keys cards by them and tool results are matched
  * by them — so a repeated or missing id is replaced before anything records it.
  */
-export function uniqueCallIds(calls: readonly ToolCallRequest[], history: readonly ModelMessage[], used: Iterable<string> = []): ToolCallRequest[] {
-  const seen = new Set<string>(used);
-  for (const message of history) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) seen.add(call.id);
+export function uniqueCallIds(calls: readonly ToolCallRequest[], history: readonly ModelMessage[], used: ReadonlySet<string> = new Set()): ToolCallRequest[] {
+  // `used` (every id the session has used) is looked up, not copied: it grows with the session.
+  const taken = new Set<string>();
+  for (const message of history) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) if (!used.has(call.id)) taken.add(call.id);
   return calls.map((call) => {
     let id = call.id;
-    while (!id || seen.has(id)) id = `${call.id || 'call'}_${randomUUID().slice(0, 8)}`;
-    seen.add(id);
+    while (!id || used.has(id) || taken.has(id)) id = `${call.id || 'call'}_${randomUUID().slice(0, 8)}`;
+    taken.add(id);
     return id === call.id ? call : { ...call, id };
   });
 }
