@@ -1,16 +1,6 @@
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { SessionEvent } from '../../../../protocol';
 import { type EventLine, readEventLine } from './log-scan';
-
-/** A whole log file; a missing one reads as empty. */
-export async function readLog(path: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
-    throw error;
-  }
-}
 
 /** A log file's length in bytes (0 when it does not exist). */
 export async function fileLength(path: string): Promise<number> {

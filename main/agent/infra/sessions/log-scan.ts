@@ -86,14 +86,16 @@ export function finishScan(scan: Scanning): LogScan {
 /** One line: bytes [start, end) of `buffer`, which holds the log from file offset `base`. */
 export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: number, base: number, lineNo: number, torn: boolean): void {
   if (end - start === 0) return;
-  // Before the indexed part, a row-only event needs no more than its type (and the log's first event its seq).
-  const type = base + start < scan.indexedFrom && scan.firstSeq !== null ? quickType(buffer, start, end) : null;
-  if (type !== null && PAGED_EVENT_TYPES.has(type as SessionEventType)) return;
-  const quick = quickEvent(buffer, start, end);
-  if (quick && PAGED_EVENT_TYPES.has(quick.type as SessionEventType)) {
-    scan.firstSeq ??= quick.seq;
-    if (base + start >= scan.indexedFrom) scan.lines.push({ seq: quick.seq, start: base + start, end: base + end, type: quick.type });
-    return;
+  const type = quickType(buffer, start, end);
+  if (type !== null && PAGED_EVENT_TYPES.has(type as SessionEventType)) {
+    // Before the indexed part, a row-only event needs no more than its type (and the log's first event its seq).
+    if (base + start < scan.indexedFrom && scan.firstSeq !== null) return;
+    const seq = seqAtEnd(buffer, start + EVENT_PREFIX.length + type.length, end);
+    if (seq !== null) {
+      scan.firstSeq ??= seq;
+      if (base + start >= scan.indexedFrom) scan.lines.push({ seq, start: base + start, end: base + end, type });
+      return;
+    }
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
     const bytes = Buffer.allocUnsafe(end - start);
@@ -162,12 +164,10 @@ export function tailOffset(buffer: Buffer, turns: number): number {
   return tail;
 }
 
-/** The type and seq of an event line as this Deft writes it, without parsing it; null when it is not laid out so. */
-function quickEvent(buffer: Buffer, start: number, end: number): { type: string; seq: number } | null {
-  const type = quickType(buffer, start, end);
-  if (type === null) return null;
-  const match = SEQ_AT_END.exec(buffer.toString('latin1', Math.max(start + EVENT_PREFIX.length + type.length, end - 96), end));
-  return match ? { type, seq: Number(match[1]) } : null;
+/** The seq of an event line as this Deft writes it (read from its end; `after` is where its type ends), or null when it is not laid out so. */
+function seqAtEnd(buffer: Buffer, after: number, end: number): number | null {
+  const match = SEQ_AT_END.exec(buffer.toString('latin1', Math.max(after, end - 96), end));
+  return match ? Number(match[1]) : null;
 }
 
 /** The type of an event line as this Deft writes it; null when it is not laid out so. */

@@ -116,13 +116,15 @@ export class Session {
       if (line.event?.type === 'usage') Object.assign(session.usageTotal, line.event.total);
     }
     const tailFrom = session.tailStart();
+    let tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
     // The tail must be indexed in full; where the log is not laid out as expected, index all of it now.
-    const tailLine = scan.lines[firstAbove(scan.lines, tailFrom - 1, bySeq)];
-    if (scan.indexedFrom > 0 && (!tailLine || tailLine.start < scan.indexedFrom)) scan = { ...scan, lines: (await scanLogFile(path)).lines, indexedFrom: 0 };
+    if (scan.indexedFrom > 0 && !((scan.lines[tailAt]?.start ?? -1) >= scan.indexedFrom)) {
+      scan = { ...scan, lines: (await scanLogFile(path)).lines, indexedFrom: 0 };
+      tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
+    }
     session.lines = scan.lines;
     session.indexedFrom = scan.indexedFrom;
     session.firstLoggedSeq = scan.firstSeq;
-    const tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
     for (const line of scan.lines.slice(0, tailAt)) if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
     const tailLines = scan.lines.slice(tailAt);
     const read = await readLogLines(path, tailLines, session.trusted);
