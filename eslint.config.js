@@ -28,7 +28,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs', 'main/agent/test-support/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs', 'test-support/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
     rules: {
@@ -69,7 +69,7 @@ export default tseslint.config(
     // The layers of the agent core (README, "Map of the code"). Tests and test support may reach across
     // them to build a whole core; shipped code may not. Import cycles are checked by dependency-cruiser.
     files: ['main/**/*.ts', 'preload/**/*.ts', 'protocol/**/*.ts'],
-    ignores: ['**/*.test.ts', 'main/agent/test-support/**'],
+    ignores: ['**/*.test.ts', 'test-support/**'],
     plugins: { boundaries },
     settings: {
       'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs'] } },
@@ -78,7 +78,7 @@ export default tseslint.config(
         { type: 'runtime', pattern: 'main/agent/runtime' },
         { type: 'infra', pattern: 'main/agent/infra' },
         { type: 'capability', pattern: 'main/agent/capabilities/*', capture: ['name'] },
-        { type: 'test-support', pattern: 'main/agent/test-support' },
+        { type: 'test-support', pattern: 'test-support' },
         { type: 'host', pattern: 'main/host' },
         { type: 'protocol', pattern: 'protocol' },
         { type: 'preload', pattern: 'preload' },

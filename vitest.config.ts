@@ -35,7 +35,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           isolate: false,
-          include: ['protocol/**/*.test.ts', 'main/**/*.test.ts', 'renderer/src/**/*.test.ts', 'bench/**/*.test.ts', 'e2e/fixtures/**/*.test.ts'],
+          include: ['protocol/**/*.test.ts', 'main/**/*.test.ts', 'renderer/src/**/*.test.ts', 'bench/**/*.test.ts', 'test-support/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ISOLATED],
         },
       },

@@ -1,8 +1,8 @@
 import type { SessionEvent } from '../protocol';
 import { agentsFeature, agentsFeatureWith } from '../main/agent/capabilities/agents/feature';
 import { SWARM_LIMITS } from '../main/agent/capabilities/agents/swarm-scheduler';
-import { createHarness, testCapabilities } from '../main/agent/test-support/harness';
-import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
+import { createHarness, testCapabilities } from '../test-support/harness';
+import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
 import type { BenchResult } from './types';
 
 const ITEMS = 128;

@@ -7,8 +7,8 @@ import { deflateSync } from 'node:zlib';
 import { defaultCapabilities } from '../main/agent/capabilities';
 import { runGit } from '../main/agent/capabilities/checkpoints/store/git';
 import { CheckpointStore } from '../main/agent/capabilities/checkpoints/store/store';
-import { createHarness, tempDir } from '../main/agent/test-support/harness';
-import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
+import { createHarness, tempDir } from '../test-support/harness';
+import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
 import { random } from './generate-repo';
 import type { BenchResult } from './types';
 

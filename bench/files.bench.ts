@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { FileTracker } from '../main/agent/capabilities/files/file-state';
 import { ripgrepPath } from '../main/agent/capabilities/files/ripgrep';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { type Tool, type ToolEnv, isExecution } from '../main/agent/contract/tool';
 import { editTool } from '../main/agent/capabilities/files/tools/edit/edit';
 import { globTool } from '../main/agent/capabilities/files/tools/glob/glob';

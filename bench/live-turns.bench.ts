@@ -6,11 +6,11 @@ import { performance } from 'node:perf_hooks';
 import { type CDPSession, type Page, chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { ensureBuild } from '../scripts/ensure-build.mjs';
-import { tempDir } from '../main/agent/test-support/harness';
-import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
+import { tempDir } from '../test-support/harness';
+import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
 import { workspaceSessionsDir } from '../main/agent/infra/sessions/store';
-import { longAnswer } from '../e2e/fixtures/long-answer';
-import { type MockReply, MockModelServer, type RecordedRequest } from '../e2e/fixtures/mock-model-server';
+import { longAnswer } from '../test-support/long-answer';
+import { type MockReply, MockModelServer, type RecordedRequest } from '../test-support/mock-model-server';
 import type { BenchResult } from './types';
 import { type BenchHost, processRss, startBenchHost } from './web-host';
 

@@ -6,11 +6,11 @@ import { type ServerDefinition, configFiles, loadMcpConfig } from '../main/agent
 import { ServerConnection } from '../main/agent/capabilities/mcp/connection';
 import { directLauncher } from '../main/agent/capabilities/mcp/launch';
 import { McpServers } from '../main/agent/capabilities/mcp/servers';
-import { createHarness, tempDir } from '../main/agent/test-support/harness';
-import { textReply } from '../main/agent/test-support/mock-steps';
+import { createHarness, tempDir } from '../test-support/harness';
+import { textReply } from '../test-support/mock-steps';
 import { type BenchResult, median } from './types';
 
-const TEST_SERVER = resolve(import.meta.dirname, '../main/agent/test-support/mcp-test-server.mjs');
+const TEST_SERVER = resolve(import.meta.dirname, '../test-support/mcp-test-server.mjs');
 const stdio = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [TEST_SERVER], env });
 const TOOLS = 200;
 /** The test server has 11 tools of its own. */

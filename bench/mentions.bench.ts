@@ -5,7 +5,7 @@ import { ripgrepPath } from '../main/agent/capabilities/files/ripgrep';
 import { defaultCapabilities } from '../main/agent/capabilities';
 import { DeftCore } from '../main/agent/runtime/core';
 import { FileSecretStore } from '../main/agent/infra/settings/secrets';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { dispatchCommand } from '../main/host/dispatch';
 import { generateRepo } from './generate-repo';
 import type { BenchResult } from './types';

@@ -4,7 +4,7 @@ import type { ResolvedCall } from '../main/agent/contract/calls';
 import { decide } from '../main/agent/capabilities/approvals/engine';
 import { type PermissionRule, parseRule } from '../main/agent/capabilities/approvals/rules';
 import { shellParser } from '../main/agent/infra/policies/shell-parse';
-import { resolvedCall } from '../main/agent/test-support/resolved-call';
+import { resolvedCall } from '../test-support/resolved-call';
 import { type BenchResult, median } from './types';
 
 const places = { workspace: '/work/project', home: '/home/dev/.deft', userHome: '/home/dev' };

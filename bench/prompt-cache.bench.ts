@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionEventOf, Usage } from '../protocol';
-import type { MockReply, RecordedRequest } from '../e2e/fixtures/mock-model-server';
-import { prefixBreak, prefixBreaks } from '../e2e/fixtures/request-prefix';
+import type { MockReply, RecordedRequest } from '../test-support/mock-model-server';
+import { prefixBreak, prefixBreaks } from '../test-support/request-prefix';
 import { defaultCapabilities } from '../main/agent/capabilities';
 import type { FeatureFactory } from '../main/agent/contract/feature';
-import { createHarness } from '../main/agent/test-support/harness';
-import { callChunk, textReply, toolStep } from '../main/agent/test-support/mock-steps';
+import { createHarness } from '../test-support/harness';
+import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
 import type { BenchResult } from './types';
 
 const STEPS = 50;

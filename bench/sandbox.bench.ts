@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { SessionSandbox, SpawnPlan } from '../main/agent/contract/sandbox';
 import { sandboxSupport } from '../main/agent/infra/sandbox/availability';
 import { Sandbox } from '../main/agent/infra/sandbox/sandbox';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { type BenchResult, median } from './types';
 
 function run(file: string, args: string[], env: Record<string, string>, cwd: string): Promise<void> {

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { ensureBuild } from '../scripts/ensure-build.mjs';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { generateSession } from './generate-session';
 import type { BenchResult } from './types';
 import { processRss, startBenchHost } from './web-host';

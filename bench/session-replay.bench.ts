@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Session } from '../main/agent/infra/sessions/session';
 import { LOG_FILE } from '../main/agent/infra/sessions/session';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { generateSession } from './generate-session';
 import { type BenchResult, median } from './types';
 

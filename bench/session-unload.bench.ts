@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { generateSession } from './generate-session';
 import type { BenchResult } from './types';
 

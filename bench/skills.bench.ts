@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { SkillCatalog } from '../main/agent/capabilities/skills/catalog';
 import { scanRoot } from '../main/agent/capabilities/skills/scanner';
 import { SkillService } from '../main/agent/capabilities/skills/service';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { type BenchResult, median } from './types';
 
 const COUNT = 1_000;

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { SessionEvent } from '../protocol';
 import { reduce } from '../renderer/src/stores/session-slice';
 import { emptyTranscript, transcriptSlice } from '../renderer/src/stores/transcript';
-import { longAnswer } from '../e2e/fixtures/long-answer';
+import { longAnswer } from '../test-support/long-answer';
 import { type BenchResult, median } from './types';
 
 const ANSWER = longAnswer(1_200);

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { fetch } from 'undici';
 import { fetchUrlTool } from '../main/agent/capabilities/web/tools/fetch-url/fetch-url';
 import { isExecution } from '../main/agent/contract/tool';
-import { send, startServer } from '../e2e/fixtures/web-servers';
+import { send, startServer } from '../test-support/web-servers';
 import { type BenchResult, median } from './types';
 
 /** A documentation-like page: navigation, headings, paragraphs with links, code blocks and tables. */

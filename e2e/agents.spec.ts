@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
-import type { MockReply } from './fixtures/mock-model-server';
+import type { MockReply } from '../test-support/mock-model-server';
 
 const call = (name: string, args: Record<string, unknown>): MockReply => ({ chunks: [{ toolCall: { name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }] });
 const text = (answer: string, delayMs = 0): MockReply => ({ chunks: [{ text: answer }, { finish: 'stop' }], ...(delayMs ? { delayMs } : {}) });

@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
-import type { MockChunk } from './fixtures/mock-model-server';
+import type { MockChunk } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Checkpoints through the real web host: a workspace that is not a git repository, changed by Write and

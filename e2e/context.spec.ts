@@ -1,4 +1,4 @@
-import type { MockChunk, RecordedRequest } from './fixtures/mock-model-server';
+import type { MockChunk, RecordedRequest } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Long sessions: /compact (a handoff note replaces what the model reads) and /undo (take back turns).

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MockChunk, RecordedRequest } from './fixtures/mock-model-server';
+import type { MockChunk, RecordedRequest } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Approvals on the shipped tools (Read, Write, Edit), in the default ask mode.

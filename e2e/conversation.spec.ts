@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { textChunks } from './fixtures/mock-model-server';
+import { textChunks } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 test('first run: configure a model, stream an answer, and keep it across a reload and a restart', async ({ deft, mock }) => {

@@ -2,7 +2,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import sharp from 'sharp';
-import { type MockChunk, type RecordedRequest, lastUserText } from './fixtures/mock-model-server';
+import { type MockChunk, type RecordedRequest, lastUserText } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 /** Browser globals used inside page.evaluate (the e2e project is typed for Node). */

@@ -1,7 +1,7 @@
 import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator } from '@playwright/test';
-import { textChunks } from './fixtures/mock-model-server';
+import { textChunks } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Issue 19: a long session opens at its tail; earlier turns load as the user scrolls up, in order and

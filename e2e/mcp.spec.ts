@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import type { Page } from '@playwright/test';
 import { configureProvider, expect, send, test as base } from './fixtures/deft';
 
-const TEST_SERVER = resolve(import.meta.dirname, '../main/agent/test-support/mcp-test-server.mjs');
-const OAUTH_SERVER = resolve(import.meta.dirname, '../main/agent/test-support/mcp-oauth-server.mjs');
+const TEST_SERVER = resolve(import.meta.dirname, '../test-support/mcp-test-server.mjs');
+const OAUTH_SERVER = resolve(import.meta.dirname, '../test-support/mcp-oauth-server.mjs');
 const stdio = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [TEST_SERVER], env });
 
 /** The user's own servers (a working one and one that fails at start) and a project server in a trusted workspace. */

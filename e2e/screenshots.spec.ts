@@ -1,4 +1,4 @@
-import { textChunks } from './fixtures/mock-model-server';
+import { textChunks } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Screenshots of the main screens, attached to the report for review.

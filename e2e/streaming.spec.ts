@@ -1,4 +1,4 @@
-import { deltas, longAnswer } from './fixtures/long-answer';
+import { deltas, longAnswer } from '../test-support/long-answer';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 test('a long streamed answer with code blocks is shown whole and right once it ends', async ({ deft, mock }) => {

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RecordedRequest } from './fixtures/mock-model-server';
+import type { RecordedRequest } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import { SIZES, answer, call, expectInView, toolStep } from './fixtures/daily';
 

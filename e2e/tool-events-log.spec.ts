@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import type { MockChunk } from './fixtures/mock-model-server';
+import type { MockChunk } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Issue 19: tool events keep large content once (Read's text in the output only, diffs as hunks). The cards

@@ -1,4 +1,4 @@
-import { textChunks } from './fixtures/mock-model-server';
+import { textChunks } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Web host only (the Electron project ignores this file): a browser page has a connection to lose.

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MockChunk } from './fixtures/mock-model-server';
+import type { MockChunk } from '../test-support/mock-model-server';
 import { configureProvider, expect, send, test } from './fixtures/deft';
-import { type LocalServer, routes, send as respond, startSearchMock, startServer } from './fixtures/web-servers';
+import { type LocalServer, routes, send as respond, startSearchMock, startServer } from '../test-support/web-servers';
 
 const call = (id: string, name: string, args: unknown): MockChunk => ({ toolCall: { id, name, args: JSON.stringify(args), pieces: 2 } });
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import { answer, call, toolStep } from './fixtures/screens';
-import { textChunks } from './fixtures/mock-model-server';
+import { textChunks } from '../test-support/mock-model-server';
 
 // Issue 18, items 2 and 6: failed commands show their failure; long work can be followed.
 

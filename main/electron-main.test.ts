@@ -2,8 +2,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { tempDir } from './agent/test-support/harness';
-import { skillMd } from './agent/capabilities/skills/test-support';
+import { tempDir } from '../test-support/harness';
+import { skillMd } from '../test-support/skills';
 
 // The Electron binary is not available everywhere tests run, so the composition root is exercised
 // against a stand-in `electron` module: what matters here is how it configures windows and sessions.

@@ -100,7 +100,7 @@ ensureSandboxTools();
 await together([
   ['Typecheck', bin('tsc'), ['-b', 'tsconfig.json']],
   ['Lint', bin('eslint'), ['--max-warnings', '0', '.']],
-  ['Import cycles (dependency-cruiser)', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e']],
+  ['Import cycles (dependency-cruiser)', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e', 'test-support']],
 ]);
 step('Unit and integration tests', bin('vitest'), ['run']);
 step('Build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);

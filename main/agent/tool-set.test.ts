@@ -6,8 +6,8 @@ import type { CoreContext, Feature, FeatureFactory } from './contract/feature';
 import type { ToolEnv } from './contract/tool';
 import { FileSecretStore } from './infra/settings/secrets';
 import { ToolRegistry } from './runtime/tools/registry';
-import { createHarness, tempDir } from './test-support/harness';
-import { inertSessionHandle, noWorkspaceSandbox } from './test-support/session-handle';
+import { createHarness, tempDir } from '../../test-support/harness';
+import { inertSessionHandle, noWorkspaceSandbox } from '../../test-support/session-handle';
 
 const scratch = await tempDir('deft-tool-set-');
 const open: Feature[] = [];

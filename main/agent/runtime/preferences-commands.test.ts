@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeftEvent } from '../../../protocol';
 import { DEFAULT_PRICES } from '../../../protocol/prices';
-import { textChunks } from '../../../e2e/fixtures/mock-model-server';
-import { createHarness } from '../test-support/harness';
+import { textChunks } from '../../../test-support/mock-model-server';
+import { createHarness } from '../../../test-support/harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Feature, SessionHandle } from '../contract/feature';
 import type { RunningTask, TaskEnd, TaskRecord } from '../contract/tasks';
 import { shellFeature } from '../capabilities/shell/feature';
-import { appEvents, callTool, lastRequestText, settle } from '../test-support/shell-harness';
-import { createHarness } from '../test-support/harness';
-import { eventually } from '../test-support/processes';
+import { appEvents, callTool, lastRequestText, settle } from '../../../test-support/shell-harness';
+import { createHarness } from '../../../test-support/harness';
+import { eventually } from '../../../test-support/processes';
 import { DeftCore } from './core';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -5,10 +5,10 @@ import type { SessionEvent } from '../../../protocol';
 import { stateSlot } from '../contract/state';
 import type { CoreContext, FeatureFactory, SessionHandle } from '../contract/feature';
 import { z } from 'zod';
-import { createHarness, testCapabilities } from '../test-support/harness';
-import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
-import { waitTool } from '../test-support/tools';
-import { waitFor } from '../test-support/wait';
+import { createHarness, testCapabilities } from '../../../test-support/harness';
+import { callChunk, textReply, toolStep } from '../../../test-support/mock-steps';
+import { waitTool } from '../../../test-support/tools';
+import { waitFor } from '../../../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;

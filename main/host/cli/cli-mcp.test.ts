@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
-import { fastRetry, tempDir } from '../../agent/test-support/harness';
-import { callChunk, textReply, toolStep } from '../../agent/test-support/mock-steps';
+import { MockModelServer } from '../../../test-support/mock-model-server';
+import { fastRetry, tempDir } from '../../../test-support/harness';
+import { callChunk, textReply, toolStep } from '../../../test-support/mock-steps';
 import { type CliIo, runCli } from './cli';
 
-const TEST_SERVER = resolve(import.meta.dirname, '../../agent/test-support/mcp-test-server.mjs');
+const TEST_SERVER = resolve(import.meta.dirname, '../../../test-support/mcp-test-server.mjs');
 let server: MockModelServer;
 let workspace: string;
 let home: string;

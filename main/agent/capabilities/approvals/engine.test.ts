@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PermissionMode, PlanState } from '../../../../protocol';
 import type { ResolvedCall } from '../../contract/calls';
 import { matchPathSubject } from '../../infra/policies/rule-match';
-import { resolvedCall } from '../../test-support/resolved-call';
+import { resolvedCall } from '../../../../test-support/resolved-call';
 import type { Access } from '../../contract/tool';
 import { type DecisionContext, decide } from './engine';
 import { type PermissionRule, parseRule } from './rules';

@@ -2,10 +2,10 @@ import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockChunk } from '../../../../e2e/fixtures/mock-model-server';
+import type { MockChunk } from '../../../../test-support/mock-model-server';
 import { defaultCapabilities } from '../../capabilities';
 import { DeftCore } from '../../runtime/core';
-import { createHarness, fastRetry } from '../../test-support/harness';
+import { createHarness, fastRetry } from '../../../../test-support/harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchCommand } from '../../../host/dispatch';
-import { createHarness, tempDir } from '../../test-support/harness';
+import { createHarness, tempDir } from '../../../../test-support/harness';
 import { FileIndex } from './file-index';
 
 async function files(root: string, paths: Record<string, string>): Promise<void> {

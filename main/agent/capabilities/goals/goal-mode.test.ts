@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalAnswer, SessionEvent } from '../../../../protocol';
 import { ApprovalAnswer as ApprovalAnswerSchema } from '../../../../protocol';
 import { DeftCore } from '../../runtime/core';
-import { createHarness, fastRetry, testCapabilities } from '../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep } from '../../test-support/mock-steps';
-import { waitFor } from '../../test-support/wait';
+import { createHarness, fastRetry, testCapabilities } from '../../../../test-support/harness';
+import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
+import { waitFor } from '../../../../test-support/wait';
 
 // The goal start card's choice: run the goal as usual (the session's mode asks), or without asking (yolo
 // while the goal is active, the session's own mode back when it stops).

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Goal, SessionEvent } from '../../../../protocol';
-import { createHarness } from '../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep } from '../../test-support/mock-steps';
-import { waitFor } from '../../test-support/wait';
+import { createHarness } from '../../../../test-support/harness';
+import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
+import { waitFor } from '../../../../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PermissionMode, SessionEvent } from '../../../../protocol';
 import { TrustStore } from '../../infra/settings/trust';
-import { createHarness, tempDir } from '../../test-support/harness';
-import { describeSandboxed } from '../../test-support/sandbox';
-import { callChunk, textReply, toolMessages, toolStep } from '../../test-support/mock-steps';
-import { standInTools } from '../../test-support/stand-in-tools';
-import { waitFor } from '../../test-support/wait';
+import { createHarness, tempDir } from '../../../../test-support/harness';
+import { describeSandboxed } from '../../../../test-support/sandbox';
+import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
+import { standInTools } from '../../../../test-support/stand-in-tools';
+import { waitFor } from '../../../../test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

@@ -2,13 +2,13 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { Sandbox } from '../../infra/sandbox/sandbox';
-import { tempDir } from '../../test-support/harness';
-import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
-import { describeSandboxed } from '../../test-support/sandbox';
+import { tempDir } from '../../../../test-support/harness';
+import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
+import { describeSandboxed } from '../../../../test-support/sandbox';
 import type { ServerConfig, ServerDefinition, ServerSource } from './config';
 import { ServerConnection } from './connection';
 import { type McpSandboxChoice, sandboxedLauncher } from './launch';
-const TEST_SERVER = resolve(import.meta.dirname, '../../test-support/mcp-test-server.mjs');
+const TEST_SERVER = resolve(import.meta.dirname, '../../../../test-support/mcp-test-server.mjs');
 
 let connection: ServerConnection | undefined;
 afterEach(async () => {

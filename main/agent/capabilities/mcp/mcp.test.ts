@@ -6,13 +6,13 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpOverview, SessionEvent } from '../../../../protocol';
 import { defaultCapabilities } from '../../capabilities';
-import { createHarness } from '../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../test-support/mock-steps';
-import { waitFor } from '../../test-support/wait';
+import { createHarness } from '../../../../test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
+import { waitFor } from '../../../../test-support/wait';
 import { mcpFeature, withMcpOptions } from './feature';
 
-export const TEST_SERVER = resolve(import.meta.dirname, '../../test-support/mcp-test-server.mjs');
-const OAUTH_SERVER = resolve(import.meta.dirname, '../../test-support/mcp-oauth-server.mjs');
+export const TEST_SERVER = resolve(import.meta.dirname, '../../../../test-support/mcp-test-server.mjs');
+const OAUTH_SERVER = resolve(import.meta.dirname, '../../../../test-support/mcp-oauth-server.mjs');
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | undefined;
 afterEach(async () => {

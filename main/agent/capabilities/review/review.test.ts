@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '../../../../protocol';
 import { approvalsFeature } from '../approvals/feature';
 import { filesFeature } from '../files/feature';
-import { createHarness } from '../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../test-support/mock-steps';
-import { eventually } from '../../test-support/processes';
+import { createHarness } from '../../../../test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
+import { eventually } from '../../../../test-support/processes';
 import { reviewFeature } from './feature';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -3,11 +3,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeftCore } from '../../runtime/core';
-import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../test-support/shell-harness';
-import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
-import { describeSandboxed } from '../../test-support/sandbox';
+import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../../../test-support/shell-harness';
+import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
+import { describeSandboxed } from '../../../../test-support/sandbox';
 import { shellFeature } from './feature';
-import { reminders } from '../../test-support/mock-steps';
+import { reminders } from '../../../../test-support/mock-steps';
 
 
 let h: Harness;

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DeftCore } from '../../runtime/core';
 import { defaultCapabilities } from '../../capabilities';
 import { workspaceSessionsDir } from '../../infra/sessions/store';
-import { type Harness, createTasksHarness } from '../../test-support/shell-harness';
-import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
+import { type Harness, createTasksHarness } from '../../../../test-support/shell-harness';
+import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
 
 let h: Harness | undefined;
 let later: DeftCore | undefined;
@@ -20,7 +20,7 @@ describe('finding 8: foreground commands left by a Deft that was killed', () => 
   it('are noted on disk while they run, and the note goes when they end', async () => {
     h = await createTasksHarness({}, { sandbox: 'off' });
     const tasks = join(workspaceSessionsDir(h.home, h.workspace), h.session.id, 'tasks');
-    const { callTool } = await import('../../test-support/shell-harness');
+    const { callTool } = await import('../../../../test-support/shell-harness');
     const { content } = await callTool(h, 'Bash', { command: `sleep 0.5; ls "${tasks}"/*/foreground.json` });
     expect(content).toMatch(/foreground\.json/);
     // The first command's note went when it ended: only the running one is noted.

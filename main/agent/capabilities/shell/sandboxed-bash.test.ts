@@ -3,10 +3,10 @@ import { type Server, createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
-import { createHarness } from '../../test-support/harness';
-import { eventually } from '../../test-support/processes';
-import { describeSandboxed } from '../../test-support/sandbox';
-import { type Harness, callTool } from '../../test-support/shell-harness';
+import { createHarness } from '../../../../test-support/harness';
+import { eventually } from '../../../../test-support/processes';
+import { describeSandboxed } from '../../../../test-support/sandbox';
+import { type Harness, callTool } from '../../../../test-support/shell-harness';
 
 let h: Harness | undefined;
 let server: Server | undefined;

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import type { AppEvent, DeftEvent } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import { guardPath } from '../../infra/policies/path-guard';
-import { createHarness } from '../../test-support/harness';
-import { reminders } from '../../test-support/mock-steps';
+import { createHarness } from '../../../../test-support/harness';
+import { reminders } from '../../../../test-support/mock-steps';
 import { defineTool } from '../../contract/tool';
 import { createSkillsFeature } from './feature';
-import { put, skillMd } from './test-support';
+import { put, skillMd } from '../../../../test-support/skills';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
 import { defaultCapabilities } from '../../capabilities';
 import { DeftCore } from '../../runtime/core';
-import { reminders } from '../../test-support/mock-steps';
-import { createHarness, fastRetry } from '../../test-support/harness';
+import { reminders } from '../../../../test-support/mock-steps';
+import { createHarness, fastRetry } from '../../../../test-support/harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

@@ -2,11 +2,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
-import { type LocalServer, send, startSearchMock, startServer } from '../../../../e2e/fixtures/web-servers';
+import { type LocalServer, send, startSearchMock, startServer } from '../../../../test-support/web-servers';
 import { TrustStore } from '../../infra/settings/trust';
-import { createHarness } from '../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../test-support/mock-steps';
-import { waitFor } from '../../test-support/wait';
+import { createHarness } from '../../../../test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
+import { waitFor } from '../../../../test-support/wait';
 import { WebSettings } from './settings';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

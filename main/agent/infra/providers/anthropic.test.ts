@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer, textChunks } from '../../../../e2e/fixtures/mock-model-server';
+import { MockModelServer, textChunks } from '../../../../test-support/mock-model-server';
 import { ANTHROPIC_VERSION, AnthropicProvider, toAnthropicMessages } from './anthropic';
 import type { ProviderError } from './errors';
 import type { StepRequest } from './types';

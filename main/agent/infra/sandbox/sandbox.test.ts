@@ -6,10 +6,10 @@ import { type Server as NetServer, createServer as createNetServer } from 'node:
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkTarget, SessionSandbox } from '../../contract/sandbox';
-import { tempDir } from '../../test-support/harness';
-import { eventually, processesMatching, uniqueSleep } from '../../test-support/processes';
-import { describeSandboxed, runPlan } from '../../test-support/sandbox';
-import { waitFor } from '../../test-support/wait';
+import { tempDir } from '../../../../test-support/harness';
+import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
+import { describeSandboxed, runPlan } from '../../../../test-support/sandbox';
+import { waitFor } from '../../../../test-support/wait';
 import { Sandbox } from './sandbox';
 
 let root: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../providers/types';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '../../test-support/harness';
+import { tempDir } from '../../../../test-support/harness';
 import { scanLog, tailOffset } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { LOG_FILE, Session } from './session';

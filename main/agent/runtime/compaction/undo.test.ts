@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf, TodoItem } from '../../../../protocol';
-import type { RecordedRequest } from '../../../../e2e/fixtures/mock-model-server';
+import type { RecordedRequest } from '../../../../test-support/mock-model-server';
 import { dispatchCommand } from '../../../host/dispatch';
 import { DeftCore } from '../core';
 import type { FeatureFactory } from '../../contract/feature';
 import { approvalsFeature } from '../../capabilities/approvals/feature';
 import { createSkillsFeature } from '../../capabilities/skills/feature';
-import { put, skillMd } from '../../capabilities/skills/test-support';
-import { createHarness, fastRetry } from '../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../test-support/mock-steps';
+import { put, skillMd } from '../../../../test-support/skills';
+import { createHarness, fastRetry } from '../../../../test-support/harness';
+import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
 import { todoFeature } from '../../capabilities/todo/feature';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionEventInput } from '../../../../protocol';
 import type { ToolCallRequest } from '../../infra/providers/types';
-import { tempDir } from '../../test-support/harness';
-import { testTools } from '../../test-support/tools';
+import { tempDir } from '../../../../test-support/harness';
+import { testTools } from '../../../../test-support/tools';
 import { ToolRegistry } from '../tools/registry';
 import { type ToolCallOptions, runToolCalls as runBatch } from './tool-calls';
 

@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TrustStore } from '../../../infra/settings/trust';
-import { tempDir } from '../../../test-support/harness';
+import { tempDir } from '../../../../../test-support/harness';
 import { AgentTypeCatalog } from './catalog';
 import { parseDefinition } from './definition';
 import { toolMatcher } from './tool-names';

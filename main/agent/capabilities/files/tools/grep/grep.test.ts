@@ -3,7 +3,7 @@ import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { completeRecords, ripgrepPath, runRipgrep } from '../../ripgrep';
-import { type FileToolKit, fileToolKit } from '../../../../test-support/file-tools';
+import { type FileToolKit, fileToolKit } from '../../../../../../test-support/file-tools';
 import { isExecution } from '../../../../contract/tool';
 import { grepTool } from './grep';
 

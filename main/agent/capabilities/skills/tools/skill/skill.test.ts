@@ -4,13 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../../../protocol';
 import { loadedSkillBlocks } from '../../activation';
 import { createSkillsFeature } from '../../feature';
-import { put, skillMd } from '../../test-support';
-import { createHarness } from '../../../../test-support/harness';
+import { put, skillMd } from '../../../../../../test-support/skills';
+import { createHarness } from '../../../../../../test-support/harness';
 import type { Feature, SessionHandle } from '../../../../contract/feature';
 import type { ToolExecution } from '../../../../contract/tool';
 import { SkillCatalog } from '../../catalog';
 import { scanRoot } from '../../scanner';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '../../../../../../test-support/harness';
 import { skillTool } from './skill';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

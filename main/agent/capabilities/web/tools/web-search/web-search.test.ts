@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_RESULTS, startSearchMock } from '../../../../../../e2e/fixtures/web-servers';
+import { SAMPLE_RESULTS, startSearchMock } from '../../../../../../test-support/web-servers';
 import { type ToolEnv, type ToolResult, isExecution } from '../../../../contract/tool';
 import type { SearchConfig } from '../../search/provider';
 import { webSearchTool } from './web-search';

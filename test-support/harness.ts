@@ -1,13 +1,13 @@
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DeftEvent, PermissionMode, SessionEvent } from '../../../protocol';
-import { MockModelServer } from '../../../e2e/fixtures/mock-model-server';
-import { defaultCapabilities } from '../capabilities';
-import { checkpointsFeature } from '../capabilities/checkpoints/feature';
-import { type CoreOptions, DeftCore } from '../runtime/core';
-import type { RetryPolicy } from '../infra/providers/retry';
-import { FileSecretStore } from '../infra/settings/secrets';
+import type { DeftEvent, PermissionMode, SessionEvent } from '../protocol';
+import { MockModelServer } from './mock-model-server';
+import { defaultCapabilities } from '../main/agent/capabilities';
+import { checkpointsFeature } from '../main/agent/capabilities/checkpoints/feature';
+import { type CoreOptions, DeftCore } from '../main/agent/runtime/core';
+import type { RetryPolicy } from '../main/agent/infra/providers/retry';
+import { FileSecretStore } from '../main/agent/infra/settings/secrets';
 
 export const fastRetry: RetryPolicy = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, jitter: 0, maxRetryAfterMs: 2_000 };
 

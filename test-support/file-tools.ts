@@ -1,15 +1,15 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { FileTracker } from '../capabilities/files/file-state';
-import { type Tool, type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../contract/tool';
-import { editTool } from '../capabilities/files/tools/edit/edit';
-import { globTool } from '../capabilities/files/tools/glob/glob';
-import { grepTool } from '../capabilities/files/tools/grep/grep';
-import { readMediaFileTool } from '../capabilities/files/tools/read-media-file/read-media-file';
-import { readTool } from '../capabilities/files/tools/read/read';
-import { ToolRegistry } from '../runtime/tools/registry';
-import { validateArgs } from '../runtime/tools/validate';
-import { writeTool } from '../capabilities/files/tools/write/write';
+import { FileTracker } from '../main/agent/capabilities/files/file-state';
+import { type Tool, type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../main/agent/contract/tool';
+import { editTool } from '../main/agent/capabilities/files/tools/edit/edit';
+import { globTool } from '../main/agent/capabilities/files/tools/glob/glob';
+import { grepTool } from '../main/agent/capabilities/files/tools/grep/grep';
+import { readMediaFileTool } from '../main/agent/capabilities/files/tools/read-media-file/read-media-file';
+import { readTool } from '../main/agent/capabilities/files/tools/read/read';
+import { ToolRegistry } from '../main/agent/runtime/tools/registry';
+import { validateArgs } from '../main/agent/runtime/tools/validate';
+import { writeTool } from '../main/agent/capabilities/files/tools/write/write';
 import { tempDir } from './harness';
 
 export interface Called {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, it } from 'vitest';
-import type { SpawnPlan } from '../contract/sandbox';
-import { sandboxSupport } from '../infra/sandbox/availability';
+import type { SpawnPlan } from '../main/agent/contract/sandbox';
+import { sandboxSupport } from '../main/agent/infra/sandbox/availability';
 
 /**
  * Tests that need the real OS sandbox: they run wherever bubblewrap (or Seatbelt) works. `npm test` and

@@ -1,7 +1,7 @@
-import type { AppEvent, SessionEvent } from '../../../protocol';
-import { type ShellFeatureOptions, shellFeature } from '../capabilities/shell/feature';
-import type { CoreOptions } from '../runtime/core';
-import type { ResolvedCall } from '../contract/calls';
+import type { AppEvent, SessionEvent } from '../protocol';
+import { type ShellFeatureOptions, shellFeature } from '../main/agent/capabilities/shell/feature';
+import type { CoreOptions } from '../main/agent/runtime/core';
+import type { ResolvedCall } from '../main/agent/contract/calls';
 import { createHarness } from './harness';
 import { eventually } from './processes';
 

@@ -1,5 +1,5 @@
-import type { ResolvedCall } from '../contract/calls';
-import type { ToolExecution } from '../contract/tool';
+import type { ResolvedCall } from '../main/agent/contract/calls';
+import type { ToolExecution } from '../main/agent/contract/tool';
 
 /** A call as the permission layer sees it, for tests and benchmarks of decisions (nothing runs). */
 export function resolvedCall(name: string, args: unknown = {}, execution: Partial<ToolExecution> = {}): ResolvedCall {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Tool, ToolInputError, access, defineTool } from '../contract/tool';
+import { type Tool, ToolInputError, access, defineTool } from '../main/agent/contract/tool';
 
 /** Tools that exercise the machinery in tests. */
 export const echoTool = defineTool({

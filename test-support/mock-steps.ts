@@ -1,4 +1,4 @@
-import type { MockChunk, MockReply } from '../../../e2e/fixtures/mock-model-server';
+import type { MockChunk, MockReply } from './mock-model-server';
 import type { createHarness } from './harness';
 
 /** A tool call chunk with JSON arguments. */

@@ -1,8 +1,8 @@
-import type { SessionHandle } from '../contract/feature';
-import type { WorkspaceSandbox } from '../contract/sandbox';
-import { noHooks } from '../contract/hooks';
-import { Sandbox } from '../infra/sandbox/sandbox';
-import { TaskBoard } from '../infra/tasks/task-board';
+import type { SessionHandle } from '../main/agent/contract/feature';
+import type { WorkspaceSandbox } from '../main/agent/contract/sandbox';
+import { noHooks } from '../main/agent/contract/hooks';
+import { Sandbox } from '../main/agent/infra/sandbox/sandbox';
+import { TaskBoard } from '../main/agent/infra/tasks/task-board';
 
 /** No OS sandbox for what runs for the workspace: for core contexts built by hand in tests. */
 export function noWorkspaceSandbox(dir: string): WorkspaceSandbox {

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { guardPath } from '../infra/policies/path-guard';
-import { exactRule, matchPathSubject } from '../infra/policies/rule-match';
-import { type Tool, type ToolEnv, ToolInputError, access, defineTool } from '../contract/tool';
+import { guardPath } from '../main/agent/infra/policies/path-guard';
+import { exactRule, matchPathSubject } from '../main/agent/infra/policies/rule-match';
+import { type Tool, type ToolEnv, ToolInputError, access, defineTool } from '../main/agent/contract/tool';
 
 /**
  * Stand-ins for the real Write, Edit and Bash tools (built in their own capabilities) with the same
