@@ -84,10 +84,7 @@ export default tseslint.config(
         { type: 'preload', pattern: 'preload' },
         { type: 'renderer', pattern: 'renderer' },
       ],
-      'boundaries/files': [
-        { category: 'provider-types', pattern: 'main/agent/infra/providers/types.ts' },
-        { category: 'capability-list', pattern: 'main/agent/capabilities.ts' },
-      ],
+      'boundaries/files': [{ category: 'capability-list', pattern: 'main/agent/capabilities.ts' }],
     },
     rules: {
       'boundaries/dependencies': [
@@ -98,9 +95,8 @@ export default tseslint.config(
             {
               from: { element: { type: 'contract' } },
               disallow: { to: { element: { types: { anyOf: ['runtime', 'infra', 'capability', 'host', 'test-support'] } } } },
-              message: 'contract/ is what capabilities code against: it imports only protocol/ and provider types.',
+              message: 'contract/ is what capabilities code against: it imports only protocol/.',
             },
-            { from: { element: { type: 'contract' } }, allow: { to: { file: { categories: 'provider-types' } } } },
             {
               from: { element: { type: 'capability' } },
               disallow: { to: { element: { types: { anyOf: ['runtime', 'host', 'test-support'] } } } },

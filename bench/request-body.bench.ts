@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { toAnthropicMessages, withCacheBreakpoints } from '../main/agent/infra/providers/anthropic';
 import { toWireMessages } from '../main/agent/infra/providers/openai-compatible';
-import type { ModelMessage } from '../main/agent/infra/providers/types';
+import type { ModelMessage } from '../main/agent/contract/model';
 import { type BenchResult, median } from './types';
 
 const PARAGRAPH = 'The loop reads the file, finds the call site and changes it; the tests then run again. ';

@@ -38,12 +38,13 @@ describe('layer rules (eslint-plugin-boundaries, in `npm run lint`)', () => {
     expect(await layerErrors('main/agent/capabilities/todo/probe.ts', fine)).toEqual([]);
   });
 
-  it('contract/ importing the runtime or infra fails (provider types are the one exception)', async () => {
+  it('contract/ importing the runtime or infra fails, with no exception (the model vocabulary lives in contract/model.ts)', async () => {
     expect(await layerErrors('main/agent/contract/probe.ts', "import type { TurnSession } from '../runtime/loop/turn';\nexport type X = TurnSession;\n")).toEqual([
-      'boundaries/dependencies: contract/ is what capabilities code against: it imports only protocol/ and provider types.',
+      'boundaries/dependencies: contract/ is what capabilities code against: it imports only protocol/.',
     ]);
     expect(await layerErrors('main/agent/contract/probe.ts', "import type { Session } from '../infra/sessions/session';\nexport type X = Session;\n")).toHaveLength(1);
-    expect(await layerErrors('main/agent/contract/probe.ts', "import type { ModelMessage } from '../infra/providers/types';\nexport type X = ModelMessage;\n")).toEqual([]);
+    expect(await layerErrors('main/agent/contract/probe.ts', "import type { ProviderError } from '../infra/providers/errors';\nexport type X = ProviderError;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/contract/probe.ts', "import type { ModelMessage } from './model';\nexport type X = ModelMessage;\n")).toEqual([]);
   });
 
   it('the runtime importing a capability, or anything but a host importing the default list, fails', async () => {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { PermissionMode, ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
-import type { ContentPart } from '../infra/providers/types';
+import type { ContentPart } from './model';
 import type { Fact } from './facts';
 import type { ChangeReviewer } from './review';
 

@@ -11,7 +11,7 @@ import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { ProviderError } from '../infra/providers/errors';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
-import type { ContentPart, ModelMessage } from '../infra/providers/types';
+import type { ContentPart, ModelMessage } from '../contract/model';
 import { type Session, summaryOf } from '../infra/sessions/session';
 import { SessionStore, isValidSessionId } from '../infra/sessions/store';
 import { saveToolOutput } from '../infra/sessions/tool-output';

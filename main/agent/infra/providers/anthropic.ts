@@ -2,8 +2,8 @@ import type { FinishReason, Usage } from '../../../../protocol';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
-import { type ModelInfo, modelInfosFrom } from './model-info';
-import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
+import { modelInfosFrom } from './model-info';
+import type { ChatProvider, ContentPart, ModelInfo, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from '../../contract/model';
 
 export interface AnthropicOptions extends StreamTimeouts {
   /** e.g. https://api.anthropic.com/v1 */

@@ -1,9 +1,4 @@
-/** What a server's model list says about one model, where it says it. */
-export interface ModelInfo {
-  id: string;
-  /** Whether the model reads images; undefined when the list does not say. */
-  imageInput?: boolean;
-}
+import type { ModelInfo } from '../../contract/model';
 
 const asStrings = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined);
 

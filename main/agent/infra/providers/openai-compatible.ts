@@ -2,9 +2,9 @@ import type { FinishReason, Usage } from '../../../../protocol';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, errorFromResponse, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
-import { type ModelInfo, modelInfosFrom } from './model-info';
+import { modelInfosFrom } from './model-info';
 import { ThinkTagSplitter } from './think-tags';
-import type { ChatProvider, ContentPart, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from './types';
+import type { ChatProvider, ContentPart, ModelInfo, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from '../../contract/model';
 
 export interface OpenAICompatibleOptions extends StreamTimeouts {
   baseUrl: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelMessage } from '../providers/types';
+import type { ModelMessage } from '../../contract/model';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '../../../../test-support/harness';

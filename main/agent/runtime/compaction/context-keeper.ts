@@ -4,7 +4,7 @@ import { CommandError } from '../../contract/errors';
 import type { Feature, SessionHandle } from '../../contract/feature';
 import { type StateSlot, readSlot } from '../../contract/state';
 import type { RetryPolicy } from '../../infra/providers/retry';
-import type { ChatProvider, ModelMessage, ToolSchema } from '../../infra/providers/types';
+import type { ChatProvider, ModelMessage, ToolSchema } from '../../contract/model';
 import type { Session } from '../../infra/sessions/session';
 import { sessionStartHooks } from '../hook-events';
 import { type FactSource, changedFacts, factReminder } from '../facts';

@@ -1,6 +1,6 @@
 import type { ErrorInfo, Usage } from '../../../../protocol';
 import { type RetryPolicy, stepWithRetry } from '../../infra/providers/retry';
-import type { ChatProvider, ModelMessage, ToolSchema } from '../../infra/providers/types';
+import type { ChatProvider, ModelMessage, ToolSchema } from '../../contract/model';
 import { repairContext } from '../../infra/sessions/repair';
 import instruction from './compaction-instruction.md?raw';
 

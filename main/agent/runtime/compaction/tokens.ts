@@ -1,5 +1,5 @@
 import type { Usage } from '../../../../protocol';
-import type { ContentPart, ModelMessage, ToolSchema } from '../../infra/providers/types';
+import type { ContentPart, ModelMessage, ToolSchema } from '../../contract/model';
 
 /** What an image costs, roughly, in most providers' accounting. */
 const IMAGE_TOKENS = 1_600;

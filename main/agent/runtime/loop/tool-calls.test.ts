@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionEventInput } from '../../../../protocol';
-import type { ToolCallRequest } from '../../infra/providers/types';
+import type { ToolCallRequest } from '../../contract/model';
 import { tempDir } from '../../../../test-support/harness';
 import { testTools } from '../../../../test-support/tools';
 import { ToolRegistry } from '../tools/registry';

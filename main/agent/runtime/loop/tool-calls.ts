@@ -1,7 +1,7 @@
 import type { PermissionMode, SessionEventInput, ToolInputDisplay } from '../../../../protocol';
 import { slimResultDisplay } from '../../../../protocol/file-text';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
-import type { ContentPart, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
+import type { ContentPart, ModelMessage, ToolCallRequest } from '../../contract/model';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';
 import { MAX_OUTPUT_CHARS, capText } from '../../contract/output-limits';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionEventInput, Usage } from '../../../../protocol';
 import type { StepEnd, TurnOutcome } from '../../contract/feature';
-import type { ChatProvider, ModelMessage, ToolCallRequest } from '../../infra/providers/types';
+import type { ChatProvider, ModelMessage, ToolCallRequest } from '../../contract/model';
 import type { ToolEnv } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';
 import { type RetryPolicy, stepWithRetry } from '../../infra/providers/retry';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SessionHandle } from '../../contract/feature';
 import { stateSlot } from '../../contract/state';
-import type { ToolSchema } from '../../infra/providers/types';
+import type { ToolSchema } from '../../contract/model';
 
 /**
  * The system prompt a session's requests start with, kept in the session log with a digest of the tools

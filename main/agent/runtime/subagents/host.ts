@@ -8,7 +8,7 @@ import type { SessionHandle } from '../../contract/feature';
 import { AGENT_ID_PATTERN, type SessionSubagents, type Subagent, type SubagentLabel, type SubagentRunOptions, type SubagentTurn } from '../../contract/subagents';
 import { ProviderError } from '../../infra/providers/errors';
 import type { RetryPolicy } from '../../infra/providers/retry';
-import type { ChatProvider, ModelMessage } from '../../infra/providers/types';
+import type { ChatProvider, ModelMessage } from '../../contract/model';
 import { META_FILE, Session, type SessionMeta } from '../../infra/sessions/session';
 import { saveToolOutput } from '../../infra/sessions/tool-output';
 import type { ProviderConfig } from '../../infra/settings/provider-config';

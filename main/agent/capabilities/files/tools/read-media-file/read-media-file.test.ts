@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ContentPart } from '../../../../infra/providers/types';
+import type { ContentPart } from '../../../../contract/model';
 import { type FileToolKit, fileToolKit } from '../../../../../../test-support/file-tools';
 
 let kit: FileToolKit;

@@ -1,5 +1,14 @@
-import type { FinishReason, Usage } from '../../../../protocol';
-import type { ModelInfo } from './model-info';
+import type { FinishReason, Usage } from '../../../protocol';
+
+// The model vocabulary the contract speaks: messages, tool calls and schemas, and what a provider is. The
+// providers (infra/providers/) implement it; tools, the loop and the sessions use it.
+
+/** What a server's model list says about one model, where it says it. */
+export interface ModelInfo {
+  id: string;
+  /** Whether the model reads images; undefined when the list does not say. */
+  imageInput?: boolean;
+}
 
 /** A piece of message content the model reads. Images travel as base64. */
 export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mimeType: string; data: string };
