@@ -4,17 +4,23 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-// A relative import of a renderer folder (./x, ../x, ../../x …), not a folder of that name elsewhere (protocol/bridge).
+// A relative import of a renderer folder (./x, ../x, ../../x …), not a folder of that name elsewhere (protocol/helpers/bridge).
 const up = (names) => `^(\\./|(\\.\\./)+)(${names})(/|$)`;
 
 /** Renderer-wide: the core only through window.deft, and only types from the zod schemas. */
 const rendererImports = [
   { group: ['**/main/**', 'electron', 'node:*'], message: 'The renderer talks to the core only through window.deft.' },
   {
-    regex: '(^|/)protocol(/(index|commands|events|display|session|settings|skills|tasks|approvals|todo|goals))?$',
+    regex: '(^|/)protocol(/(index|schemas(/[^/]+)?))?$',
     allowTypeImports: true,
-    message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use protocol/bridge, names, limits, units, paging, file-text or terminal-text.',
+    message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use the zod-free protocol/helpers/ (bridge, names, limits, units, paging, file-text, prices, terminal-text).',
   },
+];
+
+/** protocol/helpers/ is what the renderer may import as values: no zod, and the schemas for their types only. */
+const zodFreeImports = [
+  { group: ['zod', 'zod/*'], message: 'protocol/helpers/ stays zod-free (the renderer imports it): put schemas in protocol/schemas/.' },
+  { regex: '(^|/)(schemas/[^/]+|index|protocol|\\.\\.)$', allowTypeImports: true, message: 'protocol/helpers/ may use the schemas for their types only: a value import would pull zod into the renderer.' },
 ];
 
 const forbid = (names, message) => ({ regex: up(names), message });
@@ -60,6 +66,11 @@ export default tseslint.config(
     // Playwright fixtures must destructure their (possibly empty) dependencies.
     files: ['e2e/**/*.ts'],
     rules: { 'no-empty-pattern': 'off' },
+  },
+  {
+    files: ['protocol/helpers/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: zodFreeImports }] },
   },
   {
     files: ['main/agent/**/*.ts'],

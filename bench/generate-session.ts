@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionEvent, ToolResultDisplay } from '../protocol';
-import { slimResultDisplay } from '../protocol/file-text';
+import { slimResultDisplay } from '../protocol/helpers/file-text';
 import { diffDisplay } from '../main/agent/infra/text/diff-hunks';
 import { LOG_VERSION, type LogRecord } from '../main/agent/infra/sessions/records';
 import { LOG_FILE, META_FILE } from '../main/agent/infra/sessions/session';

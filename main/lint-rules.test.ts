@@ -61,6 +61,25 @@ describe('layer rules (eslint-plugin-boundaries, in `npm run lint`)', () => {
   });
 });
 
+describe('the zod-free half of the protocol (no-restricted-imports, in `npm run lint`)', () => {
+  const imports = new ESLint({
+    cwd: root,
+    overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: null } } },
+    ruleFilter: ({ ruleId }) => ruleId === '@typescript-eslint/no-restricted-imports',
+  });
+  const errors = async (filePath: string, code: string) => {
+    const [result] = await imports.lintText(code, { filePath: join(root, filePath) });
+    return result!.messages.map((m) => m.message);
+  };
+
+  it('protocol/helpers/ importing zod, or a schema as a value, fails; a schema type passes', async () => {
+    expect(await errors('protocol/helpers/probe.ts', "import { z } from 'zod';\nexport const x = z;\n")).toEqual([expect.stringContaining('stays zod-free')]);
+    expect(await errors('protocol/helpers/probe.ts', "import { Usage } from '../schemas/session';\nexport const x = Usage;\n")).toEqual([expect.stringContaining('for their types only')]);
+    expect(await errors('protocol/helpers/probe.ts', "import { Usage } from '..';\nexport const x = Usage;\n")).toHaveLength(1);
+    expect(await errors('protocol/helpers/probe.ts', "import type { Usage } from '../schemas/session';\nimport { commandNames } from './names';\nexport type X = Usage;\nexport const y = commandNames;\n")).toEqual([]);
+  });
+});
+
 describe('import cycles (dependency-cruiser, in `npm run lint`)', () => {
   const require = createRequire(import.meta.url);
   const config = require(join(root, '.dependency-cruiser.cjs')) as { forbidden: unknown[]; options: Record<string, unknown> };

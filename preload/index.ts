@@ -1,6 +1,6 @@
 import { contextBridge, ipcRenderer } from 'electron';
 // A sandboxed preload can require only 'electron': import the zod-free parts of the protocol.
-import { type BridgeTransport, IPC_COMMAND_CHANNEL, IPC_EVENT_CHANNEL, createBridge } from '../protocol/bridge';
+import { type BridgeTransport, IPC_COMMAND_CHANNEL, IPC_EVENT_CHANNEL, createBridge } from '../protocol/helpers/bridge';
 import type { CommandReply, DeftEvent } from '../protocol';
 
 const transport: BridgeTransport = {

@@ -1,29 +1,36 @@
-export * from './agents';
-export * from './approvals';
-export * from './bridge';
-export * from './checkpoints';
-export * from './commands';
-export * from './context';
-export * from './display';
-export * from './file-text';
-export * from './events';
-export * from './files';
-export * from './goals';
-export * from './hooks';
-export * from './mcp';
-export * from './names';
-export * from './paging';
-export * from './sandbox';
-export * from './preferences';
-export * from './session';
-export * from './settings';
-export * from './skills';
-export * from './tasks';
-export * from './todo';
-export * from './web';
+// The protocol between the core and every UI, written once. Two halves:
+// - schemas/: the zod schemas of every command and event (main validates every message against them);
+// - helpers/: zod-free code the renderer may import as values (the bridge builder, names, limits, units,
+//   paging, file text, prices, terminal text, the earlier-state compaction). A lint rule keeps them zod-free.
+// The renderer imports this index (and schemas/) for types only.
 
-import { eventTypeNames } from './names';
+export * from './schemas/agents';
+export * from './schemas/approvals';
+export * from './schemas/checkpoints';
+export * from './schemas/commands';
+export * from './schemas/context';
+export * from './schemas/display';
+export * from './schemas/events';
+export * from './schemas/files';
+export * from './schemas/goals';
+export * from './schemas/hooks';
+export * from './schemas/mcp';
+export * from './schemas/preferences';
+export * from './schemas/sandbox';
+export * from './schemas/session';
+export * from './schemas/settings';
+export * from './schemas/skills';
+export * from './schemas/tasks';
+export * from './schemas/todo';
+export * from './schemas/web';
+
+export * from './helpers/bridge';
+export * from './helpers/earlier-state';
+export * from './helpers/file-text';
+export * from './helpers/names';
+export * from './helpers/paging';
+
+import { eventTypeNames } from './helpers/names';
 
 /** Every event type, for building `onX` handlers. */
 export const eventTypes: readonly string[] = eventTypeNames;
-export * from './earlier-state';

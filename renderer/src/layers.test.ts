@@ -24,14 +24,16 @@ describe('renderer layers', () => {
     ['App.tsx', './bridge', 'not straight to the bridge'],
     ['components/probe.ts', '../stores/sessions', 'take what they show as props'],
     ['components/probe.ts', '../features/dock/Dock', 'take what they show as props'],
-    ['stores/probe.ts', '../../../protocol/events', 'Only types from the zod schemas'],
+    ['stores/probe.ts', '../../../protocol/schemas/events', 'Only types from the zod schemas'],
+    ['stores/probe.ts', '../../../protocol', 'Only types from the zod schemas'],
   ])('%s may not import %s', async (file, from, reason) => {
     expect(await refused(file, from)).toEqual([expect.stringContaining(reason)]);
   });
 
   it.each([
     ['stores/bind.ts', '../bridge'],
-    ['stores/probe.ts', '../../../protocol/bridge'],
+    ['stores/probe.ts', '../../../protocol/helpers/bridge'],
+    ['stores/probe.ts', '../../../protocol/helpers/units'],
     ['actions/probe.ts', '../stores/sessions'],
     ['actions/probe.ts', '../bridge'],
     ['features/tasks/probe.ts', '../../actions/tasks'],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AppEvent, type NotificationInput, type Preferences, PriceTable, ThemePreference } from '../../../protocol';
-import { DEFAULT_PRICES } from '../../../protocol/prices';
+import { DEFAULT_PRICES } from '../../../protocol/helpers/prices';
 import type { CommandHandlers } from '../contract/commands';
 import { SettingsStore } from '../infra/settings/settings-store';
 

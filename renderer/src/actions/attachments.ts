@@ -1,4 +1,4 @@
-import { DeftError } from '../../../protocol/bridge';
+import { DeftError } from '../../../protocol/helpers/bridge';
 import type { Attachment } from '../../../protocol';
 import { deft } from '../bridge';
 import { useSessions } from '../stores/sessions';

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import { terminalText } from '../../../../protocol/terminal-text';
+import { terminalText } from '../../../../protocol/helpers/terminal-text';
 import type { SandboxBlock } from '../../contract/sandbox';
 import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from '../../infra/processes/kill-tree';
 import { TASK_MARKER_VAR, commandEnv, resolveShell } from './shell';

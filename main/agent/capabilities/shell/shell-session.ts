@@ -1,5 +1,5 @@
 import type { AppEvent } from '../../../../protocol';
-import type { CommandActivity, CronJobInfo, TaskInfo } from '../../../../protocol/tasks';
+import type { CommandActivity, CronJobInfo, TaskInfo } from '../../../../protocol/schemas/tasks';
 import type { SessionHandle } from '../../contract/feature';
 import type { SessionTasks } from '../../contract/tasks';
 import { localIso } from './cron/cron-expr';

@@ -1,4 +1,4 @@
-import { formatBytes, formatDuration } from '../../../../protocol/units';
+import { formatBytes, formatDuration } from '../../../../protocol/helpers/units';
 import { ToolInputError } from '../../contract/tool';
 import type { SessionTasks, TaskRecord } from '../../contract/tasks';
 import { localIso } from './cron/cron-expr';

@@ -1,4 +1,4 @@
-import { formatBytes, formatDuration } from '../../../../protocol/units';
+import { formatBytes, formatDuration } from '../../../../protocol/helpers/units';
 import type { TaskRecord } from '../../contract/tasks';
 
 const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

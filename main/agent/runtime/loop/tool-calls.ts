@@ -1,5 +1,5 @@
 import type { PermissionMode, SessionEventInput, ToolInputDisplay } from '../../../../protocol';
-import { slimResultDisplay } from '../../../../protocol/file-text';
+import { slimResultDisplay } from '../../../../protocol/helpers/file-text';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import type { ContentPart, ModelMessage, ToolCallRequest } from '../../contract/model';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';

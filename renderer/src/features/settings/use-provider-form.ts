@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { DeftError } from '../../../../protocol/bridge';
+import { DeftError } from '../../../../protocol/helpers/bridge';
 import type { ProviderKind, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
 import { listModels, saveProvider, testConnection } from '../../actions/settings';
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { DeftError } from '../../../../protocol/bridge';
+import { DeftError } from '../../../../protocol/helpers/bridge';
 import type { PublicWebSettings, SearchProviderKind, WebSearchInput, WebSearchResult } from '../../../../protocol';
 import { loadWebSettings, saveWebSettings, testWebSearch } from '../../actions/web';
 

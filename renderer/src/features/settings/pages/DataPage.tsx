@@ -1,6 +1,6 @@
 import { type ComponentType, useEffect, useState } from 'react';
 import type { DataInfo } from '../../../../../protocol';
-import { DeftError } from '../../../../../protocol/bridge';
+import { DeftError } from '../../../../../protocol/helpers/bridge';
 import { dataInfo } from '../../../actions/settings';
 import { formatBytes } from '../format-bytes';
 

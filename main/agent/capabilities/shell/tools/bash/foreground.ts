@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { AnsiStripper } from '../../../../../../protocol/terminal-text';
+import { AnsiStripper } from '../../../../../../protocol/helpers/terminal-text';
 import { BACKGROUND_DEFAULT_TIMEOUT_S } from '../../process-tasks';
 import { jobIsWaiting } from '../../../../infra/processes/process-table';
 import type { ShellSession } from '../../shell-session';

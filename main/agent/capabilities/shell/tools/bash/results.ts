@@ -1,7 +1,7 @@
 import type { ToolResultDisplay } from '../../../../../../protocol';
 import type { SandboxBlock } from '../../../../contract/sandbox';
 import type { TaskRecord } from '../../../../contract/tasks';
-import { formatBytes, formatDuration } from '../../../../../../protocol/units';
+import { formatBytes, formatDuration } from '../../../../../../protocol/helpers/units';
 import type { JobOutcome, LineRange, ShellJob } from '../../shell-job';
 import type { ToolResult } from '../../../../contract/tool';
 import { capText } from '../../../../contract/output-limits';

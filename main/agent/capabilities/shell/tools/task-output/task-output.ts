@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatBytes } from '../../../../../../protocol/units';
+import { formatBytes } from '../../../../../../protocol/helpers/units';
 import type { SessionTasks } from '../../../../contract/tasks';
 import { readLog } from '../../../../infra/tasks/task-record';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatDuration } from '../../../../../../protocol/units';
+import { formatDuration } from '../../../../../../protocol/helpers/units';
 import type { SessionTasks } from '../../../../contract/tasks';
 import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
 import { type Tool, access, defineTool } from '../../../../contract/tool';

@@ -26,7 +26,7 @@ export const Attachment = z.object({
 export type Attachment = z.infer<typeof Attachment>;
 
 /** Largest image a UI may attach (bytes, before base64). */
-export { MAX_ATTACHMENT_BYTES } from './limits';
+export { MAX_ATTACHMENT_BYTES } from '../helpers/limits';
 
 /** Token counts reported by the provider. `inputTokens` includes the cached ones. */
 export const Usage = z.object({

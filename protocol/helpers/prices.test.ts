@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES, costOf, formatUsd, priceFor } from './prices';
-import { PriceTable } from './preferences';
+import { PriceTable } from '../schemas/preferences';
 
 describe('model prices', () => {
   it('find a model by the longest listed name it starts with, ignoring case, a router prefix and dotted versions', () => {

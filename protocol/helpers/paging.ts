@@ -1,4 +1,4 @@
-import type { SessionEventType } from './events';
+import type { SessionEventType } from '../schemas/events';
 
 /**
  * A window opens a session at its tail and reads earlier turns page by page as the user scrolls up.

@@ -1,7 +1,7 @@
-import type { CommandInput, CommandName, CommandOutput, CommandReply } from './commands';
+import type { CommandInput, CommandName, CommandOutput, CommandReply } from '../schemas/commands';
 import { commandNames, eventTypeNames } from './names';
-import type { DeftEvent, DeftEventOf, DeftEventType, SessionEvent } from './events';
-import type { ErrorCode } from './session';
+import type { DeftEvent, DeftEventOf, DeftEventType, SessionEvent } from '../schemas/events';
+import type { ErrorCode } from '../schemas/session';
 
 type Pascal<S extends string> = S extends `${infer H}.${infer T}` ? `${Capitalize<H>}${Pascal<T>}` : Capitalize<S>;
 

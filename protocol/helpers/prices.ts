@@ -1,4 +1,4 @@
-import type { ModelPrice, PriceTable } from './preferences';
+import type { ModelPrice, PriceTable } from '../schemas/preferences';
 
 // zod-free: the renderer prices usage with this, the core serves the built-in table.
 

@@ -1,5 +1,5 @@
-import type { SessionEvent, SessionEventOf } from './events';
-import type { Usage } from './session';
+import type { SessionEvent, SessionEventOf } from '../schemas/events';
+import type { Usage } from '../schemas/session';
 
 /**
  * The state events before a session's tail (openSession's `earlier`), reduced to what a window's state

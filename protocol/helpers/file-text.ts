@@ -1,4 +1,4 @@
-import type { ToolResultDisplay } from './display';
+import type { ToolResultDisplay } from '../schemas/display';
 
 // Zod-free (the renderer imports it): how a Read result keeps its text once, in its output.
 type FileContentDisplay = Extract<ToolResultDisplay, { kind: 'file_content' }>;
