@@ -11,9 +11,17 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** "512 B", "1.5 KiB", "16.0 MiB". */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+const BYTE_UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
+
+/** Sizes, the one way Deft writes them (tool results and the window): "512 B", "1.5 KiB", "16 MiB", "282 KiB", "2 GiB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  // Whole numbers and large values without a decimal; below 100 one decimal says enough.
+  return `${value >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
 }

@@ -9,7 +9,7 @@ import { isSensitivePath } from '../../infra/policies/sensitive';
 import { attachmentsDir } from '../../infra/sessions/attachments-dir';
 import { IMAGE_MIME, MODEL_IMAGE_FORMATS, SNIFF_BYTES, sniff } from './file-type';
 import { imageLimits, notModelImageMessage, previewDataUrl } from './images';
-import { formatBytes } from './tool-support';
+import { formatBytes } from '../../../../protocol/helpers/units';
 
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -1,7 +1,7 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { ToolInputError } from '../../contract/tool';
 import { type FileKind, IMAGE_MIME, type ImageFormat, MODEL_IMAGE_FORMATS } from './file-type';
-import { formatBytes } from './tool-support';
+import { formatBytes } from '../../../../protocol/helpers/units';
 
 /** Limits for images sent to the model (env overrides: DEFT_IMAGE_MAX_EDGE_PX, DEFT_IMAGE_READ_BYTE_BUDGET). */
 export interface ImageLimits {

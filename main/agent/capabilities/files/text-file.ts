@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { type FileKind, SNIFF_BYTES, sniff, utf16Bom } from './file-type';
 import { type ModelView, toModelView } from './line-endings';
-import { formatBytes } from './tool-support';
+import { formatBytes } from '../../../../protocol/helpers/units';
 import { ToolInputError } from '../../contract/tool';
 
 /** Files larger than this are not loaded whole (Edit, Write's diff). */

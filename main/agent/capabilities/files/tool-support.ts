@@ -35,18 +35,6 @@ export async function existingFile(path: GuardedPath, missingHint: string): Prom
   return stats;
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value >= 100 ? 0 : 1)} ${units[unit]}`;
-}
-
 /** Run a tool step, turning a ToolInputError into an error result with its message. */
 export async function asToolError<T>(work: () => Promise<T>): Promise<T | { output: string; isError: true; display: { kind: 'error'; message: string } }> {
   try {

@@ -4,7 +4,7 @@ import type { WorkspaceFileView } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import { type GuardedPath, guardPath } from '../../infra/policies/path-guard';
 import { SNIFF_BYTES, sniff } from './file-type';
-import { formatBytes } from './tool-support';
+import { formatBytes } from '../../../../protocol/helpers/units';
 
 /** The most the viewer shows of one file. */
 export const VIEWER_MAX_BYTES = 1024 * 1024;

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import type { CheckpointStorage } from '../../../../protocol';
 import { Spinner } from '../../components/Icon';
 import { checkpointStorage, cleanUpCheckpoints, getReviewMode, setCheckpointLimits, setReviewMode } from '../../actions/checkpoints';
-import { formatBytes, plural } from './format';
+import { formatBytes } from '../../../../protocol/helpers/units';
+import { plural } from './format';
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;

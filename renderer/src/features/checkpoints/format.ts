@@ -1,17 +1,5 @@
 import type { RewindFile, SkippedFileInfo } from '../../../../protocol';
-
-/** 1.5 GiB, 12 MiB, 800 KiB, 12 bytes. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
-}
+import { formatBytes } from '../../../../protocol/helpers/units';
 
 export const ACTION_LABEL: Record<RewindFile['action'], string> = { restore: 'Restore', remove: 'Remove', bring_back: 'Bring back' };
 

@@ -5,7 +5,7 @@ import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
 import { ExternalLink, hostOf } from './ExternalLink';
-import { formatBytes } from './format';
+import { formatBytes } from '../../../../protocol/helpers/units';
 import './web.css';
 
 type UrlContent = Extract<ToolResultDisplay, { kind: 'url_content' }>;

@@ -1,3 +1,4 @@
+import { formatBytes } from '../../../../../protocol/helpers/units';
 import type { Agent, Response as UndiciResponse } from 'undici';
 import { blockedAddressReason, isIpLiteral } from './address-policy';
 import { FetchRefusal, type Target, checkTargetHost, parseTarget, privateAllowed, privateRefusal } from './target';
@@ -139,10 +140,10 @@ async function destroy(agent: Agent): Promise<void> {
 async function readBody(response: Response | UndiciResponse, maxBytes: number, target: Target): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
   const tooLarge = (size: string) =>
-    new FetchFailure(`${target.url.href} is ${size}: FetchURL reads at most ${maxBytes / 1024 / 1024} MiB. Look for a smaller page (a section, the raw file, an API) instead.`, 'too-large');
+    new FetchFailure(`${target.url.href} is ${size}: FetchURL reads at most ${formatBytes(maxBytes)}. Look for a smaller page (a section, the raw file, an API) instead.`, 'too-large');
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
-    throw tooLarge(`${(declared / 1024 / 1024).toFixed(1)} MiB (Content-Length)`);
+    throw tooLarge(`${formatBytes(declared)} (Content-Length)`);
   }
   if (!response.body) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
@@ -155,7 +156,7 @@ async function readBody(response: Response | UndiciResponse, maxBytes: number, t
     // Counted after decompression: a small gzip that inflates past the cap stops here.
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge(`larger than ${maxBytes / 1024 / 1024} MiB once decoded`);
+      throw tooLarge(`larger than ${formatBytes(maxBytes)} once decoded`);
     }
     chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
   }

@@ -2,7 +2,7 @@ import { type ComponentType, useEffect, useState } from 'react';
 import type { DataInfo } from '../../../../../protocol';
 import { DeftError } from '../../../../../protocol/helpers/bridge';
 import { dataInfo } from '../../../actions/settings';
-import { formatBytes } from '../format-bytes';
+import { formatBytes } from '../../../../../protocol/helpers/units';
 
 /** Where sessions live and the disk they use. */
 function SessionsData() {

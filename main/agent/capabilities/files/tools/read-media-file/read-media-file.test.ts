@@ -33,7 +33,7 @@ describe('ReadMediaFile', () => {
     expect(parts[0]).toEqual({ type: 'text', text: '<image path="ui/button.png">' });
     expect(parts[2]).toEqual({ type: 'text', text: '</image>' });
     expect(imagePart(parts)).toEqual({ mimeType: 'image/png', data: png });
-    expect(result.note).toMatch(/^<system>Image ui\/button\.png: PNG, \d+ bytes, 120×80 px\. Delivered untouched\./);
+    expect(result.note).toMatch(/^<system>Image ui\/button\.png: PNG, \d+ B, 120×80 px\. Delivered untouched\./);
     expect(result.display).toMatchObject({ kind: 'image', path: 'ui/button.png', mimeType: 'image/png', width: 120, height: 80, caption: expect.stringContaining('120×80 PNG · sent original') });
     expect((result.display as { dataUrl: string }).dataUrl).toMatch(/^data:image\/webp;base64,/);
     expect(execution!.readOnly).toBe(true);

@@ -1,3 +1,4 @@
+import { formatBytes } from '../../../../../../protocol/helpers/units';
 import { z } from 'zod';
 import type { ToolResultDisplay } from '../../../../../../protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool, errorResult } from '../../../../contract/tool';
@@ -22,17 +23,11 @@ export interface FetchUrlDeps {
   limits?: Partial<FetchLimits>;
 }
 
-function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
 async function render(page: FetchedPage): Promise<ToolResult> {
   const url = page.target.url.href;
   const content = await convertBody(page.body, page.contentType, url);
   const type = page.contentType.split(';')[0]!.trim() || 'no content type';
-  const lines = [`Fetched ${url} — HTTP ${page.status}, ${type}, ${size(page.body.length)}.`, `Content: ${content.kind}.`];
+  const lines = [`Fetched ${url} — HTTP ${page.status}, ${type}, ${formatBytes(page.body.length)}.`, `Content: ${content.kind}.`];
   if (page.redirects.length) lines.push(`Redirected from ${page.redirects[0]}${page.redirects.length > 1 ? ` (${page.redirects.length} redirects)` : ''}.`);
   const title = content.title?.trim();
   const display: ToolResultDisplay = {
