@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDuration } from './units';
+import { formatBytes, formatDuration, formatTokens } from './units';
 
 describe('units', () => {
   it('writes sizes one way: bytes, then binary units with one decimal below 100 unless whole', () => {
@@ -9,6 +9,10 @@ describe('units', () => {
   });
 
   it('writes durations from milliseconds to hours', () => {
-    expect([850, 4_200, 42_000, 185_000, 7_800_000].map(formatDuration)).toEqual(['850 ms', '4.2 s', '42 s', '3 min 5 s', '2 h 10 min']);
+    expect([850, 4_200, 42_000, 185_000, 120_000, 7_800_000, 10_800_000].map(formatDuration)).toEqual(['850 ms', '4.2 s', '42 s', '3 min 5 s', '2 min', '2 h 10 min', '3 h']);
+  });
+
+  it('formats token counts briefly', () => {
+    expect([950, 1_000, 1_234, 9_960, 12_400, 128_000].map(formatTokens)).toEqual(['950', '1k', '1.2k', '10k', '12k', '128k']);
   });
 });

@@ -1,3 +1,4 @@
+import { formatDuration } from '../../../../protocol/helpers/units';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Goal, type GoalMode } from '../../../../protocol';
@@ -131,14 +132,6 @@ export function budgetExhausted(goal: Goal): string | null {
   if (budget.tokens !== undefined && used.tokens >= budget.tokens) return `its budget of ${budget.tokens.toLocaleString('en-US')} tokens is used up`;
   if (budget.timeMs !== undefined && used.timeMs >= budget.timeMs) return `its time budget of ${formatDuration(budget.timeMs)} is used up`;
   return null;
-}
-
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min${s % 60 ? ` ${s % 60} s` : ''}`;
-  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
 }
 
 /** One paragraph for the model: objective, criterion, status and budget used. */

@@ -1,5 +1,5 @@
 import type { AgentInfo } from '../../../../protocol';
-import { formatDuration } from '../../../../protocol/helpers/units';
+import { formatDuration, formatTokens } from '../../../../protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import { type AgentActivity } from '../../stores/agents';
 import { useNow } from '../tasks/use-now';
@@ -23,7 +23,6 @@ export function StatusIcon({ status }: { status: AgentInfo['status'] }) {
   return <Icon name="x" size={14} className="bad" />;
 }
 
-const tokens = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
 /** Status, elapsed time, steps and tokens of one sub-agent: live while it runs, else as its card was saved. */
 export function AgentFacts({ agent, live }: { agent: AgentInfo; live: AgentActivity | undefined }) {
@@ -39,7 +38,7 @@ export function AgentFacts({ agent, live }: { agent: AgentInfo; live: AgentActiv
       <span>
         {steps} step{steps === 1 ? '' : 's'}
       </span>
-      <span>{tokens(used)} tokens</span>
+      <span>{formatTokens(used)} tokens</span>
     </span>
   );
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseContextCommand } from './parse-command';
-import { formatTokens } from './tokens';
 
 describe('/compact and /undo in the composer', () => {
   it('parses both, with their arguments, and nothing else', () => {
@@ -14,9 +13,5 @@ describe('/compact and /undo in the composer', () => {
     expect(parseContextCommand('/compactor')).toBeNull();
     expect(parseContextCommand('/undone')).toBeNull();
     expect(parseContextCommand('please /undo')).toBeNull();
-  });
-
-  it('formats token counts briefly', () => {
-    expect([950, 1_234, 9_960, 12_400, 128_000].map(formatTokens)).toEqual(['950', '1.2k', '10k', '12k', '128k']);
   });
 });

@@ -4,7 +4,7 @@ import { useHistory } from '../../stores/history';
 import { promptRowId, rowById } from '../../stores/rows';
 import { useSessions } from '../../stores/sessions';
 import { useTranscript } from '../../stores/transcript';
-import { formatTokens } from '../context/tokens';
+import { formatTokens } from '../../../../protocol/helpers/units';
 import { type SidebarPlacement, toggleSidebar } from '../layout/window-size';
 import { TasksButton } from '../tasks/TasksButton';
 import { useNow } from '../tasks/use-now';

@@ -1,20 +1,10 @@
 import type { Goal } from '../../../../protocol';
+import { formatDuration, formatTokens } from '../../../../protocol/helpers/units';
 import { Icon } from '../../components/Icon';
 import { setGoalStatus } from '../../actions/goal';
 import { useGoal } from '../../stores/goal';
 import { useTranscript } from '../../stores/transcript';
 import { useNow } from '../tasks/use-now';
-
-function tokens(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n);
-}
-
-function duration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
-}
 
 /**
  * Budget used, against the budget where one is set. While a turn works on an active goal it is counted
@@ -25,8 +15,8 @@ export function budgetText(goal: Goal, turnRunning = false): string {
   const of = budget.turns !== undefined ? `/${budget.turns}` : '';
   return [
     goal.status === 'active' && turnRunning ? `turn ${used.turns + 1}${of}` : `${used.turns}${of} turn${used.turns === 1 && !of ? '' : 's'}`,
-    `${tokens(used.tokens)}${budget.tokens !== undefined ? `/${tokens(budget.tokens)}` : ''} tokens`,
-    `${duration(used.timeMs)}${budget.timeMs !== undefined ? `/${duration(budget.timeMs)}` : ''}`,
+    `${formatTokens(used.tokens)}${budget.tokens !== undefined ? `/${formatTokens(budget.tokens)}` : ''} tokens`,
+    `${formatDuration(used.timeMs)}${budget.timeMs !== undefined ? `/${formatDuration(budget.timeMs)}` : ''}`,
   ].join(' · ');
 }
 

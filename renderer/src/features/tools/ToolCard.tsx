@@ -1,4 +1,5 @@
 import { memo, useState } from 'react';
+import { formatDuration } from '../../../../protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import { useSettings } from '../../stores/settings';
 import type { ToolItem } from '../../stores/transcript';
@@ -11,10 +12,6 @@ function isPlanWrite(item: ToolItem, home: string | undefined): string | null {
   if (!home || (item.name !== 'Write' && item.name !== 'Edit')) return null;
   const path = item.display.kind === 'diff' || item.display.kind === 'file_io' ? item.display.path : null;
   return path && path.startsWith(`${home}/plans/`) && path.endsWith('.md') ? path : null;
-}
-
-function duration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }
 
 /**
@@ -60,7 +57,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           {item.status === 'running' ? <Spinner size={12} /> : null}
           {item.status === 'done' ? <Icon name="check" size={14} className="ok" /> : null}
           {item.status === 'error' ? <Icon name="x" size={14} className="bad" /> : null}
-          {item.result ? <span className="tool-duration">{duration(item.result.durationMs)}</span> : null}
+          {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
         </span>
       </div>
       {expanded || item.status === 'running' ? (

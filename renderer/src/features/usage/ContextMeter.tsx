@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMeter } from '../../stores/meter';
-import { formatTokens } from '../context/tokens';
+import { formatTokens } from '../../../../protocol/helpers/units';
 
 const SOURCES = [
   { key: 'system', label: 'System prompt' },
