@@ -4,7 +4,7 @@ import type { ResolvedCall } from '../main/agent/contract/calls';
 import { decide } from '../main/agent/capabilities/approvals/engine';
 import { type PermissionRule, parseRule } from '../main/agent/capabilities/approvals/rules';
 import { shellParser } from '../main/agent/infra/policies/shell-parse';
-import { resolvedCall } from '../test-support/resolved-call';
+import { shellCall } from '../test-support/resolved-call';
 import { type BenchResult, median } from './types';
 
 const places = { workspace: '/work/project', home: '/home/dev/.deft', userHome: '/home/dev' };
@@ -21,7 +21,7 @@ function rules(): PermissionRule[] {
 }
 
 function bashCall(command: string): ResolvedCall {
-  return resolvedCall('Bash', { command }, { display: { kind: 'command', command }, approvalRule: `Bash(${command})` });
+  return shellCall(command, { cwd: places.workspace }, { display: { kind: 'command', command } });
 }
 
 /** Deciding on a compound Bash call (parse + rules + protected paths + rm refusal) versus globbing the whole command against the same rules. */

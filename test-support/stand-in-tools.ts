@@ -28,6 +28,7 @@ async function readOrEmpty(path: string): Promise<string> {
 
 export const testWriteTool = defineTool({
   name: 'Write',
+  policy: { approval: 'edit', mainAgentOnly: false },
   description: 'Write a file (test stand-in).',
   input: z.object({ path: z.string(), content: z.string() }).strict(),
   resolveExecution: async (args, env: ToolEnv) => {
@@ -48,6 +49,7 @@ export const testWriteTool = defineTool({
 
 export const testEditTool = defineTool({
   name: 'Edit',
+  policy: { approval: 'edit', mainAgentOnly: false },
   description: 'Replace text in a file (test stand-in).',
   input: z.object({ path: z.string(), old_string: z.string(), new_string: z.string() }).strict(),
   resolveExecution: async (args, env: ToolEnv) => {
@@ -72,9 +74,11 @@ export const testEditTool = defineTool({
 export function testBashTool(ran: string[] = []) {
   return defineTool({
     name: 'Bash',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description: 'Run a shell command (test stand-in: records the command, runs nothing).',
     input: z.object({ command: z.string().min(1) }).strict(),
-    resolveExecution: (args) => ({
+    resolveExecution: (args, env) => ({
+      shell: { command: args.command, cwd: env.workspace, sandboxed: false },
       description: args.command,
       display: { kind: 'command', command: args.command },
       approvalRule: exactRule('Bash', args.command),

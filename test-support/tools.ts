@@ -4,6 +4,7 @@ import { type Tool, ToolInputError, access, defineTool } from '../main/agent/con
 /** Tools that exercise the machinery in tests. */
 export const echoTool = defineTool({
   name: 'Echo',
+  policy: { approval: 'rules', mainAgentOnly: false },
   description: 'Echo the text back.',
   input: z.object({ text: z.string(), times: z.number().int().min(1).default(1) }),
   resolveExecution: (args) => ({
@@ -19,6 +20,7 @@ export const echoTool = defineTool({
 /** Waits, honouring the abort signal. `path` declares a write access so calls on one path serialise. */
 export const waitTool = defineTool({
   name: 'Wait',
+  policy: { approval: 'rules', mainAgentOnly: false },
   description: 'Wait for a while.',
   input: z.object({ ms: z.number().int().min(0), path: z.string().optional(), label: z.string().default('') }),
   resolveExecution: (args) => ({
@@ -40,6 +42,7 @@ export const waitTool = defineTool({
 /** Ignores the abort signal entirely. */
 export const stubbornTool = defineTool({
   name: 'Stubborn',
+  policy: { approval: 'rules', mainAgentOnly: false },
   description: 'Never stops early.',
   input: z.object({ ms: z.number().int() }),
   resolveExecution: (args) => ({
@@ -52,6 +55,7 @@ export const stubbornTool = defineTool({
 
 export const refusingTool = defineTool({
   name: 'Refuse',
+  policy: { approval: 'rules', mainAgentOnly: false },
   description: 'Always refuses at resolve time.',
   input: z.object({ path: z.string() }),
   resolveExecution: (args) => {
@@ -61,6 +65,7 @@ export const refusingTool = defineTool({
 
 export const bigOutputTool = defineTool({
   name: 'Big',
+  policy: { approval: 'rules', mainAgentOnly: false },
   description: 'Produces a lot of output.',
   input: z.object({ chars: z.number().int() }),
   resolveExecution: (args) => ({

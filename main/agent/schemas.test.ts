@@ -9,6 +9,7 @@ import { inertSessionHandle, noWorkspaceSandbox } from '../../test-support/sessi
 import { ToolRegistry } from './runtime/tools/registry';
 import { selectToolsTool } from './runtime/tools/select-tools/select-tools';
 import type { ToolEnv } from './contract/tool';
+import { BUILTIN_TYPES } from './capabilities/agents/types/builtin';
 
 /**
  * What the model is told about every built-in tool: names, descriptions and JSON Schemas. A change
@@ -50,6 +51,49 @@ describe('tool schemas', async () => {
       expect(schema.parameters, schema.name).toMatchObject({ type: 'object', additionalProperties: false });
       expect(schema.description.length, schema.name).toBeGreaterThan(80);
     }
+  });
+
+  it('every tool declares its policy (how it is approved, whether sub-agents may have it), as reviewed here', () => {
+    const all = registry.names().map((name) => registry.get(name)!.tool);
+    for (const tool of all) {
+      expect(['rules', 'self', 'edit', 'goal-start'], tool.name).toContain(tool.policy?.approval);
+      expect(typeof tool.policy.mainAgentOnly, tool.name).toBe('boolean');
+    }
+    const declared = Object.fromEntries(all.map((t) => [t.name, `${t.policy.approval}${t.policy.mainAgentOnly ? ', main agent only' : ''}`]));
+    expect(declared).toEqual({
+      AskUserQuestion: 'self, main agent only',
+      EnterPlanMode: 'self, main agent only',
+      ExitPlanMode: 'self, main agent only',
+      TodoList: 'self',
+      CreateGoal: 'goal-start, main agent only',
+      GetGoal: 'self, main agent only',
+      SetGoalBudget: 'self, main agent only',
+      UpdateGoal: 'self, main agent only',
+      Read: 'rules',
+      Write: 'edit',
+      Edit: 'edit',
+      Grep: 'rules',
+      Glob: 'rules',
+      ReadMediaFile: 'rules',
+      Bash: 'rules',
+      TaskList: 'rules',
+      TaskOutput: 'rules',
+      TaskStop: 'rules',
+      CronCreate: 'rules, main agent only',
+      CronList: 'rules, main agent only',
+      CronDelete: 'rules, main agent only',
+      Skill: 'rules',
+      FetchURL: 'rules',
+      WebSearch: 'rules',
+      Agent: 'self, main agent only',
+      AgentSwarm: 'self, main agent only',
+      select_tools: 'rules',
+    });
+  });
+
+  it('the built-in sub-agent types name only tools that exist and that sub-agents may have', () => {
+    const mayHave = new Set(registry.names().filter((name) => !registry.get(name)!.tool.policy.mainAgentOnly));
+    for (const type of BUILTIN_TYPES) for (const name of type.tools) if (name !== '*') expect(mayHave, `${type.name}: ${name}`).toContain(name);
   });
 
   for (const schema of registry.schemas()) {

@@ -1,6 +1,6 @@
 import type { PermissionMode } from '../../../protocol';
 import type { SubagentLabel } from './subagents';
-import type { ToolExecution } from './tool';
+import type { ToolExecution, ToolPolicy } from './tool';
 
 /** A call that passed validation and resolution, as the permission layer sees it. */
 export interface ResolvedCall {
@@ -8,6 +8,8 @@ export interface ResolvedCall {
   name: string;
   args: unknown;
   execution: ToolExecution;
+  /** The tool's policy: how the call is approved. */
+  policy: ToolPolicy;
   turnId: string;
   /** Aborts when the turn is stopped, so a decision waiting for the user can give up. */
   signal: AbortSignal;

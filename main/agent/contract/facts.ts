@@ -15,6 +15,10 @@ export interface Fact {
   text: string | null;
   /** Said once when a fact the model was told about becomes null (the user cancelled the goal). Without it, nothing is said. */
   gone?: string;
+  /** About the session's own agent's work (its todo list, goal, background tasks): a sub-agent is never told. */
+  mainAgentOnly?: boolean;
+  /** Told only to an agent that has this tool (the skill listing: the Skill tool). */
+  forTool?: string;
 }
 
 /** The reminder block every fact is written in. */

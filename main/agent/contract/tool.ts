@@ -60,6 +60,37 @@ export interface ToolResult {
   announces?: Fact[];
 }
 
+/**
+ * How the permission layer approves a call of a tool. The tool says what it is; capabilities/approvals decides.
+ * - `rules`: by the permission mode and the rules (read-only calls run, the rest asks unless a rule or the mode allows it);
+ * - `self`: runs in every mode (deny rules still apply): it only touches the session's own state, or it is itself a
+ *   conversation with the user (a question, a plan review), or it delegates work whose every call is decided on its own;
+ * - `edit`: a file edit: accept-edits mode runs it inside the workspace, review mode's hunk review is its approval, and
+ *   plan mode lets it write the plan file only;
+ * - `goal-start`: starts work that goes on turn after turn: it asks unless the mode is yolo.
+ */
+export type ApprovalKind = 'rules' | 'self' | 'edit' | 'goal-start';
+
+/** What a tool is, for the layers that decide about it: declared by each tool in its own folder. */
+export interface ToolPolicy {
+  approval: ApprovalKind;
+  /**
+   * Only the session's own agent gets it, never a sub-agent: delegation, goals, plan mode, scheduled prompts and
+   * questions belong to the conversation with the user.
+   */
+  mainAgentOnly: boolean;
+}
+
+/** A shell command as a call will run it: what the permission layer parses, matches against rules and sandboxes. */
+export interface ShellExecution {
+  /** The command line, as given. */
+  command: string;
+  /** The directory it runs in: absolute, links resolved. */
+  cwd: string;
+  /** It runs in the OS sandbox. */
+  sandboxed: boolean;
+}
+
 /** A validated call, resolved before anything happens: what it will touch and how to show it. */
 export interface ToolExecution {
   /** Omitted = exclusive (conflicts with every other call). */
@@ -84,6 +115,8 @@ export interface ToolExecution {
   network?: { url: string; host: string };
   /** What "approve for session" and "always allow" cover when wider than this one call, in words (e.g. a host). */
   approvalScope?: string;
+  /** Set when the call runs a shell command: rules match it part by part, plan mode asks, the sandbox may allow it. */
+  shell?: ShellExecution;
   execute(ctx: ToolRunContext): Promise<ToolResult>;
 }
 
@@ -128,6 +161,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   inputSchema?: Record<string, unknown>;
   /** The call must be the only one of its step: issued with others, it is refused (the others run). */
   exclusive?: boolean;
+  /** How its calls are approved and who may have it (contract: ToolPolicy). */
+  policy: ToolPolicy;
   resolveExecution(args: z.output<S>, env: ToolEnv): ToolExecution | ToolResult | Promise<ToolExecution | ToolResult>;
 }
 

@@ -51,7 +51,8 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));
   const offered = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
-  const tools = deps.subagent ? offered.filter((t) => deps.subagent!.allowsTool(t.name)) : offered;
+  // A sub-agent gets what its type allows, never a tool kept for the session's own agent (ToolPolicy.mainAgentOnly).
+  const tools = deps.subagent ? offered.filter((t) => !t.policy.mainAgentOnly && deps.subagent!.allowsTool(t.name)) : offered;
   // Deferred tools the model loaded earlier in what it reads stay loaded.
   const registry = new ToolRegistry(tools, { selected: selectedInHistory(session.context) });
   if (registry.deferredNames().length) registry.add(selectToolsTool(registry));

@@ -2,21 +2,33 @@ import { describe, expect, it } from 'vitest';
 import type { PermissionMode, PlanState } from '../../../../protocol';
 import type { ResolvedCall } from '../../contract/calls';
 import { matchPathSubject } from '../../infra/policies/rule-match';
-import { resolvedCall } from '../../../../test-support/resolved-call';
-import type { Access } from '../../contract/tool';
+import { resolve } from 'node:path';
+import { policies, resolvedCall, shellCall } from '../../../../test-support/resolved-call';
+import type { Access, ToolPolicy } from '../../contract/tool';
 import { type DecisionContext, decide } from './engine';
 import { type PermissionRule, parseRule } from './rules';
 
 const places = { workspace: '/ws', home: '/home/dev/.deft', userHome: '/home/dev' };
 
+/** The policies the real tools declare in their folders (tool-set.test.ts pins them), for the calls built here by name. */
+const declared: Record<string, ToolPolicy> = {
+  Write: policies.edit,
+  Edit: policies.edit,
+  TodoList: policies.self,
+  AskUserQuestion: { approval: 'self', mainAgentOnly: true },
+  CreateGoal: policies.goalStart,
+};
+
 function call(name: string, args: Record<string, unknown>, extra: { readOnly?: boolean; accesses?: Access[]; path?: string } = {}): ResolvedCall {
+  // Bash resolves where its command runs (its cwd against the workspace) into its shell execution.
+  if (name === 'Bash') return shellCall(String(args.command), { cwd: resolve(places.workspace, typeof args.cwd === 'string' ? args.cwd : '.') }, { approvalRule: name });
   const path = extra.path ?? (typeof args.path === 'string' ? args.path : undefined);
   return resolvedCall(name, args, {
     approvalRule: path ? `${name}(${path})` : name,
     ...(extra.readOnly ? { readOnly: true } : {}),
     ...(extra.accesses ? { accesses: extra.accesses } : path ? { accesses: [{ kind: 'file', operation: 'write', path }] } : {}),
     ...(path ? { matchesRule: (a: string) => matchPathSubject(a, { absolute: path }) } : {}),
-  });
+  }, declared[name]);
 }
 
 function rules(spec: Partial<Record<PermissionRule['decision'], string[]>>): PermissionRule[] {

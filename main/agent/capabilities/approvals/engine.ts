@@ -1,14 +1,12 @@
-import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { PermissionMode, PlanState } from '../../../../protocol';
 import type { ResolvedCall } from '../../contract/calls';
 import { catastrophicDeleteIn, commandsWithCwd, uncertainDeleteIn } from '../../infra/policies/dangerous-command';
 import { isWithin } from '../../infra/policies/path-guard';
 import { type Places, protectedPathInCommand, protectedPathReason } from '../../infra/policies/protected-paths';
 import { type ParsedShell, parseShell } from '../../infra/policies/shell-parse';
-import { type PermissionRule, bashArguments, bashCommandOf, parseRule, ruleApplies } from './rules';
+import { type PermissionRule, parseRule, ruleApplies, shellArguments } from './rules';
 import { coversEveryPart } from '../../infra/policies/bash-rule';
-import { EDIT_TOOLS, GOAL_START_TOOL, SELF_APPROVED_TOOLS, writtenPaths } from './tool-kinds';
 
 export interface DecisionContext {
   call: ResolvedCall;
@@ -36,7 +34,8 @@ function where(rule: PermissionRule): string {
 /**
  * Decide on one call. Order: refusals (a recursive rm of /, ~ or the workspace; plan-mode limits), deny
  * rules, protected paths (always ask), session approvals, ask rules, allow rules, then the mode: read-only
- * tools run in every mode, accept-edits runs Write/Edit inside the workspace, yolo runs everything.
+ * tools run in every mode, accept-edits runs edits inside the workspace, yolo runs everything. What a tool is
+ * (an edit, self-approved, a goal start, a shell command) comes from its policy and its execution (contract/tool.ts).
  * Deny beats ask beats allow, whatever the order the rules were written in.
  */
 export async function decide(context: DecisionContext): Promise<Decision> {
@@ -49,11 +48,13 @@ export async function decide(context: DecisionContext): Promise<Decision> {
 
 async function decideByRules(context: DecisionContext): Promise<Decision> {
   const { call, mode, plan, places } = context;
-  const command = bashCommandOf(call);
+  const command = call.execution.shell?.command ?? null;
   let shell: Promise<ParsedShell> | undefined;
   const parsedShell = () => (shell ??= parseShell(command ?? ''));
 
-  const deletePlaces = { workspace: places.workspace, home: places.userHome, cwd: commandCwd(call, places.workspace) };
+  // Where a command runs: the directory its execution resolved (links followed); the workspace for anything else.
+  const cwd = call.execution.shell?.cwd ?? places.workspace;
+  const deletePlaces = { workspace: places.workspace, home: places.userHome, cwd };
   if (command !== null) {
     const hit = await catastrophicDeleteIn(await parsedShell(), deletePlaces);
     if (hit) {
@@ -71,7 +72,7 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
     if (outcome === 'deny') {
       return {
         kind: 'deny',
-        message: `Plan mode is active, so ${call.name} cannot run: only read-only tools run, and Write/Edit may change only the plan file ${plan.path ?? ''}. Investigate with read-only tools, write the plan to that file, then call ExitPlanMode for the user's review.`,
+        message: `Plan mode is active, so ${call.name} cannot run: only read-only tools run, and edits may change only the plan file ${plan.path ?? ''}. Investigate with read-only tools, write the plan to that file, then call ExitPlanMode for the user's review.`,
       };
     }
     planFileWrite = outcome === 'plan-file';
@@ -85,7 +86,7 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
     }
   }
 
-  if (SELF_APPROVED_TOOLS.has(call.name)) return { kind: 'allow', reason: `${call.name} is always allowed` };
+  if (call.policy.approval === 'self') return { kind: 'allow', reason: `${call.name} is always allowed` };
 
   const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
   if (guarded) return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
@@ -96,7 +97,6 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
 
   // Rules cover a command where it runs inside the workspace; elsewhere it needs its own approval. In plan
   // mode shell commands always ask (only read-only tools run on their own).
-  const cwd = command !== null ? bashCwd(call, places.workspace) : places.workspace;
   const outsideCwd = command !== null && !isWithin(resolve(cwd), places.workspace);
   const rulesMayAllow = !outsideCwd && !(noAutoApprove && command !== null);
   const allowApplies = (rule: PermissionRule) => ruleApplies(rule, call, parsedShell, { ...places, cwd });
@@ -112,7 +112,7 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
     }
   }
   // A compound command whose every part the user approved for the session, rule by rule.
-  if (rulesMayAllow && command !== null && (await coversEveryPart(bashArguments(sessionRules), command, await parsedShell(), { ...places, cwd }))) return { kind: 'allow', reason: 'every part approved for this session' };
+  if (rulesMayAllow && command !== null && (await coversEveryPart(shellArguments(sessionRules, call.name), command, await parsedShell(), { ...places, cwd }))) return { kind: 'allow', reason: 'every part approved for this session' };
   for (const rule of context.rules) {
     if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
   }
@@ -129,25 +129,25 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   // No ask or deny rule hit any part, and each part is allowed by some rule: the whole command is.
   if (rulesMayAllow && command !== null) {
     const allowed = [...sessionRules, ...context.rules.filter((r) => r.decision === 'allow')];
-    if (await coversEveryPart(bashArguments(allowed), command, await parsedShell(), { ...places, cwd })) return { kind: 'allow', reason: 'every part of the command is allowed by a rule' };
+    if (await coversEveryPart(shellArguments(allowed, call.name), command, await parsedShell(), { ...places, cwd })) return { kind: 'allow', reason: 'every part of the command is allowed by a rule' };
   }
 
   if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };
   const network = call.execution.network;
   if (call.execution.readOnly && !network) return { kind: 'allow', reason: 'read-only' };
-  if (call.name === GOAL_START_TOOL) {
+  if (call.policy.approval === 'goal-start') {
     if (mode === 'yolo') return { kind: 'allow', reason: 'yolo mode' };
     return { kind: 'ask', reason: 'Starting a goal lets Deft keep working turn after turn until it is done.', rememberable: true };
   }
-  if (EDIT_TOOLS.has(call.name) && call.execution.reviewedByUser) {
+  if (call.policy.approval === 'edit' && call.execution.reviewedByUser) {
     const paths = writtenPaths(call, places.workspace);
     if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'review mode: you accept or reject the change hunk by hunk before it is written' };
   }
   if (mode === 'yolo' && !noAutoApprove) return { kind: 'allow', reason: 'yolo mode' };
-  if (mode === 'accept-edits' && command !== null && !noAutoApprove && context.sandboxAutoAllow && (call.execution as { sandboxed?: unknown }).sandboxed === true) {
+  if (mode === 'accept-edits' && !noAutoApprove && context.sandboxAutoAllow && call.execution.shell?.sandboxed === true) {
     return { kind: 'allow', reason: 'accept-edits mode: the command runs in the OS sandbox (sandbox.autoAllow)' };
   }
-  if (mode === 'accept-edits' && EDIT_TOOLS.has(call.name)) {
+  if (mode === 'accept-edits' && call.policy.approval === 'edit') {
     const paths = writtenPaths(call, places.workspace);
     if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'accept-edits mode: an edit inside the workspace' };
     return { kind: 'ask', reason: 'Accept-edits mode runs edits inside the workspace only; this one is outside it.', rememberable: true };
@@ -162,14 +162,15 @@ function writesInside(call: ResolvedCall, workspace: string): boolean {
   return writtenPaths(call, workspace).every((p) => isWithin(resolve(p), workspace));
 }
 
-/** In plan mode: read-only tools and the user-facing tools run; Write/Edit only on the plan file; Bash only with approval. */
+/** In plan mode: read-only tools and the user-facing tools run; edits only on the plan file; shell commands only with approval. */
 function planModeCheck(call: ResolvedCall, plan: PlanState, workspace: string): 'pass' | 'plan-file' | 'ask-only' | 'deny' {
-  if (SELF_APPROVED_TOOLS.has(call.name) || call.name === GOAL_START_TOOL || call.execution.readOnly) return 'pass';
-  if (EDIT_TOOLS.has(call.name)) {
+  const { approval } = call.policy;
+  if (approval === 'self' || approval === 'goal-start' || call.execution.readOnly) return 'pass';
+  if (approval === 'edit') {
     const paths = writtenPaths(call, workspace);
     return plan.path && paths.length > 0 && paths.every((p) => resolve(p) === resolve(plan.path!)) ? 'plan-file' : 'deny';
   }
-  if (call.name === 'Bash') return 'ask-only';
+  if (call.execution.shell) return 'ask-only';
   return 'deny';
 }
 
@@ -180,7 +181,7 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
   }
   if (!shell) return null;
   // A command's relative words resolve against where it runs, and running inside .git/ is itself protected.
-  const cwd = bashCwd(call, places.workspace);
+  const cwd = call.execution.shell?.cwd ?? places.workspace;
   const cwdReason = protectedPathReason(cwd, places);
   if (cwdReason) return { what: `the working directory ${cwd}`, reason: cwdReason };
   for (const { part, cwd: at } of await commandsWithCwd(shell, { workspace: places.workspace, home: places.userHome, cwd })) {
@@ -190,14 +191,15 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
   return null;
 }
 
-/** Where a Bash call runs: the directory its execution resolved (symlinks followed), else its `cwd` argument. */
-export function bashCwd(call: ResolvedCall, workspace: string): string {
-  const resolved = (call.execution as { cwd?: unknown }).cwd;
-  return typeof resolved === 'string' && resolved ? resolved : commandCwd(call, workspace);
-}
-
-/** Where a shell call runs: its `cwd` argument against the workspace, else the workspace. */
-function commandCwd(call: ResolvedCall, workspace: string): string {
-  const cwd = (call.args as { cwd?: unknown } | null)?.cwd;
-  return typeof cwd === 'string' && cwd.trim() ? resolve(workspace, cwd.replace(/^~(?=\/|$)/, homedir())) : workspace;
+/**
+ * The files a call writes: its declared write accesses, else (for an edit that declares none) its `path` argument —
+ * so a protected path is never missed because a tool left its accesses out.
+ */
+export function writtenPaths(call: ResolvedCall, workspace: string): string[] {
+  const accesses = call.execution.accesses ?? [];
+  const paths = accesses.flatMap((a) => (a.kind === 'file' && (a.operation === 'write' || a.operation === 'readwrite') ? [a.path] : []));
+  if (paths.length || call.policy.approval !== 'edit') return paths;
+  const path = (call.args as { path?: unknown } | null)?.path;
+  if (typeof path !== 'string' || !path) return [];
+  return [isAbsolute(path) ? path : resolve(workspace, path)];
 }

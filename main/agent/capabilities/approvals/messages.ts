@@ -1,7 +1,6 @@
 import type { PermissionMode } from '../../../../protocol';
 import type { ResolvedCall } from '../../contract/calls';
 import type { RuleFilePaths } from './rule-files';
-import { EDIT_TOOLS } from './tool-kinds';
 
 export const MODE_SUMMARY: Record<PermissionMode, string> = {
   ask: 'read-only tools run; file edits, shell commands and everything else wait for the user to approve them',
@@ -25,6 +24,6 @@ export function headlessDenial(call: ResolvedCall, reason: string, rememberable:
   const head = `${call.name} needs approval (${reason.replace(/\.$/, '')}) and this run is headless, so nobody can approve it: it did not run.`;
   if (!rememberable) return `${head} Protected paths always need approval, so this cannot run headless; do it from the Deft window instead.`;
   const rule = call.execution.approvalRule;
-  const mode = EDIT_TOOLS.has(call.name) ? 'accept-edits (or yolo)' : 'yolo';
+  const mode = call.policy.approval === 'edit' ? 'accept-edits (or yolo)' : 'yolo';
   return `${head} To allow it, add the rule "${rule}" to "permissions.allow" in ${files.project} (or ${files.user}), or rerun with --permission-mode ${mode}.`;
 }

@@ -7,15 +7,15 @@ import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { planOf } from './plan-state';
-import { type Decision, bashCwd, decide } from './engine';
+import { type Decision, decide } from './engine';
 import type { ApprovalDesk, ApprovalRequest } from './requests';
 import { MODE_SUMMARY, cancelledMessage, headlessDenial, rejectionMessage } from './messages';
 import { RuleEditError, publicRules } from './rule-files';
 import { networkApprovals } from './network';
-import { type PermissionRule, bashArguments, bashCommandOf, parseRule, ruleApplies } from './rules';
+import { type PermissionRule, parseRule, ruleApplies, shellArguments } from './rules';
 import { coversEveryPart } from '../../infra/policies/bash-rule';
 import { parseShell } from '../../infra/policies/shell-parse';
-import { suggestBashRules } from '../../infra/policies/suggest-rules';
+import { suggestShellRules } from '../../infra/policies/suggest-rules';
 import { relative } from 'node:path';
 import picomatch from 'picomatch';
 import { matchPathSubject } from '../../infra/policies/rule-match';
@@ -64,8 +64,8 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
   const stillNeeded = (session: SessionHandle) => async (request: ApprovalRequest) => (await evaluate(session, request.call!)).kind !== 'allow';
 
   async function askUser(session: SessionHandle, call: ResolvedCall, decision: Extract<Decision, { kind: 'ask' }>): Promise<Authorization> {
-    const command = bashCommandOf(call);
-    const suggestedRules = decision.rememberable && command !== null ? suggestBashRules(command, await parseShell(command)).filter((r) => r !== call.execution.approvalRule) : [];
+    const command = call.execution.shell?.command;
+    const suggestedRules = decision.rememberable && command !== undefined ? suggestShellRules(call.name, command, await parseShell(command)).filter((r) => r !== call.execution.approvalRule) : [];
     const request: ApprovalRequest = {
       turnId: call.turnId,
       kind: call.execution.display.kind === 'goal_start' ? 'goal_start' : 'tool',
@@ -119,8 +119,8 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       if (parsed.rule.tool !== call.name) throw new CommandError('invalid_request', `"${text}" is not a ${call.name} rule: a rule remembered for this call must name ${call.name} itself, not another tool or a pattern of tools.`);
       rules.push({ ...parsed.rule, decision: 'allow', source: 'session' });
     }
-    const command = bashCommandOf(call);
-    const covers = command !== null ? await coversEveryPart(bashArguments(rules), command, undefined, { ...hub.places, cwd: bashCwd(call, hub.places.workspace) }) : (await Promise.all(rules.map((r) => ruleApplies(r, call)))).some(Boolean);
+    const shell = call.execution.shell;
+    const covers = shell ? await coversEveryPart(shellArguments(rules, call.name), shell.command, undefined, { ...hub.places, cwd: shell.cwd }) : (await Promise.all(rules.map((r) => ruleApplies(r, call)))).some(Boolean);
     if (!covers) throw new CommandError('invalid_request', `${edited.join(', ')} would not allow this very call; widen the rule (e.g. end it with :* for any arguments) or approve once.`);
     return rules.map((r) => r.pattern);
   }

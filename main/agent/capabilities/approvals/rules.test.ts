@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedCall } from '../../contract/calls';
-import { resolvedCall } from '../../../../test-support/resolved-call';
+import { resolvedCall, shellCall } from '../../../../test-support/resolved-call';
 import { type PermissionRule, parseRule, ruleApplies } from './rules';
 
 function call(name: string, args: unknown = {}, matchesRule?: (a: string) => boolean): ResolvedCall {
@@ -53,10 +53,10 @@ describe('ruleApplies', () => {
     expect(await ruleApplies(rule(offered), resolvedCall('CronCreate', {}, { approvalRule: offered.replace('ping', 'pong') }))).toBe(false);
   });
   it('matches Bash by command, compound-aware per decision', async () => {
-    const bash = call('Bash', { command: 'npm test; rm -rf x' });
+    const bash = shellCall('npm test; rm -rf x', { cwd: '/ws' });
     expect(await ruleApplies(rule('Bash(npm test)', 'allow'), bash)).toBe(false);
     expect(await ruleApplies(rule('Bash(rm *)', 'deny'), bash)).toBe(true);
     expect(await ruleApplies(rule('Bash(rm *)', 'ask'), bash)).toBe(true);
-    expect(await ruleApplies(rule('Bash(npm *)', 'allow'), call('Bash', { command: 'npm test && npm run lint' }))).toBe(true);
+    expect(await ruleApplies(rule('Bash(npm *)', 'allow'), shellCall('npm test && npm run lint', { cwd: '/ws' }))).toBe(true);
   });
 });

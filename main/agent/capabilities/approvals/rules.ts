@@ -63,29 +63,22 @@ function toolMatcher(glob: string): picomatch.Matcher {
   return match;
 }
 
-/** The arguments of the rules that apply to Bash (`Bash(...)`, `B*(...)`), for covering a compound command part by part. */
-export function bashArguments(rules: readonly ParsedRule[]): string[] {
-  return rules.flatMap((rule) => (rule.argument !== undefined && toolMatcher(rule.tool)('Bash') ? [rule.argument] : []));
-}
-
-/** The command a Bash call runs, when the call is a Bash call. */
-export function bashCommandOf(call: Pick<ResolvedCall, 'name' | 'args'>): string | null {
-  if (call.name !== 'Bash') return null;
-  const command = (call.args as { command?: unknown } | null)?.command;
-  return typeof command === 'string' ? command : null;
+/** The arguments of the rules that apply to a shell tool (`Bash(...)`, `B*(...)` for Bash), for covering a compound command part by part. */
+export function shellArguments(rules: readonly ParsedRule[], tool: string): string[] {
+  return rules.flatMap((rule) => (rule.argument !== undefined && toolMatcher(rule.tool)(tool) ? [rule.argument] : []));
 }
 
 /**
  * Whether a rule applies to a call. The tool name is a glob (`*`, `mcp__github__*`). An argument is
- * matched by the tool's own `matchesRule` (paths, URLs, patterns); for Bash by the compound-aware
+ * matched by the tool's own `matchesRule` (paths, URLs, patterns); for a shell command by the compound-aware
  * matcher, so an allow rule must cover every part of a compound command while a deny or ask rule
  * fires on any part. Tools without a matcher are matched by name, or by exactly the rule the call offers.
  */
 export async function ruleApplies(rule: PermissionRule, call: ResolvedCall, parsedShell?: () => Promise<ParsedShell>, places?: Places & { cwd: string }): Promise<boolean> {
   if (!toolMatcher(rule.tool)(call.name)) return false;
   if (rule.argument === undefined) return true;
-  const command = bashCommandOf(call);
-  if (command !== null) {
+  const command = call.execution.shell?.command;
+  if (command !== undefined) {
     const shell = parsedShell ? await parsedShell() : undefined;
     return rule.decision === 'allow' ? matchBashRule(rule.argument, command, shell, places) : bashRuleHits(rule.argument, command, shell);
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionMode } from '../../../../protocol';
 import { tempDir } from '../../../../test-support/harness';
-import { resolvedCall } from '../../../../test-support/resolved-call';
+import { policies, resolvedCall, shellCall } from '../../../../test-support/resolved-call';
 import { matchPathSubject } from '../../infra/policies/rule-match';
 import { type Decision, decide } from './engine';
 import { type PermissionRule, parseRule } from './rules';
@@ -37,7 +37,7 @@ function rules(spec: Partial<Record<PermissionRule['decision'], string[]>>): Per
 }
 
 function bash(command: string, cwd?: string) {
-  return resolvedCall('Bash', { command, ...(cwd ? { cwd } : {}) }, { approvalRule: `Bash(${command})`, ...(cwd ? { cwd } : {}) });
+  return shellCall(command, { cwd: cwd ?? places.workspace });
 }
 
 async function decideBash(command: string, options: { mode?: PermissionMode; allow?: string[]; cwd?: string; plan?: boolean } = {}): Promise<Decision> {
@@ -78,13 +78,13 @@ describe("finding 2: Deft's home is protected whole (trust.json, session logs)",
   });
   it('gives a Write to trust.json or a session log only a one-time approval', async () => {
     for (const path of [join(places.home, 'trust.json'), join(places.home, 'sessions', 'x', 'log.jsonl')]) {
-      const write = resolvedCall('Write', { path, content: '{}' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }], matchesRule: (a) => matchPathSubject(a, { absolute: path }) });
+      const write = resolvedCall('Write', { path, content: '{}' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }], matchesRule: (a) => matchPathSubject(a, { absolute: path }) }, policies.edit);
       expect(await decide({ call: write, mode: 'yolo', rules: rules({ allow: ['Write'] }), sessionRules: [], plan: null, places })).toMatchObject({ kind: 'ask', rememberable: false });
     }
   });
   it('still lets plan files be written (plan mode writes them)', async () => {
     const path = join(places.home, 'plans', 'p.md');
-    const write = resolvedCall('Write', { path, content: '# plan' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }] });
+    const write = resolvedCall('Write', { path, content: '# plan' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }] }, policies.edit);
     expect((await decide({ call: write, mode: 'yolo', rules: [], sessionRules: [], plan: null, places })).kind).toBe('allow');
   });
 });
@@ -144,13 +144,13 @@ describe('finding 10: plan mode asks for shell commands whatever the rules', () 
 
 describe('sandbox.autoAllow in accept-edits mode', () => {
   it('runs a sandboxed command without asking, but not an unsandboxed one, and never past the second wall', async () => {
-    const sandboxed = resolvedCall('Bash', { command: 'npm test' }, { approvalRule: 'Bash(npm test)', sandboxed: true } as never);
-    const plain = resolvedCall('Bash', { command: 'npm test' }, { approvalRule: 'Bash(npm test)' });
+    const sandboxed = shellCall('npm test', { cwd: places.workspace, sandboxed: true });
+    const plain = shellCall('npm test', { cwd: places.workspace });
     const base = { mode: 'accept-edits' as const, rules: [], sessionRules: [], plan: null, places, sandboxAutoAllow: true };
     expect((await decide({ ...base, call: sandboxed })).kind).toBe('allow');
     expect((await decide({ ...base, call: plain })).kind).toBe('ask');
     expect((await decide({ ...base, call: sandboxed, sandboxAutoAllow: false })).kind).toBe('ask');
-    const hook = resolvedCall('Bash', { command: 'echo x > .git/hooks/pre-commit' }, { approvalRule: 'Bash(x)', sandboxed: true } as never);
+    const hook = shellCall('echo x > .git/hooks/pre-commit', { cwd: places.workspace, sandboxed: true }, { approvalRule: 'Bash(x)' });
     expect((await decide({ ...base, call: hook })).kind).toBe('ask');
   });
 });

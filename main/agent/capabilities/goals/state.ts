@@ -168,7 +168,7 @@ const CANCELLED = reminder('There is no goal any more: the user cancelled it. St
  */
 export function goalFact(session: SessionHandle, now: number): Fact {
   const stored = storedGoal(session);
-  if (!stored) return { key: 'goal', text: null, gone: CANCELLED };
+  if (!stored) return { key: 'goal', mainAgentOnly: true, text: null, gone: CANCELLED };
   const goal = goalView(stored, session, now);
   const lines = [`Objective: ${goal.objective}`, ...(goal.completionCriterion ? [`Completion criterion: ${goal.completionCriterion}`] : []), `Budget: ${describeBudget(goal.budget)}`];
   const reason = goal.reason ? ` (${goal.reason})` : '';
@@ -181,5 +181,5 @@ export function goalFact(session: SessionHandle, now: number): Fact {
     blocked: `The goal is blocked${reason}; no more turns start for it. Tell the user what is needed to go on.`,
     complete: `The goal is complete${reason}; no more turns start for it.`,
   };
-  return { key: 'goal', text: reminder(`Goal (${goal.status}):\n${lines.join('\n')}\n${status[goal.status]}`), gone: CANCELLED };
+  return { key: 'goal', mainAgentOnly: true, text: reminder(`Goal (${goal.status}):\n${lines.join('\n')}\n${status[goal.status]}`), gone: CANCELLED };
 }

@@ -24,6 +24,8 @@ export function mcpTool(definition: ServerDefinition, tool: McpTool, deferred: b
   const description = (tool.description ?? '').trim() || `The "${tool.name}" tool of the MCP server "${server}".`;
   return {
     name,
+    // A server's "read-only" hint does not change how its calls are approved: by the mode and the rules.
+    policy: { approval: 'rules', mainAgentOnly: false },
     description: `${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}\n(MCP server: ${server})`,
     input: McpArguments,
     inputSchema: tool.inputSchema,

@@ -36,6 +36,7 @@ describe('skills feature (integration)', () => {
   it('editing a SKILL.md on disk changes what the next request lists — even at the next step of the same turn', async () => {
     const editor = defineTool({
       name: 'EditSkill',
+      policy: { approval: 'rules', mainAgentOnly: false },
       description: 'Test tool.',
       input: z.object({}),
       resolveExecution: () => ({
@@ -131,6 +132,7 @@ describe('skills feature (integration)', () => {
     let extraRoots: () => readonly string[] = () => [];
     const probe = defineTool({
       name: 'Probe',
+      policy: { approval: 'rules', mainAgentOnly: false },
       description: 'Test tool.',
       input: z.object({}),
       resolveExecution: (_args, env) => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
 import { reminder } from '../../contract/facts';
-import { skillTool } from './tools/skill/skill';
+import { SKILL_TOOL, skillTool } from './tools/skill/skill';
 import { buildActivation, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
 import { SkillService, type SkillServiceOptions } from './service';
 import { TurnSkills } from './nesting';
@@ -73,7 +73,7 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
       facts: async () => {
         await service.ready();
         const listing = service.listing();
-        return [{ key: 'skills.listing', text: listing ? reminder(listing) : null, gone: reminder('# Skills\nNo skills are available to load any more.') }];
+        return [{ key: 'skills.listing', forTool: SKILL_TOOL, text: listing ? reminder(listing) : null, gone: reminder('# Skills\nNo skills are available to load any more.') }];
       },
       readableRoots: () => service.catalog.readableRoots(),
       // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.

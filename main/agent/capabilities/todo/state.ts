@@ -26,6 +26,7 @@ export function formatTodos(items: readonly TodoItem[]): string {
 export function todoFact(items: readonly TodoItem[]): Fact {
   return {
     key: 'todo',
+    mainAgentOnly: true,
     text: items.length ? reminder(`My todo list (TodoList updates it):\n${formatTodos(items)}`) : null,
     gone: reminder('My todo list is empty now.'),
   };

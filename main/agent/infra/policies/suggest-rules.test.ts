@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { matchBashRule } from './bash-rule';
 import { parseShell } from './shell-parse';
-import { suggestBashRules } from './suggest-rules';
+import { suggestShellRules } from './suggest-rules';
 
-const suggest = async (command: string) => suggestBashRules(command, await parseShell(command));
+const suggest = async (command: string) => suggestShellRules('Bash', command, await parseShell(command));
 
 describe('rules proposed for "Always allow"', () => {
   it('proposes a prefix rule for a parameterised command, covering the command it came from', async () => {

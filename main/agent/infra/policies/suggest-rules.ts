@@ -24,8 +24,8 @@ const RUNNERS = new Set(['run', 'exec', 'run-script', 'x', 'dlx', 'workspace']);
 const ACTION_WORD = /^[A-Za-z][\w:.@-]*$/;
 
 /** The prefix rule for one simple command, or its exact rule when no prefix is safe or useful. */
-function ruleFor(part: ShellCommand): string {
-  const exact = `Bash(${escapeRuleArgument(part.text)})`;
+function ruleFor(tool: string, part: ShellCommand): string {
+  const exact = `${tool}(${escapeRuleArgument(part.text)})`;
   const words = part.text.split(/\s+/);
   // `FOO=1 npm test`, quoted or expanded program names, redirections only: the exact text.
   if (!part.name || words[0] !== part.name || EXACT_ONLY.has(part.name) || !/^[\w./@+-]+$/.test(part.name)) return exact;
@@ -37,19 +37,19 @@ function ruleFor(part: ShellCommand): string {
       if (!RUNNERS.has(word)) break;
     }
   }
-  return `Bash(${escapeRuleArgument(prefix.join(' '))}:*)`;
+  return `${tool}(${escapeRuleArgument(prefix.join(' '))}:*)`;
 }
 
 /**
- * Rules worth remembering for a command the user approves: one prefix rule per distinct simple command
+ * Rules worth remembering for a command the user approves (`tool`: the shell tool that runs it): one prefix rule per distinct simple command
  * (`npm test -- --watch` → `Bash(npm test:*)`, `git diff src/a.ts && npm test` → `Bash(git diff:*)`,
  * `Bash(npm test:*)`), which keep matching the next time the arguments change. Wrappers, interpreters
  * and destructive programs get their exact text. Empty when the command could not be parsed or nothing
  * but the exact command itself would be proposed.
  */
-export function suggestBashRules(command: string, shell: ParsedShell): string[] {
+export function suggestShellRules(tool: string, command: string, shell: ParsedShell): string[] {
   if (!shell.complete || !shell.commands.length) return [];
-  const rules = [...new Set(shell.commands.map(ruleFor))];
-  const exact = `Bash(${escapeRuleArgument(command)})`;
+  const rules = [...new Set(shell.commands.map((part) => ruleFor(tool, part)))];
+  const exact = `${tool}(${escapeRuleArgument(command)})`;
   return rules.length === 1 && rules[0] === exact ? [] : rules;
 }

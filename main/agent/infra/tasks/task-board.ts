@@ -166,10 +166,11 @@ export class TaskBoard implements SessionTasks {
 
   runningFact(): Fact {
     const running = this.list(true);
-    if (!running.length) return { key: 'tasks', text: null };
+    // The parent is notified when a task ends, not its sub-agents: they are never told of its tasks.
+    if (!running.length) return { key: 'tasks', mainAgentOnly: true, text: null };
     // Oldest first, so a task starting adds a line at the end rather than reordering the list.
     const lines = running.reverse().map((t) => `- ${t.id}: ${t.description} (\`${t.command.length > 120 ? `${t.command.slice(0, 119)}…` : t.command}\`)`);
-    return { key: 'tasks', text: reminder(['Background tasks running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n')) };
+    return { key: 'tasks', mainAgentOnly: true, text: reminder(['Background tasks running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n')) };
   }
 
   /** Resolves when the next task ends (and its notification has been delivered or queued); undefined when none runs. */

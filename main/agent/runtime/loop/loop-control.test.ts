@@ -15,6 +15,7 @@ function probe(name: string, ran: string[], result: Partial<ToolResult> = {}, ex
   return {
     ...defineTool({
       name,
+      policy: { approval: 'rules', mainAgentOnly: false },
       description: `${name} (test)`,
       input: z.object({ label: z.string() }),
       resolveExecution: (args) => ({

@@ -233,6 +233,7 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
       name: call.name,
       args: resolved.args,
       execution: resolved.execution,
+      policy: registered.tool.policy,
       turnId: options.turnId,
       signal: options.signal,
       ...(hookPermission ? { hookPermission } : {}),

@@ -5,10 +5,10 @@ import { subagentFacts } from './host';
 const groups: FactGroup[] = [
   { source: 'core', facts: [{ key: 'date', text: 'today' }] },
   { source: 'approvals', facts: [{ key: 'permissions.mode', text: 'ask' }, { key: 'plan', text: 'plan on' }] },
-  { source: 'todo', facts: [{ key: 'todo', text: 'the parent’s list' }] },
-  { source: 'goals', facts: [{ key: 'goal', text: 'the parent’s goal' }] },
-  { source: 'skills', facts: [{ key: 'skills.listing', text: 'skills' }] },
-  { source: 'shell', facts: [{ key: 'tasks', text: 'running tasks' }] },
+  { source: 'todo', facts: [{ key: 'todo', text: 'the parent’s list', mainAgentOnly: true }] },
+  { source: 'goals', facts: [{ key: 'goal', text: 'the parent’s goal', mainAgentOnly: true }] },
+  { source: 'skills', facts: [{ key: 'skills.listing', text: 'skills', forTool: 'Skill' }] },
+  { source: 'shell', facts: [{ key: 'tasks', text: 'running tasks', mainAgentOnly: true }] },
 ];
 const keys = (out: FactGroup[]) => out.flatMap((g) => g.facts.map((f) => f.key));
 

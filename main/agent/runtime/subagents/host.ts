@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AppEvent, SessionEvent, Usage } from '../../../../protocol';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { CommandError } from '../../contract/errors';
+import type { Fact } from '../../contract/facts';
 import type { SessionHandle } from '../../contract/feature';
 import { AGENT_ID_PATTERN, type SessionSubagents, type Subagent, type SubagentLabel, type SubagentRunOptions, type SubagentTurn } from '../../contract/subagents';
 import { ProviderError } from '../../infra/providers/errors';
@@ -37,15 +38,12 @@ export interface SubagentHostDeps {
 }
 
 /**
- * Facts that belong to the parent's own work: a sub-agent is not told the parent's todo list, goal or
- * background tasks (it is the parent that is notified when a task ends, not the sub-agent).
+ * The facts a sub-agent is told: the parent's, less those about the parent's own work (its todo list, goal, background
+ * tasks: Fact.mainAgentOnly), and those meant for a tool only when it has the tool (the skill listing: Fact.forTool).
  */
-const PARENT_OWN_FACTS = new Set(['todo', 'goal', 'tasks']);
-
-/** The facts a sub-agent is told: the parent's, less the parent's own work, and the skill listing only when it may load skills. */
 export function subagentFacts(groups: readonly FactGroup[], allowsTool: (name: string) => boolean): FactGroup[] {
-  const applies = (key: string) => !PARENT_OWN_FACTS.has(key) && (key !== 'skills.listing' || allowsTool('Skill'));
-  return groups.map((group) => ({ ...group, facts: group.facts.filter((fact) => applies(fact.key)) }));
+  const applies = (fact: Fact) => !fact.mainAgentOnly && (!fact.forTool || allowsTool(fact.forTool));
+  return groups.map((group) => ({ ...group, facts: group.facts.filter(applies) }));
 }
 
 /** `<parent>/agents/<agent-id>/`: a sub-agent's session lives under its parent's folder. */

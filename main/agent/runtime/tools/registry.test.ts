@@ -5,7 +5,7 @@ import { ToolRegistry } from './registry';
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool =>
   ({
-    ...defineTool({ name, description: `${name} tool`, input: z.object({}), resolveExecution: () => ({ output: '' }) }),
+    ...defineTool({ name, policy: { approval: 'rules', mainAgentOnly: false }, description: `${name} tool`, input: z.object({}), resolveExecution: () => ({ output: '' }) }),
     ...extra,
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TrustStore } from '../../../infra/settings/trust';
 import { tempDir } from '../../../../../test-support/harness';
+import { BUILTIN_TYPES } from './builtin';
 import { AgentTypeCatalog } from './catalog';
 import { parseDefinition } from './definition';
 import { toolMatcher } from './tool-names';
@@ -40,15 +41,25 @@ describe('sub-agent definitions', () => {
     expect(bad('---\nname: [a\n---\nbody')).toThrow(/not valid YAML/);
   });
 
-  it('never gives a sub-agent delegation, whatever its list says', () => {
+  it('matches tool names and prefixes; delegation is refused in the definition (the runtime keeps main-agent-only tools from every sub-agent)', () => {
     const all = toolMatcher(['*']);
     expect(['Read', 'Bash', 'mcp__x__y', 'select_tools'].every(all)).toBe(true);
-    expect(['Agent', 'AgentSwarm', 'CreateGoal', 'EnterPlanMode', 'CronCreate', 'AskUserQuestion'].some(all)).toBe(false);
     const some = toolMatcher(['Read', 'mcp__github__*']);
     expect(some('mcp__github__issues')).toBe(true);
     expect(some('mcp__slack__post')).toBe(false);
-    expect(some('select_tools')).toBe(true);
     expect(toolMatcher(['Read'])('select_tools')).toBe(false);
+    const parsed = parseDefinition('---\nname: a\ndescription: x\ntools: Read, Agent, AgentSwarm, Task, WebFetch, Re ad\n---\nbody', '/a.md', 'user');
+    expect(parsed.type.tools).toEqual(['Read', 'FetchURL']);
+    expect(parsed.ignored).toEqual(['tool Agent (sub-agents cannot have it)', 'tool AgentSwarm (sub-agents cannot have it)', 'tool Task (sub-agents cannot delegate)', 'tool Re ad (not a tool name)']);
+  });
+
+  it('the built-in types are definitions like the user’s, naming only tools that exist', () => {
+    expect(BUILTIN_TYPES.map((t) => [t.name, t.source, t.tools])).toEqual([
+      ['coder', 'builtin', ['*']],
+      ['explore', 'builtin', ['Read', 'ReadMediaFile', 'Glob', 'Grep', 'FetchURL', 'WebSearch', 'Bash']],
+      ['plan', 'builtin', ['Read', 'ReadMediaFile', 'Glob', 'Grep', 'FetchURL', 'WebSearch']],
+    ]);
+    expect(BUILTIN_TYPES.every((t) => t.prompt.startsWith(`## Your role: a sub-agent (${t.name})\nYou are a sub-agent:`) && !('file' in t))).toBe(true);
   });
 });
 

@@ -1,7 +1,12 @@
 import { parse } from 'yaml';
-import type { AgentTypeSource } from '../../../../../protocol';
-import type { AgentType } from './builtin';
+import type { AgentTypeSource, AgentTypeSummary } from '../../../../../protocol';
 import { normaliseToolName } from './tool-names';
+
+/** A sub-agent type: what the catalog lists and the runner needs. */
+export interface AgentType extends AgentTypeSummary {
+  /** Its role, the last section of its system prompt. */
+  prompt: string;
+}
 
 /** A definition file that was used, with the parts of it that were ignored (and why). */
 export interface ParsedDefinition {
@@ -21,7 +26,7 @@ const PERMISSION_KEYS = ['permissionMode', 'permission-mode', 'permissions', 'al
  * comma-separated names, `model`), its body being the type's system prompt — the format other agents use
  * for theirs, so their files work unchanged. Throws with the reason when the file cannot be used.
  */
-export function parseDefinition(text: string, file: string, source: AgentTypeSource): ParsedDefinition {
+export function parseDefinition(text: string, file: string | undefined, source: AgentTypeSource): ParsedDefinition {
   const match = FENCE.exec(text.replace(/^\uFEFF/, ''));
   if (!match) throw new Error('it has no YAML frontmatter (a block between --- lines at the top)');
   let data: unknown;
@@ -64,5 +69,5 @@ export function parseDefinition(text: string, file: string, source: AgentTypeSou
   for (const key of PERMISSION_KEYS) {
     if (key in fields) ignored.push(`"${key}" (a definition can narrow the tools, never widen permissions: the session's mode and rules apply)`);
   }
-  return { type: { name, description: description.slice(0, 1024), source, file, tools, ...(model ? { model } : {}), prompt: `## Your role: a sub-agent (${name})\n${prompt}` }, ignored };
+  return { type: { name, description: description.slice(0, 1024), source, ...(file !== undefined ? { file } : {}), tools, ...(model ? { model } : {}), prompt: `## Your role: a sub-agent (${name})\n${prompt}` }, ignored };
 }

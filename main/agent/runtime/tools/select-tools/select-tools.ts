@@ -15,6 +15,7 @@ const Input = z.object({ names: z.array(z.string().min(1).max(200)).min(1).max(1
 export function selectToolsTool(registry: ToolRegistry): Tool<typeof Input> {
   return defineTool({
     name: SELECT_TOOLS,
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input: Input,
     resolveExecution: ({ names }) => ({

@@ -6,6 +6,7 @@ import type { AgentsService } from '../../service';
 import { SWARM_LIMITS } from '../../swarm-scheduler';
 import { type SwarmEntry, runSwarm } from '../../swarm';
 import description from './agent-swarm.md?raw';
+import { AGENT_SWARM_TOOL } from '../names';
 
 const input = z.object({
   description: z.string().trim().min(1).max(100).describe('What the swarm does, in 3–5 words (shown to the user).'),
@@ -17,7 +18,9 @@ const input = z.object({
 
 export function agentSwarmTool(session: SessionHandle, service: AgentsService): Tool {
   return defineTool({
-    name: 'AgentSwarm',
+    name: AGENT_SWARM_TOOL,
+    // Delegation itself changes nothing: each call a sub-agent makes is decided like the session's own. No nested sub-agents.
+    policy: { approval: 'self', mainAgentOnly: true },
     description: renderDescription(description, { types: service.typeNames().map((n) => `\`${n}\``).join(', '), item: '{{item}}' }),
     input,
     exclusive: true,
@@ -59,7 +62,7 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
       return {
         description: `${type.name} swarm: ${args.description} (${entries.length} sub-agents)`,
         display: { kind: 'agent_swarm', agentName: type.name, description: args.description, items: entries.map((e) => e.item), ...(resumed.length ? { resumes: resumed.length } : {}) },
-        approvalRule: 'AgentSwarm',
+        approvalRule: AGENT_SWARM_TOOL,
         execute: (ctx) => runSwarm({ session, service, type, entries, description: args.description, ctx }),
       };
     },

@@ -5,6 +5,7 @@ import { AGENT_ID_PATTERN, type Subagent } from '../../../../contract/subagents'
 import { matchGlobSubject } from '../../../../infra/policies/rule-match';
 import type { AgentsService } from '../../service';
 import description from './agent.md?raw';
+import { AGENT_TOOL } from '../names';
 
 const input = z.object({
   description: z.string().trim().min(1).max(100).describe('What the sub-agent does, in 3–5 words (shown to the user).'),
@@ -16,7 +17,9 @@ const input = z.object({
 
 export function agentTool(session: SessionHandle, service: AgentsService): Tool {
   return defineTool({
-    name: 'Agent',
+    name: AGENT_TOOL,
+    // Delegation itself changes nothing: each call a sub-agent makes is decided like the session's own. No nested sub-agents.
+    policy: { approval: 'self', mainAgentOnly: true },
     description: renderDescription(description, { types: service.typeList() }),
     input,
     resolveExecution: async (args) => {
@@ -39,7 +42,7 @@ export function agentTool(session: SessionHandle, service: AgentsService): Tool 
         accesses: [],
         description: `${existing ? `Resume ${existing.id}` : type.name}: ${args.description}${background ? ' (background)' : ''}`,
         display: { kind: 'agent_call', agentName: type.name, prompt: args.prompt, ...(background ? { background: true } : {}) },
-        approvalRule: `Agent(${type.name})`,
+        approvalRule: `${AGENT_TOOL}(${type.name})`,
         matchesRule: (rule) => matchGlobSubject(rule, type.name),
         execute: (ctx) => (background ? service.startBackground(session, { type, existing, args, callId: ctx.callId }) : service.runForeground(session, { type, existing, args, ctx })),
       };

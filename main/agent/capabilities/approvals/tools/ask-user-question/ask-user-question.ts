@@ -50,6 +50,8 @@ export function checkQuestions(questions: z.output<typeof Input>['questions']): 
 export function askUserQuestionTool(session: SessionHandle, desk: ApprovalDesk) {
   return defineTool({
     name: 'AskUserQuestion',
+    // A conversation with the user (it waits for their answer inside the call), which sub-agents cannot have.
+    policy: { approval: 'self', mainAgentOnly: true },
     description,
     input: Input,
     resolveExecution: (args) => {

@@ -7,6 +7,8 @@ import description from './enter-plan-mode.md?raw';
 export function enterPlanModeTool(session: SessionHandle, home: string) {
   return defineTool({
     name: 'EnterPlanMode',
+    // Only switches the session's own mode; plan mode belongs to the main conversation (the parent's applies to sub-agents).
+    policy: { approval: 'self', mainAgentOnly: true },
     description,
     input: z.object({}).strict(),
     resolveExecution: () => {

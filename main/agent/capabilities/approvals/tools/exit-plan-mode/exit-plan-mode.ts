@@ -37,6 +37,8 @@ async function readPlan(path: string): Promise<string> {
 export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext, 'host'>, desk: ApprovalDesk) {
   return defineTool({
     name: 'ExitPlanMode',
+    // The user reviews the plan inside the call; plan mode belongs to the main conversation (the parent's applies to sub-agents).
+    policy: { approval: 'self', mainAgentOnly: true },
     description,
     input: Input,
     resolveExecution: async (args) => {

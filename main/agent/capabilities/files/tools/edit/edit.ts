@@ -84,6 +84,8 @@ function plan(args: EditArgs, view: ModelView, display: string) {
 export function editTool(files: FileTracker): Tool<typeof input> {
   return defineTool({
     name: 'Edit',
+    // A file edit: accept-edits mode runs it inside the workspace; plan mode lets it change only the plan file.
+    policy: { approval: 'edit', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args, env) {

@@ -77,6 +77,7 @@ async function resolve(args: GlobArgs, env: ToolEnv) {
 export function globTool(): Tool<typeof input> {
   return defineTool({
     name: 'Glob',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args, env) {

@@ -191,6 +191,7 @@ export function grepTool(options: { timeoutMs?: number } = {}): Tool<typeof inpu
   const timeoutMs = options.timeoutMs ?? RG_TIMEOUT_MS;
   return defineTool({
     name: 'Grep',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args, env) {

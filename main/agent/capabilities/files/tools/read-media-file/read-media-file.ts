@@ -27,6 +27,7 @@ export const NO_IMAGE_INPUT =
 export function readMediaFileTool(): Tool<typeof input> {
   return defineTool({
     name: 'ReadMediaFile',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args, env) {

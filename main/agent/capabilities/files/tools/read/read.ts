@@ -96,6 +96,7 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
   });
   return defineTool({
     name: 'Read',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args, env) {

@@ -54,6 +54,8 @@ async function currentText(path: GuardedPath, size: number): Promise<ModelView |
 export function writeTool(files: FileTracker): Tool<typeof input> {
   return defineTool({
     name: 'Write',
+    // A file edit: accept-edits mode runs it inside the workspace; plan mode lets it change only the plan file.
+    policy: { approval: 'edit', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args, env) {

@@ -15,6 +15,8 @@ const Input = z
 export function createGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({
     name: 'CreateGoal',
+    // Starting a goal lets the agent work turn after turn: it asks unless the mode is yolo. Goals belong to the main conversation.
+    policy: { approval: 'goal-start', mainAgentOnly: true },
     description,
     input: Input,
     resolveExecution: (args) => {

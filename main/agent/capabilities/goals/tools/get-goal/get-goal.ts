@@ -7,6 +7,8 @@ import description from './get-goal.md?raw';
 export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({
     name: 'GetGoal',
+    // Goal bookkeeping touches only the session's own state; the goal belongs to the conversation with the user.
+    policy: { approval: 'self', mainAgentOnly: true },
     description,
     input: z.object({}).strict(),
     resolveExecution: () => ({

@@ -17,6 +17,8 @@ const Input = z
 export function setGoalBudgetTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({
     name: 'SetGoalBudget',
+    // Goal bookkeeping touches only the session's own state; the goal belongs to the conversation with the user.
+    policy: { approval: 'self', mainAgentOnly: true },
     description,
     input: Input,
     resolveExecution: (args) => {

@@ -14,6 +14,8 @@ const Input = z
 export function updateGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({
     name: 'UpdateGoal',
+    // Goal bookkeeping touches only the session's own state; the goal belongs to the conversation with the user.
+    policy: { approval: 'self', mainAgentOnly: true },
     description,
     input: Input,
     resolveExecution: (args) => ({

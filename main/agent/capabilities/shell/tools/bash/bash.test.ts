@@ -1,4 +1,4 @@
-import { rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '../../../../../../test-support/shell-harness';
@@ -119,11 +119,17 @@ describe('Bash output and errors', () => {
     expect((await callTool(h, 'Bash', { command: '' })).content).toMatch(/Invalid arguments for Bash/);
   });
 
-  it('exposes the command for the permission layer and an exact approval rule', async () => {
-    const seen: Array<{ command: unknown; rule: string }> = [];
-    h = await createSpyHarness((call) => seen.push({ command: (call.execution as { command?: string }).command, rule: call.execution.approvalRule }));
+  it('exposes the command, where it runs and whether sandboxed for the permission layer, and an exact approval rule', async () => {
+    const seen: Array<{ shell: unknown; rule: string }> = [];
+    h = await createSpyHarness((call) => seen.push({ shell: call.execution.shell, rule: call.execution.approvalRule }));
+    await mkdir(join(h.workspace, 'sub'));
     await callTool(h, 'Bash', { command: 'echo a*b' });
-    expect(seen).toEqual([{ command: 'echo a*b', rule: 'Bash(echo a\\*b)' }]);
+    await callTool(h, 'Bash', { command: 'pwd', cwd: 'sub' });
+    const sandboxed = (await h.core.handlers.getWorkspace({})).sandbox?.enabled === true;
+    expect(seen).toEqual([
+      { shell: { command: 'echo a*b', cwd: h.workspace, sandboxed }, rule: 'Bash(echo a\\*b)' },
+      { shell: { command: 'pwd', cwd: join(h.workspace, 'sub'), sandboxed }, rule: 'Bash(pwd)' },
+    ]);
   });
 });
 

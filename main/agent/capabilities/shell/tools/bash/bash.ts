@@ -4,7 +4,7 @@ import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../pr
 import type { ShellSession } from '../../shell-session';
 import { guardPath } from '../../../../infra/policies/path-guard';
 import { exactRule } from '../../../../infra/policies/rule-match';
-import { type Tool, type ToolExecution, type ToolResult, ToolInputError, defineTool, renderDescription } from '../../../../contract/tool';
+import { type Tool, type ShellExecution, type ToolExecution, type ToolResult, ToolInputError, defineTool, renderDescription } from '../../../../contract/tool';
 import template from './bash.md?raw';
 import { runForeground } from './foreground';
 import { backgroundStartedResult, finishedResult } from './results';
@@ -54,12 +54,8 @@ const BACKGROUND_OFF = {
 };
 
 /** A Bash execution, with its command and directory exposed for the permission layer's command matching. */
-export interface BashExecution extends ToolExecution {
-  command: string;
-  cwd: string;
-  /** It will run in the OS sandbox. */
-  sandboxed: boolean;
-}
+/** A Bash call always says what shell command it runs, where, and whether in the OS sandbox. */
+export type BashExecution = ToolExecution & { shell: ShellExecution };
 
 /** What the UI shows for a command when the model gave no description. */
 function shortLabel(command: string): string {
@@ -78,6 +74,7 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
   const tasksOn = options.background !== false;
   return defineTool({
     name: 'Bash',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description: renderDescription(template, tasksOn ? BACKGROUND_ON : BACKGROUND_OFF),
     input: tasksOn ? withBackground : foregroundOnly,
     resolveExecution: async (args: BashArgs, env): Promise<BashExecution> => {
@@ -96,9 +93,7 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
       const cwd = guarded.real;
       const sandboxed = (await shell.handle.sandbox.status()).enabled;
       return {
-        command: args.command,
-        cwd,
-        sandboxed,
+        shell: { command: args.command, cwd, sandboxed },
         description: background ? `Start in background: ${label}` : label,
         display: {
           kind: 'command',

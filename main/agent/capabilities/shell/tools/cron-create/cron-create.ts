@@ -14,6 +14,8 @@ const input = z.object({
 export function cronCreateTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronCreate',
+    // Scheduled prompts start turns of the main conversation: sub-agents cannot have them.
+    policy: { approval: 'rules', mainAgentOnly: true },
     description,
     input,
     resolveExecution: (args) => {

@@ -9,6 +9,8 @@ const input = z.object({ id: z.string().min(1).describe('The job id (8 hex chara
 export function cronDeleteTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronDelete',
+    // Scheduled prompts belong to the main conversation.
+    policy: { approval: 'rules', mainAgentOnly: true },
     description,
     input,
     resolveExecution: (args) => {

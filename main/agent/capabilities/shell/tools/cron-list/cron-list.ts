@@ -16,6 +16,8 @@ function preview(prompt: string): string {
 export function cronListTool(shell: ShellSession): Tool {
   return defineTool({
     name: 'CronList',
+    // Scheduled prompts belong to the main conversation.
+    policy: { approval: 'rules', mainAgentOnly: true },
     description,
     input: z.object({}).strict(),
     resolveExecution: () => ({

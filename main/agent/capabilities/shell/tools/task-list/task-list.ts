@@ -13,6 +13,7 @@ const input = z.object({
 export function taskListTool(tasks: SessionTasks): Tool {
   return defineTool({
     name: 'TaskList',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     resolveExecution: (args) => {

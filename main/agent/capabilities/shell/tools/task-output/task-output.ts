@@ -15,6 +15,7 @@ const input = z.object({ task_id: z.string().min(1).describe('The task id, e.g. 
 export function taskOutputTool(tasks: SessionTasks): Tool {
   return defineTool({
     name: 'TaskOutput',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     resolveExecution: (args) => {

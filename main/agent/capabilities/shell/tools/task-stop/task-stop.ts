@@ -14,6 +14,7 @@ const input = z.object({
 export function taskStopTool(tasks: SessionTasks): Tool {
   return defineTool({
     name: 'TaskStop',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     resolveExecution: (args) => {

@@ -31,9 +31,12 @@ function notFound(catalog: SkillCatalog, name: string): string {
 }
 
 /** The Skill tool: the model loads a prompt/inline skill; its expanded instructions arrive as the next message. */
+export const SKILL_TOOL = 'Skill';
+
 export function skillTool(deps: SkillToolDeps) {
   return defineTool({
-    name: 'Skill',
+    name: SKILL_TOOL,
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input: SkillInput,
     resolveExecution: (args) => {

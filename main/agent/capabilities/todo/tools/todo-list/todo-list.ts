@@ -30,6 +30,8 @@ function summary(items: readonly TodoItem[]): string {
 export function todoListTool(session: SessionHandle) {
   return defineTool({
     name: 'TodoList',
+    // Only changes the session's own todo list.
+    policy: { approval: 'self', mainAgentOnly: false },
     description,
     input: Input,
     resolveExecution: (args) => {

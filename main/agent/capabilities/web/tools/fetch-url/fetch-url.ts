@@ -52,6 +52,7 @@ async function render(page: FetchedPage): Promise<ToolResult> {
 export function fetchUrlTool(deps: FetchUrlDeps): Tool<typeof input> {
   return defineTool({
     name: 'FetchURL',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args) {

@@ -30,6 +30,7 @@ export interface WebSearchDeps {
 export function webSearchTool(deps: WebSearchDeps): Tool<typeof input> {
   return defineTool({
     name: 'WebSearch',
+    policy: { approval: 'rules', mainAgentOnly: false },
     description,
     input,
     async resolveExecution(args) {

@@ -1,0 +1,3 @@
+/** The delegation tools' names (their folders use them; the definition parser refuses them for sub-agents). */
+export const AGENT_TOOL = 'Agent';
+export const AGENT_SWARM_TOOL = 'AgentSwarm';
