@@ -9,6 +9,7 @@ import { tempDir } from '../test-support/harness';
 import { dispatchCommand } from '../main/host/dispatch';
 import { generateRepo } from './generate-repo';
 import type { BenchResult } from './types';
+import { webHost } from '../main/host/hosts';
 
 // The @-mention picker on the 20,000-file repository: how soon a keystroke gets its first results, the
 // index the core builds in the background, and a keystroke that comes before that index is ready.
@@ -38,7 +39,7 @@ export default async function mentionBenches(): Promise<BenchResult[]> {
 
   // A keystroke that arrives while the index is still being built (the first @ right after start).
   const coldStart = performance.now();
-  const core = new DeftCore({ home, workspace: repo.root, host: 'web', secrets: FileSecretStore.inHome(home), features: defaultCapabilities });
+  const core = new DeftCore({ home, workspace: repo.root, host: webHost, secrets: FileSecretStore.inHome(home), features: defaultCapabilities });
   const cold = await dispatchCommand(core.handlers, 'searchFiles', { query: 'f', limit: 30 });
   const coldMs = performance.now() - coldStart;
   if (!cold.ok) throw new Error(cold.error.message);

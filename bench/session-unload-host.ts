@@ -2,6 +2,7 @@
 // `baseline` opens only the small session; `unload` opens the large ones one after another in one window,
 // switches to the small one, and measures before and after the idle unload. Prints one JSON line.
 import { createNodeCore } from '../main/host/compose';
+import { webHost } from '../main/host/hosts';
 
 const [mode, home, workspace, unloadAfter, ...ids] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -16,7 +17,7 @@ async function settle(): Promise<{ rss: number; heap: number }> {
   return { rss: usage.rss / MiB, heap: usage.heapUsed / MiB };
 }
 
-const core = createNodeCore({ home: home!, workspace: workspace!, host: 'web', unloadAfterMs: Number(unloadAfter) });
+const core = createNodeCore({ home: home!, workspace: workspace!, host: webHost, unloadAfterMs: Number(unloadAfter) });
 // Opening a session as the window does: the reply is serialised as the web host sends it.
 const open = async (sessionId: string) => {
   core.show('window', sessionId);

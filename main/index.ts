@@ -7,6 +7,7 @@ import { DeftCore } from './agent/runtime/core';
 import { deftHome } from './agent/infra/platform/home';
 import { FileSecretStore, type SecretStore } from './agent/infra/settings/secrets';
 import { resolveWorkspace } from './host/compose';
+import { electronHost } from './host/hosts';
 import { forwardEvents, registerIpc } from './host/electron-ipc';
 
 const home = deftHome();
@@ -63,7 +64,7 @@ function openWindow(workspacePath: string): void {
     features: defaultCapabilities,
     home,
     workspace,
-    host: 'electron',
+    host: electronHost,
     secrets: secretStore(),
     pickWorkspace: async () => {
       const chosen = await chooseFolder(window);

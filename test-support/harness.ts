@@ -8,6 +8,7 @@ import { checkpointsFeature } from '../main/agent/capabilities/checkpoints/featu
 import { type CoreOptions, DeftCore } from '../main/agent/runtime/core';
 import type { RetryPolicy } from '../main/agent/infra/providers/retry';
 import { FileSecretStore } from '../main/agent/infra/settings/secrets';
+import { cliHost } from '../main/host/hosts';
 
 export const fastRetry: RetryPolicy = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, jitter: 0, maxRetryAfterMs: 2_000 };
 
@@ -35,7 +36,7 @@ export async function createHarness(options: Partial<CoreOptions> & { permission
   await writeFile(join(home, 'settings.json'), JSON.stringify({ permissions: { defaultMode: permissionMode } }));
   const secrets = FileSecretStore.inHome(home);
   const events: DeftEvent[] = [];
-  const core = new DeftCore({ home, workspace, host: 'cli', secrets, retry: fastRetry, features: testCapabilities, ...coreOptions });
+  const core = new DeftCore({ home, workspace, host: cliHost(), secrets, retry: fastRetry, features: testCapabilities, ...coreOptions });
   core.onEvent((e) => events.push(e));
   await core.handlers.setSettings({ provider: { kind: 'openai', baseUrl, model: 'mock-model', apiKey: 'test-key' } });
   const { session } = await core.handlers.createSession({});

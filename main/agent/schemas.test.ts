@@ -10,6 +10,7 @@ import { ToolRegistry } from './runtime/tools/registry';
 import { selectToolsTool } from './runtime/tools/select-tools/select-tools';
 import type { ToolEnv } from './contract/tool';
 import { BUILTIN_TYPES } from './capabilities/agents/types/builtin';
+import { webHost } from '../host/hosts';
 
 /**
  * What the model is told about every built-in tool: names, descriptions and JSON Schemas. A change
@@ -23,7 +24,7 @@ const core: CoreContext = {
   workspace: scratch,
   home: scratch,
   // A host with a window, so tools that need someone to answer (AskUserQuestion) are offered too.
-  host: 'web',
+  host: webHost,
   now: () => 0,
   emitApp: () => {},
   secrets: FileSecretStore.inHome(scratch),

@@ -8,6 +8,7 @@ import { FileSecretStore } from './infra/settings/secrets';
 import { ToolRegistry } from './runtime/tools/registry';
 import { createHarness, tempDir } from '../../test-support/harness';
 import { inertSessionHandle, noWorkspaceSandbox } from '../../test-support/session-handle';
+import { cliHost, webHost } from '../host/hosts';
 
 const scratch = await tempDir('deft-tool-set-');
 const open: Feature[] = [];
@@ -31,8 +32,8 @@ const names = (tools: Awaited<ReturnType<typeof offered>>) => tools.map((t) => t
 
 describe('what decides the tool set', () => {
   it('ReadMediaFile only for a model that reads images, and Read says where images go either way', async () => {
-    const seeing = await offered({ host: 'web', imageInput: true });
-    const blind = await offered({ host: 'web', imageInput: false });
+    const seeing = await offered({ host: webHost, imageInput: true });
+    const blind = await offered({ host: webHost, imageInput: false });
     expect(names(seeing)).toContain('ReadMediaFile');
     expect(names(blind)).not.toContain('ReadMediaFile');
     expect(seeing.find((t) => t.name === 'Read')!.description).toContain('Do not use Read for images (use ReadMediaFile)');
@@ -41,22 +42,22 @@ describe('what decides the tool set', () => {
   });
 
   it('tools whose host is missing are not offered: no questions or scheduled prompts headless', async () => {
-    const windowed = names(await offered({ host: 'web', imageInput: true }));
-    const headless = names(await offered({ host: 'cli', imageInput: true }));
+    const windowed = names(await offered({ host: webHost, imageInput: true }));
+    const headless = names(await offered({ host: cliHost(), imageInput: true }));
     expect(windowed).toEqual(expect.arrayContaining(['AskUserQuestion', 'CronCreate', 'CronList', 'CronDelete']));
     expect(headless.filter((n) => !windowed.includes(n))).toEqual([]);
     expect(windowed.filter((n) => !headless.includes(n)).sort()).toEqual(['AskUserQuestion', 'CronCreate', 'CronDelete', 'CronList']);
   });
 
   it('without background tasks, Bash says so in its description and schema, and the task tools are gone', async () => {
-    const tools = await offered({ host: 'web', imageInput: true, features: [shellFeature({ backgroundTasks: false })] });
+    const tools = await offered({ host: webHost, imageInput: true, features: [shellFeature({ backgroundTasks: false })] });
     expect(names(tools)).toEqual(['Bash', 'CronCreate', 'CronList', 'CronDelete']);
     const bash = tools[0]!;
     expect(bash.description).toContain('Background tasks are not available in this session');
     expect(bash.description).toContain('When time runs out the command is stopped');
     expect(bash.description).not.toMatch(/run_in_background|TaskOutput|TaskStop|\{\{/);
     expect(Object.keys((bash.parameters as { properties: object }).properties).sort()).toEqual(['command', 'cwd', 'description', 'timeout']);
-    const withTasks = (await offered({ host: 'web', imageInput: true, features: [shellFeature()] }))[0]!;
+    const withTasks = (await offered({ host: webHost, imageInput: true, features: [shellFeature()] }))[0]!;
     expect(withTasks.description).toContain('set `run_in_background: true`');
     expect(withTasks.description).not.toContain('{{');
   });

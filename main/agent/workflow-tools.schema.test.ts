@@ -11,12 +11,13 @@ import { setGoalBudgetTool } from './capabilities/goals/tools/set-goal-budget/se
 import { todoListTool } from './capabilities/todo/tools/todo-list/todo-list';
 import { noWorkspaceSandbox } from '../../test-support/session-handle';
 import { updateGoalTool } from './capabilities/goals/tools/update-goal/update-goal';
+import { webHost } from '../host/hosts';
 
 describe('the schemas the model sees', () => {
   it('change only on purpose (plan, question, todo and goal tools)', async () => {
     const session = {} as SessionHandle;
     const secrets = { kind: 'file' as const, get: async () => undefined, set: async () => {} };
-    const core = { workspace: '/ws', home: '/home', host: 'web' as const, now: () => 0, emitApp: () => {}, secrets, session: async () => session, sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox('/ws') };
+    const core = { workspace: '/ws', home: '/home', host: webHost, now: () => 0, emitApp: () => {}, secrets, session: async () => session, sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox('/ws') };
     const tools = [
       enterPlanModeTool(session, '/home'),
       exitPlanModeTool(session, core, createApprovalDesk(core)),

@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { defaultCapabilities } from '../agent/capabilities';
 import { type CoreOptions, DeftCore } from '../agent/runtime/core';
 import { deftHome } from '../agent/infra/platform/home';
-import { overridesFromEnv } from '../agent/infra/settings/provider-config';
 import { FileSecretStore } from '../agent/infra/settings/secrets';
 
 /** Resolve a workspace argument to a real, existing directory, or explain why not. */
@@ -35,6 +34,6 @@ export function createNodeCore(options: NodeCoreOptions): DeftCore {
     home,
     workspace: resolveWorkspace(options.workspace),
     secrets: options.secrets ?? FileSecretStore.inHome(home),
-    providerOverrides: options.providerOverrides ?? (options.host === 'cli' ? overridesFromEnv(env) : {}),
+    providerOverrides: options.providerOverrides ?? {},
   });
 }

@@ -1,8 +1,9 @@
-import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage, WorkspaceInfo } from '../../../protocol';
+import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage } from '../../../protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Fact } from './facts';
 import type { SessionHooks } from './hooks';
+import type { HostCapabilities } from './host';
 import type { NetworkVerdict, SandboxStatus, SessionSandbox, WorkspaceSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { ChangeReviewer } from './review';
@@ -108,7 +109,8 @@ export interface SecretAccess {
 export interface CoreContext {
   readonly workspace: string;
   readonly home: string;
-  readonly host: WorkspaceInfo['host'];
+  /** What the host can do: ask the user, show a window, report a warning (contract/host.ts). */
+  readonly host: HostCapabilities;
   now(): number;
   emitApp(event: AppEvent): void;
   /** The key store API keys live in (for capabilities with keys of their own, e.g. a search provider). */

@@ -10,6 +10,7 @@ import { createHarness, fastRetry, testCapabilities } from '../../../test-suppor
 import { testTools } from '../../../test-support/tools';
 import { withoutReminders } from '../../../test-support/mock-steps';
 import { waitFor } from '../../../test-support/wait';
+import { cliHost } from '../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -179,7 +180,7 @@ describe('sessions persist', () => {
     const before = (await h.core.handlers.openSession({ sessionId: h.session.id })).events;
     await h.core.close();
 
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
     const { sessions } = await restarted.handlers.listSessions({});
     expect(sessions).toEqual([expect.objectContaining({ id: h.session.id, title: 'first question', turns: 1, running: false })]);
     const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
@@ -216,7 +217,7 @@ describe('sessions persist', () => {
     await writeFile(log, lines.join('\n'));
     await appendFile(log, `${crashed}\n${assistant}\n{"r":"event","e":{"type":"assi`);
 
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
     const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
     expect(opened.problems).toEqual(['Line 4 of the session log is not valid JSON and was skipped.']);
     expect(opened.events.at(-1)).toMatchObject({ type: 'turn.ended', turnId: 'turn-crash', stopReason: 'error', seq: lastSeq + 1 });
@@ -237,14 +238,14 @@ describe('sessions persist', () => {
     const crashed = JSON.stringify({ r: 'event', e: { type: 'turn.started', sessionId: h.session.id, seq: 100, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' } });
     await appendFile(log, `${crashed}\n{"r":"event","e":{"type":"assi`);
 
-    const first = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const first = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
     expect((await first.handlers.openSession({ sessionId: h.session.id })).problems).toEqual([]);
     h.server.enqueue({ chunks: [{ text: 'fine' }, { finish: 'stop' }] });
     await first.handlers.sendPrompt({ sessionId: h.session.id, text: 'after crash' });
     await first.turnDone(h.session.id);
     await first.close();
 
-    const second = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const second = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
     const reopened = await second.handlers.openSession({ sessionId: h.session.id });
     expect(reopened.problems).toEqual([]);
     const ends = reopened.events.filter((e) => e.type === 'turn.ended' && e.turnId === 'turn-crash');
@@ -296,7 +297,7 @@ describe('settings', () => {
   it('says clearly when nothing is configured', async () => {
     h = await createHarness();
     // Without checkpoints (as the harness runs), and closed: a store left opening under the temp folder would race its removal.
-    const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: testCapabilities });
+    const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: testCapabilities });
     const { session } = await bare.handlers.createSession({});
     await expect(bare.handlers.sendPrompt({ sessionId: session.id, text: 'hi' })).rejects.toMatchObject({ code: 'not_configured' });
     await bare.close();

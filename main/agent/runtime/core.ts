@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import { type AppEvent, type Attachment, type DeftEvent, type NotificationInput, PAGE_TURNS, type SessionEvent, type WorkspaceInfo } from '../../../protocol';
+import { type AppEvent, type Attachment, type DeftEvent, type NotificationInput, PAGE_TURNS, type SessionEvent } from '../../../protocol';
 import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
 import { CommandError } from '../contract/errors';
 import type { ConnectionRequest, CoreContext, Feature, FeatureFactory, SessionHandle, TurnOutcome, TurnPrompt } from '../contract/feature';
 import type { NetworkVerdict } from '../contract/sandbox';
+import type { HostCapabilities } from '../contract/host';
 import { type SessionHooks, noHooks } from '../contract/hooks';
 import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
 import type { Tool, ToolEnv } from '../contract/tool';
@@ -41,7 +42,8 @@ export interface CoreOptions {
   home: string;
   /** Absolute, real path of the workspace folder. */
   workspace: string;
-  host: WorkspaceInfo['host'];
+  /** What the host can do (contract/host.ts): set by each host. */
+  host: HostCapabilities;
   secrets: SecretStore;
   /** The capabilities to plug in, in the order their hooks run (hosts pass main/agent/capabilities.ts's list). */
   features: readonly FeatureFactory[];
@@ -130,7 +132,8 @@ export class DeftCore {
     this.sandbox = new Sandbox({
       workspace: options.workspace,
       home: options.home,
-      headless: options.host === 'cli',
+      // Nobody to ask: a blocked connection's hint names the setting instead of a question.
+      headless: !options.host.canAsk,
       secrets: async () => [(await this.provider.config())?.apiKey].filter((key): key is string => Boolean(key)),
       ...(options.sandbox ? { override: options.sandbox } : {}),
       ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
@@ -256,7 +259,7 @@ export class DeftCore {
   private sessionCommands(): Partial<CommandHandlers> {
     const { options } = this;
     return {
-      getWorkspace: async () => ({ path: options.workspace, name: basename(options.workspace) || options.workspace, home: options.home, host: options.host, sandbox: await this.sandbox.status() }),
+      getWorkspace: async () => ({ path: options.workspace, name: basename(options.workspace) || options.workspace, home: options.home, host: options.host.kind, sandbox: await this.sandbox.status() }),
       pickWorkspace: async () => {
         if (!options.pickWorkspace) throw new CommandError('unsupported', 'Opening another folder is only available in the desktop app. Start another web host with --workspace.');
         return { path: await options.pickWorkspace() };

@@ -11,6 +11,7 @@ import { callChunk, reminders, textReply, toolStep } from '../../../test-support
 import { echoTool, waitTool } from '../../../test-support/tools';
 import { waitFor } from '../../../test-support/wait';
 import { DeftCore } from './core';
+import { cliHost, webHost } from '../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -29,7 +30,7 @@ const todo = (n: number) => callChunk('TodoList', { todos: [{ title: `Item ${n}`
 
 describe('requests whose prefix never changes (integration, through the mock)', () => {
   it('todo updates, goal steps and continuation turns, a mode switch, plan mode and a skill edit: every request starts with the one before it', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'yolo' });
+    h = await createHarness({ host: webHost, permissionMode: 'yolo' });
     await put(join(h.workspace, '.deft/skills'), 'tidy/SKILL.md', skillMd('tidy', 'Tidies code.'));
     await h.core.handlers.listSkills({ rescan: true });
     const sessionId = h.session.id;
@@ -102,7 +103,7 @@ describe('requests whose prefix never changes (integration, through the mock)', 
     expect(saidOnce(h.server.requests, 'Background tasks running now')).toBe(0);
 
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: defaultCapabilities, tools: () => [waitTool] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: defaultCapabilities, tools: () => [waitTool] });
     try {
       await core.handlers.sendPrompt({ sessionId: h.session.id, text: 'After the restart' });
       await core.turnDone(h.session.id);

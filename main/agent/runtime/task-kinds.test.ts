@@ -8,6 +8,7 @@ import { appEvents, callTool, lastRequestText, settle } from '../../../test-supp
 import { createHarness } from '../../../test-support/harness';
 import { eventually } from '../../../test-support/processes';
 import { DeftCore } from './core';
+import { cliHost } from '../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -97,7 +98,7 @@ describe('task kinds: another capability registers the agent kind, the shell cap
     const { record } = await agents.start('long research');
     // A second core on the same session, as after a crash: the first never recorded an end.
     const again = agentTasks();
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: [() => again.feature] });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: [() => again.feature] });
     extra.push(restarted);
     await restarted.handlers.openSession({ sessionId: h.session.id });
     await eventually(() => expect(again.lost.map((r) => r.id)).toEqual([record.id]));

@@ -9,6 +9,7 @@ import { createHarness, testCapabilities } from '../../../test-support/harness';
 import { callChunk, textReply, toolStep } from '../../../test-support/mock-steps';
 import { waitTool } from '../../../test-support/tools';
 import { waitFor } from '../../../test-support/wait';
+import { webHost } from '../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -28,7 +29,7 @@ async function newSession(hh: Harness): Promise<string> {
 
 describe('sessions no window shows are let go of when idle', () => {
   it('a session unloaded and opened again replays identically, with the same state, and the model reads the same context', async () => {
-    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS });
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS });
     const hh = h;
     const id = hh.session.id;
     await writeFile(join(hh.workspace, 'notes.txt'), 'alpha\n');
@@ -79,7 +80,7 @@ describe('sessions no window shows are let go of when idle', () => {
   });
 
   it('never lets go of a session whose turn runs, whose background task runs, or that waits for an approval', async () => {
-    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS, tools: () => [waitTool] });
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS, tools: () => [waitTool] });
     const hh = h;
     const turning = hh.session.id;
     const tasking = await newSession(hh);
@@ -117,7 +118,7 @@ describe('sessions no window shows are let go of when idle', () => {
   });
 
   it('keeps a session with a scheduled prompt (it fires only while loaded); deleting the job lets it go', async () => {
-    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS });
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS });
     const hh = h;
     const scheduled = hh.session.id;
     hh.server.enqueue(toolStep(callChunk('CronCreate', { cron: '0 9 * * 1', prompt: 'Weekly review' })), textReply('Scheduled.'));
@@ -133,7 +134,7 @@ describe('sessions no window shows are let go of when idle', () => {
   });
 
   it('keeps a session a window shows; when that window shows another one, it is let go of', async () => {
-    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS });
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS });
     const hh = h;
     const shown = hh.session.id;
     hh.core.show('window-1', shown);
@@ -153,7 +154,7 @@ describe('sessions no window shows are let go of when idle', () => {
   });
 
   it('a window whose session is deleted shows none any more (it goes to its empty view)', async () => {
-    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS });
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS });
     const hh = h;
     const kept = hh.session.id;
     const deleted = await newSession(hh);
@@ -181,7 +182,7 @@ describe('sessions no window shows are let go of when idle', () => {
         },
       };
     };
-    h = await createHarness({ host: 'web', unloadAfterMs: UNLOAD_AFTER_MS, features: [...testCapabilities, probe] });
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS, features: [...testCapabilities, probe] });
     const hh = h;
     const held = hh.session.id;
     holding = held;

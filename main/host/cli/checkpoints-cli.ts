@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { PromptCheckpoint, RewindResult, RewindScope, SkippedFileInfo } from '../../../protocol';
 import { createNodeCore } from '../compose';
+import { cliHost } from '../hosts';
+import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import type { CliIo } from './io';
 
 export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
@@ -62,7 +64,7 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
     if (!SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}`);
     if (command === 'rewind' && values.undo === (values.to !== undefined)) throw new UsageError('give either --to N or --undo');
     try {
-      core = createNodeCore({ workspace: values.workspace ?? io.cwd, host: 'cli', env: io.env, ...io.coreOptions });
+      core = createNodeCore({ workspace: values.workspace ?? io.cwd, host: cliHost(io.stderr), env: io.env, providerOverrides: overridesFromEnv(io.env), ...io.coreOptions });
     } catch (error) {
       throw new UsageError((error as Error).message);
     }

@@ -7,6 +7,7 @@ import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
 import { withMcpOptions } from '../../agent/capabilities/mcp/feature';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
+import { cliHost } from '../hosts';
 import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
 import type { CliIo } from './io';
 
@@ -122,13 +123,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     let features = skillsDirs.length ? withSkillsOptions(defaultCapabilities, { explicitDirs: skillsDirs }) : [...defaultCapabilities];
     // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
-    features = withMcpOptions(features, { extraConfigs: mcpConfigs, headless: true, env: io.env, report: (line) => io.stderr(line) });
+    features = withMcpOptions(features, { extraConfigs: mcpConfigs, headless: true, env: io.env });
 
     let core;
     try {
       core = createNodeCore({
         workspace: values.workspace ?? io.cwd,
-        host: 'cli',
+        host: cliHost(io.stderr),
         env: io.env,
         providerOverrides: overrides,
         ...(values.sandbox ? { sandbox: values.sandbox } : {}),

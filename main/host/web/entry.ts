@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createNodeCore } from '../compose';
+import { webHost } from '../hosts';
 import { onStopSignals } from '../stop-signals';
 import { startWebHost } from './server';
 
@@ -24,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let core;
   try {
-    core = createNodeCore({ workspace: values.workspace ?? process.cwd(), host: 'web' });
+    core = createNodeCore({ workspace: values.workspace ?? process.cwd(), host: webHost });
   } catch (error) {
     console.error(`deft web: ${(error as Error).message}`);
     return 2;

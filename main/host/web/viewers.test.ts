@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import { createHarness, tempDir } from '../../../test-support/harness';
 import { waitFor } from '../../../test-support/wait';
 import { type WebHost, startWebHost } from './server';
+import { webHost } from '../hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -40,7 +41,7 @@ function command(ws: WebSocket, name: string, input: unknown): Promise<{ ok: boo
 
 describe('the web host tells the core which session each connection shows', () => {
   it('two connections show two sessions; when one closes, only its session is let go of', async () => {
-    h = await createHarness({ host: 'web', unloadAfterMs: 5 });
+    h = await createHarness({ host: webHost, unloadAfterMs: 5 });
     const hh = h;
     host = await startWebHost({ core: hh.core, rendererDir: await tempDir('deft-renderer-'), log: () => {} });
     const first = hh.session.id;
@@ -67,7 +68,7 @@ describe('the web host tells the core which session each connection shows', () =
   });
 
   it('a tab whose session another tab deletes shows none any more', async () => {
-    h = await createHarness({ host: 'web', unloadAfterMs: 5 });
+    h = await createHarness({ host: webHost, unloadAfterMs: 5 });
     const hh = h;
     host = await startWebHost({ core: hh.core, rendererDir: await tempDir('deft-renderer-'), log: () => {} });
     const doomed = (await hh.core.handlers.createSession({})).session.id;

@@ -11,6 +11,7 @@ import { waitFor } from '../../../../test-support/wait';
 import { DeftCore } from '../../runtime/core';
 import { agentsFeature, agentsFeatureWith } from './feature';
 import { EXPAND_PROMPT } from './runner';
+import { cliHost, webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | undefined;
@@ -249,7 +250,7 @@ describe('Agent (background and resume)', () => {
     const agentId = /agent_id: (\S+)/.exec(toolResults(h).find((o) => o.startsWith('agent_id:'))!)![1]!;
     await h.core.close();
     // A new core on the same home and workspace: Deft restarted.
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: testCapabilities });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: testCapabilities });
     const events: DeftEvent[] = [];
     core.onEvent((e) => events.push(e));
     h.server.enqueue(toolStep(callChunk('Agent', { description: 'recall', prompt: 'What was the word?', resume: agentId })), textReply('ok'));
@@ -370,7 +371,7 @@ describe('sub-agent types defined in Markdown', () => {
   });
 
   it('a sub-agent asks for approval through the same window, labelled, and goes on once approved', async () => {
-    h = await createHarness({ permissionMode: 'ask', host: 'web' });
+    h = await createHarness({ permissionMode: 'ask', host: webHost });
     h.server.enqueue(toolStep(callChunk('Agent', { description: 'write a file', prompt: 'SUB-WRITE: create out.txt' })), textReply('ok'));
     h.server.route('SUB-WRITE', toolStep(callChunk('Write', { path: 'out.txt', content: 'hello\n' })), textReply(longAnswer('Wrote out.txt')));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });

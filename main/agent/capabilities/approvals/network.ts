@@ -18,7 +18,7 @@ export function networkApprovals(core: CoreContext, desk: ApprovalDesk) {
     authorizeConnection: async (session: SessionHandle, request: ConnectionRequest, signal: AbortSignal): Promise<NetworkVerdict> => {
       const entry = domainEntryFor(request.host, request.port);
       if (session.state(sessionDomainsSlot).get().some((allowed) => domainAllows(allowed, request.host, request.port))) return { allowed: true };
-      if (core.host === 'cli') {
+      if (!core.host.canAsk) {
         return { allowed: false, reason: `"${entry}" is not in "sandbox.network.allowedDomains" and deft run cannot ask; add it to ${desk.rules.files.local} to allow it` };
       }
       const answer = await desk.requestApproval(

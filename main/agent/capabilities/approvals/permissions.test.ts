@@ -7,6 +7,7 @@ import { createHarness } from '../../../../test-support/harness';
 import { callChunk, reminders, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
 import { TrustStore } from '../../infra/settings/trust';
+import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -71,7 +72,7 @@ describe('approvals in the window', () => {
   }
 
   it('suspends the call with its display until the user approves it once', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     await writeFile(join(h.workspace, 'a.txt'), 'one\n');
     h.server.enqueue(toolStep(callChunk('Edit', { path: 'a.txt', old_string: 'one', new_string: 'two' })));
     const { turnId } = await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'edit' });
@@ -90,7 +91,7 @@ describe('approvals in the window', () => {
   });
 
   it('"approve for session" stops further asks for that file, but not for others', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: '1' })), toolStep(callChunk('Write', { path: 'a.txt', content: '2' })), toolStep(callChunk('Write', { path: 'b.txt', content: '3' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const first = await pending(h);
@@ -104,7 +105,7 @@ describe('approvals in the window', () => {
   });
 
   it('"always allow" writes the rule to .deft/settings.local.json and tells the UI', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     await h.core.handlers.getPermissions({});
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm run lint' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'lint' });
@@ -118,7 +119,7 @@ describe('approvals in the window', () => {
   });
 
   it("sends a rejection's feedback to the model", async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const request = await pending(h);
@@ -129,7 +130,7 @@ describe('approvals in the window', () => {
   });
 
   it('queues approvals from several sessions in order, each answered by its id', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     const other = (await h.core.handlers.createSession({})).session.id;
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'a' })), toolStep(callChunk('Write', { path: 'b.txt', content: 'b' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'a' });
@@ -150,7 +151,7 @@ describe('approvals in the window', () => {
   });
 
   it('gives up a pending approval when the turn is stopped', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const request = await pending(h);
@@ -163,7 +164,7 @@ describe('approvals in the window', () => {
   });
 
   it('switching to yolo settles the pending approval and tells the model about the new mode', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     await pending(h);
@@ -180,7 +181,7 @@ describe('approvals in the window', () => {
   });
 
   it('approves a protected path once only', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'yolo', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'yolo', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Write', { path: '.git/hooks/pre-commit', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'hook' });
     const request = await pending(h);
@@ -194,7 +195,7 @@ describe('approvals in the window', () => {
   });
 
   it('reports invalid rules through getPermissions', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     await mkdir(join(h.workspace, '.deft'));
     await new TrustStore(h.home, h.workspace).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm *'] } }));
@@ -203,7 +204,7 @@ describe('approvals in the window', () => {
   });
 
   it('trusting the folder lets its settings widen the default mode, and the open session is told', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     await mkdir(join(h.workspace, '.deft'));
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { defaultMode: 'yolo' } }));
     expect(await h.core.handlers.getPermissions({ sessionId: h.session.id })).toMatchObject({ mode: 'ask', permissions: { trust: { trusted: false, ignored: [expect.stringContaining('defaultMode yolo')] } } });

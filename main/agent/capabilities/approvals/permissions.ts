@@ -145,7 +145,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       const decision = await evaluate(session, call);
       if (decision.kind === 'allow') return { allowed: true };
       if (decision.kind === 'deny') return { allowed: false, message: decision.message };
-      if (core.host === 'cli') return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files) };
+      if (!core.host.canAsk) return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files) };
       return askUser(session, call, decision);
     },
     systemPrompt: () =>

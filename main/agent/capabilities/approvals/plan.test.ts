@@ -6,6 +6,7 @@ import { standInTools } from '../../../../test-support/stand-in-tools';
 import { createHarness } from '../../../../test-support/harness';
 import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
+import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -26,7 +27,7 @@ async function enterPlanMode(hh: Harness): Promise<string> {
 
 describe('plan mode', () => {
   it('runs only read-only tools and lets Write touch only the plan file, even in yolo mode', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'yolo', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'yolo', tools: () => standInTools() });
     const path = await enterPlanMode(h);
     expect(path).toBe(join(h.home, 'plans', `${path.split('/').at(-1)}`));
     expect(lastTool(h)).toContain(`Plan file: ${path}`);
@@ -47,7 +48,7 @@ describe('plan mode', () => {
   });
 
   it('refuses EnterPlanMode twice and ExitPlanMode before a plan is written', async () => {
-    h = await createHarness({ host: 'web', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('ExitPlanMode', {})));
     await h.run('exit');
     expect(lastTool(h)).toContain('ExitPlanMode can only be called while plan mode is active');
@@ -60,7 +61,7 @@ describe('plan mode', () => {
   });
 
   it('validates plan options: unique labels, none named like the review answers', async () => {
-    h = await createHarness({ host: 'web', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, tools: () => standInTools() });
     const path = await enterPlanMode(h);
     await writeFile(path, '# Plan');
     h.server.enqueue(toolStep(callChunk('ExitPlanMode', { options: [{ label: 'Fast' }, { label: 'fast' }] })), toolStep(callChunk('ExitPlanMode', { options: [{ label: 'Revise' }, { label: 'B' }] })));
@@ -71,7 +72,7 @@ describe('plan mode', () => {
   });
 
   it('shows the plan for review; revise keeps planning with the feedback, approve exits with the chosen option', async () => {
-    h = await createHarness({ host: 'web', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, tools: () => standInTools() });
     const path = await enterPlanMode(h);
     await writeFile(path, '# Plan\nRefactor the parser.');
     const options = [
@@ -100,7 +101,7 @@ describe('plan mode', () => {
   });
 
   it('rejecting the plan ends plan mode and tells the model not to carry it out', async () => {
-    h = await createHarness({ host: 'web', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, tools: () => standInTools() });
     const path = await enterPlanMode(h);
     await writeFile(path, '# Plan');
     h.server.enqueue(toolStep(callChunk('ExitPlanMode', {})));
@@ -122,7 +123,7 @@ describe('plan mode', () => {
   });
 
   it('the window toggle turns plan mode on and off and tells the model', async () => {
-    h = await createHarness({ host: 'web', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, tools: () => standInTools() });
     const { plan } = await h.core.handlers.setPlanMode({ sessionId: h.session.id, active: true });
     expect(plan).toMatchObject({ active: true, path: expect.stringMatching(/plans\/[a-z]+-[a-z]+-[0-9a-f]{2}\.md$/) });
     expect((await h.core.handlers.setPlanMode({ sessionId: h.session.id, active: true })).plan).toEqual(plan);

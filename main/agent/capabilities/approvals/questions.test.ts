@@ -3,6 +3,7 @@ import type { Question, SessionEvent } from '../../../../protocol';
 import { createHarness } from '../../../../test-support/harness';
 import { waitFor } from '../../../../test-support/wait';
 import { collectAnswers } from './answers';
+import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -25,7 +26,7 @@ describe('AskUserQuestion validation', () => {
   }
 
   it('checks counts, uniqueness and the reserved "Other"', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     expect(await rejected([])).toContain('questions');
     expect(await rejected([{ question: 'Q?', options: [{ label: 'only one' }] }])).toContain('options');
     expect(await rejected([db, db, db, db, db])).toContain('questions');
@@ -58,7 +59,7 @@ describe('AskUserQuestion validation', () => {
 
 describe('AskUserQuestion in the window', () => {
   it('asks, waits, and returns the answers as JSON', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     h.server.enqueue(ask([db, extras]));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'set up' });
     const asked = await waitFor(() => h.sessionEvents('question.asked')[0] as Asked | undefined);
@@ -88,7 +89,7 @@ describe('AskUserQuestion in the window', () => {
   });
 
   it('reports a dismissal to the model', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     h.server.enqueue(ask([db]));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'set up' });
     const asked = await waitFor(() => h.sessionEvents('question.asked')[0] as Asked | undefined);

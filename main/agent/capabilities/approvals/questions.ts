@@ -7,7 +7,7 @@ import { collectAnswers } from './answers';
 /** AskUserQuestion: the model asks, the window shows a dialog, the answers (or a dismissal) go back as JSON. Not offered headless. */
 export function userQuestions(core: CoreContext, hub: ApprovalDesk) {
   return {
-    tools: (session: SessionHandle) => (core.host === 'cli' ? [] : [askUserQuestionTool(session, hub)]),
+    tools: (session: SessionHandle) => (core.host.canAsk ? [askUserQuestionTool(session, hub)] : []),
     commands: {
       answerQuestion: async ({ sessionId, requestId, answers, dismissed }) => {
         await core.session(sessionId);

@@ -8,6 +8,7 @@ import { standInTools } from '../../../../test-support/stand-in-tools';
 import { callChunk, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
 import { TrustStore } from '../../infra/settings/trust';
+import { cliHost, webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
@@ -21,7 +22,7 @@ const readJson = async (path: string) => JSON.parse(await readFile(path, 'utf8')
 
 describe('editing permission rules from Settings', () => {
   it('adds and removes rules in the chosen file, keeping everything else in it', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     const user = join(h.home, 'settings.json');
     const before = await readJson(user);
     expect(await send('editPermissionRule', { action: 'add', source: 'user', decision: 'deny', rule: 'Bash(curl *)' })).toMatchObject({
@@ -39,7 +40,7 @@ describe('editing permission rules from Settings', () => {
   });
 
   it('refuses rules that do not parse, and never overwrites a file that does not parse', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     for (const rule of ['Bash(npm test', 'Bash)', '(x)', 'Ba sh(ls)', '*'.repeat(5000)]) {
       expect(await send('editPermissionRule', { action: 'add', source: 'local', decision: 'allow', rule }), rule).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     }
@@ -52,13 +53,13 @@ describe('editing permission rules from Settings', () => {
   });
 
   it('never writes through a symlinked .deft folder or settings file a repository ships', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     const outside = await tempDir();
     await symlink(outside, join(h.workspace, '.deft'));
     expect(await send('editPermissionRule', { action: 'add', source: 'local', decision: 'deny', rule: 'Read' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('symbolic link') } });
     await expect(readFile(join(outside, 'settings.local.json'), 'utf8')).rejects.toThrow();
 
-    const h2 = await createHarness({ host: 'web' });
+    const h2 = await createHarness({ host: webHost });
     try {
       const target = join(outside, 'bashrc');
       await writeFile(target, 'export PATH=/usr/bin\n');
@@ -74,7 +75,7 @@ describe('editing permission rules from Settings', () => {
 
   it('an allow rule added to an untrusted folder works on its own; the folder\'s other allow rules stay unused', async () => {
     const ran: string[] = [];
-    h = await createHarness({ host: 'cli', permissionMode: 'ask', tools: () => standInTools(ran) });
+    h = await createHarness({ host: cliHost(), permissionMode: 'ask', tools: () => standInTools(ran) });
     await mkdir(join(h.workspace, '.deft'));
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Bash(*)'], defaultMode: 'yolo' } }));
     const added = await send('editPermissionRule', { action: 'add', source: 'project', decision: 'allow', rule: 'Bash(npm test)' });
@@ -93,7 +94,7 @@ describe('editing permission rules from Settings', () => {
   });
 
   it('sets the default mode in the user file, and lists and forgets trusted folders', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     expect(await send('setDefaultMode', { mode: 'accept-edits' })).toMatchObject({ ok: true, result: { mode: 'accept-edits' } });
     expect((await readJson(join(h.home, 'settings.json'))).permissions).toMatchObject({ defaultMode: 'accept-edits' });
     expect(await send('setDefaultMode', { mode: null })).toMatchObject({ ok: true, result: { mode: 'ask' } });
@@ -112,7 +113,7 @@ describe('"Always allow" with a rule the user edits', () => {
 
   it('proposes a prefix rule; the saved prefix rule covers the next call with other arguments', async () => {
     const ran: string[] = [];
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools(ran) });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools(ran) });
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm test -- --watch=false' })), toolStep(callChunk('Bash', { command: 'npm test -- -u' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'test' });
     const request = await pending();
@@ -128,7 +129,7 @@ describe('"Always allow" with a rule the user edits', () => {
 
   it('covers a compound command part by part with the proposed rules', async () => {
     const ran: string[] = [];
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools(ran) });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools(ran) });
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'git diff src && npm test -- -q' })), toolStep(callChunk('Bash', { command: 'npm test && git diff' })), toolStep(callChunk('Bash', { command: 'npm test && rm -rf x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
     const request = await pending();
@@ -142,7 +143,7 @@ describe('"Always allow" with a rule the user edits', () => {
   });
 
   it('refuses edited rules that do not parse, name another tool, or would not allow the call itself', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm test -- -u' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
     const request = await pending();

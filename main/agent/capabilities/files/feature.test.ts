@@ -6,6 +6,7 @@ import type { MockChunk } from '../../../../test-support/mock-model-server';
 import { defaultCapabilities } from '../../capabilities';
 import { DeftCore } from '../../runtime/core';
 import { createHarness, fastRetry } from '../../../../test-support/harness';
+import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -76,7 +77,7 @@ describe('the files feature, driven by a model', () => {
     await h.run('read it');
     await h.core.close();
     const { FileSecretStore } = await import('../../infra/settings/secrets');
-    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: FileSecretStore.inHome(h.home), retry: fastRetry, features: defaultCapabilities });
+    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), retry: fastRetry, features: defaultCapabilities });
     script([call('Edit', { path: 'keep.txt', old_string: 'v1', new_string: 'v2' }, 'e1')]);
     await again.handlers.sendPrompt({ sessionId: h.session.id, text: 'edit it' });
     await again.turnDone(h.session.id);

@@ -27,7 +27,7 @@ export const filesFeature: FeatureFactory = (core) => {
   const trackers = new Map<string, FileTracker>();
   // The @-mention picker's index: a window will ask for it soon, so it is built in the background from the start.
   const index = new FileIndex(core.workspace, () => core.now());
-  if (core.host !== 'cli') void index.refresh();
+  if (core.host.hasWindow) void index.refresh();
   const trackerFor = (session: SessionHandle) => {
     let tracker = trackers.get(session.id);
     if (!tracker) {

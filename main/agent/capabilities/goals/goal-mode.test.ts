@@ -7,6 +7,7 @@ import { DeftCore } from '../../runtime/core';
 import { createHarness, fastRetry, testCapabilities } from '../../../../test-support/harness';
 import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
+import { webHost } from '../../../host/hosts';
 
 // The goal start card's choice: run the goal as usual (the session's mode asks), or without asking (yolo
 // while the goal is active, the session's own mode back when it stops).
@@ -42,7 +43,7 @@ async function startGoal(answer: ApprovalAnswer): Promise<void> {
 
 describe('goal start: as usual or without asking', () => {
   it('without asking: the goal runs in yolo (protected paths and deny rules still hold), and ask comes back when it completes', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     const settings = JSON.parse(await readFile(join(h.home, 'settings.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(join(h.home, 'settings.json'), JSON.stringify({ ...settings, permissions: { defaultMode: 'ask', deny: ['Write(secret.txt)'] } }));
     h.server.enqueue(
@@ -87,7 +88,7 @@ describe('goal start: as usual or without asking', () => {
   });
 
   it('as usual: nothing changes, the Write of the goal asks', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Write the notes' })), toolStep(callChunk('Write', { path: 'notes.txt', content: 'x' })));
     h.server.fallback = () => textReply('ok');
     await startGoal({ decision: 'approve', scope: 'once' });
@@ -103,7 +104,7 @@ describe('goal start: as usual or without asking', () => {
   });
 
   it('gives the mode back when the budget runs out, on pause (yolo again on resume) and on cancel', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'accept-edits' });
+    h = await createHarness({ host: webHost, permissionMode: 'accept-edits' });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Refactor' }), callChunk('SetGoalBudget', { value: 2, unit: 'turns' })));
     h.server.fallback = () => textReply('still going');
     await startGoal({ decision: 'approve', scope: 'once', goalMode: 'yolo' });
@@ -141,7 +142,7 @@ describe('goal start: as usual or without asking', () => {
   });
 
   it("the user's own switch of mode ends it: the goal goes on in that mode, also after a pause and resume", async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Careful job' })), { chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 300 });
     h.server.fallback = () => ({ chunks: [{ text: 'slow' }, { finish: 'stop' as const }], delayMs: 300 });
     await startGoal({ decision: 'approve', scope: 'once', goalMode: 'yolo' });
@@ -162,7 +163,7 @@ describe('goal start: as usual or without asking', () => {
   });
 
   it('goalMode answers only a goal start, and the protocol refuses a mode that is not one', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const card = await waitFor(() => approvals()[0]);
@@ -175,12 +176,12 @@ describe('goal start: as usual or without asking', () => {
   });
 
   it('a goal that held yolo when Deft stopped is paused after the restart, and the mode is the session’s own again', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Overnight' })), { chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 400 });
     await startGoal({ decision: 'approve', scope: 'once', goalMode: 'yolo' });
     await waitFor(() => modeChanges().length === 1);
     await h.core.close();
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: 'web', secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, retry: fastRetry, features: testCapabilities });
     try {
       const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
       const goals = opened.events.filter((e): e is Ev<'goal.updated'> => e.type === 'goal.updated');

@@ -5,6 +5,7 @@ import type { Goal, SessionEvent } from '../../../../protocol';
 import { createHarness } from '../../../../test-support/harness';
 import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
+import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -27,7 +28,7 @@ async function idle(hh: Harness): Promise<void> {
 
 describe('goals', () => {
   it('asks to start a goal, continues turn after turn, and stops when the model marks it complete', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Make the tests pass', completionCriterion: 'npm test exits 0' })), textReply('Started.'), textReply('Working.'), toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'All green' })), textReply('Done: all tests pass.'));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'make the tests pass' });
     const request = await waitFor(() => h.sessionEvents('approval.requested')[0] as Extract<SessionEvent, { type: 'approval.requested' }> | undefined);
@@ -82,7 +83,7 @@ describe('goals', () => {
   });
 
   it("tells the model of the user's pause, resume and cancel once each, in a reminder", async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Long job' })), { chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 150 });
     h.server.fallback = () => textReply('ok');
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'start' });
@@ -156,7 +157,7 @@ describe('goals', () => {
   });
 
   it('pauses, resumes and cancels from the window', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Long job' })), textReply('turn 1'));
     let turns = 0;
     h.server.fallback = () => {
@@ -208,7 +209,7 @@ describe('goals', () => {
   });
 
   it('refuses a second goal unless replace is set, and the model cannot resume a paused goal', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'First' })), { chunks: [{ text: 'x' }, { finish: 'stop' }], delayMs: 100 });
     h.server.fallback = () => textReply('idle');
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });

@@ -9,6 +9,7 @@ import { describeSandboxed } from '../../../../test-support/sandbox';
 import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { standInTools } from '../../../../test-support/stand-in-tools';
 import { waitFor } from '../../../../test-support/wait';
+import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -259,7 +260,7 @@ describe('session events', () => {
   });
 
   it('Notification runs when Deft waits for an approval in the window', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask', tools: () => standInTools() });
+    h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     await userHooks({ Notification: on('cat > "$DEFT_PROJECT_DIR/notify.json"') }, 'ask');
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'make' })), textReply('ok'));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'build' });

@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, FeatureFactory } from '../../contract/feature';
+import type { HostWarning } from '../../contract/host';
 import type { Tool } from '../../contract/tool';
 import { writeFileAtomic } from '../../infra/platform/files';
 import { SettingsStore } from '../../infra/settings/settings-store';
@@ -22,10 +23,10 @@ export interface McpFeatureOptions {
   extraConfigs?: readonly string[];
   /**
    * Headless (deft run): wait for the servers before the first turn, use a trusted folder's servers without
-   * the per-server approval (no one can give it), and report what was skipped or failed through `report`.
+   * the per-server approval (no one can give it), and warn through the host (HostCapabilities.warn) of what was
+   * skipped or failed.
    */
   headless?: boolean;
-  report?: (line: string) => void;
   launch?: StdioLauncher;
   env?: Readonly<Record<string, string | undefined>>;
   restartDelay?: (attempt: number) => number | null;
@@ -105,19 +106,21 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
       lastSync = core.now();
       void servers.sync().catch(() => {});
     };
-    const reported = new Set<string>();
-    const reportHeadless = () => {
-      if (!options.report) return;
-      const say = (key: string, line: string) => {
-        if (reported.has(key)) return;
-        reported.add(key);
-        options.report!(line);
+    const warned = new Set<string>();
+    /** Headless, what was skipped or failed is said once through the host (the window shows it in Settings instead). */
+    const warnHeadless = () => {
+      const warn = core.host.warn;
+      if (!warn) return;
+      const once = (key: string, warning: HostWarning) => {
+        if (warned.has(key)) return;
+        warned.add(key);
+        warn(warning);
       };
       const { servers: list, problems } = overview();
-      for (const p of problems) say(`${p.file}:${p.message}`, `deft: warning: ${p.file}: ${p.message}\n`);
+      for (const p of problems) once(`${p.file}:${p.message}`, { kind: 'config-problem', file: p.file, message: p.message });
       for (const s of list) {
-        if (s.status === 'untrusted') say(s.name, `deft: warning: MCP server "${s.name}" from ${s.file} was not started: this folder is not trusted. Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
-        else if (s.status === 'failed' || s.status === 'needs-auth') say(s.name, `deft: warning: MCP server "${s.name}" is not available: ${s.error ?? s.status}${s.authorizeUrl ? ` Sign in at ${s.authorizeUrl} while Deft runs (the window keeps the sign-in).` : ''}\n`);
+        if (s.status === 'untrusted') once(s.name, { kind: 'mcp-server-untrusted', server: s.name, file: s.file });
+        else if (s.status === 'failed' || s.status === 'needs-auth') once(s.name, { kind: 'mcp-server-unavailable', server: s.name, error: s.error ?? s.status, ...(s.authorizeUrl ? { signInUrl: s.authorizeUrl } : {}) });
       }
     };
     const withOverview = async (action: () => Promise<void>) => {
@@ -145,7 +148,7 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
         }
         await synced;
         await servers.whenSettled();
-        reportHeadless();
+        warnHeadless();
       },
       commands: {
         listMcpServers: async () => {

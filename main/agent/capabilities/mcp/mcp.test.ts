@@ -10,6 +10,7 @@ import { createHarness } from '../../../../test-support/harness';
 import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
 import { mcpFeature, withMcpOptions } from './feature';
+import { cliHost, webHost } from '../../../host/hosts';
 
 export const TEST_SERVER = resolve(import.meta.dirname, '../../../../test-support/mcp-test-server.mjs');
 const OAUTH_SERVER = resolve(import.meta.dirname, '../../../../test-support/mcp-oauth-server.mjs');
@@ -272,7 +273,7 @@ describe('MCP servers through the model', () => {
 
 describe('workspace servers and trust', () => {
   it('starts nothing from an untrusted folder; once trusted each server is approved once, and a changed definition asks again', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     const pidFile = join(h.workspace, 'pids');
     await writeFile(join(h.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: server({ MCP_TEST_PIDFILE: pidFile }) } }));
     await overviewWhen(h, (o) => statusOf(o, 'repo') === 'untrusted');
@@ -303,7 +304,7 @@ describe('workspace servers and trust', () => {
 
   it('deft run (headless) uses a trusted folder’s servers and skips an untrusted folder’s, saying so', async () => {
     const lines: string[] = [];
-    h = await createHarness({ features: withMcpOptions(defaultCapabilities, { headless: true, report: (l) => lines.push(l) }) });
+    h = await createHarness({ host: cliHost((l) => lines.push(l)), features: withMcpOptions(defaultCapabilities, { headless: true }) });
     await writeFile(join(h.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: server() } }));
     const { session } = await h.core.handlers.createSession({});
     expect(lines.join('')).toContain('MCP server "repo" from');
@@ -339,7 +340,7 @@ describe('workspace servers and trust', () => {
 describe('MCP tools and permissions', () => {
   type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
   it('asks in ask mode; a rule by name (mcp__test__*) allows, a deny rule wins', async () => {
-    h = await createHarness({ host: 'web', permissionMode: 'ask' });
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
     await userServers(h, { test: server() });
     await overviewWhen(h, (o) => statusOf(o, 'test') === 'connected');
     h.server.enqueue(toolStep(callChunk('mcp__test__echo', { text: 'ask me' })), textReply('ok'));
@@ -393,7 +394,7 @@ describe('deferred MCP tools and select_tools', () => {
     const { DeftCore } = await import('../../runtime/core');
     const { FileSecretStore } = await import('../../infra/settings/secrets');
     await h.core.close();
-    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: FileSecretStore.inHome(h.home), features: defaultCapabilities });
+    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), features: defaultCapabilities });
     try {
       await again.handlers.openSession({ sessionId: h.session.id });
       await overviewWhen({ ...h, core: again }, (o) => statusOf(o, 'many') === 'connected');

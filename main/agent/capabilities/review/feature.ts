@@ -27,7 +27,7 @@ export const reviewFeature: FeatureFactory = (core) => {
 
   const reviewer = (session: SessionHandle): ChangeReviewer => ({
     // Headless (`deft run`) nobody could answer, so nothing is held for review there.
-    reviews: (path) => enabled === true && core.host !== 'cli' && isWithin(path, core.workspace),
+    reviews: (path) => enabled === true && core.host.canAsk && isWithin(path, core.workspace),
     review: async (proposal) => {
       const { signal, ...shown } = proposal;
       const request: Omit<ChangeReviewRequest, 'requestId'> = shown;

@@ -8,6 +8,7 @@ import { createHarness } from '../../../../test-support/harness';
 import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { eventually } from '../../../../test-support/processes';
 import { reviewFeature } from './feature';
+import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -21,7 +22,7 @@ const edited = lines.replace('line 2\n', 'LINE 2\n').replace('line 25\n', 'LINE 
 
 /** A core with review mode on, in ask mode, as a desktop or web window runs it. */
 async function reviewing() {
-  const harness = await createHarness({ features: [approvalsFeature, filesFeature, reviewFeature], permissionMode: 'ask', host: 'web' });
+  const harness = await createHarness({ features: [approvalsFeature, filesFeature, reviewFeature], permissionMode: 'ask', host: webHost });
   await writeFile(join(harness.workspace, 'long.txt'), lines);
   expect(await harness.core.handlers.setReviewMode({ enabled: true })).toEqual({ enabled: true });
   return harness;

@@ -8,6 +8,7 @@ import { eventually, processesMatching, uniqueSleep } from '../../../../test-sup
 import { describeSandboxed } from '../../../../test-support/sandbox';
 import { shellFeature } from './feature';
 import { reminders } from '../../../../test-support/mock-steps';
+import { cliHost } from '../../../host/hosts';
 
 
 let h: Harness;
@@ -160,7 +161,7 @@ describe('background tasks and the session lifecycle', () => {
     const record = { id, kind: 'bash', description: 'long build', command: `sleep ${nap}`, cwd: h.workspace, status: 'running', pid: survivor.pid, startedAt: Date.now() - 5000, timeoutSec: 600, outputPath: join(dir, 'tasks', id, 'output.log'), outputBytes: 11, notified: false };
     await writeFile(join(dir, 'tasks', `${id}.json`), JSON.stringify(record));
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: [shellFeature({ killGraceMs: 300 })] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: [shellFeature({ killGraceMs: 300 })] });
     extraCores.push(core);
     const listed = await core.handlers.listTasks({ sessionId: h.session.id });
     expect(listed.tasks).toMatchObject([{ id, status: 'lost', reason: 'Deft stopped while it was running', tail: 'compiling…' }]);

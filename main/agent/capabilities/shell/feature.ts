@@ -36,7 +36,7 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
     const sessions = new Map<string, ShellSession>();
     /** Commands of sessions let go of: what they left running is still stopped when the core closes. */
     const released: KillableJob[] = [];
-    const scheduling = core.host !== 'cli';
+    const scheduling = core.host.hasWindow;
     const forSession = async (sessionId: string): Promise<ShellSession> => {
       await core.session(sessionId);
       const tasks = sessions.get(sessionId);

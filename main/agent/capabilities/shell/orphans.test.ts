@@ -7,6 +7,7 @@ import { defaultCapabilities } from '../../capabilities';
 import { workspaceSessionsDir } from '../../infra/sessions/store';
 import { type Harness, createTasksHarness } from '../../../../test-support/shell-harness';
 import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
+import { cliHost } from '../../../host/hosts';
 
 let h: Harness | undefined;
 let later: DeftCore | undefined;
@@ -42,7 +43,7 @@ describe('finding 8: foreground commands left by a Deft that was killed', () => 
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
 
     // Deft starts again on the same home and opens the session.
-    later = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, features: defaultCapabilities, sandbox: 'off' });
+    later = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: defaultCapabilities, sandbox: 'off' });
     await later.handlers.openSession({ sessionId: h.session.id });
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 8_000);
   });

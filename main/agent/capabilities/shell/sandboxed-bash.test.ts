@@ -7,6 +7,7 @@ import { createHarness } from '../../../../test-support/harness';
 import { eventually } from '../../../../test-support/processes';
 import { describeSandboxed } from '../../../../test-support/sandbox';
 import { type Harness, callTool } from '../../../../test-support/shell-harness';
+import { webHost } from '../../../host/hosts';
 
 let h: Harness | undefined;
 let server: Server | undefined;
@@ -65,7 +66,7 @@ describeSandboxed('Bash in the OS sandbox, through the model', () => {
   });
 
   it('in the window, a new host is asked about: allowed for the session it is not asked again; "always" saves it', async () => {
-    h = await createHarness({ host: 'web' });
+    h = await createHarness({ host: webHost });
     const port = await loopbackServer();
     const fetch = `curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/`;
     h.server.enqueue({ chunks: [{ toolCall: { id: 'net1', name: 'Bash', args: JSON.stringify({ command: fetch }) } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });

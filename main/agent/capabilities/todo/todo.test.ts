@@ -4,6 +4,7 @@ import { defaultCapabilities } from '../../capabilities';
 import { DeftCore } from '../../runtime/core';
 import { reminders } from '../../../../test-support/mock-steps';
 import { createHarness, fastRetry } from '../../../../test-support/harness';
+import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -60,7 +61,7 @@ describe('TodoList', () => {
     await h.run('plan');
     await h.core.close();
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: defaultCapabilities });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: defaultCapabilities });
     try {
       const opened = await core.handlers.openSession({ sessionId: h.session.id });
       const replayed = opened.events.filter((e): e is Extract<SessionEvent, { type: 'todo.updated' }> => e.type === 'todo.updated');

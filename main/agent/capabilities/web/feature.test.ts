@@ -8,6 +8,8 @@ import { createHarness } from '../../../../test-support/harness';
 import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
 import { WebSettings } from './settings';
+import type { HostCapabilities } from '../../contract/host';
+import { cliHost, webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
@@ -38,8 +40,8 @@ async function userSettings(hh: Harness, extra: Record<string, unknown>): Promis
   await writeFile(path, JSON.stringify({ ...current, ...extra }));
 }
 
-async function web(options: { host?: 'web' | 'cli'; mode?: 'ask' | 'accept-edits' | 'yolo'; hosts?: string[] } = {}): Promise<Harness> {
-  const hh = await createHarness({ host: options.host ?? 'web', permissionMode: options.mode ?? 'ask' });
+async function web(options: { host?: HostCapabilities; mode?: 'ask' | 'accept-edits' | 'yolo'; hosts?: string[] } = {}): Promise<Harness> {
+  const hh = await createHarness({ host: options.host ?? webHost, permissionMode: options.mode ?? 'ask' });
   await userSettings(hh, { web: { allowPrivateHosts: options.hosts ?? [docs.authority, other.authority] } });
   return hh;
 }
@@ -113,7 +115,7 @@ describe('FetchURL permission', () => {
   });
 
   it('headless, refuses and names the rule that would allow the host', async () => {
-    h = await web({ host: 'cli' });
+    h = await web({ host: cliHost() });
     h.server.enqueue(toolStep(callChunk('FetchURL', { url: `${docs.url}/a` })), textReply('done'));
     await h.run('read');
     const [message] = toolMessages(h);

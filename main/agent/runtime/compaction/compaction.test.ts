@@ -13,6 +13,7 @@ import { createHarness, fastRetry } from '../../../../test-support/harness';
 import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
 import { todoFeature } from '../../capabilities/todo/feature';
+import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -140,7 +141,7 @@ describe('context compaction (integration)', () => {
     const sessionId = h.session.id;
     const expected = history(h.server.requests.at(-1)!);
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: features() });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: features() });
     try {
       const opened = await core.handlers.openSession({ sessionId });
       expect(opened.problems).toEqual([]);
@@ -218,7 +219,7 @@ describe('context compaction (integration)', () => {
       join(workspaceSessionsDir(h.home, h.workspace), sessionId, LOG_FILE),
       JSON.stringify({ r: 'event', e: { type: 'compaction.started', sessionId, seq: 999, at: 0, compactionId: 'compact-dead', trigger: 'manual', tokensBefore: 10, contextWindow: 128_000 } }) + '\n',
     );
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: features() });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: features() });
     try {
       const opened = await core.handlers.openSession({ sessionId });
       expect(opened.events.at(-1)).toMatchObject({ type: 'compaction.ended', compactionId: 'compact-dead', outcome: 'failed', error: { message: expect.stringContaining('Deft stopped while compacting') } });

@@ -11,6 +11,7 @@ import { put, skillMd } from '../../../../test-support/skills';
 import { createHarness, fastRetry } from '../../../../test-support/harness';
 import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
 import { todoFeature } from '../../capabilities/todo/feature';
+import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -132,7 +133,7 @@ describe('undo (integration)', () => {
     await h.core.handlers.undoTurns({ sessionId, count: 1 });
     await h.core.close();
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'cli', secrets: h.secrets, retry: fastRetry, features: features() });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: features() });
     try {
       const opened = await core.handlers.openSession({ sessionId });
       expect(opened.problems).toEqual([]);

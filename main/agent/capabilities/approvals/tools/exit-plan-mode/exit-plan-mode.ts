@@ -68,7 +68,7 @@ export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext,
             return `Exited plan mode: the user approved the plan${picked}. Carry it out now.\n\n## Approved Plan:\n${text}`;
           };
           const off = [planFact({ ...plan, active: false })];
-          if (core.host === 'cli') {
+          if (!core.host.canAsk) {
             setPlan(session, { ...plan, active: false });
             return { output: `Exited plan mode. This run is headless, so the plan was auto-approved and NOT reviewed by the user. Carry it out carefully.\n\n## Approved Plan:\n${text}`, announces: off };
           }

@@ -5,6 +5,7 @@ import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness
 import { waitFor } from '../../../../../../test-support/wait';
 import { parseSchedule } from '../../cron/cron-expr';
 import { fireOffsetMs } from '../../cron/jitter';
+import { webHost } from '../../../../../host/hosts';
 
 let h: Harness;
 const cores: DeftCore[] = [];
@@ -20,7 +21,7 @@ const minutes = (n: number) => n * 60_000;
 describe('CronCreate / CronList / CronDelete', () => {
   it('schedules a prompt, lists it, and deletes it', async () => {
     clock = new Date('2026-03-02T08:00:00').getTime();
-    h = await createTasksHarness({}, { now, host: 'web' });
+    h = await createTasksHarness({}, { now, host: webHost });
     const { content } = await callTool(h, 'CronCreate', { cron: '0 9 * * mon-fri', prompt: 'Summarise yesterday’s commits.' });
     // A daily job fires up to 15 minutes after its time (jitter), and nextFireAt says when.
     expect(content).toMatch(/^id: [0-9a-f]{8}\ncron: 0 9 \* \* mon-fri\nhumanSchedule: at 09:00 on Monday to Friday\nrecurring: true\nnextFireAt: 2026-03-02T09:(0\d|1[0-4]):\d\d[+-]\d\d:\d\d\nexpiresAt: 2026-03-09T08:00:00/);
@@ -37,7 +38,7 @@ describe('CronCreate / CronList / CronDelete', () => {
   });
 
   it('refuses malformed schedules, long prompts and dates that never come before asking for approval, as validation errors', async () => {
-    h = await createTasksHarness({}, { host: 'web' });
+    h = await createTasksHarness({}, { host: webHost });
     expect((await callTool(h, 'CronCreate', { cron: '0 0 * * * *', prompt: 'x' })).content).toMatch(/has 6 fields; a cron expression has exactly 5/);
     expect((await callTool(h, 'CronCreate', { cron: '@every 5m', prompt: 'x' })).content).toMatch(/Unknown cron macro/);
     expect((await callTool(h, 'CronCreate', { cron: '@daily', prompt: 'x'.repeat(8193) })).content).toMatch(/8193 bytes; scheduled prompts are at most 8192 bytes/);
@@ -48,14 +49,14 @@ describe('CronCreate / CronList / CronDelete', () => {
 
   it('puts the whole payload in the approval rule', async () => {
     const rules: string[] = [];
-    h = await createSpyHarness((call) => rules.push(call.execution.approvalRule), { host: 'web' });
+    h = await createSpyHarness((call) => rules.push(call.execution.approvalRule), { host: webHost });
     await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'ping', recurring: false });
     expect(rules).toEqual(['CronCreate(\\{"cron":"\\@hourly","prompt":"ping","recurring":false\\})']);
   });
 
   it('fires only when the session is idle, wrapped so the model knows a schedule sent it', async () => {
     clock = new Date('2026-03-02T08:00:00').getTime();
-    h = await createTasksHarness({}, { now, host: 'web' });
+    h = await createTasksHarness({}, { now, host: webHost });
     const { content } = await callTool(h, 'CronCreate', { cron: '*/10 * * * *', prompt: 'Check the deploy.' });
     const id = /^id: (\S+)/.exec(content)![1]!;
     expect(h.sessionEvents('turn.started')).toHaveLength(1);
@@ -76,11 +77,11 @@ describe('CronCreate / CronList / CronDelete', () => {
 
   it('persists with the session and resumes with it; missed fires coalesce into one', async () => {
     clock = new Date('2026-03-02T08:00:00').getTime();
-    h = await createTasksHarness({}, { now, host: 'web' });
+    h = await createTasksHarness({}, { now, host: webHost });
     await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'Hourly check.' });
     await h.core.close();
     clock += minutes(60 * 5 + 1);
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'web', secrets: h.secrets, now, features: [shellFeature()] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, now, features: [shellFeature()] });
     cores.push(core);
     const turns: string[] = [];
     core.onEvent((e) => {
@@ -106,10 +107,10 @@ describe('CronCreate / CronList / CronDelete', () => {
 
   it('says the kill switch is on when a job would have fired (DEFT_DISABLE_CRON=1), and refuses new jobs', async () => {
     clock = new Date('2026-03-02T08:00:00').getTime();
-    h = await createTasksHarness({}, { now, host: 'web' });
+    h = await createTasksHarness({}, { now, host: webHost });
     await callTool(h, 'CronCreate', { cron: '*/10 * * * *', prompt: 'Check the deploy.' });
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: 'web', secrets: h.secrets, now, features: [shellFeature({ cronDisabled: true })] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, now, features: [shellFeature({ cronDisabled: true })] });
     cores.push(core);
     const events: Array<{ type: string; message?: string; origin?: string }> = [];
     core.onEvent((e) => void events.push(e));
