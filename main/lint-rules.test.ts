@@ -56,7 +56,7 @@ describe('layer rules (eslint-plugin-boundaries, in `npm run lint`)', () => {
   });
 
   it('infra/ importing the runtime, and protocol/ importing the app, fail', async () => {
-    expect(await layerErrors('main/agent/infra/sessions/probe.ts', "import { Runs } from '../../runtime/runs';\nexport const x = Runs;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/infra/sessions/probe.ts', "import { Runs } from '../../runtime/turn/runs';\nexport const x = Runs;\n")).toHaveLength(1);
     expect(await layerErrors('protocol/probe.ts', "import { CommandError } from '../main/agent/contract/errors';\nexport const x = CommandError;\n")).toHaveLength(1);
   });
 });

@@ -23,20 +23,20 @@ import type { ProviderConfig, ProviderOverrides } from '../infra/settings/provid
 import type { SecretStore } from '../infra/settings/secrets';
 import { AUTO_COMPACT_RATIO, ContextKeeper, newCompactionId } from './compaction/context-keeper';
 import { contextBreakdown } from './compaction/tokens';
-import { type FactSource, factReminder, factSource } from './facts';
-import { coreFacts } from './core-facts';
+import { type FactSource, factReminder, factSource } from './prompt/facts';
+import { coreFacts } from './prompt/core-facts';
 import { type TurnSession, runTurn } from './loop/turn';
-import { mentionNote, resolveMentions } from './mentions';
-import { Runs } from './runs';
-import { preferencesCommands } from './preferences-commands';
-import { sessionLibrary } from './session-library';
-import { ProviderSettings } from './settings-commands';
-import { stepSetup } from './step-setup';
+import { mentionNote, resolveMentions } from './turn/mentions';
+import { Runs } from './turn/runs';
+import { preferencesCommands } from './commands/preferences-commands';
+import { sessionLibrary } from './commands/session-library';
+import { ProviderSettings } from './commands/settings-commands';
+import { stepSetup } from './turn/step-setup';
 import { type WorkspaceFacts, workspaceFacts } from './prompt/system-prompt';
 import { deferredToolsReminder } from './tools/deferred';
-import { promptHooks, sessionStartHooks, stopHooks } from './hook-events';
+import { promptHooks, sessionStartHooks, stopHooks } from './turn/hook-events';
 import { SubagentHost } from './subagents/host';
-import { sessionBasics } from './session-basics';
+import { sessionBasics } from './session/basics';
 
 export interface CoreOptions {
   home: string;

@@ -2,7 +2,7 @@ import type { ResolvedCall } from '../../contract/calls';
 import type { SessionHooks } from '../../contract/hooks';
 import { type ToolResult, errorResult } from '../../contract/tool';
 import type { ToolCallRequest } from '../../contract/model';
-import { hookContextMessage } from '../hook-events';
+import { hookContextMessage } from '../turn/hook-events';
 
 interface Where {
   turnId: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FactGroup } from '../facts';
+import type { FactGroup } from '../prompt/facts';
 import { subagentFacts } from './host';
 
 const groups: FactGroup[] = [

@@ -14,10 +14,10 @@ import { META_FILE, Session, type SessionMeta } from '../../infra/sessions/sessi
 import { saveToolOutput } from '../../infra/sessions/tool-output';
 import type { ProviderConfig } from '../../infra/settings/provider-config';
 import type { ContextKeeper } from '../compaction/context-keeper';
-import { type FactGroup, factReminder } from '../facts';
+import { type FactGroup, factReminder } from '../prompt/facts';
 import { type TurnSession, runTurn } from '../loop/turn';
-import { sessionBasics } from '../session-basics';
-import { type StepSetupDeps, stepSetup } from '../step-setup';
+import { sessionBasics } from '../session/basics';
+import { type StepSetupDeps, stepSetup } from '../turn/step-setup';
 
 /** What the sub-agents of one session need from the core that runs it. */
 export interface SubagentHostDeps {

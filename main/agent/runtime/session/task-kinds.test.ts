@@ -1,14 +1,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Feature, SessionHandle } from '../contract/feature';
-import type { RunningTask, TaskEnd, TaskRecord } from '../contract/tasks';
-import { shellFeature } from '../capabilities/shell/feature';
-import { appEvents, callTool, lastRequestText, settle } from '../../../test-support/shell-harness';
-import { createHarness } from '../../../test-support/harness';
-import { eventually } from '../../../test-support/processes';
-import { DeftCore } from './core';
-import { cliHost } from '../../host/hosts';
+import type { Feature, SessionHandle } from '../../contract/feature';
+import type { RunningTask, TaskEnd, TaskRecord } from '../../contract/tasks';
+import { shellFeature } from '../../capabilities/shell/feature';
+import { appEvents, callTool, lastRequestText, settle } from '../../../../test-support/shell-harness';
+import { createHarness } from '../../../../test-support/harness';
+import { eventually } from '../../../../test-support/processes';
+import { DeftCore } from '../core';
+import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

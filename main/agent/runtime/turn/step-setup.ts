@@ -1,14 +1,14 @@
-import type { Feature, SessionHandle } from '../contract/feature';
-import type { Tool, ToolEnv } from '../contract/tool';
-import { createProvider } from '../infra/providers/index';
-import type { Session } from '../infra/sessions/session';
-import type { ProviderConfig } from '../infra/settings/provider-config';
-import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from './compaction/context-keeper';
-import { sessionSystemPrompt } from './prompt/session-prompt';
-import { type WorkspaceFacts, buildSystemPrompt, readAgentsMd, workspaceFacts } from './prompt/system-prompt';
-import { selectedInHistory } from './tools/deferred';
-import { ToolRegistry } from './tools/registry';
-import { selectToolsTool } from './tools/select-tools/select-tools';
+import type { Feature, SessionHandle } from '../../contract/feature';
+import type { Tool, ToolEnv } from '../../contract/tool';
+import { createProvider } from '../../infra/providers/index';
+import type { Session } from '../../infra/sessions/session';
+import type { ProviderConfig } from '../../infra/settings/provider-config';
+import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from '../compaction/context-keeper';
+import { sessionSystemPrompt } from '../prompt/session-prompt';
+import { type WorkspaceFacts, buildSystemPrompt, readAgentsMd, workspaceFacts } from '../prompt/system-prompt';
+import { selectedInHistory } from '../tools/deferred';
+import { ToolRegistry } from '../tools/registry';
+import { selectToolsTool } from '../tools/select-tools/select-tools';
 
 export interface StepSetupDeps {
   workspace: string;

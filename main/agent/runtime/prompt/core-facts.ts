@@ -1,5 +1,5 @@
-import { type Fact, reminder } from '../contract/facts';
-import { localDate } from './prompt/system-prompt';
+import { type Fact, reminder } from '../../contract/facts';
+import { localDate } from './system-prompt';
 
 /** The facts the runtime itself keeps the model up to date on: today's date (a session can outlive a day). */
 export function coreFacts(now: () => number): () => Fact[] {
