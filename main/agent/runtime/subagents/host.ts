@@ -11,13 +11,12 @@ import { ProviderError } from '../../infra/providers/errors';
 import type { RetryPolicy } from '../../infra/providers/retry';
 import type { ChatProvider, ModelMessage } from '../../contract/model';
 import { META_FILE, Session, type SessionMeta } from '../../infra/sessions/session';
-import { saveToolOutput } from '../../infra/sessions/tool-output';
 import type { ProviderConfig } from '../../infra/settings/provider-config';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import { type FactGroup, factReminder } from '../prompt/facts';
-import { type TurnSession, runTurn } from '../loop/turn';
 import { sessionBasics } from '../session/basics';
 import { type StepSetupDeps, stepSetup } from '../turn/step-setup';
+import { runSessionTurn } from '../turn/turn-session';
 
 /** What the sub-agents of one session need from the core that runs it. */
 export interface SubagentHostDeps {
@@ -246,39 +245,22 @@ class ChildAgent implements Subagent {
     const config = options.profile.model ? { ...base, model: options.profile.model } : base;
     const setup = await stepSetup({ ...deps.setup, subagent: { allowsTool: options.profile.allowsTool, section: options.profile.systemPrompt } }, session, handle, config);
     const provider = options.failFastOnRateLimit ? failFastOnRateLimit(setup.provider) : setup.provider;
-    const compactIfDue = deps.context.autoCompaction(session, handle, { ...setup, provider }, turnId, options.signal);
-    const turnSession: TurnSession = {
-      history: () => session.context,
-      append: (message) => session.appendContext(message),
-      emit: (event) => void session.emit(event),
-      checkpoint: () => session.flush(),
-      beforeStep: async () => {
-        await compactIfDue();
-        const injected = this.injections.splice(0).map((text): ModelMessage => ({ role: 'user', content: text }));
-        const facts = await this.factReminder(options, [...session.context, ...injected]);
-        return facts ? [...injected, facts] : injected;
-      },
-      usedCallIds: () => session.callIds,
+    // The same turn as a session's own (turn/turn-session.ts); what differs: the facts it is told, who pays, no hooks of its own.
+    const result = await runSessionTurn({
+      turnId,
+      signal: options.signal,
+      session,
+      handle,
+      setup: { ...setup, provider },
+      context: deps.context,
+      injections: this.injections,
+      facts: async () => subagentFacts(await deps.parentFacts(), options.profile.allowsTool),
+      authorize: (call) => deps.authorize({ ...call, agent: this.label }),
       countUsage: (id, usage) => {
         session.countUsage(id, usage);
         // The parent pays for its sub-agents: goal budgets and the header count their tokens too.
         deps.parent.session.countUsage(id, usage);
       },
-      beforeTools: async () => {},
-      afterTools: () => {},
-    };
-    const result = await runTurn({
-      turnId,
-      session: turnSession,
-      model: {
-        provider,
-        system: setup.system,
-        registry: setup.registry,
-        env: setup.env,
-        authorize: (call) => deps.authorize({ ...call, agent: this.label }),
-        saveFullOutput: (toolName, callId, output) => saveToolOutput(session.dir, toolName, callId, output),
-      },
-      signal: options.signal,
       retry: deps.retry,
       ...(deps.maxSteps !== undefined ? { maxSteps: deps.maxSteps } : {}),
       ...(deps.abortGraceMs !== undefined ? { abortGraceMs: deps.abortGraceMs } : {}),

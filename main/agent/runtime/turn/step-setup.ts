@@ -25,7 +25,10 @@ export interface StepSetupDeps {
 }
 
 /** What every model call in a session needs: the provider, the tools (and their environment), the system prompt, the window. */
-export async function stepSetup(deps: StepSetupDeps, session: Session, handle: SessionHandle, config: ProviderConfig): Promise<StepSetup & { env: ToolEnv; registry: ToolRegistry }> {
+export type SessionSetup = StepSetup & { env: ToolEnv; registry: ToolRegistry };
+
+/** The setup of a session's model calls, built for a turn (and for a compaction). */
+export async function stepSetup(deps: StepSetupDeps, session: Session, handle: SessionHandle, config: ProviderConfig): Promise<SessionSetup> {
   const provider = createProvider(config, deps.fetch);
   const env: ToolEnv = {
     workspace: deps.workspace,

@@ -1,0 +1,88 @@
+import { basename } from 'node:path';
+import { type AppEvent, type DeftEvent, PAGE_TURNS } from '../../../../protocol';
+import type { CommandHandlers } from '../../contract/commands';
+import { CommandError } from '../../contract/errors';
+import type { HostCapabilities } from '../../contract/host';
+import type { SandboxStatus } from '../../contract/sandbox';
+import type { SessionStore } from '../../infra/sessions/store';
+import type { CapabilitySet } from '../capability-set';
+import type { ContextKeeper } from '../compaction/context-keeper';
+import type { SessionPool } from '../session/pool';
+import { resolveMentions } from '../turn/mentions';
+import type { TurnRunner } from '../turn/runner';
+
+export interface SessionCommandsDeps {
+  workspace: string;
+  home: string;
+  host: HostCapabilities;
+  /** Let the user pick another folder (the desktop app); absent elsewhere. */
+  pickWorkspace?: () => Promise<string | null>;
+  sandboxStatus(): Promise<SandboxStatus>;
+  store: SessionStore;
+  pool: SessionPool;
+  turns: TurnRunner;
+  context: ContextKeeper;
+  capabilities: CapabilitySet;
+  emit(event: DeftEvent | AppEvent): void;
+}
+
+type SessionCommands = Pick<
+  CommandHandlers,
+  'getWorkspace' | 'pickWorkspace' | 'listSessions' | 'createSession' | 'openSession' | 'earlierEvents' | 'deleteSession' | 'sendPrompt' | 'cancelTurn' | 'compactSession' | 'undoTurns'
+>;
+
+/** The commands of the sessions themselves: the workspace, the list, opening and deleting one, prompts, stop, /compact, /undo. */
+export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
+  const { pool, turns } = deps;
+  const { runs } = turns;
+  return {
+    getWorkspace: async () => ({ path: deps.workspace, name: basename(deps.workspace) || deps.workspace, home: deps.home, host: deps.host.kind, sandbox: await deps.sandboxStatus() }),
+    pickWorkspace: async () => {
+      if (!deps.pickWorkspace) throw new CommandError('unsupported', 'Opening another folder is only available in the desktop app. Start another web host with --workspace.');
+      return { path: await deps.pickWorkspace() };
+    },
+    listSessions: async () => ({ sessions: await pool.list() }),
+    createSession: async () => ({ session: (await pool.create()).session.summary() }),
+    openSession: async ({ sessionId, afterSeq }) => {
+      const { session, problems } = await pool.get(sessionId);
+      return { session: session.summary(), ...session.eventsAfter(afterSeq), problems };
+    },
+    earlierEvents: async ({ sessionId, beforeSeq, turns: count }) => (await pool.get(sessionId)).session.eventsBefore(beforeSeq, count ?? PAGE_TURNS),
+    deleteSession: async ({ sessionId }) => {
+      await pool.settledUnload(sessionId);
+      runs.cancel(sessionId);
+      await runs.done(sessionId);
+      await pool.loaded(sessionId)?.tasks.close();
+      const open = pool.loaded(sessionId);
+      if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
+      await Promise.allSettled(deps.capabilities.features.map(async (f) => f.onSessionDeleted?.(sessionId)));
+      pool.forget(sessionId);
+      await deps.store.delete(pool.checkedId(sessionId));
+      // Every window showing it goes to its empty view on session.deleted: none shows it any more.
+      pool.unshow(sessionId);
+      deps.emit({ type: 'session.deleted', sessionId });
+      return { ok: true as const };
+    },
+    sendPrompt: async ({ sessionId, text, attachments, mentions }) => {
+      if (!text.trim() && !attachments?.length) throw new CommandError('invalid_request', 'The prompt is empty.');
+      const open = await pool.get(sessionId);
+      if (runs.busy(sessionId)) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it first.');
+      const config = await turns.requireProvider();
+      const checked = mentions?.length ? await resolveMentions(mentions, { workspace: deps.workspace, sessionDir: open.session.dir }) : [];
+      return { turnId: turns.begin(open, config, { text, origin: 'user', attachments: attachments ?? [], ...(checked.length ? { mentions: checked } : {}) }) };
+    },
+    cancelTurn: async ({ sessionId }) => ({ cancelled: runs.cancel(sessionId) }),
+    compactSession: async ({ sessionId, instructions }) => {
+      const open = await pool.get(sessionId);
+      if (runs.busy(sessionId)) throw new CommandError('busy', 'A turn is running in this session. Wait for it to end or stop it, then compact.');
+      if (!open.session.context.length) throw new CommandError('invalid_request', 'There is nothing to compact yet: the conversation is empty.');
+      const config = await turns.requireProvider();
+      return { compactionId: turns.compact(open, config, instructions) };
+    },
+    undoTurns: async ({ sessionId, count }) => {
+      const { session, handle } = await pool.get(sessionId);
+      if (runs.busy(sessionId)) throw new CommandError('busy', 'Undo is not possible while a turn runs. Stop it first (Esc), then undo.');
+      return { turnIds: await deps.context.undo(session, handle, count) };
+    },
+  };
+}
