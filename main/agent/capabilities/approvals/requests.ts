@@ -3,7 +3,7 @@ import type { ApprovalAnswer, ApprovalKind, Question, ToolInputDisplay } from '.
 import type { CoreContext, SessionHandle } from '../../contract/feature';
 import type { ResolvedCall } from '../../contract/calls';
 import type { Places } from '../../infra/policies/protected-paths';
-import { PendingRequests } from '../../infra/requests/pending';
+import { PendingRequests } from '../../infra/platform/pending-requests';
 import { RuleStore, publicRules } from './rule-files';
 
 /** What an approval request is about. `call` is set for tool calls, so a new rule can settle it. */

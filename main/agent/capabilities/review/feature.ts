@@ -4,7 +4,7 @@ import { CommandError } from '../../contract/errors';
 import type { FeatureFactory, SessionHandle } from '../../contract/feature';
 import type { ChangeReviewer, ChangeVerdict } from '../../contract/review';
 import { isWithin } from '../../infra/policies/path-guard';
-import { PendingRequests } from '../../infra/requests/pending';
+import { PendingRequests } from '../../infra/platform/pending-requests';
 import { SettingsStore } from '../../infra/settings/settings-store';
 
 const Stored = z.object({ edits: z.boolean().optional() });

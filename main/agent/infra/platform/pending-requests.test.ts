@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PendingRequests } from './pending';
+import { PendingRequests } from './pending-requests';
 
 describe('PendingRequests', () => {
   it('keeps requests in the order they were made and settles each once', async () => {
