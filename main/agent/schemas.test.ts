@@ -76,6 +76,7 @@ describe('tool schemas', async () => {
       Grep: 'rules',
       Glob: 'rules',
       ReadMediaFile: 'rules',
+      WordCount: 'rules',
       Bash: 'rules',
       TaskList: 'rules',
       TaskOutput: 'rules',
