@@ -76,7 +76,6 @@ describe('tool schemas', async () => {
       Grep: 'rules',
       Glob: 'rules',
       ReadMediaFile: 'rules',
-      WordCount: 'rules',
       Bash: 'rules',
       TaskList: 'rules',
       TaskOutput: 'rules',

@@ -8,7 +8,6 @@ import { grepTool } from './tools/grep/grep';
 import { readMediaFileTool } from './tools/read-media-file/read-media-file';
 import { readTool } from './tools/read/read';
 import { writeTool } from './tools/write/write';
-import { wordCountTool } from './tools/word-count/word-count';
 import { attachmentPreview, saveAttachment } from './attachments';
 import { FileTracker } from './file-state';
 import { FileIndex } from './file-index';
@@ -44,7 +43,7 @@ export const filesFeature: FeatureFactory = (core) => {
       const files = trackerFor(session);
       // ReadMediaFile only for a model that reads images (the setting, or what the server's model list says).
       const imageInput = env.capabilities.imageInput;
-      return [readTool(files, { imageInput }), writeTool(files), editTool(files), grepTool(), globTool(), ...(imageInput ? [readMediaFileTool()] : []), wordCountTool] as Tool[];
+      return [readTool(files, { imageInput }), writeTool(files), editTool(files), grepTool(), globTool(), ...(imageInput ? [readMediaFileTool()] : [])] as Tool[];
     },
     onSessionLoaded(session) {
       trackerFor(session);
