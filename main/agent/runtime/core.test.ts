@@ -1,7 +1,8 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../protocol';
+import { type SessionEvent, commands } from '../../../protocol';
+import { defaultCapabilities } from '../capabilities';
 import { textChunks } from '../../../test-support/mock-model-server';
 import { DeftCore } from './core';
 import { LOG_FILE } from '../infra/sessions/session';
@@ -331,5 +332,13 @@ describe('tool call ids', () => {
     expect(ids[1]).toMatch(/^call_0_[0-9a-f]{8}$/);
     const last = h.server.requests.at(-1)!.body.messages;
     expect(last.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(ids);
+  });
+});
+
+describe('commands', () => {
+  it('a core with the default capabilities serves every command of the protocol', async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    const handlers = h.core.handlers as unknown as Record<string, unknown>;
+    expect(Object.keys(commands).filter((name) => typeof handlers[name] !== 'function')).toEqual([]);
   });
 });
