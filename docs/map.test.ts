@@ -36,10 +36,10 @@ describe('docs', () => {
     expect(broken).toEqual([]);
   });
 
-  it('paths named in backticks in the how-to guides exist (a guide to files that moved is a trap)', () => {
+  it('paths of the code named in backticks in the README and docs/ exist (a guide to files that moved is a trap)', () => {
     const missing: string[] = [];
-    for (const file of docs.filter((f) => f.includes('/how-to/'))) {
-      for (const [, path] of readFileSync(file, 'utf8').matchAll(/`((?:main|protocol|renderer|test-support|e2e|bench|preload)\/[^`\s<>*{}]+)`/g)) {
+    for (const file of [join(root, 'README.md'), ...docs]) {
+      for (const [, path] of readFileSync(file, 'utf8').matchAll(/`((?:main|protocol|renderer|test-support|e2e|bench|preload|skills|scripts)\/[^`\s<>*{}]+)`/g)) {
         if (!existsSync(join(root, path!))) missing.push(`${file.slice(root.length + 1)}: ${path}`);
       }
     }
