@@ -2,13 +2,10 @@ import { type Stats, existsSync } from 'node:fs';
 import { basename, dirname, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { MAX_SKILL_SCAN_DEPTH } from './types';
+import { isWithin } from '../../infra/policies/path-guard';
 
 /** How many missing levels above a root we climb to find a folder to watch (so `.deft/skills` can appear later). */
 const MAX_MISSING_LEVELS = 3;
-
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
 
 /**
  * Watches skill roots and reports which roots something changed under. A root that does not exist
@@ -54,9 +51,9 @@ export class SkillWatcher {
     };
     const relevant = (path: string, stats?: Stats): boolean => {
       for (const [root, anchor] of anchors) {
-        if (!within(path, anchor)) continue;
-        if (within(root, path)) return true;
-        if (!within(path, root)) continue;
+        if (!isWithin(path, anchor)) continue;
+        if (isWithin(root, path)) return true;
+        if (!isWithin(path, root)) continue;
         const parts = relative(root, path).split(sep).filter(Boolean);
         if (parts.length > MAX_SKILL_SCAN_DEPTH + 1) continue;
         if (parts.some((p) => p.startsWith('.') || p === 'node_modules')) continue;
@@ -80,7 +77,7 @@ export class SkillWatcher {
       this.watcher!.once('ready', () => resolve());
     });
     this.watcher.on('all', (_event, path) => {
-      const dirty = this.roots.filter((root) => this.watched.has(root) && (within(path, root) || within(root, path)));
+      const dirty = this.roots.filter((root) => this.watched.has(root) && (isWithin(path, root) || isWithin(root, path)));
       if (dirty.length) onDirty(dirty, path);
     });
     this.watcher.on('error', onError);

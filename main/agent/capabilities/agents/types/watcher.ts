@@ -1,13 +1,10 @@
 import { type Stats, existsSync } from 'node:fs';
-import { dirname, sep } from 'node:path';
+import { dirname } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
+import { isWithin } from '../../../infra/policies/path-guard';
 
 /** How many missing levels above a folder to climb for one to watch (so `.deft/agents` can appear later). */
 const MAX_MISSING_LEVELS = 3;
-
-function within(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
 
 export interface DefinitionWatcher {
   /** Resolves once changes are being reported. */
@@ -29,9 +26,9 @@ export function watchDefinitionFolders(folders: readonly string[], onChange: () 
   if (!anchors.size) return { ready: Promise.resolve(), close: async () => {} };
   const relevant = (path: string, stats?: Stats): boolean => {
     for (const [folder, anchor] of anchors) {
-      if (!within(path, anchor)) continue;
+      if (!isWithin(path, anchor)) continue;
       // The folder itself or a folder on the way to it; inside it, its Markdown files only (it is not read deeper).
-      if (within(folder, path)) return true;
+      if (isWithin(folder, path)) return true;
       if (dirname(path) === folder && !stats?.isDirectory() && /\.md$/i.test(path)) return true;
     }
     return false;
