@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import type { FilesystemPolicy } from './filesystem-policy';
+import { COMMONDIR_PLACEHOLDER, type FilesystemPolicy, type PolicyPath } from './filesystem-policy';
 
 /** Files bubblewrap binds over what it hides: an empty folder and an empty file nobody may read. */
 export interface MaskFiles {
@@ -49,7 +49,8 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   for (const root of policy.writeRoots) args.push('--bind', root, root);
   for (const pin of policy.pins) args.push('--bind', pin, pin);
   for (const deny of policy.denyWrite) {
-    if (deny.missing) args.push('--ro-bind', deny.dir ? masks.emptyDir : '/dev/null', deny.path);
+    // A placeholder was written where the mount point goes (MountPoints.placeholders): it is bound as it is.
+    if (deny.missing && !deny.placeholder) args.push('--ro-bind', deny.dir ? masks.emptyDir : '/dev/null', deny.path);
     else args.push('--ro-bind', deny.path, deny.path);
   }
   for (const hidden of policy.denyRead) {
@@ -72,8 +73,9 @@ export function containArgs(): string[] {
 }
 
 /**
- * Mount points a command's denies had to create (a missing `.deft/` or `.git/hooks`): made when the
- * command starts, removed when the last command using them ends, if still empty.
+ * Mount points a command's denies had to create (a missing `.deft/`, `.git`, `.git/hooks`, a placeholder
+ * `.git/commondir`): made when the command starts, removed when the last command using them ends, if
+ * still empty (or still the placeholder).
  */
 export class MountPoints {
   private readonly users = new Map<string, number>();
@@ -87,6 +89,18 @@ export class MountPoints {
     for (const path of paths) this.users.set(path, (this.users.get(path) ?? 0) + 1);
   }
 
+  /** Write the placeholders missing mount points must hold (bubblewrap would make them empty). */
+  placeholders(denies: readonly PolicyPath[]): void {
+    for (const deny of denies) {
+      if (!deny.missing || deny.placeholder === undefined) continue;
+      try {
+        writeFileSync(deny.path, deny.placeholder, { flag: 'wx', mode: 0o644 });
+      } catch {
+        // There already (another command's): kept as it is.
+      }
+    }
+  }
+
   release(paths: readonly string[]): void {
     for (const path of paths) {
       const left = (this.users.get(path) ?? 1) - 1;
@@ -96,9 +110,12 @@ export class MountPoints {
       }
       this.users.delete(path);
       try {
-        if (readdirSync(path).length === 0) rmdirSync(path);
+        const info = lstatSync(path);
+        if (info.isDirectory()) {
+          if (readdirSync(path).length === 0) rmdirSync(path);
+        } else if (info.isFile() && (info.size === 0 || readFileSync(path, 'utf8') === COMMONDIR_PLACEHOLDER)) unlinkSync(path);
       } catch {
-        // Gone already, or a file: nothing to tidy.
+        // Gone already: nothing to tidy.
       }
     }
   }

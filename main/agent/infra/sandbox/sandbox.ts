@@ -7,6 +7,7 @@ import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
 import { scrubbedEnvironment } from './environment';
 import { type FilesystemPolicy, filesystemPolicy, listeningSockets } from './filesystem-policy';
+import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
 import { MountPoints, bwrapArgs, containArgs, createMaskFiles } from './linux';
 import { SANDBOX_PROXY_PORT, linuxSandboxNetwork } from './linux-network';
 import { seatbeltProfile } from './macos';
@@ -56,10 +57,13 @@ const mountPoints = new MountPoints();
 export class Sandbox {
   readonly settings: SandboxSettingsStore;
   private readonly support: SandboxSupport;
+  /** The workspace's `.git`, `.deft`, `.claude` and `.mcp.json` as they were when it was opened: what the policy may take as given. */
+  private readonly opened: WorkspaceInputs;
 
   constructor(private readonly options: SandboxOptions) {
     this.settings = new SandboxSettingsStore(options.home, options.workspace);
     this.support = options.support ?? sandboxSupport();
+    this.opened = readWorkspaceInputs(options.workspace);
   }
 
   async status(settings?: SandboxSettings): Promise<SandboxStatus> {
@@ -113,6 +117,10 @@ export class Sandbox {
   }
 
   private async plan(request: SandboxSpawnRequest, tmpDir: string, network: NetworkPolicy): Promise<SpawnPlan> {
+    // Before the settings are read: a guarded link swapped since the opening could lead to other settings.
+    const current = this.support.kind ? readWorkspaceInputs(this.options.workspace, (path) => mountPoints.holds(path)) : this.opened;
+    const changed = inputsChanged(this.opened, current);
+    if (changed) throw new Error(changed);
     const settings = await this.settings.load();
     const status = await this.status(settings);
     const env = await this.environment(tmpDir, request.env);
@@ -128,6 +136,7 @@ export class Sandbox {
       allowWrite: settings.allowWrite,
       denyWrite: settings.denyWrite,
       denyRead: settings.denyRead,
+      inputs: { opened: this.opened, current },
     });
     // Domains the settings allow need no one; the rest go to the session (which asks, or refuses).
     const guarded: NetworkPolicy = async (target, signal) => {
@@ -138,6 +147,7 @@ export class Sandbox {
     policy.denyWrite = policy.denyWrite.map((d) => (!d.missing && mountPoints.holds(d.path) ? { ...d, missing: true } : d));
     const missing = policy.denyWrite.filter((d) => d.missing).map((d) => d.path);
     mountPoints.acquire(missing);
+    if (this.support.kind === 'bubblewrap') mountPoints.placeholders(policy.denyWrite);
     let pass: ProxyPass | null = null;
     let file: string;
     let args: string[];
