@@ -110,7 +110,7 @@ describeSandboxed('a prompt-injected model with sandboxed Bash, through deft run
     expect(result.code).toBe(0);
     expect(await readFile(join(victim, '.bashrc'), 'utf8')).toBe('# mine\n');
     expect(toolResult('w1')).toMatch(/EISDIR|Read-only file system/);
-    expect(toolResult('w2')).toMatch(/Read-only file system/);
+    expect(toolResult('w2')).toMatch(/Read-only file system|No such file/);
   });
 
   it('git config planted by a command (git init, or .git/commondir to its own config) does not run when a sub-agent starts (finding 2)', async () => {

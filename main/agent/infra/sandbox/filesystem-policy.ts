@@ -198,21 +198,3 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
     pins: [...new Set(pins)].filter((p) => roots.some((root) => isWithin(root, p))),
   };
 }
-
-/** Path sockets other processes listen on (from /proc/net/unix): a sandboxed command must not reach them (docker.sock, the desktop bus). */
-export function listeningSockets(): string[] {
-  let text: string;
-  try {
-    text = readFileSync('/proc/net/unix', 'utf8');
-  } catch {
-    return [];
-  }
-  const found = new Set<string>();
-  for (const line of text.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    // Flags 00010000 = listening; the path is the 8th field (absent for unnamed, '@' for abstract sockets).
-    const path = fields[7];
-    if (fields[3] === '00010000' && path?.startsWith('/')) found.add(path);
-  }
-  return [...found].filter((path) => kindOf(path) === 'file');
-}

@@ -6,13 +6,15 @@ import { type SandboxSupport, sandboxSupport } from './availability';
 import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
 import { scrubbedEnvironment } from './environment';
-import { type FilesystemPolicy, filesystemPolicy, listeningSockets } from './filesystem-policy';
+import { type FilesystemPolicy, filesystemPolicy } from './filesystem-policy';
+import { hiddenPlaces } from './hidden-places';
 import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
 import { MountPoints, bwrapArgs, containArgs, createMaskFiles } from './linux';
 import { SANDBOX_PROXY_PORT, linuxSandboxNetwork } from './linux-network';
 import { seatbeltProfile } from './macos';
 import { NetworkProxy, type ProxyPass } from './proxy';
 import { type SandboxSettings, SandboxSettingsStore } from './settings';
+import { canonicalPath } from '../policies/protected-paths';
 
 export interface SandboxOptions {
   workspace: string;
@@ -128,10 +130,11 @@ export class Sandbox {
     if (!program) throw new Error('Nothing to run: the command is empty.');
     if (!status.enabled) return { file: program, args: rest, env, cwd: request.cwd, sandboxed: false, release: () => {}, blocked: () => [] };
 
+    const userHome = this.options.userHome ?? homedir();
     const policy = filesystemPolicy({
       workspace: this.options.workspace,
       deftHome: this.options.home,
-      userHome: this.options.userHome ?? homedir(),
+      userHome,
       tmpDir,
       allowWrite: settings.allowWrite,
       denyWrite: settings.denyWrite,
@@ -148,19 +151,21 @@ export class Sandbox {
     const missing = policy.denyWrite.filter((d) => d.missing).map((d) => d.path);
     mountPoints.acquire(missing);
     if (this.support.kind === 'bubblewrap') mountPoints.placeholders(policy.denyWrite);
+    const hidden = () =>
+      hiddenPlaces({ writeRoots: policy.writeRoots, hiddenDirs: policy.denyRead.filter((d) => d.dir).map((d) => d.path), keep: [canonicalPath(this.options.home), canonicalPath(userHome)] });
     let pass: ProxyPass | null = null;
     let file: string;
     let args: string[];
     try {
       if (this.support.kind === 'bubblewrap' && request.hostNetwork) {
-        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: [], ownNetwork: false }), '--', program, ...rest];
+        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, hidden: hidden(), userArgs: [], ownNetwork: false }), '--', program, ...rest];
         file = bwrap[0]!;
         args = bwrap.slice(1);
       } else if (this.support.kind === 'bubblewrap') {
         const shared = await linuxSandboxNetwork(this.support);
         pass = shared?.proxy.register(guarded) ?? null;
         if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
-        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
+        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, hidden: hidden(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
         const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
         file = argv[0]!;
         args = argv.slice(1);
