@@ -79,7 +79,7 @@ export class Sandbox {
 
   /**
    * The sandbox for what runs for the workspace rather than a session (MCP servers): a temp folder of its
-   * own; with no one to ask, a connection the settings do not allow is refused (unless `hostNetwork`).
+   * own; with no one to ask, a connection neither the settings nor the request's own policy allow is refused.
    */
   forWorkspace(): WorkspaceSandbox {
     const sandbox = this.forSession('workspace', async () => ({ allowed: false, reason: 'Nothing runs for the workspace that could ask about this host.' }));
@@ -157,11 +157,7 @@ export class Sandbox {
     let file: string;
     let args: string[];
     try {
-      if (this.support.kind === 'bubblewrap' && request.hostNetwork) {
-        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, hidden: hidden(), userArgs: [], ownNetwork: false }), '--', program, ...rest];
-        file = bwrap[0]!;
-        args = bwrap.slice(1);
-      } else if (this.support.kind === 'bubblewrap') {
+      if (this.support.kind === 'bubblewrap') {
         const shared = await linuxSandboxNetwork(this.support);
         pass = shared?.proxy.register(guarded) ?? null;
         if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
@@ -169,9 +165,6 @@ export class Sandbox {
         const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
         file = argv[0]!;
         args = argv.slice(1);
-      } else if (request.hostNetwork) {
-        file = this.support.program!;
-        args = ['-p', seatbeltProfile({ policy, proxyPort: null, hostNetwork: true }), '--', program, ...rest];
       } else {
         macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
         const proxy = await macProxy;
