@@ -62,8 +62,10 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   for (const root of policy.writeRoots) args.push('--bind', root, root);
   for (const pin of policy.pins) args.push('--bind', pin, pin);
   for (const deny of policy.denyWrite) {
-    // A placeholder was written where the mount point goes (MountPoints.placeholders): it is bound as it is.
-    if (deny.missing && !deny.placeholder) args.push('--ro-bind', deny.dir ? masks.emptyDir : '/dev/null', deny.path);
+    // A placeholder was written where the mount point goes (MountPoints.placeholders) and is bound as it is;
+    // where it could not be (a folder the user may not write), no command can create the file either.
+    if (deny.missing && deny.placeholder !== undefined) args.push('--ro-bind-try', deny.path, deny.path);
+    else if (deny.missing) args.push('--ro-bind', deny.dir ? masks.emptyDir : '/dev/null', deny.path);
     else args.push('--ro-bind', deny.path, deny.path);
   }
   for (const hiddenPath of policy.denyRead.filter((d) => exists(d.path))) {
