@@ -119,7 +119,7 @@ function inputGuards(inputs: WorkspaceInputs): PolicyPath[] {
     if (state.kind === 'missing') {
       // Creating .git (a repository with its own config), .deft or .claude (settings, hooks, agents) is refused.
       if (name !== '.mcp.json') guards.push(guard(path, true, { missing: true }));
-    } else if (name === '.git' && (state.kind === 'dir' || state.leadsToDir)) {
+    } else if (name === '.git' && inputs.git && (state.kind === 'dir' || state.leadsToDir)) {
       // A git folder stays writable for git (commits, the index); it is pinned, and its hooks and config are guarded below.
     } else if (state.real) guards.push(guard(state.real, state.kind === 'dir' || state.leadsToDir === true));
   }

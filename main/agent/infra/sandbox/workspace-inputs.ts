@@ -117,8 +117,9 @@ export function readWorkspaceInputs(workspacePath: string, held: (path: string) 
   const dotGit = entries['.git'];
   let git: GitFolders | null = null;
   if (dotGit.kind === 'file') git = fileFolders(workspace, join(workspace, '.git'));
-  // A folder (or a link to one) is protected as a git dir whether or not it is one yet; it never widens the policy.
-  else if (dotGit.real && (dotGit.kind === 'dir' || dotGit.leadsToDir)) git = { gitDir: dotGit.real, commonDir: commonDirOf(dotGit.real) ?? dotGit.real, linked: false };
+  // A git folder (or a link to one) never widens the policy. One that is no git directory (empty, or a mount
+  // point another Deft's guard made) is no repository yet: it is protected whole, as a missing one is.
+  else if (dotGit.real && (dotGit.kind === 'dir' || dotGit.leadsToDir) && isGitDirectory(dotGit.real)) git = { gitDir: dotGit.real, commonDir: commonDirOf(dotGit.real) ?? dotGit.real, linked: false };
   return { workspace, entries, git };
 }
 
