@@ -3,8 +3,12 @@
 // Environment: MCP_TEST_TOOLS=N adds N generated tools; MCP_TEST_PIDFILE appends this process's pid;
 // MCP_TEST_FAIL_START=text writes text to stderr and exits before speaking MCP; MCP_TEST_STDERR writes a line;
 // MCP_TEST_WRITE=path1:path2 tries to write each file and says on stderr how it went ("write <path>: ok" or the
-// error code); MCP_TEST_GRANDCHILD=N starts `sleep N` in a session of its own that it never waits for.
+// error code); MCP_TEST_GRANDCHILD=N starts `sleep N` in a session of its own that it never waits for;
+// MCP_TEST_CONNECT=t1,t2 connects to each target (a unix path, `@name` for an abstract socket, or
+// `host:port`) and says on stderr how it went ("connect <t>: ok" or the error code); MCP_TEST_SHOW_ENV=A,B
+// writes "env A=<value>" for each.
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -26,6 +30,16 @@ for (const path of (process.env.MCP_TEST_WRITE ?? '').split(':').filter(Boolean)
     process.stderr.write(`write ${path}: ${error.code}\n`);
   }
 }
+for (const target of (process.env.MCP_TEST_CONNECT ?? '').split(',').filter(Boolean)) {
+  const tcp = /^(.+):(\d+)$/.exec(target);
+  const socket = tcp ? connect(Number(tcp[2]), tcp[1]) : connect(target.startsWith('@') ? `\0${target.slice(1)}` : target);
+  socket.on('connect', () => {
+    process.stderr.write(`connect ${target}: ok\n`);
+    socket.destroy();
+  });
+  socket.on('error', (error) => process.stderr.write(`connect ${target}: ${error.code}\n`));
+}
+for (const name of (process.env.MCP_TEST_SHOW_ENV ?? '').split(',').filter(Boolean)) process.stderr.write(`env ${name}=${process.env[name] ?? ''}\n`);
 if (process.env.MCP_TEST_GRANDCHILD) spawn('sleep', [process.env.MCP_TEST_GRANDCHILD], { detached: true, stdio: 'ignore' }).unref();
 
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

@@ -29,14 +29,11 @@ export interface SandboxSpawnRequest {
   /** The tool call and turn it belongs to, when it runs for one (approvals show it there). */
   callId?: string;
   turnId?: string;
-  /** Overrides the session's network policy (tests, or a capability with its own). */
-  network?: NetworkPolicy;
   /**
-   * Keep the host's network (no proxy, no policy): for processes that are network clients by nature and
-   * were approved as such — MCP servers. The file system limits, the scrubbed environment and the process
-   * containment still apply.
+   * Overrides the session's network policy (tests, or a capability with its own: an MCP server may reach
+   * the internet through the proxy, not this machine). Hosts the settings allow are allowed either way.
    */
-  hostNetwork?: boolean;
+  network?: NetworkPolicy;
 }
 
 /**

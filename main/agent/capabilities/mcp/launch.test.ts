@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { internetOnly } from '../../infra/sandbox/public-network';
 import { Sandbox } from '../../infra/sandbox/sandbox';
 import { tempDir } from '../../../../test-support/harness';
 import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
@@ -63,6 +65,40 @@ describeSandboxed('MCP stdio servers in the OS sandbox', () => {
     expect((await start('user', 'all', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContainEqual(expect.stringMatching(new RegExp(`^write ${target}: E`)));
     await connection!.close();
     expect((await start('project', 'off', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContain(`write ${target}: ok`);
+  });
+});
+
+describeSandboxed("a sandboxed server's network (finding 14)", () => {
+  it('is its own: no abstract unix socket (an X11 display) nor loopback service of the host; the proxy is its way out', async () => {
+    const where = await places();
+    const abstract = `deft-display-${process.pid}-${Date.now()}`;
+    const display = createServer((socket) => socket.end());
+    const loopback = createServer((socket) => socket.end());
+    await new Promise<void>((done) => display.listen(`\0${abstract}`, done));
+    await new Promise<void>((done) => loopback.listen(0, '127.0.0.1', done));
+    const port = (loopback.address() as AddressInfo).port;
+    try {
+      const targets = [`@${abstract}`, `127.0.0.1:${port}`];
+      const server = await start('project', 'project', { MCP_TEST_CONNECT: targets.join(','), MCP_TEST_SHOW_ENV: 'HTTPS_PROXY' }, where);
+      await eventually(() => expect(server.stderr.lines(20).filter((line) => line.startsWith('connect '))).toHaveLength(2), 10_000);
+      const said = server.stderr.lines(20);
+      for (const target of targets) expect(said).toContainEqual(expect.stringMatching(new RegExp(`^connect ${target}: E[A-Z]+$`)));
+      expect(said).toContainEqual(expect.stringMatching(/^env HTTPS_PROXY=http:\/\/[^@]+@127\.0\.0\.1:\d+/));
+      // The same server left out of the sandbox reaches both (the premise of this test).
+      await connection!.close();
+      const plain = await start('project', 'off', { MCP_TEST_CONNECT: targets.join(',') }, where);
+      await eventually(() => expect(plain.stderr.lines(20).filter((line) => line.startsWith('connect '))).toHaveLength(2), 10_000);
+      for (const target of targets) expect(plain.stderr.lines(20)).toContain(`connect ${target}: ok`);
+    } finally {
+      display.close();
+      loopback.close();
+    }
+  });
+
+  it('may reach the internet through the proxy, not this machine or the local network', async () => {
+    const verdict = (host: string) => internetOnly({ host, port: 443 }, new AbortController().signal).then((v) => v.allowed);
+    for (const host of ['registry.npmjs.org', '93.184.215.14', '[2606:2800:21f:cb07:6820:80da:af6b:8b2c]']) expect(await verdict(host), host).toBe(true);
+    for (const host of ['localhost', 'db.localhost', '127.0.0.1', '10.0.0.2', '192.168.1.1', '169.254.169.254', '[::1]', '[::ffff:127.0.0.1]', '[fd00::1]', 'printer.local', 'metadata.google.internal']) expect(await verdict(host), host).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { WorkspaceSandbox } from '../../contract/sandbox';
+import { internetOnly } from '../../infra/sandbox/public-network';
 import type { ServerSource } from './config';
 
 /** How a stdio server's process is started: directly, or planned by the OS sandbox. */
@@ -38,9 +39,11 @@ export const directLauncher: StdioLauncher = async (request) => ({
 /**
  * Starts a server inside the OS sandbox when the setting covers it — by default the servers a workspace
  * ships (`project`), `all`, or none (`off`): it may write only the workspace and its own temp folder, never
- * Deft's home, `.git/hooks` or the settings, nor read credential stores; it keeps the host's network (a
- * server is a network client by nature, and the user approved it as such); and everything it starts dies
- * with it. Package runners get a cache in its temp folder (`npx -y …` works; the user's own npm cache
+ * Deft's home, `.git/hooks` or the settings, nor read credential stores; it has a network of its own, as
+ * commands do, whose only way out is Deft's proxy: any host on the internet (a server is a network client
+ * by nature, and the user approved it as such), nothing on this machine or the local network unless the
+ * settings allow it — no loopback service, no abstract unix socket (an X11 display); and everything it
+ * starts dies with it. Package runners get a cache in its temp folder (`npx -y …` works; the user's own npm cache
  * cannot be poisoned from inside). Where there is no sandbox, it starts as configured. A server left out
  * of the sandbox is still contained where the OS allows: nothing it starts outlives it.
  */
@@ -53,13 +56,15 @@ export function sandboxedLauncher(sandbox: WorkspaceSandbox, choice: () => Promi
       const contained = sandbox.contain([direct.file, ...direct.args]);
       return contained ? { ...direct, ...contained } : direct;
     }
-    const plan = await sandbox.plan({ argv: request.argv, cwd: request.cwd, label: request.label, hostNetwork: true });
+    const plan = await sandbox.plan({ argv: request.argv, cwd: request.cwd, label: request.label, network: internetOnly });
     if (!plan.sandboxed) {
       plan.release();
       return directLauncher(request);
     }
     const tmp = plan.env.TMPDIR;
     const caches: Record<string, string> = tmp ? { TMPDIR: tmp, npm_config_cache: join(tmp, 'npm-cache'), UV_CACHE_DIR: join(tmp, 'uv-cache'), XDG_CACHE_HOME: join(tmp, 'cache') } : {};
-    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...getDefaultEnvironment(), ...caches, ...request.env }, sandboxed: true, release: () => plan.release() };
+    // Its way out: the proxy variables the plan set (no other variable of Deft's reaches a server).
+    const proxy = Object.fromEntries(Object.entries(plan.env).filter(([name]) => /^((https?|all|no)_proxy|NODE_USE_ENV_PROXY)$/i.test(name)));
+    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...getDefaultEnvironment(), ...caches, ...proxy, ...request.env }, sandboxed: true, release: () => plan.release() };
   };
 }

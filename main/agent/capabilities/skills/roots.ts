@@ -1,18 +1,28 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { findRepositoryRoot } from '../../infra/git/repository';
 import type { SkillRootSpec } from './types';
 
-/** The nearest ancestor of `workspace` (itself included) that holds `.git`; the workspace when there is none. */
-export function projectRoot(workspace: string): string {
-  for (let dir = workspace; ; ) {
-    if (existsSync(join(dir, '.git'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return workspace;
-    dir = parent;
+/**
+ * The top of the repository the workspace is in, by git's own rules (a `.git` that leads to a real git
+ * directory, owned by the user, on the same file system) and never the user's home or above it; the
+ * workspace when there is none. A stray or empty `.git` in a shared parent folder makes nothing a project.
+ */
+export function projectRoot(workspace: string, userHome: string = homedir()): string {
+  const root = findRepositoryRoot(workspace, { ceiling: userHome });
+  if (root === null) return workspace;
+  // Spelt as the workspace is (the root is found on real paths): as many levels up.
+  let real: string;
+  try {
+    real = realpathSync(workspace);
+  } catch {
+    return workspace;
   }
+  const levels = relative(root, real).split(sep).filter(Boolean).length;
+  return levels ? resolve(workspace, ...Array<string>(levels).fill('..')) : workspace;
 }
 
 /** `skills` settings in `<home>/settings.json`. */
@@ -52,7 +62,7 @@ function expandPath(path: string, userHome: string, base: string): string {
  */
 export function resolveSkillRoots(options: RootOptions): SkillRootSpec[] {
   const userHome = options.userHome ?? homedir();
-  const project = projectRoot(options.workspace);
+  const project = projectRoot(options.workspace, userHome);
   const roots: SkillRootSpec[] = [];
   const explicit = options.explicitDirs?.length ? options.explicitDirs : options.settings?.dirs;
   if (explicit?.length) {

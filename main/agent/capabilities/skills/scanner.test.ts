@@ -159,8 +159,8 @@ describe('resolveSkillRoots', () => {
   it('orders workspace, project root, user, extra, built-in; explicit dirs replace workspace and user', async () => {
     const project = join(base, 'repo');
     const workspace = join(project, 'packages', 'app');
-    await mkdir(join(project, '.git'), { recursive: true });
     await mkdir(workspace, { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: project, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
     expect(projectRoot(workspace)).toBe(project);
     const home = join(base, 'deft-home');
     const userHome = join(base, 'me');

@@ -30,7 +30,8 @@ export function writeHint(path: string, policy: FilesystemPolicy): string {
 export function blockedWrites(output: string, policy: FilesystemPolicy, cwd: string): SandboxBlock[] {
   const found = new Map<string, SandboxBlock>();
   for (const line of output.split('\n')) {
-    if (!READ_ONLY.test(line)) continue;
+    // bubblewrap's own failure to set the sandbox up is no write the command made.
+    if (!READ_ONLY.test(line) || line.startsWith('bwrap: ')) continue;
     const path = pathIn(line, cwd);
     if (path && !found.has(path)) found.set(path, { kind: 'write', target: path, hint: writeHint(path, policy) });
     if (found.size >= 10) break;

@@ -1,6 +1,7 @@
-import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
+import { lstatSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { canonicalPath as realOrIntended } from '../policies/protected-paths';
+import { type GitFolders, GUARDED_ENTRIES, type WorkspaceInputs, otherGitDirs, readWorkspaceInputs, sameGit } from './workspace-inputs';
 
 /** A path the sandbox keeps from a command, and whether it is a folder. */
 export interface PolicyPath {
@@ -8,7 +9,15 @@ export interface PolicyPath {
   dir: boolean;
   /** Missing today: the sandbox must stop it being created (a mount point made for the command's lifetime). */
   missing?: boolean;
+  /**
+   * A missing file whose mount point must hold this text rather than be empty (`.git/commondir`: git
+   * cannot read an empty one, and the host's git sees the mount point while the command runs).
+   */
+  placeholder?: string;
 }
+
+/** What a missing `.git/commondir` is made to hold while commands run: the git dir itself, as if there were none. */
+export const COMMONDIR_PLACEHOLDER = '.\n';
 
 /**
  * What a command may touch, as plain lists both sandboxes render (bubblewrap mounts, Seatbelt rules):
@@ -34,6 +43,8 @@ export interface PolicyInput {
   allowWrite: readonly string[];
   denyWrite: readonly string[];
   denyRead: readonly string[];
+  /** The workspace's inputs when the session opened and now (both read now when not given). */
+  inputs?: { opened: WorkspaceInputs; current: WorkspaceInputs };
 }
 
 /** Credential stores in the user's home: never readable by a sandboxed command. */
@@ -70,52 +81,96 @@ function kindOf(path: string): 'dir' | 'file' | null {
   }
 }
 
-/** The git folders of a workspace: its `.git` folder, or for a worktree the folders its `.git` file names. */
-function gitDirs(workspace: string): { gitDir: string; commonDir: string; linked: boolean } | null {
-  const dotGit = join(workspace, '.git');
-  const kind = kindOf(dotGit);
-  if (kind === 'dir') return { gitDir: realpathSync(dotGit), commonDir: realpathSync(dotGit), linked: false };
-  if (kind !== 'file') return null;
+function isPlaceholder(path: string): boolean {
   try {
-    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-    if (!pointer) return null;
-    const gitDir = realpathSync(isAbsolute(pointer) ? pointer : resolve(workspace, pointer));
-    const common = existsSync(join(gitDir, 'commondir')) ? readFileSync(join(gitDir, 'commondir'), 'utf8').trim() : '.';
-    return { gitDir, commonDir: realpathSync(isAbsolute(common) ? common : resolve(gitDir, common)), linked: true };
+    return lstatSync(path).isFile() && readFileSync(path, 'utf8') === COMMONDIR_PLACEHOLDER;
   } catch {
-    return null;
+    return false;
   }
+}
+
+function guard(path: string, dir: boolean, extra: Partial<PolicyPath> = {}): PolicyPath {
+  return { path, dir, ...extra };
+}
+
+/** What protects one git dir: its hooks, config and the files that redirect git (commondir, config.worktree, gitdir), missing or not. */
+function gitDirGuards(gitDir: string, full: boolean): PolicyPath[] {
+  const guards: PolicyPath[] = [];
+  const hooks = join(gitDir, 'hooks');
+  if (kindOf(hooks)) guards.push(guard(realOrIntended(hooks), true));
+  else if (full) guards.push(guard(hooks, true, { missing: true }));
+  const config = join(gitDir, 'config');
+  if (kindOf(config)) guards.push(guard(realOrIntended(config), false));
+  else if (full) guards.push(guard(config, false, { missing: true }));
+  const commondir = join(gitDir, 'commondir');
+  // A placeholder is Deft's own mount point (or one a Deft that died left): missing, for what follows.
+  if (kindOf(commondir) && !isPlaceholder(commondir)) guards.push(guard(realOrIntended(commondir), false));
+  else if (full || kindOf(commondir)) guards.push(guard(commondir, false, { missing: true, placeholder: COMMONDIR_PLACEHOLDER }));
+  for (const name of ['config.worktree', 'gitdir']) if (kindOf(join(gitDir, name))) guards.push(guard(realOrIntended(join(gitDir, name)), false));
+  return guards;
+}
+
+/** Every protected place one reading of the workspace names: its guarded entries (and where links lead) and its git folders. */
+function inputGuards(inputs: WorkspaceInputs): PolicyPath[] {
+  const guards: PolicyPath[] = [];
+  for (const name of GUARDED_ENTRIES) {
+    const state = inputs.entries[name];
+    const path = join(inputs.workspace, name);
+    if (state.kind === 'missing') {
+      // Creating .git (a repository with its own config), .deft or .claude (settings, hooks, agents) is refused.
+      if (name !== '.mcp.json') guards.push(guard(path, true, { missing: true }));
+    } else if (name === '.git' && inputs.git && (state.kind === 'dir' || state.leadsToDir)) {
+      // A git folder stays writable for git (commits, the index); it is pinned, and its hooks and config are guarded below.
+    } else if (state.real) guards.push(guard(state.real, state.kind === 'dir' || state.leadsToDir === true));
+  }
+  const git: GitFolders | null = inputs.git;
+  if (git) {
+    guards.push(...gitDirGuards(git.gitDir, true));
+    if (git.commonDir !== git.gitDir) guards.push(...gitDirGuards(git.commonDir, true));
+    for (const other of otherGitDirs(git.commonDir)) if (other !== git.gitDir) guards.push(...gitDirGuards(other, false));
+  }
+  return guards;
 }
 
 /**
  * The policy for one command. Writable: the workspace, the session's temp folder, the folders the user
- * added, and for a worktree its repository's git folders. Never writable: `.git/hooks` and `.git/config`,
- * the workspace's `.deft/` (its settings), Deft's home, secret files at the workspace root, the user's
- * `denyWrite`. Never readable: credential stores, Deft's secrets, the user's `denyRead`.
+ * added, and for a linked worktree (or submodule) checked when the session opened and unchanged since, its
+ * repository's git folders. Never writable: the workspace's `.git` (folder, file or link; created when
+ * missing), its git dirs' hooks, config, `commondir`, `config.worktree` and `gitdir`, `.deft/`, `.claude/`
+ * and `.mcp.json` (links protected where they lead), Deft's home, the user's `denyWrite`. Never readable:
+ * credential stores, Deft's secrets, the user's `denyRead`. What widens the policy is taken only from
+ * the reading made when the session opened, never from what a command may have written since.
  */
 export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
   const workspace = realOrIntended(input.workspace);
   const writeRoots = [workspace, realOrIntended(input.tmpDir), ...input.allowWrite.map(realOrIntended).filter((p) => kindOf(p))];
-  const denyWrite: PolicyPath[] = [];
+  const { opened, current } = input.inputs ?? (() => {
+    const now = readWorkspaceInputs(workspace);
+    return { opened: now, current: now };
+  })();
   const pins: string[] = [];
-  const git = gitDirs(workspace);
-  if (git) {
-    if (git.linked) writeRoots.push(git.gitDir, git.commonDir);
+  if (opened.git?.linked && sameGit(opened.git, current.git)) writeRoots.push(opened.git.gitDir, opened.git.commonDir);
+  for (const git of [opened.git, current.git]) {
+    if (!git) continue;
     pins.push(git.commonDir);
     if (git.gitDir !== git.commonDir) pins.push(git.gitDir);
-    denyWrite.push({ path: join(git.commonDir, 'hooks'), dir: true, ...(kindOf(join(git.commonDir, 'hooks')) ? {} : { missing: true }) });
-    for (const config of [join(git.commonDir, 'config'), join(git.gitDir, 'config.worktree')]) if (kindOf(config) === 'file') denyWrite.push({ path: realpathSync(config), dir: false });
   }
-  const dotDeft = join(workspace, '.deft');
-  const dotDeftKind = kindOf(dotDeft);
-  if (dotDeftKind === 'dir') denyWrite.push({ path: realpathSync(dotDeft), dir: true });
-  else if (dotDeftKind === null) denyWrite.push({ path: dotDeft, dir: true, missing: true });
+  const seen = new Set<string>();
+  const denyWrite: PolicyPath[] = [];
+  const add = (entry: PolicyPath) => {
+    if (seen.has(entry.path)) return;
+    seen.add(entry.path);
+    denyWrite.push(entry);
+  };
+  // What is there now first; of what was there at the opening, only what still exists (it is bound as it is).
+  for (const entry of inputGuards(current)) add(entry);
+  for (const entry of inputGuards(opened)) if (entry.missing || kindOf(entry.path)) add(entry);
   const deftHome = realOrIntended(input.deftHome);
-  if (kindOf(deftHome)) denyWrite.push({ path: deftHome, dir: true });
+  if (kindOf(deftHome)) add({ path: deftHome, dir: true });
   for (const path of input.denyWrite) {
     const real = realOrIntended(path);
     const kind = kindOf(real);
-    if (kind) denyWrite.push({ path: real, dir: kind === 'dir' });
+    if (kind) add({ path: real, dir: kind === 'dir' });
   }
   const denyRead: PolicyPath[] = [];
   const home = realOrIntended(input.userHome);
@@ -132,31 +187,14 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
     const kind = kindOf(real);
     if (kind) denyRead.push({ path: real, dir: kind === 'dir' });
   }
+  const roots = [...new Set(writeRoots)];
   // A deny only matters inside a writable root (everything else is read-only already).
-  const relevant = denyWrite.filter((d) => writeRoots.some((root) => isWithin(root, d.path)));
+  const relevant = denyWrite.filter((d) => roots.some((root) => isWithin(root, d.path)));
   return {
-    writeRoots: [...new Set(writeRoots)],
+    writeRoots: roots,
     protectedPaths: [...denyWrite.map((d) => d.path), deftHome],
     denyWrite: relevant,
     denyRead,
-    pins: pins.filter((p) => writeRoots.some((root) => isWithin(root, p))),
+    pins: [...new Set(pins)].filter((p) => roots.some((root) => isWithin(root, p))),
   };
-}
-
-/** Path sockets other processes listen on (from /proc/net/unix): a sandboxed command must not reach them (docker.sock, the desktop bus). */
-export function listeningSockets(): string[] {
-  let text: string;
-  try {
-    text = readFileSync('/proc/net/unix', 'utf8');
-  } catch {
-    return [];
-  }
-  const found = new Set<string>();
-  for (const line of text.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    // Flags 00010000 = listening; the path is the 8th field (absent for unnamed, '@' for abstract sockets).
-    const path = fields[7];
-    if (fields[3] === '00010000' && path?.startsWith('/')) found.add(path);
-  }
-  return [...found].filter((path) => kindOf(path) === 'file');
 }

@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import type { FilesystemPolicy } from './filesystem-policy';
+import { COMMONDIR_PLACEHOLDER, type FilesystemPolicy, type PolicyPath } from './filesystem-policy';
+import type { HiddenPlaces } from './hidden-places';
 
 /** Files bubblewrap binds over what it hides: an empty folder and an empty file nobody may read. */
 export interface MaskFiles {
@@ -22,8 +23,8 @@ export interface BwrapOptions {
   policy: FilesystemPolicy;
   masks: MaskFiles;
   cwd: string;
-  /** Listening unix sockets of other processes, hidden from the command. */
-  sockets: readonly string[];
+  /** Where other processes' unix sockets are kept from the command (hidden-places.ts). */
+  hidden: HiddenPlaces;
   /** The command's user mapping (non-root: back to the caller's ids). */
   userArgs: readonly string[];
   /** No shared sandbox network to join: give the command a network of its own (loopback only, no proxy). */
@@ -44,22 +45,35 @@ function within(root: string, path: string): boolean {
  * everything it started dies with it.
  */
 export function bwrapArgs(options: BwrapOptions): string[] {
-  const { policy, masks } = options;
+  const { policy, masks, hidden } = options;
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  const covers = hidden.covers.map((c) => c.dir);
+  // What is under a cover exists inside only when it was shown again (or bound as a write root).
+  const shown = [...policy.writeRoots, ...hidden.readable, ...hidden.covers.flatMap((c) => c.children.map((child) => child.path))];
+  const exists = (path: string) => !covers.some((dir) => within(dir, path)) || shown.some((root) => within(root, path));
+  for (const cover of hidden.covers) {
+    args.push('--tmpfs', cover.dir);
+    for (const child of cover.children) {
+      if (child.link !== undefined) args.push('--symlink', child.link, child.path);
+      else args.push('--ro-bind-try', child.path, child.path);
+    }
+    if (cover.children.length === 0) for (const path of hidden.readable) if (within(cover.dir, path)) args.push('--ro-bind-try', path, path);
+  }
   for (const root of policy.writeRoots) args.push('--bind', root, root);
   for (const pin of policy.pins) args.push('--bind', pin, pin);
   for (const deny of policy.denyWrite) {
-    if (deny.missing) args.push('--ro-bind', deny.dir ? masks.emptyDir : '/dev/null', deny.path);
+    // A placeholder was written where the mount point goes (MountPoints.placeholders) and is bound as it is;
+    // where it could not be (a folder the user may not write), no command can create the file either.
+    if (deny.missing && deny.placeholder !== undefined) args.push('--ro-bind-try', deny.path, deny.path);
+    else if (deny.missing) args.push('--ro-bind', deny.dir ? masks.emptyDir : '/dev/null', deny.path);
     else args.push('--ro-bind', deny.path, deny.path);
   }
-  for (const hidden of policy.denyRead) {
-    if (hidden.dir) args.push('--perms', '0000', '--tmpfs', hidden.path, '--remount-ro', hidden.path);
-    else args.push('--ro-bind', masks.unreadableFile, hidden.path);
+  for (const hiddenPath of policy.denyRead.filter((d) => exists(d.path))) {
+    if (hiddenPath.dir) args.push('--perms', '0000', '--tmpfs', hiddenPath.path, '--remount-ro', hiddenPath.path);
+    else args.push('--ro-bind', masks.unreadableFile, hiddenPath.path);
   }
-  const hiddenDirs = policy.denyRead.filter((d) => d.dir).map((d) => d.path);
-  for (const socket of options.sockets) {
-    if (!hiddenDirs.some((dir) => within(dir, socket))) args.push('--ro-bind', '/dev/null', socket);
-  }
+  for (const socket of hidden.sockets) args.push('--ro-bind', '/dev/null', socket);
+  for (const dir of covers) args.push('--remount-ro', dir);
   args.push('--unshare-pid', '--new-session', '--die-with-parent', '--cap-drop', 'ALL', ...options.userArgs);
   if (options.ownNetwork) args.push('--unshare-net');
   args.push('--chdir', options.cwd);
@@ -72,8 +86,9 @@ export function containArgs(): string[] {
 }
 
 /**
- * Mount points a command's denies had to create (a missing `.deft/` or `.git/hooks`): made when the
- * command starts, removed when the last command using them ends, if still empty.
+ * Mount points a command's denies had to create (a missing `.deft/`, `.git`, `.git/hooks`, a placeholder
+ * `.git/commondir`): made when the command starts, removed when the last command using them ends, if
+ * still empty (or still the placeholder).
  */
 export class MountPoints {
   private readonly users = new Map<string, number>();
@@ -87,6 +102,18 @@ export class MountPoints {
     for (const path of paths) this.users.set(path, (this.users.get(path) ?? 0) + 1);
   }
 
+  /** Write the placeholders missing mount points must hold (bubblewrap would make them empty). */
+  placeholders(denies: readonly PolicyPath[]): void {
+    for (const deny of denies) {
+      if (!deny.missing || deny.placeholder === undefined) continue;
+      try {
+        writeFileSync(deny.path, deny.placeholder, { flag: 'wx', mode: 0o644 });
+      } catch {
+        // There already (another command's): kept as it is.
+      }
+    }
+  }
+
   release(paths: readonly string[]): void {
     for (const path of paths) {
       const left = (this.users.get(path) ?? 1) - 1;
@@ -96,9 +123,12 @@ export class MountPoints {
       }
       this.users.delete(path);
       try {
-        if (readdirSync(path).length === 0) rmdirSync(path);
+        const info = lstatSync(path);
+        if (info.isDirectory()) {
+          if (readdirSync(path).length === 0) rmdirSync(path);
+        } else if (info.isFile() && (info.size === 0 || readFileSync(path, 'utf8') === COMMONDIR_PLACEHOLDER)) unlinkSync(path);
       } catch {
-        // Gone already, or a file: nothing to tidy.
+        // Gone already: nothing to tidy.
       }
     }
   }

@@ -13,8 +13,6 @@ export interface SeatbeltOptions {
   policy: FilesystemPolicy;
   /** The port of Deft's proxy on 127.0.0.1: the only place a command may connect to. */
   proxyPort: number | null;
-  /** The host's network, unfiltered (an MCP server). */
-  hostNetwork?: boolean;
 }
 
 /**
@@ -40,7 +38,6 @@ export function seatbeltProfile(options: SeatbeltOptions): string {
   // Renaming a pinned folder (or a folder above it) would let a command swap in its own.
   if (policy.pins.length) lines.push(`(deny file-write-unlink file-write-create\n  ${policy.pins.map((p) => `(literal ${quote(p)})`).join('\n  ')})`);
   if (policy.denyRead.length) lines.push(`(deny file-read*\n  ${policy.denyRead.map((d) => pathFilter(d.path, d.dir)).join('\n  ')})`);
-  if (options.hostNetwork) return `${lines.join('\n')}\n`;
   lines.push('(deny network-outbound)', '(deny network-bind)');
   lines.push('(allow network-bind (local ip "localhost:*"))', '(allow network-inbound (local ip "localhost:*"))');
   if (options.proxyPort !== null) lines.push(`(allow network-outbound (remote ip "localhost:${options.proxyPort}"))`);

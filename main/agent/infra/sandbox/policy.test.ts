@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../../test-support/harness';
@@ -8,6 +8,7 @@ import { scrubbedEnvironment } from './environment';
 import { filesystemPolicy } from './filesystem-policy';
 import { seatbeltProfile } from './macos';
 import { SandboxSettingsStore } from './settings';
+import { readWorkspaceInputs } from './workspace-inputs';
 
 // The sandbox's pure parts, on every OS: settings (an untrusted workspace only narrows), allowed
 // domains, the environment, the file system policy and the Seatbelt profile built from it.
@@ -19,8 +20,9 @@ beforeEach(async () => {
   workspace = join(root, 'ws');
   home = join(root, 'home', '.deft');
   await mkdir(join(workspace, '.deft'), { recursive: true });
-  await mkdir(join(workspace, '.git', 'hooks'), { recursive: true });
+  for (const dir of ['hooks', 'objects', 'refs']) await mkdir(join(workspace, '.git', dir), { recursive: true });
   await writeFile(join(workspace, '.git', 'config'), '[core]\n');
+  await writeFile(join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   await mkdir(home, { recursive: true });
 });
 
@@ -111,5 +113,27 @@ describe('the file system policy', () => {
     expect(profile.slice(deny)).toContain(`(subpath "${join(workspace, '.git', 'hooks')}")`);
     expect(profile).toContain('(allow network-outbound (remote ip "localhost:3128"))');
     expect(profile.match(/allow network-outbound/g)).toHaveLength(1);
+  });
+});
+
+describe("the policy's inputs", () => {
+  it('takes a linked worktree from the opening only; an empty .git is protected whole, a git dir is pinned', async () => {
+    const tmpDir = join(root, 'tmp');
+    await mkdir(tmpDir);
+    const plain = join(root, 'plain');
+    await mkdir(join(plain, '.git'), { recursive: true });
+    const empty = filesystemPolicy({ workspace: plain, deftHome: home, userHome: join(root, 'home'), tmpDir, allowWrite: [], denyWrite: [], denyRead: [] });
+    expect(empty.denyWrite).toContainEqual({ path: join(plain, '.git'), dir: true });
+    expect(empty.pins).not.toContain(join(plain, '.git'));
+    // A .git file naming a folder outside, written after the opening: never a write root.
+    const opened = readWorkspaceInputs(plain);
+    await rm(join(plain, '.git'), { recursive: true });
+    const elsewhere = join(root, 'elsewhere');
+    for (const dir of ['objects', 'refs']) await mkdir(join(elsewhere, dir), { recursive: true });
+    await writeFile(join(elsewhere, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(join(plain, '.git'), `gitdir: ${elsewhere}\n`);
+    const later = filesystemPolicy({ workspace: plain, deftHome: home, userHome: join(root, 'home'), tmpDir, allowWrite: [], denyWrite: [], denyRead: [], inputs: { opened, current: readWorkspaceInputs(plain) } });
+    expect(later.writeRoots).toEqual([plain, tmpDir]);
+    expect(later.denyWrite).toContainEqual({ path: join(plain, '.git'), dir: false });
   });
 });

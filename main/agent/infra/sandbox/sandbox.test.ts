@@ -34,7 +34,7 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
     workspace = join(root, 'ws');
     deftHome = join(root, 'home', '.deft');
     userHome = join(root, 'home');
-    await mkdir(join(workspace, '.git', 'hooks'), { recursive: true });
+    for (const dir of ['hooks', 'objects', 'refs']) await mkdir(join(workspace, '.git', dir), { recursive: true });
     await writeFile(join(workspace, '.git', 'config'), '[core]\n\tbare = false\n');
     await writeFile(join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     await mkdir(join(workspace, '.deft'), { recursive: true });

@@ -6,12 +6,15 @@ import { type SandboxSupport, sandboxSupport } from './availability';
 import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
 import { scrubbedEnvironment } from './environment';
-import { type FilesystemPolicy, filesystemPolicy, listeningSockets } from './filesystem-policy';
+import { type FilesystemPolicy, filesystemPolicy } from './filesystem-policy';
+import { hiddenPlaces } from './hidden-places';
+import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
 import { MountPoints, bwrapArgs, containArgs, createMaskFiles } from './linux';
 import { SANDBOX_PROXY_PORT, linuxSandboxNetwork } from './linux-network';
 import { seatbeltProfile } from './macos';
 import { NetworkProxy, type ProxyPass } from './proxy';
 import { type SandboxSettings, SandboxSettingsStore } from './settings';
+import { canonicalPath } from '../policies/protected-paths';
 
 export interface SandboxOptions {
   workspace: string;
@@ -56,10 +59,13 @@ const mountPoints = new MountPoints();
 export class Sandbox {
   readonly settings: SandboxSettingsStore;
   private readonly support: SandboxSupport;
+  /** The workspace's `.git`, `.deft`, `.claude` and `.mcp.json` as they were when it was opened: what the policy may take as given. */
+  private readonly opened: WorkspaceInputs;
 
   constructor(private readonly options: SandboxOptions) {
     this.settings = new SandboxSettingsStore(options.home, options.workspace);
     this.support = options.support ?? sandboxSupport();
+    this.opened = readWorkspaceInputs(options.workspace);
   }
 
   async status(settings?: SandboxSettings): Promise<SandboxStatus> {
@@ -73,7 +79,7 @@ export class Sandbox {
 
   /**
    * The sandbox for what runs for the workspace rather than a session (MCP servers): a temp folder of its
-   * own; with no one to ask, a connection the settings do not allow is refused (unless `hostNetwork`).
+   * own; with no one to ask, a connection neither the settings nor the request's own policy allow is refused.
    */
   forWorkspace(): WorkspaceSandbox {
     const sandbox = this.forSession('workspace', async () => ({ allowed: false, reason: 'Nothing runs for the workspace that could ask about this host.' }));
@@ -113,6 +119,10 @@ export class Sandbox {
   }
 
   private async plan(request: SandboxSpawnRequest, tmpDir: string, network: NetworkPolicy): Promise<SpawnPlan> {
+    // Before the settings are read: a guarded link swapped since the opening could lead to other settings.
+    const current = this.support.kind ? readWorkspaceInputs(this.options.workspace, (path) => mountPoints.holds(path)) : this.opened;
+    const changed = inputsChanged(this.opened, current);
+    if (changed) throw new Error(changed);
     const settings = await this.settings.load();
     const status = await this.status(settings);
     const env = await this.environment(tmpDir, request.env);
@@ -120,14 +130,16 @@ export class Sandbox {
     if (!program) throw new Error('Nothing to run: the command is empty.');
     if (!status.enabled) return { file: program, args: rest, env, cwd: request.cwd, sandboxed: false, release: () => {}, blocked: () => [] };
 
+    const userHome = this.options.userHome ?? homedir();
     const policy = filesystemPolicy({
       workspace: this.options.workspace,
       deftHome: this.options.home,
-      userHome: this.options.userHome ?? homedir(),
+      userHome,
       tmpDir,
       allowWrite: settings.allowWrite,
       denyWrite: settings.denyWrite,
       denyRead: settings.denyRead,
+      inputs: { opened: this.opened, current },
     });
     // Domains the settings allow need no one; the rest go to the session (which asks, or refuses).
     const guarded: NetworkPolicy = async (target, signal) => {
@@ -138,25 +150,21 @@ export class Sandbox {
     policy.denyWrite = policy.denyWrite.map((d) => (!d.missing && mountPoints.holds(d.path) ? { ...d, missing: true } : d));
     const missing = policy.denyWrite.filter((d) => d.missing).map((d) => d.path);
     mountPoints.acquire(missing);
+    if (this.support.kind === 'bubblewrap') mountPoints.placeholders(policy.denyWrite);
+    const hidden = () =>
+      hiddenPlaces({ writeRoots: policy.writeRoots, hiddenDirs: policy.denyRead.filter((d) => d.dir).map((d) => d.path), keep: [canonicalPath(this.options.home), canonicalPath(userHome)] });
     let pass: ProxyPass | null = null;
     let file: string;
     let args: string[];
     try {
-      if (this.support.kind === 'bubblewrap' && request.hostNetwork) {
-        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: [], ownNetwork: false }), '--', program, ...rest];
-        file = bwrap[0]!;
-        args = bwrap.slice(1);
-      } else if (this.support.kind === 'bubblewrap') {
+      if (this.support.kind === 'bubblewrap') {
         const shared = await linuxSandboxNetwork(this.support);
         pass = shared?.proxy.register(guarded) ?? null;
         if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
-        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, sockets: listeningSockets(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
+        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, hidden: hidden(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
         const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
         file = argv[0]!;
         args = argv.slice(1);
-      } else if (request.hostNetwork) {
-        file = this.support.program!;
-        args = ['-p', seatbeltProfile({ policy, proxyPort: null, hostNetwork: true }), '--', program, ...rest];
       } else {
         macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
         const proxy = await macProxy;

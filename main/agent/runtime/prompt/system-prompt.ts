@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
 import { open, stat } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
+import { runGitInRepository } from '../../infra/git/git';
 import { guardPath } from '../../infra/policies/path-guard';
 import { headOf } from '../../contract/output-limits';
 import identity from './identity.md?raw';
@@ -12,19 +12,24 @@ export interface WorkspaceFacts {
   git: string | null;
 }
 
-/** A short git status: branch, ahead/behind, and the first changed paths. Null outside a repository. */
-export function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile('git', ['status', '--porcelain=v1', '--branch'], { cwd, timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, stdout) => {
-      if (error) return resolve(null);
-      const lines = stdout.split('\n').filter(Boolean);
-      const branch = lines[0]?.replace(/^## /, '') ?? 'unknown';
-      const changes = lines.slice(1);
-      const shown = changes.slice(0, 20).map((l) => `  ${l}`);
-      const more = changes.length > 20 ? [`  … and ${changes.length - 20} more`] : [];
-      resolve([`Branch: ${branch}`, changes.length ? `Changed files (${changes.length}):` : 'Working tree clean.', ...shown, ...more].join('\n'));
-    });
-  });
+/**
+ * A short git status: branch, ahead/behind, and the first changed paths. Null outside a repository.
+ * Through Deft's hardened git: a cloned repository's config cannot make it run anything (fsmonitor,
+ * filters, hooks), and submodules are not entered (their own config would apply there).
+ */
+export async function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string | null> {
+  let stdout: string;
+  try {
+    stdout = (await runGitInRepository({ cwd, args: ['status', '--porcelain=v1', '--branch', '--ignore-submodules=all'], timeoutMs })).stdout.toString('utf8');
+  } catch {
+    return null;
+  }
+  const lines = stdout.split('\n').filter(Boolean);
+  const branch = lines[0]?.replace(/^## /, '') ?? 'unknown';
+  const changes = lines.slice(1);
+  const shown = changes.slice(0, 20).map((l) => `  ${l}`);
+  const more = changes.length > 20 ? [`  … and ${changes.length - 20} more`] : [];
+  return [`Branch: ${branch}`, changes.length ? `Changed files (${changes.length}):` : 'Working tree clean.', ...shown, ...more].join('\n');
 }
 
 export async function workspaceFacts(cwd: string): Promise<WorkspaceFacts> {
