@@ -4,7 +4,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gitBinary, runGit, runGitInRepository } from '../main/agent/infra/git/git';
-import { tempDir } from '../main/agent/test-support/harness';
+import { tempDir } from '../test-support/harness';
 import { type BenchResult, median } from './types';
 
 const RUNS = 41;

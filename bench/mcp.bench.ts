@@ -8,6 +8,7 @@ import { directLauncher } from '../main/agent/capabilities/mcp/launch';
 import { McpServers } from '../main/agent/capabilities/mcp/servers';
 import { createHarness, tempDir } from '../test-support/harness';
 import { textReply } from '../test-support/mock-steps';
+import { validateArgs } from '../main/agent/runtime/tools/validate';
 import { type BenchResult, median } from './types';
 
 const TEST_SERVER = resolve(import.meta.dirname, '../test-support/mcp-test-server.mjs');
@@ -53,7 +54,7 @@ async function startup(): Promise<{ parallel: number; serial: number }> {
       env: {},
       launch: directLauncher,
       onChange: () => {},
-      gates: { trusted: async () => true, decisions: async () => ({}), decide: async () => {}, disabled: async () => [], setDisabled: async () => {} },
+      gates: { trusted: async () => true, decisions: async () => ({}), decide: async () => {}, disabled: async () => [], setDisabled: async () => {}, allowedByName: async () => [] },
     });
     const t0 = performance.now();
     await manager.sync();
@@ -67,7 +68,7 @@ async function startup(): Promise<{ parallel: number; serial: number }> {
     const t0 = performance.now();
     const open: ServerConnection[] = [];
     for (const definition of definitions) {
-      const connection = new ServerConnection({ definition, workspace, launch: directLauncher, clientVersion: 'bench', onToolsChanged: () => {}, onClosed: () => {} });
+      const connection = new ServerConnection({ definition, workspace, neutralCwd: home, launch: directLauncher, clientVersion: 'bench', onToolsChanged: () => {}, onClosed: () => {} });
       await connection.open();
       open.push(connection);
     }
@@ -78,12 +79,47 @@ async function startup(): Promise<{ parallel: number; serial: number }> {
   return { parallel, serial };
 }
 
+/**
+ * A hostile MCP schema's `pattern` (catastrophic backtracking) checked against a near match: Deft's validation
+ * (linear-time engine) on 36 characters, the issue's example, against JavaScript's own RegExp on 22 — each two
+ * more characters multiply its time by about four, so 36 would take hours.
+ */
+async function hostilePattern(): Promise<{ deft: number; native: number; nativeChars: number }> {
+  const text = `${'a'.repeat(36)}!`;
+  let run = 0;
+  const deft = await median(5, async () => {
+    // A schema not seen before each time (validators are cached by text): its compilation is part of the cost.
+    const field = `text${run++}`;
+    const schema = { type: 'object', properties: { [field]: { type: 'string', pattern: '^(a+)+$' } } };
+    const t0 = performance.now();
+    const problems = validateArgs(schema, { [field]: text });
+    const ms = performance.now() - t0;
+    if (problems.length !== 1) throw new Error(`expected the pattern to refuse the text, got ${JSON.stringify(problems)}`);
+    return ms;
+  });
+  const nativeChars = 22;
+  const native = await median(3, async () => {
+    const t0 = performance.now();
+    if (new RegExp('^(a+)+$', 'u').test(`${'a'.repeat(nativeChars)}!`)) throw new Error('the near match matched');
+    return performance.now() - t0;
+  });
+  return { deft, native, nativeChars };
+}
+
 export default async function bench(): Promise<BenchResult[]> {
+  const hostile = await hostilePattern();
   const deferred = await requestBytes(30);
   const inline = await requestBytes(10_000);
   const { parallel, serial } = await startup();
   return [
     { name: `MCP: first request with ${TOOLS} MCP tools, deferred`, value: deferred / 1024, unit: 'KiB', baseline: { name: 'same tools inline', value: inline / 1024 } },
+    {
+      name: 'MCP: a hostile schema pattern ^(a+)+$ on 36 characters (goal < 50 ms)',
+      value: hostile.deft,
+      unit: 'ms',
+      baseline: { name: `JS RegExp on ${hostile.nativeChars}`, value: hostile.native },
+      note: 'linear-time engine (re2js); JS RegExp would take hours on 36',
+    },
     { name: 'MCP: 5 stdio servers to their tool lists (parallel)', value: parallel, unit: 'ms', baseline: { name: 'one by one', value: serial }, note: `CPU-bound here: load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores` },
   ];
 }

@@ -52,8 +52,9 @@ export async function createHarness(options: Partial<CoreOptions> & { permission
   async function dispose() {
     await core.close();
     await server.close();
-    await rm(workspace, { recursive: true, force: true });
-    await rm(home, { recursive: true, force: true });
+    // A task's last write can land while the folders go: retried rather than failing the test on ENOTEMPTY.
+    await rm(workspace, { recursive: true, force: true, maxRetries: 5 });
+    await rm(home, { recursive: true, force: true, maxRetries: 5 });
   }
   return { core, server, baseUrl, workspace, home, secrets, session, events, run, sessionEvents, dispose };
 }

@@ -7,6 +7,8 @@
 // MCP_TEST_CONNECT=t1,t2 connects to each target (a unix path, `@name` for an abstract socket, or
 // `host:port`) and says on stderr how it went ("connect <t>: ok" or the error code); MCP_TEST_SHOW_ENV=A,B
 // writes "env A=<value>" for each.
+// MCP_TEST_HOSTILE=1 adds hostile tools: `redos` (a catastrophic-backtracking pattern) and `deep` (a schema 3,000
+// levels deep); MCP_TEST_CWD=path writes the server's working folder and PATH to that file.
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -40,6 +42,7 @@ for (const target of (process.env.MCP_TEST_CONNECT ?? '').split(',').filter(Bool
   socket.on('error', (error) => process.stderr.write(`connect ${target}: ${error.code}\n`));
 }
 for (const name of (process.env.MCP_TEST_SHOW_ENV ?? '').split(',').filter(Boolean)) process.stderr.write(`env ${name}=${process.env[name] ?? ''}\n`);
+if (process.env.MCP_TEST_CWD) writeFileSync(process.env.MCP_TEST_CWD, JSON.stringify({ cwd: process.cwd(), path: process.env.PATH ?? '' }));
 if (process.env.MCP_TEST_GRANDCHILD) spawn('sleep', [process.env.MCP_TEST_GRANDCHILD], { detached: true, stdio: 'ignore' }).unref();
 
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -65,6 +68,13 @@ for (let i = 0; i < Number(process.env.MCP_TEST_TOOLS ?? 0); i++) {
     description: `Generated tool number ${i}: looks up a record by id and returns it with its history, owners and labels.`,
     inputSchema: obj({ id: { type: 'string', description: 'The record id.' }, fields: { type: 'array', items: { type: 'string' }, description: 'Which fields to return.' }, limit: { type: 'integer', minimum: 1, maximum: 100 } }, ['id']),
   });
+}
+
+if (process.env.MCP_TEST_HOSTILE) {
+  tools.push({ name: 'redos', description: 'A pattern that backtracks for ever on a near match.', inputSchema: obj({ text: { type: 'string', pattern: '^(a+)+$' } }, ['text']) });
+  let deep = { type: 'string' };
+  for (let i = 0; i < 1_500; i++) deep = { type: 'object', properties: { next: deep } };
+  tools.push({ name: 'deep', description: 'A schema 3,000 levels deep.', inputSchema: deep });
 }
 
 function makeServer() {

@@ -20,7 +20,13 @@ export function warningText(warning: HostWarning): string {
       return `${warning.file}: ${warning.message}`;
     case 'mcp-server-untrusted':
       return `MCP server "${warning.server}" from ${warning.file} was not started: this folder is not trusted. Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.`;
+    case 'mcp-server-needs-approval':
+      return `MCP server "${warning.server}" from ${warning.file} was not started: its definition (${warning.target}) is not approved, or changed since it was. ${approveHint(warning.server)}`;
+    case 'mcp-server-denied':
+      return `MCP server "${warning.server}" from ${warning.file} was not started: you denied it. ${approveHint(warning.server)}`;
     case 'mcp-server-unavailable':
       return `MCP server "${warning.server}" is not available: ${warning.error}${warning.signInUrl ? ` Sign in at ${warning.signInUrl} while Deft runs (the window keeps the sign-in).` : ''}`;
   }
 }
+
+const approveHint = (server: string) => `Approve it with: deft mcp approve ${server} (in this folder), or allow it for one run with --mcp-server ${server}.`;

@@ -21,10 +21,10 @@ export const ChangedFileInfo = z.object({
 });
 export type ChangedFileInfo = z.infer<typeof ChangedFileInfo>;
 
-/** A file checkpoints leave out: over the size limit, unreadable, a nested repository, or not a file. */
+/** A file checkpoints leave out: it holds secrets (never stored), over the size limit, unreadable, a nested repository, or not a file. */
 export const SkippedFileInfo = z.object({
   path: z.string(),
-  reason: z.enum(['too_large', 'unreadable', 'nested_repository', 'special']),
+  reason: z.enum(['secret', 'too_large', 'unreadable', 'nested_repository', 'special']),
   size: z.number().int().optional(),
 });
 export type SkippedFileInfo = z.infer<typeof SkippedFileInfo>;
@@ -50,7 +50,7 @@ export type PromptCheckpoint = z.infer<typeof PromptCheckpoint>;
 export const RewindFile = z.object({
   path: z.string(),
   action: z.enum(['restore', 'remove', 'bring_back']),
-  /** Changed outside Deft since that point (by you or another program): restored only when you confirm. */
+  /** Changed outside the session's turns since that point (by you or another program, also while a turn ran): restored only when you confirm. */
   outside: z.boolean(),
   binary: z.boolean(),
   added: z.number().int().nullable(),

@@ -18,6 +18,11 @@ export const HookInfo = z.object({
   file: z.string(),
   /** False for a workspace's own hooks until the folder is trusted: they do not run. */
   active: z.boolean(),
+  /**
+   * Whether it runs in the OS sandbox: a workspace's hooks do, the user's own (~/.deft/settings.json) do not, as in
+   * Claude Code; `"sandbox": true|false` on the hook decides otherwise.
+   */
+  sandboxed: z.boolean(),
 });
 export type HookInfo = z.infer<typeof HookInfo>;
 

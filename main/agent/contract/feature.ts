@@ -38,6 +38,13 @@ export interface StepEnd {
   calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: readonly string[] }>;
 }
 
+/** A step's calls that passed validation and approval, about to run (`writes` as in StepEnd). */
+export interface ToolsStart {
+  turnId: string;
+  step: number;
+  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; writes?: readonly string[] }>;
+}
+
 /** How a turn ended. */
 export interface TurnOutcome {
   stopReason: StopReason;
@@ -169,6 +176,11 @@ export interface Feature {
    * of the turn runs before it settles (e.g. a snapshot of the workspace before anything can change it).
    */
   onTurnStart?(session: SessionHandle, turn: TurnStart): void | Promise<void>;
+  /**
+   * A step's tool calls were approved and are about to run; they wait for the returned promise (e.g. a snapshot
+   * of the workspace, so what changed while the model wrote or the user was asked is told apart from what they do).
+   */
+  onToolsStart?(session: SessionHandle, step: ToolsStart): void | Promise<void>;
   /** A step's tool calls finished. The next step's tool calls (and the turn's end) wait for the returned promise. */
   onStepEnd?(session: SessionHandle, step: StepEnd): void | Promise<void>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;

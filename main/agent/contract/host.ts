@@ -9,6 +9,10 @@ export type HostWarning =
   | { kind: 'config-problem'; file: string; message: string }
   /** A workspace's MCP server was not started because the folder is not trusted. */
   | { kind: 'mcp-server-untrusted'; server: string; file: string }
+  /** A workspace's MCP server was not started: its definition (`target`, the command or URL) is not approved, or changed since. */
+  | { kind: 'mcp-server-needs-approval'; server: string; file: string; target: string }
+  /** A workspace's MCP server was not started: the user denied it. */
+  | { kind: 'mcp-server-denied'; server: string; file: string }
   /** An MCP server is not available: it failed to start, or it needs the user to sign in (`signInUrl`). */
   | { kind: 'mcp-server-unavailable'; server: string; error: string; signInUrl?: string };
 

@@ -72,6 +72,12 @@ export interface SessionTasks {
   newId(kind: TaskKind): string;
   /** Where a task's output log lives. */
   outputPath(id: string): string;
+  /**
+   * Hold a place for a task about to start, before anything is spawned for it; throws TaskLimitError (its message
+   * names the setting) when the session already runs as many as it may. Call the returned function once the task
+   * is started with `start` (or could not be).
+   */
+  reserve(): Promise<() => void>;
   /** Track a running task from now on (listed, persisted, announced). */
   start(task: TaskStart, running: RunningTask): TaskRecord;
   get(id: string): TaskRecord | undefined;
@@ -90,4 +96,9 @@ export interface SessionTasks {
   stop(id: string, by: StoppedBy, reason?: string): Promise<TaskRecord | undefined>;
   /** The tasks running now, as a fact the model is kept up to date on (said again after a compaction); no text when none runs. */
   runningFact(): Fact;
+}
+
+/** A session runs as many background tasks as it may; the message says how many, what to do and which setting raises it. */
+export class TaskLimitError extends Error {
+  override name = 'TaskLimitError';
 }

@@ -7,6 +7,7 @@ import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { SandboxSupport } from '../infra/sandbox/availability';
 import { Sandbox } from '../infra/sandbox/sandbox';
 import { SessionStore } from '../infra/sessions/store';
+import { maxRunningTasks } from '../infra/tasks/limits';
 import type { ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
 import { CapabilitySet } from './capability-set';
@@ -116,6 +117,7 @@ export class DeftCore {
       startTurn: (open, prompt) => this.turns.start(open, prompt),
       sandboxFor: (sessionId, handle) => this.sandbox.forSession(sessionId, (request, signal) => capabilities.authorizeConnection(handle(), request, signal)),
       subagents: (session, handle) => this.turns.subagentDeps(session, handle),
+      maxRunningTasks: () => maxRunningTasks(options.home),
       ...(options.unloadAfterMs !== undefined ? { unloadAfterMs: options.unloadAfterMs } : {}),
     });
     const { pool } = this;

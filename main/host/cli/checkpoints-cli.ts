@@ -11,8 +11,8 @@ export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID 
 
 rewind       Put the session back to just before its prompt N (numbered from 1, as "deft checkpoints" lists
              them): the workspace's files (code), what the model reads (conversation), or both (the default).
-             Files changed outside Deft since that prompt are left as they are and listed, unless
-             --include-outside is given. --undo takes the last rewind back (until the next turn runs).
+             Files changed outside the session's turns since that prompt (your own edits, also those saved
+             while a turn ran) are left as they are and listed, unless --include-outside is given. --undo takes the last rewind back (until the next turn runs).
 checkpoints  List the session's prompts with their time and how many files changed from each to the next.
 
 Exit codes: 0 done, 1 runtime error (or files that could not be restored), 2 usage error.`;
@@ -125,7 +125,7 @@ function summary(result: RewindResult, target: PromptCheckpoint, sessionId: stri
 }
 
 function report(result: RewindResult, io: CliIo): number {
-  if (result.keptOutside.length) io.stderr(`deft: left as they are (changed outside Deft since then; use --include-outside to restore them too): ${result.keptOutside.join(', ')}\n`);
+  if (result.keptOutside.length) io.stderr(`deft: left as they are (changed outside this session's turns since then; use --include-outside to restore them too): ${result.keptOutside.join(', ')}\n`);
   const notCaptured = (f: SkippedFileInfo) => `${f.path} (${f.reason === 'too_large' ? `over the size limit${f.size ? `: ${f.size} bytes` : ''}` : f.reason.replace('_', ' ')})`;
   if (result.notCaptured.length) io.stderr(`deft: not restored, because checkpoints do not capture them: ${result.notCaptured.map(notCaptured).join(', ')}\n`);
   for (const p of result.problems) io.stderr(`deft: could not restore ${p.path}: ${p.reason}\n`);

@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer, textChunks } from '../../../e2e/fixtures/mock-model-server';
-import { fastRetry, tempDir } from '../../agent/test-support/harness';
-import { describeSandboxed } from '../../agent/test-support/sandbox';
-import { put, skillMd } from '../../agent/capabilities/skills/test-support';
+import { MockModelServer, textChunks } from '../../../test-support/mock-model-server';
+import { fastRetry, tempDir } from '../../../test-support/harness';
+import { describeSandboxed } from '../../../test-support/sandbox';
+import { put, skillMd } from '../../../test-support/skills';
 import { runCli } from './cli';
 
 // Attacks on the walls, end to end through `deft run` and a scripted model: a malicious cloned repository,

@@ -9,6 +9,7 @@ import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
+import { MCP_USAGE, runMcpCli } from './mcp-cli';
 import type { CliIo } from './io';
 
 export type { CliIo } from './io';
@@ -35,6 +36,9 @@ Options:
   --max-steps <n>            stop after n model steps
   --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
   --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable)
+  --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run
+                             (repeatable; the folder must be trusted). Without it, a workspace server starts
+                             only once approved: deft mcp approve NAME, or in the Deft window
   --session <id>             resume a session
   --continue                 resume the latest session of this workspace
   -h, --help                 show this help
@@ -66,6 +70,7 @@ function parse(argv: string[]) {
       session: { type: 'string' },
       'skills-dir': { type: 'string', multiple: true },
       'mcp-config': { type: 'string', multiple: true },
+      'mcp-server': { type: 'string', multiple: true },
       continue: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -76,6 +81,7 @@ function parse(argv: string[]) {
 /** `deft run …` — one turn, headless; `deft rewind …` and `deft checkpoints …`. Returns the process exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'rewind' || argv[0] === 'checkpoints') return runCheckpointsCli(argv, io);
+  if (argv[0] === 'mcp') return runMcpCli(argv, io);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -85,12 +91,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    (values.help ? io.stdout : io.stderr)(`${USAGE}\n\n${REWIND_USAGE}\n`);
+    (values.help ? io.stdout : io.stderr)(`${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n`);
     return values.help ? 0 : 2;
   }
   try {
     const [command, ...words] = positionals;
-    if (command !== 'run') throw new UsageError(`unknown command "${command}". The commands are run, rewind and checkpoints; did you mean: deft run "<prompt>"?`);
+    if (command !== 'run') throw new UsageError(`unknown command "${command}". The commands are run, rewind, checkpoints and mcp; did you mean: deft run "<prompt>"?`);
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');
@@ -123,7 +129,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     let features = skillsDirs.length ? withSkillsOptions(defaultCapabilities, { explicitDirs: skillsDirs }) : [...defaultCapabilities];
     // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
-    features = withMcpOptions(features, { extraConfigs: mcpConfigs, headless: true, env: io.env });
+    features = withMcpOptions(features, { extraConfigs: mcpConfigs, headless: true, env: io.env, allowServers: values['mcp-server'] ?? [] });
 
     let core;
     try {

@@ -1,6 +1,7 @@
 import type { SessionEvent } from '../../../../protocol';
 import type { CoreContext, SessionHandle } from '../../contract/feature';
 import type { Subagent } from '../../contract/subagents';
+import { TaskLimitError } from '../../contract/tasks';
 import type { ToolResult, ToolRunContext } from '../../contract/tool';
 import { AgentTask } from './agent-task';
 import { backgroundStarted, foregroundResult } from './results';
@@ -129,10 +130,18 @@ export class AgentsService {
 
   async startBackground(session: SessionHandle, call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; callId: string }): Promise<ToolResult> {
     const { type, args } = call;
+    let release: () => void;
+    try {
+      release = await session.tasks.reserve();
+    } catch (error) {
+      if (error instanceof TaskLimitError) return { output: `${error.message} The sub-agent was not started.`, isError: true };
+      throw error;
+    }
     let agent: Subagent;
     try {
       agent = await this.agentFor(session, type, call.existing, args.description);
     } catch (error) {
+      release();
       return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
     }
     const taskId = session.tasks.newId('agent');
@@ -143,6 +152,7 @@ export class AgentsService {
       { id: taskId, kind: 'agent', description: args.description, command: `${type.name} sub-agent ${agent.id}`, cwd: this.core.workspace, startedAt: Date.now(), timeoutSec: null, outputPath },
       task,
     );
+    release();
     void this.run({
       session,
       agent,

@@ -164,6 +164,37 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(await read(h, 'e.txt')).toBeNull();
   });
 
+  it("leaves the user's own edits made in their editor while a turn ran, listing them as changed outside the turn (issue 27, finding 12)", async () => {
+    h = await createHarness({ features: defaultCapabilities });
+    await setUp(h);
+    await put(h.workspace, 'notes.txt', 'my notes\n');
+    // The model takes its time writing the step; meanwhile the user saves notes.txt and a new file in their editor.
+    h.server.enqueue(toolStep(callChunk('Read', { path: 'a.txt' })), { ...toolStep(callChunk('Bash', { command: 'echo turn >> b.txt' }), callChunk('Write', { path: 'a.txt', content: 'written by Write\n' })), delayMs: 400 }, textReply('Done.'));
+    const running = h.run('change b and a');
+    // Once the turn's checkpoint is taken and the model is writing its second step.
+    await eventually(async () => expect((await h!.core.handlers.listCheckpoints({ sessionId: h!.session.id })).prompts).toHaveLength(1), 10_000);
+    await eventually(() => expect(h!.server.requests.length).toBe(2), 10_000);
+    await writeFile(join(h.workspace, 'notes.txt'), 'my notes, edited while the turn ran\n');
+    await put(h.workspace, 'mine.txt', 'made by the user while the turn ran\n');
+    const turnId = await running;
+    expect(await read(h, 'b.txt')).toBe('original b\nturn\n');
+
+    const preview = await h.core.handlers.previewRewind({ sessionId: h.session.id, turnId, scope: 'code' });
+    expect(preview.files.map((f) => [f.path, f.outside]).sort()).toEqual([
+      ['a.txt', false],
+      ['b.txt', false],
+      ['mine.txt', true],
+      ['notes.txt', true],
+    ]);
+    const result = await h.core.handlers.rewind({ sessionId: h.session.id, turnId, scope: 'code', includeOutside: false });
+    expect(result.restored.sort()).toEqual(['a.txt', 'b.txt']);
+    expect(result.keptOutside.sort()).toEqual(['mine.txt', 'notes.txt']);
+    expect(await read(h, 'notes.txt')).toBe('my notes, edited while the turn ran\n');
+    expect(await read(h, 'mine.txt')).toBe('made by the user while the turn ran\n');
+    expect(await read(h, 'a.txt')).toBe('original a\n');
+    expect(await read(h, 'b.txt')).toBe('original b\n');
+  });
+
   it('reports ignored and oversized files instead of losing them silently, and never touches a repository\'s .git', async () => {
     h = await createHarness({ features: defaultCapabilities });
     await setUp(h);
@@ -330,7 +361,8 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     const busyKinds = await kinds(busy);
     expect([busyKinds[0], busyKinds.at(-1)]).toEqual(['turn', 'turn-end']);
     expect(busyKinds.slice(1, -1)).toContain('step');
-    expect(busyKinds.slice(1, -1).every((kind) => kind === 'step')).toBe(true);
+    // Before a step's calls, a checkpoint too when the job changed files since the last one (then that is not the step's).
+    expect(busyKinds.slice(1, -1).every((kind) => kind === 'step' || kind === 'tools')).toBe(true);
     expect(changed(busy).sort()).toEqual(['b.txt', 'tick.txt']);
     await writeFile(signal, '');
     await settle(h);

@@ -1,5 +1,5 @@
 import type { CommandHandlers } from '../../contract/commands';
-import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { Feature, FeatureFactory, SessionHandle, ToolsStart } from '../../contract/feature';
 import { promptList } from './history';
 import { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
@@ -7,6 +7,17 @@ import { writeCheckpointSettings } from './settings';
 import { CheckpointStorageKeeper } from './storage';
 import type { Checkpoint } from './store/store';
 import { WorkspaceCheckpoints } from './workspace';
+
+/**
+ * The files a step's calls may write: null when every call is read-only (nothing to look at); the files when
+ * each writing call named them (Write, Edit: only those are looked at, and whatever else changed meanwhile is
+ * in the next full checkpoint); undefined when one may change anything (a command, an MCP tool, a sub-agent).
+ */
+function writesOf(calls: ToolsStart['calls']): readonly string[] | undefined | null {
+  const writing = calls.filter((c) => !c.readOnly);
+  if (!writing.length) return null;
+  return writing.every((c) => c.writes) ? writing.flatMap((c) => c.writes ?? []) : undefined;
+}
 
 /** Files a turn's changes event lists at most (the count of the rest is sent). */
 const MAX_TURN_FILES = 200;
@@ -90,14 +101,18 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       const before = await checkpoints.take(session, { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) }, true);
       current.set(session.id, { turnId, before: before ?? null });
     },
+    // Just before a step's approved calls run: what changed since (the user's edits while the model wrote, or
+    // while they were asked) is told apart from what the calls do — a rewind leaves it as it is.
+    onToolsStart: async (session, step) => {
+      const known = writesOf(step.calls);
+      if (known === null) return;
+      await checkpoints.take(session, { kind: 'tools', turnId: step.turnId, step: step.step }, false, known);
+    },
     onStepEnd: async (session, step) => {
       // Read-only calls cannot change the workspace; anything else might (a command, an MCP tool, a sub-agent).
-      const writing = step.calls.filter((c) => !c.readOnly);
-      if (!writing.length) return;
+      const known = writesOf(step.calls);
+      if (known === null) return;
       const meta = { kind: 'step' as const, turnId: step.turnId, step: step.step };
-      // Calls that named each file they write (Write, Edit): only those files are looked at. Whatever else
-      // changed meanwhile (a background command) is in the next full checkpoint — the turn's end at the latest.
-      const known = writing.every((c) => c.writes) ? writing.flatMap((c) => c.writes ?? []) : undefined;
       const turn = current.get(session.id);
       if (turn) turn.capturedAfterTools = false;
       const taken = await checkpoints.take(session, meta, false, known);

@@ -4,8 +4,13 @@ import type { Checkpoint, CheckpointKind, CheckpointStore } from './store/store'
 /** Turns started by the user (typed, or a skill they ran) count as prompts; the ones Deft started do not. */
 const PROMPT_ORIGINS = new Set(['user', 'skill']);
 
-/** Checkpoints taken just before Deft acted: the changes since the one before them were made outside Deft. */
-const OUTSIDE_ENDS = new Set<CheckpointKind>(['turn', 'rewind', 'revert']);
+/**
+ * Checkpoints that end a stretch in which nothing of the turn ran: taken just before Deft acts (a turn, a step's
+ * approved calls, a rewind or a revert) or at a turn's end. What changed in such a stretch — the user's own edits
+ * in their editor while the model wrote or waited for an answer — was changed outside the turn. The other
+ * stretches end after a step's calls ('step'), a background task ('task') or a rewind's writes: the turn's own.
+ */
+const OUTSIDE_ENDS = new Set<CheckpointKind>(['turn', 'tools', 'turn-end', 'rewind', 'revert']);
 
 /** The checkpoint taken just before a turn began, if any. */
 export function turnCheckpoint(checkpoints: readonly Checkpoint[], turnId: string): Checkpoint | undefined {

@@ -3,7 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import type { GuardedPath } from '../../infra/policies/path-guard';
 import { isWithin } from '../../infra/policies/path-guard';
-import { isSensitiveFile, isSensitivePath } from '../../infra/policies/sensitive';
+import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../infra/policies/sensitive';
 import { ToolInputError, type ToolEnv } from '../../contract/tool';
 import { guard, statOrNull } from './tool-support';
 
@@ -37,7 +37,6 @@ export interface Hidden {
   reason(path: string): string | null;
 }
 
-const KEY_LIKE = /\.(pem|key|p8|ppk|asc|gpg|p12|pfx|jks|keystore)$|(^|\/)\.(npmrc|yarnrc|yarnrc\.yml)$/i;
 
 /**
  * The hiding rules for a search of `paths`: secret names (and, for files that can only be told by their
@@ -47,10 +46,10 @@ const KEY_LIKE = /\.(pem|key|p8|ppk|asc|gpg|p12|pfx|jks|keystore)$|(^|\/)\.(npmr
 export async function hiddenFiles(env: ToolEnv, paths: readonly string[], options: { deep?: boolean } = {}): Promise<Hidden> {
   const denied = (await env.readDenials?.()) ?? (() => null);
   const byContent = new Set<string>();
-  const candidates = options.deep ? paths : paths.filter((p) => KEY_LIKE.test(p));
+  const candidates = options.deep ? paths : paths.filter((p) => SECRET_BY_CONTENT.test(p));
   await Promise.all(candidates.map(async (p) => (await isSensitiveFile(p, { deftHome: env.home, workspace: env.workspace })) && byContent.add(p)));
   return {
-    reason: (path) => (isSensitivePath(path, env.home) || byContent.has(path) ? 'secret' : denied(path)),
+    reason: (path) => (isSensitivePath(path, env.home, env.workspace) || byContent.has(path) ? 'secret' : denied(path)),
   };
 }
 

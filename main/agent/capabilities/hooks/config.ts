@@ -17,7 +17,8 @@ type Problem = HooksOverview['problems'][number];
 
 /**
  * Read one file's `"hooks"` section: `{"Event": [{"matcher": "Bash|Write", "hooks": [{"type": "command",
- * "command": "…", "timeout": 60}]}]}`. What cannot be used is a problem naming the file; the rest is kept.
+ * "command": "…", "timeout": 60, "sandbox": true}]}]}`. What cannot be used is a problem naming the file; the
+ * rest is kept.
  */
 export function parseHooksSection(section: unknown, file: string, source: RuleSource): { hooks: Omit<ConfiguredHook, 'active'>[]; problems: Problem[] } {
   const hooks: Omit<ConfiguredHook, 'active'>[] = [];
@@ -55,13 +56,16 @@ export function parseHooksSection(section: unknown, file: string, source: RuleSo
       if (!Array.isArray(commands)) return void problem(`${where} must have "hooks": a list of {"type": "command", "command": "…"}`);
       commands.forEach((entry: unknown, j) => {
         const at = `${where}.hooks[${j}]`;
-        const { type, command, timeout } = (entry ?? {}) as { type?: unknown; command?: unknown; timeout?: unknown };
+        const { type, command, timeout, sandbox } = (entry ?? {}) as { type?: unknown; command?: unknown; timeout?: unknown; sandbox?: unknown };
         if (type !== 'command') return void problem(`${at}: only "type": "command" hooks are supported, not ${JSON.stringify(type)}`);
         if (typeof command !== 'string' || !command.trim()) return void problem(`${at}: "command" must be a non-empty string`);
         if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0) || timeout > MAX_TIMEOUT_SEC)) {
           return void problem(`${at}: "timeout" must be a number of seconds between 0 and ${MAX_TIMEOUT_SEC}`);
         }
-        hooks.push({ event: name.data, matcher, matches, command, timeoutSec: timeout ?? DEFAULT_TIMEOUT_SEC, source, file });
+        if (sandbox !== undefined && typeof sandbox !== 'boolean') return void problem(`${at}: "sandbox" must be true or false`);
+        // The user's own hooks run as the user (notify-send, a log in the home folder); a workspace's run in the sandbox.
+        const sandboxed = typeof sandbox === 'boolean' ? sandbox : source !== 'user';
+        hooks.push({ event: name.data, matcher, matches, command, timeoutSec: timeout ?? DEFAULT_TIMEOUT_SEC, source, file, sandboxed });
       });
     });
   }

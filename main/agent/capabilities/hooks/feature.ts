@@ -7,7 +7,7 @@ import { sessionHooks } from './runner';
  * Hooks: the user's commands on the agent's events (PreToolUse, PostToolUse, UserPromptSubmit, Stop,
  * SubagentStop, PreCompact, SessionStart, SessionEnd, Notification), read from the `"hooks"` section of
  * the three settings files in the shape other agents use. The runtime fires the events through
- * SessionHandle.hooks; this capability runs the commands (sandboxed) and reads what they said.
+ * SessionHandle.hooks; this capability runs the commands (a workspace's in the sandbox, the user's own as the user) and reads what they said.
  */
 export const hooksFeature: FeatureFactory = (core) => {
   const config = new HookConfig(core.home, core.workspace);

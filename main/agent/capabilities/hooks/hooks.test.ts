@@ -312,24 +312,55 @@ describe('folder trust', () => {
   });
 });
 
-describeSandboxed('hooks in the OS sandbox', () => {
-  it('a hook cannot write outside the workspace, into .git/hooks or into Deft’s home; inside the workspace it can', async () => {
+describeSandboxed('which hooks run in the OS sandbox: the user\'s own run as the user, a workspace\'s in the sandbox (issue 27)', () => {
+  const attack = (outside: string) =>
+    [`echo pwned > ${outside}/escape.txt`, 'echo pwned > "$DEFT_PROJECT_DIR/.git/hooks/pre-commit"', `echo pwned > ${h.home}/trust-copy.json`, 'echo fine > "$DEFT_PROJECT_DIR/inside.txt"'].join('; ');
+  async function workspaceHooks(hooks: Record<string, unknown>): Promise<void> {
+    await mkdir(join(h.workspace, '.deft'), { recursive: true });
+    await writeFile(join(h.workspace, '.deft', 'settings.json'), JSON.stringify({ hooks }));
+    await new TrustStore(h.home, h.workspace).trust();
+  }
+  const wrote = (outside: string) => ({ outside: existsSync(join(outside, 'escape.txt')), gitHook: existsSync(join(h.workspace, '.git/hooks/pre-commit')), deftHome: existsSync(join(h.home, 'trust-copy.json')), inside: existsSync(join(h.workspace, 'inside.txt')) });
+  const sandboxed = { outside: false, gitHook: false, deftHome: false, inside: true };
+
+  it("a trusted workspace's hook runs sandboxed: it cannot write outside the workspace, into .git/hooks or into Deft's home; inside it can", async () => {
     h = await createHarness();
     const outside = await tempDir('deft-outside-');
     await mkdir(join(h.workspace, '.git', 'hooks'), { recursive: true });
-    const attack = [
-      `echo pwned > ${outside}/escape.txt`,
-      'echo pwned > "$DEFT_PROJECT_DIR/.git/hooks/pre-commit"',
-      `echo pwned > ${h.home}/trust.json`,
-      'echo fine > "$DEFT_PROJECT_DIR/inside.txt"',
-    ].join('; ');
-    await userHooks({ UserPromptSubmit: on(attack) });
+    await workspaceHooks({ UserPromptSubmit: on(attack(outside)) });
     h.server.enqueue(textReply('ok'));
     await h.run('hi');
-    expect(await readFile(join(h.workspace, 'inside.txt'), 'utf8')).toBe('fine\n');
-    expect(existsSync(join(outside, 'escape.txt'))).toBe(false);
-    expect(existsSync(join(h.workspace, '.git/hooks/pre-commit'))).toBe(false);
-    expect(existsSync(join(h.home, 'trust.json'))).toBe(false);
+    expect(wrote(outside)).toEqual(sandboxed);
+    expect((await h.core.handlers.listHooks({})).hooks).toEqual([expect.objectContaining({ source: 'project', sandboxed: true })]);
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it("the user's own hook (~/.deft/settings.json) runs unsandboxed, as in Claude Code: it can log to the home folder (still without Deft's variables)", async () => {
+    h = await createHarness();
+    const outside = await tempDir('deft-outside-');
+    await userHooks({ UserPromptSubmit: on(`echo "logged \${DEFT_API_KEY:-no key}" > ${outside}/hook.log`) });
+    h.server.enqueue(textReply('ok'));
+    await h.run('hi');
+    expect(readFileSync(join(outside, 'hook.log'), 'utf8')).toBe('logged no key\n');
+    expect((await h.core.handlers.listHooks({})).hooks).toEqual([expect.objectContaining({ source: 'user', sandboxed: false })]);
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it('"sandbox": true puts a user hook in the sandbox; "sandbox": false takes a trusted workspace\'s hook out of it', async () => {
+    h = await createHarness();
+    const outside = await tempDir('deft-outside-');
+    await mkdir(join(h.workspace, '.git', 'hooks'), { recursive: true });
+    await userHooks({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: attack(outside), sandbox: true }] }] });
+    h.server.enqueue(textReply('ok'));
+    await h.run('hi');
+    expect(wrote(outside)).toEqual(sandboxed);
+    await userHooks({});
+    await workspaceHooks({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: `echo out > ${outside}/escape.txt`, sandbox: false }] }] });
+    h.server.enqueue(textReply('ok'));
+    await h.run('again');
+    expect(existsSync(join(outside, 'escape.txt'))).toBe(true);
+    await userHooks({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'true', sandbox: 'yes' }] }] });
+    expect((await h.core.handlers.listHooks({})).problems).toContainEqual(expect.objectContaining({ message: expect.stringContaining('"sandbox" must be true or false') }));
     await rm(outside, { recursive: true, force: true });
   });
 });

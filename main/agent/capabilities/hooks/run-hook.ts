@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { SessionSandbox } from '../../contract/sandbox';
+import type { SessionSandbox, SpawnPlan } from '../../contract/sandbox';
 import { killLeftovers, killTree, trackGroup } from '../../infra/processes/kill-tree';
 import { resolveShell } from '../../infra/processes/shell-path';
 
@@ -23,6 +23,8 @@ export interface HookCommand {
   env: Record<string, string>;
   timeoutMs: number;
   sandbox: SessionSandbox;
+  /** Run it in the OS sandbox (when on); otherwise as the user, with the scrubbed environment. */
+  sandboxed: boolean;
   /** Who asks, if the hook wants a host the settings do not allow. */
   label: string;
   turnId?: string;
@@ -56,21 +58,17 @@ class Collector {
 
 /**
  * Run one hook command: `bash -c <command>` (else sh) in the workspace, planned through the session's OS
- * sandbox (the plain command with the scrubbed environment when the sandbox is off), the event on stdin,
+ * sandbox when `sandboxed` (the plain command with the scrubbed environment when it is not, or the sandbox is off), the event on stdin,
  * in a process group of its own. At its timeout, or when `signal` aborts, its whole process tree is stopped.
  * Never rejects.
  */
 export async function runHookCommand(hook: HookCommand): Promise<HookRun> {
-  let plan;
+  let plan: Pick<SpawnPlan, 'file' | 'args' | 'cwd' | 'env' | 'sandboxed' | 'release'>;
   try {
-    plan = await hook.sandbox.plan({
-      argv: [resolveShell(), '-c', hook.command],
-      cwd: hook.cwd,
-      env: hook.env,
-      label: hook.label,
-      ...(hook.turnId ? { turnId: hook.turnId } : {}),
-      ...(hook.callId ? { callId: hook.callId } : {}),
-    });
+    const argv = [resolveShell(), '-c', hook.command];
+    plan = hook.sandboxed
+      ? await hook.sandbox.plan({ argv, cwd: hook.cwd, env: hook.env, label: hook.label, ...(hook.turnId ? { turnId: hook.turnId } : {}), ...(hook.callId ? { callId: hook.callId } : {}) })
+      : { file: argv[0]!, args: argv.slice(1), cwd: hook.cwd, env: await hook.sandbox.env(hook.env), sandboxed: false, release: () => {} };
   } catch (error) {
     return { exitCode: null, stdout: '', stderr: '', timedOut: false, sandboxed: false, failure: `it could not be prepared: ${(error as Error).message}` };
   }

@@ -49,6 +49,7 @@ export function sessionHooks(core: CoreContext, config: HookConfig, session: Ses
               env,
               timeoutMs: hook.timeoutSec * 1_000,
               sandbox: session.sandbox,
+              sandboxed: hook.sandboxed,
               label: `${hook.event} hook: ${shortCommand(hook.command)}`,
               ...(options.turnId ? { turnId: options.turnId } : {}),
               ...(options.callId ? { callId: options.callId } : {}),

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -12,6 +14,7 @@ import {
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_SCHEMA_DEPTH, jsonDepth } from '../../infra/platform/json-depth';
 import { type ServerDefinition, isStdio } from './config';
 import type { McpCallResult } from './output';
 import { StderrTail } from './stderr-tail';
@@ -24,6 +27,11 @@ const CONNECT_TIMEOUT_MS = 30_000;
 export interface ConnectionOptions {
   definition: ServerDefinition;
   workspace: string;
+  /**
+   * Where the user's own servers start (Deft's home): never the workspace, where `npx -y x` or `python -m x`
+   * would find the repository's copy of x.
+   */
+  neutralCwd: string;
   launch: StdioLauncher;
   clientVersion: string;
   /** The server's tools changed (list_changed), or it closed. */
@@ -38,6 +46,8 @@ export interface ConnectionOptions {
 export class ServerConnection {
   readonly stderr = new StderrTail();
   tools: McpTool[] = [];
+  /** Tools the server listed that Deft refused (why, one line each): the rest of its tools work. */
+  refusedTools: string[] = [];
   prompts: McpPrompt[] = [];
   private client: Client | null = null;
   private closing = false;
@@ -79,12 +89,14 @@ export class ServerConnection {
   }
 
   private async stdioTransport(): Promise<Transport> {
-    const { definition, workspace } = this.options;
+    const { definition, workspace, neutralCwd } = this.options;
     const config = definition.config;
     if (!isStdio(config)) throw new Error('not a stdio server');
+    const base = definition.source === 'project' ? workspace : neutralCwd;
     const plan = await this.options.launch({
       argv: [config.command, ...(config.args ?? [])],
-      cwd: config.cwd ? resolveCwd(workspace, config.cwd) : workspace,
+      cwd: config.cwd ? resolveCwd(base, config.cwd) : base,
+      workspace,
       env: config.env ?? {},
       label: `MCP server ${definition.name}`,
       source: definition.source,
@@ -143,10 +155,14 @@ export class ServerConnection {
       this.tools = [];
       return;
     }
-    this.tools = await allPages(async (cursor) => {
+    const listed = await allPages(async (cursor) => {
       const page = await client.listTools(cursor ? { cursor } : {});
       return { items: page.tools, nextCursor: page.nextCursor };
     }, 10_000);
+    // A schema nested thousands deep would overflow the stack wherever it is copied, compiled or sent.
+    const name = this.options.definition.name;
+    this.refusedTools = listed.filter((t) => jsonDepth(t.inputSchema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH).map((t) => `MCP server "${name}": its tool "${t.name}" was left out: its input schema nests deeper than ${MAX_SCHEMA_DEPTH} levels, more than Deft accepts. The server's other tools work.`);
+    this.tools = this.refusedTools.length ? listed.filter((t) => jsonDepth(t.inputSchema, MAX_SCHEMA_DEPTH) <= MAX_SCHEMA_DEPTH) : listed;
   }
 
   /** The server's prompts (slash commands); none when it offers none. */
@@ -194,8 +210,10 @@ export class ServerConnection {
   }
 }
 
-function resolveCwd(workspace: string, cwd: string): string {
-  return cwd.startsWith('/') ? cwd : `${workspace}/${cwd}`;
+/** A server's `cwd`: absolute, `~/…` (the user's home), or relative to where it would start anyway. */
+function resolveCwd(base: string, cwd: string): string {
+  if (/^~(?=\/|$)/.test(cwd)) return resolve(homedir(), `.${cwd.slice(1)}`);
+  return resolve(base, cwd);
 }
 
 /** Every item of a paginated MCP list, page after page, until the server has no next cursor or `cap` items are in. */

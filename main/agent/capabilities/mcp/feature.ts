@@ -7,6 +7,7 @@ import type { Tool } from '../../contract/tool';
 import { writeFileAtomic } from '../../infra/platform/files';
 import { SettingsStore } from '../../infra/settings/settings-store';
 import { TrustStore } from '../../infra/settings/trust';
+import { namesAllowedInSettings } from './approvals';
 import { checkEntry, parseMcpFile } from './config';
 import { type McpSandboxChoice, type StdioLauncher, sandboxedLauncher } from './launch';
 import { mcpToolName } from './naming';
@@ -22,11 +23,13 @@ export interface McpFeatureOptions {
   /** `deft run --mcp-config FILE` (absolute paths). */
   extraConfigs?: readonly string[];
   /**
-   * Headless (deft run): wait for the servers before the first turn, use a trusted folder's servers without
-   * the per-server approval (no one can give it), and warn through the host (HostCapabilities.warn) of what was
-   * skipped or failed.
+   * Headless (deft run): wait for the servers before the first turn, and warn through the host
+   * (HostCapabilities.warn) of what was skipped (with how to approve it) or failed. Nobody can approve a workspace
+   * server there: only those approved before, or allowed by name, start.
    */
   headless?: boolean;
+  /** `deft run --mcp-server NAME`: workspace servers the user allows for this run by name. */
+  allowServers?: readonly string[];
   launch?: StdioLauncher;
   env?: Readonly<Record<string, string | undefined>>;
   restartDelay?: (attempt: number) => number | null;
@@ -64,7 +67,6 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
       workspace: core.workspace,
       env: options.env ?? process.env,
       ...(options.extraConfigs ? { extraConfigs: options.extraConfigs } : {}),
-      ...(options.headless ? { headless: true } : {}),
       ...(options.restartDelay ? { restartDelay: options.restartDelay } : {}),
       launch: options.launch ?? sandboxedLauncher(core.workspaceSandbox, async () => (await readSettings()).sandbox),
       clientVersion: '0.1.0',
@@ -73,6 +75,7 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
         decisions: () => trust.mcpDecisions(),
         decide: (name, decision) => trust.decideMcpServer(name, decision),
         disabled: async () => (current = await readSettings()).disabled,
+        allowedByName: async () => [...(options.allowServers ?? []), ...(await namesAllowedInSettings(core.home))],
         setDisabled: async (names) => {
           const raw = (await settings.readRaw()).mcp;
           await settings.update('mcp', { ...(raw && typeof raw === 'object' ? raw : {}), disabled: names });
@@ -119,8 +122,10 @@ export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactor
       const { servers: list, problems } = overview();
       for (const p of problems) once(`${p.file}:${p.message}`, { kind: 'config-problem', file: p.file, message: p.message });
       for (const s of list) {
-        if (s.status === 'untrusted') once(s.name, { kind: 'mcp-server-untrusted', server: s.name, file: s.file });
-        else if (s.status === 'failed' || s.status === 'needs-auth') once(s.name, { kind: 'mcp-server-unavailable', server: s.name, error: s.error ?? s.status, ...(s.authorizeUrl ? { signInUrl: s.authorizeUrl } : {}) });
+        if (s.status === 'untrusted') once(`${s.name}:${s.status}`, { kind: 'mcp-server-untrusted', server: s.name, file: s.file });
+        else if (s.status === 'needs-approval') once(`${s.name}:${s.status}`, { kind: 'mcp-server-needs-approval', server: s.name, file: s.file, target: s.target });
+        else if (s.status === 'denied') once(`${s.name}:${s.status}`, { kind: 'mcp-server-denied', server: s.name, file: s.file });
+        else if (s.status === 'failed' || s.status === 'needs-auth') once(`${s.name}:${s.status}`, { kind: 'mcp-server-unavailable', server: s.name, error: s.error ?? s.status, ...(s.authorizeUrl ? { signInUrl: s.authorizeUrl } : {}) });
       }
     };
     const withOverview = async (action: () => Promise<void>) => {

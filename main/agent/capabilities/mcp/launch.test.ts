@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { internetOnly } from '../../infra/sandbox/public-network';
 import { Sandbox } from '../../infra/sandbox/sandbox';
 import { tempDir } from '../../../../test-support/harness';
@@ -9,7 +9,7 @@ import { eventually, processesMatching, uniqueSleep } from '../../../../test-sup
 import { describeSandboxed } from '../../../../test-support/sandbox';
 import type { ServerConfig, ServerDefinition, ServerSource } from './config';
 import { ServerConnection } from './connection';
-import { type McpSandboxChoice, sandboxedLauncher } from './launch';
+import { type McpSandboxChoice, directLauncher, sandboxedLauncher, withoutWorkspaceSearchPaths } from './launch';
 const TEST_SERVER = resolve(import.meta.dirname, '../../../../test-support/mcp-test-server.mjs');
 
 let connection: ServerConnection | undefined;
@@ -31,7 +31,7 @@ async function start(source: ServerSource, choice: McpSandboxChoice, env: Record
   const config: ServerConfig = { command: process.execPath, args: [TEST_SERVER], env };
   const definition: ServerDefinition = { name: 'repo', source, file: join(where.workspace, '.mcp.json'), config, fingerprint: 'test', missing: [], variables: [], written: config };
   const sandbox = new Sandbox({ workspace: where.workspace, home: where.home }).forWorkspace();
-  connection = new ServerConnection({ definition, workspace: where.workspace, launch: sandboxedLauncher(sandbox, async () => choice), clientVersion: 'test', onToolsChanged: () => {}, onClosed: () => {} });
+  connection = new ServerConnection({ definition, workspace: where.workspace, neutralCwd: where.home, launch: sandboxedLauncher(sandbox, async () => choice), clientVersion: 'test', onToolsChanged: () => {}, onClosed: () => {} });
   await connection.open();
   return connection;
 }
@@ -106,5 +106,16 @@ describeSandboxed('a sandboxed server that fails to start', () => {
   it('fails at once with its stderr, as an unsandboxed one does', async () => {
     const where = await places();
     await expect(start('project', 'project', { MCP_TEST_FAIL_START: 'cannot open database /nope.db' }, where)).rejects.toThrow('cannot open database /nope.db');
+  });
+});
+
+describe("the user's own servers' search paths", () => {
+  it('lose relative and empty entries and folders inside the workspace; a workspace server keeps them', async () => {
+    const env = { PATH: '/ws/node_modules/.bin:node_modules/.bin::/usr/bin:/ws:/wsx/bin', PYTHONPATH: '.:/ws/lib:/opt/py', NODE_PATH: '/ws/node_modules', OTHER: '/ws/bin' };
+    expect(withoutWorkspaceSearchPaths(env, '/ws')).toEqual({ PATH: '/usr/bin:/wsx/bin', PYTHONPATH: '/opt/py', NODE_PATH: '', OTHER: '/ws/bin' });
+    const request = { argv: ['x'], cwd: '/home', workspace: '/ws', env: { PATH: '/ws/bin:/usr/bin' }, label: 'x' };
+    expect((await directLauncher({ ...request, source: 'user' })).env.PATH).toBe('/usr/bin');
+    expect((await directLauncher({ ...request, source: 'cli' })).env.PATH).toBe('/usr/bin');
+    expect((await directLauncher({ ...request, source: 'project' })).env.PATH).toBe('/ws/bin:/usr/bin');
   });
 });

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { WorkspaceSandbox } from '../../contract/sandbox';
 import { internetOnly } from '../../infra/sandbox/public-network';
@@ -8,6 +8,8 @@ import type { ServerSource } from './config';
 export interface LaunchRequest {
   argv: string[];
   cwd: string;
+  /** The workspace: the user's own servers get nothing of it on their search paths. */
+  workspace: string;
   env: Record<string, string>;
   label: string;
   /** Where its definition came from: a workspace's own servers come with the repository. */
@@ -27,14 +29,39 @@ export type StdioLauncher = (request: LaunchRequest) => Promise<LaunchPlan>;
 /** Which stdio servers run in the OS sandbox (settings `mcp.sandbox`). */
 export type McpSandboxChoice = 'project' | 'all' | 'off';
 
-/** Runs the command as configured, with the SDK's minimal environment (PATH, HOME, …) plus the server's `env`. */
-export const directLauncher: StdioLauncher = async (request) => ({
-  file: request.argv[0]!,
-  args: request.argv.slice(1),
-  env: { ...getDefaultEnvironment(), ...request.env },
-  cwd: request.cwd,
-  release: () => {},
-});
+/** Variables that list folders a program searches for commands or modules. */
+const SEARCH_PATHS = ['PATH', 'NODE_PATH', 'PYTHONPATH', 'PYTHONUSERBASE', 'PERL5LIB', 'RUBYLIB', 'GEM_PATH', 'CLASSPATH'];
+
+/**
+ * The environment with every search path cleared of what would find the workspace's copy of a program:
+ * relative and empty entries (they mean the working folder, e.g. `node_modules/.bin` in PATH) and folders
+ * inside the workspace.
+ */
+export function withoutWorkspaceSearchPaths(env: Record<string, string>, workspace: string): Record<string, string> {
+  const root = resolve(workspace);
+  const inside = (entry: string) => !entry || !isAbsolute(entry) || resolve(entry) === root || resolve(entry).startsWith(root.endsWith(sep) ? root : root + sep);
+  const out = { ...env };
+  for (const name of SEARCH_PATHS) {
+    if (out[name] === undefined) continue;
+    out[name] = out[name].split(delimiter).filter((entry) => !inside(entry)).join(delimiter);
+  }
+  return out;
+}
+
+/**
+ * Runs the command as configured, with the SDK's minimal environment (PATH, HOME, …) plus the server's `env`.
+ * The user's own servers (not a workspace's) never search the workspace for their program or its modules.
+ */
+export const directLauncher: StdioLauncher = async (request) => {
+  const env = { ...getDefaultEnvironment(), ...request.env };
+  return {
+    file: request.argv[0]!,
+    args: request.argv.slice(1),
+    env: request.source === 'project' ? env : withoutWorkspaceSearchPaths(env, request.workspace),
+    cwd: request.cwd,
+    release: () => {},
+  };
+};
 
 /**
  * Starts a server inside the OS sandbox when the setting covers it — by default the servers a workspace
@@ -65,6 +92,7 @@ export function sandboxedLauncher(sandbox: WorkspaceSandbox, choice: () => Promi
     const caches: Record<string, string> = tmp ? { TMPDIR: tmp, npm_config_cache: join(tmp, 'npm-cache'), UV_CACHE_DIR: join(tmp, 'uv-cache'), XDG_CACHE_HOME: join(tmp, 'cache') } : {};
     // Its way out: the proxy variables the plan set (no other variable of Deft's reaches a server).
     const proxy = Object.fromEntries(Object.entries(plan.env).filter(([name]) => /^((https?|all|no)_proxy|NODE_USE_ENV_PROXY)$/i.test(name)));
-    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...getDefaultEnvironment(), ...caches, ...proxy, ...request.env }, sandboxed: true, release: () => plan.release() };
+    const env = { ...getDefaultEnvironment(), ...caches, ...proxy, ...request.env };
+    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: request.source === 'project' ? env : withoutWorkspaceSearchPaths(env, request.workspace), sandboxed: true, release: () => plan.release() };
   };
 }

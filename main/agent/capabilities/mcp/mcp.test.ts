@@ -302,7 +302,7 @@ describe('workspace servers and trust', () => {
     await overviewWhen(h, (o) => statusOf(o, 'repo') === 'denied');
   });
 
-  it('deft run (headless) uses a trusted folder’s servers and skips an untrusted folder’s, saying so', async () => {
+  it('deft run (headless) starts a workspace server only once the folder is trusted and its definition approved, saying why not', async () => {
     const lines: string[] = [];
     h = await createHarness({ host: cliHost((l) => lines.push(l)), features: withMcpOptions(defaultCapabilities, { headless: true }) });
     await writeFile(join(h.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: server() } }));
@@ -312,6 +312,11 @@ describe('workspace servers and trust', () => {
     expect(statusOf(await h.core.handlers.listMcpServers({}), 'repo')).toBe('untrusted');
     await h.core.handlers.trustWorkspace({});
     await h.core.handlers.deleteSession({ sessionId: session.id });
+    await h.core.handlers.createSession({});
+    // Trusting the folder is not approving what it runs: nobody can approve in a headless run.
+    expect(statusOf(await h.core.handlers.listMcpServers({}), 'repo')).toBe('needs-approval');
+    expect(lines.join('')).toContain('is not approved, or changed since it was. Approve it with: deft mcp approve repo');
+    await h.core.handlers.decideMcpServer({ name: 'repo', approved: true });
     await overviewWhen(h, (o) => statusOf(o, 'repo') === 'connected');
   });
 

@@ -1,6 +1,7 @@
 import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpOverview, McpPromptInfo, McpServerInfo, McpServerStatus } from '../../../../protocol';
 import type { McpServerDecision } from '../../infra/settings/trust';
+import { serverGate } from './approvals';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
 import { ServerConnection } from './connection';
 import { promptInfo } from './prompts';
@@ -14,6 +15,8 @@ export interface ServerGates {
   decide(name: string, decision: McpServerDecision): Promise<void>;
   disabled(): Promise<string[]>;
   setDisabled(names: string[]): Promise<void>;
+  /** Workspace servers the user allowed by name (`enabledMcpjsonServers`, `deft run --mcp-server`). */
+  allowedByName(): Promise<string[]>;
 }
 
 export interface McpServersOptions {
@@ -22,8 +25,6 @@ export interface McpServersOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** `deft run --mcp-config` files. */
   extraConfigs?: readonly string[];
-  /** No one can approve a workspace server (deft run): a trusted folder's servers start without the per-server approval. */
-  headless?: boolean;
   gates: ServerGates;
   launch: StdioLauncher;
   clientVersion?: string;
@@ -75,12 +76,12 @@ export class McpServers {
     if (this.closed) return;
     const { home, workspace, env, extraConfigs, gates } = this.options;
     const config = await loadMcpConfig(configFiles({ home, workspace, ...(extraConfigs ? { extra: extraConfigs } : {}) }), env);
-    const [trusted, decisions, disabled] = await Promise.all([gates.trusted(), gates.decisions(), gates.disabled()]);
+    const [trusted, decisions, disabled, allowedByName] = await Promise.all([gates.trusted(), gates.decisions(), gates.disabled(), gates.allowedByName()]);
     this.problems = config.problems;
     const seen = new Set<string>();
     for (const definition of config.servers) {
       seen.add(definition.name);
-      const gate = this.gate(definition, trusted, decisions, disabled);
+      const gate = serverGate(definition, { trusted, decisions, disabled, allowedByName });
       let entry = this.entries.get(definition.name);
       if (entry && entry.definition.fingerprint !== definition.fingerprint) {
         await this.stop(entry);
@@ -110,18 +111,6 @@ export class McpServers {
     this.options.onChange();
   }
 
-  /** Why a server may not start now, or null when it may. */
-  private gate(definition: ServerDefinition, trusted: boolean, decisions: Record<string, McpServerDecision>, disabled: readonly string[]): McpServerStatus | null {
-    if (definition.config.disabled || disabled.includes(definition.name)) return 'disabled';
-    if (definition.source !== 'project') return null;
-    // Nothing a cloned repository ships runs before the folder is trusted.
-    if (!trusted) return 'untrusted';
-    if (this.options.headless) return null;
-    const decision = decisions[definition.name];
-    if (!decision || decision.fingerprint !== definition.fingerprint) return 'needs-approval';
-    return decision.approved ? null : 'denied';
-  }
-
   private start(entry: Entry): void {
     if (this.closed) return;
     if (entry.timer) clearTimeout(entry.timer);
@@ -131,6 +120,7 @@ export class McpServers {
     const connection = new ServerConnection({
       definition: entry.definition,
       workspace: this.options.workspace,
+      neutralCwd: this.options.home,
       launch: this.options.launch,
       clientVersion: this.options.clientVersion ?? '0.0.0',
       onToolsChanged: () => this.options.onChange(),
@@ -296,7 +286,8 @@ export class McpServers {
         definition: definition.written,
       };
     });
-    return { servers, problems: this.problems };
+    const refused = [...this.entries.values()].flatMap((e) => (e.status === 'connected' && e.connection ? e.connection.refusedTools.map((message) => ({ file: e.definition.file, message })) : []));
+    return { servers, problems: [...this.problems, ...refused] };
   }
 
   /** Stop every server (no process is left behind). */

@@ -6,6 +6,7 @@ import { DeftCore } from '../../runtime/core';
 import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../../../test-support/shell-harness';
 import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
 import { describeSandboxed } from '../../../../test-support/sandbox';
+import { DEFAULT_MAX_RUNNING_TASKS, maxRunningTasks } from '../../infra/tasks/limits';
 import { shellFeature } from './feature';
 import { reminders } from '../../../../test-support/mock-steps';
 import { cliHost } from '../../../host/hosts';
@@ -198,5 +199,33 @@ describeSandboxed('background tasks in the OS sandbox', () => {
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
     await h.core.close();
     expect(processesMatching(`sleep ${nap}`)).toEqual([]);
+  });
+});
+
+describe('a cap on running background tasks (issue 27, finding 13)', () => {
+  it('one step asking for more background commands than the setting allows starts only that many; the rest are refused naming the setting', async () => {
+    h = await createTasksHarness();
+    const settings = JSON.parse(await readFile(join(h.home, 'settings.json'), 'utf8')) as Record<string, unknown>;
+    await writeFile(join(h.home, 'settings.json'), JSON.stringify({ ...settings, tasks: { maxRunning: 3 } }));
+    const nap = uniqueSleep();
+    const calls = Array.from({ length: 6 }, (_, i) => ({ toolCall: { id: `c${i}`, name: 'Bash', args: JSON.stringify({ command: `sleep ${nap}`, run_in_background: true, description: `job ${i}` }) } }));
+    h.server.enqueue({ chunks: [...calls, { finish: 'tool_calls' }] }, { chunks: [{ text: 'done' }, { finish: 'stop' }] });
+    await h.run('start many');
+    const results = h.server.requests[1]!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(results.filter((r) => r.startsWith('Started in the background'))).toHaveLength(3);
+    const refused = results.filter((r) => !r.startsWith('Started in the background'));
+    expect(refused).toHaveLength(3);
+    for (const text of refused) expect(text).toContain('as many as it may at once (3; "tasks": {"maxRunning": N} in ~/.deft/settings.json sets it)');
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(3), 10_000);
+    // One ends: there is room again.
+    const running = appEvents(h, 'task.started').map((e) => e.task.id);
+    await callTool(h, 'TaskStop', { task_id: running[0]! });
+    expect((await callTool(h, 'Bash', { command: `sleep ${nap}`, run_in_background: true, description: 'one more' })).content).toMatch(/^Started in the background/);
+  });
+
+  it('defaults to 32 running per session', async () => {
+    expect(DEFAULT_MAX_RUNNING_TASKS).toBe(32);
+    h = await createTasksHarness();
+    expect(await maxRunningTasks(h.home)).toBe(32);
   });
 });

@@ -71,6 +71,19 @@ describe('skills feature (integration)', () => {
     expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name)).toContain('Skill');
   });
 
+  it("a repository's skill named like the user's own is marked for the model and in the gallery, with which one is used (issue 27, finding 11)", async () => {
+    h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
+    const mine = await put(join(h.home, 'skills'), 'deploy/SKILL.md', skillMd('deploy', 'My own careful deploy.'));
+    await put(join(h.workspace, '.deft/skills'), 'deploy/SKILL.md', skillMd('deploy', 'Deploy (as the repository sees it).'));
+    const catalog = await h.core.handlers.listSkills({ rescan: true });
+    expect(catalog.skills.find((s) => s.name === 'deploy')).toMatchObject({ source: 'workspace', overrides: [{ source: 'user', file: mine }] });
+    h.server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    await h.run('deploy it');
+    const listing = listingOf(h, 0);
+    expect(listing).toContain('- deploy: Deploy (as the repository sees it).');
+    expect(listing).toContain(`Overrides the user's own skill "deploy" at ${mine} (this workspace skill is used instead; if the user means theirs, read it there).`);
+  });
+
   it('runSkill starts a turn: the transcript shows the command, the model reads the skill block, and the activation is an event', async () => {
     h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
     const dir = join(h.workspace, '.deft/skills/greet');

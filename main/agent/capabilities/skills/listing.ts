@@ -1,5 +1,5 @@
 import { truncateGraphemes } from './expand';
-import { LISTING_DESCRIPTION_CHARS, type SkillDefinition, type SkillSource, isModelInvocable } from './types';
+import { LISTING_DESCRIPTION_CHARS, type SkillDefinition, type SkillOverride, type SkillSource, isModelInvocable } from './types';
 
 const HEADINGS: Record<SkillSource, string> = {
   explicit: 'Skill folders given for this run',
@@ -17,7 +17,7 @@ const LISTING_BUDGET_CHARS = 40_000;
  * model-invocable skill (sub-skills excluded) with its description (≤ 250 characters), when to use
  * it and its path, grouped by source. Empty when there is none.
  */
-export function renderSkillListing(skills: readonly SkillDefinition[], overrides: (name: string) => readonly { source: SkillSource }[] = () => []): string {
+export function renderSkillListing(skills: readonly SkillDefinition[], overrides: (name: string) => readonly SkillOverride[] = () => []): string {
   const listed = skills.filter((s) => isModelInvocable(s) && !s.isSubSkill);
   if (!listed.length) return '';
   const lines = [
@@ -33,8 +33,9 @@ export function renderSkillListing(skills: readonly SkillDefinition[], overrides
     for (const skill of group) {
       const entry = [`- ${skill.name}: ${truncateGraphemes(oneLine(skill.description), LISTING_DESCRIPTION_CHARS)}`];
       if (skill.whenToUse) entry.push(`  When to use: ${truncateGraphemes(oneLine(skill.whenToUse), LISTING_DESCRIPTION_CHARS)}`);
-      // A repository's skill can take a built-in's name: say so, so neither the model nor the user is misled.
-      if (skill.source !== 'builtin' && overrides(skill.name).some((o) => o.source === 'builtin')) entry.push(`  Overrides the built-in skill "${skill.name}" (this ${HEADINGS[skill.source].toLowerCase()} skill is used instead).`);
+      // A repository's skill can take the name of the user's own or a built-in: say so, and which is used, so
+      // neither the model nor the user is misled (the higher-priority root wins, as in the reference).
+      for (const hidden of overrides(skill.name)) entry.push(`  ${overrideLine(skill, hidden)}`);
       entry.push(`  Path: ${skill.file}`);
       const text = entry.join('\n');
       if (used + text.length > LISTING_BUDGET_CHARS) {
@@ -51,6 +52,20 @@ export function renderSkillListing(skills: readonly SkillDefinition[], overrides
   }
   if (overflow.length) lines.push(`### More skills (names only; read a skill's SKILL.md or just load it with the Skill tool)\n${overflow.join(', ')}`);
   return lines.join('\n');
+}
+
+const OWNERS: Record<SkillSource, string> = {
+  explicit: 'the given folder\'s',
+  workspace: 'the workspace\'s',
+  user: 'the user\'s own',
+  extra: 'an extra folder\'s',
+  builtin: 'the built-in',
+};
+
+function overrideLine(skill: SkillDefinition, hidden: SkillOverride): string {
+  const used = `this ${HEADINGS[skill.source].toLowerCase()} skill is used instead`;
+  if (hidden.source === 'builtin') return `Overrides the built-in skill "${skill.name}" (${used}).`;
+  return `Overrides ${OWNERS[hidden.source]} skill "${skill.name}" at ${hidden.file} (${used}; if the user means theirs, read it there).`;
 }
 
 function oneLine(text: string): string {

@@ -109,7 +109,7 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
       throw new ToolInputError(`"${input}" is a symlink (or lies under one) that points outside the workspace, to ${real}. To ${intent} it, use that absolute path.`);
     }
   }
-  if (isSensitivePath(lexical, options.deftHome) || (await isSensitiveFile(real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))) {
+  if (isSensitivePath(lexical, options.deftHome, options.workspace) || (await isSensitiveFile(real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))) {
     throw new ToolInputError(`"${input}" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never ${intent} it; ask the user for the values you need.`);
   }
   const display = inside && isWithin(real, realRoots[0]!) ? relative(realRoots[0]!, real) || '.' : real;

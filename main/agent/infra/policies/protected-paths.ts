@@ -38,6 +38,12 @@ function within(root: string, path: string): boolean {
   return b === a || b.startsWith(a.endsWith(sep) ? a : a + sep);
 }
 
+/** A workspace's MCP server file: `.mcp.json`, or `mcp.json` in a `.deft` folder. */
+function isMcpConfig(path: string): boolean {
+  const name = basename(path).toLowerCase();
+  return name === '.mcp.json' || (name === 'mcp.json' && basename(dirname(path)).toLowerCase() === '.deft');
+}
+
 function reasonFor(path: string, places: Places, deftHome: string): string | null {
   const lower = path.toLowerCase();
   if (lower.split(sep).includes('.git')) return 'it is inside a .git folder (repository internals, including hooks that run code)';
@@ -47,14 +53,15 @@ function reasonFor(path: string, places: Places, deftHome: string): string | nul
   }
   const name = basename(path);
   if (SETTINGS_FILE.test(name) && basename(dirname(path)).toLowerCase() === '.deft') return "it is one of Deft's settings files, which hold the permission rules";
+  if (isMcpConfig(path)) return 'it defines MCP servers: programs Deft starts for this folder';
   if (isSensitivePath(path)) return 'it holds secrets (.env files, private keys, cloud credentials)';
   return null;
 }
 
 /**
  * Why writing this path always asks the user, whatever the mode and rules: repository internals
- * (`.git/`, where hooks run code), Deft's home (settings, trust, secrets, session logs) and the
- * workspace's Deft settings, and files holding secrets. Compared canonically — symlinks resolved,
+ * (`.git/`, where hooks run code), Deft's home (settings, trust, secrets, session logs), the workspace's
+ * Deft settings and MCP server files (`.mcp.json`, `.deft/mcp.json`), and files holding secrets. Compared canonically — symlinks resolved,
  * case-insensitively — so `g/x` with `g -> .git`, `.GIT/config` or a link into Deft's home count too.
  * Null when the path is not protected.
  */

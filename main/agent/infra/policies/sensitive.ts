@@ -1,59 +1,47 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
+import { workspaceSessionsDir } from '../sessions/store';
+import { DEFT_HOME_SECRETS, SECRET_NAMES, SECRET_PLACES } from './secret-places';
 
-const EXACT = new Set([
-  '.env',
-  '.envrc',
-  'id_rsa',
-  'id_dsa',
-  'id_ed25519',
-  'id_ecdsa',
-  'id_ed25519_sk',
-  'id_ecdsa_sk',
-  'credentials',
-  '.git-credentials',
-  '.netrc',
-  '_netrc',
-  '.pypirc',
-  'application_default_credentials.json',
-  'credentials.db',
-  'access_tokens.db',
-  'legacy_credentials',
-  'accesstokens.json',
-  'msal_token_cache.json',
-  'credentials.toml',
-  'credentials.tfrc.json',
-]);
+const EXACT = new Set(SECRET_NAMES.flatMap((group) => group.names));
 const EXEMPT = new Set(['.env.example', '.env.sample', '.env.template', 'id_rsa.pub', 'id_dsa.pub', 'id_ed25519.pub', 'id_ecdsa.pub']);
 const KEY_NAMES = 'id_rsa|id_dsa|id_ed25519|id_ecdsa|credentials';
 const RENAMED = new RegExp(`^(${KEY_NAMES})([-_].*|\\.(bak|backup|copy|disabled|key|old|orig|pem|save|tmp))$`);
 const PUBLIC_KEY = new RegExp(`^(${KEY_NAMES.replace('|credentials', '')})([-_.].*)?\\.pub$`);
-// Credential stores named by where they are (lower case, / separators).
-const STORES = [
-  /(^|\/)\.(aws|gcp)\/(credentials|config)$/,
-  /(^|\/)\.(aws|gcp)\/credentials\//,
-  /(^|\/)\.docker\/config\.json$/,
-  /(^|\/)\.kube\/config$/,
-  /(^|\/)\.config\/gcloud\//,
-  /(^|\/)\.config\/gh\/hosts\.ya?ml$/,
-  /(^|\/)\.config\/git\/credentials$/,
-  /(^|\/)\.azure\//,
-  /(^|\/)\.gnupg\//,
-  /(^|\/)\.password-store\//,
-  /(^|\/)\.deft\/secrets[\w.-]*\.json$/,
-  // A process's environment and memory hold its secrets (Grep on /proc/self/environ reads Deft's own).
-  /^\/proc\/.*\/(environ|mem)$/,
-];
-/** Files in ~/.ssh that are not secrets. */
-const SSH_PUBLIC = /^(known_hosts(\.old)?|config|authorized_keys|.*\.pub)$/;
+/** A process's environment and memory hold its secrets (Grep on /proc/self/environ reads Deft's own). */
+const PROCESS_SECRETS = /^\/proc\/.*\/(environ|mem)$/;
+const PLACES = SECRET_PLACES.filter((place) => !place.byContent).map((place) => ({ ...place, lower: place.path.toLowerCase() }));
+
+/** The secret place of the list a path lies in (at any folder), if any. */
+function placeOf(normal: string): (typeof PLACES)[number] | undefined {
+  const name = basename(normal);
+  return PLACES.find((place) => {
+    if (!place.dir) return normal === place.lower || normal.endsWith(`/${place.lower}`);
+    const inside = normal.startsWith(`${place.lower}/`) || normal.includes(`/${place.lower}/`);
+    return inside && !place.publicNames?.test(name);
+  });
+}
+
+/** Inside Deft's home: its secrets and MCP file, the checkpoint stores, and the sessions of other workspaces. */
+function deftHomeSecret(normal: string, deftHome: string, workspace: string | undefined): boolean {
+  const home = deftHome.replace(/\\/g, '/').toLowerCase().replace(/\/$/, '');
+  if (!normal.startsWith(`${home}/`)) return false;
+  const [first = '', second] = normal.slice(home.length + 1).split('/');
+  if (second === undefined) return DEFT_HOME_SECRETS.files.test(first);
+  if ((DEFT_HOME_SECRETS.dirs as readonly string[]).includes(first)) return true;
+  if (first !== DEFT_HOME_SECRETS.perWorkspace) return false;
+  const own = workspace ? basename(workspaceSessionsDir(deftHome, workspace)).toLowerCase() : null;
+  return second !== own;
+}
 
 /**
- * Files that hold secrets, by name and place: never read, written or listed by the file tools, whatever
- * the path form. Case-insensitive; `.env.example`-style templates and public keys are exempt. Files
- * whose secret shows only in their content (a `.pem` holding a private key, an `.npmrc` with a token, a
- * hard link to `.env`) are caught by `isSensitiveFile`.
+ * Files that hold secrets, by name and place (the one list, secret-places.ts): never read, written or listed
+ * by the file tools, whatever the path form. Case-insensitive; `.env.example`-style templates and public keys
+ * are exempt. Files whose secret shows only in their content (a `.pem` holding a private key, an `.npmrc` with
+ * a token, a hard link to `.env`) are caught by `isSensitiveFile`. With `workspace`, the sessions Deft keeps
+ * for other workspaces count too.
  */
-export function isSensitivePath(path: string, deftHome?: string): boolean {
+export function isSensitivePath(path: string, deftHome?: string, workspace?: string): boolean {
   const normal = path.replace(/\\/g, '/').toLowerCase();
   const name = basename(normal);
   if (EXEMPT.has(name)) return false;
@@ -62,14 +50,18 @@ export function isSensitivePath(path: string, deftHome?: string): boolean {
   if (EXACT.has(name)) return true;
   if (name.startsWith('.env.')) return true;
   if (RENAMED.test(name)) return true;
-  if (/(^|\/)\.ssh\/[^/]+$/.test(normal) && !SSH_PUBLIC.test(name)) return true;
-  if (deftHome && /^secrets[\w.-]*\.json$/.test(name) && dirname(normal) === deftHome.replace(/\\/g, '/').toLowerCase()) return true;
-  return STORES.some((pattern) => pattern.test(normal));
+  if (/(^|\/)\.deft\/secrets[\w.-]*\.json$/.test(normal)) return true;
+  if (deftHome && deftHomeSecret(normal, deftHome, workspace)) return true;
+  if (PROCESS_SECRETS.test(normal)) return true;
+  return placeOf(normal) !== undefined;
 }
+
+/** Names of files whose secret shows only in their content (`isSensitiveFile` looks): key files and stores, token rc files. */
+export const SECRET_BY_CONTENT = /\.(pem|key|p8|ppk|asc|gpg|p12|pfx|jks|keystore)$|(^|\/)\.(npmrc|yarnrc|yarnrc\.yml)$/i;
 
 const KEY_FILES = new Set(['.pem', '.key', '.p8', '.ppk', '.asc', '.gpg']);
 const KEY_STORES = new Set(['.p12', '.pfx', '.jks', '.keystore']);
-const TOKEN_RC = new Set(['.npmrc', '.yarnrc.yml', '.yarnrc']);
+const TOKEN_RC = new Set([...SECRET_PLACES.filter((place) => place.byContent).map((place) => basename(place.path)), '.yarnrc']);
 
 async function head(path: string, bytes = 64 * 1024): Promise<string> {
   const handle = await open(path, 'r');
@@ -88,7 +80,7 @@ async function head(path: string, bytes = 64 * 1024): Promise<string> {
  * beside it (or at the workspace root).
  */
 export async function isSensitiveFile(path: string, options: { deftHome?: string; workspace?: string } = {}): Promise<boolean> {
-  if (isSensitivePath(path, options.deftHome)) return true;
+  if (isSensitivePath(path, options.deftHome, options.workspace)) return true;
   const info = await stat(path).catch(() => null);
   if (!info?.isFile()) return false;
   const name = basename(path).toLowerCase();

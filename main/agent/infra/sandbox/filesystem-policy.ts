@@ -2,6 +2,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { canonicalPath as realOrIntended } from '../policies/protected-paths';
 import { type GitFolders, GUARDED_ENTRIES, type WorkspaceInputs, otherGitDirs, readWorkspaceInputs, sameGit } from './workspace-inputs';
+import { secretMasks } from './secret-masks';
 
 /** A path the sandbox keeps from a command, and whether it is a folder. */
 export interface PolicyPath {
@@ -46,28 +47,6 @@ export interface PolicyInput {
   /** The workspace's inputs when the session opened and now (both read now when not given). */
   inputs?: { opened: WorkspaceInputs; current: WorkspaceInputs };
 }
-
-/** Credential stores in the user's home: never readable by a sandboxed command. */
-export const CREDENTIAL_STORES: ReadonlyArray<{ path: string; dir: boolean }> = [
-  { path: '.ssh', dir: true },
-  { path: '.aws', dir: true },
-  { path: '.azure', dir: true },
-  { path: '.config/gcloud', dir: true },
-  { path: '.kube', dir: true },
-  { path: '.config/gh', dir: true },
-  { path: '.gnupg', dir: true },
-  { path: '.password-store', dir: true },
-  { path: '.local/share/keyrings', dir: true },
-  { path: '.docker/config.json', dir: false },
-  { path: '.git-credentials', dir: false },
-  { path: '.config/git/credentials', dir: false },
-  { path: '.netrc', dir: false },
-  { path: '.npmrc', dir: false },
-  { path: '.pypirc', dir: false },
-  { path: '.cargo/credentials.toml', dir: false },
-  { path: '.cargo/credentials', dir: false },
-  { path: '.terraform.d/credentials.tfrc.json', dir: false },
-];
 
 function isWithin(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
@@ -138,7 +117,8 @@ function inputGuards(inputs: WorkspaceInputs): PolicyPath[] {
  * repository's git folders. Never writable: the workspace's `.git` (folder, file or link; created when
  * missing), its git dirs' hooks, config, `commondir`, `config.worktree` and `gitdir`, `.deft/`, `.claude/`
  * and `.mcp.json` (links protected where they lead), Deft's home, the user's `denyWrite`. Never readable:
- * credential stores, Deft's secrets, the user's `denyRead`. What widens the policy is taken only from
+ * the secrets of the one list (credential stores, agent tokens, shell histories, browser profiles, keyrings…),
+ * Deft's secrets, checkpoint stores and other workspaces' sessions, the user's `denyRead`. What widens the policy is taken only from
  * the reading made when the session opened, never from what a command may have written since.
  */
 export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
@@ -173,15 +153,8 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
     if (kind) add({ path: real, dir: kind === 'dir' });
   }
   const denyRead: PolicyPath[] = [];
-  const home = realOrIntended(input.userHome);
-  for (const store of CREDENTIAL_STORES) {
-    const real = realOrIntended(join(home, store.path));
-    if (kindOf(real)) denyRead.push({ path: real, dir: kindOf(real) === 'dir' });
-  }
-  for (const name of ['secrets.json', 'secrets.safe.json']) {
-    const path = join(deftHome, name);
-    if (kindOf(path) === 'file') denyRead.push({ path, dir: false });
-  }
+  // The one list of secrets (policies/secret-places.ts), as the file tools read it too.
+  denyRead.push(...secretMasks({ userHome: realOrIntended(input.userHome), deftHome, workspace }, realOrIntended));
   for (const path of input.denyRead) {
     const real = realOrIntended(path);
     const kind = kindOf(real);

@@ -33,7 +33,7 @@ describe('sandbox settings', () => {
     await writeFile(join(home, 'settings.json'), section({ network: { allowedDomains: ['registry.npmjs.org'] }, filesystem: { allowWrite: [root] } }));
     await writeFile(
       join(workspace, '.deft', 'settings.json'),
-      section({ enabled: false, autoAllow: true, filesystem: { allowWrite: ['/'], denyRead: ['secret-notes'], denyWrite: ['locked'] }, network: { allowedDomains: ['evil.example'] } }),
+      section({ enabled: false, autoAllow: true, filesystem: { allowWrite: ['/'], denyRead: ['secret-notes'], denyWrite: ['locked'] }, network: { allowedDomains: ['evil.example'], allowAddressClasses: ['loopback', 'everything'] } }),
     );
     const settings = await new SandboxSettingsStore(home, workspace).load();
     expect(settings.enabled).toBe(true);
@@ -42,10 +42,13 @@ describe('sandbox settings', () => {
     expect(settings.denyRead).toEqual([join(workspace, 'secret-notes')]);
     expect(settings.denyWrite).toEqual([join(workspace, 'locked')]);
     expect(settings.ignored.join('\n')).toMatch(/sandbox\.enabled false[\s\S]*autoAllow true[\s\S]*allowWrite \/[\s\S]*evil\.example/);
+    expect(settings.allowAddressClasses).toEqual([]);
+    expect(settings.ignored).toContainEqual(expect.stringContaining('sandbox.network.allowAddressClasses loopback'));
+    expect(settings.problems).toContainEqual(expect.stringContaining('"everything" in sandbox.network.allowAddressClasses'));
 
     await new TrustStore(home, workspace).trust();
     const trusted = await new SandboxSettingsStore(home, workspace).load();
-    expect(trusted).toMatchObject({ enabled: false, allowedDomains: ['registry.npmjs.org', 'evil.example'] });
+    expect(trusted).toMatchObject({ enabled: false, allowedDomains: ['registry.npmjs.org', 'evil.example'], allowAddressClasses: ['loopback'] });
     expect(trusted.allowWrite).toContain('/');
   });
 

@@ -2,15 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
-import { type Socket, connect } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { type Socket, connect, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NetworkPolicy, NetworkTarget } from '../../contract/sandbox';
+import { blockedAddressReason } from '../net/address-policy';
+import type { AddressCheck } from './address-check';
 import { normalHost } from './domains';
 
-/** A connection the proxy refused, with the policy's reason. */
+/** A connection the proxy refused, with the policy's reason (and, when the address was refused, how to allow it). */
 export interface RefusedConnection extends NetworkTarget {
   reason: string;
+  hint?: string;
 }
+
+/** Resolves a name to its addresses (the system's resolver; tests give their own). */
+export type Resolver = (host: string) => Promise<string[]>;
+const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** One sandboxed process's pass to the proxy: its token, its policy and what it was refused. */
 export interface ProxyPass {
@@ -22,6 +30,7 @@ export interface ProxyPass {
 
 interface Entry {
   policy: NetworkPolicy;
+  addresses: AddressCheck;
   refused: RefusedConnection[];
   controller: AbortController;
   /** Decisions per host:port for this process, so a client retrying asks once. */
@@ -41,12 +50,15 @@ export class NetworkProxy {
   private readonly server: Server;
   private readonly sockets = new Set<Socket | Duplex>();
 
-  private constructor(readonly address: { path: string } | { port: number }) {
+  private constructor(
+    readonly address: { path: string } | { port: number },
+    private readonly resolve: Resolver,
+  ) {
     this.server = createServer();
   }
 
-  static async listen(at: { path: string } | { host: '127.0.0.1' }): Promise<NetworkProxy> {
-    const proxy = new NetworkProxy('path' in at ? { path: at.path } : { port: 0 });
+  static async listen(at: { path: string } | { host: '127.0.0.1' }, options: { resolve?: Resolver } = {}): Promise<NetworkProxy> {
+    const proxy = new NetworkProxy('path' in at ? { path: at.path } : { port: 0 }, options.resolve ?? systemResolver);
     proxy.server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void proxy.onConnect(req, socket, head));
     proxy.server.on('request', (req: IncomingMessage, res: ServerResponse) => void proxy.onRequest(req, res));
     proxy.server.on('connection', (socket: Socket) => {
@@ -66,10 +78,13 @@ export class NetworkProxy {
     return proxy;
   }
 
-  /** A pass for one process: connections with its token follow `policy`. */
-  register(policy: NetworkPolicy): ProxyPass {
+  /**
+   * A pass for one process: connections with its token follow `policy` (on the name), then `addresses` (on
+   * where the name resolves). By default only public addresses, or an address the process named itself.
+   */
+  register(policy: NetworkPolicy, addresses: AddressCheck = publicOnly): ProxyPass {
     const token = randomBytes(18).toString('base64url');
-    const entry: Entry = { policy, refused: [], controller: new AbortController(), decided: new Map() };
+    const entry: Entry = { policy, addresses, refused: [], controller: new AbortController(), decided: new Map() };
     this.entries.set(token, entry);
     return {
       token,
@@ -115,10 +130,37 @@ export class NetworkProxy {
       entry.decided.set(key, decision);
     }
     const result = await decision;
-    if (!result.allowed && !entry.refused.some((r) => r.host === target.host && r.port === target.port)) {
-      entry.refused.push({ ...target, reason: result.reason ?? 'refused' });
-    }
+    if (!result.allowed) this.noteRefused(entry, { ...target, reason: result.reason ?? 'refused' });
     return result;
+  }
+
+  private noteRefused(entry: Entry, refused: RefusedConnection): void {
+    if (!entry.refused.some((r) => r.host === refused.host && r.port === refused.port)) entry.refused.push(refused);
+  }
+
+  /**
+   * The address to connect to for an allowed target: resolved once, here, and checked — the connection goes to
+   * the address checked, never to a second lookup an attacker's DNS could answer differently.
+   */
+  private async route(entry: Entry, target: NetworkTarget): Promise<{ address: string } | { refused: string } | { unreachable: string }> {
+    let addresses: string[];
+    if (isIP(target.host)) addresses = [target.host];
+    else {
+      try {
+        addresses = await this.resolve(target.host);
+      } catch (error) {
+        return { unreachable: `${target.host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+      }
+    }
+    let first: { reason: string; hint: string } | null = null;
+    for (const address of addresses) {
+      const refusal = entry.addresses(target, address);
+      if (!refusal) return { address };
+      first ??= refusal;
+    }
+    if (!first) return { unreachable: `${target.host} has no address` };
+    this.noteRefused(entry, { ...target, reason: first.reason, hint: first.hint });
+    return { refused: first.reason };
   }
 
   private async onConnect(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
@@ -131,7 +173,10 @@ export class NetworkProxy {
     if (!target) return void refuseRaw(client, 400, `Deft sandbox proxy: "${req.url}" is not host:port.`);
     const verdict = await this.decide(entry, target);
     if (!verdict.allowed) return void refuseRaw(client, 403, blockedText(target, verdict.reason));
-    const upstream = connect({ host: target.host, port: target.port });
+    const route = await this.route(entry, target);
+    if ('refused' in route) return void refuseRaw(client, 403, blockedText(target, route.refused));
+    if ('unreachable' in route) return void refuseRaw(client, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${route.unreachable}).`);
+    const upstream = connect({ host: route.address, port: target.port });
     this.sockets.add(upstream);
     upstream.on('close', () => this.sockets.delete(upstream));
     let connected = false;
@@ -162,10 +207,14 @@ export class NetworkProxy {
     const target = { host: normalHost(url.hostname), port: Number(url.port || 80) };
     const verdict = await this.decide(entry, target);
     if (!verdict.allowed) return void refuse(res, 403, blockedText(target, verdict.reason));
-    const headers = { ...req.headers };
+    const route = await this.route(entry, target);
+    if ('refused' in route) return void refuse(res, 403, blockedText(target, route.refused));
+    if ('unreachable' in route) return void refuse(res, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${route.unreachable}).`);
+    // The Host the server sees is the one that was decided on, not whatever the client wrote.
+    const headers: IncomingMessage['headers'] = { ...req.headers, host: url.host };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const upstream = httpRequest({ host: target.host, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
+    const upstream = httpRequest({ host: route.address, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -176,6 +225,13 @@ export class NetworkProxy {
     req.pipe(upstream);
   }
 }
+
+/** Without settings to say otherwise: public addresses, or the very address the process asked for. */
+const publicOnly: AddressCheck = (target, address) => {
+  if (isIP(normalHost(target.host)) || !blockedAddressReason(address)) return null;
+  const reason = `${target.host} resolves to ${address}, ${blockedAddressReason(address)}`;
+  return { reason, hint: reason };
+};
 
 function blockedText(target: NetworkTarget, reason: string | undefined): string {
   return `Deft's sandbox blocked the connection to ${target.host}:${target.port}: ${reason ?? 'not allowed'}`;

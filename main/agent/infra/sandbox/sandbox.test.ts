@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
 import { type Server as NetServer, createServer as createNetServer } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkTarget, SessionSandbox } from '../../contract/sandbox';
@@ -10,6 +12,7 @@ import { tempDir } from '../../../../test-support/harness';
 import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
 import { describeSandboxed, runPlan } from '../../../../test-support/sandbox';
 import { waitFor } from '../../../../test-support/wait';
+import { addressClass, blockedAddressReason } from '../net/address-policy';
 import { Sandbox } from './sandbox';
 
 let root: string;
@@ -194,6 +197,34 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
         expect(allowedRun.output).toContain('reached the host');
       } finally {
         allowed = [];
+        server.close();
+      }
+    });
+
+    it('an allowed name that resolves to this machine is refused (CONNECT and plain HTTP), saying why; allowing the address class lets it through, with the Host it was decided on (finding 9)', async () => {
+      // This machine's own name: allowed here as a name, it resolves to a loopback or private address.
+      const name = hostname();
+      const resolved = (await lookup(name)).address;
+      expect(blockedAddressReason(resolved), `${name} resolves to ${resolved}: the test needs a host name that leads to this machine`).not.toBeNull();
+      const server: Server = createServer((req, res) => res.end(`reached the host as ${req.headers.host}\n`));
+      await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+      const port = (server.address() as { port: number }).port;
+      allowed = [`${name}:${port}`];
+      try {
+        const plain = await run(`curl -sS --max-time 5 --noproxy '' -x "$HTTP_PROXY" -H 'Host: internal.example' http://${name}:${port}/`);
+        const tunnel = await run(`curl -sS --max-time 5 --noproxy '' -p -x "$HTTP_PROXY" http://${name}:${port}/ 2>&1`);
+        for (const attempt of [plain, tunnel]) {
+          expect(attempt.output).not.toContain('reached the host');
+          expect(attempt.blocked).toContainEqual(expect.objectContaining({ kind: 'network', target: `${name}:${port}`, hint: expect.stringContaining(`${name} resolves to ${resolved}`) }));
+        }
+        expect(plain.output).toContain(`resolves to ${resolved}`);
+        const kind = addressClass(resolved);
+        await writeFile(join(deftHome, 'settings.json'), JSON.stringify({ sandbox: { network: { allowAddressClasses: [kind] } } }));
+        const through = await run(`curl -sS --max-time 5 --noproxy '' -x "$HTTP_PROXY" -H 'Host: internal.example' http://${name}:${port}/`);
+        expect(through.output).toBe(`reached the host as ${name}:${port}\n`);
+      } finally {
+        allowed = [];
+        await writeFile(join(deftHome, 'settings.json'), '{}');
         server.close();
       }
     });

@@ -3,6 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { NetworkPolicy, NetworkTarget, SandboxBlock, SandboxSpawnRequest, SandboxStatus, SessionSandbox, SpawnPlan, WorkspaceSandbox } from '../../contract/sandbox';
 import { type SandboxSupport, sandboxSupport } from './availability';
+import { addressCheck } from './address-check';
 import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
 import { scrubbedEnvironment } from './environment';
@@ -159,7 +160,7 @@ export class Sandbox {
     try {
       if (this.support.kind === 'bubblewrap') {
         const shared = await linuxSandboxNetwork(this.support);
-        pass = shared?.proxy.register(guarded) ?? null;
+        pass = shared?.proxy.register(guarded, addressCheck(settings)) ?? null;
         if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
         const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, hidden: hidden(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
         const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
@@ -169,7 +170,7 @@ export class Sandbox {
         macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
         const proxy = await macProxy;
         const port = 'port' in proxy.address ? proxy.address.port : null;
-        pass = proxy.register(guarded);
+        pass = proxy.register(guarded, addressCheck(settings));
         if (port !== null) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, port)));
         file = this.support.program!;
         args = ['-p', seatbeltProfile({ policy, proxyPort: port }), '--', program, ...rest];
@@ -199,7 +200,7 @@ export class Sandbox {
 }
 
 function blockedFor(pass: ProxyPass | null, policy: FilesystemPolicy, output: string, cwd: string, headless: boolean): SandboxBlock[] {
-  const network = (pass?.refused ?? []).map((r) => ({ kind: 'network' as const, target: `${r.host}:${r.port}`, hint: networkHint(r.host, r.port, headless) }));
+  const network = (pass?.refused ?? []).map((r) => ({ kind: 'network' as const, target: `${r.host}:${r.port}`, hint: r.hint ?? networkHint(r.host, r.port, headless) }));
   return [...network, ...blockedWrites(output, policy, cwd)];
 }
 

@@ -2,13 +2,14 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { TrustStore } from '../settings/trust';
+import { ADDRESS_CLASSES, type AddressClass } from '../net/address-policy';
 import { parseDomainPattern } from './domains';
 
 /**
  * The `sandbox` section of the three settings files, in the shape other agents use so users' files
  * carry over:
  * `{"enabled": true, "autoAllow": true, "filesystem": {"allowWrite": [], "denyRead": [], "denyWrite": []},
- *   "network": {"allowedDomains": []}}`.
+ *   "network": {"allowedDomains": [], "allowAddressClasses": []}}`.
  */
 export interface SandboxSettings {
   enabled: boolean;
@@ -18,6 +19,8 @@ export interface SandboxSettings {
   denyRead: string[];
   denyWrite: string[];
   allowedDomains: string[];
+  /** Non-public address classes an allowed name may lead to (loopback, private, link-local); none by default. */
+  allowAddressClasses: AddressClass[];
   /** Entries that could not be used, with the file. */
   problems: string[];
   /** What an untrusted workspace's own files asked for that widens the sandbox (not used until trusted). */
@@ -33,6 +36,7 @@ interface FileSection {
   denyRead: string[];
   denyWrite: string[];
   allowedDomains: string[];
+  allowAddressClasses: AddressClass[];
 }
 
 export function sandboxSettingsFiles(home: string, workspace: string): Record<Source, string> {
@@ -77,7 +81,7 @@ function bool(value: unknown, name: string, file: string, problems: string[]): b
 }
 
 function section(raw: unknown, file: string, workspace: string, problems: string[]): FileSection {
-  const empty: FileSection = { allowWrite: [], denyRead: [], denyWrite: [], allowedDomains: [] };
+  const empty: FileSection = { allowWrite: [], denyRead: [], denyWrite: [], allowedDomains: [], allowAddressClasses: [] };
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return empty;
   const sandbox = (raw as Record<string, unknown>).sandbox;
   if (sandbox === undefined) return empty;
@@ -103,6 +107,11 @@ function section(raw: unknown, file: string, workspace: string, problems: string
     denyRead: paths('denyRead'),
     denyWrite: paths('denyWrite'),
     allowedDomains: domains,
+    allowAddressClasses: stringList(net.allowAddressClasses, 'network.allowAddressClasses', file, problems).filter((c): c is AddressClass => {
+      const known = (ADDRESS_CLASSES as readonly string[]).includes(c);
+      if (!known) problems.push(`"${c}" in sandbox.network.allowAddressClasses of ${file} is not one of ${ADDRESS_CLASSES.join(', ')}`);
+      return known;
+    }),
   };
 }
 
@@ -134,7 +143,7 @@ export class SandboxSettingsStore {
     const problems: string[] = [];
     const ignored: string[] = [];
     const trust = await this.trust.get();
-    const settings: SandboxSettings = { enabled: true, autoAllow: true, allowWrite: [], denyRead: [], denyWrite: [], allowedDomains: [], problems, ignored };
+    const settings: SandboxSettings = { enabled: true, autoAllow: true, allowWrite: [], denyRead: [], denyWrite: [], allowedDomains: [], allowAddressClasses: [], problems, ignored };
     for (const [source, path] of sources) {
       const read = await readJson(path);
       if (read.problem) problems.push(read.problem);
@@ -153,8 +162,10 @@ export class SandboxSettingsStore {
       if (trusted) {
         settings.allowWrite.push(...s.allowWrite);
         settings.allowedDomains.push(...s.allowedDomains);
+        settings.allowAddressClasses.push(...s.allowAddressClasses);
       } else {
         for (const p of s.allowWrite) ignored.push(`sandbox.filesystem.allowWrite ${p} (${path})`);
+        for (const c of s.allowAddressClasses) ignored.push(`sandbox.network.allowAddressClasses ${c} (${path})`);
         for (const d of s.allowedDomains) {
           if (trust.approvedRules.includes(networkRule(d))) settings.allowedDomains.push(d);
           else ignored.push(`sandbox.network.allowedDomains ${d} (${path})`);

@@ -2,7 +2,8 @@ import { lstat } from 'node:fs/promises';
 import type { AppEvent, TaskInfo } from '../../../../protocol';
 import { type Fact, reminder } from '../../contract/facts';
 import type { TurnOutcome, TurnPrompt } from '../../contract/feature';
-import type { RunningTask, SessionTasks, StoppedBy, TaskEnd, TaskKind, TaskKindAdapter, TaskRecord, TaskStart } from '../../contract/tasks';
+import { type RunningTask, type SessionTasks, type StoppedBy, type TaskEnd, type TaskKind, type TaskKindAdapter, TaskLimitError, type TaskRecord, type TaskStart } from '../../contract/tasks';
+import { DEFAULT_MAX_RUNNING_TASKS, MAX_RUNNING_SETTING } from './limits';
 import { lostTasksNotification, taskEndedNotification, taskEndedSummary } from './notifications';
 import { lastLines, loadRecords, newTaskId, readLog, saveRecord, taskLogPath } from './task-record';
 
@@ -30,6 +31,8 @@ export interface TaskBoardOptions {
   outputIntervalMs?: number;
   /** A task ended (after its record is updated). */
   onEnded?(record: TaskRecord): void;
+  /** How many tasks may run at once (read at each start; default DEFAULT_MAX_RUNNING_TASKS). */
+  maxRunning?: () => Promise<number>;
 }
 
 /**
@@ -47,6 +50,8 @@ export class TaskBoard implements SessionTasks {
   /** A notification that should wake the agent was injected into a turn that has not taken another step since. */
   private wakePending = false;
   private taskEndWaiters: Array<() => void> = [];
+  /** Places held for tasks being started (their processes spawning). */
+  private reserved = 0;
 
   constructor(private readonly options: TaskBoardOptions) {
     this.now = options.now ?? Date.now;
@@ -81,6 +86,23 @@ export class TaskBoard implements SessionTasks {
 
   outputPath(id: string): string {
     return taskLogPath(this.options.sessionDir, id);
+  }
+
+  async reserve(): Promise<() => void> {
+    const limit = (await this.options.maxRunning?.().catch(() => DEFAULT_MAX_RUNNING_TASKS)) ?? DEFAULT_MAX_RUNNING_TASKS;
+    // Checked and taken with no await between: many calls of one step cannot all slip under the cap.
+    if (this.running.size + this.reserved >= limit) {
+      throw new TaskLimitError(
+        `This session already runs ${this.running.size} background tasks, as many as it may at once (${limit}; ${MAX_RUNNING_SETTING} sets it). Wait for one to end, or stop one with TaskStop, then start this again.`,
+      );
+    }
+    this.reserved++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved--;
+    };
   }
 
   start(task: TaskStart, running: RunningTask): TaskRecord {

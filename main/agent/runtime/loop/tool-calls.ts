@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { MAX_OUTPUT_CHARS, capText } from '../../contract/output-limits';
 import { validateArgs } from '../tools/validate';
 import { schedule } from './scheduler';
+import type { ToolsStart } from '../../contract/feature';
 import type { SessionHooks } from '../../contract/hooks';
 import { postToolUse, preToolUse } from './tool-hooks';
 
@@ -25,6 +26,8 @@ export interface ToolCallOptions {
   abortGraceMs?: number;
   /** The user's hooks: PreToolUse before a call is authorized, PostToolUse after it ran. */
   hooks?: SessionHooks;
+  /** The calls that will run (approved), just before the first of them does. */
+  beforeRun?: (calls: ToolsStart['calls']) => Promise<void>;
 }
 
 type Prepared =
@@ -61,6 +64,13 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
     });
     prepared.push(item);
   }
+
+  const ready = prepared.flatMap((item) => {
+    if (item.kind !== 'ready') return [];
+    const writes = declaredWrites(item.execution);
+    return [{ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, ...(writes ? { writes } : {}) }];
+  });
+  if (ready.length && options.beforeRun && !options.signal.aborted) await options.beforeRun(ready);
 
   const durations = new Array<number>(prepared.length).fill(0);
   const messages = new Array<ModelMessage>(prepared.length);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionEventInput, Usage } from '../../../../protocol';
-import type { StepEnd, TurnOutcome } from '../../contract/feature';
+import type { StepEnd, ToolsStart, TurnOutcome } from '../../contract/feature';
 import type { ChatProvider, ModelMessage, ToolCallRequest } from '../../contract/model';
 import type { ToolEnv } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';
@@ -26,6 +26,8 @@ export interface TurnSession {
   countUsage(turnId: string, usage: Usage): void;
   /** A step's tool calls are about to run: resolves when what must come first (a snapshot of the workspace) is done. */
   beforeTools(): Promise<void>;
+  /** A step's approved calls are about to run (they wait for the returned promise). */
+  beforeRun?(start: ToolsStart): Promise<void>;
   /** A step's tool calls have finished. */
   afterTools(step: StepEnd): void;
   /**
@@ -128,6 +130,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       authorize: model.authorize,
       ...(model.hooks ? { hooks: model.hooks } : {}),
       ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
+      ...(session.beforeRun ? { beforeRun: (calls: ToolsStart['calls']) => session.beforeRun!({ turnId, step, calls }) } : {}),
     });
     for (const message of batch.messages) session.append(message);
     session.afterTools({ turnId, step, calls: batch.ran });

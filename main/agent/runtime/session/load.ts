@@ -25,6 +25,8 @@ export interface SessionLoadDeps {
   sandboxFor(sessionId: string, handle: () => SessionHandle): SessionSandbox;
   /** What its sub-agents need from the core (their calls are decided as the session's own). */
   subagents(session: Session, handle: () => SessionHandle): SubagentHostDeps;
+  /** The cap on running background tasks per session (the user's setting). */
+  maxRunningTasks(): Promise<number>;
 }
 
 /**
@@ -48,6 +50,7 @@ export function openSession(deps: SessionLoadDeps, session: Session, problems: s
     },
     emitApp: (event) => deps.emit(event),
     kinds: deps.capabilities.taskKinds,
+    maxRunning: () => deps.maxRunningTasks(),
     onEnded: (record) => {
       void deps.capabilities.each((f) => f.onTaskEnded?.(handle, record));
       void handle.hooks.fire({ hook_event_name: 'Notification', notification_type: 'task_finished', message: `Background task ${record.id} (${record.description}) ended: ${record.status}.` });

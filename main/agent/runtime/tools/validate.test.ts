@@ -66,4 +66,18 @@ describe('validateArgs', () => {
     const declared = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'number', minimum: 2 } } };
     expect(validateArgs(declared, { n: 1 })).toEqual(['/n must be >= 2']);
   });
+  it('checks pattern and patternProperties with a linear-time engine, as the schema means them (how long a hostile one takes: bench/mcp.bench.ts)', () => {
+    const schema = { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+-\\d{2,}$' }, text: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^x-': { type: 'number' } } };
+    expect(validateArgs(schema, { id: 'abc-42', text: 'aaaa', 'x-n': 1 })).toEqual([]);
+    expect(validateArgs(schema, { id: 'ABC-4' })).toEqual(['/id must match pattern "^[a-z]+-\\d{2,}$"']);
+    expect(validateArgs(schema, { text: `${'a'.repeat(5_000)}!` })).toEqual(['/text must match pattern "^(a+)+$"']);
+    expect(validateArgs(schema, { 'x-n': 'one' })).toEqual(['/x-n must be number']);
+    // Unicode, as the JSON Schema (ECMA-262 "u") reading has it: one code point is one character.
+    expect(validateArgs({ type: 'string', pattern: '^.$' }, '😀')).toEqual([]);
+  });
+  it('leaves a pattern the linear engine cannot express (lookaround, backreferences) to the server rather than refusing every call', () => {
+    const schema = { type: 'object', properties: { word: { type: 'string', pattern: '^(?!tmp)\\w+$' }, n: { type: 'number' } } };
+    expect(validateArgs(schema, { word: 'tmpfile' })).toEqual([]);
+    expect(validateArgs(schema, { word: 'x', n: 'no' })).toEqual(['/n must be number']);
+  });
 });

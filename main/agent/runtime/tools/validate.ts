@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { RE2JS } from 're2js';
 
 type Draft = 'draft-07' | '2019-09' | '2020-12';
 
@@ -15,11 +16,29 @@ function draftOf(schema: Record<string, unknown>): Draft {
   return 'draft-07';
 }
 
+/**
+ * `pattern` and `patternProperties` run on RE2 (re2js): matching takes time linear in the input, so a
+ * hostile schema (an MCP server's `^(a+)+$`) cannot freeze the process with catastrophic backtracking. A
+ * pattern RE2 cannot express (lookaround, backreferences) is left to the server, which checks its own
+ * input: refusing every call over it would make a working tool unusable.
+ */
+function linearRegExp(pattern: string): { test(text: string): boolean; toString(): string } {
+  // Ajv shares one compiled pattern between schemas by its toString().
+  const toString = () => `re2:${pattern}`;
+  try {
+    const compiled = RE2JS.compile(pattern);
+    return { test: (text) => compiled.test(text), toString };
+  } catch {
+    return { test: () => true, toString };
+  }
+}
+linearRegExp.code = 'linearRegExp';
+
 const engines = new Map<Draft, Ajv>();
 function engine(draft: Draft): Ajv {
   let ajv = engines.get(draft);
   if (!ajv) {
-    const options = { strict: false, allErrors: true, validateFormats: false };
+    const options = { strict: false, allErrors: true, validateFormats: false, code: { regExp: linearRegExp } };
     ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
     engines.set(draft, ajv);
   }

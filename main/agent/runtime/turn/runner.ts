@@ -211,7 +211,11 @@ export class TurnRunner {
           session.emit({ type: 'context.measured', turnId: id, tokens, contextWindow: measured.contextWindow, compactAt: AUTO_COMPACT_RATIO, breakdown });
         },
         onStep: () => open.tasks.noteStep(),
-        gates: { pending: open.gates, stepEnded: (step) => capabilities.each((f) => f.onStepEnd?.(handle, step)) },
+        gates: {
+          pending: open.gates,
+          stepEnded: (step) => capabilities.each((f) => f.onStepEnd?.(handle, step)),
+          toolsStarting: (start) => capabilities.each((f) => f.onToolsStart?.(handle, start)),
+        },
         onFinalAnswer: (continued) => stopHooks(handle, turnId, continued, signal),
         retry: this.retry,
         ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),

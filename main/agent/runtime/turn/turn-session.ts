@@ -1,6 +1,6 @@
 import type { Usage } from '../../../../protocol';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
-import type { SessionHandle, StepEnd, TurnOutcome } from '../../contract/feature';
+import type { SessionHandle, StepEnd, ToolsStart, TurnOutcome } from '../../contract/feature';
 import type { SessionHooks } from '../../contract/hooks';
 import type { ModelMessage } from '../../contract/model';
 import type { RetryPolicy } from '../../infra/providers/retry';
@@ -40,8 +40,11 @@ export interface SessionTurnOptions {
   countUsage(turnId: string, usage: Usage, measured: ContextMeasure): void;
   /** A step is about to start. */
   onStep?(): void;
-  /** What capabilities asked to finish before the next tool call runs, and how a finished step adds to it. */
-  gates?: { pending: Promise<unknown>[]; stepEnded(step: StepEnd): Promise<void> };
+  /**
+   * What capabilities asked to finish before the next tool call runs, how a finished step adds to it, and what
+   * runs just before a step's approved calls (they wait for it).
+   */
+  gates?: { pending: Promise<unknown>[]; stepEnded(step: StepEnd): Promise<void>; toolsStarting?(start: ToolsStart): Promise<void> };
   /** The model gave a final answer: a message to carry on with (a Stop hook's), or null. */
   onFinalAnswer?: (continued: number) => Promise<string | null>;
   retry: RetryPolicy;
@@ -83,6 +86,7 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
     countUsage: (id, usage) => o.countUsage(id, usage, { system, tools: setup.tools, contextWindow: setup.contextWindow }),
     beforeTools: async () => void (o.gates ? await Promise.all(o.gates.pending.splice(0)) : undefined),
     afterTools: (step) => void o.gates?.pending.push(o.gates.stepEnded(step)),
+    ...(o.gates?.toolsStarting ? { beforeRun: (start: ToolsStart) => o.gates!.toolsStarting!(start) } : {}),
     ...(o.onFinalAnswer ? { onFinalAnswer: o.onFinalAnswer } : {}),
   };
   return runTurn({

@@ -6,6 +6,8 @@ export const ACTION_LABEL: Record<RewindFile['action'], string> = { restore: 'Re
 /** Why a file is not restored, in words. */
 export function skippedReason(file: SkippedFileInfo): string {
   switch (file.reason) {
+    case 'secret':
+      return 'it holds secrets, which checkpoints never store';
     case 'too_large':
       return `over the size limit${file.size !== undefined ? ` (${formatBytes(file.size)})` : ''}`;
     case 'unreadable':

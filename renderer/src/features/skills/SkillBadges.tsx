@@ -16,13 +16,14 @@ export function TypeBadge({ type }: { type: SkillSummary['type'] }) {
   return <span className="skill-badge skill-type">{type}</span>;
 }
 
-/** A skill that takes the place of a built-in one of the same name (e.g. a repository's own /commit). */
+/** A skill that takes the place of another of the same name: your own (a repository's /deploy over yours) or a built-in. */
 export function OverridesBuiltinBadge({ skill }: { skill: SkillSummary }) {
-  const hidden = skill.overrides.find((o) => o.source === 'builtin');
+  const hidden = skill.overrides.find((o) => o.source === 'user') ?? skill.overrides.find((o) => o.source === 'builtin');
   if (!hidden || skill.source === 'builtin') return null;
+  const whose = hidden.source === 'user' ? 'your own skill' : 'the built-in skill';
   return (
-    <span className="skill-badge skill-overrides" title={`Used instead of the built-in skill at ${hidden.file}`}>
-      Overrides built-in
+    <span className="skill-badge skill-overrides" title={`Used instead of ${whose} at ${hidden.file}`}>
+      {hidden.source === 'user' ? 'Overrides yours' : 'Overrides built-in'}
     </span>
   );
 }

@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../../../test-support/harness';
 import { runGit } from './git';
+import { SECRET_PLACES } from '../../../infra/policies/secret-places';
 import { CheckpointStore } from './store';
 
 const dirs: string[] = [];
@@ -290,5 +291,39 @@ describe('CheckpointStore', () => {
     expect(await indexed('many/f0.txt')).toBe((await store.entry(many.tree, 'many/f0.txt'))?.blob);
     expect((await runGit(store_, ['status', '--porcelain', '--untracked-files=all'])).stdout.toString()).toBe('');
     await runGit(null, ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
+  });
+});
+
+describe('checkpoints never store a secret file (finding 6)', () => {
+  const secrets = { '.env': 'TOKEN=xyzzy-env\n', 'config/.env.local': 'TOKEN=xyzzy-local\n', 'deploy.pem': '-----BEGIN RSA PRIVATE KEY-----\nxyzzy-pem\n', 'copy/.aws/credentials': 'aws_secret_access_key=xyzzy-aws\n' };
+  const held = (store: CheckpointStore, content: string) => runGit({ gitDir: store.places.gitDir, workTree: store.places.workspace, indexFile: join(store.places.gitDir, 'index') }, ['cat-file', '-e', createHash('sha1').update(`blob ${Buffer.byteLength(content)}\0${content}`).digest('hex')]).then(() => true, () => false);
+
+  it('an un-ignored .env, a private key and a credentials file are left out, whether git writes the tree or Deft does, and listed as secrets', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'one\n', ...secrets });
+    git(workspace, 'init', '-q');
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    expect(await store.entry(first.tree, 'a.txt')).not.toBeNull();
+    for (const path of Object.keys(secrets)) expect(await store.entry(first.tree, path), path).toBeNull();
+    expect(first.skipped.filter((s) => s.reason === 'secret').map((s) => s.path).sort()).toEqual(Object.keys(secrets).sort());
+    // A later capture of a few changed files is written by Deft itself (not git's index): the same holds.
+    await writeFile(join(workspace, '.env'), 'TOKEN=xyzzy-env-changed\n');
+    await writeFile(join(workspace, 'a.txt'), 'two\n');
+    const second = await snapshot(store);
+    expect(await store.entry(second.tree, '.env')).toBeNull();
+    for (const content of [...Object.values(secrets), 'TOKEN=xyzzy-env-changed\n']) expect(await held(store, content), content).toBe(false);
+    store.close();
+  });
+
+  it('every entry of the one list of secrets, copied into a workspace, is left out', async () => {
+    const files = Object.fromEntries(SECRET_PLACES.map((place) => [`home/${place.dir ? `${place.path}/stored-secret` : place.path}`, place.byContent ? '//registry.npmjs.org/:_authToken=xyzzy\n' : 'xyzzy\n']));
+    const { workspace, home } = await setup({ 'a.txt': 'one\n', ...files });
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    expect(await store.entry(first.tree, 'a.txt')).not.toBeNull();
+    const stored = [];
+    for (const path of Object.keys(files)) if (await store.entry(first.tree, path)) stored.push(path);
+    expect(stored).toEqual([]);
+    store.close();
   });
 });

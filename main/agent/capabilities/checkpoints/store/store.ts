@@ -4,6 +4,7 @@ import { readLarge, readSmall } from './workspace-file';
 import { dirname, join, relative, sep } from 'node:path';
 import { writeFileAtomic } from '../../../infra/platform/files';
 import { isWithin } from '../../../infra/policies/path-guard';
+import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../../infra/policies/sensitive';
 import { GitError, type GitPlaces, runGit, splitZ } from './git';
 import { RefExistsError, commitBody, writeObject, writeRef } from './objects';
 import { type PathChange, patchTree } from './tree-patch';
@@ -14,11 +15,13 @@ import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore'
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
 
 /**
- * Why a checkpoint was taken: before a turn ('turn'), after a step or a turn or a background task that may
- * have changed files, just before and just after a rewind or a revert. The ones taken just before Deft acts
- * ('turn', 'rewind', 'revert') are where changes made outside Deft show up.
+ * Why a checkpoint was taken: before a turn ('turn'), just before a step's approved calls run ('tools'), after
+ * a step or a background task that may have changed files ('step', 'task'), at a turn's end ('turn-end'), just
+ * before and just after a rewind or a revert. What changed up to one taken just before Deft acts ('turn',
+ * 'tools', 'rewind', 'revert'), or at a turn's end (after the model's last words: nothing of the turn's ran
+ * since its last step), was changed outside the turn.
  */
-export type CheckpointKind = 'turn' | 'step' | 'turn-end' | 'task' | 'rewind' | 'rewound' | 'revert' | 'reverted';
+export type CheckpointKind = 'turn' | 'tools' | 'step' | 'turn-end' | 'task' | 'rewind' | 'rewound' | 'revert' | 'reverted';
 
 /** What is recorded with a checkpoint beside the files (in its commit message). */
 export interface CheckpointMeta {
@@ -34,10 +37,10 @@ export interface CheckpointMeta {
   note?: string;
 }
 
-/** A file left out of a checkpoint, and why: it is over the size limit, unreadable, a nested repository or not a file. */
+/** A file left out of a checkpoint, and why: it holds secrets, is over the size limit, unreadable, a nested repository or not a file. */
 export interface SkippedFile {
   path: string;
-  reason: 'too_large' | 'unreadable' | 'nested_repository' | 'special';
+  reason: 'secret' | 'too_large' | 'unreadable' | 'nested_repository' | 'special';
   size?: number;
 }
 
@@ -221,6 +224,8 @@ export class CheckpointStore {
           return skip(path.endsWith('/') ? 'nested_repository' : 'special');
         }
         if (!stats.isFile()) return skip('special');
+        // Never stored, ignored or not (.env, keys, tokens): the one list of secrets, and for key files and hard links their content.
+        if (isSensitivePath(clean) || ((SECRET_BY_CONTENT.test(clean) || stats.nlink > 1) && (await isSensitiveFile(full, { workspace: this.places.workspace })))) return skip('secret');
         if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
         if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
         looked.files.push({ path: clean, size: stats.size, executable: (stats.mode & 0o100) !== 0 });

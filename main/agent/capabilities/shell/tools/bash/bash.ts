@@ -4,7 +4,8 @@ import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../pr
 import type { ShellSession } from '../../shell-session';
 import { guardPath } from '../../../../infra/policies/path-guard';
 import { exactRule } from '../../../../infra/policies/rule-match';
-import { type Tool, type ShellExecution, type ToolExecution, type ToolResult, ToolInputError, defineTool, renderDescription } from '../../../../contract/tool';
+import { TaskLimitError } from '../../../../contract/tasks';
+import { type Tool, type ShellExecution, type ToolExecution, type ToolResult, ToolInputError, defineTool, errorResult, renderDescription } from '../../../../contract/tool';
 import template from './bash.md?raw';
 import { runForeground } from './foreground';
 import { backgroundStartedResult, finishedResult } from './results';
@@ -105,13 +106,34 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
         },
         approvalRule: exactRule('Bash', args.command),
         execute: async (ctx) => {
-          const job = await shell.processes.spawn(args.command, cwd, { sandbox: shell.handle.sandbox, callId: ctx.callId, turnId: ctx.turnId });
-          if (job.pid === undefined) return finishedResult(job, await job.done);
+          // A background command holds its place among the session's tasks before anything is spawned.
+          let release: (() => void) | undefined;
+          if (background) {
+            try {
+              release = await shell.tasks.reserve();
+            } catch (error) {
+              if (error instanceof TaskLimitError) return errorResult(`${error.message} The command was not started.`);
+              throw error;
+            }
+          }
+          let job;
+          try {
+            job = await shell.processes.spawn(args.command, cwd, { sandbox: shell.handle.sandbox, callId: ctx.callId, turnId: ctx.turnId });
+          } catch (error) {
+            release?.();
+            throw error;
+          }
+          if (job.pid === undefined) {
+            release?.();
+            return finishedResult(job, await job.done);
+          }
           // A result that leaves a task running tells the model so: the running-tasks fact need not be repeated.
           const started = (result: ToolResult): ToolResult => (result.display?.kind === 'task' ? { ...result, announces: [shell.tasks.runningFact()] } : result);
           if (background) {
             const timeout = args.disable_timeout ? null : (args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_S);
-            return started(backgroundStartedResult(shell.processes.adopt(job, label, timeout)));
+            const task = shell.processes.adopt(job, label, timeout);
+            release?.();
+            return started(backgroundStartedResult(task));
           }
           return started(
             await runForeground(job, shell, ctx, {

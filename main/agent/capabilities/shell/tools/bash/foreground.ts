@@ -6,6 +6,7 @@ import type { ShellSession } from '../../shell-session';
 import type { ShellJob } from '../../shell-job';
 import type { ToolResult, ToolRunContext } from '../../../../contract/tool';
 import { CommandError } from '../../../../contract/errors';
+import { TaskLimitError } from '../../../../contract/tasks';
 import { finishedResult, movedToBackgroundResult } from './results';
 
 /** Live output reaches the UI in batches this often. */
@@ -123,8 +124,20 @@ export async function runForeground(job: ShellJob, shell: ShellSession, ctx: Too
   switch (end.kind) {
     case 'timeout':
     case 'background': {
+      // The session runs as many background tasks as it may: the command is stopped rather than moved, and the model told why.
+      const release = await shell.tasks.reserve().catch((error: unknown) => {
+        if (error instanceof TaskLimitError) return error;
+        throw error;
+      });
+      if (release instanceof TaskLimitError) {
+        const outcome = await job.stop(end.kind === 'timeout' ? 'timed_out' : 'killed');
+        stopLive();
+        const result = finishedResult(job, outcome);
+        return { ...result, isError: true, note: `${result.note ? `${result.note}\n` : ''}It could not move to the background: ${release.message}` };
+      }
       stopLive();
       const task = shell.processes.adopt(job, options.description, BACKGROUND_DEFAULT_TIMEOUT_S);
+      release();
       return movedToBackgroundResult(job, task, end.kind === 'timeout' ? 'timeout' : 'user', options.timeoutSec);
     }
     case 'abort': {

@@ -1,0 +1,48 @@
+import { lstatSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { DEFT_HOME_SECRETS, SECRET_PLACES } from '../policies/secret-places';
+import { workspaceSessionsDir } from '../sessions/store';
+
+/** A path the sandbox hides from a command, and whether it is a folder. */
+export interface SecretMask {
+  path: string;
+  dir: boolean;
+}
+
+function kindOf(path: string): 'dir' | 'file' | null {
+  try {
+    return lstatSync(path).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return null;
+  }
+}
+
+function names(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What a sandboxed command may not read, from the one list of secrets (policies/secret-places.ts): each place
+ * in the user's home that exists, and in Deft's home its secrets and MCP file, the checkpoint stores and
+ * every other workspace's sessions. `realOf` gives the path the mount must name (links resolved).
+ */
+export function secretMasks(places: { userHome: string; deftHome: string; workspace: string }, realOf: (path: string) => string): SecretMask[] {
+  const masks: SecretMask[] = [];
+  const add = (path: string) => {
+    const real = realOf(path);
+    const kind = kindOf(real);
+    if (kind) masks.push({ path: real, dir: kind === 'dir' });
+  };
+  for (const place of SECRET_PLACES) add(join(places.userHome, ...place.path.split('/')));
+  const home = places.deftHome;
+  for (const name of names(home)) if (DEFT_HOME_SECRETS.files.test(name)) add(join(home, name));
+  for (const dir of DEFT_HOME_SECRETS.dirs) add(join(home, dir));
+  const sessions = join(home, DEFT_HOME_SECRETS.perWorkspace);
+  const own = basename(workspaceSessionsDir(home, places.workspace));
+  for (const name of names(sessions)) if (name !== own) add(join(sessions, name));
+  return masks;
+}
