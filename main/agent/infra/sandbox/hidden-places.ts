@@ -1,5 +1,6 @@
-import { type Dirent, lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { type Dirent, existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Where other processes' unix sockets are kept from a sandboxed command (Linux). Abstract sockets (X11's
@@ -13,8 +14,10 @@ import { dirname, join, sep } from 'node:path';
  * - `/tmp` and `/run` (and a real `/var/run`) always — nearly every socket lives there (the desktop bus,
  *   Wayland, X11's path socket, tmux, ssh-agent, gpg-agent, docker.sock, systemd, editors' servers).
  *   What Deft places there comes back: the write roots (the session's temp folder, a workspace under
- *   /tmp), Deft's and the user's home when they are there (test setups), and a few files of /run
- *   programs read (NixOS's system profile, resolv.conf's target).
+ *   /tmp), Deft's and the user's home when they are there (test setups), Deft's own install folder and
+ *   the folder of the Node it runs on (a checkout or an unpacked build under /tmp: servers and helpers
+ *   Deft starts in the sandbox run from there), and a few files of /run programs read (NixOS's system
+ *   profile, resolv.conf's target).
  * - Each other folder that holds a listening socket when the command starts, re-filled with its other
  *   entries (bound read-only only if they still exist, so one that vanishes is skipped; links are made
  *   again as links). A socket that goes away meanwhile is no longer a mount target, so it cannot make
@@ -133,4 +136,25 @@ export function hiddenPlaces(options: HiddenOptions): HiddenPlaces {
     covers.push({ dir, children });
   }
   return { covers, readable, sockets };
+}
+
+/**
+ * Deft's own install folder (the nearest folder above this module holding node_modules) and the folder
+ * of the Node binary it runs on: read-only places sandboxed servers and helpers are started from.
+ */
+let installPlaces: string[] | undefined;
+
+export function ownInstallPlaces(): string[] {
+  if (installPlaces) return installPlaces;
+  const places = [dirname(process.execPath)];
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (dirname(dir) !== dir) {
+    if (existsSync(join(dir, 'node_modules'))) {
+      places.push(dir);
+      break;
+    }
+    dir = dirname(dir);
+  }
+  installPlaces = places;
+  return places;
 }

@@ -8,7 +8,7 @@ import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
 import { scrubbedEnvironment } from './environment';
 import { type FilesystemPolicy, filesystemPolicy } from './filesystem-policy';
-import { hiddenPlaces } from './hidden-places';
+import { hiddenPlaces, ownInstallPlaces } from './hidden-places';
 import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
 import { MountPoints, bwrapArgs, containArgs, createMaskFiles } from './linux';
 import { SANDBOX_PROXY_PORT, linuxSandboxNetwork } from './linux-network';
@@ -153,7 +153,7 @@ export class Sandbox {
     mountPoints.acquire(missing);
     if (this.support.kind === 'bubblewrap') mountPoints.placeholders(policy.denyWrite);
     const hidden = () =>
-      hiddenPlaces({ writeRoots: policy.writeRoots, hiddenDirs: policy.denyRead.filter((d) => d.dir).map((d) => d.path), keep: [canonicalPath(this.options.home), canonicalPath(userHome)] });
+      hiddenPlaces({ writeRoots: policy.writeRoots, hiddenDirs: policy.denyRead.filter((d) => d.dir).map((d) => d.path), keep: [canonicalPath(this.options.home), canonicalPath(userHome), ...ownInstallPlaces().map(canonicalPath)] });
     let pass: ProxyPass | null = null;
     let file: string;
     let args: string[];
