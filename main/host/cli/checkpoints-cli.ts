@@ -3,7 +3,7 @@ import type { PromptCheckpoint, RewindResult, RewindScope, SkippedFileInfo } fro
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
-import type { CliIo } from './io';
+import { type CliIo, parseArgsOr } from './io';
 
 export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
        deft rewind [--workspace DIR] (--session ID | --continue) --undo
@@ -42,13 +42,8 @@ function parse(argv: string[]) {
 
 /** `deft rewind …` and `deft checkpoints …`. Returns the process exit code. */
 export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    io.stderr(`deft: ${(error as Error).message}\n\n${REWIND_USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseArgsOr(() => parse(argv), REWIND_USAGE, io);
+  if (parsed === 2) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout(`${REWIND_USAGE}\n`);

@@ -10,7 +10,7 @@ import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
 import { MCP_USAGE, runMcpCli } from './mcp-cli';
-import type { CliIo } from './io';
+import { type CliIo, parseArgsOr } from './io';
 
 export type { CliIo } from './io';
 
@@ -82,13 +82,8 @@ function parse(argv: string[]) {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'rewind' || argv[0] === 'checkpoints') return runCheckpointsCli(argv, io);
   if (argv[0] === 'mcp') return runMcpCli(argv, io);
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    io.stderr(`deft: ${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseArgsOr(() => parse(argv), USAGE, io);
+  if (parsed === 2) return 2;
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
     (values.help ? io.stdout : io.stderr)(`${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n`);

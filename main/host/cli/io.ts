@@ -12,3 +12,16 @@ export interface CliIo {
   /** Extra core options (tests inject retry policies and tools). */
   coreOptions?: Partial<CoreOptions>;
 }
+
+/**
+ * A command's arguments parsed, or the exit code of a usage error (2) after writing the parser's message
+ * and the command's usage to stderr.
+ */
+export function parseArgsOr<T>(parse: () => T, usage: string, io: CliIo): T | 2 {
+  try {
+    return parse();
+  } catch (error) {
+    io.stderr(`deft: ${(error as Error).message}\n\n${usage}\n`);
+    return 2;
+  }
+}

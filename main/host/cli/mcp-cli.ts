@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { type ServerListing, decideServer, listServers } from '../../agent/capabilities/mcp/approvals';
 import { deftHome } from '../../agent/infra/platform/home';
 import { resolveWorkspace } from '../compose';
-import type { CliIo } from './io';
+import { type CliIo, parseArgsOr } from './io';
 
 export const MCP_USAGE = `Usage: deft mcp list [--workspace DIR] [--json]
        deft mcp approve NAME [--workspace DIR]
@@ -46,13 +46,8 @@ function line(server: ServerListing): string {
 
 /** `deft mcp list | approve NAME | deny NAME`. Returns the process exit code. */
 export async function runMcpCli(argv: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    io.stderr(`deft: ${(error as Error).message}\n\n${MCP_USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseArgsOr(() => parse(argv), MCP_USAGE, io);
+  if (parsed === 2) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout(`${MCP_USAGE}\n`);
