@@ -24,7 +24,7 @@ const table = rows.map((r) => ({
   benchmark: r.name,
   value: fmt(r.value, r.unit),
   baseline: `${fmt(r.baseline.value, r.unit)} (${r.baseline.name})`,
-  ratio: `${(r.value / r.baseline.value).toFixed(2)}×`,
+  ratio: r.baseline.value ? `${(r.value / r.baseline.value).toFixed(2)}×` : '—',
   note: r.note ?? '',
 }));
 const columns = ['benchmark', 'value', 'baseline', 'ratio', 'note'] as const;

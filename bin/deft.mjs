@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 // Deft's headless CLI: `deft run [options] <prompt>`. See `deft --help`.
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { ensureBuild, root } from '../scripts/ensure-build.mjs';
 
-ensureBuild();
-const { main } = await import(pathToFileURL(join(root, 'out/main/cli.js')).href);
-await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const entry = join(root, 'out/main/cli.js');
+// `deft --help` and `--version` answer from any build there is, without checking the sources for changes.
+const quick = argv.length === 1 && ['--help', '-h', '--version', '-v'].includes(argv[0]);
+if (!quick || !existsSync(entry)) ensureBuild();
+const { main } = await import(pathToFileURL(entry).href);
+await main(argv);

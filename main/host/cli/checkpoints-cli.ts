@@ -4,18 +4,7 @@ import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { type CliIo, parseArgsOr } from './io';
-
-export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
-       deft rewind [--workspace DIR] (--session ID | --continue) --undo
-       deft checkpoints [--workspace DIR] (--session ID | --continue) [--json]
-
-rewind       Put the session back to just before its prompt N (numbered from 1, as "deft checkpoints" lists
-             them): the workspace's files (code), what the model reads (conversation), or both (the default).
-             Files changed outside the session's turns since that prompt (your own edits, also those saved
-             while a turn ran) are left as they are and listed, unless --include-outside is given. --undo takes the last rewind back (until the next turn runs).
-checkpoints  List the session's prompts with their time and how many files changed from each to the next.
-
-Exit codes: 0 done, 1 runtime error (or files that could not be restored), 2 usage error.`;
+import { REWIND_USAGE } from './usage';
 
 class UsageError extends Error {}
 

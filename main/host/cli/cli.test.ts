@@ -252,15 +252,20 @@ describe('deft run and the OS sandbox', () => {
     expect(result.stderr).not.toContain('OS sandbox');
   });
 
-  it('warns on stderr where there is no OS sandbox, saying why and how to install one', async () => {
+  it('warns on stderr where there is no OS sandbox, saying why and how to install one, once a command is about to run', async () => {
     server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
     let stderr = '';
-    const code = await runCli(['run', ...provider(), 'hi'], {
+    const noSandbox = { kind: null, reason: 'bubblewrap (bwrap) is not installed.', install: 'Install bubblewrap and socat.' } as const;
+    // A run that starts no command says nothing about the sandbox (and never probes for it).
+    expect(await runCli(['run', ...provider(), 'hi'], { stdout: () => undefined, stderr: (t) => (stderr += t), env: { DEFT_HOME: home }, cwd: workspace, coreOptions: { retry: fastRetry, sandboxSupport: noSandbox } })).toBe(0);
+    expect(stderr).not.toContain('OS sandbox');
+    server.enqueue(bashCall('echo plain'), { chunks: [{ text: 'done' }, { finish: 'stop' }] });
+    const code = await runCli(['run', ...provider(), '--permission-mode', 'yolo', 'hi'], {
       stdout: () => undefined,
       stderr: (t) => (stderr += t),
       env: { DEFT_HOME: home },
       cwd: workspace,
-      coreOptions: { retry: fastRetry, sandboxSupport: { kind: null, reason: 'bubblewrap (bwrap) is not installed.', install: 'Install bubblewrap and socat.' } },
+      coreOptions: { retry: fastRetry, sandboxSupport: noSandbox },
     });
     expect(code).toBe(0);
     expect(stderr).toContain('deft: warning: commands run without the OS sandbox (no OS sandbox here: bubblewrap (bwrap) is not installed. Install bubblewrap and socat.)');

@@ -8,43 +8,15 @@ import { withMcpOptions } from '../../agent/capabilities/mcp/feature';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
-import { REWIND_USAGE, runCheckpointsCli } from './checkpoints-cli';
-import { MCP_USAGE, runMcpCli } from './mcp-cli';
+import { runCheckpointsCli } from './checkpoints-cli';
+import { runMcpCli } from './mcp-cli';
+import { HELP, USAGE } from './usage';
 import { type CliIo, parseArgsOr } from './io';
 
 export type { CliIo } from './io';
 
 
-export const USAGE = `Usage: deft run [options] <prompt>
 
-Runs a prompt headless in a workspace and prints the final answer. When the agent leaves background
-tasks running (or pursues a goal), deft waits for them and lets the agent react, then prints the
-last answer; Ctrl-C stops everything.
-
-Options:
-  --workspace <dir>          workspace root (default: current directory)
-  --provider <kind>          openai (any OpenAI-compatible Chat Completions endpoint) | anthropic
-  --base-url <url>           e.g. http://127.0.0.1:11434/v1
-  --model <name>
-  --api-key <key>            or the DEFT_API_KEY environment variable
-  --permission-mode <mode>   ask | accept-edits | yolo (default ask). Nobody can approve a call in a
-                             headless run: what the mode and rules do not allow is refused, with the
-                             rule that would allow it
-  --sandbox <on|off>         run commands in the OS sandbox (bubblewrap on Linux, Seatbelt on macOS);
-                             default on where available, else the "sandbox.enabled" setting decides
-  --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
-  --max-steps <n>            stop after n model steps
-  --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
-  --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable)
-  --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run
-                             (repeatable; the folder must be trusted). Without it, a workspace server starts
-                             only once approved: deft mcp approve NAME, or in the Deft window
-  --session <id>             resume a session
-  --continue                 resume the latest session of this workspace
-  -h, --help                 show this help
-
-Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
-Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted, 141 stdout closed by its reader.`;
 
 const PROVIDERS = ['openai', 'anthropic'];
 const MODES = ['ask', 'accept-edits', 'yolo'];
@@ -86,7 +58,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (parsed === 2) return 2;
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    (values.help ? io.stdout : io.stderr)(`${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n`);
+    (values.help ? io.stdout : io.stderr)(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
   try {
@@ -122,7 +94,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     for (const file of mcpConfigs) {
       if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`--mcp-config ${file} is not a file`);
     }
-    let features = skillsDirs.length ? withSkillsOptions(defaultCapabilities, { explicitDirs: skillsDirs }) : [...defaultCapabilities];
+    // A headless run reads the skill folders once: it watches nothing it will not use.
+    let features = withSkillsOptions(defaultCapabilities, { ...(skillsDirs.length ? { explicitDirs: skillsDirs } : {}), watch: false });
     // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
     features = withMcpOptions(features, { extraConfigs: mcpConfigs, headless: true, env: io.env, allowServers: values['mcp-server'] ?? [] });
 
@@ -173,16 +146,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`deft: warning: this folder is not trusted, so its own hooks do not run: ${inactive.map((hook) => `${hook.event} "${hook.command}" (${hook.file})`).join('; ')}.\n`);
     }
     for (const problem of hooks.problems) io.stderr(`deft: warning: ${problem.message}.\n`);
-    const { sandbox } = await core.handlers.getWorkspace({});
-    // Said once on stderr unless this run turned it off itself (--sandbox off).
-    if (sandbox && !sandbox.enabled && values.sandbox !== 'off') {
-      const why = sandbox.available ? (sandbox.reason ?? 'turned off') : `no OS sandbox here: ${sandbox.reason ?? 'unknown'}${sandbox.install ? ` ${sandbox.install}` : ''}`;
-      io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
-    }
     for (const problem of permissions.problems) {
       io.stderr(`deft: warning: ${problem.message}${problem.rule !== undefined ? ` (rule: ${problem.rule}); this rule is not used` : ''}\n`);
     }
-    return await runPrompt(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io);
+    // Said once on stderr, when the first command is about to run (a run that starts none never probes the sandbox),
+    // unless this run turned it off itself (--sandbox off).
+    const warnAboutSandbox = async () => {
+      const { sandbox } = await core.handlers.getWorkspace({});
+      if (sandbox && !sandbox.enabled && values.sandbox !== 'off') {
+        const why = sandbox.available ? (sandbox.reason ?? 'turned off') : `no OS sandbox here: ${sandbox.reason ?? 'unknown'}${sandbox.install ? ` ${sandbox.install}` : ''}`;
+        io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
+      }
+    };
+    return await runPrompt(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`deft: ${error.message}\n`);
@@ -205,7 +181,9 @@ async function runPrompt(
   prompt: string,
   format: 'text' | 'stream-json',
   io: CliIo,
+  onFirstCommand: () => Promise<void>,
 ): Promise<number> {
+  const firstCommand: { started: Promise<void> | null } = { started: null };
   const stepText = new Map<number, string>();
   let lastStepWithText = 0;
   let ended: Extract<SessionEvent, { type: 'turn.ended' }> | null = null;
@@ -218,6 +196,7 @@ async function runPrompt(
       return;
     }
     if (!('seq' in event) || event.sessionId !== sessionId) return;
+    if (event.type === 'tool.call.started' && event.display?.kind === 'command') firstCommand.started ??= onFirstCommand().catch(() => {});
     if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
     // Headless, what a hook refused or failed at is said on stderr (stream-json carries every hook event).
     else if (event.type === 'hook.ran' && event.result !== 'context' && event.result !== 'allowed' && event.result !== 'output') {
@@ -249,6 +228,7 @@ async function runPrompt(
     await core.handlers.sendPrompt({ sessionId, text: prompt });
     await core.settled(sessionId, stopWaiting.signal);
     await core.turnDone(sessionId);
+    await firstCommand.started;
   } catch (error) {
     await core.close();
     throw error;

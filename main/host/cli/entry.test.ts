@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { pipeSafeStdout } from './entry';
+import { readFileSync } from 'node:fs';
+import { pipeSafeStdout, quickAnswer } from './entry';
 
 describe('pipeSafeStdout', () => {
   it('turns EPIPE (the reader went away) into one onClosed call and drops later output, instead of crashing', async () => {
@@ -24,5 +25,17 @@ describe('pipeSafeStdout', () => {
     expect(written).toEqual(['first\n']);
     expect(stdout.closed).toBe(true);
     expect(closedCalls).toBe(1);
+  });
+});
+
+describe('quickAnswer', () => {
+  it('answers --help and --version alone, and nothing else', () => {
+    expect(quickAnswer(['--help'])).toContain('Usage: deft run [options] <prompt>');
+    expect(quickAnswer(['-h'])).toContain('deft rewind');
+    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(quickAnswer(['--version'])).toBe(`deft ${version}\n`);
+    expect(quickAnswer(['run', '--help'])).toBeNull();
+    expect(quickAnswer(['run', 'hello'])).toBeNull();
+    expect(quickAnswer([])).toBeNull();
   });
 });

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { onStopSignals } from '../stop-signals';
-import { runCli } from './cli';
+import { HELP } from './usage';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -29,8 +32,36 @@ export function pipeSafeStdout(stream: NodeJS.WritableStream, onClosed: () => vo
   };
 }
 
+/** Deft's version, from the package.json above this file (the source's or the build's). */
+export function deftVersion(from = dirname(fileURLToPath(import.meta.url))): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'deft' && pkg.version) return pkg.version;
+    } catch {
+      // not here: look further up
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
+
+/** `deft --help` and `deft --version`, answered before the application is loaded; null for anything else. */
+export function quickAnswer(argv: readonly string[]): string | null {
+  if (argv.length !== 1) return null;
+  if (argv[0] === '--help' || argv[0] === '-h') return `${HELP}\n`;
+  if (argv[0] === '--version' || argv[0] === '-v') return `deft ${deftVersion()}\n`;
+  return null;
+}
+
 /** Entry used by bin/deft.mjs. */
 export async function main(argv: string[]): Promise<void> {
+  const quick = quickAnswer(argv);
+  if (quick !== null) {
+    process.stdout.write(quick);
+    return;
+  }
+  // The application is loaded only for a command that needs it.
+  const { runCli } = await import('./cli');
   const interrupts = new Set<() => void>();
   const stdout = pipeSafeStdout(process.stdout, () => interrupts.forEach((stop) => stop()));
   const code = await runCli(argv, {

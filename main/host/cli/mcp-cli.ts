@@ -3,20 +3,7 @@ import { type ServerListing, decideServer, listServers } from '../../agent/capab
 import { deftHome } from '../../agent/infra/platform/home';
 import { resolveWorkspace } from '../compose';
 import { type CliIo, parseArgsOr } from './io';
-
-export const MCP_USAGE = `Usage: deft mcp list [--workspace DIR] [--json]
-       deft mcp approve NAME [--workspace DIR]
-       deft mcp deny NAME [--workspace DIR]
-
-mcp list     The MCP servers of your ~/.deft/mcp.json and of this folder's .mcp.json and .deft/mcp.json, and
-             whether each may start. Nothing is started.
-mcp approve  Approve a server this folder defines, as it is defined now (a later change to its command,
-             arguments, variables or URL needs approving again). The folder must be trusted first. deft run
-             starts a workspace's servers only once approved (here or in the Deft window), or allowed by
-             name: --mcp-server NAME for one run, "enabledMcpjsonServers": [NAME] in ~/.deft/settings.json.
-mcp deny     Record that it must not start.
-
-Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error.`;
+import { MCP_USAGE } from './usage';
 
 function parse(argv: string[]) {
   return parseArgs({

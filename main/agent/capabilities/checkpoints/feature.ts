@@ -38,7 +38,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
    * The turn running in each session, the checkpoint taken before it, and whether the last step that ran
    * tools was followed by a full capture (then, unless a background task runs, the turn's end adds nothing).
    */
-  const current = new Map<string, { turnId: string; before: Checkpoint | null; capturedAfterTools?: boolean }>();
+  const current = new Map<string, { turnId: string; before: Checkpoint | null; capturedAfterTools?: boolean; toolsMayWrite?: boolean }>();
   let warming: Promise<void> | null = null;
 
   // Kept with the session, so a rewind made by `deft rewind` reaches the model at the next turn, whichever process runs it.
@@ -79,11 +79,14 @@ export const checkpointsFeature: FeatureFactory = (core) => {
   const feature: Feature = {
     name: 'checkpoints',
     commands,
+    // Where a window shows sessions, the store's index is filled before the first prompt; a headless run
+    // prompts at once, and its first checkpoint would only wait for this one.
     onSessionLoaded: () => {
-      warming ??= checkpoints.warm();
+      if (core.host.hasWindow) warming ??= checkpoints.warm();
     },
     // Let what the store is writing finish (the warm-up, a task's checkpoint), so nothing writes after the core has closed.
     close: async () => {
+      storage.close();
       await warming;
       const store = await checkpoints.store().catch(() => null);
       await store?.locked(async () => {}).catch(() => {});
@@ -106,6 +109,8 @@ export const checkpointsFeature: FeatureFactory = (core) => {
     onToolsStart: async (session, step) => {
       const known = writesOf(step.calls);
       if (known === null) return;
+      const turn = current.get(session.id);
+      if (turn) turn.toolsMayWrite = true;
       await checkpoints.take(session, { kind: 'tools', turnId: step.turnId, step: step.step }, false, known);
     },
     onStepEnd: async (session, step) => {
@@ -114,7 +119,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       if (known === null) return;
       const meta = { kind: 'step' as const, turnId: step.turnId, step: step.step };
       const turn = current.get(session.id);
-      if (turn) turn.capturedAfterTools = false;
+      if (turn) Object.assign(turn, { capturedAfterTools: false, toolsMayWrite: true });
       const taken = await checkpoints.take(session, meta, false, known);
       if (turn && !known && taken !== undefined) turn.capturedAfterTools = true;
     },
@@ -122,9 +127,10 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       const turn = current.get(session.id);
       current.delete(session.id);
       if (!turn?.before) return;
-      // The last tool step was captured in full and nothing Deft runs can have changed files since: one
-      // capture fewer. (An edit made outside Deft meanwhile shows at the next prompt's checkpoint, as outside.)
-      const settled = turn.capturedAfterTools === true && !session.tasks.list(true).length;
+      // The last tool step was captured in full, or no call of the turn could write, and nothing Deft runs can
+      // have changed files since: one capture fewer (none at all for a text-only turn). An edit made outside
+      // Deft meanwhile shows at the next prompt's checkpoint, as outside, as it would here.
+      const settled = (turn.capturedAfterTools === true || !turn.toolsMayWrite) && !session.tasks.list(true).length;
       const end = settled ? null : await checkpoints.take(session, { kind: 'turn-end', turnId: turn.turnId });
       const store = await checkpoints.store();
       if (!store) return;

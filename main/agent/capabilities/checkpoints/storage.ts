@@ -12,6 +12,8 @@ const PACK_AFTER_LOOSE = 1_000;
 const CAP_CHECK_INTERVAL_MS = 10 * 60 * 1000;
 /** Each session keeps at least its newest checkpoints when the cap forces the oldest out. */
 const KEEP_NEWEST = 2;
+/** A store seeded from the repository copies the objects it borrows this long after a turn, when Deft is still running. */
+const OWN_OBJECTS_AFTER_MS = 60_000;
 
 /**
  * The store's size, kept under the cap: the checkpoints of deleted sessions go first (oldest first), then the
@@ -20,6 +22,7 @@ const KEEP_NEWEST = 2;
 export class CheckpointStorageKeeper {
   private lastCapCheck = 0;
   private packing: Promise<void> | null = null;
+  private owning: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly checkpoints: WorkspaceCheckpoints,
@@ -40,9 +43,19 @@ export class CheckpointStorageKeeper {
         this.lastCapCheck = this.now();
         await this.enforceCap(store, false);
       }
+      if (!this.owning && (await store.borrows())) {
+        // Off the turn's path, and never keeping a process alive (a one-shot run leaves it to a later one).
+        this.owning = setTimeout(() => void store.locked(() => store.ownObjects()).catch(() => {}).finally(() => (this.owning = null)), OWN_OBJECTS_AFTER_MS);
+        this.owning.unref();
+      }
     })()
       .catch(() => {})
       .finally(() => (this.packing = null));
+  }
+
+  /** Stop what is scheduled (the core is closing). */
+  close(): void {
+    if (this.owning) clearTimeout(this.owning);
   }
 
   async report(): Promise<CheckpointStorage> {

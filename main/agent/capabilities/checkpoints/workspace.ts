@@ -4,7 +4,7 @@ import { isWithin } from '../../infra/policies/path-guard';
 import { CommandError } from '../../contract/errors';
 import type { CoreContext, SessionHandle } from '../../contract/feature';
 import { readCheckpointSettings } from './settings';
-import { gitVersion } from './store/git';
+import { gitBinary } from '../../infra/git/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
 
 /** Workspace-relative paths ('/'-separated) of the absolute paths inside the workspace. */
@@ -103,7 +103,8 @@ export class WorkspaceCheckpoints {
       this.state = { available: false, reason: 'Checkpoints are turned off ("checkpoints": {"enabled": false} in settings.json).' };
       return null;
     }
-    if (!(await gitVersion())) {
+    // Found on PATH without running it: a run that changes nothing starts no git.
+    if (!gitBinary()) {
       this.state = { available: false, reason: 'Checkpoints need git, and git was not found. Install git (or set DEFT_GIT to its path) and restart Deft.' };
       return null;
     }

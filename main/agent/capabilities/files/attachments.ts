@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from './sharp';
 import { type Attachment, MAX_ATTACHMENT_BYTES } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import { isWithin } from '../../infra/policies/path-guard';
@@ -38,7 +38,7 @@ export async function saveAttachment(sessionDir: string, name: string, base64: s
   if (kind.kind !== 'image') return { kind: 'file', path: await store(sessionDir, safeName(name, 'file'), bytes), name: safeName(name, 'file'), mimeType: 'application/octet-stream' };
   if (!MODEL_IMAGE_FORMATS.has(kind.format)) throw new CommandError('invalid_request', notModelImageMessage(name, kind));
   try {
-    const meta = await sharp(bytes, { limitInputPixels: imageLimits().maxPixels }).metadata();
+    const meta = await (await loadSharp())(bytes, { limitInputPixels: imageLimits().maxPixels }).metadata();
     if (!meta.width || !meta.height) throw new Error('no dimensions');
   } catch (error) {
     throw new CommandError('invalid_request', `${name} could not be decoded as an image (${(error as Error).message}).`);

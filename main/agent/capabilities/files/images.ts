@@ -1,4 +1,5 @@
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
+import { loadSharp, loadedSharp } from './sharp';
 import { ToolInputError } from '../../contract/tool';
 import { type FileKind, IMAGE_MIME, type ImageFormat, MODEL_IMAGE_FORMATS } from './file-type';
 import { formatBytes } from '../../../../protocol/helpers/units';
@@ -79,6 +80,7 @@ interface Decoded {
 }
 
 async function decode(bytes: Buffer, display: string, limits: ImageLimits): Promise<Decoded> {
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: limits.maxPixels }).metadata();
@@ -95,7 +97,7 @@ async function decode(bytes: Buffer, display: string, limits: ImageLimits): Prom
 }
 
 function pipeline(bytes: Buffer, limits: ImageLimits) {
-  return sharp(bytes, { limitInputPixels: limits.maxPixels, animated: false }).rotate();
+  return loadedSharp()(bytes, { limitInputPixels: limits.maxPixels, animated: false }).rotate();
 }
 
 type Encoded = { data: Buffer; width: number; height: number; mimeType: string; encoding: string };
@@ -109,7 +111,7 @@ async function encodeLadder(make: () => Sharp, edges: number[], budget: number, 
   const base = await make().resize({ width: top, height: top, fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
   const raw = { width: base.info.width, height: base.info.height, channels: base.info.channels };
   for (const edge of edges) {
-    const resized = () => sharp(base.data, { raw }).resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
+    const resized = () => loadedSharp()(base.data, { raw }).resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true });
     if (tryPng) {
       const { data, info } = await resized().png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer({ resolveWithObject: true });
       if (data.length <= budget) return { data, width: info.width, height: info.height, mimeType: 'image/png', encoding: 'PNG' };
@@ -177,6 +179,7 @@ export async function deliverImage(bytes: Buffer, format: ImageFormat, display: 
 
 /** A small preview for the window (never sent to the model). */
 export async function previewDataUrl(bytes: Buffer, edge = 640): Promise<{ dataUrl: string; width: number; height: number }> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(bytes, { limitInputPixels: 100_000_000, animated: false })
     .rotate()
     .resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true })

@@ -8,6 +8,8 @@ import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotoc
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
+  ErrorCode,
+  McpError,
   type GetPromptResult,
   type Prompt as McpPrompt,
   PromptListChangedNotificationSchema,
@@ -21,7 +23,6 @@ import { StderrTail } from './stderr-tail';
 
 import type { StdioLauncher } from './launch';
 
-export const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 const CONNECT_TIMEOUT_MS = 30_000;
 
 export interface ConnectionOptions {
@@ -226,4 +227,21 @@ async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items
     cursor = next.nextCursor;
   } while (cursor && items.length < cap);
   return items;
+}
+
+/** Whether a failed start asks for a sign-in (the server answered 401). */
+export function needsSignIn(error: Error): boolean {
+  return error instanceof UnauthorizedError || error.cause instanceof UnauthorizedError || /\b401\b|Unauthorized/i.test(error.message);
+}
+
+/** A failed tool call in words for the model. */
+export function callFailure(server: string, tool: string, error: unknown, timeoutMs: number, connection: ServerConnection): string {
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+    return `The MCP server "${server}" did not answer ${tool} within ${Math.round(timeoutMs / 1000)} s, so the call was cancelled. Its effect is unknown.`;
+  }
+  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
+    return `${connection.exitMessage(`The MCP server "${server}" exited while ${tool} ran`)}. The call's effect is unknown; the server is being restarted.`;
+  }
+  if (error instanceof McpError) return `The MCP server "${server}" refused ${tool}: ${error.message}`;
+  return `The call to ${tool} on MCP server "${server}" failed: ${(error as Error)?.message ?? String(error)}`;
 }

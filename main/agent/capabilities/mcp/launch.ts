@@ -1,5 +1,4 @@
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { WorkspaceSandbox } from '../../contract/sandbox';
 import { internetOnly } from '../../infra/sandbox/public-network';
 import type { ServerSource } from './config';
@@ -48,12 +47,17 @@ export function withoutWorkspaceSearchPaths(env: Record<string, string>, workspa
   return out;
 }
 
+/** The SDK's minimal environment for a stdio server (loaded with the first server that starts). */
+async function defaultEnvironment(): Promise<Record<string, string>> {
+  return (await import('@modelcontextprotocol/sdk/client/stdio.js')).getDefaultEnvironment();
+}
+
 /**
  * Runs the command as configured, with the SDK's minimal environment (PATH, HOME, …) plus the server's `env`.
  * The user's own servers (not a workspace's) never search the workspace for their program or its modules.
  */
 export const directLauncher: StdioLauncher = async (request) => {
-  const env = { ...getDefaultEnvironment(), ...request.env };
+  const env = { ...(await defaultEnvironment()), ...request.env };
   return {
     file: request.argv[0]!,
     args: request.argv.slice(1),
@@ -92,7 +96,7 @@ export function sandboxedLauncher(sandbox: WorkspaceSandbox, choice: () => Promi
     const caches: Record<string, string> = tmp ? { TMPDIR: tmp, npm_config_cache: join(tmp, 'npm-cache'), UV_CACHE_DIR: join(tmp, 'uv-cache'), XDG_CACHE_HOME: join(tmp, 'cache') } : {};
     // Its way out: the proxy variables the plan set (no other variable of Deft's reaches a server).
     const proxy = Object.fromEntries(Object.entries(plan.env).filter(([name]) => /^((https?|all|no)_proxy|NODE_USE_ENV_PROXY)$/i.test(name)));
-    const env = { ...getDefaultEnvironment(), ...caches, ...proxy, ...request.env };
+    const env = { ...(await defaultEnvironment()), ...caches, ...proxy, ...request.env };
     return { file: plan.file, args: plan.args, cwd: plan.cwd, env: request.source === 'project' ? env : withoutWorkspaceSearchPaths(env, request.workspace), sandboxed: true, release: () => plan.release() };
   };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import { type OAuthClientProvider, auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { SecretAccess } from '../../contract/feature';
 
@@ -103,6 +103,7 @@ export class McpOAuth {
     const code = url.searchParams.get('code');
     if (error || !code) return page(res, 400, `Sign-in to ${flow.name} failed`, `The server said: ${error ?? 'no authorization code'} ${url.searchParams.get('error_description') ?? ''}`.trim());
     try {
+      const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
       const result = await auth(flow.provider, { serverUrl: flow.url, authorizationCode: code });
       if (result !== 'AUTHORIZED') throw new Error('the server did not give Deft a token');
       this.authorizeUrls.delete(flow.name);

@@ -1,9 +1,9 @@
-import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpOverview, McpPromptInfo, McpServerInfo, McpServerStatus } from '../../../../protocol';
 import type { McpServerDecision } from '../../infra/settings/trust';
 import { serverGate } from './approvals';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
-import { ServerConnection } from './connection';
+import type { ServerConnection } from './connection';
 import { promptInfo } from './prompts';
 import type { StdioLauncher } from './launch';
 import { mcpToolName } from './naming';
@@ -117,43 +117,47 @@ export class McpServers {
     entry.timer = null;
     entry.status = 'starting';
     delete entry.error;
-    const connection = new ServerConnection({
-      definition: entry.definition,
-      workspace: this.options.workspace,
-      neutralCwd: this.options.home,
-      launch: this.options.launch,
-      clientVersion: this.options.clientVersion ?? '0.0.0',
-      onToolsChanged: () => this.options.onChange(),
-      onClosed: (error) => this.crashed(entry, connection, error),
-      ...(this.options.oauth ? { authProvider: (name: string, url: string) => this.options.oauth!.provider(name, url) } : {}),
-    });
-    entry.connection = connection;
-    entry.starting = connection
-      .open()
-      .then(
-        () => {
-          if (entry.connection !== connection) return;
-          entry.status = 'connected';
-          entry.connectedAt = Date.now();
-        },
-        (error: Error) => {
-          if (entry.connection !== connection) return;
-          entry.lastStderr = connection.stderr.lines();
-          entry.connection = null;
-          void connection.close();
-          const needsAuth = (error instanceof UnauthorizedError || error.cause instanceof UnauthorizedError || /\b401\b|Unauthorized/i.test(error.message)) && !isStdio(entry.definition.config);
-          entry.status = needsAuth ? 'needs-auth' : 'failed';
-          entry.error = needsAuth
-            ? this.options.oauth?.authorizeUrl(entry.definition.name)
-              ? 'The server requires you to sign in: choose Sign in (Settings → MCP servers) and finish in your browser.'
-              : `The server requires authentication and did not offer a sign-in Deft can use: ${error.message}`
-            : error.message;
-        },
-      )
+    // The MCP SDK is loaded with the first server that starts: a run without servers never loads it.
+    const starting: Promise<void> = import('./connection')
+      .then(({ ServerConnection, needsSignIn }) => {
+        if (this.closed || entry.starting !== starting) return;
+        const connection = new ServerConnection({
+          definition: entry.definition,
+          workspace: this.options.workspace,
+          neutralCwd: this.options.home,
+          launch: this.options.launch,
+          clientVersion: this.options.clientVersion ?? '0.0.0',
+          onToolsChanged: () => this.options.onChange(),
+          onClosed: (error) => this.crashed(entry, connection, error),
+          ...(this.options.oauth ? { authProvider: (name: string, url: string) => this.options.oauth!.provider(name, url) } : {}),
+        });
+        entry.connection = connection;
+        return connection.open().then(
+          () => {
+            if (entry.connection !== connection) return;
+            entry.status = 'connected';
+            entry.connectedAt = Date.now();
+          },
+          (error: Error) => {
+            if (entry.connection !== connection) return;
+            entry.lastStderr = connection.stderr.lines();
+            entry.connection = null;
+            void connection.close();
+            const needsAuth = needsSignIn(error) && !isStdio(entry.definition.config);
+            entry.status = needsAuth ? 'needs-auth' : 'failed';
+            entry.error = needsAuth
+              ? this.options.oauth?.authorizeUrl(entry.definition.name)
+                ? 'The server requires you to sign in: choose Sign in (Settings → MCP servers) and finish in your browser.'
+                : `The server requires authentication and did not offer a sign-in Deft can use: ${error.message}`
+              : error.message;
+          },
+        );
+      })
       .finally(() => {
-        entry.starting = null;
+        if (entry.starting === starting) entry.starting = null;
         this.options.onChange();
       });
+    entry.starting = starting;
     this.options.onChange();
   }
 

@@ -1,9 +1,9 @@
-import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type Tool, type ToolResult, access, errorResult } from '../../contract/tool';
 import type { ServerDefinition } from './config';
-import { DEFAULT_CALL_TIMEOUT_MS, type ServerConnection } from './connection';
+import type { ServerConnection } from './connection';
+import { DEFAULT_CALL_TIMEOUT_MS } from './limits';
 import { mcpToolName } from './naming';
 import { convertResult } from './output';
 
@@ -50,20 +50,9 @@ export function mcpTool(definition: ServerDefinition, tool: McpTool, deferred: b
           return { ...converted, display: { kind: 'mcp_result', server, ...view } };
         } catch (error) {
           if (ctx.signal.aborted) throw error;
-          return errorResult(callFailure(server, tool.name, error, timeoutMs, live.connection));
+          return errorResult((await import('./connection')).callFailure(server, tool.name, error, timeoutMs, live.connection));
         }
       },
     }),
   };
-}
-
-function callFailure(server: string, tool: string, error: unknown, timeoutMs: number, connection: ServerConnection): string {
-  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
-    return `The MCP server "${server}" did not answer ${tool} within ${Math.round(timeoutMs / 1000)} s, so the call was cancelled. Its effect is unknown.`;
-  }
-  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) {
-    return `${connection.exitMessage(`The MCP server "${server}" exited while ${tool} ran`)}. The call's effect is unknown; the server is being restarted.`;
-  }
-  if (error instanceof McpError) return `The MCP server "${server}" refused ${tool}: ${error.message}`;
-  return `The call to ${tool} on MCP server "${server}" failed: ${(error as Error)?.message ?? String(error)}`;
 }

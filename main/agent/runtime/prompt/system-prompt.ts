@@ -1,6 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
 import { runGitInRepository } from '../../infra/git/git';
+import { findRepositoryRoot } from '../../infra/git/repository';
 import { guardPath } from '../../infra/policies/path-guard';
 import { headOf } from '../../contract/output-limits';
 import identity from './identity.md?raw';
@@ -18,6 +19,8 @@ export interface WorkspaceFacts {
  * filters, hooks), and submodules are not entered (their own config would apply there).
  */
 export async function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string | null> {
+  // Outside a repository (git's own rules, checked here) no git is started.
+  if (!findRepositoryRoot(cwd)) return null;
   let stdout: string;
   try {
     stdout = (await runGitInRepository({ cwd, args: ['status', '--porcelain=v1', '--branch', '--ignore-submodules=all'], timeoutMs })).stdout.toString('utf8');

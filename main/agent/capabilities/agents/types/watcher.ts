@@ -1,6 +1,6 @@
 import { type Stats, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { isWithin } from '../../../infra/policies/path-guard';
 
 /** How many missing levels above a folder to climb for one to watch (so `.deft/agents` can appear later). */
@@ -33,28 +33,35 @@ export function watchDefinitionFolders(folders: readonly string[], onChange: () 
     }
     return false;
   };
-  const watcher: FSWatcher = watch([...new Set(anchors.values())], {
-    ignoreInitial: true,
-    // Watching must never keep a process alive (CLI runs, tests); hosts stay up on their own.
-    persistent: false,
-    atomic: false,
-    ignorePermissionErrors: true,
-    ignored: (path: string, stats?: Stats) => !relevant(path, stats),
-  });
   let timer: NodeJS.Timeout | undefined;
-  watcher.on('all', () => {
-    clearTimeout(timer);
-    timer = setTimeout(onChange, debounceMs);
-    timer.unref();
+  let closed = false;
+  // chokidar is loaded here, after the run has started: nothing waits for the watcher but `ready`.
+  const started: Promise<FSWatcher | null> = import('chokidar').then(({ watch }) => {
+    if (closed) return null;
+    const watcher: FSWatcher = watch([...new Set(anchors.values())], {
+      ignoreInitial: true,
+      // Watching must never keep a process alive (CLI runs, tests); hosts stay up on their own.
+      persistent: false,
+      atomic: false,
+      ignorePermissionErrors: true,
+      ignored: (path: string, stats?: Stats) => !relevant(path, stats),
+    });
+    watcher.on('all', () => {
+      clearTimeout(timer);
+      timer = setTimeout(onChange, debounceMs);
+      timer.unref();
+    });
+    // A folder that cannot be watched (permissions, too many watchers) still gets read at each turn.
+    watcher.on('error', () => {});
+    return watcher;
   });
-  // A folder that cannot be watched (permissions, too many watchers) still gets read at each turn.
-  watcher.on('error', () => {});
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  const ready = started.then((watcher) => (watcher ? new Promise<void>((resolve) => watcher.once('ready', () => resolve())) : undefined));
   return {
     ready,
     close: async () => {
+      closed = true;
       clearTimeout(timer);
-      await watcher.close();
+      await (await started)?.close();
     },
   };
 }

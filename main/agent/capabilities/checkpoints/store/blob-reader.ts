@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { type GitPlaces, spawnGit } from './git';
+import { type ObjectType, objectId } from './objects';
 
 /** A reader with nothing to do exits after this long, so no git lingers between reviews. */
 const IDLE_MS = 20_000;
@@ -89,7 +90,9 @@ export class BlobReader {
       }
       if (this.buffered.length < lineEnd + 1 + size + 1) break;
       this.queue.shift();
-      next.resolve(Buffer.from(this.buffered.subarray(lineEnd + 1, lineEnd + 1 + size)));
+      const content = Buffer.from(this.buffered.subarray(lineEnd + 1, lineEnd + 1 + size));
+      if (intact(next.id, header.split(' ')[1] ?? '', content)) next.resolve(content);
+      else next.reject(new Error(`The checkpoint store's object ${next.id} is damaged (its bytes do not hash to its id).`));
       this.buffered = this.buffered.subarray(lineEnd + 1 + size + 1);
     }
     if (!this.queue.length && this.child && !this.idle) {
@@ -103,6 +106,15 @@ export class BlobReader {
   private fail(error: Error): void {
     for (const pending of this.queue.splice(0)) pending.reject(error);
   }
+}
+
+/**
+ * Whether an object's bytes hash to its id. git does not check on reading, and a store seeded from a
+ * repository reads that repository's objects too: a rewind never writes bytes other than those recorded.
+ */
+export function intact(id: string, type: string, content: Buffer): boolean {
+  if (id.length !== 40 || !['blob', 'tree', 'commit'].includes(type)) return true;
+  return objectId(type as ObjectType, content) === id;
 }
 
 /** Whether the reader keeps Node's event loop alive: while a read waits, yes; idle, no. */

@@ -1,3 +1,4 @@
+import { intact } from './blob-reader';
 import { type GitPlaces, runGit } from './git';
 
 /** Read this many bytes of blobs per git process at most, so a large restore never holds them all. */
@@ -24,7 +25,9 @@ export async function readBlobs(places: GitPlaces, ids: readonly string[], each:
       at = lineEnd + 1;
       if (header.endsWith(' missing')) throw new Error(`The checkpoint store has lost object ${id}.`);
       const size = Number(header.split(' ')[2]);
-      await each(id, stdout.subarray(at, at + size));
+      const content = stdout.subarray(at, at + size);
+      if (!intact(id, header.split(' ')[1] ?? '', content)) throw new Error(`The checkpoint store's object ${id} is damaged (its bytes do not hash to its id).`);
+      await each(id, content);
       at += size + 1;
     }
     start = end;

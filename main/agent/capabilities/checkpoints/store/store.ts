@@ -6,13 +6,14 @@ import { writeFileAtomic } from '../../../infra/platform/files';
 import { isWithin } from '../../../infra/policies/path-guard';
 import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../../infra/policies/sensitive';
 import { GitError, type GitPlaces, runGit, splitZ } from './git';
-import { RefExistsError, commitBody, writeObject, writeRef } from './objects';
+import { RefExistsError, commitBody, readLooseObject, writeObject, writeRef } from './objects';
 import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
+import { ALTERNATES, seedFromRepository, unseed } from './seed';
 
 /**
  * Why a checkpoint was taken: before a turn ('turn'), just before a step's approved calls run ('tools'), after
@@ -85,6 +86,7 @@ const MAX_SKIPPED_RECORDED = 200;
 /** Attributes that would make git change bytes on the way in or out; the store's info/attributes unsets them for every path. */
 const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -filter -ident -working-tree-encoding\n';
 const JOURNAL = 'deft-rewind.json';
+const PERSONAL_SETTINGS = '.deft/settings.local.json';
 /**
  * A capture hashes the files that differ from the store's index itself and leaves the index behind for
  * them, until more than this many files (or bytes) differ: then git updates the index (git hashes every
@@ -127,6 +129,9 @@ export class CheckpointStore {
   private readonly blobs: BlobReader;
   /** Trees read or written lately, by id (an id names the same bytes for ever). */
   private readonly trees = new Map<string, Buffer>();
+  /** A new store (no HEAD, no index): its first capture may start from the repository's index (seed.ts). */
+  private seedable = false;
+  private home = '';
 
   private constructor(
     readonly places: StorePlaces,
@@ -143,6 +148,7 @@ export class CheckpointStore {
     const places = await resolvePlaces(home, workspace);
     const store = new CheckpointStore(places, options);
     await mkdir(dirname(places.gitDir), { recursive: true, mode: 0o700 });
+    store.home = home;
     await store.locked(async () => {
       await store.initialise(home);
       await store.recover();
@@ -180,6 +186,7 @@ export class CheckpointStore {
       const head = await this.headTree();
       if (head) return { tree: head, skipped: [] };
     }
+    const seeded = !only && this.seedable && (await this.seed());
     const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
     const args = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec];
     // A path git refuses to look at (outside the work tree, say): look at the whole workspace instead.
@@ -189,6 +196,11 @@ export class CheckpointStore {
     });
     if (!status) return this.capture();
     const candidates = statusPaths(status.stdout);
+    // An untracked .gitattributes may have changed how the repository's blobs were made from the files: hash them all.
+    if (seeded && candidates.some((p) => p === '.gitattributes' || p.endsWith('/.gitattributes'))) {
+      await unseed(this.places, this.git);
+      return this.capture();
+    }
     // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
     const head = await this.headTree();
     if (!candidates.length && head) return { tree: head, skipped: [] };
@@ -206,6 +218,29 @@ export class CheckpointStore {
     const tree = candidates.length || !head ? (await runGit(this.git, ['write-tree'])).stdout.toString('utf8').trim() : head;
     skipped.sort((a, b) => a.path.localeCompare(b.path));
     return { tree, skipped };
+  }
+
+  /** Seed the index from the repository's, once, for a new store (seed.ts). */
+  private async seed(): Promise<boolean> {
+    this.seedable = false;
+    if (await lstat(this.git.indexFile).catch(() => null)) return false;
+    return seedFromRepository(this.places, this.git, { maxFileBytes: this.maxFileBytes, home: this.home, excluded: this.excludedPaths(this.home) });
+  }
+
+  /** Whether the store still reads objects of the workspace's repository (a seeded store, until `ownObjects`). */
+  async borrows(): Promise<boolean> {
+    return (await lstat(join(this.places.gitDir, ALTERNATES)).catch(() => null)) !== null;
+  }
+
+  /**
+   * Copy every object the checkpoints need from the repository the store was seeded from into a pack of the
+   * store's own (git repack -a without --local packs borrowed objects too), then stop borrowing. Under the lock.
+   */
+  async ownObjects(): Promise<void> {
+    if (!(await this.borrows())) return;
+    this.blobs.close();
+    await runGit(this.git, ['-c', 'pack.compression=1', 'repack', '-a', '-d', '-q', '--window=0']);
+    await rm(join(this.places.gitDir, ALTERNATES), { force: true });
   }
 
   /** What each path `git status` reported is now: a file (and its size), a link, gone, or left out (and why). */
@@ -325,7 +360,15 @@ export class CheckpointStore {
 
   /** The session's checkpoints, oldest first. */
   async list(session: string): Promise<Checkpoint[]> {
+    if (!(await this.hasRefs(session))) return [];
     return this.listRefs(`${REF_ROOT}${session}/`);
+  }
+
+  /** Whether the session has checkpoints, looked up here (a new session's first checkpoint starts no git to learn it has none). */
+  private async hasRefs(session: string): Promise<boolean> {
+    if (await lstat(join(this.places.gitDir, REF_ROOT, session)).catch(() => null)) return true;
+    const packed = await readFile(join(this.places.gitDir, 'packed-refs'), 'utf8').catch(() => '');
+    return packed.includes(` ${REF_ROOT}${session}/`);
   }
 
   /** Every checkpoint in the store, oldest first within each session. */
@@ -397,15 +440,19 @@ export class CheckpointStore {
     await runGit(this.git, ['repack', '-d', '-q', ...(full ? ['-a'] : ['--geometric=2'])]);
     await runGit(this.git, ['prune-packed', '-q']);
     if (full) {
+      // A full repack packed the borrowed objects too (no --local): the store no longer needs the repository's.
+      await rm(join(this.places.gitDir, ALTERNATES), { force: true });
       await runGit(this.git, ['pack-refs', '--all', '--prune']);
       await runGit(this.git, ['prune', '--expire=now']);
     }
   }
 
-  /** Loose objects waiting to be packed. */
+  /** Loose objects waiting to be packed, counted here (as git's count-objects counts them, without a git process). */
   async looseObjects(): Promise<number> {
-    const out = (await runGit(this.git, ['count-objects'])).stdout.toString('utf8');
-    return Number(/^(\d+) objects/.exec(out)?.[1] ?? 0);
+    const objects = join(this.places.gitDir, 'objects');
+    const folders = (await readdir(objects).catch(() => [] as string[])).filter((name) => /^[0-9a-f]{2}$/.test(name));
+    const counts = await Promise.all(folders.map(async (name) => (await readdir(join(objects, name)).catch(() => [] as string[])).filter((f) => /^[0-9a-f]{38}([0-9a-f]{24})?$/.test(f)).length));
+    return counts.reduce((sum, n) => sum + n, 0);
   }
 
   /** Bytes the store takes on disk (the sum of its files' sizes). */
@@ -439,7 +486,8 @@ export class CheckpointStore {
     const commit = (await readFile(join(this.places.gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
     if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
     if (this.head?.commit !== commit) {
-      const tree = /^tree ([0-9a-f]{40,64})\n/.exec((await this.blobs.read(commit)).toString('latin1'))?.[1];
+      const body = (await readLooseObject(this.places.gitDir, commit, 'commit')) ?? (await this.blobs.read(commit));
+      const tree = /^tree ([0-9a-f]{40,64})\n/.exec(body.toString('latin1'))?.[1];
       if (!tree) throw new Error(`The checkpoint store's HEAD (${commit}) is not a commit.`);
       this.head = { commit, tree };
     }
@@ -447,6 +495,7 @@ export class CheckpointStore {
   }
 
   private async lastSeq(session: string): Promise<number> {
+    if (!(await this.hasRefs(session))) return 0;
     const out = await runGit(this.git, ['for-each-ref', '--count=1', '--sort=-refname', '--format=%(refname)', `${REF_ROOT}${session}/`]);
     const ref = out.stdout.toString('utf8').trim();
     return ref ? Number(ref.slice(ref.lastIndexOf('/') + 1)) || 0 : 0;
@@ -471,8 +520,10 @@ export class CheckpointStore {
     const gitDir = this.places.gitDir;
     if (!(await lstat(join(gitDir, 'HEAD')).catch(() => null))) {
       await runGit(null, ['init', '--bare', '-q', '--template=', gitDir]);
-      for (const [key, value] of Object.entries(STORE_CONFIG)) await runGit(null, ['--git-dir', gitDir, 'config', key, value]);
+      // The store's own config, written at once (a git process per setting costs more than the rest of the set-up).
+      await writeFile(join(gitDir, 'config'), storeConfigText(), { mode: 0o600 });
     }
+    this.seedable = !(await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim().match(/^[0-9a-f]{40,64}$/);
     await mkdir(join(gitDir, 'info'), { recursive: true });
     await writeIfChanged(join(gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES);
     await writeIfChanged(join(gitDir, 'info', 'exclude'), await this.excludes(home));
@@ -485,12 +536,24 @@ export class CheckpointStore {
    * workspace, Deft's personal project settings, and the patterns of the repository's own info/exclude.
    */
   private async excludes(home: string): Promise<string> {
-    const { workspace } = this.places;
     const lines = ['# Written by Deft: paths checkpoints never capture.'];
-    if (isWithin(home, workspace) && home !== workspace) lines.push(`/${relative(workspace, home).split(sep).join('/')}/`);
-    lines.push('/.deft/settings.local.json');
+    const inside = this.homeInside(home);
+    if (inside) lines.push(`/${inside}/`);
+    lines.push(`/${PERSONAL_SETTINGS}`);
     lines.push(...(await inheritedIgnoreRules(this.places)));
     return lines.join('\n') + '\n';
+  }
+
+  /** Workspace paths never captured: Deft's home when it lies inside the workspace, Deft's personal project settings. */
+  private excludedPaths(home: string): string[] {
+    const inside = this.homeInside(home);
+    return inside ? [inside, PERSONAL_SETTINGS] : [PERSONAL_SETTINGS];
+  }
+
+  /** Deft's home as a workspace path, when it lies inside the workspace. */
+  private homeInside(home: string): string | null {
+    const { workspace } = this.places;
+    return isWithin(home, workspace) && home !== workspace ? relative(workspace, home).split(sep).join('/') : null;
   }
 
   /** A git process killed mid-write leaves `*.lock` files; under our lock no git of ours runs, so they are stale. */
@@ -534,6 +597,17 @@ const STORE_CONFIG: Record<string, string> = {
   'pack.writeBitmaps': 'false',
   'repack.writeBitmaps': 'false',
 };
+
+/** The store's config file: git's own defaults for a bare repository, then STORE_CONFIG. */
+function storeConfigText(): string {
+  const sections = new Map<string, string[]>([['core', ['repositoryformatversion = 0', 'filemode = true']]]);
+  for (const [key, value] of Object.entries(STORE_CONFIG)) {
+    const dot = key.indexOf('.');
+    const [section, name] = [key.slice(0, dot), key.slice(dot + 1)];
+    sections.set(section, [...(sections.get(section) ?? []), `${name} = ${value}`]);
+  }
+  return [...sections].map(([section, lines]) => `[${section}]\n${lines.map((l) => `\t${l}\n`).join('')}`).join('');
+}
 
 function sessionRef(session: string, seq: number): string {
   return `${REF_ROOT}${session}/${String(seq).padStart(8, '0')}`;

@@ -1,0 +1,143 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, lstat, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockModelServer } from '../test-support/mock-model-server';
+import { tempDir } from '../test-support/harness';
+import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
+import { ensureBuild, root } from '../scripts/ensure-build.mjs';
+import { random } from './generate-repo';
+import { type ProcessCost, measureProcess } from './process-cost';
+import type { BenchResult } from './types';
+
+// Checkpoints on a committed 20,000-file repository (issue 36), through the built CLI as a user runs it: each
+// turn is one `deft run` with checkpoints on, beside the same turn with checkpoints off, in CPU (the process
+// and every git it waited for) and wall. The first turn (the store's baseline), later turns changing one
+// file by Write, one by a shell command and 500 by a shell command, and the store's size beside the
+// repository's own packed objects.
+
+const FILES = 20_000;
+const FILE_BYTES = 4_200;
+const RUNS = 3;
+const WORDS = ['const', 'function', 'return', 'value', 'index', 'items', 'result', 'options', 'config', 'handler', 'await', 'export', 'import', 'string', 'render'];
+const GIT_ENV = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
+
+function source(next: () => number): string {
+  const lines: string[] = [];
+  let size = 0;
+  while (size < FILE_BYTES) {
+    const line = `${'  '.repeat(Math.floor(next() * 3))}${Array.from({ length: 4 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ')};`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n') + '\n';
+}
+
+const pathOf = (i: number) => `src/m${Math.floor(i / 1000)}/d${Math.floor(i / 50) % 20}/f${i}.ts`;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'gc.auto=0', ...args], { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+}
+
+/** The repository, generated once per machine (committed and packed) and put back to its commit before each use. */
+async function repository(): Promise<string> {
+  const dir = join(tmpdir(), 'deft-bench-committed-20k-v1');
+  const marker = `${dir}.done`;
+  if (!(await stat(marker).then(() => true, () => false))) {
+    await rm(dir, { recursive: true, force: true });
+    const next = random(36);
+    for (let i = 0; i < FILES; i += 500) {
+      const batch = Array.from({ length: Math.min(500, FILES - i) }, (_, k) => pathOf(i + k));
+      await Promise.all([...new Set(batch.map((p) => join(dir, p.slice(0, p.lastIndexOf('/')))))].map((d) => mkdir(d, { recursive: true })));
+      await Promise.all(batch.map((p) => writeFile(join(dir, p), source(next))));
+    }
+    await writeFile(join(dir, '.gitignore'), 'build/\n');
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'the repository');
+    git(dir, 'gc', '-q');
+    await writeFile(marker, '');
+  }
+  git(dir, 'checkout', '-q', '--', '.');
+  git(dir, 'clean', '-qfd');
+  return dir;
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? await folderBytes(path) : ((await lstat(path).catch(() => null))?.size ?? 0);
+  }
+  return total;
+}
+
+interface Mode {
+  home: string;
+  costs: Record<string, ProcessCost[]>;
+}
+
+export default async function checkpointsRepo(): Promise<BenchResult[]> {
+  ensureBuild();
+  const workspace = await repository();
+  const server = new MockModelServer();
+  await server.start();
+  const modes: Record<'on' | 'off', Mode> = {
+    on: { home: await tempDir('deft-bench-cprepo-on-'), costs: {} },
+    off: { home: await tempDir('deft-bench-cprepo-off-'), costs: {} },
+  };
+  await writeFile(join(modes.off.home, 'settings.json'), JSON.stringify({ checkpoints: { enabled: false } }));
+  const turn = async (mode: Mode, label: string, step: ReturnType<typeof toolStep>) => {
+    server.enqueue(step, textReply('Done.'));
+    const argv = [process.execPath, join(root, 'bin/deft.mjs'), 'run', '--base-url', server.baseUrl, '--model', 'mock-model', '--permission-mode', 'yolo', '--sandbox', 'off', `turn ${label}`];
+    const cost = await measureProcess(argv, { cwd: workspace, env: { ...process.env, DEFT_HOME: mode.home } });
+    if (cost.code !== 0) throw new Error(`deft run (${label}) exited with ${cost.code}`);
+    (mode.costs[label] ??= []).push(cost);
+  };
+  let storeBytes = 0;
+  try {
+    const next = random(7);
+    for (const name of ['on', 'off'] as const) {
+      await turn(modes[name], 'first', toolStep(callChunk('Write', { path: join(workspace, pathOf(5)), content: source(next) })));
+      if (name === 'on') storeBytes = await folderBytes(join(modes.on.home, 'checkpoints'));
+    }
+    const many = Array.from({ length: 500 }, (_, i) => pathOf(i * 40 + 3)).join(' ');
+    for (let i = 1; i <= RUNS; i++) {
+      for (const name of ['on', 'off'] as const) {
+        await turn(modes[name], 'write', toolStep(callChunk('Write', { path: join(workspace, pathOf(100 + i)), content: source(next) })));
+        await turn(modes[name], 'shell', toolStep(callChunk('Bash', { command: `echo ${i} >> ${pathOf(200 + i)}` })));
+        await turn(modes[name], 'shell500', toolStep(callChunk('Bash', { command: `for f in ${many}; do echo ${i} >> $f; done` })));
+      }
+    }
+    const packed = await folderBytes(join(workspace, '.git', 'objects'));
+    const median = (costs: ProcessCost[], key: 'cpuMs' | 'wallMs') => [...costs.map((c) => c[key])].sort((a, b) => a - b)[Math.floor(costs.length / 2)]!;
+    const row = (label: string, title: string, goal: string): BenchResult => {
+      const [on, off] = [modes.on.costs[label]!, modes.off.costs[label]!];
+      return {
+        name: `${title} with checkpoints, ${FILES.toLocaleString('en')}-file repository: CPU`,
+        value: median(on, 'cpuMs'),
+        unit: 'ms',
+        baseline: { name: 'checkpoints off', value: median(off, 'cpuMs') },
+        note: `${goal}; wall ${median(on, 'wallMs').toFixed(0)} vs ${median(off, 'wallMs').toFixed(0)} ms`,
+      };
+    };
+    return [
+      row('first', 'first turn (Write 1 file; the store is new)', 'goal ≤ 1.2×'),
+      row('write', 'later turn, Write 1 file,', 'goal ≤ 1.1×'),
+      row('shell', 'later turn, 1 file changed by a command,', 'goal ≤ 1.1×'),
+      row('shell500', 'later turn, 500 files changed by a command,', ''),
+      {
+        name: 'checkpoint store after the first turn',
+        value: storeBytes / 2 ** 20,
+        unit: 'MiB',
+        baseline: { name: "the repository's packed objects", value: packed / 2 ** 20 },
+        note: `workspace ${((FILES * FILE_BYTES) / 1e6).toFixed(0)} MB`,
+      },
+    ];
+  } finally {
+    await server.close();
+    await rm(modes.on.home, { recursive: true, force: true });
+    await rm(modes.off.home, { recursive: true, force: true });
+    await repository().catch(() => {});
+  }
+}

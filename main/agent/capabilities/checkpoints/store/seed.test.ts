@@ -1,0 +1,122 @@
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { tempDir } from '../../../../../test-support/harness';
+import { runGit } from './git';
+import { CheckpointStore } from './store';
+
+const dirs: string[] = [];
+beforeEach(async () => {
+  // The user's and the system's git config are read by the seeding: give it empty ones.
+  const config = await tempDir('deft-seed-config-');
+  dirs.push(config);
+  await writeFile(join(config, 'empty'), '');
+  vi.stubEnv('GIT_CONFIG_GLOBAL', join(config, 'empty'));
+  vi.stubEnv('GIT_CONFIG_SYSTEM', join(config, 'empty'));
+  vi.stubEnv('XDG_CONFIG_HOME', config);
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } }).toString();
+}
+
+async function put(root: string, path: string, content: string): Promise<void> {
+  await mkdir(join(root, path, '..'), { recursive: true });
+  await writeFile(join(root, path), content);
+}
+
+/** A committed repository, then changes after the commit. */
+async function repository(files: Record<string, string>, after: Record<string, string> = {}) {
+  const workspace = await tempDir('deft-seed-ws-');
+  const home = await tempDir('deft-seed-home-');
+  dirs.push(workspace, home);
+  for (const [path, content] of Object.entries(files)) await put(workspace, path, content);
+  git(workspace, 'init', '-q');
+  git(workspace, 'add', '-A');
+  git(workspace, 'commit', '-qm', 'init');
+  for (const [path, content] of Object.entries(after)) await put(workspace, path, content);
+  return { workspace, home };
+}
+
+async function capture(home: string, workspace: string, options: { maxFileBytes?: number } = {}) {
+  const store = await CheckpointStore.open(home, workspace, options);
+  const checkpoint = await store.locked(async () => store.record(await store.capture(), { session: 's1', kind: 'turn' }));
+  return { store, checkpoint };
+}
+
+async function paths(store: CheckpointStore, tree: string): Promise<string[]> {
+  const out = await runGit({ gitDir: store.places.gitDir, workTree: store.places.workspace, indexFile: join(store.places.gitDir, 'index') }, ['ls-tree', '-r', '--name-only', tree]);
+  return out.stdout.toString('utf8').split('\n').filter(Boolean).sort();
+}
+
+describe('a new store seeded from the repository', () => {
+  const files = { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n', 'README.md': '# r\n', '.env': 'TOKEN=secret\n', 'big.bin': 'x'.repeat(5_000) };
+
+  it('starts from the repository index and objects, takes in what changed since and untracked files, leaves out secrets and large files, and matches a store made by hashing every file', async () => {
+    const { workspace, home } = await repository(files, { 'src/b.ts': 'export const b = 3;\n', 'new.txt': 'untracked\n' });
+    const { store, checkpoint } = await capture(home, workspace, { maxFileBytes: 1_000 });
+    expect(await store.borrows()).toBe(true);
+    expect(await paths(store, checkpoint.tree)).toEqual(['README.md', 'new.txt', 'src/a.ts', 'src/b.ts']);
+    // The same files, with no repository around them: every file hashed by the store, the same tree.
+    const copy = await tempDir('deft-seed-copy-');
+    const otherHome = await tempDir('deft-seed-home2-');
+    dirs.push(copy, otherHome);
+    await cp(workspace, copy, { recursive: true, filter: (source) => !source.includes('/.git') });
+    const plain = await capture(otherHome, copy, { maxFileBytes: 1_000 });
+    expect(await plain.store.borrows()).toBe(false);
+    expect(checkpoint.tree).toBe(plain.checkpoint.tree);
+    plain.store.close();
+
+    // A rewind reads the borrowed objects; once the store owns them, the repository's may go.
+    await writeFile(join(workspace, 'src/a.ts'), 'changed\n');
+    await store.locked(() => store.restore(checkpoint.tree, ['src/a.ts']));
+    expect(await readFile(join(workspace, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\n');
+    await store.locked(() => store.ownObjects());
+    expect(await store.borrows()).toBe(false);
+    await rm(join(workspace, '.git'), { recursive: true, force: true });
+    await writeFile(join(workspace, 'README.md'), 'changed\n');
+    await store.locked(() => store.restore(checkpoint.tree, ['README.md']));
+    expect(await readFile(join(workspace, 'README.md'), 'utf8')).toBe('# r\n');
+    await runGit(null, ['--git-dir', store.places.gitDir, 'fsck', '--strict', '--no-dangling']);
+    store.close();
+  });
+
+  it('hashes every file instead where a blob may not be the bytes of its file: .gitattributes, line-ending config, assume-unchanged entries', async () => {
+    const cases: Array<(workspace: string) => Promise<void> | void> = [
+      async (workspace) => {
+        await put(workspace, 'sub/.gitattributes', '*.ts text eol=crlf\n');
+        git(workspace, 'add', '-A');
+        git(workspace, 'commit', '-qm', 'attributes');
+      },
+      (workspace) => void git(workspace, 'config', 'core.autocrlf', 'input'),
+      (workspace) => void git(workspace, 'update-index', '--assume-unchanged', 'src/a.ts'),
+    ];
+    for (const prepare of cases) {
+      const { workspace, home } = await repository(files);
+      await prepare(workspace);
+      const { store, checkpoint } = await capture(home, workspace);
+      expect(await store.borrows()).toBe(false);
+      expect(await paths(store, checkpoint.tree)).toContain('src/a.ts');
+      store.close();
+    }
+  });
+
+  it('sees a file changed in the same second as the index was written (the copy keeps the index time)', async () => {
+    const { workspace, home } = await repository(files);
+    const indexTime = (await stat(join(workspace, '.git', 'index'))).mtime;
+    // Same size, new bytes, and the index's own time: only git's racy-file rule tells it changed.
+    await writeFile(join(workspace, 'src/a.ts'), 'export const a = 9;\n');
+    await utimes(join(workspace, 'src/a.ts'), indexTime, indexTime);
+    const { store, checkpoint } = await capture(home, workspace);
+    expect(await store.borrows()).toBe(true);
+    await writeFile(join(workspace, 'src/a.ts'), 'other\n');
+    await store.locked(() => store.restore(checkpoint.tree, ['src/a.ts']));
+    expect(await readFile(join(workspace, 'src/a.ts'), 'utf8')).toBe('export const a = 9;\n');
+    store.close();
+  });
+});

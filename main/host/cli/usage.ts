@@ -1,0 +1,61 @@
+// The CLI's help texts, kept apart from the commands so `deft --help` loads nothing else.
+
+export const USAGE = `Usage: deft run [options] <prompt>
+
+Runs a prompt headless in a workspace and prints the final answer. When the agent leaves background
+tasks running (or pursues a goal), deft waits for them and lets the agent react, then prints the
+last answer; Ctrl-C stops everything.
+
+Options:
+  --workspace <dir>          workspace root (default: current directory)
+  --provider <kind>          openai (any OpenAI-compatible Chat Completions endpoint) | anthropic
+  --base-url <url>           e.g. http://127.0.0.1:11434/v1
+  --model <name>
+  --api-key <key>            or the DEFT_API_KEY environment variable
+  --permission-mode <mode>   ask | accept-edits | yolo (default ask). Nobody can approve a call in a
+                             headless run: what the mode and rules do not allow is refused, with the
+                             rule that would allow it
+  --sandbox <on|off>         run commands in the OS sandbox (bubblewrap on Linux, Seatbelt on macOS);
+                             default on where available, else the "sandbox.enabled" setting decides
+  --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
+  --max-steps <n>            stop after n model steps
+  --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
+  --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable)
+  --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run
+                             (repeatable; the folder must be trusted). Without it, a workspace server starts
+                             only once approved: deft mcp approve NAME, or in the Deft window
+  --session <id>             resume a session
+  --continue                 resume the latest session of this workspace
+  -h, --help                 show this help
+
+Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
+Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted, 141 stdout closed by its reader.`;
+
+export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
+       deft rewind [--workspace DIR] (--session ID | --continue) --undo
+       deft checkpoints [--workspace DIR] (--session ID | --continue) [--json]
+
+rewind       Put the session back to just before its prompt N (numbered from 1, as "deft checkpoints" lists
+             them): the workspace's files (code), what the model reads (conversation), or both (the default).
+             Files changed outside the session's turns since that prompt (your own edits, also those saved
+             while a turn ran) are left as they are and listed, unless --include-outside is given. --undo takes the last rewind back (until the next turn runs).
+checkpoints  List the session's prompts with their time and how many files changed from each to the next.
+
+Exit codes: 0 done, 1 runtime error (or files that could not be restored), 2 usage error.`;
+
+export const MCP_USAGE = `Usage: deft mcp list [--workspace DIR] [--json]
+       deft mcp approve NAME [--workspace DIR]
+       deft mcp deny NAME [--workspace DIR]
+
+mcp list     The MCP servers of your ~/.deft/mcp.json and of this folder's .mcp.json and .deft/mcp.json, and
+             whether each may start. Nothing is started.
+mcp approve  Approve a server this folder defines, as it is defined now (a later change to its command,
+             arguments, variables or URL needs approving again). The folder must be trusted first. deft run
+             starts a workspace's servers only once approved (here or in the Deft window), or allowed by
+             name: --mcp-server NAME for one run, "enabledMcpjsonServers": [NAME] in ~/.deft/settings.json.
+mcp deny     Record that it must not start.
+
+Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error.`;
+
+/** What `deft --help` prints. */
+export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}`;
