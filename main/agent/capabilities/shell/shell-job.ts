@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
+import { execa } from 'execa';
 import { terminalText } from '../../../../protocol/helpers/terminal-text';
 import type { SandboxBlock } from '../../contract/sandbox';
 import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from '../../infra/processes/kill-tree';
@@ -261,8 +262,6 @@ export class ShellJob {
     let subprocess;
     try {
       const { spawn } = this.options;
-      // Loaded with the first command: a run that starts none never loads it.
-      const { execa } = await import('execa');
       subprocess = execa(spawn?.file ?? shell, spawn?.args ?? ['-c', this.command], {
         cwd: this.cwd,
         env: spawn?.env ?? commandEnv(shell, this.id, this.options.env),

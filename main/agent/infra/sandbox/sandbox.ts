@@ -59,19 +59,14 @@ const mountPoints = new MountPoints();
  */
 export class Sandbox {
   readonly settings: SandboxSettingsStore;
-  private detected: SandboxSupport | undefined;
+  private readonly support: SandboxSupport;
   /** The workspace's `.git`, `.deft`, `.claude` and `.mcp.json` as they were when it was opened: what the policy may take as given. */
   private readonly opened: WorkspaceInputs;
 
   constructor(private readonly options: SandboxOptions) {
     this.settings = new SandboxSettingsStore(options.home, options.workspace);
+    this.support = options.support ?? sandboxSupport();
     this.opened = readWorkspaceInputs(options.workspace);
-  }
-
-  /** What the OS offers, detected when first needed (a probe run of bubblewrap): a run that starts no command never probes. */
-  private get support(): SandboxSupport {
-    this.detected ??= this.options.support ?? sandboxSupport();
-    return this.detected;
   }
 
   async status(settings?: SandboxSettings): Promise<SandboxStatus> {
