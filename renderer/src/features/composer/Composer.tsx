@@ -20,6 +20,7 @@ import { MentionText } from './MentionText';
 import { ModelChip } from './ModelChip';
 import { type ActiveMention, insertMention, mentionsIn } from './mentions';
 import { usePromptHistory } from './use-prompt-history';
+import './composer.css';
 
 /**
  * The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. `@`

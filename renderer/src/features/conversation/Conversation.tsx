@@ -14,6 +14,7 @@ import { EmptyState } from './EmptyState';
 import { useFollowNewest } from './follow-newest';
 import { AssistantMessage, Notice, UserMessage } from './Messages';
 import { forgetRowsGone } from './row-sizes';
+import './conversation.css';
 
 /** One row of a transcript (the session's, or a sub-agent's in its card). */
 export function TranscriptRow({ item }: { item: TranscriptItem }) {

@@ -5,6 +5,7 @@ import { ChangeReviewPanel } from '../checkpoints/ChangeReviewPanel';
 import { GoalStrip } from '../goals/GoalStrip';
 import { ApprovalPanel } from '../permissions/ApprovalPanel';
 import { TodoPanel } from '../todo/TodoPanel';
+import './dock.css';
 
 /**
  * Above the composer: the goal, the todo list, and what waits for the user (approvals, change reviews).

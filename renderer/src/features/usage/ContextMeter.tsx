@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMeter } from '../../stores/meter';
 import { formatTokens } from '../../../../protocol/helpers/units';
+import './usage.css';
 
 const SOURCES = [
   { key: 'system', label: 'System prompt' },
