@@ -7,6 +7,7 @@
 export * from './schemas/agents';
 export * from './schemas/approvals';
 export * from './schemas/checkpoints';
+export * from './schemas/code';
 export * from './schemas/commands';
 export * from './schemas/context';
 export * from './schemas/display';

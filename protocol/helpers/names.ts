@@ -79,6 +79,9 @@ export const commandNames = [
   'decideMcpServer',
   'saveMcpServer',
   'runMcpPrompt',
+  // Code intelligence
+  'lspStatus',
+  'setLspLanguage',
   // The window
   'getPreferences',
   'setPreferences',

@@ -7,6 +7,7 @@ import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { McpOverview, McpServerName } from './mcp';
+import { LspStatus } from './code';
 import { HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
 import { Attachment, DataInfo, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
@@ -225,6 +226,11 @@ export const commands = {
   saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
   /** Run an MCP prompt (`/mcp__server__prompt args`): its arguments in order, the last taking the rest; the prompt it returns starts a turn. */
   runMcpPrompt: command(SessionRef.extend({ command: z.string().min(1).max(200), args: z.string().max(100_000).optional() }).strict(), z.object({ turnId: z.string() })),
+  // Code intelligence: language servers
+  /** The language servers: which may run here, their state and last error, the settings' problems. */
+  lspStatus: command(Empty, LspStatus),
+  /** Turn one language's server on or off (kept in ~/.deft/settings.json, `lsp.disabledLanguages`). */
+  setLspLanguage: command(z.object({ language: z.string().trim().min(1).max(60).regex(/^[a-z0-9+#._-]+$/, 'A language id, e.g. "python".'), enabled: z.boolean() }).strict(), LspStatus),
   // The window: preferences (theme, notifications, prices) and desktop notifications
   /** The window preferences (theme, notifications, the price table in force). */
   getPreferences: command(Empty, Preferences),

@@ -7,6 +7,7 @@ import type { HostCapabilities } from './host';
 import type { NetworkVerdict, SandboxStatus, SessionSandbox, WorkspaceSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { ChangeReviewer } from './review';
+import type { CodeChecks } from './code-checks';
 import type { SessionSubagents, SubagentLabel } from './subagents';
 import type { SessionTasks, TaskKindAdapter, TaskRecord } from './tasks';
 import type { Tool, ToolEnv } from './tool';
@@ -191,6 +192,8 @@ export interface Feature {
    * from the first feature that returns one for the session.
    */
   changeReviewer?(session: SessionHandle): ChangeReviewer | undefined;
+  /** Checks files the tools read and write with language servers (ToolEnv.codeChecks): the first feature that returns one serves. */
+  codeChecks?(session: SessionHandle): CodeChecks | undefined;
   /** Runs the user's hook commands for this session (SessionHandle.hooks): the first feature that returns one serves. */
   hookRunner?(session: SessionHandle): SessionHooks | undefined;
   /** The kinds of background task this capability runs (SessionHandle.tasks). */

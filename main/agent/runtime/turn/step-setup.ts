@@ -51,6 +51,8 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   };
   const reviewer = deps.features.map((f) => f.changeReviewer?.(handle)).find((r) => r !== undefined);
   if (reviewer) env.reviewer = reviewer;
+  const codeChecks = deps.features.map((f) => f.codeChecks?.(handle)).find((c) => c !== undefined);
+  if (codeChecks) env.codeChecks = codeChecks;
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));
   const offered = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];

@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import type { IconName } from '../../components/Icon';
 import { AgentTypes } from '../agents/AgentTypes';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
+import { CodeIntelligenceSettings } from '../code/CodeIntelligenceSettings';
 import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
 import { WebSettings } from '../web/WebSettings';
@@ -30,6 +31,7 @@ export const settingsPages: readonly SettingsPage[] = [
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
+  { id: 'code', label: 'Code intelligence', icon: 'brain', Page: CodeIntelligenceSettings },
   { id: 'agents', label: 'Sub-agent types', icon: 'tool', Page: AgentTypes },
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
   { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },
