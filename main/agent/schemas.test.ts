@@ -1,3 +1,4 @@
+import { localEnvironment } from './infra/environment/local/local-environment';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
 import type { CoreContext, SessionHandle } from './contract/feature';
@@ -24,7 +25,7 @@ await writeFile(join(scratch, 'settings.json'), JSON.stringify({ web: { search: 
 await writeFile(join(scratch, 'trust.json'), JSON.stringify({ folders: { [scratch]: { trusted: true } } }));
 await writeFile(join(scratch, 'package.json'), '{}');
 const core: CoreContext = {
-  workspace: scratch,
+  environment: localEnvironment(), workspace: scratch,
   home: scratch,
   // A host with a window, so tools that need someone to answer (AskUserQuestion) are offered too.
   host: webHost,
@@ -38,7 +39,7 @@ const core: CoreContext = {
   workspaceSandbox: noWorkspaceSandbox(scratch),
 };
 const session: SessionHandle = inertSessionHandle('schema-session', scratch);
-const env: ToolEnv = { workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
+const env: ToolEnv = { environment: localEnvironment(), workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
 
 describe('tool schemas', async () => {
   const features = defaultCapabilities.map((create) => create(core));
