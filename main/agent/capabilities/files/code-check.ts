@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { ToolEnv, ToolResult, ToolRunContext } from '../../contract/tool';
 
 /** Files larger than this are not checked by a language server after a write. */
@@ -10,9 +9,10 @@ const MAX_CHECKED_BYTES = 2 * 1024 * 1024;
  * was created). The result is returned as is when no server checked the file in time.
  */
 export async function withCodeCheck(env: ToolEnv, ctx: ToolRunContext, path: string, before: string | null, result: ToolResult): Promise<ToolResult> {
-  if (!env.codeChecks || result.isError) return result;
+  // Language servers run on this machine: a remote workspace's files are not theirs to check.
+  if (!env.codeChecks || result.isError || env.environment.kind !== 'local') return result;
   try {
-    const after = await readFile(path, 'utf8');
+    const after = await env.environment.readText(path);
     if (after.length > MAX_CHECKED_BYTES || (before?.length ?? 0) > MAX_CHECKED_BYTES) return result;
     const check = await env.codeChecks.afterWrite(path, before, after, ctx.signal);
     if (!check) return result;

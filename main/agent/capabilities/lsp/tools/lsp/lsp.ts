@@ -79,11 +79,12 @@ export function lspTool(deps: LspToolDeps): Tool<typeof input> {
     description,
     input,
     async resolveExecution(args, env) {
+      if (env.environment.kind !== 'local') throw new ToolInputError('Language servers run only for a folder on this machine; this workspace is remote. Use Grep and Read.');
       const needsPosition = args.operation === 'definition' || args.operation === 'references' || args.operation === 'hover';
       if ((needsPosition || args.operation === 'document_symbols') && !args.path) throw new ToolInputError(`${args.operation} needs \`path\` (and a position: line + column, or symbol).`);
       if (needsPosition && !args.symbol && (args.line === undefined || args.column === undefined)) throw new ToolInputError(`${args.operation} needs a position: line and column (1-based), or \`symbol\` (a name to find in the file).`);
       if (args.operation === 'workspace_symbols' && !args.symbol) throw new ToolInputError('workspace_symbols needs `symbol`: the name (or part of it) to look for.');
-      const path = args.path ? await guardPath(args.path, 'read', { workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home }) : null;
+      const path = args.path ? await guardPath(args.path, 'read', { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home }) : null;
       if (path && env.readDenials) {
         const rule = (await env.readDenials())(path.real);
         if (rule) throw new ToolInputError(`${path.display} is hidden from reading by the rule ${rule}.`);
