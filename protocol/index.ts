@@ -15,6 +15,7 @@ export * from './schemas/files';
 export * from './schemas/goals';
 export * from './schemas/hooks';
 export * from './schemas/mcp';
+export * from './schemas/memory';
 export * from './schemas/preferences';
 export * from './schemas/sandbox';
 export * from './schemas/session';
@@ -29,6 +30,7 @@ export * from './helpers/earlier-state';
 export * from './helpers/file-text';
 export * from './helpers/names';
 export * from './helpers/paging';
+export * from './helpers/slash';
 
 import { eventTypeNames } from './helpers/names';
 

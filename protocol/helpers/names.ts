@@ -72,6 +72,10 @@ export const commandNames = [
   'getReviewMode',
   'setReviewMode',
   'answerChangeReview',
+  // Memory: instruction files
+  'listMemory',
+  'setInstructionSettings',
+  'addMemoryLine',
   // MCP servers
   'listMcpServers',
   'setMcpServerEnabled',

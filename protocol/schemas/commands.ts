@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
 import { checkpointCommands } from './checkpoints';
+import { memoryCommands } from './memory';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
@@ -212,6 +213,8 @@ export const commands = {
   undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
   // Checkpoints: rewind, the review pane, storage, review mode (shapes in checkpoints.ts)
   ...checkpointCommands,
+  // Memory: instruction files (shapes in memory.ts)
+  ...memoryCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
   listMcpServers: command(Empty, McpOverview),

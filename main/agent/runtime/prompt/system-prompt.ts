@@ -1,8 +1,5 @@
-import { open, stat } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
 import { runGitInRepository } from '../../infra/git/git';
-import { guardPath } from '../../infra/policies/path-guard';
-import { headOf } from '../../contract/output-limits';
 import identity from './identity.md?raw';
 
 /** What the system prompt says about the machine and the workspace (the date is a fact, announced separately). */
@@ -43,41 +40,17 @@ export function localDate(ms: number): string {
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-/**
- * `AGENTS.md` at the workspace root, capped so a huge file cannot crowd out the conversation. It goes
- * through the path guard like any file the model sees: a cloned repository's AGENTS.md that links to a
- * secret or out of the workspace is not read, nor is one that is not a regular file (a FIFO would hang).
- */
-export async function readAgentsMd(workspace: string, maxChars = 40_000): Promise<string | null> {
-  try {
-    const { real } = await guardPath('AGENTS.md', 'read', { workspace });
-    if (!(await stat(real)).isFile()) return null;
-    const handle = await open(real, 'r');
-    let bytes: Buffer;
-    try {
-      // Enough bytes for maxChars characters of any width, plus one to notice there is more.
-      const buffer = Buffer.alloc(maxChars * 4 + 1);
-      bytes = buffer.subarray(0, (await handle.read(buffer, 0, buffer.length, 0)).bytesRead);
-    } finally {
-      await handle.close();
-    }
-    const text = new TextDecoder().decode(bytes, { stream: true });
-    return text.length > maxChars || bytes.length > maxChars * 4 ? `${headOf(text, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
-  } catch {
-    return null;
-  }
-}
-
 export interface SystemPromptParts {
   facts: WorkspaceFacts;
-  agentsMd: string | null;
+  /** The instruction files' section (infra/instructions), or null when there are none. */
+  instructions: string | null;
   tools: ReadonlyArray<{ name: string; description: string }>;
   /** Further sections (skills listing, modes) added by later capabilities. */
   extra?: readonly string[];
 }
 
 /**
- * Identity, workspace facts, AGENTS.md and the tool list, in that order. It is written once for a
+ * Identity, workspace facts, the instruction files and the tool list, in that order. It is written once for a
  * session and kept (runtime/prompt/session-prompt.ts), so it holds nothing that changes from step to step.
  */
 export function buildSystemPrompt(parts: SystemPromptParts): string {
@@ -85,7 +58,7 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
   const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`];
   const git = parts.facts.git ? `\n\n## Git status when this conversation started (run git status for the current state)\n${parts.facts.git}` : '\n- Not a git repository.';
   sections.push(`# Environment\n${facts.join('\n')}${git}`);
-  if (parts.agentsMd) sections.push(`# Project instructions (AGENTS.md)\n${parts.agentsMd.trim()}`);
+  if (parts.instructions) sections.push(parts.instructions);
   if (parts.tools.length) {
     const list = parts.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
     sections.push(`# Tools\nYou can call these tools:\n${list}`);

@@ -5,7 +5,9 @@ import type { Session } from '../../infra/sessions/session';
 import type { ProviderConfig } from '../../infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from '../compaction/context-keeper';
 import { sessionSystemPrompt } from '../prompt/session-prompt';
-import { type WorkspaceFacts, buildSystemPrompt, readAgentsMd, workspaceFacts } from '../prompt/system-prompt';
+import { type WorkspaceFacts, buildSystemPrompt, workspaceFacts } from '../prompt/system-prompt';
+import { loadInstructions } from '../../infra/instructions/index';
+import { instructionsSection } from '../../infra/instructions/render';
 import { selectedInHistory } from '../tools/deferred';
 import { ToolRegistry } from '../tools/registry';
 import { selectToolsTool } from '../tools/select-tools/select-tools';
@@ -60,13 +62,13 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   const registry = new ToolRegistry(tools, { selected: selectedInHistory(session.context) });
   if (registry.deferredNames().length) registry.add(selectToolsTool(registry));
   const render = async () => {
-    const [facts, agentsMd, sections] = await Promise.all([
+    const [facts, instructions, sections] = await Promise.all([
       deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.workspace),
-      readAgentsMd(deps.workspace),
+      loadInstructions({ workspace: deps.workspace, deftHome: deps.home }),
       Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle))),
     ]);
     const extra = sections.filter((s): s is string => Boolean(s));
-    return buildSystemPrompt({ facts, agentsMd, tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });
+    return buildSystemPrompt({ facts, instructions: instructionsSection(instructions.files), tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });
   };
   return {
     provider,

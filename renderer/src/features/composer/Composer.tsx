@@ -14,6 +14,7 @@ import { runSkill } from '../../actions/skills';
 import { mcpPromptCall, useMcpPromptCommands } from '../mcp/prompt-commands';
 import { useSlashMenu } from '../skills/SlashMenu';
 import { ContextHint } from '../context/ContextHint';
+import { MemoryLineDialog } from '../memory/MemoryLineDialog';
 import { BUILTIN_COMMANDS, composerCommand } from './commands';
 import { useMentionMenu } from './MentionMenu';
 import { MentionText } from './MentionText';
@@ -118,6 +119,7 @@ export function Composer() {
       }}
     >
       {picker.menu ?? slash.menu}
+      <MemoryLineDialog />
       {slash.hint}
       <ContextHint text={text} />
       {files.dragging ? <DropOverlay /> : null}

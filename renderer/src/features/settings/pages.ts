@@ -4,6 +4,7 @@ import { AgentTypes } from '../agents/AgentTypes';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
 import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
+import { MemoryPage } from '../memory/MemoryPage';
 import { WebSettings } from '../web/WebSettings';
 import { AppearancePage } from './pages/AppearancePage';
 import { DataPage } from './pages/DataPage';
@@ -28,6 +29,7 @@ export interface SettingsPage {
 export const settingsPages: readonly SettingsPage[] = [
   { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
+  { id: 'memory', label: 'Memory', icon: 'file', Page: MemoryPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
   { id: 'agents', label: 'Sub-agent types', icon: 'tool', Page: AgentTypes },
