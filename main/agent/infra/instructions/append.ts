@@ -1,6 +1,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../platform/files';
+import { localEnvironment } from '../environment/local/local-environment';
 import { guardPath } from '../policies/path-guard';
 import { INSTRUCTION_NAMES } from './locations';
 
@@ -21,7 +22,7 @@ export async function memoryFileIn(dir: string): Promise<{ path: string; exists:
  */
 export async function appendMemoryLine(dir: string, text: string, options: { deftHome?: string } = {}): Promise<string> {
   const target = await memoryFileIn(dir);
-  const guarded = await guardPath(target.path, 'write', { workspace: dir, ...(options.deftHome ? { deftHome: options.deftHome } : {}) });
+  const guarded = await guardPath(target.path, 'write', { environment: localEnvironment(), workspace: dir, ...(options.deftHome ? { deftHome: options.deftHome } : {}) });
   if (!guarded.inside) throw new Error(`${target.path} links out of ${dir}; Deft does not write through it. Edit the file it points to yourself.`);
   let current = '';
   let mode = 0o644;

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { headOf } from '../../contract/output-limits';
+import { localEnvironment } from '../environment/local/local-environment';
 import { isSensitiveFile } from '../policies/sensitive';
 import { isWithin } from '../policies/path-guard';
 
@@ -34,7 +35,7 @@ export async function readInstructionFile(path: string, options: ReadInstruction
   const realRoots = await Promise.all(options.roots.map((root) => realpath(root).catch(() => root)));
   if (!realRoots.some((root) => isWithin(real, root))) return { ok: false, reason: 'outside', real };
   const secretOptions = { ...(options.deftHome ? { deftHome: options.deftHome } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) };
-  if (await isSensitiveFile(real, secretOptions).catch(() => true)) return { ok: false, reason: 'sensitive', real };
+  if (await isSensitiveFile(localEnvironment(), real, secretOptions).catch(() => true)) return { ok: false, reason: 'sensitive', real };
   let handle;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; the stat below then refuses it.

@@ -1,5 +1,8 @@
+import type { Environment } from '../../contract/environment';
 import { arch, release, type as osType } from 'node:os';
 import { runGitInRepository } from '../../infra/git/git';
+import { guardPath } from '../../infra/policies/path-guard';
+import { headOf } from '../../contract/output-limits';
 import identity from './identity.md?raw';
 
 /** What the system prompt says about the machine and the workspace (the date is a fact, announced separately). */
@@ -29,7 +32,9 @@ export async function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string
   return [`Branch: ${branch}`, changes.length ? `Changed files (${changes.length}):` : 'Working tree clean.', ...shown, ...more].join('\n');
 }
 
-export async function workspaceFacts(cwd: string): Promise<WorkspaceFacts> {
+export async function workspaceFacts(environment: Environment, cwd: string): Promise<WorkspaceFacts> {
+  // Deft's hardened git runs on this machine only; a remote workspace's status is left to the model's own commands.
+  if (environment.kind !== 'local') return { os: `a remote machine reached over SSH (${environment.label}); paths and commands are that machine's`, cwd, git: null };
   return { os: `${osType()} ${release()} (${arch()})`, cwd, git: await gitSummary(cwd) };
 }
 
@@ -38,6 +43,32 @@ export function localDate(ms: number): string {
   const now = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+/**
+ * `AGENTS.md` at the workspace root (what a remote workspace's system prompt holds; a local one reads every
+ * instruction file through infra/instructions), capped so a huge file cannot crowd out the conversation. It goes
+ * through the path guard like any file the model sees: a cloned repository's AGENTS.md that links to a
+ * secret or out of the workspace is not read, nor is one that is not a regular file (a FIFO would hang).
+ */
+export async function readAgentsMd(environment: Environment, workspace: string, maxChars = 40_000): Promise<string | null> {
+  try {
+    const { real } = await guardPath('AGENTS.md', 'read', { environment, workspace });
+    if (!(await environment.stat(real)).isFile()) return null;
+    const handle = await environment.openRead(real);
+    let bytes: Buffer;
+    try {
+      // Enough bytes for maxChars characters of any width, plus one to notice there is more.
+      const buffer = Buffer.alloc(maxChars * 4 + 1);
+      bytes = buffer.subarray(0, await handle.read(buffer, 0, buffer.length));
+    } finally {
+      await handle.close();
+    }
+    const text = new TextDecoder().decode(bytes, { stream: true });
+    return text.length > maxChars || bytes.length > maxChars * 4 ? `${headOf(text, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
+  } catch {
+    return null;
+  }
 }
 
 export interface SystemPromptParts {

@@ -1,3 +1,4 @@
+import type { Environment } from '../../contract/environment';
 import type { Feature, SessionHandle } from '../../contract/feature';
 import type { Tool, ToolEnv } from '../../contract/tool';
 import { createProvider } from '../../infra/providers/index';
@@ -5,7 +6,7 @@ import type { Session } from '../../infra/sessions/session';
 import type { ProviderConfig } from '../../infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from '../compaction/context-keeper';
 import { sessionSystemPrompt } from '../prompt/session-prompt';
-import { type WorkspaceFacts, buildSystemPrompt, workspaceFacts } from '../prompt/system-prompt';
+import { type WorkspaceFacts, buildSystemPrompt, readAgentsMd, workspaceFacts } from '../prompt/system-prompt';
 import { loadInstructions } from '../../infra/instructions/index';
 import { instructionsSection } from '../../infra/instructions/render';
 import { selectedInHistory } from '../tools/deferred';
@@ -13,6 +14,7 @@ import { ToolRegistry } from '../tools/registry';
 import { selectToolsTool } from '../tools/select-tools/select-tools';
 
 export interface StepSetupDeps {
+  environment: Environment;
   workspace: string;
   home: string;
   features: readonly Feature[];
@@ -33,6 +35,7 @@ export type SessionSetup = StepSetup & { env: ToolEnv; registry: ToolRegistry };
 export async function stepSetup(deps: StepSetupDeps, session: Session, handle: SessionHandle, config: ProviderConfig): Promise<SessionSetup> {
   const provider = createProvider(config, deps.fetch);
   const env: ToolEnv = {
+    environment: deps.environment,
     workspace: deps.workspace,
     home: deps.home,
     sessionId: session.id,
@@ -63,12 +66,12 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   if (registry.deferredNames().length) registry.add(selectToolsTool(registry));
   const render = async () => {
     const [facts, instructions, sections] = await Promise.all([
-      deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.workspace),
-      loadInstructions({ workspace: deps.workspace, deftHome: deps.home }),
+      deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.environment, deps.workspace),
+      instructionsFor(deps),
       Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle))),
     ]);
     const extra = sections.filter((s): s is string => Boolean(s));
-    return buildSystemPrompt({ facts, instructions: instructionsSection(instructions.files), tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });
+    return buildSystemPrompt({ facts, instructions, tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });
   };
   return {
     provider,
@@ -80,4 +83,14 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     // Kept with the session: the same bytes at every step until a compaction or a change of the tools.
     system: () => sessionSystemPrompt(handle, registry.schemas(), render),
   };
+}
+
+/**
+ * The system prompt's instruction files: every place they live for a local workspace (infra/instructions reads the
+ * local disk); for a remote one, its root AGENTS.md through the environment.
+ */
+async function instructionsFor(deps: StepSetupDeps): Promise<string | null> {
+  if (deps.environment.kind === 'local') return instructionsSection((await loadInstructions({ workspace: deps.workspace, deftHome: deps.home })).files);
+  const text = await readAgentsMd(deps.environment, deps.workspace);
+  return text ? instructionsSection([{ path: 'AGENTS.md', display: 'AGENTS.md', scope: 'project', text, bytes: Buffer.byteLength(text), truncated: false }]) : null;
 }
