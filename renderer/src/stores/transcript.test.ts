@@ -29,7 +29,7 @@ describe('transcript: a conversation from its events', () => {
     ]);
     expect(t.runningTurn).toBe('t1');
     expect(t.items).toEqual([
-      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], mentions: [], at: 1000, seq: 1 },
+      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], mentions: [], at: 1000, seq: 1, origin: 'user' },
       // Reasoning from its first delta to the answer's first: "Thought for 2 s".
       { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true, at: 3000, thinkingFrom: 3000, thinkingUntil: 5000 },
     ]);

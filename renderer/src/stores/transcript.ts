@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, TurnOrigin, Usage } from '../../../protocol';
 import { fileTextOf } from '../../../protocol/helpers/file-text';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
@@ -23,6 +23,8 @@ export interface UserItem extends Row {
   at: number;
   /** Its turn's first event: where the page of the turns before it ends (see dropEarlierTurns). */
   seq: number;
+  /** Who started the turn: the user's own prompts (and skills) bring the view to the newest. */
+  origin?: TurnOrigin;
 }
 export interface AssistantItem extends Row {
   kind: 'assistant';
@@ -80,7 +82,7 @@ const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...st
 /** Prompts, streamed answers, tool calls and how turns end: the events the conversation itself owns. */
 const conversation: Handlers<Transcript> = {
   'turn.started': (state, event) => ({
-    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at, seq: event.seq }),
+    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at, seq: event.seq, origin: event.origin }),
     runningTurn: event.turnId,
     lastError: null,
   }),
