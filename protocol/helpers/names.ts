@@ -89,6 +89,11 @@ export const commandNames = [
   'listAgentTypes',
   'getAgentTranscript',
   'stopAgents',
+  // Messages typed while a turn runs
+  'queuePrompt',
+  'editQueuedPrompt',
+  'removeQueuedPrompt',
+  'sendQueuedPrompt',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -150,4 +155,9 @@ export const eventTypeNames = [
   'swarm.updated',
   'agent.event',
   'agents.changed',
+  // Messages typed while a turn runs
+  'prompt.queued',
+  'prompt.queue.edited',
+  'prompt.queue.removed',
+  'steer.delivered',
 ] as const;

@@ -20,6 +20,7 @@ export const PAGED_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionE
   'error',
   'skill.activated',
   'hook.ran',
+  'steer.delivered',
 ]);
 
 /** Turns in the tail a window gets when it opens a session (enough to fill a tall screen, with a margin). */

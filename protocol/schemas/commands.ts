@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
 import { checkpointCommands } from './checkpoints';
+import { queueCommands } from './queue';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
@@ -75,7 +76,7 @@ export const commands = {
   ),
   /** Delete a session and its files. */
   deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),
-  /** Start a turn with this prompt. Fails with code 'busy' while a turn runs. */
+  /** Start a turn with this prompt. Fails with code 'busy' while a turn runs (queuePrompt waits for it). */
   sendPrompt: command(
     SessionRef.extend({ text: z.string().max(1_000_000), attachments: z.array(Attachment).max(20).optional(), mentions: z.array(Mention).max(50).optional() }).strict(),
     z.object({ turnId: z.string() }),
@@ -212,6 +213,7 @@ export const commands = {
   undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
   // Checkpoints: rewind, the review pane, storage, review mode (shapes in checkpoints.ts)
   ...checkpointCommands,
+  ...queueCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
   listMcpServers: command(Empty, McpOverview),

@@ -6,6 +6,7 @@ import { contextEventShapes as contextShapes } from './context';
 import { goalEventShapes as goals } from './goals';
 import { HooksOverview, hookEventShapes as hooks } from './hooks';
 import { McpOverview } from './mcp';
+import { queueEventShapes as queue } from './queue';
 import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Mention } from './files';
@@ -119,6 +120,11 @@ export const SessionEvent = z.discriminatedUnion('type', [
   // Sub-agents (shapes in agents.ts): their cards; what each one does streams as agent.event.
   sessionEvent('agent.updated', agents['agent.updated']),
   sessionEvent('swarm.updated', agents['swarm.updated']),
+  // Messages typed while a turn runs (shapes in queue.ts).
+  sessionEvent('prompt.queued', queue['prompt.queued']),
+  sessionEvent('prompt.queue.edited', queue['prompt.queue.edited']),
+  sessionEvent('prompt.queue.removed', queue['prompt.queue.removed']),
+  sessionEvent('steer.delivered', queue['steer.delivered']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];

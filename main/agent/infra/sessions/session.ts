@@ -7,7 +7,7 @@ import type { EventLine } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { fileLength, readLogLines, readLogSpan } from './log-read';
 import { LOG_VERSION, coalesceDeltas } from './records';
-import { repairContext, unfinishedCompactions, unfinishedTurn } from './repair';
+import { type WaitingPrompt, repairContext, unfinishedCompactions, unfinishedTurn, waitingPrompts } from './repair';
 import { Timeline, type TurnMark, frozen } from './timeline';
 
 export interface SessionMeta {
@@ -60,6 +60,8 @@ export class Session {
   private timeline = new Timeline();
   readonly usageTotal: Usage = { inputTokens: 0, outputTokens: 0 };
   running = false;
+  /** The messages still queued when the log was loaded (the runtime's queue takes them over). */
+  waitingAtLoad: WaitingPrompt[] = [];
   private seq = 0;
   private unflushedFrom = 0;
   private readonly log: LogWriter;
@@ -142,6 +144,7 @@ export class Session {
       const error = { code: 'internal' as const, message: 'Deft stopped while compacting the conversation. Run /compact again if the context is still full.' };
       session.emit({ type: 'compaction.ended', compactionId, trigger, ...(turnId ? { turnId } : {}), outcome: 'failed', tokensBefore, error });
     }
+    session.waitingAtLoad = waitingPrompts(stateEvents);
     const open = unfinishedTurn(stateEvents);
     if (open) {
       session.emit({

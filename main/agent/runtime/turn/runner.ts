@@ -18,6 +18,7 @@ import type { OpenSession } from '../session/open-session';
 import type { SubagentHostDeps } from '../subagents/host';
 import { promptHooks, stopHooks } from './hook-events';
 import { mentionNote } from './mentions';
+import type { QueuedPrompt } from './prompt-queue';
 import { Runs } from './runs';
 import { type StepSetupDeps, stepSetup } from './step-setup';
 import { runSessionTurn } from './turn-session';
@@ -80,11 +81,12 @@ export class TurnRunner {
     return config;
   }
 
-  /** Begin a turn now (the caller checked the session is not busy); returns its id. */
-  begin(open: OpenSession, provider: ProviderConfig, prompt: TurnPrompt): string {
+  /** Begin a turn now (the caller checked the session is not busy); returns its id. `queued`: the waiting message it carries. */
+  begin(open: OpenSession, provider: ProviderConfig, prompt: TurnPrompt, queued?: QueuedPrompt): string {
     const { session, handle } = open;
     const config = withSessionModel(provider, session);
     const turnId = `turn-${randomUUID().slice(0, 8)}`;
+    if (queued) open.queue.sent(queued, turnId);
     const started = this.options.now();
     const attachments = prompt.attachments ?? [];
     this.runs.start(
@@ -124,11 +126,26 @@ export class TurnRunner {
       },
       async (outcome) => {
         await this.options.capabilities.each((f) => f.onTurnEnded?.(handle, outcome));
+        // What the user queued meanwhile is the next turn, unless they stopped this one (then it waits for them).
+        if (outcome.stopReason !== 'cancelled') await this.sendQueued(open);
         // A task notification the turn ended before reading gets a turn of its own (unless one started meanwhile).
         await open.tasks.onTurnEnded(outcome).catch(() => {});
       },
     );
     return turnId;
+  }
+
+  /**
+   * Start a turn with a waiting message (`queueId`, else the first) unless a run is going or none waits; resolves to
+   * the turn's id or null. A message whose turn cannot start (no model, or one started meanwhile) keeps its place.
+   */
+  async sendQueued(open: OpenSession, queueId?: string): Promise<string | null> {
+    if (this.runs.busy(open.session.id) || !open.queue.waiting.length) return null;
+    const config = await this.options.provider.turnConfig();
+    if (!config || this.runs.busy(open.session.id)) return null;
+    const item = open.queue.take(queueId);
+    if (!item) return null;
+    return this.begin(open, config, { text: item.text, origin: 'user', attachments: [] }, item);
   }
 
   /** A compaction the user asked for: runs like a turn (one at a time, stopped by cancelTurn) without being one. */
@@ -148,6 +165,9 @@ export class TurnRunner {
         session.emit({ type: 'compaction.ended', compactionId, trigger: 'manual', outcome: 'failed', tokensBefore: 0, error: info });
         return { stopReason: 'error', error: info };
       }
+    }, async (outcome) => {
+      // What the user queued while the conversation was compacted is the next turn (unless they stopped it).
+      if (outcome.stopReason !== 'cancelled') await this.sendQueued(open);
     });
     return compactionId;
   }
@@ -200,6 +220,7 @@ export class TurnRunner {
         setup,
         context: this.options.context,
         injections: open.injections,
+        steers: { deliver: (id, step) => open.queue.deliverSteers(id, step), waiting: () => open.queue.hasSteers() },
         facts: () => this.options.facts(handle),
         authorize: (call) => capabilities.authorize(handle, call),
         hooks: handle.hooks,
