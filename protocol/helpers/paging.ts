@@ -14,6 +14,7 @@ export const PAGED_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionE
   'step.ended',
   'assistant.delta',
   'thinking.delta',
+  'step.note',
   'tool.call.started',
   'tool.call.progress',
   'tool.call.result',

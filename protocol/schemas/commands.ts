@@ -10,7 +10,7 @@ import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './
 import { McpOverview, McpServerName } from './mcp';
 import { HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
-import { Attachment, DataInfo, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
+import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
@@ -95,6 +95,8 @@ export const commands = {
   ),
   /** Use another model for this session's next turns (null: the provider's model again). */
   setSessionModel: command(SessionRef.extend({ model: ModelName.nullable() }).strict(), z.object({ session: SessionSummary })),
+  /** Ask for this reasoning effort in the session's next turns (null: the settings' default again). */
+  setSessionEffort: command(SessionRef.extend({ effort: EffortSetting.nullable() }).strict(), z.object({ session: SessionSummary })),
   /** Stop the running turn (stream and tools). */
   cancelTurn: command(SessionRef, z.object({ cancelled: z.boolean() })),
   /** Current settings (the API key itself is never returned). */

@@ -51,6 +51,8 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('assistant.delta', { turnId: z.string(), step: z.number().int(), text: z.string(), fromSeq: z.number().int().optional() }),
   /** Streamed reasoning text (providers that expose it). */
   sessionEvent('thinking.delta', { turnId: z.string(), step: z.number().int(), text: z.string(), fromSeq: z.number().int().optional() }),
+  /** Something about a step the user should know that did not stop it (the server refused the effort setting). */
+  sessionEvent('step.note', { turnId: z.string(), step: z.number().int(), message: z.string() }),
   /** A tool call passed validation and is about to run (or wait for approval). */
   sessionEvent('tool.call.started', {
     turnId: z.string(),

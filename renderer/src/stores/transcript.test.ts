@@ -186,6 +186,7 @@ describe('session events and the domains that own them', () => {
     'prompt.queue.edited': true,
     'prompt.queue.removed': true,
     'steer.delivered': true,
+    'step.note': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);

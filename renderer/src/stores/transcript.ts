@@ -142,6 +142,7 @@ const conversation: Handlers<Transcript> = {
     if (event.error) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
     return { ...state, items: items as TranscriptItem[], runningTurn: state.runningTurn === event.turnId ? null : state.runningTurn, lastError: event.error ?? null };
   },
+  'step.note': (state, event) => append(state, { kind: 'notice', id: `note${event.seq}`, turnId: event.turnId, level: 'info', text: event.message }),
   usage: (state, event) => ({ ...state, usage: event.total }),
   error: (state, event) => append(state, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }),
 };

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
+import { type EffortSetting, PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '../../contract/model';
 import { LogWriter } from './log';
@@ -19,6 +19,8 @@ export interface SessionMeta {
   turns: number;
   /** The model the user chose for this session's turns (absent: the provider's). */
   model?: string;
+  /** The effort the user chose for this session's turns (absent: the settings' default). */
+  effort?: EffortSetting;
   /** The user named the session: its first prompt does not replace the title. */
   named?: boolean;
 }
@@ -381,6 +383,17 @@ export class Session {
 
   get model(): string | undefined {
     return this.meta.model;
+  }
+
+  /** The effort for the next turns (null: the settings' default); written to disk at once. */
+  async setEffort(effort: EffortSetting | null): Promise<void> {
+    if (effort) this.meta.effort = effort;
+    else delete this.meta.effort;
+    await this.flush();
+  }
+
+  get effort(): EffortSetting | undefined {
+    return this.meta.effort;
   }
 
   summary(): SessionSummary {

@@ -80,6 +80,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       callbacks: {
         onText: (text) => session.emit({ type: 'assistant.delta', turnId, step, text }),
         onThinking: (text) => session.emit({ type: 'thinking.delta', turnId, step, text }),
+        onNote: (message) => session.emit({ type: 'step.note', turnId, step, message }),
       },
       onRetry: (attempt, delayMs, error) =>
         session.emit({ type: 'step.retrying', turnId, step, attempt, maxAttempts: options.retry.maxAttempts, delayMs, error: { code: error.code, message: error.message } }),

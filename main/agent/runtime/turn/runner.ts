@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AppEvent, Attachment } from '../../../../protocol';
+import type { AppEvent, Attachment, EffortSetting } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import type { SessionHandle, TurnOutcome, TurnPrompt } from '../../contract/feature';
 import type { ContentPart } from '../../contract/model';
@@ -118,7 +118,7 @@ export class TurnRunner {
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
         const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
-        const outcome = await this.execute(open, config, turnId, signal);
+        const outcome = await this.execute(open, await this.withEffort(config, session.effort), turnId, signal);
         await Promise.all(open.gates.splice(0));
         clearInterval(periodicFlush);
         session.emit({ type: 'turn.ended', turnId, stopReason: outcome.stopReason, ...(outcome.error ? { error: outcome.error } : {}), durationMs: this.options.now() - started });
@@ -185,7 +185,10 @@ export class TurnRunner {
       // A swarm starts many sub-agents at once: they share one reading of the workspace (a git status) for a few seconds.
       setup: { ...this.setupDeps(), workspaceFacts: () => this.sharedWorkspaceFacts() },
       context: options.context,
-      providerConfig: () => options.provider.turnConfig(),
+      providerConfig: async () => {
+        const config = await options.provider.turnConfig();
+        return config && this.withEffort(config, undefined);
+      },
       authorize: (call) => options.capabilities.authorize(handle(), call),
       parentFacts: () => options.facts(handle()),
       emitApp: (event) => options.emit(event),
@@ -194,6 +197,12 @@ export class TurnRunner {
       ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
       now: options.now,
     };
+  }
+
+  /** The effort a turn asks for: the session's choice, else the run's or the settings' for its model (`off`: none). */
+  private async withEffort(config: ProviderConfig, chosen: EffortSetting | undefined): Promise<ProviderConfig> {
+    const effort = chosen ?? (await this.options.provider.defaultEffort(config.model).catch(() => undefined));
+    return effort && effort !== 'off' ? { ...config, effort } : config;
   }
 
   private setupDeps(): StepSetupDeps {

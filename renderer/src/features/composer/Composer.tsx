@@ -18,6 +18,7 @@ import { ContextHint } from '../context/ContextHint';
 import { BUILTIN_COMMANDS, composerCommand } from './commands';
 import { useMentionMenu } from './MentionMenu';
 import { MentionText } from './MentionText';
+import { EffortChip } from './EffortChip';
 import { ModelChip } from './ModelChip';
 import { type ActiveMention, insertMention, mentionsIn } from './mentions';
 import { usePromptHistory } from './use-prompt-history';
@@ -221,6 +222,7 @@ export function Composer() {
           <ModeSelect />
           <PlanToggle />
           <ModelChip />
+          <EffortChip />
           {files.pending ? (
             <span className="composer-hint">
               <Spinner size={12} /> Attaching…
