@@ -10,8 +10,9 @@ const up = (names) => `^(\\./|(\\.\\./)+)(${names})(/|$)`;
 /** Renderer-wide: the core only through window.deft, and only types from the zod schemas. */
 const rendererImports = [
   { group: ['**/main/**', 'electron', 'node:*'], message: 'The renderer talks to the core only through window.deft.' },
+  { regex: '^#(contract|infra|runtime)(/|$)', message: 'The renderer talks to the core only through window.deft.' },
   {
-    regex: '(^|/)protocol(/(index|schemas(/[^/]+)?))?$',
+    regex: '(^|/|#)protocol(/(index|schemas(/[^/]+)?))?$',
     allowTypeImports: true,
     message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use the zod-free protocol/helpers/ (bridge, names, limits, units, paging, file-text, prices, terminal-text).',
   },
@@ -20,7 +21,7 @@ const rendererImports = [
 /** protocol/helpers/ is what the renderer may import as values: no zod, and the schemas for their types only. */
 const zodFreeImports = [
   { group: ['zod', 'zod/*'], message: 'protocol/helpers/ stays zod-free (the renderer imports it): put schemas in protocol/schemas/.' },
-  { regex: '(^|/)(schemas/[^/]+|index|protocol|\\.\\.)$', allowTypeImports: true, message: 'protocol/helpers/ may use the schemas for their types only: a value import would pull zod into the renderer.' },
+  { regex: '(^|/|#)(schemas/[^/]+|index|protocol|\\.\\.)$', allowTypeImports: true, message: 'protocol/helpers/ may use the schemas for their types only: a value import would pull zod into the renderer.' },
 ];
 
 const forbid = (names, message) => ({ regex: up(names), message });
@@ -83,7 +84,7 @@ export default tseslint.config(
     ignores: ['**/*.test.ts', 'test-support/**'],
     plugins: { boundaries },
     settings: {
-      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs'] } },
+      'import/resolver': { typescript: { project: 'tsconfig.depcruise.json' }, node: { extensions: ['.ts', '.tsx', '.js', '.mjs'] } },
       'boundaries/elements': [
         { type: 'contract', pattern: 'main/agent/contract' },
         { type: 'runtime', pattern: 'main/agent/runtime' },

@@ -1,10 +1,11 @@
+import { localEnvironment } from '../main/agent/infra/environment/local/local-environment';
 import { execFile, spawn } from 'node:child_process';
 import { open, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { FileTracker } from '../main/agent/capabilities/files/file-state';
-import { ripgrepPath } from '../main/agent/capabilities/files/ripgrep';
+import { ripgrepPath } from '../main/agent/infra/environment/local/ripgrep-binary';
 import { tempDir } from '../test-support/harness';
 import { type Tool, type ToolEnv, isExecution } from '../main/agent/contract/tool';
 import { editTool } from '../main/agent/capabilities/files/tools/edit/edit';
@@ -19,7 +20,7 @@ const run = promisify(execFile);
 const RUNS = 9;
 
 function envFor(workspace: string): ToolEnv {
-  return { workspace, home: workspace, sessionId: 'bench', sessionDir: workspace, capabilities: { imageInput: false }, extraRoots: () => [] };
+  return { environment: localEnvironment(), workspace, home: workspace, sessionId: 'bench', sessionDir: workspace, capabilities: { imageInput: false }, extraRoots: () => [] };
 }
 
 /** Resolve and execute one call, as the loop does (minus the model). */

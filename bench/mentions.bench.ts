@@ -1,7 +1,8 @@
+import { localEnvironment } from '../main/agent/infra/environment/local/local-environment';
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { FileIndex } from '../main/agent/capabilities/files/file-index';
-import { ripgrepPath } from '../main/agent/capabilities/files/ripgrep';
+import { ripgrepPath } from '../main/agent/infra/environment/local/ripgrep-binary';
 import { defaultCapabilities } from '../main/agent/capabilities';
 import { DeftCore } from '../main/agent/runtime/core';
 import { FileSecretStore } from '../main/agent/infra/settings/secrets';
@@ -85,7 +86,7 @@ export default async function mentionBenches(): Promise<BenchResult[]> {
   for (let i = 0; i < 3; i++) {
     gc?.();
     const before = process.memoryUsage().heapUsed;
-    const index = new FileIndex(repo.root);
+    const index = new FileIndex(localEnvironment(), repo.root);
     const t0 = performance.now();
     await index.refresh();
     builds.push(performance.now() - t0);

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../main/agent/infra/environment/local/local-environment';
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -30,7 +31,7 @@ function waitExit(command: string, args: string[], options: { stdout?: 'ignore' 
 /** One Bash tool call running `true` (path guard, log file, process group, result) against spawning the shell. */
 async function callOverhead(workspace: string, tasks: ShellSession): Promise<BenchResult> {
   const tool = bashTool(tasks);
-  const env = { workspace, home: workspace, sessionId: 'bench', sessionDir: tasks.handle.dir, capabilities: { imageInput: false }, extraRoots: () => [] };
+  const env = { environment: localEnvironment(), workspace, home: workspace, sessionId: 'bench', sessionDir: tasks.handle.dir, capabilities: { imageInput: false }, extraRoots: () => [] };
   const ctx = { signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 };
   const call = async () => {
     const resolved = await tool.resolveExecution({ command: 'true', run_in_background: false, disable_timeout: false }, env);
@@ -59,7 +60,7 @@ async function callOverhead(workspace: string, tasks: ShellSession): Promise<Ben
 /** 100 MB streamed through a job (log file, head/tail, a live listener) against the shell writing it to a file itself. */
 async function streaming(dir: string): Promise<BenchResult> {
   const bytes = 100 * MB;
-  const job = await ShellJob.start({ id: 'bash-benchlog', command: `head -c ${bytes} /dev/zero`, cwd: dir, logPath: join(dir, 'stream', 'output.log'), maxOutputBytes: 2 * bytes });
+  const job = await ShellJob.start({ environment: localEnvironment(), id: 'bash-benchlog', command: `head -c ${bytes} /dev/zero`, cwd: dir, logPath: join(dir, 'stream', 'output.log'), maxOutputBytes: 2 * bytes });
   let seen = 0;
   job.onOutput((chunk) => (seen += chunk.length));
   const t0 = performance.now();
@@ -110,7 +111,7 @@ async function hundredTasks(workspace: string, tasks: ShellSession): Promise<Ben
 
 export default async function shellBench(): Promise<BenchResult[]> {
   const dir = await tempDir('deft-bench-shell-');
-  const tasks = new ShellSession(handleFor(dir), { emitApp: () => {} });
+  const tasks = new ShellSession(handleFor(dir), { environment: localEnvironment(), emitApp: () => {} });
   try {
     return [await callOverhead(dir, tasks), await streaming(dir), await hundredTasks(dir, tasks)];
   } finally {

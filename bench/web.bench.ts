@@ -1,3 +1,4 @@
+import { localEnvironment } from '../main/agent/infra/environment/local/local-environment';
 import { performance } from 'node:perf_hooks';
 import { fetch } from 'undici';
 import { fetchUrlTool } from '../main/agent/capabilities/web/tools/fetch-url/fetch-url';
@@ -28,7 +29,7 @@ export default async function web(): Promise<BenchResult[]> {
   const server = await startServer(send(200, 'text/html; charset=utf-8', html));
   try {
     const tool = fetchUrlTool({ resolver: async () => [], allowedPrivateHosts: async () => [server.authority] });
-    const env = { workspace: '/', home: '/', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
+    const env = { environment: localEnvironment(), workspace: '/', home: '/', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
     let chars = 0;
     const fetchUrl = await median(5, async () => {
       const t0 = performance.now();

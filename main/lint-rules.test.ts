@@ -61,6 +61,16 @@ describe('layer rules (eslint-plugin-boundaries, in `npm run lint`)', () => {
   });
 });
 
+describe('the same rules through the path aliases (package.json `imports`)', () => {
+  it('an alias does not hide a layer break', async () => {
+    expect(await layerErrors('main/agent/capabilities/todo/probe.ts', "import type { DeftCore } from '#runtime/core';\nexport type X = DeftCore;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/contract/probe.ts', "import type { Session } from '#infra/sessions/session';\nexport type X = Session;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/infra/sessions/probe.ts', "import { Runs } from '#runtime/turn/runs';\nexport const x = Runs;\n")).toHaveLength(1);
+    expect(await layerErrors('protocol/probe.ts', "import { CommandError } from '#contract/errors';\nexport const x = CommandError;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/capabilities/todo/probe.ts', "import { stateSlot } from '#contract/state';\nimport { isWithin } from '#infra/policies/path-guard';\nexport const x = [stateSlot, isWithin];\n")).toEqual([]);
+  });
+});
+
 describe('the zod-free half of the protocol (no-restricted-imports, in `npm run lint`)', () => {
   const imports = new ESLint({
     cwd: root,
@@ -76,6 +86,9 @@ describe('the zod-free half of the protocol (no-restricted-imports, in `npm run 
     expect(await errors('protocol/helpers/probe.ts', "import { z } from 'zod';\nexport const x = z;\n")).toEqual([expect.stringContaining('stays zod-free')]);
     expect(await errors('protocol/helpers/probe.ts', "import { Usage } from '../schemas/session';\nexport const x = Usage;\n")).toEqual([expect.stringContaining('for their types only')]);
     expect(await errors('protocol/helpers/probe.ts', "import { Usage } from '..';\nexport const x = Usage;\n")).toHaveLength(1);
+    expect(await errors('renderer/src/stores/probe.ts', "import { Usage } from '#protocol';\nexport const x = Usage;\n")).toEqual([expect.stringContaining('Only types from the zod schemas')]);
+    expect(await errors('renderer/src/stores/probe.ts', "import { sessionDir } from '#infra/sessions/store';\nexport const x = sessionDir;\n")).toEqual([expect.stringContaining('only through window.deft')]);
+    expect(await errors('renderer/src/stores/probe.ts', "import type { Usage } from '#protocol';\nexport type X = Usage;\n")).toEqual([]);
     expect(await errors('protocol/helpers/probe.ts', "import type { Usage } from '../schemas/session';\nimport { commandNames } from './names';\nexport type X = Usage;\nexport const y = commandNames;\n")).toEqual([]);
   });
 });
@@ -105,6 +118,16 @@ describe('import cycles (dependency-cruiser, in `npm run lint`)', () => {
     const found = await violations({ 'b.ts': "import type { A } from './types';\nexport const b = 1;\nexport type B = A;\n", 'types.ts': "import type { B } from './b';\nexport type A = B | number;\n" });
     expect(found.length).toBeGreaterThan(0);
     for (const violation of found) expect(['no-circular: b.ts → types.ts', 'no-circular: types.ts → b.ts']).toContain(violation);
+  });
+
+  it('a cycle through a path alias (package.json `imports`) fails too', async () => {
+    const found = await violations({
+      'package.json': JSON.stringify({ name: 'probe', type: 'module', imports: { '#a': './a.ts' } }),
+      'a.ts': "import { b } from './b';\nexport const a = b;\n",
+      'b.ts': "import { a } from '#a';\nexport const b = 1;\nexport const c = () => a;\n",
+    });
+    expect(found.length).toBeGreaterThan(0);
+    for (const violation of found) expect(['no-circular: a.ts → b.ts', 'no-circular: b.ts → a.ts']).toContain(violation);
   });
 
   it('a tree without a cycle passes', async () => {

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../main/agent/infra/environment/local/local-environment';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { FileTracker } from '../main/agent/capabilities/files/file-state';
@@ -33,7 +34,7 @@ export async function fileToolKit(options: { imageInput?: boolean } = {}) {
   const outside = await tempDir('deft-files-out-');
   const files = new FileTracker();
   const env: ToolEnv = {
-    workspace,
+    environment: localEnvironment(), workspace,
     home: outside,
     sessionId: 'files-test',
     sessionDir: join(outside, 'session'),

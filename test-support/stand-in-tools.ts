@@ -32,7 +32,7 @@ export const testWriteTool = defineTool({
   description: 'Write a file (test stand-in).',
   input: z.object({ path: z.string(), content: z.string() }).strict(),
   resolveExecution: async (args, env: ToolEnv) => {
-    const target = await guardPath(args.path, 'write', { workspace: env.workspace, extraRoots: env.extraRoots });
+    const target = await guardPath(args.path, 'write', { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots });
     const before = await readOrEmpty(target.real);
     return {
       accesses: access.writeFile(target.real),
@@ -53,7 +53,7 @@ export const testEditTool = defineTool({
   description: 'Replace text in a file (test stand-in).',
   input: z.object({ path: z.string(), old_string: z.string(), new_string: z.string() }).strict(),
   resolveExecution: async (args, env: ToolEnv) => {
-    const target = await guardPath(args.path, 'write', { workspace: env.workspace, extraRoots: env.extraRoots });
+    const target = await guardPath(args.path, 'write', { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots });
     const before = await readOrEmpty(target.real);
     if (!before.includes(args.old_string)) throw new ToolInputError(`old_string was not found in ${target.display}.`);
     const after = before.replace(args.old_string, args.new_string);

@@ -1,3 +1,4 @@
+import { localEnvironment } from './infra/environment/local/local-environment';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
 import type { CoreContext, SessionHandle } from './contract/feature';
@@ -21,7 +22,7 @@ const scratch = await tempDir('deft-schemas-');
 // A search provider is configured, so WebSearch is offered too.
 await writeFile(join(scratch, 'settings.json'), JSON.stringify({ web: { search: { provider: 'searxng', baseUrl: 'http://127.0.0.1:1' } } }));
 const core: CoreContext = {
-  workspace: scratch,
+  environment: localEnvironment(), workspace: scratch,
   home: scratch,
   // A host with a window, so tools that need someone to answer (AskUserQuestion) are offered too.
   host: webHost,
@@ -35,7 +36,7 @@ const core: CoreContext = {
   workspaceSandbox: noWorkspaceSandbox(scratch),
 };
 const session: SessionHandle = inertSessionHandle('schema-session', scratch);
-const env: ToolEnv = { workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
+const env: ToolEnv = { environment: localEnvironment(), workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
 
 describe('tool schemas', async () => {
   const features = defaultCapabilities.map((create) => create(core));

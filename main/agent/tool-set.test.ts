@@ -1,3 +1,4 @@
+import { localEnvironment } from './infra/environment/local/local-environment';
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
@@ -19,9 +20,9 @@ afterAll(async () => {
 
 /** The tools a session is offered with these capabilities, on this host, for a model that does (not) read images. */
 async function offered(options: { host: CoreContext['host']; imageInput: boolean; features?: readonly FeatureFactory[] }) {
-  const core: CoreContext = { workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, secrets: FileSecretStore.inHome(scratch), session: () => Promise.reject(new Error('not here')), sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox(scratch) };
+  const core: CoreContext = { environment: localEnvironment(), workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, secrets: FileSecretStore.inHome(scratch), session: () => Promise.reject(new Error('not here')), sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox(scratch) };
   const session = inertSessionHandle(`s-${open.length}`, scratch);
-  const env: ToolEnv = { workspace: scratch, home: scratch, sessionId: session.id, sessionDir: scratch, capabilities: { imageInput: options.imageInput }, extraRoots: () => [] };
+  const env: ToolEnv = { environment: localEnvironment(), workspace: scratch, home: scratch, sessionId: session.id, sessionDir: scratch, capabilities: { imageInput: options.imageInput }, extraRoots: () => [] };
   const features = (options.features ?? defaultCapabilities).map((create) => create(core));
   open.push(...features);
   for (const feature of features) await feature.onSessionLoaded?.(session);

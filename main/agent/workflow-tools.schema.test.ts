@@ -1,3 +1,4 @@
+import { localEnvironment } from './infra/environment/local/local-environment';
 import { describe, expect, it } from 'vitest';
 import type { SessionHandle } from './contract/feature';
 import { createApprovalDesk } from './capabilities/approvals/requests';
@@ -17,7 +18,7 @@ describe('the schemas the model sees', () => {
   it('change only on purpose (plan, question, todo and goal tools)', async () => {
     const session = {} as SessionHandle;
     const secrets = { kind: 'file' as const, get: async () => undefined, set: async () => {} };
-    const core = { workspace: '/ws', home: '/home', host: webHost, now: () => 0, emitApp: () => {}, secrets, session: async () => session, sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox('/ws') };
+    const core = { environment: localEnvironment(), workspace: '/ws', home: '/home', host: webHost, now: () => 0, emitApp: () => {}, secrets, session: async () => session, sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox('/ws') };
     const tools = [
       enterPlanModeTool(session, '/home'),
       exitPlanModeTool(session, core, createApprovalDesk(core)),

@@ -1,6 +1,7 @@
 import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage } from '../../../protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
+import type { Environment } from './environment';
 import type { Fact } from './facts';
 import type { SessionHooks } from './hooks';
 import type { HostCapabilities } from './host';
@@ -114,6 +115,8 @@ export interface SecretAccess {
 
 /** What a feature sees of the core it belongs to. */
 export interface CoreContext {
+  /** The machine the workspace is on (contract/environment.ts): what runs for the workspace goes through it. */
+  readonly environment: Environment;
   readonly workspace: string;
   readonly home: string;
   /** What the host can do: ask the user, show a window, report a warning (contract/host.ts). */

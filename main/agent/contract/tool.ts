@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { PermissionMode, ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
 import type { ContentPart } from './model';
 import type { Fact } from './facts';
+import type { Environment } from './environment';
 import type { ChangeReviewer } from './review';
 
 /** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
@@ -122,6 +123,9 @@ export interface ToolExecution {
 
 /** Per-session facts and services a tool may use. */
 export interface ToolEnv {
+  /** The machine the workspace is on: every file, process and search of a tool goes through it. */
+  environment: Environment;
+  /** The workspace folder, a real absolute path on `environment`. */
   workspace: string;
   home: string;
   sessionId: string;

@@ -1,6 +1,8 @@
 import type { AppEvent, DeftEvent, NotificationInput } from '../../../protocol';
 import type { CommandHandlers } from '../contract/commands';
+import type { Environment } from '../contract/environment';
 import type { CoreContext, FeatureFactory, TurnOutcome } from '../contract/feature';
+import { localEnvironment } from '../infra/environment/local/local-environment';
 import type { HostCapabilities } from '../contract/host';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
@@ -23,8 +25,10 @@ import { TurnRunner } from './turn/runner';
 
 export interface CoreOptions {
   home: string;
-  /** Absolute, real path of the workspace folder. */
+  /** Absolute, real path of the workspace folder (on `environment`). */
   workspace: string;
+  /** The machine the workspace is on (default: this one). Sessions, settings and secrets stay on this machine. */
+  environment?: Environment;
   /** What the host can do (contract/host.ts): set by each host. */
   host: HostCapabilities;
   secrets: SecretStore;
@@ -72,6 +76,7 @@ export class DeftCore {
 
   constructor(options: CoreOptions) {
     const now = options.now ?? Date.now;
+    const environment = options.environment ?? localEnvironment();
     const emit = (event: DeftEvent | AppEvent) => this.emit(event);
     const provider = new ProviderSettings({
       home: options.home,
@@ -91,6 +96,7 @@ export class DeftCore {
     });
     this.store = new SessionStore(options.home, options.workspace, now);
     const core: CoreContext = {
+      environment,
       workspace: options.workspace,
       home: options.home,
       host: options.host,
@@ -106,7 +112,7 @@ export class DeftCore {
     const capabilities = (this.capabilities = new CapabilitySet(options.features, core));
     const facts: FactSource = factSource(capabilities.features, coreFacts(now));
     const context = new ContextKeeper({ features: capabilities.features, facts, retry: options.retry ?? defaultRetryPolicy });
-    this.turns = new TurnRunner({ ...options, now, capabilities, provider, context, facts, emit, reload: (id) => this.pool.get(id) });
+    this.turns = new TurnRunner({ ...options, environment, now, capabilities, provider, context, facts, emit, reload: (id) => this.pool.get(id) });
     const { runs } = this.turns;
     this.pool = new SessionPool({
       store: this.store,
@@ -121,7 +127,7 @@ export class DeftCore {
       ...(options.unloadAfterMs !== undefined ? { unloadAfterMs: options.unloadAfterMs } : {}),
     });
     const { pool } = this;
-    const sessions = sessionCommands({ ...options, sandboxStatus: () => this.sandbox.status(), store: this.store, pool, turns: this.turns, context, capabilities, emit });
+    const sessions = sessionCommands({ ...options, environment, sandboxStatus: () => this.sandbox.status(), store: this.store, pool, turns: this.turns, context, capabilities, emit });
     const library = sessionLibrary({ store: this.store, home: options.home, session: async (id) => (await pool.get(id)).session, openSessions: () => pool.all().map((o) => o.session) });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
     this.handlers = pool.holding(capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences })) as CommandHandlers;

@@ -26,7 +26,7 @@ const seenSlot = stateSlot('files.seen', z.record(z.string(), z.unknown()), {});
 export const filesFeature: FeatureFactory = (core) => {
   const trackers = new Map<string, FileTracker>();
   // The @-mention picker's index: a window will ask for it soon, so it is built in the background from the start.
-  const index = new FileIndex(core.workspace, () => core.now());
+  const index = new FileIndex(core.environment, core.workspace, () => core.now());
   if (core.host.hasWindow) void index.refresh();
   const trackerFor = (session: SessionHandle) => {
     let tracker = trackers.get(session.id);
@@ -62,10 +62,10 @@ export const filesFeature: FeatureFactory = (core) => {
       saveAttachment: async ({ sessionId, name, data }) => ({ attachment: await saveAttachment((await core.session(sessionId)).dir, name, data) }),
       attachmentPreview: async ({ sessionId, path }) => attachmentPreview((await core.session(sessionId)).dir, path),
       searchFiles: async ({ query, limit }) => index.search(query, limit),
-      readWorkspaceFile: async ({ path }) => readForViewer(path, core.workspace, core.openFile !== undefined),
+      readWorkspaceFile: async ({ path }) => readForViewer(core.environment, path, core.workspace, core.openFile !== undefined),
       openInEditor: async ({ path }) => {
         if (!core.openFile) throw new CommandError('unsupported', 'Opening files in the system editor is only available in the desktop app.');
-        const full = await openableInEditor(path, core.workspace);
+        const full = await openableInEditor(core.environment, path, core.workspace);
         return { opened: await core.openFile(full), path: full };
       },
     },

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../infra/environment/local/local-environment';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,7 +33,7 @@ describe('the @-mention file index', () => {
       '.git/config': '',
       '.github/workflows/ci.yml': '',
     });
-    index = new FileIndex(ws);
+    index = new FileIndex(localEnvironment(), ws);
     const all = await index.search('', 200);
     const paths = all.files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['src/money.js', 'src/components/Button.tsx', '.env.example', '.github/workflows/ci.yml', 'src/', 'src/components/']));
@@ -51,7 +52,7 @@ describe('the @-mention file index', () => {
     const ws = await tempDir();
     await files(ws, { 'a.txt': '' });
     let now = 0;
-    index = new FileIndex(ws, () => now);
+    index = new FileIndex(localEnvironment(), ws, () => now);
     expect((await index.search('new', 10)).files).toEqual([]);
     await files(ws, { 'brand-new.txt': '' });
     now += 60_000;
@@ -69,7 +70,7 @@ describe('the @-mention file index', () => {
   it('treats a query as text: regex syntax, huge and odd input never throw', async () => {
     const ws = await tempDir();
     await files(ws, { 'a(b).txt': '', 'c[d].md': '' });
-    index = new FileIndex(ws);
+    index = new FileIndex(localEnvironment(), ws);
     expect((await index.search('a(b', 10)).files.map((f) => f.path)).toContain('a(b).txt');
     expect((await index.search('[d]', 10)).files.map((f) => f.path)).toContain('c[d].md');
     expect((await index.search('.*'.repeat(200), 10)).files).toBeDefined();

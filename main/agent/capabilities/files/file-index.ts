@@ -2,6 +2,7 @@ import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import fuzzysort, { type Prepared } from 'fuzzysort';
 import type { FileSearchResult } from '../../../../protocol';
 import { isSensitivePath } from '../../infra/policies/sensitive';
+import type { Environment } from '../../contract/environment';
 import { commonArgs, completeRecords, exclusionArgs, runRipgrep } from './ripgrep';
 
 /** The most files the index keeps: a picker over more than this is a search, not a list. */
@@ -56,6 +57,7 @@ export class FileIndex {
   private controller = new AbortController();
 
   constructor(
+    private readonly environment: Environment,
     private readonly workspace: string,
     private readonly now: () => number = Date.now,
   ) {}
@@ -97,7 +99,7 @@ export class FileIndex {
   private async build(): Promise<void> {
     const started = performance.now();
     const args = [...commonArgs({ lineBuffered: false }), '--files', ...exclusionArgs()];
-    const result = await runRipgrep(args, { cwd: this.workspace, signal: this.controller.signal, timeoutMs: LIST_TIMEOUT_MS, maxBytes: 64 * 1024 * 1024 });
+    const result = await runRipgrep(args, { environment: this.environment, cwd: this.workspace, signal: this.controller.signal, timeoutMs: LIST_TIMEOUT_MS, maxBytes: 64 * 1024 * 1024 });
     if (this.controller.signal.aborted) return;
     const records = completeRecords(result.stdout);
     const files: string[] = [];

@@ -1,4 +1,4 @@
-import type { Stats } from 'node:fs';
+import type { FileInfo } from '../../contract/environment';
 
 /** What Deft last saw of a file: enough to notice that something else changed it. */
 export interface FileStamp {
@@ -9,7 +9,7 @@ export interface FileStamp {
   at: number;
 }
 
-const stampOf = (stats: Stats, at: number): FileStamp => ({ mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, at });
+const stampOf = (stats: FileInfo, at: number): FileStamp => ({ mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino, at });
 
 /**
  * The stale guard's memory for one session: which files the agent has read or written, and how they
@@ -24,7 +24,7 @@ export class FileTracker {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The agent read or wrote `realPath`; `stats` is the file as it is now. */
-  record(realPath: string, stats: Stats): void {
+  record(realPath: string, stats: FileInfo): void {
     this.stamps.set(realPath, stampOf(stats, this.now()));
     this.dirty = true;
   }
@@ -34,7 +34,7 @@ export class FileTracker {
   }
 
   /** Why the agent may not change this existing file, or null when it may. */
-  refusal(realPath: string, display: string, current: Stats, action: 'write' | 'edit'): string | null {
+  refusal(realPath: string, display: string, current: FileInfo, action: 'write' | 'edit'): string | null {
     const seen = this.stamps.get(realPath);
     if (!seen) {
       return `${display} has not been read in this session yet. Read it first (Read with path "${display}"), then ${action === 'edit' ? 'make the edit' : 'write it'} again, so you change what is really in the file.`;

@@ -1,48 +1,60 @@
-import { statSync } from 'node:fs';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Environment } from '../../contract/environment';
 
-/** Files stat'ed between yields to the event loop (a few milliseconds of work). */
-const BATCH = 1024;
+const byTimeThenPath = (paths: readonly string[], times: ArrayLike<number>) => (a: number, b: number) =>
+  times[b]! - times[a]! || (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0);
 
 /**
  * Sort items by their file's modification time, newest first (ties by path, so the order is stable).
- * Files that vanished meanwhile sort last. Synchronous stats in batches: several times faster than
- * promise-based ones for thousands of files, and the loop still gets a turn between batches.
+ * Files that vanished meanwhile sort last. The times come in one batch from the environment (one round
+ * trip on a remote machine, not one per file).
  */
-export async function newestFirst<T>(items: readonly T[], pathOf: (item: T) => string): Promise<T[]> {
-  const times = new Float64Array(items.length);
-  for (let start = 0; start < items.length; start += BATCH) {
-    if (start > 0) await yieldToLoop();
-    const end = Math.min(items.length, start + BATCH);
-    for (let i = start; i < end; i++) {
-      const stats = statSync(pathOf(items[i]!), { throwIfNoEntry: false });
-      times[i] = stats ? stats.mtimeMs : -Infinity;
-    }
-  }
+export async function newestFirst<T>(environment: Environment, items: readonly T[], pathOf: (item: T) => string): Promise<T[]> {
   const paths = items.map(pathOf);
+  const times = await environment.mtimes(paths);
   const order = items.map((_, i) => i);
-  order.sort((a, b) => times[b]! - times[a]! || (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+  order.sort(byTimeThenPath(paths, times));
   return order.map((i) => items[i]!);
 }
 
+/** Paths asked about in one batch while results stream in. */
+const BATCH = 1024;
+
 /**
- * Modification times gathered while results stream in (so the stats overlap the search), then the
- * paths newest first.
+ * Modification times gathered while results stream in (a batch at a time, so the stats overlap the search),
+ * then the paths newest first.
  */
 export class MtimeIndex {
   private readonly paths: string[] = [];
-  private readonly times: number[] = [];
+  private pending: string[] = [];
+  private readonly batches: Promise<Float64Array>[] = [];
+
+  constructor(private readonly environment: Environment) {}
 
   add(path: string, absolute: string): void {
-    const stats = statSync(absolute, { throwIfNoEntry: false });
     this.paths.push(path);
-    this.times.push(stats ? stats.mtimeMs : -Infinity);
+    this.pending.push(absolute);
+    if (this.pending.length >= BATCH) this.flush();
+  }
+
+  private flush(): void {
+    if (!this.pending.length) return;
+    const batch = this.environment.mtimes(this.pending);
+    // Looked at only once every batch is in; a failed batch sorts its files last rather than failing the search.
+    this.batches.push(batch.catch(() => new Float64Array(BATCH).fill(-Infinity)));
+    this.pending = [];
   }
 
   /** `keep` filters (e.g. out secret files) before sorting. */
-  newestFirst(keep: (path: string) => boolean = () => true): string[] {
+  async newestFirst(keep: (path: string) => boolean = () => true): Promise<string[]> {
+    this.flush();
+    const times = new Float64Array(this.paths.length);
+    let at = 0;
+    for (const batch of await Promise.all(this.batches)) {
+      times.set(batch.subarray(0, Math.min(batch.length, times.length - at)), at);
+      at += BATCH;
+    }
     const order = this.paths.map((_, i) => i).filter((i) => keep(this.paths[i]!));
-    order.sort((a, b) => this.times[b]! - this.times[a]! || (this.paths[a]! < this.paths[b]! ? -1 : this.paths[a]! > this.paths[b]! ? 1 : 0));
+    order.sort(byTimeThenPath(this.paths, times));
     return order.map((i) => this.paths[i]!);
   }
 }

@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { delimiter, join } from 'node:path';
+import type { Environment } from '../../contract/environment';
 import { ToolInputError } from '../../contract/tool';
-import { isExecutable } from '../../infra/platform/executable';
 
 /** Version-control folders never searched or listed. */
 export const VCS_DIRS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'];
@@ -23,31 +20,6 @@ export function exclusionArgs(): string[] {
   return VCS_DIRS.flatMap((dir) => ['--glob', `!${dir}`]);
 }
 
-let located: string | null | undefined;
-
-/**
- * The ripgrep binary: the one shipped by @vscode/ripgrep (from its per-platform npm package; inside
- * a packaged app, from the unpacked asar), else `rg` on PATH.
- */
-export function ripgrepPath(): string {
-  if (located) return located;
-  const require = createRequire(import.meta.url);
-  const binary = process.platform === 'win32' ? 'rg.exe' : 'rg';
-  const candidates: string[] = [];
-  try {
-    const arch = process.env.npm_config_arch || process.arch;
-    candidates.push(require.resolve(`@vscode/ripgrep-${process.platform}-${arch}/bin/${binary}`).replace(/\bapp\.asar\b(?!\.unpacked)/, 'app.asar.unpacked'));
-  } catch {
-    // The optional per-platform package is missing: fall back to PATH.
-  }
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir) candidates.push(join(dir, binary));
-  located = candidates.find(isExecutable) ?? null;
-  if (!located) {
-    throw new ToolInputError('ripgrep (rg) is not available, so Grep and Glob cannot run. Reinstall Deft\'s dependencies (npm ci) or install ripgrep and put rg on PATH; meanwhile use Read on known paths.');
-  }
-  return located;
-}
-
 export interface RgResult {
   stdout: Buffer;
   stderr: string;
@@ -59,6 +31,8 @@ export interface RgResult {
 }
 
 export interface RgOptions {
+  /** The machine the search runs on (the session's Environment). */
+  environment: Environment;
   cwd: string;
   signal: AbortSignal;
   timeoutMs?: number;
@@ -69,61 +43,50 @@ export interface RgOptions {
 
 export const RG_TIMEOUT_MS = 20_000;
 export const RG_MAX_BYTES = 10 * 1024 * 1024;
-const KILL_GRACE_MS = 5_000;
 
-function once(args: string[], options: RgOptions): Promise<RgResult> {
+async function once(args: string[], options: RgOptions): Promise<RgResult> {
   const maxBytes = options.maxBytes ?? RG_MAX_BYTES;
-  return new Promise((resolve, reject) => {
-    const child = spawn(ripgrepPath(), args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    let err = '';
-    let timedOut = false;
-    let capped = false;
-    let killTimer: ReturnType<typeof setTimeout> | undefined;
-    const stop = () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, options.timeoutMs ?? RG_TIMEOUT_MS);
-    const onAbort = () => stop();
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    let partial = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (capped) return;
-      const room = maxBytes - outBytes;
-      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      out.push(kept);
-      outBytes += kept.length;
-      if (options.onLine) {
-        const lines = (partial + kept.toString('utf8')).split('\n');
-        partial = lines.pop()!;
-        for (const line of lines) options.onLine(line);
-      }
-      if (outBytes >= maxBytes) {
-        capped = true;
-        stop();
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (err.length < 64 * 1024) err += chunk.toString('utf8');
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      options.signal.removeEventListener('abort', onAbort);
-      resolve({ stdout: Buffer.concat(out, outBytes), stderr: err, exitCode: timedOut || capped || options.signal.aborted ? null : code, timedOut, capped });
-    });
+  const controller = new AbortController();
+  const child = await options.environment.search(args, { cwd: options.cwd, signal: controller.signal }).catch((error: Error) => {
+    // No ripgrep on that machine: the backend's message says what to install.
+    throw new ToolInputError(error.message);
   });
+  const out: Buffer[] = [];
+  let outBytes = 0;
+  let err = '';
+  let timedOut = false;
+  let capped = false;
+  const stop = () => controller.abort();
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, options.timeoutMs ?? RG_TIMEOUT_MS);
+  options.signal.addEventListener('abort', stop, { once: true });
+  let partial = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (capped) return;
+    const room = maxBytes - outBytes;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    out.push(kept);
+    outBytes += kept.length;
+    if (options.onLine) {
+      const lines = (partial + kept.toString('utf8')).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) options.onLine(line);
+    }
+    if (outBytes >= maxBytes) {
+      capped = true;
+      stop();
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (err.length < 64 * 1024) err += chunk.toString('utf8');
+  });
+  const exit = await child.exit;
+  clearTimeout(timer);
+  options.signal.removeEventListener('abort', stop);
+  if (exit.error) throw new ToolInputError(`ripgrep could not start: ${exit.error.message}`);
+  return { stdout: Buffer.concat(out, outBytes), stderr: err, exitCode: timedOut || capped || options.signal.aborted ? null : exit.code, timedOut, capped };
 }
 
 /** Run rg; retried once single-threaded when the system refuses more threads (EAGAIN). */

@@ -1,6 +1,5 @@
-import type { Stats } from 'node:fs';
-import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
+import type { FileInfo } from '../../contract/environment';
 import type { GuardedPath } from '../../infra/policies/path-guard';
 import { isWithin } from '../../infra/policies/path-guard';
 import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../infra/policies/sensitive';
@@ -10,20 +9,20 @@ import { guard, statOrNull } from './tool-support';
 /** Where a Grep or Glob runs, and how its results are named for the model. */
 export interface SearchRoot {
   path: GuardedPath;
-  stats: Stats;
+  stats: FileInfo;
   /** A path rg printed (relative to its cwd) as the model should see it: relative inside the workspace, else absolute. */
   show(absolute: string): string;
 }
 
 export async function searchRoot(env: ToolEnv, input: string | undefined, need: 'any' | 'directory'): Promise<SearchRoot> {
   const path = await guard(env, input ?? '.', 'search');
-  const stats = await statOrNull(path.real);
+  const stats = await statOrNull(env.environment, path.real);
   if (!stats) throw new ToolInputError(`${path.display} does not exist. Give an existing folder${need === 'any' ? ' or file' : ''} as path, or leave it out to search the whole workspace.`);
   if (!stats.isDirectory() && !stats.isFile()) throw new ToolInputError(`${path.display} is not a regular file or folder (it is a device, socket or pipe), so it is not searched.`);
   if (need === 'directory' && !stats.isDirectory()) throw new ToolInputError(`${path.display} is not a directory. Give Glob a folder as path (use Read for a single file).`);
   // rg runs in the resolved folder, so its paths are relativised against the resolved workspace (which
   // differs from the configured one when the workspace is opened through a symlink).
-  const workspace = await realpath(env.workspace).catch(() => env.workspace);
+  const workspace = await env.environment.realpath(env.workspace).catch(() => env.workspace);
   return {
     path,
     stats,
@@ -47,7 +46,7 @@ export async function hiddenFiles(env: ToolEnv, paths: readonly string[], option
   const denied = (await env.readDenials?.()) ?? (() => null);
   const byContent = new Set<string>();
   const candidates = options.deep ? paths : paths.filter((p) => SECRET_BY_CONTENT.test(p));
-  await Promise.all(candidates.map(async (p) => (await isSensitiveFile(p, { deftHome: env.home, workspace: env.workspace })) && byContent.add(p)));
+  await Promise.all(candidates.map(async (p) => (await isSensitiveFile(env.environment, p, { deftHome: env.home, workspace: env.workspace })) && byContent.add(p)));
   return {
     reason: (path) => (isSensitivePath(path, env.home, env.workspace) || byContent.has(path) ? 'secret' : denied(path)),
   };

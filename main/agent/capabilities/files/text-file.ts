@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import type { Environment } from '../../contract/environment';
 import { type FileKind, SNIFF_BYTES, sniff, utf16Bom } from './file-type';
 import { type ModelView, toModelView } from './line-endings';
 import { formatBytes } from '../../../../protocol/helpers/units';
@@ -29,11 +29,11 @@ export function nulMessage(display: string, line?: number): string {
 }
 
 /** The whole file as text in the model's view, or a refusal (binary, not UTF-8, too large). */
-export async function loadTextFile(real: string, display: string, size: number): Promise<{ raw: string; view: ModelView }> {
+export async function loadTextFile(environment: Environment, real: string, display: string, size: number): Promise<{ raw: string; view: ModelView }> {
   if (size > MAX_EDIT_BYTES) {
     throw new ToolInputError(`${display} is ${formatBytes(size)}, too large to change in memory (the limit is ${formatBytes(MAX_EDIT_BYTES)}). Change it with a streaming command-line tool instead.`);
   }
-  const bytes = await readFile(real);
+  const bytes = await environment.readBytes(real);
   const kind = sniff(bytes.subarray(0, SNIFF_BYTES), real);
   if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind));
   if (utf16Bom(bytes)) throw new ToolInputError(`${display} is UTF-16 text; Write and Edit change UTF-8 files only. Convert it first (e.g. \`iconv -f UTF-16 -t UTF-8\`) if the user agrees.`);

@@ -1,13 +1,12 @@
-import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
+import { type Environment, type FileInfo, isMissing } from '../../contract/environment';
 import { type GuardedPath, type PathIntent, guardPath } from '../../infra/policies/path-guard';
 import { exactRule, matchPathSubject } from '../../infra/policies/rule-match';
 import { type ToolEnv, ToolInputError } from '../../contract/tool';
 
 /** Every path a file tool touches goes through the path guard, with the session's extra roots. */
 export function guard(env: ToolEnv, path: string, intent: PathIntent): Promise<GuardedPath> {
-  return guardPath(path, intent, { workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home });
+  return guardPath(path, intent, { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home });
 }
 
 /** approvalRule + matchesRule for a tool acting on one file: rules match its canonical absolute path or its workspace-relative form. */
@@ -16,19 +15,18 @@ export function pathRules(tool: string, path: GuardedPath): { approvalRule: stri
   return { approvalRule: exactRule(tool, path.real), matchesRule: (argument) => matchPathSubject(argument, forms) };
 }
 
-export async function statOrNull(path: string): Promise<Stats | null> {
+export async function statOrNull(environment: Environment, path: string): Promise<FileInfo | null> {
   try {
-    return await stat(path);
+    return await environment.stat(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (isMissing(error)) return null;
     throw error;
   }
 }
 
 /** The file's stats, or a refusal the model can act on when it is missing or not a regular file. */
-export async function existingFile(path: GuardedPath, missingHint: string): Promise<Stats> {
-  const stats = await statOrNull(path.real);
+export async function existingFile(environment: Environment, path: GuardedPath, missingHint: string): Promise<FileInfo> {
+  const stats = await statOrNull(environment, path.real);
   if (!stats) throw new ToolInputError(`${path.display} does not exist. ${missingHint}`);
   if (stats.isDirectory()) throw new ToolInputError(`${path.display} is a directory, not a file. Use Glob to list the files in it.`);
   if (!stats.isFile()) throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe), so the file tools do not open it.`);

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../infra/environment/local/local-environment';
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ describe('the read-only file viewer', () => {
     const ws = await tempDir();
     await mkdir(join(ws, 'src'));
     await writeFile(join(ws, 'src/a.ts'), 'one\ntwo\n');
-    expect(await readForViewer('src/a.ts', ws, false)).toEqual({ path: 'src/a.ts', content: 'one\ntwo\n', totalLines: 2, size: 8, truncated: false, canOpenExternally: false });
-    expect((await readForViewer(join(ws, 'src/a.ts'), ws, true)).canOpenExternally).toBe(true);
+    expect(await readForViewer(localEnvironment(), 'src/a.ts', ws, false)).toEqual({ path: 'src/a.ts', content: 'one\ntwo\n', totalLines: 2, size: 8, truncated: false, canOpenExternally: false });
+    expect((await readForViewer(localEnvironment(), join(ws, 'src/a.ts'), ws, true)).canOpenExternally).toBe(true);
   });
 
   it('refuses secret files, binaries, folders, pipes and missing files with the reason', async () => {
@@ -21,19 +22,19 @@ describe('the read-only file viewer', () => {
     await mkdir(join(ws, 'dir'));
     execFileSync('mkfifo', [join(ws, 'pipe')]);
     await symlink(join(ws, '.env'), join(ws, 'innocent.txt'));
-    await expect(readForViewer('.env', ws, false)).rejects.toThrow(/sensitive file/);
-    await expect(readForViewer('innocent.txt', ws, false)).rejects.toThrow(/sensitive file/);
-    await expect(readForViewer('blob.bin', ws, false)).rejects.toThrow(/not a text file/);
-    await expect(readForViewer('dir', ws, false)).rejects.toThrow(/not a regular file/);
-    await expect(readForViewer('pipe', ws, false)).rejects.toThrow(/not a regular file/);
-    await expect(readForViewer('nope.txt', ws, false)).rejects.toThrow(/does not exist/);
-    await expect(readForViewer('../../etc/passwd', ws, false)).rejects.toThrow(/outside the workspace/);
+    await expect(readForViewer(localEnvironment(), '.env', ws, false)).rejects.toThrow(/sensitive file/);
+    await expect(readForViewer(localEnvironment(), 'innocent.txt', ws, false)).rejects.toThrow(/sensitive file/);
+    await expect(readForViewer(localEnvironment(), 'blob.bin', ws, false)).rejects.toThrow(/not a text file/);
+    await expect(readForViewer(localEnvironment(), 'dir', ws, false)).rejects.toThrow(/not a regular file/);
+    await expect(readForViewer(localEnvironment(), 'pipe', ws, false)).rejects.toThrow(/not a regular file/);
+    await expect(readForViewer(localEnvironment(), 'nope.txt', ws, false)).rejects.toThrow(/does not exist/);
+    await expect(readForViewer(localEnvironment(), '../../etc/passwd', ws, false)).rejects.toThrow(/outside the workspace/);
   });
 
   it('cuts a long file at 1 MiB and says how long it is', async () => {
     const ws = await tempDir();
     await writeFile(join(ws, 'big.txt'), 'x'.repeat(99) + '\n'.repeat(1) + ('y'.repeat(99) + '\n').repeat(20_000));
-    const view = await readForViewer('big.txt', ws, false);
+    const view = await readForViewer(localEnvironment(), 'big.txt', ws, false);
     expect(view.truncated).toBe(true);
     expect(view.content.length).toBeLessThanOrEqual(VIEWER_MAX_BYTES);
     expect(view.totalLines).toBeGreaterThan(19_000);
@@ -48,10 +49,10 @@ describe('the read-only file viewer', () => {
     await chmod(join(ws, 'script'), 0o755);
     const outside = await tempDir();
     await writeFile(join(outside, 'x.txt'), 'x');
-    expect(await openableInEditor('notes.md', ws)).toBe(join(ws, 'notes.md'));
-    await expect(openableInEditor('run.command', ws)).rejects.toThrow(/may run when opened/);
-    await expect(openableInEditor('app.desktop', ws)).rejects.toThrow(/may run when opened/);
-    await expect(openableInEditor('script', ws)).rejects.toThrow(/executable/);
-    await expect(openableInEditor(join(outside, 'x.txt'), ws)).rejects.toThrow(/outside the workspace/);
+    expect(await openableInEditor(localEnvironment(), 'notes.md', ws)).toBe(join(ws, 'notes.md'));
+    await expect(openableInEditor(localEnvironment(), 'run.command', ws)).rejects.toThrow(/may run when opened/);
+    await expect(openableInEditor(localEnvironment(), 'app.desktop', ws)).rejects.toThrow(/may run when opened/);
+    await expect(openableInEditor(localEnvironment(), 'script', ws)).rejects.toThrow(/executable/);
+    await expect(openableInEditor(localEnvironment(), join(outside, 'x.txt'), ws)).rejects.toThrow(/outside the workspace/);
   });
 });

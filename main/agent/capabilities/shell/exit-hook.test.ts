@@ -16,7 +16,8 @@ describe('when the process exits without closing anything', () => {
       script,
       [
         `import { ShellJob } from ${JSON.stringify(join(import.meta.dirname, 'shell-job.ts'))};`,
-        `await ShellJob.start({ id: 'bash-exithook', command: ${JSON.stringify(command)}, cwd: ${JSON.stringify(dir)}, logPath: ${JSON.stringify(join(dir, 'out.log'))} });`,
+        `import { localEnvironment } from ${JSON.stringify(join(import.meta.dirname, '../../infra/environment/local/local-environment.ts'))};`,
+        `await ShellJob.start({ environment: localEnvironment(), id: 'bash-exithook', command: ${JSON.stringify(command)}, cwd: ${JSON.stringify(dir)}, logPath: ${JSON.stringify(join(dir, 'out.log'))} });`,
         // Quit abruptly when told to (stdin closes): no close(), no kill: only the exit hook runs.
         `process.stdin.on('end', () => process.exit(0));`,
         `process.stdin.resume();`,

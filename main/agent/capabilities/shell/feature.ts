@@ -47,6 +47,7 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
     const shellSession = (session: SessionHandle) => {
       const parent = session.parentId ? sessions.get(session.parentId) : undefined;
       return new ShellSession(session, {
+        environment: core.environment,
         emitApp: (event) => core.emitApp(event),
         now: () => core.now(),
         scheduling: scheduling && !session.agent,

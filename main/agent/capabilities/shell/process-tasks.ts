@@ -4,7 +4,8 @@ import type { RunningTask, SessionTasks, TaskEnd, TaskKindAdapter, TaskRecord } 
 import { lastLines } from '../../infra/tasks/task-record';
 import { type KillableJob, killLeftovers, killTree } from '../../infra/processes/kill-tree';
 import { hasEnvMarker, jobProcesses } from '../../infra/processes/process-table';
-import { TASK_MARKER_VAR, resolveShell } from './shell';
+import { TASK_MARKER_VAR } from './shell';
+import type { Environment } from '../../contract/environment';
 import type { SessionSandbox } from '../../contract/sandbox';
 import { type JobOutcome, ShellJob } from './shell-job';
 
@@ -97,6 +98,7 @@ export class ProcessTasks {
 
   constructor(
     private readonly tasks: SessionTasks,
+    private readonly environment: Environment,
     private readonly options: ProcessTaskOptions = {},
   ) {}
 
@@ -106,8 +108,9 @@ export class ProcessTasks {
    */
   async spawn(command: string, cwd: string, context: { sandbox?: SessionSandbox; callId?: string; turnId?: string } = {}): Promise<ShellJob> {
     const id = this.tasks.newId('bash');
-    const shell = resolveShell();
-    const spawn = context.sandbox
+    const shell = this.environment.shell();
+    // The OS sandbox wraps commands on this machine; on a remote one it is planned there (see docs/remote.md).
+    const spawn = context.sandbox && this.environment.kind === 'local'
       ? await context.sandbox.plan({
           argv: [shell, '-c', command],
           cwd,
@@ -118,6 +121,7 @@ export class ProcessTasks {
         })
       : undefined;
     const job = await ShellJob.start({
+      environment: this.environment,
       id,
       command,
       cwd,
@@ -128,7 +132,7 @@ export class ProcessTasks {
       ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),
     });
-    if (job.pid !== undefined) {
+    if (job.pid !== undefined && this.environment.kind === 'local') {
       this.spawned.push({ pid: job.pid, marker: `${TASK_MARKER_VAR}=${id}` });
       // Until it ends or becomes a background task, a note on disk lets a later start stop what a killed Deft left running.
       // Not awaited: the caller must get the job (and listen to its output) before its first output arrives.

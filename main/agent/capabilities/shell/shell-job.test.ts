@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../infra/environment/local/local-environment';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,7 +19,7 @@ afterEach(async () => {
 
 async function start(command: string, options: Partial<JobOptions> = {}): Promise<ShellJob> {
   const id = `bash-test${String(++n).padStart(4, '0')}`;
-  const job = await ShellJob.start({ id, command, cwd: dir, logPath: join(dir, id, 'output.log'), killGraceMs: 500, ...options });
+  const job = await ShellJob.start({ environment: localEnvironment(), id, command, cwd: dir, logPath: join(dir, id, 'output.log'), killGraceMs: 500, ...options });
   started.push(job);
   return job;
 }

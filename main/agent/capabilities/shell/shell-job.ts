@@ -2,11 +2,11 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { execa } from 'execa';
 import { terminalText } from '../../../../protocol/helpers/terminal-text';
+import type { Environment, ExecProcess } from '../../contract/environment';
 import type { SandboxBlock } from '../../contract/sandbox';
-import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from '../../infra/processes/kill-tree';
-import { TASK_MARKER_VAR, commandEnv, resolveShell } from './shell';
+import { KILL_GRACE_MS } from '../../infra/processes/kill-tree';
+import { TASK_MARKER_VAR, commandEnv } from './shell';
 
 /** A command that writes more than this is stopped: a runaway loop must not fill the disk. */
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -38,6 +38,8 @@ export interface JobSpawn {
 }
 
 export interface JobOptions {
+  /** The machine the command runs on (its log stays on this one, in the session's folder). */
+  environment: Environment;
   id: string;
   command: string;
   cwd: string;
@@ -120,6 +122,7 @@ export class ShellJob {
   readonly done: Promise<JobOutcome>;
   private stopReason: EndReason | null = null;
   private stopping: Promise<void> | null = null;
+  private process: ExecProcess | null = null;
   private readonly listeners = new Set<(chunk: Buffer, stream: 'stdout' | 'stderr') => void>();
   private small: Piece[] | null = [];
   private readonly head: Piece[] = [];
@@ -193,8 +196,8 @@ export class ShellJob {
   stop(reason: Exclude<EndReason, 'exited' | 'spawn_error'>): Promise<JobOutcome> {
     if (!this.running) return this.done;
     this.stopReason ??= reason;
-    if (!this.stopping && this.pid !== undefined) {
-      this.stopping = killTree({ pid: this.pid, marker: `${TASK_MARKER_VAR}=${this.id}` }, this.options.killGraceMs ?? KILL_GRACE_MS);
+    if (!this.stopping && this.process && this.pid !== undefined) {
+      this.stopping = this.process.kill(this.options.killGraceMs ?? KILL_GRACE_MS);
     }
     return this.done;
   }
@@ -253,37 +256,22 @@ export class ShellJob {
   }
 
   private async run(ready: () => void): Promise<JobOutcome> {
-    const shell = this.options.shell ?? resolveShell();
+    const shell = this.options.shell ?? this.options.environment.shell();
     const writer = createWriteStream(this.logPath, { flags: 'w', mode: 0o600, highWaterMark: 1024 * 1024 });
     const writerClosed = new Promise<void>((resolve) => {
       writer.once('close', resolve);
       writer.once('error', () => resolve());
     });
-    let subprocess;
-    try {
-      const { spawn } = this.options;
-      subprocess = execa(spawn?.file ?? shell, spawn?.args ?? ['-c', this.command], {
-        cwd: this.cwd,
-        env: spawn?.env ?? commandEnv(shell, this.id, this.options.env),
-        extendEnv: false,
-        detached: true,
-        stdin: 'ignore',
-        buffer: false,
-        encoding: 'buffer',
-        reject: false,
-        stripFinalNewline: false,
-        cleanup: false,
-      });
-    } catch (error) {
-      writer.end();
-      await writerClosed;
-      this.options.spawn?.release();
-      ready();
-      return this.finish('spawn_error', null, null, (error as Error).message);
-    }
+    const { spawn, environment } = this.options;
+    const subprocess = (this.process = environment.exec({
+      file: spawn?.file ?? shell,
+      args: spawn?.args ?? ['-c', this.command],
+      cwd: this.cwd,
+      env: spawn?.env ?? (environment.kind === 'local' ? commandEnv(shell, this.id, this.options.env) : { [TASK_MARKER_VAR]: this.id }),
+      marker: `${TASK_MARKER_VAR}=${this.id}`,
+    }));
     this.pid = subprocess.pid;
-    if (this.pid !== undefined) trackGroup(this.pid, `${TASK_MARKER_VAR}=${this.id}`);
-    const streams = [subprocess.stdout, subprocess.stderr].filter((s): s is Readable => s !== null && s !== undefined);
+    const streams: Readable[] = [subprocess.stdout, subprocess.stderr];
     const onData = (chunk: Buffer, stream: 'stdout' | 'stderr') => {
       if (this.capped) return;
       let piece = chunk;
@@ -308,21 +296,18 @@ export class ShellJob {
     };
     const onStdout = (chunk: Buffer) => onData(chunk, 'stdout');
     const onStderr = (chunk: Buffer) => onData(chunk, 'stderr');
-    subprocess.stdout?.on('data', onStdout);
-    subprocess.stderr?.on('data', onStderr);
+    subprocess.stdout.on('data', onStdout);
+    subprocess.stderr.on('data', onStderr);
     ready();
-    const result = await subprocess;
-    subprocess.stdout?.off('data', onStdout);
-    subprocess.stderr?.off('data', onStderr);
+    const result = await subprocess.exit;
+    subprocess.stdout.off('data', onStdout);
+    subprocess.stderr.off('data', onStderr);
     writer.end();
     await writerClosed;
     await this.stopping;
     this.options.spawn?.release();
-    if (this.pid !== undefined) untrackGroupIfEmpty(this.pid);
-    if (this.pid === undefined || (result.exitCode === undefined && result.signal === undefined && !this.stopReason)) {
-      return this.finish('spawn_error', null, null, startFailure(result, this.cwd, shell));
-    }
-    return this.finish(this.stopReason ?? 'exited', result.exitCode ?? null, result.signal ?? null);
+    if (result.error) return this.finish('spawn_error', null, null, startFailure(result.error, shell));
+    return this.finish(this.stopReason ?? 'exited', result.code, result.signal);
   }
 
   private finish(reason: EndReason, exitCode: number | null, signal: string | null, error?: string): JobOutcome {
@@ -330,8 +315,7 @@ export class ShellJob {
   }
 }
 
-function startFailure(result: { code?: string; originalMessage?: string; shortMessage?: string }, cwd: string, shell: string): string {
-  if (result.code === 'ENOENT' && /cwd/i.test(result.shortMessage ?? '')) return `The working directory ${cwd} does not exist.`;
-  if (result.code === 'ENOENT') return `The shell ${shell} was not found.`;
-  return result.originalMessage || result.shortMessage || 'The command could not be started.';
+function startFailure(error: { code: string; message: string }, shell: string): string {
+  if (error.code === 'ENOENT' && /was not found/.test(error.message)) return `The shell ${shell} was not found.`;
+  return error.message || 'The command could not be started.';
 }

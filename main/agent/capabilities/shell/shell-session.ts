@@ -1,3 +1,4 @@
+import type { Environment } from '../../contract/environment';
 import type { AppEvent } from '../../../../protocol';
 import type { CommandActivity, CronJobInfo, TaskInfo } from '../../../../protocol/schemas/tasks';
 import type { SessionHandle } from '../../contract/feature';
@@ -17,6 +18,8 @@ export interface ForegroundCommand {
 }
 
 export interface ShellSessionOptions extends ProcessTaskOptions {
+  /** The machine commands run on. */
+  environment: Environment;
   emitApp(event: AppEvent): void;
   /** Fire scheduled prompts (not in one-shot hosts like the CLI, whose turn a fire would collide with). */
   scheduling?: boolean;
@@ -42,7 +45,7 @@ export class ShellSession {
     private readonly options: ShellSessionOptions,
   ) {
     this.foreground = options.foreground ?? new Map();
-    this.processes = new ProcessTasks(handle.tasks, {
+    this.processes = new ProcessTasks(handle.tasks, options.environment, {
       ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
       ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
     });

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../infra/environment/local/local-environment';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -159,9 +160,9 @@ describe('skills feature (integration)', () => {
     await h.core.handlers.listSkills({ rescan: true });
     h.server.enqueue({ chunks: [{ toolCall: { name: 'Probe', args: '{}' } }, { finish: 'tool_calls' }] });
     await h.run('probe');
-    const guarded = await guardPath(script, 'read', { workspace: h.workspace, extraRoots });
+    const guarded = await guardPath(script, 'read', { environment: localEnvironment(), workspace: h.workspace, extraRoots });
     expect(guarded.inside).toBe(true);
-    const outside = await guardPath(join(h.home, 'settings.json'), 'read', { workspace: h.workspace, extraRoots });
+    const outside = await guardPath(join(h.home, 'settings.json'), 'read', { environment: localEnvironment(), workspace: h.workspace, extraRoots });
     expect(outside.inside).toBe(false);
   });
 

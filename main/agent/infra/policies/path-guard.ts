@@ -1,12 +1,13 @@
-import { realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { sep } from 'node:path';
+import { type Environment, errorCode } from '../../contract/environment';
 import { ToolInputError } from '../../contract/tool';
 import { isSensitiveFile, isSensitivePath } from './sensitive';
 
 export type PathIntent = 'read' | 'write' | 'search';
 
 export interface PathGuardOptions {
+  /** The machine the paths are on: links are resolved there. */
+  environment: Environment;
   workspace: string;
   /** More folders that count as inside (e.g. skill folders, so a skill's own files are readable). */
   extraRoots?: () => readonly string[];
@@ -36,15 +37,16 @@ export function isWithin(child: string, parent: string): boolean {
 }
 
 /** realpath of the path, or of its nearest existing ancestor with the missing tail appended. */
-async function realPathOf(lexical: string): Promise<string> {
+export async function realPathOf(environment: Environment, lexical: string): Promise<string> {
+  const { dirname, join } = environment.path;
   const missing: string[] = [];
   let current = lexical;
   for (;;) {
     try {
-      const real = await realpath(current);
+      const real = await environment.realpath(current);
       return missing.length ? join(real, ...missing.reverse()) : real;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
       const parent = dirname(current);
       if (parent === current) return lexical;
@@ -69,9 +71,9 @@ function unresolvable(input: string, error: NodeJS.ErrnoException): Error {
   }
 }
 
-function expandHome(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
+function expandHome(environment: Environment, path: string): string {
+  if (path === '~') return environment.home;
+  if (path.startsWith('~/') || path.startsWith('~\\')) return environment.path.join(environment.home, path.slice(2));
   return path;
 }
 
@@ -85,15 +87,17 @@ function expandHome(path: string): string {
 export async function guardPath(input: string, intent: PathIntent, options: PathGuardOptions): Promise<GuardedPath> {
   if (typeof input !== 'string' || input.trim() === '') throw new ToolInputError('The path is empty. Give a file path relative to the workspace, or an absolute path.');
   if (input.includes('\0')) throw new ToolInputError('The path contains a NUL character.');
-  const expanded = expandHome(input.trim());
+  const { environment } = options;
+  const { isAbsolute, relative, resolve } = environment.path;
+  const expanded = expandHome(environment, input.trim());
   const absoluteInput = isAbsolute(expanded);
   const lexical = resolve(options.workspace, expanded);
   const roots = [options.workspace, ...(options.extraRoots?.() ?? [])];
   const lexicallyInside = roots.some((root) => isWithin(lexical, root));
-  const real = await realPathOf(lexical).catch((error: NodeJS.ErrnoException) => {
+  const real = await realPathOf(environment, lexical).catch((error: NodeJS.ErrnoException) => {
     throw unresolvable(input, error);
   });
-  const realRoots = await Promise.all(roots.map((root) => realPathOf(root)));
+  const realRoots = await Promise.all(roots.map((root) => realPathOf(environment, root)));
   const inside = realRoots.some((root) => isWithin(real, root));
 
   if (!absoluteInput && !lexicallyInside) {
@@ -109,7 +113,7 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
       throw new ToolInputError(`"${input}" is a symlink (or lies under one) that points outside the workspace, to ${real}. To ${intent} it, use that absolute path.`);
     }
   }
-  if (isSensitivePath(lexical, options.deftHome, options.workspace) || (await isSensitiveFile(real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))) {
+  if (isSensitivePath(lexical, options.deftHome, options.workspace) || (await isSensitiveFile(environment, real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))) {
     throw new ToolInputError(`"${input}" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never ${intent} it; ask the user for the values you need.`);
   }
   const display = inside && isWithin(real, realRoots[0]!) ? relative(realRoots[0]!, real) || '.' : real;

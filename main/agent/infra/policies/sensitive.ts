@@ -1,4 +1,4 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import type { Environment } from '../../contract/environment';
 import { basename, dirname, extname, join } from 'node:path';
 import { workspaceSessionsDir } from '../sessions/store';
 import { DEFT_HOME_SECRETS, SECRET_NAMES, SECRET_PLACES } from './secret-places';
@@ -63,14 +63,14 @@ const KEY_FILES = new Set(['.pem', '.key', '.p8', '.ppk', '.asc', '.gpg']);
 const KEY_STORES = new Set(['.p12', '.pfx', '.jks', '.keystore']);
 const TOKEN_RC = new Set([...SECRET_PLACES.filter((place) => place.byContent).map((place) => basename(place.path)), '.yarnrc']);
 
-async function head(path: string, bytes = 64 * 1024): Promise<string> {
-  const handle = await open(path, 'r');
+async function head(environment: Environment, path: string, bytes = 64 * 1024): Promise<string> {
+  const reader = await environment.openRead(path);
   try {
     const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead).toString('latin1');
+    const read = await reader.read(buffer, 0, bytes);
+    return buffer.subarray(0, read).toString('latin1');
   } finally {
-    await handle.close();
+    await reader.close();
   }
 }
 
@@ -79,25 +79,25 @@ async function head(path: string, bytes = 64 * 1024): Promise<string> {
  * private key in it, a key store, an `.npmrc`/`.yarnrc` with a token, or a hard link to a secret file
  * beside it (or at the workspace root).
  */
-export async function isSensitiveFile(path: string, options: { deftHome?: string; workspace?: string } = {}): Promise<boolean> {
+export async function isSensitiveFile(environment: Environment, path: string, options: { deftHome?: string; workspace?: string } = {}): Promise<boolean> {
   if (isSensitivePath(path, options.deftHome, options.workspace)) return true;
-  const info = await stat(path).catch(() => null);
+  const info = await environment.stat(path).catch(() => null);
   if (!info?.isFile()) return false;
   const name = basename(path).toLowerCase();
   const ext = extname(name);
   try {
     if (KEY_STORES.has(ext)) return true;
-    if (KEY_FILES.has(ext) && /PRIVATE KEY|PRIVATE KEY BLOCK/.test(await head(path))) return true;
-    if (TOKEN_RC.has(name) && /(_authToken|_auth\s*=|_password|npmAuthToken|npmAuthIdent)/i.test(await head(path))) return true;
+    if (KEY_FILES.has(ext) && /PRIVATE KEY|PRIVATE KEY BLOCK/.test(await head(environment, path))) return true;
+    if (TOKEN_RC.has(name) && /(_authToken|_auth\s*=|_password|npmAuthToken|npmAuthIdent)/i.test(await head(environment, path))) return true;
   } catch {
     return false;
   }
   if (info.nlink > 1) {
     for (const folder of new Set([dirname(path), ...(options.workspace ? [options.workspace] : [])])) {
-      const names = await readdir(folder).catch(() => [] as string[]);
-      for (const other of names) {
+      const names = await environment.readdir(folder).catch(() => []);
+      for (const { name: other } of names) {
         if (!isSensitivePath(other)) continue;
-        const twin = await stat(join(folder, other)).catch(() => null);
+        const twin = await environment.stat(join(folder, other)).catch(() => null);
         if (twin && twin.ino === info.ino && twin.dev === info.dev) return true;
       }
     }

@@ -1,3 +1,4 @@
+import type { Environment } from '../../contract/environment';
 import { basename } from 'node:path';
 import { type AppEvent, type DeftEvent, PAGE_TURNS } from '../../../../protocol';
 import type { CommandHandlers } from '../../contract/commands';
@@ -12,6 +13,7 @@ import { resolveMentions } from '../turn/mentions';
 import type { TurnRunner } from '../turn/runner';
 
 export interface SessionCommandsDeps {
+  environment: Environment;
   workspace: string;
   home: string;
   host: HostCapabilities;
@@ -82,7 +84,7 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       const open = await pool.get(sessionId);
       if (runs.busy(sessionId)) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it first.');
       const config = await turns.requireProvider();
-      const checked = mentions?.length ? await resolveMentions(mentions, { workspace: deps.workspace, sessionDir: open.session.dir }) : [];
+      const checked = mentions?.length ? await resolveMentions(mentions, { environment: deps.environment, workspace: deps.workspace, sessionDir: open.session.dir }) : [];
       return { turnId: turns.begin(open, config, { text, origin: 'user', attachments: attachments ?? [], ...(checked.length ? { mentions: checked } : {}) }) };
     },
     cancelTurn: async ({ sessionId }) => ({ cancelled: runs.cancel(sessionId) }),

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../infra/environment/local/local-environment';
 import { getEventListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ beforeEach(async () => {
   events = [];
   options = {
     registry: new ToolRegistry(testTools),
-    env: { workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] },
+    env: { environment: localEnvironment(), workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] },
     turnId: 't1',
     step: 1,
     signal: new AbortController().signal,

@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import type { Environment } from '../../contract/environment';
 import { arch, release, type as osType } from 'node:os';
 import { runGitInRepository } from '../../infra/git/git';
 import { guardPath } from '../../infra/policies/path-guard';
@@ -32,7 +32,9 @@ export async function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string
   return [`Branch: ${branch}`, changes.length ? `Changed files (${changes.length}):` : 'Working tree clean.', ...shown, ...more].join('\n');
 }
 
-export async function workspaceFacts(cwd: string): Promise<WorkspaceFacts> {
+export async function workspaceFacts(environment: Environment, cwd: string): Promise<WorkspaceFacts> {
+  // Deft's hardened git runs on this machine only; a remote workspace's status is left to the model's own commands.
+  if (environment.kind !== 'local') return { os: `a remote machine reached over SSH (${environment.label}); paths and commands are that machine's`, cwd, git: null };
   return { os: `${osType()} ${release()} (${arch()})`, cwd, git: await gitSummary(cwd) };
 }
 
@@ -48,16 +50,16 @@ export function localDate(ms: number): string {
  * through the path guard like any file the model sees: a cloned repository's AGENTS.md that links to a
  * secret or out of the workspace is not read, nor is one that is not a regular file (a FIFO would hang).
  */
-export async function readAgentsMd(workspace: string, maxChars = 40_000): Promise<string | null> {
+export async function readAgentsMd(environment: Environment, workspace: string, maxChars = 40_000): Promise<string | null> {
   try {
-    const { real } = await guardPath('AGENTS.md', 'read', { workspace });
-    if (!(await stat(real)).isFile()) return null;
-    const handle = await open(real, 'r');
+    const { real } = await guardPath('AGENTS.md', 'read', { environment, workspace });
+    if (!(await environment.stat(real)).isFile()) return null;
+    const handle = await environment.openRead(real);
     let bytes: Buffer;
     try {
       // Enough bytes for maxChars characters of any width, plus one to notice there is more.
       const buffer = Buffer.alloc(maxChars * 4 + 1);
-      bytes = buffer.subarray(0, (await handle.read(buffer, 0, buffer.length, 0)).bytesRead);
+      bytes = buffer.subarray(0, await handle.read(buffer, 0, buffer.length));
     } finally {
       await handle.close();
     }

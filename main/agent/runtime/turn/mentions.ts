@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Mention } from '../../../../protocol';
+import type { Environment } from '../../contract/environment';
 import { CommandError } from '../../contract/errors';
 import { guardPath, isWithin } from '../../infra/policies/path-guard';
 import { attachmentsDir } from '../../infra/sessions/attachments-dir';
@@ -11,7 +12,7 @@ import { attachmentsDir } from '../../infra/sessions/attachments-dir';
  * attachments folder). Anything else is refused, so a prompt cannot point the model at arbitrary files
  * in the user's name. Returns the mentions with paths as the model should read them.
  */
-export async function resolveMentions(mentions: readonly Mention[], places: { workspace: string; sessionDir: string }): Promise<Mention[]> {
+export async function resolveMentions(mentions: readonly Mention[], places: { environment: Environment; workspace: string; sessionDir: string }): Promise<Mention[]> {
   const resolved: Mention[] = [];
   for (const mention of mentions) {
     const path = await resolveOne(mention.path, places);
@@ -20,7 +21,7 @@ export async function resolveMentions(mentions: readonly Mention[], places: { wo
   return resolved;
 }
 
-async function resolveOne(input: string, places: { workspace: string; sessionDir: string }): Promise<string> {
+async function resolveOne(input: string, places: { environment: Environment; workspace: string; sessionDir: string }): Promise<string> {
   const refused = (why: string) => new CommandError('invalid_request', `@${input} cannot be mentioned: ${why}`);
   if (isAbsolute(input)) {
     const dropped = resolve(attachmentsDir(places.sessionDir));
@@ -32,12 +33,12 @@ async function resolveOne(input: string, places: { workspace: string; sessionDir
   }
   let guarded;
   try {
-    guarded = await guardPath(input, 'read', { workspace: places.workspace });
+    guarded = await guardPath(input, 'read', { environment: places.environment, workspace: places.workspace });
   } catch (error) {
     throw refused((error as Error).message);
   }
   if (!guarded.inside) throw refused('only files inside the workspace, or files dropped into this window, can be mentioned.');
-  if (!(await stat(guarded.real).catch(() => null))) throw refused('it does not exist (it may have been moved or deleted).');
+  if (!(await places.environment.stat(guarded.real).catch(() => null))) throw refused('it does not exist (it may have been moved or deleted).');
   return guarded.display;
 }
 

@@ -1,3 +1,4 @@
+import type { Environment } from '../../contract/environment';
 import { randomUUID } from 'node:crypto';
 import type { AppEvent, Attachment, EffortSetting } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
@@ -28,6 +29,7 @@ const FLUSH_INTERVAL_MS = 2_000;
 const WORKSPACE_FACTS_TTL_MS = 5_000;
 
 export interface TurnRunnerOptions {
+  environment: Environment;
   workspace: string;
   home: string;
   now: () => number;
@@ -206,13 +208,13 @@ export class TurnRunner {
   }
 
   private setupDeps(): StepSetupDeps {
-    const { workspace, home, fetch, tools, now, capabilities } = this.options;
-    return { workspace, home, features: capabilities.features, now, ...(fetch ? { fetch } : {}), ...(tools ? { tools } : {}) };
+    const { environment, workspace, home, fetch, tools, now, capabilities } = this.options;
+    return { environment, workspace, home, features: capabilities.features, now, ...(fetch ? { fetch } : {}), ...(tools ? { tools } : {}) };
   }
 
   private sharedWorkspaceFacts(): Promise<WorkspaceFacts> {
     const now = Date.now();
-    if (!this.workspaceFactsCache || now - this.workspaceFactsCache.at > WORKSPACE_FACTS_TTL_MS) this.workspaceFactsCache = { at: now, facts: workspaceFacts(this.options.workspace) };
+    if (!this.workspaceFactsCache || now - this.workspaceFactsCache.at > WORKSPACE_FACTS_TTL_MS) this.workspaceFactsCache = { at: now, facts: workspaceFacts(this.options.environment, this.options.workspace) };
     return this.workspaceFactsCache.facts;
   }
 

@@ -1,3 +1,4 @@
+import type { Environment } from '../../contract/environment';
 import type { Feature, SessionHandle } from '../../contract/feature';
 import type { Tool, ToolEnv } from '../../contract/tool';
 import { createProvider } from '../../infra/providers/index';
@@ -11,6 +12,7 @@ import { ToolRegistry } from '../tools/registry';
 import { selectToolsTool } from '../tools/select-tools/select-tools';
 
 export interface StepSetupDeps {
+  environment: Environment;
   workspace: string;
   home: string;
   features: readonly Feature[];
@@ -31,6 +33,7 @@ export type SessionSetup = StepSetup & { env: ToolEnv; registry: ToolRegistry };
 export async function stepSetup(deps: StepSetupDeps, session: Session, handle: SessionHandle, config: ProviderConfig): Promise<SessionSetup> {
   const provider = createProvider(config, deps.fetch);
   const env: ToolEnv = {
+    environment: deps.environment,
     workspace: deps.workspace,
     home: deps.home,
     sessionId: session.id,
@@ -61,8 +64,8 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   if (registry.deferredNames().length) registry.add(selectToolsTool(registry));
   const render = async () => {
     const [facts, agentsMd, sections] = await Promise.all([
-      deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.workspace),
-      readAgentsMd(deps.workspace),
+      deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.environment, deps.workspace),
+      readAgentsMd(deps.environment, deps.workspace),
       Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle))),
     ]);
     const extra = sections.filter((s): s is string => Boolean(s));

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../../infra/environment/local/local-environment';
 import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { access, constants, readlink } from 'node:fs/promises';
 import { readLarge, readSmall } from './workspace-file';
@@ -225,7 +226,7 @@ export class CheckpointStore {
         }
         if (!stats.isFile()) return skip('special');
         // Never stored, ignored or not (.env, keys, tokens): the one list of secrets, and for key files and hard links their content.
-        if (isSensitivePath(clean) || ((SECRET_BY_CONTENT.test(clean) || stats.nlink > 1) && (await isSensitiveFile(full, { workspace: this.places.workspace })))) return skip('secret');
+        if (isSensitivePath(clean) || ((SECRET_BY_CONTENT.test(clean) || stats.nlink > 1) && (await isSensitiveFile(localEnvironment(), full, { workspace: this.places.workspace })))) return skip('secret');
         if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
         if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
         looked.files.push({ path: clean, size: stats.size, executable: (stats.mode & 0o100) !== 0 });

@@ -1,7 +1,5 @@
-import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { FileInfo } from '../../../../contract/environment';
 import { z } from 'zod';
-import { replaceFileAtomic } from '../../atomic-write';
 import { closestPassage } from '../../closest-passage';
 import { diffDisplay } from '../../../../infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
@@ -61,7 +59,7 @@ function replace(text: string, oldString: string, newString: string, positions: 
   return text.slice(0, at) + newString + text.slice(at + oldString.length);
 }
 
-const sameFile = (a: Stats, b: Stats) => a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+const sameFile = (a: FileInfo, b: FileInfo) => a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 
 /** The change an edit would make to the file's current text, or why it cannot be made. */
 function plan(args: EditArgs, view: ModelView, display: string) {
@@ -96,11 +94,11 @@ export function editTool(files: FileTracker): Tool<typeof input> {
       // A preview for the card and the approval prompt. It is reused when the call runs if the file is
       // still exactly as it was; otherwise (an earlier call in the step changed it) the edit is planned again.
       let display: ToolInputDisplay = { kind: 'file_io', operation: 'edit', path: path.display, detail: args.replace_all ? 'replace all occurrences' : 'replace one occurrence' };
-      let preview: { stats: Stats; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
-      const current = await statOrNull(path.real);
+      let preview: { stats: FileInfo; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
+      const current = await statOrNull(env.environment, path.real);
       if (current?.isFile()) {
         try {
-          const { view } = await loadTextFile(path.real, path.display, current.size);
+          const { view } = await loadTextFile(env.environment, path.real, path.display, current.size);
           const change = plan(args, view, path.display);
           preview = { stats: current, view, change, display: diffDisplay(path.display, view.text, change.after) };
           display = preview.display;
@@ -116,17 +114,17 @@ export function editTool(files: FileTracker): Tool<typeof input> {
         ...(isReviewed(env, path) ? { reviewedByUser: true } : {}),
         execute: (ctx) =>
           asToolError(async (): Promise<ToolResult> => {
-            const stats = await existingFile(path, 'To create a file, use Write.');
+            const stats = await existingFile(env.environment, path, 'To create a file, use Write.');
             const unchanged = preview && sameFile(preview.stats, stats) ? preview : null;
-            const view = unchanged?.view ?? (await loadTextFile(path.real, path.display, stats.size)).view;
+            const view = unchanged?.view ?? (await loadTextFile(env.environment, path.real, path.display, stats.size)).view;
             const refusal = files.refusal(path.real, path.display, stats, 'edit');
             if (refusal) throw new ToolInputError(refusal);
             const change = unchanged?.change ?? plan(args, view, path.display);
             // Review mode: the user accepts or rejects the edit hunk by hunk before anything is written.
             const reviewed = await reviewChange(env, ctx, { toolName: 'Edit', path, before: view.text, after: change.after, created: false });
             if (reviewed.kind === 'rejected') return reviewed.result;
-            await replaceFileAtomic(path.real, fromModelView(reviewed.text, view));
-            const after = await stat(path.real).catch(() => null);
+            await env.environment.replaceFile(path.real, fromModelView(reviewed.text, view));
+            const after = await env.environment.stat(path.real).catch(() => null);
             if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
             const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;

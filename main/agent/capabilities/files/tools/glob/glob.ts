@@ -39,8 +39,8 @@ function splitPattern(args: GlobArgs): { root: string | undefined; pattern: stri
 async function list(pattern: string, args: GlobArgs, root: SearchRoot, env: ToolEnv, signal: AbortSignal): Promise<ToolResult> {
   const rgArgs = [...commonArgs({ lineBuffered: false }), '--files', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
   const absolute = (p: string) => join(root.path.real, p);
-  const times = new MtimeIndex();
-  const result = await runRipgrep(rgArgs, { cwd: root.path.real, signal, onLine: (line) => line && times.add(line, absolute(line)) });
+  const times = new MtimeIndex(env.environment);
+  const result = await runRipgrep(rgArgs, { environment: env.environment, cwd: root.path.real, signal, onLine: (line) => line && times.add(line, absolute(line)) });
   if (signal.aborted) return { output: 'Glob was interrupted.', isError: true };
   const records = completeRecords(result.stdout).filter(Boolean);
   if (result.exitCode === 2 && /No files were searched/.test(result.stderr)) records.length = 0;
@@ -50,7 +50,7 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, env: Tool
   if (result.timedOut && !records.length) throw new ToolInputError(`Glob timed out after ${RG_TIMEOUT_MS / 1000} s without results. Search a smaller folder.`);
   const hidden = await hiddenFiles(env, records.map(absolute));
   const { filtered, denied } = withoutSensitive(records, absolute, hidden);
-  const sorted = times.newestFirst((p) => !hidden.reason(absolute(p)));
+  const sorted = await times.newestFirst((p) => !hidden.reason(absolute(p)));
   const shown = sorted.slice(0, MAX_MATCHES).map((p) => root.show(absolute(p)));
   const lines: string[] = [];
   if (!sorted.length) lines.push(`No files match "${args.pattern}"${args.path ? ` in ${root.path.display}` : ''}.`);

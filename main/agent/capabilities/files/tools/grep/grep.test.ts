@@ -1,8 +1,10 @@
+import { localEnvironment } from '../../../../infra/environment/local/local-environment';
 import { execFileSync } from 'node:child_process';
 import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { completeRecords, ripgrepPath, runRipgrep } from '../../ripgrep';
+import { completeRecords, runRipgrep } from '../../ripgrep';
+import { ripgrepPath } from '../../../../infra/environment/local/ripgrep-binary';
 import { type FileToolKit, fileToolKit } from '../../../../../../test-support/file-tools';
 import { isExecution } from '../../../../contract/tool';
 import { grepTool } from './grep';
@@ -122,6 +124,7 @@ describe('runRipgrep', () => {
     await kit.put('slow/a.txt', 'alpha\n');
     execFileSync('mkfifo', [join(kit.workspace, 'slow/pipe')]);
     const result = await runRipgrep(['--no-config', '-j', '1', '--line-buffered', '-l', '--regexp', 'alpha', '--', 'a.txt', 'pipe'], {
+      environment: localEnvironment(),
       cwd: join(kit.workspace, 'slow'),
       signal: new AbortController().signal,
       timeoutMs: 400,

@@ -108,8 +108,9 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
   const cwd = isFile ? dirname(root.path.real) : root.path.real;
   const absolute = (file: string) => join(cwd, file);
   const filesMode = args.output_mode === 'files_with_matches';
-  const times = new MtimeIndex();
+  const times = new MtimeIndex(env.environment);
   const result = await runRipgrep(rgArgs(args, isFile ? [basename(root.path.real)] : []), {
+    environment: env.environment,
     cwd,
     signal,
     timeoutMs,
@@ -137,7 +138,7 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
     const files = completeRecords(result.stdout).filter(Boolean);
     const hidden = await hiddenFiles(env, files.map(absolute));
     const { filtered, denied } = withoutSensitive(files, absolute, hidden);
-    const sorted = times.newestFirst((f) => !hidden.reason(absolute(f)));
+    const sorted = await times.newestFirst((f) => !hidden.reason(absolute(f)));
     const { page } = pageOf(sorted, args);
     const header = sorted.length ? `Found ${sorted.length} file${sorted.length === 1 ? '' : 's'} (newest first).` : 'No matches found.';
     const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered.map(show)), deniedNote(denied), ...warnings].filter(Boolean);
@@ -148,7 +149,7 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
   const blocks = groupByFile(completeRecords(result.stdout));
   const hidden = await hiddenFiles(env, blocks.map((b) => absolute(b.file)), { deep: args.output_mode === 'content' });
   const { kept, filtered, denied } = withoutSensitive(blocks, (b) => absolute(b.file), hidden);
-  const sorted = await newestFirst(kept, (b) => absolute(b.file));
+  const sorted = await newestFirst(env.environment, kept, (b) => absolute(b.file));
 
   if (args.output_mode === 'count_matches') {
     const counts = sorted.map((b) => ({ file: show(b.file), count: Number(b.lines[0] ?? 0) }));

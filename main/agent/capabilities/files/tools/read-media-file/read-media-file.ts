@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { SNIFF_BYTES, sniff } from '../../file-type';
 import { deliverImage, deliveryNote, imageLimits, notModelImageMessage, previewDataUrl } from '../../images';
@@ -43,10 +42,10 @@ export function readMediaFileTool(): Tool<typeof input> {
         execute: () =>
           asToolError(async (): Promise<ToolResult> => {
             const limits = imageLimits();
-            const stats = await existingFile(path, 'Check the path; Glob finds files by name (e.g. "*.png").');
+            const stats = await existingFile(env.environment, path, 'Check the path; Glob finds files by name (e.g. "*.png").');
             if (stats.size === 0) throw new ToolInputError(`${path.display} is empty (0 bytes), so there is no image to show.`);
             if (stats.size > limits.maxFileBytes) throw new ToolInputError(`${path.display} is ${formatBytes(stats.size)}, over the ${formatBytes(limits.maxFileBytes)} limit. Make a smaller copy first.`);
-            const bytes = await readFile(path.real);
+            const bytes = await env.environment.readBytes(path.real);
             const kind = sniff(bytes.subarray(0, SNIFF_BYTES), path.real);
             if (kind.kind !== 'image') throw new ToolInputError(notModelImageMessage(path.display, kind));
             let image: Awaited<ReturnType<typeof deliverImage>>;

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import type { Environment } from '../../../../contract/environment';
 import { z } from 'zod';
 import type { FileTracker } from '../../file-state';
 import { SNIFF_BYTES, sniff, utf16Bom } from '../../file-type';
@@ -43,11 +43,11 @@ function shownText(line: RawLine, crMode: 'strip' | 'visible' | 'keep'): { text:
 // Counted conservatively (every CR as the two characters `\r`) so the budget holds whatever the style.
 const renderedBytes = (line: RawLine) => Buffer.byteLength(`${line.n}\t${line.text.slice(0, MAX_LINE_LENGTH + 1)}\n`) + (line.text.split('\r').length - 1);
 
-async function openSource(real: string, display: string, size: number, imageInput: boolean): Promise<{ source: ByteSource; close: () => Promise<void>; transcoded?: string }> {
-  const handle = await open(real, 'r');
+async function openSource(environment: Environment, real: string, display: string, size: number, imageInput: boolean): Promise<{ source: ByteSource; close: () => Promise<void>; transcoded?: string }> {
+  const handle = await environment.openRead(real);
   try {
     const header = Buffer.alloc(Math.min(SNIFF_BYTES, size));
-    if (header.length) await handle.read(header, 0, header.length, 0);
+    if (header.length) await handle.read(header, 0, header.length);
     const kind = sniff(header, real);
     if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind, imageInput));
     const bom = utf16Bom(header);
@@ -55,11 +55,11 @@ async function openSource(real: string, display: string, size: number, imageInpu
       if (size > TRANSCODE_MAX_BYTES) {
         throw new ToolInputError(`${display} is UTF-16 text of ${formatBytes(size)}; Read transcodes UTF-16 up to ${formatBytes(TRANSCODE_MAX_BYTES)}. Convert it first, e.g. \`iconv -f UTF-16 -t UTF-8 "${display}" > converted.txt\`.`);
       }
-      const text = new TextDecoder(bom).decode(await handle.readFile());
       await handle.close();
+      const text = new TextDecoder(bom).decode(await environment.readBytes(real));
       return { source: memorySource(Buffer.from(text, 'utf8')), close: async () => {}, transcoded: bom.toUpperCase() };
     }
-    return { source: { size, read: async (into, position, length) => (await handle.read(into, 0, length, position)).bytesRead }, close: () => handle.close() };
+    return { source: { size, read: (into, position, length) => handle.read(into, position, length) }, close: () => handle.close() };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error;
@@ -110,9 +110,9 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
         readOnly: true,
         execute: () =>
           asToolError(async (): Promise<ToolResult> => {
-            const stats = await existingFile(path, 'Check the path; Glob finds files by name.');
+            const stats = await existingFile(env.environment, path, 'Check the path; Glob finds files by name.');
             const requested = Math.min(args.n_lines ?? MAX_LINES, MAX_LINES);
-            const { source, close, transcoded } = await openSource(path.real, path.display, stats.size, env.capabilities.imageInput);
+            const { source, close, transcoded } = await openSource(env.environment, path.real, path.display, stats.size, env.capabilities.imageInput);
             let window: LineWindow;
             try {
               const options = { maxLines: requested, maxBytes: MAX_BYTES, renderedBytes, keepBytes: MAX_LINE_LENGTH * 4 + 4, countLimitBytes: COUNT_LIMIT_BYTES };

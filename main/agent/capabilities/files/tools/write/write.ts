@@ -1,7 +1,5 @@
-import { appendFile, mkdir, realpath, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import type { Environment } from '../../../../contract/environment';
 import { z } from 'zod';
-import { replaceFileAtomic } from '../../atomic-write';
 import { diffDisplay } from '../../../../infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView, toModelView } from '../../line-endings';
@@ -28,24 +26,24 @@ function inFileStyle(content: string, view: ModelView | null): { text: string; c
   return { text: content.replace(/\n/g, '\r\n'), converted: true };
 }
 
-async function ensureParent(path: GuardedPath): Promise<void> {
-  const parent = dirname(path.real);
-  const existing = await statOrNull(parent);
+async function ensureParent(environment: Environment, path: GuardedPath): Promise<void> {
+  const parent = environment.path.dirname(path.real);
+  const existing = await statOrNull(environment, parent);
   if (existing && !existing.isDirectory()) throw new ToolInputError(`Cannot write ${path.display}: its parent ${parent} exists but is not a folder.`);
   if (existing) return;
-  await mkdir(parent, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+  await environment.mkdir(parent, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
     // A folder on the way removed or replaced meanwhile (another process at work in the workspace).
     throw new ToolInputError(`Cannot create the folder ${parent} for ${path.display} (${error.code ?? 'error'}: ${error.message}); nothing was written. Check the folder and try again.`);
   });
   // mkdir follows links: a folder swapped for one meanwhile would have put the new folders elsewhere.
-  if ((await realpath(parent).catch(() => parent)) !== parent) throw new ToolInputError(`A folder above ${path.display} changed while it was being created (it was replaced by a link); nothing was written.`);
+  if ((await environment.realpath(parent).catch(() => parent)) !== parent) throw new ToolInputError(`A folder above ${path.display} changed while it was being created (it was replaced by a link); nothing was written.`);
 }
 
 /** The current text in the model's view, when it is small enough to diff and decodable. */
-async function currentText(path: GuardedPath, size: number): Promise<ModelView | null> {
+async function currentText(environment: Environment, path: GuardedPath, size: number): Promise<ModelView | null> {
   if (size > MAX_EDIT_BYTES) return null;
   try {
-    return (await loadTextFile(path.real, path.display, size)).view;
+    return (await loadTextFile(environment, path.real, path.display, size)).view;
   } catch {
     return null;
   }
@@ -60,10 +58,10 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
     input,
     async resolveExecution(args, env) {
       const path = await guard(env, args.path, 'write');
-      const existing = await statOrNull(path.real);
+      const existing = await statOrNull(env.environment, path.real);
       if (existing?.isDirectory()) throw new ToolInputError(`${path.display} is a folder; give Write the path of a file.`);
       if (existing && !existing.isFile()) throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe); Write does not write to it.`);
-      const before = existing ? await currentText(path, existing.size) : toModelView('');
+      const before = existing ? await currentText(env.environment, path, existing.size) : toModelView('');
       const appending = args.mode === 'append';
       const display =
         before !== null
@@ -77,15 +75,15 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
         ...(isReviewed(env, path) ? { reviewedByUser: true } : {}),
         execute: (ctx) =>
           asToolError(async (): Promise<ToolResult> => {
-            const stats = await statOrNull(path.real);
+            const stats = await statOrNull(env.environment, path.real);
             if (stats && !stats.isFile()) throw new ToolInputError(`${path.display} is no longer a regular file; Write does not write to it.`);
             if (stats) {
               const refusal = files.refusal(path.real, path.display, stats, 'write');
               if (refusal) throw new ToolInputError(refusal);
             } else {
-              await ensureParent(path);
+              await ensureParent(env.environment, path);
             }
-            const view = stats ? await currentText(path, stats.size) : null;
+            const view = stats ? await currentText(env.environment, path, stats.size) : null;
             const beforeText = view?.text ?? '';
             let afterText = appending ? beforeText + args.content : args.content;
             // Review mode: the user accepts or rejects the change hunk by hunk before anything is written.
@@ -96,15 +94,15 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
             const { text, converted } = inFileStyle(partial ? afterText : args.content, view);
             const bytes = Buffer.byteLength(text);
             if (partial) {
-              await replaceFileAtomic(path.real, view ? fromModelView(afterText, view) : afterText);
+              await env.environment.replaceFile(path.real, view ? fromModelView(afterText, view) : afterText);
             } else if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
-              if ((await realpath(path.real).catch(() => null)) !== path.real) throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
-              await appendFile(path.real, text);
+              if ((await env.environment.realpath(path.real).catch(() => null)) !== path.real) throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
+              await env.environment.writeFile(path.real, text, { flag: 'a' });
             } else {
               const whole = appending && view ? fromModelView(view.text, view) + text : view?.bom && !text.startsWith('\ufeff') ? `\ufeff${text}` : text;
-              await replaceFileAtomic(path.real, whole);
+              await env.environment.replaceFile(path.real, whole);
             }
-            const after = await stat(path.real).catch(() => null);
+            const after = await env.environment.stat(path.real).catch(() => null);
             if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
             const kept = converted ? ' (kept its CRLF line endings)' : '';

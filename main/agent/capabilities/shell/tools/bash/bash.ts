@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../process-tasks';
 import type { ShellSession } from '../../shell-session';
@@ -85,14 +84,16 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
       }
       if (args.disable_timeout && !background) throw new ToolInputError('disable_timeout only applies to background commands: set run_in_background: true as well, or drop disable_timeout.');
       if (background && !args.description?.trim()) throw new ToolInputError('A background command needs a description: a few words saying what it is (e.g. "dev server on :5173"). Add description and call again.');
-      const guarded = await guardPath(args.cwd ?? env.workspace, 'read', { workspace: env.workspace, extraRoots: env.extraRoots });
-      const info = await stat(guarded.real).catch(() => null);
+      const guarded = await guardPath(args.cwd ?? env.workspace, 'read', { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots });
+      const info = await env.environment.stat(guarded.real).catch(() => null);
       if (!info) throw new ToolInputError(`The working directory "${args.cwd}" does not exist. Give an existing directory as cwd, or leave it out to use the workspace.`);
       if (!info.isDirectory()) throw new ToolInputError(`cwd "${args.cwd}" is a file, not a directory. Give its folder instead.`);
 
       const label = args.description?.trim() || shortLabel(args.command);
       const cwd = guarded.real;
-      const sandboxed = (await shell.handle.sandbox.status()).enabled;
+      // The OS sandbox wraps commands on this machine only: a remote workspace's commands are not sandboxed (docs/remote.md),
+      // so they never count as sandboxed for approvals.
+      const sandboxed = env.environment.kind === 'local' && (await shell.handle.sandbox.status()).enabled;
       return {
         shell: { command: args.command, cwd, sandboxed },
         description: background ? `Start in background: ${label}` : label,

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../../../infra/environment/local/local-environment';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -117,7 +118,7 @@ describe('Skill tool (resolve)', () => {
     await put(dir, 'review/SKILL.md', skillMd('review'));
     const catalog = new SkillCatalog([await scanRoot({ path: dir, source: 'user', watch: false })], 1);
     const tool = skillTool({ catalog: () => catalog, place: () => ({ kind: 'load', chain: ['review'] }), load: () => {} });
-    const env = { workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] };
+    const env = { environment: localEnvironment(), workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] };
     const execution = (await tool.resolveExecution({ skill: 'REVIEW', args: ' x ' }, env)) as ToolExecution;
     expect(execution).toMatchObject({ readOnly: true, approvalRule: 'Skill(review)', description: 'Load skill review with x', accesses: [] });
     expect(execution.matchesRule!('review')).toBe(true);

@@ -1,3 +1,4 @@
+import { localEnvironment } from '../../../../infra/environment/local/local-environment';
 import { gzipSync } from 'node:zlib';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,7 @@ import { type Resolver, checkedLookup } from '../../net/pinned-agent';
 import { parseTarget } from '../../net/target';
 import { fetchUrlTool } from './fetch-url';
 
-const env: ToolEnv = { workspace: '/ws', home: '/home', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
+const env: ToolEnv = { environment: localEnvironment(), workspace: '/ws', home: '/home', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
 
 const HOSTILE_ARTICLE = `<!doctype html><html><head><title>Widget Guide</title>
 <script>window.pwned = true; fetch('http://169.254.169.254/latest/meta-data')</script><style>body { color: red }</style></head>

@@ -1,10 +1,11 @@
+import { localEnvironment } from '../../../../infra/environment/local/local-environment';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_RESULTS, startSearchMock } from '../../../../../../test-support/web-servers';
 import { type ToolEnv, type ToolResult, isExecution } from '../../../../contract/tool';
 import type { SearchConfig } from '../../search/provider';
 import { webSearchTool } from './web-search';
 
-const env: ToolEnv = { workspace: '/ws', home: '/home', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
+const env: ToolEnv = { environment: localEnvironment(), workspace: '/ws', home: '/home', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
 
 async function search(config: SearchConfig, query = 'deft web tools', timeoutMs?: number): Promise<ToolResult> {
   const tool = webSearchTool({ search: async () => config, ...(timeoutMs ? { timeoutMs } : {}) });

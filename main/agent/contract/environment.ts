@@ -1,0 +1,187 @@
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * The machine a workspace lives on, as every tool sees it (the reference's *kaos*): paths, files, processes and
+ * search. A tool never touches `node:fs` or spawns a process itself; it asks the session's Environment, so a local
+ * folder and one on another machine (SSH) behave alike. Backends live in `infra/environment/`.
+ *
+ * Errors carry a Node-style `code` (ENOENT, ENOTDIR, EACCES, EEXIST, ELOOP, EISDIR…) on every backend, so callers
+ * tell "missing" from "refused" the same way everywhere. Paths are absolute in the environment's own path class.
+ */
+export interface Environment {
+  /** `local`, or `ssh` for a folder on another machine. */
+  readonly kind: 'local' | 'ssh';
+  /** Where it is, for people: `local`, or `user@host` (with `:port` when not 22). */
+  readonly label: string;
+  /** How paths are spelt there (posix on every backend so far). */
+  readonly path: PathClass;
+  /** The user's home folder there. */
+  readonly home: string;
+  /** The folder relative paths are taken from (the workspace, once one is opened). */
+  cwd(): string;
+  /** The shell commands run in there: bash when there is one, else sh. */
+  shell(): string;
+
+  stat(path: string): Promise<FileInfo>;
+  lstat(path: string): Promise<FileInfo>;
+  realpath(path: string): Promise<string>;
+  readlink(path: string): Promise<string>;
+  /** Open for positional reads (streamed reads of any size: the Read tool's line windows). */
+  openRead(path: string): Promise<RandomReader>;
+  /** A whole file's bytes (callers check the size first). */
+  readBytes(path: string): Promise<Buffer>;
+  /** A whole file as UTF-8 text. */
+  readText(path: string): Promise<string>;
+  /** The file's lines as they stream in (without line feeds). */
+  readLines(path: string, signal?: AbortSignal): AsyncIterable<string>;
+  /**
+   * Replace a file's content atomically (a temp file beside it, flushed, then renamed over it): a reader sees the
+   * old content or the new, never a mix, and an existing file keeps its mode. `path` must be real (links resolved);
+   * a folder on the way swapped for a link while writing makes it refuse rather than write elsewhere.
+   */
+  replaceFile(path: string, data: string | Uint8Array): Promise<void>;
+  /** Write in place: `w` truncates, `a` appends, `wx` creates and fails when it exists. */
+  writeFile(path: string, data: string | Uint8Array, options?: { flag?: 'w' | 'a' | 'wx'; mode?: number }): Promise<void>;
+  mkdir(path: string, options?: { recursive?: boolean; mode?: number }): Promise<void>;
+  readdir(path: string): Promise<DirEntry[]>;
+  rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  chmod(path: string, mode: number): Promise<void>;
+  /**
+   * Modification times of many files at once (ms; -Infinity for one that is gone), in order: one batch, never a
+   * round trip per file on a remote backend.
+   */
+  mtimes(paths: readonly string[]): Promise<Float64Array>;
+  /** Changes under a folder (or to a file); `close` stops watching. Remote backends poll. */
+  watch(path: string, options: { recursive?: boolean }, onChange: (event: WatchEvent) => void): Watcher;
+
+  /** Start a process there. It runs in a process group of its own; `kill` ends the whole tree. */
+  exec(request: ExecRequest): ExecProcess;
+  /**
+   * Run ripgrep there with `args` (what it prints streams out as from a process). Throws an error saying what to
+   * install when there is no ripgrep on that machine.
+   */
+  search(args: readonly string[], options: { cwd: string; signal?: AbortSignal }): Promise<ExecProcess>;
+
+  /** Let go of connections and watchers (the local backend has none). */
+  close(): Promise<void>;
+}
+
+/** The path operations of one path class (a subset of node:path's `posix`/`win32`, which both satisfy it). */
+export interface PathClass {
+  readonly sep: string;
+  join(this: void, ...parts: string[]): string;
+  resolve(this: void, ...parts: string[]): string;
+  normalize(this: void, path: string): string;
+  dirname(this: void, path: string): string;
+  basename(this: void, path: string, suffix?: string): string;
+  extname(this: void, path: string): string;
+  relative(this: void, from: string, to: string): string;
+  isAbsolute(this: void, path: string): boolean;
+}
+
+/** What a stat tells (node's Stats satisfies it; a remote backend fills what its protocol knows, 0 otherwise). */
+export interface FileInfo {
+  size: number;
+  /** Type and permission bits, as st_mode. */
+  mode: number;
+  mtimeMs: number;
+  /** 0 where the backend cannot tell (SFTP). */
+  ino: number;
+  dev: number;
+  /** 1 where the backend cannot tell (SFTP). */
+  nlink: number;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+export interface DirEntry {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+}
+
+/** A file open for reading at any offset. */
+export interface RandomReader {
+  readonly size: number;
+  /** Read up to `length` bytes at `position` into the start of `into`; resolves to the bytes read (0 at the end). */
+  read(into: Buffer, position: number, length: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface WatchEvent {
+  kind: 'add' | 'change' | 'unlink';
+  path: string;
+}
+
+export interface Watcher {
+  close(): Promise<void>;
+}
+
+export interface ExecRequest {
+  /** The program (looked up on PATH there) and its arguments. */
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  /**
+   * The complete environment (locally: not merged with this process's). Remote backends add these variables to the
+   * login environment there instead, since this machine's values mean nothing on the other one.
+   */
+  env?: Readonly<Record<string, string>>;
+  /** `pipe` to write to it; default `ignore` (reads see end of file: nothing waits for a person). */
+  stdin?: 'pipe' | 'ignore';
+  /** Aborting kills the tree. */
+  signal?: AbortSignal;
+  /** A `NAME=value` the process and its children carry, so ones that leave its group are still found and killed. */
+  marker?: string;
+}
+
+/** How a process ended: `code` when it exited, `signal` when a signal ended it; `error` when it never started. */
+export interface ExecExit {
+  code: number | null;
+  signal: string | null;
+  error?: ExecStartError;
+}
+
+export interface ExecStartError {
+  /** ENOENT (program or folder missing), EACCES, ECONNRESET (the link to the machine dropped)… */
+  code: string;
+  message: string;
+}
+
+/** A running process (the reference's KaosProcess). */
+export interface ExecProcess {
+  /** Its id on the machine it runs on (also its process group), once known; undefined when it never started. */
+  readonly pid: number | undefined;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Settles once it has ended and its output has been read to the end. Never rejects. */
+  readonly exit: Promise<ExecExit>;
+  /** End the whole process tree: SIGTERM, up to `graceMs`, then SIGKILL. Resolves when nothing of it is left. */
+  kill(graceMs?: number): Promise<void>;
+}
+
+/** Thrown by a backend: an errno-style `code` and a message that names the path. */
+export class EnvironmentError extends Error {
+  override name = 'EnvironmentError';
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly path?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The errno-style code of an error from an Environment (or undefined). */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Whether the error says the path (or a folder on it) does not exist. */
+export function isMissing(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
