@@ -78,6 +78,27 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The agent core must run in plain Node: no electron imports.' }] }] },
   },
   {
+    // What a tool touches goes through the session's Environment (contract/environment.ts), never this machine's
+    // file system or processes directly, so a remote workspace behaves like a local one. Enforced where the layer is
+    // in place; the listed files keep the session's own files (on this machine): attachments, command logs and notes, scheduled prompts.
+    files: ['main/agent/capabilities/files/**/*.ts', 'main/agent/capabilities/shell/**/*.ts', 'main/agent/runtime/prompt/**/*.ts', 'main/agent/infra/policies/path-guard.ts', 'main/agent/infra/policies/sensitive.ts'],
+    ignores: ['**/*.test.ts', 'main/agent/capabilities/files/attachments.ts', 'main/agent/capabilities/shell/shell-job.ts', 'main/agent/capabilities/shell/process-tasks.ts', 'main/agent/capabilities/shell/cron/scheduler.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'electron', message: 'The agent core must run in plain Node: no electron imports.' },
+            ...['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'execa'].map((name) => ({
+              name,
+              message: 'Files and processes go through the session\'s Environment (ToolEnv.environment / CoreContext.environment); only infra/environment/ backends use node:fs, child_process and execa.',
+            })),
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The layers of the agent core (README, "Map of the code"). Tests and test support may reach across
     // them to build a whole core; shipped code may not. Import cycles are checked by dependency-cruiser.
     files: ['main/**/*.ts', 'preload/**/*.ts', 'protocol/**/*.ts'],

@@ -93,6 +93,27 @@ describe('the zod-free half of the protocol (no-restricted-imports, in `npm run 
   });
 });
 
+describe('files and processes only through the Environment (no-restricted-imports, in `npm run lint`)', () => {
+  const imports = new ESLint({
+    cwd: root,
+    overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: null } } },
+    ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+  });
+  const errors = async (filePath: string, code: string) => {
+    const [result] = await imports.lintText(code, { filePath: join(root, filePath) });
+    return result!.messages.map((m) => m.message);
+  };
+
+  it('a file tool or the shell importing node:fs, child_process or execa fails; the local backend may', async () => {
+    const fs = "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n";
+    expect(await errors('main/agent/capabilities/files/tools/read/probe.ts', fs)).toEqual([expect.stringContaining("go through the session's Environment")]);
+    expect(await errors('main/agent/capabilities/shell/tools/bash/probe.ts', "import { spawn } from 'node:child_process';\nexport const x = spawn;\n")).toHaveLength(1);
+    expect(await errors('main/agent/infra/policies/path-guard.ts', "import { execa } from 'execa';\nexport const x = execa;\n")).toHaveLength(1);
+    expect(await errors('main/agent/capabilities/files/probe.ts', "import { x } from 'electron';\nexport const y = x;\n")).toEqual([expect.stringContaining('plain Node')]);
+    expect(await errors('main/agent/infra/environment/local/probe.ts', fs)).toEqual([]);
+  });
+});
+
 describe('import cycles (dependency-cruiser, in `npm run lint`)', () => {
   const require = createRequire(import.meta.url);
   const config = require(join(root, '.dependency-cruiser.cjs')) as { forbidden: unknown[]; options: Record<string, unknown> };

@@ -1,3 +1,4 @@
+import type { Environment } from '../main/agent/contract/environment';
 import { localEnvironment } from '../main/agent/infra/environment/local/local-environment';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -29,12 +30,12 @@ function modelText(result: ToolResult): string {
  * The file tools on a temp workspace (and a temp folder outside it), called the way the loop calls
  * them: JSON Schema validation, zod parse, resolve, execute.
  */
-export async function fileToolKit(options: { imageInput?: boolean } = {}) {
+export async function fileToolKit(options: { imageInput?: boolean; environment?: Environment } = {}) {
   const workspace = await tempDir('deft-files-ws-');
   const outside = await tempDir('deft-files-out-');
   const files = new FileTracker();
   const env: ToolEnv = {
-    environment: localEnvironment(), workspace,
+    environment: options.environment ?? localEnvironment(), workspace,
     home: outside,
     sessionId: 'files-test',
     sessionDir: join(outside, 'session'),

@@ -153,6 +153,8 @@ export interface ExecStartError {
 export interface ExecProcess {
   /** Its id on the machine it runs on (also its process group), once known; undefined when it never started. */
   readonly pid: number | undefined;
+  /** Settles once `pid` is known or the process failed to start (at once locally; a round trip on a remote machine). */
+  readonly started: Promise<void>;
   readonly stdin: Writable | null;
   readonly stdout: Readable;
   readonly stderr: Readable;

@@ -270,6 +270,7 @@ export class ShellJob {
       env: spawn?.env ?? (environment.kind === 'local' ? commandEnv(shell, this.id, this.options.env) : { [TASK_MARKER_VAR]: this.id }),
       marker: `${TASK_MARKER_VAR}=${this.id}`,
     }));
+    await subprocess.started;
     this.pid = subprocess.pid;
     const streams: Readable[] = [subprocess.stdout, subprocess.stderr];
     const onData = (chunk: Buffer, stream: 'stdout' | 'stderr') => {

@@ -33,6 +33,7 @@ export function execLocal(request: ExecRequest): ExecProcess {
     const empty = () => new PassThrough().end();
     return {
       pid: undefined,
+      started: Promise.resolve(),
       stdin: null,
       stdout: empty(),
       stderr: empty(),
@@ -65,5 +66,5 @@ export function execLocal(request: ExecRequest): ExecProcess {
     else request.signal.addEventListener('abort', onAbort, { once: true });
     void exit.then(() => request.signal!.removeEventListener('abort', onAbort));
   }
-  return { pid, stdin: child.stdin, stdout: child.stdout!, stderr: child.stderr!, exit, kill };
+  return { pid, started: Promise.resolve(), stdin: child.stdin, stdout: child.stdout!, stderr: child.stderr!, exit, kill };
 }

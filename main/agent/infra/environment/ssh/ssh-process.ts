@@ -1,0 +1,119 @@
+import { PassThrough } from 'node:stream';
+import type { Client, ClientChannel } from 'ssh2';
+import type { ExecExit, ExecProcess, ExecRequest } from '../../../contract/environment';
+import { shellQuote } from './sftp-errors';
+
+const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The command line run on the other machine: it prints its own pid first (sshd starts each command in a session of
+ * its own, so that pid is also the process group to kill), then enters the folder and becomes the program.
+ */
+export function remoteCommand(request: ExecRequest): string {
+  const vars = Object.entries(request.env ?? {})
+    .filter(([name]) => VAR_NAME.test(name))
+    .map(([name, value]) => shellQuote(`${name}=${value}`));
+  const program = [...(vars.length ? ['env', ...vars] : []), ...[request.file, ...request.args].map(shellQuote)];
+  // Without a pipe to write to, stdin is /dev/null there (ripgrep would search a piped stdin instead of the tree).
+  return `printf '%s\\n' "$$"; cd -- ${shellQuote(request.cwd)} || exit 127; exec ${program.join(' ')}${request.stdin === 'pipe' ? '' : ' </dev/null'}`;
+}
+
+/** Kill a process group on the other machine: SIGTERM, up to `graceMs`, then SIGKILL. */
+export function killScript(pgid: number, graceMs: number): string {
+  const rounds = Math.max(1, Math.ceil(graceMs / 100));
+  return `kill -TERM -- -${pgid} 2>/dev/null || exit 0; kill -CONT -- -${pgid} 2>/dev/null; i=0; while [ $i -lt ${rounds} ]; do kill -0 -- -${pgid} 2>/dev/null || exit 0; sleep 0.1; i=$((i+1)); done; kill -KILL -- -${pgid} 2>/dev/null; exit 0`;
+}
+
+function execOn(client: Client, command: string): Promise<ClientChannel> {
+  return new Promise((resolve, reject) => client.exec(command, (error, channel) => (error ? reject(error) : resolve(channel))));
+}
+
+/** Run a short command there and collect what it prints (for probes and kills). */
+export async function runRemote(client: Client, command: string): Promise<{ stdout: string; code: number | null }> {
+  const channel = await execOn(client, command);
+  channel.end();
+  let stdout = '';
+  channel.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  channel.stderr.resume();
+  return new Promise((resolve) => {
+    let code: number | null = null;
+    channel.on('exit', (c: number | null) => (code = c));
+    channel.on('close', () => resolve({ stdout, code }));
+  });
+}
+
+/** A process on the other machine, over one exec channel of the shared connection. */
+export function execRemote(client: Client, request: ExecRequest, lost: () => string | null): ExecProcess {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stdin = request.stdin === 'pipe' ? new PassThrough() : null;
+  let pid: number | undefined;
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  let killing: Promise<void> | null = null;
+  let ended = false;
+  const kill = (graceMs = 5_000): Promise<void> => {
+    if (pid === undefined || ended) return killing ?? Promise.resolve();
+    killing ??= runRemote(client, killScript(pid, graceMs)).then(
+      () => {},
+      () => {},
+    );
+    return killing;
+  };
+  const exit = (async (): Promise<ExecExit> => {
+    let channel: ClientChannel;
+    try {
+      channel = await execOn(client, remoteCommand(request));
+    } catch (error) {
+      stdout.end();
+      stderr.end();
+      markStarted();
+      return { code: null, signal: null, error: { code: 'ECONNRESET', message: lost() ?? `The command could not be started over SSH: ${(error as Error).message}` } };
+    }
+    if (stdin) stdin.pipe(channel);
+    else channel.end();
+    let header = '';
+    channel.on('data', (chunk: Buffer) => {
+      if (pid !== undefined) return void stdout.write(chunk);
+      header += chunk.toString('latin1');
+      const newline = header.indexOf('\n');
+      if (newline === -1) return;
+      pid = Number(header.slice(0, newline)) || undefined;
+      markStarted();
+      const rest = Buffer.from(header.slice(newline + 1), 'latin1');
+      if (rest.length) stdout.write(rest);
+      if (request.signal?.aborted) void kill();
+    });
+    channel.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
+    const onAbort = () => void kill();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    return new Promise<ExecExit>((resolve) => {
+      let code: number | null = null;
+      let signal: string | null = null;
+      channel.on('exit', (c: number | null, s?: string) => {
+        code = c;
+        signal = s ? `SIG${s}` : null;
+      });
+      channel.on('close', () => {
+        ended = true;
+        markStarted();
+        request.signal?.removeEventListener('abort', onAbort);
+        stdout.end();
+        stderr.end();
+        const dropped = code === null && signal === null ? lost() : null;
+        resolve(dropped ? { code: null, signal: null, error: { code: 'ECONNRESET', message: dropped } } : { code, signal });
+      });
+    });
+  })();
+  return {
+    get pid() {
+      return pid;
+    },
+    started,
+    stdin,
+    stdout,
+    stderr,
+    exit,
+    kill,
+  };
+}

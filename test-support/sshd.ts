@@ -1,0 +1,99 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { tempDir } from './harness';
+
+/** A free loopback port. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestSshd {
+  port: number;
+  username: string;
+  /** The user's private key (authorised on the server). */
+  privateKey: Buffer;
+  /** A known_hosts file listing the server's key. */
+  knownHosts: string;
+  /** The server's public host key line (type + base64). */
+  hostKeyLine: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real OpenSSH server on a loopback port (Debian's openssh-server), with a generated host key, a user key in
+ * its authorized_keys and SFTP served in-process. Null when sshd is not installed (the caller says why it skips).
+ */
+export async function startSshd(options: { path?: string } = {}): Promise<TestSshd | null> {
+  const sshd = '/usr/sbin/sshd';
+  try {
+    execFileSync(sshd, ['-V'], { stdio: 'ignore' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+  }
+  const dir = await tempDir('deft-sshd-');
+  const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file], { stdio: 'ignore' });
+  keygen(join(dir, 'host_key'));
+  keygen(join(dir, 'user_key'));
+  await writeFile(join(dir, 'authorized_keys'), await readFile(join(dir, 'user_key.pub')), { mode: 0o600 });
+  await mkdir('/run/sshd', { recursive: true }).catch(() => {});
+  const port = await freePort();
+  const config = join(dir, 'sshd_config');
+  await writeFile(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(dir, 'host_key')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      'StrictModes no',
+      'UsePAM no',
+      'PasswordAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'Subsystem sftp internal-sftp',
+      ...(options.path ? [`SetEnv PATH=${options.path}`] : []),
+      '',
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn(sshd, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sshd did not start: ${log}`)), 10_000);
+    const check = () => {
+      if (/Server listening/.test(log)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stderr!.on('data', check);
+    child.once('exit', (code) => reject(new Error(`sshd exited (${code}): ${log}`)));
+  });
+  const [type, key] = (await readFile(join(dir, 'host_key.pub'), 'utf8')).trim().split(/\s+/);
+  const hostKeyLine = `${type} ${key}`;
+  const knownHosts = join(dir, 'known_hosts');
+  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostKeyLine}\n`);
+  return {
+    port,
+    username: userInfo().username,
+    privateKey: await readFile(join(dir, 'user_key')),
+    knownHosts,
+    hostKeyLine,
+    dir,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
