@@ -1,4 +1,4 @@
-import type { Attachment, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '../../../protocol';
+import type { Attachment, EffortSetting, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '../../../protocol';
 import { deft } from '../bridge';
 import { useApprovals } from '../stores/approvals';
 import { useSessions } from '../stores/sessions';
@@ -164,6 +164,15 @@ export function exportSession(id: string, format: ExportFormat): Promise<void> {
 export function setSessionModel(model: string | null): Promise<boolean> {
   return inSession(async (sessionId) => {
     const { session } = await deft.setSessionModel({ sessionId, model });
+    useSessions.getState().upsertSession(session);
+    return true;
+  }, false);
+}
+
+/** Ask for this reasoning effort in the open session's next turns (null: the settings' default). */
+export function setSessionEffort(effort: EffortSetting | null): Promise<boolean> {
+  return inSession(async (sessionId) => {
+    const { session } = await deft.setSessionEffort({ sessionId, effort });
     useSessions.getState().upsertSession(session);
     return true;
   }, false);

@@ -6,6 +6,7 @@ import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
 import { hookRows } from './hooks';
 import { modeRows } from './modes';
+import { type SteerItem, steerRows } from './queue';
 import { type NoticeItem, type Row, type RowHandlers, appendRow, indexFromEnd, promptRowId, removeRow, replaceAt, replaceRow, sealRows, turnStart } from './rows';
 import { type Handlers, type SessionSlice, combine, lift, reduce } from './session-slice';
 import { type SkillItem, skillRows } from './skills';
@@ -53,7 +54,7 @@ export interface ToolItem extends Row {
   result?: { output: string; isError: boolean; display?: ToolResultDisplay; durationMs: number };
 }
 /** Every kind of row; the conversation view picks a component per kind. */
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem | RewindItem;
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem | RewindItem | SteerItem;
 
 /** The open session's conversation: its rows, the turn running now, its last error and token usage. */
 export interface Transcript {
@@ -143,6 +144,7 @@ const conversation: Handlers<Transcript> = {
     if (event.error) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
     return { ...state, items: items as TranscriptItem[], runningTurn: state.runningTurn === event.turnId ? null : state.runningTurn, lastError: event.error ?? null };
   },
+  'step.note': (state, event) => append(state, { kind: 'notice', id: `note${event.seq}`, turnId: event.turnId, level: 'info', text: event.message }),
   usage: (state, event) => ({ ...state, usage: event.total }),
   error: (state, event) => append(state, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }),
 };
@@ -180,7 +182,7 @@ const rowsOf = (table: RowHandlers): Handlers<Transcript> =>
 export const transcriptSlice: SessionSlice<Transcript> = {
   empty: emptyTranscript,
   // A turn's changed files come before its closing notice, so the files' handler runs first.
-  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows), rowsOf(hookRows)),
+  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows), rowsOf(hookRows), rowsOf(steerRows)),
   seal: (state) => sealRows(state.items),
 };
 

@@ -6,6 +6,7 @@ import { letGoOfEarlierTurns, useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
 import { RewindNotice } from '../checkpoints/RewindNotice';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
+import { SteerMessage } from '../composer/SteerMessage';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
@@ -35,6 +36,8 @@ export function TranscriptRow({ item }: { item: TranscriptItem }) {
       return <CompactionCard item={item} />;
     case 'rewind':
       return <RewindNotice item={item} />;
+    case 'steer':
+      return <SteerMessage item={item} />;
   }
 }
 
