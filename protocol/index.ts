@@ -17,6 +17,7 @@ export * from './schemas/hooks';
 export * from './schemas/mcp';
 export * from './schemas/memory';
 export * from './schemas/preferences';
+export * from './schemas/queue';
 export * from './schemas/sandbox';
 export * from './schemas/session';
 export * from './schemas/settings';

@@ -15,6 +15,7 @@ export const commandNames = [
   'searchSessions',
   'exportSession',
   'setSessionModel',
+  'setSessionEffort',
   'cancelTurn',
   'getSettings',
   'setSettings',
@@ -93,6 +94,11 @@ export const commandNames = [
   'listAgentTypes',
   'getAgentTranscript',
   'stopAgents',
+  // Messages typed while a turn runs
+  'queuePrompt',
+  'editQueuedPrompt',
+  'removeQueuedPrompt',
+  'sendQueuedPrompt',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -105,6 +111,7 @@ export const eventTypeNames = [
   'step.ended',
   'assistant.delta',
   'thinking.delta',
+  'step.note',
   'tool.call.started',
   'tool.call.progress',
   'tool.call.result',
@@ -154,4 +161,9 @@ export const eventTypeNames = [
   'swarm.updated',
   'agent.event',
   'agents.changed',
+  // Messages typed while a turn runs
+  'prompt.queued',
+  'prompt.queue.edited',
+  'prompt.queue.removed',
+  'steer.delivered',
 ] as const;
