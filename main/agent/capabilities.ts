@@ -6,6 +6,7 @@ import { goalsFeature } from './capabilities/goals/feature';
 import { hooksFeature } from './capabilities/hooks/feature';
 import { lspFeature } from './capabilities/lsp/feature';
 import { mcpFeature } from './capabilities/mcp/feature';
+import { memoryFeature } from './capabilities/memory/feature';
 import { reviewFeature } from './capabilities/review/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
@@ -27,6 +28,8 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   // Shell and background work: Bash, background tasks, scheduled prompts.
   shellFeature(),
   skillsFeature,
+  // Instruction files: a subfolder's AGENTS.md/CLAUDE.md on first touch, the Memory view, `#` lines.
+  memoryFeature,
   // MCP servers' tools (mcp__server__tool), started once the folder is trusted and each server approved.
   mcpFeature,
   // Code intelligence: language servers (trusted folders only, sandboxed), errors after Write/Edit, the LSP tool.

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
 import { checkpointCommands } from './checkpoints';
+import { memoryCommands } from './memory';
+import { queueCommands } from './queue';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
@@ -10,7 +12,7 @@ import { McpOverview, McpServerName } from './mcp';
 import { LspStatus } from './code';
 import { HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
-import { Attachment, DataInfo, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
+import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
@@ -76,7 +78,7 @@ export const commands = {
   ),
   /** Delete a session and its files. */
   deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),
-  /** Start a turn with this prompt. Fails with code 'busy' while a turn runs. */
+  /** Start a turn with this prompt. Fails with code 'busy' while a turn runs (queuePrompt waits for it). */
   sendPrompt: command(
     SessionRef.extend({ text: z.string().max(1_000_000), attachments: z.array(Attachment).max(20).optional(), mentions: z.array(Mention).max(50).optional() }).strict(),
     z.object({ turnId: z.string() }),
@@ -95,6 +97,8 @@ export const commands = {
   ),
   /** Use another model for this session's next turns (null: the provider's model again). */
   setSessionModel: command(SessionRef.extend({ model: ModelName.nullable() }).strict(), z.object({ session: SessionSummary })),
+  /** Ask for this reasoning effort in the session's next turns (null: the settings' default again). */
+  setSessionEffort: command(SessionRef.extend({ effort: EffortSetting.nullable() }).strict(), z.object({ session: SessionSummary })),
   /** Stop the running turn (stream and tools). */
   cancelTurn: command(SessionRef, z.object({ cancelled: z.boolean() })),
   /** Current settings (the API key itself is never returned). */
@@ -213,6 +217,10 @@ export const commands = {
   undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
   // Checkpoints: rewind, the review pane, storage, review mode (shapes in checkpoints.ts)
   ...checkpointCommands,
+  // Memory: instruction files (shapes in memory.ts)
+  ...memoryCommands,
+  // The prompt queue and steering (shapes in queue.ts)
+  ...queueCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
   listMcpServers: command(Empty, McpOverview),

@@ -8,6 +8,7 @@ import './styles/markdown.css';
 // After app.css, whose generic button and composer rules these refine.
 import './styles/composer.css';
 import './styles/dock.css';
+import './styles/queue.css';
 import './styles/questions.css';
 
 applyInitialTheme();

@@ -36,8 +36,9 @@ export interface StepEnd {
   /**
    * The calls that ran (refused, skipped and invalid calls are not listed). `writes`: the only files the
    * call could change, as it declared them (Write, Edit: one file each); absent when it may change anything.
+   * `files`: the single files it declared it reads or writes (real paths; Read, Write, Edit).
    */
-  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: readonly string[] }>;
+  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: readonly string[]; files?: readonly string[] }>;
 }
 
 /** A step's calls that passed validation and approval, about to run (`writes` as in StepEnd). */

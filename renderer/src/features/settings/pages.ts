@@ -5,6 +5,7 @@ import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
 import { CodeIntelligenceSettings } from '../code/CodeIntelligenceSettings';
 import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
+import { MemoryPage } from '../memory/MemoryPage';
 import { WebSettings } from '../web/WebSettings';
 import { AppearancePage } from './pages/AppearancePage';
 import { DataPage } from './pages/DataPage';
@@ -29,6 +30,7 @@ export interface SettingsPage {
 export const settingsPages: readonly SettingsPage[] = [
   { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
+  { id: 'memory', label: 'Memory', icon: 'file', Page: MemoryPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
   { id: 'code', label: 'Code intelligence', icon: 'brain', Page: CodeIntelligenceSettings },
