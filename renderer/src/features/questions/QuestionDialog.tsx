@@ -50,6 +50,7 @@ function Questions({ pending }: { pending: PendingQuestion }) {
       title={title}
       onClose={() => void send(true)}
       closeOnBackdrop={false}
+      beneathOpen
       initialFocus=".questions input"
       footer={
         <>

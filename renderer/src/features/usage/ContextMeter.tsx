@@ -5,6 +5,7 @@ import './usage.css';
 
 const SOURCES = [
   { key: 'system', label: 'System prompt' },
+  { key: 'instructions', label: 'Instruction files' },
   { key: 'tools', label: 'Tools' },
   { key: 'conversation', label: 'Conversation' },
   { key: 'toolResults', label: 'Tool results' },
@@ -67,6 +68,7 @@ export function ContextMeter() {
               <tbody>
                 {SOURCES.map((source) => {
                   const tokens = context.breakdown![source.key];
+                  if (tokens === undefined) return null;
                   return (
                     <tr key={source.key}>
                       <th scope="row">{source.label}</th>
