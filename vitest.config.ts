@@ -31,6 +31,12 @@ export default defineConfig({
     css: { include: [/styles\/theme\.css/] },
     projects: [
       { extends: true, test: { name: 'isolated', include: ISOLATED } },
+      // The renderer's components, rendered in a DOM (happy-dom) from store fixtures; `window.deft` is the
+      // real bridge over a stand-in core that records what the UI sends (renderer/src/testing/).
+      {
+        extends: true,
+        test: { name: 'components', environment: 'happy-dom', include: ['renderer/src/**/*.test.tsx'], setupFiles: ['renderer/src/testing/setup.ts'] },
+      },
       {
         extends: true,
         test: {

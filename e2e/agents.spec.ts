@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import type { MockReply } from '../test-support/mock-model-server';
 
+/** The page's document, as page.evaluate sees it (this project is typed for Node). */
+interface PageGlobals {
+  document: { elementFromPoint(x: number, y: number): { closest(selector: string): unknown } | null };
+}
+
 const call = (name: string, args: Record<string, unknown>): MockReply => ({ chunks: [{ toolCall: { name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }] });
 const text = (answer: string, delayMs = 0): MockReply => ({ chunks: [{ text: answer }, { finish: 'stop' }], ...(delayMs ? { delayMs } : {}) });
 /** A final answer long enough that the sub-agent is not asked to expand it. */
@@ -57,6 +62,16 @@ test.describe('sub-agents', () => {
     await grid.getByRole('button', { name: 'gamma: Done' }).click();
     const dialog = page.getByRole('dialog', { name: /gamma — plan sub-agent/ });
     await expect(dialog).toContainText('Module gamma is fine');
+    // Drawn at page level (issue 35): not inside its transcript row, its backdrop covers the window and nothing
+    // of the conversation paints over it.
+    expect(await dialog.evaluate((el) => el.closest('[role="log"]') === null)).toBe(true);
+    const backdrop = (await page.locator('.dialog-backdrop').boundingBox())!;
+    expect(backdrop).toMatchObject({ x: 0, y: 0, width: page.viewportSize()!.width, height: page.viewportSize()!.height });
+    const box = (await dialog.boundingBox())!;
+    for (const [x, y] of [[box.x + 10, box.y + box.height - 10], [box.x + box.width / 2, box.y + box.height / 2]] as const) {
+      const onTop = await page.evaluate(([px, py]) => (globalThis as unknown as PageGlobals).document.elementFromPoint(px, py)?.closest('[role="dialog"]') != null, [x, y] as const);
+      expect(onTop).toBe(true);
+    }
     await dialog.getByRole('button', { name: 'Show transcript' }).click();
     await expect(dialog.getByRole('log')).toContainText('E2E-SWARM check gamma');
     await page.keyboard.press('Escape');

@@ -7,6 +7,7 @@
 export * from './schemas/agents';
 export * from './schemas/approvals';
 export * from './schemas/checkpoints';
+export * from './schemas/code';
 export * from './schemas/commands';
 export * from './schemas/context';
 export * from './schemas/display';
@@ -15,7 +16,9 @@ export * from './schemas/files';
 export * from './schemas/goals';
 export * from './schemas/hooks';
 export * from './schemas/mcp';
+export * from './schemas/memory';
 export * from './schemas/preferences';
+export * from './schemas/queue';
 export * from './schemas/sandbox';
 export * from './schemas/session';
 export * from './schemas/settings';
@@ -29,6 +32,7 @@ export * from './helpers/earlier-state';
 export * from './helpers/file-text';
 export * from './helpers/names';
 export * from './helpers/paging';
+export * from './helpers/slash';
 
 import { eventTypeNames } from './helpers/names';
 

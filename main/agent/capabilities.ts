@@ -4,7 +4,9 @@ import { checkpointsFeature } from './capabilities/checkpoints/feature';
 import { filesFeature } from './capabilities/files/feature';
 import { goalsFeature } from './capabilities/goals/feature';
 import { hooksFeature } from './capabilities/hooks/feature';
+import { lspFeature } from './capabilities/lsp/feature';
 import { mcpFeature } from './capabilities/mcp/feature';
+import { memoryFeature } from './capabilities/memory/feature';
 import { reviewFeature } from './capabilities/review/feature';
 import { shellFeature } from './capabilities/shell/feature';
 import { skillsFeature } from './capabilities/skills/feature';
@@ -26,8 +28,12 @@ export const defaultCapabilities: readonly FeatureFactory[] = [
   // Shell and background work: Bash, background tasks, scheduled prompts.
   shellFeature(),
   skillsFeature,
+  // Instruction files: a subfolder's AGENTS.md/CLAUDE.md on first touch, the Memory view, `#` lines.
+  memoryFeature,
   // MCP servers' tools (mcp__server__tool), started once the folder is trusted and each server approved.
   mcpFeature,
+  // Code intelligence: language servers (trusted folders only, sandboxed), errors after Write/Edit, the LSP tool.
+  lspFeature,
   // The web: FetchURL and WebSearch, never into the user's own network unless they allowed the host.
   webFeature(),
   // Delegation: Agent and AgentSwarm, sub-agent types; sub-agents run under the same rules and approvals.

@@ -21,6 +21,9 @@ import { webHost } from '../host/hosts';
 const scratch = await tempDir('deft-schemas-');
 // A search provider is configured, so WebSearch is offered too.
 await writeFile(join(scratch, 'settings.json'), JSON.stringify({ web: { search: { provider: 'searxng', baseUrl: 'http://127.0.0.1:1' } } }));
+// A trusted folder with a package.json, so the LSP tool is offered inline (it is deferred elsewhere).
+await writeFile(join(scratch, 'trust.json'), JSON.stringify({ folders: { [scratch]: { trusted: true } } }));
+await writeFile(join(scratch, 'package.json'), '{}');
 const core: CoreContext = {
   environment: localEnvironment(), workspace: scratch,
   home: scratch,
@@ -87,6 +90,7 @@ describe('tool schemas', async () => {
       Skill: 'rules',
       FetchURL: 'rules',
       WebSearch: 'rules',
+      LSP: 'rules',
       Agent: 'self, main agent only',
       AgentSwarm: 'self, main agent only',
       select_tools: 'rules',

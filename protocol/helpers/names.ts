@@ -15,6 +15,7 @@ export const commandNames = [
   'searchSessions',
   'exportSession',
   'setSessionModel',
+  'setSessionEffort',
   'cancelTurn',
   'getSettings',
   'setSettings',
@@ -72,6 +73,10 @@ export const commandNames = [
   'getReviewMode',
   'setReviewMode',
   'answerChangeReview',
+  // Memory: instruction files
+  'listMemory',
+  'setInstructionSettings',
+  'addMemoryLine',
   // MCP servers
   'listMcpServers',
   'setMcpServerEnabled',
@@ -79,6 +84,9 @@ export const commandNames = [
   'decideMcpServer',
   'saveMcpServer',
   'runMcpPrompt',
+  // Code intelligence
+  'lspStatus',
+  'setLspLanguage',
   // The window
   'getPreferences',
   'setPreferences',
@@ -89,6 +97,11 @@ export const commandNames = [
   'listAgentTypes',
   'getAgentTranscript',
   'stopAgents',
+  // Messages typed while a turn runs
+  'queuePrompt',
+  'editQueuedPrompt',
+  'removeQueuedPrompt',
+  'sendQueuedPrompt',
 ] as const;
 
 /** Every event type, session and app events alike. */
@@ -101,6 +114,7 @@ export const eventTypeNames = [
   'step.ended',
   'assistant.delta',
   'thinking.delta',
+  'step.note',
   'tool.call.started',
   'tool.call.progress',
   'tool.call.result',
@@ -150,4 +164,9 @@ export const eventTypeNames = [
   'swarm.updated',
   'agent.event',
   'agents.changed',
+  // Messages typed while a turn runs
+  'prompt.queued',
+  'prompt.queue.edited',
+  'prompt.queue.removed',
+  'steer.delivered',
 ] as const;

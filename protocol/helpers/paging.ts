@@ -14,12 +14,14 @@ export const PAGED_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionE
   'step.ended',
   'assistant.delta',
   'thinking.delta',
+  'step.note',
   'tool.call.started',
   'tool.call.progress',
   'tool.call.result',
   'error',
   'skill.activated',
   'hook.ran',
+  'steer.delivered',
 ]);
 
 /** Turns in the tail a window gets when it opens a session (enough to fill a tall screen, with a margin). */

@@ -2,14 +2,17 @@ import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
 import { checkpointCommands } from './checkpoints';
+import { memoryCommands } from './memory';
+import { queueCommands } from './queue';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { McpOverview, McpServerName } from './mcp';
+import { LspStatus } from './code';
 import { HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
-import { Attachment, DataInfo, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
+import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
 import { SkillCatalog, SkillNameInput } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
@@ -75,7 +78,7 @@ export const commands = {
   ),
   /** Delete a session and its files. */
   deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),
-  /** Start a turn with this prompt. Fails with code 'busy' while a turn runs. */
+  /** Start a turn with this prompt. Fails with code 'busy' while a turn runs (queuePrompt waits for it). */
   sendPrompt: command(
     SessionRef.extend({ text: z.string().max(1_000_000), attachments: z.array(Attachment).max(20).optional(), mentions: z.array(Mention).max(50).optional() }).strict(),
     z.object({ turnId: z.string() }),
@@ -94,6 +97,8 @@ export const commands = {
   ),
   /** Use another model for this session's next turns (null: the provider's model again). */
   setSessionModel: command(SessionRef.extend({ model: ModelName.nullable() }).strict(), z.object({ session: SessionSummary })),
+  /** Ask for this reasoning effort in the session's next turns (null: the settings' default again). */
+  setSessionEffort: command(SessionRef.extend({ effort: EffortSetting.nullable() }).strict(), z.object({ session: SessionSummary })),
   /** Stop the running turn (stream and tools). */
   cancelTurn: command(SessionRef, z.object({ cancelled: z.boolean() })),
   /** Current settings (the API key itself is never returned). */
@@ -212,6 +217,10 @@ export const commands = {
   undoTurns: command(SessionRef.extend({ count: z.number().int().min(1).max(100).default(1) }).strict(), z.object({ turnIds: z.array(z.string()) })),
   // Checkpoints: rewind, the review pane, storage, review mode (shapes in checkpoints.ts)
   ...checkpointCommands,
+  // Memory: instruction files (shapes in memory.ts)
+  ...memoryCommands,
+  // The prompt queue and steering (shapes in queue.ts)
+  ...queueCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
   listMcpServers: command(Empty, McpOverview),
@@ -225,6 +234,11 @@ export const commands = {
   saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
   /** Run an MCP prompt (`/mcp__server__prompt args`): its arguments in order, the last taking the rest; the prompt it returns starts a turn. */
   runMcpPrompt: command(SessionRef.extend({ command: z.string().min(1).max(200), args: z.string().max(100_000).optional() }).strict(), z.object({ turnId: z.string() })),
+  // Code intelligence: language servers
+  /** The language servers: which may run here, their state and last error, the settings' problems. */
+  lspStatus: command(Empty, LspStatus),
+  /** Turn one language's server on or off (kept in ~/.deft/settings.json, `lsp.disabledLanguages`). */
+  setLspLanguage: command(z.object({ language: z.string().trim().min(1).max(60).regex(/^[a-z0-9+#._-]+$/, 'A language id, e.g. "python".'), enabled: z.boolean() }).strict(), LspStatus),
   // The window: preferences (theme, notifications, prices) and desktop notifications
   /** The window preferences (theme, notifications, the price table in force). */
   getPreferences: command(Empty, Preferences),

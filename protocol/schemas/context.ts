@@ -21,6 +21,8 @@ export const ContextBreakdown = z.object({
   tools: z.number().int().nonnegative(),
   conversation: z.number().int().nonnegative(),
   toolResults: z.number().int().nonnegative(),
+  /** The instruction files (AGENTS.md, CLAUDE.md, their imports), counted apart from the system prompt and conversation that hold them. */
+  instructions: z.number().int().nonnegative().optional(),
 });
 export type ContextBreakdown = z.infer<typeof ContextBreakdown>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CodeDiagnostics, CodeResultDisplay } from './code';
 import { McpCallDisplay, McpResultDisplay } from './mcp';
 import { SandboxBlock } from './sandbox';
 import { WebSearchResult } from './web';
@@ -96,7 +97,8 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
     totalLines: z.number().int().optional(),
     truncated: z.boolean().optional(),
   }),
-  z.object({ kind: z.literal('diff'), ...diffFields }),
+  z.object({ kind: z.literal('diff'), ...diffFields, /** What the language server found wrong that this change introduced. */ diagnostics: CodeDiagnostics.optional() }),
+  CodeResultDisplay,
   z.object({
     kind: z.literal('search_results'),
     query: z.string(),

@@ -6,6 +6,7 @@ import { contextEventShapes as contextShapes } from './context';
 import { goalEventShapes as goals } from './goals';
 import { HooksOverview, hookEventShapes as hooks } from './hooks';
 import { McpOverview } from './mcp';
+import { queueEventShapes as queue } from './queue';
 import { todoEventShapes as todo } from './todo';
 import { ToolInputDisplay, ToolResultDisplay } from './display';
 import { Mention } from './files';
@@ -50,6 +51,8 @@ export const SessionEvent = z.discriminatedUnion('type', [
   sessionEvent('assistant.delta', { turnId: z.string(), step: z.number().int(), text: z.string(), fromSeq: z.number().int().optional() }),
   /** Streamed reasoning text (providers that expose it). */
   sessionEvent('thinking.delta', { turnId: z.string(), step: z.number().int(), text: z.string(), fromSeq: z.number().int().optional() }),
+  /** Something about a step the user should know that did not stop it (the server refused the effort setting). */
+  sessionEvent('step.note', { turnId: z.string(), step: z.number().int(), message: z.string() }),
   /** A tool call passed validation and is about to run (or wait for approval). */
   sessionEvent('tool.call.started', {
     turnId: z.string(),
@@ -119,6 +122,11 @@ export const SessionEvent = z.discriminatedUnion('type', [
   // Sub-agents (shapes in agents.ts): their cards; what each one does streams as agent.event.
   sessionEvent('agent.updated', agents['agent.updated']),
   sessionEvent('swarm.updated', agents['swarm.updated']),
+  // Messages typed while a turn runs (shapes in queue.ts).
+  sessionEvent('prompt.queued', queue['prompt.queued']),
+  sessionEvent('prompt.queue.edited', queue['prompt.queue.edited']),
+  sessionEvent('prompt.queue.removed', queue['prompt.queue.removed']),
+  sessionEvent('steer.delivered', queue['steer.delivered']),
 ]);
 export type SessionEvent = z.infer<typeof SessionEvent>;
 export type SessionEventType = SessionEvent['type'];

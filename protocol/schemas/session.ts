@@ -1,5 +1,12 @@
 import { z } from 'zod';
 
+/** How hard the model thinks: OpenAI's reasoning_effort (max: xhigh), Anthropic's thinking budget. */
+export const Effort = z.enum(['low', 'medium', 'high', 'max']);
+export type Effort = z.infer<typeof Effort>;
+/** An effort setting: a level, or `off` (nothing is sent; the model's own default). */
+export const EffortSetting = z.enum(['off', 'low', 'medium', 'high', 'max']);
+export type EffortSetting = z.infer<typeof EffortSetting>;
+
 /** A session as listed in the sidebar. */
 export const SessionSummary = z.object({
   id: z.string(),
@@ -11,6 +18,8 @@ export const SessionSummary = z.object({
   running: z.boolean(),
   /** The model this session's next turns use, when the user picked one for it (else the provider's). */
   model: z.string().optional(),
+  /** The effort this session's turns ask for, when the user chose one for it (else the settings' default). */
+  effort: EffortSetting.optional(),
   /** Approvals and questions waiting for the user (listSessions only, for sessions not open in this window). */
   waiting: z.array(z.object({ id: z.string(), turnId: z.string() })).optional(),
 });

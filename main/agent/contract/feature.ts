@@ -8,6 +8,7 @@ import type { HostCapabilities } from './host';
 import type { NetworkVerdict, SandboxStatus, SessionSandbox, WorkspaceSandbox } from './sandbox';
 import type { SlotAccess, StateSlot } from './state';
 import type { ChangeReviewer } from './review';
+import type { CodeChecks } from './code-checks';
 import type { SessionSubagents, SubagentLabel } from './subagents';
 import type { SessionTasks, TaskKindAdapter, TaskRecord } from './tasks';
 import type { Tool, ToolEnv } from './tool';
@@ -35,8 +36,9 @@ export interface StepEnd {
   /**
    * The calls that ran (refused, skipped and invalid calls are not listed). `writes`: the only files the
    * call could change, as it declared them (Write, Edit: one file each); absent when it may change anything.
+   * `files`: the single files it declared it reads or writes (real paths; Read, Write, Edit).
    */
-  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: readonly string[] }>;
+  calls: ReadonlyArray<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: readonly string[]; files?: readonly string[] }>;
 }
 
 /** A step's calls that passed validation and approval, about to run (`writes` as in StepEnd). */
@@ -194,6 +196,8 @@ export interface Feature {
    * from the first feature that returns one for the session.
    */
   changeReviewer?(session: SessionHandle): ChangeReviewer | undefined;
+  /** Checks files the tools read and write with language servers (ToolEnv.codeChecks): the first feature that returns one serves. */
+  codeChecks?(session: SessionHandle): CodeChecks | undefined;
   /** Runs the user's hook commands for this session (SessionHandle.hooks): the first feature that returns one serves. */
   hookRunner?(session: SessionHandle): SessionHooks | undefined;
   /** The kinds of background task this capability runs (SessionHandle.tasks). */

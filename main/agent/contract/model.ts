@@ -55,6 +55,8 @@ export interface StepRequest {
 export interface StepCallbacks {
   onText(text: string): void;
   onThinking(text: string): void;
+  /** Something the user should know that did not stop the step (the server refused the effort setting). */
+  onNote?(message: string): void;
 }
 
 export interface StepResult {

@@ -4,6 +4,7 @@ import type { ContentPart } from './model';
 import type { Fact } from './facts';
 import type { Environment } from './environment';
 import type { ChangeReviewer } from './review';
+import type { CodeChecks } from './code-checks';
 
 /** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
 export type Access =
@@ -141,6 +142,8 @@ export interface ToolEnv {
   readDenials?: () => Promise<(path: string) => string | null>;
   /** Present when a capability reviews file changes before they are written (review mode). */
   reviewer?: ChangeReviewer;
+  /** Present when language servers check what the file tools read and write (contract/code-checks.ts). */
+  codeChecks?: CodeChecks;
 }
 
 /** Where a tool comes from: built into Deft, an MCP server, or the user. */

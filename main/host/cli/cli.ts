@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
+import { parseSlashCommand, slashCommands } from '../../../protocol/helpers/slash';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
 import { withMcpOptions } from '../../agent/capabilities/mcp/feature';
@@ -171,6 +172,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 type GoalNow = Extract<SessionEvent, { type: 'goal.updated' }>['goal'];
 
+/** A prompt as the window sends it: `/name args` runs the skill or command of that name (expanded the same way), anything else is a message. */
+async function startPrompt(core: ReturnType<typeof createNodeCore>, sessionId: string, prompt: string): Promise<void> {
+  if (prompt.trim().startsWith('/')) {
+    const { skills } = await core.handlers.listSkills({});
+    const command = parseSlashCommand(prompt, slashCommands(skills));
+    if (command) {
+      await core.handlers.runSkill({ sessionId, name: command.skill.name, ...(command.args ? { args: command.args } : {}) });
+      return;
+    }
+  }
+  await core.handlers.sendPrompt({ sessionId, text: prompt });
+}
+
 /**
  * Runs the prompt's turn, then stays while the agent has work that will wake it (a background task it started, a goal it is pursuing), following those turns too.
  * The text output is the last turn's final answer.
@@ -225,7 +239,7 @@ async function runPrompt(
     void core.handlers.cancelTurn({ sessionId });
   });
   try {
-    await core.handlers.sendPrompt({ sessionId, text: prompt });
+    await startPrompt(core, sessionId, prompt);
     await core.settled(sessionId, stopWaiting.signal);
     await core.turnDone(sessionId);
     await firstCommand.started;

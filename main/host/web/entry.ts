@@ -5,6 +5,12 @@ import { webHost } from '../hosts';
 import { onStopSignals } from '../stop-signals';
 import { startWebHost } from './server';
 
+/** DEFT_UNLOAD_AFTER_MS: how long an idle session no tab shows stays loaded (tests shorten it; default 60 s). */
+function unloadAfter(value: string | undefined): { unloadAfterMs?: number } {
+  const ms = Number(value);
+  return value && Number.isFinite(ms) && ms >= 0 ? { unloadAfterMs: ms } : {};
+}
+
 /** `npm run web -- --workspace DIR [--port N]`: the Deft UI in a browser, on loopback. */
 async function main(argv: string[]): Promise<number> {
   let values: { workspace?: string; port?: string; help?: boolean };
@@ -25,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let core;
   try {
-    core = createNodeCore({ workspace: values.workspace ?? process.cwd(), host: webHost });
+    core = createNodeCore({ workspace: values.workspace ?? process.cwd(), host: webHost, ...unloadAfter(process.env.DEFT_UNLOAD_AFTER_MS) });
   } catch (error) {
     console.error(`deft web: ${(error as Error).message}`);
     return 2;

@@ -47,6 +47,23 @@ describe('commands and their failures', () => {
     expect(useSessions.getState().currentId).toBe('new');
   });
 
+  it('a prompt sent right after New session waits for the new session instead of landing in the one left', async () => {
+    const { newSession, openSession, sendPrompt, useSessions } = await load();
+    await openSession('old');
+    let made!: () => void;
+    bridge.createSession.mockImplementationOnce(() => new Promise((resolve) => (made = () => resolve({ session: session('new') }))));
+    const creating = newSession();
+    expect(useSessions.getState().currentId).toBeNull();
+    const sent = sendPrompt('For the new one');
+    await Promise.resolve();
+    expect(bridge.sendPrompt).not.toHaveBeenCalled();
+    made();
+    expect(await creating).toBe('new');
+    expect(await sent).toBe(true);
+    expect(bridge.sendPrompt).toHaveBeenCalledWith({ sessionId: 'new', text: 'For the new one' });
+    expect(bridge.createSession).toHaveBeenCalledTimes(1);
+  });
+
   it('does nothing for a command on the open session when none is open', async () => {
     const { cancelTurn } = await load();
     await cancelTurn();

@@ -1,4 +1,4 @@
-import type { Attachment, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '../../../protocol';
+import type { Attachment, EffortSetting, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '../../../protocol';
 import { deft } from '../bridge';
 import { useApprovals } from '../stores/approvals';
 import { useSessions } from '../stores/sessions';
@@ -67,16 +67,28 @@ export function resync(): Promise<void> {
   });
 }
 
+let creating: Promise<string | null> | null = null;
+
+/**
+ * Start a new session. The window leaves the one it showed at once, so whatever is sent meanwhile (a prompt typed
+ * right after the click) waits for the new session instead of landing in the one left.
+ */
 export function newSession(): Promise<string | null> {
-  return attempt(async () => {
+  useSessions.getState().leave();
+  const made: Promise<string | null> = attempt(async () => {
     const { session } = await deft.createSession();
     useSessions.getState().upsertSession(session);
+    // Another session opened meanwhile (a click in the sidebar) wins: the new one is only listed.
+    const shown = useSessions.getState().currentId;
+    if (shown) return shown;
     await openSession(session.id);
     return session.id;
-  }, null);
+  }, null).finally(() => {
+    if (creating === made) creating = null;
+  });
+  creating = made;
+  return made;
 }
-
-let creating: Promise<string | null> | null = null;
 
 /**
  * The open session, or a new one — created once however many actions ask at the same moment (a mode
@@ -85,8 +97,7 @@ let creating: Promise<string | null> | null = null;
 export function ensureSession(): Promise<string | null> {
   const id = useSessions.getState().currentId;
   if (id) return Promise.resolve(id);
-  creating ??= newSession().finally(() => (creating = null));
-  return creating;
+  return creating ?? newSession();
 }
 
 /** Run a command on the open session; without one it does nothing and returns `fallback`. */
@@ -153,6 +164,15 @@ export function exportSession(id: string, format: ExportFormat): Promise<void> {
 export function setSessionModel(model: string | null): Promise<boolean> {
   return inSession(async (sessionId) => {
     const { session } = await deft.setSessionModel({ sessionId, model });
+    useSessions.getState().upsertSession(session);
+    return true;
+  }, false);
+}
+
+/** Ask for this reasoning effort in the open session's next turns (null: the settings' default). */
+export function setSessionEffort(effort: EffortSetting | null): Promise<boolean> {
+  return inSession(async (sessionId) => {
+    const { session } = await deft.setSessionEffort({ sessionId, effort });
     useSessions.getState().upsertSession(session);
     return true;
   }, false);

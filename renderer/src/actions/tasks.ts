@@ -1,16 +1,18 @@
 import { deft } from '../bridge';
 import { useSessions } from '../stores/sessions';
 import { useTasks } from '../stores/tasks';
-import { attempt } from './attempt';
+import { report } from './attempt';
 import { inOpenSession } from './sessions';
 
 /** Load the session's tasks, schedules and quiet commands (the open session's by default). */
 export function refreshTasks(sessionId = useSessions.getState().currentId): Promise<void> {
   if (!sessionId) return Promise.resolve();
-  return attempt(async () => {
-    const data = await deft.listTasks({ sessionId });
-    if (useSessions.getState().currentId === sessionId) useTasks.getState().load(sessionId, data);
-  });
+  const shown = () => useSessions.getState().currentId === sessionId;
+  return deft.listTasks({ sessionId }).then(
+    (data) => void (shown() && useTasks.getState().load(sessionId, data)),
+    // The window moved on to another session meanwhile: what this one's list said no longer concerns it.
+    (error: unknown) => void (shown() && report(error)),
+  );
 }
 
 export function stopTask(taskId: string): Promise<void> {

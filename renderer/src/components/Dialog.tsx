@@ -1,15 +1,23 @@
-import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 
 const FOCUSABLE = 'input, select, textarea, button';
-/** Open dialogs (set up by their effect) and the control each focuses first. */
-const open = new Map<HTMLElement, HTMLElement | null>();
+/** Open dialogs (set up by their effect): the control each focuses first, and where it stacks (higher: on top). */
+const open = new Map<HTMLElement, { first: HTMLElement | null; rank: number }>();
+let opened = 0;
 
-/** The open modal painted on top: the last in document order (they share one z-index). */
+/** The open modal on top: the highest rank (the one opened last, unless it opened beneath the others). */
 function topDialog(): HTMLElement | null {
-  return [...document.querySelectorAll<HTMLElement>('[role="dialog"][aria-modal="true"]')].filter((el) => open.has(el)).at(-1) ?? null;
+  let top: HTMLElement | null = null;
+  for (const [el, { rank }] of open) if (!top || rank > open.get(top)!.rank) top = el;
+  return top;
 }
 
-/** A modal dialog: labelled, traps focus on open, closes on Escape and (unless `closeOnBackdrop` is false) on a click outside. */
+/**
+ * A modal dialog: labelled, traps focus on open, closes on Escape and (unless `closeOnBackdrop` is false) on a click outside.
+ * Drawn at page level (a portal into <body>) wherever it is opened from: inside a transcript row (a transform, a
+ * virtualised list) a fixed backdrop would be confined to the row and later rows would paint over it.
+ */
 export function Dialog({
   title,
   onClose,
@@ -19,6 +27,7 @@ export function Dialog({
   className,
   closeOnBackdrop = true,
   initialFocus,
+  beneathOpen = false,
 }: {
   title: string;
   onClose: () => void;
@@ -30,16 +39,23 @@ export function Dialog({
   closeOnBackdrop?: boolean;
   /** Selector of the element to focus first (default: the first control, which is the Close button). */
   initialFocus?: string;
+  /** Opens beneath the dialogs already open (a question arriving while the user is in Settings waits its turn). */
+  beneathOpen?: boolean;
 }) {
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
   const close = useRef(onClose);
   close.current = onClose;
+  // Decided at first render, parents before children: a dialog opened from another goes over it.
+  const [{ rank, beneath }] = useState(() => {
+    const under = beneathOpen && open.size > 0;
+    return { beneath: under, rank: under ? Math.min(...[...open.values()].map((d) => d.rank)) - 1 : ++opened };
+  });
   useEffect(() => {
     const self = ref.current!;
     const previous = document.activeElement as HTMLElement | null;
     const first = (initialFocus ? self.querySelector<HTMLElement>(initialFocus) : null) ?? self.querySelector<HTMLElement>(FOCUSABLE);
-    open.set(self, first);
+    open.set(self, { first, rank });
     // Only the dialog on top takes focus and keys: one that opens beneath another (a question while
     // Settings is open) waits its turn, and one Escape closes one dialog.
     if (topDialog() === self) first?.focus();
@@ -71,15 +87,15 @@ export function Dialog({
       const below = topDialog();
       // Focus goes back without scrolling: the control that opened the dialog may sit far up a conversation
       // that has since moved on (a rewind brings its notice into view at the end).
-      if (below && !(previous && below.contains(previous))) (open.get(below)?.isConnected ? open.get(below) : below.querySelector<HTMLElement>(FOCUSABLE))?.focus({ preventScroll: true });
+      if (below && !(previous && below.contains(previous))) (open.get(below)?.first?.isConnected ? open.get(below)!.first : below.querySelector<HTMLElement>(FOCUSABLE))?.focus({ preventScroll: true });
       else if (previous?.isConnected) previous.focus({ preventScroll: true });
       else window.dispatchEvent(new Event('deft:focus-composer'));
     };
     // Focus once, on open.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
-  return (
-    <div className="dialog-backdrop" onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && onClose()}>
+  return createPortal(
+    <div className="dialog-backdrop" style={beneath ? { zIndex: 9 } : undefined} onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && onClose()}>
       <div className={`dialog${wide ? ' dialog-wide' : ''}${className ? ` ${className}` : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref}>
         <header className="dialog-header">
           <h2 id={titleId}>{title}</h2>
@@ -93,6 +109,7 @@ export function Dialog({
         </div>
         {footer ? <footer className="dialog-footer">{footer}</footer> : null}
       </div>
-    </div>
+    </div>,
+    document.body,
   );
 }

@@ -7,6 +7,7 @@ import { goalSlice, useGoal } from './goal';
 import { historySlice, useHistory } from './history';
 import { meterSlice, useMeter } from './meter';
 import { modesSlice, useModes } from './modes';
+import { queueSlice, useQueue } from './queue';
 import { type SessionSlice, reduce } from './session-slice';
 import { todoSlice, useTodo } from './todo';
 import { transcriptSlice, useTranscript } from './transcript';
@@ -38,6 +39,7 @@ const stateStores: readonly OpenSessionStore[] = [
   sliceStore(checkpointsSlice, useCheckpoints),
   sliceStore(meterSlice, useMeter),
   sliceStore(agentsSlice, useAgents),
+  sliceStore(queueSlice, useQueue),
 ];
 /** Every domain rebuilt from the open session's events. (Approvals are kept for every session: approvals.ts.) */
 const stores: readonly OpenSessionStore[] = [transcriptStore, ...stateStores];

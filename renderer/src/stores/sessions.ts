@@ -18,6 +18,8 @@ interface SessionsState {
   setSessions(sessions: SessionSummary[]): void;
   upsertSession(session: SessionSummary): void;
   removeSession(id: string): void;
+  /** The window shows no session (a new one is being made): commands wait for it instead of reaching the last one. */
+  leave(): void;
   beginOpen(id: string): void;
   /** A replay (or catch-up) arrived; with `reset`, `tail` says where the earlier pages begin and what state they left. */
   finishOpen(id: string, events: SessionEvent[], reset: boolean, problems: string[], tail?: EarlierTurns): void;
@@ -71,9 +73,14 @@ export const useSessions = create<SessionsState>()((set, get) => {
     upsertSession: (session) => set((s) => ({ sessions: sortSessions([session, ...s.sessions.filter((x) => x.id !== session.id)]) })),
     removeSession: (id) => {
       const closing = get().currentId === id;
-      set((s) => ({ sessions: s.sessions.filter((x) => x.id !== id), ...(closing ? { currentId: null, lastSeq: 0, before: null, problems: [] } : {}) }));
-      if (closing) resetOpenSession(null);
+      set((s) => ({ sessions: s.sessions.filter((x) => x.id !== id) }));
+      if (closing) get().leave();
       useApprovals.getState().clear(id);
+    },
+    leave: () => {
+      if (get().currentId === null) return;
+      set({ currentId: null, loading: false, pending: [], lastSeq: 0, before: null, problems: [] });
+      resetOpenSession(null);
     },
     beginOpen: (id) => {
       if (get().currentId === id) {

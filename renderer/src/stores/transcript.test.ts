@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionEventType } from '../../../protocol';
 import { agentsSlice } from './agents';
+import { queueSlice } from './queue';
 import { requestsSlice } from './approvals';
 import { checkpointsSlice } from './checkpoints';
 import { goalSlice } from './goal';
@@ -29,7 +30,7 @@ describe('transcript: a conversation from its events', () => {
     ]);
     expect(t.runningTurn).toBe('t1');
     expect(t.items).toEqual([
-      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], mentions: [], at: 1000, seq: 1 },
+      { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], mentions: [], at: 1000, seq: 1, origin: 'user' },
       // Reasoning from its first delta to the answer's first: "Thought for 2 s".
       { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true, at: 3000, thinkingFrom: 3000, thinkingUntil: 5000 },
     ]);
@@ -181,12 +182,17 @@ describe('session events and the domains that own them', () => {
     'hook.ran': true,
     'agent.updated': true,
     'swarm.updated': true,
+    'prompt.queued': true,
+    'prompt.queue.edited': true,
+    'prompt.queue.removed': true,
+    'steer.delivered': true,
+    'step.note': true,
   } satisfies Record<SessionEventType, true>;
   // The session list follows session.updated (bind.ts); a step's start shows nothing until its first delta.
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);
 
   it('has an owner for every event the window shows', () => {
-    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice, meterSlice, agentsSlice].flatMap((slice) => Object.keys(slice.on)));
+    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice, meterSlice, agentsSlice, queueSlice].flatMap((slice) => Object.keys(slice.on)));
     const orphans = Object.keys(every).filter((type) => !owned.has(type) && !shownNowhere.has(type));
     expect(orphans).toEqual([]);
     expect([...shownNowhere].filter((type) => owned.has(type))).toEqual([]);

@@ -1,11 +1,12 @@
 import { create } from 'zustand';
-import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, Usage } from '../../../protocol';
+import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, TurnOrigin, Usage } from '../../../protocol';
 import { fileTextOf } from '../../../protocol/helpers/file-text';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
 import { hookRows } from './hooks';
 import { modeRows } from './modes';
+import { type SteerItem, steerRows } from './queue';
 import { type NoticeItem, type Row, type RowHandlers, appendRow, indexFromEnd, promptRowId, removeRow, replaceAt, replaceRow, sealRows, turnStart } from './rows';
 import { type Handlers, type SessionSlice, combine, lift, reduce } from './session-slice';
 import { type SkillItem, skillRows } from './skills';
@@ -23,6 +24,8 @@ export interface UserItem extends Row {
   at: number;
   /** Its turn's first event: where the page of the turns before it ends (see dropEarlierTurns). */
   seq: number;
+  /** Who started the turn: the user's own prompts (and skills) bring the view to the newest. */
+  origin?: TurnOrigin;
 }
 export interface AssistantItem extends Row {
   kind: 'assistant';
@@ -51,7 +54,7 @@ export interface ToolItem extends Row {
   result?: { output: string; isError: boolean; display?: ToolResultDisplay; durationMs: number };
 }
 /** Every kind of row; the conversation view picks a component per kind. */
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem | RewindItem;
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem | RewindItem | SteerItem;
 
 /** The open session's conversation: its rows, the turn running now, its last error and token usage. */
 export interface Transcript {
@@ -80,7 +83,7 @@ const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...st
 /** Prompts, streamed answers, tool calls and how turns end: the events the conversation itself owns. */
 const conversation: Handlers<Transcript> = {
   'turn.started': (state, event) => ({
-    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at, seq: event.seq }),
+    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at, seq: event.seq, origin: event.origin }),
     runningTurn: event.turnId,
     lastError: null,
   }),
@@ -141,6 +144,7 @@ const conversation: Handlers<Transcript> = {
     if (event.error) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
     return { ...state, items: items as TranscriptItem[], runningTurn: state.runningTurn === event.turnId ? null : state.runningTurn, lastError: event.error ?? null };
   },
+  'step.note': (state, event) => append(state, { kind: 'notice', id: `note${event.seq}`, turnId: event.turnId, level: 'info', text: event.message }),
   usage: (state, event) => ({ ...state, usage: event.total }),
   error: (state, event) => append(state, { kind: 'notice', id: `err${event.seq}`, level: 'error', text: event.message, code: event.code }),
 };
@@ -178,7 +182,7 @@ const rowsOf = (table: RowHandlers): Handlers<Transcript> =>
 export const transcriptSlice: SessionSlice<Transcript> = {
   empty: emptyTranscript,
   // A turn's changed files come before its closing notice, so the files' handler runs first.
-  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows), rowsOf(hookRows)),
+  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows), rowsOf(hookRows), rowsOf(steerRows)),
   seal: (state) => sealRows(state.items),
 };
 

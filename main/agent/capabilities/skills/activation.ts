@@ -28,8 +28,14 @@ export interface Activation {
   block: string;
 }
 
-export function buildActivation(skill: SkillDefinition, args: string, trigger: SkillTrigger, sessionId: string, parent?: string): Activation {
-  const content = expandSkillBody(skill.body, args, { arguments: skill.arguments, skillDir: skill.dir, sessionId });
+/** The skill's body with its arguments filled in (a Claude Code command's `$1` counts from one). */
+export function expandedBody(skill: SkillDefinition, args: string, sessionId: string): string {
+  return expandSkillBody(skill.body, args, { arguments: skill.arguments, skillDir: skill.dir, sessionId, ...(skill.fromCommands ? { positionalFromOne: true } : {}) });
+}
+
+/** `content`: the body already prepared (a command's shell lines and files); by default the expanded body. */
+export function buildActivation(skill: SkillDefinition, args: string, trigger: SkillTrigger, sessionId: string, parent?: string, prepared?: string): Activation {
+  const content = prepared ?? expandedBody(skill, args, sessionId);
   const block = renderSkillLoadedBlock({ name: skill.name, trigger, source: skill.source, dir: skill.dir, content, ...(parent ? { parentSkill: parent } : {}) });
   return { content, block };
 }

@@ -43,6 +43,8 @@ export function tokenizeArgs(input: string): string[] {
 
 export interface ExpandContext {
   arguments: readonly SkillArgument[];
+  /** `$1` is the first argument (Claude Code's commands); otherwise `$0` is. */
+  positionalFromOne?: boolean;
   skillDir: string;
   sessionId: string;
 }
@@ -71,7 +73,7 @@ export function expandSkillBody(body: string, rawArgs: string, context: ExpandCo
     if (env) return escapeXmlTags(env === 'SKILL_DIR' ? context.skillDir : context.sessionId);
     usedArgs = true;
     if (argIndex !== undefined) return escapeXmlTags(tokens[Number(argIndex)] ?? '');
-    if (shortIndex !== undefined) return escapeXmlTags(tokens[Number(shortIndex)] ?? '');
+    if (shortIndex !== undefined) return escapeXmlTags(tokens[Number(shortIndex) - (context.positionalFromOne ? 1 : 0)] ?? '');
     if (name !== undefined) return escapeXmlTags(tokens[context.arguments.findIndex((a) => a.name === name)] ?? '');
     if (match === '$ARGUMENTS') return escapeXmlTags(args);
     return match;

@@ -3,7 +3,9 @@ import { CommandError } from '../../contract/errors';
 import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
 import { reminder } from '../../contract/facts';
 import { SKILL_TOOL, skillTool } from './tools/skill/skill';
-import { buildActivation, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
+import { buildActivation, expandedBody, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
+import { commandFileReferences, commandShellLines } from './command-body';
+import { TrustStore } from '../../infra/settings/trust';
 import { SkillService, type SkillServiceOptions } from './service';
 import { TurnSkills } from './nesting';
 import { type SkillDefinition, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
@@ -38,12 +40,22 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
       throw new CommandError('not_found', `There is no skill named "${name}".${close.length ? ` Did you mean: ${close.join(', ')}?` : ' Open the skill gallery to see the available skills.'}`);
     };
 
+    /** Whether the workspace is trusted, as last read (a workspace command's shell lines run only then). */
+    let trusted = false;
+    const readTrust = async () => (trusted = (await new TrustStore(core.home, core.workspace).get()).trusted);
+    /** A Claude Code command's body: arguments, its shell lines (for the model to run through Bash, or refused), and the files it names. */
+    const commandBody = async (skill: SkillDefinition, args: string, sessionId: string): Promise<string | undefined> => {
+      if (!skill.fromCommands) return undefined;
+      const withShell = commandShellLines(expandedBody(skill, args, sessionId), skill, await readTrust());
+      return commandFileReferences(withShell, core.workspace, [core.workspace], core.home);
+    };
+
     const runAsUser = async (session: SessionHandle, skill: SkillDefinition, args: string): Promise<string> => {
       if (!isUserInvocable(skill)) {
         const why = skill.type === 'reference' ? 'it is a reference skill (material the model reads, not instructions to run)' : 'it sets user-invocable: false';
         throw new CommandError('invalid_request', `Skill "${skill.name}" cannot be run: ${why}.`);
       }
-      const activation = buildActivation(skill, args, 'user', session.id);
+      const activation = buildActivation(skill, args, 'user', session.id, undefined, await commandBody(skill, args, session.id));
       const text = `/${slashCommandFor(skill)}${args ? ` ${args}` : ''}`;
       const turnId = await session.startTurn({ text, modelText: activation.block, origin: 'skill' });
       if (!turnId) {
@@ -62,7 +74,8 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
           catalog: () => service.catalog,
           place: (turnId, step, name) => turnSkills(session.id).place(turnId, step, name),
           load: (skill, args, { turnId, callId, step, trigger, chain, parent }) => {
-            const activation = buildActivation(skill, args, trigger, session.id, parent);
+            const prepared = skill.fromCommands ? commandShellLines(expandedBody(skill, args, session.id), skill, trusted) : undefined;
+            const activation = buildActivation(skill, args, trigger, session.id, parent, prepared);
             turnSkills(session.id).record(turnId, step, skill.name, chain, activation.content);
             session.inject(activation.block);
             recordActivation(session, skill, args, trigger, activation, core.now(), { turnId, callId });
@@ -71,7 +84,7 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
       ],
       // The listing is a fact: said at the first step, and again only when a skill is added, edited or removed.
       facts: async () => {
-        await service.ready();
+        await Promise.all([service.ready(), readTrust()]);
         const listing = service.listing();
         return [{ key: 'skills.listing', forTool: SKILL_TOOL, text: listing ? reminder(listing) : null, gone: reminder('# Skills\nNo skills are available to load any more.') }];
       },

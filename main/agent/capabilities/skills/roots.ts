@@ -56,8 +56,9 @@ function expandPath(path: string, userHome: string, base: string): string {
 }
 
 /**
- * The folders to scan, highest priority first: workspace (`.deft/skills`, `.agents/skills` in the
- * workspace and in its project root), user (`~/.deft/skills`, `~/.agents/skills`), extra folders from
+ * The folders to scan, highest priority first: workspace (`.deft/skills`, `.agents/skills`, `.claude/skills`, then Claude Code's
+ * `.claude/commands`, in the workspace and in its project root), user (`~/.deft/skills`, `~/.agents/skills`,
+ * `~/.claude/skills`, `~/.claude/commands`), extra folders from
  * settings, built-in. Explicit folders (`--skills-dir` or `skills.dirs`) replace workspace and user.
  */
 export function resolveSkillRoots(options: RootOptions): SkillRootSpec[] {
@@ -71,9 +72,13 @@ export function resolveSkillRoots(options: RootOptions): SkillRootSpec[] {
     for (const base of [...new Set([options.workspace, project])]) {
       roots.push({ path: join(base, '.deft', 'skills'), source: 'workspace', watch: true });
       roots.push({ path: join(base, '.agents', 'skills'), source: 'workspace', watch: true });
+      roots.push({ path: join(base, '.claude', 'skills'), source: 'workspace', watch: true });
+      roots.push({ path: join(base, '.claude', 'commands'), source: 'workspace', watch: true, commands: true });
     }
     roots.push({ path: join(options.home, 'skills'), source: 'user', watch: true });
     roots.push({ path: join(userHome, '.agents', 'skills'), source: 'user', watch: true });
+    roots.push({ path: join(userHome, '.claude', 'skills'), source: 'user', watch: true });
+    roots.push({ path: join(userHome, '.claude', 'commands'), source: 'user', watch: true, commands: true });
   }
   for (const dir of options.settings?.extraDirs ?? []) roots.push({ path: expandPath(dir, userHome, project), source: 'extra', watch: true });
   const builtin = options.builtinDir === undefined ? builtinSkillsDir() : options.builtinDir;

@@ -168,10 +168,16 @@ describe('resolveSkillRoots', () => {
     expect(roots.map((r) => [r.source, r.path, r.watch])).toEqual([
       ['workspace', join(workspace, '.deft/skills'), true],
       ['workspace', join(workspace, '.agents/skills'), true],
+      ['workspace', join(workspace, '.claude/skills'), true],
+      ['workspace', join(workspace, '.claude/commands'), true],
       ['workspace', join(project, '.deft/skills'), true],
       ['workspace', join(project, '.agents/skills'), true],
+      ['workspace', join(project, '.claude/skills'), true],
+      ['workspace', join(project, '.claude/commands'), true],
       ['user', join(home, 'skills'), true],
       ['user', join(userHome, '.agents/skills'), true],
+      ['user', join(userHome, '.claude/skills'), true],
+      ['user', join(userHome, '.claude/commands'), true],
       ['extra', join(userHome, 'shared-skills'), true],
       ['extra', join(project, 'team/skills'), true],
       ['builtin', '/app/skills', false],
@@ -184,7 +190,7 @@ describe('resolveSkillRoots', () => {
 
   it('uses the workspace as the project root outside a repository, and finds the app\'s built-in skills folder', () => {
     const roots = resolveSkillRoots({ workspace: base, home: join(base, 'h'), userHome: join(base, 'u') });
-    expect(roots.filter((r) => r.source === 'workspace').map((r) => r.path)).toEqual([join(base, '.deft/skills'), join(base, '.agents/skills')]);
+    expect(roots.filter((r) => r.source === 'workspace').map((r) => r.path)).toEqual([join(base, '.deft/skills'), join(base, '.agents/skills'), join(base, '.claude/skills'), join(base, '.claude/commands')]);
     expect(roots.at(-1)).toMatchObject({ source: 'builtin', path: join(import.meta.dirname, '../../../../skills') });
   });
 });

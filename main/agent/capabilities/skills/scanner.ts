@@ -98,7 +98,7 @@ export interface ScanOptions {
 
 /** What the walk found, in traversal order; names are assigned afterwards so the result does not depend on I/O timing. */
 type Found =
-  | { kind: 'skill'; format: 'bundle' | 'flat'; file: string; dir: string; real: string; parsed: ParsedSkill; stamp: string; children: Found[] }
+  | { kind: 'skill'; format: 'bundle' | 'flat'; file: string; dir: string; real: string; parsed: ParsedSkill; stamp: string; children: Found[]; command?: boolean }
   | { kind: 'skip'; file: string; reason: string };
 
 function isSkillFile(entry: Dirent): boolean {
@@ -175,10 +175,44 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
     return (await Promise.all(visits)).flat();
   };
 
+  /** A commands folder: every `.md` at any depth (dot-folders and node_modules skipped), `a/b.md` named `a:b`. */
+  const commandFiles = async (dir: string, real: string, entries: Dirent[], prefix: string, chain: readonly string[]): Promise<Found[]> => {
+    if (chain.length > MAX_SKILL_SCAN_DEPTH) return [];
+    const visits = entries.map(async (entry): Promise<Found[]> => {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
+      const path = join(dir, entry.name);
+      let childReal = join(real, entry.name);
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        try {
+          childReal = await realpath(path);
+          isDir = (await stat(childReal)).isDirectory();
+        } catch {
+          return [];
+        }
+      }
+      if (isDir) {
+        if (chain.includes(childReal)) return [];
+        const listed = await listDir(path);
+        return Array.isArray(listed) ? commandFiles(path, childReal, listed, `${prefix}${entry.name}:`, [...chain, childReal]) : [listed];
+      }
+      if (!/\.md$/i.test(entry.name)) return [];
+      seenFiles.add(path);
+      if (prefix && !/^([A-Za-z0-9][\w.-]*:)+$/.test(prefix)) return [{ kind: 'skip', file: path, reason: 'a command folder name must be letters, digits, "-", "_" or "." (no spaces)' }];
+      const { result: parsed, stamp } = await cache.load(path, 'flat', entry.name.replace(/\.md$/i, ''), trusted);
+      if (typeof parsed === 'string') return [{ kind: 'skip', file: path, reason: parsed }];
+      // A command is named by its path (`frontend/component.md` is `frontend:component`), as Claude Code names it.
+      return [{ kind: 'skill', format: 'flat', file: path, dir, real, parsed: { ...parsed, displayName: `${prefix}${parsed.displayName}` }, stamp, children: [], command: true }];
+    });
+    return (await Promise.all(visits)).flat();
+  };
+
   const top = await listDir(root.path);
   if (!Array.isArray(top)) return result;
   let found: Found[];
-  if (top.some(isSkillFile)) {
+  if (root.commands) {
+    found = await commandFiles(root.path, rootReal, top, '', [rootReal]);
+  } else if (top.some(isSkillFile)) {
     // The root itself is one skill (e.g. `--skills-dir path/to/one-skill`).
     found = await bundle(root.path, rootReal, top, [rootReal]);
   } else {
@@ -230,7 +264,8 @@ function assignNames(found: readonly Found[], root: SkillRootSpec, result: RootS
         previous.source === root.source &&
         previous.root === root.path &&
         previous.dir === item.dir &&
-        previous.format === item.format;
+        previous.format === item.format &&
+        previous.fromCommands === item.command;
       const skill: SkillDefinition = same ? previous : {
         ...item.parsed,
         name,
@@ -242,6 +277,7 @@ function assignNames(found: readonly Found[], root: SkillRootSpec, result: RootS
         dir: item.dir,
         file: item.file,
         stamp: item.stamp,
+        ...(item.command ? { fromCommands: true } : {}),
       };
       cache.skills.set(item.file, skill);
       byName.set(name, skill);

@@ -79,8 +79,12 @@ describe('SkillService live reload', () => {
     expect(svc.payload().roots.filter((r) => r.watched).map((r) => r.path)).toEqual([
       join(workspace, '.deft/skills'),
       join(workspace, '.agents/skills'),
+      join(workspace, '.claude/skills'),
+      join(workspace, '.claude/commands'),
       join(home, 'skills'),
       join(userHome, '.agents/skills'),
+      join(userHome, '.claude/skills'),
+      join(userHome, '.claude/commands'),
     ]);
     let next = changed(svc, (c) => names(c).includes('late'));
     await put(workspace, '.agents/skills/late/SKILL.md', skillMd('late'));

@@ -40,6 +40,8 @@ export interface SkillDefinition extends ParsedSkill {
   file: string;
   /** Changes when the file changes (modification time and size). */
   stamp: string;
+  /** A Claude Code command (a `.md` under `.claude/commands`): run as `/<name>`, `$1…$n` counted from 1, `@file` and `!command` lines. */
+  fromCommands?: boolean;
 }
 
 /** A same-named skill from a lower-priority source, hidden by the one in the catalog. */
@@ -61,6 +63,8 @@ export interface SkillRootSpec {
   source: SkillSource;
   /** Watched for changes (workspace, user and explicit roots). */
   watch: boolean;
+  /** A Claude Code commands folder: every `.md` below it is a command, `sub/name.md` named `sub:name`. */
+  commands?: boolean;
 }
 
 /** A problem that makes a file unusable as a skill; the message is shown to the user as the reason. */
@@ -88,6 +92,6 @@ export function isUserInvocable(skill: Pick<SkillDefinition, 'type' | 'userInvoc
 }
 
 /** Built-ins and sub-skills run as `/<name>`; every other skill as `/skill:<name>` so it cannot clash with app commands. */
-export function slashCommandFor(skill: Pick<SkillDefinition, 'name' | 'source' | 'isSubSkill'>): string {
-  return skill.source === 'builtin' || skill.isSubSkill ? skill.name : `skill:${skill.name}`;
+export function slashCommandFor(skill: Pick<SkillDefinition, 'name' | 'source' | 'isSubSkill' | 'fromCommands'>): string {
+  return skill.source === 'builtin' || skill.isSubSkill || skill.fromCommands ? skill.name : `skill:${skill.name}`;
 }

@@ -1,4 +1,5 @@
-import type { FinishReason, Usage } from '../../../../protocol';
+import type { Effort, FinishReason, Usage } from '../../../../protocol';
+import { anthropicThinking, effortKey, effortRefused, noteEffortRefusal, refusalNote } from './effort';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
@@ -12,6 +13,8 @@ export interface AnthropicOptions extends StreamTimeouts {
   apiKey?: string;
   imageInput?: boolean;
   maxOutputTokens?: number;
+  /** How hard the model should think: extended thinking with a budget from it (max_tokens raised to fit). */
+  effort?: Effort;
   fetch?: typeof fetch;
 }
 
@@ -86,9 +89,23 @@ export class AnthropicProvider implements ChatProvider {
     if (request.tools.length) {
       body.tools = request.tools.map((t, i, all) => ({ name: t.name, description: t.description, input_schema: t.parameters, ...(i === all.length - 1 ? CACHE : {}) }));
     }
-    return streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) =>
-      readStream(data, callbacks, url),
-    );
+    const plainMaxTokens = body.max_tokens as number;
+    const refusedKey = effortKey(this.kind, this.baseUrl, this.model);
+    // A connection test (a tiny max_tokens) never thinks.
+    const effort = request.maxOutputTokens || effortRefused(refusedKey) ? undefined : this.options.effort;
+    const thinking = effort !== undefined;
+    if (effort) Object.assign(body, anthropicThinking(effort, plainMaxTokens));
+    const send = () =>
+      streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) => readStream(data, callbacks, url));
+    try {
+      return await send();
+    } catch (error) {
+      if (!thinking || !noteEffortRefusal(refusedKey, error, /thinking/i)) throw error;
+      delete body.thinking;
+      body.max_tokens = plainMaxTokens;
+      callbacks.onNote?.(refusalNote(this.model, 'thinking'));
+      return send();
+    }
   }
 }
 

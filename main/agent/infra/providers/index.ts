@@ -12,6 +12,7 @@ export function createProvider(config: ProviderConfig, fetchImpl?: typeof fetch)
         model: config.model,
         imageInput: config.imageInput,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+        ...(config.effort ? { effort: config.effort } : {}),
         ...(fetchImpl ? { fetch: fetchImpl } : {}),
       });
     case 'anthropic':
@@ -20,6 +21,7 @@ export function createProvider(config: ProviderConfig, fetchImpl?: typeof fetch)
         model: config.model,
         imageInput: config.imageInput,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+        ...(config.effort ? { effort: config.effort } : {}),
         ...(fetchImpl ? { fetch: fetchImpl } : {}),
       });
   }

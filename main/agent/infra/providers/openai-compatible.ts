@@ -1,4 +1,5 @@
-import type { FinishReason, Usage } from '../../../../protocol';
+import type { Effort, FinishReason, Usage } from '../../../../protocol';
+import { effortKey, effortRefused, noteEffortRefusal, openAiEffortFields, refusalNote } from './effort';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, errorFromResponse, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
@@ -11,6 +12,8 @@ export interface OpenAICompatibleOptions extends StreamTimeouts {
   model: string;
   apiKey?: string;
   imageInput?: boolean;
+  /** How hard the model should think: `reasoning_effort` (or OpenRouter's `reasoning`) on every request. */
+  effort?: Effort;
   fetch?: typeof fetch;
 }
 
@@ -91,6 +94,9 @@ export class OpenAICompatibleProvider implements ChatProvider {
       body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
     }
     if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens;
+    const effort = this.options.effort ? openAiEffortFields(this.options.effort, this.baseUrl) : null;
+    const refusedKey = effortKey(this.kind, this.baseUrl, this.model);
+    if (effort && !effortRefused(refusedKey)) Object.assign(body, effort);
     const send = () =>
       streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) =>
         this.readStream(data, callbacks, url),
@@ -98,6 +104,11 @@ export class OpenAICompatibleProvider implements ChatProvider {
     try {
       return await send();
     } catch (error) {
+      if (effort && Object.keys(effort).some((field) => field in body) && noteEffortRefusal(refusedKey, error, /reasoning/i)) {
+        for (const field of Object.keys(effort)) delete body[field];
+        callbacks.onNote?.(refusalNote(this.model, Object.keys(effort)[0]!));
+        return send();
+      }
       if (!this.streamOptions || !(error instanceof ProviderError) || (error.options.status !== 400 && error.options.status !== 422) || !/stream_options/.test(error.message)) throw error;
       // Usage is then unknown for this provider, which is better than no answer at all.
       this.streamOptions = false;

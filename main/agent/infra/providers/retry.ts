@@ -86,6 +86,7 @@ export async function stepWithRetry(provider: ChatProvider, request: () => Promi
           options.callbacks?.onText?.(text);
         },
         onThinking: (text) => options.callbacks?.onThinking?.(text),
+        onNote: (message) => options.callbacks?.onNote?.(message),
       });
       return { kind: 'ok', result };
     } catch (error) {

@@ -45,3 +45,21 @@ export function unfinishedCompactions(events: readonly SessionEvent[]): Array<Ex
   }
   return [...open.values()];
 }
+
+/** A message typed while a turn ran that had not left the queue when the log was written last. */
+export interface WaitingPrompt {
+  queueId: string;
+  text: string;
+  steer: boolean;
+}
+
+/** The messages still queued at the end of the log, in order (they wait again when the session loads). */
+export function waitingPrompts(events: readonly SessionEvent[]): WaitingPrompt[] {
+  const waiting = new Map<string, WaitingPrompt>();
+  for (const event of events) {
+    if (event.type === 'prompt.queued' || event.type === 'prompt.queue.edited') {
+      if (event.type === 'prompt.queued' || waiting.has(event.queueId)) waiting.set(event.queueId, { queueId: event.queueId, text: event.text, steer: event.steer });
+    } else if (event.type === 'prompt.queue.removed') waiting.delete(event.queueId);
+  }
+  return [...waiting.values()];
+}

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
+import { type EffortSetting, PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '../../contract/model';
 import { LogWriter } from './log';
@@ -7,7 +7,7 @@ import type { EventLine } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { fileLength, readLogLines, readLogSpan } from './log-read';
 import { LOG_VERSION, coalesceDeltas } from './records';
-import { repairContext, unfinishedCompactions, unfinishedTurn } from './repair';
+import { type WaitingPrompt, repairContext, unfinishedCompactions, unfinishedTurn, waitingPrompts } from './repair';
 import { Timeline, type TurnMark, frozen } from './timeline';
 
 export interface SessionMeta {
@@ -19,6 +19,8 @@ export interface SessionMeta {
   turns: number;
   /** The model the user chose for this session's turns (absent: the provider's). */
   model?: string;
+  /** The effort the user chose for this session's turns (absent: the settings' default). */
+  effort?: EffortSetting;
   /** The user named the session: its first prompt does not replace the title. */
   named?: boolean;
 }
@@ -60,6 +62,8 @@ export class Session {
   private timeline = new Timeline();
   readonly usageTotal: Usage = { inputTokens: 0, outputTokens: 0 };
   running = false;
+  /** The messages still queued when the log was loaded (the runtime's queue takes them over). */
+  waitingAtLoad: WaitingPrompt[] = [];
   private seq = 0;
   private unflushedFrom = 0;
   private readonly log: LogWriter;
@@ -142,6 +146,7 @@ export class Session {
       const error = { code: 'internal' as const, message: 'Deft stopped while compacting the conversation. Run /compact again if the context is still full.' };
       session.emit({ type: 'compaction.ended', compactionId, trigger, ...(turnId ? { turnId } : {}), outcome: 'failed', tokensBefore, error });
     }
+    session.waitingAtLoad = waitingPrompts(stateEvents);
     const open = unfinishedTurn(stateEvents);
     if (open) {
       session.emit({
@@ -378,6 +383,17 @@ export class Session {
 
   get model(): string | undefined {
     return this.meta.model;
+  }
+
+  /** The effort for the next turns (null: the settings' default); written to disk at once. */
+  async setEffort(effort: EffortSetting | null): Promise<void> {
+    if (effort) this.meta.effort = effort;
+    else delete this.meta.effort;
+    await this.flush();
+  }
+
+  get effort(): EffortSetting | undefined {
+    return this.meta.effort;
   }
 
   summary(): SessionSummary {

@@ -1,4 +1,4 @@
-import type { ProviderKind, PublicProviderSettings } from '../../../../protocol';
+import type { Effort, EffortSetting, ProviderKind, PublicProviderSettings } from '../../../../protocol';
 import type { SecretStore } from './secrets';
 import { type StoredProvider, secretKeyFor } from './settings-store';
 
@@ -11,6 +11,8 @@ export interface ProviderConfig {
   apiKeySource: 'stored' | 'env' | 'none';
   imageInput: boolean;
   contextWindow?: number;
+  /** How hard the model should think (absent: nothing is asked; the model's default). */
+  effort?: Effort;
 }
 
 /** Values from the command line or the environment; each wins over the saved settings when set. */
@@ -19,6 +21,8 @@ export interface ProviderOverrides {
   baseUrl?: string;
   model?: string;
   apiKey?: string;
+  /** The effort for this run (`deft run --effort`), over the settings' default. */
+  effort?: EffortSetting;
 }
 
 export function overridesFromEnv(env: Record<string, string | undefined>): ProviderOverrides {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../platform/files';
@@ -99,6 +100,16 @@ export class TrustStore {
   private async write(file: TrustFile): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     await writeFileAtomic(this.path, JSON.stringify(file, null, 2) + '\n', 0o600);
+  }
+
+  /** Whether the folder is trusted, read now without waiting (for decisions made synchronously, e.g. which tools to offer). */
+  trustedNow(): boolean {
+    try {
+      const raw = JSON.parse(readFileSync(this.path, 'utf8')) as TrustFile | null;
+      return raw?.folders?.[this.workspace]?.trusted === true;
+    } catch {
+      return false;
+    }
   }
 
   private async read(): Promise<TrustFile> {

@@ -30,7 +30,21 @@ export interface SessionCommandsDeps {
 
 type SessionCommands = Pick<
   CommandHandlers,
-  'getWorkspace' | 'pickWorkspace' | 'listSessions' | 'createSession' | 'openSession' | 'earlierEvents' | 'deleteSession' | 'sendPrompt' | 'cancelTurn' | 'compactSession' | 'undoTurns'
+  | 'getWorkspace'
+  | 'pickWorkspace'
+  | 'listSessions'
+  | 'createSession'
+  | 'openSession'
+  | 'earlierEvents'
+  | 'deleteSession'
+  | 'sendPrompt'
+  | 'cancelTurn'
+  | 'compactSession'
+  | 'undoTurns'
+  | 'queuePrompt'
+  | 'editQueuedPrompt'
+  | 'removeQueuedPrompt'
+  | 'sendQueuedPrompt'
 >;
 
 /** The commands of the sessions themselves: the workspace, the list, opening and deleting one, prompts, stop, /compact, /undo. */
@@ -74,6 +88,30 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       return { turnId: turns.begin(open, config, { text, origin: 'user', attachments: attachments ?? [], ...(checked.length ? { mentions: checked } : {}) }) };
     },
     cancelTurn: async ({ sessionId }) => ({ cancelled: runs.cancel(sessionId) }),
+    queuePrompt: async ({ sessionId, text, steer }) => {
+      const open = await pool.get(sessionId);
+      if (runs.busy(sessionId)) return { queueId: open.queue.add(text, steer === true).queueId };
+      // Nothing runs (the turn ended as the message was typed): it is a prompt like any other.
+      return { turnId: turns.begin(open, await turns.requireProvider(), { text, origin: 'user', attachments: [] }) };
+    },
+    editQueuedPrompt: async ({ sessionId, queueId, text, steer }) => {
+      (await pool.get(sessionId)).queue.edit(queueId, { ...(text !== undefined ? { text } : {}), ...(steer ? { steer } : {}) });
+      return { ok: true as const };
+    },
+    removeQueuedPrompt: async ({ sessionId, queueId }) => {
+      (await pool.get(sessionId)).queue.remove(queueId);
+      return { ok: true as const };
+    },
+    sendQueuedPrompt: async ({ sessionId, queueId }) => {
+      const open = await pool.get(sessionId);
+      if (runs.busy(sessionId)) {
+        open.queue.edit(queueId, { steer: true });
+        return {};
+      }
+      await turns.requireProvider();
+      const turnId = await turns.sendQueued(open, queueId);
+      return turnId ? { turnId } : {};
+    },
     compactSession: async ({ sessionId, instructions }) => {
       const open = await pool.get(sessionId);
       if (runs.busy(sessionId)) throw new CommandError('busy', 'A turn is running in this session. Wait for it to end or stop it, then compact.');

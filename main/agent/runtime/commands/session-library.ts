@@ -16,7 +16,7 @@ export interface SessionLibraryDeps {
   openSessions: () => Session[];
 }
 
-type LibraryCommands = Pick<CommandHandlers, 'renameSession' | 'setSessionModel' | 'searchSessions' | 'exportSession' | 'getDataInfo'>;
+type LibraryCommands = Pick<CommandHandlers, 'renameSession' | 'setSessionModel' | 'setSessionEffort' | 'searchSessions' | 'exportSession' | 'getDataInfo'>;
 
 /** Sessions as a collection: rename, search, export, a model per session, and the disk they use. */
 export function sessionLibrary({ store, home, session: load, openSessions }: SessionLibraryDeps): LibraryCommands {
@@ -30,6 +30,12 @@ export function sessionLibrary({ store, home, session: load, openSessions }: Ses
     setSessionModel: async ({ sessionId, model }) => {
       const session = await load(sessionId);
       await session.setModel(model);
+      session.emit({ type: 'session.updated', session: session.summary() });
+      return { session: session.summary() };
+    },
+    setSessionEffort: async ({ sessionId, effort }) => {
+      const session = await load(sessionId);
+      await session.setEffort(effort);
       session.emit({ type: 'session.updated', session: session.summary() });
       return { session: session.summary() };
     },

@@ -1,4 +1,4 @@
-import type { AppEvent, ConnectionTest, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
+import type { AppEvent, ConnectionTest, EffortSetting, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
 import type { CommandHandlers } from '../../contract/commands';
 import { CommandError } from '../../contract/errors';
 import { trimBaseUrl } from '../../infra/providers/base-url';
@@ -7,6 +7,7 @@ import { createProvider } from '../../infra/providers/index';
 import { type ProviderConfig, type ProviderOverrides, publicProvider, resolveProviderConfig } from '../../infra/settings/provider-config';
 import type { SecretStore } from '../../infra/settings/secrets';
 import { SettingsStore, secretKeyFor } from '../../infra/settings/settings-store';
+import { effortFor } from '../../infra/settings/effort-settings';
 
 export interface ProviderSettingsOptions {
   home: string;
@@ -44,6 +45,11 @@ export class ProviderSettings {
     if (!config) return null;
     const declared = await this.declaredImageInput(config);
     return declared === undefined || declared === config.imageInput ? config : { ...config, imageInput: declared };
+  }
+
+  /** The effort a turn with `model` asks for unless its session chose one: the run's (`deft run --effort`), else the settings'. */
+  async defaultEffort(model: string): Promise<EffortSetting | undefined> {
+    return this.options.overrides?.effort ?? effortFor(await this.store.readRaw(), model);
   }
 
   private declaredImageInput(config: ProviderConfig): Promise<boolean | undefined> {

@@ -1,5 +1,6 @@
 import type { Usage } from '../../../../protocol';
 import type { ContentPart, ModelMessage, ToolSchema } from '../../contract/model';
+import { instructionChars } from '../../infra/instructions/render';
 
 /** What an image costs, roughly, in most providers' accounting. */
 const IMAGE_TOKENS = 1_600;
@@ -62,6 +63,8 @@ export interface ContextSources {
   tools: number;
   conversation: number;
   toolResults: number;
+  /** The instruction files: their part of the system prompt and the subfolders' files announced since. */
+  instructions: number;
 }
 
 /**
@@ -69,10 +72,19 @@ export interface ContextSources {
  * provider's count), since the estimate and the provider's tokenizer disagree by a steady factor.
  */
 export function contextBreakdown(system: string, tools: readonly ToolSchema[], context: readonly ModelMessage[], total: number): ContextSources {
-  const conversation = estimateMessages(context.filter((m) => m.role !== 'tool'));
+  const said = context.filter((m) => m.role !== 'tool');
+  const inSystem = Math.ceil(instructionChars(system) / 4);
+  const inConversation = Math.ceil(said.reduce((sum, m) => sum + (typeof m.content === 'string' ? instructionChars(m.content) : 0), 0) / 4);
+  const conversation = estimateMessages(said);
   const toolResults = estimateMessages(context.filter((m) => m.role === 'tool'));
-  const raw: ContextSources = { system: estimateTokens(system), tools: tools.length ? estimateTokens(JSON.stringify(tools)) : 0, conversation, toolResults };
-  const sum = raw.system + raw.tools + raw.conversation + raw.toolResults;
+  const raw: ContextSources = {
+    system: Math.max(0, estimateTokens(system) - inSystem),
+    tools: tools.length ? estimateTokens(JSON.stringify(tools)) : 0,
+    conversation: Math.max(0, conversation - inConversation),
+    toolResults,
+    instructions: inSystem + inConversation,
+  };
+  const sum = raw.system + raw.tools + raw.conversation + raw.toolResults + raw.instructions;
   if (sum === 0) return raw;
   const scaled = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Math.round((v * total) / sum)])) as unknown as ContextSources;
   // Rounding can leave the parts a token or two off the total: the largest part absorbs it.

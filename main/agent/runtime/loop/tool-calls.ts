@@ -39,7 +39,7 @@ type Prepared =
 export interface ToolBatch {
   messages: ModelMessage[];
   stopTurn: boolean;
-  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: string[] }>;
+  ran: Array<{ callId: string; name: string; readOnly: boolean; isError: boolean; writes?: string[]; files?: string[] }>;
 }
 
 /**
@@ -123,7 +123,8 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
           if (item.kind === 'ready' && !skipped && options.hooks) result = await postToolUse(options.hooks, item, result, outputText(result), { ...options, signal: signals.get(index) });
           if (item.kind === 'ready' && !skipped) {
             const writes = declaredWrites(item.execution);
-            ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true, ...(writes ? { writes } : {}) });
+            const files = namedFiles(item.execution);
+            ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true, ...(writes ? { writes } : {}), ...(files.length ? { files } : {}) });
           }
           if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
           if (result.stopTurn) stopTurn = true;
@@ -192,6 +193,11 @@ function declaredWrites(execution: ToolExecution): string[] | undefined {
   const accesses = execution.accesses;
   if (!accesses?.length || accesses.some((a) => a.kind !== 'file' || a.recursive)) return undefined;
   return accesses.flatMap((a) => (a.kind === 'file' && a.operation !== 'read' && a.operation !== 'search' ? [a.path] : []));
+}
+
+/** The single files a call declared it reads or writes (not the trees it searches). */
+function namedFiles(execution: ToolExecution): string[] {
+  return (execution.accesses ?? []).flatMap((a) => (a.kind === 'file' && !a.recursive && a.operation !== 'search' ? [a.path] : []));
 }
 
 async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCallOptions): Promise<Prepared> {

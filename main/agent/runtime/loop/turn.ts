@@ -18,8 +18,10 @@ export interface TurnSession {
   emit(event: SessionEventInput): void;
   /** Persist what happened so far (called at step boundaries). */
   checkpoint(): Promise<void>;
-  /** A step is about to start: messages to add first (notifications, reminders); the history may have been compacted. */
-  beforeStep(): Promise<ModelMessage[]>;
+  /** Step `step` is about to start: messages to add first (notifications, the user's steers, reminders); the history may have been compacted. */
+  beforeStep(step: number): Promise<ModelMessage[]>;
+  /** The user steered the running turn and the steer waits for the next step: a final answer does not end the turn. */
+  steerWaiting?(): boolean;
   /** Tool-call ids used earlier in the conversation but no longer in the history (compacted or undone). */
   usedCallIds(): ReadonlySet<string>;
   /** Add a model call's tokens to the session's total (and tell the UI). */
@@ -68,7 +70,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   let continued = 0;
   for (let step = 1; ; step++) {
     if (options.maxSteps !== undefined && step > options.maxSteps) return { stopReason: 'max_steps' };
-    for (const message of await session.beforeStep()) session.append(message);
+    for (const message of await session.beforeStep(step)) session.append(message);
     session.emit({ type: 'step.started', turnId, step });
 
     const streamed = await stepWithRetry(model.provider, async () => ({ system: await model.system(), messages: session.history(), tools: model.registry.schemas(), signal }), {
@@ -78,6 +80,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       callbacks: {
         onText: (text) => session.emit({ type: 'assistant.delta', turnId, step, text }),
         onThinking: (text) => session.emit({ type: 'thinking.delta', turnId, step, text }),
+        onNote: (message) => session.emit({ type: 'step.note', turnId, step, message }),
       },
       onRetry: (attempt, delayMs, error) =>
         session.emit({ type: 'step.retrying', turnId, step, attempt, maxAttempts: options.retry.maxAttempts, delayMs, error: { code: error.code, message: error.message } }),
@@ -109,6 +112,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     if (result.toolCalls.length === 0) {
       if (result.finishReason === 'max_tokens') return { stopReason: 'max_tokens' };
       if (result.finishReason === 'filtered') return { stopReason: 'filtered' };
+      if (session.steerWaiting?.()) continue;
       const again = await session.onFinalAnswer?.(continued);
       if (signal.aborted) return { stopReason: 'cancelled' };
       if (!again) return { stopReason: 'end_turn' };

@@ -49,7 +49,8 @@ export function localDate(ms: number): string {
 }
 
 /**
- * `AGENTS.md` at the workspace root, capped so a huge file cannot crowd out the conversation. It goes
+ * `AGENTS.md` at the workspace root (what a remote workspace's system prompt holds; a local one reads every
+ * instruction file through infra/instructions), capped so a huge file cannot crowd out the conversation. It goes
  * through the path guard like any file the model sees: a cloned repository's AGENTS.md that links to a
  * secret or out of the workspace is not read, nor is one that is not a regular file (a FIFO would hang).
  */
@@ -75,14 +76,15 @@ export async function readAgentsMd(environment: Environment, workspace: string, 
 
 export interface SystemPromptParts {
   facts: WorkspaceFacts;
-  agentsMd: string | null;
+  /** The instruction files' section (infra/instructions), or null when there are none. */
+  instructions: string | null;
   tools: ReadonlyArray<{ name: string; description: string }>;
   /** Further sections (skills listing, modes) added by later capabilities. */
   extra?: readonly string[];
 }
 
 /**
- * Identity, workspace facts, AGENTS.md and the tool list, in that order. It is written once for a
+ * Identity, workspace facts, the instruction files and the tool list, in that order. It is written once for a
  * session and kept (runtime/prompt/session-prompt.ts), so it holds nothing that changes from step to step.
  */
 export function buildSystemPrompt(parts: SystemPromptParts): string {
@@ -90,7 +92,7 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
   const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`];
   const git = parts.facts.git ? `\n\n## Git status when this conversation started (run git status for the current state)\n${parts.facts.git}` : '\n- Not a git repository.';
   sections.push(`# Environment\n${facts.join('\n')}${git}`);
-  if (parts.agentsMd) sections.push(`# Project instructions (AGENTS.md)\n${parts.agentsMd.trim()}`);
+  if (parts.instructions) sections.push(parts.instructions);
   if (parts.tools.length) {
     const list = parts.tools.map((t) => `- ${t.name}: ${firstSentence(t.description)}`).join('\n');
     sections.push(`# Tools\nYou can call these tools:\n${list}`);

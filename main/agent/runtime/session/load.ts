@@ -8,6 +8,7 @@ import { TaskBoard } from '../../infra/tasks/task-board';
 import type { CapabilitySet } from '../capability-set';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import { SubagentHost, type SubagentHostDeps } from '../subagents/host';
+import { PromptQueue } from '../turn/prompt-queue';
 import type { Runs } from '../turn/runs';
 import { sessionStartHooks } from '../turn/hook-events';
 import { sessionBasics } from './basics';
@@ -88,7 +89,7 @@ export function openSession(deps: SessionLoadDeps, session: Session, problems: s
     open.lastUsed = performance.now();
     deps.emit(event);
   });
-  const open: OpenSession = { session, problems, handle, tasks, injections, gates: [], starting: null, startSettled: false, subagents, lastUsed: performance.now(), unloaded: false, stopForwarding };
+  const open: OpenSession = { session, problems, handle, tasks, injections, queue: new PromptQueue(session), gates: [], starting: null, startSettled: false, subagents, lastUsed: performance.now(), unloaded: false, stopForwarding };
   return open;
 }
 

@@ -3,6 +3,7 @@ import type { ModelMessage } from '../../contract/model';
 import type { Session } from '../../infra/sessions/session';
 import type { TaskBoard } from '../../infra/tasks/task-board';
 import type { SubagentHost } from '../subagents/host';
+import type { PromptQueue } from '../turn/prompt-queue';
 
 /** A session the core has open: its log, what was wrong with it on load, and the handle capabilities get. */
 export interface OpenSession {
@@ -13,6 +14,8 @@ export interface OpenSession {
   tasks: TaskBoard;
   /** Messages for the model waiting for the next step boundary. */
   injections: string[];
+  /** What the user typed while a turn ran: the next turn's prompts, and steers for the running turn. */
+  queue: PromptQueue;
   /** What capabilities asked to finish before the turn's next tool call runs (Feature.onTurnStart, onStepEnd). */
   gates: Promise<unknown>[];
   /** The SessionStart hooks' context, waiting for the session's first turn (which waits for them). */

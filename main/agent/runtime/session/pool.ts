@@ -33,6 +33,8 @@ export class SessionPool {
   /** Sessions being let go of: loading one again waits for its log to be written. */
   private readonly unloading = new Map<string, Promise<void>>();
   private readonly letGo = new Map<string, LetGo>();
+  /** Sessions whose capabilities are still being told they loaded: a command naming one waits for them. */
+  private readonly loading = new Map<string, Promise<void>>();
   private readonly sweep: IdleSweep;
 
   constructor(private readonly deps: SessionPoolDeps) {
@@ -49,13 +51,21 @@ export class SessionPool {
   async get(sessionId: string): Promise<OpenSession> {
     await this.unloading.get(this.checkedId(sessionId));
     const cached = this.open.get(sessionId);
-    if (cached) {
-      cached.lastUsed = performance.now();
-      return cached;
-    }
+    if (cached) return this.ready(cached);
     const loaded = await this.deps.store.load(sessionId);
     if (!loaded) throw new CommandError('not_found', `Session ${sessionId} does not exist in this workspace.`);
-    return this.open.get(sessionId) ?? this.add(loaded.session, loaded.problems, 'resume');
+    const raced = this.open.get(sessionId);
+    return raced ? this.ready(raced) : this.add(loaded.session, loaded.problems, 'resume');
+  }
+
+  /**
+   * An open session once every capability has been told it loaded: a command naming a session while it loads (the
+   * window opens it and asks for its tasks at once) must not find it half loaded.
+   */
+  private async ready(open: OpenSession): Promise<OpenSession> {
+    open.lastUsed = performance.now();
+    await this.loading.get(open.session.id);
+    return open;
   }
 
   /** A new session, open. */
@@ -146,11 +156,17 @@ export class SessionPool {
     const open = openSession(this.deps, session, problems);
     // Registered before anything is awaited: whatever names it while it loads finds this one.
     this.open.set(session.id, open);
-    await startOpenSession(this.deps.capabilities, open, source, () => {
+    const ready = startOpenSession(this.deps.capabilities, open, source, () => {
       const kept = this.letGo.get(session.id);
       this.letGo.delete(session.id);
       return kept;
     });
+    this.loading.set(session.id, ready);
+    try {
+      await ready;
+    } finally {
+      if (this.loading.get(session.id) === ready) this.loading.delete(session.id);
+    }
     this.sweep.arm();
     return open;
   }

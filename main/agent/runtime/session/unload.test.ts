@@ -153,6 +153,19 @@ describe('sessions no window shows are let go of when idle', () => {
     await unloaded(hh, idle);
   });
 
+  it('a command naming a session while it is loaded again waits for it (opening it and listing its tasks at once)', async () => {
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS });
+    const hh = h;
+    const left = hh.session.id;
+    hh.core.show('window-1', await newSession(hh));
+    await unloaded(hh, left);
+    hh.core.show('window-1', left);
+    // The window switches back: it opens the session and asks for its tasks without waiting in between.
+    const [opened, tasks] = await Promise.all([hh.core.handlers.openSession({ sessionId: left }), hh.core.handlers.listTasks({ sessionId: left })]);
+    expect(opened.session.id).toBe(left);
+    expect(tasks).toEqual({ tasks: [], cron: [], commands: [] });
+  });
+
   it('a window whose session is deleted shows none any more (it goes to its empty view)', async () => {
     h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS });
     const hh = h;

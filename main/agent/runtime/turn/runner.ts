@@ -1,6 +1,6 @@
 import type { Environment } from '../../contract/environment';
 import { randomUUID } from 'node:crypto';
-import type { AppEvent, Attachment } from '../../../../protocol';
+import type { AppEvent, Attachment, EffortSetting } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
 import type { SessionHandle, TurnOutcome, TurnPrompt } from '../../contract/feature';
 import type { ContentPart } from '../../contract/model';
@@ -19,6 +19,7 @@ import type { OpenSession } from '../session/open-session';
 import type { SubagentHostDeps } from '../subagents/host';
 import { promptHooks, stopHooks } from './hook-events';
 import { mentionNote } from './mentions';
+import type { QueuedPrompt } from './prompt-queue';
 import { Runs } from './runs';
 import { type StepSetupDeps, stepSetup } from './step-setup';
 import { runSessionTurn } from './turn-session';
@@ -82,11 +83,12 @@ export class TurnRunner {
     return config;
   }
 
-  /** Begin a turn now (the caller checked the session is not busy); returns its id. */
-  begin(open: OpenSession, provider: ProviderConfig, prompt: TurnPrompt): string {
+  /** Begin a turn now (the caller checked the session is not busy); returns its id. `queued`: the waiting message it carries. */
+  begin(open: OpenSession, provider: ProviderConfig, prompt: TurnPrompt, queued?: QueuedPrompt): string {
     const { session, handle } = open;
     const config = withSessionModel(provider, session);
     const turnId = `turn-${randomUUID().slice(0, 8)}`;
+    if (queued) open.queue.sent(queued, turnId);
     const started = this.options.now();
     const attachments = prompt.attachments ?? [];
     this.runs.start(
@@ -118,7 +120,7 @@ export class TurnRunner {
         // The prompt reaches disk at once, and a long stream every few seconds, so a crash loses little.
         void session.flush().catch(() => {});
         const periodicFlush = setInterval(() => void session.flush().catch(() => {}), FLUSH_INTERVAL_MS);
-        const outcome = await this.execute(open, config, turnId, signal);
+        const outcome = await this.execute(open, await this.withEffort(config, session.effort), turnId, signal);
         await Promise.all(open.gates.splice(0));
         clearInterval(periodicFlush);
         session.emit({ type: 'turn.ended', turnId, stopReason: outcome.stopReason, ...(outcome.error ? { error: outcome.error } : {}), durationMs: this.options.now() - started });
@@ -126,11 +128,26 @@ export class TurnRunner {
       },
       async (outcome) => {
         await this.options.capabilities.each((f) => f.onTurnEnded?.(handle, outcome));
+        // What the user queued meanwhile is the next turn, unless they stopped this one (then it waits for them).
+        if (outcome.stopReason !== 'cancelled') await this.sendQueued(open);
         // A task notification the turn ended before reading gets a turn of its own (unless one started meanwhile).
         await open.tasks.onTurnEnded(outcome).catch(() => {});
       },
     );
     return turnId;
+  }
+
+  /**
+   * Start a turn with a waiting message (`queueId`, else the first) unless a run is going or none waits; resolves to
+   * the turn's id or null. A message whose turn cannot start (no model, or one started meanwhile) keeps its place.
+   */
+  async sendQueued(open: OpenSession, queueId?: string): Promise<string | null> {
+    if (this.runs.busy(open.session.id) || !open.queue.waiting.length) return null;
+    const config = await this.options.provider.turnConfig();
+    if (!config || this.runs.busy(open.session.id)) return null;
+    const item = open.queue.take(queueId);
+    if (!item) return null;
+    return this.begin(open, config, { text: item.text, origin: 'user', attachments: [] }, item);
   }
 
   /** A compaction the user asked for: runs like a turn (one at a time, stopped by cancelTurn) without being one. */
@@ -150,6 +167,9 @@ export class TurnRunner {
         session.emit({ type: 'compaction.ended', compactionId, trigger: 'manual', outcome: 'failed', tokensBefore: 0, error: info });
         return { stopReason: 'error', error: info };
       }
+    }, async (outcome) => {
+      // What the user queued while the conversation was compacted is the next turn (unless they stopped it).
+      if (outcome.stopReason !== 'cancelled') await this.sendQueued(open);
     });
     return compactionId;
   }
@@ -167,7 +187,10 @@ export class TurnRunner {
       // A swarm starts many sub-agents at once: they share one reading of the workspace (a git status) for a few seconds.
       setup: { ...this.setupDeps(), workspaceFacts: () => this.sharedWorkspaceFacts() },
       context: options.context,
-      providerConfig: () => options.provider.turnConfig(),
+      providerConfig: async () => {
+        const config = await options.provider.turnConfig();
+        return config && this.withEffort(config, undefined);
+      },
       authorize: (call) => options.capabilities.authorize(handle(), call),
       parentFacts: () => options.facts(handle()),
       emitApp: (event) => options.emit(event),
@@ -176,6 +199,12 @@ export class TurnRunner {
       ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
       now: options.now,
     };
+  }
+
+  /** The effort a turn asks for: the session's choice, else the run's or the settings' for its model (`off`: none). */
+  private async withEffort(config: ProviderConfig, chosen: EffortSetting | undefined): Promise<ProviderConfig> {
+    const effort = chosen ?? (await this.options.provider.defaultEffort(config.model).catch(() => undefined));
+    return effort && effort !== 'off' ? { ...config, effort } : config;
   }
 
   private setupDeps(): StepSetupDeps {
@@ -202,6 +231,7 @@ export class TurnRunner {
         setup,
         context: this.options.context,
         injections: open.injections,
+        steers: { deliver: (id, step) => open.queue.deliverSteers(id, step), waiting: () => open.queue.hasSteers() },
         facts: () => this.options.facts(handle),
         authorize: (call) => capabilities.authorize(handle, call),
         hooks: handle.hooks,

@@ -7,6 +7,8 @@ import type { ProviderConfig } from '../../infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from '../compaction/context-keeper';
 import { sessionSystemPrompt } from '../prompt/session-prompt';
 import { type WorkspaceFacts, buildSystemPrompt, readAgentsMd, workspaceFacts } from '../prompt/system-prompt';
+import { loadInstructions } from '../../infra/instructions/index';
+import { instructionsSection } from '../../infra/instructions/render';
 import { selectedInHistory } from '../tools/deferred';
 import { ToolRegistry } from '../tools/registry';
 import { selectToolsTool } from '../tools/select-tools/select-tools';
@@ -54,6 +56,8 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   };
   const reviewer = deps.features.map((f) => f.changeReviewer?.(handle)).find((r) => r !== undefined);
   if (reviewer) env.reviewer = reviewer;
+  const codeChecks = deps.features.map((f) => f.codeChecks?.(handle)).find((c) => c !== undefined);
+  if (codeChecks) env.codeChecks = codeChecks;
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));
   const offered = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
@@ -63,13 +67,13 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
   const registry = new ToolRegistry(tools, { selected: selectedInHistory(session.context) });
   if (registry.deferredNames().length) registry.add(selectToolsTool(registry));
   const render = async () => {
-    const [facts, agentsMd, sections] = await Promise.all([
+    const [facts, instructions, sections] = await Promise.all([
       deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.environment, deps.workspace),
-      readAgentsMd(deps.environment, deps.workspace),
+      instructionsFor(deps),
       Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle))),
     ]);
     const extra = sections.filter((s): s is string => Boolean(s));
-    return buildSystemPrompt({ facts, agentsMd, tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });
+    return buildSystemPrompt({ facts, instructions, tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });
   };
   return {
     provider,
@@ -81,4 +85,14 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     // Kept with the session: the same bytes at every step until a compaction or a change of the tools.
     system: () => sessionSystemPrompt(handle, registry.schemas(), render),
   };
+}
+
+/**
+ * The system prompt's instruction files: every place they live for a local workspace (infra/instructions reads the
+ * local disk); for a remote one, its root AGENTS.md through the environment.
+ */
+async function instructionsFor(deps: StepSetupDeps): Promise<string | null> {
+  if (deps.environment.kind === 'local') return instructionsSection((await loadInstructions({ workspace: deps.workspace, deftHome: deps.home })).files);
+  const text = await readAgentsMd(deps.environment, deps.workspace);
+  return text ? instructionsSection([{ path: 'AGENTS.md', display: 'AGENTS.md', scope: 'project', text, bytes: Buffer.byteLength(text), truncated: false }]) : null;
 }

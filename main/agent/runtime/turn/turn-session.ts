@@ -30,6 +30,8 @@ export interface SessionTurnOptions {
   context: ContextKeeper;
   /** Messages for the model waiting for the next step boundary (drained at each, as user messages). */
   injections: string[];
+  /** The user's steers for this turn (a session's own turns only: a sub-agent never gets its parent's). */
+  steers?: { deliver(turnId: string, step: number): string[]; waiting(): boolean };
   /** What this agent is told now (a sub-agent: the parent's facts less its own work). */
   facts(): Promise<FactGroup[]>;
   /** Decide whether a call may run (approvals suspend here). */
@@ -68,7 +70,7 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
     append: (message) => session.appendContext(message),
     emit: (event) => void session.emit(event),
     checkpoint: () => session.flush(),
-    beforeStep: async () => {
+    beforeStep: async (step) => {
       const compacted = await compactIfDue();
       if (compacted) setup.registry.clearSelection();
       o.onStep?.();
@@ -79,10 +81,14 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
         const present = new Set(session.context.map((m) => m.content));
         injected = injected.filter((m) => !(typeof m.content === 'string' && present.has(m.content)));
       }
+      // The user's steers come after what the session injected, verbatim (never filtered as a repeat).
+      const steered = o.steers?.deliver(o.turnId, step) ?? [];
+      injected = [...injected, ...steered.map((text): ModelMessage => ({ role: 'user', content: text }))];
       const reminder = await factsReminder(o, [...session.context, ...injected]);
       return reminder ? [...injected, reminder] : injected;
     },
     usedCallIds: () => session.callIds,
+    ...(o.steers ? { steerWaiting: () => o.steers!.waiting() } : {}),
     countUsage: (id, usage) => o.countUsage(id, usage, { system, tools: setup.tools, contextWindow: setup.contextWindow }),
     beforeTools: async () => void (o.gates ? await Promise.all(o.gates.pending.splice(0)) : undefined),
     afterTools: (step) => void o.gates?.pending.push(o.gates.stepEnded(step)),

@@ -2,6 +2,7 @@ import type { ThemePreference } from '../../../../protocol';
 import { setTheme } from '../../actions/preferences';
 import { usePreferences } from '../../stores/preferences';
 import { useAppliedTheme } from './theme';
+import './appearance.css';
 
 const CHOICES: Array<{ value: ThemePreference; label: string }> = [
   { value: 'system', label: 'System' },

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Attachment, Mention } from '../../../../protocol';
 import { Icon, Spinner } from '../../components/Icon';
+import { queuePrompt } from '../../actions/queue';
 import { cancelTurn, sendPrompt } from '../../actions/sessions';
 import { useHistory } from '../../stores/history';
 import { useTranscript } from '../../stores/transcript';
@@ -14,15 +15,20 @@ import { runSkill } from '../../actions/skills';
 import { mcpPromptCall, useMcpPromptCommands } from '../mcp/prompt-commands';
 import { useSlashMenu } from '../skills/SlashMenu';
 import { ContextHint } from '../context/ContextHint';
+import { MemoryLineDialog } from '../memory/MemoryLineDialog';
 import { BUILTIN_COMMANDS, composerCommand } from './commands';
 import { useMentionMenu } from './MentionMenu';
 import { MentionText } from './MentionText';
+import { EffortChip } from './EffortChip';
 import { ModelChip } from './ModelChip';
 import { type ActiveMention, insertMention, mentionsIn } from './mentions';
 import { usePromptHistory } from './use-prompt-history';
+import './composer.css';
 
 /**
- * The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. `@`
+ * The message box: Enter sends, Shift+Enter adds a line, Escape (or Stop) ends a running turn. While a turn runs the
+ * box stays usable: Enter queues the message for the next turn, Ctrl+Enter (or Steer) delivers it into the running
+ * turn at its next step (QueuedMessages shows both until they are sent). `@`
  * mentions a workspace file (shown as a chip; the model is told to Read it), `/` lists commands and
  * skills (/plan, /compact, /undo, /rewind, /changes, /model are the composer's own), ↑/↓ recall earlier
  * prompts. Images dropped, pasted or attached go with the prompt; other dropped files are mentioned
@@ -80,7 +86,24 @@ export function Composer() {
     return () => window.removeEventListener('deft:focus-composer', focus);
   }, []);
 
-  const submit = async () => {
+  const [queueError, setQueueError] = useState<string | null>(null);
+
+  /** While a turn runs: the text waits for the next turn, or (`steer`) for the running turn's next step. */
+  const queue = async (steer: boolean) => {
+    if (!text.trim()) return;
+    if (files.attachments.length) {
+      setQueueError('Images go with a prompt of their own: send this one when the turn ends, or Stop it first.');
+      return;
+    }
+    const sent = text;
+    setText('');
+    setSentCount((n) => n + 1);
+    setMentions([]);
+    setQueueError(null);
+    if (!(await queuePrompt(sent, steer))) setText(sent);
+  };
+
+  const submit = async (steer = false) => {
     const command = composerCommand(text);
     if (command) {
       setText('');
@@ -88,7 +111,8 @@ export function Composer() {
       if (!(await command.run(running))) setText(text);
       return;
     }
-    if (running || !ready) return;
+    if (running) return queue(steer);
+    if (!ready) return;
     const sent = text;
     const attached = files.attachments;
     const mentioned = mentionsIn(sent, mentions);
@@ -118,10 +142,19 @@ export function Composer() {
       }}
     >
       {picker.menu ?? slash.menu}
+      <MemoryLineDialog />
       {slash.hint}
       <ContextHint text={text} />
       {files.dragging ? <DropOverlay /> : null}
       <AttachmentStrip attachments={files.attachments} onRemove={files.remove} label="Attached images" />
+      {queueError ? (
+        <p className="composer-error" role="alert">
+          {queueError}{' '}
+          <button type="button" className="link-button" onClick={() => setQueueError(null)}>
+            Dismiss
+          </button>
+        </p>
+      ) : null}
       {files.error ? (
         <p className="composer-error" role="alert">
           {files.error}{' '}
@@ -142,7 +175,11 @@ export function Composer() {
           {...(picker.open ? picker.inputProps : {})}
           aria-label="Message"
           placeholder={
-            compacting ? 'Deft is compacting the conversation… (Esc to stop)' : running ? 'Deft is working… (Esc to stop)' : 'Ask Deft to read, change or explain code… (@ for files, / for commands)'
+            compacting
+              ? 'Deft is compacting the conversation… (Enter queues a message, Esc stops)'
+              : running
+                ? 'Deft is working… Enter queues a message, Ctrl+Enter steers it into this turn, Esc stops'
+                : 'Ask Deft to read, change or explain code… (@ for files, / for commands)'
           }
           rows={1}
           value={text}
@@ -160,7 +197,7 @@ export function Composer() {
             if (history.onKeyDown(e)) return;
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
-              void submit();
+              void submit(running && (e.ctrlKey || e.metaKey));
             } else if (e.key === 'Escape' && running) {
               e.preventDefault();
               void cancelTurn();
@@ -188,6 +225,7 @@ export function Composer() {
           <ModeSelect />
           <PlanToggle />
           <ModelChip />
+          <EffortChip />
           {files.pending ? (
             <span className="composer-hint">
               <Spinner size={12} /> Attaching…
@@ -199,9 +237,14 @@ export function Composer() {
           )}
         </div>
         {running ? (
-          <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
-            <Icon name="stop" size={14} /> Stop
-          </button>
+          <div className="composer-run-actions">
+            <button type="button" className="button" disabled={!text.trim()} title="Deliver this message into the running turn at its next step (Ctrl+Enter)" onClick={() => void submit(true)}>
+              Steer
+            </button>
+            <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>
+              <Icon name="stop" size={14} /> Stop
+            </button>
+          </div>
         ) : (
           <button type="submit" className="button button-primary" disabled={!ready} aria-label="Send">
             Send <Icon name="send" size={14} />

@@ -5,6 +5,7 @@ import { setSessionModel } from '../../actions/sessions';
 import { listModels } from '../../actions/settings';
 import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
+import '../settings/provider-form.css';
 
 /** The model the open session's next turn uses, and the provider's. */
 export function useSessionModel(): { model: string | null; own: boolean; provider: string | null } {

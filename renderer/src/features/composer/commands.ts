@@ -1,6 +1,7 @@
 import { setSessionModel } from '../../actions/sessions';
 import { rewindCommand } from '../checkpoints/rewind-command';
 import { contextCommand } from '../context/context-command';
+import { memoryCommand } from '../memory/memory-command';
 import { planCommand } from '../plan/plan-command';
 import { openModelMenu } from './ModelChip';
 
@@ -19,6 +20,7 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   { command: 'rewind', description: 'Put files and/or the conversation back to just before a prompt' },
   { command: 'changes', description: 'Review every file this session changed' },
   { command: 'model', argumentHint: '[name]', description: "Switch the model for this session's next turns" },
+  { command: 'memory', description: 'The instruction files the model reads (AGENTS.md, CLAUDE.md); # at the start of a message adds a line' },
 ];
 
 /** `/model` opens the model chip's list; `/model <name>` switches to that model. */
@@ -38,4 +40,4 @@ function modelCommand(text: string): { run: (running: boolean) => Promise<boolea
 }
 
 /** The composer's own commands win over skills of the same name. */
-export const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text) ?? rewindCommand(text) ?? modelCommand(text);
+export const composerCommand = (text: string) => planCommand(text) ?? contextCommand(text) ?? rewindCommand(text) ?? modelCommand(text) ?? memoryCommand(text);

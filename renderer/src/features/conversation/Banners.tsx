@@ -4,6 +4,7 @@ import { useUi } from '../../stores/ui';
 import { SETTINGS_CODES, headlineFor } from './provider-errors';
 import { useSettings } from '../../stores/settings';
 import { useState } from 'react';
+import './conversation.css';
 
 /** One line when commands run without an OS sandbox, saying why and how to get one. */
 function SandboxNotice() {

@@ -1,19 +1,22 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { Icon } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
 import { letGoOfEarlierTurns, useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
 import { RewindNotice } from '../checkpoints/RewindNotice';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
+import { SteerMessage } from '../composer/SteerMessage';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
 import { EarlierPagesButton, useEarlierPages } from './EarlierPages';
 import { EmptyState } from './EmptyState';
 import { useFollowNewest } from './follow-newest';
+import { isOwnPrompt, latestPromptIndex, withLatestTurn } from './latest-turn';
 import { AssistantMessage, Notice, UserMessage } from './Messages';
 import { forgetRowsGone } from './row-sizes';
+import './conversation.css';
 
 /** One row of a transcript (the session's, or a sub-agent's in its card). */
 export function TranscriptRow({ item }: { item: TranscriptItem }) {
@@ -34,6 +37,8 @@ export function TranscriptRow({ item }: { item: TranscriptItem }) {
       return <CompactionCard item={item} />;
     case 'rewind':
       return <RewindNotice item={item} />;
+    case 'steer':
+      return <SteerMessage item={item} />;
   }
 }
 
@@ -58,6 +63,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
     estimateSize: (index) => estimateHeight(items[index]!),
     overscan: 6,
     getItemKey: (index) => items[index]!.id,
+    rangeExtractor: useMemo(() => withLatestTurn(items), [items]),
     // A conversation opens at its end: without this the first render lays out (and highlights) the
     // opening rows only to jump away from them.
     initialOffset: Number.MAX_SAFE_INTEGER,
@@ -85,6 +91,15 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
       lastRewind.current = last.id;
       follow();
     }
+  }, [items, follow]);
+
+  // The user's own prompt brings the view to the newest wherever they were reading, in the commit that adds it.
+  const lastPrompt = useRef(items[latestPromptIndex(items)]?.id ?? null);
+  useLayoutEffect(() => {
+    const prompt = items[latestPromptIndex(items)];
+    if (!prompt || prompt.id === lastPrompt.current) return;
+    lastPrompt.current = prompt.id;
+    if (isOwnPrompt(prompt)) follow();
   }, [items, follow]);
 
   // Following a long live session, its oldest rows leave the window (they page back in on scrolling up).

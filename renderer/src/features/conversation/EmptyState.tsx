@@ -1,5 +1,6 @@
 import { sendPrompt } from '../../actions/sessions';
 import { useSettings } from '../../stores/settings';
+import './conversation.css';
 
 const SUGGESTIONS = [
   'Give me a tour of this codebase: what it does and how it is laid out.',

@@ -10,6 +10,7 @@ import { TasksButton } from '../tasks/TasksButton';
 import { useNow } from '../tasks/use-now';
 import { ContextMeter } from '../usage/ContextMeter';
 import { CostBadge } from '../usage/CostBadge';
+import './conversation.css';
 
 /** The header's tooltip: what the figures mean, and the cache's share where the provider reports it. */
 function usageTitle(usage: Usage): string {

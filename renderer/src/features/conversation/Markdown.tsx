@@ -1,6 +1,7 @@
 import { type ComponentProps, memo, useState } from 'react';
 import { type MarkdownBlock, type MarkdownSplit, splitMarkdown } from './markdown-blocks';
 import { renderMarkdownNodes } from './markdown-render';
+import './markdown.css';
 
 function textOf(node: unknown): string {
   if (typeof node === 'string') return node;

@@ -1,5 +1,4 @@
 import { memo, useMemo, useState } from 'react';
-import { createPortal } from 'react-dom';
 import { Dialog } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
 import { useCheckpointDialog } from '../../stores/checkpoints';
@@ -84,7 +83,7 @@ export const ChangedFilesSummary = memo(function ChangedFilesSummary({ item }: {
         ))}
       </ul>
       {/* Rows are transformed (virtualised), so a fixed-position dialog must live outside them. */}
-      {open ? createPortal(<FileChangesDialog file={open} onClose={() => setOpen(null)} />, document.body) : null}
+      {open ? <FileChangesDialog file={open} onClose={() => setOpen(null)} /> : null}
     </section>
   );
 });

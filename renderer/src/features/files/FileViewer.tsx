@@ -68,7 +68,7 @@ export function FileViewer() {
         </button>
       </header>
       {open.error ? (
-        <p className="form-error file-viewer-error" role="alert">
+        <p className="form-error" role="alert">
           {open.error}
         </p>
       ) : !file ? (

@@ -1,4 +1,5 @@
 import { SHORTCUT_GROUPS } from './shortcuts';
+import './shortcuts.css';
 
 /** Every shortcut, by where it works: the shortcuts sheet (Ctrl+/) and Settings → Keyboard shortcuts show it. */
 export function ShortcutList() {

@@ -1,6 +1,7 @@
 import { useSettings } from '../../stores/settings';
 import { ProviderForm, TestConnectionButton } from '../settings/ProviderForm';
 import { useProviderForm } from '../settings/use-provider-form';
+import './onboarding.css';
 
 /** Shown until a provider is configured. The buttons stay in view at every window size (the form scrolls above them). */
 export function FirstRun() {

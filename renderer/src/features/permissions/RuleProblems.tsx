@@ -5,6 +5,7 @@ import { usePermissions } from '../../stores/permissions';
 import { loadHooks } from '../../actions/hooks';
 import { useHooks } from '../../stores/hooks';
 import type { RuleProblem } from '../../../../protocol';
+import './permissions.css';
 
 const NONE: RuleProblem[] = [];
 const NOTHING: string[] = [];

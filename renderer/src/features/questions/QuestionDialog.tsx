@@ -4,6 +4,7 @@ import { Dialog } from '../../components/Dialog';
 import { type PendingQuestion, requestsOf, useApprovals } from '../../stores/approvals';
 import { answerQuestion } from '../../actions/approvals';
 import { useSessions } from '../../stores/sessions';
+import './questions.css';
 
 interface Draft {
   selected: string[];
@@ -49,6 +50,7 @@ function Questions({ pending }: { pending: PendingQuestion }) {
       title={title}
       onClose={() => void send(true)}
       closeOnBackdrop={false}
+      beneathOpen
       initialFocus=".questions input"
       footer={
         <>

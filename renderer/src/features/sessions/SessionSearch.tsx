@@ -3,6 +3,7 @@ import type { SessionSearchHit } from '../../../../protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { openSession, searchSessions } from '../../actions/sessions';
 import { useSessions } from '../../stores/sessions';
+import './sessions.css';
 
 /** What was found for a query: titles at once (from the list), then the core's search of the conversations. */
 function useSessionSearch(query: string): { hits: SessionSearchHit[]; searching: boolean } {

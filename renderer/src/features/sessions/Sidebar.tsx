@@ -9,6 +9,7 @@ import { useSkills } from '../../stores/skills';
 import { SessionRow } from './SessionRow';
 import { SessionSearchBox, SessionSearchResults } from './SessionSearch';
 import { toggleSidebar } from '../layout/window-size';
+import './sessions.css';
 
 export function Sidebar() {
   const sessions = useSessions((s) => s.sessions);

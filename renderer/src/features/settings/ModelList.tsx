@@ -1,4 +1,5 @@
 import { useId, useMemo } from 'react';
+import './provider-form.css';
 
 /**
  * The models a server offers, shown as a list to pick from (typing in the Model field narrows it).

@@ -4,6 +4,7 @@ import { Icon, Spinner } from '../../components/Icon';
 import { ModelList } from './ModelList';
 import { PROVIDER_KINDS, PROVIDER_PRESETS, presetOf } from './presets';
 import { DEFAULT_CONTEXT_WINDOW, type useProviderForm } from './use-provider-form';
+import './provider-form.css';
 
 type Form = ReturnType<typeof useProviderForm>;
 

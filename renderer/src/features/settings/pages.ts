@@ -2,8 +2,10 @@ import type { ComponentType } from 'react';
 import type { IconName } from '../../components/Icon';
 import { AgentTypes } from '../agents/AgentTypes';
 import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
+import { CodeIntelligenceSettings } from '../code/CodeIntelligenceSettings';
 import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
+import { MemoryPage } from '../memory/MemoryPage';
 import { WebSettings } from '../web/WebSettings';
 import { AppearancePage } from './pages/AppearancePage';
 import { DataPage } from './pages/DataPage';
@@ -28,8 +30,10 @@ export interface SettingsPage {
 export const settingsPages: readonly SettingsPage[] = [
   { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
+  { id: 'memory', label: 'Memory', icon: 'file', Page: MemoryPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
+  { id: 'code', label: 'Code intelligence', icon: 'brain', Page: CodeIntelligenceSettings },
   { id: 'agents', label: 'Sub-agent types', icon: 'tool', Page: AgentTypes },
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
   { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },

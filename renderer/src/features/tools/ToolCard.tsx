@@ -6,6 +6,7 @@ import type { ToolItem } from '../../stores/transcript';
 import { FilePath } from '../files/FilePath';
 import { headline } from './headline';
 import { cardRenderers, opensByDefault, renderInput, renderResult, renderSummary, resultSupersedesInput, toolIcons } from './registry';
+import './tools.css';
 
 /** The plan file a Write or Edit changed (plans live in ~/.deft/plans/), or null. */
 function isPlanWrite(item: ToolItem, home: string | undefined): string | null {

@@ -5,6 +5,7 @@ import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
 import { fileInputRenderers, fileResultRenderers, fileSummary, openResults, supersedingResults } from '../files/cards';
 import { McpCallView, McpResultView } from '../mcp/cards';
+import { CodeProblems, CodeResultView, codeSummary } from '../code/cards';
 import { AnswerPairs, legacyAnswers } from '../questions/AnswerPairs';
 import { CommandCard } from '../tasks/CommandCard';
 import { TodoItems } from '../todo/TodoItems';
@@ -59,6 +60,14 @@ export const resultRenderers: { [K in ToolResultDisplay['kind']]?: ResultRendere
     return answers ? <AnswerPairs answers={answers} dismissed={false} /> : <pre className="tool-output">{output}</pre>;
   },
   ...fileResultRenderers,
+  // A Write/Edit's diff, with what the language server says the change broke under it.
+  diff: (d) => (
+    <>
+      {fileResultRenderers.diff(d)}
+      {d.diagnostics ? <CodeProblems path={d.path} diagnostics={d.diagnostics} /> : null}
+    </>
+  ),
+  code_result: (d) => <CodeResultView display={d} />,
 };
 
 /** Results that say all their call did (the call's own display is hidden once they arrive), beyond the file kinds. */
@@ -103,6 +112,7 @@ export function renderResult(display: ToolResultDisplay | undefined, output: str
 
 /** A short summary beside the card's title (line counts, match counts…), or null. */
 export function renderSummary(display: ToolInputDisplay | ToolResultDisplay): ReactNode {
+  if (display.kind === 'code_result') return codeSummary(display);
   return fileSummary(display);
 }
 

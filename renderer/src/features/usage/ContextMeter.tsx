@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMeter } from '../../stores/meter';
 import { formatTokens } from '../../../../protocol/helpers/units';
+import './usage.css';
 
 const SOURCES = [
   { key: 'system', label: 'System prompt' },
+  { key: 'instructions', label: 'Instruction files' },
   { key: 'tools', label: 'Tools' },
   { key: 'conversation', label: 'Conversation' },
   { key: 'toolResults', label: 'Tool results' },
@@ -66,6 +68,7 @@ export function ContextMeter() {
               <tbody>
                 {SOURCES.map((source) => {
                   const tokens = context.breakdown![source.key];
+                  if (tokens === undefined) return null;
                   return (
                     <tr key={source.key}>
                       <th scope="row">{source.label}</th>

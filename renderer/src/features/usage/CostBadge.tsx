@@ -3,6 +3,7 @@ import { useMeter } from '../../stores/meter';
 import { usePreferences } from '../../stores/preferences';
 import { useSettings } from '../../stores/settings';
 import { sessionCost } from './cost';
+import './usage.css';
 
 /** What the session has cost at list prices, where the model's price is known (Settings → Model prices); nothing otherwise. */
 export function CostBadge() {

@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import type { PriceTable } from '../../../../protocol';
 import { setPreferences } from '../../actions/preferences';
 import { usePreferences } from '../../stores/preferences';
+import './usage.css';
 
 interface Row {
   model: string;

@@ -140,7 +140,7 @@ function Rules() {
                 ))}
               </ul>
             ) : (
-              <p className="form-note rule-empty">No rules.</p>
+              <p className="form-note">No rules.</p>
             )}
           </div>
         );

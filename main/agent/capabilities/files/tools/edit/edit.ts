@@ -6,6 +6,7 @@ import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView } from '../../line-endings';
 import { loadTextFile } from '../../text-file';
 import { isReviewed, reviewChange } from '../../review-gate';
+import { withCodeCheck } from '../../code-check';
 import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
 import type { ToolInputDisplay } from '../../../../../../protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
@@ -130,10 +131,10 @@ export function editTool(files: FileTracker): Tool<typeof input> {
             const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;
             const partial = reviewed.text !== change.after;
             const done = partial ? `Applied the accepted part of the edit to ${path.display}.` : `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`;
-            return {
+            return withCodeCheck(env, ctx, path.real, fromModelView(view.text, view), {
               output: reviewed.report ? `${done}\n${reviewed.report}` : done,
               display: partial ? diffDisplay(path.display, view.text, reviewed.text) : (unchanged?.display ?? diffDisplay(path.display, view.text, change.after)),
-            };
+            });
           }),
       };
     },

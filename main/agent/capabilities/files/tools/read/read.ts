@@ -124,6 +124,8 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
               await close();
             }
             files.record(path.real, stats);
+            // Its language server (if any) starts and opens it now, so a later edit is checked without a cold start.
+            if (env.environment.kind === 'local') env.codeChecks?.touched(path.real);
             if (stats.size === 0) {
               return { output: '', note: '<system>The file is empty (0 bytes).</system>', display: { kind: 'file_content', path: path.display, content: '', totalLines: 0 } };
             }

@@ -5,6 +5,7 @@ import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView, toModelView } from '../../line-endings';
 import { MAX_EDIT_BYTES, loadTextFile } from '../../text-file';
 import { isReviewed, reviewChange } from '../../review-gate';
+import { withCodeCheck } from '../../code-check';
 import { asToolError, guard, pathRules, statOrNull } from '../../tool-support';
 import { formatBytes } from '../../../../../../protocol/helpers/units';
 import type { GuardedPath } from '../../../../infra/policies/path-guard';
@@ -112,10 +113,12 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
                 ? `Wrote ${bytes} bytes to ${path.display}${kept}.`
                 : `Created ${path.display} and wrote ${bytes} bytes.`;
             const output = partial ? `Wrote the accepted part of the change to ${path.display}.\n${reviewed.report}` : reviewed.report ? `${written}\n${reviewed.report}` : written;
-            return {
+            const result: ToolResult = {
               output,
               display: view || !stats ? diffDisplay(path.display, beforeText, afterText) : { kind: 'text', text: `${output} The previous content (${formatBytes(stats.size)}) was not text or too large to compare.` },
             };
+            // What was there before, as on disk: unknown (not text, too large) means no comparison, so no check.
+            return stats && !view ? result : withCodeCheck(env, ctx, path.real, view ? fromModelView(view.text, view) : null, result);
           }),
       };
     },

@@ -1,0 +1,92 @@
+import { homedir } from 'node:os';
+import type { MemoryOverview } from '../../../../protocol';
+import { CommandError } from '../../contract/errors';
+import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import { appendMemoryLine, memoryFileIn } from '../../infra/instructions/append';
+import { displayPath } from '../../infra/instructions/display';
+import { loadInstructions } from '../../infra/instructions/index';
+import { foldersWithInstructions, instructionRoots, nestedFolders } from '../../infra/instructions/locations';
+import { readInstructionSettings, writeInstructionSettings } from '../../infra/instructions/settings';
+import { TrustStore } from '../../infra/settings/trust';
+import { nestedFacts, nestedFoldersSlot, readNested } from './nested';
+
+export interface MemoryFeatureOptions {
+  /** The user's home, for `~/.claude/CLAUDE.md`, `~/.codex/AGENTS.md` and `~` in imports (default: the OS's). */
+  userHome?: string;
+}
+
+/**
+ * Instruction files beyond the system prompt's (which the runtime reads through infra/instructions): a subfolder's
+ * AGENTS.md/CLAUDE.md announced as a fact when the agent first reads or edits a file under it, the Memory view's
+ * list, the user's choices about other agents' user files, and `#` lines added to a file.
+ */
+export function createMemoryFeature(options: MemoryFeatureOptions = {}): FeatureFactory {
+  return (core: CoreContext): Feature => {
+    const userHome = options.userHome ?? homedir();
+    const roots = instructionRoots(core.workspace, userHome);
+    const rootSet = () => loadInstructions({ workspace: core.workspace, deftHome: core.home, userHome });
+    const context = async () => ({ ...roots, deftHome: core.home, userHome, trusted: (await new TrustStore(core.home, core.workspace).get()).trusted });
+    /** Per session: the real paths the system prompt's files were read from (read once: the prompt is kept too). */
+    const rootRead = new Map<string, Promise<ReadonlySet<string>>>();
+    const readOfRoot = (sessionId: string) => {
+      let read = rootRead.get(sessionId);
+      if (!read) rootRead.set(sessionId, (read = rootSet().then((set) => set.read)));
+      return read;
+    };
+    const nestedOf = async (session: SessionHandle) => {
+      const folders = session.state(nestedFoldersSlot).get();
+      return folders.length ? readNested(await context(), folders, await readOfRoot(session.id)) : [];
+    };
+
+    const overview = async (sessionId?: string): Promise<MemoryOverview> => {
+      const [set, settings, project, user] = await Promise.all([rootSet(), readInstructionSettings(core.home), memoryFileIn(roots.workspace), memoryFileIn(core.home)]);
+      const nested = sessionId ? await nestedOf(await core.session(sessionId)) : [];
+      const files = [...set.files, ...nested.flatMap((n) => n.files)];
+      return {
+        files: files.map((f) => ({ display: f.display, scope: f.scope, ...(f.importedBy ? { importedBy: f.importedBy } : {}), text: f.text, bytes: f.bytes, truncated: f.truncated })),
+        problems: [...set.problems, ...nested.flatMap((n) => n.problems)],
+        settings,
+        targets: [
+          { target: 'project', display: displayPath(project.path, roots.workspace, userHome), exists: project.exists },
+          { target: 'user', display: displayPath(user.path, roots.workspace, userHome), exists: user.exists },
+        ],
+      };
+    };
+
+    return {
+      name: 'memory',
+      facts: async (session) => nestedFacts(await nestedOf(session)),
+      onStepEnd: async (session, step) => {
+        const touched = step.calls.filter((c) => !c.isError).flatMap((c) => c.files ?? []);
+        if (!touched.length) return;
+        const known = session.state(nestedFoldersSlot).get();
+        const candidates = [...new Set(touched.flatMap((path) => nestedFolders(roots.workspace, path)))].filter((dir) => !known.includes(dir));
+        const found = await foldersWithInstructions(candidates);
+        if (found.length) session.state(nestedFoldersSlot).set([...known, ...found]);
+      },
+      onUndo: (session, before) => {
+        const folders = before(nestedFoldersSlot);
+        if (folders.length !== session.state(nestedFoldersSlot).get().length) session.state(nestedFoldersSlot).set(folders);
+      },
+      onSessionUnloaded: (session) => void rootRead.delete(session.id),
+      onSessionDeleted: (sessionId) => void rootRead.delete(sessionId),
+      commands: {
+        listMemory: ({ sessionId }) => overview(sessionId),
+        setInstructionSettings: async (patch) => {
+          await writeInstructionSettings(core.home, patch);
+          return overview();
+        },
+        addMemoryLine: async ({ target, text }) => {
+          try {
+            const path = await appendMemoryLine(target === 'project' ? roots.workspace : core.home, text, { deftHome: core.home });
+            return { display: displayPath(path, roots.workspace, userHome) };
+          } catch (error) {
+            throw new CommandError('invalid_request', `The line was not added: ${(error as Error).message}`);
+          }
+        },
+      },
+    };
+  };
+}
+
+export const memoryFeature = createMemoryFeature();

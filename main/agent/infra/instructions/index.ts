@@ -1,0 +1,24 @@
+import { homedir } from 'node:os';
+import { TrustStore } from '../settings/trust';
+import { InstructionReader } from './load';
+import { instructionRoots, projectCandidates, userCandidates } from './locations';
+import { readInstructionSettings } from './settings';
+import type { InstructionLimits, InstructionSet } from './types';
+
+export interface SessionInstructionOptions {
+  workspace: string;
+  /** Deft's home (`~/.deft`): its AGENTS.md, its settings and trust. */
+  deftHome: string;
+  userHome?: string;
+  limits?: Partial<InstructionLimits>;
+}
+
+/** The instruction files a new system prompt holds (user, then project from the repository's top down), with the real paths read. */
+export async function loadInstructions(options: SessionInstructionOptions): Promise<InstructionSet & { read: ReadonlySet<string> }> {
+  const userHome = options.userHome ?? homedir();
+  const roots = instructionRoots(options.workspace, userHome);
+  const [choices, trust] = await Promise.all([readInstructionSettings(options.deftHome), new TrustStore(options.deftHome, options.workspace).get()]);
+  const reader = new InstructionReader({ ...roots, deftHome: options.deftHome, userHome, trusted: trust.trusted, ...(options.limits ? { limits: options.limits } : {}) });
+  const set = await reader.read([...userCandidates(options.deftHome, choices, userHome), ...projectCandidates(roots)]);
+  return { ...set, read: reader.readPaths };
+}
