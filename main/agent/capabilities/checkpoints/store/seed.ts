@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { localEnvironment } from '../../../infra/environment/local/local-environment';
 import { ownedByUser } from '../../../infra/git/repository';
 import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../../infra/policies/sensitive';
 import { type GitPlaces, runGit } from './git';
@@ -52,7 +53,7 @@ async function leftOut(places: StorePlaces, entries: readonly IndexEntry[], opti
   for (const entry of entries) {
     const { path } = entry;
     if (isGitlink(entry) || entry.size > options.maxFileBytes || options.excluded.some((x) => path === x || path.startsWith(x.endsWith('/') ? x : `${x}/`))) out.push(path);
-    else if (isSensitivePath(path) || (SECRET_BY_CONTENT.test(path) && (await isSensitiveFile(join(places.workspace, path), { workspace: places.workspace })))) out.push(path);
+    else if (isSensitivePath(path) || (SECRET_BY_CONTENT.test(path) && (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })))) out.push(path);
   }
   return out;
 }
