@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../protocol';
-import { agentsFeature, agentsFeatureWith } from '../main/agent/capabilities/agents/feature';
+import { agentsCapability, agentsCapabilityWith } from '../main/agent/capabilities/agents/capability';
 import { SWARM_LIMITS } from '../main/agent/capabilities/agents/swarm-scheduler';
 import { createHarness, testCapabilities } from '../test-support/harness';
 import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
@@ -10,7 +10,7 @@ const RAMP_ITEMS = 20;
 /** Long enough that no sub-agent is asked to expand its answer: one model request per item, as in the baseline. */
 const ANSWER = `Checked. ${'Nothing to report for this item; every check passed as expected. '.repeat(4)}`;
 
-const features = (limits: Partial<typeof SWARM_LIMITS>) => testCapabilities.map((f) => (f === agentsFeature ? agentsFeatureWith({ swarmLimits: limits }) : f));
+const capabilities = (limits: Partial<typeof SWARM_LIMITS>) => testCapabilities.map((f) => (f === agentsCapability ? agentsCapabilityWith({ swarmLimits: limits }) : f));
 
 function gcHeap(): number {
   (globalThis as { gc?: () => void }).gc?.();
@@ -19,7 +19,7 @@ function gcHeap(): number {
 
 /** A swarm of `count` trivial items (each sub-agent answers at once); its wall time and the heap it leaves behind. */
 async function swarm(count: number, limits: Partial<typeof SWARM_LIMITS>): Promise<{ ms: number; heapPerAgent: number; completed: number }> {
-  const h = await createHarness({ features: features(limits) });
+  const h = await createHarness({ capabilities: capabilities(limits) });
   try {
     h.server.fallback = () => textReply(ANSWER);
     // A small swarm first, so code loaded and compiled on first use is not counted against the measured one.

@@ -205,7 +205,7 @@ async function writeTurn(h: Harness, path: string, content: string, checkpoints:
 }
 
 async function turnFigures(): Promise<BenchResult[]> {
-  const on = await createHarness({ features: defaultCapabilities });
+  const on = await createHarness({ capabilities: defaultCapabilities });
   const off = await createHarness();
   try {
     const paths = await fillWorkspace(on.workspace, TURN_FILES, 3_000, 11);

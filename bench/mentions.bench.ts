@@ -40,7 +40,7 @@ export default async function mentionBenches(): Promise<BenchResult[]> {
 
   // A keystroke that arrives while the index is still being built (the first @ right after start).
   const coldStart = performance.now();
-  const core = new DeftCore({ home, workspace: repo.root, host: webHost, secrets: FileSecretStore.inHome(home), features: defaultCapabilities });
+  const core = new DeftCore({ home, workspace: repo.root, host: webHost, secrets: FileSecretStore.inHome(home), capabilities: defaultCapabilities });
   const cold = await dispatchCommand(core.handlers, 'searchFiles', { query: 'f', limit: 30 });
   const coldMs = performance.now() - coldStart;
   if (!cold.ok) throw new Error(cold.error.message);

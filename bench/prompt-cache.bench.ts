@@ -4,7 +4,7 @@ import type { SessionEventOf, Usage } from '../protocol';
 import type { MockReply, RecordedRequest } from '../test-support/mock-model-server';
 import { prefixBreak, prefixBreaks } from '../test-support/request-prefix';
 import { defaultCapabilities } from '../main/agent/capabilities';
-import type { FeatureFactory } from '../main/agent/contract/feature';
+import type { CapabilityFactory } from '../main/agent/contract/capability';
 import { createHarness } from '../test-support/harness';
 import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
 import type { BenchResult } from './types';
@@ -58,17 +58,17 @@ const skill = (description: string) => `---\nname: demo\ndescription: ${descript
  * The capabilities, each one's facts recorded as the runtime reads them (before every model step):
  * `current` holds what each key says now, so the facts behind a request are known when it arrives.
  */
-function recordingFacts(current: Map<string, string | null>): FeatureFactory[] {
+function recordingFacts(current: Map<string, string | null>): CapabilityFactory[] {
   return defaultCapabilities.map((create) => (core) => {
-    const feature = create(core);
-    const facts = feature.facts?.bind(feature);
-    if (!facts) return feature;
-    feature.facts = async (session) => {
+    const capability = create(core);
+    const facts = capability.facts?.bind(capability);
+    if (!facts) return capability;
+    capability.facts = async (session) => {
       const said = await facts(session);
       for (const fact of said) current.set(fact.key, fact.text);
       return said;
     };
-    return feature;
+    return capability;
   });
 }
 
@@ -86,7 +86,7 @@ function factsInSystemPrompt(current: ReadonlyMap<string, string | null>, step: 
 async function scriptedSession(): Promise<{ requests: RecordedRequest[]; factsAt: string[]; usage: Usage | undefined }> {
   const current = new Map<string, string | null>();
   const factsAt: string[] = [];
-  const h = await createHarness({ features: recordingFacts(current) });
+  const h = await createHarness({ capabilities: recordingFacts(current) });
   const skillFile = join(h.workspace, '.deft', 'skills', 'demo', 'SKILL.md');
   try {
     await mkdir(join(skillFile, '..'), { recursive: true });

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { resolveShell } from '../main/agent/capabilities/shell/shell';
 import { ShellSession } from '../main/agent/capabilities/shell/shell-session';
 import { ShellJob } from '../main/agent/capabilities/shell/shell-job';
-import type { SessionHandle } from '../main/agent/contract/feature';
+import type { SessionHandle } from '../main/agent/contract/capability';
 import { tempDir } from '../test-support/harness';
 import { inertSessionHandle } from '../test-support/session-handle';
 import { processesMatching, uniqueSleep } from '../test-support/processes';

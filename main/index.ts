@@ -61,7 +61,7 @@ function openWindow(workspacePath: string): void {
     webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
   });
   const core = new DeftCore({
-    features: defaultCapabilities,
+    capabilities: defaultCapabilities,
     home,
     workspace,
     host: electronHost,

@@ -23,7 +23,7 @@ async function layerErrors(filePath: string, code: string): Promise<string[]> {
 
 describe('layer rules (eslint-plugin-boundaries, in `npm run lint`)', () => {
   it('a capability importing another capability fails', async () => {
-    expect(await layerErrors('main/agent/capabilities/files/probe.ts', "import { shellFeature } from '../shell/feature';\nexport const x = shellFeature;\n")).toEqual([
+    expect(await layerErrors('main/agent/capabilities/files/probe.ts', "import { shellCapability } from '../shell/capability';\nexport const x = shellCapability;\n")).toEqual([
       'boundaries/dependencies: A capability never imports another capability: move what both need into contract/ or infra/.',
     ]);
     // From deep inside a capability (a tool's folder) too.
@@ -48,7 +48,7 @@ describe('layer rules (eslint-plugin-boundaries, in `npm run lint`)', () => {
   });
 
   it('the runtime importing a capability, or anything but a host importing the default list, fails', async () => {
-    expect(await layerErrors('main/agent/runtime/probe.ts', "import { todoFeature } from '../capabilities/todo/feature';\nexport const x = todoFeature;\n")).toHaveLength(1);
+    expect(await layerErrors('main/agent/runtime/probe.ts', "import { todoCapability } from '../capabilities/todo/capability';\nexport const x = todoCapability;\n")).toHaveLength(1);
     expect(await layerErrors('main/agent/runtime/probe.ts', "import { defaultCapabilities } from '../capabilities';\nexport const x = defaultCapabilities;\n")).toEqual([
       'boundaries/dependencies: The default capability list is for hosts (and tests) only.',
     ]);

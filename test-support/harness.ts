@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DeftEvent, PermissionMode, SessionEvent } from '../protocol';
 import { MockModelServer } from './mock-model-server';
 import { defaultCapabilities } from '../main/agent/capabilities';
-import { checkpointsFeature } from '../main/agent/capabilities/checkpoints/feature';
+import { checkpointsCapability } from '../main/agent/capabilities/checkpoints/capability';
 import { type CoreOptions, DeftCore } from '../main/agent/runtime/core';
 import type { RetryPolicy } from '../main/agent/infra/providers/retry';
 import { FileSecretStore } from '../main/agent/infra/settings/secrets';
@@ -20,7 +20,7 @@ export async function tempDir(prefix = 'deft-test-'): Promise<string> {
  * The default capabilities without checkpoints: each turn of a checkpointed session runs a few git
  * processes, which tests of other capabilities do not need. Checkpoint tests pass `defaultCapabilities`.
  */
-export const testCapabilities = defaultCapabilities.filter((feature) => feature !== checkpointsFeature);
+export const testCapabilities = defaultCapabilities.filter((capability) => capability !== checkpointsCapability);
 
 /**
  * A core on a temp workspace and home, wired to a mock model server, recording every event.
@@ -36,7 +36,7 @@ export async function createHarness(options: Partial<CoreOptions> & { permission
   await writeFile(join(home, 'settings.json'), JSON.stringify({ permissions: { defaultMode: permissionMode } }));
   const secrets = FileSecretStore.inHome(home);
   const events: DeftEvent[] = [];
-  const core = new DeftCore({ home, workspace, host: cliHost(), secrets, retry: fastRetry, features: testCapabilities, ...coreOptions });
+  const core = new DeftCore({ home, workspace, host: cliHost(), secrets, retry: fastRetry, capabilities: testCapabilities, ...coreOptions });
   core.onEvent((e) => events.push(e));
   await core.handlers.setSettings({ provider: { kind: 'openai', baseUrl, model: 'mock-model', apiKey: 'test-key' } });
   const { session } = await core.handlers.createSession({});

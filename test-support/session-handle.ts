@@ -1,4 +1,4 @@
-import type { SessionHandle } from '../main/agent/contract/feature';
+import type { SessionHandle } from '../main/agent/contract/capability';
 import type { WorkspaceSandbox } from '../main/agent/contract/sandbox';
 import { noHooks } from '../main/agent/contract/hooks';
 import { Sandbox } from '../main/agent/infra/sandbox/sandbox';
@@ -9,7 +9,7 @@ export function noWorkspaceSandbox(dir: string): WorkspaceSandbox {
   return new Sandbox({ workspace: dir, home: dir, support: { kind: null } }).forWorkspace();
 }
 
-/** A session handle that records nothing and starts no turns: for exercising tools and features alone. */
+/** A session handle that records nothing and starts no turns: for exercising tools and capabilities alone. */
 export function inertSessionHandle(id: string, dir: string): SessionHandle {
   const quiet = { running: false, startTurn: async () => null, inject: () => {} };
   return {

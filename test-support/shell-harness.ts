@@ -1,5 +1,5 @@
 import type { AppEvent, SessionEvent } from '../protocol';
-import { type ShellFeatureOptions, shellFeature } from '../main/agent/capabilities/shell/feature';
+import { type ShellCapabilityOptions, shellCapability } from '../main/agent/capabilities/shell/capability';
 import type { CoreOptions } from '../main/agent/runtime/core';
 import type { ResolvedCall } from '../main/agent/contract/calls';
 import { createHarness } from './harness';
@@ -9,13 +9,13 @@ export type Harness = Awaited<ReturnType<typeof createHarness>>;
 type ToolResultEvent = Extract<SessionEvent, { type: 'tool.call.result' }>;
 
 /** A harness whose core has the shell/background capability (fast kill grace, short quiet time). */
-export function createTasksHarness(options: ShellFeatureOptions = {}, core: Partial<CoreOptions> = {}) {
-  return createHarness({ features: [shellFeature({ killGraceMs: 500, quietAfterMs: 300, ...options })], ...core });
+export function createTasksHarness(options: ShellCapabilityOptions = {}, core: Partial<CoreOptions> = {}) {
+  return createHarness({ capabilities: [shellCapability({ killGraceMs: 500, quietAfterMs: 300, ...options })], ...core });
 }
 
 /** A tasks harness with a permission-layer stand-in that records every resolved call (and allows it). */
 export function createSpyHarness(onCall: (call: ResolvedCall) => void, core: Partial<CoreOptions> = {}) {
-  return createHarness({ features: [shellFeature(), () => ({ name: 'spy', authorize: async (_s, call) => (onCall(call), undefined) })], ...core });
+  return createHarness({ capabilities: [shellCapability(), () => ({ name: 'spy', authorize: async (_s, call) => (onCall(call), undefined) })], ...core });
 }
 
 let calls = 0;

@@ -16,7 +16,7 @@ const repo = join(import.meta.dirname, '..', '..');
 
 describe('the first request of a session', async () => {
   // The app as a window runs it: every capability, the default permission mode, a workspace with AGENTS.md.
-  const h = await createHarness({ host: webHost, features: defaultCapabilities, permissionMode: 'ask' });
+  const h = await createHarness({ host: webHost, capabilities: defaultCapabilities, permissionMode: 'ask' });
   afterAll(() => h.dispose());
   await writeFile(join(h.workspace, 'AGENTS.md'), '# Notes\nRun `npm test` before you finish.\n');
   h.server.enqueue(textReply('It holds AGENTS.md.'));

@@ -1,7 +1,7 @@
 import { localEnvironment } from './infra/environment/local/local-environment';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
-import type { CoreContext, SessionHandle } from './contract/feature';
+import type { CoreContext, SessionHandle } from './contract/capability';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileSecretStore } from './infra/settings/secrets';
@@ -42,13 +42,13 @@ const session: SessionHandle = inertSessionHandle('schema-session', scratch);
 const env: ToolEnv = { environment: localEnvironment(), workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
 
 describe('tool schemas', async () => {
-  const features = defaultCapabilities.map((create) => create(core));
-  for (const feature of features) await feature.onSessionLoaded?.(session);
-  const tools = features.flatMap((feature) => feature.tools?.(session, env) ?? []);
+  const capabilities = defaultCapabilities.map((create) => create(core));
+  for (const capability of capabilities) await capability.onSessionLoaded?.(session);
+  const tools = capabilities.flatMap((capability) => capability.tools?.(session, env) ?? []);
   const registry = new ToolRegistry(tools);
   // select_tools is offered by the runtime whenever some tools are deferred.
   registry.add(selectToolsTool(registry));
-  afterAll(() => Promise.all(features.map(async (f) => f.close?.())));
+  afterAll(() => Promise.all(capabilities.map(async (f) => f.close?.())));
 
   it('have unique names and closed objects', () => {
     expect(registry.names().length).toBe(tools.length + 1);

@@ -2,8 +2,8 @@ import { localEnvironment } from './infra/environment/local/local-environment';
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
-import { shellFeature } from './capabilities/shell/feature';
-import type { CoreContext, Feature, FeatureFactory } from './contract/feature';
+import { shellCapability } from './capabilities/shell/capability';
+import type { CoreContext, Capability, CapabilityFactory } from './contract/capability';
 import type { ToolEnv } from './contract/tool';
 import { FileSecretStore } from './infra/settings/secrets';
 import { ToolRegistry } from './runtime/tools/registry';
@@ -12,21 +12,21 @@ import { inertSessionHandle, noWorkspaceSandbox } from '../../test-support/sessi
 import { cliHost, webHost } from '../host/hosts';
 
 const scratch = await tempDir('deft-tool-set-');
-const open: Feature[] = [];
+const open: Capability[] = [];
 afterAll(async () => {
   await Promise.all(open.map(async (f) => f.close?.()));
   await rm(scratch, { recursive: true, force: true });
 });
 
 /** The tools a session is offered with these capabilities, on this host, for a model that does (not) read images. */
-async function offered(options: { host: CoreContext['host']; imageInput: boolean; features?: readonly FeatureFactory[] }) {
+async function offered(options: { host: CoreContext['host']; imageInput: boolean; capabilities?: readonly CapabilityFactory[] }) {
   const core: CoreContext = { environment: localEnvironment(), workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, secrets: FileSecretStore.inHome(scratch), session: () => Promise.reject(new Error('not here')), sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox(scratch) };
   const session = inertSessionHandle(`s-${open.length}`, scratch);
   const env: ToolEnv = { environment: localEnvironment(), workspace: scratch, home: scratch, sessionId: session.id, sessionDir: scratch, capabilities: { imageInput: options.imageInput }, extraRoots: () => [] };
-  const features = (options.features ?? defaultCapabilities).map((create) => create(core));
-  open.push(...features);
-  for (const feature of features) await feature.onSessionLoaded?.(session);
-  return new ToolRegistry(features.flatMap((f) => f.tools?.(session, env) ?? [])).schemas();
+  const capabilities = (options.capabilities ?? defaultCapabilities).map((create) => create(core));
+  open.push(...capabilities);
+  for (const capability of capabilities) await capability.onSessionLoaded?.(session);
+  return new ToolRegistry(capabilities.flatMap((f) => f.tools?.(session, env) ?? [])).schemas();
 }
 
 const names = (tools: Awaited<ReturnType<typeof offered>>) => tools.map((t) => t.name);
@@ -51,20 +51,20 @@ describe('what decides the tool set', () => {
   });
 
   it('without background tasks, Bash says so in its description and schema, and the task tools are gone', async () => {
-    const tools = await offered({ host: webHost, imageInput: true, features: [shellFeature({ backgroundTasks: false })] });
+    const tools = await offered({ host: webHost, imageInput: true, capabilities: [shellCapability({ backgroundTasks: false })] });
     expect(names(tools)).toEqual(['Bash', 'CronCreate', 'CronList', 'CronDelete']);
     const bash = tools[0]!;
     expect(bash.description).toContain('Background tasks are not available in this session');
     expect(bash.description).toContain('When time runs out the command is stopped');
     expect(bash.description).not.toMatch(/run_in_background|TaskOutput|TaskStop|\{\{/);
     expect(Object.keys((bash.parameters as { properties: object }).properties).sort()).toEqual(['command', 'cwd', 'description', 'timeout']);
-    const withTasks = (await offered({ host: webHost, imageInput: true, features: [shellFeature()] }))[0]!;
+    const withTasks = (await offered({ host: webHost, imageInput: true, capabilities: [shellCapability()] }))[0]!;
     expect(withTasks.description).toContain('set `run_in_background: true`');
     expect(withTasks.description).not.toContain('{{');
   });
 
   it('without background tasks, a foreground command that reaches its timeout is stopped, not moved to the background', async () => {
-    const h = await createHarness({ features: [shellFeature({ backgroundTasks: false, killGraceMs: 200 })] });
+    const h = await createHarness({ capabilities: [shellCapability({ backgroundTasks: false, killGraceMs: 200 })] });
     try {
       h.server.enqueue(
         { chunks: [{ toolCall: { id: 'b', name: 'Bash', args: JSON.stringify({ command: 'sleep 30', timeout: 1 }) } }, { finish: 'tool_calls' }] },

@@ -1,6 +1,6 @@
 import { localEnvironment } from './infra/environment/local/local-environment';
 import { describe, expect, it } from 'vitest';
-import type { SessionHandle } from './contract/feature';
+import type { SessionHandle } from './contract/capability';
 import { createApprovalDesk } from './capabilities/approvals/requests';
 import { askUserQuestionTool } from './capabilities/approvals/tools/ask-user-question/ask-user-question';
 import { createGoalTool } from './capabilities/goals/tools/create-goal/create-goal';

@@ -30,7 +30,7 @@ export function createNodeCore(options: NodeCoreOptions): DeftCore {
   const home = options.home ?? deftHome(env);
   return new DeftCore({
     ...options,
-    features: options.features ?? defaultCapabilities,
+    capabilities: options.capabilities ?? defaultCapabilities,
     home,
     workspace: resolveWorkspace(options.workspace),
     secrets: options.secrets ?? FileSecretStore.inHome(home),

@@ -6,7 +6,7 @@ import { stateSlot } from './state';
  * A permission mode lent to a session for a while, in force instead of the session's own mode: a goal the
  * user started to run without asking holds yolo while it is active. The holder sets it and clears it (the
  * session's own mode is then in force again); the approvals capability decides with it and tells the model
- * and the window when it starts and ends (Feature.onStateChanged). A user who switches the mode ends it.
+ * and the window when it starts and ends (Capability.onStateChanged). A user who switches the mode ends it.
  */
 export const ModeLease = z
   .object({

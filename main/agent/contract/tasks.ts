@@ -41,7 +41,7 @@ export interface RunningTask {
   readonly done: Promise<TaskEnd>;
 }
 
-/** What a capability that runs tasks of one kind declares (Feature.taskKinds). */
+/** What a capability that runs tasks of one kind declares (Capability.taskKinds). */
 export interface TaskKindAdapter {
   kind: TaskKind;
   /** A task of this kind was running when Deft last stopped: clean up what it may have left (its processes). */

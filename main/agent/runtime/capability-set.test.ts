@@ -5,7 +5,7 @@ import { createHarness } from '../../../test-support/harness';
 import { echoTool, waitTool } from '../../../test-support/tools';
 import { callChunk, reminders, toolStep } from '../../../test-support/mock-steps';
 import type { Tool } from '../contract/tool';
-import type { Feature, SessionHandle } from '../contract/feature';
+import type { Capability, SessionHandle } from '../contract/capability';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -13,7 +13,7 @@ afterEach(async () => {
   await h?.dispose();
 });
 
-describe('features', () => {
+describe('capabilities', () => {
   it('add tools, a system-prompt section written once and kept, and facts said in a reminder when they change', async () => {
     let section = 'Section v1';
     let fact = 'Fact v1';
@@ -31,8 +31,8 @@ describe('features', () => {
         },
       }),
     } as Tool;
-    const feature: Feature = { name: 'test', tools: () => [bump], systemPrompt: () => section, facts: () => [{ key: 'test', text: `<system-reminder>\n${fact}\n</system-reminder>` }] };
-    h = await createHarness({ features: [() => feature] });
+    const capability: Capability = { name: 'test', tools: () => [bump], systemPrompt: () => section, facts: () => [{ key: 'test', text: `<system-reminder>\n${fact}\n</system-reminder>` }] };
+    h = await createHarness({ capabilities: [() => capability] });
     h.server.enqueue(toolStep(callChunk('Bump', { text: 'x' })), toolStep(callChunk('Bump', { text: 'y' })));
     h.server.fallback = () => ({ chunks: [{ text: 'done' }, { finish: 'stop' }] });
     await h.run('go');
@@ -49,9 +49,9 @@ describe('features', () => {
 
   it('decide on calls in order; the first decision wins', async () => {
     const seen: string[] = [];
-    const first: Feature = { name: 'a', authorize: async (_s, call) => (seen.push(`a:${call.name}`), call.name === 'Echo' ? { allowed: false, message: 'No echo.' } : undefined) };
-    const second: Feature = { name: 'b', authorize: async (_s, call) => (seen.push(`b:${call.name}`), undefined) };
-    h = await createHarness({ features: [() => first, () => second], tools: () => [echoTool, waitTool] as Tool[] });
+    const first: Capability = { name: 'a', authorize: async (_s, call) => (seen.push(`a:${call.name}`), call.name === 'Echo' ? { allowed: false, message: 'No echo.' } : undefined) };
+    const second: Capability = { name: 'b', authorize: async (_s, call) => (seen.push(`b:${call.name}`), undefined) };
+    h = await createHarness({ capabilities: [() => first, () => second], tools: () => [echoTool, waitTool] as Tool[] });
     h.server.enqueue({ chunks: [{ toolCall: { name: 'Echo', args: '{"text":"x"}' } }, { toolCall: { name: 'Wait', args: '{"ms":1}' } }, { finish: 'tool_calls' }] });
     await h.run('go');
     expect(seen).toEqual(['a:Echo', 'a:Wait', 'b:Wait']);
@@ -75,8 +75,8 @@ describe('features', () => {
         },
       }),
     } as Tool;
-    const feature: Feature = { name: 'n', onSessionLoaded: (s) => void (handle = s), tools: () => [notifier] };
-    h = await createHarness({ features: [() => feature] });
+    const capability: Capability = { name: 'n', onSessionLoaded: (s) => void (handle = s), tools: () => [notifier] };
+    h = await createHarness({ capabilities: [() => capability] });
     h.server.enqueue({ chunks: [{ toolCall: { name: 'Notify', args: '{"text":"x"}' } }, { finish: 'tool_calls' }] });
     await h.run('go');
     expect(h.server.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'go' });

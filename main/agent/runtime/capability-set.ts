@@ -1,6 +1,6 @@
 import type { Authorization, ResolvedCall } from '../contract/calls';
 import type { CommandHandlers } from '../contract/commands';
-import type { ConnectionRequest, CoreContext, Feature, FeatureFactory, SessionHandle } from '../contract/feature';
+import type { ConnectionRequest, CoreContext, Capability, CapabilityFactory, SessionHandle } from '../contract/capability';
 import { type SessionHooks, noHooks } from '../contract/hooks';
 import type { NetworkVerdict } from '../contract/sandbox';
 import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
@@ -10,13 +10,13 @@ import type { TaskKind, TaskKindAdapter } from '../contract/tasks';
  * to them. They answer in the order they were given; one that throws never breaks the others or the caller.
  */
 export class CapabilitySet {
-  readonly features: readonly Feature[];
+  readonly capabilities: readonly Capability[];
   /** The kinds of background task the capabilities run, by kind. */
   readonly taskKinds: ReadonlyMap<TaskKind, TaskKindAdapter>;
 
-  constructor(factories: readonly FeatureFactory[], core: CoreContext) {
-    this.features = factories.map((create) => create(core));
-    this.taskKinds = new Map(this.features.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
+  constructor(factories: readonly CapabilityFactory[], core: CoreContext) {
+    this.capabilities = factories.map((create) => create(core));
+    this.taskKinds = new Map(this.capabilities.flatMap((f) => f.taskKinds ?? []).map((kind) => [kind.kind, kind]));
   }
 
   /**
@@ -24,10 +24,10 @@ export class CapabilitySet {
    * the hook costs no tick, so the first reaction starts synchronously (checkpoints' onTurnStart must hand over its
    * note before the turn's first step drains the injections).
    */
-  async each(hook: (feature: Feature) => void | Promise<void>): Promise<void> {
-    for (const feature of this.features) {
+  async each(hook: (capability: Capability) => void | Promise<void>): Promise<void> {
+    for (const capability of this.capabilities) {
       try {
-        const pending = hook(feature);
+        const pending = hook(capability);
         if (pending) await pending;
       } catch {
         // A capability's reaction must not break the turn or the other capabilities.
@@ -37,9 +37,9 @@ export class CapabilitySet {
 
   /** A state slot of a session took another value: every capability hears it, synchronously. */
   stateChanged(handle: SessionHandle, key: string, previous: unknown): void {
-    for (const feature of this.features) {
+    for (const capability of this.capabilities) {
       try {
-        feature.onStateChanged?.(handle, key, previous);
+        capability.onStateChanged?.(handle, key, previous);
       } catch {
         // One capability's reaction must not break the change or the others.
       }
@@ -48,8 +48,8 @@ export class CapabilitySet {
 
   /** The first decision wins; no decision allows. */
   async authorize(handle: SessionHandle, call: ResolvedCall): Promise<Authorization> {
-    for (const feature of this.features) {
-      const decision = await feature.authorize?.(handle, call);
+    for (const capability of this.capabilities) {
+      const decision = await capability.authorize?.(handle, call);
       if (decision) return decision;
     }
     return { allowed: true };
@@ -57,8 +57,8 @@ export class CapabilitySet {
 
   /** A sandboxed process's connection to a host the settings do not allow: the first verdict wins; none refuses. */
   async authorizeConnection(handle: SessionHandle, request: ConnectionRequest, signal: AbortSignal): Promise<NetworkVerdict> {
-    for (const feature of this.features) {
-      const verdict = await feature.authorizeConnection?.(handle, request, signal);
+    for (const capability of this.capabilities) {
+      const verdict = await capability.authorizeConnection?.(handle, request, signal);
       if (verdict) return verdict;
     }
     return { allowed: false, reason: 'it is not in "sandbox.network.allowedDomains"' };
@@ -66,14 +66,14 @@ export class CapabilitySet {
 
   /** The requests of a session waiting for the user's answer, from every capability. */
   waitingFor(sessionId: string): Array<{ id: string; turnId: string }> {
-    return this.features.flatMap((f) => f.waitingFor?.(sessionId) ?? []);
+    return this.capabilities.flatMap((f) => f.waitingFor?.(sessionId) ?? []);
   }
 
   /** Whether every capability lets the session go: none waits for the user in it or has live work for it. */
   allowUnload(sessionId: string): boolean {
-    return this.features.every((feature) => {
+    return this.capabilities.every((capability) => {
       try {
-        return !feature.waitingFor?.(sessionId).length && feature.canUnload?.(sessionId) !== false;
+        return !capability.waitingFor?.(sessionId).length && capability.canUnload?.(sessionId) !== false;
       } catch {
         return false;
       }
@@ -82,17 +82,17 @@ export class CapabilitySet {
 
   /** The user's hook commands for a session: the first capability that runs them serves (none: hooks do nothing). */
   hookRunner(handle: SessionHandle): SessionHooks {
-    return this.features.map((f) => f.hookRunner?.(handle)).find((runner) => runner !== undefined) ?? noHooks;
+    return this.capabilities.map((f) => f.hookRunner?.(handle)).find((runner) => runner !== undefined) ?? noHooks;
   }
 
   /** The protocol commands the capabilities implement, over `base` (a later capability's command wins). */
   commands(base: Partial<CommandHandlers>): Partial<CommandHandlers> {
     const merged: Partial<CommandHandlers> = { ...base };
-    for (const feature of this.features) Object.assign(merged, feature.commands);
+    for (const capability of this.capabilities) Object.assign(merged, capability.commands);
     return merged;
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.features.map(async (f) => f.close?.()));
+    await Promise.allSettled(this.capabilities.map(async (f) => f.close?.()));
   }
 }

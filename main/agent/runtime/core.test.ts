@@ -36,7 +36,7 @@ describe('a turn against an OpenAI-compatible server', () => {
   });
 
   it('runs tool calls whose arguments arrive split across chunks, and sends results back as tool messages', async () => {
-    h = await createHarness({ tools: () => testTools, features: [] });
+    h = await createHarness({ tools: () => testTools, capabilities: [] });
     h.server.enqueue(
       { chunks: [{ text: 'Let me echo.' }, { toolCall: { id: 'call_1', name: 'Echo', args: '{"text":"split across chunks","times":2}', pieces: 9 } }, { finish: 'tool_calls' }] },
       { chunks: [{ text: 'Done.' }, { finish: 'stop' }] },
@@ -45,7 +45,7 @@ describe('a turn against an OpenAI-compatible server', () => {
     const second = h.server.requests[1]!.body;
     expect(second.messages.at(-2)).toMatchObject({ role: 'assistant', content: 'Let me echo.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Echo' } }] });
     expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: 'split across chunks\nsplit across chunks\n<system>echo note</system>' });
-    // The core's own tools come first; features add theirs after.
+    // The core's own tools come first; capabilities add theirs after.
     expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name).slice(0, 5)).toEqual(['Echo', 'Wait', 'Stubborn', 'Refuse', 'Big']);
     expect(ended(h).stopReason).toBe('end_turn');
   });
@@ -181,7 +181,7 @@ describe('sessions persist', () => {
     const before = (await h.core.handlers.openSession({ sessionId: h.session.id })).events;
     await h.core.close();
 
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
     const { sessions } = await restarted.handlers.listSessions({});
     expect(sessions).toEqual([expect.objectContaining({ id: h.session.id, title: 'first question', turns: 1, running: false })]);
     const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
@@ -218,7 +218,7 @@ describe('sessions persist', () => {
     await writeFile(log, lines.join('\n'));
     await appendFile(log, `${crashed}\n${assistant}\n{"r":"event","e":{"type":"assi`);
 
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
     const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
     expect(opened.problems).toEqual(['Line 4 of the session log is not valid JSON and was skipped.']);
     expect(opened.events.at(-1)).toMatchObject({ type: 'turn.ended', turnId: 'turn-crash', stopReason: 'error', seq: lastSeq + 1 });
@@ -239,14 +239,14 @@ describe('sessions persist', () => {
     const crashed = JSON.stringify({ r: 'event', e: { type: 'turn.started', sessionId: h.session.id, seq: 100, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' } });
     await appendFile(log, `${crashed}\n{"r":"event","e":{"type":"assi`);
 
-    const first = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const first = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
     expect((await first.handlers.openSession({ sessionId: h.session.id })).problems).toEqual([]);
     h.server.enqueue({ chunks: [{ text: 'fine' }, { finish: 'stop' }] });
     await first.handlers.sendPrompt({ sessionId: h.session.id, text: 'after crash' });
     await first.turnDone(h.session.id);
     await first.close();
 
-    const second = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const second = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
     const reopened = await second.handlers.openSession({ sessionId: h.session.id });
     expect(reopened.problems).toEqual([]);
     const ends = reopened.events.filter((e) => e.type === 'turn.ended' && e.turnId === 'turn-crash');
@@ -298,7 +298,7 @@ describe('settings', () => {
   it('says clearly when nothing is configured', async () => {
     h = await createHarness();
     // Without checkpoints (as the harness runs), and closed: a store left opening under the temp folder would race its removal.
-    const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: testCapabilities });
+    const bare = new DeftCore({ home: h.workspace, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: testCapabilities });
     const { session } = await bare.handlers.createSession({});
     await expect(bare.handlers.sendPrompt({ sessionId: session.id, text: 'hi' })).rejects.toMatchObject({ code: 'not_configured' });
     await bare.close();
@@ -337,7 +337,7 @@ describe('tool call ids', () => {
 
 describe('commands', () => {
   it('a core with the default capabilities serves every command of the protocol', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     const handlers = h.core.handlers as unknown as Record<string, unknown>;
     expect(Object.keys(commands).filter((name) => typeof handlers[name] !== 'function')).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import type { AppEvent, DeftEvent, NotificationInput } from '../../../protocol';
 import type { CommandHandlers } from '../contract/commands';
 import type { Environment } from '../contract/environment';
-import type { CoreContext, FeatureFactory, TurnOutcome } from '../contract/feature';
+import type { CoreContext, CapabilityFactory, TurnOutcome } from '../contract/capability';
 import { localEnvironment } from '../infra/environment/local/local-environment';
 import type { HostCapabilities } from '../contract/host';
 import type { Tool, ToolEnv } from '../contract/tool';
@@ -33,7 +33,7 @@ export interface CoreOptions {
   host: HostCapabilities;
   secrets: SecretStore;
   /** The capabilities to plug in, in the order their hooks run (hosts pass main/agent/capabilities.ts's list). */
-  features: readonly FeatureFactory[];
+  capabilities: readonly CapabilityFactory[];
   /** Provider values that win over saved settings (CLI flags, DEFT_* variables). */
   providerOverrides?: ProviderOverrides;
   fetch?: typeof fetch;
@@ -41,7 +41,7 @@ export interface CoreOptions {
   retry?: RetryPolicy;
   maxSteps?: number;
   abortGraceMs?: number;
-  /** Extra tools for every session (tests); one with a feature tool's name stands in for it. */
+  /** Extra tools for every session (tests); one with a capability tool's name stands in for it. */
   tools?: (env: ToolEnv) => Tool[];
   pickWorkspace?: () => Promise<string | null>;
   /** Open a path in the system file manager / default app (Electron); absent elsewhere. */
@@ -109,9 +109,9 @@ export class DeftCore {
       workspaceSandbox: this.sandbox.forWorkspace(),
       ...(options.openFile ? { openFile: options.openFile } : {}),
     };
-    const capabilities = (this.capabilities = new CapabilitySet(options.features, core));
-    const facts: FactSource = factSource(capabilities.features, coreFacts(now));
-    const context = new ContextKeeper({ features: capabilities.features, facts, retry: options.retry ?? defaultRetryPolicy });
+    const capabilities = (this.capabilities = new CapabilitySet(options.capabilities, core));
+    const facts: FactSource = factSource(capabilities.capabilities, coreFacts(now));
+    const context = new ContextKeeper({ capabilities: capabilities.capabilities, facts, retry: options.retry ?? defaultRetryPolicy });
     this.turns = new TurnRunner({ ...options, environment, now, capabilities, provider, context, facts, emit, reload: (id) => this.pool.get(id) });
     const { runs } = this.turns;
     this.pool = new SessionPool({

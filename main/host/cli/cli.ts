@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import type { PermissionMode, SessionEvent } from '../../../protocol';
 import { parseSlashCommand, slashCommands } from '../../../protocol/helpers/slash';
 import { defaultCapabilities } from '../../agent/capabilities';
-import { withSkillsOptions } from '../../agent/capabilities/skills/feature';
-import { withMcpOptions } from '../../agent/capabilities/mcp/feature';
+import { withSkillsOptions } from '../../agent/capabilities/skills/capability';
+import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
@@ -96,9 +96,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`--mcp-config ${file} is not a file`);
     }
     // A headless run reads the skill folders once: it watches nothing it will not use.
-    let features = withSkillsOptions(defaultCapabilities, { ...(skillsDirs.length ? { explicitDirs: skillsDirs } : {}), watch: false });
+    let capabilities = withSkillsOptions(defaultCapabilities, { ...(skillsDirs.length ? { explicitDirs: skillsDirs } : {}), watch: false });
     // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
-    features = withMcpOptions(features, { extraConfigs: mcpConfigs, headless: true, env: io.env, allowServers: values['mcp-server'] ?? [] });
+    capabilities = withMcpOptions(capabilities, { extraConfigs: mcpConfigs, headless: true, env: io.env, allowServers: values['mcp-server'] ?? [] });
 
     let core;
     try {
@@ -109,7 +109,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         providerOverrides: overrides,
         ...(values.sandbox ? { sandbox: values.sandbox } : {}),
         ...(maxSteps !== undefined ? { maxSteps } : {}),
-        features,
+        capabilities,
         ...io.coreOptions,
       });
     } catch (error) {

@@ -9,7 +9,7 @@ import { callChunk, textReply, toolStep } from '../../../../test-support/mock-st
 import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
 import { waitFor } from '../../../../test-support/wait';
 import { DeftCore } from '../../runtime/core';
-import { agentsFeature, agentsFeatureWith } from './feature';
+import { agentsCapability, agentsCapabilityWith } from './capability';
 import { EXPAND_PROMPT } from './runner';
 import { cliHost, webHost } from '../../../host/hosts';
 
@@ -250,7 +250,7 @@ describe('Agent (background and resume)', () => {
     const agentId = /agent_id: (\S+)/.exec(toolResults(h).find((o) => o.startsWith('agent_id:'))!)![1]!;
     await h.core.close();
     // A new core on the same home and workspace: Deft restarted.
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: testCapabilities });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: testCapabilities });
     const events: DeftEvent[] = [];
     core.onEvent((e) => events.push(e));
     h.server.enqueue(toolStep(callChunk('Agent', { description: 'recall', prompt: 'What was the word?', resume: agentId })), textReply('ok'));
@@ -266,10 +266,10 @@ describe('Agent (background and resume)', () => {
 });
 
 describe('AgentSwarm', () => {
-  const fastSwarm = testCapabilities.map((f) => (f === agentsFeature ? agentsFeatureWith({ swarmLimits: { launchIntervalMs: 5, backoffBaseMs: 20, shrinkCooldownMs: 0 } }) : f));
+  const fastSwarm = testCapabilities.map((f) => (f === agentsCapability ? agentsCapabilityWith({ swarmLimits: { launchIntervalMs: 5, backoffBaseMs: 20, shrinkCooldownMs: 0 } }) : f));
 
   it('runs 20 items, requeues one that hits a rate limit, shrinks its concurrency and ends with the right counts', async () => {
-    h = await createHarness({ features: fastSwarm });
+    h = await createHarness({ capabilities: fastSwarm });
     const items = Array.from({ length: 20 }, (_, i) => `item-${i}`);
     h.server.enqueue(toolStep(callChunk('AgentSwarm', { description: 'check items', prompt_template: 'SWARM: check {{item}} now', items, subagent_type: 'plan' })), textReply('all checked'));
     for (const item of items) {
@@ -309,7 +309,7 @@ describe('AgentSwarm', () => {
   });
 
   it('cancel keeps the finished results', async () => {
-    h = await createHarness({ features: fastSwarm });
+    h = await createHarness({ capabilities: fastSwarm });
     const nap = uniqueSleep();
     h.server.enqueue(toolStep(callChunk('AgentSwarm', { description: 'mixed', prompt_template: 'MIX {{item}}', items: ['fast', 'slow'] })));
     h.server.route('MIX fast', textReply(longAnswer('fast result')));

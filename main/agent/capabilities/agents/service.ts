@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../../../../protocol';
-import type { CoreContext, SessionHandle } from '../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../contract/capability';
 import type { Subagent } from '../../contract/subagents';
 import { TaskLimitError } from '../../contract/tasks';
 import type { ToolResult, ToolRunContext } from '../../contract/tool';

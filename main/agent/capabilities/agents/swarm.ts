@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SwarmProgress } from '../../../../protocol';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import type { Subagent } from '../../contract/subagents';
 import type { ToolResult, ToolRunContext } from '../../contract/tool';
 import type { AgentOutcome } from './runner';

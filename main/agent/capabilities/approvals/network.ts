@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ConnectionRequest, CoreContext, SessionHandle } from '../../contract/feature';
+import type { ConnectionRequest, CoreContext, SessionHandle } from '../../contract/capability';
 import type { NetworkVerdict } from '../../contract/sandbox';
 import { stateSlot } from '../../contract/state';
 import { domainAllows, domainEntryFor } from '../../infra/sandbox/domains';

@@ -4,7 +4,7 @@ import { stateSlot } from '../../contract/state';
 import { reminder } from '../../contract/facts';
 import { ModeLease, modeLeaseSlot } from '../../contract/mode-lease';
 import { CommandError } from '../../contract/errors';
-import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
+import type { CoreContext, Capability, SessionHandle } from '../../contract/capability';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { planOf } from './plan-state';
 import { type Decision, decide } from './engine';
@@ -242,7 +242,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
         return warning ? { ok: true as const, warning } : { ok: true as const };
       },
     },
-  } satisfies Omit<Feature, 'name'>;
+  } satisfies Omit<Capability, 'name'>;
 }
 
 async function asCommandError(work: () => Promise<void>): Promise<void> {

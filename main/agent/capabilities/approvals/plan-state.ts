@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PlanState } from '../../../../protocol';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import { type Fact, reminder } from '../../contract/facts';
 import { stateSlot } from '../../contract/state';
 

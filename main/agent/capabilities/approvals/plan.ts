@@ -1,4 +1,4 @@
-import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
+import type { CoreContext, Capability, SessionHandle } from '../../contract/capability';
 import type { StateSlot } from '../../contract/state';
 import type { ApprovalDesk } from './requests';
 import { enterPlanModeTool } from './tools/enter-plan-mode/enter-plan-mode';
@@ -25,5 +25,5 @@ export function planMode(core: CoreContext, hub: ApprovalDesk) {
         return { plan: await switchPlanMode(session, core.home, active) };
       },
     },
-  } satisfies Omit<Feature, 'name'>;
+  } satisfies Omit<Capability, 'name'>;
 }

@@ -1,5 +1,5 @@
 import { CommandError } from '../../contract/errors';
-import type { CoreContext, Feature, SessionHandle } from '../../contract/feature';
+import type { CoreContext, Capability, SessionHandle } from '../../contract/capability';
 import type { ApprovalDesk } from './requests';
 import { askUserQuestionTool } from './tools/ask-user-question/ask-user-question';
 import { collectAnswers } from './answers';
@@ -27,5 +27,5 @@ export function userQuestions(core: CoreContext, hub: ApprovalDesk) {
         return { ok: true as const };
       },
     },
-  } satisfies Omit<Feature, 'name'>;
+  } satisfies Omit<Capability, 'name'>;
 }

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { ApprovalAnswer, ApprovalKind, Question, ToolInputDisplay } from '../../../../protocol';
-import type { CoreContext, SessionHandle } from '../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../contract/capability';
 import type { ResolvedCall } from '../../contract/calls';
 import type { Places } from '../../infra/policies/protected-paths';
 import { PendingRequests } from '../../infra/platform/pending-requests';

@@ -64,7 +64,7 @@ async function setUp(h: Harness) {
 // machine shared with other test runs that takes longer than the default limit.
 describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   it('rewinds the code to before a prompt (Write, Bash append, rm, background task) exactly, and undoes the rewind', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     const before = await state(h, FILES);
     await h.run('first prompt');
@@ -122,7 +122,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('rewinds the conversation only, leaving every file alone; both at once; and undoes both', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     const before = await state(h, FILES);
     await h.run('first prompt');
@@ -145,7 +145,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('warns about files changed outside Deft since that point and restores them only when asked', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     const turnId = await changingTurn(h);
     // The user edits a.txt (changed by the turn too) and e.txt between turns, outside Deft.
@@ -165,7 +165,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it("leaves the user's own edits made in their editor while a turn ran, listing them as changed outside the turn (issue 27, finding 12)", async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     await put(h.workspace, 'notes.txt', 'my notes\n');
     // The model takes its time writing the step; meanwhile the user saves notes.txt and a new file in their editor.
@@ -196,7 +196,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('reports ignored and oversized files instead of losing them silently, and never touches a repository\'s .git', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     await put(h.workspace, '.gitignore', 'build/\n');
     execFileSync('git', ['init', '-q'], { cwd: h.workspace });
@@ -223,7 +223,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('keeps the store under its cap: Clean up drops deleted sessions\' checkpoints first, then the oldest, keeping each session\'s newest', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     // Incompressible content, so sizes are the bytes written.
     const noise = (n: number) => `head -c ${n} /dev/urandom > `;
     // Its file is gone before the other session starts, so only the deleted session's checkpoints hold it.
@@ -256,7 +256,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it('reviews a turn\'s changes and reverts one hunk and one file, each undoable', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
     await put(h.workspace, 'long.txt', lines);
     await put(h.workspace, 'other.txt', 'other\n');
@@ -279,7 +279,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
   });
 
   it("a turn's review shows what remains after a revert, the hunk again after its undo, and the turn's own diff once something else changed the file", async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
     await put(h.workspace, 'long.txt', lines);
     await put(h.workspace, 'other.txt', 'other\n');
@@ -324,7 +324,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(await review()).toEqual([['long.txt', 'LINE 2 | LINE 25', true]]);
   });
   it('a Write/Edit step looks only at its files, and what a background command changed meanwhile is still in the turn', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     h.server.enqueue(
       toolStep(callChunk('Read', { path: 'a.txt' }), callChunk('Read', { path: 'b.txt' }), callChunk('Bash', { command: 'printf bg > bg.txt', run_in_background: true, description: 'write bg.txt' })),
@@ -339,7 +339,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(await state(h, ['a.txt', 'b.txt', 'bg.txt'])).toEqual({ 'a.txt': { text: 'original a\n', mode: 0o644 }, 'b.txt': { text: 'original b\n', mode: 0o600 }, 'bg.txt': { text: null, mode: null } });
   });
   it('takes no end-of-turn checkpoint when the last tool step was captured in full and no background task runs', async () => {
-    h = await createHarness({ features: defaultCapabilities });
+    h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     const store = await CheckpointStore.open(h.home, h.workspace);
     const kinds = async (turnId: string) => (await store.list(h!.session.id)).filter((c) => c.turnId === turnId).map((c) => c.kind);

@@ -2,7 +2,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReviewChanges, ReviewFile } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import { writeFileAtomic } from '../../infra/platform/files';
 import { revertHunk } from '../../infra/text/apply-hunks';
 import { diffTexts } from '../../infra/text/diff-hunks';

@@ -2,7 +2,7 @@ import { relative, sep } from 'node:path';
 import type { CheckpointsStatus } from '../../../../protocol';
 import { isWithin } from '../../infra/policies/path-guard';
 import { CommandError } from '../../contract/errors';
-import type { CoreContext, SessionHandle } from '../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../contract/capability';
 import { readCheckpointSettings } from './settings';
 import { gitBinary } from '../../infra/git/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';

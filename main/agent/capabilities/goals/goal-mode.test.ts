@@ -181,7 +181,7 @@ describe('goal start: as usual or without asking', () => {
     await startGoal({ decision: 'approve', scope: 'once', goalMode: 'yolo' });
     await waitFor(() => modeChanges().length === 1);
     await h.core.close();
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, retry: fastRetry, features: testCapabilities });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
     try {
       const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
       const goals = opened.events.filter((e): e is Ev<'goal.updated'> => e.type === 'goal.updated');

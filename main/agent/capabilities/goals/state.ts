@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Goal, type GoalMode } from '../../../../protocol';
 import { type Fact, reminder } from '../../contract/facts';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import { stateSlot } from '../../contract/state';
 import { type ModeLease, modeLeaseSlot } from '../../contract/mode-lease';
 

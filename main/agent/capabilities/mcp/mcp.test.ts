@@ -9,7 +9,7 @@ import { defaultCapabilities } from '../../capabilities';
 import { createHarness } from '../../../../test-support/harness';
 import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
-import { mcpFeature, withMcpOptions } from './feature';
+import { mcpCapability, withMcpOptions } from './capability';
 import { cliHost, webHost } from '../../../host/hosts';
 
 export const TEST_SERVER = resolve(import.meta.dirname, '../../../../test-support/mcp-test-server.mjs');
@@ -131,7 +131,7 @@ describe('MCP servers through the model', () => {
   });
 
   it('fails the call in flight clearly when the server dies, restarts it, and leaves no process behind on close', async () => {
-    h = await createHarness({ features: fastRestarts });
+    h = await createHarness({ capabilities: fastRestarts });
     const pidFile = join(h.home, 'pids');
     // A tag on its command line finds its processes in the process table (a contained server's own pids are its namespace's).
     const tag = `--tag=${randomUUID()}`;
@@ -304,7 +304,7 @@ describe('workspace servers and trust', () => {
 
   it('deft run (headless) starts a workspace server only once the folder is trusted and its definition approved, saying why not', async () => {
     const lines: string[] = [];
-    h = await createHarness({ host: cliHost((l) => lines.push(l)), features: withMcpOptions(defaultCapabilities, { headless: true }) });
+    h = await createHarness({ host: cliHost((l) => lines.push(l)), capabilities: withMcpOptions(defaultCapabilities, { headless: true }) });
     await writeFile(join(h.workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: server() } }));
     const { session } = await h.core.handlers.createSession({});
     expect(lines.join('')).toContain('MCP server "repo" from');
@@ -399,7 +399,7 @@ describe('deferred MCP tools and select_tools', () => {
     const { DeftCore } = await import('../../runtime/core');
     const { FileSecretStore } = await import('../../infra/settings/secrets');
     await h.core.close();
-    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), features: defaultCapabilities });
+    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), capabilities: defaultCapabilities });
     try {
       await again.handlers.openSession({ sessionId: h.session.id });
       await overviewWhen({ ...h, core: again }, (o) => statusOf(o, 'many') === 'connected');
@@ -455,4 +455,4 @@ describe('deferred MCP tools and select_tools', () => {
   });
 });
 
-void mcpFeature;
+void mcpCapability;

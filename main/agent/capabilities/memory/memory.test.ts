@@ -5,7 +5,7 @@ import { createHarness, tempDir, testCapabilities } from '../../../../test-suppo
 import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
 import { prefixBreak } from '../../../../test-support/request-prefix';
 import { commands } from '../../../../protocol';
-import { memoryFeature, createMemoryFeature } from './feature';
+import { memoryCapability, createMemoryCapability } from './capability';
 
 let h: Awaited<ReturnType<typeof createHarness>>;
 let userHome: string | undefined;
@@ -78,7 +78,7 @@ describe('instruction files in a session', () => {
 
   it('adds a # line to the project or the user file, and keeps the settings', async () => {
     userHome = await tempDir('deft-user-');
-    h = await createHarness({ features: [...testCapabilities.filter((f) => f !== memoryFeature), createMemoryFeature({ userHome })] });
+    h = await createHarness({ capabilities: [...testCapabilities.filter((f) => f !== memoryCapability), createMemoryCapability({ userHome })] });
     expect((await h.core.handlers.listMemory({})).targets).toEqual([
       { target: 'project', display: 'AGENTS.md', exists: false },
       { target: 'user', display: join(h.home, 'AGENTS.md'), exists: false },

@@ -2,12 +2,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '../../../../protocol';
-import { approvalsFeature } from '../approvals/feature';
-import { filesFeature } from '../files/feature';
+import { approvalsCapability } from '../approvals/capability';
+import { filesCapability } from '../files/capability';
 import { createHarness } from '../../../../test-support/harness';
 import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
 import { eventually } from '../../../../test-support/processes';
-import { reviewFeature } from './feature';
+import { reviewCapability } from './capability';
 import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -22,7 +22,7 @@ const edited = lines.replace('line 2\n', 'LINE 2\n').replace('line 25\n', 'LINE 
 
 /** A core with review mode on, in ask mode, as a desktop or web window runs it. */
 async function reviewing() {
-  const harness = await createHarness({ features: [approvalsFeature, filesFeature, reviewFeature], permissionMode: 'ask', host: webHost });
+  const harness = await createHarness({ capabilities: [approvalsCapability, filesCapability, reviewCapability], permissionMode: 'ask', host: webHost });
   await writeFile(join(harness.workspace, 'long.txt'), lines);
   expect(await harness.core.handlers.setReviewMode({ enabled: true })).toEqual({ enabled: true });
   return harness;
@@ -78,7 +78,7 @@ describe('review mode', { timeout: 60_000 }, () => {
   });
 
   it('is off by default, and never holds a headless run', async () => {
-    h = await createHarness({ features: [approvalsFeature, filesFeature, reviewFeature] });
+    h = await createHarness({ capabilities: [approvalsCapability, filesCapability, reviewCapability] });
     expect(await h.core.handlers.getReviewMode({})).toEqual({ enabled: false });
     await h.core.handlers.setReviewMode({ enabled: true });
     await writeFile(join(h.workspace, 'a.txt'), 'a\n');

@@ -7,7 +7,7 @@ import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText,
 import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
 import { describeSandboxed } from '../../../../test-support/sandbox';
 import { DEFAULT_MAX_RUNNING_TASKS, maxRunningTasks } from '../../infra/tasks/limits';
-import { shellFeature } from './feature';
+import { shellCapability } from './capability';
 import { reminders } from '../../../../test-support/mock-steps';
 import { cliHost } from '../../../host/hosts';
 
@@ -162,7 +162,7 @@ describe('background tasks and the session lifecycle', () => {
     const record = { id, kind: 'bash', description: 'long build', command: `sleep ${nap}`, cwd: h.workspace, status: 'running', pid: survivor.pid, startedAt: Date.now() - 5000, timeoutSec: 600, outputPath: join(dir, 'tasks', id, 'output.log'), outputBytes: 11, notified: false };
     await writeFile(join(dir, 'tasks', `${id}.json`), JSON.stringify(record));
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: [shellFeature({ killGraceMs: 300 })] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: [shellCapability({ killGraceMs: 300 })] });
     extraCores.push(core);
     const listed = await core.handlers.listTasks({ sessionId: h.session.id });
     expect(listed.tasks).toMatchObject([{ id, status: 'lost', reason: 'Deft stopped while it was running', tail: 'compiling…' }]);

@@ -43,7 +43,7 @@ describe('finding 8: foreground commands left by a Deft that was killed', () => 
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1));
 
     // Deft starts again on the same home and opens the session.
-    later = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: defaultCapabilities, sandbox: 'off' });
+    later = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: defaultCapabilities, sandbox: 'off' });
     await later.handlers.openSession({ sessionId: h.session.id });
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 8_000);
   });

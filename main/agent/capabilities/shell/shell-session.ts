@@ -1,7 +1,7 @@
 import type { Environment } from '../../contract/environment';
 import type { AppEvent } from '../../../../protocol';
 import type { CommandActivity, CronJobInfo, TaskInfo } from '../../../../protocol/schemas/tasks';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import type { SessionTasks } from '../../contract/tasks';
 import { localIso } from './cron/cron-expr';
 import { type CronFire, CronScheduler, cronFireMessage } from './cron/scheduler';

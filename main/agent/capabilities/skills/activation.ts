@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SkillTrigger } from '../../../../protocol';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import { stateSlot } from '../../contract/state';
 import { expandSkillBody, renderSkillLoadedBlock } from './expand';
 import type { SkillDefinition } from './types';

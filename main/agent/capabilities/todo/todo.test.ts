@@ -61,7 +61,7 @@ describe('TodoList', () => {
     await h.run('plan');
     await h.core.close();
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: defaultCapabilities });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: defaultCapabilities });
     try {
       const opened = await core.handlers.openSession({ sessionId: h.session.id });
       const replayed = opened.events.filter((e): e is Extract<SessionEvent, { type: 'todo.updated' }> => e.type === 'todo.updated');

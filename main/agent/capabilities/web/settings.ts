@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type PublicWebSettings, SearchProviderKind, type WebSearchInput } from '../../../../protocol';
-import type { SecretAccess } from '../../contract/feature';
+import type { SecretAccess } from '../../contract/capability';
 import { trimBaseUrl } from '../../infra/providers/base-url';
 import { SettingsStore } from '../../infra/settings/settings-store';
 import { TrustStore } from '../../infra/settings/trust';

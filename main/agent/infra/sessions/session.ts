@@ -208,7 +208,7 @@ export class Session {
 
   /**
    * Drop the last `count` turns from the context. Returns the first undone turn's mark (its `state` is the
-   * state before the undone turns, for the features to restore), or why it cannot be done.
+   * state before the undone turns, for the capabilities to restore), or why it cannot be done.
    */
   undoTurns(count: number): { turnIds: string[]; before: TurnMark['state'] } | string {
     const marks = this.timeline.lastTurns(count);

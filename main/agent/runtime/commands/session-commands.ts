@@ -71,7 +71,7 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       await pool.loaded(sessionId)?.tasks.close();
       const open = pool.loaded(sessionId);
       if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
-      await Promise.allSettled(deps.capabilities.features.map(async (f) => f.onSessionDeleted?.(sessionId)));
+      await Promise.allSettled(deps.capabilities.capabilities.map(async (f) => f.onSessionDeleted?.(sessionId)));
       pool.forget(sessionId);
       await deps.store.delete(pool.checkedId(sessionId));
       // Every window showing it goes to its empty view on session.deleted: none shows it any more.

@@ -4,15 +4,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionEventOf } from '../../../../protocol';
 import type { RecordedRequest } from '../../../../test-support/mock-model-server';
 import { DeftCore } from '../core';
-import type { FeatureFactory } from '../../contract/feature';
+import type { CapabilityFactory } from '../../contract/capability';
 import { LOG_FILE } from '../../infra/sessions/session';
 import { workspaceSessionsDir } from '../../infra/sessions/store';
-import { createSkillsFeature } from '../../capabilities/skills/feature';
+import { createSkillsCapability } from '../../capabilities/skills/capability';
 import { put, skillMd } from '../../../../test-support/skills';
 import { createHarness, fastRetry } from '../../../../test-support/harness';
 import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
 import { waitFor } from '../../../../test-support/wait';
-import { todoFeature } from '../../capabilities/todo/feature';
+import { todoCapability } from '../../capabilities/todo/capability';
 import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -22,7 +22,7 @@ afterEach(async () => {
   h = null;
 });
 
-const features = (): FeatureFactory[] => [todoFeature, createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
+const capabilities = (): CapabilityFactory[] => [todoCapability, createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
 const todos = [
   { title: 'Rename the parser', status: 'in_progress' },
   { title: 'Update the callers', status: 'pending' },
@@ -33,7 +33,7 @@ const history = (request: RecordedRequest) => withoutReminders(request.body.mess
 const last = <T extends SessionEvent['type']>(hh: Harness, type: T) => hh.sessionEvents(type).at(-1) as SessionEventOf<T> | undefined;
 
 async function setup(contextWindow?: number): Promise<Harness> {
-  const harness = await createHarness({ features: features() });
+  const harness = await createHarness({ capabilities: capabilities() });
   await harness.core.handlers.setSettings({ provider: { kind: 'openai', baseUrl: harness.baseUrl, model: 'mock-model', apiKey: 'k', ...(contextWindow ? { contextWindow } : {}) } });
   await put(join(harness.workspace, '.deft/skills'), 'tidy/SKILL.md', skillMd('tidy', 'Tidies code.', '', 'Keep functions short.'));
   await harness.core.handlers.listSkills({ rescan: true });
@@ -141,7 +141,7 @@ describe('context compaction (integration)', () => {
     const sessionId = h.session.id;
     const expected = history(h.server.requests.at(-1)!);
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: features() });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: capabilities() });
     try {
       const opened = await core.handlers.openSession({ sessionId });
       expect(opened.problems).toEqual([]);
@@ -219,7 +219,7 @@ describe('context compaction (integration)', () => {
       join(workspaceSessionsDir(h.home, h.workspace), sessionId, LOG_FILE),
       JSON.stringify({ r: 'event', e: { type: 'compaction.started', sessionId, seq: 999, at: 0, compactionId: 'compact-dead', trigger: 'manual', tokensBefore: 10, contextWindow: 128_000 } }) + '\n',
     );
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: features() });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: capabilities() });
     try {
       const opened = await core.handlers.openSession({ sessionId });
       expect(opened.events.at(-1)).toMatchObject({ type: 'compaction.ended', compactionId: 'compact-dead', outcome: 'failed', error: { message: expect.stringContaining('Deft stopped while compacting') } });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
-import type { Feature, SessionHandle } from '../../contract/feature';
+import type { Capability, SessionHandle } from '../../contract/capability';
 import { type StateSlot, readSlot } from '../../contract/state';
 import type { RetryPolicy } from '../../infra/providers/retry';
 import type { ChatProvider, ModelMessage, ToolSchema } from '../../contract/model';
@@ -51,13 +51,13 @@ export const newCompactionId = (): string => `compact-${randomUUID().slice(0, 8)
 /**
  * Keeps what the model reads within its window and in step with undo, for the sessions of one core. A
  * compaction asks the model for a handoff note and replaces what the model reads with the user's recent
- * prompts, the note and what features re-attach; the transcript keeps everything. An undo drops the last
- * turns and lets features restore their state from before them.
+ * prompts, the note and what capabilities re-attach; the transcript keeps everything. An undo drops the last
+ * turns and lets capabilities restore their state from before them.
  */
 export class ContextKeeper {
   private readonly meters = new WeakMap<Session, ContextMeter>();
 
-  constructor(private readonly deps: { features: readonly Feature[]; facts: FactSource; retry: RetryPolicy; random?: () => number }) {}
+  constructor(private readonly deps: { capabilities: readonly Capability[]; facts: FactSource; retry: RetryPolicy; random?: () => number }) {}
 
   /** The context's size as best known: the provider's last count plus estimates, or an estimate. */
   used(session: Session, system: string): number {
@@ -128,7 +128,7 @@ export class ContextKeeper {
       const started = await sessionStartHooks(handle, 'compact');
       const history = [...kept, ...(reminder ? [reminder] : []), ...(started ? [started] : [])];
       // The UI lists what was said again by fact (the date is not worth mentioning).
-      for (const changed of changedFacts(facts, kept)) if (changed.key !== 'date') reattach.push({ feature: changed.key, texts: [changed.said] });
+      for (const changed of changedFacts(facts, kept)) if (changed.key !== 'date') reattach.push({ capability: changed.key, texts: [changed.said] });
       session.compactContext(compactionId, history);
       // A compaction starts the cached prefix afresh: the next step writes a new system prompt (git status, AGENTS.md).
       renewSystemPrompt(handle);
@@ -141,7 +141,7 @@ export class ContextKeeper {
         tokensBefore,
         tokensAfter: estimateTokens(system) + estimateMessages(history),
         keptMessages: history.filter((m) => m.role === 'user' && m.turnId).length,
-        reattached: reattach.filter((r) => r.texts.length).map((r): Reattached => ({ feature: r.feature, count: r.texts.length })),
+        reattached: reattach.filter((r) => r.texts.length).map((r): Reattached => ({ feature: r.capability, count: r.texts.length })),
         ...(written.usage ? { usage: written.usage } : {}),
       });
       await session.flush().catch(() => {});
@@ -167,7 +167,7 @@ export class ContextKeeper {
   async redo(session: Session, handle: SessionHandle, turnIds: readonly string[]): Promise<void> {
     const state = session.redoUndo(turnIds);
     if (typeof state === 'string') throw new CommandError('invalid_request', state);
-    await this.restoreFeatures(handle, state);
+    await this.restoreCapabilities(handle, state);
     this.meter(session).reset();
     session.emit({ type: 'turns.redone', turnIds: [...turnIds] });
     await session.flush();
@@ -175,20 +175,20 @@ export class ContextKeeper {
 
   private async applyUndo(session: Session, handle: SessionHandle, undone: ReturnType<Session['undoTurns']>): Promise<string[]> {
     if (typeof undone === 'string') throw new CommandError('invalid_request', undone);
-    await this.restoreFeatures(handle, undone.before);
+    await this.restoreCapabilities(handle, undone.before);
     this.meter(session).reset();
     session.emit({ type: 'turns.undone', turnIds: undone.turnIds });
     await session.flush();
     return undone.turnIds;
   }
 
-  private async restoreFeatures(handle: SessionHandle, state: ReadonlyMap<string, unknown>): Promise<void> {
+  private async restoreCapabilities(handle: SessionHandle, state: ReadonlyMap<string, unknown>): Promise<void> {
     const at = <T>(slot: StateSlot<T>): T => readSlot(slot, state.get(slot.key));
-    for (const feature of this.deps.features) {
+    for (const capability of this.deps.capabilities) {
       try {
-        await feature.onUndo?.(handle, at);
+        await capability.onUndo?.(handle, at);
       } catch {
-        // One feature failing to restore its state must not leave the others half done.
+        // One capability failing to restore its state must not leave the others half done.
       }
     }
   }
@@ -206,15 +206,15 @@ export class ContextKeeper {
     return meter;
   }
 
-  private async reattachments(handle: SessionHandle): Promise<Array<{ feature: string; texts: string[] }>> {
-    const out: Array<{ feature: string; texts: string[] }> = [];
-    for (const feature of this.deps.features) {
-      if (!feature.onCompaction) continue;
+  private async reattachments(handle: SessionHandle): Promise<Array<{ capability: string; texts: string[] }>> {
+    const out: Array<{ capability: string; texts: string[] }> = [];
+    for (const capability of this.deps.capabilities) {
+      if (!capability.onCompaction) continue;
       try {
-        const texts = (await feature.onCompaction(handle)).filter((t) => t.trim());
-        out.push({ feature: feature.name, texts });
+        const texts = (await capability.onCompaction(handle)).filter((t) => t.trim());
+        out.push({ capability: capability.name, texts });
       } catch {
-        // A feature that cannot say what to keep loses only its own re-attachment.
+        // A capability that cannot say what to keep loses only its own re-attachment.
       }
     }
     return out;

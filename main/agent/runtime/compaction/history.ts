@@ -57,7 +57,7 @@ export function handoffMessage(note: string): ModelMessage {
   };
 }
 
-/** The history that replaces the context: recent prompts, the handoff note, then what features re-attach. */
+/** The history that replaces the context: recent prompts, the handoff note, then what capabilities re-attach. */
 export function compactedHistory(context: readonly ModelMessage[], note: string, reattach: readonly string[]): ModelMessage[] {
   const recent = recentUserMessages(context, new Set(reattach));
   return [...recent, handoffMessage(note), ...reattach.map((content): ModelMessage => ({ role: 'user', content }))];

@@ -4,13 +4,13 @@ import type { SessionEventOf, TodoItem } from '../../../../protocol';
 import type { RecordedRequest } from '../../../../test-support/mock-model-server';
 import { dispatchCommand } from '../../../host/dispatch';
 import { DeftCore } from '../core';
-import type { FeatureFactory } from '../../contract/feature';
-import { approvalsFeature } from '../../capabilities/approvals/feature';
-import { createSkillsFeature } from '../../capabilities/skills/feature';
+import type { CapabilityFactory } from '../../contract/capability';
+import { approvalsCapability } from '../../capabilities/approvals/capability';
+import { createSkillsCapability } from '../../capabilities/skills/capability';
 import { put, skillMd } from '../../../../test-support/skills';
 import { createHarness, fastRetry } from '../../../../test-support/harness';
 import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
-import { todoFeature } from '../../capabilities/todo/feature';
+import { todoCapability } from '../../capabilities/todo/capability';
 import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -20,7 +20,7 @@ afterEach(async () => {
   h = null;
 });
 
-const features = (): FeatureFactory[] => [todoFeature, approvalsFeature, createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
+const capabilities = (): CapabilityFactory[] => [todoCapability, approvalsCapability, createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
 const listA: TodoItem[] = [
   { title: 'Read the code', status: 'in_progress' },
   { title: 'Fix the bug', status: 'pending' },
@@ -46,7 +46,7 @@ async function threeTurns(hh: Harness): Promise<string[]> {
 
 describe('undo (integration)', () => {
   it('undo of 1 then 2 turns changes what the next request carries and rolls back the todo list, plan mode and loaded skills', async () => {
-    h = await createHarness({ features: features() });
+    h = await createHarness({ capabilities: capabilities() });
     await put(join(h.workspace, '.deft/skills'), 'tidy/SKILL.md', skillMd('tidy'));
     await h.core.handlers.listSkills({ rescan: true });
     const [, two, three] = await threeTurns(h);
@@ -94,7 +94,7 @@ describe('undo (integration)', () => {
   });
 
   it('refuses to undo across a compaction, while a turn runs, beyond the turns there are, or with nothing to undo', async () => {
-    h = await createHarness({ features: features() });
+    h = await createHarness({ capabilities: capabilities() });
     const sessionId = h.session.id;
     expect(await fail(h.core.handlers.undoTurns({ sessionId, count: 1 }))).toMatchObject({ code: 'invalid_request', message: 'There is nothing to undo: no turn has run in this session yet.' });
     await h.run('one');
@@ -124,7 +124,7 @@ describe('undo (integration)', () => {
   });
 
   it('is persisted: after a restart the model reads the same history and the todo list is the restored one', async () => {
-    h = await createHarness({ features: features() });
+    h = await createHarness({ capabilities: capabilities() });
     const sessionId = h.session.id;
     h.server.enqueue(toolStep(callChunk('TodoList', { todos: listA })), textReply('Started.'));
     await h.run('one');
@@ -133,7 +133,7 @@ describe('undo (integration)', () => {
     await h.core.handlers.undoTurns({ sessionId, count: 1 });
     await h.core.close();
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: features() });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: capabilities() });
     try {
       const opened = await core.handlers.openSession({ sessionId });
       expect(opened.problems).toEqual([]);

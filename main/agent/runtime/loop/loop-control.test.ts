@@ -39,7 +39,7 @@ const names = (h: Harness, request: number) => (h.server.requests[request]!.body
 describe('loop-control hints on a tool result', () => {
   it('stopBatchAfterThis: later calls of the step are skipped with an error, results stay in call order, and the turn goes on', async () => {
     const ran: string[] = [];
-    h = await createHarness({ features: [], tools: () => [probe('Echo', ran), probe('Stop', ran, { stopBatchAfterThis: true })] });
+    h = await createHarness({ capabilities: [], tools: () => [probe('Echo', ran), probe('Stop', ran, { stopBatchAfterThis: true })] });
     h.server.enqueue(
       toolStep(callChunk('Echo', { label: 'a' }, 'c1'), callChunk('Stop', { label: 'b' }, 'c2'), callChunk('Echo', { label: 'c' }, 'c3'), callChunk('Stop', { label: 'd' }, 'c4')),
       textReply('done'),
@@ -61,7 +61,7 @@ describe('loop-control hints on a tool result', () => {
 
   it('stopTurn: the step’s results are recorded and the turn ends without another model step', async () => {
     const ran: string[] = [];
-    h = await createHarness({ features: [], tools: () => [probe('Echo', ran), probe('Finish', ran, { stopTurn: true })] });
+    h = await createHarness({ capabilities: [], tools: () => [probe('Echo', ran), probe('Finish', ran, { stopTurn: true })] });
     h.server.enqueue(toolStep(callChunk('Finish', { label: 'x' }, 'f1'), callChunk('Echo', { label: 'y' }, 'e1')), textReply('never asked'));
     await h.run('go');
     expect(ran).toEqual(['Finish:x', 'Echo:y']);
@@ -79,7 +79,7 @@ describe('loop-control hints on a tool result', () => {
 describe('an exclusive tool', () => {
   it('is refused when issued with other calls (the others run), and runs when it is the only call', async () => {
     const ran: string[] = [];
-    h = await createHarness({ features: [], tools: () => [probe('Echo', ran), probe('Swarm', ran, {}, { exclusive: true })] });
+    h = await createHarness({ capabilities: [], tools: () => [probe('Echo', ran), probe('Swarm', ran, {}, { exclusive: true })] });
     h.server.enqueue(toolStep(callChunk('Swarm', { label: 's1' }), callChunk('Echo', { label: 'e' })), toolStep(callChunk('Swarm', { label: 's2' })), textReply('done'));
     await h.run('go');
     expect(ran).toEqual(['Echo:e', 'Swarm:s2']);
@@ -93,7 +93,7 @@ describe('an exclusive tool', () => {
 describe('tool disclosure', () => {
   it('a deferred tool is not sent to the model, and calling it before it is selected returns an error saying so', async () => {
     const ran: string[] = [];
-    h = await createHarness({ features: [], tools: () => [probe('Echo', ran), probe('Hidden', ran, {}, { disclosure: 'deferred', source: 'mcp' })] });
+    h = await createHarness({ capabilities: [], tools: () => [probe('Echo', ran), probe('Hidden', ran, {}, { disclosure: 'deferred', source: 'mcp' })] });
     h.server.enqueue(toolStep(callChunk('Hidden', { label: 'h' })), textReply('done'));
     await h.run('go');
     expect(names(h, 0)).toEqual(['Echo', 'select_tools']);

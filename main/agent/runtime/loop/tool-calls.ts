@@ -7,7 +7,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { MAX_OUTPUT_CHARS, capText } from '../../contract/output-limits';
 import { validateArgs } from '../tools/validate';
 import { schedule } from './scheduler';
-import type { ToolsStart } from '../../contract/feature';
+import type { ToolsStart } from '../../contract/capability';
 import type { SessionHooks } from '../../contract/hooks';
 import { postToolUse, preToolUse } from './tool-hooks';
 

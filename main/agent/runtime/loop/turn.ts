@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionEventInput, Usage } from '../../../../protocol';
-import type { StepEnd, ToolsStart, TurnOutcome } from '../../contract/feature';
+import type { StepEnd, ToolsStart, TurnOutcome } from '../../contract/capability';
 import type { ChatProvider, ModelMessage, ToolCallRequest } from '../../contract/model';
 import type { ToolEnv } from '../../contract/tool';
 import type { ToolRegistry } from '../tools/registry';

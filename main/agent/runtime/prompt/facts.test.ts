@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../contract/facts';
-import type { Feature, SessionHandle } from '../../contract/feature';
+import type { Capability, SessionHandle } from '../../contract/capability';
 import type { ModelMessage } from '../../contract/model';
 import { announcedFacts, factReminder, factSource } from './facts';
 
@@ -39,12 +39,12 @@ describe('facts', () => {
   });
 
   it('keeps the first of two facts with one key, and a capability that fails loses only its own facts', async () => {
-    const features: Feature[] = [
+    const capabilities: Capability[] = [
       { name: 'a', facts: () => [{ key: 'k', text: 'from a' }] },
       { name: 'broken', facts: () => Promise.reject(new Error('boom')) },
       { name: 'b', facts: () => [{ key: 'k', text: 'from b' }, { key: 'other', text: 'O' }] },
     ];
-    const groups = await factSource(features, () => [{ key: 'date', text: 'D' }])({} as SessionHandle);
+    const groups = await factSource(capabilities, () => [{ key: 'date', text: 'D' }])({} as SessionHandle);
     expect(groups.map((g) => g.source)).toEqual(['core', 'a', 'b']);
     expect(factReminder(groups, [])).toEqual({ role: 'user', content: 'D\nfrom a\nO', announced: { date: 'D', k: 'from a', other: 'O' } });
   });

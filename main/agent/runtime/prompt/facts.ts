@@ -1,5 +1,5 @@
 import type { Fact } from '../../contract/facts';
-import type { Feature, SessionHandle } from '../../contract/feature';
+import type { Capability, SessionHandle } from '../../contract/capability';
 import type { AnnouncedFacts, ModelMessage } from '../../contract/model';
 
 /** The facts of one capability (or of the runtime itself), as read before a step. */
@@ -12,13 +12,13 @@ export interface FactGroup {
 export type FactSource = (session: SessionHandle) => Promise<FactGroup[]>;
 
 /** Collect the facts of every capability; one that fails only loses its own facts for this step. */
-export function factSource(features: readonly Feature[], own: (session: SessionHandle) => Fact[] = () => []): FactSource {
+export function factSource(capabilities: readonly Capability[], own: (session: SessionHandle) => Fact[] = () => []): FactSource {
   return async (session) => {
     const groups: FactGroup[] = [{ source: 'core', facts: own(session) }];
-    for (const feature of features) {
-      if (!feature.facts) continue;
+    for (const capability of capabilities) {
+      if (!capability.facts) continue;
       try {
-        groups.push({ source: feature.name, facts: await feature.facts(session) });
+        groups.push({ source: capability.name, facts: await capability.facts(session) });
       } catch {
         // A capability that cannot say its facts now says them at a later step.
       }

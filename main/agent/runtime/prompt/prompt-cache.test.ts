@@ -103,7 +103,7 @@ describe('requests whose prefix never changes (integration, through the mock)', 
     expect(saidOnce(h.server.requests, 'Background tasks running now')).toBe(0);
 
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, features: defaultCapabilities, tools: () => [waitTool] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: defaultCapabilities, tools: () => [waitTool] });
     try {
       await core.handlers.sendPrompt({ sessionId: h.session.id, text: 'After the restart' });
       await core.turnDone(h.session.id);

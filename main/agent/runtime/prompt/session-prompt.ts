@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import { stateSlot } from '../../contract/state';
 import type { ToolSchema } from '../../contract/model';
 

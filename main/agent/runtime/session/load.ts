@@ -1,6 +1,6 @@
 import type { DeftEvent, AppEvent, SessionEvent } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
-import type { SessionHandle, TurnPrompt } from '../../contract/feature';
+import type { SessionHandle, TurnPrompt } from '../../contract/capability';
 import { noHooks } from '../../contract/hooks';
 import type { SessionSandbox } from '../../contract/sandbox';
 import type { Session } from '../../infra/sessions/session';
@@ -100,7 +100,7 @@ export function openSession(deps: SessionLoadDeps, session: Session, problems: s
  */
 export async function startOpenSession(capabilities: CapabilitySet, open: OpenSession, source: 'startup' | 'resume', takeKept: () => LetGo | undefined): Promise<void> {
   await open.tasks.load();
-  for (const feature of capabilities.features) await feature.onSessionLoaded?.(open.handle);
+  for (const capability of capabilities.capabilities) await capability.onSessionLoaded?.(open.handle);
   const kept = takeKept();
   if (kept) open.injections.unshift(...kept.injections);
   open.starting = kept ? Promise.resolve(kept.start) : sessionStartHooks(open.handle, source);

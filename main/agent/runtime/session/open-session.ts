@@ -1,4 +1,4 @@
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import type { ModelMessage } from '../../contract/model';
 import type { Session } from '../../infra/sessions/session';
 import type { TaskBoard } from '../../infra/tasks/task-board';
@@ -16,7 +16,7 @@ export interface OpenSession {
   injections: string[];
   /** What the user typed while a turn ran: the next turn's prompts, and steers for the running turn. */
   queue: PromptQueue;
-  /** What capabilities asked to finish before the turn's next tool call runs (Feature.onTurnStart, onStepEnd). */
+  /** What capabilities asked to finish before the turn's next tool call runs (Capability.onTurnStart, onStepEnd). */
   gates: Promise<unknown>[];
   /** The SessionStart hooks' context, waiting for the session's first turn (which waits for them). */
   starting: Promise<ModelMessage | null> | null;

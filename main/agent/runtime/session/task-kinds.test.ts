@@ -1,9 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Feature, SessionHandle } from '../../contract/feature';
+import type { Capability, SessionHandle } from '../../contract/capability';
 import type { RunningTask, TaskEnd, TaskRecord } from '../../contract/tasks';
-import { shellFeature } from '../../capabilities/shell/feature';
+import { shellCapability } from '../../capabilities/shell/capability';
 import { appEvents, callTool, lastRequestText, settle } from '../../../../test-support/shell-harness';
 import { createHarness } from '../../../../test-support/harness';
 import { eventually } from '../../../../test-support/processes';
@@ -23,7 +23,7 @@ function agentTasks() {
   let handle: SessionHandle | undefined;
   const stops: string[] = [];
   const lost: TaskRecord[] = [];
-  const feature: Feature = {
+  const capability: Capability = {
     name: 'agents',
     taskKinds: [{ kind: 'agent', onLost: async (record) => void lost.push(record) }],
     onSessionLoaded: (session) => void (handle = session),
@@ -49,13 +49,13 @@ function agentTasks() {
     const record = tasks.start({ id, kind: 'agent', description, command: 'fix the failing test', cwd: handle!.dir, startedAt: Date.now(), timeoutSec: null, outputPath }, running);
     return { record, finish: (tail: string) => finish({ status: 'completed', reason: 'the agent answered', endedAt: Date.now(), outputBytes: 31, tail }) };
   }
-  return { feature, start, stops, lost };
+  return { capability, start, stops, lost };
 }
 
 describe('task kinds: another capability registers the agent kind, the shell capability’s task tools work on it', () => {
   it('ids follow the kind, TaskList/TaskOutput/TaskStop handle it, and a stop by the model tells nobody', async () => {
     const agents = agentTasks();
-    h = await createHarness({ features: [shellFeature({ killGraceMs: 500 }), () => agents.feature] });
+    h = await createHarness({ capabilities: [shellCapability({ killGraceMs: 500 }), () => agents.capability] });
     const { record } = await agents.start('find the bug');
     expect(record.id).toMatch(/^agent-[0-9a-z]{8}$/);
     expect(appEvents(h, 'task.started')).toMatchObject([{ task: { id: record.id, kind: 'agent', status: 'running' } }]);
@@ -79,7 +79,7 @@ describe('task kinds: another capability registers the agent kind, the shell cap
 
   it('an agent task that ends reaches the model exactly once, through the same notification as a shell task', async () => {
     const agents = agentTasks();
-    h = await createHarness({ features: [shellFeature(), () => agents.feature] });
+    h = await createHarness({ capabilities: [shellCapability(), () => agents.capability] });
     const { record, finish } = await agents.start('review the diff');
     finish('no problems found');
     await eventually(() => expect(h.sessionEvents('turn.started')).toHaveLength(1));
@@ -94,11 +94,11 @@ describe('task kinds: another capability registers the agent kind, the shell cap
 
   it('a task of a registered kind that was running when Deft stopped is marked lost and handed to its kind', async () => {
     const agents = agentTasks();
-    h = await createHarness({ features: [() => agents.feature] });
+    h = await createHarness({ capabilities: [() => agents.capability] });
     const { record } = await agents.start('long research');
     // A second core on the same session, as after a crash: the first never recorded an end.
     const again = agentTasks();
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, features: [() => again.feature] });
+    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: [() => again.capability] });
     extra.push(restarted);
     await restarted.handlers.openSession({ sessionId: h.session.id });
     await eventually(() => expect(again.lost.map((r) => r.id)).toEqual([record.id]));

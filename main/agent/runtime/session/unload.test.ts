@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../protocol';
 import { stateSlot } from '../../contract/state';
-import type { CoreContext, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { CoreContext, CapabilityFactory, SessionHandle } from '../../contract/capability';
 import { z } from 'zod';
 import { createHarness, testCapabilities } from '../../../../test-support/harness';
 import { callChunk, textReply, toolStep } from '../../../../test-support/mock-steps';
@@ -184,7 +184,7 @@ describe('sessions no window shows are let go of when idle', () => {
     let holding: string | undefined;
     const unloadedHandles: SessionHandle[] = [];
     let context: CoreContext | undefined;
-    const probe: FeatureFactory = (core) => {
+    const probe: CapabilityFactory = (core) => {
       context = core;
       return {
         name: 'probe',
@@ -195,7 +195,7 @@ describe('sessions no window shows are let go of when idle', () => {
         },
       };
     };
-    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS, features: [...testCapabilities, probe] });
+    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS, capabilities: [...testCapabilities, probe] });
     const hh = h;
     const held = hh.session.id;
     holding = held;

@@ -5,7 +5,7 @@ import type { AppEvent, SessionEvent, Usage } from '../../../../protocol';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
 import { CommandError } from '../../contract/errors';
 import type { Fact } from '../../contract/facts';
-import type { SessionHandle } from '../../contract/feature';
+import type { SessionHandle } from '../../contract/capability';
 import { AGENT_ID_PATTERN, type SessionSubagents, type Subagent, type SubagentLabel, type SubagentRunOptions, type SubagentTurn } from '../../contract/subagents';
 import { ProviderError } from '../../infra/providers/errors';
 import type { RetryPolicy } from '../../infra/providers/retry';

@@ -1,4 +1,4 @@
-import type { SessionHandle, TurnPrompt } from '../../contract/feature';
+import type { SessionHandle, TurnPrompt } from '../../contract/capability';
 import { reminder } from '../../contract/facts';
 import type { HookEventName } from '../../contract/hooks';
 import type { ModelMessage } from '../../contract/model';

@@ -141,7 +141,7 @@ describe('messages typed while a turn runs', () => {
     const before = hh.sessionEvents().filter((e) => e.sessionId === sessionId);
     await hh.core.close();
 
-    const again = new DeftCore({ home: hh.home, workspace: hh.workspace, host: cliHost(), secrets: hh.secrets, retry: fastRetry, features: testCapabilities, tools: () => [waitTool] });
+    const again = new DeftCore({ home: hh.home, workspace: hh.workspace, host: cliHost(), secrets: hh.secrets, retry: fastRetry, capabilities: testCapabilities, tools: () => [waitTool] });
     try {
       const opened = await again.handlers.openSession({ sessionId });
       const replayed = [...(opened.earlier ?? []), ...opened.events];

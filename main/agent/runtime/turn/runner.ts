@@ -2,7 +2,7 @@ import type { Environment } from '../../contract/environment';
 import { randomUUID } from 'node:crypto';
 import type { AppEvent, Attachment, EffortSetting } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
-import type { SessionHandle, TurnOutcome, TurnPrompt } from '../../contract/feature';
+import type { SessionHandle, TurnOutcome, TurnPrompt } from '../../contract/capability';
 import type { ContentPart } from '../../contract/model';
 import type { Tool, ToolEnv } from '../../contract/tool';
 import { ProviderError } from '../../infra/providers/errors';
@@ -209,7 +209,7 @@ export class TurnRunner {
 
   private setupDeps(): StepSetupDeps {
     const { environment, workspace, home, fetch, tools, now, capabilities } = this.options;
-    return { environment, workspace, home, features: capabilities.features, now, ...(fetch ? { fetch } : {}), ...(tools ? { tools } : {}) };
+    return { environment, workspace, home, capabilities: capabilities.capabilities, now, ...(fetch ? { fetch } : {}), ...(tools ? { tools } : {}) };
   }
 
   private sharedWorkspaceFacts(): Promise<WorkspaceFacts> {

@@ -1,4 +1,4 @@
-import type { TurnOutcome } from '../../contract/feature';
+import type { TurnOutcome } from '../../contract/capability';
 import type { Session } from '../../infra/sessions/session';
 
 interface ActiveRun {
@@ -14,9 +14,9 @@ interface ActiveRun {
  */
 export class Runs {
   private readonly active = new Map<string, ActiveRun>();
-  /** Turns asked for (by a feature) whose run has not begun yet. */
+  /** Turns asked for (by a capability) whose run has not begun yet. */
   private readonly starting = new Map<string, Set<Promise<unknown>>>();
-  /** Runs that have ended but whose `after` (features' onTurnEnded, which may start the next turn) still runs. */
+  /** Runs that have ended but whose `after` (capabilities' onTurnEnded, which may start the next turn) still runs. */
   private readonly ending = new Set<string>();
 
   busy(sessionId: string): boolean {

@@ -1,5 +1,5 @@
 import type { Environment } from '../../contract/environment';
-import type { Feature, SessionHandle } from '../../contract/feature';
+import type { Capability, SessionHandle } from '../../contract/capability';
 import type { Tool, ToolEnv } from '../../contract/tool';
 import { createProvider } from '../../infra/providers/index';
 import type { Session } from '../../infra/sessions/session';
@@ -17,10 +17,10 @@ export interface StepSetupDeps {
   environment: Environment;
   workspace: string;
   home: string;
-  features: readonly Feature[];
+  capabilities: readonly Capability[];
   now(): number;
   fetch?: typeof fetch;
-  /** Extra tools for every session (tests); one with a feature tool's name stands in for it. */
+  /** Extra tools for every session (tests); one with a capability tool's name stands in for it. */
   tools?: (env: ToolEnv) => Tool[];
   /** The machine and workspace facts for a new system prompt (default: read them now). */
   workspaceFacts?: () => Promise<WorkspaceFacts>;
@@ -41,9 +41,9 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     sessionId: session.id,
     sessionDir: session.dir,
     capabilities: provider.capabilities,
-    extraRoots: () => deps.features.flatMap((f) => f.readableRoots?.() ?? []),
+    extraRoots: () => deps.capabilities.flatMap((f) => f.readableRoots?.() ?? []),
     readDenials: async () => {
-      const tests = await Promise.all(deps.features.map((f) => f.readDenials?.(handle) ?? Promise.resolve(null)));
+      const tests = await Promise.all(deps.capabilities.map((f) => f.readDenials?.(handle) ?? Promise.resolve(null)));
       const active = tests.filter((t) => t !== null);
       return (path) => {
         for (const test of active) {
@@ -54,13 +54,13 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
       };
     },
   };
-  const reviewer = deps.features.map((f) => f.changeReviewer?.(handle)).find((r) => r !== undefined);
+  const reviewer = deps.capabilities.map((f) => f.changeReviewer?.(handle)).find((r) => r !== undefined);
   if (reviewer) env.reviewer = reviewer;
-  const codeChecks = deps.features.map((f) => f.codeChecks?.(handle)).find((c) => c !== undefined);
+  const codeChecks = deps.capabilities.map((f) => f.codeChecks?.(handle)).find((c) => c !== undefined);
   if (codeChecks) env.codeChecks = codeChecks;
   const extra = deps.tools?.(env) ?? [];
   const replaced = new Set(extra.map((t) => t.name));
-  const offered = [...extra, ...deps.features.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
+  const offered = [...extra, ...deps.capabilities.flatMap((f) => f.tools?.(handle, env) ?? []).filter((t) => !replaced.has(t.name))];
   // A sub-agent gets what its type allows, never a tool kept for the session's own agent (ToolPolicy.mainAgentOnly).
   const tools = deps.subagent ? offered.filter((t) => !t.policy.mainAgentOnly && deps.subagent!.allowsTool(t.name)) : offered;
   // Deferred tools the model loaded earlier in what it reads stay loaded.
@@ -70,7 +70,7 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
     const [facts, instructions, sections] = await Promise.all([
       deps.workspaceFacts ? deps.workspaceFacts() : workspaceFacts(deps.environment, deps.workspace),
       instructionsFor(deps),
-      Promise.all(deps.features.map(async (f) => f.systemPrompt?.(handle))),
+      Promise.all(deps.capabilities.map(async (f) => f.systemPrompt?.(handle))),
     ]);
     const extra = sections.filter((s): s is string => Boolean(s));
     return buildSystemPrompt({ facts, instructions, tools: registry.schemas(), extra: deps.subagent ? [...extra, deps.subagent.section] : extra });

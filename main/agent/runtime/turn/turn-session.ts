@@ -1,6 +1,6 @@
 import type { Usage } from '../../../../protocol';
 import type { Authorization, ResolvedCall } from '../../contract/calls';
-import type { SessionHandle, StepEnd, ToolsStart, TurnOutcome } from '../../contract/feature';
+import type { SessionHandle, StepEnd, ToolsStart, TurnOutcome } from '../../contract/capability';
 import type { SessionHooks } from '../../contract/hooks';
 import type { ModelMessage } from '../../contract/model';
 import type { RetryPolicy } from '../../infra/providers/retry';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionHandle } from '../../../../contract/feature';
+import type { SessionHandle } from '../../../../contract/capability';
 import { AGENT_ID_PATTERN, type Subagent } from '../../../../contract/subagents';
 import { type Tool, defineTool, errorResult, renderDescription } from '../../../../contract/tool';
 import type { AgentsService } from '../../service';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionHandle } from '../../../../contract/feature';
+import type { SessionHandle } from '../../../../contract/capability';
 import { planFact, planOf, planWorkflow, switchPlanMode } from '../../plan-state';
 import { ToolInputError, access, defineTool } from '../../../../contract/tool';
 import description from './enter-plan-mode.md?raw';

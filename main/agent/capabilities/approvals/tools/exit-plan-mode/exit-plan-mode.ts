@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../../../contract/capability';
 import type { ApprovalDesk } from '../../requests';
 import { planFact, planOf, setPlan } from '../../plan-state';
 import { ToolInputError, access, defineTool } from '../../../../contract/tool';

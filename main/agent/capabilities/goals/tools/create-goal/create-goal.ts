@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../../../contract/capability';
 import { describeGoal, goalFact, newGoal, saveGoal, storedGoal } from '../../state';
 import { ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
 import description from './create-goal.md?raw';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../../../contract/capability';
 import { goalFact, goalView, storedGoal } from '../../state';
 import { defineTool } from '../../../../contract/tool';
 import description from './get-goal.md?raw';

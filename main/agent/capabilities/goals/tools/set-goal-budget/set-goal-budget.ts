@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../../../contract/capability';
 import { budgetExhausted, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
 import { ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
 import description from './set-goal-budget.md?raw';

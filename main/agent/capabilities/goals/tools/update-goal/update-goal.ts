@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/feature';
+import type { CoreContext, SessionHandle } from '../../../../contract/capability';
 import { budgetExhausted, countingRunningTurn, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
 import { defineTool, errorResult } from '../../../../contract/tool';
 import description from './update-goal.md?raw';

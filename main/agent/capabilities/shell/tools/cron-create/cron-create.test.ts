@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { shellFeature } from '../../feature';
+import { shellCapability } from '../../capability';
 import { DeftCore } from '../../../../runtime/core';
 import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '../../../../../../test-support/shell-harness';
 import { waitFor } from '../../../../../../test-support/wait';
@@ -81,7 +81,7 @@ describe('CronCreate / CronList / CronDelete', () => {
     await callTool(h, 'CronCreate', { cron: '@hourly', prompt: 'Hourly check.' });
     await h.core.close();
     clock += minutes(60 * 5 + 1);
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, now, features: [shellFeature()] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, now, capabilities: [shellCapability()] });
     cores.push(core);
     const turns: string[] = [];
     core.onEvent((e) => {
@@ -110,7 +110,7 @@ describe('CronCreate / CronList / CronDelete', () => {
     h = await createTasksHarness({}, { now, host: webHost });
     await callTool(h, 'CronCreate', { cron: '*/10 * * * *', prompt: 'Check the deploy.' });
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, now, features: [shellFeature({ cronDisabled: true })] });
+    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, now, capabilities: [shellCapability({ cronDisabled: true })] });
     cores.push(core);
     const events: Array<{ type: string; message?: string; origin?: string }> = [];
     core.onEvent((e) => void events.push(e));

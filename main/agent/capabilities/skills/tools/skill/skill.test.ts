@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../../../../protocol';
 import { loadedSkillBlocks } from '../../activation';
-import { createSkillsFeature } from '../../feature';
+import { createSkillsCapability } from '../../capability';
 import { put, skillMd } from '../../../../../../test-support/skills';
 import { createHarness } from '../../../../../../test-support/harness';
-import type { Feature, SessionHandle } from '../../../../contract/feature';
+import type { Capability, SessionHandle } from '../../../../contract/capability';
 import type { ToolExecution } from '../../../../contract/tool';
 import { SkillCatalog } from '../../catalog';
 import { scanRoot } from '../../scanner';
@@ -24,8 +24,8 @@ afterEach(async () => {
 
 /** A harness whose workspace has these skills in .deft/skills (name → SKILL.md text). */
 async function withSkills(skills: Record<string, string>): Promise<Harness> {
-  const capture: Feature = { name: 'capture', onSessionLoaded: (session) => void handles.set(session.id, session) };
-  h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, watch: false }), () => capture] });
+  const capture: Capability = { name: 'capture', onSessionLoaded: (session) => void handles.set(session.id, session) };
+  h = await createHarness({ capabilities: [createSkillsCapability({ builtinDir: null, watch: false }), () => capture] });
   for (const [dir, text] of Object.entries(skills)) await put(join(h.workspace, '.deft', 'skills'), `${dir}/SKILL.md`, text);
   await h.core.handlers.listSkills({ rescan: true });
   return h;

@@ -26,7 +26,7 @@ function toolMessages(n: number): Record<string, unknown> {
   return Object.fromEntries(messages.map((m) => [m.tool_call_id!, m.content]));
 }
 
-describe('the files feature, driven by a model', () => {
+describe('the files capability, driven by a model', () => {
   it('offers the six file tools to a model that reads images, and five to one that does not', async () => {
     h = await createHarness();
     const fileTools = (n: number) => h.server.requests[n]!.body.tools!.map((t) => t.function.name).filter((name) => ['Read', 'Write', 'Edit', 'Grep', 'Glob', 'ReadMediaFile'].includes(name));
@@ -77,7 +77,7 @@ describe('the files feature, driven by a model', () => {
     await h.run('read it');
     await h.core.close();
     const { FileSecretStore } = await import('../../infra/settings/secrets');
-    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), retry: fastRetry, features: defaultCapabilities });
+    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), retry: fastRetry, capabilities: defaultCapabilities });
     script([call('Edit', { path: 'keep.txt', old_string: 'v1', new_string: 'v2' }, 'e1')]);
     await again.handlers.sendPrompt({ sessionId: h.session.id, text: 'edit it' });
     await again.turnDone(h.session.id);

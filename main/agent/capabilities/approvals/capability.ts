@@ -1,4 +1,4 @@
-import type { FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
 import { permissionRules } from './permissions';
 import { planMode } from './plan';
 import { userQuestions } from './questions';
@@ -9,7 +9,7 @@ import { createApprovalDesk } from './requests';
  * and ask the user when needed; plan mode (investigate, write a plan, have it reviewed); questions the
  * model puts to the user. The three share one desk of rules and waiting requests.
  */
-export const approvalsFeature: FeatureFactory = (core) => {
+export const approvalsCapability: CapabilityFactory = (core) => {
   const desk = createApprovalDesk(core);
   const permissions = permissionRules(core, desk);
   const plan = planMode(core, desk);

@@ -1,7 +1,7 @@
 import { CommandError } from '../../contract/errors';
 import { modeLeaseSlot } from '../../contract/mode-lease';
-import type { FeatureFactory, SessionHandle } from '../../contract/feature';
-import type { TurnOutcome } from '../../contract/feature';
+import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
+import type { TurnOutcome } from '../../contract/capability';
 import { createGoalTool } from './tools/create-goal/create-goal';
 import { getGoalTool } from './tools/get-goal/get-goal';
 import { setGoalBudgetTool } from './tools/set-goal-budget/set-goal-budget';
@@ -23,7 +23,7 @@ function continuationPrompt(session: SessionHandle, now: number) {
  * every turn that ends starts the next one, until the goal completes or blocks, its budget (turns,
  * tokens, time) is used up, a turn fails or is stopped, or the user pauses it.
  */
-export const goalsFeature: FeatureFactory = (core) => {
+export const goalsCapability: CapabilityFactory = (core) => {
   const continueGoal = (session: SessionHandle) =>
     void session.startTurn(continuationPrompt(session, core.now())).then((turnId) => {
       // Busy means another turn runs: the goal continues when it ends. Otherwise no model is configured.

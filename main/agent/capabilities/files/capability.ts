@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
 import { stateSlot } from '../../contract/state';
 import type { Tool } from '../../contract/tool';
 import { editTool } from './tools/edit/edit';
@@ -23,7 +23,7 @@ const seenSlot = stateSlot('files.seen', z.record(z.string(), z.unknown()), {});
  * Also the commands that save and preview files attached to a prompt, the @-mention picker's file
  * index, and the read-only file viewer.
  */
-export const filesFeature: FeatureFactory = (core) => {
+export const filesCapability: CapabilityFactory = (core) => {
   const trackers = new Map<string, FileTracker>();
   // The @-mention picker's index: a window will ask for it soon, so it is built in the background from the start.
   const index = new FileIndex(core.environment, core.workspace, () => core.now());
@@ -37,7 +37,7 @@ export const filesFeature: FeatureFactory = (core) => {
     }
     return tracker;
   };
-  const feature: Feature = {
+  const capability: Capability = {
     name: 'files',
     tools(session, env) {
       const files = trackerFor(session);
@@ -71,5 +71,5 @@ export const filesFeature: FeatureFactory = (core) => {
     },
     close: async () => index.close(),
   };
-  return feature;
+  return capability;
 };

@@ -1,5 +1,5 @@
 import { CommandError } from '../../contract/errors';
-import type { FeatureFactory } from '../../contract/feature';
+import type { CapabilityFactory } from '../../contract/capability';
 import type { FetchLimits } from './net/http-client';
 import { type Resolver, systemResolver } from './net/pinned-agent';
 import type { ErrorCode } from '../../../../protocol';
@@ -9,7 +9,7 @@ import { WebSettings } from './settings';
 import { fetchUrlTool } from './tools/fetch-url/fetch-url';
 import { webSearchTool } from './tools/web-search/web-search';
 
-export interface WebFeatureOptions {
+export interface WebCapabilityOptions {
   /** Host name → addresses; the system resolver by default (tests answer names themselves). */
   resolver?: Resolver;
   /** Where DEFT_SEARCH_API_KEY is read; process.env by default. */
@@ -33,7 +33,7 @@ const COMMAND_CODES: Record<SearchErrorKind, ErrorCode> = {
  * The web: FetchURL (any http(s) URL, never the user's machine or private network unless they allowed
  * the host) and WebSearch (offered when a search provider is configured), and Settings → Web.
  */
-export function webFeature(options: WebFeatureOptions = {}): FeatureFactory {
+export function webCapability(options: WebCapabilityOptions = {}): CapabilityFactory {
   return (core) => {
     const settings = new WebSettings(core.home, core.workspace, core.secrets, options.env ?? process.env);
     const resolver = options.resolver ?? systemResolver;

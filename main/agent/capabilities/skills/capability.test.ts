@@ -8,7 +8,7 @@ import { guardPath } from '../../infra/policies/path-guard';
 import { createHarness } from '../../../../test-support/harness';
 import { reminders } from '../../../../test-support/mock-steps';
 import { defineTool } from '../../contract/tool';
-import { createSkillsFeature } from './feature';
+import { createSkillsCapability } from './capability';
 import { put, skillMd } from '../../../../test-support/skills';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -33,7 +33,7 @@ const skillsChanged = (e: DeftEvent): e is Extract<AppEvent, { type: 'skills.cha
 /** The latest skill listing request `i` carries (a fact reminder). */
 const listingOf = (hh: Harness, i: number) => reminders(hh.server.requests[i]!.body.messages).filter((r) => r.includes('# Skills')).at(-1) ?? '';
 
-describe('skills feature (integration)', () => {
+describe('skills capability (integration)', () => {
   it('editing a SKILL.md on disk changes what the next request lists — even at the next step of the same turn', async () => {
     const editor = defineTool({
       name: 'EditSkill',
@@ -53,7 +53,7 @@ describe('skills feature (integration)', () => {
         },
       }),
     });
-    h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, userHome: '/nonexistent-user-home' })], tools: () => [editor] });
+    h = await createHarness({ capabilities: [createSkillsCapability({ builtinDir: null, userHome: '/nonexistent-user-home' })], tools: () => [editor] });
     const changed = nextEvent(h, (e) => skillsChanged(e) && e.count === 1);
     const file = await put(join(h.workspace, '.deft/skills'), 'tidy/SKILL.md', skillMd('tidy', 'Tidy v1.', 'when-to-use: After edits'));
     const event = await changed;
@@ -73,7 +73,7 @@ describe('skills feature (integration)', () => {
   });
 
   it("a repository's skill named like the user's own is marked for the model and in the gallery, with which one is used (issue 27, finding 11)", async () => {
-    h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
+    h = await createHarness({ capabilities: [createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
     const mine = await put(join(h.home, 'skills'), 'deploy/SKILL.md', skillMd('deploy', 'My own careful deploy.'));
     await put(join(h.workspace, '.deft/skills'), 'deploy/SKILL.md', skillMd('deploy', 'Deploy (as the repository sees it).'));
     const catalog = await h.core.handlers.listSkills({ rescan: true });
@@ -86,7 +86,7 @@ describe('skills feature (integration)', () => {
   });
 
   it('runSkill starts a turn: the transcript shows the command, the model reads the skill block, and the activation is an event', async () => {
-    h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
+    h = await createHarness({ capabilities: [createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
     const dir = join(h.workspace, '.deft/skills/greet');
     await put(dir, 'SKILL.md', skillMd('Greet', 'Greets.', 'arguments: [who]', 'Say hello to $who.'));
     await h.core.handlers.listSkills({ rescan: true });
@@ -108,7 +108,7 @@ describe('skills feature (integration)', () => {
   });
 
   it('runSkill explains failures: unknown (with close names), reference skills, busy sessions', async () => {
-    h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
+    h = await createHarness({ capabilities: [createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })] });
     await put(join(h.workspace, '.deft/skills'), 'release/SKILL.md', skillMd('release'));
     await put(join(h.workspace, '.deft/skills'), 'glossary/SKILL.md', skillMd('glossary', 'Terms.', 'type: reference'));
     await h.core.handlers.listSkills({ rescan: true });
@@ -125,7 +125,7 @@ describe('skills feature (integration)', () => {
   it('lists skills with skipped files and roots; shows SKILL.md; opens folders where the host can', async () => {
     const opened: string[] = [];
     h = await createHarness({
-      features: [createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })],
+      capabilities: [createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })],
       openPath: async (p) => (opened.push(p), true),
     });
     const text = skillMd('doc', 'Documents things.', 'argument-hint: "<file>"\nlicense: MIT\nallowed-tools: Read Grep');
@@ -154,7 +154,7 @@ describe('skills feature (integration)', () => {
         return { output: 'ok' };
       },
     });
-    h = await createHarness({ features: [createSkillsFeature({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })], tools: () => [probe] });
+    h = await createHarness({ capabilities: [createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })], tools: () => [probe] });
     const script = await put(join(h.home, 'skills'), 'ship/scripts/ship.sh', 'echo ship');
     await put(join(h.home, 'skills'), 'ship/SKILL.md', skillMd('ship'));
     await h.core.handlers.listSkills({ rescan: true });
@@ -167,7 +167,7 @@ describe('skills feature (integration)', () => {
   });
 
   it('announces the built-in skills shipped in skills/ and lists the model-invocable ones', async () => {
-    h = await createHarness({ features: [createSkillsFeature({ watch: false, userHome: '/nonexistent-user-home' })] });
+    h = await createHarness({ capabilities: [createSkillsCapability({ watch: false, userHome: '/nonexistent-user-home' })] });
     const catalog = await h.core.handlers.listSkills({});
     expect(catalog.skills.map((s) => [s.name, s.source, s.command])).toEqual([
       ['commit', 'builtin', 'commit'],

@@ -54,7 +54,7 @@ export interface TurnOutcome {
   error?: ErrorInfo;
 }
 
-/** What a feature may do with one session. */
+/** What a capability may do with one session. */
 export interface SessionHandle {
   readonly id: string;
   readonly dir: string;
@@ -85,14 +85,14 @@ export interface SessionHandle {
   /** Write what the session has recorded so far to disk (a change made outside a turn, e.g. by a command). */
   flush(): Promise<void>;
   /**
-   * Take `turnId` and every turn after it out of what the model reads, as /undo does (features restore
+   * Take `turnId` and every turn after it out of what the model reads, as /undo does (capabilities restore
    * their state from before it). Resolves to the turns removed, oldest first; throws a CommandError saying
    * why when it cannot be done (a turn is running, the turn was compacted or is already undone).
    */
   undoFrom(turnId: string): Promise<string[]>;
   /**
    * Give the model back the turns the last undo removed, provided nothing was added to the conversation
-   * since (features get their state from just before that undo). Throws a CommandError otherwise.
+   * since (capabilities get their state from just before that undo). Throws a CommandError otherwise.
    */
   redoUndo(turnIds: readonly string[]): Promise<void>;
 }
@@ -115,7 +115,7 @@ export interface SecretAccess {
   set(key: string, value: string | undefined): Promise<void>;
 }
 
-/** What a feature sees of the core it belongs to. */
+/** What a capability sees of the core it belongs to. */
 export interface CoreContext {
   /** The machine the workspace is on (contract/environment.ts): what runs for the workspace goes through it. */
   readonly environment: Environment;
@@ -144,9 +144,9 @@ export interface CoreContext {
  * commands and lifecycle hooks. Each capability lives in its own folder under capabilities/; hosts
  * choose which ones a core gets.
  */
-export interface Feature {
+export interface Capability {
   readonly name: string;
-  /** Tools this feature offers in a session (called per turn, so the set can change). */
+  /** Tools this capability offers in a session (called per turn, so the set can change). */
   tools?(session: SessionHandle, env: ToolEnv): Tool[];
   /**
    * A section of the system prompt. The system prompt is rendered once and kept with the session (a new
@@ -159,11 +159,11 @@ export interface Feature {
    * conversation last told the model is sent in a reminder message (contract/facts.ts).
    */
   facts?(session: SessionHandle): Fact[] | Promise<Fact[]>;
-  /** Decide on a call; `undefined` leaves it to the next feature. The first decision wins; no decision allows. */
+  /** Decide on a call; `undefined` leaves it to the next capability. The first decision wins; no decision allows. */
   authorize?(session: SessionHandle, call: ResolvedCall): Promise<Authorization | undefined>;
   /**
    * Decide on a sandboxed process's connection to a host the settings do not allow (ask the user, or
-   * refuse); `undefined` leaves it to the next feature. No decision refuses. `signal` aborts when the
+   * refuse); `undefined` leaves it to the next capability. No decision refuses. `signal` aborts when the
    * process ends.
    */
   authorizeConnection?(session: SessionHandle, request: ConnectionRequest, signal: AbortSignal): Promise<NetworkVerdict | undefined>;
@@ -171,7 +171,7 @@ export interface Feature {
   readableRoots?(): readonly string[];
   /** The rule that hides a path from reading (deny rules on Read), for search tools' roots and results. */
   readDenials?(session: SessionHandle): Promise<(path: string) => string | null>;
-  /** Protocol commands this feature implements. */
+  /** Protocol commands this capability implements. */
   commands?: Partial<CommandHandlers>;
   onSessionLoaded?(session: SessionHandle): void | Promise<void>;
   /** Requests of this session waiting for the user's answer (listed with the sessions). */
@@ -193,12 +193,12 @@ export interface Feature {
   onTaskEnded?(session: SessionHandle, task: TaskRecord): void | Promise<void>;
   /**
    * Review of file changes before they are written (review mode): the tools' `ToolEnv.reviewer` comes
-   * from the first feature that returns one for the session.
+   * from the first capability that returns one for the session.
    */
   changeReviewer?(session: SessionHandle): ChangeReviewer | undefined;
-  /** Checks files the tools read and write with language servers (ToolEnv.codeChecks): the first feature that returns one serves. */
+  /** Checks files the tools read and write with language servers (ToolEnv.codeChecks): the first capability that returns one serves. */
   codeChecks?(session: SessionHandle): CodeChecks | undefined;
-  /** Runs the user's hook commands for this session (SessionHandle.hooks): the first feature that returns one serves. */
+  /** Runs the user's hook commands for this session (SessionHandle.hooks): the first capability that returns one serves. */
   hookRunner?(session: SessionHandle): SessionHooks | undefined;
   /** The kinds of background task this capability runs (SessionHandle.tasks). */
   taskKinds?: readonly TaskKindAdapter[];
@@ -209,7 +209,7 @@ export interface Feature {
    */
   onCompaction?(session: SessionHandle): string[] | Promise<string[]>;
   /**
-   * Turns were undone (or an undo was taken back): put this feature's state back as it was at that point.
+   * Turns were undone (or an undo was taken back): put this capability's state back as it was at that point.
    * `before(slot)` is the slot's value then (its fallback when it was unset); set it and tell the UI as usual.
    */
   onUndo?(session: SessionHandle, before: <T>(slot: StateSlot<T>) => T): void | Promise<void>;
@@ -234,4 +234,4 @@ export interface Feature {
   close?(): Promise<void>;
 }
 
-export type FeatureFactory = (core: CoreContext) => Feature;
+export type CapabilityFactory = (core: CoreContext) => Capability;

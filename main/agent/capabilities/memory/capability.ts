@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { MemoryOverview } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
-import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
 import { appendMemoryLine, memoryFileIn } from '../../infra/instructions/append';
 import { displayPath } from '../../infra/instructions/display';
 import { loadInstructions } from '../../infra/instructions/index';
@@ -10,7 +10,7 @@ import { readInstructionSettings, writeInstructionSettings } from '../../infra/i
 import { TrustStore } from '../../infra/settings/trust';
 import { nestedFacts, nestedFoldersSlot, readNested } from './nested';
 
-export interface MemoryFeatureOptions {
+export interface MemoryCapabilityOptions {
   /** The user's home, for `~/.claude/CLAUDE.md`, `~/.codex/AGENTS.md` and `~` in imports (default: the OS's). */
   userHome?: string;
 }
@@ -20,8 +20,8 @@ export interface MemoryFeatureOptions {
  * AGENTS.md/CLAUDE.md announced as a fact when the agent first reads or edits a file under it, the Memory view's
  * list, the user's choices about other agents' user files, and `#` lines added to a file.
  */
-export function createMemoryFeature(options: MemoryFeatureOptions = {}): FeatureFactory {
-  return (core: CoreContext): Feature => {
+export function createMemoryCapability(options: MemoryCapabilityOptions = {}): CapabilityFactory {
+  return (core: CoreContext): Capability => {
     const userHome = options.userHome ?? homedir();
     const roots = instructionRoots(core.workspace, userHome);
     const rootSet = () => loadInstructions({ workspace: core.workspace, deftHome: core.home, userHome });
@@ -89,4 +89,4 @@ export function createMemoryFeature(options: MemoryFeatureOptions = {}): Feature
   };
 }
 
-export const memoryFeature = createMemoryFeature();
+export const memoryCapability = createMemoryCapability();

@@ -1,5 +1,5 @@
 import { CommandError } from '../../contract/errors';
-import type { FeatureFactory } from '../../contract/feature';
+import type { CapabilityFactory } from '../../contract/capability';
 import type { TaskKindAdapter } from '../../contract/tasks';
 import { readCard } from './runner';
 import { AgentsService } from './service';
@@ -18,11 +18,11 @@ const agentTasks: TaskKindAdapter = {
  * what the window needs to show sub-agents at work. Each sub-agent is a session of its own under its
  * parent's folder (SessionHandle.subagents), deciding its calls under the parent's mode, rules and approvals.
  */
-export const agentsFeature: FeatureFactory = (core) => agentsFeatureWith()(core);
+export const agentsCapability: CapabilityFactory = (core) => agentsCapabilityWith()(core);
 
 /** The same with other swarm timings (tests, benchmarks). */
-export const agentsFeatureWith =
-  (options: { swarmLimits?: Partial<SwarmLimits> } = {}): FeatureFactory =>
+export const agentsCapabilityWith =
+  (options: { swarmLimits?: Partial<SwarmLimits> } = {}): CapabilityFactory =>
   (core) => {
   const service = new AgentsService(core, options.swarmLimits);
   void service.catalog.refresh();

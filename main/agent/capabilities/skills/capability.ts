@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CommandError } from '../../contract/errors';
-import type { CoreContext, Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
 import { reminder } from '../../contract/facts';
 import { SKILL_TOOL, skillTool } from './tools/skill/skill';
 import { buildActivation, expandedBody, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
@@ -10,7 +10,7 @@ import { SkillService, type SkillServiceOptions } from './service';
 import { TurnSkills } from './nesting';
 import { type SkillDefinition, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
 
-export type SkillsFeatureOptions = Omit<SkillServiceOptions, 'workspace' | 'home'>;
+export type SkillsCapabilityOptions = Omit<SkillServiceOptions, 'workspace' | 'home'>;
 
 const MAX_VIEW_BYTES = 1024 * 1024;
 
@@ -19,8 +19,8 @@ const MAX_VIEW_BYTES = 1024 * 1024;
  * said when it changes), the skill folders readable by the file tools, and the commands the gallery and the
  * slash menu use.
  */
-export function createSkillsFeature(options: SkillsFeatureOptions = {}): FeatureFactory {
-  return (core: CoreContext): Feature => {
+export function createSkillsCapability(options: SkillsCapabilityOptions = {}): CapabilityFactory {
+  return (core: CoreContext): Capability => {
     const service = new SkillService({ ...options, workspace: core.workspace, home: core.home });
     service.onChange((catalog) => core.emitApp({ type: 'skills.changed', version: catalog.version, count: catalog.size, skipped: catalog.skipped.length }));
     /** Per session: the skills the current turn has loaded, as chains (a skill a skill loaded nests in it). */
@@ -136,10 +136,10 @@ export function createSkillsFeature(options: SkillsFeatureOptions = {}): Feature
 }
 
 /** The skills capability with default options (what every core gets). */
-export const skillsFeature: FeatureFactory = createSkillsFeature();
+export const skillsCapability: CapabilityFactory = createSkillsCapability();
 
-/** `features` with the skills capability replaced by one using `options` (e.g. `--skills-dir`). */
-export function withSkillsOptions(features: readonly FeatureFactory[], options: SkillsFeatureOptions): FeatureFactory[] {
-  const replacement = createSkillsFeature(options);
-  return features.includes(skillsFeature) ? features.map((f) => (f === skillsFeature ? replacement : f)) : [...features, replacement];
+/** `capabilities` with the skills capability replaced by one using `options` (e.g. `--skills-dir`). */
+export function withSkillsOptions(capabilities: readonly CapabilityFactory[], options: SkillsCapabilityOptions): CapabilityFactory[] {
+  const replacement = createSkillsCapability(options);
+  return capabilities.includes(skillsCapability) ? capabilities.map((f) => (f === skillsCapability ? replacement : f)) : [...capabilities, replacement];
 }

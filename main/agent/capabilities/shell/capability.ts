@@ -1,6 +1,6 @@
 import type { CommandHandlers } from '../../contract/commands';
 import { CommandError } from '../../contract/errors';
-import type { Feature, FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
 import type { Tool } from '../../contract/tool';
 import { type KillableJob, killLeftovers, signalGroup } from '../../infra/processes/kill-tree';
 import { bashTool } from './tools/bash/bash';
@@ -13,7 +13,7 @@ import { taskStopTool } from './tools/task-stop/task-stop';
 import { processTaskKind } from './process-tasks';
 import { ShellSession } from './shell-session';
 
-export interface ShellFeatureOptions {
+export interface ShellCapabilityOptions {
   /** Grace between SIGTERM and SIGKILL (default 5 s). */
   killGraceMs?: number;
   maxOutputBytes?: number;
@@ -31,7 +31,7 @@ const DEFAULT_OUTPUT_SLICE = 1024 * 1024;
  * Shell and background work: the Bash tool, background tasks (TaskList/TaskOutput/TaskStop), scheduled
  * prompts (CronCreate/CronList/CronDelete), and the commands behind the tasks panel and command cards.
  */
-export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory {
+export function shellCapability(options: ShellCapabilityOptions = {}): CapabilityFactory {
   return (core) => {
     const sessions = new Map<string, ShellSession>();
     /** Commands of sessions let go of: what they left running is still stopped when the core closes. */
@@ -89,7 +89,7 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
       },
     };
 
-    const feature: Feature = {
+    const capability: Capability = {
       name: 'shell',
       taskKinds: [processTaskKind],
       tools: (session: SessionHandle): Tool[] => {
@@ -137,6 +137,6 @@ export function shellFeature(options: ShellFeatureOptions = {}): FeatureFactory 
         await Promise.allSettled([...[...sessions.values()].map((tasks) => tasks.close()), killLeftovers(released.splice(0), options.killGraceMs)]);
       },
     };
-    return feature;
+    return capability;
   };
 }

@@ -1,5 +1,5 @@
 import type { CommandHandlers } from '../../contract/commands';
-import type { Feature, FeatureFactory, SessionHandle, ToolsStart } from '../../contract/feature';
+import type { Capability, CapabilityFactory, SessionHandle, ToolsStart } from '../../contract/capability';
 import { promptList } from './history';
 import { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
@@ -29,7 +29,7 @@ const MAX_TURN_FILES = 200;
  * to any prompt (and undo that), review a turn's changes and revert a file or a hunk, and keep the store
  * within its size cap.
  */
-export const checkpointsFeature: FeatureFactory = (core) => {
+export const checkpointsCapability: CapabilityFactory = (core) => {
   const checkpoints = new WorkspaceCheckpoints(core);
   const rewinds = new Rewinds(checkpoints);
   const pane = new ReviewPane(checkpoints);
@@ -76,7 +76,7 @@ export const checkpointsFeature: FeatureFactory = (core) => {
     cleanUpCheckpoints: async () => storage.cleanUp(),
   };
 
-  const feature: Feature = {
+  const capability: Capability = {
     name: 'checkpoints',
     commands,
     // Where a window shows sessions, the store's index is filled before the first prompt; a headless run
@@ -155,5 +155,5 @@ export const checkpointsFeature: FeatureFactory = (core) => {
       checkpoints.forget(sessionId);
     },
   };
-  return feature;
+  return capability;
 };

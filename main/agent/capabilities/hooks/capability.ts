@@ -1,4 +1,4 @@
-import type { FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
 import type { SessionHooks } from '../../contract/hooks';
 import { HookConfig } from './config';
 import { sessionHooks } from './runner';
@@ -9,7 +9,7 @@ import { sessionHooks } from './runner';
  * the three settings files in the shape other agents use. The runtime fires the events through
  * SessionHandle.hooks; this capability runs the commands (a workspace's in the sandbox, the user's own as the user) and reads what they said.
  */
-export const hooksFeature: FeatureFactory = (core) => {
+export const hooksCapability: CapabilityFactory = (core) => {
   const config = new HookConfig(core.home, core.workspace);
   const runners = new Map<string, SessionHooks>();
   const load = async () => {

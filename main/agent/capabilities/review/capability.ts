@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChangeReviewRequest } from '../../../../protocol';
 import { CommandError } from '../../contract/errors';
-import type { FeatureFactory, SessionHandle } from '../../contract/feature';
+import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
 import type { ChangeReviewer, ChangeVerdict } from '../../contract/review';
 import { isWithin } from '../../infra/policies/path-guard';
 import { PendingRequests } from '../../infra/platform/pending-requests';
@@ -14,7 +14,7 @@ const Stored = z.object({ edits: z.boolean().optional() });
  * user as hunks before anything is written; the user accepts or rejects each, and the file tools write
  * only the accepted ones and tell the model exactly what was applied.
  */
-export const reviewFeature: FeatureFactory = (core) => {
+export const reviewCapability: CapabilityFactory = (core) => {
   const settings = new SettingsStore(core.home);
   const pending = new PendingRequests<ChangeReviewRequest, ChangeVerdict>('review');
   let enabled: boolean | null = null;

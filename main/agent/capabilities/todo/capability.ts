@@ -1,4 +1,4 @@
-import type { FeatureFactory } from '../../contract/feature';
+import type { CapabilityFactory } from '../../contract/capability';
 import { setTodos, todoFact, todoSlot, todosOf } from './state';
 import { todoListTool } from './tools/todo-list/todo-list';
 
@@ -7,7 +7,7 @@ import { todoListTool } from './tools/todo-list/todo-list';
  * back by undo. The model is told the list as a fact: TodoList's result says it, and a reminder says it
  * again when it changes otherwise (an undo) or after a compaction.
  */
-export const todoFeature: FeatureFactory = () => ({
+export const todoCapability: CapabilityFactory = () => ({
   name: 'todo',
   tools: (session) => [todoListTool(session)],
   facts: (session) => [todoFact(todosOf(session))],

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LspStatus } from '../../../../protocol';
-import type { CoreContext, Feature, FeatureFactory } from '../../contract/feature';
+import type { CoreContext, Capability, CapabilityFactory } from '../../contract/capability';
 import { languageFamily } from '../../infra/lsp/languages';
 import type { ServerLauncher } from '../../infra/lsp/process';
 import { type ServerSpec, builtinServers, userServers } from '../../infra/lsp/server-specs';
@@ -12,7 +12,7 @@ import { sandboxedServerLauncher } from './launch';
 import { type LspSettings, readLspSettings, setLanguageEnabled } from './settings';
 import { lspTool } from './tools/lsp/lsp';
 
-export interface LspFeatureOptions {
+export interface LspCapabilityOptions {
   /** How servers start (default: in the workspace's OS sandbox). */
   launch?: ServerLauncher;
   /** The servers Deft knows without configuration (default: builtinServers). */
@@ -36,8 +36,8 @@ const BUILTIN_CACHE_MS = 60_000;
  * `lsp.servers`) started when the agent first reads or writes a file of their language — only in a trusted folder, in
  * the OS sandbox — the errors a Write or Edit introduced added to its result, and the LSP tool.
  */
-export function createLspFeature(options: LspFeatureOptions = {}): FeatureFactory {
-  return (core: CoreContext): Feature => {
+export function createLspCapability(options: LspCapabilityOptions = {}): CapabilityFactory {
+  return (core: CoreContext): Capability => {
     const trust = new TrustStore(core.home, core.workspace);
     let builtins: { at: number; list: ServerSpec[] } | null = null;
     let problems: string[] = [];
@@ -168,4 +168,4 @@ export function createLspFeature(options: LspFeatureOptions = {}): FeatureFactor
   };
 }
 
-export const lspFeature: FeatureFactory = createLspFeature();
+export const lspCapability: CapabilityFactory = createLspCapability();

@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CommandError } from '../../contract/errors';
-import type { CoreContext, Feature, FeatureFactory } from '../../contract/feature';
+import type { CoreContext, Capability, CapabilityFactory } from '../../contract/capability';
 import type { HostWarning } from '../../contract/host';
 import type { Tool } from '../../contract/tool';
 import { writeFileAtomic } from '../../infra/platform/files';
@@ -19,7 +19,7 @@ import { mcpTool } from './tools';
 /** With more MCP tools than this in total, their schemas stay out of the request until selected. */
 export const DEFAULT_DEFER_ABOVE = 30;
 
-export interface McpFeatureOptions {
+export interface McpCapabilityOptions {
   /** `deft run --mcp-config FILE` (absolute paths). */
   extraConfigs?: readonly string[];
   /**
@@ -48,8 +48,8 @@ const SANDBOX_CHOICES: readonly McpSandboxChoice[] = ['project', 'all', 'off'];
  * folder is trusted, and each server once approved) and `--mcp-config` files; their tools as `mcp__*`
  * tools (deferred when many); the commands of Settings → MCP servers.
  */
-export function createMcpFeature(options: McpFeatureOptions = {}): FeatureFactory {
-  return (core: CoreContext): Feature => {
+export function createMcpCapability(options: McpCapabilityOptions = {}): CapabilityFactory {
+  return (core: CoreContext): Capability => {
     const settings = new SettingsStore(core.home);
     const trust = new TrustStore(core.home, core.workspace);
     const readSettings = async (): Promise<McpSettings> => {
@@ -223,10 +223,10 @@ async function saveUserServer(file: string, name: string, definition: Record<str
   await writeFileAtomic(file, JSON.stringify(root, null, 2) + '\n', 0o600);
 }
 
-export const mcpFeature: FeatureFactory = createMcpFeature();
+export const mcpCapability: CapabilityFactory = createMcpCapability();
 
-/** `features` with the MCP capability replaced by one using `options` (e.g. `--mcp-config`, headless). */
-export function withMcpOptions(features: readonly FeatureFactory[], options: McpFeatureOptions): FeatureFactory[] {
-  const replacement = createMcpFeature(options);
-  return features.includes(mcpFeature) ? features.map((f) => (f === mcpFeature ? replacement : f)) : [...features, replacement];
+/** `capabilities` with the MCP capability replaced by one using `options` (e.g. `--mcp-config`, headless). */
+export function withMcpOptions(capabilities: readonly CapabilityFactory[], options: McpCapabilityOptions): CapabilityFactory[] {
+  const replacement = createMcpCapability(options);
+  return capabilities.includes(mcpCapability) ? capabilities.map((f) => (f === mcpCapability ? replacement : f)) : [...capabilities, replacement];
 }
