@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
 import { webHost } from '../host/hosts';
-import { createHarness } from '../../test-support/harness';
-import { textReply } from '../../test-support/mock-steps';
+import { createHarness } from '#test-support/harness';
+import { textReply } from '#test-support/mock-steps';
 
 /**
  * The whole first request of a session, as the provider receives it: the system prompt, every tool with its schema,

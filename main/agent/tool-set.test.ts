@@ -7,8 +7,8 @@ import type { CoreContext, Capability, CapabilityFactory } from './contract/capa
 import type { ToolEnv } from './contract/tool';
 import { FileSecretStore } from './infra/settings/secrets';
 import { ToolRegistry } from './runtime/tools/registry';
-import { createHarness, tempDir } from '../../test-support/harness';
-import { inertSessionHandle, noWorkspaceSandbox } from '../../test-support/session-handle';
+import { createHarness, tempDir } from '#test-support/harness';
+import { inertSessionHandle, noWorkspaceSandbox } from '#test-support/session-handle';
 import { cliHost, webHost } from '../host/hosts';
 
 const scratch = await tempDir('deft-tool-set-');

@@ -10,7 +10,7 @@ import { getGoalTool } from './capabilities/goals/tools/get-goal/get-goal';
 import { ToolRegistry } from './runtime/tools/registry';
 import { setGoalBudgetTool } from './capabilities/goals/tools/set-goal-budget/set-goal-budget';
 import { todoListTool } from './capabilities/todo/tools/todo-list/todo-list';
-import { noWorkspaceSandbox } from '../../test-support/session-handle';
+import { noWorkspaceSandbox } from '#test-support/session-handle';
 import { updateGoalTool } from './capabilities/goals/tools/update-goal/update-goal';
 import { webHost } from '../host/hosts';
 

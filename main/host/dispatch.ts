@@ -1,4 +1,4 @@
-import { type CommandName, type CommandReply, commands, isCommandName } from '../../protocol';
+import { type CommandName, type CommandReply, commands, isCommandName } from '#protocol';
 import type { CommandHandlers } from '../agent/contract/commands';
 import { CommandError } from '../agent/contract/errors';
 

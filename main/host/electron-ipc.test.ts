@@ -6,7 +6,7 @@ vi.mock('electron', () => ({
 }));
 
 const { registerIpc } = await import('./electron-ipc');
-const { IPC_COMMAND_CHANNEL } = await import('../../protocol');
+const { IPC_COMMAND_CHANNEL } = await import('#protocol');
 
 const OUR_URL = 'file:///app/out/renderer/index.html';
 const core = { handlers: { listSessions: async () => ({ sessions: [] }) } };

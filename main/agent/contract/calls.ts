@@ -1,4 +1,4 @@
-import type { PermissionMode } from '../../../protocol';
+import type { PermissionMode } from '#protocol';
 import type { SubagentLabel } from './subagents';
 import type { ToolExecution, ToolPolicy } from './tool';
 

@@ -1,4 +1,4 @@
-import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage } from '../../../protocol';
+import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage } from '#protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Environment } from './environment';

@@ -1,4 +1,4 @@
-import type { CodeDiagnostics } from '../../../protocol';
+import type { CodeDiagnostics } from '#protocol';
 
 /** What a language server said about a file a tool just wrote. */
 export interface WriteCheck {

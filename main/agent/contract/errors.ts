@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../protocol';
+import type { ErrorCode } from '#protocol';
 
 /** A command failure the UI shows as is. */
 export class CommandError extends Error {

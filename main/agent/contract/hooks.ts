@@ -1,6 +1,6 @@
-import type { HookEventName } from '../../../protocol';
+import type { HookEventName } from '#protocol';
 
-export type { HookEventName } from '../../../protocol';
+export type { HookEventName } from '#protocol';
 
 /**
  * What an event tells the user's hook commands, in the field names other agents' hook scripts read

@@ -1,4 +1,4 @@
-import type { WorkspaceInfo } from '../../../protocol';
+import type { WorkspaceInfo } from '#protocol';
 
 /**
  * A warning a capability wants the user to see where no window shows it (a headless run). The host words it: the

@@ -1,4 +1,4 @@
-import type { FinishReason, Usage } from '../../../protocol';
+import type { FinishReason, Usage } from '#protocol';
 
 // The model vocabulary the contract speaks: messages, tool calls and schemas, and what a provider is. The
 // providers (infra/providers/) implement it; tools, the loop and the sessions use it.

@@ -1,4 +1,4 @@
-import type { DiffHunk } from '../../../protocol';
+import type { DiffHunk } from '#protocol';
 
 type Hunk = typeof DiffHunk._output;
 

@@ -1,6 +1,6 @@
-import type { SandboxBlock, SandboxStatus } from '../../../protocol';
+import type { SandboxBlock, SandboxStatus } from '#protocol';
 
-export type { SandboxBlock, SandboxStatus } from '../../../protocol';
+export type { SandboxBlock, SandboxStatus } from '#protocol';
 
 /** A host and port a sandboxed process tries to reach through Deft's network proxy. */
 export interface NetworkTarget {

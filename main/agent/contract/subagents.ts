@@ -1,4 +1,4 @@
-import type { ErrorInfo, SessionEvent, Usage } from '../../../protocol';
+import type { ErrorInfo, SessionEvent, Usage } from '#protocol';
 
 /** Who a sub-agent is, as approvals and cards name it. */
 export interface SubagentLabel {

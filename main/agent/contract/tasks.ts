@@ -1,7 +1,7 @@
-import type { TaskInfo, TaskKind, TaskStatus } from '../../../protocol';
+import type { TaskInfo, TaskKind, TaskStatus } from '#protocol';
 import type { Fact } from './facts';
 
-export type { TaskKind } from '../../../protocol';
+export type { TaskKind } from '#protocol';
 
 /**
  * A task as persisted in `<session>/tasks/<id>.json` (its output in `<session>/tasks/<id>/output.log`).

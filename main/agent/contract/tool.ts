@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { PermissionMode, ToolInputDisplay, ToolResultDisplay } from '../../../protocol';
+import type { PermissionMode, ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import type { ContentPart } from './model';
 import type { Fact } from './facts';
 import type { Environment } from './environment';

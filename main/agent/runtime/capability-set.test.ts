@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { stateSlot } from '../contract/state';
-import { createHarness } from '../../../test-support/harness';
-import { echoTool, waitTool } from '../../../test-support/tools';
-import { callChunk, reminders, toolStep } from '../../../test-support/mock-steps';
+import { createHarness } from '#test-support/harness';
+import { echoTool, waitTool } from '#test-support/tools';
+import { callChunk, reminders, toolStep } from '#test-support/mock-steps';
 import type { Tool } from '../contract/tool';
 import type { Capability, SessionHandle } from '../contract/capability';
 

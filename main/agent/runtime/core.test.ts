@@ -1,16 +1,16 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SessionEvent, commands } from '../../../protocol';
+import { type SessionEvent, commands } from '#protocol';
 import { defaultCapabilities } from '../capabilities';
-import { textChunks } from '../../../test-support/mock-model-server';
+import { textChunks } from '#test-support/mock-model-server';
 import { DeftCore } from './core';
 import { LOG_FILE } from '../infra/sessions/session';
 import { workspaceSessionsDir } from '../infra/sessions/store';
-import { createHarness, fastRetry, testCapabilities } from '../../../test-support/harness';
-import { testTools } from '../../../test-support/tools';
-import { withoutReminders } from '../../../test-support/mock-steps';
-import { waitFor } from '../../../test-support/wait';
+import { createHarness, fastRetry, testCapabilities } from '#test-support/harness';
+import { testTools } from '#test-support/tools';
+import { withoutReminders } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
 import { cliHost } from '../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -1,4 +1,4 @@
-import type { AppEvent, DeftEvent, NotificationInput } from '../../../protocol';
+import type { AppEvent, DeftEvent, NotificationInput } from '#protocol';
 import type { CommandHandlers } from '../contract/commands';
 import type { Environment } from '../contract/environment';
 import type { CoreContext, CapabilityFactory, TurnOutcome } from '../contract/capability';

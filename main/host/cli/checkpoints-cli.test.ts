@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer } from '../../../test-support/mock-model-server';
-import { fastRetry, tempDir } from '../../../test-support/harness';
-import { callChunk, textReply, toolStep, withoutReminders } from '../../../test-support/mock-steps';
+import { MockModelServer } from '#test-support/mock-model-server';
+import { fastRetry, tempDir } from '#test-support/harness';
+import { callChunk, textReply, toolStep, withoutReminders } from '#test-support/mock-steps';
 import { type CliIo, runCli } from './cli';
 
 let server: MockModelServer;

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { PromptCheckpoint, RewindResult, RewindScope, SkippedFileInfo } from '../../../protocol';
+import type { PromptCheckpoint, RewindResult, RewindScope, SkippedFileInfo } from '#protocol';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
-import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
+import { overridesFromEnv } from '#infra/settings/provider-config';
 import { type CliIo, parseArgsOr } from './io';
 import { REWIND_USAGE } from './usage';
 

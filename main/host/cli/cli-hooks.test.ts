@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer } from '../../../test-support/mock-model-server';
-import { standInTools } from '../../../test-support/stand-in-tools';
-import { fastRetry, tempDir } from '../../../test-support/harness';
+import { MockModelServer } from '#test-support/mock-model-server';
+import { standInTools } from '#test-support/stand-in-tools';
+import { fastRetry, tempDir } from '#test-support/harness';
 import { runCli } from './cli';
 
 let server: MockModelServer;

@@ -1,11 +1,11 @@
 import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer } from '../../../test-support/mock-model-server';
-import { fastRetry, tempDir } from '../../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../../test-support/mock-steps';
+import { MockModelServer } from '#test-support/mock-model-server';
+import { fastRetry, tempDir } from '#test-support/harness';
+import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { fingerprintOf } from '../../agent/capabilities/mcp/config';
-import { runCliProcess } from '../../../test-support/cli-process';
+import { runCliProcess } from '#test-support/cli-process';
 import { type CliIo, runCli } from './cli';
 
 const TEST_SERVER = resolve(import.meta.dirname, '../../../test-support/mcp-test-server.mjs');

@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer, textChunks } from '../../../test-support/mock-model-server';
-import { fastRetry, tempDir } from '../../../test-support/harness';
-import { describeSandboxed } from '../../../test-support/sandbox';
-import { put, skillMd } from '../../../test-support/skills';
+import { MockModelServer, textChunks } from '#test-support/mock-model-server';
+import { fastRetry, tempDir } from '#test-support/harness';
+import { describeSandboxed } from '#test-support/sandbox';
+import { put, skillMd } from '#test-support/skills';
 import { runCli } from './cli';
 
 // Attacks on the walls, end to end through `deft run` and a scripted model: a malicious cloned repository,
@@ -145,7 +145,7 @@ describeSandboxed('a prompt-injected model with sandboxed Bash, through deft run
     await mkdir(shared, { recursive: true });
     await writeFile(join(shared, 'settings.json'), '{}');
     await symlink('team/deft', join(workspace, '.deft'));
-    const { TrustStore } = await import('../../agent/infra/settings/trust');
+    const { TrustStore } = await import('#infra/settings/trust');
     await new TrustStore(home, workspace).trust();
     const hook = join(root, 'hook-ran');
     const settings = JSON.stringify({ sandbox: { enabled: false }, hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${hook}` }] }] } });

@@ -1,12 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { PermissionMode, SessionEvent } from '../../../protocol';
-import { parseSlashCommand, slashCommands } from '../../../protocol/helpers/slash';
+import type { PermissionMode, SessionEvent } from '#protocol';
+import { parseSlashCommand, slashCommands } from '#protocol/helpers/slash';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/capability';
 import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
-import { overridesFromEnv } from '../../agent/infra/settings/provider-config';
+import { overridesFromEnv } from '#infra/settings/provider-config';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';

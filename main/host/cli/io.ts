@@ -1,4 +1,4 @@
-import type { CoreOptions } from '../../agent/runtime/core';
+import type { CoreOptions } from '#runtime/core';
 
 /** What a CLI command reads and writes: output streams, environment, folder, stdin and Ctrl-C. */
 export interface CliIo {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type ServerListing, decideServer, listServers } from '../../agent/capabilities/mcp/approvals';
-import { deftHome } from '../../agent/infra/platform/home';
+import { deftHome } from '#infra/platform/home';
 import { resolveWorkspace } from '../compose';
 import { type CliIo, parseArgsOr } from './io';
 import { MCP_USAGE } from './usage';

@@ -4,7 +4,7 @@ import { Socket, connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { createHarness, tempDir } from '../../../test-support/harness';
+import { createHarness, tempDir } from '#test-support/harness';
 import { type WebHost, startWebHost } from './server';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

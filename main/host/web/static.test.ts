@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 
 // A file that passes the stat and then cannot be read (deleted by a rebuild in between, say).
 vi.mock('node:fs', async (original) => ({

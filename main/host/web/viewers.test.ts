@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { createHarness, tempDir } from '../../../test-support/harness';
-import { waitFor } from '../../../test-support/wait';
+import { createHarness, tempDir } from '#test-support/harness';
+import { waitFor } from '#test-support/wait';
 import { type WebHost, startWebHost } from './server';
 import { webHost } from '../hosts';
 

@@ -1,5 +1,5 @@
-import type { ApprovalAnswer, QuestionAnswer } from '../../../protocol';
-import { DeftError } from '../../../protocol/helpers/bridge';
+import type { ApprovalAnswer, QuestionAnswer } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
 import { useSessions } from '../stores/sessions';
 import { useUi } from '../stores/ui';

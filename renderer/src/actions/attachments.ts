@@ -1,5 +1,5 @@
-import { DeftError } from '../../../protocol/helpers/bridge';
-import type { Attachment } from '../../../protocol';
+import { DeftError } from '#protocol/helpers/bridge';
+import type { Attachment } from '#protocol';
 import { deft } from '../bridge';
 import { useSessions } from '../stores/sessions';
 import { ensureSession } from './sessions';

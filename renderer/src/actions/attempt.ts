@@ -1,4 +1,4 @@
-import { DeftError } from '../../../protocol/helpers/bridge';
+import { DeftError } from '#protocol/helpers/bridge';
 import { useUi } from '../stores/ui';
 
 /** Show a failed command in the banner, in words for the user. */

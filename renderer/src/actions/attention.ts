@@ -1,4 +1,4 @@
-import type { DeftEvent } from '../../../protocol';
+import type { DeftEvent } from '#protocol';
 import { deft } from '../bridge';
 import { usePreferences } from '../stores/preferences';
 import { useSessions } from '../stores/sessions';

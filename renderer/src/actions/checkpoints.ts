@@ -1,5 +1,5 @@
-import type { ChangeReviewRequest, CheckpointStorage, PromptCheckpoint, ReviewChanges, RewindPreview, RewindScope } from '../../../protocol';
-import { DeftError } from '../../../protocol/helpers/bridge';
+import type { ChangeReviewRequest, CheckpointStorage, PromptCheckpoint, ReviewChanges, RewindPreview, RewindScope } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
 import { useSessions } from '../stores/sessions';
 import { attempt } from './attempt';

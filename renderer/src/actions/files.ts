@@ -1,4 +1,4 @@
-import type { FileSearchResult, WorkspaceFileView } from '../../../protocol';
+import type { FileSearchResult, WorkspaceFileView } from '#protocol';
 import { deft } from '../bridge';
 import { useViewer } from '../stores/viewer';
 import { attempt } from './attempt';

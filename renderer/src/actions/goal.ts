@@ -1,4 +1,4 @@
-import type { GoalAction } from '../../../protocol';
+import type { GoalAction } from '#protocol';
 import { deft } from '../bridge';
 import { inOpenSession } from './sessions';
 

@@ -1,4 +1,4 @@
-import type { LspStatus } from '../../../protocol';
+import type { LspStatus } from '#protocol';
 import { deft } from '../bridge';
 import { attempt } from './attempt';
 

@@ -1,4 +1,4 @@
-import type { McpOverview } from '../../../protocol';
+import type { McpOverview } from '#protocol';
 import { deft } from '../bridge';
 import { useMcp } from '../stores/mcp';
 import { attempt } from './attempt';

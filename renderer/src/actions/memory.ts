@@ -1,4 +1,4 @@
-import type { InstructionSettings, MemoryTarget } from '../../../protocol';
+import type { InstructionSettings, MemoryTarget } from '#protocol';
 import { deft } from '../bridge';
 import { useMemory } from '../stores/memory';
 import { useSessions } from '../stores/sessions';

@@ -1,5 +1,5 @@
-import type { Attachment } from '../../../protocol';
-import { DeftError } from '../../../protocol/helpers/bridge';
+import type { Attachment } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
 import { useHistory } from '../stores/history';
 import { useSessions } from '../stores/sessions';

@@ -1,4 +1,4 @@
-import type { PermissionMode } from '../../../protocol';
+import type { PermissionMode } from '#protocol';
 import { deft } from '../bridge';
 import { inSession } from './sessions';
 

@@ -1,4 +1,4 @@
-import type { PermissionMode, RuleEdit, TrustedFolder } from '../../../protocol';
+import type { PermissionMode, RuleEdit, TrustedFolder } from '#protocol';
 import { deft } from '../bridge';
 import { usePermissions } from '../stores/permissions';
 import { useSessions } from '../stores/sessions';

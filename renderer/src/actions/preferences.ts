@@ -1,4 +1,4 @@
-import type { PreferencesInput, ThemePreference } from '../../../protocol';
+import type { PreferencesInput, ThemePreference } from '#protocol';
 import { deft } from '../bridge';
 import { usePreferences } from '../stores/preferences';
 import { attempt } from './attempt';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SessionSummary } from '../../../protocol';
+import type { SessionSummary } from '#protocol';
 
 // The bridge is window.deft (Electron's preload); here, stand-ins for the commands these actions send.
 const session = (id: string): SessionSummary => ({ id, title: id, workspace: '/w', createdAt: 0, updatedAt: 0, turns: 0, running: false });

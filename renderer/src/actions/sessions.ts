@@ -1,4 +1,4 @@
-import type { Attachment, EffortSetting, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '../../../protocol';
+import type { Attachment, EffortSetting, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '#protocol';
 import { deft } from '../bridge';
 import { useApprovals } from '../stores/approvals';
 import { useSessions } from '../stores/sessions';

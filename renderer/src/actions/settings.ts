@@ -1,4 +1,4 @@
-import type { ConnectionTest, DataInfo, ProviderProbeInput, ProviderSettingsInput } from '../../../protocol';
+import type { ConnectionTest, DataInfo, ProviderProbeInput, ProviderSettingsInput } from '#protocol';
 import { deft } from '../bridge';
 import { useSettings } from '../stores/settings';
 

@@ -1,5 +1,5 @@
-import { DeftError } from '../../../protocol/helpers/bridge';
-import type { SkillSummary } from '../../../protocol';
+import { DeftError } from '#protocol/helpers/bridge';
+import type { SkillSummary } from '#protocol';
 import { deft } from '../bridge';
 import { useSkills } from '../stores/skills';
 import { useUi } from '../stores/ui';

@@ -1,4 +1,4 @@
-import type { CommandInput, PublicWebSettings, WebSearchResult } from '../../../protocol';
+import type { CommandInput, PublicWebSettings, WebSearchResult } from '#protocol';
 import { deft } from '../bridge';
 
 // Settings → Web shows these failures beside its fields, so they are thrown, not put in the banner.

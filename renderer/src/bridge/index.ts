@@ -1,4 +1,4 @@
-import { type DeftBridge, createBridge } from '../../../protocol/helpers/bridge';
+import { type DeftBridge, createBridge } from '#protocol/helpers/bridge';
 import { createWebTransport } from './web-transport';
 
 declare global {

@@ -1,4 +1,4 @@
-import type { BridgeTransport, CommandName, CommandReply, DeftEvent } from '../../../protocol';
+import type { BridgeTransport, CommandName, CommandReply, DeftEvent } from '#protocol';
 
 type Pending = { resolve: (reply: CommandReply) => void };
 

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { AgentInfo, AppEvent, SessionEvent, SwarmProgress } from '../../../protocol';
+import type { AgentInfo, AppEvent, SessionEvent, SwarmProgress } from '#protocol';
 import type { SessionSlice } from './session-slice';
 
 export interface SwarmInfo {

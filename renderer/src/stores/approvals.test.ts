@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { SessionSummary } from '../../../protocol';
+import type { SessionSummary } from '#protocol';
 import { requestsOf, requestsSlice, useApprovals, waitingCount } from './approvals';
 import { reduce } from './session-slice';
 import { eventsOf } from './test-events';

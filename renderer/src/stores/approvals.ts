@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Question, SessionEvent, SessionEventOf, SessionSummary } from '../../../protocol';
+import type { Question, SessionEvent, SessionEventOf, SessionSummary } from '#protocol';
 import { type SessionSlice, reduce } from './session-slice';
 
 export type PendingApproval = Omit<SessionEventOf<'approval.requested'>, 'type' | 'sessionId' | 'seq'>;

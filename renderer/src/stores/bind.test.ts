@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DeftEvent, PublicSettings, SessionSummary, TaskInfo } from '../../../protocol';
+import type { DeftEvent, PublicSettings, SessionSummary, TaskInfo } from '#protocol';
 import { eventsOf } from './test-events';
 
 // The bridge is window.deft (Electron's preload); here, a stand-in that the test pushes events through.

@@ -1,5 +1,5 @@
-import type { DeftEvent, SessionEvent } from '../../../protocol';
-import { isSessionEvent } from '../../../protocol/helpers/bridge';
+import type { DeftEvent, SessionEvent } from '#protocol';
+import { isSessionEvent } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
 import { type AgentEvent, useAgentLive } from './agents';
 import { useMcp } from './mcp';

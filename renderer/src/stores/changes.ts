@@ -1,5 +1,5 @@
 import { structuredPatch } from 'diff';
-import type { DiffHunk, ToolResultDisplay } from '../../../protocol';
+import type { DiffHunk, ToolResultDisplay } from '#protocol';
 import { type Row, type RowHandlers, appendRow, indexFromEnd, insertAt, removeAt, replaceAt, turnStart } from './rows';
 
 type Hunk = typeof DiffHunk._output;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { type CheckpointsState, checkpointsSlice } from './checkpoints';
 import { reduce } from './session-slice';
 import { eventsOf } from './test-events';

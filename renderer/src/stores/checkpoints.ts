@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ChangeReviewRequest, RewindResult, RewindScope } from '../../../protocol';
+import type { ChangeReviewRequest, RewindResult, RewindScope } from '#protocol';
 import { type Row, type RowHandlers, appendRow, indexFromEnd, replaceAt } from './rows';
 import type { SessionSlice } from './session-slice';
 

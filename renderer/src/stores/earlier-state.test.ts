@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../protocol';
-import { compactEarlierState } from '../../../protocol/helpers/earlier-state';
-import { PAGED_EVENT_TYPES } from '../../../protocol/helpers/paging';
+import type { SessionEvent } from '#protocol';
+import { compactEarlierState } from '#protocol/helpers/earlier-state';
+import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import { agentsSlice } from './agents';
 import { requestsSlice } from './approvals';
 import { checkpointsSlice } from './checkpoints';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Goal } from '../../../protocol';
+import type { Goal } from '#protocol';
 import { goalSlice } from './goal';
 import { reduce } from './session-slice';
 import { eventsOf } from './test-events';

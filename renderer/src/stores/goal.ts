@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Goal } from '../../../protocol';
+import type { Goal } from '#protocol';
 import type { SessionSlice } from './session-slice';
 
 /** The open session's goal, if it has one, and what an active goal has used since the core last said. */

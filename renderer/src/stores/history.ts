@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached, SessionEventOf } from '../../../protocol';
+import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached, SessionEventOf } from '#protocol';
 import { type Row, type RowHandlers, appendRow, indexFromEnd, infoNotice, removeRow, replaceAt } from './rows';
 import type { SessionSlice } from './session-slice';
 

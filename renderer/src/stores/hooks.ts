@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { HookResultKind, HooksOverview, RuleSource } from '../../../protocol';
+import type { HookResultKind, HooksOverview, RuleSource } from '#protocol';
 import { type NoticeItem, type Row, type RowHandlers, appendRow } from './rows';
 
 interface HooksState {

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { McpOverview } from '../../../protocol';
+import type { McpOverview } from '#protocol';
 
 interface McpState {
   overview: McpOverview | null;

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { MemoryOverview } from '../../../protocol';
+import type { MemoryOverview } from '#protocol';
 
 interface MemoryState {
   overview: MemoryOverview | null;

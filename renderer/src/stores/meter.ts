@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { ContextBreakdown } from '../../../protocol';
-import type { PricedUsage } from '../../../protocol/helpers/prices';
+import type { ContextBreakdown } from '#protocol';
+import type { PricedUsage } from '#protocol/helpers/prices';
 import type { SessionSlice } from './session-slice';
 
 /** How full the open session's context is, as last measured. */

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { PermissionMode, PlanState } from '../../../protocol';
+import type { PermissionMode, PlanState } from '#protocol';
 import { type Row, type RowHandlers, appendRow, infoNotice } from './rows';
 import type { SessionSlice } from './session-slice';
 

@@ -1,5 +1,5 @@
 import type { StoreApi } from 'zustand';
-import type { SessionEvent } from '../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { agentsSlice, useAgents } from './agents';
 import { useApprovals } from './approvals';
 import { checkpointsSlice, useCheckpoints } from './checkpoints';

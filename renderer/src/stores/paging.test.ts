@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../protocol';
-import { PAGED_EVENT_TYPES } from '../../../protocol/helpers/paging';
+import type { SessionEvent } from '#protocol';
+import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import { agentsSlice } from './agents';
 import { checkpointsSlice } from './checkpoints';
 import { goalSlice } from './goal';

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { PermissionMode, PermissionRules } from '../../../protocol';
+import type { PermissionMode, PermissionRules } from '#protocol';
 
 interface PermissionsState {
   /** The mode a session has until the user switches it (`permissions.defaultMode`, else ask). */

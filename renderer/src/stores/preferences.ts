@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Preferences } from '../../../protocol';
+import type { Preferences } from '#protocol';
 
 /** The window preferences as the core keeps them (null until loaded). */
 interface PreferencesState {

@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionEventOf, SessionEventType } from '../../../protocol';
+import type { SessionEvent, SessionEventOf, SessionEventType } from '#protocol';
 
 /** What a domain does with the session events it owns: one pure handler per event type. */
 export type Handlers<S> = { readonly [T in SessionEventType]?: (state: S, event: SessionEventOf<T>) => S };

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { SessionEvent, SessionSummary } from '../../../protocol';
+import type { SessionEvent, SessionSummary } from '#protocol';
 import { useApprovals } from './approvals';
 import { applyEarlierState, applyToOpenSession, resetOpenSession } from './open-session';
 import { dropEarlierTurns, useTranscript } from './transcript';

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { PublicSettings, WorkspaceInfo } from '../../../protocol';
+import type { PublicSettings, WorkspaceInfo } from '#protocol';
 
 interface SettingsState {
   settings: PublicSettings | null;

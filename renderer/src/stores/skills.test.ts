@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SkillCatalog } from '../../../protocol';
+import type { SkillCatalog } from '#protocol';
 import { useSkills } from './skills';
 
 const catalog = (version: number): SkillCatalog => ({ version, skills: [], skipped: [], roots: [] });

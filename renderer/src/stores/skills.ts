@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { SkillCatalog, SkillSummary } from '../../../protocol';
+import type { SkillCatalog, SkillSummary } from '#protocol';
 import { type Row, type RowHandlers, appendRow } from './rows';
 
 /** What the skills UI shows: the gallery, the run dialog for one skill, or one SKILL.md. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CronJobInfo, TaskInfo } from '../../../protocol';
+import type { CronJobInfo, TaskInfo } from '#protocol';
 import { type TaskLists, applyTasksEvents, isTasksEvent, runningCount, useTasks } from './tasks';
 
 const task = (id: string, startedAt: number, status: TaskInfo['status'] = 'running'): TaskInfo => ({

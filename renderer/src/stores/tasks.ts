@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { AppEvent, CommandActivity, CronJobInfo, TaskInfo } from '../../../protocol';
+import type { AppEvent, CommandActivity, CronJobInfo, TaskInfo } from '#protocol';
 
 export type TasksEvent = Extract<AppEvent, { type: 'task.started' | 'task.output' | 'task.ended' | 'cron.updated' | 'command.activity' }>;
 

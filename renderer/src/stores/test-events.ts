@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionEventOf, SessionEventType } from '../../../protocol';
+import type { SessionEvent, SessionEventOf, SessionEventType } from '#protocol';
 
 type Fields<T extends SessionEventType> = Omit<SessionEventOf<T>, 'type' | 'sessionId' | 'seq' | 'at'>;
 

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { TodoItem } from '../../../protocol';
+import type { TodoItem } from '#protocol';
 import type { SessionSlice } from './session-slice';
 
 /** The open session's todo list (the latest the agent wrote). */

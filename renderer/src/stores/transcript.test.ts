@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent, SessionEventType } from '../../../protocol';
+import type { SessionEvent, SessionEventType } from '#protocol';
 import { agentsSlice } from './agents';
 import { queueSlice } from './queue';
 import { requestsSlice } from './approvals';

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, TurnOrigin, Usage } from '../../../protocol';
-import { fileTextOf } from '../../../protocol/helpers/file-text';
+import type { Attachment, ErrorInfo, Mention, SessionEvent, StopReason, ToolInputDisplay, ToolResultDisplay, TurnOrigin, Usage } from '#protocol';
+import { fileTextOf } from '#protocol/helpers/file-text';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';

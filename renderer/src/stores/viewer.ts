@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import { DeftError } from '../../../protocol/helpers/bridge';
-import type { WorkspaceFileView } from '../../../protocol';
+import { DeftError } from '#protocol/helpers/bridge';
+import type { WorkspaceFileView } from '#protocol';
 
 /** The file open in the read-only viewer pane, while it loads, or why it could not be shown. */
 export interface ViewerState {

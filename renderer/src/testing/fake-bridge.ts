@@ -1,5 +1,5 @@
-import type { CommandName, DeftEvent } from '../../../protocol';
-import { type BridgeTransport, createBridge } from '../../../protocol/helpers/bridge';
+import type { CommandName, DeftEvent } from '#protocol';
+import { type BridgeTransport, createBridge } from '#protocol/helpers/bridge';
 
 /** A command the UI sent, as the core would receive it. */
 export interface SentCommand {

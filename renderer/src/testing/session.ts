@@ -1,5 +1,5 @@
 import { act } from '@testing-library/react';
-import type { SessionEvent } from '../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { useSessions } from '../stores/sessions';
 import { eventsOf } from '../stores/test-events';
 

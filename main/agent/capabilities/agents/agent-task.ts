@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { RunningTask, TaskEnd } from '../../contract/tasks';
+import type { RunningTask, TaskEnd } from '#contract/tasks';
 import type { AgentOutcome } from './runner';
 
 const TAIL_CHARS = 16 * 1024;

@@ -1,6 +1,6 @@
-import { CommandError } from '../../contract/errors';
-import type { CapabilityFactory } from '../../contract/capability';
-import type { TaskKindAdapter } from '../../contract/tasks';
+import { CommandError } from '#contract/errors';
+import type { CapabilityFactory } from '#contract/capability';
+import type { TaskKindAdapter } from '#contract/tasks';
 import { readCard } from './runner';
 import { AgentsService } from './service';
 import type { SwarmLimits } from './swarm-scheduler';

@@ -1,4 +1,4 @@
-import type { ToolResult } from '../../contract/tool';
+import type { ToolResult } from '#contract/tool';
 import type { AgentOutcome } from './runner';
 
 /** The Agent tool's result for a sub-agent that ran in the foreground (or was resumed). */

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentInfo, AgentStatus, ErrorInfo, SessionEvent } from '../../../../protocol';
-import type { SessionHandle } from '../../contract/capability';
-import type { Subagent, SubagentProfile } from '../../contract/subagents';
+import type { AgentInfo, AgentStatus, ErrorInfo, SessionEvent } from '#protocol';
+import type { SessionHandle } from '#contract/capability';
+import type { Subagent, SubagentProfile } from '#contract/subagents';
 import type { AgentType } from './types/builtin';
 import { toolMatcher } from './types/tool-names';
 

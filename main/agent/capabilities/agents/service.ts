@@ -1,8 +1,8 @@
-import type { SessionEvent } from '../../../../protocol';
-import type { CoreContext, SessionHandle } from '../../contract/capability';
-import type { Subagent } from '../../contract/subagents';
-import { TaskLimitError } from '../../contract/tasks';
-import type { ToolResult, ToolRunContext } from '../../contract/tool';
+import type { SessionEvent } from '#protocol';
+import type { CoreContext, SessionHandle } from '#contract/capability';
+import type { Subagent } from '#contract/subagents';
+import { TaskLimitError } from '#contract/tasks';
+import type { ToolResult, ToolRunContext } from '#contract/tool';
 import { AgentTask } from './agent-task';
 import { backgroundStarted, foregroundResult } from './results';
 import { type AgentOutcome, type AgentRun, runAgent } from './runner';

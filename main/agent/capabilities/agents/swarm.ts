@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { SwarmProgress } from '../../../../protocol';
-import type { SessionHandle } from '../../contract/capability';
-import type { Subagent } from '../../contract/subagents';
-import type { ToolResult, ToolRunContext } from '../../contract/tool';
+import type { SwarmProgress } from '#protocol';
+import type { SessionHandle } from '#contract/capability';
+import type { Subagent } from '#contract/subagents';
+import type { ToolResult, ToolRunContext } from '#contract/tool';
 import type { AgentOutcome } from './runner';
 import type { AgentsService } from './service';
 import { runScheduled, swarmMaxConcurrency } from './swarm-scheduler';

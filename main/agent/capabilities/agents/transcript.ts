@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../../../../protocol';
+import type { SessionEvent } from '#protocol';
 
 /**
  * A sub-agent's work as plain text, built from its events as they arrive: what TaskOutput shows of a

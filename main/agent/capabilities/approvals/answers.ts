@@ -1,4 +1,4 @@
-import type { Question, QuestionAnswer } from '../../../../protocol';
+import type { Question, QuestionAnswer } from '#protocol';
 
 /**
  * Turn the UI's answers into `{question: answer}`: every question answered, labels that exist, one

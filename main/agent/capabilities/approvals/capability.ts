@@ -1,4 +1,4 @@
-import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
+import type { CapabilityFactory, SessionHandle } from '#contract/capability';
 import { permissionRules } from './permissions';
 import { planMode } from './plan';
 import { userQuestions } from './questions';

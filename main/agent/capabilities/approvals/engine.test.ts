@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PermissionMode, PlanState } from '../../../../protocol';
-import type { ResolvedCall } from '../../contract/calls';
-import { matchPathSubject } from '../../infra/policies/rule-match';
+import type { PermissionMode, PlanState } from '#protocol';
+import type { ResolvedCall } from '#contract/calls';
+import { matchPathSubject } from '#infra/policies/rule-match';
 import { resolve } from 'node:path';
-import { policies, resolvedCall, shellCall } from '../../../../test-support/resolved-call';
-import type { Access, ToolPolicy } from '../../contract/tool';
+import { policies, resolvedCall, shellCall } from '#test-support/resolved-call';
+import type { Access, ToolPolicy } from '#contract/tool';
 import { type DecisionContext, decide } from './engine';
 import { type PermissionRule, parseRule } from './rules';
 

@@ -1,12 +1,12 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { PermissionMode, PlanState } from '../../../../protocol';
-import type { ResolvedCall } from '../../contract/calls';
-import { catastrophicDeleteIn, commandsWithCwd, uncertainDeleteIn } from '../../infra/policies/dangerous-command';
-import { isWithin } from '../../infra/policies/path-guard';
-import { type Places, protectedPathInCommand, protectedPathReason } from '../../infra/policies/protected-paths';
-import { type ParsedShell, parseShell } from '../../infra/policies/shell-parse';
+import type { PermissionMode, PlanState } from '#protocol';
+import type { ResolvedCall } from '#contract/calls';
+import { catastrophicDeleteIn, commandsWithCwd, uncertainDeleteIn } from '#infra/policies/dangerous-command';
+import { isWithin } from '#infra/policies/path-guard';
+import { type Places, protectedPathInCommand, protectedPathReason } from '#infra/policies/protected-paths';
+import { type ParsedShell, parseShell } from '#infra/policies/shell-parse';
 import { type PermissionRule, parseRule, ruleApplies, shellArguments } from './rules';
-import { coversEveryPart } from '../../infra/policies/bash-rule';
+import { coversEveryPart } from '#infra/policies/bash-rule';
 
 export interface DecisionContext {
   call: ResolvedCall;

@@ -1,5 +1,5 @@
-import type { PermissionMode } from '../../../../protocol';
-import type { ResolvedCall } from '../../contract/calls';
+import type { PermissionMode } from '#protocol';
+import type { ResolvedCall } from '#contract/calls';
 import type { RuleFilePaths } from './rule-files';
 
 export const MODE_SUMMARY: Record<PermissionMode, string> = {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ConnectionRequest, CoreContext, SessionHandle } from '../../contract/capability';
-import type { NetworkVerdict } from '../../contract/sandbox';
-import { stateSlot } from '../../contract/state';
-import { domainAllows, domainEntryFor } from '../../infra/sandbox/domains';
+import type { ConnectionRequest, CoreContext, SessionHandle } from '#contract/capability';
+import type { NetworkVerdict } from '#contract/sandbox';
+import { stateSlot } from '#contract/state';
+import { domainAllows, domainEntryFor } from '#infra/sandbox/domains';
 import type { ApprovalDesk } from './requests';
 
 /** Hosts the user allowed for this session (entries in `sandbox.network.allowedDomains` form). */

@@ -1,12 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
-import { standInTools } from '../../../../test-support/stand-in-tools';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, reminders, toolMessages, toolStep } from '../../../../test-support/mock-steps';
-import { waitFor } from '../../../../test-support/wait';
-import { TrustStore } from '../../infra/settings/trust';
+import type { SessionEvent } from '#protocol';
+import { standInTools } from '#test-support/stand-in-tools';
+import { createHarness } from '#test-support/harness';
+import { callChunk, reminders, toolMessages, toolStep } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
+import { TrustStore } from '#infra/settings/trust';
 import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

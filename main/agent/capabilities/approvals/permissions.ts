@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { PermissionMode } from '../../../../protocol';
-import { stateSlot } from '../../contract/state';
-import { reminder } from '../../contract/facts';
-import { ModeLease, modeLeaseSlot } from '../../contract/mode-lease';
-import { CommandError } from '../../contract/errors';
-import type { CoreContext, Capability, SessionHandle } from '../../contract/capability';
-import type { Authorization, ResolvedCall } from '../../contract/calls';
+import { PermissionMode } from '#protocol';
+import { stateSlot } from '#contract/state';
+import { reminder } from '#contract/facts';
+import { ModeLease, modeLeaseSlot } from '#contract/mode-lease';
+import { CommandError } from '#contract/errors';
+import type { CoreContext, Capability, SessionHandle } from '#contract/capability';
+import type { Authorization, ResolvedCall } from '#contract/calls';
 import { planOf } from './plan-state';
 import { type Decision, decide } from './engine';
 import type { ApprovalDesk, ApprovalRequest } from './requests';
@@ -13,12 +13,12 @@ import { MODE_SUMMARY, cancelledMessage, headlessDenial, rejectionMessage } from
 import { RuleEditError, publicRules } from './rule-files';
 import { networkApprovals } from './network';
 import { type PermissionRule, parseRule, ruleApplies, shellArguments } from './rules';
-import { coversEveryPart } from '../../infra/policies/bash-rule';
-import { parseShell } from '../../infra/policies/shell-parse';
-import { suggestShellRules } from '../../infra/policies/suggest-rules';
+import { coversEveryPart } from '#infra/policies/bash-rule';
+import { parseShell } from '#infra/policies/shell-parse';
+import { suggestShellRules } from '#infra/policies/suggest-rules';
 import { relative } from 'node:path';
 import picomatch from 'picomatch';
-import { matchPathSubject } from '../../infra/policies/rule-match';
+import { matchPathSubject } from '#infra/policies/rule-match';
 
 /** Deny rules that name Read (or match it by pattern: `*`, `Read*`). */
 function readToolMatches(tool: string): boolean {

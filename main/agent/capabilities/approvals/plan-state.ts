@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PlanState } from '../../../../protocol';
-import type { SessionHandle } from '../../contract/capability';
-import { type Fact, reminder } from '../../contract/facts';
-import { stateSlot } from '../../contract/state';
+import { PlanState } from '#protocol';
+import type { SessionHandle } from '#contract/capability';
+import { type Fact, reminder } from '#contract/facts';
+import { stateSlot } from '#contract/state';
 
 /** The session's plan mode (null: never turned on). */
 export const planSlot = stateSlot<PlanState | null>('plan', PlanState.nullable(), null);

@@ -1,5 +1,5 @@
-import type { CoreContext, Capability, SessionHandle } from '../../contract/capability';
-import type { StateSlot } from '../../contract/state';
+import type { CoreContext, Capability, SessionHandle } from '#contract/capability';
+import type { StateSlot } from '#contract/state';
 import type { ApprovalDesk } from './requests';
 import { enterPlanModeTool } from './tools/enter-plan-mode/enter-plan-mode';
 import { exitPlanModeTool } from './tools/exit-plan-mode/exit-plan-mode';

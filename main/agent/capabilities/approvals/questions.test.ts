@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Question, SessionEvent } from '../../../../protocol';
-import { createHarness } from '../../../../test-support/harness';
-import { waitFor } from '../../../../test-support/wait';
+import type { Question, SessionEvent } from '#protocol';
+import { createHarness } from '#test-support/harness';
+import { waitFor } from '#test-support/wait';
 import { collectAnswers } from './answers';
 import { webHost } from '../../../host/hosts';
 

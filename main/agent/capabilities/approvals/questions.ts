@@ -1,5 +1,5 @@
-import { CommandError } from '../../contract/errors';
-import type { CoreContext, Capability, SessionHandle } from '../../contract/capability';
+import { CommandError } from '#contract/errors';
+import type { CoreContext, Capability, SessionHandle } from '#contract/capability';
 import type { ApprovalDesk } from './requests';
 import { askUserQuestionTool } from './tools/ask-user-question/ask-user-question';
 import { collectAnswers } from './answers';

@@ -1,9 +1,9 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
-import { TrustStore } from '../../infra/settings/trust';
+import { createHarness } from '#test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '#test-support/mock-steps';
+import { TrustStore } from '#infra/settings/trust';
 
 // The permission engine against the shipped Bash tool (not a stand-in).
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
-import type { ApprovalAnswer, ApprovalKind, Question, ToolInputDisplay } from '../../../../protocol';
-import type { CoreContext, SessionHandle } from '../../contract/capability';
-import type { ResolvedCall } from '../../contract/calls';
-import type { Places } from '../../infra/policies/protected-paths';
-import { PendingRequests } from '../../infra/platform/pending-requests';
+import type { ApprovalAnswer, ApprovalKind, Question, ToolInputDisplay } from '#protocol';
+import type { CoreContext, SessionHandle } from '#contract/capability';
+import type { ResolvedCall } from '#contract/calls';
+import type { Places } from '#infra/policies/protected-paths';
+import { PendingRequests } from '#infra/platform/pending-requests';
 import { RuleStore, publicRules } from './rule-files';
 
 /** What an approval request is about. `call` is set for tool calls, so a new rule can settle it. */

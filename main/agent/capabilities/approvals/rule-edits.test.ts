@@ -1,13 +1,13 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { dispatchCommand } from '../../../host/dispatch';
-import { createHarness, tempDir } from '../../../../test-support/harness';
-import { standInTools } from '../../../../test-support/stand-in-tools';
-import { callChunk, toolMessages, toolStep } from '../../../../test-support/mock-steps';
-import { waitFor } from '../../../../test-support/wait';
-import { TrustStore } from '../../infra/settings/trust';
+import { createHarness, tempDir } from '#test-support/harness';
+import { standInTools } from '#test-support/stand-in-tools';
+import { callChunk, toolMessages, toolStep } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
+import { TrustStore } from '#infra/settings/trust';
 import { cliHost, webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -1,11 +1,11 @@
 import { lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { PermissionMode, PermissionRules, RuleEdit, RuleProblem, RuleSource } from '../../../../protocol';
-import { isWithin } from '../../infra/policies/path-guard';
-import { writeFileAtomic } from '../../infra/platform/files';
+import type { PermissionMode, PermissionRules, RuleEdit, RuleProblem, RuleSource } from '#protocol';
+import { isWithin } from '#infra/policies/path-guard';
+import { writeFileAtomic } from '#infra/platform/files';
 import { type PermissionRule, type RuleDecision, parseRule } from './rules';
-import { type FolderTrust, TrustStore } from '../../infra/settings/trust';
-import { networkRule } from '../../infra/sandbox/settings';
+import { type FolderTrust, TrustStore } from '#infra/settings/trust';
+import { networkRule } from '#infra/sandbox/settings';
 
 export type RuleFilePaths = Record<RuleSource, string>;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedCall } from '../../contract/calls';
-import { resolvedCall, shellCall } from '../../../../test-support/resolved-call';
+import type { ResolvedCall } from '#contract/calls';
+import { resolvedCall, shellCall } from '#test-support/resolved-call';
 import { type PermissionRule, parseRule, ruleApplies } from './rules';
 
 function call(name: string, args: unknown = {}, matchesRule?: (a: string) => boolean): ResolvedCall {

@@ -1,9 +1,9 @@
 import picomatch from 'picomatch';
-import type { RuleSource } from '../../../../protocol';
-import type { ResolvedCall } from '../../contract/calls';
-import { bashRuleHits, matchBashRule } from '../../infra/policies/bash-rule';
-import type { Places } from '../../infra/policies/protected-paths';
-import type { ParsedShell } from '../../infra/policies/shell-parse';
+import type { RuleSource } from '#protocol';
+import type { ResolvedCall } from '#contract/calls';
+import { bashRuleHits, matchBashRule } from '#infra/policies/bash-rule';
+import type { Places } from '#infra/policies/protected-paths';
+import type { ParsedShell } from '#infra/policies/shell-parse';
 
 export type RuleDecision = 'allow' | 'ask' | 'deny';
 

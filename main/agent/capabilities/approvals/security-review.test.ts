@@ -1,10 +1,10 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PermissionMode } from '../../../../protocol';
-import { tempDir } from '../../../../test-support/harness';
-import { policies, resolvedCall, shellCall } from '../../../../test-support/resolved-call';
-import { matchPathSubject } from '../../infra/policies/rule-match';
+import type { PermissionMode } from '#protocol';
+import { tempDir } from '#test-support/harness';
+import { policies, resolvedCall, shellCall } from '#test-support/resolved-call';
+import { matchPathSubject } from '#infra/policies/rule-match';
 import { type Decision, decide } from './engine';
 import { type PermissionRule, parseRule } from './rules';
 

@@ -1,5 +1,5 @@
-import type { CommandHandlers } from '../../contract/commands';
-import type { Capability, CapabilityFactory, SessionHandle, ToolsStart } from '../../contract/capability';
+import type { CommandHandlers } from '#contract/commands';
+import type { Capability, CapabilityFactory, SessionHandle, ToolsStart } from '#contract/capability';
 import { promptList } from './history';
 import { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';

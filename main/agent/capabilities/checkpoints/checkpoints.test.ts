@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEventOf } from '../../../../protocol';
+import type { SessionEventOf } from '#protocol';
 import { defaultCapabilities } from '../../capabilities';
 import { CheckpointStore } from './store/store';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
-import { eventually } from '../../../../test-support/processes';
-import { settle } from '../../../../test-support/shell-harness';
+import { createHarness } from '#test-support/harness';
+import { callChunk, textReply, toolStep, withoutReminders } from '#test-support/mock-steps';
+import { eventually } from '#test-support/processes';
+import { settle } from '#test-support/shell-harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;

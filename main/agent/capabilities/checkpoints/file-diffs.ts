@@ -1,5 +1,5 @@
-import type { DiffHunk } from '../../../../protocol';
-import { DIFF_MAX_HUNK_LINES, diffTexts } from '../../infra/text/diff-hunks';
+import type { DiffHunk } from '#protocol';
+import { DIFF_MAX_HUNK_LINES, diffTexts } from '#infra/text/diff-hunks';
 import type { CheckpointStore } from './store/store';
 
 type Hunk = typeof DiffHunk._output;

@@ -1,4 +1,4 @@
-import type { PromptCheckpoint, SkippedFileInfo } from '../../../../protocol';
+import type { PromptCheckpoint, SkippedFileInfo } from '#protocol';
 import type { Checkpoint, CheckpointKind, CheckpointStore } from './store/store';
 
 /** Turns started by the user (typed, or a skill they ran) count as prompts; the ones Deft started do not. */

@@ -1,11 +1,11 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ReviewChanges, ReviewFile } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import type { SessionHandle } from '../../contract/capability';
-import { writeFileAtomic } from '../../infra/platform/files';
-import { revertHunk } from '../../infra/text/apply-hunks';
-import { diffTexts } from '../../infra/text/diff-hunks';
+import type { ReviewChanges, ReviewFile } from '#protocol';
+import { CommandError } from '#contract/errors';
+import type { SessionHandle } from '#contract/capability';
+import { writeFileAtomic } from '#infra/platform/files';
+import { revertHunk } from '#infra/text/apply-hunks';
+import { diffTexts } from '#infra/text/diff-hunks';
 import { asText, blobDiff } from './file-diffs';
 import { turnCheckpoint, turnEndCheckpoint } from './history';
 import { unsafePath } from './store/restore';

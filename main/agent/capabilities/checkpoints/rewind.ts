@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { RestoreProblem, RewindFile, RewindPreview, RewindResult, RewindScope, SkippedFileInfo } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import type { SessionHandle } from '../../contract/capability';
-import { stateSlot } from '../../contract/state';
+import type { RestoreProblem, RewindFile, RewindPreview, RewindResult, RewindScope, SkippedFileInfo } from '#protocol';
+import { CommandError } from '#contract/errors';
+import type { SessionHandle } from '#contract/capability';
+import { stateSlot } from '#contract/state';
 import { blobDiff } from './file-diffs';
 import { changedOutside, turnCheckpoint } from './history';
 import type { Capture, Checkpoint, CheckpointStore, FileChange } from './store/store';

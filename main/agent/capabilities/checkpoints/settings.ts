@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SettingsStore } from '../../infra/settings/settings-store';
+import { SettingsStore } from '#infra/settings/settings-store';
 import { DEFAULT_MAX_FILE_BYTES } from './store/store';
 
 /** The store of one workspace is kept under this many bytes; the oldest checkpoints of deleted sessions go first. */

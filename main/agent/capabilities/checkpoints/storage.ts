@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CheckpointStorage } from '../../../../protocol';
-import { workspaceSessionsDir } from '../../infra/sessions/store';
+import type { CheckpointStorage } from '#protocol';
+import { workspaceSessionsDir } from '#infra/sessions/store';
 import { readCheckpointSettings } from './settings';
 import type { Checkpoint, CheckpointStore } from './store/store';
 import type { WorkspaceCheckpoints } from './workspace';

@@ -1,10 +1,10 @@
 import { relative, sep } from 'node:path';
-import type { CheckpointsStatus } from '../../../../protocol';
-import { isWithin } from '../../infra/policies/path-guard';
-import { CommandError } from '../../contract/errors';
-import type { CoreContext, SessionHandle } from '../../contract/capability';
+import type { CheckpointsStatus } from '#protocol';
+import { isWithin } from '#infra/policies/path-guard';
+import { CommandError } from '#contract/errors';
+import type { CoreContext, SessionHandle } from '#contract/capability';
 import { readCheckpointSettings } from './settings';
-import { gitBinary } from '../../infra/git/git';
+import { gitBinary } from '#infra/git/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
 
 /** Workspace-relative paths ('/'-separated) of the absolute paths inside the workspace. */

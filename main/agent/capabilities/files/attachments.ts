@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
 import { loadSharp } from './sharp';
-import { type Attachment, MAX_ATTACHMENT_BYTES } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import { isWithin } from '../../infra/policies/path-guard';
-import { isSensitivePath } from '../../infra/policies/sensitive';
-import { attachmentsDir } from '../../infra/sessions/attachments-dir';
+import { type Attachment, MAX_ATTACHMENT_BYTES } from '#protocol';
+import { CommandError } from '#contract/errors';
+import { isWithin } from '#infra/policies/path-guard';
+import { isSensitivePath } from '#infra/policies/sensitive';
+import { attachmentsDir } from '#infra/sessions/attachments-dir';
 import { IMAGE_MIME, MODEL_IMAGE_FORMATS, SNIFF_BYTES, sniff } from './file-type';
 import { imageLimits, notModelImageMessage, previewDataUrl } from './images';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

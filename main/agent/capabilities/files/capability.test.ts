@@ -2,10 +2,10 @@ import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MockChunk } from '../../../../test-support/mock-model-server';
+import type { MockChunk } from '#test-support/mock-model-server';
 import { defaultCapabilities } from '../../capabilities';
-import { DeftCore } from '../../runtime/core';
-import { createHarness, fastRetry } from '../../../../test-support/harness';
+import { DeftCore } from '#runtime/core';
+import { createHarness, fastRetry } from '#test-support/harness';
 import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -76,7 +76,7 @@ describe('the files capability, driven by a model', () => {
     script([call('Read', { path: 'keep.txt' }, 'r1')]);
     await h.run('read it');
     await h.core.close();
-    const { FileSecretStore } = await import('../../infra/settings/secrets');
+    const { FileSecretStore } = await import('#infra/settings/secrets');
     const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), retry: fastRetry, capabilities: defaultCapabilities });
     script([call('Edit', { path: 'keep.txt', old_string: 'v1', new_string: 'v2' }, 'e1')]);
     await again.handlers.sendPrompt({ sessionId: h.session.id, text: 'edit it' });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
-import { stateSlot } from '../../contract/state';
-import type { Tool } from '../../contract/tool';
+import type { Capability, CapabilityFactory, SessionHandle } from '#contract/capability';
+import { stateSlot } from '#contract/state';
+import type { Tool } from '#contract/tool';
 import { editTool } from './tools/edit/edit';
 import { globTool } from './tools/glob/glob';
 import { grepTool } from './tools/grep/grep';
@@ -11,7 +11,7 @@ import { writeTool } from './tools/write/write';
 import { attachmentPreview, saveAttachment } from './attachments';
 import { FileTracker } from './file-state';
 import { FileIndex } from './file-index';
-import { CommandError } from '../../contract/errors';
+import { CommandError } from '#contract/errors';
 import { openableInEditor, readForViewer } from './workspace-file';
 
 /** The stale guard's record, kept with the session; FileTracker.restore checks each entry. */

@@ -1,4 +1,4 @@
-import type { ToolEnv, ToolResult, ToolRunContext } from '../../contract/tool';
+import type { ToolEnv, ToolResult, ToolRunContext } from '#contract/tool';
 
 /** Files larger than this are not checked by a language server after a write. */
 const MAX_CHECKED_BYTES = 2 * 1024 * 1024;

@@ -1,9 +1,9 @@
-import { localEnvironment } from '../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchCommand } from '../../../host/dispatch';
-import { createHarness, tempDir } from '../../../../test-support/harness';
+import { createHarness, tempDir } from '#test-support/harness';
 import { FileIndex } from './file-index';
 
 async function files(root: string, paths: Record<string, string>): Promise<void> {

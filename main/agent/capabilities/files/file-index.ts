@@ -1,8 +1,8 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import fuzzysort, { type Prepared } from 'fuzzysort';
-import type { FileSearchResult } from '../../../../protocol';
-import { isSensitivePath } from '../../infra/policies/sensitive';
-import type { Environment } from '../../contract/environment';
+import type { FileSearchResult } from '#protocol';
+import { isSensitivePath } from '#infra/policies/sensitive';
+import type { Environment } from '#contract/environment';
 import { commonArgs, completeRecords, exclusionArgs, runRipgrep } from './ripgrep';
 
 /** The most files the index keeps: a picker over more than this is a search, not a list. */

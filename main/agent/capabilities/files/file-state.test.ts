@@ -1,7 +1,7 @@
 import { stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { FileTracker } from './file-state';
 
 describe('FileTracker', () => {

@@ -1,4 +1,4 @@
-import type { FileInfo } from '../../contract/environment';
+import type { FileInfo } from '#contract/environment';
 
 /** What Deft last saw of a file: enough to notice that something else changed it. */
 export interface FileStamp {

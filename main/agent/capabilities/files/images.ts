@@ -1,8 +1,8 @@
 import type { Metadata, Sharp } from 'sharp';
 import { loadSharp, loadedSharp } from './sharp';
-import { ToolInputError } from '../../contract/tool';
+import { ToolInputError } from '#contract/tool';
 import { type FileKind, IMAGE_MIME, type ImageFormat, MODEL_IMAGE_FORMATS } from './file-type';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 
 /** Limits for images sent to the model (env overrides: DEFT_IMAGE_MAX_EDGE_PX, DEFT_IMAGE_READ_BYTE_BUDGET). */
 export interface ImageLimits {

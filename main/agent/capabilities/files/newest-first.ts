@@ -1,4 +1,4 @@
-import type { Environment } from '../../contract/environment';
+import type { Environment } from '#contract/environment';
 
 const byTimeThenPath = (paths: readonly string[], times: ArrayLike<number>) => (a: number, b: number) =>
   times[b]! - times[a]! || (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0);

@@ -1,8 +1,8 @@
-import type { DiffHunk } from '../../../../protocol';
-import { type ToolEnv, type ToolResult, type ToolRunContext, errorResult } from '../../contract/tool';
-import { applyHunks } from '../../infra/text/apply-hunks';
-import { diffTexts } from '../../infra/text/diff-hunks';
-import type { GuardedPath } from '../../infra/policies/path-guard';
+import type { DiffHunk } from '#protocol';
+import { type ToolEnv, type ToolResult, type ToolRunContext, errorResult } from '#contract/tool';
+import { applyHunks } from '#infra/text/apply-hunks';
+import { diffTexts } from '#infra/text/diff-hunks';
+import type { GuardedPath } from '#infra/policies/path-guard';
 
 type Hunk = typeof DiffHunk._output;
 

@@ -1,5 +1,5 @@
-import type { Environment } from '../../contract/environment';
-import { ToolInputError } from '../../contract/tool';
+import type { Environment } from '#contract/environment';
+import { ToolInputError } from '#contract/tool';
 
 /** Version-control folders never searched or listed. */
 export const VCS_DIRS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'];

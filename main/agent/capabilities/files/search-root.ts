@@ -1,9 +1,9 @@
 import { isAbsolute, relative } from 'node:path';
-import type { FileInfo } from '../../contract/environment';
-import type { GuardedPath } from '../../infra/policies/path-guard';
-import { isWithin } from '../../infra/policies/path-guard';
-import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../infra/policies/sensitive';
-import { ToolInputError, type ToolEnv } from '../../contract/tool';
+import type { FileInfo } from '#contract/environment';
+import type { GuardedPath } from '#infra/policies/path-guard';
+import { isWithin } from '#infra/policies/path-guard';
+import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
+import { ToolInputError, type ToolEnv } from '#contract/tool';
 import { guard, statOrNull } from './tool-support';
 
 /** Where a Grep or Glob runs, and how its results are named for the model. */

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET_PLACES, type SecretPlace } from '../../infra/policies/secret-places';
-import { workspaceSessionsDir } from '../../infra/sessions/store';
-import { type FileToolKit, fileToolKit } from '../../../../test-support/file-tools';
+import { SECRET_PLACES, type SecretPlace } from '#infra/policies/secret-places';
+import { workspaceSessionsDir } from '#infra/sessions/store';
+import { type FileToolKit, fileToolKit } from '#test-support/file-tools';
 
 /** A file standing for the entry, with content that makes it a secret. */
 export function secretFileFor(place: SecretPlace): { path: string; content: string } {

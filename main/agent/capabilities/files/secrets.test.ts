@@ -1,9 +1,9 @@
 import { link, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileToolKit } from '../../../../test-support/file-tools';
-import { createHarness } from '../../../../test-support/harness';
-import { callTool } from '../../../../test-support/shell-harness';
+import { fileToolKit } from '#test-support/file-tools';
+import { createHarness } from '#test-support/harness';
+import { callTool } from '#test-support/shell-harness';
 
 type Kit = Awaited<ReturnType<typeof fileToolKit>>;
 

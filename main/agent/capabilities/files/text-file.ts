@@ -1,8 +1,8 @@
-import type { Environment } from '../../contract/environment';
+import type { Environment } from '#contract/environment';
 import { type FileKind, SNIFF_BYTES, sniff, utf16Bom } from './file-type';
 import { type ModelView, toModelView } from './line-endings';
-import { formatBytes } from '../../../../protocol/helpers/units';
-import { ToolInputError } from '../../contract/tool';
+import { formatBytes } from '#protocol/helpers/units';
+import { ToolInputError } from '#contract/tool';
 
 /** Files larger than this are not loaded whole (Edit, Write's diff). */
 export const MAX_EDIT_BYTES = 128 * 1024 * 1024;

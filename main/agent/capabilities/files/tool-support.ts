@@ -1,8 +1,8 @@
 import { isAbsolute } from 'node:path';
-import { type Environment, type FileInfo, isMissing } from '../../contract/environment';
-import { type GuardedPath, type PathIntent, guardPath } from '../../infra/policies/path-guard';
-import { exactRule, matchPathSubject } from '../../infra/policies/rule-match';
-import { type ToolEnv, ToolInputError } from '../../contract/tool';
+import { type Environment, type FileInfo, isMissing } from '#contract/environment';
+import { type GuardedPath, type PathIntent, guardPath } from '#infra/policies/path-guard';
+import { exactRule, matchPathSubject } from '#infra/policies/rule-match';
+import { type ToolEnv, ToolInputError } from '#contract/tool';
 
 /** Every path a file tool touches goes through the path guard, with the session's extra roots. */
 export function guard(env: ToolEnv, path: string, intent: PathIntent): Promise<GuardedPath> {

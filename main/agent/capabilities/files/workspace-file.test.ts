@@ -1,9 +1,9 @@
-import { localEnvironment } from '../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { VIEWER_MAX_BYTES, openableInEditor, readForViewer } from './workspace-file';
 
 describe('the read-only file viewer', () => {

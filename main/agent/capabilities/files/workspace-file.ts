@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
-import type { Environment } from '../../contract/environment';
-import type { WorkspaceFileView } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import { type GuardedPath, guardPath } from '../../infra/policies/path-guard';
+import type { Environment } from '#contract/environment';
+import type { WorkspaceFileView } from '#protocol';
+import { CommandError } from '#contract/errors';
+import { type GuardedPath, guardPath } from '#infra/policies/path-guard';
 import { SNIFF_BYTES, sniff } from './file-type';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 
 /** The most the viewer shows of one file. */
 export const VIEWER_MAX_BYTES = 1024 * 1024;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileToolKit } from '../../../../test-support/file-tools';
+import { fileToolKit } from '#test-support/file-tools';
 
 let racer: ChildProcess | undefined;
 afterEach(() => {

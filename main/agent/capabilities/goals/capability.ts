@@ -1,7 +1,7 @@
-import { CommandError } from '../../contract/errors';
-import { modeLeaseSlot } from '../../contract/mode-lease';
-import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
-import type { TurnOutcome } from '../../contract/capability';
+import { CommandError } from '#contract/errors';
+import { modeLeaseSlot } from '#contract/mode-lease';
+import type { CapabilityFactory, SessionHandle } from '#contract/capability';
+import type { TurnOutcome } from '#contract/capability';
 import { createGoalTool } from './tools/create-goal/create-goal';
 import { getGoalTool } from './tools/get-goal/get-goal';
 import { setGoalBudgetTool } from './tools/set-goal-budget/set-goal-budget';

@@ -1,12 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApprovalAnswer, SessionEvent } from '../../../../protocol';
-import { ApprovalAnswer as ApprovalAnswerSchema } from '../../../../protocol';
-import { DeftCore } from '../../runtime/core';
-import { createHarness, fastRetry, testCapabilities } from '../../../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
-import { waitFor } from '../../../../test-support/wait';
+import type { ApprovalAnswer, SessionEvent } from '#protocol';
+import { ApprovalAnswer as ApprovalAnswerSchema } from '#protocol';
+import { DeftCore } from '#runtime/core';
+import { createHarness, fastRetry, testCapabilities } from '#test-support/harness';
+import { callChunk, reminders, textReply, toolStep } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
 import { webHost } from '../../../host/hosts';
 
 // The goal start card's choice: run the goal as usual (the session's mode asks), or without asking (yolo

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Goal, SessionEvent } from '../../../../protocol';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
-import { waitFor } from '../../../../test-support/wait';
+import type { Goal, SessionEvent } from '#protocol';
+import { createHarness } from '#test-support/harness';
+import { callChunk, reminders, textReply, toolStep } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
 import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

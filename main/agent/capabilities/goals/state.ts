@@ -1,11 +1,11 @@
-import { formatDuration } from '../../../../protocol/helpers/units';
+import { formatDuration } from '#protocol/helpers/units';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Goal, type GoalMode } from '../../../../protocol';
-import { type Fact, reminder } from '../../contract/facts';
-import type { SessionHandle } from '../../contract/capability';
-import { stateSlot } from '../../contract/state';
-import { type ModeLease, modeLeaseSlot } from '../../contract/mode-lease';
+import { Goal, type GoalMode } from '#protocol';
+import { type Fact, reminder } from '#contract/facts';
+import type { SessionHandle } from '#contract/capability';
+import { stateSlot } from '#contract/state';
+import { type ModeLease, modeLeaseSlot } from '#contract/mode-lease';
 
 /** Without a turn budget a goal still stops after this many turns, so a goal can never run unattended forever. */
 export const DEFAULT_TURN_CAP = 50;

@@ -1,5 +1,5 @@
-import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
-import type { SessionHooks } from '../../contract/hooks';
+import type { CapabilityFactory, SessionHandle } from '#contract/capability';
+import type { SessionHooks } from '#contract/hooks';
 import { HookConfig } from './config';
 import { sessionHooks } from './runner';
 

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HookEventName, type HookInfo, type HooksOverview, type RuleSource } from '../../../../protocol';
-import { TrustStore } from '../../infra/settings/trust';
+import { HookEventName, type HookInfo, type HooksOverview, type RuleSource } from '#protocol';
+import { TrustStore } from '#infra/settings/trust';
 
 /** One hook command as configured, with its compiled matcher. */
 export interface ConfiguredHook extends HookInfo {

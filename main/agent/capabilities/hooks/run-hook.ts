@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import type { SessionSandbox, SpawnPlan } from '../../contract/sandbox';
-import { killLeftovers, killTree, trackGroup } from '../../infra/processes/kill-tree';
-import { resolveShell } from '../../infra/processes/shell-path';
+import type { SessionSandbox, SpawnPlan } from '#contract/sandbox';
+import { killLeftovers, killTree, trackGroup } from '#infra/processes/kill-tree';
+import { resolveShell } from '#infra/processes/shell-path';
 
 /** What one hook command did. */
 export interface HookRun {

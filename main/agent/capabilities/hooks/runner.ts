@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { HookEventName } from '../../../../protocol';
-import type { CoreContext, SessionHandle } from '../../contract/capability';
-import { type HookFireOptions, type HookInput, type HookOutcome, type SessionHooks, noHookOutcome } from '../../contract/hooks';
+import type { HookEventName } from '#protocol';
+import type { CoreContext, SessionHandle } from '#contract/capability';
+import { type HookFireOptions, type HookInput, type HookOutcome, type SessionHooks, noHookOutcome } from '#contract/hooks';
 import { type ConfiguredHook, type HookConfig, hooksFor } from './config';
 import { runHookCommand } from './run-hook';
 import { mergeOutcomes, verdictOf } from './verdict';

@@ -1,6 +1,6 @@
-import type { HookEventName, HookResultKind } from '../../../../protocol';
-import { type HookOutcome, noHookOutcome } from '../../contract/hooks';
-import { capText } from '../../contract/output-limits';
+import type { HookEventName, HookResultKind } from '#protocol';
+import { type HookOutcome, noHookOutcome } from '#contract/hooks';
+import { capText } from '#contract/output-limits';
 import type { HookRun } from './run-hook';
 
 /** What one hook said, before the hooks of an event are merged. */

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import type { CodeChecks, WriteCheck } from '../../contract/code-checks';
+import type { CodeChecks, WriteCheck } from '#contract/code-checks';
 import type { Diagnostic } from 'vscode-languageserver-protocol/node';
-import { describeIntroduced, introducedProblems, problemsOf } from '../../infra/lsp/diagnostics';
-import { languageFamily, languageOf } from '../../infra/lsp/languages';
-import type { LanguageServers } from '../../infra/lsp/servers';
+import { describeIntroduced, introducedProblems, problemsOf } from '#infra/lsp/diagnostics';
+import { languageFamily, languageOf } from '#infra/lsp/languages';
+import type { LanguageServers } from '#infra/lsp/servers';
 import type { LspSettings } from './settings';
 
 /** Files larger than this are not sent to a server when read. */

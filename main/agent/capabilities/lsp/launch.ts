@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { NetworkPolicy, WorkspaceSandbox } from '../../contract/sandbox';
-import type { ServerLauncher } from '../../infra/lsp/process';
+import type { NetworkPolicy, WorkspaceSandbox } from '#contract/sandbox';
+import type { ServerLauncher } from '#infra/lsp/process';
 
 /** A language server has no business on the network: every connection the settings do not allow is refused. */
 const noNetwork: NetworkPolicy = async () => ({ allowed: false, reason: 'Language servers do not reach the network.' });

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
-import { createHarness } from '../../../../test-support/harness';
-import type { MockChunk } from '../../../../test-support/mock-model-server';
-import { TrustStore } from '../../infra/settings/trust';
+import type { SessionEvent } from '#protocol';
+import { createHarness } from '#test-support/harness';
+import type { MockChunk } from '#test-support/mock-model-server';
+import { TrustStore } from '#infra/settings/trust';
 
 // Real servers (typescript-language-server + typescript, pyright) in the real sandbox; a cold start on a busy machine
 // takes a while, so the tests wait long for diagnostics (the bound itself is tried with a server that never answers).

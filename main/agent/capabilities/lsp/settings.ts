@@ -1,4 +1,4 @@
-import { SettingsStore } from '../../infra/settings/settings-store';
+import { SettingsStore } from '#infra/settings/settings-store';
 
 /** `"lsp"` in `<home>/settings.json` (Deft's own settings only: a workspace cannot configure what runs here). */
 export interface LspSettings {

@@ -1,6 +1,6 @@
-import type { McpServerStatus } from '../../../../protocol';
-import { SettingsStore } from '../../infra/settings/settings-store';
-import { type McpServerDecision, TrustStore } from '../../infra/settings/trust';
+import type { McpServerStatus } from '#protocol';
+import { SettingsStore } from '#infra/settings/settings-store';
+import { type McpServerDecision, TrustStore } from '#infra/settings/trust';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
 
 /** What decides whether a workspace's own server may start: folder trust, the user's answers, names they allowed. */

@@ -16,7 +16,7 @@ import {
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_SCHEMA_DEPTH, jsonDepth } from '../../infra/platform/json-depth';
+import { MAX_SCHEMA_DEPTH, jsonDepth } from '#infra/platform/json-depth';
 import { type ServerDefinition, isStdio } from './config';
 import type { McpCallResult } from './output';
 import { StderrTail } from './stderr-tail';

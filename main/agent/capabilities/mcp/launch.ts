@@ -1,6 +1,6 @@
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
-import type { WorkspaceSandbox } from '../../contract/sandbox';
-import { internetOnly } from '../../infra/sandbox/public-network';
+import type { WorkspaceSandbox } from '#contract/sandbox';
+import { internetOnly } from '#infra/sandbox/public-network';
 import type { ServerSource } from './config';
 
 /** How a stdio server's process is started: directly, or planned by the OS sandbox. */

@@ -4,11 +4,11 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpOverview, SessionEvent } from '../../../../protocol';
+import type { McpOverview, SessionEvent } from '#protocol';
 import { defaultCapabilities } from '../../capabilities';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
-import { waitFor } from '../../../../test-support/wait';
+import { createHarness } from '#test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
 import { mcpCapability, withMcpOptions } from './capability';
 import { cliHost, webHost } from '../../../host/hosts';
 
@@ -396,8 +396,8 @@ describe('deferred MCP tools and select_tools', () => {
     expect(third!.messages.filter((m) => typeof m.content === 'string' && m.content.includes('Deferred tools changed'))).toHaveLength(1);
 
     // A new core on the same session (a restart) derives the loaded set from the history.
-    const { DeftCore } = await import('../../runtime/core');
-    const { FileSecretStore } = await import('../../infra/settings/secrets');
+    const { DeftCore } = await import('#runtime/core');
+    const { FileSecretStore } = await import('#infra/settings/secrets');
     await h.core.close();
     const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), capabilities: defaultCapabilities });
     try {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { SecretAccess } from '../../contract/capability';
+import type { SecretAccess } from '#contract/capability';
 
 /** What is kept for one server, in the key store beside API keys (keychain in Electron, the 0600 file elsewhere). */
 interface Stored {

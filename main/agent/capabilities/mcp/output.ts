@@ -1,6 +1,6 @@
-import { TRUNCATION_MARKER, headOf } from '../../contract/output-limits';
-import type { ToolResult } from '../../contract/tool';
-import type { ContentPart } from '../../contract/model';
+import { TRUNCATION_MARKER, headOf } from '#contract/output-limits';
+import type { ToolResult } from '#contract/tool';
+import type { ContentPart } from '#contract/model';
 
 /** What the model may read of one MCP result: text characters, and bytes of images. */
 export const MCP_MAX_CHARS = 100_000;

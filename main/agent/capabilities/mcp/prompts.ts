@@ -1,5 +1,5 @@
 import type { GetPromptResult, Prompt as McpPrompt } from '@modelcontextprotocol/sdk/types.js';
-import type { McpPromptInfo } from '../../../../protocol';
+import type { McpPromptInfo } from '#protocol';
 import { mcpToolName } from './naming';
 
 /** A server's prompt as the slash menu lists it: `/mcp__<server>__<prompt>`, named as its tools are. */

@@ -1,6 +1,6 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { McpOverview, McpPromptInfo, McpServerInfo, McpServerStatus } from '../../../../protocol';
-import type { McpServerDecision } from '../../infra/settings/trust';
+import type { McpOverview, McpPromptInfo, McpServerInfo, McpServerStatus } from '#protocol';
+import type { McpServerDecision } from '#infra/settings/trust';
 import { serverGate } from './approvals';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
 import type { ServerConnection } from './connection';

@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type Tool, type ToolResult, access, errorResult } from '../../contract/tool';
+import { type Tool, type ToolResult, access, errorResult } from '#contract/tool';
 import type { ServerDefinition } from './config';
 import type { ServerConnection } from './connection';
 import { DEFAULT_CALL_TIMEOUT_MS } from './limits';

@@ -1,13 +1,13 @@
 import { homedir } from 'node:os';
-import type { MemoryOverview } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
-import { appendMemoryLine, memoryFileIn } from '../../infra/instructions/append';
-import { displayPath } from '../../infra/instructions/display';
-import { loadInstructions } from '../../infra/instructions/index';
-import { foldersWithInstructions, instructionRoots, nestedFolders } from '../../infra/instructions/locations';
-import { readInstructionSettings, writeInstructionSettings } from '../../infra/instructions/settings';
-import { TrustStore } from '../../infra/settings/trust';
+import type { MemoryOverview } from '#protocol';
+import { CommandError } from '#contract/errors';
+import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '#contract/capability';
+import { appendMemoryLine, memoryFileIn } from '#infra/instructions/append';
+import { displayPath } from '#infra/instructions/display';
+import { loadInstructions } from '#infra/instructions/index';
+import { foldersWithInstructions, instructionRoots, nestedFolders } from '#infra/instructions/locations';
+import { readInstructionSettings, writeInstructionSettings } from '#infra/instructions/settings';
+import { TrustStore } from '#infra/settings/trust';
 import { nestedFacts, nestedFoldersSlot, readNested } from './nested';
 
 export interface MemoryCapabilityOptions {

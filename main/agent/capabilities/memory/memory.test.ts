@@ -1,10 +1,10 @@
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness, tempDir, testCapabilities } from '../../../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
-import { prefixBreak } from '../../../../test-support/request-prefix';
-import { commands } from '../../../../protocol';
+import { createHarness, tempDir, testCapabilities } from '#test-support/harness';
+import { callChunk, reminders, textReply, toolStep } from '#test-support/mock-steps';
+import { prefixBreak } from '#test-support/request-prefix';
+import { commands } from '#protocol';
 import { memoryCapability, createMemoryCapability } from './capability';
 
 let h: Awaited<ReturnType<typeof createHarness>>;

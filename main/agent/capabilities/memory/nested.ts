@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { type Fact, reminder } from '../../contract/facts';
-import { stateSlot } from '../../contract/state';
-import { displayPath } from '../../infra/instructions/display';
-import { InstructionReader, type InstructionContext } from '../../infra/instructions/load';
-import { nestedCandidates } from '../../infra/instructions/locations';
-import { nestedAnnouncement } from '../../infra/instructions/render';
-import type { InstructionFile, InstructionProblem } from '../../infra/instructions/types';
+import { type Fact, reminder } from '#contract/facts';
+import { stateSlot } from '#contract/state';
+import { displayPath } from '#infra/instructions/display';
+import { InstructionReader, type InstructionContext } from '#infra/instructions/load';
+import { nestedCandidates } from '#infra/instructions/locations';
+import { nestedAnnouncement } from '#infra/instructions/render';
+import type { InstructionFile, InstructionProblem } from '#infra/instructions/types';
 
 /** The subfolders (real paths, in the order first touched) whose instruction files this session has loaded. */
 export const nestedFoldersSlot = stateSlot('memory.nested', z.array(z.string()), [] as string[]);

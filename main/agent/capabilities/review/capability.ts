@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { ChangeReviewRequest } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import type { CapabilityFactory, SessionHandle } from '../../contract/capability';
-import type { ChangeReviewer, ChangeVerdict } from '../../contract/review';
-import { isWithin } from '../../infra/policies/path-guard';
-import { PendingRequests } from '../../infra/platform/pending-requests';
-import { SettingsStore } from '../../infra/settings/settings-store';
+import type { ChangeReviewRequest } from '#protocol';
+import { CommandError } from '#contract/errors';
+import type { CapabilityFactory, SessionHandle } from '#contract/capability';
+import type { ChangeReviewer, ChangeVerdict } from '#contract/review';
+import { isWithin } from '#infra/policies/path-guard';
+import { PendingRequests } from '#infra/platform/pending-requests';
+import { SettingsStore } from '#infra/settings/settings-store';
 
 const Stored = z.object({ edits: z.boolean().optional() });
 

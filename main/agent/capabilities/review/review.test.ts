@@ -1,12 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEventOf } from '../../../../protocol';
+import type { SessionEventOf } from '#protocol';
 import { approvalsCapability } from '../approvals/capability';
 import { filesCapability } from '../files/capability';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
-import { eventually } from '../../../../test-support/processes';
+import { createHarness } from '#test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '#test-support/mock-steps';
+import { eventually } from '#test-support/processes';
 import { reviewCapability } from './capability';
 import { webHost } from '../../../host/hosts';
 

@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeftCore } from '../../runtime/core';
-import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '../../../../test-support/shell-harness';
-import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
-import { describeSandboxed } from '../../../../test-support/sandbox';
-import { DEFAULT_MAX_RUNNING_TASKS, maxRunningTasks } from '../../infra/tasks/limits';
+import { DeftCore } from '#runtime/core';
+import { type Harness, appEvents, callTool, createTasksHarness, lastRequestText, settle } from '#test-support/shell-harness';
+import { eventually, processesMatching, uniqueSleep } from '#test-support/processes';
+import { describeSandboxed } from '#test-support/sandbox';
+import { DEFAULT_MAX_RUNNING_TASKS, maxRunningTasks } from '#infra/tasks/limits';
 import { shellCapability } from './capability';
-import { reminders } from '../../../../test-support/mock-steps';
+import { reminders } from '#test-support/mock-steps';
 import { cliHost } from '../../../host/hosts';
 
 

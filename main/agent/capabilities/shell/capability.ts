@@ -1,8 +1,8 @@
-import type { CommandHandlers } from '../../contract/commands';
-import { CommandError } from '../../contract/errors';
-import type { Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
-import type { Tool } from '../../contract/tool';
-import { type KillableJob, killLeftovers, signalGroup } from '../../infra/processes/kill-tree';
+import type { CommandHandlers } from '#contract/commands';
+import { CommandError } from '#contract/errors';
+import type { Capability, CapabilityFactory, SessionHandle } from '#contract/capability';
+import type { Tool } from '#contract/tool';
+import { type KillableJob, killLeftovers, signalGroup } from '#infra/processes/kill-tree';
 import { bashTool } from './tools/bash/bash';
 import { cronCreateTool } from './tools/cron-create/cron-create';
 import { cronDeleteTool } from './tools/cron-delete/cron-delete';

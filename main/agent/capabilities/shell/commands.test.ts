@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchCommand } from '../../../host/dispatch';
-import { type Harness, callTool, createTasksHarness } from '../../../../test-support/shell-harness';
-import { eventually } from '../../../../test-support/processes';
+import { type Harness, callTool, createTasksHarness } from '#test-support/shell-harness';
+import { eventually } from '#test-support/processes';
 
 let h: Harness;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, callTool, createTasksHarness } from '../../../../test-support/shell-harness';
+import { type Harness, callTool, createTasksHarness } from '#test-support/shell-harness';
 
 // The environment commands get is scrubbed with or without the OS sandbox: these run with it off, so
 // they hold on a machine that has none (the string-level and environment walls alone).

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
-import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
+import { tempDir } from '#test-support/harness';
+import { eventually, processesMatching, uniqueSleep } from '#test-support/processes';
 
 describe('when the process exits without closing anything', () => {
   it('kills what its jobs left running: the group and processes that left it (found by marker)', async () => {

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeftCore } from '../../runtime/core';
+import { DeftCore } from '#runtime/core';
 import { defaultCapabilities } from '../../capabilities';
-import { workspaceSessionsDir } from '../../infra/sessions/store';
-import { type Harness, createTasksHarness } from '../../../../test-support/shell-harness';
-import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
+import { workspaceSessionsDir } from '#infra/sessions/store';
+import { type Harness, createTasksHarness } from '#test-support/shell-harness';
+import { eventually, processesMatching, uniqueSleep } from '#test-support/processes';
 import { cliHost } from '../../../host/hosts';
 
 let h: Harness | undefined;
@@ -21,7 +21,7 @@ describe('finding 8: foreground commands left by a Deft that was killed', () => 
   it('are noted on disk while they run, and the note goes when they end', async () => {
     h = await createTasksHarness({}, { sandbox: 'off' });
     const tasks = join(workspaceSessionsDir(h.home, h.workspace), h.session.id, 'tasks');
-    const { callTool } = await import('../../../../test-support/shell-harness');
+    const { callTool } = await import('#test-support/shell-harness');
     const { content } = await callTool(h, 'Bash', { command: `sleep 0.5; ls "${tasks}"/*/foreground.json` });
     expect(content).toMatch(/foreground\.json/);
     // The first command's note went when it ended: only the running one is noted.

@@ -1,12 +1,12 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { RunningTask, SessionTasks, TaskEnd, TaskKindAdapter, TaskRecord } from '../../contract/tasks';
-import { lastLines } from '../../infra/tasks/task-record';
-import { type KillableJob, killLeftovers, killTree } from '../../infra/processes/kill-tree';
-import { hasEnvMarker, jobProcesses } from '../../infra/processes/process-table';
+import type { RunningTask, SessionTasks, TaskEnd, TaskKindAdapter, TaskRecord } from '#contract/tasks';
+import { lastLines } from '#infra/tasks/task-record';
+import { type KillableJob, killLeftovers, killTree } from '#infra/processes/kill-tree';
+import { hasEnvMarker, jobProcesses } from '#infra/processes/process-table';
 import { TASK_MARKER_VAR } from './shell';
-import type { Environment } from '../../contract/environment';
-import type { SessionSandbox } from '../../contract/sandbox';
+import type { Environment } from '#contract/environment';
+import type { SessionSandbox } from '#contract/sandbox';
 import { type JobOutcome, ShellJob } from './shell-job';
 
 /** Seconds a background command may run by default, and at most. */

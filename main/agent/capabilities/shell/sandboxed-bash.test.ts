@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
-import { createHarness } from '../../../../test-support/harness';
-import { eventually } from '../../../../test-support/processes';
-import { describeSandboxed } from '../../../../test-support/sandbox';
-import { type Harness, callTool } from '../../../../test-support/shell-harness';
+import type { SessionEvent } from '#protocol';
+import { createHarness } from '#test-support/harness';
+import { eventually } from '#test-support/processes';
+import { describeSandboxed } from '#test-support/sandbox';
+import { type Harness, callTool } from '#test-support/shell-harness';
 import { webHost } from '../../../host/hosts';
 
 let h: Harness | undefined;

@@ -1,9 +1,9 @@
-import { localEnvironment } from '../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
-import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
+import { tempDir } from '#test-support/harness';
+import { eventually, processesMatching, uniqueSleep } from '#test-support/processes';
 import { MAX_OUTPUT_BYTES, type JobOptions, ShellJob } from './shell-job';
 
 let dir: string;

@@ -2,10 +2,10 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { terminalText } from '../../../../protocol/helpers/terminal-text';
-import type { Environment, ExecProcess } from '../../contract/environment';
-import type { SandboxBlock } from '../../contract/sandbox';
-import { KILL_GRACE_MS } from '../../infra/processes/kill-tree';
+import { terminalText } from '#protocol/helpers/terminal-text';
+import type { Environment, ExecProcess } from '#contract/environment';
+import type { SandboxBlock } from '#contract/sandbox';
+import { KILL_GRACE_MS } from '#infra/processes/kill-tree';
 import { TASK_MARKER_VAR, commandEnv } from './shell';
 
 /** A command that writes more than this is stopped: a runaway loop must not fill the disk. */

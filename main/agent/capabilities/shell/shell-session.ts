@@ -1,13 +1,13 @@
-import type { Environment } from '../../contract/environment';
-import type { AppEvent } from '../../../../protocol';
-import type { CommandActivity, CronJobInfo, TaskInfo } from '../../../../protocol/schemas/tasks';
-import type { SessionHandle } from '../../contract/capability';
-import type { SessionTasks } from '../../contract/tasks';
+import type { Environment } from '#contract/environment';
+import type { AppEvent } from '#protocol';
+import type { CommandActivity, CronJobInfo, TaskInfo } from '#protocol/schemas/tasks';
+import type { SessionHandle } from '#contract/capability';
+import type { SessionTasks } from '#contract/tasks';
 import { localIso } from './cron/cron-expr';
 import { type CronFire, CronScheduler, cronFireMessage } from './cron/scheduler';
 import { type ProcessTaskOptions, ProcessTasks } from './process-tasks';
 import type { ShellJob } from './shell-job';
-import type { KillableJob } from '../../infra/processes/kill-tree';
+import type { KillableJob } from '#infra/processes/kill-tree';
 
 /** A foreground command of a running Bash call, which the user can stop or send to the background from its card. */
 export interface ForegroundCommand {

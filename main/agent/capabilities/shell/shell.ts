@@ -1,6 +1,6 @@
-import { scrubbedEnvironment } from '../../infra/sandbox/environment';
+import { scrubbedEnvironment } from '#infra/sandbox/environment';
 
-export { resolveShell } from '../../infra/processes/shell-path';
+export { resolveShell } from '#infra/processes/shell-path';
 
 /** Marks every process of a job, so processes that leave its group can still be found and stopped. */
 export const TASK_MARKER_VAR = 'DEFT_TASK_ID';

@@ -1,6 +1,6 @@
-import { formatBytes, formatDuration } from '../../../../protocol/helpers/units';
-import { ToolInputError } from '../../contract/tool';
-import type { SessionTasks, TaskRecord } from '../../contract/tasks';
+import { formatBytes, formatDuration } from '#protocol/helpers/units';
+import { ToolInputError } from '#contract/tool';
+import type { SessionTasks, TaskRecord } from '#contract/tasks';
 import { localIso } from './cron/cron-expr';
 
 /** The key: value lines describing one task (TaskList and TaskOutput). */

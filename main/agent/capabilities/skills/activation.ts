@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { SkillTrigger } from '../../../../protocol';
-import type { SessionHandle } from '../../contract/capability';
-import { stateSlot } from '../../contract/state';
+import { SkillTrigger } from '#protocol';
+import type { SessionHandle } from '#contract/capability';
+import { stateSlot } from '#contract/state';
 import { expandSkillBody, renderSkillLoadedBlock } from './expand';
 import type { SkillDefinition } from './types';
 const MAX_REMEMBERED = 20;

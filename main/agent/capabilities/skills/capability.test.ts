@@ -1,15 +1,15 @@
-import { localEnvironment } from '../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { AppEvent, DeftEvent } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import { guardPath } from '../../infra/policies/path-guard';
-import { createHarness } from '../../../../test-support/harness';
-import { reminders } from '../../../../test-support/mock-steps';
-import { defineTool } from '../../contract/tool';
+import type { AppEvent, DeftEvent } from '#protocol';
+import { CommandError } from '#contract/errors';
+import { guardPath } from '#infra/policies/path-guard';
+import { createHarness } from '#test-support/harness';
+import { reminders } from '#test-support/mock-steps';
+import { defineTool } from '#contract/tool';
 import { createSkillsCapability } from './capability';
-import { put, skillMd } from '../../../../test-support/skills';
+import { put, skillMd } from '#test-support/skills';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;

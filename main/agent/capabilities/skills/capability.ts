@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { CommandError } from '../../contract/errors';
-import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '../../contract/capability';
-import { reminder } from '../../contract/facts';
+import { CommandError } from '#contract/errors';
+import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '#contract/capability';
+import { reminder } from '#contract/facts';
 import { SKILL_TOOL, skillTool } from './tools/skill/skill';
 import { buildActivation, expandedBody, loadedSkillBlocks, loadedSkillsSlot, recordActivation } from './activation';
 import { commandFileReferences, commandShellLines } from './command-body';
-import { TrustStore } from '../../infra/settings/trust';
+import { TrustStore } from '#infra/settings/trust';
 import { SkillService, type SkillServiceOptions } from './service';
 import { TurnSkills } from './nesting';
 import { type SkillDefinition, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MockModelServer, textChunks } from '../../../../test-support/mock-model-server';
-import { createHarness, fastRetry, tempDir } from '../../../../test-support/harness';
-import { TrustStore } from '../../infra/settings/trust';
+import { MockModelServer, textChunks } from '#test-support/mock-model-server';
+import { createHarness, fastRetry, tempDir } from '#test-support/harness';
+import { TrustStore } from '#infra/settings/trust';
 import { type CliIo, runCli } from '../../../host/cli/cli';
 
 let h: Awaited<ReturnType<typeof createHarness>> | undefined;

@@ -1,5 +1,5 @@
-import { findImports } from '../../infra/instructions/imports';
-import { readInstructionFile } from '../../infra/instructions/read-file';
+import { findImports } from '#infra/instructions/imports';
+import { readInstructionFile } from '#infra/instructions/read-file';
 import { escapeXmlAttr } from './expand';
 import type { SkillDefinition } from './types';
 

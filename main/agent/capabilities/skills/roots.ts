@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { findRepositoryRoot } from '../../infra/git/repository';
+import { findRepositoryRoot } from '#infra/git/repository';
 import type { SkillRootSpec } from './types';
 
 /**

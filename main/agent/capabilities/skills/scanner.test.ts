@@ -3,11 +3,11 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { SkillCatalog } from './catalog';
 import { projectRoot, resolveSkillRoots } from './roots';
 import { scanRoot } from './scanner';
-import { put, skillMd } from '../../../../test-support/skills';
+import { put, skillMd } from '#test-support/skills';
 import type { SkillRootSpec } from './types';
 
 let base: string;

@@ -1,10 +1,10 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import type { SkillCatalog } from './catalog';
 import { SkillService, type SkillServiceOptions } from './service';
-import { put, skillMd } from '../../../../test-support/skills';
+import { put, skillMd } from '#test-support/skills';
 
 let base: string;
 let workspace: string;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SkillCatalog as CatalogPayload, SkillRoot } from '../../../../protocol';
-import { SettingsStore } from '../../infra/settings/settings-store';
+import type { SkillCatalog as CatalogPayload, SkillRoot } from '#protocol';
+import { SettingsStore } from '#infra/settings/settings-store';
 import { SkillCatalog } from './catalog';
 import { renderSkillListing } from './listing';
 import { type RootOptions, SkillSettings, resolveSkillRoots } from './roots';

@@ -1,6 +1,6 @@
-import type { SkillArgument, SkillSource, SkillType } from '../../../../protocol';
+import type { SkillArgument, SkillSource, SkillType } from '#protocol';
 
-export type { SkillArgument, SkillSource, SkillTrigger, SkillType } from '../../../../protocol';
+export type { SkillArgument, SkillSource, SkillTrigger, SkillType } from '#protocol';
 
 /** What a SKILL.md (or flat `<name>.md`) says, before it is placed in a catalog. */
 export interface ParsedSkill {

@@ -2,7 +2,7 @@ import { type Stats, existsSync } from 'node:fs';
 import { basename, dirname, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { MAX_SKILL_SCAN_DEPTH } from './types';
-import { isWithin } from '../../infra/policies/path-guard';
+import { isWithin } from '#infra/policies/path-guard';
 
 /** How many missing levels above a root we climb to find a folder to watch (so `.deft/skills` can appear later). */
 const MAX_MISSING_LEVELS = 3;

@@ -1,4 +1,4 @@
-import type { CapabilityFactory } from '../../contract/capability';
+import type { CapabilityFactory } from '#contract/capability';
 import { setTodos, todoFact, todoSlot, todosOf } from './state';
 import { todoListTool } from './tools/todo-list/todo-list';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { TodoItem } from '../../../../protocol';
-import { type Fact, reminder } from '../../contract/facts';
-import type { SessionHandle } from '../../contract/capability';
-import { stateSlot } from '../../contract/state';
+import { TodoItem } from '#protocol';
+import { type Fact, reminder } from '#contract/facts';
+import type { SessionHandle } from '#contract/capability';
+import { stateSlot } from '#contract/state';
 
 /** The list lives in the session log's state records, so it is persisted, replayed on resume and rolled back by undo. */
 export const todoSlot = stateSlot('todo', z.array(TodoItem), [] as TodoItem[]);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { defaultCapabilities } from '../../capabilities';
-import { DeftCore } from '../../runtime/core';
-import { reminders } from '../../../../test-support/mock-steps';
-import { createHarness, fastRetry } from '../../../../test-support/harness';
+import { DeftCore } from '#runtime/core';
+import { reminders } from '#test-support/mock-steps';
+import { createHarness, fastRetry } from '#test-support/harness';
 import { cliHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

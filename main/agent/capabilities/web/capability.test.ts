@@ -1,14 +1,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
-import { type LocalServer, send, startSearchMock, startServer } from '../../../../test-support/web-servers';
-import { TrustStore } from '../../infra/settings/trust';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
-import { waitFor } from '../../../../test-support/wait';
+import type { SessionEvent } from '#protocol';
+import { type LocalServer, send, startSearchMock, startServer } from '#test-support/web-servers';
+import { TrustStore } from '#infra/settings/trust';
+import { createHarness } from '#test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
 import { WebSettings } from './settings';
-import type { HostCapabilities } from '../../contract/host';
+import type { HostCapabilities } from '#contract/host';
 import { cliHost, webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -1,8 +1,8 @@
-import { CommandError } from '../../contract/errors';
-import type { CapabilityFactory } from '../../contract/capability';
+import { CommandError } from '#contract/errors';
+import type { CapabilityFactory } from '#contract/capability';
 import type { FetchLimits } from './net/http-client';
 import { type Resolver, systemResolver } from './net/pinned-agent';
-import type { ErrorCode } from '../../../../protocol';
+import type { ErrorCode } from '#protocol';
 import { SearchError, type SearchErrorKind } from './search/provider';
 import { runSearch } from './search/run-search';
 import { WebSettings } from './settings';

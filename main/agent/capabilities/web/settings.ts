@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type PublicWebSettings, SearchProviderKind, type WebSearchInput } from '../../../../protocol';
-import type { SecretAccess } from '../../contract/capability';
-import { trimBaseUrl } from '../../infra/providers/base-url';
-import { SettingsStore } from '../../infra/settings/settings-store';
-import { TrustStore } from '../../infra/settings/trust';
+import { type PublicWebSettings, SearchProviderKind, type WebSearchInput } from '#protocol';
+import type { SecretAccess } from '#contract/capability';
+import { trimBaseUrl } from '#infra/providers/base-url';
+import { SettingsStore } from '#infra/settings/settings-store';
+import { TrustStore } from '#infra/settings/trust';
 import { normaliseHostEntry } from './net/target';
 import { DEFAULT_BASE_URLS, type SearchConfig } from './search/provider';
 

@@ -1,10 +1,10 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Environment } from '../../contract/environment';
-import { fileToolKit } from '../../../../test-support/file-tools';
-import { tempDir } from '../../../../test-support/harness';
-import { type TestSshd, startSshd } from '../../../../test-support/sshd';
+import type { Environment } from '#contract/environment';
+import { fileToolKit } from '#test-support/file-tools';
+import { tempDir } from '#test-support/harness';
+import { type TestSshd, startSshd } from '#test-support/sshd';
 import { LocalEnvironment } from './local/local-environment';
 import { ripgrepPath } from './local/ripgrep-binary';
 import { SshEnvironment } from './ssh/ssh-environment';

@@ -1,4 +1,4 @@
-import type { RandomReader } from '../../contract/environment';
+import type { RandomReader } from '#contract/environment';
 
 const CHUNK = 256 * 1024;
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { GitError, absolutePath, gitBinary, hardenedArgv, hardenedEnv, runGit, runGitInRepository } from './git';
 
 // A repository whose config, attributes and hooks each try to run a program that leaves a marker file.

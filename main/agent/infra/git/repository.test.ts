@@ -3,7 +3,7 @@ import { chownSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { findRepositoryRoot, gitDirOf, isGitDirectory, ownedByUser } from './repository';
 
 let root: string;

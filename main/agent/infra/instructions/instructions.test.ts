@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { TrustStore } from '../settings/trust';
 import { loadInstructions } from './index';
 import { InstructionReader } from './load';

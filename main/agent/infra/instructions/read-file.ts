@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
-import { headOf } from '../../contract/output-limits';
+import { headOf } from '#contract/output-limits';
 import { localEnvironment } from '../environment/local/local-environment';
 import { isSensitiveFile } from '../policies/sensitive';
 import { isWithin } from '../policies/path-guard';

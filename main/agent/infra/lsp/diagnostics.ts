@@ -1,5 +1,5 @@
 import type { Diagnostic } from 'vscode-languageserver-protocol/node';
-import type { CodeDiagnostics, CodeProblem } from '../../../../protocol';
+import type { CodeDiagnostics, CodeProblem } from '#protocol';
 
 /** Problems listed per file in a tool result; the rest are counted. */
 export const PROBLEMS_PER_FILE = 5;

@@ -1,6 +1,6 @@
 import { sep } from 'node:path';
-import { type Environment, errorCode } from '../../contract/environment';
-import { ToolInputError } from '../../contract/tool';
+import { type Environment, errorCode } from '#contract/environment';
+import { ToolInputError } from '#contract/tool';
 import { isSensitiveFile, isSensitivePath } from './sensitive';
 
 export type PathIntent = 'read' | 'write' | 'search';

@@ -1,4 +1,4 @@
-import type { Environment } from '../../contract/environment';
+import type { Environment } from '#contract/environment';
 import { basename, dirname, extname, join } from 'node:path';
 import { workspaceSessionsDir } from '../sessions/store';
 import { DEFT_HOME_SECRETS, SECRET_NAMES, SECRET_PLACES } from './secret-places';

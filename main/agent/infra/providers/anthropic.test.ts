@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MockModelServer, textChunks } from '../../../../test-support/mock-model-server';
+import { MockModelServer, textChunks } from '#test-support/mock-model-server';
 import { ANTHROPIC_VERSION, AnthropicProvider, toAnthropicMessages } from './anthropic';
 import type { ProviderError } from './errors';
-import type { StepRequest } from '../../contract/model';
+import type { StepRequest } from '#contract/model';
 
 const server = new MockModelServer();
 let provider: AnthropicProvider;

@@ -1,10 +1,10 @@
-import type { Effort, FinishReason, Usage } from '../../../../protocol';
+import type { Effort, FinishReason, Usage } from '#protocol';
 import { anthropicThinking, effortKey, effortRefused, noteEffortRefusal, refusalNote } from './effort';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
 import { modelInfosFrom } from './model-info';
-import type { ChatProvider, ContentPart, ModelInfo, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from '../../contract/model';
+import type { ChatProvider, ContentPart, ModelInfo, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from '#contract/model';
 
 export interface AnthropicOptions extends StreamTimeouts {
   /** e.g. https://api.anthropic.com/v1 */

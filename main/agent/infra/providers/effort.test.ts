@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, textReply } from '../../../../test-support/mock-steps';
+import { createHarness } from '#test-support/harness';
+import { callChunk, textReply } from '#test-support/mock-steps';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;

@@ -1,4 +1,4 @@
-import type { Effort } from '../../../../protocol';
+import type { Effort } from '#protocol';
 import { ProviderError } from './errors';
 
 // How hard a model thinks: one setting, said in each protocol's words. A server that refuses the field is asked again

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../../protocol';
+import type { ErrorCode } from '#protocol';
 
 /** A provider failure with a user-readable message and whether retrying can help. */
 export class ProviderError extends Error {

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../settings/provider-config';
 import { AnthropicProvider } from './anthropic';
 import { OpenAICompatibleProvider } from './openai-compatible';
-import type { ChatProvider } from '../../contract/model';
+import type { ChatProvider } from '#contract/model';
 
 /** Build the provider a config describes. */
 export function createProvider(config: ProviderConfig, fetchImpl?: typeof fetch): ChatProvider {

@@ -1,4 +1,4 @@
-import type { ModelInfo } from '../../contract/model';
+import type { ModelInfo } from '#contract/model';
 
 const asStrings = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined);
 

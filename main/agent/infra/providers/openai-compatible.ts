@@ -1,11 +1,11 @@
-import type { Effort, FinishReason, Usage } from '../../../../protocol';
+import type { Effort, FinishReason, Usage } from '#protocol';
 import { effortKey, effortRefused, noteEffortRefusal, openAiEffortFields, refusalNote } from './effort';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, errorFromResponse, safeHost } from './errors';
 import { type StreamTimeouts, getJson, parseChunk, streamSse } from './http';
 import { modelInfosFrom } from './model-info';
 import { ThinkTagSplitter } from './think-tags';
-import type { ChatProvider, ContentPart, ModelInfo, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from '../../contract/model';
+import type { ChatProvider, ContentPart, ModelInfo, ModelMessage, StepCallbacks, StepRequest, StepResult, ToolCallRequest } from '#contract/model';
 
 export interface OpenAICompatibleOptions extends StreamTimeouts {
   baseUrl: string;

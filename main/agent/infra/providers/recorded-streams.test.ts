@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from './anthropic';
 import { ProviderError, errorFromResponse } from './errors';
 import { OpenAICompatibleProvider } from './openai-compatible';
-import type { StepRequest } from '../../contract/model';
+import type { StepRequest } from '#contract/model';
 
 /** A fetch that answers each call with the next scripted response; the body arrives in the given pieces. */
 function scriptedFetch(...replies: Array<{ status?: number; pieces?: string[]; body?: string; headers?: Record<string, string> }>) {

@@ -1,6 +1,6 @@
-import type { ErrorInfo } from '../../../../protocol';
+import type { ErrorInfo } from '#protocol';
 import { ProviderError } from './errors';
-import type { ChatProvider, StepCallbacks, StepRequest, StepResult } from '../../contract/model';
+import type { ChatProvider, StepCallbacks, StepRequest, StepResult } from '#contract/model';
 
 export interface RetryPolicy {
   /** Attempts per step, the first included. */

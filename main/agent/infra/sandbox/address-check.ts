@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { NetworkTarget } from '../../contract/sandbox';
+import type { NetworkTarget } from '#contract/sandbox';
 import { type AddressClass, addressClass, blockedAddressReason } from '../net/address-policy';
 import { domainAllows, normalHost } from './domains';
 

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { SandboxBlock } from '../../contract/sandbox';
+import type { SandboxBlock } from '#contract/sandbox';
 import type { FilesystemPolicy } from './filesystem-policy';
 
 // What programs print when the sandbox refuses a write: bash, coreutils, git, Python, Node, Go…

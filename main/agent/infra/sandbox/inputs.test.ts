@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
-import { describeSandboxed, runPlan } from '../../../../test-support/sandbox';
+import { tempDir } from '#test-support/harness';
+import { describeSandboxed, runPlan } from '#test-support/sandbox';
 import { Sandbox } from './sandbox';
 
 // The sandbox's own inputs (.git, .deft, .claude, .mcp.json — folder, file, link or missing) against a

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { TrustStore } from '../settings/trust';
 import { domainAllows, domainEntryFor, parseDomainPattern } from './domains';
 import { scrubbedEnvironment } from './environment';

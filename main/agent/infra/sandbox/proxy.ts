@@ -5,7 +5,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer, r
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { type Socket, connect, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { NetworkPolicy, NetworkTarget } from '../../contract/sandbox';
+import type { NetworkPolicy, NetworkTarget } from '#contract/sandbox';
 import { blockedAddressReason } from '../net/address-policy';
 import type { AddressCheck } from './address-check';
 import { normalHost } from './domains';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { NetworkPolicy } from '../../contract/sandbox';
+import type { NetworkPolicy } from '#contract/sandbox';
 
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 

@@ -7,11 +7,11 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NetworkTarget, SessionSandbox } from '../../contract/sandbox';
-import { tempDir } from '../../../../test-support/harness';
-import { eventually, processesMatching, uniqueSleep } from '../../../../test-support/processes';
-import { describeSandboxed, runPlan } from '../../../../test-support/sandbox';
-import { waitFor } from '../../../../test-support/wait';
+import type { NetworkTarget, SessionSandbox } from '#contract/sandbox';
+import { tempDir } from '#test-support/harness';
+import { eventually, processesMatching, uniqueSleep } from '#test-support/processes';
+import { describeSandboxed, runPlan } from '#test-support/sandbox';
+import { waitFor } from '#test-support/wait';
 import { addressClass, blockedAddressReason } from '../net/address-policy';
 import { Sandbox } from './sandbox';
 

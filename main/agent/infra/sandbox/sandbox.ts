@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { NetworkPolicy, NetworkTarget, SandboxBlock, SandboxSpawnRequest, SandboxStatus, SessionSandbox, SpawnPlan, WorkspaceSandbox } from '../../contract/sandbox';
+import type { NetworkPolicy, NetworkTarget, SandboxBlock, SandboxSpawnRequest, SandboxStatus, SessionSandbox, SpawnPlan, WorkspaceSandbox } from '#contract/sandbox';
 import { type SandboxSupport, sandboxSupport } from './availability';
 import { addressCheck } from './address-check';
 import { blockedWrites, networkHint } from './blocked';

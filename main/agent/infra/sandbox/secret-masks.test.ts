@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { SECRET_PLACES } from '../policies/secret-places';
 import { workspaceSessionsDir } from '../sessions/store';
-import { tempDir } from '../../../../test-support/harness';
-import { describeSandboxed, runPlan } from '../../../../test-support/sandbox';
+import { tempDir } from '#test-support/harness';
+import { describeSandboxed, runPlan } from '#test-support/sandbox';
 import { Sandbox } from './sandbox';
 
 async function put(path: string, content: string): Promise<void> {

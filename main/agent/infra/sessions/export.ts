@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportFormat } from '../../../../protocol';
+import type { ExportFormat } from '#protocol';
 import { logEvents } from './log-lines';
 import { LOG_FILE, type SessionMeta } from './session';
 

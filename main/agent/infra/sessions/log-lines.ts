@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { SessionEvent } from '../../../../protocol';
+import type { SessionEvent } from '#protocol';
 import type { LogRecord } from './records';
 
 /**

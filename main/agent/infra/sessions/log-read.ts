@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import type { SessionEvent } from '../../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { type EventLine, readEventLine } from './log-scan';
 
 /** A log file's length in bytes (0 when it does not exist). */

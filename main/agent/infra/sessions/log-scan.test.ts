@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelMessage } from '../../contract/model';
+import type { ModelMessage } from '#contract/model';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { scanLog, tailOffset } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { LOG_FILE, Session } from './session';

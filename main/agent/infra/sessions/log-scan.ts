@@ -1,5 +1,5 @@
-import { PAGED_EVENT_TYPES, SessionEvent, type SessionEventType } from '../../../../protocol';
-import type { ModelMessage } from '../../contract/model';
+import { PAGED_EVENT_TYPES, SessionEvent, type SessionEventType } from '#protocol';
+import type { ModelMessage } from '#contract/model';
 import { LOG_VERSION, type LogRecord } from './records';
 import { Timeline } from './timeline';
 

@@ -1,5 +1,5 @@
 import { appendFile, open } from 'node:fs/promises';
-import type { SessionEvent } from '../../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { readEventLine, scanLog } from './log-scan';
 import type { LogRecord } from './records';
 import type { Timeline } from './timeline';

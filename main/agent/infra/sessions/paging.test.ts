@@ -1,8 +1,8 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PAGED_EVENT_TYPES, PAGE_TURNS, SessionEvent, TAIL_TURNS, compactEarlierState } from '../../../../protocol';
-import { tempDir } from '../../../../test-support/harness';
+import { PAGED_EVENT_TYPES, PAGE_TURNS, SessionEvent, TAIL_TURNS, compactEarlierState } from '#protocol';
+import { tempDir } from '#test-support/harness';
 import { parseLog } from './log';
 import { LOG_FILE, Session, type SessionMeta } from './session';
 

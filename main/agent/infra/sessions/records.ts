@@ -1,5 +1,5 @@
-import type { SessionEvent } from '../../../../protocol';
-import type { ModelMessage } from '../../contract/model';
+import type { SessionEvent } from '#protocol';
+import type { ModelMessage } from '#contract/model';
 
 /** 2: events are written as this Deft's protocol types (a log of version 2 is not validated again on replay). */
 export const LOG_VERSION = 2;

@@ -1,5 +1,5 @@
-import type { SessionEvent } from '../../../../protocol';
-import type { ModelMessage } from '../../contract/model';
+import type { SessionEvent } from '#protocol';
+import type { ModelMessage } from '#contract/model';
 
 const STOPPED = 'The app stopped before this tool call finished; its result is unknown.';
 

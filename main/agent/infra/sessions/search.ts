@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { SessionSearchHit } from '../../../../protocol';
+import type { SessionSearchHit } from '#protocol';
 import { logEvents } from './log-lines';
 import { LOG_FILE, type SessionMeta } from './session';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { type EffortSetting, PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '../../../../protocol';
+import { type EffortSetting, PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '#protocol';
 import { writeFileAtomic } from '../platform/files';
-import type { ModelMessage } from '../../contract/model';
+import type { ModelMessage } from '#contract/model';
 import { LogWriter } from './log';
 import type { EventLine } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelMessage } from '../../contract/model';
+import type { ModelMessage } from '#contract/model';
 import { parseLog } from './log';
 import type { LogRecord } from './records';
 import { Timeline } from './timeline';

@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../../contract/model';
+import type { ModelMessage } from '#contract/model';
 
 /** Where a turn begins in the context, and the session state just before it (what an undo restores). */
 export interface TurnMark {

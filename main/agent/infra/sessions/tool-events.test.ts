@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reduce } from '../../../../renderer/src/stores/session-slice';
 import { type ToolItem, type Transcript, emptyTranscript, transcriptSlice } from '../../../../renderer/src/stores/transcript';
-import { createHarness, tempDir } from '../../../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../../../test-support/mock-steps';
-import type { ModelMessage } from '../../contract/model';
+import { createHarness, tempDir } from '#test-support/harness';
+import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+import type { ModelMessage } from '#contract/model';
 import { LOG_FILE, Session } from './session';
 import { workspaceSessionsDir } from './store';
 

@@ -1,4 +1,4 @@
-import type { Effort, EffortSetting, ProviderKind, PublicProviderSettings } from '../../../../protocol';
+import type { Effort, EffortSetting, ProviderKind, PublicProviderSettings } from '#protocol';
 import type { SecretStore } from './secrets';
 import { type StoredProvider, secretKeyFor } from './settings-store';
 

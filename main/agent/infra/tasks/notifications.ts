@@ -1,5 +1,5 @@
-import { formatBytes, formatDuration } from '../../../../protocol/helpers/units';
-import type { TaskRecord } from '../../contract/tasks';
+import { formatBytes, formatDuration } from '#protocol/helpers/units';
+import type { TaskRecord } from '#contract/tasks';
 
 const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 

@@ -1,8 +1,8 @@
 import { lstat } from 'node:fs/promises';
-import type { AppEvent, TaskInfo } from '../../../../protocol';
-import { type Fact, reminder } from '../../contract/facts';
-import type { TurnOutcome, TurnPrompt } from '../../contract/capability';
-import { type RunningTask, type SessionTasks, type StoppedBy, type TaskEnd, type TaskKind, type TaskKindAdapter, TaskLimitError, type TaskRecord, type TaskStart } from '../../contract/tasks';
+import type { AppEvent, TaskInfo } from '#protocol';
+import { type Fact, reminder } from '#contract/facts';
+import type { TurnOutcome, TurnPrompt } from '#contract/capability';
+import { type RunningTask, type SessionTasks, type StoppedBy, type TaskEnd, type TaskKind, type TaskKindAdapter, TaskLimitError, type TaskRecord, type TaskStart } from '#contract/tasks';
 import { DEFAULT_MAX_RUNNING_TASKS, MAX_RUNNING_SETTING } from './limits';
 import { lostTasksNotification, taskEndedNotification, taskEndedSummary } from './notifications';
 import { lastLines, loadRecords, newTaskId, readLog, saveRecord, taskLogPath } from './task-record';

@@ -3,9 +3,9 @@ import { open, readFile, readdir, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { TaskInfo, type TaskKind, type TaskStatus } from '../../../../protocol/schemas/tasks';
-import type { TaskRecord } from '../../contract/tasks';
-import { terminalText } from '../../../../protocol/helpers/terminal-text';
+import { TaskInfo, type TaskKind, type TaskStatus } from '#protocol/schemas/tasks';
+import type { TaskRecord } from '#contract/tasks';
+import { terminalText } from '#protocol/helpers/terminal-text';
 import { writeFileAtomic } from '../platform/files';
 
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';

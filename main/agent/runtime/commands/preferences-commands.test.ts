@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeftEvent } from '../../../../protocol';
-import { DEFAULT_PRICES } from '../../../../protocol/helpers/prices';
-import { textChunks } from '../../../../test-support/mock-model-server';
-import { createHarness } from '../../../../test-support/harness';
+import type { DeftEvent } from '#protocol';
+import { DEFAULT_PRICES } from '#protocol/helpers/prices';
+import { textChunks } from '#test-support/mock-model-server';
+import { createHarness } from '#test-support/harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type AppEvent, type NotificationInput, type Preferences, PriceTable, ThemePreference } from '../../../../protocol';
-import { DEFAULT_PRICES } from '../../../../protocol/helpers/prices';
-import type { CommandHandlers } from '../../contract/commands';
-import { SettingsStore } from '../../infra/settings/settings-store';
+import { type AppEvent, type NotificationInput, type Preferences, PriceTable, ThemePreference } from '#protocol';
+import { DEFAULT_PRICES } from '#protocol/helpers/prices';
+import type { CommandHandlers } from '#contract/commands';
+import { SettingsStore } from '#infra/settings/settings-store';
 
 /** The `preferences` part of `<home>/settings.json`; a damaged field falls back to its default alone. */
 const Stored = z.object({

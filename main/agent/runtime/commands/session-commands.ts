@@ -1,11 +1,11 @@
-import type { Environment } from '../../contract/environment';
+import type { Environment } from '#contract/environment';
 import { basename } from 'node:path';
-import { type AppEvent, type DeftEvent, PAGE_TURNS } from '../../../../protocol';
-import type { CommandHandlers } from '../../contract/commands';
-import { CommandError } from '../../contract/errors';
-import type { HostCapabilities } from '../../contract/host';
-import type { SandboxStatus } from '../../contract/sandbox';
-import type { SessionStore } from '../../infra/sessions/store';
+import { type AppEvent, type DeftEvent, PAGE_TURNS } from '#protocol';
+import type { CommandHandlers } from '#contract/commands';
+import { CommandError } from '#contract/errors';
+import type { HostCapabilities } from '#contract/host';
+import type { SandboxStatus } from '#contract/sandbox';
+import type { SessionStore } from '#infra/sessions/store';
 import type { CapabilitySet } from '../capability-set';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import type { SessionPool } from '../session/pool';

@@ -2,9 +2,9 @@ import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchCommand } from '../../../host/dispatch';
-import { exportFileName } from '../../infra/sessions/export';
-import { withoutReminders } from '../../../../test-support/mock-steps';
-import { createHarness } from '../../../../test-support/harness';
+import { exportFileName } from '#infra/sessions/export';
+import { withoutReminders } from '#test-support/mock-steps';
+import { createHarness } from '#test-support/harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

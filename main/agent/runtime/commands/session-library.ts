@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import type { CommandHandlers } from '../../contract/commands';
-import { CommandError } from '../../contract/errors';
-import { diskUsage } from '../../infra/sessions/disk-usage';
-import { exportSession } from '../../infra/sessions/export';
-import { searchSessions } from '../../infra/sessions/search';
-import type { Session } from '../../infra/sessions/session';
-import type { SessionStore } from '../../infra/sessions/store';
+import type { CommandHandlers } from '#contract/commands';
+import { CommandError } from '#contract/errors';
+import { diskUsage } from '#infra/sessions/disk-usage';
+import { exportSession } from '#infra/sessions/export';
+import { searchSessions } from '#infra/sessions/search';
+import type { Session } from '#infra/sessions/session';
+import type { SessionStore } from '#infra/sessions/store';
 
 export interface SessionLibraryDeps {
   store: SessionStore;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchCommand } from '../../../host/dispatch';
-import { createHarness } from '../../../../test-support/harness';
+import { createHarness } from '#test-support/harness';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

@@ -1,13 +1,13 @@
-import type { AppEvent, ConnectionTest, EffortSetting, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
-import type { CommandHandlers } from '../../contract/commands';
-import { CommandError } from '../../contract/errors';
-import { trimBaseUrl } from '../../infra/providers/base-url';
-import { ProviderError } from '../../infra/providers/errors';
-import { createProvider } from '../../infra/providers/index';
-import { type ProviderConfig, type ProviderOverrides, publicProvider, resolveProviderConfig } from '../../infra/settings/provider-config';
-import type { SecretStore } from '../../infra/settings/secrets';
-import { SettingsStore, secretKeyFor } from '../../infra/settings/settings-store';
-import { effortFor } from '../../infra/settings/effort-settings';
+import type { AppEvent, ConnectionTest, EffortSetting, ProviderSettingsInput, PublicSettings } from '#protocol';
+import type { CommandHandlers } from '#contract/commands';
+import { CommandError } from '#contract/errors';
+import { trimBaseUrl } from '#infra/providers/base-url';
+import { ProviderError } from '#infra/providers/errors';
+import { createProvider } from '#infra/providers/index';
+import { type ProviderConfig, type ProviderOverrides, publicProvider, resolveProviderConfig } from '#infra/settings/provider-config';
+import type { SecretStore } from '#infra/settings/secrets';
+import { SettingsStore, secretKeyFor } from '#infra/settings/settings-store';
+import { effortFor } from '#infra/settings/effort-settings';
 
 export interface ProviderSettingsOptions {
   home: string;

@@ -1,17 +1,17 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent, SessionEventOf } from '../../../../protocol';
-import type { RecordedRequest } from '../../../../test-support/mock-model-server';
+import type { SessionEvent, SessionEventOf } from '#protocol';
+import type { RecordedRequest } from '#test-support/mock-model-server';
 import { DeftCore } from '../core';
-import type { CapabilityFactory } from '../../contract/capability';
-import { LOG_FILE } from '../../infra/sessions/session';
-import { workspaceSessionsDir } from '../../infra/sessions/store';
+import type { CapabilityFactory } from '#contract/capability';
+import { LOG_FILE } from '#infra/sessions/session';
+import { workspaceSessionsDir } from '#infra/sessions/store';
 import { createSkillsCapability } from '../../capabilities/skills/capability';
-import { put, skillMd } from '../../../../test-support/skills';
-import { createHarness, fastRetry } from '../../../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
-import { waitFor } from '../../../../test-support/wait';
+import { put, skillMd } from '#test-support/skills';
+import { createHarness, fastRetry } from '#test-support/harness';
+import { callChunk, reminders, textReply, toolStep, withoutReminders } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
 import { todoCapability } from '../../capabilities/todo/capability';
 import { cliHost } from '../../../host/hosts';
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import type { Capability, SessionHandle } from '../../contract/capability';
-import { type StateSlot, readSlot } from '../../contract/state';
-import type { RetryPolicy } from '../../infra/providers/retry';
-import type { ChatProvider, ModelMessage, ToolSchema } from '../../contract/model';
-import type { Session } from '../../infra/sessions/session';
+import type { CompactionOutcome, CompactionTrigger, ErrorInfo, Reattached } from '#protocol';
+import { CommandError } from '#contract/errors';
+import type { Capability, SessionHandle } from '#contract/capability';
+import { type StateSlot, readSlot } from '#contract/state';
+import type { RetryPolicy } from '#infra/providers/retry';
+import type { ChatProvider, ModelMessage, ToolSchema } from '#contract/model';
+import type { Session } from '#infra/sessions/session';
 import { sessionStartHooks } from '../turn/hook-events';
 import { type FactSource, changedFacts, factReminder } from '../prompt/facts';
 import { renewSystemPrompt } from '../prompt/session-prompt';

@@ -1,7 +1,7 @@
-import type { ErrorInfo, Usage } from '../../../../protocol';
-import { type RetryPolicy, stepWithRetry } from '../../infra/providers/retry';
-import type { ChatProvider, ModelMessage, ToolSchema } from '../../contract/model';
-import { repairContext } from '../../infra/sessions/repair';
+import type { ErrorInfo, Usage } from '#protocol';
+import { type RetryPolicy, stepWithRetry } from '#infra/providers/retry';
+import type { ChatProvider, ModelMessage, ToolSchema } from '#contract/model';
+import { repairContext } from '#infra/sessions/repair';
 import instruction from './compaction-instruction.md?raw';
 
 /** The compaction call is retried at most this many times in all (transient errors only). */

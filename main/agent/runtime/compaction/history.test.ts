@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelMessage } from '../../contract/model';
+import type { ModelMessage } from '#contract/model';
 import { OLDEST_HEAD_TOKENS, RECENT_USER_TOKENS, compactedHistory, recentUserMessages } from './history';
 import { ContextMeter, estimateMessages, estimateTokens } from './tokens';
 

@@ -1,4 +1,4 @@
-import type { ContentPart, ModelMessage } from '../../contract/model';
+import type { ContentPart, ModelMessage } from '#contract/model';
 import { estimateTokens } from './tokens';
 
 /** The user's recent prompts kept verbatim after a compaction, in tokens (estimated). */

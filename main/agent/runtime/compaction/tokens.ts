@@ -1,6 +1,6 @@
-import type { Usage } from '../../../../protocol';
-import type { ContentPart, ModelMessage, ToolSchema } from '../../contract/model';
-import { instructionChars } from '../../infra/instructions/render';
+import type { Usage } from '#protocol';
+import type { ContentPart, ModelMessage, ToolSchema } from '#contract/model';
+import { instructionChars } from '#infra/instructions/render';
 
 /** What an image costs, roughly, in most providers' accounting. */
 const IMAGE_TOKENS = 1_600;

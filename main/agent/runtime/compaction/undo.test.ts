@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEventOf, TodoItem } from '../../../../protocol';
-import type { RecordedRequest } from '../../../../test-support/mock-model-server';
+import type { SessionEventOf, TodoItem } from '#protocol';
+import type { RecordedRequest } from '#test-support/mock-model-server';
 import { dispatchCommand } from '../../../host/dispatch';
 import { DeftCore } from '../core';
-import type { CapabilityFactory } from '../../contract/capability';
+import type { CapabilityFactory } from '#contract/capability';
 import { approvalsCapability } from '../../capabilities/approvals/capability';
 import { createSkillsCapability } from '../../capabilities/skills/capability';
-import { put, skillMd } from '../../../../test-support/skills';
-import { createHarness, fastRetry } from '../../../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
+import { put, skillMd } from '#test-support/skills';
+import { createHarness, fastRetry } from '#test-support/harness';
+import { callChunk, reminders, textReply, toolStep, withoutReminders } from '#test-support/mock-steps';
 import { todoCapability } from '../../capabilities/todo/capability';
 import { cliHost } from '../../../host/hosts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
-import { createHarness } from '../../../../test-support/harness';
+import type { SessionEvent } from '#protocol';
+import { createHarness } from '#test-support/harness';
 
 let h: Awaited<ReturnType<typeof createHarness>>;
 afterEach(async () => h?.dispose());

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Tool, type ToolResult, access, defineTool } from '../../contract/tool';
-import { createHarness } from '../../../../test-support/harness';
-import { callChunk, textReply, toolMessages, toolStep } from '../../../../test-support/mock-steps';
+import { type Tool, type ToolResult, access, defineTool } from '#contract/tool';
+import { createHarness } from '#test-support/harness';
+import { callChunk, textReply, toolMessages, toolStep } from '#test-support/mock-steps';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;

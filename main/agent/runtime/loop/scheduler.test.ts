@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { access } from '../../contract/tool';
+import { access } from '#contract/tool';
 import { conflicts, schedule } from './scheduler';
 
 describe('conflicts', () => {

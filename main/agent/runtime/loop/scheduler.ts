@@ -1,4 +1,4 @@
-import type { Access } from '../../contract/tool';
+import type { Access } from '#contract/tool';
 
 function normalise(path: string): string {
   return path.replace(/\\/g, '/').replace(/\/+/g, '/').toLowerCase().replace(/(.)\/$/, '$1');

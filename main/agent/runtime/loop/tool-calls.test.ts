@@ -1,11 +1,11 @@
-import { localEnvironment } from '../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { getEventListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionEventInput } from '../../../../protocol';
-import type { ToolCallRequest } from '../../contract/model';
-import { tempDir } from '../../../../test-support/harness';
-import { testTools } from '../../../../test-support/tools';
+import type { SessionEventInput } from '#protocol';
+import type { ToolCallRequest } from '#contract/model';
+import { tempDir } from '#test-support/harness';
+import { testTools } from '#test-support/tools';
 import { ToolRegistry } from '../tools/registry';
 import { type ToolCallOptions, runToolCalls as runBatch } from './tool-calls';
 

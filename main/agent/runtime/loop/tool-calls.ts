@@ -1,14 +1,14 @@
-import type { PermissionMode, SessionEventInput, ToolInputDisplay } from '../../../../protocol';
-import { slimResultDisplay } from '../../../../protocol/helpers/file-text';
-import type { Authorization, ResolvedCall } from '../../contract/calls';
-import type { ContentPart, ModelMessage, ToolCallRequest } from '../../contract/model';
-import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '../../contract/tool';
+import type { PermissionMode, SessionEventInput, ToolInputDisplay } from '#protocol';
+import { slimResultDisplay } from '#protocol/helpers/file-text';
+import type { Authorization, ResolvedCall } from '#contract/calls';
+import type { ContentPart, ModelMessage, ToolCallRequest } from '#contract/model';
+import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '#contract/tool';
 import type { ToolRegistry } from '../tools/registry';
-import { MAX_OUTPUT_CHARS, capText } from '../../contract/output-limits';
+import { MAX_OUTPUT_CHARS, capText } from '#contract/output-limits';
 import { validateArgs } from '../tools/validate';
 import { schedule } from './scheduler';
-import type { ToolsStart } from '../../contract/capability';
-import type { SessionHooks } from '../../contract/hooks';
+import type { ToolsStart } from '#contract/capability';
+import type { SessionHooks } from '#contract/hooks';
 import { postToolUse, preToolUse } from './tool-hooks';
 
 export interface ToolCallOptions {

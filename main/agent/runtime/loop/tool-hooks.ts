@@ -1,7 +1,7 @@
-import type { ResolvedCall } from '../../contract/calls';
-import type { SessionHooks } from '../../contract/hooks';
-import { type ToolResult, errorResult } from '../../contract/tool';
-import type { ToolCallRequest } from '../../contract/model';
+import type { ResolvedCall } from '#contract/calls';
+import type { SessionHooks } from '#contract/hooks';
+import { type ToolResult, errorResult } from '#contract/tool';
+import type { ToolCallRequest } from '#contract/model';
 import { hookContextMessage } from '../turn/hook-events';
 
 interface Where {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionEventInput, Usage } from '../../../../protocol';
-import type { StepEnd, ToolsStart, TurnOutcome } from '../../contract/capability';
-import type { ChatProvider, ModelMessage, ToolCallRequest } from '../../contract/model';
-import type { ToolEnv } from '../../contract/tool';
+import type { SessionEventInput, Usage } from '#protocol';
+import type { StepEnd, ToolsStart, TurnOutcome } from '#contract/capability';
+import type { ChatProvider, ModelMessage, ToolCallRequest } from '#contract/model';
+import type { ToolEnv } from '#contract/tool';
 import type { ToolRegistry } from '../tools/registry';
-import { type RetryPolicy, stepWithRetry } from '../../infra/providers/retry';
+import { type RetryPolicy, stepWithRetry } from '#infra/providers/retry';
 import { type ToolCallOptions, runToolCalls } from './tool-calls';
 
 /**

@@ -1,4 +1,4 @@
-import { type Fact, reminder } from '../../contract/facts';
+import { type Fact, reminder } from '#contract/facts';
 import { localDate } from './system-prompt';
 
 /** The facts the runtime itself keeps the model up to date on: today's date (a session can outlive a day). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Fact } from '../../contract/facts';
-import type { Capability, SessionHandle } from '../../contract/capability';
-import type { ModelMessage } from '../../contract/model';
+import type { Fact } from '#contract/facts';
+import type { Capability, SessionHandle } from '#contract/capability';
+import type { ModelMessage } from '#contract/model';
 import { announcedFacts, factReminder, factSource } from './facts';
 
 const group = (source: string, ...facts: Fact[]) => ({ source, facts });

@@ -1,6 +1,6 @@
-import type { Fact } from '../../contract/facts';
-import type { Capability, SessionHandle } from '../../contract/capability';
-import type { AnnouncedFacts, ModelMessage } from '../../contract/model';
+import type { Fact } from '#contract/facts';
+import type { Capability, SessionHandle } from '#contract/capability';
+import type { AnnouncedFacts, ModelMessage } from '#contract/model';
 
 /** The facts of one capability (or of the runtime itself), as read before a step. */
 export interface FactGroup {

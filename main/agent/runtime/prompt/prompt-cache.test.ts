@@ -1,15 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../../../test-support/mock-model-server';
-import { prefixBreak, prefixBreaks, promptSegments } from '../../../../test-support/request-prefix';
+import type { RecordedRequest } from '#test-support/mock-model-server';
+import { prefixBreak, prefixBreaks, promptSegments } from '#test-support/request-prefix';
 import { defaultCapabilities } from '../../capabilities';
-import { put, skillMd } from '../../../../test-support/skills';
-import type { Tool } from '../../contract/tool';
-import { createHarness, fastRetry } from '../../../../test-support/harness';
-import { callChunk, reminders, textReply, toolStep } from '../../../../test-support/mock-steps';
-import { echoTool, waitTool } from '../../../../test-support/tools';
-import { waitFor } from '../../../../test-support/wait';
+import { put, skillMd } from '#test-support/skills';
+import type { Tool } from '#contract/tool';
+import { createHarness, fastRetry } from '#test-support/harness';
+import { callChunk, reminders, textReply, toolStep } from '#test-support/mock-steps';
+import { echoTool, waitTool } from '#test-support/tools';
+import { waitFor } from '#test-support/wait';
 import { DeftCore } from '../core';
 import { cliHost, webHost } from '../../../host/hosts';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { SessionHandle } from '../../contract/capability';
-import { stateSlot } from '../../contract/state';
-import type { ToolSchema } from '../../contract/model';
+import type { SessionHandle } from '#contract/capability';
+import { stateSlot } from '#contract/state';
+import type { ToolSchema } from '#contract/model';
 
 /**
  * The system prompt a session's requests start with, kept in the session log with a digest of the tools

@@ -1,9 +1,9 @@
-import type { Environment } from '../../contract/environment';
+import type { Environment } from '#contract/environment';
 import { arch, release, type as osType } from 'node:os';
-import { runGitInRepository } from '../../infra/git/git';
-import { findRepositoryRoot } from '../../infra/git/repository';
-import { guardPath } from '../../infra/policies/path-guard';
-import { headOf } from '../../contract/output-limits';
+import { runGitInRepository } from '#infra/git/git';
+import { findRepositoryRoot } from '#infra/git/repository';
+import { guardPath } from '#infra/policies/path-guard';
+import { headOf } from '#contract/output-limits';
 import identity from './identity.md?raw';
 
 /** What the system prompt says about the machine and the workspace (the date is a fact, announced separately). */

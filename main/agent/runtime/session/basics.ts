@@ -1,6 +1,6 @@
-import type { SessionHandle } from '../../contract/capability';
-import { readSlot } from '../../contract/state';
-import type { Session } from '../../infra/sessions/session';
+import type { SessionHandle } from '#contract/capability';
+import { readSlot } from '#contract/state';
+import type { Session } from '#infra/sessions/session';
 
 /**
  * The part of a SessionHandle that every session has the same way, a sub-agent's included: its own log, state

@@ -1,10 +1,10 @@
-import type { DeftEvent, AppEvent, SessionEvent } from '../../../../protocol';
-import { CommandError } from '../../contract/errors';
-import type { SessionHandle, TurnPrompt } from '../../contract/capability';
-import { noHooks } from '../../contract/hooks';
-import type { SessionSandbox } from '../../contract/sandbox';
-import type { Session } from '../../infra/sessions/session';
-import { TaskBoard } from '../../infra/tasks/task-board';
+import type { DeftEvent, AppEvent, SessionEvent } from '#protocol';
+import { CommandError } from '#contract/errors';
+import type { SessionHandle, TurnPrompt } from '#contract/capability';
+import { noHooks } from '#contract/hooks';
+import type { SessionSandbox } from '#contract/sandbox';
+import type { Session } from '#infra/sessions/session';
+import { TaskBoard } from '#infra/tasks/task-board';
 import type { CapabilitySet } from '../capability-set';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import { SubagentHost, type SubagentHostDeps } from '../subagents/host';

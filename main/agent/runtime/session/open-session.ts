@@ -1,7 +1,7 @@
-import type { SessionHandle } from '../../contract/capability';
-import type { ModelMessage } from '../../contract/model';
-import type { Session } from '../../infra/sessions/session';
-import type { TaskBoard } from '../../infra/tasks/task-board';
+import type { SessionHandle } from '#contract/capability';
+import type { ModelMessage } from '#contract/model';
+import type { Session } from '#infra/sessions/session';
+import type { TaskBoard } from '#infra/tasks/task-board';
 import type { SubagentHost } from '../subagents/host';
 import type { PromptQueue } from '../turn/prompt-queue';
 

@@ -1,7 +1,7 @@
-import type { CommandHandlers } from '../../contract/commands';
-import { CommandError } from '../../contract/errors';
-import { type Session, summaryOf } from '../../infra/sessions/session';
-import { type SessionStore, isValidSessionId } from '../../infra/sessions/store';
+import type { CommandHandlers } from '#contract/commands';
+import { CommandError } from '#contract/errors';
+import { type Session, summaryOf } from '#infra/sessions/session';
+import { type SessionStore, isValidSessionId } from '#infra/sessions/store';
 import type { CapabilitySet } from '../capability-set';
 import type { Runs } from '../turn/runs';
 import { type SessionLoadDeps, openSession, startOpenSession } from './load';

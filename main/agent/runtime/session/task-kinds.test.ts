@@ -1,12 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Capability, SessionHandle } from '../../contract/capability';
-import type { RunningTask, TaskEnd, TaskRecord } from '../../contract/tasks';
+import type { Capability, SessionHandle } from '#contract/capability';
+import type { RunningTask, TaskEnd, TaskRecord } from '#contract/tasks';
 import { shellCapability } from '../../capabilities/shell/capability';
-import { appEvents, callTool, lastRequestText, settle } from '../../../../test-support/shell-harness';
-import { createHarness } from '../../../../test-support/harness';
-import { eventually } from '../../../../test-support/processes';
+import { appEvents, callTool, lastRequestText, settle } from '#test-support/shell-harness';
+import { createHarness } from '#test-support/harness';
+import { eventually } from '#test-support/processes';
 import { DeftCore } from '../core';
 import { cliHost } from '../../../host/hosts';
 

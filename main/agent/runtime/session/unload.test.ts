@@ -1,14 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
-import { stateSlot } from '../../contract/state';
-import type { CoreContext, CapabilityFactory, SessionHandle } from '../../contract/capability';
+import type { SessionEvent } from '#protocol';
+import { stateSlot } from '#contract/state';
+import type { CoreContext, CapabilityFactory, SessionHandle } from '#contract/capability';
 import { z } from 'zod';
-import { createHarness, testCapabilities } from '../../../../test-support/harness';
-import { callChunk, textReply, toolStep } from '../../../../test-support/mock-steps';
-import { waitTool } from '../../../../test-support/tools';
-import { waitFor } from '../../../../test-support/wait';
+import { createHarness, testCapabilities } from '#test-support/harness';
+import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+import { waitTool } from '#test-support/tools';
+import { waitFor } from '#test-support/wait';
 import { webHost } from '../../../host/hosts';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../../contract/model';
+import type { ModelMessage } from '#contract/model';
 import type { ToolRegistry } from './registry';
 import { SELECT_TOOLS } from './select-tools/select-tools';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Tool, defineTool } from '../../contract/tool';
+import { type Tool, defineTool } from '#contract/tool';
 import { ToolRegistry } from './registry';
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool =>

@@ -1,5 +1,5 @@
-import type { ToolDisclosure, Tool, ToolSource } from '../../contract/tool';
-import type { ToolSchema } from '../../contract/model';
+import type { ToolDisclosure, Tool, ToolSource } from '#contract/tool';
+import type { ToolSchema } from '#contract/model';
 import { forWire, fromJsonSchema, toModelSchema } from './schema';
 
 export interface RegisteredTool {

@@ -1,7 +1,7 @@
-import type { SessionHandle, TurnPrompt } from '../../contract/capability';
-import { reminder } from '../../contract/facts';
-import type { HookEventName } from '../../contract/hooks';
-import type { ModelMessage } from '../../contract/model';
+import type { SessionHandle, TurnPrompt } from '#contract/capability';
+import { reminder } from '#contract/facts';
+import type { HookEventName } from '#contract/hooks';
+import type { ModelMessage } from '#contract/model';
 
 type UserMessage = Extract<ModelMessage, { role: 'user' }>;
 

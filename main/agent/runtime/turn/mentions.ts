@@ -1,10 +1,10 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { Mention } from '../../../../protocol';
-import type { Environment } from '../../contract/environment';
-import { CommandError } from '../../contract/errors';
-import { guardPath, isWithin } from '../../infra/policies/path-guard';
-import { attachmentsDir } from '../../infra/sessions/attachments-dir';
+import type { Mention } from '#protocol';
+import type { Environment } from '#contract/environment';
+import { CommandError } from '#contract/errors';
+import { guardPath, isWithin } from '#infra/policies/path-guard';
+import { attachmentsDir } from '#infra/sessions/attachments-dir';
 
 /**
  * Check the files a prompt mentions with `@`: a workspace path (through the path policy — inside the

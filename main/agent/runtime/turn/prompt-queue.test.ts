@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { cliHost } from '../../../host/hosts';
-import { createHarness, fastRetry, testCapabilities } from '../../../../test-support/harness';
-import { callChunk, textReply, toolStep, withoutReminders } from '../../../../test-support/mock-steps';
-import { waitTool } from '../../../../test-support/tools';
-import { waitFor } from '../../../../test-support/wait';
+import { createHarness, fastRetry, testCapabilities } from '#test-support/harness';
+import { callChunk, textReply, toolStep, withoutReminders } from '#test-support/mock-steps';
+import { waitTool } from '#test-support/tools';
+import { waitFor } from '#test-support/wait';
 import { DeftCore } from '../core';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

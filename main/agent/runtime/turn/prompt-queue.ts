@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { CommandError } from '../../contract/errors';
-import type { Session } from '../../infra/sessions/session';
+import { CommandError } from '#contract/errors';
+import type { Session } from '#infra/sessions/session';
 
 /** A message typed while a turn ran: it waits for the next turn, or (`steer`) for the running turn's next step. */
 export interface QueuedPrompt {

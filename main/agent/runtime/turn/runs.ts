@@ -1,5 +1,5 @@
-import type { TurnOutcome } from '../../contract/capability';
-import type { Session } from '../../infra/sessions/session';
+import type { TurnOutcome } from '#contract/capability';
+import type { Session } from '#infra/sessions/session';
 
 interface ActiveRun {
   runId: string;

@@ -1,7 +1,7 @@
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { AgentInfo } from '../../../../protocol';
+import type { AgentInfo } from '#protocol';
 import { useAgentLive } from '../../stores/agents';
 import { eventsOf } from '../../stores/test-events';
 import { core } from '../../testing/core';

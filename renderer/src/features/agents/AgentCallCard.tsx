@@ -1,5 +1,5 @@
 import { memo, useState } from 'react';
-import type { AgentInfo } from '../../../../protocol';
+import type { AgentInfo } from '#protocol';
 import { stopAgents } from '../../actions/agents';
 import { Icon } from '../../components/Icon';
 import { useAgentLive, useAgents } from '../../stores/agents';

@@ -1,5 +1,5 @@
-import type { AgentInfo } from '../../../../protocol';
-import { formatDuration, formatTokens } from '../../../../protocol/helpers/units';
+import type { AgentInfo } from '#protocol';
+import { formatDuration, formatTokens } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import { type AgentActivity } from '../../stores/agents';
 import { useNow } from '../tasks/use-now';

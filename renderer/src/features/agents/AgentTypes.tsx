@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { AgentTypeSummary, SkippedAgentType } from '../../../../protocol';
+import type { AgentTypeSummary, SkippedAgentType } from '#protocol';
 import { listAgentTypes, onAgentTypesChanged } from '../../actions/agents';
 import { Spinner } from '../../components/Icon';
 import './agents.css';

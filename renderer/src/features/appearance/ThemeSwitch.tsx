@@ -1,4 +1,4 @@
-import type { ThemePreference } from '../../../../protocol';
+import type { ThemePreference } from '#protocol';
 import { setTheme } from '../../actions/preferences';
 import { usePreferences } from '../../stores/preferences';
 import { useAppliedTheme } from './theme';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ThemePreference } from '../../../../protocol';
+import type { ThemePreference } from '#protocol';
 import { usePreferences } from '../../stores/preferences';
 
 export type Theme = 'light' | 'dark';

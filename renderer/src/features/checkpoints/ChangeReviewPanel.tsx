@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import type { ChangeReviewRequest } from '../../../../protocol';
+import type { ChangeReviewRequest } from '#protocol';
 import { useFocusWhileShown } from '../../components/focus';
 import { Icon } from '../../components/Icon';
 import { answerChangeReview } from '../../actions/checkpoints';

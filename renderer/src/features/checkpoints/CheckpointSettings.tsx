@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
-import type { CheckpointStorage } from '../../../../protocol';
+import type { CheckpointStorage } from '#protocol';
 import { Spinner } from '../../components/Icon';
 import { checkpointStorage, cleanUpCheckpoints, getReviewMode, setCheckpointLimits, setReviewMode } from '../../actions/checkpoints';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 import { plural } from './format';
 
 const GIB = 1024 ** 3;

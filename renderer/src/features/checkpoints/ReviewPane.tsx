@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ReviewChanges, ReviewFile } from '../../../../protocol';
+import type { ReviewChanges, ReviewFile } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { Icon, Spinner } from '../../components/Icon';
 import { openInEditor, revertChange, reviewChanges, undoRevert } from '../../actions/checkpoints';

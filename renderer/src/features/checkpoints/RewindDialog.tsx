@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { RewindPreview, RewindScope } from '../../../../protocol';
+import type { RewindPreview, RewindScope } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { Icon, Spinner } from '../../components/Icon';
 import { previewRewind, rewind, stopTask } from '../../actions/checkpoints';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { PromptCheckpoint } from '../../../../protocol';
+import type { PromptCheckpoint } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { Spinner } from '../../components/Icon';
 import { listPrompts } from '../../actions/checkpoints';

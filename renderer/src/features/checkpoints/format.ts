@@ -1,5 +1,5 @@
-import type { RewindFile, SkippedFileInfo } from '../../../../protocol';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import type { RewindFile, SkippedFileInfo } from '#protocol';
+import { formatBytes } from '#protocol/helpers/units';
 
 export const ACTION_LABEL: Record<RewindFile['action'], string> = { restore: 'Restore', remove: 'Remove', bring_back: 'Bring back' };
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { LspServerState, LspStatus } from '../../../../protocol';
+import type { LspServerState, LspStatus } from '#protocol';
 import { loadLspStatus, setLspLanguage } from '../../actions/lsp';
 import './code.css';
 

@@ -1,4 +1,4 @@
-import type { CodeDiagnostics, ToolResultDisplay } from '../../../../protocol';
+import type { CodeDiagnostics, ToolResultDisplay } from '#protocol';
 import { FilePath } from '../files/FilePath';
 import './code.css';
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Attachment, Mention } from '../../../../protocol';
+import type { Attachment, Mention } from '#protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { queuePrompt } from '../../actions/queue';
 import { cancelTurn, sendPrompt } from '../../actions/sessions';

@@ -1,4 +1,4 @@
-import type { EffortSetting } from '../../../../protocol';
+import type { EffortSetting } from '#protocol';
 import { setSessionEffort } from '../../actions/sessions';
 import { useSessions } from '../../stores/sessions';
 

@@ -1,5 +1,5 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
-import type { FileMatch } from '../../../../protocol';
+import type { FileMatch } from '#protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { searchFiles } from '../../actions/files';
 import { type ActiveMention, activeMention } from './mentions';

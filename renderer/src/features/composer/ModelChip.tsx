@@ -1,5 +1,5 @@
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
-import { DeftError } from '../../../../protocol/helpers/bridge';
+import { DeftError } from '#protocol/helpers/bridge';
 import { Icon, Spinner } from '../../components/Icon';
 import { setSessionModel } from '../../actions/sessions';
 import { listModels } from '../../actions/settings';

@@ -1,4 +1,4 @@
-import type { Mention } from '../../../../protocol';
+import type { Mention } from '#protocol';
 
 /** The `@word` being typed at the caret: where it starts and what follows the `@`. */
 export interface ActiveMention {

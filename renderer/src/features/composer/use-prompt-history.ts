@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useMemo, useRef } from 'react';
-import type { Mention } from '../../../../protocol';
+import type { Mention } from '#protocol';
 import { useTranscript } from '../../stores/transcript';
 
 /** A prompt to put back in the box: its text and the files it mentioned. */

@@ -2,7 +2,7 @@ import { memo, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import { Markdown } from '../conversation/Markdown';
 import type { CompactionItem } from '../../stores/history';
-import { formatTokens } from '../../../../protocol/helpers/units';
+import { formatTokens } from '#protocol/helpers/units';
 import './context.css';
 
 const FEATURE_LABELS: Record<string, (n: number) => string> = {

@@ -1,10 +1,10 @@
-import type { Usage } from '../../../../protocol';
+import type { Usage } from '#protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { useHistory } from '../../stores/history';
 import { promptRowId, rowById } from '../../stores/rows';
 import { useSessions } from '../../stores/sessions';
 import { useTranscript } from '../../stores/transcript';
-import { formatTokens } from '../../../../protocol/helpers/units';
+import { formatTokens } from '#protocol/helpers/units';
 import { type SidebarPlacement, toggleSidebar } from '../layout/window-size';
 import { TasksButton } from '../tasks/TasksButton';
 import { useNow } from '../tasks/use-now';

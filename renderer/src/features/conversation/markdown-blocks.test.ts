@@ -4,7 +4,7 @@ import ReactMarkdown from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it, vi } from 'vitest';
-import { deltas, longAnswer } from '../../../../test-support/long-answer';
+import { deltas, longAnswer } from '#test-support/long-answer';
 import { type MarkdownSplit, splitMarkdown } from './markdown-blocks';
 import { Markdown, markdownComponents } from './Markdown';
 

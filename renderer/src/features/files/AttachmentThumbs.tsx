@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { Attachment } from '../../../../protocol';
+import type { Attachment } from '#protocol';
 import { Icon } from '../../components/Icon';
 import { attachmentPreview } from '../../actions/attachments';
 import { hasFiles, imageFiles } from './attachments';

@@ -1,5 +1,5 @@
 import { type ReactNode, useMemo, useState } from 'react';
-import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
+import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import { Icon } from '../../components/Icon';
 import { FilePath } from './FilePath';
 import { CodeLine, highlightLines, languageFor } from './highlight';

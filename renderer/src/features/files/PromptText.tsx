@@ -1,4 +1,4 @@
-import type { Mention } from '../../../../protocol';
+import type { Mention } from '#protocol';
 import { tokenRanges } from '../composer/mentions';
 import { FilePath } from './FilePath';
 

@@ -1,5 +1,5 @@
-import type { Attachment } from '../../../../protocol';
-import { MAX_ATTACHMENT_BYTES } from '../../../../protocol/helpers/limits';
+import type { Attachment } from '#protocol';
+import { MAX_ATTACHMENT_BYTES } from '#protocol/helpers/limits';
 import { saveAttachment } from '../../actions/attachments';
 
 /** Image types the model can be shown (the core checks the bytes again). */

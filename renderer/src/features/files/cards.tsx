@@ -1,6 +1,6 @@
 import './files.css';
 import type { ReactNode } from 'react';
-import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
+import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import { DiffStats, DiffView } from './DiffView';
 import { countChanges, hunksOf } from '../../stores/changes';
 import { FileContentView, FileIoView, FileListView, ImageView, SearchInputView, SearchResultsView } from './FileViews';

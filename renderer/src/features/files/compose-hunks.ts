@@ -1,5 +1,5 @@
 import { structuredPatch } from 'diff';
-import type { DiffHunk } from '../../../../protocol';
+import type { DiffHunk } from '#protocol';
 
 type Hunk = typeof DiffHunk._output;
 

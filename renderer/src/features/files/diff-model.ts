@@ -1,5 +1,5 @@
 import { structuredPatch } from 'diff';
-import type { DiffHunk, ToolResultDisplay } from '../../../../protocol';
+import type { DiffHunk, ToolResultDisplay } from '#protocol';
 import { countChanges, hunksOf } from '../../stores/changes';
 import { composeHunks } from './compose-hunks';
 import { type Segment, highlightLines, languageFor } from './highlight';

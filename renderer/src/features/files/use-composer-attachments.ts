@@ -1,5 +1,5 @@
 import { type ClipboardEvent, useCallback, useState } from 'react';
-import type { Attachment } from '../../../../protocol';
+import type { Attachment } from '#protocol';
 import { rememberPreview } from '../../actions/attachments';
 import { attachFile, attachImage, imageFiles, isImage } from './attachments';
 import { useWindowDrop } from './AttachmentThumbs';

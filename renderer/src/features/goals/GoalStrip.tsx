@@ -1,5 +1,5 @@
-import type { Goal } from '../../../../protocol';
-import { formatDuration, formatTokens } from '../../../../protocol/helpers/units';
+import type { Goal } from '#protocol';
+import { formatDuration, formatTokens } from '#protocol/helpers/units';
 import { Icon } from '../../components/Icon';
 import { setGoalStatus } from '../../actions/goal';
 import { useGoal } from '../../stores/goal';

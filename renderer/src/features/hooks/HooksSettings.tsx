@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { HookInfo } from '../../../../protocol';
+import type { HookInfo } from '#protocol';
 import { loadHooks } from '../../actions/hooks';
 import { useHooks } from '../../stores/hooks';
 import './hooks.css';

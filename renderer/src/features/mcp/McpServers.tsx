@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { McpServerInfo } from '../../../../protocol';
-import { DeftError } from '../../../../protocol/helpers/bridge';
+import type { McpServerInfo } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
 import { decideMcpServer, loadMcpServers, restartMcpServer, saveMcpServer, setMcpServerEnabled } from '../../actions/mcp';
 import { readServerEntry, type ServerEntry } from './server-entry';
 import { useMcp } from '../../stores/mcp';

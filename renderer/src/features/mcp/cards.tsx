@@ -1,4 +1,4 @@
-import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
+import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import './mcp.css';
 
 type McpCall = Extract<ToolInputDisplay, { kind: 'mcp_call' }>;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { MemoryTarget } from '../../../../protocol';
+import type { MemoryTarget } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { addMemoryLine, loadMemory } from '../../actions/memory';
 import { useMemory } from '../../stores/memory';

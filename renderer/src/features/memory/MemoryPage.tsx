@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
-import type { InstructionFileInfo } from '../../../../protocol';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import type { InstructionFileInfo } from '#protocol';
+import { formatBytes } from '#protocol/helpers/units';
 import { loadMemory, setInstructionSettings } from '../../actions/memory';
 import { useMemory } from '../../stores/memory';
 import './memory.css';

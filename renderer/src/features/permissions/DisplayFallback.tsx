@@ -1,4 +1,4 @@
-import type { ToolInputDisplay } from '../../../../protocol';
+import type { ToolInputDisplay } from '#protocol';
 import { hunksOf } from '../../stores/changes';
 
 /** A unified diff of a change's hunks, used when no renderer for `diff` is registered. */

@@ -1,4 +1,4 @@
-import type { PermissionMode } from '../../../../protocol';
+import type { PermissionMode } from '#protocol';
 import { setPermissionMode } from '../../actions/modes';
 import { usePermissions } from '../../stores/permissions';
 import { useModes } from '../../stores/modes';

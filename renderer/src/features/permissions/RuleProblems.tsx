@@ -4,7 +4,7 @@ import { loadPermissions, trustWorkspace } from '../../actions/permissions';
 import { usePermissions } from '../../stores/permissions';
 import { loadHooks } from '../../actions/hooks';
 import { useHooks } from '../../stores/hooks';
-import type { RuleProblem } from '../../../../protocol';
+import type { RuleProblem } from '#protocol';
 import './permissions.css';
 
 const NONE: RuleProblem[] = [];

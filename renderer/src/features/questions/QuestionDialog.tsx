@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import type { QuestionAnswer } from '../../../../protocol';
+import type { QuestionAnswer } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { type PendingQuestion, requestsOf, useApprovals } from '../../stores/approvals';
 import { answerQuestion } from '../../actions/approvals';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { SessionSummary } from '../../../../protocol';
+import type { SessionSummary } from '#protocol';
 import { Spinner } from '../../components/Icon';
 import { deleteSession, exportSession, openSession, renameSession } from '../../actions/sessions';
 import { SessionMenu } from './SessionMenu';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { SessionSearchHit } from '../../../../protocol';
+import type { SessionSearchHit } from '#protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { openSession, searchSessions } from '../../actions/sessions';
 import { useSessions } from '../../stores/sessions';

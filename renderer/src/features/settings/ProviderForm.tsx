@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { ProviderKind, PublicSettings } from '../../../../protocol';
+import type { ProviderKind, PublicSettings } from '#protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { ModelList } from './ModelList';
 import { PROVIDER_KINDS, PROVIDER_PRESETS, presetOf } from './presets';

@@ -1,4 +1,4 @@
-import type { ProviderKind } from '../../../../protocol';
+import type { ProviderKind } from '#protocol';
 
 export interface ProviderPreset {
   id: string;

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { DeftError } from '../../../../protocol/helpers/bridge';
-import type { ProviderKind, ProviderSettingsInput, PublicSettings } from '../../../../protocol';
+import { DeftError } from '#protocol/helpers/bridge';
+import type { ProviderKind, ProviderSettingsInput, PublicSettings } from '#protocol';
 import { listModels, saveProvider, testConnection } from '../../actions/settings';
 
 export interface ProviderDraft {

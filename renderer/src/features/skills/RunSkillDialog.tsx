@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { SkillSummary } from '../../../../protocol';
+import type { SkillSummary } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { runSkill } from '../../actions/skills';
 import { joinArgs } from './args';

@@ -1,4 +1,4 @@
-import type { SkillSummary } from '../../../../protocol';
+import type { SkillSummary } from '#protocol';
 
 export const SOURCE_LABELS: Record<SkillSummary['source'], string> = {
   explicit: 'Given folder',

@@ -1,5 +1,5 @@
 import { memo, useState } from 'react';
-import type { SkillSummary } from '../../../../protocol';
+import type { SkillSummary } from '#protocol';
 import { Icon } from '../../components/Icon';
 import { openSkillFolder, viewSkillFile } from '../../actions/skills';
 import { OverridesBuiltinBadge, SOURCE_LABELS, SourceBadge, TypeBadge } from './SkillBadges';

@@ -1,5 +1,5 @@
 import { Dialog } from '../../components/Dialog';
-import type { SkillSummary } from '../../../../protocol';
+import type { SkillSummary } from '#protocol';
 import { useSkills } from '../../stores/skills';
 import './skills.css';
 

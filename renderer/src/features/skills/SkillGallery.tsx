@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef } from 'react';
-import type { SkillSummary } from '../../../../protocol';
+import type { SkillSummary } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { Icon } from '../../components/Icon';
 import { refreshSkills } from '../../actions/skills';

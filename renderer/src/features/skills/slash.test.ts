@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SkillSummary } from '../../../../protocol';
+import type { SkillSummary } from '#protocol';
 import { matchCommands, parseSlashCommand, slashCommands, slashQuery } from './slash';
 
 function skill(name: string, source: SkillSummary['source'], command: string | undefined, description = `About ${name}`): SkillSummary {

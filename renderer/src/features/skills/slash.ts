@@ -1,5 +1,5 @@
-export { type SlashCommand, parseSlashCommand, slashCommands } from '../../../../protocol/helpers/slash';
-import type { SlashCommand } from '../../../../protocol/helpers/slash';
+export { type SlashCommand, parseSlashCommand, slashCommands } from '#protocol/helpers/slash';
+import type { SlashCommand } from '#protocol/helpers/slash';
 
 /** The command word being typed, while the text is `/` plus one word and nothing else; otherwise null. */
 export function slashQuery(text: string): string | null {

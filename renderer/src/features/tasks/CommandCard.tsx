@@ -1,6 +1,6 @@
 import { memo, useLayoutEffect, useRef, useState } from 'react';
-import type { SandboxBlock, ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
-import { formatDuration } from '../../../../protocol/helpers/units';
+import type { SandboxBlock, ToolInputDisplay, ToolResultDisplay } from '#protocol';
+import { formatDuration } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { stopOrBackgroundCommand } from '../../actions/tasks';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 import { Dialog } from '../../components/Dialog';
 import { readTaskOutput } from '../../actions/tasks';
 import { screenText } from './format';

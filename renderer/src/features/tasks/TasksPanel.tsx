@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { CronJobInfo, TaskInfo } from '../../../../protocol';
-import { formatBytes, formatDuration } from '../../../../protocol/helpers/units';
+import type { CronJobInfo, TaskInfo } from '#protocol';
+import { formatBytes, formatDuration } from '#protocol/helpers/units';
 import { Icon } from '../../components/Icon';
 import { deleteCronJob, stopTask } from '../../actions/tasks';
 import { STATUS_LABEL, formatNextFire, screenText } from './format';

@@ -1,4 +1,4 @@
-import { collapseCarriageReturns } from '../../../../protocol/helpers/terminal-text';
+import { collapseCarriageReturns } from '#protocol/helpers/terminal-text';
 
 /** "in 4 min (09:00)", "in 3 h (Tue 09:00)", "in 12 days (Mar 14, 09:00)". */
 export function formatNextFire(at: number | null, now: number): string {

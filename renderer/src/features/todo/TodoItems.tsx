@@ -1,4 +1,4 @@
-import type { TodoItem } from '../../../../protocol';
+import type { TodoItem } from '#protocol';
 
 const MARKS = { pending: '○', in_progress: '◐', done: '✓' } as const;
 const STATUS_LABELS = { pending: 'pending', in_progress: 'in progress', done: 'done' } as const;

@@ -1,5 +1,5 @@
 import { memo, useState } from 'react';
-import { formatDuration } from '../../../../protocol/helpers/units';
+import { formatDuration } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import { useSettings } from '../../stores/settings';
 import type { ToolItem } from '../../stores/transcript';

@@ -1,5 +1,5 @@
 import type { ComponentType, ReactNode } from 'react';
-import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
+import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import type { IconName } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';

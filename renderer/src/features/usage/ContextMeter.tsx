@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMeter } from '../../stores/meter';
-import { formatTokens } from '../../../../protocol/helpers/units';
+import { formatTokens } from '#protocol/helpers/units';
 import './usage.css';
 
 const SOURCES = [

@@ -1,4 +1,4 @@
-import { formatUsd } from '../../../../protocol/helpers/prices';
+import { formatUsd } from '#protocol/helpers/prices';
 import { useMeter } from '../../stores/meter';
 import { usePreferences } from '../../stores/preferences';
 import { useSettings } from '../../stores/settings';

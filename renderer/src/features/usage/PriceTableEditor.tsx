@@ -1,5 +1,5 @@
 import { useEffect, useId, useState } from 'react';
-import type { PriceTable } from '../../../../protocol';
+import type { PriceTable } from '#protocol';
 import { setPreferences } from '../../actions/preferences';
 import { usePreferences } from '../../stores/preferences';
 import './usage.css';

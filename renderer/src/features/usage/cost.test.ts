@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRICES } from '../../../../protocol/helpers/prices';
+import { DEFAULT_PRICES } from '#protocol/helpers/prices';
 import { sessionCost } from './cost';
 
 describe('session cost', () => {

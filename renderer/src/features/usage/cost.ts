@@ -1,5 +1,5 @@
-import type { PriceTable } from '../../../../protocol';
-import { type PricedUsage, costOf, priceFor } from '../../../../protocol/helpers/prices';
+import type { PriceTable } from '#protocol';
+import { type PricedUsage, costOf, priceFor } from '#protocol/helpers/prices';
 
 export interface SessionCost {
   usd: number;

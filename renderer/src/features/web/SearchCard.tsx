@@ -1,6 +1,6 @@
 import { memo, useState } from 'react';
-import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
-import { formatDuration } from '../../../../protocol/helpers/units';
+import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
+import { formatDuration } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { ExternalLink, hostOf } from './ExternalLink';

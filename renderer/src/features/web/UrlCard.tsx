@@ -1,11 +1,11 @@
 import { memo, useState } from 'react';
-import type { ToolInputDisplay, ToolResultDisplay } from '../../../../protocol';
-import { formatDuration } from '../../../../protocol/helpers/units';
+import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
+import { formatDuration } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
 import { ExternalLink, hostOf } from './ExternalLink';
-import { formatBytes } from '../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 import './web.css';
 
 type UrlContent = Extract<ToolResultDisplay, { kind: 'url_content' }>;

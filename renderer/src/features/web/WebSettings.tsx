@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { SearchProviderKind } from '../../../../protocol';
+import type { SearchProviderKind } from '#protocol';
 import { type WebDraft, useWebSettings } from './use-web-settings';
 import './web.css';
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { DeftError } from '../../../../protocol/helpers/bridge';
-import type { PublicWebSettings, SearchProviderKind, WebSearchInput, WebSearchResult } from '../../../../protocol';
+import { DeftError } from '#protocol/helpers/bridge';
+import type { PublicWebSettings, SearchProviderKind, WebSearchInput, WebSearchResult } from '#protocol';
 import { loadWebSettings, saveWebSettings, testWebSearch } from '../../actions/web';
 
 export interface WebDraft {

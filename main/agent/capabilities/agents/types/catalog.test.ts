@@ -1,8 +1,8 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TrustStore } from '../../../infra/settings/trust';
-import { tempDir } from '../../../../../test-support/harness';
+import { TrustStore } from '#infra/settings/trust';
+import { tempDir } from '#test-support/harness';
 import { BUILTIN_TYPES } from './builtin';
 import { AgentTypeCatalog } from './catalog';
 import { parseDefinition } from './definition';

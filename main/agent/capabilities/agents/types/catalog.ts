@@ -1,8 +1,8 @@
 import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentTypeSource, AgentTypeSummary, SkippedAgentType } from '../../../../../protocol';
-import { TrustStore } from '../../../infra/settings/trust';
+import type { AgentTypeSource, AgentTypeSummary, SkippedAgentType } from '#protocol';
+import { TrustStore } from '#infra/settings/trust';
 import { type AgentType, BUILTIN_TYPES } from './builtin';
 import { parseDefinition } from './definition';
 

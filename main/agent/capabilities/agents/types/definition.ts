@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import type { AgentTypeSource, AgentTypeSummary } from '../../../../../protocol';
+import type { AgentTypeSource, AgentTypeSummary } from '#protocol';
 import { normaliseToolName } from './tool-names';
 
 /** A sub-agent type: what the catalog lists and the runner needs. */

@@ -1,8 +1,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
-import { waitFor } from '../../../../../test-support/wait';
+import { tempDir } from '#test-support/harness';
+import { waitFor } from '#test-support/wait';
 import { type DefinitionWatcher, watchDefinitionFolders } from './watcher';
 
 let watcher: DefinitionWatcher | undefined;

@@ -1,7 +1,7 @@
 import { type Stats, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { isWithin } from '../../../infra/policies/path-guard';
+import { isWithin } from '#infra/policies/path-guard';
 
 /** How many missing levels above a folder to climb for one to watch (so `.deft/agents` can appear later). */
 const MAX_MISSING_LEVELS = 3;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { BlobReader } from './blob-reader';
 
 const dirs: string[] = [];

@@ -3,7 +3,7 @@ import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { runGit } from './git';
 import { CheckpointStore } from './store';
 

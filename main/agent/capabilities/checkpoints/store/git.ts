@@ -1,7 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { type GitResult, runGit as runHardenedGit, spawnGit as spawnHardenedGit } from '../../../infra/git/git';
+import { type GitResult, runGit as runHardenedGit, spawnGit as spawnHardenedGit } from '#infra/git/git';
 
-export { GitError, type GitResult, gitVersion } from '../../../infra/git/git';
+export { GitError, type GitResult, gitVersion } from '#infra/git/git';
 
 /** Where the store's git runs: its own object store, its own index, the workspace as the work tree. */
 export interface GitPlaces {

@@ -1,7 +1,7 @@
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { runGit } from './git';
 import { RefExistsError, TREE_MODE, commitBody, formatTree, objectId, parseTree, readRef, writeObject, writeRef } from './objects';
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { runGit } from './git';
 import { CheckpointStore } from './store';
 

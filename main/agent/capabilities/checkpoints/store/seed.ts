@@ -1,9 +1,9 @@
 import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { localEnvironment } from '../../../infra/environment/local/local-environment';
-import { ownedByUser } from '../../../infra/git/repository';
-import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../../infra/policies/sensitive';
+import { localEnvironment } from '#infra/environment/local/local-environment';
+import { ownedByUser } from '#infra/git/repository';
+import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
 import { type GitPlaces, runGit } from './git';
 import { type IndexEntry, UnusableIndex, isGitlink, readGitIndex } from './git-index';
 import type { StorePlaces } from './places';

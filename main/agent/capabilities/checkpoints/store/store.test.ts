@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { runGit } from './git';
-import { SECRET_PLACES } from '../../../infra/policies/secret-places';
+import { SECRET_PLACES } from '#infra/policies/secret-places';
 import { CheckpointStore } from './store';
 
 const dirs: string[] = [];

@@ -1,11 +1,11 @@
-import { localEnvironment } from '../../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { access, constants, readlink } from 'node:fs/promises';
 import { readLarge, readSmall } from './workspace-file';
 import { dirname, join, relative, sep } from 'node:path';
-import { writeFileAtomic } from '../../../infra/platform/files';
-import { isWithin } from '../../../infra/policies/path-guard';
-import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '../../../infra/policies/sensitive';
+import { writeFileAtomic } from '#infra/platform/files';
+import { isWithin } from '#infra/policies/path-guard';
+import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
 import { GitError, type GitPlaces, runGit, splitZ } from './git';
 import { RefExistsError, commitBody, readLooseObject, writeObject, writeRef } from './objects';
 import { type PathChange, patchTree } from './tree-patch';

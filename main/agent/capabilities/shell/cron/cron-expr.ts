@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { ToolInputError } from '../../../contract/tool';
+import { ToolInputError } from '#contract/tool';
 
 const MACROS: Record<string, string> = {
   '@hourly': 'every hour, on the hour',

@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { localIso } from './cron-expr';
 import { type CronFire, CronScheduler, type CronSchedulerOptions, MAX_JOBS_PER_SESSION, RECURRING_LIFETIME_MS, cronFireMessage } from './scheduler';
 import { fireOffsetMs } from './jitter';

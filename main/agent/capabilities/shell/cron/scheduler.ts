@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { CronJobInfo } from '../../../../../protocol/schemas/tasks';
-import { writeFileAtomic } from '../../../infra/platform/files';
-import { ToolInputError } from '../../../contract/tool';
+import type { CronJobInfo } from '#protocol/schemas/tasks';
+import { writeFileAtomic } from '#infra/platform/files';
+import { ToolInputError } from '#contract/tool';
 import { type Schedule, describeSchedule, parseSchedule } from './cron-expr';
 import { fireOffsetMs } from './jitter';
 

@@ -1,6 +1,6 @@
-import { formatBytes } from '../../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 import type { Agent, Response as UndiciResponse } from 'undici';
-import { blockedAddressReason, isIpLiteral } from '../../../infra/net/address-policy';
+import { blockedAddressReason, isIpLiteral } from '#infra/net/address-policy';
 import { FetchRefusal, type Target, checkTargetHost, parseTarget, privateAllowed, privateRefusal } from './target';
 import { type Resolver, pinnedAgent } from './pinned-agent';
 import { loadUndici } from './undici';

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { Agent } from 'undici';
-import { blockedAddressReason } from '../../../infra/net/address-policy';
+import { blockedAddressReason } from '#infra/net/address-policy';
 import { type Target, privateRefusal } from './target';
 import { loadUndici } from './undici';
 

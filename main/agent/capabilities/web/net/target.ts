@@ -1,4 +1,4 @@
-import { blockedAddressReason, isIpLiteral } from '../../../infra/net/address-policy';
+import { blockedAddressReason, isIpLiteral } from '#infra/net/address-policy';
 
 /** A URL the fetcher may try: parsed, checked for scheme and credentials, with what rules and allowances match. */
 export interface Target {

@@ -1,4 +1,4 @@
-import { escapeRuleArgument, matchGlobSubject } from '../../../infra/policies/rule-match';
+import { escapeRuleArgument, matchGlobSubject } from '#infra/policies/rule-match';
 import type { Target } from './target';
 
 /** `scheme://host[:port]` at the start of a rule argument, with no glob in it. */

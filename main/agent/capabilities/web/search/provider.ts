@@ -1,4 +1,4 @@
-import type { SearchProviderKind, WebSearchResult } from '../../../../../protocol';
+import type { SearchProviderKind, WebSearchResult } from '#protocol';
 
 export type SearchResult = WebSearchResult;
 

@@ -1,4 +1,4 @@
-import type { SearchProviderKind } from '../../../../../protocol';
+import type { SearchProviderKind } from '#protocol';
 import { brave } from './brave';
 import { PROVIDER_NAMES, type SearchConfig, SearchError, type SearchErrorKind, type SearchProvider, type SearchResult } from './provider';
 import { searxng } from './searxng';

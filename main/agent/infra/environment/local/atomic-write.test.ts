@@ -3,7 +3,7 @@ import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { replaceFileAtomic } from './atomic-write';
 
 let dir: string;

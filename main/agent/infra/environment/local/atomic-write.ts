@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, open, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { ToolInputError } from '../../../contract/tool';
+import { ToolInputError } from '#contract/tool';
 import { basename, dirname, join } from 'node:path';
 
 /**

@@ -3,7 +3,7 @@ import { appendFile, chmod, lstat, mkdir, open, readFile, readdir, readlink, rea
 import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { DirEntry, Environment, ExecProcess, RandomReader, WatchEvent, Watcher } from '../../../contract/environment';
+import type { DirEntry, Environment, ExecProcess, RandomReader, WatchEvent, Watcher } from '#contract/environment';
 import { resolveShell } from '../../processes/shell-path';
 import { linesOf } from '../lines';
 import { replaceFileAtomic } from './atomic-write';

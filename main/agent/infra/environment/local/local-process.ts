@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
-import type { ExecExit, ExecProcess, ExecRequest } from '../../../contract/environment';
+import type { ExecExit, ExecProcess, ExecRequest } from '#contract/environment';
 import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from '../../processes/kill-tree';
 
 /** Why a process could not start, in words (node reports a missing folder and a missing program alike). */

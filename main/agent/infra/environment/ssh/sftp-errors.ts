@@ -1,4 +1,4 @@
-import { EnvironmentError } from '../../../contract/environment';
+import { EnvironmentError } from '#contract/environment';
 
 /** SFTP status codes as errno-style codes, so callers tell "missing" from "refused" as they do locally. */
 const CODES: Record<number, string> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 5: 'EINVAL', 6: 'ECONNRESET', 7: 'ECONNRESET', 8: 'ENOTSUP' };

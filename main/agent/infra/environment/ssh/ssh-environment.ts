@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { Client, type SFTPWrapper, type Stats } from 'ssh2';
-import { type DirEntry, type Environment, type ExecProcess, type ExecRequest, type FileInfo, type RandomReader, type WatchEvent, type Watcher, EnvironmentError, isMissing } from '../../../contract/environment';
+import { type DirEntry, type Environment, type ExecProcess, type ExecRequest, type FileInfo, type RandomReader, type WatchEvent, type Watcher, EnvironmentError, isMissing } from '#contract/environment';
 import { linesOf } from '../lines';
 import { checkHostKey, fingerprint, knownHostsLine } from './known-hosts';
 import { sftpError, shellQuote } from './sftp-errors';

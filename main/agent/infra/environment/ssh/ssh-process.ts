@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { Client, ClientChannel } from 'ssh2';
-import type { ExecExit, ExecProcess, ExecRequest } from '../../../contract/environment';
+import type { ExecExit, ExecProcess, ExecRequest } from '#contract/environment';
 import { shellQuote } from './sftp-errors';
 
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

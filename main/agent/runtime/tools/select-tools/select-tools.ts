@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type Tool, access, defineTool } from '../../../contract/tool';
-import { closeNames } from '../../../infra/platform/close-names';
+import { type Tool, access, defineTool } from '#contract/tool';
+import { closeNames } from '#infra/platform/close-names';
 import type { ToolRegistry } from '../registry';
 import description from './select-tools.md?raw';
 

@@ -1,8 +1,8 @@
 import { type ComponentType, useEffect, useState } from 'react';
-import type { DataInfo } from '../../../../../protocol';
-import { DeftError } from '../../../../../protocol/helpers/bridge';
+import type { DataInfo } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
 import { dataInfo } from '../../../actions/settings';
-import { formatBytes } from '../../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 
 /** Where sessions live and the disk they use. */
 function SessionsData() {

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import type { PermissionMode, PermissionRuleInfo, RuleSource, TrustedFolder } from '../../../../../protocol';
+import type { PermissionMode, PermissionRuleInfo, RuleSource, TrustedFolder } from '#protocol';
 import { editRule, forgetFolderTrust, listTrustedFolders, loadPermissions, setDefaultMode, trustWorkspace } from '../../../actions/permissions';
 import { usePermissions } from '../../../stores/permissions';
 import { useSettings } from '../../../stores/settings';

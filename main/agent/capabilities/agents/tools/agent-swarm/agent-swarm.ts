@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { SessionHandle } from '../../../../contract/capability';
-import { AGENT_ID_PATTERN, type Subagent } from '../../../../contract/subagents';
-import { type Tool, defineTool, errorResult, renderDescription } from '../../../../contract/tool';
+import type { SessionHandle } from '#contract/capability';
+import { AGENT_ID_PATTERN, type Subagent } from '#contract/subagents';
+import { type Tool, defineTool, errorResult, renderDescription } from '#contract/tool';
 import type { AgentsService } from '../../service';
 import { SWARM_LIMITS } from '../../swarm-scheduler';
 import { type SwarmEntry, runSwarm } from '../../swarm';

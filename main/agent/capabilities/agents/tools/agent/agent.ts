@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { SessionHandle } from '../../../../contract/capability';
-import { type Tool, defineTool, errorResult, renderDescription } from '../../../../contract/tool';
-import { AGENT_ID_PATTERN, type Subagent } from '../../../../contract/subagents';
-import { matchGlobSubject } from '../../../../infra/policies/rule-match';
+import type { SessionHandle } from '#contract/capability';
+import { type Tool, defineTool, errorResult, renderDescription } from '#contract/tool';
+import { AGENT_ID_PATTERN, type Subagent } from '#contract/subagents';
+import { matchGlobSubject } from '#infra/policies/rule-match';
 import type { AgentsService } from '../../service';
 import description from './agent.md?raw';
 import { AGENT_TOOL } from '../names';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Question } from '../../../../../../protocol';
-import type { SessionHandle } from '../../../../contract/capability';
+import type { Question } from '#protocol';
+import type { SessionHandle } from '#contract/capability';
 import type { ApprovalDesk } from '../../requests';
-import { ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './ask-user-question.md?raw';
 
 const Option = z

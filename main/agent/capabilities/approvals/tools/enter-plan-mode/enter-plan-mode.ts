@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { SessionHandle } from '../../../../contract/capability';
+import type { SessionHandle } from '#contract/capability';
 import { planFact, planOf, planWorkflow, switchPlanMode } from '../../plan-state';
-import { ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './enter-plan-mode.md?raw';
 
 export function enterPlanModeTool(session: SessionHandle, home: string) {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/capability';
+import type { CoreContext, SessionHandle } from '#contract/capability';
 import type { ApprovalDesk } from '../../requests';
 import { planFact, planOf, setPlan } from '../../plan-state';
-import { ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './exit-plan-mode.md?raw';
 
 const RESERVED = new Set(['approve', 'reject', 'reject and exit', 'revise']);

@@ -1,16 +1,16 @@
-import type { FileInfo } from '../../../../contract/environment';
+import type { FileInfo } from '#contract/environment';
 import { z } from 'zod';
 import { closestPassage } from '../../closest-passage';
-import { diffDisplay } from '../../../../infra/text/diff-hunks';
+import { diffDisplay } from '#infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView } from '../../line-endings';
 import { loadTextFile } from '../../text-file';
 import { isReviewed, reviewChange } from '../../review-gate';
 import { withCodeCheck } from '../../code-check';
 import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
-import type { ToolInputDisplay } from '../../../../../../protocol';
-import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
-import { headOf } from '../../../../contract/output-limits';
+import type { ToolInputDisplay } from '#protocol';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
+import { headOf } from '#contract/output-limits';
 import description from './edit.md?raw';
 
 const input = z.object({

@@ -4,8 +4,8 @@ import { MtimeIndex } from '../../newest-first';
 import { RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../ripgrep';
 import { type SearchRoot, checkRootReadable, deniedNote, filteredNote, hiddenFiles, isAbsolutePattern, searchRoot, withoutSensitive } from '../../search-root';
 import { asToolError } from '../../tool-support';
-import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
-import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
+import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './glob.md?raw';
 
 export const MAX_MATCHES = 100;

@@ -1,12 +1,12 @@
-import { localEnvironment } from '../../../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { execFileSync } from 'node:child_process';
 import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { completeRecords, runRipgrep } from '../../ripgrep';
-import { ripgrepPath } from '../../../../infra/environment/local/ripgrep-binary';
-import { type FileToolKit, fileToolKit } from '../../../../../../test-support/file-tools';
-import { isExecution } from '../../../../contract/tool';
+import { ripgrepPath } from '#infra/environment/local/ripgrep-binary';
+import { type FileToolKit, fileToolKit } from '#test-support/file-tools';
+import { isExecution } from '#contract/tool';
 import { grepTool } from './grep';
 
 let kit: FileToolKit;

@@ -4,9 +4,9 @@ import { MtimeIndex, newestFirst } from '../../newest-first';
 import { RG_MAX_BYTES, RG_TIMEOUT_MS, commonArgs, completeRecords, exclusionArgs, runRipgrep } from '../../ripgrep';
 import { type SearchRoot, checkRootReadable, deniedNote, filteredNote, hiddenFiles, searchRoot, withoutSensitive } from '../../search-root';
 import { asToolError } from '../../tool-support';
-import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
-import type { ToolResultDisplay } from '../../../../../../protocol';
-import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
+import type { ToolResultDisplay } from '#protocol';
+import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './grep.md?raw';
 
 export const DEFAULT_HEAD_LIMIT = 250;

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ContentPart } from '../../../../contract/model';
-import { type FileToolKit, fileToolKit } from '../../../../../../test-support/file-tools';
+import type { ContentPart } from '#contract/model';
+import { type FileToolKit, fileToolKit } from '#test-support/file-tools';
 
 let kit: FileToolKit;
 beforeEach(async () => {

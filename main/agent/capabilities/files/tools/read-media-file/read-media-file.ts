@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { SNIFF_BYTES, sniff } from '../../file-type';
 import { deliverImage, deliveryNote, imageLimits, notModelImageMessage, previewDataUrl } from '../../images';
 import { asToolError, existingFile, guard, pathRules } from '../../tool-support';
-import { formatBytes } from '../../../../../../protocol/helpers/units';
-import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { formatBytes } from '#protocol/helpers/units';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './read-media-file.md?raw';
 
 const input = z.object({

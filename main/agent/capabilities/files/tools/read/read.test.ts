@@ -2,7 +2,7 @@ import { open, symlink, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ByteSource, readForward, readTail } from '../../line-reader';
-import { type FileToolKit, fileToolKit } from '../../../../../../test-support/file-tools';
+import { type FileToolKit, fileToolKit } from '#test-support/file-tools';
 import { MAX_BYTES } from './read';
 
 let kit: FileToolKit;

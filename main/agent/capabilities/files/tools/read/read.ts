@@ -1,4 +1,4 @@
-import type { Environment } from '../../../../contract/environment';
+import type { Environment } from '#contract/environment';
 import { z } from 'zod';
 import type { FileTracker } from '../../file-state';
 import { SNIFF_BYTES, sniff, utf16Bom } from '../../file-type';
@@ -6,9 +6,9 @@ import { type ByteSource, type LineWindow, type RawLine, TextDecodeError, memory
 import { lineEndingStyle } from '../../line-endings';
 import { invalidUtf8Message, notTextMessage, nulMessage } from '../../text-file';
 import { asToolError, existingFile, guard, pathRules } from '../../tool-support';
-import { formatBytes } from '../../../../../../protocol/helpers/units';
-import { type Tool, type ToolResult, ToolInputError, access, defineTool, renderDescription } from '../../../../contract/tool';
-import { headOf } from '../../../../contract/output-limits';
+import { formatBytes } from '#protocol/helpers/units';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool, renderDescription } from '#contract/tool';
+import { headOf } from '#contract/output-limits';
 import template from './read.md?raw';
 
 export const MAX_LINES = 1_000;

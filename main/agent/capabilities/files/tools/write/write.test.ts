@@ -1,7 +1,7 @@
 import { chmod, lstat, readlink, stat, symlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FileToolKit, fileToolKit } from '../../../../../../test-support/file-tools';
+import { type FileToolKit, fileToolKit } from '#test-support/file-tools';
 
 let kit: FileToolKit;
 beforeEach(async () => {

@@ -1,15 +1,15 @@
-import type { Environment } from '../../../../contract/environment';
+import type { Environment } from '#contract/environment';
 import { z } from 'zod';
-import { diffDisplay } from '../../../../infra/text/diff-hunks';
+import { diffDisplay } from '#infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
 import { type ModelView, fromModelView, toModelView } from '../../line-endings';
 import { MAX_EDIT_BYTES, loadTextFile } from '../../text-file';
 import { isReviewed, reviewChange } from '../../review-gate';
 import { withCodeCheck } from '../../code-check';
 import { asToolError, guard, pathRules, statOrNull } from '../../tool-support';
-import { formatBytes } from '../../../../../../protocol/helpers/units';
-import type { GuardedPath } from '../../../../infra/policies/path-guard';
-import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { formatBytes } from '#protocol/helpers/units';
+import type { GuardedPath } from '#infra/policies/path-guard';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './write.md?raw';
 
 const input = z.object({

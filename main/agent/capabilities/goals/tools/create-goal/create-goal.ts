@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/capability';
+import type { CoreContext, SessionHandle } from '#contract/capability';
 import { describeGoal, goalFact, newGoal, saveGoal, storedGoal } from '../../state';
-import { ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
+import { ToolInputError, defineTool, errorResult } from '#contract/tool';
 import description from './create-goal.md?raw';
 
 const Input = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/capability';
+import type { CoreContext, SessionHandle } from '#contract/capability';
 import { goalFact, goalView, storedGoal } from '../../state';
-import { defineTool } from '../../../../contract/tool';
+import { defineTool } from '#contract/tool';
 import description from './get-goal.md?raw';
 
 export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {

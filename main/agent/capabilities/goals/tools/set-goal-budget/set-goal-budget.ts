@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/capability';
+import type { CoreContext, SessionHandle } from '#contract/capability';
 import { budgetExhausted, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
-import { ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
+import { ToolInputError, defineTool, errorResult } from '#contract/tool';
 import description from './set-goal-budget.md?raw';
 
 const MS: Record<string, number> = { milliseconds: 1, seconds: 1_000, minutes: 60_000, hours: 3_600_000 };

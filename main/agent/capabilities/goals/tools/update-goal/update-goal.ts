@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CoreContext, SessionHandle } from '../../../../contract/capability';
+import type { CoreContext, SessionHandle } from '#contract/capability';
 import { budgetExhausted, countingRunningTurn, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
-import { defineTool, errorResult } from '../../../../contract/tool';
+import { defineTool, errorResult } from '#contract/tool';
 import description from './update-goal.md?raw';
 
 const Input = z

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { DocumentSymbol, Hover, Location, LocationLink, SymbolInformation } from 'vscode-languageserver-protocol/node';
-import type { CodeLocation, CodeProblem } from '../../../../../../protocol';
-import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool, errorResult } from '../../../../contract/tool';
-import { fileUri, type LanguageClient } from '../../../../infra/lsp/client';
-import { problemLine, problemsOf } from '../../../../infra/lsp/diagnostics';
-import { guardPath } from '../../../../infra/policies/path-guard';
+import type { CodeLocation, CodeProblem } from '#protocol';
+import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool, errorResult } from '#contract/tool';
+import { fileUri, type LanguageClient } from '#infra/lsp/client';
+import { problemLine, problemsOf } from '#infra/lsp/diagnostics';
+import { guardPath } from '#infra/policies/path-guard';
 import { displayPath } from '../../code-checks';
 import description from './lsp.md?raw';
 

@@ -1,8 +1,8 @@
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '../../../../../../test-support/shell-harness';
-import { eventually, processesMatching, uniqueSleep } from '../../../../../../test-support/processes';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness } from '#test-support/shell-harness';
+import { eventually, processesMatching, uniqueSleep } from '#test-support/processes';
 
 let h: Harness;
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { BACKGROUND_DEFAULT_TIMEOUT_S, BACKGROUND_MAX_TIMEOUT_S } from '../../process-tasks';
 import type { ShellSession } from '../../shell-session';
-import { guardPath } from '../../../../infra/policies/path-guard';
-import { exactRule } from '../../../../infra/policies/rule-match';
-import { TaskLimitError } from '../../../../contract/tasks';
-import { type Tool, type ShellExecution, type ToolExecution, type ToolResult, ToolInputError, defineTool, errorResult, renderDescription } from '../../../../contract/tool';
+import { guardPath } from '#infra/policies/path-guard';
+import { exactRule } from '#infra/policies/rule-match';
+import { TaskLimitError } from '#contract/tasks';
+import { type Tool, type ShellExecution, type ToolExecution, type ToolResult, ToolInputError, defineTool, errorResult, renderDescription } from '#contract/tool';
 import template from './bash.md?raw';
 import { runForeground } from './foreground';
 import { backgroundStartedResult, finishedResult } from './results';

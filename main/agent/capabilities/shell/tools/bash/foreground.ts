@@ -1,12 +1,12 @@
 import { StringDecoder } from 'node:string_decoder';
-import { AnsiStripper } from '../../../../../../protocol/helpers/terminal-text';
+import { AnsiStripper } from '#protocol/helpers/terminal-text';
 import { BACKGROUND_DEFAULT_TIMEOUT_S } from '../../process-tasks';
-import { jobIsWaiting } from '../../../../infra/processes/process-table';
+import { jobIsWaiting } from '#infra/processes/process-table';
 import type { ShellSession } from '../../shell-session';
 import type { ShellJob } from '../../shell-job';
-import type { ToolResult, ToolRunContext } from '../../../../contract/tool';
-import { CommandError } from '../../../../contract/errors';
-import { TaskLimitError } from '../../../../contract/tasks';
+import type { ToolResult, ToolRunContext } from '#contract/tool';
+import { CommandError } from '#contract/errors';
+import { TaskLimitError } from '#contract/tasks';
 import { finishedResult, movedToBackgroundResult } from './results';
 
 /** Live output reaches the UI in batches this often. */

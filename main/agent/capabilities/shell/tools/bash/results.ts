@@ -1,10 +1,10 @@
-import type { ToolResultDisplay } from '../../../../../../protocol';
-import type { SandboxBlock } from '../../../../contract/sandbox';
-import type { TaskRecord } from '../../../../contract/tasks';
-import { formatBytes, formatDuration } from '../../../../../../protocol/helpers/units';
+import type { ToolResultDisplay } from '#protocol';
+import type { SandboxBlock } from '#contract/sandbox';
+import type { TaskRecord } from '#contract/tasks';
+import { formatBytes, formatDuration } from '#protocol/helpers/units';
 import type { JobOutcome, LineRange, ShellJob } from '../../shell-job';
-import type { ToolResult } from '../../../../contract/tool';
-import { capText } from '../../../../contract/output-limits';
+import type { ToolResult } from '#contract/tool';
+import { capText } from '#contract/output-limits';
 
 /**
  * The output as the model reads it: whole when short, else beginning and end with a pointer to the full

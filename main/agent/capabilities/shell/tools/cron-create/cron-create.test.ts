@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { shellCapability } from '../../capability';
-import { DeftCore } from '../../../../runtime/core';
-import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '../../../../../../test-support/shell-harness';
-import { waitFor } from '../../../../../../test-support/wait';
+import { DeftCore } from '#runtime/core';
+import { type Harness, appEvents, callTool, createSpyHarness, createTasksHarness, lastRequestText } from '#test-support/shell-harness';
+import { waitFor } from '#test-support/wait';
 import { parseSchedule } from '../../cron/cron-expr';
 import { fireOffsetMs } from '../../cron/jitter';
 import { webHost } from '../../../../../host/hosts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { describeSchedule, localIso } from '../../cron/cron-expr';
 import type { ShellSession } from '../../shell-session';
-import { exactRule } from '../../../../infra/policies/rule-match';
-import { type Tool, defineTool } from '../../../../contract/tool';
+import { exactRule } from '#infra/policies/rule-match';
+import { type Tool, defineTool } from '#contract/tool';
 import description from './cron-create.md?raw';
 
 const input = z.object({

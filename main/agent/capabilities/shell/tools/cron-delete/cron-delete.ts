@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ShellSession } from '../../shell-session';
-import { exactRule } from '../../../../infra/policies/rule-match';
-import { type Tool, ToolInputError, defineTool, errorResult } from '../../../../contract/tool';
+import { exactRule } from '#infra/policies/rule-match';
+import { type Tool, ToolInputError, defineTool, errorResult } from '#contract/tool';
 import description from './cron-delete.md?raw';
 
 const input = z.object({ id: z.string().min(1).describe('The job id (8 hex characters).') });

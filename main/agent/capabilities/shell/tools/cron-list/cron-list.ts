@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { localIso } from '../../cron/cron-expr';
 import { RECURRING_LIFETIME_MS } from '../../cron/scheduler';
 import type { ShellSession } from '../../shell-session';
-import { type Tool, access, defineTool } from '../../../../contract/tool';
+import { type Tool, access, defineTool } from '#contract/tool';
 import description from './cron-list.md?raw';
 
 const PREVIEW_BYTES = 200;

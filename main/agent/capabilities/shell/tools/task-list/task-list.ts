@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { SessionTasks } from '../../../../contract/tasks';
+import type { SessionTasks } from '#contract/tasks';
 import { taskLines } from '../../task-lines';
-import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
-import { type Tool, access, defineTool } from '../../../../contract/tool';
+import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
+import { type Tool, access, defineTool } from '#contract/tool';
 import description from './task-list.md?raw';
 
 const input = z.object({

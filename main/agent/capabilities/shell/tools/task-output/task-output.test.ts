@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, callTool, createTasksHarness, settle } from '../../../../../../test-support/shell-harness';
-import { eventually } from '../../../../../../test-support/processes';
+import { type Harness, callTool, createTasksHarness, settle } from '#test-support/shell-harness';
+import { eventually } from '#test-support/processes';
 
 let h: Harness;
 afterEach(async () => {

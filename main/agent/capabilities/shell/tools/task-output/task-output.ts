@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { formatBytes } from '../../../../../../protocol/helpers/units';
-import type { SessionTasks } from '../../../../contract/tasks';
-import { readLog } from '../../../../infra/tasks/task-record';
-import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
-import { type Tool, access, defineTool } from '../../../../contract/tool';
-import { capText } from '../../../../contract/output-limits';
+import { formatBytes } from '#protocol/helpers/units';
+import type { SessionTasks } from '#contract/tasks';
+import { readLog } from '#infra/tasks/task-record';
+import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
+import { type Tool, access, defineTool } from '#contract/tool';
+import { capText } from '#contract/output-limits';
 import { taskLines, knownTask } from '../../task-lines';
 import description from './task-output.md?raw';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { formatDuration } from '../../../../../../protocol/helpers/units';
-import type { SessionTasks } from '../../../../contract/tasks';
-import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
-import { type Tool, access, defineTool } from '../../../../contract/tool';
+import { formatDuration } from '#protocol/helpers/units';
+import type { SessionTasks } from '#contract/tasks';
+import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
+import { type Tool, access, defineTool } from '#contract/tool';
 import { knownTask } from '../../task-lines';
 import description from './task-stop.md?raw';
 

@@ -1,17 +1,17 @@
-import { localEnvironment } from '../../../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../../../../protocol';
+import type { SessionEvent } from '#protocol';
 import { loadedSkillBlocks } from '../../activation';
 import { createSkillsCapability } from '../../capability';
-import { put, skillMd } from '../../../../../../test-support/skills';
-import { createHarness } from '../../../../../../test-support/harness';
-import type { Capability, SessionHandle } from '../../../../contract/capability';
-import type { ToolExecution } from '../../../../contract/tool';
+import { put, skillMd } from '#test-support/skills';
+import { createHarness } from '#test-support/harness';
+import type { Capability, SessionHandle } from '#contract/capability';
+import type { ToolExecution } from '#contract/tool';
 import { SkillCatalog } from '../../catalog';
 import { scanRoot } from '../../scanner';
-import { tempDir } from '../../../../../../test-support/harness';
+import { tempDir } from '#test-support/harness';
 import { skillTool } from './skill';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;

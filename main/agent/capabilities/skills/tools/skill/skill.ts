@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
+import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
 import type { SkillCatalog } from '../../catalog';
 import type { Placement } from '../../nesting';
 import { type SkillDefinition, type SkillTrigger, MAX_SKILL_NESTING, isModelInvocable, slashCommandFor } from '../../types';
-import { ToolInputError, access, defineTool } from '../../../../contract/tool';
+import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './skill.md?raw';
 
 export const SkillInput = z

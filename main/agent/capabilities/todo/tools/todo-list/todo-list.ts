@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { TodoItem } from '../../../../../../protocol';
-import type { SessionHandle } from '../../../../contract/capability';
-import { defineTool } from '../../../../contract/tool';
+import type { TodoItem } from '#protocol';
+import type { SessionHandle } from '#contract/capability';
+import { defineTool } from '#contract/tool';
 import { formatTodos, setTodos, todoFact, todosOf } from '../../state';
 import description from './todo-list.md?raw';
 

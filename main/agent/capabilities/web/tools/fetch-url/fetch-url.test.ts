@@ -1,9 +1,9 @@
-import { localEnvironment } from '../../../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { gzipSync } from 'node:zlib';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalServer, pdfWithText, routes, send, startSelfSignedServer, startServer } from '../../../../../../test-support/web-servers';
-import { type ToolEnv, type ToolResult, isExecution } from '../../../../contract/tool';
+import { type LocalServer, pdfWithText, routes, send, startSelfSignedServer, startServer } from '#test-support/web-servers';
+import { type ToolEnv, type ToolResult, isExecution } from '#contract/tool';
 import { type Resolver, checkedLookup } from '../../net/pinned-agent';
 import { parseTarget } from '../../net/target';
 import { fetchUrlTool } from './fetch-url';

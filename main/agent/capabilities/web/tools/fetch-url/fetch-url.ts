@@ -1,7 +1,7 @@
-import { formatBytes } from '../../../../../../protocol/helpers/units';
+import { formatBytes } from '#protocol/helpers/units';
 import { z } from 'zod';
-import type { ToolResultDisplay } from '../../../../../../protocol';
-import { type Tool, type ToolResult, ToolInputError, access, defineTool, errorResult } from '../../../../contract/tool';
+import type { ToolResultDisplay } from '#protocol';
+import { type Tool, type ToolResult, ToolInputError, access, defineTool, errorResult } from '#contract/tool';
 import { UnreadableContent, convertBody } from '../../content/convert';
 import { type FetchLimits, FetchFailure, type FetchedPage, safeFetch } from '../../net/http-client';
 import type { Resolver } from '../../net/pinned-agent';

@@ -1,7 +1,7 @@
-import { localEnvironment } from '../../../../infra/environment/local/local-environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_RESULTS, startSearchMock } from '../../../../../../test-support/web-servers';
-import { type ToolEnv, type ToolResult, isExecution } from '../../../../contract/tool';
+import { SAMPLE_RESULTS, startSearchMock } from '#test-support/web-servers';
+import { type ToolEnv, type ToolResult, isExecution } from '#contract/tool';
 import type { SearchConfig } from '../../search/provider';
 import { webSearchTool } from './web-search';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { exactRule, matchGlobSubject } from '../../../../infra/policies/rule-match';
-import { type Tool, ToolInputError, access, defineTool, errorResult } from '../../../../contract/tool';
+import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
+import { type Tool, ToolInputError, access, defineTool, errorResult } from '#contract/tool';
 import { CITE_REMINDER, formatResults } from '../../search/format';
 import { PROVIDER_NAMES, type SearchConfig, SearchError, type SearchErrorKind } from '../../search/provider';
 import { runSearch } from '../../search/run-search';
