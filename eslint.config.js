@@ -14,14 +14,19 @@ const rendererImports = [
   {
     regex: '(^|/|#)protocol(/(index|schemas(/[^/]+)?))?$',
     allowTypeImports: true,
-    message: 'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use the zod-free protocol/helpers/ (bridge, names, limits, units, paging, file-text, prices, terminal-text).',
+    message:
+      'Only types from the zod schemas: runtime imports would pull zod into the renderer. Use the zod-free protocol/helpers/ (bridge, names, limits, units, paging, file-text, prices, terminal-text).',
   },
 ];
 
 /** protocol/helpers/ is what the renderer may import as values: no zod, and the schemas for their types only. */
 const zodFreeImports = [
   { group: ['zod', 'zod/*'], message: 'protocol/helpers/ stays zod-free (the renderer imports it): put schemas in protocol/schemas/.' },
-  { regex: '(^|/|#)(schemas/[^/]+|index|protocol|\\.\\.)$', allowTypeImports: true, message: 'protocol/helpers/ may use the schemas for their types only: a value import would pull zod into the renderer.' },
+  {
+    regex: '(^|/|#)(schemas/[^/]+|index|protocol|\\.\\.)$',
+    allowTypeImports: true,
+    message: 'protocol/helpers/ may use the schemas for their types only: a value import would pull zod into the renderer.',
+  },
 ];
 
 const forbid = (names, message) => ({ regex: up(names), message });
@@ -35,7 +40,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs', 'test-support/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.cjs', 'scripts/*.mjs', 'bin/*.mjs', '.ci/*.mjs', 'test-support/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
       globals: { ...globals.node },
     },
     rules: {
@@ -81,8 +89,20 @@ export default tseslint.config(
     // What a tool touches goes through the session's Environment (contract/environment.ts), never this machine's
     // file system or processes directly, so a remote workspace behaves like a local one. Enforced where the layer is
     // in place; the listed files keep the session's own files (on this machine): attachments, command logs and notes, scheduled prompts.
-    files: ['main/agent/capabilities/files/**/*.ts', 'main/agent/capabilities/shell/**/*.ts', 'main/agent/runtime/prompt/**/*.ts', 'main/agent/infra/policies/path-guard.ts', 'main/agent/infra/policies/sensitive.ts'],
-    ignores: ['**/*.test.ts', 'main/agent/capabilities/files/attachments.ts', 'main/agent/capabilities/shell/shell-job.ts', 'main/agent/capabilities/shell/process-tasks.ts', 'main/agent/capabilities/shell/cron/scheduler.ts'],
+    files: [
+      'main/agent/capabilities/files/**/*.ts',
+      'main/agent/capabilities/shell/**/*.ts',
+      'main/agent/runtime/prompt/**/*.ts',
+      'main/agent/infra/policies/path-guard.ts',
+      'main/agent/infra/policies/sensitive.ts',
+    ],
+    ignores: [
+      '**/*.test.ts',
+      'main/agent/capabilities/files/attachments.ts',
+      'main/agent/capabilities/shell/shell-job.ts',
+      'main/agent/capabilities/shell/process-tasks.ts',
+      'main/agent/capabilities/shell/cron/scheduler.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -91,7 +111,8 @@ export default tseslint.config(
             { name: 'electron', message: 'The agent core must run in plain Node: no electron imports.' },
             ...['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'execa'].map((name) => ({
               name,
-              message: 'Files and processes go through the session\'s Environment (ToolEnv.environment / CoreContext.environment); only infra/environment/ backends use node:fs, child_process and execa.',
+              message:
+                "Files and processes go through the session's Environment (ToolEnv.environment / CoreContext.environment); only infra/environment/ backends use node:fs, child_process and execa.",
             })),
           ],
         },
@@ -157,7 +178,9 @@ export default tseslint.config(
             },
             {
               from: { element: { type: 'protocol' } },
-              disallow: { to: { element: { types: { anyOf: ['contract', 'runtime', 'infra', 'capability', 'host', 'test-support', 'preload', 'renderer'] } } } },
+              disallow: {
+                to: { element: { types: { anyOf: ['contract', 'runtime', 'infra', 'capability', 'host', 'test-support', 'preload', 'renderer'] } } },
+              },
               message: 'protocol/ is pure: it imports nothing of the app.',
             },
             {
@@ -203,7 +226,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [...rendererImports, forbid('features|actions|stores|bridge|App', 'Shared components import no feature, store or command: they take what they show as props.')] },
+        {
+          patterns: [
+            ...rendererImports,
+            forbid('features|actions|stores|bridge|App', 'Shared components import no feature, store or command: they take what they show as props.'),
+          ],
+        },
       ],
     },
   },

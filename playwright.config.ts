@@ -7,7 +7,9 @@ const electron = electronBinary();
 // Workers load this file too; say it once, from the runner.
 if (!electron && process.env.TEST_WORKER_INDEX === undefined) {
   // Printed on every run so the gap is visible: the Electron project exists only where its binary does.
-  console.log('e2e: Electron specs not run — the Electron binary is not installed here (its download is blocked); the web host specs cover the same UI in Chromium.');
+  console.log(
+    'e2e: Electron specs not run — the Electron binary is not installed here (its download is blocked); the web host specs cover the same UI in Chromium.',
+  );
 }
 
 export default defineConfig({

@@ -42,7 +42,14 @@ export default defineConfig({
         test: {
           name: 'shared',
           isolate: false,
-          include: ['protocol/**/*.test.ts', 'main/**/*.test.ts', 'renderer/src/**/*.test.ts', 'bench/**/*.test.ts', 'test-support/**/*.test.ts', 'docs/**/*.test.ts'],
+          include: [
+            'protocol/**/*.test.ts',
+            'main/**/*.test.ts',
+            'renderer/src/**/*.test.ts',
+            'bench/**/*.test.ts',
+            'test-support/**/*.test.ts',
+            'docs/**/*.test.ts',
+          ],
           exclude: [...configDefaults.exclude, ...ISOLATED],
         },
       },

@@ -10,7 +10,8 @@ const RAMP_ITEMS = 20;
 /** Long enough that no sub-agent is asked to expand its answer: one model request per item, as in the baseline. */
 const ANSWER = `Checked. ${'Nothing to report for this item; every check passed as expected. '.repeat(4)}`;
 
-const capabilities = (limits: Partial<typeof SWARM_LIMITS>) => testCapabilities.map((f) => (f === agentsCapability ? agentsCapabilityWith({ swarmLimits: limits }) : f));
+const capabilities = (limits: Partial<typeof SWARM_LIMITS>) =>
+  testCapabilities.map((f) => (f === agentsCapability ? agentsCapabilityWith({ swarmLimits: limits }) : f));
 
 function gcHeap(): number {
   (globalThis as { gc?: () => void }).gc?.();
@@ -23,10 +24,16 @@ async function swarm(count: number, limits: Partial<typeof SWARM_LIMITS>): Promi
   try {
     h.server.fallback = () => textReply(ANSWER);
     // A small swarm first, so code loaded and compiled on first use is not counted against the measured one.
-    h.server.enqueue(toolStep(callChunk('AgentSwarm', { description: 'warm up', prompt_template: 'WARM {{item}}', items: ['a', 'b', 'c'], subagent_type: 'plan' })), textReply('warm'));
+    h.server.enqueue(
+      toolStep(callChunk('AgentSwarm', { description: 'warm up', prompt_template: 'WARM {{item}}', items: ['a', 'b', 'c'], subagent_type: 'plan' })),
+      textReply('warm'),
+    );
     await h.run('warm up');
     const items = Array.from({ length: count }, (_, i) => `item-${i}`);
-    h.server.enqueue(toolStep(callChunk('AgentSwarm', { description: 'check items', prompt_template: 'BENCH {{item}}', items, subagent_type: 'plan' })), textReply('done'));
+    h.server.enqueue(
+      toolStep(callChunk('AgentSwarm', { description: 'check items', prompt_template: 'BENCH {{item}}', items, subagent_type: 'plan' })),
+      textReply('done'),
+    );
     h.server.requests.length = 0;
     h.events.length = 0;
     const before = gcHeap();

@@ -19,8 +19,29 @@ import type { BenchResult } from './types';
 const FILES = 20_000;
 const FILE_BYTES = 4_200;
 const RUNS = 3;
-const WORDS = ['const', 'function', 'return', 'value', 'index', 'items', 'result', 'options', 'config', 'handler', 'await', 'export', 'import', 'string', 'render'];
-const GIT_ENV = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
+const WORDS = [
+  'const',
+  'function',
+  'return',
+  'value',
+  'index',
+  'items',
+  'result',
+  'options',
+  'config',
+  'handler',
+  'await',
+  'export',
+  'import',
+  'string',
+  'render',
+];
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+};
 
 function source(next: () => number): string {
   const lines: string[] = [];
@@ -43,7 +64,12 @@ function git(cwd: string, ...args: string[]): string {
 async function repository(): Promise<string> {
   const dir = join(tmpdir(), 'deft-bench-committed-20k-v1');
   const marker = `${dir}.done`;
-  if (!(await stat(marker).then(() => true, () => false))) {
+  if (
+    !(await stat(marker).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     await rm(dir, { recursive: true, force: true });
     const next = random(36);
     for (let i = 0; i < FILES; i += 500) {
@@ -89,7 +115,20 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
   await writeFile(join(modes.off.home, 'settings.json'), JSON.stringify({ checkpoints: { enabled: false } }));
   const turn = async (mode: Mode, label: string, step: ReturnType<typeof toolStep>) => {
     server.enqueue(step, textReply('Done.'));
-    const argv = [process.execPath, join(root, 'bin/deft.mjs'), 'run', '--base-url', server.baseUrl, '--model', 'mock-model', '--permission-mode', 'yolo', '--sandbox', 'off', `turn ${label}`];
+    const argv = [
+      process.execPath,
+      join(root, 'bin/deft.mjs'),
+      'run',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'mock-model',
+      '--permission-mode',
+      'yolo',
+      '--sandbox',
+      'off',
+      `turn ${label}`,
+    ];
     const cost = await measureProcess(argv, { cwd: workspace, env: { ...process.env, DEFT_HOME: mode.home } });
     if (cost.code !== 0) throw new Error(`deft run (${label}) exited with ${cost.code}`);
     (mode.costs[label] ??= []).push(cost);

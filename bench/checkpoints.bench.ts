@@ -21,7 +21,23 @@ const BIG_FILES = 20_000;
 const TURN_FILES = 3_000;
 const GROWTH_TURNS = 40;
 
-const WORDS = ['const', 'function', 'return', 'value', 'index', 'items', 'result', 'options', 'config', 'handler', 'await', 'export', 'import', 'string', 'render'];
+const WORDS = [
+  'const',
+  'function',
+  'return',
+  'value',
+  'index',
+  'items',
+  'result',
+  'options',
+  'config',
+  'handler',
+  'await',
+  'export',
+  'import',
+  'string',
+  'render',
+];
 
 /** A source-like file of about `bytes` bytes. */
 function source(next: () => number, bytes: number): string {
@@ -53,7 +69,13 @@ async function bigWorkspace(): Promise<{ root: string; paths: string[] }> {
   const root = join(tmpdir(), 'deft-bench-checkpoints-v1');
   const marker = join(root, '.bench-complete');
   const paths = Array.from({ length: BIG_FILES }, (_, i) => `src/m${Math.floor(i / 1000)}/d${Math.floor(i / 50) % 20}/f${i}.ts`);
-  if (await stat(marker).then(() => true, () => false)) return { root, paths };
+  if (
+    await stat(marker).then(
+      () => true,
+      () => false,
+    )
+  )
+    return { root, paths };
   await rm(root, { recursive: true, force: true });
   await fillWorkspace(root, BIG_FILES, 2_000, 7);
   await writeFile(marker, '');
@@ -165,13 +187,18 @@ async function storeFigures(): Promise<BenchResult[]> {
         baseline: { name: 'the same checkpoint of the whole workspace', value: median(oneMs) },
       },
       { name: 'checkpoint, 1,000 files changed', value: median(thousandMs), unit: 'ms', baseline: { name: 'lstat of every entry', value: median(statMs) } },
-      { name: 'restore 1,000 files from a checkpoint', value: median(restoreMs), unit: 'ms', baseline: { name: 'writeFile of the same 1,000 files', value: median(writeMs) } },
+      {
+        name: 'restore 1,000 files from a checkpoint',
+        value: median(restoreMs),
+        unit: 'ms',
+        baseline: { name: 'writeFile of the same 1,000 files', value: median(writeMs) },
+      },
       {
         name: 'storage added per checkpoint, 1 file changed',
         value: median(added),
         unit: 'bytes',
         baseline: { name: "that file's deflated size", value: deflated },
-        note: `the file is ${changedFile.length} bytes; the workspace ${(BIG_FILES * 2_000 / 2 ** 20).toFixed(0)} MiB`,
+        note: `the file is ${changedFile.length} bytes; the workspace ${((BIG_FILES * 2_000) / 2 ** 20).toFixed(0)} MiB`,
       },
     ];
   } finally {
@@ -257,7 +284,7 @@ async function turnFigures(): Promise<BenchResult[]> {
         value: grown / 1024,
         unit: 'KiB',
         baseline: { name: 'the written contents, deflated', value: deflated / 1024 },
-        note: `${checkpointsTaken} checkpoints in the session; workspace ${(TURN_FILES * 3_000 / 2 ** 20).toFixed(1)} MiB`,
+        note: `${checkpointsTaken} checkpoints in the session; workspace ${((TURN_FILES * 3_000) / 2 ** 20).toFixed(1)} MiB`,
       },
     ];
   } finally {

@@ -37,11 +37,15 @@ export default async function cliContinue(): Promise<BenchResult[]> {
       let peak = 0;
       const firstRequest = await median(3, async () => {
         const started = performance.now();
-        const child = spawn(process.execPath, [join(root, 'bin/deft.mjs'), 'run', '--base-url', server.baseUrl, '--model', 'mock-model', '--continue', 'one more question'], {
-          cwd: workspace,
-          env: { ...process.env, DEFT_HOME: home },
-          stdio: ['ignore', 'ignore', 'ignore'],
-        });
+        const child = spawn(
+          process.execPath,
+          [join(root, 'bin/deft.mjs'), 'run', '--base-url', server.baseUrl, '--model', 'mock-model', '--continue', 'one more question'],
+          {
+            cwd: workspace,
+            env: { ...process.env, DEFT_HOME: home },
+            stdio: ['ignore', 'ignore', 'ignore'],
+          },
+        );
         let requestAt = 0;
         server.fallback = () => {
           requestAt = performance.now() - started;

@@ -19,7 +19,12 @@ async function smallRepo(): Promise<string> {
   await mkdir(join(dir, 'src'), { recursive: true });
   for (let i = 0; i < 20; i++) await writeFile(join(dir, 'src', `f${i}.ts`), `export const value${i} = ${i};\n`);
   await writeFile(join(dir, 'README.md'), '# A small project\n');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' },
+    });
   git('init', '-q');
   git('add', '-A');
   git('commit', '-qm', 'init');
@@ -45,7 +50,11 @@ export default async function coldStart(): Promise<BenchResult[]> {
     const lists = (server.modelListRequests - listsBefore) / RUNS;
     const help = await medianCost(RUNS, () => measureProcess([process.execPath, deft, '--help'], { cwd: workspace, env }));
     const started = programsStarted(run, { cwd: workspace, env });
-    const counts = started ? Object.entries(started.reduce<Record<string, number>>((acc, p) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {})).map(([p, n]) => `${n} ${p}`).join(', ') : 'strace not installed';
+    const counts = started
+      ? Object.entries(started.reduce<Record<string, number>>((acc, p) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {}))
+          .map(([p, n]) => `${n} ${p}`)
+          .join(', ')
+      : 'strace not installed';
     const baseline = { name: 'node -e 0', value: node.cpuMs };
     return [
       {
@@ -55,13 +64,19 @@ export default async function coldStart(): Promise<BenchResult[]> {
         baseline,
         note: `goal ≤ 4×; wall ${text.wallMs.toFixed(0)} ms (node ${node.wallMs.toFixed(0)} ms); ${lists} /models requests per run`,
       },
-      { name: 'one-shot `deft run` text turn: peak RSS', value: text.rssMiB, unit: 'MiB', baseline: { name: 'node -e 0', value: node.rssMiB }, note: 'goal ≤ 100 MiB' },
+      {
+        name: 'one-shot `deft run` text turn: peak RSS',
+        value: text.rssMiB,
+        unit: 'MiB',
+        baseline: { name: 'node -e 0', value: node.rssMiB },
+        note: 'goal ≤ 100 MiB',
+      },
       {
         name: 'processes a text-only `deft run` starts',
         value: started?.length ?? 0,
         unit: 'processes',
         baseline: { name: 'goal', value: 0 },
-        note: started ? (counts || 'none') : 'strace not installed',
+        note: started ? counts || 'none' : 'strace not installed',
       },
       { name: '`deft --help`: CPU', value: help.cpuMs, unit: 'ms', baseline, note: `goal ≤ 2×; peak RSS ${help.rssMiB.toFixed(0)} MiB` },
     ];

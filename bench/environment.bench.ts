@@ -34,10 +34,30 @@ export default async function bench(): Promise<BenchResult[]> {
   for (let i = 0; i < 200; i++) await writeFile(join(dir, `f${i}.txt`), 'x');
   const local = new LocalEnvironment();
   const sshd = await startSshd();
-  const ssh = sshd ? await SshEnvironment.connect({ host: '127.0.0.1', port: sshd.port, username: sshd.username, privateKey: sshd.privateKey, knownHostsFiles: [sshd.knownHosts] }) : null;
+  const ssh = sshd
+    ? await SshEnvironment.connect({
+        host: '127.0.0.1',
+        port: sshd.port,
+        username: sshd.username,
+        privateKey: sshd.privateKey,
+        knownHostsFiles: [sshd.knownHosts],
+      })
+    : null;
   const ops: Array<{ name: string; baseline: string; direct: () => Promise<unknown>; via: (env: Environment) => Promise<unknown> }> = [
-    { name: 'read 1,000 lines (streamed)', baseline: 'readFile whole (not streamed)', direct: () => readFile(file, 'utf8'), via: async (env) => { for await (const _ of env.readLines(file)) void _; } },
-    { name: 'replaceFile (atomic, fsync)', baseline: 'writeFile (not atomic)', direct: () => writeFile(join(dir, 'w.txt'), 'hello\n'), via: (env) => env.replaceFile(join(dir, 'w.txt'), 'hello\n') },
+    {
+      name: 'read 1,000 lines (streamed)',
+      baseline: 'readFile whole (not streamed)',
+      direct: () => readFile(file, 'utf8'),
+      via: async (env) => {
+        for await (const _ of env.readLines(file)) void _;
+      },
+    },
+    {
+      name: 'replaceFile (atomic, fsync)',
+      baseline: 'writeFile (not atomic)',
+      direct: () => writeFile(join(dir, 'w.txt'), 'hello\n'),
+      via: (env) => env.replaceFile(join(dir, 'w.txt'), 'hello\n'),
+    },
     { name: 'stat', baseline: 'fs.stat', direct: () => stat(file), via: (env) => env.stat(file) },
     { name: 'readdir (200)', baseline: 'fs.readdir', direct: () => readdir(dir, { withFileTypes: true }), via: (env) => env.readdir(dir) },
     { name: 'exec true', baseline: 'execFile true', direct: () => run('true'), via: (env) => drain(env, 'true', [], dir) },

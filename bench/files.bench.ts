@@ -20,7 +20,15 @@ const run = promisify(execFile);
 const RUNS = 9;
 
 function envFor(workspace: string): ToolEnv {
-  return { environment: localEnvironment(), workspace, home: workspace, sessionId: 'bench', sessionDir: workspace, capabilities: { imageInput: false }, extraRoots: () => [] };
+  return {
+    environment: localEnvironment(),
+    workspace,
+    home: workspace,
+    sessionId: 'bench',
+    sessionDir: workspace,
+    capabilities: { imageInput: false },
+    extraRoots: () => [],
+  };
 }
 
 /** Resolve and execute one call, as the loop does (minus the model). */
@@ -81,7 +89,13 @@ async function searchBenches(): Promise<BenchResult[]> {
       () => rg(['--hidden', '-l', token], repo.root),
     );
     const count = (await rg(['--hidden', '-l', token], repo.root)).stdout.split('\n').filter(Boolean).length;
-    results.push({ name: `Grep files_with_matches, ${label} (${size})`, value: tool, unit: 'ms', baseline: { name: `rg -l`, value: raw }, note: `${count} matching files, sorted newest first; ${lastBest}` });
+    results.push({
+      name: `Grep files_with_matches, ${label} (${size})`,
+      value: tool,
+      unit: 'ms',
+      baseline: { name: `rg -l`, value: raw },
+      note: `${count} matching files, sorted newest first; ${lastBest}`,
+    });
   };
   await files(repo.rare, 'rare token');
   await files(repo.common, 'common token');
@@ -96,7 +110,13 @@ async function searchBenches(): Promise<BenchResult[]> {
     () => callTool(glob, { pattern: '*.ts' }, env),
     () => rg(['--hidden', '--files', '--glob', '*.ts'], repo.root),
   );
-  results.push({ name: `Glob *.ts (${size})`, value: globOurs, unit: 'ms', baseline: { name: 'rg --files --glob', value: globRaw }, note: `~${Math.round(repo.files / 6)} matches, newest 100 returned; ${lastBest}` });
+  results.push({
+    name: `Glob *.ts (${size})`,
+    value: globOurs,
+    unit: 'ms',
+    baseline: { name: 'rg --files --glob', value: globRaw },
+    note: `~${Math.round(repo.files / 6)} matches, newest 100 returned; ${lastBest}`,
+  });
   return results;
 }
 
@@ -126,7 +146,13 @@ async function readBenches(): Promise<BenchResult[]> {
       () => run(command[0], command.slice(1)),
     );
     const grew = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
-    results.push({ name: `Read ${label} 1,000 lines of a 2 GiB file`, value: tool, unit: 'ms', baseline: { name: command[0], value: raw }, note: `RSS change ${grew >= 0 ? '+' : ''}${grew.toFixed(1)} MiB` });
+    results.push({
+      name: `Read ${label} 1,000 lines of a 2 GiB file`,
+      value: tool,
+      unit: 'ms',
+      baseline: { name: command[0], value: raw },
+      note: `RSS change ${grew >= 0 ? '+' : ''}${grew.toFixed(1)} MiB`,
+    });
   }
   await rm(dir, { recursive: true, force: true });
   return results;
@@ -168,4 +194,3 @@ async function editBench(): Promise<BenchResult[]> {
 export default async function filesBench(): Promise<BenchResult[]> {
   return [...(await searchBenches()), ...(await readBenches()), ...(await editBench())];
 }
-

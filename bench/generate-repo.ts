@@ -26,7 +26,28 @@ export function random(seed: number) {
   };
 }
 
-const WORDS = ['const', 'function', 'return', 'value', 'index', 'items', 'result', 'options', 'config', 'handler', 'await', 'export', 'import', 'string', 'number', 'object', 'render', 'update', 'state', 'props'];
+const WORDS = [
+  'const',
+  'function',
+  'return',
+  'value',
+  'index',
+  'items',
+  'result',
+  'options',
+  'config',
+  'handler',
+  'await',
+  'export',
+  'import',
+  'string',
+  'number',
+  'object',
+  'render',
+  'update',
+  'state',
+  'props',
+];
 
 function sourceFile(next: () => number, extras: string[]): string {
   const lines: string[] = [];

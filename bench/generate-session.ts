@@ -28,7 +28,16 @@ function fileTools(t: number, turnId: string, step: number, shape: ToolEventShap
   const path = `src/part${t}.ts`;
   const text = sourceFile(t, 70);
   if (t % 2 === 0) {
-    event({ type: 'tool.call.started', turnId, step, callId: `call-${t}`, name: 'Read', args: { path }, description: `Reading ${path}`, display: { kind: 'file_io', operation: 'read', path } });
+    event({
+      type: 'tool.call.started',
+      turnId,
+      step,
+      callId: `call-${t}`,
+      name: 'Read',
+      args: { path },
+      description: `Reading ${path}`,
+      display: { kind: 'file_io', operation: 'read', path },
+    });
     const lines = text.slice(0, -1).split('\n');
     const output = lines.map((line, i) => `${i + 1}\t${line}`).join('\n');
     const card: ToolResultDisplay = { kind: 'file_content', path, content: lines.join('\n'), range: { start: 1, end: 70 }, totalLines: 70 };
@@ -38,21 +47,55 @@ function fileTools(t: number, turnId: string, step: number, shape: ToolEventShap
   }
   const after = text.replace('line 40', 'line 40 (changed)');
   const display = shape === 'slim' ? diffDisplay(path, text, after) : { ...diffDisplay(path, text, after), before: text, after };
-  event({ type: 'tool.call.started', turnId, step, callId: `call-${t}`, name: 'Edit', args: { path, old_string: 'line 40', new_string: 'line 40 (changed)' }, description: `Editing ${path}`, display });
-  event({ type: 'tool.call.result', turnId, callId: `call-${t}`, name: 'Edit', isError: false, output: `Edited ${path}: 1 line changed.`, display, durationMs: 4 });
+  event({
+    type: 'tool.call.started',
+    turnId,
+    step,
+    callId: `call-${t}`,
+    name: 'Edit',
+    args: { path, old_string: 'line 40', new_string: 'line 40 (changed)' },
+    description: `Editing ${path}`,
+    display,
+  });
+  event({
+    type: 'tool.call.result',
+    turnId,
+    callId: `call-${t}`,
+    name: 'Edit',
+    isError: false,
+    output: `Edited ${path}: 1 line changed.`,
+    display,
+    durationMs: 4,
+  });
 }
 
 /**
  * Write a realistic session log: turns with a prompt, streamed Markdown with code, a Read or an Edit and
  * its result. `toolCalls: false` makes each turn exactly two messages (prompt and answer).
  */
-export async function generateSession(options: { home: string; workspace: string; id: string; turns: number; toolCalls?: boolean; toolEvents?: ToolEventShape; title?: string }): Promise<{ events: number; dir: string }> {
+export async function generateSession(options: {
+  home: string;
+  workspace: string;
+  id: string;
+  turns: number;
+  toolCalls?: boolean;
+  toolEvents?: ToolEventShape;
+  title?: string;
+}): Promise<{ events: number; dir: string }> {
   const dir = join(workspaceSessionsDir(options.home, options.workspace), options.id);
   await mkdir(dir, { recursive: true });
   const records: LogRecord[] = [{ r: 'header', version: LOG_VERSION, sessionId: options.id, workspace: options.workspace, createdAt: 0 }];
   let seq = 0;
   const at = 1_700_000_000_000;
-  const summary = { id: options.id, title: options.title ?? 'Generated session', workspace: options.workspace, createdAt: at, updatedAt: at, turns: 0, running: false };
+  const summary = {
+    id: options.id,
+    title: options.title ?? 'Generated session',
+    workspace: options.workspace,
+    createdAt: at,
+    updatedAt: at,
+    turns: 0,
+    running: false,
+  };
   const event = (e: Record<string, unknown>) => records.push({ r: 'event', e: { ...e, sessionId: options.id, seq: ++seq, at: at + seq } as SessionEvent });
   for (let t = 0; t < options.turns; t++) {
     const turnId = `turn-${t}`;
@@ -68,7 +111,10 @@ export async function generateSession(options: { home: string; workspace: string
       event({ type: 'step.ended', turnId, step, finishReason: 'tool_use' });
       const callId = `call-${t}`;
       fileTools(t, turnId, step, options.toolEvents ?? 'slim', event);
-      records.push({ r: 'context', m: { role: 'assistant', content: 'Let me look at the code first.', toolCalls: [{ id: callId, name: 'Read', arguments: '{}' }] } });
+      records.push({
+        r: 'context',
+        m: { role: 'assistant', content: 'Let me look at the code first.', toolCalls: [{ id: callId, name: 'Read', arguments: '{}' }] },
+      });
       records.push({ r: 'context', m: { role: 'tool', toolCallId: callId, toolName: 'Read', content: 'export const part = 1;' } });
       step++;
     }

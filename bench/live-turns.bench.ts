@@ -49,14 +49,21 @@ function modelScript(workspace: string, counts: { compactions: number }): (reque
   return (request) => {
     const messages = request.body.messages;
     const last = messages.at(-1);
-    const turn = Number([...messages].reverse().map((m) => (m.role === 'user' ? /^Turn (\d+):/.exec(textOf(m.content)) : null)).find(Boolean)?.[1] ?? 0);
+    const turn = Number(
+      [...messages]
+        .reverse()
+        .map((m) => (m.role === 'user' ? /^Turn (\d+):/.exec(textOf(m.content)) : null))
+        .find(Boolean)?.[1] ?? 0,
+    );
     const path = `src/module-${turn % FILES}.ts`;
     if (last?.role === 'user' && textOf(last.content).includes('about to be compacted')) {
       counts.compactions++;
       return textReply(`## Goal\nI am tidying the modules one turn at a time; I was at turn ${turn}.\n\n## Next\nCarry on with the next module.`);
     }
     if (last?.role === 'tool') {
-      const calls = [...messages].reverse().find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls as Array<{ function: { name: string } }> | undefined;
+      const calls = [...messages].reverse().find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls as
+        | Array<{ function: { name: string } }>
+        | undefined;
       if (calls?.[0]?.function.name === 'Read') {
         // The module's revision line as it is on disk now (the mock answers synchronously).
         const line = /^export const revision = (\d+);$/m.exec(readFileSync(join(workspace, path), 'utf8'))!;
@@ -183,7 +190,12 @@ export default async function liveTurns(): Promise<BenchResult[]> {
       times.push(
         await runTurn(page, n).catch(async (error: Error) => {
           // What the turn was doing: the requests the model got in it and the page as it was.
-          const seen = mock.requests.map((r) => r.body.messages.slice(-2).map((m) => `${m.role}: ${textOf(m.content).slice(0, 160)}`).join(' | '));
+          const seen = mock.requests.map((r) =>
+            r.body.messages
+              .slice(-2)
+              .map((m) => `${m.role}: ${textOf(m.content).slice(0, 160)}`)
+              .join(' | '),
+          );
           const shot = join(tmpdir(), `deft-live-turns-${n}.png`);
           await page.screenshot({ path: shot }).catch(() => {});
           throw new Error(`turn ${n} did not finish (${error.message}); screenshot ${shot}; the model's requests in it:\n${seen.join('\n')}`);
@@ -197,7 +209,14 @@ export default async function liveTurns(): Promise<BenchResult[]> {
           await pageSnapshot(cdp, join(snapshots, `page-${n}.heapsnapshot`));
           await writeFile(join(snapshots, `host-${n}.heapsnapshot`), await inspector.heapSnapshot());
         }
-        const sample: Sample = { turn: n, hostHeap: await inspector.heapAfterGc(), hostRss: await processRss(host.child.pid!), rendererHeap: renderer.heap, domNodes: renderer.nodes, logBytes: await logSize(home, workspace) };
+        const sample: Sample = {
+          turn: n,
+          hostHeap: await inspector.heapAfterGc(),
+          hostRss: await processRss(host.child.pid!),
+          rendererHeap: renderer.heap,
+          domNodes: renderer.nodes,
+          logBytes: await logSize(home, workspace),
+        };
         samples.push(sample);
         process.stderr.write(
           `  turn ${n}: host RSS ${mib(sample.hostRss)} MiB, heap ${mib(sample.hostHeap)} MiB; page heap ${mib(sample.rendererHeap)} MiB, ${sample.domNodes} DOM nodes; log ${mib(sample.logBytes)} MiB; ${counts.compactions} compactions; last turn ${times.at(-1)!.toFixed(0)} ms\n`,
@@ -207,7 +226,8 @@ export default async function liveTurns(): Promise<BenchResult[]> {
     const totalSeconds = (performance.now() - started) / 1000;
     // Every Edit that landed on disk bumped a module's revision: what is missing failed.
     let revisions = 0;
-    for (let k = 0; k < FILES; k++) revisions += Number(/^export const revision = (\d+);$/m.exec(readFileSync(join(workspace, 'src', `module-${k}.ts`), 'utf8'))?.[1]);
+    for (let k = 0; k < FILES; k++)
+      revisions += Number(/^export const revision = (\d+);$/m.exec(readFileSync(join(workspace, 'src', `module-${k}.ts`), 'utf8'))?.[1]);
     const failedEdits = TURNS - revisions;
     const from50 = samples.filter((s) => s.turn >= 50);
     const at = (turn: number) => samples.find((s) => s.turn === turn)!;
@@ -226,9 +246,27 @@ export default async function liveTurns(): Promise<BenchResult[]> {
     const lastTimes = times.slice(-SAMPLE_EVERY);
     const run = `${TURNS} turns in ${totalSeconds.toFixed(0)} s, ${counts.compactions} auto-compactions, ${failedEdits} failed Edits, ${end.domNodes} DOM nodes at the end`;
     return [
-      { name: `${TURNS} live turns: host heap growth a turn, turns 50→${TURNS}`, value: perTurn('hostHeap') / 1024, unit: 'KiB', baseline, note: `${growth('hostHeap')}; ${run}` },
-      { name: `${TURNS} live turns: host RSS growth a turn, turns 50→${TURNS}`, value: perTurn('hostRss') / 1024, unit: 'KiB', baseline, note: growth('hostRss') },
-      { name: `${TURNS} live turns: renderer JS heap growth a turn, turns 50→${TURNS}`, value: perTurn('rendererHeap') / 1024, unit: 'KiB', baseline, note: growth('rendererHeap') },
+      {
+        name: `${TURNS} live turns: host heap growth a turn, turns 50→${TURNS}`,
+        value: perTurn('hostHeap') / 1024,
+        unit: 'KiB',
+        baseline,
+        note: `${growth('hostHeap')}; ${run}`,
+      },
+      {
+        name: `${TURNS} live turns: host RSS growth a turn, turns 50→${TURNS}`,
+        value: perTurn('hostRss') / 1024,
+        unit: 'KiB',
+        baseline,
+        note: growth('hostRss'),
+      },
+      {
+        name: `${TURNS} live turns: renderer JS heap growth a turn, turns 50→${TURNS}`,
+        value: perTurn('rendererHeap') / 1024,
+        unit: 'KiB',
+        baseline,
+        note: growth('rendererHeap'),
+      },
       {
         name: `${TURNS} live turns: time a turn, last ${SAMPLE_EVERY} turns (median)`,
         value: medianOf(lastTimes),

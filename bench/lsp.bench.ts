@@ -21,7 +21,13 @@ const FILES = 2_000;
 
 /** A project of FILES modules in 40 folders, each importing the one before it: what tsserver must load. */
 async function generateProject(dir: string): Promise<void> {
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', types: [] }, include: ['src'] }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', types: [] },
+      include: ['src'],
+    }),
+  );
   for (let folder = 0; folder < 40; folder++) await mkdir(join(dir, 'src', `m${folder}`), { recursive: true });
   await Promise.all(
     Array.from({ length: FILES }, (_, i) => {
@@ -80,8 +86,19 @@ async function editTimes(): Promise<BenchResult[]> {
 
   const idleMs = { value: 60 * 60_000 };
   const sandbox = new Sandbox({ workspace, home });
-  const servers = new LanguageServers({ workspace, launch: sandboxedServerLauncher(sandbox.forWorkspace()), specs: async () => builtinServers(workspace).filter((s) => s.id === 'typescript'), idleMs: () => idleMs.value });
-  const checks = sessionCodeChecks({ workspace, servers, settings: async () => ({ ...DEFAULT_LSP_SETTINGS, diagnosticsWaitMs: 120_000 }), inject: () => {}, takeNotices: () => [] });
+  const servers = new LanguageServers({
+    workspace,
+    launch: sandboxedServerLauncher(sandbox.forWorkspace()),
+    specs: async () => builtinServers(workspace).filter((s) => s.id === 'typescript'),
+    idleMs: () => idleMs.value,
+  });
+  const checks = sessionCodeChecks({
+    workspace,
+    servers,
+    settings: async () => ({ ...DEFAULT_LSP_SETTINGS, diagnosticsWaitMs: 120_000 }),
+    inject: () => {},
+    takeNotices: () => [],
+  });
   const signal = new AbortController().signal;
   const edit = async (before: string, after: string, expect: number) => {
     await writeFile(target, after);
@@ -114,9 +131,27 @@ async function editTimes(): Promise<BenchResult[]> {
   await servers.close();
   const load = loadavg()[0]!.toFixed(1);
   return [
-    { name: `lsp: Edit → diagnostics, cold server (${FILES} files)`, value: coldMs, unit: 'ms', baseline: { name: 'tsc -p, whole project', value: tscMs }, note: `load ${load}; includes server start and project load` },
-    { name: `lsp: Edit → diagnostics, warm server (${FILES} files)`, value: warmMs, unit: 'ms', baseline: { name: 'tsc -p, whole project', value: tscMs }, note: `median of ${warm.length}` },
-    { name: 'lsp: idle server memory after idle shutdown', value: Math.max(afterRss, 0.01), unit: 'MB', baseline: { name: 'idle server before', value: idleRss }, note: 'RSS of the server and its tsserver processes' },
+    {
+      name: `lsp: Edit → diagnostics, cold server (${FILES} files)`,
+      value: coldMs,
+      unit: 'ms',
+      baseline: { name: 'tsc -p, whole project', value: tscMs },
+      note: `load ${load}; includes server start and project load`,
+    },
+    {
+      name: `lsp: Edit → diagnostics, warm server (${FILES} files)`,
+      value: warmMs,
+      unit: 'ms',
+      baseline: { name: 'tsc -p, whole project', value: tscMs },
+      note: `median of ${warm.length}`,
+    },
+    {
+      name: 'lsp: idle server memory after idle shutdown',
+      value: Math.max(afterRss, 0.01),
+      unit: 'MB',
+      baseline: { name: 'idle server before', value: idleRss },
+      note: 'RSS of the server and its tsserver processes',
+    },
   ];
 }
 
@@ -130,7 +165,15 @@ async function textTurn(): Promise<BenchResult[]> {
     await h.run('Say hello');
     const status = await h.core.handlers.lspStatus({});
     const started = status.servers.filter((s) => s.state !== 'not-started').length;
-    return [{ name: 'lsp: servers started by a text-only turn', value: Math.max(started, 0.001), unit: 'servers', baseline: { name: 'servers available', value: status.servers.length }, note: started ? 'FAIL: a text turn started a server' : '0 started' }];
+    return [
+      {
+        name: 'lsp: servers started by a text-only turn',
+        value: Math.max(started, 0.001),
+        unit: 'servers',
+        baseline: { name: 'servers available', value: status.servers.length },
+        note: started ? 'FAIL: a text turn started a server' : '0 started',
+      },
+    ];
   } finally {
     await h.dispose();
   }

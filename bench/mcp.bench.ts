@@ -33,7 +33,8 @@ async function requestBytes(deferAbove: number): Promise<number> {
     await h.run('hello');
     const body = h.server.requests[0]!.body;
     const mcpTools = body.tools!.filter((t) => t.function.name.startsWith('mcp__')).length;
-    if (deferAbove < TOOLS ? mcpTools !== 0 : mcpTools !== TOOLS) throw new Error(`expected ${deferAbove < TOOLS ? 0 : TOOLS} MCP tools in the request, got ${mcpTools}`);
+    if (deferAbove < TOOLS ? mcpTools !== 0 : mcpTools !== TOOLS)
+      throw new Error(`expected ${deferAbove < TOOLS ? 0 : TOOLS} MCP tools in the request, got ${mcpTools}`);
     return Buffer.byteLength(JSON.stringify(body));
   } finally {
     await h.dispose();
@@ -54,7 +55,14 @@ async function startup(): Promise<{ parallel: number; serial: number }> {
       env: {},
       launch: directLauncher,
       onChange: () => {},
-      gates: { trusted: async () => true, decisions: async () => ({}), decide: async () => {}, disabled: async () => [], setDisabled: async () => {}, allowedByName: async () => [] },
+      gates: {
+        trusted: async () => true,
+        decisions: async () => ({}),
+        decide: async () => {},
+        disabled: async () => [],
+        setDisabled: async () => {},
+        allowedByName: async () => [],
+      },
     });
     const t0 = performance.now();
     await manager.sync();
@@ -68,7 +76,15 @@ async function startup(): Promise<{ parallel: number; serial: number }> {
     const t0 = performance.now();
     const open: ServerConnection[] = [];
     for (const definition of definitions) {
-      const connection = new ServerConnection({ definition, workspace, neutralCwd: home, launch: directLauncher, clientVersion: 'bench', onToolsChanged: () => {}, onClosed: () => {} });
+      const connection = new ServerConnection({
+        definition,
+        workspace,
+        neutralCwd: home,
+        launch: directLauncher,
+        clientVersion: 'bench',
+        onToolsChanged: () => {},
+        onClosed: () => {},
+      });
       await connection.open();
       open.push(connection);
     }
@@ -112,7 +128,12 @@ export default async function bench(): Promise<BenchResult[]> {
   const inline = await requestBytes(10_000);
   const { parallel, serial } = await startup();
   return [
-    { name: `MCP: first request with ${TOOLS} MCP tools, deferred`, value: deferred / 1024, unit: 'KiB', baseline: { name: 'same tools inline', value: inline / 1024 } },
+    {
+      name: `MCP: first request with ${TOOLS} MCP tools, deferred`,
+      value: deferred / 1024,
+      unit: 'KiB',
+      baseline: { name: 'same tools inline', value: inline / 1024 },
+    },
     {
       name: 'MCP: a hostile schema pattern ^(a+)+$ on 36 characters (goal < 50 ms)',
       value: hostile.deft,
@@ -120,6 +141,12 @@ export default async function bench(): Promise<BenchResult[]> {
       baseline: { name: `JS RegExp on ${hostile.nativeChars}`, value: hostile.native },
       note: 'linear-time engine (re2js); JS RegExp would take hours on 36',
     },
-    { name: 'MCP: 5 stdio servers to their tool lists (parallel)', value: parallel, unit: 'ms', baseline: { name: 'one by one', value: serial }, note: `CPU-bound here: load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores` },
+    {
+      name: 'MCP: 5 stdio servers to their tool lists (parallel)',
+      value: parallel,
+      unit: 'ms',
+      baseline: { name: 'one by one', value: serial },
+      note: `CPU-bound here: load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+    },
   ];
 }

@@ -22,7 +22,10 @@ const ROUNDS = 5;
 /** `rg --files` listed in full (what a picker without an index would run on every keystroke). */
 function rgFiles(cwd: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ripgrepPath(), ['--no-config', '--hidden', '--no-require-git', '--files', '--glob', '!.git'], { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(ripgrepPath(), ['--no-config', '--hidden', '--no-require-git', '--files', '--glob', '!.git'], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.on('error', reject);

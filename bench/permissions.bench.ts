@@ -10,14 +10,21 @@ import { type BenchResult, median } from './types';
 const places = { workspace: '/work/project', home: '/home/dev/.deft', userHome: '/home/dev' };
 
 function rules(): PermissionRule[] {
-  const allow = ['Read', 'Grep', 'Glob', ...['npm test', 'npm run *', 'git status', 'git diff *', 'git log *', 'ls *', 'cat *', 'node *', 'npx tsc *', 'pytest *'].map((c) => `Bash(${c})`)];
+  const allow = [
+    'Read',
+    'Grep',
+    'Glob',
+    ...['npm test', 'npm run *', 'git status', 'git diff *', 'git log *', 'ls *', 'cat *', 'node *', 'npx tsc *', 'pytest *'].map((c) => `Bash(${c})`),
+  ];
   const ask = ['Bash(git push *)', 'Write(/work/project/.github/**)'];
   const deny = ['Bash(rm -rf *)', 'Bash(curl *)', 'Bash(wget *)', 'mcp__*__delete_*'];
-  return [...allow.map((p) => ['allow', p] as const), ...ask.map((p) => ['ask', p] as const), ...deny.map((p) => ['deny', p] as const)].map(([decision, pattern]) => {
-    const parsed = parseRule(pattern);
-    if (!parsed.ok) throw new Error(parsed.message);
-    return { ...parsed.rule, decision, source: 'project' as const };
-  });
+  return [...allow.map((p) => ['allow', p] as const), ...ask.map((p) => ['ask', p] as const), ...deny.map((p) => ['deny', p] as const)].map(
+    ([decision, pattern]) => {
+      const parsed = parseRule(pattern);
+      if (!parsed.ok) throw new Error(parsed.message);
+      return { ...parsed.rule, decision, source: 'project' as const };
+    },
+  );
 }
 
 function bashCall(command: string): ResolvedCall {

@@ -28,7 +28,10 @@ export function measureProcess(argv: readonly string[], options: { cwd?: string;
     child.on('error', reject);
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
-      const line = stderr.split('\n').reverse().find((l) => l.startsWith('@@ '));
+      const line = stderr
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('@@ '));
       if (!line) return reject(new Error(`no timing for ${argv.join(' ')}: ${stderr.slice(-400)}`));
       if (useTime) {
         const [, , user, sys, kb] = line.split(' ');
@@ -47,7 +50,11 @@ export function programsStarted(argv: readonly string[], options: { cwd?: string
   const strace = ['/usr/bin/strace', '/bin/strace'].find(existsSync);
   if (!strace) return null;
   const log = `${process.env.TMPDIR ?? '/tmp'}/deft-bench-strace-${process.pid}.txt`;
-  spawnSync(strace, ['-f', '-qq', '-e', 'trace=execve', '-e', 'signal=none', '-o', log, ...argv], { cwd: options.cwd, env: options.env ?? process.env, stdio: 'ignore' });
+  spawnSync(strace, ['-f', '-qq', '-e', 'trace=execve', '-e', 'signal=none', '-o', log, ...argv], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: 'ignore',
+  });
   const started = readFileSync(log, 'utf8')
     .split('\n')
     .filter((l) => l.includes('execve(') && !l.includes('= -1'))

@@ -11,11 +11,14 @@ import type { BenchResult } from './types';
 
 const STEPS = 50;
 
-const todo = (n: number) => callChunk('TodoList', { todos: [
-  { title: `Step ${n}`, status: 'in_progress' },
-  { title: `Step ${n + 1}`, status: 'pending' },
-  { title: 'Earlier work', status: 'done' },
-] });
+const todo = (n: number) =>
+  callChunk('TodoList', {
+    todos: [
+      { title: `Step ${n}`, status: 'in_progress' },
+      { title: `Step ${n + 1}`, status: 'pending' },
+      { title: 'Earlier work', status: 'done' },
+    ],
+  });
 const read = (path: string) => callChunk('Read', { path });
 const glob = () => callChunk('Glob', { pattern: '**/*.md' });
 const write = (n: number) => callChunk('Write', { path: 'notes.md', content: `# Notes\n\nRevision ${n}.\n` });
@@ -29,18 +32,56 @@ const wait = () => callChunk('Bash', { command: 'sleep 1', description: 'wait a 
  */
 function script(): MockReply[] {
   const steps: Array<MockReply | null> = [
-    /* 1 */ null, toolStep(background('first')), toolStep(wait()), /* 4 */ null, toolStep(glob()), textReply('Set up.'),
-    /* 7 */ null, toolStep(write(1)), toolStep(read('notes.md')), /* 10 */ null, toolStep(background('second')), toolStep(wait()),
-    /* 13 */ null, textReply('Carried on.'),
+    /* 1 */ null,
+    toolStep(background('first')),
+    toolStep(wait()),
+    /* 4 */ null,
+    toolStep(glob()),
+    textReply('Set up.'),
+    /* 7 */ null,
+    toolStep(write(1)),
+    toolStep(read('notes.md')),
+    /* 10 */ null,
+    toolStep(background('second')),
+    toolStep(wait()),
+    /* 13 */ null,
+    textReply('Carried on.'),
     /* 15 */ toolStep(callChunk('CreateGoal', { objective: 'Document the workspace', completionCriterion: 'notes.md lists every file' })),
-    /* 16 */ null, toolStep(read('notes.md')), textReply('Goal started.'),
-    /* 19 */ null, toolStep(glob()), toolStep(read('notes.md')), /* 22 */ null, textReply('Goal turn 1 done.'),
-    /* 24 */ toolStep(read('notes.md')), /* 25 */ null, toolStep(write(2)), toolStep(read('notes.md')), /* 28 */ null, textReply('Goal turn 2 done.'),
-    /* 30 */ toolStep(glob()), /* 31 */ null, toolStep(read('notes.md')), toolStep(glob()), /* 34 */ null, toolStep(write(3)), textReply('Goal turn 3 done.'),
-    /* 37 */ null, toolStep(read('notes.md')), toolStep(glob()), /* 40 */ null, toolStep(read('notes.md')),
+    /* 16 */ null,
+    toolStep(read('notes.md')),
+    textReply('Goal started.'),
+    /* 19 */ null,
+    toolStep(glob()),
+    toolStep(read('notes.md')),
+    /* 22 */ null,
+    textReply('Goal turn 1 done.'),
+    /* 24 */ toolStep(read('notes.md')),
+    /* 25 */ null,
+    toolStep(write(2)),
+    toolStep(read('notes.md')),
+    /* 28 */ null,
+    textReply('Goal turn 2 done.'),
+    /* 30 */ toolStep(glob()),
+    /* 31 */ null,
+    toolStep(read('notes.md')),
+    toolStep(glob()),
+    /* 34 */ null,
+    toolStep(write(3)),
+    textReply('Goal turn 3 done.'),
+    /* 37 */ null,
+    toolStep(read('notes.md')),
+    toolStep(glob()),
+    /* 40 */ null,
+    toolStep(read('notes.md')),
     /* 42 */ toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'notes.md lists every file.' })),
-    /* 43 */ null, toolStep(read('notes.md')), textReply('Goal done.'),
-    /* 46 */ null, toolStep(glob()), toolStep(read('notes.md')), /* 49 */ null, textReply('Wrapped up.'),
+    /* 43 */ null,
+    toolStep(read('notes.md')),
+    textReply('Goal done.'),
+    /* 46 */ null,
+    toolStep(glob()),
+    toolStep(read('notes.md')),
+    /* 49 */ null,
+    textReply('Wrapped up.'),
   ];
   if (steps.length !== STEPS) throw new Error(`the script has ${steps.length} steps, not ${STEPS}`);
   return steps.map((step, i) => step ?? toolStep(todo(i + 1)));

@@ -43,7 +43,10 @@ export default async function bench(): Promise<BenchResult[]> {
   await mkdir(join(workspace, '.git', 'hooks'), { recursive: true });
   const core = new Sandbox({ workspace, home: join(root, 'home', '.deft'), userHome: join(root, 'home'), headless: true });
   const sandbox = core.forSession('bench', async () => ({ allowed: false, reason: 'bench' }));
-  const off = new Sandbox({ workspace, home: join(root, 'home', '.deft'), support: { kind: null } }).forSession('bench-off', async () => ({ allowed: false, reason: 'bench' }));
+  const off = new Sandbox({ workspace, home: join(root, 'home', '.deft'), support: { kind: null } }).forSession('bench-off', async () => ({
+    allowed: false,
+    reason: 'bench',
+  }));
   const env = await off.env();
   try {
     for (let i = 0; i < 5; i++) {
@@ -68,8 +71,20 @@ export default async function bench(): Promise<BenchResult[]> {
     const many = await hundred(() => sandboxed(sandbox, workspace, 'echo $RANDOM > /dev/null'));
     const manyPlain = await hundred(() => run('/bin/bash', ['-c', 'echo $RANDOM > /dev/null'], env, workspace));
     return [
-      { name: `sandboxed \`true\` (${support.kind}, median of 41)`, value: inSandbox, unit: 'ms', baseline: { name: 'bash -c true, unsandboxed', value: plain }, note: `added ${(inSandbox - plain).toFixed(1)} ms (goal ≤ 30 ms)` },
-      { name: '100 sandboxed commands in a row', value: many, unit: 'ms', baseline: { name: '100 unsandboxed', value: manyPlain }, note: `${(many / 100).toFixed(1)} ms each` },
+      {
+        name: `sandboxed \`true\` (${support.kind}, median of 41)`,
+        value: inSandbox,
+        unit: 'ms',
+        baseline: { name: 'bash -c true, unsandboxed', value: plain },
+        note: `added ${(inSandbox - plain).toFixed(1)} ms (goal ≤ 30 ms)`,
+      },
+      {
+        name: '100 sandboxed commands in a row',
+        value: many,
+        unit: 'ms',
+        baseline: { name: '100 unsandboxed', value: manyPlain },
+        note: `${(many / 100).toFixed(1)} ms each`,
+      },
     ];
   } finally {
     await rm(root, { recursive: true, force: true });

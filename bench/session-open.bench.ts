@@ -34,7 +34,13 @@ async function open(page: Page, messages: number): Promise<{ ms: number; longest
   // Long tasks are reported a little after they end.
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
   const longestTask = await page.evaluate(
-    (from) => Math.max(0, ...(globalThis as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks.filter((t) => t.start + t.duration >= from).map((t) => t.duration)),
+    (from) =>
+      Math.max(
+        0,
+        ...(globalThis as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks
+          .filter((t) => t.start + t.duration >= from)
+          .map((t) => t.duration),
+      ),
     since,
   );
   return { ms, longestTask };
@@ -52,7 +58,8 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
   if (!executablePath) throw new Error('No Chromium found for the session-open benchmark (set DEFT_CHROMIUM).');
   const home = await tempDir('deft-bench-home-');
   const workspace = await tempDir('deft-bench-ws-');
-  for (const messages of [2, ...SIZES]) await generateSession({ home, workspace, id: `open-${messages}`, turns: messages / 2, toolCalls: messages > 2, title: title(messages) });
+  for (const messages of [2, ...SIZES])
+    await generateSession({ home, workspace, id: `open-${messages}`, turns: messages / 2, toolCalls: messages > 2, title: title(messages) });
   await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'bench' } }));
   const host = await startBenchHost(workspace, home);
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });

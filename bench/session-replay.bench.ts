@@ -89,7 +89,12 @@ export default async function sessionReplay(): Promise<BenchResult[]> {
     baseline: { name: 'whole texts in tool events (as before)', value: wholeBytes / MiB },
     note: `reply ${(slimReply / MiB).toFixed(2)} vs ${(wholeReply / MiB).toFixed(2)} MiB`,
   });
-  rows.push({ name: 'open 5,000 messages, tool events kept once', value: slimOpen, unit: 'ms', baseline: { name: 'whole texts in tool events (as before)', value: wholeOpen } });
+  rows.push({
+    name: 'open 5,000 messages, tool events kept once',
+    value: slimOpen,
+    unit: 'ms',
+    baseline: { name: 'whole texts in tool events (as before)', value: wholeOpen },
+  });
   const perTool = async (dir: string) => {
     const text = await readFile(join(dir, LOG_FILE), 'utf8');
     const bytes = (name: string) => {
@@ -99,8 +104,18 @@ export default async function sessionReplay(): Promise<BenchResult[]> {
     return { read: bytes('Read'), edit: bytes('Edit') };
   };
   const [slimTool, wholeTool] = [await perTool(dirs.get(5_000)!), await perTool(wholeDir)];
-  rows.push({ name: 'log bytes per Read of a 70-line file (call + result)', value: slimTool.read, unit: 'B', baseline: { name: 'whole texts (as before)', value: wholeTool.read } });
-  rows.push({ name: 'log bytes per one-line Edit of it (call + result)', value: slimTool.edit, unit: 'B', baseline: { name: 'whole texts (as before)', value: wholeTool.edit } });
+  rows.push({
+    name: 'log bytes per Read of a 70-line file (call + result)',
+    value: slimTool.read,
+    unit: 'B',
+    baseline: { name: 'whole texts (as before)', value: wholeTool.read },
+  });
+  rows.push({
+    name: 'log bytes per one-line Edit of it (call + result)',
+    value: slimTool.edit,
+    unit: 'B',
+    baseline: { name: 'whole texts (as before)', value: wholeTool.edit },
+  });
 
   // Replaying versus just reading and JSON-parsing the 5,000-message log.
   const parseOnly = await median(3, async () => {
@@ -114,7 +129,12 @@ export default async function sessionReplay(): Promise<BenchResult[]> {
     await Session.load(dirs.get(5_000)!, metaOf(5_000), Date.now);
     return performance.now() - t0;
   });
-  rows.push({ name: 'Session.load of the 5,000-message log', value: load, unit: 'ms', baseline: { name: 'read + JSON.parse of every line', value: parseOnly } });
+  rows.push({
+    name: 'Session.load of the 5,000-message log',
+    value: load,
+    unit: 'ms',
+    baseline: { name: 'read + JSON.parse of every line', value: parseOnly },
+  });
 
   // Memory: three large sessions opened, then a small one, all kept loaded (as the core keeps them).
   gc?.();

@@ -30,11 +30,30 @@ export default async function sessionUnload(): Promise<BenchResult[]> {
   const ids = sizes.map((messages, i) => `unload-${i}-${messages}`);
   for (const [i, messages] of sizes.entries()) await generateSession({ home, workspace, id: ids[i]!, turns: messages / 2, toolCalls: messages > 2 });
   const host = async (mode: 'baseline' | 'unload') => {
-    const args = ['--expose-gc', '--import', 'tsx', '--import', './scripts/raw-loader.mjs', join(import.meta.dirname, 'session-unload-host.ts'), mode, home, workspace, String(UNLOAD_AFTER_MS), ...(mode === 'baseline' ? ids.slice(-1) : ids)];
+    const args = [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      '--import',
+      './scripts/raw-loader.mjs',
+      join(import.meta.dirname, 'session-unload-host.ts'),
+      mode,
+      home,
+      workspace,
+      String(UNLOAD_AFTER_MS),
+      ...(mode === 'baseline' ? ids.slice(-1) : ids),
+    ];
     // The child registers the raw-import hooks itself (the variable would tell it they already are).
     const { __DEFT_RAW_HOOKS: _registered, ...env } = process.env;
     const { stdout } = await run(process.execPath, args, { cwd: join(import.meta.dirname, '..'), env, maxBuffer: 16 * 1024 * 1024 });
-    return JSON.parse(stdout.trim().split('\n').at(-1)!) as { shown?: Memory; before?: Memory; after?: Memory; loadedBefore?: number; loadedAfter?: string[]; unloadWaitMs?: number };
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      shown?: Memory;
+      before?: Memory;
+      after?: Memory;
+      loadedBefore?: number;
+      loadedAfter?: string[];
+      unloadWaitMs?: number;
+    };
   };
   const baseline = (await host('baseline')).shown!;
   const measured = await host('unload');
@@ -44,7 +63,13 @@ export default async function sessionUnload(): Promise<BenchResult[]> {
   const after = measured.after!;
   const fresh = (key: keyof Memory) => ({ name: 'a fresh host that opened only the 2-message session', value: baseline[key] });
   return [
-    { name: 'host RSS, 2,000/5,000/5,000 messages opened then 2 shown, all loaded', value: before.rss, unit: 'MiB', baseline: fresh('rss'), note: `${measured.loadedBefore} sessions loaded` },
+    {
+      name: 'host RSS, 2,000/5,000/5,000 messages opened then 2 shown, all loaded',
+      value: before.rss,
+      unit: 'MiB',
+      baseline: fresh('rss'),
+      note: `${measured.loadedBefore} sessions loaded`,
+    },
     {
       name: 'host RSS after the idle unload',
       value: after.rss,
@@ -53,6 +78,12 @@ export default async function sessionUnload(): Promise<BenchResult[]> {
       note: `${signed(after.rss - baseline.rss)} MiB beside the baseline (goal ≤ +20); loaded: ${measured.loadedAfter?.join(', ')}; unloaded ${((measured.unloadWaitMs ?? 0) / 1000).toFixed(1)} s after the switch (unloadAfterMs ${UNLOAD_AFTER_MS / 1000} s)`,
     },
     { name: 'host heap, all four loaded', value: before.heap, unit: 'MiB', baseline: fresh('heap') },
-    { name: 'host heap after the idle unload', value: after.heap, unit: 'MiB', baseline: fresh('heap'), note: `${signed(after.heap - baseline.heap)} MiB beside the baseline` },
+    {
+      name: 'host heap after the idle unload',
+      value: after.heap,
+      unit: 'MiB',
+      baseline: fresh('heap'),
+      note: `${signed(after.heap - baseline.heap)} MiB beside the baseline`,
+    },
   ];
 }

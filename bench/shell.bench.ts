@@ -31,7 +31,15 @@ function waitExit(command: string, args: string[], options: { stdout?: 'ignore' 
 /** One Bash tool call running `true` (path guard, log file, process group, result) against spawning the shell. */
 async function callOverhead(workspace: string, tasks: ShellSession): Promise<BenchResult> {
   const tool = bashTool(tasks);
-  const env = { environment: localEnvironment(), workspace, home: workspace, sessionId: 'bench', sessionDir: tasks.handle.dir, capabilities: { imageInput: false }, extraRoots: () => [] };
+  const env = {
+    environment: localEnvironment(),
+    workspace,
+    home: workspace,
+    sessionId: 'bench',
+    sessionDir: tasks.handle.dir,
+    capabilities: { imageInput: false },
+    extraRoots: () => [],
+  };
   const ctx = { signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 };
   const call = async () => {
     const resolved = await tool.resolveExecution({ command: 'true', run_in_background: false, disable_timeout: false }, env);
@@ -60,7 +68,14 @@ async function callOverhead(workspace: string, tasks: ShellSession): Promise<Ben
 /** 100 MB streamed through a job (log file, head/tail, a live listener) against the shell writing it to a file itself. */
 async function streaming(dir: string): Promise<BenchResult> {
   const bytes = 100 * MB;
-  const job = await ShellJob.start({ environment: localEnvironment(), id: 'bash-benchlog', command: `head -c ${bytes} /dev/zero`, cwd: dir, logPath: join(dir, 'stream', 'output.log'), maxOutputBytes: 2 * bytes });
+  const job = await ShellJob.start({
+    environment: localEnvironment(),
+    id: 'bash-benchlog',
+    command: `head -c ${bytes} /dev/zero`,
+    cwd: dir,
+    logPath: join(dir, 'stream', 'output.log'),
+    maxOutputBytes: 2 * bytes,
+  });
   let seen = 0;
   job.onOutput((chunk) => (seen += chunk.length));
   const t0 = performance.now();
@@ -106,7 +121,13 @@ async function hundredTasks(workspace: string, tasks: ShellSession): Promise<Ben
   await Promise.all(children.map((c) => new Promise((resolve) => (c.pid ? resolve(c.pid) : c.once('spawn', () => resolve(c.pid))))));
   await Promise.all(children.map((c) => new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM')))));
   const raw = performance.now() - t1;
-  return { name: '100 background tasks started and stopped', value: ours, unit: 'ms', baseline: { name: 'spawn + kill 100 sleeps directly', value: raw }, note: `leftover processes: ${leftover}` };
+  return {
+    name: '100 background tasks started and stopped',
+    value: ours,
+    unit: 'ms',
+    baseline: { name: 'spawn + kill 100 sleeps directly', value: raw },
+    note: `leftover processes: ${leftover}`,
+  };
 }
 
 export default async function shellBench(): Promise<BenchResult[]> {

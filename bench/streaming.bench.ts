@@ -77,7 +77,17 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
     longestGapAt = frames[i - 1]! - from;
   }
   const last = frames.filter((t) => t > until - 1_000).length;
-  return { lastSecondFps: last, longestGap, longestGapAt, longestGapAfterFirstSecond, longestGapInFirstSecond, duration: until - from, script: spent('ScriptDuration'), style: spent('RecalcStyleDuration'), layout: spent('LayoutDuration') };
+  return {
+    lastSecondFps: last,
+    longestGap,
+    longestGapAt,
+    longestGapAfterFirstSecond,
+    longestGapInFirstSecond,
+    duration: until - from,
+    script: spent('ScriptDuration'),
+    style: spent('RecalcStyleDuration'),
+    layout: spent('LayoutDuration'),
+  };
 }
 
 /**
@@ -95,7 +105,10 @@ export default async function streamingBench(): Promise<BenchResult[]> {
   await mock.start();
   const home = await tempDir('deft-bench-home-');
   const workspace = await tempDir('deft-bench-ws-');
-  await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-bench' }, checkpoints: { enabled: false } }));
+  await writeFile(
+    join(home, 'settings.json'),
+    JSON.stringify({ provider: { kind: 'openai', baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-bench' }, checkpoints: { enabled: false } }),
+  );
   const host = await startBenchHost(workspace, home);
   const { url } = host;
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
@@ -127,7 +140,11 @@ export default async function streamingBench(): Promise<BenchResult[]> {
       await box.press('Enter');
       // Done when the answer stops streaming (its toolbar shows). Polled rarely and cheaply: Playwright's
       // locators poll every frame and compute styles, which would cost the page frames of its own.
-      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 2, undefined, { polling: 250, timeout: 120_000 });
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 2,
+        undefined,
+        { polling: 250, timeout: 120_000 },
+      );
     });
     if (profiler && profilePath) await writeFile(profilePath, JSON.stringify((await profiler.send('Profiler.stop')).profile));
     if (tracePath) await browser.stopTracing();
@@ -137,7 +154,9 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
     // Loaded by path: the renderer's modules (and the DOM types of their libraries) stay out of the Node program.
     const perFrameModule = pathToFileURL(join(root, 'renderer/src/features/conversation/markdown-per-frame.ts')).href;
-    const { markdownPerFrame } = (await import(perFrameModule)) as { markdownPerFrame: (frames: string[], runs: (run: () => number) => Promise<number>) => Promise<{ fromTree: number; reparsed: number; splitOnly: number }> };
+    const { markdownPerFrame } = (await import(perFrameModule)) as {
+      markdownPerFrame: (frames: string[], runs: (run: () => number) => Promise<number>) => Promise<{ fromTree: number; reparsed: number; splitOnly: number }>;
+    };
     // The text after every frame of 16 deltas (1,000 deltas/s at 60 frames/s).
     const frames = chunks.flatMap((_, i) => (i % 16 === 15 ? [chunks.slice(0, i + 1).join('')] : []));
     const perFrame = await markdownPerFrame(frames, (run) => median(7, () => Promise.resolve(run())));
@@ -149,8 +168,20 @@ export default async function streamingBench(): Promise<BenchResult[]> {
         baseline: { name: 'same split, the block rendered by react-markdown (parsed again)', value: perFrame.reparsed },
         note: `the split alone: ${perFrame.splitOnly.toFixed(3)} ms a frame`,
       },
-      { name: `streaming ${RATE.toLocaleString('en-US')} deltas/s into a 40 KB answer with code: fps in the last second`, value: streamed.lastSecondFps, unit: 'fps', baseline: { name: 'same page, nothing streaming', value: idle.lastSecondFps }, note },
-      { name: 'streaming: longest frame gap', value: streamed.longestGap, unit: 'ms', baseline: { name: 'same page, nothing streaming', value: idle.longestGap }, note: `from ${(streamed.longestGapAt / 1000).toFixed(2)} s of ${(streamed.duration / 1000).toFixed(1)} s (in the first second: ${streamed.longestGapInFirstSecond.toFixed(0)} ms, after it: ${streamed.longestGapAfterFirstSecond.toFixed(0)} ms); ${note}` },
+      {
+        name: `streaming ${RATE.toLocaleString('en-US')} deltas/s into a 40 KB answer with code: fps in the last second`,
+        value: streamed.lastSecondFps,
+        unit: 'fps',
+        baseline: { name: 'same page, nothing streaming', value: idle.lastSecondFps },
+        note,
+      },
+      {
+        name: 'streaming: longest frame gap',
+        value: streamed.longestGap,
+        unit: 'ms',
+        baseline: { name: 'same page, nothing streaming', value: idle.longestGap },
+        note: `from ${(streamed.longestGapAt / 1000).toFixed(2)} s of ${(streamed.duration / 1000).toFixed(1)} s (in the first second: ${streamed.longestGapInFirstSecond.toFixed(0)} ms, after it: ${streamed.longestGapAfterFirstSecond.toFixed(0)} ms); ${note}`,
+      },
     ];
   } finally {
     await browser.close();

@@ -17,11 +17,46 @@ function sessionEvents(messages: number): SessionEvent[] {
     ev({ type: 'turn.started', turnId, text: `Question ${t}: how does part ${t} work?`, attachments: [], origin: 'user' });
     ev({ type: 'assistant.delta', turnId, step: 1, text: 'Let me look at the code first.' });
     ev({ type: 'step.ended', turnId, step: 1, finishReason: 'tool_use' });
-    ev({ type: 'tool.call.started', turnId, step: 1, callId: `read-${t}`, name: 'Read', args: { path: `src/part${t}.ts` }, description: `Reading src/part${t}.ts`, display: { kind: 'file_io', operation: 'read', path: `src/part${t}.ts` } });
-    ev({ type: 'tool.call.result', turnId, callId: `read-${t}`, name: 'Read', isError: false, output: `export const part = ${t};\n`.repeat(40), durationMs: 3 });
-    ev({ type: 'tool.call.started', turnId, step: 1, callId: `edit-${t}`, name: 'Edit', args: { path: `src/part${t}.ts` }, description: `Editing src/part${t}.ts`, display: { kind: 'generic', summary: 'edit' } });
+    ev({
+      type: 'tool.call.started',
+      turnId,
+      step: 1,
+      callId: `read-${t}`,
+      name: 'Read',
+      args: { path: `src/part${t}.ts` },
+      description: `Reading src/part${t}.ts`,
+      display: { kind: 'file_io', operation: 'read', path: `src/part${t}.ts` },
+    });
+    ev({
+      type: 'tool.call.result',
+      turnId,
+      callId: `read-${t}`,
+      name: 'Read',
+      isError: false,
+      output: `export const part = ${t};\n`.repeat(40),
+      durationMs: 3,
+    });
+    ev({
+      type: 'tool.call.started',
+      turnId,
+      step: 1,
+      callId: `edit-${t}`,
+      name: 'Edit',
+      args: { path: `src/part${t}.ts` },
+      description: `Editing src/part${t}.ts`,
+      display: { kind: 'generic', summary: 'edit' },
+    });
     const hunks = [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: [`-export const part = ${t};`, `+export const part = ${t + 1};`] }];
-    ev({ type: 'tool.call.result', turnId, callId: `edit-${t}`, name: 'Edit', isError: false, output: 'Edited.', display: { kind: 'diff', path: `src/part${t}.ts`, before: '', after: '', hunks, added: 1, removed: 1 }, durationMs: 2 });
+    ev({
+      type: 'tool.call.result',
+      turnId,
+      callId: `edit-${t}`,
+      name: 'Edit',
+      isError: false,
+      output: 'Edited.',
+      display: { kind: 'diff', path: `src/part${t}.ts`, before: '', after: '', hunks, added: 1, removed: 1 },
+      durationMs: 2,
+    });
     for (let at = 0; at < ANSWER.length; at += 400) ev({ type: 'assistant.delta', turnId, step: 2, text: ANSWER.slice(at, at + 400) });
     ev({ type: 'step.ended', turnId, step: 2, finishReason: 'end_turn' });
     ev({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 10 });

@@ -11,7 +11,11 @@ function page(sections: number): string {
   // Like real pages, a good part of the bytes is script and inline SVG.
   const script = `<script>${'window.analytics = window.analytics || []; '.repeat(2_000)}</script>`;
   const svg = `<svg viewBox="0 0 10 10">${'<path d="M0 0L10 10"/>'.repeat(500)}</svg>`;
-  const parts = [`<!doctype html><html><head><title>Big Guide</title>${script}</head><body>${svg}<nav>`, ...Array.from({ length: 50 }, (_, i) => `<a href="/n${i}">Nav ${i}</a>`), '</nav><main><article><h1>Big Guide</h1>'];
+  const parts = [
+    `<!doctype html><html><head><title>Big Guide</title>${script}</head><body>${svg}<nav>`,
+    ...Array.from({ length: 50 }, (_, i) => `<a href="/n${i}">Nav ${i}</a>`),
+    '</nav><main><article><h1>Big Guide</h1>',
+  ];
   for (let i = 0; i < sections; i++) {
     parts.push(
       `<h2>Section ${i}</h2><p>Paragraph ${i} explains <a href="/s/${i}">option ${i}</a> with enough words to read like documentation, and <code>inline code</code> as well.</p>`,
@@ -29,7 +33,15 @@ export default async function web(): Promise<BenchResult[]> {
   const server = await startServer(send(200, 'text/html; charset=utf-8', html));
   try {
     const tool = fetchUrlTool({ resolver: async () => [], allowedPrivateHosts: async () => [server.authority] });
-    const env = { environment: localEnvironment(), workspace: '/', home: '/', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
+    const env = {
+      environment: localEnvironment(),
+      workspace: '/',
+      home: '/',
+      sessionId: 's',
+      sessionDir: '/tmp',
+      capabilities: { imageInput: false },
+      extraRoots: () => [],
+    };
     let chars = 0;
     const fetchUrl = await median(5, async () => {
       const t0 = performance.now();

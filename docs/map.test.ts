@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 // The developers' door stays true: every path the map of the code names exists, and every relative link in the
 // README and docs/ reaches a file.
 const root = resolve(import.meta.dirname, '..');
-const docs = readdirSync(import.meta.dirname, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => join(import.meta.dirname, f));
+const docs = readdirSync(import.meta.dirname, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => join(import.meta.dirname, f));
 
 /** The backticked paths in the first column of the map's table (a path, or a folder ending in /). */
 function mapPaths(text: string): string[] {
@@ -39,7 +41,9 @@ describe('docs', () => {
   it('paths of the code named in backticks in the README and docs/ exist (a guide to files that moved is a trap)', () => {
     const missing: string[] = [];
     for (const file of [join(root, 'README.md'), ...docs]) {
-      for (const [, path] of readFileSync(file, 'utf8').matchAll(/`((?:main|protocol|renderer|test-support|e2e|bench|preload|skills|scripts)\/[^`\s<>*{}]+)`/g)) {
+      for (const [, path] of readFileSync(file, 'utf8').matchAll(
+        /`((?:main|protocol|renderer|test-support|e2e|bench|preload|skills|scripts)\/[^`\s<>*{}]+)`/g,
+      )) {
         if (!existsSync(join(root, path!))) missing.push(`${file.slice(root.length + 1)}: ${path}`);
       }
     }

@@ -45,7 +45,10 @@ async function checkEverySize(page: Page, theme: string, screenName: string, tes
     await page.setViewportSize({ width, height });
     // Let layout and transitions settle so colours and sizes are measured as shown.
     await page.waitForTimeout(300);
-    expect(await page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth), `no sideways overflow at ${width}×${height}`).toBeLessThanOrEqual(0);
+    expect(
+      await page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth),
+      `no sideways overflow at ${width}×${height}`,
+    ).toBeLessThanOrEqual(0);
     const shot = await page.screenshot({ animations: 'disabled' });
     const name = `${screenName}-${theme}-${width}x${height}.png`;
     await testInfo.attach(name, { body: shot, contentType: 'image/png' });

@@ -8,7 +8,9 @@ interface PageGlobals {
   document: { elementFromPoint(x: number, y: number): { closest(selector: string): unknown } | null };
 }
 
-const call = (name: string, args: Record<string, unknown>): MockReply => ({ chunks: [{ toolCall: { name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }] });
+const call = (name: string, args: Record<string, unknown>): MockReply => ({
+  chunks: [{ toolCall: { name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }],
+});
 const text = (answer: string, delayMs = 0): MockReply => ({ chunks: [{ text: answer }, { finish: 'stop' }], ...(delayMs ? { delayMs } : {}) });
 /** A final answer long enough that the sub-agent is not asked to expand it. */
 const longAnswer = (head: string) => `${head}. ${'It checked what it was asked to and reports the details here for the parent agent. '.repeat(3)}`;
@@ -47,7 +49,10 @@ test.describe('sub-agents', () => {
     const { page } = deft;
     await configureProvider(page, mock.baseUrl);
     const items = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
-    mock.enqueue(call('AgentSwarm', { description: 'check modules', prompt_template: 'E2E-SWARM check {{item}}', items, subagent_type: 'plan' }), text('All modules checked.'));
+    mock.enqueue(
+      call('AgentSwarm', { description: 'check modules', prompt_template: 'E2E-SWARM check {{item}}', items, subagent_type: 'plan' }),
+      text('All modules checked.'),
+    );
     for (const item of items) mock.route(`E2E-SWARM check ${item}`, text(longAnswer(`Module ${item} is fine`), 40));
     await send(page, 'Check every module');
 
@@ -68,8 +73,14 @@ test.describe('sub-agents', () => {
     const backdrop = (await page.locator('.dialog-backdrop').boundingBox())!;
     expect(backdrop).toMatchObject({ x: 0, y: 0, width: page.viewportSize()!.width, height: page.viewportSize()!.height });
     const box = (await dialog.boundingBox())!;
-    for (const [x, y] of [[box.x + 10, box.y + box.height - 10], [box.x + box.width / 2, box.y + box.height / 2]] as const) {
-      const onTop = await page.evaluate(([px, py]) => (globalThis as unknown as PageGlobals).document.elementFromPoint(px, py)?.closest('[role="dialog"]') != null, [x, y] as const);
+    for (const [x, y] of [
+      [box.x + 10, box.y + box.height - 10],
+      [box.x + box.width / 2, box.y + box.height / 2],
+    ] as const) {
+      const onTop = await page.evaluate(
+        ([px, py]) => (globalThis as unknown as PageGlobals).document.elementFromPoint(px, py)?.closest('[role="dialog"]') != null,
+        [x, y] as const,
+      );
       expect(onTop).toBe(true);
     }
     await dialog.getByRole('button', { name: 'Show transcript' }).click();
@@ -105,7 +116,10 @@ test.describe('sub-agent approvals', () => {
 test('Settings lists the sub-agent types, and why a workspace definition is not used yet', async ({ deft, mock, workspace, home }) => {
   const { page } = deft;
   await mkdir(join(home, 'agents'), { recursive: true });
-  await writeFile(join(home, 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep\n---\nReview carefully.\n');
+  await writeFile(
+    join(home, 'agents', 'reviewer.md'),
+    '---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep\n---\nReview carefully.\n',
+  );
   await mkdir(join(workspace, '.claude', 'agents'), { recursive: true });
   await writeFile(join(workspace, '.claude', 'agents', 'repo.md'), '---\nname: repo\ndescription: From the repository\n---\nDo repo things.\n');
   await configureProvider(page, mock.baseUrl);

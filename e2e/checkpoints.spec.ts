@@ -28,7 +28,11 @@ const lines = (n: number, change: Record<number, string> = {}) => Array.from({ l
 const ORIGINAL = lines(20);
 const EDITED = lines(20, { 2: 'line 2 (edited)', 18: 'line 18 (edited)' });
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 async function workspaceFiles(workspace: string) {
   const read = (name: string) => readFile(join(workspace, name), 'utf8').catch(() => null);
@@ -66,7 +70,11 @@ async function changeTheWorkspace(page: Page, workspace: string, mock: { enqueue
   return summary;
 }
 
-test('Rewind here puts back what Write and the shell changed (no git repository), and Undo rewind brings it back', async ({ deft, mock, workspace }, testInfo) => {
+test('Rewind here puts back what Write and the shell changed (no git repository), and Undo rewind brings it back', async ({
+  deft,
+  mock,
+  workspace,
+}, testInfo) => {
   const { page } = deft;
   expect(await exists(join(workspace, '.git'))).toBe(false);
   await changeTheWorkspace(page, workspace, mock);

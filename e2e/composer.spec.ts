@@ -13,7 +13,11 @@ async function files(root: string, tree: Record<string, string>): Promise<void> 
   }
 }
 
-test('@ opens a fuzzy file picker that honours .gitignore and never offers secrets; the chip reaches the model as a file to Read', async ({ deft, mock, workspace }) => {
+test('@ opens a fuzzy file picker that honours .gitignore and never offers secrets; the chip reaches the model as a file to Read', async ({
+  deft,
+  mock,
+  workspace,
+}) => {
   const { page } = deft;
   await files(workspace, {
     '.gitignore': 'dist/\n',
@@ -48,7 +52,9 @@ test('@ opens a fuzzy file picker that honours .gitignore and never offers secre
   mock.enqueue(answer('It adds.'));
   await box.press('Enter');
   await expect(page.getByText('It adds.')).toBeVisible();
-  expect(userTexts(mock.requests.at(-1)).at(-1)).toBe('Explain @src/money.js please\n\nFiles the user referred to with @ (open them with Read when they matter):\n- src/money.js');
+  expect(userTexts(mock.requests.at(-1)).at(-1)).toBe(
+    'Explain @src/money.js please\n\nFiles the user referred to with @ (open them with Read when they matter):\n- src/money.js',
+  );
   // The sent message shows the chip, and the chip opens the file read-only.
   const sent = page.getByRole('article', { name: 'Your message' });
   await sent.getByRole('button', { name: '@src/money.js' }).click();
@@ -158,7 +164,7 @@ test('each sent message leaves a fresh, focused box: what was typed is not kept 
   expect(await undoSteps(page)).toBeLessThanOrEqual(kept);
 });
 
-test('the model chip switches the model for this session\'s next turn; /model <name> does too', async ({ deft, mock }) => {
+test("the model chip switches the model for this session's next turn; /model <name> does too", async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   const chip = page.getByRole('button', { name: /^Model: mock-model$/ });

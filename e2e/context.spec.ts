@@ -47,13 +47,33 @@ test('/compact shows a notice with the handoff note, and the next answer still w
 test('/undo greys the last turn, rolls the todo panel back, and the model no longer reads it', async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
-  mock.enqueue(toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'in_progress' }, { title: 'Fix the bug', status: 'pending' }] })), answer('Started.'));
+  mock.enqueue(
+    toolStep(
+      call('TodoList', {
+        todos: [
+          { title: 'Read the code', status: 'in_progress' },
+          { title: 'Fix the bug', status: 'pending' },
+        ],
+      }),
+    ),
+    answer('Started.'),
+  );
   await send(page, 'First step');
   const panel = page.getByRole('region', { name: 'Todo list' });
   await expect(panel).toContainText('0/2 done');
   await expect(page.getByText('Started.')).toBeVisible();
 
-  mock.enqueue(toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'done' }, { title: 'Fix the bug', status: 'in_progress' }] })), answer('Halfway there.'));
+  mock.enqueue(
+    toolStep(
+      call('TodoList', {
+        todos: [
+          { title: 'Read the code', status: 'done' },
+          { title: 'Fix the bug', status: 'in_progress' },
+        ],
+      }),
+    ),
+    answer('Halfway there.'),
+  );
   await send(page, 'Second step');
   await expect(panel).toContainText('1/2 done');
   await expect(page.getByText('Halfway there.')).toBeVisible();

@@ -102,7 +102,13 @@ test('keyboard focus: an answered approval hands it to the composer; a question 
   await expect(composer).toHaveAttribute('placeholder', /^Ask Deft/); // the turn has ended
 
   // The question comes while Settings is open: Settings keeps the keys, and one Escape closes only it.
-  mock.enqueue({ ...toolStep(call('AskUserQuestion', { questions: [{ question: 'Which test runner?', options: [{ label: 'Vitest' }, { label: 'Jest' }] }] })), delayMs: 400 }, answer('Fine.'));
+  mock.enqueue(
+    {
+      ...toolStep(call('AskUserQuestion', { questions: [{ question: 'Which test runner?', options: [{ label: 'Vitest' }, { label: 'Jest' }] }] })),
+      delayMs: 400,
+    },
+    answer('Fine.'),
+  );
   await send(page, 'Ask me');
   await page.keyboard.press('Control+,');
   const settings = page.getByRole('dialog', { name: 'Settings' });
@@ -122,9 +128,28 @@ test('the todo panel shows progress and the item in progress, updated live', asy
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   mock.enqueue(
-    toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'in_progress' }, { title: 'Fix the bug', status: 'pending' }, { title: 'Run the tests', status: 'pending' }] })),
+    toolStep(
+      call('TodoList', {
+        todos: [
+          { title: 'Read the code', status: 'in_progress' },
+          { title: 'Fix the bug', status: 'pending' },
+          { title: 'Run the tests', status: 'pending' },
+        ],
+      }),
+    ),
     // The second update comes slowly, so the first state can be seen before it.
-    { ...toolStep(call('TodoList', { todos: [{ title: 'Read the code', status: 'done' }, { title: 'Fix the bug', status: 'in_progress' }, { title: 'Run the tests', status: 'pending' }] })), delayMs: 1_500 },
+    {
+      ...toolStep(
+        call('TodoList', {
+          todos: [
+            { title: 'Read the code', status: 'done' },
+            { title: 'Fix the bug', status: 'in_progress' },
+            { title: 'Run the tests', status: 'pending' },
+          ],
+        }),
+      ),
+      delayMs: 1_500,
+    },
     answer('Working on the fix.'),
   );
   await send(page, 'Fix the bug');
@@ -151,7 +176,11 @@ test('plan mode: /plan and the toggle, a review with revise, then approve with a
   await expect(toggle).toHaveAttribute('aria-pressed', 'true');
 
   // Plan mode reaches the model as a reminder (the latest one in the request is in force).
-  const planPath = (r: RecordedRequest) => r.body.messages.map((m) => /Plan file: (\S+)/.exec(String(m.content))?.[1]).filter(Boolean).at(-1) ?? '';
+  const planPath = (r: RecordedRequest) =>
+    r.body.messages
+      .map((m) => /Plan file: (\S+)/.exec(String(m.content))?.[1])
+      .filter(Boolean)
+      .at(-1) ?? '';
   const options = [
     { label: 'Minimal', description: 'Unit tests only' },
     { label: 'Full', description: 'Unit and e2e tests' },

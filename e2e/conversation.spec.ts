@@ -26,7 +26,12 @@ test('first run: configure a model, stream an answer, and keep it across a reloa
   await expect(deft.page.getByText('Still here.')).toBeVisible();
   // The conversation carried over (the facts of the first turn's reminder are not said again).
   const resumed = mock.requests.at(-1)!.body.messages.filter((m) => !String(m.content).startsWith('<system-reminder>\n'));
-  expect(resumed.map((m) => [m.role, m.role === 'system' ? '' : String(m.content)])).toEqual([['system', ''], ['user', 'Hello Deft'], ['assistant', 'Hello! I can **see** your workspace.'], ['user', 'And now?']]);
+  expect(resumed.map((m) => [m.role, m.role === 'system' ? '' : String(m.content)])).toEqual([
+    ['system', ''],
+    ['user', 'Hello Deft'],
+    ['assistant', 'Hello! I can **see** your workspace.'],
+    ['user', 'And now?'],
+  ]);
   expect(mock.requests.at(-1)!.body.messages.filter((m) => String(m.content).startsWith('<system-reminder>\n'))).toHaveLength(1);
 });
 

@@ -30,7 +30,12 @@ test('an Edit card shows the diff, and the changed-files summary opens it', asyn
   await configureProvider(page, mock.baseUrl);
   mock.enqueue(
     { chunks: [call('r1', 'Read', { path: 'src/app.ts' }), { finish: 'tool_calls' }] },
-    { chunks: [call('e1', 'Edit', { path: 'src/app.ts', old_string: "  return 'Hello, ' + name;", new_string: '  return `Hello, ${name}!`;' }), { finish: 'tool_calls' }] },
+    {
+      chunks: [
+        call('e1', 'Edit', { path: 'src/app.ts', old_string: "  return 'Hello, ' + name;", new_string: '  return `Hello, ${name}!`;' }),
+        { finish: 'tool_calls' },
+      ],
+    },
     { chunks: [{ text: 'I switched greet to a template literal.' }, { finish: 'stop' }] },
   );
   await send(page, 'Use a template literal in greet');
@@ -121,7 +126,9 @@ async function dropImage(page: Page, name: string, bytes: Buffer, type = 'image/
 test('a dropped image is attached to the prompt and the model sees it through ReadMediaFile', async ({ deft, mock }, testInfo) => {
   const { page } = deft;
   await configureWithImages(page, mock.baseUrl);
-  const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3b82f6' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3b82f6' } })
+    .png()
+    .toBuffer();
   await dropImage(page, 'mockup.png', png);
   const composerImages = page.getByRole('list', { name: 'Attached images' });
   await expect(composerImages.getByRole('img', { name: 'mockup.png' })).toBeVisible();
@@ -162,7 +169,9 @@ test('a dropped image is attached to the prompt and the model sees it through Re
 test('a pasted image is attached too, and can be removed before sending', async ({ deft, mock }) => {
   const { page } = deft;
   await configureWithImages(page, mock.baseUrl);
-  const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#f59e0b' } }).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#f59e0b' } })
+    .jpeg()
+    .toBuffer();
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.evaluate((el, base64) => {
     const data = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));

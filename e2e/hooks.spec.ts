@@ -15,15 +15,25 @@ const test = base.extend({
   },
   workspace: async ({ workspace }, use) => {
     await mkdir(join(workspace, '.deft'));
-    await writeFile(join(workspace, '.deft/settings.json'), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'touch "$DEFT_PROJECT_DIR/pwned"' }] }] } }));
+    await writeFile(
+      join(workspace, '.deft/settings.json'),
+      JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'touch "$DEFT_PROJECT_DIR/pwned"' }] }] } }),
+    );
     await use(workspace);
   },
 });
 
-test('a blocking hook leaves a notice in the transcript; Settings lists the hooks in effect; the repo’s hook waits for trust', async ({ deft, mock, workspace }, testInfo) => {
+test('a blocking hook leaves a notice in the transcript; Settings lists the hooks in effect; the repo’s hook waits for trust', async ({
+  deft,
+  mock,
+  workspace,
+}, testInfo) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
-  mock.enqueue({ chunks: [{ toolCall: { id: 'r1', name: 'Bash', args: JSON.stringify({ command: 'rm -rf build' }) } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'I will not delete it.' }, { finish: 'stop' }] });
+  mock.enqueue(
+    { chunks: [{ toolCall: { id: 'r1', name: 'Bash', args: JSON.stringify({ command: 'rm -rf build' }) } }, { finish: 'tool_calls' }] },
+    { chunks: [{ text: 'I will not delete it.' }, { finish: 'stop' }] },
+  );
   await send(page, 'clean the build folder');
   await expect(page.getByText(/PreToolUse hook .* \(your settings\) blocked Bash: rm is blocked: move files to \.\/trash/)).toBeVisible();
   await expect(page.getByText('I will not delete it.')).toBeVisible();

@@ -17,7 +17,12 @@ async function growSession(home: string): Promise<void> {
   const [sessionId] = await readdir(join(root, workspaceDir!));
   const dir = join(root, workspaceDir!, sessionId!);
   const log = await readFile(join(dir, 'log.jsonl'), 'utf8');
-  let seq = Math.max(...log.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { e?: { seq: number } }).e?.seq ?? 0));
+  let seq = Math.max(
+    ...log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { e?: { seq: number } }).e?.seq ?? 0),
+  );
   const lines: string[] = [];
   const event = (e: Record<string, unknown>) => lines.push(JSON.stringify({ r: 'event', e: { ...e, sessionId, seq: ++seq, at: 1_700_000_000_000 + seq } }));
   for (let n = 1; n <= TURNS; n++) {
@@ -30,11 +35,31 @@ async function growSession(home: string): Promise<void> {
     lines.push(JSON.stringify({ r: 'context', m: { role: 'assistant', content: `Answer ${n}.` } }));
     // State the turns before the tail leave (openSession's compacted `earlier`): usage, context fill, todo lists.
     if (n <= 30) {
-      event({ type: 'usage', turnId, step: { inputTokens: 1000 * n, outputTokens: 10 }, total: { inputTokens: 0, outputTokens: 0 }, model: n % 2 ? 'model-a' : 'model-b' });
-      event({ type: 'context.measured', turnId, tokens: 1000 * n, contextWindow: 128_000, compactAt: 0.85, breakdown: { system: 100, tools: 100, conversation: 1000 * n - 300, toolResults: 100 } });
+      event({
+        type: 'usage',
+        turnId,
+        step: { inputTokens: 1000 * n, outputTokens: 10 },
+        total: { inputTokens: 0, outputTokens: 0 },
+        model: n % 2 ? 'model-a' : 'model-b',
+      });
+      event({
+        type: 'context.measured',
+        turnId,
+        tokens: 1000 * n,
+        contextWindow: 128_000,
+        compactAt: 0.85,
+        breakdown: { system: 100, tools: 100, conversation: 1000 * n - 300, toolResults: 100 },
+      });
     }
     if (n === 10) event({ type: 'todo.updated', items: [{ title: 'An old plan', status: 'in_progress' }] });
-    if (n === 20) event({ type: 'todo.updated', items: [{ title: 'Read the history', status: 'done' }, { title: 'Answer the question', status: 'in_progress' }] });
+    if (n === 20)
+      event({
+        type: 'todo.updated',
+        items: [
+          { title: 'Read the history', status: 'done' },
+          { title: 'Answer the question', status: 'in_progress' },
+        ],
+      });
     event({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 10 });
   }
   await appendFile(join(dir, 'log.jsonl'), lines.join('\n') + '\n');
@@ -47,9 +72,11 @@ async function promptsTopToBottom(scroll: Locator): Promise<string[]> {
   const seen = new Map<number, string>();
   await scroll.evaluate((el) => (el.scrollTop = 0));
   for (;;) {
-    const rows = await scroll.locator('.row').evaluateAll((els) =>
-      els.map((el) => ({ index: Number(el.getAttribute('data-index')), prompt: el.querySelector('.user-text')?.textContent?.trim() ?? null })),
-    );
+    const rows = await scroll
+      .locator('.row')
+      .evaluateAll((els) =>
+        els.map((el) => ({ index: Number(el.getAttribute('data-index')), prompt: el.querySelector('.user-text')?.textContent?.trim() ?? null })),
+      );
     for (const row of rows) if (row.prompt !== null) seen.set(row.index, row.prompt);
     const done = await scroll.evaluate((el) => {
       const end = el.scrollTop + el.clientHeight >= el.scrollHeight - 1;

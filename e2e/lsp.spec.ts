@@ -7,7 +7,12 @@ const call = (id: string, name: string, args: unknown): MockChunk => ({ toolCall
 
 test.use({ permissionMode: 'accept-edits' });
 
-test('an Edit that breaks the types shows the new error on its file card (real typescript-language-server)', async ({ deft, mock, workspace, home }, testInfo) => {
+test('an Edit that breaks the types shows the new error on its file card (real typescript-language-server)', async ({
+  deft,
+  mock,
+  workspace,
+  home,
+}, testInfo) => {
   test.setTimeout(240_000);
   const { page } = deft;
   await writeFile(join(workspace, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, types: [] } }));

@@ -11,7 +11,10 @@ const stdio = (env: Record<string, string> = {}) => ({ command: process.execPath
 const test = base.extend({
   permissionMode: 'yolo',
   home: async ({ home, workspace }, use) => {
-    await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { tools: stdio(), broken: stdio({ MCP_TEST_FAIL_START: 'cannot open /data/db.sqlite: no such file' }) } }));
+    await writeFile(
+      join(home, 'mcp.json'),
+      JSON.stringify({ mcpServers: { tools: stdio(), broken: stdio({ MCP_TEST_FAIL_START: 'cannot open /data/db.sqlite: no such file' }) } }),
+    );
     await writeFile(join(home, 'trust.json'), JSON.stringify({ folders: { [workspace]: { trusted: true } } }));
     await use(home);
   },
@@ -29,7 +32,10 @@ async function openMcpSettings(page: Page) {
   return dialog;
 }
 
-test('Settings → MCP servers: a connected server with its tools, a failing one with its error, and approving a project server', async ({ deft, mock }, testInfo) => {
+test('Settings → MCP servers: a connected server with its tools, a failing one with its error, and approving a project server', async ({
+  deft,
+  mock,
+}, testInfo) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   const dialog = await openMcpSettings(page);
@@ -98,7 +104,13 @@ test('an MCP tool call gets a card with the server, the arguments and the result
   await expect(dialog.getByRole('listitem', { name: 'MCP server tools' }).getByRole('status')).toHaveText(/Connected/, { timeout: 20_000 });
   await page.keyboard.press('Escape');
   mock.enqueue(
-    { chunks: [{ toolCall: { name: 'mcp__tools__echo', args: JSON.stringify({ text: 'from the card' }) } }, { toolCall: { name: 'mcp__tools__resource', args: '{}' } }, { finish: 'tool_calls' }] },
+    {
+      chunks: [
+        { toolCall: { name: 'mcp__tools__echo', args: JSON.stringify({ text: 'from the card' }) } },
+        { toolCall: { name: 'mcp__tools__resource', args: '{}' } },
+        { finish: 'tool_calls' },
+      ],
+    },
     { chunks: [{ text: 'Both ran.' }, { finish: 'stop' }] },
   );
   await send(page, 'use the tools');
@@ -127,7 +139,10 @@ test("an MCP server's prompt is a slash command beside the skills: its arguments
   await expect(option).toContainText('<file> [focus]');
   await expect(option).toContainText('Review a file.');
   await expect(option).toContainText('MCP');
-  await testInfo.attach('mcp-prompt-menu', { body: await page.screenshot({ path: process.env.DEFT_SCREENS_DIR ? join(process.env.DEFT_SCREENS_DIR, 'mcp-prompt-menu.png') : undefined }), contentType: 'image/png' });
+  await testInfo.attach('mcp-prompt-menu', {
+    body: await page.screenshot({ path: process.env.DEFT_SCREENS_DIR ? join(process.env.DEFT_SCREENS_DIR, 'mcp-prompt-menu.png') : undefined }),
+    contentType: 'image/png',
+  });
   await page.keyboard.press('Tab');
   await expect(composer).toHaveValue('/mcp__tools__review ');
   await composer.pressSequentially('src/app.ts error handling');
@@ -137,7 +152,11 @@ test("an MCP server's prompt is a slash command beside the skills: its arguments
   await expect(page.getByRole('article', { name: 'Your message' }).getByText('/mcp__tools__review src/app.ts error handling')).toBeVisible();
 });
 
-test('a remote server that needs OAuth: Sign in opens its page in a new tab, and the server connects when it sends the browser back', async ({ deft, mock, home }, testInfo) => {
+test('a remote server that needs OAuth: Sign in opens its page in a new tab, and the server connects when it sends the browser back', async ({
+  deft,
+  mock,
+  home,
+}, testInfo) => {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [OAUTH_SERVER, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -149,7 +168,10 @@ test('a remote server that needs OAuth: Sign in opens its page in a new tab, and
     const server = dialog.getByRole('listitem', { name: 'MCP server secured' });
     await expect(server.getByRole('status')).toHaveText('Needs authentication', { timeout: 20_000 });
     await expect(server).toContainText('choose Sign in');
-    await testInfo.attach('mcp-needs-auth', { body: await page.screenshot({ path: process.env.DEFT_SCREENS_DIR ? join(process.env.DEFT_SCREENS_DIR, 'mcp-needs-auth.png') : undefined }), contentType: 'image/png' });
+    await testInfo.attach('mcp-needs-auth', {
+      body: await page.screenshot({ path: process.env.DEFT_SCREENS_DIR ? join(process.env.DEFT_SCREENS_DIR, 'mcp-needs-auth.png') : undefined }),
+      contentType: 'image/png',
+    });
     const [tab] = await Promise.all([page.waitForEvent('popup'), server.getByRole('link', { name: 'Sign in to secured' }).click()]);
     await expect(tab.getByRole('heading', { name: 'Deft is signed in to secured' })).toBeVisible({ timeout: 20_000 });
     await expect(server.getByRole('status')).toHaveText(/Connected · 1 tool/, { timeout: 20_000 });

@@ -16,7 +16,9 @@ test('a sandboxed command card: the mark, and what the sandbox blocked with how 
   await configureProvider(page, mock.baseUrl);
   const target = `${home}/trust.json`;
   const encoded = Buffer.from(target).toString('base64');
-  mock.enqueue(bashCall('w1', `node -e "require('fs').writeFileSync(Buffer.from('${encoded}','base64').toString(), '{}')"`), { chunks: [{ text: 'The sandbox refused it.' }, { finish: 'stop' }] });
+  mock.enqueue(bashCall('w1', `node -e "require('fs').writeFileSync(Buffer.from('${encoded}','base64').toString(), '{}')"`), {
+    chunks: [{ text: 'The sandbox refused it.' }, { finish: 'stop' }],
+  });
   await send(page, 'write the trust file');
   const card = page.getByRole('group', { name: 'Bash tool call' }).last();
   await expect(card.getByText('sandboxed')).toBeVisible();
@@ -34,7 +36,9 @@ test('a sandboxed command reaching a new host is held and asked about; allowed o
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   try {
-    mock.enqueue(bashCall('n1', `curl -sS --max-time 30 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/`), { chunks: [{ text: 'Fetched.' }, { finish: 'stop' }] });
+    mock.enqueue(bashCall('n1', `curl -sS --max-time 30 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/`), {
+      chunks: [{ text: 'Fetched.' }, { finish: 'stop' }],
+    });
     await send(page, 'fetch from the local server');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await expect(approval.getByRole('heading', { name: 'Allow a connection?' })).toBeVisible();

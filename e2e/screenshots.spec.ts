@@ -9,7 +9,14 @@ test('screenshots: first run and a conversation', async ({ deft, mock }, testInf
   await configureProvider(page, mock.baseUrl);
   const answer =
     'Deft reads the workspace through tools.\n\n```ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```\n\n| Step | Status |\n| --- | --- |\n| Read | done |\n';
-  mock.enqueue({ chunks: [{ thinking: 'The user wants an overview.' }, ...textChunks(answer, 12), { finish: 'stop' }, { usage: { prompt_tokens: 2048, completion_tokens: 96 } }] });
+  mock.enqueue({
+    chunks: [
+      { thinking: 'The user wants an overview.' },
+      ...textChunks(answer, 12),
+      { finish: 'stop' },
+      { usage: { prompt_tokens: 2048, completion_tokens: 96 } },
+    ],
+  });
   await send(page, 'Show me how this project adds numbers');
   await expect(page.getByText('Deft reads the workspace through tools.')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();

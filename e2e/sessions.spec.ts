@@ -81,7 +81,10 @@ test('export as Markdown and as the raw log, under names made from the title', a
   const raw = page.waitForEvent('download');
   await page.getByRole('menuitem', { name: 'Export raw log (JSONL)' }).click();
   const jsonl = await readFile(await (await raw).path(), 'utf8');
-  const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { r: string });
+  const records = jsonl
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { r: string });
   expect(records[0]).toMatchObject({ r: 'header' });
   expect(records.some((r) => r.r === 'event')).toBe(true);
 });

@@ -5,7 +5,19 @@ import { SIZES, expectInView } from './fixtures/daily';
 
 // Issue 18 item 10: Settings beyond the provider — pages with a navigation list.
 
-const PAGES = ['Model provider', 'Permissions', 'MCP servers', 'Hooks', 'Sub-agent types', 'Web', 'Checkpoints', 'Appearance', 'Model prices', 'Keyboard shortcuts', 'Data'];
+const PAGES = [
+  'Model provider',
+  'Permissions',
+  'MCP servers',
+  'Hooks',
+  'Sub-agent types',
+  'Web',
+  'Checkpoints',
+  'Appearance',
+  'Model prices',
+  'Keyboard shortcuts',
+  'Data',
+];
 
 const readJson = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as { permissions?: Record<string, unknown>; provider?: unknown };
 

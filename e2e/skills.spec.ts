@@ -36,7 +36,10 @@ async function openGallery(page: Page) {
 }
 
 function lastUserMessage(mock: { requests: Array<{ body: { messages: Array<{ role: string; content: unknown }> } }> }): string {
-  const content = mock.requests.at(-1)?.body.messages.filter((m) => m.role === 'user').at(-1)?.content;
+  const content = mock.requests
+    .at(-1)
+    ?.body.messages.filter((m) => m.role === 'user')
+    .at(-1)?.content;
   return typeof content === 'string' ? content : JSON.stringify(content ?? '');
 }
 
@@ -55,7 +58,10 @@ test('the gallery shows workspace and built-in skills, filters them, and lists s
   await expect(skipped).toContainText('.agents/skills/broken/SKILL.md');
   await expect(skipped).toContainText('unsupported type "workflow"');
 
-  await gallery.getByRole('group', { name: 'Filter by source' }).getByRole('button', { name: /Built-in/ }).click();
+  await gallery
+    .getByRole('group', { name: 'Filter by source' })
+    .getByRole('button', { name: /Built-in/ })
+    .click();
   await expect(gallery.getByRole('article', { name: 'Skill greet' })).toBeHidden();
   await gallery.getByRole('group', { name: 'Filter by source' }).getByRole('button', { name: /^All/ }).click();
   await gallery.getByRole('searchbox', { name: 'Search skills' }).fill('greet');
@@ -127,7 +133,11 @@ test('a skill folder created on disk appears in the open gallery without a reloa
   await configureProvider(page, mock.baseUrl);
   const gallery = await openGallery(page);
   await expect(gallery.getByRole('article', { name: 'Skill greet' })).toBeVisible();
-  await put(workspace, '.deft/skills/fresh-skill/SKILL.md', '---\nname: fresh-skill\ndescription: Appeared while the gallery was open.\n---\nDo fresh things.\n');
+  await put(
+    workspace,
+    '.deft/skills/fresh-skill/SKILL.md',
+    '---\nname: fresh-skill\ndescription: Appeared while the gallery was open.\n---\nDo fresh things.\n',
+  );
   await expect(gallery.getByRole('article', { name: 'Skill fresh-skill' })).toContainText('Appeared while the gallery was open.');
   await put(workspace, '.deft/skills/fresh-skill/SKILL.md', '---\nname: fresh-skill\ndescription: Edited on disk.\n---\nDo fresh things.\n');
   await expect(gallery.getByRole('article', { name: 'Skill fresh-skill' })).toContainText('Edited on disk.');

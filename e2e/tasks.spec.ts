@@ -3,7 +3,9 @@ import { configureProvider, expect, send, test } from './fixtures/deft';
 // These specs are about running commands, not approving them (e2e/control.spec.ts covers approvals).
 test.use({ permissionMode: 'yolo' });
 
-const bashCall = (args: Record<string, unknown>) => ({ chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(args) } }, { finish: 'tool_calls' as const }] });
+const bashCall = (args: Record<string, unknown>) => ({
+  chunks: [{ toolCall: { name: 'Bash', args: JSON.stringify(args) } }, { finish: 'tool_calls' as const }],
+});
 
 test('a long command streams into its card, shows it is waiting, and Stop ends it', async ({ deft, mock }) => {
   const { page } = deft;
@@ -69,7 +71,12 @@ test('the tasks panel shows a background job, its output, and stops it', async (
 test('scheduled prompts appear in the tasks panel with their next fire time, and can be deleted', async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
-  mock.enqueue({ chunks: [{ toolCall: { name: 'CronCreate', args: JSON.stringify({ cron: '0 9 * * MON-FRI', prompt: 'Summarise overnight CI failures.' }) } }, { finish: 'tool_calls' }] });
+  mock.enqueue({
+    chunks: [
+      { toolCall: { name: 'CronCreate', args: JSON.stringify({ cron: '0 9 * * MON-FRI', prompt: 'Summarise overnight CI failures.' }) } },
+      { finish: 'tool_calls' },
+    ],
+  });
   mock.enqueue({ chunks: [{ text: 'Scheduled.' }, { finish: 'stop' }] });
   await send(page, 'Every weekday morning, summarise CI failures');
   await expect(page.getByText('Scheduled.', { exact: true })).toBeVisible();

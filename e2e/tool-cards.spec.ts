@@ -42,7 +42,10 @@ test('question answers show as question → answer pairs, not JSON', async ({ de
   mock.enqueue(toolStep(call('AskUserQuestion', { questions })), answer('Vitest it is.'));
   await send(page, 'Set up tests');
   await page.getByRole('dialog', { name: 'Deft has a question' }).getByRole('button', { name: 'Submit answers' }).click();
-  await page.getByRole('dialog', { name: 'Deft has a question' }).getByRole('radio', { name: /Vitest/ }).check();
+  await page
+    .getByRole('dialog', { name: 'Deft has a question' })
+    .getByRole('radio', { name: /Vitest/ })
+    .check();
   await page.getByRole('dialog', { name: 'Deft has a question' }).getByRole('button', { name: 'Submit answers' }).click();
   await expect(page.getByText('Vitest it is.')).toBeVisible();
   const card = page.getByRole('group', { name: 'AskUserQuestion tool call' });
@@ -56,7 +59,11 @@ test("the plan file's writes are one line, the plan itself is shown by the revie
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   await send(page, '/plan');
-  const planPath = (r: RecordedRequest) => r.body.messages.map((m) => /Plan file: (\S+)/.exec(String(m.content))?.[1]).filter(Boolean).at(-1) ?? '';
+  const planPath = (r: RecordedRequest) =>
+    r.body.messages
+      .map((m) => /Plan file: (\S+)/.exec(String(m.content))?.[1])
+      .filter(Boolean)
+      .at(-1) ?? '';
   let step = 0;
   mock.fallback = (request) => {
     step++;
@@ -81,12 +88,20 @@ test("the plan file's writes are one line, the plan itself is shown by the revie
 });
 
 for (const size of SIZES) {
-  test(`at ${size.width}×${size.height} "Always allow" proposes a prefix rule to edit; the saved rule covers the next call with other arguments`, async ({ deft, mock, workspace }) => {
+  test(`at ${size.width}×${size.height} "Always allow" proposes a prefix rule to edit; the saved rule covers the next call with other arguments`, async ({
+    deft,
+    mock,
+    workspace,
+  }) => {
     const { page } = deft;
     await page.setViewportSize(size);
     await writeFile(join(workspace, 'package.json'), JSON.stringify({ scripts: { test: 'echo tested' } }));
     await configureProvider(page, mock.baseUrl);
-    mock.enqueue(toolStep(call('Bash', { command: 'npm test -- --silent' })), toolStep(call('Bash', { command: 'npm test -- --ci' })), answer('Tests ran twice.'));
+    mock.enqueue(
+      toolStep(call('Bash', { command: 'npm test -- --silent' })),
+      toolStep(call('Bash', { command: 'npm test -- --ci' })),
+      answer('Tests ran twice.'),
+    );
     await send(page, 'Run the tests');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await approval.getByRole('button', { name: 'Always allow…' }).click();

@@ -39,7 +39,14 @@ test.describe('in yolo mode', () => {
       await configureProvider(page, mock.baseUrl);
       await addSettings(home, { web: { allowPrivateHosts: [pages.authority], search: { provider: 'searxng', baseUrl: search.url } } });
       mock.enqueue(
-        { chunks: [call('f1', 'FetchURL', { url: `${pages.url}/guide` }), call('s1', 'WebSearch', { query: 'widget configuration' }), call('f2', 'FetchURL', { url: `${pages.url}/notes.md` }), { finish: 'tool_calls' }] },
+        {
+          chunks: [
+            call('f1', 'FetchURL', { url: `${pages.url}/guide` }),
+            call('s1', 'WebSearch', { query: 'widget configuration' }),
+            call('f2', 'FetchURL', { url: `${pages.url}/notes.md` }),
+            { finish: 'tool_calls' },
+          ],
+        },
         { chunks: [{ text: 'Read the [Widget Guide](https://deft.example/docs).' }, { finish: 'stop' }] },
       );
       await send(page, 'How are widgets configured?');
@@ -113,7 +120,10 @@ test('the first fetch from a host asks, naming the host; Settings → Web tests 
   try {
     await configureProvider(page, mock.baseUrl);
     await addSettings(home, { web: { allowPrivateHosts: [pages.authority] } });
-    mock.enqueue({ chunks: [call('f1', 'FetchURL', { url: `${pages.url}/guide` }), { finish: 'tool_calls' }] }, { chunks: [{ text: 'Done reading.' }, { finish: 'stop' }] });
+    mock.enqueue(
+      { chunks: [call('f1', 'FetchURL', { url: `${pages.url}/guide` }), { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'Done reading.' }, { finish: 'stop' }] },
+    );
     await send(page, 'Read the guide');
     const approval = page.getByRole('region', { name: 'Approval needed' });
     await expect(approval).toContainText(`GET ${pages.url}/guide`);

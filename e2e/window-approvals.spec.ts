@@ -19,14 +19,25 @@ for (const [width, height] of [
   [1280, 800],
   [900, 700],
 ] as const) {
-  test(`an Edit approval shows what it approves and its answers together at ${width}×${height}, the dock within 60 % of the height`, async ({ deft, mock, workspace }) => {
+  test(`an Edit approval shows what it approves and its answers together at ${width}×${height}, the dock within 60 % of the height`, async ({
+    deft,
+    mock,
+    workspace,
+  }) => {
     const { page } = deft;
     await page.setViewportSize({ width, height });
     await showApproval({ page, mock, workspace });
     const approval = page.getByRole('region', { name: 'Approval needed' });
     const header = approval.getByRole('heading', { name: 'Approval needed' });
     await expect(approval).toContainText('Edit src/rates.js');
-    for (const part of [header, approval.getByText('Edit src/rates.js'), approval.getByRole('button', { name: /Approve once/ }), approval.getByRole('button', { name: /Reject/ }), approval.getByRole('button', { name: /Always allow/ })]) await inViewport(page, part);
+    for (const part of [
+      header,
+      approval.getByText('Edit src/rates.js'),
+      approval.getByRole('button', { name: /Approve once/ }),
+      approval.getByRole('button', { name: /Reject/ }),
+      approval.getByRole('button', { name: /Always allow/ }),
+    ])
+      await inViewport(page, part);
     const dock = await page.locator('.dock').boundingBox();
     expect(dock!.height).toBeLessThanOrEqual(height * 0.6 + 1);
     // Only the diff scrolls: at its end the header and the buttons are where they were.
@@ -39,7 +50,11 @@ for (const [width, height] of [
   });
 }
 
-test('single keys answer an approval that has the focus: the keys are on the buttons, and typing feedback is not an answer', async ({ deft, mock, workspace }) => {
+test('single keys answer an approval that has the focus: the keys are on the buttons, and typing feedback is not an answer', async ({
+  deft,
+  mock,
+  workspace,
+}) => {
   const { page } = deft;
   await showApproval({ page, mock, workspace });
   const approval = page.getByRole('region', { name: 'Approval needed' });
@@ -67,7 +82,10 @@ test('single keys answer an approval that has the focus: the keys are on the but
   await approval.getByRole('button', { name: /Approve once/ }).focus();
   await page.keyboard.press('n');
   await expect(page.getByText('Understood.')).toBeVisible();
-  const results = mock.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+  const results = mock.requests
+    .at(-1)!
+    .body.messages.filter((m) => m.role === 'tool')
+    .map((m) => String(m.content));
   expect(results.at(-1)).toContain('Their feedback: "Not now."');
   await expect(readFile(join(workspace, 'notes.md'))).rejects.toThrow();
 });
@@ -78,7 +96,16 @@ test('while an approval waits, the todo list and the goal keep to one line each'
   await configureProvider(page, mock.baseUrl);
   await page.getByLabel('Permission mode').selectOption('yolo');
   mock.enqueue(
-    toolStep(call('CreateGoal', { objective: 'Tidy the notes' }), call('TodoList', { todos: [{ title: 'Read', status: 'done' }, { title: 'Write', status: 'in_progress' }, { title: 'Check', status: 'pending' }] })),
+    toolStep(
+      call('CreateGoal', { objective: 'Tidy the notes' }),
+      call('TodoList', {
+        todos: [
+          { title: 'Read', status: 'done' },
+          { title: 'Write', status: 'in_progress' },
+          { title: 'Check', status: 'pending' },
+        ],
+      }),
+    ),
     answer('Set up.'),
   );
   // The goal's next turn asks before writing (ask mode again), and waits there.
@@ -102,7 +129,11 @@ for (const [width, height] of [
   [1280, 800],
   [900, 700],
 ] as const) {
-  test(`a plan is reviewed in a tall pane at ${width}×${height}: its title and answers in view, the plan scrolling between them`, async ({ deft, mock, workspace }) => {
+  test(`a plan is reviewed in a tall pane at ${width}×${height}: its title and answers in view, the plan scrolling between them`, async ({
+    deft,
+    mock,
+    workspace,
+  }) => {
     const { page } = deft;
     await page.setViewportSize({ width, height });
     await showPlanReview({ page, mock, workspace });
@@ -121,25 +152,40 @@ for (const [width, height] of [
     await waiting.getByRole('button', { name: 'Review plan' }).click();
     await expect(review).toBeVisible();
     // `r` without feedback asks for it; `y` approves with the chosen approach.
-    await review.getByRole('button', { name: /Approve/ }).first().focus();
+    await review
+      .getByRole('button', { name: /Approve/ })
+      .first()
+      .focus();
     await page.keyboard.press('r');
     await expect(review.getByRole('alert')).toContainText('Write what should change');
     await expect(review.getByLabel('Feedback (needed to revise; optional when rejecting)')).toBeFocused();
     await review.getByRole('radio', { name: /Full/ }).check();
     await page.keyboard.press('y');
     await expect(page.getByText('Carrying out the plan.')).toBeVisible();
-    expect(mock.requests.flatMap((r) => r.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content))).some((t) => t.includes('chose the approach "Full"'))).toBe(true);
+    expect(
+      mock.requests
+        .flatMap((r) => r.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)))
+        .some((t) => t.includes('chose the approach "Full"')),
+    ).toBe(true);
   });
 }
 
-test('a goal start card starts the goal as usual (Y) or without asking (W): its turns run in yolo, and the mode comes back when it completes', async ({ deft, mock, workspace }) => {
+test('a goal start card starts the goal as usual (Y) or without asking (W): its turns run in yolo, and the mode comes back when it completes', async ({
+  deft,
+  mock,
+  workspace,
+}) => {
   const { page } = deft;
   await showGoalStart({ page, mock, workspace });
   const approval = page.getByRole('region', { name: 'Approval needed' });
   await expect(approval.getByRole('button', { name: /Start goal/ })).toHaveAttribute('aria-keyshortcuts', 'y');
   await expect(approval.getByRole('button', { name: /Start without asking/ })).toHaveAttribute('aria-keyshortcuts', 'w');
   await expect(approval.getByRole('definition').first()).toContainText('Ask before changes decides what asks you first');
-  mock.enqueue(toolStep(call('Write', { path: 'notes.md', content: '# Notes\n' })), toolStep(call('UpdateGoal', { status: 'complete', note: 'Tests pass' })), answer('All green.'));
+  mock.enqueue(
+    toolStep(call('Write', { path: 'notes.md', content: '# Notes\n' })),
+    toolStep(call('UpdateGoal', { status: 'complete', note: 'Tests pass' })),
+    answer('All green.'),
+  );
   await expect(approval.getByRole('button', { name: /Start goal/ })).toBeFocused();
   await page.keyboard.press('w');
   const mode = page.getByLabel('Permission mode');

@@ -20,7 +20,7 @@ test('your messages and the answers have Copy, Retry (and Edit & resend) and the
   await expect(toolbar).toHaveCSS('opacity', '1');
   await expect(toolbar.locator('time')).toHaveText(/\d{2}:\d{2}/);
   await toolbar.getByRole('button', { name: 'Copy' }).click();
-  expect((await page.evaluate('navigator.clipboard.readText()'))).toBe('Tell me something');
+  expect(await page.evaluate('navigator.clipboard.readText()')).toBe('Tell me something');
 
   // Retry on the answer: the same prompt again, without typing it; the model reads it once.
   const reply = page.getByRole('article', { name: 'Assistant message' });

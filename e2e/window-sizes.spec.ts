@@ -13,7 +13,7 @@ test.use({ permissionMode: 'yolo' });
 const SLOW = { timeout: 30_000 };
 
 async function noHorizontalOverflow(page: Page): Promise<void> {
-  expect(await page.locator("html").evaluate((html) => html.scrollWidth - html.clientWidth)).toBeLessThanOrEqual(0);
+  expect(await page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth)).toBeLessThanOrEqual(0);
 }
 
 test('below 1000 px the sidebar is a drawer opened from the menu button: sessions, Skills and Settings in reach', async ({ deft, mock }) => {
@@ -22,7 +22,11 @@ test('below 1000 px the sidebar is a drawer opened from the menu button: session
   await configureProvider(page, mock.baseUrl);
   await send(page, 'first prompt');
   await expect(page.getByText('Echo: first prompt')).toBeVisible(SLOW);
-  await page.getByRole('button', { name: 'New session' }).or(page.getByRole('button', { name: 'Show sidebar' })).first().waitFor();
+  await page
+    .getByRole('button', { name: 'New session' })
+    .or(page.getByRole('button', { name: 'Show sidebar' }))
+    .first()
+    .waitFor();
   const sidebar = page.getByRole('navigation', { name: 'Sessions' });
   await expect(sidebar).toBeHidden();
   const menu = page.getByRole('button', { name: 'Show sidebar' });
@@ -75,7 +79,11 @@ test('the column is wider on a wide screen, and a diff goes side by side only wh
   const before = Array.from({ length: 12 }, (_, i) => `export const value${i} = ${i};`).join('\n') + '\n';
   await writeFile(join(workspace, 'values.ts'), before);
   await configureProvider(page, mock.baseUrl);
-  mock.enqueue(toolStep(call('Read', { path: 'values.ts' })), toolStep(call('Edit', { path: 'values.ts', old_string: 'value3 = 3', new_string: 'value3 = 30' })), answer('Changed value3.'));
+  mock.enqueue(
+    toolStep(call('Read', { path: 'values.ts' })),
+    toolStep(call('Edit', { path: 'values.ts', old_string: 'value3 = 3', new_string: 'value3 = 30' })),
+    answer('Changed value3.'),
+  );
   await send(page, 'Change value3');
   await expect(page.getByText('Changed value3.')).toBeVisible(SLOW);
   const edit = page.getByRole('group', { name: 'Edit tool call' });

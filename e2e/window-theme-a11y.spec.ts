@@ -35,7 +35,10 @@ test('the theme follows the system until one is chosen; the choice is kept acros
   await expect(deft.page.locator('html')).toHaveAttribute('data-theme', 'dark');
 });
 
-test('accessibility details: tool cards are groups, presets say aria-pressed, Ctrl+, lands in the first field, Ctrl+/ lists the shortcuts', async ({ deft, mock }) => {
+test('accessibility details: tool cards are groups, presets say aria-pressed, Ctrl+, lands in the first field, Ctrl+/ lists the shortcuts', async ({
+  deft,
+  mock,
+}) => {
   const { page } = deft;
   await expect(page.getByRole('group', { name: 'Start from a preset' }).getByRole('button', { name: 'OpenAI' })).toHaveAttribute('aria-pressed', 'false');
   await page.getByRole('button', { name: 'OpenAI' }).click();

@@ -13,7 +13,10 @@ test('a failed command opens at the end of its output, tints only stderr, and of
   const { page } = deft;
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await configureProvider(page, mock.baseUrl);
-  mock.enqueue(toolStep(call('Bash', { command: 'seq 1 200; echo "src/a.ts:3 error: it broke" >&2; exit 2', description: 'Build' })), answer('The build failed.'));
+  mock.enqueue(
+    toolStep(call('Bash', { command: 'seq 1 200; echo "src/a.ts:3 error: it broke" >&2; exit 2', description: 'Build' })),
+    answer('The build failed.'),
+  );
   await send(page, 'Build it');
   await expect(page.getByText('The build failed.')).toBeVisible(SLOW);
   const card = page.getByRole('group', { name: 'Bash tool call' });
@@ -32,7 +35,7 @@ test('a failed command opens at the end of its output, tints only stderr, and of
   expect(await failing.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).color)).not.toBe(body);
 
   await card.getByRole('button', { name: 'Copy output' }).click();
-  expect((await page.evaluate('navigator.clipboard.readText()'))).toContain('src/a.ts:3 error: it broke');
+  expect(await page.evaluate('navigator.clipboard.readText()')).toContain('src/a.ts:3 error: it broke');
   await card.getByRole('button', { name: 'Open full log' }).click();
   const log = page.getByRole('dialog', { name: 'Output of Build' });
   await expect(log.getByLabel('Task output')).toContainText('199\n200\nsrc/a.ts:3 error: it broke');
@@ -44,7 +47,16 @@ test('long work shows how long it has run: the command, the turn, and the thinki
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   mock.enqueue(
-    { chunks: [{ thinking: 'Let me think about this for a moment.' }, { thinking: ' Still thinking.' }, ...textChunks('I will run it.', 4), call('Bash', { command: 'sleep 3; echo done', description: 'Wait a bit' }), { finish: 'tool_calls' }], delayMs: 400 },
+    {
+      chunks: [
+        { thinking: 'Let me think about this for a moment.' },
+        { thinking: ' Still thinking.' },
+        ...textChunks('I will run it.', 4),
+        call('Bash', { command: 'sleep 3; echo done', description: 'Wait a bit' }),
+        { finish: 'tool_calls' },
+      ],
+      delayMs: 400,
+    },
     answer('Finished waiting.'),
   );
   await send(page, 'Wait a bit');
@@ -66,7 +78,8 @@ test('the context meter shows the fill against the window with a breakdown, and 
   await expect(meter).toBeVisible();
   await meter.click();
   const breakdown = page.getByRole('group', { name: 'What fills the context' });
-  for (const source of ['System prompt', 'Tools', 'Conversation', 'Tool results']) await expect(breakdown.getByRole('rowheader', { name: source })).toBeVisible();
+  for (const source of ['System prompt', 'Tools', 'Conversation', 'Tool results'])
+    await expect(breakdown.getByRole('rowheader', { name: source })).toBeVisible();
   await expect(breakdown).toContainText('compacts the conversation at 85% (108,800 tokens)');
   await page.keyboard.press('Escape');
   await expect(breakdown).toBeHidden();
@@ -95,7 +108,9 @@ test('the goal strip counts the turn and the tokens of a goal finished in one tu
   await configureProvider(page, mock.baseUrl);
   mock.enqueue(
     { chunks: [call('CreateGoal', { objective: 'Tidy the README' }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 3000, completion_tokens: 40 } }] },
-    { chunks: [call('UpdateGoal', { status: 'complete', note: 'Tidied' }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 3400, completion_tokens: 30 } }] },
+    {
+      chunks: [call('UpdateGoal', { status: 'complete', note: 'Tidied' }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 3400, completion_tokens: 30 } }],
+    },
   );
   await send(page, 'Tidy the README');
   // Completing the goal ends the turn (UpdateGoal's stop hint): no answer step follows.
@@ -153,7 +168,10 @@ test('the page title says when Deft waits, and a notification comes while the wi
   // Turned off in Settings: no more notifications (and the choice is kept in settings.json).
   await page.keyboard.press('Control+,');
   await page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Appearance' }).click();
-  await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/Notify me when a turn ends/).uncheck();
+  await page
+    .getByRole('dialog', { name: 'Settings' })
+    .getByLabel(/Notify me when a turn ends/)
+    .uncheck();
   await page.keyboard.press('Escape');
   await expect.poll(async () => JSON.parse(await readFile(join(home, 'settings.json'), 'utf8')).preferences?.notifications).toBe(false);
   await send(page, 'hello');

@@ -8,7 +8,14 @@ import { skillMd } from '../test-support/skills';
 // The Electron binary is not available everywhere tests run, so the composition root is exercised
 // against a stand-in `electron` module: what matters here is how it configures windows and sessions.
 const created: Array<{ options: Record<string, any>; contents: Record<string, any> }> = [];
-const calls = { sandbox: 0, openExternal: [] as string[], permission: [] as boolean[], opened: [] as string[], revealed: [] as string[], notified: [] as Array<{ title: string; body: string }> };
+const calls = {
+  sandbox: 0,
+  openExternal: [] as string[],
+  permission: [] as boolean[],
+  opened: [] as string[],
+  revealed: [] as string[],
+  notified: [] as Array<{ title: string; body: string }>,
+};
 const ipc = new Map<string, (...a: any[]) => any>();
 const rendererPage = new URL('../renderer/index.html', import.meta.url).href;
 let windowLoaded: () => void = () => {};
@@ -144,7 +151,10 @@ describe('the Electron composition root', () => {
   it('shows desktop notifications through Electron and paints the first frame in the system theme', async () => {
     const contents = created[0]!.contents;
     const frame = { url: rendererPage };
-    const reply = await ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'showNotification', { title: 'Deft finished', body: 'The tests pass.' });
+    const reply = await ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'showNotification', {
+      title: 'Deft finished',
+      body: 'The tests pass.',
+    });
     expect(reply).toMatchObject({ ok: true, result: { shown: true } });
     expect(calls.notified).toEqual([{ title: 'Deft finished', body: 'The tests pass.' }]);
     const bad = await ipc.get('deft:command')!({ sender: { ...contents, mainFrame: frame }, senderFrame: frame }, 'showNotification', { title: 42 });

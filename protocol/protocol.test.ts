@@ -16,7 +16,8 @@ describe('protocol', () => {
   it('builds a bridge whose commands unwrap replies and whose onX handlers filter events', async () => {
     const listeners = new Set<(e: never) => void>();
     const bridge = createBridge({
-      invoke: async (name) => (name === 'listSessions' ? { ok: true, result: { sessions: [] } } : { ok: false, error: { code: 'busy', message: 'A turn is running.' } }),
+      invoke: async (name) =>
+        name === 'listSessions' ? { ok: true, result: { sessions: [] } } : { ok: false, error: { code: 'busy', message: 'A turn is running.' } },
       subscribe: (cb) => {
         listeners.add(cb);
         return () => listeners.delete(cb);
@@ -36,7 +37,7 @@ describe('protocol', () => {
   });
 
   it('recovers the error code from a message-only error (Electron contextBridge)', () => {
-    const e = DeftError.from(new Error("Error invoking remote method: [not_found] Session x does not exist."));
+    const e = DeftError.from(new Error('Error invoking remote method: [not_found] Session x does not exist.'));
     expect(e.code).toBe('not_found');
     expect(e.detail).toBe('Session x does not exist.');
   });

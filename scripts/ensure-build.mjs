@@ -23,7 +23,11 @@ export function buildIsStale() {
   const outputs = OUTPUTS.map((p) => join(root, p));
   if (!outputs.every((p) => existsSync(p))) return true;
   const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
-  const source = Math.max(...SOURCES.map((p) => join(root, p)).filter(existsSync).map(newestMtime));
+  const source = Math.max(
+    ...SOURCES.map((p) => join(root, p))
+      .filter(existsSync)
+      .map(newestMtime),
+  );
   return source > built;
 }
 

@@ -51,13 +51,13 @@ async function together(steps) {
 function ensureChromium() {
   let found = findChromium();
   if (found) return found;
-  console.log('\n▶ Chromium not found; trying Playwright\'s installer (npx playwright install chromium)…');
+  console.log("\n▶ Chromium not found; trying Playwright's installer (npx playwright install chromium)…");
   spawnSync(bin('playwright'), ['install', 'chromium'], { cwd: root, stdio: 'inherit' });
   found = findChromium();
   if (found) return found;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (isRoot && spawnSync('sh', ['-c', 'command -v apt-get']).status === 0) {
-    console.log('▶ Playwright could not download a browser; installing Debian\'s chromium package (apt-get install -y chromium)…');
+    console.log("▶ Playwright could not download a browser; installing Debian's chromium package (apt-get install -y chromium)…");
     spawnSync('apt-get', ['update'], { stdio: 'inherit' });
     spawnSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     found = findChromium();
@@ -79,9 +79,14 @@ function ensureSandboxTools() {
   // Root installs directly; otherwise sudo, but only where it needs no password (-n): npm test never waits for one.
   const canSudo = !isRoot && has('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
   if ((isRoot || canSudo) && has('apt-get')) {
-    console.log(`\n▶ ${missing.join(' and ')} not found; installing Debian's bubblewrap and socat (${isRoot ? '' : 'sudo '}apt-get install -y bubblewrap socat)…`);
+    console.log(
+      `\n▶ ${missing.join(' and ')} not found; installing Debian's bubblewrap and socat (${isRoot ? '' : 'sudo '}apt-get install -y bubblewrap socat)…`,
+    );
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const run = (args) => (isRoot ? spawnSync(args[0], args.slice(1), { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'DEBIAN_FRONTEND=noninteractive', ...args], { stdio: 'inherit', env }));
+    const run = (args) =>
+      isRoot
+        ? spawnSync(args[0], args.slice(1), { stdio: 'inherit', env })
+        : spawnSync('sudo', ['-n', 'DEBIAN_FRONTEND=noninteractive', ...args], { stdio: 'inherit', env });
     run(['apt-get', 'update']);
     run(['apt-get', 'install', '-y', 'bubblewrap', 'socat']);
   }
@@ -100,7 +105,11 @@ ensureSandboxTools();
 await together([
   ['Typecheck', bin('tsc'), ['-b', 'tsconfig.json']],
   ['Lint', bin('eslint'), ['--max-warnings', '0', '.']],
-  ['Import cycles (dependency-cruiser)', bin('depcruise'), ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e', 'test-support']],
+  [
+    'Import cycles (dependency-cruiser)',
+    bin('depcruise'),
+    ['--config', '.dependency-cruiser.cjs', 'main', 'protocol', 'preload', 'renderer/src', 'bench', 'e2e', 'test-support'],
+  ],
 ]);
 step('Unit and integration tests', bin('vitest'), ['run']);
 step('Build', process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);

@@ -13,12 +13,19 @@ const ENTRY = `const { main } = await import(${JSON.stringify(join(ROOT, 'main/h
  * freeze the process — an in-process test would freeze with it instead of failing. A run still going after
  * `timeoutMs` is killed and reported as `timedOut`.
  */
-export async function runCliProcess(args: readonly string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
-  const child = spawn(process.execPath, ['--import', TSX, '--import', pathToFileURL(join(ROOT, 'scripts/raw-loader.mjs')).href, '--input-type=module', '-e', ENTRY, '--', ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? options.cwd, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function runCliProcess(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, '--import', pathToFileURL(join(ROOT, 'scripts/raw-loader.mjs')).href, '--input-type=module', '-e', ENTRY, '--', ...args],
+    {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? options.cwd, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -35,7 +35,8 @@ export async function fileToolKit(options: { imageInput?: boolean; environment?:
   const outside = await tempDir('deft-files-out-');
   const files = new FileTracker();
   const env: ToolEnv = {
-    environment: options.environment ?? localEnvironment(), workspace,
+    environment: options.environment ?? localEnvironment(),
+    workspace,
     home: outside,
     sessionId: 'files-test',
     sessionDir: join(outside, 'session'),

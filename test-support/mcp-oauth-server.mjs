@@ -74,14 +74,21 @@ const listener = app.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
     for (const entry of tokens.values()) entry.expiresAt = Math.floor(Date.now() / 1000) - 1;
     res.json({ expired: tokens.size });
   });
-  app.post('/mcp', express.json(), requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }), async (req, res) => {
-    const server = new Server({ name: 'deft-oauth-test', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'whoami', description: 'Say which client is signed in.', inputSchema: { type: 'object', properties: {} } }] }));
-    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: 'text', text: `signed in as ${req.auth.clientId}` }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  app.post(
+    '/mcp',
+    express.json(),
+    requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
+    async (req, res) => {
+      const server = new Server({ name: 'deft-oauth-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: [{ name: 'whoami', description: 'Say which client is signed in.', inputSchema: { type: 'object', properties: {} } }],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: 'text', text: `signed in as ${req.auth.clientId}` }] }));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => void transport.close());
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
   process.stdout.write(`listening ${listener.address().port}\n`);
 });

@@ -60,18 +60,37 @@ const tools = [
   { name: 'crash', description: 'Exit the server process.', inputSchema: obj() },
   { name: 'add_tool', description: 'Add the tool "extra" and announce list_changed.', inputSchema: obj() },
   { name: LONG, description: 'A tool with a long name.', inputSchema: obj() },
-  { name: 'odd.name with spaces', description: 'A tool with an odd name.', inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } } } },
+  {
+    name: 'odd.name with spaces',
+    description: 'A tool with an odd name.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } },
+    },
+  },
 ];
 for (let i = 0; i < Number(process.env.MCP_TEST_TOOLS ?? 0); i++) {
   tools.push({
     name: `generated_${i}`,
     description: `Generated tool number ${i}: looks up a record by id and returns it with its history, owners and labels.`,
-    inputSchema: obj({ id: { type: 'string', description: 'The record id.' }, fields: { type: 'array', items: { type: 'string' }, description: 'Which fields to return.' }, limit: { type: 'integer', minimum: 1, maximum: 100 } }, ['id']),
+    inputSchema: obj(
+      {
+        id: { type: 'string', description: 'The record id.' },
+        fields: { type: 'array', items: { type: 'string' }, description: 'Which fields to return.' },
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+      },
+      ['id'],
+    ),
   });
 }
 
 if (process.env.MCP_TEST_HOSTILE) {
-  tools.push({ name: 'redos', description: 'A pattern that backtracks for ever on a near match.', inputSchema: obj({ text: { type: 'string', pattern: '^(a+)+$' } }, ['text']) });
+  tools.push({
+    name: 'redos',
+    description: 'A pattern that backtracks for ever on a near match.',
+    inputSchema: obj({ text: { type: 'string', pattern: '^(a+)+$' } }, ['text']),
+  });
   let deep = { type: 'string' };
   for (let i = 0; i < 1_500; i++) deep = { type: 'object', properties: { next: deep } };
   tools.push({ name: 'deep', description: 'A schema 3,000 levels deep.', inputSchema: deep });
@@ -103,7 +122,12 @@ function makeServer() {
       case 'echo':
         return { content: [{ type: 'text', text: `echo: ${String(args.text)}` }] };
       case 'image':
-        return { content: [{ type: 'text', text: 'a pixel' }, { type: 'image', data: PNG_1X1, mimeType: 'image/png' }] };
+        return {
+          content: [
+            { type: 'text', text: 'a pixel' },
+            { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+          ],
+        };
       case 'resource':
         return {
           content: [
@@ -118,7 +142,11 @@ function makeServer() {
         for (let i = 1; i <= args.steps; i++) {
           if (extra.signal.aborted) return { content: [{ type: 'text', text: 'cancelled' }] };
           await new Promise((r) => setTimeout(r, args.ms ?? 50));
-          if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: args.steps, message: `step ${i}` } });
+          if (token !== undefined)
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: i, total: args.steps, message: `step ${i}` },
+            });
         }
         return { content: [{ type: 'text', text: `done after ${String(args.steps)} steps` }] };
       }

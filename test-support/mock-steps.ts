@@ -18,12 +18,20 @@ export function textReply(text: string, tokens = 0): MockReply {
 
 /** The tool messages the model received in its latest request. */
 export function toolMessages(h: Awaited<ReturnType<typeof createHarness>>): string[] {
-  return h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+  return h.server.requests
+    .at(-1)!
+    .body.messages.filter((m) => m.role === 'tool')
+    .map((m) => String(m.content));
 }
 
 /** Fact reminders (runtime/facts.ts) start with this; the handoff note after a compaction does too, but carries a note. */
 export function isReminder(message: { role: string; content: unknown }): boolean {
-  return message.role === 'user' && typeof message.content === 'string' && message.content.startsWith('<system-reminder>\n') && !message.content.includes('<handoff-note>');
+  return (
+    message.role === 'user' &&
+    typeof message.content === 'string' &&
+    message.content.startsWith('<system-reminder>\n') &&
+    !message.content.includes('<handoff-note>')
+  );
 }
 
 /** A request's messages without the fact reminders, for tests about the rest of the conversation. */

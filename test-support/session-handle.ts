@@ -23,7 +23,10 @@ export function inertSessionHandle(id: string, dir: string): SessionHandle {
     usage: () => ({ inputTokens: 0, outputTokens: 0 }),
     tasks: new TaskBoard({ sessionId: id, sessionDir: dir, session: quiet, emitApp: () => {} }),
     // No OS sandbox: commands run as they are, with the scrubbed environment.
-    sandbox: new Sandbox({ workspace: dir, home: dir, support: { kind: null } }).forSession(id, async () => ({ allowed: false, reason: 'no network in this test' })),
+    sandbox: new Sandbox({ workspace: dir, home: dir, support: { kind: null } }).forSession(id, async () => ({
+      allowed: false,
+      reason: 'no network in this test',
+    })),
     hooks: noHooks,
     contextTurns: () => [],
     flush: async () => {},

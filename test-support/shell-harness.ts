@@ -23,7 +23,10 @@ let calls = 0;
 /** Script one tool call (then a short answer), run the turn, and return the result event and what the model read. */
 export async function callTool(h: Harness, name: string, args: unknown): Promise<{ result: ToolResultEvent; content: string; callId: string }> {
   const callId = `call_${++calls}`;
-  h.server.enqueue({ chunks: [{ toolCall: { id: callId, name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+  h.server.enqueue(
+    { chunks: [{ toolCall: { id: callId, name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }] },
+    { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
+  );
   await h.run(`please run ${name}`);
   const result = h.sessionEvents('tool.call.result').find((e) => (e as ToolResultEvent).callId === callId) as ToolResultEvent;
   const message = h.server.requests.flatMap((r) => r.body.messages).find((m) => m.role === 'tool' && m.tool_call_id === callId);

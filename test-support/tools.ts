@@ -73,7 +73,11 @@ export const bigOutputTool = defineTool({
     description: 'big',
     display: { kind: 'generic', summary: 'big' },
     approvalRule: 'Big',
-    execute: async () => ({ output: Array.from({ length: Math.ceil(args.chars / 100) + 1 }, (_, i) => `${String(i).padStart(6, '0')} ${'x'.repeat(92)}`).join('\n').slice(0, args.chars) }),
+    execute: async () => ({
+      output: Array.from({ length: Math.ceil(args.chars / 100) + 1 }, (_, i) => `${String(i).padStart(6, '0')} ${'x'.repeat(92)}`)
+        .join('\n')
+        .slice(0, args.chars),
+    }),
   }),
 });
 

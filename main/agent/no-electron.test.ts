@@ -19,7 +19,8 @@ describe('the agent core', () => {
     for (const file of await sourceFiles(root)) {
       const lines = (await readFile(file, 'utf8')).split('\n');
       lines.forEach((line, i) => {
-        if (/(from\s+['"]electron(\/[^'"]*)?['"]|require\(\s*['"]electron|import\(\s*['"]electron)/.test(line)) offenders.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
+        if (/(from\s+['"]electron(\/[^'"]*)?['"]|require\(\s*['"]electron|import\(\s*['"]electron)/.test(line))
+          offenders.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(offenders, `main/agent must not import electron:\n${offenders.join('\n')}`).toEqual([]);

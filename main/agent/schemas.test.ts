@@ -25,7 +25,8 @@ await writeFile(join(scratch, 'settings.json'), JSON.stringify({ web: { search: 
 await writeFile(join(scratch, 'trust.json'), JSON.stringify({ folders: { [scratch]: { trusted: true } } }));
 await writeFile(join(scratch, 'package.json'), '{}');
 const core: CoreContext = {
-  environment: localEnvironment(), workspace: scratch,
+  environment: localEnvironment(),
+  workspace: scratch,
   home: scratch,
   // A host with a window, so tools that need someone to answer (AskUserQuestion) are offered too.
   host: webHost,
@@ -39,7 +40,15 @@ const core: CoreContext = {
   workspaceSandbox: noWorkspaceSandbox(scratch),
 };
 const session: SessionHandle = inertSessionHandle('schema-session', scratch);
-const env: ToolEnv = { environment: localEnvironment(), workspace: core.workspace, home: core.home, sessionId: session.id, sessionDir: session.dir, capabilities: { imageInput: true }, extraRoots: () => [] };
+const env: ToolEnv = {
+  environment: localEnvironment(),
+  workspace: core.workspace,
+  home: core.home,
+  sessionId: session.id,
+  sessionDir: session.dir,
+  capabilities: { imageInput: true },
+  extraRoots: () => [],
+};
 
 describe('tool schemas', async () => {
   const capabilities = defaultCapabilities.map((create) => create(core));

@@ -20,9 +20,28 @@ afterAll(async () => {
 
 /** The tools a session is offered with these capabilities, on this host, for a model that does (not) read images. */
 async function offered(options: { host: CoreContext['host']; imageInput: boolean; capabilities?: readonly CapabilityFactory[] }) {
-  const core: CoreContext = { environment: localEnvironment(), workspace: scratch, home: scratch, host: options.host, now: () => 0, emitApp: () => {}, secrets: FileSecretStore.inHome(scratch), session: () => Promise.reject(new Error('not here')), sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox(scratch) };
+  const core: CoreContext = {
+    environment: localEnvironment(),
+    workspace: scratch,
+    home: scratch,
+    host: options.host,
+    now: () => 0,
+    emitApp: () => {},
+    secrets: FileSecretStore.inHome(scratch),
+    session: () => Promise.reject(new Error('not here')),
+    sandboxStatus: async () => ({ available: false, enabled: false }),
+    workspaceSandbox: noWorkspaceSandbox(scratch),
+  };
   const session = inertSessionHandle(`s-${open.length}`, scratch);
-  const env: ToolEnv = { environment: localEnvironment(), workspace: scratch, home: scratch, sessionId: session.id, sessionDir: scratch, capabilities: { imageInput: options.imageInput }, extraRoots: () => [] };
+  const env: ToolEnv = {
+    environment: localEnvironment(),
+    workspace: scratch,
+    home: scratch,
+    sessionId: session.id,
+    sessionDir: scratch,
+    capabilities: { imageInput: options.imageInput },
+    extraRoots: () => [],
+  };
   const capabilities = (options.capabilities ?? defaultCapabilities).map((create) => create(core));
   open.push(...capabilities);
   for (const capability of capabilities) await capability.onSessionLoaded?.(session);
@@ -72,7 +91,10 @@ describe('what decides the tool set', () => {
         { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
       );
       await h.run('go');
-      const results = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+      const results = h.server.requests
+        .at(-1)!
+        .body.messages.filter((m) => m.role === 'tool')
+        .map((m) => String(m.content));
       expect(results[0]).toMatch(/Command killed by timeout/);
       expect(results[0]).not.toContain('task_id');
       expect(results[1]).toBe("ERROR: Invalid arguments for Bash: must NOT have additional property 'run_in_background'.");
@@ -85,7 +107,8 @@ describe('what decides the tool set', () => {
   it("the server's model list decides whether the model reads images, where it says so; otherwise the setting does", async () => {
     const h = await createHarness();
     const toolNames = () => h.server.requests.at(-1)!.body.tools!.map((t) => t.function.name);
-    const use = (model: string, imageInput: boolean) => h.core.handlers.setSettings({ provider: { kind: 'openai', baseUrl: h.baseUrl, model, apiKey: 'k', imageInput } });
+    const use = (model: string, imageInput: boolean) =>
+      h.core.handlers.setSettings({ provider: { kind: 'openai', baseUrl: h.baseUrl, model, apiKey: 'k', imageInput } });
     try {
       // The setting says no, the list says yes (OpenRouter's architecture.input_modalities).
       h.server.modelInfo['mock-model'] = { architecture: { input_modalities: ['text', 'image'] } };

@@ -18,7 +18,18 @@ describe('the schemas the model sees', () => {
   it('change only on purpose (plan, question, todo and goal tools)', async () => {
     const session = {} as SessionHandle;
     const secrets = { kind: 'file' as const, get: async () => undefined, set: async () => {} };
-    const core = { environment: localEnvironment(), workspace: '/ws', home: '/home', host: webHost, now: () => 0, emitApp: () => {}, secrets, session: async () => session, sandboxStatus: async () => ({ available: false, enabled: false }), workspaceSandbox: noWorkspaceSandbox('/ws') };
+    const core = {
+      environment: localEnvironment(),
+      workspace: '/ws',
+      home: '/home',
+      host: webHost,
+      now: () => 0,
+      emitApp: () => {},
+      secrets,
+      session: async () => session,
+      sandboxStatus: async () => ({ available: false, enabled: false }),
+      workspaceSandbox: noWorkspaceSandbox('/ws'),
+    };
     const tools = [
       enterPlanModeTool(session, '/home'),
       exitPlanModeTool(session, core, createApprovalDesk(core)),

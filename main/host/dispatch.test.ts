@@ -27,7 +27,10 @@ describe('dispatchCommand', () => {
   it('turns thrown errors into error replies', async () => {
     expect(await dispatchCommand(handlers, 'cancelTurn', { sessionId: 's' })).toEqual({ ok: false, error: { code: 'not_found', message: 'No such session.' } });
     const logged: string[] = [];
-    expect(await dispatchCommand(handlers, 'deleteSession', { sessionId: 's' }, (m) => logged.push(m))).toMatchObject({ ok: false, error: { code: 'internal', message: 'deleteSession failed: disk on fire' } });
+    expect(await dispatchCommand(handlers, 'deleteSession', { sessionId: 's' }, (m) => logged.push(m))).toMatchObject({
+      ok: false,
+      error: { code: 'internal', message: 'deleteSession failed: disk on fire' },
+    });
     expect(logged[0]).toContain('disk on fire');
   });
 });

@@ -3,7 +3,6 @@ import { type CommandReply, type DeftEvent, IPC_COMMAND_CHANNEL, IPC_EVENT_CHANN
 import type { DeftCore } from '../agent/runtime/core';
 import { dispatchCommand } from './dispatch';
 
-
 /**
  * One IPC handler for all windows. A message is served only when it comes from the top frame of a
  * window we created, showing our own renderer; its input is validated against the protocol.

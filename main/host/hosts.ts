@@ -10,7 +10,12 @@ export const webHost: HostCapabilities = { kind: 'web', canAsk: true, hasWindow:
 
 /** `deft run` and `deft rewind`: nobody to ask, no window; warnings go to stderr (to nowhere without `stderr`). */
 export function cliHost(stderr?: (text: string) => void): HostCapabilities {
-  return { kind: 'cli', canAsk: false, hasWindow: false, ...(stderr ? { warn: (warning: HostWarning) => stderr(`deft: warning: ${warningText(warning)}\n`) } : {}) };
+  return {
+    kind: 'cli',
+    canAsk: false,
+    hasWindow: false,
+    ...(stderr ? { warn: (warning: HostWarning) => stderr(`deft: warning: ${warningText(warning)}\n`) } : {}),
+  };
 }
 
 /** A capability's warning in the CLI's words. */

@@ -6,7 +6,9 @@ import type { ErrorCode } from '../schemas/session';
 type Pascal<S extends string> = S extends `${infer H}.${infer T}` ? `${Capitalize<H>}${Pascal<T>}` : Capitalize<S>;
 
 type CommandFns = {
-  [K in CommandName]: (...args: Record<never, never> extends CommandInput<K> ? [input?: CommandInput<K>] : [input: CommandInput<K>]) => Promise<CommandOutput<K>>;
+  [K in CommandName]: (
+    ...args: Record<never, never> extends CommandInput<K> ? [input?: CommandInput<K>] : [input: CommandInput<K>]
+  ) => Promise<CommandOutput<K>>;
 };
 type EventFns = { [K in DeftEventType as `on${Pascal<K>}`]: (callback: (event: DeftEventOf<K>) => void) => () => void };
 
@@ -60,7 +62,11 @@ export function isSessionEvent(event: DeftEvent): event is SessionEvent {
 }
 
 export const eventHandlerName = (type: string): string =>
-  'on' + type.split('.').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  'on' +
+  type
+    .split('.')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
 
 /** Build the bridge for a transport. Event handler names are derived from event types. */
 export function createBridge(transport: BridgeTransport, eventTypes: readonly string[] = eventTypeNames): DeftBridge {

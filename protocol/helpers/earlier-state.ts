@@ -106,7 +106,8 @@ function keepRequests(events: readonly SessionEvent[], keep: Array<SessionEvent 
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.type === 'turn.ended') ended.add(event.turnId);
-    else if (event.type === 'approval.resolved' || event.type === 'question.answered' || event.type === 'change.review.resolved') gone.add(`${event.type}:${event.requestId}`);
+    else if (event.type === 'approval.resolved' || event.type === 'question.answered' || event.type === 'change.review.resolved')
+      gone.add(`${event.type}:${event.requestId}`);
     else if (event.type === 'approval.requested' || event.type === 'question.asked' || event.type === 'change.review.requested') {
       const { kind, requestId, turnId } = requestOf(event);
       const key = `${kind}:${requestId}`;
@@ -116,7 +117,11 @@ function keepRequests(events: readonly SessionEvent[], keep: Array<SessionEvent 
   }
 }
 
-function requestOf(event: SessionEventOf<'approval.requested' | 'question.asked' | 'change.review.requested'>): { kind: string; requestId: string; turnId: string } {
+function requestOf(event: SessionEventOf<'approval.requested' | 'question.asked' | 'change.review.requested'>): {
+  kind: string;
+  requestId: string;
+  turnId: string;
+} {
   if (event.type === 'approval.requested') return { kind: 'approval.resolved', requestId: event.requestId, turnId: event.turnId };
   if (event.type === 'question.asked') return { kind: 'question.answered', requestId: event.requestId, turnId: event.turnId };
   return { kind: 'change.review.resolved', requestId: event.request.requestId, turnId: event.request.turnId };
@@ -151,5 +156,9 @@ function withoutModel(event: SessionEventOf<'usage'>): SessionEventOf<'usage'> {
 }
 
 function addUsage(a: Usage, b: Usage): Usage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, cachedTokens: (a.cachedTokens ?? 0) + (b.cachedTokens ?? 0) };
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: (a.cachedTokens ?? 0) + (b.cachedTokens ?? 0),
+  };
 }

@@ -32,7 +32,10 @@ export const DEFAULT_PRICES: PriceTable = {
  * `anthropic/claude-sonnet-4.5` find `claude-sonnet-4`. Null when the table does not know it.
  */
 export function priceFor(model: string, table: PriceTable): ModelPrice | null {
-  const name = model.toLowerCase().replace(/^.*\//, '').replace(/(\d)\.(\d)/g, '$1-$2');
+  const name = model
+    .toLowerCase()
+    .replace(/^.*\//, '')
+    .replace(/(\d)\.(\d)/g, '$1-$2');
   let best: { key: string; price: ModelPrice } | null = null;
   for (const [key, price] of Object.entries(table)) {
     const k = key.toLowerCase().replace(/(\d)\.(\d)/g, '$1-$2');

@@ -11,7 +11,9 @@ export function slashCommands(skills: readonly SkillSummary[]): SlashCommand[] {
   return skills
     .filter((s): s is SkillSummary & { command: string } => s.command !== undefined)
     .map((skill) => ({ command: skill.command, skill }))
-    .sort((a, b) => Number(b.skill.source === 'builtin') - Number(a.skill.source === 'builtin') || (a.command < b.command ? -1 : a.command > b.command ? 1 : 0));
+    .sort(
+      (a, b) => Number(b.skill.source === 'builtin') - Number(a.skill.source === 'builtin') || (a.command < b.command ? -1 : a.command > b.command ? 1 : 0),
+    );
 }
 
 /**

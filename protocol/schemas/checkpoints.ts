@@ -180,7 +180,15 @@ export const checkpointCommands = {
   },
   /** Rewind files and/or conversation to just before `turnId`. Files changed outside Deft are restored only with `includeOutside`. */
   rewind: {
-    input: z.object({ ...SessionRef, turnId: TurnId, scope: RewindScope.default('both'), includeOutside: z.boolean().default(false), expect: z.string().max(100).optional() }).strict(),
+    input: z
+      .object({
+        ...SessionRef,
+        turnId: TurnId,
+        scope: RewindScope.default('both'),
+        includeOutside: z.boolean().default(false),
+        expect: z.string().max(100).optional(),
+      })
+      .strict(),
     output: RewindResult,
   },
   /** Undo the session's last rewind (files from the checkpoint taken just before it; the conversation if nothing was added since). */
@@ -207,7 +215,22 @@ export const checkpointCommands = {
   checkpointStorage: { input: z.object({}).strict(), output: CheckpointStorage },
   /** Change the limits (bytes): the store's size cap and the largest file captured. */
   setCheckpointLimits: {
-    input: z.object({ limitBytes: z.number().int().min(64 * 1024 * 1024).max(1024 ** 4).optional(), maxFileBytes: z.number().int().min(1024).max(1024 ** 3).optional() }).strict(),
+    input: z
+      .object({
+        limitBytes: z
+          .number()
+          .int()
+          .min(64 * 1024 * 1024)
+          .max(1024 ** 4)
+          .optional(),
+        maxFileBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(1024 ** 3)
+          .optional(),
+      })
+      .strict(),
     output: CheckpointStorage,
   },
   /** Remove the checkpoints of deleted sessions (and the oldest ones while over the cap) and compact the store. */
@@ -219,7 +242,9 @@ export const checkpointCommands = {
   setReviewMode: { input: z.object({ enabled: z.boolean() }).strict(), output: z.object({ enabled: z.boolean() }) },
   /** Answer a change review: one decision per hunk (one in all when it has none), and optional words for the model. */
   answerChangeReview: {
-    input: z.object({ ...SessionRef, requestId: z.string().min(1).max(100), accepted: z.array(z.boolean()).max(10_000), feedback: z.string().max(10_000).optional() }).strict(),
+    input: z
+      .object({ ...SessionRef, requestId: z.string().min(1).max(100), accepted: z.array(z.boolean()).max(10_000), feedback: z.string().max(10_000).optional() })
+      .strict(),
     output: z.object({ ok: z.literal(true) }),
   },
 } as const;

@@ -39,7 +39,10 @@ export const CodeResultDisplay = z.object({
   locations: z.array(CodeLocation).max(200).optional(),
   /** Hover text (plain). */
   text: z.string().optional(),
-  problems: z.array(CodeProblem.extend({ path: z.string() })).max(200).optional(),
+  problems: z
+    .array(CodeProblem.extend({ path: z.string() }))
+    .max(200)
+    .optional(),
   total: z.number().int().optional(),
 });
 

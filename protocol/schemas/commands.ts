@@ -26,7 +26,12 @@ const Empty = z.object({}).strict();
 const SessionRef = z.object({ sessionId: z.string().min(1) }).strict();
 const TASK_ID = /^[a-z]+-[0-9a-z]{8}$/;
 /** A model name as a user types it: printable, no line breaks. */
-const ModelName = z.string().trim().min(1).max(300).regex(/^[^\s\p{Cc}][^\p{Cc}]*$/u, 'A model name is one line of printable text.');
+const ModelName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .regex(/^[^\s\p{Cc}][^\p{Cc}]*$/u, 'A model name is one line of printable text.');
 const AGENT_ID = /^a[0-9a-z]{8}$/;
 
 /** The workspace a window (or web host, or CLI run) is bound to. */
@@ -80,11 +85,18 @@ export const commands = {
   deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),
   /** Start a turn with this prompt. Fails with code 'busy' while a turn runs (queuePrompt waits for it). */
   sendPrompt: command(
-    SessionRef.extend({ text: z.string().max(1_000_000), attachments: z.array(Attachment).max(20).optional(), mentions: z.array(Mention).max(50).optional() }).strict(),
+    SessionRef.extend({
+      text: z.string().max(1_000_000),
+      attachments: z.array(Attachment).max(20).optional(),
+      mentions: z.array(Mention).max(50).optional(),
+    }).strict(),
     z.object({ turnId: z.string() }),
   ),
   /** Give a session a title of the user's choosing. */
-  renameSession: command(SessionRef.extend({ title: z.string().trim().min(1, 'The title is empty.').max(200) }).strict(), z.object({ session: SessionSummary })),
+  renameSession: command(
+    SessionRef.extend({ title: z.string().trim().min(1, 'The title is empty.').max(200) }).strict(),
+    z.object({ session: SessionSummary }),
+  ),
   /** Sessions of this workspace whose title or conversation text contains `query` (plain text, any case), newest first. */
   searchSessions: command(
     z.object({ query: z.string().trim().min(1).max(200), limit: z.number().int().min(1).max(100).default(30) }).strict(),
@@ -129,7 +141,12 @@ export const commands = {
     SessionRef.extend({
       taskId: z.string().regex(TASK_ID),
       offset: z.number().int().nonnegative().optional(),
-      length: z.number().int().min(1).max(4 * 1024 * 1024).optional(),
+      length: z
+        .number()
+        .int()
+        .min(1)
+        .max(4 * 1024 * 1024)
+        .optional(),
     }).strict(),
     z.object({ text: z.string(), offset: z.number().int(), end: z.number().int(), size: z.number().int(), path: z.string() }),
   ),
@@ -145,10 +162,7 @@ export const commands = {
 
   // Approvals (permissions, approval requests, questions, plan mode) and goals.
   /** The permission rules in force (and invalid ones), and the session's mode (the default mode without a session). */
-  getPermissions: command(
-    z.object({ sessionId: z.string().min(1).optional() }).strict(),
-    z.object({ mode: PermissionMode, permissions: PermissionRules }),
-  ),
+  getPermissions: command(z.object({ sessionId: z.string().min(1).optional() }).strict(), z.object({ mode: PermissionMode, permissions: PermissionRules })),
   /**
    * Trust the workspace: its own settings files may then allow tools and set a wider default mode. The
    * given session, if it follows the default mode, is told when its mode changes.
@@ -168,10 +182,17 @@ export const commands = {
   /** Folders in ~/.deft/trust.json. */
   listTrustedFolders: command(Empty, z.object({ folders: z.array(TrustedFolder) })),
   /** Forget what ~/.deft/trust.json says about a folder: its trust and the rules approved for it. */
-  forgetFolderTrust: command(z.object({ path: z.string().min(1).max(4096) }).strict(), z.object({ folders: z.array(TrustedFolder), permissions: PermissionRules })),
+  forgetFolderTrust: command(
+    z.object({ path: z.string().min(1).max(4096) }).strict(),
+    z.object({ folders: z.array(TrustedFolder), permissions: PermissionRules }),
+  ),
   /** Answer (or dismiss) the questions the model asked. */
   answerQuestion: command(
-    SessionRef.extend({ requestId: z.string().min(1).max(100), answers: z.array(QuestionAnswer).max(4).default([]), dismissed: z.boolean().default(false) }).strict(),
+    SessionRef.extend({
+      requestId: z.string().min(1).max(100),
+      answers: z.array(QuestionAnswer).max(4).default([]),
+      dismissed: z.boolean().default(false),
+    }).strict(),
     z.object({ ok: z.literal(true) }),
   ),
   /** Turn plan mode on or off for a session (the window's toggle and /plan). */
@@ -181,7 +202,13 @@ export const commands = {
   // files: image attachments (dropped or pasted into the window)
   /** Save an image (base64 `data`) under the session's folder for the next prompt; PNG, JPEG, GIF or WebP. */
   saveAttachment: command(
-    SessionRef.extend({ name: z.string().min(1).max(255), data: z.string().min(1).max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4) }).strict(),
+    SessionRef.extend({
+      name: z.string().min(1).max(255),
+      data: z
+        .string()
+        .min(1)
+        .max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4),
+    }).strict(),
     z.object({ attachment: Attachment }),
   ),
   /** A small preview of an image saved with saveAttachment (for thumbnails). */
@@ -201,10 +228,7 @@ export const commands = {
   ),
   // files: the @-mention picker and the read-only viewer
   /** Workspace files matching `query` (fuzzy), best first; the index is built in the background and skips ignored and secret files. */
-  searchFiles: command(
-    z.object({ query: z.string().max(MAX_FILE_QUERY), limit: z.number().int().min(1).max(200).default(50) }).strict(),
-    FileSearchResult,
-  ),
+  searchFiles: command(z.object({ query: z.string().max(MAX_FILE_QUERY), limit: z.number().int().min(1).max(200).default(50) }).strict(), FileSearchResult),
   /** A file's text for the read-only viewer (through the path policy: secret files are refused). */
   readWorkspaceFile: command(z.object({ path: z.string().min(1).max(4096) }).strict(), WorkspaceFileView),
   // Context: compaction and undo
@@ -233,12 +257,28 @@ export const commands = {
   /** Add or replace a server in the user's ~/.deft/mcp.json (the entry is checked before it is saved). */
   saveMcpServer: command(z.object({ name: McpServerName, definition: z.record(z.string(), z.unknown()) }).strict(), McpOverview),
   /** Run an MCP prompt (`/mcp__server__prompt args`): its arguments in order, the last taking the rest; the prompt it returns starts a turn. */
-  runMcpPrompt: command(SessionRef.extend({ command: z.string().min(1).max(200), args: z.string().max(100_000).optional() }).strict(), z.object({ turnId: z.string() })),
+  runMcpPrompt: command(
+    SessionRef.extend({ command: z.string().min(1).max(200), args: z.string().max(100_000).optional() }).strict(),
+    z.object({ turnId: z.string() }),
+  ),
   // Code intelligence: language servers
   /** The language servers: which may run here, their state and last error, the settings' problems. */
   lspStatus: command(Empty, LspStatus),
   /** Turn one language's server on or off (kept in ~/.deft/settings.json, `lsp.disabledLanguages`). */
-  setLspLanguage: command(z.object({ language: z.string().trim().min(1).max(60).regex(/^[a-z0-9+#._-]+$/, 'A language id, e.g. "python".'), enabled: z.boolean() }).strict(), LspStatus),
+  setLspLanguage: command(
+    z
+      .object({
+        language: z
+          .string()
+          .trim()
+          .min(1)
+          .max(60)
+          .regex(/^[a-z0-9+#._-]+$/, 'A language id, e.g. "python".'),
+        enabled: z.boolean(),
+      })
+      .strict(),
+    LspStatus,
+  ),
   // The window: preferences (theme, notifications, prices) and desktop notifications
   /** The window preferences (theme, notifications, the price table in force). */
   getPreferences: command(Empty, Preferences),
@@ -259,7 +299,13 @@ export const commands = {
   ),
   /** Stop running sub-agents: one (`agentId`) or a whole swarm (`swarmId`). Finished results are kept. */
   stopAgents: command(
-    SessionRef.extend({ agentId: z.string().regex(AGENT_ID).optional(), swarmId: z.string().regex(/^swarm-[0-9a-z]{8}$/).optional() }).strict(),
+    SessionRef.extend({
+      agentId: z.string().regex(AGENT_ID).optional(),
+      swarmId: z
+        .string()
+        .regex(/^swarm-[0-9a-z]{8}$/)
+        .optional(),
+    }).strict(),
     z.object({ stopped: z.number().int() }),
   ),
 } as const;
@@ -270,9 +316,7 @@ export type CommandInput<K extends CommandName> = z.input<Commands[K]['input']>;
 export type CommandOutput<K extends CommandName> = z.output<Commands[K]['output']>;
 
 /** Reply envelope for every command on every transport. */
-export type CommandReply<K extends CommandName = CommandName> =
-  | { ok: true; result: CommandOutput<K> }
-  | { ok: false; error: ErrorInfo };
+export type CommandReply<K extends CommandName = CommandName> = { ok: true; result: CommandOutput<K> } | { ok: false; error: ErrorInfo };
 
 export function isCommandName(name: unknown): name is CommandName {
   return typeof name === 'string' && Object.hasOwn(commands, name);

@@ -57,7 +57,13 @@ export const ToolInputDisplay = z.discriminatedUnion('kind', [
   /** A web search: the query and the provider it goes to. */
   z.object({ kind: z.literal('web_search'), query: z.string(), provider: z.string().optional() }),
   z.object({ kind: z.literal('agent_call'), agentName: z.string(), prompt: z.string(), background: z.boolean().optional() }),
-  z.object({ kind: z.literal('agent_swarm'), agentName: z.string(), description: z.string(), items: z.array(z.string()), resumes: z.number().int().optional() }),
+  z.object({
+    kind: z.literal('agent_swarm'),
+    agentName: z.string(),
+    description: z.string(),
+    items: z.array(z.string()),
+    resumes: z.number().int().optional(),
+  }),
   z.object({ kind: z.literal('skill_call'), skillName: z.string(), args: z.string().optional() }),
   z.object({ kind: z.literal('todo_list'), items: z.array(z.object({ title: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })) }),
   z.object({ kind: z.literal('task'), taskId: z.string(), status: z.string(), description: z.string(), taskKind: z.string().optional() }),
@@ -84,7 +90,10 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
     /** What the OS sandbox refused while it ran, and how to allow it. */
     blocked: z.array(SandboxBlock).optional(),
     /** Lines [from, to) of `output` the command wrote to stderr (0-based). */
-    stderrLines: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])).max(1000).optional(),
+    stderrLines: z
+      .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
+      .max(1000)
+      .optional(),
     /** The command's id, whose full log readTaskOutput reads. */
     logId: z.string().optional(),
   }),
@@ -97,7 +106,11 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
     totalLines: z.number().int().optional(),
     truncated: z.boolean().optional(),
   }),
-  z.object({ kind: z.literal('diff'), ...diffFields, /** What the language server found wrong that this change introduced. */ diagnostics: CodeDiagnostics.optional() }),
+  z.object({
+    kind: z.literal('diff'),
+    ...diffFields,
+    /** What the language server found wrong that this change introduced. */ diagnostics: CodeDiagnostics.optional(),
+  }),
   CodeResultDisplay,
   z.object({
     kind: z.literal('search_results'),
@@ -106,7 +119,15 @@ export const ToolResultDisplay = z.discriminatedUnion('kind', [
     total: z.number().int().optional(),
   }),
   z.object({ kind: z.literal('file_list'), files: z.array(z.string()), total: z.number().int().optional() }),
-  z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), dataUrl: z.string(), width: z.number().int(), height: z.number().int(), caption: z.string().optional() }),
+  z.object({
+    kind: z.literal('image'),
+    path: z.string(),
+    mimeType: z.string(),
+    dataUrl: z.string(),
+    width: z.number().int(),
+    height: z.number().int(),
+    caption: z.string().optional(),
+  }),
   /** A fetched page: the final URL after redirects, its title, size in bytes, whether main text was extracted, and the start of its Markdown. */
   z.object({
     kind: z.literal('url_content'),

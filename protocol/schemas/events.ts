@@ -31,7 +31,13 @@ export const SessionEvent = z.discriminatedUnion('type', [
   /** The session's summary changed (title, turn count, running state). */
   sessionEvent('session.updated', { session: SessionSummary }),
   /** A turn began with this prompt. */
-  sessionEvent('turn.started', { turnId: z.string(), text: z.string(), attachments: z.array(Attachment), origin: TurnOrigin, mentions: z.array(Mention).optional() }),
+  sessionEvent('turn.started', {
+    turnId: z.string(),
+    text: z.string(),
+    attachments: z.array(Attachment),
+    origin: TurnOrigin,
+    mentions: z.array(Mention).optional(),
+  }),
   /** A turn finished; `error` is set when stopReason is 'error'. */
   sessionEvent('turn.ended', { turnId: z.string(), stopReason: StopReason, error: ErrorInfo.optional(), durationMs: z.number() }),
   /** A model request began (a turn has one or more steps). */
@@ -178,9 +184,4 @@ export type DeftEventType = DeftEvent['type'];
 export type DeftEventOf<T extends DeftEventType> = Extract<DeftEvent, { type: T }>;
 
 /** Payload of a session event before the session stamps it with sessionId, seq and time. */
-export type SessionEventInput = SessionEvent extends infer E
-  ? E extends SessionEvent
-    ? Omit<E, 'sessionId' | 'seq' | 'at'>
-    : never
-  : never;
-
+export type SessionEventInput = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, 'sessionId' | 'seq' | 'at'> : never) : never;

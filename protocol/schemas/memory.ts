@@ -51,7 +51,17 @@ export const memoryCommands = {
   },
   /** Add a line to an instruction file (`#` at the start of a message): the file is created when missing. */
   addMemoryLine: {
-    input: z.object({ target: MemoryTarget, text: z.string().trim().min(1).max(2_000).regex(/^[^\n\r]*$/, 'One line only.') }).strict(),
+    input: z
+      .object({
+        target: MemoryTarget,
+        text: z
+          .string()
+          .trim()
+          .min(1)
+          .max(2_000)
+          .regex(/^[^\n\r]*$/, 'One line only.'),
+      })
+      .strict(),
     output: z.object({ display: z.string() }),
   },
 } as const;

@@ -40,7 +40,10 @@ export const queueCommands = {
     z.object({ queueId: QueueId.optional(), turnId: z.string().optional() }),
   ),
   /** Change a waiting message's text, or make it a steer (`steer: true`). Fails with not_found once it has left the queue. */
-  editQueuedPrompt: command(z.object({ ...SessionRef, queueId: QueueId, text: QueueText.optional(), steer: z.literal(true).optional() }).strict(), z.object({ ok: z.literal(true) })),
+  editQueuedPrompt: command(
+    z.object({ ...SessionRef, queueId: QueueId, text: QueueText.optional(), steer: z.literal(true).optional() }).strict(),
+    z.object({ ok: z.literal(true) }),
+  ),
   /** Take a waiting message out of the queue. Fails with not_found once it has left it. */
   removeQueuedPrompt: command(z.object({ ...SessionRef, queueId: QueueId }).strict(), z.object({ ok: z.literal(true) })),
   /** Send a waiting message now: as a steer while a turn runs, else as a new turn (`turnId`). */

@@ -12,7 +12,10 @@ export const PrivateHostEntry = z
   .trim()
   .min(1)
   .max(300)
-  .regex(/^(\*\.)?([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/, 'Write a host name or address, optionally with :port (e.g. 127.0.0.1:8080, intranet.local, *.corp.example)');
+  .regex(
+    /^(\*\.)?([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/,
+    'Write a host name or address, optionally with :port (e.g. 127.0.0.1:8080, intranet.local, *.corp.example)',
+  );
 
 /** The search provider as the user enters it; `apiKey` omitted keeps the stored key, '' clears it. */
 export const WebSearchInput = z
@@ -46,5 +49,11 @@ export const PublicWebSettings = z.object({
 export type PublicWebSettings = z.infer<typeof PublicWebSettings>;
 
 /** One search result as the Test button shows it. */
-export const WebSearchResult = z.object({ title: z.string(), url: z.string(), site: z.string().optional(), date: z.string().optional(), snippet: z.string().optional() });
+export const WebSearchResult = z.object({
+  title: z.string(),
+  url: z.string(),
+  site: z.string().optional(),
+  date: z.string().optional(),
+  snippet: z.string().optional(),
+});
 export type WebSearchResult = z.infer<typeof WebSearchResult>;

@@ -7,9 +7,7 @@ import type { ChangeReviewer } from './review';
 import type { CodeChecks } from './code-checks';
 
 /** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
-export type Access =
-  | { kind: 'file'; operation: 'read' | 'write' | 'readwrite' | 'search'; path: string; recursive?: boolean }
-  | { kind: 'all' };
+export type Access = { kind: 'file'; operation: 'read' | 'write' | 'readwrite' | 'search'; path: string; recursive?: boolean } | { kind: 'all' };
 
 export const access = {
   none: (): Access[] => [],

@@ -31,7 +31,12 @@ describe('capabilities', () => {
         },
       }),
     } as Tool;
-    const capability: Capability = { name: 'test', tools: () => [bump], systemPrompt: () => section, facts: () => [{ key: 'test', text: `<system-reminder>\n${fact}\n</system-reminder>` }] };
+    const capability: Capability = {
+      name: 'test',
+      tools: () => [bump],
+      systemPrompt: () => section,
+      facts: () => [{ key: 'test', text: `<system-reminder>\n${fact}\n</system-reminder>` }],
+    };
     h = await createHarness({ capabilities: [() => capability] });
     h.server.enqueue(toolStep(callChunk('Bump', { text: 'x' })), toolStep(callChunk('Bump', { text: 'y' })));
     h.server.fallback = () => ({ chunks: [{ text: 'done' }, { finish: 'stop' }] });
@@ -49,10 +54,15 @@ describe('capabilities', () => {
 
   it('decide on calls in order; the first decision wins', async () => {
     const seen: string[] = [];
-    const first: Capability = { name: 'a', authorize: async (_s, call) => (seen.push(`a:${call.name}`), call.name === 'Echo' ? { allowed: false, message: 'No echo.' } : undefined) };
+    const first: Capability = {
+      name: 'a',
+      authorize: async (_s, call) => (seen.push(`a:${call.name}`), call.name === 'Echo' ? { allowed: false, message: 'No echo.' } : undefined),
+    };
     const second: Capability = { name: 'b', authorize: async (_s, call) => (seen.push(`b:${call.name}`), undefined) };
     h = await createHarness({ capabilities: [() => first, () => second], tools: () => [echoTool, waitTool] as Tool[] });
-    h.server.enqueue({ chunks: [{ toolCall: { name: 'Echo', args: '{"text":"x"}' } }, { toolCall: { name: 'Wait', args: '{"ms":1}' } }, { finish: 'tool_calls' }] });
+    h.server.enqueue({
+      chunks: [{ toolCall: { name: 'Echo', args: '{"text":"x"}' } }, { toolCall: { name: 'Wait', args: '{"ms":1}' } }, { finish: 'tool_calls' }],
+    });
     await h.run('go');
     expect(seen).toEqual(['a:Echo', 'a:Wait', 'b:Wait']);
     const messages = h.server.requests[1]!.body.messages;

@@ -38,13 +38,27 @@ describe('a turn against an OpenAI-compatible server', () => {
   it('runs tool calls whose arguments arrive split across chunks, and sends results back as tool messages', async () => {
     h = await createHarness({ tools: () => testTools, capabilities: [] });
     h.server.enqueue(
-      { chunks: [{ text: 'Let me echo.' }, { toolCall: { id: 'call_1', name: 'Echo', args: '{"text":"split across chunks","times":2}', pieces: 9 } }, { finish: 'tool_calls' }] },
+      {
+        chunks: [
+          { text: 'Let me echo.' },
+          { toolCall: { id: 'call_1', name: 'Echo', args: '{"text":"split across chunks","times":2}', pieces: 9 } },
+          { finish: 'tool_calls' },
+        ],
+      },
       { chunks: [{ text: 'Done.' }, { finish: 'stop' }] },
     );
     await h.run('echo something');
     const second = h.server.requests[1]!.body;
-    expect(second.messages.at(-2)).toMatchObject({ role: 'assistant', content: 'Let me echo.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Echo' } }] });
-    expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: 'split across chunks\nsplit across chunks\n<system>echo note</system>' });
+    expect(second.messages.at(-2)).toMatchObject({
+      role: 'assistant',
+      content: 'Let me echo.',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Echo' } }],
+    });
+    expect(second.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: 'split across chunks\nsplit across chunks\n<system>echo note</system>',
+    });
     // The core's own tools come first; capabilities add theirs after.
     expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name).slice(0, 5)).toEqual(['Echo', 'Wait', 'Stubborn', 'Refuse', 'Big']);
     expect(ended(h).stopReason).toBe('end_turn');
@@ -52,7 +66,10 @@ describe('a turn against an OpenAI-compatible server', () => {
 
   it('turns malformed tool-call JSON into an error the model reads, and carries on', async () => {
     h = await createHarness({ tools: () => testTools });
-    h.server.enqueue({ chunks: [{ toolCall: { name: 'Echo', args: '{"text": "oops"' } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'Fixed.' }, { finish: 'stop' }] });
+    h.server.enqueue(
+      { chunks: [{ toolCall: { name: 'Echo', args: '{"text": "oops"' } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'Fixed.' }, { finish: 'stop' }] },
+    );
     await h.run('go');
     const toolMessage = h.server.requests[1]!.body.messages.at(-1)!;
     expect(toolMessage.content).toMatch(/^ERROR: The arguments for Echo are not valid JSON/);
@@ -61,7 +78,10 @@ describe('a turn against an OpenAI-compatible server', () => {
 
   it('retries a 429 (honouring Retry-After) and then succeeds', async () => {
     h = await createHarness();
-    h.server.enqueue({ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"message":"rate limited"}}' }, { chunks: [{ text: 'after retry' }, { finish: 'stop' }] });
+    h.server.enqueue(
+      { status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"message":"rate limited"}}' },
+      { chunks: [{ text: 'after retry' }, { finish: 'stop' }] },
+    );
     await h.run('hi');
     expect(h.sessionEvents('step.retrying')).toHaveLength(1);
     expect(h.sessionEvents('step.retrying')[0]).toMatchObject({ attempt: 1, delayMs: 0, error: { code: 'provider_rate_limit' } });
@@ -80,7 +100,10 @@ describe('a turn against an OpenAI-compatible server', () => {
 
   it('retries a stream cut mid-way, and the UI is told to drop the partial text', async () => {
     h = await createHarness();
-    h.server.enqueue({ chunks: [...textChunks('partial partial'), { finish: 'stop' }], cutAfter: 2 }, { chunks: [{ text: 'whole answer' }, { finish: 'stop' }] });
+    h.server.enqueue(
+      { chunks: [...textChunks('partial partial'), { finish: 'stop' }], cutAfter: 2 },
+      { chunks: [{ text: 'whole answer' }, { finish: 'stop' }] },
+    );
     await h.run('hi');
     const retrying = h.sessionEvents('step.retrying');
     expect(retrying[0]).toMatchObject({ error: { code: 'provider_stream_broken' } });
@@ -128,7 +151,14 @@ describe('a turn against Anthropic Messages', () => {
     // The newest message carries a cache breakpoint (see anthropic.test.ts).
     expect(h.server.requests[1]!.body.messages.at(-1)).toEqual({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi\n<system>echo note</system>' }], cache_control: { type: 'ephemeral' } }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: [{ type: 'text', text: 'hi\n<system>echo note</system>' }],
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
     });
     expect(ended(h).stopReason).toBe('end_turn');
   });
@@ -140,7 +170,11 @@ describe('cancel', () => {
     h.server.enqueue({ chunks: [...textChunks('word '.repeat(500), 5), { finish: 'stop' }], delayMs: 20 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'long' });
     // Cancel once the stream is flowing (a fixed sleep raced the turn's start on a loaded machine).
-    const streamed = () => h.sessionEvents('assistant.delta').map((e) => (e.type === 'assistant.delta' ? e.text : '')).join('');
+    const streamed = () =>
+      h
+        .sessionEvents('assistant.delta')
+        .map((e) => (e.type === 'assistant.delta' ? e.text : ''))
+        .join('');
     await waitFor(() => streamed().startsWith('word word'));
     const started = Date.now();
     expect(await h.core.handlers.cancelTurn({ sessionId: h.session.id })).toEqual({ cancelled: true });
@@ -157,7 +191,11 @@ describe('cancel', () => {
   it('aborts a running tool, answers every issued call, and the next request is valid', async () => {
     h = await createHarness({ tools: () => testTools, abortGraceMs: 300 });
     h.server.enqueue({
-      chunks: [{ toolCall: { id: 'w', name: 'Wait', args: '{"ms":30000}' } }, { toolCall: { id: 's', name: 'Stubborn', args: '{"ms":30000}' } }, { finish: 'tool_calls' }],
+      chunks: [
+        { toolCall: { id: 'w', name: 'Wait', args: '{"ms":30000}' } },
+        { toolCall: { id: 's', name: 'Stubborn', args: '{"ms":30000}' } },
+        { finish: 'tool_calls' },
+      ],
     });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'wait' });
     await waitFor(() => h.sessionEvents('tool.call.started').length === 2);
@@ -181,7 +219,14 @@ describe('sessions persist', () => {
     const before = (await h.core.handlers.openSession({ sessionId: h.session.id })).events;
     await h.core.close();
 
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
+    const restarted = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: h.secrets,
+      retry: fastRetry,
+      capabilities: testCapabilities,
+    });
     const { sessions } = await restarted.handlers.listSessions({});
     expect(sessions).toEqual([expect.objectContaining({ id: h.session.id, title: 'first question', turns: 1, running: false })]);
     const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
@@ -213,12 +258,22 @@ describe('sessions persist', () => {
     const lines = (await readFile(log, 'utf8')).split('\n');
     lines.splice(3, 0, '{this is not json');
     const lastSeq = 100;
-    const crashed = JSON.stringify({ r: 'event', e: { type: 'turn.started', sessionId: h.session.id, seq: lastSeq, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' } });
+    const crashed = JSON.stringify({
+      r: 'event',
+      e: { type: 'turn.started', sessionId: h.session.id, seq: lastSeq, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' },
+    });
     const assistant = JSON.stringify({ r: 'context', m: { role: 'assistant', content: '', toolCalls: [{ id: 'lost', name: 'Echo', arguments: '{}' }] } });
     await writeFile(log, lines.join('\n'));
     await appendFile(log, `${crashed}\n${assistant}\n{"r":"event","e":{"type":"assi`);
 
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
+    const restarted = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: h.secrets,
+      retry: fastRetry,
+      capabilities: testCapabilities,
+    });
     const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
     expect(opened.problems).toEqual(['Line 4 of the session log is not valid JSON and was skipped.']);
     expect(opened.events.at(-1)).toMatchObject({ type: 'turn.ended', turnId: 'turn-crash', stopReason: 'error', seq: lastSeq + 1 });
@@ -236,7 +291,10 @@ describe('sessions persist', () => {
     await h.run('q');
     await h.core.close();
     const log = join(workspaceSessionsDir(h.home, h.workspace), h.session.id, LOG_FILE);
-    const crashed = JSON.stringify({ r: 'event', e: { type: 'turn.started', sessionId: h.session.id, seq: 100, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' } });
+    const crashed = JSON.stringify({
+      r: 'event',
+      e: { type: 'turn.started', sessionId: h.session.id, seq: 100, at: 1, turnId: 'turn-crash', text: 'crash', attachments: [], origin: 'user' },
+    });
     await appendFile(log, `${crashed}\n{"r":"event","e":{"type":"assi`);
 
     const first = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
@@ -246,7 +304,14 @@ describe('sessions persist', () => {
     await first.turnDone(h.session.id);
     await first.close();
 
-    const second = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
+    const second = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: h.secrets,
+      retry: fastRetry,
+      capabilities: testCapabilities,
+    });
     const reopened = await second.handlers.openSession({ sessionId: h.session.id });
     expect(reopened.problems).toEqual([]);
     const ends = reopened.events.filter((e) => e.type === 'turn.ended' && e.turnId === 'turn-crash');
@@ -309,7 +374,10 @@ describe('over-long tool output', () => {
   it('is saved under the session with a plain file name, even when the model made up the tool name', async () => {
     h = await createHarness({ tools: () => testTools });
     const name = `${'../'.repeat(30)}${h.home.slice(1)}/escaped${'/.'.repeat(30_000)}`;
-    h.server.enqueue({ chunks: [{ toolCall: { id: 'c/../1', name, args: '{}' } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'c/../1', name, args: '{}' } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
+    );
     await mkdir(join(h.home, 'escaped'));
     await h.run('go');
     expect(await readdir(join(h.home, 'escaped'))).toEqual([]);

@@ -127,8 +127,23 @@ export class DeftCore {
       ...(options.unloadAfterMs !== undefined ? { unloadAfterMs: options.unloadAfterMs } : {}),
     });
     const { pool } = this;
-    const sessions = sessionCommands({ ...options, environment, sandboxStatus: () => this.sandbox.status(), store: this.store, pool, turns: this.turns, context, capabilities, emit });
-    const library = sessionLibrary({ store: this.store, home: options.home, session: async (id) => (await pool.get(id)).session, openSessions: () => pool.all().map((o) => o.session) });
+    const sessions = sessionCommands({
+      ...options,
+      environment,
+      sandboxStatus: () => this.sandbox.status(),
+      store: this.store,
+      pool,
+      turns: this.turns,
+      context,
+      capabilities,
+      emit,
+    });
+    const library = sessionLibrary({
+      store: this.store,
+      home: options.home,
+      session: async (id) => (await pool.get(id)).session,
+      openSessions: () => pool.all().map((o) => o.session),
+    });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
     this.handlers = pool.holding(capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences })) as CommandHandlers;
   }

@@ -65,7 +65,11 @@ describe('deft checkpoints and deft rewind', { timeout: 90_000 }, () => {
     expect(await file()).toBe('v0\n');
     // The next run no longer reads the rewound turns.
     await run('after the rewind');
-    expect(withoutReminders(server.requests.at(-1)!.body.messages).filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['after the rewind']);
+    expect(
+      withoutReminders(server.requests.at(-1)!.body.messages)
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['after the rewind']);
   });
 
   it('gives usage errors (exit 2) for a missing session, a bad prompt number or scope, and both --to and --undo', async () => {
@@ -73,7 +77,10 @@ describe('deft checkpoints and deft rewind', { timeout: 90_000 }, () => {
     expect((await cli(['rewind', '--session', 'nope', '--to', '1'])).code).toBe(2);
     server.enqueue(textReply('hi'));
     await run('hello');
-    expect(await cli(['rewind', '--continue', '--to', '5'])).toMatchObject({ code: 2, stderr: 'deft: this session has prompts 1 to 1 (see: deft checkpoints)\n' });
+    expect(await cli(['rewind', '--continue', '--to', '5'])).toMatchObject({
+      code: 2,
+      stderr: 'deft: this session has prompts 1 to 1 (see: deft checkpoints)\n',
+    });
     expect((await cli(['rewind', '--continue', '--to', '1', '--scope', 'files'])).stderr).toContain('--scope must be one of both, code, conversation');
     expect((await cli(['rewind', '--continue', '--to', '1', '--undo'])).stderr).toContain('give either --to N or --undo');
     expect(await cli(['rewind', '--continue', '--undo'])).toMatchObject({ code: 1, stderr: 'deft: There is no rewind to undo in this session.\n' });

@@ -48,7 +48,13 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
     if (!SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}`);
     if (command === 'rewind' && values.undo === (values.to !== undefined)) throw new UsageError('give either --to N or --undo');
     try {
-      core = createNodeCore({ workspace: values.workspace ?? io.cwd, host: cliHost(io.stderr), env: io.env, providerOverrides: overridesFromEnv(io.env), ...io.coreOptions });
+      core = createNodeCore({
+        workspace: values.workspace ?? io.cwd,
+        host: cliHost(io.stderr),
+        env: io.env,
+        providerOverrides: overridesFromEnv(io.env),
+        ...io.coreOptions,
+      });
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
@@ -71,7 +77,10 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
     const numbered = prompts.filter((p) => p.index > 0);
     if (!Number.isInteger(n) || n < 1) throw new UsageError('--to must be a prompt number: 1 or more');
     const target = numbered.find((p) => p.index === n);
-    if (!target) throw new UsageError(numbered.length ? `this session has prompts 1 to ${numbered.length} (see: deft checkpoints)` : 'this session has no prompts with checkpoints');
+    if (!target)
+      throw new UsageError(
+        numbered.length ? `this session has prompts 1 to ${numbered.length} (see: deft checkpoints)` : 'this session has no prompts with checkpoints',
+      );
     const result = await core.handlers.rewind({ sessionId, turnId: target.turnId, scope, includeOutside: values['include-outside'] });
     io.stdout(summary(result, target, sessionId));
     return report(result, io);
@@ -104,13 +113,19 @@ function promptTable(sessionId: string, prompts: readonly PromptCheckpoint[], un
 function summary(result: RewindResult, target: PromptCheckpoint, sessionId: string): string {
   const what = result.scope === 'both' ? 'code and conversation' : result.scope;
   const counts = [`${result.restored.length} restored`, `${result.removed.length} removed`, `${result.broughtBack.length} brought back`].join(', ');
-  const turns = result.undoneTurns.length ? `; ${result.undoneTurns.length} turn${result.undoneTurns.length === 1 ? '' : 's'} taken out of the conversation` : '';
+  const turns = result.undoneTurns.length
+    ? `; ${result.undoneTurns.length} turn${result.undoneTurns.length === 1 ? '' : 's'} taken out of the conversation`
+    : '';
   return `Rewound ${what} to just before prompt ${target.index} ("${target.text.replace(/\s+/g, ' ').slice(0, 60)}"): ${result.scope === 'conversation' ? 'files unchanged' : counts}${turns}.\nUndo with: deft rewind --session ${sessionId} --undo\n`;
 }
 
 function report(result: RewindResult, io: CliIo): number {
-  if (result.keptOutside.length) io.stderr(`deft: left as they are (changed outside this session's turns since then; use --include-outside to restore them too): ${result.keptOutside.join(', ')}\n`);
-  const notCaptured = (f: SkippedFileInfo) => `${f.path} (${f.reason === 'too_large' ? `over the size limit${f.size ? `: ${f.size} bytes` : ''}` : f.reason.replace('_', ' ')})`;
+  if (result.keptOutside.length)
+    io.stderr(
+      `deft: left as they are (changed outside this session's turns since then; use --include-outside to restore them too): ${result.keptOutside.join(', ')}\n`,
+    );
+  const notCaptured = (f: SkippedFileInfo) =>
+    `${f.path} (${f.reason === 'too_large' ? `over the size limit${f.size ? `: ${f.size} bytes` : ''}` : f.reason.replace('_', ' ')})`;
   if (result.notCaptured.length) io.stderr(`deft: not restored, because checkpoints do not capture them: ${result.notCaptured.map(notCaptured).join(', ')}\n`);
   for (const p of result.problems) io.stderr(`deft: could not restore ${p.path}: ${p.reason}\n`);
   return result.problems.length ? 1 : 0;

@@ -22,7 +22,10 @@ async function run(...extra: string[]) {
   let stdout = '';
   let stderr = '';
   const ran: string[] = [];
-  server.enqueue({ chunks: [{ toolCall: { name: 'Bash', args: '{"command":"rm -rf dist"}' } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'Finished.' }, { finish: 'stop' }] });
+  server.enqueue(
+    { chunks: [{ toolCall: { name: 'Bash', args: '{"command":"rm -rf dist"}' } }, { finish: 'tool_calls' }] },
+    { chunks: [{ text: 'Finished.' }, { finish: 'stop' }] },
+  );
   const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'yolo', ...extra, 'clean'], {
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
@@ -42,7 +45,10 @@ describe('deft run with hooks', () => {
     expect(text.ran).toEqual([]);
     expect(text.stderr).toContain('deft: PreToolUse hook "echo "no rm in CI" >&2; exit 2" blocked: no rm in CI');
     const json = await run('--output-format', 'stream-json');
-    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; result?: string });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; result?: string });
     expect(events).toContainEqual(expect.objectContaining({ type: 'hook.ran', event: 'PreToolUse', result: 'blocked', message: 'no rm in CI' }));
   });
 

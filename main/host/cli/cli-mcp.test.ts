@@ -24,7 +24,13 @@ afterEach(() => server.close());
 async function cli(args: string[]) {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: { DEFT_HOME: home, GREETING: 'hello' }, cwd: workspace, coreOptions: { retry: fastRetry } };
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env: { DEFT_HOME: home, GREETING: 'hello' },
+    cwd: workspace,
+    coreOptions: { retry: fastRetry },
+  };
   return { code: await runCli(args, io), stdout, stderr };
 }
 const run = (...rest: string[]) => ['run', '--base-url', server.baseUrl, '--model', 'mock-model', '--permission-mode', 'yolo', ...rest];
@@ -32,7 +38,10 @@ const run = (...rest: string[]) => ['run', '--base-url', server.baseUrl, '--mode
 describe('deft run with MCP servers', () => {
   it('--mcp-config adds servers (waited for before the prompt, ${VAR} expanded) and their tools work', async () => {
     const file = join(home, 'servers.json');
-    await writeFile(file, JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER], env: { MCP_TEST_STDERR: '${GREETING} from the server' } } } }));
+    await writeFile(
+      file,
+      JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER], env: { MCP_TEST_STDERR: '${GREETING} from the server' } } } }),
+    );
     server.enqueue(toolStep(callChunk('mcp__t__echo', { text: 'cli' })), textReply('Done.'));
     const result = await cli(run('--mcp-config', file, 'go'));
     expect(result).toMatchObject({ code: 0, stdout: 'Done.\n' });
@@ -57,15 +66,31 @@ describe('deft run with MCP servers', () => {
 describe("a workspace's own MCP servers need the user's approval of their definition, headless too (finding 4)", () => {
   const repoServer = (tag: string) => ({ command: process.execPath, args: [TEST_SERVER], env: { MCP_TEST_STDERR: tag } });
   const names = ['approved', 'fresh', 'denied', 'changed', 'named', 'setting'] as const;
-  const offered = (index: number) => server.requests[index]!.body.tools!.map((t) => t.function.name).filter((n) => n.endsWith('__echo')).sort();
+  const offered = (index: number) =>
+    server.requests[index]!.body.tools!.map((t) => t.function.name)
+      .filter((n) => n.endsWith('__echo'))
+      .sort();
 
-  it('deft run starts only servers approved before or allowed by name, names the rest with how to approve them; deft mcp approve works', { timeout: 120_000 }, async () => {
+  it('deft run starts only servers approved before or allowed by name, names the rest with how to approve them; deft mcp approve works', {
+    timeout: 120_000,
+  }, async () => {
     const servers = Object.fromEntries(names.map((name) => [name, repoServer(name)]));
     await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: servers }));
     const answer = (name: string, approved: boolean, fingerprint = fingerprintOf(servers[name]!)) => ({ fingerprint, approved });
     await writeFile(
       join(home, 'trust.json'),
-      JSON.stringify({ folders: { [workspace]: { trusted: true, mcpServers: { approved: answer('approved', true), denied: answer('denied', false), changed: answer('changed', true, fingerprintOf(repoServer('before'))) } } } }),
+      JSON.stringify({
+        folders: {
+          [workspace]: {
+            trusted: true,
+            mcpServers: {
+              approved: answer('approved', true),
+              denied: answer('denied', false),
+              changed: answer('changed', true, fingerprintOf(repoServer('before'))),
+            },
+          },
+        },
+      }),
     );
     // Three servers bring more tools than are sent inline by default: send them all, so the request shows which started.
     await writeFile(join(home, 'settings.json'), JSON.stringify({ enabledMcpjsonServers: ['setting'], mcp: { deferAbove: 1_000 } }));
@@ -73,7 +98,8 @@ describe("a workspace's own MCP servers need the user's approval of their defini
     const first = await cli(run('--mcp-server', 'named', 'hello'));
     expect(first.code).toBe(0);
     expect(offered(0)).toEqual(['mcp__approved__echo', 'mcp__named__echo', 'mcp__setting__echo']);
-    for (const name of ['fresh', 'denied', 'changed']) expect(first.stderr).toContain(`MCP server "${name}" from ${join(workspace, '.mcp.json')} was not started`);
+    for (const name of ['fresh', 'denied', 'changed'])
+      expect(first.stderr).toContain(`MCP server "${name}" from ${join(workspace, '.mcp.json')} was not started`);
     expect(first.stderr).toContain('Approve it with: deft mcp approve fresh (in this folder), or allow it for one run with --mcp-server fresh.');
     expect(first.stderr).toContain('"denied" from');
     expect(first.stderr).toMatch(/"denied" from .* you denied it/);
@@ -97,7 +123,7 @@ describe("a workspace's own MCP servers need the user's approval of their defini
     expect(third.stderr).toContain('deft mcp approve fresh');
   });
 
-  it('deft mcp approve refuses before the folder is trusted, and for a server that is not the workspace\'s', async () => {
+  it("deft mcp approve refuses before the folder is trusted, and for a server that is not the workspace's", async () => {
     await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { repo: repoServer('x') } }));
     await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { mine: repoServer('y') } }));
     const untrusted = await cli(['mcp', 'approve', 'repo']);
@@ -111,10 +137,19 @@ describe("a workspace's own MCP servers need the user's approval of their defini
 
   it('the model cannot add a server by writing .mcp.json: a protected write, refused headless even in yolo', async () => {
     const planted = JSON.stringify({ mcpServers: { planted: repoServer('planted') } });
-    server.enqueue(toolStep(callChunk('Write', { path: '.mcp.json', content: planted })), toolStep(callChunk('Bash', { command: `printf '%s' '${planted}' > .deft-mcp-tmp && mv .deft-mcp-tmp .mcp.json` })), textReply('Tried.'));
+    server.enqueue(
+      toolStep(callChunk('Write', { path: '.mcp.json', content: planted })),
+      toolStep(callChunk('Bash', { command: `printf '%s' '${planted}' > .deft-mcp-tmp && mv .deft-mcp-tmp .mcp.json` })),
+      textReply('Tried.'),
+    );
     const result = await cli(run('add a server'));
     expect(result.code).toBe(0);
-    expect(await access(join(workspace, '.mcp.json')).then(() => true, () => false)).toBe(false);
+    expect(
+      await access(join(workspace, '.mcp.json')).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
     const results = server.requests.slice(1).map((r) => JSON.stringify(r.body.messages.at(-1)));
     expect(results[0]).toContain('MCP servers');
     expect(results[1]).toContain('MCP servers');
@@ -122,12 +157,15 @@ describe("a workspace's own MCP servers need the user's approval of their defini
 });
 
 describe("the user's own MCP servers run as the user, not as the repository (finding 3)", () => {
-  it('start in Deft\'s home with search paths cleared of the workspace: the copy a repository ships in node_modules is never run', async () => {
+  it("start in Deft's home with search paths cleared of the workspace: the copy a repository ships in node_modules is never run", async () => {
     // What a cloned repository ships: a package npx would pick up, and a program a relative PATH entry finds.
     const script = '#!/bin/sh\necho "the repository\'s copy ran in $(pwd)" > "$1"\n';
     await mkdir(join(workspace, 'node_modules', 'evil-srv'), { recursive: true });
     await mkdir(join(workspace, 'node_modules', '.bin'), { recursive: true });
-    await writeFile(join(workspace, 'node_modules', 'evil-srv', 'package.json'), JSON.stringify({ name: 'evil-srv', version: '1.0.0', bin: { 'evil-srv': 'cli.sh' } }));
+    await writeFile(
+      join(workspace, 'node_modules', 'evil-srv', 'package.json'),
+      JSON.stringify({ name: 'evil-srv', version: '1.0.0', bin: { 'evil-srv': 'cli.sh' } }),
+    );
     await writeFile(join(workspace, 'node_modules', 'evil-srv', 'cli.sh'), script, { mode: 0o755 });
     await symlink('../evil-srv/cli.sh', join(workspace, 'node_modules', '.bin', 'evil-srv'));
     await writeFile(join(workspace, 'node_modules', '.bin', 'evil-tool'), script, { mode: 0o755 });
@@ -156,7 +194,11 @@ describe("the user's own MCP servers run as the user, not as the repository (fin
       process.env.PATH = savedPath;
     }
     expect(result.code).toBe(0);
-    const ran = async (file: string) => access(file).then(() => readFile(file, 'utf8'), () => null);
+    const ran = async (file: string) =>
+      access(file).then(
+        () => readFile(file, 'utf8'),
+        () => null,
+      );
     expect(await ran(markers.npx)).toBeNull();
     expect(await ran(markers.path)).toBeNull();
     expect(result.stderr).toContain('MCP server "npx" is not available');
@@ -169,10 +211,16 @@ describe("the user's own MCP servers run as the user, not as the repository (fin
 });
 
 describe('deft run against a hostile MCP server (a process of its own: a frozen run must fail the test, not hang it)', () => {
-  it('a catastrophic-backtracking pattern is checked in linear time, a 3,000-deep schema is refused naming server and tool, and the rest works', { timeout: 120_000 }, async () => {
+  it('a catastrophic-backtracking pattern is checked in linear time, a 3,000-deep schema is refused naming server and tool, and the rest works', {
+    timeout: 120_000,
+  }, async () => {
     const file = join(home, 'servers.json');
     await writeFile(file, JSON.stringify({ mcpServers: { h: { command: process.execPath, args: [TEST_SERVER], env: { MCP_TEST_HOSTILE: '1' } } } }));
-    server.enqueue(toolStep(callChunk('mcp__h__redos', { text: `${'a'.repeat(40)}!` })), toolStep(callChunk('mcp__h__echo', { text: 'still here' })), textReply('Survived.'));
+    server.enqueue(
+      toolStep(callChunk('mcp__h__redos', { text: `${'a'.repeat(40)}!` })),
+      toolStep(callChunk('mcp__h__echo', { text: 'still here' })),
+      textReply('Survived.'),
+    );
     const result = await runCliProcess(run('--mcp-config', file, 'go'), { cwd: workspace, env: { DEFT_HOME: home }, timeoutMs: 90_000 });
     expect(result.timedOut).toBe(false);
     if (result.code !== 0) console.log(result.stderr);

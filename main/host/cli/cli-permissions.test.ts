@@ -21,7 +21,10 @@ afterEach(() => server.close());
 
 async function run(...extra: string[]) {
   let stderr = '';
-  server.enqueue({ chunks: [{ toolCall: { name: 'Write', args: '{"path":"out.txt","content":"hi"}' } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'Finished.' }, { finish: 'stop' }] });
+  server.enqueue(
+    { chunks: [{ toolCall: { name: 'Write', args: '{"path":"out.txt","content":"hi"}' } }, { finish: 'tool_calls' }] },
+    { chunks: [{ text: 'Finished.' }, { finish: 'stop' }] },
+  );
   const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', ...extra, 'write out.txt'], {
     stdout: () => {},
     stderr: (t) => (stderr += t),

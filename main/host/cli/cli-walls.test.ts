@@ -31,7 +31,8 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const git = (args: string[], cwd = workspace) => execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'ignore' });
+const git = (args: string[], cwd = workspace) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'ignore' });
 
 async function deftRun(prompt: string, ...flags: string[]) {
   let stdout = '';
@@ -49,7 +50,9 @@ async function deftRun(prompt: string, ...flags: string[]) {
 /** A command that writes `content` to the path a JS expression builds at run time (no string check can see it). */
 const nodeWrite = (pathExpr: string, content: string) => `node -e 'require("fs").writeFileSync(${pathExpr}, ${JSON.stringify(content)})'`;
 /** A model step that calls one tool. */
-const call = (id: string, name: string, args: unknown) => ({ chunks: [{ toolCall: { id, name, args: JSON.stringify(args) } }, { finish: 'tool_calls' as const }] });
+const call = (id: string, name: string, args: unknown) => ({
+  chunks: [{ toolCall: { id, name, args: JSON.stringify(args) } }, { finish: 'tool_calls' as const }],
+});
 const answer = (text: string) => ({ chunks: [...textChunks(text), { finish: 'stop' as const }] });
 /** What the tool answered to the call with this id, as the model read it. */
 const toolResult = (id: string) =>
@@ -131,7 +134,9 @@ describeSandboxed('a prompt-injected model with sandboxed Bash, through deft run
     // A repository: .git/commondir pointing at a folder with that config.
     git(['init', '-q']);
     server.enqueue(
-      call('p2', 'Bash', { command: `mkdir -p evil/objects evil/refs && ${nodeWrite('"evil/config"', evil)} && ${nodeWrite('".g"+"it/commondir"', join(workspace, 'evil'))}` }),
+      call('p2', 'Bash', {
+        command: `mkdir -p evil/objects evil/refs && ${nodeWrite('"evil/config"', evil)} && ${nodeWrite('".g"+"it/commondir"', join(workspace, 'evil'))}`,
+      }),
       call('a2', 'Agent', { description: 'look', prompt: 'SUB-LOOK: look again', subagent_type: 'explore' }),
       answer('Done.'),
     );

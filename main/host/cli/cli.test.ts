@@ -66,7 +66,10 @@ describe('deft run', () => {
   it('streams one protocol event per line with --output-format stream-json', async () => {
     server.enqueue({ chunks: [{ text: 'a' }, { text: 'b' }, { finish: 'stop' }, { usage: { prompt_tokens: 120, completion_tokens: 2, cached_tokens: 96 } }] });
     const result = await cli(['run', ...provider(), '--output-format', 'stream-json', 'hi']);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; seq: number; step?: { cachedTokens?: number } });
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; seq: number; step?: { cachedTokens?: number } });
     // Cached prompt tokens travel in the usage event.
     expect(events.find((e) => e.type === 'usage')!.step).toMatchObject({ inputTokens: 120, cachedTokens: 96 });
     expect(events[0]!.type).toBe('turn.started');
@@ -78,16 +81,26 @@ describe('deft run', () => {
     expect(events.every((e, i) => i === 0 || e.seq === events[i - 1]!.seq + 1)).toBe(true);
   });
 
-  it('streams a sub-agent\'s events tagged with its agent id, and waits for a background one', async () => {
+  it("streams a sub-agent's events tagged with its agent id, and waits for a background one", async () => {
     server.enqueue(
-      { chunks: [{ toolCall: { name: 'Agent', args: JSON.stringify({ description: 'look', prompt: 'CLI-SUB: look', subagent_type: 'plan', run_in_background: true }) } }, { finish: 'tool_calls' }] },
+      {
+        chunks: [
+          {
+            toolCall: { name: 'Agent', args: JSON.stringify({ description: 'look', prompt: 'CLI-SUB: look', subagent_type: 'plan', run_in_background: true }) },
+          },
+          { finish: 'tool_calls' },
+        ],
+      },
       { chunks: [{ text: 'started' }, { finish: 'stop' }] },
       { chunks: [{ text: 'The parent read the notification.' }, { finish: 'stop' }] },
     );
     server.route('CLI-SUB', { chunks: [{ text: `Sub-agent answer. ${'Details follow. '.repeat(20)}` }, { finish: 'stop' }], delayMs: 20 });
     const result = await cli(['run', ...provider(), '--output-format', 'stream-json', 'go']);
     expect(result.code).toBe(0);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; agentId?: string; event?: { type: string; text?: string } });
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; agentId?: string; event?: { type: string; text?: string } });
     const tagged = events.filter((e) => e.type === 'agent.event');
     expect(tagged.length).toBeGreaterThan(2);
     expect(tagged.every((e) => /^a[0-9a-z]{8}$/.test(e.agentId!))).toBe(true);
@@ -211,7 +224,10 @@ describe('deft run', () => {
     expect(result.code).toBe(130);
     expect(result.stdout).toBe('Started it.\n');
     expect(result.stderr).toContain('interrupted');
-    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(marker));
+    const left = execFileSync('ps', ['-eo', 'args'])
+      .toString()
+      .split('\n')
+      .filter((l) => l.includes(marker));
     expect(left).toEqual([]);
   });
 
@@ -257,7 +273,15 @@ describe('deft run and the OS sandbox', () => {
     let stderr = '';
     const noSandbox = { kind: null, reason: 'bubblewrap (bwrap) is not installed.', install: 'Install bubblewrap and socat.' } as const;
     // A run that starts no command says nothing about the sandbox (and never probes for it).
-    expect(await runCli(['run', ...provider(), 'hi'], { stdout: () => undefined, stderr: (t) => (stderr += t), env: { DEFT_HOME: home }, cwd: workspace, coreOptions: { retry: fastRetry, sandboxSupport: noSandbox } })).toBe(0);
+    expect(
+      await runCli(['run', ...provider(), 'hi'], {
+        stdout: () => undefined,
+        stderr: (t) => (stderr += t),
+        env: { DEFT_HOME: home },
+        cwd: workspace,
+        coreOptions: { retry: fastRetry, sandboxSupport: noSandbox },
+      }),
+    ).toBe(0);
     expect(stderr).not.toContain('OS sandbox');
     server.enqueue(bashCall('echo plain'), { chunks: [{ text: 'done' }, { finish: 'stop' }] });
     const code = await runCli(['run', ...provider(), '--permission-mode', 'yolo', 'hi'], {
@@ -268,6 +292,8 @@ describe('deft run and the OS sandbox', () => {
       coreOptions: { retry: fastRetry, sandboxSupport: noSandbox },
     });
     expect(code).toBe(0);
-    expect(stderr).toContain('deft: warning: commands run without the OS sandbox (no OS sandbox here: bubblewrap (bwrap) is not installed. Install bubblewrap and socat.)');
+    expect(stderr).toContain(
+      'deft: warning: commands run without the OS sandbox (no OS sandbox here: bubblewrap (bwrap) is not installed. Install bubblewrap and socat.)',
+    );
   });
 });

@@ -16,9 +16,6 @@ import { type CliIo, parseArgsOr } from './io';
 
 export type { CliIo } from './io';
 
-
-
-
 const PROVIDERS = ['openai', 'anthropic'];
 const MODES = ['ask', 'accept-edits', 'yolo'];
 const FORMATS = ['text', 'stream-json'];
@@ -64,7 +61,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   try {
     const [command, ...words] = positionals;
-    if (command !== 'run') throw new UsageError(`unknown command "${command}". The commands are run, rewind, checkpoints and mcp; did you mean: deft run "<prompt>"?`);
+    if (command !== 'run')
+      throw new UsageError(`unknown command "${command}". The commands are run, rewind, checkpoints and mcp; did you mean: deft run "<prompt>"?`);
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');
@@ -139,12 +137,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     // Invalid rules are not used; headless there is no window to show them, so say so on stderr.
     const { permissions } = await core.handlers.getPermissions({ sessionId });
     if (permissions.trust.ignored.length) {
-      io.stderr(`deft: warning: this folder is not trusted, so its own settings cannot widen permissions; not used: ${permissions.trust.ignored.join('; ')}. Trust the folder in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`);
+      io.stderr(
+        `deft: warning: this folder is not trusted, so its own settings cannot widen permissions; not used: ${permissions.trust.ignored.join('; ')}. Trust the folder in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`,
+      );
     }
     const hooks = await core.handlers.listHooks({});
     const inactive = hooks.hooks.filter((hook) => !hook.active);
     if (inactive.length) {
-      io.stderr(`deft: warning: this folder is not trusted, so its own hooks do not run: ${inactive.map((hook) => `${hook.event} "${hook.command}" (${hook.file})`).join('; ')}.\n`);
+      io.stderr(
+        `deft: warning: this folder is not trusted, so its own hooks do not run: ${inactive.map((hook) => `${hook.event} "${hook.command}" (${hook.file})`).join('; ')}.\n`,
+      );
     }
     for (const problem of hooks.problems) io.stderr(`deft: warning: ${problem.message}.\n`);
     for (const problem of permissions.problems) {
@@ -155,7 +157,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const warnAboutSandbox = async () => {
       const { sandbox } = await core.handlers.getWorkspace({});
       if (sandbox && !sandbox.enabled && values.sandbox !== 'off') {
-        const why = sandbox.available ? (sandbox.reason ?? 'turned off') : `no OS sandbox here: ${sandbox.reason ?? 'unknown'}${sandbox.install ? ` ${sandbox.install}` : ''}`;
+        const why = sandbox.available
+          ? (sandbox.reason ?? 'turned off')
+          : `no OS sandbox here: ${sandbox.reason ?? 'unknown'}${sandbox.install ? ` ${sandbox.install}` : ''}`;
         io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
       }
     };
@@ -255,7 +259,10 @@ async function runPrompt(
   if (format === 'text') {
     // A goal's last turn ends with UpdateGoal (no answer after it): its note is the final word.
     const settledGoal = goal as GoalNow;
-    const goalNote = settledGoal && (settledGoal.status === 'complete' || settledGoal.status === 'blocked') ? `Goal ${settledGoal.status}${settledGoal.reason ? `: ${settledGoal.reason}` : '.'}` : '';
+    const goalNote =
+      settledGoal && (settledGoal.status === 'complete' || settledGoal.status === 'blocked')
+        ? `Goal ${settledGoal.status}${settledGoal.reason ? `: ${settledGoal.reason}` : '.'}`
+        : '';
     const answer = stepText.get(lastStepWithText) || goalNote;
     if (answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
   }

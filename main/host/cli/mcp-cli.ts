@@ -26,7 +26,14 @@ const WHY: Record<string, string> = {
 };
 
 function line(server: ServerListing): string {
-  const state = server.gate === null ? (server.source === 'project' ? 'approved' : 'yours: starts') : server.gate === 'needs-approval' && server.changedSinceAnswer ? 'changed since you answered: deft mcp approve' : (WHY[server.gate] ?? server.gate);
+  const state =
+    server.gate === null
+      ? server.source === 'project'
+        ? 'approved'
+        : 'yours: starts'
+      : server.gate === 'needs-approval' && server.changedSinceAnswer
+        ? 'changed since you answered: deft mcp approve'
+        : (WHY[server.gate] ?? server.gate);
   const hint = state.endsWith('deft mcp approve') ? `${state} ${server.name}` : state;
   return `  ${server.name.padEnd(20)} ${server.source.padEnd(8)} ${hint}\n      ${server.target}  (${server.file})`;
 }
@@ -45,8 +52,10 @@ export async function runMcpCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`deft: ${message}\n\n${MCP_USAGE}\n`);
     return 2;
   };
-  if (action !== 'list' && action !== 'approve' && action !== 'deny') return usage(action ? `unknown mcp command "${action}"` : 'say what to do: list, approve NAME or deny NAME');
-  if (action === 'list' ? name !== undefined : name === undefined || rest.length > 0) return usage(action === 'list' ? `unexpected argument "${name}"` : `give one server name: deft mcp ${action} NAME`);
+  if (action !== 'list' && action !== 'approve' && action !== 'deny')
+    return usage(action ? `unknown mcp command "${action}"` : 'say what to do: list, approve NAME or deny NAME');
+  if (action === 'list' ? name !== undefined : name === undefined || rest.length > 0)
+    return usage(action === 'list' ? `unexpected argument "${name}"` : `give one server name: deft mcp ${action} NAME`);
   let workspace: string;
   try {
     workspace = resolveWorkspace(values.workspace ?? io.cwd);
@@ -67,11 +76,15 @@ export async function runMcpCli(argv: string[], io: CliIo): Promise<number> {
     }
     const approved = action === 'approve';
     const definition = await decideServer(places, name!, approved);
-    io.stdout(`${approved ? 'Approved' : 'Denied'} MCP server "${definition.name}" of ${definition.file}, as defined now:\n${JSON.stringify(definition.written, null, 2)}\n`);
+    io.stdout(
+      `${approved ? 'Approved' : 'Denied'} MCP server "${definition.name}" of ${definition.file}, as defined now:\n${JSON.stringify(definition.written, null, 2)}\n`,
+    );
     return 0;
   } catch (error) {
     const message = (error as Error).message;
-    io.stderr(`deft: ${message}${message.startsWith('Trust this folder first') ? ' Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.' : ''}\n`);
+    io.stderr(
+      `deft: ${message}${message.startsWith('Trust this folder first') ? ' Trust it in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.' : ''}\n`,
+    );
     return 1;
   }
 }

@@ -15,7 +15,11 @@ function unloadAfter(value: string | undefined): { unloadAfterMs?: number } {
 async function main(argv: string[]): Promise<number> {
   let values: { workspace?: string; port?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { workspace: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { workspace: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    }));
   } catch (error) {
     console.error(`deft web: ${(error as Error).message}\nUsage: npm run web -- --workspace DIR [--port N]`);
     return 2;
@@ -42,7 +46,11 @@ async function main(argv: string[]): Promise<number> {
     host = await startWebHost({ core, rendererDir, port, ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    console.error(code === 'EADDRINUSE' ? `deft web: port ${port} is already in use. Pick another with --port, or leave it out to get a free one.` : `deft web: ${(error as Error).message}`);
+    console.error(
+      code === 'EADDRINUSE'
+        ? `deft web: port ${port} is already in use. Pick another with --port, or leave it out to get a free one.`
+        : `deft web: ${(error as Error).message}`,
+    );
     await core.close();
     return 1;
   }

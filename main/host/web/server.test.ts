@@ -94,7 +94,8 @@ describe('web host', () => {
     ws.send(JSON.stringify({ id: 2, name: 'listSessions', input: {} }));
     expect(await nextMessage(ws, (m) => m.id === 2)).toMatchObject({ reply: { ok: true, result: { sessions: [{ id: h.session.id }] } } });
     // Events come one to a message, or several together when they come close (as a stream's do).
-    const eventsOf = (m: Record<string, unknown>) => (m.events as Record<string, unknown>[] | undefined) ?? (m.event ? [m.event as Record<string, unknown>] : []);
+    const eventsOf = (m: Record<string, unknown>) =>
+      (m.events as Record<string, unknown>[] | undefined) ?? (m.event ? [m.event as Record<string, unknown>] : []);
     const ended = nextMessage(ws, (m) => eventsOf(m).some((e) => e.type === 'turn.ended')).then((m) => eventsOf(m).find((e) => e.type === 'turn.ended'));
     ws.send(JSON.stringify({ id: 3, name: 'sendPrompt', input: { sessionId: h.session.id, text: 'hello web' } }));
     expect(await ended).toMatchObject({ type: 'turn.ended', stopReason: 'end_turn', sessionId: h.session.id });
@@ -123,7 +124,9 @@ describe('web host', () => {
   it('answers an upgrade whose URL cannot be parsed with 400, and keeps serving', async () => {
     const status = await new Promise<string>((resolve) => {
       const socket = connectTcp(host.port, '127.0.0.1', () => {
-        socket.write(`GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+        socket.write(
+          `GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        );
       });
       socket.on('data', (chunk) => {
         resolve(String(chunk).split('\r\n')[0] ?? '');
@@ -156,7 +159,13 @@ describe('web host', () => {
   it('disconnects a page that stops reading events instead of queueing them without end', async () => {
     await host.close();
     const logged: string[] = [];
-    host = await startWebHost({ core: h.core, rendererDir: await tempDir('deft-renderer-'), token: 'secret-token', log: (m) => logged.push(m), maxBufferedBytes: 2 * 1024 * 1024 });
+    host = await startWebHost({
+      core: h.core,
+      rendererDir: await tempDir('deft-renderer-'),
+      token: 'secret-token',
+      log: (m) => logged.push(m),
+      maxBufferedBytes: 2 * 1024 * 1024,
+    });
     const ws = await connect('?token=secret-token');
     const raw = (ws as unknown as { _socket: Socket })._socket;
     raw.pause();

@@ -112,7 +112,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       if (ws.readyState !== ws.OPEN) return;
       // A page that stopped reading (a frozen tab) would otherwise hold every event in memory here.
       if (ws.bufferedAmount > maxBuffered) {
-        log(`A page stopped reading events (${Math.round(ws.bufferedAmount / 1024 / 1024)} MiB queued); it was disconnected and will catch up when it reconnects.`);
+        log(
+          `A page stopped reading events (${Math.round(ws.bufferedAmount / 1024 / 1024)} MiB queued); it was disconnected and will catch up when it reconnects.`,
+        );
         ws.terminate();
         return;
       }
@@ -145,7 +147,12 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     const message = ClientMessage.safeParse(raw);
     if (!message.success) {
       const id = (raw as { id?: unknown } | undefined)?.id;
-      ws.send(JSON.stringify({ id: typeof id === 'number' || typeof id === 'string' ? id : null, reply: { ok: false, error: { code: 'invalid_request', message: 'Messages must be JSON objects {id, name, input}.' } } }));
+      ws.send(
+        JSON.stringify({
+          id: typeof id === 'number' || typeof id === 'string' ? id : null,
+          reply: { ok: false, error: { code: 'invalid_request', message: 'Messages must be JSON objects {id, name, input}.' } },
+        }),
+      );
       return;
     }
     const reply = await dispatchCommand(options.core.handlers, message.data.name, message.data.input, log, (sessionId) => {

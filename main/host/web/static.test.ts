@@ -10,7 +10,12 @@ import { tempDir } from '#test-support/harness';
 // A file that passes the stat and then cannot be read (deleted by a rebuild in between, say).
 vi.mock('node:fs', async (original) => ({
   ...(await original<typeof fs>()),
-  createReadStream: () => new Readable({ read() { this.destroy(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' })); } }),
+  createReadStream: () =>
+    new Readable({
+      read() {
+        this.destroy(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' }));
+      },
+    }),
 }));
 
 const { serveStatic } = await import('./static');

@@ -45,7 +45,11 @@ export function attentionFor(event: DeftEvent): { title: string; body: string; s
         ? { title: 'Deft stopped with an error', body: `${titleOf(event.sessionId)}: ${event.error.message}`, sessionId: event.sessionId }
         : { title: 'Deft finished', body: titleOf(event.sessionId), sessionId: event.sessionId };
     case 'approval.requested':
-      return { title: event.kind === 'plan_review' ? 'A plan waits for your review' : 'Deft waits for your approval', body: `${event.toolName}: ${event.description}`, sessionId: event.sessionId };
+      return {
+        title: event.kind === 'plan_review' ? 'A plan waits for your review' : 'Deft waits for your approval',
+        body: `${event.toolName}: ${event.description}`,
+        sessionId: event.sessionId,
+      };
     case 'question.asked':
       return { title: 'Deft has a question', body: event.questions[0]?.question ?? titleOf(event.sessionId), sessionId: event.sessionId };
     default:

@@ -24,12 +24,14 @@ export async function orError<T>(run: () => Promise<T>): Promise<{ ok: true; val
 }
 
 export const listPrompts = () => orError(async (): Promise<PromptCheckpoint[]> => (await deft.listCheckpoints({ sessionId: sessionId() })).prompts);
-export const previewRewind = (turnId: string, scope: RewindScope) => orError((): Promise<RewindPreview> => deft.previewRewind({ sessionId: sessionId(), turnId, scope }));
+export const previewRewind = (turnId: string, scope: RewindScope) =>
+  orError((): Promise<RewindPreview> => deft.previewRewind({ sessionId: sessionId(), turnId, scope }));
 export const rewind = (turnId: string, scope: RewindScope, includeOutside: boolean, expect: string | undefined) =>
   orError(() => deft.rewind({ sessionId: sessionId(), turnId, scope, includeOutside, ...(expect ? { expect } : {}) }));
 export const undoRewind = () => attempt(async () => (await deft.undoRewind({ sessionId: sessionId() }), true), false);
 
-export const reviewChanges = (turnId: string | undefined) => orError((): Promise<ReviewChanges> => deft.reviewChanges({ sessionId: sessionId(), ...(turnId ? { turnId } : {}) }));
+export const reviewChanges = (turnId: string | undefined) =>
+  orError((): Promise<ReviewChanges> => deft.reviewChanges({ sessionId: sessionId(), ...(turnId ? { turnId } : {}) }));
 export const revertChange = (turnId: string | undefined, path: string, hunk?: number) =>
   orError(() => deft.revertChange({ sessionId: sessionId(), path, ...(turnId ? { turnId } : {}), ...(hunk !== undefined ? { hunk } : {}) }));
 export const undoRevert = (revertId: string) => orError(() => deft.undoRevert({ sessionId: sessionId(), revertId }));
@@ -43,4 +45,15 @@ export const getReviewMode = () => orError(async () => (await deft.getReviewMode
 export const setReviewMode = (enabled: boolean) => orError(async () => (await deft.setReviewMode({ enabled })).enabled);
 
 export const answerChangeReview = (request: ChangeReviewRequest, accepted: boolean[], feedback: string) =>
-  attempt(async () => (await deft.answerChangeReview({ sessionId: sessionId(), requestId: request.requestId, accepted, ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }), true), false);
+  attempt(
+    async () => (
+      await deft.answerChangeReview({
+        sessionId: sessionId(),
+        requestId: request.requestId,
+        accepted,
+        ...(feedback.trim() ? { feedback: feedback.trim() } : {}),
+      }),
+      true
+    ),
+    false,
+  );

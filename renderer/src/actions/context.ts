@@ -14,7 +14,9 @@ function onOpenSession(none: string, run: (sessionId: string) => Promise<unknown
 
 /** Compact the open session now; `instructions` tell the handoff note what to keep in particular. */
 export function compactSession(instructions: string): Promise<boolean> {
-  return onOpenSession('There is nothing to compact yet: start a conversation first.', (sessionId) => deft.compactSession({ sessionId, ...(instructions ? { instructions } : {}) }));
+  return onOpenSession('There is nothing to compact yet: start a conversation first.', (sessionId) =>
+    deft.compactSession({ sessionId, ...(instructions ? { instructions } : {}) }),
+  );
 }
 
 /** Undo the last `count` turns of the open session (files are not restored). */

@@ -12,7 +12,12 @@ export function loadPreferences(): Promise<void> {
 export function setPreferences(input: PreferencesInput): Promise<boolean> {
   // The switch and the checkbox answer at once; the core's reply (or preferences.updated) settles it.
   const current = usePreferences.getState().preferences;
-  if (current) usePreferences.getState().setPreferences({ ...current, ...(input.theme ? { theme: input.theme } : {}), ...(input.notifications !== undefined ? { notifications: input.notifications } : {}) });
+  if (current)
+    usePreferences.getState().setPreferences({
+      ...current,
+      ...(input.theme ? { theme: input.theme } : {}),
+      ...(input.notifications !== undefined ? { notifications: input.notifications } : {}),
+    });
   return attempt(async () => {
     usePreferences.getState().setPreferences(await deft.setPreferences(input));
     return true;

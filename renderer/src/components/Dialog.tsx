@@ -67,7 +67,9 @@ export function Dialog({
         close.current();
       }
       if (e.key === 'Tab' && ref.current) {
-        const focusable = [...ref.current.querySelectorAll<HTMLElement>('input, select, textarea, button, a[href]')].filter((el) => !el.hasAttribute('disabled'));
+        const focusable = [...ref.current.querySelectorAll<HTMLElement>('input, select, textarea, button, a[href]')].filter(
+          (el) => !el.hasAttribute('disabled'),
+        );
         if (!focusable.length) return;
         const firstEl = focusable[0]!;
         const lastEl = focusable[focusable.length - 1]!;
@@ -87,7 +89,8 @@ export function Dialog({
       const below = topDialog();
       // Focus goes back without scrolling: the control that opened the dialog may sit far up a conversation
       // that has since moved on (a rewind brings its notice into view at the end).
-      if (below && !(previous && below.contains(previous))) (open.get(below)?.first?.isConnected ? open.get(below)!.first : below.querySelector<HTMLElement>(FOCUSABLE))?.focus({ preventScroll: true });
+      if (below && !(previous && below.contains(previous)))
+        (open.get(below)?.first?.isConnected ? open.get(below)!.first : below.querySelector<HTMLElement>(FOCUSABLE))?.focus({ preventScroll: true });
       else if (previous?.isConnected) previous.focus({ preventScroll: true });
       else window.dispatchEvent(new Event('deft:focus-composer'));
     };
@@ -95,8 +98,18 @@ export function Dialog({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   return createPortal(
-    <div className="dialog-backdrop" style={beneath ? { zIndex: 9 } : undefined} onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && onClose()}>
-      <div className={`dialog${wide ? ' dialog-wide' : ''}${className ? ` ${className}` : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref}>
+    <div
+      className="dialog-backdrop"
+      style={beneath ? { zIndex: 9 } : undefined}
+      onMouseDown={(e) => closeOnBackdrop && e.target === e.currentTarget && onClose()}
+    >
+      <div
+        className={`dialog${wide ? ' dialog-wide' : ''}${className ? ` ${className}` : ''}`}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        ref={ref}
+      >
         <header className="dialog-header">
           <h2 id={titleId}>{title}</h2>
           <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>

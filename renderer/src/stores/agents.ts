@@ -25,7 +25,10 @@ export const agentsSlice: SessionSlice<AgentsState> = {
       agents: { ...state.agents, [agent.agentId]: agent },
       order: state.order.includes(agent.agentId) ? state.order : [...state.order, agent.agentId],
     }),
-    'swarm.updated': (state, event) => ({ ...state, swarms: { ...state.swarms, [event.swarmId]: { swarmId: event.swarmId, callId: event.callId, description: event.description, progress: event.progress } } }),
+    'swarm.updated': (state, event) => ({
+      ...state,
+      swarms: { ...state.swarms, [event.swarmId]: { swarmId: event.swarmId, callId: event.callId, description: event.description, progress: event.progress } },
+    }),
   },
 };
 

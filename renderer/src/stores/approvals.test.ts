@@ -6,10 +6,27 @@ import { eventsOf } from './test-events';
 
 const ev = eventsOf();
 const requested = (requestId: string, turnId = 't1') =>
-  ev('approval.requested', { turnId, requestId, kind: 'tool', toolName: 'Write', description: 'Write a', display: { kind: 'generic', summary: 'a' }, reason: 'ask' });
+  ev('approval.requested', {
+    turnId,
+    requestId,
+    kind: 'tool',
+    toolName: 'Write',
+    description: 'Write a',
+    display: { kind: 'generic', summary: 'a' },
+    reason: 'ask',
+  });
 const asked = (requestId: string, turnId = 't1') => ev('question.asked', { turnId, requestId, callId: 'c', questions: [] });
 const ids = (list: Array<{ requestId: string }>) => list.map((r) => r.requestId);
-const summary = (id: string, waiting?: SessionSummary['waiting']): SessionSummary => ({ id, title: id, workspace: '/w', createdAt: 0, updatedAt: 0, turns: 0, running: false, ...(waiting ? { waiting } : {}) });
+const summary = (id: string, waiting?: SessionSummary['waiting']): SessionSummary => ({
+  id,
+  title: id,
+  workspace: '/w',
+  createdAt: 0,
+  updatedAt: 0,
+  turns: 0,
+  running: false,
+  ...(waiting ? { waiting } : {}),
+});
 
 describe('approvals and questions from a session’s events', () => {
   it('queues approvals in order and drops them when answered or when their turn ends', () => {
@@ -60,7 +77,10 @@ describe('what waits, per session', () => {
     state().listed(
       [
         summary('open'), // taken before 'late' arrived: it must not drop it
-        summary('other', [{ id: 'known', turnId: 't1' }, { id: 'fresh', turnId: 't3' }]),
+        summary('other', [
+          { id: 'known', turnId: 't1' },
+          { id: 'fresh', turnId: 't3' },
+        ]),
         summary('stale'),
         summary('new', [{ id: 'n', turnId: 't1' }]),
       ],
@@ -74,7 +94,16 @@ describe('what waits, per session', () => {
   });
 
   it('drops a listed request when its answer or the end of its turn arrives', () => {
-    state().listed([summary('s', [{ id: 'a', turnId: 't1' }, { id: 'b', turnId: 't2' }, { id: 'c', turnId: 't2' }])], null);
+    state().listed(
+      [
+        summary('s', [
+          { id: 'a', turnId: 't1' },
+          { id: 'b', turnId: 't2' },
+          { id: 'c', turnId: 't2' },
+        ]),
+      ],
+      null,
+    );
     state().apply('s', [ev('approval.resolved', { requestId: 'a', outcome: 'approved' })]);
     expect(requestsOf(state(), 's').listed.map((r) => r.id)).toEqual(['b', 'c']);
     state().apply('s', [ev('turn.ended', { turnId: 't2', stopReason: 'cancelled', durationMs: 1 })]);

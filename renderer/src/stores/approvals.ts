@@ -26,12 +26,20 @@ export const requestsSlice: SessionSlice<SessionRequests> = {
       const { type: _t, sessionId: _s, seq: _q, ...approval } = event;
       return { ...state, approvals: [...without(state.approvals, event.requestId), approval], listed: unlisted(state.listed, event.requestId) };
     },
-    'approval.resolved': (state, event) => ({ ...state, approvals: without(state.approvals, event.requestId), listed: unlisted(state.listed, event.requestId) }),
+    'approval.resolved': (state, event) => ({
+      ...state,
+      approvals: without(state.approvals, event.requestId),
+      listed: unlisted(state.listed, event.requestId),
+    }),
     'question.asked': (state, event) => {
       const { type: _t, sessionId: _s, seq: _q, ...question } = event;
       return { ...state, questions: [...without(state.questions, event.requestId), question], listed: unlisted(state.listed, event.requestId) };
     },
-    'question.answered': (state, event) => ({ ...state, questions: without(state.questions, event.requestId), listed: unlisted(state.listed, event.requestId) }),
+    'question.answered': (state, event) => ({
+      ...state,
+      questions: without(state.questions, event.requestId),
+      listed: unlisted(state.listed, event.requestId),
+    }),
     'turn.ended': (state, { turnId }) => {
       // Whatever that turn was waiting for can no longer be answered (it stopped, or Deft restarted).
       const mine = (r: { turnId: string }) => r.turnId === turnId;

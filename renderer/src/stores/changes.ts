@@ -57,7 +57,8 @@ export function changedFiles(rows: readonly ToolLike[], turnId: string, from = 0
     const row = rows[i]!;
     const display = row.kind === 'tool' && row.turnId === turnId && !row.result?.isError ? row.result?.display : undefined;
     if (display?.kind !== 'diff') continue;
-    const counts = display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunksOf(display));
+    const counts =
+      display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunksOf(display));
     const entry = byPath.get(display.path) ?? { path: display.path, added: 0, removed: 0, callIds: [] };
     entry.added += counts.added;
     entry.removed += counts.removed;
@@ -77,7 +78,14 @@ export const changeRows: RowHandlers = {
   },
   'turn.changes': (rows, event) => {
     const id = `${event.turnId}:changes`;
-    const files: ChangedFile[] = event.files.map((f) => ({ path: f.path, added: f.added ?? 0, removed: f.removed ?? 0, callIds: [], status: f.status, binary: f.added === null }));
+    const files: ChangedFile[] = event.files.map((f) => ({
+      path: f.path,
+      added: f.added ?? 0,
+      removed: f.removed ?? 0,
+      callIds: [],
+      status: f.status,
+      binary: f.added === null,
+    }));
     const item: ChangesItem = { kind: 'changes', id, turnId: event.turnId, files, checkpointed: true, more: event.more };
     const at = indexFromEnd(rows, id);
     if (at >= 0) return files.length ? replaceAt<Row>(rows, at, item) : removeAt(rows, at);

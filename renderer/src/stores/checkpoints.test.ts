@@ -7,7 +7,19 @@ import { type Transcript, emptyTranscript, transcriptSlice } from './transcript'
 
 const replay = (events: SessionEvent[], from: Transcript = emptyTranscript) => reduce(transcriptSlice, from, events);
 const state = (events: SessionEvent[], from: CheckpointsState = checkpointsSlice.empty) => reduce(checkpointsSlice, from, events);
-const result = { rewindId: 'r1', scope: 'both' as const, turnId: 't2', index: 2, restored: ['a.txt'], removed: [], broughtBack: [], keptOutside: [], problems: [], notCaptured: [], undoneTurns: ['t2'] };
+const result = {
+  rewindId: 'r1',
+  scope: 'both' as const,
+  turnId: 't2',
+  index: 2,
+  restored: ['a.txt'],
+  removed: [],
+  broughtBack: [],
+  keptOutside: [],
+  problems: [],
+  notCaptured: [],
+  undoneTurns: ['t2'],
+};
 
 describe('checkpoints in the window', () => {
   it("replaces a turn's changed files from the tools with the checkpoints' list, in place, shell changes included", () => {
@@ -15,7 +27,15 @@ describe('checkpoints in the window', () => {
     const diff = { kind: 'diff' as const, path: 'a.txt', before: 'x\n', after: 'y\n', added: 1, removed: 1 };
     const t = replay([
       ev('turn.started', { turnId: 't1', text: 'change', attachments: [], origin: 'user' }),
-      ev('tool.call.started', { turnId: 't1', step: 0, callId: 'c1', name: 'Write', args: {}, description: 'Write a.txt', display: { kind: 'generic', summary: 'a.txt' } }),
+      ev('tool.call.started', {
+        turnId: 't1',
+        step: 0,
+        callId: 'c1',
+        name: 'Write',
+        args: {},
+        description: 'Write a.txt',
+        display: { kind: 'generic', summary: 'a.txt' },
+      }),
       ev('tool.call.result', { turnId: 't1', callId: 'c1', name: 'Write', isError: false, output: 'ok', durationMs: 1, display: diff }),
       ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 5 }),
       ev('turn.started', { turnId: 't2', text: 'next', attachments: [], origin: 'user' }),

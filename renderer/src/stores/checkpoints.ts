@@ -18,7 +18,8 @@ export const checkpointsSlice: SessionSlice<CheckpointsState> = {
     'turn.started': (state) => (state.undoable ? { ...state, undoable: null } : state),
     'change.review.requested': (state, { request }) => ({ ...state, reviews: [...state.reviews.filter((r) => r.requestId !== request.requestId), request] }),
     'change.review.resolved': (state, { requestId }) => ({ ...state, reviews: state.reviews.filter((r) => r.requestId !== requestId) }),
-    'turn.ended': (state, { turnId }) => (state.reviews.some((r) => r.turnId === turnId) ? { ...state, reviews: state.reviews.filter((r) => r.turnId !== turnId) } : state),
+    'turn.ended': (state, { turnId }) =>
+      state.reviews.some((r) => r.turnId === turnId) ? { ...state, reviews: state.reviews.filter((r) => r.turnId !== turnId) } : state,
   },
 };
 
@@ -46,7 +47,11 @@ export const rewindRows: RowHandlers = {
 };
 
 /** Which checkpoint dialog is open: a rewind (for a turn), the /rewind picker, or the review pane (of a turn, or the session). */
-export type CheckpointDialog = { kind: 'rewind'; turnId: string; text: string } | { kind: 'picker' } | { kind: 'review'; turnId?: string; path?: string } | null;
+export type CheckpointDialog =
+  | { kind: 'rewind'; turnId: string; text: string }
+  | { kind: 'picker' }
+  | { kind: 'review'; turnId?: string; path?: string }
+  | null;
 
 export const useCheckpointDialog = create<{ dialog: CheckpointDialog; show(dialog: CheckpointDialog): void }>()((set) => ({
   dialog: null,

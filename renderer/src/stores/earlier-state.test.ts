@@ -55,7 +55,19 @@ const goal = (id: string, status: 'active' | 'paused' | 'complete') => ({
   updatedAt: 0,
 });
 const progress = (done: number) => ({ total: 4, queued: 4 - done, running: 0, completed: done, failed: 0, aborted: 0, concurrency: 2 });
-const rewind = (id: string, turnId: string) => ({ rewindId: id, scope: 'all', turnId, index: 0, restored: [], removed: [], broughtBack: [], keptOutside: [], problems: [], notCaptured: [], undoneTurns: [turnId] });
+const rewind = (id: string, turnId: string) => ({
+  rewindId: id,
+  scope: 'all',
+  turnId,
+  index: 0,
+  restored: [],
+  removed: [],
+  broughtBack: [],
+  keptOutside: [],
+  problems: [],
+  notCaptured: [],
+  undoneTurns: [turnId],
+});
 
 /**
  * One generator of state events for both tests: `turns` turns, each a prompt, one or two steps of usage
@@ -65,7 +77,8 @@ const rewind = (id: string, turnId: string) => ({ rewindId: id, scope: 'all', tu
 function session(turns: number, pick: () => number, often = 1, measure = 0.9): SessionEvent[] {
   const events: SessionEvent[] = [];
   let seq = 0;
-  const add = (type: SessionEvent['type'], fields: Record<string, unknown>) => events.push({ type, sessionId: 's', seq: ++seq, at: seq * 1000, ...fields } as unknown as SessionEvent);
+  const add = (type: SessionEvent['type'], fields: Record<string, unknown>) =>
+    events.push({ type, sessionId: 's', seq: ++seq, at: seq * 1000, ...fields } as unknown as SessionEvent);
   const chance = (p: number) => pick() < p * often;
   const some = (n: number) => Math.floor(pick() * n);
   for (let t = 1; t <= turns; t++) {
@@ -74,8 +87,20 @@ function session(turns: number, pick: () => number, often = 1, measure = 0.9): S
     if (chance(0.05)) add('rewind.undone', { rewindId: `r${some(t)}`, scope: 'all', problems: [] });
     for (let step = 1; step <= 1 + some(2); step++) {
       const model = chance(0.02) ? undefined : chance(0.3) ? 'model-b' : 'model-a';
-      add('usage', { turnId, step: { inputTokens: 1000 + some(500), outputTokens: 100 + some(50), ...(chance(0.5) ? { cachedTokens: some(900) } : {}) }, total: { inputTokens: t * 1000, outputTokens: t * 100 }, ...(model ? { model } : {}) });
-      if (pick() < measure) add('context.measured', { turnId, tokens: 5000 + t, contextWindow: chance(0.5) ? 200_000 : 128_000, compactAt: 0.85, breakdown: { system: 1, tools: 2, messages: 3 } });
+      add('usage', {
+        turnId,
+        step: { inputTokens: 1000 + some(500), outputTokens: 100 + some(50), ...(chance(0.5) ? { cachedTokens: some(900) } : {}) },
+        total: { inputTokens: t * 1000, outputTokens: t * 100 },
+        ...(model ? { model } : {}),
+      });
+      if (pick() < measure)
+        add('context.measured', {
+          turnId,
+          tokens: 5000 + t,
+          contextWindow: chance(0.5) ? 200_000 : 128_000,
+          compactAt: 0.85,
+          breakdown: { system: 1, tools: 2, messages: 3 },
+        });
     }
     if (chance(0.15)) add('todo.updated', { items: [{ title: `Step ${t}`, status: 'in_progress' }] });
     if (chance(0.02)) add('permission.mode.changed', { mode: ['ask', 'accept-edits', 'yolo'][some(3)], previous: 'ask' });
@@ -84,17 +109,39 @@ function session(turns: number, pick: () => number, often = 1, measure = 0.9): S
     if (chance(0.02)) {
       const compactionId = `c${t}`;
       add('compaction.started', { compactionId, trigger: 'auto', turnId, tokensBefore: 90_000, contextWindow: 128_000 });
-      if (!chance(0.1)) add('compaction.ended', { compactionId: chance(0.1) ? `c${some(t)}` : compactionId, trigger: 'auto', turnId, outcome: chance(0.8) ? 'compacted' : 'failed', note: 'Handoff note '.repeat(50), tokensBefore: 90_000, ...(chance(0.9) ? { tokensAfter: 9000 + t } : {}) });
+      if (!chance(0.1))
+        add('compaction.ended', {
+          compactionId: chance(0.1) ? `c${some(t)}` : compactionId,
+          trigger: 'auto',
+          turnId,
+          outcome: chance(0.8) ? 'compacted' : 'failed',
+          note: 'Handoff note '.repeat(50),
+          tokensBefore: 90_000,
+          ...(chance(0.9) ? { tokensAfter: 9000 + t } : {}),
+        });
     }
     // An end without its start (a log cut short, a compaction that began in an earlier process).
     if (chance(0.004)) add('compaction.ended', { compactionId: `x${t}`, trigger: 'manual', outcome: 'compacted', tokensBefore: 50_000, tokensAfter: 4000 });
-    if (chance(0.02)) add('approval.requested', { turnId: chance(0.8) ? turnId : `t${some(t) + 1}`, requestId: `a${some(20)}`, kind: 'tool', toolName: 'Bash', description: 'run', display: { kind: 'text', text: 'ls' }, reason: 'ask' });
+    if (chance(0.02))
+      add('approval.requested', {
+        turnId: chance(0.8) ? turnId : `t${some(t) + 1}`,
+        requestId: `a${some(20)}`,
+        kind: 'tool',
+        toolName: 'Bash',
+        description: 'run',
+        display: { kind: 'text', text: 'ls' },
+        reason: 'ask',
+      });
     if (chance(0.015)) add('approval.resolved', { requestId: `a${some(20)}`, outcome: 'approved' });
     if (chance(0.01)) add('question.asked', { turnId, requestId: `q${some(10)}`, callId: 'c', questions: [] });
     if (chance(0.008)) add('question.answered', { requestId: `q${some(10)}`, answers: {}, dismissed: false });
-    if (chance(0.01)) add('change.review.requested', { request: { requestId: `v${some(10)}`, turnId, callId: 'c', toolName: 'Edit', path: 'a.ts', created: false, hunks: [], added: 1, removed: 0 } });
+    if (chance(0.01))
+      add('change.review.requested', {
+        request: { requestId: `v${some(10)}`, turnId, callId: 'c', toolName: 'Edit', path: 'a.ts', created: false, hunks: [], added: 1, removed: 0 },
+      });
     if (chance(0.008)) add('change.review.resolved', { requestId: `v${some(10)}`, accepted: [true] });
-    if (chance(0.02)) add('agent.updated', { agent: { agentId: `ag${some(5)}`, type: 'general', description: `agent at ${t}`, status: 'running', startedAt: t } });
+    if (chance(0.02))
+      add('agent.updated', { agent: { agentId: `ag${some(5)}`, type: 'general', description: `agent at ${t}`, status: 'running', startedAt: t } });
     if (chance(0.01)) add('swarm.updated', { swarmId: `sw${some(3)}`, callId: 'c', description: `swarm at ${t}`, progress: progress(some(4)) });
     if (chance(0.02)) add('turn.changes', { turnId, files: [{ path: 'a.ts', status: 'modified', added: 1, removed: 1 }], more: 0 });
     // A turn whose end is missing (Deft stopped during it) leaves what it waited for pending.

@@ -15,7 +15,8 @@ export const goalSlice: SessionSlice<GoalState> = {
   empty: { goal: null, reportedAt: 0, tokensSince: 0 },
   on: {
     'goal.updated': (_state, event) => ({ goal: event.goal, reportedAt: event.at, tokensSince: 0 }),
-    usage: (state, event) => (state.goal?.status === 'active' ? { ...state, tokensSince: state.tokensSince + event.step.inputTokens + event.step.outputTokens } : state),
+    usage: (state, event) =>
+      state.goal?.status === 'active' ? { ...state, tokensSince: state.tokensSince + event.step.inputTokens + event.step.outputTokens } : state,
   },
 };
 

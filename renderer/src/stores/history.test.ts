@@ -20,7 +20,9 @@ describe('compaction and undo from events', () => {
     });
     const running = reduce(transcriptSlice, emptyTranscript, [started]);
     expect(reduce(historySlice, historySlice.empty, [started]).compacting).toBe('c1');
-    expect(running.items).toEqual([{ kind: 'compaction', id: 'compaction:c1', trigger: 'manual', status: 'running', tokensBefore: 90_000, contextWindow: 128_000 }]);
+    expect(running.items).toEqual([
+      { kind: 'compaction', id: 'compaction:c1', trigger: 'manual', status: 'running', tokensBefore: 90_000, contextWindow: 128_000 },
+    ]);
     const done = reduce(transcriptSlice, running, [ended]);
     expect(reduce(historySlice, historySlice.empty, [started, ended]).compacting).toBeNull();
     expect(done.items).toHaveLength(1);
@@ -30,16 +32,35 @@ describe('compaction and undo from events', () => {
   it('shows a compaction whose start it never saw, and a restarted one once', () => {
     const ev = eventsOf();
     const failed = reduce(transcriptSlice, emptyTranscript, [
-      ev('compaction.ended', { compactionId: 'c2', trigger: 'auto', turnId: 't', outcome: 'failed', error: { code: 'provider_server', message: 'Boom.' }, tokensBefore: 1 }),
+      ev('compaction.ended', {
+        compactionId: 'c2',
+        trigger: 'auto',
+        turnId: 't',
+        outcome: 'failed',
+        error: { code: 'provider_server', message: 'Boom.' },
+        tokensBefore: 1,
+      }),
     ]);
-    expect(failed.items).toEqual([{ kind: 'compaction', id: 'compaction:c2', trigger: 'auto', tokensBefore: 1, turnId: 't', status: 'failed', error: { code: 'provider_server', message: 'Boom.' } }]);
+    expect(failed.items).toEqual([
+      {
+        kind: 'compaction',
+        id: 'compaction:c2',
+        trigger: 'auto',
+        tokensBefore: 1,
+        turnId: 't',
+        status: 'failed',
+        error: { code: 'provider_server', message: 'Boom.' },
+      },
+    ]);
     const again = reduce(transcriptSlice, emptyTranscript, [
       ev('compaction.started', { compactionId: 'c3', trigger: 'auto', tokensBefore: 1, contextWindow: 2, instructions: 'keep names' }),
       ev('compaction.started', { compactionId: 'c3', trigger: 'auto', tokensBefore: 1, contextWindow: 2 }),
     ]);
     expect(again.items).toHaveLength(1);
     // The end of another compaction does not clear the one running.
-    const state = reduce(historySlice, historySlice.empty, [ev('compaction.started', { compactionId: 'a', trigger: 'auto', tokensBefore: 1, contextWindow: 2 })]);
+    const state = reduce(historySlice, historySlice.empty, [
+      ev('compaction.started', { compactionId: 'a', trigger: 'auto', tokensBefore: 1, contextWindow: 2 }),
+    ]);
     expect(reduce(historySlice, state, [ev('compaction.ended', { compactionId: 'b', trigger: 'auto', outcome: 'cancelled', tokensBefore: 1 })])).toBe(state);
   });
 

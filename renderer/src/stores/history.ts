@@ -90,7 +90,9 @@ export const historyRows: RowHandlers = {
   'compaction.ended': (rows, event) => {
     const index = indexFromEnd(rows, compactionItemId(event.compactionId));
     const existing = rows[index];
-    return existing?.kind === 'compaction' ? replaceAt<Row>(rows, index, compactionEnded(existing as CompactionItem, event)) : appendRow<Row>(rows, compactionEnded(undefined, event));
+    return existing?.kind === 'compaction'
+      ? replaceAt<Row>(rows, index, compactionEnded(existing as CompactionItem, event))
+      : appendRow<Row>(rows, compactionEnded(undefined, event));
   },
   'turns.undone': (rows, event) => appendRow<Row>(rows, infoNotice(`undo${event.seq}`, undoNotice(event.turnIds.length))),
 };

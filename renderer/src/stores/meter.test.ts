@@ -7,11 +7,15 @@ describe('the meter from events', () => {
   it('keeps the latest context measure, marks it stale after an undo, and takes the total after a compaction', () => {
     const ev = eventsOf();
     const breakdown = { system: 2000, tools: 3000, conversation: 500, toolResults: 1500 };
-    let state = reduce(meterSlice, meterSlice.empty, [ev('context.measured', { turnId: 't', tokens: 7000, contextWindow: 128_000, compactAt: 0.85, breakdown })]);
+    let state = reduce(meterSlice, meterSlice.empty, [
+      ev('context.measured', { turnId: 't', tokens: 7000, contextWindow: 128_000, compactAt: 0.85, breakdown }),
+    ]);
     expect(state.context).toEqual({ tokens: 7000, contextWindow: 128_000, compactAt: 0.85, breakdown, stale: false });
     state = reduce(meterSlice, state, [ev('turns.undone', { turnIds: ['t'] })]);
     expect(state.context?.stale).toBe(true);
-    state = reduce(meterSlice, state, [ev('compaction.ended', { compactionId: 'c', trigger: 'manual', outcome: 'compacted', tokensBefore: 7000, tokensAfter: 2500 })]);
+    state = reduce(meterSlice, state, [
+      ev('compaction.ended', { compactionId: 'c', trigger: 'manual', outcome: 'compacted', tokensBefore: 7000, tokensAfter: 2500 }),
+    ]);
     expect(state.context).toEqual({ tokens: 2500, contextWindow: 128_000, compactAt: 0.85, breakdown: null, stale: false });
   });
 
@@ -23,6 +27,9 @@ describe('the meter from events', () => {
       ev('usage', { turnId: 't', step: { inputTokens: 1200, outputTokens: 60 }, total, model: 'gpt-4.1' }),
       ev('usage', { turnId: 't', step: { inputTokens: 10, outputTokens: 1 }, total }),
     ]);
-    expect(state.byModel).toEqual({ 'gpt-4.1': { inputTokens: 2200, outputTokens: 110, cachedTokens: 800 }, '': { inputTokens: 10, outputTokens: 1, cachedTokens: 0 } });
+    expect(state.byModel).toEqual({
+      'gpt-4.1': { inputTokens: 2200, outputTokens: 110, cachedTokens: 800 },
+      '': { inputTokens: 10, outputTokens: 1, cachedTokens: 0 },
+    });
   });
 });

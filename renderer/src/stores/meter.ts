@@ -41,9 +41,21 @@ export const meterSlice: SessionSlice<MeterState> = {
     },
     'compaction.ended': (state, event) =>
       event.outcome === 'compacted' && event.tokensAfter !== undefined
-        ? { ...state, context: { tokens: event.tokensAfter, contextWindow: state.context?.contextWindow ?? 0, compactAt: state.context?.compactAt ?? 0.85, breakdown: null, stale: false } }
+        ? {
+            ...state,
+            context: {
+              tokens: event.tokensAfter,
+              contextWindow: state.context?.contextWindow ?? 0,
+              compactAt: state.context?.compactAt ?? 0.85,
+              breakdown: null,
+              stale: false,
+            },
+          }
         : state,
-    'compaction.started': (state, event) => (state.context ? state : { ...state, context: { tokens: event.tokensBefore, contextWindow: event.contextWindow, compactAt: 0.85, breakdown: null, stale: false } }),
+    'compaction.started': (state, event) =>
+      state.context
+        ? state
+        : { ...state, context: { tokens: event.tokensBefore, contextWindow: event.contextWindow, compactAt: 0.85, breakdown: null, stale: false } },
     'turns.undone': (state) => (state.context ? { ...state, context: { ...state.context, stale: true } } : state),
   },
 };

@@ -21,7 +21,12 @@ describe('permission mode and plan mode from events', () => {
 
   it('notes every switch in the transcript', () => {
     const t = reduce(transcriptSlice, emptyTranscript, events);
-    expect(t.items.map((i) => (i.kind === 'notice' ? i.text : i.kind))).toEqual(['Permission mode: Yolo', 'Plan mode on', 'Permission mode: Accept edits', 'Plan mode off']);
+    expect(t.items.map((i) => (i.kind === 'notice' ? i.text : i.kind))).toEqual([
+      'Permission mode: Yolo',
+      'Plan mode on',
+      'Permission mode: Accept edits',
+      'Plan mode off',
+    ]);
     expect(t.items[0]).toEqual({ kind: 'notice', id: 'mode1', level: 'info', text: 'Permission mode: Yolo' });
   });
 });

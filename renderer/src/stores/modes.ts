@@ -22,7 +22,8 @@ const MODE_LABELS = { ask: 'Ask', 'accept-edits': 'Accept edits', yolo: 'Yolo' }
 
 /** Each switch also leaves a line in the transcript. */
 export const modeRows: RowHandlers = {
-  'permission.mode.changed': (rows, event) => appendRow<Row>(rows, infoNotice(`mode${event.seq}`, `Permission mode: ${MODE_LABELS[event.mode]}${event.reason ? ` — ${event.reason}` : ''}`)),
+  'permission.mode.changed': (rows, event) =>
+    appendRow<Row>(rows, infoNotice(`mode${event.seq}`, `Permission mode: ${MODE_LABELS[event.mode]}${event.reason ? ` — ${event.reason}` : ''}`)),
   'plan.mode.changed': (rows, event) => appendRow<Row>(rows, infoNotice(`plan${event.seq}`, event.plan.active ? 'Plan mode on' : 'Plan mode off')),
 };
 

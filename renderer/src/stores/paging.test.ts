@@ -24,7 +24,10 @@ function history(turns: number): { events: SessionEvent[]; starts: number[] } {
     const turnId = `t${n}`;
     const first = ev('turn.started', { turnId, text: `question ${n}`, attachments: [], origin: 'user' });
     starts.push(first.seq);
-    events.push(first, ev('tool.call.started', { turnId, step: 1, callId: `c${n}`, name: 'Read', args: {}, description: 'Read', display: { kind: 'generic', summary: 'Read' } }));
+    events.push(
+      first,
+      ev('tool.call.started', { turnId, step: 1, callId: `c${n}`, name: 'Read', args: {}, description: 'Read', display: { kind: 'generic', summary: 'Read' } }),
+    );
     events.push(ev('tool.call.result', { turnId, callId: `c${n}`, name: 'Read', isError: false, output: 'x', durationMs: 1 }));
     if (n % 5 === 0) events.push(ev('permission.mode.changed', { mode: n % 10 === 0 ? 'ask' : 'yolo', previous: 'ask' }));
     if (n % 4 === 0) events.push(ev('todo.updated', { items: [{ title: `todo ${n}`, status: 'pending' }] }));

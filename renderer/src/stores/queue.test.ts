@@ -18,7 +18,10 @@ describe('the queue from events', () => {
       { queueId: 'q-bbbbbbbb', text: 'second, edited', steer: true },
       { queueId: 'q-cccccccc', text: 'third', steer: true },
     ]);
-    const after = reduce(queueSlice, state, [ev('prompt.queue.removed', { queueId: 'q-bbbbbbbb', reason: 'delivered', turnId: 't1' }), ev('prompt.queue.removed', { queueId: 'q-cccccccc', reason: 'sent', turnId: 't2' })]);
+    const after = reduce(queueSlice, state, [
+      ev('prompt.queue.removed', { queueId: 'q-bbbbbbbb', reason: 'delivered', turnId: 't1' }),
+      ev('prompt.queue.removed', { queueId: 'q-cccccccc', reason: 'sent', turnId: 't2' }),
+    ]);
     expect(after.items).toEqual([]);
   });
 

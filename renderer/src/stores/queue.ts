@@ -17,8 +17,12 @@ export interface QueueState {
 export const queueSlice: SessionSlice<QueueState> = {
   empty: { items: [] },
   on: {
-    'prompt.queued': (state, event) => ({ items: [...state.items.filter((i) => i.queueId !== event.queueId), { queueId: event.queueId, text: event.text, steer: event.steer }] }),
-    'prompt.queue.edited': (state, event) => ({ items: state.items.map((i) => (i.queueId === event.queueId ? { ...i, text: event.text, steer: event.steer } : i)) }),
+    'prompt.queued': (state, event) => ({
+      items: [...state.items.filter((i) => i.queueId !== event.queueId), { queueId: event.queueId, text: event.text, steer: event.steer }],
+    }),
+    'prompt.queue.edited': (state, event) => ({
+      items: state.items.map((i) => (i.queueId === event.queueId ? { ...i, text: event.text, steer: event.steer } : i)),
+    }),
     'prompt.queue.removed': (state, event) => ({ items: state.items.filter((i) => i.queueId !== event.queueId) }),
   },
 };
@@ -35,5 +39,6 @@ export interface SteerItem extends Row {
 }
 
 export const steerRows: RowHandlers = {
-  'steer.delivered': (rows, event) => appendRow<Row>(rows, { kind: 'steer', id: `steer:${event.queueId}`, turnId: event.turnId, step: event.step, text: event.text, at: event.at } as SteerItem),
+  'steer.delivered': (rows, event) =>
+    appendRow<Row>(rows, { kind: 'steer', id: `steer:${event.queueId}`, turnId: event.turnId, step: event.step, text: event.text, at: event.at } as SteerItem),
 };

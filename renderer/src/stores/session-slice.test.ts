@@ -9,11 +9,12 @@ describe('session slices', () => {
   it('runs the handlers of every table for an event, in the order the tables are given', () => {
     const on = combine(log('first'), log('second'), { usage: (state) => [...state, 'usage'] });
     const slice = { empty: [] as string[], on };
-    expect(reduce(slice, slice.empty, [ev('turn.ended', { turnId: 't', stopReason: 'end_turn', durationMs: 1 }), ev('usage', { turnId: 't', step: { inputTokens: 1, outputTokens: 1 }, total: { inputTokens: 1, outputTokens: 1 } })])).toEqual([
-      'first t',
-      'second t',
-      'usage',
-    ]);
+    expect(
+      reduce(slice, slice.empty, [
+        ev('turn.ended', { turnId: 't', stopReason: 'end_turn', durationMs: 1 }),
+        ev('usage', { turnId: 't', step: { inputTokens: 1, outputTokens: 1 }, total: { inputTokens: 1, outputTokens: 1 } }),
+      ]),
+    ).toEqual(['first t', 'second t', 'usage']);
   });
 
   it('passes events no handler owns, returning the very state it was given', () => {

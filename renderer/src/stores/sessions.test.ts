@@ -11,7 +11,15 @@ const sessions = () => useSessions.getState();
 const texts = () => useTranscript.getState().items.map((i) => ('text' in i ? i.text : i.kind));
 const prompt = (ev: ReturnType<typeof eventsOf>, text: string, turnId = text) => ev('turn.started', { turnId, text, attachments: [], origin: 'user' });
 const requested = (ev: ReturnType<typeof eventsOf>, requestId: string) =>
-  ev('approval.requested', { turnId: 't', requestId, kind: 'tool', toolName: 'Bash', description: 'Run', display: { kind: 'command', command: 'ls' }, reason: 'ask' });
+  ev('approval.requested', {
+    turnId: 't',
+    requestId,
+    kind: 'tool',
+    toolName: 'Bash',
+    description: 'Run',
+    display: { kind: 'command', command: 'ls' },
+    reason: 'ask',
+  });
 
 beforeEach(() => {
   // Back to a window with nothing open.
@@ -23,7 +31,12 @@ beforeEach(() => {
 describe('the open session', () => {
   it('replays its events when it opens; live events that arrive meanwhile wait, and each event counts once', () => {
     const ev = eventsOf('a');
-    const [one, mode, two, three] = [prompt(ev, 'one'), ev('permission.mode.changed', { mode: 'yolo', previous: 'ask' }), prompt(ev, 'two'), prompt(ev, 'three')];
+    const [one, mode, two, three] = [
+      prompt(ev, 'one'),
+      ev('permission.mode.changed', { mode: 'yolo', previous: 'ask' }),
+      prompt(ev, 'two'),
+      prompt(ev, 'three'),
+    ];
     sessions().beginOpen('a');
     expect(sessions()).toMatchObject({ currentId: 'a', loading: true });
     sessions().apply([two, three]);
@@ -54,7 +67,16 @@ describe('the open session', () => {
     const a = eventsOf('a');
     const b = eventsOf('b');
     sessions().beginOpen('a');
-    sessions().finishOpen('a', [prompt(a, 'in a'), a('todo.updated', { items: [{ title: 'x', status: 'pending' }] }), a('compaction.started', { compactionId: 'c', trigger: 'auto', tokensBefore: 1, contextWindow: 2 })], false, []);
+    sessions().finishOpen(
+      'a',
+      [
+        prompt(a, 'in a'),
+        a('todo.updated', { items: [{ title: 'x', status: 'pending' }] }),
+        a('compaction.started', { compactionId: 'c', trigger: 'auto', tokensBefore: 1, contextWindow: 2 }),
+      ],
+      false,
+      [],
+    );
     expect(useHistory.getState().compacting).toBe('c');
     sessions().beginOpen('b');
     expect(texts()).toEqual([]);
@@ -84,7 +106,9 @@ describe('the open session', () => {
 
   it('lets a replay from the first event decide what waits, whatever the session list said before', () => {
     const a = eventsOf('a');
-    useApprovals.getState().listed([{ id: 'a', title: 'a', workspace: '/w', createdAt: 0, updatedAt: 0, turns: 1, running: true, waiting: [{ id: 'x', turnId: 'old' }] }], null);
+    useApprovals
+      .getState()
+      .listed([{ id: 'a', title: 'a', workspace: '/w', createdAt: 0, updatedAt: 0, turns: 1, running: true, waiting: [{ id: 'x', turnId: 'old' }] }], null);
     sessions().beginOpen('a');
     expect(requestsOf(useApprovals.getState(), 'a').listed).toHaveLength(1);
     sessions().finishOpen('a', [prompt(a, 'one'), requested(a, 'r')], false, []);

@@ -3,7 +3,10 @@ import type { SkillCatalog, SkillSummary } from '#protocol';
 import { type Row, type RowHandlers, appendRow } from './rows';
 
 /** What the skills UI shows: the gallery, the run dialog for one skill, or one SKILL.md. */
-export type SkillView = { kind: 'gallery' } | { kind: 'run'; skill: SkillSummary; fromGallery: boolean } | { kind: 'file'; skill: SkillSummary; path: string; text: string };
+export type SkillView =
+  | { kind: 'gallery' }
+  | { kind: 'run'; skill: SkillSummary; fromGallery: boolean }
+  | { kind: 'file'; skill: SkillSummary; path: string; text: string };
 
 interface SkillsState {
   catalog: SkillCatalog | null;

@@ -32,9 +32,23 @@ describe('transcript: a conversation from its events', () => {
     expect(t.items).toEqual([
       { kind: 'user', id: 't1:u', turnId: 't1', text: 'Hello', attachments: [], mentions: [], at: 1000, seq: 1, origin: 'user' },
       // Reasoning from its first delta to the answer's first: "Thought for 2 s".
-      { kind: 'assistant', id: 't1:a0', turnId: 't1', step: 0, text: 'Hi there.', thinking: 'Let me think.', streaming: true, at: 3000, thinkingFrom: 3000, thinkingUntil: 5000 },
+      {
+        kind: 'assistant',
+        id: 't1:a0',
+        turnId: 't1',
+        step: 0,
+        text: 'Hi there.',
+        thinking: 'Let me think.',
+        streaming: true,
+        at: 3000,
+        thinkingFrom: 3000,
+        thinkingUntil: 5000,
+      },
     ]);
-    const ended = replay([ev('step.ended', { turnId: 't1', step: 0, finishReason: 'end_turn' }), ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 5 })], t);
+    const ended = replay(
+      [ev('step.ended', { turnId: 't1', step: 0, finishReason: 'end_turn' }), ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 5 })],
+      t,
+    );
     expect(ended.items[1]).toMatchObject({ streaming: false });
     expect(ended.runningTurn).toBeNull();
     expect(ended.lastError).toBeNull();
@@ -59,7 +73,15 @@ describe('transcript: a conversation from its events', () => {
     const ev = eventsOf();
     const started = replay([
       ev('turn.started', { turnId: 't', text: 'q', attachments: [], origin: 'user' }),
-      ev('tool.call.started', { turnId: 't', step: 0, callId: 'c1', name: 'Bash', args: { command: 'ls' }, description: 'List', display: { kind: 'command', command: 'ls' } }),
+      ev('tool.call.started', {
+        turnId: 't',
+        step: 0,
+        callId: 'c1',
+        name: 'Bash',
+        args: { command: 'ls' },
+        description: 'List',
+        display: { kind: 'command', command: 'ls' },
+      }),
       ev('tool.call.progress', { turnId: 't', callId: 'c1', kind: 'stdout', text: 'a\n' }),
       ev('tool.call.progress', { turnId: 't', callId: 'c1', kind: 'stderr', text: 'b\n' }),
     ]);
@@ -77,7 +99,8 @@ describe('transcript: a conversation from its events', () => {
 
   it('ends a turn with its changed files, then a notice saying why it stopped', () => {
     const ev = eventsOf();
-    const call = (callId: string) => ev('tool.call.started', { turnId: 't', step: 0, callId, name: 'Edit', args: {}, description: 'Edit', display: { kind: 'generic', summary: 'e' } });
+    const call = (callId: string) =>
+      ev('tool.call.started', { turnId: 't', step: 0, callId, name: 'Edit', args: {}, description: 'Edit', display: { kind: 'generic', summary: 'e' } });
     const t = replay([
       ev('turn.started', { turnId: 't', text: 'q', attachments: [], origin: 'user' }),
       call('c1'),
@@ -95,14 +118,20 @@ describe('transcript: a conversation from its events', () => {
     ['max_tokens', 'warning', 'The model hit its output limit; the answer may be cut short.'],
   ] as const)('says when a turn stops at %s', (stopReason, level, text) => {
     const ev = eventsOf();
-    const t = replay([ev('turn.started', { turnId: 't', text: 'q', attachments: [], origin: 'user' }), ev('turn.ended', { turnId: 't', stopReason, durationMs: 1 })]);
+    const t = replay([
+      ev('turn.started', { turnId: 't', text: 'q', attachments: [], origin: 'user' }),
+      ev('turn.ended', { turnId: 't', stopReason, durationMs: 1 }),
+    ]);
     expect(t.items.at(-1)).toEqual({ kind: 'notice', id: 't:end', turnId: 't', level, text });
   });
 
   it('keeps the error that ended a turn for the banner until the next turn starts', () => {
     const ev = eventsOf();
     const error = { code: 'provider_auth' as const, message: 'The key was rejected.' };
-    const failed = replay([ev('turn.started', { turnId: 't1', text: 'q', attachments: [], origin: 'user' }), ev('turn.ended', { turnId: 't1', stopReason: 'error', error, durationMs: 1 })]);
+    const failed = replay([
+      ev('turn.started', { turnId: 't1', text: 'q', attachments: [], origin: 'user' }),
+      ev('turn.ended', { turnId: 't1', stopReason: 'error', error, durationMs: 1 }),
+    ]);
     expect(failed.lastError).toEqual(error);
     expect(failed.items.at(-1)).toMatchObject({ kind: 'notice', level: 'error', text: 'The key was rejected.', code: 'provider_auth' });
     const next = replay([ev('turn.started', { turnId: 't2', text: 'again', attachments: [], origin: 'user' })], failed);
@@ -126,10 +155,27 @@ describe('transcript: a conversation from its events', () => {
     const ev = eventsOf();
     const state = replay([
       ev('turn.started', { turnId: 't', text: '/review src', attachments: [], origin: 'skill' }),
-      ev('skill.activated', { turnId: 't', name: 'review', args: 'src', trigger: 'user', source: 'builtin', dir: '/app/skills/review', content: 'Review src.' }),
+      ev('skill.activated', {
+        turnId: 't',
+        name: 'review',
+        args: 'src',
+        trigger: 'user',
+        source: 'builtin',
+        dir: '/app/skills/review',
+        content: 'Review src.',
+      }),
     ]);
     expect(state.items.map((i) => i.kind)).toEqual(['user', 'skill']);
-    expect(state.items[1]).toEqual({ kind: 'skill', id: 'skill2', turnId: 't', name: 'review', args: 'src', trigger: 'user', source: 'builtin', content: 'Review src.' });
+    expect(state.items[1]).toEqual({
+      kind: 'skill',
+      id: 'skill2',
+      turnId: 't',
+      name: 'review',
+      args: 'src',
+      trigger: 'user',
+      source: 'builtin',
+      content: 'Review src.',
+    });
   });
 
   it('returns the very same state for events it does not show', () => {
@@ -192,7 +238,11 @@ describe('session events and the domains that own them', () => {
   const shownNowhere = new Set<string>(['session.updated', 'step.started']);
 
   it('has an owner for every event the window shows', () => {
-    const owned = new Set([transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice, meterSlice, agentsSlice, queueSlice].flatMap((slice) => Object.keys(slice.on)));
+    const owned = new Set(
+      [transcriptSlice, requestsSlice, modesSlice, todoSlice, goalSlice, historySlice, checkpointsSlice, meterSlice, agentsSlice, queueSlice].flatMap((slice) =>
+        Object.keys(slice.on),
+      ),
+    );
     const orphans = Object.keys(every).filter((type) => !owned.has(type) && !shownNowhere.has(type));
     expect(orphans).toEqual([]);
     expect([...shownNowhere].filter((type) => owned.has(type))).toEqual([]);
@@ -210,10 +260,17 @@ describe('transcript: replaying a long session', () => {
       events.push(ev('thinking.delta', { turnId, step: 0, text: 'hm' }));
       events.push(ev('assistant.delta', { turnId, step: 0, text: 'Let me edit.' }));
       events.push(ev('step.ended', { turnId, step: 0, finishReason: 'tool_use' }));
-      events.push(ev('tool.call.started', { turnId, step: 0, callId: `c${t}`, name: 'Edit', args: {}, description: 'Edit', display: { kind: 'generic', summary: 'e' } }));
+      events.push(
+        ev('tool.call.started', { turnId, step: 0, callId: `c${t}`, name: 'Edit', args: {}, description: 'Edit', display: { kind: 'generic', summary: 'e' } }),
+      );
       events.push(ev('tool.call.progress', { turnId, callId: `c${t}`, kind: 'stdout', text: 'x' }));
-      events.push(ev('tool.call.result', { turnId, callId: `c${t}`, name: 'Edit', isError: false, output: 'ok', display: diff(`f${t % 7}.ts`, 2, 1), durationMs: 1 }));
-      if (t % 5 === 1) events.push(ev('step.retrying', { turnId, step: 1, attempt: 1, maxAttempts: 3, delayMs: 1000, error: { code: 'provider_rate_limit', message: 'Slow down.' } }));
+      events.push(
+        ev('tool.call.result', { turnId, callId: `c${t}`, name: 'Edit', isError: false, output: 'ok', display: diff(`f${t % 7}.ts`, 2, 1), durationMs: 1 }),
+      );
+      if (t % 5 === 1)
+        events.push(
+          ev('step.retrying', { turnId, step: 1, attempt: 1, maxAttempts: 3, delayMs: 1000, error: { code: 'provider_rate_limit', message: 'Slow down.' } }),
+        );
       for (const piece of ['Done', ' with ', `part ${t}.`]) events.push(ev('assistant.delta', { turnId, step: 1, text: piece }));
       if (t % 7 === 3) events.push(ev('plan.mode.changed', { plan: { active: true } }));
       events.push(ev('turn.ended', { turnId, stopReason: t % 4 === 2 ? 'cancelled' : 'end_turn', durationMs: 1 }));
@@ -237,7 +294,15 @@ describe('transcript: replaying a long session', () => {
     expect(framed).toEqual(whole);
     // Every state handed out stayed as it was when later events were applied.
     for (const { state, ids } of seen) expect(state.items.map((i) => i.id)).toEqual(ids);
-    expect(rows(whole).slice(0, 7)).toEqual(['user t0:u', 'assistant t0:a0', 'tool c0', 'assistant t0:a1', 'changes t0:changes', 'user t1:u', 'assistant t1:a0']);
+    expect(rows(whole).slice(0, 7)).toEqual([
+      'user t0:u',
+      'assistant t0:a0',
+      'tool c0',
+      'assistant t0:a1',
+      'changes t0:changes',
+      'user t1:u',
+      'assistant t1:a0',
+    ]);
     expect(whole.items.filter((i) => i.kind === 'assistant' && i.streaming)).toEqual([]);
   });
 });

@@ -7,7 +7,19 @@ import { type CompactionItem, historyRows } from './history';
 import { hookRows } from './hooks';
 import { modeRows } from './modes';
 import { type SteerItem, steerRows } from './queue';
-import { type NoticeItem, type Row, type RowHandlers, appendRow, indexFromEnd, promptRowId, removeRow, replaceAt, replaceRow, sealRows, turnStart } from './rows';
+import {
+  type NoticeItem,
+  type Row,
+  type RowHandlers,
+  appendRow,
+  indexFromEnd,
+  promptRowId,
+  removeRow,
+  replaceAt,
+  replaceRow,
+  sealRows,
+  turnStart,
+} from './rows';
 import { type Handlers, type SessionSlice, combine, lift, reduce } from './session-slice';
 import { type SkillItem, skillRows } from './skills';
 
@@ -83,7 +95,17 @@ const append = (state: Transcript, item: TranscriptItem): Transcript => ({ ...st
 /** Prompts, streamed answers, tool calls and how turns end: the events the conversation itself owns. */
 const conversation: Handlers<Transcript> = {
   'turn.started': (state, event) => ({
-    ...append(state, { kind: 'user', id: promptRowId(event.turnId), turnId: event.turnId, text: event.text, attachments: event.attachments, mentions: event.mentions ?? [], at: event.at, seq: event.seq, origin: event.origin }),
+    ...append(state, {
+      kind: 'user',
+      id: promptRowId(event.turnId),
+      turnId: event.turnId,
+      text: event.text,
+      attachments: event.attachments,
+      mentions: event.mentions ?? [],
+      at: event.at,
+      seq: event.seq,
+      origin: event.origin,
+    }),
     runningTurn: event.turnId,
     lastError: null,
   }),
@@ -102,7 +124,10 @@ const conversation: Handlers<Transcript> = {
     };
     return { ...state, items: appendRow(removeRow(removeRow(state.items, id), notice.id), notice) };
   },
-  'step.ended': (state, event) => ({ ...state, items: replaceRow(state.items, assistantId(event.turnId, event.step), (i) => thoughtUntil({ ...(i as AssistantItem), streaming: false }, event.at)) }),
+  'step.ended': (state, event) => ({
+    ...state,
+    items: replaceRow(state.items, assistantId(event.turnId, event.step), (i) => thoughtUntil({ ...(i as AssistantItem), streaming: false }, event.at)),
+  }),
   'tool.call.started': (state, event) =>
     append(state, {
       kind: 'tool',
@@ -129,7 +154,12 @@ const conversation: Handlers<Transcript> = {
     items: replaceRow(state.items, event.callId, (i) => ({
       ...(i as ToolItem),
       status: event.isError ? 'error' : 'done',
-      result: { output: event.output, isError: event.isError, durationMs: event.durationMs, ...(event.display ? { display: withText(event.display, event.output) } : {}) },
+      result: {
+        output: event.output,
+        isError: event.isError,
+        durationMs: event.durationMs,
+        ...(event.display ? { display: withText(event.display, event.output) } : {}),
+      },
     })),
   }),
   'turn.ended': (state, event) => {
@@ -137,12 +167,26 @@ const conversation: Handlers<Transcript> = {
     let items: readonly TranscriptItem[] = state.items;
     for (let i = turnStart(items, event.turnId); i < items.length; i++) {
       const row = items[i]!;
-      if (row.kind === 'assistant' && row.turnId === event.turnId && row.streaming) items = replaceAt(items, i, thoughtUntil({ ...row, streaming: false }, event.at));
+      if (row.kind === 'assistant' && row.turnId === event.turnId && row.streaming)
+        items = replaceAt(items, i, thoughtUntil({ ...row, streaming: false }, event.at));
     }
     const stop = STOP_NOTICES[event.stopReason];
     if (stop) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, ...stop });
-    if (event.error) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, level: 'error', text: event.error.message, code: event.error.code });
-    return { ...state, items: items as TranscriptItem[], runningTurn: state.runningTurn === event.turnId ? null : state.runningTurn, lastError: event.error ?? null };
+    if (event.error)
+      items = appendRow(items, {
+        kind: 'notice',
+        id: `${event.turnId}:end`,
+        turnId: event.turnId,
+        level: 'error',
+        text: event.error.message,
+        code: event.error.code,
+      });
+    return {
+      ...state,
+      items: items as TranscriptItem[],
+      runningTurn: state.runningTurn === event.turnId ? null : state.runningTurn,
+      lastError: event.error ?? null,
+    };
   },
   'step.note': (state, event) => append(state, { kind: 'notice', id: `note${event.seq}`, turnId: event.turnId, level: 'info', text: event.message }),
   usage: (state, event) => ({ ...state, usage: event.total }),
@@ -154,14 +198,25 @@ const withText = (display: ToolResultDisplay, output: string): ToolResultDisplay
   display.kind === 'file_content' && display.content === undefined ? { ...display, content: fileTextOf(display, output) } : display;
 
 /** Reasoning ends when the answer starts (or the step ends). */
-const thoughtUntil = (item: AssistantItem, at: number): AssistantItem => (item.thinkingFrom !== undefined && item.thinkingUntil === undefined ? { ...item, thinkingUntil: at } : item);
+const thoughtUntil = (item: AssistantItem, at: number): AssistantItem =>
+  item.thinkingFrom !== undefined && item.thinkingUntil === undefined ? { ...item, thinkingUntil: at } : item;
 
 /** A delta for a step's answer or reasoning: starts the step's message, or adds to it. */
 function streamed(state: Transcript, turnId: string, step: number, field: 'text' | 'thinking', text: string, at: number): Transcript {
   const id = assistantId(turnId, step);
   const index = indexFromEnd(state.items, id);
   if (index < 0) {
-    const item: AssistantItem = { kind: 'assistant', id, turnId, step, text: '', thinking: '', streaming: true, at, ...(field === 'thinking' ? { thinkingFrom: at } : {}) };
+    const item: AssistantItem = {
+      kind: 'assistant',
+      id,
+      turnId,
+      step,
+      text: '',
+      thinking: '',
+      streaming: true,
+      at,
+      ...(field === 'thinking' ? { thinkingFrom: at } : {}),
+    };
     item[field] = text;
     return append(state, item);
   }
@@ -182,7 +237,16 @@ const rowsOf = (table: RowHandlers): Handlers<Transcript> =>
 export const transcriptSlice: SessionSlice<Transcript> = {
   empty: emptyTranscript,
   // A turn's changed files come before its closing notice, so the files' handler runs first.
-  on: combine(rowsOf(changeRows), conversation, rowsOf(skillRows), rowsOf(modeRows), rowsOf(historyRows), rowsOf(rewindRows), rowsOf(hookRows), rowsOf(steerRows)),
+  on: combine(
+    rowsOf(changeRows),
+    conversation,
+    rowsOf(skillRows),
+    rowsOf(modeRows),
+    rowsOf(historyRows),
+    rowsOf(rewindRows),
+    rowsOf(hookRows),
+    rowsOf(steerRows),
+  ),
   seal: (state) => sealRows(state.items),
 };
 

@@ -21,7 +21,9 @@ function parse(color: string): Rgba {
 /** A translucent colour over an opaque one. */
 const over = (top: Rgba, base: Rgba): Rgba => [0, 1, 2].map((i) => top[i]! * top[3] + base[i]! * (1 - top[3])).concat(1) as Rgba;
 const luminance = ([r, g, b]: Rgba) =>
-  [r, g, b].map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4)).reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i]!, 0);
+  [r, g, b]
+    .map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i]!, 0);
 function contrast(a: Rgba, b: Rgba): number {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
   return (hi + 0.05) / (lo + 0.05);
@@ -49,7 +51,13 @@ describe.each([
   ['light', ":root[data-theme='light']"],
 ])('the %s theme', (_name, selector) => {
   const p = palette(selector);
-  const color = (name: string) => parse(p[name] ?? (() => { throw new Error(`--${name} is not set`); })());
+  const color = (name: string) =>
+    parse(
+      p[name] ??
+        (() => {
+          throw new Error(`--${name} is not set`);
+        })(),
+    );
 
   it('defines every variable the other theme defines', () => {
     const other = palette(selector.includes('dark') ? ":root[data-theme='light']" : ":root[data-theme='dark']");
@@ -60,9 +68,12 @@ describe.each([
     expect(contrast(color(text), color(surface))).toBeGreaterThanOrEqual(4.5);
   });
 
-  it.each(tinted.flatMap(([text, tint]) => ['bg', 'panel'].map((surface) => [text, tint, surface] as const)))('--%s on --%s over --%s reads at 4.5:1', (text, tint, surface) => {
-    expect(contrast(color(text), over(color(tint), color(surface)))).toBeGreaterThanOrEqual(4.5);
-  });
+  it.each(tinted.flatMap(([text, tint]) => ['bg', 'panel'].map((surface) => [text, tint, surface] as const)))(
+    '--%s on --%s over --%s reads at 4.5:1',
+    (text, tint, surface) => {
+      expect(contrast(color(text), over(color(tint), color(surface)))).toBeGreaterThanOrEqual(4.5);
+    },
+  );
 
   it.each(syntax)('highlighted code --%s on --code-bg reads at 4.5:1', (name) => {
     expect(contrast(color(name), color('code-bg'))).toBeGreaterThanOrEqual(4.5);

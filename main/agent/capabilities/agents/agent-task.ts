@@ -25,7 +25,10 @@ export class AgentTask implements RunningTask {
     private readonly outputPath: string,
     private readonly agentId: string,
   ) {
-    this.writes = mkdir(dirname(outputPath), { recursive: true }).then(() => undefined, () => undefined);
+    this.writes = mkdir(dirname(outputPath), { recursive: true }).then(
+      () => undefined,
+      () => undefined,
+    );
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
@@ -42,7 +45,11 @@ export class AgentTask implements RunningTask {
   }
 
   tail(lines: number): string {
-    return this.text.split('\n').slice(-lines - 1).join('\n').trimEnd();
+    return this.text
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n')
+      .trimEnd();
   }
 
   onOutput(listener: () => void): () => void {
@@ -60,10 +67,28 @@ export class AgentTask implements RunningTask {
   async finish(outcome: AgentOutcome): Promise<void> {
     this.write(`\n[${outcome.status}]${outcome.error ? ` ${outcome.error.message}` : ''}\n`);
     await this.writes;
-    const answer = outcome.text.length > NOTIFY_CHARS ? `${outcome.text.slice(0, NOTIFY_CHARS)}\n[… the answer goes on; TaskOutput or Read output_path for all of it]` : outcome.text;
-    const status = this.stopWhy === 'timed_out' || outcome.status === 'timed_out' ? 'timed_out' : this.stopWhy ? 'killed' : outcome.status === 'completed' ? 'completed' : outcome.status === 'cancelled' ? 'killed' : 'failed';
+    const answer =
+      outcome.text.length > NOTIFY_CHARS
+        ? `${outcome.text.slice(0, NOTIFY_CHARS)}\n[… the answer goes on; TaskOutput or Read output_path for all of it]`
+        : outcome.text;
+    const status =
+      this.stopWhy === 'timed_out' || outcome.status === 'timed_out'
+        ? 'timed_out'
+        : this.stopWhy
+          ? 'killed'
+          : outcome.status === 'completed'
+            ? 'completed'
+            : outcome.status === 'cancelled'
+              ? 'killed'
+              : 'failed';
     const reason =
-      status === 'completed' ? 'the sub-agent finished' : status === 'timed_out' ? `reached its time limit — resume it with Agent resume: "${this.agentId}"` : status === 'killed' ? 'stopped' : (outcome.error?.message ?? 'the sub-agent failed');
+      status === 'completed'
+        ? 'the sub-agent finished'
+        : status === 'timed_out'
+          ? `reached its time limit — resume it with Agent resume: "${this.agentId}"`
+          : status === 'killed'
+            ? 'stopped'
+            : (outcome.error?.message ?? 'the sub-agent failed');
     this.resolveDone({
       status,
       reason,

@@ -46,7 +46,10 @@ describe('Agent (foreground)', () => {
   it('runs an explore sub-agent as a session of its own: it reads a file and its answer returns to the parent', async () => {
     h = await createHarness();
     await writeFile(join(h.workspace, 'notes.txt'), 'the launch code is 4242\n');
-    h.server.enqueue(toolStep(callChunk('Agent', { description: 'read the notes', prompt: 'SUB-READ: read notes.txt and report the code', subagent_type: 'explore' })), textReply('parent done'));
+    h.server.enqueue(
+      toolStep(callChunk('Agent', { description: 'read the notes', prompt: 'SUB-READ: read notes.txt and report the code', subagent_type: 'explore' })),
+      textReply('parent done'),
+    );
     h.server.route('SUB-READ', toolStep(callChunk('Read', { path: 'notes.txt' })), textReply(longAnswer('The code is 4242')));
     await h.run('delegate the reading');
 
@@ -92,9 +95,16 @@ describe('Agent (foreground)', () => {
   it("a SubagentStop hook sends the sub-agent back to work once with its instruction (issue 15's hook)", async () => {
     h = await createHarness();
     const settings = join(h.home, 'settings.json');
-    const hook = 'if [ -e "$DEFT_PROJECT_DIR/once" ]; then exit 0; fi; touch "$DEFT_PROJECT_DIR/once"; cat > "$DEFT_PROJECT_DIR/stdin.json"; echo "Also list the test files." >&2; exit 2';
-    await writeFile(settings, JSON.stringify({ ...JSON.parse(await readFile(settings, 'utf8')), hooks: { SubagentStop: [{ hooks: [{ type: 'command', command: hook }] }] } }));
-    h.server.enqueue(toolStep(callChunk('Agent', { description: 'look around', prompt: 'SUB-HOOK: look around', subagent_type: 'explore' })), textReply('parent done'));
+    const hook =
+      'if [ -e "$DEFT_PROJECT_DIR/once" ]; then exit 0; fi; touch "$DEFT_PROJECT_DIR/once"; cat > "$DEFT_PROJECT_DIR/stdin.json"; echo "Also list the test files." >&2; exit 2';
+    await writeFile(
+      settings,
+      JSON.stringify({ ...JSON.parse(await readFile(settings, 'utf8')), hooks: { SubagentStop: [{ hooks: [{ type: 'command', command: hook }] }] } }),
+    );
+    h.server.enqueue(
+      toolStep(callChunk('Agent', { description: 'look around', prompt: 'SUB-HOOK: look around', subagent_type: 'explore' })),
+      textReply('parent done'),
+    );
     h.server.route('SUB-HOOK', textReply(longAnswer('First answer')), textReply(longAnswer('Second answer with the test files')));
     await h.run('delegate');
     const sub = conversation(h, 'SUB-HOOK');
@@ -152,7 +162,7 @@ describe('Agent (foreground)', () => {
 });
 
 describe("command cards inside a sub-agent's transcript", () => {
-  it('Stop and Move to background reach the sub-agent\'s running command through the parent session', async () => {
+  it("Stop and Move to background reach the sub-agent's running command through the parent session", async () => {
     h = await createHarness();
     const nap = uniqueSleep();
     h.server.enqueue(toolStep(callChunk('Agent', { description: 'two commands', prompt: 'SUB-CARDS: run them' }, 'parent-1')), textReply('both handled'));
@@ -177,7 +187,7 @@ describe("command cards inside a sub-agent's transcript", () => {
   });
 });
 
-describe('Agent under the parent\'s limits', () => {
+describe("Agent under the parent's limits", () => {
   it('stops a sub-agent at its time limit and says how to resume it', async () => {
     h = await createHarness();
     const nap = uniqueSleep();
@@ -209,12 +219,15 @@ describe('Agent under the parent\'s limits', () => {
     expect(JSON.stringify(conversation(h, 'SUB-PLANMODE')[0]!.body.messages)).toContain('The user wants a plan before any change');
   });
 
-  it('counts its tokens in the parent session\'s usage', async () => {
+  it("counts its tokens in the parent session's usage", async () => {
     h = await createHarness();
     h.server.enqueue(toolStep(callChunk('Agent', { description: 'count', prompt: 'SUB-TOKENS: go' })), textReply('ok', 10));
     h.server.route('SUB-TOKENS', textReply(longAnswer('Counted'), 1000));
     await h.run('go');
-    const usage = h.sessionEvents('usage').filter((e) => e.sessionId === h!.session.id).at(-1) as Extract<SessionEvent, { type: 'usage' }>;
+    const usage = h
+      .sessionEvents('usage')
+      .filter((e) => e.sessionId === h!.session.id)
+      .at(-1) as Extract<SessionEvent, { type: 'usage' }>;
     expect(usage.total.inputTokens).toBe(1010);
     const card = (h.sessionEvents('agent.updated') as Extract<SessionEvent, { type: 'agent.updated' }>[]).at(-1)!;
     expect(card.agent.usage.inputTokens).toBe(1000);
@@ -231,7 +244,9 @@ describe('Agent (background and resume)', () => {
     expect(started).toMatch(/^task_id: agent-[0-9a-z]{8}\nagent_id: a[0-9a-z]{8}/);
     expect(started).toMatch(/do not poll/);
     await h.core.settled(h.session.id);
-    const notifications = h.server.requests.flatMap((r) => r.body.messages).filter((m) => typeof m.content === 'string' && m.content.includes('source_kind="background_task"'));
+    const notifications = h.server.requests
+      .flatMap((r) => r.body.messages)
+      .filter((m) => typeof m.content === 'string' && m.content.includes('source_kind="background_task"'));
     const distinct = new Set(notifications.map((m) => m.content));
     expect(distinct.size).toBe(1);
     expect([...distinct][0]).toContain('Background result 77');
@@ -266,12 +281,17 @@ describe('Agent (background and resume)', () => {
 });
 
 describe('AgentSwarm', () => {
-  const fastSwarm = testCapabilities.map((f) => (f === agentsCapability ? agentsCapabilityWith({ swarmLimits: { launchIntervalMs: 5, backoffBaseMs: 20, shrinkCooldownMs: 0 } }) : f));
+  const fastSwarm = testCapabilities.map((f) =>
+    f === agentsCapability ? agentsCapabilityWith({ swarmLimits: { launchIntervalMs: 5, backoffBaseMs: 20, shrinkCooldownMs: 0 } }) : f,
+  );
 
   it('runs 20 items, requeues one that hits a rate limit, shrinks its concurrency and ends with the right counts', async () => {
     h = await createHarness({ capabilities: fastSwarm });
     const items = Array.from({ length: 20 }, (_, i) => `item-${i}`);
-    h.server.enqueue(toolStep(callChunk('AgentSwarm', { description: 'check items', prompt_template: 'SWARM: check {{item}} now', items, subagent_type: 'plan' })), textReply('all checked'));
+    h.server.enqueue(
+      toolStep(callChunk('AgentSwarm', { description: 'check items', prompt_template: 'SWARM: check {{item}} now', items, subagent_type: 'plan' })),
+      textReply('all checked'),
+    );
     for (const item of items) {
       const replies: MockReply[] = item === 'item-7' ? [{ status: 429, headers: { 'retry-after': '0' } }] : [];
       h.server.route(`SWARM: check ${item} now`, ...replies, { ...textReply(longAnswer(`Result for ${item}`)), delayMs: 5 });
@@ -296,7 +316,10 @@ describe('AgentSwarm', () => {
       toolStep(callChunk('AgentSwarm', { description: 'dup', prompt_template: 'do {{item}}', items: ['a', 'b', ' a '] }, 's1')),
       toolStep(callChunk('AgentSwarm', { description: 'one', prompt_template: 'do {{item}}', items: ['a'] }, 's2')),
       toolStep(callChunk('AgentSwarm', { description: 'nt', prompt_template: 'do it', items: ['a', 'b'] }, 's3')),
-      toolStep(callChunk('AgentSwarm', { description: 'x', prompt_template: 'do {{item}}', items: ['a', 'b'] }, 's4'), callChunk('Glob', { pattern: '*' }, 'g1')),
+      toolStep(
+        callChunk('AgentSwarm', { description: 'x', prompt_template: 'do {{item}}', items: ['a', 'b'] }, 's4'),
+        callChunk('Glob', { pattern: '*' }, 'g1'),
+      ),
       textReply('ok'),
     );
     await h.run('go');
@@ -384,7 +407,7 @@ describe('sub-agent types defined in Markdown', () => {
     expect(toolResults(h).find((o) => o.startsWith('agent_id:'))).toContain('status: completed');
   });
 
-  it('headless, a sub-agent call that would ask is refused like the parent\'s', async () => {
+  it("headless, a sub-agent call that would ask is refused like the parent's", async () => {
     h = await createHarness({ permissionMode: 'ask' });
     h.server.enqueue(toolStep(callChunk('Agent', { description: 'write a file', prompt: 'SUB-HEADLESS: create out.txt' })), textReply('ok'));
     h.server.route('SUB-HEADLESS', toolStep(callChunk('Write', { path: 'out.txt', content: 'x' })), textReply(longAnswer('Could not write')));

@@ -24,36 +24,44 @@ export const agentsCapability: CapabilityFactory = (core) => agentsCapabilityWit
 export const agentsCapabilityWith =
   (options: { swarmLimits?: Partial<SwarmLimits> } = {}): CapabilityFactory =>
   (core) => {
-  const service = new AgentsService(core, options.swarmLimits);
-  void service.catalog.refresh();
-  return {
-    name: 'agents',
-    taskKinds: [agentTasks],
-    // A sub-agent's own session gets no delegation tools (no nested sub-agents).
-    tools: (session) => (session.agent ? [] : [agentTool(session, service), agentSwarmTool(session, service)]),
-    onSessionLoaded: async () => void (await service.catalog.refresh()),
-    // Definitions added, edited or removed reach the Agent tool's description at the next turn.
-    onTurnStart: () => void service.catalog.refresh(),
-    canUnload: (sessionId) => !service.live.running(sessionId),
-    onSessionUnloaded: (session) => service.live.forget(session.id),
-    onSessionDeleted: (sessionId) => service.live.stopAll(sessionId),
-    close: () => service.close(),
-    commands: {
-      listAgentTypes: async () => {
-        const snapshot = await service.catalog.refresh();
-        return { types: service.catalog.summaries(), skipped: [...snapshot.skipped] };
+    const service = new AgentsService(core, options.swarmLimits);
+    void service.catalog.refresh();
+    return {
+      name: 'agents',
+      taskKinds: [agentTasks],
+      // A sub-agent's own session gets no delegation tools (no nested sub-agents).
+      tools: (session) => (session.agent ? [] : [agentTool(session, service), agentSwarmTool(session, service)]),
+      onSessionLoaded: async () => void (await service.catalog.refresh()),
+      // Definitions added, edited or removed reach the Agent tool's description at the next turn.
+      onTurnStart: () => void service.catalog.refresh(),
+      canUnload: (sessionId) => !service.live.running(sessionId),
+      onSessionUnloaded: (session) => service.live.forget(session.id),
+      onSessionDeleted: (sessionId) => service.live.stopAll(sessionId),
+      close: () => service.close(),
+      commands: {
+        listAgentTypes: async () => {
+          const snapshot = await service.catalog.refresh();
+          return { types: service.catalog.summaries(), skipped: [...snapshot.skipped] };
+        },
+        getAgentTranscript: async ({ sessionId, agentId }) => {
+          const session = await core.session(sessionId);
+          const agent = await session.subagents.open(agentId);
+          if (!agent) throw new CommandError('not_found', `Session ${sessionId} has no sub-agent ${agentId}.`);
+          const card = (await readCard(agent)) ?? {
+            agentId,
+            type: agent.type,
+            description: agent.description,
+            status: 'completed' as const,
+            startedAt: 0,
+            usage: agent.usage(),
+            steps: 0,
+          };
+          return { agent: card, events: [...(await agent.events())] };
+        },
+        stopAgents: async ({ sessionId, agentId, swarmId }) => {
+          if (!agentId && !swarmId) throw new CommandError('invalid_request', 'Say which sub-agent (agentId) or swarm (swarmId) to stop.');
+          return { stopped: (agentId ? service.live.stop(sessionId, agentId) : 0) + (swarmId ? service.live.stop(sessionId, swarmId) : 0) };
+        },
       },
-      getAgentTranscript: async ({ sessionId, agentId }) => {
-        const session = await core.session(sessionId);
-        const agent = await session.subagents.open(agentId);
-        if (!agent) throw new CommandError('not_found', `Session ${sessionId} has no sub-agent ${agentId}.`);
-        const card = (await readCard(agent)) ?? { agentId, type: agent.type, description: agent.description, status: 'completed' as const, startedAt: 0, usage: agent.usage(), steps: 0 };
-        return { agent: card, events: [...(await agent.events())] };
-      },
-      stopAgents: async ({ sessionId, agentId, swarmId }) => {
-        if (!agentId && !swarmId) throw new CommandError('invalid_request', 'Say which sub-agent (agentId) or swarm (swarmId) to stop.');
-        return { stopped: (agentId ? service.live.stop(sessionId, agentId) : 0) + (swarmId ? service.live.stop(sessionId, swarmId) : 0) };
-      },
-    },
-  };
+    };
   };

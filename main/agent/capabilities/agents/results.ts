@@ -10,7 +10,8 @@ export function foregroundResult(agentId: string, type: string, outcome: AgentOu
   if (outcome.error) lines.push(`subagent error: ${outcome.error.message}`);
   if (outcome.status === 'cancelled') lines.push('The sub-agent was stopped before it finished.');
   if (outcome.text) lines.push('', '[partial answer]', outcome.text);
-  if (outcome.status === 'timed_out') lines.push('', `resume_hint: it keeps what it did so far; call Agent with resume: "${agentId}" and a prompt saying what to finish.`);
+  if (outcome.status === 'timed_out')
+    lines.push('', `resume_hint: it keeps what it did so far; call Agent with resume: "${agentId}" and a prompt saying what to finish.`);
   return { output: lines.join('\n'), isError: true, display };
 }
 

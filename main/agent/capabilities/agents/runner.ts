@@ -108,7 +108,10 @@ async function runWithin(run: AgentRun, signal: AbortSignal, limit: AbortSignal,
   // The user's SubagentStop hooks may send it back to work with an instruction, a few times at most.
   for (let continued = 0; turn.status === 'completed' && !signal.aborted && continued < MAX_SUBAGENT_STOP_CONTINUATIONS; continued++) {
     if (!(await session.hooks.has('SubagentStop'))) break;
-    const verdict = await session.hooks.fire({ hook_event_name: 'SubagentStop', stop_hook_active: continued > 0, agent_id: agent.id, agent_type: agent.type, last_message: turn.text }, { signal });
+    const verdict = await session.hooks.fire(
+      { hook_event_name: 'SubagentStop', stop_hook_active: continued > 0, agent_id: agent.id, agent_type: agent.type, last_message: turn.text },
+      { signal },
+    );
     if (!verdict.block) break;
     const next = await agent.run(verdict.block.reason, options);
     steps += next.steps;
@@ -116,12 +119,21 @@ async function runWithin(run: AgentRun, signal: AbortSignal, limit: AbortSignal,
   }
   const timedOut = limit.aborted && !run.signal.aborted;
   const outcome: AgentOutcome = timedOut
-    ? { status: 'timed_out', text: turn.text, error: { code: 'provider_timeout', message: `The sub-agent reached its time limit (${Math.round((timeoutMs ?? 0) / 1000)} s).` } }
+    ? {
+        status: 'timed_out',
+        text: turn.text,
+        error: { code: 'provider_timeout', message: `The sub-agent reached its time limit (${Math.round((timeoutMs ?? 0) / 1000)} s).` },
+      }
     : turn.status === 'completed'
       ? { status: 'completed', text: turn.text }
       : turn.status === 'cancelled'
         ? { status: 'cancelled', text: turn.text }
-        : { status: 'failed', text: turn.text, ...(turn.error ? { error: turn.error } : {}), ...(turn.error?.code === 'provider_rate_limit' ? { rateLimited: true } : {}) };
+        : {
+            status: 'failed',
+            text: turn.text,
+            ...(turn.error ? { error: turn.error } : {}),
+            ...(turn.error?.code === 'provider_rate_limit' ? { rateLimited: true } : {}),
+          };
   await show(
     card(outcome.status, {
       endedAt: Date.now(),

@@ -85,7 +85,9 @@ export class AgentsService {
 
   /** The types as the Agent tool's description lists them. */
   typeList(): string {
-    return this.catalog.snapshot.types.map((t) => `- \`${t.name}\`: ${t.description}${t.tools.includes('*') ? '' : ` (tools: ${t.tools.join(', ')})`}`).join('\n');
+    return this.catalog.snapshot.types
+      .map((t) => `- \`${t.name}\`: ${t.description}${t.tools.includes('*') ? '' : ` (tools: ${t.tools.join(', ')})`}`)
+      .join('\n');
   }
 
   /** A sub-agent for a call: the one being resumed, or a new one. */
@@ -105,7 +107,10 @@ export class AgentsService {
     }
   }
 
-  async runForeground(session: SessionHandle, call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; ctx: ToolRunContext }): Promise<ToolResult> {
+  async runForeground(
+    session: SessionHandle,
+    call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; ctx: ToolRunContext },
+  ): Promise<ToolResult> {
     const { type, args, ctx } = call;
     let agent: Subagent;
     try {
@@ -128,7 +133,10 @@ export class AgentsService {
     return foregroundResult(agent.id, type.name, outcome);
   }
 
-  async startBackground(session: SessionHandle, call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; callId: string }): Promise<ToolResult> {
+  async startBackground(
+    session: SessionHandle,
+    call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; callId: string },
+  ): Promise<ToolResult> {
     const { type, args } = call;
     let release: () => void;
     try {
@@ -149,7 +157,16 @@ export class AgentsService {
     const task = new AgentTask(outputPath, agent.id);
     const transcript = new TranscriptText((text) => task.write(text));
     session.tasks.start(
-      { id: taskId, kind: 'agent', description: args.description, command: `${type.name} sub-agent ${agent.id}`, cwd: this.core.workspace, startedAt: Date.now(), timeoutSec: null, outputPath },
+      {
+        id: taskId,
+        kind: 'agent',
+        description: args.description,
+        command: `${type.name} sub-agent ${agent.id}`,
+        cwd: this.core.workspace,
+        startedAt: Date.now(),
+        timeoutSec: null,
+        outputPath,
+      },
       task,
     );
     release();

@@ -36,7 +36,14 @@ describe('swarm scheduling', () => {
   it('requeues a rate-limited job with a doubling backoff and shrinks the concurrency, at most once per 2 s; grows back after 3 quiet minutes', async () => {
     const { jobs, launches, launch, finish } = controllableJobs(3);
     const states: number[] = [];
-    const done = runScheduled({ jobs, launch, giveUp: () => {}, maxConcurrency: 3, signal: new AbortController().signal, onChange: (s) => states.push(s.concurrency) });
+    const done = runScheduled({
+      jobs,
+      launch,
+      giveUp: () => {},
+      maxConcurrency: 3,
+      signal: new AbortController().signal,
+      onChange: (s) => states.push(s.concurrency),
+    });
     await vi.advanceTimersByTimeAsync(0);
     expect(launches).toHaveLength(3);
     finish(0, 1, { kind: 'rate_limited' });

@@ -31,7 +31,14 @@ const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quo
 const body = (value: string) => value.replace(/<(\/?)(subagent|agent_swarm_result|summary|resume_hint)\b/gi, '&lt;$1$2');
 
 /** Run a swarm to the end (or until it is stopped) and report every item. */
-export async function runSwarm(options: { session: SessionHandle; service: AgentsService; type: AgentType; entries: SwarmEntry[]; description: string; ctx: ToolRunContext }): Promise<ToolResult> {
+export async function runSwarm(options: {
+  session: SessionHandle;
+  service: AgentsService;
+  type: AgentType;
+  entries: SwarmEntry[];
+  description: string;
+  ctx: ToolRunContext;
+}): Promise<ToolResult> {
   const { session, service, type, entries, ctx } = options;
   const swarmId = `swarm-${[...randomBytes(8)].map((b) => (b % 36).toString(36)).join('')}`;
   const controller = new AbortController();
@@ -41,7 +48,15 @@ export async function runSwarm(options: { session: SessionHandle; service: Agent
   let concurrency = 0;
   const progress = (): SwarmProgress => {
     const count = (state: ItemState) => runs.filter((r) => r.state === state).length;
-    return { total: runs.length, queued: count('queued'), running: count('running'), completed: count('completed'), failed: count('failed'), aborted: count('aborted'), concurrency };
+    return {
+      total: runs.length,
+      queued: count('queued'),
+      running: count('running'),
+      completed: count('completed'),
+      failed: count('failed'),
+      aborted: count('aborted'),
+      concurrency,
+    };
   };
   let last = '';
   const announce = () => {
@@ -66,7 +81,7 @@ export async function runSwarm(options: { session: SessionHandle; service: Agent
         run.state = 'failed';
       },
       launch: async (run, attempt) => {
-        const itemType = run.entry.existing ? service.type(run.entry.existing.type) ?? type : type;
+        const itemType = run.entry.existing ? (service.type(run.entry.existing.type) ?? type) : type;
         try {
           run.agent ??= run.entry.existing ?? (await session.subagents.create({ type: itemType.name, description: run.entry.item.slice(0, 100) }));
         } catch (error) {
@@ -119,8 +134,12 @@ function swarmReport(runs: readonly ItemRun[]): string {
   const perItem = Math.max(300, Math.floor(REPORT_CHARS / Math.max(1, runs.length)));
   for (const run of runs) {
     const text = run.outcome?.text ?? '';
-    const outcome = run.state === 'completed' ? text : [run.outcome?.error?.message ?? (run.state === 'aborted' ? 'Stopped before it finished.' : 'It failed.'), text].filter(Boolean).join('\n');
-    const capped = outcome.length > perItem ? `${outcome.slice(0, perItem)}\n[… cut here; resume ${run.agent?.id ?? 'it'} with Agent to ask for the rest]` : outcome;
+    const outcome =
+      run.state === 'completed'
+        ? text
+        : [run.outcome?.error?.message ?? (run.state === 'aborted' ? 'Stopped before it finished.' : 'It failed.'), text].filter(Boolean).join('\n');
+    const capped =
+      outcome.length > perItem ? `${outcome.slice(0, perItem)}\n[… cut here; resume ${run.agent?.id ?? 'it'} with Agent to ask for the rest]` : outcome;
     const item = run.entry.item.length > 200 ? `${run.entry.item.slice(0, 199)}…` : run.entry.item;
     lines.push(`<subagent agent_id="${run.agent?.id ?? ''}" item="${attr(item)}" state="${run.state}">${body(capped)}</subagent>`);
   }

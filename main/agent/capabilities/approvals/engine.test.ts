@@ -21,14 +21,20 @@ const declared: Record<string, ToolPolicy> = {
 
 function call(name: string, args: Record<string, unknown>, extra: { readOnly?: boolean; accesses?: Access[]; path?: string } = {}): ResolvedCall {
   // Bash resolves where its command runs (its cwd against the workspace) into its shell execution.
-  if (name === 'Bash') return shellCall(String(args.command), { cwd: resolve(places.workspace, typeof args.cwd === 'string' ? args.cwd : '.') }, { approvalRule: name });
+  if (name === 'Bash')
+    return shellCall(String(args.command), { cwd: resolve(places.workspace, typeof args.cwd === 'string' ? args.cwd : '.') }, { approvalRule: name });
   const path = extra.path ?? (typeof args.path === 'string' ? args.path : undefined);
-  return resolvedCall(name, args, {
-    approvalRule: path ? `${name}(${path})` : name,
-    ...(extra.readOnly ? { readOnly: true } : {}),
-    ...(extra.accesses ? { accesses: extra.accesses } : path ? { accesses: [{ kind: 'file', operation: 'write', path }] } : {}),
-    ...(path ? { matchesRule: (a: string) => matchPathSubject(a, { absolute: path }) } : {}),
-  }, declared[name]);
+  return resolvedCall(
+    name,
+    args,
+    {
+      approvalRule: path ? `${name}(${path})` : name,
+      ...(extra.readOnly ? { readOnly: true } : {}),
+      ...(extra.accesses ? { accesses: extra.accesses } : path ? { accesses: [{ kind: 'file', operation: 'write', path }] } : {}),
+      ...(path ? { matchesRule: (a: string) => matchPathSubject(a, { absolute: path }) } : {}),
+    },
+    declared[name],
+  );
 }
 
 function rules(spec: Partial<Record<PermissionRule['decision'], string[]>>): PermissionRule[] {
@@ -41,7 +47,15 @@ function rules(spec: Partial<Record<PermissionRule['decision'], string[]>>): Per
   );
 }
 
-const ctx = (c: ResolvedCall, over: Partial<DecisionContext> = {}): DecisionContext => ({ call: c, mode: 'ask', rules: [], sessionRules: [], plan: null, places, ...over });
+const ctx = (c: ResolvedCall, over: Partial<DecisionContext> = {}): DecisionContext => ({
+  call: c,
+  mode: 'ask',
+  rules: [],
+  sessionRules: [],
+  plan: null,
+  places,
+  ...over,
+});
 const kind = async (c: ResolvedCall, over: Partial<DecisionContext> = {}) => (await decide(ctx(c, over))).kind;
 
 const write = call('Write', { path: '/ws/src/a.ts', content: 'x' });
@@ -56,12 +70,16 @@ describe('modes', () => {
     expect(await kind(bash)).toBe('ask');
   });
   it('ask: a web fetch asks although it only reads, unless approved for the session', async () => {
-    const fetch = resolvedCall('FetchURL', { url: 'https://docs.example.com/a' }, {
-      readOnly: true,
-      network: { url: 'https://docs.example.com/a', host: 'docs.example.com' },
-      approvalRule: 'FetchURL(https://docs.example.com/*)',
-      matchesRule: (a) => a === 'https://docs.example.com/*',
-    });
+    const fetch = resolvedCall(
+      'FetchURL',
+      { url: 'https://docs.example.com/a' },
+      {
+        readOnly: true,
+        network: { url: 'https://docs.example.com/a', host: 'docs.example.com' },
+        approvalRule: 'FetchURL(https://docs.example.com/*)',
+        matchesRule: (a) => a === 'https://docs.example.com/*',
+      },
+    );
     expect(await kind(fetch)).toBe('ask');
     expect(await kind(fetch, { sessionRules: ['FetchURL(https://docs.example.com/*)'] })).toBe('allow');
     expect(await kind(fetch, { mode: 'yolo' })).toBe('allow');

@@ -42,7 +42,8 @@ export async function decide(context: DecisionContext): Promise<Decision> {
   const decision = await decideByRules(context);
   // A PreToolUse hook that asks makes a call ask that would otherwise run (it cannot undo a refusal).
   const hook = context.call.hookPermission;
-  if (hook?.decision === 'ask' && decision.kind === 'allow') return { kind: 'ask', reason: `The user's PreToolUse hook asks for your approval: ${hook.reason}`, rememberable: false };
+  if (hook?.decision === 'ask' && decision.kind === 'allow')
+    return { kind: 'ask', reason: `The user's PreToolUse hook asks for your approval: ${hook.reason}`, rememberable: false };
   return decision;
 }
 
@@ -82,17 +83,26 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   const applies = (rule: PermissionRule) => ruleApplies(rule, call, parsedShell);
   for (const rule of context.rules) {
     if (rule.decision === 'deny' && (await applies(rule))) {
-      return { kind: 'deny', message: `${call.name} is blocked by the deny rule "${rule.pattern}"${where(rule)}. Do not retry it; find another way, or ask the user to change the rule.` };
+      return {
+        kind: 'deny',
+        message: `${call.name} is blocked by the deny rule "${rule.pattern}"${where(rule)}. Do not retry it; find another way, or ask the user to change the rule.`,
+      };
     }
   }
 
   if (call.policy.approval === 'self') return { kind: 'allow', reason: `${call.name} is always allowed` };
 
   const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
-  if (guarded) return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
+  if (guarded)
+    return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
   if (command !== null) {
     const uncertain = await uncertainDeleteIn(await parsedShell(), deletePlaces);
-    if (uncertain) return { kind: 'ask', reason: `"${uncertain.text}" deletes recursively and ${uncertain.why}. It always needs your approval, in every mode.`, rememberable: false };
+    if (uncertain)
+      return {
+        kind: 'ask',
+        reason: `"${uncertain.text}" deletes recursively and ${uncertain.why}. It always needs your approval, in every mode.`,
+        rememberable: false,
+      };
   }
 
   // Rules cover a command where it runs inside the workspace; elsewhere it needs its own approval. In plan
@@ -112,16 +122,19 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
     }
   }
   // A compound command whose every part the user approved for the session, rule by rule.
-  if (rulesMayAllow && command !== null && (await coversEveryPart(shellArguments(sessionRules, call.name), command, await parsedShell(), { ...places, cwd }))) return { kind: 'allow', reason: 'every part approved for this session' };
+  if (rulesMayAllow && command !== null && (await coversEveryPart(shellArguments(sessionRules, call.name), command, await parsedShell(), { ...places, cwd })))
+    return { kind: 'allow', reason: 'every part approved for this session' };
   for (const rule of context.rules) {
-    if (rule.decision === 'ask' && (await applies(rule))) return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
+    if (rule.decision === 'ask' && (await applies(rule)))
+      return { kind: 'ask', reason: `The ask rule "${rule.pattern}"${where(rule)} matches this call.`, rememberable: true };
   }
   if (rulesMayAllow) {
     for (const rule of context.rules) {
       if (rule.decision === 'allow' && (await allowApplies(rule))) return { kind: 'allow', reason: `allowed by "${rule.pattern}"${where(rule)}` };
     }
     // A PreToolUse hook's allow stands where an allow rule does: after deny rules, protected paths and ask rules.
-    if (call.hookPermission?.decision === 'allow' && !noAutoApprove && writesInside(call, places.workspace)) return { kind: 'allow', reason: `allowed by a PreToolUse hook (${call.hookPermission.reason})` };
+    if (call.hookPermission?.decision === 'allow' && !noAutoApprove && writesInside(call, places.workspace))
+      return { kind: 'allow', reason: `allowed by a PreToolUse hook (${call.hookPermission.reason})` };
   }
   if (outsideCwd && mode !== 'yolo') {
     return { kind: 'ask', reason: `It runs in ${cwd}, outside the workspace, where rules do not apply: it needs its own approval.`, rememberable: false };
@@ -129,7 +142,8 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   // No ask or deny rule hit any part, and each part is allowed by some rule: the whole command is.
   if (rulesMayAllow && command !== null) {
     const allowed = [...sessionRules, ...context.rules.filter((r) => r.decision === 'allow')];
-    if (await coversEveryPart(shellArguments(allowed, call.name), command, await parsedShell(), { ...places, cwd })) return { kind: 'allow', reason: 'every part of the command is allowed by a rule' };
+    if (await coversEveryPart(shellArguments(allowed, call.name), command, await parsedShell(), { ...places, cwd }))
+      return { kind: 'allow', reason: 'every part of the command is allowed by a rule' };
   }
 
   if (planFileWrite) return { kind: 'allow', reason: 'writes the plan file' };
@@ -141,7 +155,8 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   }
   if (call.policy.approval === 'edit' && call.execution.reviewedByUser) {
     const paths = writtenPaths(call, places.workspace);
-    if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'review mode: you accept or reject the change hunk by hunk before it is written' };
+    if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace)))
+      return { kind: 'allow', reason: 'review mode: you accept or reject the change hunk by hunk before it is written' };
   }
   if (mode === 'yolo' && !noAutoApprove) return { kind: 'allow', reason: 'yolo mode' };
   if (mode === 'accept-edits' && !noAutoApprove && context.sandboxAutoAllow && call.execution.shell?.sandboxed === true) {
@@ -149,12 +164,20 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   }
   if (mode === 'accept-edits' && call.policy.approval === 'edit') {
     const paths = writtenPaths(call, places.workspace);
-    if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace))) return { kind: 'allow', reason: 'accept-edits mode: an edit inside the workspace' };
+    if (paths.length && paths.every((p) => isWithin(resolve(p), places.workspace)))
+      return { kind: 'allow', reason: 'accept-edits mode: an edit inside the workspace' };
     return { kind: 'ask', reason: 'Accept-edits mode runs edits inside the workspace only; this one is outside it.', rememberable: true };
   }
   if (noAutoApprove) return { kind: 'ask', reason: 'Plan mode is active: shell commands need your approval.', rememberable: true };
   if (network) return { kind: 'ask', reason: `This reaches ${network.host}, which has not been approved in this session.`, rememberable: true };
-  return { kind: 'ask', reason: mode === 'ask' ? 'Ask mode: anything that is not read-only needs your approval.' : 'Accept-edits mode: this is not a file edit, so it needs your approval.', rememberable: true };
+  return {
+    kind: 'ask',
+    reason:
+      mode === 'ask'
+        ? 'Ask mode: anything that is not read-only needs your approval.'
+        : 'Accept-edits mode: this is not a file edit, so it needs your approval.',
+    rememberable: true,
+  };
 }
 
 /** Whether every path the call writes (if any) is inside the workspace: a hook's allow covers nothing outside it. */

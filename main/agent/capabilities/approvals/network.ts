@@ -17,9 +17,18 @@ export function networkApprovals(core: CoreContext, desk: ApprovalDesk) {
   return {
     authorizeConnection: async (session: SessionHandle, request: ConnectionRequest, signal: AbortSignal): Promise<NetworkVerdict> => {
       const entry = domainEntryFor(request.host, request.port);
-      if (session.state(sessionDomainsSlot).get().some((allowed) => domainAllows(allowed, request.host, request.port))) return { allowed: true };
+      if (
+        session
+          .state(sessionDomainsSlot)
+          .get()
+          .some((allowed) => domainAllows(allowed, request.host, request.port))
+      )
+        return { allowed: true };
       if (!core.host.canAsk) {
-        return { allowed: false, reason: `"${entry}" is not in "sandbox.network.allowedDomains" and deft run cannot ask; add it to ${desk.rules.files.local} to allow it` };
+        return {
+          allowed: false,
+          reason: `"${entry}" is not in "sandbox.network.allowedDomains" and deft run cannot ask; add it to ${desk.rules.files.local} to allow it`,
+        };
       }
       const answer = await desk.requestApproval(
         session,
@@ -36,7 +45,11 @@ export function networkApprovals(core: CoreContext, desk: ApprovalDesk) {
         signal,
       );
       if (answer === 'cancelled') return { allowed: false, reason: 'the request was cancelled before the user answered' };
-      if (answer.decision !== 'approve') return { allowed: false, reason: answer.decision === 'reject' && answer.feedback ? `the user refused it: "${answer.feedback}"` : 'the user refused it' };
+      if (answer.decision !== 'approve')
+        return {
+          allowed: false,
+          reason: answer.decision === 'reject' && answer.feedback ? `the user refused it: "${answer.feedback}"` : 'the user refused it',
+        };
       return { allowed: true };
     },
     /** The user chose "for this session" or "always" for a host. */

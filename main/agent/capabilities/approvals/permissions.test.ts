@@ -92,7 +92,11 @@ describe('approvals in the window', () => {
 
   it('"approve for session" stops further asks for that file, but not for others', async () => {
     h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
-    h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: '1' })), toolStep(callChunk('Write', { path: 'a.txt', content: '2' })), toolStep(callChunk('Write', { path: 'b.txt', content: '3' })));
+    h.server.enqueue(
+      toolStep(callChunk('Write', { path: 'a.txt', content: '1' })),
+      toolStep(callChunk('Write', { path: 'a.txt', content: '2' })),
+      toolStep(callChunk('Write', { path: 'b.txt', content: '3' })),
+    );
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const first = await pending(h);
     await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: first.requestId, answer: { decision: 'approve', scope: 'session' } });
@@ -110,12 +114,18 @@ describe('approvals in the window', () => {
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm run lint' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'lint' });
     const request = await pending(h);
-    const reply = await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope: 'always' } });
+    const reply = await h.core.handlers.answerApproval({
+      sessionId: h.session.id,
+      requestId: request.requestId,
+      answer: { decision: 'approve', scope: 'always' },
+    });
     expect(reply).toEqual({ ok: true });
     await h.core.turnDone(h.session.id);
     const saved = JSON.parse(await readFile(join(h.workspace, '.deft/settings.local.json'), 'utf8')) as { permissions: { allow: string[] } };
     expect(saved.permissions.allow).toEqual(['Bash(npm run lint)']);
-    expect(h.events.find((e) => e.type === 'permissions.updated')).toMatchObject({ permissions: { rules: [{ decision: 'allow', pattern: 'Bash(npm run lint)', source: 'local' }] } });
+    expect(h.events.find((e) => e.type === 'permissions.updated')).toMatchObject({
+      permissions: { rules: [{ decision: 'allow', pattern: 'Bash(npm run lint)', source: 'local' }] },
+    });
   });
 
   it("sends a rejection's feedback to the model", async () => {
@@ -123,9 +133,15 @@ describe('approvals in the window', () => {
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const request = await pending(h);
-    await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'reject', feedback: 'Put it in docs/ instead.' } });
+    await h.core.handlers.answerApproval({
+      sessionId: h.session.id,
+      requestId: request.requestId,
+      answer: { decision: 'reject', feedback: 'Put it in docs/ instead.' },
+    });
     await h.core.turnDone(h.session.id);
-    expect(toolMessages(h)[0]).toBe('ERROR: The user rejected this Write call, so it did not run. Their feedback: "Put it in docs/ instead.". Adjust your approach to it before trying again.');
+    expect(toolMessages(h)[0]).toBe(
+      'ERROR: The user rejected this Write call, so it did not run. Their feedback: "Put it in docs/ instead.". Adjust your approach to it before trying again.',
+    );
     expect(h.sessionEvents('approval.resolved')).toMatchObject([{ outcome: 'rejected', feedback: 'Put it in docs/ instead.' }]);
   });
 
@@ -141,7 +157,9 @@ describe('approvals in the window', () => {
       return all.length === 2 && all;
     });
     expect([a!.sessionId, b!.sessionId]).toEqual([h.session.id, other]);
-    await expect(h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: b!.requestId, answer: { decision: 'approve', scope: 'once' } })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: b!.requestId, answer: { decision: 'approve', scope: 'once' } }),
+    ).rejects.toMatchObject({ code: 'not_found' });
     await h.core.handlers.answerApproval({ sessionId: other, requestId: b!.requestId, answer: { decision: 'approve', scope: 'once' } });
     await h.core.turnDone(other);
     expect(await readFile(join(h.workspace, 'b.txt'), 'utf8')).toBe('b');
@@ -158,7 +176,9 @@ describe('approvals in the window', () => {
     await h.core.handlers.cancelTurn({ sessionId: h.session.id });
     expect(await h.core.turnDone(h.session.id)).toMatchObject({ stopReason: 'cancelled' });
     expect(h.sessionEvents('approval.resolved')).toMatchObject([{ requestId: request.requestId, outcome: 'cancelled' }]);
-    await expect(h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope: 'once' } })).rejects.toMatchObject({
+    await expect(
+      h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope: 'once' } }),
+    ).rejects.toMatchObject({
       code: 'not_found',
     });
   });
@@ -200,14 +220,19 @@ describe('approvals in the window', () => {
     await new TrustStore(h.home, h.workspace).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm *'] } }));
     const { permissions } = await h.core.handlers.getPermissions({});
-    expect(permissions.problems).toEqual([{ file: join(h.workspace, '.deft/settings.json'), rule: 'Bash(rm *', message: expect.stringContaining('not closed') }]);
+    expect(permissions.problems).toEqual([
+      { file: join(h.workspace, '.deft/settings.json'), rule: 'Bash(rm *', message: expect.stringContaining('not closed') },
+    ]);
   });
 
   it('trusting the folder lets its settings widen the default mode, and the open session is told', async () => {
     h = await createHarness({ host: webHost, permissionMode: 'ask' });
     await mkdir(join(h.workspace, '.deft'));
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { defaultMode: 'yolo' } }));
-    expect(await h.core.handlers.getPermissions({ sessionId: h.session.id })).toMatchObject({ mode: 'ask', permissions: { trust: { trusted: false, ignored: [expect.stringContaining('defaultMode yolo')] } } });
+    expect(await h.core.handlers.getPermissions({ sessionId: h.session.id })).toMatchObject({
+      mode: 'ask',
+      permissions: { trust: { trusted: false, ignored: [expect.stringContaining('defaultMode yolo')] } },
+    });
     const { permissions } = await h.core.handlers.trustWorkspace({ sessionId: h.session.id });
     expect(permissions.trust).toEqual({ trusted: true, ignored: [] });
     expect((await h.core.handlers.getPermissions({ sessionId: h.session.id })).mode).toBe('yolo');

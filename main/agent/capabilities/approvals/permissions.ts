@@ -65,7 +65,10 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
 
   async function askUser(session: SessionHandle, call: ResolvedCall, decision: Extract<Decision, { kind: 'ask' }>): Promise<Authorization> {
     const command = call.execution.shell?.command;
-    const suggestedRules = decision.rememberable && command !== undefined ? suggestShellRules(call.name, command, await parseShell(command)).filter((r) => r !== call.execution.approvalRule) : [];
+    const suggestedRules =
+      decision.rememberable && command !== undefined
+        ? suggestShellRules(call.name, command, await parseShell(command)).filter((r) => r !== call.execution.approvalRule)
+        : [];
     const request: ApprovalRequest = {
       turnId: call.turnId,
       kind: call.execution.display.kind === 'goal_start' ? 'goal_start' : 'tool',
@@ -116,12 +119,22 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
     for (const text of edited) {
       const parsed = parseRule(text);
       if (!parsed.ok) throw new CommandError('invalid_request', `"${text}" is not a rule: ${parsed.message}.`);
-      if (parsed.rule.tool !== call.name) throw new CommandError('invalid_request', `"${text}" is not a ${call.name} rule: a rule remembered for this call must name ${call.name} itself, not another tool or a pattern of tools.`);
+      if (parsed.rule.tool !== call.name)
+        throw new CommandError(
+          'invalid_request',
+          `"${text}" is not a ${call.name} rule: a rule remembered for this call must name ${call.name} itself, not another tool or a pattern of tools.`,
+        );
       rules.push({ ...parsed.rule, decision: 'allow', source: 'session' });
     }
     const shell = call.execution.shell;
-    const covers = shell ? await coversEveryPart(shellArguments(rules, call.name), shell.command, undefined, { ...hub.places, cwd: shell.cwd }) : (await Promise.all(rules.map((r) => ruleApplies(r, call)))).some(Boolean);
-    if (!covers) throw new CommandError('invalid_request', `${edited.join(', ')} would not allow this very call; widen the rule (e.g. end it with :* for any arguments) or approve once.`);
+    const covers = shell
+      ? await coversEveryPart(shellArguments(rules, call.name), shell.command, undefined, { ...hub.places, cwd: shell.cwd })
+      : (await Promise.all(rules.map((r) => ruleApplies(r, call)))).some(Boolean);
+    if (!covers)
+      throw new CommandError(
+        'invalid_request',
+        `${edited.join(', ')} would not allow this very call; widen the rule (e.g. end it with :* for any arguments) or approve once.`,
+      );
     return rules.map((r) => r.pattern);
   }
 
@@ -207,12 +220,15 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
         const session = await core.session(sessionId);
         const request = hub.approvals.get(sessionId, requestId);
         if (!request) throw new CommandError('not_found', 'This approval request is no longer waiting: it was answered already, or its turn stopped.');
-        if (answer.decision === 'revise' && request.kind !== 'plan_review') throw new CommandError('invalid_request', 'Only a plan review can be answered with "revise".');
-        if (answer.decision === 'approve' && answer.goalMode && request.kind !== 'goal_start') throw new CommandError('invalid_request', 'Only a goal start can be answered with how the goal runs (goalMode).');
+        if (answer.decision === 'revise' && request.kind !== 'plan_review')
+          throw new CommandError('invalid_request', 'Only a plan review can be answered with "revise".');
+        if (answer.decision === 'approve' && answer.goalMode && request.kind !== 'goal_start')
+          throw new CommandError('invalid_request', 'Only a goal start can be answered with how the goal runs (goalMode).');
         if (answer.decision === 'approve' && answer.scope !== 'once' && !request.approvalRule) {
           throw new CommandError('invalid_request', 'This call can only be approved once: it touches a protected path, or it is not a tool call.');
         }
-        if (answer.decision === 'approve' && answer.rules && answer.scope === 'once') throw new CommandError('invalid_request', 'Rules are remembered only when approving for the session or always.');
+        if (answer.decision === 'approve' && answer.rules && answer.scope === 'once')
+          throw new CommandError('invalid_request', 'Rules are remembered only when approving for the session or always.');
         if (answer.decision === 'approve' && answer.selectedLabel !== undefined && !request.options?.includes(answer.selectedLabel)) {
           throw new CommandError('invalid_request', `"${answer.selectedLabel}" is not one of the options offered.`);
         }

@@ -19,8 +19,42 @@ export function setPlan(session: SessionHandle, plan: PlanState): void {
   session.emit({ type: 'plan.mode.changed', plan });
 }
 
-const ADJECTIVES = ['amber', 'brisk', 'calm', 'deft', 'eager', 'fair', 'gentle', 'hardy', 'keen', 'lucid', 'merry', 'nimble', 'quiet', 'steady', 'swift', 'vivid'];
-const NOUNS = ['falcon', 'harbor', 'lantern', 'meadow', 'otter', 'pine', 'river', 'summit', 'thistle', 'willow', 'comet', 'beacon', 'canyon', 'heron', 'maple', 'quarry'];
+const ADJECTIVES = [
+  'amber',
+  'brisk',
+  'calm',
+  'deft',
+  'eager',
+  'fair',
+  'gentle',
+  'hardy',
+  'keen',
+  'lucid',
+  'merry',
+  'nimble',
+  'quiet',
+  'steady',
+  'swift',
+  'vivid',
+];
+const NOUNS = [
+  'falcon',
+  'harbor',
+  'lantern',
+  'meadow',
+  'otter',
+  'pine',
+  'river',
+  'summit',
+  'thistle',
+  'willow',
+  'comet',
+  'beacon',
+  'canyon',
+  'heron',
+  'maple',
+  'quarry',
+];
 
 /**
  * A fresh plan: a readable id and its file under `<home>/plans/` (outside the workspace, so planning

@@ -15,7 +15,13 @@ afterEach(async () => {
 });
 
 type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
-const lastTool = (hh: Harness) => String(hh.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').at(-1)!.content);
+const lastTool = (hh: Harness) =>
+  String(
+    hh.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .at(-1)!.content,
+  );
 
 async function enterPlanMode(hh: Harness): Promise<string> {
   hh.server.enqueue(toolStep(callChunk('EnterPlanMode', {})));
@@ -40,7 +46,11 @@ describe('plan mode', () => {
 
     h.server.enqueue(toolStep(callChunk('Write', { path: 'src.ts', content: 'x' }, 'w1'), callChunk('Write', { path, content: '# Plan\n1. Do it' }, 'w2')));
     await h.run('write');
-    const tools = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').slice(-2).map((m) => String(m.content));
+    const tools = h.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .slice(-2)
+      .map((m) => String(m.content));
     expect(tools[0]).toContain('Plan mode is active, so Write cannot run');
     expect(tools[1]).toContain('Wrote');
     expect(await readFile(path, 'utf8')).toBe('# Plan\n1. Do it');
@@ -55,7 +65,11 @@ describe('plan mode', () => {
     const path = await enterPlanMode(h);
     h.server.enqueue(toolStep(callChunk('EnterPlanMode', {})), toolStep(callChunk('ExitPlanMode', {})));
     await h.run('again');
-    const messages = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').slice(-2).map((m) => String(m.content));
+    const messages = h.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .slice(-2)
+      .map((m) => String(m.content));
     expect(messages[0]).toContain('Plan mode is already active');
     expect(messages[1]).toContain(`Write your plan to ${path} first`);
   });
@@ -64,9 +78,16 @@ describe('plan mode', () => {
     h = await createHarness({ host: webHost, tools: () => standInTools() });
     const path = await enterPlanMode(h);
     await writeFile(path, '# Plan');
-    h.server.enqueue(toolStep(callChunk('ExitPlanMode', { options: [{ label: 'Fast' }, { label: 'fast' }] })), toolStep(callChunk('ExitPlanMode', { options: [{ label: 'Revise' }, { label: 'B' }] })));
+    h.server.enqueue(
+      toolStep(callChunk('ExitPlanMode', { options: [{ label: 'Fast' }, { label: 'fast' }] })),
+      toolStep(callChunk('ExitPlanMode', { options: [{ label: 'Revise' }, { label: 'B' }] })),
+    );
     await h.run('exit');
-    const messages = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').slice(-2).map((m) => String(m.content));
+    const messages = h.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .slice(-2)
+      .map((m) => String(m.content));
     expect(messages[0]).toContain('Option labels must be unique');
     expect(messages[1]).toContain('"Revise" cannot be an option label');
   });
@@ -86,15 +107,33 @@ describe('plan mode', () => {
     await expect(
       h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: review.requestId, answer: { decision: 'approve', scope: 'session' } }),
     ).rejects.toMatchObject({ code: 'invalid_request' });
-    await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: review.requestId, answer: { decision: 'revise', feedback: 'Add a test plan.' } });
+    await h.core.handlers.answerApproval({
+      sessionId: h.session.id,
+      requestId: review.requestId,
+      answer: { decision: 'revise', feedback: 'Add a test plan.' },
+    });
     const second = await waitFor(() => h.sessionEvents('approval.requested')[1] as Requested | undefined);
     await expect(
-      h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: second.requestId, answer: { decision: 'approve', scope: 'once', selectedLabel: 'Nope' } }),
+      h.core.handlers.answerApproval({
+        sessionId: h.session.id,
+        requestId: second.requestId,
+        answer: { decision: 'approve', scope: 'once', selectedLabel: 'Nope' },
+      }),
     ).rejects.toMatchObject({ code: 'invalid_request' });
-    await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: second.requestId, answer: { decision: 'approve', scope: 'once', selectedLabel: 'Incremental' } });
+    await h.core.handlers.answerApproval({
+      sessionId: h.session.id,
+      requestId: second.requestId,
+      answer: { decision: 'approve', scope: 'once', selectedLabel: 'Incremental' },
+    });
     await h.core.turnDone(h.session.id);
-    const tools = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').slice(-2).map((m) => String(m.content));
-    expect(tools[0]).toBe(`The user wants the plan revised before approving it. Their feedback: "Add a test plan.". Update the plan file ${path}, then call ExitPlanMode again. Plan mode is still on.`);
+    const tools = h.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .slice(-2)
+      .map((m) => String(m.content));
+    expect(tools[0]).toBe(
+      `The user wants the plan revised before approving it. Their feedback: "Add a test plan.". Update the plan file ${path}, then call ExitPlanMode again. Plan mode is still on.`,
+    );
     expect(tools[1]).toContain('the user approved the plan and chose the approach "Incremental" (One module at a time)');
     expect(tools[1]).toContain('## Approved Plan:\n# Plan\nRefactor the parser.');
     expect(h.sessionEvents('plan.mode.changed').at(-1)).toMatchObject({ plan: { active: false } });
@@ -110,7 +149,9 @@ describe('plan mode', () => {
     expect(review.display).not.toHaveProperty('options');
     await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: review.requestId, answer: { decision: 'reject', feedback: 'Not now.' } });
     await h.core.turnDone(h.session.id);
-    expect(lastTool(h)).toBe('ERROR: The user rejected the plan. Their feedback: "Not now.". Plan mode is off. Do not carry out this plan; ask the user how they want to proceed.');
+    expect(lastTool(h)).toBe(
+      'ERROR: The user rejected the plan. Their feedback: "Not now.". Plan mode is off. Do not carry out this plan; ask the user how they want to proceed.',
+    );
   });
 
   it('auto-approves headless, saying the user did not review it', async () => {
@@ -131,13 +172,19 @@ describe('plan mode', () => {
     await h.run('hello');
     // Told in the reminder before the prompt, once.
     const on = h.server.requests.at(-1)!.body.messages;
-    expect(on.at(-2)).toMatchObject({ role: 'user', content: expect.stringContaining(`The user wants a plan before any change.\nPlan mode is on. Plan file: ${plan.path}`) });
+    expect(on.at(-2)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining(`The user wants a plan before any change.\nPlan mode is on. Plan file: ${plan.path}`),
+    });
     expect(on.at(-1)).toEqual({ role: 'user', content: 'hello' });
     await h.core.handlers.setPlanMode({ sessionId: h.session.id, active: false });
     h.server.enqueue({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
     await h.run('next');
     const off = h.server.requests.at(-1)!.body.messages;
-    expect(off.at(-2)).toEqual({ role: 'user', content: '<system-reminder>\nPlan mode is off. You may change files again, within the permission mode.\n</system-reminder>' });
+    expect(off.at(-2)).toEqual({
+      role: 'user',
+      content: '<system-reminder>\nPlan mode is off. You may change files again, within the permission mode.\n</system-reminder>',
+    });
     expect(reminders(off).filter((r) => r.includes('Plan mode is on'))).toHaveLength(1);
     expect(off[0]).toEqual(on[0]);
   });

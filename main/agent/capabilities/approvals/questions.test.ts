@@ -12,8 +12,16 @@ afterEach(async () => {
 });
 
 type Asked = Extract<SessionEvent, { type: 'question.asked' }>;
-const ask = (questions: unknown) => ({ chunks: [{ toolCall: { name: 'AskUserQuestion', args: JSON.stringify({ questions }) } }, { finish: 'tool_calls' as const }] });
-const lastTool = (hh: Harness) => String(hh.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').at(-1)!.content);
+const ask = (questions: unknown) => ({
+  chunks: [{ toolCall: { name: 'AskUserQuestion', args: JSON.stringify({ questions }) } }, { finish: 'tool_calls' as const }],
+});
+const lastTool = (hh: Harness) =>
+  String(
+    hh.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .at(-1)!.content,
+  );
 
 const db = { question: 'Which database?', header: 'Database', options: [{ label: 'Postgres', description: 'Relational' }, { label: 'SQLite' }] };
 const extras = { question: 'Which extras?', options: [{ label: 'Docker' }, { label: 'CI' }, { label: 'Docs' }], multi_select: true };
@@ -39,20 +47,56 @@ describe('AskUserQuestion validation', () => {
 
   it('checks the answers the window sends', () => {
     const questions: Question[] = [
-      { question: 'Which database?', header: '', options: [{ label: 'Postgres', description: '' }, { label: 'SQLite', description: '' }], multiSelect: false },
-      { question: 'Which extras?', header: '', options: [{ label: 'Docker', description: '' }, { label: 'CI', description: '' }], multiSelect: true },
+      {
+        question: 'Which database?',
+        header: '',
+        options: [
+          { label: 'Postgres', description: '' },
+          { label: 'SQLite', description: '' },
+        ],
+        multiSelect: false,
+      },
+      {
+        question: 'Which extras?',
+        header: '',
+        options: [
+          { label: 'Docker', description: '' },
+          { label: 'CI', description: '' },
+        ],
+        multiSelect: true,
+      },
     ];
-    expect(collectAnswers(questions, [{ question: 'Which database?', selected: ['SQLite'] }, { question: 'Which extras?', selected: ['Docker', 'CI'], other: 'Nix' }])).toEqual({
+    expect(
+      collectAnswers(questions, [
+        { question: 'Which database?', selected: ['SQLite'] },
+        { question: 'Which extras?', selected: ['Docker', 'CI'], other: 'Nix' },
+      ]),
+    ).toEqual({
       'Which database?': 'SQLite',
       'Which extras?': 'Docker, CI, Nix',
     });
-    expect(collectAnswers(questions, [{ question: 'Which database?', selected: [], other: 'MySQL' }, { question: 'Which extras?', selected: ['CI'] }])).toEqual({
+    expect(
+      collectAnswers(questions, [
+        { question: 'Which database?', selected: [], other: 'MySQL' },
+        { question: 'Which extras?', selected: ['CI'] },
+      ]),
+    ).toEqual({
       'Which database?': 'MySQL',
       'Which extras?': 'CI',
     });
     expect(() => collectAnswers(questions, [{ question: 'Which database?', selected: ['SQLite'] }])).toThrow('Answer "Which extras?"');
-    expect(() => collectAnswers(questions, [{ question: 'Which database?', selected: ['SQLite', 'Postgres'] }, { question: 'Which extras?', selected: ['CI'] }])).toThrow('takes one answer');
-    expect(() => collectAnswers(questions, [{ question: 'Which database?', selected: ['Oracle'] }, { question: 'Which extras?', selected: ['CI'] }])).toThrow('not an option');
+    expect(() =>
+      collectAnswers(questions, [
+        { question: 'Which database?', selected: ['SQLite', 'Postgres'] },
+        { question: 'Which extras?', selected: ['CI'] },
+      ]),
+    ).toThrow('takes one answer');
+    expect(() =>
+      collectAnswers(questions, [
+        { question: 'Which database?', selected: ['Oracle'] },
+        { question: 'Which extras?', selected: ['CI'] },
+      ]),
+    ).toThrow('not an option');
     expect(() => collectAnswers(questions, [{ question: 'Who?', selected: [] }])).toThrow('not one of the questions');
   });
 });
@@ -64,11 +108,33 @@ describe('AskUserQuestion in the window', () => {
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'set up' });
     const asked = await waitFor(() => h.sessionEvents('question.asked')[0] as Asked | undefined);
     expect(asked.questions).toEqual([
-      { question: 'Which database?', header: 'Database', options: [{ label: 'Postgres', description: 'Relational' }, { label: 'SQLite', description: '' }], multiSelect: false },
-      { question: 'Which extras?', header: '', options: [{ label: 'Docker', description: '' }, { label: 'CI', description: '' }, { label: 'Docs', description: '' }], multiSelect: true },
+      {
+        question: 'Which database?',
+        header: 'Database',
+        options: [
+          { label: 'Postgres', description: 'Relational' },
+          { label: 'SQLite', description: '' },
+        ],
+        multiSelect: false,
+      },
+      {
+        question: 'Which extras?',
+        header: '',
+        options: [
+          { label: 'Docker', description: '' },
+          { label: 'CI', description: '' },
+          { label: 'Docs', description: '' },
+        ],
+        multiSelect: true,
+      },
     ]);
     await expect(
-      h.core.handlers.answerQuestion({ sessionId: h.session.id, requestId: asked.requestId, answers: [{ question: 'Which database?', selected: ['Postgres'] }], dismissed: false }),
+      h.core.handlers.answerQuestion({
+        sessionId: h.session.id,
+        requestId: asked.requestId,
+        answers: [{ question: 'Which database?', selected: ['Postgres'] }],
+        dismissed: false,
+      }),
     ).rejects.toMatchObject({ code: 'invalid_request' });
     await h.core.handlers.answerQuestion({
       sessionId: h.session.id,
@@ -84,7 +150,14 @@ describe('AskUserQuestion in the window', () => {
     expect(h.sessionEvents('question.answered')).toMatchObject([{ requestId: asked.requestId, dismissed: false }]);
     // The window shows question → answer pairs, in the order asked.
     expect(h.sessionEvents('tool.call.result').at(-1)).toMatchObject({
-      display: { kind: 'question_answers', dismissed: false, answers: [{ question: 'Which database?', answer: 'DuckDB' }, { question: 'Which extras?', answer: 'Docker, Docs' }] },
+      display: {
+        kind: 'question_answers',
+        dismissed: false,
+        answers: [
+          { question: 'Which database?', answer: 'DuckDB' },
+          { question: 'Which extras?', answer: 'Docker, Docs' },
+        ],
+      },
     });
   });
 

@@ -98,9 +98,20 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
       if (answer === 'cancelled') {
         session.emit({ type: 'approval.resolved', requestId: id, outcome: 'cancelled' });
       } else if (answer.decision === 'approve') {
-        session.emit({ type: 'approval.resolved', requestId: id, outcome: 'approved', scope: answer.scope, ...(answer.selectedLabel ? { selectedLabel: answer.selectedLabel } : {}) });
+        session.emit({
+          type: 'approval.resolved',
+          requestId: id,
+          outcome: 'approved',
+          scope: answer.scope,
+          ...(answer.selectedLabel ? { selectedLabel: answer.selectedLabel } : {}),
+        });
       } else {
-        session.emit({ type: 'approval.resolved', requestId: id, outcome: answer.decision === 'reject' ? 'rejected' : 'revise', ...(answer.feedback ? { feedback: answer.feedback } : {}) });
+        session.emit({
+          type: 'approval.resolved',
+          requestId: id,
+          outcome: answer.decision === 'reject' ? 'rejected' : 'revise',
+          ...(answer.feedback ? { feedback: answer.feedback } : {}),
+        });
       }
       return answer;
     },

@@ -36,13 +36,19 @@ describe('editing permission rules from Settings', () => {
     expect((await readJson(join(h.workspace, '.deft/settings.json'))).permissions).toEqual({ ask: ['Bash(git push *)'] });
     expect(await send('editPermissionRule', { action: 'remove', source: 'user', decision: 'deny', rule: 'Bash(curl *)' })).toMatchObject({ ok: true });
     expect((await readJson(user)).permissions).toMatchObject({ deny: [] });
-    expect(await send('editPermissionRule', { action: 'remove', source: 'user', decision: 'deny', rule: 'Bash(curl *)' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await send('editPermissionRule', { action: 'remove', source: 'user', decision: 'deny', rule: 'Bash(curl *)' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
   });
 
   it('refuses rules that do not parse, and never overwrites a file that does not parse', async () => {
     h = await createHarness({ host: webHost });
     for (const rule of ['Bash(npm test', 'Bash)', '(x)', 'Ba sh(ls)', '*'.repeat(5000)]) {
-      expect(await send('editPermissionRule', { action: 'add', source: 'local', decision: 'allow', rule }), rule).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      expect(await send('editPermissionRule', { action: 'add', source: 'local', decision: 'allow', rule }), rule).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request' },
+      });
     }
     await mkdir(join(h.workspace, '.deft'));
     await writeFile(join(h.workspace, '.deft/settings.local.json'), '{ "permissions": { "allow": [ } ');
@@ -56,7 +62,10 @@ describe('editing permission rules from Settings', () => {
     h = await createHarness({ host: webHost });
     const outside = await tempDir();
     await symlink(outside, join(h.workspace, '.deft'));
-    expect(await send('editPermissionRule', { action: 'add', source: 'local', decision: 'deny', rule: 'Read' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('symbolic link') } });
+    expect(await send('editPermissionRule', { action: 'add', source: 'local', decision: 'deny', rule: 'Read' })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining('symbolic link') },
+    });
     await expect(readFile(join(outside, 'settings.local.json'), 'utf8')).rejects.toThrow();
 
     const h2 = await createHarness({ host: webHost });
@@ -73,13 +82,20 @@ describe('editing permission rules from Settings', () => {
     }
   });
 
-  it('an allow rule added to an untrusted folder works on its own; the folder\'s other allow rules stay unused', async () => {
+  it("an allow rule added to an untrusted folder works on its own; the folder's other allow rules stay unused", async () => {
     const ran: string[] = [];
     h = await createHarness({ host: cliHost(), permissionMode: 'ask', tools: () => standInTools(ran) });
     await mkdir(join(h.workspace, '.deft'));
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Bash(*)'], defaultMode: 'yolo' } }));
     const added = await send('editPermissionRule', { action: 'add', source: 'project', decision: 'allow', rule: 'Bash(npm test)' });
-    expect(added).toMatchObject({ ok: true, result: { permissions: { trust: { trusted: false, ignored: ['allow Bash(*) (' + join(h.workspace, '.deft/settings.json') + ')', expect.stringContaining('defaultMode yolo')] } } } });
+    expect(added).toMatchObject({
+      ok: true,
+      result: {
+        permissions: {
+          trust: { trusted: false, ignored: ['allow Bash(*) (' + join(h.workspace, '.deft/settings.json') + ')', expect.stringContaining('defaultMode yolo')] },
+        },
+      },
+    });
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm test' }, 'a'), callChunk('Bash', { command: 'rm -rf build' }, 'b')));
     await h.run('go');
     expect(ran).toEqual(['npm test']);
@@ -100,8 +116,14 @@ describe('editing permission rules from Settings', () => {
     expect(await send('setDefaultMode', { mode: null })).toMatchObject({ ok: true, result: { mode: 'ask' } });
     expect(await send('setDefaultMode', { mode: 'bypass' })).toMatchObject({ ok: false });
     await h.core.handlers.trustWorkspace({});
-    expect(await send('listTrustedFolders', {})).toEqual({ ok: true, result: { folders: [{ path: h.workspace, trusted: true, approvedRules: [], current: true }] } });
-    expect(await send('forgetFolderTrust', { path: h.workspace })).toMatchObject({ ok: true, result: { folders: [], permissions: { trust: { trusted: false } } } });
+    expect(await send('listTrustedFolders', {})).toEqual({
+      ok: true,
+      result: { folders: [{ path: h.workspace, trusted: true, approvedRules: [], current: true }] },
+    });
+    expect(await send('forgetFolderTrust', { path: h.workspace })).toMatchObject({
+      ok: true,
+      result: { folders: [], permissions: { trust: { trusted: false } } },
+    });
     expect(await send('forgetFolderTrust', { path: '/nowhere' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 });
@@ -119,7 +141,11 @@ describe('"Always allow" with a rule the user edits', () => {
     const request = await pending();
     expect(request.approvalRule).toBe('Bash(npm test -- --watch=false)');
     expect(request.suggestedRules).toEqual(['Bash(npm test:*)']);
-    const reply = await send('answerApproval', { sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope: 'always', rules: ['Bash(npm test:*)'] } });
+    const reply = await send('answerApproval', {
+      sessionId: h.session.id,
+      requestId: request.requestId,
+      answer: { decision: 'approve', scope: 'always', rules: ['Bash(npm test:*)'] },
+    });
     expect(reply).toEqual({ ok: true, result: { ok: true } });
     await h.core.turnDone(h.session.id);
     expect(ran).toEqual(['npm test -- --watch=false', 'npm test -- -u']);
@@ -130,11 +156,19 @@ describe('"Always allow" with a rule the user edits', () => {
   it('covers a compound command part by part with the proposed rules', async () => {
     const ran: string[] = [];
     h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools(ran) });
-    h.server.enqueue(toolStep(callChunk('Bash', { command: 'git diff src && npm test -- -q' })), toolStep(callChunk('Bash', { command: 'npm test && git diff' })), toolStep(callChunk('Bash', { command: 'npm test && rm -rf x' })));
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: 'git diff src && npm test -- -q' })),
+      toolStep(callChunk('Bash', { command: 'npm test && git diff' })),
+      toolStep(callChunk('Bash', { command: 'npm test && rm -rf x' })),
+    );
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
     const request = await pending();
     expect(request.suggestedRules).toEqual(['Bash(git diff:*)', 'Bash(npm test:*)']);
-    await send('answerApproval', { sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope: 'session', rules: request.suggestedRules } });
+    await send('answerApproval', {
+      sessionId: h.session.id,
+      requestId: request.requestId,
+      answer: { decision: 'approve', scope: 'session', rules: request.suggestedRules },
+    });
     const third = await pending(2);
     expect(ran).toEqual(['git diff src && npm test -- -q', 'npm test && git diff']);
     expect((third.display as { command: string }).command).toBe('npm test && rm -rf x');
@@ -147,7 +181,8 @@ describe('"Always allow" with a rule the user edits', () => {
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm test -- -u' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
     const request = await pending();
-    const attempt = (rules: string[], scope = 'always') => send('answerApproval', { sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope, rules } });
+    const attempt = (rules: string[], scope = 'always') =>
+      send('answerApproval', { sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope, rules } });
     expect(await attempt(['Bash(npm test'])).toMatchObject({ ok: false, error: { message: expect.stringContaining('is not a rule') } });
     expect(await attempt(['*'])).toMatchObject({ ok: false, error: { message: expect.stringContaining('must name Bash') } });
     expect(await attempt(['B*(npm test:*)'])).toMatchObject({ ok: false, error: { message: expect.stringContaining('must name Bash') } });

@@ -25,7 +25,12 @@ describe('RuleStore', () => {
     await write(join(workspace, '.deft/settings.json'), { permissions: { ask: ['Write(src/**)'] } });
     await write(join(workspace, '.deft/settings.local.json'), { permissions: { allow: ['Bash(npm test)'], defaultMode: 'acceptEdits' } });
     const { loaded } = await store.load();
-    expect(loaded.rules.map((r) => `${r.source}:${r.decision}:${r.pattern}`)).toEqual(['user:deny:Bash(rm *)', 'user:allow:Read', 'project:ask:Write(src/**)', 'local:allow:Bash(npm test)']);
+    expect(loaded.rules.map((r) => `${r.source}:${r.decision}:${r.pattern}`)).toEqual([
+      'user:deny:Bash(rm *)',
+      'user:allow:Read',
+      'project:ask:Write(src/**)',
+      'local:allow:Bash(npm test)',
+    ]);
     expect(loaded.problems).toEqual([]);
     expect(loaded.defaultMode).toBe('accept-edits');
   });
@@ -116,7 +121,9 @@ describe('a workspace the user has not trusted', () => {
     expect(loaded.rules.map((r) => r.pattern).sort()).toEqual(['Bash(make *)', 'Write(src/**)']);
     expect(loaded.defaultMode).toBe('yolo');
     expect(loaded.trust).toEqual({ trusted: true, ignored: [] });
-    expect(JSON.parse(await readFile(join(home, 'trust.json'), 'utf8'))).toEqual({ folders: { [workspace]: { approvedRules: ['Write(src/**)'], trusted: true } } });
+    expect(JSON.parse(await readFile(join(home, 'trust.json'), 'utf8'))).toEqual({
+      folders: { [workspace]: { approvedRules: ['Write(src/**)'], trusted: true } },
+    });
   });
 
   it('trusts nothing when trust.json is damaged', async () => {

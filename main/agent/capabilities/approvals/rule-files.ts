@@ -89,14 +89,23 @@ export async function loadRuleFile(path: string, source: RuleSource): Promise<Fi
     for (const entry of list) {
       const parsed = parseRule(entry);
       if (parsed.ok) result.rules.push({ ...parsed.rule, decision, source, file: path });
-      else result.problems.push({ file: path, rule: typeof entry === 'string' ? entry : JSON.stringify(entry), message: `Invalid ${decision} rule in ${path}: ${parsed.message}` });
+      else
+        result.problems.push({
+          file: path,
+          rule: typeof entry === 'string' ? entry : JSON.stringify(entry),
+          message: `Invalid ${decision} rule in ${path}: ${parsed.message}`,
+        });
     }
   }
   const mode = section.defaultMode;
   if (mode !== undefined) {
     const known = typeof mode === 'string' ? MODE_NAMES[mode] : undefined;
     if (known) result.defaultMode = known;
-    else result.problems.push({ file: path, message: `"permissions.defaultMode" in ${path} must be "ask", "accept-edits" or "yolo", not ${JSON.stringify(mode)}` });
+    else
+      result.problems.push({
+        file: path,
+        message: `"permissions.defaultMode" in ${path} must be "ask", "accept-edits" or "yolo", not ${JSON.stringify(mode)}`,
+      });
   }
   return result;
 }
@@ -120,13 +129,22 @@ export class RuleStore {
   /** The rules in force; `changed` is true when they differ from the last load. */
   async load(): Promise<{ loaded: LoadedRules; changed: boolean }> {
     const sources = Object.entries(this.files) as Array<[RuleSource, string]>;
-    const fingerprints = await Promise.all(sources.map(async ([, path]) => stat(path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-')));
+    const fingerprints = await Promise.all(
+      sources.map(async ([, path]) =>
+        stat(path).then(
+          (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
+          () => '-',
+        ),
+      ),
+    );
     const key = [...fingerprints, await this.trust.version()].join('|');
     if (this.cache?.key === key) return { loaded: this.cache.loaded, changed: false };
     const results = await Promise.all(sources.map(([source, path]) => loadRuleFile(path, source)));
     const trust = await this.trust.get();
     const ignoredRules: PermissionRule[] = [];
-    const ignored = trust.trusted ? [] : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust, ignoredRules)));
+    const ignored = trust.trusted
+      ? []
+      : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust, ignoredRules)));
     const modeAt = [2, 1, 0].find((i) => results[i]?.defaultMode !== undefined);
     const defaultMode = modeAt === undefined ? undefined : results[modeAt]!.defaultMode;
     const loaded: LoadedRules = {
@@ -229,7 +247,10 @@ export class RuleStore {
     const workspace = await realpath(this.workspace);
     for (const target of [dirname(path), path]) {
       const link = await lstat(target).catch(() => null);
-      if (link?.isSymbolicLink()) throw new RuleEditError(`${target} is a symbolic link; Deft does not write settings through it. Replace it with a real ${target === path ? 'file' : 'folder'} to edit rules here.`);
+      if (link?.isSymbolicLink())
+        throw new RuleEditError(
+          `${target} is a symbolic link; Deft does not write settings through it. Replace it with a real ${target === path ? 'file' : 'folder'} to edit rules here.`,
+        );
     }
     const folder = await realpath(dirname(path)).catch(() => null);
     if (folder && !isWithin(folder, workspace)) throw new RuleEditError(`${dirname(path)} resolves outside the workspace; Deft does not write settings there.`);
@@ -248,7 +269,8 @@ export class RuleEditError extends Error {
 
 function sectionOf(root: Record<string, unknown>, path: string): Record<string, unknown> {
   const permissions = root.permissions ?? {};
-  if (!permissions || typeof permissions !== 'object' || Array.isArray(permissions)) throw new RuleEditError(`"permissions" in ${path} must be an object; fix it, then try again.`);
+  if (!permissions || typeof permissions !== 'object' || Array.isArray(permissions))
+    throw new RuleEditError(`"permissions" in ${path} must be an object; fix it, then try again.`);
   return permissions as Record<string, unknown>;
 }
 

@@ -74,7 +74,12 @@ export function shellArguments(rules: readonly ParsedRule[], tool: string): stri
  * matcher, so an allow rule must cover every part of a compound command while a deny or ask rule
  * fires on any part. Tools without a matcher are matched by name, or by exactly the rule the call offers.
  */
-export async function ruleApplies(rule: PermissionRule, call: ResolvedCall, parsedShell?: () => Promise<ParsedShell>, places?: Places & { cwd: string }): Promise<boolean> {
+export async function ruleApplies(
+  rule: PermissionRule,
+  call: ResolvedCall,
+  parsedShell?: () => Promise<ParsedShell>,
+  places?: Places & { cwd: string },
+): Promise<boolean> {
   if (!toolMatcher(rule.tool)(call.name)) return false;
   if (rule.argument === undefined) return true;
   const command = call.execution.shell?.command;

@@ -78,13 +78,26 @@ describe("finding 2: Deft's home is protected whole (trust.json, session logs)",
   });
   it('gives a Write to trust.json or a session log only a one-time approval', async () => {
     for (const path of [join(places.home, 'trust.json'), join(places.home, 'sessions', 'x', 'log.jsonl')]) {
-      const write = resolvedCall('Write', { path, content: '{}' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }], matchesRule: (a) => matchPathSubject(a, { absolute: path }) }, policies.edit);
-      expect(await decide({ call: write, mode: 'yolo', rules: rules({ allow: ['Write'] }), sessionRules: [], plan: null, places })).toMatchObject({ kind: 'ask', rememberable: false });
+      const write = resolvedCall(
+        'Write',
+        { path, content: '{}' },
+        { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }], matchesRule: (a) => matchPathSubject(a, { absolute: path }) },
+        policies.edit,
+      );
+      expect(await decide({ call: write, mode: 'yolo', rules: rules({ allow: ['Write'] }), sessionRules: [], plan: null, places })).toMatchObject({
+        kind: 'ask',
+        rememberable: false,
+      });
     }
   });
   it('still lets plan files be written (plan mode writes them)', async () => {
     const path = join(places.home, 'plans', 'p.md');
-    const write = resolvedCall('Write', { path, content: '# plan' }, { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }] }, policies.edit);
+    const write = resolvedCall(
+      'Write',
+      { path, content: '# plan' },
+      { approvalRule: `Write(${path})`, accesses: [{ kind: 'file', operation: 'write', path }] },
+      policies.edit,
+    );
     expect((await decide({ call: write, mode: 'yolo', rules: [], sessionRules: [], plan: null, places })).kind).toBe('allow');
   });
 });
@@ -124,7 +137,16 @@ describe('finding 7: the recursive rm refusal cannot be spelt around', () => {
     const parent = join(places.userHome, '..');
     expect(await decideBash(`rm -rf ${parent}/hom?`, { mode: 'yolo' })).toMatchObject({ kind: 'deny' });
   });
-  const uncertain = ['rm -rf "$(pwd)"', 'rm -rf `pwd`', '$(echo rm) -rf ~', 'r=rm; $r -rf ~', 'rm -rf ${HOME:-/}', 'rm -rf $OLDPWD', 'xargs rm -rf <<< ~', 'cd "$SOMEWHERE" && rm -rf ws'];
+  const uncertain = [
+    'rm -rf "$(pwd)"',
+    'rm -rf `pwd`',
+    '$(echo rm) -rf ~',
+    'r=rm; $r -rf ~',
+    'rm -rf ${HOME:-/}',
+    'rm -rf $OLDPWD',
+    'xargs rm -rf <<< ~',
+    'cd "$SOMEWHERE" && rm -rf ws',
+  ];
   for (const command of uncertain) {
     it(`asks in yolo, once at a time: ${command}`, async () => {
       expect(await decideBash(command, { mode: 'yolo', allow: ['Bash(rm *)', 'Bash(xargs *)'] })).toMatchObject({ kind: 'ask', rememberable: false });

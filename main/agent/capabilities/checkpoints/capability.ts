@@ -69,7 +69,10 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
     undoRevert: async ({ sessionId, revertId }) => pane.undoRevert(await core.session(sessionId), revertId),
     checkpointStorage: async () => storage.report(),
     setCheckpointLimits: async ({ limitBytes, maxFileBytes }) => {
-      const settings = await writeCheckpointSettings(core.home, { ...(limitBytes !== undefined ? { limitBytes } : {}), ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) });
+      const settings = await writeCheckpointSettings(core.home, {
+        ...(limitBytes !== undefined ? { limitBytes } : {}),
+        ...(maxFileBytes !== undefined ? { maxFileBytes } : {}),
+      });
       (await checkpoints.store())?.setMaxFileBytes(settings.maxFileBytes);
       return storage.report();
     },

@@ -28,7 +28,9 @@ const modeOf = async (h: Harness, path: string) => (await stat(join(h.workspace,
 
 /** Every file of the workspace (outside .git) with its content and mode. */
 async function state(h: Harness, paths: string[]) {
-  return Object.fromEntries(await Promise.all(paths.map(async (p) => [p, { text: await read(h, p), mode: (await read(h, p)) === null ? null : await modeOf(h, p) }])));
+  return Object.fromEntries(
+    await Promise.all(paths.map(async (p) => [p, { text: await read(h, p), mode: (await read(h, p)) === null ? null : await modeOf(h, p) }])),
+  );
 }
 
 /**
@@ -41,7 +43,13 @@ async function changingTurn(h: Harness): Promise<string> {
     toolStep(callChunk('Read', { path: 'a.txt' })),
     toolStep(callChunk('Write', { path: 'a.txt', content: 'written by Write\n' })),
     toolStep(callChunk('Bash', { command: 'echo x >> b.txt' }), callChunk('Bash', { command: 'rm c.sh' })),
-    toolStep(callChunk('Bash', { command: `while [ ! -e '${signal}' ]; do sleep 0.05; done; printf made > d.txt`, run_in_background: true, description: 'make d.txt' })),
+    toolStep(
+      callChunk('Bash', {
+        command: `while [ ! -e '${signal}' ]; do sleep 0.05; done; printf made > d.txt`,
+        run_in_background: true,
+        description: 'make d.txt',
+      }),
+    ),
     textReply('Done.'),
   );
   const turnId = await h.run('change the files');
@@ -117,7 +125,10 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     // The model is told that the files changed under it (code only keeps the conversation).
     await h.core.handlers.rewind({ sessionId: h.session.id, turnId, scope: 'code', includeOutside: false });
     await h.run('what now?');
-    const lastUser = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+    const lastUser = h.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'user')
+      .map((m) => String(m.content));
     expect(lastUser.some((t) => t.includes('rewound the workspace') && t.includes('before prompt 2'))).toBe(true);
   });
 
@@ -139,7 +150,11 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(both.undoneTurns).toEqual(conversation.undoneTurns);
     expect(await state(h, FILES)).toEqual(before);
     await h.run('next');
-    expect(withoutReminders(h.server.requests.at(-1)!.body.messages).filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first prompt', 'next']);
+    expect(
+      withoutReminders(h.server.requests.at(-1)!.body.messages)
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ).toEqual(['first prompt', 'next']);
     // A turn ran since: the rewind can no longer be undone.
     await expect(h.core.handlers.undoRewind({ sessionId: h.session.id })).rejects.toThrow(/A turn has run since/);
   });
@@ -152,7 +167,12 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     await writeFile(join(h.workspace, 'a.txt'), 'edited by the user\n');
     await put(h.workspace, 'e.txt', 'made by the user\n');
     const preview = await h.core.handlers.previewRewind({ sessionId: h.session.id, turnId, scope: 'code' });
-    expect(preview.files.filter((f) => f.outside).map((f) => f.path).sort()).toEqual(['a.txt', 'e.txt']);
+    expect(
+      preview.files
+        .filter((f) => f.outside)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['a.txt', 'e.txt']);
 
     const kept = await h.core.handlers.rewind({ sessionId: h.session.id, turnId, scope: 'code', includeOutside: false });
     expect(kept.keptOutside.sort()).toEqual(['a.txt', 'e.txt']);
@@ -169,7 +189,11 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     await setUp(h);
     await put(h.workspace, 'notes.txt', 'my notes\n');
     // The model takes its time writing the step; meanwhile the user saves notes.txt and a new file in their editor.
-    h.server.enqueue(toolStep(callChunk('Read', { path: 'a.txt' })), { ...toolStep(callChunk('Bash', { command: 'echo turn >> b.txt' }), callChunk('Write', { path: 'a.txt', content: 'written by Write\n' })), delayMs: 400 }, textReply('Done.'));
+    h.server.enqueue(
+      toolStep(callChunk('Read', { path: 'a.txt' })),
+      { ...toolStep(callChunk('Bash', { command: 'echo turn >> b.txt' }), callChunk('Write', { path: 'a.txt', content: 'written by Write\n' })), delayMs: 400 },
+      textReply('Done.'),
+    );
     const running = h.run('change b and a');
     // Once the turn's checkpoint is taken and the model is writing its second step.
     await eventually(async () => expect((await h!.core.handlers.listCheckpoints({ sessionId: h!.session.id })).prompts).toHaveLength(1), 10_000);
@@ -195,7 +219,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(await read(h, 'b.txt')).toBe('original b\n');
   });
 
-  it('reports ignored and oversized files instead of losing them silently, and never touches a repository\'s .git', async () => {
+  it("reports ignored and oversized files instead of losing them silently, and never touches a repository's .git", async () => {
     h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     await put(h.workspace, '.gitignore', 'build/\n');
@@ -205,7 +229,10 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     const dotGit = () => execFileSync('sh', ['-c', 'find .git -type f | sort | xargs sha1sum'], { cwd: workspace }).toString();
     const gitBefore = dotGit();
     await h.core.handlers.setCheckpointLimits({ maxFileBytes: 1024 });
-    h.server.enqueue(toolStep(callChunk('Bash', { command: 'head -c 4096 /dev/zero > big.bin && mkdir -p build && echo out > build/out.js && echo y > b.txt' })), textReply('ok'));
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: 'head -c 4096 /dev/zero > big.bin && mkdir -p build && echo out > build/out.js && echo y > b.txt' })),
+      textReply('ok'),
+    );
     const turnId = await h.run('make big things');
     const preview = await h.core.handlers.previewRewind({ sessionId: h.session.id, turnId, scope: 'code' });
     expect(preview.files.map((f) => f.path)).toEqual(['b.txt']);
@@ -222,12 +249,16 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(storage.path.startsWith(h.home)).toBe(true);
   });
 
-  it('keeps the store under its cap: Clean up drops deleted sessions\' checkpoints first, then the oldest, keeping each session\'s newest', async () => {
+  it("keeps the store under its cap: Clean up drops deleted sessions' checkpoints first, then the oldest, keeping each session's newest", async () => {
     h = await createHarness({ capabilities: defaultCapabilities });
     // Incompressible content, so sizes are the bytes written.
     const noise = (n: number) => `head -c ${n} /dev/urandom > `;
     // Its file is gone before the other session starts, so only the deleted session's checkpoints hold it.
-    h.server.enqueue(toolStep(callChunk('Bash', { command: `${noise(300_000)}old.bin` })), toolStep(callChunk('Bash', { command: 'rm old.bin' })), textReply('ok'));
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: `${noise(300_000)}old.bin` })),
+      toolStep(callChunk('Bash', { command: 'rm old.bin' })),
+      textReply('ok'),
+    );
     await h.run('in a session that will be deleted');
     const { session: live } = await h.core.handlers.createSession({});
     for (let i = 0; i < 2; i++) {
@@ -255,12 +286,15 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(await prompts()).toBeLessThan(2);
   });
 
-  it('reviews a turn\'s changes and reverts one hunk and one file, each undoable', async () => {
+  it("reviews a turn's changes and reverts one hunk and one file, each undoable", async () => {
     h = await createHarness({ capabilities: defaultCapabilities });
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
     await put(h.workspace, 'long.txt', lines);
     await put(h.workspace, 'other.txt', 'other\n');
-    h.server.enqueue(toolStep(callChunk('Bash', { command: "sed -i -e 's/^line 2$/LINE 2/' -e 's/^line 25$/LINE 25/' long.txt && echo more >> other.txt" })), textReply('ok'));
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: "sed -i -e 's/^line 2$/LINE 2/' -e 's/^line 25$/LINE 25/' long.txt && echo more >> other.txt" })),
+      textReply('ok'),
+    );
     const turnId = await h.run('edit');
     const review = await h.core.handlers.reviewChanges({ sessionId: h.session.id, turnId });
     expect(review.files.map((f) => [f.path, f.hunks.length])).toEqual([
@@ -283,10 +317,26 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
     await put(h.workspace, 'long.txt', lines);
     await put(h.workspace, 'other.txt', 'other\n');
-    h.server.enqueue(toolStep(callChunk('Bash', { command: "sed -i -e 's/^line 2$/LINE 2/' -e 's/^line 25$/LINE 25/' long.txt && echo more >> other.txt" })), textReply('ok'));
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: "sed -i -e 's/^line 2$/LINE 2/' -e 's/^line 25$/LINE 25/' long.txt && echo more >> other.txt" })),
+      textReply('ok'),
+    );
     const turnId = await h.run('edit');
-    const review = async () => (await h!.core.handlers.reviewChanges({ sessionId: h!.session.id, turnId })).files.map((f) => [f.path, f.hunks.map((x) => x.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1)).join()).join(' | '), f.changedSince]);
-    const revert = (path: string, hunk?: number) => h!.core.handlers.revertChange({ sessionId: h!.session.id, turnId, path, ...(hunk !== undefined ? { hunk } : {}) });
+    const review = async () =>
+      (await h!.core.handlers.reviewChanges({ sessionId: h!.session.id, turnId })).files.map((f) => [
+        f.path,
+        f.hunks
+          .map((x) =>
+            x.lines
+              .filter((l) => l.startsWith('+'))
+              .map((l) => l.slice(1))
+              .join(),
+          )
+          .join(' | '),
+        f.changedSince,
+      ]);
+    const revert = (path: string, hunk?: number) =>
+      h!.core.handlers.revertChange({ sessionId: h!.session.id, turnId, path, ...(hunk !== undefined ? { hunk } : {}) });
     expect(await review()).toEqual([
       ['long.txt', 'LINE 2 | LINE 25', false],
       ['other.txt', 'more', false],
@@ -327,8 +377,15 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     h.server.enqueue(
-      toolStep(callChunk('Read', { path: 'a.txt' }), callChunk('Read', { path: 'b.txt' }), callChunk('Bash', { command: 'printf bg > bg.txt', run_in_background: true, description: 'write bg.txt' })),
-      toolStep(callChunk('Write', { path: 'a.txt', content: 'written by Write\n' }), callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' })),
+      toolStep(
+        callChunk('Read', { path: 'a.txt' }),
+        callChunk('Read', { path: 'b.txt' }),
+        callChunk('Bash', { command: 'printf bg > bg.txt', run_in_background: true, description: 'write bg.txt' }),
+      ),
+      toolStep(
+        callChunk('Write', { path: 'a.txt', content: 'written by Write\n' }),
+        callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' }),
+      ),
       { ...textReply('Done.'), delayMs: 1_500 },
     );
     const turnId = await h.run('write while a command runs');
@@ -336,14 +393,21 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     const changes = h.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>;
     expect(changes.files.map((f) => f.path).sort()).toEqual(['a.txt', 'b.txt', 'bg.txt']);
     await h.core.handlers.rewind({ sessionId: h.session.id, turnId, scope: 'code', includeOutside: false });
-    expect(await state(h, ['a.txt', 'b.txt', 'bg.txt'])).toEqual({ 'a.txt': { text: 'original a\n', mode: 0o644 }, 'b.txt': { text: 'original b\n', mode: 0o600 }, 'bg.txt': { text: null, mode: null } });
+    expect(await state(h, ['a.txt', 'b.txt', 'bg.txt'])).toEqual({
+      'a.txt': { text: 'original a\n', mode: 0o644 },
+      'b.txt': { text: 'original b\n', mode: 0o600 },
+      'bg.txt': { text: null, mode: null },
+    });
   });
   it('takes no end-of-turn checkpoint when the last tool step was captured in full and no background task runs', async () => {
     h = await createHarness({ capabilities: defaultCapabilities });
     await setUp(h);
     const store = await CheckpointStore.open(h.home, h.workspace);
     const kinds = async (turnId: string) => (await store.list(h!.session.id)).filter((c) => c.turnId === turnId).map((c) => c.kind);
-    const changed = (turnId: string) => (h!.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>).files.map((f) => f.path);
+    const changed = (turnId: string) =>
+      (h!.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>).files.map(
+        (f) => f.path,
+      );
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'echo x >> b.txt' })), textReply('Appended.'));
     const quiet = await h.run('append');
     await settle(h);
@@ -352,7 +416,13 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     // A background task still running at the end: the end is checkpointed (what it wrote so far counts).
     const signal = join(h.home, 'go');
     h.server.enqueue(
-      toolStep(callChunk('Bash', { command: `n=0; while [ ! -e '${signal}' ]; do n=$((n+1)); echo $n > tick.txt; sleep 0.05; done`, run_in_background: true, description: 'tick' })),
+      toolStep(
+        callChunk('Bash', {
+          command: `n=0; while [ ! -e '${signal}' ]; do n=$((n+1)); echo $n > tick.txt; sleep 0.05; done`,
+          run_in_background: true,
+          description: 'tick',
+        }),
+      ),
       toolStep(callChunk('Bash', { command: 'while [ ! -e tick.txt ]; do sleep 0.05; done; echo y >> b.txt' })),
       { ...textReply('Started.'), delayMs: 400 },
     );

@@ -26,7 +26,12 @@ export function turnEndCheckpoint(checkpoints: readonly Checkpoint[], turnId: st
  * The session's prompts (turns with a checkpoint before them), numbered from 1 among those the user started,
  * with the number of files each changed up to the next turn (or up to `nowTree`).
  */
-export async function promptList(store: CheckpointStore, checkpoints: readonly Checkpoint[], contextTurns: readonly string[], nowTree: string | null): Promise<PromptCheckpoint[]> {
+export async function promptList(
+  store: CheckpointStore,
+  checkpoints: readonly Checkpoint[],
+  contextTurns: readonly string[],
+  nowTree: string | null,
+): Promise<PromptCheckpoint[]> {
   const turns = checkpoints.filter((c) => c.kind === 'turn');
   const inContext = new Set(contextTurns);
   let counted = 0;

@@ -72,7 +72,8 @@ export class ReviewPane {
       const changedLater = range.to !== range.now && (await store.changes(range.to, range.now)).some((c) => c.path === path);
       const end = changedLater && (await onlyRevertedSince(store, range, new Set([path]))).has(path) ? range.now : range.to;
       const [then, after] = await Promise.all([store.entry(range.from.tree, path), store.entry(end, path)]);
-      if (then?.blob === after?.blob && then?.mode === after?.mode) throw new CommandError('invalid_request', `${path} did not change ${turnId ? 'in that turn' : 'in this session'}.`);
+      if (then?.blob === after?.blob && then?.mode === after?.mode)
+        throw new CommandError('invalid_request', `${path} did not change ${turnId ? 'in that turn' : 'in this session'}.`);
       const now = await store.capture();
       const mark = await this.checkpoints.recordIfNew(store, session.id, now, { kind: 'revert', note: path }, true);
       if (hunk === undefined) {
@@ -114,7 +115,11 @@ export class ReviewPane {
     if (!stats?.isFile()) throw new CommandError('invalid_request', `${path} is no longer a file in the workspace: revert the whole file instead.`);
     const current = asText(await readFile(full));
     const reverted = current === null ? null : revertHunk(current, hunk);
-    if (reverted === null) throw new CommandError('invalid_request', `That part of ${path} has changed since, so the hunk no longer applies. Revert the whole file, or edit it by hand.`);
+    if (reverted === null)
+      throw new CommandError(
+        'invalid_request',
+        `That part of ${path} has changed since, so the hunk no longer applies. Revert the whole file, or edit it by hand.`,
+      );
     await writeFileAtomic(full, reverted, stats.mode & 0o7777);
   }
 

@@ -46,7 +46,15 @@ export class Rewinds {
     const store = scope === 'conversation' ? await this.checkpoints.store() : await this.checkpoints.require();
     const list = store ? await store.list(session.id) : [];
     const target = turnCheckpoint(list, turnId);
-    const base = { turnId, index: promptIndex(list, turnId), text: target?.prompt ?? '', at: target?.at ?? 0, scope, conversation, runningTasks: running(session) };
+    const base = {
+      turnId,
+      index: promptIndex(list, turnId),
+      text: target?.prompt ?? '',
+      at: target?.at ?? 0,
+      scope,
+      conversation,
+      runningTasks: running(session),
+    };
     if (scope === 'conversation' || !store) return { ...base, files: [], notCaptured: [], expect: '' };
     if (!target) throw noCheckpoint();
     const plan = await store.locked(() => this.plan(store, list, target));
@@ -71,16 +79,32 @@ export class Rewinds {
     return { ...base, files, notCaptured: plan.skipped, expect: plan.now.tree };
   }
 
-  async rewind(session: SessionHandle, options: { turnId: string; scope: RewindScope; includeOutside: boolean; expect?: string; note: (text: string) => void }): Promise<RewindResult> {
+  async rewind(
+    session: SessionHandle,
+    options: { turnId: string; scope: RewindScope; includeOutside: boolean; expect?: string; note: (text: string) => void },
+  ): Promise<RewindResult> {
     idle(session);
     const { turnId, scope } = options;
     const conversation = conversationPart(session, turnId);
-    if (scope !== 'code' && !conversation.possible) throw new CommandError('invalid_request', conversation.reason ?? 'The conversation cannot be rewound to that prompt.');
+    if (scope !== 'code' && !conversation.possible)
+      throw new CommandError('invalid_request', conversation.reason ?? 'The conversation cannot be rewound to that prompt.');
     const rewindId = `rewind-${randomUUID().slice(0, 8)}`;
     const store = scope === 'conversation' ? await this.checkpoints.store() : await this.checkpoints.require();
     const list = store ? await store.list(session.id) : [];
     const index = promptIndex(list, turnId);
-    const result: RewindResult = { rewindId, scope, turnId, index, restored: [], removed: [], broughtBack: [], keptOutside: [], problems: [], notCaptured: [], undoneTurns: [] };
+    const result: RewindResult = {
+      rewindId,
+      scope,
+      turnId,
+      index,
+      restored: [],
+      removed: [],
+      broughtBack: [],
+      keptOutside: [],
+      problems: [],
+      notCaptured: [],
+      undoneTurns: [],
+    };
     let before: Checkpoint | null = null;
     let after: Checkpoint | null = null;
     if (scope !== 'conversation' && store) {
@@ -94,7 +118,10 @@ export class Rewinds {
         before = await this.checkpoints.recordIfNew(store, session.id, plan.now, { kind: 'rewind', note: `before rewinding to ${turnId}` }, true);
         const chosen = plan.changes.filter((c) => options.includeOutside || !plan.outside.has(c.path));
         result.keptOutside = plan.changes.filter((c) => !chosen.includes(c)).map((c) => c.path);
-        result.problems = await store.restore(target.tree, chosen.map((c) => c.path));
+        result.problems = await store.restore(
+          target.tree,
+          chosen.map((c) => c.path),
+        );
         const failed = new Set(result.problems.map((p) => p.path));
         for (const change of chosen) {
           if (failed.has(change.path)) continue;
@@ -133,7 +160,8 @@ export class Rewinds {
       const list = await store.list(session.id);
       const before = list.find((c) => c.id === last.before);
       const after = list.find((c) => c.id === last.after);
-      if (!before || !after) throw new CommandError('not_found', 'The checkpoint taken before the rewind is gone (cleaned up), so the files cannot be put back.');
+      if (!before || !after)
+        throw new CommandError('not_found', 'The checkpoint taken before the rewind is gone (cleaned up), so the files cannot be put back.');
       await store.locked(async () => {
         const paths = (await store.changes(after.tree, before.tree)).map((c) => c.path);
         await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'rewind', note: `before undoing ${last.rewindId}` }, false);
@@ -181,7 +209,12 @@ function conversationPart(session: SessionHandle, turnId: string): RewindPreview
   const turns = session.contextTurns();
   const at = turns.indexOf(turnId);
   if (at >= 0) return { turns: turns.length - at, possible: true };
-  return { turns: 0, possible: false, reason: 'The model no longer reads that turn (it was compacted into a handoff note, or already undone), so the conversation cannot go back to it. The files still can.' };
+  return {
+    turns: 0,
+    possible: false,
+    reason:
+      'The model no longer reads that turn (it was compacted into a handoff note, or already undone), so the conversation cannot go back to it. The files still can.',
+  };
 }
 
 function promptIndex(list: readonly Checkpoint[], turnId: string): number {
@@ -195,7 +228,10 @@ function promptIndex(list: readonly Checkpoint[], turnId: string): number {
 }
 
 function noCheckpoint(): CommandError {
-  return new CommandError('not_found', 'No checkpoint was taken before that prompt (it ran before checkpoints were on, or without git), so its files cannot be rewound. The conversation can still be.');
+  return new CommandError(
+    'not_found',
+    'No checkpoint was taken before that prompt (it ran before checkpoints were on, or without git), so its files cannot be rewound. The conversation can still be.',
+  );
 }
 
 function describeCounts(result: RewindResult): string {

@@ -45,7 +45,14 @@ export class CheckpointStorageKeeper {
       }
       if (!this.owning && (await store.borrows())) {
         // Off the turn's path, and never keeping a process alive (a one-shot run leaves it to a later one).
-        this.owning = setTimeout(() => void store.locked(() => store.ownObjects()).catch(() => {}).finally(() => (this.owning = null)), OWN_OBJECTS_AFTER_MS);
+        this.owning = setTimeout(
+          () =>
+            void store
+              .locked(() => store.ownObjects())
+              .catch(() => {})
+              .finally(() => (this.owning = null)),
+          OWN_OBJECTS_AFTER_MS,
+        );
         this.owning.unref();
       }
     })()
@@ -62,7 +69,17 @@ export class CheckpointStorageKeeper {
     const status = await this.checkpoints.status();
     const settings = await readCheckpointSettings(this.home);
     const store = await this.checkpoints.store();
-    if (!store) return { status, path: '', bytes: 0, limitBytes: settings.limitBytes, maxFileBytes: settings.maxFileBytes, checkpoints: 0, sessions: 0, deletedSessions: 0 };
+    if (!store)
+      return {
+        status,
+        path: '',
+        bytes: 0,
+        limitBytes: settings.limitBytes,
+        maxFileBytes: settings.maxFileBytes,
+        checkpoints: 0,
+        sessions: 0,
+        deletedSessions: 0,
+      };
     const all = await store.listAll();
     const sessions = [...new Set(all.map((c) => c.session))];
     const deleted = await this.deletedSessions(sessions);

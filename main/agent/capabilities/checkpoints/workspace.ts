@@ -68,7 +68,13 @@ export class WorkspaceCheckpoints {
   }
 
   /** Record a capture for the session unless it equals the session's latest checkpoint (and `always` is not set). Call holding the lock. */
-  async recordIfNew(store: CheckpointStore, sessionId: string, capture: Capture, meta: Omit<CheckpointMeta, 'session'>, always: boolean): Promise<Checkpoint | null> {
+  async recordIfNew(
+    store: CheckpointStore,
+    sessionId: string,
+    capture: Capture,
+    meta: Omit<CheckpointMeta, 'session'>,
+    always: boolean,
+  ): Promise<Checkpoint | null> {
     const last = await this.latestOf(store, sessionId);
     if (!always && last?.tree === capture.tree) return null;
     const checkpoint = await store.record(capture, { ...meta, session: sessionId });
@@ -121,6 +127,10 @@ export class WorkspaceCheckpoints {
   private warnOnce(session: SessionHandle, error: unknown): void {
     if (this.warned.has(session.id)) return;
     this.warned.add(session.id);
-    session.emit({ type: 'error', code: 'internal', message: `A checkpoint could not be saved, so rewinding may not restore the latest changes: ${(error as Error)?.message ?? String(error)}` });
+    session.emit({
+      type: 'error',
+      code: 'internal',
+      message: `A checkpoint could not be saved, so rewinding may not restore the latest changes: ${(error as Error)?.message ?? String(error)}`,
+    });
   }
 }

@@ -11,13 +11,15 @@ import { IMAGE_MIME, MODEL_IMAGE_FORMATS, SNIFF_BYTES, sniff } from './file-type
 import { imageLimits, notModelImageMessage, previewDataUrl } from './images';
 import { formatBytes } from '#protocol/helpers/units';
 
-
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const EXTENSION: Record<string, string> = { png: '.png', jpeg: '.jpg', gif: '.gif', webp: '.webp' };
 
 function safeName(name: string, fallback = 'image'): string {
   const base = name.split(/[\\/]/).pop() ?? fallback;
-  const cleaned = base.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '').slice(0, 80);
+  const cleaned = base
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/^\.+/, '')
+    .slice(0, 80);
   return cleaned || fallback;
 }
 
@@ -33,9 +35,14 @@ export async function saveAttachment(sessionDir: string, name: string, base64: s
   if (bytes.length > MAX_ATTACHMENT_BYTES) {
     throw new CommandError('invalid_request', `${name} is ${formatBytes(bytes.length)}; files up to ${formatBytes(MAX_ATTACHMENT_BYTES)} can be attached.`);
   }
-  if (isSensitivePath(name)) throw new CommandError('invalid_request', `${name} looks like a secret file (keys, .env files, credentials); Deft does not hand secrets to the model. Paste only the values it needs.`);
+  if (isSensitivePath(name))
+    throw new CommandError(
+      'invalid_request',
+      `${name} looks like a secret file (keys, .env files, credentials); Deft does not hand secrets to the model. Paste only the values it needs.`,
+    );
   const kind = sniff(bytes.subarray(0, SNIFF_BYTES), name);
-  if (kind.kind !== 'image') return { kind: 'file', path: await store(sessionDir, safeName(name, 'file'), bytes), name: safeName(name, 'file'), mimeType: 'application/octet-stream' };
+  if (kind.kind !== 'image')
+    return { kind: 'file', path: await store(sessionDir, safeName(name, 'file'), bytes), name: safeName(name, 'file'), mimeType: 'application/octet-stream' };
   if (!MODEL_IMAGE_FORMATS.has(kind.format)) throw new CommandError('invalid_request', notModelImageMessage(name, kind));
   try {
     const meta = await (await loadSharp())(bytes, { limitInputPixels: imageLimits().maxPixels }).metadata();

@@ -29,7 +29,8 @@ function toolMessages(n: number): Record<string, unknown> {
 describe('the files capability, driven by a model', () => {
   it('offers the six file tools to a model that reads images, and five to one that does not', async () => {
     h = await createHarness();
-    const fileTools = (n: number) => h.server.requests[n]!.body.tools!.map((t) => t.function.name).filter((name) => ['Read', 'Write', 'Edit', 'Grep', 'Glob', 'ReadMediaFile'].includes(name));
+    const fileTools = (n: number) =>
+      h.server.requests[n]!.body.tools!.map((t) => t.function.name).filter((name) => ['Read', 'Write', 'Edit', 'Grep', 'Glob', 'ReadMediaFile'].includes(name));
     script();
     await h.run('hi');
     expect(fileTools(0)).toEqual(['Read', 'Write', 'Edit', 'Grep', 'Glob']);
@@ -45,11 +46,15 @@ describe('the files capability, driven by a model', () => {
     script([call('Read', { path: 'app.ts' }, 'r1'), call('Edit', { path: 'app.ts', old_string: '"hello"', new_string: '"hi"' }, 'e1')]);
     await h.run('Make the greeting shorter');
     const got = toolMessages(1);
-    expect(got.r1).toBe('1\texport const greeting = "hello";\n<system>1 lines read from file starting from line 1. Total lines in file: 1. End of file reached.</system>');
+    expect(got.r1).toBe(
+      '1\texport const greeting = "hello";\n<system>1 lines read from file starting from line 1. Total lines in file: 1. End of file reached.</system>',
+    );
     expect(got.e1).toBe('Replaced 1 occurrence in app.ts (first at line 1).');
     expect(await readFile(join(h.workspace, 'app.ts'), 'utf8')).toBe('export const greeting = "hi";\n');
     const started = h.sessionEvents('tool.call.started').find((e) => e.type === 'tool.call.started' && e.callId === 'e1');
-    expect(started).toMatchObject({ display: { kind: 'diff', path: 'app.ts', hunks: [{ lines: ['-export const greeting = "hello";', '+export const greeting = "hi";'] }] } });
+    expect(started).toMatchObject({
+      display: { kind: 'diff', path: 'app.ts', hunks: [{ lines: ['-export const greeting = "hello";', '+export const greeting = "hi";'] }] },
+    });
     const result = h.sessionEvents('tool.call.result').find((e) => e.type === 'tool.call.result' && e.callId === 'e1');
     expect(result).toMatchObject({ isError: false, display: { kind: 'diff', added: 1, removed: 1 } });
   });
@@ -77,7 +82,14 @@ describe('the files capability, driven by a model', () => {
     await h.run('read it');
     await h.core.close();
     const { FileSecretStore } = await import('#infra/settings/secrets');
-    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), retry: fastRetry, capabilities: defaultCapabilities });
+    const again = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: FileSecretStore.inHome(h.home),
+      retry: fastRetry,
+      capabilities: defaultCapabilities,
+    });
     script([call('Edit', { path: 'keep.txt', old_string: 'v1', new_string: 'v2' }, 'e1')]);
     await again.handlers.sendPrompt({ sessionId: h.session.id, text: 'edit it' });
     await again.turnDone(h.session.id);
@@ -99,7 +111,9 @@ describe('the files capability, driven by a model', () => {
   it('sends an image the model opens with ReadMediaFile as an image_url part', async () => {
     h = await createHarness();
     await h.core.handlers.setSettings({ provider: { kind: 'openai', baseUrl: h.baseUrl, model: 'mock-model', imageInput: true } });
-    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
     await writeFile(join(h.workspace, 'shot.png'), png);
     script([call('ReadMediaFile', { path: 'shot.png' }, 'm1')]);
     await h.run('what is in shot.png?');
@@ -118,7 +132,9 @@ describe('the files capability, driven by a model', () => {
   it('saves a dropped image under the session, lists it in the prompt, and the model opens it with ReadMediaFile', async () => {
     h = await createHarness();
     await h.core.handlers.setSettings({ provider: { kind: 'openai', baseUrl: h.baseUrl, model: 'mock-model', imageInput: true } });
-    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#cc3366' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#cc3366' } })
+      .jpeg()
+      .toBuffer();
     const { attachment } = await h.core.handlers.saveAttachment({ sessionId: h.session.id, name: 'Screen Shot 1.jpg', data: jpeg.toString('base64') });
     expect(attachment).toMatchObject({ kind: 'image', name: 'Screen_Shot_1.jpg', mimeType: 'image/jpeg' });
     expect(attachment.path.startsWith(join(h.home, 'sessions'))).toBe(true);
@@ -126,7 +142,9 @@ describe('the files capability, driven by a model', () => {
     script([call('ReadMediaFile', { path: attachment.path }, 'm1')]);
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'What is this?', attachments: [attachment] });
     await h.core.turnDone(h.session.id);
-    expect(h.server.requests[0]!.body.messages.at(-1)!.content).toBe(`What is this?\n\nAttached files (open images with ReadMediaFile):\n- Screen_Shot_1.jpg: ${attachment.path}`);
+    expect(h.server.requests[0]!.body.messages.at(-1)!.content).toBe(
+      `What is this?\n\nAttached files (open images with ReadMediaFile):\n- Screen_Shot_1.jpg: ${attachment.path}`,
+    );
     const followUp = h.server.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; image_url?: { url: string } }>;
     expect(followUp[1]!.image_url!.url).toBe(`data:image/jpeg;base64,${jpeg.toString('base64')}`);
     const preview = await h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: attachment.path });
@@ -140,19 +158,36 @@ describe('the files capability, driven by a model', () => {
     const notes = await save('notes.txt', Buffer.from('hello').toString('base64'));
     expect(notes.attachment).toMatchObject({ kind: 'file', name: 'notes.txt' });
     expect(await readFile(notes.attachment.path, 'utf8')).toBe('hello');
-    const tiff = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).tiff().toBuffer();
+    const tiff = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+      .tiff()
+      .toBuffer();
     await expect(save('scan.tiff', tiff.toString('base64'))).rejects.toThrow(/TIFF image; only PNG, JPEG, GIF and WebP/);
     await expect(save('x.png', 'not base64!')).rejects.toThrow('The attachment data is not valid base64.');
     // Paths outside the attachments folder are refused alike whether they exist or not (no probing the disk).
-    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(h.workspace, 'x.png') })).rejects.toThrow('Only images attached to this session can be previewed.');
-    await writeFile(join(h.workspace, 'real.png'), await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).png().toBuffer());
-    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(h.workspace, 'real.png') })).rejects.toThrow('Only images attached to this session can be previewed.');
-    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).png().toBuffer();
+    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(h.workspace, 'x.png') })).rejects.toThrow(
+      'Only images attached to this session can be previewed.',
+    );
+    await writeFile(
+      join(h.workspace, 'real.png'),
+      await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+        .png()
+        .toBuffer(),
+    );
+    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(h.workspace, 'real.png') })).rejects.toThrow(
+      'Only images attached to this session can be previewed.',
+    );
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     const { attachment } = await save('a.png', png.toString('base64'));
     const dir = dirname(attachment.path);
     for (const path of [join(dir, '..', 'missing.png'), join(dir, '../../../../no/such/file.png'), 'relative.png']) {
-      await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path })).rejects.toThrow('Only images attached to this session can be previewed.');
+      await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path })).rejects.toThrow(
+        'Only images attached to this session can be previewed.',
+      );
     }
-    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(dir, 'gone.png') })).rejects.toThrow('That attachment no longer exists.');
+    await expect(h.core.handlers.attachmentPreview({ sessionId: h.session.id, path: join(dir, 'gone.png') })).rejects.toThrow(
+      'That attachment no longer exists.',
+    );
   });
 });

@@ -43,7 +43,14 @@ export const filesCapability: CapabilityFactory = (core) => {
       const files = trackerFor(session);
       // ReadMediaFile only for a model that reads images (the setting, or what the server's model list says).
       const imageInput = env.capabilities.imageInput;
-      return [readTool(files, { imageInput }), writeTool(files), editTool(files), grepTool(), globTool(), ...(imageInput ? [readMediaFileTool()] : [])] as Tool[];
+      return [
+        readTool(files, { imageInput }),
+        writeTool(files),
+        editTool(files),
+        grepTool(),
+        globTool(),
+        ...(imageInput ? [readMediaFileTool()] : []),
+      ] as Tool[];
     },
     onSessionLoaded(session) {
       trackerFor(session);

@@ -17,7 +17,10 @@ export async function withCodeCheck(env: ToolEnv, ctx: ToolRunContext, path: str
     const check = await env.codeChecks.afterWrite(path, before, after, ctx.signal);
     if (!check) return result;
     const output = check.text && typeof result.output === 'string' ? `${result.output}\n\n${check.text}` : result.output;
-    const display = result.display?.kind === 'diff' && (check.diagnostics.problems.length || check.diagnostics.server !== 'lsp') ? { ...result.display, diagnostics: check.diagnostics } : result.display;
+    const display =
+      result.display?.kind === 'diff' && (check.diagnostics.problems.length || check.diagnostics.server !== 'lsp')
+        ? { ...result.display, diagnostics: check.diagnostics }
+        : result.display;
     return { ...result, output, ...(display ? { display } : {}) };
   } catch {
     return result;

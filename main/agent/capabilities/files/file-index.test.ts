@@ -36,7 +36,9 @@ describe('the @-mention file index', () => {
     index = new FileIndex(localEnvironment(), ws);
     const all = await index.search('', 200);
     const paths = all.files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining(['src/money.js', 'src/components/Button.tsx', '.env.example', '.github/workflows/ci.yml', 'src/', 'src/components/']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['src/money.js', 'src/components/Button.tsx', '.env.example', '.github/workflows/ci.yml', 'src/', 'src/components/']),
+    );
     for (const hidden of ['dist/money.js', 'debug.log', '.env', '.env.local', 'keys/id_rsa', '.git/config']) expect(paths).not.toContain(hidden);
     // Shallow entries come first when nothing is typed.
     expect(paths.indexOf('.gitignore')).toBeLessThan(paths.indexOf('src/components/Button.tsx'));
@@ -85,8 +87,14 @@ describe('searchFiles through the protocol', () => {
       await files(h.workspace, { 'src/app.ts': '' });
       const ok = await dispatchCommand(h.core.handlers, 'searchFiles', { query: 'app' });
       expect(ok).toMatchObject({ ok: true, result: { files: [{ path: 'src/app.ts' }] } });
-      expect(await dispatchCommand(h.core.handlers, 'searchFiles', { query: 'x'.repeat(501) })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
-      expect(await dispatchCommand(h.core.handlers, 'searchFiles', { query: 'a', limit: 10_000 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      expect(await dispatchCommand(h.core.handlers, 'searchFiles', { query: 'x'.repeat(501) })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request' },
+      });
+      expect(await dispatchCommand(h.core.handlers, 'searchFiles', { query: 'a', limit: 10_000 })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request' },
+      });
     } finally {
       await h.dispose();
     }

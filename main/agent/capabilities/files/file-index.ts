@@ -99,7 +99,13 @@ export class FileIndex {
   private async build(): Promise<void> {
     const started = performance.now();
     const args = [...commonArgs({ lineBuffered: false }), '--files', ...exclusionArgs()];
-    const result = await runRipgrep(args, { environment: this.environment, cwd: this.workspace, signal: this.controller.signal, timeoutMs: LIST_TIMEOUT_MS, maxBytes: 64 * 1024 * 1024 });
+    const result = await runRipgrep(args, {
+      environment: this.environment,
+      cwd: this.workspace,
+      signal: this.controller.signal,
+      timeoutMs: LIST_TIMEOUT_MS,
+      maxBytes: 64 * 1024 * 1024,
+    });
     if (this.controller.signal.aborted) return;
     const records = completeRecords(result.stdout);
     const files: string[] = [];

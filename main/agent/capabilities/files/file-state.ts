@@ -40,7 +40,10 @@ export class FileTracker {
       return `${display} has not been read in this session yet. Read it first (Read with path "${display}"), then ${action === 'edit' ? 'make the edit' : 'write it'} again, so you change what is really in the file.`;
     }
     if (seen.mtimeMs !== current.mtimeMs || seen.size !== current.size || seen.ino !== current.ino) {
-      const when = new Date(current.mtimeMs).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+      const when = new Date(current.mtimeMs)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
       return `${display} was modified on disk since you last read or wrote it (it is now ${current.size.toLocaleString('en-US')} bytes, last modified ${when}); something other than your tools changed it. Read it again, then redo the ${action} against its current content.`;
     }
     return null;

@@ -1,11 +1,7 @@
 import { extname } from 'node:path';
 
 /** What the first bytes (and, failing that, the extension) say a file is. */
-export type FileKind =
-  | { kind: 'text' }
-  | { kind: 'image'; format: ImageFormat }
-  | { kind: 'video'; format: string }
-  | { kind: 'binary'; format: string };
+export type FileKind = { kind: 'text' } | { kind: 'image'; format: ImageFormat } | { kind: 'video'; format: string } | { kind: 'binary'; format: string };
 
 /** Image formats Deft recognises; only the first four ever reach a model. */
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp' | 'tiff' | 'ico' | 'avif' | 'heic' | 'svg' | 'psd';
@@ -48,12 +44,76 @@ const IMAGE_EXTENSIONS: Record<string, ImageFormat> = {
 const VIDEO_EXTENSIONS = new Set(['.mp4', '.m4v', '.mov', '.webm', '.mkv', '.avi', '.wmv', '.flv', '.mpg', '.mpeg', '.3gp', '.ogv']);
 
 const BINARY_EXTENSIONS = new Set([
-  '.pdf', '.doc', '.docx', '.xls', '.xlsx', '.ppt', '.pptx', '.odt', '.ods', '.odp', '.pages', '.numbers', '.key',
-  '.zip', '.gz', '.tgz', '.bz2', '.xz', '.zst', '.7z', '.rar', '.tar', '.jar', '.war', '.apk', '.ipa', '.dmg', '.iso',
-  '.mp3', '.wav', '.flac', '.ogg', '.oga', '.m4a', '.aac', '.opus', '.wma',
-  '.ttf', '.otf', '.woff', '.woff2', '.eot',
-  '.exe', '.dll', '.so', '.dylib', '.o', '.a', '.lib', '.obj', '.bin', '.class', '.pyc', '.pyo', '.wasm', '.node',
-  '.sqlite', '.sqlite3', '.db', '.mdb', '.parquet', '.avro', '.npy', '.npz', '.pkl', '.pickle', '.h5', '.onnx', '.pt', '.safetensors',
+  '.pdf',
+  '.doc',
+  '.docx',
+  '.xls',
+  '.xlsx',
+  '.ppt',
+  '.pptx',
+  '.odt',
+  '.ods',
+  '.odp',
+  '.pages',
+  '.numbers',
+  '.key',
+  '.zip',
+  '.gz',
+  '.tgz',
+  '.bz2',
+  '.xz',
+  '.zst',
+  '.7z',
+  '.rar',
+  '.tar',
+  '.jar',
+  '.war',
+  '.apk',
+  '.ipa',
+  '.dmg',
+  '.iso',
+  '.mp3',
+  '.wav',
+  '.flac',
+  '.ogg',
+  '.oga',
+  '.m4a',
+  '.aac',
+  '.opus',
+  '.wma',
+  '.ttf',
+  '.otf',
+  '.woff',
+  '.woff2',
+  '.eot',
+  '.exe',
+  '.dll',
+  '.so',
+  '.dylib',
+  '.o',
+  '.a',
+  '.lib',
+  '.obj',
+  '.bin',
+  '.class',
+  '.pyc',
+  '.pyo',
+  '.wasm',
+  '.node',
+  '.sqlite',
+  '.sqlite3',
+  '.db',
+  '.mdb',
+  '.parquet',
+  '.avro',
+  '.npy',
+  '.npz',
+  '.pkl',
+  '.pickle',
+  '.h5',
+  '.onnx',
+  '.pt',
+  '.safetensors',
 ]);
 
 function startsWith(bytes: Uint8Array, signature: readonly number[], offset = 0): boolean {
@@ -73,7 +133,8 @@ function fromMagic(bytes: Uint8Array): FileKind | null {
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WEBP') return { kind: 'image', format: 'webp' };
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'AVI ') return { kind: 'video', format: 'avi' };
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WAVE') return { kind: 'binary', format: 'WAV audio' };
-  if (startsWith(bytes, [0x42, 0x4d]) && bytes.length >= 26 && bytes[14]! >= 12 && bytes[14]! <= 124 && bytes[15] === 0) return { kind: 'image', format: 'bmp' };
+  if (startsWith(bytes, [0x42, 0x4d]) && bytes.length >= 26 && bytes[14]! >= 12 && bytes[14]! <= 124 && bytes[15] === 0)
+    return { kind: 'image', format: 'bmp' };
   if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return { kind: 'image', format: 'tiff' };
   if (startsWith(bytes, [0x00, 0x00, 0x01, 0x00]) && bytes.length >= 6 && bytes[4]! > 0) return { kind: 'image', format: 'ico' };
   if (ascii(bytes, 0, 4) === '8BPS') return { kind: 'image', format: 'psd' };

@@ -89,7 +89,9 @@ async function decode(bytes: Buffer, display: string, limits: ImageLimits): Prom
   }
   if (!meta.width || !meta.height) throw new ToolInputError(`${display} has no readable dimensions; it may be damaged.`);
   if (meta.width * meta.height > limits.maxPixels) {
-    throw new ToolInputError(`${display} is ${meta.width}×${meta.height} px, over the ${limits.maxPixels / 1e6} megapixel limit for decoding. Make a smaller copy first.`);
+    throw new ToolInputError(
+      `${display} is ${meta.width}×${meta.height} px, over the ${limits.maxPixels / 1e6} megapixel limit for decoding. Make a smaller copy first.`,
+    );
   }
   // EXIF orientations 5–8 swap width and height once the image is turned upright.
   const turned = (meta.orientation ?? 1) >= 5;
@@ -120,7 +122,13 @@ async function encodeLadder(make: () => Sharp, edges: number[], budget: number, 
       const encoder = alpha ? resized().webp({ quality }) : resized().jpeg({ quality });
       const { data, info } = await encoder.toBuffer({ resolveWithObject: true });
       if (data.length <= budget) {
-        return { data, width: info.width, height: info.height, mimeType: alpha ? 'image/webp' : 'image/jpeg', encoding: `${alpha ? 'WebP' : 'JPEG'} quality ${quality}` };
+        return {
+          data,
+          width: info.width,
+          height: info.height,
+          mimeType: alpha ? 'image/webp' : 'image/jpeg',
+          encoding: `${alpha ? 'WebP' : 'JPEG'} quality ${quality}`,
+        };
       }
     }
   }
@@ -132,7 +140,13 @@ async function encodeLadder(make: () => Sharp, edges: number[], budget: number, 
  * the edge limit and re-encoded down a quality ladder until it fits the byte budget; a region is
  * cropped in original pixels; full resolution passes the original bytes when they fit.
  */
-export async function deliverImage(bytes: Buffer, format: ImageFormat, display: string, options: { region?: Region; fullResolution?: boolean }, limits = imageLimits()): Promise<DeliveredImage> {
+export async function deliverImage(
+  bytes: Buffer,
+  format: ImageFormat,
+  display: string,
+  options: { region?: Region; fullResolution?: boolean },
+  limits = imageLimits(),
+): Promise<DeliveredImage> {
   if (!MODEL_IMAGE_FORMATS.has(format)) throw new ToolInputError(notModelImageMessage(display, { kind: 'image', format }));
   const decoded = await decode(bytes, display, limits);
   const original = { format, bytes: bytes.length, width: decoded.width, height: decoded.height, animated: decoded.animated };
@@ -143,18 +157,23 @@ export async function deliverImage(bytes: Buffer, format: ImageFormat, display: 
   if (options.region) {
     const r = options.region;
     if (r.x + r.width > decoded.width || r.y + r.height > decoded.height) {
-      throw new ToolInputError(`The region (x ${r.x}, y ${r.y}, ${r.width}×${r.height}) reaches outside ${display}, which is ${decoded.width}×${decoded.height} px. Give a region inside the image, in original pixels.`);
+      throw new ToolInputError(
+        `The region (x ${r.x}, y ${r.y}, ${r.width}×${r.height}) reaches outside ${display}, which is ${decoded.width}×${decoded.height} px. Give a region inside the image, in original pixels.`,
+      );
     }
     const make = () => pipeline(bytes, limits).extract({ left: r.x, top: r.y, width: r.width, height: r.height });
     const edge = options.fullResolution ? Math.max(r.width, r.height) : Math.min(limits.maxEdge, Math.max(r.width, r.height));
     const encoded = await encodeLadder(make, [edge, ...EDGE_LADDER.filter((e) => e < edge)], limits.fullBudget, alpha, true);
-    if (!encoded) throw new ToolInputError(`The region of ${display} does not fit ${formatBytes(limits.fullBudget)} even scaled down. Choose a smaller region.`);
+    if (!encoded)
+      throw new ToolInputError(`The region of ${display} does not fit ${formatBytes(limits.fullBudget)} even scaled down. Choose a smaller region.`);
     return { ...encoded, original, mode: 'crop' };
   }
 
   if (options.fullResolution) {
     if (bytes.length > limits.fullBudget) {
-      throw new ToolInputError(`${display} is ${formatBytes(bytes.length)}, over the ${formatBytes(limits.fullBudget)} limit for full resolution. Read a region of it (in original pixels, ${decoded.width}×${decoded.height}) instead, or leave full_resolution off for a scaled view.`);
+      throw new ToolInputError(
+        `${display} is ${formatBytes(bytes.length)}, over the ${formatBytes(limits.fullBudget)} limit for full resolution. Read a region of it (in original pixels, ${decoded.width}×${decoded.height}) instead, or leave full_resolution off for a scaled view.`,
+      );
     }
     const orientation = decoded.meta.orientation ?? 1;
     if (orientation === 1) return { data: bytes, mimeType, width: decoded.width, height: decoded.height, original, mode: 'full', encoding: 'original file' };
@@ -172,7 +191,9 @@ export async function deliverImage(bytes: Buffer, format: ImageFormat, display: 
   const edges = [top, ...EDGE_LADDER.filter((e) => e < top && e >= Math.min(floor, top))];
   const encoded = await encodeLadder(() => pipeline(bytes, limits), edges, limits.readBudget, alpha, false);
   if (!encoded) {
-    throw new ToolInputError(`${display} (${decoded.width}×${decoded.height}) cannot be made to fit ${formatBytes(limits.readBudget)} without becoming unreadable. Read a region of it, use full_resolution (up to ${formatBytes(limits.fullBudget)}), or make a smaller copy.`);
+    throw new ToolInputError(
+      `${display} (${decoded.width}×${decoded.height}) cannot be made to fit ${formatBytes(limits.readBudget)} without becoming unreadable. Read a region of it, use full_resolution (up to ${formatBytes(limits.fullBudget)}), or make a smaller copy.`,
+    );
   }
   return { ...encoded, original, mode: 'downsampled' };
 }
@@ -191,11 +212,14 @@ export async function previewDataUrl(bytes: Buffer, edge = 640): Promise<{ dataU
 /** The note that tells the model what it is looking at. */
 export function deliveryNote(display: string, image: DeliveredImage, limits = imageLimits()): string {
   const o = image.original;
-  const parts = [`Image ${display}: ${o.format.toUpperCase()}, ${formatBytes(o.bytes)}, ${o.width}×${o.height} px${o.animated ? ', animated (first frame shown unless untouched)' : ''}.`];
+  const parts = [
+    `Image ${display}: ${o.format.toUpperCase()}, ${formatBytes(o.bytes)}, ${o.width}×${o.height} px${o.animated ? ', animated (first frame shown unless untouched)' : ''}.`,
+  ];
   const size = `${image.width}×${image.height} (${image.encoding}, ${formatBytes(image.data.length)})`;
   if (image.mode === 'untouched') parts.push('Delivered untouched.');
   else if (image.mode === 'full') parts.push(`Delivered at full resolution: ${size}.`);
-  else if (image.mode === 'crop') parts.push(`Delivered a crop: ${size}. Coordinates in it are relative to the region; add the region's x and y for original pixels.`);
+  else if (image.mode === 'crop')
+    parts.push(`Delivered a crop: ${size}. Coordinates in it are relative to the region; add the region's x and y for original pixels.`);
   else parts.push(`Delivered downsampled to ${size} to fit ${limits.maxEdge} px and ${formatBytes(limits.readBudget)}.`);
   if (image.mode !== 'crop' && image.width !== o.width) {
     parts.push(`Coordinates you read in it are in delivered pixels; multiply by ${(o.width / image.width).toFixed(3)} for original pixels (for region).`);

@@ -47,7 +47,10 @@ export async function reviewChange(env: ToolEnv, ctx: ToolRunContext, change: Pr
       signal: ctx.signal,
     });
   } catch {
-    return { kind: 'rejected', result: errorResult(`The turn was stopped while the user was reviewing this change to ${change.path.display}; nothing was written.`) };
+    return {
+      kind: 'rejected',
+      result: errorResult(`The turn was stopped while the user was reviewing this change to ${change.path.display}; nothing was written.`),
+    };
   }
   const words = verdict.feedback?.trim() ? `\nThe user's note: ${verdict.feedback.trim()}` : '';
   const decisions = diff.hunks.length ? diff.hunks.map((_, i) => verdict.accepted[i] === true) : [verdict.accepted[0] === true];
@@ -56,11 +59,17 @@ export async function reviewChange(env: ToolEnv, ctx: ToolRunContext, change: Pr
     return { kind: 'rejected', result: errorResult(`The user reviewed your change to ${change.path.display} and rejected it: nothing was written.${words}`) };
   }
   if (applied === decisions.length) {
-    return { kind: 'write', text: change.after, report: `The user reviewed this change and accepted all of it${diff.hunks.length > 1 ? ` (${diff.hunks.length} hunks)` : ''}.${words}` };
+    return {
+      kind: 'write',
+      text: change.after,
+      report: `The user reviewed this change and accepted all of it${diff.hunks.length > 1 ? ` (${diff.hunks.length} hunks)` : ''}.${words}`,
+    };
   }
   const text = applyHunks(change.before!, diff.hunks, decisions);
   const numbers = (want: boolean) => decisions.flatMap((d, i) => (d === want ? [i + 1] : []));
-  const rejected = diff.hunks.filter((_, i) => !decisions[i]).map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.join('\n')}`);
+  const rejected = diff.hunks
+    .filter((_, i) => !decisions[i])
+    .map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.join('\n')}`);
   const report = [
     `The user reviewed this change hunk by hunk: applied hunk${applied === 1 ? '' : 's'} ${numbers(true).join(', ')} of ${decisions.length}; rejected ${numbers(false).join(', ')}. The file holds only the applied hunks; these were NOT written:`,
     ...rejected,

@@ -17,9 +17,14 @@ export interface SearchRoot {
 export async function searchRoot(env: ToolEnv, input: string | undefined, need: 'any' | 'directory'): Promise<SearchRoot> {
   const path = await guard(env, input ?? '.', 'search');
   const stats = await statOrNull(env.environment, path.real);
-  if (!stats) throw new ToolInputError(`${path.display} does not exist. Give an existing folder${need === 'any' ? ' or file' : ''} as path, or leave it out to search the whole workspace.`);
-  if (!stats.isDirectory() && !stats.isFile()) throw new ToolInputError(`${path.display} is not a regular file or folder (it is a device, socket or pipe), so it is not searched.`);
-  if (need === 'directory' && !stats.isDirectory()) throw new ToolInputError(`${path.display} is not a directory. Give Glob a folder as path (use Read for a single file).`);
+  if (!stats)
+    throw new ToolInputError(
+      `${path.display} does not exist. Give an existing folder${need === 'any' ? ' or file' : ''} as path, or leave it out to search the whole workspace.`,
+    );
+  if (!stats.isDirectory() && !stats.isFile())
+    throw new ToolInputError(`${path.display} is not a regular file or folder (it is a device, socket or pipe), so it is not searched.`);
+  if (need === 'directory' && !stats.isDirectory())
+    throw new ToolInputError(`${path.display} is not a directory. Give Glob a folder as path (use Read for a single file).`);
   // rg runs in the resolved folder, so its paths are relativised against the resolved workspace (which
   // differs from the configured one when the workspace is opened through a symlink).
   const workspace = await env.environment.realpath(env.workspace).catch(() => env.workspace);
@@ -36,7 +41,6 @@ export interface Hidden {
   reason(path: string): string | null;
 }
 
-
 /**
  * The hiding rules for a search of `paths`: secret names (and, for files that can only be told by their
  * content — a key file, a token in .npmrc, a hard link to .env — a look at them), and the user's deny
@@ -46,7 +50,9 @@ export async function hiddenFiles(env: ToolEnv, paths: readonly string[], option
   const denied = (await env.readDenials?.()) ?? (() => null);
   const byContent = new Set<string>();
   const candidates = options.deep ? paths : paths.filter((p) => SECRET_BY_CONTENT.test(p));
-  await Promise.all(candidates.map(async (p) => (await isSensitiveFile(env.environment, p, { deftHome: env.home, workspace: env.workspace })) && byContent.add(p)));
+  await Promise.all(
+    candidates.map(async (p) => (await isSensitiveFile(env.environment, p, { deftHome: env.home, workspace: env.workspace })) && byContent.add(p)),
+  );
   return {
     reason: (path) => (isSensitivePath(path, env.home, env.workspace) || byContent.has(path) ? 'secret' : denied(path)),
   };
@@ -72,7 +78,10 @@ export function deniedNote(denied: readonly unknown[]): string {
 /** Refuse a search whose root a deny rule hides. */
 export async function checkRootReadable(env: ToolEnv, root: SearchRoot): Promise<void> {
   const rule = (await env.readDenials?.())?.(root.path.real);
-  if (rule) throw new ToolInputError(`${root.path.display} is hidden by the deny rule "${rule}": it is not read, searched or listed. Search elsewhere, or ask the user to change the rule.`);
+  if (rule)
+    throw new ToolInputError(
+      `${root.path.display} is hidden by the deny rule "${rule}": it is not read, searched or listed. Search elsewhere, or ask the user to change the rule.`,
+    );
 }
 
 /** "Filtered N sensitive file(s): …", naming a few (as the model would write their paths). */

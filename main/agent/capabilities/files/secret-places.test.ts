@@ -36,7 +36,12 @@ describe('the one list of secrets: the file tools refuse every entry (finding 6)
   });
 
   it("Deft's own: its secrets and MCP file, the checkpoint stores and another workspace's sessions are refused; this workspace's sessions are not", async () => {
-    const refused = [join(kit.outside, 'mcp.json'), join(kit.outside, 'secrets.safe.json'), join(kit.outside, 'checkpoints', 'other-1234.git', 'HEAD'), join(workspaceSessionsDir(kit.outside, '/elsewhere/project'), 's1', 'log.jsonl')];
+    const refused = [
+      join(kit.outside, 'mcp.json'),
+      join(kit.outside, 'secrets.safe.json'),
+      join(kit.outside, 'checkpoints', 'other-1234.git', 'HEAD'),
+      join(workspaceSessionsDir(kit.outside, '/elsewhere/project'), 's1', 'log.jsonl'),
+    ];
     for (const path of refused) {
       await kit.put(path, 'xyzzy-token\n');
       expect((await kit.call('Read', { path })).text, path).toMatch(/sensitive file/);

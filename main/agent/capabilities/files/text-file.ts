@@ -11,7 +11,8 @@ export const MAX_EDIT_BYTES = 128 * 1024 * 1024;
 export function notTextMessage(display: string, kind: Exclude<FileKind, { kind: 'text' }>, imageInput = true): string {
   switch (kind.kind) {
     case 'image':
-      if (!imageInput) return `${display} is an image (${kind.format.toUpperCase()}), not text, and the configured model cannot see images. Ask the user what it shows if that matters; \`file "${display}"\` gives its size.`;
+      if (!imageInput)
+        return `${display} is an image (${kind.format.toUpperCase()}), not text, and the configured model cannot see images. Ask the user what it shows if that matters; \`file "${display}"\` gives its size.`;
       return `${display} is an image (${kind.format.toUpperCase()}), not text. Use ReadMediaFile to look at it.`;
     case 'video':
       return `${display} is a video (${kind.format}), not text. Deft cannot show video to the model; extract still frames (for example \`ffmpeg -i "${display}" -vf fps=1 frame_%03d.png\`) and open them with ReadMediaFile.`;
@@ -31,12 +32,17 @@ export function nulMessage(display: string, line?: number): string {
 /** The whole file as text in the model's view, or a refusal (binary, not UTF-8, too large). */
 export async function loadTextFile(environment: Environment, real: string, display: string, size: number): Promise<{ raw: string; view: ModelView }> {
   if (size > MAX_EDIT_BYTES) {
-    throw new ToolInputError(`${display} is ${formatBytes(size)}, too large to change in memory (the limit is ${formatBytes(MAX_EDIT_BYTES)}). Change it with a streaming command-line tool instead.`);
+    throw new ToolInputError(
+      `${display} is ${formatBytes(size)}, too large to change in memory (the limit is ${formatBytes(MAX_EDIT_BYTES)}). Change it with a streaming command-line tool instead.`,
+    );
   }
   const bytes = await environment.readBytes(real);
   const kind = sniff(bytes.subarray(0, SNIFF_BYTES), real);
   if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind));
-  if (utf16Bom(bytes)) throw new ToolInputError(`${display} is UTF-16 text; Write and Edit change UTF-8 files only. Convert it first (e.g. \`iconv -f UTF-16 -t UTF-8\`) if the user agrees.`);
+  if (utf16Bom(bytes))
+    throw new ToolInputError(
+      `${display} is UTF-16 text; Write and Edit change UTF-8 files only. Convert it first (e.g. \`iconv -f UTF-16 -t UTF-8\`) if the user agrees.`,
+    );
   if (bytes.includes(0)) throw new ToolInputError(nulMessage(display));
   let raw: string;
   try {

@@ -11,7 +11,14 @@ describe('the read-only file viewer', () => {
     const ws = await tempDir();
     await mkdir(join(ws, 'src'));
     await writeFile(join(ws, 'src/a.ts'), 'one\ntwo\n');
-    expect(await readForViewer(localEnvironment(), 'src/a.ts', ws, false)).toEqual({ path: 'src/a.ts', content: 'one\ntwo\n', totalLines: 2, size: 8, truncated: false, canOpenExternally: false });
+    expect(await readForViewer(localEnvironment(), 'src/a.ts', ws, false)).toEqual({
+      path: 'src/a.ts',
+      content: 'one\ntwo\n',
+      totalLines: 2,
+      size: 8,
+      truncated: false,
+      canOpenExternally: false,
+    });
     expect((await readForViewer(localEnvironment(), join(ws, 'src/a.ts'), ws, true)).canOpenExternally).toBe(true);
   });
 

@@ -11,9 +11,54 @@ export const VIEWER_MAX_BYTES = 1024 * 1024;
 
 /** Extensions a desktop opens by running them, or that point elsewhere: never handed to the system's "open". */
 const RUNNABLE = new Set([
-  '.app', '.command', '.tool', '.terminal', '.scpt', '.applescript', '.workflow', '.action', '.pkg', '.mpkg', '.dmg', '.webloc', '.inetloc', '.fileloc',
-  '.desktop', '.sh', '.bash', '.zsh', '.fish', '.csh', '.ksh', '.run', '.appimage', '.deb', '.rpm',
-  '.exe', '.com', '.bat', '.cmd', '.msi', '.msc', '.ps1', '.psm1', '.vbs', '.vbe', '.js', '.jse', '.wsf', '.wsh', '.hta', '.lnk', '.url', '.scr', '.pif', '.cpl', '.reg', '.jar', '.jnlp',
+  '.app',
+  '.command',
+  '.tool',
+  '.terminal',
+  '.scpt',
+  '.applescript',
+  '.workflow',
+  '.action',
+  '.pkg',
+  '.mpkg',
+  '.dmg',
+  '.webloc',
+  '.inetloc',
+  '.fileloc',
+  '.desktop',
+  '.sh',
+  '.bash',
+  '.zsh',
+  '.fish',
+  '.csh',
+  '.ksh',
+  '.run',
+  '.appimage',
+  '.deb',
+  '.rpm',
+  '.exe',
+  '.com',
+  '.bat',
+  '.cmd',
+  '.msi',
+  '.msc',
+  '.ps1',
+  '.psm1',
+  '.vbs',
+  '.vbe',
+  '.js',
+  '.jse',
+  '.wsf',
+  '.wsh',
+  '.hta',
+  '.lnk',
+  '.url',
+  '.scr',
+  '.pif',
+  '.cpl',
+  '.reg',
+  '.jar',
+  '.jnlp',
 ]);
 
 async function guarded(environment: Environment, path: string, workspace: string): Promise<GuardedPath> {
@@ -52,13 +97,24 @@ export async function readForViewer(environment: Environment, path: string, work
   const info = await regularFile(environment, file);
   const bytes = await headerOf(environment, file.real, Math.min(info.size, VIEWER_MAX_BYTES));
   const kind = sniff(bytes.subarray(0, SNIFF_BYTES), file.real);
-  if (kind.kind !== 'text') throw new CommandError('invalid_request', `${file.display} is not a text file (${kind.kind === 'image' ? `a ${kind.format.toUpperCase()} image` : kind.format}); the viewer shows text only.`);
+  if (kind.kind !== 'text')
+    throw new CommandError(
+      'invalid_request',
+      `${file.display} is not a text file (${kind.kind === 'image' ? `a ${kind.format.toUpperCase()} image` : kind.format}); the viewer shows text only.`,
+    );
   let content = bytes.toString('utf8');
   const truncated = info.size > bytes.length;
   // A cut in the middle of a multi-byte character leaves a replacement character at the end: drop it.
   if (truncated) content = content.replace(/\uFFFD+$/, '');
   const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
-  return { path: file.display, content, totalLines: truncated ? Math.max(lines, Math.round((info.size / Math.max(1, bytes.length)) * lines)) : lines, size: info.size, truncated, canOpenExternally: canOpenExternally && file.inside && environment.kind === 'local' };
+  return {
+    path: file.display,
+    content,
+    totalLines: truncated ? Math.max(lines, Math.round((info.size / Math.max(1, bytes.length)) * lines)) : lines,
+    size: info.size,
+    truncated,
+    canOpenExternally: canOpenExternally && file.inside && environment.kind === 'local',
+  };
 }
 
 /**
@@ -67,12 +123,15 @@ export async function readForViewer(environment: Environment, path: string, work
  * `.desktop` file shipped by a cloned repository must not run because its path was clicked).
  */
 export async function openableInEditor(environment: Environment, path: string, workspace: string): Promise<string> {
-  if (environment.kind !== 'local') throw new CommandError('unsupported', `The workspace is on ${environment.label}; its files open in the viewer, not in an editor on this machine.`);
+  if (environment.kind !== 'local')
+    throw new CommandError('unsupported', `The workspace is on ${environment.label}; its files open in the viewer, not in an editor on this machine.`);
   const file = await guarded(environment, path, workspace);
   if (!file.inside) throw new CommandError('invalid_request', `${file.display} is outside the workspace; only workspace files open in the editor.`);
   const info = await regularFile(environment, file);
-  if (info.mode & 0o111) throw new CommandError('invalid_request', `${file.display} is executable, so it is shown in the viewer rather than handed to the system.`);
-  if (RUNNABLE.has(extname(file.real).toLowerCase())) throw new CommandError('invalid_request', `${file.display} is a kind of file the system may run when opened; it is shown in the viewer instead.`);
+  if (info.mode & 0o111)
+    throw new CommandError('invalid_request', `${file.display} is executable, so it is shown in the viewer rather than handed to the system.`);
+  if (RUNNABLE.has(extname(file.real).toLowerCase()))
+    throw new CommandError('invalid_request', `${file.display} is a kind of file the system may run when opened; it is shown in the viewer instead.`);
   const kind = sniff((await headerOf(environment, file.real, SNIFF_BYTES)).subarray(0, SNIFF_BYTES), file.real);
   if (kind.kind !== 'text') throw new CommandError('invalid_request', `${file.display} is not a text file (${formatBytes(info.size)}).`);
   return file.real;

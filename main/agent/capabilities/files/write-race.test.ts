@@ -17,7 +17,14 @@ describe('finding 9: a racing process that swaps a folder for a symlink', () => 
     const escape = join(kit.outside, 'escape');
     await mkdir(escape);
     // Swap dir <-> a link to the outside folder as fast as a shell can, for as long as the writes go on.
-    racer = spawn('bash', ['-c', `cd "${kit.workspace}" && while :; do mv dir dir.real 2>/dev/null; ln -s "${escape}" dir 2>/dev/null; rm -f dir 2>/dev/null; mv dir.real dir 2>/dev/null; done`], { stdio: 'ignore' });
+    racer = spawn(
+      'bash',
+      [
+        '-c',
+        `cd "${kit.workspace}" && while :; do mv dir dir.real 2>/dev/null; ln -s "${escape}" dir 2>/dev/null; rm -f dir 2>/dev/null; mv dir.real dir 2>/dev/null; done`,
+      ],
+      { stdio: 'ignore' },
+    );
     let written = 0;
     for (let i = 0; i < 300; i++) {
       const { result } = await kit.call('Write', { path: `dir/file-${i}.txt`, content: `content ${i}\n` });

@@ -90,7 +90,11 @@ export const goalsCapability: CapabilityFactory = (core) => {
         if (goal.status === 'active') return { goal: goalView(goal, session, now) };
         if (goal.status === 'complete') throw new CommandError('invalid_request', 'The goal is complete. Ask Deft for a new goal instead.');
         const spent = budgetExhausted(goalView(goal, session, now));
-        if (spent) throw new CommandError('invalid_request', `The goal cannot resume: ${spent}. Ask Deft to raise the budget (for example "raise the goal budget to 20 turns"), or cancel the goal.`);
+        if (spent)
+          throw new CommandError(
+            'invalid_request',
+            `The goal cannot resume: ${spent}. Ask Deft to raise the budget (for example "raise the goal budget to 20 turns"), or cancel the goal.`,
+          );
         const view = saveGoal(session, withStatus(goal, session, 'active', undefined, now), now);
         if (!session.running) continueGoal(session);
         return { goal: view };

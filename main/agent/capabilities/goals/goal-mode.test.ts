@@ -37,7 +37,11 @@ async function idle(): Promise<void> {
 async function startGoal(answer: ApprovalAnswer): Promise<void> {
   const seen = approvals().length;
   await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'work on it' });
-  const card = await waitFor(() => approvals().slice(seen).find((a) => a.kind === 'goal_start'));
+  const card = await waitFor(() =>
+    approvals()
+      .slice(seen)
+      .find((a) => a.kind === 'goal_start'),
+  );
   await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: card.requestId, answer });
 }
 
@@ -117,7 +121,10 @@ describe('goal start: as usual or without asking', () => {
     expect(await mode()).toBe('accept-edits');
 
     // Raise the budget by replacing the goal's budget: resume is refused while spent, so start a new one.
-    h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Long job', replace: true })), { chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 300 });
+    h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Long job', replace: true })), {
+      chunks: [{ text: 'slow' }, { finish: 'stop' }],
+      delayMs: 300,
+    });
     await startGoal({ decision: 'approve', scope: 'once', goalMode: 'yolo' });
     await waitFor(() => modeChanges().length === 3);
     await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'pause' });
@@ -167,7 +174,9 @@ describe('goal start: as usual or without asking', () => {
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'x' })));
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write' });
     const card = await waitFor(() => approvals()[0]);
-    await expect(h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: card.requestId, answer: { decision: 'approve', scope: 'once', goalMode: 'yolo' } })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(
+      h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: card.requestId, answer: { decision: 'approve', scope: 'once', goalMode: 'yolo' } }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
     expect(ApprovalAnswerSchema.safeParse({ decision: 'approve', goalMode: 'accept-edits' }).success).toBe(false);
     expect(ApprovalAnswerSchema.safeParse({ decision: 'reject', goalMode: 'yolo' }).success).toBe(false);
     await h.core.handlers.cancelTurn({ sessionId: h.session.id });
@@ -181,7 +190,14 @@ describe('goal start: as usual or without asking', () => {
     await startGoal({ decision: 'approve', scope: 'once', goalMode: 'yolo' });
     await waitFor(() => modeChanges().length === 1);
     await h.core.close();
-    const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, retry: fastRetry, capabilities: testCapabilities });
+    const restarted = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: webHost,
+      secrets: h.secrets,
+      retry: fastRetry,
+      capabilities: testCapabilities,
+    });
     try {
       const opened = await restarted.handlers.openSession({ sessionId: h.session.id });
       const goals = opened.events.filter((e): e is Ev<'goal.updated'> => e.type === 'goal.updated');

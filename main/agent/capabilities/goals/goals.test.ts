@@ -29,10 +29,20 @@ async function idle(hh: Harness): Promise<void> {
 describe('goals', () => {
   it('asks to start a goal, continues turn after turn, and stops when the model marks it complete', async () => {
     h = await createHarness({ host: webHost, permissionMode: 'ask' });
-    h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Make the tests pass', completionCriterion: 'npm test exits 0' })), textReply('Started.'), textReply('Working.'), toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'All green' })), textReply('Done: all tests pass.'));
+    h.server.enqueue(
+      toolStep(callChunk('CreateGoal', { objective: 'Make the tests pass', completionCriterion: 'npm test exits 0' })),
+      textReply('Started.'),
+      textReply('Working.'),
+      toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'All green' })),
+      textReply('Done: all tests pass.'),
+    );
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'make the tests pass' });
     const request = await waitFor(() => h.sessionEvents('approval.requested')[0] as Extract<SessionEvent, { type: 'approval.requested' }> | undefined);
-    expect(request).toMatchObject({ kind: 'goal_start', toolName: 'CreateGoal', display: { kind: 'goal_start', objective: 'Make the tests pass', completionCriterion: 'npm test exits 0' } });
+    expect(request).toMatchObject({
+      kind: 'goal_start',
+      toolName: 'CreateGoal',
+      display: { kind: 'goal_start', objective: 'Make the tests pass', completionCriterion: 'npm test exits 0' },
+    });
     await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: request.requestId, answer: { decision: 'approve', scope: 'once' } });
     await idle(h);
     expect(goalTurns(h)).toHaveLength(2);
@@ -70,15 +80,30 @@ describe('goals', () => {
     expect(h.sessionEvents('turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
 
     h.server.enqueue(
-      { chunks: [callChunk('CreateGoal', { objective: 'Budgeted', replace: true }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 400, completion_tokens: 10 } }] },
-      { chunks: [callChunk('SetGoalBudget', { value: 100, unit: 'tokens' }), callChunk('Write', { path: 'later.txt', content: 'x' }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 500, completion_tokens: 10 } }] },
+      {
+        chunks: [
+          callChunk('CreateGoal', { objective: 'Budgeted', replace: true }),
+          { finish: 'tool_calls' },
+          { usage: { prompt_tokens: 400, completion_tokens: 10 } },
+        ],
+      },
+      {
+        chunks: [
+          callChunk('SetGoalBudget', { value: 100, unit: 'tokens' }),
+          callChunk('Write', { path: 'later.txt', content: 'x' }),
+          { finish: 'tool_calls' },
+          { usage: { prompt_tokens: 500, completion_tokens: 10 } },
+        ],
+      },
     );
     const before = h.server.requests.length;
     await h.run('again');
     await idle(h);
     expect(h.server.requests.length - before).toBe(2);
     expect(goal(h)).toMatchObject({ status: 'blocked', reason: expect.stringContaining('Budget used up') });
-    expect(String((h.sessionEvents('tool.call.result').at(-1) as Extract<SessionEvent, { type: 'tool.call.result' }>).output)).toMatch(/^Skipped because a previous call \(SetGoalBudget\)/);
+    expect(String((h.sessionEvents('tool.call.result').at(-1) as Extract<SessionEvent, { type: 'tool.call.result' }>).output)).toMatch(
+      /^Skipped because a previous call \(SetGoalBudget\)/,
+    );
     await expect(readFile(join(h.workspace, 'later.txt'))).rejects.toThrow();
   });
 
@@ -118,7 +143,9 @@ describe('goals', () => {
     h = await createHarness();
     h.server.enqueue(
       { chunks: [...toolStep(callChunk('CreateGoal', { objective: 'One shot' })).chunks!, { usage: { prompt_tokens: 100, completion_tokens: 10 } }] },
-      { chunks: [...toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'Done' })).chunks!, { usage: { prompt_tokens: 300, completion_tokens: 20 } }] },
+      {
+        chunks: [...toolStep(callChunk('UpdateGoal', { status: 'complete', note: 'Done' })).chunks!, { usage: { prompt_tokens: 300, completion_tokens: 20 } }],
+      },
       textReply('All done.', 50),
     );
     await h.run('do it in one go');
@@ -142,7 +169,12 @@ describe('goals', () => {
     let clock = 1_000_000;
     h = await createHarness({ now: () => clock });
     h.server.enqueue(
-      toolStep(callChunk('CreateGoal', { objective: 'Timed' }), callChunk('SetGoalBudget', { value: 0.5, unit: 'seconds' }), callChunk('SetGoalBudget', { value: 25, unit: 'hours' }), callChunk('SetGoalBudget', { value: 2, unit: 'minutes' })),
+      toolStep(
+        callChunk('CreateGoal', { objective: 'Timed' }),
+        callChunk('SetGoalBudget', { value: 0.5, unit: 'seconds' }),
+        callChunk('SetGoalBudget', { value: 25, unit: 'hours' }),
+        callChunk('SetGoalBudget', { value: 2, unit: 'minutes' }),
+      ),
     );
     h.server.fallback = () => {
       clock += 70_000;
@@ -216,7 +248,10 @@ describe('goals', () => {
     await waitFor(() => goalTurns(h).length === 1);
     await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'pause' });
     await idle(h);
-    h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Second' }), callChunk('UpdateGoal', { status: 'active' }), callChunk('GetGoal', {})), textReply('ok'));
+    h.server.enqueue(
+      toolStep(callChunk('CreateGoal', { objective: 'Second' }), callChunk('UpdateGoal', { status: 'active' }), callChunk('GetGoal', {})),
+      textReply('ok'),
+    );
     await h.run('again');
     const tools = toolText(h).slice(-3);
     expect(tools[0]).toContain('A goal already exists (paused): "First". Pass replace: true');

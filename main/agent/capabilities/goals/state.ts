@@ -170,7 +170,11 @@ export function goalFact(session: SessionHandle, now: number): Fact {
   const stored = storedGoal(session);
   if (!stored) return { key: 'goal', mainAgentOnly: true, text: null, gone: CANCELLED };
   const goal = goalView(stored, session, now);
-  const lines = [`Objective: ${goal.objective}`, ...(goal.completionCriterion ? [`Completion criterion: ${goal.completionCriterion}`] : []), `Budget: ${describeBudget(goal.budget)}`];
+  const lines = [
+    `Objective: ${goal.objective}`,
+    ...(goal.completionCriterion ? [`Completion criterion: ${goal.completionCriterion}`] : []),
+    `Budget: ${describeBudget(goal.budget)}`,
+  ];
   const reason = goal.reason ? ` (${goal.reason})` : '';
   const spent = goal.status === 'active' ? budgetExhausted(goal) : null;
   const status: Record<Goal['status'], string> = {

@@ -96,14 +96,25 @@ export class HookConfig {
   private cache: { key: string; hooks: ConfiguredHook[]; overview: HooksOverview } | null = null;
 
   constructor(home: string, workspace: string) {
-    this.files = { user: join(home, 'settings.json'), project: join(workspace, '.deft', 'settings.json'), local: join(workspace, '.deft', 'settings.local.json') };
+    this.files = {
+      user: join(home, 'settings.json'),
+      project: join(workspace, '.deft', 'settings.json'),
+      local: join(workspace, '.deft', 'settings.local.json'),
+    };
     this.trust = new TrustStore(home, workspace);
   }
 
   /** The hooks (active and not) and the overview Settings shows; `changed` when they differ from the last load. */
   async load(): Promise<{ hooks: ConfiguredHook[]; overview: HooksOverview; changed: boolean }> {
     const sources = Object.entries(this.files) as Array<[RuleSource, string]>;
-    const prints = await Promise.all(sources.map(([, path]) => stat(path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-')));
+    const prints = await Promise.all(
+      sources.map(([, path]) =>
+        stat(path).then(
+          (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
+          () => '-',
+        ),
+      ),
+    );
     const key = [...prints, await this.trust.version()].join('|');
     if (this.cache?.key === key) return { hooks: this.cache.hooks, overview: this.cache.overview, changed: false };
     const { trusted } = await this.trust.get();

@@ -67,7 +67,14 @@ export async function runHookCommand(hook: HookCommand): Promise<HookRun> {
   try {
     const argv = [resolveShell(), '-c', hook.command];
     plan = hook.sandboxed
-      ? await hook.sandbox.plan({ argv, cwd: hook.cwd, env: hook.env, label: hook.label, ...(hook.turnId ? { turnId: hook.turnId } : {}), ...(hook.callId ? { callId: hook.callId } : {}) })
+      ? await hook.sandbox.plan({
+          argv,
+          cwd: hook.cwd,
+          env: hook.env,
+          label: hook.label,
+          ...(hook.turnId ? { turnId: hook.turnId } : {}),
+          ...(hook.callId ? { callId: hook.callId } : {}),
+        })
       : { file: argv[0]!, args: argv.slice(1), cwd: hook.cwd, env: await hook.sandbox.env(hook.env), sandboxed: false, release: () => {} };
   } catch (error) {
     return { exitCode: null, stdout: '', stderr: '', timedOut: false, sandboxed: false, failure: `it could not be prepared: ${(error as Error).message}` };
@@ -100,7 +107,14 @@ export async function runHookCommand(hook: HookCommand): Promise<HookRun> {
       if (pid !== undefined) void killLeftovers([{ pid }], 200);
       plan.release();
       const why = failure ?? stopped;
-      resolve({ exitCode: timedOut || stopped ? null : exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut, sandboxed: plan.sandboxed, ...(why ? { failure: why } : {}) });
+      resolve({
+        exitCode: timedOut || stopped ? null : exitCode,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        timedOut,
+        sandboxed: plan.sandboxed,
+        ...(why ? { failure: why } : {}),
+      });
     };
     child.stdout.on('data', (chunk: Buffer) => stdout.add(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.add(chunk));

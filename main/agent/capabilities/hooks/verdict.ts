@@ -116,7 +116,8 @@ export function mergeOutcomes(outcomes: readonly HookOutcome[]): HookOutcome {
   for (const outcome of outcomes) {
     if (outcome.stop && !merged.stop) merged.stop = outcome.stop;
     if (outcome.block) blocks.push(outcome.block.reason);
-    if (outcome.permission && (!merged.permission || PERMISSION_RANK[outcome.permission.decision] > PERMISSION_RANK[merged.permission.decision])) merged.permission = outcome.permission;
+    if (outcome.permission && (!merged.permission || PERMISSION_RANK[outcome.permission.decision] > PERMISSION_RANK[merged.permission.decision]))
+      merged.permission = outcome.permission;
     // The first hook (in settings order) that rewrites the arguments wins; a later one cannot undo a check made on them.
     if (outcome.updatedInput && !merged.updatedInput) merged.updatedInput = outcome.updatedInput;
     merged.context.push(...outcome.context);

@@ -98,7 +98,8 @@ export function createLspCapability(options: LspCapabilityOptions = {}): Capabil
       const trusted = (await trust.get()).trusted;
       const known = await allSpecs();
       const states = await servers.states();
-      const disabled = (languages: readonly string[]) => languages.length > 0 && languages.every((l) => s.disabledLanguages.some((d) => languageFamily(d) === languageFamily(l)));
+      const disabled = (languages: readonly string[]) =>
+        languages.length > 0 && languages.every((l) => s.disabledLanguages.some((d) => languageFamily(d) === languageFamily(l)));
       return {
         enabled: s.enabled,
         trusted,
@@ -139,8 +140,13 @@ export function createLspCapability(options: LspCapabilityOptions = {}): Capabil
         if (how === 'none') return [];
         const tool = lspTool({
           clientFor: async (path) => {
-            if (!(await trust.get()).trusted) return { client: null, reason: 'Language servers start only in a trusted folder (they run code the repository ships): the user can trust this folder in the window.' };
-            if (!servesFile(await settings(), path)) return { client: null, reason: 'Code intelligence for this language is turned off in the settings (Settings → Code intelligence).' };
+            if (!(await trust.get()).trusted)
+              return {
+                client: null,
+                reason: 'Language servers start only in a trusted folder (they run code the repository ships): the user can trust this folder in the window.',
+              };
+            if (!servesFile(await settings(), path))
+              return { client: null, reason: 'Code intelligence for this language is turned off in the settings (Settings → Code intelligence).' };
             return servers.clientFor(path);
           },
           workspaceClients,

@@ -116,7 +116,9 @@ export function sessionCodeChecks(deps: CodeCheckDeps): CodeChecks {
           if (!late?.problems.length) return;
           const got = await deps.servers.clientFor(path);
           if (got.client?.textOf(path) !== after) return;
-          deps.inject(`Late diagnostics for your earlier change to ${shown}. ${describeIntroduced(shown, late.server, late.problems, late.checkedBefore).text}`);
+          deps.inject(
+            `Late diagnostics for your earlier change to ${shown}. ${describeIntroduced(shown, late.server, late.problems, late.checkedBefore).text}`,
+          );
         });
         return notices ? { diagnostics: { server: 'lsp', problems: [], more: 0 }, text: notices } : null;
       }

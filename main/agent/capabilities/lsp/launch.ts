@@ -12,7 +12,13 @@ const noNetwork: NetworkPolicy = async () => ({ allowed: false, reason: 'Languag
  */
 export function sandboxedServerLauncher(sandbox: Pick<WorkspaceSandbox, 'plan'>): ServerLauncher {
   return async (spec, cwd) => {
-    const plan = await sandbox.plan({ argv: spec.argv, cwd, label: `language server ${spec.id}`, ...(spec.env ? { env: { ...spec.env } } : {}), network: noNetwork });
+    const plan = await sandbox.plan({
+      argv: spec.argv,
+      cwd,
+      label: `language server ${spec.id}`,
+      ...(spec.env ? { env: { ...spec.env } } : {}),
+      network: noNetwork,
+    });
     const tmp = plan.env.TMPDIR;
     const env = { ...plan.env, ...(tmp ? { XDG_CACHE_HOME: join(tmp, 'lsp-cache', spec.id) } : {}) };
     return { file: plan.file, args: plan.args, env, cwd: plan.cwd, sandboxed: plan.sandboxed, release: () => plan.release() };

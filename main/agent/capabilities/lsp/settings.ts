@@ -16,9 +16,17 @@ export interface LspSettings {
   servers: unknown;
 }
 
-export const DEFAULT_LSP_SETTINGS: LspSettings = { enabled: true, disabledLanguages: [], diagnosticsWaitMs: 4_000, warnings: false, idleMinutes: 10, servers: undefined };
+export const DEFAULT_LSP_SETTINGS: LspSettings = {
+  enabled: true,
+  disabledLanguages: [],
+  diagnosticsWaitMs: 4_000,
+  warnings: false,
+  idleMinutes: 10,
+  servers: undefined,
+};
 
-const number = (value: unknown, min: number, max: number, fallback: number) => (typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback);
+const number = (value: unknown, min: number, max: number, fallback: number) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
 
 /** The settings, each key falling back to its default on its own when unreadable. */
 export async function readLspSettings(home: string): Promise<LspSettings> {

@@ -60,7 +60,12 @@ async function load(places: ApprovalPlaces): Promise<{ servers: ServerDefinition
   const config = await loadMcpConfig(configFiles({ home, workspace }), env);
   const settings = (await new SettingsStore(home).readRaw().catch((): Record<string, unknown> => ({}))).mcp as { disabled?: unknown } | undefined;
   const disabled = Array.isArray(settings?.disabled) ? settings.disabled.filter((n): n is string => typeof n === 'string') : [];
-  const gate: ProjectServerGate = { trusted: (await trust.get()).trusted, decisions: await trust.mcpDecisions(), disabled, allowedByName: await namesAllowedInSettings(home) };
+  const gate: ProjectServerGate = {
+    trusted: (await trust.get()).trusted,
+    decisions: await trust.mcpDecisions(),
+    disabled,
+    allowedByName: await namesAllowedInSettings(home),
+  };
   return { servers: config.servers, problems: config.problems, trust, gate };
 }
 
@@ -94,10 +99,14 @@ export async function decideServer(places: ApprovalPlaces, name: string, approve
   const definition = servers.find((s) => s.name === name);
   if (!definition) {
     const known = servers.filter((s) => s.source === 'project').map((s) => s.name);
-    throw new Error(`There is no MCP server named "${name}" in this folder's .mcp.json or .deft/mcp.json${known.length ? ` (its servers: ${known.join(', ')})` : ''}.`);
+    throw new Error(
+      `There is no MCP server named "${name}" in this folder's .mcp.json or .deft/mcp.json${known.length ? ` (its servers: ${known.join(', ')})` : ''}.`,
+    );
   }
-  if (definition.source !== 'project') throw new Error(`"${name}" is not a workspace server (it is defined in ${definition.file}): only servers from the workspace's own files are approved.`);
-  if (!gate.trusted) throw new Error(`Trust this folder first: "${name}" comes from the workspace's own files, and nothing they define runs in a folder you have not trusted.`);
+  if (definition.source !== 'project')
+    throw new Error(`"${name}" is not a workspace server (it is defined in ${definition.file}): only servers from the workspace's own files are approved.`);
+  if (!gate.trusted)
+    throw new Error(`Trust this folder first: "${name}" comes from the workspace's own files, and nothing they define runs in a folder you have not trusted.`);
   await trust.decideMcpServer(name, { fingerprint: definition.fingerprint, approved });
   return definition;
 }

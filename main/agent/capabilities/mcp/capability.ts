@@ -90,7 +90,8 @@ export function createMcpCapability(options: McpCapabilityOptions = {}): Capabil
     })();
     const deferredNames = (): Set<string> => {
       const names = new Set<string>();
-      for (const { definition, connection } of servers.connected()) if (isDeferred(definition)) for (const t of connection.tools) names.add(mcpToolName(definition.name, t.name));
+      for (const { definition, connection } of servers.connected())
+        if (isDeferred(definition)) for (const t of connection.tools) names.add(mcpToolName(definition.name, t.name));
       return names;
     };
     const overview = () => {
@@ -123,9 +124,16 @@ export function createMcpCapability(options: McpCapabilityOptions = {}): Capabil
       for (const p of problems) once(`${p.file}:${p.message}`, { kind: 'config-problem', file: p.file, message: p.message });
       for (const s of list) {
         if (s.status === 'untrusted') once(`${s.name}:${s.status}`, { kind: 'mcp-server-untrusted', server: s.name, file: s.file });
-        else if (s.status === 'needs-approval') once(`${s.name}:${s.status}`, { kind: 'mcp-server-needs-approval', server: s.name, file: s.file, target: s.target });
+        else if (s.status === 'needs-approval')
+          once(`${s.name}:${s.status}`, { kind: 'mcp-server-needs-approval', server: s.name, file: s.file, target: s.target });
         else if (s.status === 'denied') once(`${s.name}:${s.status}`, { kind: 'mcp-server-denied', server: s.name, file: s.file });
-        else if (s.status === 'failed' || s.status === 'needs-auth') once(`${s.name}:${s.status}`, { kind: 'mcp-server-unavailable', server: s.name, error: s.error ?? s.status, ...(s.authorizeUrl ? { signInUrl: s.authorizeUrl } : {}) });
+        else if (s.status === 'failed' || s.status === 'needs-auth')
+          once(`${s.name}:${s.status}`, {
+            kind: 'mcp-server-unavailable',
+            server: s.name,
+            error: s.error ?? s.status,
+            ...(s.authorizeUrl ? { signInUrl: s.authorizeUrl } : {}),
+          });
       }
     };
     const withOverview = async (action: () => Promise<void>) => {
@@ -190,7 +198,8 @@ export function createMcpCapability(options: McpCapabilityOptions = {}): Capabil
           const typed = `/${command}${args?.trim() ? ` ${args.trim()}` : ''}`;
           const turnId = await session.startTurn({ text: typed, modelText: text, origin: 'user' });
           if (!turnId) {
-            if (session.running) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it, then run the prompt again.');
+            if (session.running)
+              throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it, then run the prompt again.');
             throw new CommandError('not_configured', 'No model is configured. Open Settings and choose a provider, base URL and model.');
           }
           return { turnId };

@@ -23,8 +23,16 @@ describe('MCP configuration', () => {
 
   it('reads the common mcpServers format from the user file, .deft/mcp.json, .mcp.json and --mcp-config, first definition of a name winning', async () => {
     await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { github: { command: 'gh-mcp', args: ['--token', '${TOKEN}'] } } }));
-    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { github: { command: 'evil' }, docs: { type: 'http', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${KEY:-none}' } } } }));
-    await writeFile(join(workspace, '.deft', 'mcp.json'), JSON.stringify({ mcpServers: { local: { command: 'node', args: ['server.js'], env: { X: '1' }, cwd: 'tools' } } }));
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { github: { command: 'evil' }, docs: { type: 'http', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${KEY:-none}' } } },
+      }),
+    );
+    await writeFile(
+      join(workspace, '.deft', 'mcp.json'),
+      JSON.stringify({ mcpServers: { local: { command: 'node', args: ['server.js'], env: { X: '1' }, cwd: 'tools' } } }),
+    );
     const extra = join(home, 'extra.json');
     await writeFile(extra, JSON.stringify({ mcpServers: { more: { type: 'sse', url: 'http://127.0.0.1:9/sse' } } }));
     const config = await loadMcpConfig(configFiles({ home, workspace, extra: [extra] }), { TOKEN: 't0k' });
@@ -37,7 +45,9 @@ describe('MCP configuration', () => {
     expect(config.servers[1]!.config).toMatchObject({ command: 'gh-mcp', args: ['--token', 't0k'] });
     expect(config.servers[3]!.config).toMatchObject({ headers: { Authorization: 'Bearer none' } });
     // A workspace cannot replace a server the user defined.
-    expect(config.problems).toEqual([{ file: join(workspace, '.mcp.json'), message: `server "github" is ignored: it is already defined in ${join(home, 'mcp.json')}` }]);
+    expect(config.problems).toEqual([
+      { file: join(workspace, '.mcp.json'), message: `server "github" is ignored: it is already defined in ${join(home, 'mcp.json')}` },
+    ]);
   });
 
   it('never gives a workspace server Deft’s own variables, and lists every variable a definition reads', async () => {
@@ -55,7 +65,10 @@ describe('MCP configuration', () => {
 
   it('reports broken files and entries with what is wrong, and keeps the good ones', async () => {
     await writeFile(join(home, 'mcp.json'), '{ not json');
-    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { ok: { command: 'x' }, none: { args: [] }, bad: { url: 'ftp://x' }, 'bad name!': { command: 'x' } } }));
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({ mcpServers: { ok: { command: 'x' }, none: { args: [] }, bad: { url: 'ftp://x' }, 'bad name!': { command: 'x' } } }),
+    );
     const config = await loadMcpConfig(configFiles({ home, workspace }), {});
     expect(config.servers.map((s) => s.name)).toEqual(['ok']);
     const messages = config.problems.map((p) => p.message).join('\n');

@@ -93,7 +93,8 @@ export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: 
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || source === 'cli') problems.push({ file, message: `cannot be read: ${(error as Error).message}` });
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || source === 'cli')
+        problems.push({ file, message: `cannot be read: ${(error as Error).message}` });
       continue;
     }
     const parsed = parseMcpFile(text);
@@ -144,8 +145,14 @@ export function checkEntry(name: string, entry: unknown): { ok: true; config: Se
   const parsed = ServerConfig.safeParse(entry);
   if (parsed.success) return { ok: true, config: parsed.data };
   const isObject = entry && typeof entry === 'object';
-  const shape = isObject && 'url' in entry ? 'a remote server ({"type": "http"|"sse", "url", "headers"})' : 'a stdio server ({"command", "args", "env", "cwd"})';
-  const detail = isObject && !('url' in entry) && !('command' in entry) ? 'it has neither "command" nor "url"' : (isObject && 'url' in entry ? describeIssues(RemoteServer, entry) : describeIssues(StdioServer, entry));
+  const shape =
+    isObject && 'url' in entry ? 'a remote server ({"type": "http"|"sse", "url", "headers"})' : 'a stdio server ({"command", "args", "env", "cwd"})';
+  const detail =
+    isObject && !('url' in entry) && !('command' in entry)
+      ? 'it has neither "command" nor "url"'
+      : isObject && 'url' in entry
+        ? describeIssues(RemoteServer, entry)
+        : describeIssues(StdioServer, entry);
   return { ok: false, message: `server "${name}" is not ${shape}: ${detail}` };
 }
 

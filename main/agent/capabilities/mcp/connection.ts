@@ -66,7 +66,12 @@ export class ServerConnection {
       if (definition.config.type === 'sse') await this.connect(this.sseTransport(authProvider));
       else {
         try {
-          await this.connect(new StreamableHTTPClientTransport(new URL(definition.config.url), { requestInit: { headers: definition.config.headers ?? {} }, ...(authProvider ? { authProvider } : {}) }));
+          await this.connect(
+            new StreamableHTTPClientTransport(new URL(definition.config.url), {
+              requestInit: { headers: definition.config.headers ?? {} },
+              ...(authProvider ? { authProvider } : {}),
+            }),
+          );
         } catch (error) {
           // Servers of the older HTTP+SSE protocol answer a Streamable HTTP POST with 4xx: try that protocol.
           if (error instanceof UnauthorizedError || !/\b(40[0-9]|HTTP 4)/.test((error as Error).message) || this.closing) throw error;
@@ -162,7 +167,12 @@ export class ServerConnection {
     }, 10_000);
     // A schema nested thousands deep would overflow the stack wherever it is copied, compiled or sent.
     const name = this.options.definition.name;
-    this.refusedTools = listed.filter((t) => jsonDepth(t.inputSchema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH).map((t) => `MCP server "${name}": its tool "${t.name}" was left out: its input schema nests deeper than ${MAX_SCHEMA_DEPTH} levels, more than Deft accepts. The server's other tools work.`);
+    this.refusedTools = listed
+      .filter((t) => jsonDepth(t.inputSchema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH)
+      .map(
+        (t) =>
+          `MCP server "${name}": its tool "${t.name}" was left out: its input schema nests deeper than ${MAX_SCHEMA_DEPTH} levels, more than Deft accepts. The server's other tools work.`,
+      );
     this.tools = this.refusedTools.length ? listed.filter((t) => jsonDepth(t.inputSchema, MAX_SCHEMA_DEPTH) <= MAX_SCHEMA_DEPTH) : listed;
   }
 
@@ -185,7 +195,11 @@ export class ServerConnection {
     return client.getPrompt({ name, arguments: args }, { ...(signal ? { signal } : {}), timeout: 60_000 });
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number; onProgress(text: string): void }): Promise<McpCallResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number; onProgress(text: string): void },
+  ): Promise<McpCallResult> {
     const client = this.client;
     if (!client) throw new Error('The server is not connected.');
     const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {

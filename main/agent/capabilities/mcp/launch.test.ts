@@ -29,9 +29,26 @@ async function places() {
 
 async function start(source: ServerSource, choice: McpSandboxChoice, env: Record<string, string>, where: { workspace: string; home: string }) {
   const config: ServerConfig = { command: process.execPath, args: [TEST_SERVER], env };
-  const definition: ServerDefinition = { name: 'repo', source, file: join(where.workspace, '.mcp.json'), config, fingerprint: 'test', missing: [], variables: [], written: config };
+  const definition: ServerDefinition = {
+    name: 'repo',
+    source,
+    file: join(where.workspace, '.mcp.json'),
+    config,
+    fingerprint: 'test',
+    missing: [],
+    variables: [],
+    written: config,
+  };
   const sandbox = new Sandbox({ workspace: where.workspace, home: where.home }).forWorkspace();
-  connection = new ServerConnection({ definition, workspace: where.workspace, neutralCwd: where.home, launch: sandboxedLauncher(sandbox, async () => choice), clientVersion: 'test', onToolsChanged: () => {}, onClosed: () => {} });
+  connection = new ServerConnection({
+    definition,
+    workspace: where.workspace,
+    neutralCwd: where.home,
+    launch: sandboxedLauncher(sandbox, async () => choice),
+    clientVersion: 'test',
+    onToolsChanged: () => {},
+    onClosed: () => {},
+  });
   await connection.open();
   return connection;
 }
@@ -47,14 +64,16 @@ describeSandboxed('MCP stdio servers in the OS sandbox', () => {
     expect(said).toContainEqual(expect.stringMatching(new RegExp(`^write ${targets[1]}: E`)));
     expect(said).toContain(`write ${targets[2]}: ok`);
     // Its tools work as usual.
-    expect((await server.callTool('echo', { text: 'hi' }, { signal: new AbortController().signal, timeoutMs: 10_000, onProgress: () => {} })).content).toEqual([{ type: 'text', text: 'echo: hi' }]);
+    expect((await server.callTool('echo', { text: 'hi' }, { signal: new AbortController().signal, timeoutMs: 10_000, onProgress: () => {} })).content).toEqual([
+      { type: 'text', text: 'echo: hi' },
+    ]);
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
     await server.close();
     connection = undefined;
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 10_000);
   });
 
-  it("the user's own servers run as configured unless mcp.sandbox is \"all\" — still, nothing they start outlives them", async () => {
+  it('the user\'s own servers run as configured unless mcp.sandbox is "all" — still, nothing they start outlives them', async () => {
     const where = await places();
     const target = join(where.home, 'user-server.txt');
     const nap = uniqueSleep();
@@ -62,7 +81,9 @@ describeSandboxed('MCP stdio servers in the OS sandbox', () => {
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
     await connection!.close();
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 10_000);
-    expect((await start('user', 'all', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContainEqual(expect.stringMatching(new RegExp(`^write ${target}: E`)));
+    expect((await start('user', 'all', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContainEqual(
+      expect.stringMatching(new RegExp(`^write ${target}: E`)),
+    );
     await connection!.close();
     expect((await start('project', 'off', { MCP_TEST_WRITE: target }, where)).stderr.lines(10)).toContain(`write ${target}: ok`);
   });
@@ -98,7 +119,20 @@ describeSandboxed("a sandboxed server's network (finding 14)", () => {
   it('may reach the internet through the proxy, not this machine or the local network', async () => {
     const verdict = (host: string) => internetOnly({ host, port: 443 }, new AbortController().signal).then((v) => v.allowed);
     for (const host of ['registry.npmjs.org', '93.184.215.14', '[2606:2800:21f:cb07:6820:80da:af6b:8b2c]']) expect(await verdict(host), host).toBe(true);
-    for (const host of ['localhost', 'db.localhost', '127.0.0.1', '10.0.0.2', '192.168.1.1', '169.254.169.254', '[::1]', '[::ffff:127.0.0.1]', '[fd00::1]', 'printer.local', 'metadata.google.internal']) expect(await verdict(host), host).toBe(false);
+    for (const host of [
+      'localhost',
+      'db.localhost',
+      '127.0.0.1',
+      '10.0.0.2',
+      '192.168.1.1',
+      '169.254.169.254',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[fd00::1]',
+      'printer.local',
+      'metadata.google.internal',
+    ])
+      expect(await verdict(host), host).toBe(false);
   });
 });
 
@@ -111,7 +145,12 @@ describeSandboxed('a sandboxed server that fails to start', () => {
 
 describe("the user's own servers' search paths", () => {
   it('lose relative and empty entries and folders inside the workspace; a workspace server keeps them', async () => {
-    const env = { PATH: '/ws/node_modules/.bin:node_modules/.bin::/usr/bin:/ws:/wsx/bin', PYTHONPATH: '.:/ws/lib:/opt/py', NODE_PATH: '/ws/node_modules', OTHER: '/ws/bin' };
+    const env = {
+      PATH: '/ws/node_modules/.bin:node_modules/.bin::/usr/bin:/ws:/wsx/bin',
+      PYTHONPATH: '.:/ws/lib:/opt/py',
+      NODE_PATH: '/ws/node_modules',
+      OTHER: '/ws/bin',
+    };
     expect(withoutWorkspaceSearchPaths(env, '/ws')).toEqual({ PATH: '/usr/bin:/wsx/bin', PYTHONPATH: '/opt/py', NODE_PATH: '', OTHER: '/ws/bin' });
     const request = { argv: ['x'], cwd: '/home', workspace: '/ws', env: { PATH: '/ws/bin:/usr/bin' }, label: 'x' };
     expect((await directLauncher({ ...request, source: 'user' })).env.PATH).toBe('/usr/bin');

@@ -38,11 +38,15 @@ const SEARCH_PATHS = ['PATH', 'NODE_PATH', 'PYTHONPATH', 'PYTHONUSERBASE', 'PERL
  */
 export function withoutWorkspaceSearchPaths(env: Record<string, string>, workspace: string): Record<string, string> {
   const root = resolve(workspace);
-  const inside = (entry: string) => !entry || !isAbsolute(entry) || resolve(entry) === root || resolve(entry).startsWith(root.endsWith(sep) ? root : root + sep);
+  const inside = (entry: string) =>
+    !entry || !isAbsolute(entry) || resolve(entry) === root || resolve(entry).startsWith(root.endsWith(sep) ? root : root + sep);
   const out = { ...env };
   for (const name of SEARCH_PATHS) {
     if (out[name] === undefined) continue;
-    out[name] = out[name].split(delimiter).filter((entry) => !inside(entry)).join(delimiter);
+    out[name] = out[name]
+      .split(delimiter)
+      .filter((entry) => !inside(entry))
+      .join(delimiter);
   }
   return out;
 }
@@ -93,10 +97,19 @@ export function sandboxedLauncher(sandbox: WorkspaceSandbox, choice: () => Promi
       return directLauncher(request);
     }
     const tmp = plan.env.TMPDIR;
-    const caches: Record<string, string> = tmp ? { TMPDIR: tmp, npm_config_cache: join(tmp, 'npm-cache'), UV_CACHE_DIR: join(tmp, 'uv-cache'), XDG_CACHE_HOME: join(tmp, 'cache') } : {};
+    const caches: Record<string, string> = tmp
+      ? { TMPDIR: tmp, npm_config_cache: join(tmp, 'npm-cache'), UV_CACHE_DIR: join(tmp, 'uv-cache'), XDG_CACHE_HOME: join(tmp, 'cache') }
+      : {};
     // Its way out: the proxy variables the plan set (no other variable of Deft's reaches a server).
     const proxy = Object.fromEntries(Object.entries(plan.env).filter(([name]) => /^((https?|all|no)_proxy|NODE_USE_ENV_PROXY)$/i.test(name)));
     const env = { ...(await defaultEnvironment()), ...caches, ...proxy, ...request.env };
-    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: request.source === 'project' ? env : withoutWorkspaceSearchPaths(env, request.workspace), sandboxed: true, release: () => plan.release() };
+    return {
+      file: plan.file,
+      args: plan.args,
+      cwd: plan.cwd,
+      env: request.source === 'project' ? env : withoutWorkspaceSearchPaths(env, request.workspace),
+      sandboxed: true,
+      release: () => plan.release(),
+    };
   };
 }

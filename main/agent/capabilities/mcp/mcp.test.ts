@@ -40,23 +40,39 @@ async function overviewWhen(hh: Harness, check: (o: McpOverview) => boolean, tim
 }
 const statusOf = (o: McpOverview, name: string) => o.servers.find((s) => s.name === name)?.status;
 
-
 describe('MCP servers through the model', () => {
   it('runs a server’s prompt as a slash command: its arguments in order, the prompt it returns sent as the user’s message', async () => {
     h = await createHarness();
     await userServers(h, { test: server() });
     const overview = await overviewWhen(h, (o) => statusOf(o, 'test') === 'connected');
     expect(overview.servers[0]!.prompts).toEqual([
-      { command: 'mcp__test__review', serverPrompt: 'review', description: 'Review a file.', arguments: [{ name: 'file', description: 'The file to review', required: true }, { name: 'focus', description: 'What to look at' }] },
+      {
+        command: 'mcp__test__review',
+        serverPrompt: 'review',
+        description: 'Review a file.',
+        arguments: [
+          { name: 'file', description: 'The file to review', required: true },
+          { name: 'focus', description: 'What to look at' },
+        ],
+      },
     ]);
     h.server.enqueue(textReply('reviewed'));
-    const { turnId } = await h.core.handlers.runMcpPrompt({ sessionId: h.session.id, command: 'mcp__test__review', args: 'src/app.ts error handling and retries' });
+    const { turnId } = await h.core.handlers.runMcpPrompt({
+      sessionId: h.session.id,
+      command: 'mcp__test__review',
+      args: 'src/app.ts error handling and retries',
+    });
     await h.core.turnDone(h.session.id);
     expect(h.sessionEvents('turn.started').at(-1)).toMatchObject({ turnId, text: '/mcp__test__review src/app.ts error handling and retries' });
-    expect(h.server.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Review src/app.ts with a focus on error handling and retries.' });
+    expect(h.server.requests.at(-1)!.body.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: 'Review src/app.ts with a focus on error handling and retries.',
+    });
     // A required argument missing, an unknown prompt: clear errors, nothing sent.
     const sent = h.server.requests.length;
-    await expect(h.core.handlers.runMcpPrompt({ sessionId: h.session.id, command: 'mcp__test__review' })).rejects.toThrow('/mcp__test__review <file> [focus]: file is required.');
+    await expect(h.core.handlers.runMcpPrompt({ sessionId: h.session.id, command: 'mcp__test__review' })).rejects.toThrow(
+      '/mcp__test__review <file> [focus]: file is required.',
+    );
     await expect(h.core.handlers.runMcpPrompt({ sessionId: h.session.id, command: 'mcp__test__nope', args: 'x' })).rejects.toMatchObject({ code: 'not_found' });
     expect(h.server.requests.length).toBe(sent);
   });
@@ -73,7 +89,12 @@ describe('MCP servers through the model', () => {
     expect(overview.servers[0]!.tools.find((t) => t.name === 'mcp__test__echo')).toMatchObject({ description: 'Echo the text back.', deferred: false });
 
     h.server.enqueue(
-      toolStep(callChunk('mcp__test__echo', { text: 'hi' }), callChunk('mcp__test__structured', { n: 3 }), callChunk('mcp__test__resource', {}), callChunk('mcp__test__fail', {})),
+      toolStep(
+        callChunk('mcp__test__echo', { text: 'hi' }),
+        callChunk('mcp__test__structured', { n: 3 }),
+        callChunk('mcp__test__resource', {}),
+        callChunk('mcp__test__fail', {}),
+      ),
       textReply('done'),
     );
     await h.run('go');
@@ -86,9 +107,15 @@ describe('MCP servers through the model', () => {
     expect(results[2]).toContain('Resource file:///notes.txt (text/plain):\nthe notes');
     expect(results[2]).toContain('Resource link: https://example.invalid/doc (doc)');
     expect(results[3]).toBe('ERROR: it went wrong');
-    const card = h.sessionEvents('tool.call.result').find((e) => e.type === 'tool.call.result' && e.name === 'mcp__test__echo') as Extract<SessionEvent, { type: 'tool.call.result' }>;
+    const card = h.sessionEvents('tool.call.result').find((e) => e.type === 'tool.call.result' && e.name === 'mcp__test__echo') as Extract<
+      SessionEvent,
+      { type: 'tool.call.result' }
+    >;
     expect(card.display).toMatchObject({ kind: 'mcp_result', server: 'test', text: 'echo: hi' });
-    const started = h.sessionEvents('tool.call.started').find((e) => e.type === 'tool.call.started' && e.name === 'mcp__test__echo') as Extract<SessionEvent, { type: 'tool.call.started' }>;
+    const started = h.sessionEvents('tool.call.started').find((e) => e.type === 'tool.call.started' && e.name === 'mcp__test__echo') as Extract<
+      SessionEvent,
+      { type: 'tool.call.started' }
+    >;
     expect(started.display).toMatchObject({ kind: 'mcp_call', server: 'test', tool: 'echo' });
   });
 
@@ -97,7 +124,11 @@ describe('MCP servers through the model', () => {
     await userServers(h, { test: server() });
     await overviewWhen(h, (o) => statusOf(o, 'test') === 'connected');
     h.server.enqueue(
-      toolStep(callChunk('mcp__test__echo', { txt: 'hi' }), callChunk('mcp__test__structured', { n: 0 }), callChunk('mcp__test__odd_name_with_spaces', { pair: ['a', 'b'] })),
+      toolStep(
+        callChunk('mcp__test__echo', { txt: 'hi' }),
+        callChunk('mcp__test__structured', { n: 0 }),
+        callChunk('mcp__test__odd_name_with_spaces', { pair: ['a', 'b'] }),
+      ),
       textReply('ok'),
     );
     await h.run('go');
@@ -146,7 +177,10 @@ describe('MCP servers through the model', () => {
     expect(toolMessages(h).at(-1)).toBe('echo: back');
     const pids = (await readFile(pidFile, 'utf8')).trim().split('\n').map(Number);
     expect(pids).toHaveLength(2);
-    const tagged = () => execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(tag) && !line.trim().startsWith('Z'));
+    const tagged = () =>
+      execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(tag) && !line.trim().startsWith('Z'));
     expect(tagged().length).toBeGreaterThan(0);
     await h.core.close();
     await waitFor(() => tagged().length === 0, 10_000);
@@ -259,7 +293,10 @@ describe('MCP servers through the model', () => {
     try {
       const port = await new Promise<number>((resolve) => child.stdout.on('data', (d: Buffer) => resolve(Number(/listening (\d+)/.exec(d.toString())![1]))));
       h = await createHarness();
-      await userServers(h, { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` }, gone: { type: 'http', url: `http://127.0.0.1:${port}/nothing-here` } });
+      await userServers(h, {
+        remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+        gone: { type: 'http', url: `http://127.0.0.1:${port}/nothing-here` },
+      });
       const overview = await overviewWhen(h, (o) => statusOf(o, 'remote') === 'connected' && statusOf(o, 'gone') === 'failed');
       expect(overview.servers.find((s) => s.name === 'remote')).toMatchObject({ transport: 'http', target: `http://127.0.0.1:${port}/mcp` });
       h.server.enqueue(toolStep(callChunk('mcp__remote__echo', { text: 'over http' })), textReply('ok'));
@@ -357,7 +394,10 @@ describe('MCP tools and permissions', () => {
     expect(toolMessages(h)[0]).toBe('echo: ask me');
 
     const settings = JSON.parse(await readFile(join(h.home, 'settings.json'), 'utf8')) as Record<string, unknown>;
-    await writeFile(join(h.home, 'settings.json'), JSON.stringify({ ...settings, permissions: { defaultMode: 'ask', allow: ['mcp__test__*'], deny: ['mcp__test__crash'] } }));
+    await writeFile(
+      join(h.home, 'settings.json'),
+      JSON.stringify({ ...settings, permissions: { defaultMode: 'ask', allow: ['mcp__test__*'], deny: ['mcp__test__crash'] } }),
+    );
     h.server.enqueue(toolStep(callChunk('mcp__test__echo', { text: 'allowed' }), callChunk('mcp__test__crash', {})), textReply('ok'));
     await h.run('again');
     expect(toolMessages(h).slice(-2)).toEqual(['echo: allowed', expect.stringContaining('is blocked by the deny rule "mcp__test__crash"')]);
@@ -388,7 +428,10 @@ describe('deferred MCP tools and select_tools', () => {
     const results = toolMessages(h);
     expect(results[0]).toContain('Tool "mcp__many__echo" is deferred');
     expect(results[1]).toBe(
-      'Loaded: mcp__many__echo\nLoaded: mcp__many__generated_7\nUnknown: mcp__many__ecco (close names: mcp__many__echo, mcp__many__extra)\nAlready available: Read\nLoaded tools can be called from your next step.'.replace(', mcp__many__extra', ''),
+      'Loaded: mcp__many__echo\nLoaded: mcp__many__generated_7\nUnknown: mcp__many__ecco (close names: mcp__many__echo, mcp__many__extra)\nAlready available: Read\nLoaded tools can be called from your next step.'.replace(
+        ', mcp__many__extra',
+        '',
+      ),
     );
     expect(toolNames(third).filter((n) => n.startsWith('mcp__'))).toEqual(['mcp__many__echo', 'mcp__many__generated_7']);
     expect(results[2]).toBe('echo: loaded');
@@ -399,7 +442,13 @@ describe('deferred MCP tools and select_tools', () => {
     const { DeftCore } = await import('#runtime/core');
     const { FileSecretStore } = await import('#infra/settings/secrets');
     await h.core.close();
-    const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: FileSecretStore.inHome(h.home), capabilities: defaultCapabilities });
+    const again = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: FileSecretStore.inHome(h.home),
+      capabilities: defaultCapabilities,
+    });
     try {
       await again.handlers.openSession({ sessionId: h.session.id });
       await overviewWhen({ ...h, core: again }, (o) => statusOf(o, 'many') === 'connected');
@@ -417,8 +466,13 @@ describe('deferred MCP tools and select_tools', () => {
     h = await createHarness();
     await userServers(h, { many: server({ MCP_TEST_TOOLS: '40' }) });
     await overviewWhen(h, (o) => statusOf(o, 'many') === 'connected');
-    const offered = () => h!.server.requests.at(-1)!.body.tools!.map((t) => t.function.name).filter((n) => n.startsWith('mcp__'));
-    const announcements = () => h!.server.requests.at(-1)!.body.messages.filter((m) => typeof m.content === 'string' && m.content.includes('Deferred tools changed')).length;
+    const offered = () =>
+      h!.server.requests
+        .at(-1)!
+        .body.tools!.map((t) => t.function.name)
+        .filter((n) => n.startsWith('mcp__'));
+    const announcements = () =>
+      h!.server.requests.at(-1)!.body.messages.filter((m) => typeof m.content === 'string' && m.content.includes('Deferred tools changed')).length;
     h.server.enqueue(toolStep(callChunk('select_tools', { names: ['mcp__many__echo'] })), textReply('loaded'));
     await h.run('load');
     h.server.enqueue(toolStep(callChunk('select_tools', { names: ['mcp__many__big'] })), textReply('loaded too'));

@@ -25,7 +25,9 @@ const secretKey = (name: string) => `mcp.oauth.${name}`;
 function page(res: ServerResponse, status: number, title: string, text: string): void {
   const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'" });
-  res.end(`<!doctype html><meta charset="utf-8"><title>${escape(title)}</title><body style="font:16px system-ui;margin:3em"><h1>${escape(title)}</h1><p>${escape(text)}</p>`);
+  res.end(
+    `<!doctype html><meta charset="utf-8"><title>${escape(title)}</title><body style="font:16px system-ui;margin:3em"><h1>${escape(title)}</h1><p>${escape(text)}</p>`,
+  );
 }
 
 /**
@@ -94,14 +96,22 @@ export class McpOAuth {
 
   private async callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method !== 'GET' || url.pathname !== '/callback') return page(res, 404, 'Not found', 'This address only receives sign-ins to MCP servers started by Deft.');
+    if (req.method !== 'GET' || url.pathname !== '/callback')
+      return page(res, 404, 'Not found', 'This address only receives sign-ins to MCP servers started by Deft.');
     const state = url.searchParams.get('state') ?? '';
     const flow = this.pending.get(state);
-    if (!flow || flow.expires < Date.now()) return page(res, 400, 'Sign-in not recognised', 'Deft did not start this sign-in, or it is too old. Start it again from Settings → MCP servers.');
+    if (!flow || flow.expires < Date.now())
+      return page(res, 400, 'Sign-in not recognised', 'Deft did not start this sign-in, or it is too old. Start it again from Settings → MCP servers.');
     this.pending.delete(state);
     const error = url.searchParams.get('error');
     const code = url.searchParams.get('code');
-    if (error || !code) return page(res, 400, `Sign-in to ${flow.name} failed`, `The server said: ${error ?? 'no authorization code'} ${url.searchParams.get('error_description') ?? ''}`.trim());
+    if (error || !code)
+      return page(
+        res,
+        400,
+        `Sign-in to ${flow.name} failed`,
+        `The server said: ${error ?? 'no authorization code'} ${url.searchParams.get('error_description') ?? ''}`.trim(),
+      );
     try {
       const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
       const result = await auth(flow.provider, { serverUrl: flow.url, authorizationCode: code });
@@ -128,7 +138,13 @@ class ServerAuth implements OAuthClientProvider {
   ) {}
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Deft', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'Deft',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   state(): string {
@@ -158,7 +174,8 @@ class ServerAuth implements OAuthClientProvider {
 
   redirectToAuthorization(authorizationUrl: URL): void {
     // The page opens in the user's browser from a link: only a web address may become one.
-    if (authorizationUrl.protocol !== 'https:' && authorizationUrl.protocol !== 'http:') throw new Error(`The server's sign-in page is not a web address (${authorizationUrl.protocol}).`);
+    if (authorizationUrl.protocol !== 'https:' && authorizationUrl.protocol !== 'http:')
+      throw new Error(`The server's sign-in page is not a web address (${authorizationUrl.protocol}).`);
     this.hooks.redirect(authorizationUrl.href);
   }
 

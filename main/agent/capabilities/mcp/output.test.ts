@@ -36,7 +36,15 @@ describe('convertResult', () => {
 
   it('drops images beyond 10 MiB of binary with a note', () => {
     const big = 'A'.repeat(8 * 1024 * 1024);
-    const { tool } = convertResult({ content: [{ type: 'image', data: big, mimeType: 'image/png' }, { type: 'image', data: big, mimeType: 'image/png' }] }, true);
+    const { tool } = convertResult(
+      {
+        content: [
+          { type: 'image', data: big, mimeType: 'image/png' },
+          { type: 'image', data: big, mimeType: 'image/png' },
+        ],
+      },
+      true,
+    );
     const parts = tool.output as Array<{ type: string; text?: string }>;
     expect(parts.filter((p) => p.type === 'image')).toHaveLength(1);
     expect(parts[0]!.text).toContain('over the 10 MiB limit');

@@ -100,9 +100,16 @@ export function convertResult(result: McpCallResult, imageInput: boolean): { too
     : joined;
   const withNotes = [text, ...notes].filter((t) => t !== '').join('\n');
   const output: string | ContentPart[] = images.length
-    ? [{ type: 'text', text: withNotes || 'The tool returned images.' }, ...images.map((i): ContentPart => ({ type: 'image', mimeType: i.mimeType, data: i.data }))]
+    ? [
+        { type: 'text', text: withNotes || 'The tool returned images.' },
+        ...images.map((i): ContentPart => ({ type: 'image', mimeType: i.mimeType, data: i.data })),
+      ]
     : withNotes;
-  const view: McpResultView = { text: withNotes, images: images.map((i) => ({ mimeType: i.mimeType, dataUrl: `data:${i.mimeType};base64,${i.data}` })), resources };
+  const view: McpResultView = {
+    text: withNotes,
+    images: images.map((i) => ({ mimeType: i.mimeType, dataUrl: `data:${i.mimeType};base64,${i.data}` })),
+    resources,
+  };
   return { tool: { output, ...(result.isError ? { isError: true } : {}), truncated: true }, view };
 }
 

@@ -8,7 +8,11 @@ export function promptInfo(server: string, prompt: McpPrompt): McpPromptInfo {
     command: mcpToolName(server, prompt.name),
     serverPrompt: prompt.name,
     description: (prompt.description ?? '').trim().split('\n')[0]!.slice(0, 300),
-    arguments: (prompt.arguments ?? []).map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), ...(a.required ? { required: true } : {}) })),
+    arguments: (prompt.arguments ?? []).map((a) => ({
+      name: a.name,
+      ...(a.description ? { description: a.description } : {}),
+      ...(a.required ? { required: true } : {}),
+    })),
   };
 }
 
@@ -37,7 +41,10 @@ export function promptArguments(info: McpPromptInfo, text: string): Record<strin
   });
   const missing = info.arguments.filter((a) => a.required && !(a.name in args)).map((a) => a.name);
   if (missing.length) throw new Error(`${promptUsage(info)}: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required.`);
-  if (rest) throw new Error(`${promptUsage(info)} takes ${info.arguments.length ? `at most ${info.arguments.length} argument${info.arguments.length === 1 ? '' : 's'}` : 'no arguments'}.`);
+  if (rest)
+    throw new Error(
+      `${promptUsage(info)} takes ${info.arguments.length ? `at most ${info.arguments.length} argument${info.arguments.length === 1 ? '' : 's'}` : 'no arguments'}.`,
+    );
   return args;
 }
 

@@ -171,7 +171,10 @@ export class McpServers {
     entry.restarts++;
     const delay = (this.options.restartDelay ?? defaultDelay)(entry.restarts);
     entry.status = 'failed';
-    entry.error = delay === null ? `${error.message}. It was restarted ${entry.restarts - 1} times and kept failing; restart it from Settings → MCP servers.` : `${error.message}. Restarting in ${Math.round(delay / 1000)} s.`;
+    entry.error =
+      delay === null
+        ? `${error.message}. It was restarted ${entry.restarts - 1} times and kept failing; restart it from Settings → MCP servers.`
+        : `${error.message}. Restarting in ${Math.round(delay / 1000)} s.`;
     if (delay !== null) {
       entry.timer = setTimeout(() => {
         entry.timer = null;
@@ -206,7 +209,9 @@ export class McpServers {
 
   /** Connected servers, with their connection. */
   connected(): Array<{ definition: ServerDefinition; connection: ServerConnection }> {
-    return [...this.entries.values()].flatMap((e) => (e.status === 'connected' && e.connection ? [{ definition: e.definition, connection: e.connection }] : []));
+    return [...this.entries.values()].flatMap((e) =>
+      e.status === 'connected' && e.connection ? [{ definition: e.definition, connection: e.connection }] : [],
+    );
   }
 
   /** The live connection of a server, or why there is none. */
@@ -238,9 +243,13 @@ export class McpServers {
 
   async decide(name: string, approved: boolean): Promise<void> {
     const entry = this.require(name);
-    if (entry.definition.source !== 'project') throw new Error(`"${name}" is not a workspace server: only servers from the workspace's own files are approved.`);
+    if (entry.definition.source !== 'project')
+      throw new Error(`"${name}" is not a workspace server: only servers from the workspace's own files are approved.`);
     // An answer given before the folder is trusted would start the server the moment it is.
-    if (!(await this.options.gates.trusted())) throw new Error(`Trust this folder first: "${name}" comes from the workspace's own files, and nothing they define runs in a folder you have not trusted.`);
+    if (!(await this.options.gates.trusted()))
+      throw new Error(
+        `Trust this folder first: "${name}" comes from the workspace's own files, and nothing they define runs in a folder you have not trusted.`,
+      );
     await this.options.gates.decide(name, { fingerprint: entry.definition.fingerprint, approved });
     if (approved && entry.status === 'needs-approval') entry.status = 'starting';
     await this.sync();
@@ -283,14 +292,18 @@ export class McpServers {
           const name = mcpToolName(definition.name, t.name);
           return { name, serverTool: t.name, description: (t.description ?? '').trim().split('\n')[0]!.slice(0, 300), deferred: deferred(name) };
         }),
-        ...(entry.status === 'needs-auth' && this.options.oauth?.authorizeUrl(definition.name) ? { authorizeUrl: this.options.oauth.authorizeUrl(definition.name) } : {}),
+        ...(entry.status === 'needs-auth' && this.options.oauth?.authorizeUrl(definition.name)
+          ? { authorizeUrl: this.options.oauth.authorizeUrl(definition.name) }
+          : {}),
         prompts: entry.status === 'connected' && entry.connection ? entry.connection.prompts.map((p) => promptInfo(definition.name, p)) : [],
         missingVariables: definition.missing,
         variables: definition.variables,
         definition: definition.written,
       };
     });
-    const refused = [...this.entries.values()].flatMap((e) => (e.status === 'connected' && e.connection ? e.connection.refusedTools.map((message) => ({ file: e.definition.file, message })) : []));
+    const refused = [...this.entries.values()].flatMap((e) =>
+      e.status === 'connected' && e.connection ? e.connection.refusedTools.map((message) => ({ file: e.definition.file, message })) : [],
+    );
     return { servers, problems: [...this.problems, ...refused] };
   }
 

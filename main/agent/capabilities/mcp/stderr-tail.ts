@@ -11,7 +11,11 @@ export class StderrTail {
 
   /** The last `count` non-empty lines. */
   lines(count = 20): string[] {
-    return this.text.split('\n').map((l) => l.trimEnd()).filter(Boolean).slice(-count);
+    return this.text
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter(Boolean)
+      .slice(-count);
   }
 
   clear(): void {

@@ -39,11 +39,23 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
     };
 
     const overview = async (sessionId?: string): Promise<MemoryOverview> => {
-      const [set, settings, project, user] = await Promise.all([rootSet(), readInstructionSettings(core.home), memoryFileIn(roots.workspace), memoryFileIn(core.home)]);
+      const [set, settings, project, user] = await Promise.all([
+        rootSet(),
+        readInstructionSettings(core.home),
+        memoryFileIn(roots.workspace),
+        memoryFileIn(core.home),
+      ]);
       const nested = sessionId ? await nestedOf(await core.session(sessionId)) : [];
       const files = [...set.files, ...nested.flatMap((n) => n.files)];
       return {
-        files: files.map((f) => ({ display: f.display, scope: f.scope, ...(f.importedBy ? { importedBy: f.importedBy } : {}), text: f.text, bytes: f.bytes, truncated: f.truncated })),
+        files: files.map((f) => ({
+          display: f.display,
+          scope: f.scope,
+          ...(f.importedBy ? { importedBy: f.importedBy } : {}),
+          text: f.text,
+          bytes: f.bytes,
+          truncated: f.truncated,
+        })),
         problems: [...set.problems, ...nested.flatMap((n) => n.problems)],
         settings,
         targets: [

@@ -20,7 +20,11 @@ export interface NestedFolder {
  * Each touched subfolder's instruction files, read afresh (an edit is announced again), none repeated: a file the
  * system prompt holds, or an earlier folder announced, is left out.
  */
-export async function readNested(context: InstructionContext & { userHome: string }, folders: readonly string[], rootRead: ReadonlySet<string>): Promise<NestedFolder[]> {
+export async function readNested(
+  context: InstructionContext & { userHome: string },
+  folders: readonly string[],
+  rootRead: ReadonlySet<string>,
+): Promise<NestedFolder[]> {
   const seen = new Set(rootRead);
   const out: NestedFolder[] = [];
   for (const folder of folders) {

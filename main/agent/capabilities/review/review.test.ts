@@ -59,10 +59,16 @@ describe('review mode', { timeout: 60_000 }, () => {
 
   it('writes nothing when every hunk is rejected, refuses a wrong number of decisions, and gives up when the turn is stopped', async () => {
     h = await reviewing();
-    h.server.enqueue(toolStep(callChunk('Read', { path: 'long.txt' })), toolStep(callChunk('Edit', { path: 'long.txt', old_string: 'line 7\n', new_string: 'seven\n' })), textReply('ok'));
+    h.server.enqueue(
+      toolStep(callChunk('Read', { path: 'long.txt' })),
+      toolStep(callChunk('Edit', { path: 'long.txt', old_string: 'line 7\n', new_string: 'seven\n' })),
+      textReply('ok'),
+    );
     const turn = h.run('edit');
     const request = await requested(h, 1);
-    await expect(h.core.handlers.answerChangeReview({ sessionId: h.session.id, requestId: request.requestId, accepted: [true, true] })).rejects.toThrow(/1 expected, 2 given/);
+    await expect(h.core.handlers.answerChangeReview({ sessionId: h.session.id, requestId: request.requestId, accepted: [true, true] })).rejects.toThrow(
+      /1 expected, 2 given/,
+    );
     await h.core.handlers.answerChangeReview({ sessionId: h.session.id, requestId: request.requestId, accepted: [false] });
     await turn;
     expect(await readFile(join(h.workspace, 'long.txt'), 'utf8')).toBe(lines);

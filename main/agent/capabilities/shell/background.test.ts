@@ -11,7 +11,6 @@ import { shellCapability } from './capability';
 import { reminders } from '#test-support/mock-steps';
 import { cliHost } from '../../../host/hosts';
 
-
 let h: Harness;
 const extraCores: DeftCore[] = [];
 afterEach(async () => {
@@ -25,7 +24,11 @@ describe('background tasks notify the model exactly once', () => {
   it('an idle agent gets a turn of its own when a task ends', async () => {
     h = await createTasksHarness();
     // The task ends when the test says so: after the turn that started it has ended (the agent is idle).
-    const { content } = await callTool(h, 'Bash', { command: 'until [ -e go ]; do sleep 0.05; done; echo all tests passed', run_in_background: true, description: 'run the tests' });
+    const { content } = await callTool(h, 'Bash', {
+      command: 'until [ -e go ]; do sleep 0.05; done; echo all tests passed',
+      run_in_background: true,
+      description: 'run the tests',
+    });
     expect(content).toMatch(/^Started in the background\.\ntask_id: bash-[0-9a-z]{8}\npid: \d+\ndescription: run the tests\nstatus: running\n/);
     expect(content).toContain('automatic_notification: true');
     const id = /task_id: (\S+)/.exec(content)![1]!;
@@ -49,7 +52,18 @@ describe('background tasks notify the model exactly once', () => {
     h = await createTasksHarness();
     h.server.enqueue(
       // The background job ends while the next step's command runs (that command lets it go), however slow the machine.
-      { chunks: [{ toolCall: { id: 'a', name: 'Bash', args: JSON.stringify({ command: 'until [ -e go ]; do sleep 0.05; done; echo bg done', run_in_background: true, description: 'quick job' }) } }, { finish: 'tool_calls' }] },
+      {
+        chunks: [
+          {
+            toolCall: {
+              id: 'a',
+              name: 'Bash',
+              args: JSON.stringify({ command: 'until [ -e go ]; do sleep 0.05; done; echo bg done', run_in_background: true, description: 'quick job' }),
+            },
+          },
+          { finish: 'tool_calls' },
+        ],
+      },
       { chunks: [{ toolCall: { id: 'b', name: 'Bash', args: JSON.stringify({ command: 'touch go; sleep 1' }) } }, { finish: 'tool_calls' }] },
       { chunks: [{ text: 'final' }, { finish: 'stop' }] },
     );
@@ -65,7 +79,12 @@ describe('background tasks notify the model exactly once', () => {
   it('a notification that arrives during the last step wakes the agent once the turn ends', async () => {
     h = await createTasksHarness();
     h.server.enqueue(
-      { chunks: [{ toolCall: { id: 'a', name: 'Bash', args: JSON.stringify({ command: 'sleep 0.2; echo woke', run_in_background: true, description: 'short job' }) } }, { finish: 'tool_calls' }] },
+      {
+        chunks: [
+          { toolCall: { id: 'a', name: 'Bash', args: JSON.stringify({ command: 'sleep 0.2; echo woke', run_in_background: true, description: 'short job' }) } },
+          { finish: 'tool_calls' },
+        ],
+      },
       { chunks: [{ text: 'I will wait for the notification.' }, { text: ' Done.' }, { finish: 'stop' }], delayMs: 300 },
     );
     await h.run('go');
@@ -159,10 +178,29 @@ describe('background tasks and the session lifecycle', () => {
     const dir = await findSessionDir(sessionDir, sessions[0]!.id);
     await mkdir(join(dir, 'tasks', id), { recursive: true });
     await writeFile(join(dir, 'tasks', id, 'output.log'), 'compiling…\n');
-    const record = { id, kind: 'bash', description: 'long build', command: `sleep ${nap}`, cwd: h.workspace, status: 'running', pid: survivor.pid, startedAt: Date.now() - 5000, timeoutSec: 600, outputPath: join(dir, 'tasks', id, 'output.log'), outputBytes: 11, notified: false };
+    const record = {
+      id,
+      kind: 'bash',
+      description: 'long build',
+      command: `sleep ${nap}`,
+      cwd: h.workspace,
+      status: 'running',
+      pid: survivor.pid,
+      startedAt: Date.now() - 5000,
+      timeoutSec: 600,
+      outputPath: join(dir, 'tasks', id, 'output.log'),
+      outputBytes: 11,
+      notified: false,
+    };
     await writeFile(join(dir, 'tasks', `${id}.json`), JSON.stringify(record));
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: [shellCapability({ killGraceMs: 300 })] });
+    const core = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: h.secrets,
+      capabilities: [shellCapability({ killGraceMs: 300 })],
+    });
     extraCores.push(core);
     const listed = await core.handlers.listTasks({ sessionId: h.session.id });
     expect(listed.tasks).toMatchObject([{ id, status: 'lost', reason: 'Deft stopped while it was running', tail: 'compiling…' }]);
@@ -208,7 +246,9 @@ describe('a cap on running background tasks (issue 27, finding 13)', () => {
     const settings = JSON.parse(await readFile(join(h.home, 'settings.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(join(h.home, 'settings.json'), JSON.stringify({ ...settings, tasks: { maxRunning: 3 } }));
     const nap = uniqueSleep();
-    const calls = Array.from({ length: 6 }, (_, i) => ({ toolCall: { id: `c${i}`, name: 'Bash', args: JSON.stringify({ command: `sleep ${nap}`, run_in_background: true, description: `job ${i}` }) } }));
+    const calls = Array.from({ length: 6 }, (_, i) => ({
+      toolCall: { id: `c${i}`, name: 'Bash', args: JSON.stringify({ command: `sleep ${nap}`, run_in_background: true, description: `job ${i}` }) },
+    }));
     h.server.enqueue({ chunks: [...calls, { finish: 'tool_calls' }] }, { chunks: [{ text: 'done' }, { finish: 'stop' }] });
     await h.run('start many');
     const results = h.server.requests[1]!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
@@ -220,7 +260,9 @@ describe('a cap on running background tasks (issue 27, finding 13)', () => {
     // One ends: there is room again.
     const running = appEvents(h, 'task.started').map((e) => e.task.id);
     await callTool(h, 'TaskStop', { task_id: running[0]! });
-    expect((await callTool(h, 'Bash', { command: `sleep ${nap}`, run_in_background: true, description: 'one more' })).content).toMatch(/^Started in the background/);
+    expect((await callTool(h, 'Bash', { command: `sleep ${nap}`, run_in_background: true, description: 'one more' })).content).toMatch(
+      /^Started in the background/,
+    );
   });
 
   it('defaults to 32 running per session', async () => {

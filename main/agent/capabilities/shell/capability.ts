@@ -77,7 +77,8 @@ export function shellCapability(options: ShellCapabilityOptions = {}): Capabilit
       },
       deleteCronJob: async ({ sessionId, jobId }) => {
         const tasks = await forSession(sessionId);
-        if (!(await tasks.cron.delete(jobId))) throw new CommandError('not_found', `There is no scheduled prompt ${jobId} in this session (it may have fired for the last time).`);
+        if (!(await tasks.cron.delete(jobId)))
+          throw new CommandError('not_found', `There is no scheduled prompt ${jobId} in this session (it may have fired for the last time).`);
         return { ok: true as const };
       },
       stopOrBackgroundCommand: async ({ sessionId, callId, action }) => {

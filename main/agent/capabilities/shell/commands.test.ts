@@ -33,10 +33,20 @@ describe('tasks panel commands', () => {
     await expect(h.core.handlers.readTaskOutput({ sessionId, taskId: 'bash-00000000' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(h.core.handlers.deleteCronJob({ sessionId, jobId: 'deadbeef' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(h.core.handlers.listTasks({ sessionId: '../../etc' })).rejects.toMatchObject({ code: 'invalid_request' });
-    const bad = async (name: string, input: unknown) => (await dispatchCommand(h.core.handlers, name, input, () => {})) as { ok: boolean; error?: { code: string; message: string } };
-    expect(await bad('readTaskOutput', { sessionId, taskId: '../../x' })).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringMatching(/taskId/) } });
-    expect(await bad('readTaskOutput', { sessionId, taskId: 'bash-00000000', length: 10 ** 9 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
-    expect(await bad('stopOrBackgroundCommand', { sessionId, callId: 'c', action: 'explode' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    const bad = async (name: string, input: unknown) =>
+      (await dispatchCommand(h.core.handlers, name, input, () => {})) as { ok: boolean; error?: { code: string; message: string } };
+    expect(await bad('readTaskOutput', { sessionId, taskId: '../../x' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', message: expect.stringMatching(/taskId/) },
+    });
+    expect(await bad('readTaskOutput', { sessionId, taskId: 'bash-00000000', length: 10 ** 9 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
+    expect(await bad('stopOrBackgroundCommand', { sessionId, callId: 'c', action: 'explode' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
     expect(await bad('deleteCronJob', { sessionId, jobId: 'nothex!!' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await bad('listTasks', { sessionId, extra: 1 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await bad('listTasks', { sessionId })).toMatchObject({ ok: true, result: { tasks: [], cron: [], commands: [] } });

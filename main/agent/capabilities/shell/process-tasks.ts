@@ -110,16 +110,17 @@ export class ProcessTasks {
     const id = this.tasks.newId('bash');
     const shell = this.environment.shell();
     // The OS sandbox wraps commands on this machine; on a remote one it is planned there (see docs/remote.md).
-    const spawn = context.sandbox && this.environment.kind === 'local'
-      ? await context.sandbox.plan({
-          argv: [shell, '-c', command],
-          cwd,
-          env: { SHELL: shell, [TASK_MARKER_VAR]: id },
-          label: command,
-          ...(context.callId ? { callId: context.callId } : {}),
-          ...(context.turnId ? { turnId: context.turnId } : {}),
-        })
-      : undefined;
+    const spawn =
+      context.sandbox && this.environment.kind === 'local'
+        ? await context.sandbox.plan({
+            argv: [shell, '-c', command],
+            cwd,
+            env: { SHELL: shell, [TASK_MARKER_VAR]: id },
+            label: command,
+            ...(context.callId ? { callId: context.callId } : {}),
+            ...(context.turnId ? { turnId: context.turnId } : {}),
+          })
+        : undefined;
     const job = await ShellJob.start({
       environment: this.environment,
       id,
@@ -155,7 +156,10 @@ export class ProcessTasks {
     for (const entry of entries) {
       if (!entry.isDirectory()) continue;
       const note = join(dir, entry.name, FOREGROUND_NOTE);
-      const record = await readFile(note, 'utf8').then((text) => JSON.parse(text) as { id?: unknown; pid?: unknown }, () => null);
+      const record = await readFile(note, 'utf8').then(
+        (text) => JSON.parse(text) as { id?: unknown; pid?: unknown },
+        () => null,
+      );
       if (!record) continue;
       if (typeof record.pid === 'number' && typeof record.id === 'string' && record.id === entry.name) {
         await stopSurvivors(record.pid, record.id);

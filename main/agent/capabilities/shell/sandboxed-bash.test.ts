@@ -44,7 +44,9 @@ describeSandboxed('Bash in the OS sandbox, through the model', () => {
     // A write the string-level checks cannot see (the path is decoded at run time) meets the OS.
     const target = join(h.home, 'trust.json');
     const encoded = Buffer.from(target).toString('base64');
-    const { result, content } = await callTool(h, 'Bash', { command: `node -e "require('fs').writeFileSync(Buffer.from('${encoded}','base64').toString(), '{}')"` });
+    const { result, content } = await callTool(h, 'Bash', {
+      command: `node -e "require('fs').writeFileSync(Buffer.from('${encoded}','base64').toString(), '{}')"`,
+    });
     expect(result.isError).toBe(true);
     expect(content).toContain("Deft's OS sandbox refused");
     expect(content).toContain(target);
@@ -60,7 +62,10 @@ describeSandboxed('Bash in the OS sandbox, through the model', () => {
     expect(refused.content).toContain(`connection to 127.0.0.1:${port}`);
     expect(refused.content).toMatch(/sandbox\.network\.allowedDomains/);
     const settings = JSON.parse(await readFile(join(h.home, 'settings.json'), 'utf8')) as Record<string, unknown>;
-    await (await import('node:fs/promises')).writeFile(join(h.home, 'settings.json'), JSON.stringify({ ...settings, sandbox: { network: { allowedDomains: [`127.0.0.1:${port}`] } } }));
+    await (await import('node:fs/promises')).writeFile(
+      join(h.home, 'settings.json'),
+      JSON.stringify({ ...settings, sandbox: { network: { allowedDomains: [`127.0.0.1:${port}`] } } }),
+    );
     const allowed = await callTool(h, 'Bash', { command: fetch });
     expect(allowed.content).toContain('hello from the host');
   });
@@ -69,7 +74,10 @@ describeSandboxed('Bash in the OS sandbox, through the model', () => {
     h = await createHarness({ host: webHost });
     const port = await loopbackServer();
     const fetch = `curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/`;
-    h.server.enqueue({ chunks: [{ toolCall: { id: 'net1', name: 'Bash', args: JSON.stringify({ command: fetch }) } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'net1', name: 'Bash', args: JSON.stringify({ command: fetch }) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
+    );
     const { turnId } = await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'fetch' });
     const request = await eventually(() => {
       const found = h!.sessionEvents('approval.requested').find((e) => (e as Requested).kind === 'network') as Requested | undefined;
@@ -81,7 +89,9 @@ describeSandboxed('Bash in the OS sandbox, through the model', () => {
     await h.core.turnDone(h.session.id);
     const result = h.sessionEvents('tool.call.result').find((e) => (e as { callId: string }).callId === 'net1') as { display: { output: string } };
     expect(result.display.output).toContain('hello from the host');
-    const local = JSON.parse(await readFile(join(h.workspace, '.deft', 'settings.local.json'), 'utf8')) as { sandbox: { network: { allowedDomains: string[] } } };
+    const local = JSON.parse(await readFile(join(h.workspace, '.deft', 'settings.local.json'), 'utf8')) as {
+      sandbox: { network: { allowedDomains: string[] } };
+    };
     expect(local.sandbox.network.allowedDomains).toEqual([`127.0.0.1:${port}`]);
     // Allowed now: no second question.
     const again = await callTool(h, 'Bash', { command: fetch });
@@ -92,5 +102,10 @@ describeSandboxed('Bash in the OS sandbox, through the model', () => {
 
 it('reports the sandbox status on the workspace info', async () => {
   h = await createHarness({ sandboxSupport: { kind: null, reason: 'bubblewrap (bwrap) is not installed.', install: 'Install bubblewrap.' } });
-  expect((await h.core.handlers.getWorkspace({})).sandbox).toEqual({ available: false, enabled: false, reason: 'bubblewrap (bwrap) is not installed.', install: 'Install bubblewrap.' });
+  expect((await h.core.handlers.getWorkspace({})).sandbox).toEqual({
+    available: false,
+    enabled: false,
+    reason: 'bubblewrap (bwrap) is not installed.',
+    install: 'Install bubblewrap.',
+  });
 });

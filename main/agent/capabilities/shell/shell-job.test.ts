@@ -19,7 +19,15 @@ afterEach(async () => {
 
 async function start(command: string, options: Partial<JobOptions> = {}): Promise<ShellJob> {
   const id = `bash-test${String(++n).padStart(4, '0')}`;
-  const job = await ShellJob.start({ environment: localEnvironment(), id, command, cwd: dir, logPath: join(dir, id, 'output.log'), killGraceMs: 500, ...options });
+  const job = await ShellJob.start({
+    environment: localEnvironment(),
+    id,
+    command,
+    cwd: dir,
+    logPath: join(dir, id, 'output.log'),
+    killGraceMs: 500,
+    ...options,
+  });
   started.push(job);
   return job;
 }

@@ -22,6 +22,11 @@ export function taskLines(task: TaskRecord, now: number): string[] {
 export function knownTask(tasks: SessionTasks, id: string): TaskRecord {
   const task = tasks.get(id);
   if (task) return task;
-  const known = tasks.list().slice(0, 10).map((t) => t.id);
-  throw new ToolInputError(`There is no background task "${id}" in this session.${known.length ? ` Known tasks: ${known.join(', ')}.` : ' This session has no background tasks.'} TaskList shows them.`);
+  const known = tasks
+    .list()
+    .slice(0, 10)
+    .map((t) => t.id);
+  throw new ToolInputError(
+    `There is no background task "${id}" in this session.${known.length ? ` Known tasks: ${known.join(', ')}.` : ' This session has no background tasks.'} TaskList shows them.`,
+  );
 }

@@ -30,13 +30,32 @@ export interface Activation {
 
 /** The skill's body with its arguments filled in (a Claude Code command's `$1` counts from one). */
 export function expandedBody(skill: SkillDefinition, args: string, sessionId: string): string {
-  return expandSkillBody(skill.body, args, { arguments: skill.arguments, skillDir: skill.dir, sessionId, ...(skill.fromCommands ? { positionalFromOne: true } : {}) });
+  return expandSkillBody(skill.body, args, {
+    arguments: skill.arguments,
+    skillDir: skill.dir,
+    sessionId,
+    ...(skill.fromCommands ? { positionalFromOne: true } : {}),
+  });
 }
 
 /** `content`: the body already prepared (a command's shell lines and files); by default the expanded body. */
-export function buildActivation(skill: SkillDefinition, args: string, trigger: SkillTrigger, sessionId: string, parent?: string, prepared?: string): Activation {
+export function buildActivation(
+  skill: SkillDefinition,
+  args: string,
+  trigger: SkillTrigger,
+  sessionId: string,
+  parent?: string,
+  prepared?: string,
+): Activation {
   const content = prepared ?? expandedBody(skill, args, sessionId);
-  const block = renderSkillLoadedBlock({ name: skill.name, trigger, source: skill.source, dir: skill.dir, content, ...(parent ? { parentSkill: parent } : {}) });
+  const block = renderSkillLoadedBlock({
+    name: skill.name,
+    trigger,
+    source: skill.source,
+    dir: skill.dir,
+    content,
+    ...(parent ? { parentSkill: parent } : {}),
+  });
   return { content, block };
 }
 
@@ -50,7 +69,10 @@ export function recordActivation(
   at: number,
   ids: { turnId?: string; callId?: string } = {},
 ): void {
-  const content = activation.content.length > MAX_EVENT_CONTENT_CHARS ? `${activation.content.slice(0, MAX_EVENT_CONTENT_CHARS)}\n[… ${activation.content.length - MAX_EVENT_CONTENT_CHARS} more characters]` : activation.content;
+  const content =
+    activation.content.length > MAX_EVENT_CONTENT_CHARS
+      ? `${activation.content.slice(0, MAX_EVENT_CONTENT_CHARS)}\n[… ${activation.content.length - MAX_EVENT_CONTENT_CHARS} more characters]`
+      : activation.content;
   session.emit({ type: 'skill.activated', name: skill.name, args, trigger, source: skill.source, dir: skill.dir, content, ...ids });
   const previous = loadedSkillBlocks(session).filter((r) => r.name !== skill.name);
   const record: LoadedSkillRecord = { name: skill.name, trigger, args, block: activation.block.slice(0, MAX_BLOCK_CHARS), at };

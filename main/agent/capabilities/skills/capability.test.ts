@@ -31,7 +31,10 @@ function nextEvent(hh: Harness, test: (e: DeftEvent) => boolean, timeoutMs = 5_0
 }
 const skillsChanged = (e: DeftEvent): e is Extract<AppEvent, { type: 'skills.changed' }> => e.type === 'skills.changed';
 /** The latest skill listing request `i` carries (a fact reminder). */
-const listingOf = (hh: Harness, i: number) => reminders(hh.server.requests[i]!.body.messages).filter((r) => r.includes('# Skills')).at(-1) ?? '';
+const listingOf = (hh: Harness, i: number) =>
+  reminders(hh.server.requests[i]!.body.messages)
+    .filter((r) => r.includes('# Skills'))
+    .at(-1) ?? '';
 
 describe('skills capability (integration)', () => {
   it('editing a SKILL.md on disk changes what the next request lists — even at the next step of the same turn', async () => {
@@ -82,7 +85,9 @@ describe('skills capability (integration)', () => {
     await h.run('deploy it');
     const listing = listingOf(h, 0);
     expect(listing).toContain('- deploy: Deploy (as the repository sees it).');
-    expect(listing).toContain(`Overrides the user's own skill "deploy" at ${mine} (this workspace skill is used instead; if the user means theirs, read it there).`);
+    expect(listing).toContain(
+      `Overrides the user's own skill "deploy" at ${mine} (this workspace skill is used instead; if the user means theirs, read it there).`,
+    );
   });
 
   it('runSkill starts a turn: the transcript shows the command, the model reads the skill block, and the activation is an event', async () => {
@@ -95,7 +100,15 @@ describe('skills capability (integration)', () => {
     const events = h.sessionEvents().filter((e) => ['turn.started', 'skill.activated', 'step.started'].includes(e.type));
     expect(events.map((e) => e.type)).toEqual(['turn.started', 'skill.activated', 'step.started']);
     expect(events[0]).toMatchObject({ turnId, text: '/skill:greet "Ada Lovelace"', origin: 'skill' });
-    expect(events[1]).toMatchObject({ turnId, name: 'greet', args: '"Ada Lovelace"', trigger: 'user', source: 'workspace', dir, content: 'Say hello to Ada Lovelace.' });
+    expect(events[1]).toMatchObject({
+      turnId,
+      name: 'greet',
+      args: '"Ada Lovelace"',
+      trigger: 'user',
+      source: 'workspace',
+      dir,
+      content: 'Say hello to Ada Lovelace.',
+    });
     expect(h.server.requests[0]!.body.messages.at(-1)).toEqual({
       role: 'user',
       content: `The user activated the skill "greet". Follow the loaded skill instructions.\n<skill-loaded name="greet" trigger="user" source="workspace" dir="${dir}">\nSay hello to Ada Lovelace.\n</skill-loaded>`,
@@ -112,9 +125,19 @@ describe('skills capability (integration)', () => {
     await put(join(h.workspace, '.deft/skills'), 'release/SKILL.md', skillMd('release'));
     await put(join(h.workspace, '.deft/skills'), 'glossary/SKILL.md', skillMd('glossary', 'Terms.', 'type: reference'));
     await h.core.handlers.listSkills({ rescan: true });
-    const fail = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as CommandError);
-    expect(await fail(h.core.handlers.runSkill({ sessionId: h.session.id, name: 'relase' }))).toMatchObject({ code: 'not_found', message: 'There is no skill named "relase". Did you mean: release?' });
-    expect(await fail(h.core.handlers.runSkill({ sessionId: h.session.id, name: 'glossary' }))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('reference skill') });
+    const fail = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: unknown) => e as CommandError,
+      );
+    expect(await fail(h.core.handlers.runSkill({ sessionId: h.session.id, name: 'relase' }))).toMatchObject({
+      code: 'not_found',
+      message: 'There is no skill named "relase". Did you mean: release?',
+    });
+    expect(await fail(h.core.handlers.runSkill({ sessionId: h.session.id, name: 'glossary' }))).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('reference skill'),
+    });
     h.server.enqueue({ chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 200 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'busy' });
     expect(await fail(h.core.handlers.runSkill({ sessionId: h.session.id, name: 'release' }))).toMatchObject({ code: 'busy' });
@@ -133,9 +156,20 @@ describe('skills capability (integration)', () => {
     await put(join(h.home, 'skills'), 'broken/SKILL.md', '---\nname: broken\ntype: nope\ndescription: d\n---\n');
     const catalog = await h.core.handlers.listSkills({ rescan: true });
     expect(catalog.skills).toEqual([
-      expect.objectContaining({ name: 'doc', source: 'user', type: 'prompt', command: 'skill:doc', argumentHint: '<file>', license: 'MIT', allowedTools: ['Read', 'Grep'], modelInvocable: true }),
+      expect.objectContaining({
+        name: 'doc',
+        source: 'user',
+        type: 'prompt',
+        command: 'skill:doc',
+        argumentHint: '<file>',
+        license: 'MIT',
+        allowedTools: ['Read', 'Grep'],
+        modelInvocable: true,
+      }),
     ]);
-    expect(catalog.skipped).toEqual([{ file: join(h.home, 'skills/broken/SKILL.md'), source: 'user', reason: expect.stringContaining('unsupported type "nope"') }]);
+    expect(catalog.skipped).toEqual([
+      { file: join(h.home, 'skills/broken/SKILL.md'), source: 'user', reason: expect.stringContaining('unsupported type "nope"') },
+    ]);
     expect(catalog.roots.find((r) => r.source === 'user' && r.exists)).toMatchObject({ path: join(h.home, 'skills') });
     expect(await h.core.handlers.readSkillFile({ name: 'DOC' })).toEqual({ path: join(h.home, 'skills/doc/SKILL.md'), text });
     expect(await h.core.handlers.openSkillFolder({ name: 'doc' })).toEqual({ path: join(h.home, 'skills/doc'), opened: true });
@@ -154,7 +188,10 @@ describe('skills capability (integration)', () => {
         return { output: 'ok' };
       },
     });
-    h = await createHarness({ capabilities: [createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })], tools: () => [probe] });
+    h = await createHarness({
+      capabilities: [createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })],
+      tools: () => [probe],
+    });
     const script = await put(join(h.home, 'skills'), 'ship/scripts/ship.sh', 'echo ship');
     await put(join(h.home, 'skills'), 'ship/SKILL.md', skillMd('ship'));
     await h.core.handlers.listSkills({ rescan: true });

@@ -37,7 +37,10 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
       const skill = catalog.get(name);
       if (skill) return skill;
       const close = catalog.closeNames(name);
-      throw new CommandError('not_found', `There is no skill named "${name}".${close.length ? ` Did you mean: ${close.join(', ')}?` : ' Open the skill gallery to see the available skills.'}`);
+      throw new CommandError(
+        'not_found',
+        `There is no skill named "${name}".${close.length ? ` Did you mean: ${close.join(', ')}?` : ' Open the skill gallery to see the available skills.'}`,
+      );
     };
 
     /** Whether the workspace is trusted, as last read (a workspace command's shell lines run only then). */
@@ -52,7 +55,8 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
 
     const runAsUser = async (session: SessionHandle, skill: SkillDefinition, args: string): Promise<string> => {
       if (!isUserInvocable(skill)) {
-        const why = skill.type === 'reference' ? 'it is a reference skill (material the model reads, not instructions to run)' : 'it sets user-invocable: false';
+        const why =
+          skill.type === 'reference' ? 'it is a reference skill (material the model reads, not instructions to run)' : 'it sets user-invocable: false';
         throw new CommandError('invalid_request', `Skill "${skill.name}" cannot be run: ${why}.`);
       }
       const activation = buildActivation(skill, args, 'user', session.id, undefined, await commandBody(skill, args, session.id));
@@ -86,7 +90,14 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
       facts: async () => {
         await Promise.all([service.ready(), readTrust()]);
         const listing = service.listing();
-        return [{ key: 'skills.listing', forTool: SKILL_TOOL, text: listing ? reminder(listing) : null, gone: reminder('# Skills\nNo skills are available to load any more.') }];
+        return [
+          {
+            key: 'skills.listing',
+            forTool: SKILL_TOOL,
+            text: listing ? reminder(listing) : null,
+            gone: reminder('# Skills\nNo skills are available to load any more.'),
+          },
+        ];
       },
       readableRoots: () => service.catalog.readableRoots(),
       // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.
@@ -118,7 +129,10 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
             const text = await readFile(skill.file, 'utf8');
             return { path: skill.file, text: text.length > MAX_VIEW_BYTES ? `${text.slice(0, MAX_VIEW_BYTES)}\n[… truncated]` : text };
           } catch (error) {
-            throw new CommandError('not_found', `Cannot read ${skill.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). It may have just been removed; the gallery updates in a moment.`);
+            throw new CommandError(
+              'not_found',
+              `Cannot read ${skill.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). It may have just been removed; the gallery updates in a moment.`,
+            );
           }
         },
         openSkillFolder: async ({ name }) => {

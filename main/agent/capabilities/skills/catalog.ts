@@ -1,7 +1,15 @@
 import { levenshtein } from '#infra/platform/close-names';
 import type { SkillCatalog as CatalogPayload, SkillSummary } from '#protocol';
 import type { RootScan } from './scanner';
-import { type SkillDefinition, type SkillOverride, type SkippedSkillInfo, isModelInvocable, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
+import {
+  type SkillDefinition,
+  type SkillOverride,
+  type SkippedSkillInfo,
+  isModelInvocable,
+  isUserInvocable,
+  normalizeSkillName,
+  slashCommandFor,
+} from './types';
 
 const NONE: readonly SkillOverride[] = [];
 

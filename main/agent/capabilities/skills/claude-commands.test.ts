@@ -31,7 +31,12 @@ Never: @~/.ssh/id_rsa
 
 /** The last prompt the model got (a reminder may follow it: trusting the folder adds the LSP tool, announced). */
 const lastUserText = (server: MockModelServer) =>
-  String(server.requests.at(-1)!.body.messages.filter((m) => m.role === 'user' && !String(m.content).startsWith('<system-reminder>')).at(-1)!.content);
+  String(
+    server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'user' && !String(m.content).startsWith('<system-reminder>'))
+      .at(-1)!.content,
+  );
 
 describe("Claude Code's .claude/commands and .claude/skills", () => {
   it('become slash commands with frontmatter, $1…$n and $ARGUMENTS, @file references; shell lines are refused until the folder is trusted', async () => {

@@ -16,7 +16,9 @@ describe('tokenizeArgs', () => {
 describe('expandSkillBody', () => {
   it('substitutes named, $ARGUMENTS[n], $n (0-based) and $ARGUMENTS', () => {
     const body = 'File $file in $mode mode. First: $ARGUMENTS[0]. Second: $1. All: $ARGUMENTS. Missing: [$5].';
-    expect(expandSkillBody(body, 'a.ts "strict mode"', ctx)).toBe('File a.ts in strict mode mode. First: a.ts. Second: strict mode. All: a.ts "strict mode". Missing: [].');
+    expect(expandSkillBody(body, 'a.ts "strict mode"', ctx)).toBe(
+      'File a.ts in strict mode mode. First: a.ts. Second: strict mode. All: a.ts "strict mode". Missing: [].',
+    );
   });
 
   it('substitutes $ARGUMENTS in a skill that declares no named arguments', () => {
@@ -69,7 +71,9 @@ describe('renderSkillLoadedBlock', () => {
     expect(block).toBe(
       'The Skill tool loaded the skill "review" for this request. Follow its instructions.\n<skill-loaded name="review" trigger="model" source="user" dir="/x/&quot;a&quot;&lt;b&gt;&amp;c">\nDo it.\n</skill-loaded>',
     );
-    expect(renderSkillLoadedBlock({ name: 'a', trigger: 'user', source: 'builtin', dir: '/d', content: '' }).split('\n')[0]).toBe('The user activated the skill "a". Follow the loaded skill instructions.');
+    expect(renderSkillLoadedBlock({ name: 'a', trigger: 'user', source: 'builtin', dir: '/d', content: '' }).split('\n')[0]).toBe(
+      'The user activated the skill "a". Follow the loaded skill instructions.',
+    );
     expect(renderSkillLoadedBlock({ name: 'b', trigger: 'nested', source: 'builtin', dir: '/d', content: '', parentSkill: 'a' }).split('\n')[0]).toBe(
       'The skill "a" loaded the skill "b". Follow its instructions, then continue with "a".',
     );

@@ -7,7 +7,12 @@ export function escapeXmlTags(text: string): string {
 
 /** For attribute values: `&`, quotes and angle brackets escaped. */
 export function escapeXmlAttr(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\r\n\t]/g, ' ');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\r\n\t]/g, ' ');
 }
 
 /** Split an argument string shell-style: whitespace separates, '…' and "…" group, a backslash escapes the next character. */
@@ -67,17 +72,23 @@ export function expandSkillBody(body: string, rawArgs: string, context: ExpandCo
   const named = context.arguments.map((a) => a.name).sort((a, b) => b.length - a.length);
   // The named group is always present (an empty one never matches), so the replacer's parameters stay in place.
   const namedPart = named.length ? `|\\$(${named.map(escapeRegExp).join('|')})(?![\\w\\[-])` : '|()(?!)';
-  const pattern = new RegExp(`\\$\\{(?:DEFT|CLAUDE|KIMI)_(SKILL_DIR|SESSION_ID)\\}|\\$ARGUMENTS\\[(\\d+)\\]|\\$ARGUMENTS(?![\\w\\[])|\\$(\\d+)(?!\\w)${namedPart}`, 'g');
+  const pattern = new RegExp(
+    `\\$\\{(?:DEFT|CLAUDE|KIMI)_(SKILL_DIR|SESSION_ID)\\}|\\$ARGUMENTS\\[(\\d+)\\]|\\$ARGUMENTS(?![\\w\\[])|\\$(\\d+)(?!\\w)${namedPart}`,
+    'g',
+  );
   let usedArgs = false;
-  const expanded = body.replace(pattern, (match, env: string | undefined, argIndex: string | undefined, shortIndex: string | undefined, name: string | undefined) => {
-    if (env) return escapeXmlTags(env === 'SKILL_DIR' ? context.skillDir : context.sessionId);
-    usedArgs = true;
-    if (argIndex !== undefined) return escapeXmlTags(tokens[Number(argIndex)] ?? '');
-    if (shortIndex !== undefined) return escapeXmlTags(tokens[Number(shortIndex) - (context.positionalFromOne ? 1 : 0)] ?? '');
-    if (name !== undefined) return escapeXmlTags(tokens[context.arguments.findIndex((a) => a.name === name)] ?? '');
-    if (match === '$ARGUMENTS') return escapeXmlTags(args);
-    return match;
-  });
+  const expanded = body.replace(
+    pattern,
+    (match, env: string | undefined, argIndex: string | undefined, shortIndex: string | undefined, name: string | undefined) => {
+      if (env) return escapeXmlTags(env === 'SKILL_DIR' ? context.skillDir : context.sessionId);
+      usedArgs = true;
+      if (argIndex !== undefined) return escapeXmlTags(tokens[Number(argIndex)] ?? '');
+      if (shortIndex !== undefined) return escapeXmlTags(tokens[Number(shortIndex) - (context.positionalFromOne ? 1 : 0)] ?? '');
+      if (name !== undefined) return escapeXmlTags(tokens[context.arguments.findIndex((a) => a.name === name)] ?? '');
+      if (match === '$ARGUMENTS') return escapeXmlTags(args);
+      return match;
+    },
+  );
   if (!usedArgs && args) return `${expanded}\n\nARGUMENTS: ${escapeXmlTags(args)}`;
   return expanded;
 }

@@ -79,7 +79,9 @@ describe('renderSkillListing', () => {
 
 describe('a skill that overrides a built-in (finding 13)', () => {
   it('is listed as overriding it, so the model is not misled', () => {
-    const text = renderSkillListing([skill('commit', { source: 'workspace' })], (name) => (name === 'commit' ? [{ source: 'builtin', file: 'builtin://commit' }] : []));
+    const text = renderSkillListing([skill('commit', { source: 'workspace' })], (name) =>
+      name === 'commit' ? [{ source: 'builtin', file: 'builtin://commit' }] : [],
+    );
     expect(text).toContain('- commit: Does commit.');
     expect(text).toContain('Overrides the built-in skill "commit" (this workspace skill is used instead).');
     expect(renderSkillListing([skill('commit', { source: 'workspace' })])).not.toContain('Overrides');
@@ -88,7 +90,11 @@ describe('a skill that overrides a built-in (finding 13)', () => {
 
 describe("a repository's skill that takes the name of the user's own (issue 27, finding 11)", () => {
   it('is marked in the listing with the skill it replaces, where it is, and which one is used', () => {
-    const text = renderSkillListing([skill('deploy', { source: 'workspace' })], (name) => (name === 'deploy' ? [{ source: 'user', file: '/home/u/.deft/skills/deploy/SKILL.md' }] : []));
-    expect(text).toContain('Overrides the user\'s own skill "deploy" at /home/u/.deft/skills/deploy/SKILL.md (this workspace skill is used instead; if the user means theirs, read it there).');
+    const text = renderSkillListing([skill('deploy', { source: 'workspace' })], (name) =>
+      name === 'deploy' ? [{ source: 'user', file: '/home/u/.deft/skills/deploy/SKILL.md' }] : [],
+    );
+    expect(text).toContain(
+      'Overrides the user\'s own skill "deploy" at /home/u/.deft/skills/deploy/SKILL.md (this workspace skill is used instead; if the user means theirs, read it there).',
+    );
   });
 });

@@ -22,7 +22,7 @@ export function renderSkillListing(skills: readonly SkillDefinition[], overrides
   if (!listed.length) return '';
   const lines = [
     '# Skills',
-    'DISREGARD any earlier skill listings. Current available skills — when a request matches one, call the Skill tool with its name (and arguments) before doing the work yourself, then follow the instructions it loads. A skill\'s files (scripts, references) can be read at the path given.',
+    "DISREGARD any earlier skill listings. Current available skills — when a request matches one, call the Skill tool with its name (and arguments) before doing the work yourself, then follow the instructions it loads. A skill's files (scripts, references) can be read at the path given.",
   ];
   let used = lines.join('\n').length;
   const overflow: string[] = [];
@@ -55,10 +55,10 @@ export function renderSkillListing(skills: readonly SkillDefinition[], overrides
 }
 
 const OWNERS: Record<SkillSource, string> = {
-  explicit: 'the given folder\'s',
-  workspace: 'the workspace\'s',
-  user: 'the user\'s own',
-  extra: 'an extra folder\'s',
+  explicit: "the given folder's",
+  workspace: "the workspace's",
+  user: "the user's own",
+  extra: "an extra folder's",
   builtin: 'the built-in',
 };
 

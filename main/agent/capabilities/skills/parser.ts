@@ -40,14 +40,17 @@ export function parseSkillText(text: string, options: ParseOptions): ParsedSkill
   }
 
   const nameValue = pick(fm, KEYS.name);
-  if (nameValue !== null && typeof nameValue === 'object') throw new SkillParseError('the name must be a single word such as "my-skill", not a list or mapping');
+  if (nameValue !== null && typeof nameValue === 'object')
+    throw new SkillParseError('the name must be a single word such as "my-skill", not a list or mapping');
   let displayName = text1(nameValue);
   if (!displayName) {
     if (options.format === 'bundle' || !options.fallbackName) throw new SkillParseError('the frontmatter has no name (add "name: my-skill")');
     displayName = options.fallbackName;
   }
   if (!NAME.test(displayName)) {
-    throw new SkillParseError(`the name "${displayName.slice(0, 80)}" is not usable: use 1–64 letters, digits, "-", "_" or "." (no spaces), starting with a letter or digit`);
+    throw new SkillParseError(
+      `the name "${displayName.slice(0, 80)}" is not usable: use 1–64 letters, digits, "-", "_" or "." (no spaces), starting with a letter or digit`,
+    );
   }
 
   let description = text1(pick(fm, KEYS.description));
@@ -138,7 +141,11 @@ function wordList(value: unknown): string[] {
     if (word) words.push(word);
     return words;
   }
-  if (Array.isArray(value)) return value.filter((v) => typeof v === 'string' || typeof v === 'number').map((v) => String(v).trim()).filter(Boolean);
+  if (Array.isArray(value))
+    return value
+      .filter((v) => typeof v === 'string' || typeof v === 'number')
+      .map((v) => String(v).trim())
+      .filter(Boolean);
   return [];
 }
 

@@ -34,7 +34,11 @@ describe('scanRoot', () => {
     const scan = await scanRoot(root(r));
     expect(scan.skills.map((s) => s.name)).toEqual(['alpha', 'depth-eight', 'deep', 'zeta', 'quick']);
     expect(scan.skills.find((s) => s.name === 'quick')).toMatchObject({ format: 'flat', description: 'Quick fix', dir: r });
-    expect(scan.skills.find((s) => s.name === 'deep')).toMatchObject({ format: 'bundle', dir: join(r, 'group/nested/deep'), file: join(r, 'group/nested/deep/SKILL.md') });
+    expect(scan.skills.find((s) => s.name === 'deep')).toMatchObject({
+      format: 'bundle',
+      dir: join(r, 'group/nested/deep'),
+      file: join(r, 'group/nested/deep/SKILL.md'),
+    });
     expect(scan.skipped).toEqual([]);
   });
 
@@ -71,8 +75,16 @@ describe('scanRoot', () => {
     expect(scan.skills.map((s) => s.name)).toEqual(['write-tui', 'write_tui', 'fix']);
     expect(scan.skills[0]!.displayName).toBe('Write-TUI');
     expect(scan.skipped).toEqual([
-      { file: join(r, 'b/SKILL.md'), reason: `duplicate name "write-tui": another skill in this folder already has this name (${join(r, 'a/SKILL.md')})`, source: 'workspace' },
-      { file: join(r, 'fix.md'), reason: `duplicate name "fix": a skill folder of the same name wins over a flat file (${join(r, 'fix/SKILL.md')})`, source: 'workspace' },
+      {
+        file: join(r, 'b/SKILL.md'),
+        reason: `duplicate name "write-tui": another skill in this folder already has this name (${join(r, 'a/SKILL.md')})`,
+        source: 'workspace',
+      },
+      {
+        file: join(r, 'fix.md'),
+        reason: `duplicate name "fix": a skill folder of the same name wins over a flat file (${join(r, 'fix/SKILL.md')})`,
+        source: 'workspace',
+      },
     ]);
   });
 
@@ -188,9 +200,14 @@ describe('resolveSkillRoots', () => {
     expect(fromSettings.map((r) => [r.source, r.path])).toEqual([['explicit', join(userHome, 'only')]]);
   });
 
-  it('uses the workspace as the project root outside a repository, and finds the app\'s built-in skills folder', () => {
+  it("uses the workspace as the project root outside a repository, and finds the app's built-in skills folder", () => {
     const roots = resolveSkillRoots({ workspace: base, home: join(base, 'h'), userHome: join(base, 'u') });
-    expect(roots.filter((r) => r.source === 'workspace').map((r) => r.path)).toEqual([join(base, '.deft/skills'), join(base, '.agents/skills'), join(base, '.claude/skills'), join(base, '.claude/commands')]);
+    expect(roots.filter((r) => r.source === 'workspace').map((r) => r.path)).toEqual([
+      join(base, '.deft/skills'),
+      join(base, '.agents/skills'),
+      join(base, '.claude/skills'),
+      join(base, '.claude/commands'),
+    ]);
     expect(roots.at(-1)).toMatchObject({ source: 'builtin', path: join(import.meta.dirname, '../../../../skills') });
   });
 });

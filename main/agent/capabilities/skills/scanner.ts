@@ -2,7 +2,15 @@ import type { Dirent } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { parseSkillText } from './parser';
-import { MAX_SKILL_SCAN_DEPTH, type ParsedSkill, SkillParseError, type SkillDefinition, type SkillRootSpec, type SkippedSkillInfo, normalizeSkillName } from './types';
+import {
+  MAX_SKILL_SCAN_DEPTH,
+  type ParsedSkill,
+  SkillParseError,
+  type SkillDefinition,
+  type SkillRootSpec,
+  type SkippedSkillInfo,
+  normalizeSkillName,
+} from './types';
 
 const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 const MAX_DIRS_PER_ROOT = 10_000;
@@ -36,12 +44,14 @@ export class ScanCache {
     let result: ParsedSkill | string;
     // A FIFO would block the read forever and /dev/zero fill memory: a cloned repo can ship either as SKILL.md.
     if (!info.isFile()) result = 'not a regular file (a device, pipe or socket); a skill must be a plain file';
-    else if (info.size > MAX_SKILL_FILE_BYTES) result = `the file is larger than 1 MiB (${Math.round(info.size / 1024)} KiB); keep SKILL.md short and move material into files beside it`;
+    else if (info.size > MAX_SKILL_FILE_BYTES)
+      result = `the file is larger than 1 MiB (${Math.round(info.size / 1024)} KiB); keep SKILL.md short and move material into files beside it`;
     else {
       try {
         result = parseSkillText(await readFile(file, 'utf8'), { format, ...(fallbackName ? { fallbackName } : {}) });
       } catch (error) {
-        result = error instanceof SkillParseError ? error.message : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+        result =
+          error instanceof SkillParseError ? error.message : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
       }
     }
     const loaded = { result, stamp };
@@ -98,7 +108,17 @@ export interface ScanOptions {
 
 /** What the walk found, in traversal order; names are assigned afterwards so the result does not depend on I/O timing. */
 type Found =
-  | { kind: 'skill'; format: 'bundle' | 'flat'; file: string; dir: string; real: string; parsed: ParsedSkill; stamp: string; children: Found[]; command?: boolean }
+  | {
+      kind: 'skill';
+      format: 'bundle' | 'flat';
+      file: string;
+      dir: string;
+      real: string;
+      parsed: ParsedSkill;
+      stamp: string;
+      children: Found[];
+      command?: boolean;
+    }
   | { kind: 'skip'; file: string; reason: string };
 
 function isSkillFile(entry: Dirent): boolean {
@@ -132,7 +152,9 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
     if (++dirCount > MAX_DIRS_PER_ROOT) {
       const first = !capped;
       capped = true;
-      return first ? { kind: 'skip', file: dir, reason: `stopped scanning: more than ${MAX_DIRS_PER_ROOT.toLocaleString('en-US')} folders under ${root.path}` } : [];
+      return first
+        ? { kind: 'skip', file: dir, reason: `stopped scanning: more than ${MAX_DIRS_PER_ROOT.toLocaleString('en-US')} folders under ${root.path}` }
+        : [];
     }
     seenDirs.add(dir);
     try {
@@ -198,11 +220,24 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
       }
       if (!/\.md$/i.test(entry.name)) return [];
       seenFiles.add(path);
-      if (prefix && !/^([A-Za-z0-9][\w.-]*:)+$/.test(prefix)) return [{ kind: 'skip', file: path, reason: 'a command folder name must be letters, digits, "-", "_" or "." (no spaces)' }];
+      if (prefix && !/^([A-Za-z0-9][\w.-]*:)+$/.test(prefix))
+        return [{ kind: 'skip', file: path, reason: 'a command folder name must be letters, digits, "-", "_" or "." (no spaces)' }];
       const { result: parsed, stamp } = await cache.load(path, 'flat', entry.name.replace(/\.md$/i, ''), trusted);
       if (typeof parsed === 'string') return [{ kind: 'skip', file: path, reason: parsed }];
       // A command is named by its path (`frontend/component.md` is `frontend:component`), as Claude Code names it.
-      return [{ kind: 'skill', format: 'flat', file: path, dir, real, parsed: { ...parsed, displayName: `${prefix}${parsed.displayName}` }, stamp, children: [], command: true }];
+      return [
+        {
+          kind: 'skill',
+          format: 'flat',
+          file: path,
+          dir,
+          real,
+          parsed: { ...parsed, displayName: `${prefix}${parsed.displayName}` },
+          stamp,
+          children: [],
+          command: true,
+        },
+      ];
     });
     return (await Promise.all(visits)).flat();
   };
@@ -222,7 +257,9 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
         const file = join(root.path, entry.name);
         seenFiles.add(file);
         const { result: parsed, stamp } = await cache.load(file, 'flat', entry.name.replace(/\.md$/i, ''), trusted);
-        return typeof parsed === 'string' ? { kind: 'skip', file, reason: parsed } : { kind: 'skill', format: 'flat', file, dir: root.path, real: rootReal, parsed, stamp, children: [] };
+        return typeof parsed === 'string'
+          ? { kind: 'skip', file, reason: parsed }
+          : { kind: 'skill', format: 'flat', file, dir: root.path, real: rootReal, parsed, stamp, children: [] };
       });
     // Folders first: a skill folder wins over a flat file of the same name.
     const [folders, files] = await Promise.all([walk(root.path, rootReal, top, [rootReal]), Promise.all(flat)]);
@@ -251,7 +288,10 @@ function assignNames(found: readonly Found[], root: SkillRootSpec, result: RootS
       const name = parent ? (own.startsWith(`${parent}.`) ? own : `${parent}.${own}`) : own;
       const existing = byName.get(name);
       if (existing) {
-        const why = existing.format === 'bundle' && item.format === 'flat' ? 'a skill folder of the same name wins over a flat file' : 'another skill in this folder already has this name';
+        const why =
+          existing.format === 'bundle' && item.format === 'flat'
+            ? 'a skill folder of the same name wins over a flat file'
+            : 'another skill in this folder already has this name';
         result.skipped.push({ file: item.file, reason: `duplicate name "${name}": ${why} (${existing.file})`, source: root.source });
         continue;
       }
@@ -266,19 +306,21 @@ function assignNames(found: readonly Found[], root: SkillRootSpec, result: RootS
         previous.dir === item.dir &&
         previous.format === item.format &&
         previous.fromCommands === item.command;
-      const skill: SkillDefinition = same ? previous : {
-        ...item.parsed,
-        name,
-        isSubSkill: parent !== undefined,
-        ...(parent ? { parent } : {}),
-        format: item.format,
-        source: root.source,
-        root: root.path,
-        dir: item.dir,
-        file: item.file,
-        stamp: item.stamp,
-        ...(item.command ? { fromCommands: true } : {}),
-      };
+      const skill: SkillDefinition = same
+        ? previous
+        : {
+            ...item.parsed,
+            name,
+            isSubSkill: parent !== undefined,
+            ...(parent ? { parent } : {}),
+            format: item.format,
+            source: root.source,
+            root: root.path,
+            dir: item.dir,
+            file: item.file,
+            stamp: item.stamp,
+            ...(item.command ? { fromCommands: true } : {}),
+          };
       cache.skills.set(item.file, skill);
       byName.set(name, skill);
       result.skills.push(skill);

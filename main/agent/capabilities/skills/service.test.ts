@@ -34,7 +34,10 @@ async function start(options: Partial<SkillServiceOptions> = {}): Promise<SkillS
 /** Resolves with the first catalog that satisfies `test`. */
 function changed(svc: SkillService, test: (catalog: SkillCatalog) => boolean, timeoutMs = 5_000): Promise<SkillCatalog> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no matching catalog within ${timeoutMs} ms; have ${svc.catalog.skills.map((s) => s.name).join(', ')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no matching catalog within ${timeoutMs} ms; have ${svc.catalog.skills.map((s) => s.name).join(', ')}`)),
+      timeoutMs,
+    );
     const off = svc.onChange((catalog) => {
       if (!test(catalog)) return;
       clearTimeout(timer);
@@ -76,7 +79,12 @@ describe('SkillService live reload', () => {
 
   it('notices a skills folder created after start, and the user root too', async () => {
     const svc = await start();
-    expect(svc.payload().roots.filter((r) => r.watched).map((r) => r.path)).toEqual([
+    expect(
+      svc
+        .payload()
+        .roots.filter((r) => r.watched)
+        .map((r) => r.path),
+    ).toEqual([
       join(workspace, '.deft/skills'),
       join(workspace, '.agents/skills'),
       join(workspace, '.claude/skills'),
@@ -154,6 +162,9 @@ describe('SkillService live reload', () => {
 
     await writeFile(join(home, 'settings.json'), JSON.stringify({ skills: { extraDirs: 'not a list' } }));
     await svc.rescan();
-    expect(svc.payload().skipped[0]).toMatchObject({ file: join(home, 'settings.json'), reason: expect.stringContaining('the "skills" setting was ignored (extraDirs:') });
+    expect(svc.payload().skipped[0]).toMatchObject({
+      file: join(home, 'settings.json'),
+      reason: expect.stringContaining('the "skills" setting was ignored (extraDirs:'),
+    });
   });
 });

@@ -76,7 +76,8 @@ export class SkillService {
 
   /** The model's listing, rebuilt only when the catalog changes. */
   listing(): string {
-    if (this.listingCache?.version !== this.current.version) this.listingCache = { version: this.current.version, text: renderSkillListing(this.current.skills, (name) => this.current.overridesOf(name)) };
+    if (this.listingCache?.version !== this.current.version)
+      this.listingCache = { version: this.current.version, text: renderSkillListing(this.current.skills, (name) => this.current.overridesOf(name)) };
     return this.listingCache.text;
   }
 
@@ -189,7 +190,8 @@ export class SkillService {
 
   private updateLeafBundles(scans: readonly RootScan[]): void {
     const leaves = new Set<string>();
-    for (const scan of scans) for (const skill of scan.skills) if (skill.format === 'bundle' && !skill.hasSubSkill && skill.dir !== scan.root.path) leaves.add(skill.dir);
+    for (const scan of scans)
+      for (const skill of scan.skills) if (skill.format === 'bundle' && !skill.hasSubSkill && skill.dir !== scan.root.path) leaves.add(skill.dir);
     const opened = [...this.leafBundles].filter((dir) => !leaves.has(dir) && existsSync(dir));
     this.leafBundles = leaves;
     if (opened.length) this.watcher?.reveal(opened.flatMap((dir) => subfolders(dir)));

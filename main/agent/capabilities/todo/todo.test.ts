@@ -13,7 +13,13 @@ afterEach(async () => {
 });
 
 const todo = (args: unknown) => ({ chunks: [{ toolCall: { name: 'TodoList', args: JSON.stringify(args) } }, { finish: 'tool_calls' as const }] });
-const lastTool = (hh: Harness) => String(hh.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').at(-1)!.content);
+const lastTool = (hh: Harness) =>
+  String(
+    hh.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .at(-1)!.content,
+  );
 const items = [
   { title: 'Read the parser', status: 'done' },
   { title: 'Fix the bug', status: 'in_progress' },
@@ -25,7 +31,9 @@ describe('TodoList', () => {
     h = await createHarness();
     h.server.enqueue(todo({ todos: items }));
     await h.run('plan');
-    expect(lastTool(h)).toBe('Todo list updated (1/3 done):\n[done] Read the parser\n[in_progress] Fix the bug\n[pending] Add a test\nMark each item done as soon as it is finished.');
+    expect(lastTool(h)).toBe(
+      'Todo list updated (1/3 done):\n[done] Read the parser\n[in_progress] Fix the bug\n[pending] Add a test\nMark each item done as soon as it is finished.',
+    );
     expect(h.sessionEvents('todo.updated').at(-1)).toMatchObject({ items });
 
     h.server.enqueue(todo({}));
@@ -35,7 +43,14 @@ describe('TodoList', () => {
     expect(h.server.requests.flatMap((r) => reminders(r.body.messages)).filter((r) => r.includes('todo list'))).toEqual([]);
     expect(new Set(h.server.requests.map((r) => JSON.stringify(r.body.messages[0])))).toHaveProperty('size', 1);
 
-    h.server.enqueue(todo({ todos: [{ title: 'A', status: 'in_progress' }, { title: 'B', status: 'in_progress' }] }));
+    h.server.enqueue(
+      todo({
+        todos: [
+          { title: 'A', status: 'in_progress' },
+          { title: 'B', status: 'in_progress' },
+        ],
+      }),
+    );
     await h.run('two at once');
     expect(lastTool(h)).toContain('Keep exactly one item in_progress while you work (now 2).');
 
@@ -49,7 +64,10 @@ describe('TodoList', () => {
     h = await createHarness();
     h.server.enqueue(todo({ todos: [{ title: ' ', status: 'pending' }] }), todo({ todos: [{ title: 'x', status: 'started' }] }));
     await h.run('bad');
-    const tools = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    const tools = h.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
     expect(tools[0]).toMatch(/^ERROR: Invalid arguments for TodoList: todos\.0\.title/);
     expect(tools[1]).toMatch(/^ERROR: Invalid arguments for TodoList/);
     expect(h.sessionEvents('todo.updated')).toHaveLength(0);
@@ -61,7 +79,14 @@ describe('TodoList', () => {
     await h.run('plan');
     await h.core.close();
 
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: defaultCapabilities });
+    const core = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: h.secrets,
+      retry: fastRetry,
+      capabilities: defaultCapabilities,
+    });
     try {
       const opened = await core.handlers.openSession({ sessionId: h.session.id });
       const replayed = opened.events.filter((e): e is Extract<SessionEvent, { type: 'todo.updated' }> => e.type === 'todo.updated');

@@ -46,7 +46,8 @@ async function web(options: { host?: HostCapabilities; mode?: 'ask' | 'accept-ed
   return hh;
 }
 
-const pending = (hh: Harness, count = 1) => waitFor(() => hh.sessionEvents('approval.requested').length >= count && (hh.sessionEvents('approval.requested')[count - 1] as Requested));
+const pending = (hh: Harness, count = 1) =>
+  waitFor(() => hh.sessionEvents('approval.requested').length >= count && (hh.sessionEvents('approval.requested')[count - 1] as Requested));
 
 describe('FetchURL permission', () => {
   it('asks on the first fetch from a host, offering that host for the session or always', async () => {
@@ -137,7 +138,12 @@ describe('FetchURL permission', () => {
     h = await web({ mode: 'yolo', hosts: [] });
     await mkdir(join(h.workspace, '.deft'));
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ web: { allowPrivateHosts: [docs.authority] } }));
-    h.server.enqueue(toolStep(callChunk('FetchURL', { url: `${docs.url}/a` })), textReply('done'), toolStep(callChunk('FetchURL', { url: `${docs.url}/a` })), textReply('done'));
+    h.server.enqueue(
+      toolStep(callChunk('FetchURL', { url: `${docs.url}/a` })),
+      textReply('done'),
+      toolStep(callChunk('FetchURL', { url: `${docs.url}/a` })),
+      textReply('done'),
+    );
     await h.run('read');
     expect(toolMessages(h)[0]).toContain('Refused to fetch');
     expect((await h.core.handlers.getWebSettings({})).workspaceHosts).toEqual({ hosts: [docs.authority], trusted: false });
@@ -174,14 +180,22 @@ describe('Settings → Web', () => {
     const mock = await startSearchMock('brave', { key: 'brave-key' });
     try {
       h = await web();
-      const saved = await h.core.handlers.setWebSettings({ search: { provider: 'brave', baseUrl: mock.url, apiKey: 'brave-key' }, allowPrivateHosts: ['intranet.local', '127.0.0.1:8080'] });
-      expect(saved).toMatchObject({ search: { provider: 'brave', baseUrl: mock.url, hasApiKey: true, apiKeySource: 'stored' }, allowPrivateHosts: ['intranet.local', '127.0.0.1:8080'] });
+      const saved = await h.core.handlers.setWebSettings({
+        search: { provider: 'brave', baseUrl: mock.url, apiKey: 'brave-key' },
+        allowPrivateHosts: ['intranet.local', '127.0.0.1:8080'],
+      });
+      expect(saved).toMatchObject({
+        search: { provider: 'brave', baseUrl: mock.url, hasApiKey: true, apiKeySource: 'stored' },
+        allowPrivateHosts: ['intranet.local', '127.0.0.1:8080'],
+      });
       const file = await readFile(join(h.home, 'settings.json'), 'utf8');
       expect(file).not.toContain('brave-key');
       expect(JSON.parse(file)).toMatchObject({ provider: { model: 'mock-model' }, web: { search: { provider: 'brave', baseUrl: mock.url } } });
       const tested = await h.core.handlers.testWebSearch({ search: { provider: 'brave', baseUrl: mock.url }, query: 'deft' });
       expect(tested.results[0]).toMatchObject({ title: 'Deft — a desktop coding agent', site: 'Deft docs' });
-      await expect(h.core.handlers.testWebSearch({ search: { provider: 'brave', baseUrl: mock.url, apiKey: 'wrong' }, query: 'deft' })).rejects.toMatchObject({ code: 'provider_auth' });
+      await expect(h.core.handlers.testWebSearch({ search: { provider: 'brave', baseUrl: mock.url, apiKey: 'wrong' }, query: 'deft' })).rejects.toMatchObject({
+        code: 'provider_auth',
+      });
       // Off: the provider goes, the key stays stored for later.
       expect((await h.core.handlers.setWebSettings({ search: null, allowPrivateHosts: [] })).search).toBeNull();
     } finally {

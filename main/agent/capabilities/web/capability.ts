@@ -41,7 +41,9 @@ export function webCapability(options: WebCapabilityOptions = {}): CapabilityFac
       name: 'web',
       tools: () => [
         fetchUrlTool({ resolver, allowedPrivateHosts: () => settings.allowedPrivateHosts(), ...(options.fetchLimits ? { limits: options.fetchLimits } : {}) }),
-        ...(settings.searchConfigured() ? [webSearchTool({ search: () => settings.search(), ...(options.searchTimeoutMs ? { timeoutMs: options.searchTimeoutMs } : {}) })] : []),
+        ...(settings.searchConfigured()
+          ? [webSearchTool({ search: () => settings.search(), ...(options.searchTimeoutMs ? { timeoutMs: options.searchTimeoutMs } : {}) })]
+          : []),
       ],
       commands: {
         getWebSettings: async () => settings.publicView(),
@@ -51,7 +53,11 @@ export function webCapability(options: WebCapabilityOptions = {}): CapabilityFac
         },
         testWebSearch: async ({ search, query }) => {
           try {
-            const results = await runSearch(await settings.searchFromInput(search), query, { signal: AbortSignal.timeout(60_000), limit: 5, ...(options.searchTimeoutMs ? { timeoutMs: options.searchTimeoutMs } : {}) });
+            const results = await runSearch(await settings.searchFromInput(search), query, {
+              signal: AbortSignal.timeout(60_000),
+              limit: 5,
+              ...(options.searchTimeoutMs ? { timeoutMs: options.searchTimeoutMs } : {}),
+            });
             return { results: results.slice(0, 5) };
           } catch (error) {
             if (error instanceof SearchError) throw new CommandError(COMMAND_CODES[error.kind], error.message);

@@ -119,7 +119,9 @@ export class WebSettings {
     const fromEnv = this.env.DEFT_SEARCH_API_KEY?.trim();
     if (fromEnv) return { provider: search.provider, baseUrl, apiKey: fromEnv, apiKeySource: 'env' };
     const stored = await this.secrets.get(searchKeyName(search.provider, baseUrl));
-    return stored ? { provider: search.provider, baseUrl, apiKey: stored, apiKeySource: 'stored' } : { provider: search.provider, baseUrl, apiKeySource: 'none' };
+    return stored
+      ? { provider: search.provider, baseUrl, apiKey: stored, apiKeySource: 'stored' }
+      : { provider: search.provider, baseUrl, apiKeySource: 'none' };
   }
 
   async publicView(): Promise<PublicWebSettings> {
@@ -145,7 +147,10 @@ export class WebSettings {
       const baseUrl = input.search.baseUrl?.trim();
       web.search = { provider: input.search.provider, ...(baseUrl ? { baseUrl: trimBaseUrl(baseUrl) } : {}) };
       if (input.search.apiKey !== undefined) {
-        await this.secrets.set(searchKeyName(input.search.provider, trimBaseUrl(baseUrl || DEFAULT_BASE_URLS[input.search.provider])), input.search.apiKey.trim());
+        await this.secrets.set(
+          searchKeyName(input.search.provider, trimBaseUrl(baseUrl || DEFAULT_BASE_URLS[input.search.provider])),
+          input.search.apiKey.trim(),
+        );
       }
     } else {
       delete web.search;

@@ -18,7 +18,13 @@ beforeAll(async () => {
   await symlink(ripgrepPath(), join(bin, 'rg'));
   sshd = await startSshd({ path: `${bin}:/usr/local/bin:/usr/bin:/bin` });
   if (!sshd) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
-  const ssh = await SshEnvironment.connect({ host: '127.0.0.1', port: sshd.port, username: sshd.username, privateKey: sshd.privateKey, knownHostsFiles: [sshd.knownHosts] });
+  const ssh = await SshEnvironment.connect({
+    host: '127.0.0.1',
+    port: sshd.port,
+    username: sshd.username,
+    privateKey: sshd.privateKey,
+    knownHostsFiles: [sshd.knownHosts],
+  });
   backends.local = () => new LocalEnvironment();
   backends.ssh = () => ssh;
 }, 30_000);
@@ -107,6 +113,14 @@ describe('SSH host keys', () => {
     const other = await tempDir('deft-key-');
     const { execFileSync } = await import('node:child_process');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(other, 'k')]);
-    await expect(SshEnvironment.connect({ host: '127.0.0.1', port: sshd!.port, username: sshd!.username, privateKey: await readFile(join(other, 'k')), knownHostsFiles: [sshd!.knownHosts] })).rejects.toThrow(/Could not connect/);
+    await expect(
+      SshEnvironment.connect({
+        host: '127.0.0.1',
+        port: sshd!.port,
+        username: sshd!.username,
+        privateKey: await readFile(join(other, 'k')),
+        knownHostsFiles: [sshd!.knownHosts],
+      }),
+    ).rejects.toThrow(/Could not connect/);
   }, 30_000);
 });

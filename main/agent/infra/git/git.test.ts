@@ -9,7 +9,8 @@ import { GitError, absolutePath, gitBinary, hardenedArgv, hardenedEnv, runGit, r
 // A repository whose config, attributes and hooks each try to run a program that leaves a marker file.
 let repo: string;
 let markers: string;
-const plain = (args: string[], cwd = repo) => execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+const plain = (args: string[], cwd = repo) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
 const marker = (name: string) => `sh -c 'touch "${join(markers, name)}"; cat'`;
 const planted = () => ['fsmonitor', 'clean', 'process', 'smudge', 'hook', 'external', 'textconv'].filter((name) => existsSync(join(markers, name)));
 
@@ -110,7 +111,9 @@ describe("Deft's hardened git", () => {
     expect(() => hardenedArgv(['status'], ['core.fsmonitor=true'])).toThrow(/would undo/);
     expect(() => hardenedArgv(['status'], ['filter.x.clean=evil'])).toThrow(/would undo/);
     expect(() => hardenedArgv(['status'], ['protocol.file.allow=always'])).toThrow(/would undo/);
-    expect(hardenedArgv(['diff'], ['filter.x.clean=', 'filter.x.required=false'])).toEqual(expect.arrayContaining(['--no-ext-diff', '--no-textconv', 'filter.x.clean=']));
+    expect(hardenedArgv(['diff'], ['filter.x.clean=', 'filter.x.required=false'])).toEqual(
+      expect.arrayContaining(['--no-ext-diff', '--no-textconv', 'filter.x.clean=']),
+    );
     const failure = await runGit({ cwd: repo, args: ['rev-parse', 'no-such-ref'] }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(GitError);
     expect((failure as GitError).message).toMatch(/git rev-parse failed/);

@@ -80,7 +80,8 @@ export interface GitResult {
 }
 
 /** Settings a caller may never pass: they would undo the hardening. A filter setting may only empty a driver. */
-const RESERVED = /^(core\.(fsmonitor|hookspath|attributesfile|sshcommand|askpass|pager)|credential\.|diff\.external|protocol\.|safe\.bare|(?!filter\.[^=]+\.(clean|smudge|process)=$|filter\.[^=]+\.required=false$)filter\.)/i;
+const RESERVED =
+  /^(core\.(fsmonitor|hookspath|attributesfile|sshcommand|askpass|pager)|credential\.|diff\.external|protocol\.|safe\.bare|(?!filter\.[^=]+\.(clean|smudge|process)=$|filter\.[^=]+\.required=false$)filter\.)/i;
 
 /** The argv after `git`: the hardened settings, the caller's, then the sub-command (with diff drivers off where they could run). */
 export function hardenedArgv(args: readonly string[], config: readonly string[] = []): string[] {
@@ -100,7 +101,10 @@ export function absolutePath(path: string | undefined, untrusted?: string): stri
 }
 
 /** The environment every git call gets, built from nothing. */
-export function hardenedEnv(gitEnv: Readonly<Record<string, string>> = {}, base: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+export function hardenedEnv(
+  gitEnv: Readonly<Record<string, string>> = {},
+  base: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
   const env: Record<string, string> = {
     PATH: absolutePath(base.PATH),
     LC_ALL: 'C',
@@ -161,7 +165,14 @@ export function runGit(call: GitCall): Promise<GitResult> {
       const stderr = Buffer.concat(err).toString('utf8');
       const exitCode = code ?? -1;
       if ((call.okCodes ?? [0]).includes(exitCode)) resolvePromise({ stdout: Buffer.concat(out), stderr, exitCode });
-      else reject(new GitError(`git ${call.args[0] ?? ''} failed (exit ${exitCode}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`, exitCode, stderr));
+      else
+        reject(
+          new GitError(
+            `git ${call.args[0] ?? ''} failed (exit ${exitCode}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no message'}`,
+            exitCode,
+            stderr,
+          ),
+        );
     });
     child.stdin.end(call.input ?? '');
   });
@@ -171,7 +182,12 @@ export function runGit(call: GitCall): Promise<GitResult> {
 export function spawnGit(call: Omit<GitCall, 'input' | 'okCodes' | 'timeoutMs'>): ChildProcessWithoutNullStreams {
   const binary = gitBinary();
   if (!binary) throw new GitError('git was not found on PATH (set DEFT_GIT to its path).', null, '');
-  return spawn(binary, hardenedArgv(call.args, call.config), { cwd: call.cwd, env: hardenedEnv(call.gitEnv), stdio: ['pipe', 'pipe', 'pipe'], ...(call.signal ? { signal: call.signal } : {}) });
+  return spawn(binary, hardenedArgv(call.args, call.config), {
+    cwd: call.cwd,
+    env: hardenedEnv(call.gitEnv),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
 }
 
 /**
@@ -188,7 +204,12 @@ export async function filterOverrides(cwd: string, gitEnv?: Readonly<Record<stri
     const match = /^filter\.(.+)\.[^.]+$/i.exec(key);
     if (match) drivers.add(match[1]!);
   }
-  return [...drivers].flatMap((driver) => [`filter.${driver}.clean=`, `filter.${driver}.smudge=`, `filter.${driver}.process=`, `filter.${driver}.required=false`]);
+  return [...drivers].flatMap((driver) => [
+    `filter.${driver}.clean=`,
+    `filter.${driver}.smudge=`,
+    `filter.${driver}.process=`,
+    `filter.${driver}.required=false`,
+  ]);
 }
 
 /** Run git in a repository Deft does not own (the workspace's): its filter drivers emptied first. */

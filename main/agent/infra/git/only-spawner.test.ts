@@ -17,7 +17,8 @@ function shippedFiles(dir: string): string[] {
 
 const SPAWNS = /\b(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|execa|execaSync|execaCommand|execaCommandSync|fork)\s*\(/;
 const PROCESS_MODULES = /from\s+['"](?:node:)?child_process['"]|from\s+['"]execa['"]|require\(\s*['"](?:node:)?child_process['"]\s*\)/;
-const GIT_PROGRAM = /\b(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|execa|execaSync|execaCommand|execaCommandSync)\s*\(\s*(['"`])git(?:\.exe)?(?:\1|\s)/;
+const GIT_PROGRAM =
+  /\b(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|execa|execaSync|execaCommand|execaCommandSync)\s*\(\s*(['"`])git(?:\.exe)?(?:\1|\s)/;
 const GIT_TEMPLATE = /\b(?:execa|execaSync|\$)\s*`git\b/;
 const GIT_LITERAL = /(['"`])git(?:\.exe)?\1/;
 

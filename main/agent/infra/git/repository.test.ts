@@ -7,7 +7,8 @@ import { tempDir } from '#test-support/harness';
 import { findRepositoryRoot, gitDirOf, isGitDirectory, ownedByUser } from './repository';
 
 let root: string;
-const git = (args: string[], cwd: string) => execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'ignore' });
+const git = (args: string[], cwd: string) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'ignore' });
 
 beforeEach(async () => {
   root = await tempDir('deft-repo-');

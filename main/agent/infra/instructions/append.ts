@@ -11,7 +11,13 @@ const MAX_EDITABLE_BYTES = 1024 * 1024;
 export async function memoryFileIn(dir: string): Promise<{ path: string; exists: boolean }> {
   for (const name of INSTRUCTION_NAMES) {
     const path = join(dir, name);
-    if (await lstat(path).then(() => true, () => false)) return { path, exists: true };
+    if (
+      await lstat(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      return { path, exists: true };
   }
   return { path: join(dir, INSTRUCTION_NAMES[0]), exists: false };
 }
@@ -22,7 +28,11 @@ export async function memoryFileIn(dir: string): Promise<{ path: string; exists:
  */
 export async function appendMemoryLine(dir: string, text: string, options: { deftHome?: string } = {}): Promise<string> {
   const target = await memoryFileIn(dir);
-  const guarded = await guardPath(target.path, 'write', { environment: localEnvironment(), workspace: dir, ...(options.deftHome ? { deftHome: options.deftHome } : {}) });
+  const guarded = await guardPath(target.path, 'write', {
+    environment: localEnvironment(),
+    workspace: dir,
+    ...(options.deftHome ? { deftHome: options.deftHome } : {}),
+  });
   if (!guarded.inside) throw new Error(`${target.path} links out of ${dir}; Deft does not write through it. Edit the file it points to yourself.`);
   let current = '';
   let mode = 0o644;

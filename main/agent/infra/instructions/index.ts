@@ -18,7 +18,13 @@ export async function loadInstructions(options: SessionInstructionOptions): Prom
   const userHome = options.userHome ?? homedir();
   const roots = instructionRoots(options.workspace, userHome);
   const [choices, trust] = await Promise.all([readInstructionSettings(options.deftHome), new TrustStore(options.deftHome, options.workspace).get()]);
-  const reader = new InstructionReader({ ...roots, deftHome: options.deftHome, userHome, trusted: trust.trusted, ...(options.limits ? { limits: options.limits } : {}) });
+  const reader = new InstructionReader({
+    ...roots,
+    deftHome: options.deftHome,
+    userHome,
+    trusted: trust.trusted,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const set = await reader.read([...userCandidates(options.deftHome, choices, userHome), ...projectCandidates(roots)]);
   return { ...set, read: reader.readPaths };
 }

@@ -22,7 +22,8 @@ beforeEach(async () => {
 });
 afterEach(() => rm(userHome, { recursive: true, force: true }));
 
-const load = (limits?: { maxFileChars?: number; maxTotalChars?: number; maxImportDepth?: number }) => loadInstructions({ workspace: ws, deftHome, userHome, ...(limits ? { limits } : {}) });
+const load = (limits?: { maxFileChars?: number; maxTotalChars?: number; maxImportDepth?: number }) =>
+  loadInstructions({ workspace: ws, deftHome, userHome, ...(limits ? { limits } : {}) });
 const shown = async () => (await load()).files.map((f) => [f.display, f.scope, f.text.trim()]);
 
 describe('instruction files', () => {
@@ -58,7 +59,10 @@ describe('instruction files', () => {
 
   it('follows @imports (relative and ~), once each, and a CLAUDE.md that only imports AGENTS.md adds nothing', async () => {
     await mkdir(join(ws, 'docs'));
-    await writeFile(join(ws, 'AGENTS.md'), 'Main rules. See @docs/style.md and @docs/style.md again.\nEmail me at a@b.c; `@not/an/import` and\n```\n@neither.md\n```');
+    await writeFile(
+      join(ws, 'AGENTS.md'),
+      'Main rules. See @docs/style.md and @docs/style.md again.\nEmail me at a@b.c; `@not/an/import` and\n```\n@neither.md\n```',
+    );
     await writeFile(join(ws, 'docs', 'style.md'), 'Two spaces. @../AGENTS.md');
     await writeFile(join(ws, 'neither.md'), 'never read');
     await writeFile(join(ws, 'CLAUDE.md'), '@AGENTS.md\n');
@@ -136,7 +140,10 @@ describe('instruction files', () => {
 
   it('finds the nested folders of a touched file, skipping dependency folders, and reads each once', async () => {
     const roots = instructionRoots(ws, userHome);
-    expect(nestedFolders(roots.workspace, join(roots.workspace, 'pkg', 'api', 'x.ts'))).toEqual([join(roots.workspace, 'pkg'), join(roots.workspace, 'pkg', 'api')]);
+    expect(nestedFolders(roots.workspace, join(roots.workspace, 'pkg', 'api', 'x.ts'))).toEqual([
+      join(roots.workspace, 'pkg'),
+      join(roots.workspace, 'pkg', 'api'),
+    ]);
     expect(nestedFolders(roots.workspace, join(roots.workspace, 'x.ts'))).toEqual([]);
     expect(nestedFolders(roots.workspace, join(roots.workspace, 'node_modules', 'p', 'x.ts'))).toEqual([]);
     expect(nestedFolders(roots.workspace, '/etc/x')).toEqual([]);

@@ -3,7 +3,14 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { findImports, withoutBareImports } from './imports';
 import { displayPath } from './display';
 import { readInstructionFile } from './read-file';
-import { DEFAULT_INSTRUCTION_LIMITS, type InstructionFile, type InstructionLimits, type InstructionProblem, type InstructionScope, type InstructionSet } from './types';
+import {
+  DEFAULT_INSTRUCTION_LIMITS,
+  type InstructionFile,
+  type InstructionLimits,
+  type InstructionProblem,
+  type InstructionScope,
+  type InstructionSet,
+} from './types';
 
 /** Where instruction files are looked for, and what the user allowed. All folders absolute. */
 export interface InstructionContext {
@@ -74,7 +81,10 @@ export class InstructionReader {
   private async readOne(path: string, scope: InstructionScope, chain: readonly string[], importedBy: string | undefined, topLevel: boolean): Promise<void> {
     const display = this.display(path);
     if (this.total >= this.limits.maxTotalChars) {
-      this.problems.push({ display, message: `not read: the instruction files together reached ${this.limits.maxTotalChars.toLocaleString('en-US')} characters` });
+      this.problems.push({
+        display,
+        message: `not read: the instruction files together reached ${this.limits.maxTotalChars.toLocaleString('en-US')} characters`,
+      });
       return;
     }
     const result = await readInstructionFile(path, {
@@ -86,7 +96,10 @@ export class InstructionReader {
     if (!result.ok) {
       // A missing candidate is simply not there; a missing import is often an @mention of a person, not a file.
       if (result.reason === 'missing') return;
-      const hint = result.reason === 'outside' && !topLevel && scope !== 'user' && !this.context.trusted ? ' (imports from your home folder need the folder to be trusted)' : '';
+      const hint =
+        result.reason === 'outside' && !topLevel && scope !== 'user' && !this.context.trusted
+          ? ' (imports from your home folder need the folder to be trusted)'
+          : '';
       this.problems.push({ display, message: `${REASONS[result.reason]}${hint}` });
       return;
     }
@@ -100,12 +113,17 @@ export class InstructionReader {
     const imports = findImports(result.text);
     const already = new Set(imports.filter((spec) => this.seen.has(this.resolveImport(spec, dirname(path)))));
     let text = withoutBareImports(result.text, already);
-    if (result.truncated) text = `${text}\n[Cut here: Deft reads ${this.limits.maxFileChars.toLocaleString('en-US')} characters of an instruction file, and this one is ${result.bytes.toLocaleString('en-US')} bytes. Read the rest with the Read tool if you need it.]`;
+    if (result.truncated)
+      text = `${text}\n[Cut here: Deft reads ${this.limits.maxFileChars.toLocaleString('en-US')} characters of an instruction file, and this one is ${result.bytes.toLocaleString('en-US')} bytes. Read the rest with the Read tool if you need it.]`;
     if (text.trim()) {
       this.files.push({ path, display, scope, ...(importedBy ? { importedBy } : {}), text, bytes: result.bytes, truncated: result.truncated });
       this.total += text.length;
     }
-    if (result.truncated) this.problems.push({ display, message: `cut at ${this.limits.maxFileChars.toLocaleString('en-US')} characters (the file is ${result.bytes.toLocaleString('en-US')} bytes)` });
+    if (result.truncated)
+      this.problems.push({
+        display,
+        message: `cut at ${this.limits.maxFileChars.toLocaleString('en-US')} characters (the file is ${result.bytes.toLocaleString('en-US')} bytes)`,
+      });
     const depth = chain.length + 1;
     for (const spec of imports) {
       const target = this.resolveImport(spec, dirname(path));

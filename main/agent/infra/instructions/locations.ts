@@ -73,6 +73,21 @@ export function nestedCandidates(dir: string): Candidate[] {
 
 /** Those of `dirs` that hold an instruction file (of any kind: whether it may be read is decided when it is). */
 export async function foldersWithInstructions(dirs: readonly string[]): Promise<string[]> {
-  const found = await Promise.all(dirs.map(async (dir) => ((await Promise.all(INSTRUCTION_NAMES.map((name) => lstat(join(dir, name)).then(() => true, () => false)))).some(Boolean) ? dir : null)));
+  const found = await Promise.all(
+    dirs.map(async (dir) =>
+      (
+        await Promise.all(
+          INSTRUCTION_NAMES.map((name) =>
+            lstat(join(dir, name)).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        )
+      ).some(Boolean)
+        ? dir
+        : null,
+    ),
+  );
   return found.filter((dir): dir is string => dir !== null);
 }

@@ -20,7 +20,12 @@ class Tail {
     this.text = (this.text + chunk).slice(-8_192);
   }
   lines(count = 8): string {
-    return this.text.split('\n').map((l) => l.trimEnd()).filter(Boolean).slice(-count).join('\n');
+    return this.text
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter(Boolean)
+      .slice(-count)
+      .join('\n');
   }
 }
 
@@ -115,7 +120,9 @@ export class LanguageClient {
     const connection = createProtocolConnection(new StreamMessageReader(proc.child.stdout), new StreamMessageWriter(proc.child.stdin));
     this.connection = connection;
     connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => this.onDiagnostics(params));
-    connection.onRequest('workspace/configuration', (params: { items: Array<{ section?: string }> }) => params.items.map((item) => section(this.spec.settings, item.section)));
+    connection.onRequest('workspace/configuration', (params: { items: Array<{ section?: string }> }) =>
+      params.items.map((item) => section(this.spec.settings, item.section)),
+    );
     connection.onRequest('workspace/workspaceFolders', () => [{ uri: fileUri(this.workspace), name: 'workspace' }]);
     connection.onRequest('client/registerCapability', () => null);
     connection.onRequest('client/unregisterCapability', () => null);
@@ -150,7 +157,8 @@ export class LanguageClient {
         workspace: { configuration: true, workspaceFolders: true, symbol: {} },
       },
     });
-    const exitError = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) => new Error(`${this.spec.id} exited while starting (${signal ?? `code ${code}`})${this.stderrText()}`);
+    const exitError = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) =>
+      new Error(`${this.spec.id} exited while starting (${signal ?? `code ${code}`})${this.stderrText()}`);
     const ended = proc.exited.then((how) => {
       throw exitError(how);
     });
@@ -282,7 +290,12 @@ export class LanguageClient {
     if (!document) return null;
     try {
       if (this.spec.pull === 'tsserver') {
-        const ask = (command: string) => this.request<TsServerResponse | undefined>('workspace/executeCommand', { command: 'typescript.tsserverRequest', arguments: [command, { file: uri }] }, left());
+        const ask = (command: string) =>
+          this.request<TsServerResponse | undefined>(
+            'workspace/executeCommand',
+            { command: 'typescript.tsserverRequest', arguments: [command, { file: uri }] },
+            left(),
+          );
         const [syntactic, semantic] = await Promise.all([ask('syntacticDiagnosticsSync'), ask('semanticDiagnosticsSync')]);
         return [...(syntactic?.body ?? []), ...(semantic?.body ?? [])].map(fromTsServer);
       }
@@ -354,7 +367,11 @@ export class LanguageClient {
       if (this.published.size > 5_000) return;
     }
     this.seq += 1;
-    this.published.set(params.uri, { diagnostics: params.diagnostics, seq: this.seq, ...(params.version !== undefined && params.version !== null ? { version: params.version } : {}) });
+    this.published.set(params.uri, {
+      diagnostics: params.diagnostics,
+      seq: this.seq,
+      ...(params.version !== undefined && params.version !== null ? { version: params.version } : {}),
+    });
     for (const listener of [...this.listeners]) listener(params.uri);
   }
 

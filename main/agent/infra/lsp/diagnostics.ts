@@ -10,7 +10,8 @@ export function toProblem(diagnostic: Diagnostic, warnings: boolean): CodeProble
   const severity = diagnostic.severity ?? 1;
   if (severity !== 1 && !(warnings && severity === 2)) return null;
   const message = (typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value).replace(/\s+/g, ' ').trim();
-  const code = diagnostic.code === undefined || diagnostic.code === null ? undefined : `${diagnostic.source === 'typescript' ? 'TS' : ''}${String(diagnostic.code)}`;
+  const code =
+    diagnostic.code === undefined || diagnostic.code === null ? undefined : `${diagnostic.source === 'typescript' ? 'TS' : ''}${String(diagnostic.code)}`;
   return {
     line: diagnostic.range.start.line + 1,
     column: diagnostic.range.start.character + 1,
@@ -54,14 +55,21 @@ export function problemLine(path: string, p: CodeProblem): string {
 }
 
 /** The card's part and the model's lines for the problems a write introduced. */
-export function describeIntroduced(path: string, server: string, problems: readonly CodeProblem[], checkedBefore = true): { diagnostics: CodeDiagnostics; text: string } {
+export function describeIntroduced(
+  path: string,
+  server: string,
+  problems: readonly CodeProblem[],
+  checkedBefore = true,
+): { diagnostics: CodeDiagnostics; text: string } {
   const shown = problems.slice(0, PROBLEMS_PER_FILE);
   const more = problems.length - shown.length;
   const diagnostics = { server, problems: shown, more };
   if (!problems.length) return { diagnostics, text: '' };
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.length - errors;
-  const counted = [errors ? `${errors} new error${errors === 1 ? '' : 's'}` : '', warnings ? `${warnings} new warning${warnings === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+  const counted = [errors ? `${errors} new error${errors === 1 ? '' : 's'}` : '', warnings ? `${warnings} new warning${warnings === 1 ? '' : 's'}` : '']
+    .filter(Boolean)
+    .join(' and ');
   const head = checkedBefore
     ? `The ${server} language server reports ${counted} in ${path} after this change:`
     : `The ${server} language server reports ${counted.replace(/new /g, '')} in ${path} (it had not checked the file before this change, so some may be older):`;

@@ -166,7 +166,10 @@ export function userServers(raw: unknown, workspace: string, path?: string): { s
       problems.push(`${where}: "${program}" was not found (give an absolute path, or a program on your PATH outside the workspace).`);
       continue;
     }
-    const env = value.env && typeof value.env === 'object' ? Object.fromEntries(Object.entries(value.env).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+    const env =
+      value.env && typeof value.env === 'object'
+        ? Object.fromEntries(Object.entries(value.env).filter((e): e is [string, string] => typeof e[1] === 'string'))
+        : {};
     const settings = value.settings && typeof value.settings === 'object' ? (value.settings as Record<string, unknown>) : undefined;
     servers.push({
       id,

@@ -9,7 +9,14 @@ import { findOnPath, userServers } from './server-specs';
 import { introducedProblems } from './diagnostics';
 
 // Plain processes (no sandbox): what is tried here is the lifecycle, not the containment (lsp.test.ts runs sandboxed).
-const plain: ServerLauncher = async (spec, cwd) => ({ file: spec.argv[0]!, args: spec.argv.slice(1), env: { PATH: process.env.PATH ?? '' }, cwd, sandboxed: false, release: () => {} });
+const plain: ServerLauncher = async (spec, cwd) => ({
+  file: spec.argv[0]!,
+  args: spec.argv.slice(1),
+  env: { PATH: process.env.PATH ?? '' },
+  cwd,
+  sandboxed: false,
+  release: () => {},
+});
 
 let dir: string;
 afterEach(async () => {
@@ -24,7 +31,16 @@ describe('LanguageServers', () => {
     const spec: ServerSpec = { id: 'crashy', languages: ['python'], argv: [process.execPath, crash], source: 'user' };
     const notices: string[] = [];
     let now = 1_000;
-    const servers = new LanguageServers({ workspace: dir, launch: plain, specs: async () => [spec], idleMs: () => 0, backoffMs: () => 5_000, maxCrashes: 3, onNotice: (m) => notices.push(m), now: () => now });
+    const servers = new LanguageServers({
+      workspace: dir,
+      launch: plain,
+      specs: async () => [spec],
+      idleMs: () => 0,
+      backoffMs: () => 5_000,
+      maxCrashes: 3,
+      onNotice: (m) => notices.push(m),
+      now: () => now,
+    });
     const file = join(dir, 'a.py');
     const first = await servers.clientFor(file);
     expect(first.client).toBeNull();
@@ -35,7 +51,9 @@ describe('LanguageServers', () => {
     expect((await servers.clientFor(file)).client).toBeNull();
     now += 5_000;
     expect((await servers.clientFor(file)).client).toBeNull();
-    expect(notices).toEqual([expect.stringMatching(/^The crashy language server was turned off for this session after 3 failures\. Last error: crashy exited while starting/)]);
+    expect(notices).toEqual([
+      expect.stringMatching(/^The crashy language server was turned off for this session after 3 failures\. Last error: crashy exited while starting/),
+    ]);
     now += 60_000;
     expect(await servers.clientFor(file)).toMatchObject({ client: null, reason: expect.stringMatching(/turned off after crashing 3 times/) });
     expect(notices).toHaveLength(1);
@@ -70,9 +88,14 @@ describe('server specs', () => {
     expect(findOnPath('node', dir, `${dir}:${process.execPath.replace(/\/node$/, '')}`)).toBe(process.execPath);
   });
 
-  it('reads the user\'s servers, one readable problem per unusable entry', () => {
+  it("reads the user's servers, one readable problem per unusable entry", () => {
     const { servers, problems } = userServers(
-      { zig: { command: process.execPath, args: ['--stdio'], globs: ['**/*.zig'] }, broken: { command: 42 }, none: { command: process.execPath }, missing: { command: 'no-such-server-xyz', languages: ['go'] } },
+      {
+        zig: { command: process.execPath, args: ['--stdio'], globs: ['**/*.zig'] },
+        broken: { command: 42 },
+        none: { command: process.execPath },
+        missing: { command: 'no-such-server-xyz', languages: ['go'] },
+      },
       '/nonexistent-workspace',
     );
     expect(servers).toEqual([{ id: 'zig', languages: [], globs: ['**/*.zig'], argv: [process.execPath, '--stdio'], env: {}, source: 'user' }]);
@@ -85,9 +108,16 @@ describe('server specs', () => {
 });
 
 describe('introduced problems', () => {
-  const d = (line: number, message: string, severity: 1 | 2 = 1) => ({ range: { start: { line, character: 0 }, end: { line, character: 1 } }, message, severity, code: 1 });
+  const d = (line: number, message: string, severity: 1 | 2 = 1) => ({
+    range: { start: { line, character: 0 }, end: { line, character: 1 } },
+    message,
+    severity,
+    code: 1,
+  });
   it('matches by message, not line: a problem moved by the edit is not new, a second copy is', () => {
-    expect(introducedProblems([d(3, 'A')], [d(5, 'A'), d(9, 'A'), d(1, 'B', 2)], false)).toEqual([{ line: 10, column: 1, severity: 'error', message: 'A', code: '1' }]);
+    expect(introducedProblems([d(3, 'A')], [d(5, 'A'), d(9, 'A'), d(1, 'B', 2)], false)).toEqual([
+      { line: 10, column: 1, severity: 'error', message: 'A', code: '1' },
+    ]);
     expect(introducedProblems([], [d(1, 'B', 2)], true)).toEqual([{ line: 2, column: 1, severity: 'warning', message: 'B', code: '1' }]);
   });
 });

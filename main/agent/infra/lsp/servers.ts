@@ -66,7 +66,11 @@ export class LanguageServers {
     // The user's servers first: one configured for a language replaces Deft's own.
     const ordered = [...specs.filter((s) => s.source === 'user'), ...specs.filter((s) => s.source === 'builtin')];
     return (
-      ordered.find((s) => (language && s.languages.some((l) => l === language || languageFamily(l) === languageFamily(language))) || (s.globs?.length && !rel.startsWith('..') && picomatch(s.globs as string[], { dot: true })(rel))) ?? null
+      ordered.find(
+        (s) =>
+          (language && s.languages.some((l) => l === language || languageFamily(l) === languageFamily(language))) ||
+          (s.globs?.length && !rel.startsWith('..') && picomatch(s.globs as string[], { dot: true })(rel)),
+      ) ?? null
     );
   }
 
@@ -81,13 +85,18 @@ export class LanguageServers {
   /** The running client of a server, starting it if needed. */
   async start(spec: ServerSpec): Promise<{ client: LanguageClient } | { client: null; reason: string }> {
     const entry = this.entry(spec);
-    if (entry.off) return { client: null, reason: `${spec.id} was turned off after crashing ${entry.crashes} times${entry.lastError ? `: ${entry.lastError}` : '.'}` };
+    if (entry.off)
+      return { client: null, reason: `${spec.id} was turned off after crashing ${entry.crashes} times${entry.lastError ? `: ${entry.lastError}` : '.'}` };
     if (entry.client?.running) {
       this.used(entry);
       return { client: entry.client };
     }
     const now = this.now();
-    if (entry.retryAt > now) return { client: null, reason: `${spec.id} crashed and restarts in ${Math.ceil((entry.retryAt - now) / 1000)} s${entry.lastError ? ` (${entry.lastError})` : ''}.` };
+    if (entry.retryAt > now)
+      return {
+        client: null,
+        reason: `${spec.id} crashed and restarts in ${Math.ceil((entry.retryAt - now) / 1000)} s${entry.lastError ? ` (${entry.lastError})` : ''}.`,
+      };
     try {
       const client = await (entry.starting ??= this.launch(entry));
       this.used(entry);
@@ -105,7 +114,17 @@ export class LanguageServers {
       id: e.spec.id,
       languages: e.spec.languages,
       source: e.spec.source,
-      state: e.off ? 'off' : e.starting ? 'starting' : e.client?.running ? 'running' : e.retryAt > this.now() ? 'restarting' : e.client ? 'stopped' : 'not-started',
+      state: e.off
+        ? 'off'
+        : e.starting
+          ? 'starting'
+          : e.client?.running
+            ? 'running'
+            : e.retryAt > this.now()
+              ? 'restarting'
+              : e.client
+                ? 'stopped'
+                : 'not-started',
       ...(e.client?.running ? { sandboxed: e.client.sandboxed, ...(e.client.pid ? { pid: e.client.pid } : {}) } : {}),
       ...(e.lastError ? { lastError: e.lastError } : {}),
       crashes: e.crashes,
@@ -175,7 +194,9 @@ export class LanguageServers {
     const max = this.options.maxCrashes ?? 3;
     if (entry.crashes >= max) {
       entry.off = true;
-      this.options.onNotice?.(`The ${entry.spec.id} language server was turned off for this session after ${entry.crashes} failures. Last error: ${entry.lastError}`);
+      this.options.onNotice?.(
+        `The ${entry.spec.id} language server was turned off for this session after ${entry.crashes} failures. Last error: ${entry.lastError}`,
+      );
     } else entry.retryAt = this.now() + (this.options.backoffMs ?? defaultBackoff)(entry.crashes);
     this.options.onChange?.();
   }

@@ -65,7 +65,7 @@ describe('bashRuleHits (deny and ask rules)', () => {
   it('checks an unparseable line piece by piece', async () => {
     expect(await bashRuleHits('rm *', 'ls; rm -rf x "')).toBe(true);
   });
-  it('understands the prefix:* form of other agents\' rules, part by part', async () => {
+  it("understands the prefix:* form of other agents' rules, part by part", async () => {
     expect(await bashRuleHits('rm:*', 'ls && rm -rf x')).toBe(true);
     expect(await bashRuleHits('rm:*', 'rm')).toBe(true);
     expect(await bashRuleHits('rm:*', 'rmdir x')).toBe(false);
@@ -86,7 +86,15 @@ describe('coversEveryPart', () => {
     expect(await coversEveryPart(['ls *'], 'ls src > out.txt', undefined, places)).toBe(true);
   });
   it('never covers what a part writes outside the workspace or to a protected path (the rule covers the command, not its redirections)', async () => {
-    for (const command of ['git status && ls > /tmp/x', 'ls 2>/tmp/F', 'ls &>/tmp/F', 'ls >|/tmp/F', 'git status; git diff --output=/etc/x', 'ls > .git/hooks/pre-commit', 'ls > $HOME/.bashrc']) {
+    for (const command of [
+      'git status && ls > /tmp/x',
+      'ls 2>/tmp/F',
+      'ls &>/tmp/F',
+      'ls >|/tmp/F',
+      'git status; git diff --output=/etc/x',
+      'ls > .git/hooks/pre-commit',
+      'ls > $HOME/.bashrc',
+    ]) {
       expect(await coversEveryPart(['git status', 'ls *', 'git diff *'], command, undefined, places), command).toBe(false);
     }
     // tree-sitter hangs `a && b > f` on the whole list: every part is given the redirection.

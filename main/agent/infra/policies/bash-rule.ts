@@ -119,7 +119,12 @@ export async function bashRuleHits(argument: string, command: string, parsed?: P
  * by at least one of them (`Bash(git diff:*)` and `Bash(npm test:*)` cover `git diff && npm test`).
  * Unparseable input is never covered this way.
  */
-export async function coversEveryPart(argumentsList: readonly string[], command: string, parsed?: ParsedShell, places?: Places & { cwd: string }): Promise<boolean> {
+export async function coversEveryPart(
+  argumentsList: readonly string[],
+  command: string,
+  parsed?: ParsedShell,
+  places?: Places & { cwd: string },
+): Promise<boolean> {
   if (!argumentsList.length) return false;
   const shell = parsed ?? (await parseShell(command));
   if (!shell.complete || shell.commands.length === 0) return false;

@@ -15,7 +15,22 @@ async function check(line: string): Promise<string | null> {
 
 describe('catastrophicDelete', () => {
   it('refuses a recursive rm of /, ~ and the workspace in every spelling', async () => {
-    for (const line of ['rm -rf /', 'rm -rf /*', 'rm -fr ~', 'rm -rf ~/', 'rm -Rf "$HOME"', 'rm -rf ${HOME}/*', 'rm --recursive --force /work/project', 'rm -rf .', 'rm -rf ./*', 'rm -rf *', 'sudo rm -rf /', 'cd x && rm -r -f -- /', 'echo $(rm -rf ~)', 'rm -rf $PWD']) {
+    for (const line of [
+      'rm -rf /',
+      'rm -rf /*',
+      'rm -fr ~',
+      'rm -rf ~/',
+      'rm -Rf "$HOME"',
+      'rm -rf ${HOME}/*',
+      'rm --recursive --force /work/project',
+      'rm -rf .',
+      'rm -rf ./*',
+      'rm -rf *',
+      'sudo rm -rf /',
+      'cd x && rm -r -f -- /',
+      'echo $(rm -rf ~)',
+      'rm -rf $PWD',
+    ]) {
       expect(await check(line), line).not.toBeNull();
     }
   });
@@ -24,7 +39,7 @@ describe('catastrophicDelete', () => {
     expect(await check('rm -rf /home')).toContain('your home folder');
   });
   it('looks into scripts handed to a shell or eval', async () => {
-    for (const line of ["bash -c 'rm -rf ~'", 'sh -lc "cd / && rm -rf /"', "sudo bash -c 'rm -rf /'", "eval 'rm -rf $HOME'", "bash -c \"sh -c 'rm -rf .'\""]) {
+    for (const line of ["bash -c 'rm -rf ~'", 'sh -lc "cd / && rm -rf /"', "sudo bash -c 'rm -rf /'", "eval 'rm -rf $HOME'", 'bash -c "sh -c \'rm -rf .\'"']) {
       expect((await catastrophicDeleteIn(await parseShell(line), places))?.target, line).toBeTruthy();
     }
     for (const line of ["bash -c 'rm -rf build'", 'bash script.sh -c x', "eval 'echo hi'"]) {
@@ -32,7 +47,16 @@ describe('catastrophicDelete', () => {
     }
   });
   it('lets ordinary deletes through to the normal rules', async () => {
-    for (const line of ['rm -rf build', 'rm -rf ./dist/', 'rm -rf /tmp/cache', 'rm ~/notes.txt', 'rm -f /', 'rm -rf "$OUT"', 'rm -rf ~/project-old', 'git rm -r src']) {
+    for (const line of [
+      'rm -rf build',
+      'rm -rf ./dist/',
+      'rm -rf /tmp/cache',
+      'rm ~/notes.txt',
+      'rm -f /',
+      'rm -rf "$OUT"',
+      'rm -rf ~/project-old',
+      'git rm -r src',
+    ]) {
       expect(await check(line), line).toBeNull();
     }
   });

@@ -100,7 +100,8 @@ function deletingFind(command: ShellCommand): string[] | null {
 }
 
 function checkCommand(command: ShellCommand, places: DeletePlaces): DeleteCheck {
-  if (hasExpansion(command.name)) return { kind: 'unknown', why: `the command name "${command.name}" is computed when it runs, so Deft cannot tell what it does` };
+  if (hasExpansion(command.name))
+    return { kind: 'unknown', why: `the command name "${command.name}" is computed when it runs, so Deft cannot tell what it does` };
   const rm = recursiveRm(command);
   if (rm) {
     if (rm.fromInput) return { kind: 'unknown', why: 'it deletes recursively whatever its input names (xargs)' };

@@ -21,9 +21,19 @@ beforeEach(async () => {
 
 describe('guardPath', () => {
   it('resolves relative paths inside the workspace', async () => {
-    expect(await guardPath('src/a.ts', 'read', { environment: localEnvironment(), workspace: ws })).toMatchObject({ real: join(ws, 'src/a.ts'), inside: true, display: 'src/a.ts' });
-    expect(await guardPath('./src/../src/new.ts', 'write', { environment: localEnvironment(), workspace: ws })).toMatchObject({ real: join(ws, 'src/new.ts'), inside: true });
-    expect(await guardPath('deep/new/dir/x.ts', 'write', { environment: localEnvironment(), workspace: ws })).toMatchObject({ real: join(ws, 'deep/new/dir/x.ts'), inside: true });
+    expect(await guardPath('src/a.ts', 'read', { environment: localEnvironment(), workspace: ws })).toMatchObject({
+      real: join(ws, 'src/a.ts'),
+      inside: true,
+      display: 'src/a.ts',
+    });
+    expect(await guardPath('./src/../src/new.ts', 'write', { environment: localEnvironment(), workspace: ws })).toMatchObject({
+      real: join(ws, 'src/new.ts'),
+      inside: true,
+    });
+    expect(await guardPath('deep/new/dir/x.ts', 'write', { environment: localEnvironment(), workspace: ws })).toMatchObject({
+      real: join(ws, 'deep/new/dir/x.ts'),
+      inside: true,
+    });
   });
 
   it('refuses a relative path that escapes, and says to use an absolute path', async () => {
@@ -31,7 +41,10 @@ describe('guardPath', () => {
   });
 
   it('allows an absolute path outside the workspace', async () => {
-    expect(await guardPath(join(outside, 'secret.txt'), 'read', { environment: localEnvironment(), workspace: ws })).toMatchObject({ inside: false, display: join(outside, 'secret.txt') });
+    expect(await guardPath(join(outside, 'secret.txt'), 'read', { environment: localEnvironment(), workspace: ws })).toMatchObject({
+      inside: false,
+      display: join(outside, 'secret.txt'),
+    });
   });
 
   it('does not count a sibling with a common prefix as inside', async () => {
@@ -41,17 +54,30 @@ describe('guardPath', () => {
 
   it('treats a symlink that leaves the workspace as outside, for reads and writes', async () => {
     await expect(guardPath('link-out/secret.txt', 'read', { environment: localEnvironment(), workspace: ws })).rejects.toThrow(/points outside the workspace/);
-    await expect(guardPath('link-out/new.txt', 'write', { environment: localEnvironment(), workspace: ws })).rejects.toThrow(/never follow a symlink out of the workspace/);
-    await expect(guardPath(join(ws, 'link-out/new.txt'), 'write', { environment: localEnvironment(), workspace: ws })).rejects.toThrow(/never follow a symlink/);
-    expect(await guardPath(join(ws, 'link-out/secret.txt'), 'read', { environment: localEnvironment(), workspace: ws })).toMatchObject({ inside: false, real: join(outside, 'secret.txt') });
+    await expect(guardPath('link-out/new.txt', 'write', { environment: localEnvironment(), workspace: ws })).rejects.toThrow(
+      /never follow a symlink out of the workspace/,
+    );
+    await expect(guardPath(join(ws, 'link-out/new.txt'), 'write', { environment: localEnvironment(), workspace: ws })).rejects.toThrow(
+      /never follow a symlink/,
+    );
+    expect(await guardPath(join(ws, 'link-out/secret.txt'), 'read', { environment: localEnvironment(), workspace: ws })).toMatchObject({
+      inside: false,
+      real: join(outside, 'secret.txt'),
+    });
   });
 
   it('accepts a symlink that stays inside', async () => {
-    expect(await guardPath('link-in/a.ts', 'write', { environment: localEnvironment(), workspace: ws })).toMatchObject({ inside: true, real: join(ws, 'src/a.ts'), display: 'src/a.ts' });
+    expect(await guardPath('link-in/a.ts', 'write', { environment: localEnvironment(), workspace: ws })).toMatchObject({
+      inside: true,
+      real: join(ws, 'src/a.ts'),
+      display: 'src/a.ts',
+    });
   });
 
   it('counts extra roots as inside', async () => {
-    expect(await guardPath(join(outside, 'secret.txt'), 'read', { environment: localEnvironment(), workspace: ws, extraRoots: () => [outside] })).toMatchObject({ inside: true });
+    expect(await guardPath(join(outside, 'secret.txt'), 'read', { environment: localEnvironment(), workspace: ws, extraRoots: () => [outside] })).toMatchObject(
+      { inside: true },
+    );
   });
 
   it('refuses sensitive files whatever the path form, including through a symlink', async () => {
@@ -67,10 +93,19 @@ describe('guardPath', () => {
     await symlink('loop-b', join(ws, 'loop-a'));
     await symlink('loop-a', join(ws, 'loop-b'));
     for (const intent of ['read', 'write', 'search'] as const) {
-      await expect(guardPath('loop-a', intent, { environment: localEnvironment(), workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/symlink loop/) });
-      await expect(guardPath('loop-a/child.txt', intent, { environment: localEnvironment(), workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/symlink loop/) });
+      await expect(guardPath('loop-a', intent, { environment: localEnvironment(), workspace: ws })).rejects.toMatchObject({
+        name: 'ToolInputError',
+        message: expect.stringMatching(/symlink loop/),
+      });
+      await expect(guardPath('loop-a/child.txt', intent, { environment: localEnvironment(), workspace: ws })).rejects.toMatchObject({
+        name: 'ToolInputError',
+        message: expect.stringMatching(/symlink loop/),
+      });
     }
-    await expect(guardPath(`${'n'.repeat(300)}.txt`, 'write', { environment: localEnvironment(), workspace: ws })).rejects.toMatchObject({ name: 'ToolInputError', message: expect.stringMatching(/too long/) });
+    await expect(guardPath(`${'n'.repeat(300)}.txt`, 'write', { environment: localEnvironment(), workspace: ws })).rejects.toMatchObject({
+      name: 'ToolInputError',
+      message: expect.stringMatching(/too long/),
+    });
   });
 
   it('expands ~ and refuses empty paths', async () => {
@@ -80,11 +115,36 @@ describe('guardPath', () => {
 });
 
 describe('isSensitivePath', () => {
-  it.each(['.env', '.env.local', '.ENV.production', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'credentials', 'id_rsa_old', 'id_rsa-2019', 'id_rsa.bak', 'id_rsa_pub', '.env.pub', 'id_ed25519.key', 'credentials.pem', '/home/u/.aws/credentials', 'C:\\Users\\u\\.gcp\\credentials'])(
-    'refuses %s',
-    (p) => expect(isSensitivePath(p)).toBe(true),
-  );
-  it.each(['.env.example', '.env.sample', '.env.template', 'id_rsa.pub', 'id_ed25519.pub', 'id_ed25519_work.pub', 'ID_RSA-2019.PUB', 'id_ecdsa.old.pub', 'id_rsafoo', 'credentials.json', 'src/env.ts', 'my.environment'])('allows %s', (p) =>
-    expect(isSensitivePath(p)).toBe(false),
-  );
+  it.each([
+    '.env',
+    '.env.local',
+    '.ENV.production',
+    'id_rsa',
+    'id_ed25519',
+    'id_ecdsa',
+    'credentials',
+    'id_rsa_old',
+    'id_rsa-2019',
+    'id_rsa.bak',
+    'id_rsa_pub',
+    '.env.pub',
+    'id_ed25519.key',
+    'credentials.pem',
+    '/home/u/.aws/credentials',
+    'C:\\Users\\u\\.gcp\\credentials',
+  ])('refuses %s', (p) => expect(isSensitivePath(p)).toBe(true));
+  it.each([
+    '.env.example',
+    '.env.sample',
+    '.env.template',
+    'id_rsa.pub',
+    'id_ed25519.pub',
+    'id_ed25519_work.pub',
+    'ID_RSA-2019.PUB',
+    'id_ecdsa.old.pub',
+    'id_rsafoo',
+    'credentials.json',
+    'src/env.ts',
+    'my.environment',
+  ])('allows %s', (p) => expect(isSensitivePath(p)).toBe(false));
 });

@@ -60,7 +60,9 @@ export async function realPathOf(environment: Environment, lexical: string): Pro
 function unresolvable(input: string, error: NodeJS.ErrnoException): Error {
   switch (error.code) {
     case 'ELOOP':
-      return new ToolInputError(`"${input}" cannot be resolved: it goes through a symlink loop (links pointing at each other). Use a path that does not pass through that link.`);
+      return new ToolInputError(
+        `"${input}" cannot be resolved: it goes through a symlink loop (links pointing at each other). Use a path that does not pass through that link.`,
+      );
     case 'EACCES':
     case 'EPERM':
       return new ToolInputError(`"${input}" cannot be resolved: permission denied on a folder along the path. Use a path you have access to.`);
@@ -85,7 +87,8 @@ function expandHome(environment: Environment, path: string): string {
  * - secret files (.env, private keys, cloud credentials) are refused whatever the path form.
  */
 export async function guardPath(input: string, intent: PathIntent, options: PathGuardOptions): Promise<GuardedPath> {
-  if (typeof input !== 'string' || input.trim() === '') throw new ToolInputError('The path is empty. Give a file path relative to the workspace, or an absolute path.');
+  if (typeof input !== 'string' || input.trim() === '')
+    throw new ToolInputError('The path is empty. Give a file path relative to the workspace, or an absolute path.');
   if (input.includes('\0')) throw new ToolInputError('The path contains a NUL character.');
   const { environment } = options;
   const { isAbsolute, relative, resolve } = environment.path;
@@ -107,14 +110,23 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
   }
   if (lexicallyInside && !inside) {
     if (intent === 'write') {
-      throw new ToolInputError(`"${input}" goes through a symlink to ${real}, outside the workspace. Writes never follow a symlink out of the workspace; write to the target's absolute path if you mean it.`);
+      throw new ToolInputError(
+        `"${input}" goes through a symlink to ${real}, outside the workspace. Writes never follow a symlink out of the workspace; write to the target's absolute path if you mean it.`,
+      );
     }
     if (!absoluteInput) {
-      throw new ToolInputError(`"${input}" is a symlink (or lies under one) that points outside the workspace, to ${real}. To ${intent} it, use that absolute path.`);
+      throw new ToolInputError(
+        `"${input}" is a symlink (or lies under one) that points outside the workspace, to ${real}. To ${intent} it, use that absolute path.`,
+      );
     }
   }
-  if (isSensitivePath(lexical, options.deftHome, options.workspace) || (await isSensitiveFile(environment, real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))) {
-    throw new ToolInputError(`"${input}" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never ${intent} it; ask the user for the values you need.`);
+  if (
+    isSensitivePath(lexical, options.deftHome, options.workspace) ||
+    (await isSensitiveFile(environment, real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))
+  ) {
+    throw new ToolInputError(
+      `"${input}" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never ${intent} it; ask the user for the values you need.`,
+    );
   }
   const display = inside && isWithin(real, realRoots[0]!) ? relative(realRoots[0]!, real) || '.' : real;
   return { input, lexical, real, inside, display };

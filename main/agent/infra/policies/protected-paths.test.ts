@@ -16,11 +16,18 @@ describe('protectedPathReason', () => {
     expect(protectedPathReason('/home/dev/.ssh/id_ed25519', places)).toContain('secrets');
   });
   it("protects a workspace's MCP server files: writing one would define a program Deft starts", () => {
-    for (const path of ['/work/project/.mcp.json', '/work/project/.deft/mcp.json', '/work/project/sub/.MCP.json']) expect(protectedPathReason(path, places), path).toContain('MCP servers');
+    for (const path of ['/work/project/.mcp.json', '/work/project/.deft/mcp.json', '/work/project/sub/.MCP.json'])
+      expect(protectedPathReason(path, places), path).toContain('MCP servers');
     expect(protectedPathReason('/work/project/docs/mcp.json', places)).toBeNull();
   });
   it('leaves ordinary files alone', () => {
-    for (const path of ['/work/project/.gitignore', '/work/project/src/git.ts', '/work/project/.deft/plans/a.md', '/work/project/settings.json', '/work/project/.env.example']) {
+    for (const path of [
+      '/work/project/.gitignore',
+      '/work/project/src/git.ts',
+      '/work/project/.deft/plans/a.md',
+      '/work/project/settings.json',
+      '/work/project/.env.example',
+    ]) {
       expect(protectedPathReason(path, places), path).toBeNull();
     }
   });

@@ -52,7 +52,8 @@ function reasonFor(path: string, places: Places, deftHome: string): string | nul
     if (!HOME_WORK_FOLDERS.includes(rest.toLowerCase())) return "it is in Deft's home folder (settings, trust, secrets and session logs)";
   }
   const name = basename(path);
-  if (SETTINGS_FILE.test(name) && basename(dirname(path)).toLowerCase() === '.deft') return "it is one of Deft's settings files, which hold the permission rules";
+  if (SETTINGS_FILE.test(name) && basename(dirname(path)).toLowerCase() === '.deft')
+    return "it is one of Deft's settings files, which hold the permission rules";
   if (isMcpConfig(path)) return 'it defines MCP servers: programs Deft starts for this folder';
   if (isSensitivePath(path)) return 'it holds secrets (.env files, private keys, cloud credentials)';
   return null;

@@ -112,7 +112,20 @@ export const SECRET_PLACES: readonly SecretPlace[] = [
 export const SECRET_NAMES: ReadonlyArray<{ kind: SecretKind; names: readonly string[] }> = [
   { kind: 'environment', names: ['.env', '.envrc'] },
   { kind: 'keys', names: ['id_rsa', 'id_dsa', 'id_ed25519', 'id_ecdsa', 'id_ed25519_sk', 'id_ecdsa_sk'] },
-  { kind: 'cloud', names: ['credentials', 'application_default_credentials.json', 'credentials.db', 'access_tokens.db', 'legacy_credentials', 'accesstokens.json', 'msal_token_cache.json', 'credentials.toml', 'credentials.tfrc.json'] },
+  {
+    kind: 'cloud',
+    names: [
+      'credentials',
+      'application_default_credentials.json',
+      'credentials.db',
+      'access_tokens.db',
+      'legacy_credentials',
+      'accesstokens.json',
+      'msal_token_cache.json',
+      'credentials.toml',
+      'credentials.tfrc.json',
+    ],
+  },
   { kind: 'tokens', names: ['.git-credentials', '.netrc', '_netrc', '.pypirc', '.pgpass', '.vault-token', '.s3cfg'] },
 ];
 

@@ -60,7 +60,8 @@ function expandGlob(path: string): string[] | null {
  * it: `'a$b'`) keeps its `$` as written.
  */
 export function wordPaths(word: string, places: WordPlaces, literal = false): WordPaths {
-  if (!literal && hasExpansion(word)) return { known: false, why: `"${word}" depends on an expansion (a variable, $(…) or \`…\`) that is only known when the command runs` };
+  if (!literal && hasExpansion(word))
+    return { known: false, why: `"${word}" depends on an expansion (a variable, $(…) or \`…\`) that is only known when the command runs` };
   const cwd = places.cwd;
   let path = word.replace(/^~(?=\/|$)/, places.home);
   if (!literal) path = path.replace(/^\$\{?HOME\}?(?=\/|$)/, places.home);

@@ -130,7 +130,12 @@ export function markedProcessesSync(markers: ReadonlySet<string>): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').some((entry) => markers.has(entry))) found.push(Number(name));
+      if (
+        readFileSync(`/proc/${name}/environ`, 'utf8')
+          .split('\0')
+          .some((entry) => markers.has(entry))
+      )
+        found.push(Number(name));
     } catch {
       // Gone, or not ours to read.
     }

@@ -32,11 +32,23 @@ async function step(overrides: Partial<StepRequest> = {}) {
 
 describe('AnthropicProvider', () => {
   it('streams text and thinking, keeps the thinking signature, and reports usage', async () => {
-    server.enqueue({ chunks: [{ thinking: 'Let me think.' }, ...textChunks('Hello from Claude.', 4), { finish: 'stop' }, { usage: { prompt_tokens: 20, completion_tokens: 7 } }] });
+    server.enqueue({
+      chunks: [
+        { thinking: 'Let me think.' },
+        ...textChunks('Hello from Claude.', 4),
+        { finish: 'stop' },
+        { usage: { prompt_tokens: 20, completion_tokens: 7 } },
+      ],
+    });
     const { result, text, thinking } = await step();
     expect(text.join('')).toBe('Hello from Claude.');
     expect(thinking.join('')).toBe('Let me think.');
-    expect(result).toMatchObject({ finishReason: 'end_turn', rawFinishReason: 'end_turn', reasoningSignature: 'sig-mock', usage: { inputTokens: 20, outputTokens: 7 } });
+    expect(result).toMatchObject({
+      finishReason: 'end_turn',
+      rawFinishReason: 'end_turn',
+      reasoningSignature: 'sig-mock',
+      usage: { inputTokens: 20, outputTokens: 7 },
+    });
   });
 
   it('sends the Messages request: key header, version, system, max_tokens, tools with input_schema', async () => {
@@ -48,12 +60,22 @@ describe('AnthropicProvider', () => {
     expect(sent.headers['anthropic-version']).toBe(ANTHROPIC_VERSION);
     // Cache breakpoints: on the system prompt, the tools and the last message.
     const cache = { cache_control: { type: 'ephemeral' } };
-    expect(sent.body).toMatchObject({ model: 'claude-test', system: [{ type: 'text', text: 'You are Deft.', ...cache }], stream: true, max_tokens: 8192, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello', ...cache }] }] });
-    expect(sent.body.tools).toEqual([{ name: 'Echo', description: 'Echo text', input_schema: { type: 'object', properties: { text: { type: 'string' } } }, ...cache }]);
+    expect(sent.body).toMatchObject({
+      model: 'claude-test',
+      system: [{ type: 'text', text: 'You are Deft.', ...cache }],
+      stream: true,
+      max_tokens: 8192,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello', ...cache }] }],
+    });
+    expect(sent.body.tools).toEqual([
+      { name: 'Echo', description: 'Echo text', input_schema: { type: 'object', properties: { text: { type: 'string' } } }, ...cache },
+    ]);
   });
 
   it('assembles tool input from input_json_delta pieces', async () => {
-    server.enqueue({ chunks: [{ text: 'Calling.' }, { toolCall: { id: 'toolu_1', name: 'Echo', args: '{"text":"in many pieces"}', pieces: 6 } }, { finish: 'tool_calls' }] });
+    server.enqueue({
+      chunks: [{ text: 'Calling.' }, { toolCall: { id: 'toolu_1', name: 'Echo', args: '{"text":"in many pieces"}', pieces: 6 } }, { finish: 'tool_calls' }],
+    });
     const { result } = await step();
     expect(result.finishReason).toBe('tool_use');
     expect(result.toolCalls).toEqual([{ id: 'toolu_1', name: 'Echo', arguments: '{"text":"in many pieces"}' }]);
@@ -79,8 +101,25 @@ describe('toAnthropicMessages', () => {
   it('puts tool results in user messages, merges roles, drops empty text, and sends thinking only with a signature', () => {
     const wire = toAnthropicMessages([
       { role: 'user', content: 'read it' },
-      { role: 'assistant', content: '', reasoning: 'plan', reasoningSignature: 'sig', toolCalls: [{ id: 't1', name: 'Read', arguments: '{"path":"a"}' }, { id: 't2', name: 'Echo', arguments: 'not json' }] },
-      { role: 'tool', toolCallId: 't1', toolName: 'Read', content: [{ type: 'text', text: 'file' }, { type: 'image', mimeType: 'image/png', data: 'AAAA' }] },
+      {
+        role: 'assistant',
+        content: '',
+        reasoning: 'plan',
+        reasoningSignature: 'sig',
+        toolCalls: [
+          { id: 't1', name: 'Read', arguments: '{"path":"a"}' },
+          { id: 't2', name: 'Echo', arguments: 'not json' },
+        ],
+      },
+      {
+        role: 'tool',
+        toolCallId: 't1',
+        toolName: 'Read',
+        content: [
+          { type: 'text', text: 'file' },
+          { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+        ],
+      },
       { role: 'tool', toolCallId: 't2', toolName: 'Echo', content: 'bad args', isError: true },
       { role: 'user', content: '<notification>done</notification>' },
       { role: 'assistant', content: 'answer', reasoning: 'unsigned thoughts' },
@@ -92,7 +131,14 @@ describe('toAnthropicMessages', () => {
       { type: 'tool_use', id: 't2', name: 'Echo', input: {} },
     ]);
     expect(wire[2]!.content.map((b) => b.type)).toEqual(['tool_result', 'tool_result', 'text']);
-    expect(wire[2]!.content[0]).toEqual({ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'file' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] });
+    expect(wire[2]!.content[0]).toEqual({
+      type: 'tool_result',
+      tool_use_id: 't1',
+      content: [
+        { type: 'text', text: 'file' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+      ],
+    });
     expect(wire[2]!.content[1]).toMatchObject({ is_error: true });
     expect(wire[3]!.content).toEqual([{ type: 'text', text: 'answer' }]);
   });

@@ -87,7 +87,12 @@ export class AnthropicProvider implements ChatProvider {
       stream: true,
     };
     if (request.tools.length) {
-      body.tools = request.tools.map((t, i, all) => ({ name: t.name, description: t.description, input_schema: t.parameters, ...(i === all.length - 1 ? CACHE : {}) }));
+      body.tools = request.tools.map((t, i, all) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.parameters,
+        ...(i === all.length - 1 ? CACHE : {}),
+      }));
     }
     const plainMaxTokens = body.max_tokens as number;
     const refusedKey = effortKey(this.kind, this.baseUrl, this.model);
@@ -96,7 +101,9 @@ export class AnthropicProvider implements ChatProvider {
     const thinking = effort !== undefined;
     if (effort) Object.assign(body, anthropicThinking(effort, plainMaxTokens));
     const send = () =>
-      streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) => readStream(data, callbacks, url));
+      streamSse({ ...this.options, fetch: this.fetchImpl, url, headers: this.headers(), body, model: this.model, signal: request.signal }, (data) =>
+        readStream(data, callbacks, url),
+      );
     try {
       return await send();
     } catch (error) {
@@ -266,16 +273,32 @@ export function toAnthropicMessages(messages: readonly ModelMessage[]): WireMess
     const last = out[out.length - 1];
     if (last?.role === role) {
       // Tool results must come first in a user message.
-      last.content = role === 'user' ? [...last.content.filter((b) => b.type === 'tool_result'), ...blocks.filter((b) => b.type === 'tool_result'), ...last.content.filter((b) => b.type !== 'tool_result'), ...blocks.filter((b) => b.type !== 'tool_result')] : [...last.content, ...blocks];
+      last.content =
+        role === 'user'
+          ? [
+              ...last.content.filter((b) => b.type === 'tool_result'),
+              ...blocks.filter((b) => b.type === 'tool_result'),
+              ...last.content.filter((b) => b.type !== 'tool_result'),
+              ...blocks.filter((b) => b.type !== 'tool_result'),
+            ]
+          : [...last.content, ...blocks];
     } else out.push({ role, content: blocks });
   };
   for (const message of messages) {
     if (message.role === 'user') push('user', mediaBlocks(message.content));
     else if (message.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: message.toolCallId, content: toolResultBlocks(message.content, message.isError === true), ...(message.isError ? { is_error: true } : {}) }]);
+      push('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: message.toolCallId,
+          content: toolResultBlocks(message.content, message.isError === true),
+          ...(message.isError ? { is_error: true } : {}),
+        },
+      ]);
     } else {
       const blocks: Block[] = [];
-      if (message.reasoning && message.reasoningSignature) blocks.push({ type: 'thinking', thinking: message.reasoning, signature: message.reasoningSignature });
+      if (message.reasoning && message.reasoningSignature)
+        blocks.push({ type: 'thinking', thinking: message.reasoning, signature: message.reasoningSignature });
       if (message.content.trim()) blocks.push({ type: 'text', text: message.content });
       for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseInput(call.arguments) });
       push('assistant', blocks);

@@ -51,7 +51,10 @@ describe('reasoning effort reaches the request', () => {
     h = await createHarness();
     const hh = h;
     await hh.core.handlers.setSessionEffort({ sessionId: hh.session.id, effort: 'medium' });
-    hh.server.enqueue({ status: 400, body: JSON.stringify({ error: { message: "Unrecognized request argument supplied: reasoning_effort" } }) }, textReply('answered without it'));
+    hh.server.enqueue(
+      { status: 400, body: JSON.stringify({ error: { message: 'Unrecognized request argument supplied: reasoning_effort' } }) },
+      textReply('answered without it'),
+    );
     await hh.run('first');
     expect(hh.server.requests).toHaveLength(2);
     expect(hh.server.requests[0]!.body.reasoning_effort).toBe('medium');
@@ -74,7 +77,10 @@ describe('reasoning effort reaches the request', () => {
     expect(lastBody(hh).max_tokens).toBe(8192);
     await hh.core.handlers.setSessionEffort({ sessionId: hh.session.id, effort: 'medium' });
     await writeFile(join(hh.workspace, 'a.txt'), 'alpha\n');
-    hh.server.enqueue({ chunks: [{ thinking: 'I should read a.txt first.' }, callChunk('Read', { path: 'a.txt' }), { finish: 'tool_calls' }] }, textReply('It says alpha.'));
+    hh.server.enqueue(
+      { chunks: [{ thinking: 'I should read a.txt first.' }, callChunk('Read', { path: 'a.txt' }), { finish: 'tool_calls' }] },
+      textReply('It says alpha.'),
+    );
     await hh.run('what is in a.txt?');
     const [first, second] = hh.server.requests.slice(-2).map((r) => r.body);
     expect(first!.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
@@ -82,7 +88,12 @@ describe('reasoning effort reaches the request', () => {
     const assistant = second!.messages.filter((m) => m.role === 'assistant').at(-1)!;
     expect((assistant.content as Array<{ type: string }>)[0]).toEqual({ type: 'thinking', thinking: 'I should read a.txt first.', signature: 'sig-mock' });
     // The reasoning streamed to the window as thinking.
-    expect(hh.sessionEvents('thinking.delta').map((e) => (e as { text: string }).text).join('')).toContain('I should read a.txt first.');
+    expect(
+      hh
+        .sessionEvents('thinking.delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toContain('I should read a.txt first.');
   });
 
   it('Anthropic: a server that refuses thinking is asked again without it and the plain max_tokens', async () => {
@@ -90,7 +101,10 @@ describe('reasoning effort reaches the request', () => {
     const hh = h;
     await hh.core.handlers.setSettings({ provider: { kind: 'anthropic', baseUrl: hh.baseUrl, model: 'mock-model', apiKey: 'test-key' } });
     await hh.core.handlers.setSessionEffort({ sessionId: hh.session.id, effort: 'high' });
-    hh.server.enqueue({ status: 400, body: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'thinking: Extra inputs are not permitted' } }) }, textReply('fine'));
+    hh.server.enqueue(
+      { status: 400, body: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'thinking: Extra inputs are not permitted' } }) },
+      textReply('fine'),
+    );
     await hh.run('go');
     expect(hh.server.requests[0]!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 24576 });
     expect(hh.server.requests[1]!.body).not.toHaveProperty('thinking');

@@ -62,7 +62,9 @@ export function errorFromResponse(status: number, body: string, headers: Headers
   const host = safeHost(ctx.url);
   const retryAfterMs = parseRetryAfter(headers.get('retry-after'), Date.now());
   if (status === 401 || status === 403) {
-    return new ProviderError('provider_auth', `The API key was rejected by ${host} (HTTP ${status}). Open Settings and check the API key.${suffix}`, { status });
+    return new ProviderError('provider_auth', `The API key was rejected by ${host} (HTTP ${status}). Open Settings and check the API key.${suffix}`, {
+      status,
+    });
   }
   if (status === 404) {
     return new ProviderError(
@@ -73,7 +75,10 @@ export function errorFromResponse(status: number, body: string, headers: Headers
   }
   if (status === 429) {
     if (QUOTA_WORDS.test(detail)) {
-      return new ProviderError('provider_quota', `${host} refused the request: the account is out of quota or credit (HTTP 429).${suffix}`, { status, retryable: false });
+      return new ProviderError('provider_quota', `${host} refused the request: the account is out of quota or credit (HTTP 429).${suffix}`, {
+        status,
+        retryable: false,
+      });
     }
     return new ProviderError('provider_rate_limit', `${host} is rate limiting requests (HTTP 429).${suffix}`, { status, retryAfterMs });
   }

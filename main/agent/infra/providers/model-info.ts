@@ -25,7 +25,8 @@ export function modelInfoFrom(entry: unknown): ModelInfo | null {
       const c = capabilities as Record<string, unknown>;
       const flag = c.vision ?? c.image_input ?? c.imageInput;
       if (typeof flag === 'boolean') imageInput = flag;
-      else if (flag && typeof flag === 'object' && typeof (flag as { supported?: unknown }).supported === 'boolean') imageInput = (flag as { supported: boolean }).supported;
+      else if (flag && typeof flag === 'object' && typeof (flag as { supported?: unknown }).supported === 'boolean')
+        imageInput = (flag as { supported: boolean }).supported;
     }
   }
   return imageInput === undefined ? { id } : { id, imageInput };

@@ -46,7 +46,12 @@ describe('OpenAICompatibleProvider', () => {
     const { result, text } = await step();
     expect(text.join('')).toBe('Hello there, world');
     expect(text.length).toBeGreaterThan(3);
-    expect(result).toMatchObject({ text: 'Hello there, world', finishReason: 'end_turn', rawFinishReason: 'stop', usage: { inputTokens: 12, outputTokens: 5 } });
+    expect(result).toMatchObject({
+      text: 'Hello there, world',
+      finishReason: 'end_turn',
+      rawFinishReason: 'stop',
+      usage: { inputTokens: 12, outputTokens: 5 },
+    });
   });
 
   it('sends stream:true, the bearer key, the system prompt first, and tools as functions', async () => {
@@ -55,7 +60,14 @@ describe('OpenAICompatibleProvider', () => {
     const sent = server.requests[0]!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe('Bearer sk-test');
-    expect(sent.body).toMatchObject({ model: 'mock-model', stream: true, messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hello' }] });
+    expect(sent.body).toMatchObject({
+      model: 'mock-model',
+      stream: true,
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'hello' },
+      ],
+    });
     expect(sent.body.tools).toEqual([{ type: 'function', function: { name: 'Echo', description: 'Echo', parameters: { type: 'object', properties: {} } } }]);
   });
 
@@ -76,7 +88,9 @@ describe('OpenAICompatibleProvider', () => {
   });
 
   it('reports reasoning_content and reasoning deltas as thinking', async () => {
-    server.enqueue({ chunks: [{ thinking: 'Let me see. ' }, { raw: JSON.stringify({ choices: [{ delta: { reasoning: 'Done.' } }] }) }, { text: 'Answer' }, { finish: 'stop' }] });
+    server.enqueue({
+      chunks: [{ thinking: 'Let me see. ' }, { raw: JSON.stringify({ choices: [{ delta: { reasoning: 'Done.' } }] }) }, { text: 'Answer' }, { finish: 'stop' }],
+    });
     const { result, thinking } = await step();
     expect(thinking.join('')).toBe('Let me see. Done.');
     expect(result.reasoning).toBe('Let me see. Done.');
@@ -84,7 +98,9 @@ describe('OpenAICompatibleProvider', () => {
   });
 
   it('reads usage reported inside the choice (Moonshot style)', async () => {
-    server.enqueue({ chunks: [{ raw: JSON.stringify({ choices: [{ delta: { content: 'x' }, finish_reason: 'stop', usage: { prompt_tokens: 3, completion_tokens: 1 } }] }) }] });
+    server.enqueue({
+      chunks: [{ raw: JSON.stringify({ choices: [{ delta: { content: 'x' }, finish_reason: 'stop', usage: { prompt_tokens: 3, completion_tokens: 1 } }] }) }],
+    });
     const { result } = await step();
     expect(result.usage).toEqual({ inputTokens: 3, outputTokens: 1 });
   });
@@ -97,7 +113,9 @@ describe('OpenAICompatibleProvider', () => {
     ];
     const cached: Array<number | undefined> = [];
     for (const usage of usages) {
-      server.enqueue({ chunks: [{ raw: JSON.stringify({ choices: [{ delta: { content: 'x' }, finish_reason: 'stop' }] }) }, { raw: JSON.stringify({ choices: [], usage }) }] });
+      server.enqueue({
+        chunks: [{ raw: JSON.stringify({ choices: [{ delta: { content: 'x' }, finish_reason: 'stop' }] }) }, { raw: JSON.stringify({ choices: [], usage }) }],
+      });
       cached.push((await step()).result.usage?.cachedTokens);
     }
     expect(cached).toEqual([40, 30, 20]);
@@ -199,8 +217,24 @@ describe('toWireMessages', () => {
   it('sends tool results as plain strings and images from tools in one user message after them', () => {
     const wire = toWireMessages('sys', [
       { role: 'user', content: 'look' },
-      { role: 'assistant', content: '', reasoning: 'r', toolCalls: [{ id: 'a', name: 'ReadMediaFile', arguments: '{}' }, { id: 'b', name: 'Echo', arguments: '{}' }] },
-      { role: 'tool', toolCallId: 'a', toolName: 'ReadMediaFile', content: [{ type: 'text', text: 'image:' }, { type: 'image', mimeType: 'image/png', data: 'AAAA' }] },
+      {
+        role: 'assistant',
+        content: '',
+        reasoning: 'r',
+        toolCalls: [
+          { id: 'a', name: 'ReadMediaFile', arguments: '{}' },
+          { id: 'b', name: 'Echo', arguments: '{}' },
+        ],
+      },
+      {
+        role: 'tool',
+        toolCallId: 'a',
+        toolName: 'ReadMediaFile',
+        content: [
+          { type: 'text', text: 'image:' },
+          { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+        ],
+      },
       { role: 'tool', toolCallId: 'b', toolName: 'Echo', content: 'done' },
       { role: 'assistant', content: 'seen' },
     ]);
@@ -208,6 +242,9 @@ describe('toWireMessages', () => {
     expect(wire[2]).toMatchObject({ content: null, reasoning_content: 'r' });
     expect(wire[3]).toEqual({ role: 'tool', tool_call_id: 'a', content: 'image:' });
     expect(wire[4]).toEqual({ role: 'tool', tool_call_id: 'b', content: 'done' });
-    expect(wire[5]!.content).toEqual([{ type: 'text', text: 'Images returned by the tool calls above:' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }]);
+    expect(wire[5]!.content).toEqual([
+      { type: 'text', text: 'Images returned by the tool calls above:' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    ]);
   });
 });

@@ -109,7 +109,13 @@ export class OpenAICompatibleProvider implements ChatProvider {
         callbacks.onNote?.(refusalNote(this.model, Object.keys(effort)[0]!));
         return send();
       }
-      if (!this.streamOptions || !(error instanceof ProviderError) || (error.options.status !== 400 && error.options.status !== 422) || !/stream_options/.test(error.message)) throw error;
+      if (
+        !this.streamOptions ||
+        !(error instanceof ProviderError) ||
+        (error.options.status !== 400 && error.options.status !== 422) ||
+        !/stream_options/.test(error.message)
+      )
+        throw error;
       // Usage is then unknown for this provider, which is better than no answer at all.
       this.streamOptions = false;
       delete body.stream_options;
@@ -146,7 +152,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
         const message = typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? JSON.stringify(chunk.error));
         // OpenRouter sends HTTP-like codes here (400, 401, 402, 403 moderation, 408, 429, 502…): a refused request must not be retried.
         const code = typeof chunk.error === 'string' ? NaN : Number(chunk.error.code);
-        if (code >= 400 && code < 500 && code !== 408) throw errorFromResponse(code, JSON.stringify({ error: { message } }), new Headers(), { url, model: this.model });
+        if (code >= 400 && code < 500 && code !== 408)
+          throw errorFromResponse(code, JSON.stringify({ error: { message } }), new Headers(), { url, model: this.model });
         throw new ProviderError('provider_server', `${safeHost(url)} reported an error mid-stream: ${message}`);
       }
       const choice = chunk.choices?.[0];
@@ -243,7 +250,9 @@ class ToolCallAssembler {
 function toWireContent(content: string | ContentPart[]): WireContent {
   if (typeof content === 'string') return content;
   return content.map((part) =>
-    part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image_url' as const, image_url: { url: `data:${part.mimeType};base64,${part.data}` } },
+    part.type === 'text'
+      ? { type: 'text' as const, text: part.text }
+      : { type: 'image_url' as const, image_url: { url: `data:${part.mimeType};base64,${part.data}` } },
   );
 }
 
@@ -276,7 +285,10 @@ export function toWireMessages(system: string, messages: readonly ModelMessage[]
       }
       case 'tool': {
         const parts = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
-        const text = parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+        const text = parts
+          .filter((p) => p.type === 'text')
+          .map((p) => p.text)
+          .join('\n');
         pendingImages.push(...parts.filter((p) => p.type === 'image'));
         wire.push({ role: 'tool', tool_call_id: message.toolCallId, content: text });
         break;

@@ -44,7 +44,11 @@ async function run(provider: { step: OpenAICompatibleProvider['step'] }, overrid
 }
 
 const openai = (fetchImpl: typeof fetch) => new OpenAICompatibleProvider({ baseUrl: 'http://model.test/v1', model: 'm', apiKey: 'k', fetch: fetchImpl });
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 describe('OpenAI-compatible streams as servers send them', () => {
   it('reads an OpenAI stream: role chunk, two calls in one chunk, id only first, usage with empty choices, CRLF, split reads', async () => {
@@ -62,7 +66,12 @@ describe('OpenAI-compatible streams as servers send them', () => {
           chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":"a.ts"}' } }] }),
           chunk({ tool_calls: [{ index: 1, function: { arguments: 'th":"b.ts"}' } }] }),
           chunk({}, 'tool_calls'),
-          { id: 'c1', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 40, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 32 } } },
+          {
+            id: 'c1',
+            object: 'chat.completion.chunk',
+            choices: [],
+            usage: { prompt_tokens: 40, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 32 } },
+          },
           '[DONE]',
         ],
         '\r\n',
@@ -79,7 +88,13 @@ describe('OpenAI-compatible streams as servers send them', () => {
 
   it('reads Kimi/DeepSeek reasoning_content, then content, and finish_reason length', async () => {
     const { fetchImpl } = scriptedFetch({
-      body: sse([chunk({ role: 'assistant', reasoning_content: 'Think' }), chunk({ reasoning_content: 'ing.' }), chunk({ content: 'Ans' }), chunk({ content: 'wer' }, 'length'), '[DONE]']),
+      body: sse([
+        chunk({ role: 'assistant', reasoning_content: 'Think' }),
+        chunk({ reasoning_content: 'ing.' }),
+        chunk({ content: 'Ans' }),
+        chunk({ content: 'wer' }, 'length'),
+        '[DONE]',
+      ]),
     });
     const { result, thinking, text } = await run(openai(fetchImpl));
     expect(thinking).toBe('Thinking.');
@@ -148,7 +163,12 @@ describe('OpenAI-compatible streams as servers send them', () => {
 
   it('reports an error sent inside the stream (OpenRouter style) as a retryable server error', async () => {
     const { fetchImpl } = scriptedFetch({
-      body: ': OPENROUTER PROCESSING\n\n' + sse([chunk({ content: 'par' }), { error: { code: 502, message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }]),
+      body:
+        ': OPENROUTER PROCESSING\n\n' +
+        sse([
+          chunk({ content: 'par' }),
+          { error: { code: 502, message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] },
+        ]),
     });
     const error = (await run(openai(fetchImpl)).catch((e: unknown) => e)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
@@ -158,7 +178,9 @@ describe('OpenAI-compatible streams as servers send them', () => {
 
   it('does not retry a request OpenRouter refuses mid-stream (4xx code inside the error), but retries a 429 there', async () => {
     const { fetchImpl } = scriptedFetch(
-      { body: sse([{ error: { code: 403, message: 'Input flagged by moderation' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }]) },
+      {
+        body: sse([{ error: { code: 403, message: 'Input flagged by moderation' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }]),
+      },
       { body: sse([{ error: { code: 429, message: 'Rate limit exceeded upstream' } }]) },
     );
     const provider = openai(fetchImpl);
@@ -171,7 +193,14 @@ describe('OpenAI-compatible streams as servers send them', () => {
 
   it('drops stream_options and retries once when the server rejects it as an unknown field (Azure AI)', async () => {
     const { fetchImpl, requests } = scriptedFetch(
-      { status: 400, body: JSON.stringify({ detail: "Extra parameters ['stream_options'] are not allowed when extra-parameters is not set or set to be 'error'. Set extra-parameters to 'pass-through' to pass to the model." }), headers: { 'content-type': 'application/json' } },
+      {
+        status: 400,
+        body: JSON.stringify({
+          detail:
+            "Extra parameters ['stream_options'] are not allowed when extra-parameters is not set or set to be 'error'. Set extra-parameters to 'pass-through' to pass to the model.",
+        }),
+        headers: { 'content-type': 'application/json' },
+      },
       { body: sse([chunk({ content: 'ok' }, 'stop'), '[DONE]']) },
       { body: sse([chunk({ content: 'again' }, 'stop'), '[DONE]']) },
     );
@@ -198,13 +227,23 @@ describe('OpenAI-compatible streams as servers send them', () => {
   });
 });
 
-const anthropic = (fetchImpl: typeof fetch) => new AnthropicProvider({ baseUrl: 'https://api.anthropic.test/v1', model: 'claude', apiKey: 'k', fetch: fetchImpl });
+const anthropic = (fetchImpl: typeof fetch) =>
+  new AnthropicProvider({ baseUrl: 'https://api.anthropic.test/v1', model: 'claude', apiKey: 'k', fetch: fetchImpl });
 const named = (events: Array<Record<string, unknown>>) => events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 
 describe('Anthropic streams as the API sends them', () => {
   it('reads thinking with its signature, a tool_use built from input_json_delta, cache usage and stop_reason tool_use', async () => {
     const body = named([
-      { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 1 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          content: [],
+          usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 1 },
+        },
+      },
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Plan.' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EqQBCgIYAh' } },
@@ -233,15 +272,30 @@ describe('Anthropic streams as the API sends them', () => {
   });
 
   it('maps max_tokens, stop_sequence and refusal', async () => {
-    for (const [raw, expected] of [['max_tokens', 'max_tokens'], ['stop_sequence', 'end_turn'], ['refusal', 'filtered']] as const) {
-      const { fetchImpl } = scriptedFetch({ body: named([{ type: 'message_start', message: { usage: { input_tokens: 1 } } }, { type: 'message_delta', delta: { stop_reason: raw }, usage: { output_tokens: 1 } }, { type: 'message_stop' }]) });
+    for (const [raw, expected] of [
+      ['max_tokens', 'max_tokens'],
+      ['stop_sequence', 'end_turn'],
+      ['refusal', 'filtered'],
+    ] as const) {
+      const { fetchImpl } = scriptedFetch({
+        body: named([
+          { type: 'message_start', message: { usage: { input_tokens: 1 } } },
+          { type: 'message_delta', delta: { stop_reason: raw }, usage: { output_tokens: 1 } },
+          { type: 'message_stop' },
+        ]),
+      });
       expect((await run(anthropic(fetchImpl))).result.finishReason).toBe(expected);
     }
   });
 
   it('makes a rate_limit_error sent mid-stream retryable, and an invalid_request_error not', async () => {
     const { fetchImpl } = scriptedFetch(
-      { body: named([{ type: 'message_start', message: { usage: { input_tokens: 1 } } }, { type: 'error', error: { type: 'rate_limit_error', message: 'Rate limited' } }]) },
+      {
+        body: named([
+          { type: 'message_start', message: { usage: { input_tokens: 1 } } },
+          { type: 'error', error: { type: 'rate_limit_error', message: 'Rate limited' } },
+        ]),
+      },
       { body: named([{ type: 'error', error: { type: 'invalid_request_error', message: 'bad' } }]) },
     );
     const provider = anthropic(fetchImpl);
@@ -268,7 +322,16 @@ describe('Anthropic tool results the API accepts', () => {
       },
       { role: 'tool', toolCallId: 'a', toolName: 'Bash', content: '' },
       { role: 'tool', toolCallId: 'b', toolName: 'Bash', content: '\n', isError: true },
-      { role: 'tool', toolCallId: 'c', toolName: 'ReadMediaFile', content: [{ type: 'text', text: 'too big' }, { type: 'image', mimeType: 'image/png', data: 'AAAA' }], isError: true },
+      {
+        role: 'tool',
+        toolCallId: 'c',
+        toolName: 'ReadMediaFile',
+        content: [
+          { type: 'text', text: 'too big' },
+          { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+        ],
+        isError: true,
+      },
     ]);
     const results = wire[2]!.content as Array<{ content: Array<{ type: string; text?: string }>; is_error?: boolean }>;
     for (const result of results) {

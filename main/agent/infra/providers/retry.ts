@@ -74,7 +74,11 @@ export interface StepRetryOptions {
  * One model call, retried on transient provider errors as the policy allows. Never throws: the call
  * succeeds, is cancelled (the signal aborted), or fails with the error to show.
  */
-export async function stepWithRetry(provider: ChatProvider, request: () => Promise<StepRequest> | StepRequest, options: StepRetryOptions): Promise<StepOutcome> {
+export async function stepWithRetry(
+  provider: ChatProvider,
+  request: () => Promise<StepRequest> | StepRequest,
+  options: StepRetryOptions,
+): Promise<StepOutcome> {
   const { signal, policy } = options;
   for (let attempt = 1; ; attempt++) {
     let partial = '';
@@ -92,7 +96,10 @@ export async function stepWithRetry(provider: ChatProvider, request: () => Promi
     } catch (error) {
       if (signal.aborted) return { kind: 'cancelled', partial };
       if (!(error instanceof ProviderError)) {
-        return { kind: 'failed', error: { code: 'internal', message: `Unexpected error while ${options.purpose}: ${(error as Error)?.message ?? String(error)}` } };
+        return {
+          kind: 'failed',
+          error: { code: 'internal', message: `Unexpected error while ${options.purpose}: ${(error as Error)?.message ?? String(error)}` },
+        };
       }
       const decision = retryDecision(error, attempt, policy, options.random);
       if ('error' in decision) return { kind: 'failed', error: decision.error };

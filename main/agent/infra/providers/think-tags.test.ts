@@ -5,8 +5,14 @@ function run(chunks: string[]) {
   const s = new ThinkTagSplitter();
   const parts = [...chunks.flatMap((c) => s.push(c)), ...s.flush()];
   return {
-    thinking: parts.filter((p) => p.thinking).map((p) => p.text).join(''),
-    text: parts.filter((p) => !p.thinking).map((p) => p.text).join(''),
+    thinking: parts
+      .filter((p) => p.thinking)
+      .map((p) => p.text)
+      .join(''),
+    text: parts
+      .filter((p) => !p.thinking)
+      .map((p) => p.text)
+      .join(''),
   };
 }
 

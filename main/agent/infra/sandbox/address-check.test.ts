@@ -5,7 +5,11 @@ describe('addressCheck: where an allowed name may lead', () => {
   const none = addressCheck({ allowedDomains: [], allowAddressClasses: [] });
   it('a public address passes; a name leading to loopback, a private network or the metadata address is refused, saying how to allow it', () => {
     expect(none({ host: 'example.com', port: 443 }, '93.184.216.34')).toBeNull();
-    for (const [address, kind] of [['127.0.0.1', 'loopback'], ['10.0.0.7', 'private'], ['169.254.169.254', 'link-local']] as const) {
+    for (const [address, kind] of [
+      ['127.0.0.1', 'loopback'],
+      ['10.0.0.7', 'private'],
+      ['169.254.169.254', 'link-local'],
+    ] as const) {
       const refusal = none({ host: 'example.com', port: 443 }, address);
       expect(refusal?.reason).toContain(`example.com resolves to ${address}`);
       expect(refusal?.hint).toContain(`"${kind}" to "sandbox.network.allowAddressClasses"`);

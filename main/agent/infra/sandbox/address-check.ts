@@ -24,6 +24,9 @@ export function addressCheck(settings: { allowedDomains: readonly string[]; allo
     if (kind !== 'other' && settings.allowAddressClasses.includes(kind)) return null;
     const reason = `${target.host} resolves to ${address}, ${blockedAddressReason(address) ?? 'not a public address'}`;
     const widen = kind === 'other' ? '' : `, or "${kind}" to "sandbox.network.allowAddressClasses"`;
-    return { reason, hint: `${reason}: Deft's proxy does not follow a name to this machine or a private network. If that is meant, add "${address}" to "sandbox.network.allowedDomains"${widen} in .deft/settings.local.json.` };
+    return {
+      reason,
+      hint: `${reason}: Deft's proxy does not follow a name to this machine or a private network. If that is meant, add "${address}" to "sandbox.network.allowedDomains"${widen} in .deft/settings.local.json.`,
+    };
   };
 }

@@ -15,7 +15,8 @@ export interface SandboxSupport {
   install?: string;
 }
 
-const LINUX_INSTALL = 'Install bubblewrap and socat (Debian/Ubuntu: sudo apt-get install bubblewrap socat; Fedora: sudo dnf install bubblewrap socat; Arch: sudo pacman -S bubblewrap socat), then restart Deft.';
+const LINUX_INSTALL =
+  'Install bubblewrap and socat (Debian/Ubuntu: sudo apt-get install bubblewrap socat; Fedora: sudo dnf install bubblewrap socat; Arch: sudo pacman -S bubblewrap socat), then restart Deft.';
 
 /** A program on PATH. */
 export function findProgram(name: string, path = process.env.PATH ?? ''): string | undefined {
@@ -27,11 +28,31 @@ export function findProgram(name: string, path = process.env.PATH ?? ''): string
 }
 
 function probeBubblewrap(bwrap: string): string | null {
-  const result = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--new-session', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: 10_000,
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    bwrap,
+    [
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--unshare-pid',
+      '--unshare-net',
+      '--new-session',
+      '--die-with-parent',
+      '--cap-drop',
+      'ALL',
+      '--',
+      'true',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 10_000,
+      encoding: 'utf8',
+    },
+  );
   if (result.status === 0) return null;
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim().split('\n')[0];
   return `bubblewrap is installed but cannot create a sandbox here (${detail}). User namespaces may be turned off: allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0).`;
@@ -50,7 +71,13 @@ export function sandboxSupport(platform: NodeJS.Platform = process.platform): Sa
 function detect(platform: NodeJS.Platform): SandboxSupport {
   if (platform === 'darwin') {
     const program = ['/usr/bin/sandbox-exec'].find(isExecutable);
-    return program ? { kind: 'seatbelt', program } : { kind: null, reason: 'sandbox-exec (Seatbelt) was not found in /usr/bin.', install: 'sandbox-exec ships with macOS; check that /usr/bin/sandbox-exec exists.' };
+    return program
+      ? { kind: 'seatbelt', program }
+      : {
+          kind: null,
+          reason: 'sandbox-exec (Seatbelt) was not found in /usr/bin.',
+          install: 'sandbox-exec ships with macOS; check that /usr/bin/sandbox-exec exists.',
+        };
   }
   if (platform !== 'linux') return { kind: null, reason: `There is no OS sandbox for ${platform} in Deft yet.` };
   const bwrap = findProgram('bwrap');

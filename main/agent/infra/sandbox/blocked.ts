@@ -22,7 +22,8 @@ function isWithin(root: string, path: string): boolean {
 /** How to allow a blocked write, in one line. */
 export function writeHint(path: string, policy: FilesystemPolicy): string {
   const denied = policy.protectedPaths.find((p) => isWithin(p, path));
-  if (denied) return `${denied} is protected (Deft's home and settings, git hooks and config): commands never write there; change it yourself if it must change.`;
+  if (denied)
+    return `${denied} is protected (Deft's home and settings, git hooks and config): commands never write there; change it yourself if it must change.`;
   return 'Outside the folders commands may write to (the workspace and the session temp folder). Add its folder to "sandbox.filesystem.allowWrite" in .deft/settings.local.json to allow it.';
 }
 

@@ -40,7 +40,11 @@ export function parseDomainPattern(text: string): { ok: true; pattern: DomainPat
 
 /** The host as patterns compare it: lower case, no brackets, no trailing dot. */
 export function normalHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 /** Whether an allowed-domain entry covers a connection. */

@@ -124,10 +124,12 @@ function inputGuards(inputs: WorkspaceInputs): PolicyPath[] {
 export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
   const workspace = realOrIntended(input.workspace);
   const writeRoots = [workspace, realOrIntended(input.tmpDir), ...input.allowWrite.map(realOrIntended).filter((p) => kindOf(p))];
-  const { opened, current } = input.inputs ?? (() => {
-    const now = readWorkspaceInputs(workspace);
-    return { opened: now, current: now };
-  })();
+  const { opened, current } =
+    input.inputs ??
+    (() => {
+      const now = readWorkspaceInputs(workspace);
+      return { opened: now, current: now };
+    })();
   const pins: string[] = [];
   if (opened.git?.linked && sameGit(opened.git, current.git)) writeRoots.push(opened.git.gitDir, opened.git.commonDir);
   for (const git of [opened.git, current.git]) {

@@ -44,7 +44,15 @@ export interface HiddenPlaces {
 /** The system folders always covered (when they are real folders). */
 export const SYSTEM_COVERS = ['/tmp', '/run', '/var/run'];
 /** What programs read in /run that holds no socket. */
-const RUN_FILES = ['/run/current-system', '/run/booted-system', '/run/opengl-driver', '/run/opengl-driver-32', '/run/systemd/resolve/stub-resolv.conf', '/run/systemd/resolve/resolv.conf', '/run/resolvconf/resolv.conf'];
+const RUN_FILES = [
+  '/run/current-system',
+  '/run/booted-system',
+  '/run/opengl-driver',
+  '/run/opengl-driver-32',
+  '/run/systemd/resolve/stub-resolv.conf',
+  '/run/systemd/resolve/resolv.conf',
+  '/run/resolvconf/resolv.conf',
+];
 /** A folder with more entries than this is not re-filled (each entry is a mount). */
 const MAX_CHILDREN = 64;
 

@@ -23,17 +23,24 @@ beforeEach(async () => {
   await mkdir(workspace);
   await mkdir(deftHome, { recursive: true });
   await mkdir(victim);
-  await writeFile(join(victim, '.bashrc'), '# the user\'s\n');
+  await writeFile(join(victim, '.bashrc'), "# the user's\n");
 });
 afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const git = (args: string[], cwd = workspace) => execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'pipe' }).toString();
+const git = (args: string[], cwd = workspace) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'pipe' }).toString();
 
 /** A session's sandbox on the workspace as it is now (the session opens here). */
 function open(at = workspace) {
-  const sandbox = new Sandbox({ workspace: at, home: deftHome, userHome: join(root, 'home'), headless: true, baseEnv: { PATH: process.env.PATH, HOME: join(root, 'home'), LANG: 'C.UTF-8' } });
+  const sandbox = new Sandbox({
+    workspace: at,
+    home: deftHome,
+    userHome: join(root, 'home'),
+    headless: true,
+    baseEnv: { PATH: process.env.PATH, HOME: join(root, 'home'), LANG: 'C.UTF-8' },
+  });
   const session = sandbox.forSession(`inputs-${Math.random().toString(36).slice(2)}`, async () => ({ allowed: false, reason: 'no network here' }));
   return async (command: string, cwd = at) => {
     const plan = await session.plan({ argv: ['/bin/bash', '-c', command], cwd, label: command });
@@ -71,7 +78,9 @@ describeSandboxed('the sandbox protects its own inputs', () => {
     expect(commit.output, commit.output).toContain('second');
     expect(commit.code).toBe(0);
     const gitDir = join(main, '.git', 'worktrees', 'tree');
-    const rewrite = await run(`echo 'gitdir: ${victim}' > .git; echo '${victim}' > '${gitDir}/commondir'; echo evil > '${main}/.git/hooks/post-commit'; echo '[core]' >> '${main}/.git/config'; echo ../.. > '${main}/.git/commondir'`);
+    const rewrite = await run(
+      `echo 'gitdir: ${victim}' > .git; echo '${victim}' > '${gitDir}/commondir'; echo evil > '${main}/.git/hooks/post-commit'; echo '[core]' >> '${main}/.git/config'; echo ../.. > '${main}/.git/commondir'`,
+    );
     expect(rewrite.output).toMatch(/Read-only file system/);
     expect(await readFile(join(tree, '.git'), 'utf8')).toBe(`gitdir: ${gitDir}\n`);
     expect(await readFile(join(gitDir, 'commondir'), 'utf8')).toBe('../..\n');
@@ -85,7 +94,9 @@ describeSandboxed('the sandbox protects its own inputs', () => {
     await mkdir(join(victim, 'objects'));
     await mkdir(join(victim, 'refs'));
     const run = open();
-    const planted = await run(`echo '${victim}' > .git/commondir; cat .git/commondir; git status --short; echo x > f && git add f && git -c user.email=a@b.c -c user.name=A commit -qm one && echo committed`);
+    const planted = await run(
+      `echo '${victim}' > .git/commondir; cat .git/commondir; git status --short; echo x > f && git add f && git -c user.email=a@b.c -c user.name=A commit -qm one && echo committed`,
+    );
     expect(planted.output).toMatch(/Read-only file system/);
     expect(planted.output).toContain('committed');
     expect(existsSync(join(workspace, '.git', 'commondir'))).toBe(false);

@@ -33,7 +33,12 @@ describe('sandbox settings', () => {
     await writeFile(join(home, 'settings.json'), section({ network: { allowedDomains: ['registry.npmjs.org'] }, filesystem: { allowWrite: [root] } }));
     await writeFile(
       join(workspace, '.deft', 'settings.json'),
-      section({ enabled: false, autoAllow: true, filesystem: { allowWrite: ['/'], denyRead: ['secret-notes'], denyWrite: ['locked'] }, network: { allowedDomains: ['evil.example'], allowAddressClasses: ['loopback', 'everything'] } }),
+      section({
+        enabled: false,
+        autoAllow: true,
+        filesystem: { allowWrite: ['/'], denyRead: ['secret-notes'], denyWrite: ['locked'] },
+        network: { allowedDomains: ['evil.example'], allowAddressClasses: ['loopback', 'everything'] },
+      }),
     );
     const settings = await new SandboxSettingsStore(home, workspace).load();
     expect(settings.enabled).toBe(true);
@@ -88,13 +93,30 @@ describe('allowed domains', () => {
 describe('the environment commands get', () => {
   it("drops Deft's variables, provider keys, git's overrides and any variable holding a secret Deft keeps", () => {
     const env = scrubbedEnvironment({
-      base: { PATH: '/usr/bin', DEFT_API_KEY: 'a', deft_web_token: 'b', ANTHROPIC_API_KEY: 'c', GIT_CONFIG_PARAMETERS: "'core.fsmonitor=evil'", GIT_DIR: '/x', MY_COPY: 'prefix-sk-secret-value', FORCE_COLOR: '1' },
+      base: {
+        PATH: '/usr/bin',
+        DEFT_API_KEY: 'a',
+        deft_web_token: 'b',
+        ANTHROPIC_API_KEY: 'c',
+        GIT_CONFIG_PARAMETERS: "'core.fsmonitor=evil'",
+        GIT_DIR: '/x',
+        MY_COPY: 'prefix-sk-secret-value',
+        FORCE_COLOR: '1',
+      },
       secrets: ['sk-secret-value', 'short'],
       tmpDir: '/tmp/session',
       gitCeiling: '/work',
     });
-    expect(env).toMatchObject({ PATH: '/usr/bin', TMPDIR: '/tmp/session', GIT_CEILING_DIRECTORIES: '/work', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.bareRepository', GIT_CONFIG_VALUE_0: 'explicit' });
-    for (const gone of ['DEFT_API_KEY', 'deft_web_token', 'ANTHROPIC_API_KEY', 'GIT_CONFIG_PARAMETERS', 'GIT_DIR', 'MY_COPY', 'FORCE_COLOR']) expect(env, gone).not.toHaveProperty(gone);
+    expect(env).toMatchObject({
+      PATH: '/usr/bin',
+      TMPDIR: '/tmp/session',
+      GIT_CEILING_DIRECTORIES: '/work',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'safe.bareRepository',
+      GIT_CONFIG_VALUE_0: 'explicit',
+    });
+    for (const gone of ['DEFT_API_KEY', 'deft_web_token', 'ANTHROPIC_API_KEY', 'GIT_CONFIG_PARAMETERS', 'GIT_DIR', 'MY_COPY', 'FORCE_COLOR'])
+      expect(env, gone).not.toHaveProperty(gone);
   });
 });
 
@@ -102,9 +124,19 @@ describe('the file system policy', () => {
   it('writes in the workspace and temp folder, never in .git/hooks, .git/config, .deft/ or Deft home — not even inside allowWrite', async () => {
     const tmpDir = join(root, 'tmp');
     await mkdir(tmpDir);
-    const policy = filesystemPolicy({ workspace, deftHome: home, userHome: join(root, 'home'), tmpDir, allowWrite: [join(root, 'home')], denyWrite: [], denyRead: [] });
+    const policy = filesystemPolicy({
+      workspace,
+      deftHome: home,
+      userHome: join(root, 'home'),
+      tmpDir,
+      allowWrite: [join(root, 'home')],
+      denyWrite: [],
+      denyRead: [],
+    });
     expect(policy.writeRoots).toEqual([workspace, tmpDir, join(root, 'home')]);
-    expect(policy.denyWrite.map((d) => d.path)).toEqual(expect.arrayContaining([join(workspace, '.git', 'hooks'), join(workspace, '.git', 'config'), join(workspace, '.deft'), home]));
+    expect(policy.denyWrite.map((d) => d.path)).toEqual(
+      expect.arrayContaining([join(workspace, '.git', 'hooks'), join(workspace, '.git', 'config'), join(workspace, '.deft'), home]),
+    );
     expect(policy.pins).toContain(join(workspace, '.git'));
 
     const profile = seatbeltProfile({ policy, proxyPort: 3128 });
@@ -135,7 +167,16 @@ describe("the policy's inputs", () => {
     for (const dir of ['objects', 'refs']) await mkdir(join(elsewhere, dir), { recursive: true });
     await writeFile(join(elsewhere, 'HEAD'), 'ref: refs/heads/main\n');
     await writeFile(join(plain, '.git'), `gitdir: ${elsewhere}\n`);
-    const later = filesystemPolicy({ workspace: plain, deftHome: home, userHome: join(root, 'home'), tmpDir, allowWrite: [], denyWrite: [], denyRead: [], inputs: { opened, current: readWorkspaceInputs(plain) } });
+    const later = filesystemPolicy({
+      workspace: plain,
+      deftHome: home,
+      userHome: join(root, 'home'),
+      tmpDir,
+      allowWrite: [],
+      denyWrite: [],
+      denyRead: [],
+      inputs: { opened, current: readWorkspaceInputs(plain) },
+    });
     expect(later.writeRoots).toEqual([plain, tmpDir]);
     expect(later.denyWrite).toContainEqual({ path: join(plain, '.git'), dir: false });
   });

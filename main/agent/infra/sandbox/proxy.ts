@@ -246,12 +246,18 @@ function parseAuthority(authority: string): NetworkTarget | null {
 }
 
 function refuse(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-deft-sandbox': 'blocked', ...(status === 407 ? { 'proxy-authenticate': 'Basic realm="deft"' } : {}) });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-deft-sandbox': 'blocked',
+    ...(status === 407 ? { 'proxy-authenticate': 'Basic realm="deft"' } : {}),
+  });
   res.end(`${text}\n`);
 }
 
 function refuseRaw(socket: Duplex, status: number, text: string): void {
   const body = `${text}\n`;
   const reason = { 400: 'Bad Request', 403: 'Forbidden', 407: 'Proxy Authentication Required', 502: 'Bad Gateway' }[status] ?? 'Error';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Deft-Sandbox: blocked\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Deft-Sandbox: blocked\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -5,7 +5,10 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** Whether a host names this machine or a local network rather than the internet (judged by its name or address). */
 export function isLocalHost(host: string): boolean {
-  const name = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const name = host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.local') || name.endsWith('.internal')) return true;
   if (!ipaddr.isValid(name)) return false;
   const address = ipaddr.process(name);
@@ -20,5 +23,8 @@ export function isLocalHost(host: string): boolean {
  */
 export const internetOnly: NetworkPolicy = async ({ host, port }) =>
   isLocalHost(host)
-    ? { allowed: false, reason: `${host}:${port} is on this machine or the local network; a sandboxed server reaches it only when "sandbox.network.allowedDomains" names it.` }
+    ? {
+        allowed: false,
+        reason: `${host}:${port} is on this machine or the local network; a sandboxed server reaches it only when "sandbox.network.allowedDomains" names it.`,
+      }
     : { allowed: true };

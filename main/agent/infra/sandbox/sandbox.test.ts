@@ -57,7 +57,14 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
       userHome,
       headless: true,
       secrets: async () => ['sk-held-secret-123456'],
-      baseEnv: { PATH: process.env.PATH, HOME: userHome, DEFT_API_KEY: 'sk-deft-key-abcdef', OPENAI_API_KEY: 'sk-openai-abcdef', MY_COPY: 'sk-held-secret-123456', LANG: 'C.UTF-8' },
+      baseEnv: {
+        PATH: process.env.PATH,
+        HOME: userHome,
+        DEFT_API_KEY: 'sk-deft-key-abcdef',
+        OPENAI_API_KEY: 'sk-openai-abcdef',
+        MY_COPY: 'sk-held-secret-123456',
+        LANG: 'C.UTF-8',
+      },
     });
     sandbox = core.forSession('sandbox-test', async (target) => {
       asked.push({ host: target.host, port: target.port });
@@ -76,7 +83,14 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
   });
 
   it("refuses writes to Deft's home, .git/hooks, .git/config, .deft/settings and outside paths, and says what was blocked", async () => {
-    const targets = [join(deftHome, 'settings.json'), join(deftHome, 'trust.json'), join(workspace, '.git', 'hooks', 'pre-commit'), join(workspace, '.git', 'config'), join(workspace, '.deft', 'settings.local.json'), join(root, 'outside.txt')];
+    const targets = [
+      join(deftHome, 'settings.json'),
+      join(deftHome, 'trust.json'),
+      join(workspace, '.git', 'hooks', 'pre-commit'),
+      join(workspace, '.git', 'config'),
+      join(workspace, '.deft', 'settings.local.json'),
+      join(root, 'outside.txt'),
+    ];
     for (const target of targets) {
       const result = await run(`echo pwned > '${target}'`);
       expect(result.code, target).not.toBe(0);
@@ -145,7 +159,9 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
     });
 
     it('git cannot write .git/config or install a hook, and .git cannot be swapped for another', async () => {
-      const result = await run('git -C . config core.fsmonitor "touch /tmp/pwned"; git config --file .git/config core.hooksPath .evil; cp /bin/true .git/hooks/pre-commit; mv .git .git-old; rm -rf .git/hooks');
+      const result = await run(
+        'git -C . config core.fsmonitor "touch /tmp/pwned"; git config --file .git/config core.hooksPath .evil; cp /bin/true .git/hooks/pre-commit; mv .git .git-old; rm -rf .git/hooks',
+      );
       expect(result.output).toMatch(/could not lock config file|Read-only|Permission denied/);
       expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).not.toMatch(/fsmonitor|hooksPath/);
       expect(existsSync(join(workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
@@ -154,7 +170,9 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
     });
 
     it('/proc/self/root and mount lead nowhere writable', async () => {
-      const result = await run(`echo x > /proc/self/root${deftHome}/trust.json; mount -o remount,rw / 2>&1; mount --bind . '${deftHome}' 2>&1; unshare -rm sh -c 'mount -o remount,rw,bind ${deftHome}' 2>&1; echo y > '${deftHome}/trust.json'`);
+      const result = await run(
+        `echo x > /proc/self/root${deftHome}/trust.json; mount -o remount,rw / 2>&1; mount --bind . '${deftHome}' 2>&1; unshare -rm sh -c 'mount -o remount,rw,bind ${deftHome}' 2>&1; echo y > '${deftHome}/trust.json'`,
+      );
       expect(await readFile(join(deftHome, 'trust.json'), 'utf8')).toBe('{}');
       expect(result.output).toMatch(/Read-only|denied|not permitted/);
     });
@@ -172,7 +190,9 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
       const server: NetServer = createNetServer((socket) => socket.end('HTTP/1.0 200 OK\r\n\r\nreached\n'));
       await new Promise<void>((resolve) => server.listen(path, resolve));
       try {
-        const result = await run(`curl -sS --max-time 3 --unix-socket '${path}' http://x/ 2>&1; echo; python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${path}'); print(s.recv(100))" 2>&1 | tail -1`);
+        const result = await run(
+          `curl -sS --max-time 3 --unix-socket '${path}' http://x/ 2>&1; echo; python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${path}'); print(s.recv(100))" 2>&1 | tail -1`,
+        );
         expect(result.output).not.toContain('reached');
       } finally {
         server.close();
@@ -215,7 +235,9 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
         const tunnel = await run(`curl -sS --max-time 5 --noproxy '' -p -x "$HTTP_PROXY" http://${name}:${port}/ 2>&1`);
         for (const attempt of [plain, tunnel]) {
           expect(attempt.output).not.toContain('reached the host');
-          expect(attempt.blocked).toContainEqual(expect.objectContaining({ kind: 'network', target: `${name}:${port}`, hint: expect.stringContaining(`${name} resolves to ${resolved}`) }));
+          expect(attempt.blocked).toContainEqual(
+            expect.objectContaining({ kind: 'network', target: `${name}:${port}`, hint: expect.stringContaining(`${name} resolves to ${resolved}`) }),
+          );
         }
         expect(plain.output).toContain(`resolves to ${resolved}`);
         const kind = addressClass(resolved);
@@ -257,7 +279,10 @@ describeSandboxed('the OS sandbox, for real (bubblewrap / Seatbelt)', () => {
     }, 40_000);
 
     it('npm-test-style commands work: node runs, writes in the workspace, reads its files', async () => {
-      await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: 'node -e "require(\'fs\').writeFileSync(\'tested.txt\', \'ok\')"' } }));
+      await writeFile(
+        join(workspace, 'package.json'),
+        JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: "node -e \"require('fs').writeFileSync('tested.txt', 'ok')\"" } }),
+      );
       const result = await run('npm test --silent --no-update-notifier');
       expect(result.code, result.output).toBe(0);
       expect(await readFile(join(workspace, 'tested.txt'), 'utf8')).toBe('ok');

@@ -1,7 +1,16 @@
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { NetworkPolicy, NetworkTarget, SandboxBlock, SandboxSpawnRequest, SandboxStatus, SessionSandbox, SpawnPlan, WorkspaceSandbox } from '#contract/sandbox';
+import type {
+  NetworkPolicy,
+  NetworkTarget,
+  SandboxBlock,
+  SandboxSpawnRequest,
+  SandboxStatus,
+  SessionSandbox,
+  SpawnPlan,
+  WorkspaceSandbox,
+} from '#contract/sandbox';
 import { type SandboxSupport, sandboxSupport } from './availability';
 import { addressCheck } from './address-check';
 import { blockedWrites, networkHint } from './blocked';
@@ -74,7 +83,8 @@ export class Sandbox {
     const { kind, reason, install } = this.support;
     if (!kind) return { available: false, enabled: false, ...(reason ? { reason } : {}), ...(install ? { install } : {}) };
     if (this.options.override === 'off') return { available: true, enabled: false, kind, reason: 'Turned off for this run (--sandbox off).' };
-    if (this.options.override !== 'on' && !loaded.enabled) return { available: true, enabled: false, kind, reason: 'Turned off by "sandbox.enabled": false in settings.' };
+    if (this.options.override !== 'on' && !loaded.enabled)
+      return { available: true, enabled: false, kind, reason: 'Turned off by "sandbox.enabled": false in settings.' };
     return { available: true, enabled: true, kind };
   }
 
@@ -107,7 +117,13 @@ export class Sandbox {
       autoAllow: async () => (await this.settings.load()).autoAllow,
       plan: async (request) => {
         ensureTmp();
-        const policy: NetworkPolicy = request.network ?? ((target, signal) => authorize({ ...target, label: request.label, ...(request.callId ? { callId: request.callId } : {}), ...(request.turnId ? { turnId: request.turnId } : {}) }, signal));
+        const policy: NetworkPolicy =
+          request.network ??
+          ((target, signal) =>
+            authorize(
+              { ...target, label: request.label, ...(request.callId ? { callId: request.callId } : {}), ...(request.turnId ? { turnId: request.turnId } : {}) },
+              signal,
+            ));
         return this.plan(request, tmpDir, policy);
       },
     };
@@ -116,7 +132,13 @@ export class Sandbox {
   private async environment(tmpDir: string, extra?: Readonly<Record<string, string>>): Promise<Record<string, string>> {
     const secrets = (await this.options.secrets?.().catch(() => [])) ?? [];
     const gitCeiling = existsSync(join(this.options.workspace, '.git')) ? dirname(this.options.workspace) : undefined;
-    return scrubbedEnvironment({ ...(this.options.baseEnv ? { base: this.options.baseEnv } : {}), secrets, tmpDir, ...(gitCeiling ? { gitCeiling } : {}), ...(extra ? { extra } : {}) });
+    return scrubbedEnvironment({
+      ...(this.options.baseEnv ? { base: this.options.baseEnv } : {}),
+      secrets,
+      tmpDir,
+      ...(gitCeiling ? { gitCeiling } : {}),
+      ...(extra ? { extra } : {}),
+    });
   }
 
   private async plan(request: SandboxSpawnRequest, tmpDir: string, network: NetworkPolicy): Promise<SpawnPlan> {
@@ -153,7 +175,11 @@ export class Sandbox {
     mountPoints.acquire(missing);
     if (this.support.kind === 'bubblewrap') mountPoints.placeholders(policy.denyWrite);
     const hidden = () =>
-      hiddenPlaces({ writeRoots: policy.writeRoots, hiddenDirs: policy.denyRead.filter((d) => d.dir).map((d) => d.path), keep: [canonicalPath(this.options.home), canonicalPath(userHome), ...ownInstallPlaces().map(canonicalPath)] });
+      hiddenPlaces({
+        writeRoots: policy.writeRoots,
+        hiddenDirs: policy.denyRead.filter((d) => d.dir).map((d) => d.path),
+        keep: [canonicalPath(this.options.home), canonicalPath(userHome), ...ownInstallPlaces().map(canonicalPath)],
+      });
     let pass: ProxyPass | null = null;
     let file: string;
     let args: string[];
@@ -162,7 +188,20 @@ export class Sandbox {
         const shared = await linuxSandboxNetwork(this.support);
         pass = shared?.proxy.register(guarded, addressCheck(settings)) ?? null;
         if (pass) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, SANDBOX_PROXY_PORT)));
-        const bwrap = [this.support.program!, ...bwrapArgs({ policy, masks: createMaskFiles(processDir()), cwd: request.cwd, hidden: hidden(), userArgs: shared?.userArgs ?? [], ownNetwork: !shared }), '--', program, ...rest];
+        const bwrap = [
+          this.support.program!,
+          ...bwrapArgs({
+            policy,
+            masks: createMaskFiles(processDir()),
+            cwd: request.cwd,
+            hidden: hidden(),
+            userArgs: shared?.userArgs ?? [],
+            ownNetwork: !shared,
+          }),
+          '--',
+          program,
+          ...rest,
+        ];
         const argv = shared ? [...shared.enter, ...bwrap] : bwrap;
         file = argv[0]!;
         args = argv.slice(1);
@@ -200,7 +239,11 @@ export class Sandbox {
 }
 
 function blockedFor(pass: ProxyPass | null, policy: FilesystemPolicy, output: string, cwd: string, headless: boolean): SandboxBlock[] {
-  const network = (pass?.refused ?? []).map((r) => ({ kind: 'network' as const, target: `${r.host}:${r.port}`, hint: r.hint ?? networkHint(r.host, r.port, headless) }));
+  const network = (pass?.refused ?? []).map((r) => ({
+    kind: 'network' as const,
+    target: `${r.host}:${r.port}`,
+    hint: r.hint ?? networkHint(r.host, r.port, headless),
+  }));
   return [...network, ...blockedWrites(output, policy, cwd)];
 }
 

@@ -97,7 +97,8 @@ function section(raw: unknown, file: string, workspace: string, problems: string
     if (!parsed.ok) problems.push(`"${d}" in sandbox.network.allowedDomains of ${file}: ${parsed.message}`);
     return parsed.ok;
   });
-  const paths = (name: 'allowWrite' | 'denyRead' | 'denyWrite') => stringList(fs[name], `filesystem.${name}`, file, problems).map((p) => settingsPath(p, workspace));
+  const paths = (name: 'allowWrite' | 'denyRead' | 'denyWrite') =>
+    stringList(fs[name], `filesystem.${name}`, file, problems).map((p) => settingsPath(p, workspace));
   const enabled = bool(s.enabled, 'enabled', file, problems);
   const autoAllow = bool(s.autoAllow, 'autoAllow', file, problems);
   return {
@@ -137,13 +138,30 @@ export class SandboxSettingsStore {
 
   async load(): Promise<SandboxSettings> {
     const sources = Object.entries(this.files) as Array<[Source, string]>;
-    const prints = await Promise.all(sources.map(([, path]) => stat(path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-')));
+    const prints = await Promise.all(
+      sources.map(([, path]) =>
+        stat(path).then(
+          (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
+          () => '-',
+        ),
+      ),
+    );
     const key = [...prints, await this.trust.version()].join('|');
     if (this.cache?.key === key) return this.cache.settings;
     const problems: string[] = [];
     const ignored: string[] = [];
     const trust = await this.trust.get();
-    const settings: SandboxSettings = { enabled: true, autoAllow: true, allowWrite: [], denyRead: [], denyWrite: [], allowedDomains: [], allowAddressClasses: [], problems, ignored };
+    const settings: SandboxSettings = {
+      enabled: true,
+      autoAllow: true,
+      allowWrite: [],
+      denyRead: [],
+      denyWrite: [],
+      allowedDomains: [],
+      allowAddressClasses: [],
+      problems,
+      ignored,
+    };
     for (const [source, path] of sources) {
       const read = await readJson(path);
       if (read.problem) problems.push(read.problem);

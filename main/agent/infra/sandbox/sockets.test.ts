@@ -38,7 +38,13 @@ beforeEach(async () => {
   workspace = join(root, 'ws');
   await mkdir(workspace);
   await writeFile(join(sockets, 'notes.txt'), 'a file beside the sockets\n');
-  const sandbox = new Sandbox({ workspace, home: join(root, 'home', '.deft'), userHome: join(root, 'home'), headless: true, baseEnv: { PATH: process.env.PATH, HOME: join(root, 'home') } });
+  const sandbox = new Sandbox({
+    workspace,
+    home: join(root, 'home', '.deft'),
+    userHome: join(root, 'home'),
+    headless: true,
+    baseEnv: { PATH: process.env.PATH, HOME: join(root, 'home') },
+  });
   session = sandbox.forSession(`sockets-${Math.random().toString(36).slice(2)}`, async () => ({ allowed: false, reason: 'no network here' }));
 });
 afterEach(async () => {
@@ -51,7 +57,7 @@ describe('a failure of bubblewrap itself', () => {
   it('is not reported as a write the command made', () => {
     const policy = filesystemPolicy({ workspace: '/w', deftHome: '/h/.deft', userHome: '/h', tmpDir: '/t', allowWrite: [], denyWrite: [], denyRead: [] });
     expect(blockedWrites("bwrap: Can't create file at /run/gone.sock: Read-only file system\n", policy, '/w')).toEqual([]);
-    expect(blockedWrites("bash: line 1: /etc/x: Read-only file system\n", policy, '/w')).toHaveLength(1);
+    expect(blockedWrites('bash: line 1: /etc/x: Read-only file system\n', policy, '/w')).toHaveLength(1);
   });
 });
 

@@ -119,7 +119,8 @@ export function readWorkspaceInputs(workspacePath: string, held: (path: string) 
   if (dotGit.kind === 'file') git = fileFolders(workspace, join(workspace, '.git'));
   // A git folder (or a link to one) never widens the policy. One that is no git directory (empty, or a mount
   // point another Deft's guard made) is no repository yet: it is protected whole, as a missing one is.
-  else if (dotGit.real && (dotGit.kind === 'dir' || dotGit.leadsToDir) && isGitDirectory(dotGit.real)) git = { gitDir: dotGit.real, commonDir: commonDirOf(dotGit.real) ?? dotGit.real, linked: false };
+  else if (dotGit.real && (dotGit.kind === 'dir' || dotGit.leadsToDir) && isGitDirectory(dotGit.real))
+    git = { gitDir: dotGit.real, commonDir: commonDirOf(dotGit.real) ?? dotGit.real, linked: false };
   return { workspace, entries, git };
 }
 

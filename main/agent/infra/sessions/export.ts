@@ -82,7 +82,11 @@ async function markdown(meta: SessionMeta, log: string): Promise<string> {
 }
 
 /** A session as a file: Markdown for reading, or the raw log exactly as on disk. */
-export async function exportSession(dir: string, meta: SessionMeta, format: ExportFormat): Promise<{ fileName: string; mimeType: string; content: string; logPath: string }> {
+export async function exportSession(
+  dir: string,
+  meta: SessionMeta,
+  format: ExportFormat,
+): Promise<{ fileName: string; mimeType: string; content: string; logPath: string }> {
   const logPath = join(dir, LOG_FILE);
   const size = (await stat(logPath).catch(() => null))?.size ?? 0;
   if (size > MAX_EXPORT_BYTES) {

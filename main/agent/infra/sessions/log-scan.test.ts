@@ -111,8 +111,10 @@ function randomLog(seed: number): string[] {
       turns.push(...undone);
       undone = [];
     } else if (roll < 0.88) push({ r: 'undo', turnIds: ['no-such-turn'] });
-    else if (roll < 0.91) lines.push('{"r":"state","key":'); // broken JSON
-    else if (roll < 0.92) lines.push('{"r":"compaction","id":"torn","calls":["call-x"'); // a compaction that cannot be read
+    else if (roll < 0.91)
+      lines.push('{"r":"state","key":'); // broken JSON
+    else if (roll < 0.92)
+      lines.push('{"r":"compaction","id":"torn","calls":["call-x"'); // a compaction that cannot be read
     else if (roll < 0.95) push({ r: 'compaction', id: 'bad', ...(next() < 0.7 ? { calls: [] } : {}), context: 'not a list' as never });
     else push({ r: 'event', e: { type: 'usage', turnId: 't', sessionId: 's', seq: ++seq, at: seq } as never });
   }
@@ -125,7 +127,14 @@ describe('scanLog', () => {
       const lines = randomLog(seed);
       const scan = scanLog(Buffer.from(lines.join('\n') + '\n'));
       const reference = referenceTimeline(lines);
-      const view = (t: Timeline) => ({ context: t.context, state: [...t.state], marks: t.marks.map((m) => ({ ...m, state: [...m.state] })), callIds: [...t.callIds].sort(), calls: [...t.callsSinceCompaction].sort(), compacted: t.compactions > 0 });
+      const view = (t: Timeline) => ({
+        context: t.context,
+        state: [...t.state],
+        marks: t.marks.map((m) => ({ ...m, state: [...m.state] })),
+        callIds: [...t.callIds].sort(),
+        calls: [...t.callsSinceCompaction].sort(),
+        compacted: t.compactions > 0,
+      });
       expect(view(scan.timeline), `seed ${seed}`).toEqual(view(reference.timeline));
       expect(scan.problems.length, `seed ${seed}`).toBe(reference.problems);
       // A redo right after the scan works exactly when it would have after the reference replay.
@@ -196,11 +205,18 @@ describe('a session compacting', () => {
     session.appendContext(call('c4'));
     await session.flush();
     const path = join(dir, LOG_FILE);
-    const records = (await readFile(path, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as LogRecord);
+    const records = (await readFile(path, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as LogRecord);
     expect(records.filter((r) => r.r === 'compaction').map((r) => (r.r === 'compaction' ? r.calls : null))).toEqual([['c1'], ['c2', 'c3']]);
     // A message the second compaction replaced, broken: a reload never reads it, so it is not reported.
     const lines = (await readFile(path, 'utf8')).split('\n');
-    lines.splice(lines.findIndex((l) => l.includes('"c3"')), 0, '{"r":"context","m":{"role":');
+    lines.splice(
+      lines.findIndex((l) => l.includes('"c3"')),
+      0,
+      '{"r":"context","m":{"role":',
+    );
     await writeFile(path, lines.join('\n'));
     const { session: again, problems } = await Session.load(dir, meta, () => 2);
     expect(problems).toEqual([]);

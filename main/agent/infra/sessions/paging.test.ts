@@ -23,7 +23,16 @@ function turn(session: Session, n: number, options: { end?: boolean } = {}): voi
   const turnId = `turn-${n}`;
   session.emit({ type: 'turn.started', turnId, text: `Question ${n}`, attachments: [], origin: 'user' });
   session.emit({ type: 'step.started', turnId, step: 1 });
-  session.emit({ type: 'tool.call.started', turnId, step: 1, callId: `c${n}`, name: 'Read', args: { path: `f${n}.ts` }, description: 'Read', display: { kind: 'file_io', operation: 'read', path: `f${n}.ts` } });
+  session.emit({
+    type: 'tool.call.started',
+    turnId,
+    step: 1,
+    callId: `c${n}`,
+    name: 'Read',
+    args: { path: `f${n}.ts` },
+    description: 'Read',
+    display: { kind: 'file_io', operation: 'read', path: `f${n}.ts` },
+  });
   session.emit({ type: 'tool.call.result', turnId, callId: `c${n}`, name: 'Read', isError: false, output: `line ${n} ✓ ünïcode\n`.repeat(20), durationMs: 1 });
   if (n % 7 === 0) session.emit({ type: 'todo.updated', items: [{ title: `todo ${n}`, status: 'pending' }] });
   for (const word of ['Part ', `${n} `, 'is ', 'done.']) session.emit({ type: 'assistant.delta', turnId, step: 1, text: word });
@@ -161,7 +170,11 @@ describe('a session opens at its tail and pages back', () => {
 describe('trust: what this Deft wrote is not validated again, other logs are', () => {
   const header = (version: number) => JSON.stringify({ r: 'header', version, sessionId: 's1', workspace: '/ws', createdAt: 0 });
   // A tool result whose isError is not a boolean: not a protocol event.
-  const bad = (seq: number) => JSON.stringify({ r: 'event', e: { type: 'tool.call.result', turnId: 't', callId: 'c', name: 'Read', isError: 'no', output: 'x', durationMs: 1, sessionId: 's1', seq, at: 1 } });
+  const bad = (seq: number) =>
+    JSON.stringify({
+      r: 'event',
+      e: { type: 'tool.call.result', turnId: 't', callId: 'c', name: 'Read', isError: 'no', output: 'x', durationMs: 1, sessionId: 's1', seq, at: 1 },
+    });
   const good = (seq: number) => JSON.stringify({ r: 'event', e: { type: 'todo.updated', items: [], sessionId: 's1', seq, at: 1 } });
   const badState = (seq: number) => JSON.stringify({ r: 'event', e: { type: 'usage', turnId: 't', step: 'lots', total: {}, sessionId: 's1', seq, at: 1 } });
 

@@ -58,7 +58,8 @@ export function waitingPrompts(events: readonly SessionEvent[]): WaitingPrompt[]
   const waiting = new Map<string, WaitingPrompt>();
   for (const event of events) {
     if (event.type === 'prompt.queued' || event.type === 'prompt.queue.edited') {
-      if (event.type === 'prompt.queued' || waiting.has(event.queueId)) waiting.set(event.queueId, { queueId: event.queueId, text: event.text, steer: event.steer });
+      if (event.type === 'prompt.queued' || waiting.has(event.queueId))
+        waiting.set(event.queueId, { queueId: event.queueId, text: event.text, steer: event.steer });
     } else if (event.type === 'prompt.queue.removed') waiting.delete(event.queueId);
   }
   return [...waiting.values()];

@@ -23,7 +23,13 @@ export function snippetAround(text: string, index: number, length: number): stri
  * Logs are streamed line by line, and a line is parsed only when its raw JSON text could hold the
  * query, so searching many long sessions stays cheap in time and memory. Newest sessions first.
  */
-export async function searchSessions(root: string, metas: readonly SessionMeta[], query: string, limit: number, signal?: AbortSignal): Promise<SessionSearchHit[]> {
+export async function searchSessions(
+  root: string,
+  metas: readonly SessionMeta[],
+  query: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<SessionSearchHit[]> {
   const needle = query.toLowerCase();
   // How the query looks inside a JSON string (quotes, backslashes and control characters escaped).
   const escaped = JSON.stringify(needle).slice(1, -1);

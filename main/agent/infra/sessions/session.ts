@@ -1,5 +1,14 @@
 import { join } from 'node:path';
-import { type EffortSetting, PAGED_EVENT_TYPES, type SessionEvent, compactEarlierState, type SessionEventInput, type SessionSummary, TAIL_TURNS, type Usage } from '#protocol';
+import {
+  type EffortSetting,
+  PAGED_EVENT_TYPES,
+  type SessionEvent,
+  compactEarlierState,
+  type SessionEventInput,
+  type SessionSummary,
+  TAIL_TURNS,
+  type Usage,
+} from '#protocol';
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '#contract/model';
 import { LogWriter } from './log';
@@ -422,7 +431,11 @@ function firstAbove<T>(list: readonly T[], after: number, key: (item: T) => numb
 }
 
 export function titleFrom(prompt: string): string {
-  const line = prompt.trim().split('\n').find((l) => l.trim()) ?? '';
+  const line =
+    prompt
+      .trim()
+      .split('\n')
+      .find((l) => l.trim()) ?? '';
   const clean = line.replace(/\s+/g, ' ').trim();
   return clean.length > 80 ? clean.slice(0, 79) + '…' : clean || 'New session';
 }

@@ -13,7 +13,10 @@ export function isValidSessionId(id: string): boolean {
 /** `<home>/sessions/<name>-<hash>`: sessions are grouped by workspace. */
 export function workspaceSessionsDir(home: string, workspace: string): string {
   const hash = createHash('sha256').update(workspace).digest('hex').slice(0, 10);
-  const name = basename(workspace).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40) || 'root';
+  const name =
+    basename(workspace)
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .slice(0, 40) || 'root';
   return join(home, 'sessions', `${name}-${hash}`);
 }
 

@@ -55,9 +55,12 @@ export class Timeline {
     if (count <= available) return this.marks.slice(available - count);
     const turns = (n: number) => `${n} turn${n === 1 ? '' : 's'}`;
     if (this.compactions === 0) {
-      return available === 0 ? 'There is nothing to undo: no turn has run in this session yet.' : `Only ${turns(available)} can be undone. Use /undo ${available}.`;
+      return available === 0
+        ? 'There is nothing to undo: no turn has run in this session yet.'
+        : `Only ${turns(available)} can be undone. Use /undo ${available}.`;
     }
-    if (available === 0) return 'Nothing can be undone since the conversation was compacted: undo cannot go back past a compaction (the earlier turns now live in its handoff note).';
+    if (available === 0)
+      return 'Nothing can be undone since the conversation was compacted: undo cannot go back past a compaction (the earlier turns now live in its handoff note).';
     return `Only the last ${turns(available)} can be undone: undo cannot go back past the compaction before them. Use /undo ${available}.`;
   }
 

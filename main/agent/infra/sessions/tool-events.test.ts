@@ -73,12 +73,25 @@ function cards(transcript: Transcript, wholeTexts: 'keep' | 'drop') {
   };
   return transcript.items
     .filter((item): item is ToolItem => item.kind === 'tool')
-    .map((t) => ({ name: t.name, args: t.args, description: t.description, status: t.status, display: display(t.display), result: t.result && { output: t.result.output, isError: t.result.isError, display: display(t.result.display) } }));
+    .map((t) => ({
+      name: t.name,
+      args: t.args,
+      description: t.description,
+      status: t.status,
+      display: display(t.display),
+      result: t.result && { output: t.result.output, isError: t.result.isError, display: display(t.result.display) },
+    }));
 }
 
 /** What the model read of the tools: the calls and results in the context, without ids. */
 function toolContext(context: readonly ModelMessage[]): unknown[] {
-  return context.flatMap((m): unknown[] => (m.role === 'tool' ? [{ tool: m.toolName, content: m.content, isError: m.isError ?? false }] : m.role === 'assistant' && m.toolCalls?.length ? [{ calls: m.toolCalls.map((c) => [c.name, c.arguments]) }] : []));
+  return context.flatMap((m): unknown[] =>
+    m.role === 'tool'
+      ? [{ tool: m.toolName, content: m.content, isError: m.isError ?? false }]
+      : m.role === 'assistant' && m.toolCalls?.length
+        ? [{ calls: m.toolCalls.map((c) => [c.name, c.arguments]) }]
+        : [],
+  );
 }
 
 /** The tool events' log lines, by tool name. */

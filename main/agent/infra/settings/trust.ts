@@ -37,12 +37,18 @@ export class TrustStore {
 
   /** A cheap fingerprint of the file, for the rule cache. */
   async version(): Promise<string> {
-    return stat(this.path).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => '-');
+    return stat(this.path).then(
+      (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
+      () => '-',
+    );
   }
 
   async get(): Promise<FolderTrust> {
     const entry = (await this.read()).folders[this.workspace];
-    return { trusted: entry?.trusted === true, approvedRules: Array.isArray(entry?.approvedRules) ? entry.approvedRules.filter((r) => typeof r === 'string') : [] };
+    return {
+      trusted: entry?.trusted === true,
+      approvedRules: Array.isArray(entry?.approvedRules) ? entry.approvedRules.filter((r) => typeof r === 'string') : [],
+    };
   }
 
   async trust(): Promise<void> {
@@ -58,7 +64,8 @@ export class TrustStore {
     const entry = (await this.read()).folders[this.workspace]?.mcpServers;
     const out: Record<string, McpServerDecision> = {};
     for (const [name, value] of Object.entries(entry && typeof entry === 'object' ? entry : {})) {
-      if (value && typeof value.fingerprint === 'string' && typeof value.approved === 'boolean') out[name] = { fingerprint: value.fingerprint, approved: value.approved };
+      if (value && typeof value.fingerprint === 'string' && typeof value.approved === 'boolean')
+        out[name] = { fingerprint: value.fingerprint, approved: value.approved };
     }
     return out;
   }

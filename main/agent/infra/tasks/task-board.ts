@@ -2,7 +2,17 @@ import { lstat } from 'node:fs/promises';
 import type { AppEvent, TaskInfo } from '#protocol';
 import { type Fact, reminder } from '#contract/facts';
 import type { TurnOutcome, TurnPrompt } from '#contract/capability';
-import { type RunningTask, type SessionTasks, type StoppedBy, type TaskEnd, type TaskKind, type TaskKindAdapter, TaskLimitError, type TaskRecord, type TaskStart } from '#contract/tasks';
+import {
+  type RunningTask,
+  type SessionTasks,
+  type StoppedBy,
+  type TaskEnd,
+  type TaskKind,
+  type TaskKindAdapter,
+  TaskLimitError,
+  type TaskRecord,
+  type TaskStart,
+} from '#contract/tasks';
 import { DEFAULT_MAX_RUNNING_TASKS, MAX_RUNNING_SETTING } from './limits';
 import { lostTasksNotification, taskEndedNotification, taskEndedSummary } from './notifications';
 import { lastLines, loadRecords, newTaskId, readLog, saveRecord, taskLogPath } from './task-record';
@@ -69,7 +79,10 @@ export class TaskBoard implements SessionTasks {
       if (record.status === 'running') {
         Object.assign(record, { status: 'lost', reason: 'Deft stopped while it was running', endedAt: this.now() });
         lost.push(record);
-        void this.options.kinds?.get(record.kind)?.onLost?.(record).catch(() => {});
+        void this.options.kinds
+          ?.get(record.kind)
+          ?.onLost?.(record)
+          .catch(() => {});
         this.persist(record);
       }
       this.records.set(record.id, record);
@@ -192,7 +205,11 @@ export class TaskBoard implements SessionTasks {
     if (!running.length) return { key: 'tasks', mainAgentOnly: true, text: null };
     // Oldest first, so a task starting adds a line at the end rather than reordering the list.
     const lines = running.reverse().map((t) => `- ${t.id}: ${t.description} (\`${t.command.length > 120 ? `${t.command.slice(0, 119)}…` : t.command}\`)`);
-    return { key: 'tasks', mainAgentOnly: true, text: reminder(['Background tasks running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n')) };
+    return {
+      key: 'tasks',
+      mainAgentOnly: true,
+      text: reminder(['Background tasks running now; you will be notified when each ends, so do not poll them:', ...lines].join('\n')),
+    };
   }
 
   /** Resolves when the next task ends (and its notification has been delivered or queued); undefined when none runs. */
@@ -216,7 +233,8 @@ export class TaskBoard implements SessionTasks {
     if (!wake || outcome.stopReason !== 'end_turn' || this.closed) return;
     await this.options.session.startTurn({
       text: 'Background work finished',
-      modelText: '<system-reminder>Background work finished while you were answering; its notification follows. React to it if it matters to the task.</system-reminder>',
+      modelText:
+        '<system-reminder>Background work finished while you were answering; its notification follows. React to it if it matters to the task.</system-reminder>',
       origin: 'task',
     });
   }
@@ -235,7 +253,14 @@ export class TaskBoard implements SessionTasks {
     const unsubscribe = running.onOutput(() => {
       timer ??= setTimeout(() => {
         timer = undefined;
-        if (this.running.has(id)) this.options.emitApp({ type: 'task.output', sessionId: this.options.sessionId, taskId: id, tail: running.tail(PANEL_LINES), outputBytes: running.outputBytes });
+        if (this.running.has(id))
+          this.options.emitApp({
+            type: 'task.output',
+            sessionId: this.options.sessionId,
+            taskId: id,
+            tail: running.tail(PANEL_LINES),
+            outputBytes: running.outputBytes,
+          });
       }, interval);
     });
     return () => {
@@ -249,7 +274,13 @@ export class TaskBoard implements SessionTasks {
     let why = end.reason;
     if (stopped?.by === 'model') why = stopped.reason ?? 'stopped by TaskStop';
     else if (stopped?.by === 'user') why = stopped.reason ?? 'stopped by the user';
-    Object.assign(record, { status: end.status, reason: why, endedAt: end.endedAt, ...(end.exitCode !== undefined ? { exitCode: end.exitCode } : {}), outputBytes: end.outputBytes });
+    Object.assign(record, {
+      status: end.status,
+      reason: why,
+      endedAt: end.endedAt,
+      ...(end.exitCode !== undefined ? { exitCode: end.exitCode } : {}),
+      outputBytes: end.outputBytes,
+    });
     this.running.delete(record.id);
     const mode: NotifyMode | null = stopped?.by === 'model' || stopped?.by === 'shutdown' || end.shutdown ? null : stopped?.by === 'user' ? 'quiet' : 'wake';
     if (!record.notified) {

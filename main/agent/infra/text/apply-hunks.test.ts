@@ -5,7 +5,7 @@ import { diffTexts } from './diff-hunks';
 /** Deterministic pseudo-random texts: lines from a small alphabet, with and without a final line break. */
 function random(seed: number) {
   let state = seed;
-  return () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  return () => (state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32;
 }
 function text(next: () => number, lines: number): string {
   const out = Array.from({ length: lines }, () => ['a', 'b', 'c', 'd', ''][Math.floor(next() * 5)]!);
@@ -30,8 +30,20 @@ describe('applyHunks', () => {
       const before = text(next, 1 + Math.floor(next() * 40));
       const after = mutate(next, before);
       const { hunks } = diffTexts(before, after, Math.floor(next() * 3));
-      expect(applyHunks(before, hunks, hunks.map(() => true))).toBe(after);
-      expect(applyHunks(before, hunks, hunks.map(() => false))).toBe(before);
+      expect(
+        applyHunks(
+          before,
+          hunks,
+          hunks.map(() => true),
+        ),
+      ).toBe(after);
+      expect(
+        applyHunks(
+          before,
+          hunks,
+          hunks.map(() => false),
+        ),
+      ).toBe(before);
       const mask = hunks.map(() => next() < 0.5);
       const partial = applyHunks(before, hunks, mask);
       // What was accepted is all there is to take back: the rest of the diff from the old text is exactly the accepted hunks.

@@ -14,7 +14,15 @@ describe('diffTexts', () => {
     expect(diffTexts(before, after)).toEqual({
       added: 1,
       removed: 1,
-      hunks: [{ oldStart: 7, oldLines: 7, newStart: 7, newLines: 7, lines: [' line 7', ' line 8', ' line 9', '-line 10', '+line ten', ' line 11', ' line 12', ' line 13'] }],
+      hunks: [
+        {
+          oldStart: 7,
+          oldLines: 7,
+          newStart: 7,
+          newLines: 7,
+          lines: [' line 7', ' line 8', ' line 9', '-line 10', '+line ten', ' line 11', ' line 12', ' line 13'],
+        },
+      ],
     });
   });
 
@@ -47,11 +55,25 @@ describe('diffTexts', () => {
 describe('diffDisplay', () => {
   it('carries the hunks and counts, never the whole texts, and caps hunk lines', () => {
     const small = diffDisplay('a.txt', 'x\n', 'y\n');
-    expect(small).toEqual({ kind: 'diff', path: 'a.txt', hunks: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ['-x', '+y'] }], added: 1, removed: 1 });
+    expect(small).toEqual({
+      kind: 'diff',
+      path: 'a.txt',
+      hunks: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: ['-x', '+y'] }],
+      added: 1,
+      removed: 1,
+    });
     const file = numbered(200);
     const edited = diffDisplay('b.txt', file, file.replace('line 100\n', 'line hundred\n'));
     expect(Object.keys(edited).sort()).toEqual(['added', 'hunks', 'kind', 'path', 'removed']);
-    expect(edited.hunks).toEqual([{ oldStart: 97, oldLines: 7, newStart: 97, newLines: 7, lines: [' line 97', ' line 98', ' line 99', '-line 100', '+line hundred', ' line 101', ' line 102', ' line 103'] }]);
+    expect(edited.hunks).toEqual([
+      {
+        oldStart: 97,
+        oldLines: 7,
+        newStart: 97,
+        newLines: 7,
+        lines: [' line 97', ' line 98', ' line 99', '-line 100', '+line hundred', ' line 101', ' line 102', ' line 103'],
+      },
+    ]);
     const huge = diffDisplay('c.txt', '', numbered(DIFF_MAX_HUNK_LINES + 500));
     expect(huge).toMatchObject({ added: DIFF_MAX_HUNK_LINES + 500, truncated: true });
     expect(huge.hunks.reduce((n, h) => n + h.lines.length, 0)).toBe(DIFF_MAX_HUNK_LINES);

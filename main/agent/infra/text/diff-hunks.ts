@@ -176,7 +176,11 @@ export const DIFF_MAX_HUNK_LINES = 2_000;
  * and the counts. The whole texts stay out: every diff is kept in the session log, and the card, the
  * changed-files list and approvals show the hunks (the review pane reads whole files from checkpoints).
  */
-export function diffDisplay(path: string, before: string, after: string): {
+export function diffDisplay(
+  path: string,
+  before: string,
+  after: string,
+): {
   kind: 'diff';
   path: string;
   hunks: Hunk[];

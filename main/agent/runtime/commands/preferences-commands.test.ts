@@ -25,13 +25,21 @@ describe('window preferences', () => {
     expect(raw.permissions).toEqual({ defaultMode: 'yolo' });
     expect(raw.preferences).toEqual({ theme: 'light', notifications: true, prices: { 'my-model': { input: 1, output: 2 } } });
     // Omitted fields stay; null prices go back to the built-in table.
-    expect(await h.core.handlers.setPreferences({ notifications: false, prices: null })).toEqual({ theme: 'light', notifications: false, prices: DEFAULT_PRICES, pricesEdited: false });
+    expect(await h.core.handlers.setPreferences({ notifications: false, prices: null })).toEqual({
+      theme: 'light',
+      notifications: false,
+      prices: DEFAULT_PRICES,
+      pricesEdited: false,
+    });
   });
 
   it('read a damaged field as its default without losing the others', async () => {
     h = await createHarness();
     const raw = JSON.parse(await readFile(join(h.home, 'settings.json'), 'utf8'));
-    await writeFile(join(h.home, 'settings.json'), JSON.stringify({ ...raw, preferences: { theme: 'purple', notifications: false, prices: { x: { input: -1 } } } }));
+    await writeFile(
+      join(h.home, 'settings.json'),
+      JSON.stringify({ ...raw, preferences: { theme: 'purple', notifications: false, prices: { x: { input: -1 } } } }),
+    );
     expect(await h.core.handlers.getPreferences({})).toEqual({ theme: 'system', notifications: false, prices: DEFAULT_PRICES, pricesEdited: false });
   });
 

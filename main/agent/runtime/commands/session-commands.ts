@@ -52,9 +52,16 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
   const { pool, turns } = deps;
   const { runs } = turns;
   return {
-    getWorkspace: async () => ({ path: deps.workspace, name: basename(deps.workspace) || deps.workspace, home: deps.home, host: deps.host.kind, sandbox: await deps.sandboxStatus() }),
+    getWorkspace: async () => ({
+      path: deps.workspace,
+      name: basename(deps.workspace) || deps.workspace,
+      home: deps.home,
+      host: deps.host.kind,
+      sandbox: await deps.sandboxStatus(),
+    }),
     pickWorkspace: async () => {
-      if (!deps.pickWorkspace) throw new CommandError('unsupported', 'Opening another folder is only available in the desktop app. Start another web host with --workspace.');
+      if (!deps.pickWorkspace)
+        throw new CommandError('unsupported', 'Opening another folder is only available in the desktop app. Start another web host with --workspace.');
       return { path: await deps.pickWorkspace() };
     },
     listSessions: async () => ({ sessions: await pool.list() }),
@@ -84,7 +91,9 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       const open = await pool.get(sessionId);
       if (runs.busy(sessionId)) throw new CommandError('busy', 'A turn is already running in this session. Wait for it or stop it first.');
       const config = await turns.requireProvider();
-      const checked = mentions?.length ? await resolveMentions(mentions, { environment: deps.environment, workspace: deps.workspace, sessionDir: open.session.dir }) : [];
+      const checked = mentions?.length
+        ? await resolveMentions(mentions, { environment: deps.environment, workspace: deps.workspace, sessionDir: open.session.dir })
+        : [];
       return { turnId: turns.begin(open, config, { text, origin: 'user', attachments: attachments ?? [], ...(checked.length ? { mentions: checked } : {}) }) };
     },
     cancelTurn: async ({ sessionId }) => ({ cancelled: runs.cancel(sessionId) }),

@@ -36,7 +36,10 @@ describe('sessions as a library', () => {
     h.server.enqueue({ chunks: [{ text: 'The Interest rate lives in rates.ts.' }, { finish: 'stop' }] });
     await h.run('Where is the rate?', second);
     const byAnswer = await send('searchSessions', { query: 'INTEREST RATE' });
-    expect(byAnswer).toMatchObject({ ok: true, result: { hits: [{ sessionId: second, matchedIn: 'text', snippet: 'The Interest rate lives in rates.ts.' }], searched: 2 } });
+    expect(byAnswer).toMatchObject({
+      ok: true,
+      result: { hits: [{ sessionId: second, matchedIn: 'text', snippet: 'The Interest rate lives in rates.ts.' }], searched: 2 },
+    });
     const byTitle = await send('searchSessions', { query: 'ledger' });
     expect(byTitle).toMatchObject({ ok: true, result: { hits: [{ sessionId: h.session.id, matchedIn: 'title' }] } });
     // Regex syntax is text, not a pattern: "(a+b)*" finds itself and nothing else.
@@ -75,7 +78,10 @@ describe('sessions as a library', () => {
 
   it('switches the model for the next turns of one session only', async () => {
     h = await createHarness();
-    expect(await send('setSessionModel', { sessionId: h.session.id, model: 'mock-model-large' })).toMatchObject({ ok: true, result: { session: { model: 'mock-model-large' } } });
+    expect(await send('setSessionModel', { sessionId: h.session.id, model: 'mock-model-large' })).toMatchObject({
+      ok: true,
+      result: { session: { model: 'mock-model-large' } },
+    });
     await h.run('hello');
     expect(h.server.requests.at(-1)!.body.model).toBe('mock-model-large');
     const other = (await h.core.handlers.createSession({})).session.id;
@@ -103,7 +109,11 @@ describe('@-mentions in a prompt', () => {
     h = await createHarness();
     await mkdir(join(h.workspace, 'src'));
     await writeFile(join(h.workspace, 'src', 'money.js'), 'x');
-    const sent = await send('sendPrompt', { sessionId: h.session.id, text: 'Look at @src/money.js', mentions: [{ path: 'src/money.js', label: 'src/money.js' }] });
+    const sent = await send('sendPrompt', {
+      sessionId: h.session.id,
+      text: 'Look at @src/money.js',
+      mentions: [{ path: 'src/money.js', label: 'src/money.js' }],
+    });
     expect(sent.ok).toBe(true);
     await h.core.turnDone(h.session.id);
     const user = withoutReminders(h.server.requests[0]!.body.messages).find((m) => m.role === 'user')!;

@@ -27,17 +27,24 @@ describe('probing a provider before saving it', () => {
     expect(sent.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'OK?' });
 
     h.server.enqueue({ status: 401, body: JSON.stringify({ error: { message: 'Invalid API key' } }) });
-    const denied = await dispatchCommand(h.core.handlers, 'testConnection', { provider: { kind: 'openai', baseUrl: h.baseUrl, model: 'mock-model', apiKey: 'bad' } });
+    const denied = await dispatchCommand(h.core.handlers, 'testConnection', {
+      provider: { kind: 'openai', baseUrl: h.baseUrl, model: 'mock-model', apiKey: 'bad' },
+    });
     expect(denied).toMatchObject({ ok: false, error: { code: 'provider_auth', message: expect.stringContaining('Invalid API key') } });
 
     h.server.enqueue({ status: 404, body: JSON.stringify({ error: { message: 'The model `nope` does not exist' } }) });
     const missing = await dispatchCommand(h.core.handlers, 'testConnection', { provider: { kind: 'openai', baseUrl: h.baseUrl, model: 'nope' } });
     expect(missing).toMatchObject({ ok: false, error: { message: expect.stringContaining('nope') } });
 
-    const unreachable = await dispatchCommand(h.core.handlers, 'testConnection', { provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' } });
+    const unreachable = await dispatchCommand(h.core.handlers, 'testConnection', {
+      provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' },
+    });
     expect(unreachable).toMatchObject({ ok: false, error: { code: 'provider_unreachable' } });
     // Nothing was saved by testing.
     expect((await h.core.handlers.getSettings({})).provider?.model).toBe('mock-model');
-    expect(await dispatchCommand(h.core.handlers, 'testConnection', { provider: { kind: 'openai', baseUrl: 'not a url', model: 'm' } })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await dispatchCommand(h.core.handlers, 'testConnection', { provider: { kind: 'openai', baseUrl: 'not a url', model: 'm' } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
   });
 });

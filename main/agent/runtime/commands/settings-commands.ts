@@ -72,7 +72,8 @@ export class ProviderSettings {
       if (provider.imageInput !== undefined) stored.imageInput = provider.imageInput;
       if (provider.contextWindow !== undefined) stored.contextWindow = provider.contextWindow;
       await this.store.update('provider', stored);
-      if (provider.apiKey !== undefined) await this.options.secrets.set(secretKeyFor({ kind: provider.kind, baseUrl: stored.baseUrl as string }), provider.apiKey.trim());
+      if (provider.apiKey !== undefined)
+        await this.options.secrets.set(secretKeyFor({ kind: provider.kind, baseUrl: stored.baseUrl as string }), provider.apiKey.trim());
       const settings = await this.publicSettings();
       this.options.emit({ type: 'settings.updated', settings });
       return settings;
@@ -104,7 +105,8 @@ async function asCommandError<T>(work: Promise<T>): Promise<T> {
     return await work;
   } catch (error) {
     if (error instanceof ProviderError) throw new CommandError(error.code, error.message);
-    if ((error as Error)?.name === 'TimeoutError') throw new CommandError('provider_timeout', 'The server did not answer within 15 seconds. Check the base URL and that the server is running.');
+    if ((error as Error)?.name === 'TimeoutError')
+      throw new CommandError('provider_timeout', 'The server did not answer within 15 seconds. Check the base URL and that the server is running.');
     throw error;
   }
 }

@@ -22,19 +22,27 @@ afterEach(async () => {
   h = null;
 });
 
-const capabilities = (): CapabilityFactory[] => [todoCapability, createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
+const capabilities = (): CapabilityFactory[] => [
+  todoCapability,
+  createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' }),
+];
 const todos = [
   { title: 'Rename the parser', status: 'in_progress' },
   { title: 'Update the callers', status: 'pending' },
 ];
-const withUsage = (reply: ReturnType<typeof toolStep>, prompt: number, completion = 0) => ({ chunks: [...reply.chunks!, { usage: { prompt_tokens: prompt, completion_tokens: completion } }] });
+const withUsage = (reply: ReturnType<typeof toolStep>, prompt: number, completion = 0) => ({
+  chunks: [...reply.chunks!, { usage: { prompt_tokens: prompt, completion_tokens: completion } }],
+});
 /** What the model read, system prompt and fact reminders left out, as role + text. */
-const history = (request: RecordedRequest) => withoutReminders(request.body.messages.slice(1)).map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
+const history = (request: RecordedRequest) =>
+  withoutReminders(request.body.messages.slice(1)).map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
 const last = <T extends SessionEvent['type']>(hh: Harness, type: T) => hh.sessionEvents(type).at(-1) as SessionEventOf<T> | undefined;
 
 async function setup(contextWindow?: number): Promise<Harness> {
   const harness = await createHarness({ capabilities: capabilities() });
-  await harness.core.handlers.setSettings({ provider: { kind: 'openai', baseUrl: harness.baseUrl, model: 'mock-model', apiKey: 'k', ...(contextWindow ? { contextWindow } : {}) } });
+  await harness.core.handlers.setSettings({
+    provider: { kind: 'openai', baseUrl: harness.baseUrl, model: 'mock-model', apiKey: 'k', ...(contextWindow ? { contextWindow } : {}) },
+  });
   await put(join(harness.workspace, '.deft/skills'), 'tidy/SKILL.md', skillMd('tidy', 'Tidies code.', '', 'Keep functions short.'));
   await harness.core.handlers.listSkills({ rescan: true });
   return harness;
@@ -75,14 +83,18 @@ describe('context compaction (integration)', () => {
     expect(after).toHaveLength(4);
     expect(after[0]).toBe('user: Plan the rename');
     expect(after[1]).toBe('user: Rename it now');
-    expect(after[2]).toMatch(/^user: <system-reminder>\nThis conversation was compacted[\s\S]*<handoff-note>\nI was renaming the parser; the todo list says what is left.\n<\/handoff-note>$/);
+    expect(after[2]).toMatch(
+      /^user: <system-reminder>\nThis conversation was compacted[\s\S]*<handoff-note>\nI was renaming the parser; the todo list says what is left.\n<\/handoff-note>$/,
+    );
     expect(after[3]).toMatch(/^user: The Skill tool loaded the skill "tidy"[\s\S]*<skill-loaded name="tidy" trigger="model"[\s\S]*Keep functions short\./);
     expect(after.filter((m) => m.includes('<skill-loaded'))).toHaveLength(1);
     expect(step2.body.messages.at(-1)).toEqual({ role: 'user', content: reminders(step2.body.messages)[0] });
     const [said] = reminders(step2.body.messages) as [string];
     expect(reminders(step2.body.messages)).toHaveLength(1);
     expect(said).toMatch(/^<system-reminder>\nToday's date: \d{4}-\d{2}-\d{2}\.\n<\/system-reminder>\n/);
-    expect(said).toContain('<system-reminder>\nMy todo list (TodoList updates it):\n[in_progress] Rename the parser\n[pending] Update the callers\n</system-reminder>');
+    expect(said).toContain(
+      '<system-reminder>\nMy todo list (TodoList updates it):\n[in_progress] Rename the parser\n[pending] Update the callers\n</system-reminder>',
+    );
     expect(said).toContain('- tidy: Tidies code.');
     // A compaction starts the cached prefix afresh: the system prompt is written again (here it reads the same).
     expect(step2.body.messages[0]).toEqual(step1.body.messages[0]);
@@ -118,7 +130,12 @@ describe('context compaction (integration)', () => {
     expect(await compact(h, 'Keep the file names')).toEqual({ stopReason: 'end_turn' });
     const request = h.server.requests.at(-1)!;
     expect(history(request).at(-1)).toMatch(/first person[\s\S]*The user asked this note to take particular care of:\nKeep the file names$/);
-    expect(last(h, 'compaction.ended')).toMatchObject({ trigger: 'manual', outcome: 'compacted', keptMessages: 2, note: 'I tidied src/ and listed the rename work.' });
+    expect(last(h, 'compaction.ended')).toMatchObject({
+      trigger: 'manual',
+      outcome: 'compacted',
+      keptMessages: 2,
+      note: 'I tidied src/ and listed the rename work.',
+    });
     expect(last(h, 'compaction.started')).toMatchObject({ trigger: 'manual', instructions: 'Keep the file names' });
 
     h.server.enqueue(toolStep(callChunk('TodoList', {})));
@@ -165,7 +182,10 @@ describe('context compaction (integration)', () => {
     const requests = h.server.requests.length;
     expect(await compact(h)).toMatchObject({ stopReason: 'error', error: { code: 'provider_server' } });
     expect(h.server.requests.length - requests).toBe(fastRetry.maxAttempts);
-    expect(last(h, 'compaction.ended')).toMatchObject({ outcome: 'failed', error: { code: 'provider_server', message: expect.stringContaining('Gave up after 3 attempts') } });
+    expect(last(h, 'compaction.ended')).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_server', message: expect.stringContaining('Gave up after 3 attempts') },
+    });
 
     h.server.fallback = () => ({ chunks: [{ text: 'a slow note' }, { text: ' that never ends' }, { finish: 'stop' }], delayMs: 5_000 });
     await h.core.handlers.compactSession({ sessionId: h.session.id });
@@ -217,12 +237,29 @@ describe('context compaction (integration)', () => {
     await h.core.close();
     await appendFile(
       join(workspaceSessionsDir(h.home, h.workspace), sessionId, LOG_FILE),
-      JSON.stringify({ r: 'event', e: { type: 'compaction.started', sessionId, seq: 999, at: 0, compactionId: 'compact-dead', trigger: 'manual', tokensBefore: 10, contextWindow: 128_000 } }) + '\n',
+      JSON.stringify({
+        r: 'event',
+        e: {
+          type: 'compaction.started',
+          sessionId,
+          seq: 999,
+          at: 0,
+          compactionId: 'compact-dead',
+          trigger: 'manual',
+          tokensBefore: 10,
+          contextWindow: 128_000,
+        },
+      }) + '\n',
     );
     const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: capabilities() });
     try {
       const opened = await core.handlers.openSession({ sessionId });
-      expect(opened.events.at(-1)).toMatchObject({ type: 'compaction.ended', compactionId: 'compact-dead', outcome: 'failed', error: { message: expect.stringContaining('Deft stopped while compacting') } });
+      expect(opened.events.at(-1)).toMatchObject({
+        type: 'compaction.ended',
+        compactionId: 'compact-dead',
+        outcome: 'failed',
+        error: { message: expect.stringContaining('Deft stopped while compacting') },
+      });
       await core.handlers.sendPrompt({ sessionId, text: 'again' });
       await core.turnDone(sessionId);
       expect(history(h.server.requests.at(-1)!)).toEqual(['user: hello', 'assistant: Echo: hello', 'user: again']);
@@ -233,8 +270,15 @@ describe('context compaction (integration)', () => {
 
   it('refuses to compact an empty conversation or while a turn runs', async () => {
     h = await setup();
-    const fail = (p: Promise<unknown>) => p.then(() => null, (e: { code: string; message: string }) => e);
-    expect(await fail(h.core.handlers.compactSession({ sessionId: h.session.id }))).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('nothing to compact') });
+    const fail = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: { code: string; message: string }) => e,
+      );
+    expect(await fail(h.core.handlers.compactSession({ sessionId: h.session.id }))).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('nothing to compact'),
+    });
     h.server.enqueue({ chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 150 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'busy' });
     expect(await fail(h.core.handlers.compactSession({ sessionId: h.session.id }))).toMatchObject({ code: 'busy' });

@@ -99,8 +99,17 @@ export class ContextKeeper {
     try {
       const system = await setup.system();
       tokensBefore = this.used(session, system);
-      session.emit({ type: 'compaction.started', ...ids, tokensBefore, contextWindow: setup.contextWindow, ...(request.instructions ? { instructions: request.instructions } : {}) });
-      await handle.hooks.fire({ hook_event_name: 'PreCompact', trigger, custom_instructions: request.instructions ?? '' }, { ...(request.turnId ? { turnId: request.turnId } : {}), signal });
+      session.emit({
+        type: 'compaction.started',
+        ...ids,
+        tokensBefore,
+        contextWindow: setup.contextWindow,
+        ...(request.instructions ? { instructions: request.instructions } : {}),
+      });
+      await handle.hooks.fire(
+        { hook_event_name: 'PreCompact', trigger, custom_instructions: request.instructions ?? '' },
+        { ...(request.turnId ? { turnId: request.turnId } : {}), signal },
+      );
       const before = session.context;
       const written = await writeHandoffNote({
         provider: setup.provider,
@@ -120,7 +129,11 @@ export class ContextKeeper {
       // The compaction call costs tokens too: they count in the session's total.
       if (written.usage) session.countUsage(ids.turnId ?? compactionId, written.usage, setup.model);
       const reattach = await this.reattachments(handle);
-      const kept = compactedHistory(before, written.note, reattach.flatMap((r) => r.texts));
+      const kept = compactedHistory(
+        before,
+        written.note,
+        reattach.flatMap((r) => r.texts),
+      );
       // Every fact the model should know is said again after the note (nothing in the new history says it).
       const facts = await this.deps.facts(handle);
       const reminder = factReminder(facts, kept);
@@ -147,7 +160,10 @@ export class ContextKeeper {
       await session.flush().catch(() => {});
       return { outcome: 'compacted' };
     } catch (cause) {
-      const error: ErrorInfo = { code: 'internal', message: `Compaction failed: ${(cause as Error)?.message ?? String(cause)}. The conversation is unchanged.` };
+      const error: ErrorInfo = {
+        code: 'internal',
+        message: `Compaction failed: ${(cause as Error)?.message ?? String(cause)}. The conversation is unchanged.`,
+      };
       session.emit({ type: 'compaction.ended', ...ids, outcome: 'failed', tokensBefore, error });
       return { outcome: 'failed', error };
     }

@@ -41,7 +41,11 @@ describe('recent user messages kept by a compaction', () => {
   });
 
   it('builds the new history: recent prompts, the note, then the re-attached messages', () => {
-    const history = compactedHistory([prompt('t1', 'do it'), { role: 'assistant', content: 'done', toolCalls: [{ id: 'c', name: 'X', arguments: '{}' }] }], 'I did it.', ['TODO']);
+    const history = compactedHistory(
+      [prompt('t1', 'do it'), { role: 'assistant', content: 'done', toolCalls: [{ id: 'c', name: 'X', arguments: '{}' }] }],
+      'I did it.',
+      ['TODO'],
+    );
     expect(history.map((m) => m.role)).toEqual(['user', 'user', 'user']);
     expect(history[0]).toEqual(prompt('t1', 'do it'));
     expect(history[1]!.content).toMatch(/<handoff-note>\nI did it\.\n<\/handoff-note>$/);
@@ -67,7 +71,9 @@ describe('context meter', () => {
   });
 
   it('counts images and tool-call arguments', () => {
-    expect(estimateMessages([{ role: 'tool', toolCallId: 'c', toolName: 'ReadMediaFile', content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }])).toBe(4 + 1_600);
+    expect(
+      estimateMessages([{ role: 'tool', toolCallId: 'c', toolName: 'ReadMediaFile', content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }]),
+    ).toBe(4 + 1_600);
     expect(estimateMessages([{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'Read', arguments: '{"path":"a.ts"}' }] }])).toBe(4 + 1 + 4);
   });
 });

@@ -20,7 +20,11 @@ afterEach(async () => {
   h = null;
 });
 
-const capabilities = (): CapabilityFactory[] => [todoCapability, approvalsCapability, createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' })];
+const capabilities = (): CapabilityFactory[] => [
+  todoCapability,
+  approvalsCapability,
+  createSkillsCapability({ builtinDir: null, watch: false, userHome: '/nonexistent-user-home' }),
+];
 const listA: TodoItem[] = [
   { title: 'Read the code', status: 'in_progress' },
   { title: 'Fix the bug', status: 'pending' },
@@ -32,7 +36,11 @@ const listB: TodoItem[] = [
 /** The user messages of a request, fact reminders left out. */
 const prompts = (request: RecordedRequest) => withoutReminders(request.body.messages.filter((m) => m.role === 'user')).map((m) => String(m.content));
 const todoUpdates = (hh: Harness) => hh.sessionEvents('todo.updated').map((e) => (e as SessionEventOf<'todo.updated'>).items);
-const fail = (p: Promise<unknown>) => p.then(() => null, (e: { code: string; message: string }) => e);
+const fail = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: { code: string; message: string }) => e,
+  );
 
 async function threeTurns(hh: Harness): Promise<string[]> {
   hh.server.enqueue(toolStep(callChunk('TodoList', { todos: listA })), textReply('Started.'));
@@ -96,7 +104,10 @@ describe('undo (integration)', () => {
   it('refuses to undo across a compaction, while a turn runs, beyond the turns there are, or with nothing to undo', async () => {
     h = await createHarness({ capabilities: capabilities() });
     const sessionId = h.session.id;
-    expect(await fail(h.core.handlers.undoTurns({ sessionId, count: 1 }))).toMatchObject({ code: 'invalid_request', message: 'There is nothing to undo: no turn has run in this session yet.' });
+    expect(await fail(h.core.handlers.undoTurns({ sessionId, count: 1 }))).toMatchObject({
+      code: 'invalid_request',
+      message: 'There is nothing to undo: no turn has run in this session yet.',
+    });
     await h.run('one');
     await h.run('two');
     expect(await fail(h.core.handlers.undoTurns({ sessionId, count: 3 }))).toMatchObject({ message: 'Only 2 turns can be undone. Use /undo 2.' });
@@ -104,7 +115,9 @@ describe('undo (integration)', () => {
     h.server.enqueue(textReply('My note.'));
     await h.core.handlers.compactSession({ sessionId });
     await h.core.turnDone(sessionId);
-    expect(await fail(h.core.handlers.undoTurns({ sessionId, count: 1 }))).toMatchObject({ message: expect.stringContaining('undo cannot go back past a compaction') });
+    expect(await fail(h.core.handlers.undoTurns({ sessionId, count: 1 }))).toMatchObject({
+      message: expect.stringContaining('undo cannot go back past a compaction'),
+    });
     await h.run('three');
     expect(await fail(h.core.handlers.undoTurns({ sessionId, count: 2 }))).toMatchObject({
       code: 'invalid_request',
@@ -119,7 +132,10 @@ describe('undo (integration)', () => {
     await h.run('check');
     expect(prompts(h.server.requests.at(-1)!).slice(-3)).toEqual(['three', 'busy', 'check']);
     // Through the protocol, the count is validated before the core sees it.
-    expect(await dispatchCommand(h.core.handlers, 'undoTurns', { sessionId, count: 0 })).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('count') } });
+    expect(await dispatchCommand(h.core.handlers, 'undoTurns', { sessionId, count: 0 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', message: expect.stringContaining('count') },
+    });
     expect(await dispatchCommand(h.core.handlers, 'undoTurns', { sessionId, count: 'two' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
   });
 

@@ -10,7 +10,10 @@ describe('finding 11: tool arguments nested 10,000 deep', () => {
     h = await createHarness();
     const depth = 10_000;
     const args = `{"path":"a.txt","extra":${'{"a":'.repeat(depth)}"x"${'}'.repeat(depth)}}`;
-    h.server.enqueue({ chunks: [{ toolCall: { id: 'call_deep', name: 'Read', args } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'call_deep', name: 'Read', args } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
+    );
     await h.run('read it');
     const ended = h.sessionEvents('turn.ended').at(-1) as Extract<SessionEvent, { type: 'turn.ended' }>;
     expect(ended.stopReason, JSON.stringify(ended.error)).toBe('end_turn');

@@ -41,7 +41,12 @@ describe('loop-control hints on a tool result', () => {
     const ran: string[] = [];
     h = await createHarness({ capabilities: [], tools: () => [probe('Echo', ran), probe('Stop', ran, { stopBatchAfterThis: true })] });
     h.server.enqueue(
-      toolStep(callChunk('Echo', { label: 'a' }, 'c1'), callChunk('Stop', { label: 'b' }, 'c2'), callChunk('Echo', { label: 'c' }, 'c3'), callChunk('Stop', { label: 'd' }, 'c4')),
+      toolStep(
+        callChunk('Echo', { label: 'a' }, 'c1'),
+        callChunk('Stop', { label: 'b' }, 'c2'),
+        callChunk('Echo', { label: 'c' }, 'c3'),
+        callChunk('Stop', { label: 'd' }, 'c4'),
+      ),
       textReply('done'),
     );
     await h.run('go');
@@ -52,8 +57,13 @@ describe('loop-control hints on a tool result', () => {
     expect(messages[1]).toBe('Stop ran b');
     expect(messages[2]).toMatch(/^ERROR: Skipped because a previous call \(Stop\) stopped the batch/);
     expect(messages[3]).toMatch(/^ERROR: Skipped because a previous call \(Stop\) stopped the batch/);
-    const results = h.sessionEvents('tool.call.result').map((e) => (e as { callId: string; isError: boolean }) );
-    expect(results.map((r) => [r.callId, r.isError])).toEqual([['c1', false], ['c2', false], ['c3', true], ['c4', true]]);
+    const results = h.sessionEvents('tool.call.result').map((e) => e as { callId: string; isError: boolean });
+    expect(results.map((r) => [r.callId, r.isError])).toEqual([
+      ['c1', false],
+      ['c2', false],
+      ['c3', true],
+      ['c4', true],
+    ]);
     // The model is asked again after the step: only the batch stopped.
     expect(h.server.requests).toHaveLength(2);
     expect(h.sessionEvents('turn.ended').at(-1)).toMatchObject({ stopReason: 'end_turn' });
@@ -71,7 +81,10 @@ describe('loop-control hints on a tool result', () => {
     // Both results are in the history the next turn sends.
     h.server.enqueue(textReply('next'));
     await h.run('again');
-    const next = h.server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    const next = h.server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
     expect(next).toEqual(['Finish ran x', 'Echo ran y']);
   });
 });
@@ -80,7 +93,11 @@ describe('an exclusive tool', () => {
   it('is refused when issued with other calls (the others run), and runs when it is the only call', async () => {
     const ran: string[] = [];
     h = await createHarness({ capabilities: [], tools: () => [probe('Echo', ran), probe('Swarm', ran, {}, { exclusive: true })] });
-    h.server.enqueue(toolStep(callChunk('Swarm', { label: 's1' }), callChunk('Echo', { label: 'e' })), toolStep(callChunk('Swarm', { label: 's2' })), textReply('done'));
+    h.server.enqueue(
+      toolStep(callChunk('Swarm', { label: 's1' }), callChunk('Echo', { label: 'e' })),
+      toolStep(callChunk('Swarm', { label: 's2' })),
+      textReply('done'),
+    );
     await h.run('go');
     expect(ran).toEqual(['Echo:e', 'Swarm:s2']);
     const second = h.server.requests[1]!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
@@ -98,6 +115,8 @@ describe('tool disclosure', () => {
     await h.run('go');
     expect(names(h, 0)).toEqual(['Echo', 'select_tools']);
     expect(ran).toEqual([]);
-    expect(toolMessages(h)[0]).toMatch(/^ERROR: Tool "Hidden" is deferred: it is known but has not been selected, so its schema was not sent to you\. Select it first/);
+    expect(toolMessages(h)[0]).toMatch(
+      /^ERROR: Tool "Hidden" is deferred: it is known but has not been selected, so its schema was not sent to you\. Select it first/,
+    );
   });
 });

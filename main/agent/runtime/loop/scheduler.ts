@@ -1,7 +1,11 @@
 import type { Access } from '#contract/tool';
 
 function normalise(path: string): string {
-  return path.replace(/\\/g, '/').replace(/\/+/g, '/').toLowerCase().replace(/(.)\/$/, '$1');
+  return path
+    .replace(/\\/g, '/')
+    .replace(/\/+/g, '/')
+    .toLowerCase()
+    .replace(/(.)\/$/, '$1');
 }
 
 function overlaps(a: Extract<Access, { kind: 'file' }>, b: Extract<Access, { kind: 'file' }>): boolean {
@@ -48,8 +52,7 @@ export function schedule<T>(jobs: readonly Job<T>[], onSettled?: (index: number,
         const i = pending[k]!;
         const job = jobs[i]!;
         const blocked =
-          [...active].some((a) => conflicts(jobs[a]!.accesses, job.accesses)) ||
-          pending.slice(0, k).some((p) => conflicts(jobs[p]!.accesses, job.accesses));
+          [...active].some((a) => conflicts(jobs[a]!.accesses, job.accesses)) || pending.slice(0, k).some((p) => conflicts(jobs[p]!.accesses, job.accesses));
         if (blocked) continue;
         pending.splice(k--, 1);
         active.add(i);

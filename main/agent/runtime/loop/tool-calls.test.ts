@@ -21,7 +21,15 @@ beforeEach(async () => {
   events = [];
   options = {
     registry: new ToolRegistry(testTools),
-    env: { environment: localEnvironment(), workspace: dir, home: dir, sessionId: 's', sessionDir: dir, capabilities: { imageInput: false }, extraRoots: () => [] },
+    env: {
+      environment: localEnvironment(),
+      workspace: dir,
+      home: dir,
+      sessionId: 's',
+      sessionDir: dir,
+      capabilities: { imageInput: false },
+      extraRoots: () => [],
+    },
     turnId: 't1',
     step: 1,
     signal: new AbortController().signal,
@@ -35,7 +43,11 @@ beforeEach(async () => {
 });
 afterEach(() => undefined);
 
-const call = (name: string, args: unknown, id = `c-${name}`): ToolCallRequest => ({ id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
+const call = (name: string, args: unknown, id = `c-${name}`): ToolCallRequest => ({
+  id,
+  name,
+  arguments: typeof args === 'string' ? args : JSON.stringify(args),
+});
 const text = (m: { content: unknown }) => m.content as string;
 
 describe('runToolCalls', () => {

@@ -117,14 +117,26 @@ export async function runToolCalls(calls: readonly ToolCallRequest[], options: T
         run: async () => {
           const t0 = Date.now();
           const skipped = stoppedBy !== null && index > stoppedBy.index && item.kind === 'ready';
-          const raw = skipped ? skippedResult(stoppedBy!.name) : item.kind === 'done' ? item.result : await execute(item, { ...options, signal: signals.get(index) });
+          const raw = skipped
+            ? skippedResult(stoppedBy!.name)
+            : item.kind === 'done'
+              ? item.result
+              : await execute(item, { ...options, signal: signals.get(index) });
           durations[index] = item.kind === 'done' || skipped ? 0 : Date.now() - t0;
           let result = await finalise(raw, item.call, options);
-          if (item.kind === 'ready' && !skipped && options.hooks) result = await postToolUse(options.hooks, item, result, outputText(result), { ...options, signal: signals.get(index) });
+          if (item.kind === 'ready' && !skipped && options.hooks)
+            result = await postToolUse(options.hooks, item, result, outputText(result), { ...options, signal: signals.get(index) });
           if (item.kind === 'ready' && !skipped) {
             const writes = declaredWrites(item.execution);
             const files = namedFiles(item.execution);
-            ran.push({ callId: item.call.id, name: item.call.name, readOnly: item.execution.readOnly === true, isError: result.isError === true, ...(writes ? { writes } : {}), ...(files.length ? { files } : {}) });
+            ran.push({
+              callId: item.call.id,
+              name: item.call.name,
+              readOnly: item.execution.readOnly === true,
+              isError: result.isError === true,
+              ...(writes ? { writes } : {}),
+              ...(files.length ? { files } : {}),
+            });
           }
           if (result.stopBatchAfterThis && (stoppedBy === null || index < stoppedBy.index)) stoppedBy = { index, name: item.call.name };
           if (result.stopTurn) stopTurn = true;
@@ -168,7 +180,9 @@ class CallSignals {
 }
 
 function skippedResult(stopper: string): ToolResult {
-  return errorResult(`Skipped because a previous call (${stopper}) stopped the batch: this call was not run. Read that call's result, then decide whether to issue this one again.`);
+  return errorResult(
+    `Skipped because a previous call (${stopper}) stopped the batch: this call was not run. Read that call's result, then decide whether to issue this one again.`,
+  );
 }
 
 /** No tool takes arguments nested deeper; deeper ones would overflow the stack of every recursive walker (validation, logging). */
@@ -208,10 +222,18 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
     return done(errorResult(`Tool "${call.name}" does not exist. ${names.length ? `Available tools: ${names.join(', ')}.` : 'No tools are available.'}`));
   }
   if (!options.registry.isOffered(call.name)) {
-    return done(errorResult(`Tool "${call.name}" is deferred: it is known but has not been selected, so its schema was not sent to you. Select it first with select_tools {"names": ["${call.name}"]}, then call it from your next step.`));
+    return done(
+      errorResult(
+        `Tool "${call.name}" is deferred: it is known but has not been selected, so its schema was not sent to you. Select it first with select_tools {"names": ["${call.name}"]}, then call it from your next step.`,
+      ),
+    );
   }
   if (registered.tool.exclusive && batchSize > 1) {
-    return done(errorResult(`${call.name} must be the only tool call of its step, so it was not run. Call ${call.name} again on its own, in a step without other tool calls.`));
+    return done(
+      errorResult(
+        `${call.name} must be the only tool call of its step, so it was not run. Call ${call.name} again on its own, in a step without other tool calls.`,
+      ),
+    );
   }
   let args: unknown;
   try {
@@ -224,7 +246,11 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
     );
   }
   if (nestingDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
-    return done(errorResult(`The arguments for ${call.name} are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which no tool takes. Re-issue the call with arguments that match the tool's schema.`));
+    return done(
+      errorResult(
+        `The arguments for ${call.name} are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which no tool takes. Re-issue the call with arguments that match the tool's schema.`,
+      ),
+    );
   }
   let resolved = await resolveCall(registered, call.name, args, options.env);
   if (!resolved.ok) return done(resolved.result);
@@ -237,7 +263,12 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
       const rewritten = await resolveCall(registered, call.name, pre.updatedInput, options.env);
       if (!rewritten.ok) {
         const why = typeof rewritten.result.output === 'string' ? rewritten.result.output : 'they are not valid';
-        return { kind: 'done', call, result: errorResult(`A PreToolUse hook rewrote the arguments of this ${call.name} call, and the rewritten call is refused: ${why}`), shown: resolved };
+        return {
+          kind: 'done',
+          call,
+          result: errorResult(`A PreToolUse hook rewrote the arguments of this ${call.name} call, and the rewritten call is refused: ${why}`),
+          shown: resolved,
+        };
       }
       resolved = rewritten;
     }

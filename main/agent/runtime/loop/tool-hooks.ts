@@ -19,11 +19,15 @@ export interface PreToolDecision {
 
 export async function preToolUse(hooks: SessionHooks, call: ToolCallRequest, args: unknown, where: Where): Promise<PreToolDecision> {
   if (!(await hooks.has('PreToolUse'))) return {};
-  const outcome = await hooks.fire({ hook_event_name: 'PreToolUse', tool_name: call.name, tool_input: args, tool_use_id: call.id }, { turnId: where.turnId, callId: call.id, signal: where.signal });
+  const outcome = await hooks.fire(
+    { hook_event_name: 'PreToolUse', tool_name: call.name, tool_input: args, tool_use_id: call.id },
+    { turnId: where.turnId, callId: call.id, signal: where.signal },
+  );
   if (outcome.stop) return { refusal: { ...errorResult(`A PreToolUse hook stopped the turn: ${outcome.stop.reason}`), stopTurn: true } };
   const denied = outcome.block?.reason ?? (outcome.permission?.decision === 'deny' ? outcome.permission.reason : undefined);
   if (denied !== undefined) return { refusal: errorResult(`The user's PreToolUse hook refused this ${call.name} call: ${denied}`) };
-  const permission = outcome.permission && outcome.permission.decision !== 'deny' ? { decision: outcome.permission.decision, reason: outcome.permission.reason } : undefined;
+  const permission =
+    outcome.permission && outcome.permission.decision !== 'deny' ? { decision: outcome.permission.decision, reason: outcome.permission.reason } : undefined;
   return { ...(permission ? { permission } : {}), ...(outcome.updatedInput ? { updatedInput: outcome.updatedInput } : {}) };
 }
 
@@ -31,7 +35,13 @@ export async function preToolUse(hooks: SessionHooks, call: ToolCallRequest, arg
  * PostToolUse (also after a failed call, with its error): a blocking hook's reason and any added context
  * reach the model with the result; `continue: false` ends the turn after this step.
  */
-export async function postToolUse(hooks: SessionHooks, item: { call: ToolCallRequest; args: unknown }, result: ToolResult, text: string, where: Where): Promise<ToolResult> {
+export async function postToolUse(
+  hooks: SessionHooks,
+  item: { call: ToolCallRequest; args: unknown },
+  result: ToolResult,
+  text: string,
+  where: Where,
+): Promise<ToolResult> {
   if (!(await hooks.has('PostToolUse'))) return result;
   const outcome = await hooks.fire(
     {

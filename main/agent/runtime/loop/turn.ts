@@ -73,19 +73,31 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     for (const message of await session.beforeStep(step)) session.append(message);
     session.emit({ type: 'step.started', turnId, step });
 
-    const streamed = await stepWithRetry(model.provider, async () => ({ system: await model.system(), messages: session.history(), tools: model.registry.schemas(), signal }), {
-      policy: options.retry,
-      signal,
-      purpose: 'talking to the model',
-      callbacks: {
-        onText: (text) => session.emit({ type: 'assistant.delta', turnId, step, text }),
-        onThinking: (text) => session.emit({ type: 'thinking.delta', turnId, step, text }),
-        onNote: (message) => session.emit({ type: 'step.note', turnId, step, message }),
+    const streamed = await stepWithRetry(
+      model.provider,
+      async () => ({ system: await model.system(), messages: session.history(), tools: model.registry.schemas(), signal }),
+      {
+        policy: options.retry,
+        signal,
+        purpose: 'talking to the model',
+        callbacks: {
+          onText: (text) => session.emit({ type: 'assistant.delta', turnId, step, text }),
+          onThinking: (text) => session.emit({ type: 'thinking.delta', turnId, step, text }),
+          onNote: (message) => session.emit({ type: 'step.note', turnId, step, message }),
+        },
+        onRetry: (attempt, delayMs, error) =>
+          session.emit({
+            type: 'step.retrying',
+            turnId,
+            step,
+            attempt,
+            maxAttempts: options.retry.maxAttempts,
+            delayMs,
+            error: { code: error.code, message: error.message },
+          }),
+        ...(options.random ? { random: options.random } : {}),
       },
-      onRetry: (attempt, delayMs, error) =>
-        session.emit({ type: 'step.retrying', turnId, step, attempt, maxAttempts: options.retry.maxAttempts, delayMs, error: { code: error.code, message: error.message } }),
-      ...(options.random ? { random: options.random } : {}),
-    });
+    );
     if (streamed.kind === 'cancelled') {
       if (streamed.partial.trim()) session.append({ role: 'assistant', content: streamed.partial });
       await session.checkpoint();

@@ -15,7 +15,12 @@ describe('facts', () => {
       { role: 'tool', toolCallId: 'c', toolName: 'TodoList', content: 'ok', announced: { todo: 'B' } },
       said({ mode: null }),
     ];
-    expect(announcedFacts(history)).toEqual(new Map([['mode', null], ['todo', 'B']]));
+    expect(announcedFacts(history)).toEqual(
+      new Map([
+        ['mode', null],
+        ['todo', 'B'],
+      ]),
+    );
   });
 
   it('says each changed fact once, in one message, in source order; unchanged ones not at all', () => {
@@ -42,7 +47,13 @@ describe('facts', () => {
     const capabilities: Capability[] = [
       { name: 'a', facts: () => [{ key: 'k', text: 'from a' }] },
       { name: 'broken', facts: () => Promise.reject(new Error('boom')) },
-      { name: 'b', facts: () => [{ key: 'k', text: 'from b' }, { key: 'other', text: 'O' }] },
+      {
+        name: 'b',
+        facts: () => [
+          { key: 'k', text: 'from b' },
+          { key: 'other', text: 'O' },
+        ],
+      },
     ];
     const groups = await factSource(capabilities, () => [{ key: 'date', text: 'D' }])({} as SessionHandle);
     expect(groups.map((g) => g.source)).toEqual(['core', 'a', 'b']);

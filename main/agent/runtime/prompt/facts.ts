@@ -38,7 +38,10 @@ export function announcedFacts(history: readonly ModelMessage[]): Map<string, st
 }
 
 /** The facts that differ from what `history` last said, by source; what each says now. */
-export function changedFacts(groups: readonly FactGroup[], history: readonly ModelMessage[]): Array<{ source: string; key: string; text: string | null; said: string }> {
+export function changedFacts(
+  groups: readonly FactGroup[],
+  history: readonly ModelMessage[],
+): Array<{ source: string; key: string; text: string | null; said: string }> {
   const known = announcedFacts(history);
   const out: Array<{ source: string; key: string; text: string | null; said: string }> = [];
   const seen = new Set<string>();

@@ -52,7 +52,9 @@ describe('requests whose prefix never changes (integration, through the mock)', 
 
     // A goal: steps and continuation turns (its turns, tokens and time change all the while).
     h.server.enqueue(
-      { chunks: [callChunk('CreateGoal', { objective: 'Tidy everything' }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 900, completion_tokens: 40 } }] },
+      {
+        chunks: [callChunk('CreateGoal', { objective: 'Tidy everything' }), { finish: 'tool_calls' }, { usage: { prompt_tokens: 900, completion_tokens: 40 } }],
+      },
       { chunks: [todo(5), { finish: 'tool_calls' }, { usage: { prompt_tokens: 950, completion_tokens: 40 } }] },
       textReply('Goal turn one.', 1_000),
       toolStep(todo(6)),
@@ -103,7 +105,15 @@ describe('requests whose prefix never changes (integration, through the mock)', 
     expect(saidOnce(h.server.requests, 'Background tasks running now')).toBe(0);
 
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, retry: fastRetry, capabilities: defaultCapabilities, tools: () => [waitTool] });
+    const core = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: cliHost(),
+      secrets: h.secrets,
+      retry: fastRetry,
+      capabilities: defaultCapabilities,
+      tools: () => [waitTool],
+    });
     try {
       await core.handlers.sendPrompt({ sessionId: h.session.id, text: 'After the restart' });
       await core.turnDone(h.session.id);
@@ -117,7 +127,11 @@ describe('requests whose prefix never changes (integration, through the mock)', 
     h = await createHarness();
     h.server.enqueue(toolStep(todo(1)), textReply('One.'));
     await h.run('one');
-    h.server.enqueue(toolStep(callChunk('Bash', { command: 'sleep 30', run_in_background: true, description: 'long job' })), toolStep(todo(2)), textReply('Two.'));
+    h.server.enqueue(
+      toolStep(callChunk('Bash', { command: 'sleep 30', run_in_background: true, description: 'long job' })),
+      toolStep(todo(2)),
+      textReply('Two.'),
+    );
     await h.run('two');
 
     await h.core.handlers.undoTurns({ sessionId: h.session.id, count: 1 });
@@ -179,7 +193,11 @@ describe('requests whose prefix never changes (integration, through the mock)', 
     expect(prefixBreaks(h.server.requests)).toEqual([]);
     for (const request of h.server.requests) {
       expect(request.raw.split('"cache_control"').length - 1).toBeLessThanOrEqual(4);
-      const body = request.body as unknown as { system: Array<{ cache_control?: unknown }>; tools: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> };
+      const body = request.body as unknown as {
+        system: Array<{ cache_control?: unknown }>;
+        tools: Array<{ cache_control?: unknown }>;
+        messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }>;
+      };
       expect(body.system.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
       expect(body.tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
       expect(body.messages.at(-1)!.content.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });

@@ -37,7 +37,8 @@ export async function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string
 
 export async function workspaceFacts(environment: Environment, cwd: string): Promise<WorkspaceFacts> {
   // Deft's hardened git runs on this machine only; a remote workspace's status is left to the model's own commands.
-  if (environment.kind !== 'local') return { os: `a remote machine reached over SSH (${environment.label}); paths and commands are that machine's`, cwd, git: null };
+  if (environment.kind !== 'local')
+    return { os: `a remote machine reached over SSH (${environment.label}); paths and commands are that machine's`, cwd, git: null };
   return { os: `${osType()} ${release()} (${arch()})`, cwd, git: await gitSummary(cwd) };
 }
 
@@ -90,7 +91,9 @@ export interface SystemPromptParts {
 export function buildSystemPrompt(parts: SystemPromptParts): string {
   const sections = [identity.trim()];
   const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`];
-  const git = parts.facts.git ? `\n\n## Git status when this conversation started (run git status for the current state)\n${parts.facts.git}` : '\n- Not a git repository.';
+  const git = parts.facts.git
+    ? `\n\n## Git status when this conversation started (run git status for the current state)\n${parts.facts.git}`
+    : '\n- Not a git repository.';
   sections.push(`# Environment\n${facts.join('\n')}${git}`);
   if (parts.instructions) sections.push(parts.instructions);
   if (parts.tools.length) {

@@ -6,7 +6,10 @@ import type { Session } from '#infra/sessions/session';
  * The part of a SessionHandle that every session has the same way, a sub-agent's included: its own log, state
  * and usage. `onStateChanged` hears a state slot take a different value (capabilities react through Capability.onStateChanged).
  */
-export function sessionBasics(session: Session, onStateChanged?: (key: string, previous: unknown) => void): Pick<SessionHandle, 'id' | 'dir' | 'running' | 'emit' | 'state' | 'usage' | 'contextTurns' | 'flush'> {
+export function sessionBasics(
+  session: Session,
+  onStateChanged?: (key: string, previous: unknown) => void,
+): Pick<SessionHandle, 'id' | 'dir' | 'running' | 'emit' | 'state' | 'usage' | 'contextTurns' | 'flush'> {
   return {
     id: session.id,
     dir: session.dir,

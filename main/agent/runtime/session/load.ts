@@ -54,7 +54,11 @@ export function openSession(deps: SessionLoadDeps, session: Session, problems: s
     maxRunning: () => deps.maxRunningTasks(),
     onEnded: (record) => {
       void deps.capabilities.each((f) => f.onTaskEnded?.(handle, record));
-      void handle.hooks.fire({ hook_event_name: 'Notification', notification_type: 'task_finished', message: `Background task ${record.id} (${record.description}) ended: ${record.status}.` });
+      void handle.hooks.fire({
+        hook_event_name: 'Notification',
+        notification_type: 'task_finished',
+        message: `Background task ${record.id} (${record.description}) ended: ${record.status}.`,
+      });
     },
   });
   // A sub-agent's calls are decided as the parent's own: same mode, rules, session approvals, plan mode.
@@ -89,7 +93,21 @@ export function openSession(deps: SessionLoadDeps, session: Session, problems: s
     open.lastUsed = performance.now();
     deps.emit(event);
   });
-  const open: OpenSession = { session, problems, handle, tasks, injections, queue: new PromptQueue(session), gates: [], starting: null, startSettled: false, subagents, lastUsed: performance.now(), unloaded: false, stopForwarding };
+  const open: OpenSession = {
+    session,
+    problems,
+    handle,
+    tasks,
+    injections,
+    queue: new PromptQueue(session),
+    gates: [],
+    starting: null,
+    startSettled: false,
+    subagents,
+    lastUsed: performance.now(),
+    unloaded: false,
+    stopForwarding,
+  };
   return open;
 }
 
@@ -98,7 +116,12 @@ export function openSession(deps: SessionLoadDeps, session: Session, problems: s
  * does not wait for those hooks; its first turn does. A session loaded again after it was let go of did not end: its
  * hooks ran already, and what they gave that no turn has read yet (`takeKept`) is handed on.
  */
-export async function startOpenSession(capabilities: CapabilitySet, open: OpenSession, source: 'startup' | 'resume', takeKept: () => LetGo | undefined): Promise<void> {
+export async function startOpenSession(
+  capabilities: CapabilitySet,
+  open: OpenSession,
+  source: 'startup' | 'resume',
+  takeKept: () => LetGo | undefined,
+): Promise<void> {
   await open.tasks.load();
   for (const capability of capabilities.capabilities) await capability.onSessionLoaded?.(open.handle);
   const kept = takeKept();

@@ -46,7 +46,10 @@ function agentTasks() {
       },
       done,
     };
-    const record = tasks.start({ id, kind: 'agent', description, command: 'fix the failing test', cwd: handle!.dir, startedAt: Date.now(), timeoutSec: null, outputPath }, running);
+    const record = tasks.start(
+      { id, kind: 'agent', description, command: 'fix the failing test', cwd: handle!.dir, startedAt: Date.now(), timeoutSec: null, outputPath },
+      running,
+    );
     return { record, finish: (tail: string) => finish({ status: 'completed', reason: 'the agent answered', endedAt: Date.now(), outputBytes: 31, tail }) };
   }
   return { capability, start, stops, lost };

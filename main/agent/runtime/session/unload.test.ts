@@ -38,7 +38,14 @@ describe('sessions no window shows are let go of when idle', () => {
     hh.core.show('window', id);
     await hh.core.handlers.setPermissionMode({ sessionId: id, mode: 'ask' });
     hh.server.enqueue(
-      toolStep(callChunk('TodoList', { todos: [{ title: 'Read the notes', status: 'done' }, { title: 'Edit them', status: 'in_progress' }] })),
+      toolStep(
+        callChunk('TodoList', {
+          todos: [
+            { title: 'Read the notes', status: 'done' },
+            { title: 'Edit them', status: 'in_progress' },
+          ],
+        }),
+      ),
       toolStep(callChunk('Read', { path: 'notes.txt' })),
       toolStep(callChunk('Write', { path: 'new.txt', content: 'one' })),
       textReply('Read them.'),
@@ -59,7 +66,9 @@ describe('sessions no window shows are let go of when idle', () => {
     const after = await hh.core.handlers.openSession({ sessionId: id });
     expect(loaded(hh, id)).toBe(true);
     expect(after).toEqual(before);
-    expect([...(after.earlier ?? []), ...after.events].filter((e) => e.type === 'todo.updated').at(-1)).toMatchObject({ items: [{ title: 'Read the notes' }, { title: 'Edit them' }] });
+    expect([...(after.earlier ?? []), ...after.events].filter((e) => e.type === 'todo.updated').at(-1)).toMatchObject({
+      items: [{ title: 'Read the notes' }, { title: 'Edit them' }],
+    });
     const permissionsAfter = await hh.core.handlers.getPermissions({ sessionId: id });
     expect(permissionsAfter).toEqual(permissionsBefore);
     expect(permissionsAfter.mode).toBe('ask');
@@ -67,7 +76,11 @@ describe('sessions no window shows are let go of when idle', () => {
     // The next turn: the session's rule still allows the Write (no approval), Edit knows the file was read, and the
     // model reads the conversation exactly as before plus the new turn.
     hh.core.show('window', id);
-    hh.server.enqueue(toolStep(callChunk('Write', { path: 'new.txt', content: 'two' })), toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'alpha', new_string: 'beta' })), textReply('Done.'));
+    hh.server.enqueue(
+      toolStep(callChunk('Write', { path: 'new.txt', content: 'two' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'alpha', new_string: 'beta' })),
+      textReply('Done.'),
+    );
     await hh.core.handlers.sendPrompt({ sessionId: id, text: 'second question' });
     const editApproval = await waitFor(() => approvals()[1]);
     expect(editApproval.toolName).toBe('Edit');
@@ -87,13 +100,19 @@ describe('sessions no window shows are let go of when idle', () => {
     const asking = await newSession(hh);
     await hh.core.handlers.setPermissionMode({ sessionId: asking, mode: 'ask' });
     hh.server.route('keep working', toolStep(callChunk('Wait', { ms: 600_000 })), textReply('waited'));
-    hh.server.route('start a job', toolStep(callChunk('Bash', { command: 'sleep 600', run_in_background: true, description: 'long job' })), textReply('Started.'));
+    hh.server.route(
+      'start a job',
+      toolStep(callChunk('Bash', { command: 'sleep 600', run_in_background: true, description: 'long job' })),
+      textReply('Started.'),
+    );
     hh.server.route('ask first', toolStep(callChunk('Write', { path: 'asked.txt', content: 'x' })), textReply('Asked.'));
     await hh.core.handlers.sendPrompt({ sessionId: turning, text: 'keep working' });
     await hh.run('start a job', tasking);
     await hh.core.handlers.sendPrompt({ sessionId: asking, text: 'ask first' });
     await waitFor(() => hh.sessionEvents('tool.call.started').some((e) => e.sessionId === turning));
-    const approval = await waitFor(() => hh.sessionEvents('approval.requested').find((e) => e.sessionId === asking) as Extract<SessionEvent, { type: 'approval.requested' }> | undefined);
+    const approval = await waitFor(
+      () => hh.sessionEvents('approval.requested').find((e) => e.sessionId === asking) as Extract<SessionEvent, { type: 'approval.requested' }> | undefined,
+    );
 
     // An idle session that no window shows goes at a sweep; the three busy ones were looked at by the same sweeps.
     const idle = await newSession(hh);

@@ -4,7 +4,13 @@ import { subagentFacts } from './host';
 
 const groups: FactGroup[] = [
   { source: 'core', facts: [{ key: 'date', text: 'today' }] },
-  { source: 'approvals', facts: [{ key: 'permissions.mode', text: 'ask' }, { key: 'plan', text: 'plan on' }] },
+  {
+    source: 'approvals',
+    facts: [
+      { key: 'permissions.mode', text: 'ask' },
+      { key: 'plan', text: 'plan on' },
+    ],
+  },
   { source: 'todo', facts: [{ key: 'todo', text: 'the parent’s list', mainAgentOnly: true }] },
   { source: 'goals', facts: [{ key: 'goal', text: 'the parent’s goal', mainAgentOnly: true }] },
   { source: 'skills', facts: [{ key: 'skills.listing', text: 'skills', forTool: 'Skill' }] },

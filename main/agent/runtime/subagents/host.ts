@@ -111,7 +111,10 @@ export class SubagentHost implements SessionSubagents {
     const dated = await Promise.all(
       names.filter((n) => AGENT_ID_PATTERN.test(n)).map(async (id) => ({ id, at: (await stat(join(this.root, id, AGENT_FILE)).catch(() => null))?.mtimeMs })),
     );
-    return dated.filter((d) => d.at !== undefined).sort((a, b) => a.at! - b.at!).map((d) => d.id);
+    return dated
+      .filter((d) => d.at !== undefined)
+      .sort((a, b) => a.at! - b.at!)
+      .map((d) => d.id);
   }
 
   /** What a sub-agent's object needs to know and say about running: shared by every object of that id. */
@@ -215,9 +218,20 @@ class ChildAgent implements Subagent {
       const facts = await this.factReminder(options, session.context);
       if (facts) session.appendContext(facts);
       outcome = await this.turn(turnId, options);
-      session.emit({ type: 'turn.ended', turnId, stopReason: turnStopReason(outcome), ...(outcome.error ? { error: outcome.error } : {}), durationMs: deps.now() - started });
+      session.emit({
+        type: 'turn.ended',
+        turnId,
+        stopReason: turnStopReason(outcome),
+        ...(outcome.error ? { error: outcome.error } : {}),
+        durationMs: deps.now() - started,
+      });
     } catch (error) {
-      outcome = { status: 'failed', text: '', steps, error: { code: 'internal', message: `The sub-agent hit an internal error: ${(error as Error)?.message ?? String(error)}` } };
+      outcome = {
+        status: 'failed',
+        text: '',
+        steps,
+        error: { code: 'internal', message: `The sub-agent hit an internal error: ${(error as Error)?.message ?? String(error)}` },
+      };
       session.emit({ type: 'turn.ended', turnId, stopReason: 'error', error: outcome.error!, durationMs: deps.now() - started });
     } finally {
       session.running = false;
@@ -243,7 +257,12 @@ class ChildAgent implements Subagent {
     const base = await deps.providerConfig();
     if (!base) return { status: 'failed', text: '', steps: 0, error: { code: 'not_configured', message: 'No model is configured.' } };
     const config = options.profile.model ? { ...base, model: options.profile.model } : base;
-    const setup = await stepSetup({ ...deps.setup, subagent: { allowsTool: options.profile.allowsTool, section: options.profile.systemPrompt } }, session, handle, config);
+    const setup = await stepSetup(
+      { ...deps.setup, subagent: { allowsTool: options.profile.allowsTool, section: options.profile.systemPrompt } },
+      session,
+      handle,
+      config,
+    );
     const provider = options.failFastOnRateLimit ? failFastOnRateLimit(setup.provider) : setup.provider;
     // The same turn as a session's own (turn/turn-session.ts); what differs: the facts it is told, who pays, no hooks of its own.
     const result = await runSessionTurn({
@@ -268,7 +287,8 @@ class ChildAgent implements Subagent {
     const text = finalText(session.context);
     if (result.stopReason === 'cancelled') return { status: 'cancelled', text, steps: 0 };
     if (result.stopReason === 'error') return { status: 'failed', text, steps: 0, ...(result.error ? { error: result.error } : {}) };
-    if (result.stopReason === 'max_steps') return { status: 'failed', text, steps: 0, error: { code: 'internal', message: 'The sub-agent reached the step limit before answering.' } };
+    if (result.stopReason === 'max_steps')
+      return { status: 'failed', text, steps: 0, error: { code: 'internal', message: 'The sub-agent reached the step limit before answering.' } };
     return { status: 'completed', text, steps: 0 };
   }
 }
@@ -299,7 +319,8 @@ function failFastOnRateLimit(provider: ChatProvider): ChatProvider {
       try {
         return await provider.step(request, callbacks);
       } catch (error) {
-        if (error instanceof ProviderError && error.code === 'provider_rate_limit') throw new ProviderError(error.code, error.message, { ...error.options, retryable: false });
+        if (error instanceof ProviderError && error.code === 'provider_rate_limit')
+          throw new ProviderError(error.code, error.message, { ...error.options, retryable: false });
         throw error;
       }
     },

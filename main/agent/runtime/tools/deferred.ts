@@ -54,7 +54,10 @@ export function deferredToolsReminder(history: readonly ModelMessage[], registry
   const added = current.filter((name) => !announced.has(name));
   const removed = [...announced].filter((name) => !current.includes(name));
   if (!added.length && !removed.length) return null;
-  const lines = [HEADER, `Their schemas are not sent until you load them: call ${SELECT_TOOLS} with the names you need; a loaded tool is callable from your next step.`];
+  const lines = [
+    HEADER,
+    `Their schemas are not sent until you load them: call ${SELECT_TOOLS} with the names you need; a loaded tool is callable from your next step.`,
+  ];
   if (added.length) {
     lines.push('Added:');
     for (const name of added) lines.push(`- ${name}: ${oneLine(registry.get(name)?.wire.description ?? '')}`);

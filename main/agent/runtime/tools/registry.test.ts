@@ -3,11 +3,16 @@ import { z } from 'zod';
 import { type Tool, defineTool } from '#contract/tool';
 import { ToolRegistry } from './registry';
 
-const tool = (name: string, extra: Partial<Tool> = {}): Tool =>
-  ({
-    ...defineTool({ name, policy: { approval: 'rules', mainAgentOnly: false }, description: `${name} tool`, input: z.object({}), resolveExecution: () => ({ output: '' }) }),
-    ...extra,
-  });
+const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({
+  ...defineTool({
+    name,
+    policy: { approval: 'rules', mainAgentOnly: false },
+    description: `${name} tool`,
+    input: z.object({}),
+    resolveExecution: () => ({ output: '' }),
+  }),
+  ...extra,
+});
 
 describe('ToolRegistry', () => {
   it('knows every tool with its source, offers inline ones, and keeps deferred ones out of the schemas until selected', () => {

@@ -32,10 +32,20 @@ describe('validateArgs', () => {
     expect(problems).toContain('/nested/flag must be boolean');
   });
   it('validates schemas of other drafts (MCP tools)', () => {
-    const draft2020 = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { xs: { type: 'array', prefixItems: [{ type: 'number' }] } }, required: ['xs'] };
+    const draft2020 = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { xs: { type: 'array', prefixItems: [{ type: 'number' }] } },
+      required: ['xs'],
+    };
     expect(validateArgs(draft2020, { xs: [1] })).toEqual([]);
     expect(validateArgs(draft2020, { xs: ['no'] })).toEqual(['/xs/0 must be number']);
-    const draft2019 = { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: false };
+    const draft2019 = {
+      $schema: 'https://json-schema.org/draft/2019-09/schema',
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      unevaluatedProperties: false,
+    };
     expect(validateArgs(draft2019, { a: 'x', b: 1 })).toHaveLength(1);
   });
   it('compiles a schema built afresh every step only once, and leaves nothing of it in the engine (a long session stays flat)', () => {
@@ -67,7 +77,11 @@ describe('validateArgs', () => {
     expect(validateArgs(declared, { n: 1 })).toEqual(['/n must be >= 2']);
   });
   it('checks pattern and patternProperties with a linear-time engine, as the schema means them (how long a hostile one takes: bench/mcp.bench.ts)', () => {
-    const schema = { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+-\\d{2,}$' }, text: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^x-': { type: 'number' } } };
+    const schema = {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[a-z]+-\\d{2,}$' }, text: { type: 'string', pattern: '^(a+)+$' } },
+      patternProperties: { '^x-': { type: 'number' } },
+    };
     expect(validateArgs(schema, { id: 'abc-42', text: 'aaaa', 'x-n': 1 })).toEqual([]);
     expect(validateArgs(schema, { id: 'ABC-4' })).toEqual(['/id must match pattern "^[a-z]+-\\d{2,}$"']);
     expect(validateArgs(schema, { text: `${'a'.repeat(5_000)}!` })).toEqual(['/text must match pattern "^(a+)+$"']);

@@ -22,7 +22,12 @@ const SUBMITTED = new Set<TurnPrompt['origin']>(['user', 'skill', 'cron']);
  * UserPromptSubmit: a blocking hook (exit 2, decision block, continue false) keeps the prompt from the
  * model — the transcript shows the hook's reason; what hooks print becomes context after the prompt.
  */
-export async function promptHooks(handle: SessionHandle, prompt: TurnPrompt, turnId: string, signal: AbortSignal): Promise<{ blocked: boolean; context: UserMessage | null }> {
+export async function promptHooks(
+  handle: SessionHandle,
+  prompt: TurnPrompt,
+  turnId: string,
+  signal: AbortSignal,
+): Promise<{ blocked: boolean; context: UserMessage | null }> {
   if (!SUBMITTED.has(prompt.origin)) return { blocked: false, context: null };
   const outcome = await handle.hooks.fire({ hook_event_name: 'UserPromptSubmit', prompt: prompt.modelText ?? prompt.text }, { turnId, signal });
   if (outcome.block || outcome.stop) return { blocked: true, context: null };
@@ -46,7 +51,12 @@ export const MAX_STOP_CONTINUATIONS = 3;
 export async function stopHooks(handle: SessionHandle, turnId: string, continued: number, signal: AbortSignal): Promise<string | null> {
   if (continued >= MAX_STOP_CONTINUATIONS) {
     if (await handle.hooks.has('Stop')) {
-      handle.emit({ type: 'error', code: 'internal', turnId, message: `Stop hooks sent the agent back to work ${continued} times in a row; the turn ends here.` });
+      handle.emit({
+        type: 'error',
+        code: 'internal',
+        turnId,
+        message: `Stop hooks sent the agent back to work ${continued} times in a row; the turn ends here.`,
+      });
     }
     return null;
   }

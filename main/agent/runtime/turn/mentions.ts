@@ -12,7 +12,10 @@ import { attachmentsDir } from '#infra/sessions/attachments-dir';
  * attachments folder). Anything else is refused, so a prompt cannot point the model at arbitrary files
  * in the user's name. Returns the mentions with paths as the model should read them.
  */
-export async function resolveMentions(mentions: readonly Mention[], places: { environment: Environment; workspace: string; sessionDir: string }): Promise<Mention[]> {
+export async function resolveMentions(
+  mentions: readonly Mention[],
+  places: { environment: Environment; workspace: string; sessionDir: string },
+): Promise<Mention[]> {
   const resolved: Mention[] = [];
   for (const mention of mentions) {
     const path = await resolveOne(mention.path, places);
@@ -45,6 +48,8 @@ async function resolveOne(input: string, places: { environment: Environment; wor
 /** The note the model reads after the prompt, listing what the user pointed at. */
 export function mentionNote(mentions: readonly Mention[], workspace: string): string {
   if (!mentions.length) return '';
-  const lines = mentions.map((m) => (isAbsolute(m.path) && !isWithin(m.path, workspace) ? `- @${m.label} (a file the user dropped in): ${m.path}` : `- ${m.path}`));
+  const lines = mentions.map((m) =>
+    isAbsolute(m.path) && !isWithin(m.path, workspace) ? `- @${m.label} (a file the user dropped in): ${m.path}` : `- ${m.path}`,
+  );
   return `\n\nFiles the user referred to with @ (open them with Read when they matter):\n${lines.join('\n')}`;
 }

@@ -14,7 +14,10 @@ afterEach(async () => {
   h = null;
 });
 
-const userTexts = (messages: ReadonlyArray<{ role: string; content: unknown }>) => withoutReminders(messages).filter((m) => m.role === 'user').map((m) => String(m.content));
+const userTexts = (messages: ReadonlyArray<{ role: string; content: unknown }>) =>
+  withoutReminders(messages)
+    .filter((m) => m.role === 'user')
+    .map((m) => String(m.content));
 const types = (events: SessionEvent[], wanted: string[]) => events.filter((e) => wanted.includes(e.type)).map((e) => e.type);
 
 /** Start a turn whose first step calls Wait (`ms`), and resolve once that call runs. */
@@ -141,7 +144,15 @@ describe('messages typed while a turn runs', () => {
     const before = hh.sessionEvents().filter((e) => e.sessionId === sessionId);
     await hh.core.close();
 
-    const again = new DeftCore({ home: hh.home, workspace: hh.workspace, host: cliHost(), secrets: hh.secrets, retry: fastRetry, capabilities: testCapabilities, tools: () => [waitTool] });
+    const again = new DeftCore({
+      home: hh.home,
+      workspace: hh.workspace,
+      host: cliHost(),
+      secrets: hh.secrets,
+      retry: fastRetry,
+      capabilities: testCapabilities,
+      tools: () => [waitTool],
+    });
     try {
       const opened = await again.handlers.openSession({ sessionId });
       const replayed = [...(opened.earlier ?? []), ...opened.events];

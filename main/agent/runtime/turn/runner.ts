@@ -123,7 +123,13 @@ export class TurnRunner {
         const outcome = await this.execute(open, await this.withEffort(config, session.effort), turnId, signal);
         await Promise.all(open.gates.splice(0));
         clearInterval(periodicFlush);
-        session.emit({ type: 'turn.ended', turnId, stopReason: outcome.stopReason, ...(outcome.error ? { error: outcome.error } : {}), durationMs: this.options.now() - started });
+        session.emit({
+          type: 'turn.ended',
+          turnId,
+          stopReason: outcome.stopReason,
+          ...(outcome.error ? { error: outcome.error } : {}),
+          durationMs: this.options.now() - started,
+        });
         return outcome;
       },
       async (outcome) => {
@@ -155,22 +161,35 @@ export class TurnRunner {
     const { session, handle } = open;
     const config = withSessionModel(provider, session);
     const compactionId = newCompactionId();
-    this.runs.start(session, compactionId, async (signal) => {
-      session.emit({ type: 'session.updated', session: session.summary() });
-      try {
-        const setup = await stepSetup(this.setupDeps(), session, handle, config);
-        const { outcome, error } = await this.options.context.compact({ session, handle, setup, trigger: 'manual', signal, compactionId, ...(instructions ? { instructions } : {}) });
-        if (outcome === 'compacted') return { stopReason: 'end_turn' };
-        return outcome === 'cancelled' ? { stopReason: 'cancelled' } : { stopReason: 'error', ...(error ? { error } : {}) };
-      } catch (error) {
-        const info = { code: 'internal' as const, message: `Compaction failed: ${(error as Error)?.message ?? String(error)}` };
-        session.emit({ type: 'compaction.ended', compactionId, trigger: 'manual', outcome: 'failed', tokensBefore: 0, error: info });
-        return { stopReason: 'error', error: info };
-      }
-    }, async (outcome) => {
-      // What the user queued while the conversation was compacted is the next turn (unless they stopped it).
-      if (outcome.stopReason !== 'cancelled') await this.sendQueued(open);
-    });
+    this.runs.start(
+      session,
+      compactionId,
+      async (signal) => {
+        session.emit({ type: 'session.updated', session: session.summary() });
+        try {
+          const setup = await stepSetup(this.setupDeps(), session, handle, config);
+          const { outcome, error } = await this.options.context.compact({
+            session,
+            handle,
+            setup,
+            trigger: 'manual',
+            signal,
+            compactionId,
+            ...(instructions ? { instructions } : {}),
+          });
+          if (outcome === 'compacted') return { stopReason: 'end_turn' };
+          return outcome === 'cancelled' ? { stopReason: 'cancelled' } : { stopReason: 'error', ...(error ? { error } : {}) };
+        } catch (error) {
+          const info = { code: 'internal' as const, message: `Compaction failed: ${(error as Error)?.message ?? String(error)}` };
+          session.emit({ type: 'compaction.ended', compactionId, trigger: 'manual', outcome: 'failed', tokensBefore: 0, error: info });
+          return { stopReason: 'error', error: info };
+        }
+      },
+      async (outcome) => {
+        // What the user queued while the conversation was compacted is the next turn (unless they stopped it).
+        if (outcome.stopReason !== 'cancelled') await this.sendQueued(open);
+      },
+    );
     return compactionId;
   }
 
@@ -214,7 +233,8 @@ export class TurnRunner {
 
   private sharedWorkspaceFacts(): Promise<WorkspaceFacts> {
     const now = Date.now();
-    if (!this.workspaceFactsCache || now - this.workspaceFactsCache.at > WORKSPACE_FACTS_TTL_MS) this.workspaceFactsCache = { at: now, facts: workspaceFacts(this.options.environment, this.options.workspace) };
+    if (!this.workspaceFactsCache || now - this.workspaceFactsCache.at > WORKSPACE_FACTS_TTL_MS)
+      this.workspaceFactsCache = { at: now, facts: workspaceFacts(this.options.environment, this.options.workspace) };
     return this.workspaceFactsCache.facts;
   }
 

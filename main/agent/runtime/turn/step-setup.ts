@@ -94,5 +94,7 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
 async function instructionsFor(deps: StepSetupDeps): Promise<string | null> {
   if (deps.environment.kind === 'local') return instructionsSection((await loadInstructions({ workspace: deps.workspace, deftHome: deps.home })).files);
   const text = await readAgentsMd(deps.environment, deps.workspace);
-  return text ? instructionsSection([{ path: 'AGENTS.md', display: 'AGENTS.md', scope: 'project', text, bytes: Buffer.byteLength(text), truncated: false }]) : null;
+  return text
+    ? instructionsSection([{ path: 'AGENTS.md', display: 'AGENTS.md', scope: 'project', text, bytes: Buffer.byteLength(text), truncated: false }])
+    : null;
 }

@@ -12,12 +12,30 @@ import { Rows } from '../../testing/transcript';
 // from the sub-agent's own events, and its transcript as the core returns it.
 
 const usage = { inputTokens: 1200, outputTokens: 80 };
-const agent = (fields: Partial<AgentInfo> = {}): AgentInfo => ({ agentId: 'a-1', type: 'explore', description: 'look around', status: 'running', callId: 'c1', startedAt: 1000, usage, steps: 1, ...fields });
+const agent = (fields: Partial<AgentInfo> = {}): AgentInfo => ({
+  agentId: 'a-1',
+  type: 'explore',
+  description: 'look around',
+  status: 'running',
+  callId: 'c1',
+  startedAt: 1000,
+  usage,
+  steps: 1,
+  ...fields,
+});
 
 function started(e = sessionEvents()) {
   return [
     e('turn.started', { turnId: 't1', text: 'Find the port', attachments: [], origin: 'user' }),
-    e('tool.call.started', { turnId: 't1', step: 1, callId: 'c1', name: 'Agent', args: { description: 'look around' }, description: 'look around', display: { kind: 'agent_call', agentName: 'explore', prompt: 'find the port' } }),
+    e('tool.call.started', {
+      turnId: 't1',
+      step: 1,
+      callId: 'c1',
+      name: 'Agent',
+      args: { description: 'look around' },
+      description: 'look around',
+      display: { kind: 'agent_call', agentName: 'explore', prompt: 'find the port' },
+    }),
     e('agent.updated', { agent: agent() }),
   ];
 }
@@ -26,7 +44,24 @@ describe('sub-agent card', () => {
   it('says which sub-agent runs and its live step, and Stop sends a stop for that agent', async () => {
     openSession(started());
     const sub = eventsOf('a-1');
-    act(() => useAgentLive.getState().apply(SESSION_ID, [{ type: 'agent.event', sessionId: SESSION_ID, agentId: 'a-1', event: sub('tool.call.started', { turnId: 'st', step: 1, callId: 'x', name: 'Bash', args: {}, description: 'scan the tree', display: { kind: 'command', command: 'ls' } }) }]));
+    act(() =>
+      useAgentLive.getState().apply(SESSION_ID, [
+        {
+          type: 'agent.event',
+          sessionId: SESSION_ID,
+          agentId: 'a-1',
+          event: sub('tool.call.started', {
+            turnId: 'st',
+            step: 1,
+            callId: 'x',
+            name: 'Bash',
+            args: {},
+            description: 'scan the tree',
+            display: { kind: 'command', command: 'ls' },
+          }),
+        },
+      ]),
+    );
     render(<Rows />);
     const card = screen.getByRole('group', { name: 'Sub-agent explore: look around' });
     expect(within(card).getByText('Bash: scan the tree')).toBeTruthy();
@@ -42,8 +77,24 @@ describe('sub-agent card', () => {
     core.reply('getAgentTranscript', () => ({
       events: [
         sub('turn.started', { turnId: 'st', text: 'find the port', attachments: [], origin: 'user' }),
-        sub('tool.call.started', { turnId: 'st', step: 1, callId: 'x', name: 'Read', args: {}, description: 'Read notes.md', display: { kind: 'file_io', operation: 'read', path: 'notes.md' } }),
-        sub('tool.call.result', { turnId: 'st', callId: 'x', name: 'Read', isError: false, output: 'The port is 8080.', display: { kind: 'file_content', path: 'notes.md', content: 'The port is 8080.\n', range: { start: 1, end: 1 } }, durationMs: 2 }),
+        sub('tool.call.started', {
+          turnId: 'st',
+          step: 1,
+          callId: 'x',
+          name: 'Read',
+          args: {},
+          description: 'Read notes.md',
+          display: { kind: 'file_io', operation: 'read', path: 'notes.md' },
+        }),
+        sub('tool.call.result', {
+          turnId: 'st',
+          callId: 'x',
+          name: 'Read',
+          isError: false,
+          output: 'The port is 8080.',
+          display: { kind: 'file_content', path: 'notes.md', content: 'The port is 8080.\n', range: { start: 1, end: 1 } },
+          durationMs: 2,
+        }),
       ],
     }));
     render(<Rows />);
@@ -64,8 +115,23 @@ describe('sub-agent card', () => {
     const e = sessionEvents();
     openSession([
       e('turn.started', { turnId: 't1', text: 'Find the port', attachments: [], origin: 'user' }),
-      e('tool.call.started', { turnId: 't1', step: 1, callId: 'c1', name: 'Agent', args: { description: 'look around' }, description: 'look around', display: { kind: 'agent_call', agentName: 'nope', prompt: 'p' } }),
-      e('tool.call.result', { turnId: 't1', callId: 'c1', name: 'Agent', isError: true, output: 'No sub-agent type "nope". Use one of: explore, plan.', durationMs: 1 }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'c1',
+        name: 'Agent',
+        args: { description: 'look around' },
+        description: 'look around',
+        display: { kind: 'agent_call', agentName: 'nope', prompt: 'p' },
+      }),
+      e('tool.call.result', {
+        turnId: 't1',
+        callId: 'c1',
+        name: 'Agent',
+        isError: true,
+        output: 'No sub-agent type "nope". Use one of: explore, plan.',
+        durationMs: 1,
+      }),
     ]);
     render(<Rows />);
     const card = screen.getByRole('group', { name: 'Sub-agent nope: look around' });

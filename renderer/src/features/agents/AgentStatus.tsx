@@ -23,7 +23,6 @@ export function StatusIcon({ status }: { status: AgentInfo['status'] }) {
   return <Icon name="x" size={14} className="bad" />;
 }
 
-
 /** Status, elapsed time, steps and tokens of one sub-agent: live while it runs, else as its card was saved. */
 export function AgentFacts({ agent, live }: { agent: AgentInfo; live: AgentActivity | undefined }) {
   const running = agent.status === 'running';

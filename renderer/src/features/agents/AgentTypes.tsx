@@ -43,8 +43,8 @@ export function AgentTypes() {
             ))}
           </ul>
           <p className="form-note">
-            Add your own as Markdown files in <code>.deft/agents/</code> or <code>.claude/agents/</code> (this workspace, once trusted) or <code>~/.deft/agents/</code>,{' '}
-            <code>~/.claude/agents/</code>.
+            Add your own as Markdown files in <code>.deft/agents/</code> or <code>.claude/agents/</code> (this workspace, once trusted) or{' '}
+            <code>~/.deft/agents/</code>, <code>~/.claude/agents/</code>.
           </p>
           {data.skipped.length ? (
             <>

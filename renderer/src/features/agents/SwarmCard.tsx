@@ -30,7 +30,13 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
         <span className="agent-type">{display?.agentName ?? 'swarm'} swarm</span>
         <span className="agent-description">{display?.description ?? item.description}</span>
         <SwarmCounts swarm={swarm} total={items.length} />
-        {running ? <Spinner size={12} /> : item.status === 'done' ? <Icon name="check" size={14} className="ok" /> : <Icon name="x" size={14} className="bad" />}
+        {running ? (
+          <Spinner size={12} />
+        ) : item.status === 'done' ? (
+          <Icon name="check" size={14} className="ok" />
+        ) : (
+          <Icon name="x" size={14} className="bad" />
+        )}
       </header>
       {swarm ? <Progress swarm={swarm} /> : null}
       <ul className="swarm-grid" aria-label="Swarm items">

@@ -37,7 +37,9 @@ function Review({ request, position }: { request: ChangeReviewRequest; position:
         <DiffStats added={request.added} removed={request.removed} />
         {position ? <span className="approval-position">{position}</span> : null}
       </header>
-      <p className="approval-reason">Review mode: nothing is written until you choose. Untick the hunks to leave out; the model is told exactly what was applied.</p>
+      <p className="approval-reason">
+        Review mode: nothing is written until you choose. Untick the hunks to leave out; the model is told exactly what was applied.
+      </p>
       <div className="change-review-hunks">
         {request.hunks.length ? (
           request.hunks.map((hunk, i) => (

@@ -10,6 +10,7 @@ export function CheckpointLayer() {
   const close = () => useCheckpointDialog.getState().show(null);
   if (!dialog) return null;
   if (dialog.kind === 'rewind') return <RewindDialog key={dialog.turnId} turnId={dialog.turnId} text={dialog.text} onClose={close} />;
-  if (dialog.kind === 'picker') return <RewindPicker onClose={close} onPick={(p) => useCheckpointDialog.getState().show({ kind: 'rewind', turnId: p.turnId, text: p.text })} />;
+  if (dialog.kind === 'picker')
+    return <RewindPicker onClose={close} onPick={(p) => useCheckpointDialog.getState().show({ kind: 'rewind', turnId: p.turnId, text: p.text })} />;
   return <ReviewPane {...(dialog.turnId ? { turnId: dialog.turnId } : {})} {...(dialog.path ? { path: dialog.path } : {})} onClose={close} />;
 }

@@ -38,7 +38,10 @@ export function CheckpointSettings() {
     const limitBytes = Math.round(Number(limit) * GIB);
     const maxFileBytes = Math.round(Number(maxFile) * MIB);
     if (!(limitBytes > 0) || !(maxFileBytes > 0)) return setMessage('Give both limits as positive numbers.');
-    void run(() => setCheckpointLimits({ limitBytes, maxFileBytes }), () => 'Limits saved.');
+    void run(
+      () => setCheckpointLimits({ limitBytes, maxFileBytes }),
+      () => 'Limits saved.',
+    );
   };
   return (
     <section className="checkpoint-settings" aria-label="Checkpoints">
@@ -49,7 +52,8 @@ export function CheckpointSettings() {
       ) : (
         <>
           <p className="form-note" aria-live="polite">
-            This workspace&apos;s checkpoints take <strong>{formatBytes(storage.bytes)}</strong> of {formatBytes(storage.limitBytes)} ({plural(storage.checkpoints, 'checkpoint')} in {plural(storage.sessions, 'session')}
+            This workspace&apos;s checkpoints take <strong>{formatBytes(storage.bytes)}</strong> of {formatBytes(storage.limitBytes)} (
+            {plural(storage.checkpoints, 'checkpoint')} in {plural(storage.sessions, 'session')}
             {storage.deletedSessions ? `, ${storage.deletedSessions} of them deleted` : ''}). Stored in <code>{storage.path}</code>, never in the workspace.
           </p>
           <div className="checkpoint-limits">
@@ -64,7 +68,12 @@ export function CheckpointSettings() {
             <button type="button" className="button" disabled={busy} onClick={saveLimits}>
               Save limits
             </button>
-            <button type="button" className="button" disabled={busy} onClick={() => void run(cleanUpCheckpoints, (s) => `Cleaned up: ${formatBytes(s.freedBytes)} freed.`)}>
+            <button
+              type="button"
+              className="button"
+              disabled={busy}
+              onClick={() => void run(cleanUpCheckpoints, (s) => `Cleaned up: ${formatBytes(s.freedBytes)} freed.`)}
+            >
               {busy ? 'Working…' : 'Clean up'}
             </button>
           </div>
@@ -77,7 +86,12 @@ export function CheckpointSettings() {
         </>
       )}
       <label className="checkpoint-review-toggle">
-        <input type="checkbox" checked={review ?? false} disabled={review === null} onChange={(e) => void setReviewMode(e.target.checked).then((r) => r.ok && setReview(r.value))} />
+        <input
+          type="checkbox"
+          checked={review ?? false}
+          disabled={review === null}
+          onChange={(e) => void setReviewMode(e.target.checked).then((r) => r.ok && setReview(r.value))}
+        />
         <span>
           <strong>Review mode</strong>: show each Write and Edit as hunks to accept or reject before anything is written
         </span>

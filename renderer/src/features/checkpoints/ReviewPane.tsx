@@ -106,9 +106,7 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
       ) : (
         <div className="review-pane">
           <nav className="review-list" aria-label="Changed files">
-            <p className="file-meta">
-              {plural(files.length + changes.more, 'file')} · J/K next/previous
-            </p>
+            <p className="file-meta">{plural(files.length + changes.more, 'file')} · J/K next/previous</p>
             <ul ref={list}>
               {files.map((f) => (
                 <li key={f.path}>
@@ -135,11 +133,19 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
                     Open in editor
                   </button>
                 ) : null}
-                <button type="button" className="button" disabled={busy || running} onClick={() => void revert(file)} title={file.changedSince ? 'Changed again later: reverting restores the earlier version over those changes too' : undefined}>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={busy || running}
+                  onClick={() => void revert(file)}
+                  title={file.changedSince ? 'Changed again later: reverting restores the earlier version over those changes too' : undefined}
+                >
                   <Icon name="undo" size={13} /> Revert file
                 </button>
               </header>
-              {file.changedSince ? <p className="rewind-warning">This file changed again after this turn: reverting the whole file also discards those later changes.</p> : null}
+              {file.changedSince ? (
+                <p className="rewind-warning">This file changed again after this turn: reverting the whole file also discards those later changes.</p>
+              ) : null}
               {file.binary ? (
                 <p className="diff-empty-note">A binary file: no diff to show.</p>
               ) : file.hunks.length ? (
@@ -149,7 +155,13 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
                       <span className="file-meta">
                         Hunk {i + 1} of {file.hunks.length}
                       </span>
-                      <button type="button" className="link-button" disabled={busy || running} onClick={() => void revert(file, i)} aria-label={`Revert hunk ${i + 1} of ${file.path}`}>
+                      <button
+                        type="button"
+                        className="link-button"
+                        disabled={busy || running}
+                        onClick={() => void revert(file, i)}
+                        aria-label={`Revert hunk ${i + 1} of ${file.path}`}
+                      >
                         Revert hunk
                       </button>
                     </div>

@@ -99,7 +99,14 @@ export function RewindDialog({ turnId, text, onClose }: { turnId: string; text: 
           {loaded.error}
         </p>
       ) : (
-        <PreviewBody preview={loaded.preview} scope={scope} includeOutside={includeOutside} setIncludeOutside={setIncludeOutside} outsideCount={outside.length} onStopped={() => setReload((n) => n + 1)} />
+        <PreviewBody
+          preview={loaded.preview}
+          scope={scope}
+          includeOutside={includeOutside}
+          setIncludeOutside={setIncludeOutside}
+          outsideCount={outside.length}
+          onStopped={() => setReload((n) => n + 1)}
+        />
       )}
     </Dialog>
   );
@@ -136,15 +143,18 @@ function PreviewBody({
       {code ? (
         <>
           <p className="rewind-line">
-            <Icon name="file" size={13} /> Files: {changing.length ? `${plural(changing.length, 'file')} change — ${countActions(changing)}.` : 'nothing to change: the files are as they were then.'}
+            <Icon name="file" size={13} /> Files:{' '}
+            {changing.length ? `${plural(changing.length, 'file')} change — ${countActions(changing)}.` : 'nothing to change: the files are as they were then.'}
           </p>
           {outsideCount ? (
             <div className="rewind-warning" role="alert">
               <p>
-                <Icon name="alert" size={13} /> {plural(outsideCount, 'file')} changed outside Deft since then (by you or another program). They are left as they are unless you choose otherwise.
+                <Icon name="alert" size={13} /> {plural(outsideCount, 'file')} changed outside Deft since then (by you or another program). They are left as
+                they are unless you choose otherwise.
               </p>
               <label>
-                <input type="checkbox" checked={includeOutside} onChange={(e) => setIncludeOutside(e.target.checked)} /> Also restore the files changed outside Deft
+                <input type="checkbox" checked={includeOutside} onChange={(e) => setIncludeOutside(e.target.checked)} /> Also restore the files changed outside
+                Deft
               </label>
             </div>
           ) : null}
@@ -170,7 +180,12 @@ function PreviewBody({
               const skipped = file.outside && !includeOutside;
               return (
                 <li key={file.path} className={skipped ? 'rewind-file rewind-file-skipped' : 'rewind-file'}>
-                  <button type="button" className="rewind-file-row" aria-expanded={open === file.path} onClick={() => setOpen(open === file.path ? null : file.path)}>
+                  <button
+                    type="button"
+                    className="rewind-file-row"
+                    aria-expanded={open === file.path}
+                    onClick={() => setOpen(open === file.path ? null : file.path)}
+                  >
                     <Icon name="chevron" size={11} className={`chevron${open === file.path ? ' chevron-open' : ''}`} />
                     <span className={`rewind-badge rewind-badge-${file.action}`}>{ACTION_LABEL[file.action]}</span>
                     <span className="file-path">{file.path}</span>
@@ -181,7 +196,13 @@ function PreviewBody({
                     file.binary ? (
                       <p className="diff-empty-note">A binary file: no diff to show.</p>
                     ) : (
-                      <HunkDiff path={file.path} hunks={file.hunks} added={file.added} removed={file.removed} {...(file.truncated ? { truncated: true } : {})} />
+                      <HunkDiff
+                        path={file.path}
+                        hunks={file.hunks}
+                        added={file.added}
+                        removed={file.removed}
+                        {...(file.truncated ? { truncated: true } : {})}
+                      />
                     )
                   ) : null}
                 </li>
@@ -200,7 +221,9 @@ function PreviewBody({
               </ul>
             </div>
           ) : null}
-          <p className="form-note">Files your .gitignore excludes are never captured or touched. A checkpoint of the files as they are now is kept, so the rewind can be undone.</p>
+          <p className="form-note">
+            Files your .gitignore excludes are never captured or touched. A checkpoint of the files as they are now is kept, so the rewind can be undone.
+          </p>
         </>
       ) : null}
     </div>

@@ -7,7 +7,12 @@ export function RewindHereButton({ turnId, text }: { turnId: string; text: strin
   const running = useTranscript((s) => s.runningTurn !== null);
   if (running) return null;
   return (
-    <button type="button" className="rewind-here" title="Rewind code and/or conversation to just before this prompt" onClick={() => useCheckpointDialog.getState().show({ kind: 'rewind', turnId, text })}>
+    <button
+      type="button"
+      className="rewind-here"
+      title="Rewind code and/or conversation to just before this prompt"
+      onClick={() => useCheckpointDialog.getState().show({ kind: 'rewind', turnId, text })}
+    >
       <Icon name="undo" size={12} /> Rewind here
     </button>
   );

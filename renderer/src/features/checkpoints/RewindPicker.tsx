@@ -30,7 +30,9 @@ export function RewindPicker({ onPick, onClose }: { onPick: (prompt: PromptCheck
         <p className="empty-note">No prompt of this session has a checkpoint yet.</p>
       ) : (
         <>
-          <p className="form-note">Rewinding to a prompt puts things back to just before it; you choose code, conversation or both, and see the changes first.</p>
+          <p className="form-note">
+            Rewinding to a prompt puts things back to just before it; you choose code, conversation or both, and see the changes first.
+          </p>
           <ul ref={list} className="rewind-picker" aria-label="Prompts">
             {prompts.map((p) => (
               <li key={p.turnId}>

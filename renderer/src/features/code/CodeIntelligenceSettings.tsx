@@ -34,10 +34,13 @@ export function CodeIntelligenceSettings() {
   return (
     <section aria-label="Code intelligence" className="code-settings">
       <p className="form-note">
-        Language servers check every file the agent writes and answer its LSP tool. They start when the agent first reads or writes a file of their language, run in the sandbox, and stop when idle.
+        Language servers check every file the agent writes and answer its LSP tool. They start when the agent first reads or writes a file of their language,
+        run in the sandbox, and stop when idle.
       </p>
       {!status.enabled ? <p className="form-note">Turned off by &quot;lsp.enabled&quot;: false in ~/.deft/settings.json.</p> : null}
-      {!status.trusted ? <p className="form-note">This folder is not trusted: no language server starts here (a server runs code the repository ships).</p> : null}
+      {!status.trusted ? (
+        <p className="form-note">This folder is not trusted: no language server starts here (a server runs code the repository ships).</p>
+      ) : null}
       {status.problems.length ? (
         <ul className="hooks-problems" aria-label="Problems in language server settings">
           {status.problems.map((p) => (

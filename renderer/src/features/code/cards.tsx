@@ -65,7 +65,9 @@ export function CodeResultView({ display }: { display: CodeResult }) {
           {l.label ? <code className="code-location-label">{l.label}</code> : null}
         </li>
       ))}
-      {display.total !== undefined && display.total > locations.length ? <li className="empty-note">and {(display.total - locations.length).toLocaleString()} more</li> : null}
+      {display.total !== undefined && display.total > locations.length ? (
+        <li className="empty-note">and {(display.total - locations.length).toLocaleString()} more</li>
+      ) : null}
     </ul>
   );
 }

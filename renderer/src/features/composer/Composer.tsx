@@ -60,7 +60,11 @@ export function Composer() {
       const where = at ?? { start: box?.selectionStart ?? current.length, end: box?.selectionEnd ?? current.length, query: '' };
       // A chip dropped in the middle of a word gets a space before it.
       const before = where.start > 0 && !/\s/.test(current[where.start - 1]!) ? ' ' : '';
-      const next = insertMention(current.slice(0, where.start) + before + current.slice(where.start), { ...where, start: where.start + before.length, end: where.end + before.length }, label);
+      const next = insertMention(
+        current.slice(0, where.start) + before + current.slice(where.start),
+        { ...where, start: where.start + before.length, end: where.end + before.length },
+        label,
+      );
       requestAnimationFrame(() => {
         box?.focus();
         box?.setSelectionRange(next.caret, next.caret);
@@ -207,7 +211,13 @@ export function Composer() {
       </div>
       <div className="composer-actions">
         <div className="composer-controls">
-          <button type="button" className="icon-button" aria-label="Attach image" title="Attach image (or drop or paste one; drop any other file to mention it)" onClick={() => fileInput.current?.click()}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Attach image"
+            title="Attach image (or drop or paste one; drop any other file to mention it)"
+            onClick={() => fileInput.current?.click()}
+          >
             <Icon name="paperclip" size={16} />
           </button>
           <input
@@ -231,14 +241,23 @@ export function Composer() {
               <Spinner size={12} /> Attaching…
             </span>
           ) : (
-            <span className="composer-hint" title="@ mentions a file · / lists commands and skills (/rewind puts files and/or the conversation back to a prompt, /changes shows every change) · ↑ recalls earlier prompts · Shift+Enter: new line">
+            <span
+              className="composer-hint"
+              title="@ mentions a file · / lists commands and skills (/rewind puts files and/or the conversation back to a prompt, /changes shows every change) · ↑ recalls earlier prompts · Shift+Enter: new line"
+            >
               @ files · / commands · ↑ earlier prompts
             </span>
           )}
         </div>
         {running ? (
           <div className="composer-run-actions">
-            <button type="button" className="button" disabled={!text.trim()} title="Deliver this message into the running turn at its next step (Ctrl+Enter)" onClick={() => void submit(true)}>
+            <button
+              type="button"
+              className="button"
+              disabled={!text.trim()}
+              title="Deliver this message into the running turn at its next step (Ctrl+Enter)"
+              onClick={() => void submit(true)}
+            >
               Steer
             </button>
             <button type="button" className="button button-stop" onClick={() => void cancelTurn()}>

@@ -107,7 +107,16 @@ export function useMentionMenu(text: string, caret: number, onPick: (active: Act
     return false;
   };
 
-  const status = !found || found.query !== query ? 'Searching…' : found.failed ? 'The file list is not available.' : !files.length ? (found.indexing ? 'Listing the workspace…' : `No files match “${query}”.`) : null;
+  const status =
+    !found || found.query !== query
+      ? 'Searching…'
+      : found.failed
+        ? 'The file list is not available.'
+        : !files.length
+          ? found.indexing
+            ? 'Listing the workspace…'
+            : `No files match “${query}”.`
+          : null;
   const menu =
     open && active ? (
       <div className="mention-popup">

@@ -23,7 +23,12 @@ export function MentionText({ text, labels, textarea }: { text: string; labels: 
   const parts = [];
   let at = 0;
   for (const r of ranges) {
-    parts.push(text.slice(at, r.start), <mark key={r.start} className="mention-chip">{text.slice(r.start, r.end)}</mark>);
+    parts.push(
+      text.slice(at, r.start),
+      <mark key={r.start} className="mention-chip">
+        {text.slice(r.start, r.end)}
+      </mark>,
+    );
     at = r.end;
   }
   parts.push(text.slice(at), '\u200b');

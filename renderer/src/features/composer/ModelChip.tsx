@@ -54,7 +54,17 @@ export function ModelChip() {
   );
 }
 
-function ModelMenu({ current, own, provider, onClose }: { current: string | null; own: boolean; provider: string | null; onClose: (refocus: boolean) => void }) {
+function ModelMenu({
+  current,
+  own,
+  provider,
+  onClose,
+}: {
+  current: string | null;
+  own: boolean;
+  provider: string | null;
+  onClose: (refocus: boolean) => void;
+}) {
   const [models, setModels] = useState<string[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
@@ -116,7 +126,12 @@ function ModelMenu({ current, own, provider, onClose }: { current: string | null
             .filter((m) => !typed.trim() || m.toLowerCase().includes(typed.trim().toLowerCase()))
             .map((m) => (
               <li key={m}>
-                <button type="button" className={`model-option${m === current ? ' model-option-selected' : ''}`} aria-pressed={m === current} onClick={() => void pick(m)}>
+                <button
+                  type="button"
+                  className={`model-option${m === current ? ' model-option-selected' : ''}`}
+                  aria-pressed={m === current}
+                  onClick={() => void pick(m)}
+                >
                   {m}
                   {m === provider ? <span className="model-default"> · provider default</span> : null}
                 </button>

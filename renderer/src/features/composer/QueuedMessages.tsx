@@ -30,7 +30,11 @@ function QueuedRow({ item, running }: { item: QueuedMessage; running: boolean })
     if (draft === null || !draft.trim()) return;
     if (draft === item.text || (await editQueuedPrompt(item.queueId, draft))) setDraft(null);
   };
-  const label = item.steer ? 'Steer — reaches the model after the current tool calls' : running ? 'Queued — sent when this turn ends' : 'Queued — waiting (the turn was stopped)';
+  const label = item.steer
+    ? 'Steer — reaches the model after the current tool calls'
+    : running
+      ? 'Queued — sent when this turn ends'
+      : 'Queued — waiting (the turn was stopped)';
   return (
     <li className={`queue-item${item.steer ? ' queue-item-steer' : ''}`} aria-label={item.steer ? 'Steer message' : 'Queued message'}>
       <span className="queue-kind">{label}</span>

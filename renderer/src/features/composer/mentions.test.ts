@@ -18,9 +18,7 @@ describe('@-mentions in the composer', () => {
 
   it('finds whole tokens only, longest label first, and keeps the mentions still in the text', () => {
     const text = 'compare @src/a.ts and @src/a.ts.bak, not x@src/a.ts';
-    expect(tokenRanges(text, ['src/a.ts', 'src/a.ts.bak'])).toEqual([
-      { start: 8, end: 17 },
-    ]);
+    expect(tokenRanges(text, ['src/a.ts', 'src/a.ts.bak'])).toEqual([{ start: 8, end: 17 }]);
     expect(tokenRanges('@src/a.ts.bak @src/a.ts', ['src/a.ts', 'src/a.ts.bak'])).toEqual([
       { start: 0, end: 13 },
       { start: 14, end: 23 },

@@ -48,7 +48,12 @@ export function tokenRanges(text: string, labels: readonly string[]): Array<{ st
 
 /** The mentions still in the text (a chip whose token was deleted is dropped). */
 export function mentionsIn(text: string, mentions: readonly Mention[]): Mention[] {
-  const present = new Set(tokenRanges(text, mentions.map((m) => m.label)).map((r) => text.slice(r.start + 1, r.end)));
+  const present = new Set(
+    tokenRanges(
+      text,
+      mentions.map((m) => m.label),
+    ).map((r) => text.slice(r.start + 1, r.end)),
+  );
   const seen = new Set<string>();
   return mentions.filter((m) => present.has(m.label) && !seen.has(m.label) && seen.add(m.label));
 }

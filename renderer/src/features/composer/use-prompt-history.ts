@@ -17,7 +17,8 @@ export function usePromptHistory(text: string, recall: (prompt: RecalledPrompt) 
   const items = useTranscript((s) => s.items);
   const prompts = useMemo(() => {
     const list: RecalledPrompt[] = [];
-    for (const item of items) if (item.kind === 'user' && item.text.trim() && list.at(-1)?.text !== item.text) list.push({ text: item.text, mentions: item.mentions });
+    for (const item of items)
+      if (item.kind === 'user' && item.text.trim() && list.at(-1)?.text !== item.text) list.push({ text: item.text, mentions: item.mentions });
     return list;
   }, [items]);
   const state = useRef<{ index: number; draft: string } | null>(null);

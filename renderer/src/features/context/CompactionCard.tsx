@@ -33,13 +33,15 @@ export const CompactionCard = memo(function CompactionCard({ item }: { item: Com
       <div className="notice compaction-running" role="status">
         <Spinner size={12} />
         <span>
-          Compacting the conversation{item.trigger === 'auto' ? `: the context is nearly full${share}` : ''}… Deft is writing itself a handoff note. Esc stops it.
+          Compacting the conversation{item.trigger === 'auto' ? `: the context is nearly full${share}` : ''}… Deft is writing itself a handoff note. Esc stops
+          it.
         </span>
       </div>
     );
   }
   if (item.status !== 'compacted') {
-    const text = item.status === 'cancelled' ? 'Compaction stopped. The conversation is unchanged.' : `Compaction failed: ${item.error?.message ?? 'unknown error.'}`;
+    const text =
+      item.status === 'cancelled' ? 'Compaction stopped. The conversation is unchanged.' : `Compaction failed: ${item.error?.message ?? 'unknown error.'}`;
     return (
       <div className="notice notice-warning" role="status">
         <Icon name="alert" size={14} />

@@ -16,8 +16,8 @@ export function ContextHint({ text }: { text: string }) {
     const turns = command.count === 1 ? 'the last turn' : `the last ${command.count} turns`;
     body = (
       <>
-        Enter runs <strong>/undo</strong>: takes back {turns} — the model stops reading {command.count === 1 ? 'it' : 'them'}, the todo list and plan mode roll back.
-        Files are not restored (/rewind restores them).
+        Enter runs <strong>/undo</strong>: takes back {turns} — the model stops reading {command.count === 1 ? 'it' : 'them'}, the todo list and plan mode roll
+        back. Files are not restored (/rewind restores them).
       </>
     );
   } else {

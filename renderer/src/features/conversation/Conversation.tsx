@@ -113,30 +113,36 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
 
   return (
     <div className="conversation-frame">
-    <div
-      className="conversation-scroll"
-      ref={scrollRef}
-      role="log"
-      aria-label="Conversation"
-      aria-live="polite"
-      onScroll={(e) => {
-        onScroll(e.currentTarget);
-        earlier.onScroll(e.currentTarget);
-      }}
-    >
-      <div className="conversation-inner" ref={innerRef} style={{ height: totalSize }}>
-        {virtualizer.getVirtualItems().map((row) => {
-          const item = items[row.index]!;
-          const isUndone = item.turnId !== undefined && undone[item.turnId] === true;
-          return (
-            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className={isUndone ? 'row row-undone' : 'row'} style={{ transform: `translateY(${row.start}px)` }}>
-              {isUndone && item.kind === 'user' ? <UndoneLabel /> : null}
-              <TranscriptRow item={item} />
-            </div>
-          );
-        })}
+      <div
+        className="conversation-scroll"
+        ref={scrollRef}
+        role="log"
+        aria-label="Conversation"
+        aria-live="polite"
+        onScroll={(e) => {
+          onScroll(e.currentTarget);
+          earlier.onScroll(e.currentTarget);
+        }}
+      >
+        <div className="conversation-inner" ref={innerRef} style={{ height: totalSize }}>
+          {virtualizer.getVirtualItems().map((row) => {
+            const item = items[row.index]!;
+            const isUndone = item.turnId !== undefined && undone[item.turnId] === true;
+            return (
+              <div
+                key={row.key}
+                data-index={row.index}
+                ref={virtualizer.measureElement}
+                className={isUndone ? 'row row-undone' : 'row'}
+                style={{ transform: `translateY(${row.start}px)` }}
+              >
+                {isUndone && item.kind === 'user' ? <UndoneLabel /> : null}
+                <TranscriptRow item={item} />
+              </div>
+            );
+          })}
+        </div>
       </div>
-    </div>
       <EarlierPagesButton {...earlier} />
       {away ? (
         <button type="button" className="jump-latest" onClick={follow}>

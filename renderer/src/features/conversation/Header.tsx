@@ -49,7 +49,14 @@ export function Header({ sidebar }: { sidebar: SidebarPlacement }) {
   return (
     <header className="main-header">
       {sidebar !== 'docked' ? (
-        <button type="button" className="icon-button menu-button" aria-label="Show sidebar" aria-expanded={sidebar === 'drawer'} title="Sessions, Skills and Settings (Ctrl+B)" onClick={toggleSidebar}>
+        <button
+          type="button"
+          className="icon-button menu-button"
+          aria-label="Show sidebar"
+          aria-expanded={sidebar === 'drawer'}
+          title="Sessions, Skills and Settings (Ctrl+B)"
+          onClick={toggleSidebar}
+        >
           <Icon name="menu" size={18} />
         </button>
       ) : null}
@@ -62,7 +69,8 @@ export function Header({ sidebar }: { sidebar: SidebarPlacement }) {
         <ContextMeter />
         {usage ? (
           <span className="usage" title={usageTitle(usage)}>
-            {formatTokens(usage.inputTokens)} in{usage.cachedTokens !== undefined ? ` (${formatTokens(usage.cachedTokens)} cached)` : ''} · {formatTokens(usage.outputTokens)} out
+            {formatTokens(usage.inputTokens)} in{usage.cachedTokens !== undefined ? ` (${formatTokens(usage.cachedTokens)} cached)` : ''} ·{' '}
+            {formatTokens(usage.outputTokens)} out
           </span>
         ) : null}
         <CostBadge />

@@ -15,7 +15,19 @@ export function Timestamp({ at }: { at: number }) {
 }
 
 /** A small toolbar button: an icon with its name (shown to screen readers, and as a tooltip). */
-export function ToolbarButton({ icon, label, title, disabled, onClick }: { icon: IconName; label: string; title?: string; disabled?: boolean; onClick: () => void }) {
+export function ToolbarButton({
+  icon,
+  label,
+  title,
+  disabled,
+  onClick,
+}: {
+  icon: IconName;
+  label: string;
+  title?: string;
+  disabled?: boolean;
+  onClick: () => void;
+}) {
   return (
     <button type="button" className="toolbar-button" aria-label={label} title={title ?? label} disabled={disabled} onClick={onClick}>
       <Icon name={icon} size={14} />
@@ -33,7 +45,12 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     });
   return (
     <>
-      <ToolbarButton icon={state === 'copied' ? 'check' : 'copy'} label={label} title={state === 'failed' ? 'The browser did not allow copying' : label} onClick={copy} />
+      <ToolbarButton
+        icon={state === 'copied' ? 'check' : 'copy'}
+        label={label}
+        title={state === 'failed' ? 'The browser did not allow copying' : label}
+        onClick={copy}
+      />
       {state !== 'idle' ? (
         <span className="visually-hidden" role="status">
           {state === 'copied' ? 'Copied' : 'Could not copy'}

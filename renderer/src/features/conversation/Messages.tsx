@@ -124,7 +124,15 @@ export const AssistantMessage = memo(function AssistantMessage({ item }: { item:
       {item.text && !item.streaming ? (
         <div className="message-toolbar" role="toolbar" aria-label="Answer actions">
           <CopyButton text={item.text} />
-          {prompt ? <ToolbarButton icon="retry" label="Retry" title={RETRY_TITLE} disabled={running} onClick={() => void resendTurn(prompt.turnId, prompt.text, prompt.attachments)} /> : null}
+          {prompt ? (
+            <ToolbarButton
+              icon="retry"
+              label="Retry"
+              title={RETRY_TITLE}
+              disabled={running}
+              onClick={() => void resendTurn(prompt.turnId, prompt.text, prompt.attachments)}
+            />
+          ) : null}
           <Timestamp at={item.at} />
         </div>
       ) : null}
@@ -145,7 +153,13 @@ function ErrorNotice({ item }: { item: NoticeItem }) {
       </div>
       <div className="notice-actions">
         {prompt ? (
-          <button type="button" className="button button-small" disabled={running} title={RETRY_TITLE} onClick={() => void resendTurn(prompt.turnId, prompt.text, prompt.attachments)}>
+          <button
+            type="button"
+            className="button button-small"
+            disabled={running}
+            title={RETRY_TITLE}
+            onClick={() => void resendTurn(prompt.turnId, prompt.text, prompt.attachments)}
+          >
             <Icon name="retry" size={13} /> Retry
           </button>
         ) : null}

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { TranscriptItem } from '../../stores/transcript';
 import { LATEST_ROWS, isOwnPrompt, withLatestTurn } from './latest-turn';
 
-const prompt = (id: string, origin?: 'user' | 'cron'): TranscriptItem => ({ kind: 'user', id, turnId: id, text: id, attachments: [], mentions: [], at: 0, seq: 0, ...(origin ? { origin } : {}) });
+const prompt = (id: string, origin?: 'user' | 'cron'): TranscriptItem => ({
+  kind: 'user',
+  id,
+  turnId: id,
+  text: id,
+  attachments: [],
+  mentions: [],
+  at: 0,
+  seq: 0,
+  ...(origin ? { origin } : {}),
+});
 const notice = (id: string): TranscriptItem => ({ kind: 'notice', id, level: 'info', text: id });
 const range = (startIndex: number, endIndex: number, count: number) => ({ startIndex, endIndex, overscan: 0, count });
 

@@ -27,4 +27,5 @@ export function withLatestTurn(items: readonly TranscriptItem[]): (range: Range)
 }
 
 /** Whether a prompt row is the user's own (typed, or a skill run): sending it brings the view to the newest. */
-export const isOwnPrompt = (item: TranscriptItem | undefined) => item?.kind === 'user' && (item.origin === undefined || item.origin === 'user' || item.origin === 'skill');
+export const isOwnPrompt = (item: TranscriptItem | undefined) =>
+  item?.kind === 'user' && (item.origin === undefined || item.origin === 'user' || item.origin === 'skill');

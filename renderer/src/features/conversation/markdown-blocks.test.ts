@@ -23,7 +23,11 @@ vi.mock('react-markdown', async (original) => {
 /** The whole text through react-markdown at once, as before blocks: the output to match. */
 const wholeRender = (text: string) =>
   renderToStaticMarkup(
-    createElement('div', { className: 'markdown' }, createElement(ReactMarkdown, { remarkPlugins: [remarkGfm], rehypePlugins: [[rehypeHighlight, { detect: false }]], components: markdownComponents }, text)),
+    createElement(
+      'div',
+      { className: 'markdown' },
+      createElement(ReactMarkdown, { remarkPlugins: [remarkGfm], rehypePlugins: [[rehypeHighlight, { detect: false }]], components: markdownComponents }, text),
+    ),
   );
 // Between blocks react-markdown puts a line break (no effect on the page); blocks rendered apart have none.
 const normalise = (html: string) => html.replace(/>\n</g, '><');
@@ -52,7 +56,10 @@ const TRICKY = [
 
 describe('Markdown in blocks', () => {
   it('splits a growing text into the same blocks as a fresh split, keeping finished blocks as they were', () => {
-    for (const [text, size] of [[longAnswer(1_500), 13], [TRICKY, 3]] as const) {
+    for (const [text, size] of [
+      [longAnswer(1_500), 13],
+      [TRICKY, 3],
+    ] as const) {
       const splits = stream(text, size);
       for (let i = 0; i < splits.length; i++) {
         const split = splits[i]!;

@@ -66,7 +66,8 @@ export function splitMarkdown(text: string, previous?: MarkdownSplit): MarkdownS
   const last = previous?.blocks.at(-1);
   // A text that extends the previous one: only from its last block on is new (and need be looked at).
   const from = previous && last && previous.blocks.length > 1 && text.startsWith(previous.text) ? last.start : 0;
-  if (DEFINITION.test(from ? text.slice(from) : text)) return { text, blocks: [{ start: 0, text, openFence: false, nodes: fromMarkdown(text, options).children }] };
+  if (DEFINITION.test(from ? text.slice(from) : text))
+    return { text, blocks: [{ start: 0, text, openFence: false, nodes: fromMarkdown(text, options).children }] };
   if (!from || !previous) return { text, blocks: toBlocks(text, 0, parseBlocks(text)) };
   const kept = previous.blocks.slice(0, -1);
   return { text, blocks: [...kept, ...toBlocks(text, from, parseBlocks(text.slice(from)))] };

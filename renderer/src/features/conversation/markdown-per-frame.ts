@@ -29,7 +29,8 @@ export async function markdownPerFrame(frames: string[], median: (run: () => num
       split = splitMarkdown(text, split);
       const tail = split.blocks.at(-1)!;
       if (render === 'tree') renderToStaticMarkup(renderMarkdownNodes(tail.nodes, { highlight: !tail.openFence, components: {} }));
-      else if (render === 'reparse') renderToStaticMarkup(createElement(ReactMarkdown, { remarkPlugins: [sharedGfm], rehypePlugins: tail.openFence ? [] : [() => highlighter] }, tail.text));
+      else if (render === 'reparse')
+        renderToStaticMarkup(createElement(ReactMarkdown, { remarkPlugins: [sharedGfm], rehypePlugins: tail.openFence ? [] : [() => highlighter] }, tail.text));
     }
     return (performance.now() - started) / frames.length;
   };

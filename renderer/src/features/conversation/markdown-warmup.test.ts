@@ -78,7 +78,8 @@ describe('warming the Markdown path when idle', () => {
     for (const _ of warmupSteps((nodes, options) => {
       calls.push({ nodes, highlight: options.highlight });
       return renderMarkdownNodes(nodes, options);
-    })) steps++;
+    }))
+      steps++;
     // Small steps, many of them: that is what gets the code optimised, not only compiled.
     expect(steps).toBeGreaterThan(100);
     const highlighted = new Set(calls.filter((c) => c.highlight).flatMap((c) => c.nodes.flatMap((n) => (n.type === 'code' && n.lang ? [n.lang] : []))));

@@ -12,7 +12,12 @@ import { renderMarkdownNodes } from './markdown-render';
 export const WARMUP_LANGUAGES = ['ts', 'tsx', 'js', 'python', 'bash', 'json', 'diff', 'rust', 'go', 'css', 'html', 'yaml', 'sql', 'java', 'c', 'cpp'];
 
 function code(lang: string): string {
-  return ['```' + lang, 'const items = load("data/input.txt", { limit: 10 }); // keep the first ten', 'for (const item of items) print(item.name, item.size * 2);', '```'].join('\n');
+  return [
+    '```' + lang,
+    'const items = load("data/input.txt", { limit: 10 }); // keep the first ten',
+    'for (const item of items) print(item.name, item.size * 2);',
+    '```',
+  ].join('\n');
 }
 
 /** An answer with what answers have: headings, emphasis, inline code, links, lists, a table, a quote, code. */
@@ -40,7 +45,12 @@ export function warmupAnswer(): string {
     ].join('\n');
   // Every construct a few times (it is the repetition that gets code optimised); the other grammars in short blocks.
   const rich = WARMUP_LANGUAGES.slice(0, 8);
-  return ['Here is the plan.\n', ...rich.map((lang, i) => section(i, lang)), ...WARMUP_LANGUAGES.slice(rich.length).map((lang) => code(lang) + '\n'), 'That is all.'].join('\n');
+  return [
+    'Here is the plan.\n',
+    ...rich.map((lang, i) => section(i, lang)),
+    ...WARMUP_LANGUAGES.slice(rich.length).map((lang) => code(lang) + '\n'),
+    'That is all.',
+  ].join('\n');
 }
 
 /** Size of each step, in characters: about what a frame brings while an answer streams fast. */

@@ -1,5 +1,13 @@
 /** Error codes the user fixes in Settings (the key, the URL, the model). */
-export const SETTINGS_CODES = new Set(['provider_auth', 'provider_not_found', 'provider_unreachable', 'provider_bad_request', 'provider_quota', 'not_configured', 'unsupported']);
+export const SETTINGS_CODES = new Set([
+  'provider_auth',
+  'provider_not_found',
+  'provider_unreachable',
+  'provider_bad_request',
+  'provider_quota',
+  'not_configured',
+  'unsupported',
+]);
 
 /** A headline per error code, above the message. */
 export const HEADLINES: Record<string, string> = {

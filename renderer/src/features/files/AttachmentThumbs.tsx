@@ -32,7 +32,15 @@ export function AttachmentThumb({ attachment, onRemove }: { attachment: Attachme
   );
 }
 
-export function AttachmentStrip({ attachments, onRemove, label }: { attachments: readonly Attachment[]; onRemove?: (attachment: Attachment) => void; label: string }) {
+export function AttachmentStrip({
+  attachments,
+  onRemove,
+  label,
+}: {
+  attachments: readonly Attachment[];
+  onRemove?: (attachment: Attachment) => void;
+  label: string;
+}) {
   if (!attachments.length) return null;
   return (
     <ul className="attachment-strip" aria-label={label}>

@@ -72,7 +72,12 @@ export const ChangedFilesSummary = memo(function ChangedFilesSummary({ item }: {
       <ul>
         {item.files.map((file) => (
           <li key={file.path}>
-            <button type="button" className="changed-file" onClick={() => (item.checkpointed ? review(file.path) : setOpen(file))} aria-label={`Show changes to ${file.path}`}>
+            <button
+              type="button"
+              className="changed-file"
+              onClick={() => (item.checkpointed ? review(file.path) : setOpen(file))}
+              aria-label={`Show changes to ${file.path}`}
+            >
               <span className="file-path">
                 {file.path}
                 {file.status === 'added' || file.status === 'deleted' ? <span className="file-meta"> ({file.status})</span> : null}

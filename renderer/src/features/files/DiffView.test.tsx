@@ -16,7 +16,13 @@ class SizedObserver {
 }
 afterEach(() => vi.unstubAllGlobals());
 
-const hunk = { oldStart: 4, oldLines: 3, newStart: 4, newLines: 3, lines: [' export function format(cents) {', '-  return `$${cents / 100}`;', '+  return `$${(cents / 100).toFixed(2)}`;', ' }'] };
+const hunk = {
+  oldStart: 4,
+  oldLines: 3,
+  newStart: 4,
+  newLines: 3,
+  lines: [' export function format(cents) {', '-  return `$${cents / 100}`;', '+  return `$${(cents / 100).toFixed(2)}`;', ' }'],
+};
 const display = { path: 'src/money.js', hunks: [hunk], added: 1, removed: 1 };
 const rows = () => screen.getAllByRole('row').map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent));
 

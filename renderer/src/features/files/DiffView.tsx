@@ -161,7 +161,9 @@ export function DiffView({
           Show all {rows.length.toLocaleString()} lines
         </button>
       ) : null}
-      {display.truncated ? <p className="diff-empty-note">The change is too large to show in full; {counts.added + counts.removed} lines changed in total.</p> : null}
+      {display.truncated ? (
+        <p className="diff-empty-note">The change is too large to show in full; {counts.added + counts.removed} lines changed in total.</p>
+      ) : null}
     </div>
   );
 }

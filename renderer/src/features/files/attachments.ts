@@ -11,7 +11,9 @@ export async function attachImage(file: File): Promise<Attachment> {
     throw new Error(`${file.name || 'That file'} is not a PNG, JPEG, GIF or WebP image, so it cannot be attached.`);
   }
   if (file.size > MAX_ATTACHMENT_BYTES) {
-    throw new Error(`${file.name || 'The image'} is ${(file.size / 1024 / 1024).toFixed(1)} MiB; images up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MiB can be attached.`);
+    throw new Error(
+      `${file.name || 'The image'} is ${(file.size / 1024 / 1024).toFixed(1)} MiB; images up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MiB can be attached.`,
+    );
   }
   const name = file.name && file.name !== 'image.png' ? file.name : `pasted-${new Date().toISOString().replace(/[:.]/g, '-')}.${file.type.split('/')[1]}`;
   return saveAttachment(file, name);
@@ -25,7 +27,9 @@ export function isImage(file: File): boolean {
 /** Save a dropped file that is not an image with the current session, for the model to Read. */
 export async function attachFile(file: File): Promise<Attachment> {
   if (file.size > MAX_ATTACHMENT_BYTES) {
-    throw new Error(`${file.name || 'The file'} is ${(file.size / 1024 / 1024).toFixed(1)} MiB; files up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MiB can be dropped in.`);
+    throw new Error(
+      `${file.name || 'The file'} is ${(file.size / 1024 / 1024).toFixed(1)} MiB; files up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MiB can be dropped in.`,
+    );
   }
   if (!file.size) throw new Error(`${file.name || 'The file'} is empty.`);
   return saveAttachment(file, file.name || 'dropped-file');

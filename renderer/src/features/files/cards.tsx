@@ -36,18 +36,24 @@ const plural = (n: number, word: string, many = `${word}s`) => `${n.toLocaleStri
 export function fileSummary(display: ToolInputDisplay | ToolResultDisplay): ReactNode {
   switch (display.kind) {
     case 'diff': {
-      const counts = display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunksOf(display));
+      const counts =
+        display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunksOf(display));
       return <DiffStats {...counts} />;
     }
     case 'file_content': {
       if (!display.range) return 'empty';
-      const of = display.totalLines !== undefined && display.totalLines !== display.range.end - display.range.start + 1 ? ` of ${display.totalLines.toLocaleString()}` : '';
+      const of =
+        display.totalLines !== undefined && display.totalLines !== display.range.end - display.range.start + 1
+          ? ` of ${display.totalLines.toLocaleString()}`
+          : '';
       return `L${display.range.start}–${display.range.end}${of}${display.truncated && !of ? ' · partial' : ''}`;
     }
     case 'search_results': {
       const files = new Set(display.matches.map((m) => m.file)).size;
       const lines = display.matches.some((m) => m.line !== undefined);
-      return lines ? `${plural(display.total ?? display.matches.length, 'match', 'matches')} · ${plural(files, 'file')}` : plural(display.total ?? files, 'file');
+      return lines
+        ? `${plural(display.total ?? display.matches.length, 'match', 'matches')} · ${plural(files, 'file')}`
+        : plural(display.total ?? files, 'file');
     }
     case 'file_list':
       return plural(display.total ?? display.files.length, 'file');

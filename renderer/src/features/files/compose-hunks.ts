@@ -64,7 +64,13 @@ export function composeHunks(steps: ReadonlyArray<readonly Hunk[]>): Hunk[] | nu
   for (const region of regions) {
     const text = (lines: string[]) => (lines.length ? `${lines.join('\n')}\n` : '');
     for (const hunk of structuredPatch('a', 'b', text(region.old), text(region.cur), '', '', { context: 3 }).hunks) {
-      out.push({ oldStart: hunk.oldStart + region.start, oldLines: hunk.oldLines, newStart: hunk.newStart + region.start + shift, newLines: hunk.newLines, lines: hunk.lines });
+      out.push({
+        oldStart: hunk.oldStart + region.start,
+        oldLines: hunk.oldLines,
+        newStart: hunk.newStart + region.start + shift,
+        newLines: hunk.newLines,
+        lines: hunk.lines,
+      });
     }
     shift += region.cur.length - region.old.length;
   }

@@ -24,8 +24,20 @@ export function diffRows(path: string, hunks: readonly Hunk[]): DiffRow[] {
   for (const hunk of hunks) {
     rows.push({ kind: 'hunk', header: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
     const body = hunk.lines.filter((l) => !l.startsWith('\\'));
-    const oldSide = highlightLines(body.filter((l) => !l.startsWith('+')).map((l) => l.slice(1)).join('\n'), language);
-    const newSide = highlightLines(body.filter((l) => !l.startsWith('-')).map((l) => l.slice(1)).join('\n'), language);
+    const oldSide = highlightLines(
+      body
+        .filter((l) => !l.startsWith('+'))
+        .map((l) => l.slice(1))
+        .join('\n'),
+      language,
+    );
+    const newSide = highlightLines(
+      body
+        .filter((l) => !l.startsWith('-'))
+        .map((l) => l.slice(1))
+        .join('\n'),
+      language,
+    );
     let o = hunk.oldStart;
     let n = hunk.newStart;
     let oi = 0;
@@ -35,7 +47,7 @@ export function diffRows(path: string, hunks: readonly Hunk[]): DiffRow[] {
         rows.push({ kind: 'note', text: raw.slice(1).trim() });
         continue;
       }
-      const sign = (raw[0] === '+' || raw[0] === '-' ? raw[0] : ' ');
+      const sign = raw[0] === '+' || raw[0] === '-' ? raw[0] : ' ';
       if (sign === '-') rows.push({ kind: 'line', line: { sign, oldNo: o++, segments: oldSide[oi++] ?? [] } });
       else if (sign === '+') rows.push({ kind: 'line', line: { sign, newNo: n++, segments: newSide[ni++] ?? [] } });
       else {

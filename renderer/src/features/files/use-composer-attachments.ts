@@ -13,31 +13,37 @@ export function useComposerAttachments(onFile: (attachment: Attachment) => void)
   const [pending, setPending] = useState(0);
   const [error, setError] = useState<string | null>(null);
 
-  const add = useCallback(async (files: File[]) => {
-    if (!files.length) return;
-    setError(null);
-    setPending((n) => n + files.length);
-    for (const file of files) {
-      try {
-        if (isImage(file)) {
-          const attachment = await attachImage(file);
-          rememberPreview(attachment.path, URL.createObjectURL(file));
-          setAttachments((list) => [...list, attachment]);
-        } else {
-          onFile(await attachFile(file));
+  const add = useCallback(
+    async (files: File[]) => {
+      if (!files.length) return;
+      setError(null);
+      setPending((n) => n + files.length);
+      for (const file of files) {
+        try {
+          if (isImage(file)) {
+            const attachment = await attachImage(file);
+            rememberPreview(attachment.path, URL.createObjectURL(file));
+            setAttachments((list) => [...list, attachment]);
+          } else {
+            onFile(await attachFile(file));
+          }
+        } catch (e) {
+          setError((e as Error).message);
+        } finally {
+          setPending((n) => n - 1);
         }
-      } catch (e) {
-        setError((e as Error).message);
-      } finally {
-        setPending((n) => n - 1);
       }
-    }
-  }, [onFile]);
+    },
+    [onFile],
+  );
 
   const dragging = useWindowDrop(
-    useCallback((files: File[]) => {
-      void add(files);
-    }, [add]),
+    useCallback(
+      (files: File[]) => {
+        void add(files);
+      },
+      [add],
+    ),
   );
 
   const onPaste = (e: ClipboardEvent) => {

@@ -32,7 +32,9 @@ export function GoalStrip({ compact = false }: { compact?: boolean }) {
   const now = useNow(active);
   if (!reported) return null;
   // An active goal's tokens and time run on between the core's reports.
-  const goal: Goal = active ? { ...reported, used: { ...reported.used, tokens: reported.used.tokens + tokensSince, timeMs: reported.used.timeMs + Math.max(0, now - reportedAt) } } : reported;
+  const goal: Goal = active
+    ? { ...reported, used: { ...reported.used, tokens: reported.used.tokens + tokensSince, timeMs: reported.used.timeMs + Math.max(0, now - reportedAt) } }
+    : reported;
   return (
     <section className={`goal-strip goal-${goal.status}${compact ? ' goal-strip-compact' : ''}`} role="region" aria-label="Goal">
       <span className="goal-label">Goal</span>
@@ -58,7 +60,13 @@ export function GoalStrip({ compact = false }: { compact?: boolean }) {
           Resume
         </button>
       ) : null}
-      <button type="button" className="icon-button" aria-label={goal.status === 'complete' ? 'Dismiss goal' : 'Cancel goal'} title={goal.status === 'complete' ? 'Dismiss' : 'Cancel the goal'} onClick={() => void setGoalStatus('cancel')}>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label={goal.status === 'complete' ? 'Dismiss goal' : 'Cancel goal'}
+        title={goal.status === 'complete' ? 'Dismiss' : 'Cancel the goal'}
+        onClick={() => void setGoalStatus('cancel')}
+      >
         <Icon name="x" size={14} />
       </button>
       {goal.reason && goal.status !== 'active' && !compact ? <span className="goal-reason">{goal.reason}</span> : null}

@@ -14,7 +14,10 @@ export function HooksSettings() {
     <section aria-label="Hooks" className="hooks-settings">
       {!overview ? <p className="form-note">Loading…</p> : null}
       {overview && !overview.hooks.length ? (
-        <p className="form-note">No hooks are configured. Add them under &quot;hooks&quot; in ~/.deft/settings.json or the workspace’s .deft/settings.json (see the README’s Hooks section).</p>
+        <p className="form-note">
+          No hooks are configured. Add them under &quot;hooks&quot; in ~/.deft/settings.json or the workspace’s .deft/settings.json (see the README’s Hooks
+          section).
+        </p>
       ) : null}
       {overview?.problems.length ? (
         <ul className="hooks-problems" aria-label="Problems in hook settings">

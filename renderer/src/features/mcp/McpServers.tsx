@@ -51,7 +51,10 @@ function ServerRow({ server }: { server: McpServerInfo }) {
   const [editing, setEditing] = useState(false);
   const toolCount = server.tools.length;
   const deferred = server.tools.filter((t) => t.deferred).length;
-  const status = server.status === 'connected' ? `Connected · ${toolCount} tool${toolCount === 1 ? '' : 's'}${deferred ? ` (${deferred} deferred)` : ''}` : STATUS_TEXT[server.status];
+  const status =
+    server.status === 'connected'
+      ? `Connected · ${toolCount} tool${toolCount === 1 ? '' : 's'}${deferred ? ` (${deferred} deferred)` : ''}`
+      : STATUS_TEXT[server.status];
   return (
     <li className={`mcp-server mcp-status-${server.status}`} aria-label={`MCP server ${server.name}`}>
       <div className="mcp-server-head">
@@ -75,7 +78,9 @@ function ServerRow({ server }: { server: McpServerInfo }) {
       ) : null}
       {server.status === 'needs-approval' ? (
         <div className="mcp-approval">
-          <p className="form-note">This server comes from the workspace’s own files. It starts only if you approve this exact definition; a changed one asks again.</p>
+          <p className="form-note">
+            This server comes from the workspace’s own files. It starts only if you approve this exact definition; a changed one asks again.
+          </p>
           <pre className="mcp-definition" aria-label={`Definition of ${server.name}`}>
             {JSON.stringify(server.definition, null, 2)}
           </pre>
@@ -196,7 +201,10 @@ function ServerFields({ onChange }: { onChange: (definition: Record<string, unkn
   const update = (change: Partial<typeof fields>) => {
     const next = { ...fields, ...change };
     setFields(next);
-    const args = next.args.split('\n').map((a) => a.trim()).filter(Boolean);
+    const args = next.args
+      .split('\n')
+      .map((a) => a.trim())
+      .filter(Boolean);
     onChange(next.kind === 'stdio' ? { command: next.command.trim(), ...(args.length ? { args } : {}) } : { type: next.kind, url: next.url.trim() });
   };
   return (
@@ -217,7 +225,13 @@ function ServerFields({ onChange }: { onChange: (definition: Record<string, unkn
           </label>
           <label className="field">
             <span>Arguments, one per line</span>
-            <textarea value={fields.args} onChange={(e) => update({ args: e.target.value })} rows={2} placeholder={'-y\n@modelcontextprotocol/server-everything'} spellCheck={false} />
+            <textarea
+              value={fields.args}
+              onChange={(e) => update({ args: e.target.value })}
+              rows={2}
+              placeholder={'-y\n@modelcontextprotocol/server-everything'}
+              spellCheck={false}
+            />
           </label>
         </>
       ) : (

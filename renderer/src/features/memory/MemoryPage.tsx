@@ -18,10 +18,14 @@ export function MemoryPage() {
   return (
     <section aria-label="Memory" className="memory-page">
       <p className="form-note">
-        The model reads these files at the start of a conversation (a subfolder’s when it first works there). Start a message with <code>#</code> to add a line to
-        one.
+        The model reads these files at the start of a conversation (a subfolder’s when it first works there). Start a message with <code>#</code> to add a line
+        to one.
       </p>
-      {!overview.files.length ? <p className="empty-note">No instruction files are in effect. Add an AGENTS.md (or CLAUDE.md) to the project, or ~/.deft/AGENTS.md for every project.</p> : null}
+      {!overview.files.length ? (
+        <p className="empty-note">
+          No instruction files are in effect. Add an AGENTS.md (or CLAUDE.md) to the project, or ~/.deft/AGENTS.md for every project.
+        </p>
+      ) : null}
       <ol className="memory-files" aria-label="Instruction files in effect">
         {overview.files.map((file) => (
           <li key={`${file.scope}:${file.display}`} className="memory-file">

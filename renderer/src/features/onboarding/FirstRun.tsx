@@ -26,8 +26,8 @@ export function FirstRun() {
           </div>
           <h1 id="first-run-title">Connect a model to get started</h1>
           <p className="lede">
-            Deft works on <strong title={workspace?.path}>{workspace?.name ?? 'your folder'}</strong> through tools you can watch, review and stop. Choose where its
-            model runs — a hosted API or a server on this machine.
+            Deft works on <strong title={workspace?.path}>{workspace?.name ?? 'your folder'}</strong> through tools you can watch, review and stop. Choose where
+            its model runs — a hosted API or a server on this machine.
           </p>
           <ProviderForm form={form} current={null} />
         </div>

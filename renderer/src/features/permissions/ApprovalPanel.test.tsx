@@ -37,9 +37,15 @@ describe('approval panel', () => {
     expect(within(panel).getByRole('heading', { name: 'Approval needed' })).toBeTruthy();
     expect(within(panel).getByText('Edit src/rates.js')).toBeTruthy();
     expect(within(panel).getByText('Edits ask in the ask mode.')).toBeTruthy();
-    expect(within(panel).getAllByRole('row').map((r) => r.textContent)).toEqual(['@@ -1,1 +1,1 @@', '1−export const rate0 = 0;', '1+export const rate0 = 0 * 2;']);
+    expect(
+      within(panel)
+        .getAllByRole('row')
+        .map((r) => r.textContent),
+    ).toEqual(['@@ -1,1 +1,1 @@', '1−export const rate0 = 0;', '1+export const rate0 = 0 * 2;']);
     expect(within(panel).getByText('Edit(src/rates.js)')).toBeTruthy();
-    const buttons = within(panel).getAllByRole('button').map((b) => b.textContent?.trim());
+    const buttons = within(panel)
+      .getAllByRole('button')
+      .map((b) => b.textContent?.trim());
     expect(buttons).toEqual(expect.arrayContaining(['Approve onceY', 'Approve for sessionA', 'Always allow…⇧A', 'RejectN']));
   });
 
@@ -74,7 +80,15 @@ describe('approval panel', () => {
     const e = sessionEvents();
     openSession([
       ...requestEdit(e, 'r1'),
-      e('approval.requested', { turnId: 't1', requestId: 'r2', kind: 'tool', toolName: 'Bash', description: 'Run npm test', display: { kind: 'command', command: 'npm test' }, reason: 'Commands ask.' }),
+      e('approval.requested', {
+        turnId: 't1',
+        requestId: 'r2',
+        kind: 'tool',
+        toolName: 'Bash',
+        description: 'Run npm test',
+        display: { kind: 'command', command: 'npm test' },
+        reason: 'Commands ask.',
+      }),
     ]);
     render(<ApprovalPanel />);
     expect(screen.getByText('1 of 2')).toBeTruthy();
@@ -90,7 +104,15 @@ describe('approval panel', () => {
     const e = sessionEvents();
     openSession([
       e('turn.started', { turnId: 't1', text: 'Keep at it', attachments: [], origin: 'user' }),
-      e('approval.requested', { turnId: 't1', requestId: 'g1', kind: 'goal_start', toolName: 'CreateGoal', description: 'Start a goal', display: { kind: 'goal_start', objective: 'Make the money tests pass', completionCriterion: 'node src/money.test.js exits 0' }, reason: 'A goal runs many turns.' }),
+      e('approval.requested', {
+        turnId: 't1',
+        requestId: 'g1',
+        kind: 'goal_start',
+        toolName: 'CreateGoal',
+        description: 'Start a goal',
+        display: { kind: 'goal_start', objective: 'Make the money tests pass', completionCriterion: 'node src/money.test.js exits 0' },
+        reason: 'A goal runs many turns.',
+      }),
     ]);
     render(<ApprovalPanel />);
     expect(screen.getByRole('heading', { name: 'Start a goal?' })).toBeTruthy();

@@ -37,7 +37,13 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
   const network = approval.kind === 'network';
   const scope = approval.approvalScope && !network ? approval.approvalScope : null;
   const labels = network
-    ? { title: 'Allow a connection?', once: 'Allow once', session: 'Allow for session', always: 'Always allow this host', alwaysTitle: `Add ${approval.approvalRule ?? ''} to sandbox.network.allowedDomains in .deft/settings.local.json` }
+    ? {
+        title: 'Allow a connection?',
+        once: 'Allow once',
+        session: 'Allow for session',
+        always: 'Always allow this host',
+        alwaysTitle: `Add ${approval.approvalRule ?? ''} to sandbox.network.allowedDomains in .deft/settings.local.json`,
+      }
     : {
         title: goal ? 'Start a goal?' : 'Approval needed',
         once: goal ? 'Start goal' : 'Approve once',
@@ -101,7 +107,14 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
         </label>
         <div className="approval-actions">
           <KeyButton buttonRef={primary} answer={once} label={labels.once} className="button-primary" disabled={busy} icon="check" />
-          {goal ? <KeyButton answer={unattended} label="Start without asking" disabled={busy} title="Run the goal's turns in yolo mode; your mode comes back when the goal stops" /> : null}
+          {goal ? (
+            <KeyButton
+              answer={unattended}
+              label="Start without asking"
+              disabled={busy}
+              title="Run the goal's turns in yolo mode; your mode comes back when the goal stops"
+            />
+          ) : null}
           {rememberable ? (
             <>
               <KeyButton answer={session} label={labels.session} disabled={busy} title={`Remember ${approval.approvalRule} until this session ends`} />

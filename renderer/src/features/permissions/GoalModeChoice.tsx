@@ -12,7 +12,10 @@ export function GoalModeChoice() {
         runs it as usual: <strong>{mode}</strong> decides what asks you first.
       </dd>
       <dt>Start without asking</dt>
-      <dd>runs its turns in Yolo: nothing asks, except protected paths and plan review (deny rules still block). {mode} is back as soon as the goal stops — complete, blocked, out of budget, paused or cancelled.</dd>
+      <dd>
+        runs its turns in Yolo: nothing asks, except protected paths and plan review (deny rules still block). {mode} is back as soon as the goal stops —
+        complete, blocked, out of budget, paused or cancelled.
+      </dd>
     </dl>
   );
 }

@@ -20,7 +20,13 @@ export function ModeSelect() {
   const mode = useEffectiveMode();
   const current = MODES.find((m) => m.mode === mode)!;
   return (
-    <select className={`mode-select mode-${mode}`} aria-label="Permission mode" title={current.hint} value={mode} onChange={(e) => void setPermissionMode(e.target.value as PermissionMode)}>
+    <select
+      className={`mode-select mode-${mode}`}
+      aria-label="Permission mode"
+      title={current.hint}
+      value={mode}
+      onChange={(e) => void setPermissionMode(e.target.value as PermissionMode)}
+    >
       {MODES.map((m) => (
         <option key={m.mode} value={m.mode}>
           {m.label}

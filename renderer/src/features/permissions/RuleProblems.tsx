@@ -65,26 +65,28 @@ export function RuleProblems() {
   return (
     <div className="banners">
       <UntrustedSettings />
-      {problems.length ? <div className="banner banner-warning rule-problems" role="alert" aria-label="Invalid permission rules">
-        <Icon name="alert" size={14} />
-        <div className="banner-text">
-          <strong>
-            {problems.length === 1 ? 'A permission rule is invalid and is not used' : `${problems.length} permission rules are invalid and are not used`}
-          </strong>
-          <ul className="rule-problem-list">
-            {shown.map((p, i) => (
-              <li key={i}>
-                {p.rule !== undefined ? <code>{p.rule}</code> : null} {p.message}
-              </li>
-            ))}
-          </ul>
+      {problems.length ? (
+        <div className="banner banner-warning rule-problems" role="alert" aria-label="Invalid permission rules">
+          <Icon name="alert" size={14} />
+          <div className="banner-text">
+            <strong>
+              {problems.length === 1 ? 'A permission rule is invalid and is not used' : `${problems.length} permission rules are invalid and are not used`}
+            </strong>
+            <ul className="rule-problem-list">
+              {shown.map((p, i) => (
+                <li key={i}>
+                  {p.rule !== undefined ? <code>{p.rule}</code> : null} {p.message}
+                </li>
+              ))}
+            </ul>
+          </div>
+          {problems.length > 2 ? (
+            <button type="button" className="button button-ghost" onClick={() => setOpen(!open)}>
+              {open ? 'Show fewer' : `Show all ${problems.length}`}
+            </button>
+          ) : null}
         </div>
-        {problems.length > 2 ? (
-          <button type="button" className="button button-ghost" onClick={() => setOpen(!open)}>
-            {open ? 'Show fewer' : `Show all ${problems.length}`}
-          </button>
-        ) : null}
-      </div> : null}
+      ) : null}
     </div>
   );
 }

@@ -17,7 +17,9 @@ export function answerKeys(answers: readonly KeyAnswer[], busy: boolean) {
     if (busy || e.ctrlKey || e.metaKey || e.altKey || e.nativeEvent.isComposing) return;
     const target = e.target as HTMLElement;
     // Where a letter is text (the feedback box, a field), it stays text; on a button or an option it answers.
-    const typing = target.closest('textarea, select, [contenteditable="true"]') || (target instanceof HTMLInputElement && !['radio', 'checkbox', 'button'].includes(target.type));
+    const typing =
+      target.closest('textarea, select, [contenteditable="true"]') ||
+      (target instanceof HTMLInputElement && !['radio', 'checkbox', 'button'].includes(target.type));
     if (typing) return;
     const answer = answers.find((a) => a.key === e.key);
     if (!answer) return;

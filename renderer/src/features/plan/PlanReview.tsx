@@ -35,7 +35,10 @@ export function PlanReview({ approval }: { approval: PendingApproval }) {
     setBusy(true);
     void answerApproval(approval.requestId, a).finally(() => setBusy(false));
   };
-  const approve: KeyAnswer = { key: 'y', run: () => answer({ decision: 'approve', scope: 'once', ...(options.length && choice ? { selectedLabel: choice } : {}) }) };
+  const approve: KeyAnswer = {
+    key: 'y',
+    run: () => answer({ decision: 'approve', scope: 'once', ...(options.length && choice ? { selectedLabel: choice } : {}) }),
+  };
   const revise: KeyAnswer = {
     key: 'r',
     run: () => {
@@ -57,7 +60,12 @@ export function PlanReview({ approval }: { approval: PendingApproval }) {
             {display.path}
           </span>
         ) : null}
-        <button type="button" className="button button-small button-ghost" onClick={() => useUi.getState().setHiddenPlan(approval.requestId)} title="Read the conversation; the plan waits above the message box">
+        <button
+          type="button"
+          className="button button-small button-ghost"
+          onClick={() => useUi.getState().setHiddenPlan(approval.requestId)}
+          title="Read the conversation; the plan waits above the message box"
+        >
           Show conversation
         </button>
       </header>
@@ -72,7 +80,13 @@ export function PlanReview({ approval }: { approval: PendingApproval }) {
             <legend>Approach</legend>
             {options.map((o) => (
               <label key={o.label} className="plan-option">
-                <input type="radio" name={`plan-option-${approval.requestId}`} value={o.label} checked={choice === o.label} onChange={() => setChoice(o.label)} />
+                <input
+                  type="radio"
+                  name={`plan-option-${approval.requestId}`}
+                  value={o.label}
+                  checked={choice === o.label}
+                  onChange={() => setChoice(o.label)}
+                />
                 <span>
                   <strong>{o.label}</strong>
                   {o.description ? <span className="option-description"> — {o.description}</span> : null}
@@ -99,7 +113,14 @@ export function PlanReview({ approval }: { approval: PendingApproval }) {
           </p>
         ) : null}
         <div className="approval-actions">
-          <KeyButton buttonRef={primary} answer={approve} label={`Approve${options.length && choice ? ` “${choice}”` : ''}`} className="button-primary" disabled={busy} icon="check" />
+          <KeyButton
+            buttonRef={primary}
+            answer={approve}
+            label={`Approve${options.length && choice ? ` “${choice}”` : ''}`}
+            className="button-primary"
+            disabled={busy}
+            icon="check"
+          />
           <KeyButton answer={revise} label="Revise" disabled={busy} />
           <span className="approval-spacer" />
           <KeyButton answer={reject} label="Reject" className="button-reject" disabled={busy} icon="x" />

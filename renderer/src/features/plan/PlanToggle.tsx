@@ -9,7 +9,11 @@ export function PlanToggle() {
       type="button"
       className={`chip plan-toggle${active ? ' chip-active' : ''}`}
       aria-pressed={active}
-      title={active ? 'Plan mode is on: Deft investigates read-only and writes a plan for your review. Click to turn it off.' : 'Plan first: Deft investigates read-only and asks you to review a plan before changing anything.'}
+      title={
+        active
+          ? 'Plan mode is on: Deft investigates read-only and writes a plan for your review. Click to turn it off.'
+          : 'Plan first: Deft investigates read-only and asks you to review a plan before changing anything.'
+      }
       onClick={() => void setPlanMode(!active)}
     >
       Plan mode

@@ -101,7 +101,9 @@ function Questions({ pending }: { pending: PendingQuestion }) {
                   name={name}
                   aria-label="Other"
                   checked={d.otherOn}
-                  onChange={(e) => update(index, (draft) => (q.multiSelect ? { ...draft, otherOn: e.target.checked } : { ...draft, selected: [], otherOn: true }))}
+                  onChange={(e) =>
+                    update(index, (draft) => (q.multiSelect ? { ...draft, otherOn: e.target.checked } : { ...draft, selected: [], otherOn: true }))
+                  }
                 />
                 <input
                   type="text"
@@ -111,7 +113,12 @@ function Questions({ pending }: { pending: PendingQuestion }) {
                   value={d.other}
                   onChange={(e) => {
                     const value = e.target.value;
-                    update(index, (draft) => ({ ...draft, other: value, otherOn: value.trim() !== '', selected: q.multiSelect || !value.trim() ? draft.selected : [] }));
+                    update(index, (draft) => ({
+                      ...draft,
+                      other: value,
+                      otherOn: value.trim() !== '',
+                      selected: q.multiSelect || !value.trim() ? draft.selected : [],
+                    }));
                   }}
                 />
               </label>

@@ -32,7 +32,10 @@ export function SessionMenu({ label, actions }: { label: string; actions: MenuAc
     const height = menu.current?.offsetHeight ?? 160;
     const width = menu.current?.offsetWidth ?? 220;
     const below = box.bottom + 4 + height <= window.innerHeight;
-    setPlace({ top: below ? box.bottom + 4 : Math.max(8, box.top - 4 - height), left: Math.max(8, Math.min(box.right - width, window.innerWidth - width - 8)) });
+    setPlace({
+      top: below ? box.bottom + 4 : Math.max(8, box.top - 4 - height),
+      left: Math.max(8, Math.min(box.right - width, window.innerWidth - width - 8)),
+    });
     menu.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
   }, [open]);
   useEffect(() => {

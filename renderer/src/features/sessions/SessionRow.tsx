@@ -56,7 +56,13 @@ export function SessionRow({ session, current, waiting }: { session: SessionSumm
           }}
         />
       ) : (
-        <button type="button" className="session-open" title={session.title} aria-current={current ? 'true' : undefined} onClick={() => void openSession(session.id)}>
+        <button
+          type="button"
+          className="session-open"
+          title={session.title}
+          aria-current={current ? 'true' : undefined}
+          onClick={() => void openSession(session.id)}
+        >
           <span className="session-title">{session.title}</span>
           <span className="session-meta">
             {session.running ? <Spinner size={10} /> : null}

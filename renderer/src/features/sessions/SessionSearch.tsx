@@ -25,7 +25,9 @@ function useSessionSearch(query: string): { hits: SessionSearchHit[]; searching:
   }, [text]);
   if (found && found.query === text) return { hits: found.hits, searching: false };
   const needle = text.toLowerCase();
-  const byTitle = sessions.filter((s) => s.title.toLowerCase().includes(needle)).map((s) => ({ sessionId: s.id, title: s.title, updatedAt: s.updatedAt, matchedIn: 'title' as const }));
+  const byTitle = sessions
+    .filter((s) => s.title.toLowerCase().includes(needle))
+    .map((s) => ({ sessionId: s.id, title: s.title, updatedAt: s.updatedAt, matchedIn: 'title' as const }));
   return { hits: byTitle, searching: true };
 }
 

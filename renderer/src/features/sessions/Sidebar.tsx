@@ -45,7 +45,12 @@ export function Sidebar() {
         <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
           <Icon name="plus" /> New session
         </button>
-        <button type="button" className="button button-ghost button-skills" onClick={() => useSkills.getState().show({ kind: 'gallery' })} title="Skill gallery (Ctrl+Shift+K)">
+        <button
+          type="button"
+          className="button button-ghost button-skills"
+          onClick={() => useSkills.getState().show({ kind: 'gallery' })}
+          title="Skill gallery (Ctrl+Shift+K)"
+        >
           <Icon name="spark" /> Skills
         </button>
       </div>

@@ -44,7 +44,14 @@ export function ProviderForm({ form, current }: { form: Form; current: PublicSet
         ))}
       </div>
       <label htmlFor={ids.base}>Base URL</label>
-      <input id={ids.base} type="url" placeholder="e.g. https://api.moonshot.ai/v1" value={draft.baseUrl} spellCheck={false} onChange={(e) => update({ baseUrl: e.target.value })} />
+      <input
+        id={ids.base}
+        type="url"
+        placeholder="e.g. https://api.moonshot.ai/v1"
+        value={draft.baseUrl}
+        spellCheck={false}
+        onChange={(e) => update({ baseUrl: e.target.value })}
+      />
       <label htmlFor={ids.model}>Model</label>
       <div className="input-row">
         <input
@@ -111,7 +118,9 @@ export function ProviderForm({ form, current }: { form: Form; current: PublicSet
             spellCheck={false}
             onChange={(e) => update({ contextWindow: e.target.value })}
           />
-          <p className="form-note">Deft compacts the conversation when it fills 85% of this. Leave empty for {DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')}.</p>
+          <p className="form-note">
+            Deft compacts the conversation when it fills 85% of this. Leave empty for {DEFAULT_CONTEXT_WINDOW.toLocaleString('en-US')}.
+          </p>
         </div>
       </details>
       {form.error ? (

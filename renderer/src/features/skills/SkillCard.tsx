@@ -53,7 +53,12 @@ export const SkillCard = memo(function SkillCard({ skill }: { skill: SkillSummar
       ) : null}
       <footer className="skill-actions">
         {skill.command ? (
-          <button type="button" className="button button-primary button-small" aria-label={`Run ${skill.name}`} onClick={() => useSkills.getState().show({ kind: 'run', skill, fromGallery: true })}>
+          <button
+            type="button"
+            className="button button-primary button-small"
+            aria-label={`Run ${skill.name}`}
+            onClick={() => useSkills.getState().show({ kind: 'run', skill, fromGallery: true })}
+          >
             Run
           </button>
         ) : null}

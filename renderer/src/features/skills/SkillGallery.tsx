@@ -49,7 +49,14 @@ export function SkillGallery({ onClose }: { onClose: () => void }) {
       <div className="skill-toolbar">
         <label className="skill-search">
           <Icon name="search" size={14} />
-          <input ref={search} type="search" aria-label="Search skills" placeholder="Search by name or description" value={query} onChange={(e) => useSkills.getState().setQuery(e.target.value)} />
+          <input
+            ref={search}
+            type="search"
+            aria-label="Search skills"
+            placeholder="Search by name or description"
+            value={query}
+            onChange={(e) => useSkills.getState().setQuery(e.target.value)}
+          />
         </label>
         <div className="skill-filters" role="group" aria-label="Filter by source">
           <button type="button" className="chip" aria-pressed={source === 'all'} onClick={() => useSkills.getState().setSource('all')}>
@@ -73,7 +80,9 @@ export function SkillGallery({ onClose }: { onClose: () => void }) {
       {!catalog && !error ? <p className="skill-empty">Loading skills…</p> : null}
       {catalog && !shown.length ? (
         <p className="skill-empty">
-          {skills.length ? 'No skill matches this search.' : 'No skills yet. Add a folder with a SKILL.md under .deft/skills/ in the workspace, or run /skill-creator.'}
+          {skills.length
+            ? 'No skill matches this search.'
+            : 'No skills yet. Add a folder with a SKILL.md under .deft/skills/ in the workspace, or run /skill-creator.'}
         </p>
       ) : null}
       <div className="skill-grid">
@@ -102,7 +111,12 @@ export function SkillGallery({ onClose }: { onClose: () => void }) {
           <ul>
             {catalog.roots.map((r) => (
               <li key={r.path}>
-                <code>{r.path}</code> <span className="skill-root-meta">{SOURCE_LABELS[r.source]}{r.exists ? '' : ' · not created yet'}{r.watched ? ' · watched' : ''}</span>
+                <code>{r.path}</code>{' '}
+                <span className="skill-root-meta">
+                  {SOURCE_LABELS[r.source]}
+                  {r.exists ? '' : ' · not created yet'}
+                  {r.watched ? ' · watched' : ''}
+                </span>
               </li>
             ))}
           </ul>

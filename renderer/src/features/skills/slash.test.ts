@@ -3,7 +3,19 @@ import type { SkillSummary } from '#protocol';
 import { matchCommands, parseSlashCommand, slashCommands, slashQuery } from './slash';
 
 function skill(name: string, source: SkillSummary['source'], command: string | undefined, description = `About ${name}`): SkillSummary {
-  return { name, description, type: 'prompt', source, file: `/s/${name}/SKILL.md`, dir: `/s/${name}`, arguments: [], modelInvocable: true, isSubSkill: name.includes('.'), overrides: [], ...(command ? { command } : {}) };
+  return {
+    name,
+    description,
+    type: 'prompt',
+    source,
+    file: `/s/${name}/SKILL.md`,
+    dir: `/s/${name}`,
+    arguments: [],
+    modelInvocable: true,
+    isSubSkill: name.includes('.'),
+    overrides: [],
+    ...(command ? { command } : {}),
+  };
 }
 
 const skills = [

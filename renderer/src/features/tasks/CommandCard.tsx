@@ -62,7 +62,13 @@ function RunningControls({ item }: { item: ToolItem }) {
         </span>
       ) : null}
       <span className="command-controls-gap" />
-      <button type="button" className="button button-small" disabled={pending !== null} onClick={() => act('background')} title="Keep it running as a background task; the agent carries on">
+      <button
+        type="button"
+        className="button button-small"
+        disabled={pending !== null}
+        onClick={() => act('background')}
+        title="Keep it running as a background task; the agent carries on"
+      >
         Move to background
       </button>
       <button type="button" className="button button-small button-stop" disabled={pending !== null} onClick={() => act('stop')} aria-label="Stop command">
@@ -212,7 +218,10 @@ export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem 
         <span className="tool-name">{item.name}</span>
         <span className="tool-description">{item.description}</span>
         {display.sandboxed ? (
-          <span className="command-sandboxed" title="Runs in the OS sandbox: it writes only in the workspace and its temp folder, and reaches only allowed hosts">
+          <span
+            className="command-sandboxed"
+            title="Runs in the OS sandbox: it writes only in the workspace and its temp folder, and reaches only allowed hosts"
+          >
             <Icon name="shield" size={11} /> sandboxed
           </span>
         ) : null}

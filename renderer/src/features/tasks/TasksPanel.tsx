@@ -122,16 +122,16 @@ export function TasksPanel() {
   const running = tasks.filter((t) => t.status === 'running');
   const finished = tasks.filter((t) => t.status !== 'running');
   return (
-    <aside
-      id="tasks-panel"
-      className="tasks-panel"
-      aria-label="Tasks"
-      tabIndex={-1}
-      ref={ref}
-    >
+    <aside id="tasks-panel" className="tasks-panel" aria-label="Tasks" tabIndex={-1} ref={ref}>
       <header className="tasks-header">
         <h2>Tasks</h2>
-        <button type="button" className="icon-button" aria-label="Close tasks panel" title="Close (Esc)" onClick={() => useTasks.getState().setPanelOpen(false)}>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Close tasks panel"
+          title="Close (Esc)"
+          onClick={() => useTasks.getState().setPanelOpen(false)}
+        >
           ×
         </button>
       </header>

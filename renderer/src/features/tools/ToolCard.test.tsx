@@ -16,7 +16,13 @@ describe('tool cards', () => {
   it('an Edit shows its diff open, with the removed and added lines and its counts in the title; the title closes it', async () => {
     const e = sessionEvents();
     // As the core sends it (infra/text/diff-hunks.ts): hunks with 3 lines of context, and the counts.
-    const hunk = { oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: ['-export const rate = 1;', '+export const rate = 2;', ' export const name = "x";'] };
+    const hunk = {
+      oldStart: 1,
+      oldLines: 2,
+      newStart: 1,
+      newLines: 2,
+      lines: ['-export const rate = 1;', '+export const rate = 2;', ' export const name = "x";'],
+    };
     const diff = { kind: 'diff' as const, path: 'src/money.js', hunks: [hunk], added: 1, removed: 1 };
     openSession([
       ...turn(e),
@@ -28,7 +34,9 @@ describe('tool cards', () => {
     const toggle = within(card).getByRole('button', { name: 'Edit src/money.js' });
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
     expect(within(card).getByLabelText('1 lines added, 1 lines removed')).toBeTruthy();
-    const rows = within(card).getAllByRole('row').map((r) => r.textContent);
+    const rows = within(card)
+      .getAllByRole('row')
+      .map((r) => r.textContent);
     expect(rows).toContain('1−export const rate = 1;');
     expect(rows).toContain('1+export const rate = 2;');
     expect(rows).toContain('22export const name = "x";');
@@ -52,17 +60,53 @@ describe('tool cards', () => {
     expect(within(card).getByRole('button', { name: 'Create CHANGELOG.md' })).toBeTruthy();
     expect(within(card).getByText('new file')).toBeTruthy();
     expect(within(card).getByLabelText('3 lines added, 0 lines removed')).toBeTruthy();
-    expect(within(card).getAllByRole('row').map((r) => r.textContent)).toEqual(['@@ -0,0 +1,3 @@', '1+# Changelog', '2+\u200b', '3+- two decimals']); // an empty line keeps its height
+    expect(
+      within(card)
+        .getAllByRole('row')
+        .map((r) => r.textContent),
+    ).toEqual(['@@ -0,0 +1,3 @@', '1+# Changelog', '2+\u200b', '3+- two decimals']); // an empty line keeps its height
   });
 
   it('a failed call starts open with its error; a finished one starts closed and opens on a click', async () => {
     const e = sessionEvents();
     openSession([
       ...turn(e),
-      e('tool.call.started', { turnId: 't1', step: 1, callId: 'c1', name: 'Read', args: {}, description: 'Read src/gone.js', display: { kind: 'file_io', operation: 'read', path: 'src/gone.js' } }),
-      e('tool.call.result', { turnId: 't1', callId: 'c1', name: 'Read', isError: true, output: 'File not found: src/gone.js', display: { kind: 'error', message: 'File not found: src/gone.js. Use Glob to find it.' }, durationMs: 1 }),
-      e('tool.call.started', { turnId: 't1', step: 1, callId: 'c2', name: 'Glob', args: {}, description: 'Glob src/**/*.js', display: { kind: 'search', query: 'src/**/*.js' } }),
-      e('tool.call.result', { turnId: 't1', callId: 'c2', name: 'Glob', isError: false, output: 'src/money.js', display: { kind: 'file_list', files: ['src/money.js', 'src/rates.js'] }, durationMs: 1 }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'c1',
+        name: 'Read',
+        args: {},
+        description: 'Read src/gone.js',
+        display: { kind: 'file_io', operation: 'read', path: 'src/gone.js' },
+      }),
+      e('tool.call.result', {
+        turnId: 't1',
+        callId: 'c1',
+        name: 'Read',
+        isError: true,
+        output: 'File not found: src/gone.js',
+        display: { kind: 'error', message: 'File not found: src/gone.js. Use Glob to find it.' },
+        durationMs: 1,
+      }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'c2',
+        name: 'Glob',
+        args: {},
+        description: 'Glob src/**/*.js',
+        display: { kind: 'search', query: 'src/**/*.js' },
+      }),
+      e('tool.call.result', {
+        turnId: 't1',
+        callId: 'c2',
+        name: 'Glob',
+        isError: false,
+        output: 'src/money.js',
+        display: { kind: 'file_list', files: ['src/money.js', 'src/rates.js'] },
+        durationMs: 1,
+      }),
     ]);
     render(<Rows />);
     const failed = screen.getByRole('group', { name: 'Read tool call' });
@@ -78,7 +122,15 @@ describe('tool cards', () => {
     const e = sessionEvents();
     openSession([
       ...turn(e),
-      e('tool.call.started', { turnId: 't1', step: 1, callId: 'bash-1', name: 'Bash', args: {}, description: 'Run the tests', display: { kind: 'command', command: 'npm test', cwd: '.', sandboxed: true } }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'bash-1',
+        name: 'Bash',
+        args: {},
+        description: 'Run the tests',
+        display: { kind: 'command', command: 'npm test', cwd: '.', sandboxed: true },
+      }),
       e('tool.call.progress', { turnId: 't1', callId: 'bash-1', kind: 'stdout', text: 'PASS money.test.js\n' }),
     ]);
     render(<Rows />);

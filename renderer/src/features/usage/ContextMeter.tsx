@@ -47,7 +47,14 @@ export function ContextMeter() {
   const label = `Context: ${formatTokens(context.tokens)} of ${formatTokens(context.contextWindow)} tokens (${used}%)`;
   return (
     <div className="context-meter" ref={ref}>
-      <button type="button" className={`context-meter-button context-${level}`} aria-label={label} aria-expanded={open} title={`${label}; compacts at ${Math.round(context.compactAt * 100)}%`} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className={`context-meter-button context-${level}`}
+        aria-label={label}
+        aria-expanded={open}
+        title={`${label}; compacts at ${Math.round(context.compactAt * 100)}%`}
+        onClick={() => setOpen(!open)}
+      >
         <span className="meter-track" aria-hidden="true">
           <span className="meter-fill" style={{ width: `${Math.min(100, used)}%` }} />
           <span className="meter-mark" style={{ left: `${context.compactAt * 100}%` }} />
@@ -60,7 +67,8 @@ export function ContextMeter() {
             <strong>{context.tokens.toLocaleString('en-US')}</strong> of {context.contextWindow.toLocaleString('en-US')} tokens ({used}%)
           </p>
           <p className="form-note">
-            Deft compacts the conversation at {Math.round(context.compactAt * 100)}% ({Math.round(context.contextWindow * context.compactAt).toLocaleString('en-US')} tokens).
+            Deft compacts the conversation at {Math.round(context.compactAt * 100)}% (
+            {Math.round(context.contextWindow * context.compactAt).toLocaleString('en-US')} tokens).
             {context.stale ? ' Measured before the last undo: the next answer measures it again.' : ''}
           </p>
           {context.breakdown ? (

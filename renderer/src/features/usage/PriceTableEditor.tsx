@@ -12,7 +12,12 @@ interface Row {
 }
 
 const toRows = (table: PriceTable): Row[] =>
-  Object.entries(table).map(([model, p]) => ({ model, input: String(p.input), cachedInput: p.cachedInput === undefined ? '' : String(p.cachedInput), output: String(p.output) }));
+  Object.entries(table).map(([model, p]) => ({
+    model,
+    input: String(p.input),
+    cachedInput: p.cachedInput === undefined ? '' : String(p.cachedInput),
+    output: String(p.output),
+  }));
 
 /** The rows as a price table, or the first problem found. */
 function toTable(rows: Row[]): PriceTable | string {
@@ -72,16 +77,37 @@ export function PriceTableEditor() {
                 <input aria-label={`Model ${i + 1}`} value={row.model} spellCheck={false} onChange={(e) => update(i, { model: e.target.value })} />
               </td>
               <td>
-                <input aria-label={`Input price of ${row.model || `model ${i + 1}`}`} inputMode="decimal" value={row.input} onChange={(e) => update(i, { input: e.target.value })} />
+                <input
+                  aria-label={`Input price of ${row.model || `model ${i + 1}`}`}
+                  inputMode="decimal"
+                  value={row.input}
+                  onChange={(e) => update(i, { input: e.target.value })}
+                />
               </td>
               <td>
-                <input aria-label={`Cached input price of ${row.model || `model ${i + 1}`}`} inputMode="decimal" value={row.cachedInput} placeholder="same" onChange={(e) => update(i, { cachedInput: e.target.value })} />
+                <input
+                  aria-label={`Cached input price of ${row.model || `model ${i + 1}`}`}
+                  inputMode="decimal"
+                  value={row.cachedInput}
+                  placeholder="same"
+                  onChange={(e) => update(i, { cachedInput: e.target.value })}
+                />
               </td>
               <td>
-                <input aria-label={`Output price of ${row.model || `model ${i + 1}`}`} inputMode="decimal" value={row.output} onChange={(e) => update(i, { output: e.target.value })} />
+                <input
+                  aria-label={`Output price of ${row.model || `model ${i + 1}`}`}
+                  inputMode="decimal"
+                  value={row.output}
+                  onChange={(e) => update(i, { output: e.target.value })}
+                />
               </td>
               <td>
-                <button type="button" className="icon-button" aria-label={`Remove ${row.model || `model ${i + 1}`}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+                <button
+                  type="button"
+                  className="icon-button"
+                  aria-label={`Remove ${row.model || `model ${i + 1}`}`}
+                  onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                >
                   ×
                 </button>
               </td>
@@ -90,7 +116,8 @@ export function PriceTableEditor() {
         </tbody>
       </table>
       <p className="form-note" id={captionId}>
-        US dollars per million tokens. A name also prices the models it starts (<code>gpt-4.1</code> prices <code>gpt-4.1-2025-04-14</code>). A model not listed shows no cost.
+        US dollars per million tokens. A name also prices the models it starts (<code>gpt-4.1</code> prices <code>gpt-4.1-2025-04-14</code>). A model not listed
+        shows no cost.
         {preferences.pricesEdited ? '' : ' These are the built-in list prices.'}
       </p>
       <div className="price-actions">
@@ -98,7 +125,11 @@ export function PriceTableEditor() {
           Add a model
         </button>
         {preferences.pricesEdited ? (
-          <button type="button" className="button button-small" onClick={() => void setPreferences({ prices: null }).then((ok) => ok && setMessage({ error: false, text: 'Back to the built-in prices.' }))}>
+          <button
+            type="button"
+            className="button button-small"
+            onClick={() => void setPreferences({ prices: null }).then((ok) => ok && setMessage({ error: false, text: 'Back to the built-in prices.' }))}
+          >
             Use built-in prices
           </button>
         ) : null}

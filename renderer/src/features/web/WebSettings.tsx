@@ -10,7 +10,11 @@ const PROVIDERS: Array<{ id: WebDraft['provider']; label: string; note: string }
   { id: 'tavily', label: 'Tavily', note: 'Needs a key (tvly-…) from Tavily.' },
 ];
 
-const DEFAULT_URLS: Record<SearchProviderKind, string> = { searxng: 'http://127.0.0.1:8888', brave: 'https://api.search.brave.com/res/v1', tavily: 'https://api.tavily.com' };
+const DEFAULT_URLS: Record<SearchProviderKind, string> = {
+  searxng: 'http://127.0.0.1:8888',
+  brave: 'https://api.search.brave.com/res/v1',
+  tavily: 'https://api.tavily.com',
+};
 
 /** Settings → Web: the search provider WebSearch uses, and the private hosts FetchURL may reach. */
 export function WebSettings() {
@@ -20,7 +24,13 @@ export function WebSettings() {
   if (!draft) {
     return (
       <section className="web-settings" aria-label="Web settings">
-        {form.error ? <p className="form-error" role="alert">{form.error}</p> : <p className="form-note">Loading…</p>}
+        {form.error ? (
+          <p className="form-error" role="alert">
+            {form.error}
+          </p>
+        ) : (
+          <p className="form-note">Loading…</p>
+        )}
       </section>
     );
   }
@@ -47,7 +57,14 @@ export function WebSettings() {
       {draft.provider !== 'none' ? (
         <>
           <label htmlFor={ids.url}>{draft.provider === 'searxng' ? 'Instance URL' : 'API URL (optional)'}</label>
-          <input id={ids.url} type="url" spellCheck={false} placeholder={DEFAULT_URLS[draft.provider]} value={draft.baseUrl} onChange={(e) => form.update({ baseUrl: e.target.value })} />
+          <input
+            id={ids.url}
+            type="url"
+            spellCheck={false}
+            placeholder={DEFAULT_URLS[draft.provider]}
+            value={draft.baseUrl}
+            onChange={(e) => form.update({ baseUrl: e.target.value })}
+          />
           <label htmlFor={ids.key}>API key{keyed ? '' : ' (optional)'}</label>
           <div className="input-row">
             <input
@@ -65,9 +82,7 @@ export function WebSettings() {
           <p className="form-note">{keyHint}</p>
           {form.test?.ok ? (
             <div role="status">
-              <p className="form-note">
-                Works: {form.test.results.length === 1 ? '1 result' : `${form.test.results.length} results`} for “deft coding agent”.
-              </p>
+              <p className="form-note">Works: {form.test.results.length === 1 ? '1 result' : `${form.test.results.length} results`} for “deft coding agent”.</p>
               <ul className="web-test-results">
                 {form.test.results.slice(0, 3).map((r) => (
                   <li key={r.url}>{r.title}</li>
@@ -83,9 +98,17 @@ export function WebSettings() {
         </>
       ) : null}
       <label htmlFor={ids.hosts}>Allowed private hosts</label>
-      <textarea id={ids.hosts} rows={3} spellCheck={false} placeholder={'127.0.0.1:8080\nintranet.local\n*.corp.example'} value={draft.hosts} onChange={(e) => form.update({ hosts: e.target.value })} />
+      <textarea
+        id={ids.hosts}
+        rows={3}
+        spellCheck={false}
+        placeholder={'127.0.0.1:8080\nintranet.local\n*.corp.example'}
+        value={draft.hosts}
+        onChange={(e) => form.update({ hosts: e.target.value })}
+      />
       <p className="form-note">
-        FetchURL never reaches this machine or your private network (localhost, 10.x, 192.168.x, 169.254.x…) unless the host is listed here: one per line, with :port to allow only that port.
+        FetchURL never reaches this machine or your private network (localhost, 10.x, 192.168.x, 169.254.x…) unless the host is listed here: one per line, with
+        :port to allow only that port.
       </p>
       {current?.workspaceHosts.hosts.length ? (
         <p className="form-note">

@@ -59,7 +59,13 @@ export function useWebSettings() {
   };
 
   const searchInput = (d: WebDraft, includeKey: boolean): WebSearchInput | null =>
-    d.provider === 'none' ? null : { provider: d.provider, ...(d.baseUrl.trim() ? { baseUrl: d.baseUrl.trim() } : {}), ...(includeKey && d.apiKey.trim() ? { apiKey: d.apiKey.trim() } : {}) };
+    d.provider === 'none'
+      ? null
+      : {
+          provider: d.provider,
+          ...(d.baseUrl.trim() ? { baseUrl: d.baseUrl.trim() } : {}),
+          ...(includeKey && d.apiKey.trim() ? { apiKey: d.apiKey.trim() } : {}),
+        };
 
   async function save(): Promise<void> {
     if (!draft) return;

@@ -22,11 +22,19 @@ async function put(dir: string, name: string, text: string) {
 
 describe('sub-agent definitions', () => {
   it('reads the format other agents write: a YAML list or comma-separated tools, their tool names, model aliases', () => {
-    const listed = parseDefinition('---\nname: tester\ndescription: Runs tests\ntools:\n  - Bash\n  - Read\n  - TodoWrite\n  - WebFetch\nmodel: sonnet\n---\nRun the tests.\n', '/x/tester.md', 'user');
+    const listed = parseDefinition(
+      '---\nname: tester\ndescription: Runs tests\ntools:\n  - Bash\n  - Read\n  - TodoWrite\n  - WebFetch\nmodel: sonnet\n---\nRun the tests.\n',
+      '/x/tester.md',
+      'user',
+    );
     expect(listed.type).toMatchObject({ name: 'tester', tools: ['Bash', 'Read', 'TodoList', 'FetchURL'], source: 'user' });
     expect(listed.type.model).toBeUndefined();
     expect(listed.ignored.join('\n')).toMatch(/model "sonnet"/);
-    const own = parseDefinition('---\nname: docs\ndescription: Writes docs\ntools: Read, Write, mcp__github__*\nmodel: kimi-k2\n---\nWrite docs.\n', '/x/docs.md', 'workspace');
+    const own = parseDefinition(
+      '---\nname: docs\ndescription: Writes docs\ntools: Read, Write, mcp__github__*\nmodel: kimi-k2\n---\nWrite docs.\n',
+      '/x/docs.md',
+      'workspace',
+    );
     expect(own.type).toMatchObject({ tools: ['Read', 'Write', 'mcp__github__*'], model: 'kimi-k2' });
     expect(own.type.prompt).toContain('Write docs.');
   });
@@ -50,7 +58,12 @@ describe('sub-agent definitions', () => {
     expect(toolMatcher(['Read'])('select_tools')).toBe(false);
     const parsed = parseDefinition('---\nname: a\ndescription: x\ntools: Read, Agent, AgentSwarm, Task, WebFetch, Re ad\n---\nbody', '/a.md', 'user');
     expect(parsed.type.tools).toEqual(['Read', 'FetchURL']);
-    expect(parsed.ignored).toEqual(['tool Agent (sub-agents cannot have it)', 'tool AgentSwarm (sub-agents cannot have it)', 'tool Task (sub-agents cannot delegate)', 'tool Re ad (not a tool name)']);
+    expect(parsed.ignored).toEqual([
+      'tool Agent (sub-agents cannot have it)',
+      'tool AgentSwarm (sub-agents cannot have it)',
+      'tool Task (sub-agents cannot delegate)',
+      'tool Re ad (not a tool name)',
+    ]);
   });
 
   it('the built-in types are definitions like the user’s, naming only tools that exist', () => {
@@ -83,7 +96,14 @@ describe('the catalog', () => {
     ]);
     await new TrustStore(p.home, p.workspace).trust();
     snapshot = await catalog.refresh();
-    expect(snapshot.types.map((t) => `${t.name}:${t.source}`)).toEqual(['coder:builtin', 'explore:builtin', 'plan:builtin', 'mine:workspace', 'repo:workspace', 'claude-one:user']);
+    expect(snapshot.types.map((t) => `${t.name}:${t.source}`)).toEqual([
+      'coder:builtin',
+      'explore:builtin',
+      'plan:builtin',
+      'mine:workspace',
+      'repo:workspace',
+      'claude-one:user',
+    ]);
     const reasons = snapshot.skipped.map((s) => `${s.file.split('/').at(-1)}: ${s.reason}`);
     expect(reasons).toContain('link.md: it is a symbolic link: a workspace definition must be a plain file');
     expect(reasons.some((r) => r.startsWith('mine.md: "mine" is already defined by'))).toBe(true);

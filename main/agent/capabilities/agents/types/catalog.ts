@@ -77,7 +77,12 @@ export class AgentTypeCatalog {
     for (const folder of folders) {
       const files = await markdownFiles(folder.path);
       if (folder.source === 'workspace' && !trusted) {
-        for (const file of files) skipped.push({ file, source: folder.source, reason: 'the workspace is not trusted yet: its own sub-agent definitions are used once you trust the folder' });
+        for (const file of files)
+          skipped.push({
+            file,
+            source: folder.source,
+            reason: 'the workspace is not trusted yet: its own sub-agent definitions are used once you trust the folder',
+          });
         continue;
       }
       for (const file of files.slice(0, MAX_FILES_PER_FOLDER)) {
@@ -92,9 +97,14 @@ export class AgentTypeCatalog {
           skipped.push({ file, source: folder.source, reason: (error as Error).message });
         }
       }
-      if (files.length > MAX_FILES_PER_FOLDER) skipped.push({ file: folder.path, source: folder.source, reason: `only the first ${MAX_FILES_PER_FOLDER} definitions are read` });
+      if (files.length > MAX_FILES_PER_FOLDER)
+        skipped.push({ file: folder.path, source: folder.source, reason: `only the first ${MAX_FILES_PER_FOLDER} definitions are read` });
     }
-    const signature = JSON.stringify([types.map(({ name, description, tools, model, file }) => [name, description, tools, model, file]), skipped, types.map((t) => t.prompt.length)]);
+    const signature = JSON.stringify([
+      types.map(({ name, description, tools, model, file }) => [name, description, tools, model, file]),
+      skipped,
+      types.map((t) => t.prompt.length),
+    ]);
     const changed = signature !== this.current.signature;
     this.current = { types, skipped, signature };
     if (changed) this.onChange?.(this.current);

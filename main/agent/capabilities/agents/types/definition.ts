@@ -41,7 +41,10 @@ export function parseDefinition(text: string, file: string | undefined, source: 
   if (!NAME.test(name)) throw new Error(name ? `"${name}" is not a valid name (lower-case letters, digits, - and _)` : 'the frontmatter has no name');
   const description = typeof fields.description === 'string' ? fields.description.replace(/\s+/g, ' ').trim() : '';
   if (!description) throw new Error('the frontmatter has no description');
-  const prompt = text.replace(/^\uFEFF/, '').slice(match[0].length).trim();
+  const prompt = text
+    .replace(/^\uFEFF/, '')
+    .slice(match[0].length)
+    .trim();
   if (!prompt) throw new Error('the file has no instructions after the frontmatter');
 
   const ignored: string[] = [];
@@ -69,5 +72,16 @@ export function parseDefinition(text: string, file: string | undefined, source: 
   for (const key of PERMISSION_KEYS) {
     if (key in fields) ignored.push(`"${key}" (a definition can narrow the tools, never widen permissions: the session's mode and rules apply)`);
   }
-  return { type: { name, description: description.slice(0, 1024), source, ...(file !== undefined ? { file } : {}), tools, ...(model ? { model } : {}), prompt: `## Your role: a sub-agent (${name})\n${prompt}` }, ignored };
+  return {
+    type: {
+      name,
+      description: description.slice(0, 1024),
+      source,
+      ...(file !== undefined ? { file } : {}),
+      tools,
+      ...(model ? { model } : {}),
+      prompt: `## Your role: a sub-agent (${name})\n${prompt}`,
+    },
+    ignored,
+  };
 }

@@ -8,7 +8,12 @@ const BATCH_BYTES = 64 * 1024 * 1024;
  * Blob contents by id, read with one `git cat-file --batch` per batch. `sizes` (when known) keeps a
  * batch under BATCH_BYTES; `each` receives every blob as it is read, so callers can write and drop it.
  */
-export async function readBlobs(places: GitPlaces, ids: readonly string[], each: (id: string, content: Buffer) => Promise<void> | void, sizes?: ReadonlyMap<string, number>): Promise<void> {
+export async function readBlobs(
+  places: GitPlaces,
+  ids: readonly string[],
+  each: (id: string, content: Buffer) => Promise<void> | void,
+  sizes?: ReadonlyMap<string, number>,
+): Promise<void> {
   const unique = [...new Set(ids.filter(Boolean))];
   for (let start = 0; start < unique.length; ) {
     let end = start;
@@ -26,7 +31,8 @@ export async function readBlobs(places: GitPlaces, ids: readonly string[], each:
       if (header.endsWith(' missing')) throw new Error(`The checkpoint store has lost object ${id}.`);
       const size = Number(header.split(' ')[2]);
       const content = stdout.subarray(at, at + size);
-      if (!intact(id, header.split(' ')[1] ?? '', content)) throw new Error(`The checkpoint store's object ${id} is damaged (its bytes do not hash to its id).`);
+      if (!intact(id, header.split(' ')[1] ?? '', content))
+        throw new Error(`The checkpoint store's object ${id} is damaged (its bytes do not hash to its id).`);
       await each(id, content);
       at += size + 1;
     }

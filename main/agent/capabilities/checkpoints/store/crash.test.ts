@@ -112,7 +112,8 @@ describe('CheckpointStore after a kill -9', () => {
       await new Promise((r) => setTimeout(r, delay));
       await kill(proc);
       // The dead process held the store's lock (and maybe git's own index or ref locks): the next open takes them over.
-      if (await stat(`${join(home, 'checkpoints', (await readdir(join(home, 'checkpoints'))).find((n) => n.endsWith('.git'))!)}.lock`).catch(() => null)) locksLeft++;
+      if (await stat(`${join(home, 'checkpoints', (await readdir(join(home, 'checkpoints'))).find((n) => n.endsWith('.git'))!)}.lock`).catch(() => null))
+        locksLeft++;
       expect(await contents(workspace)).toEqual(expected);
     }
     expect(locksLeft).toBeGreaterThan(0);

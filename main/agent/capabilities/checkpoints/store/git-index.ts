@@ -29,7 +29,13 @@ export function readGitIndex(data: Buffer): IndexEntry[] {
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) throw new UnusableIndex(`index version ${version}`);
   const body = data.subarray(0, data.length - 20);
-  if (!createHash('sha1').update(body).digest().equals(data.subarray(data.length - 20))) throw new UnusableIndex('the checksum does not match (a sha-256 repository, or index.skipHash)');
+  if (
+    !createHash('sha1')
+      .update(body)
+      .digest()
+      .equals(data.subarray(data.length - 20))
+  )
+    throw new UnusableIndex('the checksum does not match (a sha-256 repository, or index.skipHash)');
   const count = data.readUInt32BE(8);
   const entries: IndexEntry[] = [];
   let at = 12;

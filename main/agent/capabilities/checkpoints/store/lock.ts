@@ -24,14 +24,16 @@ const queues = new Map<string, Promise<unknown>>();
  */
 export function withLock<T>(lockFile: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(lockFile) ?? Promise.resolve();
-  const run = previous.catch(() => {}).then(async () => {
-    const release = await acquire(lockFile);
-    try {
-      return await work();
-    } finally {
-      await release();
-    }
-  });
+  const run = previous
+    .catch(() => {})
+    .then(async () => {
+      const release = await acquire(lockFile);
+      try {
+        return await work();
+      } finally {
+        await release();
+      }
+    });
   const tail = run.catch(() => {});
   queues.set(lockFile, tail);
   void tail.then(() => {
@@ -64,7 +66,8 @@ async function acquire(lockFile: string): Promise<() => Promise<void>> {
       if (again === undefined || again?.token === owner?.token) await rm(lockFile, { force: true });
       continue;
     }
-    if (Date.now() - started > WAIT_LIMIT_MS) throw new Error(`The checkpoint store is busy: process ${owner?.pid ?? '?'} has held ${lockFile} for over ${WAIT_LIMIT_MS / 1000} s.`);
+    if (Date.now() - started > WAIT_LIMIT_MS)
+      throw new Error(`The checkpoint store is busy: process ${owner?.pid ?? '?'} has held ${lockFile} for over ${WAIT_LIMIT_MS / 1000} s.`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -80,7 +83,9 @@ async function readOwner(lockFile: string): Promise<LockOwner | null | undefined
   }
   try {
     const parsed = JSON.parse(text) as Partial<LockOwner>;
-    return typeof parsed.pid === 'number' && typeof parsed.token === 'string' ? { pid: parsed.pid, host: String(parsed.host ?? ''), token: parsed.token } : null;
+    return typeof parsed.pid === 'number' && typeof parsed.token === 'string'
+      ? { pid: parsed.pid, host: String(parsed.host ?? ''), token: parsed.token }
+      : null;
   } catch {
     return null;
   }

@@ -42,16 +42,33 @@ describe('objects and refs written in-process', () => {
     ];
     const tree = await writeObject(gitDir, 'tree', formatTree(entries));
     const listed = await git('ls-tree', '-z', tree);
-    expect(listed.split('\0').filter(Boolean).map((l) => l.split('\t')[1])).toEqual(['a.b', 'a', 'a0', 'link', Buffer.from(odd).toString('utf8')]);
+    expect(
+      listed
+        .split('\0')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[1]),
+    ).toEqual(['a.b', 'a', 'a0', 'link', Buffer.from(odd).toString('utf8')]);
     expect(parseTree(formatTree(entries)).map((e) => e.name.toString('latin1'))).toEqual(['a.b', 'a', 'a0', 'link', odd.toString('latin1')]);
     // git writes the same tree from the same entries.
-    const mktree = (await runGit(null, ['--git-dir', gitDir, 'mktree', '-z'], { input: Buffer.concat(parseTree(formatTree(entries)).map((e) => Buffer.concat([Buffer.from(`${e.mode} ${e.mode === TREE_MODE ? 'tree' : 'blob'} ${e.id}\t`), e.name, Buffer.from([0])]))) })).stdout.toString().trim();
+    const mktree = (
+      await runGit(null, ['--git-dir', gitDir, 'mktree', '-z'], {
+        input: Buffer.concat(
+          parseTree(formatTree(entries)).map((e) =>
+            Buffer.concat([Buffer.from(`${e.mode} ${e.mode === TREE_MODE ? 'tree' : 'blob'} ${e.id}\t`), e.name, Buffer.from([0])]),
+          ),
+        ),
+      })
+    ).stdout
+      .toString()
+      .trim();
     expect(tree).toBe(mktree);
 
     const message = 'turn t1\n\n{"kind":"turn"}\n';
     const commit = await writeObject(gitDir, 'commit', Buffer.from(commitBody(tree, message, new Date(1_700_000_000_000))));
     expect((await git('cat-file', '-t', commit)).trim()).toBe('commit');
-    expect((await git('log', '-1', '--format=%T%x00%an <%ae>%x00%at%x00%B', commit)).trim()).toBe(`${tree}\0Deft <checkpoints@deft.invalid>\x001700000000\0${message.trim()}`);
+    expect((await git('log', '-1', '--format=%T%x00%an <%ae>%x00%at%x00%B', commit)).trim()).toBe(
+      `${tree}\0Deft <checkpoints@deft.invalid>\x001700000000\0${message.trim()}`,
+    );
     expect(objectId('commit', Buffer.from(commitBody(tree, message, new Date(1_700_000_000_000))))).toBe(commit);
     await writeRef(gitDir, 'refs/deft/s/00000001', commit, { create: true });
     await git('fsck', '--strict', '--no-dangling');
@@ -61,7 +78,17 @@ describe('objects and refs written in-process', () => {
     const { gitDir } = await bareStore();
     const tree = await writeObject(gitDir, 'tree', Buffer.alloc(0));
     const commit = await writeObject(gitDir, 'commit', Buffer.from(commitBody(tree, 'one\n', new Date())));
-    for (const ref of ['refs/deft/../../../outside', '../outside', 'refs/deft/a..b/1', 'refs/deft/.hidden/1', 'refs/deft/s/1.lock', 'refs//x', 'config', '/tmp/x', 'refs/deft/s/1\n']) {
+    for (const ref of [
+      'refs/deft/../../../outside',
+      '../outside',
+      'refs/deft/a..b/1',
+      'refs/deft/.hidden/1',
+      'refs/deft/s/1.lock',
+      'refs//x',
+      'config',
+      '/tmp/x',
+      'refs/deft/s/1\n',
+    ]) {
       await expect(writeRef(gitDir, ref, commit), ref).rejects.toThrow(/Not a ref name/);
     }
     await expect(writeRef(gitDir, 'refs/deft/s/00000001', 'HEAD')).rejects.toThrow(/Not an object id/);

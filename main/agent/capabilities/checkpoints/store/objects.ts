@@ -45,7 +45,13 @@ export async function writeObject(gitDir: string, type: ObjectType, body: Buffer
     renameSync(temp, path);
     return id;
   }
-  if (await lstat(path).then(() => true, () => false)) return id;
+  if (
+    await lstat(path).then(
+      () => true,
+      () => false,
+    )
+  )
+    return id;
   const data = await deflateAsync(Buffer.concat([header, body]), { level: 1 });
   await mkdir(dir, { recursive: true });
   try {
@@ -77,7 +83,11 @@ export function parseTree(body: Buffer): TreeEntry[] {
     const space = body.indexOf(0x20, at);
     const nul = body.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > body.length) throw new Error('The checkpoint store holds a malformed tree.');
-    entries.push({ mode: body.subarray(at, space).toString('latin1'), name: Buffer.from(body.subarray(space + 1, nul)), id: body.subarray(nul + 1, nul + 21).toString('hex') });
+    entries.push({
+      mode: body.subarray(at, space).toString('latin1'),
+      name: Buffer.from(body.subarray(space + 1, nul)),
+      id: body.subarray(nul + 1, nul + 21).toString('hex'),
+    });
     at = nul + 21;
   }
   return entries;
@@ -116,7 +126,8 @@ export async function readRef(gitDir: string, ref: string): Promise<string | nul
  */
 export async function writeRef(gitDir: string, ref: string, id: string, options: { create?: boolean } = {}): Promise<void> {
   // git's update-ref refused a malformed name; a path that could leave the store is refused here too.
-  if (!REF_NAME.test(ref) || ref.split('/').some((part) => part.includes('..') || part.endsWith('.lock'))) throw new Error(`Not a ref name the checkpoint store writes: ${JSON.stringify(ref)}.`);
+  if (!REF_NAME.test(ref) || ref.split('/').some((part) => part.includes('..') || part.endsWith('.lock')))
+    throw new Error(`Not a ref name the checkpoint store writes: ${JSON.stringify(ref)}.`);
   if (!/^[0-9a-f]{40}$/.test(id)) throw new Error(`Not an object id: ${JSON.stringify(id)}.`);
   const path = join(gitDir, ref);
   await mkdir(join(path, '..'), { recursive: true });

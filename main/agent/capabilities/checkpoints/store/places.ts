@@ -18,14 +18,18 @@ export interface StorePlaces {
 /** `<home>/checkpoints/<name>-<hash>.git`, one store per workspace. */
 export function storeDir(home: string, workspace: string): string {
   const hash = createHash('sha256').update(workspace).digest('hex').slice(0, 12);
-  const name = basename(workspace).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40) || 'root';
+  const name =
+    basename(workspace)
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .slice(0, 40) || 'root';
   return join(home, 'checkpoints', `${name}-${hash}.git`);
 }
 
 export async function resolvePlaces(home: string, workspace: string): Promise<StorePlaces> {
   for (let dir = workspace; ; dir = dirname(dir)) {
     const stats = await lstat(join(dir, '.git')).catch(() => null);
-    if (stats?.isDirectory() || stats?.isFile()) return { workspace, gitDir: storeDir(home, workspace), repoRoot: dir, repoGitDir: stats.isDirectory() ? join(dir, '.git') : null };
+    if (stats?.isDirectory() || stats?.isFile())
+      return { workspace, gitDir: storeDir(home, workspace), repoRoot: dir, repoGitDir: stats.isDirectory() ? join(dir, '.git') : null };
     if (dirname(dir) === dir) return { workspace, gitDir: storeDir(home, workspace), repoRoot: null, repoGitDir: null };
   }
 }
@@ -44,7 +48,8 @@ export async function inheritedIgnoreRules(places: StorePlaces): Promise<string[
     const rules = translateIgnoreFile(text, toWorkspace(from));
     if (rules.length) lines.push(`# ${label}`, ...rules);
   };
-  if (places.repoGitDir) add(`From ${join(places.repoGitDir, 'info', 'exclude')}`, await readFile(join(places.repoGitDir, 'info', 'exclude'), 'utf8').catch(() => ''), repoRoot);
+  if (places.repoGitDir)
+    add(`From ${join(places.repoGitDir, 'info', 'exclude')}`, await readFile(join(places.repoGitDir, 'info', 'exclude'), 'utf8').catch(() => ''), repoRoot);
   for (let dir = repoRoot; dir !== workspace && workspace.startsWith(dir); ) {
     add(`From ${join(dir, '.gitignore')}`, await readFile(join(dir, '.gitignore'), 'utf8').catch(() => ''), dir);
     const next = toWorkspace(dir).split('/')[0];

@@ -72,7 +72,13 @@ async function writeEntry(root: string, entry: RestoreEntry, content: Buffer): P
   const existing = await lstat(target).catch(() => null);
   if (existing?.isDirectory()) {
     // A folder where the checkpoint has a file: only an empty one may go.
-    if (!(await rmdir(target).then(() => true, () => false))) return 'a folder with files Deft does not capture is in its place';
+    if (
+      !(await rmdir(target).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return 'a folder with files Deft does not capture is in its place';
   }
   const temp = join(dirname(target), `.${basename(target)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {
@@ -140,7 +146,13 @@ async function parentsAreFolders(root: string, path: string): Promise<boolean> {
 /** Remove the folders a deletion left empty, up to (not including) the root. */
 async function removeEmptyParents(root: string, path: string): Promise<void> {
   for (let dir = dirname(join(root, path)); dir.length > root.length && dir.startsWith(root); dir = dirname(dir)) {
-    if (!(await rmdir(dir).then(() => true, () => false))) return;
+    if (
+      !(await rmdir(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
   }
 }
 

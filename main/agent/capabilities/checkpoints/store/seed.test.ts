@@ -50,12 +50,23 @@ async function capture(home: string, workspace: string, options: { maxFileBytes?
 }
 
 async function paths(store: CheckpointStore, tree: string): Promise<string[]> {
-  const out = await runGit({ gitDir: store.places.gitDir, workTree: store.places.workspace, indexFile: join(store.places.gitDir, 'index') }, ['ls-tree', '-r', '--name-only', tree]);
+  const out = await runGit({ gitDir: store.places.gitDir, workTree: store.places.workspace, indexFile: join(store.places.gitDir, 'index') }, [
+    'ls-tree',
+    '-r',
+    '--name-only',
+    tree,
+  ]);
   return out.stdout.toString('utf8').split('\n').filter(Boolean).sort();
 }
 
 describe('a new store seeded from the repository', () => {
-  const files = { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n', 'README.md': '# r\n', '.env': 'TOKEN=secret\n', 'big.bin': 'x'.repeat(5_000) };
+  const files = {
+    'src/a.ts': 'export const a = 1;\n',
+    'src/b.ts': 'export const b = 2;\n',
+    'README.md': '# r\n',
+    '.env': 'TOKEN=secret\n',
+    'big.bin': 'x'.repeat(5_000),
+  };
 
   it('starts from the repository index and objects, takes in what changed since and untracked files, leaves out secrets and large files, and matches a store made by hashing every file', async () => {
     const { workspace, home } = await repository(files, { 'src/b.ts': 'export const b = 3;\n', 'new.txt': 'untracked\n' });

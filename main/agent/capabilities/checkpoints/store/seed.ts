@@ -52,8 +52,13 @@ async function leftOut(places: StorePlaces, entries: readonly IndexEntry[], opti
   const out: string[] = [];
   for (const entry of entries) {
     const { path } = entry;
-    if (isGitlink(entry) || entry.size > options.maxFileBytes || options.excluded.some((x) => path === x || path.startsWith(x.endsWith('/') ? x : `${x}/`))) out.push(path);
-    else if (isSensitivePath(path) || (SECRET_BY_CONTENT.test(path) && (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })))) out.push(path);
+    if (isGitlink(entry) || entry.size > options.maxFileBytes || options.excluded.some((x) => path === x || path.startsWith(x.endsWith('/') ? x : `${x}/`)))
+      out.push(path);
+    else if (
+      isSensitivePath(path) ||
+      (SECRET_BY_CONTENT.test(path) && (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })))
+    )
+      out.push(path);
   }
   return out;
 }

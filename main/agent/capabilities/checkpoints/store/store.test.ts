@@ -44,7 +44,9 @@ async function fingerprint(root: string): Promise<Record<string, string>> {
       if (entry.isDirectory()) await walk(path);
       else {
         const s = await stat(path);
-        out[relative(root, path)] = `${createHash('sha1').update(await readFile(path)).digest('hex')} ${s.mode.toString(8)} ${s.mtimeMs}`;
+        out[relative(root, path)] = `${createHash('sha1')
+          .update(await readFile(path))
+          .digest('hex')} ${s.mode.toString(8)} ${s.mtimeMs}`;
       }
     }
   };
@@ -84,7 +86,12 @@ describe('CheckpointStore', () => {
     ]);
     expect(changes.find((c) => c.path === 'a.txt')).toMatchObject({ added: 1, removed: 1 });
 
-    const problems = await store.locked(() => store.restore(first.tree, changes.map((c) => c.path)));
+    const problems = await store.locked(() =>
+      store.restore(
+        first.tree,
+        changes.map((c) => c.path),
+      ),
+    );
     expect(problems).toEqual([]);
     expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe('one\n');
     expect(await readFile(join(workspace, 'c.txt'), 'utf8')).toBe('three\n');
@@ -96,7 +103,7 @@ describe('CheckpointStore', () => {
     expect((await readdir(workspace)).sort()).toEqual(['a.txt', 'c.txt', 'link', 'run.sh', 'src']);
   });
 
-  it('leaves a repository\'s .git byte-identical (HEAD, index, config, refs, stash) through captures and restores', async () => {
+  it("leaves a repository's .git byte-identical (HEAD, index, config, refs, stash) through captures and restores", async () => {
     const { workspace, home } = await setup({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
     git(workspace, 'init', '-q');
     git(workspace, 'add', '.');
@@ -120,7 +127,7 @@ describe('CheckpointStore', () => {
     expect((await store.changes(first.tree, second.tree)).map((c) => c.path)).toEqual(['a.txt', 'c.txt']);
   });
 
-  it('runs none of a hostile repository\'s hooks, fsmonitor or filter drivers, and converts no bytes', async () => {
+  it("runs none of a hostile repository's hooks, fsmonitor or filter drivers, and converts no bytes", async () => {
     const { workspace, home } = await setup();
     git(workspace, 'init', '-q');
     const marker = join(home, 'pwned');
@@ -170,7 +177,13 @@ describe('CheckpointStore', () => {
   });
 
   it('applies the ignore rules of the folders above the workspace inside its repository', async () => {
-    const { workspace: repo, home } = await setup({ '.gitignore': 'node_modules/\n/packages/app/dist/\n/other/\n*.tmp\n', 'packages/app/src/a.ts': 'a', 'packages/app/node_modules/m/i.js': 'm', 'packages/app/dist/o.js': 'o', 'packages/app/x.tmp': 't' });
+    const { workspace: repo, home } = await setup({
+      '.gitignore': 'node_modules/\n/packages/app/dist/\n/other/\n*.tmp\n',
+      'packages/app/src/a.ts': 'a',
+      'packages/app/node_modules/m/i.js': 'm',
+      'packages/app/dist/o.js': 'o',
+      'packages/app/x.tmp': 't',
+    });
     git(repo, 'init', '-q');
     const workspace = join(repo, 'packages/app');
     const store = await CheckpointStore.open(home, workspace);
@@ -295,8 +308,23 @@ describe('CheckpointStore', () => {
 });
 
 describe('checkpoints never store a secret file (finding 6)', () => {
-  const secrets = { '.env': 'TOKEN=xyzzy-env\n', 'config/.env.local': 'TOKEN=xyzzy-local\n', 'deploy.pem': '-----BEGIN RSA PRIVATE KEY-----\nxyzzy-pem\n', 'copy/.aws/credentials': 'aws_secret_access_key=xyzzy-aws\n' };
-  const held = (store: CheckpointStore, content: string) => runGit({ gitDir: store.places.gitDir, workTree: store.places.workspace, indexFile: join(store.places.gitDir, 'index') }, ['cat-file', '-e', createHash('sha1').update(`blob ${Buffer.byteLength(content)}\0${content}`).digest('hex')]).then(() => true, () => false);
+  const secrets = {
+    '.env': 'TOKEN=xyzzy-env\n',
+    'config/.env.local': 'TOKEN=xyzzy-local\n',
+    'deploy.pem': '-----BEGIN RSA PRIVATE KEY-----\nxyzzy-pem\n',
+    'copy/.aws/credentials': 'aws_secret_access_key=xyzzy-aws\n',
+  };
+  const held = (store: CheckpointStore, content: string) =>
+    runGit({ gitDir: store.places.gitDir, workTree: store.places.workspace, indexFile: join(store.places.gitDir, 'index') }, [
+      'cat-file',
+      '-e',
+      createHash('sha1')
+        .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+        .digest('hex'),
+    ]).then(
+      () => true,
+      () => false,
+    );
 
   it('an un-ignored .env, a private key and a credentials file are left out, whether git writes the tree or Deft does, and listed as secrets', async () => {
     const { workspace, home } = await setup({ 'a.txt': 'one\n', ...secrets });
@@ -305,7 +333,12 @@ describe('checkpoints never store a secret file (finding 6)', () => {
     const first = await snapshot(store);
     expect(await store.entry(first.tree, 'a.txt')).not.toBeNull();
     for (const path of Object.keys(secrets)) expect(await store.entry(first.tree, path), path).toBeNull();
-    expect(first.skipped.filter((s) => s.reason === 'secret').map((s) => s.path).sort()).toEqual(Object.keys(secrets).sort());
+    expect(
+      first.skipped
+        .filter((s) => s.reason === 'secret')
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual(Object.keys(secrets).sort());
     // A later capture of a few changed files is written by Deft itself (not git's index): the same holds.
     await writeFile(join(workspace, '.env'), 'TOKEN=xyzzy-env-changed\n');
     await writeFile(join(workspace, 'a.txt'), 'two\n');
@@ -316,7 +349,12 @@ describe('checkpoints never store a secret file (finding 6)', () => {
   });
 
   it('every entry of the one list of secrets, copied into a workspace, is left out', async () => {
-    const files = Object.fromEntries(SECRET_PLACES.map((place) => [`home/${place.dir ? `${place.path}/stored-secret` : place.path}`, place.byContent ? '//registry.npmjs.org/:_authToken=xyzzy\n' : 'xyzzy\n']));
+    const files = Object.fromEntries(
+      SECRET_PLACES.map((place) => [
+        `home/${place.dir ? `${place.path}/stored-secret` : place.path}`,
+        place.byContent ? '//registry.npmjs.org/:_authToken=xyzzy\n' : 'xyzzy\n',
+      ]),
+    );
     const { workspace, home } = await setup({ 'a.txt': 'one\n', ...files });
     const store = await CheckpointStore.open(home, workspace);
     const first = await snapshot(store);

@@ -254,16 +254,27 @@ export class CheckpointStore {
         const stats = await lstat(full).catch(() => null);
         if (!stats) return void looked.missing.push(clean);
         if (stats.isSymbolicLink()) return void looked.links.push(clean);
-        const skip = (reason: SkippedFile['reason'], size?: number) => void looked.skipped.push({ path: clean, reason, ...(size !== undefined ? { size } : {}) });
+        const skip = (reason: SkippedFile['reason'], size?: number) =>
+          void looked.skipped.push({ path: clean, reason, ...(size !== undefined ? { size } : {}) });
         if (stats.isDirectory()) {
           looked.folders.push(clean);
           return skip(path.endsWith('/') ? 'nested_repository' : 'special');
         }
         if (!stats.isFile()) return skip('special');
         // Never stored, ignored or not (.env, keys, tokens): the one list of secrets, and for key files and hard links their content.
-        if (isSensitivePath(clean) || ((SECRET_BY_CONTENT.test(clean) || stats.nlink > 1) && (await isSensitiveFile(localEnvironment(), full, { workspace: this.places.workspace })))) return skip('secret');
+        if (
+          isSensitivePath(clean) ||
+          ((SECRET_BY_CONTENT.test(clean) || stats.nlink > 1) && (await isSensitiveFile(localEnvironment(), full, { workspace: this.places.workspace })))
+        )
+          return skip('secret');
         if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
-        if (!(await access(full, constants.R_OK).then(() => true, () => false))) return skip('unreadable');
+        if (
+          !(await access(full, constants.R_OK).then(
+            () => true,
+            () => false,
+          ))
+        )
+          return skip('unreadable');
         looked.files.push({ path: clean, size: stats.size, executable: (stats.mode & 0o100) !== 0 });
       }),
     );
@@ -296,11 +307,16 @@ export class CheckpointStore {
       }),
     ]);
     skipped.sort((a, b) => a.path.localeCompare(b.path));
-    return patchTree(head, changes, (id) => this.readTree(id), async (body) => {
-      const id = await writeObject(gitDir, 'tree', body);
-      this.remember(id, body);
-      return id;
-    });
+    return patchTree(
+      head,
+      changes,
+      (id) => this.readTree(id),
+      async (body) => {
+        const id = await writeObject(gitDir, 'tree', body);
+        this.remember(id, body);
+        return id;
+      },
+    );
   }
 
   /** A tree's body: from this process's memory of recent trees, or from the store. */
@@ -452,7 +468,11 @@ export class CheckpointStore {
   async looseObjects(): Promise<number> {
     const objects = join(this.places.gitDir, 'objects');
     const folders = (await readdir(objects).catch(() => [] as string[])).filter((name) => /^[0-9a-f]{2}$/.test(name));
-    const counts = await Promise.all(folders.map(async (name) => (await readdir(join(objects, name)).catch(() => [] as string[])).filter((f) => /^[0-9a-f]{38}([0-9a-f]{24})?$/.test(f)).length));
+    const counts = await Promise.all(
+      folders.map(
+        async (name) => (await readdir(join(objects, name)).catch(() => [] as string[])).filter((f) => /^[0-9a-f]{38}([0-9a-f]{24})?$/.test(f)).length,
+      ),
+    );
     return counts.reduce((sum, n) => sum + n, 0);
   }
 
@@ -622,7 +642,16 @@ function literal(path: string): string {
 function toFileChange(change: TreeChange): FileChange {
   const { path } = change;
   const status = change.status === 'A' ? 'added' : change.status === 'D' ? 'deleted' : 'modified';
-  return { path, status, oldMode: change.oldMode, newMode: change.newMode, oldBlob: change.oldBlob, newBlob: change.newBlob, added: change.added, removed: change.removed };
+  return {
+    path,
+    status,
+    oldMode: change.oldMode,
+    newMode: change.newMode,
+    oldBlob: change.oldBlob,
+    newBlob: change.newBlob,
+    added: change.added,
+    removed: change.removed,
+  };
 }
 
 function parseBody(body: string): (CheckpointMeta & { at: number; skipped: SkippedFile[] }) | null {

@@ -19,7 +19,12 @@ interface Node {
  * git never stores an empty tree below the root. A path that is both a folder's and a file's (a file
  * replaced by a folder) becomes the folder when anything is under it.
  */
-export async function patchTree(base: string | null, changes: readonly PathChange[], read: (id: string) => Promise<Buffer>, write: (body: Buffer) => Promise<string>): Promise<string> {
+export async function patchTree(
+  base: string | null,
+  changes: readonly PathChange[],
+  read: (id: string) => Promise<Buffer>,
+  write: (body: Buffer) => Promise<string>,
+): Promise<string> {
   const root: Node = { children: new Map() };
   for (const change of changes) {
     let node = root;
@@ -34,7 +39,12 @@ export async function patchTree(base: string | null, changes: readonly PathChang
   return (await apply(base, root, read, write)).id;
 }
 
-async function apply(base: string | null, node: Node, read: (id: string) => Promise<Buffer>, write: (body: Buffer) => Promise<string>): Promise<{ id: string; empty: boolean }> {
+async function apply(
+  base: string | null,
+  node: Node,
+  read: (id: string) => Promise<Buffer>,
+  write: (body: Buffer) => Promise<string>,
+): Promise<{ id: string; empty: boolean }> {
   const entries = new Map<string, TreeEntry>();
   if (base) for (const entry of parseTree(await read(base))) entries.set(entry.name.toString('latin1'), entry);
   for (const [key, child] of node.children) {

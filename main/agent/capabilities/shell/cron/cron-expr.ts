@@ -38,7 +38,9 @@ export function parseSchedule(input: string): Schedule {
     cron = new Cron(expr.startsWith('@') ? expr.toLowerCase() : expr, { paused: true, mode: '5-part' });
   } catch (error) {
     const reason = (error as Error).message.replace(/^CronPattern:\s*/, '');
-    throw new ToolInputError(`Invalid cron expression "${input}": ${reason}. Fields: minute 0-59, hour 0-23, day-of-month 1-31, month 1-12 or JAN-DEC, day-of-week 0-7 or SUN-SAT (0 and 7 are Sunday).`);
+    throw new ToolInputError(
+      `Invalid cron expression "${input}": ${reason}. Fields: minute 0-59, hour 0-23, day-of-month 1-31, month 1-12 or JAN-DEC, day-of-week 0-7 or SUN-SAT (0 and 7 are Sunday).`,
+    );
   }
   return {
     expr,

@@ -58,7 +58,9 @@ describe('cron scheduler', () => {
     expect(fired).toHaveLength(1);
     expect(fired[0]).toMatchObject({ coalescedCount: 1, stale: false, job: { id: job.id } });
     const message = cronFireMessage(fired[0]!, localIso);
-    expect(message).toMatch(new RegExp(`^<cron-fire jobId="${job.id}" cron="\\*/5 \\* \\* \\* \\*" schedule="every 5 minutes" recurring="true" coalescedCount="1" stale="false"`));
+    expect(message).toMatch(
+      new RegExp(`^<cron-fire jobId="${job.id}" cron="\\*/5 \\* \\* \\* \\*" schedule="every 5 minutes" recurring="true" coalescedCount="1" stale="false"`),
+    );
     expect(message).toContain('<prompt>\ncheck the build\n</prompt>\n</cron-fire>');
     expect(message).toContain('not a new message from the user');
     await s.tick();
@@ -135,7 +137,9 @@ describe('cron scheduler', () => {
 
   it('enforces the limits: 50 jobs, 8 KiB prompts, dates that come', async () => {
     const s = scheduler();
-    await expect(s.create({ cron: '* * * * *', prompt: 'é'.repeat(4097), recurring: true })).rejects.toThrow(/8194 bytes; scheduled prompts are at most 8192 bytes/);
+    await expect(s.create({ cron: '* * * * *', prompt: 'é'.repeat(4097), recurring: true })).rejects.toThrow(
+      /8194 bytes; scheduled prompts are at most 8192 bytes/,
+    );
     await expect(s.create({ cron: '0 0 30 2 *', prompt: 'p', recurring: true })).rejects.toThrow(/never fires within the next 5 years/);
     await expect(s.create({ cron: '0 7 2 3 *', prompt: 'p', recurring: false })).rejects.toThrow(/more than 350 days away/);
     await expect(s.create({ cron: '* * * * *', prompt: '  ', recurring: true })).rejects.toThrow(/prompt is empty/);

@@ -22,7 +22,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function checkPrompt(prompt: string): void {
   const bytes = Buffer.byteLength(prompt, 'utf8');
   if (!prompt.trim()) throw new ToolInputError('The prompt is empty. Write what the scheduled turn should do.');
-  if (bytes > MAX_PROMPT_BYTES) throw new ToolInputError(`The prompt is ${bytes} bytes; scheduled prompts are at most ${MAX_PROMPT_BYTES} bytes (8 KiB). Put long instructions in a file and have the prompt read it.`);
+  if (bytes > MAX_PROMPT_BYTES)
+    throw new ToolInputError(
+      `The prompt is ${bytes} bytes; scheduled prompts are at most ${MAX_PROMPT_BYTES} bytes (8 KiB). Put long instructions in a file and have the prompt read it.`,
+    );
 }
 
 const CronRecord = z.object({
@@ -61,7 +64,8 @@ export interface CronSchedulerOptions {
 }
 
 /** What CronCreate says while the kill switch is on. */
-export const CRON_DISABLED = 'Scheduled prompts are turned off on this machine (DEFT_DISABLE_CRON=1), so nothing can be scheduled. Tell the user; unsetting DEFT_DISABLE_CRON turns them back on.';
+export const CRON_DISABLED =
+  'Scheduled prompts are turned off on this machine (DEFT_DISABLE_CRON=1), so nothing can be scheduled. Tell the user; unsetting DEFT_DISABLE_CRON turns them back on.';
 
 /**
  * The scheduled prompts of one session. A due job fires only when the session is idle; fires missed
@@ -111,13 +115,18 @@ export class CronScheduler {
     const schedule = parseSchedule(input.cron);
     checkPrompt(input.prompt);
     if (this.jobs.size >= MAX_JOBS_PER_SESSION) {
-      throw new ToolInputError(`This session already has ${MAX_JOBS_PER_SESSION} scheduled prompts, the most it can hold. Delete some with CronDelete (list them with CronList) first.`);
+      throw new ToolInputError(
+        `This session already has ${MAX_JOBS_PER_SESSION} scheduled prompts, the most it can hold. Delete some with CronDelete (list them with CronList) first.`,
+      );
     }
     const now = this.now();
     const first = schedule.next(now);
-    if (first === null || first - now > FIVE_YEARS_MS) throw new ToolInputError(`"${input.cron}" never fires within the next 5 years (check the day and month, e.g. "0 0 30 2 *" never happens).`);
+    if (first === null || first - now > FIVE_YEARS_MS)
+      throw new ToolInputError(`"${input.cron}" never fires within the next 5 years (check the day and month, e.g. "0 0 30 2 *" never happens).`);
     if (!input.recurring && first - now > ONE_SHOT_HORIZON_MS) {
-      throw new ToolInputError(`This one-shot schedule first fires on ${new Date(first).toString()}, more than 350 days away; if you meant a time today or soon, that time has already passed. Pick a time in the future.`);
+      throw new ToolInputError(
+        `This one-shot schedule first fires on ${new Date(first).toString()}, more than 350 days away; if you meant a time today or soon, that time has already passed. Pick a time in the future.`,
+      );
     }
     return schedule;
   }
@@ -142,7 +151,9 @@ export class CronScheduler {
   }
 
   list(): CronJobInfo[] {
-    return [...this.jobs.values()].map(({ record, schedule }) => this.info(record, schedule)).sort((a, b) => (a.nextFireAt ?? Infinity) - (b.nextFireAt ?? Infinity));
+    return [...this.jobs.values()]
+      .map(({ record, schedule }) => this.info(record, schedule))
+      .sort((a, b) => (a.nextFireAt ?? Infinity) - (b.nextFireAt ?? Infinity));
   }
 
   /** The scheduler's clock (the core's), for ages and staleness. */
@@ -261,7 +272,10 @@ export function cronFireMessage(fire: CronFire, isoTime: (ms: number) => string)
     `This prompt was scheduled earlier with CronCreate (job ${job.id}); it is not a new message from the user.`,
   ];
   if (fire.coalescedCount > 1) lines.push(`It was due ${fire.coalescedCount} times while Deft was closed or busy; those fires are coalesced into this one.`);
-  if (fire.stale) lines.push('The job has reached the 7-day limit for recurring schedules: this is its last fire and it has been deleted. Recreate it with CronCreate if it is still wanted.');
+  if (fire.stale)
+    lines.push(
+      'The job has reached the 7-day limit for recurring schedules: this is its last fire and it has been deleted. Recreate it with CronCreate if it is still wanted.',
+    );
   else if (!job.recurring) lines.push('It was a one-shot schedule and has been deleted.');
   lines.push('<prompt>', job.prompt, '</prompt>', '</cron-fire>');
   return lines.join('\n');

@@ -43,7 +43,8 @@ function decode(body: Buffer, contentType: string, html = false): string {
   }
 }
 
-const TEXT_TYPES = /^(text\/|application\/(xml|javascript|ecmascript|x-sh|x-shellscript|x-yaml|yaml|toml|x-toml|sql|graphql|x-httpd-php|x-python|x-ruby|x-perl|csv|rtf|x-tex|x-latex)$)|\+xml$/;
+const TEXT_TYPES =
+  /^(text\/|application\/(xml|javascript|ecmascript|x-sh|x-shellscript|x-yaml|yaml|toml|x-toml|sql|graphql|x-httpd-php|x-python|x-ruby|x-perl|csv|rtf|x-tex|x-latex)$)|\+xml$/;
 const MARKDOWN_TYPES = new Set(['text/markdown', 'text/x-markdown']);
 
 /** A body without a usable type is text when it decodes as UTF-8 without NULs. */
@@ -77,7 +78,11 @@ export async function convertBody(body: Buffer, contentType: string, url: string
   let type = mediaType(contentType);
   if (!type || type === 'application/octet-stream') {
     if (body.subarray(0, 5).toString('latin1') === '%PDF-') type = 'application/pdf';
-    else if (looksLikeText(body)) type = /^\s*</.test(body.subarray(0, 1024).toString('utf8')) && /<html|<!doctype html/i.test(body.subarray(0, 4096).toString('utf8')) ? 'text/html' : 'text/plain';
+    else if (looksLikeText(body))
+      type =
+        /^\s*</.test(body.subarray(0, 1024).toString('utf8')) && /<html|<!doctype html/i.test(body.subarray(0, 4096).toString('utf8'))
+          ? 'text/html'
+          : 'text/plain';
   }
   if (type === 'text/html' || type === 'application/xhtml+xml') {
     // Loaded on the first HTML page, not at start: its DOM and converters are heavy modules.
@@ -116,7 +121,13 @@ async function pdfText(body: Buffer): Promise<PageContent> {
   let total: number;
   try {
     // No eval: font programs in a hostile PDF must not become code (CVE-2024-4367).
-    const document = await getDocumentProxy(new Uint8Array(body), { isEvalSupported: false, verbosity: 0, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
+    const document = await getDocumentProxy(new Uint8Array(body), {
+      isEvalSupported: false,
+      verbosity: 0,
+      disableFontFace: true,
+      useSystemFonts: false,
+      stopAtErrors: false,
+    });
     total = document.numPages;
     if (total > MAX_PDF_PAGES) {
       pages = [];
@@ -135,7 +146,9 @@ async function pdfText(body: Buffer): Promise<PageContent> {
   }
   const text = pages.map((page, i) => `<!-- page ${i + 1} -->\n${page.trim()}`).join('\n\n');
   if (!pages.some((page) => page.trim())) {
-    throw new UnreadableContent(`This PDF (${total} page${total === 1 ? '' : 's'}) has no text layer: it is probably scanned images. FetchURL does not run OCR; look for an HTML version.`);
+    throw new UnreadableContent(
+      `This PDF (${total} page${total === 1 ? '' : 's'}) has no text layer: it is probably scanned images. FetchURL does not run OCR; look for an HTML version.`,
+    );
   }
   const cut = total > MAX_PDF_PAGES ? ` — the first ${MAX_PDF_PAGES} of ${total} pages` : '';
   return { text, kind: `text extracted from a PDF (${total} page${total === 1 ? '' : 's'}${cut})`, extracted: true };

@@ -15,7 +15,8 @@ describe('htmlToMarkdown', () => {
   });
 
   it('numbers ordered lists from their start and keeps code fences longer than the backticks inside', () => {
-    const html = '<html><head><title>L</title></head><body><main><ol start="3"><li>three</li><li>four</li></ol><pre><code>a ``` b</code></pre></main></body></html>';
+    const html =
+      '<html><head><title>L</title></head><body><main><ol start="3"><li>three</li><li>four</li></ol><pre><code>a ``` b</code></pre></main></body></html>';
     const { markdown } = htmlToMarkdown(html, 'https://example.com/');
     expect(markdown).toContain('3. three\n4. four');
     expect(markdown).toContain('````\na ``` b\n````');

@@ -13,7 +13,29 @@ export interface HtmlMarkdown {
 }
 
 /** Elements whose content is never page text. Nothing in a page runs: the DOM here has no script engine. */
-const NEVER_TEXT = ['script', 'style', 'noscript', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'svg', 'canvas', 'video', 'audio', 'form', 'button', 'select', 'input', 'textarea', 'link', 'meta'];
+const NEVER_TEXT = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'svg',
+  'canvas',
+  'video',
+  'audio',
+  'form',
+  'button',
+  'select',
+  'input',
+  'textarea',
+  'link',
+  'meta',
+];
 /** Page furniture dropped when there is no article to extract. */
 const FURNITURE = ['nav', 'header', 'footer', 'aside', '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[aria-hidden="true"]', '[hidden]'];
 
@@ -75,14 +97,20 @@ function turndown(): TurndownService {
   service.addRule('compactListItem', {
     filter: 'li',
     replacement: (content, node) => {
-      const item = node as unknown as { parentNode: { nodeName: string; getAttribute(n: string): string | null; children: ArrayLike<unknown> } | null; nextSibling: unknown };
+      const item = node as unknown as {
+        parentNode: { nodeName: string; getAttribute(n: string): string | null; children: ArrayLike<unknown> } | null;
+        nextSibling: unknown;
+      };
       const parent = item.parentNode;
       let prefix = '- ';
       if (parent?.nodeName === 'OL') {
         const start = Number(parent.getAttribute('start') ?? '1') || 1;
         prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
       }
-      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      const body = content
+        .replace(/^\n+/, '')
+        .replace(/\n+$/, '\n')
+        .replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
       return prefix + body + (item.nextSibling && !/\n$/.test(body) ? '\n' : '');
     },
   });
@@ -111,7 +139,10 @@ function longestRun(text: string, char: string): number {
 
 /** Links and images point where they would in a browser; links that would run code lose their target. */
 function absolutise(document: Doc, base: string): void {
-  for (const [selector, attribute] of [['a[href]', 'href'], ['img[src]', 'src']] as const) {
+  for (const [selector, attribute] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
     for (const element of document.querySelectorAll(selector)) {
       const value = element.getAttribute(attribute) ?? '';
       let url: URL | null;
@@ -157,7 +188,11 @@ export function htmlToMarkdown(html: string, pageUrl: string): HtmlMarkdown {
   let body: string | null = null;
   let source: HtmlSource = 'readability';
   try {
-    const article = new Readability(document as never, { keepClasses: true, charThreshold: MIN_ARTICLE_CHARS, maxElemsToParse: MAX_READABILITY_ELEMENTS }).parse();
+    const article = new Readability(document as never, {
+      keepClasses: true,
+      charThreshold: MIN_ARTICLE_CHARS,
+      maxElemsToParse: MAX_READABILITY_ELEMENTS,
+    }).parse();
     if (article?.content && (article.textContent ?? '').trim().length >= MIN_ARTICLE_CHARS) body = article.content;
   } catch {
     body = null;
@@ -179,6 +214,9 @@ function withTitle(title: string, markdown: string): string {
   // The page's own first heading often repeats the title.
   const first = lines[0]?.replace(/^#+\s*/, '').trim();
   if (first && lines[0]!.startsWith('#') && first.toLowerCase() === title.toLowerCase()) lines.shift();
-  const rest = lines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  const rest = lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   return `# ${title}\n\n${rest}`.trim() + '\n';
 }

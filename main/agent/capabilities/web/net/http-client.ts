@@ -73,7 +73,11 @@ const HEADERS = {
  * decoded body at most (Content-Length first, then the bytes read), one deadline for the whole fetch.
  */
 export async function safeFetch(input: string, options: SafeFetchOptions): Promise<FetchedPage | CrossHostRedirect> {
-  const limits: FetchLimits = { maxBytes: options.maxBytes ?? MAX_BODY_BYTES, maxRedirects: options.maxRedirects ?? MAX_REDIRECTS, timeoutMs: options.timeoutMs ?? FETCH_TIMEOUT_MS };
+  const limits: FetchLimits = {
+    maxBytes: options.maxBytes ?? MAX_BODY_BYTES,
+    maxRedirects: options.maxRedirects ?? MAX_REDIRECTS,
+    timeoutMs: options.timeoutMs ?? FETCH_TIMEOUT_MS,
+  };
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const signal = AbortSignal.any([options.signal, deadline]);
   const redirects: string[] = [];
@@ -90,7 +94,10 @@ export async function safeFetch(input: string, options: SafeFetchOptions): Promi
         if (response.status >= 300 && response.status < 400 && location) {
           await response.body?.cancel().catch(() => undefined);
           if (redirects.length >= limits.maxRedirects) {
-            throw new FetchFailure(`Too many redirects: ${input} redirected more than ${limits.maxRedirects} times (last to ${location.slice(0, 300)}). Fetch the final URL directly if you know it.`, 'redirects');
+            throw new FetchFailure(
+              `Too many redirects: ${input} redirected more than ${limits.maxRedirects} times (last to ${location.slice(0, 300)}). Fetch the final URL directly if you know it.`,
+              'redirects',
+            );
           }
           const next = parseTarget(location, target.url);
           if (!sameHost(target, next)) {
@@ -116,7 +123,11 @@ export async function safeFetch(input: string, options: SafeFetchOptions): Promi
   } catch (error) {
     if (error instanceof FetchRefusal || error instanceof FetchFailure) throw error;
     if (options.signal.aborted) throw new FetchFailure('The fetch was interrupted by the user.', 'interrupted');
-    if (deadline.aborted) throw new FetchFailure(`Timed out after ${limits.timeoutMs / 1000} s fetching ${target.url.href} (the limit covers redirects, headers and body together). The server may be slow or unreachable; try again later or another source.`, 'timeout');
+    if (deadline.aborted)
+      throw new FetchFailure(
+        `Timed out after ${limits.timeoutMs / 1000} s fetching ${target.url.href} (the limit covers redirects, headers and body together). The server may be slow or unreachable; try again later or another source.`,
+        'timeout',
+      );
     throw classifyNetworkError(error, target);
   }
 }
@@ -140,7 +151,10 @@ async function destroy(agent: Agent): Promise<void> {
 async function readBody(response: Response | UndiciResponse, maxBytes: number, target: Target): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
   const tooLarge = (size: string) =>
-    new FetchFailure(`${target.url.href} is ${size}: FetchURL reads at most ${formatBytes(maxBytes)}. Look for a smaller page (a section, the raw file, an API) instead.`, 'too-large');
+    new FetchFailure(
+      `${target.url.href} is ${size}: FetchURL reads at most ${formatBytes(maxBytes)}. Look for a smaller page (a section, the raw file, an API) instead.`,
+      'too-large',
+    );
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge(`${formatBytes(declared)} (Content-Length)`);
@@ -165,9 +179,19 @@ async function readBody(response: Response | UndiciResponse, maxBytes: number, t
 
 function httpErrorMessage(target: Target, status: number, statusText: string, contentType: string, body: Buffer): string {
   let reason = body.toString('utf8');
-  if (/html/i.test(contentType)) reason = (/<title[^>]*>([\s\S]*?)<\/title>/i.exec(reason)?.[1] ?? reason.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')).replace(/<[^>]*>/g, ' ');
+  if (/html/i.test(contentType))
+    reason = (/<title[^>]*>([\s\S]*?)<\/title>/i.exec(reason)?.[1] ?? reason.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')).replace(/<[^>]*>/g, ' ');
   reason = reason.replace(/\s+/g, ' ').trim().slice(0, 200);
-  const hint = status === 404 || status === 410 ? 'Check the URL, or search for the page.' : status === 401 || status === 403 ? 'The page needs a login or blocks automated access; find another source.' : status === 429 ? 'The server is rate limiting; wait before trying again.' : status >= 500 ? 'The server failed; try again later or another source.' : '';
+  const hint =
+    status === 404 || status === 410
+      ? 'Check the URL, or search for the page.'
+      : status === 401 || status === 403
+        ? 'The page needs a login or blocks automated access; find another source.'
+        : status === 429
+          ? 'The server is rate limiting; wait before trying again.'
+          : status >= 500
+            ? 'The server failed; try again later or another source.'
+            : '';
   return `Failed to fetch ${target.url.href}: HTTP ${status}${statusText ? ` ${statusText}` : ''}${reason ? ` — ${reason}` : ''}. ${hint}`.trim();
 }
 
@@ -190,15 +214,21 @@ function classifyNetworkError(error: unknown, target: Target): FetchFailure | Fe
     return new FetchFailure(`DNS lookup failed for ${target.hostname} (${code}): the host name does not resolve. Check the spelling of the URL.`, 'dns');
   }
   if (code === 'ECONNREFUSED') return new FetchFailure(`Connection refused by ${where}: nothing is listening there. Check the URL and port.`, 'refused');
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return new FetchFailure(`The connection to ${where} was closed unexpectedly (${code}). Try again, or another source.`, 'reset');
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET')
+    return new FetchFailure(`The connection to ${where} was closed unexpectedly (${code}). Try again, or another source.`, 'reset');
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new FetchFailure(`Timed out connecting to ${where} (${code}). The server may be down or unreachable from here.`, 'timeout');
   }
-  if (code === 'UND_ERR_HEADERS_OVERFLOW') return new FetchFailure(`${where} sent response headers larger than 64 KiB, so the response was refused.`, 'headers');
+  if (code === 'UND_ERR_HEADERS_OVERFLOW')
+    return new FetchFailure(`${where} sent response headers larger than 64 KiB, so the response was refused.`, 'headers');
   if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(detail)) {
-    return new FetchFailure(`TLS error talking to ${where}: ${detail}${code ? ` (${code})` : ''}. The certificate is not valid for this host or not trusted; Deft does not skip the check.`, 'tls');
+    return new FetchFailure(
+      `TLS error talking to ${where}: ${detail}${code ? ` (${code})` : ''}. The certificate is not valid for this host or not trusted; Deft does not skip the check.`,
+      'tls',
+    );
   }
-  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH') return new FetchFailure(`Network error: ${where} is unreachable from this machine (${code}).`, 'network');
+  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH')
+    return new FetchFailure(`Network error: ${where} is unreachable from this machine (${code}).`, 'network');
   return new FetchFailure(`Network error fetching ${target.url.href}: ${detail}${code ? ` (${code})` : ''}.`, 'network');
 }
 

@@ -48,7 +48,9 @@ export function parseTarget(input: string, base?: URL): Target {
     throw new FetchRefusal(`Only http:// and https:// URLs can be fetched, not ${url.protocol}//. To read a local file, use Read.`);
   }
   if (url.username || url.password) {
-    throw new FetchRefusal('URLs with credentials (user:password@host) are refused: Deft does not send passwords embedded in URLs. Fetch the URL without them.');
+    throw new FetchRefusal(
+      'URLs with credentials (user:password@host) are refused: Deft does not send passwords embedded in URLs. Fetch the URL without them.',
+    );
   }
   url.hash = '';
   const bare = url.hostname.replace(/^\[|\]$/g, '');

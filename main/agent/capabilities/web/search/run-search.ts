@@ -10,7 +10,6 @@ const NEEDS_KEY = new Set<SearchProviderKind>(['brave', 'tavily']);
 const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
 export const SEARCH_TIMEOUT_MS = 30_000;
 
-
 export interface SearchOptions {
   signal: AbortSignal;
   limit?: number;
@@ -35,7 +34,13 @@ export async function runSearch(config: SearchConfig, query: string, options: Se
   const dispatcher = new Agent({ connect: { timeout: 10_000 }, maxHeaderSize: 64 * 1024 });
   let text: string;
   try {
-    const response = await fetch(request.url, { method: request.method, headers: request.headers, ...(request.body ? { body: request.body } : {}), signal, dispatcher });
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
+      signal,
+      dispatcher,
+    });
     text = await readLimited(response);
     if (!response.ok) throw statusError(name, config, provider, response.status, response.statusText, response.headers.get('retry-after'), text);
   } catch (error) {
@@ -51,7 +56,10 @@ export async function runSearch(config: SearchConfig, query: string, options: Se
     json = JSON.parse(text);
     return provider.parse(json);
   } catch (error) {
-    throw new SearchError('provider', `${name} sent an answer that is not the JSON expected (${(error as Error).message}). Check the URL in Settings → Web points at the ${name} API.`);
+    throw new SearchError(
+      'provider',
+      `${name} sent an answer that is not the JSON expected (${(error as Error).message}). Check the URL in Settings → Web points at the ${name} API.`,
+    );
   }
 }
 
@@ -75,17 +83,35 @@ async function readLimited(response: Awaited<ReturnType<typeof fetch>>): Promise
 
 const KEY_HINT = 'Check the key in Settings → Web (or DEFT_SEARCH_API_KEY). Tell the user; do not retry until it is fixed.';
 
-function statusError(name: string, config: SearchConfig, provider: SearchProvider, status: number, statusText: string, retryAfter: string | null, body: string): SearchError {
+function statusError(
+  name: string,
+  config: SearchConfig,
+  provider: SearchProvider,
+  status: number,
+  statusText: string,
+  retryAfter: string | null,
+  body: string,
+): SearchError {
   const kind: SearchErrorKind = provider.statusKind?.(status) ?? (status === 401 || status === 403 ? 'auth' : status === 429 ? 'rate_limit' : 'provider');
-  const detail = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
+  const detail = body
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
   const head = `${name} answered HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail ? ` (${detail})` : ''}`;
   switch (kind) {
     case 'auth':
       return new SearchError('auth', `${head}: the API key was not accepted${config.apiKey ? '' : ' (no key is set)'}. ${KEY_HINT}`);
     case 'rate_limit':
-      return new SearchError('rate_limit', `${head}: rate limit or plan quota reached${retryAfter ? `; retry after ${retryAfter} s` : ''}. Wait before searching again, or go on without searching.`);
+      return new SearchError(
+        'rate_limit',
+        `${head}: rate limit or plan quota reached${retryAfter ? `; retry after ${retryAfter} s` : ''}. Wait before searching again, or go on without searching.`,
+      );
     case 'config':
-      return new SearchError('config', `${head}: the instance refuses JSON answers. Enable the json format in its settings.yml (search: formats: [html, json]), then try again.`);
+      return new SearchError(
+        'config',
+        `${head}: the instance refuses JSON answers. Enable the json format in its settings.yml (search: formats: [html, json]), then try again.`,
+      );
     default:
       return new SearchError('provider', `${head}. The provider failed; try again later, or go on without searching.`);
   }
@@ -100,5 +126,8 @@ function networkError(name: string, config: SearchConfig, error: unknown): Searc
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new SearchError('timeout', `${name} at ${config.baseUrl} did not answer in time (${code}). Try again later, or go on without searching.`);
   }
-  return new SearchError('network', `Could not reach ${name} at ${config.baseUrl}: ${detail}${code ? ` (${code})` : ''}. Check that it is running and that the URL in Settings → Web is right.`);
+  return new SearchError(
+    'network',
+    `Could not reach ${name} at ${config.baseUrl}: ${detail}${code ? ` (${code})` : ''}. Check that it is running and that the URL in Settings → Web is right.`,
+  );
 }

@@ -128,7 +128,9 @@ function asWriteError(error: unknown, path: string): unknown {
 
 /** Thrown when the folder a write goes to is no longer where it was resolved (a symlink swapped in). */
 function moved(parent: string, path: string): Error {
-  return new ToolInputError(`The folder ${parent} changed while ${basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`);
+  return new ToolInputError(
+    `The folder ${parent} changed while ${basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`,
+  );
 }
 
 async function ensureUnmoved(parent: string, path: string): Promise<void> {

@@ -21,7 +21,11 @@ async function openReader(path: string): Promise<RandomReader> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    return { size, read: async (into, position, length) => (await handle.read(into, 0, Math.min(length, into.length), position)).bytesRead, close: () => handle.close() };
+    return {
+      size,
+      read: async (into, position, length) => (await handle.read(into, 0, Math.min(length, into.length), position)).bytesRead,
+      close: () => handle.close(),
+    };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error;

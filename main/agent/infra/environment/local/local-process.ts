@@ -7,7 +7,13 @@ import { KILL_GRACE_MS, killTree, trackGroup, untrackGroupIfEmpty } from '../../
 /** Why a process could not start, in words (node reports a missing folder and a missing program alike). */
 async function startError(error: NodeJS.ErrnoException, request: ExecRequest): Promise<ExecExit['error']> {
   const code = error.code ?? 'EIO';
-  if (code === 'ENOENT' && !(await stat(request.cwd).then((s) => s.isDirectory(), () => false))) {
+  if (
+    code === 'ENOENT' &&
+    !(await stat(request.cwd).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     return { code, message: `The working directory ${request.cwd} does not exist.` };
   }
   if (code === 'ENOENT') return { code, message: `${request.file} was not found.` };
@@ -37,7 +43,11 @@ export function execLocal(request: ExecRequest): ExecProcess {
       stdin: null,
       stdout: empty(),
       stderr: empty(),
-      exit: Promise.resolve({ code: null, signal: null, error: { code: (error as NodeJS.ErrnoException).code ?? 'EINVAL', message: (error as Error).message } }),
+      exit: Promise.resolve({
+        code: null,
+        signal: null,
+        error: { code: (error as NodeJS.ErrnoException).code ?? 'EINVAL', message: (error as Error).message },
+      }),
       kill: async () => {},
     };
   }

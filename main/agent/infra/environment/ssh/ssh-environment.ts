@@ -1,7 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { Client, type SFTPWrapper, type Stats } from 'ssh2';
-import { type DirEntry, type Environment, type ExecProcess, type ExecRequest, type FileInfo, type RandomReader, type WatchEvent, type Watcher, EnvironmentError, isMissing } from '#contract/environment';
+import {
+  type DirEntry,
+  type Environment,
+  type ExecProcess,
+  type ExecRequest,
+  type FileInfo,
+  type RandomReader,
+  type WatchEvent,
+  type Watcher,
+  EnvironmentError,
+  isMissing,
+} from '#contract/environment';
 import { linesOf } from '../lines';
 import { checkHostKey, fingerprint, knownHostsLine } from './known-hosts';
 import { sftpError, shellQuote } from './sftp-errors';
@@ -91,7 +102,9 @@ export class SshEnvironment implements Environment {
         },
       });
     });
-    const sftp = await new Promise<SFTPWrapper>((resolve, reject) => client.sftp((error, s) => (error ? reject(new EnvironmentError('EIO', `SFTP is not available on ${label}: ${error.message}`)) : resolve(s))));
+    const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
+      client.sftp((error, s) => (error ? reject(new EnvironmentError('EIO', `SFTP is not available on ${label}: ${error.message}`)) : resolve(s))),
+    );
     const probe = await runRemote(client, 'printf "%s\\n" "$HOME"; command -v bash || echo /bin/sh; command -v rg || echo');
     const [home = '/', shell = '/bin/sh', rg = ''] = probe.stdout.split('\n');
     return new SshEnvironment(client, sftp, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home);
@@ -106,7 +119,11 @@ export class SshEnvironment implements Environment {
 
   private call<T>(op: string, path: string, run: (done: (error: unknown, value?: T) => void) => void): Promise<T> {
     if (this.lostReason) return Promise.reject(new EnvironmentError('ECONNRESET', this.lostReason, path));
-    return new Promise<T>((resolve, reject) => run((error, value) => (error ? reject(this.lostReason ? new EnvironmentError('ECONNRESET', this.lostReason, path) : sftpError(error, op, path)) : resolve(value as T))));
+    return new Promise<T>((resolve, reject) =>
+      run((error, value) =>
+        error ? reject(this.lostReason ? new EnvironmentError('ECONNRESET', this.lostReason, path) : sftpError(error, op, path)) : resolve(value as T),
+      ),
+    );
   }
 
   async stat(path: string): Promise<FileInfo> {
@@ -136,7 +153,9 @@ export class SshEnvironment implements Environment {
         const wanted = Math.min(length, into.length);
         // The server may return less than asked (its packet limit): read on until the span is filled or the file ends.
         while (total < wanted) {
-          const got = await this.call<number>('read', path, (done) => this.sftp.read(handle, into, total, wanted - total, position + total, (error, bytes) => done(error, bytes)));
+          const got = await this.call<number>('read', path, (done) =>
+            this.sftp.read(handle, into, total, wanted - total, position + total, (error, bytes) => done(error, bytes)),
+          );
           if (!got) break;
           total += got;
         }
@@ -175,7 +194,12 @@ export class SshEnvironment implements Environment {
 
   async replaceFile(path: string, data: string | Uint8Array): Promise<void> {
     const parent = posix.dirname(path);
-    const moved = () => new EnvironmentError('EXDEV', `The folder ${parent} changed while ${posix.basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`, path);
+    const moved = () =>
+      new EnvironmentError(
+        'EXDEV',
+        `The folder ${parent} changed while ${posix.basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`,
+        path,
+      );
     const unmoved = async () => {
       if ((await this.realpath(parent).catch(() => parent)) !== parent) throw moved();
     };
@@ -210,12 +234,16 @@ export class SshEnvironment implements Environment {
       missing.push(dir);
       if (posix.dirname(dir) === dir) break;
     }
-    for (const dir of missing.reverse()) await make(dir).catch(async (error) => ((await this.stat(dir).catch(() => null))?.isDirectory() ? undefined : Promise.reject(error)));
+    for (const dir of missing.reverse())
+      await make(dir).catch(async (error) => ((await this.stat(dir).catch(() => null))?.isDirectory() ? undefined : Promise.reject(error)));
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
     const list = await this.call<Array<{ filename: string; attrs: Stats }>>('readdir', path, (done) => this.sftp.readdir(path, done));
-    return list.map(({ filename, attrs }) => ({ name: filename, type: attrs.isFile() ? 'file' : attrs.isDirectory() ? 'directory' : attrs.isSymbolicLink() ? 'symlink' : 'other' }));
+    return list.map(({ filename, attrs }) => ({
+      name: filename,
+      type: attrs.isFile() ? 'file' : attrs.isDirectory() ? 'directory' : attrs.isSymbolicLink() ? 'symlink' : 'other',
+    }));
   }
 
   async rm(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
@@ -224,7 +252,9 @@ export class SshEnvironment implements Environment {
       if (code !== 0) throw new EnvironmentError('EIO', `Could not remove ${path} on ${this.label}.`, path);
       return;
     }
-    await this.call<void>('unlink', path, (done) => this.sftp.unlink(path, done)).catch((error: unknown) => (options.force && isMissing(error) ? undefined : Promise.reject(error)));
+    await this.call<void>('unlink', path, (done) => this.sftp.unlink(path, done)).catch((error: unknown) =>
+      options.force && isMissing(error) ? undefined : Promise.reject(error),
+    );
   }
 
   rename(from: string, to: string): Promise<void> {
@@ -236,7 +266,14 @@ export class SshEnvironment implements Environment {
 
   // Every stat is sent at once: SFTP answers them in one stream, so many files cost about one round trip.
   async mtimes(paths: readonly string[]): Promise<Float64Array> {
-    const times = await Promise.all(paths.map((p) => this.stat(p).then((s) => s.mtimeMs, () => -Infinity)));
+    const times = await Promise.all(
+      paths.map((p) =>
+        this.stat(p).then(
+          (s) => s.mtimeMs,
+          () => -Infinity,
+        ),
+      ),
+    );
     return Float64Array.from(times);
   }
 
@@ -245,7 +282,14 @@ export class SshEnvironment implements Environment {
     let last: string | null = null;
     const look = async () => {
       const info = await this.stat(path).catch(() => null);
-      const now = !info ? '' : info.isDirectory() ? (await this.readdir(path).catch(() => [])).map((e) => e.name).sort().join('\n') : `${info.size}:${info.mtimeMs}`;
+      const now = !info
+        ? ''
+        : info.isDirectory()
+          ? (await this.readdir(path).catch(() => []))
+              .map((e) => e.name)
+              .sort()
+              .join('\n')
+          : `${info.size}:${info.mtimeMs}`;
       if (last !== null && now !== last) onChange({ kind: !info ? 'unlink' : last === '' ? 'add' : 'change', path });
       last = now;
     };
@@ -261,7 +305,10 @@ export class SshEnvironment implements Environment {
 
   async search(args: readonly string[], options: { cwd: string; signal?: AbortSignal }): Promise<ExecProcess> {
     if (!this.ripgrep) {
-      throw new EnvironmentError('ENOENT', `ripgrep (rg) is not installed on ${this.label}, so Grep and Glob cannot run there. Install it on that machine (e.g. \`apt-get install ripgrep\`, \`dnf install ripgrep\` or \`brew install ripgrep\`); meanwhile use Read on known paths or Bash with grep/find.`);
+      throw new EnvironmentError(
+        'ENOENT',
+        `ripgrep (rg) is not installed on ${this.label}, so Grep and Glob cannot run there. Install it on that machine (e.g. \`apt-get install ripgrep\`, \`dnf install ripgrep\` or \`brew install ripgrep\`); meanwhile use Read on known paths or Bash with grep/find.`,
+      );
     }
     return this.exec({ file: this.ripgrep, args, cwd: options.cwd, ...(options.signal ? { signal: options.signal } : {}) });
   }

@@ -68,7 +68,11 @@ export function execRemote(client: Client, request: ExecRequest, lost: () => str
       stdout.end();
       stderr.end();
       markStarted();
-      return { code: null, signal: null, error: { code: 'ECONNRESET', message: lost() ?? `The command could not be started over SSH: ${(error as Error).message}` } };
+      return {
+        code: null,
+        signal: null,
+        error: { code: 'ECONNRESET', message: lost() ?? `The command could not be started over SSH: ${(error as Error).message}` },
+      };
     }
     if (stdin) stdin.pipe(channel);
     else channel.end();

@@ -48,8 +48,8 @@ function SessionsData() {
         </dd>
       </dl>
       <p className="form-note">
-        Each session is a folder: its log, the images and files you attached, tool output kept in full, and background task logs. Deleting a session from the sidebar
-        removes its folder.
+        Each session is a folder: its log, the images and files you attached, tool output kept in full, and background task logs. Deleting a session from the
+        sidebar removes its folder.
       </p>
       <button type="button" className="button" onClick={load}>
         Measure again

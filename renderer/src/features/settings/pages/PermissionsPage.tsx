@@ -122,8 +122,8 @@ function Rules() {
     <section className="settings-section" aria-labelledby="rules-h">
       <h4 id="rules-h">Rules</h4>
       <p className="form-note">
-        <code>Tool</code> or <code>Tool(argument)</code>: <code>Bash(npm test:*)</code> is that command with any arguments, <code>Edit(src/**)</code> any file under src. Deny
-        beats ask beats allow.
+        <code>Tool</code> or <code>Tool(argument)</code>: <code>Bash(npm test:*)</code> is that command with any arguments, <code>Edit(src/**)</code> any file
+        under src. Deny beats ask beats allow.
       </p>
       {SOURCES.map(({ source, label, note }) => {
         const mine = rules.rules.filter((r) => r.source === source);
@@ -171,8 +171,8 @@ function TrustedFolders() {
     <section className="settings-section" aria-labelledby="trust-h">
       <h4 id="trust-h">Trusted folders</h4>
       <p className="form-note">
-        Until you trust a folder, its own settings files can only narrow what Deft does: their allow rules and a default mode beyond Ask are not used. Rules you add here
-        or with Always allow work without trusting the whole folder.
+        Until you trust a folder, its own settings files can only narrow what Deft does: their allow rules and a default mode beyond Ask are not used. Rules you
+        add here or with Always allow work without trusting the whole folder.
       </p>
       {!trusted && workspace ? (
         <p className="trust-current">
@@ -195,7 +195,12 @@ function TrustedFolders() {
                 {f.trusted ? 'trusted' : `${f.approvedRules.length} approved rule${f.approvedRules.length === 1 ? '' : 's'}`}
                 {f.current ? ' · this folder' : ''}
               </span>
-              <button type="button" className="link-button" aria-label={`Forget ${f.path}`} onClick={() => void forgetFolderTrust(f.path).then((left) => left && setFolders(left))}>
+              <button
+                type="button"
+                className="link-button"
+                aria-label={`Forget ${f.path}`}
+                onClick={() => void forgetFolderTrust(f.path).then((left) => left && setFolders(left))}
+              >
                 Forget
               </button>
             </li>

@@ -9,7 +9,10 @@ export function ProviderPage() {
   const workspace = useSettings((s) => s.workspace);
   const form = useProviderForm(settings?.provider ?? null);
   const [saved, setSaved] = useState(false);
-  const storage = settings?.secretStorage === 'safe-storage' ? 'encrypted with the system keychain' : `in a file only you can read (${workspace?.home ?? '~/.deft'}/secrets.json)`;
+  const storage =
+    settings?.secretStorage === 'safe-storage'
+      ? 'encrypted with the system keychain'
+      : `in a file only you can read (${workspace?.home ?? '~/.deft'}/secrets.json)`;
   return (
     <form
       className="settings-form"

@@ -21,7 +21,13 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
     name: AGENT_SWARM_TOOL,
     // Delegation itself changes nothing: each call a sub-agent makes is decided like the session's own. No nested sub-agents.
     policy: { approval: 'self', mainAgentOnly: true },
-    description: renderDescription(description, { types: service.typeNames().map((n) => `\`${n}\``).join(', '), item: '{{item}}' }),
+    description: renderDescription(description, {
+      types: service
+        .typeNames()
+        .map((n) => `\`${n}\``)
+        .join(', '),
+      item: '{{item}}',
+    }),
     input,
     exclusive: true,
     resolveExecution: async (args) => {
@@ -30,15 +36,21 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
       const resumes = Object.entries(args.resume_agent_ids ?? {});
       const empty = items.findIndex((item) => !item);
       if (empty >= 0) return errorResult(`Item ${empty} is empty. Every item must have some text.`);
-      if (items.length && !args.prompt_template) return errorResult('prompt_template is required with items: the brief each sub-agent gets, with {{item}} where its item goes.');
-      if (items.length && !args.prompt_template!.includes('{{item}}')) return errorResult('prompt_template must contain {{item}}: that is where each sub-agent\'s item goes.');
+      if (items.length && !args.prompt_template)
+        return errorResult('prompt_template is required with items: the brief each sub-agent gets, with {{item}} where its item goes.');
+      if (items.length && !args.prompt_template!.includes('{{item}}'))
+        return errorResult("prompt_template must contain {{item}}: that is where each sub-agent's item goes.");
       if (!resumes.length && items.length < 2) return errorResult(`Give at least 2 items (got ${items.length}); for a single task call Agent instead.`);
-      if (items.length + resumes.length > SWARM_LIMITS.maxItems) return errorResult(`At most ${SWARM_LIMITS.maxItems} items and resumes together (got ${items.length + resumes.length}). Split the work into several swarms.`);
+      if (items.length + resumes.length > SWARM_LIMITS.maxItems)
+        return errorResult(
+          `At most ${SWARM_LIMITS.maxItems} items and resumes together (got ${items.length + resumes.length}). Split the work into several swarms.`,
+        );
       const prompts = items.map((item) => args.prompt_template!.split('{{item}}').join(item));
       const seen = new Map<string, number>();
       for (const [index, prompt] of prompts.entries()) {
         const first = seen.get(prompt);
-        if (first !== undefined) return errorResult(`Duplicate subagent prompts from items ${first} and ${index}: each item must give a different prompt. Remove the duplicate.`);
+        if (first !== undefined)
+          return errorResult(`Duplicate subagent prompts from items ${first} and ${index}: each item must give a different prompt. Remove the duplicate.`);
         seen.set(prompt, index);
       }
       const resumed: Array<{ agent: Subagent; prompt: string }> = [];
@@ -61,7 +73,13 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
       ];
       return {
         description: `${type.name} swarm: ${args.description} (${entries.length} sub-agents)`,
-        display: { kind: 'agent_swarm', agentName: type.name, description: args.description, items: entries.map((e) => e.item), ...(resumed.length ? { resumes: resumed.length } : {}) },
+        display: {
+          kind: 'agent_swarm',
+          agentName: type.name,
+          description: args.description,
+          items: entries.map((e) => e.item),
+          ...(resumed.length ? { resumes: resumed.length } : {}),
+        },
         approvalRule: AGENT_SWARM_TOOL,
         execute: (ctx) => runSwarm({ session, service, type, entries, description: args.description, ctx }),
       };

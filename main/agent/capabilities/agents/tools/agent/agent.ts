@@ -25,11 +25,14 @@ export function agentTool(session: SessionHandle, service: AgentsService): Tool 
     resolveExecution: async (args) => {
       if (session.agent) return errorResult('A sub-agent cannot start sub-agents of its own. Do the work yourself.');
       if (args.subagent_type && args.resume) {
-        return errorResult('Give either subagent_type (to start a new sub-agent) or resume (to continue an existing one), not both: a resumed sub-agent keeps its type.');
+        return errorResult(
+          'Give either subagent_type (to start a new sub-agent) or resume (to continue an existing one), not both: a resumed sub-agent keeps its type.',
+        );
       }
       let existing: Subagent | undefined;
       if (args.resume) {
-        if (!AGENT_ID_PATTERN.test(args.resume)) return errorResult(`"${args.resume}" is not an agent_id (they look like a1b2c3d4e). A task id (agent-…) is not an agent_id.`);
+        if (!AGENT_ID_PATTERN.test(args.resume))
+          return errorResult(`"${args.resume}" is not an agent_id (they look like a1b2c3d4e). A task id (agent-…) is not an agent_id.`);
         existing = await session.subagents.open(args.resume);
         if (!existing) return errorResult(`There is no sub-agent ${args.resume} in this session. Start a new one with subagent_type instead.`);
         if (existing.busy) return errorResult(`Sub-agent ${args.resume} is still running. Wait for its result (you are notified) before resuming it.`);
@@ -44,7 +47,10 @@ export function agentTool(session: SessionHandle, service: AgentsService): Tool 
         display: { kind: 'agent_call', agentName: type.name, prompt: args.prompt, ...(background ? { background: true } : {}) },
         approvalRule: `${AGENT_TOOL}(${type.name})`,
         matchesRule: (rule) => matchGlobSubject(rule, type.name),
-        execute: (ctx) => (background ? service.startBackground(session, { type, existing, args, callId: ctx.callId }) : service.runForeground(session, { type, existing, args, ctx })),
+        execute: (ctx) =>
+          background
+            ? service.startBackground(session, { type, existing, args, callId: ctx.callId })
+            : service.runForeground(session, { type, existing, args, ctx }),
       };
     },
   });

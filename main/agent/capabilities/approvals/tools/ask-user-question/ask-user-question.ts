@@ -43,7 +43,12 @@ export function checkQuestions(questions: z.output<typeof Input>['questions']): 
       if (labels.has(key)) throw new ToolInputError(`Option labels must be unique within a question; "${option.label}" appears twice in "${q.question}".`);
       labels.add(key);
     }
-    return { question: q.question, header: q.header.trim(), options: q.options.map((o) => ({ label: o.label, description: o.description })), multiSelect: q.multi_select };
+    return {
+      question: q.question,
+      header: q.header.trim(),
+      options: q.options.map((o) => ({ label: o.label, description: o.description })),
+      multiSelect: q.multi_select,
+    };
   });
 }
 
@@ -60,11 +65,19 @@ export function askUserQuestionTool(session: SessionHandle, desk: ApprovalDesk) 
       return {
         accesses: access.none(),
         description: questions.length === 1 ? first : `${questions.length} questions`,
-        display: { kind: 'generic', summary: questions.length === 1 ? first : `${questions.length} questions for the user`, detail: questions.map((q) => `• ${q.question}`).join('\n') },
+        display: {
+          kind: 'generic',
+          summary: questions.length === 1 ? first : `${questions.length} questions for the user`,
+          detail: questions.map((q) => `• ${q.question}`).join('\n'),
+        },
         approvalRule: 'AskUserQuestion',
         execute: async (ctx) => {
           const { id, answer } = await desk.questions.open(session.id, { turnId: ctx.turnId, callId: ctx.callId, questions }, ctx.signal, (requestId) => {
-            void session.hooks.fire({ hook_event_name: 'Notification', notification_type: 'question', message: `Deft has a question for you: ${questions[0]?.question ?? ''}` });
+            void session.hooks.fire({
+              hook_event_name: 'Notification',
+              notification_type: 'question',
+              message: `Deft has a question for you: ${questions[0]?.question ?? ''}`,
+            });
             session.emit({ type: 'question.asked', turnId: ctx.turnId, requestId, callId: ctx.callId, questions });
           });
           if (answer === 'cancelled') {
@@ -75,7 +88,10 @@ export function askUserQuestionTool(session: SessionHandle, desk: ApprovalDesk) 
           session.emit({ type: 'question.answered', requestId: id, answers, dismissed: answer.dismissed });
           if (answer.dismissed) {
             return {
-              output: JSON.stringify({ answers: {}, note: 'The user dismissed the questions without answering. Continue with your best judgement or ask in plain text; do not ask the same questions again right away.' }),
+              output: JSON.stringify({
+                answers: {},
+                note: 'The user dismissed the questions without answering. Continue with your best judgement or ask in plain text; do not ask the same questions again right away.',
+              }),
               display: { kind: 'question_answers', answers: [], dismissed: true },
             };
           }

@@ -43,12 +43,16 @@ export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext,
     input: Input,
     resolveExecution: async (args) => {
       const plan = planOf(session);
-      if (!plan?.active || !plan.path) throw new ToolInputError('ExitPlanMode can only be called while plan mode is active. Call EnterPlanMode first, or carry on without a plan.');
+      if (!plan?.active || !plan.path)
+        throw new ToolInputError('ExitPlanMode can only be called while plan mode is active. Call EnterPlanMode first, or carry on without a plan.');
       const options = args.options ?? [];
       const seen = new Set<string>();
       for (const option of options) {
         const key = option.label.toLowerCase();
-        if (RESERVED.has(key)) throw new ToolInputError(`"${option.label}" cannot be an option label: Approve, Reject, Reject and Exit and Revise are the review's own answers. Name the approach itself.`);
+        if (RESERVED.has(key))
+          throw new ToolInputError(
+            `"${option.label}" cannot be an option label: Approve, Reject, Reject and Exit and Revise are the review's own answers. Name the approach itself.`,
+          );
         if (seen.has(key)) throw new ToolInputError(`Option labels must be unique; "${option.label}" appears twice.`);
         seen.add(key);
       }
@@ -70,7 +74,10 @@ export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext,
           const off = [planFact({ ...plan, active: false })];
           if (!core.host.canAsk) {
             setPlan(session, { ...plan, active: false });
-            return { output: `Exited plan mode. This run is headless, so the plan was auto-approved and NOT reviewed by the user. Carry it out carefully.\n\n## Approved Plan:\n${text}`, announces: off };
+            return {
+              output: `Exited plan mode. This run is headless, so the plan was auto-approved and NOT reviewed by the user. Carry it out carefully.\n\n## Approved Plan:\n${text}`,
+              announces: off,
+            };
           }
           const answer = await desk.requestApproval(
             session,
@@ -89,11 +96,17 @@ export function exitPlanModeTool(session: SessionHandle, core: Pick<CoreContext,
           if (answer === 'cancelled') return { output: 'The user stopped the turn before reviewing the plan. Plan mode is still on.', isError: true };
           if (answer.decision === 'approve') return { output: approved(answer.selectedLabel), announces: off };
           if (answer.decision === 'revise') {
-            return { output: `The user wants the plan revised before approving it. Their feedback: "${answer.feedback}". Update the plan file ${plan.path}, then call ExitPlanMode again. Plan mode is still on.` };
+            return {
+              output: `The user wants the plan revised before approving it. Their feedback: "${answer.feedback}". Update the plan file ${plan.path}, then call ExitPlanMode again. Plan mode is still on.`,
+            };
           }
           setPlan(session, { ...plan, active: false });
           const why = answer.feedback?.trim() ? ` Their feedback: "${answer.feedback.trim()}".` : '';
-          return { output: `The user rejected the plan.${why} Plan mode is off. Do not carry out this plan; ask the user how they want to proceed.`, isError: true, announces: off };
+          return {
+            output: `The user rejected the plan.${why} Plan mode is off. Do not carry out this plan; ask the user how they want to proceed.`,
+            isError: true,
+            announces: off,
+          };
         },
       };
     },

@@ -39,7 +39,16 @@ describe('Edit', () => {
     expect(result.display).toMatchObject(diff);
     expect(execution!.display).toMatchObject(diff);
     const hunk = (result.display as { hunks: { lines: string[] }[] }).hunks[0]!;
-    expect(hunk.lines).toEqual([' export function total(items: number[]): number {', '   let sum = 0;', '   for (const item of items) {', '-    sum += item;', '+    sum += item * 2;', '   }', '   return sum;', ' }']);
+    expect(hunk.lines).toEqual([
+      ' export function total(items: number[]): number {',
+      '   let sum = 0;',
+      '   for (const item of items) {',
+      '-    sum += item;',
+      '+    sum += item * 2;',
+      '   }',
+      '   return sum;',
+      ' }',
+    ]);
     expect(execution!.accesses).toEqual([{ kind: 'file', operation: 'readwrite', path: join(kit.workspace, 'src/total.ts') }]);
     expect(execution!.approvalRule).toBe(`Edit(${join(kit.workspace, 'src/total.ts')})`);
   });
@@ -47,14 +56,18 @@ describe('Edit', () => {
   it('refuses identical strings and an empty old_string', async () => {
     await seen('a.txt', 'a\n');
     expect((await kit.call('Edit', { path: 'a.txt', old_string: 'a', new_string: 'a' })).text).toMatch(/identical, so there are no changes to make/);
-    expect((await kit.call('Edit', { path: 'a.txt', old_string: '', new_string: 'b' })).text).toMatch(/must NOT have fewer than 1 characters|old_string must not be empty/);
+    expect((await kit.call('Edit', { path: 'a.txt', old_string: '', new_string: 'b' })).text).toMatch(
+      /must NOT have fewer than 1 characters|old_string must not be empty/,
+    );
   });
 
   it('reports several matches with their count, lines and both ways out; replace_all replaces them all', async () => {
     await seen('r.ts', 'let x = 1;\nlet y = x;\nlet z = x;\n');
     const many = await kit.call('Edit', { path: 'r.ts', old_string: 'x', new_string: 'count' });
     expect(many.result.isError).toBe(true);
-    expect(many.text).toBe('Found 3 occurrences of old_string in r.ts (at lines 1, 2, 3). Either set replace_all=true to replace all of them, or add surrounding lines to old_string so it matches exactly one.');
+    expect(many.text).toBe(
+      'Found 3 occurrences of old_string in r.ts (at lines 1, 2, 3). Either set replace_all=true to replace all of them, or add surrounding lines to old_string so it matches exactly one.',
+    );
     const all = await kit.call('Edit', { path: 'r.ts', old_string: 'x', new_string: 'count', replace_all: true });
     expect(all.result.output).toBe('Replaced 3 occurrences in r.ts (first at line 1).');
     expect(await kit.get('r.ts')).toBe('let count = 1;\nlet y = count;\nlet z = count;\n');
@@ -78,7 +91,9 @@ describe('Edit', () => {
   it('says when nothing resembles old_string', async () => {
     await seen('src/total.ts', source);
     const miss = await kit.call('Edit', { path: 'src/total.ts', old_string: 'qqqqqq zzzzzz', new_string: 'x' });
-    expect(miss.text).toBe('old_string was not found in src/total.ts. Nothing in the file resembles it. Read the file again to see its current content, then retry with text copied exactly from it.');
+    expect(miss.text).toBe(
+      'old_string was not found in src/total.ts. Nothing in the file resembles it. Read the file again to see its current content, then retry with text copied exactly from it.',
+    );
   });
 
   it('edits a CRLF file through its LF view and writes CRLF back', async () => {
@@ -103,7 +118,9 @@ describe('Edit', () => {
 
   it('applies the stale guard: unread files and files changed on disk are refused', async () => {
     const path = await kit.put('s.txt', 'one\n');
-    expect((await kit.call('Edit', { path: 's.txt', old_string: 'one', new_string: 'two' })).text).toMatch(/^s\.txt has not been read in this session yet\. Read it first/);
+    expect((await kit.call('Edit', { path: 's.txt', old_string: 'one', new_string: 'two' })).text).toMatch(
+      /^s\.txt has not been read in this session yet\. Read it first/,
+    );
     await kit.call('Read', { path: 's.txt' });
     await kit.call('Edit', { path: 's.txt', old_string: 'one', new_string: 'two' });
     // Its own edit does not make the file stale.
@@ -111,7 +128,9 @@ describe('Edit', () => {
     expect(await kit.get('s.txt')).toBe('three\n');
     await kit.put('s.txt', 'three\nand more\n');
     await utimes(path, new Date(), new Date(Date.now() + 5_000));
-    expect((await kit.call('Edit', { path: 's.txt', old_string: 'three', new_string: 'four' })).text).toMatch(/^s\.txt was modified on disk since you last read or wrote it/);
+    expect((await kit.call('Edit', { path: 's.txt', old_string: 'three', new_string: 'four' })).text).toMatch(
+      /^s\.txt was modified on disk since you last read or wrote it/,
+    );
   });
 
   it('keeps the mode and a UTF-8 byte-order mark, and never interprets $ patterns', async () => {

@@ -66,7 +66,9 @@ const sameFile = (a: FileInfo, b: FileInfo) => a.mtimeMs === b.mtimeMs && a.size
 function plan(args: EditArgs, view: ModelView, display: string) {
   const { oldString, newString } = normalise(args, view);
   if (oldString === newString) {
-    throw new ToolInputError(`old_string and new_string differ only in line endings, and ${display} keeps its CRLF line endings whichever you send, so there are no changes to make.`);
+    throw new ToolInputError(
+      `old_string and new_string differ only in line endings, and ${display} keeps its CRLF line endings whichever you send, so there are no changes to make.`,
+    );
   }
   const positions = occurrences(view.text, oldString);
   if (!positions.length) throw new ToolInputError(notFound(display, view.text, oldString));
@@ -94,7 +96,12 @@ export function editTool(files: FileTracker): Tool<typeof input> {
       const path = await guard(env, args.path, 'write');
       // A preview for the card and the approval prompt. It is reused when the call runs if the file is
       // still exactly as it was; otherwise (an earlier call in the step changed it) the edit is planned again.
-      let display: ToolInputDisplay = { kind: 'file_io', operation: 'edit', path: path.display, detail: args.replace_all ? 'replace all occurrences' : 'replace one occurrence' };
+      let display: ToolInputDisplay = {
+        kind: 'file_io',
+        operation: 'edit',
+        path: path.display,
+        detail: args.replace_all ? 'replace all occurrences' : 'replace one occurrence',
+      };
       let preview: { stats: FileInfo; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
       const current = await statOrNull(env.environment, path.real);
       if (current?.isFile()) {
@@ -126,14 +133,19 @@ export function editTool(files: FileTracker): Tool<typeof input> {
             if (reviewed.kind === 'rejected') return reviewed.result;
             await env.environment.replaceFile(path.real, fromModelView(reviewed.text, view));
             const after = await env.environment.stat(path.real).catch(() => null);
-            if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
+            if (!after)
+              throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
             const what = change.count === 1 ? '1 occurrence' : `${change.count} occurrences`;
             const partial = reviewed.text !== change.after;
-            const done = partial ? `Applied the accepted part of the edit to ${path.display}.` : `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`;
+            const done = partial
+              ? `Applied the accepted part of the edit to ${path.display}.`
+              : `Replaced ${what} in ${path.display} (first at line ${change.firstLine}).`;
             return withCodeCheck(env, ctx, path.real, fromModelView(view.text, view), {
               output: reviewed.report ? `${done}\n${reviewed.report}` : done,
-              display: partial ? diffDisplay(path.display, view.text, reviewed.text) : (unchanged?.display ?? diffDisplay(path.display, view.text, change.after)),
+              display: partial
+                ? diffDisplay(path.display, view.text, reviewed.text)
+                : (unchanged?.display ?? diffDisplay(path.display, view.text, change.after)),
             });
           }),
       };

@@ -14,7 +14,21 @@ async function put(path: string, content = 'x\n') {
 
 beforeEach(async () => {
   kit = await fileToolKit();
-  for (const path of ['src/a.ts', 'src/b.tsx', 'src/deep/c.ts', 'lib/d.ts', 'README.md', '.hidden/e.ts', '.gitignore', 'dist/f.ts', '.git/g.ts', '.env.ts', '.env', 'keys/id_rsa_old.ts', 'keys/id_rsa.ts.pub']) {
+  for (const path of [
+    'src/a.ts',
+    'src/b.tsx',
+    'src/deep/c.ts',
+    'lib/d.ts',
+    'README.md',
+    '.hidden/e.ts',
+    '.gitignore',
+    'dist/f.ts',
+    '.git/g.ts',
+    '.env.ts',
+    '.env',
+    'keys/id_rsa_old.ts',
+    'keys/id_rsa.ts.pub',
+  ]) {
     await put(path, path === '.gitignore' ? 'dist/\n' : 'x\n');
   }
 });
@@ -25,7 +39,15 @@ afterEach(async () => {
 describe('Glob', () => {
   it('lists matching files at any depth, newest first, hidden included, ignored/VCS/secrets excluded', async () => {
     const { result, execution } = await kit.call('Glob', { pattern: '*.ts' });
-    expect(result.output).toBe(['Filtered 2 sensitive file(s) (secrets are never searched or listed): .env.ts, keys/id_rsa_old.ts.', '.hidden/e.ts', 'lib/d.ts', 'src/deep/c.ts', 'src/a.ts'].join('\n'));
+    expect(result.output).toBe(
+      [
+        'Filtered 2 sensitive file(s) (secrets are never searched or listed): .env.ts, keys/id_rsa_old.ts.',
+        '.hidden/e.ts',
+        'lib/d.ts',
+        'src/deep/c.ts',
+        'src/a.ts',
+      ].join('\n'),
+    );
     expect(result.display).toEqual({ kind: 'file_list', files: ['.hidden/e.ts', 'lib/d.ts', 'src/deep/c.ts', 'src/a.ts'], total: 4 });
     expect(execution!.readOnly).toBe(true);
     expect(execution!.accesses).toEqual([{ kind: 'file', operation: 'search', path: kit.workspace, recursive: true }]);
@@ -49,7 +71,9 @@ describe('Glob', () => {
     expect((await kit.call('Glob', { pattern: 'src/*.ts' })).result.output).toBe('src/a.ts');
     expect((await kit.call('Glob', { pattern: '*.ts', path: join(alias, 'src') })).result.output).toBe('src/deep/c.ts\nsrc/a.ts');
     expect((await kit.call('Grep', { pattern: 'x', path: 'lib' })).result.output).toBe('Found 1 file (newest first).\nlib/d.ts');
-    expect((await kit.call('Grep', { pattern: 'x', path: 'lib', output_mode: 'content' })).result.output).toBe('Found 1 matching line in 1 file.\nlib/d.ts:1:x');
+    expect((await kit.call('Grep', { pattern: 'x', path: 'lib', output_mode: 'content' })).result.output).toBe(
+      'Found 1 matching line in 1 file.\nlib/d.ts:1:x',
+    );
   });
 
   it('lists ignored files on request, never VCS folders', async () => {
@@ -82,13 +106,17 @@ describe('Glob', () => {
   it('accepts include_dirs (sent by models trained on other agents) and says folders are not listed', async () => {
     const { result } = await kit.call('Glob', { pattern: 'src/**/*.ts', include_dirs: true });
     expect(result.isError).toBeFalsy();
-    expect(result.output).toBe(['Folders are not listed, only files: the folders that hold these files are in their paths.', 'src/deep/c.ts', 'src/a.ts'].join('\n'));
+    expect(result.output).toBe(
+      ['Folders are not listed, only files: the folders that hold these files are in their paths.', 'src/deep/c.ts', 'src/a.ts'].join('\n'),
+    );
     expect((await kit.call('Glob', { pattern: 'src/**/*.ts', include_dirs: false })).result.output).toBe(['src/deep/c.ts', 'src/a.ts'].join('\n'));
   });
 
   it('explains bad roots and patterns', async () => {
     expect((await kit.call('Glob', { pattern: '*.zz' })).result.output).toBe('No files match "*.zz".');
-    expect((await kit.call('Glob', { pattern: '*', path: 'README.md' })).text).toBe('README.md is not a directory. Give Glob a folder as path (use Read for a single file).');
+    expect((await kit.call('Glob', { pattern: '*', path: 'README.md' })).text).toBe(
+      'README.md is not a directory. Give Glob a folder as path (use Read for a single file).',
+    );
     expect((await kit.call('Glob', { pattern: '*', path: 'missing' })).text).toMatch(/^missing does not exist/);
     expect((await kit.call('Glob', { pattern: '../*.ts' })).text).toMatch(/may not contain "\.\."/);
     expect((await kit.call('Glob', { pattern: '*', path: '..' })).text).toMatch(/must provide an absolute path/);

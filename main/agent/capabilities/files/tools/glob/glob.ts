@@ -31,7 +31,8 @@ function splitPattern(args: GlobArgs): { root: string | undefined; pattern: stri
     if (firstGlob === -1) throw new ToolInputError(`"${pattern}" has no wildcard. To check one file, Read it; to list a folder, use its path and pattern "*".`);
     return { root: parts.slice(0, firstGlob).join('/') || '/', pattern: parts.slice(firstGlob).join('/') };
   }
-  if (pattern.split('/').includes('..')) throw new ToolInputError('The pattern may not contain "..". To list files outside the search folder, give that folder as an absolute path.');
+  if (pattern.split('/').includes('..'))
+    throw new ToolInputError('The pattern may not contain "..". To list files outside the search folder, give that folder as an absolute path.');
   pattern = pattern.replace(/^\/+/, '');
   return { root: args.path, pattern };
 }
@@ -40,12 +41,19 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, env: Tool
   const rgArgs = [...commonArgs({ lineBuffered: false }), '--files', ...(args.include_ignored ? ['--no-ignore'] : []), '--glob', pattern, ...exclusionArgs()];
   const absolute = (p: string) => join(root.path.real, p);
   const times = new MtimeIndex(env.environment);
-  const result = await runRipgrep(rgArgs, { environment: env.environment, cwd: root.path.real, signal, onLine: (line) => line && times.add(line, absolute(line)) });
+  const result = await runRipgrep(rgArgs, {
+    environment: env.environment,
+    cwd: root.path.real,
+    signal,
+    onLine: (line) => line && times.add(line, absolute(line)),
+  });
   if (signal.aborted) return { output: 'Glob was interrupted.', isError: true };
   const records = completeRecords(result.stdout).filter(Boolean);
   if (result.exitCode === 2 && /No files were searched/.test(result.stderr)) records.length = 0;
   else if (result.exitCode !== null && result.exitCode > 1 && !records.length) {
-    throw new ToolInputError(`Listing files failed: ${result.stderr.trim().split('\n').slice(0, 5).join('; ') || `rg exited with ${result.exitCode}`}. Check the pattern.`);
+    throw new ToolInputError(
+      `Listing files failed: ${result.stderr.trim().split('\n').slice(0, 5).join('; ') || `rg exited with ${result.exitCode}`}. Check the pattern.`,
+    );
   }
   if (result.timedOut && !records.length) throw new ToolInputError(`Glob timed out after ${RG_TIMEOUT_MS / 1000} s without results. Search a smaller folder.`);
   const hidden = await hiddenFiles(env, records.map(absolute));

@@ -44,7 +44,12 @@ describe('Grep', () => {
     expect(out[0]).toBe('Found 5 files (newest first).');
     expect(out.slice(2)).toEqual(['src/b.ts', '.env.example', '.hidden/h.ts', 'src/c.py', 'src/a.ts']);
     expect(out[1]).toBe('Filtered 2 sensitive file(s) (secrets are never searched or listed): .env, keys/id_rsa_old.');
-    expect(result.display).toMatchObject({ kind: 'search_results', query: 'alpha', total: 5, matches: [{ file: 'src/b.ts' }, { file: '.env.example' }, { file: '.hidden/h.ts' }, { file: 'src/c.py' }, { file: 'src/a.ts' }] });
+    expect(result.display).toMatchObject({
+      kind: 'search_results',
+      query: 'alpha',
+      total: 5,
+      matches: [{ file: 'src/b.ts' }, { file: '.env.example' }, { file: '.hidden/h.ts' }, { file: 'src/c.py' }, { file: 'src/a.ts' }],
+    });
     expect(execution!.readOnly).toBe(true);
     expect(execution!.accesses).toEqual([{ kind: 'file', operation: 'search', path: kit.workspace, recursive: true }]);
     expect(execution!.approvalRule).toBe('Grep(alpha)');
@@ -57,14 +62,18 @@ describe('Grep', () => {
     expect(ignored.result.output).toContain('dist/out.js');
     expect(ignored.result.output).not.toContain('.git/config');
     const targeted = await kit.call('Grep', { pattern: 'alpha', glob: '.env*' });
-    expect(targeted.result.output).toBe('Found 1 file (newest first).\nFiltered 1 sensitive file(s) (secrets are never searched or listed): .env.\n.env.example');
+    expect(targeted.result.output).toBe(
+      'Found 1 file (newest first).\nFiltered 1 sensitive file(s) (secrets are never searched or listed): .env.\n.env.example',
+    );
     const git = await kit.call('Grep', { pattern: 'alpha', glob: '**/.git/**', include_ignored: true });
     expect(git.result.output).toMatch(/^No files were searched: nothing under \. passes the glob\/type filters \(\*\*\/\.git\/\*\*\)/);
   });
 
   it('shows content with line numbers and context, grouped by file', async () => {
     const { result } = await kit.call('Grep', { pattern: 'beta', output_mode: 'content', '-C': 1, path: 'src' });
-    expect(result.output).toBe('Found 1 matching line in 1 file.\nsrc/a.ts-1-export const alpha = 1;\nsrc/a.ts:2:const beta = alpha + 1;\nsrc/a.ts-3-const gamma = 3;');
+    expect(result.output).toBe(
+      'Found 1 matching line in 1 file.\nsrc/a.ts-1-export const alpha = 1;\nsrc/a.ts:2:const beta = alpha + 1;\nsrc/a.ts-3-const gamma = 3;',
+    );
     expect(result.display).toMatchObject({ kind: 'search_results', total: 1, matches: [{ file: 'src/a.ts', line: 2, text: 'const beta = alpha + 1;' }] });
     const plain = await kit.call('Grep', { pattern: 'beta', output_mode: 'content', '-n': false, path: 'src/a.ts' });
     expect(plain.result.output).toBe('Found 1 matching line in 1 file.\nsrc/a.ts:const beta = alpha + 1;');
@@ -88,7 +97,9 @@ describe('Grep', () => {
 
   it('filters by case, type and glob, and supports multiline patterns', async () => {
     expect((await kit.call('Grep', { pattern: 'ALPHA =', path: 'src' })).result.output).toBe('Found 1 file (newest first).\nsrc/c.py');
-    expect((await kit.call('Grep', { pattern: 'ALPHA', '-i': true, type: 'ts', path: 'src' })).result.output).toBe('Found 2 files (newest first).\nsrc/b.ts\nsrc/a.ts');
+    expect((await kit.call('Grep', { pattern: 'ALPHA', '-i': true, type: 'ts', path: 'src' })).result.output).toBe(
+      'Found 2 files (newest first).\nsrc/b.ts\nsrc/a.ts',
+    );
     expect((await kit.call('Grep', { pattern: 'alpha', glob: '*.py' })).result.output).toBe('Found 1 file (newest first).\nsrc/c.py');
     const multi = await kit.call('Grep', { pattern: 'alpha = 1;\\nconst beta', multiline: true, output_mode: 'content' });
     expect(multi.result.output).toBe('Found 2 matching lines in 1 file.\nsrc/a.ts:1:export const alpha = 1;\nsrc/a.ts:2:const beta = alpha + 1;');
@@ -111,7 +122,10 @@ describe('Grep', () => {
     const execution = await tool.resolveExecution(tool.input.parse({ pattern: 'zzz-never-found', path: 'many' }), kit.env);
     if (!isExecution(execution)) throw new Error('expected an execution');
     const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
-    expect(result).toMatchObject({ isError: true, output: 'Grep timed out after 0.001 s without finding anything. Narrow the search with path, glob or type.' });
+    expect(result).toMatchObject({
+      isError: true,
+      output: 'Grep timed out after 0.001 s without finding anything. Narrow the search with path, glob or type.',
+    });
   });
 });
 

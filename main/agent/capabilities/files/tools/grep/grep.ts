@@ -118,18 +118,24 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
   });
   if (signal.aborted) return { output: 'Grep was interrupted.', isError: true };
   if (result.exitCode === 2 && /No files were searched/.test(result.stderr)) {
-    return { output: `No files were searched: nothing under ${root.path.display} passes the glob/type filters (${[args.glob, args.type].filter(Boolean).join(', ') || 'none'}). Loosen them.`, display: { kind: 'search_results', query: args.pattern, matches: [], total: 0 } };
+    return {
+      output: `No files were searched: nothing under ${root.path.display} passes the glob/type filters (${[args.glob, args.type].filter(Boolean).join(', ') || 'none'}). Loosen them.`,
+      display: { kind: 'search_results', query: args.pattern, matches: [], total: 0 },
+    };
   }
   if (result.exitCode !== null && result.exitCode > 1 && result.stdout.length === 0) {
     const detail = result.stderr.trim().split('\n').slice(0, 8).join('\n');
-    throw new ToolInputError(`ripgrep failed (exit ${result.exitCode}): ${detail || 'no message'}. Check the pattern (ripgrep regex syntax: escape literal ( ) { } [ ]), the glob and the type.`);
+    throw new ToolInputError(
+      `ripgrep failed (exit ${result.exitCode}): ${detail || 'no message'}. Check the pattern (ripgrep regex syntax: escape literal ( ) { } [ ]), the glob and the type.`,
+    );
   }
   if (result.timedOut && result.stdout.length === 0) {
     throw new ToolInputError(`Grep timed out after ${timeoutMs / 1000} s without finding anything. Narrow the search with path, glob or type.`);
   }
   const warnings: string[] = [];
   if (result.timedOut) warnings.push(`The search timed out after ${timeoutMs / 1000} s: results are partial. Narrow it with path, glob or type.`);
-  if (result.capped) warnings.push(`The search produced more than ${RG_MAX_BYTES / 1024 / 1024} MiB of output and was stopped: results are partial. Narrow it.`);
+  if (result.capped)
+    warnings.push(`The search produced more than ${RG_MAX_BYTES / 1024 / 1024} MiB of output and was stopped: results are partial. Narrow it.`);
   if (result.exitCode === 2) warnings.push(`Some files could not be searched: ${result.stderr.trim().split('\n').slice(0, 3).join('; ')}`);
   const show = (file: string) => root.show(absolute(file));
   const query = args.pattern;
@@ -141,13 +147,24 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
     const sorted = await times.newestFirst((f) => !hidden.reason(absolute(f)));
     const { page } = pageOf(sorted, args);
     const header = sorted.length ? `Found ${sorted.length} file${sorted.length === 1 ? '' : 's'} (newest first).` : 'No matches found.';
-    const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered.map(show)), deniedNote(denied), ...warnings].filter(Boolean);
-    const display: ToolResultDisplay = { kind: 'search_results', query, matches: page.slice(0, MAX_DISPLAY_MATCHES).map((f) => ({ file: show(f) })), total: sorted.length };
+    const notes = [header, pagingNote(page.length, sorted.length, args, 'files'), filteredNote(filtered.map(show)), deniedNote(denied), ...warnings].filter(
+      Boolean,
+    );
+    const display: ToolResultDisplay = {
+      kind: 'search_results',
+      query,
+      matches: page.slice(0, MAX_DISPLAY_MATCHES).map((f) => ({ file: show(f) })),
+      total: sorted.length,
+    };
     return { output: [...notes, ...page.map(show)].join('\n'), display };
   }
 
   const blocks = groupByFile(completeRecords(result.stdout));
-  const hidden = await hiddenFiles(env, blocks.map((b) => absolute(b.file)), { deep: args.output_mode === 'content' });
+  const hidden = await hiddenFiles(
+    env,
+    blocks.map((b) => absolute(b.file)),
+    { deep: args.output_mode === 'content' },
+  );
   const { kept, filtered, denied } = withoutSensitive(blocks, (b) => absolute(b.file), hidden);
   const sorted = await newestFirst(env.environment, kept, (b) => absolute(b.file));
 
@@ -156,8 +173,19 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
     const total = counts.reduce((sum, c) => sum + c.count, 0);
     const { page } = pageOf(counts, args);
     const header = counts.length ? `Found ${total} total occurrences across ${counts.length} file${counts.length === 1 ? '' : 's'}.` : 'No matches found.';
-    const notes = [header, pagingNote(page.length, counts.length, args, 'files'), filteredNote(filtered.map((b) => show(b.file))), deniedNote(denied), ...warnings].filter(Boolean);
-    const display: ToolResultDisplay = { kind: 'search_results', query, matches: page.slice(0, MAX_DISPLAY_MATCHES).map((c) => ({ file: c.file, text: `${c.count} match${c.count === 1 ? '' : 'es'}` })), total };
+    const notes = [
+      header,
+      pagingNote(page.length, counts.length, args, 'files'),
+      filteredNote(filtered.map((b) => show(b.file))),
+      deniedNote(denied),
+      ...warnings,
+    ].filter(Boolean);
+    const display: ToolResultDisplay = {
+      kind: 'search_results',
+      query,
+      matches: page.slice(0, MAX_DISPLAY_MATCHES).map((c) => ({ file: c.file, text: `${c.count} match${c.count === 1 ? '' : 'es'}` })),
+      total,
+    };
     return { output: [...notes, ...page.map((c) => `${c.file}:${c.count}`)].join('\n'), display };
   }
 
@@ -169,8 +197,16 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
   }
   const matchLines = rows.filter((r) => r.parsed?.match).length;
   const { page } = pageOf(rows, args);
-  const header = rows.length ? `Found ${matchLines} matching line${matchLines === 1 ? '' : 's'} in ${sorted.length} file${sorted.length === 1 ? '' : 's'}.` : 'No matches found.';
-  const notes = [header, pagingNote(page.length, rows.length, args, 'lines'), filteredNote(filtered.map((b) => show(b.file))), deniedNote(denied), ...warnings].filter(Boolean);
+  const header = rows.length
+    ? `Found ${matchLines} matching line${matchLines === 1 ? '' : 's'} in ${sorted.length} file${sorted.length === 1 ? '' : 's'}.`
+    : 'No matches found.';
+  const notes = [
+    header,
+    pagingNote(page.length, rows.length, args, 'lines'),
+    filteredNote(filtered.map((b) => show(b.file))),
+    deniedNote(denied),
+    ...warnings,
+  ].filter(Boolean);
   const format = (r: (typeof rows)[number]) => {
     if (!r.parsed) return '--';
     const sep = r.parsed.match ? ':' : '-';

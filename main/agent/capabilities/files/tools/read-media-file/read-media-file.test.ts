@@ -13,8 +13,9 @@ afterEach(async () => {
 
 /** Hard-to-compress pixels (blocky noise: cheap to make, still large once encoded). */
 const noise = (width: number, height: number) =>
-  sharp({ create: { width: Math.ceil(width / 4), height: Math.ceil(height / 4), channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
-    .resize(width, height, { kernel: 'nearest' });
+  sharp({
+    create: { width: Math.ceil(width / 4), height: Math.ceil(height / 4), channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+  }).resize(width, height, { kernel: 'nearest' });
 const flat = (width: number, height: number) => sharp({ create: { width, height, channels: 4, background: { r: 40, g: 90, b: 200, alpha: 1 } } });
 
 function imagePart(output: string | ContentPart[]): { mimeType: string; data: Buffer } {
@@ -34,7 +35,14 @@ describe('ReadMediaFile', () => {
     expect(parts[2]).toEqual({ type: 'text', text: '</image>' });
     expect(imagePart(parts)).toEqual({ mimeType: 'image/png', data: png });
     expect(result.note).toMatch(/^<system>Image ui\/button\.png: PNG, \d+ B, 120×80 px\. Delivered untouched\./);
-    expect(result.display).toMatchObject({ kind: 'image', path: 'ui/button.png', mimeType: 'image/png', width: 120, height: 80, caption: expect.stringContaining('120×80 PNG · sent original') });
+    expect(result.display).toMatchObject({
+      kind: 'image',
+      path: 'ui/button.png',
+      mimeType: 'image/png',
+      width: 120,
+      height: 80,
+      caption: expect.stringContaining('120×80 PNG · sent original'),
+    });
     expect((result.display as { dataUrl: string }).dataUrl).toMatch(/^data:image\/webp;base64,/);
     expect(execution!.readOnly).toBe(true);
     expect(execution!.approvalRule).toMatch(/^ReadMediaFile\(.*ui\/button\.png\)$/);
@@ -66,7 +74,9 @@ describe('ReadMediaFile', () => {
     expect([meta.width, meta.height]).toEqual([300, 150]);
     expect(result.note).toContain('Delivered a crop: 300×150');
     const outside = await kit.call('ReadMediaFile', { path: 'big.png', region: { x: 2900, y: 0, width: 200, height: 10 } });
-    expect(outside.text).toBe('The region (x 2900, y 0, 200×10) reaches outside big.png, which is 3000×2000 px. Give a region inside the image, in original pixels.');
+    expect(outside.text).toBe(
+      'The region (x 2900, y 0, 200×10) reaches outside big.png, which is 3000×2000 px. Give a region inside the image, in original pixels.',
+    );
     expect((await kit.call('ReadMediaFile', { path: 'big.png', region: { x: 0, y: 0, width: 0, height: 1 } })).text).toMatch(/must be >= 1/);
   });
 
@@ -77,7 +87,9 @@ describe('ReadMediaFile', () => {
     expect(imagePart(result.output).data).toEqual(small);
     await kit.put('huge.png', await flat(2400, 2000).png({ compressionLevel: 0 }).toBuffer());
     const refused = await kit.call('ReadMediaFile', { path: 'huge.png', full_resolution: true });
-    expect(refused.text).toMatch(/^huge\.png is [\d.]+ MiB, over the 3\.8 MiB limit for full resolution\. Read a region of it \(in original pixels, 2400×2000\) instead/);
+    expect(refused.text).toMatch(
+      /^huge\.png is [\d.]+ MiB, over the 3\.8 MiB limit for full resolution\. Read a region of it \(in original pixels, 2400×2000\) instead/,
+    );
   });
 
   it('turns EXIF-rotated photos upright and reports upright dimensions', async () => {
@@ -90,7 +102,9 @@ describe('ReadMediaFile', () => {
 
   it('refuses other formats with a conversion hint, and non-images with the right pointer', async () => {
     await kit.put('scan.tiff', await flat(10, 10).tiff().toBuffer());
-    expect((await kit.call('ReadMediaFile', { path: 'scan.tiff' })).text).toMatch(/^scan\.tiff is a TIFF image; only PNG, JPEG, GIF and WebP can be shown to the model\. Convert a copy first, e\.g\. `/);
+    expect((await kit.call('ReadMediaFile', { path: 'scan.tiff' })).text).toMatch(
+      /^scan\.tiff is a TIFF image; only PNG, JPEG, GIF and WebP can be shown to the model\. Convert a copy first, e\.g\. `/,
+    );
     await kit.put('logo.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>');
     expect((await kit.call('ReadMediaFile', { path: 'logo.svg' })).text).toMatch(/is an SVG .* Read it as text, or rasterize a copy/);
     await kit.put('notes.txt', 'hello\n');

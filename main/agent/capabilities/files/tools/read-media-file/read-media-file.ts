@@ -32,7 +32,11 @@ export function readMediaFileTool(): Tool<typeof input> {
     async resolveExecution(args, env) {
       if (!env.capabilities.imageInput) throw new ToolInputError(NO_IMAGE_INPUT);
       const path = await guard(env, args.path, 'read');
-      const detail = args.region ? `region ${args.region.x},${args.region.y} ${args.region.width}×${args.region.height}` : args.full_resolution ? 'full resolution' : undefined;
+      const detail = args.region
+        ? `region ${args.region.x},${args.region.y} ${args.region.width}×${args.region.height}`
+        : args.full_resolution
+          ? 'full resolution'
+          : undefined;
       return {
         accesses: access.readFile(path.real),
         description: `View ${path.display}${detail ? ` (${detail})` : ''}`,
@@ -44,19 +48,30 @@ export function readMediaFileTool(): Tool<typeof input> {
             const limits = imageLimits();
             const stats = await existingFile(env.environment, path, 'Check the path; Glob finds files by name (e.g. "*.png").');
             if (stats.size === 0) throw new ToolInputError(`${path.display} is empty (0 bytes), so there is no image to show.`);
-            if (stats.size > limits.maxFileBytes) throw new ToolInputError(`${path.display} is ${formatBytes(stats.size)}, over the ${formatBytes(limits.maxFileBytes)} limit. Make a smaller copy first.`);
+            if (stats.size > limits.maxFileBytes)
+              throw new ToolInputError(
+                `${path.display} is ${formatBytes(stats.size)}, over the ${formatBytes(limits.maxFileBytes)} limit. Make a smaller copy first.`,
+              );
             const bytes = await env.environment.readBytes(path.real);
             const kind = sniff(bytes.subarray(0, SNIFF_BYTES), path.real);
             if (kind.kind !== 'image') throw new ToolInputError(notModelImageMessage(path.display, kind));
             let image: Awaited<ReturnType<typeof deliverImage>>;
             let preview: Awaited<ReturnType<typeof previewDataUrl>>;
             try {
-              image = await deliverImage(bytes, kind.format, path.display, { ...(args.region ? { region: args.region } : {}), ...(args.full_resolution ? { fullResolution: true } : {}) }, limits);
+              image = await deliverImage(
+                bytes,
+                kind.format,
+                path.display,
+                { ...(args.region ? { region: args.region } : {}), ...(args.full_resolution ? { fullResolution: true } : {}) },
+                limits,
+              );
               // Decodes the whole image (the header alone was checked so far), so a damaged file never reaches the model.
               preview = await previewDataUrl(image.data);
             } catch (error) {
               if (error instanceof ToolInputError) throw error;
-              throw new ToolInputError(`${path.display} could not be decoded as an image (${(error as Error).message}). It may be damaged or truncated; ask the user for an intact copy.`);
+              throw new ToolInputError(
+                `${path.display} could not be decoded as an image (${(error as Error).message}). It may be damaged or truncated; ask the user for an intact copy.`,
+              );
             }
             const mode = image.mode === 'untouched' ? 'original' : image.mode;
             return {

@@ -22,7 +22,13 @@ describe('Read', () => {
     expect(result.isError).toBeFalsy();
     expect(result.output).toBe('1\tconst a = 1;\n2\tconst b = 2;');
     expect(result.note).toBe('<system>2 lines read from file starting from line 1. Total lines in file: 2. End of file reached.</system>');
-    expect(result.display).toMatchObject({ kind: 'file_content', path: 'src/a.ts', content: 'const a = 1;\nconst b = 2;', range: { start: 1, end: 2 }, totalLines: 2 });
+    expect(result.display).toMatchObject({
+      kind: 'file_content',
+      path: 'src/a.ts',
+      content: 'const a = 1;\nconst b = 2;',
+      range: { start: 1, end: 2 },
+      totalLines: 2,
+    });
   });
 
   it('pages with line_offset and n_lines, and says where to continue', async () => {
@@ -43,7 +49,10 @@ describe('Read', () => {
   });
 
   it('stops at 100 KiB of output', async () => {
-    await kit.put('wide.txt', lines(900, (i) => `${i} ${'x'.repeat(300)}`));
+    await kit.put(
+      'wide.txt',
+      lines(900, (i) => `${i} ${'x'.repeat(300)}`),
+    );
     const { result } = await kit.call('Read', { path: 'wide.txt' });
     const out = result.output as string;
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(MAX_BYTES);
@@ -75,7 +84,10 @@ describe('Read', () => {
   });
 
   it('trims a tail read from the front to fit 100 KiB', async () => {
-    await kit.put('wide-log.txt', lines(1000, (i) => `${i} ${'z'.repeat(300)}`));
+    await kit.put(
+      'wide-log.txt',
+      lines(1000, (i) => `${i} ${'z'.repeat(300)}`),
+    );
     const { result } = await kit.call('Read', { path: 'wide-log.txt', line_offset: -1000 });
     const out = (result.output as string).split('\n');
     expect(out.at(-1)).toMatch(/^1000\t1000 z+$/);
@@ -184,11 +196,20 @@ async function countingSource(path: string) {
 
 describe('Read on a 2 GB sparse file', () => {
   const SIZE = 2 * 1024 ** 3;
-  const options = { maxLines: 1000, maxBytes: MAX_BYTES, renderedBytes: (l: { n: number; text: string }) => l.text.length + 8, keepBytes: 8004, countLimitBytes: 64 * 1024 * 1024 };
+  const options = {
+    maxLines: 1000,
+    maxBytes: MAX_BYTES,
+    renderedBytes: (l: { n: number; text: string }) => l.text.length + 8,
+    keepBytes: 8004,
+    countLimitBytes: 64 * 1024 * 1024,
+  };
 
   it('reads the first and last 1,000 lines touching only those bytes', async () => {
     const path = join(kit.workspace, 'huge.log');
-    await kit.put(path, lines(2000, (i) => `head ${i}`));
+    await kit.put(
+      path,
+      lines(2000, (i) => `head ${i}`),
+    );
     await truncate(path, SIZE);
     const handle = await open(path, 'r+');
     const tailText = Buffer.from(`\n${lines(2000, (i) => `tail ${i}`)}`);

@@ -43,7 +43,13 @@ function shownText(line: RawLine, crMode: 'strip' | 'visible' | 'keep'): { text:
 // Counted conservatively (every CR as the two characters `\r`) so the budget holds whatever the style.
 const renderedBytes = (line: RawLine) => Buffer.byteLength(`${line.n}\t${line.text.slice(0, MAX_LINE_LENGTH + 1)}\n`) + (line.text.split('\r').length - 1);
 
-async function openSource(environment: Environment, real: string, display: string, size: number, imageInput: boolean): Promise<{ source: ByteSource; close: () => Promise<void>; transcoded?: string }> {
+async function openSource(
+  environment: Environment,
+  real: string,
+  display: string,
+  size: number,
+  imageInput: boolean,
+): Promise<{ source: ByteSource; close: () => Promise<void>; transcoded?: string }> {
   const handle = await environment.openRead(real);
   try {
     const header = Buffer.alloc(Math.min(SNIFF_BYTES, size));
@@ -53,7 +59,9 @@ async function openSource(environment: Environment, real: string, display: strin
     const bom = utf16Bom(header);
     if (bom) {
       if (size > TRANSCODE_MAX_BYTES) {
-        throw new ToolInputError(`${display} is UTF-16 text of ${formatBytes(size)}; Read transcodes UTF-16 up to ${formatBytes(TRANSCODE_MAX_BYTES)}. Convert it first, e.g. \`iconv -f UTF-16 -t UTF-8 "${display}" > converted.txt\`.`);
+        throw new ToolInputError(
+          `${display} is UTF-16 text of ${formatBytes(size)}; Read transcodes UTF-16 up to ${formatBytes(TRANSCODE_MAX_BYTES)}. Convert it first, e.g. \`iconv -f UTF-16 -t UTF-8 "${display}" > converted.txt\`.`,
+        );
       }
       await handle.close();
       const text = new TextDecoder(bom).decode(await environment.readBytes(real));
@@ -66,7 +74,13 @@ async function openSource(environment: Environment, real: string, display: strin
   }
 }
 
-function statusNote(window: LineWindow, shown: { n: number; cut: boolean }[], requested: number, crMode: 'strip' | 'visible' | 'keep', extra: string[]): string {
+function statusNote(
+  window: LineWindow,
+  shown: { n: number; cut: boolean }[],
+  requested: number,
+  crMode: 'strip' | 'visible' | 'keep',
+  extra: string[],
+): string {
   const parts: string[] = [];
   const first = shown[0]?.n;
   const last = shown.at(-1)?.n;
@@ -74,16 +88,20 @@ function statusNote(window: LineWindow, shown: { n: number; cut: boolean }[], re
   if (window.totalLines !== null) parts.push(`Total lines in file: ${window.totalLines}.`);
   else parts.push('Total lines in file: not counted (the file is too large to count quickly).');
   const next = last !== undefined && last !== -1 ? ` Continue with line_offset=${last + 1}.` : '';
-  if (window.trimmedFront) parts.push(`Max ${MAX_BYTES} bytes reached: the earliest of the requested lines were dropped; read them with a positive line_offset.`);
+  if (window.trimmedFront)
+    parts.push(`Max ${MAX_BYTES} bytes reached: the earliest of the requested lines were dropped; read them with a positive line_offset.`);
   else if (window.stop === 'bytes') parts.push(`Max ${MAX_BYTES} bytes reached.${next}`);
   else if (window.stop === 'lines') parts.push(requested >= MAX_LINES ? `Max ${MAX_LINES} lines reached.${next}` : `More lines follow.${next}`);
   else parts.push('End of file reached.');
   const cut = shown.filter((l) => l.cut).map((l) => l.n);
   if (cut.length) parts.push(`Lines [${cut.slice(0, 20).join(', ')}${cut.length > 20 ? ', …' : ''}] were truncated to ${MAX_LINE_LENGTH} characters.`);
-  if (first !== undefined && first < 0) parts.push('Line numbers are counted from the end of the file (-1 is the last line); pass one as line_offset to read from there.');
+  if (first !== undefined && first < 0)
+    parts.push('Line numbers are counted from the end of the file (-1 is the last line); pass one as line_offset to read from there.');
   if (crMode === 'visible') {
     const { crlf, lf, cr } = window.eol;
-    parts.push(`This file mixes line endings (${crlf} CRLF, ${lf} LF, ${cr} lone CR); carriage returns are shown as \\r. In Edit, write them as real carriage returns (JSON "\\r"), exactly where they appear.`);
+    parts.push(
+      `This file mixes line endings (${crlf} CRLF, ${lf} LF, ${cr} lone CR); carriage returns are shown as \\r. In Edit, write them as real carriage returns (JSON "\\r"), exactly where they appear.`,
+    );
   }
   parts.push(...extra);
   return `<system>${parts.join(' ')}</system>`;
@@ -115,10 +133,20 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
             const { source, close, transcoded } = await openSource(env.environment, path.real, path.display, stats.size, env.capabilities.imageInput);
             let window: LineWindow;
             try {
-              const options = { maxLines: requested, maxBytes: MAX_BYTES, renderedBytes, keepBytes: MAX_LINE_LENGTH * 4 + 4, countLimitBytes: COUNT_LIMIT_BYTES };
-              window = args.line_offset !== undefined && args.line_offset < 0 ? await readTail(source, -args.line_offset, options) : await readForward(source, args.line_offset ?? 1, options);
+              const options = {
+                maxLines: requested,
+                maxBytes: MAX_BYTES,
+                renderedBytes,
+                keepBytes: MAX_LINE_LENGTH * 4 + 4,
+                countLimitBytes: COUNT_LIMIT_BYTES,
+              };
+              window =
+                args.line_offset !== undefined && args.line_offset < 0
+                  ? await readTail(source, -args.line_offset, options)
+                  : await readForward(source, args.line_offset ?? 1, options);
             } catch (error) {
-              if (error instanceof TextDecodeError) throw new ToolInputError(error.reason === 'nul' ? nulMessage(path.display, error.line) : invalidUtf8Message(path.display, error.line));
+              if (error instanceof TextDecodeError)
+                throw new ToolInputError(error.reason === 'nul' ? nulMessage(path.display, error.line) : invalidUtf8Message(path.display, error.line));
               throw error;
             } finally {
               await close();
@@ -127,10 +155,16 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
             // Its language server (if any) starts and opens it now, so a later edit is checked without a cold start.
             if (env.environment.kind === 'local') env.codeChecks?.touched(path.real);
             if (stats.size === 0) {
-              return { output: '', note: '<system>The file is empty (0 bytes).</system>', display: { kind: 'file_content', path: path.display, content: '', totalLines: 0 } };
+              return {
+                output: '',
+                note: '<system>The file is empty (0 bytes).</system>',
+                display: { kind: 'file_content', path: path.display, content: '', totalLines: 0 },
+              };
             }
             if (!window.lines.length) {
-              throw new ToolInputError(`${path.display} has ${window.totalLines ?? 'fewer'} lines; line_offset ${args.line_offset} is past its end. Read from line_offset=1, or use a negative line_offset to read its last lines.`);
+              throw new ToolInputError(
+                `${path.display} has ${window.totalLines ?? 'fewer'} lines; line_offset ${args.line_offset} is past its end. Read from line_offset=1, or use a negative line_offset to read its last lines.`,
+              );
             }
             const style = lineEndingStyle(window.eol);
             const crMode = style === 'crlf' ? 'strip' : style === 'mixed' ? 'visible' : 'keep';

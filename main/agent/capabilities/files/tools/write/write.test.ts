@@ -16,7 +16,13 @@ describe('Write', () => {
     const { result, execution } = await kit.call('Write', { path: 'src/deep/new.ts', content: 'héllo\nworld\n' });
     expect(result.output).toBe('Created src/deep/new.ts and wrote 13 bytes.');
     expect(await kit.get('src/deep/new.ts')).toBe('héllo\nworld\n');
-    expect(result.display).toEqual({ kind: 'diff', path: 'src/deep/new.ts', hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+héllo', '+world'] }], added: 2, removed: 0 });
+    expect(result.display).toEqual({
+      kind: 'diff',
+      path: 'src/deep/new.ts',
+      hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+héllo', '+world'] }],
+      added: 2,
+      removed: 0,
+    });
     expect(execution!.display).toMatchObject({ kind: 'diff', hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+héllo', '+world'] }] });
     expect(execution!.accesses).toEqual([{ kind: 'file', operation: 'write', path: join(kit.workspace, 'src/deep/new.ts') }]);
     expect(execution!.approvalRule).toBe(`Write(${join(kit.workspace, 'src/deep/new.ts')})`);
@@ -27,7 +33,9 @@ describe('Write', () => {
     await kit.put('a.txt', 'old\n');
     const refused = await kit.call('Write', { path: 'a.txt', content: 'new\n' });
     expect(refused.result.isError).toBe(true);
-    expect(refused.text).toBe('a.txt has not been read in this session yet. Read it first (Read with path "a.txt"), then write it again, so you change what is really in the file.');
+    expect(refused.text).toBe(
+      'a.txt has not been read in this session yet. Read it first (Read with path "a.txt"), then write it again, so you change what is really in the file.',
+    );
     expect(await kit.get('a.txt')).toBe('old\n');
     await kit.call('Read', { path: 'a.txt' });
     const { result } = await kit.call('Write', { path: 'a.txt', content: 'new\n' });
@@ -41,7 +49,9 @@ describe('Write', () => {
     await kit.put('a.txt', 'changed by someone else\n');
     await utimes(path, new Date(), new Date(Date.now() + 5_000));
     const refused = await kit.call('Write', { path: 'a.txt', content: 'mine\n' });
-    expect(refused.text).toMatch(/^a\.txt was modified on disk since you last read or wrote it \(it is now 24 bytes, last modified .*\); .*Read it again, then redo the write/);
+    expect(refused.text).toMatch(
+      /^a\.txt was modified on disk since you last read or wrote it \(it is now 24 bytes, last modified .*\); .*Read it again, then redo the write/,
+    );
     expect(await kit.get('a.txt')).toBe('changed by someone else\n');
   });
 

@@ -34,10 +34,13 @@ async function ensureParent(environment: Environment, path: GuardedPath): Promis
   if (existing) return;
   await environment.mkdir(parent, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
     // A folder on the way removed or replaced meanwhile (another process at work in the workspace).
-    throw new ToolInputError(`Cannot create the folder ${parent} for ${path.display} (${error.code ?? 'error'}: ${error.message}); nothing was written. Check the folder and try again.`);
+    throw new ToolInputError(
+      `Cannot create the folder ${parent} for ${path.display} (${error.code ?? 'error'}: ${error.message}); nothing was written. Check the folder and try again.`,
+    );
   });
   // mkdir follows links: a folder swapped for one meanwhile would have put the new folders elsewhere.
-  if ((await environment.realpath(parent).catch(() => parent)) !== parent) throw new ToolInputError(`A folder above ${path.display} changed while it was being created (it was replaced by a link); nothing was written.`);
+  if ((await environment.realpath(parent).catch(() => parent)) !== parent)
+    throw new ToolInputError(`A folder above ${path.display} changed while it was being created (it was replaced by a link); nothing was written.`);
 }
 
 /** The current text in the model's view, when it is small enough to diff and decodable. */
@@ -61,7 +64,8 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
       const path = await guard(env, args.path, 'write');
       const existing = await statOrNull(env.environment, path.real);
       if (existing?.isDirectory()) throw new ToolInputError(`${path.display} is a folder; give Write the path of a file.`);
-      if (existing && !existing.isFile()) throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe); Write does not write to it.`);
+      if (existing && !existing.isFile())
+        throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe); Write does not write to it.`);
       const before = existing ? await currentText(env.environment, path, existing.size) : toModelView('');
       const appending = args.mode === 'append';
       const display =
@@ -88,7 +92,13 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
             const beforeText = view?.text ?? '';
             let afterText = appending ? beforeText + args.content : args.content;
             // Review mode: the user accepts or rejects the change hunk by hunk before anything is written.
-            const reviewed = await reviewChange(env, ctx, { toolName: 'Write', path, before: stats && !view ? null : beforeText, after: afterText, created: !stats });
+            const reviewed = await reviewChange(env, ctx, {
+              toolName: 'Write',
+              path,
+              before: stats && !view ? null : beforeText,
+              after: afterText,
+              created: !stats,
+            });
             if (reviewed.kind === 'rejected') return reviewed.result;
             const partial = reviewed.text !== afterText;
             afterText = reviewed.text;
@@ -97,14 +107,16 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
             if (partial) {
               await env.environment.replaceFile(path.real, view ? fromModelView(afterText, view) : afterText);
             } else if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
-              if ((await env.environment.realpath(path.real).catch(() => null)) !== path.real) throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
+              if ((await env.environment.realpath(path.real).catch(() => null)) !== path.real)
+                throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
               await env.environment.writeFile(path.real, text, { flag: 'a' });
             } else {
               const whole = appending && view ? fromModelView(view.text, view) + text : view?.bom && !text.startsWith('\ufeff') ? `\ufeff${text}` : text;
               await env.environment.replaceFile(path.real, whole);
             }
             const after = await env.environment.stat(path.real).catch(() => null);
-            if (!after) throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
+            if (!after)
+              throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
             const kept = converted ? ' (kept its CRLF line endings)' : '';
             const written = appending
@@ -112,10 +124,17 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
               : stats
                 ? `Wrote ${bytes} bytes to ${path.display}${kept}.`
                 : `Created ${path.display} and wrote ${bytes} bytes.`;
-            const output = partial ? `Wrote the accepted part of the change to ${path.display}.\n${reviewed.report}` : reviewed.report ? `${written}\n${reviewed.report}` : written;
+            const output = partial
+              ? `Wrote the accepted part of the change to ${path.display}.\n${reviewed.report}`
+              : reviewed.report
+                ? `${written}\n${reviewed.report}`
+                : written;
             const result: ToolResult = {
               output,
-              display: view || !stats ? diffDisplay(path.display, beforeText, afterText) : { kind: 'text', text: `${output} The previous content (${formatBytes(stats.size)}) was not text or too large to compare.` },
+              display:
+                view || !stats
+                  ? diffDisplay(path.display, beforeText, afterText)
+                  : { kind: 'text', text: `${output} The previous content (${formatBytes(stats.size)}) was not text or too large to compare.` },
             };
             // What was there before, as on disk: unknown (not text, too large) means no comparison, so no check.
             return stats && !view ? result : withCodeCheck(env, ctx, path.real, view ? fromModelView(view.text, view) : null, result);

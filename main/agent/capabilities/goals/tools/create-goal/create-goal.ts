@@ -38,7 +38,10 @@ export function createGoalTool(session: SessionHandle, core: Pick<CoreContext, '
           // The user chose, on the goal start card, to let the goal's turns run without asking.
           const mode = grantedMode === 'yolo' ? 'yolo' : 'usual';
           const goal = saveGoal(session, newGoal(session, args.objective, args.completionCriterion || undefined, mode, core.now()), core.now())!;
-          const how = mode === 'yolo' ? '\nThe user chose to let it run without asking: while it is active the permission mode is yolo (deny rules and protected paths still apply).' : '';
+          const how =
+            mode === 'yolo'
+              ? '\nThe user chose to let it run without asking: while it is active the permission mode is yolo (deny rules and protected paths still apply).'
+              : '';
           return {
             output: `Goal started.\n${describeGoal(goal)}${how}\nWork toward it now. When the completion criterion is met, call UpdateGoal with status "complete"; if you cannot go on without the user, call UpdateGoal with status "blocked" and say why.`,
             display: { kind: 'structured', data: goal },

@@ -27,7 +27,8 @@ export function setGoalBudgetTool(session: SessionHandle, core: Pick<CoreContext
         budget = { [args.unit]: Math.max(1, Math.round(args.value)) };
       } else {
         const timeMs = Math.round(args.value * MS[args.unit]!);
-        if (timeMs < 1_000 || timeMs > DAY_MS) throw new ToolInputError(`A time budget must be between 1 second and 24 hours; ${args.value} ${args.unit} is not.`);
+        if (timeMs < 1_000 || timeMs > DAY_MS)
+          throw new ToolInputError(`A time budget must be between 1 second and 24 hours; ${args.value} ${args.unit} is not.`);
         budget = { timeMs };
       }
       // No accesses: goal tools run one at a time, in order, so a budget set right after CreateGoal finds the goal.
@@ -43,10 +44,19 @@ export function setGoalBudgetTool(session: SessionHandle, core: Pick<CoreContext
           const spent = budgetExhausted(goalView(next, session, now));
           if (spent && next.status === 'active') next = withStatus(next, session, 'blocked', `Budget used up: ${spent}`, now);
           const view = saveGoal(session, next, now)!;
-          const result = { output: `Budget set.\n${describeGoal(view)}`, display: { kind: 'structured' as const, data: view }, announces: [goalFact(session, now)] };
+          const result = {
+            output: `Budget set.\n${describeGoal(view)}`,
+            display: { kind: 'structured' as const, data: view },
+            announces: [goalFact(session, now)],
+          };
           if (!spent) return result;
           // The goal just stopped: nothing else of this step runs, and the turn ends here.
-          return { ...result, output: `${result.output}\nThe budget is already used up (${spent}), so the goal is now blocked and this turn ends with this call.`, stopBatchAfterThis: true, stopTurn: true };
+          return {
+            ...result,
+            output: `${result.output}\nThe budget is already used up (${spent}), so the goal is now blocked and this turn ends with this call.`,
+            stopBatchAfterThis: true,
+            stopTurn: true,
+          };
         },
       };
     },

@@ -31,7 +31,25 @@ export interface LspToolDeps {
 
 const REQUEST_MS = 30_000;
 const MAX_LOCATIONS = 100;
-const SYMBOL_KINDS: Readonly<Record<number, string>> = { 1: 'file', 2: 'module', 3: 'namespace', 4: 'package', 5: 'class', 6: 'method', 7: 'property', 8: 'field', 9: 'constructor', 10: 'enum', 11: 'interface', 12: 'function', 13: 'variable', 14: 'constant', 22: 'enum member', 23: 'struct', 26: 'type parameter' };
+const SYMBOL_KINDS: Readonly<Record<number, string>> = {
+  1: 'file',
+  2: 'module',
+  3: 'namespace',
+  4: 'package',
+  5: 'class',
+  6: 'method',
+  7: 'property',
+  8: 'field',
+  9: 'constructor',
+  10: 'enum',
+  11: 'interface',
+  12: 'function',
+  13: 'variable',
+  14: 'constant',
+  22: 'enum member',
+  23: 'struct',
+  26: 'type parameter',
+};
 
 const wordChar = /[\p{L}\p{N}_$]/u;
 
@@ -79,17 +97,25 @@ export function lspTool(deps: LspToolDeps): Tool<typeof input> {
     description,
     input,
     async resolveExecution(args, env) {
-      if (env.environment.kind !== 'local') throw new ToolInputError('Language servers run only for a folder on this machine; this workspace is remote. Use Grep and Read.');
+      if (env.environment.kind !== 'local')
+        throw new ToolInputError('Language servers run only for a folder on this machine; this workspace is remote. Use Grep and Read.');
       const needsPosition = args.operation === 'definition' || args.operation === 'references' || args.operation === 'hover';
-      if ((needsPosition || args.operation === 'document_symbols') && !args.path) throw new ToolInputError(`${args.operation} needs \`path\` (and a position: line + column, or symbol).`);
-      if (needsPosition && !args.symbol && (args.line === undefined || args.column === undefined)) throw new ToolInputError(`${args.operation} needs a position: line and column (1-based), or \`symbol\` (a name to find in the file).`);
-      if (args.operation === 'workspace_symbols' && !args.symbol) throw new ToolInputError('workspace_symbols needs `symbol`: the name (or part of it) to look for.');
-      const path = args.path ? await guardPath(args.path, 'read', { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home }) : null;
+      if ((needsPosition || args.operation === 'document_symbols') && !args.path)
+        throw new ToolInputError(`${args.operation} needs \`path\` (and a position: line + column, or symbol).`);
+      if (needsPosition && !args.symbol && (args.line === undefined || args.column === undefined))
+        throw new ToolInputError(`${args.operation} needs a position: line and column (1-based), or \`symbol\` (a name to find in the file).`);
+      if (args.operation === 'workspace_symbols' && !args.symbol)
+        throw new ToolInputError('workspace_symbols needs `symbol`: the name (or part of it) to look for.');
+      const path = args.path
+        ? await guardPath(args.path, 'read', { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home })
+        : null;
       if (path && env.readDenials) {
         const rule = (await env.readDenials())(path.real);
         if (rule) throw new ToolInputError(`${path.display} is hidden from reading by the rule ${rule}.`);
       }
-      const where = path ? `${path.display}${args.line ? `:${args.line}${args.column ? `:${args.column}` : ''}` : ''}${args.symbol ? ` (${args.symbol})` : ''}` : `symbol ${args.symbol ?? '*'}`;
+      const where = path
+        ? `${path.display}${args.line ? `:${args.line}${args.column ? `:${args.column}` : ''}` : ''}${args.symbol ? ` (${args.symbol})` : ''}`
+        : `symbol ${args.symbol ?? '*'}`;
       return {
         accesses: path ? access.readFile(path.real) : access.readTree(env.workspace),
         description: `LSP ${args.operation} ${where}`,
@@ -112,7 +138,12 @@ export function lspTool(deps: LspToolDeps): Tool<typeof input> {
 async function run(args: LspArgs, path: string | null, target: string, env: ToolEnv, deps: LspToolDeps, signal: AbortSignal): Promise<ToolResult> {
   const denied = env.readDenials ? await env.readDenials() : () => null;
   const show = (p: string) => displayPath(env.workspace, p);
-  const toLocation = (uri: string, line: number, character: number, label?: string): CodeLocation => ({ path: show(pathOf(uri)), line: line + 1, column: character + 1, ...(label ? { label } : {}) });
+  const toLocation = (uri: string, line: number, character: number, label?: string): CodeLocation => ({
+    path: show(pathOf(uri)),
+    line: line + 1,
+    column: character + 1,
+    ...(label ? { label } : {}),
+  });
   const visible = (uri: string) => !denied(pathOf(uri));
 
   if (args.operation === 'workspace_symbols' || (args.operation === 'diagnostics' && !path)) {
@@ -121,15 +152,38 @@ async function run(args: LspArgs, path: string | null, target: string, env: Tool
     if (args.operation === 'diagnostics') {
       const warnings = await deps.warnings();
       const problems: Array<CodeProblem & { path: string }> = [];
-      for (const client of clients) for (const { uri, diagnostics } of client.allDiagnostics()) if (visible(uri)) for (const p of problemsOf(diagnostics, warnings)) problems.push({ ...p, path: show(pathOf(uri)) });
+      for (const client of clients)
+        for (const { uri, diagnostics } of client.allDiagnostics())
+          if (visible(uri)) for (const p of problemsOf(diagnostics, warnings)) problems.push({ ...p, path: show(pathOf(uri)) });
       const lines = problems.slice(0, MAX_LOCATIONS).map((p) => problemLine(p.path, p));
-      const output = problems.length ? `${problems.length} problem${problems.length === 1 ? '' : 's'} in the files the servers have checked (those read or edited this session):\n${lines.join('\n')}` : 'No errors in the files the language servers have checked (those read or edited this session).';
-      return { output, display: { kind: 'code_result', operation: 'diagnostics', target: 'workspace', server: clients.map((c) => c.spec.id).join(', '), problems: problems.slice(0, MAX_LOCATIONS), total: problems.length } };
+      const output = problems.length
+        ? `${problems.length} problem${problems.length === 1 ? '' : 's'} in the files the servers have checked (those read or edited this session):\n${lines.join('\n')}`
+        : 'No errors in the files the language servers have checked (those read or edited this session).';
+      return {
+        output,
+        display: {
+          kind: 'code_result',
+          operation: 'diagnostics',
+          target: 'workspace',
+          server: clients.map((c) => c.spec.id).join(', '),
+          problems: problems.slice(0, MAX_LOCATIONS),
+          total: problems.length,
+        },
+      };
     }
     const found: CodeLocation[] = [];
     for (const client of clients) {
       const symbols = await client.request<SymbolInformation[] | null>('workspace/symbol', { query: args.symbol }, REQUEST_MS, signal);
-      for (const s of symbols ?? []) if (visible(s.location.uri)) found.push(toLocation(s.location.uri, s.location.range.start.line, s.location.range.start.character, `${SYMBOL_KINDS[s.kind] ?? 'symbol'} ${s.name}${s.containerName ? ` in ${s.containerName}` : ''}`));
+      for (const s of symbols ?? [])
+        if (visible(s.location.uri))
+          found.push(
+            toLocation(
+              s.location.uri,
+              s.location.range.start.line,
+              s.location.range.start.character,
+              `${SYMBOL_KINDS[s.kind] ?? 'symbol'} ${s.name}${s.containerName ? ` in ${s.containerName}` : ''}`,
+            ),
+          );
     }
     return locationsResult(args.operation, target, clients.map((c) => c.spec.id).join(', '), found, `No symbol matching "${args.symbol}" in the workspace.`);
   }
@@ -148,34 +202,59 @@ async function run(args: LspArgs, path: string | null, target: string, env: Tool
     const diagnostics = (await client.currentDiagnostics(file, Date.now() + REQUEST_MS)) ?? [];
     const problems = problemsOf(diagnostics, await deps.warnings()).map((p) => ({ ...p, path: show(file) }));
     const output = problems.length ? problems.map((p) => problemLine(p.path, p)).join('\n') : `No errors in ${show(file)}.`;
-    return { output, display: { kind: 'code_result', operation: 'diagnostics', target, server, problems: problems.slice(0, MAX_LOCATIONS), total: problems.length } };
+    return {
+      output,
+      display: { kind: 'code_result', operation: 'diagnostics', target, server, problems: problems.slice(0, MAX_LOCATIONS), total: problems.length },
+    };
   }
   if (args.operation === 'document_symbols') {
-    const symbols = await client.request<Array<DocumentSymbol | SymbolInformation> | null>('textDocument/documentSymbol', { textDocument: { uri } }, REQUEST_MS, signal);
+    const symbols = await client.request<Array<DocumentSymbol | SymbolInformation> | null>(
+      'textDocument/documentSymbol',
+      { textDocument: { uri } },
+      REQUEST_MS,
+      signal,
+    );
     const found: CodeLocation[] = [];
     const walk = (list: DocumentSymbol[], depth: number) => {
       for (const s of list) {
-        found.push({ ...toLocation(uri, s.selectionRange.start.line, s.selectionRange.start.character, `${'  '.repeat(depth)}${SYMBOL_KINDS[s.kind] ?? 'symbol'} ${s.name}`) });
+        found.push({
+          ...toLocation(
+            uri,
+            s.selectionRange.start.line,
+            s.selectionRange.start.character,
+            `${'  '.repeat(depth)}${SYMBOL_KINDS[s.kind] ?? 'symbol'} ${s.name}`,
+          ),
+        });
         if (s.children?.length && depth < 3) walk(s.children, depth + 1);
       }
     };
     for (const s of symbols ?? []) {
-      if ('location' in s) found.push(toLocation(s.location.uri, s.location.range.start.line, s.location.range.start.character, `${SYMBOL_KINDS[s.kind] ?? 'symbol'} ${s.name}`));
+      if ('location' in s)
+        found.push(toLocation(s.location.uri, s.location.range.start.line, s.location.range.start.character, `${SYMBOL_KINDS[s.kind] ?? 'symbol'} ${s.name}`));
       else walk([s], 0);
     }
     return locationsResult(args.operation, target, server, found, `${show(file)} has no symbols.`);
   }
 
   const position = args.symbol && args.column === undefined ? findSymbol(text, args.symbol, args.line) : { line: args.line! - 1, character: args.column! - 1 };
-  if (!position) throw new ToolInputError(`"${args.symbol}" does not occur as a whole word in ${show(file)}${args.line ? ` at or after line ${args.line}` : ''}.`);
+  if (!position)
+    throw new ToolInputError(`"${args.symbol}" does not occur as a whole word in ${show(file)}${args.line ? ` at or after line ${args.line}` : ''}.`);
   const params = { textDocument: { uri }, position };
   if (args.operation === 'hover') {
     const hover = hoverText(await client.request<Hover | null>('textDocument/hover', params, REQUEST_MS, signal));
     const capped = hover.length > 4_000 ? `${hover.slice(0, 4_000)}…` : hover;
-    return { output: capped || 'The server has nothing to say about this position.', display: { kind: 'code_result', operation: 'hover', target, server, text: capped } };
+    return {
+      output: capped || 'The server has nothing to say about this position.',
+      display: { kind: 'code_result', operation: 'hover', target, server, text: capped },
+    };
   }
   const method = args.operation === 'definition' ? 'textDocument/definition' : 'textDocument/references';
-  const result = await client.request<Location | Location[] | LocationLink[] | null>(method, args.operation === 'references' ? { ...params, context: { includeDeclaration: true } } : params, REQUEST_MS, signal);
+  const result = await client.request<Location | Location[] | LocationLink[] | null>(
+    method,
+    args.operation === 'references' ? { ...params, context: { includeDeclaration: true } } : params,
+    REQUEST_MS,
+    signal,
+  );
   const locations = asLocations(result).filter((l) => visible(l.uri));
   const texts = new Map<string, string[]>();
   const lineText = async (uri: string, line: number) => {
@@ -183,8 +262,16 @@ async function run(args: LspArgs, path: string | null, target: string, env: Tool
     return texts.get(uri)![line]?.trim().slice(0, 160);
   };
   const found: CodeLocation[] = [];
-  for (const l of locations.slice(0, MAX_LOCATIONS)) found.push(toLocation(l.uri, l.range.start.line, l.range.start.character, await lineText(l.uri, l.range.start.line)));
-  return locationsResult(args.operation, target, server, found, args.operation === 'definition' ? 'The server found no definition at this position.' : 'The server found no references at this position.', locations.length);
+  for (const l of locations.slice(0, MAX_LOCATIONS))
+    found.push(toLocation(l.uri, l.range.start.line, l.range.start.character, await lineText(l.uri, l.range.start.line)));
+  return locationsResult(
+    args.operation,
+    target,
+    server,
+    found,
+    args.operation === 'definition' ? 'The server found no definition at this position.' : 'The server found no references at this position.',
+    locations.length,
+  );
 }
 
 function locationsResult(operation: string, target: string, server: string, found: CodeLocation[], none: string, total = found.length): ToolResult {

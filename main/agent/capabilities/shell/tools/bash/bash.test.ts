@@ -36,7 +36,9 @@ describe('Bash never hangs on input', () => {
 describe('Bash output and errors', () => {
   it('marks the lines written to stderr for the window, and keeps the full log readable by the command id', async () => {
     h = await createTasksHarness();
-    const { result } = await callTool(h, 'Bash', { command: 'echo "compiling"; echo "src/a.ts:3 error: bad" >&2; sleep 0.05; echo "1 file"; echo "Build failed" >&2; exit 2' });
+    const { result } = await callTool(h, 'Bash', {
+      command: 'echo "compiling"; echo "src/a.ts:3 error: bad" >&2; sleep 0.05; echo "1 file"; echo "Build failed" >&2; exit 2',
+    });
     const display = result.display as { output: string; stderrLines?: Array<[number, number]>; logId?: string };
     const lines = display.output.split('\n');
     expect(lines).toEqual(['compiling', 'src/a.ts:3 error: bad', '1 file', 'Build failed', 'Command failed with exit code: 2.']);
@@ -76,7 +78,10 @@ describe('Bash output and errors', () => {
     expect(content).toBe(`marker.txt\nred\n${h.workspace}\nCommand executed successfully.`);
     const progress = h.sessionEvents('tool.call.progress').filter((e) => 'callId' in e && e.callId === result.callId);
     expect(progress.map((e) => (e as { text: string }).text).join('')).toBe(`marker.txt\nred\n${h.workspace}\n`);
-    expect(h.sessionEvents('tool.call.started').at(-1)).toMatchObject({ description: 'list files', display: { kind: 'command', command: expect.stringContaining('ls'), cwd: '.', description: 'list files' } });
+    expect(h.sessionEvents('tool.call.started').at(-1)).toMatchObject({
+      description: 'list files',
+      display: { kind: 'command', command: expect.stringContaining('ls'), cwd: '.', description: 'list files' },
+    });
   });
 
   it('shortens long output to its head and tail with a pointer to the full log', async () => {
@@ -96,7 +101,11 @@ describe('Bash output and errors', () => {
     const { content, result } = await callTool(h, 'Bash', { command: 'yes deft' });
     expect(content).toMatch(/^ERROR: deft\ndeft\n/);
     expect(content).toMatch(/\[\.\.\. [\d.]+ MiB omitted: the full output \(16 MiB\) is in /);
-    expect(content.endsWith('Command stopped: output limit exceeded (it wrote more than 16 MiB). Send its output to a file (e.g. `cmd > out.log 2>&1`) and search that file.')).toBe(true);
+    expect(
+      content.endsWith(
+        'Command stopped: output limit exceeded (it wrote more than 16 MiB). Send its output to a file (e.g. `cmd > out.log 2>&1`) and search that file.',
+      ),
+    ).toBe(true);
     expect(result.display).toMatchObject({ kind: 'command_output', exitCode: null, truncated: true });
   });
 
@@ -110,7 +119,9 @@ describe('Bash output and errors', () => {
   it('refuses bad arguments with a message saying what to do', async () => {
     h = await createTasksHarness();
     await writeFile(join(h.workspace, 'file.txt'), 'x');
-    expect((await callTool(h, 'Bash', { command: 'true', timeout: 301 })).content).toMatch(/timeout is at most 300 seconds for a foreground command.*run_in_background: true/);
+    expect((await callTool(h, 'Bash', { command: 'true', timeout: 301 })).content).toMatch(
+      /timeout is at most 300 seconds for a foreground command.*run_in_background: true/,
+    );
     expect((await callTool(h, 'Bash', { command: 'true', disable_timeout: true })).content).toMatch(/disable_timeout only applies to background commands/);
     expect((await callTool(h, 'Bash', { command: 'sleep 1', run_in_background: true })).content).toMatch(/A background command needs a description/);
     expect((await callTool(h, 'Bash', { command: 'true', cwd: '../..' })).content).toMatch(/outside the workspace.*absolute path/);
@@ -161,7 +172,9 @@ describe('Bash timeouts, cancel and stop', () => {
   it('the user stops a quiet foreground command from its card; the turn carries on', async () => {
     h = await createTasksHarness();
     const nap = uniqueSleep();
-    h.server.enqueue({ chunks: [{ toolCall: { id: 'c1', name: 'Bash', args: JSON.stringify({ command: `echo hello; sleep ${nap}` }) } }, { finish: 'tool_calls' }] });
+    h.server.enqueue({
+      chunks: [{ toolCall: { id: 'c1', name: 'Bash', args: JSON.stringify({ command: `echo hello; sleep ${nap}` }) } }, { finish: 'tool_calls' }],
+    });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
     const waiting = await eventually(() => {
       const event = appEvents(h, 'command.activity').find((e) => e.activity.waiting);
@@ -176,12 +189,19 @@ describe('Bash timeouts, cancel and stop', () => {
     const message = h.server.requests.at(-1)!.body.messages.at(-1)!;
     expect(message).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
     expect(String(message.content)).toMatch(/^ERROR: hello\nCommand stopped by the user after .*Do not run it again unless the user asks\.$/);
-    await expect(h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'c1', action: 'stop' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'c1', action: 'stop' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('the user sends a foreground command to the background from its card', async () => {
     h = await createTasksHarness();
-    h.server.enqueue({ chunks: [{ toolCall: { id: 'c2', name: 'Bash', args: JSON.stringify({ command: 'echo building; sleep 20', description: 'build' }) } }, { finish: 'tool_calls' }] });
+    h.server.enqueue({
+      chunks: [
+        { toolCall: { id: 'c2', name: 'Bash', args: JSON.stringify({ command: 'echo building; sleep 20', description: 'build' }) } },
+        { finish: 'tool_calls' },
+      ],
+    });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
     await eventually(() => expect(h.sessionEvents('tool.call.progress').length).toBeGreaterThan(0));
     const reply = await h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'c2', action: 'background' });

@@ -4,7 +4,16 @@ import type { ShellSession } from '../../shell-session';
 import { guardPath } from '#infra/policies/path-guard';
 import { exactRule } from '#infra/policies/rule-match';
 import { TaskLimitError } from '#contract/tasks';
-import { type Tool, type ShellExecution, type ToolExecution, type ToolResult, ToolInputError, defineTool, errorResult, renderDescription } from '#contract/tool';
+import {
+  type Tool,
+  type ShellExecution,
+  type ToolExecution,
+  type ToolResult,
+  ToolInputError,
+  defineTool,
+  errorResult,
+  renderDescription,
+} from '#contract/tool';
 import template from './bash.md?raw';
 import { runForeground } from './foreground';
 import { backgroundStartedResult, finishedResult } from './results';
@@ -49,7 +58,8 @@ const BACKGROUND_ON = {
 };
 const BACKGROUND_OFF = {
   timeout: 'When time runs out the command is stopped: split long work into shorter commands.',
-  background: '- Background tasks are not available in this session: every command runs in the foreground, within its timeout. Do not start servers or watchers that never exit.',
+  background:
+    '- Background tasks are not available in this session: every command runs in the foreground, within its timeout. Do not start servers or watchers that never exit.',
   stoppers: "timeout, the user's Stop",
 };
 
@@ -80,13 +90,26 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
     resolveExecution: async (args: BashArgs, env): Promise<BashExecution> => {
       const background = args.run_in_background === true;
       if (!background && args.timeout !== undefined && args.timeout > FOREGROUND_MAX_TIMEOUT_S) {
-        throw new ToolInputError(`timeout is at most ${FOREGROUND_MAX_TIMEOUT_S} seconds for a foreground command. For a longer job set run_in_background: true (up to ${BACKGROUND_MAX_TIMEOUT_S} s, or disable_timeout: true).`);
+        throw new ToolInputError(
+          `timeout is at most ${FOREGROUND_MAX_TIMEOUT_S} seconds for a foreground command. For a longer job set run_in_background: true (up to ${BACKGROUND_MAX_TIMEOUT_S} s, or disable_timeout: true).`,
+        );
       }
-      if (args.disable_timeout && !background) throw new ToolInputError('disable_timeout only applies to background commands: set run_in_background: true as well, or drop disable_timeout.');
-      if (background && !args.description?.trim()) throw new ToolInputError('A background command needs a description: a few words saying what it is (e.g. "dev server on :5173"). Add description and call again.');
-      const guarded = await guardPath(args.cwd ?? env.workspace, 'read', { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots });
+      if (args.disable_timeout && !background)
+        throw new ToolInputError('disable_timeout only applies to background commands: set run_in_background: true as well, or drop disable_timeout.');
+      if (background && !args.description?.trim())
+        throw new ToolInputError(
+          'A background command needs a description: a few words saying what it is (e.g. "dev server on :5173"). Add description and call again.',
+        );
+      const guarded = await guardPath(args.cwd ?? env.workspace, 'read', {
+        environment: env.environment,
+        workspace: env.workspace,
+        extraRoots: env.extraRoots,
+      });
       const info = await env.environment.stat(guarded.real).catch(() => null);
-      if (!info) throw new ToolInputError(`The working directory "${args.cwd}" does not exist. Give an existing directory as cwd, or leave it out to use the workspace.`);
+      if (!info)
+        throw new ToolInputError(
+          `The working directory "${args.cwd}" does not exist. Give an existing directory as cwd, or leave it out to use the workspace.`,
+        );
       if (!info.isDirectory()) throw new ToolInputError(`cwd "${args.cwd}" is a file, not a directory. Give its folder instead.`);
 
       const label = args.description?.trim() || shortLabel(args.command);
@@ -129,7 +152,8 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
             return finishedResult(job, await job.done);
           }
           // A result that leaves a task running tells the model so: the running-tasks fact need not be repeated.
-          const started = (result: ToolResult): ToolResult => (result.display?.kind === 'task' ? { ...result, announces: [shell.tasks.runningFact()] } : result);
+          const started = (result: ToolResult): ToolResult =>
+            result.display?.kind === 'task' ? { ...result, announces: [shell.tasks.runningFact()] } : result;
           if (background) {
             const timeout = args.disable_timeout ? null : (args.timeout ?? BACKGROUND_DEFAULT_TIMEOUT_S);
             const task = shell.processes.adopt(job, label, timeout);
@@ -149,4 +173,3 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
     },
   });
 }
-

@@ -39,7 +39,8 @@ function streamLive(job: ShellJob, ctx: ToolRunContext): () => void {
     if (!pending) return;
     let text = pending;
     pending = '';
-    if (sent + text.length > LIVE_LIMIT_CHARS) text = `${text.slice(0, Math.max(0, LIVE_LIMIT_CHARS - sent))}\n[live output stops here (over 1 MiB); the full log is ${job.logPath}]\n`;
+    if (sent + text.length > LIVE_LIMIT_CHARS)
+      text = `${text.slice(0, Math.max(0, LIVE_LIMIT_CHARS - sent))}\n[live output stops here (over 1 MiB); the full log is ${job.logPath}]\n`;
     sent += text.length;
     ctx.onUpdate({ kind: 'output', text });
   };
@@ -76,7 +77,11 @@ export async function runForeground(job: ShellJob, shell: ShellSession, ctx: Too
     job,
     activity: null as null | { callId: string; taskId: string; waiting: boolean; quietSince: number },
     stopOrBackground: async (action: 'stop' | 'background') => {
-      if (action === 'background' && options.background === false) throw new CommandError('unsupported', 'Background tasks are off in this session, so this command cannot move to the background. Stop it, or wait for it.');
+      if (action === 'background' && options.background === false)
+        throw new CommandError(
+          'unsupported',
+          'Background tasks are off in this session, so this command cannot move to the background. Stop it, or wait for it.',
+        );
       settle({ kind: action });
       return action === 'background' ? job.id : undefined;
     },
@@ -84,30 +89,33 @@ export async function runForeground(job: ShellJob, shell: ShellSession, ctx: Too
   shell.foreground.set(ctx.callId, command);
   const quietAfter = options.quietAfterMs ?? 5_000;
   let checking = false;
-  const watch = setInterval(() => {
-    if (checking || !job.running || job.pid === undefined) return;
-    const quiet = Date.now() - job.lastOutputAt >= quietAfter;
-    if (!quiet) {
-      if (command.activity) {
-        shell.emitActivity({ ...command.activity, waiting: false, quietSince: job.lastOutputAt });
-        command.activity = null;
-      }
-      return;
-    }
-    checking = true;
-    void jobIsWaiting({ pid: job.pid })
-      .then((waiting) => {
-        if (!job.running || shell.foreground.get(ctx.callId) !== command) return;
-        if (waiting && !command.activity) {
-          command.activity = { callId: ctx.callId, taskId: job.id, waiting: true, quietSince: job.lastOutputAt };
-          shell.emitActivity(command.activity);
-        } else if (!waiting && command.activity) {
-          shell.emitActivity({ ...command.activity, waiting: false });
+  const watch = setInterval(
+    () => {
+      if (checking || !job.running || job.pid === undefined) return;
+      const quiet = Date.now() - job.lastOutputAt >= quietAfter;
+      if (!quiet) {
+        if (command.activity) {
+          shell.emitActivity({ ...command.activity, waiting: false, quietSince: job.lastOutputAt });
           command.activity = null;
         }
-      })
-      .finally(() => (checking = false));
-  }, Math.min(1_000, quietAfter));
+        return;
+      }
+      checking = true;
+      void jobIsWaiting({ pid: job.pid })
+        .then((waiting) => {
+          if (!job.running || shell.foreground.get(ctx.callId) !== command) return;
+          if (waiting && !command.activity) {
+            command.activity = { callId: ctx.callId, taskId: job.id, waiting: true, quietSince: job.lastOutputAt };
+            shell.emitActivity(command.activity);
+          } else if (!waiting && command.activity) {
+            shell.emitActivity({ ...command.activity, waiting: false });
+            command.activity = null;
+          }
+        })
+        .finally(() => (checking = false));
+    },
+    Math.min(1_000, quietAfter),
+  );
 
   const end = await ending;
   clearTimeout(timer);
@@ -144,7 +152,10 @@ export async function runForeground(job: ShellJob, shell: ShellSession, ctx: Too
       const stopping = job.stop('interrupted');
       await Promise.race([stopping, new Promise((resolve) => setTimeout(resolve, INTERRUPT_WAIT_MS))]);
       stopLive();
-      return { ...finishedResult(job, job.outcome ?? { reason: 'interrupted', exitCode: null, signal: null, endedAt: Date.now(), outputBytes: job.outputBytes }), isError: true };
+      return {
+        ...finishedResult(job, job.outcome ?? { reason: 'interrupted', exitCode: null, signal: null, endedAt: Date.now(), outputBytes: job.outputBytes }),
+        isError: true,
+      };
     }
     case 'stop':
     case 'done': {

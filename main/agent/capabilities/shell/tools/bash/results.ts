@@ -24,7 +24,8 @@ export function outputFor(job: ShellJob): { text: string; truncated: boolean; st
   }
   const capped = capText(body);
   let text = capped.text;
-  if (capped.longLines) text += `${text.endsWith('\n') ? '' : '\n'}[${capped.longLines} long line(s) were cut at 2,000 characters; the full output is in ${job.logPath}]`;
+  if (capped.longLines)
+    text += `${text.endsWith('\n') ? '' : '\n'}[${capped.longLines} long line(s) were cut at 2,000 characters; the full output is in ${job.logPath}]`;
   return { text, truncated: Boolean(tail) || capped.truncated, stderrLines };
 }
 

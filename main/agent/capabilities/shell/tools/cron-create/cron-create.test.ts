@@ -24,26 +24,40 @@ describe('CronCreate / CronList / CronDelete', () => {
     h = await createTasksHarness({}, { now, host: webHost });
     const { content } = await callTool(h, 'CronCreate', { cron: '0 9 * * mon-fri', prompt: 'Summarise yesterday’s commits.' });
     // A daily job fires up to 15 minutes after its time (jitter), and nextFireAt says when.
-    expect(content).toMatch(/^id: [0-9a-f]{8}\ncron: 0 9 \* \* mon-fri\nhumanSchedule: at 09:00 on Monday to Friday\nrecurring: true\nnextFireAt: 2026-03-02T09:(0\d|1[0-4]):\d\d[+-]\d\d:\d\d\nexpiresAt: 2026-03-09T08:00:00/);
+    expect(content).toMatch(
+      /^id: [0-9a-f]{8}\ncron: 0 9 \* \* mon-fri\nhumanSchedule: at 09:00 on Monday to Friday\nrecurring: true\nnextFireAt: 2026-03-02T09:(0\d|1[0-4]):\d\d[+-]\d\d:\d\d\nexpiresAt: 2026-03-09T08:00:00/,
+    );
     const id = /^id: (\S+)/.exec(content)![1]!;
     const next = appEvents(h, 'cron.updated').at(-1)!.jobs[0]!;
     expect(next.id).toBe(id);
-    expect(next.nextFireAt! - new Date('2026-03-02T09:00:00').getTime()).toBe(fireOffsetMs({ id, recurring: true }, new Date('2026-03-02T09:00:00').getTime(), parseSchedule('0 9 * * mon-fri')));
+    expect(next.nextFireAt! - new Date('2026-03-02T09:00:00').getTime()).toBe(
+      fireOffsetMs({ id, recurring: true }, new Date('2026-03-02T09:00:00').getTime(), parseSchedule('0 9 * * mon-fri')),
+    );
     const list = (await callTool(h, 'CronList', {})).content;
-    expect(list).toMatch(new RegExp(`^scheduled_prompts: 1\\n---\\nid: ${id}\\ncron: 0 9 \\* \\* mon-fri\\nhumanSchedule: at 09:00 on Monday to Friday\\nnextFireAt: .+\\nrecurring: true\\nageDays: 0\\.0\\nstale: false\\nprompt: Summarise yesterday’s commits\\.$`));
+    expect(list).toMatch(
+      new RegExp(
+        `^scheduled_prompts: 1\\n---\\nid: ${id}\\ncron: 0 9 \\* \\* mon-fri\\nhumanSchedule: at 09:00 on Monday to Friday\\nnextFireAt: .+\\nrecurring: true\\nageDays: 0\\.0\\nstale: false\\nprompt: Summarise yesterday’s commits\\.$`,
+      ),
+    );
     expect((await callTool(h, 'CronDelete', { id })).content).toBe(`Deleted scheduled prompt ${id} (at 09:00 on Monday to Friday).`);
     expect((await callTool(h, 'CronList', {})).content).toBe('scheduled_prompts: 0\nNo prompts are scheduled in this session.');
     expect((await callTool(h, 'CronDelete', { id })).content).toMatch(/^ERROR: There is no scheduled prompt/);
-    expect((await callTool(h, 'CronDelete', { id: 'xyz' })).content).toMatch(/Ids are 8 hex characters, as CronCreate and CronList give them\. Nothing is scheduled\.$/);
+    expect((await callTool(h, 'CronDelete', { id: 'xyz' })).content).toMatch(
+      /Ids are 8 hex characters, as CronCreate and CronList give them\. Nothing is scheduled\.$/,
+    );
   });
 
   it('refuses malformed schedules, long prompts and dates that never come before asking for approval, as validation errors', async () => {
     h = await createTasksHarness({}, { host: webHost });
     expect((await callTool(h, 'CronCreate', { cron: '0 0 * * * *', prompt: 'x' })).content).toMatch(/has 6 fields; a cron expression has exactly 5/);
     expect((await callTool(h, 'CronCreate', { cron: '@every 5m', prompt: 'x' })).content).toMatch(/Unknown cron macro/);
-    expect((await callTool(h, 'CronCreate', { cron: '@daily', prompt: 'x'.repeat(8193) })).content).toMatch(/8193 bytes; scheduled prompts are at most 8192 bytes/);
+    expect((await callTool(h, 'CronCreate', { cron: '@daily', prompt: 'x'.repeat(8193) })).content).toMatch(
+      /8193 bytes; scheduled prompts are at most 8192 bytes/,
+    );
     // Not "Tool CronCreate failed: …": the model gave a schedule that never happens.
-    expect((await callTool(h, 'CronCreate', { cron: '0 0 30 2 *', prompt: 'x' })).content).toBe('ERROR: "0 0 30 2 *" never fires within the next 5 years (check the day and month, e.g. "0 0 30 2 *" never happens).');
+    expect((await callTool(h, 'CronCreate', { cron: '0 0 30 2 *', prompt: 'x' })).content).toBe(
+      'ERROR: "0 0 30 2 *" never fires within the next 5 years (check the day and month, e.g. "0 0 30 2 *" never happens).',
+    );
     expect(h.sessionEvents('approval.requested')).toEqual([]);
   });
 
@@ -68,11 +82,17 @@ describe('CronCreate / CronList / CronDelete', () => {
     expect(started).toHaveLength(3);
     expect(started.at(-1)).toMatchObject({ origin: 'cron', text: 'Scheduled prompt (every 10 minutes, 2 missed fires coalesced):\nCheck the deploy.' });
     const text = lastRequestText(h);
-    expect(text).toMatch(new RegExp(`<cron-fire jobId="${id}" cron="\\*/10 \\* \\* \\* \\*" schedule="every 10 minutes" recurring="true" coalescedCount="2" stale="false"`));
+    expect(text).toMatch(
+      new RegExp(`<cron-fire jobId="${id}" cron="\\*/10 \\* \\* \\* \\*" schedule="every 10 minutes" recurring="true" coalescedCount="2" stale="false"`),
+    );
     expect(text).toContain('<prompt>\nCheck the deploy.\n</prompt>');
     const job = (await h.core.handlers.listTasks({ sessionId: h.session.id })).cron[0]!;
     const scheduled = new Date('2026-03-02T08:30:00').getTime();
-    expect(job).toMatchObject({ id, lastFiredAt: clock, nextFireAt: scheduled + fireOffsetMs({ id, recurring: true }, scheduled, parseSchedule('*/10 * * * *')) });
+    expect(job).toMatchObject({
+      id,
+      lastFiredAt: clock,
+      nextFireAt: scheduled + fireOffsetMs({ id, recurring: true }, scheduled, parseSchedule('*/10 * * * *')),
+    });
   });
 
   it('persists with the session and resumes with it; missed fires coalesce into one', async () => {
@@ -110,7 +130,14 @@ describe('CronCreate / CronList / CronDelete', () => {
     h = await createTasksHarness({}, { now, host: webHost });
     await callTool(h, 'CronCreate', { cron: '*/10 * * * *', prompt: 'Check the deploy.' });
     await h.core.close();
-    const core = new DeftCore({ home: h.home, workspace: h.workspace, host: webHost, secrets: h.secrets, now, capabilities: [shellCapability({ cronDisabled: true })] });
+    const core = new DeftCore({
+      home: h.home,
+      workspace: h.workspace,
+      host: webHost,
+      secrets: h.secrets,
+      now,
+      capabilities: [shellCapability({ cronDisabled: true })],
+    });
     cores.push(core);
     const events: Array<{ type: string; message?: string; origin?: string }> = [];
     core.onEvent((e) => void events.push(e));
@@ -118,8 +145,13 @@ describe('CronCreate / CronList / CronDelete', () => {
     await core.handlers.listTasks({ sessionId: h.session.id });
     await waitFor(() => events.some((e) => e.type === 'error'));
     expect(events.filter((e) => e.type === 'turn.started')).toEqual([]);
-    expect(events.find((e) => e.type === 'error')!.message).toMatch(/^The scheduled prompt [0-9a-f]{8} \(every 10 minutes\) was due at .* but did not run: scheduled prompts are turned off \(DEFT_DISABLE_CRON=1\)\.$/);
-    h.server.enqueue({ chunks: [{ toolCall: { id: 'k', name: 'CronCreate', args: JSON.stringify({ cron: '@hourly', prompt: 'x' }) } }, { finish: 'tool_calls' }] }, { chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    expect(events.find((e) => e.type === 'error')!.message).toMatch(
+      /^The scheduled prompt [0-9a-f]{8} \(every 10 minutes\) was due at .* but did not run: scheduled prompts are turned off \(DEFT_DISABLE_CRON=1\)\.$/,
+    );
+    h.server.enqueue(
+      { chunks: [{ toolCall: { id: 'k', name: 'CronCreate', args: JSON.stringify({ cron: '@hourly', prompt: 'x' }) } }, { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
+    );
     await core.handlers.sendPrompt({ sessionId: h.session.id, text: 'schedule' });
     await core.turnDone(h.session.id);
     expect(JSON.stringify(h.server.requests.at(-1)!.body.messages.at(-1))).toContain('Scheduled prompts are turned off on this machine (DEFT_DISABLE_CRON=1)');

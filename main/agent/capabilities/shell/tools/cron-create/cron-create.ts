@@ -6,7 +6,10 @@ import { type Tool, defineTool } from '#contract/tool';
 import description from './cron-create.md?raw';
 
 const input = z.object({
-  cron: z.string().min(1).describe('5-field cron in local time (minute hour day-of-month month day-of-week), names allowed, or @hourly/@daily/@weekly/@monthly/@yearly.'),
+  cron: z
+    .string()
+    .min(1)
+    .describe('5-field cron in local time (minute hour day-of-month month day-of-week), names allowed, or @hourly/@daily/@weekly/@monthly/@yearly.'),
   prompt: z.string().min(1).describe('What the scheduled turn should do (at most 8 KiB).'),
   recurring: z.boolean().default(true).describe('Repeat on the schedule (default), or fire once.'),
 });
@@ -37,7 +40,14 @@ export function cronCreateTool(shell: ShellSession): Tool {
           ];
           if (job.expiresAt) lines.push(`expiresAt: ${localIso(job.expiresAt)} (recurring jobs last 7 days)`);
           lines.push('note: It runs as a new turn of this session when due and the session is idle. CronList shows scheduled prompts; CronDelete removes one.');
-          return { output: lines.join('\n'), display: { kind: 'generic', summary: `Scheduled ${job.id}: ${job.humanSchedule}`, detail: job.nextFireAt ? `Next: ${localIso(job.nextFireAt)}` : 'Never fires again' } };
+          return {
+            output: lines.join('\n'),
+            display: {
+              kind: 'generic',
+              summary: `Scheduled ${job.id}: ${job.humanSchedule}`,
+              detail: job.nextFireAt ? `Next: ${localIso(job.nextFireAt)}` : 'Never fires again',
+            },
+          };
         },
       };
     },

@@ -18,14 +18,17 @@ export function cronDeleteTool(shell: ShellSession): Tool {
       if (!job) {
         const ids = shell.cron.list().map((j) => j.id);
         const shape = /^[0-9a-f]{8}$/.test(args.id) ? '' : ' Ids are 8 hex characters, as CronCreate and CronList give them.';
-        throw new ToolInputError(`There is no scheduled prompt "${args.id}" in this session.${shape}${ids.length ? ` Scheduled: ${ids.join(', ')}.` : ' Nothing is scheduled.'}`);
+        throw new ToolInputError(
+          `There is no scheduled prompt "${args.id}" in this session.${shape}${ids.length ? ` Scheduled: ${ids.join(', ')}.` : ' Nothing is scheduled.'}`,
+        );
       }
       return {
         description: `Delete scheduled prompt ${job.id} (${job.humanSchedule})`,
         display: { kind: 'generic', summary: `Delete scheduled prompt ${job.id}`, detail: `${job.cron}: ${job.prompt.slice(0, 500)}` },
         approvalRule: exactRule('CronDelete', job.id),
         execute: async () => {
-          if (!(await shell.cron.delete(job.id))) return errorResult(`Scheduled prompt ${job.id} was already deleted (it may have just fired for the last time).`);
+          if (!(await shell.cron.delete(job.id)))
+            return errorResult(`Scheduled prompt ${job.id} was already deleted (it may have just fired for the last time).`);
           return { output: `Deleted scheduled prompt ${job.id} (${job.humanSchedule}).` };
         },
       };

@@ -10,7 +10,10 @@ const PREVIEW_BYTES = 200;
 function preview(prompt: string): string {
   const bytes = Buffer.from(prompt, 'utf8');
   if (bytes.length <= PREVIEW_BYTES) return prompt;
-  return `${bytes.subarray(0, PREVIEW_BYTES).toString('utf8').replace(/\uFFFD$/, '')}… (${bytes.length} bytes)`;
+  return `${bytes
+    .subarray(0, PREVIEW_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')}… (${bytes.length} bytes)`;
 }
 
 export function cronListTool(shell: ShellSession): Tool {

@@ -20,7 +20,11 @@ describe('TaskList', () => {
     const slowId = /task_id: (\S+)/.exec(slow.content)![1]!;
 
     const active = (await callTool(h, 'TaskList', {})).content;
-    expect(active).toMatch(new RegExp(`^active_background_tasks: 1\\n---\\ntask_id: ${slowId}\\nstatus: running\\ndescription: slow one\\ncommand: sleep 30\\ncwd: .+\\nstarted_at: .+\\nrunning_for: .+\\ntime_limit: 600 s\\noutput_path: .+output\\.log\\noutput_size: 0 B$`));
+    expect(active).toMatch(
+      new RegExp(
+        `^active_background_tasks: 1\\n---\\ntask_id: ${slowId}\\nstatus: running\\ndescription: slow one\\ncommand: sleep 30\\ncwd: .+\\nstarted_at: .+\\nrunning_for: .+\\ntime_limit: 600 s\\noutput_path: .+output\\.log\\noutput_size: 0 B$`,
+      ),
+    );
     const all = (await callTool(h, 'TaskList', { active_only: false })).content;
     expect(all.split('\n---\n').map((r) => /task_id: (\S+)/.exec(r)?.[1])).toEqual([undefined, slowId, doneId]);
     expect(all).toMatch(/status: completed[\s\S]*ended: exit code 0\nexit_code: 0/);
@@ -29,7 +33,9 @@ describe('TaskList', () => {
 
   it('is read-only, with rule subjects active|all', async () => {
     const seen: Array<{ rule: string; readOnly: boolean | undefined; all: boolean; active: boolean }> = [];
-    h = await createSpyHarness(({ execution: e }) => seen.push({ rule: e.approvalRule, readOnly: e.readOnly, all: e.matchesRule?.('all') ?? false, active: e.matchesRule?.('act*') ?? false }));
+    h = await createSpyHarness(({ execution: e }) =>
+      seen.push({ rule: e.approvalRule, readOnly: e.readOnly, all: e.matchesRule?.('all') ?? false, active: e.matchesRule?.('act*') ?? false }),
+    );
     await callTool(h, 'TaskList', {});
     await callTool(h, 'TaskList', { active_only: false });
     expect(seen).toEqual([
@@ -41,7 +47,10 @@ describe('TaskList', () => {
   it('offers the model the documented schemas (headless: no scheduled prompts, nothing would fire them)', async () => {
     h = await createTasksHarness();
     await h.run('hi');
-    const tools = h.server.requests[0]!.body.tools!.map((t) => [t.function.name, Object.keys((t.function.parameters as { properties: object }).properties).sort()]);
+    const tools = h.server.requests[0]!.body.tools!.map((t) => [
+      t.function.name,
+      Object.keys((t.function.parameters as { properties: object }).properties).sort(),
+    ]);
     expect(tools).toEqual([
       ['Bash', ['command', 'cwd', 'description', 'disable_timeout', 'run_in_background', 'timeout']],
       ['TaskList', ['active_only', 'limit']],

@@ -28,7 +28,8 @@ describe('TaskOutput', () => {
     // The finished task's notification reaches the model once: inside the running turn when the task ended
     // before that turn's last step, else in a turn of its own once it is idle. Let that happen first, or a
     // notification turn takes the model replies scripted for the TaskOutput call below.
-    const notified = () => h.server.requests.some((r) => r.body.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes('task.completed')));
+    const notified = () =>
+      h.server.requests.some((r) => r.body.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes('task.completed')));
     await eventually(() => expect(notified()).toBe(true), 15_000);
     await settle(h);
     const { content: out } = await callTool(h, 'TaskOutput', { task_id: id });

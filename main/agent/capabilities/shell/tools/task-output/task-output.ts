@@ -41,7 +41,10 @@ export function taskOutputTool(tasks: SessionTasks): Tool {
             ...taskLines({ ...current, outputBytes: Math.max(current.outputBytes, log.size) }, Date.now()),
           ];
           if (current.status === 'running') lines.push('note: The task is still running; this is its output so far. You will be notified when it ends.');
-          if (log.offset > 0) lines.push(`[Showing the last ${formatBytes(log.end - log.offset)} of ${formatBytes(log.size)}. Read output_path with line_offset and n_lines for the rest.]`);
+          if (log.offset > 0)
+            lines.push(
+              `[Showing the last ${formatBytes(log.end - log.offset)} of ${formatBytes(log.size)}. Read output_path with line_offset and n_lines for the rest.]`,
+            );
           lines.push(log.size ? `output:\n${capped.text}` : 'output: (none yet)');
           return {
             output: lines.join('\n'),

@@ -18,7 +18,11 @@ export interface SkillToolDeps {
   /** Where loading this skill at this step of the turn would put it (TurnSkills.place). */
   place(turnId: string, step: number, name: string): Placement;
   /** Put the skill into the conversation (delivered at the next step) and record it. */
-  load(skill: SkillDefinition, args: string, context: { turnId: string; callId: string; step: number; trigger: SkillTrigger; chain: string[]; parent?: string }): void;
+  load(
+    skill: SkillDefinition,
+    args: string,
+    context: { turnId: string; callId: string; step: number; trigger: SkillTrigger; chain: string[]; parent?: string },
+  ): void;
 }
 
 function notFound(catalog: SkillCatalog, name: string): string {
@@ -45,13 +49,19 @@ export function skillTool(deps: SkillToolDeps) {
       if (!skill) throw new ToolInputError(notFound(catalog, args.skill));
       const command = `/${slashCommandFor(skill)}`;
       if (skill.type === 'flow') {
-        throw new ToolInputError(`Skill "${skill.name}" is a flow skill, not an inline one: only the user can start it. Suggest that they run ${command} if it fits.`);
+        throw new ToolInputError(
+          `Skill "${skill.name}" is a flow skill, not an inline one: only the user can start it. Suggest that they run ${command} if it fits.`,
+        );
       }
       if (skill.type === 'reference') {
-        throw new ToolInputError(`Skill "${skill.name}" is a reference skill, not an inline one: it is material to read, not instructions to load. Read ${skill.file} if you need it.`);
+        throw new ToolInputError(
+          `Skill "${skill.name}" is a reference skill, not an inline one: it is material to read, not instructions to load. Read ${skill.file} if you need it.`,
+        );
       }
       if (skill.disableModelInvocation) {
-        throw new ToolInputError(`Skill "${skill.name}" can only be triggered by the user (it sets disable-model-invocation). Suggest that they run ${command} if it fits.`);
+        throw new ToolInputError(
+          `Skill "${skill.name}" can only be triggered by the user (it sets disable-model-invocation). Suggest that they run ${command} if it fits.`,
+        );
       }
       const skillArgs = args.args?.trim() ?? '';
       return {
@@ -75,7 +85,14 @@ export function skillTool(deps: SkillToolDeps) {
             };
           }
           const trigger: SkillTrigger = placed.parent ? 'nested' : 'model';
-          deps.load(skill, skillArgs, { turnId: ctx.turnId, callId: ctx.callId, step: ctx.step, trigger, chain: placed.chain, ...(placed.parent ? { parent: placed.parent } : {}) });
+          deps.load(skill, skillArgs, {
+            turnId: ctx.turnId,
+            callId: ctx.callId,
+            step: ctx.step,
+            trigger,
+            chain: placed.chain,
+            ...(placed.parent ? { parent: placed.parent } : {}),
+          });
           return { output: `Skill "${skill.name}" loaded. Its instructions follow in the next message, in a <skill-loaded> block; follow them.` };
         },
       };

@@ -44,7 +44,11 @@ export function todoListTool(session: SessionHandle) {
           readOnly: true,
           execute: async () => {
             const current = todosOf(session);
-            return { output: current.length ? formatTodos(current) : 'The todo list is empty.', display: { kind: 'todo_list', items: current }, announces: [todoFact(current)] };
+            return {
+              output: current.length ? formatTodos(current) : 'The todo list is empty.',
+              display: { kind: 'todo_list', items: current },
+              announces: [todoFact(current)],
+            };
           },
         };
       }

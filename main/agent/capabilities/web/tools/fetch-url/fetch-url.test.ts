@@ -8,7 +8,15 @@ import { type Resolver, checkedLookup } from '../../net/pinned-agent';
 import { parseTarget } from '../../net/target';
 import { fetchUrlTool } from './fetch-url';
 
-const env: ToolEnv = { environment: localEnvironment(), workspace: '/ws', home: '/home', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
+const env: ToolEnv = {
+  environment: localEnvironment(),
+  workspace: '/ws',
+  home: '/home',
+  sessionId: 's',
+  sessionDir: '/tmp',
+  capabilities: { imageInput: false },
+  extraRoots: () => [],
+};
 
 const HOSTILE_ARTICLE = `<!doctype html><html><head><title>Widget Guide</title>
 <script>window.pwned = true; fetch('http://169.254.169.254/latest/meta-data')</script><style>body { color: red }</style></head>
@@ -24,12 +32,14 @@ widget init</code></pre>
 <p>Widgets can also be nested, which is covered at length in the advanced section of this guide, below the table of options.</p>
 </article></main><footer>Copyright footer text</footer></body></html>`;
 
-const names = (table: Record<string, string[]>, calls: string[] = []): Resolver => async (hostname) => {
-  calls.push(hostname);
-  const addresses = table[hostname];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const names =
+  (table: Record<string, string[]>, calls: string[] = []): Resolver =>
+  async (hostname) => {
+    calls.push(hostname);
+    const addresses = table[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 let server: LocalServer;
 let other: LocalServer;
@@ -84,7 +94,11 @@ interface Options {
 }
 
 async function fetchUrl(url: string, options: Options = {}): Promise<ToolResult> {
-  const tool = fetchUrlTool({ resolver: options.resolver ?? names({}), allowedPrivateHosts: async () => options.allow ?? [server.authority], limits: { timeoutMs: options.timeoutMs ?? 10_000 } });
+  const tool = fetchUrlTool({
+    resolver: options.resolver ?? names({}),
+    allowedPrivateHosts: async () => options.allow ?? [server.authority],
+    limits: { timeoutMs: options.timeoutMs ?? 10_000 },
+  });
   let resolved;
   try {
     resolved = await tool.resolveExecution(tool.input.parse({ url }), env);
@@ -111,7 +125,8 @@ describe('FetchURL content', () => {
     expect(body).toContain('- First point\n- Second point');
     expect(body).not.toContain('![');
     expect(body).toContain(`[the API reference](${server.url}/docs/api)`);
-    for (const gone of ['Site navigation', 'Copyright footer', 'window.pwned', 'color: red', 'onerror', 'javascript:', '<script', '<iframe']) expect(body).not.toContain(gone);
+    for (const gone of ['Site navigation', 'Copyright footer', 'window.pwned', 'color: red', 'onerror', 'javascript:', '<script', '<iframe'])
+      expect(body).not.toContain(gone);
     expect(body).toContain('this trap');
     expect(result.display).toMatchObject({ kind: 'url_content', status: 200, title: 'Widget Guide', extracted: true, contentType: 'text/html' });
     expect(result.note).toContain(`[Widget Guide](${server.url}/article)`);
@@ -229,7 +244,10 @@ describe('FetchURL redirects', () => {
     ['a private host name', 'http://intranet.corp/', '10.1.2.3'],
   ])('refuses a redirect from the allowed host to %s', async (_what, location, why) => {
     const before = hops.requests.length;
-    const result = await fetchUrl(`${hops.url}/hop?to=${encodeURIComponent(location)}`, { allow: [hops.authority], resolver: names({ 'intranet.corp': ['10.1.2.3'] }) });
+    const result = await fetchUrl(`${hops.url}/hop?to=${encodeURIComponent(location)}`, {
+      allow: [hops.authority],
+      resolver: names({ 'intranet.corp': ['10.1.2.3'] }),
+    });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('Refused to fetch');
     expect(text(result)).toContain(why);
@@ -237,7 +255,10 @@ describe('FetchURL redirects', () => {
   });
 
   it('reports a redirect to another (public) host without following it, so that host is asked for in its own call', async () => {
-    const result = await fetchUrl(`${hops.url}/hop?to=${encodeURIComponent('https://elsewhere.example/page')}`, { allow: [hops.authority], resolver: names({ 'elsewhere.example': ['93.184.215.14'] }) });
+    const result = await fetchUrl(`${hops.url}/hop?to=${encodeURIComponent('https://elsewhere.example/page')}`, {
+      allow: [hops.authority],
+      resolver: names({ 'elsewhere.example': ['93.184.215.14'] }),
+    });
     expect(result.isError).toBeFalsy();
     expect(text(result)).toContain('redirects (HTTP 302) to another host: https://elsewhere.example/page. It was not followed.');
   });
@@ -304,7 +325,8 @@ describe('FetchURL private addresses', () => {
     const rebinding: Resolver = async () => [{ address: n++ === 0 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
     const lookup = checkedLookup(parseTarget('http://rebind.example/'), { resolver: rebinding, allowPrivate: false });
     // What net.connect receives (nothing connects here): the checked public address, then a refusal.
-    const ask = (all: boolean) => new Promise<{ error: Error | null; address: unknown }>((resolve) => lookup('rebind.example', { all }, (error, address) => resolve({ error, address })));
+    const ask = (all: boolean) =>
+      new Promise<{ error: Error | null; address: unknown }>((resolve) => lookup('rebind.example', { all }, (error, address) => resolve({ error, address })));
     expect(await ask(true)).toEqual({ error: null, address: [{ address: '93.184.215.14', family: 4 }] });
     const second = await ask(false);
     expect(second.error?.message).toContain('rebind.example resolves to 127.0.0.1, a loopback address');
@@ -313,7 +335,11 @@ describe('FetchURL private addresses', () => {
   it('allows only the host and port the user named', async () => {
     expect(text(await fetchUrl(`${other.url}/`, { allow: [server.authority] }))).toContain('Refused');
     expect(text(await fetchUrl(`${other.url}/`, { allow: ['127.0.0.1'] }))).toContain('the other host');
-    expect(text(await fetchUrl(`http://docs.intranet.test:${other.port}/`, { allow: ['*.intranet.test'], resolver: names({ 'docs.intranet.test': ['127.0.0.1'] }) }))).toContain('the other host');
+    expect(
+      text(
+        await fetchUrl(`http://docs.intranet.test:${other.port}/`, { allow: ['*.intranet.test'], resolver: names({ 'docs.intranet.test': ['127.0.0.1'] }) }),
+      ),
+    ).toContain('the other host');
   });
 
   it('refuses URL credentials and other schemes', async () => {
@@ -330,7 +356,9 @@ describe('FetchURL private addresses', () => {
     expect(text(await fetchUrl(`http://127.0.0.1:${port}/`, { allow: [`127.0.0.1:${port}`] }))).toContain('Connection refused by 127.0.0.1:');
     const tls = await startSelfSignedServer();
     try {
-      expect(text(await fetchUrl(`${tls.url}/`, { allow: [tls.authority] }))).toMatch(/^TLS error talking to 127\.0\.0\.1:\d+: .*not trusted; Deft does not skip the check\.$/);
+      expect(text(await fetchUrl(`${tls.url}/`, { allow: [tls.authority] }))).toMatch(
+        /^TLS error talking to 127\.0\.0\.1:\d+: .*not trusted; Deft does not skip the check\.$/,
+      );
     } finally {
       await tls.close();
     }

@@ -76,7 +76,12 @@ export function fetchUrlTool(deps: FetchUrlDeps): Tool<typeof input> {
         matchesRule: (argument) => urlRuleMatches(argument, target),
         execute: async (ctx) => {
           try {
-            const fetched = await safeFetch(target.url.href, { signal: ctx.signal, resolver: deps.resolver, allowPrivateHosts: await deps.allowedPrivateHosts(), ...deps.limits });
+            const fetched = await safeFetch(target.url.href, {
+              signal: ctx.signal,
+              resolver: deps.resolver,
+              allowPrivateHosts: await deps.allowedPrivateHosts(),
+              ...deps.limits,
+            });
             if (fetched.kind === 'redirect') {
               const to = fetched.to.url.href;
               return {

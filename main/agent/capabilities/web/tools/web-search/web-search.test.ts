@@ -5,7 +5,15 @@ import { type ToolEnv, type ToolResult, isExecution } from '#contract/tool';
 import type { SearchConfig } from '../../search/provider';
 import { webSearchTool } from './web-search';
 
-const env: ToolEnv = { environment: localEnvironment(), workspace: '/ws', home: '/home', sessionId: 's', sessionDir: '/tmp', capabilities: { imageInput: false }, extraRoots: () => [] };
+const env: ToolEnv = {
+  environment: localEnvironment(),
+  workspace: '/ws',
+  home: '/home',
+  sessionId: 's',
+  sessionDir: '/tmp',
+  capabilities: { imageInput: false },
+  extraRoots: () => [],
+};
 
 async function search(config: SearchConfig, query = 'deft web tools', timeoutMs?: number): Promise<ToolResult> {
   const tool = webSearchTool({ search: async () => config, ...(timeoutMs ? { timeoutMs } : {}) });
@@ -33,11 +41,21 @@ describe.each(['searxng', 'brave', 'tavily'] as const)('WebSearch with %s', (pro
     expect(blocks).toHaveLength(2);
     const site = provider === 'brave' ? 'Deft docs' : 'deft.example';
     expect(blocks[0]).toBe(
-      [`Title: ${SAMPLE_RESULTS[0]!.title}`, `Site: ${site}`, 'Date: 2026-03-01', 'URL: https://deft.example/docs', 'Snippet: Deft reads, edits and runs your code safely.'].join('\n'),
+      [
+        `Title: ${SAMPLE_RESULTS[0]!.title}`,
+        `Site: ${site}`,
+        'Date: 2026-03-01',
+        'URL: https://deft.example/docs',
+        'Snippet: Deft reads, edits and runs your code safely.',
+      ].join('\n'),
     );
     expect(blocks[1]).toContain('Title: Web tools & safety\nSite: blog.example.org\nURL: https://blog.example.org/web-tools');
     expect(result.note).toContain('cite the pages as Markdown links');
-    expect(result.display).toMatchObject({ kind: 'web_results', query: 'deft web tools', results: [{ url: 'https://deft.example/docs' }, { url: 'https://blog.example.org/web-tools' }] });
+    expect(result.display).toMatchObject({
+      kind: 'web_results',
+      query: 'deft web tools',
+      results: [{ url: 'https://deft.example/docs' }, { url: 'https://blog.example.org/web-tools' }],
+    });
     const request = mock.requests.at(-1)!;
     if (provider === 'tavily') expect(JSON.parse(request.body)).toMatchObject({ query: 'deft web tools' });
     else expect(new URL(request.url, 'http://x').searchParams.get('q')).toBe('deft web tools');
