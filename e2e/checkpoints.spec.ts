@@ -103,6 +103,9 @@ test('Rewind here puts back what Write and the shell changed (no git repository)
   // Brought into view, though the rewind started from a prompt further up.
   await expect(notice.getByRole('button', { name: 'Undo rewind' })).toBeInViewport();
   await expect(notice).toContainText('Rewound code and conversation to just before prompt 2: 4 files put back; 1 turn taken out of the conversation.');
+  // One notice for the rewind: not also the plain undo's "Files changed … were not restored" (issue 35).
+  await expect(notice).toHaveCount(1);
+  await expect(page.getByText(/were not restored/)).toHaveCount(0);
   expect(await workspaceFiles(workspace)).toEqual({ a: ORIGINAL, b: 'base\n', c: 'delete me\n', d: null });
   await expect(page.locator('.row-undone').filter({ hasText: 'Change the files' })).toContainText('Undone');
   await shot(page, testInfo, 'rewind-done-1280x800');
@@ -110,6 +113,8 @@ test('Rewind here puts back what Write and the shell changed (no git repository)
 
   await notice.getByRole('button', { name: 'Undo rewind' }).click();
   await expect(notice).toContainText('Undone: Rewound');
+  await expect(notice).toHaveCount(1);
+  await expect(page.getByText(/were not restored/)).toHaveCount(0);
   await expect(notice.getByRole('button', { name: 'Undo rewind' })).toHaveCount(0);
   await expect.poll(() => workspaceFiles(workspace)).toEqual({ a: EDITED, b: 'base\nx\n', c: null, d: 'new\n' });
   await expect(page.locator('.row-undone').filter({ hasText: 'Change the files' })).toHaveCount(0);

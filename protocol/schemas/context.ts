@@ -64,8 +64,12 @@ export const contextEventShapes = {
     compactAt: z.number().positive().max(1),
     breakdown: ContextBreakdown,
   },
-  /** These turns (oldest first) were removed from what the model reads; their todo list, plan mode and loaded skills were rolled back. Files were not (a rewind restores them separately). */
-  'turns.undone': { turnIds: z.array(z.string()).min(1) },
+  /**
+   * These turns (oldest first) were removed from what the model reads; their todo list, plan mode and loaded skills
+   * were rolled back. Files were not: a rewind restores them separately, and `byRewind` marks the undo as part of one
+   * (its `rewind.done` tells the whole story, so no notice of its own).
+   */
+  'turns.undone': { turnIds: z.array(z.string()).min(1), byRewind: z.boolean().optional() },
   /** Turns an undo removed are back in what the model reads (an undone rewind), with their todo list, plan mode and skills. */
   'turns.redone': { turnIds: z.array(z.string()).min(1) },
 } as const;

@@ -79,4 +79,38 @@ describe('compaction and undo from events', () => {
     expect(state.items[2]).toMatchObject({ kind: 'notice', text: expect.stringContaining('Files changed in that turn were not restored.') });
     expect(undoNotice(3)).toMatch(/^Undid the last 3 turns: Deft no longer reads them, .* Files changed in those turns were not restored\.$/);
   });
+
+  it("leaves a rewind's undo of turns to the rewind's own notice: one notice per action, replaced on undo", () => {
+    const ev = eventsOf();
+    const result = {
+      rewindId: 'r1',
+      turnId: 't2',
+      scope: 'both' as const,
+      index: 2,
+      restored: ['a.txt', 'b.txt'],
+      removed: [],
+      broughtBack: [],
+      keptOutside: [],
+      notCaptured: [],
+      problems: [],
+      undoneTurns: ['t2'],
+    };
+    const events = [
+      ev('turn.started', { turnId: 't1', text: 'one', attachments: [], origin: 'user' }),
+      ev('turn.ended', { turnId: 't1', stopReason: 'end_turn', durationMs: 1 }),
+      ev('turn.started', { turnId: 't2', text: 'two', attachments: [], origin: 'user' }),
+      ev('turn.ended', { turnId: 't2', stopReason: 'end_turn', durationMs: 1 }),
+      ev('turns.undone', { turnIds: ['t2'], byRewind: true }),
+      ev('rewind.done', { result }),
+    ];
+    const rewound = reduce(transcriptSlice, emptyTranscript, events);
+    expect(reduce(historySlice, historySlice.empty, events).undone).toEqual({ t2: true });
+    expect(rewound.items.map((i) => i.kind)).toEqual(['user', 'user', 'rewind']);
+    const undone = reduce(transcriptSlice, rewound, [
+      ev('turns.redone', { turnIds: ['t2'] }),
+      ev('rewind.undone', { rewindId: 'r1', scope: 'both', problems: [] }),
+    ]);
+    expect(undone.items.map((i) => i.kind)).toEqual(['user', 'user', 'rewind']);
+    expect(undone.items[2]).toMatchObject({ kind: 'rewind', undone: true });
+  });
 });

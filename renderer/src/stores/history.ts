@@ -94,5 +94,6 @@ export const historyRows: RowHandlers = {
       ? replaceAt<Row>(rows, index, compactionEnded(existing as CompactionItem, event))
       : appendRow<Row>(rows, compactionEnded(undefined, event));
   },
-  'turns.undone': (rows, event) => appendRow<Row>(rows, infoNotice(`undo${event.seq}`, undoNotice(event.turnIds.length))),
+  // A rewind's undo is told by the rewind's own notice (files put back, turns taken out), replaced when it is undone.
+  'turns.undone': (rows, event) => (event.byRewind ? rows : appendRow<Row>(rows, infoNotice(`undo${event.seq}`, undoNotice(event.turnIds.length)))),
 };

@@ -176,7 +176,7 @@ export class ContextKeeper {
 
   /** Undo `turnId` and every turn after it (a rewind of the conversation). */
   async undoFrom(session: Session, handle: SessionHandle, turnId: string): Promise<string[]> {
-    return this.applyUndo(session, handle, session.undoFrom(turnId));
+    return this.applyUndo(session, handle, session.undoFrom(turnId), true);
   }
 
   /** Put back the turns the last undo removed (an undone rewind); throws a CommandError when the conversation moved on. */
@@ -189,11 +189,11 @@ export class ContextKeeper {
     await session.flush();
   }
 
-  private async applyUndo(session: Session, handle: SessionHandle, undone: ReturnType<Session['undoTurns']>): Promise<string[]> {
+  private async applyUndo(session: Session, handle: SessionHandle, undone: ReturnType<Session['undoTurns']>, byRewind = false): Promise<string[]> {
     if (typeof undone === 'string') throw new CommandError('invalid_request', undone);
     await this.restoreCapabilities(handle, undone.before);
     this.meter(session).reset();
-    session.emit({ type: 'turns.undone', turnIds: undone.turnIds });
+    session.emit({ type: 'turns.undone', turnIds: undone.turnIds, ...(byRewind ? { byRewind } : {}) });
     await session.flush();
     return undone.turnIds;
   }
