@@ -69,7 +69,10 @@ test('single keys answer an approval that has the focus: the keys are on the but
   await expect(feedback).toHaveValue('nay');
   await expect(approval).toBeVisible();
   await feedback.fill('');
-  await approval.getByRole('button', { name: /Approve once/ }).focus();
+  // The keys answer wherever the focus is in the card: after its own layout toggle, or a click on the diff's text.
+  await approval.getByRole('button', { name: 'Split' }).click({ force: true });
+  await approval.getByRole('button', { name: 'Unified' }).click();
+  await approval.getByText('export const rate3 = 3;').first().click();
   await page.keyboard.press('y');
   await expect(page.getByText('Doubled every rate.')).toBeVisible();
   expect(await readFile(join(workspace, 'src/rates.js'), 'utf8')).toContain('rate3 = 3 * 2;');

@@ -63,7 +63,9 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
   const rememberable = approval.approvalRule && !goal ? approval.approvalRule : null;
   const keys = [once, ...(goal ? [unattended] : []), ...(rememberable ? [session, always] : []), reject];
   return (
-    <section className="approval" role="region" aria-label="Approval needed" onKeyDown={answerKeys(keys, busy)}>
+    // Focusable itself (not in the Tab order), so a click anywhere in the card — its text, the diff, a disabled
+    // control — keeps the focus in it and the single keys still answer.
+    <section className="approval" role="region" aria-label="Approval needed" tabIndex={-1} onKeyDown={answerKeys(keys, busy)}>
       <header className="approval-header">
         <Icon name="alert" size={15} className="approval-icon" />
         <h2>{labels.title}</h2>
