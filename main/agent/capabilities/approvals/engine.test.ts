@@ -107,6 +107,16 @@ describe('modes', () => {
     expect(await kind(call('Write', { path: '/ws/.git/config' }), { mode })).toBe('ask');
     expect(await kind(call('Bash', { command: 'echo x > .git/hooks/pre-commit' }), { mode })).toBe('ask');
   });
+  it('yolo: a loop that only prints runs, whatever it prints (issue 35 item 5)', async () => {
+    const mode: PermissionMode = 'yolo';
+    for (const command of [
+      'for i in 1 2 3; do echo "line $i of .git/config is fine"; done',
+      'for i in $(seq 3); do echo "step $i"; done',
+      `printf '%s\\n' "$HOME/.ssh"`,
+    ])
+      expect(await kind(call('Bash', { command }), { mode }), command).toBe('allow');
+    expect(await kind(call('Bash', { command: 'for i in 1 2 3; do echo "line $i" > "$i/.git/config"; done' }), { mode })).toBe('ask');
+  });
   it('refuses a recursive rm of the workspace in every mode, whatever the rules', async () => {
     const decision = await decide(ctx(call('Bash', { command: 'npm test && rm -rf .' }), { mode: 'yolo', rules: rules({ allow: ['Bash'] }) }));
     expect(decision).toMatchObject({ kind: 'deny', message: expect.stringContaining('would recursively delete . (the workspace)') });

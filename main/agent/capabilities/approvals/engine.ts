@@ -3,7 +3,7 @@ import type { PermissionMode, PlanState } from '#protocol';
 import type { ResolvedCall } from '#contract/calls';
 import { catastrophicDeleteIn, commandsWithCwd, uncertainDeleteIn } from '#infra/policies/dangerous-command';
 import { isWithin } from '#infra/policies/path-guard';
-import { type Places, protectedPathInCommand, protectedPathReason } from '#infra/policies/protected-paths';
+import { type Places, printedArgumentsAreData, protectedPathInCommand, protectedPathReason } from '#infra/policies/protected-paths';
 import { type ParsedShell, parseShell } from '#infra/policies/shell-parse';
 import { type PermissionRule, parseRule, ruleApplies, shellArguments } from './rules';
 import { coversEveryPart } from '#infra/policies/bash-rule';
@@ -24,8 +24,11 @@ export interface DecisionContext {
 export type Decision =
   | { kind: 'allow'; reason: string }
   | { kind: 'deny'; message: string }
-  /** `rememberable` is false for protected paths: those are approved one call at a time. */
-  | { kind: 'ask'; reason: string; rememberable: boolean };
+  /**
+   * `rememberable` is false for protected paths: those are approved one call at a time. `exactOnly`: only
+   * this very command may be remembered (a write Deft cannot place); a wider rule would not stop the asking.
+   */
+  | { kind: 'ask'; reason: string; rememberable: boolean; exactOnly?: boolean };
 
 function where(rule: PermissionRule): string {
   return rule.file ? ` in ${rule.file}` : '';
@@ -93,7 +96,7 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   if (call.policy.approval === 'self') return { kind: 'allow', reason: `${call.name} is always allowed` };
 
   const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
-  if (guarded)
+  if (guarded?.kind === 'protected')
     return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
   if (command !== null) {
     const uncertain = await uncertainDeleteIn(await parsedShell(), deletePlaces);
@@ -102,6 +105,21 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
         kind: 'ask',
         reason: `"${uncertain.text}" deletes recursively and ${uncertain.why}. It always needs your approval, in every mode.`,
         rememberable: false,
+      };
+  }
+  if (guarded?.kind === 'unknown') {
+    // In the OS sandbox, which keeps .git internals, Deft's settings and home out of reach however a
+    // command spells the path, the user may approve exactly this command for the session (or always).
+    // Unsandboxed, the same text can lead elsewhere next time (`"$(cat f)"` after f changed): once only.
+    const sandboxed = call.execution.shell?.sandboxed === true;
+    const rule = call.execution.approvalRule;
+    const approved = context.sessionRules.includes(rule) || context.rules.some((r) => r.decision === 'allow' && r.pattern === rule);
+    if (!sandboxed || !approved)
+      return {
+        kind: 'ask',
+        reason: `Deft cannot tell where "${guarded.word}" leads: it ${guarded.why}. It needs your approval in every mode.`,
+        rememberable: sandboxed,
+        ...(sandboxed ? { exactOnly: true } : {}),
       };
   }
 
@@ -197,21 +215,28 @@ function planModeCheck(call: ResolvedCall, plan: PlanState, workspace: string): 
   return 'deny';
 }
 
-async function protectedTarget(call: ResolvedCall, places: Places, shell: ParsedShell | null): Promise<{ what: string; reason: string } | null> {
+type Guard = { kind: 'protected'; what: string; reason: string } | { kind: 'unknown'; word: string; why: string };
+
+/** A protected path the call writes or names (first), else a word of its command Deft cannot place. */
+async function protectedTarget(call: ResolvedCall, places: Places, shell: ParsedShell | null): Promise<Guard | null> {
   for (const path of writtenPaths(call, places.workspace)) {
     const reason = protectedPathReason(path, places);
-    if (reason) return { what: path, reason };
+    if (reason) return { kind: 'protected', what: path, reason };
   }
   if (!shell) return null;
   // A command's relative words resolve against where it runs, and running inside .git/ is itself protected.
   const cwd = call.execution.shell?.cwd ?? places.workspace;
   const cwdReason = protectedPathReason(cwd, places);
-  if (cwdReason) return { what: `the working directory ${cwd}`, reason: cwdReason };
-  for (const { part, cwd: at } of await commandsWithCwd(shell, { workspace: places.workspace, home: places.userHome, cwd })) {
-    const hit = protectedPathInCommand(part, { ...places, cwd: at });
-    if (hit) return { what: `"${hit.word}" in this command`, reason: hit.reason };
+  if (cwdReason) return { kind: 'protected', what: `the working directory ${cwd}`, reason: cwdReason };
+  const parts = await commandsWithCwd(shell, { workspace: places.workspace, home: places.userHome, cwd });
+  const dataArguments = printedArgumentsAreData(parts.map((p) => p.part));
+  let unknown: Guard | null = null;
+  for (const { part, cwd: at } of parts) {
+    const hit = protectedPathInCommand(part, { ...places, cwd: at }, { dataArguments });
+    if (hit?.known) return { kind: 'protected', what: `"${hit.word}" in this command`, reason: hit.reason };
+    if (hit) unknown ??= { kind: 'unknown', word: hit.word, why: hit.reason };
   }
-  return null;
+  return unknown;
 }
 
 /**

@@ -20,10 +20,11 @@ export function cancelledMessage(call: ResolvedCall): string {
 }
 
 /** A headless run (nobody to ask) refuses the call and names the rule that would allow it. */
-export function headlessDenial(call: ResolvedCall, reason: string, rememberable: boolean, files: RuleFilePaths): string {
+export function headlessDenial(call: ResolvedCall, reason: string, rememberable: boolean, files: RuleFilePaths, exactOnly = false): string {
   const head = `${call.name} needs approval (${reason.replace(/\.$/, '')}) and this run is headless, so nobody can approve it: it did not run.`;
   if (!rememberable) return `${head} Protected paths always need approval, so this cannot run headless; do it from the Deft window instead.`;
   const rule = call.execution.approvalRule;
   const mode = call.policy.approval === 'edit' ? 'accept-edits (or yolo)' : 'yolo';
-  return `${head} To allow it, add the rule "${rule}" to "permissions.allow" in ${files.project} (or ${files.user}), or rerun with --permission-mode ${mode}.`;
+  const allow = `${head} To allow it, add the rule "${rule}" to "permissions.allow" in ${files.project} (or ${files.user})`;
+  return exactOnly ? `${allow}.` : `${allow}, or rerun with --permission-mode ${mode}.`;
 }

@@ -66,7 +66,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
   async function askUser(session: SessionHandle, call: ResolvedCall, decision: Extract<Decision, { kind: 'ask' }>): Promise<Authorization> {
     const command = call.execution.shell?.command;
     const suggestedRules =
-      decision.rememberable && command !== undefined
+      decision.rememberable && !decision.exactOnly && command !== undefined
         ? suggestShellRules(call.name, command, await parseShell(command)).filter((r) => r !== call.execution.approvalRule)
         : [];
     const request: ApprovalRequest = {
@@ -158,7 +158,8 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       const decision = await evaluate(session, call);
       if (decision.kind === 'allow') return { allowed: true };
       if (decision.kind === 'deny') return { allowed: false, message: decision.message };
-      if (!core.host.canAsk) return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files) };
+      if (!core.host.canAsk)
+        return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files, decision.exactOnly) };
       return askUser(session, call, decision);
     },
     systemPrompt: () =>

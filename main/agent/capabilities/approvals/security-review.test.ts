@@ -176,3 +176,101 @@ describe('sandbox.autoAllow in accept-edits mode', () => {
     expect((await decide({ ...base, call: hook })).kind).toBe('ask');
   });
 });
+
+describe('issue 35 item 5: what echo and printf print is data, not a write target', () => {
+  const harmless = [
+    'for i in 1 2 3; do echo "line $i of .git/config is fine"; done',
+    'for i in $(seq 3); do echo "step $i"; done',
+    `printf '%s\\n' "$HOME/.ssh"`,
+    'echo "see $HOME/.deft/settings.json and ${X}/.git/hooks for details"',
+    'for f in src/*; do echo "checked $f/.env.example"; done >&2',
+    'for i in 1 2 3; do echo "row $i/3" >> notes.txt; done',
+    'true "$X/.git/config"; : "$Y/.env"',
+  ];
+  for (const command of harmless) {
+    it(`does not ask because of protected paths, in any mode: ${command}`, async () => {
+      const allow = ['Bash(echo *)', 'Bash(printf *)', 'Bash(seq *)', 'Bash(true *)', 'Bash(: *)'];
+      expect((await decideBash(command, { mode: 'yolo' })).kind, 'yolo').toBe('allow');
+      for (const mode of ['ask', 'accept-edits'] as const) expect((await decideBash(command, { mode, allow })).kind, mode).toBe('allow');
+      const plain = await decideBash(command, { mode: 'ask' });
+      expect(plain).toMatchObject({ kind: 'ask', rememberable: true });
+      expect((plain as { reason: string }).reason).not.toMatch(/protected|cannot tell/);
+    });
+  }
+
+  const smuggled = [
+    'echo x > .git/config',
+    'echo x >> "$d/.git/hooks/pre-commit"',
+    'cd .git && touch x',
+    'rm -rf "$X"',
+    'tee .git/config',
+    'echo $(touch .git/x)',
+    'echo "$(touch .git/x)"',
+    'echo `touch .git/x`',
+    'echo .git/hooks/pre-commit | xargs touch',
+    'for i in 1; do echo .git/hooks/pre-commit; done | xargs touch',
+    "bash -c 'echo .git/config' | xargs touch",
+    'xargs touch < <(echo .git/x)',
+    'f=$(echo .git/x); touch "$f"',
+    'echo "${X:=.git/config}"; touch "$X"',
+    ': ${X:=.git/config}; touch "$X"',
+    'printf -v f %s .git/config; touch "$f"',
+    'printf $o f .git/config; touch "$f"',
+    'echo() { tee "$@"; }; echo .git/config',
+    `eval 'echo() { tee "$@"; }'; echo .git/config`,
+    `bash -c 'echo() { tee "$@"; }; echo .git/config'`,
+    'alias echo=tee; echo .git/config',
+    '. ./defs.sh; echo .git/config',
+    'eval "echo x > .git/config"',
+    'sh -c "echo x > .git/config"',
+    'cat <<EOF > .git/config\nx\nEOF',
+    'echo x > >(tee .git/config)',
+    'echo .git/config > list.txt; xargs -a list.txt touch',
+    'exec 3>list.txt; echo .git/config >&3',
+    'echo x | tee -a .git/config',
+    'echo x > "$HOME/.deft/settings.json"',
+    `echo '\${X:=.git/config}' "\${X:=.git/config}"; touch "$X"`,
+    `builtin eval 'echo() { tee "$@"; }'; echo .git/config`,
+    '{ echo .git/config; } | xargs touch',
+    'cat < <(printf %s .git/x) | xargs touch',
+    "printf '%s' .git/config > >(xargs touch)",
+    '$E .git/config',
+    'exec > list.txt; echo .git/config; xargs -a list.txt touch',
+    `printf '%s' "$HOME/.ssh/id_rsa" > f.txt`,
+  ];
+  for (const command of smuggled) {
+    it(`still asks in yolo, whatever the rules: ${command}`, async () => {
+      const decision = await decideBash(command, { mode: 'yolo', allow: ['Bash(echo *)', 'Bash(printf *)', 'Bash(xargs *)', 'Bash(touch *)', 'Bash(tee *)'] });
+      expect(decision.kind, command).toBe('ask');
+    });
+  }
+
+  it('says in one line where it cannot tell, naming the target once, and offers the session only where safe', async () => {
+    const command = 'echo x >> "$d/.git/hooks/pre-commit"';
+    const unknown = await decideBash(command, { mode: 'yolo' });
+    // Unsandboxed, the same text may lead elsewhere next time: approved once at a time.
+    expect(unknown).toMatchObject({ kind: 'ask', rememberable: false });
+    const reason = (unknown as { reason: string }).reason;
+    expect(reason).toMatch(/^Deft cannot tell where "\$d\/\.git\/hooks\/pre-commit" leads: it depends on an expansion/);
+    expect(reason).not.toContain('\n');
+    expect(reason).not.toContain('protected');
+    expect(reason.split('"$d/.git/hooks/pre-commit"').length - 1).toBe(1);
+    // In the OS sandbox (which keeps .git and Deft's settings out of reach), exactly this command may be
+    // approved for the session; a wider rule does not stop the asking, nor does the rule without the sandbox.
+    const sandboxed = (sessionRules: string[], inSandbox = true) =>
+      decide({ call: shellCall(command, { cwd: places.workspace, sandboxed: inSandbox }), mode: 'yolo', rules: [], sessionRules, plan: null, places });
+    expect(await sandboxed([])).toMatchObject({ kind: 'ask', rememberable: true, exactOnly: true });
+    const rule = `Bash(${command})`;
+    expect((await sandboxed([rule])).kind).toBe('allow');
+    expect((await sandboxed(['Bash(echo *)'])).kind).toBe('ask');
+    expect((await sandboxed([rule], false)).kind).toBe('ask');
+    // A protected path itself, a protected cwd and an unknown rm target stay one approval at a time, sandbox or not.
+    for (const line of ['echo x > .git/config', 'rm -rf "$X"']) {
+      const call = shellCall(line, { cwd: places.workspace, sandboxed: true });
+      expect(await decide({ call, mode: 'yolo', rules: [], sessionRules: [], plan: null, places }), line).toMatchObject({ rememberable: false });
+    }
+    expect(await decideBash('echo x > "$d/y"', { mode: 'yolo', cwd: join(places.workspace, '.git') })).toMatchObject({ rememberable: false });
+    const protectedPath = (await decideBash('echo x > .git/config', { mode: 'yolo' })) as { reason: string };
+    expect(protectedPath.reason.split('.git/config').length - 1).toBe(1);
+  });
+});

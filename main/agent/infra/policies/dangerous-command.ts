@@ -138,7 +138,10 @@ export async function withNestedScripts(shell: ParsedShell, depth = 0): Promise<
   for (const part of shell.commands) {
     out.push(part);
     const script = depth < 3 ? nestedScript(part) : null;
-    if (script) out.push(...(await withNestedScripts(await parseShell(script), depth + 1)));
+    if (!script) continue;
+    const nested = await withNestedScripts(await parseShell(script), depth + 1);
+    // What the nested script prints goes where its shell's output goes (`bash -c 'echo x' | xargs touch`).
+    out.push(...nested.map((c) => (part.output === 'fed' || (part.output === 'file' && c.output === 'shown') ? { ...c, output: part.output } : c)));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { protectedPathInCommand, protectedPathReason } from './protected-paths';
+import { printedArgumentsAreData, protectedPathInCommand, protectedPathReason } from './protected-paths';
 import { parseShell } from './shell-parse';
 
 const places = { workspace: '/work/project', home: '/home/dev/.deft', userHome: '/home/dev' };
@@ -51,5 +51,45 @@ describe('protectedPathInCommand', () => {
     for (const line of ['cat "$HOME"/.ssh/id_rsa', 'echo x > "${PWD}"/.git/hooks/x', 'cat a$(echo /.git/config)', 'cat `pwd`/.env', 'cat $((1))/.env']) {
       expect(protectedPathInCommand(await first(line), places), line).not.toBeNull();
     }
+  });
+});
+
+describe('what printing builtins are given (issue 35 item 5)', () => {
+  const hit = async (line: string) => {
+    const { commands } = await parseShell(line);
+    const dataArguments = printedArgumentsAreData(commands);
+    return commands.map((c) => protectedPathInCommand(c, places, { dataArguments })).find((h) => h !== null) ?? null;
+  };
+  it('takes the plain arguments of echo, printf, true and : as text when their output is shown', async () => {
+    for (const line of ['echo "line $i of .git/config"', 'echo .git/config', 'printf \'%s\\n\' "$HOME/.deft/settings.json"', 'true $X/.env', ': "${Y}/.git/x"'])
+      expect(await hit(line), line).toBeNull();
+  });
+  it('keeps checking what feeds another command, substitutions, assignments, printf -v and redefined names', async () => {
+    for (const line of [
+      'echo .git/config | xargs touch',
+      'echo "$(cat .env)"',
+      'echo "${X:=.git/config}"',
+      'printf -v x .git/config',
+      'echo() { tee "$@"; }; echo .git/config',
+      'eval true; echo .git/config',
+    ])
+      expect(await hit(line), line).not.toBeNull();
+  });
+  it('checks only known protected paths among what is printed into a file, and always the file itself', async () => {
+    expect(await hit('echo "row $i/3" >> notes.txt')).toBeNull();
+    expect(await hit('echo .git/config >> notes.txt')).toMatchObject({ word: '.git/config', known: true });
+    expect(await hit('echo x >> "$d/notes.txt"')).toMatchObject({ word: '$d/notes.txt', known: false });
+  });
+  it('classifies where a command prints', async () => {
+    const outputs = async (line: string) => (await parseShell(line)).commands.map((c) => `${c.name}:${c.output}`);
+    expect(await outputs('echo a | cat > f; echo b >&2; echo c 2>/dev/null; echo d >&3; x=$(echo e)')).toEqual([
+      'echo:fed',
+      'cat:file',
+      'echo:shown',
+      'echo:shown',
+      'echo:file',
+      ':shown',
+      'echo:fed',
+    ]);
   });
 });

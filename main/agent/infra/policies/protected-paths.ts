@@ -72,13 +72,55 @@ export function protectedPathReason(path: string, places: Places): string | null
 }
 
 /** Words of a command that name files: its arguments and redirection targets, `--opt=path` values included. */
-function pathWords(command: ShellCommand): Array<{ word: string; redirect: boolean; literal: boolean }> {
+function pathWords(command: ShellCommand): Array<{ word: string; original: string; redirect: boolean; literal: boolean }> {
   const args = command.name ? command.args : command.text.split(/\s+/);
   const literal = (word: string) => (command.name && command.expanding ? !command.expanding.has(word) : false);
   return [
-    ...args.map((word) => ({ word: word.replace(/^[^=/]*=(?=[./~$])/, ''), redirect: false, literal: literal(word) })),
-    ...command.redirects.map((word) => ({ word, redirect: true, literal: literal(word) })),
+    ...args.map((word) => ({ word: word.replace(/^[^=/]*=(?=[./~$])/, ''), original: word, redirect: false, literal: literal(word) })),
+    ...command.redirects.map((word) => ({ word, original: word, redirect: true, literal: literal(word) })),
   ];
+}
+
+/** Builtins that only print their arguments (or nothing): what they are given is text, not a file to write. */
+const PRINTERS = new Set(['echo', 'printf', 'true', 'false', ':']);
+/**
+ * Commands that can change what a command name runs, run text Deft does not see as commands, or send
+ * the output of the commands after them elsewhere (`exec > list.txt`).
+ */
+const REDEFINERS = new Set(['alias', 'enable', 'eval', 'source', '.', 'exec']);
+/** Commands that run the command named in their arguments (`builtin eval …`). */
+const RUNNERS = new Set(['builtin', 'command', 'time', 'env', 'nice', 'nohup', 'sudo', 'doas', 'xargs']);
+
+function printsOnly(command: ShellCommand): boolean {
+  if (!PRINTERS.has(command.name)) return false;
+  if (command.name !== 'printf') return true;
+  // `printf -v NAME` assigns a variable; a computed first word may be that `-v`.
+  const first = command.args[0];
+  return first === undefined || (!(command.expanding?.has(first) ?? true) && (first === '--' || !first.startsWith('-')));
+}
+
+/**
+ * Whether the arguments of printing builtins in these commands (a whole line, nested scripts included)
+ * may be taken as data: not when the line defines a function or alias, enables builtins, or runs text
+ * through `eval` or `source` (any of which could make `echo` write), nor when `exec` may send later output
+ * into a file, nor when a command name is computed.
+ */
+export function printedArgumentsAreData(parts: readonly ShellCommand[]): boolean {
+  return !parts.some(
+    (part) =>
+      part.definesFunctions ||
+      hasExpansion(part.name) ||
+      REDEFINERS.has(part.name) ||
+      (RUNNERS.has(part.name) && part.args.some((word) => REDEFINERS.has(word))),
+  );
+}
+
+/** A word of a command that needs the user: a protected path it names, or a path Deft cannot resolve (`known: false`). */
+export interface CommandPathHit {
+  word: string;
+  /** Why: the protected path's reason, or why its place is unknown (without the word). */
+  reason: string;
+  known: boolean;
 }
 
 /**
@@ -86,18 +128,31 @@ function pathWords(command: ShellCommand): Array<{ word: string; redirect: boole
  * from writes, so any mention asks), or a redirection target or path-like argument Deft cannot resolve
  * before the command runs (`> $HOME/x`, `"${PWD}"/.git/x`, `$(…)/x`): those ask too, since they may
  * lead anywhere. Globs are expanded on disk (`.en?` is `.env`).
+ *
+ * With `dataArguments` (see printedArgumentsAreData), what a printing builtin (`echo`, `printf` without
+ * `-v`, `true`, `:`) is given is text, not a path: its plain arguments are skipped when its output is
+ * shown, and only checked for known protected paths when its output goes to a file. Arguments with
+ * `$(…)`, `<(…)`, `$((…))` or `${x:=…}`, and the arguments of a printer whose output feeds another
+ * command (`echo .git/x | xargs touch`), are checked as any command's; redirections always are.
  */
-export function protectedPathInCommand(command: ShellCommand, places: Places & { cwd?: string | null }): { word: string; reason: string } | null {
+export function protectedPathInCommand(
+  command: ShellCommand,
+  places: Places & { cwd?: string | null },
+  options: { dataArguments?: boolean } = {},
+): CommandPathHit | null {
   const cwd = places.cwd === undefined ? places.workspace : places.cwd;
-  for (const { word, redirect, literal } of pathWords(command)) {
+  const printer = options.dataArguments === true && printsOnly(command) && command.output !== 'fed';
+  for (const { word, original, redirect, literal } of pathWords(command)) {
     if (!word || /^\d+$/.test(word) || (!redirect && word.startsWith('-'))) continue;
+    const data = printer && !redirect && command.plainWords?.has(original) === true;
+    if (data && command.output === 'shown') continue;
     // A plain argument (`status`, `$MESSAGE`) may not be a path at all: checked only when it is known.
-    if (!redirect && !pathLike(word) && ((!literal && hasExpansion(word)) || cwd === null)) continue;
+    if (!redirect && (!pathLike(word) || data) && ((!literal && hasExpansion(word)) || cwd === null)) continue;
     const resolved = wordPaths(word, { cwd, home: places.userHome }, literal);
-    if (!resolved.known) return { word, reason: `Deft cannot tell where it leads before the command runs: ${resolved.why}` };
+    if (!resolved.known) return { word, reason: resolved.why.replace(`"${word}" `, ''), known: false };
     for (const path of resolved.paths) {
       const reason = protectedPathReason(path, places);
-      if (reason) return { word, reason: path === resolve(cwd ?? '/', word) ? reason : `it leads to ${path}: ${reason}` };
+      if (reason) return { word, reason: path === resolve(cwd ?? '/', word) ? reason : `it leads to ${path}: ${reason}`, known: true };
     }
   }
   return null;

@@ -20,6 +20,18 @@ export interface ShellCommand {
    * A `$` in any other value is literal (`sed 's/a$/b/'`). Absent: treat every `$` as an expansion.
    */
   expanding?: Set<string>;
+  /**
+   * Argument values whose only expansions are plain parameters (`$i`, `${name}`, `$1`): no `$(…)`, `<(…)`,
+   * `$((…))` or `${x:=…}`-style operators, so expanding them runs and assigns nothing.
+   */
+  plainWords?: Set<string>;
+  /**
+   * Where its standard output goes: `shown` (the call's output, or another standard stream), `file` (a
+   * file or an opened descriptor), `fed` (into another command: a pipe, `$(…)`, `<(…)`).
+   */
+  output?: 'shown' | 'file' | 'fed';
+  /** The script it is part of defines a shell function (which may shadow any command name). */
+  definesFunctions?: boolean;
 }
 
 /** A parsed command line: every simple command in it, wherever it is nested. */
@@ -57,6 +69,7 @@ export async function parseShell(source: string): Promise<ParsedShell> {
   try {
     const commands: ShellCommand[] = [];
     collect(tree.rootNode, commands);
+    if (tree.rootNode.descendantsOfType('function_definition').length) for (const command of commands) command.definesFunctions = true;
     return { commands, complete: !tree.rootNode.hasError };
   } finally {
     tree.delete();
@@ -101,8 +114,12 @@ function describe(command: Node, outer: Node, inherited: readonly Node[]): Shell
   const argNodes = command.type === 'command' ? command.childrenForFieldName('argument').filter((n): n is Node => n !== null) : [];
   const args = argNodes.map(wordText);
   const expanding = new Set(argNodes.filter(expands).map(wordText));
+  // By value, as `expanding`: a value written once plainly and once with `$(…)` is not plain.
+  const notPlain = new Set(argNodes.filter((n) => !plain(n)).map(wordText));
+  const plainWords = new Set(argNodes.map(wordText).filter((word) => !notPlain.has(word)));
   const redirects: string[] = [];
   const writes: string[] = [];
+  let output: ShellCommand['output'] = feedsAnother(outer) ? 'fed' : 'shown';
   for (const r of [...outer.descendantsOfType(['file_redirect']), ...inherited]) {
     const destination = r?.childForFieldName('destination');
     if (!r || !destination) continue;
@@ -112,9 +129,36 @@ function describe(command: Node, outer: Node, inherited: readonly Node[]): Shell
     const operator = r.children.find((c) => c && !c.isNamed)?.text ?? '';
     // `2>&1`, `>&-`: duplicating or closing a descriptor writes no file.
     if (operator.includes('>') && !(operator.endsWith('&') && /^(\d+|-)$/.test(target))) writes.push(target);
+    // Output into a file, or into a descriptor other than the standard ones (`exec 3>f; echo x >&3`).
+    if (operator.includes('>') && output === 'shown' && !STANDARD_OUTPUTS.has(target) && !(operator.endsWith('&') && /^[12-]$/.test(target))) output = 'file';
   }
   const text = [outer.text.trim(), ...inherited.map((r) => r.text.trim())].join(' ');
-  return { text, name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim(), expanding };
+  return { text, name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim(), expanding, plainWords, output };
+}
+
+const STANDARD_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+
+/** Whether a statement's output goes into another command: it, or a statement around it, is piped on or captured. */
+function feedsAnother(node: Node): boolean {
+  for (let at: Node | null = node; at; at = at.parent) {
+    if (at.type === 'command_substitution' || at.type === 'process_substitution' || at.type === 'coproc_statement') return true;
+    const parent = at.parent;
+    if (parent?.type === 'pipeline' && parent.lastNamedChild?.id !== at.id) return true;
+  }
+  return false;
+}
+
+// `$name`, `${name}`, `${#name}`, `$1`, `$@`: expansions that only substitute a value.
+const PLAIN_PARAMETER = /^\$(\{#?)?([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}?$/;
+
+/** Whether a word's expansions are all plain parameters (nothing in it runs a command or assigns). */
+function plain(node: Node): boolean {
+  if (node.descendantsOfType(['command_substitution', 'process_substitution', 'arithmetic_expansion']).length) return false;
+  if (['command_substitution', 'process_substitution', 'arithmetic_expansion'].includes(node.type)) return false;
+  const expansions = [node, ...node.descendantsOfType(['simple_expansion', 'expansion'])].filter(
+    (n): n is Node => n !== null && (n.type === 'simple_expansion' || n.type === 'expansion'),
+  );
+  return expansions.every((n) => PLAIN_PARAMETER.test(n.text) && n.text.startsWith('${') === n.text.endsWith('}'));
 }
 
 const EXPANSIONS = ['simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion'];
