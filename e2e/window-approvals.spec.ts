@@ -200,3 +200,24 @@ test('a goal start card starts the goal as usual (Y) or without asking (W): its 
   await expect(page.getByRole('region', { name: 'Goal', exact: true })).toContainText('Complete');
   await expect(approval).toBeHidden();
 });
+
+test.describe('yolo', () => {
+  test.use({ permissionMode: 'yolo' });
+
+  test('a loop that only prints text runs without asking, though the text names .git/config (issue 35)', async ({ deft, mock }) => {
+    const { page } = deft;
+    await configureProvider(page, mock.baseUrl);
+    mock.enqueue(
+      toolStep(call('Bash', { command: 'for i in 1 2 3; do echo "line $i of .git/config is fine"; done', description: 'print three lines' })),
+      answer('Printed.'),
+    );
+    await send(page, 'Print three lines');
+    await expect(page.getByText('Printed.')).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByRole('region', { name: 'Approval needed' })).toHaveCount(0);
+    const results = mock.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
+    expect(results.at(-1)).toContain('line 3 of .git/config is fine');
+  });
+});
