@@ -82,8 +82,8 @@ for (const size of SIZES) {
       await expect(item).toContainText('Command');
       await expectInView(page, item.locator('.skill-badge'), menu);
     }
-    // Skills are listed after the six commands (/plan, /compact, /undo, /rewind, /changes, /model).
-    await expect(menu.getByRole('option').nth(6)).toContainText('/commit');
+    // Skills are listed after the seven commands (/plan, /compact, /undo, /rewind, /changes, /model, /memory).
+    await expect(menu.getByRole('option').nth(7)).toContainText('/commit');
   });
 }
 

@@ -8,8 +8,10 @@ import { SIZES, expectInView } from './fixtures/daily';
 const PAGES = [
   'Model provider',
   'Permissions',
+  'Memory',
   'MCP servers',
   'Hooks',
+  'Code intelligence',
   'Sub-agent types',
   'Web',
   'Checkpoints',
