@@ -59,6 +59,35 @@ export function costOf(usage: PricedUsage, price: ModelPrice): number {
   return ((usage.inputTokens - cached) * price.input + cached * cachedPrice + usage.outputTokens * price.output) / 1_000_000;
 }
 
+/** What a session's calls cost: `usd` for the priced models, and the models used whose price is unknown (not in `usd`). */
+export interface SessionCost {
+  usd: number;
+  unpriced: string[];
+}
+
+/**
+ * What the session's model calls cost at the table's prices, or null when no model used is priced (then
+ * nothing is shown). Calls recorded without a model name are priced as `fallbackModel` (the one configured).
+ * The window's cost badge and `deft run --output-format json` both price with this.
+ */
+export function sessionCost(byModel: Readonly<Record<string, PricedUsage>>, prices: PriceTable, fallbackModel: string | undefined): SessionCost | null {
+  let usd = 0;
+  let priced = false;
+  const unpriced: string[] = [];
+  for (const [name, usage] of Object.entries(byModel)) {
+    const model = name || fallbackModel;
+    if (!model || usage.inputTokens + usage.outputTokens === 0) continue;
+    const price = priceFor(model, prices);
+    if (!price) {
+      if (!unpriced.includes(model)) unpriced.push(model);
+      continue;
+    }
+    priced = true;
+    usd += costOf(usage, price);
+  }
+  return priced ? { usd, unpriced } : null;
+}
+
 /** "$0.0042", "$0.31", "$12.40". */
 export function formatUsd(usd: number): string {
   if (usd === 0) return '$0.00';

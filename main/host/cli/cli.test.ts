@@ -188,6 +188,7 @@ describe('deft run', () => {
     const result = await cli(['run', ...provider(), '--max-steps', '1', 'loop']);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('--max-steps');
+    expect(result.code).toBe(4);
   });
 
   it('waits for a background task the agent started, and prints its answer to the notification', async () => {

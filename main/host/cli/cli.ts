@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { PermissionMode, SessionEvent } from '#protocol';
+import type { EffortSetting, PermissionMode, SessionEvent } from '#protocol';
+import { type PricedUsage, sessionCost } from '#protocol/helpers/prices';
 import { parseSlashCommand, slashCommands } from '#protocol/helpers/slash';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/capability';
@@ -18,7 +19,9 @@ export type { CliIo } from './io';
 
 const PROVIDERS = ['openai', 'anthropic'];
 const MODES = ['ask', 'accept-edits', 'yolo'];
-const FORMATS = ['text', 'stream-json'];
+const FORMATS = ['text', 'stream-json', 'json'];
+const EFFORTS: EffortSetting[] = ['off', 'low', 'medium', 'high', 'max'];
+type Format = 'text' | 'stream-json' | 'json';
 
 class UsageError extends Error {}
 
@@ -37,6 +40,9 @@ function parse(argv: string[]) {
       'output-format': { type: 'string', default: 'text' },
       sandbox: { type: 'string' },
       'max-steps': { type: 'string' },
+      'max-turns': { type: 'string' },
+      effort: { type: 'string' },
+      'append-system-prompt': { type: 'string' },
       session: { type: 'string' },
       'skills-dir': { type: 'string', multiple: true },
       'mcp-config': { type: 'string', multiple: true },
@@ -59,6 +65,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     (values.help ? io.stdout : io.stderr)(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
+  const startedAt = Date.now();
+  const json = values['output-format'] === 'json';
+  let sessionId: string | undefined;
   try {
     const [command, ...words] = positionals;
     if (command !== 'run')
@@ -72,10 +81,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (!FORMATS.includes(values['output-format'])) throw new UsageError(`--output-format must be one of ${FORMATS.join(', ')}`);
     if (values.session !== undefined && values.continue) throw new UsageError('use either --session or --continue, not both');
     let maxSteps: number | undefined;
-    if (values['max-steps'] !== undefined) {
-      maxSteps = Number(values['max-steps']);
-      if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new UsageError('--max-steps must be a positive whole number');
+    // --max-turns is Claude Code's name for the same budget: model steps (one request and its tool calls each).
+    for (const flag of ['max-steps', 'max-turns'] as const) {
+      const given = values[flag];
+      if (given === undefined) continue;
+      const n = /^\d+$/.test(given.trim()) ? Number(given) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${flag} must be a positive whole number`);
+      maxSteps = maxSteps === undefined ? n : Math.min(maxSteps, n);
     }
+    const effort = values.effort;
+    if (effort !== undefined && !EFFORTS.includes(effort as EffortSetting)) throw new UsageError(`--effort must be one of ${EFFORTS.join(', ')}`);
+    const appendSystemPrompt = values['append-system-prompt'];
+    if (appendSystemPrompt !== undefined && !appendSystemPrompt.trim()) throw new UsageError('--append-system-prompt needs a text');
     if (values['base-url'] !== undefined && !/^https?:\/\//i.test(values['base-url'])) throw new UsageError('--base-url must start with http:// or https://');
 
     const overrides = overridesFromEnv(io.env);
@@ -97,6 +114,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     let capabilities = withSkillsOptions(defaultCapabilities, { ...(skillsDirs.length ? { explicitDirs: skillsDirs } : {}), watch: false });
     // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
     capabilities = withMcpOptions(capabilities, { extraConfigs: mcpConfigs, headless: true, env: io.env, allowServers: values['mcp-server'] ?? [] });
+    // --append-system-prompt: the text as the last section of the system prompt (after every capability's).
+    if (appendSystemPrompt !== undefined)
+      capabilities = [...capabilities, () => ({ name: 'cli-append-system-prompt', systemPrompt: () => appendSystemPrompt })];
 
     let core;
     try {
@@ -116,7 +136,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const settings = await core.handlers.getSettings({});
     if (!settings.provider) throw new UsageError('no model is configured: pass --base-url and --model (or set DEFT_BASE_URL and DEFT_MODEL)');
 
-    let sessionId: string;
     // A resumed session's unreadable log lines are reported, not silently dropped (as the window does).
     const reportProblems = (problems: readonly string[]) => problems.forEach((p) => io.stderr(`deft: warning: ${p}\n`));
     if (values.session !== undefined) {
@@ -131,9 +150,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       sessionId = (await core.handlers.createSession({})).session.id;
     }
 
+    if (appendSystemPrompt !== undefined && (values.session !== undefined || values.continue)) {
+      io.stderr(
+        "deft: warning: a resumed session keeps the system prompt it rendered (for the provider's cache); --append-system-prompt takes effect once it is rendered again (a changed tool set, a compaction).\n",
+      );
+    }
     // The run shows the session it runs: it stays loaded for the whole run.
     core.show('cli', sessionId);
     await core.handlers.setPermissionMode({ sessionId, mode: values['permission-mode'] as PermissionMode });
+    // The effort as the window's chip sets it: the session's own, kept for its later turns.
+    if (effort !== undefined) await core.handlers.setSessionEffort({ sessionId, effort: effort as EffortSetting });
     // Invalid rules are not used; headless there is no window to show them, so say so on stderr.
     const { permissions } = await core.handlers.getPermissions({ sessionId });
     if (permissions.trust.ignored.length) {
@@ -163,15 +189,51 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
       }
     };
-    return await runPrompt(core, sessionId, prompt, values['output-format'] as 'text' | 'stream-json', io, warnAboutSandbox);
+    const run = { sessionId, startedAt, model: settings.provider.model };
+    return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`deft: ${error.message}\n`);
       return 2;
     }
-    io.stderr(`deft: ${(error as Error)?.message ?? String(error)}\n`);
+    const message = (error as Error)?.message ?? String(error);
+    io.stderr(`deft: ${message}\n`);
+    // A script reading the json result gets one even when the run failed before its turn ended.
+    if (json) {
+      const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+      writeResult(io, { subtype: 'error_during_execution', result: '', error: message, sessionId, durationMs: Date.now() - startedAt, turns: 0, usage });
+    }
     return 1;
   }
+}
+
+/** The result of `--output-format json`, in the shape Claude Code's headless result has. */
+interface RunResult {
+  subtype: 'success' | 'error_max_turns' | 'error_during_execution' | 'error_prompt_blocked';
+  result: string;
+  error?: string;
+  sessionId: string | undefined;
+  durationMs: number;
+  turns: number;
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };
+  costUsd?: number;
+}
+
+/** One JSON object on one line: JSON.stringify escapes whatever the answer holds (quotes, newlines, control characters). */
+function writeResult(io: CliIo, r: RunResult): void {
+  const object = {
+    type: 'result',
+    subtype: r.subtype,
+    is_error: r.subtype !== 'success',
+    result: r.result,
+    ...(r.error !== undefined ? { error: r.error } : {}),
+    session_id: r.sessionId ?? null,
+    duration_ms: r.durationMs,
+    num_turns: r.turns,
+    usage: r.usage,
+    ...(r.costUsd !== undefined ? { total_cost_usd: r.costUsd } : {}),
+  };
+  io.stdout(JSON.stringify(object) + '\n');
 }
 
 type GoalNow = Extract<SessionEvent, { type: 'goal.updated' }>['goal'];
@@ -195,12 +257,18 @@ async function startPrompt(core: ReturnType<typeof createNodeCore>, sessionId: s
  */
 async function runPrompt(
   core: ReturnType<typeof createNodeCore>,
-  sessionId: string,
+  run: { sessionId: string; startedAt: number; model: string | undefined },
   prompt: string,
-  format: 'text' | 'stream-json',
+  format: Format,
   io: CliIo,
   onFirstCommand: () => Promise<void>,
 ): Promise<number> {
+  const { sessionId } = run;
+  // What the json result reports: this run's model steps, its tokens by model (priced as the window prices them), a prompt a hook refused.
+  const steps = new Set<string>();
+  const byModel: Record<string, PricedUsage & { cacheWriteTokens: number }> = {};
+  let promptBlocked = false;
+  const prices = format === 'json' ? (await core.handlers.getPreferences({})).prices : null;
   const firstCommand: { started: Promise<void> | null } = { started: null };
   const stepText = new Map<number, string>();
   let lastStepWithText = 0;
@@ -219,6 +287,16 @@ async function runPrompt(
     // Headless, what a hook refused or failed at is said on stderr (stream-json carries every hook event).
     else if (event.type === 'hook.ran' && event.result !== 'context' && event.result !== 'allowed' && event.result !== 'output') {
       io.stderr(`deft: ${event.event} hook "${event.command}" ${event.result}: ${event.message}\n`);
+    }
+    if (event.type === 'step.started') steps.add(`${event.turnId}:${event.step}`);
+    else if (event.type === 'usage') {
+      const sum = (byModel[event.model ?? ''] ??= { inputTokens: 0, outputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 });
+      sum.inputTokens += event.step.inputTokens;
+      sum.outputTokens += event.step.outputTokens;
+      sum.cachedTokens = (sum.cachedTokens ?? 0) + (event.step.cachedTokens ?? 0);
+      sum.cacheWriteTokens += event.step.cacheWriteTokens ?? 0;
+    } else if (event.type === 'hook.ran' && event.event === 'UserPromptSubmit' && (event.result === 'blocked' || event.result === 'stopped')) {
+      promptBlocked = true;
     }
     if (event.type === 'turn.started') {
       stepText.clear();
@@ -256,38 +334,81 @@ async function runPrompt(
   }
   await core.close();
   const end = ended as Extract<SessionEvent, { type: 'turn.ended' }> | null;
-  if (format === 'text') {
-    // A goal's last turn ends with UpdateGoal (no answer after it): its note is the final word.
-    const settledGoal = goal as GoalNow;
-    const goalNote =
-      settledGoal && (settledGoal.status === 'complete' || settledGoal.status === 'blocked')
-        ? `Goal ${settledGoal.status}${settledGoal.reason ? `: ${settledGoal.reason}` : '.'}`
-        : '';
-    const answer = stepText.get(lastStepWithText) || goalNote;
-    if (answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
+  // A goal's last turn ends with UpdateGoal (no answer after it): its note is the final word.
+  const settledGoal = goal as GoalNow;
+  const goalNote =
+    settledGoal && (settledGoal.status === 'complete' || settledGoal.status === 'blocked')
+      ? `Goal ${settledGoal.status}${settledGoal.reason ? `: ${settledGoal.reason}` : '.'}`
+      : '';
+  const answer = stepText.get(lastStepWithText) || goalNote;
+  if (format === 'text' && answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
+  const outcome = runOutcome(end, interrupted, promptBlocked, io);
+  if (format === 'json') {
+    const models = Object.values(byModel);
+    const total = (pick: (u: PricedUsage & { cacheWriteTokens: number }) => number) => models.reduce((n, u) => n + pick(u), 0);
+    const cost = prices ? sessionCost(byModel, prices, run.model) : null;
+    writeResult(io, {
+      subtype: outcome.subtype,
+      result: answer,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      sessionId,
+      durationMs: Date.now() - run.startedAt,
+      turns: steps.size,
+      usage: {
+        input_tokens: total((u) => u.inputTokens),
+        output_tokens: total((u) => u.outputTokens),
+        cache_read_input_tokens: total((u) => u.cachedTokens ?? 0),
+        cache_creation_input_tokens: total((u) => u.cacheWriteTokens),
+      },
+      // Only when every model the run used is priced: a partial sum would read as the whole cost.
+      ...(cost && cost.unpriced.length === 0 ? { costUsd: cost.usd } : {}),
+    });
   }
+  return outcome.code;
+}
+
+/**
+ * The exit code (and the json result's subtype) of a run that reached its end: 0 done, 1 error, 3 the prompt
+ * refused by a hook, 4 out of budget (--max-steps / --max-turns), 130 interrupted. Says why on stderr.
+ */
+function runOutcome(
+  end: Extract<SessionEvent, { type: 'turn.ended' }> | null,
+  interrupted: boolean,
+  promptBlocked: boolean,
+  io: CliIo,
+): { code: number; subtype: RunResult['subtype']; error?: string } {
+  const failed = (code: number, error: string) => ({ code, subtype: 'error_during_execution' as const, error });
   if (interrupted && end?.stopReason !== 'cancelled') {
     io.stderr('deft: interrupted; the background work the agent started was stopped.\n');
-    return 130;
+    return failed(130, 'interrupted');
   }
-  if (!end) return 1;
+  if (!end) return failed(1, 'the turn did not end');
   switch (end.stopReason) {
     case 'end_turn':
-      return 0;
-    case 'max_steps':
-      io.stderr('deft: stopped at the --max-steps limit before the model finished.\n');
-      return 0;
+      if (promptBlocked) {
+        const error = 'a UserPromptSubmit hook refused the prompt; it did not reach the model.';
+        io.stderr(`deft: ${error}\n`);
+        return { code: 3, subtype: 'error_prompt_blocked', error };
+      }
+      return { code: 0, subtype: 'success' };
+    case 'max_steps': {
+      const error = 'stopped at the --max-steps / --max-turns limit before the model finished.';
+      io.stderr(`deft: ${error}\n`);
+      return { code: 4, subtype: 'error_max_turns', error };
+    }
     case 'max_tokens':
       io.stderr('deft: the model hit its output token limit; the answer may be cut short.\n');
-      return 0;
+      return { code: 0, subtype: 'success' };
     case 'filtered':
       io.stderr('deft: the provider filtered the answer.\n');
-      return 1;
+      return failed(1, 'the provider filtered the answer.');
     case 'cancelled':
       io.stderr('deft: interrupted.\n');
-      return interrupted ? 130 : 1;
-    case 'error':
-      io.stderr(`deft: ${end.error?.message ?? 'the turn failed.'}\n`);
-      return 1;
+      return failed(interrupted ? 130 : 1, 'interrupted');
+    case 'error': {
+      const error = end.error?.message ?? 'the turn failed.';
+      io.stderr(`deft: ${error}\n`);
+      return failed(1, error);
+    }
   }
 }

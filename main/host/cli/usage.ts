@@ -17,8 +17,14 @@ Options:
                              rule that would allow it
   --sandbox <on|off>         run commands in the OS sandbox (bubblewrap on Linux, Seatbelt on macOS);
                              default on where available, else the "sandbox.enabled" setting decides
-  --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line)
-  --max-steps <n>            stop after n model steps
+  --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line) |
+                             json (one result object at the end: type "result", subtype, is_error, result,
+                             session_id, duration_ms, num_turns, usage, total_cost_usd when the model is priced)
+  --max-steps <n>            stop after n model steps (exit 4)
+  --max-turns <n>            the same budget under Claude Code's name (with both, the smaller counts)
+  --effort <level>           off | low | medium | high | max: the session's reasoning effort, as the window's
+                             chip sets it (OpenAI-compatible: reasoning_effort, max is xhigh; Anthropic: thinking)
+  --append-system-prompt <text>  add this text at the end of the system prompt
   --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
   --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable)
   --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run
@@ -29,7 +35,8 @@ Options:
   -h, --help                 show this help
 
 Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
-Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 130 interrupted, 141 stdout closed by its reader.`;
+Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 3 a UserPromptSubmit hook
+refused the prompt, 4 out of budget (--max-steps / --max-turns), 130 interrupted, 141 stdout closed by its reader.`;
 
 export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
        deft rewind [--workspace DIR] (--session ID | --continue) --undo
