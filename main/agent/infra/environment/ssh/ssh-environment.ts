@@ -102,6 +102,9 @@ export class SshEnvironment implements Environment {
         },
       });
     });
+    // Small requests answered one at a time (a stat, a readdir page): without TCP_NODELAY each waits out Nagle's
+    // algorithm against the server's delayed ACK, about 40 ms per round trip.
+    client.setNoDelay(true);
     const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
       client.sftp((error, s) => (error ? reject(new EnvironmentError('EIO', `SFTP is not available on ${label}: ${error.message}`)) : resolve(s))),
     );
