@@ -50,7 +50,18 @@ export function startAcp(options: {
 }): AcpProcess {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, '--import', pathToFileURL(join(ROOT, 'scripts/raw-loader.mjs')).href, '--input-type=module', '-e', ENTRY, '--', 'acp', ...(options.args ?? [])],
+    [
+      '--import',
+      TSX,
+      '--import',
+      pathToFileURL(join(ROOT, 'scripts/raw-loader.mjs')).href,
+      '--input-type=module',
+      '-e',
+      ENTRY,
+      '--',
+      'acp',
+      ...(options.args ?? []),
+    ],
     {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? options.cwd, ...options.env },

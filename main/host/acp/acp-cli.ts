@@ -12,6 +12,7 @@ import { serveAcp } from './agent';
 export interface AcpIo extends CliIo {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
+  version: string;
 }
 
 /**
@@ -66,7 +67,8 @@ export async function runAcp(argv: string[], io: AcpIo): Promise<number> {
     providerOverrides,
     mcpConfigs,
     stderr: io.stderr,
-    ...(values.sandbox ? { sandbox: values.sandbox as 'on' | 'off' } : {}),
+    version: io.version,
+    ...(values.sandbox ? { sandbox: values.sandbox } : {}),
     ...(io.coreOptions ? { coreOptions: io.coreOptions } : {}),
   });
   await closed;

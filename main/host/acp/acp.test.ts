@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk';
+import type { ContentBlock, SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk';
 import { type AcpProcess, type EditorHandlers, startAcp } from '#test-support/acp-process';
 import { tempDir } from '#test-support/harness';
 import { MockModelServer, lastUserText } from '#test-support/mock-model-server';
@@ -72,7 +72,12 @@ describe('deft acp', () => {
           { thinking: 'Let me plan. ' },
           { text: 'Writing ' },
           { text: 'the file.' },
-          toolCall('TodoList', { todos: [{ title: 'Write notes', status: 'in_progress' }, { title: 'Check it', status: 'pending' }] }),
+          toolCall('TodoList', {
+            todos: [
+              { title: 'Write notes', status: 'in_progress' },
+              { title: 'Check it', status: 'pending' },
+            ],
+          }),
           toolCall('Write', { path: 'notes.txt', content: 'one\ntwo\n' }),
           toolCall('Bash', { command: 'echo from-bash' }),
           { finish: 'tool_calls' },
@@ -80,7 +85,10 @@ describe('deft acp', () => {
       },
       { chunks: [{ text: 'Done.' }, { finish: 'stop' }] },
     );
-    const context = { type: 'resource' as const, resource: { uri: `file://${workspace}/spec.md`, text: 'The spec says: be brief.', mimeType: 'text/markdown' } };
+    const context: ContentBlock = {
+      type: 'resource',
+      resource: { uri: `file://${workspace}/spec.md`, text: 'The spec says: be brief.', mimeType: 'text/markdown' },
+    };
     const response = await acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Write notes' }, context] });
     expect(response.stopReason).toBe('end_turn');
     expect(await readFile(join(workspace, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
@@ -234,7 +242,9 @@ describe('deft acp', () => {
     expect(await readFile(join(workspace, 'buffer.txt'), 'utf8')).toBe('saved on disk\n');
   });
 
-  it('answers bad input with JSON-RPC errors and lives on: a malformed line, a relative or missing cwd, a hostile session id', { timeout: 90_000 }, async () => {
+  it('answers bad input with JSON-RPC errors and lives on: a malformed line, a relative or missing cwd, a hostile session id', {
+    timeout: 90_000,
+  }, async () => {
     const acp = start();
     await initialize(acp);
     acp.child.stdin.write('{"jsonrpc":"2.0","id":7,"method":\n');
@@ -253,8 +263,10 @@ describe('deft acp', () => {
     const { sessionId } = await newSession(acp);
     const response = await acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'still there?' }] });
     expect(response.stopReason).toBe('end_turn');
-    expect(updatesOf(acp, sessionId, 'agent_message_chunk').map((u) => (u as { content: { text: string } }).content.text).join('')).toBe(
-      'Echo: still there?',
-    );
+    expect(
+      updatesOf(acp, sessionId, 'agent_message_chunk')
+        .map((u) => (u as { content: { text: string } }).content.text)
+        .join(''),
+    ).toBe('Echo: still there?');
   });
 });

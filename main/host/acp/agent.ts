@@ -15,7 +15,6 @@ import type { CommandName, CommandOutput, DeftEvent, SessionEvent, StopReason } 
 import { parseSlashCommand, slashCommands } from '#protocol/helpers/slash';
 import type { ClientFiles } from '#infra/environment/client-fs/client-fs-environment';
 import { dispatchCommand } from '../dispatch';
-import { deftVersion } from '../cli/entry';
 import { modeState, parseMode } from './modes';
 import { approvalAnswer, approvalRequest, questionAnswer, questionRequest } from './permissions';
 import { promptParts } from './prompt';
@@ -77,7 +76,8 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
 
   const live = (sessionId: string): LiveSession => {
     const session = sessions.get(sessionId);
-    if (!session) throw new RequestError(-32002, `No session ${JSON.stringify(sessionId)} on this connection: create it with session/new or load it with session/load.`);
+    if (!session)
+      throw new RequestError(-32002, `No session ${JSON.stringify(sessionId)} on this connection: create it with session/new or load it with session/load.`);
     return session;
   };
 
@@ -99,7 +99,10 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
     const controller = new AbortController();
     session.asking.set(requestId, controller);
     try {
-      const response = await connection!.client.request('session/request_permission', request as never, { cancellationSignal: controller.signal, stopWaitingOnCancel: true });
+      const response = await connection!.client.request('session/request_permission', request as never, {
+        cancellationSignal: controller.signal,
+        stopWaitingOnCancel: true,
+      });
       return (response as { outcome: Parameters<typeof approvalAnswer>[1] }).outcome;
     } catch {
       return null; // declined, errored or withdrawn: nothing is approved
@@ -191,7 +194,7 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
       clientCapabilities = params.clientCapabilities ?? {};
       return {
         protocolVersion: PROTOCOL_VERSION,
-        agentInfo: { name: 'deft', title: 'Deft', version: deftVersion() },
+        agentInfo: { name: 'deft', title: 'Deft', version: settings.version },
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },

@@ -30,7 +30,9 @@ export class SessionUpdates {
   translate(event: SessionEvent, replay = false): SessionUpdate[] {
     switch (event.type) {
       case 'turn.started':
-        return replay || event.origin !== 'user' ? [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: event.text }, messageId: event.turnId }] : [];
+        return replay || event.origin !== 'user'
+          ? [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: event.text }, messageId: event.turnId }]
+          : [];
       case 'assistant.delta':
         return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text }, messageId: `${event.turnId}-${event.step}` }];
       case 'thinking.delta':

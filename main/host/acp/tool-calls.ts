@@ -10,7 +10,11 @@ export function toolKind(name: string, display: ToolInputDisplay): ToolKind {
     case 'diff':
       return 'edit';
     case 'file_io':
-      return display.operation === 'read' || display.operation === 'media' ? 'read' : display.operation === 'glob' || display.operation === 'grep' ? 'search' : 'edit';
+      return display.operation === 'read' || display.operation === 'media'
+        ? 'read'
+        : display.operation === 'glob' || display.operation === 'grep'
+          ? 'search'
+          : 'edit';
     case 'command':
       return 'execute';
     case 'search':
@@ -81,6 +85,7 @@ export function commandText(output: string): string {
 export function resultContent(display: ToolResultDisplay | undefined, output: string, cwd: string): ToolCallContent[] {
   if (display?.kind === 'diff') return [diffContent(display, cwd)];
   if (display?.kind === 'command_output') return display.output ? [textContent(commandText(display.output))] : [];
-  if (display?.kind === 'image') return [{ type: 'content', content: { type: 'image', data: display.dataUrl.replace(/^data:[^,]*,/, ''), mimeType: display.mimeType } }];
+  if (display?.kind === 'image')
+    return [{ type: 'content', content: { type: 'image', data: display.dataUrl.replace(/^data:[^,]*,/, ''), mimeType: display.mimeType } }];
   return output ? [textContent(tail(output))] : [];
 }

@@ -18,6 +18,8 @@ export interface CoreSettings {
   sandbox?: 'on' | 'off';
   mcpConfigs: readonly string[];
   stderr: (text: string) => void;
+  /** Deft's version, told to the client. */
+  version: string;
   /** Extra core options (tests). */
   coreOptions?: Partial<CoreOptions>;
 }
@@ -120,6 +122,6 @@ function mcpName(name: string): string {
 function mcpDefinition(server: McpServer): Record<string, unknown> {
   const record = (pairs: ReadonlyArray<{ name: string; value: string }>) => Object.fromEntries(pairs.map((p) => [p.name, p.value]));
   if ('type' in server && (server.type === 'http' || server.type === 'sse')) return { type: server.type, url: server.url, headers: record(server.headers) };
-  const stdio = server as Extract<McpServer, { command: string }>;
+  const stdio = server;
   return { command: stdio.command, args: stdio.args, env: record(stdio.env) };
 }

@@ -64,7 +64,15 @@ export async function main(argv: string[]): Promise<void> {
     // stdout carries the protocol alone: whatever else would print there goes to stderr.
     console.log = console.info = console.error;
     const { runAcp } = await import('../acp/acp-cli');
-    const code = await runAcp(argv.slice(1), { input: process.stdin, output: process.stdout, stdout: () => {}, stderr: (text) => process.stderr.write(text), env: process.env, cwd: process.cwd() });
+    const code = await runAcp(argv.slice(1), {
+      input: process.stdin,
+      output: process.stdout,
+      version: deftVersion(),
+      stdout: () => {},
+      stderr: (text) => process.stderr.write(text),
+      env: process.env,
+      cwd: process.cwd(),
+    });
     process.exit(code);
   }
   // The application is loaded only for a command that needs it.
