@@ -148,6 +148,41 @@ describe('deft acp', () => {
     expect(await readFile(join(workspace, 'b.txt'), 'utf8')).toBe('B\n');
   });
 
+  it('asks AskUserQuestion as a permission request, refuses what an erring editor was asked, and adds the editor’s MCP servers', { timeout: 90_000 }, async () => {
+    const acp = start({
+      handlers: {
+        permission: async (request) => {
+          if (request.toolCall.kind === 'edit') throw new Error('the editor broke');
+          const choice = request.options.find((o) => o.name === 'Postgres') ?? request.options.find((o) => o.optionId === 'once')!;
+          return { outcome: { outcome: 'selected', optionId: choice.optionId } };
+        },
+      },
+    });
+    await initialize(acp);
+    const mcpServer = join(import.meta.dirname, '../../../test-support/mcp-test-server.mjs');
+    const { sessionId } = await acp.connection.agent.request('session/new', {
+      cwd: workspace,
+      mcpServers: [{ name: 'editor tools', command: process.execPath, args: [mcpServer], env: [] }],
+    });
+    const question = { question: 'Which database?', header: 'Database', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };
+    server.enqueue(
+      { chunks: [toolCall('AskUserQuestion', { questions: [question] }), { finish: 'tool_calls' }] },
+      { chunks: [toolCall('Write', { path: 'db.txt', content: 'postgres\n' }), { finish: 'tool_calls' }] },
+      { chunks: [toolCall('mcp__editor-tools__echo', { text: 'from the editor' }), { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
+    );
+    const response = await acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'set up the db' }] });
+    expect(response.stopReason).toBe('end_turn');
+    expect(acp.permissions[0]!.toolCall.title).toBe('Database: Which database?');
+    expect(acp.permissions[0]!.options.map((o) => o.name)).toEqual(['SQLite', 'Postgres', 'Dismiss']);
+    expect(JSON.stringify(server.requests[1]!.body.messages.at(-1))).toContain('Postgres');
+    // The editor failed to answer the Write's request: it did not run.
+    expect(existsSync(join(workspace, 'db.txt'))).toBe(false);
+    expect(server.requests[2]!.body.messages.at(-1)).toMatchObject({ role: 'tool' });
+    expect(server.requests[2]!.body.tools!.some((t) => t.function.name === 'mcp__editor-tools__echo')).toBe(true);
+    expect(server.requests[3]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'echo: from the editor' });
+  });
+
   it('approves nothing for an editor that never answers: the turn waits, and cancel ends it with cancelled', { timeout: 90_000 }, async () => {
     const acp = start();
     await initialize(acp);
