@@ -148,7 +148,9 @@ describe('deft acp', () => {
     expect(await readFile(join(workspace, 'b.txt'), 'utf8')).toBe('B\n');
   });
 
-  it('asks AskUserQuestion as a permission request, refuses what an erring editor was asked, and adds the editor’s MCP servers', { timeout: 90_000 }, async () => {
+  it('asks AskUserQuestion as a permission request, refuses what an erring editor was asked, and adds the editor’s MCP servers', {
+    timeout: 90_000,
+  }, async () => {
     const acp = start({
       handlers: {
         permission: async (request) => {
