@@ -185,6 +185,26 @@ describe('deft acp', () => {
     expect(server.requests[3]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'echo: from the editor' });
   });
 
+  it('takes an image in a prompt to a model that reads images', { timeout: 90_000 }, async () => {
+    server.modelInfo['mock-model'] = { architecture: { input_modalities: ['text', 'image'] } };
+    const acp = start();
+    await initialize(acp);
+    const { sessionId } = await newSession(acp);
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const prompt: ContentBlock[] = [
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image', data: png, mimeType: 'image/png' },
+    ];
+    const response = await acp.connection.agent.request('session/prompt', { sessionId, prompt });
+    expect(response.stopReason).toBe('end_turn');
+    // As the window's attachments: saved with the session, named in the prompt for ReadMediaFile to open.
+    const said = lastUserText(server.requests[0]!);
+    expect(said).toContain('open images with ReadMediaFile');
+    const saved = /image-1\.png: (\S+)/.exec(said)?.[1];
+    expect(saved).toBeDefined();
+    expect((await readFile(saved!)).equals(Buffer.from(png, 'base64'))).toBe(true);
+  });
+
   it('approves nothing for an editor that never answers: the turn waits, and cancel ends it with cancelled', { timeout: 90_000 }, async () => {
     const acp = start();
     await initialize(acp);
