@@ -65,6 +65,16 @@ describe('deft acp', () => {
     expect(modes?.currentModeId).toBe('ask');
     expect(modes?.availableModes.map((m) => m.id)).toEqual(['ask', 'accept-edits', 'yolo', 'plan']);
     await acp.connection.agent.request('session/set_mode', { sessionId, modeId: 'yolo' });
+    // The model and effort selectors, set as the window's model menu and effort chip set them.
+    const created = await acp.connection.agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    expect(created.configOptions?.find((o) => o.id === 'model')).toMatchObject({ currentValue: 'mock-model', category: 'model' });
+    expect(JSON.stringify(created.configOptions)).toContain('mock-model-large');
+    const set = await acp.connection.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'mock-model-large' });
+    expect(set.configOptions.find((o) => o.id === 'model')?.currentValue).toBe('mock-model-large');
+    await acp.connection.agent.request('session/set_config_option', { sessionId, configId: 'effort', value: 'high' });
+    await expect(acp.connection.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'not-offered' })).rejects.toMatchObject({
+      code: -32602,
+    });
 
     server.enqueue(
       {
@@ -92,6 +102,7 @@ describe('deft acp', () => {
     const response = await acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Write notes' }, context] });
     expect(response.stopReason).toBe('end_turn');
     expect(await readFile(join(workspace, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(server.requests[0]!.body).toMatchObject({ model: 'mock-model-large', reasoning_effort: 'high' });
     // The resource reached the model as context after the prompt.
     expect(lastUserText(server.requests[0]!)).toContain('The spec says: be brief.');
 

@@ -11,10 +11,11 @@ import {
   type StopReason as AcpStopReason,
   agent,
 } from '@agentclientprotocol/sdk';
-import type { CommandName, CommandOutput, DeftEvent, SessionEvent, StopReason } from '#protocol';
+import type { CommandName, CommandOutput, DeftEvent, EffortSetting, SessionEvent, SessionSummary, StopReason } from '#protocol';
 import { parseSlashCommand, slashCommands } from '#protocol/helpers/slash';
 import type { ClientFiles } from '#infra/environment/client-fs/client-fs-environment';
 import { dispatchCommand } from '../dispatch';
+import { DEFAULT_EFFORT, EFFORT_OPTION, MODEL_OPTION, configOptions, offers } from './config-options';
 import { modeState, parseMode } from './modes';
 import { approvalAnswer, approvalRequest, questionAnswer, questionRequest } from './permissions';
 import { promptParts } from './prompt';
@@ -27,6 +28,9 @@ interface LiveSession {
   readonly workspace: Workspace;
   readonly updates: SessionUpdates;
   prompting: boolean;
+  /** The model and effort this session chose (absent: the provider's and the settings' default). */
+  model?: string | undefined;
+  effort?: EffortSetting | undefined;
   /** Permission requests sent to the client and not answered yet, by Deft's request id: aborted when Deft settles them. */
   readonly asking: Map<string, AbortController>;
 }
@@ -143,19 +147,38 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
     ];
   };
 
-  /** A session becomes live on this connection: its events are translated from now on; commands and modes are sent. */
-  const attach = async (workspace: Workspace, sessionId: string, updates: SessionUpdates) => {
+  const modelLists = new WeakMap<Workspace, Promise<string[]>>();
+  /** The session's model and effort selectors; the provider's model list is asked for once per workspace (5 s at most). */
+  const sessionConfig = async (session: LiveSession) => {
+    const { workspace } = session;
+    let models = modelLists.get(workspace);
+    if (!models) {
+      const listed = call(workspace, 'listModels', {}).then(
+        (r) => r.models.slice(0, 200),
+        () => [],
+      );
+      models = Promise.race([listed, new Promise<string[]>((done) => setTimeout(() => done([]), 5_000).unref())]);
+      modelLists.set(workspace, models);
+    }
+    const settings = await call(workspace, 'getSettings', {});
+    return configOptions({ providerModel: settings.provider?.model ?? null, model: session.model, effort: session.effort, models: await models });
+  };
+
+  /** A session becomes live on this connection: its events are translated from now on; commands, modes and selectors are sent. */
+  const attach = async (workspace: Workspace, summary: SessionSummary, updates: SessionUpdates) => {
+    const sessionId = summary.id;
     listen(workspace);
     workspace.core.show(`acp:${sessionId}`, sessionId);
     workspace.activeSession ??= sessionId;
-    sessions.set(sessionId, { id: sessionId, workspace, updates, prompting: false, asking: new Map() });
+    const session: LiveSession = { id: sessionId, workspace, updates, prompting: false, asking: new Map(), model: summary.model, effort: summary.effort };
+    sessions.set(sessionId, session);
     const { mode } = await call(workspace, 'getPermissions', { sessionId });
     const plan = updates.mode === 'plan';
     updates.setModes(mode, plan);
     const commands = await availableCommands(workspace).catch(() => []);
     // After the response: a client learns of the session from it.
     setTimeout(() => send(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: commands }), 0);
-    return { modes: modeState(mode, plan) };
+    return { modes: modeState(mode, plan), configOptions: await sessionConfig(session) };
   };
 
   const prompt = async (session: LiveSession, blocks: readonly ContentBlock[]): Promise<PromptResponse> => {
@@ -209,8 +232,7 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
       await workspace.addMcpServers(params.mcpServers ?? []);
       const { session } = await call(workspace, 'createSession', {});
       const updates = new SessionUpdates(workspace.path);
-      const { modes } = await attach(workspace, session.id, updates);
-      return { sessionId: session.id, modes };
+      return { sessionId: session.id, ...(await attach(workspace, session, updates)) };
     })
     .onRequest('session/load', async ({ params }) => {
       const workspace = await openWorkspace(params.cwd);
@@ -228,8 +250,7 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
       for (const event of [...(opened.earlier ?? []), ...events]) {
         for (const update of updates.translate(event, true)) await connection!.client.notify('session/update', { sessionId, update });
       }
-      const { modes } = await attach(workspace, sessionId, updates);
-      return { modes };
+      return attach(workspace, opened.session, updates);
     })
     .onRequest('session/set_mode', async ({ params }) => {
       const session = live(params.sessionId);
@@ -242,6 +263,20 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
         await call(workspace, 'setPermissionMode', { sessionId, mode: mode.permission });
       }
       return {};
+    })
+    .onRequest('session/set_config_option', async ({ params }) => {
+      const session = live(params.sessionId);
+      const { workspace, id: sessionId } = session;
+      const value = 'value' in params ? params.value : undefined;
+      if (!offers(await sessionConfig(session), params.configId, value))
+        throw RequestError.invalidParams(undefined, `${JSON.stringify(value)} is not a value of the option ${JSON.stringify(params.configId)}.`);
+      if (params.configId === MODEL_OPTION) {
+        session.model = (await call(workspace, 'setSessionModel', { sessionId, model: value })).session.model;
+      } else if (params.configId === EFFORT_OPTION) {
+        const effort = value === DEFAULT_EFFORT ? null : value;
+        session.effort = (await call(workspace, 'setSessionEffort', { sessionId, effort })).session.effort;
+      }
+      return { configOptions: await sessionConfig(session) };
     })
     .onRequest('session/prompt', async ({ params }) => {
       const session = live(params.sessionId);
