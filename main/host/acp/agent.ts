@@ -5,6 +5,8 @@ import {
   type ContentBlock,
   type PromptResponse,
   PROTOCOL_VERSION,
+  type RequestPermissionOutcome,
+  type RequestPermissionRequest,
   RequestError,
   type SessionUpdate,
   type Stream,
@@ -99,15 +101,15 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
     });
   };
 
-  const askClient = async (session: LiveSession, requestId: string, request: Parameters<AgentConnection['client']['request']>[1]) => {
+  const askClient = async (session: LiveSession, requestId: string, request: RequestPermissionRequest): Promise<RequestPermissionOutcome | null> => {
     const controller = new AbortController();
     session.asking.set(requestId, controller);
     try {
-      const response = await connection!.client.request('session/request_permission', request as never, {
+      const response = await connection!.client.request('session/request_permission', request, {
         cancellationSignal: controller.signal,
         stopWaitingOnCancel: true,
       });
-      return (response as { outcome: Parameters<typeof approvalAnswer>[1] }).outcome;
+      return response.outcome;
     } catch {
       return null; // declined, errored or withdrawn: nothing is approved
     } finally {
