@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentBlock, SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk';
@@ -259,6 +259,8 @@ describe('deft acp', () => {
 
     const second = start();
     await initialize(second);
+    const listed = await second.connection.agent.request('session/list', { cwd: workspace });
+    expect(listed.sessions.map((s) => [s.sessionId, s.cwd])).toEqual([[sessionId, await realpath(workspace)]]);
     const loaded = await second.connection.agent.request('session/load', { sessionId, cwd: workspace, mcpServers: [] });
     expect(loaded.modes?.currentModeId).toBe('accept-edits');
     const replay = updatesOf(second, sessionId);

@@ -224,6 +224,7 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
           loadSession: true,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
+          sessionCapabilities: { list: {} },
         },
         authMethods: [],
       };
@@ -253,6 +254,16 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
         for (const update of updates.translate(event, true)) await connection!.client.notify('session/update', { sessionId, update });
       }
       return attach(workspace, opened.session, updates);
+    })
+    .onRequest('session/list', async ({ params }) => {
+      // Deft keeps sessions by folder: with a cwd, that folder's; without, those of the folders opened on this connection.
+      const folders = params.cwd ? [await openWorkspace(params.cwd)] : workspaces.all();
+      const lists = await Promise.all(folders.map(async (workspace) => ({ workspace, list: await call(workspace, 'listSessions', {}) })));
+      return {
+        sessions: lists.flatMap(({ workspace, list }) =>
+          list.sessions.map((s) => ({ sessionId: s.id, cwd: workspace.path, title: s.title || null, updatedAt: new Date(s.updatedAt).toISOString() })),
+        ),
+      };
     })
     .onRequest('session/set_mode', async ({ params }) => {
       const session = live(params.sessionId);
