@@ -173,7 +173,7 @@ const conversation: Handlers<Transcript> = {
     // Retries that gave up: the final error says it instead of the last "Retrying…" line.
     if (event.error) {
       const start = turnStart(items, event.turnId);
-      const retries = items.slice(start).filter((row) => row.kind === 'notice' && row.turnId === event.turnId && (row as NoticeItem).retry);
+      const retries = items.slice(start).filter((row) => row.kind === 'notice' && row.turnId === event.turnId && row.retry);
       for (const row of retries) items = removeRow(items, row.id);
     }
     const stop = STOP_NOTICES[event.stopReason];
