@@ -51,7 +51,8 @@ export interface ToolBatch {
 export async function runToolCalls(calls: readonly ToolCallRequest[], options: ToolCallOptions): Promise<ToolBatch> {
   const prepared: Prepared[] = [];
   for (const call of calls) {
-    const item = options.signal.aborted ? interrupted(call, 'before it ran') : await prepare(call, calls.length, options);
+    const env = { ...options.env, changedEarlier: (path: string) => prepared.some((item) => mayChange(item, path)) };
+    const item = options.signal.aborted ? interrupted(call, 'before it ran') : await prepare(call, calls.length, { ...options, env });
     options.emit({
       type: 'tool.call.started',
       turnId: options.turnId,
@@ -207,6 +208,13 @@ function declaredWrites(execution: ToolExecution): string[] | undefined {
   const accesses = execution.accesses;
   if (!accesses?.length || accesses.some((a) => a.kind !== 'file' || a.recursive)) return undefined;
   return accesses.flatMap((a) => (a.kind === 'file' && a.operation !== 'read' && a.operation !== 'search' ? [a.path] : []));
+}
+
+/** Whether a call that will run may change `path`: it declared writing it, or did not declare what it writes (a command). */
+function mayChange(item: Prepared, path: string): boolean {
+  if (item.kind !== 'ready' || item.execution.readOnly === true) return false;
+  const writes = declaredWrites(item.execution);
+  return !writes || writes.includes(path);
 }
 
 /** The single files a call declared it reads or writes (not the trees it searches). */
