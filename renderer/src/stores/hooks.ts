@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { HookResultKind, HooksOverview, RuleSource } from '#protocol';
+import type { HookResultKind, HooksOverview, RuleSource, SessionEventOf } from '#protocol';
 import { type NoticeItem, type Row, type RowHandlers, appendRow } from './rows';
 
 interface HooksState {
@@ -41,15 +41,36 @@ const LEVEL: Record<HookResultKind, NoticeItem['level']> = {
   timeout: 'error',
 };
 
-/** A compact line in the transcript when a hook blocked, changed or added something: which hook, and what it said. */
+/** A hook that ran around a tool call and changed nothing: a badge on the call's card, not a row. */
+export interface QuietHook {
+  id: string;
+  text: string;
+}
+
+/** Results that leave the call as it was: the same quiet ones the terminal leaves out. */
+const QUIET: ReadonlySet<HookResultKind> = new Set<HookResultKind>(['allowed', 'context', 'output']);
+
+type HookRan = SessionEventOf<'hook.ran'>;
+
+const describe = (event: HookRan) =>
+  `${event.event} hook “${event.command}” (${SOURCES[event.source]}) ${WHAT[event.result](event.toolName)}${event.message ? `: ${event.message}` : ''}`;
+
+/** The hook's badge line when it changed nothing about a tool call, else null (it gets a row). */
+export function quietHookOf(event: HookRan): { callId: string; hook: QuietHook } | null {
+  if (!event.callId || !QUIET.has(event.result)) return null;
+  return { callId: event.callId, hook: { id: `hook${event.seq}`, text: describe(event) } };
+}
+
+/** A compact line in the transcript when a hook blocked, changed or failed: which hook, and what it said. */
 export const hookRows: RowHandlers = {
   'hook.ran': (rows, event) => {
+    if (quietHookOf(event)) return rows;
     const notice: NoticeItem = {
       kind: 'notice',
       id: `hook${event.seq}`,
       ...(event.turnId ? { turnId: event.turnId } : {}),
       level: LEVEL[event.result],
-      text: `${event.event} hook “${event.command}” (${SOURCES[event.source]}) ${WHAT[event.result](event.toolName)}: ${event.message}`,
+      text: describe(event),
     };
     return appendRow<Row>(rows, notice);
   },

@@ -4,7 +4,7 @@ import { fileTextOf } from '#protocol/helpers/file-text';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
-import { hookRows } from './hooks';
+import { type QuietHook, hookRows, quietHookOf } from './hooks';
 import { modeRows } from './modes';
 import { type SteerItem, steerRows } from './queue';
 import {
@@ -64,6 +64,8 @@ export interface ToolItem extends Row {
   /** When the call started (the event's time). */
   startedAt?: number;
   result?: { output: string; isError: boolean; display?: ToolResultDisplay; durationMs: number };
+  /** Hooks that ran around the call and changed nothing: a badge on the card. */
+  hooks?: QuietHook[];
 }
 /** Every kind of row; the conversation view picks a component per kind. */
 export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem | RewindItem | SteerItem;
@@ -75,9 +77,11 @@ export interface Transcript {
   /** The error that ended the latest turn, shown as a banner until the next turn starts. */
   lastError: ErrorInfo | null;
   usage: Usage | null;
+  /** Quiet hooks of calls whose card is not there yet (PreToolUse hooks run before a call starts), by call id. */
+  waitingHooks: Readonly<Record<string, QuietHook[]>>;
 }
 
-export const emptyTranscript: Transcript = { items: [], runningTurn: null, lastError: null, usage: null };
+export const emptyTranscript: Transcript = { items: [], runningTurn: null, lastError: null, usage: null, waitingHooks: {} };
 
 /** Live progress kept per tool card; older output scrolls off. */
 const MAX_PROGRESS_CHARS = 64_000;
@@ -231,6 +235,25 @@ function streamed(state: Transcript, turnId: string, step: number, field: 'text'
   return { ...state, items: replaceAt(state.items, index, field === 'text' ? thoughtUntil(next, at) : { ...next, thinkingFrom: item.thinkingFrom ?? at }) };
 }
 
+/** A quiet hook goes on its call's card; one that ran before the card exists waits for it. */
+const quietHooks: Handlers<Transcript> = {
+  'hook.ran': (state, event) => {
+    const quiet = quietHookOf(event);
+    if (!quiet) return state;
+    const { callId, hook } = quiet;
+    const index = indexFromEnd(state.items, callId);
+    const card = index < 0 ? undefined : state.items[index];
+    if (card?.kind === 'tool') return { ...state, items: replaceAt(state.items, index, { ...card, hooks: [...(card.hooks ?? []), hook] }) };
+    return { ...state, waitingHooks: { ...state.waitingHooks, [callId]: [...(state.waitingHooks[callId] ?? []), hook] } };
+  },
+  'tool.call.started': (state, event) => {
+    const waiting = state.waitingHooks[event.callId];
+    if (!waiting) return state;
+    const { [event.callId]: _taken, ...rest } = state.waitingHooks;
+    return { ...state, waitingHooks: rest, items: replaceRow(state.items, event.callId, (i) => ({ ...(i as ToolItem), hooks: waiting })) };
+  },
+};
+
 /** Rows other domains add for the events they own (each domain knows only its own kind of row). */
 const rowsOf = (table: RowHandlers): Handlers<Transcript> =>
   lift(
@@ -246,6 +269,7 @@ export const transcriptSlice: SessionSlice<Transcript> = {
   on: combine(
     rowsOf(changeRows),
     conversation,
+    quietHooks,
     rowsOf(skillRows),
     rowsOf(modeRows),
     rowsOf(historyRows),

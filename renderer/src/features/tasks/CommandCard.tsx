@@ -3,6 +3,7 @@ import type { SandboxBlock, ToolInputDisplay, ToolResultDisplay } from '#protoco
 import { formatDuration } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
+import { HookBadge } from '../hooks/HookBadge';
 import { stopOrBackgroundCommand } from '../../actions/tasks';
 import { screenText } from './format';
 import { OutputDialog } from './OutputDialog';
@@ -250,6 +251,7 @@ export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem 
           )}
         </div>
       ) : null}
+      <HookBadge hooks={item.hooks} />
     </section>
   );
 });

@@ -169,4 +169,29 @@ describe('tool cards', () => {
     expect(stderr).toEqual(['src/money.js:6 error: missing semicolon']);
     expect(output.textContent).toBe('checking lint\nsrc/money.js:6 error: missing semicolon');
   });
+
+  it('hooks that changed nothing are one chip on the card, opened to what each said; no rows of their own', async () => {
+    const e = sessionEvents();
+    const command = { kind: 'command' as const, command: 'npm test' };
+    const hook = (result: 'allowed' | 'output', event: 'PreToolUse' | 'PostToolUse') =>
+      e('hook.ran', { turnId: 't1', callId: 'b1', event, command: 'audit.sh', source: 'user', result, message: 'logged', toolName: 'Bash' });
+    openSession([
+      ...turn(e),
+      hook('allowed', 'PreToolUse'),
+      e('tool.call.started', { turnId: 't1', step: 1, callId: 'b1', name: 'Bash', args: {}, description: 'Run the tests', display: command }),
+      hook('output', 'PostToolUse'),
+      e('tool.call.result', { turnId: 't1', callId: 'b1', name: 'Bash', isError: false, output: 'ok', durationMs: 40 }),
+    ]);
+    render(<Rows />);
+    const card = screen.getByRole('group', { name: 'Bash tool call' });
+    const chip = within(card).getByText('2 hooks ran');
+    // No rows of their own: every mention of the hooks is inside the card.
+    expect(screen.getAllByText(/audit\.sh/).every((node) => card.contains(node))).toBe(true);
+    const details = chip.closest('details')!;
+    expect(details.open).toBe(false);
+    await userEvent.click(chip);
+    expect(details.open).toBe(true);
+    expect(within(card).getByText('PostToolUse hook “audit.sh” (your settings) said: logged')).toBeTruthy();
+    expect(within(card).getByText('PreToolUse hook “audit.sh” (your settings) allowed Bash: logged')).toBeTruthy();
+  });
 });

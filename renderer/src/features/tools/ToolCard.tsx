@@ -4,6 +4,7 @@ import { Icon, Spinner } from '../../components/Icon';
 import { useSettings } from '../../stores/settings';
 import type { ToolItem } from '../../stores/transcript';
 import { FilePath } from '../files/FilePath';
+import { HookBadge } from '../hooks/HookBadge';
 import { headline } from './headline';
 import { cardRenderers, opensByDefault, renderInput, renderResult, renderSummary, resultSupersedesInput, toolIcons } from './registry';
 import './tools.css';
@@ -68,6 +69,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           {item.result && expanded ? renderResult(item.result.display, item.result.output) : null}
         </div>
       ) : null}
+      <HookBadge hooks={item.hooks} />
     </section>
   );
 });

@@ -3,6 +3,7 @@ import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import { formatDuration } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
+import { HookBadge } from '../hooks/HookBadge';
 import { ExternalLink, hostOf } from './ExternalLink';
 import './web.css';
 
@@ -52,6 +53,7 @@ export const SearchCard = memo(function SearchCard({ item }: { item: ToolItem })
           ) : null}
         </div>
       ) : null}
+      <HookBadge hooks={item.hooks} />
     </section>
   );
 });

@@ -3,6 +3,7 @@ import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import { formatDuration } from '#protocol/helpers/units';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
+import { HookBadge } from '../hooks/HookBadge';
 import { Markdown } from '../conversation/Markdown';
 import { ExternalLink, hostOf } from './ExternalLink';
 import { formatBytes } from '#protocol/helpers/units';
@@ -56,6 +57,7 @@ export const UrlCard = memo(function UrlCard({ item }: { item: ToolItem }) {
           ) : null}
         </div>
       ) : null}
+      <HookBadge hooks={item.hooks} />
     </section>
   );
 });
