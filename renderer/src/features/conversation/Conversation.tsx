@@ -10,6 +10,8 @@ import { SteerMessage } from '../composer/SteerMessage';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
+import { ThinkingRow } from './ThinkingRow';
+import { awaitingFirstTokens } from './awaiting';
 import { EarlierPagesButton, useEarlierPages } from './EarlierPages';
 import { EmptyState } from './EmptyState';
 import { useFollowNewest } from './follow-newest';
@@ -54,6 +56,7 @@ export function Conversation() {
 
 function TranscriptList({ items }: { items: TranscriptItem[] }) {
   const undone = useHistory((s) => s.undone);
+  const thinking = useTranscript((s) => awaitingFirstTokens(s.items, s.runningTurn));
   const scrollRef = useRef<HTMLDivElement>(null);
   const innerRef = useRef<HTMLDivElement>(null);
   const { following, away, follow, onScroll } = useFollowNewest(scrollRef, innerRef);
@@ -138,6 +141,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
               >
                 {isUndone && item.kind === 'user' ? <UndoneLabel /> : null}
                 <TranscriptRow item={item} />
+                {thinking && row.index === items.length - 1 ? <ThinkingRow /> : null}
               </div>
             );
           })}
