@@ -1,4 +1,5 @@
 import { type ComponentProps, memo, useState } from 'react';
+import { Icon } from '../../components/Icon';
 import { type MarkdownBlock, type MarkdownSplit, splitMarkdown } from './markdown-blocks';
 import { renderMarkdownNodes } from './markdown-render';
 import './markdown.css';
@@ -10,24 +11,38 @@ function textOf(node: unknown): string {
   return '';
 }
 
+/** The fence's language tag ("ts" of ```ts), which remark puts on the code element as `language-ts`. */
+function languageOf(node: unknown): string | null {
+  if (!node || typeof node !== 'object' || !('props' in node)) return null;
+  const className = (node as { props: { className?: unknown } }).props.className;
+  const tag = typeof className === 'string' ? /(?:^|\s)language-(\S+)/.exec(className) : null;
+  return tag ? tag[1]! : null;
+}
+
+/** A fenced block: its language and a Copy button always shown above it (and reachable by Tab). */
 function CodeBlock(props: ComponentProps<'pre'>) {
   const [copied, setCopied] = useState(false);
   const code = textOf(props.children);
+  const language = languageOf(Array.isArray(props.children) ? props.children[0] : props.children);
   return (
     <div className="code-block">
-      <button
-        type="button"
-        className="copy-button"
-        aria-label="Copy code"
-        onClick={() => {
-          void navigator.clipboard?.writeText(code).then(() => {
-            setCopied(true);
-            setTimeout(() => setCopied(false), 1200);
-          });
-        }}
-      >
-        {copied ? 'Copied' : 'Copy'}
-      </button>
+      <div className="code-block-bar">
+        <span className="code-language">{language ?? 'text'}</span>
+        <button
+          type="button"
+          className="copy-button"
+          aria-label={copied ? 'Copied' : language ? `Copy ${language} code` : 'Copy code'}
+          onClick={() => {
+            void navigator.clipboard?.writeText(code).then(() => {
+              setCopied(true);
+              setTimeout(() => setCopied(false), 1200);
+            });
+          }}
+        >
+          <Icon name={copied ? 'check' : 'copy'} size={12} />
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
       <pre>{props.children}</pre>
     </div>
   );
