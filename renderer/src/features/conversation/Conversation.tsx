@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { Icon } from '../../components/Icon';
+import { requestsOf, useApprovals, waitingCount } from '../../stores/approvals';
 import { useHistory } from '../../stores/history';
 import { letGoOfEarlierTurns, useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
@@ -56,7 +57,10 @@ export function Conversation() {
 
 function TranscriptList({ items }: { items: TranscriptItem[] }) {
   const undone = useHistory((s) => s.undone);
-  const thinking = useTranscript((s) => awaitingFirstTokens(s.items, s.runningTurn));
+  const sessionId = useSessions((s) => s.currentId);
+  // Waiting on the user (an approval, a question) is not waiting on the model.
+  const asking = useApprovals((s) => waitingCount(requestsOf(s, sessionId)) > 0);
+  const thinking = useTranscript((s) => awaitingFirstTokens(s.items, s.runningTurn)) && !asking;
   const scrollRef = useRef<HTMLDivElement>(null);
   const innerRef = useRef<HTMLDivElement>(null);
   const { following, away, follow, onScroll } = useFollowNewest(scrollRef, innerRef);

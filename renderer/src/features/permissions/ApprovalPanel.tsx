@@ -119,8 +119,21 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
           ) : null}
           {rememberable ? (
             <>
-              <KeyButton answer={session} label={labels.session} disabled={busy} title={`Remember ${approval.approvalRule} until this session ends`} />
-              <KeyButton answer={always} label={labels.always} disabled={busy} {...(network ? {} : { expanded: editing })} title={labels.alwaysTitle} />
+              <KeyButton
+                answer={session}
+                label={labels.session}
+                scope={scope}
+                disabled={busy}
+                title={`Remember ${approval.approvalRule} until this session ends`}
+              />
+              <KeyButton
+                answer={always}
+                label={labels.always}
+                scope={scope}
+                disabled={busy}
+                {...(network ? {} : { expanded: editing })}
+                title={labels.alwaysTitle}
+              />
             </>
           ) : null}
           <span className="approval-spacer" />

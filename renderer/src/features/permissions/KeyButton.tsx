@@ -11,6 +11,7 @@ export function KeyButton({
   icon,
   buttonRef,
   expanded,
+  scope,
 }: {
   answer: KeyAnswer;
   label: string;
@@ -21,7 +22,10 @@ export function KeyButton({
   buttonRef?: React.Ref<HTMLButtonElement>;
   /** For a button that opens something (Always allow's rule editor). */
   expanded?: boolean;
+  /** The part of the label that names a host or rule: it is what shortens when the answers do not fit. */
+  scope?: string | null;
 }) {
+  const at = scope ? label.indexOf(scope) : -1;
   return (
     <button
       ref={buttonRef}
@@ -33,7 +37,17 @@ export function KeyButton({
       aria-expanded={expanded}
       onClick={answer.run}
     >
-      {icon ? <Icon name={icon} size={14} /> : null} {label}
+      {icon ? <Icon name={icon} size={14} /> : null}
+      {at < 0 || !scope ? (
+        <span className="key-button-label">{label}</span>
+      ) : (
+        <span className="key-button-label key-button-scoped">
+          {/* The spaces stay in the text: the button's name, and (white-space: pre) the gaps between the words. */}
+          {label.slice(0, at).trim() ? <span>{label.slice(0, at)}</span> : null}
+          <span className="key-button-scope">{scope}</span>
+          {label.slice(at + scope.length).trim() ? <span>{label.slice(at + scope.length)}</span> : null}
+        </span>
+      )}
       <kbd className="key-hint" aria-hidden="true">
         {keyLabel(answer.key)}
       </kbd>
