@@ -29,6 +29,12 @@ export interface CoreOptions {
   workspace: string;
   /** The machine the workspace is on (default: this one). Sessions, settings and secrets stay on this machine. */
   environment?: Environment;
+  /**
+   * The key the workspace's sessions are kept under on this machine (default: `workspace`). A remote folder's is
+   * its `ssh://user@host:port/path`, so it never shares sessions with a local folder of the same path, and each
+   * session records where it ran.
+   */
+  workspaceId?: string;
   /** What the host can do (contract/host.ts): set by each host. */
   host: HostCapabilities;
   secrets: SecretStore;
@@ -94,7 +100,7 @@ export class DeftCore {
       ...(options.sandbox ? { override: options.sandbox } : {}),
       ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
     });
-    this.store = new SessionStore(options.home, options.workspace, now);
+    this.store = new SessionStore(options.home, options.workspaceId ?? options.workspace, now);
     const core: CoreContext = {
       environment,
       workspace: options.workspace,

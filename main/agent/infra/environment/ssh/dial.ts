@@ -65,7 +65,16 @@ function connectOne(target: SshTarget, sock?: Duplex): Promise<Client> {
     });
     client.once('error', (error) => {
       const code = refusal ? 'EHOSTKEY' : /authentication/i.test(error.message) ? 'EACCES' : 'ECONNREFUSED';
-      const auth = code === 'EACCES' ? ` (tried: ${authMethods(target).length ? authMethods(target).map((m) => m.type).join(', ') : 'no key and no SSH agent'})` : '';
+      const auth =
+        code === 'EACCES'
+          ? ` (tried: ${
+              authMethods(target).length
+                ? authMethods(target)
+                    .map((m) => m.type)
+                    .join(', ')
+                : 'no key and no SSH agent'
+            })`
+          : '';
       reject(new EnvironmentError(code, refusal ?? `Could not connect to ${label}: ${error.message}${auth}`));
     });
     client.connect({

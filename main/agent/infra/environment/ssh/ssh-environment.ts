@@ -83,7 +83,7 @@ export class SshEnvironment implements Environment {
     readonly home: string,
     private readonly shellPath: string,
     private readonly ripgrep: string | null,
-    private readonly workingDir: string,
+    private workingDir: string,
     private readonly policy: ReconnectPolicy,
   ) {
     this.watchLink(link);
@@ -95,7 +95,9 @@ export class SshEnvironment implements Environment {
     let accepted: string | null = null;
     // A key the user accepted for this connection is accepted again on reconnect (and only that key).
     const ask = target.acceptUnknownHost;
-    const first: SshTarget = ask ? { ...target, acceptUnknownHost: async (h, print, line) => ((await ask(h, print, line)) ? ((accepted = print), true) : false) } : target;
+    const first: SshTarget = ask
+      ? { ...target, acceptUnknownHost: async (h, print, line) => ((await ask(h, print, line)) ? ((accepted = print), true) : false) }
+      : target;
     const link = await openLink(first, label);
     const again: SshTarget = { ...target, acceptUnknownHost: async (_h, print) => accepted !== null && print === accepted };
     const probe = await runRemote(link.client, 'printf "%s\\n" "$HOME"; command -v bash || echo /bin/sh; command -v rg || echo');
@@ -199,6 +201,11 @@ export class SshEnvironment implements Environment {
   cwd(): string {
     return this.workingDir;
   }
+  /** Make `dir` (real, on that machine) the folder relative paths are taken from: the workspace once opened. */
+  enter(dir: string): this {
+    this.workingDir = dir;
+    return this;
+  }
   shell(): string {
     return this.shellPath;
   }
@@ -212,7 +219,13 @@ export class SshEnvironment implements Environment {
     if (link.lost) return Promise.reject(new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) did not run.`, path));
     return new Promise<T>((resolve, reject) =>
       run(link.sftp, (error, value) =>
-        error ? reject(link.lost ? new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) may not have completed.`, path) : sftpError(error, op, path)) : resolve(value as T),
+        error
+          ? reject(
+              link.lost
+                ? new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) may not have completed.`, path)
+                : sftpError(error, op, path),
+            )
+          : resolve(value as T),
       ),
     );
   }
@@ -315,7 +328,8 @@ export class SshEnvironment implements Environment {
   }
 
   async mkdir(path: string, options: { recursive?: boolean; mode?: number } = {}): Promise<void> {
-    const make = (dir: string) => this.call<void>('mkdir', dir, (sftp, done) => sftp.mkdir(dir, options.mode !== undefined ? { mode: options.mode } : {}, done));
+    const make = (dir: string) =>
+      this.call<void>('mkdir', dir, (sftp, done) => sftp.mkdir(dir, options.mode !== undefined ? { mode: options.mode } : {}, done));
     if (!options.recursive) return make(path);
     const missing: string[] = [];
     for (let dir = path; ; dir = posix.dirname(dir)) {
