@@ -29,6 +29,8 @@ export interface TestSshd {
   dir: string;
   /** Kill the server's processes for every open connection (as a dropped link would end them); it keeps listening. */
   killConnections(): Promise<number>;
+  /** How many connections the server holds open now (one process each). */
+  connectionCount(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export async function startSshd(options: { path?: string } = {}): Promise<TestSs
     knownHosts,
     hostKeyLine,
     dir,
+    connectionCount: async () => (await childrenOf(child.pid!)).length,
     killConnections: async () => {
       const connections = await childrenOf(child.pid!);
       for (const pid of connections) process.kill(pid, 'SIGKILL');
