@@ -20,6 +20,7 @@ import { ProviderSettings } from './commands/settings-commands';
 import { ContextKeeper } from './compaction/context-keeper';
 import { coreFacts } from './prompt/core-facts';
 import { type FactSource, factSource } from './prompt/facts';
+import { followConnection } from './remote-connection';
 import { SessionPool } from './session/pool';
 import { TurnRunner } from './turn/runner';
 
@@ -133,9 +134,11 @@ export class DeftCore {
       ...(options.unloadAfterMs !== undefined ? { unloadAfterMs: options.unloadAfterMs } : {}),
     });
     const { pool } = this;
+    const remote = followConnection(environment, emit);
     const sessions = sessionCommands({
       ...options,
       environment,
+      remote,
       sandboxStatus: () => this.sandbox.status(),
       store: this.store,
       pool,

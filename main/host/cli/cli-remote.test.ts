@@ -7,7 +7,13 @@ import { fastRetry, tempDir } from '#test-support/harness';
 import { type TestSshd, startSshd } from '#test-support/sshd';
 import { ripgrepPath } from '#infra/environment/local/ripgrep-binary';
 import { workspaceSessionsDir } from '#infra/sessions/store';
+import type { DeftEvent, RemoteConnection } from '#protocol';
+import { waitFor } from '#test-support/wait';
+import { createNodeCore } from '../compose';
+import { cliHost } from '../hosts';
 import { type CliIo, runCli } from './cli';
+import { openRemoteForCli, remoteCapabilities } from './remote-folder';
+import { defaultCapabilities } from '../../agent/capabilities';
 
 // Issue 29: `deft run --remote` — the workspace on another machine (a real OpenSSH server on loopback, a folder the
 // local side does not otherwise know), sessions and settings on this one.
@@ -127,5 +133,39 @@ describe('deft run --remote', () => {
     const missing = await run('--remote', `${target()}/nope`, 'hello');
     expect(missing.code).toBe(5);
     expect(missing.stderr).toMatch(/no folder .*\/nope on /);
+  });
+});
+
+describe('a remote workspace in the core', () => {
+  it('reports where it is in getWorkspace and emits the connection state when the link drops and comes back', { timeout: 60_000 }, async () => {
+    const remote = await openRemoteForCli(
+      { host: '127.0.0.1', port: sshd.port, user: sshd.username, path: remoteDir },
+      { HOME: userHome, USER: sshd.username },
+    );
+    const core = createNodeCore({
+      workspace: remote.workspace,
+      environment: remote.environment,
+      workspaceId: remote.id,
+      host: cliHost(() => {}),
+      env: { DEFT_HOME: home },
+      capabilities: remoteCapabilities(defaultCapabilities),
+    });
+    const seen: RemoteConnection[] = [];
+    core.onEvent((event: DeftEvent) => {
+      if (event.type === 'workspace.connection') seen.push(event.remote);
+    });
+    try {
+      const info = await core.handlers.getWorkspace({});
+      expect(info.path).toBe(remoteDir);
+      expect(info.remote).toEqual({ label: `${sshd.username}@127.0.0.1:${sshd.port}`, state: 'connected' });
+      await sshd.killConnections();
+      await waitFor(() => seen.some((c) => c.state === 'connected'), 20_000);
+      expect(seen.map((c) => c.state)).toEqual(['reconnecting', 'connected']);
+      expect(seen[0]!.detail).toMatch(/was lost/);
+      expect((await core.handlers.getWorkspace({})).remote?.state).toBe('connected');
+    } finally {
+      await core.close();
+      await remote.environment.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { Environment } from '#contract/environment';
 import { basename } from 'node:path';
-import { type AppEvent, type DeftEvent, PAGE_TURNS } from '#protocol';
+import { type AppEvent, type DeftEvent, PAGE_TURNS, type RemoteConnection } from '#protocol';
 import type { CommandHandlers } from '#contract/commands';
 import { CommandError } from '#contract/errors';
 import type { HostCapabilities } from '#contract/host';
@@ -20,6 +20,8 @@ export interface SessionCommandsDeps {
   /** Let the user pick another folder (the desktop app); absent elsewhere. */
   pickWorkspace?: () => Promise<string | null>;
   sandboxStatus(): Promise<SandboxStatus>;
+  /** A remote workspace's connection now (undefined on this machine). */
+  remote?: () => RemoteConnection | undefined;
   store: SessionStore;
   pool: SessionPool;
   turns: TurnRunner;
@@ -58,6 +60,7 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       home: deps.home,
       host: deps.host.kind,
       sandbox: await deps.sandboxStatus(),
+      ...(deps.remote?.() ? { remote: deps.remote()! } : {}),
     }),
     pickWorkspace: async () => {
       if (!deps.pickWorkspace)
