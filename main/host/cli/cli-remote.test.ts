@@ -11,8 +11,9 @@ import type { DeftEvent, RemoteConnection } from '#protocol';
 import { waitFor } from '#test-support/wait';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
+import { runCliProcess } from '#test-support/cli-process';
 import { type CliIo, runCli } from './cli';
-import { openRemoteForCli, remoteCapabilities } from './remote-folder';
+import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
 import { defaultCapabilities } from '../../agent/capabilities';
 
 // Issue 29: `deft run --remote` — the workspace on another machine (a real OpenSSH server on loopback, a folder the
@@ -122,6 +123,16 @@ describe('deft run --remote', () => {
     expect(result.stderr).toMatch(/not a known host: its key fingerprint is SHA256:[A-Za-z0-9+/]+/);
     expect(result.stderr).toContain(`[127.0.0.1]:${sshd.port} ${sshd.hostKeyLine}`);
     expect(server.requests.length).toBe(before);
+  });
+
+  it('does the same as a process of its own (node loads the SSH modules as ES modules there)', { timeout: 60_000 }, async () => {
+    await writeFile(join(userHome, '.ssh', 'known_hosts'), '');
+    const result = await runCliProcess(['run', '--base-url', server.baseUrl, '--model', 'm', '--remote', target(), 'hello'], {
+      cwd,
+      env: { DEFT_HOME: home, HOME: userHome, USER: sshd.username },
+    });
+    expect(result.stderr).toContain(`[127.0.0.1]:${sshd.port} ${sshd.hostKeyLine}`);
+    expect(result.code).toBe(5);
   });
 
   it('says clearly what is wrong with a bad --remote argument (exit 2) or a missing folder (exit 5)', async () => {

@@ -12,7 +12,7 @@ import { deftHome } from '#infra/platform/home';
 import { findSessionWorkspace } from '#infra/sessions/store';
 import { type RemoteSpec, isRemoteFolderId, parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
 import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
-import { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } from './remote-folder';
+import { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } from '../remote-folder';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { utils } from 'ssh2';
+// ssh2 is CommonJS: node's ESM loader sees `Client` as a named export but not `utils`.
+import ssh2 from 'ssh2';
 import { EnvironmentError, isMissing } from '#contract/environment';
 import type { SshIdentity, SshTarget } from './dial';
 import { type HostConfigOptions, resolveHost } from './host-config';
@@ -36,7 +37,7 @@ async function identities(files: readonly string[], configured: boolean, notes: 
       return null;
     });
     if (!key) continue;
-    const parsed = utils.parseKey(key);
+    const parsed = ssh2.utils.parseKey(key);
     if (parsed instanceof Error) {
       // Headless there is nobody to type a passphrase: such a key is skipped (the SSH agent can hold it).
       notes.push(

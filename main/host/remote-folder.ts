@@ -1,10 +1,10 @@
 import { homedir, userInfo } from 'node:os';
-import { checkpointsCapability } from '../../agent/capabilities/checkpoints/capability';
-import { hooksCapability } from '../../agent/capabilities/hooks/capability';
-import { lspCapability } from '../../agent/capabilities/lsp/capability';
-import { mcpCapability } from '../../agent/capabilities/mcp/capability';
-import { memoryCapability } from '../../agent/capabilities/memory/capability';
-import { skillsCapability } from '../../agent/capabilities/skills/capability';
+import { checkpointsCapability } from '../agent/capabilities/checkpoints/capability';
+import { hooksCapability } from '../agent/capabilities/hooks/capability';
+import { lspCapability } from '../agent/capabilities/lsp/capability';
+import { mcpCapability } from '../agent/capabilities/mcp/capability';
+import { memoryCapability } from '../agent/capabilities/memory/capability';
+import { skillsCapability } from '../agent/capabilities/skills/capability';
 import type { CapabilityFactory } from '#contract/capability';
 import { type RemoteFolder, openRemoteFolder } from '#infra/environment/ssh/open-remote';
 import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
@@ -23,7 +23,7 @@ export function remoteCapabilities(list: readonly CapabilityFactory[]): Capabili
   return list.filter((factory) => !LOCAL_ONLY.includes(factory));
 }
 
-/** Open a remote folder for `deft run`: headless, an unknown host is refused (with the line to add), never asked. */
+/** Open a remote folder for `deft run` or the web host's --remote: an unknown host is refused (with the line to add), never asked. */
 export function openRemoteForCli(spec: RemoteSpec, env: Record<string, string | undefined>): Promise<RemoteFolder> {
   let localUser = env.USER ?? env.LOGNAME ?? '';
   if (!localUser) {
