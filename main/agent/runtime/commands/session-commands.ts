@@ -59,7 +59,11 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       name: basename(deps.workspace) || deps.workspace,
       home: deps.home,
       host: deps.host.kind,
-      sandbox: await deps.sandboxStatus(),
+      // Commands of a workspace on another machine run there, outside this machine's sandbox.
+      sandbox:
+        deps.environment.kind === 'local'
+          ? await deps.sandboxStatus()
+          : { available: false, enabled: false, reason: `commands run on ${deps.environment.label}, where Deft has no sandbox yet` },
       ...(deps.remote?.() ? { remote: deps.remote()! } : {}),
     }),
     pickWorkspace: async () => {
