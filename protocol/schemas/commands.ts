@@ -40,7 +40,7 @@ export const WorkspaceInfo = z.object({
   path: z.string(),
   name: z.string(),
   home: z.string(),
-  host: z.enum(['electron', 'web', 'cli']),
+  host: z.enum(['electron', 'web', 'cli', 'acp']),
   /** Whether shell commands run in the OS sandbox here (absent from older cores). */
   sandbox: SandboxStatus.optional(),
   /** The workspace is on another machine (path is its path there): where, and how the connection is. */

@@ -80,7 +80,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const [command, ...words] = positionals;
     if (command !== 'run')
-      throw new UsageError(`unknown command "${command}". The commands are run, rewind, checkpoints and mcp; did you mean: deft run "<prompt>"?`);
+      throw new UsageError(`unknown command "${command}". The commands are run, rewind, checkpoints, mcp and acp; did you mean: deft run "<prompt>"?`);
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');

@@ -68,5 +68,12 @@ mcp deny     Record that it must not start.
 
 Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error.`;
 
+export const ACP_USAGE = `Usage: deft acp [--provider <kind>] [--base-url <url>] [--model <name>] [--api-key <key>]
+                [--sandbox on|off] [--mcp-config <file>]
+
+acp          Serve the Agent Client Protocol on stdin/stdout, for editors that host agents (Zed, JetBrains IDEs):
+             the editor starts it, opens sessions in its project folder and asks you for approvals. Provider
+             flags and DEFT_* variables as for deft run. See docs/acp.md.`;
+
 /** What `deft --help` prints. */
-export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}`;
+export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${ACP_USAGE}`;
