@@ -170,4 +170,6 @@ export const eventTypeNames = [
   'prompt.queue.edited',
   'prompt.queue.removed',
   'steer.delivered',
+  // A remote workspace's connection
+  'workspace.connection',
 ] as const;

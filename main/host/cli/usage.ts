@@ -8,6 +8,9 @@ last answer; Ctrl-C stops everything.
 
 Options:
   --workspace <dir>          workspace root (default: current directory)
+  --remote <host>:<dir>      a folder on another machine over SSH: [user@]host[:port]:/abs/path or
+                             ssh://[user@]host[:port]/abs/path (host may be a ~/.ssh/config alias). Sessions,
+                             settings and secrets stay here; an unknown host key is refused with the line to add
   --provider <kind>          openai (any OpenAI-compatible Chat Completions endpoint) | anthropic
   --base-url <url>           e.g. http://127.0.0.1:11434/v1
   --model <name>
@@ -30,13 +33,14 @@ Options:
   --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run
                              (repeatable; the folder must be trusted). Without it, a workspace server starts
                              only once approved: deft mcp approve NAME, or in the Deft window
-  --session <id>             resume a session
+  --session <id>             resume a session (one that ran on a remote folder reconnects to it)
   --continue                 resume the latest session of this workspace
   -h, --help                 show this help
 
 Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
 Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 3 a UserPromptSubmit hook
-refused the prompt, 4 out of budget (--max-steps / --max-turns), 130 interrupted, 141 stdout closed by its reader.`;
+refused the prompt, 4 out of budget (--max-steps / --max-turns), 5 the remote folder could not be opened (unreachable,
+host key or login refused, no such folder), 130 interrupted, 141 stdout closed by its reader.`;
 
 export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
        deft rewind [--workspace DIR] (--session ID | --continue) --undo
