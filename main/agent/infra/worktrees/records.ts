@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
@@ -88,7 +89,7 @@ export class WorktreeRecords {
 /** The record of the Deft worktree `path` is (its top folder), or null when it is none. Reads files only. */
 export async function worktreeAt(home: string, path: string): Promise<WorktreeRecord | null> {
   const full = resolve(path);
-  const root = worktreesHome(resolve(home));
+  const root = worktreesHome(existsSync(home) ? realpathSync(home) : resolve(home));
   const repoDir = dirname(full);
   if (dirname(repoDir) !== root || !full.startsWith(root + sep)) return null;
   const name = basename(full);
