@@ -126,6 +126,28 @@ describe('deft run --worktree and deft worktrees', () => {
     expect(JSON.parse((await cli(['worktrees', '--json'])).stdout).worktrees.map((w: { name: string }) => w.name)).toEqual(['a']);
   });
 
+  it('in the OS sandbox, a command in a worktree session writes the worktree, but not Deft’s home nor the main checkout', async () => {
+    const { sandboxSupport } = await import('#infra/sandbox/availability');
+    if (!sandboxSupport().kind) throw new Error('this test needs the OS sandbox (bubblewrap), which this machine lacks');
+    // A script, so the string checks cannot see what it writes: the sandbox is the wall tried here.
+    const script = `echo made > made.txt\necho x > ${join(home, 'settings.json')}\necho x > ${join(repo, 'app.txt')}\n`;
+    servers[0]!.enqueue(
+      toolStep(callChunk('Write', { path: 'w.sh', content: script })),
+      toolStep(callChunk('Bash', { command: 'sh w.sh; cat made.txt' })),
+      textReply('Done.'),
+    );
+    const result = await cli(
+      ['run', '--base-url', servers[0]!.baseUrl, '--model', 'mock-model', '--permission-mode', 'yolo', '--sandbox', 'on', '--worktree=boxed', 'Make a file'],
+      servers[0]!,
+    );
+    expect(result.code).toBe(0);
+    const path = join(repositoryWorktreesDir(home, repo), 'boxed');
+    expect(await readFile(join(path, 'made.txt'), 'utf8')).toBe('made\n');
+    expect(String(servers[0]!.requests.at(-1)!.body.messages.at(-1)!.content)).toMatch(/Read-only file system|Permission denied|protected/);
+    expect(JSON.parse(await readFile(join(home, 'settings.json'), 'utf8'))).toEqual({ worktree: { copy: ['.env.example'] } });
+    expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
   it('says what is wrong: a bad name, outside a repository, an unknown worktree', async () => {
     expect(await run(servers[0]!, '--worktree=../up', 'x')).toMatchObject({ code: 2, stderr: expect.stringContaining('not a worktree name') });
     expect(await run(servers[0]!, '--worktree', '--continue', 'x')).toMatchObject({
