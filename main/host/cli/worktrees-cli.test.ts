@@ -138,7 +138,7 @@ describe('deft run --worktree and deft worktrees', () => {
     );
     const result = await cli(
       ['run', '--base-url', servers[0]!.baseUrl, '--model', 'mock-model', '--permission-mode', 'yolo', '--sandbox', 'on', '--worktree=boxed', 'Make a file'],
-      servers[0]!,
+      servers[0],
     );
     expect(result.code).toBe(0);
     const path = join(repositoryWorktreesDir(home, repo), 'boxed');
