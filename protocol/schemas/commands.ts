@@ -4,6 +4,7 @@ import { SandboxStatus } from './sandbox';
 import { checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
+import { worktreeCommands } from './worktrees';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
@@ -245,6 +246,7 @@ export const commands = {
   ...memoryCommands,
   // The prompt queue and steering (shapes in queue.ts)
   ...queueCommands,
+  ...worktreeCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
   listMcpServers: command(Empty, McpOverview),
