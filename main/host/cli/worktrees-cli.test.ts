@@ -73,7 +73,7 @@ const lastRead = (server: MockModelServer) =>
       .at(-1)!.content,
   );
 
-describe('deft run --worktree and deft worktrees', () => {
+describe('deft run --worktree and deft worktrees', { timeout: 90_000 }, () => {
   it('runs the session in a new worktree, leaves the main checkout untouched, and records the worktree on the session', async () => {
     writes(servers[0]!, 'one\nTWO\nthree\n');
     const result = await run(servers[0]!, '--worktree=fix-two', '--output-format', 'json', 'Capitalise two');

@@ -25,7 +25,7 @@ async function repository(): Promise<string> {
   return repo;
 }
 
-describe('the worktrees commands', () => {
+describe('the worktrees commands', { timeout: 90_000 }, () => {
   it('list, create, merge, apply and discard for the workspace’s repository', async () => {
     const repo = await repository();
     h = await createHarness({ workspace: repo });

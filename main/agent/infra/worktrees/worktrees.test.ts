@@ -32,7 +32,8 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe('worktrees', () => {
+// Many git processes per test: on a loaded machine they take longer than the default 20 s.
+describe('worktrees', { timeout: 90_000 }, () => {
   it('makes a worktree on a new branch under Deft’s home, copies the listed untracked files, and lists its state', async () => {
     await writeFile(join(repo, '.env.example'), 'PORT=1\n');
     const trees = await Worktrees.of(home, repo);
@@ -60,6 +61,16 @@ describe('worktrees', () => {
     plain(['branch', 'deft/taken']);
     await expect(trees.create({ name: 'taken' })).rejects.toThrow(/exists already/);
     expect(existsSync(join(repositoryWorktreesDir(home, repo), 'ok'))).toBe(false);
+  });
+
+  it('two makes of one name at once: one wins, the other fails and leaves the winner whole', async () => {
+    const trees = await Worktrees.of(home, repo);
+    const results = await Promise.allSettled([trees.create({ name: 'same' }), trees.create({ name: 'same' })]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const path = join(repositoryWorktreesDir(home, repo), 'same');
+    expect(await readFile(join(path, 'app.txt'), 'utf8')).toBe('line 1\nline 2\nline 3\n');
+    expect(plain(['branch', '--list', 'deft/same'])).toContain('deft/same');
+    expect((await trees.list()).map((w) => [w.name, w.state])).toEqual([['same', 'ok']]);
   });
 
   it('merges one worktree, then reports the other’s conflict file by file and loses nothing', async () => {

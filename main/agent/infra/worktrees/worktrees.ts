@@ -79,8 +79,12 @@ export class Worktrees {
     const { baseCommit, baseBranch } = await this.resolveBase(options.base);
     await mkdir(this.records.dir, { recursive: true, mode: 0o700 });
     const record: WorktreeRecord = { name, branch, baseBranch, baseCommit, repoRoot: this.repoRoot, path, createdAt: Date.now(), copied: [] };
+    // A failed add made nothing (git checks the branch and the folder first): nothing to undo, and what another
+    // process made under the same name meanwhile is not ours to remove.
+    await git(this.repoRoot, ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, baseCommit]).catch((error: Error) => {
+      throw new WorktreeError(`the worktree could not be made: ${error.message}`);
+    });
     try {
-      await git(this.repoRoot, ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, baseCommit]);
       const copy = await copyUntracked(this.repoRoot, path, options.copy ?? []);
       record.copied = copy.copied;
       await this.records.write(record);
