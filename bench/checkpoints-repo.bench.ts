@@ -6,7 +6,7 @@ import { MockModelServer } from '../test-support/mock-model-server';
 import { tempDir } from '../test-support/harness';
 import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
 import { ensureBuild, root } from '../scripts/ensure-build.mjs';
-import { random } from './generate-repo';
+import { random, sourceText } from './generate-repo';
 import { type ProcessCost, measureProcess } from './process-cost';
 import type { BenchResult } from './types';
 
@@ -19,40 +19,12 @@ import type { BenchResult } from './types';
 const FILES = 20_000;
 const FILE_BYTES = 4_200;
 const RUNS = 3;
-const WORDS = [
-  'const',
-  'function',
-  'return',
-  'value',
-  'index',
-  'items',
-  'result',
-  'options',
-  'config',
-  'handler',
-  'await',
-  'export',
-  'import',
-  'string',
-  'render',
-];
 const GIT_ENV = {
   GIT_AUTHOR_NAME: 'bench',
   GIT_AUTHOR_EMAIL: 'bench@example.invalid',
   GIT_COMMITTER_NAME: 'bench',
   GIT_COMMITTER_EMAIL: 'bench@example.invalid',
 };
-
-function source(next: () => number): string {
-  const lines: string[] = [];
-  let size = 0;
-  while (size < FILE_BYTES) {
-    const line = `${'  '.repeat(Math.floor(next() * 3))}${Array.from({ length: 4 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ')};`;
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join('\n') + '\n';
-}
 
 const pathOf = (i: number) => `src/m${Math.floor(i / 1000)}/d${Math.floor(i / 50) % 20}/f${i}.ts`;
 
@@ -75,7 +47,7 @@ async function repository(): Promise<string> {
     for (let i = 0; i < FILES; i += 500) {
       const batch = Array.from({ length: Math.min(500, FILES - i) }, (_, k) => pathOf(i + k));
       await Promise.all([...new Set(batch.map((p) => join(dir, p.slice(0, p.lastIndexOf('/')))))].map((d) => mkdir(d, { recursive: true })));
-      await Promise.all(batch.map((p) => writeFile(join(dir, p), source(next))));
+      await Promise.all(batch.map((p) => writeFile(join(dir, p), sourceText(next, FILE_BYTES))));
     }
     await writeFile(join(dir, '.gitignore'), 'build/\n');
     git(dir, 'init', '-q');
@@ -137,13 +109,13 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
   try {
     const next = random(7);
     for (const name of ['on', 'off'] as const) {
-      await turn(modes[name], 'first', toolStep(callChunk('Write', { path: join(workspace, pathOf(5)), content: source(next) })));
+      await turn(modes[name], 'first', toolStep(callChunk('Write', { path: join(workspace, pathOf(5)), content: sourceText(next, FILE_BYTES) })));
       if (name === 'on') storeBytes = await folderBytes(join(modes.on.home, 'checkpoints'));
     }
     const many = Array.from({ length: 500 }, (_, i) => pathOf(i * 40 + 3)).join(' ');
     for (let i = 1; i <= RUNS; i++) {
       for (const name of ['on', 'off'] as const) {
-        await turn(modes[name], 'write', toolStep(callChunk('Write', { path: join(workspace, pathOf(100 + i)), content: source(next) })));
+        await turn(modes[name], 'write', toolStep(callChunk('Write', { path: join(workspace, pathOf(100 + i)), content: sourceText(next, FILE_BYTES) })));
         await turn(modes[name], 'shell', toolStep(callChunk('Bash', { command: `echo ${i} >> ${pathOf(200 + i)}` })));
         await turn(modes[name], 'shell500', toolStep(callChunk('Bash', { command: `for f in ${many}; do echo ${i} >> $f; done` })));
       }

@@ -9,7 +9,7 @@ import { runGit } from '../main/agent/capabilities/checkpoints/store/git';
 import { CheckpointStore } from '../main/agent/capabilities/checkpoints/store/store';
 import { createHarness, tempDir } from '../test-support/harness';
 import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
-import { random } from './generate-repo';
+import { random, sourceText } from './generate-repo';
 import type { BenchResult } from './types';
 
 // Checkpoints: what a checkpoint costs when little changed on a large workspace (beside a bare stat of every
@@ -21,45 +21,15 @@ const BIG_FILES = 20_000;
 const TURN_FILES = 3_000;
 const GROWTH_TURNS = 40;
 
-const WORDS = [
-  'const',
-  'function',
-  'return',
-  'value',
-  'index',
-  'items',
-  'result',
-  'options',
-  'config',
-  'handler',
-  'await',
-  'export',
-  'import',
-  'string',
-  'render',
-];
-
-/** A source-like file of about `bytes` bytes. */
-function source(next: () => number, bytes: number): string {
-  const lines: string[] = [];
-  let size = 0;
-  while (size < bytes) {
-    const line = `${'  '.repeat(Math.floor(next() * 3))}${Array.from({ length: 4 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ')};`;
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join('\n') + '\n';
-}
-
 /** `files` files in nested folders (50 per folder), plus a .gitignore'd build folder of 500 more. */
 async function fillWorkspace(root: string, files: number, bytes: number, seed: number): Promise<string[]> {
   const next = random(seed);
   const paths: string[] = [];
   for (let i = 0; i < files; i++) paths.push(`src/m${Math.floor(i / 1000)}/d${Math.floor(i / 50) % 20}/f${i}.ts`);
   for (const dir of new Set(paths.map((p) => p.slice(0, p.lastIndexOf('/'))))) await mkdir(join(root, dir), { recursive: true });
-  for (let i = 0; i < paths.length; i += 200) await Promise.all(paths.slice(i, i + 200).map((p) => writeFile(join(root, p), source(next, bytes))));
+  for (let i = 0; i < paths.length; i += 200) await Promise.all(paths.slice(i, i + 200).map((p) => writeFile(join(root, p), sourceText(next, bytes))));
   await mkdir(join(root, 'build'), { recursive: true });
-  for (let i = 0; i < 500; i++) await writeFile(join(root, 'build', `out${i}.js`), source(next, bytes));
+  for (let i = 0; i < 500; i++) await writeFile(join(root, 'build', `out${i}.js`), sourceText(next, bytes));
   await writeFile(join(root, '.gitignore'), 'build/\n');
   return paths;
 }
@@ -238,7 +208,7 @@ async function turnFigures(): Promise<BenchResult[]> {
     const paths = await fillWorkspace(on.workspace, TURN_FILES, 3_000, 11);
     await fillWorkspace(off.workspace, TURN_FILES, 3_000, 11);
     const next = random(5);
-    const content = (i: number) => `${source(next, 3_000)}// turn ${i}\n`;
+    const content = (i: number) => `${sourceText(next, 3_000)}// turn ${i}\n`;
     // Warm both (the store's first full capture happens here, once per workspace).
     await writeTurn(on, paths[0]!, content(0), true);
     await writeTurn(off, paths[0]!, content(0), false);

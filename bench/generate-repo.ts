@@ -49,6 +49,18 @@ const WORDS = [
   'props',
 ];
 
+/** A source-like text of about `bytes` bytes: indented lines of a few words. */
+export function sourceText(next: () => number, bytes: number): string {
+  const lines: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const line = `${'  '.repeat(Math.floor(next() * 3))}${Array.from({ length: 4 + Math.floor(next() * 6) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ')};`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n') + '\n';
+}
+
 function sourceFile(next: () => number, extras: string[]): string {
   const lines: string[] = [];
   let size = 0;

@@ -1,4 +1,6 @@
-import { expect, test } from './fixtures/deft';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { configureProvider, expect, test } from './fixtures/deft';
 import { SIZES, expectInView } from './fixtures/daily';
 
 // Issue 18 item 4: the first run at every window size.
@@ -44,6 +46,9 @@ test('Fetch models works without a model name and shows the list in view; pickin
   await page.getByLabel('Base URL').fill('');
   await page.getByRole('button', { name: 'Fetch models' }).click();
   await expect(page.getByRole('alert')).toHaveText('Enter the base URL first: the model list comes from that server.');
+  // The message goes as soon as the field it is about changes.
+  await page.getByLabel('Base URL').fill('http://127.0.0.1:1/v1');
+  await expect(page.getByRole('alert')).toHaveCount(0);
 });
 
 test('Test connection sends one tiny request and reports success, or the exact problem, without saving', async ({ deft, mock }) => {
@@ -53,8 +58,11 @@ test('Test connection sends one tiny request and reports success, or the exact p
   await page.getByLabel('API key').fill('sk-wrong');
   mock.enqueue({ status: 401, body: JSON.stringify({ error: { message: 'Incorrect API key provided' } }) });
   await page.getByRole('button', { name: 'Test connection' }).click();
-  const status = page.getByRole('status').filter({ hasText: /API key/ });
+  // The result is beside the button that asked for it, and a rejected key points at the field above (no Settings here).
+  const status = page.locator('.first-run-footer').getByRole('alert');
   await expect(status).toContainText('Incorrect API key provided');
+  await expect(status).toContainText('Check the API key above.');
+  await expect(status).not.toContainText('Settings');
   expect(mock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-wrong');
 
   mock.enqueue({ chunks: [{ text: 'OK' }, { finish: 'stop' }] });
@@ -66,4 +74,26 @@ test('Test connection sends one tiny request and reports success, or the exact p
   await expect(page.getByRole('heading', { name: 'Connect a model to get started' })).toBeVisible();
   await page.getByRole('button', { name: 'Start using Deft' }).click();
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+});
+
+test('Save in Settings tests the connection first; when it fails, nothing is saved until Save anyway', async ({ deft, mock, home }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByLabel('Model', { exact: true }).fill('mock-model-large');
+  await dialog.getByLabel('API key').fill('sk-wrong');
+  mock.enqueue({ status: 401, body: JSON.stringify({ error: { message: 'Incorrect API key provided' } }) });
+  await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+  const actions = dialog.locator('.settings-actions');
+  await expect(actions.getByRole('alert')).toContainText('Check the API key above.');
+  expect(mock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-wrong');
+  const settings = () => readFile(join(home, 'settings.json'), 'utf8');
+  expect(await settings()).not.toContain('mock-model-large');
+  await actions.getByRole('button', { name: 'Save anyway' }).click();
+  await expect(actions.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  expect(await settings()).toContain('mock-model-large');
+  // Changing a field takes the offer back: it was about the values tested.
+  await dialog.getByLabel('API key').fill('sk-right');
+  await expect(actions.getByRole('button', { name: 'Save anyway' })).toHaveCount(0);
 });

@@ -17,6 +17,7 @@ export const commandNames = [
   'setSessionModel',
   'setSessionEffort',
   'cancelTurn',
+  'retryNow',
   'getSettings',
   'setSettings',
   'listModels',

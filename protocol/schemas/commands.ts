@@ -114,6 +114,8 @@ export const commands = {
   setSessionEffort: command(SessionRef.extend({ effort: EffortSetting.nullable() }).strict(), z.object({ session: SessionSummary })),
   /** Stop the running turn (stream and tools). */
   cancelTurn: command(SessionRef, z.object({ cancelled: z.boolean() })),
+  /** End the wait before a model call is retried and retry now; false when nothing waits. */
+  retryNow: command(SessionRef, z.object({ retried: z.boolean() })),
   /** Current settings (the API key itself is never returned). */
   getSettings: command(Empty, PublicSettings),
   /** Save provider settings. */

@@ -142,6 +142,11 @@ export interface ToolEnv {
   reviewer?: ChangeReviewer;
   /** Present when language servers check what the file tools read and write (contract/code-checks.ts). */
   codeChecks?: CodeChecks;
+  /**
+   * Whether a call before this one in the same step may change `path` (a real path) before this one runs: a tool
+   * whose input is wrong for the file as it is now fails at once only when nothing earlier may fix that.
+   */
+  changedEarlier?: (path: string) => boolean;
 }
 
 /** Where a tool comes from: built into Deft, an MCP server, or the user. */

@@ -89,6 +89,24 @@ describe('a turn against an OpenAI-compatible server', () => {
     expect(h.server.requests).toHaveLength(2);
   });
 
+  it('Retry now ends the wait before a retry at once', async () => {
+    h = await createHarness();
+    h.server.enqueue(
+      { status: 429, headers: { 'retry-after': '2' }, body: '{"error":{"message":"rate limited"}}' },
+      { chunks: [{ text: 'after retry' }, { finish: 'stop' }] },
+    );
+    expect(await h.core.handlers.retryNow({ sessionId: h.session.id })).toEqual({ retried: false });
+    const started = Date.now();
+    await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'hi' });
+    await waitFor(() => h.sessionEvents('step.retrying').length === 1);
+    expect(h.sessionEvents('step.retrying')[0]).toMatchObject({ delayMs: 2_000 });
+    expect(await h.core.handlers.retryNow({ sessionId: h.session.id })).toEqual({ retried: true });
+    await h.core.turnDone(h.session.id);
+    expect(Date.now() - started).toBeLessThan(1_900);
+    expect(ended(h).stopReason).toBe('end_turn');
+    expect(h.server.requests).toHaveLength(2);
+  });
+
   it('gives up after the bounded number of attempts on repeated 500s, with a clear error', async () => {
     h = await createHarness();
     h.server.fallback = () => ({ status: 500, body: '{"error":{"message":"boom"}}' });

@@ -184,6 +184,13 @@ export function cancelTurn(): Promise<void> {
   });
 }
 
+/** End the wait before a failed model call is retried. */
+export function retryNow(): Promise<void> {
+  return inOpenSession(async (sessionId) => {
+    await deft.retryNow({ sessionId });
+  });
+}
+
 export function pickWorkspace(): Promise<void> {
   return attempt(async () => {
     await deft.pickWorkspace();

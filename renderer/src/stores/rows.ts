@@ -15,6 +15,8 @@ export interface NoticeItem extends Row {
   level: 'info' | 'warning' | 'error';
   text: string;
   code?: string;
+  /** A model call waiting to be retried: when (epoch ms), and which attempt comes next. */
+  retry?: { at: number; attempt: number; maxAttempts: number };
 }
 
 /** What a domain adds to (or changes in) the transcript for the events it owns. */

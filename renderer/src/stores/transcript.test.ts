@@ -54,6 +54,17 @@ describe('transcript: a conversation from its events', () => {
     expect(ended.lastError).toBeNull();
   });
 
+  it('replaces the retry notice with the final error when retries give up', () => {
+    const ev = eventsOf();
+    const error = { code: 'provider_rate_limit' as const, message: 'Rate limited.' };
+    const t = replay([
+      ev('turn.started', { turnId: 't', text: 'q', attachments: [], origin: 'user' }),
+      ev('step.retrying', { turnId: 't', step: 0, attempt: 1, maxAttempts: 2, delayMs: 1_000, error }),
+      ev('turn.ended', { turnId: 't', stopReason: 'error', error: { ...error, message: 'Rate limited. Gave up after 2 attempts.' }, durationMs: 1 }),
+    ]);
+    expect(rows(t)).toEqual(['user t:u', 'notice: Rate limited. Gave up after 2 attempts.']);
+  });
+
   it('drops a step’s partial answer when it is retried, keeping one retry notice', () => {
     const ev = eventsOf();
     const error = { code: 'provider_rate_limit' as const, message: 'Rate limited.' };
@@ -64,8 +75,9 @@ describe('transcript: a conversation from its events', () => {
       ev('step.retrying', { turnId: 't', step: 0, attempt: 2, maxAttempts: 5, delayMs: 2_600, error }),
       ev('assistant.delta', { turnId: 't', step: 0, text: 'whole' }),
     ]);
-    expect(rows(t)).toEqual(['user t:u', 'notice: Rate limited. Retrying in 3 s (attempt 3 of 5).', 'assistant t:a0']);
-    expect(t.items[1]).toMatchObject({ level: 'warning', code: 'provider_rate_limit' });
+    expect(rows(t)).toEqual(['user t:u', 'notice: Rate limited.', 'assistant t:a0']);
+    // The second retry's event is the 4th (at 4 s): the next attempt, the 3rd, comes 2.6 s later.
+    expect(t.items[1]).toMatchObject({ level: 'warning', code: 'provider_rate_limit', retry: { at: 6_600, attempt: 3, maxAttempts: 5 } });
     expect(t.items[2]).toMatchObject({ text: 'whole' });
   });
 

@@ -113,14 +113,14 @@ const conversation: Handlers<Transcript> = {
   'thinking.delta': (state, event) => streamed(state, event.turnId, event.step, 'thinking', event.text, event.at),
   'step.retrying': (state, event) => {
     const id = assistantId(event.turnId, event.step);
-    const seconds = Math.max(1, Math.round(event.delayMs / 1000));
     const notice: NoticeItem = {
       kind: 'notice',
-      id: `${event.turnId}:retry${event.step}`,
+      id: retryRowId(event.turnId, event.step),
       turnId: event.turnId,
       level: 'warning',
-      text: `${event.error.message} Retrying in ${seconds} s (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
+      text: event.error.message,
       code: event.error.code,
+      retry: { at: event.at + event.delayMs, attempt: event.attempt + 1, maxAttempts: event.maxAttempts },
     };
     return { ...state, items: appendRow(removeRow(removeRow(state.items, id), notice.id), notice) };
   },
@@ -169,6 +169,12 @@ const conversation: Handlers<Transcript> = {
       const row = items[i]!;
       if (row.kind === 'assistant' && row.turnId === event.turnId && row.streaming)
         items = replaceAt(items, i, thoughtUntil({ ...row, streaming: false }, event.at));
+    }
+    // Retries that gave up: the final error says it instead of the last "Retrying…" line.
+    if (event.error) {
+      const start = turnStart(items, event.turnId);
+      const retries = items.slice(start).filter((row) => row.kind === 'notice' && row.turnId === event.turnId && row.retry);
+      for (const row of retries) items = removeRow(items, row.id);
     }
     const stop = STOP_NOTICES[event.stopReason];
     if (stop) items = appendRow(items, { kind: 'notice', id: `${event.turnId}:end`, turnId: event.turnId, ...stop });
@@ -282,3 +288,5 @@ export function dropEarlierTurns(keep: number): number | null {
   }
   return null;
 }
+
+const retryRowId = (turnId: string, step: number) => `${turnId}:retry${step}`;

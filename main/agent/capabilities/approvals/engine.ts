@@ -117,7 +117,7 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
     if (!sandboxed || !approved)
       return {
         kind: 'ask',
-        reason: `Deft cannot tell where "${guarded.word}" leads: it ${guarded.why}. It needs your approval in every mode.`,
+        reason: `${guarded.program ? `Deft cannot see what "${guarded.word}" runs` : `Deft cannot tell where "${guarded.word}" leads`}: it ${guarded.why}. It needs your approval in every mode.`,
         rememberable: sandboxed,
         ...(sandboxed ? { exactOnly: true } : {}),
       };
@@ -215,7 +215,8 @@ function planModeCheck(call: ResolvedCall, plan: PlanState, workspace: string): 
   return 'deny';
 }
 
-type Guard = { kind: 'protected'; what: string; reason: string } | { kind: 'unknown'; word: string; why: string };
+/** `program`: the unknown is the program a command runs (`… | sh`), not where a word leads. */
+type Guard = { kind: 'protected'; what: string; reason: string } | { kind: 'unknown'; word: string; why: string; program?: boolean };
 
 /** A protected path the call writes or names (first), else a word of its command Deft cannot place. */
 async function protectedTarget(call: ResolvedCall, places: Places, shell: ParsedShell | null): Promise<Guard | null> {
@@ -234,7 +235,7 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
   for (const { part, cwd: at } of parts) {
     const hit = protectedPathInCommand(part, { ...places, cwd: at }, { dataArguments });
     if (hit?.known) return { kind: 'protected', what: `"${hit.word}" in this command`, reason: hit.reason };
-    if (hit) unknown ??= { kind: 'unknown', word: hit.word, why: hit.reason };
+    if (hit) unknown ??= { kind: 'unknown', word: hit.word, why: hit.reason, ...(hit.program ? { program: true } : {}) };
   }
   return unknown;
 }

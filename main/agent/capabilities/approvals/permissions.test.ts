@@ -71,6 +71,39 @@ describe('approvals in the window', () => {
     return waitFor(() => hh.sessionEvents('approval.requested').length >= count && (hh.sessionEvents('approval.requested')[count - 1] as Requested));
   }
 
+  it('never asks about an Edit that cannot apply; one a Write before it in the step may fix is asked about', async () => {
+    h = await createHarness({ host: webHost, permissionMode: 'ask' });
+    await writeFile(join(h.workspace, 'a.txt'), 'one\n');
+    h.server.enqueue(
+      toolStep(
+        callChunk('Edit', { path: 'a.txt', old_string: 'missing', new_string: 'two' }, 'e1'),
+        callChunk('Edit', { path: 'gone.txt', old_string: 'one', new_string: 'two' }, 'e2'),
+      ),
+    );
+    await h.run('edit');
+    expect(h.sessionEvents('approval.requested')).toHaveLength(0);
+    const [notFound, missing] = toolMessages(h);
+    expect(notFound).toContain('old_string was not found in a.txt');
+    expect(missing).toContain('gone.txt does not exist. To create a file, use Write.');
+
+    // A Write of the file earlier in the step: the Edit waits to be planned against what the Write leaves.
+    h.server.enqueue(
+      toolStep(
+        callChunk('Write', { path: 'b.txt', content: 'fresh\n' }, 'w1'),
+        callChunk('Edit', { path: 'b.txt', old_string: 'fresh', new_string: 'edited' }, 'e3'),
+      ),
+    );
+    const { turnId } = await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'write then edit' });
+    const write = await pending(h);
+    expect(write).toMatchObject({ turnId, toolName: 'Write' });
+    await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: write.requestId, answer: { decision: 'approve', scope: 'once' } });
+    const edit = await pending(h, 2);
+    expect(edit).toMatchObject({ toolName: 'Edit' });
+    await h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: edit.requestId, answer: { decision: 'approve', scope: 'once' } });
+    await h.core.turnDone(h.session.id);
+    expect(await readFile(join(h.workspace, 'b.txt'), 'utf8')).toBe('edited\n');
+  });
+
   it('suspends the call with its display until the user approves it once', async () => {
     h = await createHarness({ host: webHost, permissionMode: 'ask', tools: () => standInTools() });
     await writeFile(join(h.workspace, 'a.txt'), 'one\n');

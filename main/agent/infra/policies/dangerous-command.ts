@@ -1,29 +1,8 @@
 import { resolve } from 'node:path';
 import { isWithin } from './path-guard';
 import { type ParsedShell, type ShellCommand, parseShell } from './shell-parse';
+import { SHELLS, basename, readsProgramFromInput, unwrap } from './shell-programs';
 import { hasExpansion, wordPaths } from './static-paths';
-
-// Words that run the command after them: `sudo rm -rf /` is an rm.
-const WRAPPERS = new Set(['sudo', 'doas', 'command', 'builtin', 'env', 'nohup', 'nice', 'time', 'exec', 'xargs', 'busybox']);
-
-/** The command a wrapper runs, with its arguments (`sudo -u x rm -rf /` → rm), and the wrappers passed. */
-function unwrap(command: ShellCommand): { name: string; args: string[]; via: string[] } {
-  let name = basename(command.name);
-  let args = command.args;
-  const via: string[] = [];
-  for (let depth = 0; WRAPPERS.has(name) && depth < 4; depth++) {
-    via.push(name);
-    const next = args.findIndex((a) => !a.startsWith('-') && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a));
-    if (next < 0) return { name, args: [], via };
-    name = basename(args[next]!);
-    args = args.slice(next + 1);
-  }
-  return { name, args, via };
-}
-
-function basename(word: string): string {
-  return word.slice(word.lastIndexOf('/') + 1);
-}
 
 export interface DeletePlaces {
   workspace: string;
@@ -121,20 +100,27 @@ export function catastrophicDelete(command: ShellCommand, places: DeletePlaces):
   return check?.kind === 'catastrophic' ? check.target : null;
 }
 
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
-
-/** The script a command hands to a shell (`bash -c '…'`, `sh -lc "…"`, `eval …`), or null. */
+/**
+ * The script a command hands to a shell (`bash -c '…'`, `sh -lc "…"`, `eval …`, `bash <<< '…'`, `sh <<EOF`) or
+ * sets to run later (`trap '…' EXIT`), or null.
+ */
 function nestedScript(command: ShellCommand): string | null {
   const { name, args } = unwrap(command);
   if (name === 'eval') return args.length ? args.join(' ') : null;
+  if (name === 'trap') {
+    const action = args.find((a) => !a.startsWith('-'));
+    return action && action !== '-' ? action : null;
+  }
   if (!SHELLS.has(name)) return null;
   const flag = args.findIndex((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
-  return flag >= 0 && flag + 1 < args.length ? args[flag + 1]! : null;
+  if (flag >= 0) return flag + 1 < args.length ? args[flag + 1]! : null;
+  return command.stdinText !== undefined && readsProgramFromInput(name, args) ? command.stdinText : null;
 }
 
 /** Every simple command of a parsed command line, with those of the scripts it hands to a shell (`bash -c '…'`, `eval …`). */
 export async function withNestedScripts(shell: ParsedShell, depth = 0): Promise<ShellCommand[]> {
-  const out: ShellCommand[] = [];
+  // A loop's word list is checked as the arguments of a command would be (`for f in .git/config; do touch "$f"; done`).
+  const out: ShellCommand[] = [...(shell.lists ?? [])];
   for (const part of shell.commands) {
     out.push(part);
     const script = depth < 3 ? nestedScript(part) : null;

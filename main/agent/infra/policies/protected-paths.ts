@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { isSensitivePath } from './sensitive';
 import type { ShellCommand } from './shell-parse';
+import { unseenProgram } from './shell-programs';
 import { hasExpansion, pathLike, wordPaths } from './static-paths';
 
 export interface Places {
@@ -123,6 +124,8 @@ export interface CommandPathHit {
   /** Why: the protected path's reason, or why its place is unknown (without the word). */
   reason: string;
   known: boolean;
+  /** The word is a command whose program Deft cannot see (`sh` fed by a pipe), not a path. */
+  program?: boolean;
 }
 
 /**
@@ -142,6 +145,8 @@ export function protectedPathInCommand(
   places: Places & { cwd?: string | null },
   options: { dataArguments?: boolean } = {},
 ): CommandPathHit | null {
+  const unseen = unseenProgram(command);
+  if (unseen) return { word: command.text, reason: unseen, known: false, program: true };
   const cwd = places.cwd === undefined ? places.workspace : places.cwd;
   const printer = options.dataArguments === true && printsOnly(command) && command.output !== 'fed';
   for (const { word, original, redirect, literal } of pathWords(command)) {

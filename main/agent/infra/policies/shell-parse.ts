@@ -32,6 +32,10 @@ export interface ShellCommand {
   output?: 'shown' | 'file' | 'fed';
   /** The script it is part of defines a shell function (which may shadow any command name). */
   definesFunctions?: boolean;
+  /** Where its standard input comes from, when not inherited: another command (`fed`: a pipe) or text on the line (`text`). */
+  input?: 'fed' | 'text';
+  /** The text of its here-document or here-string, as written (a here-document's expansions are not applied). */
+  stdinText?: string;
 }
 
 /** A parsed command line: every simple command in it, wherever it is nested. */
@@ -39,6 +43,11 @@ export interface ParsedShell {
   commands: ShellCommand[];
   /** False when the parser met a syntax error: the split cannot be trusted. */
   complete: boolean;
+  /**
+   * The word lists of its `for` loops, as commands named `for` (their words are checked as arguments are). Not
+   * parts a rule must cover: a loop runs only the commands in it.
+   */
+  lists?: ShellCommand[];
 }
 
 let parser: Promise<Parser> | null = null;
@@ -70,7 +79,8 @@ export async function parseShell(source: string): Promise<ParsedShell> {
     const commands: ShellCommand[] = [];
     collect(tree.rootNode, commands);
     if (tree.rootNode.descendantsOfType('function_definition').length) for (const command of commands) command.definesFunctions = true;
-    return { commands, complete: !tree.rootNode.hasError };
+    const lists = tree.rootNode.descendantsOfType('for_statement').flatMap((loop) => (loop ? [loopList(loop)] : []));
+    return { commands, complete: !tree.rootNode.hasError, ...(lists.length ? { lists } : {}) };
   } finally {
     tree.delete();
   }
@@ -133,7 +143,59 @@ function describe(command: Node, outer: Node, inherited: readonly Node[]): Shell
     if (operator.includes('>') && output === 'shown' && !STANDARD_OUTPUTS.has(target) && !(operator.endsWith('&') && /^[12-]$/.test(target))) output = 'file';
   }
   const text = [outer.text.trim(), ...inherited.map((r) => r.text.trim())].join(' ');
-  return { text, name: name ? wordText(name) : '', args, redirects, writes, bare: command.text.trim(), expanding, plainWords, output };
+  const stdinText = inputText(command, outer);
+  const input = stdinText !== undefined ? 'text' : fedFrom(outer) ? 'fed' : undefined;
+  return {
+    text,
+    name: name ? wordText(name) : '',
+    args,
+    redirects,
+    writes,
+    bare: command.text.trim(),
+    expanding,
+    plainWords,
+    output,
+    ...(input ? { input } : {}),
+    ...(stdinText !== undefined ? { stdinText } : {}),
+  };
+}
+
+/** A loop's word list as a command named `for`, so its words are checked as arguments (`for f in .git/config`). */
+function loopList(loop: Node): ShellCommand {
+  const values = loop.childrenForFieldName('value').filter((n): n is Node => n !== null);
+  const args = values.map(wordText);
+  const notPlain = new Set(values.filter((n) => !plain(n)).map(wordText));
+  const bare = `for ${loop.childForFieldName('variable')?.text ?? ''} in ${values.map((v) => v.text).join(' ')}`;
+  return {
+    text: bare,
+    name: 'for',
+    args,
+    redirects: [],
+    writes: [],
+    bare,
+    expanding: new Set(values.filter(expands).map(wordText)),
+    plainWords: new Set(args.filter((word) => !notPlain.has(word))),
+    output: 'shown',
+  };
+}
+
+/** The text a here-string (`<<< '…'`) or here-document (`<<EOF`) gives a command on its standard input. */
+function inputText(command: Node, outer: Node): string | undefined {
+  const redirects = [...command.namedChildren, ...(outer.id === command.id ? [] : outer.namedChildren)];
+  const given = redirects.find((c): c is Node => c !== null && (c.type === 'herestring_redirect' || c.type === 'heredoc_redirect'));
+  if (!given) return undefined;
+  if (given.type === 'herestring_redirect') return given.namedChildren[0] ? wordText(given.namedChildren[0]) : '';
+  return given.namedChildren.find((c) => c?.type === 'heredoc_body')?.text ?? '';
+}
+
+/** Whether a statement reads another command's output: it, or a statement around it, is not the first of a pipeline. */
+function fedFrom(node: Node): boolean {
+  for (let at: Node | null = node; at; at = at.parent) {
+    if (at.type === 'command_substitution' || at.type === 'process_substitution') return false;
+    const parent = at.parent;
+    if (parent?.type === 'pipeline' && parent.firstNamedChild?.id !== at.id) return true;
+  }
+  return false;
 }
 
 const STANDARD_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);

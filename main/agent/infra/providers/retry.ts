@@ -56,6 +56,32 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The wait before a retry, which the user can cut short ("Retry now"). One per session: a turn waits on at most one
+ * retry at a time.
+ */
+export class RetryWait {
+  private wake: (() => void) | null = null;
+
+  /** Resolve after `ms`, or at once when `now()` is called; reject when the signal aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    const early = new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+    const slept = sleep(ms, signal);
+    return Promise.race([slept, early]).finally(() => {
+      this.wake = null;
+    });
+  }
+
+  /** End the current wait; false when nothing is waiting. */
+  now(): boolean {
+    if (!this.wake) return false;
+    this.wake();
+    return true;
+  }
+}
+
 /** How a model call with retries ended. `partial` is the text streamed before a cancel. */
 export type StepOutcome = { kind: 'ok'; result: StepResult } | { kind: 'cancelled'; partial: string } | { kind: 'failed'; error: ErrorInfo };
 
@@ -67,6 +93,8 @@ export interface StepRetryOptions {
   callbacks?: Partial<StepCallbacks>;
   /** A transient failure will be retried after `delayMs`. */
   onRetry?(attempt: number, delayMs: number, error: ProviderError): void;
+  /** Where the wait before a retry happens, when the user may end it early. */
+  wait?: RetryWait;
   random?: () => number;
 }
 
@@ -105,7 +133,7 @@ export async function stepWithRetry(
       if ('error' in decision) return { kind: 'failed', error: decision.error };
       options.onRetry?.(attempt, decision.delayMs, error);
       try {
-        await sleep(decision.delayMs, signal);
+        await (options.wait ? options.wait.sleep(decision.delayMs, signal) : sleep(decision.delayMs, signal));
       } catch {
         return { kind: 'cancelled', partial: '' };
       }

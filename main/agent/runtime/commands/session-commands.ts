@@ -39,6 +39,7 @@ type SessionCommands = Pick<
   | 'deleteSession'
   | 'sendPrompt'
   | 'cancelTurn'
+  | 'retryNow'
   | 'compactSession'
   | 'undoTurns'
   | 'queuePrompt'
@@ -97,6 +98,7 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       return { turnId: turns.begin(open, config, { text, origin: 'user', attachments: attachments ?? [], ...(checked.length ? { mentions: checked } : {}) }) };
     },
     cancelTurn: async ({ sessionId }) => ({ cancelled: runs.cancel(sessionId) }),
+    retryNow: async ({ sessionId }) => ({ retried: runs.busy(sessionId) && (pool.loaded(sessionId)?.retryWait.now() ?? false) }),
     queuePrompt: async ({ sessionId, text, steer }) => {
       const open = await pool.get(sessionId);
       if (runs.busy(sessionId)) return { queueId: open.queue.add(text, steer === true).queueId };

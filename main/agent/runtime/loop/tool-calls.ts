@@ -10,6 +10,7 @@ import { schedule } from './scheduler';
 import type { ToolsStart } from '#contract/capability';
 import type { SessionHooks } from '#contract/hooks';
 import { postToolUse, preToolUse } from './tool-hooks';
+import { declaredWrites, mayChange, namedFiles } from './call-accesses';
 
 export interface ToolCallOptions {
   registry: ToolRegistry;
@@ -51,7 +52,8 @@ export interface ToolBatch {
 export async function runToolCalls(calls: readonly ToolCallRequest[], options: ToolCallOptions): Promise<ToolBatch> {
   const prepared: Prepared[] = [];
   for (const call of calls) {
-    const item = options.signal.aborted ? interrupted(call, 'before it ran') : await prepare(call, calls.length, options);
+    const env = { ...options.env, changedEarlier: (path: string) => prepared.some((item) => item.kind === 'ready' && mayChange(item.execution, path)) };
+    const item = options.signal.aborted ? interrupted(call, 'before it ran') : await prepare(call, calls.length, { ...options, env });
     options.emit({
       type: 'tool.call.started',
       turnId: options.turnId,
@@ -200,18 +202,6 @@ export function nestingDepth(value: unknown, limit: number): number {
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
   return deepest;
-}
-
-/** The files a call declared it may write, when it declared each one (Write, Edit); undefined when it may write anything. */
-function declaredWrites(execution: ToolExecution): string[] | undefined {
-  const accesses = execution.accesses;
-  if (!accesses?.length || accesses.some((a) => a.kind !== 'file' || a.recursive)) return undefined;
-  return accesses.flatMap((a) => (a.kind === 'file' && a.operation !== 'read' && a.operation !== 'search' ? [a.path] : []));
-}
-
-/** The single files a call declared it reads or writes (not the trees it searches). */
-function namedFiles(execution: ToolExecution): string[] {
-  return (execution.accesses ?? []).flatMap((a) => (a.kind === 'file' && !a.recursive && a.operation !== 'search' ? [a.path] : []));
 }
 
 async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCallOptions): Promise<Prepared> {

@@ -4,7 +4,7 @@ import type { StepEnd, ToolsStart, TurnOutcome } from '#contract/capability';
 import type { ChatProvider, ModelMessage, ToolCallRequest } from '#contract/model';
 import type { ToolEnv } from '#contract/tool';
 import type { ToolRegistry } from '../tools/registry';
-import { type RetryPolicy, stepWithRetry } from '#infra/providers/retry';
+import { type RetryPolicy, type RetryWait, stepWithRetry } from '#infra/providers/retry';
 import { type ToolCallOptions, runToolCalls } from './tool-calls';
 
 /**
@@ -59,6 +59,8 @@ export interface TurnOptions {
   model: TurnModel;
   signal: AbortSignal;
   retry: RetryPolicy;
+  /** Lets the user end the wait before a retry ("Retry now"). */
+  retryWait?: RetryWait;
   maxSteps?: number;
   abortGraceMs?: number;
   random?: () => number;
@@ -79,6 +81,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       {
         policy: options.retry,
         signal,
+        ...(options.retryWait ? { wait: options.retryWait } : {}),
         purpose: 'talking to the model',
         callbacks: {
           onText: (text) => session.emit({ type: 'assistant.delta', turnId, step, text }),

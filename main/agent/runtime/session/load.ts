@@ -4,6 +4,7 @@ import type { SessionHandle, TurnPrompt } from '#contract/capability';
 import { noHooks } from '#contract/hooks';
 import type { SessionSandbox } from '#contract/sandbox';
 import type { Session } from '#infra/sessions/session';
+import { RetryWait } from '#infra/providers/retry';
 import { TaskBoard } from '#infra/tasks/task-board';
 import type { CapabilitySet } from '../capability-set';
 import type { ContextKeeper } from '../compaction/context-keeper';
@@ -100,6 +101,7 @@ export function openSession(deps: SessionLoadDeps, session: Session, problems: s
     tasks,
     injections,
     queue: new PromptQueue(session),
+    retryWait: new RetryWait(),
     gates: [],
     starting: null,
     startSettled: false,

@@ -1,6 +1,7 @@
 import type { SessionHandle } from '#contract/capability';
 import type { ModelMessage } from '#contract/model';
 import type { Session } from '#infra/sessions/session';
+import type { RetryWait } from '#infra/providers/retry';
 import type { TaskBoard } from '#infra/tasks/task-board';
 import type { SubagentHost } from '../subagents/host';
 import type { PromptQueue } from '../turn/prompt-queue';
@@ -16,6 +17,8 @@ export interface OpenSession {
   injections: string[];
   /** What the user typed while a turn ran: the next turn's prompts, and steers for the running turn. */
   queue: PromptQueue;
+  /** The wait before a model call is retried, which "Retry now" ends. */
+  retryWait: RetryWait;
   /** What capabilities asked to finish before the turn's next tool call runs (Capability.onTurnStart, onStepEnd). */
   gates: Promise<unknown>[];
   /** The SessionStart hooks' context, waiting for the session's first turn (which waits for them). */

@@ -270,6 +270,7 @@ export class TurnRunner {
         },
         onFinalAnswer: (continued) => stopHooks(handle, turnId, continued, signal),
         retry: this.retry,
+        retryWait: open.retryWait,
         ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),
         ...(this.options.abortGraceMs !== undefined ? { abortGraceMs: this.options.abortGraceMs } : {}),
       });

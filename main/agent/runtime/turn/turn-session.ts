@@ -3,7 +3,7 @@ import type { Authorization, ResolvedCall } from '#contract/calls';
 import type { SessionHandle, StepEnd, ToolsStart, TurnOutcome } from '#contract/capability';
 import type { SessionHooks } from '#contract/hooks';
 import type { ModelMessage } from '#contract/model';
-import type { RetryPolicy } from '#infra/providers/retry';
+import type { RetryPolicy, RetryWait } from '#infra/providers/retry';
 import type { Session } from '#infra/sessions/session';
 import { saveToolOutput } from '#infra/sessions/tool-output';
 import type { ContextKeeper } from '../compaction/context-keeper';
@@ -50,6 +50,7 @@ export interface SessionTurnOptions {
   /** The model gave a final answer: a message to carry on with (a Stop hook's), or null. */
   onFinalAnswer?: (continued: number) => Promise<string | null>;
   retry: RetryPolicy;
+  retryWait?: RetryWait;
   maxSteps?: number;
   abortGraceMs?: number;
 }
@@ -109,6 +110,7 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
     },
     signal: o.signal,
     retry: o.retry,
+    ...(o.retryWait ? { retryWait: o.retryWait } : {}),
     ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
     ...(o.abortGraceMs !== undefined ? { abortGraceMs: o.abortGraceMs } : {}),
   });

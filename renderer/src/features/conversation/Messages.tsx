@@ -1,6 +1,7 @@
 import { memo, useState } from 'react';
 import { Icon, Spinner } from '../../components/Icon';
 import { resendTurn } from '../../actions/messages';
+import { retryNow } from '../../actions/sessions';
 import type { AssistantItem, NoticeItem, UserItem } from '../../stores/transcript';
 import { promptRowId, rowById } from '../../stores/rows';
 import { useTranscript } from '../../stores/transcript';
@@ -140,6 +141,31 @@ export const AssistantMessage = memo(function AssistantMessage({ item }: { item:
   );
 });
 
+/** A model call that failed for a moment: why, a countdown to the next attempt, and Retry now. */
+function RetryNotice({ item, retry }: { item: NoticeItem; retry: NonNullable<NoticeItem['retry']> }) {
+  const running = useTranscript((s) => s.runningTurn === item.turnId);
+  const now = useNow(running);
+  const seconds = Math.ceil((retry.at - now) / 1000);
+  const waiting = running && seconds > 0;
+  const attempt = `attempt ${retry.attempt} of ${retry.maxAttempts}`;
+  const status = waiting ? `Retrying in ${seconds} s (${attempt}).` : running ? `Retrying (${attempt})…` : `Retried (${attempt}).`;
+  return (
+    <div className={`notice notice-${running ? 'warning' : 'info'} notice-actionable`} role="status">
+      {running ? <Icon name="alert" size={14} /> : null}
+      <span className="notice-text">
+        {/[.!?…]$/.test(item.text) ? item.text : `${item.text}.`} {status}
+      </span>
+      {waiting ? (
+        <div className="notice-actions">
+          <button type="button" className="button button-small" onClick={() => void retryNow()}>
+            <Icon name="retry" size={13} /> Retry now
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
 /** A turn's error, shown once, where it happened: what went wrong, Retry (no retyping), and Open Settings when that is the fix. */
 function ErrorNotice({ item }: { item: NoticeItem }) {
   const running = useTranscript((s) => s.runningTurn !== null);
@@ -175,6 +201,7 @@ function ErrorNotice({ item }: { item: NoticeItem }) {
 
 export const Notice = memo(function Notice({ item }: { item: NoticeItem }) {
   if (item.level === 'error') return <ErrorNotice item={item} />;
+  if (item.retry) return <RetryNotice item={item} retry={item.retry} />;
   return (
     <div className={`notice notice-${item.level}`} role="status">
       {item.level !== 'info' ? <Icon name="alert" size={14} /> : null}

@@ -1,5 +1,5 @@
 import { useSettings } from '../../stores/settings';
-import { ProviderForm, TestConnectionButton } from '../settings/ProviderForm';
+import { FormStatus, ProviderForm, TestConnectionButton } from '../settings/ProviderForm';
 import { useProviderForm } from '../settings/use-provider-form';
 import './onboarding.css';
 
@@ -32,6 +32,7 @@ export function FirstRun() {
           <ProviderForm form={form} current={null} />
         </div>
         <footer className="first-run-footer">
+          <FormStatus form={form} />
           <TestConnectionButton form={form} />
           <button type="submit" className="button button-primary" disabled={form.saving}>
             {form.saving ? 'Saving…' : 'Start using Deft'}

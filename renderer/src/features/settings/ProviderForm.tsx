@@ -123,27 +123,29 @@ export function ProviderForm({ form, current }: { form: Form; current: PublicSet
           </p>
         </div>
       </details>
-      {form.error ? (
-        <p className="form-error" role="alert">
-          {form.error}
-        </p>
-      ) : null}
-      <ConnectionStatus form={form} />
     </div>
   );
 }
 
-/** The result of Test connection, read out when it arrives. */
-function ConnectionStatus({ form }: { form: Form }) {
+/**
+ * What the form has to say, beside the buttons that made it say it: a test in progress, its result, or what is
+ * wrong — every problem in one style, read out as an alert; a success or progress, politely.
+ */
+export function FormStatus({ form }: { form: Form }) {
+  const problem = form.error ?? (form.connection && !form.connection.ok ? form.connection.text : null);
   return (
-    <div className="connection-status" role="status" aria-live="polite">
+    <div className="connection-status">
       {form.testing ? (
-        <span className="connection-pending">
+        <span className="connection-pending" role="status">
           <Spinner size={12} /> Sending a tiny request…
         </span>
+      ) : problem ? (
+        <span className="connection-bad" role="alert">
+          <Icon name="x" size={14} /> {problem}
+        </span>
       ) : form.connection ? (
-        <span className={form.connection.ok ? 'connection-ok' : 'connection-bad'}>
-          <Icon name={form.connection.ok ? 'check' : 'x'} size={14} /> {form.connection.text}
+        <span className="connection-ok" role="status">
+          <Icon name="check" size={14} /> {form.connection.text}
         </span>
       ) : null}
     </div>

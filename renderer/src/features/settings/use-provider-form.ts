@@ -36,6 +36,19 @@ function toInput(draft: ProviderDraft, includeKey: boolean): ProviderSettingsInp
   };
 }
 
+/**
+ * What a failed call says, for this form: a rejected key is fixed in the field above, not in Settings (the
+ * first run has none, and in Settings the form is already open).
+ */
+export function formDetail(e: unknown): string {
+  const error = DeftError.from(e);
+  if (error.code !== 'provider_auth') return error.detail;
+  const here = 'Check the API key above.';
+  return error.detail.includes('Open Settings and check the API key.')
+    ? error.detail.replace('Open Settings and check the API key.', here)
+    : `${error.detail} ${here}`;
+}
+
 /** What the last connection test said: which model answered and how fast, or exactly what failed. */
 export type ConnectionResult = { ok: true; text: string } | { ok: false; text: string };
 
@@ -55,31 +68,39 @@ export function useProviderForm(current: PublicSettings['provider']) {
   const [loadingModels, setLoadingModels] = useState(false);
   const [testing, setTesting] = useState(false);
   const [connection, setConnection] = useState<ConnectionResult | null>(null);
+  /** Save tested the connection first and it failed: Save anyway is offered. */
+  const [unverified, setUnverified] = useState(false);
 
   const update = (patch: Partial<ProviderDraft>) => {
     setDraft((d) => ({ ...d, ...patch }));
     // A result says something about the values it was made with, not the new ones.
     if (patch.baseUrl !== undefined || patch.kind !== undefined || patch.apiKey !== undefined) setModels(null);
+    // So does a message about them: what it complained of may be fixed now.
     setConnection(null);
+    setError(null);
+    setUnverified(false);
   };
+
+  /** The draft's own problem, set as the form's error; false when there is none. */
+  function invalid(): boolean {
+    if (!draft.baseUrl.trim() || !draft.model.trim()) setError('Enter a base URL and a model name.');
+    else if (parseContextWindow(draft.contextWindow) === 'invalid')
+      setError('The context window is a whole number of tokens, at least 1000 (e.g. 200000), or empty for the default.');
+    else return false;
+    return true;
+  }
 
   async function save(): Promise<boolean> {
     setError(null);
-    if (!draft.baseUrl.trim() || !draft.model.trim()) {
-      setError('Enter a base URL and a model name.');
-      return false;
-    }
-    if (parseContextWindow(draft.contextWindow) === 'invalid') {
-      setError('The context window is a whole number of tokens, at least 1000 (e.g. 200000), or empty for the default.');
-      return false;
-    }
+    setUnverified(false);
+    if (invalid()) return false;
     setSaving(true);
     try {
       // An empty key field keeps the stored key.
       await saveProvider(toInput(draft, draft.apiKey.trim() !== ''));
       return true;
     } catch (e) {
-      setError(DeftError.from(e).detail);
+      setError(formDetail(e));
       return false;
     } finally {
       setSaving(false);
@@ -99,30 +120,55 @@ export function useProviderForm(current: PublicSettings['provider']) {
       if (!found.length) setError('The server returned no models. Type the model name.');
     } catch (e) {
       setModels(null);
-      setError(DeftError.from(e).detail);
+      setError(formDetail(e));
     } finally {
       setLoadingModels(false);
     }
   }
 
-  async function test(): Promise<void> {
+  /** Send a tiny request with the draft; true when the model answered. */
+  async function test(): Promise<boolean> {
     setError(null);
     setConnection(null);
-    if (!draft.baseUrl.trim() || !draft.model.trim()) {
-      setConnection({ ok: false, text: 'Enter a base URL and a model name to test.' });
-      return;
-    }
+    setUnverified(false);
+    if (invalid()) return false;
     setTesting(true);
     try {
       const result = await testConnection(toInput(draft, draft.apiKey.trim() !== ''));
       const said = result.reply ? ` and replied “${result.reply.slice(0, 60)}”` : '';
       setConnection({ ok: true, text: `Connected: ${result.model} answered in ${result.latencyMs.toLocaleString('en-US')} ms${said}.` });
+      return true;
     } catch (e) {
-      setConnection({ ok: false, text: DeftError.from(e).detail });
+      setConnection({ ok: false, text: formDetail(e) });
+      return false;
     } finally {
       setTesting(false);
     }
   }
 
-  return { draft, update, save, saving, error, models, loadModels, loadingModels, hideModels: () => setModels(null), test, testing, connection };
+  /** Test, then save what answered; a failed test offers Save anyway (`save`). */
+  async function testAndSave(): Promise<boolean> {
+    if (!(await test())) {
+      setUnverified(true);
+      return false;
+    }
+    return save();
+  }
+
+  return {
+    draft,
+    update,
+    save,
+    testAndSave,
+    unverified,
+    saving,
+    error,
+    models,
+    loadModels,
+    loadingModels,
+    hideModels: () => setModels(null),
+    test,
+    testing,
+    connection,
+  };
 }

@@ -96,6 +96,8 @@ export function editTool(files: FileTracker): Tool<typeof input> {
       const path = await guard(env, args.path, 'write');
       // A preview for the card and the approval prompt. It is reused when the call runs if the file is
       // still exactly as it was; otherwise (an earlier call in the step changed it) the edit is planned again.
+      // An edit that cannot apply fails now, without asking anyone, unless an earlier call may still change the file.
+      const later = env.changedEarlier?.(path.real) === true;
       let display: ToolInputDisplay = {
         kind: 'file_io',
         operation: 'edit',
@@ -110,10 +112,11 @@ export function editTool(files: FileTracker): Tool<typeof input> {
           const change = plan(args, view, path.display);
           preview = { stats: current, view, change, display: diffDisplay(path.display, view.text, change.after) };
           display = preview.display;
-        } catch {
-          // Reported when the edit runs.
+        } catch (error) {
+          if (!later && error instanceof ToolInputError) throw error;
+          // Otherwise reported when the edit runs.
         }
-      }
+      } else if (!later) await existingFile(env.environment, path, 'To create a file, use Write.');
       return {
         accesses: access.readWriteFile(path.real),
         description: `Edit ${path.display}`,
