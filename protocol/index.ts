@@ -20,6 +20,7 @@ export * from './schemas/memory';
 export * from './schemas/preferences';
 export * from './schemas/queue';
 export * from './schemas/sandbox';
+export * from './schemas/remote';
 export * from './schemas/session';
 export * from './schemas/settings';
 export * from './schemas/skills';

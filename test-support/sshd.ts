@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,24 @@ export interface TestSshd {
   /** The server's public host key line (type + base64). */
   hostKeyLine: string;
   dir: string;
+  /** Kill the server's processes for every open connection (as a dropped link would end them); it keeps listening. */
+  killConnections(): Promise<number>;
+  /** How many connections the server holds open now (one process each). */
+  connectionCount(): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** The processes whose parent is `pid` (from /proc). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) found.push(Number(name));
+  }
+  return found;
 }
 
 /**
@@ -62,6 +79,8 @@ export async function startSshd(options: { path?: string } = {}): Promise<TestSs
       'PasswordAuthentication no',
       'PermitRootLogin prohibit-password',
       'Subsystem sftp internal-sftp',
+      // ProxyJump tests use this server as its own jump host.
+      'AllowTcpForwarding yes',
       ...(options.path ? [`SetEnv PATH=${options.path}`] : []),
       '',
     ].join('\n'),
@@ -91,6 +110,12 @@ export async function startSshd(options: { path?: string } = {}): Promise<TestSs
     knownHosts,
     hostKeyLine,
     dir,
+    connectionCount: async () => (await childrenOf(child.pid!)).length,
+    killConnections: async () => {
+      const connections = await childrenOf(child.pid!);
+      for (const pid of connections) process.kill(pid, 'SIGKILL');
+      return connections.length;
+    },
     stop: async () => {
       child.kill('SIGTERM');
       await rm(dir, { recursive: true, force: true });

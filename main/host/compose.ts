@@ -32,7 +32,8 @@ export function createNodeCore(options: NodeCoreOptions): DeftCore {
     ...options,
     capabilities: options.capabilities ?? defaultCapabilities,
     home,
-    workspace: resolveWorkspace(options.workspace),
+    // A folder on another machine was resolved there when it was opened (open-remote.ts).
+    workspace: options.environment && options.environment.kind !== 'local' ? options.workspace : resolveWorkspace(options.workspace),
     secrets: options.secrets ?? FileSecretStore.inHome(home),
     providerOverrides: options.providerOverrides ?? {},
   });

@@ -26,8 +26,12 @@ export async function dispatchCommand(
     return { ok: false, error: { code: 'invalid_request', message: `Invalid input for ${name}: ${describeIssues(parsed.error.issues)}` } };
   }
   if (name === 'openSession') onOpen?.((parsed.data as { sessionId: string }).sessionId);
+  const handler = handlers[name] as ((input: unknown) => Promise<unknown>) | undefined;
+  // A core built without a capability (a remote folder leaves some out) has no handler for its commands.
+  if (typeof handler !== 'function') {
+    return { ok: false, error: { code: 'unsupported', message: `${name} is not available for this workspace (its capability is not loaded).` } };
+  }
   try {
-    const handler = handlers[name] as (input: unknown) => Promise<unknown>;
     const result = await handler(parsed.data);
     return { ok: true, result } as CommandReply<CommandName>;
   } catch (error) {

@@ -18,6 +18,14 @@ export function cliHost(stderr?: (text: string) => void): HostCapabilities {
   };
 }
 
+/**
+ * `deft acp`: an editor (an Agent Client Protocol client) asks the user, but shows no Deft window; warnings go to
+ * stderr, which editors keep in their agent log.
+ */
+export function acpHost(stderr: (text: string) => void): HostCapabilities {
+  return { kind: 'acp', canAsk: true, hasWindow: false, warn: (warning: HostWarning) => stderr(`deft: warning: ${warningText(warning)}\n`) };
+}
+
 /** A capability's warning in the CLI's words. */
 export function warningText(warning: HostWarning): string {
   switch (warning.kind) {

@@ -176,4 +176,6 @@ export const eventTypeNames = [
   'prompt.queue.edited',
   'prompt.queue.removed',
   'steer.delivered',
+  // A remote workspace's connection
+  'workspace.connection',
 ] as const;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
+import { RemoteConnection } from './remote';
 import { checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
@@ -40,9 +41,11 @@ export const WorkspaceInfo = z.object({
   path: z.string(),
   name: z.string(),
   home: z.string(),
-  host: z.enum(['electron', 'web', 'cli']),
+  host: z.enum(['electron', 'web', 'cli', 'acp']),
   /** Whether shell commands run in the OS sandbox here (absent from older cores). */
   sandbox: SandboxStatus.optional(),
+  /** The workspace is on another machine (path is its path there): where, and how the connection is. */
+  remote: RemoteConnection.optional(),
 });
 export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RemoteConnection } from './remote';
 import { PermissionRules, approvalEventShapes as approvals } from './approvals';
 import { agentEventShapes as agents } from './agents';
 import { checkpointEventShapes as checkpoints } from './checkpoints';
@@ -174,6 +175,8 @@ export const AppEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agent.event'), sessionId: z.string(), agentId: z.string(), event: SessionEvent }),
   /** Sub-agent types were added, changed or removed on disk; the UI fetches them again. */
   z.object({ type: z.literal('agents.changed'), count: z.number().int(), skipped: z.number().int() }),
+  /** A remote workspace's connection dropped, is being reopened, came back or was given up on. */
+  z.object({ type: z.literal('workspace.connection'), remote: RemoteConnection }),
 ]);
 export type AppEvent = z.infer<typeof AppEvent>;
 

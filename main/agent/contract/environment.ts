@@ -65,7 +65,14 @@ export interface Environment {
 
   /** Let go of connections and watchers (the local backend has none). */
   close(): Promise<void>;
+
+  /** A remote backend's link: its state now, and a listener for changes (absent locally: always there). */
+  connectionState?(): ConnectionState;
+  onConnectionState?(listener: (state: ConnectionState, detail: string | null) => void): () => void;
 }
+
+/** A remote backend's connection: up, being reopened after a drop (calls wait), or gone for good. */
+export type ConnectionState = 'connected' | 'reconnecting' | 'lost';
 
 /** The path operations of one path class (a subset of node:path's `posix`/`win32`, which both satisfy it). */
 export interface PathClass {

@@ -197,8 +197,18 @@ export function isExecution(value: ToolExecution | ToolResult): value is ToolExe
 }
 
 /** A thrown error whose message is the tool result verbatim (path policy refusals and the like). */
+/**
+ * A call that cannot be made as asked: its message goes back to the model. `shown` is what the call's card shows
+ * (a failed Edit still names its file), when the tool knew that much before it failed.
+ */
 export class ToolInputError extends Error {
   override name = 'ToolInputError';
+  constructor(
+    message: string,
+    readonly shown?: Pick<ToolExecution, 'description' | 'display'>,
+  ) {
+    super(message);
+  }
 }
 
 export function errorResult(message: string, display?: ToolResultDisplay): ToolResult {

@@ -20,6 +20,7 @@ import { ProviderSettings } from './commands/settings-commands';
 import { ContextKeeper } from './compaction/context-keeper';
 import { coreFacts } from './prompt/core-facts';
 import { type FactSource, factSource } from './prompt/facts';
+import { followConnection } from './remote-connection';
 import { SessionPool } from './session/pool';
 import { TurnRunner } from './turn/runner';
 
@@ -29,6 +30,12 @@ export interface CoreOptions {
   workspace: string;
   /** The machine the workspace is on (default: this one). Sessions, settings and secrets stay on this machine. */
   environment?: Environment;
+  /**
+   * The key the workspace's sessions are kept under on this machine (default: `workspace`). A remote folder's is
+   * its `ssh://user@host:port/path`, so it never shares sessions with a local folder of the same path, and each
+   * session records where it ran.
+   */
+  workspaceId?: string;
   /** What the host can do (contract/host.ts): set by each host. */
   host: HostCapabilities;
   secrets: SecretStore;
@@ -94,7 +101,7 @@ export class DeftCore {
       ...(options.sandbox ? { override: options.sandbox } : {}),
       ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
     });
-    this.store = new SessionStore(options.home, options.workspace, now);
+    this.store = new SessionStore(options.home, options.workspaceId ?? options.workspace, now);
     const core: CoreContext = {
       environment,
       workspace: options.workspace,
@@ -127,9 +134,11 @@ export class DeftCore {
       ...(options.unloadAfterMs !== undefined ? { unloadAfterMs: options.unloadAfterMs } : {}),
     });
     const { pool } = this;
+    const remote = followConnection(environment, emit);
     const sessions = sessionCommands({
       ...options,
       environment,
+      remote,
       sandboxStatus: () => this.sandbox.status(),
       store: this.store,
       pool,

@@ -8,6 +8,11 @@ import { defaultCapabilities } from '../../agent/capabilities';
 import { withSkillsOptions } from '../../agent/capabilities/skills/capability';
 import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { overridesFromEnv } from '#infra/settings/provider-config';
+import { deftHome } from '#infra/platform/home';
+import { findSessionWorkspace } from '#infra/sessions/store';
+import { type RemoteSpec, isRemoteFolderId, parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
+import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
+import { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } from '../remote-folder';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';
@@ -25,6 +30,8 @@ const EFFORTS: EffortSetting[] = ['off', 'low', 'medium', 'high', 'max'];
 type Format = 'text' | 'stream-json' | 'json';
 
 class UsageError extends Error {}
+/** The remote folder could not be opened (unreachable, host key refused, login refused, no such folder): exit 5. */
+class RemoteError extends Error {}
 
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -33,6 +40,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       workspace: { type: 'string' },
+      remote: { type: 'string' },
       provider: { type: 'string' },
       'base-url': { type: 'string' },
       model: { type: 'string' },
@@ -73,10 +81,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const startedAt = Date.now();
   const json = values['output-format'] === 'json';
   let sessionId: string | undefined;
+  let remote: RemoteFolder | null = null;
   try {
     const [command, ...words] = positionals;
     if (command !== 'run')
-      throw new UsageError(`unknown command "${command}". The commands are run, rewind, checkpoints, mcp and worktrees; did you mean: deft run "<prompt>"?`);
+      throw new UsageError(
+        `unknown command "${command}". The commands are run, rewind, checkpoints, mcp, worktrees and acp; did you mean: deft run "<prompt>"?`,
+      );
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');
@@ -118,6 +129,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     for (const file of mcpConfigs) {
       if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`--mcp-config ${file} is not a file`);
     }
+    // --remote: the folder on another machine; a session that ran on one (--session) reopens it.
+    let remoteSpec: RemoteSpec | null = null;
+    if (values.remote !== undefined) {
+      if (values.workspace !== undefined) throw new UsageError('use either --workspace or --remote, not both');
+      try {
+        remoteSpec = parseRemoteSpec(values.remote);
+      } catch (error) {
+        throw new UsageError(`--remote ${(error as Error).message}`);
+      }
+    } else if (values.session !== undefined && values.workspace === undefined) {
+      const ran = await findSessionWorkspace(io.coreOptions?.home ?? deftHome(io.env), values.session);
+      if (ran && isRemoteFolderId(ran)) remoteSpec = parseRemoteSpec(ran);
+    }
+    if (remoteSpec && (skillsDirs.length || mcpConfigs.length || values['mcp-server']?.length))
+      throw new UsageError('--skills-dir, --mcp-config and --mcp-server are not available on a remote folder yet');
+
     // A headless run reads the skill folders once: it watches nothing it will not use.
     let capabilities = withSkillsOptions(defaultCapabilities, { ...(skillsDirs.length ? { explicitDirs: skillsDirs } : {}), watch: false });
     // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
@@ -128,6 +155,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
     let workspace = values.workspace ?? io.cwd;
     let worktree: { name: string; branch: string; path: string } | undefined;
+    if (values.worktree !== undefined && remoteSpec)
+      throw new UsageError('--worktree works on a folder on this machine: it cannot be combined with --remote yet.');
     if (values.worktree !== undefined) {
       // The session runs in a new worktree: the folder given (or this one) only says which repository.
       const { record } = await createRunWorktree(io, workspace, {
@@ -138,11 +167,30 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       workspace = record.path;
       worktree = { name: record.name, branch: record.branch, path: record.path };
     }
+    if (remoteSpec) {
+      capabilities = remoteCapabilities(defaultCapabilities);
+      if (appendSystemPrompt !== undefined)
+        capabilities = [...capabilities, () => ({ name: 'cli-append-system-prompt', systemPrompt: () => appendSystemPrompt })];
+      try {
+        remote = await openRemoteForCli(remoteSpec, io.env);
+      } catch (error) {
+        throw new RemoteError(`cannot open ${values.remote ?? `the folder of session ${values.session}`}: ${(error as Error).message}`);
+      }
+      for (const note of remote.notes) io.stderr(`deft: warning: ${note}\n`);
+      io.stderr(`deft: note: on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.\n`);
+      const where = remote.environment.label;
+      remote.environment.onConnectionState((state, detail) => {
+        if (state === 'reconnecting') io.stderr(`deft: ${detail ?? `the connection to ${where} dropped`} Reconnecting…\n`);
+        else if (state === 'connected') io.stderr(`deft: reconnected to ${where}.\n`);
+        else if (detail) io.stderr(`deft: ${detail}\n`);
+      });
+    }
 
     let core;
     try {
       core = createNodeCore({
-        workspace,
+        workspace: remote ? remote.workspace : workspace,
+        ...(remote ? { environment: remote.environment, workspaceId: remote.id } : {}),
         host: cliHost(io.stderr),
         env: io.env,
         providerOverrides: overrides,
@@ -188,7 +236,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         `deft: warning: this folder is not trusted, so its own settings cannot widen permissions; not used: ${permissions.trust.ignored.join('; ')}. Trust the folder in the Deft window, or set "trusted": true for it in ~/.deft/trust.json.\n`,
       );
     }
-    const hooks = await core.handlers.listHooks({});
+    // A remote folder's session has no hooks capability (yet): nothing to report.
+    const hooks = typeof core.handlers.listHooks === 'function' ? await core.handlers.listHooks({}) : { hooks: [], problems: [] };
     const inactive = hooks.hooks.filter((hook) => !hook.active);
     if (inactive.length) {
       io.stderr(
@@ -217,6 +266,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`deft: ${error.message}\n`);
       return 2;
     }
+    if (error instanceof RemoteError) {
+      io.stderr(`deft: ${error.message}\n`);
+      return 5;
+    }
     const message = (error as Error)?.message ?? String(error);
     io.stderr(`deft: ${message}\n`);
     // A script reading the json result gets one even when the run failed before its turn ended.
@@ -225,6 +278,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       writeResult(io, { subtype: 'error_during_execution', result: '', error: message, sessionId, durationMs: Date.now() - startedAt, turns: 0, usage });
     }
     return 1;
+  } finally {
+    await remote?.environment.close();
   }
 }
 
@@ -264,7 +319,7 @@ type GoalNow = Extract<SessionEvent, { type: 'goal.updated' }>['goal'];
 
 /** A prompt as the window sends it: `/name args` runs the skill or command of that name (expanded the same way), anything else is a message. */
 async function startPrompt(core: ReturnType<typeof createNodeCore>, sessionId: string, prompt: string): Promise<void> {
-  if (prompt.trim().startsWith('/')) {
+  if (prompt.trim().startsWith('/') && typeof core.handlers.listSkills === 'function') {
     const { skills } = await core.handlers.listSkills({});
     const command = parseSlashCommand(prompt, slashCommands(skills));
     if (command) {

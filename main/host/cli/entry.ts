@@ -60,6 +60,21 @@ export async function main(argv: string[]): Promise<void> {
     process.stdout.write(quick);
     return;
   }
+  if (argv[0] === 'acp') {
+    // stdout carries the protocol alone: whatever else would print there goes to stderr.
+    console.log = console.info = console.error;
+    const { runAcp } = await import('../acp/acp-cli');
+    const code = await runAcp(argv.slice(1), {
+      input: process.stdin,
+      output: process.stdout,
+      version: deftVersion(),
+      stdout: () => {},
+      stderr: (text) => process.stderr.write(text),
+      env: process.env,
+      cwd: process.cwd(),
+    });
+    process.exit(code);
+  }
   // The application is loaded only for a command that needs it.
   const { runCli } = await import('./cli');
   const interrupts = new Set<() => void>();

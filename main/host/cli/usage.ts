@@ -8,6 +8,9 @@ last answer; Ctrl-C stops everything.
 
 Options:
   --workspace <dir>          workspace root (default: current directory)
+  --remote <host>:<dir>      a folder on another machine over SSH: [user@]host[:port]:/abs/path or
+                             ssh://[user@]host[:port]/abs/path (host may be a ~/.ssh/config alias). Sessions,
+                             settings and secrets stay here; an unknown host key is refused with the line to add
   --provider <kind>          openai (any OpenAI-compatible Chat Completions endpoint) | anthropic
   --base-url <url>           e.g. http://127.0.0.1:11434/v1
   --model <name>
@@ -33,13 +36,14 @@ Options:
   --worktree[=<name>]        run in a new git worktree on the branch deft/<name> (a name is made from the prompt
                              when none is given), under ~/.deft/worktrees: the main checkout is left untouched
   --worktree-base <ref>      the branch, tag or commit the worktree starts from (default: HEAD)
-  --session <id>             resume a session
+  --session <id>             resume a session (one that ran on a remote folder reconnects to it)
   --continue                 resume the latest session of this workspace
   -h, --help                 show this help
 
 Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
 Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 3 a UserPromptSubmit hook
-refused the prompt, 4 out of budget (--max-steps / --max-turns), 130 interrupted, 141 stdout closed by its reader.`;
+refused the prompt, 4 out of budget (--max-steps / --max-turns), 5 the remote folder could not be opened (unreachable,
+host key or login refused, no such folder), 130 interrupted, 141 stdout closed by its reader.`;
 
 export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
        deft rewind [--workspace DIR] (--session ID | --continue) --undo
@@ -86,5 +90,12 @@ cleanup   git worktree prune, and forget worktrees whose folder is gone.
 
 Exit codes: 0 done, 1 refused or a conflict (the reason on stderr), 2 usage error.`;
 
+export const ACP_USAGE = `Usage: deft acp [--provider <kind>] [--base-url <url>] [--model <name>] [--api-key <key>]
+                [--sandbox on|off] [--mcp-config <file>]
+
+acp          Serve the Agent Client Protocol on stdin/stdout, for editors that host agents (Zed, JetBrains IDEs):
+             the editor starts it, opens sessions in its project folder and asks you for approvals. Provider
+             flags and DEFT_* variables as for deft run. See docs/acp.md.`;
+
 /** What `deft --help` prints. */
-export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${WORKTREES_USAGE}`;
+export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${WORKTREES_USAGE}\n\n${ACP_USAGE}`;

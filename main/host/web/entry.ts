@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { defaultCapabilities } from '../../agent/capabilities';
+import { type RemoteFolder } from '#infra/environment/ssh/open-remote';
+import { parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
 import { createNodeCore } from '../compose';
+import { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } from '../remote-folder';
 import { webHost } from '../hosts';
 import { onStopSignals } from '../stop-signals';
 import { startWebHost } from './server';
@@ -13,19 +17,21 @@ function unloadAfter(value: string | undefined): { unloadAfterMs?: number } {
 
 /** `npm run web -- --workspace DIR [--port N]`: the Deft UI in a browser, on loopback. */
 async function main(argv: string[]): Promise<number> {
-  let values: { workspace?: string; port?: string; help?: boolean };
+  let values: { workspace?: string; remote?: string; port?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { workspace: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { workspace: { type: 'string' }, remote: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       strict: true,
     }));
   } catch (error) {
-    console.error(`deft web: ${(error as Error).message}\nUsage: npm run web -- --workspace DIR [--port N]`);
+    console.error(`deft web: ${(error as Error).message}\nUsage: npm run web -- (--workspace DIR | --remote [user@]host[:port]:/path) [--port N]`);
     return 2;
   }
   if (values.help) {
-    console.log('Usage: npm run web -- --workspace DIR [--port N]\nServes the Deft UI on http://127.0.0.1 with a random access token.');
+    console.log(
+      'Usage: npm run web -- (--workspace DIR | --remote [user@]host[:port]:/path) [--port N]\nServes the Deft UI on http://127.0.0.1 with a random access token.',
+    );
     return 0;
   }
   const port = values.port === undefined ? 0 : Number(values.port);
@@ -33,11 +39,32 @@ async function main(argv: string[]): Promise<number> {
     console.error(`deft web: --port must be a number from 0 to 65535, not "${values.port}".`);
     return 2;
   }
+  let remote: RemoteFolder | null = null;
+  if (values.remote !== undefined) {
+    if (values.workspace !== undefined) {
+      console.error('deft web: use either --workspace or --remote, not both.');
+      return 2;
+    }
+    try {
+      remote = await openRemoteForCli(parseRemoteSpec(values.remote), process.env);
+    } catch (error) {
+      console.error(`deft web: cannot open ${values.remote}: ${(error as Error).message}`);
+      return 5;
+    }
+    for (const note of remote.notes) console.error(`deft web: warning: ${note}`);
+    console.error(`deft web: on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.`);
+  }
   let core;
   try {
-    core = createNodeCore({ workspace: values.workspace ?? process.cwd(), host: webHost, ...unloadAfter(process.env.DEFT_UNLOAD_AFTER_MS) });
+    core = createNodeCore({
+      workspace: remote ? remote.workspace : (values.workspace ?? process.cwd()),
+      ...(remote ? { environment: remote.environment, workspaceId: remote.id, capabilities: remoteCapabilities(defaultCapabilities) } : {}),
+      host: webHost,
+      ...unloadAfter(process.env.DEFT_UNLOAD_AFTER_MS),
+    });
   } catch (error) {
     console.error(`deft web: ${(error as Error).message}`);
+    await remote?.environment.close();
     return 2;
   }
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
@@ -52,6 +79,7 @@ async function main(argv: string[]): Promise<number> {
         : `deft web: ${(error as Error).message}`,
     );
     await core.close();
+    await remote?.environment.close();
     return 1;
   }
   const workspace = (await core.handlers.getWorkspace({})).path;
@@ -59,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
   console.log(`Open ${host.url}`);
   const stop = async () => {
     await core.close();
+    await remote?.environment.close();
     await host.close();
     process.exit(0);
   };

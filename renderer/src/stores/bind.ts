@@ -51,6 +51,8 @@ export function bindStores(hooks: BindHooks): () => void {
         usePreferences.getState().setPreferences(event.preferences);
       } else if (event.type === 'hooks.updated') {
         useHooks.getState().setOverview(event.overview);
+      } else if (event.type === 'workspace.connection') {
+        useSettings.getState().setRemote(event.remote);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
       } else if (event.type === 'agent.event') {

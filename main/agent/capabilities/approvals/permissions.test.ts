@@ -85,6 +85,8 @@ describe('approvals in the window', () => {
     const [notFound, missing] = toolMessages(h);
     expect(notFound).toContain('old_string was not found in a.txt');
     expect(missing).toContain('gone.txt does not exist. To create a file, use Write.');
+    // Their cards still say which file, as an Edit's card does.
+    expect(h.sessionEvents('tool.call.started').map((e) => (e as { description: string }).description)).toEqual(['Edit a.txt', 'Edit gone.txt']);
 
     // A Write of the file earlier in the step: the Edit waits to be planned against what the Write leaves.
     h.server.enqueue(

@@ -28,6 +28,23 @@ function newSessionId(now: number): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
+/** The workspace a session ran in, looked for among every workspace's sessions (null when there is no such session). */
+export async function findSessionWorkspace(home: string, id: string): Promise<string | null> {
+  if (!isValidSessionId(id)) return null;
+  const groups = await readdir(join(home, 'sessions')).catch(() => [] as string[]);
+  for (const group of groups) {
+    const meta = await readFile(join(home, 'sessions', group, id, META_FILE), 'utf8').catch(() => null);
+    if (meta === null) continue;
+    try {
+      const workspace = (JSON.parse(meta) as Partial<SessionMeta>).workspace;
+      if (typeof workspace === 'string') return workspace;
+    } catch {
+      // an unreadable meta file: keep looking
+    }
+  }
+  return null;
+}
+
 /** The sessions of one workspace on disk. */
 export class SessionStore {
   readonly root: string;

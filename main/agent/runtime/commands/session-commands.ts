@@ -1,6 +1,6 @@
 import type { Environment } from '#contract/environment';
 import { basename } from 'node:path';
-import { type AppEvent, type DeftEvent, PAGE_TURNS } from '#protocol';
+import { type AppEvent, type DeftEvent, PAGE_TURNS, type RemoteConnection } from '#protocol';
 import type { CommandHandlers } from '#contract/commands';
 import { CommandError } from '#contract/errors';
 import type { HostCapabilities } from '#contract/host';
@@ -20,6 +20,8 @@ export interface SessionCommandsDeps {
   /** Let the user pick another folder (the desktop app); absent elsewhere. */
   pickWorkspace?: () => Promise<string | null>;
   sandboxStatus(): Promise<SandboxStatus>;
+  /** A remote workspace's connection now (undefined on this machine). */
+  remote?: () => RemoteConnection | undefined;
   store: SessionStore;
   pool: SessionPool;
   turns: TurnRunner;
@@ -58,7 +60,12 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       name: basename(deps.workspace) || deps.workspace,
       home: deps.home,
       host: deps.host.kind,
-      sandbox: await deps.sandboxStatus(),
+      // Commands of a workspace on another machine run there, outside this machine's sandbox.
+      sandbox:
+        deps.environment.kind === 'local'
+          ? await deps.sandboxStatus()
+          : { available: false, enabled: false, reason: `commands run on ${deps.environment.label}, where Deft has no sandbox yet` },
+      ...(deps.remote?.() ? { remote: deps.remote()! } : {}),
     }),
     pickWorkspace: async () => {
       if (!deps.pickWorkspace)

@@ -34,7 +34,10 @@ export interface ToolCallOptions {
 type Prepared =
   | { kind: 'ready'; call: ToolCallRequest; args: unknown; execution: ToolExecution; grantedMode?: PermissionMode }
   /** Settled without running; `shown` keeps what the call would have done (a refused call still shows its diff or command). */
-  | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: { args: unknown; execution: ToolExecution } };
+  | { kind: 'done'; call: ToolCallRequest; result: ToolResult; shown?: Shown };
+
+/** What a call's card shows: its arguments, and what it would have done. */
+type Shown = { args: unknown; execution: Pick<ToolExecution, 'description' | 'display'> };
 
 /** A step's tool messages, in call order, whether a result asked to end the turn, and the calls that ran. */
 export interface ToolBatch {
@@ -243,7 +246,7 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
     );
   }
   let resolved = await resolveCall(registered, call.name, args, options.env);
-  if (!resolved.ok) return done(resolved.result);
+  if (!resolved.ok) return { kind: 'done', call, result: resolved.result, ...(resolved.shown ? { shown: resolved.shown } : {}) };
   let hookPermission: ResolvedCall['hookPermission'];
   if (options.hooks) {
     const pre = await preToolUse(options.hooks, call, resolved.args, options);
@@ -281,7 +284,7 @@ async function prepare(call: ToolCallRequest, batchSize: number, options: ToolCa
   return { kind: 'ready', call, args: resolved.args, execution: resolved.execution };
 }
 
-type Resolution = { ok: true; args: unknown; execution: ToolExecution } | { ok: false; result: ToolResult };
+type Resolution = { ok: true; args: unknown; execution: ToolExecution } | { ok: false; result: ToolResult; shown?: Shown };
 
 /** Validate arguments against the tool's schema, then resolve what the call will do (paths through the path guard). */
 async function resolveCall(registered: NonNullable<ReturnType<ToolRegistry['get']>>, name: string, args: unknown, env: ToolEnv): Promise<Resolution> {
@@ -296,8 +299,9 @@ async function resolveCall(registered: NonNullable<ReturnType<ToolRegistry['get'
   try {
     resolved = await registered.tool.resolveExecution(parsed.data, env);
   } catch (error) {
-    const message = error instanceof ToolInputError ? error.message : `Tool ${name} failed to resolve execution: ${(error as Error).message}`;
-    return { ok: false, result: errorResult(message) };
+    if (error instanceof ToolInputError)
+      return { ok: false, result: errorResult(error.message), ...(error.shown ? { shown: { args: parsed.data, execution: error.shown } } : {}) };
+    return { ok: false, result: errorResult(`Tool ${name} failed to resolve execution: ${(error as Error).message}`) };
   }
   return isExecution(resolved) ? { ok: true, args: parsed.data, execution: resolved } : { ok: false, result: resolved };
 }
@@ -340,7 +344,7 @@ async function execute(item: Extract<Prepared, { kind: 'ready' }>, options: Tool
   }
 }
 
-function shownOf(item: Prepared): { args: unknown; execution: ToolExecution } | undefined {
+function shownOf(item: Prepared): Shown | undefined {
   return item.kind === 'ready' ? item : item.shown;
 }
 

@@ -10,6 +10,7 @@ import { TasksButton } from '../tasks/TasksButton';
 import { useNow } from '../tasks/use-now';
 import { ContextMeter } from '../usage/ContextMeter';
 import { CostBadge } from '../usage/CostBadge';
+import { ConnectionChip } from './ConnectionChip';
 import './conversation.css';
 
 /** The header's tooltip: what the figures mean, and the cache's share where the provider reports it. */
@@ -64,6 +65,7 @@ export function Header({ sidebar }: { sidebar: SidebarPlacement }) {
         {session?.title ?? 'New session'}
       </h1>
       <div className="header-right">
+        <ConnectionChip />
         <WorkingPill />
         <TasksButton />
         <ContextMeter />

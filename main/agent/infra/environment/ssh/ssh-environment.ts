@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import { Client, type SFTPWrapper, type Stats } from 'ssh2';
+import type { Client, SFTPWrapper, Stats } from 'ssh2';
 import {
   type DirEntry,
   type Environment,
@@ -8,32 +8,18 @@ import {
   type ExecRequest,
   type FileInfo,
   type RandomReader,
+  type ConnectionState,
   type WatchEvent,
   type Watcher,
   EnvironmentError,
   isMissing,
 } from '#contract/environment';
 import { linesOf } from '../lines';
-import { checkHostKey, fingerprint, knownHostsLine } from './known-hosts';
+import { type SshTarget, dial, targetLabel } from './dial';
+
+export type { SshTarget } from './dial';
 import { sftpError, shellQuote } from './sftp-errors';
 import { execRemote, runRemote } from './ssh-process';
-
-/** Where to connect and how to prove who we are. */
-export interface SshTarget {
-  host: string;
-  port: number;
-  username: string;
-  /** A private key (PEM/OpenSSH); with `passphrase` when it has one. */
-  privateKey?: Buffer | string;
-  passphrase?: string;
-  /** The SSH agent's socket (SSH_AUTH_SOCK). */
-  agent?: string;
-  /** known_hosts files to check the server's key against (never accepted without a match or the user's yes). */
-  knownHostsFiles: readonly string[];
-  /** Asked for a host known_hosts does not list: true accepts it for this connection. Absent: refused. */
-  acceptUnknownHost?: (host: string, fingerprint: string, line: string) => Promise<boolean>;
-  readyTimeoutMs?: number;
-}
 
 const toInfo = (stats: Stats): FileInfo => ({
   size: stats.size,
@@ -49,104 +35,220 @@ const toInfo = (stats: Stats): FileInfo => ({
 
 const WRITE_CHUNK = 32 * 1024;
 
-/** A folder on another machine, over one SSH connection: SFTP for files, exec channels for processes. */
+/** One live connection: the client, its SFTP session, and why it ended once it has. */
+interface Link {
+  client: Client;
+  sftp: SFTPWrapper;
+  chain: Client[];
+  lost: string | null;
+}
+
+/** How long a dropped connection is retried (calls made meanwhile wait for it), and the waits between tries. */
+export interface ReconnectPolicy {
+  forMs: number;
+  delaysMs: readonly number[];
+}
+const RECONNECT: ReconnectPolicy = { forMs: 60_000, delaysMs: [250, 500, 1_000, 2_000, 4_000, 8_000] };
+
+async function openLink(target: SshTarget, label: string): Promise<Link> {
+  const { client, chain } = await dial(target);
+  try {
+    const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
+      client.sftp((error, s) => (error ? reject(new EnvironmentError('EIO', `SFTP is not available on ${label}: ${error.message}`)) : resolve(s))),
+    );
+    return { client, sftp, chain, lost: null };
+  } catch (error) {
+    for (const c of [...chain].reverse()) c.end();
+    throw error;
+  }
+}
+
+/**
+ * A folder on another machine, over one SSH connection: SFTP for files, exec channels for processes. A dropped
+ * connection is reopened with backoff: what was in flight fails with "connection lost", calls made meanwhile wait
+ * for the new connection (up to the policy's bound).
+ */
 export class SshEnvironment implements Environment {
   readonly kind = 'ssh' as const;
   readonly path = posix;
-  private lostReason: string | null = null;
+  private state: ConnectionState = 'connected';
+  private reconnecting: Promise<Link> | null = null;
+  private closed = false;
+  private readonly listeners = new Set<(state: ConnectionState, detail: string | null) => void>();
 
   private constructor(
-    private readonly client: Client,
-    private readonly sftp: SFTPWrapper,
+    private link: Link,
+    private readonly target: SshTarget,
     readonly label: string,
     readonly home: string,
     private readonly shellPath: string,
     private readonly ripgrep: string | null,
-    private readonly workingDir: string,
+    private workingDir: string,
+    private readonly policy: ReconnectPolicy,
   ) {
-    client.on('close', () => (this.lostReason ??= `The SSH connection to ${label} was lost.`));
-    client.on('error', (error) => (this.lostReason ??= `The SSH connection to ${label} failed: ${error.message}`));
+    this.watchLink(link);
   }
 
   /** Connect, check the host key, and learn the home folder, shell and ripgrep there. */
-  static async connect(target: SshTarget, workingDir?: string): Promise<SshEnvironment> {
-    const label = `${target.username}@${target.host}${target.port === 22 ? '' : `:${target.port}`}`;
-    const client = new Client();
-    let refusal: string | null = null;
-    await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve());
-      client.once('error', (error) => reject(new EnvironmentError('ECONNREFUSED', refusal ?? `Could not connect to ${label}: ${error.message}`)));
-      client.connect({
-        host: target.host,
-        port: target.port,
-        username: target.username,
-        ...(target.privateKey ? { privateKey: target.privateKey } : {}),
-        ...(target.passphrase ? { passphrase: target.passphrase } : {}),
-        ...(target.agent ? { agent: target.agent } : {}),
-        readyTimeout: target.readyTimeoutMs ?? 20_000,
-        keepaliveInterval: 15_000,
-        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
-          void (async () => {
-            const verdict = await checkHostKey(target.knownHostsFiles, target.host, target.port, key);
-            const print = fingerprint(key);
-            if (verdict.status === 'known') return verify(true);
-            if (verdict.status === 'changed') {
-              refusal = `The host key of ${label} has CHANGED (now ${print}; ${verdict.file} line ${verdict.line} lists another). Someone may be intercepting the connection, or the server was reinstalled. Deft refuses it; check with the server's administrator, then remove the old line from ${verdict.file}.`;
-              return verify(false);
-            }
-            const line = knownHostsLine(target.host, target.port, key);
-            if (target.acceptUnknownHost && (await target.acceptUnknownHost(label, print, line))) return verify(true);
-            refusal = `${label} is not a known host: its key fingerprint is ${print}. If that is the server's key, accept it by adding this line to ~/.ssh/known_hosts (or connect once with ssh):\n${line}`;
-            verify(false);
-          })().catch(() => verify(false));
-        },
-      });
-    });
-    // Small requests answered one at a time (a stat, a readdir page): without TCP_NODELAY each waits out Nagle's
-    // algorithm against the server's delayed ACK, about 40 ms per round trip.
-    client.setNoDelay(true);
-    const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
-      client.sftp((error, s) => (error ? reject(new EnvironmentError('EIO', `SFTP is not available on ${label}: ${error.message}`)) : resolve(s))),
-    );
-    const probe = await runRemote(client, 'printf "%s\\n" "$HOME"; command -v bash || echo /bin/sh; command -v rg || echo');
+  static async connect(target: SshTarget, workingDir?: string, policy: ReconnectPolicy = RECONNECT): Promise<SshEnvironment> {
+    const label = targetLabel(target);
+    let accepted: string | null = null;
+    // A key the user accepted for this connection is accepted again on reconnect (and only that key).
+    const ask = target.acceptUnknownHost;
+    const first: SshTarget = ask
+      ? { ...target, acceptUnknownHost: async (h, print, line) => ((await ask(h, print, line)) ? ((accepted = print), true) : false) }
+      : target;
+    const link = await openLink(first, label);
+    const again: SshTarget = { ...target, acceptUnknownHost: async (_h, print) => accepted !== null && print === accepted };
+    const probe = await runRemote(link.client, 'printf "%s\\n" "$HOME"; command -v bash || echo /bin/sh; command -v rg || echo');
     const [home = '/', shell = '/bin/sh', rg = ''] = probe.stdout.split('\n');
-    return new SshEnvironment(client, sftp, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home);
+    return new SshEnvironment(link, again, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home, policy);
+  }
+
+  /** connected, reconnecting (after a drop), or lost (gave up, or closed). */
+  connectionState(): ConnectionState {
+    return this.state;
+  }
+
+  /** Called on every change of the connection's state, with the reason when it dropped. Returns the unsubscriber. */
+  onConnectionState(listener: (state: ConnectionState, detail: string | null) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Drop the connection as a network failure would (tests; a user's "reconnect now"). */
+  dropConnection(): void {
+    this.link.client.destroy();
+  }
+
+  private setState(state: ConnectionState, detail: string | null): void {
+    if (this.state === state) return;
+    this.state = state;
+    for (const listener of this.listeners) {
+      try {
+        listener(state, detail);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  private watchLink(link: Link): void {
+    const dropped = (reason: string) => {
+      if (link.lost) return;
+      link.lost = reason;
+      for (const c of [...link.chain].reverse()) c.end();
+      if (this.closed || link !== this.link) return;
+      this.setState('reconnecting', reason);
+      void this.reconnect().catch(() => {});
+    };
+    link.client.on('close', () => dropped(`The SSH connection to ${this.label} was lost.`));
+    link.client.on('error', (error) => dropped(`The SSH connection to ${this.label} failed: ${error.message}`));
+    for (const hop of link.chain.slice(0, -1)) hop.on('close', () => dropped(`The SSH connection to ${this.label} was lost (its jump host went away).`));
+  }
+
+  private reconnect(): Promise<Link> {
+    this.reconnecting ??= (async () => {
+      const deadline = Date.now() + this.policy.forMs;
+      let lastError = '';
+      for (let attempt = 0; !this.closed; attempt++) {
+        try {
+          const link = await openLink(this.target, this.label);
+          if (this.closed) {
+            link.client.end();
+            break;
+          }
+          this.link = link;
+          this.watchLink(link);
+          this.reconnecting = null;
+          this.setState('connected', null);
+          return link;
+        } catch (error) {
+          lastError = (error as Error).message;
+          // A refused host key or key is not a network blip: retrying cannot fix it.
+          const code = (error as { code?: string }).code;
+          if (code === 'EHOSTKEY' || code === 'EACCES') break;
+        }
+        const delays = this.policy.delaysMs;
+        const wait = delays[Math.min(attempt, delays.length - 1)] ?? 1_000;
+        if (Date.now() + wait > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      const reason = this.closed
+        ? `The SSH connection to ${this.label} was closed.`
+        : `The SSH connection to ${this.label} was lost and could not be reopened${lastError ? ` (${lastError})` : ''}.`;
+      this.link.lost ??= reason;
+      this.lostForGood = reason;
+      this.setState('lost', reason);
+      throw new EnvironmentError('ECONNRESET', reason);
+    })();
+    return this.reconnecting;
+  }
+
+  private lostForGood: string | null = null;
+
+  /** The live connection: the current one, or the one being reopened (waited for), or an error once it is gone. */
+  private async current(path?: string): Promise<Link> {
+    if (this.lostForGood) throw new EnvironmentError('ECONNRESET', this.lostForGood, path);
+    if (!this.link.lost) return this.link;
+    try {
+      return await this.reconnect();
+    } catch (error) {
+      throw new EnvironmentError('ECONNRESET', (error as Error).message, path);
+    }
   }
 
   cwd(): string {
     return this.workingDir;
   }
+  /** Make `dir` (real, on that machine) the folder relative paths are taken from: the workspace once opened. */
+  enter(dir: string): this {
+    this.workingDir = dir;
+    return this;
+  }
   shell(): string {
     return this.shellPath;
   }
 
-  private call<T>(op: string, path: string, run: (done: (error: unknown, value?: T) => void) => void): Promise<T> {
-    if (this.lostReason) return Promise.reject(new EnvironmentError('ECONNRESET', this.lostReason, path));
+  private async call<T>(op: string, path: string, run: (sftp: SFTPWrapper, done: (error: unknown, value?: T) => void) => void): Promise<T> {
+    return this.callOn(await this.current(path), op, path, run);
+  }
+
+  /** On one connection: a file handle belongs to the connection that opened it, and fails with it. */
+  private callOn<T>(link: Link, op: string, path: string, run: (sftp: SFTPWrapper, done: (error: unknown, value?: T) => void) => void): Promise<T> {
+    if (link.lost) return Promise.reject(new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) did not run.`, path));
     return new Promise<T>((resolve, reject) =>
-      run((error, value) =>
-        error ? reject(this.lostReason ? new EnvironmentError('ECONNRESET', this.lostReason, path) : sftpError(error, op, path)) : resolve(value as T),
+      run(link.sftp, (error, value) =>
+        error
+          ? reject(
+              link.lost
+                ? new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) may not have completed.`, path)
+                : sftpError(error, op, path),
+            )
+          : resolve(value as T),
       ),
     );
   }
 
   async stat(path: string): Promise<FileInfo> {
-    return toInfo(await this.call<Stats>('stat', path, (done) => this.sftp.stat(path, done)));
+    return toInfo(await this.call<Stats>('stat', path, (sftp, done) => sftp.stat(path, done)));
   }
   async lstat(path: string): Promise<FileInfo> {
-    return toInfo(await this.call<Stats>('lstat', path, (done) => this.sftp.lstat(path, done)));
+    return toInfo(await this.call<Stats>('lstat', path, (sftp, done) => sftp.lstat(path, done)));
   }
   realpath(path: string): Promise<string> {
-    return this.call<string>('realpath', path, (done) => this.sftp.realpath(path, done));
+    return this.call<string>('realpath', path, (sftp, done) => sftp.realpath(path, done));
   }
   readlink(path: string): Promise<string> {
-    return this.call<string>('readlink', path, (done) => this.sftp.readlink(path, done));
+    return this.call<string>('readlink', path, (sftp, done) => sftp.readlink(path, done));
   }
 
   async openRead(path: string): Promise<RandomReader> {
-    const handle = await this.call<Buffer>('open', path, (done) => this.sftp.open(path, 'r', done));
-    const stats = await this.call<Stats>('fstat', path, (done) => this.sftp.fstat(handle, done));
+    const link = await this.current(path);
+    const handle = await this.callOn<Buffer>(link, 'open', path, (sftp, done) => sftp.open(path, 'r', done));
+    const stats = await this.callOn<Stats>(link, 'fstat', path, (sftp, done) => sftp.fstat(handle, done));
     if (stats.isDirectory()) {
-      this.sftp.close(handle, () => {});
+      void this.callOn<void>(link, 'close', path, (sftp, done) => sftp.close(handle, done)).catch(() => {});
       throw new EnvironmentError('EISDIR', `${path} is a folder.`, path);
     }
     return {
@@ -156,20 +258,20 @@ export class SshEnvironment implements Environment {
         const wanted = Math.min(length, into.length);
         // The server may return less than asked (its packet limit): read on until the span is filled or the file ends.
         while (total < wanted) {
-          const got = await this.call<number>('read', path, (done) =>
-            this.sftp.read(handle, into, total, wanted - total, position + total, (error, bytes) => done(error, bytes)),
+          const got = await this.callOn<number>(link, 'read', path, (sftp, done) =>
+            sftp.read(handle, into, total, wanted - total, position + total, (error, bytes) => done(error, bytes)),
           );
           if (!got) break;
           total += got;
         }
         return total;
       },
-      close: () => this.call<void>('close', path, (done) => this.sftp.close(handle, done)),
+      close: () => this.callOn<void>(link, 'close', path, (sftp, done) => sftp.close(handle, done)),
     };
   }
 
   async readBytes(path: string): Promise<Buffer> {
-    return this.call<Buffer>('read', path, (done) => this.sftp.readFile(path, done));
+    return this.call<Buffer>('read', path, (sftp, done) => sftp.readFile(path, done));
   }
   async readText(path: string): Promise<string> {
     return (await this.readBytes(path)).toString('utf8');
@@ -180,18 +282,19 @@ export class SshEnvironment implements Environment {
 
   private async writeAll(path: string, flags: 'w' | 'wx' | 'a', data: string | Uint8Array, mode?: number): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    const handle = await this.call<Buffer>('open', path, (done) => this.sftp.open(path, flags, mode !== undefined ? { mode } : {}, done));
+    const link = await this.current(path);
+    const handle = await this.callOn<Buffer>(link, 'open', path, (sftp, done) => sftp.open(path, flags, mode !== undefined ? { mode } : {}, done));
     try {
-      const start = flags.startsWith('a') ? (await this.call<Stats>('fstat', path, (done) => this.sftp.fstat(handle, done))).size : 0;
+      const start = flags.startsWith('a') ? (await this.callOn<Stats>(link, 'fstat', path, (sftp, done) => sftp.fstat(handle, done))).size : 0;
       const writes: Promise<void>[] = [];
       for (let at = 0; at < bytes.length; at += WRITE_CHUNK) {
         const length = Math.min(WRITE_CHUNK, bytes.length - at);
-        writes.push(this.call<void>('write', path, (done) => this.sftp.write(handle, bytes, at, length, start + at, done)));
+        writes.push(this.callOn<void>(link, 'write', path, (sftp, done) => sftp.write(handle, bytes, at, length, start + at, done)));
       }
       await Promise.all(writes);
-      await this.call<void>('fsync', path, (done) => this.sftp.ext_openssh_fsync(handle, done)).catch(() => {});
+      await this.callOn<void>(link, 'fsync', path, (sftp, done) => sftp.ext_openssh_fsync(handle, done)).catch(() => {});
     } finally {
-      await this.call<void>('close', path, (done) => this.sftp.close(handle, done)).catch(() => {});
+      await this.callOn<void>(link, 'close', path, (sftp, done) => sftp.close(handle, done)).catch(() => {});
     }
   }
 
@@ -213,9 +316,9 @@ export class SshEnvironment implements Environment {
       await this.writeAll(temp, 'wx', data, existing ? existing.mode & 0o7777 : 0o666);
       if (existing) await this.chmod(temp, existing.mode & 0o7777);
       await unmoved();
-      await this.call<void>('rename', path, (done) => this.sftp.ext_openssh_rename(temp, path, done));
+      await this.call<void>('rename', path, (sftp, done) => sftp.ext_openssh_rename(temp, path, done));
     } catch (error) {
-      await this.call<void>('unlink', temp, (done) => this.sftp.unlink(temp, done)).catch(() => {});
+      await this.call<void>('unlink', temp, (sftp, done) => sftp.unlink(temp, done)).catch(() => {});
       throw error;
     }
   }
@@ -225,7 +328,8 @@ export class SshEnvironment implements Environment {
   }
 
   async mkdir(path: string, options: { recursive?: boolean; mode?: number } = {}): Promise<void> {
-    const make = (dir: string) => this.call<void>('mkdir', dir, (done) => this.sftp.mkdir(dir, options.mode !== undefined ? { mode: options.mode } : {}, done));
+    const make = (dir: string) =>
+      this.call<void>('mkdir', dir, (sftp, done) => sftp.mkdir(dir, options.mode !== undefined ? { mode: options.mode } : {}, done));
     if (!options.recursive) return make(path);
     const missing: string[] = [];
     for (let dir = path; ; dir = posix.dirname(dir)) {
@@ -242,7 +346,7 @@ export class SshEnvironment implements Environment {
   }
 
   async readdir(path: string): Promise<DirEntry[]> {
-    const list = await this.call<Array<{ filename: string; attrs: Stats }>>('readdir', path, (done) => this.sftp.readdir(path, done));
+    const list = await this.call<Array<{ filename: string; attrs: Stats }>>('readdir', path, (sftp, done) => sftp.readdir(path, done));
     return list.map(({ filename, attrs }) => ({
       name: filename,
       type: attrs.isFile() ? 'file' : attrs.isDirectory() ? 'directory' : attrs.isSymbolicLink() ? 'symlink' : 'other',
@@ -251,20 +355,20 @@ export class SshEnvironment implements Environment {
 
   async rm(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
     if (options.recursive) {
-      const { code } = await runRemote(this.client, `rm -r${options.force ? 'f' : ''} -- ${shellQuote(path)}`);
+      const { code } = await runRemote((await this.current(path)).client, `rm -r${options.force ? 'f' : ''} -- ${shellQuote(path)}`);
       if (code !== 0) throw new EnvironmentError('EIO', `Could not remove ${path} on ${this.label}.`, path);
       return;
     }
-    await this.call<void>('unlink', path, (done) => this.sftp.unlink(path, done)).catch((error: unknown) =>
+    await this.call<void>('unlink', path, (sftp, done) => sftp.unlink(path, done)).catch((error: unknown) =>
       options.force && isMissing(error) ? undefined : Promise.reject(error),
     );
   }
 
   rename(from: string, to: string): Promise<void> {
-    return this.call<void>('rename', from, (done) => this.sftp.ext_openssh_rename(from, to, done));
+    return this.call<void>('rename', from, (sftp, done) => sftp.ext_openssh_rename(from, to, done));
   }
   chmod(path: string, mode: number): Promise<void> {
-    return this.call<void>('chmod', path, (done) => this.sftp.chmod(path, mode, done));
+    return this.call<void>('chmod', path, (sftp, done) => sftp.chmod(path, mode, done));
   }
 
   // Every stat is sent at once: SFTP answers them in one stream, so many files cost about one round trip.
@@ -303,7 +407,10 @@ export class SshEnvironment implements Environment {
   }
 
   exec(request: ExecRequest): ExecProcess {
-    return execRemote(this.client, request, () => this.lostReason);
+    return execRemote(async () => {
+      const link = await this.current();
+      return { client: link.client, lost: () => link.lost };
+    }, request);
   }
 
   async search(args: readonly string[], options: { cwd: string; signal?: AbortSignal }): Promise<ExecProcess> {
@@ -317,7 +424,11 @@ export class SshEnvironment implements Environment {
   }
 
   async close(): Promise<void> {
-    this.lostReason ??= `The SSH connection to ${this.label} was closed.`;
-    this.client.end();
+    if (this.closed) return;
+    this.closed = true;
+    this.link.lost ??= `The SSH connection to ${this.label} was closed.`;
+    this.lostForGood = this.link.lost;
+    for (const c of [...this.link.chain].reverse()) c.end();
+    this.setState('lost', null);
   }
 }

@@ -42,8 +42,14 @@ export async function runRemote(client: Client, command: string): Promise<{ stdo
   });
 }
 
-/** A process on the other machine, over one exec channel of the shared connection. */
-export function execRemote(client: Client, request: ExecRequest, lost: () => string | null): ExecProcess {
+/** A connection to run on, and why it ended once it has. */
+export type Connection = { client: Client; lost: () => string | null };
+
+/**
+ * A process on the other machine, over one exec channel of the shared connection (the one `connect` gives: while
+ * the connection is being reopened, the process starts once it is back).
+ */
+export function execRemote(connect: () => Promise<Connection>, request: ExecRequest): ExecProcess {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const stdin = request.stdin === 'pipe' ? new PassThrough() : null;
@@ -52,9 +58,10 @@ export function execRemote(client: Client, request: ExecRequest, lost: () => str
   const started = new Promise<void>((resolve) => (markStarted = resolve));
   let killing: Promise<void> | null = null;
   let ended = false;
+  let connection: Connection | null = null;
   const kill = (graceMs = 5_000): Promise<void> => {
-    if (pid === undefined || ended) return killing ?? Promise.resolve();
-    killing ??= runRemote(client, killScript(pid, graceMs)).then(
+    if (pid === undefined || ended || !connection) return killing ?? Promise.resolve();
+    killing ??= runRemote(connection.client, killScript(pid, graceMs)).then(
       () => {},
       () => {},
     );
@@ -63,7 +70,8 @@ export function execRemote(client: Client, request: ExecRequest, lost: () => str
   const exit = (async (): Promise<ExecExit> => {
     let channel: ClientChannel;
     try {
-      channel = await execOn(client, remoteCommand(request));
+      connection = await connect();
+      channel = await execOn(connection.client, remoteCommand(request));
     } catch (error) {
       stdout.end();
       stderr.end();
@@ -71,7 +79,7 @@ export function execRemote(client: Client, request: ExecRequest, lost: () => str
       return {
         code: null,
         signal: null,
-        error: { code: 'ECONNRESET', message: lost() ?? `The command could not be started over SSH: ${(error as Error).message}` },
+        error: { code: 'ECONNRESET', message: connection?.lost() ?? `The command could not be started over SSH: ${(error as Error).message}` },
       };
     }
     if (stdin) stdin.pipe(channel);
@@ -104,7 +112,7 @@ export function execRemote(client: Client, request: ExecRequest, lost: () => str
         request.signal?.removeEventListener('abort', onAbort);
         stdout.end();
         stderr.end();
-        const dropped = code === null && signal === null ? lost() : null;
+        const dropped = code === null && signal === null ? connection!.lost() : null;
         resolve(dropped ? { code: null, signal: null, error: { code: 'ECONNRESET', message: dropped } } : { code, signal });
       });
     });

@@ -113,10 +113,13 @@ export function editTool(files: FileTracker): Tool<typeof input> {
           preview = { stats: current, view, change, display: diffDisplay(path.display, view.text, change.after) };
           display = preview.display;
         } catch (error) {
-          if (!later && error instanceof ToolInputError) throw error;
+          if (!later && error instanceof ToolInputError) throw new ToolInputError(error.message, { description: `Edit ${path.display}`, display });
           // Otherwise reported when the edit runs.
         }
-      } else if (!later) await existingFile(env.environment, path, 'To create a file, use Write.');
+      } else if (!later)
+        await existingFile(env.environment, path, 'To create a file, use Write.').catch((error: unknown) => {
+          throw error instanceof ToolInputError ? new ToolInputError(error.message, { description: `Edit ${path.display}`, display }) : error;
+        });
       return {
         accesses: access.readWriteFile(path.real),
         description: `Edit ${path.display}`,

@@ -1,0 +1,41 @@
+import { homedir, userInfo } from 'node:os';
+import { checkpointsCapability } from '../agent/capabilities/checkpoints/capability';
+import { hooksCapability } from '../agent/capabilities/hooks/capability';
+import { lspCapability } from '../agent/capabilities/lsp/capability';
+import { mcpCapability } from '../agent/capabilities/mcp/capability';
+import { memoryCapability } from '../agent/capabilities/memory/capability';
+import { skillsCapability } from '../agent/capabilities/skills/capability';
+import type { CapabilityFactory } from '#contract/capability';
+import { type RemoteFolder, openRemoteFolder } from '#infra/environment/ssh/open-remote';
+import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
+
+/**
+ * The capabilities that still read the workspace through this machine's file system (or start programs here in
+ * it): on a remote folder they would see a local folder of the same path, or nothing, so they are left out.
+ */
+const LOCAL_ONLY: readonly CapabilityFactory[] = [skillsCapability, memoryCapability, mcpCapability, lspCapability, hooksCapability, checkpointsCapability];
+
+/** What a remote folder's session leaves out, for the one-line notice. */
+export const REMOTE_LEFT_OUT = 'skills, subfolder AGENTS.md files, MCP servers, language servers, hooks and checkpoints';
+
+/** The capabilities a session on a remote folder gets: those that reach the workspace through its Environment. */
+export function remoteCapabilities(list: readonly CapabilityFactory[]): CapabilityFactory[] {
+  return list.filter((factory) => !LOCAL_ONLY.includes(factory));
+}
+
+/** Open a remote folder for `deft run` or the web host's --remote: an unknown host is refused (with the line to add), never asked. */
+export function openRemoteForCli(spec: RemoteSpec, env: Record<string, string | undefined>): Promise<RemoteFolder> {
+  let localUser = env.USER ?? env.LOGNAME ?? '';
+  if (!localUser) {
+    try {
+      localUser = userInfo().username;
+    } catch {
+      localUser = 'root';
+    }
+  }
+  return openRemoteFolder(spec, {
+    userHome: env.HOME || homedir(),
+    localUser,
+    ...(env.SSH_AUTH_SOCK ? { agentSocket: env.SSH_AUTH_SOCK } : {}),
+  });
+}
