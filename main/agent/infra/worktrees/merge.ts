@@ -102,6 +102,8 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
   if (merged.exitCode === 1) return { status: 'conflict', baseBranch, files: conflictedFiles(merged.stdout) };
   const tree = merged.stdout.toString('utf8').split('\0')[0]!.trim();
   const files = nulList((await git(root, ['diff', '--name-only', '-z', '--no-renames', baseTip, tree])).stdout);
+  // Its changes are already there (merged by squash before): a merge would only add an empty commit.
+  if (!files.length) return { status: 'nothing', baseBranch };
   const checkout = (await listedWorktrees(root)).find((w) => w.branch === `refs/heads/${baseBranch}` && !w.prunable);
   if (checkout) {
     const dirty = intersect(files, await statusPaths(checkout.path));
