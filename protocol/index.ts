@@ -27,6 +27,7 @@ export * from './schemas/skills';
 export * from './schemas/tasks';
 export * from './schemas/todo';
 export * from './schemas/web';
+export * from './schemas/worktrees';
 
 export * from './helpers/bridge';
 export * from './helpers/earlier-state';

@@ -12,6 +12,7 @@ import { shellCapability } from './capabilities/shell/capability';
 import { skillsCapability } from './capabilities/skills/capability';
 import { todoCapability } from './capabilities/todo/capability';
 import { webCapability } from './capabilities/web/capability';
+import { worktreesCapability } from './capabilities/worktrees/capability';
 import type { CapabilityFactory } from './contract/capability';
 
 /**
@@ -44,4 +45,6 @@ export const defaultCapabilities: readonly CapabilityFactory[] = [
   hooksCapability,
   // Checkpoints: snapshots of the workspace at every prompt and step, rewind, the review pane.
   checkpointsCapability,
+  // Worktrees: the window's commands to list, create, merge, apply and discard Deft's git worktrees.
+  worktreesCapability,
 ];

@@ -103,6 +103,12 @@ export const commandNames = [
   'editQueuedPrompt',
   'removeQueuedPrompt',
   'sendQueuedPrompt',
+  // Worktrees: sessions on their own checkout and branch
+  'listWorktrees',
+  'createWorktree',
+  'mergeWorktree',
+  'applyWorktree',
+  'discardWorktree',
 ] as const;
 
 /** Every event type, session and app events alike. */

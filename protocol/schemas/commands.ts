@@ -5,6 +5,7 @@ import { RemoteConnection } from './remote';
 import { checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
+import { worktreeCommands } from './worktrees';
 import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
@@ -250,6 +251,7 @@ export const commands = {
   ...memoryCommands,
   // The prompt queue and steering (shapes in queue.ts)
   ...queueCommands,
+  ...worktreeCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
   listMcpServers: command(Empty, McpOverview),

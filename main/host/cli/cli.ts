@@ -17,6 +17,7 @@ import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';
 import { runMcpCli } from './mcp-cli';
+import { createRunWorktree, runWorktreesCli } from './worktrees-cli';
 import { HELP, USAGE } from './usage';
 import { type CliIo, parseArgsOr } from './io';
 
@@ -52,6 +53,8 @@ function parse(argv: string[]) {
       effort: { type: 'string' },
       'append-system-prompt': { type: 'string' },
       session: { type: 'string' },
+      worktree: { type: 'string' },
+      'worktree-base': { type: 'string' },
       'skills-dir': { type: 'string', multiple: true },
       'mcp-config': { type: 'string', multiple: true },
       'mcp-server': { type: 'string', multiple: true },
@@ -66,7 +69,9 @@ function parse(argv: string[]) {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'rewind' || argv[0] === 'checkpoints') return runCheckpointsCli(argv, io);
   if (argv[0] === 'mcp') return runMcpCli(argv, io);
-  const parsed = parseArgsOr(() => parse(argv), USAGE, io);
+  if (argv[0] === 'worktrees') return runWorktreesCli(argv, io);
+  // A bare --worktree (no "=NAME") asks for a worktree with a name made from the prompt.
+  const parsed = parseArgsOr(() => parse(argv.map((arg) => (arg === '--worktree' ? '--worktree=' : arg))), USAGE, io);
   if (parsed === 2) return 2;
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
@@ -80,7 +85,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const [command, ...words] = positionals;
     if (command !== 'run')
-      throw new UsageError(`unknown command "${command}". The commands are run, rewind, checkpoints, mcp and acp; did you mean: deft run "<prompt>"?`);
+      throw new UsageError(
+        `unknown command "${command}". The commands are run, rewind, checkpoints, mcp, worktrees and acp; did you mean: deft run "<prompt>"?`,
+      );
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
     if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');
@@ -103,6 +110,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const appendSystemPrompt = values['append-system-prompt'];
     if (appendSystemPrompt !== undefined && !appendSystemPrompt.trim()) throw new UsageError('--append-system-prompt needs a text');
     if (values['base-url'] !== undefined && !/^https?:\/\//i.test(values['base-url'])) throw new UsageError('--base-url must start with http:// or https://');
+    if (values.worktree !== undefined && (values.session !== undefined || values.continue))
+      throw new UsageError('--worktree starts a new session in a new worktree; to resume one there, run deft run --continue in its folder');
+    if (values['worktree-base'] !== undefined && values.worktree === undefined) throw new UsageError('--worktree-base goes with --worktree');
 
     const overrides = overridesFromEnv(io.env);
     if (values.provider) overrides.kind = values.provider;
@@ -143,6 +153,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (appendSystemPrompt !== undefined)
       capabilities = [...capabilities, () => ({ name: 'cli-append-system-prompt', systemPrompt: () => appendSystemPrompt })];
 
+    let workspace = values.workspace ?? io.cwd;
+    let worktree: { name: string; branch: string; path: string } | undefined;
+    if (values.worktree !== undefined && remoteSpec)
+      throw new UsageError('--worktree works on a folder on this machine: it cannot be combined with --remote yet.');
+    if (values.worktree !== undefined) {
+      // The session runs in a new worktree: the folder given (or this one) only says which repository.
+      const { record } = await createRunWorktree(io, workspace, {
+        ...(values.worktree ? { name: values.worktree } : {}),
+        ...(values['worktree-base'] ? { base: values['worktree-base'] } : {}),
+        hint: prompt,
+      }).catch((error: Error) => Promise.reject(new UsageError(error.message)));
+      workspace = record.path;
+      worktree = { name: record.name, branch: record.branch, path: record.path };
+    }
     if (remoteSpec) {
       capabilities = remoteCapabilities(defaultCapabilities);
       if (appendSystemPrompt !== undefined)
@@ -165,7 +189,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     let core;
     try {
       core = createNodeCore({
-        workspace: remote ? remote.workspace : (values.workspace ?? io.cwd),
+        workspace: remote ? remote.workspace : workspace,
         ...(remote ? { environment: remote.environment, workspaceId: remote.id } : {}),
         host: cliHost(io.stderr),
         env: io.env,
@@ -235,7 +259,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
       }
     };
-    const run = { sessionId, startedAt, model: settings.provider.model };
+    const run = { sessionId, startedAt, model: settings.provider.model, ...(worktree ? { worktree } : {}) };
     return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -269,6 +293,8 @@ interface RunResult {
   turns: number;
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };
   costUsd?: number;
+  /** The worktree the run worked in (`--worktree`). */
+  worktree?: { name: string; branch: string; path: string };
 }
 
 /** One JSON object on one line: JSON.stringify escapes whatever the answer holds (quotes, newlines, control characters). */
@@ -284,6 +310,7 @@ function writeResult(io: CliIo, r: RunResult): void {
     num_turns: r.turns,
     usage: r.usage,
     ...(r.costUsd !== undefined ? { total_cost_usd: r.costUsd } : {}),
+    ...(r.worktree ? { worktree: r.worktree } : {}),
   };
   io.stdout(JSON.stringify(object) + '\n');
 }
@@ -309,7 +336,7 @@ async function startPrompt(core: ReturnType<typeof createNodeCore>, sessionId: s
  */
 async function runPrompt(
   core: ReturnType<typeof createNodeCore>,
-  run: { sessionId: string; startedAt: number; model: string | undefined },
+  run: { sessionId: string; startedAt: number; model: string | undefined; worktree?: RunResult['worktree'] },
   prompt: string,
   format: Format,
   io: CliIo,
@@ -414,6 +441,7 @@ async function runPrompt(
       },
       // Only when every model the run used is priced: a partial sum would read as the whole cost.
       ...(cost && cost.unpriced.length === 0 ? { costUsd: cost.usd } : {}),
+      ...(run.worktree ? { worktree: run.worktree } : {}),
     });
   }
   return outcome.code;

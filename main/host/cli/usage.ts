@@ -33,6 +33,9 @@ Options:
   --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run
                              (repeatable; the folder must be trusted). Without it, a workspace server starts
                              only once approved: deft mcp approve NAME, or in the Deft window
+  --worktree[=<name>]        run in a new git worktree on the branch deft/<name> (a name is made from the prompt
+                             when none is given), under ~/.deft/worktrees: the main checkout is left untouched
+  --worktree-base <ref>      the branch, tag or commit the worktree starts from (default: HEAD)
   --session <id>             resume a session (one that ran on a remote folder reconnects to it)
   --continue                 resume the latest session of this workspace
   -h, --help                 show this help
@@ -68,6 +71,25 @@ mcp deny     Record that it must not start.
 
 Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error.`;
 
+export const WORKTREES_USAGE = `Usage: deft worktrees [list] [--workspace DIR] [--json]
+       deft worktrees create [NAME] [--base REF]
+       deft worktrees merge NAME [--squash] [-m MESSAGE]
+       deft worktrees apply NAME
+       deft worktrees discard NAME [--delete-branch]
+       deft worktrees cleanup
+
+list      The worktrees Deft made for this repository: branch, base, changed files, commits ahead of and behind
+          the base, sessions run in each, and whether it has uncommitted changes.
+create    A worktree on a new branch deft/NAME from HEAD (or --base), with the "worktree.copy" files.
+merge     Commit its uncommitted changes on its branch, then merge (or --squash) the branch onto its base branch.
+          A conflict is reported file by file and nothing is changed; so is a checkout of the base branch with
+          uncommitted changes in the files the merge changes.
+apply     Its changes as uncommitted changes in the main checkout (all or nothing).
+discard   Remove the worktree and its uncommitted changes; --delete-branch removes its branch too.
+cleanup   git worktree prune, and forget worktrees whose folder is gone.
+
+Exit codes: 0 done, 1 refused or a conflict (the reason on stderr), 2 usage error.`;
+
 export const ACP_USAGE = `Usage: deft acp [--provider <kind>] [--base-url <url>] [--model <name>] [--api-key <key>]
                 [--sandbox on|off] [--mcp-config <file>]
 
@@ -76,4 +98,4 @@ acp          Serve the Agent Client Protocol on stdin/stdout, for editors that h
              flags and DEFT_* variables as for deft run. See docs/acp.md.`;
 
 /** What `deft --help` prints. */
-export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${ACP_USAGE}`;
+export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${WORKTREES_USAGE}\n\n${ACP_USAGE}`;

@@ -15,6 +15,16 @@ describe('protectedPathReason', () => {
     expect(protectedPathReason('/work/project/.env', places)).toContain('secrets');
     expect(protectedPathReason('/home/dev/.ssh/id_ed25519', places)).toContain('secrets');
   });
+  it("a session in a Deft worktree (under Deft's home) works in its own checkout, and nowhere else there", () => {
+    const worktree = { ...places, workspace: '/home/dev/.deft/worktrees/project-0123456789/fix' };
+    expect(protectedPathReason('/home/dev/.deft/worktrees/project-0123456789/fix/src/a.ts', worktree)).toBeNull();
+    expect(protectedPathReason('/home/dev/.deft/worktrees/project-0123456789/fix', worktree)).toBeNull();
+    expect(protectedPathReason('/home/dev/.deft/worktrees/project-0123456789/other/a.ts', worktree)).toContain("Deft's home");
+    expect(protectedPathReason('/home/dev/.deft/worktrees/project-0123456789/fix.json', worktree)).toContain("Deft's home");
+    expect(protectedPathReason('/home/dev/.deft/settings.json', worktree)).toContain('settings');
+    expect(protectedPathReason('/home/dev/.deft/worktrees/project-0123456789/fix/.git', worktree)).toContain('.git');
+    expect(protectedPathReason('/home/dev/.deft/worktrees/project-0123456789/fix/a.ts', places)).toContain("Deft's home");
+  });
   it("protects a workspace's MCP server files: writing one would define a program Deft starts", () => {
     for (const path of ['/work/project/.mcp.json', '/work/project/.deft/mcp.json', '/work/project/sub/.MCP.json'])
       expect(protectedPathReason(path, places), path).toContain('MCP servers');

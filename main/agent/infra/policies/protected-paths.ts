@@ -50,7 +50,9 @@ function reasonFor(path: string, places: Places, deftHome: string): string | nul
   if (lower.split(sep).includes('.git')) return 'it is inside a .git folder (repository internals, including hooks that run code)';
   if (within(deftHome, path)) {
     const rest = path.slice(deftHome.length + 1).split(sep)[0] ?? '';
-    if (!HOME_WORK_FOLDERS.includes(rest.toLowerCase())) return "it is in Deft's home folder (settings, trust, secrets and session logs)";
+    // A session in a Deft worktree (`<home>/worktrees/…`) works in its own checkout as in any workspace.
+    const ownWorktree = rest.toLowerCase() === 'worktrees' && within(canonicalPath(places.workspace), path);
+    if (!HOME_WORK_FOLDERS.includes(rest.toLowerCase()) && !ownWorktree) return "it is in Deft's home folder (settings, trust, secrets and session logs)";
   }
   const name = basename(path);
   if (SETTINGS_FILE.test(name) && basename(dirname(path)).toLowerCase() === '.deft')

@@ -32,6 +32,8 @@ export interface SessionMeta {
   effort?: EffortSetting;
   /** The user named the session: its first prompt does not replace the title. */
   named?: boolean;
+  /** The Deft worktree the session runs in (its workspace), so sessions can be grouped by repository and branch. */
+  worktree?: { name: string; branch: string; baseBranch: string | null; repoRoot: string };
 }
 
 export const LOG_FILE = 'log.jsonl';

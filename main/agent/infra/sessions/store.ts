@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { worktreeAt } from '../worktrees/records';
 import { META_FILE, Session, type SessionMeta } from './session';
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
@@ -49,7 +50,7 @@ export class SessionStore {
   readonly root: string;
 
   constructor(
-    home: string,
+    private readonly home: string,
     private readonly workspace: string,
     private readonly now: () => number = Date.now,
   ) {
@@ -88,7 +89,9 @@ export class SessionStore {
     const id = newSessionId(now);
     const dir = this.dirOf(id);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    return Session.create(dir, { id, title: 'New session', workspace: this.workspace, createdAt: now, updatedAt: now, turns: 0 }, this.now);
+    const tree = await worktreeAt(this.home, this.workspace);
+    const worktree = tree ? { worktree: { name: tree.name, branch: tree.branch, baseBranch: tree.baseBranch, repoRoot: tree.repoRoot } } : {};
+    return Session.create(dir, { id, title: 'New session', workspace: this.workspace, createdAt: now, updatedAt: now, turns: 0, ...worktree }, this.now);
   }
 
   async load(id: string): Promise<{ session: Session; problems: string[] } | null> {

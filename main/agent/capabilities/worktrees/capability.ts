@@ -1,0 +1,43 @@
+import type { CapabilityFactory } from '#contract/capability';
+import { CommandError } from '#contract/errors';
+import { worktreeCopyGlobs } from '#infra/worktrees/settings';
+import { WorktreeError, Worktrees } from '#infra/worktrees/worktrees';
+
+/**
+ * The window's commands for Deft's git worktrees (infra/worktrees): list, create, merge, apply, discard, for the
+ * repository of the workspace (its main checkout or one of its worktrees). What cannot be done is a readable refusal.
+ */
+export const worktreesCapability: CapabilityFactory = (core) => {
+  const trees = () => Worktrees.of(core.home, core.workspace);
+  const refusing = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof CommandError) throw error;
+      throw new CommandError('invalid_request', error instanceof WorktreeError ? error.message : `Worktrees: ${(error as Error)?.message ?? String(error)}`);
+    }
+  };
+  return {
+    name: 'worktrees',
+    commands: {
+      listWorktrees: async () => {
+        try {
+          const repo = await trees();
+          return { repoRoot: repo.repoRoot, worktrees: await repo.list() };
+        } catch (error) {
+          return { repoRoot: null, reason: (error as Error).message, worktrees: [] };
+        }
+      },
+      createWorktree: ({ name, base }) =>
+        refusing(async () => {
+          const repo = await trees();
+          const created = await repo.create({ ...(name ? { name } : {}), ...(base ? { base } : {}), copy: await worktreeCopyGlobs(core.home, repo.repoRoot) });
+          return { worktree: await repo.state(created.record.name), copied: created.copy.copied, skipped: created.copy.skipped, notes: created.notes };
+        }),
+      mergeWorktree: ({ name, squash, message }) =>
+        refusing(async () => (await trees()).merge(name, { ...(squash !== undefined ? { squash } : {}), ...(message !== undefined ? { message } : {}) })),
+      applyWorktree: ({ name }) => refusing(async () => (await trees()).apply(name)),
+      discardWorktree: ({ name, deleteBranch }) => refusing(async () => (await trees()).discard(name, { deleteBranch: deleteBranch === true })),
+    },
+  };
+};

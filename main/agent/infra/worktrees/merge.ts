@@ -1,0 +1,145 @@
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { branchExists, isAncestor, listedWorktrees, revParse, statusPaths } from './checkout';
+import type { WorktreeRecord } from './records';
+import { git, gitText, identity, nulList } from './run';
+
+export interface MergeOptions {
+  /** One commit on the base branch instead of a merge commit. */
+  squash?: boolean;
+  message?: string;
+}
+
+export type MergeOutcome =
+  | { status: 'merged'; commit: string; baseBranch: string; files: string[]; squashed: boolean }
+  | { status: 'nothing'; baseBranch: string }
+  /** The merge would conflict: nothing was changed anywhere. */
+  | { status: 'conflict'; baseBranch: string; files: string[] }
+  /** The checkout of the base branch has uncommitted changes in files the merge changes: nothing was changed. */
+  | { status: 'dirty'; baseBranch: string; checkout: string; files: string[] };
+
+export type ApplyOutcome =
+  | { status: 'applied'; files: string[] }
+  | { status: 'nothing' }
+  | { status: 'conflict'; files: string[]; message: string }
+  | { status: 'dirty'; files: string[] };
+
+const intersect = (a: readonly string[], b: readonly string[]) => {
+  const set = new Set(b);
+  return a.filter((x) => set.has(x));
+};
+
+/** A tree of everything in the worktree now, committed or not (copied files left out), made in a temporary index: its own index is not touched. */
+async function snapshotTree(record: WorktreeRecord): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'deft-wt-index-'));
+  const index = join(dir, 'index');
+  try {
+    const own = await gitText(record.path, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
+    // The copy keeps the index's time: git's racy-entry check compares file times with it (a same-size edit made
+    // in the index's second would otherwise pass as unchanged).
+    const copied = await copyFile(own, index).then(
+      async () => {
+        const { atime, mtime } = await stat(own);
+        await utimes(index, atime, mtime);
+        return true;
+      },
+      () => false,
+    );
+    if (!copied) await git(record.path, ['read-tree', 'HEAD'], { gitEnv: { GIT_INDEX_FILE: index } });
+    const env = { GIT_INDEX_FILE: index };
+    await git(record.path, ['add', '-A', '--', '.'], { gitEnv: env });
+    if (record.copied.length)
+      await git(record.path, ['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', ...record.copied], { gitEnv: { ...env, GIT_LITERAL_PATHSPECS: '1' } });
+    return await gitText(record.path, ['write-tree'], { gitEnv: env });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Commit what the worktree has not committed (the session's edits) on its branch. Returns whether there was anything. */
+async function commitPending(record: WorktreeRecord, message: string): Promise<boolean> {
+  const tree = await snapshotTree(record);
+  const headTree = await gitText(record.path, ['rev-parse', 'HEAD^{tree}']);
+  if (tree === headTree) return false;
+  const head = await gitText(record.path, ['rev-parse', 'HEAD']);
+  const env = await identity(record.path);
+  const commit = await gitText(record.path, ['commit-tree', tree, '-p', head, '-m', message], { gitEnv: env });
+  await git(record.path, ['update-ref', '-m', 'deft: commit the session changes', `refs/heads/${record.branch}`, commit, head]);
+  // The worktree's own index follows its new HEAD (its files are those of the commit already).
+  await git(record.path, ['reset', '-q', '--mixed']);
+  return true;
+}
+
+/** The files `git merge-tree` names as conflicted (its `-z --name-only` output: tree, names, empty, messages). */
+function conflictedFiles(stdout: Buffer): string[] {
+  const parts = stdout.toString('utf8').split('\0');
+  const names: string[] = [];
+  for (const part of parts.slice(1)) {
+    if (!part) break;
+    names.push(part);
+  }
+  return [...new Set(names)];
+}
+
+/**
+ * Merge the worktree's branch onto its base branch. The merge is computed without touching any checkout
+ * (`git merge-tree`): a conflict changes nothing and names the files. A clean result is committed, then the
+ * base branch moves to it — fast-forwarding the checkout that has it (which git refuses rather than overwrite
+ * anything there), or just the branch when no checkout has it.
+ */
+export async function mergeWorktree(record: WorktreeRecord, options: MergeOptions): Promise<MergeOutcome> {
+  const baseBranch = record.baseBranch;
+  if (!baseBranch) throw new Error(`worktree "${record.name}" was made from a commit, not a branch: apply it instead (deft worktrees apply ${record.name}).`);
+  const root = record.repoRoot;
+  if (!(await branchExists(root, baseBranch))) throw new Error(`its base branch "${baseBranch}" no longer exists.`);
+  await commitPending(record, options.message?.trim() || `Deft worktree ${record.name}: the session's changes`);
+  const tip = await revParse(root, `refs/heads/${record.branch}`);
+  if (!tip) throw new Error(`its branch "${record.branch}" no longer exists.`);
+  const baseTip = (await revParse(root, `refs/heads/${baseBranch}`))!;
+  if (await isAncestor(root, tip, baseTip)) return { status: 'nothing', baseBranch };
+  const merged = await git(root, ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', baseTip, tip], { okCodes: [0, 1] });
+  if (merged.exitCode === 1) return { status: 'conflict', baseBranch, files: conflictedFiles(merged.stdout) };
+  const tree = merged.stdout.toString('utf8').split('\0')[0]!.trim();
+  const files = nulList((await git(root, ['diff', '--name-only', '-z', '--no-renames', baseTip, tree])).stdout);
+  // Its changes are already there (merged by squash before): a merge would only add an empty commit.
+  if (!files.length) return { status: 'nothing', baseBranch };
+  const checkout = (await listedWorktrees(root)).find((w) => w.branch === `refs/heads/${baseBranch}` && !w.prunable);
+  if (checkout) {
+    const dirty = intersect(files, await statusPaths(checkout.path));
+    if (dirty.length) return { status: 'dirty', baseBranch, checkout: checkout.path, files: dirty };
+  }
+  const squashed = options.squash === true;
+  const message =
+    options.message?.trim() ||
+    (squashed ? `${record.name}: changes made in Deft worktree ${record.branch}` : `Merge branch '${record.branch}' (Deft worktree)`);
+  const parents = squashed ? ['-p', baseTip] : ['-p', baseTip, '-p', tip];
+  const commit = await gitText(root, ['commit-tree', tree, ...parents, '-m', message], { gitEnv: await identity(root) });
+  if (checkout) await git(checkout.path, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', commit]);
+  else await git(root, ['update-ref', '-m', `deft: merge ${record.branch}`, `refs/heads/${baseBranch}`, commit, baseTip]);
+  return { status: 'merged', commit, baseBranch, files, squashed };
+}
+
+const PATCH_ERROR =
+  /^error: (?:patch failed: (.+):\d+|(.+): (?:does not exist in index|already exists in working directory|does not match index|No such file or directory|patch does not apply))$/gm;
+
+/** The worktree's changes (committed or not, since where its branch and the main checkout meet) as uncommitted changes in the main checkout. */
+export async function applyWorktree(record: WorktreeRecord): Promise<ApplyOutcome> {
+  const root = record.repoRoot;
+  const tree = await snapshotTree(record);
+  const head = await gitText(record.path, ['rev-parse', 'HEAD']);
+  const from = (await git(root, ['merge-base', 'HEAD', head], { okCodes: [0, 1] })).stdout.toString('utf8').trim() || record.baseCommit;
+  const files = nulList((await git(root, ['diff', '--name-only', '-z', '--no-renames', from, tree])).stdout);
+  if (!files.length) return { status: 'nothing' };
+  const dirty = intersect(files, await statusPaths(root));
+  if (dirty.length) return { status: 'dirty', files: dirty };
+  const patch = (await git(root, ['diff', '--binary', '--full-index', '--no-renames', from, tree])).stdout;
+  // git apply is all or nothing: a patch that does not apply leaves every file as it was.
+  const checked = await git(root, ['apply', '--check', '-'], { input: patch, okCodes: [0, 1, 128] });
+  if (checked.exitCode !== 0) {
+    const failed = [...checked.stderr.matchAll(PATCH_ERROR)].map((m) => m[1] ?? m[2]!).filter(Boolean);
+    return { status: 'conflict', files: [...new Set(failed)], message: checked.stderr.trim().split('\n').slice(-3).join(' ') };
+  }
+  await git(root, ['apply', '-'], { input: patch });
+  return { status: 'applied', files };
+}

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from '../platform/files';
+import { nameProblem } from './names';
+
+/** What Deft keeps about one worktree it made, beside it: `<home>/worktrees/<repo>-<hash>/<name>.json`. */
+export const WorktreeRecord = z.object({
+  name: z.string(),
+  branch: z.string(),
+  /** The branch it was made from and merges back onto (null: made from a commit, it can only be applied). */
+  baseBranch: z.string().nullable(),
+  /** The commit it was made from. */
+  baseCommit: z.string(),
+  /** The main checkout of the repository. */
+  repoRoot: z.string(),
+  /** The worktree's folder. */
+  path: z.string(),
+  createdAt: z.number(),
+  /** Untracked files copied in by the `worktree.copy` globs: never committed, merged or applied. */
+  copied: z.array(z.string()).default([]),
+});
+export type WorktreeRecord = z.infer<typeof WorktreeRecord>;
+
+/** `<home>/worktrees`: every repository's worktrees. */
+export function worktreesHome(home: string): string {
+  return join(home, 'worktrees');
+}
+
+/** `<home>/worktrees/<repo>-<hash>`: the worktrees of one repository (by its main checkout's path). */
+export function repositoryWorktreesDir(home: string, repoRoot: string): string {
+  const hash = createHash('sha256').update(repoRoot).digest('hex').slice(0, 10);
+  const name =
+    basename(repoRoot)
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .slice(0, 40) || 'root';
+  return join(worktreesHome(home), `${name}-${hash}`);
+}
+
+export class WorktreeRecords {
+  readonly dir: string;
+
+  constructor(home: string, repoRoot: string) {
+    this.dir = repositoryWorktreesDir(home, repoRoot);
+  }
+
+  pathOf(name: string): string {
+    const problem = nameProblem(name);
+    if (problem) throw new Error(problem);
+    return join(this.dir, name);
+  }
+
+  private fileOf(name: string): string {
+    return `${this.pathOf(name)}.json`;
+  }
+
+  async read(name: string): Promise<WorktreeRecord | null> {
+    try {
+      const parsed = WorktreeRecord.safeParse(JSON.parse(await readFile(this.fileOf(name), 'utf8')));
+      return parsed.success && parsed.data.name === name ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async write(record: WorktreeRecord): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.fileOf(record.name), JSON.stringify(record, null, 2) + '\n', 0o600);
+  }
+
+  async remove(name: string): Promise<void> {
+    await rm(this.fileOf(name), { force: true });
+  }
+
+  async list(): Promise<WorktreeRecord[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const records = await Promise.all(names.filter((n) => n.endsWith('.json') && !nameProblem(n.slice(0, -5))).map((n) => this.read(n.slice(0, -5))));
+    return records.filter((r): r is WorktreeRecord => r !== null).sort((a, b) => a.createdAt - b.createdAt);
+  }
+}
+
+/** The record of the Deft worktree `path` is (its top folder), or null when it is none. Reads files only. */
+export async function worktreeAt(home: string, path: string): Promise<WorktreeRecord | null> {
+  const full = resolve(path);
+  const root = worktreesHome(existsSync(home) ? realpathSync(home) : resolve(home));
+  const repoDir = dirname(full);
+  if (dirname(repoDir) !== root || !full.startsWith(root + sep)) return null;
+  const name = basename(full);
+  if (nameProblem(name)) return null;
+  try {
+    const parsed = WorktreeRecord.safeParse(JSON.parse(await readFile(`${full}.json`, 'utf8')));
+    return parsed.success && parsed.data.path === full ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

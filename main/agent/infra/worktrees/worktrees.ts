@@ -1,0 +1,200 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SessionStore } from '../sessions/store';
+import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
+import { type CopyReport, copyUntracked } from './copy';
+import { applyWorktree, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
+import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
+import { type WorktreeRecord, WorktreeRecords } from './records';
+import { git, nulList } from './run';
+
+export interface CreateOptions {
+  /** The worktree's name (a folder and, by default, `deft/<name>`); generated from `hint` when absent. */
+  name?: string;
+  /** Words to make a name from (a prompt, a description). */
+  hint?: string;
+  /** The branch to create (default `deft/<name>`). */
+  branch?: string;
+  /** What to start from: a branch, tag or commit (default: the main checkout's HEAD). */
+  base?: string;
+  /** Globs of untracked files to copy in (`worktree.copy`). */
+  copy?: readonly string[];
+}
+
+export interface Created {
+  record: WorktreeRecord;
+  copy: CopyReport;
+  /** What the worktree does not have that the checkout may (submodules, LFS content). */
+  notes: string[];
+}
+
+export interface WorktreeState extends WorktreeRecord {
+  /** `ok`, or `missing` when its folder is gone (`cleanup` forgets it). */
+  state: 'ok' | 'missing';
+  /** Files that differ from where it started: committed on its branch or not. */
+  changedFiles: string[];
+  /** Commits on its branch that its base branch does not have. */
+  ahead: number;
+  /** Commits on its base branch since it started that it does not have. */
+  behind: number;
+  /** Uncommitted changes in it. */
+  dirty: boolean;
+  /** Sessions that ran in it, newest first. */
+  sessions: Array<{ id: string; title: string; updatedAt: number }>;
+}
+
+export class WorktreeError extends Error {
+  override name = 'WorktreeError';
+}
+
+/** The worktrees Deft makes for one repository: under `<home>/worktrees/<repo>-<hash>/`, never in the repository's own folder. */
+export class Worktrees {
+  readonly records: WorktreeRecords;
+
+  private constructor(
+    readonly home: string,
+    /** The repository's main checkout. */
+    readonly repoRoot: string,
+  ) {
+    this.records = new WorktreeRecords(home, repoRoot);
+  }
+
+  /** The worktrees of the repository `from` is in (its main checkout or one of its worktrees). */
+  static async of(home: string, from: string): Promise<Worktrees> {
+    const realHome = existsSync(home) ? realpathSync(home) : home;
+    return new Worktrees(realHome, await mainCheckout(from).catch((error: Error) => Promise.reject(new WorktreeError(error.message))));
+  }
+
+  async create(options: CreateOptions = {}): Promise<Created> {
+    const name = options.name ?? generatedName(options.hint);
+    const problem = nameProblem(name);
+    if (problem) throw new WorktreeError(problem);
+    const branch = options.branch ?? `${BRANCH_PREFIX}${name}`;
+    const badBranch = branchProblem(branch) ?? (await this.refFormatProblem(branch));
+    if (badBranch) throw new WorktreeError(badBranch);
+    const path = this.records.pathOf(name);
+    if (existsSync(path) || (await this.records.read(name))) throw new WorktreeError(`a worktree named "${name}" exists already (deft worktrees lists them).`);
+    if (await branchExists(this.repoRoot, branch)) throw new WorktreeError(`the branch "${branch}" exists already: give another name or branch.`);
+    const { baseCommit, baseBranch } = await this.resolveBase(options.base);
+    await mkdir(this.records.dir, { recursive: true, mode: 0o700 });
+    const record: WorktreeRecord = { name, branch, baseBranch, baseCommit, repoRoot: this.repoRoot, path, createdAt: Date.now(), copied: [] };
+    // A failed add made nothing (git checks the branch and the folder first): nothing to undo, and what another
+    // process made under the same name meanwhile is not ours to remove.
+    await git(this.repoRoot, ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, baseCommit]).catch((error: Error) => {
+      throw new WorktreeError(`the worktree could not be made: ${error.message}`);
+    });
+    try {
+      const copy = await copyUntracked(this.repoRoot, path, options.copy ?? []);
+      record.copied = copy.copied;
+      await this.records.write(record);
+      return { record, copy, notes: await this.notes(path) };
+    } catch (error) {
+      await this.removeQuietly(record, true);
+      throw error instanceof WorktreeError ? error : new WorktreeError(`the worktree could not be made: ${(error as Error).message}`);
+    }
+  }
+
+  async get(name: string): Promise<WorktreeRecord> {
+    const problem = nameProblem(name);
+    if (problem) throw new WorktreeError(problem);
+    const record = await this.records.read(name);
+    if (!record) throw new WorktreeError(`no worktree named "${name}" in this repository (deft worktrees lists them).`);
+    return record;
+  }
+
+  async list(): Promise<WorktreeState[]> {
+    const listed = await listedWorktrees(this.repoRoot);
+    const registered = new Set(listed.filter((w) => !w.prunable).map((w) => w.path));
+    return Promise.all((await this.records.list()).map((record) => this.stateOf(record, registered.has(record.path) && existsSync(record.path))));
+  }
+
+  async state(name: string): Promise<WorktreeState> {
+    const record = await this.get(name);
+    const listed = await listedWorktrees(this.repoRoot);
+    return this.stateOf(record, listed.some((w) => w.path === record.path && !w.prunable) && existsSync(record.path));
+  }
+
+  /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */
+  merge(name: string, options: MergeOptions = {}): Promise<MergeOutcome> {
+    return this.get(name).then((record) => mergeWorktree(record, options));
+  }
+
+  /** Its changes as uncommitted changes in the main checkout. */
+  apply(name: string): Promise<ApplyOutcome> {
+    return this.get(name).then((record) => applyWorktree(record));
+  }
+
+  /** Remove the worktree (its changes with it) and, when asked, its branch. */
+  async discard(name: string, options: { deleteBranch?: boolean } = {}): Promise<{ removed: string; branchDeleted: boolean }> {
+    const record = await this.get(name);
+    await this.removeQuietly(record, options.deleteBranch === true);
+    if (existsSync(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
+    const branchDeleted = options.deleteBranch === true && !(await branchExists(this.repoRoot, record.branch));
+    return { removed: record.path, branchDeleted };
+  }
+
+  /** `git worktree prune`, then forget worktrees whose folder is gone. Returns the names forgotten. */
+  async cleanup(): Promise<string[]> {
+    await git(this.repoRoot, ['worktree', 'prune']);
+    const listed = new Set((await listedWorktrees(this.repoRoot)).map((w) => w.path));
+    const forgotten: string[] = [];
+    for (const record of await this.records.list()) {
+      if (listed.has(record.path) || existsSync(record.path)) continue;
+      await this.records.remove(record.name);
+      forgotten.push(record.name);
+    }
+    return forgotten;
+  }
+
+  private async stateOf(record: WorktreeRecord, present: boolean): Promise<WorktreeState> {
+    const sessions = (await new SessionStore(this.home, record.path).list()).map((m) => ({ id: m.id, title: m.title, updatedAt: m.updatedAt }));
+    const baseRef = record.baseBranch && (await branchExists(this.repoRoot, record.baseBranch)) ? `refs/heads/${record.baseBranch}` : record.baseCommit;
+    const branchRef = (await branchExists(this.repoRoot, record.branch)) ? `refs/heads/${record.branch}` : null;
+    const count = async (range: string) => Number((await git(this.repoRoot, ['rev-list', '--count', range])).stdout.toString().trim()) || 0;
+    const ahead = branchRef ? await count(`${baseRef}..${branchRef}`) : 0;
+    const behind = branchRef ? await count(`${branchRef}..${baseRef}`) : 0;
+    if (!present) return { ...record, state: 'missing', changedFiles: [], ahead, behind, dirty: false, sessions };
+    const copied = new Set(record.copied);
+    const committed = nulList((await git(record.path, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, 'HEAD'])).stdout);
+    const pending = (await statusPaths(record.path)).filter((p) => !copied.has(p));
+    const changedFiles = [...new Set([...committed, ...pending])].sort();
+    return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions };
+  }
+
+  private async refFormatProblem(branch: string): Promise<string | null> {
+    const checked = await git(this.repoRoot, ['check-ref-format', '--branch', branch], { okCodes: [0, 1, 128] });
+    return checked.exitCode === 0 ? null : `"${branch}" is not a valid branch name (git check-ref-format).`;
+  }
+
+  private async resolveBase(base: string | undefined): Promise<{ baseCommit: string; baseBranch: string | null }> {
+    if (base === undefined) {
+      const head = await revParse(this.repoRoot, 'HEAD^{commit}');
+      if (!head) throw new WorktreeError('the repository has no commit yet: commit once, then make a worktree.');
+      const branch = await git(this.repoRoot, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [0, 1] });
+      return { baseCommit: head, baseBranch: branch.exitCode === 0 ? branch.stdout.toString().trim() || null : null };
+    }
+    if (!base.trim() || base.startsWith('-') || /\s/.test(base) || hasControl(base)) throw new WorktreeError(`"${base}" is not a branch, tag or commit.`);
+    const commit = await revParse(this.repoRoot, `${base}^{commit}`);
+    if (!commit) throw new WorktreeError(`"${base}" is not a branch, tag or commit of this repository.`);
+    return { baseCommit: commit, baseBranch: (await branchExists(this.repoRoot, base)) ? base : null };
+  }
+
+  private async notes(path: string): Promise<string[]> {
+    const notes: string[] = [];
+    if (existsSync(join(path, '.gitmodules'))) notes.push('the repository has submodules: they are not checked out in the worktree (Deft fetches nothing).');
+    const attributes = await readFile(join(path, '.gitattributes'), 'utf8').catch(() => '');
+    if (/filter=lfs/.test(attributes))
+      notes.push('Git LFS files are their pointer files in the worktree: Deft runs no filters (run git lfs checkout there yourself if needed).');
+    return notes;
+  }
+
+  private async removeQuietly(record: WorktreeRecord, deleteBranch: boolean): Promise<void> {
+    await git(this.repoRoot, ['worktree', 'remove', '--force', '--force', record.path]).catch(() => null);
+    if (existsSync(record.path)) await rm(record.path, { recursive: true, force: true }).catch(() => {});
+    await git(this.repoRoot, ['worktree', 'prune']).catch(() => null);
+    if (deleteBranch && (await branchExists(this.repoRoot, record.branch).catch(() => false)))
+      await git(this.repoRoot, ['update-ref', '-d', `refs/heads/${record.branch}`]).catch(() => null);
+    await this.records.remove(record.name);
+  }
+}

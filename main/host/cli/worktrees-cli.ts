@@ -1,0 +1,180 @@
+import { parseArgs } from 'node:util';
+import { deftHome } from '#infra/platform/home';
+import { worktreeCopyGlobs } from '#infra/worktrees/settings';
+import { type Created, type WorktreeState, Worktrees } from '#infra/worktrees/worktrees';
+import { type CliIo, parseArgsOr } from './io';
+import { WORKTREES_USAGE } from './usage';
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      workspace: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      squash: { type: 'boolean', default: false },
+      message: { type: 'string', short: 'm' },
+      'delete-branch': { type: 'boolean', default: false },
+      base: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+const ACTIONS = ['list', 'create', 'merge', 'apply', 'discard', 'cleanup'];
+
+/** The home a CLI command uses: the tests' injected one, else `DEFT_HOME` or `~/.deft`. */
+export function cliHome(io: CliIo): string {
+  return io.coreOptions?.home ?? deftHome(io.env);
+}
+
+/** A new worktree for `deft run --worktree`, with the `worktree.copy` globs; what was skipped is said on stderr. */
+export async function createRunWorktree(io: CliIo, from: string, options: { name?: string; base?: string; hint: string }): Promise<Created> {
+  const home = cliHome(io);
+  const trees = await Worktrees.of(home, from);
+  const created = await trees.create({
+    ...(options.name ? { name: options.name } : { hint: options.hint }),
+    ...(options.base ? { base: options.base } : {}),
+    copy: await worktreeCopyGlobs(home, trees.repoRoot),
+  });
+  reportCreated(io, created);
+  return created;
+}
+
+function reportCreated(io: CliIo, created: Created): void {
+  const { record, copy, notes } = created;
+  io.stderr(`deft: worktree ${record.name} (branch ${record.branch}, from ${record.baseBranch ?? record.baseCommit.slice(0, 12)}) at ${record.path}\n`);
+  if (copy.copied.length) io.stderr(`deft: copied into it: ${copy.copied.join(', ')}\n`);
+  for (const skipped of copy.skipped) io.stderr(`deft: warning: not copied: ${skipped.path} (${skipped.reason})\n`);
+  for (const note of notes) io.stderr(`deft: note: ${note}\n`);
+}
+
+function table(states: readonly WorktreeState[], repoRoot: string): string {
+  if (!states.length) return `No Deft worktrees for ${repoRoot}.\n`;
+  const lines = [
+    `Deft worktrees of ${repoRoot}:`,
+    '  name                          branch                              base         changed  ahead  behind  sessions  state',
+  ];
+  for (const w of states) {
+    const cells = [
+      w.name.padEnd(28),
+      w.branch.padEnd(34),
+      (w.baseBranch ?? w.baseCommit.slice(0, 10)).padEnd(11),
+      String(w.changedFiles.length).padStart(7),
+      String(w.ahead).padStart(5),
+      String(w.behind).padStart(6),
+      String(w.sessions.length).padStart(8),
+      w.state === 'ok' ? (w.dirty ? 'uncommitted changes' : 'clean') : 'folder missing (deft worktrees cleanup)',
+    ];
+    lines.push(`  ${cells.join('  ')}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** `deft worktrees [list|create|merge|apply|discard|cleanup] …`. Returns the exit code: 0 done, 1 refused or a conflict, 2 usage. */
+export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parseArgsOr(() => parse(argv.slice(1)), WORKTREES_USAGE, io);
+  if (parsed === 2) return 2;
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(`${WORKTREES_USAGE}\n`);
+    return 0;
+  }
+  const [action = 'list', name, extra] = positionals;
+  try {
+    if (!ACTIONS.includes(action)) throw new UsageError(`unknown action "${action}": ${ACTIONS.join(', ')}`);
+    if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+    const needsName = ['merge', 'apply', 'discard'].includes(action);
+    if (needsName && !name) throw new UsageError(`say which worktree: deft worktrees ${action} NAME`);
+    if (!needsName && action !== 'create' && name !== undefined) throw new UsageError(`unexpected argument "${name}"`);
+    const from = values.workspace ?? io.cwd;
+    const home = cliHome(io);
+    const trees = await Worktrees.of(home, from);
+    switch (action) {
+      case 'list': {
+        const states = await trees.list();
+        io.stdout(values.json ? JSON.stringify({ repoRoot: trees.repoRoot, worktrees: states }, null, 2) + '\n' : table(states, trees.repoRoot));
+        return 0;
+      }
+      case 'create': {
+        const created = await trees.create({
+          ...(name ? { name } : {}),
+          ...(values.base ? { base: values.base } : {}),
+          copy: await worktreeCopyGlobs(home, trees.repoRoot),
+        });
+        reportCreated(io, created);
+        io.stdout(values.json ? JSON.stringify(created.record) + '\n' : `${created.record.path}\n`);
+        return 0;
+      }
+      case 'merge': {
+        const outcome = await trees.merge(name!, { squash: values.squash, ...(values.message !== undefined ? { message: values.message } : {}) });
+        if (values.json) io.stdout(JSON.stringify(outcome) + '\n');
+        switch (outcome.status) {
+          case 'merged':
+            if (!values.json)
+              io.stdout(
+                `${outcome.squashed ? 'Squashed' : 'Merged'} ${name} onto ${outcome.baseBranch} (${outcome.commit.slice(0, 12)}): ${outcome.files.join(', ')}\n`,
+              );
+            return 0;
+          case 'nothing':
+            if (!values.json) io.stdout(`${name} has nothing ${outcome.baseBranch} does not have.\n`);
+            return 0;
+          case 'conflict':
+            io.stderr(
+              `deft: merging ${name} onto ${outcome.baseBranch} conflicts in: ${outcome.files.join(', ')}. Nothing was changed. Resolve it in the worktree (run a session there, or merge ${outcome.baseBranch} into its branch yourself), then merge again.\n`,
+            );
+            return 1;
+          case 'dirty':
+            io.stderr(
+              `deft: ${outcome.checkout} has uncommitted changes in files the merge changes: ${outcome.files.join(', ')}. Commit or stash them first; nothing was changed.\n`,
+            );
+            return 1;
+        }
+        return 1;
+      }
+      case 'apply': {
+        const outcome = await trees.apply(name!);
+        if (values.json) io.stdout(JSON.stringify(outcome) + '\n');
+        switch (outcome.status) {
+          case 'applied':
+            if (!values.json) io.stdout(`Applied ${name} to ${trees.repoRoot} as uncommitted changes: ${outcome.files.join(', ')}\n`);
+            return 0;
+          case 'nothing':
+            if (!values.json) io.stdout(`${name} has no changes to apply.\n`);
+            return 0;
+          case 'dirty':
+            io.stderr(`deft: ${trees.repoRoot} has uncommitted changes in files ${name} changes: ${outcome.files.join(', ')}. Nothing was changed.\n`);
+            return 1;
+          case 'conflict':
+            io.stderr(
+              `deft: ${name}'s changes do not apply to ${trees.repoRoot}${outcome.files.length ? ` (${outcome.files.join(', ')})` : ''}: ${outcome.message}. Nothing was changed.\n`,
+            );
+            return 1;
+        }
+        return 1;
+      }
+      case 'discard': {
+        const done = await trees.discard(name!, { deleteBranch: values['delete-branch'] });
+        if (values.json) io.stdout(JSON.stringify(done) + '\n');
+        else io.stdout(`Removed ${done.removed}${done.branchDeleted ? ' and its branch' : ''}.\n`);
+        return 0;
+      }
+      case 'cleanup': {
+        const forgotten = await trees.cleanup();
+        io.stdout(forgotten.length ? `Forgot worktrees whose folder was gone: ${forgotten.join(', ')}\n` : 'Nothing to clean up.\n');
+        return 0;
+      }
+    }
+    return 2;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`deft: ${error.message}\n\n${WORKTREES_USAGE}\n`);
+      return 2;
+    }
+    io.stderr(`deft: ${(error as Error)?.message ?? String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+// Deft's git worktrees (issue 30): a session on its own checkout and branch, merged, applied or discarded later.
+
+const Name = z.string().min(1).max(64);
+
+/** One worktree Deft made for the repository, with its state. */
+export const WorktreeInfo = z.object({
+  name: z.string(),
+  branch: z.string(),
+  baseBranch: z.string().nullable(),
+  baseCommit: z.string(),
+  repoRoot: z.string(),
+  path: z.string(),
+  createdAt: z.number(),
+  state: z.enum(['ok', 'missing']),
+  changedFiles: z.array(z.string()),
+  ahead: z.number().int(),
+  behind: z.number().int(),
+  dirty: z.boolean(),
+  sessions: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number() })),
+});
+export type WorktreeInfo = z.infer<typeof WorktreeInfo>;
+
+export const WorktreeMergeOutcome = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('merged'), commit: z.string(), baseBranch: z.string(), files: z.array(z.string()), squashed: z.boolean() }),
+  z.object({ status: z.literal('nothing'), baseBranch: z.string() }),
+  /** The merge would conflict in these files: nothing was changed. */
+  z.object({ status: z.literal('conflict'), baseBranch: z.string(), files: z.array(z.string()) }),
+  /** The checkout of the base branch has uncommitted changes in these files, which the merge changes: nothing was changed. */
+  z.object({ status: z.literal('dirty'), baseBranch: z.string(), checkout: z.string(), files: z.array(z.string()) }),
+]);
+export type WorktreeMergeOutcome = z.infer<typeof WorktreeMergeOutcome>;
+
+export const WorktreeApplyOutcome = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('applied'), files: z.array(z.string()) }),
+  z.object({ status: z.literal('nothing') }),
+  z.object({ status: z.literal('conflict'), files: z.array(z.string()), message: z.string() }),
+  z.object({ status: z.literal('dirty'), files: z.array(z.string()) }),
+]);
+export type WorktreeApplyOutcome = z.infer<typeof WorktreeApplyOutcome>;
+
+export const worktreeCommands = {
+  /** The worktrees Deft made for the workspace's repository (none outside a repository: `reason` says why). */
+  listWorktrees: {
+    input: z.object({}).strict(),
+    output: z.object({ repoRoot: z.string().nullable(), reason: z.string().optional(), worktrees: z.array(WorktreeInfo) }),
+  },
+  /** A new worktree on the branch deft/<name> from HEAD (or `base`), with the `worktree.copy` files; open its `path` to run sessions there. */
+  createWorktree: {
+    input: z.object({ name: Name.optional(), base: z.string().min(1).max(200).optional() }).strict(),
+    output: z.object({
+      worktree: WorktreeInfo,
+      copied: z.array(z.string()),
+      skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+      notes: z.array(z.string()),
+    }),
+  },
+  /** Merge (or squash) a worktree's branch onto its base branch; its uncommitted changes are committed on its branch first. */
+  mergeWorktree: {
+    input: z.object({ name: Name, squash: z.boolean().optional(), message: z.string().max(10_000).optional() }).strict(),
+    output: WorktreeMergeOutcome,
+  },
+  /** A worktree's changes as uncommitted changes in the main checkout (all or nothing). */
+  applyWorktree: { input: z.object({ name: Name }).strict(), output: WorktreeApplyOutcome },
+  /** Remove a worktree (its uncommitted changes with it) and, with `deleteBranch`, its branch. */
+  discardWorktree: {
+    input: z.object({ name: Name, deleteBranch: z.boolean().optional() }).strict(),
+    output: z.object({ removed: z.string(), branchDeleted: z.boolean() }),
+  },
+};
