@@ -63,7 +63,10 @@ function connectOne(target: SshTarget, sock?: Duplex): Promise<Client> {
       client.setNoDelay(true);
       resolve(client);
     });
-    client.once('error', (error) => {
+    // Kept for the client's life, not once: ssh2 can emit a second error (a handshake cut after a timeout), and an
+    // error with no listener would take the whole process down. After the first, the promise is settled; the
+    // connection's owner adds its own listener once it is ready.
+    client.on('error', (error) => {
       const code = refusal ? 'EHOSTKEY' : /authentication/i.test(error.message) ? 'EACCES' : 'ECONNREFUSED';
       const auth =
         code === 'EACCES'
