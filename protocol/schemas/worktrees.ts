@@ -8,9 +8,13 @@ const Name = z.string().min(1).max(64);
 export const WorktreeInfo = z.object({
   name: z.string(),
   branch: z.string(),
+  /** The branch it was made from and merges back onto (null: made from a commit, it can only be applied). */
   baseBranch: z.string().nullable(),
+  /** The commit it was made from. */
   baseCommit: z.string(),
+  /** The main checkout of the repository. */
   repoRoot: z.string(),
+  /** The worktree's folder. */
   path: z.string(),
   createdAt: z.number(),
   state: z.enum(['ok', 'missing']),

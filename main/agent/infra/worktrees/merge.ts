@@ -1,6 +1,7 @@
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { WorktreeApplyOutcome, WorktreeMergeOutcome } from '#protocol';
 import { branchExists, isAncestor, listedWorktrees, revParse, statusPaths } from './checkout';
 import type { WorktreeRecord } from './records';
 import { git, gitText, identity, nulList } from './run';
@@ -11,19 +12,9 @@ export interface MergeOptions {
   message?: string;
 }
 
-export type MergeOutcome =
-  | { status: 'merged'; commit: string; baseBranch: string; files: string[]; squashed: boolean }
-  | { status: 'nothing'; baseBranch: string }
-  /** The merge would conflict: nothing was changed anywhere. */
-  | { status: 'conflict'; baseBranch: string; files: string[] }
-  /** The checkout of the base branch has uncommitted changes in files the merge changes: nothing was changed. */
-  | { status: 'dirty'; baseBranch: string; checkout: string; files: string[] };
-
-export type ApplyOutcome =
-  | { status: 'applied'; files: string[] }
-  | { status: 'nothing' }
-  | { status: 'conflict'; files: string[]; message: string }
-  | { status: 'dirty'; files: string[] };
+/** How a merge or an apply ended: the protocol's shapes, which the window and the CLI show as they are. */
+export type MergeOutcome = WorktreeMergeOutcome;
+export type ApplyOutcome = WorktreeApplyOutcome;
 
 const intersect = (a: readonly string[], b: readonly string[]) => {
   const set = new Set(b);

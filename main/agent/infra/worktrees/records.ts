@@ -3,22 +3,20 @@ import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
+import { WorktreeInfo } from '#protocol';
 import { writeFileAtomic } from '../platform/files';
 import { nameProblem } from './names';
 
 /** What Deft keeps about one worktree it made, beside it: `<home>/worktrees/<repo>-<hash>/<name>.json`. */
-export const WorktreeRecord = z.object({
-  name: z.string(),
-  branch: z.string(),
-  /** The branch it was made from and merges back onto (null: made from a commit, it can only be applied). */
-  baseBranch: z.string().nullable(),
-  /** The commit it was made from. */
-  baseCommit: z.string(),
-  /** The main checkout of the repository. */
-  repoRoot: z.string(),
-  /** The worktree's folder. */
-  path: z.string(),
-  createdAt: z.number(),
+export const WorktreeRecord = WorktreeInfo.pick({
+  name: true,
+  branch: true,
+  baseBranch: true,
+  baseCommit: true,
+  repoRoot: true,
+  path: true,
+  createdAt: true,
+}).extend({
   /** Untracked files copied in by the `worktree.copy` globs: never committed, merged or applied. */
   copied: z.array(z.string()).default([]),
 });
