@@ -28,6 +28,12 @@ Options:
   --effort <level>           off | low | medium | high | max: the session's reasoning effort, as the window's
                              chip sets it (OpenAI-compatible: reasoning_effort, max is xhigh; Anthropic: thinking)
   --append-system-prompt <text>  add this text at the end of the system prompt
+  --allowed-tools <rules>    rules allowed without asking for this run, as "approve for session" allows them
+                             (repeatable; commas or spaces between rules: "Read,Bash(git diff:*) Edit",
+                             mcp__server__tool). Deny rules, protected paths and the hard walls still hold
+  --disallowed-tools <rules> deny rules for this run (repeatable, same grammar); a bare tool name (or name
+                             pattern) is not even offered to the model. The json result lists refused calls
+                             as permission_denials
   --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
   --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable)
   --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run

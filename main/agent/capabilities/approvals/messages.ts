@@ -20,11 +20,11 @@ export function cancelledMessage(call: ResolvedCall): string {
 }
 
 /** A headless run (nobody to ask) refuses the call and names the rule that would allow it. */
-export function headlessDenial(call: ResolvedCall, reason: string, rememberable: boolean, files: RuleFilePaths, exactOnly = false): string {
+export function headlessDenial(call: ResolvedCall, reason: string, rememberable: boolean, files: RuleFilePaths, exactOnly = false, runFlag?: string): string {
   const head = `${call.name} needs approval (${reason.replace(/\.$/, '')}) and this run is headless, so nobody can approve it: it did not run.`;
   if (!rememberable) return `${head} Protected paths always need approval, so this cannot run headless; do it from the Deft window instead.`;
   const rule = call.execution.approvalRule;
   const mode = call.policy.approval === 'edit' ? 'accept-edits (or yolo)' : 'yolo';
-  const allow = `${head} To allow it, add the rule "${rule}" to "permissions.allow" in ${files.project} (or ${files.user})`;
+  const allow = `${head} To allow it, add the rule "${rule}" to "permissions.allow" in ${files.project} (or ${files.user})${runFlag ? `, rerun with ${runFlag} '${rule}'` : ''}`;
   return exactOnly ? `${allow}.` : `${allow}, or rerun with --permission-mode ${mode}.`;
 }

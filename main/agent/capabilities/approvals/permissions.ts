@@ -19,6 +19,7 @@ import { suggestShellRules } from '#infra/policies/suggest-rules';
 import { relative } from 'node:path';
 import picomatch from 'picomatch';
 import { matchPathSubject } from '#infra/policies/rule-match';
+import type { ApprovalsOptions } from './options';
 
 /** Deny rules that name Read (or match it by pattern: `*`, `Read*`). */
 function readToolMatches(tool: string): boolean {
@@ -35,8 +36,14 @@ export const sessionRulesSlot = stateSlot('permissions.sessionRules', z.array(z.
  * waits (the turn with it) until they answer in the window. Headless, such a call is refused with the
  * rule that would allow it.
  */
-export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
+export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: ApprovalsOptions = {}) {
   const network = networkApprovals(core, hub);
+  // The host's rules for this run (deft run --disallowed-tools / --allowed-tools): parsed by the host already.
+  const runDeny: PermissionRule[] = (options.deny ?? []).flatMap((text) => {
+    const parsed = parseRule(text);
+    return parsed.ok ? [{ ...parsed.rule, decision: 'deny' as const, source: 'run' as const, file: options.origin?.deny ?? 'this run' }] : [];
+  });
+  const runAllow = options.allow ?? [];
 
   /** The session's own mode: the one it was switched to, else the workspace's default. */
   async function ownModeOf(session: SessionHandle): Promise<PermissionMode> {
@@ -53,8 +60,9 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
     return decide({
       call,
       mode: session.state(modeLeaseSlot).get()?.mode ?? session.state(modeSlot).get() ?? loaded.defaultMode ?? 'ask',
-      rules: loaded.rules,
-      sessionRules: session.state(sessionRulesSlot).get(),
+      rules: runDeny.length ? [...runDeny, ...loaded.rules] : loaded.rules,
+      // Rules allowed for the run count as approved for the session: below deny rules, protected paths and the hard walls.
+      sessionRules: runAllow.length ? [...session.state(sessionRulesSlot).get(), ...runAllow] : session.state(sessionRulesSlot).get(),
       plan: planOf(session),
       places: hub.places,
       sandboxAutoAllow: await session.sandbox.autoAllow(),
@@ -146,7 +154,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
     authorizeConnection: network.authorizeConnection,
     readDenials: async (): Promise<(path: string) => string | null> => {
       const { loaded } = await hub.loadRules();
-      const denies = loaded.rules.filter((r) => r.decision === 'deny' && r.argument !== undefined && readToolMatches(r.tool));
+      const denies = [...runDeny, ...loaded.rules].filter((r) => r.decision === 'deny' && r.argument !== undefined && readToolMatches(r.tool));
       const workspace = hub.places.workspace;
       return (path) => {
         const inside = path === workspace || path.startsWith(`${workspace}/`);
@@ -159,7 +167,10 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk) {
       if (decision.kind === 'allow') return { allowed: true };
       if (decision.kind === 'deny') return { allowed: false, message: decision.message };
       if (!core.host.canAsk)
-        return { allowed: false, message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files, decision.exactOnly) };
+        return {
+          allowed: false,
+          message: headlessDenial(call, decision.reason, decision.rememberable, hub.rules.files, decision.exactOnly, options.origin?.allow),
+        };
       return askUser(session, call, decision);
     },
     systemPrompt: () =>

@@ -17,7 +17,8 @@ export interface ParsedRule {
 
 export interface PermissionRule extends ParsedRule {
   decision: RuleDecision;
-  source: RuleSource | 'session';
+  /** `run`: given by the host for this run only (deft run --allowed-tools / --disallowed-tools). */
+  source: RuleSource | 'session' | 'run';
   /** The file it came from (absent for session approvals). */
   file?: string;
 }

@@ -1,0 +1,13 @@
+import type { ResolvedCall } from '#contract/calls';
+
+/** What a host adds to the rules for its run (`deft run --allowed-tools / --disallowed-tools`); never written to a file. */
+export interface ApprovalsOptions {
+  /** Rules approved in advance for the run, as "approve for session" approves them (never more: deny rules, protected paths and the hard walls still hold). */
+  allow?: readonly string[];
+  /** Deny rules for the run, on top of the settings' own. */
+  deny?: readonly string[];
+  /** Where the rules came from, named in the model's refusal ("in --disallowed-tools"). */
+  origin?: { allow: string; deny: string };
+  /** Told of every call refused (by a rule, the mode, or a rejected approval). */
+  onDenied?: (call: ResolvedCall, message: string) => void;
+}
