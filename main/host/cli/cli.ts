@@ -7,6 +7,7 @@ import { withSkillsOptions } from '../../agent/capabilities/skills/capability';
 import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { withApprovalsOptions } from '../../agent/capabilities/approvals/capability';
 import { hiddenBy, hideTools, toolRules } from './tool-rules';
+import { type AnswerSchema, loadAnswerSchema } from './json-schema';
 import { overridesFromEnv } from '#infra/settings/provider-config';
 import { deftHome } from '#infra/platform/home';
 import { findSessionWorkspace } from '#infra/sessions/store';
@@ -58,6 +59,7 @@ function parse(argv: string[]) {
       'skills-dir': { type: 'string', multiple: true },
       'mcp-config': { type: 'string', multiple: true },
       'mcp-server': { type: 'string', multiple: true },
+      'json-schema': { type: 'string' },
       'allowed-tools': { type: 'string', multiple: true },
       allowedTools: { type: 'string', multiple: true },
       'disallowed-tools': { type: 'string', multiple: true },
@@ -149,6 +151,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (remoteSpec && (skillsDirs.length || mcpConfigs.length || values['mcp-server']?.length))
       throw new UsageError('--skills-dir, --mcp-config and --mcp-server are not available on a remote folder yet');
 
+    let schema: AnswerSchema | undefined;
+    if (values['json-schema'] !== undefined) {
+      try {
+        schema = loadAnswerSchema(values['json-schema'], io.cwd);
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    }
     // --allowed-tools / --disallowed-tools (and Claude Code's camelCase spellings): rules for this run only.
     let allowed: string[];
     let disallowed: string[];
@@ -284,7 +294,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
       }
     };
-    const run = { sessionId, startedAt, model: settings.provider.model, denials, ...(worktree ? { worktree } : {}) };
+    const run = { sessionId, startedAt, model: settings.provider.model, denials, ...(schema ? { schema } : {}), ...(worktree ? { worktree } : {}) };
     return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,8 +1,10 @@
 import type { SessionEvent } from '#protocol';
-import { type PricedUsage, sessionCost } from '#protocol/helpers/prices';
+import { sessionCost } from '#protocol/helpers/prices';
 import { parseSlashCommand, slashCommands } from '#protocol/helpers/slash';
 import type { createNodeCore } from '../compose';
 import type { CliIo } from './io';
+import { HeadlessRun } from './headless-run';
+import { type AnswerSchema, MAX_SCHEMA_ATTEMPTS, schemaCorrection, schemaInstruction } from './json-schema';
 
 // One headless run of a prompt: its events out, the answer, the json result and the exit code.
 
@@ -20,7 +22,7 @@ export interface PermissionDenial {
 
 /** The result of `--output-format json`, in the shape Claude Code's headless result has. */
 export interface RunResult {
-  subtype: 'success' | 'error_max_turns' | 'error_during_execution' | 'error_prompt_blocked';
+  subtype: 'success' | 'error_max_turns' | 'error_during_execution' | 'error_prompt_blocked' | 'error_max_structured_output_retries';
   result: string;
   error?: string;
   sessionId: string | undefined;
@@ -28,6 +30,8 @@ export interface RunResult {
   turns: number;
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number };
   costUsd?: number;
+  /** The answer parsed, when it passed --json-schema. */
+  structured?: { value: unknown };
   /** The calls the permissions refused. */
   denials?: readonly PermissionDenial[];
   /** The worktree the run worked in (`--worktree`). */
@@ -47,13 +51,12 @@ export function writeResult(io: CliIo, r: RunResult): void {
     num_turns: r.turns,
     usage: r.usage,
     permission_denials: r.denials ?? [],
+    ...(r.structured ? { structured_output: r.structured.value } : {}),
     ...(r.costUsd !== undefined ? { total_cost_usd: r.costUsd } : {}),
     ...(r.worktree ? { worktree: r.worktree } : {}),
   };
   io.stdout(JSON.stringify(object) + '\n');
 }
-
-type GoalNow = Extract<SessionEvent, { type: 'goal.updated' }>['goal'];
 
 /** A prompt as the window sends it: `/name args` runs the skill or command of that name (expanded the same way), anything else is a message. */
 async function startPrompt(core: Core, sessionId: string, prompt: string): Promise<void> {
@@ -70,116 +73,78 @@ async function startPrompt(core: Core, sessionId: string, prompt: string): Promi
 
 /**
  * Runs the prompt's turn, then stays while the agent has work that will wake it (a background task it started, a goal it is pursuing), following those turns too.
- * The text output is the last turn's final answer.
+ * The text output is the last turn's final answer. With a schema (--json-schema), an answer that does not pass is
+ * sent back with what is wrong, up to MAX_SCHEMA_ATTEMPTS answers in all.
  */
 export async function runPrompt(
   core: Core,
-  run: { sessionId: string; startedAt: number; model: string | undefined; denials: readonly PermissionDenial[]; worktree?: RunResult['worktree'] },
+  run: {
+    sessionId: string;
+    startedAt: number;
+    model: string | undefined;
+    denials: readonly PermissionDenial[];
+    worktree?: RunResult['worktree'];
+    schema?: AnswerSchema;
+  },
   prompt: string,
   format: Format,
   io: CliIo,
   onFirstCommand: () => Promise<void>,
 ): Promise<number> {
-  const { sessionId } = run;
-  // What the json result reports: this run's model steps, its tokens by model (priced as the window prices them), a prompt a hook refused.
-  const steps = new Set<string>();
-  const byModel: Record<string, PricedUsage & { cacheWriteTokens: number }> = {};
-  let promptBlocked = false;
+  const { sessionId, schema } = run;
   const prices = format === 'json' ? (await core.handlers.getPreferences({})).prices : null;
-  const firstCommand: { started: Promise<void> | null } = { started: null };
-  const stepText = new Map<number, string>();
-  let lastStepWithText = 0;
-  let ended: Extract<SessionEvent, { type: 'turn.ended' }> | null = null;
-  let goal: GoalNow = null;
-  const stopWaiting = new AbortController();
-  const unsubscribe = core.onEvent((event) => {
-    // A sub-agent's own events, tagged with its agent id, so a headless client can follow it too.
-    if (event.type === 'agent.event' && event.sessionId === sessionId) {
-      if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
-      return;
-    }
-    if (!('seq' in event) || event.sessionId !== sessionId) return;
-    if (event.type === 'tool.call.started' && event.display?.kind === 'command') firstCommand.started ??= onFirstCommand().catch(() => {});
-    if (format === 'stream-json') io.stdout(JSON.stringify(event) + '\n');
-    // Headless, what a hook refused or failed at is said on stderr (stream-json carries every hook event).
-    else if (event.type === 'hook.ran' && event.result !== 'context' && event.result !== 'allowed' && event.result !== 'output') {
-      io.stderr(`deft: ${event.event} hook "${event.command}" ${event.result}: ${event.message}\n`);
-    }
-    if (event.type === 'step.started') steps.add(`${event.turnId}:${event.step}`);
-    else if (event.type === 'usage') {
-      const sum = (byModel[event.model ?? ''] ??= { inputTokens: 0, outputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 });
-      sum.inputTokens += event.step.inputTokens;
-      sum.outputTokens += event.step.outputTokens;
-      sum.cachedTokens = (sum.cachedTokens ?? 0) + (event.step.cachedTokens ?? 0);
-      sum.cacheWriteTokens += event.step.cacheWriteTokens ?? 0;
-    } else if (event.type === 'hook.ran' && event.event === 'UserPromptSubmit' && (event.result === 'blocked' || event.result === 'stopped')) {
-      promptBlocked = true;
-    }
-    if (event.type === 'turn.started') {
-      stepText.clear();
-      lastStepWithText = 0;
-    } else if (event.type === 'assistant.delta') {
-      stepText.set(event.step, (stepText.get(event.step) ?? '') + event.text);
-      lastStepWithText = event.step;
-    } else if (event.type === 'step.retrying' || event.type === 'step.started') {
-      stepText.delete(event.step);
-    } else if (event.type === 'goal.updated') {
-      goal = event.goal;
-    } else if (event.type === 'turn.ended') {
-      ended = event;
-      // A failed or stopped turn ends the run; background work is stopped with the core.
-      if (event.stopReason === 'cancelled' || event.stopReason === 'error' || event.stopReason === 'filtered') stopWaiting.abort();
-    }
+  const headless = new HeadlessRun(core, sessionId, {
+    ...(format === 'stream-json' ? { event: (event) => io.stdout(JSON.stringify(event) + '\n') } : {}),
+    stderr: io.stderr,
+    onFirstCommand,
   });
-  let interrupted = false;
-  const removeInterrupt = io.onInterrupt?.(() => {
-    interrupted = true;
-    stopWaiting.abort();
-    void core.handlers.cancelTurn({ sessionId });
-  });
+  const removeInterrupt = io.onInterrupt?.(() => headless.interrupt());
+  let structured: { value: unknown } | null = null;
+  let schemaErrors: string[] | null = null;
   try {
-    await startPrompt(core, sessionId, prompt);
-    await core.settled(sessionId, stopWaiting.signal);
-    await core.turnDone(sessionId);
-    await firstCommand.started;
+    await headless.turn(() => startPrompt(core, sessionId, schema ? prompt + schemaInstruction(schema) : prompt));
+    for (let attempt = 1; schema && !headless.interrupted && headless.end?.stopReason === 'end_turn' && !headless.promptBlocked; attempt++) {
+      const checked = schema.check(headless.answer());
+      if (checked.ok) {
+        structured = { value: checked.value };
+        schemaErrors = null;
+        break;
+      }
+      schemaErrors = checked.errors;
+      if (attempt >= MAX_SCHEMA_ATTEMPTS) break;
+      io.stderr(`deft: the answer did not pass --json-schema (${checked.errors[0]}); asking again (${attempt + 1} of ${MAX_SCHEMA_ATTEMPTS}).\n`);
+      await headless.turn(() => core.handlers.sendPrompt({ sessionId, text: schemaCorrection(checked.errors, schema) }));
+    }
   } catch (error) {
     await core.close();
     throw error;
   } finally {
     removeInterrupt?.();
-    unsubscribe();
+    headless.close();
   }
   await core.close();
-  const end = ended as Extract<SessionEvent, { type: 'turn.ended' }> | null;
-  // A goal's last turn ends with UpdateGoal (no answer after it): its note is the final word.
-  const settledGoal = goal as GoalNow;
-  const goalNote =
-    settledGoal && (settledGoal.status === 'complete' || settledGoal.status === 'blocked')
-      ? `Goal ${settledGoal.status}${settledGoal.reason ? `: ${settledGoal.reason}` : '.'}`
-      : '';
-  const answer = stepText.get(lastStepWithText) || goalNote;
+  const answer = headless.answer();
   if (format === 'text' && answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
-  const outcome = runOutcome(end, interrupted, promptBlocked, io);
+  let outcome = runOutcome(headless.end, headless.interrupted, headless.promptBlocked, io);
+  if (schemaErrors && outcome.code === 0) {
+    const error = `the answer did not pass --json-schema after ${MAX_SCHEMA_ATTEMPTS} attempts: ${schemaErrors.join('; ')}`;
+    io.stderr(`deft: ${error}\n`);
+    outcome = { code: 1, subtype: 'error_max_structured_output_retries', error };
+  }
   if (format === 'json') {
-    const models = Object.values(byModel);
-    const total = (pick: (u: PricedUsage & { cacheWriteTokens: number }) => number) => models.reduce((n, u) => n + pick(u), 0);
-    const cost = prices ? sessionCost(byModel, prices, run.model) : null;
+    const cost = prices ? sessionCost(headless.byModel, prices, run.model) : null;
     writeResult(io, {
       subtype: outcome.subtype,
       result: answer,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       sessionId,
       durationMs: Date.now() - run.startedAt,
-      turns: steps.size,
-      usage: {
-        input_tokens: total((u) => u.inputTokens),
-        output_tokens: total((u) => u.outputTokens),
-        cache_read_input_tokens: total((u) => u.cachedTokens ?? 0),
-        cache_creation_input_tokens: total((u) => u.cacheWriteTokens),
-      },
+      turns: headless.steps.size,
+      usage: headless.usage(),
       // Only when every model the run used is priced: a partial sum would read as the whole cost.
       ...(cost && cost.unpriced.length === 0 ? { costUsd: cost.usd } : {}),
       denials: run.denials,
+      ...(structured ? { structured } : {}),
       ...(run.worktree ? { worktree: run.worktree } : {}),
     });
   }

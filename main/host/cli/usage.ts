@@ -28,6 +28,9 @@ Options:
   --effort <level>           off | low | medium | high | max: the session's reasoning effort, as the window's
                              chip sets it (OpenAI-compatible: reasoning_effort, max is xhigh; Anthropic: thinking)
   --append-system-prompt <text>  add this text at the end of the system prompt
+  --json-schema <file|json>  the final answer must be JSON valid against this JSON Schema (a file, or the schema
+                             itself): the model is told it; an answer that does not pass goes back to it with the
+                             errors (3 answers in all, else exit 1). The json result carries it as structured_output
   --allowed-tools <rules>    rules allowed without asking for this run, as "approve for session" allows them
                              (repeatable; commas or spaces between rules: "Read,Bash(git diff:*) Edit",
                              mcp__server__tool). Deny rules, protected paths and the hard walls still hold
@@ -48,7 +51,7 @@ Options:
 
 Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.
 Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage error, 3 a UserPromptSubmit hook
-refused the prompt, 4 out of budget (--max-steps / --max-turns), 5 the remote folder could not be opened (unreachable,
+refused the prompt (a bad --json-schema is 2; an answer that never passed it is 1), 4 out of budget (--max-steps / --max-turns), 5 the remote folder could not be opened (unreachable,
 host key or login refused, no such folder), 130 interrupted, 141 stdout closed by its reader.`;
 
 export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]

@@ -22,7 +22,7 @@ function draftOf(schema: Record<string, unknown>): Draft {
  * pattern RE2 cannot express (lookaround, backreferences) is left to the server, which checks its own
  * input: refusing every call over it would make a working tool unusable.
  */
-function linearRegExp(pattern: string): { test(text: string): boolean; toString(): string } {
+export function linearRegExp(pattern: string): { test(text: string): boolean; toString(): string } {
   // Ajv shares one compiled pattern between schemas by its toString().
   const toString = () => `re2:${pattern}`;
   try {
@@ -102,7 +102,8 @@ export function compiledSchemaCount(): number {
   return compilations;
 }
 
-function describe(error: ErrorObject): string {
+/** One readable line for an Ajv error. */
+export function describe(error: ErrorObject): string {
   const where = error.instancePath ? ` at ${error.instancePath}` : '';
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
