@@ -15,7 +15,7 @@ const ENTRY = `const { main } = await import(${JSON.stringify(join(ROOT, 'main/h
  */
 export async function runCliProcess(
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number /** Piped to stdin, then closed (else stdin is /dev/null). */; stdin?: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
   const child = spawn(
     process.execPath,
@@ -23,13 +23,14 @@ export async function runCliProcess(
     {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? options.cwd, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     },
   );
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

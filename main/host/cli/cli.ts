@@ -8,6 +8,7 @@ import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { withApprovalsOptions } from '../../agent/capabilities/approvals/capability';
 import { hiddenBy, hideTools, toolRules } from './tool-rules';
 import { type AnswerSchema, loadAnswerSchema } from './json-schema';
+import { runStdinSession } from './stdin-json';
 import { overridesFromEnv } from '#infra/settings/provider-config';
 import { deftHome } from '#infra/platform/home';
 import { findSessionWorkspace } from '#infra/sessions/store';
@@ -60,6 +61,7 @@ function parse(argv: string[]) {
       'mcp-config': { type: 'string', multiple: true },
       'mcp-server': { type: 'string', multiple: true },
       'json-schema': { type: 'string' },
+      'input-format': { type: 'string', default: 'text' },
       'allowed-tools': { type: 'string', multiple: true },
       allowedTools: { type: 'string', multiple: true },
       'disallowed-tools': { type: 'string', multiple: true },
@@ -94,9 +96,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw new UsageError(
         `unknown command "${command}". The commands are run, rewind, checkpoints, mcp, worktrees and acp; did you mean: deft run "<prompt>"?`,
       );
+    const stdinJson = values['input-format'] === 'stream-json';
+    if (values['input-format'] !== 'text' && !stdinJson) throw new UsageError('--input-format must be text or stream-json');
+    if (stdinJson && values['output-format'] !== 'stream-json')
+      throw new UsageError('--input-format stream-json needs --output-format stream-json (events and approvals go out as JSON lines)');
+    if (stdinJson && !io.stdinLines) throw new UsageError('--input-format stream-json needs a stdin to read');
     let prompt = words.join(' ');
-    if (prompt === '-' && io.readStdin) prompt = await io.readStdin();
-    if (!prompt.trim()) throw new UsageError('a prompt is required: deft run "<prompt>"');
+    if (prompt === '-' && io.readStdin && !stdinJson) prompt = await io.readStdin();
+    if (!prompt.trim() && !stdinJson) throw new UsageError('a prompt is required: deft run "<prompt>"');
+    if (stdinJson && values['json-schema'] !== undefined) throw new UsageError('--json-schema goes with one prompt, not with --input-format stream-json');
     if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}`);
     if (!MODES.includes(values['permission-mode'])) throw new UsageError(`--permission-mode must be one of ${MODES.join(', ')}`);
     if (values.sandbox !== undefined && values.sandbox !== 'on' && values.sandbox !== 'off') throw new UsageError('--sandbox must be on or off');
@@ -225,7 +233,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       core = createNodeCore({
         workspace: remote ? remote.workspace : workspace,
         ...(remote ? { environment: remote.environment, workspaceId: remote.id } : {}),
-        host: cliHost(io.stderr),
+        // Prompts on stdin: approvals are asked on stdout and answered on stdin, as the window answers them.
+        host: stdinJson ? { ...cliHost(io.stderr), canAsk: true } : cliHost(io.stderr),
         env: io.env,
         providerOverrides: overrides,
         ...(values.sandbox ? { sandbox: values.sandbox } : {}),
@@ -295,6 +304,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
     };
     const run = { sessionId, startedAt, model: settings.provider.model, denials, ...(schema ? { schema } : {}), ...(worktree ? { worktree } : {}) };
+    if (stdinJson) return await runStdinSession(core, run, io.stdinLines!(), io, warnAboutSandbox, prompt);
     return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {

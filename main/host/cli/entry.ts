@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { onStopSignals } from '../stop-signals';
 import { HELP } from './usage';
 
@@ -85,6 +86,7 @@ export async function main(argv: string[]): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     readStdin,
+    stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
     // SIGTERM and SIGHUP too: the turn is stopped and its commands killed before the process exits.
     onInterrupt: (handler) => {
       const removeSignals = onStopSignals(() => handler());

@@ -7,6 +7,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   cwd: string;
   readStdin?: () => Promise<string>;
+  /** stdin line by line, as it comes (--input-format stream-json); ends when stdin closes. */
+  stdinLines?: () => AsyncIterable<string>;
   /** Registers a handler for Ctrl-C; returns a function that removes it. */
   onInterrupt?: (handler: () => void) => () => void;
   /** Extra core options (tests inject retry policies and tools). */

@@ -59,7 +59,7 @@ export function writeResult(io: CliIo, r: RunResult): void {
 }
 
 /** A prompt as the window sends it: `/name args` runs the skill or command of that name (expanded the same way), anything else is a message. */
-async function startPrompt(core: Core, sessionId: string, prompt: string): Promise<void> {
+export async function startPrompt(core: Core, sessionId: string, prompt: string): Promise<void> {
   if (prompt.trim().startsWith('/') && typeof core.handlers.listSkills === 'function') {
     const { skills } = await core.handlers.listSkills({});
     const command = parseSlashCommand(prompt, slashCommands(skills));
@@ -155,7 +155,7 @@ export async function runPrompt(
  * The exit code (and the json result's subtype) of a run that reached its end: 0 done, 1 error, 3 the prompt
  * refused by a hook, 4 out of budget (--max-steps / --max-turns), 130 interrupted. Says why on stderr.
  */
-function runOutcome(
+export function runOutcome(
   end: Extract<SessionEvent, { type: 'turn.ended' }> | null,
   interrupted: boolean,
   promptBlocked: boolean,

@@ -23,6 +23,13 @@ Options:
   --output-format <fmt>      text (default: the final answer on stdout) | stream-json (one event per line) |
                              json (one result object at the end: type "result", subtype, is_error, result,
                              session_id, duration_ms, num_turns, usage, total_cost_usd when the model is priced)
+  --input-format <fmt>       text (default: the prompt from the arguments; "-" reads it from stdin) | stream-json:
+                             a long-lived run reading JSON lines on stdin (needs --output-format stream-json):
+                             {"type":"user","message":{"role":"user","content":"…"}} (content a string or text
+                             blocks), {"type":"steer","text":"…"}, {"type":"approval","id":"<requestId>",
+                             "decision":"allow"|"deny"}, {"type":"question",...}, {"type":"interrupt"}. Approvals
+                             are asked on stdout (approval.requested) and answered there; a bad line gets an
+                             input.error event and is skipped. Ends when stdin closes and the last turn is done
   --max-steps <n>            stop after n model steps (exit 4)
   --max-turns <n>            the same budget under Claude Code's name (with both, the smaller counts)
   --effort <level>           off | low | medium | high | max: the session's reasoning effort, as the window's
