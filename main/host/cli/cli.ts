@@ -9,6 +9,8 @@ import { withApprovalsOptions } from '../../agent/capabilities/approvals/capabil
 import { hiddenBy, hideTools, toolRules } from './tool-rules';
 import { type AnswerSchema, loadAnswerSchema } from './json-schema';
 import { runStdinSession } from './stdin-json';
+import { promptToolApprover } from './permission-prompt';
+import type { McpToolCaller } from '../../agent/capabilities/mcp/capability';
 import { overridesFromEnv } from '#infra/settings/provider-config';
 import { deftHome } from '#infra/platform/home';
 import { findSessionWorkspace } from '#infra/sessions/store';
@@ -61,6 +63,7 @@ function parse(argv: string[]) {
       'mcp-config': { type: 'string', multiple: true },
       'mcp-server': { type: 'string', multiple: true },
       'json-schema': { type: 'string' },
+      'permission-prompt-tool': { type: 'string' },
       'input-format': { type: 'string', default: 'text' },
       'allowed-tools': { type: 'string', multiple: true },
       allowedTools: { type: 'string', multiple: true },
@@ -177,10 +180,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw new UsageError((error as Error).message);
     }
 
+    const promptTool = values['permission-prompt-tool'];
+    if (promptTool !== undefined && !/^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+$/.test(promptTool))
+      throw new UsageError('--permission-prompt-tool must name an MCP tool: mcp__SERVER__TOOL (its server from --mcp-config)');
+    let toolCaller: McpToolCaller | null = null;
+
     // A headless run reads the skill folders once: it watches nothing it will not use.
     let capabilities = withSkillsOptions(defaultCapabilities, { ...(skillsDirs.length ? { explicitDirs: skillsDirs } : {}), watch: false });
     // Headless: servers are waited for before the prompt; what was skipped or failed is said on stderr.
-    capabilities = withMcpOptions(capabilities, { extraConfigs: mcpConfigs, headless: true, env: io.env, allowServers: values['mcp-server'] ?? [] });
+    capabilities = withMcpOptions(capabilities, {
+      extraConfigs: mcpConfigs,
+      headless: true,
+      env: io.env,
+      allowServers: values['mcp-server'] ?? [],
+      ...(promptTool ? { exposeToolCaller: (caller: McpToolCaller) => (toolCaller = caller) } : {}),
+    });
     // --append-system-prompt: the text as the last section of the system prompt (after every capability's).
     if (appendSystemPrompt !== undefined)
       capabilities = [...capabilities, () => ({ name: 'cli-append-system-prompt', systemPrompt: () => appendSystemPrompt })];
@@ -223,10 +237,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       allow: allowed,
       deny: disallowed,
       origin: { allow: '--allowed-tools', deny: '--disallowed-tools' },
+      ...(promptTool ? { approver: promptToolApprover(promptTool, () => toolCaller, io.stderr) } : {}),
       onDenied: (call, message) => denials.push({ tool_name: call.name, tool_use_id: call.callId, tool_input: call.args, message }),
     });
     let extraTools = io.coreOptions?.tools;
-    if (disallowed.length) ({ capabilities, tools: extraTools } = hideTools(capabilities, extraTools, hiddenBy(disallowed)));
+    // The approver is not the model's to call.
+    const hidden = [...disallowed, ...(promptTool ? [promptTool] : [])];
+    if (hidden.length) ({ capabilities, tools: extraTools } = hideTools(capabilities, extraTools, hiddenBy(hidden)));
 
     let core;
     try {

@@ -41,6 +41,9 @@ Options:
   --allowed-tools <rules>    rules allowed without asking for this run, as "approve for session" allows them
                              (repeatable; commas or spaces between rules: "Read,Bash(git diff:*) Edit",
                              mcp__server__tool). Deny rules, protected paths and the hard walls still hold
+  --permission-prompt-tool <mcp__server__tool>  an MCP tool (of a --mcp-config server) that answers approvals
+                             headless, with Claude Code's contract; its allow is an "approve once". Protected
+                             paths are never put to it; a changed input, bad JSON or a failed call is a refusal
   --disallowed-tools <rules> deny rules for this run (repeatable, same grammar); a bare tool name (or name
                              pattern) is not even offered to the model. The json result lists refused calls
                              as permission_denials

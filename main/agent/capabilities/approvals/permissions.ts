@@ -166,6 +166,10 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: A
       const decision = await evaluate(session, call);
       if (decision.kind === 'allow') return { allowed: true };
       if (decision.kind === 'deny') return { allowed: false, message: decision.message };
+      if (options.approver && decision.rememberable && !decision.exactOnly) {
+        const verdict = await options.approver(call);
+        return verdict.allowed ? { allowed: true } : { allowed: false, message: rejectionMessage(call, verdict.message) };
+      }
       if (!core.host.canAsk)
         return {
           allowed: false,

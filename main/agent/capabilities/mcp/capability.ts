@@ -33,7 +33,16 @@ export interface McpCapabilityOptions {
   launch?: StdioLauncher;
   env?: Readonly<Record<string, string | undefined>>;
   restartDelay?: (attempt: number) => number | null;
+  /** Hands the host a way to call one MCP tool by its full name (deft run --permission-prompt-tool). */
+  exposeToolCaller?: (caller: McpToolCaller) => void;
 }
+
+/** Call an MCP tool by its `mcp__server__tool` name: its text content, or why it could not be called. */
+export type McpToolCaller = (
+  fullName: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<{ ok: true; text: string; isError: boolean } | { ok: false; reason: string }>;
 
 interface McpSettings {
   disabled: string[];
@@ -103,6 +112,22 @@ export function createMcpCapability(options: McpCapabilityOptions = {}): Capabil
         const deferred = isDeferred(definition);
         return connection.tools.map((tool) => mcpTool(definition, tool, deferred, { connection: (name) => servers.connection(name) }));
       });
+
+    options.exposeToolCaller?.(async (fullName, args, signal) => {
+      for (const { definition, connection } of servers.connected()) {
+        const tool = connection.tools.find((t) => mcpToolName(definition.name, t.name) === fullName);
+        if (!tool) continue;
+        try {
+          const result = await connection.callTool(tool.name, args, { signal, timeoutMs: 60_000, onProgress: () => {} });
+          const content = Array.isArray(result.content) ? result.content : [];
+          const text = content.map((c) => (c && typeof c === 'object' && 'text' in c && typeof c.text === 'string' ? c.text : '')).join('');
+          return { ok: true, text, isError: result.isError === true };
+        } catch (error) {
+          return { ok: false, reason: (error as Error).message };
+        }
+      }
+      return { ok: false, reason: `no connected MCP server offers ${fullName}` };
+    });
 
     let lastSync = 0;
     const syncSoon = () => {
