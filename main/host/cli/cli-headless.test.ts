@@ -160,3 +160,17 @@ describe('deft run --append-system-prompt', () => {
     expect(JSON.stringify(system?.content)).toContain('Answer in French, always.');
   });
 });
+
+describe('deft run --append-system-prompt on a resumed session', () => {
+  it('reaches the model on --continue and --session: the kept system prompt is rendered again with the text', async () => {
+    server.fallback = () => ({ chunks: [{ text: 'ok' }, { finish: 'stop' }] });
+    const first = await run('m', '--output-format', 'json', 'hi');
+    const sessionId = String(theResult(first.stdout).session_id);
+    const system = (i: number) => JSON.stringify(server.requests[i]!.body.messages.find((m) => m.role === 'system')?.content);
+    expect(system(0)).not.toContain('Always answer in haiku.');
+    expect((await run('m', '--continue', '--append-system-prompt', 'Always answer in haiku.', 'again')).code).toBe(0);
+    expect(system(1)).toContain('Always answer in haiku.');
+    expect((await run('m', '--session', sessionId, '--append-system-prompt', 'Now in limericks.', 'more')).code).toBe(0);
+    expect(system(2)).toContain('Now in limericks.');
+  });
+});

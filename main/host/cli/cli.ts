@@ -10,6 +10,7 @@ import { hiddenBy, hideTools, toolRules } from './tool-rules';
 import { type AnswerSchema, loadAnswerSchema } from './json-schema';
 import { runStdinSession } from './stdin-json';
 import { promptToolApprover } from './permission-prompt';
+import { appendToSystemPrompt } from './append-system-prompt';
 import type { McpToolCaller } from '../../agent/capabilities/mcp/capability';
 import { overridesFromEnv } from '#infra/settings/provider-config';
 import { deftHome } from '#infra/platform/home';
@@ -196,8 +197,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       ...(promptTool ? { exposeToolCaller: (caller: McpToolCaller) => (toolCaller = caller) } : {}),
     });
     // --append-system-prompt: the text as the last section of the system prompt (after every capability's).
-    if (appendSystemPrompt !== undefined)
-      capabilities = [...capabilities, () => ({ name: 'cli-append-system-prompt', systemPrompt: () => appendSystemPrompt })];
+    if (appendSystemPrompt !== undefined) capabilities = [...capabilities, appendToSystemPrompt(appendSystemPrompt)];
 
     let workspace = values.workspace ?? io.cwd;
     let worktree: { name: string; branch: string; path: string } | undefined;
@@ -215,8 +215,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (remoteSpec) {
       capabilities = remoteCapabilities(defaultCapabilities);
-      if (appendSystemPrompt !== undefined)
-        capabilities = [...capabilities, () => ({ name: 'cli-append-system-prompt', systemPrompt: () => appendSystemPrompt })];
+      if (appendSystemPrompt !== undefined) capabilities = [...capabilities, appendToSystemPrompt(appendSystemPrompt)];
       try {
         remote = await openRemoteForCli(remoteSpec, io.env);
       } catch (error) {
@@ -280,11 +279,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       sessionId = (await core.handlers.createSession({})).session.id;
     }
 
-    if (appendSystemPrompt !== undefined && (values.session !== undefined || values.continue)) {
-      io.stderr(
-        "deft: warning: a resumed session keeps the system prompt it rendered (for the provider's cache); --append-system-prompt takes effect once it is rendered again (a changed tool set, a compaction).\n",
-      );
-    }
     // The run shows the session it runs: it stays loaded for the whole run.
     core.show('cli', sessionId);
     await core.handlers.setPermissionMode({ sessionId, mode: values['permission-mode'] as PermissionMode });
