@@ -10,6 +10,7 @@ import { ToolRegistry } from './runtime/tools/registry';
 import { createHarness, tempDir } from '#test-support/harness';
 import { inertSessionHandle, noWorkspaceSandbox } from '#test-support/session-handle';
 import { cliHost, webHost } from '../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 const scratch = await tempDir('deft-tool-set-');
 const open: Capability[] = [];
@@ -23,6 +24,7 @@ async function offered(options: { host: CoreContext['host']; imageInput: boolean
   const core: CoreContext = {
     environment: localEnvironment(),
     workspace: scratch,
+    place: workspacePlace(scratch),
     home: scratch,
     host: options.host,
     now: () => 0,

@@ -24,8 +24,8 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
   return (core: CoreContext): Capability => {
     const userHome = options.userHome ?? homedir();
     const roots = instructionRoots(core.workspace, userHome);
-    const rootSet = () => loadInstructions({ workspace: core.workspace, deftHome: core.home, userHome });
-    const context = async () => ({ ...roots, deftHome: core.home, userHome, trusted: (await new TrustStore(core.home, core.workspace).get()).trusted });
+    const rootSet = () => loadInstructions({ workspace: core.workspace, place: core.place, deftHome: core.home, userHome });
+    const context = async () => ({ ...roots, deftHome: core.home, userHome, trusted: (await new TrustStore(core.home, core.place).get()).trusted });
     /** Per session: the real paths the system prompt's files were read from (read once: the prompt is kept too). */
     const rootRead = new Map<string, Promise<ReadonlySet<string>>>();
     const readOfRoot = (sessionId: string) => {

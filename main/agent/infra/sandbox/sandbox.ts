@@ -25,9 +25,12 @@ import { seatbeltProfile } from './macos';
 import { NetworkProxy, type ProxyPass } from './proxy';
 import { type SandboxSettings, SandboxSettingsStore } from './settings';
 import { canonicalPath } from '../policies/protected-paths';
+import type { WorkspacePlace } from '#contract/environment';
 
 export interface SandboxOptions {
   workspace: string;
+  /** The workspace with its key (trust) and machine (its settings files); default: the local folder `workspace`. */
+  place?: WorkspacePlace;
   /** Deft's home (~/.deft). */
   home: string;
   userHome?: string;
@@ -73,7 +76,7 @@ export class Sandbox {
   private readonly opened: WorkspaceInputs;
 
   constructor(private readonly options: SandboxOptions) {
-    this.settings = new SandboxSettingsStore(options.home, options.workspace);
+    this.settings = new SandboxSettingsStore(options.home, options.place ?? options.workspace);
     this.support = options.support ?? sandboxSupport();
     this.opened = readWorkspaceInputs(options.workspace);
   }
