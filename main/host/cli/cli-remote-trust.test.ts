@@ -130,4 +130,24 @@ describe('deft run --remote: trust and rules are the remote folder’s', () => {
     expect(result.toolResults[0]).toMatch(/blocked by the deny rule "Bash\(touch \*\)"/);
     expect(existsSync(join(there, 'ran.txt'))).toBe(false);
   });
+
+  it('a subfolder’s AGENTS.md is the remote folder’s, read there when the agent first touches the subfolder', { timeout: 60_000 }, async () => {
+    for (const [dir, who] of [
+      [there, 'REMOTE'],
+      [path, 'LOCAL'],
+    ] as const) {
+      await rm(join(dir, 'sub'), { recursive: true, force: true });
+      await mkdir(join(dir, 'sub'));
+      await writeFile(join(dir, 'sub', 'AGENTS.md'), `${who}-NESTED-RULE: use tabs here.\n`);
+      await writeFile(join(dir, 'sub', 'file.txt'), `${who} file\n`);
+    }
+    server.enqueue(toolStep(callChunk('Read', { path: 'sub/file.txt' })), textReply('Read it.'));
+    const result = await run('read sub/file.txt');
+    expect(result.code).toBe(0);
+    expect(result.toolResults[0]).toContain('REMOTE file');
+    const told = JSON.stringify(server.requests.at(-1)!.body);
+    expect(told).toContain('REMOTE-NESTED-RULE: use tabs here.');
+    expect(told).not.toContain('LOCAL-NESTED-RULE');
+    expect(result.stderr).not.toMatch(/AGENTS\.md/);
+  });
 });
