@@ -71,14 +71,19 @@ const mountPoints = new MountPoints();
  */
 export class Sandbox {
   readonly settings: SandboxSettingsStore;
-  private readonly support: SandboxSupport;
+  private detected: SandboxSupport | undefined;
   /** The workspace's `.git`, `.deft`, `.claude` and `.mcp.json` as they were when it was opened: what the policy may take as given. */
   private readonly opened: WorkspaceInputs;
 
   constructor(private readonly options: SandboxOptions) {
     this.settings = new SandboxSettingsStore(options.home, options.place ?? options.workspace);
-    this.support = options.support ?? sandboxSupport();
     this.opened = readWorkspaceInputs(options.workspace);
+  }
+
+  /** Probed when first needed (the first command, or the window asking): a run that starts nothing never probes. */
+  private get support(): SandboxSupport {
+    this.detected ??= this.options.support ?? sandboxSupport();
+    return this.detected;
   }
 
   async status(settings?: SandboxSettings): Promise<SandboxStatus> {
