@@ -16,6 +16,7 @@ import { TrustStore } from '../main/agent/infra/settings/trust';
 import { createHarness, tempDir } from '../test-support/harness';
 import { textReply } from '../test-support/mock-steps';
 import type { BenchResult } from './types';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 const FILES = 2_000;
 
@@ -160,7 +161,7 @@ async function textTurn(): Promise<BenchResult[]> {
   try {
     await writeFile(join(h.workspace, 'tsconfig.json'), '{}');
     await writeFile(join(h.workspace, 'app.py'), 'x = 1\n');
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     h.server.enqueue(textReply('Hello.'));
     await h.run('Say hello');
     const status = await h.core.handlers.lspStatus({});

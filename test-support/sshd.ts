@@ -47,11 +47,22 @@ async function childrenOf(pid: number): Promise<number[]> {
   return found;
 }
 
+export interface SshdOptions {
+  /** PATH for the commands it runs. */
+  path?: string;
+  /**
+   * Folders the server sees in place of others (`from` mounted over `to` in a mount namespace of its own), so the
+   * "remote" machine has a folder at a path where this machine has a different one (the trust attack tests). Needs
+   * `unshare` and the right to make a mount namespace (root, as in CI); throws when it cannot.
+   */
+  binds?: ReadonlyArray<{ from: string; to: string }>;
+}
+
 /**
  * A real OpenSSH server on a loopback port (Debian's openssh-server), with a generated host key, a user key in
  * its authorized_keys and SFTP served in-process. Null when sshd is not installed (the caller says why it skips).
  */
-export async function startSshd(options: { path?: string } = {}): Promise<TestSshd | null> {
+export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | null> {
   const sshd = '/usr/sbin/sshd';
   try {
     execFileSync(sshd, ['-V'], { stdio: 'ignore' });
@@ -85,7 +96,27 @@ export async function startSshd(options: { path?: string } = {}): Promise<TestSs
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn(sshd, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const args = ['-D', '-e', '-f', config];
+  // With binds: unshare execs sh, which mounts and execs sshd, so the child's pid is still sshd's.
+  const child: ChildProcess = options.binds?.length
+    ? spawn(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          'sh',
+          '-c',
+          'set -e; while [ "$1" != -- ]; do mount --bind "$1" "$2"; shift 2; done; shift; exec "$@"',
+          'sh',
+          ...options.binds.flatMap((b) => [b.from, b.to]),
+          '--',
+          sshd,
+          ...args,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      )
+    : spawn(sshd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -102,7 +133,8 @@ export async function startSshd(options: { path?: string } = {}): Promise<TestSs
   const [type, key] = (await readFile(join(dir, 'host_key.pub'), 'utf8')).trim().split(/\s+/);
   const hostKeyLine = `${type} ${key}`;
   const knownHosts = join(dir, 'known_hosts');
-  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostKeyLine}\n`);
+  // Listed under 127.0.0.1 and localhost: two names of one server give two remote folder keys (the trust tests).
+  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostKeyLine}\n[localhost]:${port} ${hostKeyLine}\n`);
   return {
     port,
     username: userInfo().username,

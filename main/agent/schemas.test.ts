@@ -12,6 +12,7 @@ import { selectToolsTool } from './runtime/tools/select-tools/select-tools';
 import type { ToolEnv } from './contract/tool';
 import { BUILTIN_TYPES } from './capabilities/agents/types/builtin';
 import { webHost } from '../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 /**
  * What the model is told about every built-in tool: names, descriptions and JSON Schemas. A change
@@ -27,6 +28,7 @@ await writeFile(join(scratch, 'package.json'), '{}');
 const core: CoreContext = {
   environment: localEnvironment(),
   workspace: scratch,
+  place: workspacePlace(scratch),
   home: scratch,
   // A host with a window, so tools that need someone to answer (AskUserQuestion) are offered too.
   host: webHost,

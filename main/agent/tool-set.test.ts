@@ -1,15 +1,18 @@
 import { localEnvironment } from './infra/environment/local/local-environment';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCapabilities } from './capabilities';
 import { shellCapability } from './capabilities/shell/capability';
 import type { CoreContext, Capability, CapabilityFactory } from './contract/capability';
 import type { ToolEnv } from './contract/tool';
 import { FileSecretStore } from './infra/settings/secrets';
+import { DeftCore } from './runtime/core';
 import { ToolRegistry } from './runtime/tools/registry';
-import { createHarness, tempDir } from '#test-support/harness';
+import { createHarness, tempDir, testCapabilities } from '#test-support/harness';
 import { inertSessionHandle, noWorkspaceSandbox } from '#test-support/session-handle';
 import { cliHost, webHost } from '../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 const scratch = await tempDir('deft-tool-set-');
 const open: Capability[] = [];
@@ -23,6 +26,7 @@ async function offered(options: { host: CoreContext['host']; imageInput: boolean
   const core: CoreContext = {
     environment: localEnvironment(),
     workspace: scratch,
+    place: workspacePlace(scratch),
     home: scratch,
     host: options.host,
     now: () => 0,
@@ -125,6 +129,32 @@ describe('what decides the tool set', () => {
       await use('plain', true);
       await h.run('three');
       expect(toolNames()).toContain('ReadMediaFile');
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  it('asks for the model list once a day, not once a process: a second core on the same home reads the cached answer', async () => {
+    const h = await createHarness();
+    try {
+      h.server.modelInfo['mock-model'] = { architecture: { input_modalities: ['text', 'image'] } };
+      await h.run('one');
+      expect(h.server.modelListRequests).toBe(1);
+      // As the next `deft run` would: a new core, same home and settings.
+      const again = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: testCapabilities });
+      try {
+        const { session } = await again.handlers.createSession({});
+        await again.handlers.sendPrompt({ sessionId: session.id, text: 'two' });
+        await again.turnDone(session.id);
+      } finally {
+        await again.close();
+      }
+      expect(h.server.modelListRequests).toBe(1);
+      expect(h.server.requests.at(-1)!.body.tools!.map((t) => t.function.name)).toContain('ReadMediaFile');
+      // The cache holds neither the endpoint nor the key.
+      const cached = await readFile(join(h.home, 'cache', 'model-info.json'), 'utf8');
+      expect(cached).not.toContain('127.0.0.1');
+      expect(cached).not.toContain('test-key');
     } finally {
       await h.dispose();
     }

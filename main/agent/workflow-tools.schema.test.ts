@@ -13,6 +13,7 @@ import { todoListTool } from './capabilities/todo/tools/todo-list/todo-list';
 import { noWorkspaceSandbox } from '#test-support/session-handle';
 import { updateGoalTool } from './capabilities/goals/tools/update-goal/update-goal';
 import { webHost } from '../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 describe('the schemas the model sees', () => {
   it('change only on purpose (plan, question, todo and goal tools)', async () => {
@@ -21,6 +22,7 @@ describe('the schemas the model sees', () => {
     const core = {
       environment: localEnvironment(),
       workspace: '/ws',
+      place: workspacePlace('/ws'),
       home: '/home',
       host: webHost,
       now: () => 0,

@@ -3,8 +3,8 @@ import { checkpointsCapability } from '../agent/capabilities/checkpoints/capabil
 import { hooksCapability } from '../agent/capabilities/hooks/capability';
 import { lspCapability } from '../agent/capabilities/lsp/capability';
 import { mcpCapability } from '../agent/capabilities/mcp/capability';
-import { memoryCapability } from '../agent/capabilities/memory/capability';
 import { skillsCapability } from '../agent/capabilities/skills/capability';
+import { worktreesCapability } from '../agent/capabilities/worktrees/capability';
 import type { CapabilityFactory } from '#contract/capability';
 import { type RemoteFolder, openRemoteFolder } from '#infra/environment/ssh/open-remote';
 import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
@@ -13,10 +13,18 @@ import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
  * The capabilities that still read the workspace through this machine's file system (or start programs here in
  * it): on a remote folder they would see a local folder of the same path, or nothing, so they are left out.
  */
-const LOCAL_ONLY: readonly CapabilityFactory[] = [skillsCapability, memoryCapability, mcpCapability, lspCapability, hooksCapability, checkpointsCapability];
+const LOCAL_ONLY: readonly CapabilityFactory[] = [
+  skillsCapability,
+  mcpCapability,
+  lspCapability,
+  hooksCapability,
+  checkpointsCapability,
+  // Its git commands run on this machine, in a folder of the same path.
+  worktreesCapability,
+];
 
 /** What a remote folder's session leaves out, for the one-line notice. */
-export const REMOTE_LEFT_OUT = 'skills, subfolder AGENTS.md files, MCP servers, language servers, hooks and checkpoints';
+export const REMOTE_LEFT_OUT = 'skills, MCP servers, language servers, hooks, checkpoints and worktrees';
 
 /** The capabilities a session on a remote folder gets: those that reach the workspace through its Environment. */
 export function remoteCapabilities(list: readonly CapabilityFactory[]): CapabilityFactory[] {

@@ -1,7 +1,7 @@
 import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage } from '#protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
-import type { Environment } from './environment';
+import type { Environment, WorkspacePlace } from './environment';
 import type { Fact } from './facts';
 import type { SessionHooks } from './hooks';
 import type { HostCapabilities } from './host';
@@ -120,6 +120,11 @@ export interface CoreContext {
   /** The machine the workspace is on (contract/environment.ts): what runs for the workspace goes through it. */
   readonly environment: Environment;
   readonly workspace: string;
+  /**
+   * The workspace with the key it is known by on this machine (contract/environment.ts): trust and the workspace's
+   * own settings files go through it — read on `place.environment`, trusted under `place.id` — never by the bare path.
+   */
+  readonly place: WorkspacePlace;
   readonly home: string;
   /** What the host can do: ask the user, show a window, report a warning (contract/host.ts). */
   readonly host: HostCapabilities;

@@ -194,3 +194,16 @@ export function isMissing(error: unknown): boolean {
   const code = errorCode(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
+
+/**
+ * The workspace as trust and its own settings files see it: the folder, the machine it is on, and the key it is known
+ * by on this machine — the path itself for a local folder, `ssh://user@host:port/path` for a remote one. Trust
+ * (`~/.deft/trust.json`) and the sessions are kept under `id`, never under the bare path, so a remote folder never
+ * shares them with a local folder (or another host's folder) of the same path. Made by `workspacePlace`
+ * (`infra/environment/workspace-place.ts`), the one place the key is derived.
+ */
+export interface WorkspacePlace {
+  readonly path: string;
+  readonly environment: Environment;
+  readonly id: string;
+}

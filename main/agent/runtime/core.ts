@@ -3,6 +3,7 @@ import type { CommandHandlers } from '../contract/commands';
 import type { Environment } from '../contract/environment';
 import type { CoreContext, CapabilityFactory, TurnOutcome } from '../contract/capability';
 import { localEnvironment } from '../infra/environment/local/local-environment';
+import { workspacePlace } from '../infra/environment/workspace-place';
 import type { HostCapabilities } from '../contract/host';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
@@ -84,6 +85,8 @@ export class DeftCore {
   constructor(options: CoreOptions) {
     const now = options.now ?? Date.now;
     const environment = options.environment ?? localEnvironment();
+    // Refuses a remote workspace without its ssh:// key: its trust would fall back to a local folder's path.
+    const place = workspacePlace(options.workspace, environment, options.workspaceId);
     const emit = (event: DeftEvent | AppEvent) => this.emit(event);
     const provider = new ProviderSettings({
       home: options.home,
@@ -94,6 +97,7 @@ export class DeftCore {
     });
     this.sandbox = new Sandbox({
       workspace: options.workspace,
+      place,
       home: options.home,
       // Nobody to ask: a blocked connection's hint names the setting instead of a question.
       headless: !options.host.canAsk,
@@ -101,10 +105,11 @@ export class DeftCore {
       ...(options.sandbox ? { override: options.sandbox } : {}),
       ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
     });
-    this.store = new SessionStore(options.home, options.workspaceId ?? options.workspace, now);
+    this.store = new SessionStore(options.home, place.id, now);
     const core: CoreContext = {
       environment,
       workspace: options.workspace,
+      place,
       home: options.home,
       host: options.host,
       now,

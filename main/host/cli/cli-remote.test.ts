@@ -77,7 +77,7 @@ describe('deft run --remote', () => {
     );
     const first = await run('--remote', target(), 'make it blue');
     expect(first.stderr).toBe(
-      'deft: note: on a remote folder, skills, subfolder AGENTS.md files, MCP servers, language servers, hooks and checkpoints are not available yet.\n',
+      'deft: note: on a remote folder, skills, MCP servers, language servers, hooks, checkpoints and worktrees are not available yet.\n',
     );
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('Changed it.\n');

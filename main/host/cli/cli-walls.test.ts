@@ -8,6 +8,7 @@ import { fastRetry, tempDir } from '#test-support/harness';
 import { describeSandboxed } from '#test-support/sandbox';
 import { put, skillMd } from '#test-support/skills';
 import { runCli } from './cli';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 // Attacks on the walls, end to end through `deft run` and a scripted model: a malicious cloned repository,
 // a prompt-injected model with sandboxed Bash, another local user's files in a shared folder.
@@ -151,7 +152,7 @@ describeSandboxed('a prompt-injected model with sandboxed Bash, through deft run
     await writeFile(join(shared, 'settings.json'), '{}');
     await symlink('team/deft', join(workspace, '.deft'));
     const { TrustStore } = await import('#infra/settings/trust');
-    await new TrustStore(home, workspace).trust();
+    await new TrustStore(home, workspacePlace(workspace)).trust();
     const hook = join(root, 'hook-ran');
     const settings = JSON.stringify({ sandbox: { enabled: false }, hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${hook}` }] }] } });
     server.enqueue(call('d1', 'Bash', { command: nodeWrite('".de"+"ft/settings.json"', settings) }), answer('Done.'));

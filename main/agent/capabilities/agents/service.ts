@@ -60,12 +60,16 @@ export class AgentsService {
     readonly core: CoreContext,
     readonly swarmLimits: Partial<SwarmLimits> = {},
   ) {
-    this.catalog = new AgentTypeCatalog({ workspace: core.workspace, home: core.home }, (snapshot) =>
+    this.catalog = new AgentTypeCatalog({ workspace: core.place, home: core.home }, (snapshot) =>
       core.emitApp({ type: 'agents.changed', count: snapshot.types.length, skipped: snapshot.skipped.length }),
     );
-    // Definitions added, edited or removed are read again at once (the Agent tool's description, Settings).
+    // Definitions added, edited or removed are read again at once (the Agent tool's description, Settings). Only this
+    // machine's folders are watched: a remote workspace's are read again at every turn's start (and when listed).
     this.watcher = watchDefinitionFolders(
-      this.catalog.folders().map((f) => f.path),
+      this.catalog
+        .folders()
+        .filter((f) => f.environment.kind === 'local')
+        .map((f) => f.path),
       () => void this.catalog.refresh(),
     );
   }

@@ -8,6 +8,7 @@ import { callChunk, reminders, toolMessages, toolStep } from '#test-support/mock
 import { waitFor } from '#test-support/wait';
 import { TrustStore } from '#infra/settings/trust';
 import { webHost } from '../../../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -32,7 +33,7 @@ describe('headless (deft run): nobody to ask', () => {
   it('runs the Write when an allow rule in .deft/settings.json covers it', async () => {
     h = await createHarness({ permissionMode: 'ask', tools: () => standInTools() });
     await mkdir(join(h.workspace, '.deft'));
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Write(*.txt)'] } }));
     h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'hello' })));
     await h.run('write a file');
@@ -44,7 +45,7 @@ describe('headless (deft run): nobody to ask', () => {
     const ran: string[] = [];
     h = await createHarness({ permissionMode: 'ask', tools: () => standInTools(ran) });
     await mkdir(join(h.workspace, '.deft'));
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     await writeFile(join(h.workspace, '.deft/settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(npm test)'] } }));
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'npm test' }, 'b1'), callChunk('Bash', { command: 'npm test; rm -rf x' }, 'b2')));
     await h.run('test');
@@ -252,7 +253,7 @@ describe('approvals in the window', () => {
   it('reports invalid rules through getPermissions', async () => {
     h = await createHarness({ host: webHost, permissionMode: 'ask' });
     await mkdir(join(h.workspace, '.deft'));
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm *'] } }));
     const { permissions } = await h.core.handlers.getPermissions({});
     expect(permissions.problems).toEqual([

@@ -147,7 +147,7 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: A
   }
 
   async function trustedFolders() {
-    return (await hub.rules.trust.list()).map((folder) => ({ ...folder, current: folder.path === core.workspace }));
+    return (await hub.rules.trust.list()).map((folder) => ({ ...folder, current: folder.path === core.place.id }));
   }
 
   return {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness } from '#test-support/harness';
 import { callChunk, textReply, toolMessages, toolStep } from '#test-support/mock-steps';
 import { TrustStore } from '#infra/settings/trust';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 // The permission engine against the shipped Bash tool (not a stand-in).
 type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -22,7 +23,7 @@ describe('permissions with the real Bash tool', () => {
   it('an allow rule for one command does not let a compound command through (headless ask)', async () => {
     h = await createHarness({ permissionMode: 'ask' });
     await mkdir(join(h.workspace, '.deft'));
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     await writeFile(join(h.workspace, '.deft/settings.json'), JSON.stringify({ permissions: { allow: ['Bash(echo ok)'] } }));
     h.server.enqueue(toolStep(callChunk('Bash', { command: 'echo ok' }), callChunk('Bash', { command: 'echo ok; touch pwned' })), textReply('done'));
     await h.run('go');

@@ -58,7 +58,7 @@ export interface ApprovalDesk {
 }
 
 export function createApprovalDesk(core: CoreContext): ApprovalDesk {
-  const rules = new RuleStore(core.home, core.workspace);
+  const rules = new RuleStore(core.home, core.place);
   const approvals = new PendingRequests<ApprovalRequest, ApprovalAnswer>('approval');
   const questions = new PendingRequests<QuestionRequest, QuestionReply>('question');
   return {

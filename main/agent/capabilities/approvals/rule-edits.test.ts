@@ -9,6 +9,7 @@ import { callChunk, toolMessages, toolStep } from '#test-support/mock-steps';
 import { waitFor } from '#test-support/wait';
 import { TrustStore } from '#infra/settings/trust';
 import { cliHost, webHost } from '../../../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
@@ -103,7 +104,7 @@ describe('editing permission rules from Settings', () => {
     // Removing it withdraws the approval: the repository's own copy of the rule is not used in the user's name.
     await writeFile(join(h.workspace, '.deft/settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(npm test)'] } }));
     await send('editPermissionRule', { action: 'remove', source: 'project', decision: 'allow', rule: 'Bash(npm test)' });
-    expect((await new TrustStore(h.home, h.workspace).get()).approvedRules).toEqual([]);
+    expect((await new TrustStore(h.home, workspacePlace(h.workspace)).get()).approvedRules).toEqual([]);
     const { permissions } = await h.core.handlers.getPermissions({});
     expect(permissions.rules.filter((r) => r.decision === 'allow' && !r.ignored)).toEqual([]);
     expect(permissions.rules.filter((r) => r.ignored).map((r) => r.pattern)).toEqual(['Bash(*)', 'Bash(npm test)']);

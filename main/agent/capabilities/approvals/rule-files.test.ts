@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
 import { RuleStore } from './rule-files';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 let home: string;
 let workspace: string;
@@ -13,7 +14,7 @@ beforeEach(async () => {
   home = await tempDir('deft-rules-home-');
   workspace = await tempDir('deft-rules-ws-');
   await mkdir(join(workspace, '.deft'));
-  store = new RuleStore(home, workspace);
+  store = new RuleStore(home, workspacePlace(workspace));
   await store.trust.trust();
 });
 
@@ -92,7 +93,7 @@ describe('RuleStore', () => {
 describe('a workspace the user has not trusted', () => {
   beforeEach(async () => {
     await rm(join(home, 'trust.json'));
-    store = new RuleStore(home, workspace);
+    store = new RuleStore(home, workspacePlace(workspace));
   });
 
   it('keeps its deny and ask rules but not its allow rules or a wider default mode, and says so', async () => {

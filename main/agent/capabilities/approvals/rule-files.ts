@@ -1,10 +1,12 @@
-import { lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { WorkspacePlace } from '#contract/environment';
 import type { PermissionMode, PermissionRules, RuleEdit, RuleProblem, RuleSource } from '#protocol';
 import { isWithin } from '#infra/policies/path-guard';
 import { writeFileAtomic } from '#infra/platform/files';
 import { type PermissionRule, type RuleDecision, parseRule } from './rules';
 import { type FolderTrust, TrustStore } from '#infra/settings/trust';
+import { type SettingsFile, onThisMachine, readSettingsFile, settingsFingerprint } from '#infra/settings/settings-file';
 import { networkRule } from '#infra/sandbox/settings';
 
 export type RuleFilePaths = Record<RuleSource, string>;
@@ -23,9 +25,18 @@ export interface LoadedRules {
   trust: { trusted: boolean; ignored: string[] };
 }
 
-/** `~/.deft/settings.json` (user), `.deft/settings.json` (project, shared) and `.deft/settings.local.json` (project, personal). */
-export function ruleFilePaths(home: string, workspace: string): RuleFilePaths {
-  return { user: join(home, 'settings.json'), project: join(workspace, '.deft', 'settings.json'), local: join(workspace, '.deft', 'settings.local.json') };
+/**
+ * `~/.deft/settings.json` (user, on this machine), `.deft/settings.json` (project, shared) and
+ * `.deft/settings.local.json` (project, personal), the last two on the workspace's machine (its environment).
+ */
+export function ruleFiles(home: string, place: Pick<WorkspacePlace, 'path' | 'environment'>): Record<RuleSource, SettingsFile> {
+  const { path: workspace, environment } = place;
+  const there = environment.path.join;
+  return {
+    user: onThisMachine(join(home, 'settings.json')),
+    project: { path: there(workspace, '.deft', 'settings.json'), environment },
+    local: { path: there(workspace, '.deft', 'settings.local.json'), environment },
+  };
 }
 
 const DECISIONS: RuleDecision[] = ['deny', 'ask', 'allow'];
@@ -46,17 +57,12 @@ interface FileResult {
   defaultMode?: PermissionMode;
 }
 
-async function readSettings(path: string): Promise<{ raw: unknown; problem?: string } | null> {
-  let text: string;
-  try {
-    // A FIFO in a cloned repo's .deft/ would block the read, and with it every tool call, forever.
-    if (!(await stat(path)).isFile()) return { raw: undefined, problem: 'is not a regular file (a pipe, device or folder); its rules are not used' };
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    return { raw: undefined, problem: `cannot be read (${code ?? (error as Error).message}); its rules are not used` };
-  }
+async function readSettings(file: SettingsFile): Promise<{ raw: unknown; problem?: string } | null> {
+  const read = await readSettingsFile(file);
+  if ('missing' in read) return null;
+  if ('notFile' in read) return { raw: undefined, problem: 'is not a regular file (a pipe, device or folder); its rules are not used' };
+  if ('error' in read) return { raw: undefined, problem: `cannot be read (${read.error}); its rules are not used` };
+  const { text } = read;
   if (!text.trim()) return { raw: {} };
   try {
     return { raw: JSON.parse(text) as unknown };
@@ -65,9 +71,10 @@ async function readSettings(path: string): Promise<{ raw: unknown; problem?: str
   }
 }
 
-/** Rules and problems of one settings file. */
-export async function loadRuleFile(path: string, source: RuleSource): Promise<FileResult> {
-  const read = await readSettings(path);
+/** Rules and problems of one settings file (read on its machine). */
+export async function loadRuleFile(file: SettingsFile, source: RuleSource): Promise<FileResult> {
+  const { path } = file;
+  const read = await readSettings(file);
   if (!read) return { rules: [], problems: [] };
   if (read.problem) return { rules: [], problems: [{ file: path, message: `${path} ${read.problem}` }] };
   const root = read.raw;
@@ -110,9 +117,13 @@ export async function loadRuleFile(path: string, source: RuleSource): Promise<Fi
   return result;
 }
 
-/** The three rule files, merged, re-read only when one of them changes on disk. */
+/**
+ * The three rule files, merged, re-read only when one of them changes. The workspace's two are read and written
+ * on its machine (a remote folder's over its environment); trust is looked up under the place's id.
+ */
 export class RuleStore {
   readonly files: RuleFilePaths;
+  private readonly places: Record<RuleSource, SettingsFile>;
   private cache: { key: string; loaded: LoadedRules } | null = null;
   private published: string | null = null;
 
@@ -120,31 +131,25 @@ export class RuleStore {
 
   constructor(
     home: string,
-    private readonly workspace: string,
+    private readonly place: WorkspacePlace,
   ) {
-    this.files = ruleFilePaths(home, workspace);
-    this.trust = new TrustStore(home, workspace);
+    this.places = ruleFiles(home, place);
+    this.files = { user: this.places.user.path, project: this.places.project.path, local: this.places.local.path };
+    this.trust = new TrustStore(home, place);
   }
 
   /** The rules in force; `changed` is true when they differ from the last load. */
   async load(): Promise<{ loaded: LoadedRules; changed: boolean }> {
-    const sources = Object.entries(this.files) as Array<[RuleSource, string]>;
-    const fingerprints = await Promise.all(
-      sources.map(async ([, path]) =>
-        stat(path).then(
-          (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
-          () => '-',
-        ),
-      ),
-    );
+    const sources = Object.entries(this.places) as Array<[RuleSource, SettingsFile]>;
+    const fingerprints = await Promise.all(sources.map(([, file]) => settingsFingerprint(file)));
     const key = [...fingerprints, await this.trust.version()].join('|');
     if (this.cache?.key === key) return { loaded: this.cache.loaded, changed: false };
-    const results = await Promise.all(sources.map(([source, path]) => loadRuleFile(path, source)));
+    const results = await Promise.all(sources.map(([source, file]) => loadRuleFile(file, source)));
     const trust = await this.trust.get();
     const ignoredRules: PermissionRule[] = [];
     const ignored = trust.trusted
       ? []
-      : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1], trust, ignoredRules)));
+      : results.flatMap((r, i) => (sources[i]![0] === 'user' ? [] : untrustedWidening(r, sources[i]![1].path, trust, ignoredRules)));
     const modeAt = [2, 1, 0].find((i) => results[i]?.defaultMode !== undefined);
     const defaultMode = modeAt === undefined ? undefined : results[modeAt]!.defaultMode;
     const loaded: LoadedRules = {
@@ -232,28 +237,39 @@ export class RuleStore {
    * symlinked `.deft/` folder or file a cloned repository could point at something else.
    */
   private async editFile(source: RuleSource, change: (root: Record<string, unknown>) => void): Promise<void> {
-    const path = this.files[source];
-    if (source !== 'user') await this.checkInsideWorkspace(path);
-    const read = await readSettings(path);
+    const file = this.places[source];
+    const { path } = file;
+    if (source !== 'user') await this.checkInsideWorkspace(file);
+    const read = await readSettings(file);
     if (read?.problem) throw new RuleEditError(`${path} ${read.problem}. Fix it by hand first; Deft does not overwrite it.`);
     const root = read?.raw ?? {};
     if (!root || typeof root !== 'object' || Array.isArray(root)) throw new RuleEditError(`${path} must hold a JSON object; fix it, then try again.`);
     change(root as Record<string, unknown>);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, JSON.stringify(root, null, 2) + '\n', source === 'user' ? 0o600 : 0o644);
+    const text = JSON.stringify(root, null, 2) + '\n';
+    if (source === 'user') {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFileAtomic(path, text, 0o600);
+      return;
+    }
+    // The workspace's file, on the workspace's machine: through its environment (a remote folder's over SSH).
+    const { environment } = file;
+    await environment.mkdir(environment.path.dirname(path), { recursive: true });
+    await this.checkInsideWorkspace(file);
+    await environment.replaceFile(path, text);
   }
 
-  private async checkInsideWorkspace(path: string): Promise<void> {
-    const workspace = await realpath(this.workspace);
-    for (const target of [dirname(path), path]) {
-      const link = await lstat(target).catch(() => null);
+  private async checkInsideWorkspace({ path, environment }: SettingsFile): Promise<void> {
+    const workspace = await environment.realpath(this.place.path);
+    const parent = environment.path.dirname(path);
+    for (const target of [parent, path]) {
+      const link = await environment.lstat(target).catch(() => null);
       if (link?.isSymbolicLink())
         throw new RuleEditError(
           `${target} is a symbolic link; Deft does not write settings through it. Replace it with a real ${target === path ? 'file' : 'folder'} to edit rules here.`,
         );
     }
-    const folder = await realpath(dirname(path)).catch(() => null);
-    if (folder && !isWithin(folder, workspace)) throw new RuleEditError(`${dirname(path)} resolves outside the workspace; Deft does not write settings there.`);
+    const folder = await environment.realpath(parent).catch(() => null);
+    if (folder && !isWithin(folder, workspace)) throw new RuleEditError(`${parent} resolves outside the workspace; Deft does not write settings there.`);
   }
 }
 

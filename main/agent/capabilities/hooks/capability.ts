@@ -10,7 +10,7 @@ import { sessionHooks } from './runner';
  * SessionHandle.hooks; this capability runs the commands (a workspace's in the sandbox, the user's own as the user) and reads what they said.
  */
 export const hooksCapability: CapabilityFactory = (core) => {
-  const config = new HookConfig(core.home, core.workspace);
+  const config = new HookConfig(core.home, core.place);
   const runners = new Map<string, SessionHooks>();
   const load = async () => {
     const loaded = await config.load();

@@ -2,6 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HookEventName, type HookInfo, type HooksOverview, type RuleSource } from '#protocol';
 import { TrustStore } from '#infra/settings/trust';
+import type { WorkspacePlace } from '#contract/environment';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 /** One hook command as configured, with its compiled matcher. */
 export interface ConfiguredHook extends HookInfo {
@@ -95,13 +97,15 @@ export class HookConfig {
   readonly trust: TrustStore;
   private cache: { key: string; hooks: ConfiguredHook[]; overview: HooksOverview } | null = null;
 
-  constructor(home: string, workspace: string) {
+  /** Hooks are left out on a remote folder (their files are read on this machine); trust is under the place's id. */
+  constructor(home: string, place: WorkspacePlace | string) {
+    const { path: workspace } = typeof place === 'string' ? workspacePlace(place) : place;
     this.files = {
       user: join(home, 'settings.json'),
       project: join(workspace, '.deft', 'settings.json'),
       local: join(workspace, '.deft', 'settings.local.json'),
     };
-    this.trust = new TrustStore(home, workspace);
+    this.trust = new TrustStore(home, typeof place === 'string' ? workspacePlace(place) : place);
   }
 
   /** The hooks (active and not) and the overview Settings shows; `changed` when they differ from the last load. */

@@ -10,6 +10,7 @@ import { callChunk, textReply, toolMessages, toolStep } from '#test-support/mock
 import { standInTools } from '#test-support/stand-in-tools';
 import { waitFor } from '#test-support/wait';
 import { webHost } from '../../../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness;
@@ -326,7 +327,7 @@ describe('folder trust', () => {
     expect(overview.hooks).toHaveLength(5);
     expect(overview.hooks.every((hook) => !hook.active)).toBe(true);
 
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     h.server.enqueue(textReply('ok'));
     await h.run('again', session.id);
     expect(existsSync(join(h.workspace, 'pwned'))).toBe(true);
@@ -358,7 +359,7 @@ describeSandboxed("which hooks run in the OS sandbox: the user's own run as the 
   async function workspaceHooks(hooks: Record<string, unknown>): Promise<void> {
     await mkdir(join(h.workspace, '.deft'), { recursive: true });
     await writeFile(join(h.workspace, '.deft', 'settings.json'), JSON.stringify({ hooks }));
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
   }
   const wrote = (outside: string) => ({
     outside: existsSync(join(outside, 'escape.txt')),

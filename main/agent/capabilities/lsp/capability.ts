@@ -38,7 +38,7 @@ const BUILTIN_CACHE_MS = 60_000;
  */
 export function createLspCapability(options: LspCapabilityOptions = {}): CapabilityFactory {
   return (core: CoreContext): Capability => {
-    const trust = new TrustStore(core.home, core.workspace);
+    const trust = new TrustStore(core.home, core.place);
     let builtins: { at: number; list: ServerSpec[] } | null = null;
     let problems: string[] = [];
     let lastSettings: LspSettings | null = null;

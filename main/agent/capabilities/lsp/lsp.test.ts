@@ -6,6 +6,7 @@ import type { SessionEvent } from '#protocol';
 import { createHarness } from '#test-support/harness';
 import type { MockChunk } from '#test-support/mock-model-server';
 import { TrustStore } from '#infra/settings/trust';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 // Real servers (typescript-language-server + typescript, pyright) in the real sandbox; a cold start on a busy machine
 // takes a while, so the tests wait long for diagnostics (the bound itself is tried with a server that never answers).
@@ -42,7 +43,7 @@ async function setLsp(lsp: Record<string, unknown>) {
 async function harness(lsp: Record<string, unknown> = {}, trusted = true) {
   h = await createHarness();
   await setLsp({ diagnosticsWaitMs: COLD, ...lsp });
-  if (trusted) await new TrustStore(h.home, h.workspace).trust();
+  if (trusted) await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
   return h;
 }
 
@@ -176,7 +177,7 @@ describe('bounds, crashes and trust', () => {
       expect(h.server.requests[0]!.body.tools!.map((t) => t.function.name)).not.toContain('LSP');
 
       // Trusted, the workspace's own typescript is what runs (in the sandbox): the mark shows this test could fail.
-      await new TrustStore(h.home, h.workspace).trust();
+      await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
       script([call('Edit', { path: 'main.ts', old_string: 'const x: string = 1', new_string: 'const x: number = 1' }, 'e2')]);
       await h.run('Edit in the trusted folder');
       await expect.poll(() => existsSync(marker), { timeout: 60_000 }).toBe(true);

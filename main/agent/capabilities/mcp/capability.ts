@@ -60,7 +60,7 @@ const SANDBOX_CHOICES: readonly McpSandboxChoice[] = ['project', 'all', 'off'];
 export function createMcpCapability(options: McpCapabilityOptions = {}): CapabilityFactory {
   return (core: CoreContext): Capability => {
     const settings = new SettingsStore(core.home);
-    const trust = new TrustStore(core.home, core.workspace);
+    const trust = new TrustStore(core.home, core.place);
     const readSettings = async (): Promise<McpSettings> => {
       const raw = (await settings.readRaw()).mcp as { disabled?: unknown; deferAbove?: unknown; sandbox?: unknown } | undefined;
       const disabled = Array.isArray(raw?.disabled) ? raw.disabled.filter((n): n is string => typeof n === 'string') : [];

@@ -5,6 +5,7 @@ import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '
 import { appendMemoryLine, memoryFileIn } from '#infra/instructions/append';
 import { displayPath } from '#infra/instructions/display';
 import { loadInstructions } from '#infra/instructions/index';
+import { InstructionReader } from '#infra/instructions/load';
 import { foldersWithInstructions, instructionRoots, nestedFolders } from '#infra/instructions/locations';
 import { readInstructionSettings, writeInstructionSettings } from '#infra/instructions/settings';
 import { TrustStore } from '#infra/settings/trust';
@@ -19,13 +20,31 @@ export interface MemoryCapabilityOptions {
  * Instruction files beyond the system prompt's (which the runtime reads through infra/instructions): a subfolder's
  * AGENTS.md/CLAUDE.md announced as a fact when the agent first reads or edits a file under it, the Memory view's
  * list, the user's choices about other agents' user files, and `#` lines added to a file.
+ *
+ * On a remote workspace the subfolders' files are read there, through the environment (never imports from outside
+ * the workspace), the system prompt holds the folder's own AGENTS.md alone (runtime/turn/step-setup.ts), and a `#`
+ * line can go to the user's file only.
  */
 export function createMemoryCapability(options: MemoryCapabilityOptions = {}): CapabilityFactory {
   return (core: CoreContext): Capability => {
     const userHome = options.userHome ?? homedir();
-    const roots = instructionRoots(core.workspace, userHome);
-    const rootSet = () => loadInstructions({ workspace: core.workspace, deftHome: core.home, userHome });
-    const context = async () => ({ ...roots, deftHome: core.home, userHome, trusted: (await new TrustStore(core.home, core.workspace).get()).trusted });
+    const { environment } = core;
+    const remote = environment.kind !== 'local';
+    // A remote folder was resolved to its real path there when opened; its repository's top is not looked for.
+    const roots = remote ? { workspace: core.workspace, projectRoot: core.workspace } : instructionRoots(core.workspace, userHome);
+    const context = async () => ({
+      ...roots,
+      deftHome: core.home,
+      userHome,
+      trusted: (await new TrustStore(core.home, core.place).get()).trusted,
+      ...(remote ? { environment } : {}),
+    });
+    const rootSet = async () => {
+      if (!remote) return loadInstructions({ workspace: core.workspace, place: core.place, deftHome: core.home, userHome });
+      const reader = new InstructionReader(await context());
+      const set = await reader.read([{ path: environment.path.join(core.workspace, 'AGENTS.md'), scope: 'project' }]);
+      return { ...set, read: reader.readPaths };
+    };
     /** Per session: the real paths the system prompt's files were read from (read once: the prompt is kept too). */
     const rootRead = new Map<string, Promise<ReadonlySet<string>>>();
     const readOfRoot = (sessionId: string) => {
@@ -42,7 +61,7 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
       const [set, settings, project, user] = await Promise.all([
         rootSet(),
         readInstructionSettings(core.home),
-        memoryFileIn(roots.workspace),
+        memoryFileIn(roots.workspace, environment),
         memoryFileIn(core.home),
       ]);
       const nested = sessionId ? await nestedOf(await core.session(sessionId)) : [];
@@ -73,7 +92,7 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
         if (!touched.length) return;
         const known = session.state(nestedFoldersSlot).get();
         const candidates = [...new Set(touched.flatMap((path) => nestedFolders(roots.workspace, path)))].filter((dir) => !known.includes(dir));
-        const found = await foldersWithInstructions(candidates);
+        const found = await foldersWithInstructions(candidates, environment);
         if (found.length) session.state(nestedFoldersSlot).set([...known, ...found]);
       },
       onUndo: (session, before) => {
@@ -89,6 +108,11 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
           return overview();
         },
         addMemoryLine: async ({ target, text }) => {
+          if (target === 'project' && remote)
+            throw new CommandError(
+              'unsupported',
+              `Adding a line to the AGENTS.md of a folder on ${environment.label} is not done yet: ask the agent to edit it.`,
+            );
           try {
             const path = await appendMemoryLine(target === 'project' ? roots.workspace : core.home, text, { deftHome: core.home });
             return { display: displayPath(path, roots.workspace, userHome) };

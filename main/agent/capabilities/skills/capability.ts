@@ -45,7 +45,7 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
 
     /** Whether the workspace is trusted, as last read (a workspace command's shell lines run only then). */
     let trusted = false;
-    const readTrust = async () => (trusted = (await new TrustStore(core.home, core.workspace).get()).trusted);
+    const readTrust = async () => (trusted = (await new TrustStore(core.home, core.place).get()).trusted);
     /** A Claude Code command's body: arguments, its shell lines (for the model to run through Bash, or refused), and the files it names. */
     const commandBody = async (skill: SkillDefinition, args: string, sessionId: string): Promise<string | undefined> => {
       if (!skill.fromCommands) return undefined;

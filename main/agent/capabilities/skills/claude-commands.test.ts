@@ -5,6 +5,7 @@ import { MockModelServer, textChunks } from '#test-support/mock-model-server';
 import { createHarness, fastRetry, tempDir } from '#test-support/harness';
 import { TrustStore } from '#infra/settings/trust';
 import { type CliIo, runCli } from '../../../host/cli/cli';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 let h: Awaited<ReturnType<typeof createHarness>> | undefined;
 afterEach(async () => {
@@ -61,7 +62,7 @@ describe("Claude Code's .claude/commands and .claude/skills", () => {
     expect(untrusted).toContain('<file path="docs/style.md">\nTwo spaces.\n</file>');
     expect(untrusted).not.toContain('id_rsa"');
 
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     h.server.enqueue({ chunks: [...textChunks('ok'), { finish: 'stop' }] });
     await h.core.handlers.runSkill({ sessionId: h.session.id, name: 'review', args: 'x y' });
     await h.core.turnDone(h.session.id);

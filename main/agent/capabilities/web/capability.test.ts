@@ -10,6 +10,7 @@ import { waitFor } from '#test-support/wait';
 import { WebSettings } from './settings';
 import type { HostCapabilities } from '#contract/host';
 import { cliHost, webHost } from '../../../host/hosts';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 type Requested = Extract<SessionEvent, { type: 'approval.requested' }>;
@@ -147,7 +148,7 @@ describe('FetchURL permission', () => {
     await h.run('read');
     expect(toolMessages(h)[0]).toContain('Refused to fetch');
     expect((await h.core.handlers.getWebSettings({})).workspaceHosts).toEqual({ hosts: [docs.authority], trusted: false });
-    await new TrustStore(h.home, h.workspace).trust();
+    await new TrustStore(h.home, workspacePlace(h.workspace)).trust();
     await h.run('read again');
     expect(toolMessages(h).at(-1)).toContain('documentation page');
   });

@@ -35,7 +35,7 @@ const COMMAND_CODES: Record<SearchErrorKind, ErrorCode> = {
  */
 export function webCapability(options: WebCapabilityOptions = {}): CapabilityFactory {
   return (core) => {
-    const settings = new WebSettings(core.home, core.workspace, core.secrets, options.env ?? process.env);
+    const settings = new WebSettings(core.home, core.place, core.secrets, options.env ?? process.env);
     const resolver = options.resolver ?? systemResolver;
     return {
       name: 'web',

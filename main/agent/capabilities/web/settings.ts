@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { type PublicWebSettings, SearchProviderKind, type WebSearchInput } from '#protocol';
 import type { SecretAccess } from '#contract/capability';
+import type { WorkspacePlace } from '#contract/environment';
+import { workspacePlace } from '#infra/environment/workspace-place';
+import { type SettingsFile, readSettingsFile } from '#infra/settings/settings-file';
 import { trimBaseUrl } from '#infra/providers/base-url';
 import { SettingsStore } from '#infra/settings/settings-store';
 import { TrustStore } from '#infra/settings/trust';
@@ -38,9 +39,12 @@ function validHosts(entries: readonly string[], file: string, problems: string[]
   });
 }
 
-async function readJson(path: string): Promise<Record<string, unknown> | null> {
+/** A workspace settings file as a JSON object, read on the workspace's machine (null when missing or not one). */
+async function readJson(file: SettingsFile): Promise<Record<string, unknown> | null> {
+  const read = await readSettingsFile(file);
+  if (!('text' in read)) return null;
   try {
-    const raw = JSON.parse(await readFile(path, 'utf8')) as unknown;
+    const raw = JSON.parse(read.text) as unknown;
     return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
   } catch {
     return null;
@@ -57,14 +61,18 @@ export class WebSettings {
   private readonly store: SettingsStore;
   private readonly trust: TrustStore;
 
+  private readonly place: WorkspacePlace;
+
+  /** `workspace`: its place (trust under its id, its files on its machine); a bare path is a local folder. */
   constructor(
     private readonly home: string,
-    private readonly workspace: string,
+    workspace: WorkspacePlace | string,
     private readonly secrets: SecretAccess,
     private readonly env: Record<string, string | undefined>,
   ) {
+    this.place = typeof workspace === 'string' ? workspacePlace(workspace) : workspace;
     this.store = new SettingsStore(home);
-    this.trust = new TrustStore(home, workspace);
+    this.trust = new TrustStore(home, this.place);
   }
 
   /** Whether a search provider is chosen, read synchronously (tools are listed synchronously each turn). */
@@ -83,10 +91,11 @@ export class WebSettings {
 
   /** Hosts from the workspace's own settings files, and whether they are used (the folder is trusted). */
   private async workspaceHosts(problems: string[]): Promise<{ hosts: string[]; trusted: boolean }> {
-    const files = [join(this.workspace, '.deft', 'settings.json'), join(this.workspace, '.deft', 'settings.local.json')];
+    const { path: workspace, environment } = this.place;
+    const files = ['settings.json', 'settings.local.json'].map((name) => environment.path.join(workspace, '.deft', name));
     const hosts: string[] = [];
     for (const file of files) {
-      const raw = await readJson(file);
+      const raw = await readJson({ path: file, environment });
       const web = section(raw?.web, file, problems);
       hosts.push(...validHosts(web.allowPrivateHosts ?? [], file, problems));
     }

@@ -1,4 +1,5 @@
 import { lstat, readFile } from 'node:fs/promises';
+import type { Environment } from '#contract/environment';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../platform/files';
 import { localEnvironment } from '../environment/local/local-environment';
@@ -7,12 +8,12 @@ import { INSTRUCTION_NAMES } from './locations';
 
 const MAX_EDITABLE_BYTES = 1024 * 1024;
 
-/** The file a line goes to in a folder: its AGENTS.md, else its CLAUDE.md, else a new AGENTS.md. */
-export async function memoryFileIn(dir: string): Promise<{ path: string; exists: boolean }> {
+/** The file a line goes to in a folder (on `environment`): its AGENTS.md, else its CLAUDE.md, else a new AGENTS.md. */
+export async function memoryFileIn(dir: string, environment: Environment = localEnvironment()): Promise<{ path: string; exists: boolean }> {
   for (const name of INSTRUCTION_NAMES) {
     const path = join(dir, name);
     if (
-      await lstat(path).then(
+      await environment.lstat(path).then(
         () => true,
         () => false,
       )

@@ -4,9 +4,13 @@ import { InstructionReader } from './load';
 import { instructionRoots, projectCandidates, userCandidates } from './locations';
 import { readInstructionSettings } from './settings';
 import type { InstructionLimits, InstructionSet } from './types';
+import type { WorkspacePlace } from '#contract/environment';
+import { workspacePlace } from '../environment/workspace-place';
 
 export interface SessionInstructionOptions {
   workspace: string;
+  /** The workspace's place, for its trust (default: the local folder `workspace`). */
+  place?: Pick<WorkspacePlace, 'id'>;
   /** Deft's home (`~/.deft`): its AGENTS.md, its settings and trust. */
   deftHome: string;
   userHome?: string;
@@ -17,7 +21,10 @@ export interface SessionInstructionOptions {
 export async function loadInstructions(options: SessionInstructionOptions): Promise<InstructionSet & { read: ReadonlySet<string> }> {
   const userHome = options.userHome ?? homedir();
   const roots = instructionRoots(options.workspace, userHome);
-  const [choices, trust] = await Promise.all([readInstructionSettings(options.deftHome), new TrustStore(options.deftHome, options.workspace).get()]);
+  const [choices, trust] = await Promise.all([
+    readInstructionSettings(options.deftHome),
+    new TrustStore(options.deftHome, options.place ?? workspacePlace(options.workspace)).get(),
+  ]);
   const reader = new InstructionReader({
     ...roots,
     deftHome: options.deftHome,

@@ -9,6 +9,7 @@ import { InstructionReader } from './load';
 import { instructionRoots, nestedCandidates, nestedFolders } from './locations';
 import { instructionChars, instructionsSection } from './render';
 import { writeInstructionSettings } from './settings';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 let userHome: string;
 let deftHome: string;
@@ -101,7 +102,7 @@ describe('instruction files', () => {
     expect(before.files.map((f) => f.display)).toEqual(['AGENTS.md']);
     expect(before.problems.map((p) => p.display)).toEqual(['~/.ssh/id_rsa', '~/notes.md', '/etc/passwd']);
     expect(before.problems[1]!.message).toMatch(/need the folder to be trusted/);
-    await new TrustStore(deftHome, ws).trust();
+    await new TrustStore(deftHome, workspacePlace(ws)).trust();
     const after = await load();
     expect(after.files.map((f) => f.display)).toEqual(['AGENTS.md', '~/notes.md']);
     expect(after.problems).toEqual([

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import type { Environment } from '#contract/environment';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { findImports, withoutBareImports } from './imports';
 import { displayPath } from './display';
@@ -22,6 +23,11 @@ export interface InstructionContext {
   /** Whether the user trusts the workspace: only then may its files import from the home folder. */
   trusted: boolean;
   limits?: Partial<InstructionLimits>;
+  /**
+   * The machine the workspace is on (default: this one). The project's and subfolders' files are read there; the
+   * user's stay on this one. A remote workspace's files may not import from outside it (`~` there is not this home).
+   */
+  environment?: Environment;
 }
 
 /** A candidate file and the folders it (and what it imports) may be read from. */
@@ -74,8 +80,12 @@ export class InstructionReader {
   /** Folders a file of this scope may be read from; imports of a workspace file reach the home only when the folder is trusted. */
   private roots(scope: InstructionScope, imported: boolean): string[] {
     const { projectRoot, deftHome, trusted } = this.context;
-    if (scope === 'user') return [deftHome, this.userHome, ...(imported ? [projectRoot] : [])];
-    return imported && trusted ? [projectRoot, this.userHome] : [projectRoot];
+    if (scope === 'user') return [deftHome, this.userHome, ...(imported && !this.remote ? [projectRoot] : [])];
+    return imported && trusted && !this.remote ? [projectRoot, this.userHome] : [projectRoot];
+  }
+
+  private get remote(): boolean {
+    return this.context.environment !== undefined && this.context.environment.kind !== 'local';
   }
 
   private async readOne(path: string, scope: InstructionScope, chain: readonly string[], importedBy: string | undefined, topLevel: boolean): Promise<void> {
@@ -92,6 +102,7 @@ export class InstructionReader {
       maxChars: Math.min(this.limits.maxFileChars, this.limits.maxTotalChars - this.total),
       deftHome: this.context.deftHome,
       workspace: this.context.workspace,
+      ...(scope !== 'user' && this.context.environment ? { environment: this.context.environment } : {}),
     });
     if (!result.ok) {
       // A missing candidate is simply not there; a missing import is often an @mention of a person, not a file.

@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
+import type { Environment } from '#contract/environment';
+import { localEnvironment } from '../environment/local/local-environment';
 import { findRepositoryRoot } from '../git/repository';
 import { isWithin } from '../policies/path-guard';
 import type { Candidate } from './load';
@@ -71,14 +72,17 @@ export function nestedCandidates(dir: string): Candidate[] {
   return filesIn(dir, 'nested');
 }
 
-/** Those of `dirs` that hold an instruction file (of any kind: whether it may be read is decided when it is). */
-export async function foldersWithInstructions(dirs: readonly string[]): Promise<string[]> {
+/**
+ * Those of `dirs` that hold an instruction file (of any kind: whether it may be read is decided when it is), on
+ * `environment` (default: this machine).
+ */
+export async function foldersWithInstructions(dirs: readonly string[], environment: Environment = localEnvironment()): Promise<string[]> {
   const found = await Promise.all(
     dirs.map(async (dir) =>
       (
         await Promise.all(
           INSTRUCTION_NAMES.map((name) =>
-            lstat(join(dir, name)).then(
+            environment.lstat(join(dir, name)).then(
               () => true,
               () => false,
             ),

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
+import type { Environment } from '#contract/environment';
 import { headOf } from '#contract/output-limits';
 import { localEnvironment } from '../environment/local/local-environment';
 import { isSensitiveFile } from '../policies/sensitive';
@@ -17,6 +18,8 @@ export interface ReadInstructionOptions {
   maxChars: number;
   deftHome?: string;
   workspace?: string;
+  /** The machine the file is on (default: this one); a remote workspace's files are read there. */
+  environment?: Environment;
 }
 
 /**
@@ -25,17 +28,20 @@ export interface ReadInstructionOptions {
  * (a 50 MB AGENTS.md costs one small read).
  */
 export async function readInstructionFile(path: string, options: ReadInstructionOptions): Promise<ReadInstruction> {
+  const environment = options.environment ?? localEnvironment();
+  const there = environment.kind !== 'local';
   let real: string;
   try {
-    real = await realpath(path);
+    real = there ? await environment.realpath(path) : await realpath(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable' };
   }
-  const realRoots = await Promise.all(options.roots.map((root) => realpath(root).catch(() => root)));
+  const realRoots = await Promise.all(options.roots.map((root) => (there ? environment.realpath(root) : realpath(root)).catch(() => root)));
   if (!realRoots.some((root) => isWithin(real, root))) return { ok: false, reason: 'outside', real };
   const secretOptions = { ...(options.deftHome ? { deftHome: options.deftHome } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) };
-  if (await isSensitiveFile(localEnvironment(), real, secretOptions).catch(() => true)) return { ok: false, reason: 'sensitive', real };
+  if (await isSensitiveFile(environment, real, secretOptions).catch(() => true)) return { ok: false, reason: 'sensitive', real };
+  if (there) return readThere(environment, real, options.maxChars);
   let handle;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; the stat below then refuses it.
@@ -53,5 +59,30 @@ export async function readInstructionFile(path: string, options: ReadInstruction
     return { ok: false, reason: 'unreadable', real };
   } finally {
     await handle?.close();
+  }
+}
+
+/** The same read on another machine: a stat first (a FIFO is refused without being opened), then one bounded read. */
+async function readThere(environment: Environment, real: string, maxChars: number): Promise<ReadInstruction> {
+  try {
+    const info = await environment.stat(real);
+    if (!info.isFile()) return { ok: false, reason: 'not-a-file', real };
+    const reader = await environment.openRead(real);
+    try {
+      const buffer = Buffer.alloc(Math.min(info.size, maxChars * 4) + 1);
+      let bytesRead = 0;
+      while (bytesRead < buffer.length) {
+        const n = await reader.read(buffer.subarray(bytesRead), bytesRead, buffer.length - bytesRead);
+        if (n === 0) break;
+        bytesRead += n;
+      }
+      const decoded = new TextDecoder().decode(buffer.subarray(0, bytesRead), { stream: true });
+      const truncated = decoded.length > maxChars || info.size > maxChars * 4 || bytesRead > info.size;
+      return { ok: true, real, text: decoded.length > maxChars ? headOf(decoded, maxChars) : decoded, bytes: info.size, truncated };
+    } finally {
+      await reader.close();
+    }
+  } catch {
+    return { ok: false, reason: 'unreadable', real };
   }
 }

@@ -9,6 +9,7 @@ import { filesystemPolicy } from './filesystem-policy';
 import { seatbeltProfile } from './macos';
 import { SandboxSettingsStore } from './settings';
 import { readWorkspaceInputs } from './workspace-inputs';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 // The sandbox's pure parts, on every OS: settings (an untrusted workspace only narrows), allowed
 // domains, the environment, the file system policy and the Seatbelt profile built from it.
@@ -51,7 +52,7 @@ describe('sandbox settings', () => {
     expect(settings.ignored).toContainEqual(expect.stringContaining('sandbox.network.allowAddressClasses loopback'));
     expect(settings.problems).toContainEqual(expect.stringContaining('"everything" in sandbox.network.allowAddressClasses'));
 
-    await new TrustStore(home, workspace).trust();
+    await new TrustStore(home, workspacePlace(workspace)).trust();
     const trusted = await new SandboxSettingsStore(home, workspace).load();
     expect(trusted).toMatchObject({ enabled: false, allowedDomains: ['registry.npmjs.org', 'evil.example'], allowAddressClasses: ['loopback'] });
     expect(trusted.allowWrite).toContain('/');

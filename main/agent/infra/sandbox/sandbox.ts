@@ -25,9 +25,12 @@ import { seatbeltProfile } from './macos';
 import { NetworkProxy, type ProxyPass } from './proxy';
 import { type SandboxSettings, SandboxSettingsStore } from './settings';
 import { canonicalPath } from '../policies/protected-paths';
+import type { WorkspacePlace } from '#contract/environment';
 
 export interface SandboxOptions {
   workspace: string;
+  /** The workspace with its key (trust) and machine (its settings files); default: the local folder `workspace`. */
+  place?: WorkspacePlace;
   /** Deft's home (~/.deft). */
   home: string;
   userHome?: string;
@@ -68,14 +71,19 @@ const mountPoints = new MountPoints();
  */
 export class Sandbox {
   readonly settings: SandboxSettingsStore;
-  private readonly support: SandboxSupport;
+  private detected: SandboxSupport | undefined;
   /** The workspace's `.git`, `.deft`, `.claude` and `.mcp.json` as they were when it was opened: what the policy may take as given. */
   private readonly opened: WorkspaceInputs;
 
   constructor(private readonly options: SandboxOptions) {
-    this.settings = new SandboxSettingsStore(options.home, options.workspace);
-    this.support = options.support ?? sandboxSupport();
+    this.settings = new SandboxSettingsStore(options.home, options.place ?? options.workspace);
     this.opened = readWorkspaceInputs(options.workspace);
+  }
+
+  /** Probed when first needed (the first command, or the window asking): a run that starts nothing never probes. */
+  private get support(): SandboxSupport {
+    this.detected ??= this.options.support ?? sandboxSupport();
+    return this.detected;
   }
 
   async status(settings?: SandboxSettings): Promise<SandboxStatus> {

@@ -1,6 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import type { WorkspacePlace } from '#contract/environment';
+import { workspacePlace } from '../environment/workspace-place';
+import { type SettingsFile, onThisMachine, readSettingsFile, settingsFingerprint } from '../settings/settings-file';
 import { TrustStore } from '../settings/trust';
 import { ADDRESS_CLASSES, type AddressClass } from '../net/address-policy';
 import { parseDomainPattern } from './domains';
@@ -39,8 +41,15 @@ interface FileSection {
   allowAddressClasses: AddressClass[];
 }
 
-export function sandboxSettingsFiles(home: string, workspace: string): Record<Source, string> {
-  return { user: join(home, 'settings.json'), project: join(workspace, '.deft', 'settings.json'), local: join(workspace, '.deft', 'settings.local.json') };
+/** The user's file on this machine; the workspace's two on its machine (a remote folder's read there). */
+export function sandboxSettingsFiles(home: string, place: Pick<WorkspacePlace, 'path' | 'environment'>): Record<Source, SettingsFile> {
+  const { path: workspace, environment } = place;
+  const there = environment.path.join;
+  return {
+    user: onThisMachine(join(home, 'settings.json')),
+    project: { path: there(workspace, '.deft', 'settings.json'), environment },
+    local: { path: there(workspace, '.deft', 'settings.local.json'), environment },
+  };
 }
 
 /** `~/x` → the user's home; a relative path → against the workspace. */
@@ -49,16 +58,16 @@ export function settingsPath(path: string, workspace: string, userHome = homedir
   return isAbsolute(path) ? resolve(path) : resolve(workspace, path);
 }
 
-async function readJson(path: string): Promise<{ value?: unknown; problem?: string }> {
+async function readJson(file: SettingsFile): Promise<{ value?: unknown; problem?: string }> {
+  const { path } = file;
+  const read = await readSettingsFile(file);
+  if ('missing' in read) return {};
+  if ('notFile' in read) return { problem: `${path} is not a regular file; its sandbox settings are not used` };
+  if ('error' in read) return { problem: `${path} cannot be read as JSON (${read.error}); its sandbox settings are not used` };
   try {
-    // A FIFO in a cloned repository's .deft/ would block the read forever.
-    if (!(await stat(path)).isFile()) return { problem: `${path} is not a regular file; its sandbox settings are not used` };
-    const text = await readFile(path, 'utf8');
-    return { value: text.trim() ? (JSON.parse(text) as unknown) : {} };
+    return { value: read.text.trim() ? (JSON.parse(read.text) as unknown) : {} };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
-    return { problem: `${path} cannot be read as JSON (${code ?? (error as Error).message}); its sandbox settings are not used` };
+    return { problem: `${path} cannot be read as JSON (${(error as Error).message}); its sandbox settings are not used` };
   }
 }
 
@@ -124,28 +133,22 @@ function section(raw: unknown, file: string, workspace: string, problems: string
  * `enabled: false` and `autoAllow: true` do not (domains the user allowed in Deft do).
  */
 export class SandboxSettingsStore {
-  private readonly files: Record<Source, string>;
+  private readonly files: Record<Source, SettingsFile>;
   private readonly trust: TrustStore;
+  private readonly workspace: string;
   private cache: { key: string; settings: SandboxSettings } | null = null;
 
-  constructor(
-    home: string,
-    private readonly workspace: string,
-  ) {
-    this.files = sandboxSettingsFiles(home, workspace);
-    this.trust = new TrustStore(home, workspace);
+  /** `place`: the workspace (trust under its id, its files on its machine); a bare path is a local folder. */
+  constructor(home: string, place: WorkspacePlace | string) {
+    const where = typeof place === 'string' ? workspacePlace(place) : place;
+    this.workspace = where.path;
+    this.files = sandboxSettingsFiles(home, where);
+    this.trust = new TrustStore(home, where);
   }
 
   async load(): Promise<SandboxSettings> {
-    const sources = Object.entries(this.files) as Array<[Source, string]>;
-    const prints = await Promise.all(
-      sources.map(([, path]) =>
-        stat(path).then(
-          (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
-          () => '-',
-        ),
-      ),
-    );
+    const sources = Object.entries(this.files) as Array<[Source, SettingsFile]>;
+    const prints = await Promise.all(sources.map(([, file]) => settingsFingerprint(file)));
     const key = [...prints, await this.trust.version()].join('|');
     if (this.cache?.key === key) return this.cache.settings;
     const problems: string[] = [];
@@ -162,8 +165,9 @@ export class SandboxSettingsStore {
       problems,
       ignored,
     };
-    for (const [source, path] of sources) {
-      const read = await readJson(path);
+    for (const [source, file] of sources) {
+      const { path } = file;
+      const read = await readJson(file);
       if (read.problem) problems.push(read.problem);
       const s = section(read.value, path, this.workspace, problems);
       const trusted = source === 'user' || trust.trusted;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { WorkspacePlace } from '#contract/environment';
 import { writeFileAtomic } from '../platform/files';
 
 /** What the user has said about one folder: trusted whole, or only the allow rules they approved in Deft. */
@@ -23,16 +24,18 @@ interface TrustFile {
  * `~/.deft/trust.json`: which workspaces' own settings may widen what the agent does. A cloned repo can
  * ship `.deft/settings*.json` with `allow: ["*"]` and `defaultMode: yolo`; until the user trusts the
  * folder, those are not used (deny and ask rules always are). Allow rules the user added with "Always
- * allow" are recorded here too, so they work without trusting the whole folder.
+ * allow" are recorded here too, so they work without trusting the whole folder. Folders are keyed by their
+ * place's id: a local folder by its path, a remote one by `ssh://user@host:port/path`.
  */
 export class TrustStore {
   readonly path: string;
+  /** The folder's key in the file: its place's `id` (a remote folder's `ssh://…`, never a bare path). */
+  private readonly workspace: string;
 
-  constructor(
-    home: string,
-    private readonly workspace: string,
-  ) {
+  /** `place` comes from `workspacePlace` (infra/environment/workspace-place.ts), the one place the key is derived. */
+  constructor(home: string, place: Pick<WorkspacePlace, 'id'>) {
     this.path = join(home, 'trust.json');
+    this.workspace = place.id;
   }
 
   /** A cheap fingerprint of the file, for the rule cache. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SettingsStore } from '../settings/settings-store';
 import { TrustStore } from '../settings/trust';
+import { workspacePlace } from '../environment/workspace-place';
 
 const Stored = z.object({ copy: z.array(z.string().max(500)).max(100).optional() });
 
@@ -23,7 +24,8 @@ async function projectFile(path: string): Promise<string[]> {
 export async function worktreeCopyGlobs(home: string, repoRoot: string): Promise<string[]> {
   const user = Stored.safeParse((await new SettingsStore(home).readRaw()).worktree);
   const globs = user.success ? [...(user.data.copy ?? [])] : [];
-  if ((await new TrustStore(home, repoRoot).get()).trusted)
+  // Worktrees are made on this machine only (left out on a remote folder): the repository is a local folder.
+  if ((await new TrustStore(home, workspacePlace(repoRoot)).get()).trusted)
     for (const file of ['settings.json', 'settings.local.json']) globs.push(...(await projectFile(join(repoRoot, '.deft', file))));
   return [...new Set(globs)];
 }

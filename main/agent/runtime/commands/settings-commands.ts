@@ -4,6 +4,7 @@ import { CommandError } from '#contract/errors';
 import { trimBaseUrl } from '#infra/providers/base-url';
 import { ProviderError } from '#infra/providers/errors';
 import { createProvider } from '#infra/providers/index';
+import { type ModelInfoCache, modelInfoCache } from '#infra/providers/model-info-cache';
 import { type ProviderConfig, type ProviderOverrides, publicProvider, resolveProviderConfig } from '#infra/settings/provider-config';
 import type { SecretStore } from '#infra/settings/secrets';
 import { SettingsStore, secretKeyFor } from '#infra/settings/settings-store';
@@ -26,9 +27,12 @@ export class ProviderSettings {
   private readonly store: SettingsStore;
   /** What each endpoint's model list says a model reads (asked once per process; undefined: it does not say). */
   private readonly declared = new Map<string, Promise<boolean | undefined>>();
+  /** The same answers across processes, for a day (a one-shot run then asks nothing). */
+  private readonly cache: ModelInfoCache;
 
   constructor(private readonly options: ProviderSettingsOptions) {
     this.store = new SettingsStore(options.home);
+    this.cache = modelInfoCache(options.home);
   }
 
   /** The provider to use now, or null when none is configured. */
@@ -56,10 +60,19 @@ export class ProviderSettings {
     const key = JSON.stringify([config.kind, config.baseUrl, config.model, Boolean(config.apiKey)]);
     let known = this.declared.get(key);
     if (!known) {
-      known = createProvider(config, this.options.fetch)
-        .listModelInfo(AbortSignal.timeout(MODEL_LIST_TIMEOUT_MS))
-        .then((models) => models.find((m) => m.id === config.model)?.imageInput)
-        .catch(() => undefined);
+      const cacheKey = { kind: config.kind, baseUrl: config.baseUrl, model: config.model, hasKey: Boolean(config.apiKey) };
+      known = this.cache.get(cacheKey).then((cached) =>
+        cached
+          ? cached.imageInput
+          : createProvider(config, this.options.fetch)
+              .listModelInfo(AbortSignal.timeout(MODEL_LIST_TIMEOUT_MS))
+              .then(async (models) => {
+                const imageInput = models.find((m) => m.id === config.model)?.imageInput;
+                await this.cache.set(cacheKey, imageInput);
+                return imageInput;
+              })
+              .catch(() => undefined),
+      );
       this.declared.set(key, known);
     }
     return known;

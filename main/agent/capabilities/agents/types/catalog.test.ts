@@ -7,6 +7,7 @@ import { BUILTIN_TYPES } from './builtin';
 import { AgentTypeCatalog } from './catalog';
 import { parseDefinition } from './definition';
 import { toolMatcher } from './tool-names';
+import { workspacePlace } from '#infra/environment/workspace-place';
 
 async function places() {
   const workspace = await tempDir('deft-agents-ws-');
@@ -94,7 +95,7 @@ describe('the catalog', () => {
       expect.stringMatching(/not trusted/),
       expect.stringMatching(/not trusted/),
     ]);
-    await new TrustStore(p.home, p.workspace).trust();
+    await new TrustStore(p.home, workspacePlace(p.workspace)).trust();
     snapshot = await catalog.refresh();
     expect(snapshot.types.map((t) => `${t.name}:${t.source}`)).toEqual([
       'coder:builtin',

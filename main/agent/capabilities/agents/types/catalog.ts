@@ -1,7 +1,9 @@
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentTypeSource, AgentTypeSummary, SkippedAgentType } from '#protocol';
+import type { Environment, WorkspacePlace } from '#contract/environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
+import { workspacePlace } from '#infra/environment/workspace-place';
 import { TrustStore } from '#infra/settings/trust';
 import { type AgentType, BUILTIN_TYPES } from './builtin';
 import { parseDefinition } from './definition';
@@ -19,23 +21,29 @@ export interface AgentTypeSnapshot {
 interface Folder {
   path: string;
   source: Exclude<AgentTypeSource, 'builtin'>;
+  /** The machine it is on: the workspace's (a remote folder's are read there), the user's on this one. */
+  environment: Environment;
 }
 
 /**
  * The sub-agent types: the built-ins, then definitions in the workspace (`.deft/agents/`, `.claude/agents/`)
  * and the user's (`~/.deft/agents/`, `~/.claude/agents/`), a name found earlier winning. A workspace's own
- * folders are read only once the user trusts it: a cloned repository's definition never runs before.
+ * folders are read only once the user trusts it (trust under its place's id): a cloned repository's definition never
+ * runs before. The workspace's folders are read on its machine (`place.environment`).
  */
 export class AgentTypeCatalog {
   private current: AgentTypeSnapshot = { types: BUILTIN_TYPES, skipped: [], signature: '' };
   private scanning: Promise<AgentTypeSnapshot> | null = null;
   private readonly trust: TrustStore;
+  private readonly place: WorkspacePlace;
 
+  /** `places.workspace`: the workspace's place; a bare path is a local folder. */
   constructor(
-    private readonly places: { workspace: string; home: string; userHome?: string },
+    private readonly places: { workspace: WorkspacePlace | string; home: string; userHome?: string },
     private readonly onChange?: (snapshot: AgentTypeSnapshot) => void,
   ) {
-    this.trust = new TrustStore(places.home, places.workspace);
+    this.place = typeof places.workspace === 'string' ? workspacePlace(places.workspace) : places.workspace;
+    this.trust = new TrustStore(places.home, this.place);
   }
 
   /** The types as last read (built-ins only before the first scan). */
@@ -59,13 +67,16 @@ export class AgentTypeCatalog {
 
   /** Where definitions are read from, in order (a name found earlier wins). */
   folders(): Folder[] {
-    const { workspace, home } = this.places;
+    const { home } = this.places;
+    const { path: workspace, environment } = this.place;
+    const there = environment.path.join;
+    const here = localEnvironment();
     const userHome = this.places.userHome ?? homedir();
     return [
-      { path: join(workspace, '.deft', 'agents'), source: 'workspace' },
-      { path: join(workspace, '.claude', 'agents'), source: 'workspace' },
-      { path: join(home, 'agents'), source: 'user' },
-      { path: join(userHome, '.claude', 'agents'), source: 'user' },
+      { path: there(workspace, '.deft', 'agents'), source: 'workspace', environment },
+      { path: there(workspace, '.claude', 'agents'), source: 'workspace', environment },
+      { path: join(home, 'agents'), source: 'user', environment: here },
+      { path: join(userHome, '.claude', 'agents'), source: 'user', environment: here },
     ];
   }
 
@@ -75,7 +86,7 @@ export class AgentTypeCatalog {
     const types: AgentType[] = [...BUILTIN_TYPES];
     const skipped: SkippedAgentType[] = [];
     for (const folder of folders) {
-      const files = await markdownFiles(folder.path);
+      const files = await markdownFiles(folder);
       if (folder.source === 'workspace' && !trusted) {
         for (const file of files)
           skipped.push({
@@ -87,7 +98,7 @@ export class AgentTypeCatalog {
       }
       for (const file of files.slice(0, MAX_FILES_PER_FOLDER)) {
         try {
-          const { type, ignored } = parseDefinition(await readDefinition(file, folder.source), file, folder.source);
+          const { type, ignored } = parseDefinition(await readDefinition(folder, file), file, folder.source);
           const clash = types.find((t) => t.name === type.name);
           if (clash?.source === 'builtin') throw new Error(`"${type.name}" is a built-in type and cannot be replaced`);
           if (clash) throw new Error(`"${type.name}" is already defined by ${clash.file}`);
@@ -112,12 +123,12 @@ export class AgentTypeCatalog {
   }
 }
 
-async function markdownFiles(dir: string): Promise<string[]> {
+async function markdownFiles({ path: dir, environment }: Folder): Promise<string[]> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
+    const entries = await environment.readdir(dir);
     return entries
-      .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.toLowerCase().endsWith('.md'))
-      .map((e) => join(dir, e.name))
+      .filter((e) => (e.type === 'file' || e.type === 'symlink') && e.name.toLowerCase().endsWith('.md'))
+      .map((e) => environment.path.join(dir, e.name))
       .sort();
   } catch {
     return [];
@@ -125,12 +136,12 @@ async function markdownFiles(dir: string): Promise<string[]> {
 }
 
 /** The file's text; a workspace's definition must be a plain file (a link could hand the model another file, a secret). */
-async function readDefinition(file: string, source: Folder['source']): Promise<string> {
-  const info = await lstat(file);
+async function readDefinition({ source, environment }: Folder, file: string): Promise<string> {
+  const info = await environment.lstat(file);
   if (info.isSymbolicLink() && source === 'workspace') throw new Error('it is a symbolic link: a workspace definition must be a plain file');
-  if (!(await stat(file)).isFile()) throw new Error('it is not a regular file');
+  if (!(await environment.stat(file)).isFile()) throw new Error('it is not a regular file');
   if (info.size > MAX_FILE_BYTES) throw new Error(`it is larger than ${MAX_FILE_BYTES / 1024} KiB`);
-  const text = await readFile(file, 'utf8');
+  const text = await environment.readText(file);
   if (text.length > MAX_FILE_BYTES) throw new Error(`it is larger than ${MAX_FILE_BYTES / 1024} KiB`);
   return text;
 }
