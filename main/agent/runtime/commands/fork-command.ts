@@ -45,7 +45,11 @@ export function forkCommand(deps: ForkCommandDeps): Pick<CommandHandlers, 'forkS
             restored = (await capability.onSessionForked?.(open.handle, from, 'restore')) ?? null;
             if (restored) break;
           }
-          if (!restored) throw new CommandError('unsupported', 'Files cannot be restored here (no capability keeps checkpoints). Fork with the files kept.');
+          if (!restored)
+            throw new CommandError(
+              'unsupported',
+              'Files cannot be restored here: this workspace has no checkpoints (a remote folder has none yet). Fork with the files kept.',
+            );
         } else {
           await deps.capabilities.each(async (capability) => void (await capability.onSessionForked?.(open.handle, from, 'keep')));
         }
