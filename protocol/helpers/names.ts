@@ -10,6 +10,7 @@ export const commandNames = [
   'openSession',
   'earlierEvents',
   'deleteSession',
+  'forkSession',
   'sendPrompt',
   'renameSession',
   'searchSessions',

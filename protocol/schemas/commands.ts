@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxStatus } from './sandbox';
 import { RemoteConnection } from './remote';
-import { checkpointCommands } from './checkpoints';
+import { RewindResult, checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
 import { worktreeCommands } from './worktrees';
@@ -84,6 +84,20 @@ export const commands = {
   earlierEvents: command(
     SessionRef.extend({ beforeSeq: z.number().int().positive(), turns: z.number().int().min(1).max(200).optional() }).strict(),
     z.object({ events: z.array(SessionEvent), before: z.number().int().positive().nullable() }),
+  ),
+  /**
+   * A new session holding this one's conversation up to the end of prompt `atPrompt` (counted from 1, as
+   * listCheckpoints numbers them) or of the turn `turnId`; with neither, all of it (up to the last finished turn
+   * while one runs). The original is untouched. `files`: keep the workspace as it is, or restore it from the
+   * checkpoints to how it was at that point (undoable with undoRewind on the new session; `restored` says what).
+   */
+  forkSession: command(
+    SessionRef.extend({
+      atPrompt: z.number().int().min(1).max(1_000_000).optional(),
+      turnId: z.string().min(1).max(100).optional(),
+      files: z.enum(['keep', 'restore']).default('keep'),
+    }).strict(),
+    z.object({ session: SessionSummary, atPrompt: z.number().int(), restored: RewindResult.nullable() }),
   ),
   /** Delete a session and its files. */
   deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),

@@ -22,6 +22,8 @@ export const SessionSummary = z.object({
   effort: EffortSetting.optional(),
   /** Approvals and questions waiting for the user (listSessions only, for sessions not open in this window). */
   waiting: z.array(z.object({ id: z.string(), turnId: z.string() })).optional(),
+  /** The session this one was forked from (its id and title then) and the prompt it was forked after. */
+  forkedFrom: z.object({ sessionId: z.string(), atPrompt: z.number().int(), title: z.string() }).optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

@@ -1,4 +1,4 @@
-import type { AppEvent, Attachment, ErrorInfo, Mention, SessionEventInput, StopReason, TurnOrigin, Usage } from '#protocol';
+import type { AppEvent, Attachment, ErrorInfo, Mention, RewindResult, SessionEventInput, StopReason, TurnOrigin, Usage } from '#protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Environment, WorkspacePlace } from './environment';
@@ -234,6 +234,13 @@ export interface Capability {
    * state slots what must outlive this (the log is flushed after every capability's hook) and forget what you keep for it.
    */
   onSessionUnloaded?(session: SessionHandle): void | Promise<void>;
+  /**
+   * `fork` was just made from session `from.sessionId`, holding its conversation up to the end of turn `from.turnId`
+   * (null: all of it), with that session's state then. Reset what refers to the original (e.g. its last rewind); with
+   * `files` 'restore', put the workspace back as it was at that point and resolve to what was done (the first
+   * capability that resolves to a result serves; none: files cannot be restored here). A throw fails the fork.
+   */
+  onSessionForked?(fork: SessionHandle, from: { sessionId: string; turnId: string | null }, files: 'keep' | 'restore'): Promise<RewindResult | undefined>;
   /** The session is about to be deleted (its files go next): stop what runs for it. */
   onSessionDeleted?(sessionId: string): void | Promise<void>;
   close?(): Promise<void>;

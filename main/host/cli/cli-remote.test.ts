@@ -113,6 +113,21 @@ describe('deft run --remote', () => {
     expect(resumed.code).toBe(0);
     expect(await readFile(join(remoteDir, 'third.txt'), 'utf8')).toBe('three\n');
     expect(await readdir(cwd)).toEqual([]);
+
+    // --fork alone: the fork runs where its session ran, with the conversation up to prompt 1 only.
+    server.enqueue(textReply('Forked.'));
+    const forked = await run('--fork', sessionId!, '--at', '1', 'from the first');
+    expect(forked.code).toBe(0);
+    const sent = JSON.stringify(server.requests.at(-1)!.body);
+    expect(sent).toContain('make it blue');
+    expect(sent).not.toContain('write another');
+    expect(sent).toContain(remoteDir);
+    // There are no checkpoints on a remote folder: restoring files is refused, and no fork is left behind.
+    const sessions = (await readdir(workspaceSessionsDir(home, id))).length;
+    const refused = await run('--fork', sessionId!, '--at', '1', '--fork-files', 'restore', 'x');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Files cannot be restored here');
+    expect(await readdir(workspaceSessionsDir(home, id))).toHaveLength(sessions);
   });
 
   it('refuses an unknown host with its fingerprint and the line to add (exit 5), before any model call', async () => {

@@ -23,6 +23,7 @@ import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';
 import { runMcpCli } from './mcp-cli';
 import { createRunWorktree, runWorktreesCli } from './worktrees-cli';
+import { type ForkFlags, forkFlags, forkForRun } from './fork-cli';
 import { HELP, USAGE } from './usage';
 import { type CliIo, parseArgsOr } from './io';
 import { type Format, type PermissionDenial, runPrompt, writeResult } from './run-turn';
@@ -58,6 +59,9 @@ function parse(argv: string[]) {
       effort: { type: 'string' },
       'append-system-prompt': { type: 'string' },
       session: { type: 'string' },
+      fork: { type: 'string' },
+      at: { type: 'string' },
+      'fork-files': { type: 'string' },
       worktree: { type: 'string' },
       'worktree-base': { type: 'string' },
       'skills-dir': { type: 'string', multiple: true },
@@ -131,6 +135,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (values.worktree !== undefined && (values.session !== undefined || values.continue))
       throw new UsageError('--worktree starts a new session in a new worktree; to resume one there, run deft run --continue in its folder');
     if (values['worktree-base'] !== undefined && values.worktree === undefined) throw new UsageError('--worktree-base goes with --worktree');
+    let fork: ForkFlags | null;
+    try {
+      fork = forkFlags(values);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
 
     const overrides = overridesFromEnv(io.env);
     if (values.provider) overrides.kind = values.provider;
@@ -156,8 +166,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       } catch (error) {
         throw new UsageError(`--remote ${(error as Error).message}`);
       }
-    } else if (values.session !== undefined && values.workspace === undefined) {
-      const ran = await findSessionWorkspace(io.coreOptions?.home ?? deftHome(io.env), values.session);
+    } else if ((values.session ?? values.fork) !== undefined && values.workspace === undefined) {
+      // A session that ran on a remote folder (resumed or forked) reopens it.
+      const ran = await findSessionWorkspace(io.coreOptions?.home ?? deftHome(io.env), (values.session ?? values.fork)!);
       if (ran && isRemoteFolderId(ran)) remoteSpec = parseRemoteSpec(ran);
     }
     if (remoteSpec && (skillsDirs.length || mcpConfigs.length || values['mcp-server']?.length))
@@ -272,6 +283,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const opened = await core.handlers.openSession({ sessionId }).catch(() => null);
       if (!opened) throw new UsageError(`session "${sessionId}" does not exist in this workspace`);
       reportProblems(opened.problems);
+    } else if (fork) {
+      const forked = await forkForRun(core, fork);
+      if ('error' in forked) throw forked.usage ? new UsageError(forked.error) : new Error(forked.error);
+      io.stderr(forked.note);
+      sessionId = forked.sessionId;
     } else if (values.continue && (await core.latestSessionId())) {
       sessionId = (await core.latestSessionId())!;
       reportProblems((await core.handlers.openSession({ sessionId })).problems);

@@ -57,6 +57,13 @@ Options:
   --worktree-base <ref>      the branch, tag or commit the worktree starts from (default: HEAD)
   --session <id>             resume a session (one that ran on a remote folder reconnects to it)
   --continue                 resume the latest session of this workspace
+  --fork <id>                run in a new session holding session <id>'s conversation (the original is untouched;
+                             one that ran on a remote folder reconnects to it)
+  --at <n>                   with --fork: only up to the end of prompt n (counted from 1, as "deft checkpoints"
+                             lists them; default all of it, up to the last finished turn while one runs)
+  --fork-files <keep|restore>  with --fork: leave the files as they are (default), or put them back as they were at
+                             that point from the checkpoints (as a code rewind of the fork: files changed outside
+                             the turns are kept)
   -h, --help                 show this help
 
 Provider settings fall back to DEFT_PROVIDER, DEFT_BASE_URL, DEFT_MODEL, DEFT_API_KEY, then to the saved settings.

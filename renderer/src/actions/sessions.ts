@@ -1,4 +1,5 @@
 import type { Attachment, EffortSetting, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
 import { useApprovals } from '../stores/approvals';
 import { useSessions } from '../stores/sessions';
@@ -114,6 +115,23 @@ export function inSession<T, F>(run: (sessionId: string) => Promise<T>, fallback
 export async function inSession<T, F>(run: (sessionId: string) => Promise<T>, fallback?: F): Promise<T | F | undefined> {
   const sessionId = await ensureSession();
   return sessionId ? attempt(() => run(sessionId), fallback) : fallback;
+}
+
+/**
+ * A new session with the open one's conversation up to the end of turn `turnId`, the files kept or restored as they
+ * were then; the window switches to it. Resolves to the error's message for the dialog that asked (null: done).
+ */
+export async function forkSession(turnId: string, files: 'keep' | 'restore'): Promise<string | null> {
+  const sessionId = useSessions.getState().currentId;
+  if (!sessionId) return 'No session is open.';
+  try {
+    const { session } = await deft.forkSession({ sessionId, turnId, files });
+    useSessions.getState().upsertSession(session);
+    await openSession(session.id);
+    return null;
+  } catch (error) {
+    return DeftError.from(error).detail;
+  }
 }
 
 export function deleteSession(id: string): Promise<void> {

@@ -46,9 +46,10 @@ export const rewindRows: RowHandlers = {
   },
 };
 
-/** Which checkpoint dialog is open: a rewind (for a turn), the /rewind picker, or the review pane (of a turn, or the session). */
+/** Which checkpoint dialog is open: a rewind or a fork (for a turn), the /rewind picker, or the review pane (of a turn, or the session). */
 export type CheckpointDialog =
   | { kind: 'rewind'; turnId: string; text: string }
+  | { kind: 'fork'; turnId: string; text: string }
   | { kind: 'picker' }
   | { kind: 'review'; turnId?: string; path?: string }
   | null;

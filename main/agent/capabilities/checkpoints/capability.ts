@@ -153,6 +153,14 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
     // A turn in progress keeps the session (the core sees it running too); the latest checkpoint is read from the store again.
     canUnload: (sessionId) => !current.has(sessionId),
     onSessionUnloaded: (session) => checkpoints.forget(session.id),
+    // A fork's last rewind is the original's, whose checkpoints are not the fork's: it starts with none (or with the restore).
+    onSessionForked: async (fork, from, files) => {
+      fork.state(lastRewindSlot).set(null);
+      if (files === 'keep') return undefined;
+      const result = await rewinds.restoreForFork(fork, from.sessionId, from.turnId);
+      await fork.flush();
+      return result;
+    },
     onSessionDeleted: (sessionId) => {
       current.delete(sessionId);
       checkpoints.forget(sessionId);

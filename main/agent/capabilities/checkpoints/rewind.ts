@@ -5,7 +5,7 @@ import { CommandError } from '#contract/errors';
 import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';
 import { blobDiff } from './file-diffs';
-import { changedOutside, turnCheckpoint } from './history';
+import { changedOutside, turnCheckpoint, turnEndCheckpoint } from './history';
 import type { Capture, Checkpoint, CheckpointStore, FileChange } from './store/store';
 import type { WorkspaceCheckpoints } from './workspace';
 
@@ -92,44 +92,13 @@ export class Rewinds {
     const store = scope === 'conversation' ? await this.checkpoints.store() : await this.checkpoints.require();
     const list = store ? await store.list(session.id) : [];
     const index = promptIndex(list, turnId);
-    const result: RewindResult = {
-      rewindId,
-      scope,
-      turnId,
-      index,
-      restored: [],
-      removed: [],
-      broughtBack: [],
-      keptOutside: [],
-      problems: [],
-      notCaptured: [],
-      undoneTurns: [],
-    };
+    const result = emptyResult(rewindId, scope, turnId, index);
     let before: Checkpoint | null = null;
     let after: Checkpoint | null = null;
     if (scope !== 'conversation' && store) {
       const target = turnCheckpoint(list, turnId);
       if (!target) throw noCheckpoint();
-      await store.locked(async () => {
-        const plan = await this.plan(store, list, target);
-        if (options.expect && plan.now.tree !== options.expect) {
-          throw new CommandError('invalid_request', 'Files changed since the preview was made. Look at the preview again, then rewind.');
-        }
-        before = await this.checkpoints.recordIfNew(store, session.id, plan.now, { kind: 'rewind', note: `before rewinding to ${turnId}` }, true);
-        const chosen = plan.changes.filter((c) => options.includeOutside || !plan.outside.has(c.path));
-        result.keptOutside = plan.changes.filter((c) => !chosen.includes(c)).map((c) => c.path);
-        result.problems = await store.restore(
-          target.tree,
-          chosen.map((c) => c.path),
-        );
-        const failed = new Set(result.problems.map((p) => p.path));
-        for (const change of chosen) {
-          if (failed.has(change.path)) continue;
-          (change.status === 'added' ? result.broughtBack : change.status === 'deleted' ? result.removed : result.restored).push(change.path);
-        }
-        result.notCaptured = plan.skipped;
-        after = await this.checkpoints.recordIfNew(store, session.id, await store.capture(), { kind: 'rewound', note: rewindId }, true);
-      });
+      ({ before, after } = await this.restoreFiles(store, list, target, session.id, result, { ...options, label: `before rewinding to ${turnId}` }));
       const changed = result.restored.length + result.removed.length + result.broughtBack.length;
       if (changed && scope === 'code') {
         options.note(
@@ -146,6 +115,68 @@ export class Rewinds {
     session.state(lastRewindSlot).set({ rewindId, scope, index, before: ids(before), after: ids(after), undoneTurns: result.undoneTurns, closed: false });
     session.emit({ type: 'rewind.done', result });
     return result;
+  }
+
+  /**
+   * A fork's files put back as they were at the end of turn `turnId` of session `sourceId` (its last checkpoint;
+   * null: the source's latest). Files changed outside the source's turns since are kept, as a rewind keeps them.
+   * Recorded as a rewind of the fork (checkpoints before and after, in the fork's list), so undoRewind undoes it.
+   */
+  async restoreForFork(fork: SessionHandle, sourceId: string, turnId: string | null): Promise<RewindResult> {
+    const store = await this.checkpoints.require();
+    const list = await store.list(sourceId);
+    const target = turnId ? turnEndCheckpoint(list, turnId) : list.at(-1);
+    if (!target)
+      throw new CommandError(
+        'not_found',
+        'No checkpoint was taken of that point (it ran before checkpoints were on), so its files cannot be restored. Fork with the files kept as they are.',
+      );
+    const rewindId = `rewind-${randomUUID().slice(0, 8)}`;
+    const index = turnId ? promptIndex(list, turnId) : 0;
+    const result = emptyResult(rewindId, 'code', turnId ?? target.turnId ?? '', index);
+    const { before, after } = await this.restoreFiles(store, list, target, fork.id, result, {
+      includeOutside: false,
+      label: `before restoring the files of ${sourceId} for this fork`,
+    });
+    const ids = (c: Checkpoint | null) => (c ? c.id : null);
+    fork.state(pendingNoteSlot).set(null);
+    fork.state(lastRewindSlot).set({ rewindId, scope: 'code', index, before: ids(before), after: ids(after), undoneTurns: [], closed: false });
+    fork.emit({ type: 'rewind.done', result });
+    return result;
+  }
+
+  /** Restore `target`'s files (what changed outside the turns only with `includeOutside`), recording checkpoints before and after for `sessionId`. */
+  private async restoreFiles(
+    store: CheckpointStore,
+    list: readonly Checkpoint[],
+    target: Checkpoint,
+    sessionId: string,
+    result: RewindResult,
+    options: { includeOutside: boolean; expect?: string; label: string },
+  ): Promise<{ before: Checkpoint | null; after: Checkpoint | null }> {
+    let before: Checkpoint | null = null;
+    let after: Checkpoint | null = null;
+    await store.locked(async () => {
+      const plan = await this.plan(store, list, target);
+      if (options.expect && plan.now.tree !== options.expect) {
+        throw new CommandError('invalid_request', 'Files changed since the preview was made. Look at the preview again, then rewind.');
+      }
+      before = await this.checkpoints.recordIfNew(store, sessionId, plan.now, { kind: 'rewind', note: options.label }, true);
+      const chosen = plan.changes.filter((c) => options.includeOutside || !plan.outside.has(c.path));
+      result.keptOutside = plan.changes.filter((c) => !chosen.includes(c)).map((c) => c.path);
+      result.problems = await store.restore(
+        target.tree,
+        chosen.map((c) => c.path),
+      );
+      const failed = new Set(result.problems.map((p) => p.path));
+      for (const change of chosen) {
+        if (failed.has(change.path)) continue;
+        (change.status === 'added' ? result.broughtBack : change.status === 'deleted' ? result.removed : result.restored).push(change.path);
+      }
+      result.notCaptured = plan.skipped;
+      after = await this.checkpoints.recordIfNew(store, sessionId, await store.capture(), { kind: 'rewound', note: result.rewindId }, true);
+    });
+    return { before, after };
   }
 
   /** Undo the session's last rewind: files back from the checkpoint taken just before it, and the conversation. */
@@ -195,6 +226,10 @@ export class Rewinds {
     const outside = await changedOutside(store, later, now.tree);
     return { target, changes, skipped: [...uncertain.values()].sort((a, b) => a.path.localeCompare(b.path)), outside, now };
   }
+}
+
+function emptyResult(rewindId: string, scope: RewindScope, turnId: string, index: number): RewindResult {
+  return { rewindId, scope, turnId, index, restored: [], removed: [], broughtBack: [], keptOutside: [], problems: [], notCaptured: [], undoneTurns: [] };
 }
 
 function idle(session: SessionHandle): void {

@@ -34,6 +34,8 @@ export interface SessionMeta {
   named?: boolean;
   /** The Deft worktree the session runs in (its workspace), so sessions can be grouped by repository and branch. */
   worktree?: { name: string; branch: string; baseBranch: string | null; repoRoot: string };
+  /** The session this one was forked from, and the prompt it was forked after (0: before any prompt). */
+  forkedFrom?: { sessionId: string; atPrompt: number; title: string };
 }
 
 export const LOG_FILE = 'log.jsonl';

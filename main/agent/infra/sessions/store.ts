@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { CommandError } from '#contract/errors';
 import { worktreeAt } from '../worktrees/records';
-import { META_FILE, Session, type SessionMeta } from './session';
+import { type ForkCut, findForkCut, writeForkLog } from './fork';
+import { LOG_FILE, META_FILE, Session, type SessionMeta } from './session';
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
@@ -92,6 +94,37 @@ export class SessionStore {
     const tree = await worktreeAt(this.home, this.workspace);
     const worktree = tree ? { worktree: { name: tree.name, branch: tree.branch, baseBranch: tree.baseBranch, repoRoot: tree.repoRoot } } : {};
     return Session.create(dir, { id, title: 'New session', workspace: this.workspace, createdAt: now, updatedAt: now, turns: 0, ...worktree }, this.now);
+  }
+
+  /**
+   * A new session holding session `sourceId`'s conversation up to a point (fork.ts); the original is only read.
+   * Resolves to the fork's id and where it was cut; throws a CommandError when it cannot be done.
+   */
+  async fork(sourceId: string, at: { atPrompt?: number; turnId?: string }, running: boolean): Promise<{ id: string; cut: ForkCut }> {
+    const source = await this.readMeta(sourceId);
+    if (!source) throw new CommandError('not_found', `There is no session "${sourceId}" in ${this.workspace}.`);
+    const cut = await findForkCut(join(this.dirOf(sourceId), LOG_FILE), at, running);
+    const now = this.now();
+    const id = newSessionId(now);
+    const dir = this.dirOf(id);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    try {
+      await writeForkLog(join(this.dirOf(sourceId), LOG_FILE), join(dir, LOG_FILE), cut, { sessionId: id, workspace: this.workspace, createdAt: now });
+      const { id: _id, createdAt: _c, updatedAt: _u, turns: _t, forkedFrom: _f, ...kept } = source;
+      const meta: SessionMeta = {
+        ...kept,
+        id,
+        createdAt: now,
+        updatedAt: now,
+        turns: cut.turns,
+        forkedFrom: { sessionId: sourceId, atPrompt: cut.atPrompt, title: source.title },
+      };
+      await writeFile(join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n', { mode: 0o600 });
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+    return { id, cut };
   }
 
   async load(id: string): Promise<{ session: Session; problems: string[] } | null> {

@@ -10,6 +10,7 @@ import type { CapabilitySet } from '../capability-set';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import type { SessionPool } from '../session/pool';
 import { resolveMentions } from '../turn/mentions';
+import { forkCommand } from './fork-command';
 import type { TurnRunner } from '../turn/runner';
 
 export interface SessionCommandsDeps {
@@ -39,6 +40,7 @@ type SessionCommands = Pick<
   | 'openSession'
   | 'earlierEvents'
   | 'deleteSession'
+  | 'forkSession'
   | 'sendPrompt'
   | 'cancelTurn'
   | 'retryNow'
@@ -54,7 +56,23 @@ type SessionCommands = Pick<
 export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
   const { pool, turns } = deps;
   const { runs } = turns;
+  const deleteSession: CommandHandlers['deleteSession'] = async ({ sessionId }) => {
+    await pool.settledUnload(sessionId);
+    runs.cancel(sessionId);
+    await runs.done(sessionId);
+    await pool.loaded(sessionId)?.tasks.close();
+    const open = pool.loaded(sessionId);
+    if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
+    await Promise.allSettled(deps.capabilities.capabilities.map(async (f) => f.onSessionDeleted?.(sessionId)));
+    pool.forget(sessionId);
+    await deps.store.delete(pool.checkedId(sessionId));
+    // Every window showing it goes to its empty view on session.deleted: none shows it any more.
+    pool.unshow(sessionId);
+    deps.emit({ type: 'session.deleted', sessionId });
+    return { ok: true as const };
+  };
   return {
+    ...forkCommand({ ...deps, remove: (sessionId) => deleteSession({ sessionId }) }),
     getWorkspace: async () => ({
       path: deps.workspace,
       name: basename(deps.workspace) || deps.workspace,
@@ -79,21 +97,7 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       return { session: session.summary(), ...session.eventsAfter(afterSeq), problems };
     },
     earlierEvents: async ({ sessionId, beforeSeq, turns: count }) => (await pool.get(sessionId)).session.eventsBefore(beforeSeq, count ?? PAGE_TURNS),
-    deleteSession: async ({ sessionId }) => {
-      await pool.settledUnload(sessionId);
-      runs.cancel(sessionId);
-      await runs.done(sessionId);
-      await pool.loaded(sessionId)?.tasks.close();
-      const open = pool.loaded(sessionId);
-      if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
-      await Promise.allSettled(deps.capabilities.capabilities.map(async (f) => f.onSessionDeleted?.(sessionId)));
-      pool.forget(sessionId);
-      await deps.store.delete(pool.checkedId(sessionId));
-      // Every window showing it goes to its empty view on session.deleted: none shows it any more.
-      pool.unshow(sessionId);
-      deps.emit({ type: 'session.deleted', sessionId });
-      return { ok: true as const };
-    },
+    deleteSession,
     sendPrompt: async ({ sessionId, text, attachments, mentions }) => {
       if (!text.trim() && !attachments?.length) throw new CommandError('invalid_request', 'The prompt is empty.');
       const open = await pool.get(sessionId);

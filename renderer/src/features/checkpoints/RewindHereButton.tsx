@@ -17,3 +17,19 @@ export function RewindHereButton({ turnId, text }: { turnId: string; text: strin
     </button>
   );
 }
+
+/** On any message (shown on hover and focus): fork a new session with the conversation up to the end of its turn. */
+export function ForkHereButton({ turnId, text }: { turnId: string; text: string }) {
+  const runningHere = useTranscript((s) => s.runningTurn === turnId);
+  return (
+    <button
+      type="button"
+      className="rewind-here"
+      title={runningHere ? 'This turn is still running: fork it once it ends' : 'A new session with the conversation up to the end of this turn'}
+      disabled={runningHere}
+      onClick={() => useCheckpointDialog.getState().show({ kind: 'fork', turnId, text })}
+    >
+      <Icon name="fork" size={12} /> Fork from here
+    </button>
+  );
+}

@@ -6,7 +6,7 @@ import type { AssistantItem, NoticeItem, UserItem } from '../../stores/transcrip
 import { promptRowId, rowById } from '../../stores/rows';
 import { useTranscript } from '../../stores/transcript';
 import { useUi } from '../../stores/ui';
-import { RewindHereButton } from '../checkpoints/RewindHereButton';
+import { ForkHereButton, RewindHereButton } from '../checkpoints/RewindHereButton';
 import { AttachmentStrip } from '../files/AttachmentThumbs';
 import { PromptText } from '../files/PromptText';
 import { useNow } from '../tasks/use-now';
@@ -79,6 +79,7 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
       <div className="message-toolbar" role="toolbar" aria-label="Message actions">
         <Timestamp at={item.at} />
         <RewindHereButton turnId={item.turnId} text={item.text} />
+        <ForkHereButton turnId={item.turnId} text={item.text} />
         <CopyButton text={item.text} />
         <ToolbarButton
           icon="edit"
@@ -125,6 +126,7 @@ export const AssistantMessage = memo(function AssistantMessage({ item }: { item:
       {item.text && !item.streaming ? (
         <div className="message-toolbar" role="toolbar" aria-label="Answer actions">
           <CopyButton text={item.text} />
+          {prompt ? <ForkHereButton turnId={prompt.turnId} text={prompt.text} /> : null}
           {prompt ? (
             <ToolbarButton
               icon="retry"

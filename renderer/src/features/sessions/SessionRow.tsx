@@ -64,6 +64,11 @@ export function SessionRow({ session, current, waiting }: { session: SessionSumm
           onClick={() => void openSession(session.id)}
         >
           <span className="session-title">{session.title}</span>
+          {session.forkedFrom ? (
+            <span className="session-forked" title={`Forked from "${session.forkedFrom.title}" after prompt ${session.forkedFrom.atPrompt}`}>
+              forked from {session.forkedFrom.title} · prompt {session.forkedFrom.atPrompt}
+            </span>
+          ) : null}
           <span className="session-meta">
             {session.running ? <Spinner size={10} /> : null}
             {relativeTime(session.updatedAt)}
