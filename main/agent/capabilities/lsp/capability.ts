@@ -155,7 +155,9 @@ export function createLspCapability(options: LspCapabilityOptions = {}): Capabil
         return [how === 'deferred' ? { ...tool, disclosure: 'deferred' as const } : tool];
       },
       onSessionLoaded: () => refresh(),
-      onTurnStart: () => refresh(),
+      // Not awaited: a hook that returns a promise holds back the later capabilities' onTurnStart (checkpoints hands
+      // the model its rewind note there, before the turn's first step).
+      onTurnStart: () => void refresh(),
       commands: {
         lspStatus: () => status(),
         setLspLanguage: async ({ language, enabled }) => {
