@@ -49,7 +49,7 @@ export default async function coldStart(): Promise<BenchResult[]> {
     if (text.code !== 0) throw new Error(`deft run exited with ${text.code}`);
     const lists = (server.modelListRequests - listsBefore) / RUNS;
     const help = await medianCost(RUNS, () => measureProcess([process.execPath, deft, '--help'], { cwd: workspace, env }));
-    const started = programsStarted(run, { cwd: workspace, env });
+    const started = await programsStarted(run, { cwd: workspace, env });
     const counts = started
       ? Object.entries(started.reduce<Record<string, number>>((acc, p) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {}))
           .map(([p, n]) => `${n} ${p}`)

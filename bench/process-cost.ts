@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -45,15 +45,23 @@ export function measureProcess(argv: readonly string[], options: { cwd?: string;
   });
 }
 
-/** The programs `argv` started (every execve after its own), by name; null where strace is not installed. */
-export function programsStarted(argv: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string[] | null {
+/**
+ * The programs `argv` started (every execve after its own), by name; null where strace is not installed.
+ * Asynchronous: the mock model server the run talks to lives in this process, so a synchronous spawn would
+ * leave the run waiting for an answer that can never come.
+ */
+export async function programsStarted(argv: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string[] | null> {
   const strace = ['/usr/bin/strace', '/bin/strace'].find(existsSync);
   if (!strace) return null;
   const log = `${process.env.TMPDIR ?? '/tmp'}/deft-bench-strace-${process.pid}.txt`;
-  spawnSync(strace, ['-f', '-qq', '-e', 'trace=execve', '-e', 'signal=none', '-o', log, ...argv], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    stdio: 'ignore',
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(strace, ['-f', '-qq', '-e', 'trace=execve', '-e', 'signal=none', '-o', log, ...argv], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: 'ignore',
+    });
+    child.once('error', reject);
+    child.once('close', () => resolve());
   });
   const started = readFileSync(log, 'utf8')
     .split('\n')
