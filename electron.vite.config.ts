@@ -27,6 +27,8 @@ export default defineConfig({
           index: resolve(root, 'main/index.ts'),
           web: resolve(root, 'main/host/web/entry.ts'),
           cli: resolve(root, 'main/host/cli/entry.ts'),
+          // deft/sdk (package.json "exports"): query() for Node programs, over the CLI's stream-json run.
+          sdk: resolve(root, 'main/host/sdk/index.ts'),
         },
       },
     },

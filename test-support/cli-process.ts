@@ -8,6 +8,11 @@ const ROOT = resolve(import.meta.dirname, '..');
 const TSX = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
 const ENTRY = `const { main } = await import(${JSON.stringify(join(ROOT, 'main/host/cli/entry.ts'))}); await main(process.argv.slice(1));`;
 
+/** The program and first arguments that run the CLI's own entry through tsx: `[...cliCommand(), 'run', …]`. */
+export function cliCommand(): string[] {
+  return [process.execPath, '--import', TSX, '--import', pathToFileURL(join(ROOT, 'scripts/raw-loader.mjs')).href, '--input-type=module', '-e', ENTRY, '--'];
+}
+
 /**
  * `deft …` as a process of its own (the CLI's own entry, through tsx): for attacks that, when they work,
  * freeze the process — an in-process test would freeze with it instead of failing. A run still going after
@@ -17,15 +22,12 @@ export async function runCliProcess(
   args: readonly string[],
   options: { cwd: string; env: Record<string, string>; timeoutMs?: number /** Piped to stdin, then closed (else stdin is /dev/null). */; stdin?: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', TSX, '--import', pathToFileURL(join(ROOT, 'scripts/raw-loader.mjs')).href, '--input-type=module', '-e', ENTRY, '--', ...args],
-    {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? options.cwd, ...options.env },
-      stdio: [options.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    },
-  );
+  const [program, ...first] = cliCommand();
+  const child = spawn(program!, [...first, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? options.cwd, ...options.env },
+    stdio: [options.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
   if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   let stdout = '';
   let stderr = '';
