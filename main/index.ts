@@ -71,6 +71,8 @@ function openWindow(workspacePath: string): void {
       if (chosen) openWindow(chosen);
       return chosen;
     },
+    // A worktree Deft made (capabilities/worktrees): a window of its own, whose folder trust is asked there.
+    openFolder: async (path) => openWindow(path),
     // Revealed, never opened: a skill folder from a cloned repo can be an app bundle (macOS runs `x.app/` on open).
     openPath: async (path) => {
       shell.showItemInFolder(path);

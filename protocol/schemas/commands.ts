@@ -100,7 +100,17 @@ export const commands = {
     z.object({ session: SessionSummary, atPrompt: z.number().int(), restored: RewindResult.nullable() }),
   ),
   /** Delete a session and its files. */
-  deleteSession: command(SessionRef, z.object({ ok: z.literal(true) })),
+  /**
+   * Delete a session. A session that was the last one in its Deft worktree takes the worktree with it only when
+   * nothing would be lost (no uncommitted changes, no commit its base branch lacks); `worktree` says what was done.
+   */
+  deleteSession: command(
+    SessionRef,
+    z.object({
+      ok: z.literal(true),
+      worktree: z.object({ name: z.string(), branch: z.string(), removed: z.boolean(), reason: z.string() }).optional(),
+    }),
+  ),
   /** Start a turn with this prompt. Fails with code 'busy' while a turn runs (queuePrompt waits for it). */
   sendPrompt: command(
     SessionRef.extend({

@@ -24,6 +24,8 @@ export const SessionSummary = z.object({
   waiting: z.array(z.object({ id: z.string(), turnId: z.string() })).optional(),
   /** The session this one was forked from (its id and title then) and the prompt it was forked after. */
   forkedFrom: z.object({ sessionId: z.string(), atPrompt: z.number().int(), title: z.string() }).optional(),
+  /** The Deft worktree the session runs in (its workspace): its name, branch, base branch and main checkout. */
+  worktree: z.object({ name: z.string(), branch: z.string(), baseBranch: z.string().nullable(), repoRoot: z.string() }).optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

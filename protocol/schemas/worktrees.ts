@@ -60,6 +60,11 @@ export const worktreeCommands = {
       notes: z.array(z.string()),
     }),
   },
+  /**
+   * Open a worktree's folder in a window of its own (the desktop app), where sessions run in it; the folder is a new one
+   * for trust. `opened: false` where the host cannot open a window (the web host, the CLI): `path` says where it is.
+   */
+  openWorktree: { input: z.object({ name: Name }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
   /** Merge (or squash) a worktree's branch onto its base branch; its uncommitted changes are committed on its branch first. */
   mergeWorktree: {
     input: z.object({ name: Name, squash: z.boolean().optional(), message: z.string().max(10_000).optional() }).strict(),

@@ -142,6 +142,8 @@ export interface CoreContext {
   readonly workspaceSandbox: WorkspaceSandbox;
   /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */
   openFile?(path: string): Promise<boolean>;
+  /** Open a folder as a workspace in a window of its own (desktop only; folder trust applies there as to any folder). */
+  openFolder?(path: string): Promise<void>;
 }
 
 /**

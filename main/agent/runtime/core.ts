@@ -60,6 +60,8 @@ export interface CoreOptions {
   sandboxSupport?: SandboxSupport;
   /** Open a file with the system's default application (Electron); absent elsewhere. */
   openFile?: (path: string) => Promise<boolean>;
+  /** Open a folder as a workspace in a new window (Electron); absent elsewhere. */
+  openFolder?: (path: string) => Promise<void>;
   /** Show a desktop notification (Electron); absent elsewhere. */
   notify?: (notification: NotificationInput) => Promise<boolean>;
   /**
@@ -120,6 +122,7 @@ export class DeftCore {
       sandboxStatus: () => this.sandbox.status(),
       workspaceSandbox: this.sandbox.forWorkspace(),
       ...(options.openFile ? { openFile: options.openFile } : {}),
+      ...(options.openFolder ? { openFolder: options.openFolder } : {}),
     };
     const capabilities = (this.capabilities = new CapabilitySet(options.capabilities, core));
     const facts: FactSource = factSource(capabilities.capabilities, coreFacts(now));

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { CapabilityFactory } from '#contract/capability';
 import { CommandError } from '#contract/errors';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
@@ -33,6 +34,14 @@ export const worktreesCapability: CapabilityFactory = (core) => {
           const repo = await trees();
           const created = await repo.create({ ...(name ? { name } : {}), ...(base ? { base } : {}), copy: await worktreeCopyGlobs(core.home, repo.repoRoot) });
           return { worktree: await repo.state(created.record.name), copied: created.copy.copied, skipped: created.copy.skipped, notes: created.notes };
+        }),
+      openWorktree: ({ name }) =>
+        refusing(async () => {
+          const record = await (await trees()).get(name);
+          if (!existsSync(record.path)) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
+          if (!core.openFolder) return { opened: false, path: record.path };
+          await core.openFolder(record.path);
+          return { opened: true, path: record.path };
         }),
       mergeWorktree: ({ name, squash, message }) =>
         refusing(async () => (await trees()).merge(name, { ...(squash !== undefined ? { squash } : {}), ...(message !== undefined ? { message } : {}) })),

@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, tempDir } from '#test-support/harness';
 
 let h: Awaited<ReturnType<typeof createHarness>> | undefined;
+const others: Array<Awaited<ReturnType<typeof createHarness>>> = [];
 afterEach(async () => {
+  for (const other of others.splice(0)) await other.dispose();
   await h?.dispose();
   h = undefined;
 });
@@ -33,6 +35,8 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     expect(await handlers.listWorktrees({})).toEqual({ repoRoot: repo, worktrees: [] });
     const created = await handlers.createWorktree({ name: 'one' });
     expect(created.worktree).toMatchObject({ name: 'one', branch: 'deft/one', baseBranch: 'main', state: 'ok', changedFiles: [] });
+    // Without a window to open (here, the web host, the CLI) it says where the folder is.
+    expect(await handlers.openWorktree({ name: 'one' })).toEqual({ opened: false, path: created.worktree.path });
     await writeFile(join(created.worktree.path, 'app.txt'), 'one\nTWO\n');
     expect((await handlers.listWorktrees({})).worktrees).toMatchObject([{ name: 'one', changedFiles: ['app.txt'], dirty: true }]);
     const two = await handlers.createWorktree({ name: 'two' });
@@ -67,5 +71,54 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
       code: 'invalid_request',
       message: expect.stringContaining('no worktree named'),
     });
+  });
+
+  it('a deleted session takes its worktree along only when nothing would be lost', async () => {
+    const repo = await repository();
+    h = await createHarness({ workspace: repo });
+    const main = h.core.handlers;
+    const inside = async (path: string) => {
+      const opened = await createHarness({ workspace: path, home: h!.home });
+      others.push(opened);
+      // Each harness starts with a session: the first one in the worktree.
+      return { handlers: opened.core.handlers, first: opened.session };
+    };
+    const branches = () => plain(repo, ['branch', '--list', 'deft/*']);
+
+    // Never used: removed with its branch.
+    const idle = (await main.createWorktree({ name: 'idle' })).worktree;
+    const { handlers: there, first: session } = await inside(idle.path);
+    expect(session.worktree).toEqual({ name: 'idle', branch: 'deft/idle', baseBranch: 'main', repoRoot: repo });
+    expect(await there.deleteSession({ sessionId: session.id })).toEqual({
+      ok: true,
+      worktree: { name: 'idle', branch: 'deft/idle', removed: true, reason: expect.stringContaining('removed with its branch') },
+    });
+    expect(existsSync(idle.path)).toBe(false);
+    expect(branches()).not.toContain('deft/idle');
+
+    // Work in it: kept while another session ran there, kept while it has changes, removed once merged.
+    const work = (await main.createWorktree({ name: 'work' })).worktree;
+    const { handlers: busy, first: opened } = await inside(work.path);
+    const first = opened.id;
+    const second = (await busy.createSession({})).session.id;
+    await writeFile(join(work.path, 'app.txt'), 'one\nTWO\n');
+    expect((await busy.deleteSession({ sessionId: first })).worktree).toMatchObject({ removed: false, reason: expect.stringContaining('1 other session') });
+    expect((await busy.deleteSession({ sessionId: second })).worktree).toMatchObject({
+      removed: false,
+      reason: expect.stringContaining('uncommitted changes'),
+    });
+    expect(await readFile(join(work.path, 'app.txt'), 'utf8')).toBe('one\nTWO\n');
+    plain(work.path, ['commit', '-qam', 'Capitals']);
+    const third = (await busy.createSession({})).session.id;
+    expect((await busy.deleteSession({ sessionId: third })).worktree).toMatchObject({
+      removed: false,
+      reason: expect.stringContaining('1 commit main does not'),
+    });
+    expect(await main.mergeWorktree({ name: 'work' })).toMatchObject({ status: 'merged' });
+    const last = (await busy.createSession({})).session.id;
+    expect((await busy.deleteSession({ sessionId: last })).worktree).toMatchObject({ removed: true });
+    expect(existsSync(work.path)).toBe(false);
+    expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('one\nTWO\n');
+    expect(branches()).toBe('');
   });
 });

@@ -6,6 +6,7 @@ import { CommandError } from '#contract/errors';
 import type { HostCapabilities } from '#contract/host';
 import type { SandboxStatus } from '#contract/sandbox';
 import type { SessionStore } from '#infra/sessions/store';
+import { releaseSessionWorktree } from '#infra/worktrees/release';
 import type { CapabilitySet } from '../capability-set';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import type { SessionPool } from '../session/pool';
@@ -56,7 +57,7 @@ type SessionCommands = Pick<
 export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
   const { pool, turns } = deps;
   const { runs } = turns;
-  const deleteSession: CommandHandlers['deleteSession'] = async ({ sessionId }) => {
+  const removeSession = async (sessionId: string) => {
     await pool.settledUnload(sessionId);
     runs.cancel(sessionId);
     await runs.done(sessionId);
@@ -69,10 +70,16 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
     // Every window showing it goes to its empty view on session.deleted: none shows it any more.
     pool.unshow(sessionId);
     deps.emit({ type: 'session.deleted', sessionId });
-    return { ok: true as const };
+  };
+  const deleteSession: CommandHandlers['deleteSession'] = async ({ sessionId }) => {
+    const worktree = deps.environment.kind === 'local' ? (await deps.store.readMeta(pool.checkedId(sessionId)))?.worktree : undefined;
+    await removeSession(sessionId);
+    // The last session of a worktree takes it along only when nothing would be lost (infra/worktrees/release.ts).
+    if (!worktree) return { ok: true as const };
+    return { ok: true as const, worktree: await releaseSessionWorktree(deps.home, worktree) };
   };
   return {
-    ...forkCommand({ ...deps, remove: (sessionId) => deleteSession({ sessionId }) }),
+    ...forkCommand({ ...deps, remove: removeSession }),
     getWorkspace: async () => ({
       path: deps.workspace,
       name: basename(deps.workspace) || deps.workspace,
