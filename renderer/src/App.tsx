@@ -23,6 +23,7 @@ import { SidebarDrawer } from './features/layout/SidebarDrawer';
 import { useWindowTitle } from './features/layout/window-title';
 import { toggleSidebar, useSidebarPlacement } from './features/layout/window-size';
 import { Sidebar } from './features/sessions/Sidebar';
+import { WorktreesLayer } from './features/worktrees/WorktreesView';
 import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillsLayer } from './features/skills/SkillsLayer';
 import { TasksPanel } from './features/tasks/TasksPanel';
@@ -93,6 +94,7 @@ function Workspace() {
       {shortcutsOpen ? <ShortcutsSheet /> : null}
       <SkillsLayer />
       <CheckpointLayer />
+      <WorktreesLayer />
     </div>
   );
 }

@@ -6,7 +6,9 @@ import { useSessions } from '../stores/sessions';
 import { useSettings } from '../stores/settings';
 import { prependEarlierPage } from '../stores/transcript';
 import { useUi } from '../stores/ui';
+import { useWorktrees } from '../stores/worktrees';
 import { attempt } from './attempt';
+import { refreshWorktrees } from './worktrees';
 
 // Commands the UI issues, with failures shown in the banner. Components call these, not the bridge.
 
@@ -22,6 +24,7 @@ export function loadInitial(): Promise<void> {
     useSettings.getState().setWorkspace(workspace);
     useSettings.getState().setSettings(settings);
     showSessions(sessions);
+    void refreshWorktrees();
     const remembered = localStorage.getItem(`deft-session:${workspace.path}`);
     const target = sessions.find((s) => s.id === remembered) ?? sessions[0];
     if (target) await openSession(target.id);
@@ -136,8 +139,13 @@ export async function forkSession(turnId: string, files: 'keep' | 'restore'): Pr
 
 export function deleteSession(id: string): Promise<void> {
   return attempt(async () => {
-    await deft.deleteSession({ sessionId: id });
+    const { worktree } = await deft.deleteSession({ sessionId: id });
     useSessions.getState().removeSession(id);
+    // A session in a worktree: whether the worktree went with it, or was kept and why.
+    if (worktree) {
+      useWorktrees.getState().tell(worktree.reason);
+      void refreshWorktrees();
+    }
   });
 }
 

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { SessionSummary } from '#protocol';
 import { Spinner } from '../../components/Icon';
 import { deleteSession, exportSession, openSession, renameSession } from '../../actions/sessions';
+import { WorktreeChip } from '../worktrees/SidebarWorktrees';
 import { SessionMenu } from './SessionMenu';
 import { relativeTime } from './relative-time';
 
@@ -69,6 +70,7 @@ export function SessionRow({ session, current, waiting }: { session: SessionSumm
               forked from {session.forkedFrom.title} · prompt {session.forkedFrom.atPrompt}
             </span>
           ) : null}
+          {session.worktree ? <WorktreeChip worktree={session.worktree} /> : null}
           <span className="session-meta">
             {session.running ? <Spinner size={10} /> : null}
             {relativeTime(session.updatedAt)}

@@ -6,6 +6,8 @@ import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
 import { useSkills } from '../../stores/skills';
+import { useWorktrees } from '../../stores/worktrees';
+import { WorktreeNotice, WorktreeSessions, useWorktreeRefresh } from '../worktrees/SidebarWorktrees';
 import { SessionRow } from './SessionRow';
 import { SessionSearchBox, SessionSearchResults } from './SessionSearch';
 import { toggleSidebar } from '../layout/window-size';
@@ -18,6 +20,9 @@ export function Sidebar() {
   const provider = useSettings((s) => s.settings?.provider);
   const [query, setQuery] = useState('');
   const waiting = useApprovals((s) => s.bySession);
+  const worktrees = useWorktrees((s) => s.worktrees);
+  const inRepository = useWorktrees((s) => s.repoRoot !== null);
+  useWorktreeRefresh(sessions);
   return (
     <nav className="sidebar" aria-label="Sessions">
       <div className="sidebar-top">
@@ -42,9 +47,22 @@ export function Sidebar() {
             <span className="workspace-name">{workspace?.name ?? '…'}</span>
           </div>
         )}
-        <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
-          <Icon name="plus" /> New session
-        </button>
+        <div className="new-session-row">
+          <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
+            <Icon name="plus" /> New session
+          </button>
+          {inRepository ? (
+            <button
+              type="button"
+              className="button button-new-worktree"
+              aria-label="New session in a worktree"
+              title="New session in a worktree: a branch and checkout of its own"
+              onClick={() => useWorktrees.getState().show('new')}
+            >
+              <Icon name="fork" />
+            </button>
+          ) : null}
+        </div>
         <button
           type="button"
           className="button button-ghost button-skills"
@@ -53,6 +71,16 @@ export function Sidebar() {
         >
           <Icon name="spark" /> Skills
         </button>
+        {inRepository ? (
+          <button
+            type="button"
+            className="button button-ghost button-skills"
+            onClick={() => useWorktrees.getState().show('list')}
+            title="Worktrees: merge, apply or discard"
+          >
+            <Icon name="fork" /> Worktrees{worktrees.length ? <span className="worktree-count"> · {worktrees.length}</span> : null}
+          </button>
+        ) : null}
       </div>
       <SessionSearchBox query={query} onQuery={setQuery} />
       {query.trim() ? (
@@ -63,8 +91,10 @@ export function Sidebar() {
           {sessions.map((s) => (
             <SessionRow key={s.id} session={s} current={s.id === currentId} waiting={waitingCount(waiting[s.id]) > 0} />
           ))}
+          <WorktreeSessions />
         </ul>
       )}
+      <WorktreeNotice />
       <div className="sidebar-bottom">
         <button type="button" className="button button-ghost" onClick={() => useUi.getState().openSettings(true)} title="Settings (Ctrl+,)">
           <Icon name="settings" /> Settings

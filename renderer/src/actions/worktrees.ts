@@ -1,0 +1,55 @@
+import type { WorktreeApplyOutcome, WorktreeMergeOutcome } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
+import { deft } from '../bridge';
+import { useWorktrees } from '../stores/worktrees';
+import { attempt } from './attempt';
+
+// The window's side of Deft's git worktrees (issue 30). The core resolves every path: the window sends names only.
+
+/** A command's result, or the reason it was refused (for the dialog that asked). */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    return { ok: false, error: DeftError.from(error).detail };
+  }
+}
+
+/** List the repository's worktrees again (quietly: outside a repository the list is empty and says why). */
+export function refreshWorktrees(): Promise<void> {
+  return attempt(async () => useWorktrees.getState().setList(await deft.listWorktrees({})));
+}
+
+/** A new worktree on `deft/<name>` from HEAD or `base`, then opened in a window of its own where the host can. */
+export async function createWorktreeSession(input: { name?: string; base?: string }) {
+  return outcome(async () => {
+    const created = await deft.createWorktree({ ...(input.name ? { name: input.name } : {}), ...(input.base ? { base: input.base } : {}) });
+    const { opened } = await deft.openWorktree({ name: created.worktree.name });
+    await refreshWorktrees();
+    return { ...created, opened };
+  });
+}
+
+export function openWorktree(name: string) {
+  return outcome(() => deft.openWorktree({ name }));
+}
+
+export async function mergeWorktree(name: string, squash: boolean, message: string): Promise<Outcome<WorktreeMergeOutcome>> {
+  const done = await outcome(() => deft.mergeWorktree({ name, squash, ...(message.trim() ? { message: message.trim() } : {}) }));
+  await refreshWorktrees();
+  return done;
+}
+
+export async function applyWorktree(name: string): Promise<Outcome<WorktreeApplyOutcome>> {
+  const done = await outcome(() => deft.applyWorktree({ name }));
+  await refreshWorktrees();
+  return done;
+}
+
+export async function discardWorktree(name: string, deleteBranch: boolean) {
+  const done = await outcome(() => deft.discardWorktree({ name, deleteBranch }));
+  await refreshWorktrees();
+  return done;
+}

@@ -1,0 +1,85 @@
+import { useEffect } from 'react';
+import type { SessionSummary } from '#protocol';
+import { openWorktree, refreshWorktrees } from '../../actions/worktrees';
+import { useSessions } from '../../stores/sessions';
+import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
+import { relativeTime } from '../sessions/relative-time';
+import './worktrees.css';
+
+/** The worktrees listed again whenever a session here starts or ends a turn (their changed files move then). */
+export function useWorktreeRefresh(sessions: readonly SessionSummary[]): void {
+  const running = sessions.filter((s) => s.running).length;
+  const loaded = useWorktrees((s) => s.loaded);
+  useEffect(() => {
+    if (loaded) void refreshWorktrees();
+  }, [running, loaded]);
+}
+
+const files = (n: number) => `${n} changed ${n === 1 ? 'file' : 'files'}`;
+
+/** A session row's worktree: its branch, and how many files it changed. */
+export function WorktreeChip({ worktree }: { worktree: NonNullable<SessionSummary['worktree']> }) {
+  const listed = useWorktrees((s) => worktreeNamed(s.worktrees, worktree.name));
+  return (
+    <span className="session-worktree">
+      <span className="branch-chip" title={`Worktree on ${worktree.branch}, from ${worktree.baseBranch ?? 'a commit'}`}>
+        {worktree.branch}
+      </span>
+      {listed ? <span className="session-worktree-files">{files(listed.changedFiles.length)}</span> : null}
+    </span>
+  );
+}
+
+/**
+ * The repository's other worktrees and the sessions that ran in each, under the sessions of this folder: a session
+ * there runs in a window on its folder, so a click opens that (or says where it is).
+ */
+export function WorktreeSessions() {
+  const worktrees = useWorktrees((s) => s.worktrees);
+  const here = useSessions((s) => s.sessions);
+  const ids = new Set(here.map((s) => s.id));
+  const elsewhere = worktrees.filter((w) => w.state === 'ok' && !w.sessions.some((s) => ids.has(s.id)));
+  if (!elsewhere.length) return null;
+  const open = async (name: string) => {
+    const r = await openWorktree(name);
+    if (!r.ok) useWorktrees.getState().tell(r.error);
+    else if (!r.value.opened)
+      useWorktrees.getState().tell(`This window cannot open another folder: open ${r.value.path} in the desktop app, or run deft there.`);
+  };
+  return (
+    <li className="worktree-group">
+      <span className="worktree-group-title" id="worktree-group-title">
+        In worktrees
+      </span>
+      <ul className="worktree-group-list" aria-labelledby="worktree-group-title">
+        {elsewhere.map((w) => (
+          <li key={w.name}>
+            <button type="button" className="session-open worktree-open" title={`Open ${w.branch} in a window of its own`} onClick={() => void open(w.name)}>
+              <span className="session-title">{w.sessions[0]?.title ?? 'No session yet'}</span>
+              <span className="session-meta">
+                <span className="branch-chip">{w.branch}</span>
+                {files(w.changedFiles.length)}
+                {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
+                {w.sessions[0] ? ` · ${relativeTime(w.sessions[0].updatedAt)}` : ''}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </li>
+  );
+}
+
+/** What became of a worktree (a deleted session's, or one that could not be opened here), until dismissed. */
+export function WorktreeNotice() {
+  const notice = useWorktrees((s) => s.notice);
+  if (!notice) return null;
+  return (
+    <div className="worktree-notice" role="status">
+      <span>{notice}</span>
+      <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => useWorktrees.getState().tell(null)}>
+        ×
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,179 @@
+import { useId, useState } from 'react';
+import type { WorktreeInfo } from '#protocol';
+import { applyWorktree, discardWorktree, mergeWorktree, openWorktree } from '../../actions/worktrees';
+import { draftMergeMessage } from '../../stores/worktrees';
+import { type Told, applyText, mergeText } from './outcome-text';
+
+type Panel = 'merge' | 'discard' | null;
+
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** What an action did: a sentence, and the files it names. */
+function ToldBox({ told }: { told: Told }) {
+  return (
+    <div className={`worktree-told${told.ok ? '' : ' worktree-told-refused'}`} role={told.ok ? 'status' : 'alert'}>
+      <p>{told.text}</p>
+      {told.files.length ? (
+        <ul className="worktree-files">
+          {told.files.map((f) => (
+            <li key={f}>{f}</li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** One worktree: its branch and state, its sessions, and Merge / Apply / Discard with what each did. */
+export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onGone: (said: string) => void }) {
+  const id = useId();
+  const [panel, setPanel] = useState<Panel>(null);
+  const [squash, setSquash] = useState(false);
+  const [message, setMessage] = useState(() => draftMergeMessage(worktree));
+  const [deleteBranch, setDeleteBranch] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [told, setTold] = useState<Told | null>(null);
+  const run = async (work: () => Promise<Told | null>) => {
+    setBusy(true);
+    setTold(await work());
+    setBusy(false);
+  };
+  const refused = (error: string): Told => ({ ok: false, text: error, files: [] });
+  const missing = worktree.state === 'missing';
+  const changed = worktree.changedFiles.length;
+  return (
+    <li className="worktree-card" aria-labelledby={`${id}-branch`}>
+      <div className="worktree-head">
+        <span id={`${id}-branch`} className="branch-chip">
+          {worktree.branch}
+        </span>
+        <span className="worktree-base">from {worktree.baseBranch ?? worktree.baseCommit.slice(0, 10)}</span>
+      </div>
+      <p className="worktree-facts">
+        {missing ? 'Its folder is gone' : count(changed, 'changed file')}
+        {worktree.ahead ? ` · ${worktree.ahead} ahead` : ''}
+        {worktree.behind ? ` · ${worktree.behind} behind` : ''}
+        {worktree.dirty ? ' · uncommitted changes' : ''}
+        {worktree.sessions.length ? ` · ${count(worktree.sessions.length, 'session')}: ${worktree.sessions.map((s) => s.title).join(', ')}` : ''}
+      </p>
+      {changed ? (
+        <details className="worktree-changed">
+          <summary>Changed files</summary>
+          <ul className="worktree-files">
+            {worktree.changedFiles.map((f) => (
+              <li key={f}>{f}</li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      <div className="worktree-actions">
+        <button
+          type="button"
+          className="button"
+          disabled={busy || missing}
+          onClick={() =>
+            void run(async () => {
+              const r = await openWorktree(worktree.name);
+              if (!r.ok) return refused(r.error);
+              return r.value.opened
+                ? null
+                : { ok: true, text: `This window cannot open another folder: open ${r.value.path} in the desktop app, or run deft there.`, files: [] };
+            })
+          }
+        >
+          Open
+        </button>
+        <button
+          type="button"
+          className="button"
+          aria-expanded={panel === 'merge'}
+          disabled={busy || !worktree.baseBranch}
+          title={worktree.baseBranch ? undefined : 'Made from a commit: it can only be applied.'}
+          onClick={() => setPanel(panel === 'merge' ? null : 'merge')}
+        >
+          Merge…
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={busy || missing}
+          onClick={() =>
+            void run(async () => {
+              const r = await applyWorktree(worktree.name);
+              return r.ok ? applyText(r.value) : refused(r.error);
+            })
+          }
+        >
+          Apply to working tree
+        </button>
+        <button
+          type="button"
+          className="button"
+          aria-expanded={panel === 'discard'}
+          disabled={busy}
+          onClick={() => setPanel(panel === 'discard' ? null : 'discard')}
+        >
+          Discard…
+        </button>
+      </div>
+      {panel === 'merge' ? (
+        <form
+          className="worktree-panel"
+          aria-label={`Merge ${worktree.branch}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(async () => {
+              const r = await mergeWorktree(worktree.name, squash, message);
+              if (r.ok && r.value.status === 'merged') setPanel(null);
+              return r.ok ? mergeText(worktree.branch, r.value) : refused(r.error);
+            });
+          }}
+        >
+          <fieldset className="worktree-how">
+            <legend>Onto {worktree.baseBranch}</legend>
+            <label>
+              <input type="radio" name={`${id}-how`} checked={!squash} onChange={() => setSquash(false)} /> Merge commit
+            </label>
+            <label>
+              <input type="radio" name={`${id}-how`} checked={squash} onChange={() => setSquash(true)} /> Squash into one commit
+            </label>
+          </fieldset>
+          <label className="worktree-message">
+            Commit message
+            <textarea value={message} rows={2} maxLength={10_000} onChange={(e) => setMessage(e.target.value)} />
+          </label>
+          <button type="submit" className="button button-primary" disabled={busy}>
+            {busy ? 'Merging…' : squash ? 'Squash and merge' : 'Merge'}
+          </button>
+        </form>
+      ) : null}
+      {panel === 'discard' ? (
+        <div className="worktree-panel" role="group" aria-label={`Discard ${worktree.branch}`}>
+          <p>
+            Removes the worktree's folder{worktree.dirty ? ' and its uncommitted changes' : ''}.{' '}
+            {worktree.sessions.length ? 'Its sessions stay listed in their folder until deleted.' : ''}
+          </p>
+          <label>
+            <input type="checkbox" checked={deleteBranch} onChange={(e) => setDeleteBranch(e.target.checked)} /> Also delete the branch {worktree.branch}
+          </label>
+          <button
+            type="button"
+            className="button button-stop"
+            disabled={busy}
+            onClick={() =>
+              void run(async () => {
+                const r = await discardWorktree(worktree.name, deleteBranch);
+                if (!r.ok) return refused(r.error);
+                onGone(`Discarded ${worktree.branch}${r.value.branchDeleted ? ' and deleted its branch' : '; its branch is kept'}.`);
+                return null;
+              })
+            }
+          >
+            Discard worktree
+          </button>
+        </div>
+      ) : null}
+      {told ? <ToldBox told={told} /> : null}
+    </li>
+  );
+}
