@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import { SIZES, answer } from './fixtures/daily';
 
@@ -110,3 +112,55 @@ for (const size of SIZES) {
     expect(shown).toBeGreaterThan(150);
   });
 }
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+
+/** The workspace as a git repository with one commit (issue 30: worktrees). */
+const inRepository = test.extend({
+  workspace: async ({ workspace }, use) => {
+    git(workspace, 'init', '-q', '-b', 'main');
+    git(workspace, 'config', 'user.email', 'e2e@deft.test');
+    git(workspace, 'config', 'user.name', 'E2E');
+    await writeFile(join(workspace, 'app.txt'), 'one\ntwo\n');
+    git(workspace, 'add', '.');
+    git(workspace, 'commit', '-qm', 'first');
+    await use(workspace);
+  },
+});
+
+inRepository('a session in a worktree: made from the sidebar, merged back from the Worktrees view', async ({ deft, mock, workspace, home }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const sidebar = page.getByRole('navigation', { name: 'Sessions' });
+  await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
+  await dialog.getByRole('textbox', { name: /^Name/ }).fill('login');
+  await dialog.getByRole('button', { name: 'Create worktree' }).click();
+  // The web host is bound to its folder: the dialog says where the worktree is instead of opening it.
+  await expect(dialog.getByRole('status')).toContainText('Created deft/login from main');
+  await expect(dialog.getByRole('status')).toContainText('This window stays on');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+
+  // The session's work in its worktree (a session there runs in a window on that folder).
+  const repoDir = join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!);
+  await writeFile(join(repoDir, 'login', 'app.txt'), 'one\nTWO\n');
+
+  await sidebar.getByRole('button', { name: /^Worktrees/ }).click();
+  const view = page.getByRole('dialog', { name: 'Worktrees' });
+  const card = view.getByRole('listitem').filter({ hasText: 'deft/login' });
+  await expect(card).toContainText('1 changed file');
+  await expect(card).toContainText('uncommitted changes');
+  await card.getByRole('button', { name: 'Merge…' }).click();
+  const merge = card.getByRole('form', { name: 'Merge deft/login' });
+  await expect(merge.getByRole('textbox', { name: 'Commit message' })).toHaveValue('Merge deft/login');
+  await merge.getByRole('textbox', { name: 'Commit message' }).fill('Capitalise two');
+  await merge.getByRole('button', { name: 'Merge' }).click();
+  await expect(card.getByRole('status')).toContainText('Merged deft/login onto main');
+  expect(await readFile(join(workspace, 'app.txt'), 'utf8')).toBe('one\nTWO\n');
+  expect(git(workspace, 'log', '-1', '--format=%s').toString().trim()).toBe('Capitalise two');
+  // Merging it again: nothing to merge, said so.
+  await card.getByRole('button', { name: 'Merge…' }).click();
+  await card.getByRole('form', { name: 'Merge deft/login' }).getByRole('button', { name: 'Merge' }).click();
+  await expect(card.getByRole('status')).toContainText('Nothing to merge');
+});

@@ -107,6 +107,7 @@ export const commandNames = [
   // Worktrees: sessions on their own checkout and branch
   'listWorktrees',
   'createWorktree',
+  'openWorktree',
   'mergeWorktree',
   'applyWorktree',
   'discardWorktree',
