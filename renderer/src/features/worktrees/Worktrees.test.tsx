@@ -1,0 +1,155 @@
+import { act, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WorktreeInfo } from '#protocol';
+import { deleteSession } from '../../actions/sessions';
+import { core } from '../../testing/core';
+import { useWorktrees } from '../../stores/worktrees';
+import { NewWorktreeDialog } from './NewWorktreeDialog';
+import { WorktreeChip, WorktreeNotice, WorktreeSessions } from './SidebarWorktrees';
+import { WorktreesView } from './WorktreesView';
+
+// The window's worktrees (issue 30): what each control sends to the core (names only, never a path) and how
+// each outcome is told.
+
+const login: WorktreeInfo = {
+  name: 'login',
+  branch: 'deft/login',
+  baseBranch: 'main',
+  baseCommit: '0123456789abcdef',
+  repoRoot: '/repo',
+  path: '/home/u/.deft/worktrees/repo-1/login',
+  createdAt: 1,
+  state: 'ok',
+  changedFiles: ['src/login.ts', 'src/session.ts'],
+  ahead: 1,
+  behind: 0,
+  dirty: true,
+  sessions: [{ id: 's1', title: 'Fix the login redirect', updatedAt: Date.now() }],
+};
+
+afterEach(() => useWorktrees.setState({ worktrees: [], repoRoot: null, reason: null, loaded: false, dialog: null, notice: null }));
+
+describe('new session in a worktree', () => {
+  it('creates it from the name and base given, opens it, and says what was copied and skipped', async () => {
+    core.reply('createWorktree', () => ({
+      worktree: login,
+      copied: ['.env.example'],
+      skipped: [{ path: '.env', reason: 'a secret' }],
+      notes: ['the repository has submodules: they are not checked out in the worktree.'],
+    }));
+    core.reply('openWorktree', () => ({ opened: false, path: login.path }));
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [login] }));
+    render(<NewWorktreeDialog onClose={() => {}} />);
+    await userEvent.type(screen.getByRole('textbox', { name: /^Name/ }), 'login');
+    await userEvent.type(screen.getByRole('textbox', { name: /^Start from/ }), 'develop');
+    await userEvent.click(screen.getByRole('button', { name: 'Create worktree' }));
+    const told = await screen.findByRole('status');
+    expect(core.inputsOf('createWorktree')).toEqual([{ name: 'login', base: 'develop' }]);
+    expect(core.inputsOf('openWorktree')).toEqual([{ name: 'login' }]);
+    expect(told.textContent).toContain('Created deft/login from main');
+    expect(told.textContent).toContain('This window stays on');
+    expect(told.textContent).toContain(login.path);
+    expect(told.textContent).toContain('Copied in: .env.example');
+    expect(told.textContent).toContain('.env — a secret');
+    expect(told.textContent).toContain('Note: the repository has submodules');
+    expect(screen.getByRole('button', { name: 'Done' })).toBeTruthy();
+  });
+
+  it('sends no name or base when left empty, and shows a refusal in the dialog', async () => {
+    core.reply('createWorktree', () => {
+      throw new Error('not inside a git repository');
+    });
+    render(<NewWorktreeDialog onClose={() => {}} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Create worktree' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('not inside a git repository');
+    expect(core.inputsOf('createWorktree')).toEqual([{}]);
+    expect(core.inputsOf('openWorktree')).toEqual([]);
+  });
+});
+
+describe('the Worktrees view', () => {
+  const open = async () => {
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [login] }));
+    render(<WorktreesView onClose={() => {}} onNew={() => {}} />);
+    return screen.findByRole('listitem', { name: 'deft/login' });
+  };
+
+  it('lists each worktree with its state and sessions', async () => {
+    const card = await open();
+    expect(card.textContent).toContain('deft/login');
+    expect(card.textContent).toContain('from main');
+    expect(card.textContent).toContain('2 changed files · 1 ahead · uncommitted changes · 1 session: Fix the login redirect');
+  });
+
+  it('merges with a drafted, editable message; a conflict names the files and says nothing was changed', async () => {
+    core.reply('mergeWorktree', () => ({ status: 'conflict', baseBranch: 'main', files: ['src/login.ts'] }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
+    const message = within(card).getByRole('textbox', { name: 'Commit message' });
+    expect((message as HTMLTextAreaElement).value).toBe('Merge deft/login: Fix the login redirect');
+    await userEvent.click(within(card).getByRole('radio', { name: /Squash/ }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Squash and merge' }));
+    expect(core.inputsOf('mergeWorktree')).toEqual([{ name: 'login', squash: true, message: 'Merge deft/login: Fix the login redirect' }]);
+    const alert = await within(card).findByRole('alert');
+    expect(alert.textContent).toContain('would conflict in 1 file. Nothing was changed');
+    expect(within(alert).getByRole('listitem').textContent).toBe('src/login.ts');
+  });
+
+  it('applies, and tells a dirty main checkout by its files', async () => {
+    core.reply('applyWorktree', () => ({ status: 'dirty', files: ['src/login.ts'] }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Apply to working tree' }));
+    expect(core.inputsOf('applyWorktree')).toEqual([{ name: 'login' }]);
+    const alert = await within(card).findByRole('alert');
+    expect(alert.textContent).toContain('uncommitted changes in 1 file');
+    expect(alert.textContent).toContain('src/login.ts');
+  });
+
+  it('discards only after a confirm, deleting the branch when asked', async () => {
+    core.reply('discardWorktree', () => ({ removed: login.path, branchDeleted: true }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Discard…' }));
+    expect(core.inputsOf('discardWorktree')).toEqual([]);
+    const confirm = within(card).getByRole('group', { name: 'Discard deft/login' });
+    expect(confirm.textContent).toContain('its uncommitted changes');
+    await userEvent.click(within(confirm).getByRole('checkbox', { name: /Also delete the branch/ }));
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [] }));
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Discard worktree' }));
+    expect(core.inputsOf('discardWorktree')).toEqual([{ name: 'login', deleteBranch: true }]);
+    expect((await screen.findByRole('status')).textContent).toBe('Discarded deft/login and deleted its branch.');
+  });
+
+  it('outside a repository says why', async () => {
+    core.reply('listWorktrees', () => ({ repoRoot: null, reason: 'not inside a git repository', worktrees: [] }));
+    render(<WorktreesView onClose={() => {}} onNew={() => {}} />);
+    expect((await screen.findByText(/No worktrees here/)).textContent).toContain('not inside a git repository');
+  });
+});
+
+describe('the sidebar', () => {
+  it('shows a session’s branch and changed files, and the repository’s other worktrees', () => {
+    act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [login] }));
+    render(
+      <>
+        <WorktreeChip worktree={{ name: 'login', branch: 'deft/login', baseBranch: 'main', repoRoot: '/repo' }} />
+        <ul>
+          <WorktreeSessions />
+        </ul>
+      </>,
+    );
+    expect(screen.getAllByText('deft/login')).toHaveLength(2);
+    expect(screen.getAllByText(/2 changed files/)).toHaveLength(2);
+    expect(screen.getByRole('button', { name: /^Fix the login redirect/ })).toBeTruthy();
+  });
+
+  it('says what a deleted session did to its worktree', async () => {
+    core.reply('deleteSession', () => ({
+      ok: true,
+      worktree: { name: 'login', branch: 'deft/login', removed: false, reason: 'Its worktree deft/login is kept: it has uncommitted changes.' },
+    }));
+    await deleteSession('s1');
+    render(<WorktreeNotice />);
+    expect(screen.getByRole('status').textContent).toContain('is kept: it has uncommitted changes');
+  });
+});
