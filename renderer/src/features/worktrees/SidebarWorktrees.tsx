@@ -56,12 +56,16 @@ export function WorktreeSessions() {
           <li key={w.name}>
             <button type="button" className="session-open worktree-open" title={`Open ${w.branch} in a window of its own`} onClick={() => void open(w.name)}>
               <span className="session-title">{w.sessions[0]?.title ?? 'No session yet'}</span>
-              <span className="session-meta">
+              <span className="session-worktree">
                 <span className="branch-chip">{w.branch}</span>
-                {files(w.changedFiles.length)}
-                {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
-                {w.sessions[0] ? ` · ${relativeTime(w.sessions[0].updatedAt)}` : ''}
+                <span className="session-worktree-files">{files(w.changedFiles.length)}</span>
               </span>
+              {w.sessions[0] ? (
+                <span className="session-meta">
+                  {relativeTime(w.sessions[0].updatedAt)}
+                  {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
+                </span>
+              ) : null}
             </button>
           </li>
         ))}

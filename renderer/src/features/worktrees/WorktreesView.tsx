@@ -20,14 +20,9 @@ export function WorktreesView({ onClose, onNew }: { onClose: () => void; onNew: 
       wide
       className="worktrees-view"
       footer={
-        <>
-          <button type="button" className="button" onClick={onNew} disabled={loaded && !repoRoot}>
-            New session in a worktree…
-          </button>
-          <button type="button" className="button button-primary" onClick={onClose}>
-            Close
-          </button>
-        </>
+        <button type="button" className="button" onClick={onNew} disabled={loaded && !repoRoot}>
+          New session in a worktree…
+        </button>
       }
     >
       {repoRoot ? (
