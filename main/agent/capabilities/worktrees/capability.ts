@@ -37,7 +37,10 @@ export const worktreesCapability: CapabilityFactory = (core) => {
         }),
       openWorktree: ({ name }) =>
         refusing(async () => {
-          const record = await (await trees()).get(name);
+          const repo = await trees();
+          const record = await repo.get(name);
+          // Only the folder Deft made for it, under its home: never a path a record was edited to name.
+          if (record.path !== repo.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; it is not opened.`);
           if (!existsSync(record.path)) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
           if (!core.openFolder) return { opened: false, path: record.path };
           await core.openFolder(record.path);
