@@ -65,6 +65,7 @@ export function NewWorktreeDialog({ onClose }: { onClose: () => void }) {
       title="New session in a worktree"
       onClose={onClose}
       className="worktree-dialog"
+      initialFocus="#new-worktree input"
       footer={
         created ? (
           <button type="button" className="button button-primary" onClick={onClose}>
