@@ -8,6 +8,7 @@ import { SIZES, expectInView } from './fixtures/daily';
 const PAGES = [
   'Model provider',
   'Permissions',
+  'Sandbox',
   'Memory',
   'MCP servers',
   'Hooks',
@@ -16,6 +17,7 @@ const PAGES = [
   'Web',
   'Checkpoints',
   'Appearance',
+  'Notifications',
   'Model prices',
   'Keyboard shortcuts',
   'Data',
