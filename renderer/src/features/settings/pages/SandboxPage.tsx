@@ -73,7 +73,7 @@ export function SandboxPage() {
         <label htmlFor={`${id}-file`} className="visually-hidden">
           Sandbox settings file
         </label>
-        <select id={`${id}-file`} className="settings-select" value={source} onChange={(e) => setSource(e.target.value as RuleSource)}>
+        <select id={`${id}-file`} className="settings-select settings-select-wide" value={source} onChange={(e) => setSource(e.target.value as RuleSource)}>
           {SOURCES.map((s) => (
             <option key={s.source} value={s.source}>
               {s.label}
