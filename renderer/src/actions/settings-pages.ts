@@ -2,6 +2,7 @@ import { DeftError } from '#protocol/helpers/bridge';
 import type { HookAddInput, HookRef, HookTestResult, SandboxSettingsInput, SandboxSettingsView, SessionGrants } from '#protocol';
 import { deft } from '../bridge';
 import { useHooks } from '../stores/hooks';
+import { useSettings } from '../stores/settings';
 import { attempt } from './attempt';
 
 /** What a Settings form shows after it sent a change: the new state, or the core's reason in words. */
@@ -25,8 +26,13 @@ export const revokeSessionGrant = (sessionId: string, kind: 'rule' | 'domain', v
 /** Whether the sandbox is on here (and why not) and each settings file's section (Settings → Sandbox). */
 export const loadSandboxSettings = () => attempt(() => deft.getSandboxSettings({}));
 
-/** Change one file's sandbox section. */
-export const saveSandboxSettings = (input: SandboxSettingsInput): Promise<Outcome<SandboxSettingsView>> => outcome(() => deft.setSandboxSettings(input));
+/** Change one file's sandbox section; the window's sandbox line follows (turned off or on again). */
+export async function saveSandboxSettings(input: SandboxSettingsInput): Promise<Outcome<SandboxSettingsView>> {
+  const done = await outcome(() => deft.setSandboxSettings(input));
+  const workspace = useSettings.getState().workspace;
+  if (done.ok && workspace) useSettings.getState().setWorkspace({ ...workspace, sandbox: done.value.status });
+  return done;
+}
 
 /** Add a hook to one settings file; the list follows. */
 export async function addHook(input: HookAddInput): Promise<Outcome<null>> {
