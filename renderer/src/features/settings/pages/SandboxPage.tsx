@@ -64,6 +64,15 @@ export function SandboxPage() {
     setError(result.ok ? null : result.message);
     return result.ok;
   };
+  // A switch shows its new state at once; if the save is refused, the page reads the files again.
+  const flip = (key: 'enabled' | 'autoAllow', value: boolean) => {
+    setView({ ...view, sources: { ...view.sources, [source]: { ...mine, [key]: value } } });
+    void save({ [key]: value }).then(async (ok) => {
+      if (ok) return;
+      const fresh = await loadSandboxSettings();
+      if (fresh) setView(fresh);
+    });
+  };
   const file = view.files[source];
   return (
     <div className="settings-form">
@@ -94,7 +103,7 @@ export function SandboxPage() {
             type="checkbox"
             disabled={locked}
             checked={mine.enabled ?? view.effective.enabled}
-            onChange={(e) => void save({ enabled: e.target.checked })}
+            onChange={(e) => flip('enabled', e.target.checked)}
           />
           Run commands in the sandbox where it is available
         </label>
@@ -104,7 +113,7 @@ export function SandboxPage() {
             type="checkbox"
             disabled={locked}
             checked={mine.autoAllow ?? view.effective.autoAllow}
-            onChange={(e) => void save({ autoAllow: e.target.checked })}
+            onChange={(e) => flip('autoAllow', e.target.checked)}
           />
           In Accept edits mode, run sandboxed commands without asking (autoAllow)
         </label>

@@ -41,6 +41,17 @@ describe('Settings → Sandbox', () => {
     expect(await screen.findByText('~/.cache/npm')).toBeTruthy();
   });
 
+  it('a switch shows its new state at once and saves it to the chosen file', async () => {
+    core.reply('getSandboxSettings', () => view({ status: { available: true, enabled: true, kind: 'bubblewrap' } }));
+    core.reply('setSandboxSettings', () => view({ status: { available: true, enabled: false, kind: 'bubblewrap', reason: 'Turned off by settings.' } }));
+    render(<SandboxPage />);
+    const box = await screen.findByLabelText<HTMLInputElement>('Run commands in the sandbox where it is available');
+    expect(box.checked).toBe(true);
+    await userEvent.click(box);
+    expect(core.inputsOf('setSandboxSettings')).toEqual([{ source: 'user', enabled: false }]);
+    expect(await screen.findByText('Off')).toBeTruthy();
+  });
+
   it('locks a workspace file until the folder is trusted', async () => {
     core.reply('getSandboxSettings', () => view());
     render(<SandboxPage />);
