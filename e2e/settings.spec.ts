@@ -8,6 +8,7 @@ import { SIZES, expectInView } from './fixtures/daily';
 const PAGES = [
   'Model provider',
   'Permissions',
+  'Sandbox',
   'Memory',
   'MCP servers',
   'Hooks',
@@ -16,6 +17,7 @@ const PAGES = [
   'Web',
   'Checkpoints',
   'Appearance',
+  'Notifications',
   'Model prices',
   'Keyboard shortcuts',
   'Data',
@@ -129,4 +131,27 @@ test('appearance switches the theme; shortcuts are listed; data says where sessi
   await expect(data.locator('dd').nth(1)).toContainText(join(home, 'sessions'));
   await expect(data.locator('dd').nth(2)).toHaveText('1');
   await expect(data.locator('dd').nth(3)).toHaveText(/^\d+(\.\d)? (B|KiB)$/);
+});
+
+test('sandbox and hooks pages: an allowed host is saved to your settings; a hook added there is tested with a sample event', async ({ deft, mock, home }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  // A hook is tested in a session's sandbox: open one.
+  await send(page, 'hello');
+  await expect(page.getByText('Echo: hello')).toBeVisible({ timeout: 30_000 });
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('tab', { name: 'Sandbox' }).click();
+  await dialog.getByLabel('New entry for Allowed hosts').fill('registry.npmjs.org');
+  await dialog.getByRole('form', { name: 'Add to Allowed hosts' }).getByRole('button', { name: 'Add' }).click();
+  await expect(dialog.getByRole('list', { name: 'Allowed hosts' })).toContainText('registry.npmjs.org');
+  expect((await readJson(join(home, 'settings.json'))) as Record<string, unknown>).toMatchObject({
+    sandbox: { network: { allowedDomains: ['registry.npmjs.org'] } },
+  });
+
+  await dialog.getByRole('tab', { name: 'Hooks' }).click();
+  await dialog.getByLabel('Command').fill('echo "no rm here" >&2; exit 2');
+  await dialog.getByRole('button', { name: 'Add hook' }).click();
+  await dialog.getByRole('button', { name: /^Test PreToolUse hook/ }).click();
+  await expect(dialog.getByRole('status', { name: 'Test result' })).toContainText('exit code 2 · decision: blocked');
 });

@@ -167,7 +167,7 @@ test('the page title says when Deft waits, and a notification comes while the wi
 
   // Turned off in Settings: no more notifications (and the choice is kept in settings.json).
   await page.keyboard.press('Control+,');
-  await page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Appearance' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Notifications' }).click();
   await page
     .getByRole('dialog', { name: 'Settings' })
     .getByLabel(/Notify me when a turn ends/)

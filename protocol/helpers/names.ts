@@ -44,6 +44,8 @@ export const commandNames = [
   'setDefaultMode',
   'listTrustedFolders',
   'forgetFolderTrust',
+  'listSessionGrants',
+  'revokeSessionGrant',
   'answerQuestion',
   'setPlanMode',
   'setGoalStatus',
@@ -95,6 +97,12 @@ export const commandNames = [
   'showNotification',
   // Hooks
   'listHooks',
+  'addHook',
+  'setHookDisabled',
+  'testHook',
+  // Sandbox
+  'getSandboxSettings',
+  'setSandboxSettings',
   // Sub-agents
   'listAgentTypes',
   'getAgentTranscript',

@@ -152,3 +152,17 @@ export type RuleEdit = z.infer<typeof RuleEdit>;
 /** A folder in ~/.deft/trust.json: trusted whole, or only with the allow rules the user approved in Deft. */
 export const TrustedFolder = z.object({ path: z.string(), trusted: z.boolean(), approvedRules: z.array(z.string()), current: z.boolean() });
 export type TrustedFolder = z.infer<typeof TrustedFolder>;
+
+/** What the user allowed for one session only ("Allow for session"): tool rules and network hosts. */
+export const SessionGrants = z.object({ rules: z.array(z.string()), domains: z.array(z.string()) });
+export type SessionGrants = z.infer<typeof SessionGrants>;
+
+/** One grant to take back: the next call it covered asks again. */
+export const GrantRevoke = z
+  .object({
+    sessionId: z.string().min(1),
+    kind: z.enum(['rule', 'domain']),
+    value: z.string().min(1).max(4_096),
+  })
+  .strict();
+export type GrantRevoke = z.infer<typeof GrantRevoke>;

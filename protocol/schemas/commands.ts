@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
-import { SandboxStatus } from './sandbox';
+import { SandboxSettingsInput, SandboxSettingsView, SandboxStatus } from './sandbox';
 import { RemoteConnection } from './remote';
 import { RewindResult, checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
 import { worktreeCommands } from './worktrees';
-import { ApprovalAnswer, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, TrustedFolder } from './approvals';
+import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { McpOverview, McpServerName } from './mcp';
 import { LspStatus } from './code';
-import { HooksOverview } from './hooks';
+import { HookAddInput, HookRef, HookTestResult, HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
 import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
@@ -216,6 +216,10 @@ export const commands = {
     z.object({ path: z.string().min(1).max(4096) }).strict(),
     z.object({ folders: z.array(TrustedFolder), permissions: PermissionRules }),
   ),
+  /** What the user allowed for this session only ("Allow for session"): rules and hosts. */
+  listSessionGrants: command(SessionRef, SessionGrants),
+  /** Take back one grant of this session: the next call it covered asks again. */
+  revokeSessionGrant: command(GrantRevoke, SessionGrants),
   /** Answer (or dismiss) the questions the model asked. */
   answerQuestion: command(
     SessionRef.extend({
@@ -320,6 +324,20 @@ export const commands = {
   // Hooks
   /** The hooks of the three settings files, where each comes from, and whether it runs (folder trust). */
   listHooks: command(Empty, HooksOverview),
+  /** Add a hook to one settings file (a workspace's only once the folder is trusted). */
+  addHook: command(HookAddInput, HooksOverview),
+  /** Set or clear `"disabled"` on one hook entry: a disabled hook is listed but never runs. */
+  setHookDisabled: command(HookRef.extend({ disabled: z.boolean() }).strict(), HooksOverview),
+  /**
+   * Run one hook now with a sample event of its type, through the hook runner (its sandbox and timeout), in the
+   * given session's sandbox; a workspace's hook only once the folder is trusted. Only ever sent by the user's click.
+   */
+  testHook: command(HookRef.extend({ sessionId: z.string().min(1) }).strict(), HookTestResult),
+  // Sandbox
+  /** Whether commands run in the OS sandbox here and why not, each settings file's "sandbox" section, and what is in force. */
+  getSandboxSettings: command(Empty, SandboxSettingsView),
+  /** Change one settings file's "sandbox" section (a workspace's only once the folder is trusted). */
+  setSandboxSettings: command(SandboxSettingsInput, SandboxSettingsView),
   // Sub-agents
   /** The sub-agent types the model may delegate to, and the definition files that were skipped (with why). */
   listAgentTypes: command(Empty, z.object({ types: z.array(AgentTypeSummary), skipped: z.array(SkippedAgentType) })),

@@ -33,6 +33,11 @@ export const HookInfo = z.object({
    * Claude Code; `"sandbox": true|false` on the hook decides otherwise.
    */
   sandboxed: z.boolean(),
+  /** `"disabled": true` on the hook: listed, never run. */
+  disabled: z.boolean().optional(),
+  /** Where it is in its file: `hooks.<event>[group].hooks[index]` (to disable or test this very entry). */
+  group: z.number().int().nonnegative().optional(),
+  index: z.number().int().nonnegative().optional(),
 });
 export type HookInfo = z.infer<typeof HookInfo>;
 
@@ -67,3 +72,44 @@ export const hookEventShapes = {
     toolName: z.string().optional(),
   },
 };
+
+/** One hook entry in one settings file; `command` must still be what is there (the file may have changed). */
+export const HookRef = z
+  .object({
+    source: RuleSource,
+    event: HookEventName,
+    group: z.number().int().nonnegative().max(10_000),
+    index: z.number().int().nonnegative().max(10_000),
+    command: z.string().min(1).max(16_384),
+  })
+  .strict();
+export type HookRef = z.infer<typeof HookRef>;
+
+/** A hook to add to one settings file. */
+export const HookAddInput = z
+  .object({
+    source: RuleSource,
+    event: HookEventName,
+    /** A regular expression on the tool name (tool events; '' = every tool). */
+    matcher: z.string().trim().max(500).default(''),
+    command: z.string().trim().min(1, 'A hook needs a command.').max(16_384),
+    timeoutSec: z.number().int().min(1).max(3_600).optional(),
+  })
+  .strict();
+export type HookAddInput = z.infer<typeof HookAddInput>;
+
+/** What a hook did when tested with a sample event. */
+export const HookTestResult = z.object({
+  /** The sample event it read on stdin (JSON). */
+  input: z.string(),
+  exitCode: z.number().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  timedOut: z.boolean(),
+  failure: z.string().optional(),
+  sandboxed: z.boolean(),
+  /** What Deft would make of it: a HookResultKind, or 'none' (it had no say). */
+  decision: z.union([HookResultKind, z.literal('none')]),
+  message: z.string().optional(),
+});
+export type HookTestResult = z.infer<typeof HookTestResult>;

@@ -23,3 +23,56 @@ export const SandboxBlock = z.object({
   hint: z.string(),
 });
 export type SandboxBlock = z.infer<typeof SandboxBlock>;
+
+/** A list entry of the sandbox settings: one line of printable text. */
+const Entry = z
+  .string()
+  .trim()
+  .min(1, 'An entry cannot be empty.')
+  .max(1_024)
+  .regex(/^[^\p{Cc}]+$/u, 'An entry is one line of printable text.');
+const Entries = z.array(Entry).max(200);
+
+/** What one settings file says in its `"sandbox"` section, as written (paths unresolved). */
+export const SandboxFileSettings = z.object({
+  enabled: z.boolean().optional(),
+  autoAllow: z.boolean().optional(),
+  allowWrite: z.array(z.string()),
+  denyRead: z.array(z.string()),
+  allowedDomains: z.array(z.string()),
+});
+export type SandboxFileSettings = z.infer<typeof SandboxFileSettings>;
+
+/** Settings → Sandbox: whether it is on here and why not, each file's section, and what is in force. */
+export const SandboxSettingsView = z.object({
+  status: SandboxStatus,
+  /** The workspace is trusted: its own files may widen the sandbox, and Settings may write them. */
+  trusted: z.boolean(),
+  files: z.object({ user: z.string(), project: z.string(), local: z.string() }),
+  sources: z.object({ user: SandboxFileSettings, project: SandboxFileSettings, local: SandboxFileSettings }),
+  /** The merged settings in force (paths resolved). */
+  effective: z.object({
+    enabled: z.boolean(),
+    autoAllow: z.boolean(),
+    allowWrite: z.array(z.string()),
+    denyRead: z.array(z.string()),
+    allowedDomains: z.array(z.string()),
+  }),
+  problems: z.array(z.string()),
+  /** What an untrusted workspace's files ask for that is not used. */
+  ignored: z.array(z.string()),
+});
+export type SandboxSettingsView = z.infer<typeof SandboxSettingsView>;
+
+/** Change one file's `"sandbox"` section: the keys given replace what the file has, the rest stays. */
+export const SandboxSettingsInput = z
+  .object({
+    source: z.enum(['user', 'project', 'local']),
+    enabled: z.boolean().optional(),
+    autoAllow: z.boolean().optional(),
+    allowWrite: Entries.optional(),
+    denyRead: Entries.optional(),
+    allowedDomains: Entries.optional(),
+  })
+  .strict();
+export type SandboxSettingsInput = z.infer<typeof SandboxSettingsInput>;

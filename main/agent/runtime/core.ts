@@ -15,6 +15,7 @@ import type { ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
 import { CapabilitySet } from './capability-set';
 import { preferencesCommands } from './commands/preferences-commands';
+import { sandboxCommands } from './commands/sandbox-commands';
 import { sessionCommands } from './commands/session-commands';
 import { sessionLibrary } from './commands/session-library';
 import { ProviderSettings } from './commands/settings-commands';
@@ -161,8 +162,9 @@ export class DeftCore {
       session: async (id) => (await pool.get(id)).session,
       openSessions: () => pool.all().map((o) => o.session),
     });
+    const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
-    this.handlers = pool.holding(capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences })) as CommandHandlers;
+    this.handlers = pool.holding(capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox })) as CommandHandlers;
   }
 
   /**

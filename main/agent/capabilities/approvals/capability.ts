@@ -1,4 +1,5 @@
 import type { CapabilityFactory, SessionHandle } from '#contract/capability';
+import { grantCommands } from './grants';
 import type { ApprovalsOptions } from './options';
 import { permissionRules } from './permissions';
 import { planMode } from './plan';
@@ -33,7 +34,7 @@ export function createApprovalsCapability(options: ApprovalsOptions = {}): Capab
       onStateChanged: permissions.onStateChanged,
       waitingFor: (sessionId) => desk.waitingFor(sessionId),
       onUndo: plan.onUndo,
-      commands: { ...permissions.commands, ...plan.commands, ...questions.commands },
+      commands: { ...permissions.commands, ...grantCommands(core), ...plan.commands, ...questions.commands },
       close: async () => desk.cancelAll(),
     };
   };

@@ -1,9 +1,7 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { WorkspacePlace } from '#contract/environment';
 import type { PermissionMode, PermissionRules, RuleEdit, RuleProblem, RuleSource } from '#protocol';
-import { isWithin } from '#infra/policies/path-guard';
-import { writeFileAtomic } from '#infra/platform/files';
+import { SettingsEditError, editSettingsFile } from '#infra/settings/settings-edit';
 import { type PermissionRule, type RuleDecision, parseRule } from './rules';
 import { type FolderTrust, TrustStore } from '#infra/settings/trust';
 import { type SettingsFile, onThisMachine, readSettingsFile, settingsFingerprint } from '#infra/settings/settings-file';
@@ -231,45 +229,14 @@ export class RuleStore {
     this.cache = null;
   }
 
-  /**
-   * Change one settings file in place. A file that does not parse is never overwritten (the user would
-   * lose what they wrote); a workspace file is written only inside the workspace, never through a
-   * symlinked `.deft/` folder or file a cloned repository could point at something else.
-   */
+  /** Change one settings file in place (infra/settings/settings-edit.ts: never a broken file, never outside the workspace). */
   private async editFile(source: RuleSource, change: (root: Record<string, unknown>) => void): Promise<void> {
-    const file = this.places[source];
-    const { path } = file;
-    if (source !== 'user') await this.checkInsideWorkspace(file);
-    const read = await readSettings(file);
-    if (read?.problem) throw new RuleEditError(`${path} ${read.problem}. Fix it by hand first; Deft does not overwrite it.`);
-    const root = read?.raw ?? {};
-    if (!root || typeof root !== 'object' || Array.isArray(root)) throw new RuleEditError(`${path} must hold a JSON object; fix it, then try again.`);
-    change(root as Record<string, unknown>);
-    const text = JSON.stringify(root, null, 2) + '\n';
-    if (source === 'user') {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFileAtomic(path, text, 0o600);
-      return;
+    try {
+      await editSettingsFile(this.places[source], source === 'user' ? null : this.place, change);
+    } catch (error) {
+      if (error instanceof SettingsEditError) throw new RuleEditError(error.message, error.code);
+      throw error;
     }
-    // The workspace's file, on the workspace's machine: through its environment (a remote folder's over SSH).
-    const { environment } = file;
-    await environment.mkdir(environment.path.dirname(path), { recursive: true });
-    await this.checkInsideWorkspace(file);
-    await environment.replaceFile(path, text);
-  }
-
-  private async checkInsideWorkspace({ path, environment }: SettingsFile): Promise<void> {
-    const workspace = await environment.realpath(this.place.path);
-    const parent = environment.path.dirname(path);
-    for (const target of [parent, path]) {
-      const link = await environment.lstat(target).catch(() => null);
-      if (link?.isSymbolicLink())
-        throw new RuleEditError(
-          `${target} is a symbolic link; Deft does not write settings through it. Replace it with a real ${target === path ? 'file' : 'folder'} to edit rules here.`,
-        );
-    }
-    const folder = await environment.realpath(parent).catch(() => null);
-    if (folder && !isWithin(folder, workspace)) throw new RuleEditError(`${parent} resolves outside the workspace; Deft does not write settings there.`);
   }
 }
 

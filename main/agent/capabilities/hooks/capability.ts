@@ -1,6 +1,7 @@
 import type { CapabilityFactory, SessionHandle } from '#contract/capability';
 import type { SessionHooks } from '#contract/hooks';
 import { HookConfig } from './config';
+import { hookManager } from './manage';
 import { sessionHooks } from './runner';
 
 /**
@@ -17,6 +18,7 @@ export const hooksCapability: CapabilityFactory = (core) => {
     if (loaded.changed) core.emitApp({ type: 'hooks.updated', overview: loaded.overview });
     return loaded;
   };
+  const manager = hookManager(core, config, load);
   return {
     name: 'hooks',
     hookRunner: (session: SessionHandle) => {
@@ -39,6 +41,15 @@ export const hooksCapability: CapabilityFactory = (core) => {
     onSessionDeleted: (sessionId) => void runners.delete(sessionId),
     commands: {
       listHooks: async () => (await load()).overview,
+      addHook: async (input) => {
+        await manager.add(input);
+        return (await load()).overview;
+      },
+      setHookDisabled: async ({ disabled, ...ref }) => {
+        await manager.setDisabled(ref, disabled);
+        return (await load()).overview;
+      },
+      testHook: (ref) => manager.test(ref),
     },
   };
 };

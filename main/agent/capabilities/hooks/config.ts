@@ -19,7 +19,7 @@ type Problem = HooksOverview['problems'][number];
 
 /**
  * Read one file's `"hooks"` section: `{"Event": [{"matcher": "Bash|Write", "hooks": [{"type": "command",
- * "command": "…", "timeout": 60, "sandbox": true}]}]}`. What cannot be used is a problem naming the file; the
+ * "command": "…", "timeout": 60, "sandbox": true, "disabled": false}]}]}`. What cannot be used is a problem naming the file; the
  * rest is kept.
  */
 export function parseHooksSection(section: unknown, file: string, source: RuleSource): { hooks: Omit<ConfiguredHook, 'active'>[]; problems: Problem[] } {
@@ -58,16 +58,35 @@ export function parseHooksSection(section: unknown, file: string, source: RuleSo
       if (!Array.isArray(commands)) return void problem(`${where} must have "hooks": a list of {"type": "command", "command": "…"}`);
       commands.forEach((entry: unknown, j) => {
         const at = `${where}.hooks[${j}]`;
-        const { type, command, timeout, sandbox } = (entry ?? {}) as { type?: unknown; command?: unknown; timeout?: unknown; sandbox?: unknown };
+        const { type, command, timeout, sandbox, disabled } = (entry ?? {}) as {
+          type?: unknown;
+          command?: unknown;
+          timeout?: unknown;
+          sandbox?: unknown;
+          disabled?: unknown;
+        };
         if (type !== 'command') return void problem(`${at}: only "type": "command" hooks are supported, not ${JSON.stringify(type)}`);
         if (typeof command !== 'string' || !command.trim()) return void problem(`${at}: "command" must be a non-empty string`);
         if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0) || timeout > MAX_TIMEOUT_SEC)) {
           return void problem(`${at}: "timeout" must be a number of seconds between 0 and ${MAX_TIMEOUT_SEC}`);
         }
         if (sandbox !== undefined && typeof sandbox !== 'boolean') return void problem(`${at}: "sandbox" must be true or false`);
+        if (disabled !== undefined && typeof disabled !== 'boolean') return void problem(`${at}: "disabled" must be true or false`);
         // The user's own hooks run as the user (notify-send, a log in the home folder); a workspace's run in the sandbox.
         const sandboxed = typeof sandbox === 'boolean' ? sandbox : source !== 'user';
-        hooks.push({ event: name.data, matcher, matches, command, timeoutSec: timeout ?? DEFAULT_TIMEOUT_SEC, source, file, sandboxed });
+        hooks.push({
+          event: name.data,
+          matcher,
+          matches,
+          command,
+          timeoutSec: timeout ?? DEFAULT_TIMEOUT_SEC,
+          source,
+          file,
+          sandboxed,
+          ...(disabled ? { disabled: true } : {}),
+          group: index,
+          index: j,
+        });
       });
     });
   }
@@ -143,11 +162,11 @@ export class HookConfig {
   }
 }
 
-/** The hooks that run for an event (and a tool): active ones whose matcher fits, each command once. */
+/** The hooks that run for an event (and a tool): active, not disabled ones whose matcher fits, each command once. */
 export function hooksFor(hooks: readonly ConfiguredHook[], event: HookEventName, toolName?: string): ConfiguredHook[] {
   const seen = new Set<string>();
   return hooks.filter((hook) => {
-    if (!hook.active || hook.event !== event) return false;
+    if (!hook.active || hook.disabled || hook.event !== event) return false;
     if (hook.matches && (toolName === undefined || !hook.matches.test(toolName))) return false;
     if (seen.has(hook.command)) return false;
     seen.add(hook.command);

@@ -28,7 +28,7 @@ export function sessionHooks(core: CoreContext, config: HookConfig, session: Ses
   return {
     has: async (event) => {
       try {
-        return (await config.load()).hooks.some((hook) => hook.active && hook.event === event);
+        return (await config.load()).hooks.some((hook) => hook.active && !hook.disabled && hook.event === event);
       } catch {
         return false;
       }

@@ -1,12 +1,11 @@
 import { useEffect } from 'react';
-import type { HookInfo } from '#protocol';
 import { loadHooks } from '../../actions/hooks';
 import { useHooks } from '../../stores/hooks';
+import { AddHook } from './AddHook';
+import { HookRow } from './HookRow';
 import './hooks.css';
 
-const SOURCE_TEXT: Record<HookInfo['source'], string> = { user: 'Your settings', project: 'Project settings', local: 'Local settings' };
-
-/** Settings → Hooks: every hook command in the settings files, where it comes from, and whether it runs. */
+/** Settings → Hooks: every hook command in the settings files, where it comes from, whether it runs; turn off, test, add. */
 export function HooksSettings() {
   const overview = useHooks((s) => s.overview);
   useEffect(() => void loadHooks(), []);
@@ -15,8 +14,7 @@ export function HooksSettings() {
       {!overview ? <p className="form-note">Loading…</p> : null}
       {overview && !overview.hooks.length ? (
         <p className="form-note">
-          No hooks are configured. Add them under &quot;hooks&quot; in ~/.deft/settings.json or the workspace’s .deft/settings.json (see the README’s Hooks
-          section).
+          No hooks are configured yet. Add one below, or under &quot;hooks&quot; in ~/.deft/settings.json or the workspace’s .deft/settings.json.
         </p>
       ) : null}
       {overview?.problems.length ? (
@@ -27,23 +25,16 @@ export function HooksSettings() {
         </ul>
       ) : null}
       {overview?.hooks.length ? (
-        <ul className="hooks-list" aria-label="Hooks in effect">
-          {overview.hooks.map((hook, i) => (
-            <li key={`${hook.file}:${hook.event}:${hook.matcher}:${hook.command}:${i}`} className={`hook-row${hook.active ? '' : ' hook-inactive'}`}>
-              <div className="hook-head">
-                <span className="hook-event">{hook.event}</span>
-                {hook.matcher ? <code className="hook-matcher">{hook.matcher}</code> : null}
-                <span className="mcp-badge">{SOURCE_TEXT[hook.source]}</span>
-                {!hook.active ? <span className="hook-state">Not run: this folder is not trusted</span> : null}
-              </div>
-              <code className="hook-command">{hook.command}</code>
-              <div className="hook-meta">
-                {hook.file} · timeout {hook.timeoutSec} s
-              </div>
-            </li>
-          ))}
-        </ul>
+        <>
+          <p className="form-note">Test runs a hook now with a sample event of its type, as it would run (its sandbox and timeout), and shows what it did.</p>
+          <ul className="hooks-list" aria-label="Hooks in effect">
+            {overview.hooks.map((hook, i) => (
+              <HookRow key={`${hook.file}:${hook.event}:${hook.group}:${hook.index}:${hook.command}:${i}`} hook={hook} trusted={overview.trusted} />
+            ))}
+          </ul>
+        </>
       ) : null}
+      {overview ? <AddHook trusted={overview.trusted} /> : null}
     </section>
   );
 }

@@ -9,9 +9,11 @@ import { MemoryPage } from '../memory/MemoryPage';
 import { WebSettings } from '../web/WebSettings';
 import { AppearancePage } from './pages/AppearancePage';
 import { DataPage } from './pages/DataPage';
+import { NotificationsPage } from './pages/NotificationsPage';
 import { PermissionsPage } from './pages/PermissionsPage';
 import { PricesPage } from './pages/PricesPage';
 import { ProviderPage } from './pages/ProviderPage';
+import { SandboxPage } from './pages/SandboxPage';
 import { ShortcutsPage } from './pages/ShortcutsPage';
 
 /** One page of Settings: an entry in the navigation list and the component it shows. */
@@ -30,6 +32,7 @@ export interface SettingsPage {
 export const settingsPages: readonly SettingsPage[] = [
   { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
+  { id: 'sandbox', label: 'Sandbox', icon: 'box', Page: SandboxPage },
   { id: 'memory', label: 'Memory', icon: 'file', Page: MemoryPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
@@ -38,6 +41,7 @@ export const settingsPages: readonly SettingsPage[] = [
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
   { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },
   { id: 'appearance', label: 'Appearance', icon: 'palette', Page: AppearancePage },
+  { id: 'notifications', label: 'Notifications', icon: 'bell', Page: NotificationsPage },
   { id: 'prices', label: 'Model prices', icon: 'dollar', Page: PricesPage },
   { id: 'shortcuts', label: 'Keyboard shortcuts', icon: 'keyboard', Page: ShortcutsPage },
   { id: 'data', label: 'Data', icon: 'database', Page: DataPage },

@@ -1,7 +1,6 @@
-import { NotificationSettings } from '../../appearance/NotificationSettings';
 import { ThemeSwitch } from '../../appearance/ThemeSwitch';
 
-/** The theme (follow the system, or always light or dark) and desktop notifications; both save at once. */
+/** The theme: follow the system, or always light or dark; saved at once. (Notifications have a page of their own.) */
 export function AppearancePage() {
   return (
     <div className="settings-form">
@@ -10,12 +9,6 @@ export function AppearancePage() {
           Theme
         </h4>
         <ThemeSwitch />
-      </section>
-      <section className="settings-section" aria-labelledby="settings-notifications">
-        <h4 className="section-title" id="settings-notifications">
-          Notifications
-        </h4>
-        <NotificationSettings />
       </section>
     </div>
   );

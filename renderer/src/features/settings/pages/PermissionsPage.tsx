@@ -3,6 +3,7 @@ import type { PermissionMode, PermissionRuleInfo, RuleSource, TrustedFolder } fr
 import { editRule, forgetFolderTrust, listTrustedFolders, loadPermissions, setDefaultMode, trustWorkspace } from '../../../actions/permissions';
 import { usePermissions } from '../../../stores/permissions';
 import { useSettings } from '../../../stores/settings';
+import { SessionGrants } from './SessionGrants';
 
 const MODES: Array<{ mode: PermissionMode; label: string; note: string }> = [
   { mode: 'ask', label: 'Ask', note: 'Read-only tools run; everything else asks.' },
@@ -211,7 +212,7 @@ function TrustedFolders() {
   );
 }
 
-/** Permissions: the default mode, the rules of each settings file with add and remove, and trusted folders. */
+/** Permissions: the default mode, this session's grants, the rules of each settings file with add and remove, and trusted folders. */
 export function PermissionsPage() {
   useEffect(() => {
     void loadPermissions();
@@ -219,6 +220,7 @@ export function PermissionsPage() {
   return (
     <div className="settings-form">
       <DefaultMode />
+      <SessionGrants />
       <Rules />
       <TrustedFolders />
     </div>
