@@ -19,7 +19,14 @@ function pathOf(item: ToolItem): string | null {
   return result && (result.kind === 'file_content' || result.kind === 'diff') ? result.path : null;
 }
 
+/** An MCP call names its server and tool ("github › create_issue"); its title, when the server gave one, follows. */
+function mcpHeadline(item: ToolItem, server: string, tool: string): Headline {
+  const title = item.description.startsWith(`${server}: `) ? item.description.slice(server.length + 2) : item.description;
+  return { verb: `${server} › ${tool}`, before: title === tool ? '' : title, path: null, after: '' };
+}
+
 export function headline(item: ToolItem): Headline {
+  if (item.display.kind === 'mcp_call') return mcpHeadline(item, item.display.server, item.display.tool);
   let verb: string | null = item.name;
   let text = item.description;
   if (text.startsWith(`${item.name} `)) text = text.slice(item.name.length + 1);
