@@ -40,6 +40,9 @@ describe('tool cards', () => {
     expect(rows).toContain('1−export const rate = 1;');
     expect(rows).toContain('1+export const rate = 2;');
     expect(rows).toContain('22export const name = "x";');
+    // Inside the changed lines, the changed word is marked on each side.
+    expect([...card.querySelectorAll('.diff-del .diff-word')].map((w) => w.textContent)).toEqual(['1']);
+    expect([...card.querySelectorAll('.diff-add .diff-word')].map((w) => w.textContent)).toEqual(['2']);
 
     await userEvent.click(toggle);
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
