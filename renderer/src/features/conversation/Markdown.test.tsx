@@ -1,6 +1,8 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Markdown } from './Markdown';
 
 describe('code blocks in answers', () => {
@@ -19,5 +21,17 @@ describe('code blocks in answers', () => {
     expect(writeText).toHaveBeenCalledWith('const rate = 2;\n');
     expect(await screen.findByRole('button', { name: 'Copied' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Copy code' })).toBeTruthy();
+  });
+});
+
+describe('tables in answers', () => {
+  it("align each header with its column's cells, as the Markdown asks", () => {
+    render(<Markdown text={'| Name | Rate | Note | Plain |\n|:--|--:|:-:|---|\n| a | 1.5 | ok | x |\n'} />);
+    const align = (selector: string) => [...document.querySelectorAll<HTMLElement>(selector)].map((cell) => cell.style.textAlign);
+    expect(align('th')).toEqual(['left', 'right', 'center', '']);
+    expect(align('td')).toEqual(align('th'));
+    // A column without an alignment: header and cells both start-aligned by markdown.css (browsers centre a bare th).
+    const css = readFileSync(join(__dirname, 'markdown.css'), 'utf8');
+    expect(css).toMatch(/\.markdown th \{[^}]*text-align: start;/);
   });
 });
