@@ -4,11 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { openSession, sessionEvents } from '../../testing/session';
 import { QuestionDialog } from './QuestionDialog';
 
+const option = (label: string) => ({ label, description: '' });
+
 function ask() {
   const e = sessionEvents();
   const questions = [
-    { question: 'Which test runner?', header: 'Tests', options: [{ label: 'Vitest' }, { label: 'Jest' }, { label: 'Mocha' }] },
-    { question: 'Which reports?', multiSelect: true, options: [{ label: 'Coverage' }, { label: 'JUnit' }] },
+    { question: 'Which test runner?', header: 'Tests', multiSelect: false, options: ['Vitest', 'Jest', 'Mocha'].map(option) },
+    { question: 'Which reports?', header: '', multiSelect: true, options: ['Coverage', 'JUnit'].map(option) },
   ];
   openSession([
     e('turn.started', { turnId: 't1', text: 'Set up tests', attachments: [], origin: 'user' }),
@@ -24,20 +26,20 @@ describe('the question dialog', () => {
     const [runner, reports] = within(dialog).getAllByRole('group');
     within(runner!).getByRole('radio', { name: 'Vitest' }).focus();
     await userEvent.keyboard('3');
-    expect((within(runner!).getByRole('radio', { name: 'Mocha' }) as HTMLInputElement).checked).toBe(true);
+    expect(within(runner!).getByRole<HTMLInputElement>('radio', { name: 'Mocha' }).checked).toBe(true);
     expect(document.activeElement).toBe(within(runner!).getByRole('radio', { name: 'Mocha' }));
     await userEvent.keyboard('2');
-    expect((within(runner!).getByRole('radio', { name: 'Jest' }) as HTMLInputElement).checked).toBe(true);
-    expect((within(runner!).getByRole('radio', { name: 'Mocha' }) as HTMLInputElement).checked).toBe(false);
+    expect(within(runner!).getByRole<HTMLInputElement>('radio', { name: 'Jest' }).checked).toBe(true);
+    expect(within(runner!).getByRole<HTMLInputElement>('radio', { name: 'Mocha' }).checked).toBe(false);
 
     // In a multi-select question a number toggles its option.
     within(reports!).getByRole('checkbox', { name: 'Coverage' }).focus();
     await userEvent.keyboard('2');
     await userEvent.keyboard('1');
-    expect((within(reports!).getByRole('checkbox', { name: 'Coverage' }) as HTMLInputElement).checked).toBe(true);
-    expect((within(reports!).getByRole('checkbox', { name: 'JUnit' }) as HTMLInputElement).checked).toBe(true);
+    expect(within(reports!).getByRole<HTMLInputElement>('checkbox', { name: 'Coverage' }).checked).toBe(true);
+    expect(within(reports!).getByRole<HTMLInputElement>('checkbox', { name: 'JUnit' }).checked).toBe(true);
     await userEvent.keyboard('1');
-    expect((within(reports!).getByRole('checkbox', { name: 'Coverage' }) as HTMLInputElement).checked).toBe(false);
+    expect(within(reports!).getByRole<HTMLInputElement>('checkbox', { name: 'Coverage' }).checked).toBe(false);
 
     // Typing digits into the own-answer field types them.
     await userEvent.keyboard('3');
