@@ -10,6 +10,7 @@ import { screenText } from './format';
 import { OutputDialog } from './OutputDialog';
 import { useTasks } from '../../stores/tasks';
 import { useNow } from './use-now';
+import { useFollowTail } from './use-follow-tail';
 import './tasks.css';
 
 type CommandDisplay = Extract<ToolInputDisplay, { kind: 'command' }>;
@@ -17,23 +18,9 @@ type CommandOutput = Extract<ToolResultDisplay, { kind: 'command_output' }>;
 
 /** Output that follows its end while you are there, like a terminal. */
 function LiveOutput({ text, label }: { text: string; label: string }) {
-  const ref = useRef<HTMLPreElement>(null);
-  const atEnd = useRef(true);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (el && atEnd.current) el.scrollTop = el.scrollHeight;
-  }, [text]);
+  const { ref, onScroll } = useFollowTail<HTMLPreElement>(text);
   return (
-    <pre
-      className="tool-output tool-live command-output"
-      ref={ref}
-      tabIndex={0}
-      aria-label={label}
-      onScroll={(e) => {
-        const el = e.currentTarget;
-        atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
-      }}
-    >
+    <pre className="tool-output tool-live command-output" ref={ref} tabIndex={0} aria-label={label} onScroll={onScroll}>
       {text}
     </pre>
   );
