@@ -26,7 +26,7 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
   return (
     <section className={`agent-card swarm-card tool-${item.status}`} role="group" aria-label={`Swarm: ${display?.description ?? item.description}`}>
       <header className="agent-card-header">
-        <Icon name="spark" size={14} />
+        <Icon name="agent" size={14} />
         <span className="agent-type">{display?.agentName ?? 'swarm'} swarm</span>
         <span className="agent-description">{display?.description ?? item.description}</span>
         <SwarmCounts swarm={swarm} total={items.length} />
@@ -35,7 +35,7 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
         ) : item.status === 'done' ? (
           <Icon name="check" size={14} className="ok" />
         ) : (
-          <Icon name="x" size={14} className="bad" />
+          <Icon name="failed" size={14} className="bad" />
         )}
       </header>
       {swarm ? <Progress swarm={swarm} /> : null}

@@ -113,7 +113,7 @@ function OutputActions({ text, logId, title }: { text: string; logId: string | u
       </button>
       {logId ? (
         <button type="button" className="button button-small" onClick={() => setViewing(true)}>
-          <Icon name="file" size={13} /> Open full log
+          <Icon name="log" size={13} /> Open full log
         </button>
       ) : null}
       {copied ? (

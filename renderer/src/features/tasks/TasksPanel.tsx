@@ -45,7 +45,7 @@ function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
       {task.tail ? <TaskTail text={lastLines(screenText(task.tail), 40)} /> : <div className="task-reason">No output yet.</div>}
       <div className="task-actions">
         <button type="button" className="button button-small" onClick={() => useTasks.getState().view(task.id)}>
-          <Icon name="file" size={13} /> Open full output
+          <Icon name="log" size={13} /> Open full output
         </button>
         <span className="task-size">{formatBytes(task.outputBytes)}</span>
         {running ? (
@@ -69,7 +69,7 @@ function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
             title="Clear from the list (its log stays on disk)"
             onClick={() => useTasks.getState().clearFinished(task.id)}
           >
-            <Icon name="x" size={12} /> Clear
+            Clear
           </button>
         )}
       </div>

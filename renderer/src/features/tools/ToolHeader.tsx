@@ -75,7 +75,7 @@ export function ToolHeader({ item, icon, tool, subject, subjectText, subtitle, m
 function FailedMark() {
   return (
     <span className="tool-chip chip-bad">
-      <Icon name="x" size={12} /> failed
+      <Icon name="failed" size={12} /> failed
     </span>
   );
 }
