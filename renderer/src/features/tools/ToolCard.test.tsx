@@ -220,6 +220,16 @@ describe('tool cards', () => {
       e('tool.call.started', {
         turnId: 't1',
         step: 1,
+        callId: 'm2',
+        name: 'mcp__github__close_issue',
+        args: {},
+        description: 'mcp__github__close_issue',
+        display: { kind: 'generic', summary: 'mcp__github__close_issue' },
+      }),
+      e('tool.call.result', { turnId: 't1', callId: 'm2', name: 'mcp__github__close_issue', isError: true, output: 'Unknown tool', durationMs: 0 }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
         callId: 'f1',
         name: 'Read',
         args: {},
@@ -258,6 +268,10 @@ describe('tool cards', () => {
     const call = screen.getByRole('group', { name: 'mcp__github__create_issue tool call' });
     expect(call.querySelector('.tool-header .tool-name')?.textContent).toBe('github › create_issue');
     expect(within(call).getByRole('button', { name: 'github › create_issue Create issue' })).toBeTruthy();
+    // A call that never reached its server reads the same, without repeating its name.
+    const unreached = screen.getByRole('group', { name: 'mcp__github__close_issue tool call' });
+    expect(within(unreached).getByRole('button', { name: 'github › close_issue' })).toBeTruthy();
+    expect(unreached.querySelector('.tool-header')?.textContent).not.toContain('mcp__');
 
     const failed = screen.getByRole('group', { name: 'Read tool call' });
     expect(within(failed).getAllByText('failed')).toHaveLength(1);
