@@ -56,16 +56,18 @@ test.describe('in yolo mode', () => {
 
       const cards = log.getByRole('group', { name: 'FetchURL tool call' });
       const card = cards.first();
-      const header = card.getByRole('button').first();
+      // One header pattern: the toggle names the tool; the title, host and facts sit beside it.
+      const header = card.locator('.tool-header');
+      const toggle = card.getByRole('button').first();
       await expect(header).toContainText('Widget Guide');
       await expect(header).toContainText(pages.authority);
       await expect(header).toContainText('HTTP 200');
       await expect(header).toContainText('main text');
-      await expect(header).toHaveAttribute('aria-expanded', 'false');
+      await expect(toggle).toHaveAttribute('aria-expanded', 'false');
       const open = card.getByRole('link', { name: `Open ${pages.authority} in your browser` });
       await expect(open).toHaveAttribute('target', '_blank');
       await expect(open).toHaveAttribute('rel', 'noopener noreferrer');
-      await header.click();
+      await toggle.click();
       const preview = card.getByLabel('Page preview');
       await expect(preview.getByRole('heading', { name: 'Widget Guide' })).toBeVisible();
       await expect(preview.locator('table')).toContainText('size');
@@ -74,8 +76,8 @@ test.describe('in yolo mode', () => {
       await expect(preview).not.toContainText('Site navigation');
 
       const results = log.getByRole('group', { name: 'WebSearch tool call' });
-      await expect(results.getByRole('button').first()).toContainText('“widget configuration”');
-      await expect(results.getByRole('button').first()).toContainText('2 results');
+      await expect(results.locator('.tool-header')).toContainText('“widget configuration”');
+      await expect(results.locator('.tool-header')).toContainText('2 results');
       const first = results.getByRole('link', { name: 'Deft — a desktop coding agent' });
       await expect(first).toHaveAttribute('href', 'https://deft.example/docs');
       await expect(first).toHaveAttribute('target', '_blank');

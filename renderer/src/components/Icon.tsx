@@ -10,6 +10,16 @@ const paths = {
   chevron: 'M9 6l6 6-6 6',
   check: 'M5 12.5l4.5 4.5L19 7.5',
   x: 'M6 6l12 12M18 6L6 18',
+  /** Something failed (x alone closes or removes). */
+  failed: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18ZM9 9l6 6M15 9l-6 6',
+  /** A sub-agent (spark is skills). */
+  agent: 'M12 4v3M7 7h10a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V9a2 2 0 0 1 2-2ZM9.5 12.5h.01M14.5 12.5h.01M9.5 16h5',
+  /** The model and its provider. */
+  model: 'M8 8h8v8H8zM5 10h3M5 14h3M16 10h3M16 14h3M10 5v3M14 5v3M10 16v3M14 16v3',
+  /** Code intelligence (language servers). */
+  code: 'M8 7l-5 5 5 5M16 7l5 5-5 5',
+  /** Output and logs (file is a file of the workspace). */
+  log: 'M5 5h14M5 9h14M5 13h10M5 17h7',
   folder: 'M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V7Z',
   terminal: 'M4 5h16v14H4zM7 9l3 3-3 3M12 15h5',
   file: 'M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8l-5-5Zm0 0v5h5',

@@ -24,11 +24,15 @@ interface TasksState extends TaskLists {
   panelOpen: boolean;
   /** The task whose full output is open in the viewer. */
   viewing: string | null;
+  /** Finished tasks the user cleared from the list, as `sessionId:taskId` (the core keeps their logs). */
+  cleared: string[];
   load(sessionId: string | null, data: { tasks: TaskInfo[]; cron: CronJobInfo[]; commands: CommandActivity[] }): void;
   apply(events: TasksEvent[]): void;
   upsert(task: TaskInfo): void;
   setPanelOpen(open: boolean): void;
   view(taskId: string | null): void;
+  /** Clear the open session's finished tasks (or one of them) from the list. */
+  clearFinished(taskId?: string): void;
 }
 
 function upsert(list: TaskInfo[], task: TaskInfo): TaskInfo[] {
@@ -71,6 +75,7 @@ export const useTasks = create<TasksState>()((set) => ({
   waiting: {},
   panelOpen: false,
   viewing: null,
+  cleared: [],
   load: (sessionId, data) =>
     set({
       sessionId,
@@ -82,6 +87,16 @@ export const useTasks = create<TasksState>()((set) => ({
   upsert: (task) => set((s) => ({ tasks: upsert(s.tasks, task) })),
   setPanelOpen: (panelOpen) => set({ panelOpen }),
   view: (viewing) => set({ viewing }),
+  clearFinished: (taskId) =>
+    set((s) => ({
+      cleared: [
+        ...s.cleared,
+        ...s.tasks.filter((t) => t.status !== 'running' && (taskId === undefined || t.id === taskId)).map((t) => `${s.sessionId}:${t.id}`),
+      ],
+    })),
 }));
+
+/** The tasks the list shows: all but the finished ones the user cleared. */
+export const listedTasks = (s: Pick<TasksState, 'tasks' | 'cleared' | 'sessionId'>) => s.tasks.filter((t) => !s.cleared.includes(`${s.sessionId}:${t.id}`));
 
 export const runningCount = (s: Pick<TaskLists, 'tasks'>) => s.tasks.filter((t) => t.status === 'running').length;

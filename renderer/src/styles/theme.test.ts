@@ -39,6 +39,8 @@ const tinted: Array<[text: string, tint: string]> = [
   ['ok-text', 'diff-add-bg'],
   ['text-2', 'diff-add-bg'],
   ['text-2', 'diff-del-bg'],
+  ['text', 'diff-add-word'],
+  ['text', 'diff-del-word'],
   ['warn', 'warn-soft'],
   ['warn-text', 'warn-soft'],
   ['bad', 'bad-soft'],

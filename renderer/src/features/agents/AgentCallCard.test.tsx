@@ -138,4 +138,43 @@ describe('sub-agent card', () => {
     expect(within(card).getByText('Not started')).toBeTruthy();
     expect(within(card).getByText('No sub-agent type "nope". Use one of: explore, plan.')).toBeTruthy();
   });
+
+  it('a swarm tile that runs shows its current step', () => {
+    const e = sessionEvents();
+    openSession([
+      e('turn.started', { turnId: 't1', text: 'Review each file', attachments: [], origin: 'user' }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'c1',
+        name: 'AgentSwarm',
+        args: {},
+        description: 'review files',
+        display: { kind: 'agent_swarm', agentName: 'explore', description: 'review files', items: ['alpha', 'beta'] },
+      }),
+      e('agent.updated', { agent: agent({ swarmId: 'w1', item: 'alpha', steps: 3 }) }),
+    ]);
+    const sub = eventsOf('a-1');
+    act(() =>
+      useAgentLive.getState().apply(SESSION_ID, [
+        {
+          type: 'agent.event',
+          sessionId: SESSION_ID,
+          agentId: 'a-1',
+          event: sub('tool.call.started', {
+            turnId: 'st',
+            step: 3,
+            callId: 'x',
+            name: 'Read',
+            args: {},
+            description: 'notes.txt',
+            display: { kind: 'generic', summary: '' },
+          }),
+        },
+      ]),
+    );
+    render(<Rows />);
+    const tile = screen.getByRole('button', { name: 'alpha: Running' });
+    expect(tile.textContent).toContain('Step 3 · Read: notes.txt');
+  });
 });

@@ -23,7 +23,7 @@ export const AgentCallCard = memo(function AgentCallCard({ item }: { item: ToolI
   return (
     <section className={`agent-card tool-${item.status}`} role="group" aria-label={`Sub-agent ${type}: ${description}`}>
       <header className="agent-card-header">
-        <Icon name="spark" size={14} />
+        <Icon name="agent" size={14} />
         <span className="agent-type">{type}</span>
         <span className="agent-description">{description}</span>
         {display?.background ? <span className="agent-badge">background</span> : null}

@@ -20,7 +20,7 @@ export function statusWord(status: AgentInfo['status']): string {
 export function StatusIcon({ status }: { status: AgentInfo['status'] }) {
   if (status === 'running' || status === 'queued') return <Spinner size={12} />;
   if (status === 'completed') return <Icon name="check" size={14} className="ok" />;
-  return <Icon name="x" size={14} className="bad" />;
+  return <Icon name="failed" size={14} className="bad" />;
 }
 
 /** Status, elapsed time, steps and tokens of one sub-agent: live while it runs, else as its card was saved. */

@@ -26,7 +26,7 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
   return (
     <section className={`agent-card swarm-card tool-${item.status}`} role="group" aria-label={`Swarm: ${display?.description ?? item.description}`}>
       <header className="agent-card-header">
-        <Icon name="spark" size={14} />
+        <Icon name="agent" size={14} />
         <span className="agent-type">{display?.agentName ?? 'swarm'} swarm</span>
         <span className="agent-description">{display?.description ?? item.description}</span>
         <SwarmCounts swarm={swarm} total={items.length} />
@@ -35,7 +35,7 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
         ) : item.status === 'done' ? (
           <Icon name="check" size={14} className="ok" />
         ) : (
-          <Icon name="x" size={14} className="bad" />
+          <Icon name="failed" size={14} className="bad" />
         )}
       </header>
       {swarm ? <Progress swarm={swarm} /> : null}
@@ -55,7 +55,7 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
               >
                 <StatusIcon status={state} />
                 <span className="swarm-item-name">{name}</span>
-                {agent?.status === 'running' ? <LiveLine agentId={agent.agentId} /> : null}
+                {agent?.status === 'running' ? <LiveLine agent={agent} /> : null}
               </button>
             </li>
           );
@@ -90,9 +90,12 @@ function OpenedAgent({ agent }: { agent: AgentInfo }) {
   );
 }
 
-function LiveLine({ agentId }: { agentId: string }) {
-  const line = useAgentLive((s) => s.activity[agentId]?.line);
-  return line ? <span className="swarm-item-line">{line}</span> : null;
+/** A running item's current step: its number and what it does now ("Step 3 · Read: notes.txt"). */
+function LiveLine({ agent }: { agent: AgentInfo }) {
+  const line = useAgentLive((s) => s.activity[agent.agentId]?.line);
+  const step = agent.steps ? `Step ${agent.steps}` : null;
+  const text = [step, line].filter(Boolean).join(' · ');
+  return text ? <span className="swarm-item-line">{text}</span> : null;
 }
 
 function SwarmCounts({ swarm, total }: { swarm: SwarmInfo | undefined; total: number }) {

@@ -21,3 +21,13 @@ describe('code blocks in answers', () => {
     expect(screen.getByRole('button', { name: 'Copy code' })).toBeTruthy();
   });
 });
+
+describe('tables in answers', () => {
+  it("align each header with its column's cells, as the Markdown asks", () => {
+    render(<Markdown text={'| Name | Rate | Note | Plain |\n|:--|--:|:-:|---|\n| a | 1.5 | ok | x |\n'} />);
+    const align = (selector: string) => [...document.querySelectorAll<HTMLElement>(selector)].map((cell) => cell.style.textAlign);
+    expect(align('th')).toEqual(['left', 'right', 'center', '']);
+    expect(align('td')).toEqual(align('th'));
+    // A column without an alignment has header and cells start-aligned by markdown.css (browsers centre a bare th): see the screenshots.
+  });
+});

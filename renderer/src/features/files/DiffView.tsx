@@ -2,6 +2,7 @@ import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import { CodeLine } from './highlight';
 import { countChanges, hunksOf } from '../../stores/changes';
 import { type DiffDisplay, type DiffLine, diffRows, splitRows } from './diff-model';
+import { withWordChanges } from './word-diff';
 
 type Mode = 'unified' | 'split';
 const MODE_KEY = 'deft-diff-mode';
@@ -125,7 +126,7 @@ export function DiffView({
   const { mode, choose: setMode, splitFits } = useMode(ref);
   const [all, setAll] = useState(false);
   const hunks = useMemo(() => hunksOf(display), [display]);
-  const rows = useMemo(() => diffRows(display.path, hunks), [display.path, hunks]);
+  const rows = useMemo(() => withWordChanges(diffRows(display.path, hunks)), [display.path, hunks]);
   const counts = display.added !== undefined && display.removed !== undefined ? { added: display.added, removed: display.removed } : countChanges(hunks);
   const shown = all ? rows : rows.slice(0, PREVIEW_ROWS);
   const isNew = hunks.length === 1 && hunks[0]!.oldStart === 0 && hunks[0]!.oldLines === 0;

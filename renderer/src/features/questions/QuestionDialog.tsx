@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useState } from 'react';
 import type { QuestionAnswer } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { type PendingQuestion, requestsOf, useApprovals } from '../../stores/approvals';
@@ -44,6 +44,23 @@ function Questions({ pending }: { pending: PendingQuestion }) {
     void send(false);
   };
 
+  /**
+   * Number keys choose: 1–9 pick that option of the question holding the focus (the first question when
+   * none does); the number after the last option goes to "Other". Typing in a text field is left alone.
+   */
+  const pickByNumber = (e: KeyboardEvent<HTMLFormElement>) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || !/^[1-9]$/.test(e.key)) return;
+    const target = e.target as HTMLElement;
+    if (target instanceof HTMLInputElement && target.type === 'text') return;
+    const fieldset = target.closest('fieldset') ?? e.currentTarget.querySelector('fieldset');
+    const inputs = fieldset ? [...fieldset.querySelectorAll<HTMLInputElement>('input')] : [];
+    const input = inputs[Number(e.key) - 1];
+    if (!input) return;
+    e.preventDefault();
+    input.focus();
+    if (input.type !== 'text') input.click();
+  };
+
   const title = pending.questions.length === 1 ? 'Deft has a question' : `Deft has ${pending.questions.length} questions`;
   return (
     <Dialog
@@ -63,7 +80,7 @@ function Questions({ pending }: { pending: PendingQuestion }) {
         </>
       }
     >
-      <form id={`questions-${pending.requestId}`} className="questions" onSubmit={submit}>
+      <form id={`questions-${pending.requestId}`} className="questions" onSubmit={submit} onKeyDown={pickByNumber}>
         {pending.questions.map((q, index) => {
           const d = drafts[index]!;
           const name = `q-${pending.requestId}-${index}`;
@@ -75,7 +92,7 @@ function Questions({ pending }: { pending: PendingQuestion }) {
                 <span className="question-text">{q.question}</span>
                 {q.multiSelect ? <span className="question-hint">Choose any</span> : null}
               </legend>
-              {q.options.map((o) => (
+              {q.options.map((o, n) => (
                 <label key={o.label} className="question-option">
                   <input
                     type={type}
@@ -90,7 +107,14 @@ function Questions({ pending }: { pending: PendingQuestion }) {
                     }
                   />
                   <span>
-                    <span className="option-label">{o.label}</span>
+                    <span className="option-label">
+                      {n < 9 ? (
+                        <kbd className="option-key" aria-hidden="true">
+                          {n + 1}
+                        </kbd>
+                      ) : null}
+                      {o.label}
+                    </span>
                     {o.description ? <span className="option-description">{o.description}</span> : null}
                   </span>
                 </label>

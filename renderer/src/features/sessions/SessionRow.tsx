@@ -47,7 +47,16 @@ export function SessionRow({ session, current, waiting }: { session: SessionSumm
   const [renaming, setRenaming] = useState(false);
   const actionsRef = useRef<HTMLDivElement>(null);
   return (
-    <li className={`session-row${current ? ' session-current' : ''}`}>
+    <li
+      className={`session-row${current ? ' session-current' : ''}`}
+      onContextMenu={(e) => {
+        // A right-click opens the row's own actions menu (Rename, Export, Delete), as the ⋯ button does.
+        const button = actionsRef.current?.querySelector<HTMLButtonElement>('button[aria-haspopup="menu"]');
+        if (renaming || !button) return;
+        e.preventDefault();
+        if (button.getAttribute('aria-expanded') !== 'true') button.click();
+      }}
+    >
       {renaming ? (
         <RenameField
           session={session}

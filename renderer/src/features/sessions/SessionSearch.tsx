@@ -3,6 +3,7 @@ import type { SessionSearchHit } from '#protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { openSession, searchSessions } from '../../actions/sessions';
 import { useSessions } from '../../stores/sessions';
+import { snippetText } from './snippet';
 import './sessions.css';
 
 /** What was found for a query: titles at once (from the list), then the core's search of the conversations. */
@@ -94,7 +95,7 @@ export function SessionSearchResults({ query, onOpen }: { query: string; onOpen:
               </span>
               {hit.snippet ? (
                 <span className="session-snippet">
-                  <Marked text={hit.snippet} query={query} />
+                  <Marked text={snippetText(hit.snippet)} query={query} />
                 </span>
               ) : null}
             </button>

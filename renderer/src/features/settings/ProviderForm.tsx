@@ -141,7 +141,7 @@ export function FormStatus({ form }: { form: Form }) {
         </span>
       ) : problem ? (
         <span className="connection-bad" role="alert">
-          <Icon name="x" size={14} /> {problem}
+          <Icon name="failed" size={14} /> {problem}
         </span>
       ) : form.connection ? (
         <span className="connection-ok" role="status">

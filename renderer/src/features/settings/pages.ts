@@ -30,14 +30,14 @@ export interface SettingsPage {
  * label, an icon from components/Icon, and the component that renders the page body).
  */
 export const settingsPages: readonly SettingsPage[] = [
-  { id: 'provider', label: 'Model provider', icon: 'spark', Page: ProviderPage },
+  { id: 'provider', label: 'Model provider', icon: 'model', Page: ProviderPage },
   { id: 'permissions', label: 'Permissions', icon: 'shield', Page: PermissionsPage },
   { id: 'sandbox', label: 'Sandbox', icon: 'box', Page: SandboxPage },
   { id: 'memory', label: 'Memory', icon: 'file', Page: MemoryPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
-  { id: 'code', label: 'Code intelligence', icon: 'brain', Page: CodeIntelligenceSettings },
-  { id: 'agents', label: 'Sub-agent types', icon: 'tool', Page: AgentTypes },
+  { id: 'code', label: 'Code intelligence', icon: 'code', Page: CodeIntelligenceSettings },
+  { id: 'agents', label: 'Sub-agent types', icon: 'agent', Page: AgentTypes },
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },
   { id: 'checkpoints', label: 'Checkpoints', icon: 'undo', Page: CheckpointSettings },
   { id: 'appearance', label: 'Appearance', icon: 'palette', Page: AppearancePage },

@@ -1,6 +1,7 @@
 import { memo, useLayoutEffect, useRef, useState } from 'react';
 import type { SandboxBlock, ToolInputDisplay, ToolResultDisplay } from '#protocol';
 import { formatDuration } from '#protocol/helpers/units';
+import { ToolHeader } from '../tools/ToolHeader';
 import { Icon, Spinner } from '../../components/Icon';
 import type { ToolItem } from '../../stores/transcript';
 import { HookBadge } from '../hooks/HookBadge';
@@ -9,6 +10,7 @@ import { screenText } from './format';
 import { OutputDialog } from './OutputDialog';
 import { useTasks } from '../../stores/tasks';
 import { useNow } from './use-now';
+import { useFollowTail } from './use-follow-tail';
 import './tasks.css';
 
 type CommandDisplay = Extract<ToolInputDisplay, { kind: 'command' }>;
@@ -16,23 +18,9 @@ type CommandOutput = Extract<ToolResultDisplay, { kind: 'command_output' }>;
 
 /** Output that follows its end while you are there, like a terminal. */
 function LiveOutput({ text, label }: { text: string; label: string }) {
-  const ref = useRef<HTMLPreElement>(null);
-  const atEnd = useRef(true);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (el && atEnd.current) el.scrollTop = el.scrollHeight;
-  }, [text]);
+  const { ref, onScroll } = useFollowTail<HTMLPreElement>(text);
   return (
-    <pre
-      className="tool-output tool-live command-output"
-      ref={ref}
-      tabIndex={0}
-      aria-label={label}
-      onScroll={(e) => {
-        const el = e.currentTarget;
-        atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
-      }}
-    >
+    <pre className="tool-output tool-live command-output" ref={ref} tabIndex={0} aria-label={label} onScroll={onScroll}>
       {text}
     </pre>
   );
@@ -125,7 +113,7 @@ function OutputActions({ text, logId, title }: { text: string; logId: string | u
       </button>
       {logId ? (
         <button type="button" className="button button-small" onClick={() => setViewing(true)}>
-          <Icon name="file" size={13} /> Open full log
+          <Icon name="log" size={13} /> Open full log
         </button>
       ) : null}
       {copied ? (
@@ -194,16 +182,21 @@ function BlockedBySandbox({ blocked }: { blocked: SandboxBlock[] }) {
   );
 }
 
-function statusChip(item: ToolItem, display: CommandDisplay) {
+/** How the command ended, when a chip says it better than a mark: its exit code, or where it went. */
+function outcomeChip(item: ToolItem, display: CommandDisplay) {
   const shown = item.result?.display;
-  if (item.status === 'running') return <Spinner size={12} />;
+  if (item.status === 'running') return undefined;
   if (shown?.kind === 'task') return <span className="command-chip chip-bg">{display.background ? 'background' : 'moved to background'}</span>;
   if (shown?.kind === 'command_output') {
     const code = shown.exitCode;
     return <span className={`command-chip ${code === 0 ? 'chip-ok' : 'chip-bad'}`}>{code === null ? 'stopped' : `exit ${code}`}</span>;
   }
-  return item.status === 'error' ? <Icon name="x" size={14} className="bad" /> : <Icon name="check" size={14} className="ok" />;
+  return undefined;
 }
+
+/** The header shows the command's first line; the body repeats it whole only when that line is not all of it. */
+const firstLine = (command: string) => command.split('\n')[0] ?? '';
+const showsWhole = (command: string) => !command.includes('\n') && command.length <= 120;
 
 /** A shell command: what runs where, its live output, Stop while it runs, and how it ended. */
 export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem }) {
@@ -213,28 +206,31 @@ export const CommandCard = memo(function CommandCard({ item }: { item: ToolItem 
   const running = item.status === 'running';
   return (
     <section className={`tool-card command-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
-      <button type="button" className="tool-header" aria-expanded={expanded || running} onClick={() => setOpen(!expanded)}>
-        <Icon name="chevron" size={12} className={`chevron${expanded || running ? ' chevron-open' : ''}`} />
-        <Icon name="terminal" size={14} />
-        <span className="tool-name">{item.name}</span>
-        <span className="tool-description">{item.description}</span>
-        {display.sandboxed ? (
-          <span
-            className="command-sandboxed"
-            title="Runs in the OS sandbox: it writes only in the workspace and its temp folder, and reaches only allowed hosts"
-          >
-            <Icon name="shield" size={11} /> sandboxed
-          </span>
-        ) : null}
-        <span className="tool-status">
-          {statusChip(item, display)}
-          {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
-        </span>
-      </button>
+      <ToolHeader
+        item={item}
+        icon="terminal"
+        tool={item.name}
+        subject={<span className="tool-command-text">{firstLine(display.command)}</span>}
+        subjectText={firstLine(display.command)}
+        subtitle={display.description === display.command ? undefined : display.description}
+        meta={
+          display.sandboxed ? (
+            <span
+              className="command-sandboxed"
+              title="Runs in the OS sandbox: it writes only in the workspace and its temp folder, and reaches only allowed hosts"
+            >
+              <Icon name="shield" size={11} /> sandboxed
+            </span>
+          ) : null
+        }
+        outcome={outcomeChip(item, display)}
+        expanded={expanded || running}
+        onToggle={() => setOpen(!expanded)}
+      />
       {expanded || running ? (
         <div className="tool-body">
           <div className="command-line">
-            <pre className="tool-command">$ {display.command}</pre>
+            {showsWhole(display.command) ? null : <pre className="tool-command">$ {display.command}</pre>}
             {display.cwd ? (
               <span className="command-cwd" title="Working directory">
                 {display.cwd === '.' ? 'in the workspace' : `in ${display.cwd}`}

@@ -1,15 +1,26 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { CronJobInfo, TaskInfo } from '#protocol';
 import { formatBytes, formatDuration } from '#protocol/helpers/units';
 import { Icon } from '../../components/Icon';
 import { deleteCronJob, stopTask } from '../../actions/tasks';
 import { STATUS_LABEL, formatNextFire, screenText } from './format';
 import { OutputDialog } from './OutputDialog';
-import { useTasks } from '../../stores/tasks';
+import { listedTasks, useTasks } from '../../stores/tasks';
+import { useFollowTail } from './use-follow-tail';
 import { useNow } from './use-now';
 
 function lastLines(text: string, n: number): string {
   return text.split('\n').slice(-n).join('\n');
+}
+
+/** The newest lines of a task's output, following the tail unless the reader scrolled up. */
+function TaskTail({ text }: { text: string }) {
+  const { ref, onScroll } = useFollowTail<HTMLPreElement>(text);
+  return (
+    <pre className="task-tail" ref={ref} onScroll={onScroll} tabIndex={0} aria-label="Latest output">
+      {text}
+    </pre>
+  );
 }
 
 function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
@@ -31,10 +42,10 @@ function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
         <span className="task-id">{task.id}</span> $ {task.command}
       </div>
       {!running && task.reason ? <div className="task-reason">{task.reason}</div> : null}
-      {task.tail ? <pre className="task-tail">{lastLines(screenText(task.tail), 8)}</pre> : <div className="task-reason">No output yet.</div>}
+      {task.tail ? <TaskTail text={lastLines(screenText(task.tail), 40)} /> : <div className="task-reason">No output yet.</div>}
       <div className="task-actions">
         <button type="button" className="button button-small" onClick={() => useTasks.getState().view(task.id)}>
-          <Icon name="file" size={13} /> Open full output
+          <Icon name="log" size={13} /> Open full output
         </button>
         <span className="task-size">{formatBytes(task.outputBytes)}</span>
         {running ? (
@@ -50,7 +61,17 @@ function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
           >
             <Icon name="stop" size={12} /> {stopping ? 'Stopping…' : 'Stop'}
           </button>
-        ) : null}
+        ) : (
+          <button
+            type="button"
+            className="button button-small button-ghost"
+            aria-label={`Clear ${task.description} from the list`}
+            title="Clear from the list (its log stays on disk)"
+            onClick={() => useTasks.getState().clearFinished(task.id)}
+          >
+            Clear
+          </button>
+        )}
       </div>
     </li>
   );
@@ -84,7 +105,10 @@ function CronRow({ job, now }: { job: CronJobInfo; now: number }) {
 /** Every background task of the session and its scheduled prompts, with their controls. */
 export function TasksPanel() {
   const open = useTasks((s) => s.panelOpen);
-  const tasks = useTasks((s) => s.tasks);
+  const allTasks = useTasks((s) => s.tasks);
+  const cleared = useTasks((s) => s.cleared);
+  const sessionId = useTasks((s) => s.sessionId);
+  const tasks = useMemo(() => listedTasks({ tasks: allTasks, cleared, sessionId }), [allTasks, cleared, sessionId]);
   const cron = useTasks((s) => s.cron);
   const viewing = useTasks((s) => s.viewing);
   const now = useNow(open && (tasks.some((t) => t.status === 'running') || cron.length > 0));
@@ -137,7 +161,14 @@ export function TasksPanel() {
       </header>
       <div className="tasks-scroll">
         <section aria-label="Background tasks">
-          <h3 className="section-title">Background tasks {running.length ? `· ${running.length} running` : ''}</h3>
+          <div className="tasks-section-head">
+            <h3 className="section-title">Background tasks {running.length ? `· ${running.length} running` : ''}</h3>
+            {finished.length ? (
+              <button type="button" className="button button-small button-ghost" onClick={() => useTasks.getState().clearFinished()}>
+                Clear finished ({finished.length})
+              </button>
+            ) : null}
+          </div>
           {tasks.length === 0 ? (
             <p className="tasks-empty">No background tasks. Commands the agent starts with run_in_background, or that outlive their timeout, show up here.</p>
           ) : (

@@ -40,6 +40,9 @@ describe('tool cards', () => {
     expect(rows).toContain('1−export const rate = 1;');
     expect(rows).toContain('1+export const rate = 2;');
     expect(rows).toContain('22export const name = "x";');
+    // Inside the changed lines, the changed word is marked on each side.
+    expect([...card.querySelectorAll('.diff-del .diff-word')].map((w) => w.textContent)).toEqual(['1']);
+    expect([...card.querySelectorAll('.diff-add .diff-word')].map((w) => w.textContent)).toEqual(['2']);
 
     await userEvent.click(toggle);
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
@@ -129,13 +132,17 @@ describe('tool cards', () => {
         name: 'Bash',
         args: {},
         description: 'Run the tests',
-        display: { kind: 'command', command: 'npm test', cwd: '.', sandboxed: true },
+        display: { kind: 'command', command: 'npm test', cwd: '.', sandboxed: true, description: 'Run the tests' },
       }),
       e('tool.call.progress', { turnId: 't1', callId: 'bash-1', kind: 'stdout', text: 'PASS money.test.js\n' }),
     ]);
     render(<Rows />);
     const card = screen.getByRole('group', { name: 'Bash tool call' });
-    expect(within(card).getByText('$ npm test')).toBeTruthy();
+    // The header shows the command itself, its description as a subtitle.
+    const toggle = within(card).getByRole('button', { name: 'Bash npm test' });
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(card.querySelector('.tool-header .tool-description')?.textContent).toBe('npm test');
+    expect(card.querySelector('.tool-header .tool-subtitle')?.textContent).toBe('Run the tests');
     expect(within(card).getByText('sandboxed')).toBeTruthy();
     expect(within(card).getByLabelText('Live output').textContent).toBe('PASS money.test.js\n');
     arrive([e('tool.call.progress', { turnId: 't1', callId: 'bash-1', kind: 'stdout', text: 'PASS rates.test.js\n' })]);
@@ -193,5 +200,90 @@ describe('tool cards', () => {
     expect(details.open).toBe(true);
     expect(within(card).getByText('PostToolUse hook “audit.sh” (your settings) said: logged')).toBeTruthy();
     expect(within(card).getByText('PreToolUse hook “audit.sh” (your settings) allowed Bash: logged')).toBeTruthy();
+  });
+
+  it('every card has one header pattern: an MCP call names server › tool, and a failed card says so once', () => {
+    const e = sessionEvents();
+    const mcp = { kind: 'mcp_call' as const, server: 'github', tool: 'create_issue', arguments: '{"title":"Bug"}' };
+    openSession([
+      ...turn(e),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'm1',
+        name: 'mcp__github__create_issue',
+        args: {},
+        description: 'github: Create issue',
+        display: mcp,
+      }),
+      e('tool.call.result', { turnId: 't1', callId: 'm1', name: 'mcp__github__create_issue', isError: false, output: 'Created #4', durationMs: 5 }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'm2',
+        name: 'mcp__github__close_issue',
+        args: {},
+        description: 'mcp__github__close_issue',
+        display: { kind: 'generic', summary: 'mcp__github__close_issue' },
+      }),
+      e('tool.call.result', { turnId: 't1', callId: 'm2', name: 'mcp__github__close_issue', isError: true, output: 'Unknown tool', durationMs: 0 }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'f1',
+        name: 'Read',
+        args: {},
+        description: 'Read src/gone.js',
+        display: { kind: 'file_io', operation: 'read', path: 'src/gone.js' },
+      }),
+      e('tool.call.result', {
+        turnId: 't1',
+        callId: 'f1',
+        name: 'Read',
+        isError: true,
+        output: 'File not found: src/gone.js',
+        display: { kind: 'error', message: 'File not found: src/gone.js' },
+        durationMs: 1,
+      }),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'b1',
+        name: 'Bash',
+        args: {},
+        description: 'npm run lint',
+        display: { kind: 'command', command: 'npm run lint' },
+      }),
+      e('tool.call.result', {
+        turnId: 't1',
+        callId: 'b1',
+        name: 'Bash',
+        isError: true,
+        output: 'missing semicolon',
+        display: { kind: 'command_output', exitCode: 1, output: 'missing semicolon' },
+        durationMs: 4,
+      }),
+    ]);
+    render(<Rows />);
+    const call = screen.getByRole('group', { name: 'mcp__github__create_issue tool call' });
+    expect(call.querySelector('.tool-header .tool-name')?.textContent).toBe('github › create_issue');
+    expect(within(call).getByRole('button', { name: 'github › create_issue Create issue' })).toBeTruthy();
+    // A call that never reached its server reads the same, without repeating its name.
+    const unreached = screen.getByRole('group', { name: 'mcp__github__close_issue tool call' });
+    expect(within(unreached).getByRole('button', { name: 'github › close_issue' })).toBeTruthy();
+    expect(unreached.querySelector('.tool-header')?.textContent).not.toContain('mcp__');
+
+    const failed = screen.getByRole('group', { name: 'Read tool call' });
+    expect(within(failed).getAllByText('failed')).toHaveLength(1);
+    expect(within(failed).getAllByText('File not found: src/gone.js')).toHaveLength(1);
+
+    // A command says how it failed with its exit code, and nothing else in the header.
+    const bash = screen.getByRole('group', { name: 'Bash tool call' });
+    expect(bash.querySelector('.tool-header .tool-status')?.textContent).toBe('exit 14 ms');
+    expect(bash.querySelector('.tool-header .tool-subtitle')).toBeNull();
+    for (const card of [call, failed, bash]) {
+      const header = card.querySelector('.tool-header')!;
+      expect([...header.children].map((c) => c.className.split(' ')[0])).toEqual(expect.arrayContaining(['tool-toggle', 'tool-main', 'tool-status']));
+    }
   });
 });

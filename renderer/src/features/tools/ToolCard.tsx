@@ -1,12 +1,11 @@
 import { memo, useState } from 'react';
-import { formatDuration } from '#protocol/helpers/units';
-import { Icon, Spinner } from '../../components/Icon';
 import { useSettings } from '../../stores/settings';
 import type { ToolItem } from '../../stores/transcript';
 import { FilePath } from '../files/FilePath';
 import { HookBadge } from '../hooks/HookBadge';
 import { headline } from './headline';
 import { cardRenderers, opensByDefault, renderInput, renderResult, renderSummary, resultSupersedesInput, toolIcons } from './registry';
+import { ToolHeader } from './ToolHeader';
 import './tools.css';
 
 /** The plan file a Write or Edit changed (plans live in ~/.deft/plans/), or null. */
@@ -31,37 +30,25 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const Custom = cardRenderers[item.display.kind];
   if (Custom) return <Custom item={item} />;
   const title = planWrite ? { verb: null, before: 'Updated the plan ', path: planWrite, after: '' } : headline(item);
-  const toggle = () => setOpen(!expanded);
+  const subjectText = `${title.before}${title.path ?? ''}${title.after}`;
   return (
     <section className={`tool-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
-      <div className="tool-header" onClick={toggle}>
-        <button
-          type="button"
-          className="tool-toggle"
-          aria-expanded={expanded}
-          aria-label={`${title.verb ? `${title.verb} ` : ''}${title.before}${title.path ?? ''}${title.after}`}
-          onClick={(e) => {
-            e.stopPropagation();
-            toggle();
-          }}
-        >
-          <Icon name="chevron" size={12} className={`chevron${expanded ? ' chevron-open' : ''}`} />
-          <Icon name={toolIcons[item.display.kind] ?? 'tool'} size={14} />
-          {title.verb ? <span className="tool-name">{title.verb}</span> : null}
-        </button>
-        <span className="tool-description">
-          {title.before}
-          {title.path ? <FilePath path={title.path} /> : null}
-          {title.after}
-        </span>
-        {summary ? <span className="tool-summary">{summary}</span> : null}
-        <span className="tool-status">
-          {item.status === 'running' ? <Spinner size={12} /> : null}
-          {item.status === 'done' ? <Icon name="check" size={14} className="ok" /> : null}
-          {item.status === 'error' ? <Icon name="x" size={14} className="bad" /> : null}
-          {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
-        </span>
-      </div>
+      <ToolHeader
+        item={item}
+        icon={toolIcons[item.display.kind] ?? 'tool'}
+        tool={title.verb}
+        subject={
+          <>
+            {title.before}
+            {title.path ? <FilePath path={title.path} /> : null}
+            {title.after}
+          </>
+        }
+        subjectText={subjectText}
+        meta={summary}
+        expanded={expanded}
+        onToggle={() => setOpen(!expanded)}
+      />
       {expanded || item.status === 'running' ? (
         <div className="tool-body">
           {resultSupersedesInput(item.result?.display) ? null : renderInput(item.display)}

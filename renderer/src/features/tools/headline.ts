@@ -19,10 +19,24 @@ function pathOf(item: ToolItem): string | null {
   return result && (result.kind === 'file_content' || result.kind === 'diff') ? result.path : null;
 }
 
+/** An MCP call names its server and tool ("github › create_issue"); its title, when the server gave one, follows. */
+function mcpHeadline(item: ToolItem, server: string, tool: string): Headline {
+  const title = item.description.startsWith(`${server}: `) ? item.description.slice(server.length + 2) : item.description;
+  return { verb: `${server} › ${tool}`, before: title === tool || title === item.name ? '' : title, path: null, after: '' };
+}
+
+/** An MCP tool's name as the core registers it: mcp__<server>__<tool>. */
+const MCP_NAME = /^mcp__(.+?)__(.+)$/;
+
 export function headline(item: ToolItem): Headline {
+  if (item.display.kind === 'mcp_call') return mcpHeadline(item, item.display.server, item.display.tool);
+  // A call that never reached its server (not connected, unknown tool) still reads server › tool.
+  const mcp = MCP_NAME.exec(item.name);
+  if (mcp) return mcpHeadline(item, mcp[1]!, mcp[2]!);
   let verb: string | null = item.name;
   let text = item.description;
-  if (text.startsWith(`${item.name} `)) text = text.slice(item.name.length + 1);
+  if (text === item.name) text = '';
+  else if (text.startsWith(`${item.name} `)) text = text.slice(item.name.length + 1);
   else if (SAYS_WHAT.test(text)) verb = null;
   const path = pathOf(item);
   const at = path ? text.indexOf(path) : -1;

@@ -1,7 +1,6 @@
 import { memo, useState } from 'react';
 import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
-import { formatDuration } from '#protocol/helpers/units';
-import { Icon, Spinner } from '../../components/Icon';
+import { ToolHeader } from '../tools/ToolHeader';
 import type { ToolItem } from '../../stores/transcript';
 import { HookBadge } from '../hooks/HookBadge';
 import { ExternalLink, hostOf } from './ExternalLink';
@@ -18,19 +17,20 @@ export const SearchCard = memo(function SearchCard({ item }: { item: ToolItem })
   const count = found?.results.length;
   return (
     <section className={`tool-card web-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
-      <button type="button" className="tool-header" aria-expanded={expanded} disabled={item.status === 'running'} onClick={() => setOpen(!expanded)}>
-        <Icon name="chevron" size={12} className={`chevron${expanded ? ' chevron-open' : ''}`} />
-        <Icon name="search" size={14} />
-        <span className="tool-name">{item.name}</span>
-        <span className="web-title">“{input.query}”</span>
-        {input.provider ? <span className="web-host">{input.provider}</span> : null}
-        <span className="tool-status">
-          {item.status === 'running' ? <Spinner size={12} /> : null}
-          {count !== undefined ? <span className="web-chip">{count === 1 ? '1 result' : `${count} results`}</span> : null}
-          {item.status === 'error' ? <Icon name="x" size={14} className="bad" /> : null}
-          {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
-        </span>
-      </button>
+      <ToolHeader
+        item={item}
+        icon="search"
+        tool={item.name}
+        subject={
+          <>
+            <span className="web-title">“{input.query}”</span> {input.provider ? <span className="web-host">{input.provider}</span> : null}
+          </>
+        }
+        subjectText={`“${input.query}”`}
+        meta={count !== undefined ? <span className="web-chip">{count === 1 ? '1 result' : `${count} results`}</span> : null}
+        expanded={expanded}
+        onToggle={item.status === 'running' ? undefined : () => setOpen(!expanded)}
+      />
       {expanded && item.result ? (
         <div className="tool-body">
           {item.status === 'error' ? <pre className="tool-output tool-output-error">{item.result.output}</pre> : null}

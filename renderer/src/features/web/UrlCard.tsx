@@ -1,7 +1,7 @@
 import { memo, useState } from 'react';
 import type { ToolInputDisplay, ToolResultDisplay } from '#protocol';
-import { formatDuration } from '#protocol/helpers/units';
-import { Icon, Spinner } from '../../components/Icon';
+import { Icon } from '../../components/Icon';
+import { ToolHeader } from '../tools/ToolHeader';
 import type { ToolItem } from '../../stores/transcript';
 import { HookBadge } from '../hooks/HookBadge';
 import { Markdown } from '../conversation/Markdown';
@@ -25,26 +25,33 @@ export const UrlCard = memo(function UrlCard({ item }: { item: ToolItem }) {
   const canOpen = Boolean(page?.preview) || (failed && Boolean(item.result?.output));
   return (
     <section className={`tool-card web-card tool-${item.status}`} role="group" aria-label={`${item.name} tool call`}>
-      <div className="web-card-head">
-        <button type="button" className="tool-header" aria-expanded={open} disabled={!canOpen} onClick={() => setOpen(!open)}>
-          <Icon name="chevron" size={12} className={`chevron${open ? ' chevron-open' : ''}`} />
-          <Icon name="globe" size={14} />
-          <span className="tool-name">{item.name}</span>
-          <span className="web-title">{page?.title ?? url}</span>
-          <span className="web-host">{hostOf(url)}</span>
-          <span className="tool-status">
-            {item.status === 'running' ? <Spinner size={12} /> : null}
-            {page ? <StatusChip status={page.status} /> : null}
-            {page?.bytes !== undefined ? <span>{formatBytes(page.bytes)}</span> : null}
-            {page?.extracted ? <span className="web-chip">main text</span> : null}
-            {failed && !page ? <Icon name="x" size={14} className="bad" /> : null}
-            {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
-          </span>
-        </button>
-        <ExternalLink href={url} className="web-open" label={`Open ${hostOf(url)} in your browser`}>
-          <Icon name="external" size={14} />
-        </ExternalLink>
-      </div>
+      <ToolHeader
+        item={item}
+        icon="globe"
+        tool={item.name}
+        subject={
+          <>
+            <span className="web-title">{page?.title ?? url}</span> <span className="web-host">{hostOf(url)}</span>
+          </>
+        }
+        subjectText={page?.title ?? url}
+        meta={
+          page ? (
+            <>
+              <StatusChip status={page.status} />
+              {page.bytes !== undefined ? <span>{formatBytes(page.bytes)}</span> : null}
+              {page.extracted ? <span className="web-chip">main text</span> : null}
+            </>
+          ) : null
+        }
+        expanded={open}
+        onToggle={canOpen ? () => setOpen(!open) : undefined}
+        trailing={
+          <ExternalLink href={url} className="web-open" label={`Open ${hostOf(url)} in your browser`}>
+            <Icon name="external" size={14} />
+          </ExternalLink>
+        }
+      />
       {failed && !open ? <p className="web-error">{firstLine(item.result?.output ?? '')}</p> : null}
       {open ? (
         <div className="tool-body">
