@@ -57,6 +57,8 @@ export interface StepCallbacks {
   onThinking(text: string): void;
   /** Something the user should know that did not stop the step (the server refused the effort setting). */
   onNote?(message: string): void;
+  /** The model began a tool call (its name is known, its arguments may still be streaming): work a tool call needs can start. */
+  onToolCall?(name: string): void;
 }
 
 export interface StepResult {

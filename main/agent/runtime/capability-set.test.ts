@@ -70,6 +70,29 @@ describe('capabilities', () => {
     expect(messages.at(-1)!.content).toBe('waited 1');
   });
 
+  it("hear once per turn when the model starts a tool call, never in a text-only turn; the turn's calls wait for what they start", async () => {
+    const seen: string[] = [];
+    let ready = false;
+    const capability: Capability = {
+      name: 'early',
+      onToolCallComing: async (_s, { turnId }) => {
+        seen.push(`coming:${turnId.length > 0}`);
+        await new Promise((r) => setTimeout(r, 150));
+        ready = true;
+      },
+      onToolsStart: (_s, step) => void seen.push(`tools:${step.step}:${ready}`),
+    };
+    h = await createHarness({ capabilities: [() => capability], tools: () => [echoTool] as Tool[] });
+    h.server.enqueue({ chunks: [{ text: 'Only words.' }, { finish: 'stop' }] });
+    await h.run('talk');
+    expect(seen).toEqual([]);
+    h.server.enqueue(toolStep(callChunk('Echo', { text: 'one' })), toolStep(callChunk('Echo', { text: 'two' })), {
+      chunks: [{ text: 'Done.' }, { finish: 'stop' }],
+    });
+    await h.run('work');
+    expect(seen).toEqual(['coming:true', 'tools:1:true', 'tools:2:true']);
+  });
+
   it('inject messages at the next step boundary and start turns of their own', async () => {
     let handle: SessionHandle | undefined;
     const notifier = {

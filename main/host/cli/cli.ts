@@ -17,7 +17,6 @@ import { deftHome } from '#infra/platform/home';
 import { findSessionWorkspace } from '#infra/sessions/store';
 import { type RemoteSpec, isRemoteFolderId, parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
 import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
-import { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } from '../remote-folder';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';
@@ -225,6 +224,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       worktree = { name: record.name, branch: record.branch, path: record.path };
     }
     if (remoteSpec) {
+      // SSH's packages load only for a remote folder.
+      const { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } = await import('../remote-folder');
       capabilities = remoteCapabilities(defaultCapabilities);
       if (appendSystemPrompt !== undefined) capabilities = [...capabilities, appendToSystemPrompt(appendSystemPrompt)];
       try {

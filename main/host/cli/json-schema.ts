@@ -1,9 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { ajvClasses, ajvFormats } from '#infra/platform/on-demand';
 import { describe, linearRegExp } from '#runtime/tools/validate';
 
 // deft run --json-schema: the final answer must be JSON valid against the schema.
@@ -43,8 +41,9 @@ export function loadAnswerSchema(given: string, cwd: string): AnswerSchema {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new Error('--json-schema: the schema must be a JSON object');
   const declared = typeof (schema as { $schema?: unknown }).$schema === 'string' ? (schema as { $schema: string }).$schema : '';
   const options = { strict: false, allErrors: true, code: { regExp: linearRegExp } };
+  const { Ajv, Ajv2019, Ajv2020 } = ajvClasses();
   const ajv = declared.includes('2020-12') ? new Ajv2020(options) : declared.includes('2019-09') ? new Ajv2019(options) : new Ajv(options);
-  (addFormats as unknown as (ajv: Ajv) => void)(ajv);
+  ajvFormats()(ajv);
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(schema);

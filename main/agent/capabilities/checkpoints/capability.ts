@@ -5,7 +5,7 @@ import { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
 import { writeCheckpointSettings } from './settings';
 import { CheckpointStorageKeeper } from './storage';
-import type { Checkpoint } from './store/store';
+import type { Checkpoint, CheckpointMeta } from './store/store';
 import { WorkspaceCheckpoints } from './workspace';
 
 /**
@@ -17,6 +17,17 @@ function writesOf(calls: ToolsStart['calls']): readonly string[] | undefined | n
   const writing = calls.filter((c) => !c.readOnly);
   if (!writing.length) return null;
   return writing.every((c) => c.writes) ? writing.flatMap((c) => c.writes ?? []) : undefined;
+}
+
+interface TurnState {
+  turnId: string;
+  meta: Omit<CheckpointMeta, 'session'>;
+  /** The checkpoint taken before the turn (once `snapshot` settled). */
+  before: Checkpoint | null;
+  snapshot?: Promise<void>;
+  /** Whether the last step that ran tools was followed by a full capture (then, unless a task runs, the turn's end adds nothing). */
+  capturedAfterTools?: boolean;
+  toolsMayWrite?: boolean;
 }
 
 /** Files a turn's changes event lists at most (the count of the rest is sent). */
@@ -34,11 +45,13 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
   const rewinds = new Rewinds(checkpoints);
   const pane = new ReviewPane(checkpoints);
   const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.workspace, () => core.now());
-  /**
-   * The turn running in each session, the checkpoint taken before it, and whether the last step that ran
-   * tools was followed by a full capture (then, unless a background task runs, the turn's end adds nothing).
-   */
-  const current = new Map<string, { turnId: string; before: Checkpoint | null; capturedAfterTools?: boolean; toolsMayWrite?: boolean }>();
+  /** The turn running in each session. */
+  const current = new Map<string, TurnState>();
+  /** The checkpoint before the turn, taken once, when the turn first needs it. */
+  const baseline = (session: SessionHandle, turn: TurnState): Promise<void> =>
+    (turn.snapshot ??= checkpoints.take(session, turn.meta, true).then((before) => {
+      turn.before = before ?? null;
+    }));
   let warming: Promise<void> | null = null;
 
   // Kept with the session, so a rewind made by `deft rewind` reaches the model at the next turn, whichever process runs it.
@@ -95,7 +108,7 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       await store?.locked(async () => {}).catch(() => {});
       store?.close();
     },
-    onTurnStart: async (session, { turnId, prompt }) => {
+    onTurnStart: (session, { turnId, prompt }) => {
       const pending = session.state(pendingNoteSlot).get();
       if (pending) {
         session.inject(pending);
@@ -103,9 +116,13 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       }
       const last = session.state(lastRewindSlot).get();
       if (last && !last.closed) session.state(lastRewindSlot).set({ ...last, closed: true });
-      current.set(session.id, { turnId, before: null });
-      const before = await checkpoints.take(session, { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) }, true);
-      current.set(session.id, { turnId, before: before ?? null });
+      // The snapshot before the turn is taken when the model starts a tool call (or, failing that, before calls
+      // run): a text-only turn starts no git and reads no file of the workspace.
+      current.set(session.id, { turnId, before: null, meta: { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) } });
+    },
+    onToolCallComing: (session) => {
+      const turn = current.get(session.id);
+      return turn && baseline(session, turn);
     },
     // Just before a step's approved calls run: what changed since (the user's edits while the model wrote, or
     // while they were asked) is told apart from what the calls do — a rewind leaves it as it is.
@@ -113,7 +130,10 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       const known = writesOf(step.calls);
       if (known === null) return;
       const turn = current.get(session.id);
-      if (turn) turn.toolsMayWrite = true;
+      if (turn) {
+        await baseline(session, turn);
+        turn.toolsMayWrite = true;
+      }
       await checkpoints.take(session, { kind: 'tools', turnId: step.turnId, step: step.step }, false, known);
     },
     onStepEnd: async (session, step) => {
@@ -122,18 +142,30 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       if (known === null) return;
       const meta = { kind: 'step' as const, turnId: step.turnId, step: step.step };
       const turn = current.get(session.id);
-      if (turn) Object.assign(turn, { capturedAfterTools: false, toolsMayWrite: true });
+      if (turn) {
+        await baseline(session, turn);
+        Object.assign(turn, { capturedAfterTools: false, toolsMayWrite: true });
+      }
       const taken = await checkpoints.take(session, meta, false, known);
       if (turn && !known && taken !== undefined) turn.capturedAfterTools = true;
     },
     onTurnEnded: async (session) => {
       const turn = current.get(session.id);
       current.delete(session.id);
-      if (!turn?.before) return;
+      if (!turn) return;
+      const tasksRunning = session.tasks.list(true).length > 0;
+      // No call of the turn could write and nothing runs in the background: the prompt's checkpoint is the
+      // session's latest state, recorded without a look at the workspace.
+      if (!turn.snapshot && !tasksRunning) {
+        await checkpoints.takeUnchanged(session, turn.meta);
+        return;
+      }
+      await baseline(session, turn);
+      if (!turn.before) return;
       // The last tool step was captured in full, or no call of the turn could write, and nothing Deft runs can
-      // have changed files since: one capture fewer (none at all for a text-only turn). An edit made outside
-      // Deft meanwhile shows at the next prompt's checkpoint, as outside, as it would here.
-      const settled = (turn.capturedAfterTools === true || !turn.toolsMayWrite) && !session.tasks.list(true).length;
+      // have changed files since: one capture fewer. An edit made outside Deft meanwhile shows at the next
+      // prompt's checkpoint, as outside, as it would here.
+      const settled = (turn.capturedAfterTools === true || !turn.toolsMayWrite) && !tasksRunning;
       const end = settled ? null : await checkpoints.take(session, { kind: 'turn-end', turnId: turn.turnId });
       const store = await checkpoints.store();
       if (!store) return;
@@ -148,7 +180,9 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       storage.afterTurn();
     },
     onTaskEnded: async (session, task) => {
-      await checkpoints.take(session, { kind: 'task', note: task.id, ...(current.get(session.id) ? { turnId: current.get(session.id)!.turnId } : {}) });
+      const turn = current.get(session.id);
+      if (turn) await baseline(session, turn);
+      await checkpoints.take(session, { kind: 'task', note: task.id, ...(turn ? { turnId: turn.turnId } : {}) });
     },
     // A turn in progress keeps the session (the core sees it running too); the latest checkpoint is read from the store again.
     canUnload: (sessionId) => !current.has(sessionId),

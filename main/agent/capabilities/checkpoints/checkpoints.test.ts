@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '#protocol';
 import { defaultCapabilities } from '../../capabilities';
@@ -436,5 +437,34 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     expect(changed(busy).sort()).toEqual(['b.txt', 'tick.txt']);
     await writeFile(signal, '');
     await settle(h);
+  });
+  it('a text-only turn starts no git, yet is a rewind point at the files as the last turn left them', async () => {
+    const log = join(await mkdtemp(join(tmpdir(), 'deft-git-log-')), 'calls');
+    const wrapper = join(dirname(log), 'git');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    const previous = process.env.DEFT_GIT;
+    process.env.DEFT_GIT = wrapper;
+    try {
+      h = await createHarness({ capabilities: defaultCapabilities });
+      await setUp(h);
+      h.server.enqueue(toolStep(callChunk('Write', { path: 'new.txt', content: 'new\n' })), textReply('Written.'));
+      const edit = await h.run('write a file');
+      await writeFile(log, '');
+      h.server.enqueue(textReply('Just words.'));
+      const talk = await h.run('only talk');
+      expect(await readFile(log, 'utf8')).toBe('');
+      // Still a point to rewind to, at the files as the last turn left them.
+      const { prompts } = await h.core.handlers.listCheckpoints({ sessionId: h.session.id });
+      expect(prompts.map((p) => p.text)).toEqual(['write a file', 'only talk']);
+      await writeFile(join(h.workspace, 'a.txt'), 'changed by hand\n');
+      const preview = await h.core.handlers.previewRewind({ sessionId: h.session.id, turnId: talk, scope: 'code' });
+      expect(preview.files.map((f) => [f.path, f.outside])).toEqual([['a.txt', true]]);
+      const store = await CheckpointStore.open(h.home, h.workspace);
+      expect((await store.list(h.session.id)).filter((c) => c.turnId === edit).map((c) => c.kind)).toEqual(['turn', 'step']);
+    } finally {
+      if (previous === undefined) delete process.env.DEFT_GIT;
+      else process.env.DEFT_GIT = previous;
+    }
   });
 });

@@ -67,6 +67,28 @@ export class WorkspaceCheckpoints {
     }
   }
 
+  /**
+   * A checkpoint at the session's latest tree (the store's HEAD for a session without one), without looking at
+   * the workspace: for a turn in which nothing Deft runs could change a file (a text-only turn), so that it
+   * starts no git and reads no file of the workspace. An edit made outside Deft meanwhile shows at the next
+   * capture, as outside. Where the store has never captured (the first turn in the workspace), a capture it is.
+   * Never throws.
+   */
+  async takeUnchanged(session: SessionHandle, meta: Omit<CheckpointMeta, 'session'>): Promise<Checkpoint | null | undefined> {
+    try {
+      const store = await this.store();
+      if (!store) return undefined;
+      return await store.locked(async () => {
+        const tree = (await this.latestOf(store, session.id))?.tree ?? (await store.headTree());
+        const capture = tree ? { tree, skipped: [] } : await store.capture();
+        return this.recordIfNew(store, session.id, capture, meta, true);
+      });
+    } catch (error) {
+      this.warnOnce(session, error);
+      return undefined;
+    }
+  }
+
   /** Record a capture for the session unless it equals the session's latest checkpoint (and `always` is not set). Call holding the lock. */
   async recordIfNew(
     store: CheckpointStore,

@@ -118,3 +118,17 @@ export function findRepositoryRoot(start: string, options: RepositoryRootOptions
     dir = parent;
   }
 }
+
+/**
+ * The branch checked out in the repository at `root` ("main"), or "detached at <commit>", read from its HEAD
+ * file (no git runs); null when there is no repository there or HEAD says neither.
+ */
+export function currentBranch(root: string): string | null {
+  const gitDir = gitDirOf(join(root, '.git'));
+  const head = gitDir && text(join(gitDir, 'HEAD'), 1024);
+  if (!head) return null;
+  const ref = /^ref: refs\/heads\/([\w./+@-]{1,200})\s*$/.exec(head)?.[1];
+  if (ref) return ref;
+  const commit = /^([0-9a-f]{40}|[0-9a-f]{64})\s*$/.exec(head)?.[1];
+  return commit ? `detached at ${commit.slice(0, 12)}` : null;
+}

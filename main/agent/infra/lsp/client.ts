@@ -1,4 +1,4 @@
-import { pathToFileURL } from 'node:url';
+import { fileUri } from './uri';
 import {
   CancellationTokenSource,
   type Diagnostic,
@@ -71,8 +71,6 @@ function fromTsServer(d: TsServerDiagnostic): Diagnostic {
     ...(d.code !== undefined ? { code: d.code } : {}),
   };
 }
-
-export const fileUri = (path: string): string => pathToFileURL(path).href;
 
 /** Settings the server asks for, by dotted section ("python.analysis"). */
 function section(settings: Readonly<Record<string, unknown>> | undefined, name: string | undefined): unknown {

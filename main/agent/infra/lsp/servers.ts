@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { relative, sep } from 'node:path';
-import { LanguageClient } from './client';
+import type { LanguageClient } from './client';
 import { languageFamily, languageOf } from './languages';
 import type { ServerLauncher } from './process';
 import type { ServerSpec } from './server-specs';
@@ -162,6 +162,8 @@ export class LanguageServers {
   }
 
   private async launch(entry: Entry): Promise<LanguageClient> {
+    // The JSON-RPC packages load with the first server, not with every run.
+    const { LanguageClient } = await import('./client');
     const client = new LanguageClient(entry.spec, this.options.workspace, this.options.launch);
     entry.stopping = false;
     this.options.onChange?.();

@@ -26,8 +26,13 @@ const request = (overrides: Partial<StepRequest> = {}): StepRequest => ({
 async function step(overrides: Partial<StepRequest> = {}) {
   const text: string[] = [];
   const thinking: string[] = [];
-  const result = await provider.step(request(overrides), { onText: (t) => text.push(t), onThinking: (t) => thinking.push(t) });
-  return { result, text, thinking };
+  const calls: string[] = [];
+  const result = await provider.step(request(overrides), {
+    onText: (t) => text.push(t),
+    onThinking: (t) => thinking.push(t),
+    onToolCall: (n) => calls.push(n),
+  });
+  return { result, text, thinking, calls };
 }
 
 describe('AnthropicProvider', () => {
@@ -72,11 +77,12 @@ describe('AnthropicProvider', () => {
     ]);
   });
 
-  it('assembles tool input from input_json_delta pieces', async () => {
+  it('assembles tool input from input_json_delta pieces, saying when a call begins', async () => {
     server.enqueue({
       chunks: [{ text: 'Calling.' }, { toolCall: { id: 'toolu_1', name: 'Echo', args: '{"text":"in many pieces"}', pieces: 6 } }, { finish: 'tool_calls' }],
     });
-    const { result } = await step();
+    const { result, calls } = await step();
+    expect(calls).toEqual(['Echo']);
     expect(result.finishReason).toBe('tool_use');
     expect(result.toolCalls).toEqual([{ id: 'toolu_1', name: 'Echo', arguments: '{"text":"in many pieces"}' }]);
   });

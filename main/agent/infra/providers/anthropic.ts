@@ -137,6 +137,7 @@ async function readStream(stream: AsyncIterable<string>, callbacks: StepCallback
       case 'content_block_start':
         if (event.content_block?.type === 'tool_use') {
           tools.set(event.index ?? tools.size, { id: event.content_block.id ?? '', name: event.content_block.name ?? '', json: '' });
+          callbacks.onToolCall?.(event.content_block.name ?? '');
         } else if (event.content_block?.type === 'text' && event.content_block.text) {
           text += event.content_block.text;
           callbacks.onText(event.content_block.text);

@@ -164,7 +164,10 @@ export class OpenAICompatibleProvider implements ChatProvider {
         if (delta.content) {
           for (const part of think.push(delta.content)) (part.thinking ? emitThinking : emitText)(part.text);
         }
-        for (const call of delta.tool_calls ?? []) calls.add(call);
+        for (const call of delta.tool_calls ?? []) {
+          calls.add(call);
+          if (call.function?.name) callbacks.onToolCall?.(call.function.name);
+        }
       }
       if (choice?.finish_reason) rawFinish = choice.finish_reason;
       const wireUsage = chunk.usage ?? choice?.usage;

@@ -119,6 +119,7 @@ export async function stepWithRetry(
         },
         onThinking: (text) => options.callbacks?.onThinking?.(text),
         onNote: (message) => options.callbacks?.onNote?.(message),
+        onToolCall: (name) => options.callbacks?.onToolCall?.(name),
       });
       return { kind: 'ok', result };
     } catch (error) {

@@ -4,7 +4,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
-import { readAgentsMd } from './system-prompt';
+import { gitSummary, readAgentsMd } from './system-prompt';
 
 let ws: string;
 let outside: string;
@@ -44,5 +44,21 @@ describe('readAgentsMd', () => {
     execFileSync('mkfifo', [join(ws, 'AGENTS.md')]);
     const result = await Promise.race([readAgentsMd(localEnvironment(), ws), new Promise((resolve) => setTimeout(() => resolve('hung'), 2_000))]);
     expect(result).toBeNull();
+  });
+});
+
+describe('gitSummary', () => {
+  it('names the branch from the repository in which the workspace lies, without running git; nothing outside a repository', async () => {
+    expect(gitSummary(ws)).toBeNull();
+    execFileSync('git', ['init', '-q', '-b', 'topic'], { cwd: ws, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    await mkdir(join(ws, 'pkg'));
+    const before = process.env.DEFT_GIT;
+    process.env.DEFT_GIT = '/nonexistent/git';
+    try {
+      expect(gitSummary(join(ws, 'pkg'))).toBe('Branch: topic');
+    } finally {
+      if (before === undefined) delete process.env.DEFT_GIT;
+      else process.env.DEFT_GIT = before;
+    }
   });
 });

@@ -1,7 +1,6 @@
 import type { Environment } from '#contract/environment';
 import { arch, release, type as osType } from 'node:os';
-import { runGitInRepository } from '#infra/git/git';
-import { findRepositoryRoot } from '#infra/git/repository';
+import { currentBranch, findRepositoryRoot } from '#infra/git/repository';
 import { guardPath } from '#infra/policies/path-guard';
 import { headOf } from '#contract/output-limits';
 import identity from './identity.md?raw';
@@ -14,32 +13,21 @@ export interface WorkspaceFacts {
 }
 
 /**
- * A short git status: branch, ahead/behind, and the first changed paths. Null outside a repository.
- * Through Deft's hardened git: a cloned repository's config cannot make it run anything (fsmonitor,
- * filters, hooks), and submodules are not entered (their own config would apply there).
+ * What the prompt says of git: the branch checked out, read from the repository's HEAD without running git
+ * (a text-only turn starts no process); the model runs `git status` when the changes matter. Null outside a repository.
  */
-export async function gitSummary(cwd: string, timeoutMs = 2_000): Promise<string | null> {
-  // Outside a repository (git's own rules, checked here) no git is started.
-  if (!findRepositoryRoot(cwd)) return null;
-  let stdout: string;
-  try {
-    stdout = (await runGitInRepository({ cwd, args: ['status', '--porcelain=v1', '--branch', '--ignore-submodules=all'], timeoutMs })).stdout.toString('utf8');
-  } catch {
-    return null;
-  }
-  const lines = stdout.split('\n').filter(Boolean);
-  const branch = lines[0]?.replace(/^## /, '') ?? 'unknown';
-  const changes = lines.slice(1);
-  const shown = changes.slice(0, 20).map((l) => `  ${l}`);
-  const more = changes.length > 20 ? [`  … and ${changes.length - 20} more`] : [];
-  return [`Branch: ${branch}`, changes.length ? `Changed files (${changes.length}):` : 'Working tree clean.', ...shown, ...more].join('\n');
+export function gitSummary(cwd: string): string | null {
+  const root = findRepositoryRoot(cwd);
+  if (!root) return null;
+  const branch = currentBranch(root);
+  return branch ? `Branch: ${branch}` : null;
 }
 
 export async function workspaceFacts(environment: Environment, cwd: string): Promise<WorkspaceFacts> {
   // Deft's hardened git runs on this machine only; a remote workspace's status is left to the model's own commands.
   if (environment.kind !== 'local')
     return { os: `a remote machine reached over SSH (${environment.label}); paths and commands are that machine's`, cwd, git: null };
-  return { os: `${osType()} ${release()} (${arch()})`, cwd, git: await gitSummary(cwd) };
+  return { os: `${osType()} ${release()} (${arch()})`, cwd, git: gitSummary(cwd) };
 }
 
 /** A local date as YYYY-MM-DD. */
@@ -91,9 +79,7 @@ export interface SystemPromptParts {
 export function buildSystemPrompt(parts: SystemPromptParts): string {
   const sections = [identity.trim()];
   const facts = [`- Operating system: ${parts.facts.os}`, `- Workspace (current directory): ${parts.facts.cwd}`];
-  const git = parts.facts.git
-    ? `\n\n## Git status when this conversation started (run git status for the current state)\n${parts.facts.git}`
-    : '\n- Not a git repository.';
+  const git = parts.facts.git ? `\n\n## Git (run git status to see uncommitted changes)\n${parts.facts.git}` : '\n- Not a git repository.';
   sections.push(`# Environment\n${facts.join('\n')}${git}`);
   if (parts.instructions) sections.push(parts.instructions);
   if (parts.tools.length) {

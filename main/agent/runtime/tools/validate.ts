@@ -1,6 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { ajvClasses } from '#infra/platform/on-demand';
 import { RE2JS } from 're2js';
 
 type Draft = 'draft-07' | '2019-09' | '2020-12';
@@ -39,6 +38,7 @@ function engine(draft: Draft): Ajv {
   let ajv = engines.get(draft);
   if (!ajv) {
     const options = { strict: false, allErrors: true, validateFormats: false, code: { regExp: linearRegExp } };
+    const { Ajv, Ajv2019, Ajv2020 } = ajvClasses();
     ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
     engines.set(draft, ajv);
   }

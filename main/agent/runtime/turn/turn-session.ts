@@ -46,7 +46,13 @@ export interface SessionTurnOptions {
    * What capabilities asked to finish before the next tool call runs, how a finished step adds to it, and what
    * runs just before a step's approved calls (they wait for it).
    */
-  gates?: { pending: Promise<unknown>[]; stepEnded(step: StepEnd): Promise<void>; toolsStarting?(start: ToolsStart): Promise<void> };
+  gates?: {
+    pending: Promise<unknown>[];
+    stepEnded(step: StepEnd): Promise<void>;
+    toolsStarting?(start: ToolsStart): Promise<void>;
+    /** The model began its first tool call of the turn. */
+    toolCallComing?(): Promise<void>;
+  };
   /** The model gave a final answer: a message to carry on with (a Stop hook's), or null. */
   onFinalAnswer?: (continued: number) => Promise<string | null>;
   retry: RetryPolicy;
@@ -66,6 +72,7 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
   const compactIfDue = o.context.autoCompaction(session, o.handle, setup, o.turnId, o.signal);
   // The system prompt of the latest step, for the context meter's breakdown.
   let system = '';
+  let toolCallSeen = false;
   const turnSession: TurnSession = {
     history: () => session.context,
     append: (message) => session.appendContext(message),
@@ -91,6 +98,11 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
     usedCallIds: () => session.callIds,
     ...(o.steers ? { steerWaiting: () => o.steers!.waiting() } : {}),
     countUsage: (id, usage) => o.countUsage(id, usage, { system, tools: setup.tools, contextWindow: setup.contextWindow }),
+    toolCallComing: () => {
+      if (toolCallSeen || !o.gates?.toolCallComing) return;
+      toolCallSeen = true;
+      o.gates.pending.push(o.gates.toolCallComing());
+    },
     beforeTools: async () => void (o.gates ? await Promise.all(o.gates.pending.splice(0)) : undefined),
     afterTools: (step) => void o.gates?.pending.push(o.gates.stepEnded(step)),
     ...(o.gates?.toolsStarting ? { beforeRun: (start: ToolsStart) => o.gates!.toolsStarting!(start) } : {}),

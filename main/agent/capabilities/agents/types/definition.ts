@@ -1,4 +1,5 @@
-import { parse } from 'yaml';
+import { yamlPackage } from '#infra/platform/on-demand';
+import { parseSimpleFrontmatter } from '#infra/text/simple-frontmatter';
 import type { AgentTypeSource, AgentTypeSummary } from '#protocol';
 import { normaliseToolName } from './tool-names';
 
@@ -31,7 +32,8 @@ export function parseDefinition(text: string, file: string | undefined, source: 
   if (!match) throw new Error('it has no YAML frontmatter (a block between --- lines at the top)');
   let data: unknown;
   try {
-    data = parse(match[1] ?? '', { prettyErrors: false });
+    // The common one-line `key: value` header without the YAML parser (which would load with every run for the built-in types).
+    data = parseSimpleFrontmatter(match[1] ?? '') ?? yamlPackage().parse(match[1] ?? '', { prettyErrors: false });
   } catch (error) {
     throw new Error(`the frontmatter is not valid YAML: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }

@@ -503,7 +503,7 @@ export class CheckpointStore {
   }
 
   /** HEAD's tree, from memory when HEAD has not moved since this process last saw it; null without a HEAD. */
-  private async headTree(): Promise<string | null> {
+  async headTree(): Promise<string | null> {
     const commit = (await readFile(join(this.places.gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
     if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
     if (this.head?.commit !== commit) {

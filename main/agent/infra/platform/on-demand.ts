@@ -1,0 +1,40 @@
+import { createRequire } from 'node:module';
+import type * as YamlPackage from 'yaml';
+import type * as AjvPackage from 'ajv';
+import type * as Ajv2019Package from 'ajv/dist/2019.js';
+import type * as Ajv2020Package from 'ajv/dist/2020.js';
+
+/**
+ * Packages loaded the first time they are used, not when Deft starts: a one-shot text turn never parses YAML
+ * beyond simple frontmatter nor checks a JSON schema, and loading them costs more than the rest of its work.
+ * (CommonJS packages, so they load synchronously where they are needed.)
+ */
+const load = createRequire(import.meta.url);
+
+let yaml: typeof YamlPackage | undefined;
+export function yamlPackage(): typeof YamlPackage {
+  yaml ??= load('yaml') as typeof YamlPackage;
+  return yaml;
+}
+
+export interface AjvClasses {
+  Ajv: typeof AjvPackage.Ajv;
+  Ajv2019: typeof Ajv2019Package.Ajv2019;
+  Ajv2020: typeof Ajv2020Package.Ajv2020;
+}
+let ajv: AjvClasses | undefined;
+export function ajvClasses(): AjvClasses {
+  ajv ??= {
+    Ajv: (load('ajv') as typeof AjvPackage).Ajv,
+    Ajv2019: (load('ajv/dist/2019.js') as typeof Ajv2019Package).Ajv2019,
+    Ajv2020: (load('ajv/dist/2020.js') as typeof Ajv2020Package).Ajv2020,
+  };
+  return ajv;
+}
+
+let formats: ((ajv: AjvPackage.Ajv) => void) | undefined;
+/** ajv-formats' plugin (format keywords: date-time, email, uri…). */
+export function ajvFormats(): (ajv: AjvPackage.Ajv) => void {
+  formats ??= (load('ajv-formats') as { default: (ajv: AjvPackage.Ajv) => void }).default;
+  return formats;
+}
