@@ -68,12 +68,14 @@ describe("Deft's own git runs no repository code (finding 2)", () => {
     const marker = join(root, 'fsmonitor-ran');
     git(['init', '-q']);
     await writeFile(join(workspace, 'a.txt'), 'x');
+    git(['add', '-A']);
+    git(['-c', 'user.email=a@b.c', '-c', 'user.name=A', 'commit', '-qm', 'x']);
     git(['config', 'core.fsmonitor', `touch "${marker}"; true`]);
     server.enqueue(answer('Hello.'));
-    const result = await deftRun('hi');
-    expect(result.code).toBe(0);
-    // The git facts still reached the model: the hardened git read the repository.
-    expect(JSON.stringify(server.requests[0]!.body.messages)).toContain('a.txt');
+    // Deft's git works in the repository (a worktree made for the session); the prompt's branch is read from .git.
+    const result = await deftRun('hi', '--worktree=probe');
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[0]!.body.messages)).toContain('Branch: deft/probe');
     expect(existsSync(marker)).toBe(false);
   });
 });
