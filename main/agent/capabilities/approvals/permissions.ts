@@ -64,7 +64,8 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: A
       // Rules allowed for the run count as approved for the session: below deny rules, protected paths and the hard walls.
       sessionRules: runAllow.length ? [...session.state(sessionRulesSlot).get(), ...runAllow] : session.state(sessionRulesSlot).get(),
       plan: planOf(session),
-      places: hub.places,
+      // An isolated sub-agent's call is judged in its worktree: the main checkout is outside it.
+      places: call.workspace ? { ...hub.places, workspace: call.workspace } : hub.places,
       sandboxAutoAllow: await session.sandbox.autoAllow(),
     });
   }
