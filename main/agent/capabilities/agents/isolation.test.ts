@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '#protocol';
 import { createHarness } from '#test-support/harness';
+import { firstUserText } from '#test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { Worktrees } from '#infra/worktrees/worktrees';
 
@@ -84,7 +85,7 @@ describe('sub-agents in isolation (isolation: "worktree")', { timeout: 90_000 },
     const result = toolResults(h).find((o) => o.startsWith('agent_id:'))!;
     expect(result).toContain('changed_files: inside.txt');
     expect(existsSync(outside)).toBe(false);
-    const requests = h.server.requests.filter((r) => JSON.stringify(r.body.messages[1] ?? '').includes('SUB-ESC'));
+    const requests = h.server.requests.filter((r) => firstUserText(r).includes('SUB-ESC'));
     const refusal = JSON.stringify(
       requests
         .at(-1)!
@@ -94,12 +95,32 @@ describe('sub-agents in isolation (isolation: "worktree")', { timeout: 90_000 },
     expect(refusal).toContain('Accept-edits mode runs edits inside the workspace only; this one is outside it');
   });
 
+  it('a background isolated sub-agent: its notification names the worktree, branch and changed files', async () => {
+    h = await createHarness();
+    await repository(h);
+    h.server.enqueue(
+      toolStep(callChunk('Agent', { description: 'bg change', prompt: 'SUB-BGISO: write bg.txt', run_in_background: true, isolation: 'worktree' })),
+      textReply('started it'),
+    );
+    h.server.route('SUB-BGISO', toolStep(callChunk('Write', { path: 'bg.txt', content: 'bg\n' })), textReply(longAnswer('Wrote bg.txt')));
+    await h.run('go');
+    await h.core.settled(h.session.id);
+    const notification = h.server.requests
+      .flatMap((r) => r.body.messages)
+      .map((m) => (typeof m.content === 'string' ? m.content : ''))
+      .find((c) => c.includes('source_kind="background_task"'))!;
+    expect(notification).toMatch(/branch: deft\/agent-bg-change-[0-9a-f]{6} \(from main\)/);
+    expect(notification).toContain('changed_files: bg.txt');
+    expect(existsSync(join(h.workspace, 'bg.txt'))).toBe(false);
+  });
+
   it('refuses isolation outside a git repository, saying why', async () => {
     h = await createHarness();
     h.server.enqueue(toolStep(callChunk('Agent', { description: 'no repo', prompt: 'SUB-NOREPO: anything', isolation: 'worktree' })), textReply('ok'));
     await h.run('delegate');
     expect(toolResults(h).join('\n')).toMatch(/The sub-agent was not started: isolation "worktree" needs a git repository/);
-    expect(h.server.requests.some((r) => JSON.stringify(r.body.messages).includes('SUB-NOREPO: anything') && r.body.messages.length < 4)).toBe(false);
+    // No sub-agent conversation started.
+    expect(h.server.requests.filter((r) => firstUserText(r).includes('SUB-NOREPO'))).toHaveLength(0);
   });
 
   it('a swarm of two isolated sub-agents: each on its own branch; merged one after another, the second conflict is reported', async () => {
