@@ -20,6 +20,8 @@ export interface ResolvedCall {
   hookPermission?: { decision: 'allow' | 'ask'; reason: string };
   /** The sub-agent making the call (absent for the session's own agent): approvals name it. */
   agent?: SubagentLabel;
+  /** The workspace the call acts in when it is not the core's (an isolated sub-agent's worktree): approvals judge "inside" by it. */
+  workspace?: string;
 }
 
 /**

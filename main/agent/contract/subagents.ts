@@ -25,6 +25,11 @@ export interface SubagentRunOptions {
   failFastOnRateLimit?: boolean;
   /** Each event of its own session, live (its log keeps them too). */
   onEvent?: (event: SessionEvent) => void;
+  /**
+   * The folder its tools work in, when not the session's workspace (an isolated sub-agent's git worktree): its
+   * path guard, file tools, Bash's default cwd and its calls' approvals take it as the workspace.
+   */
+  workspace?: string;
 }
 
 /** How one turn of a sub-agent ended. */

@@ -2,8 +2,8 @@ import type { ToolResult } from '#contract/tool';
 import type { AgentOutcome } from './runner';
 
 /** The Agent tool's result for a sub-agent that ran in the foreground (or was resumed). */
-export function foregroundResult(agentId: string, type: string, outcome: AgentOutcome): ToolResult {
-  const head = [`agent_id: ${agentId}`, `actual_subagent_type: ${type}`, `status: ${outcome.status}`];
+export function foregroundResult(agentId: string, type: string, outcome: AgentOutcome, worktree: readonly string[] = []): ToolResult {
+  const head = [`agent_id: ${agentId}`, `actual_subagent_type: ${type}`, `status: ${outcome.status}`, ...worktree];
   const display = { kind: 'agent_summary' as const, agentName: type, ...(outcome.text ? { result: outcome.text } : {}) };
   if (outcome.status === 'completed') return { output: [...head, '', '[summary]', outcome.text || '(the sub-agent gave no final answer)'].join('\n'), display };
   const lines = [...head];

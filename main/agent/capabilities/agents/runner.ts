@@ -49,6 +49,8 @@ export interface AgentRun {
   placement?: { callId?: string; taskId?: string; swarmId?: string; item?: string };
   failFastOnRateLimit?: boolean;
   onEvent?: (event: SessionEvent) => void;
+  /** The worktree it works in (isolation: "worktree"), instead of the session's workspace. */
+  workspace?: string;
   /** Skip the expansion request (e.g. a swarm item retried after a rate limit keeps it for its last turn). */
   expand?: boolean;
 }
@@ -97,6 +99,7 @@ async function runWithin(run: AgentRun, signal: AbortSignal, limit: AbortSignal,
     signal,
     ...(run.failFastOnRateLimit ? { failFastOnRateLimit: true } : {}),
     ...(run.onEvent ? { onEvent: run.onEvent } : {}),
+    ...(run.workspace ? { workspace: run.workspace } : {}),
   };
   let turn = await agent.run(run.prompt, options);
   steps += turn.steps;

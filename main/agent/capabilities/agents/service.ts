@@ -4,6 +4,7 @@ import type { Subagent } from '#contract/subagents';
 import { TaskLimitError } from '#contract/tasks';
 import type { ToolResult, ToolRunContext } from '#contract/tool';
 import { AgentTask } from './agent-task';
+import { type Isolation, type IsolatedTree, closeIsolation, openIsolation, worktreeLines } from './isolation';
 import { backgroundStarted, foregroundResult } from './results';
 import { type AgentOutcome, type AgentRun, runAgent } from './runner';
 import { TranscriptText } from './transcript';
@@ -15,6 +16,8 @@ import type { SwarmLimits } from './swarm-scheduler';
 export interface AgentCallArgs {
   description: string;
   prompt: string;
+  /** `worktree`: it works in a git worktree of its own, on a new branch. */
+  isolation?: Isolation;
 }
 
 /** Running sub-agents and swarms, by session, so the window's Stop buttons can reach them. */
@@ -111,6 +114,22 @@ export class AgentsService {
     }
   }
 
+  /** A worktree for an isolated sub-agent, or a readable refusal. */
+  async isolate(isolation: Isolation | undefined, description: string): Promise<{ tree: IsolatedTree | null } | { refused: string }> {
+    if (isolation !== 'worktree') return { tree: null };
+    try {
+      return { tree: await openIsolation(this.core, description) };
+    } catch (error) {
+      return { refused: `The sub-agent was not started: ${(error as Error).message}` };
+    }
+  }
+
+  /** Commit an isolated sub-agent's changes on its branch; the lines its result gets about them. */
+  async settle(tree: IsolatedTree | null, agent: Subagent, description: string): Promise<string[]> {
+    if (!tree) return [];
+    return worktreeLines(await closeIsolation(this.core, tree, `${agent.type} sub-agent ${agent.id}: ${description}`));
+  }
+
   async runForeground(
     session: SessionHandle,
     call: { type: AgentType; existing: Subagent | undefined; args: AgentCallArgs; ctx: ToolRunContext },
@@ -122,7 +141,10 @@ export class AgentsService {
     } catch (error) {
       return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
     }
-    ctx.onUpdate({ kind: 'status', text: `${agent.id} working` });
+    const isolated = await this.isolate(args.isolation, args.description);
+    if ('refused' in isolated) return { output: isolated.refused, isError: true };
+    const { tree } = isolated;
+    ctx.onUpdate({ kind: 'status', text: `${agent.id} working${tree ? ` in worktree ${tree.name}` : ''}` });
     const outcome = await this.run({
       session,
       agent,
@@ -130,11 +152,12 @@ export class AgentsService {
       prompt: args.prompt,
       signal: ctx.signal,
       placement: { callId: ctx.callId },
+      ...(tree ? { workspace: tree.path } : {}),
       onEvent: (event) => {
         if (event.type === 'tool.call.started') ctx.onUpdate({ kind: 'status', text: `${agent.id}: ${event.name} ${event.description}` });
       },
     });
-    return foregroundResult(agent.id, type.name, outcome);
+    return foregroundResult(agent.id, type.name, outcome, await this.settle(tree, agent, args.description));
   }
 
   async startBackground(
@@ -156,6 +179,12 @@ export class AgentsService {
       release();
       return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
     }
+    const isolated = await this.isolate(args.isolation, args.description);
+    if ('refused' in isolated) {
+      release();
+      return { output: isolated.refused, isError: true };
+    }
+    const { tree } = isolated;
     const taskId = session.tasks.newId('agent');
     const outputPath = session.tasks.outputPath(taskId);
     const task = new AgentTask(outputPath, agent.id);
@@ -166,7 +195,7 @@ export class AgentsService {
         kind: 'agent',
         description: args.description,
         command: `${type.name} sub-agent ${agent.id}`,
-        cwd: this.core.workspace,
+        cwd: tree?.path ?? this.core.workspace,
         startedAt: Date.now(),
         timeoutSec: null,
         outputPath,
@@ -181,9 +210,13 @@ export class AgentsService {
       prompt: args.prompt,
       controller: task.controller,
       placement: { callId: call.callId, taskId },
+      ...(tree ? { workspace: tree.path } : {}),
       onEvent: (event: SessionEvent) => transcript.add(event),
     }).then(
-      (outcome) => task.finish(outcome),
+      async (outcome) => {
+        const lines = await this.settle(tree, agent, args.description);
+        return task.finish(lines.length ? { ...outcome, text: [...lines, '', outcome.text].join('\n') } : outcome);
+      },
       (error: unknown) => task.finish({ status: 'failed', text: '', error: { code: 'internal', message: String((error as Error)?.message ?? error) } }),
     );
     return { output: backgroundStarted(taskId, agent.id, type.name), display: { kind: 'task', taskId, status: 'running', description: args.description } };

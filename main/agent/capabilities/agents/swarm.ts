@@ -3,6 +3,7 @@ import type { SwarmProgress } from '#protocol';
 import type { SessionHandle } from '#contract/capability';
 import type { Subagent } from '#contract/subagents';
 import type { ToolResult, ToolRunContext } from '#contract/tool';
+import type { Isolation, IsolatedTree } from './isolation';
 import type { AgentOutcome } from './runner';
 import type { AgentsService } from './service';
 import { runScheduled, swarmMaxConcurrency } from './swarm-scheduler';
@@ -22,6 +23,10 @@ interface ItemRun {
   state: ItemState;
   agent?: Subagent;
   outcome?: AgentOutcome;
+  /** Its worktree (isolation "worktree"): made at its first launch, kept across rate-limit retries. */
+  tree?: IsolatedTree;
+  /** What its result says of its worktree. */
+  worktree?: string[];
 }
 
 /** The report stays within what a tool result may hold (the rest of each answer is in the sub-agent's log). */
@@ -38,6 +43,7 @@ export async function runSwarm(options: {
   entries: SwarmEntry[];
   description: string;
   ctx: ToolRunContext;
+  isolation?: Isolation;
 }): Promise<ToolResult> {
   const { session, service, type, entries, ctx } = options;
   const swarmId = `swarm-${[...randomBytes(8)].map((b) => (b % 36).toString(36)).join('')}`;
@@ -89,6 +95,15 @@ export async function runSwarm(options: {
           run.outcome = { status: 'failed', text: '', error: { code: 'internal', message: (error as Error).message } };
           return { kind: 'done' };
         }
+        if (options.isolation && !run.tree) {
+          const isolated = await service.isolate(options.isolation, run.entry.item.slice(0, 60));
+          if ('refused' in isolated) {
+            run.state = 'failed';
+            run.outcome = { status: 'failed', text: '', error: { code: 'invalid_request', message: isolated.refused } };
+            return { kind: 'done' };
+          }
+          if (isolated.tree) run.tree = isolated.tree;
+        }
         run.state = 'running';
         announce();
         const outcome = await service.run({
@@ -100,6 +115,7 @@ export async function runSwarm(options: {
           signal,
           placement: { callId: ctx.callId, swarmId, item: run.entry.item },
           failFastOnRateLimit: true,
+          ...(run.tree ? { workspace: run.tree.path } : {}),
         });
         run.outcome = outcome;
         if (outcome.rateLimited && !signal.aborted) {
@@ -107,6 +123,7 @@ export async function runSwarm(options: {
           return { kind: 'rate_limited' };
         }
         run.state = outcome.status === 'completed' ? 'completed' : outcome.status === 'cancelled' ? 'aborted' : 'failed';
+        run.worktree = await service.settle(run.tree ?? null, run.agent, run.entry.item.slice(0, 100));
         return { kind: 'done' };
       },
     });
@@ -141,7 +158,8 @@ function swarmReport(runs: readonly ItemRun[]): string {
     const capped =
       outcome.length > perItem ? `${outcome.slice(0, perItem)}\n[… cut here; resume ${run.agent?.id ?? 'it'} with Agent to ask for the rest]` : outcome;
     const item = run.entry.item.length > 200 ? `${run.entry.item.slice(0, 199)}…` : run.entry.item;
-    lines.push(`<subagent agent_id="${run.agent?.id ?? ''}" item="${attr(item)}" state="${run.state}">${body(capped)}</subagent>`);
+    const tree = run.worktree?.length ? `${body(run.worktree.join('\n'))}\n\n` : '';
+    lines.push(`<subagent agent_id="${run.agent?.id ?? ''}" item="${attr(item)}" state="${run.state}">${tree}${body(capped)}</subagent>`);
   }
   lines.push('</agent_swarm_result>');
   return lines.join('\n');

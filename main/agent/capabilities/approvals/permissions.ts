@@ -64,8 +64,10 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: A
       // Rules allowed for the run count as approved for the session: below deny rules, protected paths and the hard walls.
       sessionRules: runAllow.length ? [...session.state(sessionRulesSlot).get(), ...runAllow] : session.state(sessionRulesSlot).get(),
       plan: planOf(session),
-      places: hub.places,
-      sandboxAutoAllow: await session.sandbox.autoAllow(),
+      // An isolated sub-agent's call is judged in its worktree: the main checkout is outside it.
+      places: call.workspace ? { ...hub.places, workspace: call.workspace } : hub.places,
+      // The OS sandbox confines commands to the core's workspace, not to an isolated sub-agent's worktree: no auto-allow there.
+      sandboxAutoAllow: call.workspace ? false : await session.sandbox.autoAllow(),
     });
   }
 

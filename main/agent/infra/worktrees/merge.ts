@@ -49,7 +49,7 @@ async function snapshotTree(record: WorktreeRecord): Promise<string> {
 }
 
 /** Commit what the worktree has not committed (the session's edits) on its branch. Returns whether there was anything. */
-async function commitPending(record: WorktreeRecord, message: string): Promise<boolean> {
+export async function commitPending(record: WorktreeRecord, message: string): Promise<boolean> {
   const tree = await snapshotTree(record);
   const headTree = await gitText(record.path, ['rev-parse', 'HEAD^{tree}']);
   if (tree === headTree) return false;

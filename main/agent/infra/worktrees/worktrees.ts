@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
-import { applyWorktree, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
+import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
 import { type WorktreeRecord, WorktreeRecords } from './records';
 import { git, nulList } from './run';
@@ -118,6 +118,11 @@ export class Worktrees {
   /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */
   merge(name: string, options: MergeOptions = {}): Promise<MergeOutcome> {
     return this.get(name).then((record) => mergeWorktree(record, options));
+  }
+
+  /** Commit what it has not committed on its branch (copied files left out). Returns whether there was anything. */
+  commit(name: string, message: string): Promise<boolean> {
+    return this.get(name).then((record) => commitPending(record, message));
   }
 
   /** Its changes as uncommitted changes in the main checkout. */

@@ -257,8 +257,11 @@ class ChildAgent implements Subagent {
     const base = await deps.providerConfig();
     if (!base) return { status: 'failed', text: '', steps: 0, error: { code: 'not_configured', message: 'No model is configured.' } };
     const config = options.profile.model ? { ...base, model: options.profile.model } : base;
+    // An isolated sub-agent's tools work in its worktree: its own workspace (and its own reading of the workspace's facts).
+    const { workspaceFacts, ...shared } = deps.setup;
+    const place = options.workspace ? { ...shared, workspace: options.workspace } : { ...shared, ...(workspaceFacts ? { workspaceFacts } : {}) };
     const setup = await stepSetup(
-      { ...deps.setup, subagent: { allowsTool: options.profile.allowsTool, section: options.profile.systemPrompt } },
+      { ...place, subagent: { allowsTool: options.profile.allowsTool, section: options.profile.systemPrompt } },
       session,
       handle,
       config,
@@ -274,7 +277,7 @@ class ChildAgent implements Subagent {
       context: deps.context,
       injections: this.injections,
       facts: async () => subagentFacts(await deps.parentFacts(), options.profile.allowsTool),
-      authorize: (call) => deps.authorize({ ...call, agent: this.label }),
+      authorize: (call) => deps.authorize({ ...call, agent: this.label, ...(options.workspace ? { workspace: options.workspace } : {}) }),
       countUsage: (id, usage) => {
         session.countUsage(id, usage);
         // The parent pays for its sub-agents: goal budgets and the header count their tokens too.

@@ -13,6 +13,10 @@ const input = z.object({
   prompt_template: z.string().max(200_000).optional().describe('The brief for each sub-agent; {{item}} is replaced by its item.'),
   items: z.array(z.string().max(10_000)).max(SWARM_LIMITS.maxItems).default([]).describe('The items, one sub-agent each (2–128).'),
   subagent_type: z.string().trim().min(1).max(64).optional().describe('The kind of sub-agent for every item (default coder).'),
+  isolation: z
+    .enum(['worktree'])
+    .optional()
+    .describe('"worktree": each new sub-agent works in a git worktree of its own (its own branch); the report names each branch and its changed files.'),
   resume_agent_ids: z.record(z.string(), z.string().min(1).max(200_000)).optional().describe('Sub-agents to continue, by agent_id, each with its next prompt.'),
 });
 
@@ -53,6 +57,8 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
           return errorResult(`Duplicate subagent prompts from items ${first} and ${index}: each item must give a different prompt. Remove the duplicate.`);
         seen.set(prompt, index);
       }
+      if (args.isolation && resumes.length)
+        return errorResult('isolation applies to new sub-agents only: resumed ones work where they worked before. Resume them in a swarm of their own.');
       const resumed: Array<{ agent: Subagent; prompt: string }> = [];
       for (const [agentId, prompt] of resumes) {
         if (!AGENT_ID_PATTERN.test(agentId)) return errorResult(`"${agentId}" is not an agent_id (they look like a1b2c3d4e).`);
@@ -72,7 +78,7 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
         ...items.map((item, index) => ({ item, prompt: prompts[index]! })),
       ];
       return {
-        description: `${type.name} swarm: ${args.description} (${entries.length} sub-agents)`,
+        description: `${type.name} swarm: ${args.description} (${entries.length} sub-agents${args.isolation ? ', each in a worktree' : ''})`,
         display: {
           kind: 'agent_swarm',
           agentName: type.name,
@@ -81,7 +87,8 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
           ...(resumed.length ? { resumes: resumed.length } : {}),
         },
         approvalRule: AGENT_SWARM_TOOL,
-        execute: (ctx) => runSwarm({ session, service, type, entries, description: args.description, ctx }),
+        execute: (ctx) =>
+          runSwarm({ session, service, type, entries, description: args.description, ctx, ...(args.isolation ? { isolation: args.isolation } : {}) }),
       };
     },
   });

@@ -13,6 +13,10 @@ const input = z.object({
   subagent_type: z.string().trim().min(1).max(64).optional().describe('The kind of sub-agent (default coder). Not with resume.'),
   resume: z.string().trim().optional().describe('The agent_id of a finished sub-agent to continue, with prompt as its next message.'),
   run_in_background: z.boolean().default(false).describe('Return at once with a task id; you are notified when it finishes.'),
+  isolation: z
+    .enum(['worktree'])
+    .optional()
+    .describe('"worktree": it works in a git worktree of its own (a new branch), never in the main checkout; its result names the branch and changed files.'),
 });
 
 export function agentTool(session: SessionHandle, service: AgentsService): Tool {
@@ -29,6 +33,8 @@ export function agentTool(session: SessionHandle, service: AgentsService): Tool 
           'Give either subagent_type (to start a new sub-agent) or resume (to continue an existing one), not both: a resumed sub-agent keeps its type.',
         );
       }
+      if (args.isolation && args.resume)
+        return errorResult('isolation applies to a new sub-agent only: a resumed one works where it worked before. Leave isolation out, or start a new one.');
       let existing: Subagent | undefined;
       if (args.resume) {
         if (!AGENT_ID_PATTERN.test(args.resume))
@@ -43,7 +49,7 @@ export function agentTool(session: SessionHandle, service: AgentsService): Tool 
       const background = args.run_in_background;
       return {
         accesses: [],
-        description: `${existing ? `Resume ${existing.id}` : type.name}: ${args.description}${background ? ' (background)' : ''}`,
+        description: `${existing ? `Resume ${existing.id}` : type.name}: ${args.description}${background ? ' (background)' : ''}${args.isolation ? ' (in a worktree)' : ''}`,
         display: { kind: 'agent_call', agentName: type.name, prompt: args.prompt, ...(background ? { background: true } : {}) },
         approvalRule: `${AGENT_TOOL}(${type.name})`,
         matchesRule: (rule) => matchGlobSubject(rule, type.name),

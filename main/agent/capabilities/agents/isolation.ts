@@ -1,0 +1,73 @@
+import type { CoreContext } from '#contract/capability';
+import { worktreeCopyGlobs } from '#infra/worktrees/settings';
+import { Worktrees } from '#infra/worktrees/worktrees';
+
+/** How a sub-agent is isolated: `worktree`, its own git worktree on a new branch. */
+export type Isolation = 'worktree';
+
+/** The worktree an isolated sub-agent works in. */
+export interface IsolatedTree {
+  name: string;
+  branch: string;
+  path: string;
+  baseBranch: string | null;
+}
+
+/** What the parent is told of an isolated sub-agent's worktree when it has finished. */
+export interface WorktreeReport extends IsolatedTree {
+  /** Files its branch changed since the worktree was made. */
+  changedFiles: string[];
+  /** Why its changes could not be committed on its branch (they stay in the worktree). */
+  commitError?: string;
+}
+
+/**
+ * A new worktree for a sub-agent (branch `deft/<name>` from the main checkout's HEAD, `worktree.copy` files copied
+ * in). Throws a readable error outside a git repository, or for a workspace on another machine.
+ */
+export async function openIsolation(core: CoreContext, hint: string): Promise<IsolatedTree> {
+  if (core.environment.kind !== 'local')
+    throw new Error('isolation "worktree" works for a workspace on this machine only; this one is remote. Run it without isolation.');
+  let repo: Worktrees;
+  try {
+    repo = await Worktrees.of(core.home, core.workspace);
+  } catch (error) {
+    throw new Error(`isolation "worktree" needs a git repository, and the workspace is not in one (${(error as Error).message}). Run it without isolation.`, {
+      cause: error,
+    });
+  }
+  const created = await repo.create({ hint: `agent ${hint}`, copy: await worktreeCopyGlobs(core.home, repo.repoRoot) });
+  const { name, branch, path, baseBranch } = created.record;
+  return { name, branch, path, baseBranch };
+}
+
+/** Commit what the sub-agent changed on its branch, and say what that branch changed. Never rejects. */
+export async function closeIsolation(core: CoreContext, tree: IsolatedTree, message: string): Promise<WorktreeReport> {
+  let commitError: string | undefined;
+  let changedFiles: string[] = [];
+  try {
+    const repo = await Worktrees.of(core.home, core.workspace);
+    await repo.commit(tree.name, message).catch((error: Error) => {
+      commitError = error.message;
+    });
+    changedFiles = (await repo.state(tree.name)).changedFiles;
+  } catch (error) {
+    commitError ??= (error as Error).message;
+  }
+  return { ...tree, changedFiles, ...(commitError ? { commitError } : {}) };
+}
+
+/** The lines of a tool result about an isolated sub-agent's worktree. */
+export function worktreeLines(report: WorktreeReport): string[] {
+  const files = report.changedFiles;
+  return [
+    `worktree: ${report.name}`,
+    `worktree_path: ${report.path}`,
+    `branch: ${report.branch}${report.baseBranch ? ` (from ${report.baseBranch})` : ''}`,
+    `changed_files: ${files.length ? files.join(', ') : '(none)'}`,
+    ...(report.commitError ? [`commit_error: its changes could not be committed on its branch (${report.commitError}); they are in the worktree.`] : []),
+    files.length
+      ? `merge_hint: nothing reached the main checkout yet. The user merges it with: deft worktrees merge ${report.name} (or apply / discard; also in the window's Worktrees list).`
+      : `merge_hint: it changed nothing; deft worktrees discard ${report.name} --delete-branch removes it.`,
+  ];
+}
