@@ -316,6 +316,18 @@ describe('deft acp', () => {
     await expect(acp.connection.agent.request('session/resume', { sessionId: 'nope', cwd: workspace, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
   });
 
+  it('session/close mid-turn stops the turn waiting on the editor: the prompt ends with cancelled and nothing runs', { timeout: 90_000 }, async () => {
+    const acp = start();
+    await initialize(acp);
+    const { sessionId } = await newSession(acp);
+    server.enqueue({ chunks: [toolCall('Bash', { command: 'touch closed' }), { finish: 'tool_calls' }] });
+    const prompt = acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'run it' }] });
+    await waitFor(() => acp.permissions.length === 1, 30_000);
+    await acp.connection.agent.request('session/close', { sessionId });
+    expect((await prompt).stopReason).toBe('cancelled');
+    expect(existsSync(join(workspace, 'closed'))).toBe(false);
+  });
+
   it('cancels a turn mid-stream: the prompt ends with cancelled', { timeout: 90_000 }, async () => {
     const acp = start();
     await initialize(acp);

@@ -99,12 +99,12 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
     });
   };
 
-  const asking = createAsking({
+  const asking = createAsking<LiveSession>({
     client: () => connection?.client ?? null,
     capabilities: () => clientCapabilities,
-    answerApproval: (session, requestId, answer) => call(live(session.id).workspace, 'answerApproval', { sessionId: session.id, requestId, answer }),
+    answerApproval: (session, requestId, answer) => call(session.workspace, 'answerApproval', { sessionId: session.id, requestId, answer }),
     answerQuestion: (session, requestId, answers, dismissed) =>
-      call(live(session.id).workspace, 'answerQuestion', { sessionId: session.id, requestId, answers, dismissed }),
+      call(session.workspace, 'answerQuestion', { sessionId: session.id, requestId, answers, dismissed }),
   });
 
   const availableCommands = async (workspace: Workspace): Promise<AvailableCommand[]> => {

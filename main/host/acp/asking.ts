@@ -20,14 +20,14 @@ export interface AskingSession {
   readonly asking: Map<string, AbortController>;
 }
 
-export interface AskingContext {
+export interface AskingContext<S extends AskingSession> {
   client(): AgentConnection['client'] | null;
   capabilities(): ClientCapabilities;
-  answerApproval(session: AskingSession, requestId: string, answer: ApprovalAnswer): Promise<unknown>;
-  answerQuestion(session: AskingSession, requestId: string, answers: QuestionAnswer[], dismissed: boolean): Promise<unknown>;
+  answerApproval(session: S, requestId: string, answer: ApprovalAnswer): Promise<unknown>;
+  answerQuestion(session: S, requestId: string, answers: QuestionAnswer[], dismissed: boolean): Promise<unknown>;
 }
 
-export function createAsking(context: AskingContext) {
+export function createAsking<S extends AskingSession>(context: AskingContext<S>) {
   /** One request to the client, withdrawn when its controller aborts: null when it failed or was withdrawn, AGAIN when withdrawn to be asked anew. */
   const request = async <T>(
     session: AskingSession,
@@ -53,13 +53,13 @@ export function createAsking(context: AskingContext) {
       return response.outcome;
     });
 
-  const askApproval = async (session: AskingSession, event: SessionEventOf<'approval.requested'>) => {
+  const askApproval = async (session: S, event: SessionEventOf<'approval.requested'>) => {
     const outcome = await permission(session, event.requestId, approvalRequest(session.id, event, session.cwd));
     if (outcome === AGAIN) return;
     await context.answerApproval(session, event.requestId, approvalAnswer(event, outcome)).catch(() => {});
   };
 
-  const askQuestions = async (session: AskingSession, event: SessionEventOf<'question.asked'>) => {
+  const askQuestions = async (session: S, event: SessionEventOf<'question.asked'>) => {
     let answers: QuestionAnswer[] | null = [];
     if (context.capabilities().elicitation?.form) {
       const response = await request(session, event.requestId, (client, signal) =>
@@ -90,7 +90,7 @@ export function createAsking(context: AskingContext) {
   };
 
   return {
-    ask(session: AskingSession, event: Pending) {
+    ask(session: S, event: Pending) {
       if (event.type === 'approval.requested') void askApproval(session, event);
       else void askQuestions(session, event);
     },
@@ -102,7 +102,7 @@ export function createAsking(context: AskingContext) {
      * Asks again what is still pending at the end of `events` (a loaded session whose turn waits): a request still out
      * is withdrawn first, without answering it.
      */
-    askAgain(session: AskingSession, events: readonly SessionEvent[]) {
+    askAgain(session: S, events: readonly SessionEvent[]) {
       for (const event of pendingRequests(events)) {
         session.asking.get(event.requestId)?.abort(AGAIN);
         this.ask(session, event);
