@@ -118,6 +118,13 @@ describe('deft acp', () => {
     const results = updatesOf(acp, sessionId, 'tool_call_update') as Array<Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }>>;
     const written = results.find((u) => u.toolCallId === write.toolCallId && u.status === 'completed')!;
     expect(written.content).toEqual([{ type: 'diff', path: join(workspace, 'notes.txt'), oldText: null, newText: 'one\ntwo' }]);
+    // Then the whole file, read back through the core.
+    const whole = () =>
+      (updatesOf(acp, sessionId, 'tool_call_update') as typeof results).find(
+        (u) => u.toolCallId === write.toolCallId && u !== written && u.content?.[0]?.type === 'diff',
+      );
+    await waitFor(() => whole() !== undefined, 10_000);
+    expect(whole()!.content).toEqual([{ type: 'diff', path: join(workspace, 'notes.txt'), oldText: null, newText: 'one\ntwo\n' }]);
 
     const bash = calls.find((c) => c.name === 'Bash')!;
     expect(bash.kind).toBe('execute');

@@ -20,6 +20,7 @@ import { modeState, parseMode } from './modes';
 import { createAsking } from './asking';
 import { promptParts } from './prompt';
 import { SessionUpdates } from './session-updates';
+import { wholeFileUpdate } from './whole-file';
 import { type CoreSettings, type Workspace, Workspaces } from './workspaces';
 
 /** One session the client opened (new or loaded) on this connection. */
@@ -94,9 +95,17 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
       const session = sessions.get(event.sessionId);
       if (!session) return;
       for (const update of session.updates.translate(event)) send(session.id, update);
+      if (event.type === 'tool.call.result') void sendWholeFile(session, event);
       if (event.type === 'approval.requested' || event.type === 'question.asked') asking.ask(session, event);
       else if (event.type === 'approval.resolved' || event.type === 'question.answered') asking.settled(session, event.requestId);
     });
+  };
+
+  /** A finished Write/Edit's hunks replaced with the whole file, where it is small and unchanged since. */
+  const sendWholeFile = async (session: LiveSession, event: Extract<SessionEvent, { type: 'tool.call.result' }>) => {
+    const read = (path: string) => call(session.workspace, 'readWorkspaceFile', { path }).catch(() => null);
+    const update = await wholeFileUpdate(event, session.cwd, read);
+    if (update && sessions.get(session.id) === session) send(session.id, update);
   };
 
   const asking = createAsking<LiveSession>({
