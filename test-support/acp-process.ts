@@ -6,6 +6,8 @@ import { pathToFileURL } from 'node:url';
 import {
   type ClientCapabilities,
   type ClientConnection,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type ReadTextFileRequest,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -24,6 +26,8 @@ export interface EditorHandlers {
   permission?: (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
   readTextFile?: (request: ReadTextFileRequest) => Promise<{ content: string }>;
   writeTextFile?: (request: WriteTextFileRequest) => Promise<void>;
+  /** A form to fill in (`elicitation/create`); without it the editor refuses such requests. */
+  elicitation?: (request: CreateElicitationRequest) => Promise<CreateElicitationResponse>;
 }
 
 /** `deft acp` as a process of its own, driven by the ACP SDK's client over its stdin/stdout. */
@@ -87,6 +91,10 @@ export function startAcp(options: {
     .onRequest('fs/read_text_file', async ({ params }) => {
       if (!handlers.readTextFile) throw new Error('this editor reads no files');
       return handlers.readTextFile(params);
+    })
+    .onRequest('elicitation/create', async ({ params }) => {
+      if (!handlers.elicitation) throw new Error('this editor shows no forms');
+      return handlers.elicitation(params);
     })
     .onRequest('fs/write_text_file', async ({ params }) => {
       if (!handlers.writeTextFile) throw new Error('this editor writes no files');

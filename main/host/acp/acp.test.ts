@@ -118,6 +118,13 @@ describe('deft acp', () => {
     const results = updatesOf(acp, sessionId, 'tool_call_update') as Array<Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }>>;
     const written = results.find((u) => u.toolCallId === write.toolCallId && u.status === 'completed')!;
     expect(written.content).toEqual([{ type: 'diff', path: join(workspace, 'notes.txt'), oldText: null, newText: 'one\ntwo' }]);
+    // Then the whole file, read back through the core.
+    const whole = () =>
+      (updatesOf(acp, sessionId, 'tool_call_update') as typeof results).find(
+        (u) => u.toolCallId === write.toolCallId && u !== written && u.content?.[0]?.type === 'diff',
+      );
+    await waitFor(() => whole() !== undefined, 10_000);
+    expect(whole()!.content).toEqual([{ type: 'diff', path: join(workspace, 'notes.txt'), oldText: null, newText: 'one\ntwo\n' }]);
 
     const bash = calls.find((c) => c.name === 'Bash')!;
     expect(bash.kind).toBe('execute');
@@ -196,6 +203,40 @@ describe('deft acp', () => {
     expect(server.requests[3]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: 'echo: from the editor' });
   });
 
+  it('asks AskUserQuestion as one form where the editor offers elicitation: several choices for a multi-select question', {
+    timeout: 90_000,
+  }, async () => {
+    const forms: unknown[] = [];
+    const acp = start({
+      handlers: {
+        elicitation: async (request) => {
+          forms.push(request);
+          // The first form is answered as offered; the second with an answer not offered ("Nope"), which dismisses it.
+          return forms.length === 1
+            ? { action: 'accept', content: { q0: ['Lint', 'Tests'], q0_other: 'and docs', q1: 'No' } }
+            : { action: 'accept', content: { q0: ['Lint'], q1: 'Nope' } };
+        },
+      },
+    });
+    await acp.connection.agent.request('initialize', { protocolVersion: 1, clientCapabilities: { elicitation: { form: {} } } });
+    const { sessionId } = await newSession(acp);
+    const checks = { question: 'Which checks?', header: 'Checks', multi_select: true, options: [{ label: 'Lint' }, { label: 'Types' }, { label: 'Tests' }] };
+    const ship = { question: 'Ship it?', header: '', options: [{ label: 'Yes' }, { label: 'No' }] };
+    server.enqueue(
+      { chunks: [toolCall('AskUserQuestion', { questions: [checks, ship] }), { finish: 'tool_calls' }] },
+      { chunks: [toolCall('AskUserQuestion', { questions: [checks, ship] }), { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'ok' }, { finish: 'stop' }] },
+    );
+    const response = await acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'check' }] });
+    expect(response.stopReason).toBe('end_turn');
+    expect(acp.permissions).toHaveLength(0);
+    expect(forms[0]).toMatchObject({ mode: 'form', sessionId, requestedSchema: { properties: { q0: { type: 'array' }, q1: { type: 'string' } } } });
+    const answered = JSON.stringify(server.requests[1]!.body.messages.at(-1));
+    expect(answered).toContain('Lint, Tests, and docs');
+    expect(answered).toContain('No');
+    expect(JSON.stringify(server.requests[2]!.body.messages.at(-1))).toMatch(/dismiss/i);
+  });
+
   it('takes an image in a prompt to a model that reads images', { timeout: 90_000 }, async () => {
     server.modelInfo['mock-model'] = { architecture: { input_modalities: ['text', 'image'] } };
     const acp = start();
@@ -231,6 +272,67 @@ describe('deft acp', () => {
     await acp.connection.agent.notify('session/cancel', { sessionId });
     expect((await prompt).stopReason).toBe('cancelled');
     expect(existsSync(join(workspace, 'pwned'))).toBe(false);
+  });
+
+  it('asks again what a turn waits on when its session is loaded again; session/close lets it go, session/resume takes it back without a replay', {
+    timeout: 120_000,
+  }, async () => {
+    let asked = 0;
+    const acp = start({
+      handlers: {
+        // The first request is never answered (the editor lost it); the one asked again is approved.
+        permission: (request) =>
+          ++asked === 1 ? new Promise(() => {}) : Promise.resolve({ outcome: { outcome: 'selected', optionId: request.options[0]!.optionId } }),
+      },
+    });
+    const init = await initialize(acp);
+    expect(init.agentCapabilities?.sessionCapabilities).toMatchObject({ list: {}, resume: {}, close: {} });
+    const { sessionId } = await newSession(acp);
+    server.enqueue(
+      { chunks: [toolCall('Write', { path: 'again.txt', content: 'again\n' }), { finish: 'tool_calls' }] },
+      { chunks: [{ text: 'Written.' }, { finish: 'stop' }] },
+    );
+    const prompt = acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write again' }] });
+    await waitFor(() => acp.permissions.length === 1, 30_000);
+    await acp.connection.agent.request('session/load', { sessionId, cwd: workspace, mcpServers: [] });
+    expect((await prompt).stopReason).toBe('end_turn');
+    expect(acp.permissions).toHaveLength(2);
+    expect(acp.permissions[1]!.toolCall.toolCallId).toBe(acp.permissions[0]!.toolCall.toolCallId);
+    expect(await readFile(join(workspace, 'again.txt'), 'utf8')).toBe('again\n');
+
+    await acp.connection.agent.request('session/close', { sessionId });
+    await expect(acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'still there?' }] })).rejects.toMatchObject({
+      code: -32002,
+    });
+    // Closing again: a -32002 on the wire, which the SDK's client takes as done (closing is idempotent).
+    await expect(acp.connection.agent.request('session/close', { sessionId })).resolves.toEqual({});
+    expect(acp.stdoutLines().filter((l) => l.includes('"code":-32002')).length).toBeGreaterThanOrEqual(2);
+    const before = updatesOf(acp, sessionId).length;
+    const resumed = await acp.connection.agent.request('session/resume', { sessionId, cwd: workspace, mcpServers: [] });
+    expect(resumed.modes?.currentModeId).toBe('ask');
+    // Nothing replayed (the commands come, as for a new session).
+    await new Promise((r) => setTimeout(r, 300));
+    expect(
+      updatesOf(acp, sessionId)
+        .slice(before)
+        .map((u) => u.sessionUpdate),
+    ).toEqual(['available_commands_update']);
+    server.enqueue({ chunks: [{ text: 'Back.' }, { finish: 'stop' }] });
+    expect((await acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })).stopReason).toBe('end_turn');
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain('write again');
+    await expect(acp.connection.agent.request('session/resume', { sessionId: 'nope', cwd: workspace, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('session/close mid-turn stops the turn waiting on the editor: the prompt ends with cancelled and nothing runs', { timeout: 90_000 }, async () => {
+    const acp = start();
+    await initialize(acp);
+    const { sessionId } = await newSession(acp);
+    server.enqueue({ chunks: [toolCall('Bash', { command: 'touch closed' }), { finish: 'tool_calls' }] });
+    const prompt = acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'run it' }] });
+    await waitFor(() => acp.permissions.length === 1, 30_000);
+    await acp.connection.agent.request('session/close', { sessionId });
+    expect((await prompt).stopReason).toBe('cancelled');
+    expect(existsSync(join(workspace, 'closed'))).toBe(false);
   });
 
   it('cancels a turn mid-stream: the prompt ends with cancelled', { timeout: 90_000 }, async () => {

@@ -5,8 +5,6 @@ import {
   type ContentBlock,
   type PromptResponse,
   PROTOCOL_VERSION,
-  type RequestPermissionOutcome,
-  type RequestPermissionRequest,
   RequestError,
   type SessionUpdate,
   type Stream,
@@ -19,16 +17,18 @@ import type { ClientFiles } from '#infra/environment/client-fs/client-fs-environ
 import { dispatchCommand } from '../dispatch';
 import { DEFAULT_EFFORT, EFFORT_OPTION, MODEL_OPTION, configOptions, offers } from './config-options';
 import { modeState, parseMode } from './modes';
-import { approvalAnswer, approvalRequest, questionAnswer, questionRequest } from './permissions';
+import { createAsking } from './asking';
 import { promptParts } from './prompt';
 import { SessionUpdates } from './session-updates';
+import { wholeFileUpdate } from './whole-file';
 import { type CoreSettings, type Workspace, Workspaces } from './workspaces';
 
 /** One session the client opened (new or loaded) on this connection. */
 interface LiveSession {
   readonly id: string;
   readonly workspace: Workspace;
-  readonly updates: SessionUpdates;
+  readonly cwd: string;
+  updates: SessionUpdates;
   prompting: boolean;
   /** The model and effort this session chose (absent: the provider's and the settings' default). */
   model?: string | undefined;
@@ -95,47 +95,26 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
       const session = sessions.get(event.sessionId);
       if (!session) return;
       for (const update of session.updates.translate(event)) send(session.id, update);
-      if (event.type === 'approval.requested') void askApproval(session, event);
-      else if (event.type === 'question.asked') void askQuestions(session, event);
-      else if (event.type === 'approval.resolved' || event.type === 'question.answered') session.asking.get(event.requestId)?.abort();
+      if (event.type === 'tool.call.result') void sendWholeFile(session, event);
+      if (event.type === 'approval.requested' || event.type === 'question.asked') asking.ask(session, event);
+      else if (event.type === 'approval.resolved' || event.type === 'question.answered') asking.settled(session, event.requestId);
     });
   };
 
-  const askClient = async (session: LiveSession, requestId: string, request: RequestPermissionRequest): Promise<RequestPermissionOutcome | null> => {
-    const controller = new AbortController();
-    session.asking.set(requestId, controller);
-    try {
-      const response = await connection!.client.request('session/request_permission', request, {
-        cancellationSignal: controller.signal,
-        stopWaitingOnCancel: true,
-      });
-      return response.outcome;
-    } catch {
-      return null; // declined, errored or withdrawn: nothing is approved
-    } finally {
-      session.asking.delete(requestId);
-    }
+  /** A finished Write/Edit's hunks replaced with the whole file, where it is small and unchanged since. */
+  const sendWholeFile = async (session: LiveSession, event: Extract<SessionEvent, { type: 'tool.call.result' }>) => {
+    const read = (path: string) => call(session.workspace, 'readWorkspaceFile', { path }).catch(() => null);
+    const update = await wholeFileUpdate(event, session.cwd, read);
+    if (update && sessions.get(session.id) === session) send(session.id, update);
   };
 
-  const askApproval = async (session: LiveSession, event: Extract<SessionEvent, { type: 'approval.requested' }>) => {
-    const outcome = await askClient(session, event.requestId, approvalRequest(session.id, event, session.workspace.path));
-    const answer = approvalAnswer(event, outcome);
-    await call(session.workspace, 'answerApproval', { sessionId: session.id, requestId: event.requestId, answer }).catch(() => {});
-  };
-
-  const askQuestions = async (session: LiveSession, event: Extract<SessionEvent, { type: 'question.asked' }>) => {
-    const answers = [];
-    for (const question of event.questions) {
-      const outcome = await askClient(session, event.requestId, questionRequest(session.id, event.callId, question));
-      const answer = questionAnswer(question, outcome);
-      if (!answer) break;
-      answers.push(answer);
-    }
-    const dismissed = answers.length < event.questions.length;
-    await call(session.workspace, 'answerQuestion', { sessionId: session.id, requestId: event.requestId, answers: dismissed ? [] : answers, dismissed }).catch(
-      () => {},
-    );
-  };
+  const asking = createAsking<LiveSession>({
+    client: () => connection?.client ?? null,
+    capabilities: () => clientCapabilities,
+    answerApproval: (session, requestId, answer) => call(session.workspace, 'answerApproval', { sessionId: session.id, requestId, answer }),
+    answerQuestion: (session, requestId, answers, dismissed) =>
+      call(session.workspace, 'answerQuestion', { sessionId: session.id, requestId, answers, dismissed }),
+  });
 
   const availableCommands = async (workspace: Workspace): Promise<AvailableCommand[]> => {
     const { skills } = await call(workspace, 'listSkills', {});
@@ -167,19 +146,27 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
   };
 
   /** A session becomes live on this connection: its events are translated from now on; commands, modes and selectors are sent. */
-  const attach = async (workspace: Workspace, summary: SessionSummary, updates: SessionUpdates) => {
+  const attach = async (workspace: Workspace, summary: SessionSummary, updates: SessionUpdates, replayed: readonly SessionEvent[] = []) => {
     const sessionId = summary.id;
     listen(workspace);
     workspace.core.show(`acp:${sessionId}`, sessionId);
     workspace.activeSession ??= sessionId;
-    const session: LiveSession = { id: sessionId, workspace, updates, prompting: false, asking: new Map(), model: summary.model, effort: summary.effort };
+    // Loaded again while live (an editor reopening its panel): the same session, its prompt and requests still out.
+    const previous = sessions.get(sessionId);
+    const session: LiveSession =
+      previous?.workspace === workspace ? previous : { id: sessionId, workspace, cwd: workspace.path, updates, prompting: false, asking: new Map() };
+    Object.assign(session, { updates, model: summary.model, effort: summary.effort });
     sessions.set(sessionId, session);
     const { mode } = await call(workspace, 'getPermissions', { sessionId });
     const plan = updates.mode === 'plan';
     updates.setModes(mode, plan);
     const commands = await availableCommands(workspace).catch(() => []);
     // After the response: a client learns of the session from it.
-    setTimeout(() => send(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: commands }), 0);
+    setTimeout(() => {
+      send(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: commands });
+      // A turn waiting on an approval or a question: the editor is asked again (a request still out is withdrawn).
+      if (summary.running && sessions.get(sessionId) === session) asking.askAgain(session, replayed);
+    }, 0);
     return { modes: modeState(mode, plan), configOptions: await sessionConfig(session) };
   };
 
@@ -224,7 +211,7 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
           loadSession: true,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { list: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
         authMethods: [],
       };
@@ -250,10 +237,31 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
         before = page.before;
       }
       const updates = new SessionUpdates(workspace.path);
-      for (const event of [...(opened.earlier ?? []), ...events]) {
+      const replayed = [...(opened.earlier ?? []), ...events];
+      for (const event of replayed) {
         for (const update of updates.translate(event, true)) await connection!.client.notify('session/update', { sessionId, update });
       }
-      return attach(workspace, opened.session, updates);
+      return attach(workspace, opened.session, updates, replayed);
+    })
+    .onRequest('session/resume', async ({ params }) => {
+      // As session/load without the replay: the events only bring the translation's state up to date.
+      const workspace = await openWorkspace(params.cwd);
+      await workspace.addMcpServers(params.mcpServers ?? []);
+      const opened = await call(workspace, 'openSession', { sessionId: params.sessionId });
+      const updates = new SessionUpdates(workspace.path);
+      const replayed = [...(opened.earlier ?? []), ...opened.events];
+      for (const event of replayed) updates.translate(event, true);
+      return attach(workspace, opened.session, updates, replayed);
+    })
+    .onRequest('session/close', async ({ params }) => {
+      // The session's turn stops, its requests are withdrawn, and it is let go of on this connection.
+      const session = live(params.sessionId);
+      sessions.delete(session.id);
+      for (const controller of session.asking.values()) controller.abort();
+      await call(session.workspace, 'cancelTurn', { sessionId: session.id }).catch(() => {});
+      session.workspace.core.show(`acp:${session.id}`, null);
+      if (session.workspace.activeSession === session.id) session.workspace.activeSession = null;
+      return {};
     })
     .onRequest('session/list', async ({ params }) => {
       // Deft keeps sessions by folder: with a cwd, that folder's; without, those of the folders opened on this connection.

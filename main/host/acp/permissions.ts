@@ -1,8 +1,8 @@
 import type { PermissionOption, RequestPermissionOutcome, RequestPermissionRequest } from '@agentclientprotocol/sdk';
-import type { ApprovalAnswer, Question, QuestionAnswer, SessionEventOf } from '#protocol';
+import type { ApprovalAnswer, SessionEventOf } from '#protocol';
 import { diffContent, toolKind, toolLocations } from './tool-calls';
 
-// Deft's approval requests and questions as ACP `session/request_permission`, and the client's choice back as Deft's
+// Deft's approval requests as ACP `session/request_permission`, and the client's choice back as Deft's
 // answer. Anything but a choice the client was offered (cancelled, an error, an unknown option id) is a refusal.
 
 type ApprovalRequested = SessionEventOf<'approval.requested'>;
@@ -56,24 +56,4 @@ export function approvalAnswer(event: ApprovalRequested, outcome: RequestPermiss
   if (option.optionId === 'revise') return { decision: 'revise', feedback: 'Keep planning: the user did not accept the plan yet.' };
   if (option.optionId.startsWith('plan:')) return { decision: 'approve', scope: 'once', selectedLabel: option.name };
   return { decision: 'approve', scope: option.optionId as 'once' | 'session' | 'always' };
-}
-
-/** One question of AskUserQuestion as a permission request: its options to pick from, or dismiss. */
-export function questionRequest(sessionId: string, callId: string, question: Question): RequestPermissionRequest {
-  return {
-    sessionId,
-    toolCall: { toolCallId: callId, title: question.header ? `${question.header}: ${question.question}` : question.question, kind: 'other' },
-    options: [
-      ...question.options.map((option, i): PermissionOption => ({ optionId: `answer:${i}`, name: option.label, kind: 'allow_once' })),
-      { optionId: 'dismiss', name: 'Dismiss', kind: 'reject_once' },
-    ],
-  };
-}
-
-/** The picked option as an answer, or null when the user dismissed the question (or the client could not ask). */
-export function questionAnswer(question: Question, outcome: RequestPermissionOutcome | null): QuestionAnswer | null {
-  if (!outcome || outcome.outcome !== 'selected') return null;
-  const match = /^answer:(\d+)$/.exec(outcome.optionId);
-  const option = match ? question.options[Number(match[1])] : undefined;
-  return option ? { question: question.question, selected: [option.label] } : null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '#protocol';
-import { approvalAnswer, approvalOptions, questionAnswer } from './permissions';
+import { approvalAnswer, approvalOptions } from './permissions';
 import { promptParts } from './prompt';
 import { diffContent } from './tool-calls';
 import { parseMode } from './modes';
@@ -44,13 +44,6 @@ describe('approvals as permission requests', () => {
     const plan = request({ kind: 'plan_review', display: { kind: 'plan_review', plan: '1. do it', options: [{ label: 'Go', description: '' }] } });
     expect(approvalAnswer(plan, { outcome: 'selected', optionId: 'plan:0' })).toEqual({ decision: 'approve', scope: 'once', selectedLabel: 'Go' });
     expect(approvalAnswer(plan, { outcome: 'selected', optionId: 'revise' }).decision).toBe('revise');
-  });
-
-  it('answers a question only with one of its options', () => {
-    const question = { question: 'Which?', header: '', multiSelect: false, options: [{ label: 'A', description: '' }] };
-    expect(questionAnswer(question, { outcome: 'selected', optionId: 'answer:0' })).toEqual({ question: 'Which?', selected: ['A'] });
-    expect(questionAnswer(question, { outcome: 'selected', optionId: 'answer:7' })).toBeNull();
-    expect(questionAnswer(question, { outcome: 'selected', optionId: 'dismiss' })).toBeNull();
   });
 });
 
