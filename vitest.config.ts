@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Test files that replace modules (vi.mock), globals, the environment or the clock run each in a fresh
@@ -23,6 +24,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the CPUs: one on a two-core CI machine. Most files wait on real
+    // processes (git, shells, servers), so two workers there take about half the time.
+    maxWorkers: Math.max(availableParallelism() - 1, 2),
     // CI gets one retry: a test that fails twice still fails the run, and one that passed only on its retry
     // is printed as such (a race to find, not to hide). Locally a failure is reported at once.
     retry: process.env.CI ? 1 : 0,
