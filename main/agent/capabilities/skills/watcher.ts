@@ -1,6 +1,6 @@
 import { type Stats, existsSync } from 'node:fs';
 import { basename, dirname, relative, sep } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { MAX_SKILL_SCAN_DEPTH } from './types';
 import { isWithin } from '#infra/policies/path-guard';
 
@@ -16,10 +16,13 @@ const MAX_MISSING_LEVELS = 3;
  * not look there either. When a folder stops being a skill, `reveal` starts watching its inside.
  */
 export class SkillWatcher {
-  private readonly watcher: FSWatcher | null;
+  private watcher: FSWatcher | null = null;
+  private closed = false;
   readonly watched: ReadonlySet<string>;
   private readonly ready: Promise<void>;
   private resolveReady: () => void = () => {};
+  /** Folders `reveal` named before chokidar had loaded. */
+  private readonly pending: string[] = [];
 
   constructor(
     private readonly roots: readonly string[],
@@ -36,7 +39,6 @@ export class SkillWatcher {
     }
     this.watched = new Set(anchors.keys());
     if (!anchors.size) {
-      this.watcher = null;
       this.ready = Promise.resolve();
       return;
     }
@@ -63,29 +65,43 @@ export class SkillWatcher {
       }
       return false;
     };
-    this.watcher = watch([...new Set(anchors.values())], {
-      ignoreInitial: true,
-      // Watching must never keep a process alive (CLI runs, tests); hosts stay up on their own.
-      persistent: false,
-      followSymlinks: true,
-      atomic: false,
-      ignorePermissionErrors: true,
-      ignored: (path: string, stats?: Stats) => !relevant(path, stats),
-    });
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
-      this.watcher!.once('ready', () => resolve());
     });
-    this.watcher.on('all', (_event, path) => {
-      const dirty = this.roots.filter((root) => this.watched.has(root) && (isWithin(path, root) || isWithin(root, path)));
-      if (dirty.length) onDirty(dirty, path);
-    });
-    this.watcher.on('error', onError);
+    // chokidar is loaded only when something is watched: a one-shot run that watches nothing never evaluates it.
+    void import('chokidar').then(
+      ({ watch }) => {
+        if (this.closed) return;
+        const watcher = watch([...new Set(anchors.values())], {
+          ignoreInitial: true,
+          // Watching must never keep a process alive (CLI runs, tests); hosts stay up on their own.
+          persistent: false,
+          followSymlinks: true,
+          atomic: false,
+          ignorePermissionErrors: true,
+          ignored: (path: string, stats?: Stats) => !relevant(path, stats),
+        });
+        this.watcher = watcher;
+        watcher.once('ready', () => this.resolveReady());
+        watcher.on('all', (_event, path) => {
+          const dirty = this.roots.filter((root) => this.watched.has(root) && (isWithin(path, root) || isWithin(root, path)));
+          if (dirty.length) onDirty(dirty, path);
+        });
+        watcher.on('error', onError);
+        if (this.pending.length) watcher.add(this.pending.splice(0));
+      },
+      (error: unknown) => {
+        onError(error);
+        this.resolveReady();
+      },
+    );
   }
 
   /** Start watching folders that were left out while inside a skill folder (that folder is no longer a skill). */
   reveal(paths: readonly string[]): void {
-    if (this.watcher && paths.length) this.watcher.add([...paths]);
+    if (!paths.length) return;
+    if (this.watcher) this.watcher.add([...paths]);
+    else this.pending.push(...paths);
   }
 
   /** Resolves once the initial crawl is done and changes are being reported. */
@@ -94,6 +110,7 @@ export class SkillWatcher {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.resolveReady();
     await this.watcher?.close();
   }
