@@ -22,6 +22,9 @@ export default defineConfig({
     build: {
       target: 'node20',
       outDir: 'out/main',
+      // Bundled rather than loaded from node_modules at start: zod's 95 files (with every locale) cost a cold
+      // run more to resolve and compile than the parts of it Deft uses.
+      externalizeDeps: { exclude: ['zod'] },
       rolldownOptions: {
         input: {
           index: resolve(root, 'main/index.ts'),

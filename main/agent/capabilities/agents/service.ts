@@ -67,11 +67,12 @@ export class AgentsService {
       core.emitApp({ type: 'agents.changed', count: snapshot.types.length, skipped: snapshot.skipped.length }),
     );
     // Definitions added, edited or removed are read again at once (the Agent tool's description, Settings). Only this
-    // machine's folders are watched: a remote workspace's are read again at every turn's start (and when listed).
+    // machine's folders are watched, and only where a window shows them: a remote workspace's, and every one in a
+    // host without a window, are read again at every turn's start (and when listed).
     this.watcher = watchDefinitionFolders(
       this.catalog
         .folders()
-        .filter((f) => f.environment.kind === 'local')
+        .filter((f) => core.host.hasWindow && f.environment.kind === 'local')
         .map((f) => f.path),
       () => void this.catalog.refresh(),
     );

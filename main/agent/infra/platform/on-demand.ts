@@ -3,6 +3,8 @@ import type * as YamlPackage from 'yaml';
 import type * as AjvPackage from 'ajv';
 import type * as Ajv2019Package from 'ajv/dist/2019.js';
 import type * as Ajv2020Package from 'ajv/dist/2020.js';
+import type * as Re2Package from 're2js';
+import type * as DiffPackage from 'diff';
 
 /**
  * Packages loaded the first time they are used, not when Deft starts: a one-shot text turn never parses YAML
@@ -37,4 +39,18 @@ let formats: ((ajv: AjvPackage.Ajv) => void) | undefined;
 export function ajvFormats(): (ajv: AjvPackage.Ajv) => void {
   formats ??= (load('ajv-formats') as { default: (ajv: AjvPackage.Ajv) => void }).default;
   return formats;
+}
+
+let re2Class: typeof Re2Package.RE2JS | undefined;
+/** re2js: linear-time regular expressions, for the `pattern` keywords of schemas Deft did not write. */
+export function re2(): typeof Re2Package.RE2JS {
+  re2Class ??= (load('re2js') as typeof Re2Package).RE2JS;
+  return re2Class;
+}
+
+let diff: typeof DiffPackage | undefined;
+/** jsdiff, for the first diff a session shows or applies. */
+export function diffPackage(): typeof DiffPackage {
+  diff ??= load('diff') as typeof DiffPackage;
+  return diff;
 }

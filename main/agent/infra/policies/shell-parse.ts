@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, type Node, Parser } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 
 /** One simple command of a shell script, as parsed. */
 export interface ShellCommand {
@@ -52,9 +52,10 @@ export interface ParsedShell {
 
 let parser: Promise<Parser> | null = null;
 
-/** The Bash grammar (tree-sitter, WebAssembly), loaded once per process. */
+/** The Bash grammar (tree-sitter, WebAssembly), loaded once per process, when the first command is parsed. */
 export function shellParser(): Promise<Parser> {
   parser ??= (async () => {
+    const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
     const require = createRequire(import.meta.url);
     const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));

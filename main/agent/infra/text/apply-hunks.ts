@@ -1,5 +1,5 @@
-import { applyPatch } from 'diff';
 import type { DiffHunk } from '#protocol';
+import { diffPackage } from '#infra/platform/on-demand';
 
 type Hunk = typeof DiffHunk._output;
 
@@ -55,7 +55,13 @@ export function revertHunk(current: string, hunk: Hunk): string | null {
     newLines: hunk.oldLines,
     lines: reverseLines(hunk.lines),
   };
-  const result = applyPatch(current, { oldFileName: undefined, newFileName: undefined, oldHeader: undefined, newHeader: undefined, hunks: [reversed] });
+  const result = diffPackage().applyPatch(current, {
+    oldFileName: undefined,
+    newFileName: undefined,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: [reversed],
+  });
   return result === false ? null : result;
 }
 

@@ -1,5 +1,5 @@
-import { diffArrays } from 'diff';
 import type { DiffHunk } from '#protocol';
+import { diffPackage } from '#infra/platform/on-demand';
 
 type Hunk = typeof DiffHunk._output;
 type Op = { sign: ' ' | '-' | '+' | '\\'; text: string };
@@ -113,7 +113,7 @@ function diffWhole(before: string, after: string, context: number): TextDiff {
   const ops: Op[] = [];
   const lead = Math.max(0, prefix - context);
   for (let i = lead; i < prefix; i++) push(ops, ' ', a[i]!);
-  const changes = diffArrays(midA, midB, { timeout: DIFF_TIMEOUT_MS });
+  const changes = diffPackage().diffArrays(midA, midB, { timeout: DIFF_TIMEOUT_MS });
   if (changes) {
     for (const change of changes) {
       const sign = change.added ? '+' : change.removed ? '-' : ' ';

@@ -1,6 +1,5 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import { ajvClasses } from '#infra/platform/on-demand';
-import { RE2JS } from 're2js';
+import { ajvClasses, re2 } from '#infra/platform/on-demand';
 
 type Draft = 'draft-07' | '2019-09' | '2020-12';
 
@@ -25,7 +24,7 @@ export function linearRegExp(pattern: string): { test(text: string): boolean; to
   // Ajv shares one compiled pattern between schemas by its toString().
   const toString = () => `re2:${pattern}`;
   try {
-    const compiled = RE2JS.compile(pattern);
+    const compiled = re2().compile(pattern);
     return { test: (text) => compiled.test(text), toString };
   } catch {
     return { test: () => true, toString };
