@@ -7,6 +7,8 @@ import { overridesFromEnv } from '#infra/settings/provider-config';
 import { type CliIo, parseArgsOr } from '../cli/io';
 import { ACP_USAGE } from '../cli/usage';
 import { serveAcp } from './agent';
+import { runSetup } from './setup';
+import type { CoreSettings } from './workspaces';
 
 /** The process's stdio for `deft acp`: JSON-RPC on stdin/stdout, everything else on stderr. */
 export interface AcpIo extends CliIo {
@@ -33,6 +35,7 @@ export async function runAcp(argv: string[], io: AcpIo): Promise<number> {
           'api-key': { type: 'string' },
           sandbox: { type: 'string' },
           'mcp-config': { type: 'string', multiple: true },
+          setup: { type: 'boolean', default: false },
           help: { type: 'boolean', short: 'h', default: false },
         },
       }),
@@ -61,16 +64,20 @@ export async function runAcp(argv: string[], io: AcpIo): Promise<number> {
   if (values.model) providerOverrides.model = values.model;
   if (values['api-key']) providerOverrides.apiKey = values['api-key'];
 
-  const stream = ndJsonStream(Writable.toWeb(io.output as Writable), Readable.toWeb(io.input as Readable) as ReadableStream<Uint8Array>);
-  const { closed } = serveAcp(stream, {
+  const settings: CoreSettings = {
     env: io.env,
     providerOverrides,
     mcpConfigs,
     stderr: io.stderr,
     version: io.version,
-    ...(values.sandbox ? { sandbox: values.sandbox } : {}),
+    ...(values.sandbox ? { sandbox: values.sandbox as 'on' | 'off' } : {}),
     ...(io.coreOptions ? { coreOptions: io.coreOptions } : {}),
-  });
+  };
+  // ACP's terminal authentication: the editor runs this in a terminal, not as the agent.
+  if (values.setup) return runSetup({ input: io.input, output: io.output }, settings);
+
+  const stream = ndJsonStream(Writable.toWeb(io.output as Writable), Readable.toWeb(io.input as Readable) as ReadableStream<Uint8Array>);
+  const { closed } = serveAcp(stream, settings);
   await closed;
   return 0;
 }

@@ -7,6 +7,7 @@ import { type AcpProcess, type EditorHandlers, startAcp } from '#test-support/ac
 import { tempDir } from '#test-support/harness';
 import { MockModelServer, lastUserText } from '#test-support/mock-model-server';
 import { waitFor } from '#test-support/wait';
+import { textReply } from '#test-support/mock-steps';
 
 // `deft acp` as an editor runs it: a process of its own, driven over stdio by the ACP SDK's client, against the mock model.
 
@@ -440,5 +441,37 @@ describe('deft acp', () => {
         .map((u) => (u as { content: { text: string } }).content.text)
         .join(''),
     ).toBe('Echo: still there?');
+  });
+  it('with no model provider, asks the editor to authenticate, and works once one is set up', { timeout: 60_000 }, async () => {
+    const acp = startAcp({ cwd: workspace, env: { DEFT_HOME: home }, args: ['--sandbox', 'off'] });
+    running.push(acp);
+    const init = await acp.connection.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { auth: { terminal: true } },
+      clientInfo: { name: 'test-editor', version: '1.0.0' },
+    });
+    expect(init.authMethods?.map((m) => [m.id, 'type' in m ? m.type : 'agent'])).toEqual([
+      ['deft-settings', 'agent'],
+      ['deft-setup', 'terminal'],
+    ]);
+    expect(init.authMethods?.[1]).toMatchObject({ args: ['--setup'] });
+    // Nothing is set up: a session cannot be made, and authenticating says what to do.
+    await expect(newSession(acp)).rejects.toMatchObject({ code: -32000 });
+    await expect(acp.connection.agent.request('authenticate', { methodId: 'deft-settings' })).rejects.toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('Authentication required'),
+    });
+    await expect(acp.connection.agent.request('authenticate', { methodId: 'deft-setup' })).rejects.toMatchObject({ code: -32602 });
+    await expect(acp.connection.agent.request('authenticate', { methodId: 'other' })).rejects.toMatchObject({ code: -32602 });
+    // The user sets it up (as --setup or the window saves it); authenticating again succeeds, and a turn runs.
+    await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: server.baseUrl, model: 'mock-model' } }));
+    await expect(acp.connection.agent.request('authenticate', { methodId: 'deft-settings' })).resolves.toEqual({});
+    const { sessionId } = await newSession(acp);
+    server.enqueue(textReply('Hello from the model.'));
+    const response = await acp.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+    expect(response.stopReason).toBe('end_turn');
+    // An editor without terminal sign-in is offered only the settings method.
+    const plain = start();
+    expect((await initialize(plain)).authMethods?.map((m) => m.id)).toEqual(['deft-settings']);
   });
 });

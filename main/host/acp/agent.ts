@@ -18,6 +18,7 @@ import { dispatchCommand } from '../dispatch';
 import { DEFAULT_EFFORT, EFFORT_OPTION, MODEL_OPTION, configOptions, offers } from './config-options';
 import { modeState, parseMode } from './modes';
 import { createAsking } from './asking';
+import { authMethods, authenticate, requireProvider } from './auth';
 import { promptParts } from './prompt';
 import { SessionUpdates } from './session-updates';
 import { wholeFileUpdate } from './whole-file';
@@ -213,11 +214,15 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
           mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
-        authMethods: [],
+        authMethods: authMethods(clientCapabilities),
       };
     })
-    .onRequest('authenticate', () => ({}))
+    .onRequest('authenticate', async ({ params }) => {
+      await authenticate(settings, clientCapabilities, params.methodId);
+      return {};
+    })
     .onRequest('session/new', async ({ params }) => {
+      await requireProvider(settings);
       const workspace = await openWorkspace(params.cwd);
       await workspace.addMcpServers(params.mcpServers ?? []);
       const { session } = await call(workspace, 'createSession', {});
@@ -301,6 +306,7 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
     })
     .onRequest('session/prompt', async ({ params }) => {
       const session = live(params.sessionId);
+      await requireProvider(settings);
       if (session.prompting) throw RequestError.invalidRequest(undefined, 'A prompt is already running in this session; cancel it or wait for it to end.');
       session.prompting = true;
       try {

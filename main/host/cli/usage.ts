@@ -118,10 +118,13 @@ Exit codes: 0 done, 1 refused or a conflict (the reason on stderr), 2 usage erro
 
 export const ACP_USAGE = `Usage: deft acp [--provider <kind>] [--base-url <url>] [--model <name>] [--api-key <key>]
                 [--sandbox on|off] [--mcp-config <file>]
+       deft acp --setup
 
 acp          Serve the Agent Client Protocol on stdin/stdout, for editors that host agents (Zed, JetBrains IDEs):
              the editor starts it, opens sessions in its project folder and asks you for approvals. Provider
-             flags and DEFT_* variables as for deft run. See docs/acp.md.`;
+             flags and DEFT_* variables as for deft run. See docs/acp.md.
+--setup      Ask for a model provider (protocol, base URL, model, API key) in this terminal, test it and save
+             it, as an editor's "Set up a model provider" sign-in runs it.`;
 
 /** What `deft --help` prints. */
 export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${WORKTREES_USAGE}\n\n${ACP_USAGE}`;
