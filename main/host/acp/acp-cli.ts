@@ -70,7 +70,7 @@ export async function runAcp(argv: string[], io: AcpIo): Promise<number> {
     mcpConfigs,
     stderr: io.stderr,
     version: io.version,
-    ...(values.sandbox ? { sandbox: values.sandbox as 'on' | 'off' } : {}),
+    ...(values.sandbox ? { sandbox: values.sandbox } : {}),
     ...(io.coreOptions ? { coreOptions: io.coreOptions } : {}),
   };
   // ACP's terminal authentication: the editor runs this in a terminal, not as the agent.
