@@ -25,7 +25,7 @@ interface TurnState {
   /** The checkpoint taken before the turn (once `snapshot` settled). */
   before: Checkpoint | null;
   snapshot?: Promise<void>;
-  /** Whether the last step that ran tools was followed by a full capture (then, unless a task runs, the turn's end adds nothing). */
+  /** Whether the last step that ran tools was followed by a capture of what it changed (then, unless a task runs, the turn's end adds nothing). */
   capturedAfterTools?: boolean;
   toolsMayWrite?: boolean;
 }
@@ -147,7 +147,8 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
         Object.assign(turn, { capturedAfterTools: false, toolsMayWrite: true });
       }
       const taken = await checkpoints.take(session, meta, false, known);
-      if (turn && !known && taken !== undefined) turn.capturedAfterTools = true;
+      // Narrowed to the files the calls named (Write, Edit) or in full: either way it holds what the step changed.
+      if (turn && taken !== undefined) turn.capturedAfterTools = true;
     },
     onTurnEnded: async (session) => {
       const turn = current.get(session.id);
@@ -162,7 +163,7 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       }
       await baseline(session, turn);
       if (!turn.before) return;
-      // The last tool step was captured in full, or no call of the turn could write, and nothing Deft runs can
+      // The last tool step's changes were captured, or no call of the turn could write, and nothing Deft runs can
       // have changed files since: one capture fewer. An edit made outside Deft meanwhile shows at the next
       // prompt's checkpoint, as outside, as it would here.
       const settled = (turn.capturedAfterTools === true || !turn.toolsMayWrite) && !tasksRunning;

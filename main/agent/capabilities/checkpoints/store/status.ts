@@ -3,9 +3,11 @@ import { splitZ } from './git';
 /**
  * The paths `git status --porcelain=v2 -z` reports as different from the store's index or from HEAD:
  * changed, deleted or type-changed tracked files, and untracked ones (a nested repository shows as
- * its folder, with a trailing slash). Ignored files are not reported.
+ * its folder, with a trailing slash). Ignored files are not reported. With `filesOnly`, tracked files
+ * whose file matches the index (only the index differs from HEAD) are left out: after a seeding the
+ * whole index differs from a HEAD that does not exist yet, and the index already holds those files.
  */
-export function statusPaths(output: Buffer): string[] {
+export function statusPaths(output: Buffer, { filesOnly = false }: { filesOnly?: boolean } = {}): string[] {
   const records = splitZ(output);
   const paths: string[] = [];
   for (let i = 0; i < records.length; i++) {
@@ -13,11 +15,14 @@ export function statusPaths(output: Buffer): string[] {
     const kind = record[0];
     if (kind === '?') paths.push(record.slice(2));
     // "1 XY sub mH mI mW hH hI path": eight fields, then the path (which may hold spaces).
-    else if (kind === '1') paths.push(fieldsThenRest(record, 8));
+    else if (kind === '1') {
+      if (!filesOnly || record[3] !== '.') paths.push(fieldsThenRest(record, 8));
+    }
     // "2 XY sub mH mI mW hH hI Xscore path\0origPath": renames are off, but read them right anyway.
     else if (kind === '2') {
-      paths.push(fieldsThenRest(record, 9));
       const original = records[++i];
+      if (filesOnly && record[3] === '.') continue;
+      paths.push(fieldsThenRest(record, 9));
       if (original !== undefined) paths.push(original);
     } else if (kind === 'u') paths.push(fieldsThenRest(record, 10));
   }

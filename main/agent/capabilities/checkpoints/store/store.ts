@@ -196,7 +196,8 @@ export class CheckpointStore {
       throw error;
     });
     if (!status) return this.capture();
-    const candidates = statusPaths(status.stdout);
+    // Just seeded: the index holds the repository's files already; only files that differ from it need a look.
+    const candidates = statusPaths(status.stdout, { filesOnly: seeded });
     // An untracked .gitattributes may have changed how the repository's blobs were made from the files: hash them all.
     if (seeded && candidates.some((p) => p === '.gitattributes' || p.endsWith('/.gitattributes'))) {
       await unseed(this.places, this.git);
