@@ -11,7 +11,8 @@ export interface SecretMask {
 
 function kindOf(path: string): 'dir' | 'file' | null {
   try {
-    return lstatSync(path).isDirectory() ? 'dir' : 'file';
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats ? (stats.isDirectory() ? 'dir' : 'file') : null;
   } catch {
     return null;
   }
@@ -33,6 +34,9 @@ function names(dir: string): string[] {
 export function secretMasks(places: { userHome: string; deftHome: string; workspace: string }, realOf: (path: string) => string): SecretMask[] {
   const masks: SecretMask[] = [];
   const add = (path: string) => {
+    // Most places do not exist: a missing one is told by one lstat (which follows the links above it) before the
+    // walk that resolves links, which costs a failed realpath per missing level — every command starts here.
+    if (!kindOf(path)) return;
     const real = realOf(path);
     const kind = kindOf(real);
     if (kind) masks.push({ path: real, dir: kind === 'dir' });
