@@ -13,6 +13,8 @@ import { startBenchHost } from './web-host';
 const RATE = 1_000;
 const SECONDS = 10;
 const DELTA_CHARS = 4;
+/** The slower machine the second run emulates: Chromium's CPU throttling (DevTools' "4× slowdown", a mid-range laptop on battery). */
+const THROTTLE = 4;
 
 /** The little of the page's globals the benchmark reads (bench/ is compiled without the DOM types). */
 interface PageGlobals {
@@ -150,6 +152,20 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     if (tracePath) await browser.stopTracing();
     const shown = await answers.last().locator('.markdown').innerText();
     if (!shown.includes('That is all: every part is done.')) throw new Error('the streamed answer did not finish rendering');
+    // The same stream on a CPU four times slower: does the window keep up, or fall behind and stutter?
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
+    mock.enqueue({ chunks: [...chunks.map((text) => ({ text })), { finish: 'stop' }], perSecond: RATE });
+    const throttled = await recordFrames(page, async () => {
+      await box.fill('write the long answer again');
+      await box.press('Enter');
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('[role="toolbar"][aria-label="Answer actions"]').length >= 3,
+        undefined,
+        { polling: 250, timeout: 240_000 },
+      );
+    });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
     // Loaded by path: the renderer's modules (and the DOM types of their libraries) stay out of the Node program.
@@ -174,6 +190,20 @@ export default async function streamingBench(): Promise<BenchResult[]> {
         unit: 'fps',
         baseline: { name: 'same page, nothing streaming', value: idle.lastSecondFps },
         note,
+      },
+      {
+        name: `streaming, CPU throttled ${THROTTLE}×: fps in the last second`,
+        value: throttled.lastSecondFps,
+        unit: 'fps',
+        baseline: { name: 'same stream, unthrottled', value: streamed.lastSecondFps },
+        note: `on screen in ${(throttled.duration / 1000).toFixed(1)} s (unthrottled ${(streamed.duration / 1000).toFixed(1)} s); main thread: ${cpu(throttled)}`,
+      },
+      {
+        name: `streaming, CPU throttled ${THROTTLE}×: longest frame gap`,
+        value: throttled.longestGap,
+        unit: 'ms',
+        baseline: { name: 'same stream, unthrottled', value: streamed.longestGap },
+        note: `after the first second: ${throttled.longestGapAfterFirstSecond.toFixed(0)} ms`,
       },
       {
         name: 'streaming: longest frame gap',
