@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionSandbox } from '#contract/sandbox';
 import { tempDir } from '#test-support/harness';
 import { describeSandboxed, runPlan } from '#test-support/sandbox';
@@ -17,6 +17,8 @@ import { Sandbox } from './sandbox';
 
 let root: string;
 let sockets: string;
+/** Socket folders of finished tests, removed when the file ends (see afterAll). */
+const spent: string[] = [];
 let workspace: string;
 let session: SessionSandbox;
 const servers: Server[] = [];
@@ -48,9 +50,16 @@ beforeEach(async () => {
   session = sandbox.forSession(`sockets-${Math.random().toString(36).slice(2)}`, async () => ({ allowed: false, reason: 'no network here' }));
 });
 afterEach(async () => {
-  for (const server of servers.splice(0)) server.close();
+  await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   await rm(root, { recursive: true, force: true });
-  await rm(sockets, { recursive: true, force: true });
+  spent.push(sockets);
+});
+// Every sandboxed command on this machine (other test files running meanwhile) covers a folder that holds a
+// listening socket; one that vanishes between its plan and its start makes bubblewrap fail. The servers are closed
+// at once, and their folders removed only once no plan can still name them.
+afterAll(async () => {
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await Promise.all(spent.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 describe('a failure of bubblewrap itself', () => {
