@@ -5,9 +5,23 @@ import { z } from 'zod';
  * `additionalProperties: false` on every object, so a misspelt argument is rejected.
  */
 export function toModelSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
-  closeObjects(json);
+  // A tool's schema is built once and each step's registry asks for it again: converted once (and frozen, as it is shared).
+  let json = converted.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { io: 'input', target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+    closeObjects(json);
+    deepFreeze(json);
+    converted.set(schema, json);
+  }
   return json;
+}
+
+const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+function deepFreeze(node: unknown): void {
+  if (!node || typeof node !== 'object' || Object.isFrozen(node)) return;
+  Object.freeze(node);
+  for (const value of Object.values(node)) deepFreeze(value);
 }
 
 function closeObjects(node: unknown): void {
