@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '#protocol';
 import { createHarness } from '#test-support/harness';
+import { describeSandboxed } from '#test-support/sandbox';
 import { firstUserText } from '#test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { Worktrees } from '#infra/worktrees/worktrees';
@@ -161,5 +162,40 @@ describe('sub-agents in isolation (isolation: "worktree")', { timeout: 90_000 },
     const trees = await Worktrees.of(h.home, h.workspace);
     expect(await trees.merge(names[0]!)).toMatchObject({ status: 'merged' });
     expect(await trees.merge(names[1]!)).toMatchObject({ status: 'conflict', files: ['app.txt'] });
+  });
+});
+
+describeSandboxed("an isolated sub-agent's commands run in its worktree's OS sandbox", () => {
+  it('accept-edits runs its sandboxed Bash without asking (sandbox.autoAllow): it writes in its worktree, never in the main checkout', {
+    timeout: 90_000,
+  }, async () => {
+    h = await createHarness({ permissionMode: 'accept-edits' });
+    await repository(h);
+    // The path is decoded at run time: only the OS sandbox stands between the command and the main checkout.
+    const outside = Buffer.from(join(realpathSync(h.workspace), 'escaped.txt')).toString('base64');
+    const command = `echo in > inside.txt; echo more >> app.txt; node -e "require('fs').writeFileSync(Buffer.from('${outside}','base64').toString(), 'out')"; echo "escape=$?"`;
+    h.server.enqueue(
+      toolStep(callChunk('Agent', { description: 'run a command', prompt: 'SUB-BASH: run it', isolation: 'worktree' })),
+      textReply('parent done'),
+    );
+    h.server.route('SUB-BASH', toolStep(callChunk('Bash', { command })), textReply(longAnswer('Ran it')));
+    await h.run('delegate');
+
+    expect(h.sessionEvents('approval.requested')).toHaveLength(0);
+    const result = toolResults(h).find((o) => o.startsWith('agent_id:'))!;
+    expect(result).toContain('changed_files: app.txt, inside.txt');
+    const path = /worktree_path: (\S+)/.exec(result)![1]!;
+    expect(await readFile(join(path, 'inside.txt'), 'utf8')).toBe('in\n');
+    expect(existsSync(join(h.workspace, 'escaped.txt'))).toBe(false);
+    expect(existsSync(join(h.workspace, 'inside.txt'))).toBe(false);
+    expect(await readFile(join(h.workspace, 'app.txt'), 'utf8')).toBe('line 1\nline 2\n');
+    const bashOutput = JSON.stringify(
+      h.server.requests
+        .filter((r) => firstUserText(r).includes('SUB-BASH'))
+        .at(-1)!
+        .body.messages.at(-1),
+    );
+    expect(bashOutput).toMatch(/escape=1/);
+    expect(bashOutput).toContain("Deft's OS sandbox refused");
   });
 });

@@ -11,6 +11,9 @@ export interface IsolatedTree {
   branch: string;
   path: string;
   baseBranch: string | null;
+  /** Its git folders as Deft recorded them when it made it (what its OS sandbox lets git write). */
+  gitDir?: string;
+  commonDir?: string;
 }
 
 /** What the parent is told of an isolated sub-agent's worktree when it has finished. */
@@ -37,8 +40,8 @@ export async function openIsolation(core: CoreContext, hint: string): Promise<Is
     });
   }
   const created = await repo.create({ hint: `agent ${hint}`, copy: await worktreeCopyGlobs(core.home, repo.repoRoot) });
-  const { name, branch, path, baseBranch } = created.record;
-  return { name, branch, path, baseBranch };
+  const { name, branch, path, baseBranch, gitDir, commonDir } = created.record;
+  return { name, branch, path, baseBranch, ...(gitDir ? { gitDir } : {}), ...(commonDir ? { commonDir } : {}) };
 }
 
 /** Commit what the sub-agent changed on its branch, and say what that branch changed. Never rejects. */

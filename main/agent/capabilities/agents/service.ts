@@ -152,7 +152,7 @@ export class AgentsService {
       prompt: args.prompt,
       signal: ctx.signal,
       placement: { callId: ctx.callId },
-      ...(tree ? { workspace: tree.path } : {}),
+      ...(tree ? { tree } : {}),
       onEvent: (event) => {
         if (event.type === 'tool.call.started') ctx.onUpdate({ kind: 'status', text: `${agent.id}: ${event.name} ${event.description}` });
       },
@@ -210,7 +210,7 @@ export class AgentsService {
       prompt: args.prompt,
       controller: task.controller,
       placement: { callId: call.callId, taskId },
-      ...(tree ? { workspace: tree.path } : {}),
+      ...(tree ? { tree } : {}),
       onEvent: (event: SessionEvent) => transcript.add(event),
     }).then(
       async (outcome) => {

@@ -115,7 +115,7 @@ export async function runSwarm(options: {
           signal,
           placement: { callId: ctx.callId, swarmId, item: run.entry.item },
           failFastOnRateLimit: true,
-          ...(run.tree ? { workspace: run.tree.path } : {}),
+          ...(run.tree ? { tree: run.tree } : {}),
         });
         run.outcome = outcome;
         if (outcome.rateLimited && !signal.aborted) {

@@ -7,7 +7,7 @@ import { type CopyReport, copyUntracked } from './copy';
 import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
 import { type WorktreeRecord, WorktreeRecords } from './records';
-import { git, nulList } from './run';
+import { git, gitText, nulList } from './run';
 
 export interface CreateOptions {
   /** The worktree's name (a folder and, by default, `deft/<name>`); generated from `hint` when absent. */
@@ -42,6 +42,13 @@ export interface WorktreeState extends WorktreeRecord {
   dirty: boolean;
   /** Sessions that ran in it, newest first. */
   sessions: Array<{ id: string; title: string; updatedAt: number }>;
+}
+
+/** A new worktree's git dir and common git dir, as git reports them (absolute, real paths). */
+async function gitFolders(path: string): Promise<{ gitDir: string; commonDir: string }> {
+  const [gitDir, commonDir] = (await gitText(path, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])).split('\n');
+  if (!gitDir || !commonDir) throw new WorktreeError('git did not say where the new worktree keeps its git folders.');
+  return { gitDir: realpathSync(gitDir), commonDir: realpathSync(commonDir) };
 }
 
 export class WorktreeError extends Error {
@@ -85,6 +92,7 @@ export class Worktrees {
       throw new WorktreeError(`the worktree could not be made: ${error.message}`);
     });
     try {
+      Object.assign(record, await gitFolders(path));
       const copy = await copyUntracked(this.repoRoot, path, options.copy ?? []);
       record.copied = copy.copied;
       await this.records.write(record);
