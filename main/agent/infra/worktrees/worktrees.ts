@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isRunning } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
@@ -138,9 +139,25 @@ export class Worktrees {
     return this.get(name).then((record) => applyWorktree(record));
   }
 
-  /** Remove the worktree (its changes with it) and, when asked, its branch. */
+  /** Sessions with a turn running in the worktree now (in any Deft process on this machine), newest first. */
+  async runningSessions(name: string): Promise<Array<{ id: string; title: string }>> {
+    const record = await this.get(name);
+    const store = new SessionStore(this.home, record.path);
+    const sessions = await store.list();
+    const running = await Promise.all(sessions.map((m) => isRunning(store.dirOf(m.id))));
+    return sessions.filter((_, i) => running[i]).map((m) => ({ id: m.id, title: m.title }));
+  }
+
+  /** Remove the worktree (its changes with it) and, when asked, its branch. Refused while a session runs there. */
   async discard(name: string, options: { deleteBranch?: boolean } = {}): Promise<{ removed: string; branchDeleted: boolean }> {
     const record = await this.get(name);
+    const running = await this.runningSessions(name);
+    if (running.length) {
+      const named = running.map((s) => `"${s.title}" (${s.id})`).join(', ');
+      throw new WorktreeError(
+        `worktree "${name}" was not discarded: ${running.length === 1 ? 'a session is' : 'sessions are'} running in it — ${named}. Stop ${running.length === 1 ? 'it' : 'them'} or wait until ${running.length === 1 ? 'it ends' : 'they end'}, then discard it.`,
+      );
+    }
     await this.removeQuietly(record, options.deleteBranch === true);
     if (existsSync(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
     const branchDeleted = options.deleteBranch === true && !(await branchExists(this.repoRoot, record.branch));
