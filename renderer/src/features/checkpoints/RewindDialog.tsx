@@ -189,7 +189,12 @@ function PreviewBody({
                     <Icon name="chevron" size={11} className={`chevron${open === file.path ? ' chevron-open' : ''}`} />
                     <span className={`rewind-badge rewind-badge-${file.action}`}>{ACTION_LABEL[file.action]}</span>
                     <span className="file-path">{file.path}</span>
-                    {file.outside ? <span className="rewind-outside">{skipped ? 'changed outside Deft — kept' : 'changed outside Deft'}</span> : null}
+                    {file.outside ? (
+                      <span className="rewind-outside">
+                        {file.otherSession ? 'changed by another session' : 'changed outside Deft'}
+                        {skipped ? ' — kept' : ''}
+                      </span>
+                    ) : null}
                     {file.binary ? <span className="file-meta">binary</span> : <DiffStats added={file.added ?? 0} removed={file.removed ?? 0} />}
                   </button>
                   {open === file.path ? (
