@@ -149,12 +149,12 @@ function PreviewBody({
           {outsideCount ? (
             <div className="rewind-warning" role="alert">
               <p>
-                <Icon name="alert" size={13} /> {plural(outsideCount, 'file')} changed outside Deft since then (by you or another program). They are left as
-                they are unless you choose otherwise.
+                <Icon name="alert" size={13} /> {plural(outsideCount, 'file')} changed outside this session since then (by you, another program or another Deft
+                session in this folder). They are left as they are unless you choose otherwise.
               </p>
               <label>
                 <input type="checkbox" checked={includeOutside} onChange={(e) => setIncludeOutside(e.target.checked)} /> Also restore the files changed outside
-                Deft
+                this session
               </label>
             </div>
           ) : null}
