@@ -165,6 +165,34 @@ describe('sub-agents in isolation (isolation: "worktree")', { timeout: 90_000 },
   });
 });
 
+describe('worktrees of isolated sub-agents when their session is deleted', { timeout: 90_000 }, () => {
+  it('go with it when nothing would be lost; one with work not on its base stays', async () => {
+    h = await createHarness();
+    await repository(h);
+    h.server.enqueue(
+      toolStep(
+        callChunk('Agent', { description: 'look only', prompt: 'SUB-LOOK: read', isolation: 'worktree' }),
+        callChunk('Agent', { description: 'write one', prompt: 'SUB-WRITE: write', isolation: 'worktree' }),
+      ),
+      textReply('parent done'),
+    );
+    h.server.route('SUB-LOOK', textReply(longAnswer('Looked')));
+    h.server.route('SUB-WRITE', toolStep(callChunk('Write', { path: 'kept.txt', content: 'work\n' })), textReply(longAnswer('Wrote kept.txt')));
+    await h.run('delegate twice');
+    const trees = await Worktrees.of(h.home, h.workspace);
+    const before = (await trees.list()).sort((a, b) => a.name.localeCompare(b.name));
+    expect(before.map((t) => [t.name.replace(/-[0-9a-f]{6}$/, ''), t.session])).toEqual([
+      ['agent-look-only', h.session.id],
+      ['agent-write-one', h.session.id],
+    ]);
+    const [looked, wrote] = before as [(typeof before)[0], (typeof before)[0]];
+    await h.core.handlers.deleteSession({ sessionId: h.session.id });
+    expect((await trees.list()).map((t) => t.name)).toEqual([wrote.name]);
+    expect(existsSync(looked.path)).toBe(false);
+    expect(git(h.workspace, ['branch', '--list', '--format=%(refname:short)', 'deft/*']).trim()).toBe(`deft/${wrote.name}`);
+  });
+});
+
 describeSandboxed("an isolated sub-agent's commands run in its worktree's OS sandbox", () => {
   it('accept-edits runs its sandboxed Bash without asking (sandbox.autoAllow): it writes in its worktree, never in the main checkout', {
     timeout: 90_000,

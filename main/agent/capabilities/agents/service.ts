@@ -115,10 +115,10 @@ export class AgentsService {
   }
 
   /** A worktree for an isolated sub-agent, or a readable refusal. */
-  async isolate(isolation: Isolation | undefined, description: string): Promise<{ tree: IsolatedTree | null } | { refused: string }> {
+  async isolate(isolation: Isolation | undefined, description: string, sessionId: string): Promise<{ tree: IsolatedTree | null } | { refused: string }> {
     if (isolation !== 'worktree') return { tree: null };
     try {
-      return { tree: await openIsolation(this.core, description) };
+      return { tree: await openIsolation(this.core, description, sessionId) };
     } catch (error) {
       return { refused: `The sub-agent was not started: ${(error as Error).message}` };
     }
@@ -141,7 +141,7 @@ export class AgentsService {
     } catch (error) {
       return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
     }
-    const isolated = await this.isolate(args.isolation, args.description);
+    const isolated = await this.isolate(args.isolation, args.description, session.id);
     if ('refused' in isolated) return { output: isolated.refused, isError: true };
     const { tree } = isolated;
     ctx.onUpdate({ kind: 'status', text: `${agent.id} working${tree ? ` in worktree ${tree.name}` : ''}` });
@@ -179,7 +179,7 @@ export class AgentsService {
       release();
       return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
     }
-    const isolated = await this.isolate(args.isolation, args.description);
+    const isolated = await this.isolate(args.isolation, args.description, session.id);
     if ('refused' in isolated) {
       release();
       return { output: isolated.refused, isError: true };

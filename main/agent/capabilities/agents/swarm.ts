@@ -96,7 +96,7 @@ export async function runSwarm(options: {
           return { kind: 'done' };
         }
         if (options.isolation && !run.tree) {
-          const isolated = await service.isolate(options.isolation, run.entry.item.slice(0, 60));
+          const isolated = await service.isolate(options.isolation, run.entry.item.slice(0, 60), session.id);
           if ('refused' in isolated) {
             run.state = 'failed';
             run.outcome = { status: 'failed', text: '', error: { code: 'invalid_request', message: isolated.refused } };

@@ -26,6 +26,8 @@ export const WorktreeRecord = WorktreeInfo.pick({
    */
   gitDir: z.string().optional(),
   commonDir: z.string().optional(),
+  /** The session whose isolated sub-agent it was made for: released with that session when it is deleted. */
+  session: z.string().optional(),
 });
 export type WorktreeRecord = z.infer<typeof WorktreeRecord>;
 

@@ -21,6 +21,8 @@ export interface CreateOptions {
   base?: string;
   /** Globs of untracked files to copy in (`worktree.copy`). */
   copy?: readonly string[];
+  /** Made for an isolated sub-agent of this session (removed with it when nothing would be lost). */
+  session?: string;
 }
 
 export interface Created {
@@ -86,7 +88,17 @@ export class Worktrees {
     if (await branchExists(this.repoRoot, branch)) throw new WorktreeError(`the branch "${branch}" exists already: give another name or branch.`);
     const { baseCommit, baseBranch } = await this.resolveBase(options.base);
     await mkdir(this.records.dir, { recursive: true, mode: 0o700 });
-    const record: WorktreeRecord = { name, branch, baseBranch, baseCommit, repoRoot: this.repoRoot, path, createdAt: Date.now(), copied: [] };
+    const record: WorktreeRecord = {
+      name,
+      branch,
+      baseBranch,
+      baseCommit,
+      repoRoot: this.repoRoot,
+      path,
+      createdAt: Date.now(),
+      copied: [],
+      ...(options.session ? { session: options.session } : {}),
+    };
     // A failed add made nothing (git checks the branch and the folder first): nothing to undo, and what another
     // process made under the same name meanwhile is not ours to remove.
     await git(this.repoRoot, ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, baseCommit]).catch((error: Error) => {
