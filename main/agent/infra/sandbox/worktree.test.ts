@@ -65,7 +65,9 @@ function isolated(worktree: SandboxWorktree = tree) {
 const identity = '-c user.email=a@b.c -c user.name=A';
 
 describeSandboxed("an isolated sub-agent's sandbox (its worktree)", () => {
-  it('writes and commits in its worktree; the main checkout, its git config, hooks, index, HEAD and branch stay untouched', { timeout: 60_000 }, async () => {
+  it('writes and commits in its worktree; the main checkout (its git config, hooks, index, HEAD, branch) and another worktree stay untouched', {
+    timeout: 60_000,
+  }, async () => {
     const run = isolated();
     const work = await run(`echo new > new.txt && git add new.txt && git ${identity} commit -qm 'by the sub-agent' && git log --format=%s -1`);
     expect(work, work.output).toMatchObject({ code: 0, sandboxed: true });
@@ -73,7 +75,10 @@ describeSandboxed("an isolated sub-agent's sandbox (its worktree)", () => {
     expect(git(['log', '--format=%s', '-1', tree.branch])).toBe('by the sub-agent\n');
 
     const head = git(['rev-parse', 'main']);
+    const { record: other } = await (await Worktrees.of(home, main)).create({ name: 'other' });
     const attempts = [
+      `echo pwned > '${other.path}/app.txt'`,
+      `echo 'ref: refs/heads/main' > '${other.gitDir}/HEAD'`,
       `echo pwned > '${main}/app.txt'`,
       `echo pwned > '${main}/planted.txt'`,
       `echo '[core]' >> '${main}/.git/config'`,
@@ -89,6 +94,8 @@ describeSandboxed("an isolated sub-agent's sandbox (its worktree)", () => {
       expect(result.code, `${attempt}\n${result.output}`).not.toBe(0);
     }
     expect(await readFile(join(main, 'app.txt'), 'utf8')).toBe('original\n');
+    expect(await readFile(join(other.path, 'app.txt'), 'utf8')).toBe('original\n');
+    expect(await readFile(join(other.gitDir!, 'HEAD'), 'utf8')).toBe('ref: refs/heads/deft/other\n');
     expect(existsSync(join(main, 'planted.txt'))).toBe(false);
     expect(existsSync(join(main, '.git', 'hooks', 'post-commit'))).toBe(false);
     expect(await readFile(join(main, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
@@ -105,6 +112,8 @@ describeSandboxed("an isolated sub-agent's sandbox (its worktree)", () => {
     const rewrite = await run(
       [
         `echo 'gitdir: ${main}/.git' > .git`,
+        `mv .git moved-git-file`,
+        `rm -f .git`,
         `echo '${main}/.git' > '${tree.gitDir}/commondir'`,
         `echo '${main}/.git' > '${tree.gitDir}/gitdir'`,
         `echo '[core]' > '${tree.gitDir}/config.worktree'`,
