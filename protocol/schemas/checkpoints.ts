@@ -52,6 +52,8 @@ export const RewindFile = z.object({
   action: z.enum(['restore', 'remove', 'bring_back']),
   /** Changed outside the session's turns since that point (by you or another program, also while a turn ran): restored only when you confirm. */
   outside: z.boolean(),
+  /** Of those: made by another Deft session in this folder (kept, as any change outside, unless you confirm). */
+  otherSession: z.boolean().optional(),
   binary: z.boolean(),
   added: z.number().int().nullable(),
   removed: z.number().int().nullable(),
@@ -107,6 +109,8 @@ export const ReviewFile = ChangedFileInfo.extend({
   truncated: z.boolean().optional(),
   /** The file changed again after this range: reverting restores the old version over those later changes too. */
   changedSince: z.boolean(),
+  /** Made by another Deft session in this folder, not by this one: listed as its, never reverted as this session's. */
+  otherSession: z.boolean().optional(),
 });
 export type ReviewFile = z.infer<typeof ReviewFile>;
 

@@ -72,6 +72,21 @@ export interface SessionSandbox {
   env(extra?: Readonly<Record<string, string>>): Promise<Record<string, string>>;
   /** Whether `sandbox.autoAllow` lets sandboxed commands run without asking in accept-edits mode. */
   autoAllow(): Promise<boolean>;
+  /**
+   * The same sandbox (settings, temp folder, network questions) for commands that work in a git worktree Deft
+   * made (an isolated sub-agent's): the worktree writable instead of the workspace, and of the repository only
+   * what git needs to commit there, taken from Deft's record of the worktree.
+   */
+  inWorktree(tree: SandboxWorktree): SessionSandbox;
+}
+
+/** A git worktree Deft made, as Deft recorded it when it made it (infra/worktrees/records.ts). */
+export interface SandboxWorktree {
+  path: string;
+  branch: string;
+  /** Its git dir and the repository's common git dir; absent in an older record: nothing of the repository is writable. */
+  gitDir?: string;
+  commonDir?: string;
 }
 
 /** The sandbox for what runs for the workspace rather than for one session (MCP servers): no one to ask about the network. */

@@ -1,4 +1,5 @@
 import type { ErrorInfo, SessionEvent, Usage } from '#protocol';
+import type { SessionSandbox } from './sandbox';
 
 /** Who a sub-agent is, as approvals and cards name it. */
 export interface SubagentLabel {
@@ -30,6 +31,8 @@ export interface SubagentRunOptions {
    * path guard, file tools, Bash's default cwd and its calls' approvals take it as the workspace.
    */
   workspace?: string;
+  /** The OS sandbox its commands run in when not its parent's (an isolated sub-agent's: its worktree's). */
+  sandbox?: SessionSandbox;
 }
 
 /** How one turn of a sub-agent ended. */

@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { META_FILE } from '#infra/sessions/session';
-import { workspaceSessionsDir } from '#infra/sessions/store';
+import { RUNNING_FILE, clearRunning, markRunning } from '#infra/sessions/running';
+import { SessionStore, workspaceSessionsDir } from '#infra/sessions/store';
 import { repositoryWorktreesDir } from '#infra/worktrees/records';
 import { fastRetry, tempDir } from '#test-support/harness';
 import { MockModelServer } from '#test-support/mock-model-server';
@@ -159,5 +161,19 @@ describe('deft run --worktree and deft worktrees', { timeout: 90_000 }, () => {
     const outside = await tempDir('deft-not-a-repo-');
     expect(await cli(['worktrees', '--workspace', outside])).toMatchObject({ code: 1, stderr: expect.stringContaining('not inside a git repository') });
     expect(servers[0]!.requests).toHaveLength(0);
+  });
+
+  it('deft worktrees discard refuses while a session runs in the worktree (naming it); a mark left by a dead process does not count', async () => {
+    expect(await cli(['worktrees', 'create', 'busy'])).toMatchObject({ code: 0 });
+    const path = join(repositoryWorktreesDir(home, repo), 'busy');
+    const session = await new SessionStore(home, path).create();
+    markRunning(session.dir);
+    const refused = await cli(['worktrees', 'discard', 'busy']);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining(`a session is running in it — "New session" (${session.id})`) });
+    expect(existsSync(path)).toBe(true);
+    clearRunning(session.dir);
+    await writeFile(join(session.dir, RUNNING_FILE), JSON.stringify({ pid: 2_147_483_000, host: hostname(), since: 0 }));
+    expect(await cli(['worktrees', 'discard', 'busy'])).toMatchObject({ code: 0 });
+    expect(existsSync(path)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { CommandError } from '#contract/errors';
 import type { CapabilityFactory } from '#contract/capability';
 import type { TaskKindAdapter } from '#contract/tasks';
+import { releaseIsolations } from './isolation';
 import { readCard } from './runner';
 import { AgentsService } from './service';
 import type { SwarmLimits } from './swarm-scheduler';
@@ -36,7 +37,11 @@ export const agentsCapabilityWith =
       onTurnStart: () => void service.catalog.refresh(),
       canUnload: (sessionId) => !service.live.running(sessionId),
       onSessionUnloaded: (session) => service.live.forget(session.id),
-      onSessionDeleted: (sessionId) => service.live.stopAll(sessionId),
+      onSessionDeleted: async (sessionId) => {
+        service.live.stopAll(sessionId);
+        // Its isolated sub-agents' worktrees go with it when nothing would be lost (isolation.ts).
+        await releaseIsolations(core, sessionId);
+      },
       close: () => service.close(),
       commands: {
         listAgentTypes: async () => {

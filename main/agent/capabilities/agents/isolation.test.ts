@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '#protocol';
 import { createHarness } from '#test-support/harness';
+import { describeSandboxed } from '#test-support/sandbox';
 import { firstUserText } from '#test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { Worktrees } from '#infra/worktrees/worktrees';
@@ -161,5 +162,68 @@ describe('sub-agents in isolation (isolation: "worktree")', { timeout: 90_000 },
     const trees = await Worktrees.of(h.home, h.workspace);
     expect(await trees.merge(names[0]!)).toMatchObject({ status: 'merged' });
     expect(await trees.merge(names[1]!)).toMatchObject({ status: 'conflict', files: ['app.txt'] });
+  });
+});
+
+describe('worktrees of isolated sub-agents when their session is deleted', { timeout: 90_000 }, () => {
+  it('go with it when nothing would be lost; one with work not on its base stays', async () => {
+    h = await createHarness();
+    await repository(h);
+    h.server.enqueue(
+      toolStep(
+        callChunk('Agent', { description: 'look only', prompt: 'SUB-LOOK: read', isolation: 'worktree' }),
+        callChunk('Agent', { description: 'write one', prompt: 'SUB-WRITE: write', isolation: 'worktree' }),
+      ),
+      textReply('parent done'),
+    );
+    h.server.route('SUB-LOOK', textReply(longAnswer('Looked')));
+    h.server.route('SUB-WRITE', toolStep(callChunk('Write', { path: 'kept.txt', content: 'work\n' })), textReply(longAnswer('Wrote kept.txt')));
+    await h.run('delegate twice');
+    const trees = await Worktrees.of(h.home, h.workspace);
+    const before = (await trees.list()).sort((a, b) => a.name.localeCompare(b.name));
+    expect(before.map((t) => [t.name.replace(/-[0-9a-f]{6}$/, ''), t.session])).toEqual([
+      ['agent-look-only', h.session.id],
+      ['agent-write-one', h.session.id],
+    ]);
+    const [looked, wrote] = before as [(typeof before)[0], (typeof before)[0]];
+    await h.core.handlers.deleteSession({ sessionId: h.session.id });
+    expect((await trees.list()).map((t) => t.name)).toEqual([wrote.name]);
+    expect(existsSync(looked.path)).toBe(false);
+    expect(git(h.workspace, ['branch', '--list', '--format=%(refname:short)', 'deft/*']).trim()).toBe(`deft/${wrote.name}`);
+  });
+});
+
+describeSandboxed("an isolated sub-agent's commands run in its worktree's OS sandbox", () => {
+  it('accept-edits runs its sandboxed Bash without asking (sandbox.autoAllow): it writes in its worktree, never in the main checkout', {
+    timeout: 90_000,
+  }, async () => {
+    h = await createHarness({ permissionMode: 'accept-edits' });
+    await repository(h);
+    // The path is decoded at run time: only the OS sandbox stands between the command and the main checkout.
+    const outside = Buffer.from(join(realpathSync(h.workspace), 'escaped.txt')).toString('base64');
+    const command = `echo in > inside.txt; echo more >> app.txt; node -e "require('fs').writeFileSync(Buffer.from('${outside}','base64').toString(), 'out')"; echo "escape=$?"`;
+    h.server.enqueue(
+      toolStep(callChunk('Agent', { description: 'run a command', prompt: 'SUB-BASH: run it', isolation: 'worktree' })),
+      textReply('parent done'),
+    );
+    h.server.route('SUB-BASH', toolStep(callChunk('Bash', { command })), textReply(longAnswer('Ran it')));
+    await h.run('delegate');
+
+    expect(h.sessionEvents('approval.requested')).toHaveLength(0);
+    const result = toolResults(h).find((o) => o.startsWith('agent_id:'))!;
+    expect(result).toContain('changed_files: app.txt, inside.txt');
+    const path = /worktree_path: (\S+)/.exec(result)![1]!;
+    expect(await readFile(join(path, 'inside.txt'), 'utf8')).toBe('in\n');
+    expect(existsSync(join(h.workspace, 'escaped.txt'))).toBe(false);
+    expect(existsSync(join(h.workspace, 'inside.txt'))).toBe(false);
+    expect(await readFile(join(h.workspace, 'app.txt'), 'utf8')).toBe('line 1\nline 2\n');
+    const bashOutput = JSON.stringify(
+      h.server.requests
+        .filter((r) => firstUserText(r).includes('SUB-BASH'))
+        .at(-1)!
+        .body.messages.at(-1),
+    );
+    expect(bashOutput).toMatch(/escape=1/);
+    expect(bashOutput).toContain("Deft's OS sandbox refused");
   });
 });

@@ -1,5 +1,6 @@
 import type { CoreContext } from '#contract/capability';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
+import { type Released, releaseSessionWorktree } from '#infra/worktrees/release';
 import { Worktrees } from '#infra/worktrees/worktrees';
 
 /** How a sub-agent is isolated: `worktree`, its own git worktree on a new branch. */
@@ -11,6 +12,9 @@ export interface IsolatedTree {
   branch: string;
   path: string;
   baseBranch: string | null;
+  /** Its git folders as Deft recorded them when it made it (what its OS sandbox lets git write). */
+  gitDir?: string;
+  commonDir?: string;
 }
 
 /** What the parent is told of an isolated sub-agent's worktree when it has finished. */
@@ -25,7 +29,7 @@ export interface WorktreeReport extends IsolatedTree {
  * A new worktree for a sub-agent (branch `deft/<name>` from the main checkout's HEAD, `worktree.copy` files copied
  * in). Throws a readable error outside a git repository, or for a workspace on another machine.
  */
-export async function openIsolation(core: CoreContext, hint: string): Promise<IsolatedTree> {
+export async function openIsolation(core: CoreContext, hint: string, sessionId: string): Promise<IsolatedTree> {
   if (core.environment.kind !== 'local')
     throw new Error('isolation "worktree" works for a workspace on this machine only; this one is remote. Run it without isolation.');
   let repo: Worktrees;
@@ -36,9 +40,9 @@ export async function openIsolation(core: CoreContext, hint: string): Promise<Is
       cause: error,
     });
   }
-  const created = await repo.create({ hint: `agent ${hint}`, copy: await worktreeCopyGlobs(core.home, repo.repoRoot) });
-  const { name, branch, path, baseBranch } = created.record;
-  return { name, branch, path, baseBranch };
+  const created = await repo.create({ hint: `agent ${hint}`, copy: await worktreeCopyGlobs(core.home, repo.repoRoot), session: sessionId });
+  const { name, branch, path, baseBranch, gitDir, commonDir } = created.record;
+  return { name, branch, path, baseBranch, ...(gitDir ? { gitDir } : {}), ...(commonDir ? { commonDir } : {}) };
 }
 
 /** Commit what the sub-agent changed on its branch, and say what that branch changed. Never rejects. */
@@ -55,6 +59,24 @@ export async function closeIsolation(core: CoreContext, tree: IsolatedTree, mess
     commitError ??= (error as Error).message;
   }
   return { ...tree, changedFiles, ...(commitError ? { commitError } : {}) };
+}
+
+/**
+ * After a session was deleted: the worktrees made for its isolated sub-agents go when nothing would be lost (as a
+ * worktree session's: nothing uncommitted, no commit its base lacks — so unmerged work stays, for the user to merge
+ * or discard). Never throws.
+ */
+export async function releaseIsolations(core: CoreContext, sessionId: string): Promise<Released[]> {
+  if (core.environment.kind !== 'local') return [];
+  try {
+    const repo = await Worktrees.of(core.home, core.workspace);
+    const made = (await repo.records.list()).filter((record) => record.session === sessionId);
+    const released: Released[] = [];
+    for (const record of made) released.push(await releaseSessionWorktree(core.home, record));
+    return released;
+  } catch {
+    return [];
+  }
 }
 
 /** The lines of a tool result about an isolated sub-agent's worktree. */

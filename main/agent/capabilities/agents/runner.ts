@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AgentInfo, AgentStatus, ErrorInfo, SessionEvent } from '#protocol';
 import type { SessionHandle } from '#contract/capability';
 import type { Subagent, SubagentProfile } from '#contract/subagents';
+import type { IsolatedTree } from './isolation';
 import type { AgentType } from './types/builtin';
 import { toolMatcher } from './types/tool-names';
 
@@ -49,8 +50,8 @@ export interface AgentRun {
   placement?: { callId?: string; taskId?: string; swarmId?: string; item?: string };
   failFastOnRateLimit?: boolean;
   onEvent?: (event: SessionEvent) => void;
-  /** The worktree it works in (isolation: "worktree"), instead of the session's workspace. */
-  workspace?: string;
+  /** The worktree it works in (isolation: "worktree"), instead of the session's workspace; its commands' OS sandbox is the worktree's. */
+  tree?: IsolatedTree;
   /** Skip the expansion request (e.g. a swarm item retried after a rate limit keeps it for its last turn). */
   expand?: boolean;
 }
@@ -99,7 +100,7 @@ async function runWithin(run: AgentRun, signal: AbortSignal, limit: AbortSignal,
     signal,
     ...(run.failFastOnRateLimit ? { failFastOnRateLimit: true } : {}),
     ...(run.onEvent ? { onEvent: run.onEvent } : {}),
-    ...(run.workspace ? { workspace: run.workspace } : {}),
+    ...(run.tree ? { workspace: run.tree.path, sandbox: session.sandbox.inWorktree(run.tree) } : {}),
   };
   let turn = await agent.run(run.prompt, options);
   steps += turn.steps;

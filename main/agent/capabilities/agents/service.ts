@@ -116,10 +116,10 @@ export class AgentsService {
   }
 
   /** A worktree for an isolated sub-agent, or a readable refusal. */
-  async isolate(isolation: Isolation | undefined, description: string): Promise<{ tree: IsolatedTree | null } | { refused: string }> {
+  async isolate(isolation: Isolation | undefined, description: string, sessionId: string): Promise<{ tree: IsolatedTree | null } | { refused: string }> {
     if (isolation !== 'worktree') return { tree: null };
     try {
-      return { tree: await openIsolation(this.core, description) };
+      return { tree: await openIsolation(this.core, description, sessionId) };
     } catch (error) {
       return { refused: `The sub-agent was not started: ${(error as Error).message}` };
     }
@@ -142,7 +142,7 @@ export class AgentsService {
     } catch (error) {
       return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
     }
-    const isolated = await this.isolate(args.isolation, args.description);
+    const isolated = await this.isolate(args.isolation, args.description, session.id);
     if ('refused' in isolated) return { output: isolated.refused, isError: true };
     const { tree } = isolated;
     ctx.onUpdate({ kind: 'status', text: `${agent.id} working${tree ? ` in worktree ${tree.name}` : ''}` });
@@ -153,7 +153,7 @@ export class AgentsService {
       prompt: args.prompt,
       signal: ctx.signal,
       placement: { callId: ctx.callId },
-      ...(tree ? { workspace: tree.path } : {}),
+      ...(tree ? { tree } : {}),
       onEvent: (event) => {
         if (event.type === 'tool.call.started') ctx.onUpdate({ kind: 'status', text: `${agent.id}: ${event.name} ${event.description}` });
       },
@@ -180,7 +180,7 @@ export class AgentsService {
       release();
       return { output: `The sub-agent could not be started: ${(error as Error).message}`, isError: true };
     }
-    const isolated = await this.isolate(args.isolation, args.description);
+    const isolated = await this.isolate(args.isolation, args.description, session.id);
     if ('refused' in isolated) {
       release();
       return { output: isolated.refused, isError: true };
@@ -211,7 +211,7 @@ export class AgentsService {
       prompt: args.prompt,
       controller: task.controller,
       placement: { callId: call.callId, taskId },
-      ...(tree ? { workspace: tree.path } : {}),
+      ...(tree ? { tree } : {}),
       onEvent: (event: SessionEvent) => transcript.add(event),
     }).then(
       async (outcome) => {

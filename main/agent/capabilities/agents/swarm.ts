@@ -96,7 +96,7 @@ export async function runSwarm(options: {
           return { kind: 'done' };
         }
         if (options.isolation && !run.tree) {
-          const isolated = await service.isolate(options.isolation, run.entry.item.slice(0, 60));
+          const isolated = await service.isolate(options.isolation, run.entry.item.slice(0, 60), session.id);
           if ('refused' in isolated) {
             run.state = 'failed';
             run.outcome = { status: 'failed', text: '', error: { code: 'invalid_request', message: isolated.refused } };
@@ -115,7 +115,7 @@ export async function runSwarm(options: {
           signal,
           placement: { callId: ctx.callId, swarmId, item: run.entry.item },
           failFastOnRateLimit: true,
-          ...(run.tree ? { workspace: run.tree.path } : {}),
+          ...(run.tree ? { tree: run.tree } : {}),
         });
         run.outcome = outcome;
         if (outcome.rateLimited && !signal.aborted) {

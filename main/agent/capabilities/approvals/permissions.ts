@@ -66,8 +66,8 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: A
       plan: planOf(session),
       // An isolated sub-agent's call is judged in its worktree: the main checkout is outside it.
       places: call.workspace ? { ...hub.places, workspace: call.workspace } : hub.places,
-      // The OS sandbox confines commands to the core's workspace, not to an isolated sub-agent's worktree: no auto-allow there.
-      sandboxAutoAllow: call.workspace ? false : await session.sandbox.autoAllow(),
+      // An isolated sub-agent's commands run in its worktree's sandbox (SessionSandbox.inWorktree): the same settings.
+      sandboxAutoAllow: await session.sandbox.autoAllow(),
     });
   }
 

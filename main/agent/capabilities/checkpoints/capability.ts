@@ -1,6 +1,6 @@
 import type { CommandHandlers } from '#contract/commands';
 import type { Capability, CapabilityFactory, SessionHandle, ToolsStart } from '#contract/capability';
-import { promptList } from './history';
+import { changedByOthers, promptList } from './history';
 import { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
 import { writeCheckpointSettings } from './settings';
@@ -171,7 +171,15 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       const store = await checkpoints.store();
       if (!store) return;
       const endTree = end?.tree ?? (await checkpoints.latestTree(session.id)) ?? turn.before.tree;
-      const changes = await store.changes(turn.before.tree, endTree, true).catch(() => []);
+      const all = await store.changes(turn.before.tree, endTree, true).catch(() => []);
+      // What another session in this folder made while this turn ran is not this turn's change.
+      const others = await changedByOthers(
+        store,
+        session.id,
+        all.map((c) => ({ path: c.path, blob: c.newBlob })),
+        turn.before.at,
+      ).catch(() => new Set<string>());
+      const changes = all.filter((c) => !others.has(c.path));
       session.emit({
         type: 'turn.changes',
         turnId: turn.turnId,

@@ -76,3 +76,61 @@ export function notCaptured(...lists: ReadonlyArray<readonly SkippedFileInfo[]>)
   for (const list of lists) for (const file of list) byPath.set(file.path, file);
   return [...byPath.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
+
+/** What one session's own stretch (its calls, a task, a rewind's writes) left in one file, and when. */
+interface Made {
+  path: string;
+  /** The blob it left (git's zero id when it deleted the file). */
+  blob: string;
+  start: number;
+  end: number;
+}
+
+/** What the session's own stretches in [since, until] left in each file they changed. */
+async function madeBy(store: CheckpointStore, checkpoints: readonly Checkpoint[], since: number, until: number): Promise<Made[]> {
+  const made: Made[] = [];
+  for (let i = 1; i < checkpoints.length; i++) {
+    const [a, b] = [checkpoints[i - 1]!, checkpoints[i]!];
+    if (OUTSIDE_ENDS.has(b.kind) || a.tree === b.tree || b.at < since || a.at > until) continue;
+    for (const change of await store.changes(a.tree, b.tree)) made.push({ path: change.path, blob: change.newBlob, start: a.at, end: b.at });
+  }
+  return made;
+}
+
+/**
+ * Of `changes` (each with what the file holds at the end of the range, `blob`), the paths another Deft session in
+ * this folder made as they are: one of its own stretches in [since, until] left the file so, and none of this
+ * session's began later and did too. A step that ran a command takes in the whole folder as it ends, so what
+ * another session wrote meanwhile shows in it too; the stretch that began last — inside the other — made it. (Two
+ * commands running at once in two sessions cannot be told apart: a file either wrote goes to the later step.)
+ * Empty without other sessions' checkpoints in the range (a folder with one session costs one listing).
+ */
+export async function changedByOthers(
+  store: CheckpointStore,
+  sessionId: string,
+  changes: ReadonlyArray<{ path: string; blob: string }>,
+  since: number,
+  until = Number.MAX_SAFE_INTEGER,
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (!changes.length) return found;
+  const bySession = new Map<string, Checkpoint[]>();
+  for (const checkpoint of await store.listAll()) {
+    const list = bySession.get(checkpoint.session) ?? [];
+    list.push(checkpoint);
+    bySession.set(checkpoint.session, list);
+  }
+  const others = [...bySession].filter(([id, list]) => id !== sessionId && list.some((c) => c.at >= since && c.at <= until));
+  if (!others.length) return found;
+  const theirs = (await Promise.all(others.map(([, list]) => madeBy(store, list, since, until)))).flat();
+  const mine = await madeBy(store, bySession.get(sessionId) ?? [], since, until);
+  for (const change of changes) {
+    const same = (m: Made) => m.path === change.path && m.blob === change.blob;
+    const them = theirs.filter(same);
+    if (!them.length) continue;
+    // The stretch that began last made it: one that began earlier and still shows it took it in as it ended.
+    const latest = (list: Made[]) => list.reduce((x, y) => Math.max(x, y.start), -1);
+    if (latest(them) > latest(mine.filter(same))) found.add(change.path);
+  }
+  return found;
+}

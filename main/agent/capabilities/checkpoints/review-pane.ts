@@ -7,10 +7,13 @@ import { writeFileAtomic } from '#infra/platform/files';
 import { revertHunk } from '#infra/text/apply-hunks';
 import { diffTexts } from '#infra/text/diff-hunks';
 import { asText, blobDiff } from './file-diffs';
-import { turnCheckpoint, turnEndCheckpoint } from './history';
+import { changedByOthers, turnCheckpoint, turnEndCheckpoint } from './history';
 import { unsafePath } from './store/restore';
 import type { Checkpoint, CheckpointStore } from './store/store';
 import type { WorkspaceCheckpoints } from './workspace';
+
+/** git's id of no object: what a deleted file's side of a change holds. */
+const ZERO_BLOB = '0'.repeat(40);
 
 /** Files the review pane lists at most, and diff lines it carries in all. */
 const MAX_FILES = 300;
@@ -23,6 +26,8 @@ interface Range {
   now: string;
   /** The session's checkpoints after the end of the range (a turn's; none for the session). */
   later: Checkpoint[];
+  /** When the range ends (its end checkpoint's time; the largest number when it runs up to now). */
+  until: number;
 }
 
 /**
@@ -42,6 +47,14 @@ export class ReviewPane {
     const reverted = await onlyRevertedSince(store, range, new Set(turnChanges.map((c) => c.path).filter((p) => later.has(p))));
     const current = reverted.size ? new Map((await store.changes(range.from.tree, range.now, true)).map((c) => [c.path, c])) : null;
     const all = turnChanges.flatMap((change) => (reverted.has(change.path) ? (current!.has(change.path) ? [current!.get(change.path)!] : []) : [change]));
+    // What another session in this folder made is listed as its, and never reverted as this session's.
+    const others = await changedByOthers(
+      store,
+      session.id,
+      all.map((c) => ({ path: c.path, blob: c.newBlob })),
+      range.from.at,
+      range.until,
+    );
     let budget = LINE_BUDGET;
     const files: ReviewFile[] = [];
     for (const change of all.slice(0, MAX_FILES)) {
@@ -56,6 +69,7 @@ export class ReviewPane {
         hunks: diff.hunks,
         ...(diff.truncated ? { truncated: true } : {}),
         changedSince: later.has(change.path) && !reverted.has(change.path),
+        ...(others.has(change.path) ? { otherSession: true } : {}),
       });
     }
     return { ...(turnId ? { turnId } : {}), files, more: Math.max(0, all.length - MAX_FILES) };
@@ -74,6 +88,12 @@ export class ReviewPane {
       const [then, after] = await Promise.all([store.entry(range.from.tree, path), store.entry(end, path)]);
       if (then?.blob === after?.blob && then?.mode === after?.mode)
         throw new CommandError('invalid_request', `${path} did not change ${turnId ? 'in that turn' : 'in this session'}.`);
+      const made = [{ path, blob: after?.blob ?? ZERO_BLOB }];
+      if ((await changedByOthers(store, session.id, made, range.from.at, end === range.now ? Number.MAX_SAFE_INTEGER : range.until)).size)
+        throw new CommandError(
+          'invalid_request',
+          `${path} was changed by another session in this folder, not by this one: it is not reverted as this session's change. Revert it from that session.`,
+        );
       const now = await store.capture();
       const mark = await this.checkpoints.recordIfNew(store, session.id, now, { kind: 'revert', note: path }, true);
       if (hunk === undefined) {
@@ -130,13 +150,19 @@ export class ReviewPane {
     if (!turnId) {
       const first = list[0];
       if (!first) throw new CommandError('not_found', 'This session has no checkpoints yet.');
-      return { from: first, to: now, now, later: [] };
+      return { from: first, to: now, now, later: [], until: Number.MAX_SAFE_INTEGER };
     }
     const from = turnCheckpoint(list, turnId);
     if (!from) throw new CommandError('not_found', 'No checkpoint was taken before that turn, so its changes cannot be shown.');
     const end = turnEndCheckpoint(list, turnId);
     const to = session.running && list.at(-1)?.turnId === turnId ? now : (end?.tree ?? now);
-    return { from, to, now, later: to === now || !end ? [] : list.slice(list.indexOf(end) + 1) };
+    return {
+      from,
+      to,
+      now,
+      later: to === now || !end ? [] : list.slice(list.indexOf(end) + 1),
+      until: to === now || !end ? Number.MAX_SAFE_INTEGER : end.at,
+    };
   }
 }
 

@@ -5,7 +5,7 @@ import { CommandError } from '#contract/errors';
 import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';
 import { blobDiff } from './file-diffs';
-import { changedOutside, turnCheckpoint, turnEndCheckpoint } from './history';
+import { changedByOthers, changedOutside, turnCheckpoint, turnEndCheckpoint } from './history';
 import type { Capture, Checkpoint, CheckpointStore, FileChange } from './store/store';
 import type { WorkspaceCheckpoints } from './workspace';
 
@@ -33,6 +33,8 @@ interface Plan {
   changes: FileChange[];
   skipped: SkippedFileInfo[];
   outside: Set<string>;
+  /** Of `outside`, what another session in this folder made. */
+  others: Set<string>;
   now: Capture;
 }
 
@@ -69,6 +71,7 @@ export class Rewinds {
         // What the target has and now lacks comes back; what now has and the target lacks goes.
         action: change.status === 'added' ? 'bring_back' : change.status === 'deleted' ? 'remove' : 'restore',
         outside: plan.outside.has(change.path),
+        ...(plan.others.has(change.path) ? { otherSession: true } : {}),
         binary: diff.binary,
         added: change.added,
         removed: change.removed,
@@ -224,7 +227,15 @@ export class Rewinds {
     const changes = all.filter((c) => !uncertain.has(c.path));
     const later = list.filter((c) => c.seq >= target.seq);
     const outside = await changedOutside(store, later, now.tree);
-    return { target, changes, skipped: [...uncertain.values()].sort((a, b) => a.path.localeCompare(b.path)), outside, now };
+    // What another session in this folder made (as the file is now) is not this session's to take back.
+    const others = await changedByOthers(
+      store,
+      target.session,
+      changes.map((c) => ({ path: c.path, blob: c.oldBlob })),
+      target.at,
+    );
+    for (const path of others) outside.add(path);
+    return { target, changes, skipped: [...uncertain.values()].sort((a, b) => a.path.localeCompare(b.path)), outside, others, now };
   }
 }
 

@@ -121,4 +121,27 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('one\nTWO\n');
     expect(branches()).toBe('');
   });
+
+  it('Discard is refused, naming the session, while a session is running in the worktree; once it has ended it goes', async () => {
+    const repo = await repository();
+    h = await createHarness({ workspace: repo });
+    const main = h.core.handlers;
+    const busy = (await main.createWorktree({ name: 'busy' })).worktree;
+    const there = await createHarness({ workspace: busy.path, home: h.home });
+    others.push(there);
+    await there.core.handlers.renameSession({ sessionId: there.session.id, title: 'Fixing the login' });
+    // A turn that takes its time, in the worktree's own core (another window, or deft run, in real use).
+    there.server.enqueue({ chunks: [{ text: 'working' }, { text: ' on it' }, { finish: 'stop' }], delayMs: 1_500 });
+    await there.core.handlers.sendPrompt({ sessionId: there.session.id, text: 'do the work' });
+    await expect(main.discardWorktree({ name: 'busy', deleteBranch: true })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(
+        new RegExp(`worktree "busy" was not discarded: a session is running in it — "Fixing the login" \\(${there.session.id}\\)`),
+      ),
+    });
+    expect(existsSync(busy.path)).toBe(true);
+    await there.core.turnDone(there.session.id);
+    expect(await main.discardWorktree({ name: 'busy', deleteBranch: true })).toEqual({ removed: busy.path, branchDeleted: true });
+    expect(existsSync(busy.path)).toBe(false);
+  });
 });

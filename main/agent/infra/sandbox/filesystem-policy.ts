@@ -1,5 +1,5 @@
 import { lstatSync, readFileSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { canonicalPath as realOrIntended } from '../policies/protected-paths';
 import { type GitFolders, GUARDED_ENTRIES, type WorkspaceInputs, otherGitDirs, readWorkspaceInputs, sameGit } from './workspace-inputs';
 import { secretMasks } from './secret-masks';
@@ -35,6 +35,19 @@ export interface FilesystemPolicy {
   pins: string[];
 }
 
+/**
+ * A git worktree Deft made (an isolated sub-agent's), as Deft recorded it when it made it — never as the
+ * worktree's `.git` file says now. What git needs to commit there becomes writable, and no more of the
+ * repository: its git dir (`<common>/worktrees/<id>`), the object store, and the folders of its branch's ref and
+ * reflog (`refs/heads/deft/`, shared by Deft's branches). The main checkout, its index, HEAD, config, hooks and
+ * other branches stay read-only.
+ */
+export interface RecordedWorktree {
+  gitDir: string;
+  commonDir: string;
+  branch: string;
+}
+
 export interface PolicyInput {
   workspace: string;
   /** Deft's home (~/.deft): never writable, its secrets never readable. */
@@ -46,6 +59,27 @@ export interface PolicyInput {
   denyRead: readonly string[];
   /** The workspace's inputs when the session opened and now (both read now when not given). */
   inputs?: { opened: WorkspaceInputs; current: WorkspaceInputs };
+  /** The workspace is a worktree Deft made: its git folders come from here, not from its `.git` file. */
+  recorded?: RecordedWorktree;
+}
+
+/** The folder of the ref `<base>/<branch>` when it lies strictly below `<base>` (a branch with a `/`); else null. */
+function branchFolder(base: string, branch: string): string | null {
+  if (!branch || branch.split('/').some((part) => !part || part === '.' || part === '..')) return null;
+  const folder = dirname(join(base, branch));
+  return folder !== base && isWithin(base, folder) ? folder : null;
+}
+
+/** What git writes for a commit in a recorded worktree (existing folders only, real paths). */
+function recordedRoots(recorded: RecordedWorktree): string[] {
+  const { gitDir, commonDir, branch } = recorded;
+  const candidates = [
+    gitDir,
+    join(commonDir, 'objects'),
+    branchFolder(join(commonDir, 'refs', 'heads'), branch),
+    branchFolder(join(commonDir, 'logs', 'refs', 'heads'), branch),
+  ];
+  return candidates.filter((p): p is string => p !== null && kindOf(p) === 'dir').map(realOrIntended);
 }
 
 function isWithin(root: string, path: string): boolean {
@@ -131,8 +165,12 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
       return { opened: now, current: now };
     })();
   const pins: string[] = [];
-  if (opened.git?.linked && sameGit(opened.git, current.git)) writeRoots.push(opened.git.gitDir, opened.git.commonDir);
-  for (const git of [opened.git, current.git]) {
+  const recorded = input.recorded;
+  // A worktree Deft made: git's folders from Deft's record only (what any reading of its `.git` names is guarded below).
+  if (recorded) writeRoots.push(...recordedRoots(recorded));
+  else if (opened.git?.linked && sameGit(opened.git, current.git)) writeRoots.push(opened.git.gitDir, opened.git.commonDir);
+  const recordedGit: GitFolders | null = recorded ? { gitDir: recorded.gitDir, commonDir: recorded.commonDir, linked: true } : null;
+  for (const git of [opened.git, current.git, recordedGit]) {
     if (!git) continue;
     pins.push(git.commonDir);
     if (git.gitDir !== git.commonDir) pins.push(git.gitDir);
@@ -147,6 +185,12 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
   // What is there now first; of what was there at the opening, only what still exists (it is bound as it is).
   for (const entry of inputGuards(current)) add(entry);
   for (const entry of inputGuards(opened)) if (entry.missing || kindOf(entry.path)) add(entry);
+  if (recordedGit) {
+    for (const entry of inputGuards({ ...opened, git: recordedGit })) if (entry.missing || kindOf(entry.path)) add(entry);
+    // Its git dir is writable as a whole: a `config.worktree` made there would be config (with extensions.worktreeConfig).
+    const worktreeConfig = join(recordedGit.gitDir, 'config.worktree');
+    if (!kindOf(worktreeConfig)) add(guard(worktreeConfig, false, { missing: true }));
+  }
   const deftHome = realOrIntended(input.deftHome);
   if (kindOf(deftHome)) add({ path: deftHome, dir: true });
   for (const path of input.denyWrite) {

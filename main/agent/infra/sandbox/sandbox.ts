@@ -7,6 +7,7 @@ import type {
   SandboxBlock,
   SandboxSpawnRequest,
   SandboxStatus,
+  SandboxWorktree,
   SessionSandbox,
   SpawnPlan,
   WorkspaceSandbox,
@@ -16,7 +17,7 @@ import { addressCheck } from './address-check';
 import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
 import { scrubbedEnvironment } from './environment';
-import { type FilesystemPolicy, filesystemPolicy } from './filesystem-policy';
+import { type FilesystemPolicy, type RecordedWorktree, filesystemPolicy } from './filesystem-policy';
 import { hiddenPlaces, ownInstallPlaces } from './hidden-places';
 import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
 import { MountPoints, bwrapArgs, containArgs, createMaskFiles } from './linux';
@@ -65,6 +66,15 @@ function processDir(): string {
 let macProxy: Promise<NetworkProxy> | undefined;
 const mountPoints = new MountPoints();
 
+/** Where commands run: the core's workspace, or a worktree Deft made (an isolated sub-agent's). */
+interface Place {
+  workspace: string;
+  /** Its `.git`, `.deft`, `.claude` and `.mcp.json` as they were when it was opened: what the policy may take as given. */
+  opened: WorkspaceInputs;
+  /** A worktree Deft made: its git folders as Deft recorded them. */
+  recorded?: RecordedWorktree;
+}
+
 /**
  * The OS sandbox for one workspace: every command Deft runs is planned here. On Linux bubblewrap, on
  * macOS Seatbelt; elsewhere (or when turned off) commands run as before, with the scrubbed environment.
@@ -72,12 +82,12 @@ const mountPoints = new MountPoints();
 export class Sandbox {
   readonly settings: SandboxSettingsStore;
   private detected: SandboxSupport | undefined;
-  /** The workspace's `.git`, `.deft`, `.claude` and `.mcp.json` as they were when it was opened: what the policy may take as given. */
-  private readonly opened: WorkspaceInputs;
+  /** The core's workspace, read when it was opened. */
+  private readonly main: Place;
 
   constructor(private readonly options: SandboxOptions) {
     this.settings = new SandboxSettingsStore(options.home, options.place ?? options.workspace);
-    this.opened = readWorkspaceInputs(options.workspace);
+    this.main = { workspace: options.workspace, opened: readWorkspaceInputs(options.workspace) };
   }
 
   /** Probed when first needed (the first command, or the window asking): a run that starts nothing never probes. */
@@ -111,6 +121,10 @@ export class Sandbox {
 
   /** The sandbox as one session uses it: its own temp folder, and `authorize` for connections the settings do not allow. */
   forSession(sessionId: string, authorize: ConnectionAuthorizer): SessionSandbox {
+    return this.sessionSandbox(sessionId, authorize, this.main);
+  }
+
+  private sessionSandbox(sessionId: string, authorize: ConnectionAuthorizer, place: Place): SessionSandbox {
     const tmpDir = join(processDir(), 'sessions', sessionId, 'tmp');
     const ensureTmp = () => {
       if (!existsSync(tmpDir)) mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
@@ -120,9 +134,10 @@ export class Sandbox {
       tmpDir,
       env: async (extra) => {
         ensureTmp();
-        return this.environment(tmpDir, extra);
+        return this.environment(place, tmpDir, extra);
       },
       autoAllow: async () => (await this.settings.load()).autoAllow,
+      inWorktree: (tree) => this.sessionSandbox(sessionId, authorize, worktreePlace(tree)),
       plan: async (request) => {
         ensureTmp();
         const policy: NetworkPolicy =
@@ -132,14 +147,14 @@ export class Sandbox {
               { ...target, label: request.label, ...(request.callId ? { callId: request.callId } : {}), ...(request.turnId ? { turnId: request.turnId } : {}) },
               signal,
             ));
-        return this.plan(request, tmpDir, policy);
+        return this.plan(place, request, tmpDir, policy);
       },
     };
   }
 
-  private async environment(tmpDir: string, extra?: Readonly<Record<string, string>>): Promise<Record<string, string>> {
+  private async environment(place: Place, tmpDir: string, extra?: Readonly<Record<string, string>>): Promise<Record<string, string>> {
     const secrets = (await this.options.secrets?.().catch(() => [])) ?? [];
-    const gitCeiling = existsSync(join(this.options.workspace, '.git')) ? dirname(this.options.workspace) : undefined;
+    const gitCeiling = existsSync(join(place.workspace, '.git')) ? dirname(place.workspace) : undefined;
     return scrubbedEnvironment({
       ...(this.options.baseEnv ? { base: this.options.baseEnv } : {}),
       secrets,
@@ -149,28 +164,29 @@ export class Sandbox {
     });
   }
 
-  private async plan(request: SandboxSpawnRequest, tmpDir: string, network: NetworkPolicy): Promise<SpawnPlan> {
+  private async plan(place: Place, request: SandboxSpawnRequest, tmpDir: string, network: NetworkPolicy): Promise<SpawnPlan> {
     // Before the settings are read: a guarded link swapped since the opening could lead to other settings.
-    const current = this.support.kind ? readWorkspaceInputs(this.options.workspace, (path) => mountPoints.holds(path)) : this.opened;
-    const changed = inputsChanged(this.opened, current);
+    const current = this.support.kind ? readWorkspaceInputs(place.workspace, (path) => mountPoints.holds(path)) : place.opened;
+    const changed = inputsChanged(place.opened, current);
     if (changed) throw new Error(changed);
     const settings = await this.settings.load();
     const status = await this.status(settings);
-    const env = await this.environment(tmpDir, request.env);
+    const env = await this.environment(place, tmpDir, request.env);
     const [program, ...rest] = request.argv;
     if (!program) throw new Error('Nothing to run: the command is empty.');
     if (!status.enabled) return { file: program, args: rest, env, cwd: request.cwd, sandboxed: false, release: () => {}, blocked: () => [] };
 
     const userHome = this.options.userHome ?? homedir();
     const policy = filesystemPolicy({
-      workspace: this.options.workspace,
+      workspace: place.workspace,
       deftHome: this.options.home,
       userHome,
       tmpDir,
       allowWrite: settings.allowWrite,
       denyWrite: settings.denyWrite,
       denyRead: settings.denyRead,
-      inputs: { opened: this.opened, current },
+      inputs: { opened: place.opened, current },
+      ...(place.recorded ? { recorded: place.recorded } : {}),
     });
     // Domains the settings allow need no one; the rest go to the session (which asks, or refuses).
     const guarded: NetworkPolicy = async (target, signal) => {
@@ -244,6 +260,16 @@ export class Sandbox {
       blocked: (output) => blockedFor(pass, policy, output ?? '', request.cwd, headless),
     };
   }
+}
+
+/**
+ * A worktree Deft made, as a place for commands: its guarded entries read now (they only add walls), its git
+ * folders from Deft's record. Without a record of them nothing of the repository is writable (commits fail).
+ */
+function worktreePlace(tree: SandboxWorktree): Place {
+  const opened = readWorkspaceInputs(tree.path);
+  if (!tree.gitDir || !tree.commonDir) return { workspace: tree.path, opened: { ...opened, git: opened.git && { ...opened.git, linked: false } } };
+  return { workspace: tree.path, opened, recorded: { gitDir: tree.gitDir, commonDir: tree.commonDir, branch: tree.branch } };
 }
 
 function blockedFor(pass: ProxyPass | null, policy: FilesystemPolicy, output: string, cwd: string, headless: boolean): SandboxBlock[] {

@@ -19,6 +19,15 @@ export const WorktreeRecord = WorktreeInfo.pick({
 }).extend({
   /** Untracked files copied in by the `worktree.copy` globs: never committed, merged or applied. */
   copied: z.array(z.string()).default([]),
+  /**
+   * Its git dir (`<common>/worktrees/<id>`) and the repository's common git dir, as git reported them right after
+   * `git worktree add` (before anything ran in it): the OS sandbox of an isolated sub-agent takes what it may write
+   * for commits from here, never from the worktree's `.git` file, which a command there could rewrite.
+   */
+  gitDir: z.string().optional(),
+  commonDir: z.string().optional(),
+  /** The session whose isolated sub-agent it was made for: released with that session when it is deleted. */
+  session: z.string().optional(),
 });
 export type WorktreeRecord = z.infer<typeof WorktreeRecord>;
 

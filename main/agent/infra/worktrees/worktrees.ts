@@ -1,13 +1,14 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isRunning } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
 import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
 import { type WorktreeRecord, WorktreeRecords } from './records';
-import { git, nulList } from './run';
+import { git, gitText, nulList } from './run';
 
 export interface CreateOptions {
   /** The worktree's name (a folder and, by default, `deft/<name>`); generated from `hint` when absent. */
@@ -20,6 +21,8 @@ export interface CreateOptions {
   base?: string;
   /** Globs of untracked files to copy in (`worktree.copy`). */
   copy?: readonly string[];
+  /** Made for an isolated sub-agent of this session (removed with it when nothing would be lost). */
+  session?: string;
 }
 
 export interface Created {
@@ -42,6 +45,13 @@ export interface WorktreeState extends WorktreeRecord {
   dirty: boolean;
   /** Sessions that ran in it, newest first. */
   sessions: Array<{ id: string; title: string; updatedAt: number }>;
+}
+
+/** A new worktree's git dir and common git dir, as git reports them (absolute, real paths). */
+async function gitFolders(path: string): Promise<{ gitDir: string; commonDir: string }> {
+  const [gitDir, commonDir] = (await gitText(path, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])).split('\n');
+  if (!gitDir || !commonDir) throw new WorktreeError('git did not say where the new worktree keeps its git folders.');
+  return { gitDir: realpathSync(gitDir), commonDir: realpathSync(commonDir) };
 }
 
 export class WorktreeError extends Error {
@@ -78,13 +88,24 @@ export class Worktrees {
     if (await branchExists(this.repoRoot, branch)) throw new WorktreeError(`the branch "${branch}" exists already: give another name or branch.`);
     const { baseCommit, baseBranch } = await this.resolveBase(options.base);
     await mkdir(this.records.dir, { recursive: true, mode: 0o700 });
-    const record: WorktreeRecord = { name, branch, baseBranch, baseCommit, repoRoot: this.repoRoot, path, createdAt: Date.now(), copied: [] };
+    const record: WorktreeRecord = {
+      name,
+      branch,
+      baseBranch,
+      baseCommit,
+      repoRoot: this.repoRoot,
+      path,
+      createdAt: Date.now(),
+      copied: [],
+      ...(options.session ? { session: options.session } : {}),
+    };
     // A failed add made nothing (git checks the branch and the folder first): nothing to undo, and what another
     // process made under the same name meanwhile is not ours to remove.
     await git(this.repoRoot, ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, baseCommit]).catch((error: Error) => {
       throw new WorktreeError(`the worktree could not be made: ${error.message}`);
     });
     try {
+      Object.assign(record, await gitFolders(path));
       const copy = await copyUntracked(this.repoRoot, path, options.copy ?? []);
       record.copied = copy.copied;
       await this.records.write(record);
@@ -130,9 +151,25 @@ export class Worktrees {
     return this.get(name).then((record) => applyWorktree(record));
   }
 
-  /** Remove the worktree (its changes with it) and, when asked, its branch. */
+  /** Sessions with a turn running in the worktree now (in any Deft process on this machine), newest first. */
+  async runningSessions(name: string): Promise<Array<{ id: string; title: string }>> {
+    const record = await this.get(name);
+    const store = new SessionStore(this.home, record.path);
+    const sessions = await store.list();
+    const running = await Promise.all(sessions.map((m) => isRunning(store.dirOf(m.id))));
+    return sessions.filter((_, i) => running[i]).map((m) => ({ id: m.id, title: m.title }));
+  }
+
+  /** Remove the worktree (its changes with it) and, when asked, its branch. Refused while a session runs there. */
   async discard(name: string, options: { deleteBranch?: boolean } = {}): Promise<{ removed: string; branchDeleted: boolean }> {
     const record = await this.get(name);
+    const running = await this.runningSessions(name);
+    if (running.length) {
+      const named = running.map((s) => `"${s.title}" (${s.id})`).join(', ');
+      throw new WorktreeError(
+        `worktree "${name}" was not discarded: ${running.length === 1 ? 'a session is' : 'sessions are'} running in it — ${named}. Stop ${running.length === 1 ? 'it' : 'them'} or wait until ${running.length === 1 ? 'it ends' : 'they end'}, then discard it.`,
+      );
+    }
     await this.removeQuietly(record, options.deleteBranch === true);
     if (existsSync(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
     const branchDeleted = options.deleteBranch === true && !(await branchExists(this.repoRoot, record.branch));

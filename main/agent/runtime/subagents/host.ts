@@ -6,6 +6,7 @@ import type { Authorization, ResolvedCall } from '#contract/calls';
 import { CommandError } from '#contract/errors';
 import type { Fact } from '#contract/facts';
 import type { SessionHandle } from '#contract/capability';
+import type { SessionSandbox } from '#contract/sandbox';
 import { AGENT_ID_PATTERN, type SessionSubagents, type Subagent, type SubagentLabel, type SubagentRunOptions, type SubagentTurn } from '#contract/subagents';
 import { ProviderError } from '#infra/providers/errors';
 import type { RetryPolicy } from '#infra/providers/retry';
@@ -154,6 +155,8 @@ interface RunState {
 class ChildAgent implements Subagent {
   private readonly injections: string[] = [];
   readonly handle: SessionHandle;
+  /** The OS sandbox of the turn running now, when not the parent's (an isolated sub-agent's worktree). */
+  private turnSandbox: SessionSandbox | undefined;
 
   constructor(
     private readonly record: AgentRecord,
@@ -161,7 +164,7 @@ class ChildAgent implements Subagent {
     private readonly deps: SubagentHostDeps,
     private readonly state: RunState,
   ) {
-    this.handle = childHandle(session, deps.parent.handle, this.label, this.injections);
+    this.handle = childHandle(session, deps.parent.handle, this.label, this.injections, () => this.turnSandbox);
   }
 
   get id(): string {
@@ -194,6 +197,7 @@ class ChildAgent implements Subagent {
   async run(prompt: string | null, options: SubagentRunOptions): Promise<SubagentTurn> {
     if (this.state.busy()) return { status: 'failed', text: '', steps: 0, error: { code: 'internal', message: `Sub-agent ${this.id} is already running.` } };
     this.state.begin();
+    this.turnSandbox = options.sandbox;
     const { session, deps } = this;
     const turnId = `turn-${randomUUID().slice(0, 8)}`;
     const started = deps.now();
@@ -238,6 +242,7 @@ class ChildAgent implements Subagent {
       session.touch();
       await session.flush().catch(() => {});
       unsubscribe();
+      this.turnSandbox = undefined;
       this.state.end();
     }
     return { ...outcome, steps };
@@ -332,18 +337,24 @@ function failFastOnRateLimit(provider: ChatProvider): ChatProvider {
 
 /**
  * What the capabilities see of a sub-agent's session: its own events, state and context; the parent's
- * background tasks and sandbox (so its commands show in the tasks panel and run under the same policy). It
- * cannot start turns of its own, nor sub-agents.
+ * background tasks and sandbox (so its commands show in the tasks panel and run under the same policy) — for
+ * an isolated sub-agent's turn, the parent's sandbox made for its worktree (`turnSandbox`). It cannot start
+ * turns of its own, nor sub-agents.
  */
-function childHandle(session: Session, parent: SessionHandle, label: SubagentLabel, injections: string[]): SessionHandle {
+function childHandle(
+  session: Session,
+  parent: SessionHandle,
+  label: SubagentLabel,
+  injections: string[],
+  turnSandbox: () => SessionSandbox | undefined,
+): SessionHandle {
   const refuse = async (): Promise<never> => {
     throw new CommandError('invalid_request', 'A sub-agent cannot change its turns.');
   };
-  return Object.assign(sessionBasics(session), {
+  const handle = Object.assign(sessionBasics(session), {
     startTurn: async () => null,
     inject: (text: string) => void injections.push(text),
     tasks: parent.tasks,
-    sandbox: parent.sandbox,
     // The user's hooks fire for a sub-agent's tool calls too, as the parent session's.
     hooks: parent.hooks,
     subagents: {
@@ -358,6 +369,9 @@ function childHandle(session: Session, parent: SessionHandle, label: SubagentLab
     undoFrom: refuse,
     redoUndo: refuse,
   });
+  return Object.defineProperty(handle, 'sandbox', { get: () => turnSandbox() ?? parent.sandbox, enumerable: true }) as typeof handle & {
+    readonly sandbox: SessionSandbox;
+  };
 }
 
 function newAgentId(): string {

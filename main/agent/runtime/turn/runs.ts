@@ -1,4 +1,5 @@
 import type { TurnOutcome } from '#contract/capability';
+import { clearRunning, markRunning } from '#infra/sessions/running';
 import type { Session } from '#infra/sessions/session';
 
 interface ActiveRun {
@@ -65,12 +66,16 @@ export class Runs {
   start(session: Session, runId: string, work: (signal: AbortSignal) => Promise<TurnOutcome>, after?: (outcome: TurnOutcome) => Promise<void>): void {
     const controller = new AbortController();
     session.running = true;
+    // A session in a worktree says so on disk: discarding the worktree elsewhere is refused meanwhile (infra/sessions/running.ts).
+    const marked = session.summary().worktree !== undefined;
+    if (marked) markRunning(session.dir);
     const done = (async () => {
       let outcome: TurnOutcome | undefined;
       try {
         outcome = await work(controller.signal);
       } finally {
         session.running = false;
+        if (marked) clearRunning(session.dir);
         this.ending.add(session.id);
         this.active.delete(session.id);
         session.touch();

@@ -115,6 +115,7 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
                       {f.status === 'added' ? 'A' : f.status === 'deleted' ? 'D' : 'M'}
                     </span>
                     <span className="file-path">{f.path}</span>
+                    {f.otherSession ? <span className="rewind-outside">another session</span> : null}
                     {f.binary ? <span className="file-meta">binary</span> : <DiffStats added={f.added ?? 0} removed={f.removed ?? 0} />}
                   </button>
                 </li>
@@ -133,17 +134,22 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
                     Open in editor
                   </button>
                 ) : null}
-                <button
-                  type="button"
-                  className="button"
-                  disabled={busy || running}
-                  onClick={() => void revert(file)}
-                  title={file.changedSince ? 'Changed again later: reverting restores the earlier version over those changes too' : undefined}
-                >
-                  <Icon name="undo" size={13} /> Revert file
-                </button>
+                {file.otherSession ? null : (
+                  <button
+                    type="button"
+                    className="button"
+                    disabled={busy || running}
+                    onClick={() => void revert(file)}
+                    title={file.changedSince ? 'Changed again later: reverting restores the earlier version over those changes too' : undefined}
+                  >
+                    <Icon name="undo" size={13} /> Revert file
+                  </button>
+                )}
               </header>
-              {file.changedSince ? (
+              {file.otherSession ? (
+                <p className="rewind-warning">Changed by another session in this folder, not by this one: revert it from that session.</p>
+              ) : null}
+              {file.changedSince && !file.otherSession ? (
                 <p className="rewind-warning">This file changed again after this turn: reverting the whole file also discards those later changes.</p>
               ) : null}
               {file.binary ? (
@@ -155,15 +161,17 @@ export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: 
                       <span className="file-meta">
                         Hunk {i + 1} of {file.hunks.length}
                       </span>
-                      <button
-                        type="button"
-                        className="link-button"
-                        disabled={busy || running}
-                        onClick={() => void revert(file, i)}
-                        aria-label={`Revert hunk ${i + 1} of ${file.path}`}
-                      >
-                        Revert hunk
-                      </button>
+                      {file.otherSession ? null : (
+                        <button
+                          type="button"
+                          className="link-button"
+                          disabled={busy || running}
+                          onClick={() => void revert(file, i)}
+                          aria-label={`Revert hunk ${i + 1} of ${file.path}`}
+                        >
+                          Revert hunk
+                        </button>
+                      )}
                     </div>
                     <HunkDiff path={file.path} hunks={[hunk]} />
                   </div>

@@ -149,12 +149,12 @@ function PreviewBody({
           {outsideCount ? (
             <div className="rewind-warning" role="alert">
               <p>
-                <Icon name="alert" size={13} /> {plural(outsideCount, 'file')} changed outside Deft since then (by you or another program). They are left as
-                they are unless you choose otherwise.
+                <Icon name="alert" size={13} /> {plural(outsideCount, 'file')} changed outside this session since then (by you, another program or another Deft
+                session in this folder). They are left as they are unless you choose otherwise.
               </p>
               <label>
                 <input type="checkbox" checked={includeOutside} onChange={(e) => setIncludeOutside(e.target.checked)} /> Also restore the files changed outside
-                Deft
+                this session
               </label>
             </div>
           ) : null}
@@ -189,7 +189,12 @@ function PreviewBody({
                     <Icon name="chevron" size={11} className={`chevron${open === file.path ? ' chevron-open' : ''}`} />
                     <span className={`rewind-badge rewind-badge-${file.action}`}>{ACTION_LABEL[file.action]}</span>
                     <span className="file-path">{file.path}</span>
-                    {file.outside ? <span className="rewind-outside">{skipped ? 'changed outside Deft — kept' : 'changed outside Deft'}</span> : null}
+                    {file.outside ? (
+                      <span className="rewind-outside">
+                        {file.otherSession ? 'changed by another session' : 'changed outside Deft'}
+                        {skipped ? ' — kept' : ''}
+                      </span>
+                    ) : null}
                     {file.binary ? <span className="file-meta">binary</span> : <DiffStats added={file.added ?? 0} removed={file.removed ?? 0} />}
                   </button>
                   {open === file.path ? (

@@ -15,7 +15,7 @@ export const RewindNotice = memo(function RewindNotice({ item }: { item: RewindI
   const parts = [
     result.scope !== 'conversation' ? (files ? `${plural(files, 'file')} put back` : 'no file changed') : '',
     result.undoneTurns.length ? `${plural(result.undoneTurns.length, 'turn')} taken out of the conversation` : '',
-    result.keptOutside.length ? `${plural(result.keptOutside.length, 'file')} changed outside Deft kept` : '',
+    result.keptOutside.length ? `${plural(result.keptOutside.length, 'file')} changed outside this session kept` : '',
     result.notCaptured.length ? `${plural(result.notCaptured.length, 'file')} not captured left as they are` : '',
     result.problems.length ? `${plural(result.problems.length, 'file')} could not be restored (${result.problems.map((p) => p.path).join(', ')})` : '',
   ].filter(Boolean);
