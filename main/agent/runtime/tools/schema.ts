@@ -8,7 +8,7 @@ export function toModelSchema(schema: z.ZodType): Record<string, unknown> {
   // A tool's schema is built once and each step's registry asks for it again: converted once (and frozen, as it is shared).
   let json = converted.get(schema);
   if (!json) {
-    json = z.toJSONSchema(schema, { io: 'input', target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+    json = z.toJSONSchema(schema, { io: 'input', target: 'draft-7', unrepresentable: 'any' });
     closeObjects(json);
     deepFreeze(json);
     converted.set(schema, json);
