@@ -35,7 +35,7 @@ beforeEach(async () => {
   await writeFile(join(userHome, 'deft_key'), sshd.privateKey, { mode: 0o600 });
   await writeFile(
     join(userHome, '.ssh', 'config'),
-    `Host box\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.username}\n  IdentityFile ~/deft_key\n  IdentitiesOnly yes\n\nHost *.example\n  User nobody\n`,
+    `Host box\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.username}\n  IdentityFile ~/deft_key\n  IdentitiesOnly yes\n\nHost *.example\n  User nobody\nHost gpu-vm staging !bad\n  HostName 10.0.0.7\n  Port 2222\n`,
   );
 });
 
@@ -53,7 +53,11 @@ const label = () => `${sshd.username}@127.0.0.1:${sshd.port}`;
 describe('Open remote folder…', () => {
   it('asks about an unknown host key, connects once accepted, and remembers it only when asked to', { timeout: 30_000 }, async () => {
     const b = browser();
-    expect((await b.listRemoteHosts({})).hosts).toEqual([{ alias: 'box', detail: `${sshd.username}@127.0.0.1:${sshd.port}` }]);
+    expect((await b.listRemoteHosts({})).hosts).toEqual([
+      { alias: 'box', detail: `${sshd.username}@127.0.0.1:${sshd.port}` },
+      { alias: 'gpu-vm', detail: '10.0.0.7:2222' },
+      { alias: 'staging', detail: '10.0.0.7:2222' },
+    ]);
     const first = await b.connectRemoteHost({ host: 'box' });
     expect(first).toMatchObject({ status: 'host-key', host: label() });
     const print = (first as { fingerprint: string }).fingerprint;

@@ -44,13 +44,14 @@ export function RemoteFolderDialog() {
     };
   }, []);
 
-  const browse = async (id: string, path: string) => {
+  const browse = async (id: string, path: string): Promise<boolean> => {
     setBusy(true);
     setError(null);
     const listed = await listRemoteFolder(id, path);
     setBusy(false);
     if (listed.ok) setStep({ kind: 'browse', listing: listed.value });
     else setError(listed.error);
+    return listed.ok;
   };
 
   const connect = async () => {
@@ -70,7 +71,13 @@ export function RemoteFolderDialog() {
     else {
       setConnection({ id: r.connection, label: r.label });
       setNotice(r.notes.length ? r.notes.join(' ') : null);
-      await browse(r.connection, a.path ?? r.home);
+      if (await browse(r.connection, a.path ?? r.home)) return;
+      // A recent folder that is gone: browse from the home folder there, saying why.
+      const listed = a.path ? await listRemoteFolder(r.connection, r.home) : null;
+      if (listed?.ok) {
+        setStep({ kind: 'browse', listing: listed.value });
+        setError(`${a.path} could not be listed on ${r.label}; showing the home folder instead.`);
+      }
     }
   };
 
@@ -114,13 +121,25 @@ export function RemoteFolderDialog() {
             Cancel
           </button>
           {step.kind === 'browse' ? (
-            <button type="button" className="button button-primary" disabled={busy} onClick={() => void open()}>
+            <button
+              type="button"
+              className="button button-primary remote-open"
+              disabled={busy}
+              title={step.kind === 'browse' ? step.listing.path : undefined}
+              onClick={() => void open()}
+            >
               Open {folderName}
             </button>
           ) : null}
         </>
       }
     >
+      {notice ? <p className="remote-hint">{notice}</p> : null}
+      {error ? (
+        <p className="remote-error" role="alert">
+          {error}
+        </p>
+      ) : null}
       {step.kind === 'host' ? <HostStep hosts={hosts.hosts} recent={hosts.recent} initial={attempt.current.host} busy={busy} onConnect={start} /> : null}
       {step.kind === 'host-key' ? (
         <HostKeyStep
@@ -152,14 +171,8 @@ export function RemoteFolderDialog() {
         <BrowseStep label={connection.label} listing={step.listing} busy={busy} onGo={(path) => void browse(connection.id, path)} />
       ) : null}
       {busy ? (
-        <p className="remote-hint" role="status">
+        <p className="remote-hint remote-busy" role="status">
           {step.kind === 'browse' ? 'Working…' : 'Connecting…'}
-        </p>
-      ) : null}
-      {notice ? <p className="remote-hint">{notice}</p> : null}
-      {error ? (
-        <p className="remote-error" role="alert">
-          {error}
         </p>
       ) : null}
     </Dialog>

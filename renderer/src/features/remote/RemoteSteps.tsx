@@ -117,9 +117,9 @@ export function HostKeyStep({
         <button type="button" className="button" onClick={() => onAnswer('once')}>
           Accept once
         </button>
-        {/* The focus starts on Cancel: an Enter pressed while it connected accepts nothing. */}
+        {/* The focus starts here: an Enter pressed while it connected accepts nothing. */}
         <button type="button" className="button" autoFocus onClick={() => onAnswer('cancel')}>
-          Cancel
+          Reject
         </button>
       </div>
       <p className="remote-hint">“Remember” adds it to ~/.ssh/known_hosts; “once” trusts it for this connection only.</p>
@@ -228,7 +228,9 @@ export function BrowseStep({ label, listing, busy, onGo }: { label: string; list
       <p className="remote-hint">
         {listing.folders.length ? '' : 'No subfolders. '}
         {listing.more ? `Only the first ${listing.folders.length.toLocaleString()} folders are listed: type a path to go further. ` : ''}
-        {listing.files ? `${listing.files.toLocaleString()} other entries not shown.` : ''}
+        {listing.files
+          ? `${listing.files.toLocaleString()} other ${listing.files === 1 ? 'entry' : 'entries'} (files, or names with control characters) not shown.`
+          : ''}
       </p>
     </div>
   );

@@ -180,7 +180,9 @@ export async function listHostAliases(options: HostConfigOptions, max = 200): Pr
   const seen = new Set<string>();
   for (const line of parsed) {
     if (line.type !== LineType.DIRECTIVE || !/^host$/i.test(line.param) || !('config' in line)) continue;
-    for (const name of values(line.value)) {
+    // Several names on one line come as [{val}, …].
+    const names = Array.isArray(line.value) ? line.value.map((v: unknown) => String((v as { val?: unknown })?.val ?? v)) : values(line.value);
+    for (const name of names) {
       if (seen.has(name) || found.length >= max || !/^[A-Za-z0-9_][A-Za-z0-9._-]{0,254}$/.test(name)) continue;
       seen.add(name);
       const settings: Record<string, string> = {};
