@@ -127,6 +127,14 @@ describe('Open remote folder…', () => {
     // The connection is the workspace's now: the dialog's id no longer reaches it.
     await expect(b.listRemoteFolder({ connection: id, path: '/' })).rejects.toThrow(/connect to the host again/);
     expect(await readRecentRemotes(deftHome)).toEqual([{ host: 'box', path: remoteDir, label: `box:${remoteDir}` }]);
+    // The read itself stops at its cap (a server that pages entries without end is not read to the end).
+    const env = opened.at(-1)!.environment;
+    const some = await env.readdirCapped(big, 10);
+    expect(some.entries).toHaveLength(10);
+    expect(some.more).toBe(true);
+    const all = await env.readdirCapped(remoteDir, 100);
+    expect(all.more).toBe(false);
+    expect(all.entries.map((e) => e.name).sort()).toEqual(['...', '.hidden', 'a\nb', 'file.txt', 'loop', 'src', '\u001b[31mred'].sort());
   });
 
   it('drops recent entries that are not a host and a one-line absolute path', async () => {

@@ -13,6 +13,8 @@ import { readRecentRemotes, rememberRemote } from './remote-recent';
 
 /** At most this many folders in one listing (a hostile or huge folder is cut, and says so). */
 export const MAX_LISTED_FOLDERS = 2000;
+/** At most this many entries are read from one folder (files included): an endless listing from a hostile server ends. */
+export const MAX_READ_ENTRIES = 20_000;
 /** Browsing connections kept at once (the oldest is closed for a new one) and how long an unused one stays. */
 const MAX_CONNECTIONS = 4;
 const IDLE_MS = 10 * 60_000;
@@ -122,7 +124,7 @@ export function remoteBrowser(options: RemoteBrowserOptions): RemoteBrowser & { 
       try {
         const real = await environment.realpath(path);
         if (/\p{Cc}/u.test(real)) throw new Error('That folder’s real path holds control characters: Deft does not open it.');
-        const entries = await environment.readdir(real);
+        const { entries, more } = await environment.readdirCapped(real, MAX_READ_ENTRIES);
         const names = entries.filter((e) => (e.type === 'directory' || e.type === 'symlink') && listable(e.name)).map((e) => e.name);
         names.sort((a, b) => (a.startsWith('.') === b.startsWith('.') ? a.localeCompare(b) : a.startsWith('.') ? 1 : -1));
         const parent = real === '/' ? null : posix.dirname(real);
