@@ -54,7 +54,10 @@ export const RemoteConnectInput = z
       .max(9)
       .optional(),
     /** Passphrases typed for keys, by the key file's path (kept in memory for this connection only). */
-    passphrases: z.record(z.string().max(4096), z.string().max(1024)).optional(),
+    passphrases: z
+      .record(z.string().max(4096), z.string().max(1024))
+      .refine((r) => Object.keys(r).length <= 16, 'At most 16 passphrases.')
+      .optional(),
   })
   .strict();
 export type RemoteConnectInput = z.infer<typeof RemoteConnectInput>;

@@ -35,11 +35,13 @@ export function RemoteFolderDialog() {
   const attempt = useRef<Attempt>({ host: '', hostKeys: [], passphrases: {} });
   const kept = useRef<string | null>(null);
   kept.current = connection?.id ?? null;
+  const closed = useRef(false);
 
   useEffect(() => {
     void listRemoteHosts().then((r) => (r.ok ? setHosts(r.value) : setError(r.error)));
     // A connection the dialog did not turn into the workspace is closed with it.
     return () => {
+      closed.current = true;
       if (kept.current) closeRemoteHost(kept.current);
     };
   }, []);
@@ -66,6 +68,11 @@ export function RemoteFolderDialog() {
       return;
     }
     const r = result.value;
+    // Closed while it connected: the connection is nobody's, so it is closed now.
+    if (closed.current) {
+      if (r.status === 'connected') closeRemoteHost(r.connection);
+      return;
+    }
     if (r.status === 'host-key') setStep({ kind: 'host-key', host: r.host, fingerprint: r.fingerprint });
     else if (r.status === 'passphrase') setStep({ kind: 'passphrase', key: r.key, wrong: r.wrong });
     else {
