@@ -133,7 +133,7 @@ export function remoteBrowser(options: RemoteBrowserOptions): RemoteBrowser & { 
           parent,
           folders: names.slice(0, MAX_LISTED_FOLDERS),
           files: entries.length - names.length,
-          more: names.length > MAX_LISTED_FOLDERS,
+          more: more || names.length > MAX_LISTED_FOLDERS,
         };
       } catch (error) {
         throw failure(error);
