@@ -8,6 +8,9 @@ import { deftHome } from './agent/infra/platform/home';
 import { FileSecretStore, type SecretStore } from './agent/infra/settings/secrets';
 import { resolveWorkspace } from './host/compose';
 import { electronHost } from './host/hosts';
+import { remoteBrowser } from './host/remote-browse';
+import { remoteCapabilities } from './host/remote-folder';
+import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { forwardEvents, registerIpc } from './host/electron-ipc';
 
 const home = deftHome();
@@ -46,24 +49,38 @@ async function chooseFolder(parent?: BrowserWindow): Promise<string | null> {
   return result.canceled ? null : (result.filePaths[0] ?? null);
 }
 
-function openWindow(workspacePath: string): void {
-  const workspace = resolveWorkspace(workspacePath);
-  rememberWorkspace(workspace);
+// *Open remote folder…*: one for the app (a browsing connection outlives the window that opened the dialog).
+const browser = remoteBrowser({
+  home,
+  env: process.env,
+  // A remote folder opens in a window of its own, as a local one picked from the sidebar does.
+  open: async (folder) => {
+    openWindow(folder.workspace, folder);
+    return 'window';
+  },
+});
+
+/** A window on a local folder, or on `remote` (a folder on another machine: its environment, with the capabilities that reach it). */
+function openWindow(workspacePath: string, remote?: RemoteFolder): void {
+  const workspace = remote ? remote.workspace : resolveWorkspace(workspacePath);
+  if (!remote) rememberWorkspace(workspace);
   const window = new BrowserWindow({
     width: 1280,
     height: 840,
     minWidth: 720,
     minHeight: 480,
-    title: `Deft — ${workspace}`,
+    title: `Deft — ${remote ? `${remote.environment.label}:${workspace}` : workspace}`,
     // The window's first paint, before the renderer applies the theme: the system's light or dark.
     backgroundColor: nativeTheme.shouldUseDarkColors ? '#0f1116' : '#f6f7f9',
     show: false,
     webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
   });
   const core = new DeftCore({
-    capabilities: defaultCapabilities,
+    capabilities: remote ? remoteCapabilities(defaultCapabilities) : defaultCapabilities,
     home,
     workspace,
+    ...(remote ? { environment: remote.environment, workspaceId: remote.id } : {}),
+    remoteBrowser: browser,
     host: electronHost,
     secrets: secretStore(),
     pickWorkspace: async () => {
@@ -102,7 +119,7 @@ function openWindow(workspacePath: string): void {
   window.on('closed', () => {
     stopForwarding();
     windows.delete(contentsId);
-    void core.close();
+    void core.close().then(() => remote?.environment.close());
   });
   void window.loadFile(rendererIndex);
 }
@@ -155,5 +172,7 @@ app.on('before-quit', (event) => {
   if (closing || windows.size === 0) return;
   event.preventDefault();
   closing = true;
-  void Promise.allSettled([...windows.values()].map(({ core }) => core.close())).then(() => app.quit());
+  void Promise.allSettled([...windows.values()].map(({ core }) => core.close()))
+    .then(() => browser.closeAll())
+    .then(() => app.quit());
 });

@@ -1,9 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { tempDir } from './harness';
 
 /** A free loopback port. */
 function freePort(): Promise<number> {
@@ -69,7 +68,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
   }
-  const dir = await tempDir('deft-sshd-');
+  // Not the harness's tempDir: the e2e specs start this server too, and the harness loads the whole core.
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'deft-sshd-')));
   const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file], { stdio: 'ignore' });
   keygen(join(dir, 'host_key'));
   keygen(join(dir, 'user_key'));

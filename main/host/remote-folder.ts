@@ -31,19 +31,22 @@ export function remoteCapabilities(list: readonly CapabilityFactory[]): Capabili
   return list.filter((factory) => !LOCAL_ONLY.includes(factory));
 }
 
+/** This machine's user name (OpenSSH's default remote user, and %u in ~/.ssh/config). */
+export function localUserName(env: Record<string, string | undefined>): string {
+  const named = env.USER ?? env.LOGNAME ?? '';
+  if (named) return named;
+  try {
+    return userInfo().username;
+  } catch {
+    return 'root';
+  }
+}
+
 /** Open a remote folder for `deft run` or the web host's --remote: an unknown host is refused (with the line to add), never asked. */
 export function openRemoteForCli(spec: RemoteSpec, env: Record<string, string | undefined>): Promise<RemoteFolder> {
-  let localUser = env.USER ?? env.LOGNAME ?? '';
-  if (!localUser) {
-    try {
-      localUser = userInfo().username;
-    } catch {
-      localUser = 'root';
-    }
-  }
   return openRemoteFolder(spec, {
     userHome: env.HOME || homedir(),
-    localUser,
+    localUser: localUserName(env),
     ...(env.SSH_AUTH_SOCK ? { agentSocket: env.SSH_AUTH_SOCK } : {}),
   });
 }

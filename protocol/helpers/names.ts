@@ -119,6 +119,12 @@ export const commandNames = [
   'mergeWorktree',
   'applyWorktree',
   'discardWorktree',
+  // Open remote folder…
+  'listRemoteHosts',
+  'connectRemoteHost',
+  'listRemoteFolder',
+  'openRemoteWorkspace',
+  'closeRemoteHost',
 ] as const;
 
 /** Every event type, session and app events alike. */

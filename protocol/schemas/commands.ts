@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxSettingsInput, SandboxSettingsView, SandboxStatus } from './sandbox';
-import { RemoteConnection } from './remote';
+import { RemoteConnection, remoteCommands } from './remote';
 import { RewindResult, checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
@@ -280,6 +280,7 @@ export const commands = {
   // The prompt queue and steering (shapes in queue.ts)
   ...queueCommands,
   ...worktreeCommands,
+  ...remoteCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */
   listMcpServers: command(Empty, McpOverview),

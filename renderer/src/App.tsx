@@ -24,6 +24,7 @@ import { useWindowTitle } from './features/layout/window-title';
 import { toggleSidebar, useSidebarPlacement } from './features/layout/window-size';
 import { Sidebar } from './features/sessions/Sidebar';
 import { WorktreesLayer } from './features/worktrees/WorktreesView';
+import { RemoteLayer } from './features/remote/RemoteFolderDialog';
 import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillsLayer } from './features/skills/SkillsLayer';
 import { TasksPanel } from './features/tasks/TasksPanel';
@@ -95,6 +96,7 @@ function Workspace() {
       <SkillsLayer />
       <CheckpointLayer />
       <WorktreesLayer />
+      <RemoteLayer />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { AppEvent, DeftEvent, NotificationInput } from '#protocol';
 import type { CommandHandlers } from '../contract/commands';
+import type { RemoteBrowser } from '../contract/remote-browser';
 import type { Environment } from '../contract/environment';
 import type { CoreContext, CapabilityFactory, TurnOutcome } from '../contract/capability';
 import { localEnvironment } from '../infra/environment/local/local-environment';
@@ -63,6 +64,8 @@ export interface CoreOptions {
   openFile?: (path: string) => Promise<boolean>;
   /** Open a folder as a workspace in a new window (Electron); absent elsewhere. */
   openFolder?: (path: string) => Promise<void>;
+  /** *Open remote folder…* (the window's dialog): its commands, from the host; absent: they answer `unsupported`. */
+  remoteBrowser?: RemoteBrowser;
   /** Show a desktop notification (Electron); absent elsewhere. */
   notify?: (notification: NotificationInput) => Promise<boolean>;
   /**
@@ -164,7 +167,9 @@ export class DeftCore {
     });
     const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
-    this.handlers = pool.holding(capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox })) as CommandHandlers;
+    this.handlers = pool.holding(
+      capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox, ...options.remoteBrowser }),
+    ) as CommandHandlers;
   }
 
   /**

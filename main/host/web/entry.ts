@@ -7,7 +7,10 @@ import { createNodeCore } from '../compose';
 import { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } from '../remote-folder';
 import { webHost } from '../hosts';
 import { onStopSignals } from '../stop-signals';
-import { startWebHost } from './server';
+import { type WebHost, startWebHost } from './server';
+import { remoteBrowser } from '../remote-browse';
+import { deftHome } from '../../agent/infra/platform/home';
+import type { DeftCore } from '../../agent/runtime/core';
 
 /** DEFT_UNLOAD_AFTER_MS: how long an idle session no tab shows stays loaded (tests shorten it; default 60 s). */
 function unloadAfter(value: string | undefined): { unloadAfterMs?: number } {
@@ -54,21 +57,40 @@ async function main(argv: string[]): Promise<number> {
     for (const note of remote.notes) console.error(`deft web: warning: ${note}`);
     console.error(`deft web: on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.`);
   }
-  let core;
-  try {
-    core = createNodeCore({
-      workspace: remote ? remote.workspace : (values.workspace ?? process.cwd()),
-      ...(remote ? { environment: remote.environment, workspaceId: remote.id, capabilities: remoteCapabilities(defaultCapabilities) } : {}),
+  // *Open remote folder…* in the page: the chosen folder replaces the workspace this host serves (sessions stay here).
+  let host: WebHost | undefined;
+  const browser = remoteBrowser({
+    home: deftHome(process.env),
+    env: process.env,
+    open: async (folder) => {
+      if (!host) throw new Error('The web host is not serving yet.');
+      console.error(`deft web: now serving ${folder.id}; on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.`);
+      const next = coreFor(folder);
+      const [previous, previousRemote] = [core, remote];
+      [core, remote] = [next, folder];
+      host.replaceCore(next);
+      // After the reply that asked for it, and the pages' move to the new core.
+      setTimeout(() => void previous.close().then(() => previousRemote?.environment.close()), 1_000).unref();
+      return 'here';
+    },
+  });
+  const coreFor = (folder: RemoteFolder | null) =>
+    createNodeCore({
+      workspace: folder ? folder.workspace : (values.workspace ?? process.cwd()),
+      ...(folder ? { environment: folder.environment, workspaceId: folder.id, capabilities: remoteCapabilities(defaultCapabilities) } : {}),
       host: webHost,
+      remoteBrowser: browser,
       ...unloadAfter(process.env.DEFT_UNLOAD_AFTER_MS),
     });
+  let core: DeftCore;
+  try {
+    core = coreFor(remote);
   } catch (error) {
     console.error(`deft web: ${(error as Error).message}`);
     await remote?.environment.close();
     return 2;
   }
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
-  let host;
   try {
     host = await startWebHost({ core, rendererDir, port, ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}) });
   } catch (error) {
@@ -86,9 +108,10 @@ async function main(argv: string[]): Promise<number> {
   console.log(`Deft web host for ${workspace}`);
   console.log(`Open ${host.url}`);
   const stop = async () => {
+    await browser.closeAll();
     await core.close();
     await remote?.environment.close();
-    await host.close();
+    await host?.close();
     process.exit(0);
   };
   const removeStopSignals = onStopSignals(() => {

@@ -26,6 +26,11 @@ export interface WebHost {
   url: string;
   port: number;
   token: string;
+  /**
+   * Serve `core` from now on (a remote folder opened from the window): new connections get it at once; the pages
+   * connected to the old one are disconnected shortly after (once the reply that asked for it is sent), and reconnect.
+   */
+  replaceCore(core: DeftCore): void;
   close(): Promise<void>;
 }
 
@@ -104,7 +109,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   });
 
   let connections = 0;
+  let current = options.core;
   function connect(ws: WebSocket): void {
+    const core = current;
     // Each connection (a browser tab) shows the session it opened last, until it opens another or closes.
     const viewer = `web-${++connections}`;
     const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
@@ -120,24 +127,24 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       }
       ws.send(JSON.stringify(events.length === 1 ? { event: events[0] } : { events }));
     });
-    const unsubscribe = options.core.onEvent((event) => {
+    const unsubscribe = core.onEvent((event) => {
       if (ws.readyState === ws.OPEN) outgoing.add(event);
     });
     const disconnect = () => {
       unsubscribe();
       outgoing.drop();
-      options.core.show(viewer, null);
+      core.show(viewer, null);
     };
     ws.on('close', disconnect);
     ws.on('error', disconnect);
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? null : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
       // A reply comes after the events sent before it (a command's own events among them).
-      void handleMessage(ws, viewer, text, outgoing.flush);
+      void handleMessage(core, ws, viewer, text, outgoing.flush);
     });
   }
 
-  async function handleMessage(ws: WebSocket, viewer: string, text: string | null, flushEvents: () => void): Promise<void> {
+  async function handleMessage(core: DeftCore, ws: WebSocket, viewer: string, text: string | null, flushEvents: () => void): Promise<void> {
     let raw: unknown;
     try {
       raw = text === null ? undefined : JSON.parse(text);
@@ -155,9 +162,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       );
       return;
     }
-    const reply = await dispatchCommand(options.core.handlers, message.data.name, message.data.input, log, (sessionId) => {
+    const reply = await dispatchCommand(core.handlers, message.data.name, message.data.input, log, (sessionId) => {
       // A message still in flight from a connection that has closed must not mark its session shown again.
-      if (ws.readyState === ws.OPEN) options.core.show(viewer, sessionId);
+      if (ws.readyState === ws.OPEN) core.show(viewer, sessionId);
     });
     flushEvents();
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: message.data.id, reply }));
@@ -172,6 +179,13 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     port,
     token,
     url: `http://127.0.0.1:${port}/#token=${token}`,
+    replaceCore: (core) => {
+      current = core;
+      const before = [...wss.clients];
+      setTimeout(() => {
+        for (const client of before) client.terminate();
+      }, 500).unref();
+    },
     close: async () => {
       for (const client of wss.clients) client.terminate();
       wss.close();

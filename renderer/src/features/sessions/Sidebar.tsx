@@ -5,6 +5,7 @@ import { useApprovals, waitingCount } from '../../stores/approvals';
 import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
+import { useRemoteDialog } from '../../stores/remote';
 import { useSkills } from '../../stores/skills';
 import { useWorktrees } from '../../stores/worktrees';
 import { WorktreeNotice, WorktreeSessions, useWorktreeRefresh } from '../worktrees/SidebarWorktrees';
@@ -13,11 +14,23 @@ import { SessionSearchBox, SessionSearchResults } from './SessionSearch';
 import { toggleSidebar } from '../layout/window-size';
 import './sessions.css';
 
+/** A folder, or a machine for a folder on another machine (its connection shows in the header). */
+function WorkspaceMark({ remote }: { remote: boolean }) {
+  return remote ? (
+    <span className="workspace-remote" role="img" aria-label="Remote folder, over SSH">
+      <Icon name="server" />
+    </span>
+  ) : (
+    <Icon name="folder" />
+  );
+}
+
 export function Sidebar() {
   const sessions = useSessions((s) => s.sessions);
   const currentId = useSessions((s) => s.currentId);
   const workspace = useSettings((s) => s.workspace);
   const provider = useSettings((s) => s.settings?.provider);
+  const workspaceTitle = workspace?.remote ? `${workspace.remote.label}:${workspace.path}` : (workspace?.path ?? '');
   const [query, setQuery] = useState('');
   const waiting = useApprovals((s) => s.bySession);
   const worktrees = useWorktrees((s) => s.worktrees);
@@ -36,17 +49,27 @@ export function Sidebar() {
           </button>
         </div>
         {workspace?.host === 'electron' ? (
-          <button type="button" className="workspace" title={`${workspace.path} — click to open another folder`} onClick={() => void pickWorkspace()}>
-            <Icon name="folder" />
+          <button type="button" className="workspace" title={`${workspaceTitle} — click to open another folder`} onClick={() => void pickWorkspace()}>
+            <WorkspaceMark remote={Boolean(workspace.remote)} />
             <span className="workspace-name">{workspace.name}</span>
           </button>
         ) : (
           // Elsewhere the folder is fixed when the host starts: shown, not a control (no dead tab stop).
-          <div className="workspace" title={workspace?.path}>
-            <Icon name="folder" />
+          <div className="workspace" title={workspaceTitle}>
+            <WorkspaceMark remote={Boolean(workspace?.remote)} />
             <span className="workspace-name">{workspace?.name ?? '…'}</span>
           </div>
         )}
+        {workspace?.host === 'electron' || workspace?.host === 'web' ? (
+          <button
+            type="button"
+            className="button button-ghost button-skills"
+            onClick={() => useRemoteDialog.getState().show(true)}
+            title="Open a folder on another machine, over SSH"
+          >
+            <Icon name="server" /> Open remote folder…
+          </button>
+        ) : null}
         <div className="new-session-row">
           <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
             <Icon name="plus" /> New session

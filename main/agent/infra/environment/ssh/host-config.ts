@@ -162,3 +162,37 @@ export async function resolveHost(alias: string, given: { user?: string; port?: 
         : [],
   };
 }
+
+/**
+ * The aliases `~/.ssh/config` names in its Host lines (no patterns, no negations), in file order, each with where it
+ * leads (`user@hostname:port` as far as the file says). Nothing is resolved or run; an unreadable file lists none.
+ */
+export async function listHostAliases(options: HostConfigOptions, max = 200): Promise<Array<{ alias: string; detail: string }>> {
+  const file = options.configFile ?? join(options.userHome, '.ssh', 'config');
+  const text = await readFile(file, 'utf8').catch(() => '');
+  let parsed: SSHConfig;
+  try {
+    parsed = SSHConfig.parse(text);
+  } catch {
+    return [];
+  }
+  const found: Array<{ alias: string; detail: string }> = [];
+  const seen = new Set<string>();
+  for (const line of parsed) {
+    if (line.type !== LineType.DIRECTIVE || !/^host$/i.test(line.param) || !('config' in line)) continue;
+    // Several names on one line come as [{val}, …].
+    const names = Array.isArray(line.value) ? line.value.map((v: unknown) => String((v as { val?: unknown })?.val ?? v)) : values(line.value);
+    for (const name of names) {
+      if (seen.has(name) || found.length >= max || !/^[A-Za-z0-9_][A-Za-z0-9._-]{0,254}$/.test(name)) continue;
+      seen.add(name);
+      const settings: Record<string, string> = {};
+      for (const inner of line.config) {
+        if (inner.type === LineType.DIRECTIVE && typeof inner.value === 'string') settings[inner.param.toLowerCase()] ??= inner.value;
+      }
+      const target = settings.hostname ?? name;
+      const detail = `${settings.user ? `${settings.user}@` : ''}${target}${settings.port ? `:${settings.port}` : ''}`;
+      found.push({ alias: name, detail: detail.replace(/[^\x20-\x7e]/g, '?').slice(0, 300) });
+    }
+  }
+  return found;
+}

@@ -11,6 +11,10 @@ export interface OpenRemoteOptions extends HostConfigOptions {
   /** Asked about a host known_hosts does not list (the window asks the user); absent: refused with the line to add. */
   acceptUnknownHost?: SshTarget['acceptUnknownHost'];
   reconnect?: ReconnectPolicy;
+  /** Passphrases the user typed, by key file (the window asks): such a key is offered instead of skipped. */
+  passphrases?: Readonly<Record<string, string>>;
+  /** Hears each key file skipped for want of its passphrase (or for a wrong one: `wrong`). */
+  onLockedKey?: (file: string, wrong: boolean) => void;
 }
 
 /** A folder on another machine, open: its environment, its real path there, and the key it is kept under here. */
@@ -29,7 +33,7 @@ export interface RemoteFolder {
 
 const MAX_JUMPS = 8;
 
-async function identities(files: readonly string[], configured: boolean, notes: string[]): Promise<SshIdentity[]> {
+async function identities(files: readonly string[], configured: boolean, notes: string[], options: OpenRemoteOptions): Promise<SshIdentity[]> {
   const found: SshIdentity[] = [];
   for (const file of files) {
     const key = await readFile(file).catch((error: NodeJS.ErrnoException) => {
@@ -37,7 +41,16 @@ async function identities(files: readonly string[], configured: boolean, notes: 
       return null;
     });
     if (!key) continue;
-    const parsed = ssh2.utils.parseKey(key);
+    const passphrase = options.passphrases?.[file];
+    const parsed = ssh2.utils.parseKey(key, passphrase);
+    if (parsed instanceof Error && /passphrase|decrypt|bad/i.test(parsed.message) && options.onLockedKey) {
+      options.onLockedKey(file, passphrase !== undefined);
+      continue;
+    }
+    if (!(parsed instanceof Error) && passphrase !== undefined) {
+      found.push({ key, passphrase, file });
+      continue;
+    }
     if (parsed instanceof Error) {
       // Headless there is nobody to type a passphrase: such a key is skipped (the SSH agent can hold it).
       notes.push(
@@ -70,11 +83,57 @@ async function targetFor(spec: { host: string; user?: string; port?: number }, o
     host: settings.hostName,
     port: settings.port,
     username: settings.user ?? options.localUser,
-    identities: await identities(settings.identityFiles, settings.identitiesConfigured, notes),
+    identities: await identities(settings.identityFiles, settings.identitiesConfigured, notes, options),
     ...(agent ? { agent } : {}),
     knownHostsFiles: settings.knownHostsFiles,
     ...(options.acceptUnknownHost ? { acceptUnknownHost: options.acceptUnknownHost } : {}),
     jumps,
+  };
+}
+
+/** A host connected (its config and keys as for a folder), not yet in a folder: the dialog browses it first. */
+export interface RemoteHost {
+  environment: SshEnvironment;
+  /** The host as the user named it (an alias stays an alias). */
+  host: string;
+  username: string;
+  port: number;
+  notes: string[];
+}
+
+/** Connect to `[user@]host[:port]` (or an alias) as `~/.ssh/config` describes it, its key checked against known_hosts. */
+export async function connectRemoteHost(spec: { host: string; user?: string; port?: number }, options: OpenRemoteOptions): Promise<RemoteHost> {
+  const notes: string[] = [];
+  const target = await targetFor(spec, options, notes);
+  if (!target.agent && !target.identities?.length) {
+    throw new EnvironmentError(
+      'EACCES',
+      `No way to log in to ${target.username}@${target.host}: no SSH agent (SSH_AUTH_SOCK) and no readable key without a passphrase (${notes.length ? notes.join(' ') : 'none of ~/.ssh/id_ed25519, id_ecdsa, id_rsa exists, and ~/.ssh/config names no IdentityFile'}).`,
+    );
+  }
+  const environment = await SshEnvironment.connect(target, undefined, options.reconnect);
+  return { environment, host: spec.host, username: target.username, port: target.port, notes };
+}
+
+/**
+ * The folder `path` of a connected host, resolved to its real path there and checked to be a folder: an environment
+ * of its own working there (sharing the host's connection) and the key it is kept under.
+ */
+export async function enterRemoteFolder(remote: RemoteHost, path: string): Promise<RemoteFolder> {
+  const { environment } = remote;
+  const where = `${environment.label}:${path}`;
+  const missing = (error: unknown) => {
+    throw isMissing(error) ? new EnvironmentError('ENOENT', `There is no folder ${path} on ${environment.label}.`) : error;
+  };
+  // OpenSSH's SFTP realpath answers for a missing last component too: the stat says whether it is there.
+  const real = await environment.realpath(path).catch(missing);
+  const info = await environment.stat(real).catch(missing);
+  if (!info.isDirectory()) throw new EnvironmentError('ENOTDIR', `${where} is not a folder.`);
+  return {
+    environment: environment.enter(real),
+    workspace: real,
+    id: remoteFolderId({ user: remote.username, host: remote.host, port: remote.port, path: real }),
+    notes: remote.notes,
   };
 }
 
@@ -84,32 +143,11 @@ async function targetFor(spec: { host: string; user?: string; port?: number }, o
  */
 export async function openRemoteFolder(spec: string | RemoteSpec, options: OpenRemoteOptions): Promise<RemoteFolder> {
   const parsed = typeof spec === 'string' ? parseRemoteSpec(spec) : spec;
-  const notes: string[] = [];
-  const target = await targetFor(parsed, options, notes);
-  if (!target.agent && !target.identities?.length) {
-    throw new EnvironmentError(
-      'EACCES',
-      `No way to log in to ${target.username}@${target.host}: no SSH agent (SSH_AUTH_SOCK) and no readable key without a passphrase (${notes.length ? notes.join(' ') : 'none of ~/.ssh/id_ed25519, id_ecdsa, id_rsa exists, and ~/.ssh/config names no IdentityFile'}).`,
-    );
-  }
-  const environment = await SshEnvironment.connect(target, undefined, options.reconnect);
+  const remote = await connectRemoteHost(parsed, options);
   try {
-    const where = `${environment.label}:${parsed.path}`;
-    const missing = (error: unknown) => {
-      throw isMissing(error) ? new EnvironmentError('ENOENT', `There is no folder ${parsed.path} on ${environment.label}.`) : error;
-    };
-    // OpenSSH's SFTP realpath answers for a missing last component too: the stat says whether it is there.
-    const real = await environment.realpath(parsed.path).catch(missing);
-    const info = await environment.stat(real).catch(missing);
-    if (!info.isDirectory()) throw new EnvironmentError('ENOTDIR', `${where} is not a folder.`);
-    return {
-      environment: environment.enter(real),
-      workspace: real,
-      id: remoteFolderId({ user: target.username, host: parsed.host, port: target.port, path: real }),
-      notes,
-    };
+    return await enterRemoteFolder(remote, parsed.path);
   } catch (error) {
-    await environment.close();
+    await remote.environment.close();
     throw error;
   }
 }

@@ -18,6 +18,7 @@ import { linesOf } from '../lines';
 import { type SshTarget, dial, targetLabel } from './dial';
 
 export type { SshTarget } from './dial';
+import { readFolderCapped } from './read-folder';
 import { sftpError, shellQuote } from './sftp-errors';
 import { execRemote, runRemote } from './ssh-process';
 
@@ -351,6 +352,11 @@ export class SshEnvironment implements Environment {
       name: filename,
       type: attrs.isFile() ? 'file' : attrs.isDirectory() ? 'directory' : attrs.isSymbolicLink() ? 'symlink' : 'other',
     }));
+  }
+
+  /** At most `max` entries of a folder (for browsing a host whose folders may be huge); `more`: some were left. */
+  readdirCapped(path: string, max: number): Promise<{ entries: DirEntry[]; more: boolean }> {
+    return this.call('readdir', path, (sftp, done) => readFolderCapped(sftp, path, max, done));
   }
 
   async rm(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {

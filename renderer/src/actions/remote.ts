@@ -1,0 +1,38 @@
+import type { RemoteConnectInput, RemoteConnectResult, RemoteListing, RecentRemoteFolder, RemoteHostEntry } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
+import { deft } from '../bridge';
+
+// *Open remote folder…*: the host connects, lists and opens; the window holds a connection id and shows what it says.
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    return { ok: false, error: DeftError.from(error).detail };
+  }
+}
+
+export function listRemoteHosts(): Promise<Outcome<{ hosts: RemoteHostEntry[]; recent: RecentRemoteFolder[] }>> {
+  return outcome(() => deft.listRemoteHosts({}));
+}
+
+export function connectRemoteHost(input: RemoteConnectInput): Promise<Outcome<RemoteConnectResult>> {
+  return outcome(() => deft.connectRemoteHost(input));
+}
+
+export function listRemoteFolder(connection: string, path: string): Promise<Outcome<RemoteListing>> {
+  return outcome(() => deft.listRemoteFolder({ connection, path }));
+}
+
+/** Open the folder as the workspace: in this page (it reloads onto the new workspace) or in a new window. */
+export async function openRemoteWorkspace(connection: string, path: string): Promise<Outcome<'here' | 'window'>> {
+  const done = await outcome(async () => (await deft.openRemoteWorkspace({ connection, path })).opened);
+  if (done.ok && done.value === 'here') window.location.reload();
+  return done;
+}
+
+export function closeRemoteHost(connection: string): void {
+  void deft.closeRemoteHost({ connection }).catch(() => {});
+}
