@@ -33,6 +33,7 @@ export const commandNames = [
   'listTasks',
   'readTaskOutput',
   'stopTask',
+  'clearTasks',
   'deleteCronJob',
   'stopOrBackgroundCommand',
   // Approvals and goals
