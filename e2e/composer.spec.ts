@@ -188,3 +188,32 @@ test("the model chip switches the model for this session's next turn; /model <na
   await page.getByRole('button', { name: /Back to the provider's model/ }).click();
   await expect(page.getByRole('button', { name: /^Model: mock-model$/ })).toBeVisible();
 });
+
+test('the controls under the message box never overlap each other or Send, down to a 480 px window', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  // A long model name makes the chip as wide as it gets.
+  await send(page, '/model a-rather-long-model-name-for-this-session');
+  await expect(page.getByRole('button', { name: /^Model: a-rather-long/ })).toBeVisible();
+  for (const width of [1280, 900, 540, 480]) {
+    await page.setViewportSize({ width, height: 720 });
+    const form = (await page.locator('.composer').boundingBox())!;
+    const parts: Array<{ name: string; x: number; y: number; right: number; bottom: number }> = [];
+    for (const part of await page.locator('.composer-controls > *, .composer-actions > button, .composer-run-actions > *').all()) {
+      const box = await part.boundingBox();
+      if (!box || box.width === 0) continue;
+      const name = (await part.getAttribute('aria-label')) ?? (await part.innerText()).trim();
+      parts.push({ name, x: box.x, y: box.y, right: box.x + box.width, bottom: box.y + box.height });
+    }
+    const boxes = { form: { x: form.x, right: form.x + form.width }, parts };
+    expect(boxes.parts.length).toBeGreaterThanOrEqual(7);
+    for (const [i, a] of boxes.parts.entries()) {
+      expect(a.x, `${a.name} inside the box at ${width} px`).toBeGreaterThanOrEqual(boxes.form.x);
+      expect(a.right, `${a.name} inside the box at ${width} px`).toBeLessThanOrEqual(boxes.form.right);
+      for (const b of boxes.parts.slice(i + 1)) {
+        const apart = a.right <= b.x || b.right <= a.x || a.bottom <= b.y || b.bottom <= a.y;
+        expect(apart, `${a.name} and ${b.name} overlap at ${width} px`).toBe(true);
+      }
+    }
+  }
+});

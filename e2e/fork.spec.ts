@@ -34,3 +34,24 @@ test('Fork from here: a new session with the conversation up to that turn, shown
   await expect(page.getByRole('button', { name: 'Second question' })).toHaveCount(0);
   await expect(page.locator('.session-row')).toHaveCount(2);
 });
+
+test("Fork in a session's right-click menu: a new session with its whole conversation, opened at once", async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  await send(page, 'Only question');
+  await expect(page.getByText('Echo: Only question')).toBeVisible();
+  await send(page, 'Follow-up');
+  await expect(page.getByText('Echo: Follow-up')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
+
+  await page.locator('.session-row').first().click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Fork' }).click();
+  await expect(page.locator('.session-row')).toHaveCount(2);
+  await expect(page.locator('.session-current')).toContainText('forked from Only question · prompt 2');
+  const log = page.getByRole('log', { name: 'Conversation' });
+  await expect(log.getByText('Echo: Only question')).toBeVisible();
+  await expect(log.getByText('Echo: Follow-up')).toBeVisible();
+  // The new session goes on from there.
+  await send(page, 'In the fork');
+  await expect(log.getByText('Echo: In the fork')).toBeVisible();
+});

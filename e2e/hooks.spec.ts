@@ -4,13 +4,19 @@ import { configureProvider, expect, send, test as base } from './fixtures/deft';
 
 const blockRm = { type: 'command', command: 'grep -q \'"command":"rm \' && { echo "rm is blocked: move files to ./trash" >&2; exit 2; }; exit 0' };
 
-/** The user's hook that blocks rm, and a cloned repository's hook that is not run until the folder is trusted. */
+/** A prompt hook that changes nothing (its output is context for the model). */
+const promptNote = { type: 'command', command: 'echo noted' };
+
+/** The user's hook that blocks rm, a prompt hook, and a cloned repository's hook that is not run until the folder is trusted. */
 const test = base.extend({
   permissionMode: 'yolo',
   home: async ({ home }, use) => {
     const path = join(home, 'settings.json');
     const current = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-    await writeFile(path, JSON.stringify({ ...current, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [blockRm] }] } }));
+    await writeFile(
+      path,
+      JSON.stringify({ ...current, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [blockRm] }], UserPromptSubmit: [{ hooks: [promptNote] }] } }),
+    );
     await use(home);
   },
   workspace: async ({ workspace }, use) => {
@@ -37,6 +43,12 @@ test('a blocking hook leaves a notice in the transcript; Settings lists the hook
   await send(page, 'clean the build folder');
   await expect(page.getByText(/PreToolUse hook .* \(your settings\) blocked Bash: rm is blocked: move files to \.\/trash/)).toBeVisible();
   await expect(page.getByText('I will not delete it.')).toBeVisible();
+  // The prompt hook changed nothing: a small chip on its own line, not a row of text; it opens to what it said.
+  const quiet = page.locator('.hook-line');
+  await expect(quiet.locator('summary')).toHaveText('1 hook ran');
+  await expect(page.getByText(/UserPromptSubmit hook/)).toBeHidden();
+  await quiet.locator('summary').click();
+  await expect(quiet.getByText(/UserPromptSubmit hook “echo noted” \(your settings\)/)).toBeVisible();
 
   // The trust banner names the workspace's hook, which has not run.
   const banner = page.getByRole('alert', { name: 'Folder not trusted' });
@@ -54,10 +66,10 @@ test('a blocking hook leaves a notice in the transcript; Settings lists the hook
   await dialog.getByRole('tab', { name: 'Hooks' }).click();
   const list = dialog.getByRole('list', { name: 'Hooks in effect' });
   await list.scrollIntoViewIfNeeded();
-  await expect(list.getByRole('listitem')).toHaveCount(2);
+  await expect(list.getByRole('listitem')).toHaveCount(3);
   await expect(list.getByRole('listitem').first()).toContainText('PreToolUse');
   await expect(list.getByRole('listitem').first()).toContainText('Your settings');
-  await expect(list.getByRole('listitem').nth(1)).toContainText('Not run: this folder is not trusted');
+  await expect(list.getByRole('listitem').nth(2)).toContainText('Not run: this folder is not trusted');
   await testInfo.attach('hooks-settings', { body: await page.screenshot(), contentType: 'image/png' });
   await page.keyboard.press('Escape');
 

@@ -66,6 +66,16 @@ test('the tasks panel shows a background job, its output, and stops it', async (
   await expect(panel).toBeHidden();
   // The focus goes back to where it was before the panel opened, not to the page body.
   await expect(page.getByRole('button', { name: 'Tasks', exact: true })).toBeFocused();
+
+  // A finished task cleared from the list stays cleared after a reload (the core keeps that, and the log).
+  await page.getByRole('button', { name: 'Tasks', exact: true }).click();
+  await task.getByRole('button', { name: 'Clear ticker from the list' }).click();
+  await expect(task).toBeHidden();
+  await page.reload();
+  await expect(page.getByText('The ticker runs in the background.')).toBeVisible();
+  await page.getByRole('button', { name: 'Tasks', exact: true }).click();
+  await expect(panel.getByText(/^No background tasks/)).toBeVisible();
+  await expect(task).toBeHidden();
 });
 
 test('scheduled prompts appear in the tasks panel with their next fire time, and can be deleted', async ({ deft, mock }) => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import { answer, call, toolStep } from './fixtures/screens';
-import { textChunks } from '../test-support/mock-model-server';
+import { lastUserText, textChunks } from '../test-support/mock-model-server';
 
 // Issue 18, items 2 and 6: failed commands show their failure; long work can be followed.
 
@@ -123,12 +123,20 @@ test('the goal strip counts the turn and the tokens of a goal finished in one tu
 test('Jump to latest appears when scrolled up and brings the newest back', async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
-  mock.fallback = () => answer(Array.from({ length: 30 }, (_, i) => `Line ${i + 1} of a long answer.`).join('\n\n'));
-  for (const prompt of ['one', 'two', 'three']) {
-    await send(page, prompt);
-    await expect(page.getByRole('button', { name: 'Send' })).toBeVisible(SLOW);
-  }
+  const prompts = ['one', 'two', 'three'];
+  mock.fallback = (request) => {
+    const prompt = prompts.find((p) => lastUserText(request).includes(p)) ?? 'other';
+    return answer(Array.from({ length: 30 }, (_, i) => `Line ${i + 1} of answer ${prompt}.`).join('\n\n'));
+  };
   const log = page.getByRole('log', { name: 'Conversation' });
+  // Each turn is waited for by its answer in the transcript. The Send button is not enough: on a busy machine the new
+  // session's opening reply can come after its turns have run, and until then the window neither shows their rows
+  // nor knows a turn runs (a prompt sent then is queued); scrolling up before the list is there was a no-op the pin
+  // then undid — this test's flake.
+  for (const prompt of prompts) {
+    await send(page, prompt);
+    await expect(log.getByText(`Line 30 of answer ${prompt}.`)).toBeInViewport(SLOW);
+  }
   const jump = page.getByRole('button', { name: 'Jump to latest' });
   await expect(jump).toHaveCount(0);
   await log.evaluate((el) => el.scrollTo({ top: 0 }));

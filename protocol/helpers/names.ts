@@ -1,4 +1,4 @@
-// Plain lists of command and event names, free of zod so the renderer's web shim stays small.
+// Plain lists of command, event and hook event names, free of zod so the renderer's web shim stays small.
 // protocol.test.ts checks they match the schemas.
 
 /** Every command name, as in `commands`. */
@@ -33,6 +33,7 @@ export const commandNames = [
   'listTasks',
   'readTaskOutput',
   'stopTask',
+  'clearTasks',
   'deleteCronJob',
   'stopOrBackgroundCommand',
   // Approvals and goals
@@ -195,3 +196,19 @@ export const eventTypeNames = [
   // A remote workspace's connection
   'workspace.connection',
 ] as const;
+
+/** The events a hook can run on (the names other agents use), as `HookEventName` takes them. */
+export const hookEventNames = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'SessionStart',
+  'SessionEnd',
+  'Notification',
+] as const;
+
+/** The hook events about one tool call: only these take a tool matcher. */
+export const toolHookEventNames: ReadonlySet<string> = new Set<(typeof hookEventNames)[number]>(['PreToolUse', 'PostToolUse']);

@@ -180,6 +180,11 @@ export const commands = {
     }).strict(),
     z.object({ text: z.string(), offset: z.number().int(), end: z.number().int(), size: z.number().int(), path: z.string() }),
   ),
+  /** Take finished tasks (all of them, or those named) off the tasks panel's list for good; their logs stay, the model still sees them. */
+  clearTasks: command(
+    SessionRef.extend({ taskIds: z.array(z.string().regex(TASK_ID)).max(1000).optional() }).strict(),
+    z.object({ cleared: z.array(z.string()) }),
+  ),
   /** Stop a running background task (its whole process tree). */
   stopTask: command(SessionRef.extend({ taskId: z.string().regex(TASK_ID) }).strict(), z.object({ task: TaskInfo })),
   /** Delete a scheduled prompt. */

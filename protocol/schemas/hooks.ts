@@ -1,20 +1,11 @@
 import { z } from 'zod';
+import { hookEventNames } from '../helpers/names';
 import { RuleSource } from './approvals';
 
 // Hooks: the user's commands run on the agent's events (the `"hooks"` section of the settings files).
 
 /** The events a hook can run on (the names other agents use). */
-export const HookEventName = z.enum([
-  'PreToolUse',
-  'PostToolUse',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-  'PreCompact',
-  'SessionStart',
-  'SessionEnd',
-  'Notification',
-]);
+export const HookEventName = z.enum(hookEventNames);
 export type HookEventName = z.infer<typeof HookEventName>;
 
 /** One configured hook command, as Settings lists it. */

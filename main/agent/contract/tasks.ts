@@ -10,6 +10,8 @@ export type { TaskKind } from '#protocol';
 export interface TaskRecord extends Omit<TaskInfo, 'tail'> {
   /** The model has been told how it ended (or did not need to be): never tell it twice. */
   notified: boolean;
+  /** The user cleared it (finished) from the window's list: the panel no longer lists it; the model still can. */
+  cleared?: boolean;
 }
 
 /** How a task ended, in its kind's words. */
@@ -94,6 +96,8 @@ export interface SessionTasks {
   readOutput(id: string, offset: number | undefined, length: number): Promise<{ text: string; offset: number; end: number; size: number; path: string } | null>;
   /** Stop a running task. Resolves with the record once it has ended (undefined for an unknown id). */
   stop(id: string, by: StoppedBy, reason?: string): Promise<TaskRecord | undefined>;
+  /** Take finished tasks off the window's list for good (their records and logs stay); the ids cleared. */
+  clear(ids: readonly string[]): string[];
   /** The tasks running now, as a fact the model is kept up to date on (said again after a compaction); no text when none runs. */
   runningFact(): Fact;
 }

@@ -128,13 +128,25 @@ export async function forkSession(turnId: string, files: 'keep' | 'restore'): Pr
   const sessionId = useSessions.getState().currentId;
   if (!sessionId) return 'No session is open.';
   try {
-    const { session } = await deft.forkSession({ sessionId, turnId, files });
-    useSessions.getState().upsertSession(session);
-    await openSession(session.id);
+    await forkAndOpen(sessionId, turnId, files);
     return null;
   } catch (error) {
     return DeftError.from(error).detail;
   }
+}
+
+/**
+ * A new session with the whole conversation of session `id` (up to its last finished turn while one runs), the files
+ * as they are; the window switches to it. A failure shows in the banner.
+ */
+export function forkWholeSession(id: string): Promise<void> {
+  return attempt(() => forkAndOpen(id, undefined, 'keep'));
+}
+
+async function forkAndOpen(sessionId: string, turnId: string | undefined, files: 'keep' | 'restore'): Promise<void> {
+  const { session } = await deft.forkSession({ sessionId, ...(turnId ? { turnId } : {}), files });
+  useSessions.getState().upsertSession(session);
+  await openSession(session.id);
 }
 
 export function deleteSession(id: string): Promise<void> {

@@ -22,6 +22,17 @@ export function stopTask(taskId: string): Promise<void> {
   });
 }
 
+/**
+ * Clear the open session's finished tasks (or one of them) from the list: at once in the window, and for good in the
+ * core, so a reload or a switch back does not bring them back (their logs stay; the model still sees them).
+ */
+export function clearFinishedTasks(taskId?: string): Promise<void> {
+  return inOpenSession(async (sessionId) => {
+    const taskIds = useTasks.getState().clearFinished(taskId);
+    if (taskIds.length) await deft.clearTasks({ sessionId, taskIds });
+  });
+}
+
 export function deleteCronJob(jobId: string): Promise<void> {
   return inOpenSession(async (sessionId) => {
     await deft.deleteCronJob({ sessionId, jobId });

@@ -42,9 +42,18 @@ describe('hook results in the transcript', () => {
     }
   });
 
-  it('a quiet hook with no tool call (a prompt hook) keeps its row', () => {
-    const t = reduce(transcriptSlice, emptyTranscript, [ran('output', undefined, 'UserPromptSubmit')]);
-    expect(t.items).toHaveLength(1);
-    expect(t.items[0]).toMatchObject({ kind: 'notice', text: 'UserPromptSubmit hook “audit.sh” (project settings) said: ok' });
+  it('quiet hooks with no tool call (a prompt hook, Stop) are one small line; a blocking one is a full row', () => {
+    const stop = (result: HookResultKind, seq: number) => ({ ...ran(result, undefined, 'UserPromptSubmit'), seq });
+    const t = reduce(transcriptSlice, emptyTranscript, [stop('output', 101), stop('context', 102), started, stop('output', 103), stop('blocked', 104)]);
+    expect(t.items.map((i) => i.kind)).toEqual(['hooks', 'tool', 'hooks', 'notice']);
+    expect(t.items[0]).toMatchObject({
+      kind: 'hooks',
+      turnId: 't1',
+      hooks: [
+        { text: 'UserPromptSubmit hook “audit.sh” (project settings) said: ok' },
+        { text: 'UserPromptSubmit hook “audit.sh” (project settings) added context for the model: ok' },
+      ],
+    });
+    expect(t.items[3]).toMatchObject({ kind: 'notice', level: 'warning', text: 'UserPromptSubmit hook “audit.sh” (project settings) blocked Read: ok' });
   });
 });

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { HookResultKind, HooksOverview, RuleSource, SessionEventOf } from '#protocol';
-import { type NoticeItem, type Row, type RowHandlers, appendRow } from './rows';
+import { type NoticeItem, type Row, type RowHandlers, appendRow, replaceAt } from './rows';
 
 interface HooksState {
   overview: HooksOverview | null;
@@ -61,10 +61,30 @@ export function quietHookOf(event: HookRan): { callId: string; hook: QuietHook }
   return { callId: event.callId, hook: { id: `hook${event.seq}`, text: describe(event) } };
 }
 
+/**
+ * Hooks of the session's own events (UserPromptSubmit, Stop, SessionStart…) that changed nothing, in a row: one small
+ * line ("2 hooks ran") that opens to what each said — not a row of text each.
+ */
+export interface QuietHooksItem extends Row {
+  kind: 'hooks';
+  hooks: QuietHook[];
+}
+
 /** A compact line in the transcript when a hook blocked, changed or failed: which hook, and what it said. */
 export const hookRows: RowHandlers = {
   'hook.ran': (rows, event) => {
     if (quietHookOf(event)) return rows;
+    if (!event.callId && QUIET.has(event.result)) {
+      const hook = { id: `hook${event.seq}`, text: describe(event) };
+      const last = rows.at(-1);
+      // Quiet hooks one after another (a prompt's SessionStart and UserPromptSubmit) share one line.
+      if (last?.kind === 'hooks' && last.turnId === event.turnId) {
+        const line = last as QuietHooksItem;
+        return replaceAt<Row>(rows, rows.length - 1, { ...line, hooks: [...line.hooks, hook] } as QuietHooksItem);
+      }
+      const line: QuietHooksItem = { kind: 'hooks', id: hook.id, ...(event.turnId ? { turnId: event.turnId } : {}), hooks: [hook] };
+      return appendRow<Row>(rows, line);
+    }
     const notice: NoticeItem = {
       kind: 'notice',
       id: `hook${event.seq}`,

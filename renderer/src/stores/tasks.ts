@@ -24,15 +24,13 @@ interface TasksState extends TaskLists {
   panelOpen: boolean;
   /** The task whose full output is open in the viewer. */
   viewing: string | null;
-  /** Finished tasks the user cleared from the list, as `sessionId:taskId` (the core keeps their logs). */
-  cleared: string[];
   load(sessionId: string | null, data: { tasks: TaskInfo[]; cron: CronJobInfo[]; commands: CommandActivity[] }): void;
   apply(events: TasksEvent[]): void;
   upsert(task: TaskInfo): void;
   setPanelOpen(open: boolean): void;
   view(taskId: string | null): void;
-  /** Clear the open session's finished tasks (or one of them) from the list. */
-  clearFinished(taskId?: string): void;
+  /** Take the open session's finished tasks (or one of them) off the list; the ids taken (the core is told by the action). */
+  clearFinished(taskId?: string): string[];
 }
 
 function upsert(list: TaskInfo[], task: TaskInfo): TaskInfo[] {
@@ -68,14 +66,13 @@ export function applyTasksEvents(state: TaskLists, events: readonly TasksEvent[]
 }
 
 /** Background tasks, scheduled prompts and quiet commands of the open session (fed by listTasks and live events), and the tasks panel. */
-export const useTasks = create<TasksState>()((set) => ({
+export const useTasks = create<TasksState>()((set, get) => ({
   sessionId: null,
   tasks: [],
   cron: [],
   waiting: {},
   panelOpen: false,
   viewing: null,
-  cleared: [],
   load: (sessionId, data) =>
     set({
       sessionId,
@@ -87,16 +84,13 @@ export const useTasks = create<TasksState>()((set) => ({
   upsert: (task) => set((s) => ({ tasks: upsert(s.tasks, task) })),
   setPanelOpen: (panelOpen) => set({ panelOpen }),
   view: (viewing) => set({ viewing }),
-  clearFinished: (taskId) =>
-    set((s) => ({
-      cleared: [
-        ...s.cleared,
-        ...s.tasks.filter((t) => t.status !== 'running' && (taskId === undefined || t.id === taskId)).map((t) => `${s.sessionId}:${t.id}`),
-      ],
-    })),
+  clearFinished: (taskId) => {
+    const ids = get()
+      .tasks.filter((t) => t.status !== 'running' && (taskId === undefined || t.id === taskId))
+      .map((t) => t.id);
+    set((s) => ({ tasks: s.tasks.filter((t) => !ids.includes(t.id)) }));
+    return ids;
+  },
 }));
-
-/** The tasks the list shows: all but the finished ones the user cleared. */
-export const listedTasks = (s: Pick<TasksState, 'tasks' | 'cleared' | 'sessionId'>) => s.tasks.filter((t) => !s.cleared.includes(`${s.sessionId}:${t.id}`));
 
 export const runningCount = (s: Pick<TaskLists, 'tasks'>) => s.tasks.filter((t) => t.status === 'running').length;

@@ -4,7 +4,7 @@ import { fileTextOf } from '#protocol/helpers/file-text';
 import { type ChangesItem, changeRows } from './changes';
 import { type RewindItem, rewindRows } from './checkpoints';
 import { type CompactionItem, historyRows } from './history';
-import { type QuietHook, hookRows, quietHookOf } from './hooks';
+import { type QuietHook, type QuietHooksItem, hookRows, quietHookOf } from './hooks';
 import { modeRows } from './modes';
 import { type SteerItem, steerRows } from './queue';
 import {
@@ -68,7 +68,17 @@ export interface ToolItem extends Row {
   hooks?: QuietHook[];
 }
 /** Every kind of row; the conversation view picks a component per kind. */
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SkillItem | ChangesItem | CompactionItem | RewindItem | SteerItem;
+export type TranscriptItem =
+  | UserItem
+  | AssistantItem
+  | ToolItem
+  | NoticeItem
+  | SkillItem
+  | ChangesItem
+  | CompactionItem
+  | RewindItem
+  | SteerItem
+  | QuietHooksItem;
 
 /** The open session's conversation: its rows, the turn running now, its last error and token usage. */
 export interface Transcript {

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HookEventName, type HookInfo, type HooksOverview, type RuleSource } from '#protocol';
+import { HookEventName, type HookInfo, type HooksOverview, type RuleSource, toolHookEventNames } from '#protocol';
 import { TrustStore } from '#infra/settings/trust';
 import type { WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '#infra/environment/workspace-place';
@@ -13,7 +13,6 @@ export interface ConfiguredHook extends HookInfo {
 
 export const DEFAULT_TIMEOUT_SEC = 60;
 const MAX_TIMEOUT_SEC = 3_600;
-const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
 
 type Problem = HooksOverview['problems'][number];
 
@@ -47,7 +46,7 @@ export function parseHooksSection(section: unknown, file: string, source: RuleSo
       const { matcher = '', hooks: commands } = group as { matcher?: unknown; hooks?: unknown };
       if (typeof matcher !== 'string') return void problem(`${where}: "matcher" must be a string (a regular expression on the tool name)`);
       let matches: RegExp | null = null;
-      if (TOOL_EVENTS.has(name.data) && matcher !== '' && matcher !== '*') {
+      if (toolHookEventNames.has(name.data) && matcher !== '' && matcher !== '*') {
         try {
           // Anchored: "Bash" is the Bash tool, not every tool whose name contains it.
           matches = new RegExp(`^(?:${matcher})$`);

@@ -75,6 +75,11 @@ export function shellCapability(options: ShellCapabilityOptions = {}): Capabilit
         if (!record) throw new CommandError('not_found', `There is no task ${taskId} in this session.`);
         return { task: await tasks.tasks.infoWithTail(record) };
       },
+      clearTasks: async ({ sessionId, taskIds }) => {
+        const tasks = await forSession(sessionId);
+        const ids = taskIds ?? tasks.tasks.list().map((record) => record.id);
+        return { cleared: tasks.tasks.clear(ids) };
+      },
       deleteCronJob: async ({ sessionId, jobId }) => {
         const tasks = await forSession(sessionId);
         if (!(await tasks.cron.delete(jobId)))

@@ -1,4 +1,7 @@
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadRecords } from '#infra/tasks/task-record';
 import { dispatchCommand } from '../../../host/dispatch';
 import { type Harness, callTool, createTasksHarness } from '#test-support/shell-harness';
 import { eventually } from '#test-support/processes';
@@ -26,6 +29,29 @@ describe('tasks panel commands', () => {
     expect(listed.tail.endsWith('999\n1000')).toBe(true);
   });
 
+  it('clear finished tasks off the list for good: a record keeps it, running tasks stay, the model still sees them', async () => {
+    h = await createTasksHarness();
+    const sessionId = h.session.id;
+    const start = async (command: string, description: string) =>
+      /task_id: (\S+)/.exec((await callTool(h, 'Bash', { command, run_in_background: true, description })).content)![1]!;
+    const done = await start('echo done', 'quick');
+    const running = await start('sleep 30', 'slow');
+    await eventually(async () => expect((await h.core.handlers.listTasks({ sessionId })).tasks.find((t) => t.id === done)!.status).toBe('completed'));
+
+    expect(await h.core.handlers.clearTasks({ sessionId })).toEqual({ cleared: [done] });
+    expect((await h.core.handlers.listTasks({ sessionId })).tasks.map((t) => t.id)).toEqual([running]);
+    expect(await h.core.handlers.clearTasks({ sessionId, taskIds: [running, 'bash-00000000'] })).toEqual({ cleared: [] });
+    // Kept in the task's record, so a reload (or the session loaded again) lists it no more.
+    const file = (await readdir(h.home, { recursive: true })).find((name) => name.endsWith(`${done}.json`))!;
+    const { records } = await loadRecords(dirname(dirname(join(h.home, file))));
+    expect(records.find((r) => r.id === done)).toMatchObject({ cleared: true, status: 'completed' });
+    expect(records.find((r) => r.id === running)?.cleared).toBeUndefined();
+    // The model's own list still has it.
+    const { content } = await callTool(h, 'TaskList', { active_only: false });
+    expect(content).toContain(done);
+    await h.core.handlers.stopTask({ sessionId, taskId: running });
+  });
+
   it('answer unknown ids with not_found, and reject malformed input before it reaches the core', async () => {
     h = await createTasksHarness();
     const sessionId = h.session.id;
@@ -48,6 +74,7 @@ describe('tasks panel commands', () => {
       error: { code: 'invalid_request' },
     });
     expect(await bad('deleteCronJob', { sessionId, jobId: 'nothex!!' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await bad('clearTasks', { sessionId, taskIds: ['../x'] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await bad('listTasks', { sessionId, extra: 1 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(await bad('listTasks', { sessionId })).toMatchObject({ ok: true, result: { tasks: [], cron: [], commands: [] } });
   });

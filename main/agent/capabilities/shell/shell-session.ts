@@ -78,8 +78,14 @@ export class ShellSession {
     return problems;
   }
 
+  /** The tasks the window lists: all but those the user cleared. */
   async taskInfos(): Promise<TaskInfo[]> {
-    return Promise.all(this.tasks.list().map((record) => this.tasks.infoWithTail(record)));
+    return Promise.all(
+      this.tasks
+        .list()
+        .filter((record) => !record.cleared)
+        .map((record) => this.tasks.infoWithTail(record)),
+    );
   }
 
   activities(): CommandActivity[] {

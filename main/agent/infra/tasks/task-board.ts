@@ -161,7 +161,7 @@ export class TaskBoard implements SessionTasks {
   }
 
   info(record: TaskRecord): TaskInfo {
-    const { notified: _notified, ...rest } = record;
+    const { notified: _notified, cleared: _cleared, ...rest } = record;
     const running = this.running.get(record.id);
     return { ...rest, outputBytes: running?.outputBytes ?? record.outputBytes, tail: running ? running.tail(PANEL_LINES) : '' };
   }
@@ -197,6 +197,19 @@ export class TaskBoard implements SessionTasks {
     await running.done;
     await this.writes.get(id);
     return record;
+  }
+
+  clear(ids: readonly string[]): string[] {
+    const cleared: string[] = [];
+    for (const id of ids) {
+      const record = this.records.get(id);
+      if (!record || record.status === 'running' || this.running.has(id)) continue;
+      cleared.push(id);
+      if (record.cleared) continue;
+      record.cleared = true;
+      this.persist(record);
+    }
+    return cleared;
   }
 
   runningFact(): Fact {

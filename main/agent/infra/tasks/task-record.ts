@@ -26,7 +26,7 @@ export async function saveRecord(sessionDir: string, record: TaskRecord): Promis
   await writeFileAtomic(recordPath(sessionDir, record.id), JSON.stringify(record, null, 2) + '\n', 0o600);
 }
 
-const Persisted = TaskInfo.omit({ tail: true }).extend({ notified: z.boolean().default(false) });
+const Persisted = TaskInfo.omit({ tail: true }).extend({ notified: z.boolean().default(false), cleared: z.boolean().optional() });
 
 /** Every task record of a session; unreadable files are skipped (and reported). */
 export async function loadRecords(sessionDir: string): Promise<{ records: TaskRecord[]; problems: string[] }> {

@@ -67,6 +67,13 @@ describe('sub-agent card', () => {
     expect(within(card).getByText('Bash: scan the tree')).toBeTruthy();
     await userEvent.click(within(card).getByRole('button', { name: 'Stop' }));
     expect(core.inputsOf('stopAgents')).toEqual([{ sessionId: SESSION_ID, agentId: 'a-1' }]);
+    // The header every tool card has: the toggle names the type and the task, and closes the body.
+    const toggle = within(card).getByRole('button', { name: 'explore look around' });
+    expect(toggle.closest('.tool-header')).toBeTruthy();
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(within(card).getByText('Running')).toBeTruthy();
+    await userEvent.click(toggle);
+    expect(within(card).queryByRole('button', { name: 'Stop' })).toBeNull();
   });
 
   it('shows the final answer when done, and opens the transcript the core returns, with its own tool cards', async () => {

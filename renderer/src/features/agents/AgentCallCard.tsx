@@ -7,6 +7,7 @@ import { requestsOf, useApprovals } from '../../stores/approvals';
 import { useSessions } from '../../stores/sessions';
 import type { ToolItem } from '../../stores/transcript';
 import { Markdown } from '../conversation/Markdown';
+import { ToolHeader } from '../tools/ToolHeader';
 import { AgentTranscript } from './AgentTranscript';
 import { AgentFacts, StatusIcon } from './AgentStatus';
 import './agents.css';
@@ -20,28 +21,39 @@ export const AgentCallCard = memo(function AgentCallCard({ item }: { item: ToolI
   const display = item.display.kind === 'agent_call' ? item.display : null;
   const type = agent?.type ?? display?.agentName ?? 'agent';
   const description = agent?.description ?? (item.args as { description?: string } | null)?.description ?? item.description;
+  const [open, setOpen] = useState(true);
   return (
-    <section className={`agent-card tool-${item.status}`} role="group" aria-label={`Sub-agent ${type}: ${description}`}>
-      <header className="agent-card-header">
-        <Icon name="agent" size={14} />
-        <span className="agent-type">{type}</span>
-        <span className="agent-description">{description}</span>
-        {display?.background ? <span className="agent-badge">background</span> : null}
-        {agent ? <AgentLine agent={agent} /> : <span className="agent-facts">{item.status === 'error' ? 'Not started' : 'Starting…'}</span>}
-      </header>
-      {agent ? <AgentBody agent={agent} /> : item.result?.isError ? <pre className="tool-output tool-output-error">{item.result.output}</pre> : null}
+    <section className={`tool-card agent-card tool-${item.status}`} role="group" aria-label={`Sub-agent ${type}: ${description}`}>
+      <ToolHeader
+        item={item}
+        icon="agent"
+        tool={type}
+        subject={description}
+        subjectText={description}
+        meta={
+          <>
+            {display?.background ? <span className="agent-badge">background</span> : null}
+            {agent ? <AgentLine agent={agent} /> : <span className="agent-facts">{item.status === 'error' ? 'Not started' : 'Starting…'}</span>}
+          </>
+        }
+        // The sub-agent's own state (a background one runs on after its call returned), its elapsed time in the facts.
+        outcome={agent ? <StatusIcon status={agent.status} /> : undefined}
+        duration={!agent}
+        expanded={open}
+        onToggle={() => setOpen(!open)}
+      />
+      {!open ? null : agent ? (
+        <AgentBody agent={agent} />
+      ) : item.result?.isError ? (
+        <pre className="tool-output tool-output-error">{item.result.output}</pre>
+      ) : null}
     </section>
   );
 });
 
 function AgentLine({ agent }: { agent: AgentInfo }) {
   const live = useAgentLive((s) => s.activity[agent.agentId]);
-  return (
-    <>
-      <AgentFacts agent={agent} live={live} />
-      <StatusIcon status={agent.status} />
-    </>
-  );
+  return <AgentFacts agent={agent} live={live} />;
 }
 
 /** Its live step, the transcript behind a toggle, Stop while it runs, and its final answer. */

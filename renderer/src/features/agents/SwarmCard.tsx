@@ -2,7 +2,8 @@ import { memo, useState } from 'react';
 import type { AgentInfo } from '#protocol';
 import { stopAgents } from '../../actions/agents';
 import { Dialog } from '../../components/Dialog';
-import { Icon, Spinner } from '../../components/Icon';
+import { Icon } from '../../components/Icon';
+import { ToolHeader } from '../tools/ToolHeader';
 import { type SwarmInfo, useAgentLive, useAgents } from '../../stores/agents';
 import type { ToolItem } from '../../stores/transcript';
 import { AgentBody } from './AgentCallCard';
@@ -23,45 +24,46 @@ export const SwarmCard = memo(function SwarmCard({ item }: { item: ToolItem }) {
   const items = display?.items ?? [];
   const running = item.status === 'running';
   const opened = openAgent ? agents[openAgent] : undefined;
+  const [open, setOpen] = useState(true);
+  const description = display?.description ?? item.description;
   return (
-    <section className={`agent-card swarm-card tool-${item.status}`} role="group" aria-label={`Swarm: ${display?.description ?? item.description}`}>
-      <header className="agent-card-header">
-        <Icon name="agent" size={14} />
-        <span className="agent-type">{display?.agentName ?? 'swarm'} swarm</span>
-        <span className="agent-description">{display?.description ?? item.description}</span>
-        <SwarmCounts swarm={swarm} total={items.length} />
-        {running ? (
-          <Spinner size={12} />
-        ) : item.status === 'done' ? (
-          <Icon name="check" size={14} className="ok" />
-        ) : (
-          <Icon name="failed" size={14} className="bad" />
-        )}
-      </header>
-      {swarm ? <Progress swarm={swarm} /> : null}
-      <ul className="swarm-grid" aria-label="Swarm items">
-        {items.map((name, index) => {
-          const agent = byItem.get(name);
-          const state: ItemState = agent?.status ?? (running ? 'queued' : 'cancelled');
-          return (
-            <li key={`${index}:${name}`}>
-              <button
-                type="button"
-                className={`swarm-item swarm-item-${state}`}
-                disabled={!agent}
-                aria-label={`${name}: ${statusWord(state)}`}
-                title={agent ? `Open the transcript of ${name}` : 'Not started yet'}
-                onClick={() => agent && setOpenAgent(agent.agentId)}
-              >
-                <StatusIcon status={state} />
-                <span className="swarm-item-name">{name}</span>
-                {agent?.status === 'running' ? <LiveLine agent={agent} /> : null}
-              </button>
-            </li>
-          );
-        })}
-      </ul>
-      {running && swarm ? (
+    <section className={`tool-card agent-card swarm-card tool-${item.status}`} role="group" aria-label={`Swarm: ${description}`}>
+      <ToolHeader
+        item={item}
+        icon="agent"
+        tool={`${display?.agentName ?? 'agent'} swarm`}
+        subject={description}
+        subjectText={description}
+        meta={<SwarmCounts swarm={swarm} total={items.length} />}
+        expanded={open}
+        onToggle={() => setOpen(!open)}
+      />
+      {open && swarm ? <Progress swarm={swarm} /> : null}
+      {open ? (
+        <ul className="swarm-grid" aria-label="Swarm items">
+          {items.map((name, index) => {
+            const agent = byItem.get(name);
+            const state: ItemState = agent?.status ?? (running ? 'queued' : 'cancelled');
+            return (
+              <li key={`${index}:${name}`}>
+                <button
+                  type="button"
+                  className={`swarm-item swarm-item-${state}`}
+                  disabled={!agent}
+                  aria-label={`${name}: ${statusWord(state)}`}
+                  title={agent ? `Open the transcript of ${name}` : 'Not started yet'}
+                  onClick={() => agent && setOpenAgent(agent.agentId)}
+                >
+                  <StatusIcon status={state} />
+                  <span className="swarm-item-name">{name}</span>
+                  {agent?.status === 'running' ? <LiveLine agent={agent} /> : null}
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
+      {open && running && swarm ? (
         <div className="agent-actions">
           <button type="button" className="button button-small" onClick={() => void stopAgents({ swarmId: swarm.swarmId })}>
             <Icon name="stop" size={12} /> Stop swarm

@@ -48,13 +48,13 @@ export function CodeIntelligenceSettings() {
           ))}
         </ul>
       ) : null}
-      <ul className="code-server-list" aria-label="Language servers">
+      <ul className="card-list" aria-label="Language servers">
         {status.servers.map((server) => {
           const language = languageOf(server);
           const on = server.state !== 'disabled';
           return (
-            <li key={server.id} className="code-server">
-              <div className="code-server-head">
+            <li key={server.id} className="list-card">
+              <div className="list-card-head">
                 <strong>{server.id}</strong>
                 <span className="mcp-badge">{server.source === 'user' ? 'Your settings' : 'Built in'}</span>
                 <span className="file-meta">{server.languages.join(', ')}</span>

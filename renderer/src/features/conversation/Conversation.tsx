@@ -9,6 +9,7 @@ import { RewindNotice } from '../checkpoints/RewindNotice';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
 import { SteerMessage } from '../composer/SteerMessage';
 import { ChangedFilesSummary } from '../files/ChangedFiles';
+import { QuietHooksLine } from '../hooks/HookBadge';
 import { SkillActivationCard } from '../skills/SkillActivationCard';
 import { ToolCard } from '../tools/ToolCard';
 import { ThinkingRow } from './ThinkingRow';
@@ -42,6 +43,8 @@ export function TranscriptRow({ item }: { item: TranscriptItem }) {
       return <RewindNotice item={item} />;
     case 'steer':
       return <SteerMessage item={item} />;
+    case 'hooks':
+      return <QuietHooksLine item={item} />;
   }
 }
 

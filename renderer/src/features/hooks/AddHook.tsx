@@ -1,24 +1,12 @@
 import { type FormEvent, useId, useState } from 'react';
 import type { HookEventName, RuleSource } from '#protocol';
+import { hookEventNames, toolHookEventNames } from '#protocol/helpers/names';
 import { addHook } from '../../actions/settings-pages';
 
 const SOURCES: Array<{ source: RuleSource; label: string }> = [
   { source: 'user', label: 'Your settings (every workspace)' },
   { source: 'local', label: 'Project, yours (not shared)' },
   { source: 'project', label: 'Project, shared' },
-];
-const TOOL_EVENTS = new Set<string>(['PreToolUse', 'PostToolUse']);
-/** The events a hook can run on (protocol HookEventName; the renderer keeps zod out). */
-const EVENTS: HookEventName[] = [
-  'PreToolUse',
-  'PostToolUse',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-  'PreCompact',
-  'SessionStart',
-  'SessionEnd',
-  'Notification',
 ];
 
 /** Add a hook command to one settings file (a workspace's once the folder is trusted). */
@@ -35,7 +23,7 @@ export function AddHook({ trusted }: { trusted: boolean }) {
     e.preventDefault();
     if (!command.trim()) return setError('A hook needs a command.');
     setBusy(true);
-    const done = await addHook({ source, event, matcher: TOOL_EVENTS.has(event) ? matcher.trim() : '', command: command.trim() });
+    const done = await addHook({ source, event, matcher: toolHookEventNames.has(event) ? matcher.trim() : '', command: command.trim() });
     setBusy(false);
     setError(done.ok ? null : done.message);
     if (done.ok) {
@@ -49,13 +37,13 @@ export function AddHook({ trusted }: { trusted: boolean }) {
       <div className="add-hook-row">
         <label htmlFor={`${id}-e`}>Event</label>
         <select id={`${id}-e`} value={event} onChange={(e) => setEvent(e.target.value as HookEventName)}>
-          {EVENTS.map((name) => (
+          {hookEventNames.map((name) => (
             <option key={name} value={name}>
               {name}
             </option>
           ))}
         </select>
-        {TOOL_EVENTS.has(event) ? (
+        {toolHookEventNames.has(event) ? (
           <>
             <label htmlFor={`${id}-m`}>Tools</label>
             <input

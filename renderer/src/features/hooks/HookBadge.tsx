@@ -1,4 +1,4 @@
-import type { QuietHook } from '../../stores/hooks';
+import type { QuietHook, QuietHooksItem } from '../../stores/hooks';
 import './hooks.css';
 
 /**
@@ -17,5 +17,14 @@ export function HookBadge({ hooks }: { hooks: readonly QuietHook[] | undefined }
         ))}
       </ul>
     </details>
+  );
+}
+
+/** Hooks of the session's own events that changed nothing (UserPromptSubmit, Stop…): the same chip, on a line of its own. */
+export function QuietHooksLine({ item }: { item: QuietHooksItem }) {
+  return (
+    <div className="hook-line">
+      <HookBadge hooks={item.hooks} />
+    </div>
   );
 }

@@ -61,8 +61,8 @@ export function HookRow({ hook, trusted }: { hook: HookInfo; trusted: boolean })
     setBusy(null);
   };
   return (
-    <li className={`hook-row${hook.active && !hook.disabled ? '' : ' hook-inactive'}`}>
-      <div className="hook-head">
+    <li className={`list-card${hook.active && !hook.disabled ? '' : ' hook-inactive'}`}>
+      <div className="list-card-head">
         <span className="hook-event">{hook.event}</span>
         {hook.matcher ? <code className="hook-matcher">{hook.matcher}</code> : null}
         <span className="mcp-badge">{SOURCE_TEXT[hook.source]}</span>

@@ -27,7 +27,7 @@ export function HooksSettings() {
       {overview?.hooks.length ? (
         <>
           <p className="form-note">Test runs a hook now with a sample event of its type, as it would run (its sandbox and timeout), and shows what it did.</p>
-          <ul className="hooks-list" aria-label="Hooks in effect">
+          <ul className="card-list" aria-label="Hooks in effect">
             {overview.hooks.map((hook, i) => (
               <HookRow key={`${hook.file}:${hook.event}:${hook.group}:${hook.index}:${hook.command}:${i}`} hook={hook} trusted={overview.trusted} />
             ))}

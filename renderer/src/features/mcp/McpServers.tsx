@@ -37,7 +37,7 @@ export function McpServers() {
           ))}
         </ul>
       ) : null}
-      <ul className="mcp-list">
+      <ul className="card-list">
         {overview?.servers.map((server) => (
           <ServerRow key={server.name} server={server} />
         ))}
@@ -56,8 +56,8 @@ function ServerRow({ server }: { server: McpServerInfo }) {
       ? `Connected · ${toolCount} tool${toolCount === 1 ? '' : 's'}${deferred ? ` (${deferred} deferred)` : ''}`
       : STATUS_TEXT[server.status];
   return (
-    <li className={`mcp-server mcp-status-${server.status}`} aria-label={`MCP server ${server.name}`}>
-      <div className="mcp-server-head">
+    <li className={`list-card mcp-status-${server.status}`} aria-label={`MCP server ${server.name}`}>
+      <div className="list-card-head">
         <span className="mcp-server-name">{server.name}</span>
         <span className="mcp-badge">{SOURCE_TEXT[server.source]}</span>
         <span className="mcp-badge">{server.transport}</span>

@@ -26,7 +26,7 @@ export function MemoryPage() {
           No instruction files are in effect. Add an AGENTS.md (or CLAUDE.md) to the project, or ~/.deft/AGENTS.md for every project.
         </p>
       ) : null}
-      <ol className="memory-files" aria-label="Instruction files in effect">
+      <ol className="card-list memory-files" aria-label="Instruction files in effect">
         {overview.files.map((file) => (
           <li key={`${file.scope}:${file.display}`} className="memory-file">
             <details>

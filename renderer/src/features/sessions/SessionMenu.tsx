@@ -70,7 +70,7 @@ export function SessionMenu({ label, actions }: { label: string; actions: MenuAc
         aria-label={`Actions for ${label}`}
         aria-haspopup="menu"
         aria-expanded={open}
-        title="Rename, export or delete"
+        title="Rename, fork, export or delete"
         onClick={() => (open ? close(false) : setOpen(true))}
       >
         <Icon name="more" size={16} />

@@ -1,6 +1,7 @@
-import { fireEvent, render, screen } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { core } from '../../testing/core';
 import { SessionRow } from './SessionRow';
 
 const session = { id: 's1', title: 'Fix rounding', workspace: '/w', createdAt: 1, updatedAt: Date.now(), turns: 2, running: false };
@@ -17,6 +18,7 @@ describe('a session row', () => {
     const menu = screen.getByRole('menu', { name: 'Actions for Fix rounding' });
     expect([...menu.querySelectorAll('[role="menuitem"]')].map((item) => item.textContent)).toEqual([
       'Rename',
+      'Fork',
       'Export as Markdown',
       'Export raw log (JSONL)',
       'Delete',
@@ -26,5 +28,20 @@ describe('a session row', () => {
     expect(screen.getByRole('menu', { name: 'Actions for Fix rounding' })).toBeTruthy();
     await userEvent.click(screen.getByRole('menuitem', { name: 'Rename' }));
     expect(screen.getByRole('textbox')).toBeTruthy();
+  });
+
+  it('Fork makes a new session of the whole conversation and opens it', async () => {
+    const fork = { ...session, id: 's2', title: 'Fix rounding', forkedFrom: { sessionId: 's1', atPrompt: 2, title: 'Fix rounding' } };
+    core.reply('forkSession', () => ({ session: fork, atPrompt: 2, restored: null }));
+    render(
+      <ul>
+        <SessionRow session={session} current={false} waiting={false} />
+      </ul>,
+    );
+    fireEvent.contextMenu(screen.getByRole('button', { name: /^Fix rounding/ }));
+    await userEvent.click(screen.getByRole('menuitem', { name: 'Fork' }));
+    expect(core.inputsOf('forkSession')).toEqual([{ sessionId: 's1', files: 'keep' }]);
+    await waitFor(() => expect(core.inputsOf('openSession')).toEqual([{ sessionId: 's2' }]));
+    expect(screen.queryByRole('menu')).toBeNull();
   });
 });

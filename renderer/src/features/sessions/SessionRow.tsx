@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SessionSummary } from '#protocol';
 import { Spinner } from '../../components/Icon';
-import { deleteSession, exportSession, openSession, renameSession } from '../../actions/sessions';
+import { deleteSession, exportSession, forkWholeSession, openSession, renameSession } from '../../actions/sessions';
 import { WorktreeChip } from '../worktrees/SidebarWorktrees';
 import { SessionMenu } from './SessionMenu';
 import { relativeTime } from './relative-time';
@@ -50,7 +50,7 @@ export function SessionRow({ session, current, waiting }: { session: SessionSumm
     <li
       className={`session-row${current ? ' session-current' : ''}`}
       onContextMenu={(e) => {
-        // A right-click opens the row's own actions menu (Rename, Export, Delete), as the ⋯ button does.
+        // A right-click opens the row's own actions menu (Rename, Fork, Export, Delete), as the ⋯ button does.
         const button = actionsRef.current?.querySelector<HTMLButtonElement>('button[aria-haspopup="menu"]');
         if (renaming || !button) return;
         e.preventDefault();
@@ -92,6 +92,7 @@ export function SessionRow({ session, current, waiting }: { session: SessionSumm
           label={session.title}
           actions={[
             { label: 'Rename', run: () => setRenaming(true) },
+            { label: 'Fork', run: () => void forkWholeSession(session.id) },
             { label: 'Export as Markdown', run: () => void exportSession(session.id, 'markdown') },
             { label: 'Export raw log (JSONL)', run: () => void exportSession(session.id, 'jsonl') },
             { label: 'Delete', run: () => void deleteSession(session.id), confirm: true, danger: true },

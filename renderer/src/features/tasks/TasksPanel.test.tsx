@@ -2,6 +2,8 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskInfo } from '#protocol';
+import { core } from '../../testing/core';
+import { useSessions } from '../../stores/sessions';
 import { useTasks } from '../../stores/tasks';
 import { TasksPanel } from './TasksPanel';
 
@@ -22,7 +24,8 @@ const task = (id: string, status: TaskInfo['status'], tail = ''): TaskInfo => ({
 
 function open(tasks: TaskInfo[]) {
   act(() => {
-    useTasks.setState({ cleared: [], viewing: null });
+    useSessions.setState({ currentId: 's1' });
+    useTasks.setState({ viewing: null });
     useTasks.getState().load('s1', { tasks, cron: [], commands: [] });
     useTasks.getState().setPanelOpen(true);
   });
@@ -48,6 +51,11 @@ describe('the tasks panel', () => {
     await userEvent.click(within(panel).getByRole('button', { name: 'Clear finished (2)' }));
     expect(rows()).toEqual(['Task Task bash_3']);
     expect(within(panel).queryByRole('button', { name: /Clear finished/ })).toBeNull();
+    // The core is told, so the clearing outlives a reload or a switch back to the session.
+    expect(core.inputsOf('clearTasks')).toEqual([
+      { sessionId: 's1', taskIds: ['bash_2'] },
+      { sessionId: 's1', taskIds: ['bash_4', 'bash_1'] },
+    ]);
   });
 
   it("a running task's preview follows its newest output unless the reader scrolled up", () => {

@@ -1,11 +1,11 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { CronJobInfo, TaskInfo } from '#protocol';
 import { formatBytes, formatDuration } from '#protocol/helpers/units';
 import { Icon } from '../../components/Icon';
-import { deleteCronJob, stopTask } from '../../actions/tasks';
+import { clearFinishedTasks, deleteCronJob, stopTask } from '../../actions/tasks';
 import { STATUS_LABEL, formatNextFire, screenText } from './format';
 import { OutputDialog } from './OutputDialog';
-import { listedTasks, useTasks } from '../../stores/tasks';
+import { useTasks } from '../../stores/tasks';
 import { useFollowTail } from './use-follow-tail';
 import { useNow } from './use-now';
 
@@ -67,7 +67,7 @@ function TaskRow({ task, now }: { task: TaskInfo; now: number }) {
             className="button button-small button-ghost"
             aria-label={`Clear ${task.description} from the list`}
             title="Clear from the list (its log stays on disk)"
-            onClick={() => useTasks.getState().clearFinished(task.id)}
+            onClick={() => void clearFinishedTasks(task.id)}
           >
             Clear
           </button>
@@ -105,10 +105,7 @@ function CronRow({ job, now }: { job: CronJobInfo; now: number }) {
 /** Every background task of the session and its scheduled prompts, with their controls. */
 export function TasksPanel() {
   const open = useTasks((s) => s.panelOpen);
-  const allTasks = useTasks((s) => s.tasks);
-  const cleared = useTasks((s) => s.cleared);
-  const sessionId = useTasks((s) => s.sessionId);
-  const tasks = useMemo(() => listedTasks({ tasks: allTasks, cleared, sessionId }), [allTasks, cleared, sessionId]);
+  const tasks = useTasks((s) => s.tasks);
   const cron = useTasks((s) => s.cron);
   const viewing = useTasks((s) => s.viewing);
   const now = useNow(open && (tasks.some((t) => t.status === 'running') || cron.length > 0));
@@ -164,7 +161,7 @@ export function TasksPanel() {
           <div className="tasks-section-head">
             <h3 className="section-title">Background tasks {running.length ? `· ${running.length} running` : ''}</h3>
             {finished.length ? (
-              <button type="button" className="button button-small button-ghost" onClick={() => useTasks.getState().clearFinished()}>
+              <button type="button" className="button button-small button-ghost" onClick={() => void clearFinishedTasks()}>
                 Clear finished ({finished.length})
               </button>
             ) : null}

@@ -21,6 +21,8 @@ export interface ToolHeaderProps {
    * says it once: with an outcome there is no separate failure mark.
    */
   outcome?: ReactNode;
+  /** The call's own duration after the outcome; off when the meta already says how long (a sub-agent's elapsed time). */
+  duration?: boolean;
   expanded: boolean;
   /** Opens or closes the body; without it the header cannot be toggled (nothing to show yet). */
   onToggle?: (() => void) | undefined;
@@ -33,7 +35,20 @@ export interface ToolHeaderProps {
  * below when there is one), facts, then how it ended and how long it took. A click anywhere on the
  * header toggles the card; the toggle button carries the name and the expanded state.
  */
-export function ToolHeader({ item, icon, tool, subject, subjectText, subtitle, meta, outcome, expanded, onToggle, trailing }: ToolHeaderProps) {
+export function ToolHeader({
+  item,
+  icon,
+  tool,
+  subject,
+  subjectText,
+  subtitle,
+  meta,
+  outcome,
+  duration = true,
+  expanded,
+  onToggle,
+  trailing,
+}: ToolHeaderProps) {
   const failed = item.status === 'error';
   const label = [tool, subjectText].filter(Boolean).join(' ');
   return (
@@ -59,9 +74,9 @@ export function ToolHeader({ item, icon, tool, subject, subjectText, subtitle, m
       </span>
       {meta ? <span className="tool-summary">{meta}</span> : null}
       <span className="tool-status">
-        {item.status === 'running' ? <Spinner size={12} /> : null}
+        {item.status === 'running' && !outcome ? <Spinner size={12} /> : null}
         {outcome ?? (failed ? <FailedMark /> : item.status === 'done' ? <Icon name="check" size={14} className="ok" /> : null)}
-        {item.result ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
+        {item.result && duration ? <span className="tool-duration">{formatDuration(item.result.durationMs)}</span> : null}
       </span>
       {trailing ? (
         <span className="tool-trailing" onClick={(e) => e.stopPropagation()}>

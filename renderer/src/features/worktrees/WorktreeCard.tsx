@@ -8,20 +8,33 @@ type Panel = 'merge' | 'discard' | null;
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
+function FileList({ files }: { files: readonly string[] }) {
+  return (
+    <ul className="worktree-files">
+      {files.map((f) => (
+        <li key={f}>{f}</li>
+      ))}
+    </ul>
+  );
+}
+
 /** What an action did: a sentence, and the files it names. */
 function ToldBox({ told }: { told: Told }) {
   return (
     <div className={`worktree-told${told.ok ? '' : ' worktree-told-refused'}`} role={told.ok ? 'status' : 'alert'}>
       <p>{told.text}</p>
-      {told.files.length ? (
-        <ul className="worktree-files">
-          {told.files.map((f) => (
-            <li key={f}>{f}</li>
-          ))}
-        </ul>
-      ) : null}
+      {told.files.length ? <FileList files={told.files} /> : null}
     </div>
   );
+}
+
+/** A button of the card: it runs its work at once, or opens (and closes) its panel. */
+interface CardAction {
+  label: string;
+  disabled: boolean;
+  title?: string | undefined;
+  panel?: Exclude<Panel, null>;
+  work?: () => Promise<Told | null>;
 }
 
 /** One worktree: its branch and state, its sessions, and Merge / Apply / Discard with what each did. */
@@ -41,9 +54,37 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
   const refused = (error: string): Told => ({ ok: false, text: error, files: [] });
   const missing = worktree.state === 'missing';
   const changed = worktree.changedFiles.length;
+  const actions: CardAction[] = [
+    {
+      label: 'Open',
+      disabled: missing,
+      work: async () => {
+        const r = await openWorktree(worktree.name);
+        if (!r.ok) return refused(r.error);
+        return r.value.opened
+          ? null
+          : { ok: true, text: `This window cannot open another folder: open ${r.value.path} in the desktop app, or run deft there.`, files: [] };
+      },
+    },
+    {
+      label: 'Merge…',
+      disabled: !worktree.baseBranch,
+      title: worktree.baseBranch ? undefined : 'Made from a commit: it can only be applied.',
+      panel: 'merge',
+    },
+    {
+      label: 'Apply to working tree',
+      disabled: missing,
+      work: async () => {
+        const r = await applyWorktree(worktree.name);
+        return r.ok ? applyText(r.value) : refused(r.error);
+      },
+    },
+    { label: 'Discard…', disabled: false, panel: 'discard' },
+  ];
   return (
-    <li className="worktree-card" aria-labelledby={`${id}-branch`}>
-      <div className="worktree-head">
+    <li className="list-card" aria-labelledby={`${id}-branch`}>
+      <div className="list-card-head">
         <span id={`${id}-branch`} className="branch-chip">
           {worktree.branch}
         </span>
@@ -59,62 +100,23 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
       {changed ? (
         <details className="worktree-changed">
           <summary>Changed files</summary>
-          <ul className="worktree-files">
-            {worktree.changedFiles.map((f) => (
-              <li key={f}>{f}</li>
-            ))}
-          </ul>
+          <FileList files={worktree.changedFiles} />
         </details>
       ) : null}
       <div className="worktree-actions">
-        <button
-          type="button"
-          className="button"
-          disabled={busy || missing}
-          onClick={() =>
-            void run(async () => {
-              const r = await openWorktree(worktree.name);
-              if (!r.ok) return refused(r.error);
-              return r.value.opened
-                ? null
-                : { ok: true, text: `This window cannot open another folder: open ${r.value.path} in the desktop app, or run deft there.`, files: [] };
-            })
-          }
-        >
-          Open
-        </button>
-        <button
-          type="button"
-          className="button"
-          aria-expanded={panel === 'merge'}
-          disabled={busy || !worktree.baseBranch}
-          title={worktree.baseBranch ? undefined : 'Made from a commit: it can only be applied.'}
-          onClick={() => setPanel(panel === 'merge' ? null : 'merge')}
-        >
-          Merge…
-        </button>
-        <button
-          type="button"
-          className="button"
-          disabled={busy || missing}
-          onClick={() =>
-            void run(async () => {
-              const r = await applyWorktree(worktree.name);
-              return r.ok ? applyText(r.value) : refused(r.error);
-            })
-          }
-        >
-          Apply to working tree
-        </button>
-        <button
-          type="button"
-          className="button"
-          aria-expanded={panel === 'discard'}
-          disabled={busy}
-          onClick={() => setPanel(panel === 'discard' ? null : 'discard')}
-        >
-          Discard…
-        </button>
+        {actions.map((action) => (
+          <button
+            key={action.label}
+            type="button"
+            className="button"
+            aria-expanded={action.panel ? panel === action.panel : undefined}
+            disabled={busy || action.disabled}
+            title={action.title}
+            onClick={() => (action.panel ? setPanel(panel === action.panel ? null : action.panel) : action.work && void run(action.work))}
+          >
+            {action.label}
+          </button>
+        ))}
       </div>
       {panel === 'merge' ? (
         <form

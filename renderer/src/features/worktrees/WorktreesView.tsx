@@ -39,7 +39,7 @@ export function WorktreesView({ onClose, onNew }: { onClose: () => void; onNew: 
         <p className="worktree-hint">No worktrees yet. Start a session in one to work on a branch of its own.</p>
       ) : null}
       {worktrees.length ? (
-        <ul className="worktree-list" aria-label="Worktrees of this repository">
+        <ul className="card-list worktree-list" aria-label="Worktrees of this repository">
           {worktrees.map((w) => (
             <WorktreeCard key={w.name} worktree={w} onGone={setSaid} />
           ))}
