@@ -1,6 +1,6 @@
 import type { AppEvent, DeftEvent, NotificationInput } from '#protocol';
 import type { CommandHandlers } from '../contract/commands';
-import type { RemoteBrowser } from '../contract/remote-browser';
+import { type RemoteBrowser, noRemoteBrowser } from '../contract/remote-browser';
 import type { Environment } from '../contract/environment';
 import type { CoreContext, CapabilityFactory, TurnOutcome } from '../contract/capability';
 import { localEnvironment } from '../infra/environment/local/local-environment';
@@ -168,7 +168,7 @@ export class DeftCore {
     const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
     this.handlers = pool.holding(
-      capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox, ...options.remoteBrowser }),
+      capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox, ...(options.remoteBrowser ?? noRemoteBrowser) }),
     ) as CommandHandlers;
   }
 
