@@ -190,6 +190,8 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
     },
     onTaskEnded: async (session, task) => {
       const turn = current.get(session.id);
+      // What the task changed is in no step's capture: the turn's end looks at the whole workspace again.
+      if (turn) turn.capturedAfterTools = false;
       if (turn) await baseline(session, turn);
       await checkpoints.take(session, { kind: 'task', note: task.id, ...(turn ? { turnId: turn.turnId } : {}) });
     },
