@@ -1,18 +1,8 @@
 import type { RemoteConnectInput, RemoteConnectResult, RemoteListing, RecentRemoteFolder, RemoteHostEntry } from '#protocol';
-import { DeftError } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
+import { type Outcome, outcome } from './outcome';
 
 // *Open remote folder…*: the host connects, lists and opens; the window holds a connection id and shows what it says.
-
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
-
-async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
-  try {
-    return { ok: true, value: await run() };
-  } catch (error) {
-    return { ok: false, error: DeftError.from(error).detail };
-  }
-}
 
 export function listRemoteHosts(): Promise<Outcome<{ hosts: RemoteHostEntry[]; recent: RecentRemoteFolder[] }>> {
   return outcome(() => deft.listRemoteHosts({}));

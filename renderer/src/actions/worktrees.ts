@@ -1,21 +1,10 @@
 import type { WorktreeApplyOutcome, WorktreeMergeOutcome } from '#protocol';
-import { DeftError } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
 import { useWorktrees } from '../stores/worktrees';
 import { attempt } from './attempt';
+import { type Outcome, outcome } from './outcome';
 
 // The window's side of Deft's git worktrees (issue 30). The core resolves every path: the window sends names only.
-
-/** A command's result, or the reason it was refused (for the dialog that asked). */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
-
-async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
-  try {
-    return { ok: true, value: await run() };
-  } catch (error) {
-    return { ok: false, error: DeftError.from(error).detail };
-  }
-}
 
 /** List the repository's worktrees again (quietly: outside a repository the list is empty and says why). */
 export function refreshWorktrees(): Promise<void> {

@@ -2,6 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '#infra/platform/process-alive';
 
 /**
  * `running.json` in a session's folder while one of its turns runs (sessions in a Deft worktree only): what another
@@ -36,21 +37,12 @@ export function clearRunning(dir: string): void {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the session in `dir` has a turn running in a live process (on another machine sharing the folder: assumed so). */
 export async function isRunning(dir: string): Promise<boolean> {
   try {
     const mark = JSON.parse(await readFile(join(dir, RUNNING_FILE), 'utf8')) as Partial<RunningMark>;
     if (typeof mark.pid !== 'number' || !Number.isInteger(mark.pid) || mark.pid <= 0) return false;
-    return mark.host !== hostname() || alive(mark.pid);
+    return mark.host !== hostname() || processAlive(mark.pid);
   } catch {
     return false;
   }

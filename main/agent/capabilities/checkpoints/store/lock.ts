@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { open, readFile, rm, stat } from 'node:fs/promises';
+import { processAlive } from '#infra/platform/process-alive';
 
 /** How long a store stays busy before an operation gives up waiting for it. */
 const WAIT_LIMIT_MS = 120_000;
@@ -59,7 +60,7 @@ async function acquire(lockFile: string): Promise<() => Promise<void>> {
     }
     const owner = await readOwner(lockFile);
     if (owner === undefined) continue; // it went away meanwhile
-    if (owner ? owner.host === me.host && !alive(owner.pid) : await olderThan(lockFile, TORN_AFTER_MS)) {
+    if (owner ? owner.host === me.host && !processAlive(owner.pid) : await olderThan(lockFile, TORN_AFTER_MS)) {
       // Dead, or unreadable long after it was made (torn by a crash between create and write). Remove it only if it is still
       // the same lock, so a live lock taken meanwhile by another process is not removed.
       const again = await readOwner(lockFile);
@@ -96,14 +97,5 @@ async function olderThan(path: string, ms: number): Promise<boolean> {
     return Date.now() - (await stat(path)).mtimeMs > ms;
   } catch {
     return true;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
