@@ -49,12 +49,15 @@ async function checkEverySize(page: Page, theme: string, screenName: string, tes
       await page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth),
       `no sideways overflow at ${width}×${height}`,
     ).toBeLessThanOrEqual(0);
-    const shot = await page.screenshot({ animations: 'disabled' });
-    const name = `${screenName}-${theme}-${width}x${height}.png`;
-    await testInfo.attach(name, { body: shot, contentType: 'image/png' });
-    if (process.env.DEFT_SCREENS_DIR) {
-      await mkdir(process.env.DEFT_SCREENS_DIR, { recursive: true });
-      await writeFile(join(process.env.DEFT_SCREENS_DIR, name), shot);
+    // CI keeps only a failure's screenshot (playwright.config.ts); the rest are for people looking at the screens.
+    if (!process.env.CI || process.env.DEFT_SCREENS_DIR) {
+      const shot = await page.screenshot({ animations: 'disabled' });
+      const name = `${screenName}-${theme}-${width}x${height}.png`;
+      await testInfo.attach(name, { body: shot, contentType: 'image/png' });
+      if (process.env.DEFT_SCREENS_DIR) {
+        await mkdir(process.env.DEFT_SCREENS_DIR, { recursive: true });
+        await writeFile(join(process.env.DEFT_SCREENS_DIR, name), shot);
+      }
     }
     // axe once per screen, state and theme, at the first size (its rules, colour contrast the slowest, do not
     // change with the width; overflow is checked at every size above).

@@ -16,6 +16,7 @@ import {
   client,
   ndJsonStream,
 } from '@agentclientprotocol/sdk';
+import type { TestTerminals } from './acp-terminals';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TSX = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
@@ -28,6 +29,8 @@ export interface EditorHandlers {
   writeTextFile?: (request: WriteTextFileRequest) => Promise<void>;
   /** A form to fill in (`elicitation/create`); without it the editor refuses such requests. */
   elicitation?: (request: CreateElicitationRequest) => Promise<CreateElicitationResponse>;
+  /** The editor's terminals (`terminal/*`); without them the editor refuses such requests. */
+  terminals?: TestTerminals;
 }
 
 /** `deft acp` as a process of its own, driven by the ACP SDK's client over its stdin/stdout. */
@@ -79,6 +82,10 @@ export function startAcp(options: {
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
   const handlers = options.handlers ?? {};
+  const terminals = () => {
+    if (!handlers.terminals) throw new Error('this editor has no terminals');
+    return handlers.terminals;
+  };
   const app = client({ name: 'deft-test-editor' })
     .onNotification('session/update', ({ params }) => {
       updates.push(params);
@@ -96,6 +103,11 @@ export function startAcp(options: {
       if (!handlers.elicitation) throw new Error('this editor shows no forms');
       return handlers.elicitation(params);
     })
+    .onRequest('terminal/create', async ({ params }) => terminals().create(params))
+    .onRequest('terminal/output', async ({ params }) => terminals().output(params.terminalId))
+    .onRequest('terminal/wait_for_exit', async ({ params }) => terminals().waitForExit(params.terminalId))
+    .onRequest('terminal/kill', async ({ params }) => (terminals().kill(params.terminalId), {}))
+    .onRequest('terminal/release', async ({ params }) => (terminals().release(params.terminalId), {}))
     .onRequest('fs/write_text_file', async ({ params }) => {
       if (!handlers.writeTextFile) throw new Error('this editor writes no files');
       await handlers.writeTextFile(params);

@@ -141,6 +141,11 @@ export interface ExecRequest {
   signal?: AbortSignal;
   /** A `NAME=value` the process and its children carry, so ones that leave its group are still found and killed. */
   marker?: string;
+  /**
+   * The tool call this command runs for, when the user watches it run (Bash): a host with terminals of its own (an
+   * editor, over ACP) may run it in one and show that terminal on the call.
+   */
+  toolCallId?: string;
 }
 
 /** How a process ended: `code` when it exited, `signal` when a signal ended it; `error` when it never started. */

@@ -21,6 +21,7 @@ import { createAsking } from './asking';
 import { authMethods, authenticate, requireProvider } from './auth';
 import { promptParts } from './prompt';
 import { SessionUpdates } from './session-updates';
+import { editorTerminals } from './terminals';
 import { wholeFileUpdate } from './whole-file';
 import { type CoreSettings, type Workspace, Workspaces } from './workspaces';
 
@@ -64,7 +65,16 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
         : {}),
     };
   };
-  const workspaces = new Workspaces(settings, () => clientCapabilities, clientFiles);
+  const terminalShown = (sessionId: string, toolCallId: string, terminalId: string) => {
+    const session = sessions.get(sessionId);
+    if (session) for (const update of session.updates.terminal(toolCallId, terminalId)) send(sessionId, update);
+  };
+  const workspaces = new Workspaces(
+    settings,
+    () => clientCapabilities,
+    clientFiles,
+    (workspace) => editorTerminals(clientCapabilities, connection?.client ?? null, workspace.activeSession, terminalShown),
+  );
   const listening = new WeakSet<Workspace>();
 
   /** A Deft command through the one validating entry point; a failure becomes the client's JSON-RPC error. */

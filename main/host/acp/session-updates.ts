@@ -10,6 +10,8 @@ import { commandText, diffContent, resultContent, tail, textContent, toolKind, t
  */
 export class SessionUpdates {
   private readonly output = new Map<string, string>();
+  /** The editor's terminal each command runs in, by tool call, where it runs in one: the call shows that terminal. */
+  private readonly terminals = new Map<string, string>();
   private permission: 'ask' | 'accept-edits' | 'yolo' = 'ask';
   private plan = false;
   private title = '';
@@ -25,6 +27,12 @@ export class SessionUpdates {
   setModes(permission: 'ask' | 'accept-edits' | 'yolo', plan: boolean): void {
     this.permission = permission;
     this.plan = plan;
+  }
+
+  /** The call's command runs in the editor's terminal `terminalId`: the call shows it instead of streamed text. */
+  terminal(toolCallId: string, terminalId: string): SessionUpdate[] {
+    this.terminals.set(toolCallId, terminalId);
+    return [{ sessionUpdate: 'tool_call_update', toolCallId, content: [{ type: 'terminal', terminalId }] }];
   }
 
   translate(event: SessionEvent, replay = false): SessionUpdate[] {
@@ -56,19 +64,23 @@ export class SessionUpdates {
       }
       case 'tool.call.progress': {
         if (event.kind !== 'stdout' && event.kind !== 'stderr' && event.kind !== 'output') return [];
+        if (this.terminals.has(event.callId)) return [];
         const soFar = tail((this.output.get(event.callId) ?? '') + event.text);
         this.output.set(event.callId, soFar);
         return [{ sessionUpdate: 'tool_call_update', toolCallId: event.callId, content: [textContent(commandText(soFar))] }];
       }
       case 'tool.call.result': {
         this.output.delete(event.callId);
+        const terminalId = this.terminals.get(event.callId);
+        this.terminals.delete(event.callId);
         const locations = event.display ? toolLocations(event.display, this.cwd) : [];
         return [
           {
             sessionUpdate: 'tool_call_update',
             toolCallId: event.callId,
             status: event.isError ? 'failed' : 'completed',
-            content: resultContent(event.display, event.output, this.cwd),
+            // The editor keeps showing a released terminal: the call's content stays that terminal.
+            content: terminalId ? [{ type: 'terminal', terminalId }] : resultContent(event.display, event.output, this.cwd),
             ...(locations.length ? { locations } : {}),
             rawOutput: { output: tail(event.output) },
           },

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { ClientCapabilities, McpServer } from '@agentclientprotocol/sdk';
 import type { CoreOptions, DeftCore } from '#runtime/core';
+import type { Environment } from '#contract/environment';
 import { type ClientFiles, clientFilesEnvironment } from '#infra/environment/client-fs/client-fs-environment';
+import { type ClientTerminals, clientTerminalEnvironment } from '#infra/environment/client-terminal/client-terminal-environment';
 import { localEnvironment } from '#infra/environment/local/local-environment';
 import type { ProviderOverrides } from '#infra/settings/provider-config';
 import { defaultCapabilities } from '../../agent/capabilities';
@@ -45,6 +47,7 @@ export class Workspaces {
     private readonly settings: CoreSettings,
     private readonly clientCapabilities: () => ClientCapabilities,
     private readonly clientFiles: (workspace: Workspace) => ClientFiles,
+    private readonly clientTerminals: (workspace: Workspace) => ClientTerminals | null,
   ) {}
 
   /** The workspace at `cwd`; throws a message for the client when `cwd` is not an absolute path of a folder. */
@@ -85,7 +88,9 @@ export class Workspaces {
     let workspace: Workspace | null = null;
     const caps = this.clientCapabilities();
     const useClientFs = Boolean(caps.fs?.readTextFile || caps.fs?.writeTextFile);
-    const environment = useClientFs ? clientFilesEnvironment(localEnvironment(), path, () => (workspace ? this.clientFiles(workspace) : null)) : undefined;
+    let environment: Environment | undefined;
+    if (useClientFs) environment = clientFilesEnvironment(localEnvironment(), path, () => (workspace ? this.clientFiles(workspace) : null));
+    if (caps.terminal) environment = clientTerminalEnvironment(environment ?? localEnvironment(), () => (workspace ? this.clientTerminals(workspace) : null));
     const core = createNodeCore({
       workspace: path,
       host: acpHost(settings.stderr),

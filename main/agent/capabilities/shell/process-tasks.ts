@@ -129,6 +129,7 @@ export class ProcessTasks {
       shell,
       logPath: this.tasks.outputPath(id),
       ...(spawn ? { spawn } : {}),
+      ...(context.callId ? { callId: context.callId } : {}),
       ...(this.options.maxOutputBytes !== undefined ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
       ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),

@@ -49,6 +49,8 @@ export interface JobOptions {
   /** Run this (the sandbox wrapper) instead of `shell -c command` with `env`. */
   spawn?: JobSpawn;
   maxOutputBytes?: number;
+  /** The tool call it runs for (see `ExecRequest.toolCallId`). */
+  callId?: string;
   killGraceMs?: number;
   now?: () => number;
 }
@@ -269,6 +271,7 @@ export class ShellJob {
       cwd: this.cwd,
       env: spawn?.env ?? (environment.kind === 'local' ? commandEnv(shell, this.id, this.options.env) : { [TASK_MARKER_VAR]: this.id }),
       marker: `${TASK_MARKER_VAR}=${this.id}`,
+      ...(this.options.callId ? { toolCallId: this.options.callId } : {}),
     }));
     await subprocess.started;
     this.pid = subprocess.pid;
