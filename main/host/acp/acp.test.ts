@@ -373,6 +373,13 @@ describe('deft acp', () => {
     expect(replay).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call', name: 'Write' }));
     const said = replay.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => (u as { content: { text: string } }).content.text);
     expect(said.join('')).toBe('Creating it.Created.');
+    // The Write replayed with its whole file, as it was shown live.
+    expect(replay).toContainEqual(
+      expect.objectContaining({
+        sessionUpdate: 'tool_call_update',
+        content: [{ type: 'diff', path: join(await realpath(workspace), 'x.txt'), oldText: null, newText: 'x\n' }],
+      }),
+    );
     // And the loaded session goes on.
     const next = await second.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'again' }] });
     expect(next.stopReason).toBe('end_turn');

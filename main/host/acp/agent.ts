@@ -22,7 +22,7 @@ import { authMethods, authenticate, requireProvider } from './auth';
 import { promptParts } from './prompt';
 import { SessionUpdates } from './session-updates';
 import { editorTerminals } from './terminals';
-import { wholeFileUpdate } from './whole-file';
+import { replayWholeFiles, wholeFileUpdate } from './whole-file';
 import { type CoreSettings, type Workspace, Workspaces } from './workspaces';
 
 /** One session the client opened (new or loaded) on this connection. */
@@ -253,8 +253,12 @@ export function serveAcp(stream: Stream, settings: CoreSettings): { connection: 
       }
       const updates = new SessionUpdates(workspace.path);
       const replayed = [...(opened.earlier ?? []), ...events];
+      const read = (path: string) => call(workspace, 'readWorkspaceFile', { path }).catch(() => null);
+      const wholeFiles = await replayWholeFiles(replayed, workspace.path, read);
       for (const event of replayed) {
-        for (const update of updates.translate(event, true)) await connection!.client.notify('session/update', { sessionId, update });
+        const whole = event.type === 'tool.call.result' ? wholeFiles.get(event.callId) : undefined;
+        for (const update of [...updates.translate(event, true), ...(whole ? [whole] : [])])
+          await connection!.client.notify('session/update', { sessionId, update });
       }
       return attach(workspace, opened.session, updates, replayed);
     })

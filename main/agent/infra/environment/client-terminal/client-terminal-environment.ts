@@ -175,16 +175,12 @@ function terminalProcess(client: ClientTerminals, request: TerminalRequest, pidF
 
   return {
     get pid() {
-      return local ? (local).pid : pid;
+      return local ? local.pid : pid;
     },
     started,
     stdin: null,
-    get stdout() {
-      return stdout;
-    },
-    get stderr() {
-      return stderr;
-    },
+    stdout,
+    stderr,
     exit,
     kill,
   };
