@@ -49,7 +49,7 @@ describe('whole-file diffs', () => {
     const files: Record<string, string> = { 'a.txt': 'uno\nTWO\n', '/abs/b.txt': 'bee\n' };
     const reads: string[] = [];
     const read = async (path: string) => (reads.push(path), { content: files[path]!, truncated: false, size: files[path]!.length });
-    const updates = await replayWholeFiles(events as never, '/ws', read);
+    const updates = await replayWholeFiles(events, '/ws', read);
     expect([...updates.keys()].sort()).toEqual(['e1', 'e2', 'w2']);
     expect(updates.get('e2')).toMatchObject({ content: [{ type: 'diff', path: '/ws/a.txt', oldText: 'uno\ntwo\n', newText: 'uno\nTWO\n' }] });
     expect(updates.get('e1')).toMatchObject({ content: [{ oldText: 'uno\n', newText: 'uno\ntwo\n' }] });
