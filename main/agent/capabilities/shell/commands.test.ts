@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadRecords } from '#infra/tasks/task-record';
 import { dispatchCommand } from '../../../host/dispatch';
-import { type Harness, callTool, createTasksHarness } from '#test-support/shell-harness';
+import { type Harness, callTool, createTasksHarness, settle } from '#test-support/shell-harness';
 import { eventually } from '#test-support/processes';
 
 let h: Harness;
@@ -34,9 +34,11 @@ describe('tasks panel commands', () => {
     const sessionId = h.session.id;
     const start = async (command: string, description: string) =>
       /task_id: (\S+)/.exec((await callTool(h, 'Bash', { command, run_in_background: true, description })).content)![1]!;
-    const done = await start('echo done', 'quick');
+    // The slow one first: the quick one's end starts a turn of its own (the model is told), which a later prompt must not meet.
     const running = await start('sleep 30', 'slow');
+    const done = await start('echo done', 'quick');
     await eventually(async () => expect((await h.core.handlers.listTasks({ sessionId })).tasks.find((t) => t.id === done)!.status).toBe('completed'));
+    await settle(h);
 
     expect(await h.core.handlers.clearTasks({ sessionId })).toEqual({ cleared: [done] });
     expect((await h.core.handlers.listTasks({ sessionId })).tasks.map((t) => t.id)).toEqual([running]);
