@@ -3,7 +3,6 @@ import { checkpointsCapability } from '../agent/capabilities/checkpoints/capabil
 import { hooksCapability } from '../agent/capabilities/hooks/capability';
 import { lspCapability } from '../agent/capabilities/lsp/capability';
 import { mcpCapability } from '../agent/capabilities/mcp/capability';
-import { skillsCapability } from '../agent/capabilities/skills/capability';
 import { worktreesCapability } from '../agent/capabilities/worktrees/capability';
 import type { CapabilityFactory } from '#contract/capability';
 import { type RemoteFolder, openRemoteFolder } from '#infra/environment/ssh/open-remote';
@@ -14,7 +13,6 @@ import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
  * it): on a remote folder they would see a local folder of the same path, or nothing, so they are left out.
  */
 const LOCAL_ONLY: readonly CapabilityFactory[] = [
-  skillsCapability,
   mcpCapability,
   lspCapability,
   hooksCapability,
@@ -24,7 +22,7 @@ const LOCAL_ONLY: readonly CapabilityFactory[] = [
 ];
 
 /** What a remote folder's session leaves out, for the one-line notice. */
-export const REMOTE_LEFT_OUT = 'skills, MCP servers, language servers, hooks, checkpoints and worktrees';
+export const REMOTE_LEFT_OUT = 'MCP servers, language servers, hooks, checkpoints and worktrees';
 
 /** The capabilities a session on a remote folder gets: those that reach the workspace through its Environment. */
 export function remoteCapabilities(list: readonly CapabilityFactory[]): CapabilityFactory[] {
