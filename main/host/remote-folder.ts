@@ -1,6 +1,5 @@
 import { homedir, userInfo } from 'node:os';
 import { checkpointsCapability } from '../agent/capabilities/checkpoints/capability';
-import { hooksCapability } from '../agent/capabilities/hooks/capability';
 import { lspCapability } from '../agent/capabilities/lsp/capability';
 import { mcpCapability } from '../agent/capabilities/mcp/capability';
 import { worktreesCapability } from '../agent/capabilities/worktrees/capability';
@@ -15,14 +14,13 @@ import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
 const LOCAL_ONLY: readonly CapabilityFactory[] = [
   mcpCapability,
   lspCapability,
-  hooksCapability,
   checkpointsCapability,
   // Its git commands run on this machine, in a folder of the same path.
   worktreesCapability,
 ];
 
 /** What a remote folder's session leaves out, for the one-line notice. */
-export const REMOTE_LEFT_OUT = 'MCP servers, language servers, hooks, checkpoints and worktrees';
+export const REMOTE_LEFT_OUT = 'MCP servers, language servers, checkpoints and worktrees';
 
 /** The capabilities a session on a remote folder gets: those that reach the workspace through its Environment. */
 export function remoteCapabilities(list: readonly CapabilityFactory[]): CapabilityFactory[] {
