@@ -9,7 +9,8 @@ import { FileSecretStore, type SecretStore } from './agent/infra/settings/secret
 import { resolveWorkspace } from './host/compose';
 import { electronHost } from './host/hosts';
 import { remoteBrowser } from './host/remote-browse';
-import { remoteCapabilities } from './host/remote-folder';
+import { openRemoteForCli, remoteCapabilities } from './host/remote-folder';
+import { parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
 import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { forwardEvents, registerIpc } from './host/electron-ipc';
 
@@ -139,9 +140,24 @@ function hardenContents(contents: WebContents): void {
   contents.on('will-attach-webview', (event) => event.preventDefault());
 }
 
-function argWorkspace(): string | null {
-  const index = process.argv.indexOf('--workspace');
+function argValue(name: '--workspace' | '--remote'): string | null {
+  const index = process.argv.indexOf(name);
   return index >= 0 ? (process.argv[index + 1] ?? null) : null;
+}
+
+/**
+ * `npm start -- --remote HOST:/abs/path`: the window opens on a folder of another machine, as `deft run --remote`
+ * and `npm run web -- --remote` do (an unknown host key is refused with the line to add: nobody was asked yet).
+ */
+async function openRemoteArg(spec: string): Promise<void> {
+  try {
+    const folder = await openRemoteForCli(parseRemoteSpec(spec), process.env);
+    for (const note of folder.notes) console.error(`deft: warning: ${note}`);
+    openWindow(folder.workspace, folder);
+  } catch (error) {
+    dialog.showErrorBox('Deft', `Cannot open ${spec}: ${(error as Error).message}`);
+    app.quit();
+  }
 }
 
 app.enableSandbox();
@@ -152,7 +168,9 @@ void app.whenReady().then(async () => {
     callback(permission === 'clipboard-sanitized-write' && contents !== null && isOwnPage(contents.getURL())),
   );
   registerIpc((contents) => windows.get(contents.id)?.core, isOwnPage);
-  const workspace = argWorkspace() ?? lastWorkspace() ?? (await chooseFolder());
+  const remoteArg = argValue('--remote');
+  if (remoteArg !== null) return openRemoteArg(remoteArg);
+  const workspace = argValue('--workspace') ?? lastWorkspace() ?? (await chooseFolder());
   if (!workspace) {
     app.quit();
     return;

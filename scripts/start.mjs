@@ -23,7 +23,8 @@ if (binary && !process.env.DEFT_NO_ELECTRON) {
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {
   console.log('Electron could not be started here (its binary is missing and could not be downloaded); starting the web host instead.');
-  if (!args.includes('--workspace')) args.push('--workspace', process.env.INIT_CWD ?? process.cwd());
+  // `--remote HOST:/path` serves a folder of another machine (the web host refuses it with --workspace).
+  if (!args.includes('--workspace') && !args.includes('--remote')) args.push('--workspace', process.env.INIT_CWD ?? process.cwd());
   process.argv = [process.argv[0], process.argv[1], ...args];
   await import(pathToFileURL(join(root, 'out/main/web.js')).href);
 }

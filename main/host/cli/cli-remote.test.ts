@@ -76,9 +76,7 @@ describe('deft run --remote', () => {
       textReply('Changed it.'),
     );
     const first = await run('--remote', target(), 'make it blue');
-    expect(first.stderr).toBe(
-      'deft: note: on a remote folder, skills, MCP servers, language servers, hooks, checkpoints and worktrees are not available yet.\n',
-    );
+    expect(first.stderr).toBe('deft: note: on a remote folder, language servers, checkpoints and worktrees are not available yet.\n');
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('Changed it.\n');
     const toolResults = server.requests
@@ -189,7 +187,8 @@ describe('a remote workspace in the core', () => {
       await sshd.killConnections();
       await waitFor(() => seen.some((c) => c.state === 'connected'), 20_000);
       expect(seen.map((c) => c.state)).toEqual(['reconnecting', 'connected']);
-      expect(seen[0]!.detail).toMatch(/was lost/);
+      // A drop while nothing is in flight closes the link; one during a read (the skills' first scan) resets it.
+      expect(seen[0]!.detail).toMatch(/was lost|failed: read ECONNRESET/);
       expect((await core.handlers.getWorkspace({})).remote?.state).toBe('connected');
     } finally {
       await core.close();

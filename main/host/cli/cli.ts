@@ -226,8 +226,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (remoteSpec) {
       // SSH's packages load only for a remote folder.
       const { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } = await import('../remote-folder');
-      capabilities = remoteCapabilities(defaultCapabilities);
-      if (appendSystemPrompt !== undefined) capabilities = [...capabilities, appendToSystemPrompt(appendSystemPrompt)];
+      // The headless skills (nothing watched) and MCP (servers waited for, what was skipped said on stderr) as locally.
+      capabilities = remoteCapabilities(capabilities);
       try {
         remote = await openRemoteForCli(remoteSpec, io.env);
       } catch (error) {

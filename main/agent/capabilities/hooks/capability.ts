@@ -9,6 +9,7 @@ import { sessionHooks } from './runner';
  * SubagentStop, PreCompact, SessionStart, SessionEnd, Notification), read from the `"hooks"` section of
  * the three settings files in the shape other agents use. The runtime fires the events through
  * SessionHandle.hooks; this capability runs the commands (a workspace's in the sandbox, the user's own as the user) and reads what they said.
+ * On a remote folder the workspace's hooks run on that machine, the user's on this one (run-where.ts).
  */
 export const hooksCapability: CapabilityFactory = (core) => {
   const config = new HookConfig(core.home, core.place);

@@ -1,9 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HookEventName, type HookInfo, type HooksOverview, type RuleSource, toolHookEventNames } from '#protocol';
 import { TrustStore } from '#infra/settings/trust';
 import type { WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '#infra/environment/workspace-place';
+import { type SettingsFile, onThisMachine, readSettingsFile, settingsFingerprint } from '#infra/settings/settings-file';
 
 /** One hook command as configured, with its compiled matcher. */
 export interface ConfiguredHook extends HookInfo {
@@ -92,16 +92,17 @@ export function parseHooksSection(section: unknown, file: string, source: RuleSo
   return { hooks, problems };
 }
 
-async function readJson(path: string): Promise<{ raw?: unknown; problem?: string }> {
+async function readJson(file: SettingsFile): Promise<{ raw?: unknown; problem?: string }> {
+  const path = file.path;
+  // A FIFO in a cloned repo's .deft/ would block the read forever (readSettingsFile refuses what is not a file).
+  const read = await readSettingsFile(file);
+  if ('missing' in read) return {};
+  if ('notFile' in read) return { problem: `${path} is not a regular file; its hooks are not used` };
+  if ('error' in read) return { problem: `${path} cannot be used (${read.error}); its hooks are not used until it is fixed` };
   try {
-    // A FIFO in a cloned repo's .deft/ would block the read forever.
-    if (!(await stat(path)).isFile()) return { problem: `${path} is not a regular file; its hooks are not used` };
-    const text = await readFile(path, 'utf8');
-    return text.trim() ? { raw: JSON.parse(text) as unknown } : {};
+    return read.text.trim() ? { raw: JSON.parse(read.text) as unknown } : {};
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
-    return { problem: `${path} cannot be used (${code ?? (error as Error).message}); its hooks are not used until it is fixed` };
+    return { problem: `${path} cannot be used (${(error as Error).message}); its hooks are not used until it is fixed` };
   }
 }
 
@@ -113,37 +114,38 @@ async function readJson(path: string): Promise<{ raw?: unknown; problem?: string
 export class HookConfig {
   readonly files: Record<RuleSource, string>;
   readonly trust: TrustStore;
+  /** Where each file is read: the user's on this machine, the workspace's on the workspace's (a remote folder's there). */
+  private readonly where: Record<RuleSource, SettingsFile>;
   private cache: { key: string; hooks: ConfiguredHook[]; overview: HooksOverview } | null = null;
 
-  /** Hooks are left out on a remote folder (their files are read on this machine); trust is under the place's id. */
+  /** A remote folder's own files are read there (through its Environment); trust is under the place's id. */
   constructor(home: string, place: WorkspacePlace | string) {
-    const { path: workspace } = typeof place === 'string' ? workspacePlace(place) : place;
+    const resolved = typeof place === 'string' ? workspacePlace(place) : place;
+    const { path: workspace, environment } = resolved;
     this.files = {
       user: join(home, 'settings.json'),
       project: join(workspace, '.deft', 'settings.json'),
       local: join(workspace, '.deft', 'settings.local.json'),
     };
-    this.trust = new TrustStore(home, typeof place === 'string' ? workspacePlace(place) : place);
+    this.where = {
+      user: onThisMachine(this.files.user),
+      project: { path: this.files.project, environment },
+      local: { path: this.files.local, environment },
+    };
+    this.trust = new TrustStore(home, resolved);
   }
 
   /** The hooks (active and not) and the overview Settings shows; `changed` when they differ from the last load. */
   async load(): Promise<{ hooks: ConfiguredHook[]; overview: HooksOverview; changed: boolean }> {
     const sources = Object.entries(this.files) as Array<[RuleSource, string]>;
-    const prints = await Promise.all(
-      sources.map(([, path]) =>
-        stat(path).then(
-          (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
-          () => '-',
-        ),
-      ),
-    );
+    const prints = await Promise.all(sources.map(([source]) => settingsFingerprint(this.where[source])));
     const key = [...prints, await this.trust.version()].join('|');
     if (this.cache?.key === key) return { hooks: this.cache.hooks, overview: this.cache.overview, changed: false };
     const { trusted } = await this.trust.get();
     const hooks: ConfiguredHook[] = [];
     const problems: Problem[] = [];
     for (const [source, path] of sources) {
-      const read = await readJson(path);
+      const read = await readJson(this.where[source]);
       if (read.problem) {
         problems.push({ file: path, message: read.problem });
         continue;

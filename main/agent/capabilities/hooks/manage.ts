@@ -6,7 +6,7 @@ import { CommandError } from '#contract/errors';
 import { SettingsEditError, editSettingsFile, objectAt } from '#infra/settings/settings-edit';
 import { onThisMachine } from '#infra/settings/settings-file';
 import type { HookConfig } from './config';
-import { runHookCommand } from './run-hook';
+import { runHookWhere } from './run-where';
 import { shortCommand } from './runner';
 import { verdictOf } from './verdict';
 
@@ -109,10 +109,9 @@ export function hookManager(core: CoreContext, config: HookConfig, reload: () =>
       const session = await core.session(ref.sessionId);
       const sample = sampleEvent(hook.event);
       const input = JSON.stringify({ session_id: session.id, transcript_path: join(session.dir, 'log.jsonl'), cwd: core.workspace, ...sample });
-      const run = await runHookCommand({
+      const run = await runHookWhere(core, hook.source, {
         command: hook.command,
         input,
-        cwd: core.workspace,
         env: { DEFT_PROJECT_DIR: core.workspace, DEFT_SESSION_ID: session.id, CLAUDE_PROJECT_DIR: core.workspace },
         timeoutMs: hook.timeoutSec * 1_000,
         sandbox: session.sandbox,

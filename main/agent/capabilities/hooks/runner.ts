@@ -3,7 +3,7 @@ import type { HookEventName } from '#protocol';
 import type { CoreContext, SessionHandle } from '#contract/capability';
 import { type HookFireOptions, type HookInput, type HookOutcome, type SessionHooks, noHookOutcome } from '#contract/hooks';
 import { type ConfiguredHook, type HookConfig, hooksFor } from './config';
-import { runHookCommand } from './run-hook';
+import { runHookWhere } from './run-where';
 import { mergeOutcomes, verdictOf } from './verdict';
 
 /** How a hook's command shows in notices and network approvals: its first line, shortened. */
@@ -42,10 +42,9 @@ export function sessionHooks(core: CoreContext, config: HookConfig, session: Ses
         const env = { DEFT_PROJECT_DIR: core.workspace, DEFT_SESSION_ID: session.id, CLAUDE_PROJECT_DIR: core.workspace };
         const verdicts = await Promise.all(
           hooks.map(async (hook) => {
-            const run = await runHookCommand({
+            const run = await runHookWhere(core, hook.source, {
               command: hook.command,
               input: stdin,
-              cwd: core.workspace,
               env,
               timeoutMs: hook.timeoutSec * 1_000,
               sandbox: session.sandbox,

@@ -77,6 +77,7 @@ export function createMcpCapability(options: McpCapabilityOptions = {}): Capabil
       env: options.env ?? process.env,
       ...(options.extraConfigs ? { extraConfigs: options.extraConfigs } : {}),
       ...(options.restartDelay ? { restartDelay: options.restartDelay } : {}),
+      environment: core.environment,
       launch: options.launch ?? sandboxedLauncher(core.workspaceSandbox, async () => (await readSettings()).sandbox),
       clientVersion: '0.1.0',
       gates: {

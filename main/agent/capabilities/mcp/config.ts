@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { Environment } from '#contract/environment';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { expandDeep } from './expand';
@@ -71,12 +72,19 @@ export interface McpConfig {
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** The files, in the order a name found earlier wins: `--mcp-config` files, the user's, then the workspace's. */
-export function configFiles(options: { home: string; workspace: string; extra?: readonly string[] }): Array<{ file: string; source: ServerSource }> {
+export function configFiles(options: {
+  home: string;
+  workspace: string;
+  extra?: readonly string[];
+  /** The workspace's machine: a remote folder's own files are read there. */
+  environment?: Environment;
+}): Array<{ file: string; source: ServerSource; environment?: Environment }> {
+  const there = options.environment && options.environment.kind !== 'local' ? { environment: options.environment } : {};
   return [
     ...(options.extra ?? []).map((file) => ({ file, source: 'cli' as const })),
     { file: join(options.home, 'mcp.json'), source: 'user' as const },
-    { file: join(options.workspace, '.deft', 'mcp.json'), source: 'project' as const },
-    { file: join(options.workspace, '.mcp.json'), source: 'project' as const },
+    { file: join(options.workspace, '.deft', 'mcp.json'), source: 'project' as const, ...there },
+    { file: join(options.workspace, '.mcp.json'), source: 'project' as const, ...there },
   ];
 }
 
@@ -88,10 +96,10 @@ export function configFiles(options: { home: string; workspace: string; extra?: 
 export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: Readonly<Record<string, string | undefined>>): Promise<McpConfig> {
   const servers: ServerDefinition[] = [];
   const problems: ConfigProblem[] = [];
-  for (const { file, source } of files) {
+  for (const { file, source, environment } of files) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = environment ? await readThere(environment, file) : await readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || source === 'cli')
         problems.push({ file, message: `cannot be read: ${(error as Error).message}` });
@@ -122,6 +130,14 @@ export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: 
     }
   }
   return { servers, problems };
+}
+
+/** A remote workspace's MCP file, read there: a regular file of at most 1 MiB (a FIFO would block the read). */
+async function readThere(environment: Environment, file: string): Promise<string> {
+  const info = await environment.stat(file);
+  if (!info.isFile()) throw new Error('it is not a regular file');
+  if (info.size > 1024 * 1024) throw new Error('it is larger than 1 MiB');
+  return environment.readText(file);
 }
 
 /** The `mcpServers` object of a file's text, or why it cannot be used. */

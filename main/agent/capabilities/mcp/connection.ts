@@ -22,6 +22,7 @@ import type { McpCallResult } from './output';
 import { StderrTail } from './stderr-tail';
 
 import type { StdioLauncher } from './launch';
+import type { Environment } from '#contract/environment';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 
@@ -34,6 +35,8 @@ export interface ConnectionOptions {
    */
   neutralCwd: string;
   launch: StdioLauncher;
+  /** A remote workspace's machine: its own (project) stdio servers are started there. */
+  environment?: Environment;
   clientVersion: string;
   /** The server's tools changed (list_changed), or it closed. */
   onToolsChanged(): void;
@@ -59,7 +62,10 @@ export class ServerConnection {
 
   /** Connect and list the tools; throws with a readable message (and stderr lines) when it cannot. */
   async open(): Promise<void> {
-    const { definition } = this.options;
+    const { definition, environment } = this.options;
+    // A remote folder's own URL means that machine's network (its localhost is not this one's): not reached from here.
+    if (environment && environment.kind !== 'local' && definition.source === 'project' && !isStdio(definition.config))
+      throw new Error(`A remote folder's own HTTP servers are not reached from this machine (its address is on ${environment.label}'s network)`);
     if (isStdio(definition.config)) await this.connect(await this.stdioTransport());
     else {
       const authProvider = await this.options.authProvider?.(definition.name, definition.config.url);
@@ -95,10 +101,23 @@ export class ServerConnection {
   }
 
   private async stdioTransport(): Promise<Transport> {
-    const { definition, workspace, neutralCwd } = this.options;
+    const { definition, workspace, neutralCwd, environment } = this.options;
     const config = definition.config;
     if (!isStdio(config)) throw new Error('not a stdio server');
     const base = definition.source === 'project' ? workspace : neutralCwd;
+    // A remote workspace's own server runs on its machine (never here, where its command would be this machine's program).
+    // The user's own servers stay on this machine.
+    if (environment && environment.kind !== 'local' && definition.source === 'project') {
+      const { EnvironmentStdioTransport } = await import('./environment-transport');
+      const cwd = !config.cwd
+        ? base
+        : /^~(?=\/|$)/.test(config.cwd)
+          ? environment.path.resolve(environment.home, `.${config.cwd.slice(1)}`)
+          : environment.path.resolve(base, config.cwd);
+      return new EnvironmentStdioTransport(environment, { file: config.command, args: config.args ?? [], cwd, env: config.env ?? {} }, (text) =>
+        this.stderr.push(text),
+      );
+    }
     const plan = await this.options.launch({
       argv: [config.command, ...(config.args ?? [])],
       cwd: config.cwd ? resolveCwd(base, config.cwd) : base,

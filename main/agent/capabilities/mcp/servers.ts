@@ -6,6 +6,7 @@ import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMc
 import type { ServerConnection } from './connection';
 import { promptInfo } from './prompts';
 import type { StdioLauncher } from './launch';
+import type { Environment } from '#contract/environment';
 import { mcpToolName } from './naming';
 
 /** What decides which servers may start: folder trust, the user's answers, servers switched off. */
@@ -27,6 +28,8 @@ export interface McpServersOptions {
   extraConfigs?: readonly string[];
   gates: ServerGates;
   launch: StdioLauncher;
+  /** The workspace's machine: a remote folder's own files are read, and its own stdio servers started, there. */
+  environment?: Environment;
   clientVersion?: string;
   onChange(): void;
   /** Backoff before restart attempt n (1-based) after a crash, in ms; null gives up. */
@@ -74,8 +77,9 @@ export class McpServers {
 
   private async doSync(): Promise<void> {
     if (this.closed) return;
-    const { home, workspace, env, extraConfigs, gates } = this.options;
-    const config = await loadMcpConfig(configFiles({ home, workspace, ...(extraConfigs ? { extra: extraConfigs } : {}) }), env);
+    const { home, workspace, env, extraConfigs, gates, environment } = this.options;
+    const files = configFiles({ home, workspace, ...(extraConfigs ? { extra: extraConfigs } : {}), ...(environment ? { environment } : {}) });
+    const config = await loadMcpConfig(files, env);
     const [trusted, decisions, disabled, allowedByName] = await Promise.all([gates.trusted(), gates.decisions(), gates.disabled(), gates.allowedByName()]);
     this.problems = config.problems;
     const seen = new Set<string>();
@@ -126,6 +130,7 @@ export class McpServers {
           workspace: this.options.workspace,
           neutralCwd: this.options.home,
           launch: this.options.launch,
+          ...(this.options.environment ? { environment: this.options.environment } : {}),
           clientVersion: this.options.clientVersion ?? '0.0.0',
           onToolsChanged: () => this.options.onChange(),
           onClosed: (error) => this.crashed(entry, connection, error),

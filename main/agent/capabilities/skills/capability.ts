@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { CommandError } from '#contract/errors';
 import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '#contract/capability';
 import { reminder } from '#contract/facts';
@@ -8,11 +7,13 @@ import { commandFileReferences, commandShellLines } from './command-body';
 import { TrustStore } from '#infra/settings/trust';
 import { SkillService, type SkillServiceOptions } from './service';
 import { TurnSkills } from './nesting';
+import { localSkillFs, environmentSkillFs } from './skill-fs';
 import { type SkillDefinition, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
 
 export type SkillsCapabilityOptions = Omit<SkillServiceOptions, 'workspace' | 'home'>;
 
 const MAX_VIEW_BYTES = 1024 * 1024;
+const REMOTE_REFRESH_MS = 3000;
 
 /**
  * Skills: discovery and live reload (SkillService), the Skill tool, the model's listing (a fact,
@@ -21,7 +22,10 @@ const MAX_VIEW_BYTES = 1024 * 1024;
  */
 export function createSkillsCapability(options: SkillsCapabilityOptions = {}): CapabilityFactory {
   return (core: CoreContext): Capability => {
-    const service = new SkillService({ ...options, workspace: core.workspace, home: core.home });
+    const remote = core.environment.kind !== 'local';
+    const service = new SkillService({ ...options, workspace: core.workspace, home: core.home, environment: core.environment });
+    /** Where a skill's files are: a remote workspace's on its machine, the user's on this one. */
+    const fsOf = (skill: SkillDefinition) => (skill.remote ? environmentSkillFs(core.environment) : localSkillFs);
     service.onChange((catalog) => core.emitApp({ type: 'skills.changed', version: catalog.version, count: catalog.size, skipped: catalog.skipped.length }));
     /** Per session: the skills the current turn has loaded, as chains (a skill a skill loaded nests in it). */
     const turns = new Map<string, TurnSkills>();
@@ -43,6 +47,7 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
       );
     };
 
+    let lastRefresh = core.now(); // the service's first scan starts now
     /** Whether the workspace is trusted, as last read (a workspace command's shell lines run only then). */
     let trusted = false;
     const readTrust = async () => (trusted = (await new TrustStore(core.home, core.place).get()).trusted);
@@ -50,7 +55,8 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
     const commandBody = async (skill: SkillDefinition, args: string, sessionId: string): Promise<string | undefined> => {
       if (!skill.fromCommands) return undefined;
       const withShell = commandShellLines(expandedBody(skill, args, sessionId), skill, await readTrust());
-      return commandFileReferences(withShell, core.workspace, [core.workspace], core.home);
+      // `@path` names a workspace file: read where the workspace is (a remote folder's on its machine).
+      return commandFileReferences(withShell, core.workspace, [core.workspace], core.home, core.environment);
     };
 
     const runAsUser = async (session: SessionHandle, skill: SkillDefinition, args: string): Promise<string> => {
@@ -89,6 +95,12 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
       // The listing is a fact: said at the first step, and again only when a skill is added, edited or removed.
       facts: async () => {
         await Promise.all([service.ready(), readTrust()]);
+        // A remote workspace's skill folders are not watched there: read again when a turn starts (its facts are
+        // asked first), and at most every few seconds between its steps.
+        if (remote && core.now() - lastRefresh >= REMOTE_REFRESH_MS) {
+          lastRefresh = core.now();
+          await service.refreshRemote();
+        }
         const listing = service.listing();
         return [
           {
@@ -99,7 +111,7 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
           },
         ];
       },
-      readableRoots: () => service.catalog.readableRoots(),
+      readableRoots: () => service.catalog.readableRoots(remote),
       // A loaded skill outlives a compaction (its block is re-attached) but not the undo of the turn that loaded it.
       onCompaction: (session) => {
         const kept = loadedSkillBlocks(session);
@@ -116,6 +128,7 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
         listSkills: async ({ rescan }) => {
           await service.ready();
           if (rescan) await service.rescan();
+          else if (remote) await service.refreshRemote();
           return service.payload();
         },
         runSkill: async ({ sessionId, name, args }) => {
@@ -126,7 +139,7 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
         readSkillFile: async ({ name }) => {
           const skill = await find(name);
           try {
-            const text = await readFile(skill.file, 'utf8');
+            const text = await fsOf(skill).readText(skill.file);
             return { path: skill.file, text: text.length > MAX_VIEW_BYTES ? `${text.slice(0, MAX_VIEW_BYTES)}\n[… truncated]` : text };
           } catch (error) {
             throw new CommandError(
@@ -137,7 +150,8 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
         },
         openSkillFolder: async ({ name }) => {
           const skill = await find(name);
-          const opened = core.openPath ? await core.openPath(skill.dir).catch(() => false) : false;
+          // A remote skill's folder is on the other machine: this machine's file manager would open another folder.
+          const opened = core.openPath && !skill.remote ? await core.openPath(skill.dir).catch(() => false) : false;
           return { path: skill.dir, opened };
         },
       },

@@ -75,10 +75,13 @@ export class SkillCatalog {
       .map((s) => s.name);
   }
 
-  /** Root folders (real paths) that hold at least one skill: what the file tools may read. */
-  readableRoots(): string[] {
+  /**
+   * Root folders (real paths) that hold at least one skill: what the file tools may read. `remoteWorkspace`: the file
+   * tools reach the remote machine, so only the roots read there count (a local root's path means another folder there).
+   */
+  readableRoots(remoteWorkspace = false): string[] {
     const roots = new Set<string>();
-    for (const scan of this.scans) if (scan.realPath && scan.skills.length) roots.add(scan.realPath);
+    for (const scan of this.scans) if (scan.realPath && scan.skills.length && (scan.root.remote === true) === remoteWorkspace) roots.add(scan.realPath);
     return [...roots];
   }
 

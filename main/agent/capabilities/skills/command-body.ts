@@ -1,3 +1,4 @@
+import type { Environment } from '#contract/environment';
 import { findImports } from '#infra/instructions/imports';
 import { readInstructionFile } from '#infra/instructions/read-file';
 import { escapeXmlAttr } from './expand';
@@ -24,11 +25,17 @@ export function commandShellLines(body: string, skill: Pick<SkillDefinition, 'so
 }
 
 /** The files a command names with `@path` (relative to the workspace), appended under the path policy: inside `roots`, never a secret. */
-export async function commandFileReferences(body: string, workspace: string, roots: readonly string[], deftHome: string): Promise<string> {
+export async function commandFileReferences(
+  body: string,
+  workspace: string,
+  roots: readonly string[],
+  deftHome: string,
+  environment?: Environment,
+): Promise<string> {
   const blocks: string[] = [];
   for (const spec of findImports(body)) {
     const path = spec.startsWith('/') ? spec : `${workspace}/${spec}`;
-    const file = await readInstructionFile(path, { roots, maxChars: MAX_REFERENCED_CHARS, deftHome, workspace });
+    const file = await readInstructionFile(path, { roots, maxChars: MAX_REFERENCED_CHARS, deftHome, workspace, ...(environment ? { environment } : {}) });
     if (!file.ok) continue;
     blocks.push(`<file path="${escapeXmlAttr(spec)}"${file.truncated ? ' truncated="true"' : ''}>\n${file.text}\n</file>`);
   }

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { findRepositoryRoot } from '#infra/git/repository';
-import type { SkillRootSpec } from './types';
+import { type SkillRootSpec, rootKey } from './types';
 
 /**
  * The top of the repository the workspace is in, by git's own rules (a `.git` that leads to a real git
@@ -46,6 +46,11 @@ export interface RootOptions {
   /** `--skills-dir`: replaces the workspace and user roots (wins over `settings.dirs`). */
   explicitDirs?: readonly string[];
   builtinDir?: string | null;
+  /**
+   * The workspace is on another machine: its roots are marked `remote` (read there, not watched) and the project root
+   * is not looked for (git's rules are checked on this machine's disk); the user's roots stay on this machine.
+   */
+  remoteWorkspace?: boolean;
 }
 
 function expandPath(path: string, userHome: string, base: string): string {
@@ -53,6 +58,13 @@ function expandPath(path: string, userHome: string, base: string): string {
   if (trimmed === '~') return userHome;
   if (trimmed.startsWith('~/') || trimmed.startsWith('~\\')) return join(userHome, trimmed.slice(2));
   return isAbsolute(trimmed) ? resolve(trimmed) : resolve(base, trimmed);
+}
+
+/** A folder named in settings: a relative one is in the (maybe remote) project, an absolute or `~` one on this machine. */
+function placed(dir: string, remote: boolean): { watch: boolean; remote?: true } {
+  const trimmed = dir.trim();
+  const local = trimmed === '~' || trimmed.startsWith('~/') || trimmed.startsWith('~\\') || isAbsolute(trimmed);
+  return remote && !local ? { watch: false, remote: true } : { watch: true };
 }
 
 /**
@@ -63,28 +75,30 @@ function expandPath(path: string, userHome: string, base: string): string {
  */
 export function resolveSkillRoots(options: RootOptions): SkillRootSpec[] {
   const userHome = options.userHome ?? homedir();
-  const project = projectRoot(options.workspace, userHome);
+  const remote = options.remoteWorkspace === true;
+  const project = remote ? options.workspace : projectRoot(options.workspace, userHome);
+  const there = remote ? { remote: true, watch: false } : { watch: true };
   const roots: SkillRootSpec[] = [];
   const explicit = options.explicitDirs?.length ? options.explicitDirs : options.settings?.dirs;
   if (explicit?.length) {
-    for (const dir of explicit) roots.push({ path: expandPath(dir, userHome, options.workspace), source: 'explicit', watch: true });
+    for (const dir of explicit) roots.push({ path: expandPath(dir, userHome, options.workspace), source: 'explicit', ...placed(dir, remote) });
   } else {
     for (const base of [...new Set([options.workspace, project])]) {
-      roots.push({ path: join(base, '.deft', 'skills'), source: 'workspace', watch: true });
-      roots.push({ path: join(base, '.agents', 'skills'), source: 'workspace', watch: true });
-      roots.push({ path: join(base, '.claude', 'skills'), source: 'workspace', watch: true });
-      roots.push({ path: join(base, '.claude', 'commands'), source: 'workspace', watch: true, commands: true });
+      roots.push({ path: join(base, '.deft', 'skills'), source: 'workspace', ...there });
+      roots.push({ path: join(base, '.agents', 'skills'), source: 'workspace', ...there });
+      roots.push({ path: join(base, '.claude', 'skills'), source: 'workspace', ...there });
+      roots.push({ path: join(base, '.claude', 'commands'), source: 'workspace', ...there, commands: true });
     }
     roots.push({ path: join(options.home, 'skills'), source: 'user', watch: true });
     roots.push({ path: join(userHome, '.agents', 'skills'), source: 'user', watch: true });
     roots.push({ path: join(userHome, '.claude', 'skills'), source: 'user', watch: true });
     roots.push({ path: join(userHome, '.claude', 'commands'), source: 'user', watch: true, commands: true });
   }
-  for (const dir of options.settings?.extraDirs ?? []) roots.push({ path: expandPath(dir, userHome, project), source: 'extra', watch: true });
+  for (const dir of options.settings?.extraDirs ?? []) roots.push({ path: expandPath(dir, userHome, project), source: 'extra', ...placed(dir, remote) });
   const builtin = options.builtinDir === undefined ? builtinSkillsDir() : options.builtinDir;
   if (builtin) roots.push({ path: builtin, source: 'builtin', watch: false });
   const seen = new Set<string>();
-  return roots.filter((r) => (seen.has(r.path) ? false : (seen.add(r.path), true)));
+  return roots.filter((r) => (seen.has(rootKey(r)) ? false : (seen.add(rootKey(r)), true)));
 }
 
 let cachedBuiltin: string | null | undefined;

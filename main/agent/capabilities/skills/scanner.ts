@@ -1,6 +1,5 @@
-import type { Dirent } from 'node:fs';
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
+import { type SkillEntry, type SkillFs, localSkillFs } from './skill-fs';
 import { parseSkillText } from './parser';
 import {
   MAX_SKILL_SCAN_DEPTH,
@@ -25,9 +24,12 @@ type Loaded = { result: ParsedSkill | string; stamp: string };
  */
 export class ScanCache {
   private readonly files = new Map<string, { mtimeMs: number; size: number; loaded: Loaded }>();
-  private readonly dirs = new Map<string, Dirent[]>();
+  private readonly dirs = new Map<string, SkillEntry[]>();
   /** The skill built from each file last time, reused while nothing about it changed (rescans allocate little). */
   readonly skills = new Map<string, SkillDefinition>();
+
+  /** `fs`: the machine the scanned roots are on (this one by default; a remote workspace's through its Environment). */
+  constructor(readonly fs: SkillFs = localSkillFs) {}
 
   async load(file: string, format: 'bundle' | 'flat', fallbackName: string | undefined, trusted: boolean): Promise<Loaded> {
     const key = `${format}:${file}`;
@@ -35,7 +37,7 @@ export class ScanCache {
     if (trusted && cached) return cached.loaded;
     let info;
     try {
-      info = await stat(file);
+      info = await this.fs.stat(file);
     } catch (error) {
       return { result: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, stamp: 'missing' };
     }
@@ -48,7 +50,7 @@ export class ScanCache {
       result = `the file is larger than 1 MiB (${Math.round(info.size / 1024)} KiB); keep SKILL.md short and move material into files beside it`;
     else {
       try {
-        result = parseSkillText(await readFile(file, 'utf8'), { format, ...(fallbackName ? { fallbackName } : {}) });
+        result = parseSkillText(await this.fs.readText(file), { format, ...(fallbackName ? { fallbackName } : {}) });
       } catch (error) {
         result =
           error instanceof SkillParseError ? error.message : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
@@ -60,10 +62,10 @@ export class ScanCache {
   }
 
   /** A folder's entries, sorted by name (from the cache when trusted). */
-  async list(dir: string, trusted: boolean): Promise<Dirent[]> {
+  async list(dir: string, trusted: boolean): Promise<SkillEntry[]> {
     const cached = this.dirs.get(dir);
     if (trusted && cached) return cached;
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = (await this.fs.readdir(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.dirs.set(dir, entries);
     return entries;
   }
@@ -121,7 +123,7 @@ type Found =
     }
   | { kind: 'skip'; file: string; reason: string };
 
-function isSkillFile(entry: Dirent): boolean {
+function isSkillFile(entry: SkillEntry): boolean {
   return !entry.isDirectory() && entry.name.toLowerCase() === 'skill.md';
 }
 
@@ -134,6 +136,7 @@ function isSkillFile(entry: Dirent): boolean {
 export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanCache(), options: ScanOptions = {}): Promise<RootScan> {
   const result: RootScan = { root, exists: false, realPath: null, skills: [], skipped: [] };
   const trusted = options.trusted === true;
+  const { realpath, stat } = cache.fs;
   let rootReal: string;
   try {
     rootReal = await realpath(root.path);
@@ -148,7 +151,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
   let dirCount = 0;
   let capped = false;
 
-  const listDir = async (dir: string): Promise<Dirent[] | Found> => {
+  const listDir = async (dir: string): Promise<SkillEntry[] | Found> => {
     if (++dirCount > MAX_DIRS_PER_ROOT) {
       const first = !capped;
       capped = true;
@@ -164,7 +167,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
     }
   };
 
-  const bundle = async (dir: string, real: string, entries: Dirent[], chain: readonly string[]): Promise<Found[]> => {
+  const bundle = async (dir: string, real: string, entries: SkillEntry[], chain: readonly string[]): Promise<Found[]> => {
     const file = join(dir, entries.find(isSkillFile)!.name);
     seenFiles.add(file);
     const { result: parsed, stamp } = await cache.load(file, 'bundle', undefined, trusted);
@@ -174,7 +177,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
   };
 
   /** The subfolders of `dir`, in order: a folder with SKILL.md is a skill; any other folder is searched further. */
-  const walk = async (dir: string, real: string, entries: Dirent[], chain: readonly string[]): Promise<Found[]> => {
+  const walk = async (dir: string, real: string, entries: SkillEntry[], chain: readonly string[]): Promise<Found[]> => {
     if (chain.length > MAX_SKILL_SCAN_DEPTH) return [];
     const visits = entries.map(async (entry): Promise<Found[]> => {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
@@ -198,7 +201,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
   };
 
   /** A commands folder: every `.md` at any depth (dot-folders and node_modules skipped), `a/b.md` named `a:b`. */
-  const commandFiles = async (dir: string, real: string, entries: Dirent[], prefix: string, chain: readonly string[]): Promise<Found[]> => {
+  const commandFiles = async (dir: string, real: string, entries: SkillEntry[], prefix: string, chain: readonly string[]): Promise<Found[]> => {
     if (chain.length > MAX_SKILL_SCAN_DEPTH) return [];
     const visits = entries.map(async (entry): Promise<Found[]> => {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
@@ -320,6 +323,7 @@ function assignNames(found: readonly Found[], root: SkillRootSpec, result: RootS
             file: item.file,
             stamp: item.stamp,
             ...(item.command ? { fromCommands: true } : {}),
+            ...(root.remote ? { remote: true as const } : {}),
           };
       cache.skills.set(item.file, skill);
       byName.set(name, skill);

@@ -2,6 +2,8 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
+import type { Environment } from '#contract/environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import type { SkillCatalog } from './catalog';
 import { SkillService, type SkillServiceOptions } from './service';
 import { put, skillMd } from '#test-support/skills';
@@ -166,5 +168,36 @@ describe('SkillService live reload', () => {
       file: join(home, 'settings.json'),
       reason: expect.stringContaining('the "skills" setting was ignored (extraDirs:'),
     });
+  });
+
+  it('reads a remote workspace’s folders through its Environment, never watched, and again on refreshRemote', async () => {
+    // The "remote machine" shows `there` at the workspace's path; this machine's folder at that path has another skill.
+    const there = join(base, 'there');
+    await put(there, '.deft/skills/far/SKILL.md', skillMd('far'));
+    await put(workspace, '.deft/skills/near/SKILL.md', skillMd('near'));
+    await put(home, 'skills/mine/SKILL.md', skillMd('mine'));
+    const local = localEnvironment();
+    const into = (p: string) => (p === workspace || p.startsWith(`${workspace}/`) ? there + p.slice(workspace.length) : p);
+    const back = (p: string) => (p === there || p.startsWith(`${there}/`) ? workspace + p.slice(there.length) : p);
+    const remote = {
+      kind: 'ssh',
+      stat: (p: string) => local.stat(into(p)),
+      realpath: async (p: string) => back(await local.realpath(into(p))),
+      readText: (p: string) => local.readText(into(p)),
+      readdir: (p: string) => local.readdir(into(p)),
+    } as unknown as Environment;
+    const svc = await start({ environment: remote });
+    expect(svc.catalog.skills.map((s) => `${s.name}:${s.source}`)).toEqual(['far:workspace', 'mine:user']);
+    expect(svc.catalog.get('far')).toMatchObject({ remote: true, file: join(workspace, '.deft/skills/far/SKILL.md') });
+    expect(svc.catalog.get('mine')?.remote).toBeUndefined();
+    // The file tools reach the remote machine: only its skill folders are readable there.
+    expect(svc.catalog.readableRoots(true)).toEqual([join(workspace, '.deft/skills')]);
+    const payload = svc.payload();
+    expect(payload.roots.find((r) => r.path === join(workspace, '.deft/skills'))).toMatchObject({ exists: true, watched: false });
+    expect(payload.roots.find((r) => r.path === join(home, 'skills'))).toMatchObject({ exists: true, watched: true });
+
+    await put(there, '.deft/skills/later/SKILL.md', skillMd('later'));
+    await svc.refreshRemote();
+    expect(svc.catalog.skills.map((s) => s.name)).toEqual(['far', 'later', 'mine']);
   });
 });

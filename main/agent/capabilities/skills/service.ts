@@ -1,15 +1,19 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SkillCatalog as CatalogPayload, SkillRoot } from '#protocol';
+import type { Environment } from '#contract/environment';
 import { SettingsStore } from '#infra/settings/settings-store';
 import { SkillCatalog } from './catalog';
 import { renderSkillListing } from './listing';
 import { type RootOptions, SkillSettings, resolveSkillRoots } from './roots';
 import { type RootScan, ScanCache, scanRoot } from './scanner';
-import type { SkillRootSpec, SkippedSkillInfo } from './types';
+import { environmentSkillFs } from './skill-fs';
+import { type SkillRootSpec, type SkippedSkillInfo, rootKey } from './types';
 import { SkillWatcher } from './watcher';
 
-export interface SkillServiceOptions extends Omit<RootOptions, 'settings'> {
+export interface SkillServiceOptions extends Omit<RootOptions, 'settings' | 'remoteWorkspace'> {
+  /** The workspace's machine: when it is not this one, its roots are read there (and read again by `refreshRemote`). */
+  environment?: Environment;
   /** Watch workspace, user and explicit roots for changes (default true). */
   watch?: boolean;
   /** Quiet time after the last change before rescanning. */
@@ -31,6 +35,8 @@ export class SkillService {
   private listingCache: { version: number; text: string } | null = null;
   private signature = '';
   private readonly cache = new ScanCache();
+  /** The remote workspace's roots' cache (its files, read through the Environment); null for a local workspace. */
+  private readonly remoteCache: ScanCache | null;
   /** Roots whose cache a running watcher keeps honest (rescans after an event trust it). */
   private trusted = new Set<string>();
   private watching: Promise<void> = Promise.resolve();
@@ -46,6 +52,8 @@ export class SkillService {
   private readonly initial: Promise<void>;
 
   constructor(private readonly options: SkillServiceOptions) {
+    const environment = options.environment;
+    this.remoteCache = environment && environment.kind !== 'local' ? new ScanCache(environmentSkillFs(environment)) : null;
     this.initial = this.enqueue(() => this.fullScan());
   }
 
@@ -74,6 +82,25 @@ export class SkillService {
     return this.enqueue(() => this.fullScan());
   }
 
+  /**
+   * Read the remote workspace's roots again (nothing watches them there): at each turn's start. Unchanged files cost
+   * a stat each; nothing happens for a local workspace.
+   */
+  refreshRemote(): Promise<void> {
+    if (!this.remoteCache) return Promise.resolve();
+    return this.enqueue(async () => {
+      if (this.closed) return;
+      const targets = this.roots.filter((r) => r.remote);
+      const scans = await Promise.all(targets.map((root) => scanRoot(root, this.cacheFor(root))));
+      for (const scan of scans) this.scans.set(rootKey(scan.root), scan);
+      this.publish();
+    });
+  }
+
+  private cacheFor(root: SkillRootSpec): ScanCache {
+    return root.remote && this.remoteCache ? this.remoteCache : this.cache;
+  }
+
   /** The model's listing, rebuilt only when the catalog changes. */
   listing(): string {
     if (this.listingCache?.version !== this.current.version)
@@ -85,8 +112,8 @@ export class SkillService {
     const roots: SkillRoot[] = this.roots.map((r) => ({
       path: r.path,
       source: r.source,
-      exists: this.scans.get(r.path)?.exists ?? false,
-      watched: this.watcher?.watched.has(r.path) ?? false,
+      exists: this.scans.get(rootKey(r))?.exists ?? false,
+      watched: !r.remote && (this.watcher?.watched.has(r.path) ?? false),
     }));
     const payload = this.current.payload(roots);
     if (this.settingsProblem) payload.skipped.unshift(this.settingsProblem);
@@ -128,13 +155,14 @@ export class SkillService {
   private async fullScan(): Promise<void> {
     if (this.closed) return;
     const settings = await this.readSettings();
-    const roots = resolveSkillRoots({ ...this.options, ...(settings ? { settings } : {}) });
-    const rootsChanged = roots.map((r) => `${r.source}:${r.path}`).join('\n') !== this.roots.map((r) => `${r.source}:${r.path}`).join('\n');
+    const roots = resolveSkillRoots({ ...this.options, remoteWorkspace: this.remoteCache !== null, ...(settings ? { settings } : {}) });
+    const rootsChanged = roots.map((r) => `${r.source}:${rootKey(r)}`).join('\n') !== this.roots.map((r) => `${r.source}:${rootKey(r)}`).join('\n');
     this.roots = roots;
-    const scans = await Promise.all(roots.map((root) => scanRoot(root, this.cache)));
-    this.scans = new Map(scans.map((s) => [s.root.path, s]));
+    const scans = await Promise.all(roots.map((root) => scanRoot(root, this.cacheFor(root))));
+    this.scans = new Map(scans.map((s) => [rootKey(s.root), s]));
     this.publish();
-    if (rootsChanged && this.options.watch !== false && !this.closed) this.startWatcher(roots.filter((r) => r.watch).map((r) => r.path));
+    // Only this machine's folders are watched: a remote workspace's are read again at each turn's start.
+    if (rootsChanged && this.options.watch !== false && !this.closed) this.startWatcher(roots.filter((r) => r.watch && !r.remote).map((r) => r.path));
   }
 
   /**
@@ -182,16 +210,17 @@ export class SkillService {
 
   private async rescanRoots(paths: readonly string[]): Promise<void> {
     if (this.closed) return;
-    const targets = this.roots.filter((r) => paths.includes(r.path));
+    const targets = this.roots.filter((r) => !r.remote && paths.includes(r.path));
     const scans = await Promise.all(targets.map((root) => scanRoot(root, this.cache, { trusted: this.trusted.has(root.path) })));
-    for (const scan of scans) this.scans.set(scan.root.path, scan);
+    for (const scan of scans) this.scans.set(rootKey(scan.root), scan);
     this.publish();
   }
 
   private updateLeafBundles(scans: readonly RootScan[]): void {
     const leaves = new Set<string>();
     for (const scan of scans)
-      for (const skill of scan.skills) if (skill.format === 'bundle' && !skill.hasSubSkill && skill.dir !== scan.root.path) leaves.add(skill.dir);
+      if (!scan.root.remote)
+        for (const skill of scan.skills) if (skill.format === 'bundle' && !skill.hasSubSkill && skill.dir !== scan.root.path) leaves.add(skill.dir);
     const opened = [...this.leafBundles].filter((dir) => !leaves.has(dir) && existsSync(dir));
     this.leafBundles = leaves;
     if (opened.length) this.watcher?.reveal(opened.flatMap((dir) => subfolders(dir)));
@@ -199,7 +228,7 @@ export class SkillService {
 
   /** Build the merged catalog; bump the version and tell listeners only when something a user or the model sees changed. */
   private publish(): void {
-    const scans = this.roots.map((r) => this.scans.get(r.path)).filter((s): s is RootScan => Boolean(s));
+    const scans = this.roots.map((r) => this.scans.get(rootKey(r))).filter((s): s is RootScan => Boolean(s));
     const next = new SkillCatalog(scans, this.current.version + 1);
     const signature = [
       ...next.skills.map((s) => `${s.name}\u0000${s.source}\u0000${s.file}\u0000${s.stamp}\u0000${next.overridesOf(s.name).length}`),

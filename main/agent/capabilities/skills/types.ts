@@ -42,6 +42,8 @@ export interface SkillDefinition extends ParsedSkill {
   stamp: string;
   /** A Claude Code command (a `.md` under `.claude/commands`): run as `/<name>`, `$1…$n` counted from 1, `@file` and `!command` lines. */
   fromCommands?: boolean;
+  /** Found on a remote workspace's machine (its files are read there). */
+  remote?: true;
 }
 
 /** A same-named skill from a lower-priority source, hidden by the one in the catalog. */
@@ -65,6 +67,16 @@ export interface SkillRootSpec {
   watch: boolean;
   /** A Claude Code commands folder: every `.md` below it is a command, `sub/name.md` named `sub:name`. */
   commands?: boolean;
+  /**
+   * On the workspace's machine when that is not this one (a remote folder's `.deft/skills`…): read through the
+   * workspace's Environment, never watched (read again at each turn's start), never opened in this machine's file manager.
+   */
+  remote?: boolean;
+}
+
+/** Where a root is: a remote root and a local one of the same path are two roots. */
+export function rootKey(root: Pick<SkillRootSpec, 'path' | 'remote'>): string {
+  return root.remote ? `remote:${root.path}` : root.path;
 }
 
 /** A problem that makes a file unusable as a skill; the message is shown to the user as the reason. */

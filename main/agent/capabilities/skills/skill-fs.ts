@@ -1,0 +1,53 @@
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import type { Environment } from '#contract/environment';
+
+/** A folder entry as the scanner sees it (node's Dirent satisfies it). */
+export interface SkillEntry {
+  readonly name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+/** What a stat tells the scanner. */
+export interface SkillFileInfo {
+  size: number;
+  mtimeMs: number;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+/**
+ * The four file operations the skill scanner needs, on the machine the roots are on: this one for the user's own
+ * skills, the workspace's machine (its Environment) for a remote workspace's `.deft/skills`, `.claude/skills`…
+ */
+export interface SkillFs {
+  stat(this: void, path: string): Promise<SkillFileInfo>;
+  realpath(this: void, path: string): Promise<string>;
+  readText(this: void, path: string): Promise<string>;
+  readdir(this: void, path: string): Promise<SkillEntry[]>;
+}
+
+/** This machine's file system. */
+export const localSkillFs: SkillFs = {
+  stat: (path) => stat(path),
+  realpath: (path) => realpath(path),
+  readText: (path) => readFile(path, 'utf8'),
+  readdir: (path) => readdir(path, { withFileTypes: true }),
+};
+
+/** A remote workspace's files, read there through its Environment (SFTP on the SSH backend). */
+export function environmentSkillFs(environment: Environment): SkillFs {
+  return {
+    stat: (path) => environment.stat(path),
+    realpath: (path) => environment.realpath(path),
+    readText: (path) => environment.readText(path),
+    readdir: async (path) =>
+      (await environment.readdir(path)).map((entry) => ({
+        name: entry.name,
+        isFile: () => entry.type === 'file',
+        isDirectory: () => entry.type === 'directory',
+        isSymbolicLink: () => entry.type === 'symlink',
+      })),
+  };
+}
