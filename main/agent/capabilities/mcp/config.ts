@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { enabledPluginParts } from '#infra/plugins/enabled';
 import { expandDeep } from './expand';
 
 const StringMap = z.record(z.string(), z.string());
@@ -70,8 +71,15 @@ export interface McpConfig {
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** A file of servers; `servers` when they are already read (an enabled plugin's, `${CLAUDE_PLUGIN_ROOT}` expanded). */
+export interface ConfigFile {
+  file: string;
+  source: ServerSource;
+  servers?: Record<string, unknown>;
+}
+
 /** The files, in the order a name found earlier wins: `--mcp-config` files, the user's, then the workspace's. */
-export function configFiles(options: { home: string; workspace: string; extra?: readonly string[] }): Array<{ file: string; source: ServerSource }> {
+export function configFiles(options: { home: string; workspace: string; extra?: readonly string[] }): ConfigFile[] {
   return [
     ...(options.extra ?? []).map((file) => ({ file, source: 'cli' as const })),
     { file: join(options.home, 'mcp.json'), source: 'user' as const },
@@ -85,10 +93,14 @@ export function configFiles(options: { home: string; workspace: string; extra?: 
  * and never stops the others. A name defined twice keeps its first definition: a workspace cannot
  * replace a server the user defined (and the rules written for it).
  */
-export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: Readonly<Record<string, string | undefined>>): Promise<McpConfig> {
+export async function loadMcpConfig(files: readonly ConfigFile[], env: Readonly<Record<string, string | undefined>>): Promise<McpConfig> {
   const servers: ServerDefinition[] = [];
   const problems: ConfigProblem[] = [];
-  for (const { file, source } of files) {
+  for (const { file, source, servers: given } of files) {
+    if (given) {
+      add(given, file, source);
+      continue;
+    }
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -102,7 +114,12 @@ export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: 
       problems.push({ file, message: parsed.message });
       continue;
     }
-    for (const [name, entry] of Object.entries(parsed.servers)) {
+    add(parsed.servers, file, source);
+  }
+  return { servers, problems };
+
+  function add(found: Record<string, unknown>, file: string, source: ServerSource): void {
+    for (const [name, entry] of Object.entries(found)) {
       const taken = servers.find((s) => s.name === name);
       if (taken) {
         problems.push({ file, message: `server "${name}" is ignored: it is already defined in ${taken.file}` });
@@ -121,7 +138,16 @@ export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: 
       servers.push({ name, source, file, config, written: checked.config, fingerprint: fingerprintOf(checked.config), missing: [...missing], variables });
     }
   }
-  return { servers, problems };
+}
+
+/**
+ * `files` followed by the servers of the enabled plugins, as the user's own (installing a plugin is the user's
+ * act of trust in it: its servers start like the user's, in a neutral folder). Broken plugins are problems.
+ */
+export async function withPluginServers(home: string, files: readonly ConfigFile[]): Promise<{ files: ConfigFile[]; problems: ConfigProblem[] }> {
+  const { plugins, problems } = await enabledPluginParts(home);
+  const more = plugins.flatMap((plugin) => plugin.mcp.map(({ file, servers }) => ({ file, source: 'user' as const, servers })));
+  return { files: [...files, ...more], problems };
 }
 
 /** The `mcpServers` object of a file's text, or why it cannot be used. */

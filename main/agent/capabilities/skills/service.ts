@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SkillCatalog as CatalogPayload, SkillRoot } from '#protocol';
+import { enabledPluginParts } from '#infra/plugins/enabled';
 import { SettingsStore } from '#infra/settings/settings-store';
 import { SkillCatalog } from './catalog';
 import { renderSkillListing } from './listing';
@@ -128,7 +129,8 @@ export class SkillService {
   private async fullScan(): Promise<void> {
     if (this.closed) return;
     const settings = await this.readSettings();
-    const roots = resolveSkillRoots({ ...this.options, ...(settings ? { settings } : {}) });
+    const { plugins } = await enabledPluginParts(this.options.home);
+    const roots = resolveSkillRoots({ ...this.options, ...(settings ? { settings } : {}), plugins });
     const rootsChanged = roots.map((r) => `${r.source}:${r.path}`).join('\n') !== this.roots.map((r) => `${r.source}:${r.path}`).join('\n');
     this.roots = roots;
     const scans = await Promise.all(roots.map((root) => scanRoot(root, this.cache)));

@@ -65,6 +65,8 @@ export interface SkillRootSpec {
   watch: boolean;
   /** A Claude Code commands folder: every `.md` below it is a command, `sub/name.md` named `sub:name`. */
   commands?: boolean;
+  /** An installed plugin's folder: a skill whose name is taken by a higher-priority one is named `<plugin>:<name>` instead of hidden. */
+  plugin?: string;
 }
 
 /** A problem that makes a file unusable as a skill; the message is shown to the user as the reason. */
