@@ -118,6 +118,7 @@ describe('deft plugin: marketplaces and plugins', () => {
     expect(on.code).toBe(0);
     const request = JSON.stringify(server.requests.at(-1)!.body);
     expect(request).toContain('Shout hey loudly.');
+    expect(request).toContain('<plugin-instructions>This skill comes from a plugin the user installed.');
     expect(request).toContain('greet: Greets the user in the acme way.');
     expect(request).toContain('acme-helper');
     expect(server.requests.at(-1)!.body.tools!.some((t) => t.function.name === 'mcp__acme__echo')).toBe(true);
