@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 import { SIZES, expectInView } from './fixtures/daily';
+import { axeViolations } from './fixtures/axe';
 
 // Issue 18 item 10: Settings beyond the provider — pages with a navigation list.
 
@@ -12,6 +13,7 @@ const PAGES = [
   'Memory',
   'MCP servers',
   'Hooks',
+  'Plugins',
   'Code intelligence',
   'Sub-agent types',
   'Web',
@@ -154,4 +156,51 @@ test('sandbox and hooks pages: an allowed host is saved to your settings; a hook
   await dialog.getByRole('button', { name: 'Add hook' }).click();
   await dialog.getByRole('button', { name: /^Test PreToolUse hook/ }).click();
   await expect(dialog.getByRole('status', { name: 'Test result' })).toContainText('exit code 2 · decision: blocked');
+});
+
+test('plugins page: a local marketplace is added, a plugin shows what it brings (hooks and servers run code), installs and turns off in one click', async ({
+  deft,
+  mock,
+  home,
+}, testInfo) => {
+  const { page } = deft;
+  const market = join(home, 'market');
+  const put = async (path: string, text: string) => {
+    await mkdir(join(market, path, '..'), { recursive: true });
+    await writeFile(join(market, path), text);
+  };
+  await put('.claude-plugin/marketplace.json', JSON.stringify({ name: 'acme', plugins: [{ name: 'tools', source: './tools', description: 'Acme tools' }] }));
+  await put('tools/.claude-plugin/plugin.json', JSON.stringify({ name: 'tools', version: '1.0.0' }));
+  await put('tools/skills/greet/SKILL.md', '---\nname: greet\ndescription: Greets.\n---\nHello.');
+  await put('tools/commands/shout.md', 'Shout $1.');
+  await put('tools/hooks/hooks.json', JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo done' }] }] } }));
+  await put('tools/.mcp.json', JSON.stringify({ mcpServers: { acme: { command: 'acme-server', args: ['--stdio'] } } }));
+  await configureProvider(page, mock.baseUrl);
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('tab', { name: 'Plugins' }).click();
+  await dialog.getByLabel('Add a marketplace').fill(market);
+  await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+  const offered = dialog.getByRole('region', { name: 'Marketplace acme' }).getByRole('listitem');
+  await expect(offered).toContainText('greet');
+  await expect(offered).toContainText('/shout');
+  await expect(offered).toContainText('Stop: echo done');
+  await expect(offered).toContainText('acme: acme-server --stdio');
+  await expect(offered.getByText('runs code')).toHaveCount(2);
+  await offered.getByRole('button', { name: 'Install tools' }).click();
+  const toggle = dialog.getByRole('checkbox', { name: 'tools' });
+  await expect(toggle).toBeChecked();
+  expect(JSON.parse(await readFile(join(home, 'plugins.json'), 'utf8'))).toMatchObject({ plugins: { 'tools@acme': { enabled: true } } });
+  for (const scheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(300); // the theme's colour transitions
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: testInfo.outputPath(`plugins-${size.width}-${scheme}.png`) });
+    }
+    expect(await axeViolations(page), `plugins page, ${scheme}`).toEqual([]);
+  }
+  await toggle.click();
+  await expect(toggle).not.toBeChecked();
+  expect(JSON.parse(await readFile(join(home, 'plugins.json'), 'utf8'))).toMatchObject({ plugins: { 'tools@acme': { enabled: false } } });
 });

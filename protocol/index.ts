@@ -28,6 +28,7 @@ export * from './schemas/tasks';
 export * from './schemas/todo';
 export * from './schemas/web';
 export * from './schemas/worktrees';
+export * from './schemas/plugins';
 
 export * from './helpers/bridge';
 export * from './helpers/earlier-state';

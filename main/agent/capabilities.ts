@@ -13,6 +13,7 @@ import { skillsCapability } from './capabilities/skills/capability';
 import { todoCapability } from './capabilities/todo/capability';
 import { webCapability } from './capabilities/web/capability';
 import { worktreesCapability } from './capabilities/worktrees/capability';
+import { pluginsCapability } from './capabilities/plugins/capability';
 import type { CapabilityFactory } from './contract/capability';
 
 /**
@@ -47,4 +48,6 @@ export const defaultCapabilities: readonly CapabilityFactory[] = [
   checkpointsCapability,
   // Worktrees: the window's commands to list, create, merge, apply and discard Deft's git worktrees.
   worktreesCapability,
+  // Plugins: marketplaces, install, enable/disable (their parts are read by skills, agents, hooks and MCP).
+  pluginsCapability,
 ];

@@ -120,6 +120,14 @@ export const commandNames = [
   'mergeWorktree',
   'applyWorktree',
   'discardWorktree',
+  // Plugins and marketplaces
+  'listPlugins',
+  'addPluginMarketplace',
+  'removePluginMarketplace',
+  'installPlugin',
+  'setPluginEnabled',
+  'updatePlugin',
+  'removePlugin',
   // Open remote folder…
   'listRemoteHosts',
   'connectRemoteHost',

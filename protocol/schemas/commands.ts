@@ -6,6 +6,7 @@ import { RewindResult, checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
 import { worktreeCommands } from './worktrees';
+import { pluginCommands } from './plugins';
 import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
 import { Goal, GoalAction } from './goals';
@@ -285,6 +286,8 @@ export const commands = {
   // The prompt queue and steering (shapes in queue.ts)
   ...queueCommands,
   ...worktreeCommands,
+  // Plugins and marketplaces (shapes in plugins.ts)
+  ...pluginCommands,
   ...remoteCommands,
   // MCP servers
   /** Every configured MCP server with its status and tools, and the problems of the MCP files. */

@@ -29,6 +29,8 @@ export const HookInfo = z.object({
   /** Where it is in its file: `hooks.<event>[group].hooks[index]` (to disable or test this very entry). */
   group: z.number().int().nonnegative().optional(),
   index: z.number().int().nonnegative().optional(),
+  /** An installed plugin's hook (runs as the user's own; switched off with the plugin, not edited here). */
+  plugin: z.string().optional(),
 });
 export type HookInfo = z.infer<typeof HookInfo>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Where a skill was found; on a name clash the earlier source in this list wins. */
-export const SkillSource = z.enum(['explicit', 'workspace', 'user', 'extra', 'builtin']);
+export const SkillSource = z.enum(['explicit', 'workspace', 'user', 'extra', 'plugin', 'builtin']);
 export type SkillSource = z.infer<typeof SkillSource>;
 
 /** How a skill may be used: prompt/inline by the user and the model, flow by the user only, reference by neither. */

@@ -22,6 +22,7 @@ import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';
 import { runMcpCli } from './mcp-cli';
 import { createRunWorktree, runWorktreesCli } from './worktrees-cli';
+import { runPluginCli } from './plugin-cli';
 import { type ForkFlags, forkFlags, forkForRun } from './fork-cli';
 import { HELP, USAGE } from './usage';
 import { type CliIo, parseArgsOr } from './io';
@@ -85,6 +86,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'rewind' || argv[0] === 'checkpoints') return runCheckpointsCli(argv, io);
   if (argv[0] === 'mcp') return runMcpCli(argv, io);
   if (argv[0] === 'worktrees') return runWorktreesCli(argv, io);
+  if (argv[0] === 'plugin' || argv[0] === 'plugins') return runPluginCli(argv, io);
   // A bare --worktree (no "=NAME") asks for a worktree with a name made from the prompt.
   const parsed = parseArgsOr(() => parse(argv.map((arg) => (arg === '--worktree' ? '--worktree=' : arg))), USAGE, io);
   if (parsed === 2) return 2;
@@ -101,7 +103,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const [command, ...words] = positionals;
     if (command !== 'run')
       throw new UsageError(
-        `unknown command "${command}". The commands are run, rewind, checkpoints, mcp, worktrees and acp; did you mean: deft run "<prompt>"?`,
+        `unknown command "${command}". The commands are run, rewind, checkpoints, mcp, worktrees, plugin and acp; did you mean: deft run "<prompt>"?`,
       );
     const stdinJson = values['input-format'] === 'stream-json';
     if (values['input-format'] !== 'text' && !stdinJson) throw new UsageError('--input-format must be text or stream-json');

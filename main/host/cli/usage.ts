@@ -116,6 +116,23 @@ cleanup   git worktree prune, and forget worktrees whose folder is gone.
 
 Exit codes: 0 done, 1 refused or a conflict (the reason on stderr), 2 usage error.`;
 
+export const PLUGIN_USAGE = `Usage: deft plugin marketplace add SOURCE | list | update [NAME] | remove NAME
+       deft plugin install NAME@MARKETPLACE
+       deft plugin list [--workspace DIR] [--json]
+       deft plugin enable|disable|update|remove NAME[@MARKETPLACE]
+
+marketplace add   A folder, or a git repository (https://, file://, or owner/name on GitHub, cloned into
+                  ~/.deft/plugins/marketplaces/), holding .claude-plugin/marketplace.json.
+marketplace list  Each marketplace's plugins and what each brings (skills, commands, agents; hooks and MCP
+                  servers run code).
+install           Copy the plugin into ~/.deft/plugins/MARKETPLACE/NAME/ and enable it. Installing is your act of
+                  trust: its hooks run and its MCP servers start as your own.
+list              Installed plugins, enabled or not, what each brings, and the plugins this workspace's
+                  .deft/settings.json suggests ("enabledPlugins"; never installed by themselves).
+enable, disable   Switch all of a plugin's parts on or off. update fetches it again; remove deletes it.
+
+Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error. See docs/plugins.md.`;
+
 export const ACP_USAGE = `Usage: deft acp [--provider <kind>] [--base-url <url>] [--model <name>] [--api-key <key>]
                 [--sandbox on|off] [--mcp-config <file>]
        deft acp --setup
@@ -127,4 +144,4 @@ acp          Serve the Agent Client Protocol on stdin/stdout, for editors that h
              it, as an editor's "Set up a model provider" sign-in runs it.`;
 
 /** What `deft --help` prints. */
-export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${WORKTREES_USAGE}\n\n${ACP_USAGE}`;
+export const HELP = `${USAGE}\n\n${REWIND_USAGE}\n\n${MCP_USAGE}\n\n${WORKTREES_USAGE}\n\n${PLUGIN_USAGE}\n\n${ACP_USAGE}`;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { HookEventName, type HookInfo, type HooksOverview, type RuleSource, toolHookEventNames } from '#protocol';
+import { enabledPluginParts, registryStamp } from '#infra/plugins/enabled';
 import { TrustStore } from '#infra/settings/trust';
 import type { WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '#infra/environment/workspace-place';
@@ -119,7 +120,10 @@ export class HookConfig {
   private cache: { key: string; hooks: ConfiguredHook[]; overview: HooksOverview } | null = null;
 
   /** A remote folder's own files are read there (through its Environment); trust is under the place's id. */
-  constructor(home: string, place: WorkspacePlace | string) {
+  constructor(
+    private readonly home: string,
+    place: WorkspacePlace | string,
+  ) {
     const resolved = typeof place === 'string' ? workspacePlace(place) : place;
     const { path: workspace, environment } = resolved;
     this.files = {
@@ -139,7 +143,7 @@ export class HookConfig {
   async load(): Promise<{ hooks: ConfiguredHook[]; overview: HooksOverview; changed: boolean }> {
     const sources = Object.entries(this.files) as Array<[RuleSource, string]>;
     const prints = await Promise.all(sources.map(([source]) => settingsFingerprint(this.where[source])));
-    const key = [...prints, await this.trust.version()].join('|');
+    const key = [...prints, await this.trust.version(), await registryStamp(this.home)].join('|');
     if (this.cache?.key === key) return { hooks: this.cache.hooks, overview: this.cache.overview, changed: false };
     const { trusted } = await this.trust.get();
     const hooks: ConfiguredHook[] = [];
@@ -156,6 +160,15 @@ export class HookConfig {
       problems.push(...parsed.problems);
       hooks.push(...parsed.hooks.map((hook) => ({ ...hook, active: source === 'user' || trusted })));
     }
+    // Enabled plugins' hooks run as the user's own: installing a plugin is the user's act of trust in it.
+    const fromPlugins = await enabledPluginParts(this.home);
+    problems.push(...fromPlugins.problems);
+    for (const plugin of fromPlugins.plugins)
+      for (const { file, section } of plugin.hooks) {
+        const parsed = parseHooksSection(section, file, 'user');
+        problems.push(...parsed.problems);
+        hooks.push(...parsed.hooks.map((hook) => ({ ...hook, active: true, plugin: plugin.name })));
+      }
     const overview: HooksOverview = { hooks: hooks.map(({ matches: _matches, ...info }) => info), problems, trusted };
     const changed = this.cache !== null && JSON.stringify(overview) !== JSON.stringify(this.cache.overview);
     this.cache = { key, hooks, overview };

@@ -68,7 +68,7 @@ export function hookManager(core: CoreContext, config: HookConfig, reload: () =>
 
   async function find(ref: HookRef) {
     const { hooks } = await config.load();
-    const hook = hooks.find((h) => h.source === ref.source && h.event === ref.event && h.group === ref.group && h.index === ref.index);
+    const hook = hooks.find((h) => !h.plugin && h.source === ref.source && h.event === ref.event && h.group === ref.group && h.index === ref.index);
     if (!hook || hook.command !== ref.command)
       throw new CommandError('not_found', `${config.files[ref.source]} changed: that ${ref.event} hook is not where it was. Reopen Settings and try again.`);
     return hook;

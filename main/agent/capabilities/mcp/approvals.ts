@@ -1,7 +1,7 @@
 import type { McpServerStatus } from '#protocol';
 import { SettingsStore } from '#infra/settings/settings-store';
 import { type McpServerDecision, TrustStore } from '#infra/settings/trust';
-import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
+import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig, withPluginServers } from './config';
 import { workspacePlace } from '#infra/environment/workspace-place';
 
 /** What decides whether a workspace's own server may start: folder trust, the user's answers, names they allowed. */
@@ -59,7 +59,7 @@ async function load(places: ApprovalPlaces): Promise<{ servers: ServerDefinition
   const { home, workspace, env } = places;
   // `deft mcp` (a local folder): its trust is under its path.
   const trust = new TrustStore(home, workspacePlace(workspace));
-  const config = await loadMcpConfig(configFiles({ home, workspace }), env);
+  const config = await loadMcpConfig((await withPluginServers(home, configFiles({ home, workspace }))).files, env);
   const settings = (await new SettingsStore(home).readRaw().catch((): Record<string, unknown> => ({}))).mcp as { disabled?: unknown } | undefined;
   const disabled = Array.isArray(settings?.disabled) ? settings.disabled.filter((n): n is string => typeof n === 'string') : [];
   const gate: ProjectServerGate = {

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Environment } from '#contract/environment';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { enabledPluginParts } from '#infra/plugins/enabled';
 import { expandDeep } from './expand';
 
 const StringMap = z.record(z.string(), z.string());
@@ -71,6 +72,16 @@ export interface McpConfig {
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** A file of servers; `servers` when they are already read (an enabled plugin's, `${CLAUDE_PLUGIN_ROOT}` expanded). */
+export interface ConfigFile {
+  file: string;
+  source: ServerSource;
+  /** Its servers as already read (a plugin's `.mcp.json`, its paths expanded). */
+  servers?: Record<string, unknown>;
+  /** The machine it is read on, when not this one (a remote folder's own file). */
+  environment?: Environment;
+}
+
 /** The files, in the order a name found earlier wins: `--mcp-config` files, the user's, then the workspace's. */
 export function configFiles(options: {
   home: string;
@@ -78,7 +89,7 @@ export function configFiles(options: {
   extra?: readonly string[];
   /** The workspace's machine: a remote folder's own files are read there. */
   environment?: Environment;
-}): Array<{ file: string; source: ServerSource; environment?: Environment }> {
+}): ConfigFile[] {
   const there = options.environment && options.environment.kind !== 'local' ? { environment: options.environment } : {};
   return [
     ...(options.extra ?? []).map((file) => ({ file, source: 'cli' as const })),
@@ -93,10 +104,14 @@ export function configFiles(options: {
  * and never stops the others. A name defined twice keeps its first definition: a workspace cannot
  * replace a server the user defined (and the rules written for it).
  */
-export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: Readonly<Record<string, string | undefined>>): Promise<McpConfig> {
+export async function loadMcpConfig(files: readonly ConfigFile[], env: Readonly<Record<string, string | undefined>>): Promise<McpConfig> {
   const servers: ServerDefinition[] = [];
   const problems: ConfigProblem[] = [];
-  for (const { file, source, environment } of files) {
+  for (const { file, source, environment, servers: given } of files) {
+    if (given) {
+      add(given, file, source);
+      continue;
+    }
     let text: string;
     try {
       text = environment ? await readThere(environment, file) : await readFile(file, 'utf8');
@@ -110,7 +125,12 @@ export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: 
       problems.push({ file, message: parsed.message });
       continue;
     }
-    for (const [name, entry] of Object.entries(parsed.servers)) {
+    add(parsed.servers, file, source);
+  }
+  return { servers, problems };
+
+  function add(found: Record<string, unknown>, file: string, source: ServerSource): void {
+    for (const [name, entry] of Object.entries(found)) {
       const taken = servers.find((s) => s.name === name);
       if (taken) {
         problems.push({ file, message: `server "${name}" is ignored: it is already defined in ${taken.file}` });
@@ -129,7 +149,16 @@ export async function loadMcpConfig(files: ReturnType<typeof configFiles>, env: 
       servers.push({ name, source, file, config, written: checked.config, fingerprint: fingerprintOf(checked.config), missing: [...missing], variables });
     }
   }
-  return { servers, problems };
+}
+
+/**
+ * `files` followed by the servers of the enabled plugins, as the user's own (installing a plugin is the user's
+ * act of trust in it: its servers start like the user's, in a neutral folder). Broken plugins are problems.
+ */
+export async function withPluginServers(home: string, files: readonly ConfigFile[]): Promise<{ files: ConfigFile[]; problems: ConfigProblem[] }> {
+  const { plugins, problems } = await enabledPluginParts(home);
+  const more = plugins.flatMap((plugin) => plugin.mcp.map(({ file, servers }) => ({ file, source: 'user' as const, servers })));
+  return { files: [...files, ...more], problems };
 }
 
 /** A remote workspace's MCP file, read there: a regular file of at most 1 MiB (a FIFO would block the read). */

@@ -2,7 +2,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { McpOverview, McpPromptInfo, McpServerInfo, McpServerStatus } from '#protocol';
 import type { McpServerDecision } from '#infra/settings/trust';
 import { serverGate } from './approvals';
-import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig } from './config';
+import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig, withPluginServers } from './config';
 import type { ServerConnection } from './connection';
 import { promptInfo } from './prompts';
 import type { StdioLauncher } from './launch';
@@ -79,7 +79,9 @@ export class McpServers {
     if (this.closed) return;
     const { home, workspace, env, extraConfigs, gates, environment } = this.options;
     const files = configFiles({ home, workspace, ...(extraConfigs ? { extra: extraConfigs } : {}), ...(environment ? { environment } : {}) });
-    const config = await loadMcpConfig(files, env);
+    const withPlugins = await withPluginServers(home, files);
+    const config = await loadMcpConfig(withPlugins.files, env);
+    config.problems.push(...withPlugins.problems.filter((p) => /MCP|is not used/.test(p.message)));
     const [trusted, decisions, disabled, allowedByName] = await Promise.all([gates.trusted(), gates.decisions(), gates.disabled(), gates.allowedByName()]);
     this.problems = config.problems;
     const seen = new Set<string>();

@@ -28,7 +28,13 @@ export class SkillCatalog {
     const skipped: SkippedSkillInfo[] = [];
     for (const scan of scans) {
       skipped.push(...scan.skipped);
-      for (const found of scan.skills) {
+      for (const scanned of scan.skills) {
+        // A plugin's skill whose name is taken stays usable under its plugin's name (`plugin:skill`).
+        const plugin = scan.root.plugin;
+        const found =
+          plugin && this.byName.has(scanned.name) && !this.byName.has(`${plugin}:${scanned.name}`)
+            ? { ...scanned, name: `${plugin}:${scanned.name}` }
+            : scanned;
         if (this.byName.has(found.name)) {
           const list = this.hidden.get(found.name) ?? [];
           list.push({ source: found.source, file: found.file });

@@ -6,9 +6,10 @@ const HEADINGS: Record<SkillSource, string> = {
   workspace: 'Workspace',
   user: 'User',
   extra: 'Extra',
+  plugin: 'Plugins',
   builtin: 'Built-in',
 };
-const ORDER: SkillSource[] = ['explicit', 'workspace', 'user', 'extra', 'builtin'];
+const ORDER: SkillSource[] = ['explicit', 'workspace', 'user', 'extra', 'plugin', 'builtin'];
 /** Beyond this the listing names the remaining skills only, so a huge collection cannot crowd out the conversation. */
 const LISTING_BUDGET_CHARS = 40_000;
 
@@ -59,6 +60,7 @@ const OWNERS: Record<SkillSource, string> = {
   workspace: "the workspace's",
   user: "the user's own",
   extra: "an extra folder's",
+  plugin: "a plugin's",
   builtin: 'the built-in',
 };
 

@@ -51,6 +51,8 @@ export interface RootOptions {
    * is not looked for (git's rules are checked on this machine's disk); the user's roots stay on this machine.
    */
   remoteWorkspace?: boolean;
+  /** Enabled plugins' skill and command folders (after extra folders, before built-ins; not with explicit folders). */
+  plugins?: ReadonlyArray<{ name: string; skillDirs: readonly string[]; commandDirs: readonly string[] }>;
 }
 
 function expandPath(path: string, userHome: string, base: string): string {
@@ -71,7 +73,7 @@ function placed(dir: string, remote: boolean): { watch: boolean; remote?: true }
  * The folders to scan, highest priority first: workspace (`.deft/skills`, `.agents/skills`, `.claude/skills`, then Claude Code's
  * `.claude/commands`, in the workspace and in its project root), user (`~/.deft/skills`, `~/.agents/skills`,
  * `~/.claude/skills`, `~/.claude/commands`), extra folders from
- * settings, built-in. Explicit folders (`--skills-dir` or `skills.dirs`) replace workspace and user.
+ * settings, enabled plugins' skills and commands, built-in. Explicit folders (`--skills-dir` or `skills.dirs`) replace workspace and user.
  */
 export function resolveSkillRoots(options: RootOptions): SkillRootSpec[] {
   const userHome = options.userHome ?? homedir();
@@ -95,6 +97,12 @@ export function resolveSkillRoots(options: RootOptions): SkillRootSpec[] {
     roots.push({ path: join(userHome, '.claude', 'commands'), source: 'user', watch: true, commands: true });
   }
   for (const dir of options.settings?.extraDirs ?? []) roots.push({ path: expandPath(dir, userHome, project), source: 'extra', ...placed(dir, remote) });
+  // Plugins are installed on this machine (under Deft's home), whatever machine the workspace is on.
+  if (!explicit?.length)
+    for (const plugin of options.plugins ?? []) {
+      for (const dir of plugin.skillDirs) roots.push({ path: dir, source: 'plugin', watch: true, plugin: plugin.name });
+      for (const dir of plugin.commandDirs) roots.push({ path: dir, source: 'plugin', watch: true, commands: true, plugin: plugin.name });
+    }
   const builtin = options.builtinDir === undefined ? builtinSkillsDir() : options.builtinDir;
   if (builtin) roots.push({ path: builtin, source: 'builtin', watch: false });
   const seen = new Set<string>();

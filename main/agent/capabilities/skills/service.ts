@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SkillCatalog as CatalogPayload, SkillRoot } from '#protocol';
 import type { Environment } from '#contract/environment';
+import { enabledPluginParts } from '#infra/plugins/enabled';
 import { SettingsStore } from '#infra/settings/settings-store';
 import { SkillCatalog } from './catalog';
 import { renderSkillListing } from './listing';
@@ -155,7 +156,8 @@ export class SkillService {
   private async fullScan(): Promise<void> {
     if (this.closed) return;
     const settings = await this.readSettings();
-    const roots = resolveSkillRoots({ ...this.options, remoteWorkspace: this.remoteCache !== null, ...(settings ? { settings } : {}) });
+    const { plugins } = await enabledPluginParts(this.options.home);
+    const roots = resolveSkillRoots({ ...this.options, remoteWorkspace: this.remoteCache !== null, ...(settings ? { settings } : {}), plugins });
     const rootsChanged = roots.map((r) => `${r.source}:${rootKey(r)}`).join('\n') !== this.roots.map((r) => `${r.source}:${rootKey(r)}`).join('\n');
     this.roots = roots;
     const scans = await Promise.all(roots.map((root) => scanRoot(root, this.cacheFor(root))));

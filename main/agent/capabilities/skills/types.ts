@@ -72,6 +72,8 @@ export interface SkillRootSpec {
    * workspace's Environment, never watched (read again at each turn's start), never opened in this machine's file manager.
    */
   remote?: boolean;
+  /** An installed plugin's folder: a skill whose name is taken by a higher-priority one is named `<plugin>:<name>` instead of hidden. */
+  plugin?: string;
 }
 
 /** Where a root is: a remote root and a local one of the same path are two roots. */

@@ -145,7 +145,24 @@ export function gitBinary(): string | null {
 export function runGit(call: GitCall): Promise<GitResult> {
   const binary = gitBinary();
   if (!binary) return Promise.reject(new GitError('git was not found on PATH (set DEFT_GIT to its path).', null, ''));
-  const argv = hardenedArgv(call.args, call.config);
+  return runArgv(binary, hardenedArgv(call.args, call.config), call);
+}
+
+/**
+ * `git clone` of a plugin marketplace or plugin (the one call that may use a transport): https and local
+ * (`file://`) only — ssh stays off (`core.sshCommand=false`), no credential helper, no submodules, no hooks,
+ * no checkout filters (no global or system config); one commit deep.
+ */
+export function cloneRepository(call: { cwd: string; url: string; dest: string; ref?: string; signal?: AbortSignal; timeoutMs?: number }): Promise<GitResult> {
+  const binary = gitBinary();
+  if (!binary) return Promise.reject(new GitError('git was not found on PATH (set DEFT_GIT to its path).', null, ''));
+  if (call.url.startsWith('-') || (call.ref ?? '').startsWith('-')) return Promise.reject(new GitError(`"${call.url}" is not a repository address`, null, ''));
+  const args = ['clone', '--quiet', '--no-recurse-submodules', '--depth=1', ...(call.ref ? ['--branch', call.ref] : []), '--', call.url, call.dest];
+  const argv = [...hardenedArgv([]), '-c', 'protocol.https.allow=always', '-c', 'protocol.file.allow=always', ...args];
+  return runArgv(binary, argv, { ...call, args });
+}
+
+function runArgv(binary: string, argv: string[], call: GitCall): Promise<GitResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(binary, argv, {
       cwd: call.cwd,

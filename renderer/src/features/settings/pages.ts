@@ -5,6 +5,7 @@ import { CheckpointSettings } from '../checkpoints/CheckpointSettings';
 import { CodeIntelligenceSettings } from '../code/CodeIntelligenceSettings';
 import { HooksSettings } from '../hooks/HooksSettings';
 import { McpServers } from '../mcp/McpServers';
+import { PluginsPage } from '../plugins/PluginsPage';
 import { MemoryPage } from '../memory/MemoryPage';
 import { WebSettings } from '../web/WebSettings';
 import { AppearancePage } from './pages/AppearancePage';
@@ -36,6 +37,7 @@ export const settingsPages: readonly SettingsPage[] = [
   { id: 'memory', label: 'Memory', icon: 'file', Page: MemoryPage },
   { id: 'mcp', label: 'MCP servers', icon: 'plug', Page: McpServers },
   { id: 'hooks', label: 'Hooks', icon: 'terminal', Page: HooksSettings },
+  { id: 'plugins', label: 'Plugins', icon: 'package', Page: PluginsPage },
   { id: 'code', label: 'Code intelligence', icon: 'code', Page: CodeIntelligenceSettings },
   { id: 'agents', label: 'Sub-agent types', icon: 'agent', Page: AgentTypes },
   { id: 'web', label: 'Web', icon: 'globe', Page: WebSettings },

@@ -5,6 +5,7 @@ export const SOURCE_LABELS: Record<SkillSummary['source'], string> = {
   workspace: 'Workspace',
   user: 'User',
   extra: 'Extra',
+  plugin: 'Plugin',
   builtin: 'Built-in',
 };
 

@@ -8,7 +8,7 @@ import { SkillCard } from './SkillCard';
 import { useSkills } from '../../stores/skills';
 import './skills.css';
 
-const SOURCES: Array<SkillSummary['source']> = ['explicit', 'workspace', 'user', 'extra', 'builtin'];
+const SOURCES: Array<SkillSummary['source']> = ['explicit', 'workspace', 'user', 'extra', 'plugin', 'builtin'];
 
 function matches(skill: SkillSummary, query: string): boolean {
   if (!query) return true;

@@ -4,6 +4,7 @@ import type { AgentTypeSource, AgentTypeSummary, SkippedAgentType } from '#proto
 import type { Environment, WorkspacePlace } from '#contract/environment';
 import { localEnvironment } from '#infra/environment/local/local-environment';
 import { workspacePlace } from '#infra/environment/workspace-place';
+import { enabledPluginParts } from '#infra/plugins/enabled';
 import { TrustStore } from '#infra/settings/trust';
 import { type AgentType, BUILTIN_TYPES } from './builtin';
 import { parseDefinition } from './definition';
@@ -65,8 +66,8 @@ export class AgentTypeCatalog {
     return this.current.types.map(({ prompt: _prompt, ...summary }) => summary);
   }
 
-  /** Where definitions are read from, in order (a name found earlier wins). */
-  folders(): Folder[] {
+  /** Where definitions are read from, in order (a name found earlier wins); enabled plugins' `agents/` last, as the user's own. */
+  folders(pluginDirs: readonly string[] = []): Folder[] {
     const { home } = this.places;
     const { path: workspace, environment } = this.place;
     const there = environment.path.join;
@@ -77,12 +78,14 @@ export class AgentTypeCatalog {
       { path: there(workspace, '.claude', 'agents'), source: 'workspace', environment },
       { path: join(home, 'agents'), source: 'user', environment: here },
       { path: join(userHome, '.claude', 'agents'), source: 'user', environment: here },
+      ...pluginDirs.map((path) => ({ path, source: 'user' as const, environment: here })),
     ];
   }
 
   private async scan(): Promise<AgentTypeSnapshot> {
     const trusted = (await this.trust.get().catch(() => ({ trusted: false }))).trusted;
-    const folders = this.folders();
+    const { plugins } = await enabledPluginParts(this.places.home);
+    const folders = this.folders(plugins.flatMap((p) => p.agentDirs));
     const types: AgentType[] = [...BUILTIN_TYPES];
     const skipped: SkippedAgentType[] = [];
     for (const folder of folders) {
