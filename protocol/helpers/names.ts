@@ -118,6 +118,8 @@ export const commandNames = [
   'createWorktree',
   'openWorktree',
   'mergeWorktree',
+  'draftWorktreeMessage',
+  'keepWorktreeBranch',
   'applyWorktree',
   'discardWorktree',
   // Open remote folder…
