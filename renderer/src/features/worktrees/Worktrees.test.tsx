@@ -87,7 +87,7 @@ describe('the Worktrees view', () => {
     core.reply('mergeWorktree', () => ({ status: 'conflict', baseBranch: 'main', files: ['src/login.ts'] }));
     const card = await open();
     await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
-    const message = within(card).getByRole('textbox', { name: 'Commit message' }) as HTMLTextAreaElement;
+    const message = within(card).getByRole<HTMLTextAreaElement>('textbox', { name: 'Commit message' });
     expect(await within(card).findByText(/Drafted by the model/)).toBeTruthy();
     expect(message.value).toBe('Fix the login redirect\n\nKeep the return URL.');
     expect(core.inputsOf('draftWorktreeMessage')).toEqual([{ name: 'login', squash: false }]);
@@ -109,7 +109,7 @@ describe('the Worktrees view', () => {
     const card = await open();
     await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
     expect(await within(card).findByText(/No model is configured/)).toBeTruthy();
-    expect((within(card).getByRole('textbox', { name: 'Commit message' }) as HTMLTextAreaElement).value).toBe("Merge branch 'deft/login' (Deft worktree)");
+    expect(within(card).getByRole<HTMLTextAreaElement>('textbox', { name: 'Commit message' }).value).toBe("Merge branch 'deft/login' (Deft worktree)");
   });
 
   it('Create branch only commits with the message given, removes the worktree and says the branch is kept', async () => {
