@@ -120,6 +120,7 @@ export const commandNames = [
   'mergeWorktree',
   'draftWorktreeMessage',
   'keepWorktreeBranch',
+  'handWorktreeConflict',
   'applyWorktree',
   'discardWorktree',
   // Open remote folder…

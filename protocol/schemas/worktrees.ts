@@ -86,6 +86,22 @@ export const worktreeCommands = {
     input: z.object({ name: Name, message: z.string().max(10_000).optional() }).strict(),
     output: z.object({ branch: z.string(), committed: z.boolean(), removed: z.string() }),
   },
+  /**
+   * Hand a merge conflict to the worktree's session: its uncommitted changes are committed on its branch, then its base
+   * branch is merged INTO its branch inside the worktree (the markers live there, never in the main checkout). `prompt`
+   * tells the agent which files conflict and what to do; `clean`: the base merged in without a conflict.
+   */
+  handWorktreeConflict: {
+    input: z.object({ name: Name }).strict(),
+    output: z.object({
+      status: z.enum(['conflict', 'clean']),
+      files: z.array(z.string()),
+      prompt: z.string(),
+      path: z.string(),
+      branch: z.string(),
+      baseBranch: z.string(),
+    }),
+  },
   /** A worktree's changes as uncommitted changes in the main checkout (all or nothing). */
   applyWorktree: { input: z.object({ name: Name }).strict(), output: WorktreeApplyOutcome },
   /** Remove a worktree (its uncommitted changes with it) and, with `deleteBranch`, its branch. */

@@ -61,6 +61,7 @@ export const worktreesCapability: CapabilityFactory = (core) => {
           });
         }),
       keepWorktreeBranch: ({ name, message }) => refusing(async () => (await trees()).keepBranch(name, message)),
+      handWorktreeConflict: ({ name }) => refusing(async () => (await trees()).handConflict(name)),
       applyWorktree: ({ name }) => refusing(async () => (await trees()).apply(name)),
       discardWorktree: ({ name, deleteBranch }) => refusing(async () => (await trees()).discard(name, { deleteBranch: deleteBranch === true })),
     },

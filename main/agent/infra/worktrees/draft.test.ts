@@ -104,3 +104,58 @@ describe('create branch only', { timeout: 90_000 }, () => {
     expect(plain(['branch', '--list', 'deft/clean'])).toContain('deft/clean');
   });
 });
+
+describe('a conflict handed to the worktree', { timeout: 90_000 }, () => {
+  it('merges the base into the worktree’s branch there: markers only in the worktree, the main checkout’s uncommitted work untouched, both sides reachable', async () => {
+    const trees = await Worktrees.of(home, repo);
+    const { record } = await trees.create({ name: 'clash' });
+    // The worktree's change, left uncommitted; the base's change, committed; and uncommitted work in the main checkout.
+    await writeFile(join(record.path, 'app.txt'), 'line 1\nWORKTREE\n');
+    await writeFile(join(repo, 'app.txt'), 'line 1\nBASE\n');
+    plain(['commit', '-qam', 'base change']);
+    await writeFile(join(repo, 'app.txt'), 'line 1\nBASE\nuncommitted in main\n');
+    await writeFile(join(repo, 'notes.txt'), 'untracked in main\n');
+    const mainHead = plain(['rev-parse', 'HEAD']);
+    expect(await trees.merge('clash')).toMatchObject({ status: 'conflict', files: ['app.txt'] });
+
+    const handed = await trees.handConflict('clash');
+    expect(handed).toMatchObject({ status: 'conflict', files: ['app.txt'], path: record.path, branch: 'deft/clash', baseBranch: 'main' });
+    expect(handed.prompt).toContain('- app.txt');
+    expect(handed.prompt).toContain(`do not touch the main checkout at ${repo}`);
+    const marked = await readFile(join(record.path, 'app.txt'), 'utf8');
+    expect(marked).toContain('<<<<<<<');
+    expect(marked).toContain('WORKTREE');
+    expect(marked).toContain('BASE');
+    // The main checkout: same HEAD, same uncommitted and untracked files, no merge in progress.
+    expect(plain(['rev-parse', 'HEAD'])).toBe(mainHead);
+    expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('line 1\nBASE\nuncommitted in main\n');
+    expect(await readFile(join(repo, 'notes.txt'), 'utf8')).toBe('untracked in main\n');
+    expect(existsSync(join(repo, '.git', 'MERGE_HEAD'))).toBe(false);
+    // Nothing lost: the worktree's change is committed on its branch, the base's is on main.
+    expect(plain(['show', 'deft/clash:app.txt'])).toBe('line 1\nWORKTREE\n');
+    expect(plain(['show', 'main:app.txt'])).toBe('line 1\nBASE\n');
+    // Asked again while the merge is in progress: the same files, nothing redone.
+    expect(await trees.handConflict('clash')).toMatchObject({ status: 'conflict', files: ['app.txt'] });
+
+    // Resolved there (as the agent would), it merges onto main (once the main checkout's edit of that file is put away).
+    await writeFile(join(record.path, 'app.txt'), 'line 1\nBASE and WORKTREE\n');
+    plain(['add', 'app.txt'], record.path);
+    plain(['commit', '-q', '--no-edit'], record.path);
+    expect(await trees.merge('clash')).toMatchObject({ status: 'dirty', files: ['app.txt'] });
+    plain(['checkout', '--', 'app.txt']);
+    expect(await trees.merge('clash')).toMatchObject({ status: 'merged' });
+    expect(await readFile(join(repo, 'notes.txt'), 'utf8')).toBe('untracked in main\n');
+    expect(plain(['show', 'main:app.txt'])).toBe('line 1\nBASE and WORKTREE\n');
+  });
+
+  it('a base that merges in cleanly is committed in the worktree', async () => {
+    const trees = await Worktrees.of(home, repo);
+    const { record } = await trees.create({ name: 'calm' });
+    await writeFile(join(record.path, 'other.txt'), 'mine\n');
+    await writeFile(join(repo, 'app.txt'), 'line 1\nline 2\nmore\n');
+    plain(['commit', '-qam', 'base change']);
+    expect(await trees.handConflict('calm')).toMatchObject({ status: 'clean', files: [] });
+    expect(await readFile(join(record.path, 'app.txt'), 'utf8')).toBe('line 1\nline 2\nmore\n');
+    expect(plain(['log', '-1', '--format=%s', 'deft/calm'])).toContain('Merge main into deft/calm');
+  });
+});

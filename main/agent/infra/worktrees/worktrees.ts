@@ -5,6 +5,7 @@ import { isRunning } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
+import { type Handoff, handConflictToWorktree } from './handoff';
 import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
 import { type WorktreeRecord, WorktreeRecords } from './records';
@@ -156,6 +157,19 @@ export class Worktrees {
     const committed = await commitPending(record, message?.trim() || `Deft worktree ${record.name}: the session's changes`);
     const { removed } = await this.discard(name, { deleteBranch: false });
     return { branch: record.branch, committed, removed };
+  }
+
+  /**
+   * Hand a merge conflict to the worktree: its base branch merged into its branch there (after committing what it had
+   * not), so the markers are in the worktree only. Refused while a session runs there.
+   */
+  async handConflict(name: string): Promise<Handoff> {
+    const record = await this.get(name);
+    if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; nothing was merged.`);
+    await this.refuseWhileRunning(name, 'given the conflict');
+    return handConflictToWorktree(record).catch((error: Error) => {
+      throw error instanceof WorktreeError ? error : new WorktreeError(error.message);
+    });
   }
 
   /** Its changes as uncommitted changes in the main checkout. */
