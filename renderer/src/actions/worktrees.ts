@@ -43,6 +43,17 @@ export async function keepWorktreeBranch(name: string, message: string) {
   return done;
 }
 
+/** Hand a merge conflict to the worktree (the base merged into its branch there), then open it where the host can. */
+export async function handWorktreeConflict(name: string) {
+  const done = await outcome(async () => {
+    const handed = await deft.handWorktreeConflict({ name });
+    const { opened } = await deft.openWorktree({ name });
+    return { ...handed, opened };
+  });
+  await refreshWorktrees();
+  return done;
+}
+
 export async function applyWorktree(name: string): Promise<Outcome<WorktreeApplyOutcome>> {
   const done = await outcome(() => deft.applyWorktree({ name }));
   await refreshWorktrees();

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { WorktreeInfo } from '#protocol';
-import { applyWorktree, discardWorktree, keepWorktreeBranch, mergeWorktree, openWorktree } from '../../actions/worktrees';
+import { applyWorktree, discardWorktree, handWorktreeConflict, keepWorktreeBranch, mergeWorktree, openWorktree } from '../../actions/worktrees';
 import { MergePanel } from './MergePanel';
 import { type Told, applyText, mergeText } from './outcome-text';
 
@@ -24,6 +24,12 @@ function ToldBox({ told }: { told: Told }) {
     <div className={`worktree-told${told.ok ? '' : ' worktree-told-refused'}`} role={told.ok ? 'status' : 'alert'}>
       <p>{told.text}</p>
       {told.files.length ? <FileList files={told.files} /> : null}
+      {told.prompt ? (
+        <label className="worktree-message">
+          Prompt for the session
+          <textarea readOnly value={told.prompt} rows={6} />
+        </label>
+      ) : null}
     </div>
   );
 }
@@ -189,6 +195,46 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
         </div>
       ) : null}
       {told ? <ToldBox told={told} /> : null}
+      {told?.conflict && worktree.baseBranch ? (
+        <div className="worktree-actions" role="group" aria-label="Resolve the conflict">
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            onClick={() =>
+              void run(async () => {
+                const r = await handWorktreeConflict(worktree.name);
+                if (!r.ok) return refused(r.error);
+                const where = r.value.opened ? 'Its window is open' : `Open ${r.value.path} in the desktop app (or run deft there)`;
+                return r.value.status === 'clean'
+                  ? { ok: true, text: `${r.value.baseBranch} merged into ${r.value.branch} without a conflict: merge again.`, files: [] }
+                  : {
+                      ok: true,
+                      text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. ${where}, and give its session this prompt:`,
+                      files: r.value.files,
+                      prompt: r.value.prompt,
+                    };
+              })
+            }
+          >
+            Resolve in that session
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            onClick={() =>
+              setTold({
+                ok: true,
+                text: `By hand: in the worktree at ${worktree.path}, run git merge ${worktree.baseBranch}, resolve the files, commit, then Merge again. Nothing was changed.`,
+                files: told.files,
+              })
+            }
+          >
+            By hand
+          </button>
+        </div>
+      ) : null}
     </li>
   );
 }

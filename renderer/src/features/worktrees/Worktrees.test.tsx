@@ -100,6 +100,36 @@ describe('the Worktrees view', () => {
     expect(within(alert).getAllByRole('listitem')[0]!.textContent).toBe('src/login.ts');
   });
 
+  it('a conflict can be handed to the worktree’s session (its prompt shown) or resolved by hand', async () => {
+    core.reply('draftWorktreeMessage', () => ({ message: 'm', drafted: true }));
+    core.reply('mergeWorktree', () => ({ status: 'conflict', baseBranch: 'main', files: ['src/login.ts'] }));
+    core.reply('handWorktreeConflict', () => ({
+      status: 'conflict',
+      files: ['src/login.ts'],
+      prompt: 'Merging this worktree’s branch deft/login onto main conflicts…',
+      path: login.path,
+      branch: 'deft/login',
+      baseBranch: 'main',
+    }));
+    core.reply('openWorktree', () => ({ opened: false, path: login.path }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge' }));
+    const choice = await within(card).findByRole('group', { name: 'Resolve the conflict' });
+    await userEvent.click(within(choice).getByRole('button', { name: 'By hand' }));
+    expect(card.textContent).toContain(`in the worktree at ${login.path}, run git merge main`);
+    expect(core.inputsOf('handWorktreeConflict')).toEqual([]);
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge' }));
+    await userEvent.click(
+      within(await within(card).findByRole('group', { name: 'Resolve the conflict' })).getByRole('button', { name: 'Resolve in that session' }),
+    );
+    expect(core.inputsOf('handWorktreeConflict')).toEqual([{ name: 'login' }]);
+    const prompt = await within(card).findByRole('textbox', { name: 'Prompt for the session' });
+    expect(prompt.getAttribute('readonly')).not.toBeNull();
+    expect((prompt as HTMLTextAreaElement).value).toContain('conflicts');
+    expect(card.textContent).toContain('the main checkout is untouched');
+  });
+
   it('keeps the default message and says why when the model cannot draft one', async () => {
     core.reply('draftWorktreeMessage', () => ({
       message: "Merge branch 'deft/login' (Deft worktree)",
