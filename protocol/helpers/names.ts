@@ -118,6 +118,9 @@ export const commandNames = [
   'createWorktree',
   'openWorktree',
   'mergeWorktree',
+  'draftWorktreeMessage',
+  'keepWorktreeBranch',
+  'handWorktreeConflict',
   'applyWorktree',
   'discardWorktree',
   // Plugins and marketplaces

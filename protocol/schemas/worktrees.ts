@@ -70,6 +70,38 @@ export const worktreeCommands = {
     input: z.object({ name: Name, squash: z.boolean().optional(), message: z.string().max(10_000).optional() }).strict(),
     output: WorktreeMergeOutcome,
   },
+  /**
+   * A merge's commit message drafted by the configured model from the worktree's diff against its base (cut to a
+   * bounded size); `drafted: false` is the default message, and `note` says why (no model, a failure, too slow).
+   */
+  draftWorktreeMessage: {
+    input: z.object({ name: Name, squash: z.boolean().optional() }).strict(),
+    output: z.object({ message: z.string(), drafted: z.boolean(), note: z.string().optional() }),
+  },
+  /**
+   * Create branch only: commit the worktree's uncommitted changes on its branch (with `message`), remove the worktree,
+   * and keep the branch for the user. Refused while a session runs there.
+   */
+  keepWorktreeBranch: {
+    input: z.object({ name: Name, message: z.string().max(10_000).optional() }).strict(),
+    output: z.object({ branch: z.string(), committed: z.boolean(), removed: z.string() }),
+  },
+  /**
+   * Hand a merge conflict to the worktree's session: its uncommitted changes are committed on its branch, then its base
+   * branch is merged INTO its branch inside the worktree (the markers live there, never in the main checkout). `prompt`
+   * tells the agent which files conflict and what to do; `clean`: the base merged in without a conflict.
+   */
+  handWorktreeConflict: {
+    input: z.object({ name: Name }).strict(),
+    output: z.object({
+      status: z.enum(['conflict', 'clean']),
+      files: z.array(z.string()),
+      prompt: z.string(),
+      path: z.string(),
+      branch: z.string(),
+      baseBranch: z.string(),
+    }),
+  },
   /** A worktree's changes as uncommitted changes in the main checkout (all or nothing). */
   applyWorktree: { input: z.object({ name: Name }).strict(), output: WorktreeApplyOutcome },
   /** Remove a worktree (its uncommitted changes with it) and, with `deleteBranch`, its branch. */

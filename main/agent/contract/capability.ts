@@ -144,6 +144,11 @@ export interface CoreContext {
   openFile?(path: string): Promise<boolean>;
   /** Open a folder as a workspace in a window of its own (desktop only; folder trust applies there as to any folder). */
   openFolder?(path: string): Promise<void>;
+  /**
+   * One short request to the configured model, outside any session (no tools, nothing saved): its reply's text. For
+   * small drafting jobs (a merge's commit message); throws when no model is configured or the request fails.
+   */
+  askModel?(request: { system: string; prompt: string; maxOutputTokens: number; signal: AbortSignal }): Promise<string>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { askModel } from './ask-model';
 import type { AppEvent, DeftEvent, NotificationInput } from '#protocol';
 import type { CommandHandlers } from '../contract/commands';
 import { type RemoteBrowser, noRemoteBrowser } from '../contract/remote-browser';
@@ -127,6 +128,7 @@ export class DeftCore {
       workspaceSandbox: this.sandbox.forWorkspace(),
       ...(options.openFile ? { openFile: options.openFile } : {}),
       ...(options.openFolder ? { openFolder: options.openFolder } : {}),
+      askModel: (request) => askModel(() => provider.turnConfig(), request, options.fetch),
     };
     const capabilities = (this.capabilities = new CapabilitySet(options.capabilities, core));
     const facts: FactSource = factSource(capabilities.capabilities, coreFacts(now));

@@ -99,7 +99,8 @@ Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error.`;
 
 export const WORKTREES_USAGE = `Usage: deft worktrees [list] [--workspace DIR] [--json]
        deft worktrees create [NAME] [--base REF]
-       deft worktrees merge NAME [--squash] [-m MESSAGE]
+       deft worktrees merge NAME [--squash] [-m MESSAGE | --draft-message]
+       deft worktrees branch NAME [-m MESSAGE]
        deft worktrees apply NAME
        deft worktrees discard NAME [--delete-branch]
        deft worktrees cleanup
@@ -109,7 +110,10 @@ list      The worktrees Deft made for this repository: branch, base, changed fil
 create    A worktree on a new branch deft/NAME from HEAD (or --base), with the "worktree.copy" files.
 merge     Commit its uncommitted changes on its branch, then merge (or --squash) the branch onto its base branch.
           A conflict is reported file by file and nothing is changed; so is a checkout of the base branch with
-          uncommitted changes in the files the merge changes.
+          uncommitted changes in the files the merge changes. The message is -m's, else a default one;
+          --draft-message has the configured model draft it from the diff (the default if it fails, said on stderr).
+branch    Create branch only: commit its uncommitted changes on its branch (-m MESSAGE), remove the worktree,
+          keep the branch.
 apply     Its changes as uncommitted changes in the main checkout (all or nothing).
 discard   Remove the worktree and its uncommitted changes; --delete-branch removes its branch too.
 cleanup   git worktree prune, and forget worktrees whose folder is gone.

@@ -177,3 +177,37 @@ describe('deft run --worktree and deft worktrees', { timeout: 90_000 }, () => {
     expect(existsSync(path)).toBe(false);
   });
 });
+
+describe('deft worktrees merge --draft-message and branch', { timeout: 120_000 }, () => {
+  it('drafts the message with the configured model only when asked; branch keeps the branch and removes the worktree', async () => {
+    const server = servers[0]!;
+    const say = async (args: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const env = { DEFT_HOME: home, DEFT_BASE_URL: server.baseUrl, DEFT_MODEL: 'mock-model', DEFT_API_KEY: 'k' };
+      const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env, cwd: repo, coreOptions: { retry: fastRetry } });
+      return { code, stdout, stderr };
+    };
+    expect((await say(['worktrees', 'create', 'drafted'])).code).toBe(0);
+    expect((await say(['worktrees', 'create', 'plain'])).code).toBe(0);
+    expect((await say(['worktrees', 'create', 'kept'])).code).toBe(0);
+    const dir = repositoryWorktreesDir(home, repo);
+    await writeFile(join(dir, 'drafted', 'app.txt'), 'ONE\ntwo\nthree\n');
+    await writeFile(join(dir, 'plain', 'new.txt'), 'new\n');
+    await writeFile(join(dir, 'kept', 'kept.txt'), 'kept\n');
+    server.enqueue({ chunks: [{ text: 'Capitalise the first line' }, { finish: 'stop' }] });
+    expect((await say(['worktrees', 'merge', 'drafted', '--squash', '--draft-message'])).code).toBe(0);
+    expect(plain(['log', '-1', '--format=%s', 'main'])).toBe('Capitalise the first line\n');
+    expect(server.requests).toHaveLength(1);
+    // Without --draft-message no model is asked: today's default message.
+    expect((await say(['worktrees', 'merge', 'plain'])).code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(plain(['log', '-1', '--format=%s', 'main'])).toBe("Merge branch 'deft/plain' (Deft worktree)\n");
+    expect((await say(['worktrees', 'merge', 'kept', '--draft-message', '-m', 'x'])).code).toBe(2);
+    const kept = await say(['worktrees', 'branch', 'kept', '--message=--amend']);
+    expect(kept).toMatchObject({ code: 0, stdout: expect.stringContaining('Committed its uncommitted changes on the branch deft/kept') });
+    expect(existsSync(join(dir, 'kept'))).toBe(false);
+    expect(plain(['log', '-1', '--format=%s', 'deft/kept'])).toBe('--amend\n');
+    expect(plain(['show', 'deft/kept:kept.txt'])).toBe('kept\n');
+  });
+});

@@ -1,5 +1,10 @@
 import { parseArgs } from 'node:util';
 import { deftHome } from '#infra/platform/home';
+import { overridesFromEnv } from '#infra/settings/provider-config';
+import { FileSecretStore } from '#infra/settings/secrets';
+import { type AskModel, draftMergeMessage } from '#infra/worktrees/draft';
+import { askModel } from '#runtime/ask-model';
+import { ProviderSettings } from '#runtime/commands/settings-commands';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
 import { type Created, type WorktreeState, Worktrees } from '#infra/worktrees/worktrees';
 import { type CliIo, parseArgsOr } from './io';
@@ -17,6 +22,7 @@ function parse(argv: string[]) {
       json: { type: 'boolean', default: false },
       squash: { type: 'boolean', default: false },
       message: { type: 'string', short: 'm' },
+      'draft-message': { type: 'boolean', default: false },
       'delete-branch': { type: 'boolean', default: false },
       base: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -24,7 +30,7 @@ function parse(argv: string[]) {
   });
 }
 
-const ACTIONS = ['list', 'create', 'merge', 'apply', 'discard', 'cleanup'];
+const ACTIONS = ['list', 'create', 'merge', 'branch', 'apply', 'discard', 'cleanup'];
 
 /** The home a CLI command uses: the tests' injected one, else `DEFT_HOME` or `~/.deft`. */
 export function cliHome(io: CliIo): string {
@@ -42,6 +48,18 @@ export async function createRunWorktree(io: CliIo, from: string, options: { name
   });
   reportCreated(io, created);
   return created;
+}
+
+/** The configured model, for `merge --draft-message` (the same settings, key store and DEFT_* overrides as `deft run`). */
+function cliAskModel(io: CliIo, home: string): AskModel {
+  const settings = new ProviderSettings({
+    home,
+    secrets: io.coreOptions?.secrets ?? FileSecretStore.inHome(home),
+    overrides: overridesFromEnv(io.env),
+    ...(io.coreOptions?.fetch ? { fetch: io.coreOptions.fetch } : {}),
+    emit: () => {},
+  });
+  return (request) => askModel(() => settings.config(), request, io.coreOptions?.fetch);
 }
 
 function reportCreated(io: CliIo, created: Created): void {
@@ -87,7 +105,9 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
   try {
     if (!ACTIONS.includes(action)) throw new UsageError(`unknown action "${action}": ${ACTIONS.join(', ')}`);
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
-    const needsName = ['merge', 'apply', 'discard'].includes(action);
+    const needsName = ['merge', 'branch', 'apply', 'discard'].includes(action);
+    if (values['draft-message'] && (action !== 'merge' || values.message !== undefined))
+      throw new UsageError('--draft-message goes with merge, without --message');
     if (needsName && !name) throw new UsageError(`say which worktree: deft worktrees ${action} NAME`);
     if (!needsName && action !== 'create' && name !== undefined) throw new UsageError(`unexpected argument "${name}"`);
     const from = values.workspace ?? io.cwd;
@@ -110,7 +130,13 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
         return 0;
       }
       case 'merge': {
-        const outcome = await trees.merge(name!, { squash: values.squash, ...(values.message !== undefined ? { message: values.message } : {}) });
+        let message = values.message;
+        if (values['draft-message']) {
+          const drafted = await draftMergeMessage(await trees.get(name!), { squash: values.squash, ask: cliAskModel(io, home) });
+          if (drafted.note) io.stderr(`deft: ${drafted.note}\n`);
+          message = drafted.message;
+        }
+        const outcome = await trees.merge(name!, { squash: values.squash, ...(message !== undefined ? { message } : {}) });
         if (values.json) io.stdout(JSON.stringify(outcome) + '\n');
         switch (outcome.status) {
           case 'merged':
@@ -134,6 +160,15 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
             return 1;
         }
         return 1;
+      }
+      case 'branch': {
+        const kept = await trees.keepBranch(name!, values.message);
+        if (values.json) io.stdout(JSON.stringify(kept) + '\n');
+        else
+          io.stdout(
+            `${kept.committed ? 'Committed its uncommitted changes on' : 'Kept'} the branch ${kept.branch} and removed the worktree ${kept.removed}.\n`,
+          );
+        return 0;
       }
       case 'apply': {
         const outcome = await trees.apply(name!);

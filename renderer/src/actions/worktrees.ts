@@ -31,6 +31,29 @@ export async function mergeWorktree(name: string, squash: boolean, message: stri
   return done;
 }
 
+/** A merge message drafted by the model from the worktree's diff (or the default one, and why). */
+export function draftWorktreeMessage(name: string, squash: boolean) {
+  return outcome(() => deft.draftWorktreeMessage({ name, squash }));
+}
+
+/** Create branch only: commit its uncommitted changes on its branch, remove the worktree, keep the branch. */
+export async function keepWorktreeBranch(name: string, message: string) {
+  const done = await outcome(() => deft.keepWorktreeBranch({ name, ...(message.trim() ? { message: message.trim() } : {}) }));
+  await refreshWorktrees();
+  return done;
+}
+
+/** Hand a merge conflict to the worktree (the base merged into its branch there), then open it where the host can. */
+export async function handWorktreeConflict(name: string) {
+  const done = await outcome(async () => {
+    const handed = await deft.handWorktreeConflict({ name });
+    const { opened } = await deft.openWorktree({ name });
+    return { ...handed, opened };
+  });
+  await refreshWorktrees();
+  return done;
+}
+
 export async function applyWorktree(name: string): Promise<Outcome<WorktreeApplyOutcome>> {
   const done = await outcome(() => deft.applyWorktree({ name }));
   await refreshWorktrees();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { CapabilityFactory } from '#contract/capability';
 import { CommandError } from '#contract/errors';
+import { draftMergeMessage } from '#infra/worktrees/draft';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
 import { WorktreeError, Worktrees } from '#infra/worktrees/worktrees';
 
@@ -48,6 +49,19 @@ export const worktreesCapability: CapabilityFactory = (core) => {
         }),
       mergeWorktree: ({ name, squash, message }) =>
         refusing(async () => (await trees()).merge(name, { ...(squash !== undefined ? { squash } : {}), ...(message !== undefined ? { message } : {}) })),
+      draftWorktreeMessage: ({ name, squash }) =>
+        refusing(async () => {
+          const repo = await trees();
+          const record = await repo.get(name);
+          const title = (await repo.state(name)).sessions.find((s) => s.title && s.title !== 'New session')?.title;
+          return draftMergeMessage(record, {
+            squash: squash === true,
+            ...(title ? { sessionTitle: title } : {}),
+            ...(core.askModel ? { ask: (request) => core.askModel!(request) } : {}),
+          });
+        }),
+      keepWorktreeBranch: ({ name, message }) => refusing(async () => (await trees()).keepBranch(name, message)),
+      handWorktreeConflict: ({ name }) => refusing(async () => (await trees()).handConflict(name)),
       applyWorktree: ({ name }) => refusing(async () => (await trees()).apply(name)),
       discardWorktree: ({ name, deleteBranch }) => refusing(async () => (await trees()).discard(name, { deleteBranch: deleteBranch === true })),
     },

@@ -144,4 +144,30 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     expect(await main.discardWorktree({ name: 'busy', deleteBranch: true })).toEqual({ removed: busy.path, branchDeleted: true });
     expect(existsSync(busy.path)).toBe(false);
   });
+
+  it('drafts the merge message with the configured model (bounded diff), falls back when it fails; Create branch only keeps the branch', async () => {
+    const repo = await repository();
+    h = await createHarness({ workspace: repo });
+    const main = h.core.handlers;
+    const one = (await main.createWorktree({ name: 'one' })).worktree;
+    await writeFile(join(one.path, 'app.txt'), 'one\nTWO\n');
+    h.server.enqueue({ chunks: [{ text: 'Capitalise the second line' }, { finish: 'stop' }] });
+    const before = h.server.requests.length;
+    expect(await main.draftWorktreeMessage({ name: 'one' })).toEqual({ message: 'Capitalise the second line', drafted: true });
+    const asked = h.server.requests.slice(before);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.body.tools ?? []).toEqual([]);
+    expect(JSON.stringify(asked[0]!.body.messages)).toContain('+TWO');
+    h.server.enqueue({ status: 400, body: JSON.stringify({ error: { message: 'bad request' } }) });
+    expect(await main.draftWorktreeMessage({ name: 'one', squash: true })).toMatchObject({
+      message: 'one: changes made in Deft worktree deft/one',
+      drafted: false,
+      note: expect.stringContaining('could not draft'),
+    });
+    expect(await main.keepWorktreeBranch({ name: 'one', message: 'Keep the capitals' })).toEqual({ branch: 'deft/one', committed: true, removed: one.path });
+    expect(existsSync(one.path)).toBe(false);
+    expect(plain(repo, ['log', '-1', '--format=%s', 'deft/one'])).toBe('Keep the capitals\n');
+    expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect((await main.listWorktrees({})).worktrees).toEqual([]);
+  });
 });

@@ -21,8 +21,13 @@ const intersect = (a: readonly string[], b: readonly string[]) => {
   return a.filter((x) => set.has(x));
 };
 
+/** The default message of a merge: what `deft worktrees merge` uses without `--message`. */
+export function defaultMergeMessage(record: Pick<WorktreeRecord, 'name' | 'branch'>, squash: boolean): string {
+  return squash ? `${record.name}: changes made in Deft worktree ${record.branch}` : `Merge branch '${record.branch}' (Deft worktree)`;
+}
+
 /** A tree of everything in the worktree now, committed or not (copied files left out), made in a temporary index: its own index is not touched. */
-async function snapshotTree(record: WorktreeRecord): Promise<string> {
+export async function snapshotTree(record: WorktreeRecord): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'deft-wt-index-'));
   const index = join(dir, 'index');
   try {
@@ -48,6 +53,14 @@ async function snapshotTree(record: WorktreeRecord): Promise<string> {
   }
 }
 
+/**
+ * `git commit-tree` with the message on standard input (`-F -`): a message — typed, or drafted by a model — is
+ * never an argument git could read as an option.
+ */
+function commitTree(cwd: string, tree: string, parents: readonly string[], message: string, env: Record<string, string>): Promise<string> {
+  return gitText(cwd, ['commit-tree', ...parents, '-F', '-', tree], { gitEnv: env, input: Buffer.from(message, 'utf8') });
+}
+
 /** Commit what the worktree has not committed (the session's edits) on its branch. Returns whether there was anything. */
 export async function commitPending(record: WorktreeRecord, message: string): Promise<boolean> {
   const tree = await snapshotTree(record);
@@ -55,7 +68,7 @@ export async function commitPending(record: WorktreeRecord, message: string): Pr
   if (tree === headTree) return false;
   const head = await gitText(record.path, ['rev-parse', 'HEAD']);
   const env = await identity(record.path);
-  const commit = await gitText(record.path, ['commit-tree', tree, '-p', head, '-m', message], { gitEnv: env });
+  const commit = await commitTree(record.path, tree, ['-p', head], message, env);
   await git(record.path, ['update-ref', '-m', 'deft: commit the session changes', `refs/heads/${record.branch}`, commit, head]);
   // The worktree's own index follows its new HEAD (its files are those of the commit already).
   await git(record.path, ['reset', '-q', '--mixed']);
@@ -101,11 +114,9 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
     if (dirty.length) return { status: 'dirty', baseBranch, checkout: checkout.path, files: dirty };
   }
   const squashed = options.squash === true;
-  const message =
-    options.message?.trim() ||
-    (squashed ? `${record.name}: changes made in Deft worktree ${record.branch}` : `Merge branch '${record.branch}' (Deft worktree)`);
+  const message = options.message?.trim() || defaultMergeMessage(record, squashed);
   const parents = squashed ? ['-p', baseTip] : ['-p', baseTip, '-p', tip];
-  const commit = await gitText(root, ['commit-tree', tree, ...parents, '-m', message], { gitEnv: await identity(root) });
+  const commit = await commitTree(root, tree, parents, message, await identity(root));
   if (checkout) await git(checkout.path, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', commit]);
   else await git(root, ['update-ref', '-m', `deft: merge ${record.branch}`, `refs/heads/${baseBranch}`, commit, baseTip]);
   return { status: 'merged', commit, baseBranch, files, squashed };

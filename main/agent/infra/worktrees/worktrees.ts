@@ -5,6 +5,7 @@ import { isRunning } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
+import { type Handoff, handConflictToWorktree } from './handoff';
 import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
 import { type WorktreeRecord, WorktreeRecords } from './records';
@@ -146,6 +147,31 @@ export class Worktrees {
     return this.get(name).then((record) => commitPending(record, message));
   }
 
+  /**
+   * Create branch only: commit what it has not committed on its branch, then remove the worktree and keep the branch.
+   * Refused (nothing changed) while a session runs there.
+   */
+  async keepBranch(name: string, message?: string): Promise<{ branch: string; committed: boolean; removed: string }> {
+    const record = await this.get(name);
+    await this.refuseWhileRunning(name, 'turned into a branch');
+    const committed = await commitPending(record, message?.trim() || `Deft worktree ${record.name}: the session's changes`);
+    const { removed } = await this.discard(name, { deleteBranch: false });
+    return { branch: record.branch, committed, removed };
+  }
+
+  /**
+   * Hand a merge conflict to the worktree: its base branch merged into its branch there (after committing what it had
+   * not), so the markers are in the worktree only. Refused while a session runs there.
+   */
+  async handConflict(name: string): Promise<Handoff> {
+    const record = await this.get(name);
+    if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; nothing was merged.`);
+    await this.refuseWhileRunning(name, 'given the conflict');
+    return handConflictToWorktree(record).catch((error: Error) => {
+      throw error instanceof WorktreeError ? error : new WorktreeError(error.message);
+    });
+  }
+
   /** Its changes as uncommitted changes in the main checkout. */
   apply(name: string): Promise<ApplyOutcome> {
     return this.get(name).then((record) => applyWorktree(record));
@@ -163,17 +189,21 @@ export class Worktrees {
   /** Remove the worktree (its changes with it) and, when asked, its branch. Refused while a session runs there. */
   async discard(name: string, options: { deleteBranch?: boolean } = {}): Promise<{ removed: string; branchDeleted: boolean }> {
     const record = await this.get(name);
-    const running = await this.runningSessions(name);
-    if (running.length) {
-      const named = running.map((s) => `"${s.title}" (${s.id})`).join(', ');
-      throw new WorktreeError(
-        `worktree "${name}" was not discarded: ${running.length === 1 ? 'a session is' : 'sessions are'} running in it — ${named}. Stop ${running.length === 1 ? 'it' : 'them'} or wait until ${running.length === 1 ? 'it ends' : 'they end'}, then discard it.`,
-      );
-    }
+    await this.refuseWhileRunning(name, 'discarded');
     await this.removeQuietly(record, options.deleteBranch === true);
     if (existsSync(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
     const branchDeleted = options.deleteBranch === true && !(await branchExists(this.repoRoot, record.branch));
     return { removed: record.path, branchDeleted };
+  }
+
+  private async refuseWhileRunning(name: string, what: string): Promise<void> {
+    const running = await this.runningSessions(name);
+    if (!running.length) return;
+    const named = running.map((s) => `"${s.title}" (${s.id})`).join(', ');
+    const one = running.length === 1;
+    throw new WorktreeError(
+      `worktree "${name}" was not ${what}: ${one ? 'a session is' : 'sessions are'} running in it — ${named}. Stop ${one ? 'it' : 'them'} or wait until ${one ? 'it ends' : 'they end'}, then try again.`,
+    );
   }
 
   /** `git worktree prune`, then forget worktrees whose folder is gone. Returns the names forgotten. */

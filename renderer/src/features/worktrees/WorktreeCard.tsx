@@ -1,10 +1,10 @@
 import { useId, useState } from 'react';
 import type { WorktreeInfo } from '#protocol';
-import { applyWorktree, discardWorktree, mergeWorktree, openWorktree } from '../../actions/worktrees';
-import { draftMergeMessage } from '../../stores/worktrees';
+import { applyWorktree, discardWorktree, handWorktreeConflict, keepWorktreeBranch, mergeWorktree, openWorktree } from '../../actions/worktrees';
+import { MergePanel } from './MergePanel';
 import { type Told, applyText, mergeText } from './outcome-text';
 
-type Panel = 'merge' | 'discard' | null;
+type Panel = 'merge' | 'branch' | 'discard' | null;
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
@@ -24,6 +24,12 @@ function ToldBox({ told }: { told: Told }) {
     <div className={`worktree-told${told.ok ? '' : ' worktree-told-refused'}`} role={told.ok ? 'status' : 'alert'}>
       <p>{told.text}</p>
       {told.files.length ? <FileList files={told.files} /> : null}
+      {told.prompt ? (
+        <label className="worktree-message">
+          Prompt for the session
+          <textarea readOnly value={told.prompt} rows={6} />
+        </label>
+      ) : null}
     </div>
   );
 }
@@ -41,8 +47,7 @@ interface CardAction {
 export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onGone: (said: string) => void }) {
   const id = useId();
   const [panel, setPanel] = useState<Panel>(null);
-  const [squash, setSquash] = useState(false);
-  const [message, setMessage] = useState(() => draftMergeMessage(worktree));
+  const [branchMessage, setBranchMessage] = useState(`Deft worktree ${worktree.name}: the session's changes`);
   const [deleteBranch, setDeleteBranch] = useState(false);
   const [busy, setBusy] = useState(false);
   const [told, setTold] = useState<Told | null>(null);
@@ -80,6 +85,7 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
         return r.ok ? applyText(r.value) : refused(r.error);
       },
     },
+    { label: 'Create branch only…', disabled: missing, title: 'Keep the branch, remove the worktree', panel: 'branch' },
     { label: 'Discard…', disabled: false, panel: 'discard' },
   ];
   return (
@@ -119,33 +125,46 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
         ))}
       </div>
       {panel === 'merge' ? (
-        <form
-          className="worktree-panel"
-          aria-label={`Merge ${worktree.branch}`}
-          onSubmit={(e) => {
-            e.preventDefault();
+        <MergePanel
+          worktree={worktree}
+          busy={busy}
+          onMerge={(squash, message) =>
             void run(async () => {
               const r = await mergeWorktree(worktree.name, squash, message);
               if (r.ok && r.value.status === 'merged') setPanel(null);
               return r.ok ? mergeText(worktree.branch, r.value) : refused(r.error);
+            })
+          }
+        />
+      ) : null}
+      {panel === 'branch' ? (
+        <form
+          className="worktree-panel"
+          aria-label={`Create branch only from ${worktree.branch}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(async () => {
+              const r = await keepWorktreeBranch(worktree.name, branchMessage);
+              if (!r.ok) return refused(r.error);
+              onGone(
+                `${r.value.committed ? 'Committed its uncommitted changes on' : 'Kept'} the branch ${r.value.branch} and removed the worktree: the branch is yours (git switch ${r.value.branch}).`,
+              );
+              return null;
             });
           }}
         >
-          <fieldset className="worktree-how">
-            <legend>Onto {worktree.baseBranch}</legend>
-            <label>
-              <input type="radio" name={`${id}-how`} checked={!squash} onChange={() => setSquash(false)} /> Merge commit
+          <p>
+            Keeps the branch {worktree.branch} and removes the worktree's folder
+            {worktree.dirty ? '; its uncommitted changes are committed on the branch first' : ''}. Nothing is merged.
+          </p>
+          {worktree.dirty ? (
+            <label className="worktree-message">
+              Commit message
+              <textarea value={branchMessage} rows={2} maxLength={10_000} onChange={(e) => setBranchMessage(e.target.value)} />
             </label>
-            <label>
-              <input type="radio" name={`${id}-how`} checked={squash} onChange={() => setSquash(true)} /> Squash into one commit
-            </label>
-          </fieldset>
-          <label className="worktree-message">
-            Commit message
-            <textarea value={message} rows={2} maxLength={10_000} onChange={(e) => setMessage(e.target.value)} />
-          </label>
+          ) : null}
           <button type="submit" className="button button-primary" disabled={busy}>
-            {busy ? 'Merging…' : squash ? 'Squash and merge' : 'Merge'}
+            Keep the branch, remove the worktree
           </button>
         </form>
       ) : null}
@@ -176,6 +195,46 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
         </div>
       ) : null}
       {told ? <ToldBox told={told} /> : null}
+      {told?.conflict && worktree.baseBranch ? (
+        <div className="worktree-actions" role="group" aria-label="Resolve the conflict">
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            onClick={() =>
+              void run(async () => {
+                const r = await handWorktreeConflict(worktree.name);
+                if (!r.ok) return refused(r.error);
+                const where = r.value.opened ? 'Its window is open' : `Open ${r.value.path} in the desktop app (or run deft there)`;
+                return r.value.status === 'clean'
+                  ? { ok: true, text: `${r.value.baseBranch} merged into ${r.value.branch} without a conflict: merge again.`, files: [] }
+                  : {
+                      ok: true,
+                      text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. ${where}, and give its session this prompt:`,
+                      files: r.value.files,
+                      prompt: r.value.prompt,
+                    };
+              })
+            }
+          >
+            Resolve in that session
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            onClick={() =>
+              setTold({
+                ok: true,
+                text: `By hand: in the worktree at ${worktree.path}, run git merge ${worktree.baseBranch}, resolve the files, commit, then Merge again. Nothing was changed.`,
+                files: told.files,
+              })
+            }
+          >
+            By hand
+          </button>
+        </div>
+      ) : null}
     </li>
   );
 }

@@ -82,18 +82,78 @@ describe('the Worktrees view', () => {
     expect(card.textContent).toContain('2 changed files · 1 ahead · uncommitted changes · 1 session: Fix the login redirect');
   });
 
-  it('merges with a drafted, editable message; a conflict names the files and says nothing was changed', async () => {
+  it('merges with a message the model drafted, editable; a conflict names the files and says nothing was changed', async () => {
+    core.reply('draftWorktreeMessage', () => ({ message: 'Fix the login redirect\n\nKeep the return URL.', drafted: true }));
     core.reply('mergeWorktree', () => ({ status: 'conflict', baseBranch: 'main', files: ['src/login.ts'] }));
     const card = await open();
     await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
-    const message = within(card).getByRole('textbox', { name: 'Commit message' });
-    expect((message as HTMLTextAreaElement).value).toBe('Merge deft/login: Fix the login redirect');
+    const message = within(card).getByRole<HTMLTextAreaElement>('textbox', { name: 'Commit message' });
+    expect(await within(card).findByText(/Drafted by the model/)).toBeTruthy();
+    expect(message.value).toBe('Fix the login redirect\n\nKeep the return URL.');
+    expect(core.inputsOf('draftWorktreeMessage')).toEqual([{ name: 'login', squash: false }]);
+    await userEvent.type(message, ' Edited.');
     await userEvent.click(within(card).getByRole('radio', { name: /Squash/ }));
     await userEvent.click(within(card).getByRole('button', { name: 'Squash and merge' }));
-    expect(core.inputsOf('mergeWorktree')).toEqual([{ name: 'login', squash: true, message: 'Merge deft/login: Fix the login redirect' }]);
+    expect(core.inputsOf('mergeWorktree')).toEqual([{ name: 'login', squash: true, message: 'Fix the login redirect\n\nKeep the return URL. Edited.' }]);
     const alert = await within(card).findByRole('alert');
     expect(alert.textContent).toContain('would conflict in 1 file. Nothing was changed');
-    expect(within(alert).getByRole('listitem').textContent).toBe('src/login.ts');
+    expect(within(alert).getAllByRole('listitem')[0]!.textContent).toBe('src/login.ts');
+  });
+
+  it('a conflict can be handed to the worktree’s session (its prompt shown) or resolved by hand', async () => {
+    core.reply('draftWorktreeMessage', () => ({ message: 'm', drafted: true }));
+    core.reply('mergeWorktree', () => ({ status: 'conflict', baseBranch: 'main', files: ['src/login.ts'] }));
+    core.reply('handWorktreeConflict', () => ({
+      status: 'conflict',
+      files: ['src/login.ts'],
+      prompt: 'Merging this worktree’s branch deft/login onto main conflicts…',
+      path: login.path,
+      branch: 'deft/login',
+      baseBranch: 'main',
+    }));
+    core.reply('openWorktree', () => ({ opened: false, path: login.path }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge' }));
+    const choice = await within(card).findByRole('group', { name: 'Resolve the conflict' });
+    await userEvent.click(within(choice).getByRole('button', { name: 'By hand' }));
+    expect(card.textContent).toContain(`in the worktree at ${login.path}, run git merge main`);
+    expect(core.inputsOf('handWorktreeConflict')).toEqual([]);
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge' }));
+    await userEvent.click(
+      within(await within(card).findByRole('group', { name: 'Resolve the conflict' })).getByRole('button', { name: 'Resolve in that session' }),
+    );
+    expect(core.inputsOf('handWorktreeConflict')).toEqual([{ name: 'login' }]);
+    const prompt = await within(card).findByRole('textbox', { name: 'Prompt for the session' });
+    expect(prompt.getAttribute('readonly')).not.toBeNull();
+    expect((prompt as HTMLTextAreaElement).value).toContain('conflicts');
+    expect(card.textContent).toContain('the main checkout is untouched');
+  });
+
+  it('keeps the default message and says why when the model cannot draft one', async () => {
+    core.reply('draftWorktreeMessage', () => ({
+      message: "Merge branch 'deft/login' (Deft worktree)",
+      drafted: false,
+      note: 'No model is configured: the default message is filled in.',
+    }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
+    expect(await within(card).findByText(/No model is configured/)).toBeTruthy();
+    expect(within(card).getByRole<HTMLTextAreaElement>('textbox', { name: 'Commit message' }).value).toBe("Merge branch 'deft/login' (Deft worktree)");
+  });
+
+  it('Create branch only commits with the message given, removes the worktree and says the branch is kept', async () => {
+    core.reply('keepWorktreeBranch', () => ({ branch: 'deft/login', committed: true, removed: login.path }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Create branch only…' }));
+    const form = within(card).getByRole('form', { name: 'Create branch only from deft/login' });
+    const box = within(form).getByRole('textbox', { name: 'Commit message' });
+    await userEvent.clear(box);
+    await userEvent.type(box, 'WIP login');
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [] }));
+    await userEvent.click(within(form).getByRole('button', { name: 'Keep the branch, remove the worktree' }));
+    expect(core.inputsOf('keepWorktreeBranch')).toEqual([{ name: 'login', message: 'WIP login' }]);
+    expect((await screen.findByRole('status')).textContent).toContain('Committed its uncommitted changes on the branch deft/login');
   });
 
   it('applies, and tells a dirty main checkout by its files', async () => {

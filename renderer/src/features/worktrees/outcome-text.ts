@@ -5,6 +5,10 @@ export interface Told {
   ok: boolean;
   text: string;
   files: string[];
+  /** A merge conflict: the card offers to hand it to the worktree's session, or to resolve it by hand. */
+  conflict?: boolean;
+  /** The prompt for the worktree's session (to copy into it). */
+  prompt?: string;
 }
 
 const files = (n: number) => `${n} ${n === 1 ? 'file' : 'files'}`;
@@ -22,8 +26,9 @@ export function mergeText(branch: string, outcome: WorktreeMergeOutcome): Told {
     case 'conflict':
       return {
         ok: false,
-        text: `The merge onto ${outcome.baseBranch} would conflict in ${files(outcome.files.length)}. Nothing was changed: resolve it in the worktree (merge ${outcome.baseBranch} into its branch there), then merge again.`,
+        text: `The merge onto ${outcome.baseBranch} would conflict in ${files(outcome.files.length)}. Nothing was changed: resolve it in the worktree's session, or by hand, then merge again.`,
         files: outcome.files,
+        conflict: true,
       };
     case 'dirty':
       return {
