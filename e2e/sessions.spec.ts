@@ -153,7 +153,9 @@ inRepository('a session in a worktree: made from the sidebar, merged back from t
   await expect(card).toContainText('uncommitted changes');
   await card.getByRole('button', { name: 'Merge…' }).click();
   const merge = card.getByRole('form', { name: 'Merge deft/login' });
-  await expect(merge.getByRole('textbox', { name: 'Commit message' })).toHaveValue('Merge deft/login');
+  // The model drafts the message from the diff (the mock model answers with what it was asked); it stays editable.
+  await expect(merge.getByText('Drafted by the model from the diff against the base')).toBeVisible();
+  await expect(merge.getByRole('textbox', { name: 'Commit message' })).toHaveValue(/merging the branch deft\/login onto main[\s\S]*app\.txt/);
   await merge.getByRole('textbox', { name: 'Commit message' }).fill('Capitalise two');
   await merge.getByRole('button', { name: 'Merge' }).click();
   await expect(card.getByRole('status')).toContainText('Merged deft/login onto main');

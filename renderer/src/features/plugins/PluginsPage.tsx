@@ -66,9 +66,32 @@ export function PluginsPage() {
         </p>
       ) : null}
       {data.suggested.length ? (
-        <p className="plugin-suggested" role="note">
-          This workspace suggests {data.suggested.join(', ')}. They are not installed: install them below if you trust them.
-        </p>
+        <section className="plugin-suggested" aria-label="Suggested by this workspace">
+          <p>This workspace suggests these plugins. Nothing is installed until you choose to: see what each brings below first.</p>
+          <ul>
+            {data.suggested.map((ref) => {
+              const [name, market] = ref.split('@');
+              const offered = data.marketplaces.find((m) => m.name === market)?.plugins.find((p) => p.name === name);
+              return (
+                <li key={ref}>
+                  <code>{ref}</code>{' '}
+                  {offered && !offered.installed ? (
+                    <button
+                      type="button"
+                      className="button button-small"
+                      disabled={busy !== null || Boolean(offered.error)}
+                      onClick={() => void run(ref, () => installPlugin(ref))}
+                    >
+                      {busy === ref ? <Spinner size={12} /> : null} Install {name}
+                    </button>
+                  ) : (
+                    <span className="plugin-meta">{market ? `add the marketplace ${market} to install it` : 'no marketplace named'}</span>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </section>
       ) : null}
 
       <h4>Installed</h4>

@@ -60,7 +60,7 @@ export function MergePanel({ worktree, busy, onMerge }: { worktree: WorktreeInfo
           }}
         />
       </label>
-      <p className="worktree-draft-note" role="status">
+      <p className="worktree-draft-note" aria-live="polite">
         {drafting ? 'The model is drafting a message from the diff…' : note}
       </p>
       <div className="worktree-actions">
