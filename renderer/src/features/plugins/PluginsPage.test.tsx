@@ -13,7 +13,7 @@ const offered = (installed: boolean): PluginOverview => ({
       name: 'acme',
       source: '/m',
       kind: 'folder',
-      plugins: [{ name: 'tools', marketplace: 'acme', from: './tools', installed, contents: { skills: ['greet'], commands: [], agents: [], hooks: [], mcpServers: [] } }],
+      plugins: [{ name: 'tools', marketplace: 'acme', from: './tools', installed }],
     },
   ],
   installed: [],
