@@ -1,4 +1,5 @@
 import type { Effort, FinishReason, Usage } from '#protocol';
+import { type ProviderFetch, nodeFetch } from './node-fetch';
 import { anthropicThinking, effortKey, effortRefused, noteEffortRefusal, refusalNote } from './effort';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, safeHost } from './errors';
@@ -15,7 +16,7 @@ export interface AnthropicOptions extends StreamTimeouts {
   maxOutputTokens?: number;
   /** How hard the model should think: extended thinking with a budget from it (max_tokens raised to fit). */
   effort?: Effort;
-  fetch?: typeof fetch;
+  fetch?: ProviderFetch;
 }
 
 type Block = (
@@ -54,13 +55,13 @@ export class AnthropicProvider implements ChatProvider {
   readonly model: string;
   readonly capabilities;
   private readonly baseUrl: string;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: ProviderFetch;
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
     this.baseUrl = trimBaseUrl(options.baseUrl);
     this.capabilities = { imageInput: options.imageInput ?? true };
-    this.fetchImpl = options.fetch ?? fetch;
+    this.fetchImpl = options.fetch ?? nodeFetch;
   }
 
   private headers(): Record<string, string> {

@@ -56,7 +56,12 @@ function extractMessage(body: string): string {
 }
 
 /** Turn a non-2xx HTTP response into an error that says what to fix. */
-export function errorFromResponse(status: number, body: string, headers: Headers, ctx: { url: string; model: string }): ProviderError {
+export function errorFromResponse(
+  status: number,
+  body: string,
+  headers: { get(name: string): string | null },
+  ctx: { url: string; model: string },
+): ProviderError {
   const detail = extractMessage(body).trim().slice(0, 500);
   const suffix = detail ? ` The server said: ${detail}` : '';
   const host = safeHost(ctx.url);

@@ -1,3 +1,4 @@
+import type { ProviderFetch, ProviderResponse } from './node-fetch';
 import { ProviderError, errorFromNetwork, errorFromResponse, safeHost } from './errors';
 import { readSseData } from './sse';
 
@@ -36,7 +37,7 @@ class IdleTimer {
 }
 
 /** A GET or POST whose network failures become ProviderErrors that say what to fix. */
-export async function providerFetch(fetchImpl: typeof fetch, url: string, init: RequestInit): Promise<Response> {
+export async function providerFetch(fetchImpl: ProviderFetch, url: string, init: Parameters<ProviderFetch>[1]): Promise<ProviderResponse> {
   try {
     return await fetchImpl(url, init);
   } catch (error) {
@@ -46,7 +47,7 @@ export async function providerFetch(fetchImpl: typeof fetch, url: string, init: 
 }
 
 /** GET a JSON document (model lists), with provider errors for non-2xx answers. */
-export async function getJson(fetchImpl: typeof fetch, url: string, headers: Record<string, string>, model: string, signal?: AbortSignal): Promise<unknown> {
+export async function getJson(fetchImpl: ProviderFetch, url: string, headers: Record<string, string>, model: string, signal?: AbortSignal): Promise<unknown> {
   const response = await providerFetch(fetchImpl, url, { method: 'GET', headers, ...(signal ? { signal } : {}) });
   const body = await response.text();
   if (!response.ok) throw errorFromResponse(response.status, body, response.headers, { url, model });
@@ -63,7 +64,7 @@ export async function getJson(fetchImpl: typeof fetch, url: string, headers: Rec
  * else that breaks the stream becomes a (retryable) broken-stream error.
  */
 export async function streamSse<T>(
-  options: { fetch: typeof fetch; url: string; headers: Record<string, string>; body: unknown; model: string; signal: AbortSignal } & StreamTimeouts,
+  options: { fetch: ProviderFetch; url: string; headers: Record<string, string>; body: unknown; model: string; signal: AbortSignal } & StreamTimeouts,
   read: (data: AsyncIterable<string>) => Promise<T>,
 ): Promise<T> {
   const { url } = options;

@@ -1,10 +1,11 @@
+import type { ProviderFetch } from './node-fetch';
 import type { ProviderConfig } from '../settings/provider-config';
 import { AnthropicProvider } from './anthropic';
 import { OpenAICompatibleProvider } from './openai-compatible';
 import type { ChatProvider } from '#contract/model';
 
 /** Build the provider a config describes. */
-export function createProvider(config: ProviderConfig, fetchImpl?: typeof fetch): ChatProvider {
+export function createProvider(config: ProviderConfig, fetchImpl?: ProviderFetch): ChatProvider {
   switch (config.kind) {
     case 'openai':
       return new OpenAICompatibleProvider({

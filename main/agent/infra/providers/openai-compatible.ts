@@ -1,4 +1,5 @@
 import type { Effort, FinishReason, Usage } from '#protocol';
+import { type ProviderFetch, nodeFetch } from './node-fetch';
 import { effortKey, effortRefused, noteEffortRefusal, openAiEffortFields, refusalNote } from './effort';
 import { trimBaseUrl } from './base-url';
 import { ProviderError, errorFromResponse, safeHost } from './errors';
@@ -14,7 +15,7 @@ export interface OpenAICompatibleOptions extends StreamTimeouts {
   imageInput?: boolean;
   /** How hard the model should think: `reasoning_effort` (or OpenRouter's `reasoning`) on every request. */
   effort?: Effort;
-  fetch?: typeof fetch;
+  fetch?: ProviderFetch;
 }
 
 type WireContent = string | null | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
@@ -57,7 +58,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
   readonly model: string;
   readonly capabilities;
   private readonly baseUrl: string;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: ProviderFetch;
   /** Cleared once the server rejects `stream_options` as an unknown field (Azure AI, strict proxies). */
   private streamOptions = true;
 
@@ -65,7 +66,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
     this.model = options.model;
     this.baseUrl = trimBaseUrl(options.baseUrl);
     this.capabilities = { imageInput: options.imageInput ?? false };
-    this.fetchImpl = options.fetch ?? fetch;
+    this.fetchImpl = options.fetch ?? nodeFetch;
   }
 
   private headers(): Record<string, string> {
