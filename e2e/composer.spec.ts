@@ -197,6 +197,15 @@ test('the controls under the message box never overlap each other or Send, down 
   await expect(page.getByRole('button', { name: /^Model: a-rather-long/ })).toBeVisible();
   for (const width of [1280, 900, 540, 480]) {
     await page.setViewportSize({ width, height: 720 });
+    // Below 1000 px the sidebar becomes a drawer: wait until the box has stopped moving before measuring.
+    await expect
+      .poll(async () => {
+        const before = await page.locator('.composer').boundingBox();
+        await page.waitForTimeout(150);
+        const after = await page.locator('.composer').boundingBox();
+        return Boolean(before && after && before.x === after.x && before.width === after.width);
+      })
+      .toBe(true);
     const form = (await page.locator('.composer').boundingBox())!;
     const parts: Array<{ name: string; x: number; y: number; right: number; bottom: number }> = [];
     for (const part of await page.locator('.composer-controls > *, .composer-actions > button, .composer-run-actions > *').all()) {
