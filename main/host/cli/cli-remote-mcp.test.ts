@@ -59,7 +59,7 @@ beforeEach(async () => {
   await writeFile(join(home, 'settings.json'), JSON.stringify({ enabledMcpjsonServers: ['far', 'near'] }));
 });
 
-async function run(prompt: string) {
+async function run(prompt: string, extra: string[] = []) {
   let stderr = '';
   const io: CliIo = {
     stdout: () => {},
@@ -69,7 +69,7 @@ async function run(prompt: string) {
     coreOptions: { retry: fastRetry },
   };
   const target = `${sshd.username}@127.0.0.1:${sshd.port}:${path}`;
-  const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'yolo', '--remote', target, prompt], io);
+  const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'yolo', '--remote', target, ...extra, prompt], io);
   return { code, stderr };
 }
 
@@ -97,6 +97,27 @@ describe('deft run --remote: project MCP servers', () => {
     expect(last.tools!.some((t) => t.function.name.startsWith('mcp__near__'))).toBe(false);
     expect((await readFile(join(there, 'mcp-ns.txt'), 'utf8')).trim()).not.toBe(hereNs);
     expect(existsSync(join(path, 'mcp-ns.txt'))).toBe(false);
+    expect(existsSync(join(marks, 'local-server'))).toBe(false);
+  });
+
+  it('--mcp-config servers run on this machine; --mcp-server allows the remote folder’s for the run', { timeout: 60_000 }, async () => {
+    const id = `ssh://${sshd.username}@127.0.0.1:${sshd.port}${path}`;
+    await writeFile(join(home, 'trust.json'), JSON.stringify({ folders: { [id]: { trusted: true } } }));
+    await writeFile(join(home, 'settings.json'), '{}');
+    const config = join(cwd, 'mine.json');
+    // It reads this machine's folder at `path` (whose .mcp.json names `near`), which the remote machine shows as `there`.
+    const mine = `cat '${join(path, '.mcp.json')}' > '${join(marks, 'mine-sees.txt')}'; exec '${process.execPath}' '${TEST_SERVER}'`;
+    await writeFile(config, JSON.stringify({ mcpServers: { mine: { command: 'sh', args: ['-c', mine] } } }));
+    server.enqueue(toolStep(callChunk('mcp__mine__echo', { text: 'here' }), callChunk('mcp__far__echo', { text: 'there' })), textReply('Done.'));
+    const result = await run('go', ['--mcp-config', config, '--mcp-server', 'far']);
+    expect(result.code).toBe(0);
+    const tools = server.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .map((m) => m.content);
+    expect(tools).toEqual(['echo: here', 'echo: there']);
+    expect(await readFile(join(marks, 'mine-sees.txt'), 'utf8')).toContain('"near"');
+    expect((await readFile(join(there, 'mcp-ns.txt'), 'utf8')).trim()).not.toBe(hereNs);
     expect(existsSync(join(marks, 'local-server'))).toBe(false);
   });
 });

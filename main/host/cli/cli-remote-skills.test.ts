@@ -59,7 +59,7 @@ beforeEach(async () => {
   await skill(join(home, 'skills'), 'user-own', 'USER-SKILL-BODY');
 });
 
-async function run(prompt: string) {
+async function run(prompt: string, extra: string[] = []) {
   let stderr = '';
   const io: CliIo = {
     stdout: () => {},
@@ -69,7 +69,7 @@ async function run(prompt: string) {
     coreOptions: { retry: fastRetry },
   };
   const target = `${sshd.username}@127.0.0.1:${sshd.port}:${path}`;
-  const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'yolo', '--remote', target, prompt], io);
+  const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'yolo', '--remote', target, ...extra, prompt], io);
   const requests = server.requests.map((r) => JSON.stringify(r.body));
   const toolResults = server.requests
     .at(-1)!
@@ -106,5 +106,17 @@ describe('deft run --remote: skills', () => {
     expect(result.code).toBe(0);
     expect(result.requests.at(-1)).toContain('not run: this folder is not trusted');
     expect(existsSync(join(there, 'ran.txt'))).toBe(false);
+  });
+
+  it('--skills-dir names a folder on this machine: its skills replace the remote folder’s and the user’s', { timeout: 90_000 }, async () => {
+    const mine = await tempDir('deft-remote-skills-dir-');
+    await skill(mine, 'from-dir', 'DIR-SKILL-BODY');
+    server.enqueue(toolStep(callChunk('Skill', { skill: 'from-dir' })), textReply('Done.'));
+    const result = await run('use it', ['--skills-dir', mine]);
+    expect(result.code).toBe(0);
+    const first = result.requests.at(-2)!;
+    expect(first).toContain('from-dir');
+    for (const other of ['remote-greet', 'user-own', 'local-impostor']) expect(first).not.toContain(other);
+    expect(result.requests.at(-1)).toContain('DIR-SKILL-BODY');
   });
 });

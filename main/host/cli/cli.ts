@@ -172,8 +172,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const ran = await findSessionWorkspace(io.coreOptions?.home ?? deftHome(io.env), (values.session ?? values.fork)!);
       if (ran && isRemoteFolderId(ran)) remoteSpec = parseRemoteSpec(ran);
     }
-    if (remoteSpec && (skillsDirs.length || mcpConfigs.length || values['mcp-server']?.length))
-      throw new UsageError('--skills-dir, --mcp-config and --mcp-server are not available on a remote folder yet');
+    // With --remote, --skills-dir and --mcp-config name this machine's folders and files (the user's own, read and run
+    // here, as ~/.deft's); --mcp-server names a server of the remote folder's .mcp.json, which starts there.
 
     let schema: AnswerSchema | undefined;
     if (values['json-schema'] !== undefined) {

@@ -48,7 +48,9 @@ Options:
                              pattern) is not even offered to the model. The json result lists refused calls
                              as permission_denials
   --skills-dir <dir>         load skills only from this folder (repeatable), instead of the workspace and user skill folders
-  --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable)
+                             (a folder on this machine, also with --remote)
+  --mcp-config <file>        add the MCP servers of this file ({"mcpServers": {...}}; repeatable); they run on this
+                             machine, also with --remote
   --mcp-server <name>        start this server of the folder's .mcp.json or .deft/mcp.json for this run
                              (repeatable; the folder must be trusted). Without it, a workspace server starts
                              only once approved: deft mcp approve NAME, or in the Deft window
