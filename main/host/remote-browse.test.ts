@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
@@ -152,5 +153,37 @@ describe('Open remote folder…', () => {
       }),
     );
     expect(await readRecentRemotes(deftHome)).toEqual([{ host: 'box', path: '/srv/app', label: 'box:/srv/app' }]);
+  });
+
+  it('stops a connect that hangs (a server that never answers), and a stop after it ended does nothing', { timeout: 30_000 }, async () => {
+    // A port that takes the TCP connection and never says a word: ssh2 would wait out its 20 s handshake timeout.
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    await appendFile(join(userHome, '.ssh', 'config'), `\nHost slow\n  HostName 127.0.0.1\n  Port ${port}\n  User me\n  IdentityFile ~/deft_key\n`);
+    try {
+      const b = browser();
+      const attempt = 'ra-00000000000000f1';
+      const started = Date.now();
+      const connecting = b.connectRemoteHost({ host: 'slow', attempt });
+      const failed = connecting.then(
+        () => null,
+        (error: Error) => error,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await b.cancelRemoteConnect({ attempt });
+      const error = await failed;
+      expect(error?.message).toBe(`Connecting to me@127.0.0.1:${port} was stopped.`);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // The attempt is forgotten: stopping it again is nothing, and its id can be used again.
+      await b.cancelRemoteConnect({ attempt });
+      await writeFile(join(userHome, '.ssh', 'known_hosts'), `[127.0.0.1]:${sshd.port} ${sshd.hostKeyLine}\n`);
+      expect((await b.connectRemoteHost({ host: 'box', attempt })).status).toBe('connected');
+      await b.closeAll();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 });

@@ -47,6 +47,8 @@ function failure(error: unknown): CommandError {
 export function remoteBrowser(options: RemoteBrowserOptions): RemoteBrowser & { closeAll(): Promise<void> } {
   const userHome = options.env.HOME || homedir();
   const connections = new Map<string, { remote: RemoteHost; hostText: string; timer: ReturnType<typeof setTimeout> }>();
+  /** Connects under way that the window named, to stop them. */
+  const attempts = new Map<string, AbortController>();
   const drop = async (id: string) => {
     const entry = connections.get(id);
     if (!entry) return;
@@ -74,7 +76,7 @@ export function remoteBrowser(options: RemoteBrowserOptions): RemoteBrowser & { 
       recent: await readRecentRemotes(options.home),
     }),
 
-    connectRemoteHost: async ({ host, hostKeys = [], passphrases = {} }): Promise<RemoteConnectResult> => {
+    connectRemoteHost: async ({ host, attempt, hostKeys = [], passphrases = {} }): Promise<RemoteConnectResult> => {
       let spec;
       try {
         spec = parseRemoteSpec(`${host}:/`);
@@ -93,8 +95,14 @@ export function remoteBrowser(options: RemoteBrowserOptions): RemoteBrowser & { 
         return false;
       };
       let remote: RemoteHost;
+      const stopper = new AbortController();
+      if (attempt) {
+        if (attempts.has(attempt)) throw new CommandError('invalid_request', 'That connect attempt is already under way.');
+        attempts.set(attempt, stopper);
+      }
       try {
         remote = await connectRemoteHost(spec, {
+          signal: stopper.signal,
           userHome,
           localUser: localUserName(options.env),
           ...(options.env.SSH_AUTH_SOCK ? { agentSocket: options.env.SSH_AUTH_SOCK } : {}),
@@ -110,6 +118,8 @@ export function remoteBrowser(options: RemoteBrowserOptions): RemoteBrowser & { 
         const key = locked as { file: string; wrong: boolean } | null;
         if (key && code === 'EACCES') return { status: 'passphrase', key: key.file, wrong: key.wrong };
         throw failure(error);
+      } finally {
+        if (attempt) attempts.delete(attempt);
       }
       while (connections.size >= MAX_CONNECTIONS) await drop(connections.keys().next().value!);
       const id = `rc-${randomBytes(8).toString('hex')}`;
@@ -166,7 +176,13 @@ export function remoteBrowser(options: RemoteBrowserOptions): RemoteBrowser & { 
       return {};
     },
 
+    cancelRemoteConnect: async ({ attempt }) => {
+      attempts.get(attempt)?.abort();
+      return {};
+    },
+
     closeAll: async () => {
+      for (const stopper of attempts.values()) stopper.abort();
       await Promise.all([...connections.keys()].map(drop));
     },
   };

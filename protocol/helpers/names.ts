@@ -137,6 +137,7 @@ export const commandNames = [
   'listRemoteFolder',
   'openRemoteWorkspace',
   'closeRemoteHost',
+  'cancelRemoteConnect',
 ] as const;
 
 /** Every event type, session and app events alike. */

@@ -45,9 +45,13 @@ export type RecentRemoteFolder = z.infer<typeof RecentRemoteFolder>;
 const CONNECTION_ID = /^rc-[0-9a-f]{16}$/;
 export const RemoteConnectionRef = z.object({ connection: z.string().regex(CONNECTION_ID) }).strict();
 
+/** The window's name for one connect attempt, so that it can stop it while it is under way. */
+export const RemoteAttemptId = z.string().regex(/^ra-[0-9a-f]{16}$/);
+
 export const RemoteConnectInput = z
   .object({
     host: RemoteHostText,
+    attempt: RemoteAttemptId.optional(),
     /** Host keys the user accepted in the dialog (the fingerprint they saw; `remember` adds it to ~/.ssh/known_hosts). */
     hostKeys: z
       .array(z.object({ host: z.string().max(300), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/), remember: z.boolean() }).strict())
@@ -92,4 +96,6 @@ export const remoteCommands = {
   openRemoteWorkspace: { input: RemoteConnectionRef.extend({ path: RemotePath }).strict(), output: z.object({ opened: z.enum(['here', 'window']) }) },
   /** Close a browsing connection (the dialog closed). */
   closeRemoteHost: { input: RemoteConnectionRef, output: z.object({}) },
+  /** Stop a connect still under way (its `attempt`); nothing when it has ended. */
+  cancelRemoteConnect: { input: z.object({ attempt: RemoteAttemptId }).strict(), output: z.object({}) },
 };

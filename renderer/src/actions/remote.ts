@@ -23,6 +23,17 @@ export async function openRemoteWorkspace(connection: string, path: string): Pro
   return done;
 }
 
+/** A fresh name for one connect attempt (to stop it with `cancelRemoteConnect`). */
+export function newAttemptId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return `ra-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Stop a connect still under way; it then fails, which the dialog expects. */
+export function cancelRemoteConnect(attempt: string): void {
+  void deft.cancelRemoteConnect({ attempt }).catch(() => {});
+}
+
 export function closeRemoteHost(connection: string): void {
   void deft.closeRemoteHost({ connection }).catch(() => {});
 }

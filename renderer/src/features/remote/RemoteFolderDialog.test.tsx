@@ -9,6 +9,7 @@ import { RemoteFolderDialog } from './RemoteFolderDialog';
 // never a local one), and what the host's answers show.
 
 const PRINT = `SHA256:${'k'.repeat(43)}`;
+const ATTEMPT = expect.stringMatching(/^ra-[0-9a-f]{16}$/);
 const listing = (path: string, folders: string[]) => ({ path, parent: path === '/' ? null : '/', folders, files: 1, more: false });
 
 afterEach(() => {
@@ -35,8 +36,8 @@ describe('Open remote folder…', () => {
     await userEvent.click(within(key).getByRole('button', { name: 'Accept once' }));
     const folders = await screen.findByRole('list', { name: 'Folders in /home/me' });
     expect(core.inputsOf('connectRemoteHost')).toEqual([
-      { host: 'devbox', hostKeys: [], passphrases: {} },
-      { host: 'devbox', hostKeys: [{ host: 'me@10.0.0.5', fingerprint: PRINT, remember: false }], passphrases: {} },
+      { host: 'devbox', attempt: ATTEMPT, hostKeys: [], passphrases: {} },
+      { host: 'devbox', attempt: ATTEMPT, hostKeys: [{ host: 'me@10.0.0.5', fingerprint: PRINT, remember: false }], passphrases: {} },
     ]);
     await userEvent.click(within(folders).getByRole('button', { name: 'app' }));
     await screen.findByRole('list', { name: 'Folders in /home/me/app' });
@@ -54,7 +55,7 @@ describe('Open remote folder…', () => {
     const field = await screen.findByLabelText(/Passphrase for/);
     expect(field).toBe(document.activeElement);
     await userEvent.type(field, 'open sesame{Enter}');
-    expect(core.inputsOf('connectRemoteHost').at(-1)).toEqual({ host: 'me@h:2222', hostKeys: [], passphrases: { '/k/id': 'open sesame' } });
+    expect(core.inputsOf('connectRemoteHost').at(-1)).toEqual({ host: 'me@h:2222', attempt: ATTEMPT, hostKeys: [], passphrases: { '/k/id': 'open sesame' } });
     await userEvent.click(await screen.findByRole('button', { name: 'Reject' }));
     expect((await screen.findByRole('alert')).textContent).toContain('the host key of me@h:2222 was not accepted');
     expect(core.inputsOf('listRemoteFolder')).toEqual([]);
@@ -69,5 +70,28 @@ describe('Open remote folder…', () => {
     await userEvent.type(screen.getByRole('textbox', { name: 'Host' }), 'me@nowhere{Enter}');
     expect((await screen.findByRole('alert')).textContent).toContain('ENOTFOUND');
     expect(screen.getByRole('textbox', { name: 'Host' })).toBeTruthy();
+  });
+
+  it('a slow connect can be stopped: the host is told which attempt, and the dialog is back at the host', async () => {
+    core.reply('listRemoteHosts', () => ({ hosts: [{ alias: 'slowbox', detail: 'me@10.0.0.9' }], recent: [] }));
+    let answer: (value: unknown) => void = () => {};
+    core.reply('connectRemoteHost', () => new Promise((resolve) => (answer = resolve)));
+    core.reply('cancelRemoteConnect', () => {
+      answer({ status: 'connected', connection: 'rc-00000000000000aa', label: 'me@10.0.0.9', home: '/home/me', notes: [] });
+      return {};
+    });
+    core.reply('closeRemoteHost', () => ({}));
+    render(<RemoteFolderDialog />);
+    await userEvent.click(await screen.findByRole('button', { name: /slowbox/ }));
+    expect((await screen.findByRole('status')).textContent).toBe('Connecting to slowbox…');
+    await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(await screen.findByText('Stopped connecting to slowbox.')).toBeTruthy();
+    const attempt = core.inputsOf('connectRemoteHost')[0] as { attempt: string };
+    expect(core.inputsOf('cancelRemoteConnect')).toEqual([{ attempt: attempt.attempt }]);
+    // A connection that came up anyway is closed, and nothing is browsed.
+    expect(core.inputsOf('closeRemoteHost')).toEqual([{ connection: 'rc-00000000000000aa' }]);
+    expect(core.inputsOf('listRemoteFolder')).toEqual([]);
+    expect(screen.getByRole('textbox', { name: 'Host' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Stop' })).toBeNull();
   });
 });

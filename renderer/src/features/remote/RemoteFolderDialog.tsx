@@ -1,7 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RecentRemoteFolder, RemoteConnectInput, RemoteHostEntry, RemoteListing } from '#protocol';
 import { Dialog } from '../../components/Dialog';
-import { closeRemoteHost, connectRemoteHost, listRemoteFolder, listRemoteHosts, openRemoteWorkspace } from '../../actions/remote';
+import {
+  cancelRemoteConnect,
+  closeRemoteHost,
+  connectRemoteHost,
+  listRemoteFolder,
+  listRemoteHosts,
+  newAttemptId,
+  openRemoteWorkspace,
+} from '../../actions/remote';
 import { useRemoteDialog } from '../../stores/remote';
 import { BrowseStep, HostKeyStep, HostStep, PassphraseStep } from './RemoteSteps';
 import './remote.css';
@@ -36,6 +44,9 @@ export function RemoteFolderDialog() {
   const kept = useRef<string | null>(null);
   kept.current = connection?.id ?? null;
   const closed = useRef(false);
+  /** The connect under way (its attempt id), and whether the user stopped it. */
+  const pending = useRef<{ id: string; stopped: boolean } | null>(null);
+  const [connecting, setConnecting] = useState(false);
 
   useEffect(() => {
     void listRemoteHosts().then((r) => (r.ok ? setHosts(r.value) : setError(r.error)));
@@ -43,6 +54,7 @@ export function RemoteFolderDialog() {
     return () => {
       closed.current = true;
       if (kept.current) closeRemoteHost(kept.current);
+      if (pending.current) cancelRemoteConnect(pending.current.id);
     };
   }, []);
 
@@ -58,10 +70,26 @@ export function RemoteFolderDialog() {
 
   const connect = async () => {
     const a = attempt.current;
+    const mine = { id: newAttemptId(), stopped: false };
+    pending.current = mine;
     setBusy(true);
+    setConnecting(true);
     setError(null);
-    const result = await connectRemoteHost({ host: a.host, hostKeys: a.hostKeys, passphrases: a.passphrases });
+    setNotice(null);
+    const result = await connectRemoteHost({ host: a.host, attempt: mine.id, hostKeys: a.hostKeys, passphrases: a.passphrases });
+    if (pending.current === mine) pending.current = null;
     setBusy(false);
+    setConnecting(false);
+    if (mine.stopped) {
+      // Stopped by the user: a connection that still came up is nobody's.
+      if (result.ok && result.value.status === 'connected') closeRemoteHost(result.value.connection);
+      if (!closed.current) {
+        setStep({ kind: 'host' });
+        setNotice(`Stopped connecting to ${a.host}.`);
+        requestAnimationFrame(() => document.getElementById('remote-host-input')?.focus());
+      }
+      return;
+    }
     if (!result.ok) {
       setStep({ kind: 'host' });
       setError(result.error);
@@ -86,6 +114,13 @@ export function RemoteFolderDialog() {
         setError(`${a.path} could not be listed on ${r.label}; showing the home folder instead.`);
       }
     }
+  };
+
+  const stop = () => {
+    const now = pending.current;
+    if (!now) return;
+    now.stopped = true;
+    cancelRemoteConnect(now.id);
   };
 
   const start = (host: string, path?: string) => {
@@ -178,9 +213,16 @@ export function RemoteFolderDialog() {
         <BrowseStep label={connection.label} listing={step.listing} busy={busy} onGo={(path) => void browse(connection.id, path)} />
       ) : null}
       {busy ? (
-        <p className="remote-hint remote-busy" role="status">
-          {step.kind === 'browse' ? 'Working…' : 'Connecting…'}
-        </p>
+        <div className="remote-busy-row">
+          <p className="remote-hint remote-busy" role="status">
+            {connecting ? `Connecting to ${attempt.current.host}…` : 'Working…'}
+          </p>
+          {connecting ? (
+            <button type="button" className="button button-small" onClick={stop}>
+              Stop
+            </button>
+          ) : null}
+        </div>
       ) : null}
     </Dialog>
   );

@@ -30,6 +30,12 @@ export interface SshTarget {
   /** Hosts to go through first (ProxyJump), nearest first: each is reached through the one before it. */
   jumps?: readonly SshTarget[];
   readyTimeoutMs?: number;
+  /** Stops connecting (the user cancelled a slow connect): the attempt ends with ECANCELED. */
+  signal?: AbortSignal;
+}
+
+function cancelled(label: string): EnvironmentError {
+  return new EnvironmentError('ECANCELED', `Connecting to ${label} was stopped.`);
 }
 
 /** `user@host`, with `:port` when not 22. */
@@ -56,8 +62,17 @@ function connectOne(target: SshTarget, sock?: Duplex): Promise<Client> {
   const label = targetLabel(target);
   const client = new Client();
   let refusal: string | null = null;
+  const signal = target.signal;
   return new Promise<Client>((resolve, reject) => {
+    if (signal?.aborted) return reject(cancelled(label));
+    const stop = () => {
+      reject(cancelled(label));
+      client.end();
+      client.destroy();
+    };
+    signal?.addEventListener('abort', stop, { once: true });
     client.once('ready', () => {
+      signal?.removeEventListener('abort', stop);
       // Small requests answered one at a time (a stat, a readdir page): without TCP_NODELAY each waits out Nagle's
       // algorithm against the server's delayed ACK, about 40 ms per round trip.
       client.setNoDelay(true);
@@ -78,6 +93,7 @@ function connectOne(target: SshTarget, sock?: Duplex): Promise<Client> {
                 : 'no key and no SSH agent'
             })`
           : '';
+      signal?.removeEventListener('abort', stop);
       reject(new EnvironmentError(code, refusal ?? `Could not connect to ${label}: ${error.message}${auth}`));
     });
     client.connect({
@@ -125,8 +141,9 @@ export async function dial(target: SshTarget): Promise<{ client: Client; chain: 
     let previous: Client | null = null;
     let previousLabel = '';
     for (const hop of [...(target.jumps ?? []), target]) {
+      if (target.signal?.aborted) throw cancelled(targetLabel(target));
       const sock: Duplex | undefined = previous ? await forward(previous, hop.host, hop.port, previousLabel) : undefined;
-      previous = await connectOne(hop, sock);
+      previous = await connectOne(target.signal ? { ...hop, signal: target.signal } : hop, sock);
       previousLabel = targetLabel(hop);
       chain.push(previous);
     }

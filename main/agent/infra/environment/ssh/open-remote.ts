@@ -15,6 +15,8 @@ export interface OpenRemoteOptions extends HostConfigOptions {
   passphrases?: Readonly<Record<string, string>>;
   /** Hears each key file skipped for want of its passphrase (or for a wrong one: `wrong`). */
   onLockedKey?: (file: string, wrong: boolean) => void;
+  /** Stops a connect still under way (the window's Stop): it fails with ECANCELED. */
+  signal?: AbortSignal;
 }
 
 /** A folder on another machine, open: its environment, its real path there, and the key it is kept under here. */
@@ -111,7 +113,7 @@ export async function connectRemoteHost(spec: { host: string; user?: string; por
       `No way to log in to ${target.username}@${target.host}: no SSH agent (SSH_AUTH_SOCK) and no readable key without a passphrase (${notes.length ? notes.join(' ') : 'none of ~/.ssh/id_ed25519, id_ecdsa, id_rsa exists, and ~/.ssh/config names no IdentityFile'}).`,
     );
   }
-  const environment = await SshEnvironment.connect(target, undefined, options.reconnect);
+  const environment = await SshEnvironment.connect(options.signal ? { ...target, signal: options.signal } : target, undefined, options.reconnect);
   return { environment, host: spec.host, username: target.username, port: target.port, notes };
 }
 

@@ -100,8 +100,14 @@ export class SshEnvironment implements Environment {
       ? { ...target, acceptUnknownHost: async (h, print, line) => ((await ask(h, print, line)) ? ((accepted = print), true) : false) }
       : target;
     const link = await openLink(first, label);
-    const again: SshTarget = { ...target, acceptUnknownHost: async (_h, print) => accepted !== null && print === accepted };
+    // Reconnects are not the first attempt's to stop.
+    const { signal, ...rest } = target;
+    const again: SshTarget = { ...rest, acceptUnknownHost: async (_h, print) => accepted !== null && print === accepted };
     const probe = await runRemote(link.client, 'printf "%s\\n" "$HOME"; command -v bash || echo /bin/sh; command -v rg || echo');
+    if (signal?.aborted) {
+      for (const c of [...link.chain].reverse()) c.end();
+      throw new EnvironmentError('ECANCELED', `Connecting to ${label} was stopped.`);
+    }
     const [home = '/', shell = '/bin/sh', rg = ''] = probe.stdout.split('\n');
     return new SshEnvironment(link, again, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home, policy);
   }
