@@ -62,6 +62,11 @@ test('open a remote folder through the dialog, accept its host key, and edit a f
   // The page reloads onto the remote workspace: its name, the connection mark and the host's chip.
   await expect(page.getByRole('navigation', { name: 'Sessions' }).getByRole('img', { name: 'Remote folder, over SSH' })).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole('status', { name: new RegExp(`${sshd.username}@127.0.0.1:${sshd.port}: Connected`) })).toBeVisible();
+  // The sidebar remembers it, marked as the folder open now.
+  const remembered = page.getByRole('region', { name: 'Remote folders' }).getByRole('button', { name: `buildbox: ${basename(remoteDir)}` });
+  await expect(remembered).toHaveAttribute('aria-current', 'true');
+  // Worktrees are not offered on a remote folder: that is no error for the window to show.
+  await expect(page.getByText(/listWorktrees/)).toHaveCount(0);
   // Only "once": nothing was written to known_hosts.
   expect(await readFile(join(sshHome, '.ssh', 'known_hosts'), 'utf8').catch(() => '')).toBe('');
 

@@ -1,3 +1,4 @@
+import { DeftError } from '#protocol/helpers/bridge';
 import type { WorktreeApplyOutcome, WorktreeMergeOutcome } from '#protocol';
 import { deft } from '../bridge';
 import { useWorktrees } from '../stores/worktrees';
@@ -6,9 +7,19 @@ import { type Outcome, outcome } from './outcome';
 
 // The window's side of Deft's git worktrees (issue 30). The core resolves every path: the window sends names only.
 
-/** List the repository's worktrees again (quietly: outside a repository the list is empty and says why). */
+/**
+ * List the repository's worktrees again (quietly: outside a repository the list is empty and says why; where the core
+ * has no worktrees at all — a remote folder — there is simply no repository to offer them in).
+ */
 export function refreshWorktrees(): Promise<void> {
-  return attempt(async () => useWorktrees.getState().setList(await deft.listWorktrees({})));
+  return attempt(async () => {
+    try {
+      useWorktrees.getState().setList(await deft.listWorktrees({}));
+    } catch (error) {
+      if (DeftError.from(error).code !== 'unsupported') throw error;
+      useWorktrees.getState().setList({ repoRoot: null, reason: DeftError.from(error).detail, worktrees: [] });
+    }
+  });
 }
 
 /** A new worktree on `deft/<name>` from HEAD or `base`, then opened in a window of its own where the host can. */

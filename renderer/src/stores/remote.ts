@@ -1,7 +1,14 @@
 import { create } from 'zustand';
 
-/** Whether *Open remote folder…* is open. */
-export const useRemoteDialog = create<{ open: boolean; show(open: boolean): void }>()((set) => ({
+/** A remote folder to connect to as soon as the dialog opens (a sidebar row). */
+export interface RemoteStart {
+  host: string;
+  path: string;
+}
+
+/** Whether *Open remote folder…* is open, and the folder it should connect to right away, if any. */
+export const useRemoteDialog = create<{ open: boolean; start: RemoteStart | null; show(open: boolean, start?: RemoteStart): void }>()((set) => ({
   open: false,
-  show: (open) => set({ open }),
+  start: null,
+  show: (open, start) => set({ open, start: open ? (start ?? null) : null }),
 }));

@@ -44,18 +44,26 @@ export function RemoteFolderDialog() {
   const kept = useRef<string | null>(null);
   kept.current = connection?.id ?? null;
   const closed = useRef(false);
-  /** The connect under way (its attempt id), and whether the user stopped it. */
-  const pending = useRef<{ id: string; stopped: boolean } | null>(null);
+  /** The connect under way (its attempt id), and whether the user stopped it or the dialog went away meanwhile. */
+  const pending = useRef<{ id: string; stopped: boolean; abandoned: boolean } | null>(null);
   const [connecting, setConnecting] = useState(false);
 
   useEffect(() => {
+    closed.current = false;
     void listRemoteHosts().then((r) => (r.ok ? setHosts(r.value) : setError(r.error)));
+    // Opened from a sidebar row: connect to that folder's host and go to the folder.
+    const first = useRemoteDialog.getState().start;
+    if (first) start(first.host, first.path);
     // A connection the dialog did not turn into the workspace is closed with it.
     return () => {
       closed.current = true;
       if (kept.current) closeRemoteHost(kept.current);
-      if (pending.current) cancelRemoteConnect(pending.current.id);
+      if (pending.current) {
+        pending.current.abandoned = true;
+        cancelRemoteConnect(pending.current.id);
+      }
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on opening only
   }, []);
 
   const browse = async (id: string, path: string): Promise<boolean> => {
@@ -70,7 +78,7 @@ export function RemoteFolderDialog() {
 
   const connect = async () => {
     const a = attempt.current;
-    const mine = { id: newAttemptId(), stopped: false };
+    const mine = { id: newAttemptId(), stopped: false, abandoned: false };
     pending.current = mine;
     setBusy(true);
     setConnecting(true);
@@ -80,10 +88,10 @@ export function RemoteFolderDialog() {
     if (pending.current === mine) pending.current = null;
     setBusy(false);
     setConnecting(false);
-    if (mine.stopped) {
-      // Stopped by the user: a connection that still came up is nobody's.
+    if (mine.stopped || mine.abandoned) {
+      // Stopped by the user, or the dialog went away: a connection that still came up is nobody's.
       if (result.ok && result.value.status === 'connected') closeRemoteHost(result.value.connection);
-      if (!closed.current) {
+      if (!mine.abandoned) {
         setStep({ kind: 'host' });
         setNotice(`Stopped connecting to ${a.host}.`);
         requestAnimationFrame(() => document.getElementById('remote-host-input')?.focus());

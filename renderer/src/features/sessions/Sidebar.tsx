@@ -6,6 +6,7 @@ import { useSessions } from '../../stores/sessions';
 import { useSettings } from '../../stores/settings';
 import { useUi } from '../../stores/ui';
 import { useRemoteDialog } from '../../stores/remote';
+import { SidebarRemotes } from '../remote/SidebarRemotes';
 import { useSkills } from '../../stores/skills';
 import { useWorktrees } from '../../stores/worktrees';
 import { WorktreeNotice, WorktreeSessions, useWorktreeRefresh } from '../worktrees/SidebarWorktrees';
@@ -70,6 +71,7 @@ export function Sidebar() {
             <Icon name="server" /> Open remote folder…
           </button>
         ) : null}
+        {workspace?.host === 'electron' || workspace?.host === 'web' ? <SidebarRemotes /> : null}
         <div className="new-session-row">
           <button type="button" className="button button-new" onClick={() => void newSession()} title="New session (Ctrl+N)">
             <Icon name="plus" /> New session

@@ -2,7 +2,10 @@ import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorktreeInfo } from '#protocol';
+import { DeftError } from '#protocol/helpers/bridge';
 import { deleteSession } from '../../actions/sessions';
+import { refreshWorktrees } from '../../actions/worktrees';
+import { useUi } from '../../stores/ui';
 import { core } from '../../testing/core';
 import { useWorktrees } from '../../stores/worktrees';
 import { NewWorktreeDialog } from './NewWorktreeDialog';
@@ -178,6 +181,23 @@ describe('the Worktrees view', () => {
     await userEvent.click(within(confirm).getByRole('button', { name: 'Discard worktree' }));
     expect(core.inputsOf('discardWorktree')).toEqual([{ name: 'login', deleteBranch: true }]);
     expect((await screen.findByRole('status')).textContent).toBe('Discarded deft/login and deleted its branch.');
+  });
+
+  it('a workspace without worktrees (a remote folder: the capability is not loaded) is no repository, not an error', async () => {
+    useUi.setState({ banner: null });
+    useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [] });
+    core.reply('listWorktrees', () => {
+      throw new DeftError('unsupported', 'listWorktrees is not available for this workspace (its capability is not loaded).');
+    });
+    await refreshWorktrees();
+    expect(useWorktrees.getState().repoRoot).toBeNull();
+    expect(useUi.getState().banner).toBeNull();
+    core.reply('listWorktrees', () => {
+      throw new DeftError('internal', 'git crashed');
+    });
+    await refreshWorktrees();
+    expect(useUi.getState().banner?.message).toBe('git crashed');
+    useUi.setState({ banner: null });
   });
 
   it('outside a repository says why', async () => {
