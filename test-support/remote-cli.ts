@@ -1,0 +1,125 @@
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { ripgrepPath } from '#infra/environment/local/ripgrep-binary';
+import { type CliIo, runCli } from '../main/host/cli/cli';
+import { fastRetry, tempDir } from './harness';
+import { MockModelServer } from './mock-model-server';
+import { type TestSshd, startSshd } from './sshd';
+
+/**
+ * `deft run --remote` against a real sshd and the mock model, for one test file. The sshd runs in a mount namespace of
+ * its own where `path` shows another folder, `there`: what happens on the remote machine happens in `there`, and
+ * this machine's folder at `path` must stay untouched. Each test gets a fresh Deft home, user home (with the
+ * server's key authorised and its host key known) and working folder.
+ */
+export interface RemoteCliRig {
+  readonly sshd: TestSshd;
+  readonly server: MockModelServer;
+  /** The remote machine's folder, as this machine sees it. */
+  readonly there: string;
+  /** The workspace's path (on the remote machine it shows `there`; here it is a folder of its own). */
+  readonly path: string;
+  readonly home: string;
+  readonly userHome: string;
+  readonly cwd: string;
+  /** `user@127.0.0.1:port:/path`, for --remote. */
+  target(folder?: string): string;
+  /** The key the remote folder is trusted and its sessions are kept under. */
+  remoteId(folder?: string): string;
+  /** Trust the remote folder (its host + path key) in this machine's trust store. */
+  trust(folder?: string): Promise<void>;
+  /** `deft ARGS…` as this machine's user would run it. */
+  cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** `deft run --base-url … --model m --permission-mode MODE --remote TARGET EXTRA… PROMPT`, with the tool results of the last request. */
+  run(prompt: string, options?: { extra?: readonly string[]; mode?: string }): Promise<{ code: number; stdout: string; stderr: string; toolResults: string[] }>;
+}
+
+export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?: boolean } = {}): RemoteCliRig {
+  const state = {} as { sshd: TestSshd; server: MockModelServer; there: string; path: string; home: string; userHome: string; cwd: string };
+  beforeAll(async () => {
+    let searchPath: string | undefined;
+    if (options.ripgrep) {
+      const bin = await tempDir(`${prefix}-bin-`);
+      await symlink(ripgrepPath(), join(bin, 'rg'));
+      searchPath = `${bin}:/usr/local/bin:/usr/bin:/bin`;
+    }
+    state.there = await tempDir(`${prefix}-there-`);
+    state.path = options.bind === false ? state.there : await tempDir(`${prefix}-path-`);
+    const started = await startSshd({
+      ...(searchPath ? { path: searchPath } : {}),
+      ...(options.bind === false ? {} : { binds: [{ from: state.there, to: state.path }] }),
+    });
+    if (!started) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
+    state.sshd = started;
+    state.server = new MockModelServer();
+    await state.server.start();
+  }, 30_000);
+  afterAll(async () => {
+    await state.server?.close();
+    await state.sshd?.stop();
+  });
+  beforeEach(async () => {
+    state.home = await tempDir(`${prefix}-home-`);
+    state.userHome = await tempDir(`${prefix}-user-`);
+    state.cwd = await tempDir(`${prefix}-cwd-`);
+    await mkdir(join(state.userHome, '.ssh'), { mode: 0o700 });
+    await writeFile(join(state.userHome, '.ssh', 'id_ed25519'), state.sshd.privateKey, { mode: 0o600 });
+    await writeFile(join(state.userHome, '.ssh', 'known_hosts'), await readFile(state.sshd.knownHosts));
+  });
+
+  const cli = async (args: readonly string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const io: CliIo = {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      env: { DEFT_HOME: state.home, HOME: state.userHome, USER: state.sshd.username },
+      cwd: state.cwd,
+      coreOptions: { retry: fastRetry },
+    };
+    const code = await runCli([...args], io);
+    return { code, stdout, stderr };
+  };
+  const target = (folder = state.path) => `${state.sshd.username}@127.0.0.1:${state.sshd.port}:${folder}`;
+  const remoteId = (folder = state.path) => `ssh://${state.sshd.username}@127.0.0.1:${state.sshd.port}${folder}`;
+
+  return {
+    get sshd() {
+      return state.sshd;
+    },
+    get server() {
+      return state.server;
+    },
+    get there() {
+      return state.there;
+    },
+    get path() {
+      return state.path;
+    },
+    get home() {
+      return state.home;
+    },
+    get userHome() {
+      return state.userHome;
+    },
+    get cwd() {
+      return state.cwd;
+    },
+    target,
+    remoteId,
+    trust: async (folder) => {
+      const file = join(state.home, 'trust.json');
+      const trust = JSON.parse(await readFile(file, 'utf8').catch(() => '{"folders":{}}')) as { folders: Record<string, unknown> };
+      trust.folders[remoteId(folder)] = { trusted: true };
+      await writeFile(file, JSON.stringify(trust));
+    },
+    cli,
+    run: async (prompt, { extra = [], mode = 'yolo' } = {}) => {
+      const args = ['run', '--base-url', state.server.baseUrl, '--model', 'm', '--permission-mode', mode, '--remote', target(), ...extra, prompt];
+      const result = await cli(args);
+      const last = state.server.requests.at(-1)?.body.messages ?? [];
+      return { ...result, toolResults: last.filter((m) => m.role === 'tool').map((m) => String(m.content)) };
+    },
+  };
+}
