@@ -62,7 +62,11 @@ export function createLspCapability(options: LspCapabilityOptions = {}): Capabil
     // What to install where, for a file no server serves because none was found on the remote machine.
     const missingFor = async (path: string): Promise<string | null> => {
       const language = languageOf(path);
-      if (!language || !missing.size || (await servers.specFor(path))) return null;
+      if (!language || !place.host) return null;
+      const s = await settings();
+      if (!s.enabled || !(await trust.get()).trusted) return null;
+      await allSpecs();
+      if (!missing.size || (await servers.specFor(path))) return null;
       return missing.get(languageFamily(language)) ?? null;
     };
     // The LSP tool: inline when a server for the workspace's languages may run (a trusted folder with a marker file of
@@ -79,8 +83,9 @@ export function createLspCapability(options: LspCapabilityOptions = {}): Capabil
     const refresh = async () => {
       const s = await settings();
       hasUserServers = userServers(s.servers, core.workspace, undefined, place.resolveUser).servers.length > 0;
-      // On a remote folder: look there (in the background) for its servers and marker files, for offering the tool.
-      if (place.host && s.enabled && trust.trustedNow()) void specs().catch(() => {});
+      // On a remote folder: look there for its servers and marker files (one exec and a batch of stats, cached), so
+      // the tool is offered as it would be locally from the first step.
+      if (place.host && s.enabled && (await trust.get()).trusted) await Promise.all([specs(), place.hasMarker('typescript')]).catch(() => {});
     };
 
     const workspaceClients = async () => {
