@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { sessionCodeChecks } from '../main/agent/capabilities/lsp/code-checks';
 import { sandboxedServerLauncher } from '../main/agent/capabilities/lsp/launch';
 import { DEFAULT_LSP_SETTINGS } from '../main/agent/capabilities/lsp/settings';
+import { readLocalSmallText } from '../main/agent/capabilities/lsp/where';
 import { builtinServers } from '../main/agent/infra/lsp/server-specs';
 import { LanguageServers } from '../main/agent/infra/lsp/servers';
 import { Sandbox } from '../main/agent/infra/sandbox/sandbox';
@@ -98,6 +99,7 @@ async function editTimes(): Promise<BenchResult[]> {
     servers,
     settings: async () => ({ ...DEFAULT_LSP_SETTINGS, diagnosticsWaitMs: 120_000 }),
     inject: () => {},
+    readSmallText: readLocalSmallText,
     takeNotices: () => [],
   });
   const signal = new AbortController().signal;

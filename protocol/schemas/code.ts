@@ -67,7 +67,9 @@ export const LspStatus = z.object({
   servers: z.array(LspServerState),
   /** Languages the user turned off. */
   disabledLanguages: z.array(z.string()),
-  /** Why a user-configured server cannot be used. */
+  /** Why a user-configured server cannot be used; on a remote folder, what to install there for a language without one. */
   problems: z.array(z.string()),
+  /** The remote machine the servers run on (`user@host`), for a folder opened over SSH; absent on this machine. */
+  host: z.string().optional(),
 });
 export type LspStatus = z.infer<typeof LspStatus>;

@@ -9,8 +9,7 @@ const MAX_CHECKED_BYTES = 2 * 1024 * 1024;
  * was created). The result is returned as is when no server checked the file in time.
  */
 export async function withCodeCheck(env: ToolEnv, ctx: ToolRunContext, path: string, before: string | null, result: ToolResult): Promise<ToolResult> {
-  // Language servers run on this machine: a remote workspace's files are not theirs to check.
-  if (!env.codeChecks || result.isError || env.environment.kind !== 'local') return result;
+  if (!env.codeChecks || result.isError) return result;
   try {
     const after = await env.environment.readText(path);
     if (after.length > MAX_CHECKED_BYTES || (before?.length ?? 0) > MAX_CHECKED_BYTES) return result;

@@ -1,4 +1,3 @@
-import { readFile, stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { CodeChecks, WriteCheck } from '#contract/code-checks';
 import type { Diagnostic } from 'vscode-languageserver-protocol/node';
@@ -6,15 +5,6 @@ import { describeIntroduced, introducedProblems, problemsOf } from '#infra/lsp/d
 import { languageFamily, languageOf } from '#infra/lsp/languages';
 import type { LanguageServers } from '#infra/lsp/servers';
 import type { LspSettings } from './settings';
-
-/** Files larger than this are not sent to a server when read. */
-const MAX_SYNC_BYTES = 2 * 1024 * 1024;
-
-async function readSmallText(path: string): Promise<string | null> {
-  const stats = await stat(path).catch(() => null);
-  if (!stats?.isFile() || stats.size > MAX_SYNC_BYTES) return null;
-  return readFile(path, 'utf8').catch(() => null);
-}
 
 /** How long a check may go on after the tool result went back without it (its answer then arrives as a late note). */
 const LATE_LIMIT_MS = 60_000;
@@ -27,6 +17,10 @@ export interface CodeCheckDeps {
   inject(text: string): void;
   /** Notices not yet told to this session's model (a server turned off after crashing). */
   takeNotices(): string[];
+  /** A file's text to open in its server (on the workspace's machine): null when missing, not a file, or too large. */
+  readSmallText(path: string): Promise<string | null>;
+  /** What to install where when no server for the file's language was found on the workspace's machine, else null. */
+  missingServer?(path: string): Promise<string | null>;
 }
 
 /** Whether the settings let a server check this file. */
@@ -84,12 +78,14 @@ export function sessionCodeChecks(deps: CodeCheckDeps): CodeChecks {
   };
 
   const noticeText = () => deps.takeNotices().join('\n');
+  // Said once per session and language: no server was found for it (on the remote machine), and what to install.
+  const toldMissing = new Set<string>();
 
   return {
     touched(path) {
       void inOrder(path, async () => {
         if (!servesFile(await deps.settings(), path)) return;
-        const text = await readSmallText(path);
+        const text = await deps.readSmallText(path);
         if (text === null) return;
         const got = await deps.servers.clientFor(path);
         if (got.client && got.client.textOf(path) !== text) await got.client.sync(path, text);
@@ -99,6 +95,12 @@ export function sessionCodeChecks(deps: CodeCheckDeps): CodeChecks {
     async afterWrite(path, before, after, signal): Promise<WriteCheck | null> {
       const settings = await deps.settings();
       if (!servesFile(settings, path) || signal.aborted) return null;
+      const absent = await deps.missingServer?.(path);
+      if (absent) {
+        if (toldMissing.has(absent)) return null;
+        toldMissing.add(absent);
+        return { diagnostics: { server: 'lsp', problems: [], more: 0 }, text: absent };
+      }
       const shown = displayPath(deps.workspace, path);
       const work = inOrder(path, () => check(path, before, after, settings.warnings)).catch(() => null);
       let timer: NodeJS.Timeout | undefined;

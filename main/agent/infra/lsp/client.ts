@@ -9,7 +9,7 @@ import {
   StreamMessageWriter,
   createProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
-import { type ServerLauncher, type ServerProcess, startServerProcess } from './process';
+import type { ServerExit, ServerProcess, ServerStarter } from './process';
 import type { ServerSpec } from './server-specs';
 import { languageOf } from './languages';
 
@@ -99,23 +99,23 @@ export class LanguageClient {
   private readonly stderr = new Tail();
   capabilities: InitializeResult['capabilities'] | null = null;
   /** Set once the process ended, for whatever reason. */
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null = null;
+  exit: Promise<ServerExit> | null = null;
   sandboxed = false;
 
   constructor(
     readonly spec: ServerSpec,
     private readonly workspace: string,
-    private readonly launch: ServerLauncher,
+    private readonly starter: ServerStarter,
   ) {}
 
   /** Start the process and initialize the server; rejects (with the server's stderr) when it cannot. */
   async start(timeoutMs = 60_000): Promise<void> {
-    const proc = await startServerProcess(this.spec, this.workspace, this.launch);
+    const proc = await this.starter(this.spec, this.workspace);
     this.process = proc;
     this.sandboxed = proc.sandboxed;
     this.exit = proc.exited;
-    proc.child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.stderr.push(chunk));
-    const connection = createProtocolConnection(new StreamMessageReader(proc.child.stdout), new StreamMessageWriter(proc.child.stdin));
+    proc.stderr.setEncoding('utf8').on('data', (chunk: string) => this.stderr.push(chunk));
+    const connection = createProtocolConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
     this.connection = connection;
     connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => this.onDiagnostics(params));
     connection.onRequest('workspace/configuration', (params: { items: Array<{ section?: string }> }) =>
@@ -134,9 +134,8 @@ export class LanguageClient {
     connection.listen();
     void proc.exited.then(() => this.dispose());
     const init = connection.sendRequest<InitializeResult>('initialize', {
-      // Servers exit when this process is gone — but inside the sandbox's process namespace Deft's pid names nothing
-      // (typescript-language-server would exit at once); there the sandbox ends the server with Deft instead.
-      processId: proc.sandboxed ? null : process.pid,
+      // Servers exit when this process is gone — where Deft's pid names something there (see ServerProcess.clientPid).
+      processId: proc.clientPid,
       clientInfo: { name: 'deft' },
       rootUri: fileUri(this.workspace),
       rootPath: this.workspace,
@@ -155,8 +154,7 @@ export class LanguageClient {
         workspace: { configuration: true, workspaceFolders: true, symbol: {} },
       },
     });
-    const exitError = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) =>
-      new Error(`${this.spec.id} exited while starting (${signal ?? `code ${code}`})${this.stderrText()}`);
+    const exitError = ({ code, signal }: ServerExit) => new Error(`${this.spec.id} exited while starting (${signal ?? `code ${code}`})${this.stderrText()}`);
     const ended = proc.exited.then((how) => {
       throw exitError(how);
     });
@@ -192,7 +190,7 @@ export class LanguageClient {
   }
 
   get pid(): number | undefined {
-    return this.process?.child.pid;
+    return this.process?.pid;
   }
 
   /** Whether the file is open in the server. */

@@ -70,7 +70,7 @@ export function findOnPath(program: string, workspace: string, path = process.en
   return null;
 }
 
-const TS_LANGUAGES = ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'];
+export const TS_LANGUAGES = ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'];
 
 /** The TypeScript server: the workspace's own `typescript` when it has one (folders are trusted before any server starts), else Deft's. */
 function typescriptServer(workspace: string): ServerSpec | null {
@@ -101,13 +101,16 @@ function pyrightServer(workspace: string): ServerSpec | null {
     languages: ['python'],
     argv: script ? [...node.argv, script, '--stdio'] : [onPath!, '--stdio'],
     env: script ? node.env : {},
-    settings: { python: { analysis: { autoSearchPaths: true, diagnosticMode: 'openFilesOnly', useLibraryCodeForTypes: true } } },
+    settings: PYRIGHT_SETTINGS,
     source: 'builtin',
   };
 }
 
+/** What pyright is told when it asks for its configuration. */
+export const PYRIGHT_SETTINGS = { python: { analysis: { autoSearchPaths: true, diagnosticMode: 'openFilesOnly', useLibraryCodeForTypes: true } } };
+
 /** Servers found on the user's PATH when installed. */
-const ON_PATH: ReadonlyArray<{ id: string; program: string; args: string[]; languages: string[] }> = [
+export const ON_PATH: ReadonlyArray<{ id: string; program: string; args: string[]; languages: string[] }> = [
   { id: 'gopls', program: 'gopls', args: [], languages: ['go'] },
   { id: 'rust-analyzer', program: 'rust-analyzer', args: [], languages: ['rust'] },
   { id: 'clangd', program: 'clangd', args: ['--background-index=false'], languages: ['c', 'cpp'] },
@@ -131,9 +134,15 @@ const strings = (value: unknown): string[] | null => (Array.isArray(value) && va
 
 /**
  * The user's servers (`lsp.servers` in Deft's own settings — never a workspace's): each one checked, with one readable
- * problem per entry that cannot be used.
+ * problem per entry that cannot be used. Programs are looked up on this machine's PATH, or by `resolve` (a remote
+ * workspace's servers run there as given: the PATH there finds them).
  */
-export function userServers(raw: unknown, workspace: string, path?: string): { servers: ServerSpec[]; problems: string[] } {
+export function userServers(
+  raw: unknown,
+  workspace: string,
+  path?: string,
+  resolve?: (program: string) => string | null,
+): { servers: ServerSpec[]; problems: string[] } {
   const servers: ServerSpec[] = [];
   const problems: string[] = [];
   if (raw === undefined) return { servers, problems };
@@ -161,7 +170,15 @@ export function userServers(raw: unknown, workspace: string, path?: string): { s
       continue;
     }
     const program = command[0];
-    const resolved = isAbsolute(program) ? (isExecutable(program) ? program : null) : program.includes('/') ? null : findOnPath(program, workspace, path);
+    const resolved = resolve
+      ? resolve(program)
+      : isAbsolute(program)
+        ? isExecutable(program)
+          ? program
+          : null
+        : program.includes('/')
+          ? null
+          : findOnPath(program, workspace, path);
     if (!resolved) {
       problems.push(`${where}: "${program}" was not found (give an absolute path, or a program on your PATH outside the workspace).`);
       continue;

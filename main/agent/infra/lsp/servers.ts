@@ -2,7 +2,7 @@ import picomatch from 'picomatch';
 import { relative, sep } from 'node:path';
 import type { LanguageClient } from './client';
 import { languageFamily, languageOf } from './languages';
-import type { ServerLauncher } from './process';
+import { type ServerLauncher, type ServerStarter, localServerStarter } from './process';
 import type { ServerSpec } from './server-specs';
 
 /** Where one server stands, for Settings → Code intelligence and the tool's errors. */
@@ -19,7 +19,10 @@ export interface ServerState {
 
 export interface LanguageServersOptions {
   workspace: string;
-  launch: ServerLauncher;
+  /** How a server's process starts (on this machine, or on the workspace's through its Environment)… */
+  start?: ServerStarter;
+  /** …or, for a server on this machine, how it is planned (wrapped in localServerStarter). */
+  launch?: ServerLauncher;
   /** The servers that may run now (read on every use: settings and trust may change). */
   specs(): Promise<ServerSpec[]>;
   /** A server unused this long is shut down (it starts again when next needed). */
@@ -56,7 +59,13 @@ export class LanguageServers {
   private readonly entries = new Map<string, Entry>();
   private closed = false;
 
-  constructor(private readonly options: LanguageServersOptions) {}
+  private readonly starter: ServerStarter;
+
+  constructor(private readonly options: LanguageServersOptions) {
+    const starter = options.start ?? (options.launch ? localServerStarter(options.launch) : null);
+    if (!starter) throw new Error('LanguageServers needs `start` or `launch`.');
+    this.starter = starter;
+  }
 
   /** The server spec that serves a file, or null. */
   async specFor(path: string): Promise<ServerSpec | null> {
@@ -164,7 +173,7 @@ export class LanguageServers {
   private async launch(entry: Entry): Promise<LanguageClient> {
     // The JSON-RPC packages load with the first server, not with every run.
     const { LanguageClient } = await import('./client');
-    const client = new LanguageClient(entry.spec, this.options.workspace, this.options.launch);
+    const client = new LanguageClient(entry.spec, this.options.workspace, this.starter);
     entry.stopping = false;
     this.options.onChange?.();
     try {

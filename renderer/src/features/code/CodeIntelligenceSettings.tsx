@@ -37,12 +37,15 @@ export function CodeIntelligenceSettings() {
         Language servers check every file the agent writes and answer its LSP tool. They start when the agent first reads or writes a file of their language,
         run in the sandbox, and stop when idle.
       </p>
+      {status.host ? (
+        <p className="form-note">This folder is on {status.host}: its language servers are found and run there, where Deft has no sandbox yet.</p>
+      ) : null}
       {!status.enabled ? <p className="form-note">Turned off by &quot;lsp.enabled&quot;: false in ~/.deft/settings.json.</p> : null}
       {!status.trusted ? (
         <p className="form-note">This folder is not trusted: no language server starts here (a server runs code the repository ships).</p>
       ) : null}
       {status.problems.length ? (
-        <ul className="hooks-problems" aria-label="Problems in language server settings">
+        <ul className="hooks-problems" aria-label="Problems with language servers">
           {status.problems.map((p) => (
             <li key={p}>{p}</li>
           ))}

@@ -153,7 +153,7 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
             }
             files.record(path.real, stats);
             // Its language server (if any) starts and opens it now, so a later edit is checked without a cold start.
-            if (env.environment.kind === 'local') env.codeChecks?.touched(path.real);
+            env.codeChecks?.touched(path.real);
             if (stats.size === 0) {
               return {
                 output: '',

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { DocumentSymbol, Hover, Location, LocationLink, SymbolInformation } from 'vscode-languageserver-protocol/node';
@@ -98,8 +97,6 @@ export function lspTool(deps: LspToolDeps): Tool<typeof input> {
     description,
     input,
     async resolveExecution(args, env) {
-      if (env.environment.kind !== 'local')
-        throw new ToolInputError('Language servers run only for a folder on this machine; this workspace is remote. Use Grep and Read.');
       const needsPosition = args.operation === 'definition' || args.operation === 'references' || args.operation === 'hover';
       if ((needsPosition || args.operation === 'document_symbols') && !args.path)
         throw new ToolInputError(`${args.operation} needs \`path\` (and a position: line + column, or symbol).`);
@@ -193,7 +190,8 @@ async function run(args: LspArgs, path: string | null, target: string, env: Tool
   const got = await deps.clientFor(file);
   if (!got.client) throw new ToolInputError(got.reason);
   const client = got.client;
-  const text = await readFile(file, 'utf8').catch(() => null);
+  // Read on the workspace's machine (a remote folder's file is there, at the same path the server knows it by).
+  const text = await env.environment.readText(file).catch(() => null);
   if (text === null) throw new ToolInputError(`${show(file)} could not be read.`);
   await client.sync(file, text);
   const uri = fileUri(file);
@@ -259,7 +257,7 @@ async function run(args: LspArgs, path: string | null, target: string, env: Tool
   const locations = asLocations(result).filter((l) => visible(l.uri));
   const texts = new Map<string, string[]>();
   const lineText = async (uri: string, line: number) => {
-    if (!texts.has(uri)) texts.set(uri, (await readFile(pathOf(uri), 'utf8').catch(() => '')).split('\n'));
+    if (!texts.has(uri)) texts.set(uri, (await env.environment.readText(pathOf(uri)).catch(() => '')).split('\n'));
     return texts.get(uri)![line]?.trim().slice(0, 160);
   };
   const found: CodeLocation[] = [];

@@ -1,0 +1,55 @@
+import type { Environment } from '#contract/environment';
+import type { ServerStarter } from './process';
+
+/**
+ * Runs before the server on the other machine: the login environment there minus Deft's own variables and anything
+ * named like a credential (the scrubbed environment, as for a server here), then becomes the server.
+ */
+const SCRUB = [
+  'for name in $(env | sed -n "s/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p"); do',
+  '  case "$name" in DEFT_*|*_API_KEY|*_AUTH_TOKEN|*_TOKEN|*_SECRET|*_SECRET_*|*PASSWORD*|SSH_AUTH_SOCK|GIT_CONFIG*|GIT_DIR|GIT_WORK_TREE) unset "$name";; esac',
+  'done',
+  'exec "$@"',
+].join('\n');
+
+/**
+ * Starts a language server on the workspace's machine through its Environment's exec (for a remote folder: an SSH exec
+ * channel), in the workspace there, its program looked up on the PATH there. There is no OS sandbox on that machine
+ * (docs/remote.md): the server runs as the remote user, only once the folder is trusted (the capability's rule).
+ * Stopping it ends its whole process tree there.
+ */
+export function environmentServerStarter(environment: Environment): ServerStarter {
+  return async (spec, cwd) => {
+    const [program, ...args] = spec.argv;
+    if (!program) throw new Error(`${spec.id} has no command.`);
+    const child = environment.exec({
+      file: 'sh',
+      args: ['-c', SCRUB, 'sh', program, ...args],
+      cwd,
+      env: { NO_COLOR: '1', ...spec.env },
+      stdin: 'pipe',
+    });
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on('error', () => {});
+    await child.started;
+    if (child.pid === undefined || !child.stdin) {
+      const exit = await child.exit;
+      throw new Error(`${spec.id} could not be started on ${environment.label}: ${exit.error?.message ?? 'no process'}`);
+    }
+    let killed = false;
+    return {
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      pid: child.pid,
+      sandboxed: false,
+      // Deft's pid names nothing on that machine.
+      clientPid: null,
+      exited: child.exit.then((exit) => ({ code: exit.code, signal: exit.signal })),
+      kill: (graceMs = 2_000) => {
+        if (killed) return;
+        killed = true;
+        void child.kill(graceMs).catch(() => {});
+      },
+    };
+  };
+}
