@@ -1,5 +1,4 @@
 import { homedir, userInfo } from 'node:os';
-import { checkpointsCapability } from '../agent/capabilities/checkpoints/capability';
 import { lspCapability } from '../agent/capabilities/lsp/capability';
 import { worktreesCapability } from '../agent/capabilities/worktrees/capability';
 import type { CapabilityFactory } from '#contract/capability';
@@ -12,13 +11,12 @@ import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
  */
 const LOCAL_ONLY: readonly CapabilityFactory[] = [
   lspCapability,
-  checkpointsCapability,
   // Its git commands run on this machine, in a folder of the same path.
   worktreesCapability,
 ];
 
 /** What a remote folder's session leaves out, for the one-line notice. */
-export const REMOTE_LEFT_OUT = 'language servers, checkpoints and worktrees';
+export const REMOTE_LEFT_OUT = 'language servers and worktrees';
 
 /** The capabilities a session on a remote folder gets: those that reach the workspace through its Environment. */
 export function remoteCapabilities(list: readonly CapabilityFactory[]): CapabilityFactory[] {
