@@ -172,7 +172,10 @@ export class WorkspaceCheckpoints {
     } catch (error) {
       this.state =
         error instanceof GitError && error.exitCode === NO_GIT_EXIT
-          ? { available: false, reason: `Checkpoints need git on ${environment.label}, and git was not found there. Install git on that machine and start the session again.` }
+          ? {
+              available: false,
+              reason: `Checkpoints need git on ${environment.label}, and git was not found there. Install git on that machine and start the session again.`,
+            }
           : { available: false, reason: `Checkpoints could not be set up on ${environment.label}: ${(error as Error).message}` };
       return null;
     }

@@ -12,7 +12,7 @@ export interface PlacesIo {
 }
 
 const localIo: PlacesIo = {
-  path: nodePath,
+  path: nodePath.sep === '/' ? nodePath.posix : nodePath.win32,
   lstat: (path) => lstat(path).catch(() => null),
   readText: (path) => readFile(path, 'utf8').catch(() => ''),
 };
@@ -39,13 +39,14 @@ export interface StorePlaces {
 }
 
 /** `<home>/checkpoints/<name>-<hash>.git`, one store per workspace. */
-export function storeDir(home: string, workspace: string, { basename, join }: PathClass = nodePath): string {
+export function storeDir(home: string, workspace: string, paths: PathClass = nodePath.posix.sep === nodePath.sep ? nodePath.posix : nodePath.win32): string {
   const hash = createHash('sha256').update(workspace).digest('hex').slice(0, 12);
   const name =
-    basename(workspace)
+    paths
+      .basename(workspace)
       .replace(/[^A-Za-z0-9._-]+/g, '_')
       .slice(0, 40) || 'root';
-  return join(home, 'checkpoints', `${name}-${hash}.git`);
+  return paths.join(home, 'checkpoints', `${name}-${hash}.git`);
 }
 
 export async function resolvePlaces(home: string, workspace: string, io: PlacesIo = localIo): Promise<StorePlaces> {
@@ -73,8 +74,7 @@ export async function inheritedIgnoreRules(places: StorePlaces, io: PlacesIo = l
     const rules = translateIgnoreFile(text, toWorkspace(from));
     if (rules.length) lines.push(`# ${label}`, ...rules);
   };
-  if (places.repoGitDir)
-    add(`From ${join(places.repoGitDir, 'info', 'exclude')}`, await io.readText(join(places.repoGitDir, 'info', 'exclude')), repoRoot);
+  if (places.repoGitDir) add(`From ${join(places.repoGitDir, 'info', 'exclude')}`, await io.readText(join(places.repoGitDir, 'info', 'exclude')), repoRoot);
   for (let dir = repoRoot; dir !== workspace && workspace.startsWith(dir); ) {
     add(`From ${join(dir, '.gitignore')}`, await io.readText(join(dir, '.gitignore')), dir);
     const next = toWorkspace(dir).split('/')[0];

@@ -42,7 +42,6 @@ export function prelude(places: GitPlaces | null): string {
     ...(places ? { GIT_DIR: places.gitDir, GIT_WORK_TREE: places.workTree, GIT_INDEX_FILE: places.indexFile } : {}),
   };
   return [
-    'umask 077',
     // Whatever the login environment set for git (GIT_DIR, GIT_EXEC_PATH, GIT_EXTERNAL_DIFF…) or the loader, gone.
     `for v in $(env | sed -n 's/^\\(GIT_[A-Za-z0-9_]*\\)=.*/\\1/p'); do unset "$v"; done`,
     'unset LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT',
@@ -76,7 +75,12 @@ export async function runScript(
   options: ScriptOptions = {},
 ): Promise<GitResult> {
   const script = `${prelude(places)}\n${body}`;
-  const child = environment.exec({ file: 'sh', args: ['-c', script, 'deft-checkpoints', ...args], cwd, stdin: options.input !== undefined ? 'pipe' : 'ignore' });
+  const child = environment.exec({
+    file: 'sh',
+    args: ['-c', script, 'deft-checkpoints', ...args],
+    cwd,
+    stdin: options.input !== undefined ? 'pipe' : 'ignore',
+  });
   const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
   if (options.input !== undefined && child.stdin) {
     child.stdin.on('error', () => {});

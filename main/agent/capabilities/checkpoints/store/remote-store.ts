@@ -129,7 +129,8 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     excludes.push(`/${PERSONAL_SETTINGS}`, ...(await inheritedIgnoreRules(this.places, io)));
     const body = [
       'd=$GIT_DIR',
-      'mkdir -p "$(dirname "$d")" || exit 1',
+      // Private to the user: the store holds copies of the workspace's files.
+      'mkdir -p "$(dirname "$d")" && chmod 700 "$(dirname "$d")" || exit 1',
       'if [ ! -f "$d/HEAD" ]; then',
       '  (unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE; g init --bare -q --template= "$d") || exit 1',
       '  printf %s "$1" > "$d/config" || exit 1',
@@ -310,9 +311,7 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   }
 
   async compact(full: boolean): Promise<void> {
-    const body = full
-      ? 'g repack -a -d -q && g prune-packed -q && g pack-refs --all --prune && g prune --expire=now'
-      : 'g repack -d -q && g prune-packed -q';
+    const body = full ? 'g repack -a -d -q && g prune-packed -q && g pack-refs --all --prune && g prune --expire=now' : 'g repack -d -q && g prune-packed -q';
     await this.script(body);
   }
 
