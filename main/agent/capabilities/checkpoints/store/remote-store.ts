@@ -49,6 +49,12 @@ export interface RemoteStoreOptions {
   key: string;
 }
 
+/** A tree id git printed, or null. */
+function asTree(text: string): string | null {
+  const tree = text.trim();
+  return /^[0-9a-f]{40,64}$/.test(tree) ? tree : null;
+}
+
 /** Split paths into runs whose command line stays under ARGS_BYTES. */
 function chunks(paths: readonly string[]): string[][] {
   const out: string[][] = [];
@@ -151,9 +157,19 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
    */
   async capture(only?: readonly string[]): Promise<Capture> {
     const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
-    const status = await this.run(['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec]);
-    const candidates = [...new Set(statusPaths(status.stdout))];
-    const head = await this.headTree();
+    // HEAD's tree on the first line, then what status reports: one round trip.
+    const status = await this.script('g rev-parse -q --verify "HEAD^{tree}" || echo; g "$@"', [
+      'status',
+      '--porcelain=v2',
+      '-z',
+      '--no-renames',
+      '--untracked-files=all',
+      '--ignore-submodules=all',
+      ...pathspec,
+    ]);
+    const newline = status.stdout.indexOf(10);
+    const head = asTree(status.stdout.subarray(0, newline).toString('utf8'));
+    const candidates = [...new Set(statusPaths(status.stdout.subarray(newline + 1)))];
     if (!candidates.length && head) return { tree: head, skipped: [] };
     const { add, remove, skipped } = await this.look(candidates);
     let tree = '';
@@ -199,36 +215,39 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   async record(capture: Capture, meta: CheckpointMeta): Promise<Checkpoint> {
     const at = this.now();
     const { message, recorded } = commitMessage(meta, at, capture.skipped);
-    // Commit, then create the session's ref and move HEAD there in one transaction; exit 3 when the ref exists.
+    // Commit, then create the session's ref and move HEAD there in one transaction; exit 3 when the ref exists. Without
+    // a number ($2 empty), the next after the session's last ref is taken there (leading zeros off: not octal).
     const body = [
       'c=$(g commit-tree "$1") || exit 1',
-      'printf "option no-deref\\nupdate HEAD %s\\ncreate %s %s\\n" "$c" "$2" "$c" | g update-ref --stdin 2>/dev/null || exit 3',
-      'printf "%s\\n" "$c"',
+      'ref=$2',
+      'if [ -z "$ref" ]; then',
+      '  last=$(g for-each-ref --count=1 --sort=-refname --format="%(refname)" "$3")',
+      '  n=$(printf "%s" "${last##*/}" | sed "s/^0*//")',
+      '  ref=$(printf "%s%08d" "$3" $(( ${n:-0} + 1 )))',
+      'fi',
+      'printf "option no-deref\\nupdate HEAD %s\\ncreate %s %s\\n" "$c" "$ref" "$c" | g update-ref --stdin 2>/dev/null || exit 3',
+      'printf "%s\\n%s\\n" "$c" "$ref"',
     ].join('\n');
     for (let attempt = 0; ; attempt++) {
-      const seq = this.nextSeq.get(meta.session) ?? (await this.lastSeq(meta.session)) + 1;
-      const out = await this.script(body, [capture.tree, sessionRef(meta.session, seq)], { input: message, okCodes: [0, 3] });
+      const known = this.nextSeq.get(meta.session);
+      const ref = known === undefined ? '' : sessionRef(meta.session, known);
+      const out = await this.script(body, [capture.tree, ref, `${REF_ROOT}${meta.session}/`], { input: message, okCodes: [0, 3] });
       if (out.exitCode === 3) {
-        if (attempt >= 2) throw new Error(`The checkpoint ${sessionRef(meta.session, seq)} could not be created on ${this.environment.label}.`);
-        this.nextSeq.set(meta.session, (await this.lastSeq(meta.session)) + 1);
+        if (attempt >= 2) throw new Error(`A checkpoint of session ${meta.session} could not be created on ${this.environment.label}.`);
+        // Another process took that number: the next is read there.
+        this.nextSeq.delete(meta.session);
         continue;
       }
+      const [commit = '', made = ''] = out.stdout.toString('utf8').trim().split('\n');
+      const seq = Number(made.slice(made.lastIndexOf('/') + 1));
       this.nextSeq.set(meta.session, seq + 1);
-      const commit = out.stdout.toString('utf8').trim();
       return { ...meta, id: `${meta.session}/${seq}`, seq, commit, tree: capture.tree, at, skipped: recorded };
     }
   }
 
-  private async lastSeq(session: string): Promise<number> {
-    const out = await this.run(['for-each-ref', '--count=1', '--sort=-refname', '--format=%(refname)', `${REF_ROOT}${session}/`]);
-    const ref = out.stdout.toString('utf8').trim();
-    return ref ? Number(ref.slice(ref.lastIndexOf('/') + 1)) || 0 : 0;
-  }
-
   async headTree(): Promise<string | null> {
     const out = await this.run(['rev-parse', '-q', '--verify', 'HEAD^{tree}'], { okCodes: [0, 1, 128] });
-    const tree = out.stdout.toString('utf8').trim();
-    return /^[0-9a-f]{40,64}$/.test(tree) ? tree : null;
+    return asTree(out.stdout.toString('utf8'));
   }
 
   async list(session: string): Promise<Checkpoint[]> {
