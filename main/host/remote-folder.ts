@@ -1,5 +1,4 @@
 import { homedir, userInfo } from 'node:os';
-import { checkpointsCapability } from '../agent/capabilities/checkpoints/capability';
 import { worktreesCapability } from '../agent/capabilities/worktrees/capability';
 import type { CapabilityFactory } from '#contract/capability';
 import { type RemoteFolder, openRemoteFolder } from '#infra/environment/ssh/open-remote';
@@ -10,13 +9,12 @@ import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
  * it): on a remote folder they would see a local folder of the same path, or nothing, so they are left out.
  */
 const LOCAL_ONLY: readonly CapabilityFactory[] = [
-  checkpointsCapability,
   // Its git commands run on this machine, in a folder of the same path.
   worktreesCapability,
 ];
 
 /** What a remote folder's session leaves out, for the one-line notice. */
-export const REMOTE_LEFT_OUT = 'checkpoints and worktrees';
+export const REMOTE_LEFT_OUT = 'worktrees';
 
 /** The capabilities a session on a remote folder gets: those that reach the workspace through its Environment. */
 export function remoteCapabilities(list: readonly CapabilityFactory[]): CapabilityFactory[] {

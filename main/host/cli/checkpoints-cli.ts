@@ -3,6 +3,10 @@ import type { PromptCheckpoint, RewindResult, RewindScope, SkippedFileInfo } fro
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { overridesFromEnv } from '#infra/settings/provider-config';
+import { deftHome } from '#infra/platform/home';
+import { findSessionWorkspace } from '#infra/sessions/store';
+import { type RemoteSpec, isRemoteFolderId, parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
+import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { type CliIo, parseArgsOr } from './io';
 import { REWIND_USAGE } from './usage';
 
@@ -17,6 +21,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       workspace: { type: 'string' },
+      remote: { type: 'string' },
       session: { type: 'string' },
       continue: { type: 'boolean', default: false },
       to: { type: 'string' },
@@ -40,6 +45,7 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
   }
   const command = positionals[0];
   let core: ReturnType<typeof createNodeCore> | undefined;
+  let remote: RemoteFolder | null = null;
   try {
     if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
     if (values.session !== undefined && values.continue) throw new UsageError('use either --session or --continue, not both');
@@ -47,9 +53,21 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
     const scope = values.scope as RewindScope;
     if (!SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}`);
     if (command === 'rewind' && values.undo === (values.to !== undefined)) throw new UsageError('give either --to N or --undo');
+    const spec = await remoteSpecOf(values, io);
+    if (spec) {
+      // SSH's packages load only for a remote folder.
+      const { openRemoteForCli } = await import('../remote-folder');
+      try {
+        remote = await openRemoteForCli(spec, io.env);
+      } catch (error) {
+        io.stderr(`deft: cannot open ${values.remote ?? `the folder of session ${values.session}`}: ${(error as Error).message}\n`);
+        return 5;
+      }
+    }
     try {
       core = createNodeCore({
-        workspace: values.workspace ?? io.cwd,
+        workspace: remote ? remote.workspace : (values.workspace ?? io.cwd),
+        ...(remote ? { environment: remote.environment, workspaceId: remote.id } : {}),
         host: cliHost(io.stderr),
         env: io.env,
         providerOverrides: overridesFromEnv(io.env),
@@ -93,7 +111,23 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
     return 1;
   } finally {
     await core?.close();
+    await remote?.environment.close();
   }
+}
+
+/** The remote folder to open: --remote, or the one a session named by --session ran on. A UsageError for bad text. */
+async function remoteSpecOf(values: { remote?: string; workspace?: string; session?: string }, io: CliIo): Promise<RemoteSpec | null> {
+  if (values.remote !== undefined) {
+    if (values.workspace !== undefined) throw new UsageError('use either --workspace or --remote, not both');
+    try {
+      return parseRemoteSpec(values.remote);
+    } catch (error) {
+      throw new UsageError(`--remote ${(error as Error).message}`);
+    }
+  }
+  if (values.session === undefined || values.workspace !== undefined) return null;
+  const ran = await findSessionWorkspace(io.coreOptions?.home ?? deftHome(io.env), values.session);
+  return ran && isRemoteFolderId(ran) ? parseRemoteSpec(ran) : null;
 }
 
 function promptTable(sessionId: string, prompts: readonly PromptCheckpoint[], unavailable: string | null): string {

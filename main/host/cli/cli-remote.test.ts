@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -68,7 +69,7 @@ const run = (...args: string[]) => cli('run', '--base-url', server.baseUrl, '--m
 const target = () => `${sshd.username}@127.0.0.1:${sshd.port}:${remoteDir}`;
 
 describe('deft run --remote', () => {
-  it('edits a file of the remote folder, leaves nothing in the local folder, and --continue / --session reconnect', { timeout: 60_000 }, async () => {
+  it('edits a file of the remote folder, leaves nothing in the local folder, and --continue / --session reconnect', { timeout: 120_000 }, async () => {
     await writeFile(join(remoteDir, 'notes.txt'), 'colour: red\n');
     server.enqueue(
       toolStep(callChunk('Read', { path: 'notes.txt' })),
@@ -76,7 +77,7 @@ describe('deft run --remote', () => {
       textReply('Changed it.'),
     );
     const first = await run('--remote', target(), 'make it blue');
-    expect(first.stderr).toBe('deft: note: on a remote folder, checkpoints and worktrees are not available yet.\n');
+    expect(first.stderr).toBe('deft: note: on a remote folder, worktrees are not available yet.\n');
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('Changed it.\n');
     const toolResults = server.requests
@@ -120,12 +121,15 @@ describe('deft run --remote', () => {
     expect(sent).toContain('make it blue');
     expect(sent).not.toContain('write another');
     expect(sent).toContain(remoteDir);
-    // There are no checkpoints on a remote folder: restoring files is refused, and no fork is left behind.
-    const sessions = (await readdir(workspaceSessionsDir(home, id))).length;
-    const refused = await run('--fork', sessionId!, '--at', '1', '--fork-files', 'restore', 'x');
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('Files cannot be restored here');
-    expect(await readdir(workspaceSessionsDir(home, id))).toHaveLength(sessions);
+    // The remote folder has checkpoints (their store on that machine): a fork restores its files there, as they were
+    // at the end of prompt 1.
+    server.enqueue(textReply('Restored.'));
+    const restored = await run('--fork', sessionId!, '--at', '1', '--fork-files', 'restore', 'x');
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(await readFile(join(remoteDir, 'notes.txt'), 'utf8')).toBe('colour: blue\n');
+    expect(existsSync(join(remoteDir, 'second.txt'))).toBe(false);
+    expect(existsSync(join(remoteDir, 'third.txt'))).toBe(false);
+    expect(await readdir(cwd)).toEqual([]);
   });
 
   it('refuses an unknown host with its fingerprint and the line to add (exit 5), before any model call', async () => {

@@ -73,17 +73,19 @@ Exit codes: 0 the turn ended normally, 1 provider or runtime error, 2 usage erro
 refused the prompt (a bad --json-schema is 2; an answer that never passed it is 1), 4 out of budget (--max-steps / --max-turns), 5 the remote folder could not be opened (unreachable,
 host key or login refused, no such folder), 130 interrupted, 141 stdout closed by its reader.`;
 
-export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
-       deft rewind [--workspace DIR] (--session ID | --continue) --undo
-       deft checkpoints [--workspace DIR] (--session ID | --continue) [--json]
+export const REWIND_USAGE = `Usage: deft rewind [--workspace DIR | --remote HOST:/path] (--session ID | --continue) --to N [--scope both|code|conversation] [--include-outside]
+       deft rewind [--workspace DIR | --remote HOST:/path] (--session ID | --continue) --undo
+       deft checkpoints [--workspace DIR | --remote HOST:/path] (--session ID | --continue) [--json]
 
 rewind       Put the session back to just before its prompt N (numbered from 1, as "deft checkpoints" lists
              them): the workspace's files (code), what the model reads (conversation), or both (the default).
              Files changed outside the session's turns since that prompt (your own edits, also those saved
              while a turn ran) are left as they are and listed, unless --include-outside is given. --undo takes the last rewind back (until the next turn runs).
 checkpoints  List the session's prompts with their time and how many files changed from each to the next.
+--remote     A folder on another machine (as with deft run; a session that ran there is found with --session alone):
+             its checkpoints are kept there, under ~/.deft/checkpoints.
 
-Exit codes: 0 done, 1 runtime error (or files that could not be restored), 2 usage error.`;
+Exit codes: 0 done, 1 runtime error (or files that could not be restored), 2 usage error, 5 the remote folder could not be opened.`;
 
 export const MCP_USAGE = `Usage: deft mcp list [--workspace DIR] [--json]
        deft mcp approve NAME [--workspace DIR]

@@ -44,7 +44,7 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
   const checkpoints = new WorkspaceCheckpoints(core);
   const rewinds = new Rewinds(checkpoints);
   const pane = new ReviewPane(checkpoints);
-  const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.workspace, () => core.now());
+  const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.place.id, () => core.now());
   /** The turn running in each session. */
   const current = new Map<string, TurnState>();
   /** The checkpoint before the turn, taken once, when the turn first needs it. */

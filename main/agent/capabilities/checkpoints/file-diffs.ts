@@ -1,6 +1,6 @@
 import type { DiffHunk } from '#protocol';
 import { DIFF_MAX_HUNK_LINES, diffTexts } from '#infra/text/diff-hunks';
-import type { CheckpointStore } from './store/store';
+import type { CheckpointStoreApi } from './store/store-api';
 
 type Hunk = typeof DiffHunk._output;
 
@@ -19,7 +19,7 @@ export function asText(content: Buffer): string | null {
 }
 
 /** Read a blob ('' for none: the file does not exist on that side). */
-export async function blobText(store: CheckpointStore, blob: string): Promise<{ text: string | null; size: number }> {
+export async function blobText(store: CheckpointStoreApi, blob: string): Promise<{ text: string | null; size: number }> {
   if (!blob) return { text: '', size: 0 };
   const content = await store.blob(blob);
   return { text: asText(content), size: content.length };
@@ -29,7 +29,7 @@ export async function blobText(store: CheckpointStore, blob: string): Promise<{ 
  * The hunks that turn one version of a file into another (blob ids; '' = no file), capped at
  * `maxLines` hunk lines; binary or very large files get none.
  */
-export async function blobDiff(store: CheckpointStore, from: string, to: string, maxLines = DIFF_MAX_HUNK_LINES): Promise<BlobDiff> {
+export async function blobDiff(store: CheckpointStoreApi, from: string, to: string, maxLines = DIFF_MAX_HUNK_LINES): Promise<BlobDiff> {
   const [a, b] = await Promise.all([blobText(store, from), blobText(store, to)]);
   if (a.text === null || b.text === null) return { binary: true, hunks: [], truncated: false };
   if (a.size + b.size > MAX_DIFF_BYTES) return { binary: false, hunks: [], truncated: true };

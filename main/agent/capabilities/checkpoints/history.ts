@@ -1,5 +1,6 @@
 import type { PromptCheckpoint, SkippedFileInfo } from '#protocol';
-import type { Checkpoint, CheckpointKind, CheckpointStore } from './store/store';
+import type { Checkpoint, CheckpointKind } from './store/store';
+import type { CheckpointStoreApi } from './store/store-api';
 
 /** Turns started by the user (typed, or a skill they ran) count as prompts; the ones Deft started do not. */
 const PROMPT_ORIGINS = new Set(['user', 'skill']);
@@ -27,7 +28,7 @@ export function turnEndCheckpoint(checkpoints: readonly Checkpoint[], turnId: st
  * with the number of files each changed up to the next turn (or up to `nowTree`).
  */
 export async function promptList(
-  store: CheckpointStore,
+  store: CheckpointStoreApi,
   checkpoints: readonly Checkpoint[],
   contextTurns: readonly string[],
   nowTree: string | null,
@@ -59,7 +60,7 @@ export async function promptList(
  * Paths changed outside Deft after `from`: in every stretch ending at a checkpoint taken just before Deft
  * acted, and in the stretch from the last checkpoint to `nowTree`.
  */
-export async function changedOutside(store: CheckpointStore, later: readonly Checkpoint[], nowTree: string): Promise<Set<string>> {
+export async function changedOutside(store: CheckpointStoreApi, later: readonly Checkpoint[], nowTree: string): Promise<Set<string>> {
   const outside = new Set<string>();
   for (let i = 1; i < later.length; i++) {
     const [a, b] = [later[i - 1]!, later[i]!];
@@ -87,7 +88,7 @@ interface Made {
 }
 
 /** What the session's own stretches in [since, until] left in each file they changed. */
-async function madeBy(store: CheckpointStore, checkpoints: readonly Checkpoint[], since: number, until: number): Promise<Made[]> {
+async function madeBy(store: CheckpointStoreApi, checkpoints: readonly Checkpoint[], since: number, until: number): Promise<Made[]> {
   const made: Made[] = [];
   for (let i = 1; i < checkpoints.length; i++) {
     const [a, b] = [checkpoints[i - 1]!, checkpoints[i]!];
@@ -106,7 +107,7 @@ async function madeBy(store: CheckpointStore, checkpoints: readonly Checkpoint[]
  * Empty without other sessions' checkpoints in the range (a folder with one session costs one listing).
  */
 export async function changedByOthers(
-  store: CheckpointStore,
+  store: CheckpointStoreApi,
   sessionId: string,
   changes: ReadonlyArray<{ path: string; blob: string }>,
   since: number,

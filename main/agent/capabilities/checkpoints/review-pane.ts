@@ -1,5 +1,3 @@
-import { lstat, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ReviewChanges, ReviewFile } from '#protocol';
 import { CommandError } from '#contract/errors';
 import type { SessionHandle } from '#contract/capability';
@@ -9,7 +7,8 @@ import { diffTexts } from '#infra/text/diff-hunks';
 import { asText, blobDiff } from './file-diffs';
 import { changedByOthers, turnCheckpoint, turnEndCheckpoint } from './history';
 import { unsafePath } from './store/restore';
-import type { Checkpoint, CheckpointStore } from './store/store';
+import type { Checkpoint } from './store/store';
+import type { CheckpointStoreApi } from './store/store-api';
 import type { WorkspaceCheckpoints } from './workspace';
 
 /** git's id of no object: what a deleted file's side of a change holds. */
@@ -124,27 +123,30 @@ export class ReviewPane {
     return { path };
   }
 
-  private async revertOneHunk(store: CheckpointStore, path: string, fromBlob: string, toBlob: string, index: number): Promise<void> {
+  private async revertOneHunk(store: CheckpointStoreApi, path: string, fromBlob: string, toBlob: string, index: number): Promise<void> {
     const [a, b] = await Promise.all([fromBlob ? store.blob(fromBlob) : Buffer.alloc(0), toBlob ? store.blob(toBlob) : Buffer.alloc(0)]);
     const [before, after] = [asText(a), asText(b)];
     if (before === null || after === null) throw new CommandError('invalid_request', `${path} is not a text file: revert the whole file instead.`);
     const hunk = diffTexts(before, after).hunks[index];
     if (!hunk) throw new CommandError('invalid_request', `${path} has no hunk ${index + 1}; open the review again.`);
-    const full = join(store.places.workspace, path);
-    const stats = await lstat(full).catch(() => null);
+    const environment = this.checkpoints.environment;
+    const full = environment.path.join(store.places.workspace, path);
+    const stats = await environment.lstat(full).catch(() => null);
     if (!stats?.isFile()) throw new CommandError('invalid_request', `${path} is no longer a file in the workspace: revert the whole file instead.`);
-    const current = asText(await readFile(full));
+    const current = asText(await environment.readBytes(full));
     const reverted = current === null ? null : revertHunk(current, hunk);
     if (reverted === null)
       throw new CommandError(
         'invalid_request',
         `That part of ${path} has changed since, so the hunk no longer applies. Revert the whole file, or edit it by hand.`,
       );
-    await writeFileAtomic(full, reverted, stats.mode & 0o7777);
+    // Locally as always (atomic, its mode kept); on another machine through the Environment, which does the same.
+    if (environment.kind === 'local') await writeFileAtomic(full, reverted, stats.mode & 0o7777);
+    else await environment.replaceFile(full, reverted);
   }
 
   /** The checkpoints a review covers: a turn (start to end), or the session (first checkpoint to now). Call holding the lock. */
-  private async range(store: CheckpointStore, session: SessionHandle, turnId: string | undefined): Promise<Range> {
+  private async range(store: CheckpointStoreApi, session: SessionHandle, turnId: string | undefined): Promise<Range> {
     const list = await store.list(session.id);
     const now = (await store.capture()).tree;
     if (!turnId) {
@@ -171,7 +173,7 @@ export class ReviewPane {
  * the range. Each revert is taken between a 'revert' and a 'reverted' checkpoint and changes only its own
  * path; any other change after the range (a later turn, an edit outside Deft) shows between those marks.
  */
-async function onlyRevertedSince(store: CheckpointStore, range: Range, paths: ReadonlySet<string>): Promise<Set<string>> {
+async function onlyRevertedSince(store: CheckpointStoreApi, range: Range, paths: ReadonlySet<string>): Promise<Set<string>> {
   const left = new Set(paths);
   if (!left.size || !range.later.some((c) => c.kind === 'revert')) return new Set();
   const drop = async (from: string, to: string, own?: string) => {

@@ -6,7 +6,8 @@ import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';
 import { blobDiff } from './file-diffs';
 import { changedByOthers, changedOutside, turnCheckpoint, turnEndCheckpoint } from './history';
-import type { Capture, Checkpoint, CheckpointStore, FileChange } from './store/store';
+import type { Capture, Checkpoint, FileChange } from './store/store';
+import type { CheckpointStoreApi } from './store/store-api';
 import type { WorkspaceCheckpoints } from './workspace';
 
 /** The session's last rewind, kept until it is undone or a turn runs after it. */
@@ -150,7 +151,7 @@ export class Rewinds {
 
   /** Restore `target`'s files (what changed outside the turns only with `includeOutside`), recording checkpoints before and after for `sessionId`. */
   private async restoreFiles(
-    store: CheckpointStore,
+    store: CheckpointStoreApi,
     list: readonly Checkpoint[],
     target: Checkpoint,
     sessionId: string,
@@ -212,7 +213,7 @@ export class Rewinds {
   }
 
   /** What restoring `target` would change now. Call holding the store's lock. */
-  private async plan(store: CheckpointStore, list: readonly Checkpoint[], target: Checkpoint): Promise<Plan> {
+  private async plan(store: CheckpointStoreApi, list: readonly Checkpoint[], target: Checkpoint): Promise<Plan> {
     const now = await store.capture();
     const all = await store.changes(now.tree, target.tree, true);
     // A file left out then or now cannot be restored faithfully: it is reported and left as it is.

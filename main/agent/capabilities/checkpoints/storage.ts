@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { CheckpointStorage } from '#protocol';
 import { workspaceSessionsDir } from '#infra/sessions/store';
 import { readCheckpointSettings } from './settings';
-import type { Checkpoint, CheckpointStore } from './store/store';
+import type { Checkpoint } from './store/store';
+import type { CheckpointStoreApi } from './store/store-api';
 import type { WorkspaceCheckpoints } from './workspace';
 
 /** Loose objects beyond this are packed after a turn. */
@@ -27,7 +28,8 @@ export class CheckpointStorageKeeper {
   constructor(
     private readonly checkpoints: WorkspaceCheckpoints,
     private readonly home: string,
-    private readonly workspace: string,
+    /** The workspace's key (WorkspacePlace.id: its path here, `ssh://…` for a remote one): its sessions are kept under it. */
+    private readonly workspaceKey: string,
     private readonly now: () => number,
   ) {}
 
@@ -105,7 +107,7 @@ export class CheckpointStorageKeeper {
     return { ...report, freedBytes: Math.max(0, before - report.bytes) };
   }
 
-  private async enforceCap(store: CheckpointStore, cleanUp: boolean): Promise<void> {
+  private async enforceCap(store: CheckpointStoreApi, cleanUp: boolean): Promise<void> {
     const { limitBytes } = await readCheckpointSettings(this.home);
     if (!cleanUp && (await store.sizeBytes()) <= limitBytes) return;
     await store.locked(async () => {
@@ -122,14 +124,14 @@ export class CheckpointStorageKeeper {
   }
 
   private async deletedSessions(sessions: readonly string[]): Promise<Set<string>> {
-    const root = workspaceSessionsDir(this.home, this.workspace);
+    const root = workspaceSessionsDir(this.home, this.workspaceKey);
     const gone = await Promise.all(sessions.map(async (id) => ((await stat(join(root, id, 'meta.json')).catch(() => null)) ? null : id)));
     return new Set(gone.filter((id): id is string => id !== null));
   }
 }
 
 /** Drop checkpoints in order, a quarter at a time, compacting and measuring between, until the store fits. */
-async function dropUntil(store: CheckpointStore, ordered: readonly Checkpoint[], limitBytes: number): Promise<void> {
+async function dropUntil(store: CheckpointStoreApi, ordered: readonly Checkpoint[], limitBytes: number): Promise<void> {
   let rest = [...ordered];
   while (rest.length && (await store.sizeBytes()) > limitBytes) {
     const batch = rest.slice(0, Math.max(1, Math.ceil(rest.length / 4)));

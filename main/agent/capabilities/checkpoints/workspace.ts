@@ -1,11 +1,16 @@
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { CheckpointsStatus } from '#protocol';
 import { isWithin } from '#infra/policies/path-guard';
 import { CommandError } from '#contract/errors';
 import type { CoreContext, SessionHandle } from '#contract/capability';
+import type { Environment } from '#contract/environment';
 import { readCheckpointSettings } from './settings';
 import { gitBinary } from '#infra/git/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
+import type { CheckpointStoreApi } from './store/store-api';
+import { RemoteCheckpointStore } from './store/remote-store';
+import { GitError } from './store/git';
+import { NO_GIT_EXIT } from './store/remote-git';
 
 /** Workspace-relative paths ('/'-separated) of the absolute paths inside the workspace. */
 function workspacePaths(workspace: string, paths: readonly string[]): string[] {
@@ -18,7 +23,7 @@ function workspacePaths(workspace: string, paths: readonly string[]): string[] {
  * stops a turn: the session is told once, in its transcript.
  */
 export class WorkspaceCheckpoints {
-  private opening: Promise<CheckpointStore | null> | null = null;
+  private opening: Promise<CheckpointStoreApi | null> | null = null;
   private state: CheckpointsStatus = { available: false, reason: 'Checkpoints are starting.' };
   /** Each session's latest checkpoint (its tree decides whether a new one is needed). */
   private readonly latest = new Map<string, Checkpoint | null>();
@@ -26,8 +31,13 @@ export class WorkspaceCheckpoints {
 
   constructor(private readonly core: CoreContext) {}
 
+  /** The machine the workspace is on (its files are read and written through it). */
+  get environment(): Environment {
+    return this.core.environment;
+  }
+
   /** The store, or null when checkpoints are unavailable here (`status()` says why). */
-  store(): Promise<CheckpointStore | null> {
+  store(): Promise<CheckpointStoreApi | null> {
     this.opening ??= this.open();
     return this.opening;
   }
@@ -38,7 +48,7 @@ export class WorkspaceCheckpoints {
   }
 
   /** The store, or a CommandError saying why there is none. */
-  async require(): Promise<CheckpointStore> {
+  async require(): Promise<CheckpointStoreApi> {
     const store = await this.store();
     if (!store) throw new CommandError('unsupported', this.state.reason ?? 'Checkpoints are not available.');
     return store;
@@ -91,7 +101,7 @@ export class WorkspaceCheckpoints {
 
   /** Record a capture for the session unless it equals the session's latest checkpoint (and `always` is not set). Call holding the lock. */
   async recordIfNew(
-    store: CheckpointStore,
+    store: CheckpointStoreApi,
     sessionId: string,
     capture: Capture,
     meta: Omit<CheckpointMeta, 'session'>,
@@ -120,17 +130,18 @@ export class WorkspaceCheckpoints {
     this.latest.delete(sessionId);
   }
 
-  private async latestOf(store: CheckpointStore, sessionId: string): Promise<Checkpoint | null> {
+  private async latestOf(store: CheckpointStoreApi, sessionId: string): Promise<Checkpoint | null> {
     if (!this.latest.has(sessionId)) this.latest.set(sessionId, (await store.list(sessionId)).at(-1) ?? null);
     return this.latest.get(sessionId) ?? null;
   }
 
-  private async open(): Promise<CheckpointStore | null> {
+  private async open(): Promise<CheckpointStoreApi | null> {
     const settings = await readCheckpointSettings(this.core.home);
     if (!settings.enabled) {
       this.state = { available: false, reason: 'Checkpoints are turned off ("checkpoints": {"enabled": false} in settings.json).' };
       return null;
     }
+    if (this.core.environment.kind !== 'local') return this.openRemote(settings.maxFileBytes);
     // Found on PATH without running it: a run that changes nothing starts no git.
     if (!gitBinary()) {
       this.state = { available: false, reason: 'Checkpoints need git, and git was not found. Install git (or set DEFT_GIT to its path) and restart Deft.' };
@@ -142,6 +153,30 @@ export class WorkspaceCheckpoints {
       return store;
     } catch (error) {
       this.state = { available: false, reason: `Checkpoints could not be set up: ${(error as Error).message}` };
+      return null;
+    }
+  }
+
+  /** A workspace on another machine: its store there, driven by its git (store/remote-store.ts). */
+  private async openRemote(maxFileBytes: number): Promise<CheckpointStoreApi | null> {
+    const { environment } = this.core;
+    try {
+      const store = await RemoteCheckpointStore.open(environment, this.core.workspace, {
+        maxFileBytes,
+        now: () => this.core.now(),
+        lockDir: join(this.core.home, 'checkpoints'),
+        key: this.core.place.id,
+      });
+      this.state = { available: true };
+      return store;
+    } catch (error) {
+      this.state =
+        error instanceof GitError && error.exitCode === NO_GIT_EXIT
+          ? {
+              available: false,
+              reason: `Checkpoints need git on ${environment.label}, and git was not found there. Install git on that machine and start the session again.`,
+            }
+          : { available: false, reason: `Checkpoints could not be set up on ${environment.label}: ${(error as Error).message}` };
       return null;
     }
   }

@@ -36,6 +36,13 @@ const STORE_CONFIG = [
   'advice.detachedHead=false',
 ];
 
+/** STORE_CONFIG as a POSIX machine needs it (a store on another machine: its git, its null device). */
+export function posixStoreConfig(): string[] {
+  return STORE_CONFIG.map((setting) =>
+    setting.startsWith('core.excludesFile=') ? 'core.excludesFile=/dev/null' : setting.startsWith('core.symlinks=') ? 'core.symlinks=true' : setting,
+  );
+}
+
 /** The store's places and fixed authorship, as git variables. */
 function placesEnv(places: GitPlaces | null): Record<string, string> {
   const env: Record<string, string> = {

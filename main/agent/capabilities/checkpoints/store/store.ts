@@ -81,13 +81,13 @@ export interface StoreOptions {
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-const REF_ROOT = 'refs/deft/';
+export const REF_ROOT = 'refs/deft/';
 /** Skipped files recorded per checkpoint (the count beyond is kept). */
-const MAX_SKIPPED_RECORDED = 200;
+export const MAX_SKIPPED_RECORDED = 200;
 /** Attributes that would make git change bytes on the way in or out; the store's info/attributes unsets them for every path. */
-const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -filter -ident -working-tree-encoding\n';
+export const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -filter -ident -working-tree-encoding\n';
 const JOURNAL = 'deft-rewind.json';
-const PERSONAL_SETTINGS = '.deft/settings.local.json';
+export const PERSONAL_SETTINGS = '.deft/settings.local.json';
 /**
  * A capture hashes the files that differ from the store's index itself and leaves the index behind for
  * them, until more than this many files (or bytes) differ: then git updates the index (git hashes every
@@ -403,12 +403,7 @@ export class CheckpointStore {
 
   /** The blob and mode of a workspace path in a tree, or null when the tree does not hold it. */
   async entry(tree: string, path: string): Promise<{ mode: string; blob: string } | null> {
-    const out = await runGit(this.git, ['ls-tree', '-z', tree, '--', literal(path)]);
-    const record = splitZ(out.stdout)[0];
-    if (!record) return null;
-    const [meta = '', name] = record.split('\t');
-    const [mode = '', type, blob = ''] = meta.split(' ');
-    return type === 'blob' && name === path ? { mode, blob } : null;
+    return parseEntry((await runGit(this.git, ['ls-tree', '-z', tree, '--', literal(path)])).stdout, path);
   }
 
   /** A blob's content, through one long-running git (BlobReader). */
@@ -524,18 +519,7 @@ export class CheckpointStore {
   }
 
   private async listRefs(prefix: string): Promise<Checkpoint[]> {
-    const out = await runGit(this.git, ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(tree)%00%(contents:body)%1e', prefix]);
-    const list: Checkpoint[] = [];
-    for (const record of out.stdout.toString('utf8').split('\x1e')) {
-      const [ref = '', commit = '', tree = '', body = ''] = record.replace(/^\n/, '').split('\0');
-      const match = /^refs\/deft\/([A-Za-z0-9_-]+)\/(\d+)$/.exec(ref);
-      if (!match) continue;
-      const meta = parseBody(body);
-      if (!meta) continue;
-      const seq = Number(match[2]);
-      list.push({ ...meta, session: match[1]!, id: `${match[1]}/${seq}`, seq, commit, tree });
-    }
-    return list;
+    return parseRefList((await runGit(this.git, LIST_REFS_ARGS(prefix))).stdout);
   }
 
   private async initialise(home: string): Promise<void> {
@@ -621,7 +605,7 @@ const STORE_CONFIG: Record<string, string> = {
 };
 
 /** The store's config file: git's own defaults for a bare repository, then STORE_CONFIG. */
-function storeConfigText(): string {
+export function storeConfigText(): string {
   const sections = new Map<string, string[]>([['core', ['repositoryformatversion = 0', 'filemode = true']]]);
   for (const [key, value] of Object.entries(STORE_CONFIG)) {
     const dot = key.indexOf('.');
@@ -631,16 +615,16 @@ function storeConfigText(): string {
   return [...sections].map(([section, lines]) => `[${section}]\n${lines.map((l) => `\t${l}\n`).join('')}`).join('');
 }
 
-function sessionRef(session: string, seq: number): string {
+export function sessionRef(session: string, seq: number): string {
   return `${REF_ROOT}${session}/${String(seq).padStart(8, '0')}`;
 }
 
 /** A pathspec that matches this path literally (no glob characters). */
-function literal(path: string): string {
+export function literal(path: string): string {
   return `:(literal)${path}`;
 }
 
-function toFileChange(change: TreeChange): FileChange {
+export function toFileChange(change: TreeChange): FileChange {
   const { path } = change;
   const status = change.status === 'A' ? 'added' : change.status === 'D' ? 'deleted' : 'modified';
   return {
@@ -653,6 +637,44 @@ function toFileChange(change: TreeChange): FileChange {
     added: change.added,
     removed: change.removed,
   };
+}
+
+/** `git for-each-ref` arguments that list the checkpoints under `prefix` (read by parseRefList). */
+export const LIST_REFS_ARGS = (prefix: string): string[] => [
+  'for-each-ref',
+  '--sort=refname',
+  '--format=%(refname)%00%(objectname)%00%(tree)%00%(contents:body)%1e',
+  prefix,
+];
+
+/** The checkpoints `git for-each-ref` listed (LIST_REFS_ARGS). */
+export function parseRefList(stdout: Buffer): Checkpoint[] {
+  const list: Checkpoint[] = [];
+  for (const record of stdout.toString('utf8').split('\x1e')) {
+    const [ref = '', commit = '', tree = '', body = ''] = record.replace(/^\n/, '').split('\0');
+    const match = /^refs\/deft\/([A-Za-z0-9_-]+)\/(\d+)$/.exec(ref);
+    if (!match) continue;
+    const meta = parseBody(body);
+    if (!meta) continue;
+    const seq = Number(match[2]);
+    list.push({ ...meta, session: match[1]!, id: `${match[1]}/${seq}`, seq, commit, tree });
+  }
+  return list;
+}
+
+/** A workspace path's blob and mode from `git ls-tree -z <tree> -- <path>`, or null when the tree does not hold it. */
+export function parseEntry(stdout: Buffer, path: string): { mode: string; blob: string } | null {
+  const record = splitZ(stdout)[0];
+  if (!record) return null;
+  const [meta = '', name] = record.split('\t');
+  const [mode = '', type, blob = ''] = meta.split(' ');
+  return type === 'blob' && name === path ? { mode, blob } : null;
+}
+
+/** The commit message of a checkpoint: its kind and turn, then its meta as JSON (read back by parseRefList). */
+export function commitMessage(meta: CheckpointMeta, at: number, skipped: readonly SkippedFile[]): { message: string; recorded: SkippedFile[] } {
+  const body = { ...meta, at, skipped: skipped.slice(0, MAX_SKIPPED_RECORDED), skippedTotal: skipped.length };
+  return { message: `${meta.kind}${meta.turnId ? ` ${meta.turnId}` : ''}\n\n${JSON.stringify(body)}\n`, recorded: body.skipped };
 }
 
 function parseBody(body: string): (CheckpointMeta & { at: number; skipped: SkippedFile[] }) | null {
