@@ -1,4 +1,5 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ripgrepPath } from '#infra/environment/local/ripgrep-binary';
@@ -10,7 +11,8 @@ import { type TestSshd, startSshd } from './sshd';
 /**
  * `deft run --remote` against a real sshd and the mock model, for one test file. The sshd runs in a mount namespace of
  * its own where `path` shows another folder, `there`: what happens on the remote machine happens in `there`, and
- * this machine's folder at `path` must stay untouched. Each test gets a fresh Deft home, user home (with the
+ * this machine's folder at `path` must stay untouched; the remote user's home is `remoteHome` (its ~/.deft, where the
+ * checkpoint store goes, never lands in this machine's home). Each test gets a fresh Deft home, user home (with the
  * server's key authorised and its host key known) and working folder.
  */
 export interface RemoteCliRig {
@@ -20,6 +22,8 @@ export interface RemoteCliRig {
   readonly there: string;
   /** The workspace's path (on the remote machine it shows `there`; here it is a folder of its own). */
   readonly path: string;
+  /** What the remote machine shows as the user's home (Deft's folder there, ~/.deft, lands in it, not in this home). */
+  readonly remoteHome: string;
   readonly home: string;
   readonly userHome: string;
   readonly cwd: string;
@@ -36,7 +40,7 @@ export interface RemoteCliRig {
 }
 
 export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?: boolean } = {}): RemoteCliRig {
-  const state = {} as { sshd: TestSshd; server: MockModelServer; there: string; path: string; home: string; userHome: string; cwd: string };
+  const state = {} as { sshd: TestSshd; server: MockModelServer; there: string; path: string; remoteHome: string; home: string; userHome: string; cwd: string };
   beforeAll(async () => {
     let searchPath: string | undefined;
     if (options.ripgrep) {
@@ -46,9 +50,11 @@ export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?
     }
     state.there = await tempDir(`${prefix}-there-`);
     state.path = options.bind === false ? state.there : await tempDir(`${prefix}-path-`);
+    state.remoteHome = await tempDir(`${prefix}-rhome-`);
+    const home = { from: state.remoteHome, to: userInfo().homedir };
     const started = await startSshd({
       ...(searchPath ? { path: searchPath } : {}),
-      ...(options.bind === false ? {} : { binds: [{ from: state.there, to: state.path }] }),
+      binds: options.bind === false ? [home] : [{ from: state.there, to: state.path }, home],
     });
     if (!started) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
     state.sshd = started;
@@ -96,6 +102,9 @@ export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?
     },
     get path() {
       return state.path;
+    },
+    get remoteHome() {
+      return state.remoteHome;
     },
     get home() {
       return state.home;
