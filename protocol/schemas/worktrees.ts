@@ -100,6 +100,12 @@ export const worktreeCommands = {
       path: z.string(),
       branch: z.string(),
       baseBranch: z.string(),
+      /**
+       * The worktree's session the prompt was sent to (its newest; one made when it had none): the core that has the
+       * worktree open takes it as that session's next prompt — started when it is idle, queued behind a running turn.
+       * Absent: it could not be sent; give `prompt` to a session there yourself.
+       */
+      sent: z.object({ sessionId: z.string(), title: z.string(), created: z.boolean() }).optional(),
     }),
   },
   /** A worktree's changes as uncommitted changes in the main checkout (all or nothing). */

@@ -1,4 +1,4 @@
-import { act, render, screen, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorktreeInfo } from '#protocol';
@@ -128,6 +128,28 @@ describe('the Worktrees view', () => {
     expect(prompt.getAttribute('readonly')).not.toBeNull();
     expect((prompt as HTMLTextAreaElement).value).toContain('conflicts');
     expect(card.textContent).toContain('the main checkout is untouched');
+  });
+
+  it('a conflict sent to the worktree’s session says to which one, and shows no prompt to copy', async () => {
+    core.reply('draftWorktreeMessage', () => ({ message: 'm', drafted: true }));
+    core.reply('mergeWorktree', () => ({ status: 'conflict', baseBranch: 'main', files: ['src/login.ts'] }));
+    core.reply('handWorktreeConflict', () => ({
+      status: 'conflict',
+      files: ['src/login.ts'],
+      prompt: 'Merging this worktree’s branch deft/login onto main conflicts…',
+      path: login.path,
+      branch: 'deft/login',
+      baseBranch: 'main',
+      sent: { sessionId: 's-1', title: 'Fix the login', created: false },
+    }));
+    core.reply('openWorktree', () => ({ opened: true, path: login.path }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge' }));
+    const choice = await within(card).findByRole('group', { name: 'Resolve the conflict' });
+    await userEvent.click(within(choice).getByRole('button', { name: 'Resolve in that session' }));
+    await waitFor(() => expect(card.textContent).toContain('Sent to its session “Fix the login”: its window starts it'));
+    expect(within(card).queryByRole('textbox', { name: 'Prompt for the session' })).toBeNull();
   });
 
   it('keeps the default message and says why when the model cannot draft one', async () => {
