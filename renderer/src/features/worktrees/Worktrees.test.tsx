@@ -234,4 +234,19 @@ describe('the sidebar', () => {
     render(<WorktreeNotice />);
     expect(screen.getByRole('status').textContent).toContain('is kept: it has uncommitted changes');
   });
+
+  it('deleting a session names the sub-agent worktrees kept with their changes (branch and folder), and counts those removed', async () => {
+    core.reply('deleteSession', () => ({
+      ok: true,
+      agentWorktrees: [
+        { name: 'agent-a', branch: 'deft/agent-a', path: '/w/agent-a', removed: false, reason: 'kept' },
+        { name: 'agent-b', branch: 'deft/agent-b', path: '/w/agent-b', removed: true, reason: 'removed' },
+      ],
+    }));
+    await deleteSession('s2');
+    render(<WorktreeNotice />);
+    const told = screen.getByRole('status').textContent;
+    expect(told).toContain('Kept the worktree of its sub-agents, with their changes: deft/agent-a at /w/agent-a.');
+    expect(told).toContain('Removed the worktree of its sub-agents (nothing to merge).');
+  });
 });
