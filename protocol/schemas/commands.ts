@@ -5,7 +5,7 @@ import { RemoteConnection, remoteCommands } from './remote';
 import { RewindResult, checkpointCommands } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
-import { worktreeCommands } from './worktrees';
+import { ReleasedWorktree, worktreeCommands } from './worktrees';
 import { pluginCommands } from './plugins';
 import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } from './approvals';
 import { SessionEvent } from './events';
@@ -109,7 +109,9 @@ export const commands = {
     SessionRef,
     z.object({
       ok: z.literal(true),
-      worktree: z.object({ name: z.string(), branch: z.string(), removed: z.boolean(), reason: z.string() }).optional(),
+      worktree: ReleasedWorktree.optional(),
+      /** The worktrees its isolated sub-agents worked in: removed when nothing would be lost, else kept (with changes). */
+      agentWorktrees: z.array(ReleasedWorktree).optional(),
     }),
   ),
   /** Start a turn with this prompt. Fails with code 'busy' while a turn runs (queuePrompt waits for it). */

@@ -26,6 +26,17 @@ export const WorktreeInfo = z.object({
 });
 export type WorktreeInfo = z.infer<typeof WorktreeInfo>;
 
+/** What became of a worktree when the session it belonged to was deleted (removed, or kept and why). */
+export const ReleasedWorktree = z.object({
+  name: z.string(),
+  branch: z.string(),
+  /** Its folder (kept: where the changes are). */
+  path: z.string().optional(),
+  removed: z.boolean(),
+  reason: z.string(),
+});
+export type ReleasedWorktree = z.infer<typeof ReleasedWorktree>;
+
 export const WorktreeMergeOutcome = z.discriminatedUnion('status', [
   z.object({ status: z.literal('merged'), commit: z.string(), baseBranch: z.string(), files: z.array(z.string()), squashed: z.boolean() }),
   z.object({ status: z.literal('nothing'), baseBranch: z.string() }),
@@ -100,6 +111,12 @@ export const worktreeCommands = {
       path: z.string(),
       branch: z.string(),
       baseBranch: z.string(),
+      /**
+       * The worktree's session the prompt was sent to (its newest; one made when it had none): the core that has the
+       * worktree open takes it as that session's next prompt — started when it is idle, queued behind a running turn.
+       * Absent: it could not be sent; give `prompt` to a session there yourself.
+       */
+      sent: z.object({ sessionId: z.string(), title: z.string(), created: z.boolean() }).optional(),
     }),
   },
   /** A worktree's changes as uncommitted changes in the main checkout (all or nothing). */

@@ -1,4 +1,4 @@
-import type { AppEvent, Attachment, ErrorInfo, Mention, RewindResult, SessionEventInput, StopReason, TurnOrigin, Usage } from '#protocol';
+import type { AppEvent, Attachment, ErrorInfo, Mention, ReleasedWorktree, RewindResult, SessionEventInput, StopReason, TurnOrigin, Usage } from '#protocol';
 import type { Authorization, ResolvedCall } from './calls';
 import type { CommandHandlers } from './commands';
 import type { Environment, WorkspacePlace } from './environment';
@@ -254,8 +254,11 @@ export interface Capability {
    * capability that resolves to a result serves; none: files cannot be restored here). A throw fails the fork.
    */
   onSessionForked?(fork: SessionHandle, from: { sessionId: string; turnId: string | null }, files: 'keep' | 'restore'): Promise<RewindResult | undefined>;
-  /** The session is about to be deleted (its files go next): stop what runs for it. */
-  onSessionDeleted?(sessionId: string): void | Promise<void>;
+  /**
+   * The session is about to be deleted (its files go next): stop what runs for it. It may resolve to the worktrees of
+   * the session's isolated sub-agents it removed or kept (told to the user).
+   */
+  onSessionDeleted?(sessionId: string): void | Promise<void | { agentWorktrees?: ReleasedWorktree[] }>;
   close?(): Promise<void>;
 }
 

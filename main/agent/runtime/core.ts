@@ -11,7 +11,9 @@ import type { Tool, ToolEnv } from '../contract/tool';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { SandboxSupport } from '../infra/sandbox/availability';
 import { Sandbox } from '../infra/sandbox/sandbox';
+import { inboxDir } from '../infra/sessions/inbox';
 import { SessionStore } from '../infra/sessions/store';
+import { worktreeAt } from '../infra/worktrees/records';
 import { maxRunningTasks } from '../infra/tasks/limits';
 import type { ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
@@ -25,6 +27,7 @@ import { ContextKeeper } from './compaction/context-keeper';
 import { coreFacts } from './prompt/core-facts';
 import { type FactSource, factSource } from './prompt/facts';
 import { followConnection } from './remote-connection';
+import { InboxDelivery } from './session/inbox-delivery';
 import { SessionPool } from './session/pool';
 import { TurnRunner } from './turn/runner';
 
@@ -74,6 +77,11 @@ export interface CoreOptions {
    * (default 60 s; `Infinity` keeps every session). It is loaded again from its log when next used.
    */
   unloadAfterMs?: number;
+  /**
+   * Which sessions take the prompts other cores post to this workspace's mailbox (infra/sessions/inbox.ts): `all`
+   * (default: a window's core), `shown` (only the session a viewer shows — a CLI run), `off`.
+   */
+  inbox?: 'all' | 'shown' | 'off';
 }
 
 /**
@@ -88,8 +96,9 @@ export class DeftCore {
   private readonly pool: SessionPool;
   private readonly turns: TurnRunner;
   private readonly listeners = new Set<(event: DeftEvent) => void>();
+  private readonly inbox: InboxDelivery | null;
 
-  constructor(options: CoreOptions) {
+  constructor(private readonly options: CoreOptions) {
     const now = options.now ?? Date.now;
     const environment = options.environment ?? localEnvironment();
     // Refuses a remote workspace without its ssh:// key: its trust would fall back to a local folder's path.
@@ -169,6 +178,20 @@ export class DeftCore {
     });
     const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
+    const scope = options.inbox ?? 'all';
+    this.inbox =
+      scope === 'off' || environment.kind !== 'local'
+        ? null
+        : new InboxDelivery({
+            dir: inboxDir(options.home, place.id),
+            store: this.store,
+            session: (id) => pool.get(id),
+            busyHere: (id) => runs.busy(id),
+            sendQueued: (open) => this.turns.sendQueued(open),
+            scope,
+            shown: () => pool.shown(),
+          });
+    if (this.inbox) void this.startInbox(this.inbox, options.home, options.workspace);
     this.handlers = pool.holding(
       capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox, ...(options.remoteBrowser ?? noRemoteBrowser) }),
     ) as CommandHandlers;
@@ -180,6 +203,23 @@ export class DeftCore {
    */
   show(viewer: string, sessionId: string | null): void {
     this.pool.show(viewer, sessionId);
+    // A window's core takes what waits for a session it shows (a CLI run's waits for its turn's end: its own prompt first).
+    if (sessionId !== null && this.inboxScope === 'all') void this.inbox?.check();
+  }
+
+  /** Prompts other cores posted (the mailbox) are taken now; resolves when they are queued (or started). */
+  checkInbox(): Promise<void> {
+    return this.inbox?.check() ?? Promise.resolve();
+  }
+
+  private get inboxScope(): 'all' | 'shown' | 'off' {
+    return this.options.inbox ?? 'all';
+  }
+
+  /** A core on a Deft worktree watches its mailbox (the conflict handoff posts there); every core reads it once at start. */
+  private async startInbox(inbox: InboxDelivery, home: string, workspace: string): Promise<void> {
+    const tree = await worktreeAt(home, workspace).catch(() => null);
+    await inbox.start(tree !== null);
   }
 
   /** The sessions some viewer shows now. */
@@ -225,6 +265,7 @@ export class DeftCore {
 
   /** Stop every running turn and background task, close the capabilities and write everything to disk. */
   async close(): Promise<void> {
+    await this.inbox?.close();
     await this.pool.close();
     const { runs } = this.turns;
     runs.cancelAll();
@@ -237,6 +278,8 @@ export class DeftCore {
   }
 
   private emit(event: DeftEvent | AppEvent): void {
+    // A turn's end is a boundary where a message posted meanwhile is taken (it waits in the queue, then starts).
+    if (event.type === 'turn.ended') void this.inbox?.check();
     for (const listener of this.listeners) {
       try {
         listener(event);

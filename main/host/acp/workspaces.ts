@@ -97,6 +97,8 @@ export class Workspaces {
       env: settings.env,
       providerOverrides: settings.providerOverrides,
       capabilities,
+      // The editor drives its sessions: a posted prompt waits for a turn of the session it shows to end.
+      inbox: 'shown',
       ...(environment ? { environment } : {}),
       ...(settings.sandbox ? { sandbox: settings.sandbox } : {}),
       ...settings.coreOptions,

@@ -71,6 +71,7 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
         host: cliHost(io.stderr),
         env: io.env,
         providerOverrides: overridesFromEnv(io.env),
+        inbox: 'off',
         ...io.coreOptions,
       });
     } catch (error) {

@@ -270,6 +270,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(values.sandbox ? { sandbox: values.sandbox } : {}),
         ...(maxSteps !== undefined ? { maxSteps } : {}),
         capabilities,
+        // A prompt another core posted for the session this run shows runs after the run's own (infra/sessions/inbox.ts).
+        inbox: 'shown',
         ...io.coreOptions,
         ...(extraTools ? { tools: extraTools } : {}),
       });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { deftHome } from '#infra/platform/home';
+import { SessionStore } from '#infra/sessions/store';
 import { overridesFromEnv } from '#infra/settings/provider-config';
 import { FileSecretStore } from '#infra/settings/secrets';
 import { type AskModel, draftMergeMessage } from '#infra/worktrees/draft';
@@ -70,7 +71,18 @@ function reportCreated(io: CliIo, created: Created): void {
   for (const note of notes) io.stderr(`deft: note: ${note}\n`);
 }
 
-function table(states: readonly WorktreeState[], repoRoot: string): string {
+/**
+ * The worktrees of isolated sub-agents whose session was deleted: they were kept because they hold changes
+ * (infra/worktrees/release.ts), and the list says so.
+ */
+async function orphans(home: string, trees: Worktrees): Promise<Set<string>> {
+  const store = new SessionStore(home, trees.repoRoot);
+  const gone = new Set<string>();
+  for (const record of await trees.records.list()) if (record.session && !(await store.readMeta(record.session))) gone.add(record.name);
+  return gone;
+}
+
+function table(states: readonly WorktreeState[], repoRoot: string, kept: ReadonlySet<string> = new Set()): string {
   if (!states.length) return `No Deft worktrees for ${repoRoot}.\n`;
   const lines = [
     `Deft worktrees of ${repoRoot}:`,
@@ -85,7 +97,8 @@ function table(states: readonly WorktreeState[], repoRoot: string): string {
       String(w.ahead).padStart(5),
       String(w.behind).padStart(6),
       String(w.sessions.length).padStart(8),
-      w.state === 'ok' ? (w.dirty ? 'uncommitted changes' : 'clean') : 'folder missing (deft worktrees cleanup)',
+      (w.state === 'ok' ? (w.dirty ? 'uncommitted changes' : 'clean') : 'folder missing (deft worktrees cleanup)') +
+        (kept.has(w.name) ? `; a sub-agent's, kept with its changes after its session was deleted (${w.path})` : ''),
     ];
     lines.push(`  ${cells.join('  ')}`);
   }
@@ -116,7 +129,16 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
     switch (action) {
       case 'list': {
         const states = await trees.list();
-        io.stdout(values.json ? JSON.stringify({ repoRoot: trees.repoRoot, worktrees: states }, null, 2) + '\n' : table(states, trees.repoRoot));
+        const kept = await orphans(home, trees);
+        io.stdout(
+          values.json
+            ? JSON.stringify(
+                { repoRoot: trees.repoRoot, worktrees: states.map((w) => (kept.has(w.name) ? { ...w, keptAfterSessionDeleted: true } : w)) },
+                null,
+                2,
+              ) + '\n'
+            : table(states, trees.repoRoot, kept),
+        );
         return 0;
       }
       case 'create': {

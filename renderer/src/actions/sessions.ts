@@ -1,4 +1,4 @@
-import type { Attachment, EffortSetting, ExportFormat, Mention, SessionSearchHit, SessionSummary } from '#protocol';
+import type { Attachment, EffortSetting, ExportFormat, Mention, ReleasedWorktree, SessionSearchHit, SessionSummary } from '#protocol';
 import { DeftError } from '#protocol/helpers/bridge';
 import { deft } from '../bridge';
 import { useApprovals } from '../stores/approvals';
@@ -149,13 +149,29 @@ async function forkAndOpen(sessionId: string, turnId: string | undefined, files:
   await openSession(session.id);
 }
 
+/** What became of a deleted session's sub-agent worktrees: the kept ones by branch and folder (their changes are there). */
+export function agentWorktreesNote(released: readonly ReleasedWorktree[]): string | null {
+  const kept = released.filter((r) => !r.removed);
+  const removed = released.length - kept.length;
+  const parts: string[] = [];
+  if (kept.length)
+    parts.push(
+      `Kept ${kept.length === 1 ? 'the worktree' : `${kept.length} worktrees`} of its sub-agents, with their changes: ${kept
+        .map((r) => `${r.branch}${r.path ? ` at ${r.path}` : ''}`)
+        .join('; ')}. Merge or discard ${kept.length === 1 ? 'it' : 'them'} in Worktrees.`,
+    );
+  if (removed) parts.push(`Removed ${removed === 1 ? 'the worktree' : `${removed} worktrees`} of its sub-agents (nothing to merge).`);
+  return parts.length ? parts.join(' ') : null;
+}
+
 export function deleteSession(id: string): Promise<void> {
   return attempt(async () => {
-    const { worktree } = await deft.deleteSession({ sessionId: id });
+    const { worktree, agentWorktrees = [] } = await deft.deleteSession({ sessionId: id });
     useSessions.getState().removeSession(id);
-    // A session in a worktree: whether the worktree went with it, or was kept and why.
-    if (worktree) {
-      useWorktrees.getState().tell(worktree.reason);
+    // A session in a worktree: whether the worktree went with it, or was kept and why; and its sub-agents' worktrees.
+    const told = [worktree?.reason, agentWorktreesNote(agentWorktrees)].filter((t): t is string => Boolean(t));
+    if (told.length) {
+      useWorktrees.getState().tell(told.join(' '));
       void refreshWorktrees();
     }
   });

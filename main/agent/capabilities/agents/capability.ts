@@ -39,8 +39,9 @@ export const agentsCapabilityWith =
       onSessionUnloaded: (session) => service.live.forget(session.id),
       onSessionDeleted: async (sessionId) => {
         service.live.stopAll(sessionId);
-        // Its isolated sub-agents' worktrees go with it when nothing would be lost (isolation.ts).
-        await releaseIsolations(core, sessionId);
+        // Its isolated sub-agents' worktrees go with it when nothing would be lost (isolation.ts); the user is told which stay.
+        const agentWorktrees = await releaseIsolations(core, sessionId);
+        return agentWorktrees.length ? { agentWorktrees } : undefined;
       },
       close: () => service.close(),
       commands: {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '#protocol';
 import { createHarness } from '#test-support/harness';
+import { runCli } from '../../../host/cli/cli';
 import { describeSandboxed } from '#test-support/sandbox';
 import { firstUserText } from '#test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
@@ -186,8 +187,19 @@ describe('worktrees of isolated sub-agents when their session is deleted', { tim
       ['agent-write-one', h.session.id],
     ]);
     const [looked, wrote] = before as [(typeof before)[0], (typeof before)[0]];
-    await h.core.handlers.deleteSession({ sessionId: h.session.id });
+    const deleted = await h.core.handlers.deleteSession({ sessionId: h.session.id });
+    // The result says which were kept (branch and folder: the changes are there) and which went.
+    expect(deleted.agentWorktrees?.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: looked.name, branch: `deft/${looked.name}`, path: looked.path, removed: true, reason: expect.stringContaining('removed with its branch') },
+      { name: wrote.name, branch: `deft/${wrote.name}`, path: wrote.path, removed: false, reason: expect.stringContaining('1 commit main does not') },
+    ]);
     expect((await trees.list()).map((t) => t.name)).toEqual([wrote.name]);
+    // `deft worktrees` says the same: a sub-agent's, kept with its changes after its session was deleted.
+    let listed = '';
+    const env = { ...process.env, DEFT_HOME: h.home };
+    await runCli(['worktrees'], { stdout: (t) => (listed += t), stderr: () => {}, env, cwd: h.workspace });
+    expect(listed).toContain(`${wrote.name}`);
+    expect(listed).toContain(`a sub-agent's, kept with its changes after its session was deleted (${wrote.path})`);
     expect(existsSync(looked.path)).toBe(false);
     expect(git(h.workspace, ['branch', '--list', '--format=%(refname:short)', 'deft/*']).trim()).toBe(`deft/${wrote.name}`);
   });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { CapabilityFactory } from '#contract/capability';
 import { CommandError } from '#contract/errors';
+import { deliverHandoff } from '#infra/worktrees/deliver';
 import { draftMergeMessage } from '#infra/worktrees/draft';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
 import { WorktreeError, Worktrees } from '#infra/worktrees/worktrees';
@@ -61,7 +62,15 @@ export const worktreesCapability: CapabilityFactory = (core) => {
           });
         }),
       keepWorktreeBranch: ({ name, message }) => refusing(async () => (await trees()).keepBranch(name, message)),
-      handWorktreeConflict: ({ name }) => refusing(async () => (await trees()).handConflict(name)),
+      handWorktreeConflict: ({ name }) =>
+        refusing(async () => {
+          const repo = await trees();
+          const handed = await repo.handConflict(name);
+          if (handed.status !== 'conflict') return handed;
+          // Sent to the worktree's session (its core takes it from the mailbox); when it cannot be, the prompt is shown to give.
+          const sent = await deliverHandoff(core.home, await repo.get(name), handed.prompt).catch(() => null);
+          return sent ? { ...handed, sent } : handed;
+        }),
       applyWorktree: ({ name }) => refusing(async () => (await trees()).apply(name)),
       discardWorktree: ({ name, deleteBranch }) => refusing(async () => (await trees()).discard(name, { deleteBranch: deleteBranch === true })),
     },

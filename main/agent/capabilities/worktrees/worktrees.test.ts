@@ -91,7 +91,7 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     expect(session.worktree).toEqual({ name: 'idle', branch: 'deft/idle', baseBranch: 'main', repoRoot: repo });
     expect(await there.deleteSession({ sessionId: session.id })).toEqual({
       ok: true,
-      worktree: { name: 'idle', branch: 'deft/idle', removed: true, reason: expect.stringContaining('removed with its branch') },
+      worktree: { name: 'idle', branch: 'deft/idle', path: idle.path, removed: true, reason: expect.stringContaining('removed with its branch') },
     });
     expect(existsSync(idle.path)).toBe(false);
     expect(branches()).not.toContain('deft/idle');

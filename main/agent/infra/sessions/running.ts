@@ -47,3 +47,14 @@ export async function isRunning(dir: string): Promise<boolean> {
     return false;
   }
 }
+
+/** Whether the session in `dir` has a turn running in another live process (not this one). */
+export async function isRunningElsewhere(dir: string): Promise<boolean> {
+  try {
+    const mark = JSON.parse(await readFile(join(dir, RUNNING_FILE), 'utf8')) as Partial<RunningMark>;
+    if (mark.pid === process.pid && mark.host === hostname()) return false;
+  } catch {
+    return false;
+  }
+  return isRunning(dir);
+}

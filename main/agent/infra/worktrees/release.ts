@@ -4,6 +4,8 @@ import { Worktrees } from './worktrees';
 export interface Released {
   name: string;
   branch: string;
+  /** Its folder (where a kept worktree's changes are). */
+  path?: string;
   removed: boolean;
   /** Why it was kept, or what was removed: a sentence for the user. */
   reason: string;
@@ -17,10 +19,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  * else keeps it, and says why. Never throws: a failure keeps the worktree.
  */
 export async function releaseSessionWorktree(home: string, worktree: { name: string; branch: string; repoRoot: string }): Promise<Released> {
-  const kept = (reason: string): Released => ({ name: worktree.name, branch: worktree.branch, removed: false, reason });
+  const keptAs = (reason: string): Released => ({ name: worktree.name, branch: worktree.branch, removed: false, reason });
   try {
     const trees = await Worktrees.of(home, worktree.repoRoot);
     const state = await trees.state(worktree.name);
+    const path = { path: state.path };
+    const kept = (reason: string): Released => ({ name: worktree.name, branch: worktree.branch, ...path, removed: false, reason });
     if (state.state === 'missing') return kept(`Its worktree's folder is already gone; deft worktrees cleanup forgets it.`);
     if (state.sessions.length > 0) return kept(`Its worktree ${state.branch} is kept: ${plural(state.sessions.length, 'other session')} ran there.`);
     if (state.dirty)
@@ -35,10 +39,11 @@ export async function releaseSessionWorktree(home: string, worktree: { name: str
     return {
       name: worktree.name,
       branch: worktree.branch,
+      ...path,
       removed: true,
       reason: `Its worktree ${state.branch} had nothing left to merge: it was removed${branchDeleted ? ' with its branch' : ''}.`,
     };
   } catch (error) {
-    return kept(`Its worktree ${worktree.branch} is kept: ${(error as Error).message}`);
+    return keptAs(`Its worktree ${worktree.branch} is kept: ${(error as Error).message}`);
   }
 }

@@ -64,19 +64,22 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
     await pool.loaded(sessionId)?.tasks.close();
     const open = pool.loaded(sessionId);
     if (open) await open.handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'deleted' });
-    await Promise.allSettled(deps.capabilities.capabilities.map(async (f) => f.onSessionDeleted?.(sessionId)));
+    const told = await Promise.allSettled(deps.capabilities.capabilities.map(async (f) => f.onSessionDeleted?.(sessionId)));
+    const agentWorktrees = told.flatMap((t) => (t.status === 'fulfilled' && t.value ? (t.value.agentWorktrees ?? []) : []));
     pool.forget(sessionId);
     await deps.store.delete(pool.checkedId(sessionId));
     // Every window showing it goes to its empty view on session.deleted: none shows it any more.
     pool.unshow(sessionId);
     deps.emit({ type: 'session.deleted', sessionId });
+    return agentWorktrees;
   };
   const deleteSession: CommandHandlers['deleteSession'] = async ({ sessionId }) => {
     const worktree = deps.environment.kind === 'local' ? (await deps.store.readMeta(pool.checkedId(sessionId)))?.worktree : undefined;
-    await removeSession(sessionId);
+    const agentWorktrees = await removeSession(sessionId);
+    const agents = agentWorktrees.length ? { agentWorktrees } : {};
     // The last session of a worktree takes it along only when nothing would be lost (infra/worktrees/release.ts).
-    if (!worktree) return { ok: true as const };
-    return { ok: true as const, worktree: await releaseSessionWorktree(deps.home, worktree) };
+    if (!worktree) return { ok: true as const, ...agents };
+    return { ok: true as const, worktree: await releaseSessionWorktree(deps.home, worktree), ...agents };
   };
   return {
     ...forkCommand({ ...deps, remove: removeSession }),

@@ -208,12 +208,18 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
                 const where = r.value.opened ? 'Its window is open' : `Open ${r.value.path} in the desktop app (or run deft there)`;
                 return r.value.status === 'clean'
                   ? { ok: true, text: `${r.value.baseBranch} merged into ${r.value.branch} without a conflict: merge again.`, files: [] }
-                  : {
-                      ok: true,
-                      text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. ${where}, and give its session this prompt:`,
-                      files: r.value.files,
-                      prompt: r.value.prompt,
-                    };
+                  : r.value.sent
+                    ? {
+                        ok: true,
+                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : `it starts when that worktree is open in Deft (${r.value.path})`}. Then Merge again.`,
+                        files: r.value.files,
+                      }
+                    : {
+                        ok: true,
+                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. ${where}, and give its session this prompt:`,
+                        files: r.value.files,
+                        prompt: r.value.prompt,
+                      };
               })
             }
           >

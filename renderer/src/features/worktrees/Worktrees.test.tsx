@@ -1,4 +1,4 @@
-import { act, render, screen, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorktreeInfo } from '#protocol';
@@ -133,6 +133,28 @@ describe('the Worktrees view', () => {
     expect(card.textContent).toContain('the main checkout is untouched');
   });
 
+  it('a conflict sent to the worktree’s session says to which one, and shows no prompt to copy', async () => {
+    core.reply('draftWorktreeMessage', () => ({ message: 'm', drafted: true }));
+    core.reply('mergeWorktree', () => ({ status: 'conflict', baseBranch: 'main', files: ['src/login.ts'] }));
+    core.reply('handWorktreeConflict', () => ({
+      status: 'conflict',
+      files: ['src/login.ts'],
+      prompt: 'Merging this worktree’s branch deft/login onto main conflicts…',
+      path: login.path,
+      branch: 'deft/login',
+      baseBranch: 'main',
+      sent: { sessionId: 's-1', title: 'Fix the login', created: false },
+    }));
+    core.reply('openWorktree', () => ({ opened: true, path: login.path }));
+    const card = await open();
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge…' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Merge' }));
+    const choice = await within(card).findByRole('group', { name: 'Resolve the conflict' });
+    await userEvent.click(within(choice).getByRole('button', { name: 'Resolve in that session' }));
+    await waitFor(() => expect(card.textContent).toContain('Sent to its session “Fix the login”: its window starts it'));
+    expect(within(card).queryByRole('textbox', { name: 'Prompt for the session' })).toBeNull();
+  });
+
   it('keeps the default message and says why when the model cannot draft one', async () => {
     core.reply('draftWorktreeMessage', () => ({
       message: "Merge branch 'deft/login' (Deft worktree)",
@@ -231,5 +253,20 @@ describe('the sidebar', () => {
     await deleteSession('s1');
     render(<WorktreeNotice />);
     expect(screen.getByRole('status').textContent).toContain('is kept: it has uncommitted changes');
+  });
+
+  it('deleting a session names the sub-agent worktrees kept with their changes (branch and folder), and counts those removed', async () => {
+    core.reply('deleteSession', () => ({
+      ok: true,
+      agentWorktrees: [
+        { name: 'agent-a', branch: 'deft/agent-a', path: '/w/agent-a', removed: false, reason: 'kept' },
+        { name: 'agent-b', branch: 'deft/agent-b', path: '/w/agent-b', removed: true, reason: 'removed' },
+      ],
+    }));
+    await deleteSession('s2');
+    render(<WorktreeNotice />);
+    const told = screen.getByRole('status').textContent;
+    expect(told).toContain('Kept the worktree of its sub-agents, with their changes: deft/agent-a at /w/agent-a.');
+    expect(told).toContain('Removed the worktree of its sub-agents (nothing to merge).');
   });
 });
