@@ -11,6 +11,7 @@ import type { Tool, ToolEnv } from '../contract/tool';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { SandboxSupport } from '../infra/sandbox/availability';
 import { Sandbox } from '../infra/sandbox/sandbox';
+import { RemoteSandbox } from '../infra/sandbox/remote';
 import { SessionStore } from '../infra/sessions/store';
 import { maxRunningTasks } from '../infra/tasks/limits';
 import type { ProviderOverrides } from '../infra/settings/provider-config';
@@ -83,7 +84,8 @@ export interface CoreOptions {
 export class DeftCore {
   readonly handlers: CommandHandlers;
   private readonly store: SessionStore;
-  private readonly sandbox: Sandbox;
+  /** This machine's OS sandbox, or bubblewrap on the other machine for a remote workspace. */
+  private readonly sandbox: Pick<Sandbox, 'settings' | 'status' | 'forSession' | 'forWorkspace'>;
   private readonly capabilities: CapabilitySet;
   private readonly pool: SessionPool;
   private readonly turns: TurnRunner;
@@ -102,16 +104,19 @@ export class DeftCore {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       emit,
     });
-    this.sandbox = new Sandbox({
-      workspace: options.workspace,
-      place,
-      home: options.home,
-      // Nobody to ask: a blocked connection's hint names the setting instead of a question.
-      headless: !options.host.canAsk,
-      secrets: async () => [(await provider.config())?.apiKey].filter((key): key is string => Boolean(key)),
-      ...(options.sandbox ? { override: options.sandbox } : {}),
-      ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
-    });
+    this.sandbox =
+      environment.kind !== 'local'
+        ? new RemoteSandbox({ place, home: options.home, ...(options.sandbox ? { override: options.sandbox } : {}) })
+        : new Sandbox({
+            workspace: options.workspace,
+            place,
+            home: options.home,
+            // Nobody to ask: a blocked connection's hint names the setting instead of a question.
+            headless: !options.host.canAsk,
+            secrets: async () => [(await provider.config())?.apiKey].filter((key): key is string => Boolean(key)),
+            ...(options.sandbox ? { override: options.sandbox } : {}),
+            ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
+          });
     this.store = new SessionStore(options.home, place.id, now);
     const core: CoreContext = {
       environment,

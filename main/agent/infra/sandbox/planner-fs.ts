@@ -20,6 +20,8 @@ export interface PlannerFs {
   /** A regular file's text (links followed) when it holds at most `max` bytes; else null. */
   read(path: string, max: number): string | null;
   readdir(path: string): Array<{ name: string; kind: PlannerNode['kind'] }> | null;
+  /** The canonical path in one answer, where the backend has it (facts gathered with `realpath -m`); null when not known yet. */
+  canonical?(path: string): string | null;
 }
 
 type Typed = { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean; isSocket(): boolean };
@@ -61,6 +63,7 @@ export function kindIn(fs: PlannerFs, path: string): 'dir' | 'file' | null {
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended (symlinks resolved). */
 export function canonicalIn(fs: PlannerFs, path: string): string {
+  if (fs.canonical) return fs.canonical(resolve(path)) ?? resolve(path);
   let current = resolve(path);
   const rest: string[] = [];
   for (;;) {

@@ -114,9 +114,8 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
 
       const label = args.description?.trim() || shortLabel(args.command);
       const cwd = guarded.real;
-      // The OS sandbox wraps commands on this machine only: a remote workspace's commands are not sandboxed (docs/remote.md),
-      // so they never count as sandboxed for approvals.
-      const sandboxed = env.environment.kind === 'local' && (await shell.handle.sandbox.status()).enabled;
+      // On a remote workspace the sandbox is bubblewrap there (infra/sandbox/remote.ts), when it works there.
+      const sandboxed = (await shell.handle.sandbox.status()).enabled;
       return {
         shell: { command: args.command, cwd, sandboxed },
         description: background ? `Start in background: ${label}` : label,
