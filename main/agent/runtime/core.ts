@@ -85,7 +85,7 @@ export class DeftCore {
   readonly handlers: CommandHandlers;
   private readonly store: SessionStore;
   /** This machine's OS sandbox, or bubblewrap on the other machine for a remote workspace. */
-  private readonly sandbox: Pick<Sandbox, 'settings' | 'status' | 'forSession' | 'forWorkspace'>;
+  private readonly sandbox: Pick<Sandbox, 'settings' | 'status' | 'forSession' | 'forWorkspace'> & { close?(): Promise<void> };
   private readonly capabilities: CapabilitySet;
   private readonly pool: SessionPool;
   private readonly turns: TurnRunner;
@@ -238,6 +238,8 @@ export class DeftCore {
     await Promise.allSettled(pool.all().map(({ tasks }) => tasks.close()));
     await Promise.allSettled(pool.all().map(({ handle }) => handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'exit' })));
     await this.capabilities.close();
+    // A remote sandbox tidies the mount points its last commands made there while the link is still open.
+    await this.sandbox.close?.().catch(() => {});
     await Promise.allSettled(pool.all().map(({ session }) => session.flush()));
   }
 

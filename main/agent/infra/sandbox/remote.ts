@@ -181,6 +181,11 @@ export class RemoteSandbox {
     }
   }
 
+  /** Wait for the last tidying there (before the connection is closed). */
+  async close(): Promise<void> {
+    await this.tidying;
+  }
+
   private release(paths: readonly string[]): void {
     const free: string[] = [];
     for (const path of paths) {
