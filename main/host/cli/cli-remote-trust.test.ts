@@ -71,6 +71,9 @@ async function run(prompt: string) {
     'm',
     '--permission-mode',
     'accept-edits',
+    // The permission layer alone: with the sandbox on there, accept-edits would run a sandboxed command unasked.
+    '--sandbox',
+    'off',
     '--remote',
     `${sshd.username}@127.0.0.1:${sshd.port}:${path}`,
   ];
