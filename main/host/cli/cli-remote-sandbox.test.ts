@@ -24,6 +24,8 @@ let userHome: string;
 let cwd: string;
 let ws: string;
 let outside: string;
+let there: string; // what the remote machine has at `linked`
+let linked: string;
 
 beforeAll(async () => {
   const bin = await tempDir('deft-remote-sb-bin-');
@@ -31,7 +33,17 @@ beforeAll(async () => {
   remoteHome = await tempDir('deft-remote-sb-rhome-');
   await mkdir(join(remoteHome, '.ssh'), { mode: 0o700 });
   await writeFile(join(remoteHome, '.ssh', 'id_remote_secret'), 'REMOTE-PRIVATE-KEY\n', { mode: 0o600 });
-  const started = await startSshd({ path: `${bin}:/usr/local/bin:/usr/bin:/bin`, binds: [{ from: remoteHome, to: homedir() }] });
+  // A folder whose path holds another folder on the remote, with a link into .git there only.
+  there = await tempDir('deft-remote-sb-there-');
+  linked = await tempDir('deft-remote-sb-linked-');
+  execFileSync('git', ['init', '-q', there]);
+  execFileSync('git', ['init', '-q', linked]);
+  await symlink('.git', join(there, 'g'));
+  const binds = [
+    { from: remoteHome, to: homedir() },
+    { from: there, to: linked },
+  ];
+  const started = await startSshd({ path: `${bin}:/usr/local/bin:/usr/bin:/bin`, binds });
   if (!started) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
   sshd = started;
   // Every program of /usr/bin but bubblewrap (on a merged /usr, /bin is /usr/bin).
@@ -62,7 +74,7 @@ beforeEach(async () => {
   await writeFile(join(userHome, '.ssh', 'known_hosts'), (await readFile(sshd.knownHosts, 'utf8')) + (await readFile(bare.knownHosts, 'utf8')));
 });
 
-async function run(server_: TestSshd, prompt: string) {
+async function run(server_: TestSshd, prompt: string, folder = ws) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -73,7 +85,7 @@ async function run(server_: TestSshd, prompt: string) {
     coreOptions: { retry: fastRetry },
   };
   const args = ['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'accept-edits'];
-  const code = await runCli([...args, '--remote', `${server_.username}@127.0.0.1:${server_.port}:${ws}`, prompt], io);
+  const code = await runCli([...args, '--remote', `${server_.username}@127.0.0.1:${server_.port}:${folder}`, prompt], io);
   const toolResults = server.requests
     .at(-1)!
     .body.messages.filter((m) => m.role === 'tool')
@@ -121,5 +133,18 @@ describe('deft run --remote: the OS sandbox is bubblewrap on the remote', () => 
     expect(result.stderr.match(/without the OS sandbox/g)).toHaveLength(1);
     // Unsandboxed, accept-edits asks for the command, and nobody can answer headless.
     expect(result.toolResults[0]).toMatch(/needs approval/);
+  });
+});
+
+describe('deft run --remote: the protected-path check resolves paths on the remote', () => {
+  it('a link on the remote into .git is caught there, though this machine has no such link', { timeout: 60_000 }, async () => {
+    const before = await readFile(join(there, '.git', 'config'), 'utf8');
+    server.enqueue(toolStep(callChunk('Bash', { command: 'echo "[core]" >> g/config', description: 'append' })), textReply('Done.'));
+    const result = await run(sshd, 'append', linked);
+    expect(result.code).toBe(0);
+    // This machine has no `g` at that path: only the remote's link makes it protected.
+    expect(existsSync(join(linked, 'g'))).toBe(false);
+    expect(result.toolResults[0]).toMatch(/"g\/config" in this command is protected: it is inside a \.git folder/);
+    expect(await readFile(join(there, '.git', 'config'), 'utf8')).toBe(before);
   });
 });
