@@ -81,7 +81,7 @@ export class RemoteSandbox {
       available: true,
       enabled: true,
       kind: 'bubblewrap',
-      note: `Commands run in bubblewrap on ${this.environment.label}, with no network: the allowed domains reach commands on this machine only.`,
+      note: `Bash commands run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below, and no network (allowed hosts apply to commands on this machine only). The folder's hooks and MCP servers run there outside it.`,
     };
   }
 
