@@ -84,8 +84,10 @@ export interface CoreOptions {
 export class DeftCore {
   readonly handlers: CommandHandlers;
   private readonly store: SessionStore;
-  /** This machine's OS sandbox, or bubblewrap on the other machine for a remote workspace. */
-  private readonly sandbox: Pick<Sandbox, 'settings' | 'status' | 'forSession' | 'forWorkspace'> & { close?(): Promise<void> };
+  /** This machine's OS sandbox, for what runs here (the user's own hooks and MCP servers, even for a remote folder). */
+  private readonly sandbox: Sandbox;
+  /** A remote workspace's: bubblewrap on that machine, for its commands (what the window's sandbox status is about). */
+  private readonly remoteSandbox: RemoteSandbox | null;
   private readonly capabilities: CapabilitySet;
   private readonly pool: SessionPool;
   private readonly turns: TurnRunner;
@@ -104,19 +106,19 @@ export class DeftCore {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       emit,
     });
-    this.sandbox =
-      environment.kind !== 'local'
-        ? new RemoteSandbox({ place, home: options.home, ...(options.sandbox ? { override: options.sandbox } : {}) })
-        : new Sandbox({
-            workspace: options.workspace,
-            place,
-            home: options.home,
-            // Nobody to ask: a blocked connection's hint names the setting instead of a question.
-            headless: !options.host.canAsk,
-            secrets: async () => [(await provider.config())?.apiKey].filter((key): key is string => Boolean(key)),
-            ...(options.sandbox ? { override: options.sandbox } : {}),
-            ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
-          });
+    this.remoteSandbox =
+      environment.kind !== 'local' ? new RemoteSandbox({ place, home: options.home, ...(options.sandbox ? { override: options.sandbox } : {}) }) : null;
+    const commandsSandbox = this.remoteSandbox ?? null;
+    this.sandbox = new Sandbox({
+      workspace: options.workspace,
+      place,
+      home: options.home,
+      // Nobody to ask: a blocked connection's hint names the setting instead of a question.
+      headless: !options.host.canAsk,
+      secrets: async () => [(await provider.config())?.apiKey].filter((key): key is string => Boolean(key)),
+      ...(options.sandbox ? { override: options.sandbox } : {}),
+      ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
+    });
     this.store = new SessionStore(options.home, place.id, now);
     const core: CoreContext = {
       environment,
@@ -129,7 +131,7 @@ export class DeftCore {
       secrets: options.secrets,
       session: async (id) => (await this.pool.get(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
-      sandboxStatus: () => this.sandbox.status(),
+      sandboxStatus: () => (this.remoteSandbox ?? this.sandbox).status(),
       workspaceSandbox: this.sandbox.forWorkspace(),
       ...(options.openFile ? { openFile: options.openFile } : {}),
       ...(options.openFolder ? { openFolder: options.openFolder } : {}),
@@ -147,7 +149,10 @@ export class DeftCore {
       runs,
       emit,
       startTurn: (open, prompt) => this.turns.start(open, prompt),
-      sandboxFor: (sessionId, handle) => this.sandbox.forSession(sessionId, (request, signal) => capabilities.authorizeConnection(handle(), request, signal)),
+      sandboxFor: (sessionId, handle) => {
+        const here = this.sandbox.forSession(sessionId, (request, signal) => capabilities.authorizeConnection(handle(), request, signal));
+        return commandsSandbox ? { ...here, onRemote: commandsSandbox.forSession(sessionId) } : here;
+      },
       subagents: (session, handle) => this.turns.subagentDeps(session, handle),
       maxRunningTasks: () => maxRunningTasks(options.home),
       ...(options.unloadAfterMs !== undefined ? { unloadAfterMs: options.unloadAfterMs } : {}),
@@ -158,7 +163,7 @@ export class DeftCore {
       ...options,
       environment,
       remote,
-      sandboxStatus: () => this.sandbox.status(),
+      sandboxStatus: () => (this.remoteSandbox ?? this.sandbox).status(),
       store: this.store,
       pool,
       turns: this.turns,
@@ -172,7 +177,7 @@ export class DeftCore {
       session: async (id) => (await pool.get(id)).session,
       openSessions: () => pool.all().map((o) => o.session),
     });
-    const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.sandbox });
+    const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.remoteSandbox ?? this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
     this.handlers = pool.holding(
       capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox, ...(options.remoteBrowser ?? noRemoteBrowser) }),
@@ -239,7 +244,7 @@ export class DeftCore {
     await Promise.allSettled(pool.all().map(({ handle }) => handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'exit' })));
     await this.capabilities.close();
     // A remote sandbox tidies the mount points its last commands made there while the link is still open.
-    await this.sandbox.close?.().catch(() => {});
+    await this.remoteSandbox?.close().catch(() => {});
     await Promise.allSettled(pool.all().map(({ session }) => session.flush()));
   }
 

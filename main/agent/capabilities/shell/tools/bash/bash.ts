@@ -115,7 +115,8 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
       const label = args.description?.trim() || shortLabel(args.command);
       const cwd = guarded.real;
       // On a remote workspace the sandbox is bubblewrap there (infra/sandbox/remote.ts), when it works there.
-      const sandboxed = (await shell.handle.sandbox.status()).enabled;
+      const commandSandbox = env.environment.kind === 'local' ? shell.handle.sandbox : shell.handle.sandbox.onRemote;
+      const sandboxed = (await commandSandbox?.status())?.enabled === true;
       return {
         shell: { command: args.command, cwd, sandboxed },
         description: background ? `Start in background: ${label}` : label,
@@ -141,7 +142,11 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
           }
           let job;
           try {
-            job = await shell.processes.spawn(args.command, cwd, { sandbox: shell.handle.sandbox, callId: ctx.callId, turnId: ctx.turnId });
+            job = await shell.processes.spawn(args.command, cwd, {
+              ...(commandSandbox ? { sandbox: commandSandbox } : {}),
+              callId: ctx.callId,
+              turnId: ctx.turnId,
+            });
           } catch (error) {
             release?.();
             throw error;
