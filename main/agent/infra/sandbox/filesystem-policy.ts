@@ -90,8 +90,8 @@ function isWithin(root: string, path: string): boolean {
 /** The machine's file system as the planner reads it: kinds, real paths and Deft's placeholders. */
 interface Disk {
   fs: PlannerFs;
-  kindOf(path: string): 'dir' | 'file' | null;
-  real(path: string): string;
+  kindOf: (path: string) => 'dir' | 'file' | null;
+  real: (path: string) => string;
 }
 
 function diskOf(fs: PlannerFs): Disk {

@@ -93,7 +93,7 @@ export class RemoteFacts implements PlannerFs {
     const args = list.flatMap(([path, ops]) => [[...ops].join(''), path]);
     const stdout = await runThere(environment, ['-c', SCRIPT, 'sh', ...args], signal);
     if (!/(^|\n)end\n$/.test(stdout)) throw new Error(`Could not read the file system facts the sandbox needs on ${environment.label}.`);
-    const found = list.map(([path, ops]): Known => ({ asked: new Set(ops), lstat: null, stat: null, real: null, content: null, entries: null }));
+    const found = list.map(([, ops]): Known => ({ asked: new Set(ops), lstat: null, stat: null, real: null, content: null, entries: null }));
     for (const line of stdout.split('\n')) {
       const match = /^(\d+) ([lsrmcDd]) ?(.*)$/.exec(line);
       const entry = match && found[Number(match[1])];
