@@ -78,6 +78,11 @@ export interface SessionSandbox {
    * what git needs to commit there, taken from Deft's record of the worktree.
    */
   inWorktree(tree: SandboxWorktree): SessionSandbox;
+  /**
+   * A remote workspace's: the sandbox its commands run in there (bubblewrap on that machine, infra/sandbox/remote.ts).
+   * This object itself stays this machine's, for what runs here (the user's own hooks).
+   */
+  readonly onRemote?: SessionSandbox;
 }
 
 /** A git worktree Deft made, as Deft recorded it when it made it (infra/worktrees/records.ts). */

@@ -12,6 +12,7 @@ import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { SandboxSupport } from '../infra/sandbox/availability';
 import { Sandbox } from '../infra/sandbox/sandbox';
 import { inboxDir } from '../infra/sessions/inbox';
+import { RemoteSandbox } from '../infra/sandbox/remote';
 import { SessionStore } from '../infra/sessions/store';
 import { worktreeAt } from '../infra/worktrees/records';
 import { maxRunningTasks } from '../infra/tasks/limits';
@@ -91,7 +92,10 @@ export interface CoreOptions {
 export class DeftCore {
   readonly handlers: CommandHandlers;
   private readonly store: SessionStore;
+  /** This machine's OS sandbox, for what runs here (the user's own hooks and MCP servers, even for a remote folder). */
   private readonly sandbox: Sandbox;
+  /** A remote workspace's: bubblewrap on that machine, for its commands (what the window's sandbox status is about). */
+  private readonly remoteSandbox: RemoteSandbox | null;
   private readonly capabilities: CapabilitySet;
   private readonly pool: SessionPool;
   private readonly turns: TurnRunner;
@@ -111,6 +115,9 @@ export class DeftCore {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       emit,
     });
+    this.remoteSandbox =
+      environment.kind !== 'local' ? new RemoteSandbox({ place, home: options.home, ...(options.sandbox ? { override: options.sandbox } : {}) }) : null;
+    const commandsSandbox = this.remoteSandbox ?? null;
     this.sandbox = new Sandbox({
       workspace: options.workspace,
       place,
@@ -133,7 +140,7 @@ export class DeftCore {
       secrets: options.secrets,
       session: async (id) => (await this.pool.get(id)).handle,
       ...(options.openPath ? { openPath: options.openPath } : {}),
-      sandboxStatus: () => this.sandbox.status(),
+      sandboxStatus: () => (this.remoteSandbox ?? this.sandbox).status(),
       workspaceSandbox: this.sandbox.forWorkspace(),
       ...(options.openFile ? { openFile: options.openFile } : {}),
       ...(options.openFolder ? { openFolder: options.openFolder } : {}),
@@ -151,7 +158,10 @@ export class DeftCore {
       runs,
       emit,
       startTurn: (open, prompt) => this.turns.start(open, prompt),
-      sandboxFor: (sessionId, handle) => this.sandbox.forSession(sessionId, (request, signal) => capabilities.authorizeConnection(handle(), request, signal)),
+      sandboxFor: (sessionId, handle) => {
+        const here = this.sandbox.forSession(sessionId, (request, signal) => capabilities.authorizeConnection(handle(), request, signal));
+        return commandsSandbox ? { ...here, onRemote: commandsSandbox.forSession(sessionId) } : here;
+      },
       subagents: (session, handle) => this.turns.subagentDeps(session, handle),
       maxRunningTasks: () => maxRunningTasks(options.home),
       ...(options.unloadAfterMs !== undefined ? { unloadAfterMs: options.unloadAfterMs } : {}),
@@ -162,7 +172,7 @@ export class DeftCore {
       ...options,
       environment,
       remote,
-      sandboxStatus: () => this.sandbox.status(),
+      sandboxStatus: () => (this.remoteSandbox ?? this.sandbox).status(),
       store: this.store,
       pool,
       turns: this.turns,
@@ -176,7 +186,7 @@ export class DeftCore {
       session: async (id) => (await pool.get(id)).session,
       openSessions: () => pool.all().map((o) => o.session),
     });
-    const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.sandbox });
+    const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.remoteSandbox ?? this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
     const scope = options.inbox ?? 'all';
     this.inbox =
@@ -274,6 +284,8 @@ export class DeftCore {
     await Promise.allSettled(pool.all().map(({ tasks }) => tasks.close()));
     await Promise.allSettled(pool.all().map(({ handle }) => handle.hooks.fire({ hook_event_name: 'SessionEnd', reason: 'exit' })));
     await this.capabilities.close();
+    // A remote sandbox tidies the mount points its last commands made there while the link is still open.
+    await this.remoteSandbox?.close().catch(() => {});
     await Promise.allSettled(pool.all().map(({ session }) => session.flush()));
   }
 

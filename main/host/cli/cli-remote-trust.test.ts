@@ -21,7 +21,8 @@ beforeEach(async () => {
   }
 });
 
-const run = (prompt: string) => rig.run(prompt, { mode: 'accept-edits' });
+// The permission layer alone: with the sandbox on there, accept-edits would run a sandboxed command unasked.
+const run = (prompt: string) => rig.run(prompt, { mode: 'accept-edits', extra: ['--sandbox', 'off'] });
 
 const bashStep = () => toolStep(callChunk('Bash', { command: 'touch ran.txt', description: 'touch a file' }));
 

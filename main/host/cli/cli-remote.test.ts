@@ -186,8 +186,8 @@ describe('a remote workspace in the core', () => {
       const info = await core.handlers.getWorkspace({});
       expect(info.path).toBe(remoteDir);
       expect(info.remote).toEqual({ label: `${sshd.username}@127.0.0.1:${sshd.port}`, state: 'connected' });
-      // This machine's sandbox does not reach commands run there, and the window must not say it does.
-      expect(info.sandbox).toMatchObject({ enabled: false, reason: expect.stringContaining('commands run on') });
+      // The sandbox is bubblewrap there (installed on the test's "remote"), and the window says what differs.
+      expect(info.sandbox).toMatchObject({ enabled: true, kind: 'bubblewrap', note: expect.stringContaining('no network') });
       await sshd.killConnections();
       await waitFor(() => seen.some((c) => c.state === 'connected'), 20_000);
       expect(seen.map((c) => c.state)).toEqual(['reconnecting', 'connected']);

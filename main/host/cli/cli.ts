@@ -331,7 +331,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (sandbox && !sandbox.enabled && values.sandbox !== 'off') {
         const why = sandbox.available
           ? (sandbox.reason ?? 'turned off')
-          : `no OS sandbox here: ${sandbox.reason ?? 'unknown'}${sandbox.install ? ` ${sandbox.install}` : ''}`;
+          : `no OS sandbox ${values.remote ? 'there' : 'here'}: ${sandbox.reason ?? 'unknown'}${sandbox.install ? ` ${sandbox.install}` : ''}`;
         io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
       }
     };

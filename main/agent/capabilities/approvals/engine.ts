@@ -3,6 +3,7 @@ import type { PermissionMode, PlanState } from '#protocol';
 import type { ResolvedCall } from '#contract/calls';
 import { catastrophicDeleteIn, commandsWithCwd, uncertainDeleteIn } from '#infra/policies/dangerous-command';
 import { isWithin } from '#infra/policies/path-guard';
+import { resolvedThere } from './resolved-there';
 import { type Places, printedArgumentsAreData, protectedPathInCommand, protectedPathReason } from '#infra/policies/protected-paths';
 import { type ParsedShell, parseShell } from '#infra/policies/shell-parse';
 import { type PermissionRule, parseRule, ruleApplies, shellArguments } from './rules';
@@ -59,8 +60,15 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
   // Where a command runs: the directory its execution resolved (links followed); the workspace for anything else.
   const cwd = call.execution.shell?.cwd ?? places.workspace;
   const deletePlaces = { workspace: places.workspace, home: places.userHome, cwd };
+  // On a remote workspace, globs and links resolve there (resolved-there.ts).
+  const deleteCheck = <T>(check: typeof catastrophicDeleteIn | typeof uncertainDeleteIn) =>
+    resolvedThere(
+      places,
+      async (at) => (await check(await parsedShell(), { ...deletePlaces, ...(at.fs ? { fs: at.fs } : {}) })) as T | null,
+      (found) => found !== null,
+    );
   if (command !== null) {
-    const hit = await catastrophicDeleteIn(await parsedShell(), deletePlaces);
+    const hit = await deleteCheck<Awaited<ReturnType<typeof catastrophicDeleteIn>>>(catastrophicDeleteIn);
     if (hit) {
       return {
         kind: 'deny',
@@ -95,11 +103,16 @@ async function decideByRules(context: DecisionContext): Promise<Decision> {
 
   if (call.policy.approval === 'self') return { kind: 'allow', reason: `${call.name} is always allowed` };
 
-  const guarded = await protectedTarget(call, places, command !== null ? await parsedShell() : null);
+  const shellParsed = command !== null ? await parsedShell() : null;
+  const guarded = await resolvedThere(
+    places,
+    (at) => protectedTarget(call, at, shellParsed),
+    (found) => found?.kind === 'protected',
+  );
   if (guarded?.kind === 'protected')
     return { kind: 'ask', reason: `${guarded.what} is protected: ${guarded.reason}. It always needs your approval, in every mode.`, rememberable: false };
   if (command !== null) {
-    const uncertain = await uncertainDeleteIn(await parsedShell(), deletePlaces);
+    const uncertain = await deleteCheck<Awaited<ReturnType<typeof uncertainDeleteIn>>>(uncertainDeleteIn);
     if (uncertain)
       return {
         kind: 'ask',
@@ -229,7 +242,7 @@ async function protectedTarget(call: ResolvedCall, places: Places, shell: Parsed
   const cwd = call.execution.shell?.cwd ?? places.workspace;
   const cwdReason = protectedPathReason(cwd, places);
   if (cwdReason) return { kind: 'protected', what: `the working directory ${cwd}`, reason: cwdReason };
-  const parts = await commandsWithCwd(shell, { workspace: places.workspace, home: places.userHome, cwd });
+  const parts = await commandsWithCwd(shell, { workspace: places.workspace, home: places.userHome, cwd, ...(places.fs ? { fs: places.fs } : {}) });
   const dataArguments = printedArgumentsAreData(parts.map((p) => p.part));
   let unknown: Guard | null = null;
   for (const { part, cwd: at } of parts) {

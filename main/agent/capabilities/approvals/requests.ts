@@ -62,7 +62,11 @@ export function createApprovalDesk(core: CoreContext): ApprovalDesk {
   const approvals = new PendingRequests<ApprovalRequest, ApprovalAnswer>('approval');
   const questions = new PendingRequests<QuestionRequest, QuestionReply>('question');
   return {
-    places: { workspace: core.workspace, home: core.home, userHome: homedir() },
+    // A remote workspace's paths (and `~`) are the remote machine's: checks resolve them there (resolved-there.ts).
+    places:
+      core.environment.kind === 'local'
+        ? { workspace: core.workspace, home: core.home, userHome: homedir() }
+        : { workspace: core.workspace, home: core.home, userHome: core.environment.home, remote: core.environment },
     rules,
     approvals,
     questions,

@@ -109,18 +109,17 @@ export class ProcessTasks {
   async spawn(command: string, cwd: string, context: { sandbox?: SessionSandbox; callId?: string; turnId?: string } = {}): Promise<ShellJob> {
     const id = this.tasks.newId('bash');
     const shell = this.environment.shell();
-    // The OS sandbox wraps commands on this machine; on a remote one it is planned there (see docs/remote.md).
-    const spawn =
-      context.sandbox && this.environment.kind === 'local'
-        ? await context.sandbox.plan({
-            argv: [shell, '-c', command],
-            cwd,
-            env: { SHELL: shell, [TASK_MARKER_VAR]: id },
-            label: command,
-            ...(context.callId ? { callId: context.callId } : {}),
-            ...(context.turnId ? { turnId: context.turnId } : {}),
-          })
-        : undefined;
+    // On a remote workspace the session's sandbox plans bubblewrap there (infra/sandbox/remote.ts).
+    const spawn = context.sandbox
+      ? await context.sandbox.plan({
+          argv: [shell, '-c', command],
+          cwd,
+          env: { SHELL: shell, [TASK_MARKER_VAR]: id },
+          label: command,
+          ...(context.callId ? { callId: context.callId } : {}),
+          ...(context.turnId ? { turnId: context.turnId } : {}),
+        })
+      : undefined;
     const job = await ShellJob.start({
       environment: this.environment,
       id,

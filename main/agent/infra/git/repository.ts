@@ -1,5 +1,6 @@
 import { type Stats, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { type PlannerFs, localFs } from '../sandbox/planner-fs';
 
 /**
  * Repositories as git itself recognises them, checked in-process (no git runs): what the sandbox takes
@@ -33,34 +34,31 @@ function real(path: string): string | null {
 }
 
 /** The common dir a git dir names in its `commondir` file (a linked worktree's), or the git dir itself. */
-export function commonDirOf(gitDir: string): string | null {
-  const pointer = text(join(gitDir, 'commondir'));
-  if (pointer === null) return stats(join(gitDir, 'commondir'), false) ? null : gitDir;
+export function commonDirOf(gitDir: string, fs: PlannerFs = localFs): string | null {
+  const pointer = fs.read(join(gitDir, 'commondir'), 4096);
+  if (pointer === null) return fs.lstat(join(gitDir, 'commondir')) ? null : gitDir;
   const trimmed = pointer.replace(/\n+$/, '');
   if (!trimmed) return null;
-  return real(isAbsolute(trimmed) ? trimmed : resolve(gitDir, trimmed));
+  return fs.realpath(isAbsolute(trimmed) ? trimmed : resolve(gitDir, trimmed));
 }
 
 /**
  * Whether `dir` is a git directory by git's own test (setup.c is_git_directory): HEAD names a ref or an
  * object, and the common dir has `objects/` and `refs/` folders. An empty `.git` folder is not one.
+ * `fs`: the machine's file system (this one, or facts gathered on a remote one).
  */
-export function isGitDirectory(dir: string): boolean {
-  const head = stats(join(dir, 'HEAD'), false);
+export function isGitDirectory(dir: string, fs: PlannerFs = localFs): boolean {
+  const head = fs.lstat(join(dir, 'HEAD'));
   if (!head) return false;
-  if (head.isSymbolicLink()) {
-    try {
-      if (!readFileSync(join(dir, 'HEAD'), 'utf8')) return false;
-    } catch {
-      return false;
-    }
+  if (head.kind === 'link') {
+    if (!fs.read(join(dir, 'HEAD'), 1 << 20)) return false;
   } else {
-    const content = text(join(dir, 'HEAD'));
+    const content = fs.read(join(dir, 'HEAD'), 4096);
     if (content === null || !/^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\s*$/.test(content)) return false;
   }
-  const common = commonDirOf(dir);
+  const common = commonDirOf(dir, fs);
   if (!common) return false;
-  return Boolean(stats(join(common, 'objects'))?.isDirectory() && stats(join(common, 'refs'))?.isDirectory());
+  return fs.stat(join(common, 'objects'))?.kind === 'dir' && fs.stat(join(common, 'refs'))?.kind === 'dir';
 }
 
 /** The git dir a `.git` entry leads to — the folder itself, or a file's `gitdir:` line — when it is a git directory. */

@@ -3,10 +3,13 @@ import { isWithin } from './path-guard';
 import { type ParsedShell, type ShellCommand, parseShell } from './shell-parse';
 import { SHELLS, basename, readsProgramFromInput, unwrap } from './shell-programs';
 import { hasExpansion, wordPaths } from './static-paths';
+import type { PlannerFs } from '../sandbox/planner-fs';
 
 export interface DeletePlaces {
   workspace: string;
   home: string;
+  /** The machine's file system for globs (a remote workspace's: facts gathered there). */
+  fs?: PlannerFs;
   /** Where the command runs (default: the workspace); null when a `cd` Deft could not follow made it unknown. */
   cwd?: string | null;
 }
@@ -38,7 +41,7 @@ function checkTargets(words: string[], places: DeletePlaces): DeleteCheck {
   const cwd = places.cwd === undefined ? places.workspace : places.cwd;
   for (const word of words) {
     const whole = wholeFolder(word);
-    const resolved = wordPaths(whole ?? word, { cwd, home: places.home });
+    const resolved = wordPaths(whole ?? word, { cwd, home: places.home, ...(places.fs ? { fs: places.fs } : {}) });
     if (!resolved.known) return { kind: 'unknown', why: resolved.why };
     for (const path of resolved.paths) {
       const hit = rootHit(path.replace(/(.)\/+$/, '$1'), word, places);
@@ -137,7 +140,7 @@ function afterCd(command: ShellCommand, cwd: string | null, places: DeletePlaces
   if (command.name !== 'cd' && command.name !== 'pushd') return undefined;
   const target = command.args.find((a) => !a.startsWith('-'));
   if (target === undefined) return resolve(places.home);
-  const resolved = wordPaths(target, { cwd, home: places.home });
+  const resolved = wordPaths(target, { cwd, home: places.home, ...(places.fs ? { fs: places.fs } : {}) });
   return resolved.known && resolved.paths.length === 1 ? resolved.paths[0]! : null;
 }
 

@@ -3,14 +3,20 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { isSensitivePath } from './sensitive';
 import type { ShellCommand } from './shell-parse';
 import { unseenProgram } from './shell-programs';
+import type { Environment } from '#contract/environment';
+import { type PlannerFs, canonicalIn } from '../sandbox/planner-fs';
 import { hasExpansion, pathLike, wordPaths } from './static-paths';
 
 export interface Places {
   workspace: string;
   /** Deft's home (~/.deft). */
   home: string;
-  /** The user's home folder, for `~`. */
+  /** The user's home folder, for `~` (a remote workspace's: the home there). */
   userHome: string;
+  /** A remote workspace's machine: its paths are resolved there (`fs`, facts gathered over its link), never on this disk. */
+  remote?: Environment;
+  /** The file system paths are resolved on (default: this machine's). */
+  fs?: PlannerFs;
 }
 
 const SETTINGS_FILE = /^(settings|secrets)([.\w-]*)\.json$/i;
@@ -51,7 +57,7 @@ function reasonFor(path: string, places: Places, deftHome: string): string | nul
   if (within(deftHome, path)) {
     const rest = path.slice(deftHome.length + 1).split(sep)[0] ?? '';
     // A session in a Deft worktree (`<home>/worktrees/…`) works in its own checkout as in any workspace.
-    const ownWorktree = rest.toLowerCase() === 'worktrees' && within(canonicalPath(places.workspace), path);
+    const ownWorktree = rest.toLowerCase() === 'worktrees' && within(canonicalOn(places, places.workspace), path);
     if (!HOME_WORK_FOLDERS.includes(rest.toLowerCase()) && !ownWorktree) return "it is in Deft's home folder (settings, trust, secrets and session logs)";
   }
   const name = basename(path);
@@ -70,8 +76,13 @@ function reasonFor(path: string, places: Places, deftHome: string): string | nul
  * Null when the path is not protected.
  */
 export function protectedPathReason(path: string, places: Places): string | null {
-  const deftHome = canonicalPath(places.home);
-  return reasonFor(resolve(path), places, deftHome) ?? reasonFor(canonicalPath(path), places, deftHome);
+  const deftHome = canonicalOn(places, places.home);
+  return reasonFor(resolve(path), places, deftHome) ?? reasonFor(canonicalOn(places, path), places, deftHome);
+}
+
+/** The canonical path on the workspace's machine: this disk, or facts gathered on the remote one. */
+function canonicalOn(places: Places, path: string): string {
+  return places.fs ? canonicalIn(places.fs, path) : canonicalPath(path);
 }
 
 /** Words of a command that name files: its arguments and redirection targets, `--opt=path` values included. */
@@ -155,7 +166,7 @@ export function protectedPathInCommand(
     if (data && command.output === 'shown') continue;
     // A plain argument (`status`, `$MESSAGE`) may not be a path at all: checked only when it is known.
     if (!redirect && (!pathLike(word) || data) && ((!literal && hasExpansion(word)) || cwd === null)) continue;
-    const resolved = wordPaths(word, { cwd, home: places.userHome }, literal);
+    const resolved = wordPaths(word, { cwd, home: places.userHome, ...(places.fs ? { fs: places.fs } : {}) }, literal);
     if (!resolved.known) return { word, reason: resolved.why.replace(`"${word}" `, ''), known: false };
     for (const path of resolved.paths) {
       const reason = protectedPathReason(path, places);

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
+import type { PlannerFs } from '../sandbox/planner-fs';
 
 /** What a shell word names before the command runs: paths (globs expanded on disk), or unknown with why. */
 export type WordPaths = { known: true; paths: string[] } | { known: false; why: string };
@@ -10,6 +11,8 @@ export interface WordPlaces {
   cwd: string | null;
   /** The user's home folder, for `~` and `$HOME`. */
   home: string;
+  /** The machine's file system for globs (default: this one's; a remote workspace's: facts gathered there). */
+  fs?: PlannerFs;
 }
 
 const MAX_MATCHES = 500;
@@ -27,7 +30,7 @@ export function pathLike(word: string): boolean {
   return word.includes('/') || word.startsWith('~') || word.startsWith('.');
 }
 
-function expandGlob(path: string): string[] | null {
+function expandGlob(path: string, fs?: PlannerFs): string[] | null {
   const parts = path.split(sep);
   let current = [parts[0] === '' ? sep : parts[0]!];
   for (const part of parts.slice(1)) {
@@ -41,7 +44,7 @@ function expandGlob(path: string): string[] | null {
     for (const dir of current) {
       let names: string[];
       try {
-        names = readdirSync(dir);
+        names = fs ? (fs.readdir(dir) ?? []).map((entry) => entry.name) : readdirSync(dir);
       } catch {
         continue;
       }
@@ -77,7 +80,7 @@ export function wordPaths(word: string, places: WordPlaces, literal = false): Wo
     path = resolve(path);
   }
   if (!GLOB.test(path)) return { known: true, paths: [path] };
-  const matches = expandGlob(path);
+  const matches = expandGlob(path, places.fs);
   if (matches === null) return { known: false, why: `"${word}" matches more than ${MAX_MATCHES} files` };
   return { known: true, paths: matches.length ? matches : [path] };
 }

@@ -1,6 +1,5 @@
-import { lstatSync, readFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { canonicalPath as realOrIntended } from '../policies/protected-paths';
+import { type PlannerFs, canonicalIn, kindIn, localFs } from './planner-fs';
 import { type GitFolders, GUARDED_ENTRIES, type WorkspaceInputs, otherGitDirs, readWorkspaceInputs, sameGit } from './workspace-inputs';
 import { secretMasks } from './secret-masks';
 
@@ -61,6 +60,8 @@ export interface PolicyInput {
   inputs?: { opened: WorkspaceInputs; current: WorkspaceInputs };
   /** The workspace is a worktree Deft made: its git folders come from here, not from its `.git` file. */
   recorded?: RecordedWorktree;
+  /** The file system of the machine the workspace is on (default: this one). */
+  fs?: PlannerFs;
 }
 
 /** The folder of the ref `<base>/<branch>` when it lies strictly below `<base>` (a branch with a `/`); else null. */
@@ -71,7 +72,7 @@ function branchFolder(base: string, branch: string): string | null {
 }
 
 /** What git writes for a commit in a recorded worktree (existing folders only, real paths). */
-function recordedRoots(recorded: RecordedWorktree): string[] {
+function recordedRoots(disk: Disk, recorded: RecordedWorktree): string[] {
   const { gitDir, commonDir, branch } = recorded;
   const candidates = [
     gitDir,
@@ -79,27 +80,26 @@ function recordedRoots(recorded: RecordedWorktree): string[] {
     branchFolder(join(commonDir, 'refs', 'heads'), branch),
     branchFolder(join(commonDir, 'logs', 'refs', 'heads'), branch),
   ];
-  return candidates.filter((p): p is string => p !== null && kindOf(p) === 'dir').map(realOrIntended);
+  return candidates.filter((p): p is string => p !== null && disk.kindOf(p) === 'dir').map(disk.real);
 }
 
 function isWithin(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-function kindOf(path: string): 'dir' | 'file' | null {
-  try {
-    return lstatSync(path).isDirectory() ? 'dir' : 'file';
-  } catch {
-    return null;
-  }
+/** The machine's file system as the planner reads it: kinds, real paths and Deft's placeholders. */
+interface Disk {
+  fs: PlannerFs;
+  kindOf: (path: string) => 'dir' | 'file' | null;
+  real: (path: string) => string;
 }
 
-function isPlaceholder(path: string): boolean {
-  try {
-    return lstatSync(path).isFile() && readFileSync(path, 'utf8') === COMMONDIR_PLACEHOLDER;
-  } catch {
-    return false;
-  }
+function diskOf(fs: PlannerFs): Disk {
+  return { fs, kindOf: (path) => kindIn(fs, path), real: (path) => canonicalIn(fs, path) };
+}
+
+function isPlaceholder(disk: Disk, path: string): boolean {
+  return disk.fs.lstat(path)?.kind === 'file' && disk.fs.read(path, 64) === COMMONDIR_PLACEHOLDER;
 }
 
 function guard(path: string, dir: boolean, extra: Partial<PolicyPath> = {}): PolicyPath {
@@ -107,7 +107,8 @@ function guard(path: string, dir: boolean, extra: Partial<PolicyPath> = {}): Pol
 }
 
 /** What protects one git dir: its hooks, config and the files that redirect git (commondir, config.worktree, gitdir), missing or not. */
-function gitDirGuards(gitDir: string, full: boolean): PolicyPath[] {
+function gitDirGuards(disk: Disk, gitDir: string, full: boolean): PolicyPath[] {
+  const { kindOf, real: realOrIntended } = disk;
   const guards: PolicyPath[] = [];
   const hooks = join(gitDir, 'hooks');
   if (kindOf(hooks)) guards.push(guard(realOrIntended(hooks), true));
@@ -117,14 +118,14 @@ function gitDirGuards(gitDir: string, full: boolean): PolicyPath[] {
   else if (full) guards.push(guard(config, false, { missing: true }));
   const commondir = join(gitDir, 'commondir');
   // A placeholder is Deft's own mount point (or one a Deft that died left): missing, for what follows.
-  if (kindOf(commondir) && !isPlaceholder(commondir)) guards.push(guard(realOrIntended(commondir), false));
+  if (kindOf(commondir) && !isPlaceholder(disk, commondir)) guards.push(guard(realOrIntended(commondir), false));
   else if (full || kindOf(commondir)) guards.push(guard(commondir, false, { missing: true, placeholder: COMMONDIR_PLACEHOLDER }));
   for (const name of ['config.worktree', 'gitdir']) if (kindOf(join(gitDir, name))) guards.push(guard(realOrIntended(join(gitDir, name)), false));
   return guards;
 }
 
 /** Every protected place one reading of the workspace names: its guarded entries (and where links lead) and its git folders. */
-function inputGuards(inputs: WorkspaceInputs): PolicyPath[] {
+function inputGuards(disk: Disk, inputs: WorkspaceInputs): PolicyPath[] {
   const guards: PolicyPath[] = [];
   for (const name of GUARDED_ENTRIES) {
     const state = inputs.entries[name];
@@ -138,9 +139,9 @@ function inputGuards(inputs: WorkspaceInputs): PolicyPath[] {
   }
   const git: GitFolders | null = inputs.git;
   if (git) {
-    guards.push(...gitDirGuards(git.gitDir, true));
-    if (git.commonDir !== git.gitDir) guards.push(...gitDirGuards(git.commonDir, true));
-    for (const other of otherGitDirs(git.commonDir)) if (other !== git.gitDir) guards.push(...gitDirGuards(other, false));
+    guards.push(...gitDirGuards(disk, git.gitDir, true));
+    if (git.commonDir !== git.gitDir) guards.push(...gitDirGuards(disk, git.commonDir, true));
+    for (const other of otherGitDirs(git.commonDir, 64, disk.fs)) if (other !== git.gitDir) guards.push(...gitDirGuards(disk, other, false));
   }
   return guards;
 }
@@ -156,18 +157,20 @@ function inputGuards(inputs: WorkspaceInputs): PolicyPath[] {
  * the reading made when the session opened, never from what a command may have written since.
  */
 export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
+  const disk = diskOf(input.fs ?? localFs);
+  const { kindOf, real: realOrIntended } = disk;
   const workspace = realOrIntended(input.workspace);
   const writeRoots = [workspace, realOrIntended(input.tmpDir), ...input.allowWrite.map(realOrIntended).filter((p) => kindOf(p))];
   const { opened, current } =
     input.inputs ??
     (() => {
-      const now = readWorkspaceInputs(workspace);
+      const now = readWorkspaceInputs(workspace, undefined, disk.fs);
       return { opened: now, current: now };
     })();
   const pins: string[] = [];
   const recorded = input.recorded;
   // A worktree Deft made: git's folders from Deft's record only (what any reading of its `.git` names is guarded below).
-  if (recorded) writeRoots.push(...recordedRoots(recorded));
+  if (recorded) writeRoots.push(...recordedRoots(disk, recorded));
   else if (opened.git?.linked && sameGit(opened.git, current.git)) writeRoots.push(opened.git.gitDir, opened.git.commonDir);
   const recordedGit: GitFolders | null = recorded ? { gitDir: recorded.gitDir, commonDir: recorded.commonDir, linked: true } : null;
   for (const git of [opened.git, current.git, recordedGit]) {
@@ -183,10 +186,10 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
     denyWrite.push(entry);
   };
   // What is there now first; of what was there at the opening, only what still exists (it is bound as it is).
-  for (const entry of inputGuards(current)) add(entry);
-  for (const entry of inputGuards(opened)) if (entry.missing || kindOf(entry.path)) add(entry);
+  for (const entry of inputGuards(disk, current)) add(entry);
+  for (const entry of inputGuards(disk, opened)) if (entry.missing || kindOf(entry.path)) add(entry);
   if (recordedGit) {
-    for (const entry of inputGuards({ ...opened, git: recordedGit })) if (entry.missing || kindOf(entry.path)) add(entry);
+    for (const entry of inputGuards(disk, { ...opened, git: recordedGit })) if (entry.missing || kindOf(entry.path)) add(entry);
     // Its git dir is writable as a whole: a `config.worktree` made there would be config (with extensions.worktreeConfig).
     const worktreeConfig = join(recordedGit.gitDir, 'config.worktree');
     if (!kindOf(worktreeConfig)) add(guard(worktreeConfig, false, { missing: true }));
@@ -200,7 +203,7 @@ export function filesystemPolicy(input: PolicyInput): FilesystemPolicy {
   }
   const denyRead: PolicyPath[] = [];
   // The one list of secrets (policies/secret-places.ts), as the file tools read it too.
-  denyRead.push(...secretMasks({ userHome: realOrIntended(input.userHome), deftHome, workspace }, realOrIntended));
+  denyRead.push(...secretMasks({ userHome: realOrIntended(input.userHome), deftHome, workspace }, realOrIntended, disk.fs));
   for (const path of input.denyRead) {
     const real = realOrIntended(path);
     const kind = kindOf(real);

@@ -1,6 +1,7 @@
 import { type Dirent, existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PlannerFs } from './planner-fs';
 
 /**
  * Where other processes' unix sockets are kept from a sandboxed command (Linux). Abstract sockets (X11's
@@ -68,6 +69,14 @@ function isRealDir(path: string): boolean {
   }
 }
 
+function isSocket(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket();
+  } catch {
+    return false;
+  }
+}
+
 function entries(dir: string): Dirent[] | null {
   try {
     return readdirSync(dir, { withFileTypes: true });
@@ -102,21 +111,21 @@ export interface HiddenOptions {
   /** Places Deft needs to see when they are under a system cover (Deft's home, the user's home). */
   keep: readonly string[];
   sockets?: readonly string[];
+  /** The machine's file system (default: this one's); another machine's passes its listening sockets in `sockets`. */
+  fs?: PlannerFs;
 }
 
 /** What to cover for one command. */
 export function hiddenPlaces(options: HiddenOptions): HiddenPlaces {
-  const system = SYSTEM_COVERS.filter(isRealDir);
+  const fs = options.fs;
+  const isDir = fs ? (path: string) => fs.lstat(path)?.kind === 'dir' : isRealDir;
+  const system = SYSTEM_COVERS.filter(isDir);
   const covered = (path: string) => system.some((dir) => within(dir, path)) || options.hiddenDirs.some((dir) => within(dir, path));
   const readable = [...RUN_FILES, ...options.keep].filter((path) => system.some((dir) => within(dir, path) && path !== dir));
   const byDir = new Map<string, string[]>();
   for (const socket of options.sockets ?? listeningSockets()) {
     if (covered(socket) || options.writeRoots.some((root) => within(root, socket))) continue;
-    try {
-      if (!lstatSync(socket).isSocket()) continue;
-    } catch {
-      continue;
-    }
+    if (fs ? fs.lstat(socket)?.kind !== 'socket' : !isSocket(socket)) continue;
     const dir = dirname(socket);
     byDir.set(dir, [...(byDir.get(dir) ?? []), socket]);
   }
@@ -124,7 +133,7 @@ export function hiddenPlaces(options: HiddenOptions): HiddenPlaces {
   const sockets: string[] = [];
   // Parents before children: a folder's own cover goes over its parent's re-filled entry.
   for (const [dir, found] of [...byDir].sort(([a], [b]) => a.split(sep).length - b.split(sep).length)) {
-    const list = dir === sep ? null : entries(dir);
+    const list = dir === sep ? null : fs ? null : entries(dir);
     if (!list || list.length > MAX_CHILDREN) {
       sockets.push(...found);
       continue;

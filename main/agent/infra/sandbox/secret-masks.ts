@@ -1,7 +1,7 @@
-import { lstatSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DEFT_HOME_SECRETS, SECRET_PLACES } from '../policies/secret-places';
 import { workspaceSessionsDir } from '../sessions/store';
+import { type PlannerFs, kindIn, localFs } from './planner-fs';
 
 /** A path the sandbox hides from a command, and whether it is a folder. */
 export interface SecretMask {
@@ -9,30 +9,19 @@ export interface SecretMask {
   dir: boolean;
 }
 
-function kindOf(path: string): 'dir' | 'file' | null {
-  try {
-    const stats = lstatSync(path, { throwIfNoEntry: false });
-    return stats ? (stats.isDirectory() ? 'dir' : 'file') : null;
-  } catch {
-    return null;
-  }
-}
-
-function names(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
 /**
  * What a sandboxed command may not read, from the one list of secrets (policies/secret-places.ts): each place
  * in the user's home that exists, and in Deft's home its secrets and MCP file, the checkpoint stores and
  * every other workspace's sessions. `realOf` gives the path the mount must name (links resolved).
  */
-export function secretMasks(places: { userHome: string; deftHome: string; workspace: string }, realOf: (path: string) => string): SecretMask[] {
+export function secretMasks(
+  places: { userHome: string; deftHome: string; workspace: string },
+  realOf: (path: string) => string,
+  fs: PlannerFs = localFs,
+): SecretMask[] {
   const masks: SecretMask[] = [];
+  const kindOf = (path: string) => kindIn(fs, path);
+  const names = (dir: string) => (fs.readdir(dir) ?? []).map((entry) => entry.name);
   const add = (path: string) => {
     // Most places do not exist: a missing one is told by one lstat (which follows the links above it) before the
     // walk that resolves links, which costs a failed realpath per missing level — every command starts here.

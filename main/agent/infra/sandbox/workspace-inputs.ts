@@ -1,6 +1,6 @@
-import { type Stats, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { commonDirOf, isGitDirectory } from '../git/repository';
+import { type PlannerFs, localFs } from './planner-fs';
 
 /**
  * The workspace's entries that decide what Deft, git or another agent does there: protected from
@@ -41,43 +41,18 @@ export interface WorkspaceInputs {
   git: GitFolders | null;
 }
 
-function stats(path: string, follow = false): Stats | null {
-  try {
-    return follow ? statSync(path) : lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function real(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function small(path: string): string | null {
-  try {
-    const info = statSync(path);
-    return info.isFile() && info.size <= 65_536 ? readFileSync(path, 'utf8') : null;
-  } catch {
-    return null;
-  }
-}
-
 function within(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-function entryState(path: string, held: (path: string) => boolean): EntryState {
+function entryState(fs: PlannerFs, path: string, held: (path: string) => boolean): EntryState {
   // A mount point another running command's guard made is not what the workspace holds.
   if (held(path)) return { kind: 'missing' };
-  const info = stats(path);
+  const info = fs.lstat(path);
   if (!info) return { kind: 'missing' };
-  const resolved = real(path) ?? undefined;
-  if (info.isSymbolicLink()) return { kind: 'link', ...(resolved ? { real: resolved, leadsToDir: stats(resolved)?.isDirectory() ?? false } : {}) };
-  const kind = info.isDirectory() ? 'dir' : info.isFile() ? 'file' : 'other';
+  const resolved = fs.realpath(path) ?? undefined;
+  if (info.kind === 'link') return { kind: 'link', ...(resolved ? { real: resolved, leadsToDir: fs.stat(resolved)?.kind === 'dir' } : {}) };
+  const kind = info.kind === 'dir' || info.kind === 'file' ? info.kind : 'other';
   return { kind, ...(resolved ? { real: resolved } : {}) };
 }
 
@@ -88,17 +63,21 @@ function entryState(path: string, held: (path: string) => boolean): EntryState {
  * `core.worktree` names the workspace). `gitdir: $HOME` leads to no git directory and is not followed;
  * any other git directory it names is protected, never made writable.
  */
-function fileFolders(workspace: string, dotGit: string): GitFolders | null {
+function fileFolders(fs: PlannerFs, workspace: string, dotGit: string): GitFolders | null {
+  const small = (path: string) => fs.read(path, 65_536);
+  const real = (path: string) => fs.realpath(path);
   const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(small(dotGit) ?? '')?.[1];
   if (!pointer) return null;
   const gitDir = real(isAbsolute(pointer) ? pointer : resolve(workspace, pointer));
-  if (!gitDir || !isGitDirectory(gitDir)) return null;
-  const commonDir = commonDirOf(gitDir);
+  if (!gitDir || !isGitDirectory(gitDir, fs)) return null;
+  const commonDir = commonDirOf(gitDir, fs);
   if (!commonDir) return null;
-  return { gitDir, commonDir, linked: !within(workspace, gitDir) && madeByGit(workspace, dotGit, gitDir, commonDir) };
+  return { gitDir, commonDir, linked: !within(workspace, gitDir) && madeByGit(fs, workspace, dotGit, gitDir, commonDir) };
 }
 
-function madeByGit(workspace: string, dotGit: string, gitDir: string, commonDir: string): boolean {
+function madeByGit(fs: PlannerFs, workspace: string, dotGit: string, gitDir: string, commonDir: string): boolean {
+  const small = (path: string) => fs.read(path, 65_536);
+  const real = (path: string) => fs.realpath(path);
   if (commonDir !== gitDir) {
     if (real(dirname(gitDir)) !== real(join(commonDir, 'worktrees'))) return false;
     const back = small(join(gitDir, 'gitdir'))?.trim();
@@ -111,16 +90,16 @@ function madeByGit(workspace: string, dotGit: string, gitDir: string, commonDir:
 }
 
 /** Read the workspace's guarded entries and git folders. `held`: mount points a running command's guard made. */
-export function readWorkspaceInputs(workspacePath: string, held: (path: string) => boolean = () => false): WorkspaceInputs {
-  const workspace = real(workspacePath) ?? resolve(workspacePath);
-  const entries = Object.fromEntries(GUARDED_ENTRIES.map((name) => [name, entryState(join(workspace, name), held)])) as Record<GuardedName, EntryState>;
+export function readWorkspaceInputs(workspacePath: string, held: (path: string) => boolean = () => false, fs: PlannerFs = localFs): WorkspaceInputs {
+  const workspace = fs.realpath(workspacePath) ?? resolve(workspacePath);
+  const entries = Object.fromEntries(GUARDED_ENTRIES.map((name) => [name, entryState(fs, join(workspace, name), held)])) as Record<GuardedName, EntryState>;
   const dotGit = entries['.git'];
   let git: GitFolders | null = null;
-  if (dotGit.kind === 'file') git = fileFolders(workspace, join(workspace, '.git'));
+  if (dotGit.kind === 'file') git = fileFolders(fs, workspace, join(workspace, '.git'));
   // A git folder (or a link to one) never widens the policy. One that is no git directory (empty, or a mount
   // point another Deft's guard made) is no repository yet: it is protected whole, as a missing one is.
-  else if (dotGit.real && (dotGit.kind === 'dir' || dotGit.leadsToDir) && isGitDirectory(dotGit.real))
-    git = { gitDir: dotGit.real, commonDir: commonDirOf(dotGit.real) ?? dotGit.real, linked: false };
+  else if (dotGit.real && (dotGit.kind === 'dir' || dotGit.leadsToDir) && isGitDirectory(dotGit.real, fs))
+    git = { gitDir: dotGit.real, commonDir: commonDirOf(dotGit.real, fs) ?? dotGit.real, linked: false };
   return { workspace, entries, git };
 }
 
@@ -147,15 +126,10 @@ export function inputsChanged(opened: WorkspaceInputs, current: WorkspaceInputs)
 }
 
 /** The git dirs of the repository's other worktrees and submodules (bounded), whose redirecting files and hooks are protected too. */
-export function otherGitDirs(commonDir: string, limit = 64): string[] {
+export function otherGitDirs(commonDir: string, limit = 64, fs: PlannerFs = localFs): string[] {
   const found: string[] = [];
-  const list = (dir: string) => {
-    try {
-      return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory());
-    } catch {
-      return [];
-    }
-  };
+  const list = (dir: string) => (fs.readdir(dir) ?? []).filter((d) => d.kind === 'dir');
+  const stats = (path: string) => fs.lstat(path);
   for (const entry of list(join(commonDir, 'worktrees'))) if (found.length < limit) found.push(join(commonDir, 'worktrees', entry.name));
   const modules = (dir: string, depth: number) => {
     for (const entry of list(dir)) {

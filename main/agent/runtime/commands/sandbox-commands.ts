@@ -68,10 +68,12 @@ export function sandboxCommands(deps: SandboxCommandDeps): Pick<CommandHandlers,
 
   async function view(): Promise<SandboxSettingsView> {
     const loaded = await deps.sandbox.settings.load();
-    const status: SandboxStatus =
-      deps.environment.kind === 'local'
-        ? await deps.sandbox.status()
-        : { available: false, enabled: false, reason: `Commands run on ${deps.environment.label}, where Deft has no sandbox yet.` };
+    // A remote workspace's is bubblewrap there (infra/sandbox/remote.ts), probed over the link, which may be down.
+    const status: SandboxStatus = await deps.sandbox.status().catch((error: unknown) => ({
+      available: false,
+      enabled: false,
+      reason: `Could not check the sandbox on ${deps.environment.label}: ${error instanceof Error ? error.message : String(error)}`,
+    }));
     const [user, project, local] = await Promise.all(SOURCES.map((source) => fileSection(files[source])));
     return {
       status,

@@ -88,11 +88,14 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
       name: basename(deps.workspace) || deps.workspace,
       home: deps.home,
       host: deps.host.kind,
-      // Commands of a workspace on another machine run there, outside this machine's sandbox.
-      sandbox:
-        deps.environment.kind === 'local'
-          ? await deps.sandboxStatus()
-          : { available: false, enabled: false, reason: `commands run on ${deps.environment.label}, where Deft has no sandbox yet` },
+      // A remote workspace's sandbox is bubblewrap there, probed over the link (which may be down).
+      sandbox: await deps.sandboxStatus().catch(
+        (error: unknown): SandboxStatus => ({
+          available: false,
+          enabled: false,
+          reason: `could not check the sandbox on ${deps.environment.label}: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      ),
       ...(deps.remote?.() ? { remote: deps.remote()! } : {}),
     }),
     pickWorkspace: async () => {

@@ -32,9 +32,11 @@ function Status({ view }: { view: SandboxSettingsView }) {
       <h4 id="sandbox-state-h">State</h4>
       <p className={`sandbox-state sandbox-state-${state.toLowerCase()}`}>
         <strong>{state}</strong>
-        {status.enabled
-          ? ` — Bash commands, a workspace's hooks and its MCP servers run in ${status.kind === 'seatbelt' ? 'Seatbelt (macOS)' : 'bubblewrap'}: writes only in the workspace and the folders below, the network only to allowed hosts (others ask).`
-          : ` — ${status.reason ?? 'commands run without the OS sandbox'}`}
+        {status.enabled && status.note
+          ? ` — ${status.note}`
+          : status.enabled
+            ? ` — Bash commands, a workspace's hooks and its MCP servers run in ${status.kind === 'seatbelt' ? 'Seatbelt (macOS)' : 'bubblewrap'}: writes only in the workspace and the folders below, the network only to allowed hosts (others ask).`
+            : ` — ${status.reason ?? 'commands run without the OS sandbox'}`}
       </p>
       {status.install ? (
         <p className="form-note">

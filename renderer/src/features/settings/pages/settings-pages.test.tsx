@@ -52,6 +52,14 @@ describe('Settings → Sandbox', () => {
     expect(await screen.findByText('Off')).toBeTruthy();
   });
 
+  it('a remote folder’s sandbox says what differs there', async () => {
+    const note = 'Bash commands run in bubblewrap on me@build: writes only in the workspace and the folders below, and no network.';
+    core.reply('getSandboxSettings', () => view({ status: { available: true, enabled: true, kind: 'bubblewrap', note } }));
+    render(<SandboxPage />);
+    expect(await screen.findByText(new RegExp(`— ${note}`))).toBeTruthy();
+    expect(screen.queryByText(/the network only to allowed hosts/)).toBeNull();
+  });
+
   it('locks a workspace file until the folder is trusted', async () => {
     core.reply('getSandboxSettings', () => view());
     render(<SandboxPage />);

@@ -114,9 +114,9 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
 
       const label = args.description?.trim() || shortLabel(args.command);
       const cwd = guarded.real;
-      // The OS sandbox wraps commands on this machine only: a remote workspace's commands are not sandboxed (docs/remote.md),
-      // so they never count as sandboxed for approvals.
-      const sandboxed = env.environment.kind === 'local' && (await shell.handle.sandbox.status()).enabled;
+      // On a remote workspace the sandbox is bubblewrap there (infra/sandbox/remote.ts), when it works there.
+      const commandSandbox = env.environment.kind === 'local' ? shell.handle.sandbox : shell.handle.sandbox.onRemote;
+      const sandboxed = (await commandSandbox?.status())?.enabled === true;
       return {
         shell: { command: args.command, cwd, sandboxed },
         description: background ? `Start in background: ${label}` : label,
@@ -142,7 +142,11 @@ export function bashTool(shell: ShellSession, options: BashToolOptions = {}): To
           }
           let job;
           try {
-            job = await shell.processes.spawn(args.command, cwd, { sandbox: shell.handle.sandbox, callId: ctx.callId, turnId: ctx.turnId });
+            job = await shell.processes.spawn(args.command, cwd, {
+              ...(commandSandbox ? { sandbox: commandSandbox } : {}),
+              callId: ctx.callId,
+              turnId: ctx.turnId,
+            });
           } catch (error) {
             release?.();
             throw error;

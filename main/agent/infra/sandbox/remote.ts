@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Environment, WorkspacePlace } from '#contract/environment';
+import type { SandboxSpawnRequest, SandboxStatus, SandboxWorktree, SessionSandbox, SpawnPlan, WorkspaceSandbox } from '#contract/sandbox';
+import { blockedWrites } from './blocked';
+import { scrubbedEnvironment } from './environment';
+import { filesystemPolicy } from './filesystem-policy';
+import { hiddenPlaces } from './hidden-places';
+import { bwrapArgs } from './linux';
+import { type FactOp, RemoteFacts, runThere } from './remote-facts';
+import { type RemoteSupport, probeRemote, remoteFactPaths } from './remote-support';
+import { type SandboxSettings, SandboxSettingsStore } from './settings';
+import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
+
+export interface RemoteSandboxOptions {
+  /** The workspace with its key and the machine it is on (an SSH environment). */
+  place: WorkspacePlace;
+  /** Deft's home on this machine (the user's settings). */
+  home: string;
+  /** `deft run --sandbox on|off`: wins over the settings. */
+  override?: 'on' | 'off';
+}
+
+/** A spawn plan's wrapper there: make the private folder, the masks and the placeholders, then become bubblewrap. */
+const WRAPPER = `d=$1; t=$2; n=$3; shift 3
+umask 077
+mkdir -p "$d/empty" "$t" || exit 126
+chmod 0555 "$d/empty"; [ -e "$d/unreadable" ] || : > "$d/unreadable"; chmod 0000 "$d/unreadable"
+while [ "$n" -gt 0 ]; do [ -e "$1" ] || (set -C; printf '.\\n' > "$1") 2>/dev/null; shift; n=$((n-1)); done
+exec "$@"`;
+
+/** Remove mount points a command's denies made, when still empty (or still the commondir placeholder). */
+const TIDY = `for p in "$@"; do if [ -d "$p" ] && [ ! -L "$p" ]; then rmdir -- "$p" 2>/dev/null; elif [ -f "$p" ] && [ ! -L "$p" ] && { [ ! -s "$p" ] || [ "$(cat -- "$p")" = . ]; }; then rm -f -- "$p"; fi; done; true`;
+
+/**
+ * The OS sandbox for a workspace on another machine (SSH): bubblewrap there, with the policy of this machine's sandbox
+ * (filesystem-policy.ts) planned from facts gathered there in one round trip (remote-facts.ts), never from this disk.
+ * Probed once, at the first command or when the window asks; without a working bubblewrap there, commands run under the
+ * permission layer alone, and the status says why. What differs from this machine's: no network for commands (the
+ * domain allowlist's proxy runs on this machine), and sockets outside /tmp and /run are not covered one by one.
+ */
+export class RemoteSandbox {
+  readonly settings: SandboxSettingsStore;
+  private support: Promise<RemoteSupport> | undefined;
+  private readonly environment: Environment;
+  private readonly workspace: string;
+  /** Deft's folder there: hidden from commands like Deft's home here. */
+  private readonly deftHome: string;
+  /** A private folder there for session temp folders and mask files. */
+  private readonly dir = `/tmp/deft-sandbox-${randomBytes(8).toString('hex')}`;
+  /** The workspace's guarded entries as the first plan read them, before any sandboxed command ran there. */
+  private opened: WorkspaceInputs | undefined;
+  /** Mount points running commands' denies made there, with how many commands use each. */
+  private readonly held = new Map<string, number>();
+  /** The last tidying of freed mount points there: a new plan waits for it, so it never reads one about to vanish. */
+  private tidying: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: RemoteSandboxOptions) {
+    this.environment = options.place.environment;
+    this.workspace = options.place.path;
+    this.deftHome = posix.join(this.environment.home, '.deft');
+    this.settings = new SandboxSettingsStore(options.home, options.place);
+  }
+
+  private probe(): Promise<RemoteSupport> {
+    this.support ??= probeRemote(this.environment).catch((error: unknown) => {
+      this.support = undefined;
+      throw error;
+    });
+    return this.support;
+  }
+
+  async status(settings?: SandboxSettings): Promise<SandboxStatus> {
+    const loaded = settings ?? (await this.settings.load());
+    const support = await this.probe();
+    if (!support.program) return { available: false, enabled: false, reason: support.reason, install: support.install };
+    if (this.options.override === 'off') return { available: true, enabled: false, kind: 'bubblewrap', reason: 'Turned off for this run (--sandbox off).' };
+    if (this.options.override !== 'on' && !loaded.enabled)
+      return { available: true, enabled: false, kind: 'bubblewrap', reason: 'Turned off by "sandbox.enabled": false in settings.' };
+    return {
+      available: true,
+      enabled: true,
+      kind: 'bubblewrap',
+      note: `Bash commands run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below, and no network (allowed hosts apply to commands on this machine only). The folder's hooks and MCP servers run there outside it.`,
+    };
+  }
+
+  forWorkspace(): WorkspaceSandbox {
+    const sandbox = this.forSession('workspace');
+    return { status: () => sandbox.status(), plan: (request) => sandbox.plan(request), contain: () => null };
+  }
+
+  /** The sandbox as one session uses it (no connection to ask about: commands there have no network). */
+  forSession(sessionId: string, _authorize?: unknown, workspace = this.workspace): SessionSandbox {
+    const tmpDir = posix.join(this.dir, 'sessions', sessionId.replace(/[^\w.-]/g, '_'), 'tmp');
+    return {
+      status: () => this.status(),
+      tmpDir,
+      env: async (extra) => ({ ...extra }),
+      autoAllow: async () => (await this.settings.load()).autoAllow,
+      inWorktree: (tree: SandboxWorktree) => this.forSession(sessionId, undefined, tree.path),
+      plan: (request) => this.plan(workspace, request, tmpDir),
+    };
+  }
+
+  private async plan(workspace: string, request: SandboxSpawnRequest, tmpDir: string): Promise<SpawnPlan> {
+    const [program, ...rest] = request.argv;
+    if (!program) throw new Error('Nothing to run: the command is empty.');
+    const settings = await this.settings.load();
+    const status = await this.status(settings);
+    const plain = { file: program, args: rest, env: { ...request.env }, cwd: request.cwd, release: () => {}, blocked: () => [] };
+    if (!status.enabled) return { ...plain, sandboxed: false };
+    const support = await this.probe();
+    await this.tidying;
+    const held = (path: string) => this.held.has(path);
+    const facts = new RemoteFacts();
+    await facts.gather(
+      this.environment,
+      remoteFactPaths({ workspace, home: this.environment.home, deftHome: this.deftHome, tmpDir, settings, cwd: request.cwd }),
+    );
+    // Plan, and gather what the plan asked that was not gathered yet, until it asks nothing new.
+    for (let round = 0; ; round++) {
+      const current = readWorkspaceInputs(workspace, held, facts);
+      const opened = workspace === this.workspace ? (this.opened ?? current) : current;
+      const policy = filesystemPolicy({
+        workspace,
+        deftHome: this.deftHome,
+        userHome: this.environment.home,
+        tmpDir,
+        allowWrite: settings.allowWrite,
+        denyWrite: settings.denyWrite,
+        denyRead: settings.denyRead,
+        inputs: { opened, current },
+        fs: facts,
+      });
+      const hidden = hiddenPlaces({
+        writeRoots: policy.writeRoots,
+        hiddenDirs: policy.denyRead.filter((d) => d.dir).map((d) => d.path),
+        keep: [facts.canonical(this.deftHome), facts.canonical(this.environment.home)].filter((p): p is string => p !== null),
+        sockets: [],
+        fs: facts,
+      });
+      const gitThere = facts.lstat(posix.join(current.workspace, '.git')) !== null;
+      if (facts.wanted.size) {
+        if (round >= 3) throw new Error(`The files the sandbox guards on ${this.environment.label} kept changing while it was planned; run the command again.`);
+        await facts.gather(this.environment, new Map<string, Set<FactOp>>(facts.wanted));
+        continue;
+      }
+      if (workspace === this.workspace) {
+        this.opened ??= current;
+        const changed = inputsChanged(this.opened, current);
+        if (changed) throw new Error(changed);
+      }
+      // A mount point a running command made is removed when that command ends: mount it as if missing, and hold it too.
+      policy.denyWrite = policy.denyWrite.map((d) => (!d.missing && held(d.path) ? { ...d, missing: true } : d));
+      const missing = policy.denyWrite.filter((d) => d.missing).map((d) => d.path);
+      const placeholders = policy.denyWrite.filter((d) => d.missing && d.placeholder !== undefined).map((d) => d.path);
+      for (const path of missing) this.held.set(path, (this.held.get(path) ?? 0) + 1);
+      const env = scrubbedEnvironment({
+        base: {},
+        tmpDir,
+        ...(gitThere ? { gitCeiling: posix.dirname(current.workspace) } : {}),
+        ...(request.env ? { extra: request.env } : {}),
+      });
+      const masks = { emptyDir: posix.join(this.dir, 'empty'), unreadableFile: posix.join(this.dir, 'unreadable') };
+      const args = bwrapArgs({ policy, masks, cwd: request.cwd, hidden, userArgs: [], ownNetwork: true });
+      let released = false;
+      return {
+        file: 'sh',
+        args: ['-c', WRAPPER, 'sh', this.dir, tmpDir, String(placeholders.length), ...placeholders, support.program!, ...args, '--', program, ...rest],
+        env,
+        cwd: request.cwd,
+        sandboxed: true,
+        release: () => {
+          if (released) return;
+          released = true;
+          this.release(missing);
+        },
+        blocked: (output) => blockedWrites(output ?? '', policy, request.cwd),
+      };
+    }
+  }
+
+  /** Wait for the last tidying there (before the connection is closed). */
+  async close(): Promise<void> {
+    await this.tidying;
+  }
+
+  private release(paths: readonly string[]): void {
+    const free: string[] = [];
+    for (const path of paths) {
+      const left = (this.held.get(path) ?? 1) - 1;
+      if (left > 0) this.held.set(path, left);
+      else {
+        this.held.delete(path);
+        free.push(path);
+      }
+    }
+    if (free.length) this.tidying = runThere(this.environment, ['-c', TIDY, 'sh', ...free]).catch(() => {});
+  }
+}
