@@ -140,6 +140,11 @@ export interface CoreContext {
   sandboxStatus(): Promise<SandboxStatus>;
   /** The OS sandbox for what runs for the workspace rather than one session (MCP servers). */
   readonly workspaceSandbox: WorkspaceSandbox;
+  /**
+   * For a workspace on another machine: the OS sandbox there (bubblewrap on that machine, when it has one), for what
+   * runs there for the workspace (its language servers). `workspaceSandbox` is this machine's.
+   */
+  readonly remoteWorkspaceSandbox?: WorkspaceSandbox;
   /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */
   openFile?(path: string): Promise<boolean>;
   /** Open a folder as a workspace in a window of its own (desktop only; folder trust applies there as to any folder). */

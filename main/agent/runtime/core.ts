@@ -142,6 +142,7 @@ export class DeftCore {
       ...(options.openPath ? { openPath: options.openPath } : {}),
       sandboxStatus: () => (this.remoteSandbox ?? this.sandbox).status(),
       workspaceSandbox: this.sandbox.forWorkspace(),
+      ...(this.remoteSandbox ? { remoteWorkspaceSandbox: this.remoteSandbox.forWorkspace() } : {}),
       ...(options.openFile ? { openFile: options.openFile } : {}),
       ...(options.openFolder ? { openFolder: options.openFolder } : {}),
       askModel: (request) => askModel(() => provider.turnConfig(), request, options.fetch),

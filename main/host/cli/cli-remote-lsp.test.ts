@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MockModelServer } from '#test-support/mock-model-server';
@@ -14,6 +15,9 @@ import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 
 const REPO_MODULES = resolve(import.meta.dirname, '../../../node_modules');
 const COLD = 120_000;
+const mark = randomBytes(8).toString('hex');
+/** Outside the workspace: the server, in the remote sandbox, cannot write it. */
+const escape = `/var/tmp/deft-lsp-escape-${mark}`;
 
 const rig = remoteCliRig('deft-remote-lsp');
 let hereNs: string;
@@ -27,7 +31,7 @@ const MAIN = "import { add } from './math';\n\nconst total: number = add(1, 2);\
 beforeEach(async () => {
   await writeFile(join(rig.home, 'settings.json'), JSON.stringify({ lsp: { diagnosticsWaitMs: COLD } }));
   for (const dir of [rig.there, rig.path])
-    for (const name of ['node_modules', 'lsp-ns.txt', 'lsp-env.txt', 'lsp-pid.txt']) await rm(join(dir, name), { recursive: true, force: true });
+    for (const name of ['node_modules', 'lsp-ns.txt', 'lsp-env.txt']) await rm(join(dir, name), { recursive: true, force: true });
   await writeFile(
     join(rig.there, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', types: [] } }),
@@ -42,15 +46,24 @@ beforeEach(async () => {
 async function installServerThere() {
   await mkdir(join(rig.there, 'node_modules', '.bin'), { recursive: true });
   const cli = join(REPO_MODULES, 'typescript-language-server', 'lib', 'cli.mjs');
-  const script = `#!/bin/sh\nreadlink /proc/self/ns/mnt > lsp-ns.txt\nenv > lsp-env.txt\necho $$ > lsp-pid.txt\nexec '${process.execPath}' '${cli}' "$@"\n`;
+  const script = `#!/bin/sh\nreadlink /proc/self/ns/mnt > lsp-ns.txt\nenv > lsp-env.txt\ntouch '${escape}' 2>/dev/null\nexec env LSP_TEST_MARK=${mark} '${process.execPath}' '${cli}' "$@"\n`;
   await writeFile(join(rig.there, 'node_modules', '.bin', 'typescript-language-server'), script, { mode: 0o755 });
   await symlink(join(REPO_MODULES, 'typescript'), join(rig.there, 'node_modules', 'typescript'));
 }
 
-/** Whether a process is alive, after a moment to end. */
-async function aliveAfterAWhile(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 100));
-  return existsSync(`/proc/${pid}`);
+/** Whether a process carrying `mark` in its environment still runs, after a moment to end (the sandbox's own pid
+ * namespace makes a pid written inside it meaningless here, so the process is found by its mark). */
+async function markedAliveAfterAWhile(): Promise<boolean> {
+  const marked = async () => {
+    for (const pid of await readdir('/proc').catch(() => [] as string[])) {
+      if (!/^\d+$/.test(pid)) continue;
+      const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+      if (environ.split('\0').includes(`LSP_TEST_MARK=${mark}`)) return true;
+    }
+    return false;
+  };
+  for (let i = 0; i < 50 && (await marked()); i++) await new Promise((r) => setTimeout(r, 100));
+  return marked();
 }
 
 async function run(...steps: Parameters<MockModelServer['enqueue']>) {
@@ -81,9 +94,9 @@ describe('deft run --remote: language servers', () => {
     expect(env).toMatch(/^NO_COLOR=1$/m);
     expect(env).not.toMatch(/^(DEFT_|SSH_AUTH_SOCK)/m);
     // The run ended its server there (the sshd shares this machine's process ids).
-    const pid = Number(await readFile(join(rig.there, 'lsp-pid.txt'), 'utf8'));
-    expect(pid).toBeGreaterThan(0);
-    expect(await aliveAfterAWhile(pid)).toBe(false);
+    expect(await markedAliveAfterAWhile()).toBe(false);
+    // It ran in the sandbox there: nothing written outside the workspace.
+    expect(existsSync(escape)).toBe(false);
     // The edit itself landed there.
     expect(await readFile(join(rig.there, 'main.ts'), 'utf8')).toContain('const total: string');
   });

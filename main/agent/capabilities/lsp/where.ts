@@ -106,7 +106,7 @@ function remotePlace(core: CoreContext): ServersPlace {
   const has = (present: Set<string>, id: string) => (MARKERS[id] ?? []).some((m) => present.has(m));
   return {
     host: environment.label,
-    start: environmentServerStarter(environment),
+    start: environmentServerStarter(environment, core.remoteWorkspaceSandbox),
     builtins: () => {
       if (!builtins || core.now() - builtins.at > CACHE_MS) {
         const found = remoteBuiltinServers(environment, workspace).then((r) => {

@@ -1,4 +1,5 @@
 import type { Environment } from '#contract/environment';
+import type { WorkspaceSandbox } from '#contract/sandbox';
 import type { ServerStarter } from './process';
 
 /**
@@ -14,37 +15,54 @@ const SCRUB = [
 
 /**
  * Starts a language server on the workspace's machine through its Environment's exec (for a remote folder: an SSH exec
- * channel), in the workspace there, its program looked up on the PATH there. There is no OS sandbox on that machine
- * (docs/remote.md): the server runs as the remote user, only once the folder is trusted (the capability's rule).
+ * channel), in the workspace there, its program looked up on the PATH there, inside that machine's OS sandbox when it
+ * has one (`sandbox`: bubblewrap there), only once the folder is trusted (the capability's rule).
  * Stopping it ends its whole process tree there.
  */
-export function environmentServerStarter(environment: Environment): ServerStarter {
+export function environmentServerStarter(environment: Environment, sandbox?: Pick<WorkspaceSandbox, 'plan'>): ServerStarter {
   return async (spec, cwd) => {
     const [program, ...args] = spec.argv;
     if (!program) throw new Error(`${spec.id} has no command.`);
-    const child = environment.exec({
-      file: 'sh',
-      args: ['-c', SCRUB, 'sh', program, ...args],
-      cwd,
-      env: { NO_COLOR: '1', ...spec.env },
-      stdin: 'pipe',
-    });
+    const argv = ['sh', '-c', SCRUB, 'sh', program, ...args];
+    const env = { NO_COLOR: '1', ...spec.env };
+    // In the sandbox there when the machine has one (as its commands run: the workspace writable, secrets hidden, no
+    // network), its caches in the sandbox's temp folder.
+    const plan = sandbox
+      ? await sandbox.plan({
+          argv,
+          cwd,
+          label: `language server ${spec.id}`,
+          env,
+          network: async () => ({ allowed: false, reason: 'Language servers do not reach the network.' }),
+        })
+      : null;
+    const cache = plan?.sandboxed && plan.env.TMPDIR ? { XDG_CACHE_HOME: environment.path.join(plan.env.TMPDIR, 'lsp-cache', spec.id) } : {};
+    const child = environment.exec(
+      plan
+        ? { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...env, ...plan.env, ...cache }, stdin: 'pipe' }
+        : { file: argv[0]!, args: argv.slice(1), cwd, env, stdin: 'pipe' },
+    );
     for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on('error', () => {});
     await child.started;
     if (child.pid === undefined || !child.stdin) {
       const exit = await child.exit;
+      plan?.release();
       throw new Error(`${spec.id} could not be started on ${environment.label}: ${exit.error?.message ?? 'no process'}`);
     }
     let killed = false;
+    const exited = child.exit.then((exit) => {
+      plan?.release();
+      return { code: exit.code, signal: exit.signal };
+    });
     return {
       stdin: child.stdin,
       stdout: child.stdout,
       stderr: child.stderr,
       pid: child.pid,
-      sandboxed: false,
+      sandboxed: plan?.sandboxed ?? false,
       // Deft's pid names nothing on that machine.
       clientPid: null,
-      exited: child.exit.then((exit) => ({ code: exit.code, signal: exit.signal })),
+      exited,
       kill: (graceMs = 2_000) => {
         if (killed) return;
         killed = true;

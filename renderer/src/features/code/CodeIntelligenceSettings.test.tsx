@@ -23,7 +23,9 @@ describe('Code intelligence settings', () => {
   it('on a remote folder says the servers run there unsandboxed, and what to install there', async () => {
     core.reply('lspStatus', () => remote);
     render(<CodeIntelligenceSettings />);
-    expect(await screen.findByText(/This folder is on dev@build: its language servers are found and run there, where Deft has no sandbox yet\./)).toBeTruthy();
+    expect(
+      await screen.findByText(/This folder is on dev@build: its language servers are found and run there, in its OS sandbox when it has one\./),
+    ).toBeTruthy();
     expect(within(screen.getByRole('list', { name: 'Problems with language servers' })).getByText(missing)).toBeTruthy();
     expect(within(screen.getByRole('list', { name: 'Language servers' })).getByText(/Running · not sandboxed/)).toBeTruthy();
   });

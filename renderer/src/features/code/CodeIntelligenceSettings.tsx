@@ -38,7 +38,7 @@ export function CodeIntelligenceSettings() {
         run in the sandbox, and stop when idle.
       </p>
       {status.host ? (
-        <p className="form-note">This folder is on {status.host}: its language servers are found and run there, where Deft has no sandbox yet.</p>
+        <p className="form-note">This folder is on {status.host}: its language servers are found and run there, in its OS sandbox when it has one.</p>
       ) : null}
       {!status.enabled ? <p className="form-note">Turned off by &quot;lsp.enabled&quot;: false in ~/.deft/settings.json.</p> : null}
       {!status.trusted ? (
