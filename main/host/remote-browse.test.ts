@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { appendFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { type Socket, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
@@ -157,7 +157,7 @@ describe('Open remote folder…', () => {
 
   it('stops a connect that hangs (a server that never answers), and a stop after it ended does nothing', { timeout: 30_000 }, async () => {
     // A port that takes the TCP connection and never says a word: ssh2 would wait out its 20 s handshake timeout.
-    const sockets: import('node:net').Socket[] = [];
+    const sockets: Socket[] = [];
     const silent = createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
