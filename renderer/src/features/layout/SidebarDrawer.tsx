@@ -14,8 +14,10 @@ export function SidebarDrawer() {
   const currentId = useSessions((s) => s.currentId);
   const opened = useRef(currentId);
   useEffect(() => {
-    // Another session was opened from the drawer: the user is done with it.
-    if (currentId !== opened.current) closeDrawer();
+    // Another session was opened from the drawer: the user is done with it. Only once one is shown: *New session*
+    // first leaves the current one (none shown) and shows the new one when it exists; closing on the first step
+    // would let that second one close a drawer opened again meanwhile.
+    if (currentId !== null && currentId !== opened.current) closeDrawer();
   }, [currentId]);
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
