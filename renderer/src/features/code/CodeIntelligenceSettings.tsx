@@ -61,6 +61,8 @@ export function CodeIntelligenceSettings() {
                 <strong>{server.id}</strong>
                 <span className="mcp-badge">{server.source === 'user' ? 'Your settings' : 'Built in'}</span>
                 <span className="file-meta">{server.languages.join(', ')}</span>
+              </div>
+              <div className="code-server-state">
                 <span>
                   {STATE_TEXT[server.state]}
                   {server.state === 'running' ? (server.sandboxed ? ' · sandboxed' : ' · not sandboxed') : ''}
