@@ -28,7 +28,8 @@ const login: WorktreeInfo = {
   ahead: 1,
   behind: 0,
   dirty: true,
-  sessions: [{ id: 's1', title: 'Fix the login redirect', updatedAt: Date.now() }],
+  sessions: [{ id: 's1', title: 'Fix the login redirect', updatedAt: Date.now(), live: 'idle' }],
+  live: 'idle',
 };
 
 afterEach(() => useWorktrees.setState({ worktrees: [], repoRoot: null, reason: null, loaded: false, dialog: null, notice: null }));
