@@ -4,6 +4,10 @@ import { z } from 'zod';
 
 const Name = z.string().min(1).max(64);
 
+/** What a session in a worktree is doing now (from its mark, in whichever Deft process runs it): working, waiting for the user, or neither. */
+export const WorktreeLive = z.enum(['running', 'waiting', 'idle']);
+export type WorktreeLive = z.infer<typeof WorktreeLive>;
+
 /** One worktree Deft made for the repository, with its state. */
 export const WorktreeInfo = z.object({
   name: z.string(),
@@ -22,7 +26,9 @@ export const WorktreeInfo = z.object({
   ahead: z.number().int(),
   behind: z.number().int(),
   dirty: z.boolean(),
-  sessions: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number() })),
+  sessions: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number(), live: WorktreeLive })),
+  /** Its sessions together: waiting when one waits for the user, else running when one runs, else idle. */
+  live: WorktreeLive,
 });
 export type WorktreeInfo = z.infer<typeof WorktreeInfo>;
 

@@ -19,6 +19,7 @@ import { maxRunningTasks } from '../infra/tasks/limits';
 import type { ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
 import { CapabilitySet } from './capability-set';
+import { noteWaiting } from './session/waiting-mark';
 import { preferencesCommands } from './commands/preferences-commands';
 import { sandboxCommands } from './commands/sandbox-commands';
 import { sessionCommands } from './commands/session-commands';
@@ -293,6 +294,11 @@ export class DeftCore {
   private emit(event: DeftEvent | AppEvent): void {
     // A turn's end is a boundary where a message posted meanwhile is taken (it waits in the queue, then starts).
     if (event.type === 'turn.ended') void this.inbox?.check();
+    noteWaiting(
+      event,
+      (id) => this.pool.loaded(id)?.session,
+      (id) => this.capabilities.waitingFor(id),
+    );
     for (const listener of this.listeners) {
       try {
         listener(event);

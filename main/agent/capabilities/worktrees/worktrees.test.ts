@@ -3,7 +3,11 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionEvent } from '#protocol';
 import { createHarness, tempDir } from '#test-support/harness';
+import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+import { waitFor } from '#test-support/wait';
+import { webHost } from '../../../host/hosts';
 
 let h: Awaited<ReturnType<typeof createHarness>> | undefined;
 const others: Array<Awaited<ReturnType<typeof createHarness>>> = [];
@@ -143,6 +147,39 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     await there.core.turnDone(there.session.id);
     expect(await main.discardWorktree({ name: 'busy', deleteBranch: true })).toEqual({ removed: busy.path, branchDeleted: true });
     expect(existsSync(busy.path)).toBe(false);
+  });
+
+  it('another core’s list shows a worktree’s session running, waiting for you while an approval waits, then idle', async () => {
+    const repo = await repository();
+    h = await createHarness({ workspace: repo });
+    const main = h.core.handlers;
+    const live = async () => (await main.listWorktrees({})).worktrees.map((w) => ({ live: w.live, sessions: w.sessions.map((s) => s.live) }));
+    const path = (await main.createWorktree({ name: 'ask' })).worktree.path;
+    // A window's host: a turn asks for approval and waits for an answer.
+    const there = await createHarness({ workspace: path, home: h.home, host: webHost });
+    others.push(there);
+    const id = there.session.id;
+    // The session exists in the worktree (its first turn makes it so): idle until a turn runs.
+    there.server.enqueue({ chunks: [{ text: 'hi' }, { finish: 'stop' }] });
+    await there.run('hello', id);
+    expect(await live()).toEqual([{ live: 'idle', sessions: ['idle'] }]);
+    // A turn running there (another window): running here.
+    there.server.enqueue({ chunks: [{ text: 'working' }, { finish: 'stop' }], delayMs: 1_500 });
+    await there.core.handlers.sendPrompt({ sessionId: id, text: 'do the work' });
+    expect(await live()).toEqual([{ live: 'running', sessions: ['running'] }]);
+    await there.core.turnDone(id);
+    expect(await live()).toEqual([{ live: 'idle', sessions: ['idle'] }]);
+    // A turn asking for an approval: waiting for you until it is answered, then running on and done.
+    await there.core.handlers.setPermissionMode({ sessionId: id, mode: 'ask' });
+    there.server.enqueue(toolStep(callChunk('Write', { path: 'asked.txt', content: 'x' })), textReply('Asked.'));
+    await there.core.handlers.sendPrompt({ sessionId: id, text: 'ask first' });
+    const approval = await waitFor(
+      () => there.sessionEvents('approval.requested').find((e) => e.sessionId === id) as Extract<SessionEvent, { type: 'approval.requested' }> | undefined,
+    );
+    expect(await live()).toEqual([{ live: 'waiting', sessions: ['waiting'] }]);
+    await there.core.handlers.answerApproval({ sessionId: id, requestId: approval.requestId, answer: { decision: 'reject' } });
+    await there.core.turnDone(id);
+    expect(await live()).toEqual([{ live: 'idle', sessions: ['idle'] }]);
   });
 
   it('drafts the merge message with the configured model (bounded diff), falls back when it fails; Create branch only keeps the branch', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRunning } from '../sessions/running';
+import { type LiveState, isRunning, liveState } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
@@ -45,7 +45,9 @@ export interface WorktreeState extends WorktreeRecord {
   /** Uncommitted changes in it. */
   dirty: boolean;
   /** Sessions that ran in it, newest first. */
-  sessions: Array<{ id: string; title: string; updatedAt: number }>;
+  sessions: Array<{ id: string; title: string; updatedAt: number; live: LiveState }>;
+  /** Its sessions together: `waiting` when one waits for the user, else `running` when one runs, else `idle`. */
+  live: LiveState;
 }
 
 /** A new worktree's git dir and common git dir, as git reports them (absolute, real paths). */
@@ -220,18 +222,22 @@ export class Worktrees {
   }
 
   private async stateOf(record: WorktreeRecord, present: boolean): Promise<WorktreeState> {
-    const sessions = (await new SessionStore(this.home, record.path).list()).map((m) => ({ id: m.id, title: m.title, updatedAt: m.updatedAt }));
+    const store = new SessionStore(this.home, record.path);
+    const sessions = await Promise.all(
+      (await store.list()).map(async (m) => ({ id: m.id, title: m.title, updatedAt: m.updatedAt, live: await liveState(store.dirOf(m.id)) })),
+    );
+    const live: LiveState = sessions.some((s) => s.live === 'waiting') ? 'waiting' : sessions.some((s) => s.live === 'running') ? 'running' : 'idle';
     const baseRef = record.baseBranch && (await branchExists(this.repoRoot, record.baseBranch)) ? `refs/heads/${record.baseBranch}` : record.baseCommit;
     const branchRef = (await branchExists(this.repoRoot, record.branch)) ? `refs/heads/${record.branch}` : null;
     const count = async (range: string) => Number((await git(this.repoRoot, ['rev-list', '--count', range])).stdout.toString().trim()) || 0;
     const ahead = branchRef ? await count(`${baseRef}..${branchRef}`) : 0;
     const behind = branchRef ? await count(`${branchRef}..${baseRef}`) : 0;
-    if (!present) return { ...record, state: 'missing', changedFiles: [], ahead, behind, dirty: false, sessions };
+    if (!present) return { ...record, state: 'missing', changedFiles: [], ahead, behind, dirty: false, sessions, live };
     const copied = new Set(record.copied);
     const committed = nulList((await git(record.path, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, 'HEAD'])).stdout);
     const pending = (await statusPaths(record.path)).filter((p) => !copied.has(p));
     const changedFiles = [...new Set([...committed, ...pending])].sort();
-    return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions };
+    return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions, live };
   }
 
   private async refFormatProblem(branch: string): Promise<string | null> {

@@ -1,18 +1,52 @@
 import { useEffect } from 'react';
-import type { SessionSummary } from '#protocol';
+import type { SessionSummary, WorktreeLive } from '#protocol';
 import { openWorktree, refreshWorktrees } from '../../actions/worktrees';
 import { useSessions } from '../../stores/sessions';
 import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
 import { relativeTime } from '../sessions/relative-time';
 import './worktrees.css';
 
-/** The worktrees listed again whenever a session here starts or ends a turn (their changed files move then). */
+/** How often the other worktrees' sessions are looked at again while the window is visible (they run in other windows). */
+export const WORKTREE_POLL_MS = 5000;
+
+/**
+ * The worktrees listed again whenever a session here starts or ends a turn (their changed files move then), and every
+ * few seconds while there are worktrees and the window is visible: their sessions run (or wait for you) elsewhere.
+ */
 export function useWorktreeRefresh(sessions: readonly SessionSummary[]): void {
   const running = sessions.filter((s) => s.running).length;
   const loaded = useWorktrees((s) => s.loaded);
+  const any = useWorktrees((s) => s.worktrees.length > 0);
   useEffect(() => {
     if (loaded) void refreshWorktrees();
   }, [running, loaded]);
+  useEffect(() => {
+    if (!any) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') void refreshWorktrees();
+    }, WORKTREE_POLL_MS);
+    // Back in view: at once, not at the next tick.
+    const shown = () => {
+      if (document.visibilityState === 'visible') void refreshWorktrees();
+    };
+    document.addEventListener('visibilitychange', shown);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', shown);
+    };
+  }, [any]);
+}
+
+/** A worktree's sessions now: a spinner (running) or "waiting for you", in words for screen readers too. */
+export function WorktreeLiveMark({ live }: { live: WorktreeLive }) {
+  if (live === 'waiting') return <span className="session-waiting worktree-live">· waiting for you</span>;
+  if (live !== 'running') return null;
+  return (
+    <span className="worktree-live">
+      <span className="spinner" style={{ width: 10, height: 10 }} aria-hidden="true" />
+      <span className="visually-hidden">running</span>
+    </span>
+  );
 }
 
 const files = (n: number) => `${n} changed ${n === 1 ? 'file' : 'files'}`;
@@ -62,8 +96,10 @@ export function WorktreeSessions() {
               </span>
               {w.sessions[0] ? (
                 <span className="session-meta">
+                  {w.live === 'running' ? <WorktreeLiveMark live="running" /> : null}
                   {relativeTime(w.sessions[0].updatedAt)}
                   {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
+                  {w.live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
                 </span>
               ) : null}
             </button>

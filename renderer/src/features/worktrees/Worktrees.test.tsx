@@ -28,7 +28,8 @@ const login: WorktreeInfo = {
   ahead: 1,
   behind: 0,
   dirty: true,
-  sessions: [{ id: 's1', title: 'Fix the login redirect', updatedAt: Date.now() }],
+  sessions: [{ id: 's1', title: 'Fix the login redirect', updatedAt: Date.now(), live: 'idle' }],
+  live: 'idle',
 };
 
 afterEach(() => useWorktrees.setState({ worktrees: [], repoRoot: null, reason: null, loaded: false, dialog: null, notice: null }));
@@ -243,6 +244,28 @@ describe('the sidebar', () => {
     expect(screen.getAllByText('deft/login')).toHaveLength(2);
     expect(screen.getAllByText(/2 changed files/)).toHaveLength(2);
     expect(screen.getByRole('button', { name: /^Fix the login redirect/ })).toBeTruthy();
+  });
+
+  it('shows whether another worktree’s sessions run or wait for you, in words for screen readers', () => {
+    const api: WorktreeInfo = {
+      ...login,
+      name: 'api',
+      branch: 'deft/api',
+      sessions: [{ ...login.sessions[0]!, id: 's2', title: 'Add the API', live: 'waiting' }],
+      live: 'waiting',
+    };
+    const running: WorktreeInfo = { ...login, sessions: [{ ...login.sessions[0]!, live: 'running' }], live: 'running' };
+    act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [running, api] }));
+    render(
+      <ul>
+        <WorktreeSessions />
+      </ul>,
+    );
+    expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).toMatch(/deft\/login.*running/);
+    expect(screen.getByRole('button', { name: /^Add the API/ }).textContent).toContain('waiting for you');
+    expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).not.toContain('waiting for you');
+    act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [login] }));
+    expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).not.toMatch(/running|waiting/);
   });
 
   it('says what a deleted session did to its worktree', async () => {
