@@ -62,6 +62,11 @@ export interface Environment {
    * install when there is no ripgrep on that machine.
    */
   search(args: readonly string[], options: { cwd: string; signal?: AbortSignal }): Promise<ExecProcess>;
+  /**
+   * Once per connection: a one-line notice when searches there run without ripgrep (a remote machine lacking it, with
+   * grep instead), for the model's tool result; null otherwise or once taken. Absent locally.
+   */
+  takeSearchNotice?(): string | null;
 
   /** Let go of connections and watchers (the local backend has none). */
   close(): Promise<void>;
