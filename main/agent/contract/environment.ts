@@ -58,10 +58,16 @@ export interface Environment {
   /** Start a process there. It runs in a process group of its own; `kill` ends the whole tree. */
   exec(request: ExecRequest): ExecProcess;
   /**
-   * Run ripgrep there with `args` (what it prints streams out as from a process). Throws an error saying what to
-   * install when there is no ripgrep on that machine.
+   * Run ripgrep there with `args` (what it prints streams out as from a process). Locally, throws an error saying what
+   * to install when there is no ripgrep; a remote machine without one gets the bundled ripgrep uploaded, or a grep
+   * stand-in printing what ripgrep would (throwing for what it cannot do).
    */
   search(args: readonly string[], options: { cwd: string; signal?: AbortSignal }): Promise<ExecProcess>;
+  /**
+   * Once per connection: a one-line notice when searches there run without ripgrep (a remote machine lacking it, with
+   * grep instead), for the model's tool result; null otherwise or once taken. Absent locally.
+   */
+  takeSearchNotice?(): string | null;
 
   /** Let go of connections and watchers (the local backend has none). */
   close(): Promise<void>;

@@ -238,6 +238,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       for (const note of remote.notes) io.stderr(`deft: warning: ${note}\n`);
       io.stderr(`deft: note: on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.\n`);
       const where = remote.environment.label;
+      remote.environment.onSearchNotice((notice) => io.stderr(`deft: warning: ${notice}\n`));
       remote.environment.onConnectionState((state, detail) => {
         if (state === 'reconnecting') io.stderr(`deft: ${detail ?? `the connection to ${where} dropped`} Reconnecting…\n`);
         else if (state === 'connected') io.stderr(`deft: reconnected to ${where}.\n`);

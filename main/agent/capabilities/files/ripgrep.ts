@@ -48,7 +48,7 @@ async function once(args: string[], options: RgOptions): Promise<RgResult> {
   const maxBytes = options.maxBytes ?? RG_MAX_BYTES;
   const controller = new AbortController();
   const child = await options.environment.search(args, { cwd: options.cwd, signal: controller.signal }).catch((error: Error) => {
-    // No ripgrep on that machine: the backend's message says what to install.
+    // No ripgrep on that machine (or a search its grep stand-in cannot do): the backend's message says what to do.
     throw new ToolInputError(error.message);
   });
   const out: Buffer[] = [];

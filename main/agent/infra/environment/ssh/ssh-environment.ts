@@ -18,7 +18,9 @@ import { linesOf } from '../lines';
 import { type SshTarget, dial, targetLabel } from './dial';
 
 export type { SshTarget } from './dial';
+import { fallbackPlan, mappedOutput } from './grep-fallback';
 import { readFolderCapped } from './read-folder';
+import { type LocalRipgrep, bundledRipgrep, provideRipgrep } from './remote-ripgrep';
 import { sftpError, shellQuote } from './sftp-errors';
 import { execRemote, runRemote } from './ssh-process';
 
@@ -49,6 +51,11 @@ export interface ReconnectPolicy {
   forMs: number;
   delaysMs: readonly number[];
 }
+/** How searches are served when the remote machine has no `rg`: the ripgrep to upload (tests give another OS/arch). */
+export interface SearchOptions {
+  localRipgrep?: LocalRipgrep | null;
+}
+
 const RECONNECT: ReconnectPolicy = { forMs: 60_000, delaysMs: [250, 500, 1_000, 2_000, 4_000, 8_000] };
 
 async function openLink(target: SshTarget, label: string): Promise<Link> {
@@ -86,12 +93,13 @@ export class SshEnvironment implements Environment {
     private readonly ripgrep: string | null,
     private workingDir: string,
     private readonly policy: ReconnectPolicy,
+    private readonly searchOptions: SearchOptions,
   ) {
     this.watchLink(link);
   }
 
   /** Connect, check the host key, and learn the home folder, shell and ripgrep there. */
-  static async connect(target: SshTarget, workingDir?: string, policy: ReconnectPolicy = RECONNECT): Promise<SshEnvironment> {
+  static async connect(target: SshTarget, workingDir?: string, policy: ReconnectPolicy = RECONNECT, search: SearchOptions = {}): Promise<SshEnvironment> {
     const label = targetLabel(target);
     let accepted: string | null = null;
     // A key the user accepted for this connection is accepted again on reconnect (and only that key).
@@ -109,7 +117,7 @@ export class SshEnvironment implements Environment {
       throw new EnvironmentError('ECANCELED', `Connecting to ${label} was stopped.`);
     }
     const [home = '/', shell = '/bin/sh', rg = ''] = probe.stdout.split('\n');
-    return new SshEnvironment(link, again, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home, policy);
+    return new SshEnvironment(link, again, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home, policy, search);
   }
 
   /** connected, reconnecting (after a drop), or lost (gave up, or closed). */
@@ -425,14 +433,55 @@ export class SshEnvironment implements Environment {
     }, request);
   }
 
+  /** How searches run here, settled at the first one: the remote's rg, an uploaded one, or grep (and why). */
+  private searcher: Promise<{ path: string } | { reason: string }> | null = null;
+  private notice: string | null = null;
+  private readonly noticeListeners = new Set<(notice: string) => void>();
+
+  private searchTool(): Promise<{ path: string } | { reason: string }> {
+    if (this.ripgrep) return Promise.resolve({ path: this.ripgrep });
+    this.searcher ??= (async () => {
+      const machine = {
+        home: this.home,
+        run: async (command: string) => runRemote((await this.current()).client, command),
+        mkdir: (path: string, options?: { mode?: number }) => this.mkdir(path, options),
+        writeFile: (path: string, data: string | Uint8Array, options?: { flag?: 'w' | 'a' | 'wx'; mode?: number }) => this.writeFile(path, data, options),
+        chmod: (path: string, mode: number) => this.chmod(path, mode),
+        rename: (from: string, to: string) => this.rename(from, to),
+        rm: (path: string, options?: { force?: boolean }) => this.rm(path, options),
+        stat: (path: string) => this.stat(path),
+      };
+      const local = this.searchOptions.localRipgrep !== undefined ? this.searchOptions.localRipgrep : bundledRipgrep();
+      const found = await provideRipgrep(machine, local).catch((error: Error) => ({ reason: error.message }));
+      if ('reason' in found) {
+        const notice = `ripgrep is not on ${this.label} and could not be uploaded (${found.reason}): searching with grep, which is slower and ignores .gitignore.`;
+        this.notice = notice;
+        for (const listener of this.noticeListeners) listener(notice);
+      }
+      return found;
+    })();
+    return this.searcher;
+  }
+
+  /** Once: why searches here run with grep (for the model's tool result). Null when they do not, or once taken. */
+  takeSearchNotice(): string | null {
+    const notice = this.notice;
+    this.notice = null;
+    return notice;
+  }
+
+  /** Called once if searches here fall back to grep, with the one-line notice (the CLI prints it on stderr). */
+  onSearchNotice(listener: (notice: string) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
+
   async search(args: readonly string[], options: { cwd: string; signal?: AbortSignal }): Promise<ExecProcess> {
-    if (!this.ripgrep) {
-      throw new EnvironmentError(
-        'ENOENT',
-        `ripgrep (rg) is not installed on ${this.label}, so Grep and Glob cannot run there. Install it on that machine (e.g. \`apt-get install ripgrep\`, \`dnf install ripgrep\` or \`brew install ripgrep\`); meanwhile use Read on known paths or Bash with grep/find.`,
-      );
-    }
-    return this.exec({ file: this.ripgrep, args, cwd: options.cwd, ...(options.signal ? { signal: options.signal } : {}) });
+    const signal = options.signal ? { signal: options.signal } : {};
+    const tool = await this.searchTool();
+    if ('path' in tool) return this.exec({ file: tool.path, args, cwd: options.cwd, ...signal });
+    const plan = fallbackPlan(args);
+    return mappedOutput(this.exec({ file: '/bin/sh', args: ['-c', plan.script], cwd: options.cwd, ...signal }), plan.mapLine);
   }
 
   async close(): Promise<void> {

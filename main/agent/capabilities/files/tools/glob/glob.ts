@@ -61,6 +61,8 @@ async function list(pattern: string, args: GlobArgs, root: SearchRoot, env: Tool
   const sorted = await times.newestFirst((p) => !hidden.reason(absolute(p)));
   const shown = sorted.slice(0, MAX_MATCHES).map((p) => root.show(absolute(p)));
   const lines: string[] = [];
+  const notice = env.environment.takeSearchNotice?.();
+  if (notice) lines.push(notice);
   if (!sorted.length) lines.push(`No files match "${args.pattern}"${args.path ? ` in ${root.path.display}` : ''}.`);
   else if (sorted.length > MAX_MATCHES) lines.push(`Found ${sorted.length} files; showing the ${MAX_MATCHES} most recently modified.`);
   else if (sorted.length === MAX_MATCHES) lines.push(`Found ${MAX_MATCHES} matches.`);

@@ -133,6 +133,8 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
     throw new ToolInputError(`Grep timed out after ${timeoutMs / 1000} s without finding anything. Narrow the search with path, glob or type.`);
   }
   const warnings: string[] = [];
+  const notice = env.environment.takeSearchNotice?.();
+  if (notice) warnings.push(notice);
   if (result.timedOut) warnings.push(`The search timed out after ${timeoutMs / 1000} s: results are partial. Narrow it with path, glob or type.`);
   if (result.capped)
     warnings.push(`The search produced more than ${RG_MAX_BYTES / 1024 / 1024} MiB of output and was stopped: results are partial. Narrow it.`);
