@@ -1,17 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join, resolve } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MockModelServer } from '#test-support/mock-model-server';
 import { remoteCliRig } from '#test-support/remote-cli';
+import { tempDir } from '#test-support/harness';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+
+const run_ = promisify(execFile);
 
 // Issue 33 on issue 29's remote folders: a remote workspace's language server is found and run on the remote machine.
 // The sshd runs in a mount namespace of its own where the remote folder (`there`) shows at `path`; this machine's
 // folder at `path` has no node_modules at all, so a server found and started proves it was found there. The
 // workspace's `node_modules/.bin/typescript-language-server` is a script that writes the mount namespace it ran in
-// and then runs this repository's typescript-language-server (the "remote" machine shares this one's other folders).
+// and then runs a copy of this repository's typescript-language-server placed in the workspace.
 
 const REPO_MODULES = resolve(import.meta.dirname, '../../../node_modules');
 const COLD = 120_000;
@@ -22,8 +27,12 @@ const escape = `/var/tmp/deft-lsp-escape-${mark}`;
 const rig = remoteCliRig('deft-remote-lsp');
 let hereNs: string;
 
+let packages: string;
+
 beforeAll(async () => {
   hereNs = await readlink('/proc/self/ns/mnt');
+  packages = await tempDir('deft-remote-lsp-pkgs-');
+  for (const name of ['typescript', 'typescript-language-server']) await cp(join(REPO_MODULES, name), join(packages, name), { recursive: true });
 });
 
 const MAIN = "import { add } from './math';\n\nconst total: number = add(1, 2);\nconsole.log(total);\n";
@@ -42,13 +51,19 @@ beforeEach(async () => {
   await writeFile(join(rig.path, 'main.ts'), '// not the remote file\n');
 });
 
-/** The remote workspace's own typescript-language-server (and its typescript), as `npm install` would leave them. */
+/**
+ * The remote workspace's own typescript-language-server (and its typescript), as `npm install` would leave them:
+ * inside the workspace, since the remote sandbox shows nothing else of /tmp (where a CI clone of this repository may
+ * be). Hard links to a copy made once (`packages`, on the workspace's file system).
+ */
 async function installServerThere() {
   await mkdir(join(rig.there, 'node_modules', '.bin'), { recursive: true });
-  const cli = join(REPO_MODULES, 'typescript-language-server', 'lib', 'cli.mjs');
+  for (const name of ['typescript', 'typescript-language-server'])
+    await run_('cp', ['-al', join(packages, name), join(rig.there, 'node_modules', name)]);
+  // The path as the remote machine sees the workspace.
+  const cli = join(rig.path, 'node_modules', 'typescript-language-server', 'lib', 'cli.mjs');
   const script = `#!/bin/sh\nreadlink /proc/self/ns/mnt > lsp-ns.txt\nenv > lsp-env.txt\ntouch '${escape}' 2>/dev/null\nexec env LSP_TEST_MARK=${mark} '${process.execPath}' '${cli}' "$@"\n`;
   await writeFile(join(rig.there, 'node_modules', '.bin', 'typescript-language-server'), script, { mode: 0o755 });
-  await symlink(join(REPO_MODULES, 'typescript'), join(rig.there, 'node_modules', 'typescript'));
 }
 
 /** Whether a process carrying `mark` in its environment still runs, after a moment to end (the sandbox's own pid
