@@ -100,17 +100,13 @@ export function absolutePath(path: string | undefined, untrusted?: string): stri
     .join(delimiter);
 }
 
-/** The environment every git call gets, built from nothing. */
-export function hardenedEnv(
-  gitEnv: Readonly<Record<string, string>> = {},
-  base: Readonly<Record<string, string | undefined>> = process.env,
-): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: absolutePath(base.PATH),
+/** The variables that keep git from reading system or global config and attributes, prompting or paging (`nullDevice`: that machine's). */
+export function hardenedGitVars(nullDevice: string): Record<string, string> {
+  return {
     LC_ALL: 'C',
     LANG: 'C',
     GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: devNull,
+    GIT_CONFIG_GLOBAL: nullDevice,
     GIT_ATTR_NOSYSTEM: '1',
     GIT_TERMINAL_PROMPT: '0',
     GIT_NO_REPLACE_OBJECTS: '1',
@@ -118,6 +114,14 @@ export function hardenedEnv(
     GIT_PAGER: 'cat',
     PAGER: 'cat',
   };
+}
+
+/** The environment every git call gets, built from nothing. */
+export function hardenedEnv(
+  gitEnv: Readonly<Record<string, string>> = {},
+  base: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = { PATH: absolutePath(base.PATH), ...hardenedGitVars(devNull) };
   // What Windows programs need to start at all, and the home folder (git expands `~` in paths with it).
   for (const name of ['HOME', 'USERPROFILE', 'SYSTEMROOT', 'SystemRoot', 'WINDIR', 'TMPDIR', 'TEMP', 'TMP']) {
     const value = base[name];

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Environment } from '#contract/environment';
-import { HARDENED_CONFIG } from '#infra/git/git';
+import { HARDENED_CONFIG, hardenedGitVars } from '#infra/git/git';
 import { GitError, type GitPlaces, type GitResult, posixStoreConfig } from './git';
 
 /** The exit code of a remote script when that machine has no git. */
@@ -25,16 +25,7 @@ function remoteHardening(): string[] {
 export function prelude(places: GitPlaces | null): string {
   const config = [...remoteHardening(), ...posixStoreConfig()].flatMap((c) => ['-c', shellQuote(c)]).join(' ');
   const vars: Record<string, string> = {
-    LC_ALL: 'C',
-    LANG: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_ATTR_NOSYSTEM: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_NO_REPLACE_OBJECTS: '1',
-    GIT_OPTIONAL_LOCKS: '0',
-    GIT_PAGER: 'cat',
-    PAGER: 'cat',
+    ...hardenedGitVars('/dev/null'),
     GIT_AUTHOR_NAME: 'Deft',
     GIT_AUTHOR_EMAIL: 'checkpoints@deft.invalid',
     GIT_COMMITTER_NAME: 'Deft',
