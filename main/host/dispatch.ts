@@ -1,4 +1,4 @@
-import { type CommandName, type CommandReply, commands, isCommandName } from '#protocol';
+import { type CommandName, type CommandReply, commandSchemas, isCommandName } from '#protocol';
 import type { CommandHandlers } from '../agent/contract/commands';
 import { CommandError } from '../agent/contract/errors';
 
@@ -21,7 +21,7 @@ export async function dispatchCommand(
   if (!isCommandName(name)) {
     return { ok: false, error: { code: 'invalid_request', message: `Unknown command ${JSON.stringify(name)}.` } };
   }
-  const parsed = commands[name].input.safeParse(input ?? {});
+  const parsed = commandSchemas()[name].input.safeParse(input ?? {});
   if (!parsed.success) {
     return { ok: false, error: { code: 'invalid_request', message: `Invalid input for ${name}: ${describeIssues(parsed.error.issues)}` } };
   }

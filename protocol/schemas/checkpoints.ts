@@ -170,85 +170,92 @@ const SessionRef = { sessionId: z.string().min(1) };
 const TurnId = z.string().min(1).max(100);
 const FilePath = z.string().min(1).max(4096);
 
-/** The checkpoint commands, merged into `commands`. */
-export const checkpointCommands = {
-  /** The session's prompts with what can be rewound to each (the /rewind picker). */
-  listCheckpoints: {
-    input: z.object(SessionRef).strict(),
-    output: z.object({ status: CheckpointsStatus, prompts: z.array(PromptCheckpoint) }),
-  },
-  /** What rewinding to just before `turnId` would change. */
-  previewRewind: {
-    input: z.object({ ...SessionRef, turnId: TurnId, scope: RewindScope.default('both') }).strict(),
-    output: RewindPreview,
-  },
-  /** Rewind files and/or conversation to just before `turnId`. Files changed outside Deft are restored only with `includeOutside`. */
-  rewind: {
-    input: z
-      .object({
-        ...SessionRef,
-        turnId: TurnId,
-        scope: RewindScope.default('both'),
-        includeOutside: z.boolean().default(false),
-        expect: z.string().max(100).optional(),
-      })
-      .strict(),
-    output: RewindResult,
-  },
-  /** Undo the session's last rewind (files from the checkpoint taken just before it; the conversation if nothing was added since). */
-  undoRewind: {
-    input: z.object(SessionRef).strict(),
-    output: z.object({ rewindId: z.string(), scope: RewindScope, problems: z.array(RestoreProblem) }),
-  },
-  /** The changes of a turn (or, without `turnId`, of the whole session up to now) with their diffs. */
-  reviewChanges: {
-    input: z.object({ ...SessionRef, turnId: TurnId.optional() }).strict(),
-    output: ReviewChanges,
-  },
-  /** Revert a file (or one hunk of it) to before the turn (or the session); undoable with undoRevert. */
-  revertChange: {
-    input: z.object({ ...SessionRef, turnId: TurnId.optional(), path: FilePath, hunk: z.number().int().nonnegative().optional() }).strict(),
-    output: z.object({ revertId: z.string(), path: z.string() }),
-  },
-  /** Put a reverted file back as it was just before the revert. */
-  undoRevert: {
-    input: z.object({ ...SessionRef, revertId: z.string().min(1).max(200) }).strict(),
-    output: z.object({ path: z.string() }),
-  },
-  /** How much the workspace's checkpoints take, and the limits. */
-  checkpointStorage: { input: z.object({}).strict(), output: CheckpointStorage },
-  /** Change the limits (bytes): the store's size cap and the largest file captured. */
-  setCheckpointLimits: {
-    input: z
-      .object({
-        limitBytes: z
-          .number()
-          .int()
-          .min(64 * 1024 * 1024)
-          .max(1024 ** 4)
-          .optional(),
-        maxFileBytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(1024 ** 3)
-          .optional(),
-      })
-      .strict(),
-    output: CheckpointStorage,
-  },
-  /** Remove the checkpoints of deleted sessions (and the oldest ones while over the cap) and compact the store. */
-  cleanUpCheckpoints: { input: z.object({}).strict(), output: CheckpointStorage.extend({ freedBytes: z.number() }) },
-  /** Open a workspace file in the user's editor (desktop only); `opened` false elsewhere. */
-  openInEditor: { input: z.object({ path: FilePath }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
-  /** Whether Write and Edit proposals are reviewed hunk by hunk before they are written (review mode). */
-  getReviewMode: { input: z.object({}).strict(), output: z.object({ enabled: z.boolean() }) },
-  setReviewMode: { input: z.object({ enabled: z.boolean() }).strict(), output: z.object({ enabled: z.boolean() }) },
-  /** Answer a change review: one decision per hunk (one in all when it has none), and optional words for the model. */
-  answerChangeReview: {
-    input: z
-      .object({ ...SessionRef, requestId: z.string().min(1).max(100), accepted: z.array(z.boolean()).max(10_000), feedback: z.string().max(10_000).optional() })
-      .strict(),
-    output: z.object({ ok: z.literal(true) }),
-  },
-} as const;
+/** The checkpoint commands, merged into the command table: built with it, on first use (commandSchemas). */
+export function checkpointCommands() {
+  return {
+    /** The session's prompts with what can be rewound to each (the /rewind picker). */
+    listCheckpoints: {
+      input: z.object(SessionRef).strict(),
+      output: z.object({ status: CheckpointsStatus, prompts: z.array(PromptCheckpoint) }),
+    },
+    /** What rewinding to just before `turnId` would change. */
+    previewRewind: {
+      input: z.object({ ...SessionRef, turnId: TurnId, scope: RewindScope.default('both') }).strict(),
+      output: RewindPreview,
+    },
+    /** Rewind files and/or conversation to just before `turnId`. Files changed outside Deft are restored only with `includeOutside`. */
+    rewind: {
+      input: z
+        .object({
+          ...SessionRef,
+          turnId: TurnId,
+          scope: RewindScope.default('both'),
+          includeOutside: z.boolean().default(false),
+          expect: z.string().max(100).optional(),
+        })
+        .strict(),
+      output: RewindResult,
+    },
+    /** Undo the session's last rewind (files from the checkpoint taken just before it; the conversation if nothing was added since). */
+    undoRewind: {
+      input: z.object(SessionRef).strict(),
+      output: z.object({ rewindId: z.string(), scope: RewindScope, problems: z.array(RestoreProblem) }),
+    },
+    /** The changes of a turn (or, without `turnId`, of the whole session up to now) with their diffs. */
+    reviewChanges: {
+      input: z.object({ ...SessionRef, turnId: TurnId.optional() }).strict(),
+      output: ReviewChanges,
+    },
+    /** Revert a file (or one hunk of it) to before the turn (or the session); undoable with undoRevert. */
+    revertChange: {
+      input: z.object({ ...SessionRef, turnId: TurnId.optional(), path: FilePath, hunk: z.number().int().nonnegative().optional() }).strict(),
+      output: z.object({ revertId: z.string(), path: z.string() }),
+    },
+    /** Put a reverted file back as it was just before the revert. */
+    undoRevert: {
+      input: z.object({ ...SessionRef, revertId: z.string().min(1).max(200) }).strict(),
+      output: z.object({ path: z.string() }),
+    },
+    /** How much the workspace's checkpoints take, and the limits. */
+    checkpointStorage: { input: z.object({}).strict(), output: CheckpointStorage },
+    /** Change the limits (bytes): the store's size cap and the largest file captured. */
+    setCheckpointLimits: {
+      input: z
+        .object({
+          limitBytes: z
+            .number()
+            .int()
+            .min(64 * 1024 * 1024)
+            .max(1024 ** 4)
+            .optional(),
+          maxFileBytes: z
+            .number()
+            .int()
+            .min(1024)
+            .max(1024 ** 3)
+            .optional(),
+        })
+        .strict(),
+      output: CheckpointStorage,
+    },
+    /** Remove the checkpoints of deleted sessions (and the oldest ones while over the cap) and compact the store. */
+    cleanUpCheckpoints: { input: z.object({}).strict(), output: CheckpointStorage.extend({ freedBytes: z.number() }) },
+    /** Open a workspace file in the user's editor (desktop only); `opened` false elsewhere. */
+    openInEditor: { input: z.object({ path: FilePath }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
+    /** Whether Write and Edit proposals are reviewed hunk by hunk before they are written (review mode). */
+    getReviewMode: { input: z.object({}).strict(), output: z.object({ enabled: z.boolean() }) },
+    setReviewMode: { input: z.object({ enabled: z.boolean() }).strict(), output: z.object({ enabled: z.boolean() }) },
+    /** Answer a change review: one decision per hunk (one in all when it has none), and optional words for the model. */
+    answerChangeReview: {
+      input: z
+        .object({
+          ...SessionRef,
+          requestId: z.string().min(1).max(100),
+          accepted: z.array(z.boolean()).max(10_000),
+          feedback: z.string().max(10_000).optional(),
+        })
+        .strict(),
+      output: z.object({ ok: z.literal(true) }),
+    },
+  } as const;
+}

@@ -37,31 +37,33 @@ export const MemoryOverview = z.object({
 });
 export type MemoryOverview = z.infer<typeof MemoryOverview>;
 
-/** The memory commands, merged into `commands`. */
-export const memoryCommands = {
-  /** The instruction files in effect: those of a new session's system prompt, and the subfolders' ones this session has loaded. */
-  listMemory: {
-    input: z.object({ sessionId: z.string().min(1).optional() }).strict(),
-    output: MemoryOverview,
-  },
-  /** Turn reading Claude Code's or Codex's user file on or off (applies to new sessions and after a compaction). */
-  setInstructionSettings: {
-    input: z.object({ claudeUser: z.boolean().optional(), codexUser: z.boolean().optional() }).strict(),
-    output: MemoryOverview,
-  },
-  /** Add a line to an instruction file (`#` at the start of a message): the file is created when missing. */
-  addMemoryLine: {
-    input: z
-      .object({
-        target: MemoryTarget,
-        text: z
-          .string()
-          .trim()
-          .min(1)
-          .max(2_000)
-          .regex(/^[^\n\r]*$/, 'One line only.'),
-      })
-      .strict(),
-    output: z.object({ display: z.string() }),
-  },
-} as const;
+/** The memory commands, merged into the command table: built with it, on first use (commandSchemas). */
+export function memoryCommands() {
+  return {
+    /** The instruction files in effect: those of a new session's system prompt, and the subfolders' ones this session has loaded. */
+    listMemory: {
+      input: z.object({ sessionId: z.string().min(1).optional() }).strict(),
+      output: MemoryOverview,
+    },
+    /** Turn reading Claude Code's or Codex's user file on or off (applies to new sessions and after a compaction). */
+    setInstructionSettings: {
+      input: z.object({ claudeUser: z.boolean().optional(), codexUser: z.boolean().optional() }).strict(),
+      output: MemoryOverview,
+    },
+    /** Add a line to an instruction file (`#` at the start of a message): the file is created when missing. */
+    addMemoryLine: {
+      input: z
+        .object({
+          target: MemoryTarget,
+          text: z
+            .string()
+            .trim()
+            .min(1)
+            .max(2_000)
+            .regex(/^[^\n\r]*$/, 'One line only.'),
+        })
+        .strict(),
+      output: z.object({ display: z.string() }),
+    },
+  } as const;
+}

@@ -57,16 +57,19 @@ export type PluginOverview = z.infer<typeof PluginOverview>;
 
 const Done = z.object({ overview: PluginOverview });
 
-export const pluginCommands = {
-  /** Marketplaces with their plugins (and what each brings), the installed plugins, and the workspace's suggestions (empty until it is trusted). */
-  listPlugins: { input: z.object({}).strict(), output: PluginOverview },
-  /** Add a marketplace: a folder (absolute) or a git repository (https://, file://, owner/name on GitHub). */
-  addPluginMarketplace: { input: z.object({ source: z.string().min(1).max(2_000) }).strict(), output: Done },
-  /** Remove a marketplace and the plugins installed from it. */
-  removePluginMarketplace: { input: z.object({ name: Name }).strict(), output: Done },
-  /** Install a plugin (the user's act of trust: its hooks and MCP servers run as the user's own). */
-  installPlugin: { input: z.object({ ref: PluginRef }).strict(), output: Done },
-  setPluginEnabled: { input: z.object({ ref: PluginRef, enabled: z.boolean() }).strict(), output: Done },
-  updatePlugin: { input: z.object({ ref: PluginRef }).strict(), output: Done },
-  removePlugin: { input: z.object({ ref: PluginRef }).strict(), output: Done },
-};
+/** Commands merged into the command table: built with it, on first use (commandSchemas). */
+export function pluginCommands() {
+  return {
+    /** Marketplaces with their plugins (and what each brings), the installed plugins, and the workspace's suggestions (empty until it is trusted). */
+    listPlugins: { input: z.object({}).strict(), output: PluginOverview },
+    /** Add a marketplace: a folder (absolute) or a git repository (https://, file://, owner/name on GitHub). */
+    addPluginMarketplace: { input: z.object({ source: z.string().min(1).max(2_000) }).strict(), output: Done },
+    /** Remove a marketplace and the plugins installed from it. */
+    removePluginMarketplace: { input: z.object({ name: Name }).strict(), output: Done },
+    /** Install a plugin (the user's act of trust: its hooks and MCP servers run as the user's own). */
+    installPlugin: { input: z.object({ ref: PluginRef }).strict(), output: Done },
+    setPluginEnabled: { input: z.object({ ref: PluginRef, enabled: z.boolean() }).strict(), output: Done },
+    updatePlugin: { input: z.object({ ref: PluginRef }).strict(), output: Done },
+    removePlugin: { input: z.object({ ref: PluginRef }).strict(), output: Done },
+  };
+}

@@ -29,23 +29,25 @@ function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) 
   return { input, output };
 }
 
-/** The queue's commands, spread into `commands`. */
-export const queueCommands = {
-  /**
-   * Queue a message while a turn runs (`steer`: deliver it into the running turn at its next step instead). When no
-   * turn runs it starts one at once and `turnId` says which.
-   */
-  queuePrompt: command(
-    z.object({ ...SessionRef, text: QueueText, steer: z.boolean().optional() }).strict(),
-    z.object({ queueId: QueueId.optional(), turnId: z.string().optional() }),
-  ),
-  /** Change a waiting message's text, or make it a steer (`steer: true`). Fails with not_found once it has left the queue. */
-  editQueuedPrompt: command(
-    z.object({ ...SessionRef, queueId: QueueId, text: QueueText.optional(), steer: z.literal(true).optional() }).strict(),
-    z.object({ ok: z.literal(true) }),
-  ),
-  /** Take a waiting message out of the queue. Fails with not_found once it has left it. */
-  removeQueuedPrompt: command(z.object({ ...SessionRef, queueId: QueueId }).strict(), z.object({ ok: z.literal(true) })),
-  /** Send a waiting message now: as a steer while a turn runs, else as a new turn (`turnId`). */
-  sendQueuedPrompt: command(z.object({ ...SessionRef, queueId: QueueId }).strict(), z.object({ turnId: z.string().optional() })),
-};
+/** The queue's commands, spread into the command table: built with it, on first use (commandSchemas). */
+export function queueCommands() {
+  return {
+    /**
+     * Queue a message while a turn runs (`steer`: deliver it into the running turn at its next step instead). When no
+     * turn runs it starts one at once and `turnId` says which.
+     */
+    queuePrompt: command(
+      z.object({ ...SessionRef, text: QueueText, steer: z.boolean().optional() }).strict(),
+      z.object({ queueId: QueueId.optional(), turnId: z.string().optional() }),
+    ),
+    /** Change a waiting message's text, or make it a steer (`steer: true`). Fails with not_found once it has left the queue. */
+    editQueuedPrompt: command(
+      z.object({ ...SessionRef, queueId: QueueId, text: QueueText.optional(), steer: z.literal(true).optional() }).strict(),
+      z.object({ ok: z.literal(true) }),
+    ),
+    /** Take a waiting message out of the queue. Fails with not_found once it has left it. */
+    removeQueuedPrompt: command(z.object({ ...SessionRef, queueId: QueueId }).strict(), z.object({ ok: z.literal(true) })),
+    /** Send a waiting message now: as a steer while a turn runs, else as a new turn (`turnId`). */
+    sendQueuedPrompt: command(z.object({ ...SessionRef, queueId: QueueId }).strict(), z.object({ turnId: z.string().optional() })),
+  };
+}

@@ -85,17 +85,20 @@ export const RemoteListing = z.object({
 });
 export type RemoteListing = z.infer<typeof RemoteListing>;
 
-export const remoteCommands = {
-  /** The ~/.ssh/config aliases and the remote folders opened before. */
-  listRemoteHosts: { input: z.object({}).strict(), output: z.object({ hosts: z.array(RemoteHostEntry), recent: z.array(RecentRemoteFolder) }) },
-  /** Connect to a host for browsing (host key and passphrase asked through the result). */
-  connectRemoteHost: { input: RemoteConnectInput, output: RemoteConnectResult },
-  /** The subfolders of a folder on a connected host. */
-  listRemoteFolder: { input: RemoteConnectionRef.extend({ path: RemotePath }).strict(), output: RemoteListing },
-  /** Open a folder of a connected host as the workspace: `here` (this page reloads on it) or in a new window. */
-  openRemoteWorkspace: { input: RemoteConnectionRef.extend({ path: RemotePath }).strict(), output: z.object({ opened: z.enum(['here', 'window']) }) },
-  /** Close a browsing connection (the dialog closed). */
-  closeRemoteHost: { input: RemoteConnectionRef, output: z.object({}) },
-  /** Stop a connect still under way (its `attempt`); nothing when it has ended. */
-  cancelRemoteConnect: { input: z.object({ attempt: RemoteAttemptId }).strict(), output: z.object({}) },
-};
+/** Commands merged into the command table: built with it, on first use (commandSchemas). */
+export function remoteCommands() {
+  return {
+    /** The ~/.ssh/config aliases and the remote folders opened before. */
+    listRemoteHosts: { input: z.object({}).strict(), output: z.object({ hosts: z.array(RemoteHostEntry), recent: z.array(RecentRemoteFolder) }) },
+    /** Connect to a host for browsing (host key and passphrase asked through the result). */
+    connectRemoteHost: { input: RemoteConnectInput, output: RemoteConnectResult },
+    /** The subfolders of a folder on a connected host. */
+    listRemoteFolder: { input: RemoteConnectionRef.extend({ path: RemotePath }).strict(), output: RemoteListing },
+    /** Open a folder of a connected host as the workspace: `here` (this page reloads on it) or in a new window. */
+    openRemoteWorkspace: { input: RemoteConnectionRef.extend({ path: RemotePath }).strict(), output: z.object({ opened: z.enum(['here', 'window']) }) },
+    /** Close a browsing connection (the dialog closed). */
+    closeRemoteHost: { input: RemoteConnectionRef, output: z.object({}) },
+    /** Stop a connect still under way (its `attempt`); nothing when it has ended. */
+    cancelRemoteConnect: { input: z.object({ attempt: RemoteAttemptId }).strict(), output: z.object({}) },
+  };
+}

@@ -61,75 +61,78 @@ export const WorktreeApplyOutcome = z.discriminatedUnion('status', [
 ]);
 export type WorktreeApplyOutcome = z.infer<typeof WorktreeApplyOutcome>;
 
-export const worktreeCommands = {
-  /** The worktrees Deft made for the workspace's repository (none outside a repository: `reason` says why). */
-  listWorktrees: {
-    input: z.object({}).strict(),
-    output: z.object({ repoRoot: z.string().nullable(), reason: z.string().optional(), worktrees: z.array(WorktreeInfo) }),
-  },
-  /** A new worktree on the branch deft/<name> from HEAD (or `base`), with the `worktree.copy` files; open its `path` to run sessions there. */
-  createWorktree: {
-    input: z.object({ name: Name.optional(), base: z.string().min(1).max(200).optional() }).strict(),
-    output: z.object({
-      worktree: WorktreeInfo,
-      copied: z.array(z.string()),
-      skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
-      notes: z.array(z.string()),
-    }),
-  },
-  /**
-   * Open a worktree's folder in a window of its own (the desktop app), where sessions run in it; the folder is a new one
-   * for trust. `opened: false` where the host cannot open a window (the web host, the CLI): `path` says where it is.
-   */
-  openWorktree: { input: z.object({ name: Name }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
-  /** Merge (or squash) a worktree's branch onto its base branch; its uncommitted changes are committed on its branch first. */
-  mergeWorktree: {
-    input: z.object({ name: Name, squash: z.boolean().optional(), message: z.string().max(10_000).optional() }).strict(),
-    output: WorktreeMergeOutcome,
-  },
-  /**
-   * A merge's commit message drafted by the configured model from the worktree's diff against its base (cut to a
-   * bounded size); `drafted: false` is the default message, and `note` says why (no model, a failure, too slow).
-   */
-  draftWorktreeMessage: {
-    input: z.object({ name: Name, squash: z.boolean().optional() }).strict(),
-    output: z.object({ message: z.string(), drafted: z.boolean(), note: z.string().optional() }),
-  },
-  /**
-   * Create branch only: commit the worktree's uncommitted changes on its branch (with `message`), remove the worktree,
-   * and keep the branch for the user. Refused while a session runs there.
-   */
-  keepWorktreeBranch: {
-    input: z.object({ name: Name, message: z.string().max(10_000).optional() }).strict(),
-    output: z.object({ branch: z.string(), committed: z.boolean(), removed: z.string() }),
-  },
-  /**
-   * Hand a merge conflict to the worktree's session: its uncommitted changes are committed on its branch, then its base
-   * branch is merged INTO its branch inside the worktree (the markers live there, never in the main checkout). `prompt`
-   * tells the agent which files conflict and what to do; `clean`: the base merged in without a conflict.
-   */
-  handWorktreeConflict: {
-    input: z.object({ name: Name }).strict(),
-    output: z.object({
-      status: z.enum(['conflict', 'clean']),
-      files: z.array(z.string()),
-      prompt: z.string(),
-      path: z.string(),
-      branch: z.string(),
-      baseBranch: z.string(),
-      /**
-       * The worktree's session the prompt was sent to (its newest; one made when it had none): the core that has the
-       * worktree open takes it as that session's next prompt — started when it is idle, queued behind a running turn.
-       * Absent: it could not be sent; give `prompt` to a session there yourself.
-       */
-      sent: z.object({ sessionId: z.string(), title: z.string(), created: z.boolean() }).optional(),
-    }),
-  },
-  /** A worktree's changes as uncommitted changes in the main checkout (all or nothing). */
-  applyWorktree: { input: z.object({ name: Name }).strict(), output: WorktreeApplyOutcome },
-  /** Remove a worktree (its uncommitted changes with it) and, with `deleteBranch`, its branch. */
-  discardWorktree: {
-    input: z.object({ name: Name, deleteBranch: z.boolean().optional() }).strict(),
-    output: z.object({ removed: z.string(), branchDeleted: z.boolean() }),
-  },
-};
+/** Commands merged into the command table: built with it, on first use (commandSchemas). */
+export function worktreeCommands() {
+  return {
+    /** The worktrees Deft made for the workspace's repository (none outside a repository: `reason` says why). */
+    listWorktrees: {
+      input: z.object({}).strict(),
+      output: z.object({ repoRoot: z.string().nullable(), reason: z.string().optional(), worktrees: z.array(WorktreeInfo) }),
+    },
+    /** A new worktree on the branch deft/<name> from HEAD (or `base`), with the `worktree.copy` files; open its `path` to run sessions there. */
+    createWorktree: {
+      input: z.object({ name: Name.optional(), base: z.string().min(1).max(200).optional() }).strict(),
+      output: z.object({
+        worktree: WorktreeInfo,
+        copied: z.array(z.string()),
+        skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+        notes: z.array(z.string()),
+      }),
+    },
+    /**
+     * Open a worktree's folder in a window of its own (the desktop app), where sessions run in it; the folder is a new one
+     * for trust. `opened: false` where the host cannot open a window (the web host, the CLI): `path` says where it is.
+     */
+    openWorktree: { input: z.object({ name: Name }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
+    /** Merge (or squash) a worktree's branch onto its base branch; its uncommitted changes are committed on its branch first. */
+    mergeWorktree: {
+      input: z.object({ name: Name, squash: z.boolean().optional(), message: z.string().max(10_000).optional() }).strict(),
+      output: WorktreeMergeOutcome,
+    },
+    /**
+     * A merge's commit message drafted by the configured model from the worktree's diff against its base (cut to a
+     * bounded size); `drafted: false` is the default message, and `note` says why (no model, a failure, too slow).
+     */
+    draftWorktreeMessage: {
+      input: z.object({ name: Name, squash: z.boolean().optional() }).strict(),
+      output: z.object({ message: z.string(), drafted: z.boolean(), note: z.string().optional() }),
+    },
+    /**
+     * Create branch only: commit the worktree's uncommitted changes on its branch (with `message`), remove the worktree,
+     * and keep the branch for the user. Refused while a session runs there.
+     */
+    keepWorktreeBranch: {
+      input: z.object({ name: Name, message: z.string().max(10_000).optional() }).strict(),
+      output: z.object({ branch: z.string(), committed: z.boolean(), removed: z.string() }),
+    },
+    /**
+     * Hand a merge conflict to the worktree's session: its uncommitted changes are committed on its branch, then its base
+     * branch is merged INTO its branch inside the worktree (the markers live there, never in the main checkout). `prompt`
+     * tells the agent which files conflict and what to do; `clean`: the base merged in without a conflict.
+     */
+    handWorktreeConflict: {
+      input: z.object({ name: Name }).strict(),
+      output: z.object({
+        status: z.enum(['conflict', 'clean']),
+        files: z.array(z.string()),
+        prompt: z.string(),
+        path: z.string(),
+        branch: z.string(),
+        baseBranch: z.string(),
+        /**
+         * The worktree's session the prompt was sent to (its newest; one made when it had none): the core that has the
+         * worktree open takes it as that session's next prompt — started when it is idle, queued behind a running turn.
+         * Absent: it could not be sent; give `prompt` to a session there yourself.
+         */
+        sent: z.object({ sessionId: z.string(), title: z.string(), created: z.boolean() }).optional(),
+      }),
+    },
+    /** A worktree's changes as uncommitted changes in the main checkout (all or nothing). */
+    applyWorktree: { input: z.object({ name: Name }).strict(), output: WorktreeApplyOutcome },
+    /** Remove a worktree (its uncommitted changes with it) and, with `deleteBranch`, its branch. */
+    discardWorktree: {
+      input: z.object({ name: Name, deleteBranch: z.boolean().optional() }).strict(),
+      output: z.object({ removed: z.string(), branchDeleted: z.boolean() }),
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SessionEvent, commands } from '#protocol';
+import { type SessionEvent, commandSchemas } from '#protocol';
 import { defaultCapabilities } from '../capabilities';
 import { textChunks } from '#test-support/mock-model-server';
 import { DeftCore } from './core';
@@ -425,6 +425,6 @@ describe('commands', () => {
   it('a core with the default capabilities serves every command of the protocol', async () => {
     h = await createHarness({ capabilities: defaultCapabilities });
     const handlers = h.core.handlers as unknown as Record<string, unknown>;
-    expect(Object.keys(commands).filter((name) => typeof handlers[name] !== 'function')).toEqual([]);
+    expect(Object.keys(commandSchemas()).filter((name) => typeof handlers[name] !== 'function')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApprovalAnswer, commands } from '#protocol';
+import { ApprovalAnswer, commandSchemas } from '#protocol';
 import { sessionCost } from '#protocol/helpers/prices';
 import type { createNodeCore } from '../compose';
 import type { CliIo } from './io';
@@ -132,7 +132,7 @@ export async function runStdinSession(
           return;
         }
         case 'question': {
-          const checked = commands.answerQuestion.input.safeParse({
+          const checked = commandSchemas().answerQuestion.input.safeParse({
             sessionId,
             requestId: input.id,
             answers: input.answers ?? [],

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, tempDir, testCapabilities } from '#test-support/harness';
 import { callChunk, reminders, textReply, toolStep } from '#test-support/mock-steps';
 import { prefixBreak } from '#test-support/request-prefix';
-import { commands } from '#protocol';
+import { commandSchemas } from '#protocol';
 import { memoryCapability, createMemoryCapability } from './capability';
 
 let h: Awaited<ReturnType<typeof createHarness>>;
@@ -88,7 +88,7 @@ describe('instruction files in a session', () => {
     expect(await readFile(join(h.workspace, 'CLAUDE.md'), 'utf8')).toBe('Rules.\r\nMore.\r\n- Use pnpm, not npm.\r\n');
     await h.core.handlers.addMemoryLine({ target: 'user', text: 'Answer briefly.' });
     expect(await readFile(join(h.home, 'AGENTS.md'), 'utf8')).toBe('- Answer briefly.\n');
-    expect(commands.addMemoryLine.input.safeParse({ target: 'user', text: 'two\nlines' }).success).toBe(false);
+    expect(commandSchemas().addMemoryLine.input.safeParse({ target: 'user', text: 'two\nlines' }).success).toBe(false);
     // A CLAUDE.md that links out of the workspace is not written through.
     await rm(join(h.workspace, 'CLAUDE.md'));
     const outside = await tempDir('deft-outside-');
