@@ -68,6 +68,13 @@ export interface Environment {
    * grep instead), for the model's tool result; null otherwise or once taken. Absent locally.
    */
   takeSearchNotice?(): string | null;
+  /**
+   * Run a small non-interactive POSIX sh script there and collect its output (remote backends: on a helper shell kept
+   * open per connection, so the login shell's start-up is not paid per script). Never for the user's commands. Throws
+   * an EnvironmentError with code `EHELPER` when the helper cannot serve it (the caller runs the script with `exec`),
+   * `ECANCELED` when `signal` aborts it. Absent locally.
+   */
+  runScript?(request: ScriptRequest): Promise<ScriptResult>;
 
   /** Let go of connections and watchers (the local backend has none). */
   close(): Promise<void>;
@@ -129,6 +136,21 @@ export interface WatchEvent {
 
 export interface Watcher {
   close(): Promise<void>;
+}
+
+/** A script for Environment.runScript: its text, `$1…`, the folder it runs in, and what it reads on stdin. */
+export interface ScriptRequest {
+  script: string;
+  args: readonly string[];
+  cwd: string;
+  input?: string | Buffer;
+  signal?: AbortSignal;
+}
+
+export interface ScriptResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  code: number;
 }
 
 export interface ExecRequest {

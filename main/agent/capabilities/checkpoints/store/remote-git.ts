@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Environment } from '#contract/environment';
+import { type Environment, EnvironmentError, errorCode } from '#contract/environment';
 import { HARDENED_CONFIG, hardenedGitVars } from '#infra/git/git';
 import { GitError, type GitPlaces, type GitResult, posixStoreConfig } from './git';
 
@@ -53,19 +53,19 @@ function collect(stream: Readable): Promise<Buffer> {
   return new Promise((resolve) => stream.once('close', () => resolve(Buffer.concat(chunks))).once('end', () => resolve(Buffer.concat(chunks))));
 }
 
-/**
- * Run a script on the environment's machine, in `cwd`, after the prelude, with `args` as its `$1…` (each argument
- * small: a command line there has a size limit; lists go on stdin). Fails with a GitError carrying stderr.
- */
-export async function runScript(
-  environment: Environment,
-  places: GitPlaces | null,
-  cwd: string,
-  body: string,
-  args: readonly string[] = [],
-  options: ScriptOptions = {},
-): Promise<GitResult> {
-  const script = `${prelude(places)}\n${body}`;
+interface Ran {
+  out: Buffer;
+  err: Buffer;
+  exit: { code: number | null; error?: { message: string } };
+}
+
+async function runOnHelper(environment: Environment, script: string, args: readonly string[], cwd: string, options: ScriptOptions): Promise<Ran> {
+  if (!environment.runScript) throw new EnvironmentError('EHELPER', 'No helper shell here.');
+  const result = await environment.runScript({ script, args, cwd, ...(options.input !== undefined ? { input: options.input } : {}) });
+  return { out: result.stdout, err: result.stderr, exit: { code: result.code } };
+}
+
+async function runAsProcess(environment: Environment, script: string, args: readonly string[], cwd: string, options: ScriptOptions): Promise<Ran> {
   const child = environment.exec({
     file: 'sh',
     args: ['-c', script, 'deft-checkpoints', ...args],
@@ -79,6 +79,27 @@ export async function runScript(
   }
   const exit = await child.exit;
   const [out, err] = await Promise.all([stdout, stderr]);
+  return { out, err, exit };
+}
+
+/**
+ * Run a script on the environment's machine, in `cwd`, after the prelude, with `args` as its `$1…` (each argument
+ * small: a command line there has a size limit; lists go on stdin), on the connection's helper shell when there is one
+ * (no login shell started per script), else as a process. Fails with a GitError carrying stderr.
+ */
+export async function runScript(
+  environment: Environment,
+  places: GitPlaces | null,
+  cwd: string,
+  body: string,
+  args: readonly string[] = [],
+  options: ScriptOptions = {},
+): Promise<GitResult> {
+  const script = `${prelude(places)}\n${body}`;
+  const { out, err, exit } = await runOnHelper(environment, script, args, cwd, options).catch((error: unknown) =>
+    // The helper shell could not serve it (none here, it died, or it would not start): a process of its own.
+    errorCode(error) === 'EHELPER' ? runAsProcess(environment, script, args, cwd, options) : Promise.reject(error),
+  );
   if (exit.error) throw new GitError(`The checkpoint store on ${environment.label} could not be reached: ${exit.error.message}`, null, exit.error.message);
   const code = exit.code ?? -1;
   if (!(options.okCodes ?? [0]).includes(code)) {

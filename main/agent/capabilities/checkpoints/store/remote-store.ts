@@ -6,7 +6,8 @@ import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/poli
 import { type GitPlaces, splitZ } from './git';
 import { withLock } from './lock';
 import { type StorePlaces, environmentIo, inheritedIgnoreRules, resolvePlaces } from './places';
-import { type ScriptOptions, runRemoteGit, runScript } from './remote-git';
+import { type ScriptOptions, runScript } from './remote-git';
+import { commitTree, hasRefsUnder, readHead, writeCheckpoint, writeIfChanged } from './remote-objects';
 import { type RestoreProblem, unsafePath } from './restore';
 import { parseDiffTree, statusPaths } from './status';
 import type { CheckpointStoreApi } from './store-api';
@@ -49,6 +50,9 @@ export interface RemoteStoreOptions {
   key: string;
 }
 
+/** The script line that removes the ref locks a killed git left. */
+const CLEAR_REF_LOCKS = '[ -d "$GIT_DIR/refs" ] && find "$GIT_DIR/refs" -name "*.lock" -type f -exec rm -f {} + 2>/dev/null';
+
 /** A tree id git printed, or null. */
 function asTree(text: string): string | null {
   const tree = text.trim();
@@ -86,6 +90,10 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   private maxFileBytes: number;
   private readonly now: () => number;
   private readonly nextSeq = new Map<string, number>();
+  /** HEAD's commit and tree as this process last saw them (HEAD's file is read again each time; the commit only when it moved). */
+  private head: { commit: string; tree: string } | null = null;
+  /** Set when the store was opened without a script: the first script clears the stale ref locks a killed git left. */
+  private refLocksToClear = false;
 
   private constructor(
     private readonly environment: Environment,
@@ -119,20 +127,39 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   }
 
   private run(args: readonly string[], options?: ScriptOptions) {
-    return runRemoteGit(this.environment, this.git, args, options);
+    return this.script('g "$@"', args, options);
   }
 
   private script(body: string, args: readonly string[] = [], options?: ScriptOptions) {
-    return runScript(this.environment, this.git, this.places.workspace, body, args, options);
+    const clear = this.refLocksToClear ? `${CLEAR_REF_LOCKS}\n` : '';
+    this.refLocksToClear = false;
+    return runScript(this.environment, this.git, this.places.workspace, clear + body, args, options);
   }
 
-  /** Make the store if there is none (one script), write its own config, attributes and excludes, and clear stale git locks. */
+  /**
+   * Make the store if there is none (one script); an existing one is brought up to date over file calls alone (its
+   * own attributes, excludes and workspace note; stale git locks removed, those of refs by the first script), so
+   * opening it starts no process there.
+   */
   private async initialise(deft: string, io: ReturnType<typeof environmentIo>): Promise<void> {
     const { path } = this.environment;
-    const { workspace } = this.places;
+    const { workspace, gitDir } = this.places;
     const excludes = ['# Written by Deft: paths checkpoints never capture.'];
     if (deft.startsWith(workspace + '/')) excludes.push(`/${path.relative(workspace, deft)}/`);
     excludes.push(`/${PERSONAL_SETTINGS}`, ...(await inheritedIgnoreRules(this.places, io)));
+    const files = { attributes: NEUTRAL_ATTRIBUTES, exclude: excludes.join('\n') + '\n', note: JSON.stringify({ workspace }) + '\n' };
+    if (await this.environment.lstat(path.join(gitDir, 'HEAD')).catch(() => null)) {
+      const env = this.environment;
+      await env.mkdir(path.join(gitDir, 'info'), { recursive: true });
+      await Promise.all([
+        writeIfChanged(env, path.join(gitDir, 'info', 'attributes'), files.attributes),
+        writeIfChanged(env, path.join(gitDir, 'info', 'exclude'), files.exclude),
+        writeIfChanged(env, path.join(gitDir, 'deft-workspace.json'), files.note),
+        ...['index.lock', 'HEAD.lock', 'packed-refs.lock', 'config.lock', 'shallow.lock'].map((name) => env.rm(path.join(gitDir, name), { force: true })),
+      ]);
+      this.refLocksToClear = true;
+      return;
+    }
     const body = [
       'd=$GIT_DIR',
       // Private to the user: the store holds copies of the workspace's files.
@@ -144,10 +171,10 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
       'mkdir -p "$d/info" && printf %s "$2" > "$d/info/attributes" && printf %s "$3" > "$d/info/exclude" || exit 1',
       'printf %s "$4" > "$d/deft-workspace.json"',
       'rm -f "$d/index.lock" "$d/HEAD.lock" "$d/packed-refs.lock" "$d/config.lock" "$d/shallow.lock"',
-      '[ -d "$d/refs" ] && find "$d/refs" -name "*.lock" -type f -exec rm -f {} + 2>/dev/null',
+      CLEAR_REF_LOCKS,
       'exit 0',
     ].join('\n');
-    await this.script(body, [storeConfigText(), NEUTRAL_ATTRIBUTES, excludes.join('\n') + '\n', JSON.stringify({ workspace }) + '\n']);
+    await this.script(body, [storeConfigText(), files.attributes, files.exclude, files.note]);
   }
 
   /**
@@ -228,6 +255,18 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
       'printf "option no-deref\\nupdate HEAD %s\\ncreate %s %s\\n" "$c" "$ref" "$c" | g update-ref --stdin 2>/dev/null || exit 3',
       'printf "%s\\n%s\\n" "$c" "$ref"',
     ].join('\n');
+    // A session whose next number is known, or that has no checkpoint yet: the commit and refs written over file
+    // calls (no process there); otherwise, or when that cannot be done, by git there.
+    const known = this.nextSeq.get(meta.session) ?? ((await hasRefsUnder(this.environment, this.places.gitDir, `${REF_ROOT}${meta.session}/`)) ? undefined : 1);
+    if (known !== undefined) {
+      const commit = await writeCheckpoint(this.environment, this.places.gitDir, capture.tree, message, at, sessionRef(meta.session, known));
+      if (commit) {
+        this.nextSeq.set(meta.session, known + 1);
+        this.head = { commit, tree: capture.tree };
+        return { ...meta, id: `${meta.session}/${known}`, seq: known, commit, tree: capture.tree, at, skipped: recorded };
+      }
+      this.nextSeq.delete(meta.session);
+    }
     for (let attempt = 0; ; attempt++) {
       const known = this.nextSeq.get(meta.session);
       const ref = known === undefined ? '' : sessionRef(meta.session, known);
@@ -245,13 +284,28 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     }
   }
 
+  /** HEAD's tree, read over file calls where it can be (a loose commit), else from git there; null without a HEAD. */
   async headTree(): Promise<string | null> {
+    const head = await readHead(this.environment, this.places.gitDir);
+    if (head === 'none') return null;
+    if (head && this.head?.commit === head) return this.head.tree;
+    const tree = head ? await commitTree(this.environment, this.places.gitDir, head) : null;
+    if (head && tree) {
+      this.head = { commit: head, tree };
+      return tree;
+    }
     const out = await this.run(['rev-parse', '-q', '--verify', 'HEAD^{tree}'], { okCodes: [0, 1, 128] });
     return asTree(out.stdout.toString('utf8'));
   }
 
   async list(session: string): Promise<Checkpoint[]> {
-    return parseRefList((await this.run(LIST_REFS_ARGS(`${REF_ROOT}${session}/`))).stdout);
+    // A new session's first checkpoint starts no process there to learn it has none.
+    if (!(await hasRefsUnder(this.environment, this.places.gitDir, `${REF_ROOT}${session}/`))) return [];
+    const list = parseRefList((await this.run(LIST_REFS_ARGS(`${REF_ROOT}${session}/`))).stdout);
+    // The next number is known from here on: the session's next checkpoint is written over file calls.
+    const last = list.at(-1);
+    if (last && !this.nextSeq.has(session)) this.nextSeq.set(session, last.seq + 1);
+    return list;
   }
 
   async listAll(): Promise<Checkpoint[]> {

@@ -9,6 +9,8 @@ import {
   type FileInfo,
   type RandomReader,
   type ConnectionState,
+  type ScriptRequest,
+  type ScriptResult,
   type WatchEvent,
   type Watcher,
   EnvironmentError,
@@ -23,6 +25,7 @@ import { readFolderCapped } from './read-folder';
 import { type LocalRipgrep, bundledRipgrep, provideRipgrep } from './remote-ripgrep';
 import { sftpError, shellQuote } from './sftp-errors';
 import { execRemote, runRemote } from './ssh-process';
+import { HELPER_UNAVAILABLE, ScriptHelper } from './script-helper';
 
 const toInfo = (stats: Stats): FileInfo => ({
   size: stats.size,
@@ -83,6 +86,11 @@ export class SshEnvironment implements Environment {
   private reconnecting: Promise<Link> | null = null;
   private closed = false;
   private readonly listeners = new Set<(state: ConnectionState, detail: string | null) => void>();
+  /** Exec channels opened (every remote process but the helper's scripts) and scripts the helper shell ran: tests and benches count with these. */
+  readonly usage = { execChannels: 0, helperScripts: 0 };
+  private helper: { link: Link; instance: ScriptHelper } | null = null;
+  /** Helpers in a row that died before they answered: after three, scripts run as processes of their own on this connection. */
+  private helperFailures = 0;
 
   private constructor(
     private link: Link,
@@ -149,6 +157,11 @@ export class SshEnvironment implements Environment {
   }
 
   private watchLink(link: Link): void {
+    const exec = link.client.exec.bind(link.client) as unknown as (...args: unknown[]) => Client;
+    link.client.exec = (...args: unknown[]) => {
+      this.usage.execChannels++;
+      return exec(...args);
+    };
     const dropped = (reason: string) => {
       if (link.lost) return;
       link.lost = reason;
@@ -433,6 +446,23 @@ export class SshEnvironment implements Environment {
     }, request);
   }
 
+  /** A small script on the connection's helper shell (script-helper.ts), started on first use and again after it dies. */
+  async runScript(request: ScriptRequest): Promise<ScriptResult> {
+    const link = await this.current();
+    let helper = this.helper?.link === link && !this.helper.instance.gone ? this.helper.instance : null;
+    if (!helper) {
+      if (this.helper && !this.helper.instance.started) this.helperFailures++;
+      else if (this.helper) this.helperFailures = 0;
+      if (this.helperFailures >= 3)
+        throw new EnvironmentError(HELPER_UNAVAILABLE, `The helper shell on ${this.label} failed to start three times; scripts run as processes.`);
+      this.helper?.instance.close();
+      helper = ScriptHelper.open(link.client, this.label);
+      this.helper = { link, instance: helper };
+    }
+    this.usage.helperScripts++;
+    return helper.run(request);
+  }
+
   /** How searches run here, settled at the first one: the remote's rg, an uploaded one, or grep (and why). */
   private searcher: Promise<{ path: string } | { reason: string }> | null = null;
   private notice: string | null = null;
@@ -489,6 +519,7 @@ export class SshEnvironment implements Environment {
     this.closed = true;
     this.link.lost ??= `The SSH connection to ${this.label} was closed.`;
     this.lostForGood = this.link.lost;
+    this.helper?.instance.close();
     for (const c of [...this.link.chain].reverse()) c.end();
     this.setState('lost', null);
   }
