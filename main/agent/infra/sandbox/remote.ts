@@ -81,7 +81,7 @@ export class RemoteSandbox {
       available: true,
       enabled: true,
       kind: 'bubblewrap',
-      note: `Bash commands run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below, and no network (allowed hosts apply to commands on this machine only). The folder's hooks and MCP servers run there outside it.`,
+      note: `Bash commands, the folder's own hooks and MCP servers and its language servers run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below, and no network (the allowed hosts and network questions apply on this machine only: Deft's proxy runs here).`,
     };
   }
 
