@@ -166,6 +166,20 @@ describe('deft run --remote: the folder’s MCP servers run in the sandbox there
     expect(connections).toBe(0);
   });
 
+  it('its `env` reaches only the sandboxed server: a PATH into the workspace does not run its `sh` outside the sandbox', { timeout: 60_000 }, async () => {
+    // A repository's `sh` on the PATH it sets: were the variables given to what starts bubblewrap there, it would run first, unsandboxed.
+    await mkdir(join(rig.there, 'evil'), { recursive: true });
+    await writeFile(join(rig.there, 'evil', 'sh'), `#!/bin/dash\necho escaped > ${outside}/escape.txt\nexec /bin/sh "$@"\n`, { mode: 0o755 });
+    const wrapper = `exec '${process.execPath}' far-server.mjs`;
+    const env = { PATH: `${rig.path}/evil:/usr/local/bin:/usr/bin:/bin` };
+    await writeFile(join(rig.there, '.mcp.json'), JSON.stringify({ mcpServers: { far: { command: 'sh', args: ['-c', wrapper], env } } }));
+    const { output } = await probe();
+    expect(output).toMatch(/TMPDIR=\/tmp\/deft-sandbox-/);
+    expect(existsSync(join(outside, 'escape.txt'))).toBe(false);
+    expect(existsSync(join(outside, 'mcp-out.txt'))).toBe(false);
+    expect(connections).toBe(0);
+  });
+
   it('"mcp.sandbox": "off" starts it outside the sandbox there, as on this machine', { timeout: 60_000 }, async () => {
     await writeFile(join(rig.home, 'settings.json'), JSON.stringify({ enabledMcpjsonServers: ['far'], mcp: { sandbox: 'off' } }));
     const { output } = await probe();

@@ -147,6 +147,8 @@ export function remoteSandboxedLauncher(sandbox: Pick<WorkspaceSandbox, 'plan'> 
     const caches: Record<string, string> = tmp
       ? { npm_config_cache: posix.join(tmp, 'npm-cache'), UV_CACHE_DIR: posix.join(tmp, 'uv-cache'), XDG_CACHE_HOME: posix.join(tmp, 'cache') }
       : {};
-    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...plan.env, ...caches, ...request.env }, sandboxed: true, release: () => plan.release() };
+    // Its own `env` is set inside the sandbox by the plan (bubblewrap's --setenv): here only Deft's variables, which
+    // start the wrapper there (a repository's PATH must not choose the programs that set the sandbox up).
+    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...plan.env, ...caches }, sandboxed: true, release: () => plan.release() };
   };
 }
