@@ -1,4 +1,4 @@
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -13,7 +13,8 @@ import { type TestSshd, startSshd } from './sshd';
  * its own where `path` shows another folder, `there`: what happens on the remote machine happens in `there`, and
  * this machine's folder at `path` must stay untouched; the remote user's home is `remoteHome` (its ~/.deft, where the
  * checkpoint store goes, never lands in this machine's home). Each test gets a fresh Deft home, user home (with the
- * server's key authorised and its host key known) and working folder.
+ * server's key authorised and its host key known) and working folder. With `variant`, the same server answers on a
+ * second port as a machine lacking some programs (no bwrap, no git): `target(folder, true)`, `run(…, { variant: true })`.
  */
 export interface RemoteCliRig {
   readonly sshd: TestSshd;
@@ -27,19 +28,31 @@ export interface RemoteCliRig {
   readonly home: string;
   readonly userHome: string;
   readonly cwd: string;
-  /** `user@127.0.0.1:port:/path`, for --remote. */
-  target(folder?: string): string;
+  /** `user@127.0.0.1:port:/path`, for --remote (`variant`: the port where the variant's PATH applies). */
+  target(folder?: string, variant?: boolean): string;
   /** The key the remote folder is trusted and its sessions are kept under. */
-  remoteId(folder?: string): string;
+  remoteId(folder?: string, variant?: boolean): string;
   /** Trust the remote folder (its host + path key) in this machine's trust store. */
-  trust(folder?: string): Promise<void>;
+  trust(folder?: string, variant?: boolean): Promise<void>;
   /** `deft ARGS…` as this machine's user would run it. */
   cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** `deft run --base-url … --model m --permission-mode MODE --remote TARGET EXTRA… PROMPT`, with the tool results of the last request. */
-  run(prompt: string, options?: { extra?: readonly string[]; mode?: string }): Promise<{ code: number; stdout: string; stderr: string; toolResults: string[] }>;
+  run(
+    prompt: string,
+    options?: { extra?: readonly string[]; mode?: string; folder?: string; variant?: boolean },
+  ): Promise<{ code: number; stdout: string; stderr: string; toolResults: string[] }>;
 }
 
-export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?: boolean } = {}): RemoteCliRig {
+export interface RemoteCliRigOptions {
+  /** The remote PATH has ripgrep (a folder holding `rg`, then the system's). */
+  ripgrep?: boolean;
+  /** false: no folder swapped, `path` is `there` (only the remote home is). */
+  bind?: boolean;
+  /** A second port of the same server whose PATH is every program of /usr/bin but those `drop` names (and `rg` with `ripgrep`). */
+  variant?: { drop(name: string): boolean };
+}
+
+export function remoteCliRig(prefix: string, options: RemoteCliRigOptions = {}): RemoteCliRig {
   const state = {} as { sshd: TestSshd; server: MockModelServer; there: string; path: string; remoteHome: string; home: string; userHome: string; cwd: string };
   beforeAll(async () => {
     let searchPath: string | undefined;
@@ -48,12 +61,21 @@ export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?
       await symlink(ripgrepPath(), join(bin, 'rg'));
       searchPath = `${bin}:/usr/local/bin:/usr/bin:/bin`;
     }
+    const variants: Array<{ path: string }> = [];
+    if (options.variant) {
+      // On a merged /usr, /bin is /usr/bin: this folder is the whole PATH.
+      const bin = await tempDir(`${prefix}-variant-bin-`);
+      for (const name of await readdir('/usr/bin')) if (!options.variant.drop(name)) await symlink(join('/usr/bin', name), join(bin, name));
+      if (options.ripgrep) await symlink(ripgrepPath(), join(bin, 'rg')).catch(() => {});
+      variants.push({ path: bin });
+    }
     state.there = await tempDir(`${prefix}-there-`);
     state.path = options.bind === false ? state.there : await tempDir(`${prefix}-path-`);
     state.remoteHome = await tempDir(`${prefix}-rhome-`);
     const home = { from: state.remoteHome, to: userInfo().homedir };
     const started = await startSshd({
       ...(searchPath ? { path: searchPath } : {}),
+      ...(variants.length ? { variants } : {}),
       binds: options.bind === false ? [home] : [{ from: state.there, to: state.path }, home],
     });
     if (!started) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
@@ -87,8 +109,9 @@ export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?
     const code = await runCli([...args], io);
     return { code, stdout, stderr };
   };
-  const target = (folder = state.path) => `${state.sshd.username}@127.0.0.1:${state.sshd.port}:${folder}`;
-  const remoteId = (folder = state.path) => `ssh://${state.sshd.username}@127.0.0.1:${state.sshd.port}${folder}`;
+  const port = (variant: boolean) => (variant ? state.sshd.variants[0]! : state.sshd.port);
+  const target = (folder = state.path, variant = false) => `${state.sshd.username}@127.0.0.1:${port(variant)}:${folder}`;
+  const remoteId = (folder = state.path, variant = false) => `ssh://${state.sshd.username}@127.0.0.1:${port(variant)}${folder}`;
 
   return {
     get sshd() {
@@ -117,15 +140,27 @@ export function remoteCliRig(prefix: string, options: { ripgrep?: boolean; bind?
     },
     target,
     remoteId,
-    trust: async (folder) => {
+    trust: async (folder, variant) => {
       const file = join(state.home, 'trust.json');
       const trust = JSON.parse(await readFile(file, 'utf8').catch(() => '{"folders":{}}')) as { folders: Record<string, unknown> };
-      trust.folders[remoteId(folder)] = { trusted: true };
+      trust.folders[remoteId(folder, variant)] = { trusted: true };
       await writeFile(file, JSON.stringify(trust));
     },
     cli,
-    run: async (prompt, { extra = [], mode = 'yolo' } = {}) => {
-      const args = ['run', '--base-url', state.server.baseUrl, '--model', 'm', '--permission-mode', mode, '--remote', target(), ...extra, prompt];
+    run: async (prompt, { extra = [], mode = 'yolo', folder, variant } = {}) => {
+      const args = [
+        'run',
+        '--base-url',
+        state.server.baseUrl,
+        '--model',
+        'm',
+        '--permission-mode',
+        mode,
+        '--remote',
+        target(folder, variant),
+        ...extra,
+        prompt,
+      ];
       const result = await cli(args);
       const last = state.server.requests.at(-1)?.body.messages ?? [];
       return { ...result, toolResults: last.filter((m) => m.role === 'tool').map((m) => String(m.content)) };

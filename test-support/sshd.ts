@@ -25,6 +25,8 @@ export interface TestSshd {
   knownHosts: string;
   /** The server's public host key line (type + base64). */
   hostKeyLine: string;
+  /** The ports of `SshdOptions.variants` (known_hosts lists them too). */
+  variants: number[];
   dir: string;
   /** Kill the server's processes for every open connection (as a dropped link would end them); it keeps listening. */
   killConnections(): Promise<number>;
@@ -55,6 +57,11 @@ export interface SshdOptions {
    * `unshare` and the right to make a mount namespace (root, as in CI); throws when it cannot.
    */
   binds?: ReadonlyArray<{ from: string; to: string }>;
+  /**
+   * More ports of the same server, each running its commands with this PATH (a machine without bwrap, without git):
+   * one sshd, one host key and user key, the same mount namespace. Their ports are `TestSshd.variants`, in order.
+   */
+  variants?: ReadonlyArray<{ path: string }>;
 }
 
 /**
@@ -76,11 +83,16 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
   await writeFile(join(dir, 'authorized_keys'), await readFile(join(dir, 'user_key.pub')), { mode: 0o600 });
   await mkdir('/run/sshd', { recursive: true }).catch(() => {});
   const port = await freePort();
+  const variants: number[] = [];
+  for (const _ of options.variants ?? []) variants.push(await freePort());
+  // Each port's PATH in a Match block of its own (sshd keeps the first SetEnv it reads, a global one included).
+  const paths = [...(options.path ? [{ port, path: options.path }] : []), ...variants.map((p, i) => ({ port: p, path: options.variants![i]!.path }))];
   const config = join(dir, 'sshd_config');
   await writeFile(
     config,
     [
       `Port ${port}`,
+      ...variants.map((p) => `Port ${p}`),
       'ListenAddress 127.0.0.1',
       `HostKey ${join(dir, 'host_key')}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
@@ -92,7 +104,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
       'Subsystem sftp internal-sftp',
       // ProxyJump tests use this server as its own jump host.
       'AllowTcpForwarding yes',
-      ...(options.path ? [`SetEnv PATH=${options.path}`] : []),
+      ...paths.flatMap((p) => [`Match LocalPort ${p.port}`, `  SetEnv PATH=${p.path}`]),
       '',
     ].join('\n'),
   );
@@ -122,7 +134,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sshd did not start: ${log}`)), 10_000);
     const check = () => {
-      if (/Server listening/.test(log)) {
+      if ((log.match(/Server listening/g) ?? []).length >= 1 + variants.length) {
         clearTimeout(timer);
         resolve();
       }
@@ -134,13 +146,14 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
   const hostKeyLine = `${type} ${key}`;
   const knownHosts = join(dir, 'known_hosts');
   // Listed under 127.0.0.1 and localhost: two names of one server give two remote folder keys (the trust tests).
-  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostKeyLine}\n[localhost]:${port} ${hostKeyLine}\n`);
+  await writeFile(knownHosts, [port, ...variants].map((p) => `[127.0.0.1]:${p} ${hostKeyLine}\n[localhost]:${p} ${hostKeyLine}\n`).join(''));
   return {
     port,
     username: userInfo().username,
     privateKey: await readFile(join(dir, 'user_key')),
     knownHosts,
     hostKeyLine,
+    variants,
     dir,
     connectionCount: async () => (await childrenOf(child.pid!)).length,
     killConnections: async () => {

@@ -142,7 +142,7 @@ export interface CoreContext {
   readonly workspaceSandbox: WorkspaceSandbox;
   /**
    * For a workspace on another machine: the OS sandbox there (bubblewrap on that machine, when it has one), for what
-   * runs there for the workspace (its language servers). `workspaceSandbox` is this machine's.
+   * runs there for the workspace (its language servers and its own stdio MCP servers). `workspaceSandbox` is this machine's.
    */
   readonly remoteWorkspaceSandbox?: WorkspaceSandbox;
   /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */

@@ -79,8 +79,8 @@ export interface SessionSandbox {
    */
   inWorktree(tree: SandboxWorktree): SessionSandbox;
   /**
-   * A remote workspace's: the sandbox its commands run in there (bubblewrap on that machine, infra/sandbox/remote.ts).
-   * This object itself stays this machine's, for what runs here (the user's own hooks).
+   * A remote workspace's: the sandbox its commands and its own hooks run in there (bubblewrap on that machine,
+   * infra/sandbox/remote.ts). This object itself stays this machine's, for what runs here (the user's own hooks).
    */
   readonly onRemote?: SessionSandbox;
 }

@@ -1,4 +1,5 @@
 import type { Environment } from '#contract/environment';
+import type { SessionSandbox, SpawnPlan } from '#contract/sandbox';
 import type { HookCommand, HookRun } from './run-hook';
 
 /** As locally: more than a hook could usefully say is dropped; a stopped hook gets this long before SIGKILL. */
@@ -20,27 +21,42 @@ function collect(stream: NodeJS.ReadableStream): () => string {
 
 /**
  * Run a remote workspace's hook on its machine: `<shell> -c <command>` through the Environment's exec, in the
- * workspace there, the event on stdin, the variables added to the login environment there. There is no OS sandbox
- * on that machine (docs/remote.md): the hook runs as the remote user, only once the folder is trusted (the caller's
- * rule), like a command the permission layer let through. Its timeout, or `signal`, ends its whole process tree.
- * Never rejects.
+ * workspace there, the event on stdin, the variables added to the login environment there. When `hook.sandboxed`
+ * (a workspace's hook, unless its entry says `"sandbox": false`) it is planned through `sandbox`, the session's sandbox
+ * on that machine (bubblewrap there, infra/sandbox/remote.ts: the workspace writable, secret places hidden, no
+ * network); where that machine has no working bubblewrap, or the sandbox is off, it runs as the remote user, like a
+ * command the permission layer let through (the status says so once). Only once the folder is trusted (the caller's
+ * rule). Its timeout, or `signal`, ends its whole process tree. Never rejects.
  */
-export async function runHookThere(hook: Omit<HookCommand, 'sandbox' | 'sandboxed'>, environment: Environment): Promise<HookRun> {
+export async function runHookThere(hook: Omit<HookCommand, 'sandbox'>, environment: Environment, sandbox: SessionSandbox | undefined): Promise<HookRun> {
   const failed = (failure: string): HookRun => ({ exitCode: null, stdout: '', stderr: '', timedOut: false, sandboxed: false, failure });
   let timedOut = false;
   let stopped = false;
   const controller = new AbortController();
+  const argv = [environment.shell(), '-c', hook.command];
+  let plan: Pick<SpawnPlan, 'file' | 'args' | 'cwd' | 'env' | 'sandboxed' | 'release'>;
+  // A hook meant for the sandbox never runs outside it for want of one: that machine's is always handed in.
+  if (hook.sandboxed && !sandbox) return failed(`no sandbox for ${environment.label} was given to run it in`);
+  try {
+    plan =
+      hook.sandboxed && sandbox
+        ? await sandbox.plan({
+            argv,
+            cwd: hook.cwd,
+            env: hook.env,
+            label: hook.label,
+            ...(hook.turnId ? { turnId: hook.turnId } : {}),
+            ...(hook.callId ? { callId: hook.callId } : {}),
+          })
+        : { file: argv[0]!, args: argv.slice(1), cwd: hook.cwd, env: hook.env, sandboxed: false, release: () => {} };
+  } catch (error) {
+    return failed(`it could not be prepared on ${environment.label}: ${(error as Error).message}`);
+  }
   let child;
   try {
-    child = environment.exec({
-      file: environment.shell(),
-      args: ['-c', hook.command],
-      cwd: hook.cwd,
-      env: hook.env,
-      stdin: 'pipe',
-      signal: controller.signal,
-    });
+    child = environment.exec({ file: plan.file, args: plan.args, cwd: plan.cwd, env: plan.env, stdin: 'pipe', signal: controller.signal });
   } catch (error) {
+    plan.release();
     return failed(`it could not be started: ${(error as Error).message}`);
   }
   const stdout = collect(child.stdout);
@@ -66,12 +82,13 @@ export async function runHookThere(hook: Omit<HookCommand, 'sandbox' | 'sandboxe
       stdout: stdout(),
       stderr: stderr(),
       timedOut,
-      sandboxed: false,
+      sandboxed: plan.sandboxed,
       ...(why ? { failure: why } : {}),
     };
   } finally {
     clearTimeout(timer);
     hook.signal?.removeEventListener('abort', onAbort);
     controller.abort();
+    plan.release();
   }
 }

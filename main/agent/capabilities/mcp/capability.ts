@@ -9,7 +9,7 @@ import { SettingsStore } from '#infra/settings/settings-store';
 import { TrustStore } from '#infra/settings/trust';
 import { namesAllowedInSettings } from './approvals';
 import { checkEntry, parseMcpFile } from './config';
-import { type McpSandboxChoice, type StdioLauncher, sandboxedLauncher } from './launch';
+import { type McpSandboxChoice, type StdioLauncher, remoteSandboxedLauncher, sandboxedLauncher } from './launch';
 import { mcpToolName } from './naming';
 import { promptArguments, promptText } from './prompts';
 import { McpOAuth } from './oauth';
@@ -79,6 +79,10 @@ export function createMcpCapability(options: McpCapabilityOptions = {}): Capabil
       ...(options.restartDelay ? { restartDelay: options.restartDelay } : {}),
       environment: core.environment,
       launch: options.launch ?? sandboxedLauncher(core.workspaceSandbox, async () => (await readSettings()).sandbox),
+      // A remote folder's own servers start there, in that machine's sandbox (`mcp.sandbox` decides, as here).
+      ...(core.environment.kind !== 'local'
+        ? { remoteLaunch: remoteSandboxedLauncher(core.remoteWorkspaceSandbox, async () => (await readSettings()).sandbox) }
+        : {}),
       clientVersion: '0.1.0',
       gates: {
         trusted: async () => (await trust.get()).trusted,

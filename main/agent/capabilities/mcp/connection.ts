@@ -21,7 +21,7 @@ import { type ServerDefinition, isStdio } from './config';
 import type { McpCallResult } from './output';
 import { StderrTail } from './stderr-tail';
 
-import type { StdioLauncher } from './launch';
+import type { RemoteLauncher, StdioLauncher } from './launch';
 import type { Environment } from '#contract/environment';
 
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -37,6 +37,8 @@ export interface ConnectionOptions {
   launch: StdioLauncher;
   /** A remote workspace's machine: its own (project) stdio servers are started there. */
   environment?: Environment;
+  /** How they start there (in that machine's sandbox when it has one); default: as configured. */
+  remoteLaunch?: RemoteLauncher;
   clientVersion: string;
   /** The server's tools changed (list_changed), or it closed. */
   onToolsChanged(): void;
@@ -114,9 +116,10 @@ export class ServerConnection {
         : /^~(?=\/|$)/.test(config.cwd)
           ? environment.path.resolve(environment.home, `.${config.cwd.slice(1)}`)
           : environment.path.resolve(base, config.cwd);
-      return new EnvironmentStdioTransport(environment, { file: config.command, args: config.args ?? [], cwd, env: config.env ?? {} }, (text) =>
-        this.stderr.push(text),
-      );
+      const request = { file: config.command, args: config.args ?? [], cwd, env: config.env ?? {}, label: `MCP server ${definition.name}` };
+      const plan = this.options.remoteLaunch ? await this.options.remoteLaunch(request) : { ...request, release: () => {} };
+      this.release = () => plan.release();
+      return new EnvironmentStdioTransport(environment, { file: plan.file, args: plan.args, cwd: plan.cwd, env: plan.env }, (text) => this.stderr.push(text));
     }
     const plan = await this.options.launch({
       argv: [config.command, ...(config.args ?? [])],

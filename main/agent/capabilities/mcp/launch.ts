@@ -1,4 +1,4 @@
-import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
+import { delimiter, isAbsolute, join, posix, resolve, sep } from 'node:path';
 import type { WorkspaceSandbox } from '#contract/sandbox';
 import { internetOnly } from '#infra/sandbox/public-network';
 import type { ServerSource } from './config';
@@ -111,5 +111,44 @@ export function sandboxedLauncher(sandbox: WorkspaceSandbox, choice: () => Promi
       sandboxed: true,
       release: () => plan.release(),
     };
+  };
+}
+
+/** A remote workspace's own stdio server, as it is to start on that machine (its cwd and paths are that machine's). */
+export interface RemoteLaunchRequest {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  /** Added to the login environment there. */
+  env: Record<string, string>;
+  label: string;
+}
+export type RemoteLauncher = (request: RemoteLaunchRequest) => Promise<LaunchPlan>;
+
+/**
+ * How a remote workspace's own stdio servers start there: inside that machine's sandbox (bubblewrap there,
+ * infra/sandbox/remote.ts) when `mcp.sandbox` covers the workspace's servers (`project`, the default, or `all`), as a
+ * local workspace's do here — the workspace writable, secret places hidden, its caches in its temp folder there, and
+ * no network (the allowlist's proxy is this machine's: docs/remote.md). Where that machine has no working bubblewrap
+ * (or the sandbox is off, or `mcp.sandbox` is `off`) it starts as configured, as the remote user.
+ */
+export function remoteSandboxedLauncher(sandbox: Pick<WorkspaceSandbox, 'plan'> | undefined, choice: () => Promise<McpSandboxChoice>): RemoteLauncher {
+  return async (request) => {
+    const direct: LaunchPlan = { file: request.file, args: [...request.args], cwd: request.cwd, env: request.env, release: () => {} };
+    if ((await choice()) === 'off') return direct;
+    // A server meant for the sandbox never starts outside it for want of one: that machine's is always handed in.
+    if (!sandbox) throw new Error('no sandbox for the remote machine was given to start it in');
+    const plan = await sandbox.plan({ argv: [request.file, ...request.args], cwd: request.cwd, env: request.env, label: request.label });
+    if (!plan.sandboxed) {
+      plan.release();
+      return direct;
+    }
+    const tmp = plan.env.TMPDIR;
+    const caches: Record<string, string> = tmp
+      ? { npm_config_cache: posix.join(tmp, 'npm-cache'), UV_CACHE_DIR: posix.join(tmp, 'uv-cache'), XDG_CACHE_HOME: posix.join(tmp, 'cache') }
+      : {};
+    // Its own `env` is set inside the sandbox by the plan (bubblewrap's --setenv): here only Deft's variables, which
+    // start the wrapper there (a repository's PATH must not choose the programs that set the sandbox up).
+    return { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...plan.env, ...caches }, sandboxed: true, release: () => plan.release() };
   };
 }

@@ -5,7 +5,7 @@ import { serverGate } from './approvals';
 import { type ConfigProblem, type ServerDefinition, configFiles, isStdio, loadMcpConfig, withPluginServers } from './config';
 import type { ServerConnection } from './connection';
 import { promptInfo } from './prompts';
-import type { StdioLauncher } from './launch';
+import type { RemoteLauncher, StdioLauncher } from './launch';
 import type { Environment } from '#contract/environment';
 import { mcpToolName } from './naming';
 
@@ -30,6 +30,8 @@ export interface McpServersOptions {
   launch: StdioLauncher;
   /** The workspace's machine: a remote folder's own files are read, and its own stdio servers started, there. */
   environment?: Environment;
+  /** How a remote folder's own stdio servers start there (its sandbox). */
+  remoteLaunch?: RemoteLauncher;
   clientVersion?: string;
   onChange(): void;
   /** Backoff before restart attempt n (1-based) after a crash, in ms; null gives up. */
@@ -133,6 +135,7 @@ export class McpServers {
           neutralCwd: this.options.home,
           launch: this.options.launch,
           ...(this.options.environment ? { environment: this.options.environment } : {}),
+          ...(this.options.remoteLaunch ? { remoteLaunch: this.options.remoteLaunch } : {}),
           clientVersion: this.options.clientVersion ?? '0.0.0',
           onToolsChanged: () => this.options.onChange(),
           onClosed: (error) => this.crashed(entry, connection, error),

@@ -36,10 +36,12 @@ export function environmentServerStarter(environment: Environment, sandbox?: Pic
           network: async () => ({ allowed: false, reason: 'Language servers do not reach the network.' }),
         })
       : null;
-    const cache = plan?.sandboxed && plan.env.TMPDIR ? { XDG_CACHE_HOME: environment.path.join(plan.env.TMPDIR, 'lsp-cache', spec.id) } : {};
+    const cache: Record<string, string> =
+      plan?.sandboxed && plan.env.TMPDIR ? { XDG_CACHE_HOME: environment.path.join(plan.env.TMPDIR, 'lsp-cache', spec.id) } : {};
     const child = environment.exec(
       plan
-        ? { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...env, ...plan.env, ...cache }, stdin: 'pipe' }
+        ? // Its `env` is set inside the sandbox by the plan; only Deft's variables start the wrapper there.
+          { file: plan.file, args: plan.args, cwd: plan.cwd, env: { ...plan.env, ...cache }, stdin: 'pipe' }
         : { file: argv[0]!, args: argv.slice(1), cwd, env, stdin: 'pipe' },
     );
     for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on('error', () => {});

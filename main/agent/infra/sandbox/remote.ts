@@ -29,6 +29,8 @@ chmod 0555 "$d/empty"; [ -e "$d/unreadable" ] || : > "$d/unreadable"; chmod 0000
 while [ "$n" -gt 0 ]; do [ -e "$1" ] || (set -C; printf '.\\n' > "$1") 2>/dev/null; shift; n=$((n-1)); done
 exec "$@"`;
 
+const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** Remove mount points a command's denies made, when still empty (or still the commondir placeholder). */
 const TIDY = `for p in "$@"; do if [ -d "$p" ] && [ ! -L "$p" ]; then rmdir -- "$p" 2>/dev/null; elif [ -f "$p" ] && [ ! -L "$p" ] && { [ ! -s "$p" ] || [ "$(cat -- "$p")" = . ]; }; then rm -f -- "$p"; fi; done; true`;
 
@@ -81,7 +83,7 @@ export class RemoteSandbox {
       available: true,
       enabled: true,
       kind: 'bubblewrap',
-      note: `Bash commands run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below, and no network (allowed hosts apply to commands on this machine only). The folder's hooks and MCP servers run there outside it.`,
+      note: `Bash commands, the folder's own hooks and MCP servers and its language servers run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below, and no network (the allowed hosts and network questions apply on this machine only: Deft's proxy runs here).`,
     };
   }
 
@@ -156,18 +158,32 @@ export class RemoteSandbox {
       const missing = policy.denyWrite.filter((d) => d.missing).map((d) => d.path);
       const placeholders = policy.denyWrite.filter((d) => d.missing && d.placeholder !== undefined).map((d) => d.path);
       for (const path of missing) this.held.set(path, (this.held.get(path) ?? 0) + 1);
-      const env = scrubbedEnvironment({
-        base: {},
-        tmpDir,
-        ...(gitThere ? { gitCeiling: posix.dirname(current.workspace) } : {}),
-        ...(request.env ? { extra: request.env } : {}),
-      });
+      // Deft's own variables start the wrapper and bubblewrap; the request's (a repository's MCP server `env`: PATH,
+      // LD_PRELOAD…) are set inside the sandbox only, by bubblewrap — never where they would pick what starts it.
+      const env = scrubbedEnvironment({ base: {}, tmpDir, ...(gitThere ? { gitCeiling: posix.dirname(current.workspace) } : {}) });
+      const inside = Object.entries(request.env ?? {})
+        .filter(([name]) => VAR_NAME.test(name))
+        .flatMap(([name, value]) => ['--setenv', name, value]);
       const masks = { emptyDir: posix.join(this.dir, 'empty'), unreadableFile: posix.join(this.dir, 'unreadable') };
       const args = bwrapArgs({ policy, masks, cwd: request.cwd, hidden, userArgs: [], ownNetwork: true });
       let released = false;
       return {
         file: 'sh',
-        args: ['-c', WRAPPER, 'sh', this.dir, tmpDir, String(placeholders.length), ...placeholders, support.program!, ...args, '--', program, ...rest],
+        args: [
+          '-c',
+          WRAPPER,
+          'sh',
+          this.dir,
+          tmpDir,
+          String(placeholders.length),
+          ...placeholders,
+          support.program!,
+          ...args,
+          ...inside,
+          '--',
+          program,
+          ...rest,
+        ],
         env,
         cwd: request.cwd,
         sandboxed: true,
