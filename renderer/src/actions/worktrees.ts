@@ -22,6 +22,26 @@ export function refreshWorktrees(): Promise<void> {
   });
 }
 
+/**
+ * The sidebar's poll: only what the worktrees' sessions are doing now (no git). When something moved — a turn began
+ * or ended there, a question waits, a worktree came or went — the whole list (changed files and all) is read again.
+ */
+export function refreshWorktreeLive(): Promise<void> {
+  return attempt(async () => {
+    try {
+      const { worktrees } = await deft.worktreesLive({});
+      if (useWorktrees.getState().setLive(worktrees)) await refreshWorktrees();
+    } catch (error) {
+      if (DeftError.from(error).code !== 'unsupported') throw error;
+    }
+  });
+}
+
+/** A worktree's diff against its base, file by file: its Changes view. */
+export function worktreeChanges(name: string) {
+  return outcome(() => deft.worktreeChanges({ name }));
+}
+
 /** A new worktree on `deft/<name>` from HEAD or `base`, then opened in a window of its own where the host can. */
 export async function createWorktreeSession(input: { name?: string; base?: string }) {
   return outcome(async () => {
