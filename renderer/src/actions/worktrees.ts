@@ -7,14 +7,21 @@ import { type Outcome, outcome } from './outcome';
 
 // The window's side of Deft's git worktrees (issue 30). The core resolves every path: the window sends names only.
 
+/** Listings started so far: only the newest one's answer is kept. */
+let listings = 0;
+
 /**
  * List the repository's worktrees again (quietly: outside a repository the list is empty and says why; where the core
  * has no worktrees at all — a remote folder — there is simply no repository to offer them in).
  */
 export function refreshWorktrees(): Promise<void> {
+  const mine = ++listings;
   return attempt(async () => {
     try {
-      useWorktrees.getState().setList(await deft.listWorktrees({}));
+      const list = await deft.listWorktrees({});
+      // A listing that started before a newer one and ended after it is older news: dropped.
+      if (mine !== listings) return;
+      useWorktrees.getState().setList(list);
     } catch (error) {
       if (DeftError.from(error).code !== 'unsupported') throw error;
       useWorktrees.getState().setList({ repoRoot: null, reason: DeftError.from(error).detail, worktrees: [] });
