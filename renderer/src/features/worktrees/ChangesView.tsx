@@ -87,14 +87,14 @@ export function ChangesView({ name, onClose }: { name: string; onClose: () => vo
         </p>
       ) : null}
       {worktree && !gone ? (
-        <>
+        <div className="changes-head">
           <p className="worktree-facts">
             This session works on <span className="branch-chip">{worktree.branch}</span>, from {worktree.baseBranch ?? worktree.baseCommit.slice(0, 10)}:
             nothing reaches {worktree.baseBranch ?? 'the main checkout'} until you merge or apply it.
             {worktree.behind ? ` ${worktree.baseBranch ?? 'Its base'} has ${plural(worktree.behind, 'commit')} it does not.` : ''}
           </p>
           <WorktreeActions worktree={worktree} open={false} onGone={setGone} onDone={() => void load()} />
-        </>
+        </div>
       ) : null}
       {!worktree && loaded && !gone ? <p className="worktree-hint">The worktree {name} is not listed any more: it was merged away or discarded.</p> : null}
       {gone ? null : error ? (
