@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { configureProvider, expect, send, test } from './fixtures/deft';
+import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+import { configureProvider, expect, send, startWebHost, stopChild, test } from './fixtures/deft';
 import { SIZES, answer } from './fixtures/daily';
 
 // Issue 18 item 9: sessions — rename, search (titles and text), export Markdown and raw JSONL; long titles.
@@ -156,13 +157,74 @@ inRepository('a session in a worktree: made from the sidebar, merged back from t
   // The model drafts the message from the diff (the mock model answers with what it was asked); it stays editable.
   await expect(merge.getByText('Drafted by the model from the diff against the base')).toBeVisible();
   await expect(merge.getByRole('textbox', { name: 'Commit message' })).toHaveValue(/merging the branch deft\/login onto main[\s\S]*app\.txt/);
-  await merge.getByRole('textbox', { name: 'Commit message' }).fill('Capitalise two');
+  await merge.getByRole('textbox', { name: 'Commit message' }).fill('Remember where you were');
   await merge.getByRole('button', { name: 'Merge' }).click();
   await expect(card.getByRole('status')).toContainText('Merged deft/login onto main');
   expect(await readFile(join(workspace, 'app.txt'), 'utf8')).toBe('one\nTWO\n');
-  expect(git(workspace, 'log', '-1', '--format=%s').toString().trim()).toBe('Capitalise two');
+  expect(git(workspace, 'log', '-1', '--format=%s').toString().trim()).toBe('Remember where you were');
   // Merging it again: nothing to merge, said so.
   await card.getByRole('button', { name: 'Merge…' }).click();
   await card.getByRole('form', { name: 'Merge deft/login' }).getByRole('button', { name: 'Merge' }).click();
   await expect(card.getByRole('status')).toContainText('Nothing to merge');
 });
+
+inRepository(
+  'a worktree session waits for you while another runs, both shown in the sidebar; merged from its Changes view',
+  async ({ deft, mock, workspace, home }) => {
+    test.setTimeout(120_000);
+    const { page } = deft;
+    await configureProvider(page, mock.baseUrl);
+    const sidebar = page.getByRole('navigation', { name: 'Sessions' });
+    await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
+    await dialog.getByRole('textbox', { name: /^Name/ }).fill('side');
+    await dialog.getByRole('button', { name: 'Create worktree' }).click();
+    await expect(dialog.getByRole('status')).toContainText('Created deft/side from main');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    // The desktop app opens the worktree in a window of its own; here, a second web host on its folder, same home.
+    const path = join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!, 'side');
+    const host = await startWebHost(path, home, () => {});
+    try {
+      const there = await page.context().newPage();
+      await there.goto(host.url);
+      // Its session asks before writing: it waits for you there…
+      mock.enqueue(toolStep(callChunk('Write', { path: 'login.txt', content: 'back to where you were\n' })));
+      await send(there, 'Remember where you were');
+      const approval = there.getByRole('region', { name: 'Approval needed' });
+      await expect(approval).toBeVisible();
+      // …while a session here runs: this window's sidebar shows both.
+      mock.enqueue({ ...textReply('Done here.'), delayMs: 6_000 });
+      // The main checkout's window in front (its sidebar polls while it is visible).
+      await page.bringToFront();
+      await send(page, 'Work here meanwhile');
+      await expect(sidebar.getByRole('button', { name: /^Work here meanwhile/ }).getByRole('progressbar', { name: 'Working' })).toBeVisible();
+      const row = sidebar.getByRole('list', { name: 'In worktrees' }).getByRole('button', { name: /^Remember where you were/ });
+      await expect(row).toContainText('deft/side', { timeout: 15_000 });
+      await expect(row).toContainText('waiting for you', { timeout: 15_000 });
+      mock.enqueue(textReply('Written.'));
+      await approval.getByRole('button', { name: /Approve once/ }).click();
+      await expect(there.getByText('Written.')).toBeVisible();
+      await expect(page.getByText('Done here.')).toBeVisible({ timeout: 15_000 });
+      await expect(row).not.toContainText('waiting for you', { timeout: 15_000 });
+      await expect(row).toContainText('1 changed file', { timeout: 15_000 });
+
+      // Its Changes view, from the session's header: the diff against main, then Merge.
+      await there.bringToFront();
+      await there.getByRole('button', { name: /^Changes on deft\/side/ }).click();
+      const changes = there.getByRole('dialog', { name: 'Changes on deft/side' });
+      await expect(changes.getByRole('navigation', { name: 'Changed files' })).toContainText('login.txt');
+      await expect(changes.getByRole('region', { name: 'Changes to login.txt' })).toContainText('back to where you were');
+      await changes.getByRole('button', { name: 'Merge…' }).click();
+      const merge = changes.getByRole('form', { name: 'Merge deft/side' });
+      await expect(merge.getByText('Drafted by the model from the diff against the base')).toBeVisible();
+      await merge.getByRole('textbox', { name: 'Commit message' }).fill('Remember where you were (side)');
+      await merge.getByRole('button', { name: 'Merge' }).click();
+      await expect(changes.getByRole('status')).toContainText('Merged deft/side onto main');
+      await expect(changes.getByText('No changes against the base: nothing to merge.')).toBeVisible();
+      expect(await readFile(join(workspace, 'login.txt'), 'utf8')).toBe('back to where you were\n');
+      expect(git(workspace, 'log', '-1', '--format=%s').toString().trim()).toBe('Remember where you were (side)');
+    } finally {
+      await stopChild(host.child);
+    }
+  },
+);

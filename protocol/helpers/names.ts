@@ -115,6 +115,8 @@ export const commandNames = [
   'sendQueuedPrompt',
   // Worktrees: sessions on their own checkout and branch
   'listWorktrees',
+  'worktreesLive',
+  'worktreeChanges',
   'createWorktree',
   'openWorktree',
   'mergeWorktree',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DiffHunk } from './display';
 
 // Deft's git worktrees (issue 30): a session on its own checkout and branch, merged, applied or discarded later.
 
@@ -61,6 +62,31 @@ export const WorktreeApplyOutcome = z.discriminatedUnion('status', [
 ]);
 export type WorktreeApplyOutcome = z.infer<typeof WorktreeApplyOutcome>;
 
+/** One file a worktree changed against its base, with its hunks (none for a binary file; `truncated`: cut to fit). */
+export const WorktreeFileChange = z.object({
+  path: z.string(),
+  status: z.enum(['added', 'deleted', 'modified']),
+  added: z.number().int().nullable(),
+  removed: z.number().int().nullable(),
+  binary: z.boolean(),
+  hunks: z.array(DiffHunk),
+  truncated: z.boolean().optional(),
+});
+export type WorktreeFileChange = z.infer<typeof WorktreeFileChange>;
+
+export const WorktreeChanges = z.object({
+  /** The commit the diff starts from: where its branch and its base branch meet. */
+  base: z.string(),
+  files: z.array(WorktreeFileChange),
+  /** More files changed than are listed. */
+  more: z.number().int(),
+});
+export type WorktreeChanges = z.infer<typeof WorktreeChanges>;
+
+/** What a worktree's sessions are doing now, without its git figures (the sidebar's cheap poll). */
+export const WorktreeLiveInfo = WorktreeInfo.pick({ name: true, sessions: true, live: true });
+export type WorktreeLiveInfo = z.infer<typeof WorktreeLiveInfo>;
+
 /** Commands merged into the command table: built with it, on first use (commandSchemas). */
 export function worktreeCommands() {
   return {
@@ -69,6 +95,10 @@ export function worktreeCommands() {
       input: z.object({}).strict(),
       output: z.object({ repoRoot: z.string().nullable(), reason: z.string().optional(), worktrees: z.array(WorktreeInfo) }),
     },
+    /** Only what the worktrees' sessions are doing now (their running marks): no git is run. Empty outside a repository. */
+    worktreesLive: { input: z.object({}).strict(), output: z.object({ worktrees: z.array(WorktreeLiveInfo) }) },
+    /** A worktree's diff against its base (what a merge would bring, committed or not), file by file: its *Changes* view. */
+    worktreeChanges: { input: z.object({ name: Name }).strict(), output: WorktreeChanges },
     /** A new worktree on the branch deft/<name> from HEAD (or `base`), with the `worktree.copy` files; open its `path` to run sessions there. */
     createWorktree: {
       input: z.object({ name: Name.optional(), base: z.string().min(1).max(200).optional() }).strict(),

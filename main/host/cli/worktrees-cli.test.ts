@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { META_FILE } from '#infra/sessions/session';
-import { RUNNING_FILE, clearRunning, markRunning } from '#infra/sessions/running';
+import { RUNNING_FILE, clearRunning, markRunning, markWaiting } from '#infra/sessions/running';
 import { SessionStore, workspaceSessionsDir } from '#infra/sessions/store';
 import { repositoryWorktreesDir } from '#infra/worktrees/records';
 import { fastRetry, tempDir } from '#test-support/harness';
@@ -93,7 +93,7 @@ describe('deft run --worktree and deft worktrees', { timeout: 90_000 }, () => {
 
     const listed = JSON.parse((await cli(['worktrees', '--json'])).stdout);
     expect(listed.worktrees).toMatchObject([{ name: 'fix-two', changedFiles: ['app.txt'], dirty: true, sessions: [{ id: sessionId }] }]);
-    expect((await cli(['worktrees'])).stdout).toMatch(/fix-two\s+deft\/fix-two\s+main\s+1\s+0\s+0\s+1\s+uncommitted changes/);
+    expect((await cli(['worktrees'])).stdout).toMatch(/fix-two\s+deft\/fix-two\s+main\s+1\s+0\s+0\s+1\s+done\s+uncommitted changes/);
   });
 
   it('two sessions in two worktrees edit the same file at once: each sees its own; one merges, the other conflicts and nothing is lost; discard removes it', async () => {
@@ -168,6 +168,11 @@ describe('deft run --worktree and deft worktrees', { timeout: 90_000 }, () => {
     const path = join(repositoryWorktreesDir(home, repo), 'busy');
     const session = await new SessionStore(home, path).create();
     markRunning(session.dir);
+    // The list says what its session is doing now, as the sidebar does: running, then waiting for you.
+    expect((await cli(['worktrees'])).stdout).toMatch(/busy\s+deft\/busy\s+main\s+0\s+0\s+0\s+1\s+running\s+clean/);
+    markWaiting(session.dir, true);
+    expect((await cli(['worktrees'])).stdout).toMatch(/busy\s.*\s1\s+waiting for you\s+clean/);
+    expect(JSON.parse((await cli(['worktrees', '--json'])).stdout).worktrees).toMatchObject([{ name: 'busy', live: 'waiting' }]);
     const refused = await cli(['worktrees', 'discard', 'busy']);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining(`a session is running in it — "New session" (${session.id})`) });
     expect(existsSync(path)).toBe(true);

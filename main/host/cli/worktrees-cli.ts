@@ -82,11 +82,18 @@ async function orphans(home: string, trees: Worktrees): Promise<Set<string>> {
   return gone;
 }
 
+/** What its sessions are doing now, as the sidebar says it: running, waiting for you, or done (a session ran, none runs). */
+export function liveText(w: Pick<WorktreeState, 'live' | 'sessions'>): string {
+  if (w.live === 'waiting') return 'waiting for you';
+  if (w.live === 'running') return 'running';
+  return w.sessions.length ? 'done' : '-';
+}
+
 function table(states: readonly WorktreeState[], repoRoot: string, kept: ReadonlySet<string> = new Set()): string {
   if (!states.length) return `No Deft worktrees for ${repoRoot}.\n`;
   const lines = [
     `Deft worktrees of ${repoRoot}:`,
-    '  name                          branch                              base         changed  ahead  behind  sessions  state',
+    '  name                          branch                              base         changed  ahead  behind  sessions  now              state',
   ];
   for (const w of states) {
     const cells = [
@@ -97,6 +104,7 @@ function table(states: readonly WorktreeState[], repoRoot: string, kept: Readonl
       String(w.ahead).padStart(5),
       String(w.behind).padStart(6),
       String(w.sessions.length).padStart(8),
+      liveText(w).padEnd(15),
       (w.state === 'ok' ? (w.dirty ? 'uncommitted changes' : 'clean') : 'folder missing (deft worktrees cleanup)') +
         (kept.has(w.name) ? `; a sub-agent's, kept with its changes after its session was deleted (${w.path})` : ''),
     ];

@@ -7,19 +7,46 @@ import { type Outcome, outcome } from './outcome';
 
 // The window's side of Deft's git worktrees (issue 30). The core resolves every path: the window sends names only.
 
+/** Listings started so far: only the newest one's answer is kept. */
+let listings = 0;
+
 /**
  * List the repository's worktrees again (quietly: outside a repository the list is empty and says why; where the core
  * has no worktrees at all — a remote folder — there is simply no repository to offer them in).
  */
 export function refreshWorktrees(): Promise<void> {
+  const mine = ++listings;
   return attempt(async () => {
     try {
-      useWorktrees.getState().setList(await deft.listWorktrees({}));
+      const list = await deft.listWorktrees({});
+      // A listing that started before a newer one and ended after it is older news: dropped.
+      if (mine !== listings) return;
+      useWorktrees.getState().setList(list);
     } catch (error) {
       if (DeftError.from(error).code !== 'unsupported') throw error;
       useWorktrees.getState().setList({ repoRoot: null, reason: DeftError.from(error).detail, worktrees: [] });
     }
   });
+}
+
+/**
+ * The sidebar's poll: only what the worktrees' sessions are doing now (no git). When something moved — a turn began
+ * or ended there, a question waits, a worktree came or went — the whole list (changed files and all) is read again.
+ */
+export function refreshWorktreeLive(): Promise<void> {
+  return attempt(async () => {
+    try {
+      const { worktrees } = await deft.worktreesLive({});
+      if (useWorktrees.getState().setLive(worktrees)) await refreshWorktrees();
+    } catch (error) {
+      if (DeftError.from(error).code !== 'unsupported') throw error;
+    }
+  });
+}
+
+/** A worktree's diff against its base, file by file: its Changes view. */
+export function worktreeChanges(name: string) {
+  return outcome(() => deft.worktreeChanges({ name }));
 }
 
 /** A new worktree on `deft/<name>` from HEAD or `base`, then opened in a window of its own where the host can. */

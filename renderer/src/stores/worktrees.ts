@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { WorktreeInfo } from '#protocol';
+import type { WorktreeInfo, WorktreeLiveInfo } from '#protocol';
 
 /** Which worktree window is open: the new-session-in-a-worktree dialog, or the list with its actions. */
 export type WorktreeDialog = 'new' | 'list' | null;
@@ -14,19 +14,39 @@ interface WorktreesState {
   dialog: WorktreeDialog;
   /** What became of a deleted session's worktree (removed, or kept and why), until dismissed. */
   notice: string | null;
+  /** The worktree whose Changes view is open (the current session's), or null. */
+  changesOf: string | null;
   setList(list: { repoRoot: string | null; reason?: string; worktrees: WorktreeInfo[] }): void;
+  /**
+   * What the worktrees' sessions are doing now (the cheap poll: no git), put on the list. Returns whether anything
+   * moved — a session started, ended or began to wait, a worktree came or went — so the git figures are read again.
+   */
+  setLive(live: readonly WorktreeLiveInfo[]): boolean;
+  showChanges(name: string | null): void;
   show(dialog: WorktreeDialog): void;
   tell(notice: string | null): void;
 }
 
-export const useWorktrees = create<WorktreesState>()((set) => ({
+export const useWorktrees = create<WorktreesState>()((set, get) => ({
   repoRoot: null,
   reason: null,
   worktrees: [],
   loaded: false,
   dialog: null,
   notice: null,
+  changesOf: null,
   setList: ({ repoRoot, reason, worktrees }) => set({ repoRoot, reason: reason ?? null, worktrees, loaded: true }),
+  setLive: (live) => {
+    const { worktrees } = get();
+    const key = (w: Pick<WorktreeInfo, 'name' | 'sessions'>) => `${w.name}:${w.sessions.map((s) => `${s.id}=${s.live}`).join(',')}`;
+    const moved = live.length !== worktrees.length || live.some((w, i) => key(w) !== key(worktrees[i] ?? { name: '', sessions: [] }));
+    if (!moved) return false;
+    // Shown at once; the git figures follow when the list is read again.
+    const now = new Map(live.map((w) => [w.name, w]));
+    set({ worktrees: worktrees.map((w) => ({ ...w, ...(now.get(w.name) ?? {}) })) });
+    return true;
+  },
+  showChanges: (changesOf) => set({ changesOf }),
   show: (dialog) => set({ dialog }),
   tell: (notice) => set({ notice }),
 }));

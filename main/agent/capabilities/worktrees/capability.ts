@@ -12,6 +12,15 @@ import { WorktreeError, Worktrees } from '#infra/worktrees/worktrees';
  */
 export const worktreesCapability: CapabilityFactory = (core) => {
   const trees = () => Worktrees.of(core.home, core.workspace);
+  // The live-only read runs every few seconds: the repository (found with git) is looked up once, then kept.
+  let known: Promise<Worktrees> | null = null;
+  const knownTrees = () => {
+    known ??= trees().catch((error: unknown) => {
+      known = null;
+      throw error;
+    });
+    return known;
+  };
   const refusing = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -31,6 +40,11 @@ export const worktreesCapability: CapabilityFactory = (core) => {
           return { repoRoot: null, reason: (error as Error).message, worktrees: [] };
         }
       },
+      worktreesLive: async () => {
+        const repo = await knownTrees().catch(() => null);
+        return { worktrees: repo ? await repo.live() : [] };
+      },
+      worktreeChanges: ({ name }) => refusing(async () => (await trees()).changes(name)),
       createWorktree: ({ name, base }) =>
         refusing(async () => {
           const repo = await trees();

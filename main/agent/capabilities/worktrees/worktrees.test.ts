@@ -57,6 +57,35 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     expect(existsSync(two.worktree.path)).toBe(false);
   });
 
+  it('a worktree’s changes against its base, file by file with hunks, committed or not', async () => {
+    const repo = await repository();
+    h = await createHarness({ workspace: repo });
+    const { handlers } = h.core;
+    expect(await handlers.worktreesLive({})).toEqual({ worktrees: [] });
+    const { worktree } = await handlers.createWorktree({ name: 'diffed' });
+    expect(await handlers.worktreeChanges({ name: 'diffed' })).toMatchObject({ files: [], more: 0 });
+    await writeFile(join(worktree.path, 'app.txt'), 'one\nTWO\n');
+    plain(worktree.path, ['commit', '-qam', 'capital']);
+    await writeFile(join(worktree.path, 'new.txt'), 'fresh\n');
+    await writeFile(join(worktree.path, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255]));
+    const changes = await handlers.worktreeChanges({ name: 'diffed' });
+    expect(changes.files.map((f) => [f.path, f.status, f.binary])).toEqual([
+      ['app.txt', 'modified', false],
+      ['blob.bin', 'added', true],
+      ['new.txt', 'added', false],
+    ]);
+    expect(changes.files[0]).toMatchObject({
+      added: 1,
+      removed: 1,
+      hunks: [{ oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [' one', '-two', '+TWO'] }],
+    });
+    expect(changes.files[2]).toMatchObject({ added: 1, removed: 0, hunks: [{ oldStart: 0, oldLines: 0, lines: ['+fresh'] }] });
+    expect(changes.files[1]).toMatchObject({ added: null, removed: null, hunks: [] });
+    // Nothing was committed or changed by looking.
+    expect(plain(worktree.path, ['status', '--porcelain'])).toContain('?? new.txt');
+    await expect(handlers.worktreeChanges({ name: 'nope' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
   it('refuses readably: a bad name, an unknown worktree; outside a repository the list says why', async () => {
     h = await createHarness();
     expect(await h.core.handlers.listWorktrees({})).toMatchObject({
@@ -167,6 +196,8 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     there.server.enqueue({ chunks: [{ text: 'working' }, { finish: 'stop' }], delayMs: 1_500 });
     await there.core.handlers.sendPrompt({ sessionId: id, text: 'do the work' });
     expect(await live()).toEqual([{ live: 'running', sessions: ['running'] }]);
+    // The live-only read (the sidebar's poll, no git) says the same.
+    expect(await main.worktreesLive({})).toMatchObject({ worktrees: [{ name: 'ask', live: 'running', sessions: [{ id, live: 'running' }] }] });
     await there.core.turnDone(id);
     expect(await live()).toEqual([{ live: 'idle', sessions: ['idle'] }]);
     // A turn asking for an approval: waiting for you until it is answered, then running on and done.

@@ -5,6 +5,7 @@ import { type LiveState, isRunning, liveState } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
+import { type WorktreeChanges, worktreeChanges } from './diff';
 import { type Handoff, handConflictToWorktree } from './handoff';
 import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
@@ -55,6 +56,11 @@ async function gitFolders(path: string): Promise<{ gitDir: string; commonDir: st
   const [gitDir, commonDir] = (await gitText(path, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])).split('\n');
   if (!gitDir || !commonDir) throw new WorktreeError('git did not say where the new worktree keeps its git folders.');
   return { gitDir: realpathSync(gitDir), commonDir: realpathSync(commonDir) };
+}
+
+/** Sessions together: `waiting` when one waits for the user, else `running` when one runs, else `idle`. */
+function overall(sessions: ReadonlyArray<{ live: LiveState }>): LiveState {
+  return sessions.some((s) => s.live === 'waiting') ? 'waiting' : sessions.some((s) => s.live === 'running') ? 'running' : 'idle';
 }
 
 export class WorktreeError extends Error {
@@ -137,6 +143,24 @@ export class Worktrees {
     const record = await this.get(name);
     const listed = await listedWorktrees(this.repoRoot);
     return this.stateOf(record, listed.some((w) => w.path === record.path && !w.prunable) && existsSync(record.path));
+  }
+
+  /**
+   * Only what its sessions are doing now (their `running.json` marks), with no git at all: cheap enough for the
+   * sidebar's poll. The git-derived figures (`list`) are read when something changed.
+   */
+  async live(): Promise<Array<Pick<WorktreeState, 'name' | 'sessions' | 'live'>>> {
+    return Promise.all(
+      (await this.records.list()).map(async (record) => {
+        const sessions = await this.sessionsOf(record);
+        return { name: record.name, sessions, live: overall(sessions) };
+      }),
+    );
+  }
+
+  /** What it changed against its base (committed or not), file by file with the hunks: its *Changes* view. */
+  changes(name: string): Promise<WorktreeChanges> {
+    return this.get(name).then((record) => worktreeChanges(record));
   }
 
   /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */
@@ -222,11 +246,8 @@ export class Worktrees {
   }
 
   private async stateOf(record: WorktreeRecord, present: boolean): Promise<WorktreeState> {
-    const store = new SessionStore(this.home, record.path);
-    const sessions = await Promise.all(
-      (await store.list()).map(async (m) => ({ id: m.id, title: m.title, updatedAt: m.updatedAt, live: await liveState(store.dirOf(m.id)) })),
-    );
-    const live: LiveState = sessions.some((s) => s.live === 'waiting') ? 'waiting' : sessions.some((s) => s.live === 'running') ? 'running' : 'idle';
+    const sessions = await this.sessionsOf(record);
+    const live = overall(sessions);
     const baseRef = record.baseBranch && (await branchExists(this.repoRoot, record.baseBranch)) ? `refs/heads/${record.baseBranch}` : record.baseCommit;
     const branchRef = (await branchExists(this.repoRoot, record.branch)) ? `refs/heads/${record.branch}` : null;
     const count = async (range: string) => Number((await git(this.repoRoot, ['rev-list', '--count', range])).stdout.toString().trim()) || 0;
@@ -238,6 +259,11 @@ export class Worktrees {
     const pending = (await statusPaths(record.path)).filter((p) => !copied.has(p));
     const changedFiles = [...new Set([...committed, ...pending])].sort();
     return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions, live };
+  }
+
+  private async sessionsOf(record: WorktreeRecord): Promise<WorktreeState['sessions']> {
+    const store = new SessionStore(this.home, record.path);
+    return Promise.all((await store.list()).map(async (m) => ({ id: m.id, title: m.title, updatedAt: m.updatedAt, live: await liveState(store.dirOf(m.id)) })));
   }
 
   private async refFormatProblem(branch: string): Promise<string | null> {

@@ -9,6 +9,7 @@ import { type SidebarPlacement, toggleSidebar } from '../layout/window-size';
 import { TasksButton } from '../tasks/TasksButton';
 import { useNow } from '../tasks/use-now';
 import { ContextMeter } from '../usage/ContextMeter';
+import { ChangesButton } from '../worktrees/ChangesView';
 import { CostBadge } from '../usage/CostBadge';
 import { ConnectionChip } from './ConnectionChip';
 import './conversation.css';
@@ -67,6 +68,7 @@ export function Header({ sidebar }: { sidebar: SidebarPlacement }) {
       <div className="header-right">
         <ConnectionChip />
         <WorkingPill />
+        <ChangesButton />
         <TasksButton />
         <ContextMeter />
         {usage ? (

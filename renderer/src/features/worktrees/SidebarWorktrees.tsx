@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import type { SessionSummary, WorktreeLive } from '#protocol';
-import { openWorktree, refreshWorktrees } from '../../actions/worktrees';
+import { openWorktree, refreshWorktreeLive, refreshWorktrees } from '../../actions/worktrees';
 import { useSessions } from '../../stores/sessions';
 import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
 import { relativeTime } from '../sessions/relative-time';
@@ -10,8 +10,10 @@ import './worktrees.css';
 export const WORKTREE_POLL_MS = 5000;
 
 /**
- * The worktrees listed again whenever a session here starts or ends a turn (their changed files move then), and every
- * few seconds while there are worktrees and the window is visible: their sessions run (or wait for you) elsewhere.
+ * The worktrees listed again whenever a session here starts or ends a turn (their changed files move then), when the
+ * window is shown or focused again (files may have changed meanwhile), and when the poll sees a session there start,
+ * end or wait: every few seconds while there are worktrees and the window is visible, only their sessions' live
+ * marks are read (no git) — their sessions run (or wait for you) in other windows.
  */
 export function useWorktreeRefresh(sessions: readonly SessionSummary[]): void {
   const running = sessions.filter((s) => s.running).length;
@@ -23,16 +25,18 @@ export function useWorktreeRefresh(sessions: readonly SessionSummary[]): void {
   useEffect(() => {
     if (!any) return;
     const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') void refreshWorktrees();
+      if (document.visibilityState === 'visible') void refreshWorktreeLive();
     }, WORKTREE_POLL_MS);
-    // Back in view: at once, not at the next tick.
+    // Back in view or in focus: the whole list at once, not at the next tick.
     const shown = () => {
       if (document.visibilityState === 'visible') void refreshWorktrees();
     };
     document.addEventListener('visibilitychange', shown);
+    window.addEventListener('focus', shown);
     return () => {
       clearInterval(timer);
       document.removeEventListener('visibilitychange', shown);
+      window.removeEventListener('focus', shown);
     };
   }, [any]);
 }

@@ -32,7 +32,7 @@ const login: WorktreeInfo = {
   live: 'idle',
 };
 
-afterEach(() => useWorktrees.setState({ worktrees: [], repoRoot: null, reason: null, loaded: false, dialog: null, notice: null }));
+afterEach(() => useWorktrees.setState({ worktrees: [], repoRoot: null, reason: null, loaded: false, dialog: null, notice: null, changesOf: null }));
 
 describe('new session in a worktree', () => {
   it('creates it from the name and base given, opens it, and says what was copied and skipped', async () => {

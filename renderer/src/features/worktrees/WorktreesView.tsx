@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Dialog } from '../../components/Dialog';
 import { refreshWorktrees } from '../../actions/worktrees';
 import { useWorktrees } from '../../stores/worktrees';
+import { ChangesView } from './ChangesView';
 import { NewWorktreeDialog } from './NewWorktreeDialog';
 import { WorktreeCard } from './WorktreeCard';
 import './worktrees.css';
@@ -49,10 +50,12 @@ export function WorktreesView({ onClose, onNew }: { onClose: () => void; onNew: 
   );
 }
 
-/** Whichever worktree window is open. */
+/** Whichever worktree window is open (a session's Changes view first). */
 export function WorktreesLayer() {
   const dialog = useWorktrees((s) => s.dialog);
+  const changesOf = useWorktrees((s) => s.changesOf);
   const show = (next: typeof dialog) => useWorktrees.getState().show(next);
+  if (changesOf) return <ChangesView name={changesOf} onClose={() => useWorktrees.getState().showChanges(null)} />;
   if (dialog === 'list') return <WorktreesView onClose={() => show(null)} onNew={() => show('new')} />;
   if (dialog === 'new') return <NewWorktreeDialog onClose={() => show(null)} />;
   return null;

@@ -1,0 +1,172 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { WorktreeChanges, WorktreeFileChange } from '#protocol';
+import { Dialog } from '../../components/Dialog';
+import { Icon, Spinner } from '../../components/Icon';
+import { refreshWorktrees, worktreeChanges } from '../../actions/worktrees';
+import { useSessions } from '../../stores/sessions';
+import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
+import { HunkDiff } from '../checkpoints/HunkDiff';
+import { DiffStats } from '../files/DiffView';
+import { WorktreeActions } from './WorktreeActions';
+import '../checkpoints/checkpoints.css';
+import './worktrees.css';
+
+const STATUS: Record<WorktreeFileChange['status'], { letter: string; label: string }> = {
+  added: { letter: 'A', label: 'added' },
+  deleted: { letter: 'D', label: 'deleted' },
+  modified: { letter: 'M', label: 'modified' },
+};
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The diff of one file of the worktree. */
+function FileDiff({ file }: { file: WorktreeFileChange }) {
+  if (file.binary) return <p className="diff-empty-note">A binary file: no diff to show.</p>;
+  if (!file.hunks.length) return <p className="diff-empty-note">{file.truncated ? 'Too large to show here.' : 'Only its mode changed, or it is empty.'}</p>;
+  return <HunkDiff path={file.path} hunks={file.hunks} added={file.added} removed={file.removed} {...(file.truncated ? { truncated: true } : {})} />;
+}
+
+/**
+ * A session's *Changes* view (issue 30): what its worktree changed against its base — committed or not, file by
+ * file, J/K to move — and Merge (merge or squash, the message drafted by the model), Apply to working tree, Create
+ * branch only, Discard, with a conflict's files and its two ways out, as in the Worktrees view.
+ */
+export function ChangesView({ name, onClose }: { name: string; onClose: () => void }) {
+  const worktree = useWorktrees((s) => worktreeNamed(s.worktrees, name));
+  const loaded = useWorktrees((s) => s.loaded);
+  const [changes, setChanges] = useState<WorktreeChanges | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [gone, setGone] = useState<string | null>(null);
+  const list = useRef<HTMLUListElement>(null);
+
+  const load = useCallback(async () => {
+    const r = await worktreeChanges(name);
+    if (!r.ok) return setError(r.error);
+    setError(null);
+    setChanges(r.value);
+    setSelected((current) => (current && r.value.files.some((f) => f.path === current) ? current : (r.value.files[0]?.path ?? null)));
+  }, [name]);
+  useEffect(() => {
+    void refreshWorktrees();
+    void load();
+  }, [load]);
+
+  const files = useMemo(() => changes?.files ?? [], [changes]);
+  const index = files.findIndex((f) => f.path === selected);
+  const file = index >= 0 ? files[index]! : null;
+  const move = useCallback(
+    (by: number) => {
+      if (!files.length) return;
+      const next = files[Math.min(files.length - 1, Math.max(0, (index < 0 ? 0 : index) + by))]!;
+      setSelected(next.path);
+      list.current?.querySelector<HTMLElement>(`[data-path="${CSS.escape(next.path)}"]`)?.focus();
+    },
+    [files, index],
+  );
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select') || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === 'j') move(1);
+      else if (e.key === 'k') move(-1);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [move]);
+
+  const totals = files.reduce((t, f) => ({ added: t.added + (f.added ?? 0), removed: t.removed + (f.removed ?? 0) }), { added: 0, removed: 0 });
+  const title = worktree ? `Changes on ${worktree.branch}` : 'Changes of this session';
+  return (
+    <Dialog title={title} onClose={onClose} wide className="changes-view" initialFocus=".review-file[aria-current='true']">
+      {gone ? (
+        <p className="worktree-told" role="status">
+          {gone} This window stays on the worktree's folder: open the main checkout to go on.
+        </p>
+      ) : null}
+      {worktree && !gone ? (
+        <div className="changes-head">
+          <p className="worktree-facts">
+            This session works on <span className="branch-chip">{worktree.branch}</span>, from {worktree.baseBranch ?? worktree.baseCommit.slice(0, 10)}:
+            nothing reaches {worktree.baseBranch ?? 'the main checkout'} until you merge or apply it.
+            {worktree.behind ? ` ${worktree.baseBranch ?? 'Its base'} has ${plural(worktree.behind, 'commit')} it does not.` : ''}
+          </p>
+          <WorktreeActions worktree={worktree} open={false} onGone={setGone} onDone={() => void load()} />
+        </div>
+      ) : null}
+      {!worktree && loaded && !gone ? <p className="worktree-hint">The worktree {name} is not listed any more: it was merged away or discarded.</p> : null}
+      {gone ? null : error ? (
+        <p className="rewind-error" role="alert">
+          {error}
+        </p>
+      ) : !changes ? (
+        <p role="status">
+          <Spinner size={12} /> Comparing with the base…
+        </p>
+      ) : !files.length ? (
+        <p className="empty-note">No changes against the base: nothing to merge.</p>
+      ) : (
+        <div className="review-pane changes-pane">
+          <nav className="review-list" aria-label="Changed files">
+            <p className="file-meta">
+              {plural(files.length + changes.more, 'file')} <DiffStats {...totals} /> · J/K next/previous
+            </p>
+            <ul ref={list}>
+              {files.map((f) => (
+                <li key={f.path}>
+                  <button type="button" className="review-file" data-path={f.path} aria-current={f.path === selected} onClick={() => setSelected(f.path)}>
+                    <span className={`review-status review-status-${f.status}`} aria-label={STATUS[f.status].label}>
+                      {STATUS[f.status].letter}
+                    </span>
+                    <span className="file-path">{f.path}</span>
+                    {f.binary ? <span className="file-meta">binary</span> : <DiffStats added={f.added ?? 0} removed={f.removed ?? 0} />}
+                  </button>
+                </li>
+              ))}
+            </ul>
+            {changes.more ? <p className="file-meta">and {changes.more} more not listed</p> : null}
+          </nav>
+          {file ? (
+            <section className="review-detail" aria-label={`Changes to ${file.path}`}>
+              <header className="review-detail-header">
+                <h3 className="file-path">{file.path}</h3>
+                <span className="file-meta">{STATUS[file.status].label}</span>
+              </header>
+              <FileDiff file={file} />
+            </section>
+          ) : null}
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+/** The session header's way to its worktree's Changes view: shown when the current session runs in a worktree. */
+export function ChangesButton() {
+  const worktree = useSessions((s) => s.sessions.find((x) => x.id === s.currentId)?.worktree);
+  const count = useWorktrees((s) => (worktree ? worktreeNamed(s.worktrees, worktree.name)?.changedFiles.length : undefined));
+  const open = useWorktrees((s) => s.changesOf !== null);
+  if (!worktree) return null;
+  const label = `Changes on ${worktree.branch}${count !== undefined ? ` (${plural(count, 'file')})` : ''}`;
+  return (
+    <button
+      type="button"
+      className="tasks-toggle changes-toggle"
+      aria-label={label}
+      aria-haspopup="dialog"
+      aria-expanded={open}
+      title={`${label}: diff against ${worktree.baseBranch ?? 'its base'}, merge, apply or discard`}
+      onClick={() => useWorktrees.getState().showChanges(worktree.name)}
+    >
+      <Icon name="fork" size={15} />
+      <span>Changes</span>
+      {count ? (
+        <span className="tasks-badge" aria-hidden="true">
+          {count}
+        </span>
+      ) : null}
+    </button>
+  );
+}
