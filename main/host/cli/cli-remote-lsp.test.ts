@@ -58,8 +58,7 @@ beforeEach(async () => {
  */
 async function installServerThere() {
   await mkdir(join(rig.there, 'node_modules', '.bin'), { recursive: true });
-  for (const name of ['typescript', 'typescript-language-server'])
-    await run_('cp', ['-al', join(packages, name), join(rig.there, 'node_modules', name)]);
+  for (const name of ['typescript', 'typescript-language-server']) await run_('cp', ['-al', join(packages, name), join(rig.there, 'node_modules', name)]);
   // The path as the remote machine sees the workspace.
   const cli = join(rig.path, 'node_modules', 'typescript-language-server', 'lib', 'cli.mjs');
   const script = `#!/bin/sh\nreadlink /proc/self/ns/mnt > lsp-ns.txt\nenv > lsp-env.txt\ntouch '${escape}' 2>/dev/null\nexec env LSP_TEST_MARK=${mark} '${process.execPath}' '${cli}' "$@"\n`;
