@@ -176,7 +176,12 @@ describe('MergeAgentWork against a sub-agent that moves its branch or its .git f
     // While it runs, the sub-agent's command makes its branch a symbolic ref to main.
     const [t] = await swarm(h, ['sym'], () => [
       toolStep(callChunk('Write', { path: 'sym.txt', content: 'sym\n' })),
-      toolStep(callChunk('Bash', { command: 'git symbolic-ref refs/heads/$(git symbolic-ref --short HEAD) refs/heads/main && echo made-symbolic' })),
+      // (Through node: a command line with $(…) would need an approval nobody can give headless.)
+      toolStep(
+        callChunk('Bash', {
+          command: `node -e "const x = require('child_process').execSync; const b = x('git symbolic-ref --short HEAD').toString().trim(); x('git symbolic-ref refs/heads/' + b + ' refs/heads/main'); console.log('made-' + 'symbolic')"`,
+        }),
+      ),
     ]);
     const bash = h.server.requests
       .filter((r) => firstUserText(r).includes('SWARM-sym'))
