@@ -104,6 +104,7 @@ describe('tool schemas', async () => {
       LSP: 'rules',
       Agent: 'self, main agent only',
       AgentSwarm: 'self, main agent only',
+      MergeAgentWork: 'rules, main agent only',
       select_tools: 'rules',
     });
   });

@@ -7,6 +7,7 @@ import { AgentsService } from './service';
 import type { SwarmLimits } from './swarm-scheduler';
 import { agentTool } from './tools/agent/agent';
 import { agentSwarmTool } from './tools/agent-swarm/agent-swarm';
+import { mergeAgentWorkTool } from './tools/merge-agent-work/merge-agent-work';
 
 const agentTasks: TaskKindAdapter = {
   kind: 'agent',
@@ -31,7 +32,7 @@ export const agentsCapabilityWith =
       name: 'agents',
       taskKinds: [agentTasks],
       // A sub-agent's own session gets no delegation tools (no nested sub-agents).
-      tools: (session) => (session.agent ? [] : [agentTool(session, service), agentSwarmTool(session, service)]),
+      tools: (session) => (session.agent ? [] : [agentTool(session, service), agentSwarmTool(session, service), mergeAgentWorkTool(session)]),
       onSessionLoaded: async () => void (await service.catalog.refresh()),
       // Definitions added, edited or removed reach the Agent tool's description at the next turn.
       onTurnStart: () => void service.catalog.refresh(),

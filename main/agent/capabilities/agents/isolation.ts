@@ -2,6 +2,9 @@ import type { CoreContext } from '#contract/capability';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
 import { type Released, releaseSessionWorktree } from '#infra/worktrees/release';
 import { Worktrees } from '#infra/worktrees/worktrees';
+import { branchCommit } from '#infra/worktrees/agent-merge';
+import { git, nulList } from '#infra/worktrees/run';
+import { MERGE_AGENT_WORK_TOOL } from './tools/names';
 
 /** How a sub-agent is isolated: `worktree`, its own git worktree on a new branch. */
 export type Isolation = 'worktree';
@@ -23,6 +26,8 @@ export interface WorktreeReport extends IsolatedTree {
   changedFiles: string[];
   /** Why its changes could not be committed on its branch (they stay in the worktree). */
   commitError?: string;
+  /** The commit its branch had when it finished, recorded for MergeAgentWork (absent when it could not be read). */
+  commit?: string;
 }
 
 /**
@@ -49,16 +54,38 @@ export async function openIsolation(core: CoreContext, hint: string, sessionId: 
 export async function closeIsolation(core: CoreContext, tree: IsolatedTree, message: string): Promise<WorktreeReport> {
   let commitError: string | undefined;
   let changedFiles: string[] = [];
+  let commit: string | null = null;
   try {
     const repo = await Worktrees.of(core.home, core.workspace);
     await repo.commit(tree.name, message).catch((error: Error) => {
       commitError = error.message;
     });
-    changedFiles = (await repo.state(tree.name)).changedFiles;
+    commit = await pinWork(repo, tree.name);
+    // What the parent is told it would merge: the recorded commit's files, read from the repository (uncommitted
+    // changes too when committing failed).
+    changedFiles = commit && !commitError ? await filesOf(repo, tree.name, commit) : (await repo.state(tree.name)).changedFiles;
   } catch (error) {
     commitError ??= (error as Error).message;
   }
-  return { ...tree, changedFiles, ...(commitError ? { commitError } : {}) };
+  return { ...tree, changedFiles, ...(commitError ? { commitError } : {}), ...(commit ? { commit } : {}) };
+}
+
+/**
+ * Record in Deft's own record of the worktree the commit its branch has now that the sub-agent has finished, read from
+ * the repository's refs (not through the worktree's `.git`): MergeAgentWork merges that commit and nothing else.
+ */
+async function pinWork(repo: Worktrees, name: string): Promise<string | null> {
+  const record = await repo.records.read(name);
+  if (!record) return null;
+  const commit = await branchCommit(repo.repoRoot, record.branch);
+  if (!commit) return null;
+  await repo.records.write({ ...record, agentTip: commit });
+  return commit;
+}
+
+async function filesOf(repo: Worktrees, name: string, commit: string): Promise<string[]> {
+  const record = await repo.get(name);
+  return nulList((await git(repo.repoRoot, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, commit])).stdout).sort();
 }
 
 /**
@@ -87,9 +114,10 @@ export function worktreeLines(report: WorktreeReport): string[] {
     `worktree_path: ${report.path}`,
     `branch: ${report.branch}${report.baseBranch ? ` (from ${report.baseBranch})` : ''}`,
     `changed_files: ${files.length ? files.join(', ') : '(none)'}`,
+    ...(report.commit ? [`commit: ${report.commit}`] : []),
     ...(report.commitError ? [`commit_error: its changes could not be committed on its branch (${report.commitError}); they are in the worktree.`] : []),
     files.length
-      ? `merge_hint: nothing reached the main checkout yet. The user merges it with: deft worktrees merge ${report.name} (or apply / discard; also in the window's Worktrees list).`
+      ? `merge_hint: nothing reached your checkout yet. Merge it with ${MERGE_AGENT_WORK_TOOL} (worktrees: ["${report.name}"]; several in one call, in order), or the user does: deft worktrees merge ${report.name} (or apply / discard).`
       : `merge_hint: it changed nothing; deft worktrees discard ${report.name} --delete-branch removes it.`,
   ];
 }

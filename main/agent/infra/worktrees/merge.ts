@@ -69,7 +69,8 @@ export async function commitPending(record: WorktreeRecord, message: string): Pr
   const head = await gitText(record.path, ['rev-parse', 'HEAD']);
   const env = await identity(record.path);
   const commit = await commitTree(record.path, tree, ['-p', head], message, env);
-  await git(record.path, ['update-ref', '-m', 'deft: commit the session changes', `refs/heads/${record.branch}`, commit, head]);
+  // --no-deref: a branch ref rewritten into a symbolic one (`ref: refs/heads/main`) moves itself, never the branch it names.
+  await git(record.path, ['update-ref', '--no-deref', '-m', 'deft: commit the session changes', `refs/heads/${record.branch}`, commit, head]);
   // The worktree's own index follows its new HEAD (its files are those of the commit already).
   await git(record.path, ['reset', '-q', '--mixed']);
   return true;

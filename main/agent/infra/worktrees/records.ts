@@ -28,6 +28,14 @@ export const WorktreeRecord = WorktreeInfo.pick({
   commonDir: z.string().optional(),
   /** The session whose isolated sub-agent it was made for: released with that session when it is deleted. */
   session: z.string().optional(),
+  /**
+   * The commit its branch had when its sub-agent finished (after Deft committed the sub-agent's changes), read from the
+   * repository's refs: the one commit the parent's MergeAgentWork merges, whatever the branch's ref says later.
+   */
+  agentTip: z
+    .string()
+    .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
+    .optional(),
 });
 export type WorktreeRecord = z.infer<typeof WorktreeRecord>;
 

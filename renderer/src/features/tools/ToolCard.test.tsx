@@ -286,4 +286,39 @@ describe('tool cards', () => {
       expect([...header.children].map((c) => c.className.split(' ')[0])).toEqual(expect.arrayContaining(['tool-toggle', 'tool-main', 'tool-status']));
     }
   });
+
+  it("MergeAgentWork's card says what it merges into which branch once, and its result reads line by line when opened", async () => {
+    const e = sessionEvents();
+    const output = [
+      'Merged 1 of 2 sub-agents into main; 1 conflict (agent-b-2: app.txt).',
+      '- agent-a-1 (branch deft/agent-a-1): MERGED into main as 0123456789ab: a.txt',
+      '- agent-b-2 (branch deft/agent-b-2): CONFLICT in app.txt',
+    ].join('\n');
+    openSession([
+      ...turn(e),
+      e('tool.call.started', {
+        turnId: 't1',
+        step: 1,
+        callId: 'g1',
+        name: 'MergeAgentWork',
+        args: {},
+        description: 'Merge deft/agent-a-1, deft/agent-b-2 into main',
+        display: { kind: 'generic', summary: 'MergeAgentWork deft/agent-a-1, deft/agent-b-2 → main' },
+      }),
+      e('tool.call.result', {
+        turnId: 't1',
+        callId: 'g1',
+        name: 'MergeAgentWork',
+        isError: false,
+        output,
+        display: { kind: 'generic', summary: 'Merged 1 of 2 sub-agents into main; 1 conflict (agent-b-2: app.txt)' },
+        durationMs: 40,
+      }),
+    ]);
+    render(<Rows />);
+    const card = screen.getByRole('group', { name: 'MergeAgentWork tool call' });
+    const toggle = within(card).getByRole('button', { name: 'Merge deft/agent-a-1, deft/agent-b-2 into main' });
+    await userEvent.click(toggle);
+    expect(card.querySelector('.tool-output')?.textContent).toBe(output);
+  });
 });

@@ -1,7 +1,7 @@
 import type { ToolItem } from '../../stores/transcript';
 
 /** Descriptions that already start with what the call does ("Create src/a.ts", "Load skill review"). */
-const SAYS_WHAT = /^(Create|Overwrite|Append|View|Load|Update|Clear|Read|Start|Stop|List|Output|Delete|Schedule|Enter|Review|Goal)\b/;
+const SAYS_WHAT = /^(Create|Merge|Overwrite|Append|View|Load|Update|Clear|Read|Start|Stop|List|Output|Delete|Schedule|Enter|Review|Goal)\b/;
 
 /** A card's title, saying each thing once: the tool (unless the description names the action), and what it acts on. */
 export interface Headline {
