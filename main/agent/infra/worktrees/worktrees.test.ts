@@ -153,6 +153,17 @@ describe('worktrees', { timeout: 90_000 }, () => {
     expect(plain(['branch', '--list', 'deft/b']).trim()).toBe('deft/b');
   });
 
+  it('discarding with its branch deletes that branch only: a branch made a symbolic ref to main leaves main where it was', async () => {
+    const trees = await Worktrees.of(home, repo);
+    await trees.create({ name: 'a' });
+    const main = plain(['rev-parse', 'main']).trim();
+    // What a command in the worktree's sandbox may do: it can write refs/heads/deft/.
+    plain(['symbolic-ref', 'refs/heads/deft/a', 'refs/heads/main']);
+    expect((await trees.discard('a', { deleteBranch: true })).branchDeleted).toBe(true);
+    expect(plain(['rev-parse', '--verify', 'main']).trim()).toBe(main);
+    expect(plain(['branch', '--list', 'deft/a'])).toBe('');
+  });
+
   it('in a hostile repository runs nothing (fsmonitor, hooks, filters, merge drivers, signing) and copies nothing through a link', async () => {
     const markers = join(root, 'markers');
     await mkdir(markers);

@@ -298,7 +298,8 @@ export class Worktrees {
     if (existsSync(record.path)) await rm(record.path, { recursive: true, force: true }).catch(() => {});
     await git(this.repoRoot, ['worktree', 'prune']).catch(() => null);
     if (deleteBranch && (await branchExists(this.repoRoot, record.branch).catch(() => false)))
-      await git(this.repoRoot, ['update-ref', '-d', `refs/heads/${record.branch}`]).catch(() => null);
+      // --no-deref: a branch made a symbolic ref (a command in its sandbox may write refs/heads/deft/) goes, not what it names.
+      await git(this.repoRoot, ['update-ref', '-d', '--no-deref', `refs/heads/${record.branch}`]).catch(() => null);
     await this.records.remove(record.name);
   }
 }
