@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ReviewChanges, ReviewFile } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { Icon, Spinner } from '../../components/Icon';
@@ -8,6 +8,7 @@ import { useTranscript } from '../../stores/transcript';
 import { DiffStats } from '../files/DiffView';
 import { plural } from './format';
 import { HunkDiff } from './HunkDiff';
+import { useFileSteps } from './use-file-steps';
 
 const STATUS_LABEL: Record<ReviewFile['status'], string> = { added: 'added', deleted: 'deleted', modified: 'modified' };
 
@@ -21,47 +22,21 @@ type Done = { text: string; revertId: string } | { text: string; error: true };
 export function ReviewPane({ turnId, path, onClose }: { turnId?: string; path?: string; onClose: () => void }) {
   const [changes, setChanges] = useState<ReviewChanges | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [selected, setSelected] = useState<string | null>(path ?? null);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<Done | null>(null);
   const running = useTranscript((s) => s.runningTurn !== null);
   const desktop = useSettings((s) => s.workspace?.host === 'electron');
-  const list = useRef<HTMLUListElement>(null);
 
+  const files = useMemo(() => changes?.files ?? [], [changes]);
+  const { selected, setSelected, file, list, keepOrFirst } = useFileSteps(files, path ?? null);
   const load = useCallback(async () => {
     const r = await reviewChanges(turnId);
     if (!r.ok) return setError(r.error);
     setError(null);
     setChanges(r.value);
-    setSelected((current) => (current && r.value.files.some((f) => f.path === current) ? current : (r.value.files[0]?.path ?? null)));
-  }, [turnId]);
+    keepOrFirst(r.value.files);
+  }, [turnId, keepOrFirst]);
   useEffect(() => void load(), [load]);
-
-  const files = useMemo(() => changes?.files ?? [], [changes]);
-  const index = files.findIndex((f) => f.path === selected);
-  const file = index >= 0 ? files[index]! : null;
-  const move = useCallback(
-    (by: number) => {
-      if (!files.length) return;
-      const next = files[Math.min(files.length - 1, Math.max(0, (index < 0 ? 0 : index) + by))]!;
-      setSelected(next.path);
-      list.current?.querySelector<HTMLElement>(`[data-path="${CSS.escape(next.path)}"]`)?.focus();
-    },
-    [files, index],
-  );
-
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select') || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === 'j') move(1);
-      else if (e.key === 'k') move(-1);
-      else return;
-      e.preventDefault();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [move]);
 
   const revert = async (target: ReviewFile, hunk?: number) => {
     setBusy(true);

@@ -1,11 +1,13 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { WorktreeChanges, WorktreeFileChange } from '#protocol';
 import { Dialog } from '../../components/Dialog';
 import { Icon, Spinner } from '../../components/Icon';
 import { refreshWorktrees, worktreeChanges } from '../../actions/worktrees';
 import { useSessions } from '../../stores/sessions';
 import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
+import { plural } from '../checkpoints/format';
 import { HunkDiff } from '../checkpoints/HunkDiff';
+import { useFileSteps } from '../checkpoints/use-file-steps';
 import { DiffStats } from '../files/DiffView';
 import { WorktreeActions } from './WorktreeActions';
 import '../checkpoints/checkpoints.css';
@@ -16,8 +18,6 @@ const STATUS: Record<WorktreeFileChange['status'], { letter: string; label: stri
   deleted: { letter: 'D', label: 'deleted' },
   modified: { letter: 'M', label: 'modified' },
 };
-
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** The diff of one file of the worktree. */
 function FileDiff({ file }: { file: WorktreeFileChange }) {
@@ -36,46 +36,21 @@ export function ChangesView({ name, onClose }: { name: string; onClose: () => vo
   const loaded = useWorktrees((s) => s.loaded);
   const [changes, setChanges] = useState<WorktreeChanges | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [selected, setSelected] = useState<string | null>(null);
   const [gone, setGone] = useState<string | null>(null);
-  const list = useRef<HTMLUListElement>(null);
 
+  const files = useMemo(() => changes?.files ?? [], [changes]);
+  const { selected, setSelected, file, list, keepOrFirst } = useFileSteps(files);
   const load = useCallback(async () => {
     const r = await worktreeChanges(name);
     if (!r.ok) return setError(r.error);
     setError(null);
     setChanges(r.value);
-    setSelected((current) => (current && r.value.files.some((f) => f.path === current) ? current : (r.value.files[0]?.path ?? null)));
-  }, [name]);
+    keepOrFirst(r.value.files);
+  }, [name, keepOrFirst]);
   useEffect(() => {
     void refreshWorktrees();
     void load();
   }, [load]);
-
-  const files = useMemo(() => changes?.files ?? [], [changes]);
-  const index = files.findIndex((f) => f.path === selected);
-  const file = index >= 0 ? files[index]! : null;
-  const move = useCallback(
-    (by: number) => {
-      if (!files.length) return;
-      const next = files[Math.min(files.length - 1, Math.max(0, (index < 0 ? 0 : index) + by))]!;
-      setSelected(next.path);
-      list.current?.querySelector<HTMLElement>(`[data-path="${CSS.escape(next.path)}"]`)?.focus();
-    },
-    [files, index],
-  );
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select') || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === 'j') move(1);
-      else if (e.key === 'k') move(-1);
-      else return;
-      e.preventDefault();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [move]);
 
   const totals = files.reduce((t, f) => ({ added: t.added + (f.added ?? 0), removed: t.removed + (f.removed ?? 0) }), { added: 0, removed: 0 });
   const title = worktree ? `Changes on ${worktree.branch}` : 'Changes of this session';
