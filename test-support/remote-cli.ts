@@ -1,4 +1,5 @@
-import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { type Server, createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -166,4 +167,32 @@ export function remoteCliRig(prefix: string, options: RemoteCliRigOptions = {}):
       return { ...result, toolResults: last.filter((m) => m.role === 'tool').map((m) => String(m.content)) };
     },
   };
+}
+
+/**
+ * What a remote-sandbox attack test aims at, fresh for each test: a loopback listener that counts connections, a
+ * folder outside the workspace (under /var/tmp: /tmp is private in the sandbox), and a private key in the remote ~/.ssh.
+ * Call inside a `describe`.
+ */
+export function remoteAttackTargets(rig: RemoteCliRig, prefix: string): { port: number; connections: number; outside: string } {
+  const targets = { port: 0, connections: 0, outside: '' };
+  let listener: Server;
+  beforeAll(async () => {
+    listener = createServer((socket) => {
+      targets.connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((done) => listener.listen(0, '127.0.0.1', done));
+    targets.port = (listener.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise((done) => listener.close(done));
+  });
+  beforeEach(async () => {
+    targets.connections = 0;
+    targets.outside = await mkdtemp(`/var/tmp/${prefix}`);
+    await mkdir(join(rig.remoteHome, '.ssh'), { recursive: true, mode: 0o700 });
+    await writeFile(join(rig.remoteHome, '.ssh', 'id_remote_secret'), 'REMOTE-PRIVATE-KEY\n', { mode: 0o600 });
+  });
+  return targets;
 }
