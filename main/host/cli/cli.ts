@@ -8,6 +8,7 @@ import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { withApprovalsOptions } from '../../agent/capabilities/approvals/capability';
 import { hiddenBy, hideTools, toolRules } from './tool-rules';
 import { type AnswerSchema, loadAnswerSchema } from './json-schema';
+import { runStdinSession } from './stdin-json';
 import { promptToolApprover } from './permission-prompt';
 import { appendToSystemPrompt } from './append-system-prompt';
 import type { McpToolCaller } from '../../agent/capabilities/mcp/capability';
@@ -336,11 +337,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
     };
     const run = { sessionId, startedAt, model: settings.provider.model, denials, ...(schema ? { schema } : {}), ...(worktree ? { worktree } : {}) };
-    if (stdinJson) {
-      // Loaded only for --input-format stream-json: its line schemas cost a plain run nothing.
-      const { runStdinSession } = await import('./stdin-json');
-      return await runStdinSession(core, run, io.stdinLines!(), io, warnAboutSandbox, prompt);
-    }
+    if (stdinJson) return await runStdinSession(core, run, io.stdinLines!(), io, warnAboutSandbox, prompt);
     return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {
