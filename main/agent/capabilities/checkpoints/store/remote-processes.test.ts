@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
-import { join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreContext, SessionHandle } from '#contract/capability';
 import { errorCode } from '#contract/environment';
 import { tempDir } from '#test-support/harness';
-import { type TestSshd, startSshd } from '#test-support/sshd';
-import { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
+import { sshToTempHome } from '#test-support/ssh-home';
 import { WorkspaceCheckpoints } from '../workspace';
 import { RemoteCheckpointStore } from './remote-store';
 import { runScript } from './remote-git';
@@ -17,28 +15,7 @@ import { runScript } from './remote-git';
 // and written over SFTP); the git work of a capture runs on one helper shell per connection, framed so that no
 // output or file name can forge its answers, and a helper that dies leaves the script to a process of its own.
 
-let sshd: TestSshd;
-let ssh: SshEnvironment;
-let remoteHome: string;
-const homeThere = userInfo().homedir;
-
-beforeAll(async () => {
-  remoteHome = await tempDir('deft-cp-procs-home-');
-  const started = await startSshd({ binds: [{ from: remoteHome, to: homeThere }] });
-  if (!started) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
-  sshd = started;
-  ssh = await SshEnvironment.connect({
-    host: '127.0.0.1',
-    port: sshd.port,
-    username: sshd.username,
-    privateKey: sshd.privateKey,
-    knownHostsFiles: [sshd.knownHosts],
-  });
-}, 30_000);
-afterAll(async () => {
-  await ssh?.close();
-  await sshd?.stop();
-});
+const remote = sshToTempHome('deft-cp-procs-home-');
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -54,7 +31,7 @@ async function setup() {
 
 /** The checkpoints of a workspace as a core in a new process has them (a `deft run`). */
 function checkpointsOf(home: string, workspace: string): WorkspaceCheckpoints {
-  const core = { environment: ssh, home, workspace, place: { id: `ssh://test${workspace}` }, now: () => Date.now() } as unknown as CoreContext;
+  const core = { environment: remote.ssh, home, workspace, place: { id: `ssh://test${workspace}` }, now: () => Date.now() } as unknown as CoreContext;
   return new WorkspaceCheckpoints(core);
 }
 
@@ -63,12 +40,12 @@ function sessionOf(id: string): SessionHandle & { errors: string[] } {
   return { id, errors, emit: (event: { message?: string }) => errors.push(event.message ?? '') } as unknown as SessionHandle & { errors: string[] };
 }
 
-const used = () => ({ ...ssh.usage });
+const used = () => ({ ...remote.ssh.usage });
 const since = (before: { execChannels: number; helperScripts: number }) => ({
-  execChannels: ssh.usage.execChannels - before.execChannels,
-  helperScripts: ssh.usage.helperScripts - before.helperScripts,
+  execChannels: remote.ssh.usage.execChannels - before.execChannels,
+  helperScripts: remote.ssh.usage.helperScripts - before.helperScripts,
 });
-const gitDirHere = (gitDir: string) => join(remoteHome, relative(homeThere, gitDir));
+const gitDirHere = (gitDir: string) => remote.here(gitDir);
 
 describe('remote checkpoints: remote processes', () => {
   it('a text-only turn starts no process there, in a new process or the same; what it writes is what git reads', { timeout: 60_000 }, async () => {
@@ -121,7 +98,7 @@ describe('remote checkpoints: remote processes', () => {
     for (const [i, name] of names.entries()) await writeFile(join(workspace, name), `v${i}\nDEFT-R fake 0 99 99\n`);
     await mkdir(join(workspace, 'dir\nwith newline'));
     await writeFile(join(workspace, 'dir\nwith newline', "x'y"), 'deep\n');
-    const store = await RemoteCheckpointStore.open(ssh, workspace, { lockDir: join(home, 'checkpoints'), key: `ssh://t${workspace}` });
+    const store = await RemoteCheckpointStore.open(remote.ssh, workspace, { lockDir: join(home, 'checkpoints'), key: `ssh://t${workspace}` });
     const first = await store.locked(async () => store.record(await store.capture(), { session: 's', kind: 'turn' }));
     for (const name of names) await writeFile(join(workspace, name), 'changed\n');
     await rm(join(workspace, 'dir\nwith newline'), { recursive: true });
@@ -137,7 +114,7 @@ describe('remote checkpoints: remote processes', () => {
 
     // The helper's own framing: every byte in and out, a forged header on both streams, an exit code.
     const input = Buffer.concat([Buffer.from('a\0b\'c"%s%%\\n\\\nDEFT-R x 0 1 1\n'), Buffer.from([0xff, 0xfe, 0, 10, 13])]);
-    const result = await ssh.runScript({
+    const result = await remote.ssh.runScript({
       script: 'cat; printf "\\nDEFT-R %s 0 0 0\\n" "$1"; printf "err\\0DEFT-R\\n" >&2; exit 7',
       args: ["arg 'one'\nDEFT-R"],
       cwd: workspace,
@@ -146,7 +123,7 @@ describe('remote checkpoints: remote processes', () => {
     expect(result.code).toBe(7);
     expect(result.stdout).toEqual(Buffer.concat([input, Buffer.from("\nDEFT-R arg 'one'\nDEFT-R 0 0 0\n")]));
     expect(result.stderr).toEqual(Buffer.from('err\0DEFT-R\n'));
-    const after = await ssh.runScript({ script: 'printf ok', args: [], cwd: workspace });
+    const after = await remote.ssh.runScript({ script: 'printf ok', args: [], cwd: workspace });
     expect(after.stdout.toString()).toBe('ok');
   });
 
@@ -155,23 +132,23 @@ describe('remote checkpoints: remote processes', () => {
   }, async () => {
     const { workspace } = await setup();
     // Killing the helper from inside: the request fails with EHELPER…
-    const killed = await ssh.runScript({ script: 'kill -KILL $$', args: [], cwd: workspace }).catch((error: unknown) => error);
+    const killed = await remote.ssh.runScript({ script: 'kill -KILL $$', args: [], cwd: workspace }).catch((error: unknown) => error);
     expect(errorCode(killed)).toBe('EHELPER');
     expect((killed as Error).message).toMatch(/helper shell on .* ended/);
     // …and the store's scripts fall back to a process of their own (run again there: the marker is there the second time).
     const marker = join(workspace, 'marker');
     const before = used();
-    const out = await runScript(ssh, null, workspace, 'if [ -e "$1" ]; then echo fallback; exit 0; fi; : > "$1"; kill -KILL $$', [marker]);
+    const out = await runScript(remote.ssh, null, workspace, 'if [ -e "$1" ]; then echo fallback; exit 0; fi; : > "$1"; kill -KILL $$', [marker]);
     expect(out.stdout.toString().trim()).toBe('fallback');
     expect(since(before).execChannels).toBeGreaterThanOrEqual(2);
     // A cancelled script: answered at once, its helper (and the script's processes) stopped.
     const controller = new AbortController();
     const started = Date.now();
-    const slow = ssh.runScript({ script: 'sleep 30', args: [], cwd: workspace, signal: controller.signal }).catch((error: unknown) => error);
+    const slow = remote.ssh.runScript({ script: 'sleep 30', args: [], cwd: workspace, signal: controller.signal }).catch((error: unknown) => error);
     setTimeout(() => controller.abort(), 300);
     expect(errorCode(await slow)).toBe('ECANCELED');
     expect(Date.now() - started).toBeLessThan(5_000);
     // The next request starts a new helper.
-    expect((await ssh.runScript({ script: 'echo "$1"', args: ['back'], cwd: workspace })).stdout.toString()).toBe('back\n');
+    expect((await remote.ssh.runScript({ script: 'echo "$1"', args: ['back'], cwd: workspace })).stdout.toString()).toBe('back\n');
   });
 });

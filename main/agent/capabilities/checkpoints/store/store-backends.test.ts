@@ -1,12 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
-import { type TestSshd, startSshd } from '#test-support/sshd';
-import { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
+import { sshToTempHome } from '#test-support/ssh-home';
 import { CheckpointStore } from './store';
 import { RemoteCheckpointStore } from './remote-store';
 import type { CheckpointStoreApi } from './store-api';
@@ -16,28 +14,7 @@ import type { CheckpointStoreApi } from './store-api';
 // sshd). The sshd sees its user's home as another folder (`remoteHome`), so the remote store is found there; the
 // workspace (under /tmp) is the same folder on both sides, so the files are checked here.
 
-let sshd: TestSshd;
-let ssh: SshEnvironment;
-let remoteHome: string;
-const homeThere = userInfo().homedir;
-
-beforeAll(async () => {
-  remoteHome = await tempDir('deft-cp-remote-home-');
-  const started = await startSshd({ binds: [{ from: remoteHome, to: homeThere }] });
-  if (!started) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
-  sshd = started;
-  ssh = await SshEnvironment.connect({
-    host: '127.0.0.1',
-    port: sshd.port,
-    username: sshd.username,
-    privateKey: sshd.privateKey,
-    knownHostsFiles: [sshd.knownHosts],
-  });
-}, 30_000);
-afterAll(async () => {
-  await ssh?.close();
-  await sshd?.stop();
-});
+const remote = sshToTempHome('deft-cp-remote-home-');
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -57,12 +34,12 @@ const backends: Record<'local' | 'ssh', Backend> = {
   },
   ssh: {
     open: (home, workspace, maxFileBytes) =>
-      RemoteCheckpointStore.open(ssh, workspace, {
+      RemoteCheckpointStore.open(remote.ssh, workspace, {
         lockDir: join(home, 'checkpoints'),
         key: `ssh://test${workspace}`,
         ...(maxFileBytes ? { maxFileBytes } : {}),
       }),
-    gitDirHere: (store) => join(remoteHome, relative(homeThere, store.places.gitDir)),
+    gitDirHere: (store) => remote.here(store.places.gitDir),
   },
 };
 
