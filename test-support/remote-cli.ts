@@ -51,6 +51,8 @@ export interface RemoteCliRigOptions {
   bind?: boolean;
   /** A second port of the same server whose PATH is every program of /usr/bin but those `drop` names (and `rg` with `ripgrep`). */
   variant?: { drop(name: string): boolean };
+  /** Lines the remote machine's /etc/hosts has and this machine's has not (names only the remote resolves). */
+  hosts?: readonly string[];
 }
 
 export function remoteCliRig(prefix: string, options: RemoteCliRigOptions = {}): RemoteCliRig {
@@ -74,10 +76,16 @@ export function remoteCliRig(prefix: string, options: RemoteCliRigOptions = {}):
     state.path = options.bind === false ? state.there : await tempDir(`${prefix}-path-`);
     state.remoteHome = await tempDir(`${prefix}-rhome-`);
     const home = { from: state.remoteHome, to: userInfo().homedir };
+    const hosts: Array<{ from: string; to: string }> = [];
+    if (options.hosts?.length) {
+      const file = join(await tempDir(`${prefix}-hosts-`), 'hosts');
+      await writeFile(file, `${await readFile('/etc/hosts', 'utf8').catch(() => '127.0.0.1 localhost\n')}\n${options.hosts.join('\n')}\n`);
+      hosts.push({ from: file, to: '/etc/hosts' });
+    }
     const started = await startSshd({
       ...(searchPath ? { path: searchPath } : {}),
       ...(variants.length ? { variants } : {}),
-      binds: options.bind === false ? [home] : [{ from: state.there, to: state.path }, home],
+      binds: options.bind === false ? [home, ...hosts] : [{ from: state.there, to: state.path }, home, ...hosts],
     });
     if (!started) throw new Error('OpenSSH (openssh-server) is not installed: apt-get install openssh-server openssh-client');
     state.sshd = started;

@@ -1,4 +1,4 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 
 /**
  * The machine a workspace lives on, as every tool sees it (the reference's *kaos*): paths, files, processes and
@@ -75,6 +75,14 @@ export interface Environment {
    * `ECANCELED` when `signal` aborts it. Absent locally.
    */
   runScript?(request: ScriptRequest): Promise<ScriptResult>;
+
+  /**
+   * A unix socket there, made by the connection (OpenSSH stream-local forwarding: mode 0600, the user's), whose
+   * connections come here as streams. Rejects when the server refuses forwarding. Absent locally.
+   */
+  listenThere?(socketPath: string, onConnection: (stream: Duplex) => void): Promise<RelayThere>;
+  /** A TCP connection made by the other machine (SSH direct-tcpip: its sshd connects, from its network). Absent locally. */
+  connectThere?(host: string, port: number): Promise<Duplex>;
 
   /** Let go of connections and watchers (the local backend has none). */
   close(): Promise<void>;
@@ -239,4 +247,10 @@ export interface WorkspacePlace {
   readonly path: string;
   readonly environment: Environment;
   readonly id: string;
+}
+
+/** A socket Environment.listenThere made there: alive while the connection that made it is. */
+export interface RelayThere {
+  readonly alive: boolean;
+  close(): void;
 }

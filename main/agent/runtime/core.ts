@@ -10,7 +10,7 @@ import type { HostCapabilities } from '../contract/host';
 import type { Tool, ToolEnv } from '../contract/tool';
 import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { SandboxSupport } from '../infra/sandbox/availability';
-import { Sandbox } from '../infra/sandbox/sandbox';
+import { type ConnectionAuthorizer, Sandbox } from '../infra/sandbox/sandbox';
 import { inboxDir } from '../infra/sessions/inbox';
 import { RemoteSandbox } from '../infra/sandbox/remote';
 import { SessionStore } from '../infra/sessions/store';
@@ -117,7 +117,9 @@ export class DeftCore {
       emit,
     });
     this.remoteSandbox =
-      environment.kind !== 'local' ? new RemoteSandbox({ place, home: options.home, ...(options.sandbox ? { override: options.sandbox } : {}) }) : null;
+      environment.kind !== 'local'
+        ? new RemoteSandbox({ place, home: options.home, headless: !options.host.canAsk, ...(options.sandbox ? { override: options.sandbox } : {}) })
+        : null;
     const commandsSandbox = this.remoteSandbox ?? null;
     this.sandbox = new Sandbox({
       workspace: options.workspace,
@@ -161,8 +163,9 @@ export class DeftCore {
       emit,
       startTurn: (open, prompt) => this.turns.start(open, prompt),
       sandboxFor: (sessionId, handle) => {
-        const here = this.sandbox.forSession(sessionId, (request, signal) => capabilities.authorizeConnection(handle(), request, signal));
-        return commandsSandbox ? { ...here, onRemote: commandsSandbox.forSession(sessionId) } : here;
+        const authorize: ConnectionAuthorizer = (request, signal) => capabilities.authorizeConnection(handle(), request, signal);
+        const here = this.sandbox.forSession(sessionId, authorize);
+        return commandsSandbox ? { ...here, onRemote: commandsSandbox.forSession(sessionId, authorize) } : here;
       },
       subagents: (session, handle) => this.turns.subagentDeps(session, handle),
       maxRunningTasks: () => maxRunningTasks(options.home),

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { tempDir } from '#test-support/harness';
 import { remoteCliRig } from '#test-support/remote-cli';
@@ -12,7 +14,8 @@ import { remoteCliRig } from '#test-support/remote-cli';
 // (`remoteHome`), so what a command sees of ~/.ssh is the remote's, and where `path` shows `there`. The same server
 // answers on a second port as a machine without bwrap on its PATH.
 
-const rig = remoteCliRig('deft-remote-sb', { ripgrep: true, variant: { drop: (name) => name === 'bwrap' } });
+// `buildbox.deft-test` is a name only the remote machine resolves (its /etc/hosts): to its loopback, where the test's web server is.
+const rig = remoteCliRig('deft-remote-sb', { ripgrep: true, variant: { drop: (name) => name === 'bwrap' }, hosts: ['127.0.0.1 buildbox.deft-test'] });
 let ws: string;
 let outside: string;
 
@@ -103,5 +106,63 @@ describe('deft run --remote: the protected-path check resolves paths on the remo
     expect(existsSync(join(rig.path, 'g'))).toBe(false);
     expect(result.toolResults[0]).toMatch(/"g\/config" in this command is protected: it is inside a \.git folder/);
     expect(await readFile(join(rig.there, '.git', 'config'), 'utf8')).toBe(before);
+  });
+});
+
+describe("deft run --remote: a sandboxed command there reaches the network through Deft's proxy, with this machine's policy", () => {
+  let web: Server;
+  let port = 0;
+  let hits = 0;
+  beforeAll(async () => {
+    web = createServer((_req, res) => {
+      hits++;
+      res.end('hello from the build server\n');
+    });
+    await new Promise<void>((done) => web.listen(0, '127.0.0.1', done));
+    port = (web.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((done) => web.close(done));
+  });
+  beforeEach(() => {
+    hits = 0;
+  });
+  const settings = (network: Record<string, unknown>) => writeFile(join(rig.home, 'settings.json'), JSON.stringify({ sandbox: { network } }));
+  const fetch = (url: string) => `curl -sS --max-time 15 --noproxy '' -x "$HTTP_PROXY" ${url}; echo " exit=$?"`;
+
+  it('a host that is not allowed is refused by the proxy, naming the rule that would allow it (nobody to ask headless)', { timeout: 60_000 }, async () => {
+    await settings({ allowedDomains: [] });
+    rig.server.enqueue(toolStep(callChunk('Bash', { command: fetch(`http://127.0.0.1:${port}/`), description: 'fetch' })), textReply('Done.'));
+    const result = await run('fetch');
+    expect(result.code).toBe(0);
+    const output = result.toolResults[0]!;
+    expect(output).not.toMatch(/hello from the build server/);
+    expect(output).toContain(`connection to 127.0.0.1:${port}`);
+    expect(output).toContain(`"127.0.0.1:${port}" to "sandbox.network.allowedDomains"`);
+    expect(hits).toBe(0);
+  });
+
+  it('an allowed name is resolved and reached from the remote machine (a name only it resolves), through a 0600 socket', { timeout: 60_000 }, async () => {
+    await settings({ allowedDomains: [`buildbox.deft-test:${port}`], allowAddressClasses: ['loopback'] });
+    // A script: the glob is the command's business, not the permission layer's.
+    await writeFile(join(ws, 'net.sh'), `${fetch(`http://buildbox.deft-test:${port}/`)}\nstat -c 'mode=%a' /tmp/deft-sandbox-*/net/*.sock\n`);
+    rig.server.enqueue(toolStep(callChunk('Bash', { command: 'sh net.sh', description: 'fetch' })), textReply('Done.'));
+    const result = await run('fetch');
+    expect(result.code).toBe(0);
+    const output = result.toolResults[0]!;
+    expect(output).toMatch(/hello from the build server/);
+    expect(output).toMatch(/mode=600/);
+    expect(hits).toBe(1);
+  });
+
+  it('an allowed name that resolves there to loopback is refused without the address class; https goes through CONNECT', { timeout: 60_000 }, async () => {
+    await settings({ allowedDomains: [`buildbox.deft-test:${port}`] });
+    const command = `${fetch(`http://buildbox.deft-test:${port}/`)}; ${fetch(`https://buildbox.deft-test:${port}/`)}`;
+    rig.server.enqueue(toolStep(callChunk('Bash', { command, description: 'fetch' })), textReply('Done.'));
+    const result = await run('fetch');
+    const output = result.toolResults[0]!;
+    expect(output).not.toMatch(/hello from the build server/);
+    expect(output).toMatch(/buildbox\.deft-test resolves to 127\.0\.0\.1/);
+    expect(hits).toBe(0);
   });
 });

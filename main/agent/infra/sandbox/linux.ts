@@ -29,6 +29,8 @@ export interface BwrapOptions {
   userArgs: readonly string[];
   /** No shared sandbox network to join: give the command a network of its own (loopback only, no proxy). */
   ownNetwork: boolean;
+  /** Sockets to show read-only at their own path, even under a cover (a remote sandbox's relay to the proxy). */
+  sockets?: readonly string[];
 }
 
 function within(root: string, path: string): boolean {
@@ -73,6 +75,7 @@ export function bwrapArgs(options: BwrapOptions): string[] {
     else args.push('--ro-bind', masks.unreadableFile, hiddenPath.path);
   }
   for (const socket of hidden.sockets) args.push('--ro-bind', '/dev/null', socket);
+  for (const socket of options.sockets ?? []) args.push('--ro-bind', socket, socket);
   for (const dir of covers) args.push('--remount-ro', dir);
   args.push('--unshare-pid', '--new-session', '--die-with-parent', '--cap-drop', 'ALL', ...options.userArgs);
   if (options.ownNetwork) args.push('--unshare-net');

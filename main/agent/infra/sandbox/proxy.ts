@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { type IncomingMessage, type RequestOptions, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { type Socket, connect, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -19,6 +19,23 @@ export interface RefusedConnection extends NetworkTarget {
 /** Resolves a name to its addresses (the system's resolver; tests give their own). */
 export type Resolver = (host: string) => Promise<string[]>;
 const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Opens the connection to an address the proxy checked (this machine's network; a remote sandbox's: that machine's). */
+export type Dialer = (address: string, port: number) => Promise<Duplex>;
+const directDialer: Dialer = (address, port) =>
+  new Promise((resolve, reject) => {
+    const socket = connect({ host: address, port });
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+  });
+
+export interface ProxyOptions {
+  resolve?: Resolver;
+  dial?: Dialer;
+}
 
 /** One sandboxed process's pass to the proxy: its token, its policy and what it was refused. */
 export interface ProxyPass {
@@ -50,21 +67,36 @@ export class NetworkProxy {
   private readonly server: Server;
   private readonly sockets = new Set<Socket | Duplex>();
 
+  private listening = false;
+
   private constructor(
-    readonly address: { path: string } | { port: number },
+    readonly address: { path: string } | { port: number } | null,
     private readonly resolve: Resolver,
+    private readonly dial: Dialer,
   ) {
     this.server = createServer();
+    this.server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onConnect(req, socket, head));
+    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res));
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
   }
 
-  static async listen(at: { path: string } | { host: '127.0.0.1' }, options: { resolve?: Resolver } = {}): Promise<NetworkProxy> {
-    const proxy = new NetworkProxy('path' in at ? { path: at.path } : { port: 0 }, options.resolve ?? systemResolver);
-    proxy.server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void proxy.onConnect(req, socket, head));
-    proxy.server.on('request', (req: IncomingMessage, res: ServerResponse) => void proxy.onRequest(req, res));
-    proxy.server.on('connection', (socket: Socket) => {
-      proxy.sockets.add(socket);
-      socket.on('close', () => proxy.sockets.delete(socket));
-    });
+  /** A proxy that listens nowhere: its connections are handed to it (`serve`), as a remote sandbox's relay does. */
+  static unbound(options: ProxyOptions = {}): NetworkProxy {
+    return new NetworkProxy(null, options.resolve ?? systemResolver, options.dial ?? directDialer);
+  }
+
+  /** Serve one connection that came another way (a stream forwarded over SSH). */
+  serve(stream: Duplex): void {
+    stream.on('error', () => stream.destroy());
+    this.server.emit('connection', stream);
+  }
+
+  static async listen(at: { path: string } | { host: '127.0.0.1' }, options: ProxyOptions = {}): Promise<NetworkProxy> {
+    const proxy = new NetworkProxy('path' in at ? { path: at.path } : { port: 0 }, options.resolve ?? systemResolver, options.dial ?? directDialer);
+    proxy.listening = true;
     if ('path' in at) {
       rmSync(at.path, { force: true });
       proxy.server.listen(at.path);
@@ -105,8 +137,9 @@ export class NetworkProxy {
     for (const entry of this.entries.values()) entry.controller.abort();
     this.entries.clear();
     for (const socket of this.sockets) socket.destroy();
+    if (!this.listening) return;
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    if ('path' in this.address) rmSync(this.address.path, { force: true });
+    if (this.address && 'path' in this.address) rmSync(this.address.path, { force: true });
   }
 
   private entryFor(req: IncomingMessage): Entry | undefined {
@@ -176,22 +209,22 @@ export class NetworkProxy {
     const route = await this.route(entry, target);
     if ('refused' in route) return void refuseRaw(client, 403, blockedText(target, route.refused));
     if ('unreachable' in route) return void refuseRaw(client, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${route.unreachable}).`);
-    const upstream = connect({ host: route.address, port: target.port });
+    let upstream: Duplex;
+    try {
+      upstream = await this.dial(route.address, target.port);
+    } catch (error) {
+      if (client.writable) refuseRaw(client, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${(error as Error).message}).`);
+      return;
+    }
+    if (client.destroyed) return void upstream.destroy();
     this.sockets.add(upstream);
     upstream.on('close', () => this.sockets.delete(upstream));
-    let connected = false;
-    upstream.once('connect', () => {
-      connected = true;
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('error', (error) => {
-      if (!connected && client.writable) refuseRaw(client, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${error.message}).`);
-      else client.destroy();
-    });
+    upstream.on('error', () => client.destroy());
     client.on('close', () => upstream.destroy());
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -214,7 +247,14 @@ export class NetworkProxy {
     const headers: IncomingMessage['headers'] = { ...req.headers, host: url.host };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const upstream = httpRequest({ host: route.address, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
+    let socket: Duplex;
+    try {
+      socket = await this.dial(route.address, target.port);
+    } catch (error) {
+      return void refuse(res, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${(error as Error).message}).`);
+    }
+    const createConnection = (() => socket) as unknown as RequestOptions['createConnection'];
+    const upstream = httpRequest({ method: req.method, path: `${url.pathname}${url.search}`, headers, createConnection }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -260,4 +300,20 @@ function refuseRaw(socket: Duplex, status: number, text: string): void {
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Deft-Sandbox: blocked\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The variables that send a sandboxed process's connections to Deft's proxy (its own loopback stays direct). */
+export function proxyEnvironment(url: string): Record<string, string> {
+  const local = 'localhost,127.0.0.1,::1';
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    all_proxy: url,
+    NO_PROXY: local,
+    no_proxy: local,
+    NODE_USE_ENV_PROXY: '1',
+  };
 }

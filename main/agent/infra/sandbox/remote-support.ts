@@ -10,13 +10,16 @@ import { GUARDED_ENTRIES } from './workspace-inputs';
 /** What the other machine offers: bubblewrap that works there, or why not. */
 export interface RemoteSupport {
   program?: string;
+  /** socat there: what carries a command's proxy port to Deft's proxy (remote-network.ts); without it, no network. */
+  socat?: string;
   reason?: string;
   install?: string;
 }
 
 /** The probe run there: bubblewrap on PATH, and a sandbox it can make (the same probe as this machine's, availability.ts). */
 const PROBE = `b=$(command -v bwrap 2>/dev/null) || { echo missing; exit 0; }
-if out=$("$b" --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-net --new-session --die-with-parent --cap-drop ALL -- true 2>&1); then echo "ok $b"; else printf 'fail %s\\n' "$(printf '%s' "$out" | head -n 1)"; fi`;
+s=$(command -v socat 2>/dev/null) || s=
+if out=$("$b" --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-net --new-session --die-with-parent --cap-drop ALL -- true 2>&1); then printf 'ok %s\\t%s\\n' "$b" "$s"; else printf 'fail %s\\n' "$(printf '%s' "$out" | head -n 1)"; fi`;
 
 function installHint(label: string): string {
   return `Install bubblewrap on ${label} (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap), then open the folder again.`;
@@ -26,7 +29,10 @@ function installHint(label: string): string {
 export async function probeRemote(environment: Environment): Promise<RemoteSupport> {
   const out = (await runThere(environment, ['-c', PROBE])).trim().split('\n').at(-1) ?? '';
   const label = environment.label;
-  if (out.startsWith('ok /')) return { program: out.slice(3) };
+  if (out.startsWith('ok /')) {
+    const [program = '', socat = ''] = out.slice(3).split('\t');
+    return { program, ...(socat.startsWith('/') ? { socat } : {}) };
+  }
   if (out.startsWith('fail'))
     return {
       reason: `bubblewrap is installed on ${label} but cannot create a sandbox there (${out.slice(5) || 'no reason given'}). User namespaces may be turned off there: allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0).`,

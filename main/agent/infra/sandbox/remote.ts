@@ -1,13 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Environment, WorkspacePlace } from '#contract/environment';
-import type { SandboxSpawnRequest, SandboxStatus, SandboxWorktree, SessionSandbox, SpawnPlan, WorkspaceSandbox } from '#contract/sandbox';
-import { blockedWrites } from './blocked';
+import type {
+  NetworkPolicy,
+  SandboxBlock,
+  SandboxSpawnRequest,
+  SandboxStatus,
+  SandboxWorktree,
+  SessionSandbox,
+  SpawnPlan,
+  WorkspaceSandbox,
+} from '#contract/sandbox';
+import { blockedWrites, networkHint } from './blocked';
 import { scrubbedEnvironment } from './environment';
 import { filesystemPolicy } from './filesystem-policy';
 import { hiddenPlaces } from './hidden-places';
 import { bwrapArgs } from './linux';
 import { type FactOp, RemoteFacts, runThere } from './remote-facts';
+import { RemoteNetwork } from './remote-network';
+import type { ProxyPass } from './proxy';
+import type { ConnectionAuthorizer } from './sandbox';
 import { type RemoteSupport, probeRemote, remoteFactPaths } from './remote-support';
 import { type SandboxSettings, SandboxSettingsStore } from './settings';
 import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
@@ -19,6 +31,8 @@ export interface RemoteSandboxOptions {
   home: string;
   /** `deft run --sandbox on|off`: wins over the settings. */
   override?: 'on' | 'off';
+  /** No one can be asked (deft run): refusals say which setting allows a host. */
+  headless?: boolean;
 }
 
 /** A spawn plan's wrapper there: make the private folder, the masks and the placeholders, then become bubblewrap. */
@@ -38,8 +52,9 @@ const TIDY = `for p in "$@"; do if [ -d "$p" ] && [ ! -L "$p" ]; then rmdir -- "
  * The OS sandbox for a workspace on another machine (SSH): bubblewrap there, with the policy of this machine's sandbox
  * (filesystem-policy.ts) planned from facts gathered there in one round trip (remote-facts.ts), never from this disk.
  * Probed once, at the first command or when the window asks; without a working bubblewrap there, commands run under the
- * permission layer alone, and the status says why. What differs from this machine's: no network for commands (the
- * domain allowlist's proxy runs on this machine), and sockets outside /tmp and /run are not covered one by one.
+ * permission layer alone, and the status says why. Commands reach the network only through Deft's proxy, as here: the
+ * policy is decided on this machine, the names are resolved and the connections made there (remote-network.ts); without
+ * the relay (no socat there, forwarding refused) they have no network. Sockets outside /tmp and /run are not covered one by one.
  */
 export class RemoteSandbox {
   readonly settings: SandboxSettingsStore;
@@ -56,12 +71,14 @@ export class RemoteSandbox {
   private readonly held = new Map<string, number>();
   /** The last tidying of freed mount points there: a new plan waits for it, so it never reads one about to vanish. */
   private tidying: Promise<unknown> = Promise.resolve();
+  private readonly network: RemoteNetwork;
 
   constructor(private readonly options: RemoteSandboxOptions) {
     this.environment = options.place.environment;
     this.workspace = options.place.path;
     this.deftHome = posix.join(this.environment.home, '.deft');
     this.settings = new SandboxSettingsStore(options.home, options.place);
+    this.network = new RemoteNetwork(this.environment, this.dir);
   }
 
   private probe(): Promise<RemoteSupport> {
@@ -79,33 +96,50 @@ export class RemoteSandbox {
     if (this.options.override === 'off') return { available: true, enabled: false, kind: 'bubblewrap', reason: 'Turned off for this run (--sandbox off).' };
     if (this.options.override !== 'on' && !loaded.enabled)
       return { available: true, enabled: false, kind: 'bubblewrap', reason: 'Turned off by "sandbox.enabled": false in settings.' };
-    return {
-      available: true,
-      enabled: true,
-      kind: 'bubblewrap',
-      note: `Bash commands, the folder's own hooks and MCP servers and its language servers run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below, and no network (the allowed hosts and network questions apply on this machine only: Deft's proxy runs here).`,
-    };
+    const relay = await this.network.current(support.socat);
+    const where = `Bash commands, the folder's own hooks and MCP servers and its language servers run in bubblewrap on ${this.environment.label}: writes only in the workspace and the folders below`;
+    const note =
+      'reason' in relay
+        ? `${where}, and no network: ${relay.reason}.`
+        : `${where}; their network is ${this.environment.label}'s, through Deft's proxy with this machine's policy (allowed hosts, questions, address classes; names resolved there).`;
+    return { available: true, enabled: true, kind: 'bubblewrap', note };
   }
 
   forWorkspace(): WorkspaceSandbox {
-    const sandbox = this.forSession('workspace');
+    const sandbox = this.forSession('workspace', async () => ({ allowed: false, reason: 'Nothing runs for the workspace that could ask about this host.' }));
     return { status: () => sandbox.status(), plan: (request) => sandbox.plan(request), contain: () => null };
   }
 
-  /** The sandbox as one session uses it (no connection to ask about: commands there have no network). */
-  forSession(sessionId: string, _authorize?: unknown, workspace = this.workspace): SessionSandbox {
+  /** The sandbox as one session uses it: `authorize` for connections the settings do not allow (none: refused). */
+  forSession(sessionId: string, authorize?: ConnectionAuthorizer, workspace = this.workspace): SessionSandbox {
     const tmpDir = posix.join(this.dir, 'sessions', sessionId.replace(/[^\w.-]/g, '_'), 'tmp');
     return {
       status: () => this.status(),
       tmpDir,
       env: async (extra) => ({ ...extra }),
       autoAllow: async () => (await this.settings.load()).autoAllow,
-      inWorktree: (tree: SandboxWorktree) => this.forSession(sessionId, undefined, tree.path),
-      plan: (request) => this.plan(workspace, request, tmpDir),
+      inWorktree: (tree: SandboxWorktree) => this.forSession(sessionId, authorize, tree.path),
+      plan: (request) => {
+        const ask: NetworkPolicy =
+          request.network ??
+          ((target, signal) =>
+            authorize
+              ? authorize(
+                  {
+                    ...target,
+                    label: request.label,
+                    ...(request.callId ? { callId: request.callId } : {}),
+                    ...(request.turnId ? { turnId: request.turnId } : {}),
+                  },
+                  signal,
+                )
+              : Promise.resolve({ allowed: false, reason: 'Nothing could be asked about this host.' }));
+        return this.plan(workspace, request, tmpDir, ask);
+      },
     };
   }
 
-  private async plan(workspace: string, request: SandboxSpawnRequest, tmpDir: string): Promise<SpawnPlan> {
+  private async plan(workspace: string, request: SandboxSpawnRequest, tmpDir: string, ask: NetworkPolicy): Promise<SpawnPlan> {
     const [program, ...rest] = request.argv;
     if (!program) throw new Error('Nothing to run: the command is empty.');
     const settings = await this.settings.load();
@@ -165,41 +199,36 @@ export class RemoteSandbox {
         .filter(([name]) => VAR_NAME.test(name))
         .flatMap(([name, value]) => ['--setenv', name, value]);
       const masks = { emptyDir: posix.join(this.dir, 'empty'), unreadableFile: posix.join(this.dir, 'unreadable') };
-      const args = bwrapArgs({ policy, masks, cwd: request.cwd, hidden, userArgs: [], ownNetwork: true });
+      // The network: the relay to Deft's proxy when there is one (the proxy's variables set inside, like the request's).
+      const relay = await this.network.current(support.socat).catch(() => null);
+      const net = relay && !('reason' in relay) ? this.network.plan(relay, settings, ask, [program, ...rest]) : null;
+      const command = net?.argv ?? [program, ...rest];
+      if (net) inside.push(...Object.entries(net.env).flatMap(([name, value]) => ['--setenv', name, value]));
+      const pass: ProxyPass | null = net?.pass ?? null;
+      const args = bwrapArgs({ policy, masks, cwd: request.cwd, hidden, userArgs: [], ownNetwork: true, ...(net ? { sockets: [net.bind] } : {}) });
+      const headless = this.options.headless ?? false;
       let released = false;
       return {
         file: 'sh',
-        args: [
-          '-c',
-          WRAPPER,
-          'sh',
-          this.dir,
-          tmpDir,
-          String(placeholders.length),
-          ...placeholders,
-          support.program!,
-          ...args,
-          ...inside,
-          '--',
-          program,
-          ...rest,
-        ],
+        args: ['-c', WRAPPER, 'sh', this.dir, tmpDir, String(placeholders.length), ...placeholders, support.program!, ...args, ...inside, '--', ...command],
         env,
         cwd: request.cwd,
         sandboxed: true,
         release: () => {
           if (released) return;
           released = true;
+          pass?.release();
           this.release(missing);
         },
-        blocked: (output) => blockedWrites(output ?? '', policy, request.cwd),
+        blocked: (output) => [...networkBlocks(pass, headless), ...blockedWrites(output ?? '', policy, request.cwd)],
       };
     }
   }
 
-  /** Wait for the last tidying there (before the connection is closed). */
+  /** Wait for the last tidying there (before the connection is closed), and stop the network relay. */
   async close(): Promise<void> {
     await this.tidying;
+    await this.network.close();
   }
 
   private release(paths: readonly string[]): void {
@@ -214,4 +243,9 @@ export class RemoteSandbox {
     }
     if (free.length) this.tidying = runThere(this.environment, ['-c', TIDY, 'sh', ...free]).catch(() => {});
   }
+}
+
+/** The connections Deft's proxy refused a command, with how to allow each (as for a command here). */
+function networkBlocks(pass: ProxyPass | null, headless: boolean): SandboxBlock[] {
+  return (pass?.refused ?? []).map((r) => ({ kind: 'network' as const, target: `${r.host}:${r.port}`, hint: r.hint ?? networkHint(r.host, r.port, headless) }));
 }

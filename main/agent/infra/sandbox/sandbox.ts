@@ -23,7 +23,7 @@ import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './work
 import { MountPoints, bwrapArgs, containArgs, createMaskFiles } from './linux';
 import { SANDBOX_PROXY_PORT, linuxSandboxNetwork } from './linux-network';
 import { seatbeltProfile } from './macos';
-import { NetworkProxy, type ProxyPass } from './proxy';
+import { NetworkProxy, type ProxyPass, proxyEnvironment } from './proxy';
 import { type SandboxSettings, SandboxSettingsStore } from './settings';
 import { canonicalPath } from '../policies/protected-paths';
 import type { WorkspacePlace } from '#contract/environment';
@@ -232,7 +232,7 @@ export class Sandbox {
       } else {
         macProxy ??= NetworkProxy.listen({ host: '127.0.0.1' });
         const proxy = await macProxy;
-        const port = 'port' in proxy.address ? proxy.address.port : null;
+        const port = proxy.address && 'port' in proxy.address ? proxy.address.port : null;
         pass = proxy.register(guarded, addressCheck(settings));
         if (port !== null) Object.assign(env, proxyEnvironment(NetworkProxy.url(pass.token, port)));
         file = this.support.program!;
@@ -279,20 +279,4 @@ function blockedFor(pass: ProxyPass | null, policy: FilesystemPolicy, output: st
     hint: r.hint ?? networkHint(r.host, r.port, headless),
   }));
   return [...network, ...blockedWrites(output, policy, cwd)];
-}
-
-/** The variables that send a sandboxed process's connections to Deft's proxy (its own loopback stays direct). */
-export function proxyEnvironment(url: string): Record<string, string> {
-  const local = 'localhost,127.0.0.1,::1';
-  return {
-    HTTP_PROXY: url,
-    HTTPS_PROXY: url,
-    ALL_PROXY: url,
-    http_proxy: url,
-    https_proxy: url,
-    all_proxy: url,
-    NO_PROXY: local,
-    no_proxy: local,
-    NODE_USE_ENV_PROXY: '1',
-  };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
+import type { Duplex } from 'node:stream';
 import type { Client, SFTPWrapper, Stats } from 'ssh2';
 import {
   type DirEntry,
@@ -9,6 +10,7 @@ import {
   type FileInfo,
   type RandomReader,
   type ConnectionState,
+  type RelayThere,
   type ScriptRequest,
   type ScriptResult,
   type WatchEvent,
@@ -444,6 +446,44 @@ export class SshEnvironment implements Environment {
       const link = await this.current();
       return { client: link.client, lost: () => link.lost };
     }, request);
+  }
+
+  /** A unix socket there (stream-local forwarding, made by sshd with its bind mask: 0600) whose connections come here. */
+  async listenThere(socketPath: string, onConnection: (stream: Duplex) => void): Promise<RelayThere> {
+    const link = await this.current();
+    await new Promise<void>((resolve, reject) =>
+      link.client.openssh_forwardInStreamLocal(socketPath, (error) =>
+        error ? reject(new EnvironmentError('EACCES', `${this.label} refused to forward a socket (${error.message}).`)) : resolve(),
+      ),
+    );
+    let closed = false;
+    const onUnix = (info: { socketPath: string }, accept: () => Duplex, reject: () => void) => {
+      if (info.socketPath !== socketPath) return;
+      if (closed || link.lost) return void reject();
+      onConnection(accept());
+    };
+    link.client.on('unix connection', onUnix);
+    return {
+      get alive() {
+        return !closed && !link.lost;
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        link.client.off('unix connection', onUnix);
+        if (!link.lost) link.client.openssh_unforwardInStreamLocal(socketPath, () => {});
+      },
+    };
+  }
+
+  /** A TCP connection sshd there makes (direct-tcpip): it leaves from that machine. */
+  async connectThere(host: string, port: number): Promise<Duplex> {
+    const link = await this.current();
+    return new Promise<Duplex>((resolve, reject) =>
+      link.client.forwardOut('127.0.0.1', 0, host, port, (error, stream) =>
+        error ? reject(new Error(`${this.label} could not connect: ${error.message}`)) : resolve(stream),
+      ),
+    );
   }
 
   /** A small script on the connection's helper shell (script-helper.ts), started on first use and again after it dies. */
