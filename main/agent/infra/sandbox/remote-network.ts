@@ -28,16 +28,17 @@ export interface Unavailable {
 /**
  * Inside bubblewrap, before the command: socat carries 127.0.0.1:3128 of the command's own network namespace to the
  * relay socket (as this machine's shared sandbox network does, linux-network.ts), and the command starts once it
- * listens. It runs as the command does, in its namespaces: all it can reach is the socket, which leads to the proxy.
+ * listens (the command keeps its stdin: the wait reads /proc/net/tcp in a loop of its own). It runs as the command
+ * does, in its namespaces: all it can reach is the socket, which leads to the proxy.
  */
 const RELAY = `s=$1; p=$2; shift 2
 "$s" TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$p" </dev/null >/dev/null 2>&1 &
-i=0
-while [ $i -lt 300 ]; do
-  while read -r l; do case " $l " in *" 0100007F:${SANDBOX_PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A "*) exec "$@";; esac; done < /proc/net/tcp
-  i=$((i+1)); sleep 0.01 2>/dev/null || sleep 1
+i=0; up=
+while [ $i -lt 300 ] && [ -z "$up" ]; do
+  while read -r l; do case " $l " in *" 0100007F:${SANDBOX_PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A "*) up=1;; esac; done < /proc/net/tcp
+  [ -n "$up" ] || { i=$((i+1)); sleep 0.01 2>/dev/null || sleep 1; }
 done
-echo "Deft's sandbox: the network relay did not start; this command has no network." >&2
+[ -n "$up" ] || echo "Deft's sandbox: the network relay did not start; this command has no network." >&2
 exec "$@"`;
 
 /** The private folder for relay sockets there: made 0700, and refused unless it is the user's own folder (no link). */
@@ -83,9 +84,12 @@ export class RemoteNetwork {
 
   /** The relay for the current connection (made on first use and after the connection was reopened), or why there is none. */
   async current(socat: string | undefined): Promise<RemoteRelay | Unavailable> {
-    if (this.relay) {
-      const relay = await this.relay;
+    const previous = this.relay;
+    if (previous) {
+      const relay = await previous;
       if ('reason' in relay ? relay.final : relay.there.alive) return relay;
+      // Another command got here first and is making the new one: share it.
+      if (this.relay !== previous) return this.current(socat);
       if (!('reason' in relay)) {
         relay.there.close();
         void relay.proxy.close();

@@ -1,0 +1,93 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Environment, RelayThere } from '#contract/environment';
+import { EnvironmentError } from '#contract/environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
+import { tempDir } from '#test-support/harness';
+import { RemoteNetwork, remoteResolver } from './remote-network';
+
+// Issue 29: the remote sandbox's network relay — when it is made, when not (and why), and names checked before a lookup.
+// The end-to-end paths (a real sshd, curl through the relay) are in host/cli/cli-remote-sandbox.test.ts.
+
+interface Fake {
+  environment: Environment;
+  listened: string[];
+  relays: Array<{ alive: boolean }>;
+}
+
+/** This machine as "the remote": its exec, with forwarding that succeeds or is refused. */
+function fake(options: { refuse?: boolean; forwarding?: boolean } = {}): Fake {
+  const listened: string[] = [];
+  const relays: Array<{ alive: boolean }> = [];
+  const environment = Object.create(localEnvironment()) as Environment;
+  if (options.forwarding !== false) {
+    environment.listenThere = async (socketPath: string): Promise<RelayThere> => {
+      listened.push(socketPath);
+      if (options.refuse) throw new EnvironmentError('EACCES', 'administratively prohibited');
+      const relay = { alive: true, close: () => (relay.alive = false) };
+      relays.push(relay);
+      return relay;
+    };
+    environment.connectThere = async () => {
+      throw new Error('not in this test');
+    };
+  }
+  return { environment, listened, relays };
+}
+
+describe('RemoteNetwork', () => {
+  it('without forwarding on the connection, or without socat there: no relay, and why, for good', async () => {
+    const dir = await tempDir('deft-rnet-');
+    const none = new RemoteNetwork(fake({ forwarding: false }).environment, dir);
+    expect(await none.current('/usr/bin/socat')).toMatchObject({ reason: expect.stringMatching(/cannot forward/), final: true });
+    const noSocat = fake();
+    const network = new RemoteNetwork(noSocat.environment, dir);
+    expect(await network.current(undefined)).toMatchObject({ reason: expect.stringMatching(/socat is not installed/), final: true });
+    expect(network.unavailable).toMatch(/socat/);
+    expect(noSocat.listened).toEqual([]);
+  });
+
+  it('forwarding refused by sshd: no relay, said with the setting, and not asked again', async () => {
+    const dir = await tempDir('deft-rnet-');
+    const refused = fake({ refuse: true });
+    const network = new RemoteNetwork(refused.environment, dir);
+    expect(await network.current('/usr/bin/socat')).toMatchObject({ reason: expect.stringMatching(/AllowStreamLocalForwarding/), final: true });
+    await network.current('/usr/bin/socat');
+    expect(refused.listened).toHaveLength(1);
+  });
+
+  it('the relay socket is in a 0700 folder of its own; a dropped relay is made again, once for commands asking together', async () => {
+    const dir = join(await tempDir('deft-rnet-'), 'sandbox');
+    const ok = fake();
+    const network = new RemoteNetwork(ok.environment, dir);
+    const first = await network.current('/usr/bin/socat');
+    expect(first).toMatchObject({ socketPath: expect.stringMatching(new RegExp(`^${dir}/net/proxy-[0-9a-f]+\\.sock$`)) });
+    expect(statSync(join(dir, 'net')).mode & 0o777).toBe(0o700);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(await network.current('/usr/bin/socat')).toBe(first);
+    ok.relays[0]!.alive = false;
+    const [a, b] = await Promise.all([network.current('/usr/bin/socat'), network.current('/usr/bin/socat')]);
+    expect(a).toBe(b);
+    expect(a).not.toBe(first);
+    expect(ok.listened).toHaveLength(2);
+    expect(ok.listened[1]).not.toBe(ok.listened[0]);
+    await network.close();
+    expect(ok.relays[1]!.alive).toBe(false);
+  });
+
+  it('resolves names there with getent; what is not a host name is refused before anything runs', async () => {
+    let ran = 0;
+    const local = localEnvironment();
+    const counting = Object.create(local) as Environment;
+    counting.exec = (request) => {
+      ran++;
+      return local.exec(request);
+    };
+    const resolve = remoteResolver(counting);
+    for (const bad of ['-s', 'a b', 'x;id', '$(id)', 'a..b', '']) await expect(resolve(bad)).rejects.toThrow(/not a host name/);
+    expect(ran).toBe(0);
+    expect((await resolve('localhost')).some((a) => a === '127.0.0.1' || a === '::1')).toBe(true);
+    await expect(resolve('no-such-host.invalid')).rejects.toThrow(/not found/);
+  });
+});
