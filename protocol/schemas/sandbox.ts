@@ -11,7 +11,7 @@ export const SandboxStatus = z.object({
   reason: z.string().optional(),
   /** How to install it, when it is missing. */
   install: z.string().optional(),
-  /** What differs from this machine's sandbox, in one line (a remote workspace's: no network for commands). */
+  /** What differs from this machine's sandbox, in one line (a remote workspace's: where it runs, whose network). */
   note: z.string().optional(),
 });
 export type SandboxStatus = z.infer<typeof SandboxStatus>;

@@ -132,13 +132,22 @@ describe("deft run --remote: a sandboxed command there reaches the network throu
 
   it('a host that is not allowed is refused by the proxy, naming the rule that would allow it (nobody to ask headless)', { timeout: 60_000 }, async () => {
     await settings({ allowedDomains: [] });
-    rig.server.enqueue(toolStep(callChunk('Bash', { command: fetch(`http://127.0.0.1:${port}/`), description: 'fetch' })), textReply('Done.'));
+    // Also around the proxy: straight to the port (its own network namespace), and to the relay socket without the token.
+    const around = [
+      fetch(`http://127.0.0.1:${port}/`),
+      `curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/; echo " direct=$?"`,
+      `for s in /tmp/deft-sandbox-*/net/*.sock; do curl -sS --max-time 5 --unix-socket "$s" -o /dev/null -w 'socket=%{http_code}\\n' http://127.0.0.1:${port}/; done`,
+    ].join('\n');
+    await writeFile(join(ws, 'around.sh'), `${around}\n`);
+    rig.server.enqueue(toolStep(callChunk('Bash', { command: 'sh around.sh', description: 'fetch' })), textReply('Done.'));
     const result = await run('fetch');
     expect(result.code).toBe(0);
     const output = result.toolResults[0]!;
     expect(output).not.toMatch(/hello from the build server/);
     expect(output).toContain(`connection to 127.0.0.1:${port}`);
     expect(output).toContain(`"127.0.0.1:${port}" to "sandbox.network.allowedDomains"`);
+    expect(output).toMatch(/direct=7/);
+    expect(output).toMatch(/socket=407/);
     expect(hits).toBe(0);
   });
 

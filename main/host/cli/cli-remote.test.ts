@@ -187,7 +187,7 @@ describe('a remote workspace in the core', () => {
       expect(info.path).toBe(remoteDir);
       expect(info.remote).toEqual({ label: `${sshd.username}@127.0.0.1:${sshd.port}`, state: 'connected' });
       // The sandbox is bubblewrap there (installed on the test's "remote"), and the window says what differs.
-      expect(info.sandbox).toMatchObject({ enabled: true, kind: 'bubblewrap', note: expect.stringContaining('no network') });
+      expect(info.sandbox).toMatchObject({ enabled: true, kind: 'bubblewrap', note: expect.stringContaining('network is ') });
       await sshd.killConnections();
       await waitFor(() => seen.some((c) => c.state === 'connected'), 20_000);
       expect(seen.map((c) => c.state)).toEqual(['reconnecting', 'connected']);

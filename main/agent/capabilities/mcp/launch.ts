@@ -129,7 +129,7 @@ export type RemoteLauncher = (request: RemoteLaunchRequest) => Promise<LaunchPla
  * How a remote workspace's own stdio servers start there: inside that machine's sandbox (bubblewrap there,
  * infra/sandbox/remote.ts) when `mcp.sandbox` covers the workspace's servers (`project`, the default, or `all`), as a
  * local workspace's do here — the workspace writable, secret places hidden, its caches in its temp folder there, and
- * no network (the allowlist's proxy is this machine's: docs/remote.md). Where that machine has no working bubblewrap
+ * the same network: public hosts through Deft's proxy, reached from that machine (docs/remote.md). Where that machine has no working bubblewrap
  * (or the sandbox is off, or `mcp.sandbox` is `off`) it starts as configured, as the remote user.
  */
 export function remoteSandboxedLauncher(sandbox: Pick<WorkspaceSandbox, 'plan'> | undefined, choice: () => Promise<McpSandboxChoice>): RemoteLauncher {
@@ -138,7 +138,7 @@ export function remoteSandboxedLauncher(sandbox: Pick<WorkspaceSandbox, 'plan'> 
     if ((await choice()) === 'off') return direct;
     // A server meant for the sandbox never starts outside it for want of one: that machine's is always handed in.
     if (!sandbox) throw new Error('no sandbox for the remote machine was given to start it in');
-    const plan = await sandbox.plan({ argv: [request.file, ...request.args], cwd: request.cwd, env: request.env, label: request.label });
+    const plan = await sandbox.plan({ argv: [request.file, ...request.args], cwd: request.cwd, env: request.env, label: request.label, network: internetOnly });
     if (!plan.sandboxed) {
       plan.release();
       return direct;
