@@ -105,6 +105,8 @@ export interface ConnectionRequest {
   label: string;
   callId?: string;
   turnId?: string;
+  /** The other machine it runs on, whose network it would use (a remote workspace's sandbox); absent: this one. */
+  machine?: string;
 }
 
 /** Where API keys are kept: the host's store (the system keychain in Electron, else a 0600 file). */

@@ -37,9 +37,11 @@ export function networkApprovals(core: CoreContext, desk: ApprovalDesk) {
           kind: 'network',
           toolName: 'Network',
           ...(request.callId ? { callId: request.callId } : {}),
-          description: `Connect to ${request.host}:${request.port}`,
+          description: `Connect to ${request.host}:${request.port}${request.machine ? ` from ${request.machine}` : ''}`,
           display: { kind: 'network', host: request.host, port: request.port, command: request.label },
-          reason: `A sandboxed command wants to reach ${request.host}:${request.port}, which is not in "sandbox.network.allowedDomains".`,
+          reason: request.machine
+            ? `A sandboxed command on ${request.machine} wants to reach ${request.host}:${request.port} from that machine's network (${request.host} as that machine sees it), which is not in "sandbox.network.allowedDomains".`
+            : `A sandboxed command wants to reach ${request.host}:${request.port}, which is not in "sandbox.network.allowedDomains".`,
           approvalRule: entry,
         },
         signal,

@@ -128,6 +128,7 @@ export class RemoteSandbox {
                   {
                     ...target,
                     label: request.label,
+                    machine: this.environment.label,
                     ...(request.callId ? { callId: request.callId } : {}),
                     ...(request.turnId ? { turnId: request.turnId } : {}),
                   },

@@ -52,6 +52,8 @@ export interface ConnectionRequest extends NetworkTarget {
   label: string;
   callId?: string;
   turnId?: string;
+  /** The other machine it runs on (a remote workspace's sandbox): the connection would leave from there. */
+  machine?: string;
 }
 
 /** Decides on connections the settings do not allow (asks the user, or refuses). */
