@@ -62,6 +62,8 @@ export interface SshdOptions {
    * one sshd, one host key and user key, the same mount namespace. Their ports are `TestSshd.variants`, in order.
    */
   variants?: ReadonlyArray<{ path: string }>;
+  /** More sshd_config lines, read before the defaults here (sshd keeps the first value), e.g. `AllowTcpForwarding no`. */
+  config?: readonly string[];
 }
 
 /**
@@ -102,6 +104,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
       'PasswordAuthentication no',
       'PermitRootLogin prohibit-password',
       'Subsystem sftp internal-sftp',
+      // First: sshd keeps the first value it reads of an option.
+      ...(options.config ?? []),
       // ProxyJump tests use this server as its own jump host.
       'AllowTcpForwarding yes',
       ...paths.flatMap((p) => [`Match LocalPort ${p.port}`, `  SetEnv PATH=${p.path}`]),
