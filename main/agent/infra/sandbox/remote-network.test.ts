@@ -1,11 +1,14 @@
 import { statSync } from 'node:fs';
+import { type Server, connect, createServer } from 'node:net';
+import { type Duplex, duplexPair } from 'node:stream';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Environment, RelayThere } from '#contract/environment';
 import { EnvironmentError } from '#contract/environment';
 import { localEnvironment } from '#infra/environment/local/local-environment';
 import { tempDir } from '#test-support/harness';
-import { RemoteNetwork, remoteResolver } from './remote-network';
+import { type RemoteRelay, RemoteNetwork, remoteResolver } from './remote-network';
+import type { SandboxSettings } from './settings';
 
 // Issue 29: the remote sandbox's network relay — when it is made, when not (and why), and names checked before a lookup.
 // The end-to-end paths (a real sshd, curl through the relay) are in host/cli/cli-remote-sandbox.test.ts.
@@ -89,5 +92,62 @@ describe('RemoteNetwork', () => {
     expect(ran).toBe(0);
     expect((await resolve('localhost')).some((a) => a === '127.0.0.1' || a === '::1')).toBe(true);
     await expect(resolve('no-such-host.invalid')).rejects.toThrow(/not found/);
+  });
+});
+
+describe('the relay: decided here, dialled there', () => {
+  it('a CONNECT is decided with the settings, and the connection asked of the other machine to the address checked, never made here', async () => {
+    const echo: Server = createServer((socket) => socket.pipe(socket));
+    await new Promise<void>((done) => echo.listen(0, '127.0.0.1', done));
+    const port = (echo.address() as { port: number }).port;
+    const dialled: Array<[string, number]> = [];
+    let serve: ((stream: Duplex) => void) | undefined;
+    const environment = Object.create(localEnvironment()) as Environment;
+    environment.listenThere = async (_path, onConnection) => {
+      serve = onConnection;
+      return { alive: true, close: () => {} };
+    };
+    environment.connectThere = async (host, to) => {
+      dialled.push([host, to]);
+      // "The other machine": this one's echo server, whichever loopback address the lookup gave first.
+      const socket = connect(to, '127.0.0.1');
+      await new Promise((done) => socket.once('connect', done));
+      return socket;
+    };
+    const network = new RemoteNetwork(environment, join(await tempDir('deft-rnet-'), 'sandbox'));
+    const relay = (await network.current('/usr/bin/socat')) as RemoteRelay;
+    const settings = { allowedDomains: [`localhost:${port}`], allowAddressClasses: [] } as unknown as SandboxSettings;
+    const asked: string[] = [];
+    const { pass } = network.plan(
+      relay,
+      settings,
+      async (target) => (asked.push(`${target.host}:${target.port}`), { allowed: false, reason: 'refused here' }),
+      ['true'],
+    );
+    const auth = Buffer.from(`deft:${pass.token}`).toString('base64');
+    const request = async (authority: string) => {
+      const [here, there] = duplexPair();
+      serve!(there);
+      let answer = '';
+      here.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      here.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: Basic ${auth}\r\n\r\n`);
+      await expect.poll(() => answer.includes('\r\n\r\n')).toBe(true);
+      return { here, answer: () => answer };
+    };
+    const allowed = await request(`localhost:${port}`);
+    expect(allowed.answer()).toMatch(/^HTTP\/1\.1 200/);
+    allowed.here.write('ping');
+    await expect.poll(() => allowed.answer().endsWith('ping')).toBe(true);
+    // Resolved there (getent), checked here, and that address, not the name, handed to the other machine.
+    expect(dialled).toHaveLength(1);
+    expect(['127.0.0.1', '::1']).toContain(dialled[0]![0]);
+    const refused = await request('10.1.2.3:80');
+    expect(refused.answer()).toMatch(/^HTTP\/1\.1 403[\s\S]*refused here/);
+    expect(asked).toEqual(['10.1.2.3:80']);
+    expect(dialled).toHaveLength(1);
+    allowed.here.destroy();
+    pass.release();
+    await network.close();
+    await new Promise((done) => echo.close(done));
   });
 });
