@@ -262,6 +262,8 @@ export class NetworkProxy {
       if (!res.headersSent) refuse(res, 502, `Deft sandbox proxy: cannot reach ${target.host}:${target.port} (${error.message}).`);
       else res.destroy();
     });
+    // The client gone (or done): the upstream connection ends with it (it is never pooled for another client).
+    res.on('close', () => upstream.destroy());
     req.pipe(upstream);
   }
 }
