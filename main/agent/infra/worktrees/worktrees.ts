@@ -159,8 +159,11 @@ export class Worktrees {
   }
 
   /** What it changed against its base (committed or not), file by file with the hunks: its *Changes* view. */
-  changes(name: string): Promise<WorktreeChanges> {
-    return this.get(name).then((record) => worktreeChanges(record));
+  async changes(name: string): Promise<WorktreeChanges> {
+    const record = await this.get(name);
+    // git runs in its folder: only the one Deft made for it, never a folder a record was edited to name.
+    if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; its changes are not read.`);
+    return worktreeChanges(record);
   }
 
   /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */

@@ -70,7 +70,8 @@ export function WorktreeChip({ worktree }: { worktree: NonNullable<SessionSummar
 
 /**
  * The repository's other worktrees and the sessions that ran in each, under the sessions of this folder: a session
- * there runs in a window on its folder, so a click opens that (or says where it is).
+ * there runs in a window on its folder, so a click opens that (or says where it is). *Changes* opens the worktree's
+ * Changes view in this window (its diff against its base, Merge, Apply, Create branch only, Discard).
  */
 export function WorktreeSessions() {
   const worktrees = useWorktrees((s) => s.worktrees);
@@ -91,7 +92,7 @@ export function WorktreeSessions() {
       </span>
       <ul className="worktree-group-list" aria-labelledby="worktree-group-title">
         {elsewhere.map((w) => (
-          <li key={w.name}>
+          <li key={w.name} className="session-row worktree-row">
             <button type="button" className="session-open worktree-open" title={`Open ${w.branch} in a window of its own`} onClick={() => void open(w.name)}>
               <span className="session-title">{w.sessions[0]?.title ?? 'No session yet'}</span>
               <span className="session-worktree">
@@ -106,6 +107,16 @@ export function WorktreeSessions() {
                   {w.live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
                 </span>
               ) : null}
+            </button>
+            <button
+              type="button"
+              className="worktree-row-changes"
+              aria-haspopup="dialog"
+              aria-label={`Changes on ${w.branch}`}
+              title={`Changes on ${w.branch}: diff against ${w.baseBranch ?? 'its base'}, merge, apply or discard, here`}
+              onClick={() => useWorktrees.getState().showChanges(w.name)}
+            >
+              Changes
             </button>
           </li>
         ))}
