@@ -30,6 +30,11 @@ export const WorktreeInfo = z.object({
   sessions: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number(), live: WorktreeLive })),
   /** Its sessions together: waiting when one waits for the user, else running when one runs, else idle. */
   live: WorktreeLive,
+  /**
+   * The session (id) a handed-over conflict waits for in the worktree's mailbox: posted, and not taken yet by any
+   * Deft (no window has the worktree open). Opening the worktree, or `deft worktrees resolve NAME`, starts it.
+   */
+  conflictWaiting: z.string().optional(),
 });
 export type WorktreeInfo = z.infer<typeof WorktreeInfo>;
 
@@ -84,7 +89,7 @@ export const WorktreeChanges = z.object({
 export type WorktreeChanges = z.infer<typeof WorktreeChanges>;
 
 /** What a worktree's sessions are doing now, without its git figures (the sidebar's cheap poll). */
-export const WorktreeLiveInfo = WorktreeInfo.pick({ name: true, sessions: true, live: true });
+export const WorktreeLiveInfo = WorktreeInfo.pick({ name: true, sessions: true, live: true, conflictWaiting: true });
 export type WorktreeLiveInfo = z.infer<typeof WorktreeLiveInfo>;
 
 /** Commands merged into the command table: built with it, on first use (commandSchemas). */

@@ -5,6 +5,7 @@ import { type LiveState, isRunning, liveState } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
+import { handoffWaiting } from './deliver';
 import { type WorktreeChanges, worktreeChanges } from './diff';
 import { type Handoff, handConflictToWorktree } from './handoff';
 import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
@@ -49,6 +50,8 @@ export interface WorktreeState extends WorktreeRecord {
   sessions: Array<{ id: string; title: string; updatedAt: number; live: LiveState }>;
   /** Its sessions together: `waiting` when one waits for the user, else `running` when one runs, else `idle`. */
   live: LiveState;
+  /** The session a handed-over conflict waits for in the worktree's mailbox, not taken by any Deft yet (deliver.ts). */
+  conflictWaiting?: string;
 }
 
 /** A new worktree's git dir and common git dir, as git reports them (absolute, real paths). */
@@ -149,11 +152,11 @@ export class Worktrees {
    * Only what its sessions are doing now (their `running.json` marks), with no git at all: cheap enough for the
    * sidebar's poll. The git-derived figures (`list`) are read when something changed.
    */
-  async live(): Promise<Array<Pick<WorktreeState, 'name' | 'sessions' | 'live'>>> {
+  async live(): Promise<Array<Pick<WorktreeState, 'name' | 'sessions' | 'live' | 'conflictWaiting'>>> {
     return Promise.all(
       (await this.records.list()).map(async (record) => {
         const sessions = await this.sessionsOf(record);
-        return { name: record.name, sessions, live: overall(sessions) };
+        return { name: record.name, sessions, live: overall(sessions), ...(await this.handoffOf(record)) };
       }),
     );
   }
@@ -257,11 +260,18 @@ export class Worktrees {
     const ahead = branchRef ? await count(`${baseRef}..${branchRef}`) : 0;
     const behind = branchRef ? await count(`${branchRef}..${baseRef}`) : 0;
     if (!present) return { ...record, state: 'missing', changedFiles: [], ahead, behind, dirty: false, sessions, live };
+    const handoff = await this.handoffOf(record);
     const copied = new Set(record.copied);
     const committed = nulList((await git(record.path, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, 'HEAD'])).stdout);
     const pending = (await statusPaths(record.path)).filter((p) => !copied.has(p));
     const changedFiles = [...new Set([...committed, ...pending])].sort();
-    return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions, live };
+    return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions, live, ...handoff };
+  }
+
+  /** `conflictWaiting` when a handed-over conflict waits in its mailbox (its folder's sessions' mailbox). */
+  private async handoffOf(record: WorktreeRecord): Promise<Pick<WorktreeState, 'conflictWaiting'>> {
+    const waiting = await handoffWaiting(this.home, record).catch(() => null);
+    return waiting ? { conflictWaiting: waiting } : {};
   }
 
   private async sessionsOf(record: WorktreeRecord): Promise<WorktreeState['sessions']> {

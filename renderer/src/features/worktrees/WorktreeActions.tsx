@@ -205,7 +205,7 @@ export function WorktreeActions({
                   : r.value.sent
                     ? {
                         ok: true,
-                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : `it starts when that worktree is open in Deft (${r.value.path})`}. Then Merge again.`,
+                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : `it starts when that worktree is open in Deft (${r.value.path}), or headless with deft worktrees resolve ${worktree.name}`}. Then Merge again.`,
                         files: r.value.files,
                       }
                     : {

@@ -268,6 +268,28 @@ describe('the sidebar', () => {
     expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).not.toMatch(/running|waiting/);
   });
 
+  it('says a conflict handed to a worktree nobody has open waits; its row opens it there, or says how to run it headless', async () => {
+    core.reply('openWorktree', () => ({ opened: false, path: login.path }));
+    const handed: WorktreeInfo = { ...login, conflictWaiting: 's1' };
+    act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [handed] }));
+    render(
+      <>
+        <ul>
+          <WorktreeSessions />
+        </ul>
+        <WorktreeNotice />
+      </>,
+    );
+    const row = screen.getByRole('button', { name: /^Fix the login redirect/ });
+    expect(row.textContent).toContain('conflict to resolve');
+    await userEvent.click(row);
+    expect(core.inputsOf('openWorktree')).toEqual([{ name: 'login' }]);
+    expect((await screen.findByRole('status')).textContent).toContain('deft worktrees resolve login');
+    // Taken (its window opened it): the poll sees it go, and the row says so.
+    expect(useWorktrees.getState().setLive([{ name: 'login', sessions: login.sessions, live: 'running' }])).toBe(true);
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).not.toContain('conflict to resolve'));
+  });
+
   it('says what a deleted session did to its worktree', async () => {
     core.reply('deleteSession', () => ({
       ok: true,
