@@ -79,9 +79,15 @@ export const WorktreeFileChange = z.object({
 });
 export type WorktreeFileChange = z.infer<typeof WorktreeFileChange>;
 
+/** A commit or tree id (hex). */
+const ObjectId = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/);
+
 export const WorktreeChanges = z.object({
   /** The commit the diff starts from: where its branch and its base branch meet. */
   base: z.string(),
+  /** What the diff shows: its branch's commit then, and the tree of its files then (committed or not). */
+  head: z.string(),
+  tree: z.string(),
   files: z.array(WorktreeFileChange),
   /** More files changed than are listed. */
   more: z.number().int(),
@@ -121,7 +127,18 @@ export function worktreeCommands() {
     openWorktree: { input: z.object({ name: Name }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
     /** Merge (or squash) a worktree's branch onto its base branch; its uncommitted changes are committed on its branch first. */
     mergeWorktree: {
-      input: z.object({ name: Name, squash: z.boolean().optional(), message: z.string().max(10_000).optional() }).strict(),
+      input: z
+        .object({
+          name: Name,
+          squash: z.boolean().optional(),
+          message: z.string().max(10_000).optional(),
+          /**
+           * The state the user saw (the Changes view's `head` and `tree`): the merge is refused, nothing changed, when
+           * the worktree's branch or files moved since — so what is merged is what was shown.
+           */
+          expect: z.object({ head: ObjectId, tree: ObjectId }).strict().optional(),
+        })
+        .strict(),
       output: WorktreeMergeOutcome,
     },
     /**

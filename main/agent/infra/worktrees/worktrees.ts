@@ -8,7 +8,7 @@ import { type CopyReport, copyUntracked } from './copy';
 import { handoffWaiting } from './deliver';
 import { type WorktreeChanges, worktreeChanges } from './diff';
 import { type Handoff, handConflictToWorktree } from './handoff';
-import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
+import { MovedError, applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
 import { type WorktreeRecord, WorktreeRecords } from './records';
 import { git, gitText, nulList } from './run';
@@ -171,7 +171,11 @@ export class Worktrees {
 
   /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */
   merge(name: string, options: MergeOptions = {}): Promise<MergeOutcome> {
-    return this.get(name).then((record) => mergeWorktree(record, options));
+    return this.get(name).then((record) =>
+      mergeWorktree(record, options).catch((error: Error) => {
+        throw error instanceof MovedError ? new WorktreeError(error.message) : error;
+      }),
+    );
   }
 
   /** Commit what it has not committed on its branch (copied files left out). Returns whether there was anything. */

@@ -30,8 +30,12 @@ const login: WorktreeInfo = {
   live: 'idle',
 };
 
+const HEAD = 'a'.repeat(40);
+const TREE = 'b'.repeat(40);
 const changes: WorktreeChanges = {
   base: 'abc',
+  head: HEAD,
+  tree: TREE,
   more: 0,
   files: [
     {
@@ -125,7 +129,7 @@ describe('the Changes view', () => {
     core.reply('draftWorktreeMessage', () => ({ message: 'Send the user back after login', drafted: true }));
     core.reply('mergeWorktree', () => ({ status: 'merged', commit: 'c0ffee', baseBranch: 'main', files: ['src/login.ts', 'src/new.ts'], squashed: true }));
     let merged = false;
-    const view = await openView(() => (merged ? { base: 'c0ffee', files: [], more: 0 } : changes));
+    const view = await openView(() => (merged ? { base: 'c0ffee', head: HEAD, tree: TREE, files: [], more: 0 } : changes));
     await userEvent.click(within(view).getByRole('button', { name: 'Merge…' }));
     const form = within(view).getByRole('form', { name: 'Merge deft/login' });
     const box = within(form).getByRole<HTMLTextAreaElement>('textbox', { name: 'Commit message' });
@@ -134,7 +138,10 @@ describe('the Changes view', () => {
     await userEvent.click(within(form).getByRole('radio', { name: 'Squash into one commit' }));
     merged = true;
     await userEvent.click(within(form).getByRole('button', { name: 'Squash and merge' }));
-    expect(core.inputsOf('mergeWorktree')).toEqual([{ name: 'login', squash: true, message: 'Send the user back after login.' }]);
+    // What was shown is what is merged: the core refuses when the worktree moved since.
+    expect(core.inputsOf('mergeWorktree')).toEqual([
+      { name: 'login', squash: true, message: 'Send the user back after login.', expect: { head: HEAD, tree: TREE } },
+    ]);
     expect((await within(view).findByRole('status')).textContent).toContain('Squashed deft/login onto main');
     expect(await within(view).findByText('No changes against the base: nothing to merge.')).toBeTruthy();
   });

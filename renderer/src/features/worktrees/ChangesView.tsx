@@ -74,7 +74,13 @@ export function ChangesView({ name, onClose }: { name: string; onClose: () => vo
             {worktree.baseBranch ?? 'the main checkout'} until you merge or apply it.
             {worktree.behind ? ` ${worktree.baseBranch ?? 'Its base'} has ${plural(worktree.behind, 'commit')} it does not.` : ''}
           </p>
-          <WorktreeActions worktree={worktree} open={!here} onGone={setGone} onDone={() => void load()} />
+          <WorktreeActions
+            worktree={worktree}
+            open={!here}
+            onGone={setGone}
+            onDone={() => void load()}
+            shown={changes ? { head: changes.head, tree: changes.tree } : undefined}
+          />
         </div>
       ) : null}
       {!worktree && loaded && !gone ? <p className="worktree-hint">The worktree {name} is not listed any more: it was merged away or discarded.</p> : null}
