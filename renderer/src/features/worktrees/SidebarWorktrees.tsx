@@ -120,7 +120,7 @@ export function WorktreeSessions() {
                   {relativeTime(w.sessions[0].updatedAt)}
                   {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
                   {w.live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
-                  {w.conflictWaiting && w.live !== 'running' ? <span className="session-waiting worktree-live">· conflict to resolve: open it</span> : null}
+                  {w.conflictWaiting && w.live !== 'running' ? <span className="session-waiting worktree-live">· conflict to resolve</span> : null}
                 </span>
               ) : null}
             </button>
