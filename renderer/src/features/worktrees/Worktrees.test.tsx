@@ -10,7 +10,7 @@ import { core } from '../../testing/core';
 import { useWorktrees } from '../../stores/worktrees';
 import { NewWorktreeDialog } from './NewWorktreeDialog';
 import { WorktreeChip, WorktreeNotice, WorktreeSessions } from './SidebarWorktrees';
-import { WorktreesView } from './WorktreesView';
+import { WorktreesLayer, WorktreesView } from './WorktreesView';
 
 // The window's worktrees (issue 30): what each control sends to the core (names only, never a path) and how
 // each outcome is told.
@@ -221,6 +221,19 @@ describe('the Worktrees view', () => {
     await refreshWorktrees();
     expect(useUi.getState().banner?.message).toBe('git crashed');
     useUi.setState({ banner: null });
+  });
+
+  it('a card with changes opens the worktree’s Changes view over the list; closing it comes back to the list', async () => {
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [login] }));
+    core.reply('worktreeChanges', () => ({ base: 'abc', head: 'a'.repeat(40), tree: 'b'.repeat(40), files: [], more: 0 }));
+    act(() => useWorktrees.getState().show('list'));
+    render(<WorktreesLayer />);
+    const list = await screen.findByRole('dialog', { name: 'Worktrees' });
+    await userEvent.click(await within(list).findByRole('button', { name: 'Show the changes on deft/login' }));
+    const changes = await screen.findByRole('dialog', { name: 'Changes on deft/login' });
+    expect(core.inputsOf('worktreeChanges')).toEqual([{ name: 'login' }]);
+    await userEvent.click(within(changes).getByRole('button', { name: /Close/ }));
+    expect(await screen.findByRole('dialog', { name: 'Worktrees' })).toBeTruthy();
   });
 
   it('outside a repository says why', async () => {
