@@ -126,7 +126,9 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
   }
   const [action = 'list', name, extra] = positionals;
   try {
-    if (!ACTIONS.includes(action)) throw new UsageError(`unknown action "${action}": ${ACTIONS.join(', ')}`);
+    // resolve takes deft run's options: it is read before these (runWorktreeResolve), right after "worktrees".
+    if (action === 'resolve') throw new UsageError('resolve comes first: deft worktrees resolve NAME [deft run options]');
+    if (!ACTIONS.includes(action)) throw new UsageError(`unknown action "${action}": ${[...ACTIONS, 'resolve'].join(', ')}`);
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
     const needsName = ['merge', 'branch', 'apply', 'discard'].includes(action);
     if (values['draft-message'] && (action !== 'merge' || values.message !== undefined))

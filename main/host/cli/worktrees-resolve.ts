@@ -1,4 +1,4 @@
-import { HANDOFF_FROM, deliverHandoff, handoffWaiting } from '#infra/worktrees/deliver';
+import { deliverHandoff, handoffWaiting } from '#infra/worktrees/deliver';
 import { mergeInProgress } from '#infra/worktrees/handoff';
 import { Worktrees } from '#infra/worktrees/worktrees';
 import type { CliIo } from './io';
@@ -55,9 +55,7 @@ export async function runWorktreeResolve(argv: string[], io: CliIo, run: (argv: 
     }
     // A window that has the worktree open takes what is posted at once: then it runs there, not here.
     if ((await handoffWaiting(home, record)) !== sessionId) {
-      io.stderr(
-        `deft: the Deft window that has the worktree open took it (${HANDOFF_FROM}): its session resolves it there. Then: deft worktrees merge ${name}\n`,
-      );
+      io.stderr(`deft: the Deft window that has the worktree open took it: its session resolves it there. Then: deft worktrees merge ${name}\n`);
       return 0;
     }
     const code = await run(['run', '--workspace', record.path, '--session', sessionId, '--mailbox', ...flags]);
