@@ -228,3 +228,38 @@ inRepository(
     }
   },
 );
+
+inRepository(
+  'from the main checkout: a worktree’s Changes view from its sidebar row; a conflict handed to it waits there until it is opened',
+  async ({ deft, mock, workspace, home }) => {
+    const { page } = deft;
+    await configureProvider(page, mock.baseUrl);
+    const sidebar = page.getByRole('navigation', { name: 'Sessions' });
+    await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
+    await dialog.getByRole('textbox', { name: /^Name/ }).fill('edge');
+    await dialog.getByRole('button', { name: 'Create worktree' }).click();
+    await expect(dialog.getByRole('status')).toContainText('Created deft/edge from main');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    // Its work, and another change to the same line on main meanwhile.
+    await writeFile(join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!, 'edge', 'app.txt'), 'one\nEDGE\n');
+    await writeFile(join(workspace, 'app.txt'), 'one\nMAIN\n');
+    git(workspace, 'commit', '-qam', 'main moved');
+
+    await sidebar.getByRole('list', { name: 'In worktrees' }).getByRole('button', { name: 'Changes on deft/edge' }).click();
+    const changes = page.getByRole('dialog', { name: 'Changes on deft/edge' });
+    await expect(changes.getByRole('region', { name: 'Changes to app.txt' })).toContainText('EDGE');
+    await expect(changes.getByRole('button', { name: 'Open' })).toBeVisible();
+    await changes.getByRole('button', { name: 'Merge…' }).click();
+    await changes.getByRole('textbox', { name: 'Commit message' }).fill('Edge');
+    await changes.getByRole('form', { name: 'Merge deft/edge' }).getByRole('button', { name: 'Merge' }).click();
+    await expect(changes.getByRole('alert')).toContainText('app.txt');
+    await changes.getByRole('group', { name: 'Resolve the conflict' }).getByRole('button', { name: 'Resolve in that session' }).click();
+    await expect(changes.getByRole('status')).toContainText('deft worktrees resolve edge');
+    expect(await readFile(join(workspace, 'app.txt'), 'utf8')).toBe('one\nMAIN\n');
+    await page.keyboard.press('Escape');
+    await expect(sidebar.getByRole('list', { name: 'In worktrees' }).getByRole('button', { name: /^New session/ })).toContainText('conflict to resolve', {
+      timeout: 15_000,
+    });
+  },
+);

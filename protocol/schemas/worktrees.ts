@@ -30,6 +30,11 @@ export const WorktreeInfo = z.object({
   sessions: z.array(z.object({ id: z.string(), title: z.string(), updatedAt: z.number(), live: WorktreeLive })),
   /** Its sessions together: waiting when one waits for the user, else running when one runs, else idle. */
   live: WorktreeLive,
+  /**
+   * The session (id) a handed-over conflict waits for in the worktree's mailbox: posted, and not taken yet by any
+   * Deft (no window has the worktree open). Opening the worktree, or `deft worktrees resolve NAME`, starts it.
+   */
+  conflictWaiting: z.string().optional(),
 });
 export type WorktreeInfo = z.infer<typeof WorktreeInfo>;
 
@@ -74,9 +79,15 @@ export const WorktreeFileChange = z.object({
 });
 export type WorktreeFileChange = z.infer<typeof WorktreeFileChange>;
 
+/** A commit or tree id (hex). */
+const ObjectId = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/);
+
 export const WorktreeChanges = z.object({
   /** The commit the diff starts from: where its branch and its base branch meet. */
   base: z.string(),
+  /** What the diff shows: its branch's commit then, and the tree of its files then (committed or not). */
+  head: z.string(),
+  tree: z.string(),
   files: z.array(WorktreeFileChange),
   /** More files changed than are listed. */
   more: z.number().int(),
@@ -84,7 +95,7 @@ export const WorktreeChanges = z.object({
 export type WorktreeChanges = z.infer<typeof WorktreeChanges>;
 
 /** What a worktree's sessions are doing now, without its git figures (the sidebar's cheap poll). */
-export const WorktreeLiveInfo = WorktreeInfo.pick({ name: true, sessions: true, live: true });
+export const WorktreeLiveInfo = WorktreeInfo.pick({ name: true, sessions: true, live: true, conflictWaiting: true });
 export type WorktreeLiveInfo = z.infer<typeof WorktreeLiveInfo>;
 
 /** Commands merged into the command table: built with it, on first use (commandSchemas). */
@@ -116,7 +127,18 @@ export function worktreeCommands() {
     openWorktree: { input: z.object({ name: Name }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
     /** Merge (or squash) a worktree's branch onto its base branch; its uncommitted changes are committed on its branch first. */
     mergeWorktree: {
-      input: z.object({ name: Name, squash: z.boolean().optional(), message: z.string().max(10_000).optional() }).strict(),
+      input: z
+        .object({
+          name: Name,
+          squash: z.boolean().optional(),
+          message: z.string().max(10_000).optional(),
+          /**
+           * The state the user saw (the Changes view's `head` and `tree`): the merge is refused, nothing changed, when
+           * the worktree's branch or files moved since — so what is merged is what was shown.
+           */
+          expect: z.object({ head: ObjectId, tree: ObjectId }).strict().optional(),
+        })
+        .strict(),
       output: WorktreeMergeOutcome,
     },
     /**

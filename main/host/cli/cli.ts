@@ -22,6 +22,7 @@ import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';
 import { runMcpCli } from './mcp-cli';
 import { createRunWorktree, runWorktreesCli } from './worktrees-cli';
+import { runWorktreeResolve } from './worktrees-resolve';
 import { runPluginCli } from './plugin-cli';
 import { type ForkFlags, forkFlags, forkForRun } from './fork-cli';
 import { HELP, USAGE } from './usage';
@@ -75,6 +76,7 @@ function parse(argv: string[]) {
       'disallowed-tools': { type: 'string', multiple: true },
       disallowedTools: { type: 'string', multiple: true },
       continue: { type: 'boolean', default: false },
+      mailbox: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -85,6 +87,7 @@ function parse(argv: string[]) {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'rewind' || argv[0] === 'checkpoints') return runCheckpointsCli(argv, io);
   if (argv[0] === 'mcp') return runMcpCli(argv, io);
+  if (argv[0] === 'worktrees' && argv[1] === 'resolve') return runWorktreeResolve(argv, io, (run) => runCli(run, io));
   if (argv[0] === 'worktrees') return runWorktreesCli(argv, io);
   if (argv[0] === 'plugin' || argv[0] === 'plugins') return runPluginCli(argv, io);
   // A bare --worktree (no "=NAME") asks for a worktree with a name made from the prompt.
@@ -112,7 +115,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (stdinJson && !io.stdinLines) throw new UsageError('--input-format stream-json needs a stdin to read');
     let prompt = words.join(' ');
     if (prompt === '-' && io.readStdin && !stdinJson) prompt = await io.readStdin();
-    if (!prompt.trim() && !stdinJson) throw new UsageError('a prompt is required: deft run "<prompt>"');
+    // --mailbox: the prompt is the one another Deft posted to the session's mailbox (a handed-over worktree conflict).
+    if (values.mailbox && (prompt.trim() || stdinJson || values.session === undefined || values['json-schema'] !== undefined || values.worktree !== undefined))
+      throw new UsageError(
+        '--mailbox runs what waits in the mailbox of the session --session names: no prompt of its own, no --input-format stream-json, --json-schema or --worktree',
+      );
+    if (!prompt.trim() && !stdinJson && !values.mailbox) throw new UsageError('a prompt is required: deft run "<prompt>"');
     if (stdinJson && values['json-schema'] !== undefined) throw new UsageError('--json-schema goes with one prompt, not with --input-format stream-json');
     if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}`);
     if (!MODES.includes(values['permission-mode'])) throw new UsageError(`--permission-mode must be one of ${MODES.join(', ')}`);
@@ -336,7 +344,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stderr(`deft: warning: commands run without the OS sandbox (${why}); only the permission rules apply.\n`);
       }
     };
-    const run = { sessionId, startedAt, model: settings.provider.model, denials, ...(schema ? { schema } : {}), ...(worktree ? { worktree } : {}) };
+    const run = {
+      sessionId,
+      startedAt,
+      model: settings.provider.model,
+      denials,
+      ...(schema ? { schema } : {}),
+      ...(worktree ? { worktree } : {}),
+      ...(values.mailbox ? { fromMailbox: true } : {}),
+    };
     if (stdinJson) return await runStdinSession(core, run, io.stdinLines!(), io, warnAboutSandbox, prompt);
     return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {

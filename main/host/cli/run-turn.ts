@@ -85,6 +85,8 @@ export async function runPrompt(
     denials: readonly PermissionDenial[];
     worktree?: RunResult['worktree'];
     schema?: AnswerSchema;
+    /** `--mailbox`: the turn's prompt is what waits in the session's mailbox (infra/sessions/inbox.ts), taken exactly once. */
+    fromMailbox?: boolean;
   },
   prompt: string,
   format: Format,
@@ -102,7 +104,7 @@ export async function runPrompt(
   let structured: { value: unknown } | null = null;
   let schemaErrors: string[] | null = null;
   try {
-    await headless.turn(() => startPrompt(core, sessionId, schema ? prompt + schemaInstruction(schema) : prompt));
+    await headless.turn(() => (run.fromMailbox ? core.checkInbox() : startPrompt(core, sessionId, schema ? prompt + schemaInstruction(schema) : prompt)));
     for (let attempt = 1; schema && !headless.interrupted && headless.end?.stopReason === 'end_turn' && !headless.promptBlocked; attempt++) {
       const checked = schema.check(headless.answer());
       if (checked.ok) {
@@ -125,6 +127,9 @@ export async function runPrompt(
   await core.close();
   const answer = headless.answer();
   if (format === 'text' && answer) io.stdout(answer.endsWith('\n') ? answer : answer + '\n');
+  // Nothing was taken: none waited for the session, or another Deft (a window on its folder) took it first.
+  if (run.fromMailbox && !headless.end && !headless.interrupted)
+    io.stderr(`deft: nothing waits in the mailbox of session ${sessionId} (none was posted, or the Deft that has its folder open took it).\n`);
   let outcome = runOutcome(headless.end, headless.interrupted, headless.promptBlocked, io);
   if (schemaErrors && outcome.code === 0) {
     const error = `the answer did not pass --json-schema after ${MAX_SCHEMA_ATTEMPTS} attempts: ${schemaErrors.join('; ')}`;

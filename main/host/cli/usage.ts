@@ -59,6 +59,8 @@ Options:
   --worktree-base <ref>      the branch, tag or commit the worktree starts from (default: HEAD)
   --session <id>             resume a session (one that ran on a remote folder reconnects to it)
   --continue                 resume the latest session of this workspace
+  --mailbox                  with --session, no prompt: run what another Deft posted to that session's mailbox
+                             (a worktree conflict handed to it), taken exactly once
   --fork <id>                run in a new session holding session <id>'s conversation (the original is untouched;
                              one that ran on a remote folder reconnects to it)
   --at <n>                   with --fork: only up to the end of prompt n (counted from 1, as "deft checkpoints"
@@ -107,6 +109,7 @@ export const WORKTREES_USAGE = `Usage: deft worktrees [list] [--workspace DIR] [
        deft worktrees branch NAME [-m MESSAGE]
        deft worktrees apply NAME
        deft worktrees discard NAME [--delete-branch]
+       deft worktrees resolve NAME [deft run options: --permission-mode, --model, --sandbox, --output-format …]
        deft worktrees cleanup
 
 list      The worktrees Deft made for this repository: branch, base, changed files, commits ahead of and behind
@@ -120,6 +123,10 @@ branch    Create branch only: commit its uncommitted changes on its branch (-m M
           keep the branch.
 apply     Its changes as uncommitted changes in the main checkout (all or nothing).
 discard   Remove the worktree and its uncommitted changes; --delete-branch removes its branch too.
+resolve   After a merge conflict: merge the base branch into its branch in the worktree (the main checkout is not
+          touched), hand the conflict to its newest session and run that session's turn on it now, headless
+          (deft run --mailbox): it resolves the files and commits the merge there. A conflict already handed to it
+          (from a window) is taken as it is. Then: deft worktrees merge NAME.
 cleanup   git worktree prune, and forget worktrees whose folder is gone.
 
 Exit codes: 0 done, 1 refused or a conflict (the reason on stderr), 2 usage error.`;

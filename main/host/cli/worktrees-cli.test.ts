@@ -128,6 +128,62 @@ describe('deft run --worktree and deft worktrees', { timeout: 90_000 }, () => {
     expect(JSON.parse((await cli(['worktrees', '--json'])).stdout).worktrees.map((w: { name: string }) => w.name)).toEqual(['a']);
   });
 
+  it('after a conflict, says what to run next; deft worktrees resolve hands it to the worktree’s session and runs it headless, exactly once', async () => {
+    writes(servers[0]!, 'one\nfrom a\nthree\n');
+    writes(servers[1]!, 'one\nfrom b\nthree\n');
+    expect((await run(servers[0]!, '--worktree=a', 'Edit two')).code).toBe(0);
+    expect((await run(servers[1]!, '--worktree=b', 'Edit two')).code).toBe(0);
+    expect((await cli(['worktrees', 'merge', 'a'])).code).toBe(0);
+    const conflict = await cli(['worktrees', 'merge', 'b']);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain('deft worktrees resolve b');
+    expect(conflict.stderr).toContain(`cd ${join(repositoryWorktreesDir(home, repo), 'b')} && git merge main`);
+    expect(conflict.stderr).toContain('then: deft worktrees merge b');
+
+    // The session in b resolves it: the markers are in its worktree; it writes both lines and commits the merge.
+    const server = servers[1]!;
+    const before = server.requests.length;
+    server.enqueue(
+      toolStep(callChunk('Read', { path: 'app.txt' })),
+      toolStep(callChunk('Write', { path: 'app.txt', content: 'one\nfrom a\nfrom b\nthree\n' })),
+      toolStep(callChunk('Bash', { command: 'git add app.txt && git commit -q --no-edit' })),
+      textReply('Resolved.'),
+    );
+    const resolved = await cli(
+      ['worktrees', 'resolve', 'b', '--base-url', server.baseUrl, '--model', 'mock-model', '--permission-mode', 'yolo', '--sandbox', 'off'],
+      server,
+    );
+    expect(resolved.stderr).toMatch(/merged main into deft\/b in the worktree .* it conflicts in: app\.txt/);
+    expect(resolved).toMatchObject({ code: 0, stdout: 'Resolved.\n' });
+    expect(resolved.stderr).toContain('the merge in the worktree is committed. Next: deft worktrees merge b');
+    const prompts = server.requests.slice(before).map((r) => JSON.stringify(r.body.messages));
+    expect(prompts[0]).toContain("Merging this worktree's branch deft/b onto main conflicts");
+    expect(prompts[1]).toContain('<<<<<<<'); // what its Read saw: the markers, in the worktree
+    // Taken once: the mailbox is empty, and running it again finds nothing.
+    const sessionId = /\(([^,)]+)\) resolves it now/.exec(resolved.stderr)![1]!;
+    const again = await cli([
+      'run',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'mock-model',
+      '--workspace',
+      join(repositoryWorktreesDir(home, repo), 'b'),
+      '--session',
+      sessionId,
+      '--mailbox',
+    ]);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining(`nothing waits in the mailbox of session ${sessionId}`) });
+    expect(server.requests.slice(before)).toHaveLength(4);
+    expect(await cli(['worktrees', 'merge', 'b'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Merged b onto main/) });
+    expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('one\nfrom a\nfrom b\nthree\n');
+    expect(await cli(['worktrees', 'resolve', '--permission-mode', 'yolo'])).toMatchObject({ code: 2, stderr: expect.stringContaining('say which worktree') });
+    expect(await cli(['worktrees', 'resolve', 'b', '--session', 'x'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--session does not go with resolve'),
+    });
+  });
+
   it('in the OS sandbox, a command in a worktree session writes the worktree, but not Deft’s home nor the main checkout', async () => {
     const { sandboxSupport } = await import('#infra/sandbox/availability');
     if (!sandboxSupport().kind) throw new Error('this test needs the OS sandbox (bubblewrap), which this machine lacks');

@@ -83,9 +83,11 @@ async function orphans(home: string, trees: Worktrees): Promise<Set<string>> {
 }
 
 /** What its sessions are doing now, as the sidebar says it: running, waiting for you, or done (a session ran, none runs). */
-export function liveText(w: Pick<WorktreeState, 'live' | 'sessions'>): string {
+export function liveText(w: Pick<WorktreeState, 'live' | 'sessions' | 'conflictWaiting'>): string {
   if (w.live === 'waiting') return 'waiting for you';
   if (w.live === 'running') return 'running';
+  // Handed to its session, not taken yet: `deft worktrees resolve NAME` (or opening the worktree) runs it.
+  if (w.conflictWaiting) return 'conflict to resolve';
   return w.sessions.length ? 'done' : '-';
 }
 
@@ -93,7 +95,7 @@ function table(states: readonly WorktreeState[], repoRoot: string, kept: Readonl
   if (!states.length) return `No Deft worktrees for ${repoRoot}.\n`;
   const lines = [
     `Deft worktrees of ${repoRoot}:`,
-    '  name                          branch                              base         changed  ahead  behind  sessions  now              state',
+    '  name                          branch                              base         changed  ahead  behind  sessions  now                  state',
   ];
   for (const w of states) {
     const cells = [
@@ -104,7 +106,7 @@ function table(states: readonly WorktreeState[], repoRoot: string, kept: Readonl
       String(w.ahead).padStart(5),
       String(w.behind).padStart(6),
       String(w.sessions.length).padStart(8),
-      liveText(w).padEnd(15),
+      liveText(w).padEnd(19),
       (w.state === 'ok' ? (w.dirty ? 'uncommitted changes' : 'clean') : 'folder missing (deft worktrees cleanup)') +
         (kept.has(w.name) ? `; a sub-agent's, kept with its changes after its session was deleted (${w.path})` : ''),
     ];
@@ -124,7 +126,9 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
   }
   const [action = 'list', name, extra] = positionals;
   try {
-    if (!ACTIONS.includes(action)) throw new UsageError(`unknown action "${action}": ${ACTIONS.join(', ')}`);
+    // resolve takes deft run's options: it is read before these (runWorktreeResolve), right after "worktrees".
+    if (action === 'resolve') throw new UsageError('resolve comes first: deft worktrees resolve NAME [deft run options]');
+    if (!ACTIONS.includes(action)) throw new UsageError(`unknown action "${action}": ${[...ACTIONS, 'resolve'].join(', ')}`);
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
     const needsName = ['merge', 'branch', 'apply', 'discard'].includes(action);
     if (values['draft-message'] && (action !== 'merge' || values.message !== undefined))
@@ -180,7 +184,11 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
             return 0;
           case 'conflict':
             io.stderr(
-              `deft: merging ${name} onto ${outcome.baseBranch} conflicts in: ${outcome.files.join(', ')}. Nothing was changed. Resolve it in the worktree (run a session there, or merge ${outcome.baseBranch} into its branch yourself), then merge again.\n`,
+              `deft: merging ${name} onto ${outcome.baseBranch} conflicts in: ${outcome.files.join(', ')}. Nothing was changed.\n` +
+                `Next, either:\n` +
+                `  deft worktrees resolve ${name} [--permission-mode accept-edits]   its session resolves it in the worktree, headless\n` +
+                `  cd ${(await trees.get(name!)).path} && git merge ${outcome.baseBranch}   by hand: resolve, git add, git commit\n` +
+                `then: deft worktrees merge ${name}\n`,
             );
             return 1;
           case 'dirty':

@@ -63,8 +63,21 @@ export function openWorktree(name: string) {
   return outcome(() => deft.openWorktree({ name }));
 }
 
-export async function mergeWorktree(name: string, squash: boolean, message: string): Promise<Outcome<WorktreeMergeOutcome>> {
-  const done = await outcome(() => deft.mergeWorktree({ name, squash, ...(message.trim() ? { message: message.trim() } : {}) }));
+/** Merge; `shown`: the Changes view's diff (its head and tree) — refused when the worktree moved since, so what is merged is what was shown. */
+export async function mergeWorktree(
+  name: string,
+  squash: boolean,
+  message: string,
+  shown?: { head: string; tree: string },
+): Promise<Outcome<WorktreeMergeOutcome>> {
+  const done = await outcome(() =>
+    deft.mergeWorktree({
+      name,
+      squash,
+      ...(message.trim() ? { message: message.trim() } : {}),
+      ...(shown ? { expect: { head: shown.head, tree: shown.tree } } : {}),
+    }),
+  );
   await refreshWorktrees();
   return done;
 }

@@ -19,7 +19,8 @@ interface WorktreesState {
   setList(list: { repoRoot: string | null; reason?: string; worktrees: WorktreeInfo[] }): void;
   /**
    * What the worktrees' sessions are doing now (the cheap poll: no git), put on the list. Returns whether anything
-   * moved — a session started, ended or began to wait, a worktree came or went — so the git figures are read again.
+   * moved — a session started, ended or began to wait, a handed-over conflict began or stopped waiting in a
+   * worktree's mailbox, a worktree came or went — so the git figures are read again.
    */
   setLive(live: readonly WorktreeLiveInfo[]): boolean;
   showChanges(name: string | null): void;
@@ -38,12 +39,20 @@ export const useWorktrees = create<WorktreesState>()((set, get) => ({
   setList: ({ repoRoot, reason, worktrees }) => set({ repoRoot, reason: reason ?? null, worktrees, loaded: true }),
   setLive: (live) => {
     const { worktrees } = get();
-    const key = (w: Pick<WorktreeInfo, 'name' | 'sessions'>) => `${w.name}:${w.sessions.map((s) => `${s.id}=${s.live}`).join(',')}`;
+    const key = (w: Pick<WorktreeInfo, 'name' | 'sessions' | 'conflictWaiting'>) =>
+      `${w.name}:${w.sessions.map((s) => `${s.id}=${s.live}`).join(',')}:${w.conflictWaiting ?? ''}`;
     const moved = live.length !== worktrees.length || live.some((w, i) => key(w) !== key(worktrees[i] ?? { name: '', sessions: [] }));
     if (!moved) return false;
     // Shown at once; the git figures follow when the list is read again.
     const now = new Map(live.map((w) => [w.name, w]));
-    set({ worktrees: worktrees.map((w) => ({ ...w, ...(now.get(w.name) ?? {}) })) });
+    set({
+      worktrees: worktrees.map((w) => {
+        const seen = now.get(w.name);
+        if (!seen) return w;
+        const { conflictWaiting: _gone, ...rest } = w;
+        return { ...rest, ...seen };
+      }),
+    });
     return true;
   },
   showChanges: (changesOf) => set({ changesOf }),

@@ -62,8 +62,14 @@ export const worktreesCapability: CapabilityFactory = (core) => {
           await core.openFolder(record.path);
           return { opened: true, path: record.path };
         }),
-      mergeWorktree: ({ name, squash, message }) =>
-        refusing(async () => (await trees()).merge(name, { ...(squash !== undefined ? { squash } : {}), ...(message !== undefined ? { message } : {}) })),
+      mergeWorktree: ({ name, squash, message, expect }) =>
+        refusing(async () =>
+          (await trees()).merge(name, {
+            ...(squash !== undefined ? { squash } : {}),
+            ...(message !== undefined ? { message } : {}),
+            ...(expect ? { expect } : {}),
+          }),
+        ),
       draftWorktreeMessage: ({ name, squash }) =>
         refusing(async () => {
           const repo = await trees();

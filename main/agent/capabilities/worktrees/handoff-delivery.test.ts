@@ -61,6 +61,26 @@ describe('Resolve in that session: the conflict prompt reaches the worktree’s 
     expect(asked(main, line)).toEqual([]);
   });
 
+  it('while no core has the worktree open, the main checkout’s list says a conflict waits for its session; opening it takes it', async () => {
+    const repo = await repository();
+    const main = await harness({ workspace: repo });
+    const tree = (await main.core.handlers.createWorktree({ name: 'later' })).worktree;
+    await writeFile(join(tree.path, 'app.txt'), 'one\nTWO\n');
+    await writeFile(join(repo, 'app.txt'), 'one\n2\n');
+    plain(repo, ['commit', '-qam', 'two on main']);
+    const handed = await main.core.handlers.handWorktreeConflict({ name: 'later' });
+    expect(handed).toMatchObject({ status: 'conflict', sent: { created: true } });
+    const id = handed.sent!.sessionId;
+    expect((await main.core.handlers.listWorktrees({})).worktrees[0]).toMatchObject({ name: 'later', conflictWaiting: id });
+    expect((await main.core.handlers.worktreesLive({})).worktrees[0]).toMatchObject({ name: 'later', conflictWaiting: id });
+    // The worktree's window opens (a core on its folder): it takes the prompt at its start and runs it.
+    const there = await harness({ workspace: tree.path, home: main.home });
+    await waitFor(() => asked(there, 'so the conflict markers are in these files').length > 0, 15_000);
+    await there.core.settled(id);
+    expect((await main.core.handlers.worktreesLive({})).worktrees[0]!.conflictWaiting).toBeUndefined();
+    expect(asked(main, 'so the conflict markers are in these files')).toEqual([]);
+  });
+
   it('behind a running turn it waits in the queue (shown queued), then runs; invalid mail is dropped, never run', async () => {
     const repo = await repository();
     const main = await harness({ workspace: repo });

@@ -86,6 +86,39 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     await expect(handlers.worktreeChanges({ name: 'nope' })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
+  it('merges exactly what the Changes view showed: refused, nothing changed, when its files or its branch moved since', async () => {
+    const repo = await repository();
+    h = await createHarness({ workspace: repo });
+    const { handlers } = h.core;
+    const { worktree } = await handlers.createWorktree({ name: 'shown' });
+    await writeFile(join(worktree.path, 'app.txt'), 'one\nTWO\n');
+    const shown = await handlers.worktreeChanges({ name: 'shown' });
+    expect(shown).toMatchObject({ head: expect.stringMatching(/^[0-9a-f]{40}$/), tree: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    const head = plain(repo, ['rev-parse', 'main']);
+    // The agent there writes more after the user looked.
+    await writeFile(join(worktree.path, 'later.txt'), 'not seen\n');
+    await expect(handlers.mergeWorktree({ name: 'shown', expect: { head: shown.head, tree: shown.tree } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('its files changed since its changes were shown: nothing was merged'),
+    });
+    expect(plain(repo, ['rev-parse', 'main'])).toBe(head);
+    expect(plain(worktree.path, ['status', '--porcelain'])).toContain('?? later.txt');
+    // Or commits: the branch moved.
+    plain(worktree.path, ['add', '.']);
+    plain(worktree.path, ['commit', '-qm', 'later']);
+    await expect(handlers.mergeWorktree({ name: 'shown', expect: { head: shown.head, tree: shown.tree } })).rejects.toMatchObject({
+      message: expect.stringContaining('its branch deft/shown moved'),
+    });
+    // Looked at again: merged, and the merge brings what was shown.
+    const again = await handlers.worktreeChanges({ name: 'shown' });
+    expect(await handlers.mergeWorktree({ name: 'shown', expect: { head: again.head, tree: again.tree } })).toMatchObject({
+      status: 'merged',
+      files: again.files.map((f) => f.path),
+    });
+    expect(plain(repo, ['rev-parse', 'main^{tree}']).trim()).toBe(again.tree);
+    await expect(handlers.mergeWorktree({ name: 'shown', expect: { head: 'HEAD', tree: again.tree } })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
   it('refuses readably: a bad name, an unknown worktree; outside a repository the list says why', async () => {
     h = await createHarness();
     expect(await h.core.handlers.listWorktrees({})).toMatchObject({

@@ -114,6 +114,19 @@ export async function claimInbox(dir: string, sessionId: string): Promise<Claime
   return claimed;
 }
 
+/**
+ * The messages waiting in the mailbox (not claimed), oldest first, read as a taker reads them (no link followed,
+ * bounded, zod-checked; a file that fails is skipped) — and left where they are: nothing is claimed or removed.
+ */
+export async function peekInbox(dir: string): Promise<InboxMessage[]> {
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => MESSAGE_FILE.test(n))
+    .sort((a, b) => Number(MESSAGE_FILE.exec(a)![2]!.split('-')[0]) - Number(MESSAGE_FILE.exec(b)![2]!.split('-')[0]))
+    .slice(0, INBOX_MAX_WAITING);
+  const read = await Promise.all(names.map(async (name) => ({ name, message: await readMessage(join(dir, name)) })));
+  return read.filter((r) => r.message !== null && r.message.sessionId === MESSAGE_FILE.exec(r.name)![1]).map((r) => r.message!);
+}
+
 async function readMessage(path: string): Promise<InboxMessage | null> {
   let handle;
   try {

@@ -30,6 +30,9 @@ export interface WorktreeFileChange {
 export interface WorktreeChanges {
   /** The commit the diff is taken from: where its branch and its base branch meet (its base commit when that is gone). */
   base: string;
+  /** Its branch's commit (HEAD in the worktree) and the tree of its files (committed or not) the diff is of. */
+  head: string;
+  tree: string;
   files: WorktreeFileChange[];
   /** More files changed than are listed. */
   more: number;
@@ -100,5 +103,5 @@ export async function worktreeChanges(record: WorktreeRecord): Promise<WorktreeC
       ...(parsed.truncated ? { truncated: true } : {}),
     });
   });
-  return { base, files, more: Math.max(0, entries.length - CHANGES_MAX_FILES) };
+  return { base, head, tree, files, more: Math.max(0, entries.length - CHANGES_MAX_FILES) };
 }

@@ -19,6 +19,12 @@ async function unmerged(path: string): Promise<string[]> {
   return [...new Set(nulList((await git(path, ['diff', '--name-only', '-z', '--diff-filter=U'])).stdout))];
 }
 
+/** The files still conflicted when a merge is in progress in the worktree (none: resolved, not committed yet); null when none is. */
+export async function mergeInProgress(path: string): Promise<string[] | null> {
+  const mergeHead = await git(path, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { okCodes: [0, 1] });
+  return mergeHead.exitCode === 0 ? unmerged(path) : null;
+}
+
 /** The prompt that hands the conflict to the agent in the worktree. */
 export function handoffPrompt(record: Pick<WorktreeRecord, 'branch' | 'repoRoot'>, baseBranch: string, files: readonly string[]): string {
   return [
@@ -48,8 +54,8 @@ export async function handConflictToWorktree(record: WorktreeRecord): Promise<Ha
     branch: record.branch,
     baseBranch,
   });
-  const mergeHead = await git(record.path, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { okCodes: [0, 1] });
-  if (mergeHead.exitCode === 0) return result('conflict', await unmerged(record.path));
+  const inProgress = await mergeInProgress(record.path);
+  if (inProgress) return result('conflict', inProgress);
   await commitPending(record, `Deft worktree ${record.name}: the session's changes`);
   const message = `Merge ${baseBranch} into ${record.branch} (Deft: resolve the conflict in the worktree)`;
   // A full ref, never an option: the base branch's name was checked when the worktree was made, and refs/heads/ cannot start with "-".

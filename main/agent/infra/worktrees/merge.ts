@@ -10,6 +10,13 @@ export interface MergeOptions {
   /** One commit on the base branch instead of a merge commit. */
   squash?: boolean;
   message?: string;
+  /** What the user was shown (its Changes view): refused when the branch or the files moved since. */
+  expect?: { head: string; tree: string };
+}
+
+/** The worktree moved since its diff was shown: nothing was merged. */
+export class MovedError extends Error {
+  override name = 'MovedError';
 }
 
 /** How a merge or an apply ended: the protocol's shapes, which the window and the CLI show as they are. */
@@ -98,6 +105,7 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
   if (!baseBranch) throw new Error(`worktree "${record.name}" was made from a commit, not a branch: apply it instead (deft worktrees apply ${record.name}).`);
   const root = record.repoRoot;
   if (!(await branchExists(root, baseBranch))) throw new Error(`its base branch "${baseBranch}" no longer exists.`);
+  if (options.expect) await refuseIfMoved(record, options.expect);
   await commitPending(record, options.message?.trim() || `Deft worktree ${record.name}: the session's changes`);
   const tip = await revParse(root, `refs/heads/${record.branch}`);
   if (!tip) throw new Error(`its branch "${record.branch}" no longer exists.`);
@@ -121,6 +129,15 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
   if (checkout) await git(checkout.path, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', commit]);
   else await git(root, ['update-ref', '-m', `deft: merge ${record.branch}`, `refs/heads/${baseBranch}`, commit, baseTip]);
   return { status: 'merged', commit, baseBranch, files, squashed };
+}
+
+/** Refuse (MovedError) when the worktree's HEAD or files are not what was shown. */
+async function refuseIfMoved(record: WorktreeRecord, shown: { head: string; tree: string }): Promise<void> {
+  const head = await gitText(record.path, ['rev-parse', 'HEAD']);
+  const tree = await snapshotTree(record);
+  if (head === shown.head && tree === shown.tree) return;
+  const what = head !== shown.head ? `its branch ${record.branch} moved (${shown.head.slice(0, 10)} → ${head.slice(0, 10)})` : 'its files changed';
+  throw new MovedError(`${what} since its changes were shown: nothing was merged. Look at the changes again, then merge.`);
 }
 
 const PATCH_ERROR =

@@ -5,9 +5,10 @@ import { type LiveState, isRunning, liveState } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
+import { handoffWaiting } from './deliver';
 import { type WorktreeChanges, worktreeChanges } from './diff';
 import { type Handoff, handConflictToWorktree } from './handoff';
-import { applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
+import { MovedError, applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
 import { BRANCH_PREFIX, branchProblem, generatedName, hasControl, nameProblem } from './names';
 import { type WorktreeRecord, WorktreeRecords } from './records';
 import { git, gitText, nulList } from './run';
@@ -49,6 +50,8 @@ export interface WorktreeState extends WorktreeRecord {
   sessions: Array<{ id: string; title: string; updatedAt: number; live: LiveState }>;
   /** Its sessions together: `waiting` when one waits for the user, else `running` when one runs, else `idle`. */
   live: LiveState;
+  /** The session a handed-over conflict waits for in the worktree's mailbox, not taken by any Deft yet (deliver.ts). */
+  conflictWaiting?: string;
 }
 
 /** A new worktree's git dir and common git dir, as git reports them (absolute, real paths). */
@@ -149,23 +152,30 @@ export class Worktrees {
    * Only what its sessions are doing now (their `running.json` marks), with no git at all: cheap enough for the
    * sidebar's poll. The git-derived figures (`list`) are read when something changed.
    */
-  async live(): Promise<Array<Pick<WorktreeState, 'name' | 'sessions' | 'live'>>> {
+  async live(): Promise<Array<Pick<WorktreeState, 'name' | 'sessions' | 'live' | 'conflictWaiting'>>> {
     return Promise.all(
       (await this.records.list()).map(async (record) => {
         const sessions = await this.sessionsOf(record);
-        return { name: record.name, sessions, live: overall(sessions) };
+        return { name: record.name, sessions, live: overall(sessions), ...(await this.handoffOf(record)) };
       }),
     );
   }
 
   /** What it changed against its base (committed or not), file by file with the hunks: its *Changes* view. */
-  changes(name: string): Promise<WorktreeChanges> {
-    return this.get(name).then((record) => worktreeChanges(record));
+  async changes(name: string): Promise<WorktreeChanges> {
+    const record = await this.get(name);
+    // git runs in its folder: only the one Deft made for it, never a folder a record was edited to name.
+    if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; its changes are not read.`);
+    return worktreeChanges(record);
   }
 
   /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */
   merge(name: string, options: MergeOptions = {}): Promise<MergeOutcome> {
-    return this.get(name).then((record) => mergeWorktree(record, options));
+    return this.get(name).then((record) =>
+      mergeWorktree(record, options).catch((error: Error) => {
+        throw error instanceof MovedError ? new WorktreeError(error.message) : error;
+      }),
+    );
   }
 
   /** Commit what it has not committed on its branch (copied files left out). Returns whether there was anything. */
@@ -254,11 +264,18 @@ export class Worktrees {
     const ahead = branchRef ? await count(`${baseRef}..${branchRef}`) : 0;
     const behind = branchRef ? await count(`${branchRef}..${baseRef}`) : 0;
     if (!present) return { ...record, state: 'missing', changedFiles: [], ahead, behind, dirty: false, sessions, live };
+    const handoff = await this.handoffOf(record);
     const copied = new Set(record.copied);
     const committed = nulList((await git(record.path, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, 'HEAD'])).stdout);
     const pending = (await statusPaths(record.path)).filter((p) => !copied.has(p));
     const changedFiles = [...new Set([...committed, ...pending])].sort();
-    return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions, live };
+    return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions, live, ...handoff };
+  }
+
+  /** `conflictWaiting` when a handed-over conflict waits in its mailbox (its folder's sessions' mailbox). */
+  private async handoffOf(record: WorktreeRecord): Promise<Pick<WorktreeState, 'conflictWaiting'>> {
+    const waiting = await handoffWaiting(this.home, record).catch(() => null);
+    return waiting ? { conflictWaiting: waiting } : {};
   }
 
   private async sessionsOf(record: WorktreeRecord): Promise<WorktreeState['sessions']> {

@@ -7,6 +7,7 @@ import { core } from '../../testing/core';
 import { useSessions } from '../../stores/sessions';
 import { useWorktrees } from '../../stores/worktrees';
 import { ChangesButton, ChangesView } from './ChangesView';
+import { WorktreeSessions } from './SidebarWorktrees';
 import { WorktreesLayer } from './WorktreesView';
 
 // A session's Changes view (issue 30): its worktree's diff against the base, and Merge / Apply / Create branch
@@ -29,8 +30,12 @@ const login: WorktreeInfo = {
   live: 'idle',
 };
 
+const HEAD = 'a'.repeat(40);
+const TREE = 'b'.repeat(40);
 const changes: WorktreeChanges = {
   base: 'abc',
+  head: HEAD,
+  tree: TREE,
   more: 0,
   files: [
     {
@@ -61,10 +66,16 @@ afterEach(() => {
   useSessions.setState({ sessions: [], currentId: null });
 });
 
-async function openView(reply: () => WorktreeChanges = () => changes) {
+const inLogin = session({ name: 'login', branch: 'deft/login', baseBranch: 'main', repoRoot: '/repo' });
+
+/** The view as the worktree's own window shows it (its session listed here), or the main checkout's (`here: false`). */
+async function openView(reply: () => WorktreeChanges = () => changes, here = true) {
   core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [login] }));
   core.reply('worktreeChanges', reply);
-  act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [login] }));
+  act(() => {
+    useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [login] });
+    useSessions.setState({ sessions: here ? [inLogin] : [], currentId: null });
+  });
   render(<ChangesView name="login" onClose={() => {}} />);
   return screen.findByRole('dialog', { name: 'Changes on deft/login' });
 }
@@ -118,7 +129,7 @@ describe('the Changes view', () => {
     core.reply('draftWorktreeMessage', () => ({ message: 'Send the user back after login', drafted: true }));
     core.reply('mergeWorktree', () => ({ status: 'merged', commit: 'c0ffee', baseBranch: 'main', files: ['src/login.ts', 'src/new.ts'], squashed: true }));
     let merged = false;
-    const view = await openView(() => (merged ? { base: 'c0ffee', files: [], more: 0 } : changes));
+    const view = await openView(() => (merged ? { base: 'c0ffee', head: HEAD, tree: TREE, files: [], more: 0 } : changes));
     await userEvent.click(within(view).getByRole('button', { name: 'Merge…' }));
     const form = within(view).getByRole('form', { name: 'Merge deft/login' });
     const box = within(form).getByRole<HTMLTextAreaElement>('textbox', { name: 'Commit message' });
@@ -127,7 +138,10 @@ describe('the Changes view', () => {
     await userEvent.click(within(form).getByRole('radio', { name: 'Squash into one commit' }));
     merged = true;
     await userEvent.click(within(form).getByRole('button', { name: 'Squash and merge' }));
-    expect(core.inputsOf('mergeWorktree')).toEqual([{ name: 'login', squash: true, message: 'Send the user back after login.' }]);
+    // What was shown is what is merged: the core refuses when the worktree moved since.
+    expect(core.inputsOf('mergeWorktree')).toEqual([
+      { name: 'login', squash: true, message: 'Send the user back after login.', expect: { head: HEAD, tree: TREE } },
+    ]);
     expect((await within(view).findByRole('status')).textContent).toContain('Squashed deft/login onto main');
     expect(await within(view).findByText('No changes against the base: nothing to merge.')).toBeTruthy();
   });
@@ -172,6 +186,34 @@ describe('the Changes view', () => {
     await userEvent.click(within(view).getByRole('button', { name: 'Discard worktree' }));
     expect(core.inputsOf('discardWorktree')).toEqual([{ name: 'login', deleteBranch: false }]);
     expect((await within(view).findByRole('status')).textContent).toContain('Discarded deft/login; its branch is kept. This window stays on');
+  });
+
+  it('opens from the main checkout’s sidebar row: Open is offered, and discarding leaves this window where it is', async () => {
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [login] }));
+    core.reply('worktreeChanges', () => changes);
+    core.reply('discardWorktree', () => ({ removed: login.path, branchDeleted: true }));
+    act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [login] }));
+    render(
+      <>
+        <ul>
+          <WorktreeSessions />
+        </ul>
+        <WorktreesLayer />
+      </>,
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Changes on deft/login' }));
+    const view = await screen.findByRole('dialog', { name: 'Changes on deft/login' });
+    expect(core.inputsOf('worktreeChanges')).toEqual([{ name: 'login' }]);
+    expect(within(view).getByText(/“Fix the login redirect” works on/)).toBeTruthy();
+    await waitFor(() => expect(within(view).getAllByRole('button', { name: /src\/|logo/ })).toHaveLength(3));
+    expect(within(view).getByRole('button', { name: 'Open' })).toBeTruthy();
+    await userEvent.click(within(view).getByRole('button', { name: 'Discard…' }));
+    await userEvent.click(within(view).getByRole('checkbox'));
+    await userEvent.click(within(view).getByRole('button', { name: 'Discard worktree' }));
+    expect(core.inputsOf('discardWorktree')).toEqual([{ name: 'login', deleteBranch: true }]);
+    const said = (await within(view).findByRole('status')).textContent;
+    expect(said).toContain('Discarded deft/login and deleted its branch.');
+    expect(said).not.toContain('This window stays');
   });
 
   it('says why when the diff cannot be read', async () => {

@@ -29,10 +29,14 @@ function FileDiff({ file }: { file: WorktreeFileChange }) {
 /**
  * A session's *Changes* view (issue 30): what its worktree changed against its base — committed or not, file by
  * file, J/K to move — and Merge (merge or squash, the message drafted by the model), Apply to working tree, Create
- * branch only, Discard, with a conflict's files and its two ways out, as in the Worktrees view.
+ * branch only, Discard, with a conflict's files and its two ways out, as in the Worktrees view. Opened from the
+ * session's header in the worktree's own window, or from the main checkout's sidebar (the worktree's row): there it
+ * also offers Open, and removing the worktree leaves this window where it is.
  */
 export function ChangesView({ name, onClose }: { name: string; onClose: () => void }) {
   const worktree = useWorktrees((s) => worktreeNamed(s.worktrees, name));
+  // This window is the worktree's own when its sessions are listed here (they run in their worktree's window).
+  const here = useSessions((s) => s.sessions.some((x) => x.worktree?.name === name));
   const loaded = useWorktrees((s) => s.loaded);
   const [changes, setChanges] = useState<WorktreeChanges | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -53,22 +57,30 @@ export function ChangesView({ name, onClose }: { name: string; onClose: () => vo
   }, [load]);
 
   const totals = files.reduce((t, f) => ({ added: t.added + (f.added ?? 0), removed: t.removed + (f.removed ?? 0) }), { added: 0, removed: 0 });
-  const title = worktree ? `Changes on ${worktree.branch}` : 'Changes of this session';
+  const title = worktree ? `Changes on ${worktree.branch}` : here ? 'Changes of this session' : `Changes of worktree ${name}`;
   return (
     <Dialog title={title} onClose={onClose} wide className="changes-view" initialFocus=".review-file[aria-current='true']">
       {gone ? (
         <p className="worktree-told" role="status">
-          {gone} This window stays on the worktree's folder: open the main checkout to go on.
+          {gone}
+          {here ? " This window stays on the worktree's folder: open the main checkout to go on." : ''}
         </p>
       ) : null}
       {worktree && !gone ? (
         <div className="changes-head">
           <p className="worktree-facts">
-            This session works on <span className="branch-chip">{worktree.branch}</span>, from {worktree.baseBranch ?? worktree.baseCommit.slice(0, 10)}:
-            nothing reaches {worktree.baseBranch ?? 'the main checkout'} until you merge or apply it.
+            {here ? 'This session works' : `${worktree.sessions[0] ? `“${worktree.sessions[0].title}”` : 'This worktree'} works`} on{' '}
+            <span className="branch-chip">{worktree.branch}</span>, from {worktree.baseBranch ?? worktree.baseCommit.slice(0, 10)}: nothing reaches{' '}
+            {worktree.baseBranch ?? 'the main checkout'} until you merge or apply it.
             {worktree.behind ? ` ${worktree.baseBranch ?? 'Its base'} has ${plural(worktree.behind, 'commit')} it does not.` : ''}
           </p>
-          <WorktreeActions worktree={worktree} open={false} onGone={setGone} onDone={() => void load()} />
+          <WorktreeActions
+            worktree={worktree}
+            open={!here}
+            onGone={setGone}
+            onDone={() => void load()}
+            shown={changes ? { head: changes.head, tree: changes.tree } : undefined}
+          />
         </div>
       ) : null}
       {!worktree && loaded && !gone ? <p className="worktree-hint">The worktree {name} is not listed any more: it was merged away or discarded.</p> : null}

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { SessionSummary, WorktreeLive } from '#protocol';
+import type { SessionSummary, WorktreeInfo, WorktreeLive } from '#protocol';
 import { openWorktree, refreshWorktreeLive, refreshWorktrees } from '../../actions/worktrees';
 import { useSessions } from '../../stores/sessions';
 import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
@@ -70,7 +70,8 @@ export function WorktreeChip({ worktree }: { worktree: NonNullable<SessionSummar
 
 /**
  * The repository's other worktrees and the sessions that ran in each, under the sessions of this folder: a session
- * there runs in a window on its folder, so a click opens that (or says where it is).
+ * there runs in a window on its folder, so a click opens that (or says where it is). *Changes* opens the worktree's
+ * Changes view in this window (its diff against its base, Merge, Apply, Create branch only, Discard).
  */
 export function WorktreeSessions() {
   const worktrees = useWorktrees((s) => s.worktrees);
@@ -78,11 +79,17 @@ export function WorktreeSessions() {
   const ids = new Set(here.map((s) => s.id));
   const elsewhere = worktrees.filter((w) => w.state === 'ok' && !w.sessions.some((s) => ids.has(s.id)));
   if (!elsewhere.length) return null;
-  const open = async (name: string) => {
-    const r = await openWorktree(name);
+  const open = async (w: WorktreeInfo) => {
+    const r = await openWorktree(w.name);
     if (!r.ok) useWorktrees.getState().tell(r.error);
     else if (!r.value.opened)
-      useWorktrees.getState().tell(`This window cannot open another folder: open ${r.value.path} in the desktop app, or run deft there.`);
+      useWorktrees
+        .getState()
+        .tell(
+          w.conflictWaiting
+            ? `This window cannot open another folder: open ${r.value.path} in the desktop app (its session takes the conflict there), or run deft worktrees resolve ${w.name} to have it resolved headless.`
+            : `This window cannot open another folder: open ${r.value.path} in the desktop app, or run deft there.`,
+        );
   };
   return (
     <li className="worktree-group">
@@ -91,8 +98,17 @@ export function WorktreeSessions() {
       </span>
       <ul className="worktree-group-list" aria-labelledby="worktree-group-title">
         {elsewhere.map((w) => (
-          <li key={w.name}>
-            <button type="button" className="session-open worktree-open" title={`Open ${w.branch} in a window of its own`} onClick={() => void open(w.name)}>
+          <li key={w.name} className="session-row worktree-row">
+            <button
+              type="button"
+              className="session-open worktree-open"
+              title={
+                w.conflictWaiting
+                  ? `Open ${w.branch} in a window of its own: its session takes the conflict handed to it and resolves it there`
+                  : `Open ${w.branch} in a window of its own`
+              }
+              onClick={() => void open(w)}
+            >
               <span className="session-title">{w.sessions[0]?.title ?? 'No session yet'}</span>
               <span className="session-worktree">
                 <span className="branch-chip">{w.branch}</span>
@@ -104,8 +120,19 @@ export function WorktreeSessions() {
                   {relativeTime(w.sessions[0].updatedAt)}
                   {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
                   {w.live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
+                  {w.conflictWaiting && w.live !== 'running' ? <span className="session-waiting worktree-live">· conflict to resolve</span> : null}
                 </span>
               ) : null}
+            </button>
+            <button
+              type="button"
+              className="worktree-row-changes"
+              aria-haspopup="dialog"
+              aria-label={`Changes on ${w.branch}`}
+              title={`Changes on ${w.branch}: diff against ${w.baseBranch ?? 'its base'}, merge, apply or discard, here`}
+              onClick={() => useWorktrees.getState().showChanges(w.name)}
+            >
+              Changes
             </button>
           </li>
         ))}

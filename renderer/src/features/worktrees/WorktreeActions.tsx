@@ -51,10 +51,13 @@ export function WorktreeActions({
   onGone,
   onDone,
   open = true,
+  shown,
 }: {
   worktree: WorktreeInfo;
   onGone: (said: string) => void;
   onDone?: () => void;
+  /** The diff shown (the Changes view's head and tree): Merge merges exactly that, or is refused when it moved. */
+  shown?: { head: string; tree: string } | undefined;
   /** Offer Open (not in the worktree's own window). */
   open?: boolean;
 }) {
@@ -124,7 +127,7 @@ export function WorktreeActions({
           busy={busy}
           onMerge={(squash, message) =>
             void run(async () => {
-              const r = await mergeWorktree(worktree.name, squash, message);
+              const r = await mergeWorktree(worktree.name, squash, message, shown);
               if (r.ok && r.value.status === 'merged') setPanel(null);
               return r.ok ? mergeText(worktree.branch, r.value) : refused(r.error);
             })
@@ -205,7 +208,7 @@ export function WorktreeActions({
                   : r.value.sent
                     ? {
                         ok: true,
-                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : `it starts when that worktree is open in Deft (${r.value.path})`}. Then Merge again.`,
+                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : `it starts when that worktree is open in Deft (${r.value.path}), or headless with deft worktrees resolve ${worktree.name}`}. Then Merge again.`,
                         files: r.value.files,
                       }
                     : {

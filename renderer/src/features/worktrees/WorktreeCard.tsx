@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import type { WorktreeInfo } from '#protocol';
+import { useWorktrees } from '../../stores/worktrees';
 import { FileList, WorktreeActions } from './WorktreeActions';
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -25,10 +26,21 @@ export function WorktreeCard({ worktree, onGone }: { worktree: WorktreeInfo; onG
         {worktree.sessions.length ? ` · ${count(worktree.sessions.length, 'session')}: ${worktree.sessions.map((s) => s.title).join(', ')}` : ''}
       </p>
       {changed ? (
-        <details className="worktree-changed">
-          <summary>Changed files</summary>
-          <FileList files={worktree.changedFiles} />
-        </details>
+        <div className="worktree-changed-row">
+          <details className="worktree-changed">
+            <summary>Changed files</summary>
+            <FileList files={worktree.changedFiles} />
+          </details>
+          <button
+            type="button"
+            className="worktree-show-diff"
+            aria-haspopup="dialog"
+            aria-label={`Show the changes on ${worktree.branch}`}
+            onClick={() => useWorktrees.getState().showChanges(worktree.name)}
+          >
+            Show the diff
+          </button>
+        </div>
       ) : null}
       <WorktreeActions worktree={worktree} onGone={onGone} />
     </li>

@@ -10,7 +10,7 @@ import { core } from '../../testing/core';
 import { useWorktrees } from '../../stores/worktrees';
 import { NewWorktreeDialog } from './NewWorktreeDialog';
 import { WorktreeChip, WorktreeNotice, WorktreeSessions } from './SidebarWorktrees';
-import { WorktreesView } from './WorktreesView';
+import { WorktreesLayer, WorktreesView } from './WorktreesView';
 
 // The window's worktrees (issue 30): what each control sends to the core (names only, never a path) and how
 // each outcome is told.
@@ -223,6 +223,19 @@ describe('the Worktrees view', () => {
     useUi.setState({ banner: null });
   });
 
+  it('a card with changes opens the worktree’s Changes view over the list; closing it comes back to the list', async () => {
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [login] }));
+    core.reply('worktreeChanges', () => ({ base: 'abc', head: 'a'.repeat(40), tree: 'b'.repeat(40), files: [], more: 0 }));
+    act(() => useWorktrees.getState().show('list'));
+    render(<WorktreesLayer />);
+    const list = await screen.findByRole('dialog', { name: 'Worktrees' });
+    await userEvent.click(await within(list).findByRole('button', { name: 'Show the changes on deft/login' }));
+    const changes = await screen.findByRole('dialog', { name: 'Changes on deft/login' });
+    expect(core.inputsOf('worktreeChanges')).toEqual([{ name: 'login' }]);
+    await userEvent.click(within(changes).getByRole('button', { name: /Close/ }));
+    expect(await screen.findByRole('dialog', { name: 'Worktrees' })).toBeTruthy();
+  });
+
   it('outside a repository says why', async () => {
     core.reply('listWorktrees', () => ({ repoRoot: null, reason: 'not inside a git repository', worktrees: [] }));
     render(<WorktreesView onClose={() => {}} onNew={() => {}} />);
@@ -266,6 +279,28 @@ describe('the sidebar', () => {
     expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).not.toContain('waiting for you');
     act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [login] }));
     expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).not.toMatch(/running|waiting/);
+  });
+
+  it('says a conflict handed to a worktree nobody has open waits; its row opens it there, or says how to run it headless', async () => {
+    core.reply('openWorktree', () => ({ opened: false, path: login.path }));
+    const handed: WorktreeInfo = { ...login, conflictWaiting: 's1' };
+    act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [handed] }));
+    render(
+      <>
+        <ul>
+          <WorktreeSessions />
+        </ul>
+        <WorktreeNotice />
+      </>,
+    );
+    const row = screen.getByRole('button', { name: /^Fix the login redirect/ });
+    expect(row.textContent).toContain('conflict to resolve');
+    await userEvent.click(row);
+    expect(core.inputsOf('openWorktree')).toEqual([{ name: 'login' }]);
+    expect((await screen.findByRole('status')).textContent).toContain('deft worktrees resolve login');
+    // Taken (its window opened it): the poll sees it go, and the row says so.
+    expect(useWorktrees.getState().setLive([{ name: 'login', sessions: login.sessions, live: 'running' }])).toBe(true);
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Fix the login redirect/ }).textContent).not.toContain('conflict to resolve'));
   });
 
   it('says what a deleted session did to its worktree', async () => {
