@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Environment } from '#contract/environment';
@@ -52,6 +52,11 @@ export interface RemoteStoreOptions {
 
 /** The script line that removes the ref locks a killed git left. */
 const CLEAR_REF_LOCKS = '[ -d "$GIT_DIR/refs" ] && find "$GIT_DIR/refs" -name "*.lock" -type f -exec rm -f {} + 2>/dev/null';
+
+/** A time as git's GIT_*_DATE reads it (its internal format: seconds since the epoch, UTC). */
+function gitDate(at: number): string {
+  return `${Math.floor(at / 1000)} +0000`;
+}
 
 /** A tree id git printed, or null. */
 function asTree(text: string): string | null {
@@ -244,8 +249,15 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     const { message, recorded } = commitMessage(meta, at, capture.skipped);
     // Commit, then create the session's ref and move HEAD there in one transaction; exit 3 when the ref exists. Without
     // a number ($2 empty), the next after the session's last ref is taken there (leading zeros off: not octal).
+    // Idempotent: the commit is this request's own (its id in the subject, its dates `at`), so the same script run
+    // again — a helper that died after the transaction took effect and before its answer came, run again as a process
+    // (remote-git.ts) — makes the same commit, finds the session's ref already at it, and answers with that checkpoint.
+    const request = `${message.slice(0, message.indexOf('\n'))} [request ${randomBytes(8).toString('hex')}]${message.slice(message.indexOf('\n'))}`;
     const body = [
+      'export GIT_AUTHOR_DATE="$4" GIT_COMMITTER_DATE="$4"',
       'c=$(g commit-tree "$1") || exit 1',
+      'done=$(g for-each-ref --count=1 --points-at "$c" --format="%(refname)" "$3") || exit 1',
+      'if [ -n "$done" ]; then printf "%s\\n%s\\n" "$c" "$done"; exit 0; fi',
       'ref=$2',
       'if [ -z "$ref" ]; then',
       '  last=$(g for-each-ref --count=1 --sort=-refname --format="%(refname)" "$3")',
@@ -270,7 +282,7 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     for (let attempt = 0; ; attempt++) {
       const known = this.nextSeq.get(meta.session);
       const ref = known === undefined ? '' : sessionRef(meta.session, known);
-      const out = await this.script(body, [capture.tree, ref, `${REF_ROOT}${meta.session}/`], { input: message, okCodes: [0, 3] });
+      const out = await this.script(body, [capture.tree, ref, `${REF_ROOT}${meta.session}/`, gitDate(at)], { input: request, okCodes: [0, 3] });
       if (out.exitCode === 3) {
         if (attempt >= 2) throw new Error(`A checkpoint of session ${meta.session} could not be created on ${this.environment.label}.`);
         // Another process took that number: the next is read there.
