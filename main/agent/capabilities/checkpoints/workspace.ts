@@ -28,6 +28,8 @@ export class WorkspaceCheckpoints {
   /** Each session's latest checkpoint (its tree decides whether a new one is needed). */
   private readonly latest = new Map<string, Checkpoint | null>();
   private readonly warned = new Set<string>();
+  /** What the store finished when it opened (an interrupted rewind), until a session is told. */
+  private untold: string | null = null;
 
   constructor(private readonly core: CoreContext) {}
 
@@ -65,6 +67,7 @@ export class WorkspaceCheckpoints {
     try {
       const store = await this.store();
       if (!store) return undefined;
+      this.tellRecovered(session);
       const paths = only && workspacePaths(store.places.workspace, only);
       if (paths?.length === 0) return null;
       return await store.locked(async () => {
@@ -88,6 +91,7 @@ export class WorkspaceCheckpoints {
     try {
       const store = await this.store();
       if (!store) return undefined;
+      this.tellRecovered(session);
       return await store.locked(async () => {
         const tree = (await this.latestOf(store, session.id))?.tree ?? (await store.headTree());
         const capture = tree ? { tree, skipped: [] } : await store.capture();
@@ -149,8 +153,7 @@ export class WorkspaceCheckpoints {
     }
     try {
       const store = await CheckpointStore.open(this.core.home, this.core.workspace, { maxFileBytes: settings.maxFileBytes, now: () => this.core.now() });
-      this.state = { available: true };
-      return store;
+      return this.opened(store);
     } catch (error) {
       this.state = { available: false, reason: `Checkpoints could not be set up: ${(error as Error).message}` };
       return null;
@@ -167,8 +170,7 @@ export class WorkspaceCheckpoints {
         lockDir: join(this.core.home, 'checkpoints'),
         key: this.core.place.id,
       });
-      this.state = { available: true };
-      return store;
+      return this.opened(store);
     } catch (error) {
       this.state =
         error instanceof GitError && error.exitCode === NO_GIT_EXIT
@@ -179,6 +181,28 @@ export class WorkspaceCheckpoints {
           : { available: false, reason: `Checkpoints could not be set up on ${environment.label}: ${(error as Error).message}` };
       return null;
     }
+  }
+
+  /** An open store: available, and what it finished on opening (an interrupted rewind) said in the status and to the first session. */
+  private opened(store: CheckpointStoreApi): CheckpointStoreApi {
+    const done = store.recovered;
+    if (!done) {
+      this.state = { available: true };
+      return store;
+    }
+    const where = this.core.environment.kind === 'local' ? '' : ` on ${this.core.environment.label}`;
+    const left = done.problems.length
+      ? ` ${done.problems.length} could not be put back: ${done.problems.map((p) => `${p.path} (${p.reason})`).join(', ')}.`
+      : '';
+    this.untold = `A rewind${where} was interrupted (Deft stopped or the connection dropped); it was finished when checkpoints opened: ${done.paths} ${done.paths === 1 ? 'path' : 'paths'} put back.${left}`;
+    this.state = { available: true, recovered: this.untold };
+    return store;
+  }
+
+  private tellRecovered(session: SessionHandle): void {
+    if (!this.untold) return;
+    session.emit({ type: 'error', code: 'internal', message: this.untold });
+    this.untold = null;
   }
 
   private warnOnce(session: SessionHandle, error: unknown): void {
