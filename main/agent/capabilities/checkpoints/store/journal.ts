@@ -12,7 +12,7 @@ export interface RecoveredRewind {
   problems: RestoreProblem[];
 }
 
-/** What the journal needs of a machine's files: an Environment has it (SFTP for a remote store), as has node's fs here. */
+/** What the journal needs of a machine's files: node's fs for the local store, the Environment's SFTP calls for a remote one. */
 export interface JournalFiles {
   readText(path: string): Promise<string>;
   /** Replace the file's content atomically (a temp file renamed over it). */
@@ -37,9 +37,9 @@ function parse(text: string): RestoreEntry[] | null {
  * The crash journal of a rewind, for both stores: the full list of paths to put back (each with its mode and blob, or
  * null to delete) is written atomically in the store's git folder before the workspace is touched, and removed once
  * every path is done. A store that opens and finds it finishes the rewind — running again what the entries say is
- * idempotent — so a rewind is never left half done silently. It is written through the store's Environment: this
- * machine's files for `CheckpointStore`, SFTP for `RemoteCheckpointStore` (the journal lives on the workspace's machine,
- * beside its store), one mechanism for both (`JournalFiles`).
+ * idempotent — so a rewind is never left half done silently. One mechanism for both stores, over `JournalFiles`: this
+ * machine's files for `CheckpointStore`, SFTP for `RemoteCheckpointStore` (the journal lives on the workspace's
+ * machine, beside its store).
  */
 export class RewindJournal {
   /** `file`: REWIND_JOURNAL in the store's git folder. */

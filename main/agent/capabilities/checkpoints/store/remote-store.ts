@@ -7,7 +7,7 @@ import { type GitPlaces, splitZ } from './git';
 import { withLock } from './lock';
 import { type StorePlaces, environmentIo, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type ScriptOptions, runScript } from './remote-git';
-import { commitTree, hasRefsUnder, readHead, writeCheckpoint, writeIfChanged } from './remote-objects';
+import { commitTree, hasRefsUnder, readHead, replaceStoreFile, writeCheckpoint, writeIfChanged } from './remote-objects';
 import { type RestoreEntry, type RestoreProblem, unsafePath } from './restore';
 import { type RecoveredRewind, REWIND_JOURNAL, RewindJournal } from './journal';
 import { applyRemoteEntries, chunks } from './remote-restore';
@@ -95,7 +95,12 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     this.git = { gitDir: places.gitDir, workTree: places.workspace, indexFile: places.gitDir + '/index' };
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.now = options.now ?? Date.now;
-    this.journal = new RewindJournal(environment, environment.path.join(places.gitDir, REWIND_JOURNAL));
+    const files = {
+      readText: (path: string) => environment.readText(path),
+      replaceFile: (path: string, data: string) => replaceStoreFile(environment, path, data),
+      rm: (path: string, options: { force: true }) => environment.rm(path, options),
+    };
+    this.journal = new RewindJournal(files, environment.path.join(places.gitDir, REWIND_JOURNAL));
   }
 
   /** Open (creating it if needed) the store of `workspace` on the environment's machine, finishing a rewind that was interrupted. Throws a GitError when git is missing there. */
