@@ -194,7 +194,7 @@ export class WorkspaceCheckpoints {
     const left = done.problems.length
       ? ` ${done.problems.length} could not be put back: ${done.problems.map((p) => `${p.path} (${p.reason})`).join(', ')}.`
       : '';
-    this.untold = `A rewind${where} was interrupted (Deft stopped or the connection dropped); it was finished when checkpoints opened: ${done.paths} ${done.paths === 1 ? 'path' : 'paths'} put back.${left}`;
+    this.untold = `A rewind${where} was interrupted (Deft stopped or the connection dropped); it was finished when checkpoints opened: ${done.paths} ${done.paths === 1 ? 'path' : 'paths'} put back.${left} The files as they were before it are in the checkpoint taken just before the rewind.`;
     this.state = { available: true, recovered: this.untold };
     return store;
   }

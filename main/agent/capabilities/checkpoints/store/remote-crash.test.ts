@@ -84,7 +84,7 @@ describe('remote checkpoints: an interrupted rewind', () => {
     const checkpoints = new WorkspaceCheckpoints(core);
     const status = await checkpoints.status();
     expect(status.available).toBe(true);
-    expect(status.recovered).toMatch(/A rewind on .* was interrupted .*: 41 paths put back\.$/);
+    expect(status.recovered).toMatch(/A rewind on .* was interrupted .*: 41 paths put back\. The files as they were before it are in the checkpoint/);
     const reopened = await checkpoints.require();
     expect(reopened.recovered).toEqual({ paths: FILES + 1, problems: [] });
     expect(await contents(workspace)).toEqual(Array.from({ length: FILES }, (_, i) => `old ${i}\n`));
