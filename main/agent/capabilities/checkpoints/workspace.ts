@@ -8,6 +8,7 @@ import { readCheckpointSettings } from './settings';
 import { gitBinary } from '#infra/git/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
 import type { CheckpointStoreApi } from './store/store-api';
+import type { RecoveredRewind } from './store/journal';
 import { RemoteCheckpointStore } from './store/remote-store';
 import { GitError } from './store/git';
 import { NO_GIT_EXIT } from './store/remote-git';
@@ -28,8 +29,8 @@ export class WorkspaceCheckpoints {
   /** Each session's latest checkpoint (its tree decides whether a new one is needed). */
   private readonly latest = new Map<string, Checkpoint | null>();
   private readonly warned = new Set<string>();
-  /** What the store finished when it opened (an interrupted rewind), until a session is told. */
-  private untold: string | null = null;
+  /** The interrupted rewind the store finished that a session was told of last. */
+  private told: RecoveredRewind | null = null;
 
   constructor(private readonly core: CoreContext) {}
 
@@ -45,8 +46,8 @@ export class WorkspaceCheckpoints {
   }
 
   async status(): Promise<CheckpointsStatus> {
-    await this.store();
-    return this.state;
+    const store = await this.store();
+    return store?.recovered ? { ...this.state, recovered: this.describe(store.recovered) } : this.state;
   }
 
   /** The store, or a CommandError saying why there is none. */
@@ -67,10 +68,10 @@ export class WorkspaceCheckpoints {
     try {
       const store = await this.store();
       if (!store) return undefined;
-      this.tellRecovered(session);
       const paths = only && workspacePaths(store.places.workspace, only);
       if (paths?.length === 0) return null;
       return await store.locked(async () => {
+        this.tellRecovered(session, store);
         const capture = await store.capture(paths);
         return this.recordIfNew(store, session.id, capture, meta, always);
       });
@@ -91,8 +92,8 @@ export class WorkspaceCheckpoints {
     try {
       const store = await this.store();
       if (!store) return undefined;
-      this.tellRecovered(session);
       return await store.locked(async () => {
+        this.tellRecovered(session, store);
         const tree = (await this.latestOf(store, session.id))?.tree ?? (await store.headTree());
         const capture = tree ? { tree, skipped: [] } : await store.capture();
         return this.recordIfNew(store, session.id, capture, meta, true);
@@ -153,7 +154,8 @@ export class WorkspaceCheckpoints {
     }
     try {
       const store = await CheckpointStore.open(this.core.home, this.core.workspace, { maxFileBytes: settings.maxFileBytes, now: () => this.core.now() });
-      return this.opened(store);
+      this.state = { available: true };
+      return store;
     } catch (error) {
       this.state = { available: false, reason: `Checkpoints could not be set up: ${(error as Error).message}` };
       return null;
@@ -170,7 +172,8 @@ export class WorkspaceCheckpoints {
         lockDir: join(this.core.home, 'checkpoints'),
         key: this.core.place.id,
       });
-      return this.opened(store);
+      this.state = { available: true };
+      return store;
     } catch (error) {
       this.state =
         error instanceof GitError && error.exitCode === NO_GIT_EXIT
@@ -183,26 +186,21 @@ export class WorkspaceCheckpoints {
     }
   }
 
-  /** An open store: available, and what it finished on opening (an interrupted rewind) said in the status and to the first session. */
-  private opened(store: CheckpointStoreApi): CheckpointStoreApi {
-    const done = store.recovered;
-    if (!done) {
-      this.state = { available: true };
-      return store;
-    }
+  /** A rewind that was interrupted (Deft stopped, the connection dropped) and that the store finished, in words. */
+  private describe(done: RecoveredRewind): string {
     const where = this.core.environment.kind === 'local' ? '' : ` on ${this.core.environment.label}`;
     const left = done.problems.length
       ? ` ${done.problems.length} could not be put back: ${done.problems.map((p) => `${p.path} (${p.reason})`).join(', ')}.`
       : '';
-    this.untold = `A rewind${where} was interrupted (Deft stopped or the connection dropped); it was finished when checkpoints opened: ${done.paths} ${done.paths === 1 ? 'path' : 'paths'} put back.${left} The files as they were before it are in the checkpoint taken just before the rewind.`;
-    this.state = { available: true, recovered: this.untold };
-    return store;
+    return `A rewind${where} was interrupted (Deft stopped or the connection dropped); it was finished later: ${done.paths} ${done.paths === 1 ? 'path' : 'paths'} put back.${left} The files as they were before it are in the checkpoint taken just before the rewind.`;
   }
 
-  private tellRecovered(session: SessionHandle): void {
-    if (!this.untold) return;
-    session.emit({ type: 'error', code: 'internal', message: this.untold });
-    this.untold = null;
+  /** Tell the session taking a checkpoint of an interrupted rewind the store finished, once. */
+  private tellRecovered(session: SessionHandle, store: CheckpointStoreApi): void {
+    const done = store.recovered;
+    if (!done || done === this.told) return;
+    this.told = done;
+    session.emit({ type: 'error', code: 'internal', message: this.describe(done) });
   }
 
   private warnOnce(session: SessionHandle, error: unknown): void {

@@ -42,6 +42,9 @@ function parse(text: string): RestoreEntry[] | null {
  * machine, beside its store).
  */
 export class RewindJournal {
+  /** A rewind of this process failed midway (its journal is left): the store's next operation finishes it first. */
+  private interrupted = false;
+
   /** `file`: REWIND_JOURNAL in the store's git folder. */
   constructor(
     private readonly files: JournalFiles,
@@ -51,9 +54,26 @@ export class RewindJournal {
   /** Put the paths back with the journal around it: written before `apply`, removed after it returned. */
   async around(entries: readonly RestoreEntry[], apply: (entries: readonly RestoreEntry[]) => Promise<RestoreProblem[]>): Promise<RestoreProblem[]> {
     await this.files.replaceFile(this.file, JSON.stringify({ version: 1, entries }));
-    const problems = await apply(entries);
+    let problems: RestoreProblem[];
+    try {
+      problems = await apply(entries);
+    } catch (error) {
+      this.interrupted = true;
+      throw error;
+    }
     await this.files.rm(this.file, { force: true });
     return problems;
+  }
+
+  /**
+   * Finish this process's own rewind that failed midway (a connection that dropped and came back): null when there is
+   * none; throws (and stays pending) while it still cannot be done. Call holding the store's lock, before other work.
+   */
+  async finishInterrupted(apply: (entries: readonly RestoreEntry[]) => Promise<RestoreProblem[]>): Promise<RecoveredRewind | null> {
+    if (!this.interrupted) return null;
+    const done = await this.recover(apply);
+    this.interrupted = false;
+    return done;
   }
 
   /** Finish a rewind the journal says was interrupted (null when there was none); a damaged journal is removed. */

@@ -123,7 +123,11 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   }
 
   locked<T>(work: () => Promise<T>): Promise<T> {
-    return withLock(this.lockFile, work);
+    return withLock(this.lockFile, async () => {
+      // A rewind of this process that failed midway (its journal left) is finished before anything else.
+      this.recovered = (await this.journal.finishInterrupted((entries) => this.apply(entries))) ?? this.recovered;
+      return work();
+    });
   }
 
   private run(args: readonly string[], options?: ScriptOptions) {

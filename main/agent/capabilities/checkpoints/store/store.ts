@@ -168,7 +168,11 @@ export class CheckpointStore {
 
   /** Hold the store's lock for a sequence of operations (the `tx` methods assume it is held). */
   locked<T>(work: () => Promise<T>): Promise<T> {
-    return withLock(this.lockFile, work);
+    return withLock(this.lockFile, async () => {
+      // A rewind of this process that failed midway (its journal left) is finished before anything else.
+      this.recovered = (await this.journal.finishInterrupted((entries) => applyEntries(this.git, entries))) ?? this.recovered;
+      return work();
+    });
   }
 
   // ---- under the lock ----
