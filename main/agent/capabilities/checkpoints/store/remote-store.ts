@@ -71,7 +71,8 @@ function asTree(text: string): string | null {
  * Environment's exec — a few scripts per capture, never a process per file. The same rules: secrets (the one
  * list, `isSensitivePath`/`isSensitiveFile`) and files over the size cap are never stored, the workspace's own
  * `.git` is never touched, and nothing a repository's config names runs (remote-git.ts's prelude). Sessions stay
- * on this machine; the lock that serialises operations is here too (one Deft drives a remote workspace at once).
+ * on this machine; the lock that serialises operations is here too (one Deft drives a remote workspace at once). A
+ * rewind has the local store's crash journal (journal.ts), kept there beside the store.
  */
 export class RemoteCheckpointStore implements CheckpointStoreApi {
   private readonly git: GitPlaces;
