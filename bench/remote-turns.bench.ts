@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -6,7 +6,8 @@ import { type CliIo, runCli } from '../main/host/cli/cli';
 import { fastRetry, tempDir } from '../test-support/harness';
 import { MockModelServer } from '../test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
-import { startSshd } from '../test-support/sshd';
+import { SshEnvironment } from '../main/agent/infra/environment/ssh/ssh-environment';
+import { type TestSshd, startSshd } from '../test-support/sshd';
 import type { BenchResult } from './types';
 
 // Remote checkpoints (issue 29): a `deft run --remote` turn on a folder over loopback SSH, text-only and with one
@@ -27,6 +28,41 @@ async function remoteCpuMs(pidFile: string): Promise<number> {
   return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 
+/**
+ * What one remote command costs (the user's Bash over SSH: sshd runs it as `$SHELL -c`, and bash reads ~/.bashrc for
+ * it) beside the same on the connection's helper shell (the login's start-up paid once): medians of wall time, ms.
+ */
+async function commandCost(sshd: TestSshd): Promise<{ exec: number; helper: number }> {
+  const env = await SshEnvironment.connect({
+    host: '127.0.0.1',
+    port: sshd.port,
+    username: sshd.username,
+    privateKey: sshd.privateKey,
+    knownHostsFiles: [sshd.knownHosts],
+  });
+  const timed = async (run: () => Promise<unknown>) => {
+    await run();
+    const times: number[] = [];
+    for (let i = 0; i < RUNS * 3; i++) {
+      const t0 = performance.now();
+      await run();
+      times.push(performance.now() - t0);
+    }
+    return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  };
+  try {
+    const exec = await timed(async () => {
+      const child = env.exec({ file: 'true', args: [], cwd: '/' });
+      child.stdout.resume();
+      child.stderr.resume();
+      await child.exit;
+    });
+    return { exec, helper: await timed(() => env.runScript({ script: 'true', args: [], cwd: '/' })) };
+  } finally {
+    await env.close();
+  }
+}
+
 interface Cost {
   wallMs: number;
   cpuMs: number;
@@ -37,8 +73,16 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
   const remoteHome = await tempDir('deft-bench-rturns-rhome-');
   const userHome = homedir();
   for (const name of ['.bashrc', '.profile']) await copyFile(join(userHome, name), join(remoteHome, name)).catch(() => {});
-  await symlink(join(userHome, '.pyenv'), join(remoteHome, '.pyenv')).catch(() => {});
-  const sshd = await startSshd({ binds: [{ from: remoteHome, to: userInfo().homedir }] });
+  // ~/.pyenv as it is here: the remote home is bound over this home in the sshd's mount namespace, where a link to
+  // ~/.pyenv would point at itself (and `pyenv init` fail at once). So it is bound aside first, then back in place.
+  const binds = [{ from: remoteHome, to: userInfo().homedir }];
+  if (await stat(join(userHome, '.pyenv')).catch(() => null)) {
+    const aside = await tempDir('deft-bench-rturns-pyenv-');
+    await mkdir(join(remoteHome, '.pyenv'));
+    binds.unshift({ from: join(userHome, '.pyenv'), to: aside });
+    binds.push({ from: aside, to: join(userInfo().homedir, '.pyenv') });
+  }
+  const sshd = await startSshd({ binds });
   if (!sshd) return [];
   const server = new MockModelServer();
   await server.start();
@@ -73,7 +117,9 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
     return { wallMs, cpuMs: (used.user + used.system) / 1000, remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore };
   };
   const costs: Record<string, Cost[]> = {};
+  let command: { exec: number; helper: number };
   try {
+    command = await commandCost(sshd);
     // The first turn of each (the store made and the workspace captured once) is not counted.
     for (const mode of ['on', 'off'] as const) {
       server.enqueue(textReply('Hello.'));
@@ -118,5 +164,14 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
       },
     ];
   };
-  return [...rows('text', 'text-only `deft run` turn'), ...rows('edit', '`deft run` turn with one Write')];
+  return [
+    ...rows('text', 'text-only `deft run` turn'),
+    ...rows('edit', '`deft run` turn with one Write'),
+    {
+      name: 'a remote command (`true`, a login shell per command)',
+      value: command.exec,
+      unit: 'ms',
+      baseline: { name: 'on the helper shell', value: command.helper },
+    },
+  ];
 }

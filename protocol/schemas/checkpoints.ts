@@ -9,7 +9,12 @@ export const RewindScope = z.enum(['both', 'code', 'conversation']);
 export type RewindScope = z.infer<typeof RewindScope>;
 
 /** Why checkpoints are not available here (git missing, turned off), or null when they are. */
-export const CheckpointsStatus = z.object({ available: z.boolean(), reason: z.string().optional() });
+export const CheckpointsStatus = z.object({
+  available: z.boolean(),
+  reason: z.string().optional(),
+  /** A rewind that was interrupted (a crash, a dropped connection) and was finished when the store opened, in words. */
+  recovered: z.string().optional(),
+});
 export type CheckpointsStatus = z.infer<typeof CheckpointsStatus>;
 
 /** A file that differs between two states of the workspace; counts are null for binary files. */

@@ -8,6 +8,7 @@ import { readCheckpointSettings } from './settings';
 import { gitBinary } from '#infra/git/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
 import type { CheckpointStoreApi } from './store/store-api';
+import type { RecoveredRewind } from './store/journal';
 import { RemoteCheckpointStore } from './store/remote-store';
 import { GitError } from './store/git';
 import { NO_GIT_EXIT } from './store/remote-git';
@@ -28,6 +29,8 @@ export class WorkspaceCheckpoints {
   /** Each session's latest checkpoint (its tree decides whether a new one is needed). */
   private readonly latest = new Map<string, Checkpoint | null>();
   private readonly warned = new Set<string>();
+  /** The interrupted rewind the store finished that a session was told of last. */
+  private told: RecoveredRewind | null = null;
 
   constructor(private readonly core: CoreContext) {}
 
@@ -43,8 +46,8 @@ export class WorkspaceCheckpoints {
   }
 
   async status(): Promise<CheckpointsStatus> {
-    await this.store();
-    return this.state;
+    const store = await this.store();
+    return store?.recovered ? { ...this.state, recovered: this.describe(store.recovered) } : this.state;
   }
 
   /** The store, or a CommandError saying why there is none. */
@@ -68,6 +71,7 @@ export class WorkspaceCheckpoints {
       const paths = only && workspacePaths(store.places.workspace, only);
       if (paths?.length === 0) return null;
       return await store.locked(async () => {
+        this.tellRecovered(session, store);
         const capture = await store.capture(paths);
         return this.recordIfNew(store, session.id, capture, meta, always);
       });
@@ -89,6 +93,7 @@ export class WorkspaceCheckpoints {
       const store = await this.store();
       if (!store) return undefined;
       return await store.locked(async () => {
+        this.tellRecovered(session, store);
         const tree = (await this.latestOf(store, session.id))?.tree ?? (await store.headTree());
         const capture = tree ? { tree, skipped: [] } : await store.capture();
         return this.recordIfNew(store, session.id, capture, meta, true);
@@ -179,6 +184,23 @@ export class WorkspaceCheckpoints {
           : { available: false, reason: `Checkpoints could not be set up on ${environment.label}: ${(error as Error).message}` };
       return null;
     }
+  }
+
+  /** A rewind that was interrupted (Deft stopped, the connection dropped) and that the store finished, in words. */
+  private describe(done: RecoveredRewind): string {
+    const where = this.core.environment.kind === 'local' ? '' : ` on ${this.core.environment.label}`;
+    const left = done.problems.length
+      ? ` ${done.problems.length} could not be put back: ${done.problems.map((p) => `${p.path} (${p.reason})`).join(', ')}.`
+      : '';
+    return `A rewind${where} was interrupted (Deft stopped or the connection dropped); it was finished later: ${done.paths} ${done.paths === 1 ? 'path' : 'paths'} put back.${left} The files as they were before it are in the checkpoint taken just before the rewind.`;
+  }
+
+  /** Tell the session taking a checkpoint of an interrupted rewind the store finished, once. */
+  private tellRecovered(session: SessionHandle, store: CheckpointStoreApi): void {
+    const done = store.recovered;
+    if (!done || done === this.told) return;
+    this.told = done;
+    session.emit({ type: 'error', code: 'internal', message: this.describe(done) });
   }
 
   private warnOnce(session: SessionHandle, error: unknown): void {

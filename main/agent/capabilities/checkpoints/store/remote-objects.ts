@@ -131,3 +131,19 @@ export async function writeIfChanged(environment: Environment, path: string, con
   if ((await environment.readText(path).catch(() => null)) === content) return;
   await environment.writeFile(path, content);
 }
+
+/**
+ * Replace a file of the store's: a private temporary file beside it, renamed over it (SFTP's posix-rename), so a
+ * reader sees the old file or the new. Not `Environment.replaceFile`, which refuses a folder that is not its real path
+ * (the store's lies under the remote home as `$HOME` names it, which may go through a link).
+ */
+export async function replaceStoreFile(environment: Environment, path: string, data: string): Promise<void> {
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await environment.writeFile(temp, data, { flag: 'wx', mode: 0o600 });
+    await environment.rename(temp, path);
+  } catch (error) {
+    await environment.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}

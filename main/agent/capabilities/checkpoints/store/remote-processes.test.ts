@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CoreContext, SessionHandle } from '#contract/capability';
-import { errorCode } from '#contract/environment';
+import { type Environment, type ScriptRequest, errorCode } from '#contract/environment';
 import { tempDir } from '#test-support/harness';
 import { sshToTempHome } from '#test-support/ssh-home';
 import { WorkspaceCheckpoints } from '../workspace';
@@ -150,5 +150,47 @@ describe('remote checkpoints: remote processes', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     // The next request starts a new helper.
     expect((await remote.ssh.runScript({ script: 'echo "$1"', args: ['back'], cwd: workspace })).stdout.toString()).toBe('back\n');
+  });
+
+  it('a helper that dies after a checkpoint is recorded, before its answer, leaves exactly that one checkpoint', { timeout: 60_000 }, async () => {
+    const { workspace, home } = await setup();
+    await writeFile(join(workspace, 'a.txt'), 'one\n');
+    const options = { lockDir: join(home, 'checkpoints'), key: `ssh://t${workspace}` };
+    const first = await RemoteCheckpointStore.open(remote.ssh, workspace, options);
+    const one = await first.locked(async () => first.record(await first.capture(), { session: 's', kind: 'turn' }));
+    // A new process continuing the session (its next number unknown: git there records it), on a connection whose helper
+    // is killed by the recording script itself, once its transaction took effect and before the answer is sent.
+    let kills = 0;
+    const dying = new Proxy(remote.ssh, {
+      get(target, key) {
+        if (key === 'runScript')
+          return (request: ScriptRequest) => {
+            const records = request.script.includes('commit-tree');
+            if (records) kills++;
+            return target.runScript({ ...request, script: records ? `${request.script}\nkill -KILL $$` : request.script });
+          };
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as Environment;
+    const second = await RemoteCheckpointStore.open(dying, workspace, options);
+    await writeFile(join(workspace, 'a.txt'), 'two\n');
+    const before = used();
+    const two = await second.locked(async () => second.record(await second.capture(), { session: 's', kind: 'step', step: 1 }));
+    expect(kills).toBe(1);
+    // Run again as a process (an exec channel), which found the checkpoint made and answered with it.
+    expect(since(before).execChannels).toBe(1);
+    expect(two.seq).toBe(2);
+    const listed = await first.list('s');
+    expect(listed.map((c) => [c.seq, c.kind, c.commit])).toEqual([
+      [1, 'turn', one.commit],
+      [2, 'step', two.commit],
+    ]);
+    const gitDir = gitDirHere(first.places.gitDir);
+    execFileSync('git', ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
+    expect(execFileSync('git', ['--git-dir', gitDir, 'rev-parse', 'HEAD']).toString().trim()).toBe(two.commit);
+    // The next checkpoint takes the next number.
+    const three = await second.locked(async () => second.record(await second.capture(), { session: 's', kind: 'turn-end' }));
+    expect(three.seq).toBe(3);
   });
 });

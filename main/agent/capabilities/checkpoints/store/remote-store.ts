@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Environment } from '#contract/environment';
@@ -7,8 +7,10 @@ import { type GitPlaces, splitZ } from './git';
 import { withLock } from './lock';
 import { type StorePlaces, environmentIo, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type ScriptOptions, runScript } from './remote-git';
-import { commitTree, hasRefsUnder, readHead, writeCheckpoint, writeIfChanged } from './remote-objects';
-import { type RestoreProblem, unsafePath } from './restore';
+import { commitTree, hasRefsUnder, readHead, replaceStoreFile, writeCheckpoint, writeIfChanged } from './remote-objects';
+import { type RestoreEntry, type RestoreProblem, unsafePath } from './restore';
+import { type RecoveredRewind, REWIND_JOURNAL, RewindJournal } from './journal';
+import { applyRemoteEntries, chunks } from './remote-restore';
 import { parseDiffTree, statusPaths } from './status';
 import type { CheckpointStoreApi } from './store-api';
 import {
@@ -38,8 +40,6 @@ export function remoteDeftFolder(environment: Environment): string {
 
 /** Paths looked at (lstat over the environment) at once. */
 const LOOK_CONCURRENCY = 64;
-/** Bytes of paths put on one remote command line at most (a command line there has a size limit). */
-const ARGS_BYTES = 64 * 1024;
 
 export interface RemoteStoreOptions {
   maxFileBytes?: number;
@@ -53,27 +53,15 @@ export interface RemoteStoreOptions {
 /** The script line that removes the ref locks a killed git left. */
 const CLEAR_REF_LOCKS = '[ -d "$GIT_DIR/refs" ] && find "$GIT_DIR/refs" -name "*.lock" -type f -exec rm -f {} + 2>/dev/null';
 
+/** A time as git's GIT_*_DATE reads it (its internal format: seconds since the epoch, UTC). */
+function gitDate(at: number): string {
+  return `${Math.floor(at / 1000)} +0000`;
+}
+
 /** A tree id git printed, or null. */
 function asTree(text: string): string | null {
   const tree = text.trim();
   return /^[0-9a-f]{40,64}$/.test(tree) ? tree : null;
-}
-
-/** Split paths into runs whose command line stays under ARGS_BYTES. */
-function chunks(paths: readonly string[]): string[][] {
-  const out: string[][] = [];
-  let run: string[] = [];
-  let size = 0;
-  for (const path of paths) {
-    if (run.length && size + path.length > ARGS_BYTES) {
-      out.push(run);
-      [run, size] = [[], 0];
-    }
-    run.push(path);
-    size += path.length + 4;
-  }
-  if (run.length) out.push(run);
-  return out;
 }
 
 /**
@@ -83,7 +71,8 @@ function chunks(paths: readonly string[]): string[][] {
  * Environment's exec — a few scripts per capture, never a process per file. The same rules: secrets (the one
  * list, `isSensitivePath`/`isSensitiveFile`) and files over the size cap are never stored, the workspace's own
  * `.git` is never touched, and nothing a repository's config names runs (remote-git.ts's prelude). Sessions stay
- * on this machine; the lock that serialises operations is here too (one Deft drives a remote workspace at once).
+ * on this machine; the lock that serialises operations is here too (one Deft drives a remote workspace at once). A
+ * rewind has the local store's crash journal (journal.ts), kept there beside the store.
  */
 export class RemoteCheckpointStore implements CheckpointStoreApi {
   private readonly git: GitPlaces;
@@ -94,6 +83,9 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   private head: { commit: string; tree: string } | null = null;
   /** Set when the store was opened without a script: the first script clears the stale ref locks a killed git left. */
   private refLocksToClear = false;
+  private readonly journal: RewindJournal;
+  /** The rewind a killed Deft or a dropped connection interrupted, finished when this store opened (null when there was none). */
+  recovered: RecoveredRewind | null = null;
 
   private constructor(
     private readonly environment: Environment,
@@ -104,9 +96,15 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     this.git = { gitDir: places.gitDir, workTree: places.workspace, indexFile: places.gitDir + '/index' };
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.now = options.now ?? Date.now;
+    const files = {
+      readText: (path: string) => environment.readText(path),
+      replaceFile: (path: string, data: string) => replaceStoreFile(environment, path, data),
+      rm: (path: string, options: { force: true }) => environment.rm(path, options),
+    };
+    this.journal = new RewindJournal(files, environment.path.join(places.gitDir, REWIND_JOURNAL));
   }
 
-  /** Open (creating it if needed) the store of `workspace` on the environment's machine. Throws a GitError when git is missing there. */
+  /** Open (creating it if needed) the store of `workspace` on the environment's machine, finishing a rewind that was interrupted. Throws a GitError when git is missing there. */
   static async open(environment: Environment, workspace: string, options: RemoteStoreOptions): Promise<RemoteCheckpointStore> {
     const io = environmentIo(environment);
     const deft = remoteDeftFolder(environment);
@@ -114,7 +112,10 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     await mkdir(options.lockDir, { recursive: true, mode: 0o700 });
     const hash = createHash('sha256').update(options.key).digest('hex').slice(0, 16);
     const store = new RemoteCheckpointStore(environment, places, join(options.lockDir, `remote-${hash}.lock`), options);
-    await store.locked(() => store.initialise(deft, io));
+    await store.locked(async () => {
+      await store.initialise(deft, io);
+      store.recovered = await store.journal.recover((entries) => store.apply(entries));
+    });
     return store;
   }
 
@@ -123,7 +124,11 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   }
 
   locked<T>(work: () => Promise<T>): Promise<T> {
-    return withLock(this.lockFile, work);
+    return withLock(this.lockFile, async () => {
+      // A rewind of this process that failed midway (its journal left) is finished before anything else.
+      this.recovered = (await this.journal.finishInterrupted((entries) => this.apply(entries))) ?? this.recovered;
+      return work();
+    });
   }
 
   private run(args: readonly string[], options?: ScriptOptions) {
@@ -244,8 +249,15 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     const { message, recorded } = commitMessage(meta, at, capture.skipped);
     // Commit, then create the session's ref and move HEAD there in one transaction; exit 3 when the ref exists. Without
     // a number ($2 empty), the next after the session's last ref is taken there (leading zeros off: not octal).
+    // Idempotent: the commit is this request's own (its id in the subject, its dates `at`), so the same script run
+    // again — a helper that died after the transaction took effect and before its answer came, run again as a process
+    // (remote-git.ts) — makes the same commit, finds the session's ref already at it, and answers with that checkpoint.
+    const request = `${message.slice(0, message.indexOf('\n'))} [request ${randomBytes(8).toString('hex')}]${message.slice(message.indexOf('\n'))}`;
     const body = [
+      'export GIT_AUTHOR_DATE="$4" GIT_COMMITTER_DATE="$4"',
       'c=$(g commit-tree "$1") || exit 1',
+      'done=$(g for-each-ref --count=1 --points-at "$c" --format="%(refname)" "$3") || exit 1',
+      'if [ -n "$done" ]; then printf "%s\\n%s\\n" "$c" "$done"; exit 0; fi',
       'ref=$2',
       'if [ -z "$ref" ]; then',
       '  last=$(g for-each-ref --count=1 --sort=-refname --format="%(refname)" "$3")',
@@ -270,7 +282,7 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     for (let attempt = 0; ; attempt++) {
       const known = this.nextSeq.get(meta.session);
       const ref = known === undefined ? '' : sessionRef(meta.session, known);
-      const out = await this.script(body, [capture.tree, ref, `${REF_ROOT}${meta.session}/`], { input: message, okCodes: [0, 3] });
+      const out = await this.script(body, [capture.tree, ref, `${REF_ROOT}${meta.session}/`, gitDate(at)], { input: request, okCodes: [0, 3] });
       if (out.exitCode === 3) {
         if (attempt >= 2) throw new Error(`A checkpoint of session ${meta.session} could not be created on ${this.environment.label}.`);
         // Another process took that number: the next is read there.
@@ -327,54 +339,29 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
   }
 
   /**
-   * Put these paths back to what `tree` holds. Each is checked first (no folder on its way is a link or a file, and it
-   * is not now a folder); deletions run in one script there (with the folders they leave empty), then git's
-   * `checkout-index` writes the rest from a private index of `tree` (links as links, modes as recorded).
+   * Put these paths back to what `tree` holds (remote-restore.ts), with the crash journal around it (journal.ts, the
+   * local store's, written over SFTP beside the store there): a rewind a killed Deft or a dropped connection
+   * interrupted is finished when the store next opens (`recovered` says so).
    */
   async restore(tree: string, paths: readonly string[]): Promise<RestoreProblem[]> {
     if (!paths.length) return [];
     const problems: RestoreProblem[] = [];
     for (const p of paths) if (unsafePath(p)) problems.push({ path: p, reason: 'the path is not a safe workspace path' });
     const wanted = new Set(paths.filter((p) => !unsafePath(p)));
+    if (!wanted.size) return problems;
     const listed = await this.run(['ls-tree', '-r', '-z', '--full-tree', tree, '--', ...[...wanted].map(literal)]);
-    const writes: string[] = [];
+    const entries: RestoreEntry[] = [];
     for (const record of splitZ(listed.stdout)) {
       const [meta = '', name = ''] = record.split('\t');
-      if (wanted.delete(name) && !meta.startsWith('160000')) writes.push(name);
+      const [mode = '', , blob = ''] = meta.split(' ');
+      if (wanted.delete(name)) entries.push({ path: name, mode, blob });
     }
-    const deletes = [...wanted];
-    const safe = async (path: string, deleting: boolean): Promise<boolean> => {
-      const { join } = this.environment.path;
-      const parts = path.split('/');
-      for (let i = 1; i < parts.length; i++) {
-        const info = await this.environment.lstat(join(this.places.workspace, ...parts.slice(0, i))).catch(() => null);
-        // A folder on its way is missing: nothing to delete, and git makes the folders for a write.
-        if (!info) return !deleting;
-        if (!info.isDirectory()) {
-          problems.push({ path, reason: 'a folder in its path is now a link or a file' });
-          return false;
-        }
-      }
-      const self = await this.environment.lstat(join(this.places.workspace, path)).catch(() => null);
-      if (self?.isDirectory()) {
-        problems.push({ path, reason: 'it is now a folder' });
-        return false;
-      }
-      return !deleting || self !== null;
-    };
-    const okDeletes = (await Promise.all(deletes.map(async (p) => ((await safe(p, true)) ? p : null)))).filter((p): p is string => p !== null);
-    const okWrites = (await Promise.all(writes.map(async (p) => ((await safe(p, false)) ? p : null)))).filter((p): p is string => p !== null);
-    const removeBody = 'for p in "$@"; do rm -f -- "$p" || exit 1; d=$(dirname -- "$p"); [ "$d" = . ] || rmdir -p -- "$d" 2>/dev/null; done; exit 0';
-    for (const run of chunks(okDeletes)) await this.script(removeBody, run);
-    if (okWrites.length) {
-      const body = [
-        'i="$GIT_DIR/deft-restore-index.$$"',
-        'GIT_INDEX_FILE=$i g read-tree "$1" && GIT_INDEX_FILE=$i g checkout-index -f -z --stdin; rc=$?',
-        'rm -f "$i"; exit $rc',
-      ].join('\n');
-      await this.script(body, [tree], { input: okWrites.join('\0') + '\0' });
-    }
-    return problems;
+    for (const path of wanted) entries.push({ path, mode: null, blob: '' });
+    return [...problems, ...(await this.journal.around(entries, (listed) => this.apply(listed)))];
+  }
+
+  private apply(entries: readonly RestoreEntry[]): Promise<RestoreProblem[]> {
+    return applyRemoteEntries(this.environment, this.places.workspace, (body, args, options) => this.script(body, args, options), entries);
   }
 
   async drop(checkpoints: readonly Pick<Checkpoint, 'session' | 'seq'>[]): Promise<void> {

@@ -1,3 +1,4 @@
+import type { RecoveredRewind } from './journal';
 import type { StorePlaces } from './places';
 import type { RestoreProblem } from './restore';
 import type { Capture, Checkpoint, CheckpointMeta, FileChange } from './store';
@@ -11,6 +12,8 @@ import type { Capture, Checkpoint, CheckpointMeta, FileChange } from './store';
 export interface CheckpointStoreApi {
   /** The workspace and the store's git folder (on the workspace's machine). */
   readonly places: StorePlaces;
+  /** A rewind that was interrupted (a crash, a dropped connection) and finished when the store opened (journal.ts), or null. */
+  readonly recovered: RecoveredRewind | null;
   /** Hold the store's lock for a sequence of operations (the other methods assume it is held where they write). */
   locked<T>(work: () => Promise<T>): Promise<T>;
   /** The workspace as it is now, as a tree in the store; `only` (workspace paths) narrows the look to those. */

@@ -15,6 +15,7 @@ import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places'
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
 import { ALTERNATES, seedFromRepository, unseed } from './seed';
+import { REWIND_JOURNAL, type RecoveredRewind, RewindJournal } from './journal';
 
 /**
  * Why a checkpoint was taken: before a turn ('turn'), just before a step's approved calls run ('tools'), after
@@ -86,7 +87,6 @@ export const REF_ROOT = 'refs/deft/';
 export const MAX_SKIPPED_RECORDED = 200;
 /** Attributes that would make git change bytes on the way in or out; the store's info/attributes unsets them for every path. */
 export const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -filter -ident -working-tree-encoding\n';
-const JOURNAL = 'deft-rewind.json';
 export const PERSONAL_SETTINGS = '.deft/settings.local.json';
 /**
  * A capture hashes the files that differ from the store's index itself and leaves the index behind for
@@ -105,11 +105,6 @@ interface Looked {
   /** Folders status reported as paths (nested repositories): left out, and never removed as folders. */
   folders: string[];
   skipped: SkippedFile[];
-}
-
-interface Journal {
-  version: 1;
-  entries: RestoreEntry[];
 }
 
 /**
@@ -133,6 +128,9 @@ export class CheckpointStore {
   /** A new store (no HEAD, no index): its first capture may start from the repository's index (seed.ts). */
   private seedable = false;
   private home = '';
+  private readonly journal: RewindJournal;
+  /** The rewind a crash interrupted, finished when this store opened (null when there was none). */
+  recovered: RecoveredRewind | null = null;
 
   private constructor(
     readonly places: StorePlaces,
@@ -142,6 +140,8 @@ export class CheckpointStore {
     this.blobs = new BlobReader(this.git);
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.now = options.now ?? Date.now;
+    const files = { readText: (path: string) => readFile(path, 'utf8'), replaceFile: (path: string, data: string) => writeFileAtomic(path, data, 0o600), rm };
+    this.journal = new RewindJournal(files, join(places.gitDir, REWIND_JOURNAL));
   }
 
   /** Open (creating it if needed) the store of `workspace`, finishing a rewind a crash interrupted. */
@@ -168,7 +168,11 @@ export class CheckpointStore {
 
   /** Hold the store's lock for a sequence of operations (the `tx` methods assume it is held). */
   locked<T>(work: () => Promise<T>): Promise<T> {
-    return withLock(this.lockFile, work);
+    return withLock(this.lockFile, async () => {
+      // A rewind of this process that failed midway (its journal left) is finished before anything else.
+      this.recovered = (await this.journal.finishInterrupted((entries) => applyEntries(this.git, entries))) ?? this.recovered;
+      return work();
+    });
   }
 
   // ---- under the lock ----
@@ -431,11 +435,7 @@ export class CheckpointStore {
       if (wanted.delete(name)) entries.push({ path: name, mode, blob });
     }
     for (const path of wanted) entries.push({ path, mode: null, blob: '' });
-    const journal: Journal = { version: 1, entries };
-    await writeFileAtomic(join(this.places.gitDir, JOURNAL), JSON.stringify(journal), 0o600);
-    const problems = await applyEntries(this.git, entries);
-    await rm(join(this.places.gitDir, JOURNAL), { force: true });
-    return problems;
+    return this.journal.around(entries, (listed) => applyEntries(this.git, listed));
   }
 
   /** Drop checkpoints (their refs); their objects go at the next `compact`. */
@@ -576,18 +576,9 @@ export class CheckpointStore {
     await walk(join(gitDir, 'refs'));
   }
 
-  /** Finish a rewind that a crash interrupted: every path in its journal is put in its restored state. */
+  /** Finish a rewind that a crash interrupted: every path in its journal is put in its restored state (journal.ts). */
   private async recover(): Promise<void> {
-    const path = join(this.places.gitDir, JOURNAL);
-    let journal: Journal;
-    try {
-      journal = JSON.parse(await readFile(path, 'utf8')) as Journal;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') await rm(path, { force: true });
-      return;
-    }
-    if (journal?.version === 1 && Array.isArray(journal.entries)) await applyEntries(this.git, journal.entries);
-    await rm(path, { force: true });
+    this.recovered = await this.journal.recover((entries) => applyEntries(this.git, entries));
   }
 }
 
