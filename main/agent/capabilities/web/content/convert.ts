@@ -1,5 +1,3 @@
-import { extractText, getDocumentProxy } from 'unpdf';
-
 /** What the model reads of a fetched body, and how it was made. */
 export interface PageContent {
   text: string;
@@ -120,6 +118,8 @@ async function pdfText(body: Buffer): Promise<PageContent> {
   let pages: string[];
   let total: number;
   try {
+    // Loaded with the first PDF: a turn that fetches none never parses it.
+    const { extractText, getDocumentProxy } = await import('unpdf');
     // No eval: font programs in a hostile PDF must not become code (CVE-2024-4367).
     const document = await getDocumentProxy(new Uint8Array(body), {
       isEvalSupported: false,
