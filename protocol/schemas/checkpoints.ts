@@ -152,19 +152,20 @@ export const ChangeReviewRequest = z.object({
 });
 export type ChangeReviewRequest = z.infer<typeof ChangeReviewRequest>;
 
-/** Shapes of the checkpoint events, shared by events.ts. */
-export const checkpointEventShapes = {
-  /** The files a turn changed, from the checkpoints before and after it (every tool, shell commands included). */
-  'turn.changes': { turnId: z.string(), files: z.array(ChangedFileInfo), more: z.number().int() },
-  /** A rewind happened (files and/or conversation); it can be undone with undoRewind until the next one. */
-  'rewind.done': { result: RewindResult },
-  /** The last rewind was undone: files and conversation are as they were before it. */
-  'rewind.undone': { rewindId: z.string(), scope: RewindScope, problems: z.array(RestoreProblem) },
-  /** A Write or Edit waits for the user's review. */
-  'change.review.requested': { request: ChangeReviewRequest },
-  /** The review was answered (or the turn was stopped: `cancelled`). */
-  'change.review.resolved': { requestId: z.string(), accepted: z.array(z.boolean()), cancelled: z.boolean().optional() },
-} as const;
+/** Shapes of the checkpoint events, shared by events.ts (built with its schema, on first use). */
+export const checkpointEventShapes = () =>
+  ({
+    /** The files a turn changed, from the checkpoints before and after it (every tool, shell commands included). */
+    'turn.changes': { turnId: z.string(), files: z.array(ChangedFileInfo), more: z.number().int() },
+    /** A rewind happened (files and/or conversation); it can be undone with undoRewind until the next one. */
+    'rewind.done': { result: RewindResult },
+    /** The last rewind was undone: files and conversation are as they were before it. */
+    'rewind.undone': { rewindId: z.string(), scope: RewindScope, problems: z.array(RestoreProblem) },
+    /** A Write or Edit waits for the user's review. */
+    'change.review.requested': { request: ChangeReviewRequest },
+    /** The review was answered (or the turn was stopped: `cancelled`). */
+    'change.review.resolved': { requestId: z.string(), accepted: z.array(z.boolean()), cancelled: z.boolean().optional() },
+  }) as const;
 
 const SessionRef = { sessionId: z.string().min(1) };
 const TurnId = z.string().min(1).max(100);

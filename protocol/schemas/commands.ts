@@ -9,7 +9,7 @@ import { queueCommands } from './queue';
 import { ReleasedWorktree, worktreeCommands } from './worktrees';
 import { pluginCommands } from './plugins';
 import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } from './approvals';
-import { SessionEvent } from './events';
+import { sessionEventSchema } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { McpOverview, McpServerName } from './mcp';
@@ -55,8 +55,9 @@ export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>;
  * Every command a UI can send, with its input and output schemas. Built on first use (commandSchemas): a run that
  * validates no command (the CLI's text turn) never pays for the ~hundred schemas.
  */
-const buildCommands = () =>
-  ({
+const buildCommands = () => {
+  const SessionEvent = sessionEventSchema();
+  return {
     /** Describe the workspace this window is bound to. */
     getWorkspace: command(Empty, WorkspaceInfo),
     /** Open a native folder picker and open the chosen folder in a new window (Electron only). */
@@ -373,7 +374,8 @@ const buildCommands = () =>
       }).strict(),
       z.object({ stopped: z.number().int() }),
     ),
-  }) as const;
+  } as const;
+};
 
 export type Commands = ReturnType<typeof buildCommands>;
 let built: Commands | undefined;
