@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolInputDisplay } from './display';
+import { toolInputDisplaySchema } from './display';
 import { GoalMode } from './goals';
 
 // Approvals: permission modes and rules, approval requests, questions to the user, plan mode.
@@ -111,7 +111,7 @@ export const approvalEventShapes = () =>
       callId: z.string().optional(),
       toolName: z.string(),
       description: z.string(),
-      display: ToolInputDisplay,
+      display: toolInputDisplaySchema(),
       /** Why it asks (the rule, the mode, a protected path). */
       reason: z.string(),
       /** The rule "approve for session" / "always allow" would store; absent when the call may only be approved once. */

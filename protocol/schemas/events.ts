@@ -9,7 +9,7 @@ import { HooksOverview, hookEventShapes } from './hooks';
 import { McpOverview } from './mcp';
 import { queueEventShapes } from './queue';
 import { todoEventShapes } from './todo';
-import { ToolInputDisplay, ToolResultDisplay } from './display';
+import { toolInputDisplaySchema, toolResultDisplaySchema } from './display';
 import { Mention } from './files';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { Preferences } from './preferences';
@@ -80,7 +80,7 @@ const buildSessionEvent = () => {
       name: z.string(),
       args: z.unknown(),
       description: z.string(),
-      display: ToolInputDisplay,
+      display: toolInputDisplaySchema(),
     }),
     /** Live output or status from a running tool call. */
     sessionEvent('tool.call.progress', {
@@ -96,7 +96,7 @@ const buildSessionEvent = () => {
       name: z.string(),
       isError: z.boolean(),
       output: z.string(),
-      display: ToolResultDisplay.optional(),
+      display: toolResultDisplaySchema().optional(),
       durationMs: z.number(),
     }),
     /** Token usage for one step (by `model`, where known), and the running total for the session. */
