@@ -1,3 +1,4 @@
+import { UnreadableContent } from './unreadable';
 /** What the model reads of a fetched body, and how it was made. */
 export interface PageContent {
   text: string;
@@ -8,10 +9,7 @@ export interface PageContent {
   extracted: boolean;
 }
 
-/** A body FetchURL will not turn into text (an image, an archive…). */
-export class UnreadableContent extends Error {
-  override name = 'UnreadableContent';
-}
+export { UnreadableContent };
 
 const MAX_PDF_PAGES = 200;
 
