@@ -3,7 +3,7 @@ import { commandNames } from '../helpers/names';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
 import { SandboxSettingsInput, SandboxSettingsView, SandboxStatus } from './sandbox';
 import { RemoteConnection, remoteCommands } from './remote';
-import { RewindResult, checkpointCommands } from './checkpoints';
+import { checkpointCommands, checkpointSchemas } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
 import { ReleasedWorktree, worktreeCommands } from './worktrees';
@@ -57,6 +57,7 @@ export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>;
  */
 const buildCommands = () => {
   const SessionEvent = sessionEventSchema();
+  const { RewindResult } = checkpointSchemas();
   return {
     /** Describe the workspace this window is bound to. */
     getWorkspace: command(Empty, WorkspaceInfo),
