@@ -12,8 +12,8 @@ import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState
 import { sessionEventSchema } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
-import { McpOverview, McpServerName } from './mcp';
-import { LspStatus } from './code';
+import { mcpSchemas } from './mcp';
+import { codeSchemas } from './code';
 import { HookAddInput, HookRef, HookTestResult, HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
 import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
@@ -58,6 +58,8 @@ export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>;
 const buildCommands = () => {
   const SessionEvent = sessionEventSchema();
   const { RewindResult } = checkpointSchemas();
+  const { McpOverview, McpServerName } = mcpSchemas();
+  const { LspStatus } = codeSchemas();
   return {
     /** Describe the workspace this window is bound to. */
     getWorkspace: command(Empty, WorkspaceInfo),

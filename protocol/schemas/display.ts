@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CodeDiagnostics, CodeResultDisplay } from './code';
-import { McpCallDisplay, McpResultDisplay } from './mcp';
+import { codeSchemas } from './code';
+import { mcpSchemas } from './mcp';
 import { SandboxBlock } from './sandbox';
 import { WebSearchResult } from './web';
 
@@ -34,8 +34,9 @@ const diffFields = () => ({
  * What a tool call is about to do, shown on its card and in approval requests. Built with the event schemas
  * that carry it, on first use (toolInputDisplaySchema), like ToolResultDisplay.
  */
-const buildToolInputDisplay = () =>
-  z.discriminatedUnion('kind', [
+const buildToolInputDisplay = () => {
+  const { McpCallDisplay } = mcpSchemas();
+  return z.discriminatedUnion('kind', [
     McpCallDisplay,
     z.object({
       kind: z.literal('command'),
@@ -81,6 +82,7 @@ const buildToolInputDisplay = () =>
     z.object({ kind: z.literal('goal_start'), objective: z.string(), completionCriterion: z.string().optional() }),
     z.object({ kind: z.literal('generic'), summary: z.string(), detail: z.string().optional() }),
   ]);
+};
 export type ToolInputDisplay = z.infer<ReturnType<typeof buildToolInputDisplay>>;
 let toolInputDisplay: ReturnType<typeof buildToolInputDisplay> | undefined;
 export function toolInputDisplaySchema(): ReturnType<typeof buildToolInputDisplay> {
@@ -89,8 +91,10 @@ export function toolInputDisplaySchema(): ReturnType<typeof buildToolInputDispla
 }
 
 /** What a finished tool call produced, for its card (the model gets its own text). Built on first use (toolResultDisplaySchema). */
-const buildToolResultDisplay = () =>
-  z.discriminatedUnion('kind', [
+const buildToolResultDisplay = () => {
+  const { CodeDiagnostics, CodeResultDisplay } = codeSchemas();
+  const { McpResultDisplay } = mcpSchemas();
+  return z.discriminatedUnion('kind', [
     McpResultDisplay,
     z.object({
       kind: z.literal('command_output'),
@@ -168,6 +172,7 @@ const buildToolResultDisplay = () =>
     z.object({ kind: z.literal('error'), message: z.string(), code: z.string().optional() }),
     z.object({ kind: z.literal('generic'), summary: z.string(), detail: z.string().optional() }),
   ]);
+};
 export type ToolResultDisplay = z.infer<ReturnType<typeof buildToolResultDisplay>>;
 let toolResultDisplay: ReturnType<typeof buildToolResultDisplay> | undefined;
 export function toolResultDisplaySchema(): ReturnType<typeof buildToolResultDisplay> {

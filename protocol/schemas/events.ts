@@ -6,7 +6,7 @@ import { checkpointEventShapes } from './checkpoints';
 import { contextEventShapes } from './context';
 import { goalEventShapes } from './goals';
 import { HooksOverview, hookEventShapes } from './hooks';
-import { McpOverview } from './mcp';
+import { mcpSchemas } from './mcp';
 import { queueEventShapes } from './queue';
 import { todoEventShapes } from './todo';
 import { toolInputDisplaySchema, toolResultDisplaySchema } from './display';
@@ -183,7 +183,7 @@ const buildAppEvent = () =>
     // Approvals: the permission rules (or their problems) changed.
     z.object({ type: z.literal('permissions.updated'), permissions: PermissionRules }),
     /** An MCP server changed state (started, connected, failed, its tools changed, …): the whole overview. */
-    z.object({ type: z.literal('mcp.updated'), overview: McpOverview }),
+    z.object({ type: z.literal('mcp.updated'), overview: mcpSchemas().McpOverview }),
     /** The window preferences changed (theme, notifications, prices), in this window or another. */
     z.object({ type: z.literal('preferences.updated'), preferences: Preferences }),
     /** The hooks in effect changed (a settings file changed, or the folder was trusted). */
