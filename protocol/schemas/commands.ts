@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { commandNames } from '../helpers/names';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
-import { SandboxSettingsInput, SandboxSettingsView, SandboxStatus } from './sandbox';
+import { sandboxSchemas } from './sandbox';
 import { RemoteConnection, remoteCommands } from './remote';
 import { checkpointCommands, checkpointSchemas } from './checkpoints';
 import { memoryCommands } from './memory';
@@ -38,18 +38,19 @@ const ModelName = z
   .regex(/^[^\s\p{Cc}][^\p{Cc}]*$/u, 'A model name is one line of printable text.');
 const AGENT_ID = /^a[0-9a-z]{8}$/;
 
-/** The workspace a window (or web host, or CLI run) is bound to. */
-export const WorkspaceInfo = z.object({
-  path: z.string(),
-  name: z.string(),
-  home: z.string(),
-  host: z.enum(['electron', 'web', 'cli', 'acp']),
-  /** Whether shell commands run in the OS sandbox here (absent from older cores). */
-  sandbox: SandboxStatus.optional(),
-  /** The workspace is on another machine (path is its path there): where, and how the connection is. */
-  remote: RemoteConnection.optional(),
-});
-export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>;
+/** The workspace a window (or web host, or CLI run) is bound to. Built with the command table. */
+const buildWorkspaceInfo = () =>
+  z.object({
+    path: z.string(),
+    name: z.string(),
+    home: z.string(),
+    host: z.enum(['electron', 'web', 'cli', 'acp']),
+    /** Whether shell commands run in the OS sandbox here (absent from older cores). */
+    sandbox: sandboxSchemas().SandboxStatus.optional(),
+    /** The workspace is on another machine (path is its path there): where, and how the connection is. */
+    remote: RemoteConnection.optional(),
+  });
+export type WorkspaceInfo = z.infer<ReturnType<typeof buildWorkspaceInfo>>;
 
 /**
  * Every command a UI can send, with its input and output schemas. Built on first use (commandSchemas): a run that
@@ -60,6 +61,8 @@ const buildCommands = () => {
   const { RewindResult } = checkpointSchemas();
   const { McpOverview, McpServerName } = mcpSchemas();
   const { LspStatus } = codeSchemas();
+  const { SandboxSettingsInput, SandboxSettingsView } = sandboxSchemas();
+  const WorkspaceInfo = buildWorkspaceInfo();
   return {
     /** Describe the workspace this window is bound to. */
     getWorkspace: command(Empty, WorkspaceInfo),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { codeSchemas } from './code';
 import { mcpSchemas } from './mcp';
-import { SandboxBlock } from './sandbox';
+import { sandboxSchemas } from './sandbox';
 import { WebSearchResult } from './web';
 
 /** One diff hunk, in unified-diff terms (1-based line numbers). */
@@ -94,6 +94,7 @@ export function toolInputDisplaySchema(): ReturnType<typeof buildToolInputDispla
 const buildToolResultDisplay = () => {
   const { CodeDiagnostics, CodeResultDisplay } = codeSchemas();
   const { McpResultDisplay } = mcpSchemas();
+  const { SandboxBlock } = sandboxSchemas();
   return z.discriminatedUnion('kind', [
     McpResultDisplay,
     z.object({
