@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { MockModelServer } from '../test-support/mock-model-server';
 import { tempDir } from '../test-support/harness';
 import { ensureBuild, root } from '../scripts/ensure-build.mjs';
-import { measureProcess, medianCost, programsStarted } from './process-cost';
+import { type ProcessCost, interleavedMedians, measureProcess, programsStarted } from './process-cost';
 import type { BenchResult } from './types';
 
 // Cold start (issue 36): a one-shot text turn of the built CLI and `deft --help`, beside `node -e 0`, in CPU
 // seconds (wall time on a shared machine is mostly other people's load), with peak RSS, the programs a
 // text-only run starts and how often it asks the server for its model list.
 
-const RUNS = 5;
+// Runs of each, taken in turns with `node -e 0` (CPU time is counted in 10 ms steps: medians of several).
+const RUNS = 9;
 
 /** A small committed repository, as a text-only question is usually asked in one. */
 async function smallRepo(): Promise<string> {
@@ -43,12 +44,14 @@ export default async function coldStart(): Promise<BenchResult[]> {
     const run = [process.execPath, deft, 'run', '--base-url', server.baseUrl, '--model', 'mock-model', 'What is this project?'];
     // One run first: the first ever run in a workspace creates its files under the home.
     await measureProcess(run, { cwd: workspace, env });
-    const node = await medianCost(RUNS, () => measureProcess([process.execPath, '-e', '0']));
     const listsBefore = server.modelListRequests;
-    const text = await medianCost(RUNS, () => measureProcess(run, { cwd: workspace, env }));
+    const [node, text, help] = (await interleavedMedians(RUNS, [
+      () => measureProcess([process.execPath, '-e', '0']),
+      () => measureProcess(run, { cwd: workspace, env }),
+      () => measureProcess([process.execPath, deft, '--help'], { cwd: workspace, env }),
+    ])) as [ProcessCost, ProcessCost, ProcessCost];
     if (text.code !== 0) throw new Error(`deft run exited with ${text.code}`);
     const lists = (server.modelListRequests - listsBefore) / RUNS;
-    const help = await medianCost(RUNS, () => measureProcess([process.execPath, deft, '--help'], { cwd: workspace, env }));
     const started = await programsStarted(run, { cwd: workspace, env });
     const counts = started
       ? Object.entries(started.reduce<Record<string, number>>((acc, p) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {}))

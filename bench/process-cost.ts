@@ -13,13 +13,19 @@ export interface ProcessCost {
 
 const TIME = '/usr/bin/time';
 
+/** Runs `"$@"` and reports the CPU of what it ran (and everything that waited for) on stderr, in ms steps: bash's `times`. */
+// (`times` itself, not in a $(…) subshell, which has no children: its second line is the children's user and system time.)
+const TIMES = '"$@" >/dev/null; code=$?; printf "@@T " >&2; times >&2; exit $code';
+
 /**
- * Run `argv` to its end and measure it. With GNU time (/usr/bin/time) the figures come from wait4's rusage,
- * which includes the CPU of every child the process waited for (git, shells); without it, from bash's `times`.
+ * Run `argv` to its end and measure it. The CPU time comes from bash's `times` (wait4's rusage: the process
+ * and every child it waited for, git and shells included; in ms, where GNU time counts in 10 ms steps); peak
+ * RSS from GNU time (/usr/bin/time) where installed.
  */
 export function measureProcess(argv: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ProcessCost> {
   const useTime = existsSync(TIME);
-  const command = useTime ? [TIME, '-f', '\n@@ %e %U %S %M', ...argv] : ['bash', '-c', '"$@" >/dev/null; echo "@@ $(times | tail -1)" >&2', 'bash', ...argv];
+  const timed = ['bash', '-c', TIMES, 'bash', ...argv];
+  const command = useTime ? [TIME, '-f', '\n@@ %e %U %S %M', ...timed] : timed;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -28,19 +34,19 @@ export function measureProcess(argv: readonly string[], options: { cwd?: string;
     child.on('error', reject);
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
-      const line = stderr
-        .split('\n')
-        .reverse()
-        .find((l) => l.startsWith('@@ '));
-      if (!line) return reject(new Error(`no timing for ${argv.join(' ')}: ${stderr.slice(-400)}`));
-      if (useTime) {
-        const [, , user, sys, kb] = line.split(' ');
+      const lines = stderr.split('\n');
+      // bash `times` after "@@T ": the shell's own line, then the children's: "0m0.123s 0m0.045s" (user, system)
+      const times = lines[lines.findLastIndex((l) => l.startsWith('@@T ')) + 1];
+      if (!times) return reject(new Error(`no timing for ${argv.join(' ')}: ${stderr.slice(-400)}`));
+      const [user = 0, sys = 0] = [...times.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+      const cpuMs = (user + sys) * 1000;
+      const line = lines.findLast((l) => l.startsWith('@@ '));
+      if (useTime && line) {
+        const kb = line.split(' ')[4];
         const exit = /Command exited with non-zero status (\d+)/.exec(stderr)?.[1];
-        return resolve({ wallMs, cpuMs: (Number(user) + Number(sys)) * 1000, rssMiB: Number(kb) / 1024, code: exit ? Number(exit) : code });
+        return resolve({ wallMs, cpuMs, rssMiB: Number(kb) / 1024, code: exit ? Number(exit) : code });
       }
-      // bash `times`: "0m0.123s 0m0.045s" (children's user and system time)
-      const [user = 0, sys = 0] = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
-      resolve({ wallMs, cpuMs: (user + sys) * 1000, rssMiB: 0, code });
+      resolve({ wallMs, cpuMs, rssMiB: 0, code });
     });
   });
 }
@@ -70,10 +76,25 @@ export async function programsStarted(argv: readonly string[], options: { cwd?: 
   return started.slice(1).map((p) => p.slice(p.lastIndexOf('/') + 1));
 }
 
+/** The median of measurements, figure by figure. */
+function median(all: readonly ProcessCost[]): ProcessCost {
+  const mid = <K extends keyof ProcessCost>(key: K) => [...all.map((c) => c[key] as number)].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
+  return { wallMs: mid('wallMs'), cpuMs: mid('cpuMs'), rssMiB: mid('rssMiB'), code: all.find((c) => c.code !== 0)?.code ?? 0 };
+}
+
 /** The median of `runs` measurements. */
 export async function medianCost(runs: number, measure: () => Promise<ProcessCost>): Promise<ProcessCost> {
   const all: ProcessCost[] = [];
   for (let i = 0; i < runs; i++) all.push(await measure());
-  const mid = <K extends keyof ProcessCost>(key: K) => [...all.map((c) => c[key] as number)].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
-  return { wallMs: mid('wallMs'), cpuMs: mid('cpuMs'), rssMiB: mid('rssMiB'), code: all.find((c) => c.code !== 0)?.code ?? 0 };
+  return median(all);
+}
+
+/**
+ * The medians of several measurements taken in turns (a, b, c, a, b, c…), one per measurement: on a shared
+ * machine the load changes from second to second, and taken in turns a figure and its baseline bear it alike.
+ */
+export async function interleavedMedians(runs: number, measures: readonly (() => Promise<ProcessCost>)[]): Promise<ProcessCost[]> {
+  const all: ProcessCost[][] = measures.map(() => []);
+  for (let i = 0; i < runs; i++) for (const [n, measure] of measures.entries()) all[n]!.push(await measure());
+  return all.map(median);
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AppEvent, DeftError, SessionEvent, commandNames, commandSchemas, createBridge, eventHandlerName, eventTypeNames } from './index';
+import { DeftError, appEventSchema, commandNames, commandSchemas, createBridge, eventHandlerName, eventTypeNames, sessionEventSchema } from './index';
 
 describe('protocol', () => {
   it('lists every command and event type by name (the zod-free lists match the schemas)', () => {
     expect([...commandNames].sort()).toEqual(Object.keys(commandSchemas()).sort());
-    const schemaTypes = [...SessionEvent.options, ...AppEvent.options].map((o) => o.shape.type.value);
+    const schemaTypes = [...sessionEventSchema().options, ...appEventSchema().options].map((o) => o.shape.type.value);
     expect([...eventTypeNames].sort()).toEqual(schemaTypes.sort());
   });
 

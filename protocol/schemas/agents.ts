@@ -62,9 +62,9 @@ export const SwarmProgress = z.object({
 });
 export type SwarmProgress = z.infer<typeof SwarmProgress>;
 
-export const agentEventShapes = {
+export const agentEventShapes = () => ({
   /** A sub-agent started, changed state or ended (persisted in the parent session: its card). */
   'agent.updated': { agent: AgentInfo },
   /** A swarm's progress changed. */
   'swarm.updated': { swarmId: z.string(), callId: z.string(), description: z.string(), progress: SwarmProgress },
-};
+});

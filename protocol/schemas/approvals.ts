@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolInputDisplay } from './display';
+import { toolInputDisplaySchema } from './display';
 import { GoalMode } from './goals';
 
 // Approvals: permission modes and rules, approval requests, questions to the user, plan mode.
@@ -93,50 +93,51 @@ export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
 export const PlanState = z.object({ active: z.boolean(), planId: z.string().optional(), path: z.string().optional() });
 export type PlanState = z.infer<typeof PlanState>;
 
-/** Shapes of the approval events, shared by events.ts. */
-export const approvalEventShapes = {
-  /** The session's permission mode changed (the model is told at its next step). */
-  'permission.mode.changed': {
-    mode: PermissionMode,
-    previous: PermissionMode,
-    /** Why, when the user did not switch it: a goal started to run without asking, or stopped. */
-    reason: z.string().optional(),
-  },
-  /** A call waits for the user's approval; `display` is what it will do. */
-  'approval.requested': {
-    turnId: z.string(),
-    requestId: z.string(),
-    kind: ApprovalKind,
-    callId: z.string().optional(),
-    toolName: z.string(),
-    description: z.string(),
-    display: ToolInputDisplay,
-    /** Why it asks (the rule, the mode, a protected path). */
-    reason: z.string(),
-    /** The rule "approve for session" / "always allow" would store; absent when the call may only be approved once. */
-    approvalRule: z.string().optional(),
-    /** What that rule covers in words when it is wider than this call (e.g. a web host): the buttons name it. */
-    approvalScope: z.string().optional(),
-    /** Broader rules worth remembering instead (e.g. `Bash(npm test:*)` for `npm test -- --watch`), for the user to edit. */
-    suggestedRules: z.array(z.string()).optional(),
-    /** The sub-agent whose call this is (absent for the session's own agent). */
-    agent: z.object({ agentId: z.string(), type: z.string(), description: z.string() }).optional(),
-  },
-  /** An approval request was answered, cancelled, or settled by a rule the user just added. */
-  'approval.resolved': {
-    requestId: z.string(),
-    outcome: ApprovalOutcome,
-    scope: z.enum(['once', 'session', 'always']).optional(),
-    feedback: z.string().optional(),
-    selectedLabel: z.string().optional(),
-  },
-  /** The model asks the user questions (AskUserQuestion). */
-  'question.asked': { turnId: z.string(), requestId: z.string(), callId: z.string(), questions: z.array(Question) },
-  /** The questions were answered or dismissed (or the turn stopped). */
-  'question.answered': { requestId: z.string(), answers: z.record(z.string(), z.string()), dismissed: z.boolean() },
-  /** Plan mode turned on or off. */
-  'plan.mode.changed': { plan: PlanState },
-} as const;
+/** Shapes of the approval events, shared by events.ts (built with its schema, on first use). */
+export const approvalEventShapes = () =>
+  ({
+    /** The session's permission mode changed (the model is told at its next step). */
+    'permission.mode.changed': {
+      mode: PermissionMode,
+      previous: PermissionMode,
+      /** Why, when the user did not switch it: a goal started to run without asking, or stopped. */
+      reason: z.string().optional(),
+    },
+    /** A call waits for the user's approval; `display` is what it will do. */
+    'approval.requested': {
+      turnId: z.string(),
+      requestId: z.string(),
+      kind: ApprovalKind,
+      callId: z.string().optional(),
+      toolName: z.string(),
+      description: z.string(),
+      display: toolInputDisplaySchema(),
+      /** Why it asks (the rule, the mode, a protected path). */
+      reason: z.string(),
+      /** The rule "approve for session" / "always allow" would store; absent when the call may only be approved once. */
+      approvalRule: z.string().optional(),
+      /** What that rule covers in words when it is wider than this call (e.g. a web host): the buttons name it. */
+      approvalScope: z.string().optional(),
+      /** Broader rules worth remembering instead (e.g. `Bash(npm test:*)` for `npm test -- --watch`), for the user to edit. */
+      suggestedRules: z.array(z.string()).optional(),
+      /** The sub-agent whose call this is (absent for the session's own agent). */
+      agent: z.object({ agentId: z.string(), type: z.string(), description: z.string() }).optional(),
+    },
+    /** An approval request was answered, cancelled, or settled by a rule the user just added. */
+    'approval.resolved': {
+      requestId: z.string(),
+      outcome: ApprovalOutcome,
+      scope: z.enum(['once', 'session', 'always']).optional(),
+      feedback: z.string().optional(),
+      selectedLabel: z.string().optional(),
+    },
+    /** The model asks the user questions (AskUserQuestion). */
+    'question.asked': { turnId: z.string(), requestId: z.string(), callId: z.string(), questions: z.array(Question) },
+    /** The questions were answered or dismissed (or the turn stopped). */
+    'question.answered': { requestId: z.string(), answers: z.record(z.string(), z.string()), dismissed: z.boolean() },
+    /** Plan mode turned on or off. */
+    'plan.mode.changed': { plan: PlanState },
+  }) as const;
 
 /** A permission rule to add to or remove from one settings file (Settings → Permissions). */
 export const RuleEdit = z

@@ -1,19 +1,19 @@
 import { z } from 'zod';
 import { commandNames } from '../helpers/names';
 import { AgentInfo, AgentTypeSummary, SkippedAgentType } from './agents';
-import { SandboxSettingsInput, SandboxSettingsView, SandboxStatus } from './sandbox';
+import { sandboxSchemas } from './sandbox';
 import { RemoteConnection, remoteCommands } from './remote';
-import { RewindResult, checkpointCommands } from './checkpoints';
+import { checkpointCommands, checkpointSchemas } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
 import { ReleasedWorktree, worktreeCommands } from './worktrees';
 import { pluginCommands } from './plugins';
 import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } from './approvals';
-import { SessionEvent } from './events';
+import { sessionEventSchema } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
-import { McpOverview, McpServerName } from './mcp';
-import { LspStatus } from './code';
+import { mcpSchemas } from './mcp';
+import { codeSchemas } from './code';
 import { HookAddInput, HookRef, HookTestResult, HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
 import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
@@ -38,25 +38,32 @@ const ModelName = z
   .regex(/^[^\s\p{Cc}][^\p{Cc}]*$/u, 'A model name is one line of printable text.');
 const AGENT_ID = /^a[0-9a-z]{8}$/;
 
-/** The workspace a window (or web host, or CLI run) is bound to. */
-export const WorkspaceInfo = z.object({
-  path: z.string(),
-  name: z.string(),
-  home: z.string(),
-  host: z.enum(['electron', 'web', 'cli', 'acp']),
-  /** Whether shell commands run in the OS sandbox here (absent from older cores). */
-  sandbox: SandboxStatus.optional(),
-  /** The workspace is on another machine (path is its path there): where, and how the connection is. */
-  remote: RemoteConnection.optional(),
-});
-export type WorkspaceInfo = z.infer<typeof WorkspaceInfo>;
+/** The workspace a window (or web host, or CLI run) is bound to. Built with the command table. */
+const buildWorkspaceInfo = () =>
+  z.object({
+    path: z.string(),
+    name: z.string(),
+    home: z.string(),
+    host: z.enum(['electron', 'web', 'cli', 'acp']),
+    /** Whether shell commands run in the OS sandbox here (absent from older cores). */
+    sandbox: sandboxSchemas().SandboxStatus.optional(),
+    /** The workspace is on another machine (path is its path there): where, and how the connection is. */
+    remote: RemoteConnection.optional(),
+  });
+export type WorkspaceInfo = z.infer<ReturnType<typeof buildWorkspaceInfo>>;
 
 /**
  * Every command a UI can send, with its input and output schemas. Built on first use (commandSchemas): a run that
  * validates no command (the CLI's text turn) never pays for the ~hundred schemas.
  */
-const buildCommands = () =>
-  ({
+const buildCommands = () => {
+  const SessionEvent = sessionEventSchema();
+  const { RewindResult } = checkpointSchemas();
+  const { McpOverview, McpServerName } = mcpSchemas();
+  const { LspStatus } = codeSchemas();
+  const { SandboxSettingsInput, SandboxSettingsView } = sandboxSchemas();
+  const WorkspaceInfo = buildWorkspaceInfo();
+  return {
     /** Describe the workspace this window is bound to. */
     getWorkspace: command(Empty, WorkspaceInfo),
     /** Open a native folder picker and open the chosen folder in a new window (Electron only). */
@@ -373,7 +380,8 @@ const buildCommands = () =>
       }).strict(),
       z.object({ stopped: z.number().int() }),
     ),
-  }) as const;
+  } as const;
+};
 
 export type Commands = ReturnType<typeof buildCommands>;
 let built: Commands | undefined;

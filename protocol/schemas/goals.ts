@@ -30,8 +30,9 @@ export type Goal = z.infer<typeof Goal>;
 export const GoalAction = z.enum(['pause', 'resume', 'cancel']);
 export type GoalAction = z.infer<typeof GoalAction>;
 
-/** Shapes of the goal events, shared by events.ts. */
-export const goalEventShapes = {
-  /** The goal changed (null: no goal). */
-  'goal.updated': { goal: Goal.nullable() },
-} as const;
+/** Shapes of the goal events, shared by events.ts (built with its schema, on first use). */
+export const goalEventShapes = () =>
+  ({
+    /** The goal changed (null: no goal). */
+    'goal.updated': { goal: Goal.nullable() },
+  }) as const;

@@ -51,7 +51,7 @@ export type HooksOverview = z.infer<typeof HooksOverview>;
 export const HookResultKind = z.enum(['blocked', 'denied', 'allowed', 'asked', 'changed', 'context', 'stopped', 'output', 'error', 'timeout']);
 export type HookResultKind = z.infer<typeof HookResultKind>;
 
-export const hookEventShapes = {
+export const hookEventShapes = () => ({
   /** A hook ran and did something worth showing (blocked, changed, added, failed). */
   'hook.ran': {
     turnId: z.string().optional(),
@@ -64,7 +64,7 @@ export const hookEventShapes = {
     message: z.string(),
     toolName: z.string().optional(),
   },
-};
+});
 
 /** One hook entry in one settings file; `command` must still be what is there (the file may have changed). */
 export const HookRef = z

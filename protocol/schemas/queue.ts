@@ -11,17 +11,18 @@ const QueueText = z.string().trim().min(1, 'The message is empty.').max(100_000)
 /** Why a message left the queue: sent as a turn, delivered into the running turn, or removed by the user. */
 export const QueueRemoval = z.enum(['sent', 'delivered', 'removed']);
 
-/** Shapes of the queue events, shared by events.ts. */
-export const queueEventShapes = {
-  /** A message waits: for the next turn, or (`steer`) for the running turn's next step. */
-  'prompt.queued': { queueId: QueueId, text: z.string(), steer: z.boolean() },
-  /** A waiting message was edited, or made a steer. */
-  'prompt.queue.edited': { queueId: QueueId, text: z.string(), steer: z.boolean() },
-  /** A message left the queue; `turnId` is the turn it started ('sent') or was delivered into ('delivered'). */
-  'prompt.queue.removed': { queueId: QueueId, reason: QueueRemoval, turnId: z.string().optional() },
-  /** A steer reached the running turn before step `step`: the model reads it as a user message there. */
-  'steer.delivered': { turnId: z.string(), step: z.number().int(), queueId: QueueId, text: z.string() },
-} as const;
+/** Shapes of the queue events, shared by events.ts (built with its schema, on first use). */
+export const queueEventShapes = () =>
+  ({
+    /** A message waits: for the next turn, or (`steer`) for the running turn's next step. */
+    'prompt.queued': { queueId: QueueId, text: z.string(), steer: z.boolean() },
+    /** A waiting message was edited, or made a steer. */
+    'prompt.queue.edited': { queueId: QueueId, text: z.string(), steer: z.boolean() },
+    /** A message left the queue; `turnId` is the turn it started ('sent') or was delivered into ('delivered'). */
+    'prompt.queue.removed': { queueId: QueueId, reason: QueueRemoval, turnId: z.string().optional() },
+    /** A steer reached the running turn before step `step`: the model reads it as a user message there. */
+    'steer.delivered': { turnId: z.string(), step: z.number().int(), queueId: QueueId, text: z.string() },
+  }) as const;
 
 const SessionRef = { sessionId: z.string().min(1) };
 

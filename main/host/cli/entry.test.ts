@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { pipeSafeStdout, quickAnswer } from './entry';
+import { lineReader, pipeSafeStdout, quickAnswer } from './entry';
 
 describe('pipeSafeStdout', () => {
   it('turns EPIPE (the reader went away) into one onClosed call and drops later output, instead of crashing', async () => {
@@ -37,5 +37,20 @@ describe('quickAnswer', () => {
     expect(quickAnswer(['run', '--help'])).toBeNull();
     expect(quickAnswer(['run', 'hello'])).toBeNull();
     expect(quickAnswer([])).toBeNull();
+  });
+});
+
+describe('lineReader', () => {
+  it('keeps the lines that arrive before the first iteration (stream-json: the prompt is written at once)', async () => {
+    const input = new Readable({ read() {} });
+    const lines = lineReader(input);
+    input.push('{"type":"user"}\nsecond\n');
+    // The run sets up (reads its settings, opens the session) before it first asks for a line.
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    input.push('third\n');
+    input.push(null);
+    const got: string[] = [];
+    for await (const line of lines) got.push(line);
+    expect(got).toEqual(['{"type":"user"}', 'second', 'third']);
   });
 });

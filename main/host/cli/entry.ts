@@ -54,6 +54,15 @@ export function quickAnswer(argv: readonly string[]): string | null {
   return null;
 }
 
+/**
+ * The lines of `input`, iterated from the moment the reader is made: readline makes its async iterator on first
+ * use and drops the lines it read before that — the prompt a program writes at once, while the run is still
+ * setting up, would be lost and the run would wait for it forever.
+ */
+export function lineReader(input: NodeJS.ReadableStream): AsyncIterable<string> {
+  return createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+}
+
 /** Entry used by bin/deft.mjs. */
 export async function main(argv: string[]): Promise<void> {
   const quick = quickAnswer(argv);
@@ -86,7 +95,7 @@ export async function main(argv: string[]): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     readStdin,
-    stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
+    stdinLines: () => lineReader(process.stdin),
     // SIGTERM and SIGHUP too: the turn is stopped and its commands killed before the process exits.
     onInterrupt: (handler) => {
       const removeSignals = onStopSignals(() => handler());

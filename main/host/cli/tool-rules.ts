@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 import type { CapabilityFactory } from '#contract/capability';
 import type { Tool, ToolEnv } from '#contract/tool';
 import { parseRule } from '../../agent/capabilities/approvals/rules';
@@ -57,7 +57,7 @@ export function hideTools(
 export function hiddenBy(rules: readonly string[]): (name: string) => boolean {
   const whole = rules.flatMap((text) => {
     const parsed = parseRule(text);
-    return parsed.ok && parsed.rule.argument === undefined ? [picomatch(parsed.rule.tool, { dot: true })] : [];
+    return parsed.ok && parsed.rule.argument === undefined ? [picomatchPackage()(parsed.rule.tool, { dot: true })] : [];
   });
   return (name) => whole.some((match) => match(name));
 }

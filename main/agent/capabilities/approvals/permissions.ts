@@ -17,13 +17,13 @@ import { coversEveryPart } from '#infra/policies/bash-rule';
 import { parseShell } from '#infra/policies/shell-parse';
 import { suggestShellRules } from '#infra/policies/suggest-rules';
 import { relative } from 'node:path';
-import picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 import { matchPathSubject } from '#infra/policies/rule-match';
 import type { ApprovalsOptions } from './options';
 
 /** Deny rules that name Read (or match it by pattern: `*`, `Read*`). */
 function readToolMatches(tool: string): boolean {
-  return picomatch(tool, { dot: true })('Read');
+  return picomatchPackage()(tool, { dot: true })('Read');
 }
 
 /** The session's own mode; unset, the workspace's default mode applies. */

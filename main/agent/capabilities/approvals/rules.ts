@@ -1,4 +1,5 @@
-import picomatch from 'picomatch';
+import type picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 import type { RuleSource } from '#protocol';
 import type { ResolvedCall } from '#contract/calls';
 import { bashRuleHits, matchBashRule } from '#infra/policies/bash-rule';
@@ -45,8 +46,8 @@ export function parseRule(text: unknown): { ok: true; rule: ParsedRule } | { ok:
   if (!tool) return { ok: false, message: 'the tool name is missing: write Tool or Tool(argument)' };
   if (!TOOL_NAME.test(tool)) return { ok: false, message: `"${tool}" is not a tool name or name pattern (letters, digits, _, -, ., * and ? only)` };
   try {
-    picomatch.makeRe(tool);
-    if (argument !== undefined) picomatch.makeRe(argument.replace(/^!/, ''), { bash: true });
+    picomatchPackage().makeRe(tool);
+    if (argument !== undefined) picomatchPackage().makeRe(argument.replace(/^!/, ''), { bash: true });
   } catch (error) {
     return { ok: false, message: `the pattern does not compile: ${(error as Error).message}` };
   }
@@ -58,7 +59,7 @@ function toolMatcher(glob: string): picomatch.Matcher {
   let match = toolMatchers.get(glob);
   if (!match) {
     if (toolMatchers.size >= 1_000) toolMatchers.clear();
-    match = picomatch(glob, { dot: true });
+    match = picomatchPackage()(glob, { dot: true });
     toolMatchers.set(glob, match);
   }
   return match;

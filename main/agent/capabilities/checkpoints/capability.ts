@@ -1,7 +1,7 @@
 import type { CommandHandlers } from '#contract/commands';
 import type { Capability, CapabilityFactory, SessionHandle, ToolsStart } from '#contract/capability';
 import { changedByOthers, promptList } from './history';
-import { ReviewPane } from './review-pane';
+import type { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
 import { writeCheckpointSettings } from './settings';
 import { CheckpointStorageKeeper } from './storage';
@@ -43,7 +43,9 @@ const MAX_TURN_FILES = 200;
 export const checkpointsCapability: CapabilityFactory = (core) => {
   const checkpoints = new WorkspaceCheckpoints(core);
   const rewinds = new Rewinds(checkpoints);
-  const pane = new ReviewPane(checkpoints);
+  // The review pane's code is loaded with its first command: a run without a window never asks for it.
+  let opening: Promise<ReviewPane> | undefined;
+  const reviewPane = () => (opening ??= import('./review-pane').then(({ ReviewPane }) => new ReviewPane(checkpoints)));
   const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.place.id, () => core.now());
   /** The turn running in each session. */
   const current = new Map<string, TurnState>();
@@ -77,9 +79,9 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
     rewind: async ({ sessionId, turnId, scope, includeOutside, expect }) =>
       withSession(sessionId, (session) => rewinds.rewind(session, { turnId, scope, includeOutside, ...(expect ? { expect } : {}), note: note(session) })),
     undoRewind: async ({ sessionId }) => withSession(sessionId, (session) => rewinds.undo(session)),
-    reviewChanges: async ({ sessionId, turnId }) => pane.changes(await core.session(sessionId), turnId),
-    revertChange: async ({ sessionId, turnId, path, hunk }) => pane.revert(await core.session(sessionId), turnId, path, hunk),
-    undoRevert: async ({ sessionId, revertId }) => pane.undoRevert(await core.session(sessionId), revertId),
+    reviewChanges: async ({ sessionId, turnId }) => (await reviewPane()).changes(await core.session(sessionId), turnId),
+    revertChange: async ({ sessionId, turnId, path, hunk }) => (await reviewPane()).revert(await core.session(sessionId), turnId, path, hunk),
+    undoRevert: async ({ sessionId, revertId }) => (await reviewPane()).undoRevert(await core.session(sessionId), revertId),
     checkpointStorage: async () => storage.report(),
     setCheckpointLimits: async ({ limitBytes, maxFileBytes }) => {
       const settings = await writeCheckpointSettings(core.home, {

@@ -9,7 +9,6 @@ import { gitBinary } from '#infra/git/git';
 import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
 import type { CheckpointStoreApi } from './store/store-api';
 import type { RecoveredRewind } from './store/journal';
-import { RemoteCheckpointStore } from './store/remote-store';
 import { GitError } from './store/git';
 import { NO_GIT_EXIT } from './store/remote-git';
 
@@ -166,6 +165,8 @@ export class WorkspaceCheckpoints {
   private async openRemote(maxFileBytes: number): Promise<CheckpointStoreApi | null> {
     const { environment } = this.core;
     try {
+      // Loaded for a remote workspace only: a local one never needs the remote store's code.
+      const { RemoteCheckpointStore } = await import('./store/remote-store');
       const store = await RemoteCheckpointStore.open(environment, this.core.workspace, {
         maxFileBytes,
         now: () => this.core.now(),

@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
-import fuzzysort, { type Prepared } from 'fuzzysort';
+import type { Prepared } from 'fuzzysort';
+import { fuzzysortPackage } from '#infra/platform/on-demand';
 import type { FileSearchResult } from '#protocol';
 import { isSensitivePath } from '#infra/policies/sensitive';
 import type { Environment } from '#contract/environment';
@@ -84,7 +85,7 @@ export class FileIndex {
     const base = { indexed: snapshot.paths.length, indexing, capped: snapshot.capped };
     const text = query.trim();
     if (!text) return { ...base, files: snapshot.shallow.slice(0, limit).map((path) => ({ path, positions: [] })) };
-    const results = fuzzysort.go(text, snapshot.targets, { limit, threshold: 0.2 });
+    const results = fuzzysortPackage().go(text, snapshot.targets, { limit, threshold: 0.2 });
     if (!results.length && this.now() - this.builtAt > RECHECK_MS) {
       await this.refresh(RECHECK_MS);
       if (this.snapshot !== snapshot) return this.search(query, limit);
@@ -125,6 +126,7 @@ export class FileIndex {
     }
     const paths = [...files, ...foldersOf(files)];
     const targets: Prepared[] = [];
+    const fuzzysort = fuzzysortPackage();
     for (let i = 0; i < paths.length; i += BATCH) {
       for (const path of paths.slice(i, i + BATCH)) targets.push(fuzzysort.prepare(path));
       await yieldToEvents();

@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 import { relative, sep } from 'node:path';
 import type { LanguageClient } from './client';
 import { languageFamily, languageOf } from './languages';
@@ -78,7 +78,7 @@ export class LanguageServers {
       ordered.find(
         (s) =>
           (language && s.languages.some((l) => l === language || languageFamily(l) === languageFamily(language))) ||
-          (s.globs?.length && !rel.startsWith('..') && picomatch(s.globs as string[], { dot: true })(rel)),
+          (s.globs?.length && !rel.startsWith('..') && picomatchPackage()(s.globs as string[], { dot: true })(rel)),
       ) ?? null
     );
   }

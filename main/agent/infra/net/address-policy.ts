@@ -1,4 +1,5 @@
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { ipaddrPackage } from '../platform/on-demand';
 
 /** Why an address is not on the public internet, in words, by ipaddr.js range name. */
 const RANGE_WORDS: Record<string, string> = {
@@ -14,7 +15,9 @@ const RANGE_WORDS: Record<string, string> = {
   reserved: 'a reserved address',
 };
 
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+let globalUnicastV6: [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined;
+/** 2000::/3, parsed once ipaddr.js is loaded. */
+const GLOBAL_UNICAST_V6 = () => (globalUnicastV6 ??= ipaddrPackage().parseCIDR('2000::/3'));
 
 function describe(range: string): string {
   return RANGE_WORDS[range] ?? `a special-purpose address (${range})`;
@@ -25,8 +28,8 @@ function embeddedV4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
   const bytes = address.toByteArray();
   if (range === 'ipv4Mapped') return address.toIPv4Address();
   // 64:ff9b::/96 (RFC 6052 NAT64): the last 32 bits. 6to4 (2002:AABB:CCDD::/48): bits 16–47.
-  if (range === 'rfc6052' && address.parts[2] === 0) return new ipaddr.IPv4(bytes.slice(12, 16));
-  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
+  if (range === 'rfc6052' && address.parts[2] === 0) return new (ipaddrPackage().IPv4)(bytes.slice(12, 16));
+  if (range === '6to4') return new (ipaddrPackage().IPv4)(bytes.slice(2, 6));
   return null;
 }
 
@@ -34,7 +37,7 @@ function embeddedV4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
 function effective(text: string): { address: ipaddr.IPv4 | ipaddr.IPv6; range: string; carried: boolean } | null {
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    address = ipaddr.parse(text.replace(/^\[|\]$/g, ''));
+    address = ipaddrPackage().parse(text.replace(/^\[|\]$/g, ''));
   } catch {
     return null;
   }
@@ -45,7 +48,7 @@ function effective(text: string): { address: ipaddr.IPv4 | ipaddr.IPv6; range: s
   const inner = embeddedV4(v6, range);
   if (inner) return { address: inner, range: inner.range(), carried: true };
   // Outside global unicast (2000::/3), an IPv6 "unicast" address is not a public one.
-  return { address: v6, range: range === 'unicast' && !v6.match(GLOBAL_UNICAST_V6) ? 'reserved' : range, carried: false };
+  return { address: v6, range: range === 'unicast' && !v6.match(GLOBAL_UNICAST_V6()) ? 'reserved' : range, carried: false };
 }
 
 /**
@@ -89,5 +92,5 @@ export function addressClass(text: string): 'public' | AddressClass | 'other' {
 
 /** Whether `text` is an IP address literal (v4 or v6, brackets allowed). */
 export function isIpLiteral(text: string): boolean {
-  return ipaddr.isValid(text.replace(/^\[|\]$/g, ''));
+  return ipaddrPackage().isValid(text.replace(/^\[|\]$/g, ''));
 }

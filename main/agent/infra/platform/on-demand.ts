@@ -5,11 +5,16 @@ import type * as Ajv2019Package from 'ajv/dist/2019.js';
 import type * as Ajv2020Package from 'ajv/dist/2020.js';
 import type * as Re2Package from 're2js';
 import type * as DiffPackage from 'diff';
+import type IpaddrPackage from 'ipaddr.js';
+import type FuzzysortPackage from 'fuzzysort';
+import type * as CronerPackage from 'croner';
+import type PicomatchPackage from 'picomatch';
 
 /**
  * Packages loaded the first time they are used, not when Deft starts: a one-shot text turn never parses YAML
- * beyond simple frontmatter nor checks a JSON schema, and loading them costs more than the rest of its work.
- * (CommonJS packages, so they load synchronously where they are needed.)
+ * beyond simple frontmatter, checks a JSON schema, matches a glob, judges an IP address, ranks file names or
+ * reads a cron expression, and loading them costs more than the rest of its work (bench/cold-start.bench.ts).
+ * Loaded with require, so synchronously where they are needed (croner by its CommonJS build).
  */
 const load = createRequire(import.meta.url);
 
@@ -53,4 +58,32 @@ let diff: typeof DiffPackage | undefined;
 export function diffPackage(): typeof DiffPackage {
   diff ??= load('diff') as typeof DiffPackage;
   return diff;
+}
+
+let ipaddr: typeof IpaddrPackage | undefined;
+/** ipaddr.js, for the first address a fetch or the sandbox's proxy judges. */
+export function ipaddrPackage(): typeof IpaddrPackage {
+  ipaddr ??= load('ipaddr.js') as typeof IpaddrPackage;
+  return ipaddr;
+}
+
+let fuzzysort: typeof FuzzysortPackage | undefined;
+/** fuzzysort, for the first file index (@-mentions, Glob's suggestions). */
+export function fuzzysortPackage(): typeof FuzzysortPackage {
+  fuzzysort ??= load('fuzzysort') as typeof FuzzysortPackage;
+  return fuzzysort;
+}
+
+let cron: typeof CronerPackage.Cron | undefined;
+/** croner's Cron, for the first schedule read. */
+export function cronClass(): typeof CronerPackage.Cron {
+  cron ??= (load('croner') as typeof CronerPackage).Cron;
+  return cron;
+}
+
+let picomatch: typeof PicomatchPackage | undefined;
+/** picomatch, for the first glob matched (permission rules, ignore files, language servers' file patterns). */
+export function picomatchPackage(): typeof PicomatchPackage {
+  picomatch ??= load('picomatch') as typeof PicomatchPackage;
+  return picomatch;
 }

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
-import picomatch from 'picomatch';
+import type picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 
 /**
  * Matching a permission rule's argument (`Tool(<argument>)`) against what a call touches.
@@ -15,7 +16,7 @@ function matcher(glob: string, options: picomatch.PicomatchOptions): picomatch.M
   let match = compiled.get(key);
   if (!match) {
     if (compiled.size >= 1_000) compiled.clear();
-    match = picomatch(glob, options);
+    match = picomatchPackage()(glob, options);
     compiled.set(key, match);
   }
   return match;

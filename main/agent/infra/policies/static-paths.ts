@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 import type { PlannerFs } from '../sandbox/planner-fs';
 
 /** What a shell word names before the command runs: paths (globs expanded on disk), or unknown with why. */
@@ -39,7 +39,7 @@ function expandGlob(path: string, fs?: PlannerFs): string[] | null {
       current = current.map((dir) => join(dir, part));
       continue;
     }
-    const match = picomatch(part, { dot: part.startsWith('.'), bash: true });
+    const match = picomatchPackage()(part, { dot: part.startsWith('.'), bash: true });
     const next: string[] = [];
     for (const dir of current) {
       let names: string[];

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { type IncomingMessage, type RequestOptions, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { type Socket, connect, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NetworkPolicy, NetworkTarget } from '#contract/sandbox';
@@ -18,7 +17,8 @@ export interface RefusedConnection extends NetworkTarget {
 
 /** Resolves a name to its addresses (the system's resolver; tests give their own). */
 export type Resolver = (host: string) => Promise<string[]>;
-const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+// node:dns/promises is loaded with the first lookup: a run whose commands reach no network never needs it.
+const systemResolver: Resolver = async (host) => (await (await import('node:dns/promises')).lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Opens the connection to an address the proxy checked (this machine's network; a remote sandbox's: that machine's). */
 export type Dialer = (address: string, port: number) => Promise<Duplex>;

@@ -1,7 +1,8 @@
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { ipaddrPackage } from '../platform/on-demand';
 import type { NetworkPolicy } from '#contract/sandbox';
 
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+let globalUnicastV6: [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined;
 
 /** Whether a host names this machine or a local network rather than the internet (judged by its name or address). */
 export function isLocalHost(host: string): boolean {
@@ -10,10 +11,11 @@ export function isLocalHost(host: string): boolean {
     .replace(/\.$/, '')
     .toLowerCase();
   if (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.local') || name.endsWith('.internal')) return true;
-  if (!ipaddr.isValid(name)) return false;
-  const address = ipaddr.process(name);
+  const ip = ipaddrPackage();
+  if (!ip.isValid(name)) return false;
+  const address = ip.process(name);
   if (address.kind() === 'ipv4') return address.range() !== 'unicast';
-  return !(address.range() === 'unicast' && address.match(GLOBAL_UNICAST_V6));
+  return !(address.range() === 'unicast' && address.match((globalUnicastV6 ??= ip.parseCIDR('2000::/3'))));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { PAGED_EVENT_TYPES, SessionEvent, type SessionEventType } from '#protocol';
+import { PAGED_EVENT_TYPES, type SessionEvent, type SessionEventType, sessionEventSchema } from '#protocol';
 import type { ModelMessage } from '#contract/model';
 import { LOG_VERSION, type LogRecord } from './records';
 import { Timeline } from './timeline';
@@ -231,7 +231,7 @@ export function checkEvent(value: unknown, trusted: boolean): SessionEvent | nul
     const e = value as { type?: unknown; seq?: unknown } | null;
     return e && typeof e === 'object' && typeof e.type === 'string' && Number.isInteger(e.seq) ? (value as SessionEvent) : null;
   }
-  const parsed = SessionEvent.safeParse(value);
+  const parsed = sessionEventSchema().safeParse(value);
   return parsed.success ? parsed.data : null;
 }
 

@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PAGED_EVENT_TYPES, PAGE_TURNS, SessionEvent, TAIL_TURNS, compactEarlierState } from '#protocol';
+import { PAGED_EVENT_TYPES, PAGE_TURNS, type SessionEvent, TAIL_TURNS, compactEarlierState, sessionEventSchema } from '#protocol';
 import { tempDir } from '#test-support/harness';
 import { parseLog } from './log';
 import { LOG_FILE, Session, type SessionMeta } from './session';
@@ -84,7 +84,7 @@ describe('a session opens at its tail and pages back', () => {
     expect(tail.earlier.map((e) => e.type)).toEqual(['todo.updated', 'usage']);
     expect(tail.earlier[0]).toMatchObject({ items: [{ title: 'todo 35' }] });
     expect(tail.earlier[1]).toMatchObject({ step: { inputTokens: 380, outputTokens: 76 }, total: { inputTokens: 380, outputTokens: 76 } });
-    for (const event of tail.earlier) expect(SessionEvent.safeParse(event).success).toBe(true);
+    for (const event of tail.earlier) expect(sessionEventSchema().safeParse(event).success).toBe(true);
     const pages = await pageBack(session, tail.before);
     expect(pages.length).toBe(Math.ceil((50 - TAIL_TURNS) / PAGE_TURNS));
     expect([...pages.flat(), ...tail.events]).toEqual(all);

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 import { isSensitivePath } from '../policies/sensitive';
 import { git, nulList } from './run';
 
@@ -40,8 +40,8 @@ async function matching(root: string, globs: readonly string[], skipped: CopyRep
   const found = new Set<string>();
   let visited = 0;
   for (const glob of globs) {
-    const isMatch = picomatch(glob, { dot: true });
-    const base = picomatch.scan(glob).base;
+    const isMatch = picomatchPackage()(glob, { dot: true });
+    const base = picomatchPackage().scan(glob).base;
     if (base && (await throughLink(root, base))) {
       skipped.push({ path: base, reason: 'a link: links are never followed' });
       continue;

@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 
 /**
  * Rewrite the rules of an ignore file that lives `rel` folders above the workspace (`rel` is the
@@ -37,7 +37,7 @@ function translateRule(line: string, rel: string): string | null {
       return rest ? wrap(`**/${rest}`) : null;
     }
     if (i >= here.length) return wrap(`/${pattern.slice(i).join('/')}`);
-    if (!picomatch.isMatch(here[i]!, segment, { dot: true })) return null;
+    if (!picomatchPackage().isMatch(here[i]!, segment, { dot: true })) return null;
   }
   return null;
 }

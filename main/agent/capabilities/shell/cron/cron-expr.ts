@@ -1,4 +1,5 @@
-import { Cron } from 'croner';
+import type { Cron } from 'croner';
+import { cronClass } from '#infra/platform/on-demand';
 import { ToolInputError } from '#contract/tool';
 
 const MACROS: Record<string, string> = {
@@ -35,7 +36,8 @@ export function parseSchedule(input: string): Schedule {
   }
   let cron: Cron;
   try {
-    cron = new Cron(expr.startsWith('@') ? expr.toLowerCase() : expr, { paused: true, mode: '5-part' });
+    const CronClass = cronClass();
+    cron = new CronClass(expr.startsWith('@') ? expr.toLowerCase() : expr, { paused: true, mode: '5-part' });
   } catch (error) {
     const reason = (error as Error).message.replace(/^CronPattern:\s*/, '');
     throw new ToolInputError(

@@ -1,5 +1,4 @@
-import { extractText, getDocumentProxy } from 'unpdf';
-
+import { UnreadableContent } from './unreadable';
 /** What the model reads of a fetched body, and how it was made. */
 export interface PageContent {
   text: string;
@@ -10,10 +9,7 @@ export interface PageContent {
   extracted: boolean;
 }
 
-/** A body FetchURL will not turn into text (an image, an archive…). */
-export class UnreadableContent extends Error {
-  override name = 'UnreadableContent';
-}
+export { UnreadableContent };
 
 const MAX_PDF_PAGES = 200;
 
@@ -120,6 +116,8 @@ async function pdfText(body: Buffer): Promise<PageContent> {
   let pages: string[];
   let total: number;
   try {
+    // Loaded with the first PDF: a turn that fetches none never parses it.
+    const { extractText, getDocumentProxy } = await import('unpdf');
     // No eval: font programs in a hostile PDF must not become code (CVE-2024-4367).
     const document = await getDocumentProxy(new Uint8Array(body), {
       isEvalSupported: false,

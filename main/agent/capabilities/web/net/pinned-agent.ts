@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { Agent } from 'undici';
 import { blockedAddressReason } from '#infra/net/address-policy';
@@ -8,7 +7,8 @@ import { loadUndici } from './undici';
 /** Turns a host name into addresses. The system resolver by default; tests pass their own. */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
-export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+// node:dns/promises is loaded with the first lookup: a turn that fetches nothing never needs it.
+export const systemResolver: Resolver = async (hostname) => (await import('node:dns/promises')).lookup(hostname, { all: true, verbatim: true });
 
 export type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 

@@ -1,6 +1,6 @@
 import { Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import picomatch from 'picomatch';
+import { picomatchPackage } from '#infra/platform/on-demand';
 import { EnvironmentError, type ExecProcess } from '#contract/environment';
 import { shellQuote } from './sftp-errors';
 
@@ -69,7 +69,7 @@ function readArgs(args: readonly string[]): RgRequest {
 /** A path as ripgrep prints it (relative, no leading `./`) kept when it passes the globs (ripgrep's reading: no `/`, any depth). */
 function globFilter(include: readonly string[]): (path: string) => boolean {
   if (!include.length) return () => true;
-  const matchers = include.map((glob) => picomatch(glob.replace(/^\//, ''), { dot: true, basename: !glob.includes('/') }));
+  const matchers = include.map((glob) => picomatchPackage()(glob.replace(/^\//, ''), { dot: true, basename: !glob.includes('/') }));
   return (path) => matchers.every((m) => m(path));
 }
 

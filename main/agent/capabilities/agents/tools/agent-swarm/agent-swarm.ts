@@ -4,7 +4,7 @@ import { AGENT_ID_PATTERN, type Subagent } from '#contract/subagents';
 import { type Tool, defineTool, errorResult, renderDescription } from '#contract/tool';
 import type { AgentsService } from '../../service';
 import { SWARM_LIMITS } from '../../swarm-scheduler';
-import { type SwarmEntry, runSwarm } from '../../swarm';
+import type { SwarmEntry } from '../../swarm';
 import description from './agent-swarm.md?raw';
 import { AGENT_SWARM_TOOL } from '../names';
 
@@ -87,8 +87,17 @@ export function agentSwarmTool(session: SessionHandle, service: AgentsService): 
           ...(resumed.length ? { resumes: resumed.length } : {}),
         },
         approvalRule: AGENT_SWARM_TOOL,
-        execute: (ctx) =>
-          runSwarm({ session, service, type, entries, description: args.description, ctx, ...(args.isolation ? { isolation: args.isolation } : {}) }),
+        // The swarm runner is loaded with the first swarm.
+        execute: async (ctx) =>
+          (await import('../../swarm')).runSwarm({
+            session,
+            service,
+            type,
+            entries,
+            description: args.description,
+            ctx,
+            ...(args.isolation ? { isolation: args.isolation } : {}),
+          }),
       };
     },
   });

@@ -4,7 +4,7 @@ import { type Tool, defineTool, errorResult } from '#contract/tool';
 import { checkedOutBranch } from '#infra/worktrees/agent-merge';
 import { Worktrees } from '#infra/worktrees/worktrees';
 import { findRepositoryRoot } from '#infra/git/repository';
-import { type AgentMergeReport, agentWorktrees, mergeAgentWork } from '../../agent-merges';
+import type { AgentMergeReport } from '../../agent-merges';
 import { MERGE_AGENT_WORK_TOOL } from '../names';
 import description from './merge-agent-work.md?raw';
 
@@ -57,6 +57,8 @@ export function mergeAgentWorkTool(session: SessionHandle): Tool {
       const checkout = findRepositoryRoot(env.workspace);
       const branch = checkout ? await checkedOutBranch(checkout) : null;
       if (!checkout || !branch) return errorResult('Nothing was merged: your checkout is on no branch (a detached HEAD). Check out a branch first.');
+      // The merge code is loaded with the first merge.
+      const { agentWorktrees, mergeAgentWork } = await import('../../agent-merges');
       let records;
       try {
         records = await agentWorktrees(repo, session.id, args.worktrees);

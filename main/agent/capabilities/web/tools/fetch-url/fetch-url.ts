@@ -2,7 +2,7 @@ import { formatBytes } from '#protocol/helpers/units';
 import { z } from 'zod';
 import type { ToolResultDisplay } from '#protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool, errorResult } from '#contract/tool';
-import { UnreadableContent, convertBody } from '../../content/convert';
+import { UnreadableContent } from '../../content/unreadable';
 import { type FetchLimits, FetchFailure, type FetchedPage, safeFetch } from '../../net/http-client';
 import type { Resolver } from '../../net/pinned-agent';
 import { FetchRefusal, checkTargetHost, parseTarget, privateAllowed } from '../../net/target';
@@ -25,6 +25,8 @@ export interface FetchUrlDeps {
 
 async function render(page: FetchedPage): Promise<ToolResult> {
   const url = page.target.url.href;
+  // The converter (HTML, PDF, text) is loaded with the first body it converts.
+  const { convertBody } = await import('../../content/convert');
   const content = await convertBody(page.body, page.contentType, url);
   const type = page.contentType.split(';')[0]!.trim() || 'no content type';
   const lines = [`Fetched ${url} — HTTP ${page.status}, ${type}, ${formatBytes(page.body.length)}.`, `Content: ${content.kind}.`];

@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { MockModelServer } from '#test-support/mock-model-server';
+import { tempDir } from '#test-support/harness';
+import { runCliProcess } from '#test-support/cli-process';
+
+// Issue 36: a one-shot text turn loads what it uses. The packages below serve tools, rules, other hosts or
+// other kinds of content; each is loaded where it is first needed (infra/platform/on-demand.ts, a dynamic
+// import), so a text-only `deft run` must not load any of them. (bench/cold-start.bench.ts measures the cost.)
+const NOT_IN_A_TEXT_TURN = [
+  'picomatch', // permission rules, ignore files, language servers' globs
+  'ipaddr.js', // the web tools' and the sandbox proxy's address checks
+  'fuzzysort', // the file index (@-mentions)
+  'croner', // scheduled prompts
+  'unpdf', // PDFs fetched by FetchURL
+  'web-tree-sitter', // the shell command parser
+  'tree-sitter-bash',
+  'sharp', // images
+  '@modelcontextprotocol/sdk', // MCP servers
+  'chokidar', // watching skills and settings
+  'undici', // the web tools' client
+  'linkedom', // the web converter
+  'turndown',
+  'ssh2', // remote workspaces
+  'yaml',
+  'ajv',
+  'diff',
+];
+
+let server: MockModelServer;
+let workspace: string;
+let home: string;
+beforeEach(async () => {
+  server = new MockModelServer();
+  await server.start();
+  workspace = await tempDir('deft-cold-ws-');
+  home = await tempDir('deft-cold-home-');
+});
+afterEach(() => server.close());
+
+it('a text-only deft run loads none of the packages only tools, rules and other hosts use', async () => {
+  const log = join(home, 'loaded.txt');
+  const hook = pathToFileURL(resolve(import.meta.dirname, '../../../test-support/load-log.mjs')).href;
+  const run = await runCliProcess(['run', '--base-url', server.baseUrl, '--model', 'mock-model', 'What is this project?'], {
+    cwd: workspace,
+    env: { HOME: home, DEFT_HOME: home, DEFT_LOAD_LOG: log, NODE_OPTIONS: `--import ${hook}` },
+  });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain('Echo: What is this project?');
+  const loaded = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  // The log works: the CLI's own modules and the one package a turn uses (zod) are in it.
+  expect(loaded.some((url) => url.endsWith('/main/host/cli/cli.ts'))).toBe(true);
+  expect(loaded.some((url) => url.includes('/node_modules/zod/'))).toBe(true);
+  const packages = NOT_IN_A_TEXT_TURN.filter((name) => loaded.some((url) => url.includes(`/node_modules/${name}/`)));
+  expect(packages).toEqual([]);
+}, 60_000);
