@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { remoteCliRig } from '#test-support/remote-cli';
@@ -90,5 +90,42 @@ describe('deft run --remote: trust and rules are the remote folder’s', () => {
     expect(told).toContain('REMOTE-NESTED-RULE: use tabs here.');
     expect(told).not.toContain('LOCAL-NESTED-RULE');
     expect(result.stderr).not.toMatch(/AGENTS\.md/);
+  });
+
+  it('the system prompt holds the user’s own AGENTS.md (here) and the remote folder’s AGENTS.md and CLAUDE.md (there), never the local folder’s, nor a secret a link there leads to', {
+    timeout: 60_000,
+  }, async () => {
+    await writeFile(join(rig.home, 'AGENTS.md'), 'USER-RULE: answer briefly.\n');
+    await writeFile(join(rig.there, 'AGENTS.md'), 'REMOTE-ROOT-RULE: use pnpm.\n');
+    await writeFile(join(rig.there, 'CLAUDE.md'), 'REMOTE-CLAUDE-RULE: run make check.\n');
+    await writeFile(join(rig.path, 'AGENTS.md'), 'LOCAL-ROOT-RULE: use npm.\n');
+    try {
+      rig.server.enqueue(textReply('Hello.'));
+      const result = await run('hello');
+      expect(result.code).toBe(0);
+      const system = JSON.stringify(rig.server.requests.at(-1)!.body);
+      expect(system).toContain('USER-RULE: answer briefly.');
+      expect(system).toContain('REMOTE-ROOT-RULE: use pnpm.');
+      expect(system).toContain('REMOTE-CLAUDE-RULE: run make check.');
+      expect(system).not.toContain('LOCAL-ROOT-RULE');
+      // A link there to a secret file is not read into the prompt.
+      await rm(join(rig.there, 'CLAUDE.md'));
+      await writeFile(join(rig.there, '.env'), 'API_KEY=REMOTE-SECRET\n');
+      await symlink('.env', join(rig.there, 'CLAUDE.md'));
+      rig.server.enqueue(textReply('Hello.'));
+      await run('hello again');
+      const again = JSON.stringify(rig.server.requests.at(-1)!.body);
+      expect(again).toContain('REMOTE-ROOT-RULE: use pnpm.');
+      expect(again).not.toContain('REMOTE-SECRET');
+    } finally {
+      for (const file of [
+        join(rig.home, 'AGENTS.md'),
+        join(rig.there, 'AGENTS.md'),
+        join(rig.there, 'CLAUDE.md'),
+        join(rig.there, '.env'),
+        join(rig.path, 'AGENTS.md'),
+      ])
+        await rm(file, { force: true });
+    }
   });
 });

@@ -5,7 +5,6 @@ import type { CoreContext, Capability, CapabilityFactory, SessionHandle } from '
 import { appendMemoryLine, memoryFileIn } from '#infra/instructions/append';
 import { displayPath } from '#infra/instructions/display';
 import { loadInstructions } from '#infra/instructions/index';
-import { InstructionReader } from '#infra/instructions/load';
 import { foldersWithInstructions, instructionRoots, nestedFolders } from '#infra/instructions/locations';
 import { readInstructionSettings, writeInstructionSettings } from '#infra/instructions/settings';
 import { TrustStore } from '#infra/settings/trust';
@@ -22,8 +21,8 @@ export interface MemoryCapabilityOptions {
  * list, the user's choices about other agents' user files, and `#` lines added to a file.
  *
  * On a remote workspace the subfolders' files are read there, through the environment (never imports from outside
- * the workspace), the system prompt holds the folder's own AGENTS.md alone (runtime/turn/step-setup.ts), and a `#`
- * line can go to the user's file only.
+ * the workspace), the system prompt holds the user's own files (here) and the folder's own AGENTS.md and CLAUDE.md
+ * (there; not the repository's above it), and a `#` line can go to the user's file only.
  */
 export function createMemoryCapability(options: MemoryCapabilityOptions = {}): CapabilityFactory {
   return (core: CoreContext): Capability => {
@@ -39,12 +38,7 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
       trusted: (await new TrustStore(core.home, core.place).get()).trusted,
       ...(remote ? { environment } : {}),
     });
-    const rootSet = async () => {
-      if (!remote) return loadInstructions({ workspace: core.workspace, place: core.place, deftHome: core.home, userHome });
-      const reader = new InstructionReader(await context());
-      const set = await reader.read([{ path: environment.path.join(core.workspace, 'AGENTS.md'), scope: 'project' }]);
-      return { ...set, read: reader.readPaths };
-    };
+    const rootSet = () => loadInstructions({ workspace: core.workspace, place: core.place, deftHome: core.home, userHome, environment });
     /** Per session: the real paths the system prompt's files were read from (read once: the prompt is kept too). */
     const rootRead = new Map<string, Promise<ReadonlySet<string>>>();
     const readOfRoot = (sessionId: string) => {

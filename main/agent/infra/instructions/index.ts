@@ -4,7 +4,7 @@ import { InstructionReader } from './load';
 import { instructionRoots, projectCandidates, userCandidates } from './locations';
 import { readInstructionSettings } from './settings';
 import type { InstructionLimits, InstructionSet } from './types';
-import type { WorkspacePlace } from '#contract/environment';
+import type { Environment, WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '../environment/workspace-place';
 
 export interface SessionInstructionOptions {
@@ -15,12 +15,19 @@ export interface SessionInstructionOptions {
   deftHome: string;
   userHome?: string;
   limits?: Partial<InstructionLimits>;
+  /**
+   * The machine the workspace is on (default: this one). On another machine the folder's own files are read there
+   * (it was resolved to its real path when opened; the repository's top above it is not looked for), and the user's
+   * own files here.
+   */
+  environment?: Environment;
 }
 
 /** The instruction files a new system prompt holds (user, then project from the repository's top down), with the real paths read. */
 export async function loadInstructions(options: SessionInstructionOptions): Promise<InstructionSet & { read: ReadonlySet<string> }> {
   const userHome = options.userHome ?? homedir();
-  const roots = instructionRoots(options.workspace, userHome);
+  const there = options.environment && options.environment.kind !== 'local' ? options.environment : null;
+  const roots = there ? { workspace: options.workspace, projectRoot: options.workspace } : instructionRoots(options.workspace, userHome);
   const [choices, trust] = await Promise.all([
     readInstructionSettings(options.deftHome),
     new TrustStore(options.deftHome, options.place ?? workspacePlace(options.workspace)).get(),
@@ -30,6 +37,7 @@ export async function loadInstructions(options: SessionInstructionOptions): Prom
     deftHome: options.deftHome,
     userHome,
     trusted: trust.trusted,
+    ...(there ? { environment: there } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const set = await reader.read([...userCandidates(options.deftHome, choices, userHome), ...projectCandidates(roots)]);

@@ -108,7 +108,7 @@ export class InstructionReader {
       // A missing candidate is simply not there; a missing import is often an @mention of a person, not a file.
       if (result.reason === 'missing') return;
       const hint =
-        result.reason === 'outside' && !topLevel && scope !== 'user' && !this.context.trusted
+        result.reason === 'outside' && !topLevel && scope !== 'user' && !this.context.trusted && !this.remote
           ? ' (imports from your home folder need the folder to be trusted)'
           : '';
       this.problems.push({ display, message: `${REASONS[result.reason]}${hint}` });

@@ -1,8 +1,6 @@
 import type { Environment } from '#contract/environment';
 import { arch, release, type as osType } from 'node:os';
 import { currentBranch, findRepositoryRoot } from '#infra/git/repository';
-import { guardPath } from '#infra/policies/path-guard';
-import { headOf } from '#contract/output-limits';
 import identity from './identity.md?raw';
 
 /** What the system prompt says about the machine and the workspace (the date is a fact, announced separately). */
@@ -35,32 +33,6 @@ export function localDate(ms: number): string {
   const now = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
-}
-
-/**
- * `AGENTS.md` at the workspace root (what a remote workspace's system prompt holds; a local one reads every
- * instruction file through infra/instructions), capped so a huge file cannot crowd out the conversation. It goes
- * through the path guard like any file the model sees: a cloned repository's AGENTS.md that links to a
- * secret or out of the workspace is not read, nor is one that is not a regular file (a FIFO would hang).
- */
-export async function readAgentsMd(environment: Environment, workspace: string, maxChars = 40_000): Promise<string | null> {
-  try {
-    const { real } = await guardPath('AGENTS.md', 'read', { environment, workspace });
-    if (!(await environment.stat(real)).isFile()) return null;
-    const handle = await environment.openRead(real);
-    let bytes: Buffer;
-    try {
-      // Enough bytes for maxChars characters of any width, plus one to notice there is more.
-      const buffer = Buffer.alloc(maxChars * 4 + 1);
-      bytes = buffer.subarray(0, await handle.read(buffer, 0, buffer.length));
-    } finally {
-      await handle.close();
-    }
-    const text = new TextDecoder().decode(bytes, { stream: true });
-    return text.length > maxChars || bytes.length > maxChars * 4 ? `${headOf(text, maxChars)}\n[AGENTS.md truncated at ${maxChars} characters]` : text;
-  } catch {
-    return null;
-  }
 }
 
 export interface SystemPromptParts {

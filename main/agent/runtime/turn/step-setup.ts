@@ -6,7 +6,7 @@ import type { Session } from '#infra/sessions/session';
 import type { ProviderConfig } from '#infra/settings/provider-config';
 import { DEFAULT_CONTEXT_WINDOW, type StepSetup } from '../compaction/context-keeper';
 import { sessionSystemPrompt } from '../prompt/session-prompt';
-import { type WorkspaceFacts, buildSystemPrompt, readAgentsMd, workspaceFacts } from '../prompt/system-prompt';
+import { type WorkspaceFacts, buildSystemPrompt, workspaceFacts } from '../prompt/system-prompt';
 import { loadInstructions } from '#infra/instructions/index';
 import { instructionsSection } from '#infra/instructions/render';
 import { selectedInHistory } from '../tools/deferred';
@@ -88,13 +88,9 @@ export async function stepSetup(deps: StepSetupDeps, session: Session, handle: S
 }
 
 /**
- * The system prompt's instruction files: every place they live for a local workspace (infra/instructions reads the
- * local disk); for a remote one, its root AGENTS.md through the environment.
+ * The system prompt's instruction files (infra/instructions): the user's own, here, and the workspace's, on the
+ * machine it is on.
  */
 async function instructionsFor(deps: StepSetupDeps): Promise<string | null> {
-  if (deps.environment.kind === 'local') return instructionsSection((await loadInstructions({ workspace: deps.workspace, deftHome: deps.home })).files);
-  const text = await readAgentsMd(deps.environment, deps.workspace);
-  return text
-    ? instructionsSection([{ path: 'AGENTS.md', display: 'AGENTS.md', scope: 'project', text, bytes: Buffer.byteLength(text), truncated: false }])
-    : null;
+  return instructionsSection((await loadInstructions({ workspace: deps.workspace, deftHome: deps.home, environment: deps.environment })).files);
 }
