@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DiffHunk } from './display';
+import { builtOnce } from '../helpers/built-once';
 
 // Checkpoints (snapshots of the workspace at every prompt and every step that changed it), rewinds of code
 // and conversation, the review pane (revert a file or a hunk), and review mode (hunks accepted before writing).
@@ -165,11 +166,7 @@ const buildCheckpointSchemas = () => {
   };
 };
 export type CheckpointSchemas = ReturnType<typeof buildCheckpointSchemas>;
-let built: CheckpointSchemas | undefined;
-export function checkpointSchemas(): CheckpointSchemas {
-  built ??= buildCheckpointSchemas();
-  return built;
-}
+export const checkpointSchemas: () => CheckpointSchemas = builtOnce(buildCheckpointSchemas);
 
 // The types of the schemas above (each documented at its schema).
 export type RewindScope = z.infer<CheckpointSchemas['RewindScope']>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnce } from '../helpers/built-once';
 
 /**
  * The schemas of this file, built on first use (codeSchemas): only the command table and the event and display
@@ -76,11 +77,7 @@ const buildCodeSchemas = () => {
   return { CodeProblem, CodeDiagnostics, CodeLocation, CodeResultDisplay, LspServerState, LspStatus };
 };
 export type CodeSchemas = ReturnType<typeof buildCodeSchemas>;
-let built: CodeSchemas | undefined;
-export function codeSchemas(): CodeSchemas {
-  built ??= buildCodeSchemas();
-  return built;
-}
+export const codeSchemas: () => CodeSchemas = builtOnce(buildCodeSchemas);
 
 // The types of the schemas above (each documented at its schema).
 export type CodeProblem = z.infer<CodeSchemas['CodeProblem']>;

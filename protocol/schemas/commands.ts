@@ -13,6 +13,7 @@ import { sessionEventSchema } from './events';
 import { Goal, GoalAction } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { mcpSchemas } from './mcp';
+import { builtOnce } from '../helpers/built-once';
 import { codeSchemas } from './code';
 import { HookAddInput, HookRef, HookTestResult, HooksOverview } from './hooks';
 import { NotificationInput, Preferences, PreferencesInput } from './preferences';
@@ -384,13 +385,9 @@ const buildCommands = () => {
 };
 
 export type Commands = ReturnType<typeof buildCommands>;
-let built: Commands | undefined;
 
 /** The command table (input and output schemas by name), built the first time it is asked for. */
-export function commandSchemas(): Commands {
-  built ??= buildCommands();
-  return built;
-}
+export const commandSchemas: () => Commands = builtOnce(buildCommands);
 export type CommandName = keyof Commands;
 export type CommandInput<K extends CommandName> = z.input<Commands[K]['input']>;
 export type CommandOutput<K extends CommandName> = z.output<Commands[K]['output']>;

@@ -3,6 +3,7 @@ import { codeSchemas } from './code';
 import { mcpSchemas } from './mcp';
 import { sandboxSchemas } from './sandbox';
 import { WebSearchResult } from './web';
+import { builtOnce } from '../helpers/built-once';
 
 /** One diff hunk, in unified-diff terms (1-based line numbers). */
 export const DiffHunk = z.object({
@@ -84,11 +85,7 @@ const buildToolInputDisplay = () => {
   ]);
 };
 export type ToolInputDisplay = z.infer<ReturnType<typeof buildToolInputDisplay>>;
-let toolInputDisplay: ReturnType<typeof buildToolInputDisplay> | undefined;
-export function toolInputDisplaySchema(): ReturnType<typeof buildToolInputDisplay> {
-  toolInputDisplay ??= buildToolInputDisplay();
-  return toolInputDisplay;
-}
+export const toolInputDisplaySchema: () => ReturnType<typeof buildToolInputDisplay> = builtOnce(buildToolInputDisplay);
 
 /** What a finished tool call produced, for its card (the model gets its own text). Built on first use (toolResultDisplaySchema). */
 const buildToolResultDisplay = () => {
@@ -175,8 +172,4 @@ const buildToolResultDisplay = () => {
   ]);
 };
 export type ToolResultDisplay = z.infer<ReturnType<typeof buildToolResultDisplay>>;
-let toolResultDisplay: ReturnType<typeof buildToolResultDisplay> | undefined;
-export function toolResultDisplaySchema(): ReturnType<typeof buildToolResultDisplay> {
-  toolResultDisplay ??= buildToolResultDisplay();
-  return toolResultDisplay;
-}
+export const toolResultDisplaySchema: () => ReturnType<typeof buildToolResultDisplay> = builtOnce(buildToolResultDisplay);

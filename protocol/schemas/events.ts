@@ -13,6 +13,7 @@ import { toolInputDisplaySchema, toolResultDisplaySchema } from './display';
 import { Mention } from './files';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
 import { Preferences } from './preferences';
+import { builtOnce } from '../helpers/built-once';
 import { PublicSettings } from './settings';
 import { SkillSource, SkillTrigger } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
@@ -149,12 +150,8 @@ const buildSessionEvent = () => {
   ]);
 };
 export type SessionEvent = z.infer<ReturnType<typeof buildSessionEvent>>;
-let sessionEvents: ReturnType<typeof buildSessionEvent> | undefined;
 /** The session event schema (a discriminated union on `type`), built the first time it is asked for. */
-export function sessionEventSchema(): ReturnType<typeof buildSessionEvent> {
-  sessionEvents ??= buildSessionEvent();
-  return sessionEvents;
-}
+export const sessionEventSchema: () => ReturnType<typeof buildSessionEvent> = builtOnce(buildSessionEvent);
 export type SessionEventType = SessionEvent['type'];
 export type SessionEventOf<T extends SessionEventType> = Extract<SessionEvent, { type: T }>;
 
@@ -199,12 +196,8 @@ const buildAppEvent = () =>
     z.object({ type: z.literal('workspace.connection'), remote: RemoteConnection }),
   ]);
 export type AppEvent = z.infer<ReturnType<typeof buildAppEvent>>;
-let appEvents: ReturnType<typeof buildAppEvent> | undefined;
 /** The app event schema (a discriminated union on `type`), built the first time it is asked for. */
-export function appEventSchema(): ReturnType<typeof buildAppEvent> {
-  appEvents ??= buildAppEvent();
-  return appEvents;
-}
+export const appEventSchema: () => ReturnType<typeof buildAppEvent> = builtOnce(buildAppEvent);
 
 /** Anything the core pushes to a UI. */
 export type DeftEvent = SessionEvent | AppEvent;

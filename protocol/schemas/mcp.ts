@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnce } from '../helpers/built-once';
 
 /**
  * The schemas of this file, built on first use (mcpSchemas): only the command table and the event and display
@@ -85,11 +86,7 @@ const buildMcpSchemas = () => {
   return { McpServerSource, McpServerStatus, McpToolInfo, McpPromptInfo, McpServerInfo, McpOverview, McpServerName, McpResultDisplay, McpCallDisplay };
 };
 export type McpSchemas = ReturnType<typeof buildMcpSchemas>;
-let built: McpSchemas | undefined;
-export function mcpSchemas(): McpSchemas {
-  built ??= buildMcpSchemas();
-  return built;
-}
+export const mcpSchemas: () => McpSchemas = builtOnce(buildMcpSchemas);
 
 // The types of the schemas above (each documented at its schema).
 export type McpServerStatus = z.infer<McpSchemas['McpServerStatus']>;

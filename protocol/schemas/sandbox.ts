@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnce } from '../helpers/built-once';
 
 /**
  * The schemas of this file, built on first use (sandboxSchemas): only the command table and the event and display
@@ -81,11 +82,7 @@ const buildSandboxSchemas = () => {
   return { SandboxStatus, SandboxBlock, SandboxFileSettings, SandboxSettingsView, SandboxSettingsInput };
 };
 export type SandboxSchemas = ReturnType<typeof buildSandboxSchemas>;
-let built: SandboxSchemas | undefined;
-export function sandboxSchemas(): SandboxSchemas {
-  built ??= buildSandboxSchemas();
-  return built;
-}
+export const sandboxSchemas: () => SandboxSchemas = builtOnce(buildSandboxSchemas);
 
 // The types of the schemas above (each documented at its schema).
 export type SandboxStatus = z.infer<SandboxSchemas['SandboxStatus']>;
