@@ -72,6 +72,8 @@ async function promptsTopToBottom(scroll: Locator): Promise<string[]> {
   const seen = new Map<number, string>();
   await scroll.evaluate((el) => (el.scrollTop = 0));
   for (;;) {
+    // The list renders the rows of a new scroll position on a later frame: read them once two frames have passed.
+    await scroll.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const rows = await scroll
       .locator('.row')
       .evaluateAll((els) =>
@@ -80,7 +82,7 @@ async function promptsTopToBottom(scroll: Locator): Promise<string[]> {
     for (const row of rows) if (row.prompt !== null) seen.set(row.index, row.prompt);
     const done = await scroll.evaluate((el) => {
       const end = el.scrollTop + el.clientHeight >= el.scrollHeight - 1;
-      el.scrollTop += el.clientHeight * 0.8;
+      el.scrollTop += el.clientHeight * 0.5;
       return end;
     });
     if (done) break;
