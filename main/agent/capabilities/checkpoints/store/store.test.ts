@@ -364,4 +364,42 @@ describe('checkpoints never store a secret file (finding 6)', () => {
     expect(stored).toEqual([]);
     store.close();
   });
+
+  it("tells each session's latest checkpoint time as the full listing does, loose and packed", async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'a' });
+    let clock = 1_000;
+    const store = await CheckpointStore.open(home, workspace, { now: () => clock++ });
+    const latestOf = async () => {
+      const all = new Map<string, number>();
+      for (const c of await store.listAll()) all.set(c.session, c.at);
+      return all;
+    };
+    await snapshot(store, 's1');
+    await put(workspace, 'a.txt', 'b');
+    await snapshot(store, 's2');
+    await snapshot(store, 's1', 'step');
+    expect(await store.latestTimes()).toEqual(await latestOf());
+    await store.locked(() => store.compact(true));
+    expect(await readFile(join(store.places.gitDir, 'packed-refs'), 'utf8')).toContain('refs/deft/s2/');
+    await put(workspace, 'a.txt', 'c');
+    await snapshot(store, 's2', 'step');
+    expect(await store.latestTimes()).toEqual(await latestOf());
+    expect((await store.latestTimes())?.get('s2')).toBe(1_003);
+    store.close();
+  });
+
+  it('writes a checkpoint past the ref locks a killed process left (removed when one is in the way, not by a walk at each open)', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'a' });
+    const store = await CheckpointStore.open(home, workspace);
+    await snapshot(store, 's1');
+    const { gitDir } = store.places;
+    await writeFile(join(gitDir, 'refs/deft/s1/00000002.lock'), 'stale\n');
+    await writeFile(join(gitDir, 'HEAD.lock'), 'stale\n');
+    await put(workspace, 'a.txt', 'b');
+    const second = await snapshot(store, 's1');
+    expect(second.seq).toBe(2);
+    expect((await readFile(join(gitDir, 'HEAD'), 'utf8')).trim()).toBe(second.commit);
+    await expect(stat(join(gitDir, 'refs/deft/s1/00000002.lock'))).rejects.toThrow();
+    store.close();
+  });
 });

@@ -324,11 +324,11 @@ export class CheckpointStore {
     );
   }
 
-  /** A tree's body: from this process's memory of recent trees, or from the store. */
+  /** A tree's body: from this process's memory of recent trees, or from the store (a loose one read here, without git). */
   private async readTree(id: string): Promise<Buffer> {
     const known = this.trees.get(id);
     if (known) return known;
-    const body = await this.blobs.read(id);
+    const body = (await readLooseObject(this.places.gitDir, id, 'tree')) ?? (await this.blobs.read(id));
     this.remember(id, body);
     return body;
   }
@@ -373,11 +373,19 @@ export class CheckpointStore {
   /** Create `ref` at `commit` (failing if it exists), then move HEAD there. */
   private async point(ref: string, commit: string): Promise<void> {
     if (commit.length !== 40) {
+      await this.removeStaleRefLocks();
       await runGit(this.git, ['update-ref', '--stdin'], { input: `option no-deref\nupdate HEAD ${commit}\ncreate ${ref} ${commit}\n` });
       return;
     }
-    await writeRef(this.places.gitDir, ref, commit, { create: true });
-    await writeRef(this.places.gitDir, 'HEAD', commit);
+    // A `.lock` in the way was left by a process killed while it wrote (under the store's lock nothing else writes): removed, then once more.
+    const write = (name: string, create: boolean) =>
+      writeRef(this.places.gitDir, name, commit, { create }).catch(async (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        await this.removeStaleRefLocks();
+        await writeRef(this.places.gitDir, name, commit, { create });
+      });
+    await write(ref, true);
+    await write('HEAD', false);
   }
 
   /** The session's checkpoints, oldest first. */
@@ -396,6 +404,49 @@ export class CheckpointStore {
   /** Every checkpoint in the store, oldest first within each session. */
   async listAll(): Promise<Checkpoint[]> {
     return this.listRefs(REF_ROOT);
+  }
+
+  /**
+   * Each session's latest checkpoint time (its highest number's commit), read here: the loose refs' folders, the
+   * packed refs, and one commit each (a loose one in-process, a packed one through the object reader). No git
+   * process where the commits are loose, and one commit read per session rather than every checkpoint's.
+   */
+  async latestTimes(): Promise<Map<string, number> | undefined> {
+    const latest = new Map<string, string>();
+    const packed = await readFile(join(this.places.gitDir, 'packed-refs'), 'utf8').catch(() => '');
+    for (const match of packed.matchAll(/^([0-9a-f]{40,64}) refs\/deft\/([A-Za-z0-9_-]+)\/(\d+)$/gm)) {
+      const [, id = '', session = '', seq = ''] = match;
+      if (seq > (latest.get(session)?.split(' ')[0] ?? '')) latest.set(session, `${seq} ${id}`);
+    }
+    const root = join(this.places.gitDir, REF_ROOT);
+    const sessions = await readdir(root).catch(() => [] as string[]);
+    await Promise.all(
+      sessions.map(async (session) => {
+        const top = (await readdir(join(root, session)).catch(() => [] as string[]))
+          .filter((name) => /^\d+$/.test(name))
+          .sort()
+          .at(-1);
+        if (!top || top <= (latest.get(session)?.split(' ')[0] ?? '')) return;
+        const id = (await readFile(join(root, session, top), 'utf8').catch(() => '')).trim();
+        if (!/^[0-9a-f]{40,64}$/.test(id)) return void latest.set(session, `${top} ?`);
+        latest.set(session, `${top} ${id}`);
+      }),
+    );
+    const times = new Map<string, number>();
+    for (const [session, value] of latest) {
+      const id = value.split(' ')[1] ?? '';
+      if (!/^[0-9a-f]{40,64}$/.test(id)) return undefined;
+      const body = await readLooseObject(this.places.gitDir, id, 'commit')
+        .then((loose) => loose ?? this.blobs.read(id))
+        .catch(() => null);
+      // The commit's headers, a blank line, the message's subject, a blank line, then its body (commitMessage).
+      const message = body?.toString('utf8') ?? '';
+      const subject = message.indexOf('\n\n');
+      const at = subject < 0 ? undefined : parseBody(message.slice(message.indexOf('\n\n', subject + 2) + 2))?.at;
+      if (at === undefined) return undefined;
+      times.set(session, at);
+    }
+    return times;
   }
 
   /** What differs between two trees, within the workspace; `counts` adds line counts (reads the blobs). */
@@ -442,6 +493,7 @@ export class CheckpointStore {
   async drop(checkpoints: readonly Pick<Checkpoint, 'session' | 'seq'>[]): Promise<void> {
     if (!checkpoints.length) return;
     const lines = checkpoints.map((c) => `delete ${sessionRef(c.session, c.seq)}\n`).join('');
+    await this.removeStaleRefLocks();
     await runGit(this.git, ['update-ref', '--stdin'], { input: lines });
     this.nextSeq.clear();
   }
@@ -455,6 +507,7 @@ export class CheckpointStore {
     if (full) {
       // A full repack packed the borrowed objects too (no --local): the store no longer needs the repository's.
       await rm(join(this.places.gitDir, ALTERNATES), { force: true });
+      await this.removeStaleRefLocks();
       await runGit(this.git, ['pack-refs', '--all', '--prune']);
       await runGit(this.git, ['prune', '--expire=now']);
     }
@@ -562,10 +615,20 @@ export class CheckpointStore {
     return isWithin(home, workspace) && home !== workspace ? relative(workspace, home).split(sep).join('/') : null;
   }
 
-  /** A git process killed mid-write leaves `*.lock` files; under our lock no git of ours runs, so they are stale. */
+  /**
+   * A git process killed mid-write leaves `*.lock` files; under our lock no git of ours runs, so they are stale. Those
+   * beside the store's files go as it opens; those under refs/ (a folder per session: a walk that grows with them)
+   * only when one is in the way — before git writes refs (drop, compact), or when a ref this process writes finds one.
+   */
   private async removeStaleGitLocks(): Promise<void> {
     const gitDir = this.places.gitDir;
     for (const name of ['index.lock', 'HEAD.lock', 'packed-refs.lock', 'config.lock', 'shallow.lock']) await rm(join(gitDir, name), { force: true });
+  }
+
+  private async removeStaleRefLocks(): Promise<void> {
+    const gitDir = this.places.gitDir;
+    await rm(join(gitDir, 'HEAD.lock'), { force: true });
+    await rm(join(gitDir, 'packed-refs.lock'), { force: true });
     const walk = async (dir: string): Promise<void> => {
       for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
         const path = join(dir, entry.name);
