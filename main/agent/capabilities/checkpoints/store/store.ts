@@ -7,7 +7,7 @@ import { writeFileAtomic } from '#infra/platform/files';
 import { isWithin } from '#infra/policies/path-guard';
 import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
 import { GitError, type GitPlaces, runGit, splitZ } from './git';
-import { RefExistsError, commitBody, readLooseObject, writeObject, writeRef } from './objects';
+import { RefExistsError, TREE_MODE, type TreeEntry, commitBody, parseTree, readLooseObject, writeObject, writeRef } from './objects';
 import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
@@ -191,6 +191,14 @@ export class CheckpointStore {
       const head = await this.headTree();
       if (head) return { tree: head, skipped: [] };
     }
+    // Files HEAD's tree holds already (a Write over a file of the workspace): looked at and hashed here, no git.
+    if (only?.length) {
+      const head = await this.headTree();
+      if (head?.length === 40 && (await this.allInTree(head, only))) {
+        const looked = await this.look(only);
+        return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
+      }
+    }
     const seeded = !only && this.seedable && (await this.seed());
     const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
     const args = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec];
@@ -322,6 +330,27 @@ export class CheckpointStore {
         return id;
       },
     );
+  }
+
+  /**
+   * Whether each path is a file or a link in `tree`, and not a folder in the workspace now: such a path is captured
+   * whatever the ignore rules say (git's status reports a path HEAD holds whenever it differs), so it can be looked at
+   * without git. A path the tree does not hold needs git's ignore rules (and a folder a walk): git's status then.
+   */
+  private async allInTree(tree: string, paths: readonly string[]): Promise<boolean> {
+    for (const path of paths) {
+      let id: string | null = tree;
+      let mode = TREE_MODE;
+      for (const part of path.split('/')) {
+        if (mode !== TREE_MODE || !id || !part) return false;
+        const name = Buffer.from(part, 'utf8');
+        const entry: TreeEntry | undefined = parseTree(await this.readTree(id)).find((e) => e.name.equals(name));
+        [id, mode] = entry ? [entry.id, entry.mode] : [null, ''];
+      }
+      if (!id || mode === TREE_MODE || mode === '160000') return false;
+      if ((await lstat(join(this.places.workspace, path)).catch(() => null))?.isDirectory()) return false;
+    }
+    return true;
   }
 
   /** A tree's body: from this process's memory of recent trees, or from the store (a loose one read here, without git). */
