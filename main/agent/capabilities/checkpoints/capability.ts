@@ -25,8 +25,6 @@ interface TurnState {
   /** The checkpoint taken before the turn (once `snapshot` settled). */
   before: Checkpoint | null;
   snapshot?: Promise<void>;
-  /** Whether `snapshot` has settled. */
-  settled?: boolean;
   /** Whether the last step that ran tools was followed by a capture of what it changed (then, unless a task runs, the turn's end adds nothing). */
   capturedAfterTools?: boolean;
   toolsMayWrite?: boolean;
@@ -55,7 +53,6 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
   const baseline = (session: SessionHandle, turn: TurnState): Promise<void> =>
     (turn.snapshot ??= checkpoints.take(session, turn.meta, true).then((before) => {
       turn.before = before ?? null;
-      turn.settled = true;
     }));
   let warming: Promise<void> | null = null;
 
@@ -135,15 +132,10 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       const known = writesOf(step.calls);
       if (known === null) return;
       const turn = current.get(session.id);
-      // The prompt's checkpoint still being taken as the calls are ready to run (they arrived with the model's first
-      // call, and approval, if asked, took less than the look): it is the one just before them, and another look now
-      // would find only what changed in the moment since.
-      const justTaken = turn !== undefined && !turn.settled;
       if (turn) {
         await baseline(session, turn);
         turn.toolsMayWrite = true;
       }
-      if (justTaken && turn.before) return;
       await checkpoints.take(session, { kind: 'tools', turnId: step.turnId, step: step.step }, false, known);
     },
     onStepEnd: async (session, step) => {
