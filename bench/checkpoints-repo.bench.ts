@@ -85,8 +85,8 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
     off: { home: await tempDir('deft-bench-cprepo-off-'), costs: {} },
   };
   await writeFile(join(modes.off.home, 'settings.json'), JSON.stringify({ checkpoints: { enabled: false } }));
-  const turn = async (mode: Mode, label: string, step: ReturnType<typeof toolStep>) => {
-    server.enqueue(step, textReply('Done.'));
+  const turn = async (mode: Mode, label: string, ...steps: ReturnType<typeof toolStep>[]) => {
+    server.enqueue(...steps, textReply('Done.'));
     const argv = [
       process.execPath,
       join(root, 'bin/deft.mjs'),
@@ -108,14 +108,19 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
   let storeBytes = 0;
   try {
     const next = random(7);
+    // A file is read before it is written (Write refuses a file the session has not read): a step that reads, then one that writes.
+    const write = (path: string) => [
+      toolStep(callChunk('Read', { path: join(workspace, path) })),
+      toolStep(callChunk('Write', { path: join(workspace, path), content: sourceText(next, FILE_BYTES) })),
+    ];
     for (const name of ['on', 'off'] as const) {
-      await turn(modes[name], 'first', toolStep(callChunk('Write', { path: join(workspace, pathOf(5)), content: sourceText(next, FILE_BYTES) })));
+      await turn(modes[name], 'first', ...write(pathOf(5)));
       if (name === 'on') storeBytes = await folderBytes(join(modes.on.home, 'checkpoints'));
     }
     const many = Array.from({ length: 500 }, (_, i) => pathOf(i * 40 + 3)).join(' ');
     for (let i = 1; i <= RUNS; i++) {
       for (const name of ['on', 'off'] as const) {
-        await turn(modes[name], 'write', toolStep(callChunk('Write', { path: join(workspace, pathOf(100 + i)), content: sourceText(next, FILE_BYTES) })));
+        await turn(modes[name], 'write', ...write(pathOf(100 + i)));
         await turn(modes[name], 'shell', toolStep(callChunk('Bash', { command: `echo ${i} >> ${pathOf(200 + i)}` })));
         await turn(modes[name], 'shell500', toolStep(callChunk('Bash', { command: `for f in ${many}; do echo ${i} >> $f; done` })));
       }

@@ -104,7 +104,8 @@ async function madeBy(store: CheckpointStoreApi, checkpoints: readonly Checkpoin
  * session's began later and did too. A step that ran a command takes in the whole folder as it ends, so what
  * another session wrote meanwhile shows in it too; the stretch that began last — inside the other — made it. (Two
  * commands running at once in two sessions cannot be told apart: a file either wrote goes to the later step.)
- * Empty without other sessions' checkpoints in the range (a folder with one session costs one listing).
+ * Empty without other sessions' checkpoints in the range: known from each session's latest checkpoint time where the store
+ * tells it (`latestTimes`), without listing every checkpoint; otherwise from one listing.
  */
 export async function changedByOthers(
   store: CheckpointStoreApi,
@@ -115,6 +116,9 @@ export async function changedByOthers(
 ): Promise<Set<string>> {
   const found = new Set<string>();
   if (!changes.length) return found;
+  // No other session has a checkpoint since `since`: none made anything in the range (without listing every checkpoint).
+  const latest = await store.latestTimes?.();
+  if (latest && ![...latest].some(([id, at]) => id !== sessionId && at >= since)) return found;
   const bySession = new Map<string, Checkpoint[]>();
   for (const checkpoint of await store.listAll()) {
     const list = bySession.get(checkpoint.session) ?? [];

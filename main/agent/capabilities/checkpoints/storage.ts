@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointStorage } from '#protocol';
 import { workspaceSessionsDir } from '#infra/sessions/store';
@@ -11,6 +11,8 @@ import type { WorkspaceCheckpoints } from './workspace';
 const PACK_AFTER_LOOSE = 1_000;
 /** The size cap is checked after a turn at most this often. */
 const CAP_CHECK_INTERVAL_MS = 10 * 60 * 1000;
+/** Beside a local store's git folder: when its size was last checked against the cap (this.now(), in ms). */
+const CAP_CHECKED = '.cap-checked';
 /** Each session keeps at least its newest checkpoints when the cap forces the oldest out. */
 const KEEP_NEWEST = 2;
 /** A store seeded from the repository copies the objects it borrows this long after a turn, when Deft is still running. */
@@ -41,10 +43,7 @@ export class CheckpointStorageKeeper {
       if (!store) return;
       // Packing is safe beside other git commands; only the removal of unneeded objects needs the lock.
       if ((await store.looseObjects()) > PACK_AFTER_LOOSE) await store.compact(false);
-      if (this.now() - this.lastCapCheck > CAP_CHECK_INTERVAL_MS) {
-        this.lastCapCheck = this.now();
-        await this.enforceCap(store, false);
-      }
+      if (await this.capCheckDue(store)) await this.enforceCap(store, false);
       if (!this.owning && (await store.borrows())) {
         // Off the turn's path, and never keeping a process alive (a one-shot run leaves it to a later one).
         this.owning = setTimeout(
@@ -105,6 +104,22 @@ export class CheckpointStorageKeeper {
     await this.enforceCap(store, true);
     const report = await this.report();
     return { ...report, freedBytes: Math.max(0, before - report.bytes) };
+  }
+
+  /**
+   * Whether the cap is to be checked now (it measures the whole store: a walk of every object and ref folder). The
+   * time of the last check is kept beside a local store too, so one-shot runs (`deft run`, each a process) check
+   * it every CAP_CHECK_INTERVAL_MS, not each at its first turn.
+   */
+  private async capCheckDue(store: CheckpointStoreApi): Promise<boolean> {
+    const now = this.now();
+    const file = this.checkpoints.environment.kind === 'local' ? `${store.places.gitDir}${CAP_CHECKED}` : null;
+    const kept = file ? Number((await readFile(file, 'utf8').catch(() => '')).trim()) || 0 : 0;
+    const last = Math.max(this.lastCapCheck, kept <= now ? kept : 0);
+    if (now - last <= CAP_CHECK_INTERVAL_MS) return false;
+    this.lastCapCheck = now;
+    if (file) await writeFile(file, `${now}\n`, { mode: 0o600 }).catch(() => {});
+    return true;
   }
 
   private async enforceCap(store: CheckpointStoreApi, cleanUp: boolean): Promise<void> {

@@ -10,14 +10,26 @@ const RENAMED = new RegExp(`^(${KEY_NAMES})([-_].*|\\.(bak|backup|copy|disabled|
 const PUBLIC_KEY = new RegExp(`^(${KEY_NAMES.replace('|credentials', '')})([-_.].*)?\\.pub$`);
 /** A process's environment and memory hold its secrets (Grep on /proc/self/environ reads Deft's own). */
 const PROCESS_SECRETS = /^\/proc\/.*\/(environ|mem)$/;
-const PLACES = SECRET_PLACES.filter((place) => !place.byContent).map((place) => ({ ...place, lower: place.path.toLowerCase() }));
+// The strings each place is matched with, made once (a checkpoint store seeded from a large index asks for every path).
+const PLACES = SECRET_PLACES.filter((place) => !place.byContent).map((place) => {
+  const lower = place.path.toLowerCase();
+  return { ...place, lower, asName: `/${lower}`, asTop: `${lower}/`, asFolder: `/${lower}/` };
+});
+
+/** A file place can match only a path with its name; a folder place only one with its first folder among the path's folders. */
+const FILE_NAMES = new Set(PLACES.filter((place) => !place.dir).map((place) => place.lower.slice(place.lower.lastIndexOf('/') + 1)));
+const FOLDER_NAMES = new Set(PLACES.filter((place) => place.dir).map((place) => place.lower.split('/')[0]!));
 
 /** The secret place of the list a path lies in (at any folder), if any. */
-function placeOf(normal: string): (typeof PLACES)[number] | undefined {
-  const name = basename(normal);
+function placeOf(normal: string, name: string): (typeof PLACES)[number] | undefined {
+  if (!FILE_NAMES.has(name)) {
+    const folders = normal.split('/');
+    folders.pop();
+    if (!folders.some((folder) => FOLDER_NAMES.has(folder))) return undefined;
+  }
   return PLACES.find((place) => {
-    if (!place.dir) return normal === place.lower || normal.endsWith(`/${place.lower}`);
-    const inside = normal.startsWith(`${place.lower}/`) || normal.includes(`/${place.lower}/`);
+    if (!place.dir) return normal === place.lower || normal.endsWith(place.asName);
+    const inside = normal.startsWith(place.asTop) || normal.includes(place.asFolder);
     return inside && !place.publicNames?.test(name);
   });
 }
@@ -53,7 +65,7 @@ export function isSensitivePath(path: string, deftHome?: string, workspace?: str
   if (/(^|\/)\.deft\/secrets[\w.-]*\.json$/.test(normal)) return true;
   if (deftHome && deftHomeSecret(normal, deftHome, workspace)) return true;
   if (PROCESS_SECRETS.test(normal)) return true;
-  return placeOf(normal) !== undefined;
+  return placeOf(normal, name) !== undefined;
 }
 
 /** Names of files whose secret shows only in their content (`isSensitiveFile` looks): key files and stores, token rc files. */

@@ -39,7 +39,8 @@ export function readGitIndex(data: Buffer): IndexEntry[] {
   const count = data.readUInt32BE(8);
   const entries: IndexEntry[] = [];
   let at = 12;
-  let previous = '';
+  // Version 4 paths build on the previous one's bytes: kept as bytes (re-encoding the string each entry costs more than the read).
+  let previous = Buffer.alloc(0);
   for (let i = 0; i < count; i++) {
     if (at + 62 > body.length) throw new UnusableIndex('truncated');
     const mode = data.readUInt32BE(at + 24);
@@ -64,9 +65,12 @@ export function readGitIndex(data: Buffer): IndexEntry[] {
         strip = ((strip + 1) << 7) | (byte & 0x7f);
       }
       const end = data.indexOf(0, cursor);
-      if (end < 0 || strip > Buffer.byteLength(previous)) throw new UnusableIndex('a malformed path');
-      const kept = Buffer.from(previous).subarray(0, Buffer.byteLength(previous) - strip);
-      path = Buffer.concat([kept, data.subarray(cursor, end)]).toString('utf8');
+      if (end < 0 || strip > previous.length) throw new UnusableIndex('a malformed path');
+      const bytes = Buffer.allocUnsafe(previous.length - strip + end - cursor);
+      previous.copy(bytes, 0, 0, previous.length - strip);
+      data.copy(bytes, previous.length - strip, cursor, end);
+      path = bytes.toString('utf8');
+      previous = bytes;
       at = end + 1;
     } else {
       const end = data.indexOf(0, cursor);
@@ -77,7 +81,6 @@ export function readGitIndex(data: Buffer): IndexEntry[] {
     }
     if ((mode & 0o170000) === 0o040000) throw new UnusableIndex('a sparse directory entry');
     entries.push({ path, mode, size });
-    previous = path;
   }
   while (at + 8 <= body.length) {
     const signature = data.toString('latin1', at, at + 4);

@@ -122,7 +122,7 @@ export async function readRef(gitDir: string, ref: string): Promise<string | nul
  * Point `ref` (e.g. "HEAD", "refs/deft/s/00000001") at `id` as git does: write `<ref>.lock` (created
  * exclusively, so two writers cannot both hold it) and rename it over the ref. With `create`, a ref that
  * already exists, loose or packed, is an error (`RefExistsError`) and nothing is written. The caller holds
- * the store's lock; a `.lock` a killed process left is removed when the store is next opened.
+ * the store's lock; a `.lock` a killed process left is found in the way (EEXIST) and removed by the store, which writes again.
  */
 export async function writeRef(gitDir: string, ref: string, id: string, options: { create?: boolean } = {}): Promise<void> {
   // git's update-ref refused a malformed name; a path that could leave the store is refused here too.

@@ -50,10 +50,10 @@ async function configConverts(repoGitDir: string): Promise<boolean> {
 /** Paths of the index the store must not take over: nested repositories, secrets, files over the size limit, what it never captures. */
 async function leftOut(places: StorePlaces, entries: readonly IndexEntry[], options: SeedOptions): Promise<string[]> {
   const out: string[] = [];
+  const excluded = options.excluded.map((x) => ({ path: x, folder: x.endsWith('/') ? x : `${x}/` }));
   for (const entry of entries) {
     const { path } = entry;
-    if (isGitlink(entry) || entry.size > options.maxFileBytes || options.excluded.some((x) => path === x || path.startsWith(x.endsWith('/') ? x : `${x}/`)))
-      out.push(path);
+    if (isGitlink(entry) || entry.size > options.maxFileBytes || excluded.some((x) => path === x.path || path.startsWith(x.folder))) out.push(path);
     else if (
       isSensitivePath(path) ||
       (SECRET_BY_CONTENT.test(path) && (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })))

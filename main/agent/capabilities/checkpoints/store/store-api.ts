@@ -24,6 +24,12 @@ export interface CheckpointStoreApi {
   headTree(): Promise<string | null>;
   list(session: string): Promise<Checkpoint[]>;
   listAll(): Promise<Checkpoint[]>;
+  /**
+   * Each session's latest checkpoint time, read without listing every checkpoint (a store of many sessions asks for
+   * one commit each); undefined where the store cannot tell so cheaply. Only a hint: a session missing is one without
+   * checkpoints.
+   */
+  latestTimes?(): Promise<Map<string, number> | undefined>;
   changes(from: string, to: string, counts?: boolean): Promise<FileChange[]>;
   entry(tree: string, path: string): Promise<{ mode: string; blob: string } | null>;
   blob(id: string): Promise<Buffer>;

@@ -364,4 +364,67 @@ describe('checkpoints never store a secret file (finding 6)', () => {
     expect(stored).toEqual([]);
     store.close();
   });
+
+  it("tells each session's latest checkpoint time as the full listing does, loose and packed", async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'a' });
+    let clock = 1_000;
+    const store = await CheckpointStore.open(home, workspace, { now: () => clock++ });
+    const latestOf = async () => {
+      const all = new Map<string, number>();
+      for (const c of await store.listAll()) all.set(c.session, c.at);
+      return all;
+    };
+    await snapshot(store, 's1');
+    await put(workspace, 'a.txt', 'b');
+    await snapshot(store, 's2');
+    await snapshot(store, 's1', 'step');
+    expect(await store.latestTimes()).toEqual(await latestOf());
+    await store.locked(() => store.compact(true));
+    expect(await readFile(join(store.places.gitDir, 'packed-refs'), 'utf8')).toContain('refs/deft/s2/');
+    await put(workspace, 'a.txt', 'c');
+    await snapshot(store, 's2', 'step');
+    expect(await store.latestTimes()).toEqual(await latestOf());
+    expect((await store.latestTimes())?.get('s2')).toBe(1_003);
+    store.close();
+  });
+
+  it('writes a checkpoint past the ref locks a killed process left (removed when one is in the way, not by a walk at each open)', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'a' });
+    const store = await CheckpointStore.open(home, workspace);
+    await snapshot(store, 's1');
+    const { gitDir } = store.places;
+    await writeFile(join(gitDir, 'refs/deft/s1/00000002.lock'), 'stale\n');
+    await writeFile(join(gitDir, 'HEAD.lock'), 'stale\n');
+    await put(workspace, 'a.txt', 'b');
+    const second = await snapshot(store, 's1');
+    expect(second.seq).toBe(2);
+    expect((await readFile(join(gitDir, 'HEAD'), 'utf8')).trim()).toBe(second.commit);
+    await expect(stat(join(gitDir, 'refs/deft/s1/00000002.lock'))).rejects.toThrow();
+    store.close();
+  });
+
+  it('a narrowed capture of files HEAD holds hashes them here, as git would; a file HEAD lacks goes through git and its ignore rules', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'a', 'src/b.txt': 'b', '.gitignore': 'build/\n' });
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store, 's1');
+    await put(workspace, 'src/b.txt', 'b2');
+    await put(workspace, 'build/x.js', 'x');
+    await put(workspace, 'c.txt', 'c');
+    const narrowed = await store.locked(() => store.capture(['src/b.txt', 'a.txt']));
+    expect(await store.entry(narrowed.tree, 'src/b.txt')).toEqual({ mode: '100644', blob: git(workspace, 'hash-object', 'src/b.txt').trim() });
+    expect(await store.entry(narrowed.tree, 'c.txt')).toBeNull();
+    expect((await store.changes(first.tree, narrowed.tree)).map((c) => c.path)).toEqual(['src/b.txt']);
+    const ignored = await store.locked(() => store.capture(['build/x.js', 'c.txt']));
+    expect(await store.entry(ignored.tree, 'build/x.js')).toBeNull();
+    expect(await store.entry(ignored.tree, 'c.txt')).not.toBeNull();
+    await rm(join(workspace, 'a.txt'));
+    await chmod(join(workspace, 'src/b.txt'), 0o755);
+    const after = await store.locked(async () => store.record(await store.capture(['a.txt', 'src/b.txt']), { session: 's1', kind: 'step' }));
+    expect(await store.entry(after.tree, 'a.txt')).toBeNull();
+    expect((await store.entry(after.tree, 'src/b.txt'))?.mode).toBe('100755');
+    // The same tree a full look makes of the same files (c.txt and the ignored build/ aside).
+    await rm(join(workspace, 'c.txt'));
+    expect((await store.locked(() => store.capture())).tree).toBe(after.tree);
+    store.close();
+  });
 });

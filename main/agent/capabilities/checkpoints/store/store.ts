@@ -7,7 +7,7 @@ import { writeFileAtomic } from '#infra/platform/files';
 import { isWithin } from '#infra/policies/path-guard';
 import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
 import { GitError, type GitPlaces, runGit, splitZ } from './git';
-import { RefExistsError, commitBody, readLooseObject, writeObject, writeRef } from './objects';
+import { RefExistsError, TREE_MODE, type TreeEntry, commitBody, parseTree, readLooseObject, writeObject, writeRef } from './objects';
 import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
@@ -191,6 +191,14 @@ export class CheckpointStore {
       const head = await this.headTree();
       if (head) return { tree: head, skipped: [] };
     }
+    // Files HEAD's tree holds already (a Write over a file of the workspace): looked at and hashed here, no git.
+    if (only?.length) {
+      const head = await this.headTree();
+      if (head?.length === 40 && (await this.allInTree(head, only))) {
+        const looked = await this.look(only);
+        return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
+      }
+    }
     const seeded = !only && this.seedable && (await this.seed());
     const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
     const args = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec];
@@ -324,11 +332,32 @@ export class CheckpointStore {
     );
   }
 
-  /** A tree's body: from this process's memory of recent trees, or from the store. */
+  /**
+   * Whether each path is a file or a link in `tree`, and not a folder in the workspace now: such a path is captured
+   * whatever the ignore rules say (git's status reports a path HEAD holds whenever it differs), so it can be looked at
+   * without git. A path the tree does not hold needs git's ignore rules (and a folder a walk): git's status then.
+   */
+  private async allInTree(tree: string, paths: readonly string[]): Promise<boolean> {
+    for (const path of paths) {
+      let id: string | null = tree;
+      let mode = TREE_MODE;
+      for (const part of path.split('/')) {
+        if (mode !== TREE_MODE || !id || !part) return false;
+        const name = Buffer.from(part, 'utf8');
+        const entry: TreeEntry | undefined = parseTree(await this.readTree(id)).find((e) => e.name.equals(name));
+        [id, mode] = entry ? [entry.id, entry.mode] : [null, ''];
+      }
+      if (!id || mode === TREE_MODE || mode === '160000') return false;
+      if ((await lstat(join(this.places.workspace, path)).catch(() => null))?.isDirectory()) return false;
+    }
+    return true;
+  }
+
+  /** A tree's body: from this process's memory of recent trees, or from the store (a loose one read here, without git). */
   private async readTree(id: string): Promise<Buffer> {
     const known = this.trees.get(id);
     if (known) return known;
-    const body = await this.blobs.read(id);
+    const body = (await readLooseObject(this.places.gitDir, id, 'tree')) ?? (await this.blobs.read(id));
     this.remember(id, body);
     return body;
   }
@@ -373,11 +402,19 @@ export class CheckpointStore {
   /** Create `ref` at `commit` (failing if it exists), then move HEAD there. */
   private async point(ref: string, commit: string): Promise<void> {
     if (commit.length !== 40) {
+      await this.removeStaleRefLocks();
       await runGit(this.git, ['update-ref', '--stdin'], { input: `option no-deref\nupdate HEAD ${commit}\ncreate ${ref} ${commit}\n` });
       return;
     }
-    await writeRef(this.places.gitDir, ref, commit, { create: true });
-    await writeRef(this.places.gitDir, 'HEAD', commit);
+    // A `.lock` in the way was left by a process killed while it wrote (under the store's lock nothing else writes): removed, then once more.
+    const write = (name: string, create: boolean) =>
+      writeRef(this.places.gitDir, name, commit, { create }).catch(async (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        await this.removeStaleRefLocks();
+        await writeRef(this.places.gitDir, name, commit, { create });
+      });
+    await write(ref, true);
+    await write('HEAD', false);
   }
 
   /** The session's checkpoints, oldest first. */
@@ -396,6 +433,49 @@ export class CheckpointStore {
   /** Every checkpoint in the store, oldest first within each session. */
   async listAll(): Promise<Checkpoint[]> {
     return this.listRefs(REF_ROOT);
+  }
+
+  /**
+   * Each session's latest checkpoint time (its highest number's commit), read here: the loose refs' folders, the
+   * packed refs, and one commit each (a loose one in-process, a packed one through the object reader). No git
+   * process where the commits are loose, and one commit read per session rather than every checkpoint's.
+   */
+  async latestTimes(): Promise<Map<string, number> | undefined> {
+    const latest = new Map<string, string>();
+    const packed = await readFile(join(this.places.gitDir, 'packed-refs'), 'utf8').catch(() => '');
+    for (const match of packed.matchAll(/^([0-9a-f]{40,64}) refs\/deft\/([A-Za-z0-9_-]+)\/(\d+)$/gm)) {
+      const [, id = '', session = '', seq = ''] = match;
+      if (seq > (latest.get(session)?.split(' ')[0] ?? '')) latest.set(session, `${seq} ${id}`);
+    }
+    const root = join(this.places.gitDir, REF_ROOT);
+    const sessions = await readdir(root).catch(() => [] as string[]);
+    await Promise.all(
+      sessions.map(async (session) => {
+        const top = (await readdir(join(root, session)).catch(() => [] as string[]))
+          .filter((name) => /^\d+$/.test(name))
+          .sort()
+          .at(-1);
+        if (!top || top <= (latest.get(session)?.split(' ')[0] ?? '')) return;
+        const id = (await readFile(join(root, session, top), 'utf8').catch(() => '')).trim();
+        if (!/^[0-9a-f]{40,64}$/.test(id)) return void latest.set(session, `${top} ?`);
+        latest.set(session, `${top} ${id}`);
+      }),
+    );
+    const times = new Map<string, number>();
+    for (const [session, value] of latest) {
+      const id = value.split(' ')[1] ?? '';
+      if (!/^[0-9a-f]{40,64}$/.test(id)) return undefined;
+      const body = await readLooseObject(this.places.gitDir, id, 'commit')
+        .then((loose) => loose ?? this.blobs.read(id))
+        .catch(() => null);
+      // The commit's headers, a blank line, the message's subject, a blank line, then its body (commitMessage).
+      const message = body?.toString('utf8') ?? '';
+      const subject = message.indexOf('\n\n');
+      const at = subject < 0 ? undefined : parseBody(message.slice(message.indexOf('\n\n', subject + 2) + 2))?.at;
+      if (at === undefined) return undefined;
+      times.set(session, at);
+    }
+    return times;
   }
 
   /** What differs between two trees, within the workspace; `counts` adds line counts (reads the blobs). */
@@ -442,6 +522,7 @@ export class CheckpointStore {
   async drop(checkpoints: readonly Pick<Checkpoint, 'session' | 'seq'>[]): Promise<void> {
     if (!checkpoints.length) return;
     const lines = checkpoints.map((c) => `delete ${sessionRef(c.session, c.seq)}\n`).join('');
+    await this.removeStaleRefLocks();
     await runGit(this.git, ['update-ref', '--stdin'], { input: lines });
     this.nextSeq.clear();
   }
@@ -455,6 +536,7 @@ export class CheckpointStore {
     if (full) {
       // A full repack packed the borrowed objects too (no --local): the store no longer needs the repository's.
       await rm(join(this.places.gitDir, ALTERNATES), { force: true });
+      await this.removeStaleRefLocks();
       await runGit(this.git, ['pack-refs', '--all', '--prune']);
       await runGit(this.git, ['prune', '--expire=now']);
     }
@@ -562,10 +644,20 @@ export class CheckpointStore {
     return isWithin(home, workspace) && home !== workspace ? relative(workspace, home).split(sep).join('/') : null;
   }
 
-  /** A git process killed mid-write leaves `*.lock` files; under our lock no git of ours runs, so they are stale. */
+  /**
+   * A git process killed mid-write leaves `*.lock` files; under our lock no git of ours runs, so they are stale. Those
+   * beside the store's files go as it opens; those under refs/ (a folder per session: a walk that grows with them)
+   * only when one is in the way — before git writes refs (drop, compact), or when a ref this process writes finds one.
+   */
   private async removeStaleGitLocks(): Promise<void> {
     const gitDir = this.places.gitDir;
     for (const name of ['index.lock', 'HEAD.lock', 'packed-refs.lock', 'config.lock', 'shallow.lock']) await rm(join(gitDir, name), { force: true });
+  }
+
+  private async removeStaleRefLocks(): Promise<void> {
+    const gitDir = this.places.gitDir;
+    await rm(join(gitDir, 'HEAD.lock'), { force: true });
+    await rm(join(gitDir, 'packed-refs.lock'), { force: true });
     const walk = async (dir: string): Promise<void> => {
       for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
         const path = join(dir, entry.name);
