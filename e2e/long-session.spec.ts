@@ -73,7 +73,9 @@ async function promptsTopToBottom(scroll: Locator): Promise<string[]> {
   await scroll.evaluate((el) => (el.scrollTop = 0));
   for (;;) {
     // The list renders the rows of a new scroll position on a later frame: read them once two frames have passed.
-    await scroll.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await scroll.evaluate(
+      (el) => new Promise((resolve) => el.ownerDocument.defaultView!.requestAnimationFrame(() => el.ownerDocument.defaultView!.requestAnimationFrame(resolve))),
+    );
     const rows = await scroll
       .locator('.row')
       .evaluateAll((els) =>
