@@ -201,7 +201,8 @@ async function turnRows(sshd: TestSshd): Promise<BenchResult[]> {
   await writeFile(join(user, '.ssh', 'known_hosts'), await readFile(sshd.knownHosts));
   const pidFile = join(sshd.dir, 'sshd.pid');
   const turns = { local: 0, ssh: 0 };
-  const run = async (side: 'local' | 'ssh'): Promise<Sample & { remoteCpuMs: number }> => {
+  type TurnCost = Sample & { remoteCpuMs: number; trips: string };
+  const run = async (side: 'local' | 'ssh'): Promise<TurnCost> => {
     const ws = workspaces[side];
     server.enqueue(...twentySteps(ws, turns[side]++));
     const io: CliIo = {
@@ -214,14 +215,17 @@ async function turnRows(sshd: TestSshd): Promise<BenchResult[]> {
     const remote = side === 'ssh' ? ['--remote', `${sshd.username}@127.0.0.1:${sshd.port}:${ws}`] : [];
     const args = ['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'yolo', ...remote, 'do the twenty steps'];
     const remoteBefore = await remoteCpuMs(pidFile);
+    const usage = { ...SshEnvironment.processUsage };
     let code = 0;
     const cost = await sample(async () => (code = await runCli(args, io)));
     if (code !== 0) throw new Error(`deft run (${side}) exited with ${code}`);
     for (let i = 0; i < 100 && (await sshd.connectionCount()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    return { ...cost, remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore };
+    const now = SshEnvironment.processUsage;
+    const trips = `SFTP ${now.sftpCalls - usage.sftpCalls}, exec ${now.execChannels - usage.execChannels}, helper ${now.helperScripts - usage.helperScripts}`;
+    return { ...cost, remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore, trips };
   };
   const runs = Math.max(2, Math.ceil(RUNS / 2));
-  const costs: Record<'local' | 'ssh', Array<Sample & { remoteCpuMs: number }>> = { local: [], ssh: [] };
+  const costs: Record<'local' | 'ssh', TurnCost[]> = { local: [], ssh: [] };
   try {
     await run('local');
     await run('ssh');
@@ -242,7 +246,7 @@ async function turnRows(sshd: TestSshd): Promise<BenchResult[]> {
       value: m('ssh', 'wallMs'),
       unit: 'ms',
       baseline: { name: 'local', value: m('local', 'wallMs') },
-      note: `median of ${runs}; CPU here ${m('ssh', 'cpuMs').toFixed(0)} vs ${m('local', 'cpuMs').toFixed(0)} ms; CPU there (sshd, shells, rg) ${m('ssh', 'remoteCpuMs').toFixed(0)} ms`,
+      note: `median of ${runs}; per turn over SSH (each run): ${costs.ssh.map((c) => c.trips).join(' / ')}; CPU here ${m('ssh', 'cpuMs').toFixed(0)} vs ${m('local', 'cpuMs').toFixed(0)} ms; CPU there (sshd, shells, rg) ${m('ssh', 'remoteCpuMs').toFixed(0)} ms`,
     },
   ];
 }

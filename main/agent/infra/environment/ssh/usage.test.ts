@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
 import { sshToTempHome } from '#test-support/ssh-home';
 
 const remote = sshToTempHome('deft-ssh-usage-');
@@ -8,8 +9,10 @@ describe('SshEnvironment usage counters (benches count round trips with them)', 
     const file = `${remote.ssh.home}/counted.txt`;
     await remote.ssh.writeFile(file, 'one\ntwo\n');
     const before = { ...remote.ssh.usage };
+    const all = { ...SshEnvironment.processUsage };
     await remote.ssh.stat(file);
     expect(remote.ssh.usage.sftpCalls - before.sftpCalls).toBe(1);
+    expect(SshEnvironment.processUsage.sftpCalls - all.sftpCalls).toBe(1);
     expect(remote.ssh.usage.execChannels).toBe(before.execChannels);
   });
 
