@@ -88,8 +88,14 @@ export class SshEnvironment implements Environment {
   private reconnecting: Promise<Link> | null = null;
   private closed = false;
   private readonly listeners = new Set<(state: ConnectionState, detail: string | null) => void>();
-  /** Exec channels opened (every remote process but the helper's scripts) and scripts the helper shell ran: tests and benches count with these. */
-  readonly usage = { execChannels: 0, helperScripts: 0 };
+  /**
+   * Exec channels opened (every remote process but the helper's scripts), scripts the helper shell ran, and SFTP
+   * calls made (one each, except `readBytes`: ssh2's readFile is open, fstat, reads and close on the wire): tests
+   * and benches count with these.
+   */
+  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0 };
+  /** The same, summed over every connection this process made (a bench counts a whole `deft run` with it). */
+  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0 };
   private helper: { link: Link; instance: ScriptHelper } | null = null;
   /** Helpers in a row that died before they answered: after three, scripts run as processes of their own on this connection. */
   private helperFailures = 0;
@@ -162,6 +168,7 @@ export class SshEnvironment implements Environment {
     const exec = link.client.exec.bind(link.client) as unknown as (...args: unknown[]) => Client;
     link.client.exec = (...args: unknown[]) => {
       this.usage.execChannels++;
+      SshEnvironment.processUsage.execChannels++;
       return exec(...args);
     };
     const dropped = (reason: string) => {
@@ -247,6 +254,8 @@ export class SshEnvironment implements Environment {
   /** On one connection: a file handle belongs to the connection that opened it, and fails with it. */
   private callOn<T>(link: Link, op: string, path: string, run: (sftp: SFTPWrapper, done: (error: unknown, value?: T) => void) => void): Promise<T> {
     if (link.lost) return Promise.reject(new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) did not run.`, path));
+    this.usage.sftpCalls++;
+    SshEnvironment.processUsage.sftpCalls++;
     return new Promise<T>((resolve, reject) =>
       run(link.sftp, (error, value) =>
         error
@@ -500,6 +509,7 @@ export class SshEnvironment implements Environment {
       this.helper = { link, instance: helper };
     }
     this.usage.helperScripts++;
+    SshEnvironment.processUsage.helperScripts++;
     return helper.run(request);
   }
 
