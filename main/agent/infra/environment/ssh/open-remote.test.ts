@@ -59,6 +59,8 @@ describe('~/.ssh/config', () => {
 
   it('goes through a jump host (ProxyJump), each hop checked against known_hosts', { timeout: 30_000 }, async () => {
     await writeConfig(`${hostBlock('jump')}\n${hostBlock('inner', '  ProxyJump jump\n')}`);
+    // The earlier tests' connections are closed, but sshd's process for one exits a moment later: count from none.
+    for (const started = Date.now(); (await sshd.connectionCount()) > 0 && Date.now() - started < 10_000; ) await new Promise((r) => setTimeout(r, 50));
     const before = await sshd.connectionCount();
     const folder = await openRemoteFolder(`inner:${remoteDir}`, options());
     try {
