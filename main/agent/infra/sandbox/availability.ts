@@ -68,7 +68,16 @@ export function sandboxSupport(platform: NodeJS.Platform = process.platform): Sa
   return support;
 }
 
-function detect(platform: NodeJS.Platform): SandboxSupport {
+/**
+ * What is there without bubblewrap's probe run (the program found, or why not): what a run with the sandbox turned off
+ * says, so that it starts no process for a sandbox it will not use. The probe's own verdict once it ran.
+ */
+export function sandboxPresence(platform: NodeJS.Platform = process.platform): SandboxSupport {
+  if (cached && platform === process.platform) return cached;
+  return detect(platform, false);
+}
+
+function detect(platform: NodeJS.Platform, probe = true): SandboxSupport {
   if (platform === 'darwin') {
     const program = ['/usr/bin/sandbox-exec'].find(isExecutable);
     return program
@@ -82,7 +91,7 @@ function detect(platform: NodeJS.Platform): SandboxSupport {
   if (platform !== 'linux') return { kind: null, reason: `There is no OS sandbox for ${platform} in Deft yet.` };
   const bwrap = findProgram('bwrap');
   if (!bwrap) return { kind: null, reason: 'bubblewrap (bwrap) is not installed.', install: LINUX_INSTALL };
-  const failure = probeBubblewrap(bwrap);
+  const failure = probe ? probeBubblewrap(bwrap) : null;
   if (failure) return { kind: null, reason: failure, install: LINUX_INSTALL };
   const socat = findProgram('socat');
   const nsenter = findProgram('nsenter');

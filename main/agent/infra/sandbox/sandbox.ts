@@ -12,7 +12,7 @@ import type {
   SpawnPlan,
   WorkspaceSandbox,
 } from '#contract/sandbox';
-import { type SandboxSupport, sandboxSupport } from './availability';
+import { type SandboxSupport, sandboxPresence, sandboxSupport } from './availability';
 import { addressCheck } from './address-check';
 import { blockedWrites, networkHint } from './blocked';
 import { domainAllows } from './domains';
@@ -100,12 +100,24 @@ export class Sandbox {
 
   async status(settings?: SandboxSettings): Promise<SandboxStatus> {
     const loaded = settings ?? (await this.settings.load());
-    const { kind, reason, install } = this.support;
+    const off = this.turnedOff(loaded);
+    // Turned off: what is there is said without bubblewrap's probe run, left for when it is turned on.
+    const { kind, reason, install } = off ? this.present : this.support;
     if (!kind) return { available: false, enabled: false, ...(reason ? { reason } : {}), ...(install ? { install } : {}) };
-    if (this.options.override === 'off') return { available: true, enabled: false, kind, reason: 'Turned off for this run (--sandbox off).' };
-    if (this.options.override !== 'on' && !loaded.enabled)
-      return { available: true, enabled: false, kind, reason: 'Turned off by "sandbox.enabled": false in settings.' };
+    if (off) return { available: true, enabled: false, kind, reason: off };
     return { available: true, enabled: true, kind };
+  }
+
+  /** Why commands run outside the sandbox although it may be there (`--sandbox off`, the settings), or null. */
+  private turnedOff(settings: SandboxSettings | null): string | null {
+    if (this.options.override === 'off') return 'Turned off for this run (--sandbox off).';
+    if (settings && this.options.override !== 'on' && !settings.enabled) return 'Turned off by "sandbox.enabled": false in settings.';
+    return null;
+  }
+
+  /** The sandbox's program as known without a probe run (the probe's verdict once it ran). */
+  private get present(): SandboxSupport {
+    return this.detected ?? this.options.support ?? sandboxPresence();
   }
 
   /**
@@ -168,7 +180,7 @@ export class Sandbox {
 
   private async plan(place: Place, request: SandboxSpawnRequest, tmpDir: string, network: NetworkPolicy): Promise<SpawnPlan> {
     // Before the settings are read: a guarded link swapped since the opening could lead to other settings.
-    const current = this.support.kind ? readWorkspaceInputs(place.workspace, (path) => mountPoints.holds(path)) : place.opened;
+    const current = !this.turnedOff(null) && this.present.kind ? readWorkspaceInputs(place.workspace, (path) => mountPoints.holds(path)) : place.opened;
     const changed = inputsChanged(place.opened, current);
     if (changed) throw new Error(changed);
     const settings = await this.settings.load();
