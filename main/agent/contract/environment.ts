@@ -146,6 +146,9 @@ export interface Watcher {
   close(): Promise<void>;
 }
 
+/** The code of the error a script gets when the helper shell cannot serve it (the caller runs it as a process of its own). */
+export const HELPER_UNAVAILABLE = 'EHELPER';
+
 /** A script for Environment.runScript: its text, `$1…`, the folder it runs in, and what it reads on stdin. */
 export interface ScriptRequest {
   script: string;

@@ -1,4 +1,4 @@
-import type { Environment } from '#contract/environment';
+import { type Environment, HELPER_UNAVAILABLE, errorCode } from '#contract/environment';
 import type { PlannerFs, PlannerNode } from './planner-fs';
 
 /** What the planner may ask of a path: lstat, stat, realpath (`realpath -m`: the canonical form), content, entries. */
@@ -86,12 +86,12 @@ export class RemoteFacts implements PlannerFs {
     return this.look(path, 'd')?.entries ?? null;
   }
 
-  /** Ask the other machine about `paths` (each with what to learn) in one exec; throws when it cannot run there. */
+  /** Ask the other machine about `paths` (each with what to learn) in one script; throws when it cannot run there. */
   async gather(environment: Environment, paths: ReadonlyMap<string, ReadonlySet<FactOp>>, signal?: AbortSignal): Promise<void> {
     const list = [...paths].filter(([path]) => path.startsWith('/') && !path.includes('\n'));
     if (!list.length) return;
     const args = list.flatMap(([path, ops]) => [[...ops].join(''), path]);
-    const stdout = await runThere(environment, ['-c', SCRIPT, 'sh', ...args], signal);
+    const stdout = await runThere(environment, SCRIPT, args, signal ? { signal } : {});
     if (!/(^|\n)end\n$/.test(stdout)) throw new Error(`Could not read the file system facts the sandbox needs on ${environment.label}.`);
     const found = list.map(([, ops]): Known => ({ asked: new Set(ops), lstat: null, stat: null, real: null, content: null, entries: null }));
     for (const line of stdout.split('\n')) {
@@ -134,9 +134,30 @@ function mergeKnown(before: Known, now: Known): Known {
   return merged;
 }
 
-/** Run `sh args…` there and collect what it prints (stderr dropped); throws when it cannot start or fails. */
-export async function runThere(environment: Environment, args: readonly string[], signal?: AbortSignal): Promise<string> {
-  const process = environment.exec({ file: 'sh', args, cwd: '/', ...(signal ? { signal } : {}) });
+/**
+ * Run Deft's own `script` there with `args` as `$1…` and collect what it prints (stderr dropped); throws when it cannot
+ * start. On the connection's helper shell where there is one (Environment.runScript: no login shell per script, which
+ * costs the remote user's `.bashrc` each time), else — or with `ownProcess`, for what may wait long and must not hold
+ * the helper up (a name lookup) — as a process of its own.
+ */
+export async function runThere(
+  environment: Environment,
+  script: string,
+  args: readonly string[] = [],
+  options: { signal?: AbortSignal; ownProcess?: boolean } = {},
+): Promise<string> {
+  const { signal } = options;
+  if (environment.runScript && !options.ownProcess) {
+    try {
+      const result = await environment.runScript({ script, args, cwd: '/', ...(signal ? { signal } : {}) });
+      return result.stdout.toString('utf8');
+    } catch (error) {
+      // The helper could not serve it (none, it died, or it would not start): a process of its own, below.
+      if (errorCode(error) !== HELPER_UNAVAILABLE)
+        throw new Error(`Could not run a command on ${environment.label}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  const process = environment.exec({ file: 'sh', args: ['-c', script, 'sh', ...args], cwd: '/', ...(signal ? { signal } : {}) });
   let stdout = '';
   process.stdout.setEncoding('utf8');
   process.stdout.on('data', (chunk: string) => (stdout += chunk));

@@ -53,7 +53,7 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[
 export function remoteResolver(environment: Environment): Resolver {
   return async (host) => {
     if (!HOST_NAME.test(host)) throw Object.assign(new Error('not a host name'), { code: 'EINVAL' });
-    const out = await runThere(environment, ['-c', 'exec getent ahosts "$1"', 'sh', host]);
+    const out = await runThere(environment, 'exec getent ahosts "$1"', [host], { ownProcess: true });
     const addresses = [...new Set(out.split('\n').map((line) => line.trim().split(/\s+/)[0] ?? ''))].filter((a) => isIP(a));
     if (!addresses.length) throw Object.assign(new Error(`not found on ${environment.label}`), { code: 'ENOTFOUND' });
     return addresses;
@@ -108,7 +108,7 @@ export class RemoteNetwork {
       return { reason: `socat is not installed on ${env.label} (install it there, e.g. sudo apt-get install socat, then open the folder again)`, final: true };
     const netDir = posix.join(this.dir, 'net');
     try {
-      await runThere(env, ['-c', `${MAKE_DIR} || { echo refused; exit 0; }; echo ok`, 'sh', this.dir, netDir]).then((out) => {
+      await runThere(env, `${MAKE_DIR} || { echo refused; exit 0; }; echo ok`, [this.dir, netDir]).then((out) => {
         if (!out.includes('ok')) throw new Error(`its private folder ${netDir} could not be made`);
       });
     } catch (error) {

@@ -27,7 +27,7 @@ function installHint(label: string): string {
 
 /** Probe the other machine once (a round trip): throws when the command cannot run there (the link is down). */
 export async function probeRemote(environment: Environment): Promise<RemoteSupport> {
-  const out = (await runThere(environment, ['-c', PROBE])).trim().split('\n').at(-1) ?? '';
+  const out = (await runThere(environment, PROBE)).trim().split('\n').at(-1) ?? '';
   const label = environment.label;
   if (out.startsWith('ok /')) {
     const [program = '', socat = ''] = out.slice(3).split('\t');

@@ -242,7 +242,7 @@ export class RemoteSandbox {
         free.push(path);
       }
     }
-    if (free.length) this.tidying = runThere(this.environment, ['-c', TIDY, 'sh', ...free]).catch(() => {});
+    if (free.length) this.tidying = runThere(this.environment, TIDY, free).catch(() => {});
   }
 }
 

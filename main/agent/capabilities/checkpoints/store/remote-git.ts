@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { type Environment, EnvironmentError, errorCode } from '#contract/environment';
+import { type Environment, EnvironmentError, HELPER_UNAVAILABLE, errorCode } from '#contract/environment';
 import { HARDENED_CONFIG, hardenedGitVars } from '#infra/git/git';
 import { GitError, type GitPlaces, type GitResult, posixStoreConfig } from './git';
 
@@ -60,7 +60,7 @@ interface Ran {
 }
 
 async function runOnHelper(environment: Environment, script: string, args: readonly string[], cwd: string, options: ScriptOptions): Promise<Ran> {
-  if (!environment.runScript) throw new EnvironmentError('EHELPER', 'No helper shell here.');
+  if (!environment.runScript) throw new EnvironmentError(HELPER_UNAVAILABLE, 'No helper shell here.');
   const result = await environment.runScript({ script, args, cwd, ...(options.input !== undefined ? { input: options.input } : {}) });
   return { out: result.stdout, err: result.stderr, exit: { code: result.code } };
 }
@@ -98,7 +98,7 @@ export async function runScript(
   const script = `${prelude(places)}\n${body}`;
   const { out, err, exit } = await runOnHelper(environment, script, args, cwd, options).catch((error: unknown) =>
     // The helper shell could not serve it (none here, it died, or it would not start): a process of its own.
-    errorCode(error) === 'EHELPER' ? runAsProcess(environment, script, args, cwd, options) : Promise.reject(error),
+    errorCode(error) === HELPER_UNAVAILABLE ? runAsProcess(environment, script, args, cwd, options) : Promise.reject(error),
   );
   if (exit.error) throw new GitError(`The checkpoint store on ${environment.label} could not be reached: ${exit.error.message}`, null, exit.error.message);
   const code = exit.code ?? -1;

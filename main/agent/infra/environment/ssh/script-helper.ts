@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, ClientChannel } from 'ssh2';
-import { EnvironmentError, type ScriptRequest, type ScriptResult } from '#contract/environment';
+import { EnvironmentError, HELPER_UNAVAILABLE, type ScriptRequest, type ScriptResult } from '#contract/environment';
 import { shellQuote } from './sftp-errors';
 import { killScript, runRemote } from './ssh-process';
-
-/** The code of the error a script gets when the helper shell cannot serve it (the caller runs it as a process of its own). */
-export const HELPER_UNAVAILABLE = 'EHELPER';
 
 /**
  * Bytes as a printf format that prints exactly them: printable ASCII as it is (but `\`, `%` and `'`), every other

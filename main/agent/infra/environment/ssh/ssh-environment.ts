@@ -16,6 +16,7 @@ import {
   type WatchEvent,
   type Watcher,
   EnvironmentError,
+  HELPER_UNAVAILABLE,
   isMissing,
 } from '#contract/environment';
 import { linesOf } from '../lines';
@@ -27,7 +28,7 @@ import { readFolderCapped } from './read-folder';
 import { type LocalRipgrep, bundledRipgrep, provideRipgrep } from './remote-ripgrep';
 import { sftpError, shellQuote } from './sftp-errors';
 import { execRemote, runRemote } from './ssh-process';
-import { HELPER_UNAVAILABLE, ScriptHelper } from './script-helper';
+import { ScriptHelper } from './script-helper';
 
 const toInfo = (stats: Stats): FileInfo => ({
   size: stats.size,
