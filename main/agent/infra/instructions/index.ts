@@ -28,15 +28,16 @@ export async function loadInstructions(options: SessionInstructionOptions): Prom
   const userHome = options.userHome ?? homedir();
   const there = options.environment && options.environment.kind !== 'local' ? options.environment : null;
   const roots = there ? { workspace: options.workspace, projectRoot: options.workspace } : instructionRoots(options.workspace, userHome);
-  const [choices, trust] = await Promise.all([
+  // Trust only lets a local folder's files import from the home folder; a remote folder's never do (load.ts).
+  const [choices, trusted] = await Promise.all([
     readInstructionSettings(options.deftHome),
-    new TrustStore(options.deftHome, options.place ?? workspacePlace(options.workspace)).get(),
+    there ? false : new TrustStore(options.deftHome, options.place ?? workspacePlace(options.workspace)).get().then((trust) => trust.trusted),
   ]);
   const reader = new InstructionReader({
     ...roots,
     deftHome: options.deftHome,
     userHome,
-    trusted: trust.trusted,
+    trusted,
     ...(there ? { environment: there } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
