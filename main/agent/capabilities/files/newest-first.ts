@@ -16,16 +16,18 @@ export async function newestFirst<T>(environment: Environment, items: readonly T
   return order.map((i) => items[i]!);
 }
 
-/** Paths asked about in one batch while results stream in. */
-const BATCH = 1024;
+/** Paths asked about in the first batch while results stream in; each later batch is twice the one before. */
+const FIRST_BATCH = 1024;
 
 /**
  * Modification times gathered while results stream in (a batch at a time, so the stats overlap the search),
- * then the paths newest first.
+ * then the paths newest first. Batches double in size, so a remote machine answers a few of them (one script each,
+ * see SshEnvironment.mtimes) whatever the number of results.
  */
 export class MtimeIndex {
   private readonly paths: string[] = [];
   private pending: string[] = [];
+  private batchSize = FIRST_BATCH;
   private readonly batches: Promise<Float64Array>[] = [];
 
   constructor(private readonly environment: Environment) {}
@@ -33,14 +35,18 @@ export class MtimeIndex {
   add(path: string, absolute: string): void {
     this.paths.push(path);
     this.pending.push(absolute);
-    if (this.pending.length >= BATCH) this.flush();
+    if (this.pending.length >= this.batchSize) {
+      this.flush();
+      this.batchSize *= 2;
+    }
   }
 
   private flush(): void {
     if (!this.pending.length) return;
+    const size = this.pending.length;
     const batch = this.environment.mtimes(this.pending);
     // Looked at only once every batch is in; a failed batch sorts its files last rather than failing the search.
-    this.batches.push(batch.catch(() => new Float64Array(BATCH).fill(-Infinity)));
+    this.batches.push(batch.catch(() => new Float64Array(size).fill(-Infinity)));
     this.pending = [];
   }
 
@@ -51,7 +57,7 @@ export class MtimeIndex {
     let at = 0;
     for (const batch of await Promise.all(this.batches)) {
       times.set(batch.subarray(0, Math.min(batch.length, times.length - at)), at);
-      at += BATCH;
+      at += batch.length;
     }
     const order = this.paths.map((_, i) => i).filter((i) => keep(this.paths[i]!));
     order.sort(byTimeThenPath(this.paths, times));

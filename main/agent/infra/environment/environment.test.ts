@@ -1,4 +1,4 @@
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '#contract/environment';
@@ -93,6 +93,53 @@ describe.each(['local', 'ssh'])('the file tools and commands on the %s backend',
     await check.exit;
     expect(left.trim()).toBe('');
   });
+});
+
+describe('Grep and Glob over SSH: newest first without a round trip per file', () => {
+  const FILES = 2_500;
+  /** Files with whole-second times in a scrambled order, a run of them sharing one second (ties go by path). */
+  async function scrambled(k: Awaited<ReturnType<typeof fileToolKit>>): Promise<string[]> {
+    const base = 1_700_000_000;
+    const entries: { path: string; seconds: number }[] = [];
+    for (let i = 0; i < FILES; i++) {
+      const path = `src/${i % 10}/file ${String(i).padStart(4, '0')}.ts`;
+      entries.push({ path, seconds: i % 50 === 0 ? base + 5_000 : base + ((i * 7_919) % FILES) });
+    }
+    for (const { path } of entries) await k.put(path, 'export const needle = 1;\n');
+    await Promise.all(entries.map(({ path, seconds }) => utimes(join(k.workspace, path), seconds, seconds)));
+    return entries.sort((a, b) => b.seconds - a.seconds || (a.path < b.path ? -1 : 1)).map((e) => e.path);
+  }
+
+  it('sorts a Glob of thousands of files with a few helper scripts and no SFTP call per file, in the order stats give', async () => {
+    const ssh = backends.ssh!() as SshEnvironment;
+    const k = await fileToolKit({ environment: ssh });
+    const expected = await scrambled(k);
+    const before = { ...ssh.usage };
+    const glob = await k.call('Glob', { pattern: '**/*.ts' });
+    const sftp = ssh.usage.sftpCalls - before.sftpCalls;
+    expect(glob.text).toContain(`Found ${FILES} files`);
+    expect(glob.text.split('\n').filter((line) => line.endsWith('.ts'))).toEqual(expected.slice(0, 100));
+    // The root's checks only: the 2,500 results cost none.
+    expect(sftp).toBeLessThan(20);
+    expect(ssh.usage.helperScripts - before.helperScripts).toBeLessThanOrEqual(3);
+    const local = await fileToolKit({ environment: backends.local!() });
+    await scrambled(local);
+    expect((await local.call('Glob', { pattern: '**/*.ts' })).text).toBe(glob.text);
+    await Promise.all([k.dispose(), local.dispose()]);
+  }, 60_000);
+
+  it('sorts Grep files_with_matches the same way, without an SFTP call per matching file', async () => {
+    const ssh = backends.ssh!() as SshEnvironment;
+    const k = await fileToolKit({ environment: ssh });
+    const expected = await scrambled(k);
+    const before = ssh.usage.sftpCalls;
+    const grep = await k.call('Grep', { pattern: 'needle', head_limit: 0 });
+    expect(ssh.usage.sftpCalls - before).toBeLessThan(20);
+    expect(grep.text.split('\n').filter((line) => line.endsWith('.ts'))).toEqual(expected);
+    const counted = await k.call('Grep', { pattern: 'needle', output_mode: 'count_matches', head_limit: 0 });
+    expect(counted.text.split('\n').filter((line) => line.endsWith('.ts:1'))).toEqual(expected.map((path) => `${path}:1`));
+    await k.dispose();
+  }, 60_000);
 });
 
 describe('SSH host keys', () => {

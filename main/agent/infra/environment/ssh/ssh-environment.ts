@@ -25,6 +25,7 @@ import { type SshTarget, dial, targetLabel } from './dial';
 export type { SshTarget } from './dial';
 import { fallbackPlan, mappedOutput } from './grep-fallback';
 import { readFolderCapped } from './read-folder';
+import { batchMtimes } from './remote-mtimes';
 import { type LocalRipgrep, bundledRipgrep, provideRipgrep } from './remote-ripgrep';
 import { sftpError, shellQuote } from './sftp-errors';
 import { execRemote, runRemote } from './ssh-process';
@@ -416,8 +417,19 @@ export class SshEnvironment implements Environment {
     return this.call<void>('chmod', path, (sftp, done) => sftp.chmod(path, mode, done));
   }
 
-  // Every stat is sent at once: SFTP answers them in one stream, so many files cost about one round trip.
+  /** Whether the machine's `stat` prints a batch (settled by the first batch that tries). */
+  private batchStat = true;
+
+  // One script on the helper shell per few thousand paths (remote-mtimes.ts), no SFTP call per file; where that
+  // cannot run, every stat is sent at once over SFTP (answered in one stream: about one round trip, but a call each).
   async mtimes(paths: readonly string[]): Promise<Float64Array> {
+    if (!paths.length) return new Float64Array(0);
+    if (this.batchStat) {
+      // A helper that cannot serve, or a failed script, costs this batch its SFTP stats; a `stat` that cannot, every batch.
+      const batch = await batchMtimes((request) => this.runScript(request), this.home, paths).catch(() => undefined);
+      if (batch) return batch;
+      if (batch === null) this.batchStat = false;
+    }
     const times = await Promise.all(
       paths.map((p) =>
         this.stat(p).then(

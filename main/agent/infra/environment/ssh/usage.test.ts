@@ -1,3 +1,4 @@
+import { utimes, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
 import { sshToTempHome } from '#test-support/ssh-home';
@@ -26,5 +27,29 @@ describe('SshEnvironment usage counters (benches count round trips with them)', 
     // open, fstat, a read with the bytes, a read finding the end (the reader fills its span), another (the line
     // reader asks again), close.
     expect(remote.ssh.usage.sftpCalls - before).toBe(6);
+  });
+
+  it('gets many modification times with one helper script and no SFTP call, the same times SFTP stats give', async () => {
+    const dir = `${remote.ssh.home}/times`;
+    await remote.ssh.mkdir(dir);
+    const paths = Array.from({ length: 300 }, (_, i) => `${dir}/file ${i}.txt`);
+    for (const [i, path] of paths.entries()) {
+      await writeFile(remote.here(path), 'x');
+      await utimes(remote.here(path), 1_650_000_000, 1_650_000_000 + ((i * 37) % 300));
+    }
+    paths.push(`${dir}/missing.txt`);
+    const before = { ...remote.ssh.usage };
+    const times = await remote.ssh.mtimes(paths);
+    expect(remote.ssh.usage.sftpCalls - before.sftpCalls).toBe(0);
+    expect(remote.ssh.usage.helperScripts - before.helperScripts).toBe(1);
+    const bySftp = await Promise.all(
+      paths.map((path) =>
+        remote.ssh.stat(path).then(
+          (info) => info.mtimeMs,
+          () => -Infinity,
+        ),
+      ),
+    );
+    expect([...times]).toEqual(bySftp);
   });
 });
