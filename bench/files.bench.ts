@@ -1,5 +1,6 @@
 import { localEnvironment } from '../main/agent/infra/environment/local/local-environment';
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { open, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -40,28 +41,48 @@ async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<string
   return typeof result.output === 'string' ? result.output : '';
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+/** CPU time (ms) of this process's children that have ended (Linux: cutime + cstime); 0 elsewhere. */
+function childrenCpuMs(): number {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** Wall time, and CPU time of this process plus the children that ended meanwhile (rg's, the reliable figure here). */
+async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  const children = childrenCpuMs();
+  const own = process.cpuUsage();
   const t0 = performance.now();
   await fn();
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  const used = process.cpuUsage(own);
+  return { wall, cpu: (used.user + used.system) / 1000 + childrenCpuMs() - children };
 }
 
 let lastBest = '';
 
-/** Medians of each, measured alternately so both see the same cache and load; `lastBest` notes the best-run ratio. */
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+
+/**
+ * Medians of each, measured alternately so both see the same cache and load; `lastBest` notes the best-run ratio
+ * and the median CPU of each side (this process and its children).
+ */
 async function paired(tool: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<[number, number]> {
   await tool();
   await baseline();
-  const a: number[] = [];
-  const b: number[] = [];
+  const a: { wall: number; cpu: number }[] = [];
+  const b: { wall: number; cpu: number }[] = [];
   for (let i = 0; i < RUNS; i++) {
     a.push(await timed(tool));
     b.push(await timed(baseline));
   }
-  a.sort((x, y) => x - y);
-  b.sort((x, y) => x - y);
-  lastBest = `best runs ${a[0]!.toFixed(0)} vs ${b[0]!.toFixed(0)} ms (${(a[0]! / b[0]!).toFixed(2)}×)`;
-  return [a[Math.floor(RUNS / 2)]!, b[Math.floor(RUNS / 2)]!];
+  const [bestA, bestB] = [Math.min(...a.map((x) => x.wall)), Math.min(...b.map((x) => x.wall))];
+  const [cpuA, cpuB] = [median(a.map((x) => x.cpu)), median(b.map((x) => x.cpu))];
+  lastBest = `best runs ${bestA.toFixed(0)} vs ${bestB.toFixed(0)} ms (${(bestA / bestB).toFixed(2)}×); CPU ${cpuA.toFixed(0)} vs ${cpuB.toFixed(0)} ms (${(cpuA / cpuB).toFixed(2)}×)`;
+  return [median(a.map((x) => x.wall)), median(b.map((x) => x.wall))];
 }
 
 /** Raw rg, its output collected (stdin closed: with a pipe there, rg would search stdin instead of the tree). */

@@ -17,7 +17,7 @@ function shell(path = process.env.PATH ?? ''): (request: ScriptRequest) => Promi
 describe('modification times in one batch (the remote helper shell)', () => {
   it('gives each path its whole-second time, in order, following links; -Infinity for a missing one', async () => {
     const dir = await tempDir('deft-mtimes-');
-    const names = ['plain.ts', 'with space.ts', 'ünïcode.ts', "quote'd.ts"];
+    const names = ['plain.ts', 'with space.ts', 'ünïcode.ts', "quote'd.ts", 'back\\slash %n.ts'];
     for (const [i, name] of names.entries()) {
       await writeFile(join(dir, name), 'x');
       await utimes(join(dir, name), 1_600_000_000 + i, 1_600_000_000 + i * 10);
@@ -25,7 +25,7 @@ describe('modification times in one batch (the remote helper shell)', () => {
     await symlink(join(dir, 'plain.ts'), join(dir, 'link.ts'));
     const paths = [...names, 'link.ts', 'missing.ts'].map((name) => join(dir, name));
     const times = await batchMtimes(shell(), dir, paths);
-    expect([...times!]).toEqual([1_600_000_000_000, 1_600_000_010_000, 1_600_000_020_000, 1_600_000_030_000, 1_600_000_000_000, -Infinity]);
+    expect([...times!]).toEqual([1_600_000_000_000, 1_600_000_010_000, 1_600_000_020_000, 1_600_000_030_000, 1_600_000_040_000, 1_600_000_000_000, -Infinity]);
   });
 
   it('runs one script per few thousand paths, not one per file', async () => {

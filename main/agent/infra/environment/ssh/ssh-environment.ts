@@ -426,7 +426,7 @@ export class SshEnvironment implements Environment {
     if (!paths.length) return new Float64Array(0);
     if (this.batchStat) {
       // A helper that cannot serve, or a failed script, costs this batch its SFTP stats; a `stat` that cannot, every batch.
-      const batch = await batchMtimes((request) => this.runScript(request), this.home, paths).catch(() => undefined);
+      const batch = await batchMtimes((request) => this.runScript(request), '/', paths).catch(() => undefined);
       if (batch) return batch;
       if (batch === null) this.batchStat = false;
     }
