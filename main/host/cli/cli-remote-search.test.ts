@@ -104,6 +104,13 @@ describe('search on a remote machine of another OS/arch (grep fallback)', () => 
         expect(there.text.includes('searching with grep, which is slower and ignores .gitignore')).toBe(index === 0);
       }
       expect(notices).toHaveLength(1);
+      // Sorted newest first without an SFTP call per result: three files cost what one does.
+      const sftpFor = async (pattern: string) => {
+        const before = env.usage.sftpCalls;
+        await remote.call('Glob', { pattern });
+        return env.usage.sftpCalls - before;
+      };
+      expect(await sftpFor('**/*.ts')).toBe(await sftpFor('*.md'));
       expect(notices[0]).toMatch(/^ripgrep is not on .* and could not be uploaded \(it is Linux \S+, and the bundled ripgrep is for plan9 mips\)/);
       expect(existsSync(join(rig.remoteHome, '.deft'))).toBe(false);
       // What grep cannot do is said, not guessed at.
