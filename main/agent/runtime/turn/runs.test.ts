@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnOutcome } from '#contract/capability';
 import type { Session } from '#infra/sessions/session';
 import { Runs } from './runs';
 
@@ -34,7 +33,7 @@ describe('Runs', () => {
       'r1',
       async () => {
         workDone.resolve();
-        return { stopReason: 'end_turn' } as TurnOutcome;
+        return { stopReason: 'end_turn' };
       },
       async () => {
         await afterGate.promise;
