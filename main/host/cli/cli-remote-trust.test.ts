@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -90,6 +91,32 @@ describe('deft run --remote: trust and rules are the remote folder’s', () => {
     expect(told).toContain('REMOTE-NESTED-RULE: use tabs here.');
     expect(told).not.toContain('LOCAL-NESTED-RULE');
     expect(result.stderr).not.toMatch(/AGENTS\.md/);
+  });
+
+  it('a folder deep in a repository there gets the repository’s top AGENTS.md too (found by git there), never the local one', { timeout: 60_000 }, async () => {
+    for (const [dir, who] of [
+      [rig.there, 'REMOTE'],
+      [rig.path, 'LOCAL'],
+    ] as const) {
+      await rm(join(dir, 'mono'), { recursive: true, force: true });
+      await mkdir(join(dir, 'mono', 'packages', 'app'), { recursive: true });
+      await writeFile(join(dir, 'mono', 'AGENTS.md'), `${who}-MONO-TOP-RULE: run the tests from the top.\n`);
+      await writeFile(join(dir, 'mono', 'packages', 'app', 'AGENTS.md'), `${who}-APP-RULE: this is the app.\n`);
+    }
+    execFileSync('git', ['init', '-q'], { cwd: join(rig.there, 'mono') });
+    execFileSync('git', ['init', '-q'], { cwd: join(rig.path, 'mono') });
+    try {
+      rig.server.enqueue(textReply('Hello.'));
+      const result = await rig.run('hello', { mode: 'accept-edits', extra: ['--sandbox', 'off'], folder: join(rig.path, 'mono', 'packages', 'app') });
+      expect(result.code).toBe(0);
+      const system = JSON.stringify(rig.server.requests.at(-1)!.body);
+      expect(system).toContain('REMOTE-MONO-TOP-RULE: run the tests from the top.');
+      expect(system).toContain('REMOTE-APP-RULE: this is the app.');
+      expect(system.indexOf('REMOTE-MONO-TOP-RULE')).toBeLessThan(system.indexOf('REMOTE-APP-RULE'));
+      expect(system).not.toContain('LOCAL-');
+    } finally {
+      for (const dir of [rig.there, rig.path]) await rm(join(dir, 'mono'), { recursive: true, force: true });
+    }
   });
 
   it('the system prompt holds the user’s own AGENTS.md (here) and the remote folder’s AGENTS.md and CLAUDE.md (there), never the local folder’s, nor a secret a link there leads to', {

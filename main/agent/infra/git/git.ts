@@ -100,6 +100,11 @@ export function absolutePath(path: string | undefined, untrusted?: string): stri
     .join(delimiter);
 }
 
+/** HARDENED_CONFIG as a POSIX machine spells it (its null device is /dev/null, whatever this machine's is): for git run over SSH. */
+export function posixHardenedConfig(): string[] {
+  return HARDENED_CONFIG.map((setting) => setting.replace(/=(?:\\\\\.\\nul|NUL|\/dev\/null)$/i, '=/dev/null'));
+}
+
 /** The variables that keep git from reading system or global config and attributes, prompting or paging (`nullDevice`: that machine's). */
 export function hardenedGitVars(nullDevice: string): Record<string, string> {
   return {

@@ -6,6 +6,7 @@ import { readInstructionSettings } from './settings';
 import type { InstructionLimits, InstructionSet } from './types';
 import type { Environment, WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '../environment/workspace-place';
+import { findRepositoryRootThere } from '../git/repository-there';
 
 export interface SessionInstructionOptions {
   workspace: string;
@@ -16,9 +17,9 @@ export interface SessionInstructionOptions {
   userHome?: string;
   limits?: Partial<InstructionLimits>;
   /**
-   * The machine the workspace is on (default: this one). On another machine the folder's own files are read there
-   * (it was resolved to its real path when opened; the repository's top above it is not looked for), and the user's
-   * own files here.
+   * The machine the workspace is on (default: this one). On another machine the project's files are read there, from
+   * the top of the repository the folder is in (found there by its git; the folder was resolved to its real path when
+   * opened) down to the folder, and the user's own files here.
    */
   environment?: Environment;
 }
@@ -27,7 +28,9 @@ export interface SessionInstructionOptions {
 export async function loadInstructions(options: SessionInstructionOptions): Promise<InstructionSet & { read: ReadonlySet<string> }> {
   const userHome = options.userHome ?? homedir();
   const there = options.environment && options.environment.kind !== 'local' ? options.environment : null;
-  const roots = there ? { workspace: options.workspace, projectRoot: options.workspace } : instructionRoots(options.workspace, userHome);
+  const roots = there
+    ? { workspace: options.workspace, projectRoot: (await findRepositoryRootThere(there, options.workspace)) ?? options.workspace }
+    : instructionRoots(options.workspace, userHome);
   // Trust only lets a local folder's files import from the home folder; a remote folder's never do (load.ts).
   const [choices, trusted] = await Promise.all([
     readInstructionSettings(options.deftHome),

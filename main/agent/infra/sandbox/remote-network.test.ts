@@ -1,4 +1,6 @@
-import { statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { type Server, connect, createServer } from 'node:net';
 import { type Duplex, duplexPair } from 'node:stream';
 import { join } from 'node:path';
@@ -79,6 +81,38 @@ describe('RemoteNetwork', () => {
     expect(ok.relays[1]!.alive).toBe(false);
   });
 
+  it('sshd there forbidding connections (AllowTcpForwarding no): no relay, said up front, for good', async () => {
+    const refusing = fake();
+    let probes = 0;
+    refusing.environment.connectThere = async () => {
+      probes++;
+      throw new EnvironmentError('EACCES', 'could not connect: (SSH) Channel open failure: administratively prohibited');
+    };
+    const network = new RemoteNetwork(refusing.environment, await tempDir('deft-rnet-'));
+    expect(await network.current('/usr/bin/socat')).toMatchObject({ reason: expect.stringMatching(/AllowTcpForwarding/), final: true });
+    expect(refusing.relays[0]!.alive).toBe(false);
+    await network.current('/usr/bin/socat');
+    expect(probes).toBe(1);
+  });
+
+  it('sockets left by connections gone are removed there; a live one (another Deft) stays', async () => {
+    const dir = join(await tempDir('deft-rnet-'), 'sandbox');
+    await mkdir(join(dir, 'net'), { recursive: true, mode: 0o700 });
+    const stale = join(dir, 'net', 'proxy-0000aa.sock');
+    const live = join(dir, 'net', 'proxy-0000bb.sock');
+    // A socket whose listener died without removing it: bound by a process that then exits.
+    execFileSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(stale)}, () => process.exit(0))`]);
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(live, done));
+    expect(existsSync(stale)).toBe(true);
+    const network = new RemoteNetwork(fake().environment, dir);
+    await network.current('/usr/bin/socat');
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    await new Promise((done) => server.close(done));
+    await network.close();
+  });
+
   it('resolves names there with getent; what is not a host name is refused before anything runs', async () => {
     let ran = 0;
     const local = localEnvironment();
@@ -108,6 +142,8 @@ describe('the relay: decided here, dialled there', () => {
       return { alive: true, close: () => {} };
     };
     environment.connectThere = async (host, to) => {
+      // The relay's probe (does sshd there make connections at all?): a port nothing listens on.
+      if (to === 0) throw new Error('could not connect: Connection refused');
       dialled.push([host, to]);
       // "The other machine": this one's echo server, whichever loopback address the lookup gave first.
       const socket = connect(to, '127.0.0.1');

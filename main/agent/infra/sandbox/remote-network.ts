@@ -41,8 +41,18 @@ done
 [ -n "$up" ] || echo "Deft's sandbox: the network relay did not start; this command has no network." >&2
 exec "$@"`;
 
-/** The private folder for relay sockets there: made 0700, and refused unless it is the user's own folder (no link). */
-const MAKE_DIR = `umask 077; mkdir -p "$2" && [ ! -L "$1" ] && [ -O "$1" ] && [ ! -L "$2" ] && [ -O "$2" ] && chmod 0700 "$1" "$2"`;
+/**
+ * The private folder for relay sockets there: made 0700, and refused unless it is the user's own folder (no link). Then
+ * the sockets of connections gone (sshd leaves the file behind) are removed: on Linux, a socket nothing listens on any
+ * more is not in /proc/net/unix (a live one, another Deft's, is; elsewhere nothing is removed).
+ */
+const MAKE_DIR = `umask 077; mkdir -p "$2" && [ ! -L "$1" ] && [ -O "$1" ] && [ ! -L "$2" ] && [ -O "$2" ] && chmod 0700 "$1" "$2" || exit 1
+if [ -r /proc/net/unix ] && command -v awk >/dev/null; then for s in "$2"/proxy-*.sock; do
+  [ -S "$s" ] && ! awk -v p="$s" '$NF == p { found = 1 } END { exit !found }' /proc/net/unix && rm -f "$s"
+done; fi`;
+
+/** A port nothing can listen on: a probe connection to it tells a server that forbids connections from one that makes them. */
+const PROBE_PORT = 0;
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}))*$/;
 
@@ -108,7 +118,7 @@ export class RemoteNetwork {
       return { reason: `socat is not installed on ${env.label} (install it there, e.g. sudo apt-get install socat, then open the folder again)`, final: true };
     const netDir = posix.join(this.dir, 'net');
     try {
-      await runThere(env, `${MAKE_DIR} || { echo refused; exit 0; }; echo ok`, [this.dir, netDir]).then((out) => {
+      await runThere(env, `${MAKE_DIR}; echo ok`, [this.dir, netDir]).then((out) => {
         if (!out.includes('ok')) throw new Error(`its private folder ${netDir} could not be made`);
       });
     } catch (error) {
@@ -117,8 +127,20 @@ export class RemoteNetwork {
     const socketPath = posix.join(netDir, `proxy-${randomBytes(6).toString('hex')}.sock`);
     const connect = env.connectThere.bind(env);
     const proxy = NetworkProxy.unbound({ resolve: remoteResolver(env), dial: (address, port) => connect(address, port) });
+    // Whether sshd there makes connections at all (AllowTcpForwarding), asked beside the socket rather than found
+    // by the first command that tries: a refusal there means no network, said up front.
+    const probe = connect('127.0.0.1', PROBE_PORT).then(
+      (stream) => void stream.destroy(),
+      (error: unknown) => error,
+    );
     try {
       const there = await env.listenThere(socketPath, (stream) => proxy.serve(stream));
+      const refused = await probe;
+      if ((refused as { code?: string } | undefined)?.code === 'EACCES') {
+        there.close();
+        void proxy.close();
+        return { reason: `${env.label} does not make connections for Deft (${(refused as Error).message}; sshd's AllowTcpForwarding)`, final: true };
+      }
       return { socketPath, socat, proxy, there };
     } catch (error) {
       void proxy.close();

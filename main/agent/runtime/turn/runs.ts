@@ -18,15 +18,18 @@ export class Runs {
   /** Turns asked for (by a capability) whose run has not begun yet. */
   private readonly starting = new Map<string, Set<Promise<unknown>>>();
   /** Runs that have ended but whose `after` (capabilities' onTurnEnded, which may start the next turn) still runs. */
-  private readonly ending = new Set<string>();
+  private readonly ending = new Map<string, Promise<TurnOutcome>>();
 
   busy(sessionId: string): boolean {
     return this.active.has(sessionId);
   }
 
-  /** The session's run, if any: resolves when it (and what runs after it) has ended. */
+  /**
+   * The session's run, if any: resolves when it (and what runs after it) has ended. A run whose `after` still runs
+   * (its checkpoint being recorded) counts: it is not done yet, though the session no longer shows as running.
+   */
   done(sessionId: string): Promise<TurnOutcome> | undefined {
-    return this.active.get(sessionId)?.done;
+    return this.active.get(sessionId)?.done ?? this.ending.get(sessionId);
   }
 
   /** Every run in progress. */
@@ -36,8 +39,8 @@ export class Runs {
 
   /** What a session still has going: its run, or else the turns being started for it. */
   pending(sessionId: string): Promise<unknown>[] {
-    const run = this.active.get(sessionId);
-    return run ? [run.done] : [...(this.starting.get(sessionId) ?? [])];
+    const run = this.done(sessionId);
+    return run ? [run] : [...(this.starting.get(sessionId) ?? [])];
   }
 
   /** Nothing runs, starts or is still ending in the session (it may be let go of). */
@@ -69,6 +72,7 @@ export class Runs {
     // A session in a worktree says so on disk: discarding the worktree elsewhere is refused meanwhile (infra/sessions/running.ts).
     const marked = session.summary().worktree !== undefined;
     if (marked) markRunning(session.dir);
+    const run: { done?: Promise<TurnOutcome> } = {};
     const done = (async () => {
       let outcome: TurnOutcome | undefined;
       try {
@@ -76,7 +80,7 @@ export class Runs {
       } finally {
         session.running = false;
         if (marked) clearRunning(session.dir);
-        this.ending.add(session.id);
+        if (run.done) this.ending.set(session.id, run.done);
         this.active.delete(session.id);
         session.touch();
         session.emit({ type: 'session.updated', session: session.summary() });
@@ -85,10 +89,11 @@ export class Runs {
       try {
         await after?.(outcome);
       } finally {
-        this.ending.delete(session.id);
+        if (this.ending.get(session.id) === run.done) this.ending.delete(session.id);
       }
       return outcome;
     })();
+    run.done = done;
     this.active.set(session.id, { runId, controller, done });
   }
 

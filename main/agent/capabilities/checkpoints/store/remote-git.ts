@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type Environment, EnvironmentError, HELPER_UNAVAILABLE, errorCode } from '#contract/environment';
-import { HARDENED_CONFIG, hardenedGitVars } from '#infra/git/git';
+import { hardenedGitVars, posixHardenedConfig } from '#infra/git/git';
 import { GitError, type GitPlaces, type GitResult, posixStoreConfig } from './git';
 
 /** The exit code of a remote script when that machine has no git. */
@@ -11,11 +11,6 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** HARDENED_CONFIG as the other machine spells it (its null device is /dev/null, whatever this machine's is). */
-function remoteHardening(): string[] {
-  return HARDENED_CONFIG.map((setting) => setting.replace(/=(?:\\\\\.\\nul|NUL|\/dev\/null)$/i, '=/dev/null'));
-}
-
 /**
  * The start of every script the store runs on the other machine: the same hardening as infra/git gives a local git
  * (no system or global config or attributes, nothing a repository's config names ever runs, no caller's GIT_*
@@ -23,7 +18,7 @@ function remoteHardening(): string[] {
  * settings on its command line. The store's config is the only config file that git reads (GIT_DIR is the store's).
  */
 export function prelude(places: GitPlaces | null): string {
-  const config = [...remoteHardening(), ...posixStoreConfig()].flatMap((c) => ['-c', shellQuote(c)]).join(' ');
+  const config = [...posixHardenedConfig(), ...posixStoreConfig()].flatMap((c) => ['-c', shellQuote(c)]).join(' ');
   const vars: Record<string, string> = {
     ...hardenedGitVars('/dev/null'),
     GIT_AUTHOR_NAME: 'Deft',

@@ -65,4 +65,17 @@ describe('SSH forwarding for the remote sandbox network', () => {
     await expect(ssh.connectThere('127.0.0.1', echoPort)).rejects.toThrow(/could not connect/);
     await ssh.close();
   });
+
+  it('a server that makes no connections (AllowTcpForwarding no) is told from a target that refuses (EACCES, whatever the port)', {
+    timeout: 30_000,
+  }, async () => {
+    const ssh = await open(['AllowTcpForwarding no']);
+    await expect(ssh.connectThere('127.0.0.1', 0)).rejects.toMatchObject({ code: 'EACCES' });
+    await ssh.close();
+    const allowing = await open();
+    const refused = await allowing.connectThere('127.0.0.1', 0).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as { code?: string }).code).not.toBe('EACCES');
+    await allowing.close();
+  });
 });

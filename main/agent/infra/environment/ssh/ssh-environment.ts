@@ -502,9 +502,13 @@ export class SshEnvironment implements Environment {
   async connectThere(host: string, port: number): Promise<Duplex> {
     const link = await this.current();
     return new Promise<Duplex>((resolve, reject) =>
-      link.client.forwardOut('127.0.0.1', 0, host, port, (error, stream) =>
-        error ? reject(new Error(`${this.label} could not connect: ${error.message}`)) : resolve(stream),
-      ),
+      link.client.forwardOut('127.0.0.1', 0, host, port, (error, stream) => {
+        if (!error) return resolve(stream);
+        // SSH's reason 1: the server forbids the connection (AllowTcpForwarding, PermitOpen), whatever the target.
+        const prohibited = (error as { reason?: number }).reason === 1;
+        const message = `${this.label} could not connect: ${error.message}`;
+        reject(prohibited ? new EnvironmentError('EACCES', message) : new Error(message));
+      }),
     );
   }
 
