@@ -11,7 +11,7 @@ export interface MergeOptions {
   squash?: boolean;
   message?: string;
   /** What the user was shown (its Changes view): refused when the branch or the files moved since. */
-  expect?: { head: string; tree: string };
+  expect?: WorktreeState;
 }
 
 /** The worktree moved since its diff was shown: nothing was merged. */
@@ -68,19 +68,35 @@ function commitTree(cwd: string, tree: string, parents: readonly string[], messa
   return gitText(cwd, ['commit-tree', ...parents, '-F', '-', tree], { gitEnv: env, input: Buffer.from(message, 'utf8') });
 }
 
-/** Commit what the worktree has not committed (the session's edits) on its branch. Returns whether there was anything. */
-export async function commitPending(record: WorktreeRecord, message: string): Promise<boolean> {
-  const tree = await snapshotTree(record);
-  const headTree = await gitText(record.path, ['rev-parse', 'HEAD^{tree}']);
-  if (tree === headTree) return false;
+/** The worktree's HEAD and a snapshot of its files, taken once: what a merge commits and what it checks against what was shown. */
+export interface WorktreeState {
+  head: string;
+  tree: string;
+}
+
+/** The worktree's HEAD and everything in it now (snapshotTree). */
+export async function worktreeState(record: WorktreeRecord): Promise<WorktreeState> {
   const head = await gitText(record.path, ['rev-parse', 'HEAD']);
+  return { head, tree: await snapshotTree(record) };
+}
+
+/**
+ * Commit what the worktree has not committed (the session's edits) on its branch: `state`'s snapshot (taken now when
+ * not given), on top of `state`'s HEAD — the branch moves only if it is still there (git's compare-and-swap), so what is
+ * committed is exactly the snapshot, and an edit made after it stays uncommitted in the worktree. Returns the branch's
+ * tip afterwards (`state.head` when there was nothing to commit).
+ */
+export async function commitPending(record: WorktreeRecord, message: string, state?: WorktreeState): Promise<{ committed: boolean; tip: string }> {
+  const { head, tree } = state ?? (await worktreeState(record));
+  const headTree = await gitText(record.path, ['rev-parse', `${head}^{tree}`]);
+  if (tree === headTree) return { committed: false, tip: head };
   const env = await identity(record.path);
   const commit = await commitTree(record.path, tree, ['-p', head], message, env);
   // --no-deref: a branch ref rewritten into a symbolic one (`ref: refs/heads/main`) moves itself, never the branch it names.
   await git(record.path, ['update-ref', '--no-deref', '-m', 'deft: commit the session changes', `refs/heads/${record.branch}`, commit, head]);
-  // The worktree's own index follows its new HEAD (its files are those of the commit already).
+  // The worktree's own index follows its new HEAD (its files are those of the commit, or newer: those stay changes).
   await git(record.path, ['reset', '-q', '--mixed']);
-  return true;
+  return { committed: true, tip: commit };
 }
 
 /** The files `git merge-tree` names as conflicted (its `-z --name-only` output: tree, names, empty, messages). */
@@ -105,10 +121,11 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
   if (!baseBranch) throw new Error(`worktree "${record.name}" was made from a commit, not a branch: apply it instead (deft worktrees apply ${record.name}).`);
   const root = record.repoRoot;
   if (!(await branchExists(root, baseBranch))) throw new Error(`its base branch "${baseBranch}" no longer exists.`);
-  if (options.expect) await refuseIfMoved(record, options.expect);
-  await commitPending(record, options.message?.trim() || `Deft worktree ${record.name}: the session's changes`);
-  const tip = await revParse(root, `refs/heads/${record.branch}`);
-  if (!tip) throw new Error(`its branch "${record.branch}" no longer exists.`);
+  // One snapshot: checked against what was shown, and the very tree committed and merged — an edit the session makes
+  // meanwhile is in neither (it stays in the worktree, uncommitted), so the merge brings exactly the diff shown.
+  const state = await worktreeState(record);
+  if (options.expect) refuseIfMoved(record, options.expect, state);
+  const { tip } = await commitPending(record, options.message?.trim() || `Deft worktree ${record.name}: the session's changes`, state);
   const baseTip = (await revParse(root, `refs/heads/${baseBranch}`))!;
   if (await isAncestor(root, tip, baseTip)) return { status: 'nothing', baseBranch };
   const merged = await git(root, ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', baseTip, tip], { okCodes: [0, 1] });
@@ -131,10 +148,9 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
   return { status: 'merged', commit, baseBranch, files, squashed };
 }
 
-/** Refuse (MovedError) when the worktree's HEAD or files are not what was shown. */
-async function refuseIfMoved(record: WorktreeRecord, shown: { head: string; tree: string }): Promise<void> {
-  const head = await gitText(record.path, ['rev-parse', 'HEAD']);
-  const tree = await snapshotTree(record);
+/** Refuse (MovedError) when the worktree's HEAD or files (`now`) are not what was shown. */
+function refuseIfMoved(record: WorktreeRecord, shown: WorktreeState, now: WorktreeState): void {
+  const { head, tree } = now;
   if (head === shown.head && tree === shown.tree) return;
   const what = head !== shown.head ? `its branch ${record.branch} moved (${shown.head.slice(0, 10)} → ${head.slice(0, 10)})` : 'its files changed';
   throw new MovedError(`${what} since its changes were shown: nothing was merged. Look at the changes again, then merge.`);

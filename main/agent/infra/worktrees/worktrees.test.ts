@@ -4,6 +4,7 @@ import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
+import { commitPending, worktreeState } from './merge';
 import { repositoryWorktreesDir, worktreeAt } from './records';
 import { Worktrees } from './worktrees';
 
@@ -95,6 +96,24 @@ describe('worktrees', { timeout: 90_000 }, () => {
     expect(await readFile(join(b.path, 'app.txt'), 'utf8')).toBe('line 1\nfrom b\nline 3\n');
     // b's work is committed on its branch, nothing of it lost.
     expect(plain(['show', 'deft/b:b-only.txt'])).toBe('b\n');
+  });
+
+  it('commits exactly the snapshot a merge checked: an edit made after it stays in the worktree, uncommitted, and a moved branch is not overwritten', async () => {
+    const trees = await Worktrees.of(home, repo);
+    const a = (await trees.create({ name: 'a' })).record;
+    await writeFile(join(a.path, 'app.txt'), 'line 1\nshown\nline 3\n');
+    const shown = await worktreeState(a);
+    // The session writes again between the check and the commit.
+    await writeFile(join(a.path, 'app.txt'), 'line 1\nwritten after\nline 3\n');
+    const { committed, tip } = await commitPending(a, 'shown changes', shown);
+    expect(committed).toBe(true);
+    expect(plain(['rev-parse', `${tip}^{tree}`]).trim()).toBe(shown.tree);
+    expect(plain(['show', 'deft/a:app.txt'])).toBe('line 1\nshown\nline 3\n');
+    expect(await readFile(join(a.path, 'app.txt'), 'utf8')).toBe('line 1\nwritten after\nline 3\n');
+    expect(plain(['status', '--porcelain'], a.path)).toBe(' M app.txt\n');
+    // The branch moved since the snapshot (the session committed): the stale snapshot commits nothing over it.
+    await expect(commitPending(a, 'stale', shown)).rejects.toThrow();
+    expect(plain(['rev-parse', 'deft/a']).trim()).toBe(tip);
   });
 
   it('refuses to merge over uncommitted changes in the files the merge touches', async () => {

@@ -180,7 +180,7 @@ export class Worktrees {
 
   /** Commit what it has not committed on its branch (copied files left out). Returns whether there was anything. */
   commit(name: string, message: string): Promise<boolean> {
-    return this.get(name).then((record) => commitPending(record, message));
+    return this.get(name).then(async (record) => (await commitPending(record, message)).committed);
   }
 
   /**
@@ -190,7 +190,7 @@ export class Worktrees {
   async keepBranch(name: string, message?: string): Promise<{ branch: string; committed: boolean; removed: string }> {
     const record = await this.get(name);
     await this.refuseWhileRunning(name, 'turned into a branch');
-    const committed = await commitPending(record, message?.trim() || `Deft worktree ${record.name}: the session's changes`);
+    const { committed } = await commitPending(record, message?.trim() || `Deft worktree ${record.name}: the session's changes`);
     const { removed } = await this.discard(name, { deleteBranch: false });
     return { branch: record.branch, committed, removed };
   }
