@@ -136,6 +136,17 @@ export class Worktrees {
     return record;
   }
 
+  /**
+   * The folder to open worktree `name` in (a window, or a core beside the main checkout's): only the one Deft made for
+   * it under its home — never a path a record was edited to name — and only while it is there.
+   */
+  async folderOf(name: string): Promise<WorktreeRecord> {
+    const record = await this.get(name);
+    if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; it is not opened.`);
+    if (!existsSync(record.path)) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
+    return record;
+  }
+
   async list(): Promise<WorktreeState[]> {
     const listed = await listedWorktrees(this.repoRoot);
     const registered = new Set(listed.filter((w) => !w.prunable).map((w) => w.path));
