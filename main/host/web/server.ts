@@ -3,7 +3,7 @@ import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import type { DeftEvent, HostView } from '#protocol';
+import { type DeftEvent, HostView } from '#protocol';
 import type { DeftCore } from '#runtime/core';
 import { dispatchCommand } from '../dispatch';
 import type { OpenedWorktree } from '../worktree-cores';
@@ -124,7 +124,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     }
     try {
       const opened = await options.worktreeCore(worktree);
-      return { core: opened.core, view: { worktree: { name: opened.name, branch: opened.branch } } };
+      // What the page is told is checked as any protocol message is (zod).
+      return { core: opened.core, view: HostView.parse({ worktree: { name: opened.name, branch: opened.branch } }) };
     } catch (error) {
       const reason = String((error as Error)?.message ?? error).slice(0, 500);
       return { core: main, view: { worktree: null, refused: `The worktree could not be opened here: ${reason}` } };
