@@ -131,7 +131,11 @@ export function worktreeCommands() {
       output: z.object({ repoRoot: z.string().nullable(), reason: z.string().optional(), worktrees: z.array(WorktreeInfo) }),
     },
     /** Only what the worktrees' sessions are doing now (their running marks): no git is run. Empty outside a repository. */
-    worktreesLive: { input: z.object({}).strict(), output: z.object({ worktrees: z.array(WorktreeLiveInfo) }) },
+    worktreesLive: {
+      input: z.object({}).strict(),
+      /** `main`: the main checkout's sessions together (waiting, running or idle), for a window that shows a worktree. */
+      output: z.object({ worktrees: z.array(WorktreeLiveInfo), main: WorktreeLive.optional() }),
+    },
     /** A worktree's diff against its base (what a merge would bring, committed or not), file by file: its *Changes* view. */
     worktreeChanges: { input: z.object({ name: Name }).strict(), output: WorktreeChanges },
     /** A new worktree on the branch deft/<name> from HEAD (or `base`), with the `worktree.copy` files; open its `path` to run sessions there. */

@@ -36,7 +36,8 @@ export function refreshWorktrees(): Promise<void> {
 export function refreshWorktreeLive(): Promise<void> {
   return attempt(async () => {
     try {
-      const { worktrees } = await deft.worktreesLive({});
+      const { worktrees, main } = await deft.worktreesLive({});
+      useWorktrees.getState().setMainLive(main ?? 'idle');
       if (useWorktrees.getState().setLive(worktrees)) await refreshWorktrees();
     } catch (error) {
       if (DeftError.from(error).code !== 'unsupported') throw error;

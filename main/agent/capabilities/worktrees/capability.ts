@@ -41,7 +41,10 @@ export const worktreesCapability: CapabilityFactory = (core) => {
       },
       worktreesLive: async () => {
         const repo = await knownTrees().catch(() => null);
-        return { worktrees: repo ? await repo.live() : [] };
+        if (!repo) return { worktrees: [] };
+        // The main checkout's sessions only matter to a window on one of its worktrees (read only there).
+        const onWorktree = core.workspace !== repo.repoRoot;
+        return { worktrees: await repo.live(), ...(onWorktree ? { main: await repo.mainLive() } : {}) };
       },
       worktreeChanges: ({ name }) => refusing(async () => (await trees()).changes(name)),
       createWorktree: ({ name, base }) =>

@@ -172,6 +172,15 @@ export class Worktrees {
     );
   }
 
+  /**
+   * What the main checkout's sessions are doing now (their marks, no git): a window showing a worktree says so beside
+   * its way back, so a question waiting there is not missed.
+   */
+  async mainLive(): Promise<LiveState> {
+    const store = new SessionStore(this.home, this.repoRoot);
+    return overall(await Promise.all((await store.list()).map(async (m) => ({ live: await liveState(store.dirOf(m.id)) }))));
+  }
+
   /** What it changed against its base (committed or not), file by file with the hunks: its *Changes* view. */
   async changes(name: string): Promise<WorktreeChanges> {
     const record = await this.get(name);

@@ -66,16 +66,16 @@ export class Runs {
   start(session: Session, runId: string, work: (signal: AbortSignal) => Promise<TurnOutcome>, after?: (outcome: TurnOutcome) => Promise<void>): void {
     const controller = new AbortController();
     session.running = true;
-    // A session in a worktree says so on disk: discarding the worktree elsewhere is refused meanwhile (infra/sessions/running.ts).
-    const marked = session.summary().worktree !== undefined;
-    if (marked) markRunning(session.dir);
+    // Every session says so on disk (infra/sessions/running.ts): discarding its worktree elsewhere is refused meanwhile, and
+    // a window on another checkout of the repository (a worktree's, or the main checkout's) shows it running.
+    markRunning(session.dir);
     const done = (async () => {
       let outcome: TurnOutcome | undefined;
       try {
         outcome = await work(controller.signal);
       } finally {
         session.running = false;
-        if (marked) clearRunning(session.dir);
+        clearRunning(session.dir);
         this.ending.add(session.id);
         this.active.delete(session.id);
         session.touch();

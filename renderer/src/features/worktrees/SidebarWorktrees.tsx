@@ -149,6 +149,7 @@ export function WorktreeSessions() {
  */
 export function WorktreeViewBar() {
   const viewing = useWorktrees((s) => s.viewing);
+  const main = useWorktrees((s) => s.mainLive);
   if (!viewing) return null;
   return (
     <div className="worktree-view" role="group" aria-label="Where this window is">
@@ -159,6 +160,7 @@ export function WorktreeViewBar() {
         onClick={() => switchToWorktree(null)}
       >
         ← Main checkout
+        {main !== 'idle' ? <WorktreeLiveMark live={main} /> : null}
       </button>
       <span className="worktree-view-here">
         <span className="visually-hidden">This window shows the worktree </span>

@@ -40,7 +40,17 @@ vi.mock('../../bridge', async (original) => ({
 }));
 
 afterEach(() => {
-  useWorktrees.setState({ worktrees: [], repoRoot: null, reason: null, loaded: false, dialog: null, notice: null, changesOf: null, viewing: null });
+  useWorktrees.setState({
+    worktrees: [],
+    repoRoot: null,
+    reason: null,
+    loaded: false,
+    dialog: null,
+    notice: null,
+    changesOf: null,
+    viewing: null,
+    mainLive: 'idle',
+  });
   switched.length = 0;
 });
 
@@ -380,5 +390,8 @@ describe('one window, several cores (the web host)', () => {
     expect(bar.textContent).toContain('deft/login');
     await userEvent.click(within(bar).getByRole('button', { name: '← Main checkout' }));
     expect(switched).toEqual(['login', null]);
+    // A question waiting in the main checkout meanwhile: the way back says so.
+    act(() => useWorktrees.getState().setMainLive('waiting'));
+    expect(within(bar).getByRole('button', { name: /^← Main checkout/ }).textContent).toContain('waiting for you');
   });
 });
