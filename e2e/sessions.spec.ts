@@ -138,10 +138,10 @@ inRepository('a session in a worktree: made from the sidebar, merged back from t
   const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
   await dialog.getByRole('textbox', { name: /^Name/ }).fill('login');
   await dialog.getByRole('button', { name: 'Create worktree' }).click();
-  // The web host is bound to its folder: the dialog says where the worktree is instead of opening it.
+  // The web host runs the worktree's core beside this one: the dialog offers to switch to it, or to stay.
   await expect(dialog.getByRole('status')).toContainText('Created deft/login from main');
-  await expect(dialog.getByRole('status')).toContainText('This window stays on');
-  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(dialog.getByRole('status')).toContainText('beside this folder');
+  await dialog.getByRole('button', { name: 'Stay here' }).click();
 
   // The session's work in its worktree (a session there runs in a window on that folder).
   const repoDir = join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!);
@@ -180,8 +180,8 @@ inRepository(
     await dialog.getByRole('textbox', { name: /^Name/ }).fill('side');
     await dialog.getByRole('button', { name: 'Create worktree' }).click();
     await expect(dialog.getByRole('status')).toContainText('Created deft/side from main');
-    await dialog.getByRole('button', { name: 'Done' }).click();
-    // The desktop app opens the worktree in a window of its own; here, a second web host on its folder, same home.
+    await dialog.getByRole('button', { name: 'Stay here' }).click();
+    // A second web host on its folder, same home (as a window of its own in the desktop app: another process).
     const path = join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!, 'side');
     const host = await startWebHost(path, home, () => {});
     try {
@@ -229,6 +229,41 @@ inRepository(
   },
 );
 
+inRepository('one window, two cores: a worktree session runs while the window shows the main checkout, and back', async ({ deft, mock }) => {
+  test.setTimeout(90_000);
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const sidebar = page.getByRole('navigation', { name: 'Sessions' });
+  await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
+  await dialog.getByRole('textbox', { name: /^Name/ }).fill('para');
+  await dialog.getByRole('button', { name: 'Create worktree' }).click();
+  await dialog.getByRole('button', { name: 'Switch to deft/para' }).click();
+  // This window now shows the worktree's core: the bar says which, and leads back.
+  const bar = sidebar.getByRole('group', { name: 'Where this window is' });
+  await expect(bar).toContainText('deft/para');
+  // A slow turn there; the window goes back to the main checkout while it runs.
+  mock.enqueue({ ...textReply('Done in the worktree.'), delayMs: 5_000 });
+  await send(page, 'Work in the worktree');
+  await expect(sidebar.getByRole('button', { name: /^Work in the worktree/ }).getByRole('progressbar', { name: 'Working' })).toBeVisible();
+  await bar.getByRole('button', { name: '← Main checkout' }).click();
+  await expect(bar).toBeHidden();
+  // A turn here meanwhile; the worktree's row shows its session running there, then done — nothing stopped it.
+  mock.enqueue(textReply('Done here.'));
+  await send(page, 'Work here');
+  await expect(page.getByText('Done here.')).toBeVisible();
+  const row = sidebar.getByRole('list', { name: 'In worktrees' }).getByRole('button', { name: /^Work in the worktree/ });
+  await expect(row).toContainText('deft/para');
+  await expect(row).toContainText('running', { timeout: 15_000 });
+  await expect(row).not.toContainText('running', { timeout: 30_000 });
+  await expect(sidebar.getByRole('button', { name: /^Work here/ })).toBeVisible();
+  // Back in the worktree: its session has its answer.
+  await row.click();
+  await expect(bar).toContainText('deft/para');
+  await sidebar.getByRole('button', { name: /^Work in the worktree/ }).click();
+  await expect(page.getByText('Done in the worktree.')).toBeVisible();
+});
+
 inRepository(
   'from the main checkout: a worktree’s Changes view from its sidebar row; a conflict handed to it waits there until it is opened',
   async ({ deft, mock, workspace, home }) => {
@@ -240,7 +275,7 @@ inRepository(
     await dialog.getByRole('textbox', { name: /^Name/ }).fill('edge');
     await dialog.getByRole('button', { name: 'Create worktree' }).click();
     await expect(dialog.getByRole('status')).toContainText('Created deft/edge from main');
-    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.getByRole('button', { name: 'Stay here' }).click();
     // Its work, and another change to the same line on main meanwhile.
     await writeFile(join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!, 'edge', 'app.txt'), 'one\nEDGE\n');
     await writeFile(join(workspace, 'app.txt'), 'one\nMAIN\n');

@@ -98,6 +98,30 @@ export type WorktreeChanges = z.infer<typeof WorktreeChanges>;
 export const WorktreeLiveInfo = WorktreeInfo.pick({ name: true, sessions: true, live: true, conflictWaiting: true });
 export type WorktreeLiveInfo = z.infer<typeof WorktreeLiveInfo>;
 
+/**
+ * A worktree's name as a page names it to switch to its core (the web host's `?worktree=` on the socket): the name
+ * rules of infra/worktrees/names.ts — never a path; the host finds the folder in Deft's records.
+ */
+export const WorktreeViewName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+  .refine((name) => !name.includes('..') && !name.endsWith('.lock') && !name.endsWith('.'), 'not a worktree name');
+
+/**
+ * The web host's first message on a socket: which core this page is served — the main checkout's (`worktree: null`)
+ * or a worktree's, by name; `refused`: the worktree asked for could not be served (why), so this is the main checkout.
+ */
+export const HostView = z
+  .object({
+    worktree: z
+      .object({ name: WorktreeViewName, branch: z.string().max(300) })
+      .strict()
+      .nullable(),
+    refused: z.string().max(2_000).optional(),
+  })
+  .strict();
+export type HostView = z.infer<typeof HostView>;
+
 /** Commands merged into the command table: built with it, on first use (commandSchemas). */
 export function worktreeCommands() {
   return {
@@ -107,7 +131,11 @@ export function worktreeCommands() {
       output: z.object({ repoRoot: z.string().nullable(), reason: z.string().optional(), worktrees: z.array(WorktreeInfo) }),
     },
     /** Only what the worktrees' sessions are doing now (their running marks): no git is run. Empty outside a repository. */
-    worktreesLive: { input: z.object({}).strict(), output: z.object({ worktrees: z.array(WorktreeLiveInfo) }) },
+    worktreesLive: {
+      input: z.object({}).strict(),
+      /** `main`: the main checkout's sessions together (waiting, running or idle), for a window that shows a worktree. */
+      output: z.object({ worktrees: z.array(WorktreeLiveInfo), main: WorktreeLive.optional() }),
+    },
     /** A worktree's diff against its base (what a merge would bring, committed or not), file by file: its *Changes* view. */
     worktreeChanges: { input: z.object({ name: Name }).strict(), output: WorktreeChanges },
     /** A new worktree on the branch deft/<name> from HEAD (or `base`), with the `worktree.copy` files; open its `path` to run sessions there. */
@@ -121,10 +149,15 @@ export function worktreeCommands() {
       }),
     },
     /**
-     * Open a worktree's folder in a window of its own (the desktop app), where sessions run in it; the folder is a new one
-     * for trust. `opened: false` where the host cannot open a window (the web host, the CLI): `path` says where it is.
+     * Open a worktree's folder in a window of its own (the desktop app), or in this window beside the main checkout (the
+     * web host: `here`), where sessions run in it; the folder is a new one for trust. `opened: false` where the host
+     * cannot (the CLI, a remote folder): `path` says where it is.
      */
-    openWorktree: { input: z.object({ name: Name }).strict(), output: z.object({ opened: z.boolean(), path: z.string() }) },
+    openWorktree: {
+      input: z.object({ name: Name }).strict(),
+      /** `here`: the host runs the worktree's own core beside this one and shows it in this window, switched to by name (the web host). */
+      output: z.object({ opened: z.boolean(), path: z.string(), here: z.boolean().optional() }),
+    },
     /** Merge (or squash) a worktree's branch onto its base branch; its uncommitted changes are committed on its branch first. */
     mergeWorktree: {
       input: z

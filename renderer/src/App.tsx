@@ -3,6 +3,7 @@ import { watchAttention } from './actions/attention';
 import { loadPreferences } from './actions/preferences';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
+import { followHostView } from './actions/worktrees';
 import { useAppliedTheme } from './features/appearance/theme';
 // Sub-agent and swarm cards (they render tool cards of their own, so they register themselves).
 import './features/agents/register';
@@ -114,10 +115,12 @@ export function App() {
     void loadInitial();
     void loadPreferences();
     const unwatch = watchAttention();
+    const unfollow = followHostView();
     const stopWarmup = warmMarkdownWhenIdle();
     return () => {
       unbind();
       unwatch();
+      unfollow();
       stopWarmup();
     };
   }, []);

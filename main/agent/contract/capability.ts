@@ -149,8 +149,11 @@ export interface CoreContext {
   readonly remoteWorkspaceSandbox?: WorkspaceSandbox;
   /** Open a file with the system's default application (desktop only); callers check that it is a plain text file first. */
   openFile?(path: string): Promise<boolean>;
-  /** Open a folder as a workspace in a window of its own (desktop only; folder trust applies there as to any folder). */
-  openFolder?(path: string): Promise<void>;
+  /**
+   * Open a folder as a workspace: in a window of its own (desktop), or in this window beside this core (the web host:
+   * 'here'); folder trust applies there as to any folder.
+   */
+  openFolder?(path: string): Promise<void | 'here'>;
   /**
    * One short request to the configured model, outside any session (no tools, nothing saved): its reply's text. For
    * small drafting jobs (a merge's commit message); throws when no model is configured or the request fails.

@@ -68,8 +68,8 @@ export interface CoreOptions {
   sandboxSupport?: SandboxSupport;
   /** Open a file with the system's default application (Electron); absent elsewhere. */
   openFile?: (path: string) => Promise<boolean>;
-  /** Open a folder as a workspace in a new window (Electron); absent elsewhere. */
-  openFolder?: (path: string) => Promise<void>;
+  /** Open a folder as a workspace in a new window (Electron), or beside this core in the same window (the web host: 'here'); absent elsewhere. */
+  openFolder?: (path: string) => Promise<void | 'here'>;
   /** *Open remote folder…* (the window's dialog): its commands, from the host; absent: they answer `unsupported`. */
   remoteBrowser?: RemoteBrowser;
   /** Show a desktop notification (Electron); absent elsewhere. */

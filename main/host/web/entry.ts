@@ -11,6 +11,8 @@ import { type WebHost, startWebHost } from './server';
 import { remoteBrowser } from '../remote-browse';
 import { deftHome } from '../../agent/infra/platform/home';
 import type { DeftCore } from '../../agent/runtime/core';
+import { Worktrees } from '#infra/worktrees/worktrees';
+import { WorktreeCores } from '../worktree-cores';
 
 /** DEFT_UNLOAD_AFTER_MS: how long an idle session no tab shows stays loaded (tests shorten it; default 60 s). */
 function unloadAfter(value: string | undefined): { unloadAfterMs?: number } {
@@ -69,19 +71,33 @@ async function main(argv: string[]): Promise<number> {
       const [previous, previousRemote] = [core, remote];
       [core, remote] = [next, folder];
       host.replaceCore(next);
+      // The local folder's worktrees are not this one's: their cores go too (their turns end as at a stop).
+      void worktreeCores.closeAll();
       // After the reply that asked for it, and the pages' move to the new core.
       setTimeout(() => void previous.close().then(() => previousRemote?.environment.close()), 1_000).unref();
       return 'here';
     },
   });
-  const coreFor = (folder: RemoteFolder | null) =>
+  const home = deftHome(process.env);
+  const coreFor = (folder: RemoteFolder | null, workspace = values.workspace ?? process.cwd()) =>
     createNodeCore({
-      workspace: folder ? folder.workspace : (values.workspace ?? process.cwd()),
+      workspace: folder ? folder.workspace : workspace,
       ...(folder ? { environment: folder.environment, workspaceId: folder.id, capabilities: remoteCapabilities(defaultCapabilities) } : {}),
       host: webHost,
       remoteBrowser: browser,
+      // A worktree of this repository opens in this page, beside the main checkout: the page switches to it by name.
+      ...(folder ? {} : { openFolder: async () => 'here' as const }),
       ...unloadAfter(process.env.DEFT_UNLOAD_AFTER_MS),
     });
+  // One core per worktree a page switched to, kept running beside the main checkout's (its folder from Deft's records).
+  const worktreeCores = new WorktreeCores({
+    resolve: async (name) => {
+      if (remote) throw new Error('this host serves a folder on another machine, which has no worktrees here.');
+      const record = await (await Worktrees.of(home, values.workspace ?? process.cwd())).folderOf(name);
+      return { path: record.path, branch: record.branch };
+    },
+    create: (path) => coreFor(null, path),
+  });
   let core: DeftCore;
   try {
     core = coreFor(remote);
@@ -92,7 +108,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
   try {
-    host = await startWebHost({ core, rendererDir, port, ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}) });
+    host = await startWebHost({
+      core,
+      rendererDir,
+      port,
+      worktreeCore: (name) => worktreeCores.open(name),
+      ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}),
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     console.error(
@@ -109,6 +131,7 @@ async function main(argv: string[]): Promise<number> {
   console.log(`Open ${host.url}`);
   const stop = async () => {
     await browser.closeAll();
+    await worktreeCores.closeAll();
     await core.close();
     await remote?.environment.close();
     await host?.close();

@@ -3,9 +3,10 @@ import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import type { DeftEvent } from '#protocol';
+import { type DeftEvent, HostView } from '#protocol';
 import type { DeftCore } from '#runtime/core';
 import { dispatchCommand } from '../dispatch';
+import type { OpenedWorktree } from '../worktree-cores';
 import { isAllowedHost, isAllowedOrigin, tokensMatch } from './security';
 import { send, serveStatic } from './static';
 
@@ -18,6 +19,11 @@ export interface WebHostOptions {
   port?: number;
   token?: string;
   log?: (message: string) => void;
+  /**
+   * The core of a worktree a page asks for by name (`/ws?…&worktree=NAME`: WorktreeCores.open — never a path), kept
+   * running beside the main checkout's. Given: each socket is first told which core it is served (`{view}`).
+   */
+  worktreeCore?: (name: string) => Promise<OpenedWorktree>;
   /** Events queued for a page that does not read them, beyond which it is disconnected (it catches up on reconnect). */
   maxBufferedBytes?: number;
 }
@@ -102,16 +108,32 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     if (!isAllowedHost(req.headers.host, port)) return refuse(403, 'Forbidden');
     if (!isAllowedOrigin(req.headers.origin, port)) return refuse(403, 'Forbidden');
     if (!tokensMatch(url.searchParams.get('token'), token)) return refuse(401, 'Unauthorized');
+    const worktree = url.searchParams.get('worktree');
     wss.handleUpgrade(req, socket, head, (ws) => {
       socket.removeListener('error', onSocketError);
-      connect(ws);
+      connect(ws, worktree);
     });
   });
 
   let connections = 0;
   let current = options.core;
-  function connect(ws: WebSocket): void {
-    const core = current;
+  /** The core a new socket is served: the main checkout's, or the worktree's it names (the main one, and why, when that fails). */
+  async function chooseCore(main: DeftCore, worktree: string | null): Promise<{ core: DeftCore; view: HostView }> {
+    if (worktree === null || !options.worktreeCore) {
+      return { core: main, view: { worktree: null, ...(worktree !== null ? { refused: 'This host shows no worktrees.' } : {}) } };
+    }
+    try {
+      const opened = await options.worktreeCore(worktree);
+      // What the page is told is checked as any protocol message is (zod).
+      return { core: opened.core, view: HostView.parse({ worktree: { name: opened.name, branch: opened.branch } }) };
+    } catch (error) {
+      const reason = String((error as Error)?.message ?? error).slice(0, 500);
+      return { core: main, view: { worktree: null, refused: `The worktree could not be opened here: ${reason}` } };
+    }
+  }
+
+  function connect(ws: WebSocket, worktree: string | null): void {
+    const chosen = chooseCore(current, worktree);
     // Each connection (a browser tab) shows the session it opened last, until it opens another or closes.
     const viewer = `web-${++connections}`;
     const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
@@ -127,20 +149,27 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       }
       ws.send(JSON.stringify(events.length === 1 ? { event: events[0] } : { events }));
     });
-    const unsubscribe = core.onEvent((event) => {
-      if (ws.readyState === ws.OPEN) outgoing.add(event);
+    let unsubscribe = () => {};
+    // Which core this page is served comes first (when the host shows worktrees), then its events.
+    void chosen.then(({ core, view }) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (options.worktreeCore) ws.send(JSON.stringify({ view }));
+      unsubscribe = core.onEvent((event) => {
+        if (ws.readyState === ws.OPEN) outgoing.add(event);
+      });
     });
-    const disconnect = () => {
-      unsubscribe();
-      outgoing.drop();
-      core.show(viewer, null);
-    };
+    const disconnect = () =>
+      void chosen.then(({ core }) => {
+        unsubscribe();
+        outgoing.drop();
+        core.show(viewer, null);
+      });
     ws.on('close', disconnect);
     ws.on('error', disconnect);
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? null : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer)).toString('utf8');
-      // A reply comes after the events sent before it (a command's own events among them).
-      void handleMessage(core, ws, viewer, text, outgoing.flush);
+      // A reply comes after the events sent before it (a command's own events among them); messages keep their order.
+      void chosen.then(({ core }) => handleMessage(core, ws, viewer, text, outgoing.flush));
     });
   }
 

@@ -1,6 +1,6 @@
 import { DeftError } from '#protocol/helpers/bridge';
 import type { WorktreeApplyOutcome, WorktreeMergeOutcome } from '#protocol';
-import { deft } from '../bridge';
+import { deft, hostView } from '../bridge';
 import { useWorktrees } from '../stores/worktrees';
 import { attempt } from './attempt';
 import { type Outcome, outcome } from './outcome';
@@ -36,7 +36,8 @@ export function refreshWorktrees(): Promise<void> {
 export function refreshWorktreeLive(): Promise<void> {
   return attempt(async () => {
     try {
-      const { worktrees } = await deft.worktreesLive({});
+      const { worktrees, main } = await deft.worktreesLive({});
+      useWorktrees.getState().setMainLive(main ?? 'idle');
       if (useWorktrees.getState().setLive(worktrees)) await refreshWorktrees();
     } catch (error) {
       if (DeftError.from(error).code !== 'unsupported') throw error;
@@ -49,18 +50,43 @@ export function worktreeChanges(name: string) {
   return outcome(() => deft.worktreeChanges({ name }));
 }
 
-/** A new worktree on `deft/<name>` from HEAD or `base`, then opened in a window of its own where the host can. */
+/**
+ * Which core the window shows (the web host's first word on each connection): a worktree's, by name, or the main
+ * checkout's — and, when the worktree it was on could not be opened again, why.
+ */
+export function followHostView(): () => void {
+  const hear = (view: ReturnType<typeof hostView.current>) => {
+    if (!view) return;
+    useWorktrees.getState().setViewing(view.worktree);
+    if (view.refused) useWorktrees.getState().tell(view.refused);
+  };
+  hear(hostView.current());
+  return hostView.subscribe(hear);
+}
+
+/** Show worktree `name` in this window (its core runs beside this one: nothing here stops), or the main checkout (null). */
+export function switchToWorktree(name: string | null): void {
+  hostView.switchTo(name);
+}
+
+/**
+ * A new worktree on `deft/<name>` from HEAD or `base`, then opened: in a window of its own (desktop), or made ready
+ * to be switched to in this one (`here`: the web host).
+ */
 export async function createWorktreeSession(input: { name?: string; base?: string }) {
   return outcome(async () => {
     const created = await deft.createWorktree({ ...(input.name ? { name: input.name } : {}), ...(input.base ? { base: input.base } : {}) });
-    const { opened } = await deft.openWorktree({ name: created.worktree.name });
+    const { opened, here } = await deft.openWorktree({ name: created.worktree.name });
     await refreshWorktrees();
-    return { ...created, opened };
+    return { ...created, opened, here: here === true };
   });
 }
 
-export function openWorktree(name: string) {
-  return outcome(() => deft.openWorktree({ name }));
+/** Open a worktree: its window (desktop), or this window switches to its core (the web host). */
+export async function openWorktree(name: string) {
+  const done = await outcome(() => deft.openWorktree({ name }));
+  if (done.ok && done.value.here) switchToWorktree(name);
+  return done;
 }
 
 /** Merge; `shown`: the Changes view's diff (its head and tree) — refused when the worktree moved since, so what is merged is what was shown. */
@@ -98,8 +124,9 @@ export async function keepWorktreeBranch(name: string, message: string) {
 export async function handWorktreeConflict(name: string) {
   const done = await outcome(async () => {
     const handed = await deft.handWorktreeConflict({ name });
-    const { opened } = await deft.openWorktree({ name });
-    return { ...handed, opened };
+    // Not switched to here (the web host): the card says what was sent; its row switches there.
+    const { opened, here } = await deft.openWorktree({ name });
+    return { ...handed, opened: opened && here !== true, here: here === true };
   });
   await refreshWorktrees();
   return done;

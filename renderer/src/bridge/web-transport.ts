@@ -1,4 +1,4 @@
-import type { BridgeTransport, CommandName, CommandReply, DeftEvent } from '#protocol';
+import type { BridgeTransport, CommandName, CommandReply, DeftEvent, HostView } from '#protocol';
 
 type Pending = { resolve: (reply: CommandReply) => void };
 
@@ -20,6 +20,47 @@ function readToken(): string {
   return sessionStorage.getItem('deft-token') ?? '';
 }
 
+/** The worktree this tab shows (by name; its core runs beside the main checkout's in the host), kept for its reloads. */
+const VIEW_KEY = 'deft-worktree';
+let view: HostView | null = null;
+const viewListeners = new Set<(view: HostView) => void>();
+
+/** Which core the host serves this tab (its first message on each socket); null until it said. */
+export const webView = {
+  current: (): HostView | null => view,
+  subscribe(callback: (view: HostView) => void): () => void {
+    viewListeners.add(callback);
+    return () => viewListeners.delete(callback);
+  },
+  /** Show worktree `name` in this tab (null: the main checkout): the page loads again on that core; the others keep running. */
+  switchTo(name: string | null): void {
+    if (name) sessionStorage.setItem(VIEW_KEY, name);
+    else sessionStorage.removeItem(VIEW_KEY);
+    location.reload();
+  },
+};
+
+/** The host's `{view}` (zod-checked there, HostView), read by its shape here: the renderer carries no zod. */
+function readView(raw: unknown): HostView | null {
+  if (!raw || typeof raw !== 'object') return null;
+  const { worktree, refused } = raw as { worktree?: unknown; refused?: unknown };
+  if (refused !== undefined && typeof refused !== 'string') return null;
+  const extra = refused === undefined ? {} : { refused: refused.slice(0, 2_000) };
+  if (worktree === null) return { worktree: null, ...extra };
+  const { name, branch } = (worktree ?? {}) as { name?: unknown; branch?: unknown };
+  if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || typeof branch !== 'string') return null;
+  return { worktree: { name, branch: branch.slice(0, 300) }, ...extra };
+}
+
+function hearView(raw: unknown): void {
+  const heard = readView(raw);
+  if (!heard) return;
+  view = heard;
+  // Refused (gone since) or the main checkout: the next connection asks for no worktree.
+  if (!heard.worktree) sessionStorage.removeItem(VIEW_KEY);
+  viewListeners.forEach((l) => l(heard));
+}
+
 /** The protocol over a WebSocket to the web host, reconnecting with backoff. */
 export function createWebTransport(): BridgeTransport {
   const token = readToken();
@@ -35,7 +76,11 @@ export function createWebTransport(): BridgeTransport {
 
   function connect(): void {
     const protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${protocol}//${location.host}/ws?token=${encodeURIComponent(token)}`);
+    // A worktree by name only: the host finds its folder in Deft's records.
+    const worktree = sessionStorage.getItem(VIEW_KEY);
+    const ws = new WebSocket(
+      `${protocol}//${location.host}/ws?token=${encodeURIComponent(token)}${worktree ? `&worktree=${encodeURIComponent(worktree)}` : ''}`,
+    );
     socket = ws;
     ws.onopen = () => {
       delay = 250;
@@ -44,13 +89,14 @@ export function createWebTransport(): BridgeTransport {
     };
     ws.onmessage = (message) => {
       // One event, or several that came close together (the host batches a fast stream).
-      let data: { id?: number; reply?: CommandReply; event?: DeftEvent; events?: DeftEvent[] };
+      let data: { id?: number; reply?: CommandReply; event?: DeftEvent; events?: DeftEvent[]; view?: unknown };
       try {
         data = JSON.parse(String(message.data)) as typeof data;
       } catch {
         return;
       }
-      if (data.event) listeners.forEach((l) => l(data.event!));
+      if (data.view !== undefined) hearView(data.view);
+      else if (data.event) listeners.forEach((l) => l(data.event!));
       else if (Array.isArray(data.events)) for (const event of data.events) listeners.forEach((l) => l(event));
       else if (typeof data.id === 'number' && data.reply) {
         pending.get(data.id)?.resolve(data.reply);

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { WorktreeInfo, WorktreeLiveInfo } from '#protocol';
+import type { HostView, WorktreeInfo, WorktreeLive, WorktreeLiveInfo } from '#protocol';
 
 /** Which worktree window is open: the new-session-in-a-worktree dialog, or the list with its actions. */
 export type WorktreeDialog = 'new' | 'list' | null;
@@ -16,6 +16,15 @@ interface WorktreesState {
   notice: string | null;
   /** The worktree whose Changes view is open (the current session's), or null. */
   changesOf: string | null;
+  /**
+   * The worktree this window shows (the web host: its core runs beside the main checkout's, switched to by name), or
+   * null on the main checkout (and in the desktop app, where a worktree has a window of its own).
+   */
+  viewing: HostView['worktree'];
+  setViewing(viewing: HostView['worktree']): void;
+  /** What the main checkout's sessions are doing now, as last polled from a window on a worktree. */
+  mainLive: WorktreeLive;
+  setMainLive(live: WorktreeLive): void;
   setList(list: { repoRoot: string | null; reason?: string; worktrees: WorktreeInfo[] }): void;
   /**
    * What the worktrees' sessions are doing now (the cheap poll: no git), put on the list. Returns whether anything
@@ -36,6 +45,10 @@ export const useWorktrees = create<WorktreesState>()((set, get) => ({
   dialog: null,
   notice: null,
   changesOf: null,
+  viewing: null,
+  setViewing: (viewing) => set({ viewing }),
+  mainLive: 'idle',
+  setMainLive: (mainLive) => set({ mainLive }),
   setList: ({ repoRoot, reason, worktrees }) => set({ repoRoot, reason: reason ?? null, worktrees, loaded: true }),
   setLive: (live) => {
     const { worktrees } = get();

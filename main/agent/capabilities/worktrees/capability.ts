@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { CapabilityFactory } from '#contract/capability';
 import { CommandError } from '#contract/errors';
 import { deliverHandoff } from '#infra/worktrees/deliver';
@@ -42,7 +41,10 @@ export const worktreesCapability: CapabilityFactory = (core) => {
       },
       worktreesLive: async () => {
         const repo = await knownTrees().catch(() => null);
-        return { worktrees: repo ? await repo.live() : [] };
+        if (!repo) return { worktrees: [] };
+        // The main checkout's sessions only matter to a window on one of its worktrees (read only there).
+        const onWorktree = core.workspace !== repo.repoRoot;
+        return { worktrees: await repo.live(), ...(onWorktree ? { main: await repo.mainLive() } : {}) };
       },
       worktreeChanges: ({ name }) => refusing(async () => (await trees()).changes(name)),
       createWorktree: ({ name, base }) =>
@@ -53,14 +55,11 @@ export const worktreesCapability: CapabilityFactory = (core) => {
         }),
       openWorktree: ({ name }) =>
         refusing(async () => {
-          const repo = await trees();
-          const record = await repo.get(name);
-          // Only the folder Deft made for it, under its home: never a path a record was edited to name.
-          if (record.path !== repo.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; it is not opened.`);
-          if (!existsSync(record.path)) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
+          const record = await (await trees()).folderOf(name);
           if (!core.openFolder) return { opened: false, path: record.path };
-          await core.openFolder(record.path);
-          return { opened: true, path: record.path };
+          // The web host shows it in this window, beside the main checkout's core ('here'); the desktop app in a window of its own.
+          const where = await core.openFolder(record.path);
+          return { opened: true, path: record.path, ...(where === 'here' ? { here: true } : {}) };
         }),
       mergeWorktree: ({ name, squash, message, expect }) =>
         refusing(async () =>

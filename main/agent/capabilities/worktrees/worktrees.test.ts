@@ -246,6 +246,23 @@ describe('the worktrees commands', { timeout: 90_000 }, () => {
     expect(await live()).toEqual([{ live: 'idle', sessions: ['idle'] }]);
   });
 
+  it('a core on a worktree says what the main checkout’s sessions do (its way back shows it); the main checkout’s own core does not', async () => {
+    const repo = await repository();
+    h = await createHarness({ workspace: repo, host: webHost });
+    const path = (await h.core.handlers.createWorktree({ name: 'bar' })).worktree.path;
+    const there = await createHarness({ workspace: path, home: h.home, host: webHost });
+    others.push(there);
+    expect(await h.core.handlers.worktreesLive({})).not.toHaveProperty('main');
+    h.server.enqueue({ chunks: [{ text: 'hi' }, { finish: 'stop' }] });
+    await h.run('hello');
+    expect((await there.core.handlers.worktreesLive({})).main).toBe('idle');
+    h.server.enqueue({ chunks: [{ text: 'working' }, { finish: 'stop' }], delayMs: 1_500 });
+    await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'work on' });
+    expect((await there.core.handlers.worktreesLive({})).main).toBe('running');
+    await h.core.turnDone(h.session.id);
+    expect((await there.core.handlers.worktreesLive({})).main).toBe('idle');
+  });
+
   it('drafts the merge message with the configured model (bounded diff), falls back when it fails; Create branch only keeps the branch', async () => {
     const repo = await repository();
     h = await createHarness({ workspace: repo });

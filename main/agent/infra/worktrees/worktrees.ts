@@ -136,6 +136,17 @@ export class Worktrees {
     return record;
   }
 
+  /**
+   * The folder to open worktree `name` in (a window, or a core beside the main checkout's): only the one Deft made for
+   * it under its home — never a path a record was edited to name — and only while it is there.
+   */
+  async folderOf(name: string): Promise<WorktreeRecord> {
+    const record = await this.get(name);
+    if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; it is not opened.`);
+    if (!existsSync(record.path)) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
+    return record;
+  }
+
   async list(): Promise<WorktreeState[]> {
     const listed = await listedWorktrees(this.repoRoot);
     const registered = new Set(listed.filter((w) => !w.prunable).map((w) => w.path));
@@ -159,6 +170,15 @@ export class Worktrees {
         return { name: record.name, sessions, live: overall(sessions), ...(await this.handoffOf(record)) };
       }),
     );
+  }
+
+  /**
+   * What the main checkout's sessions are doing now (their marks, no git): a window showing a worktree says so beside
+   * its way back, so a question waiting there is not missed.
+   */
+  async mainLive(): Promise<LiveState> {
+    const store = new SessionStore(this.home, this.repoRoot);
+    return overall(await Promise.all((await store.list()).map(async (m) => ({ live: await liveState(store.dirOf(m.id)) }))));
   }
 
   /** What it changed against its base (committed or not), file by file with the hunks: its *Changes* view. */

@@ -13,12 +13,12 @@ const ASKS = new Set<string>([
 ]);
 
 /**
- * A session in a worktree says on disk whether it waits for the user, beside its running mark (infra/sessions/running.ts):
- * a window on another checkout of the repository shows it as "waiting for you".
+ * A session says on disk whether it waits for the user, beside its running mark (infra/sessions/running.ts): a window
+ * on another checkout of the repository — a worktree's, or the main checkout's — shows it as "waiting for you".
  */
 export function noteWaiting(event: DeftEvent | AppEvent, session: (id: string) => Session | undefined, waitingFor: (id: string) => readonly unknown[]): void {
   if (!ASKS.has(event.type) || !('sessionId' in event)) return;
   const found = session(event.sessionId);
-  if (found?.summary().worktree === undefined) return;
+  if (!found) return;
   markWaiting(found.dir, waitingFor(event.sessionId).length > 0);
 }

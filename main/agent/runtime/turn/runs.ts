@@ -69,9 +69,9 @@ export class Runs {
   start(session: Session, runId: string, work: (signal: AbortSignal) => Promise<TurnOutcome>, after?: (outcome: TurnOutcome) => Promise<void>): void {
     const controller = new AbortController();
     session.running = true;
-    // A session in a worktree says so on disk: discarding the worktree elsewhere is refused meanwhile (infra/sessions/running.ts).
-    const marked = session.summary().worktree !== undefined;
-    if (marked) markRunning(session.dir);
+    // Every session says so on disk (infra/sessions/running.ts): discarding its worktree elsewhere is refused meanwhile, and
+    // a window on another checkout of the repository (a worktree's, or the main checkout's) shows it running.
+    markRunning(session.dir);
     const run: { done?: Promise<TurnOutcome> } = {};
     const done = (async () => {
       let outcome: TurnOutcome | undefined;
@@ -79,7 +79,7 @@ export class Runs {
         outcome = await work(controller.signal);
       } finally {
         session.running = false;
-        if (marked) clearRunning(session.dir);
+        clearRunning(session.dir);
         if (run.done) this.ending.set(session.id, run.done);
         this.active.delete(session.id);
         session.touch();

@@ -1,19 +1,24 @@
 import { useState } from 'react';
 import { Dialog } from '../../components/Dialog';
-import { createWorktreeSession } from '../../actions/worktrees';
+import { createWorktreeSession, switchToWorktree } from '../../actions/worktrees';
 import { useSettings } from '../../stores/settings';
 
 type Created = Extract<Awaited<ReturnType<typeof createWorktreeSession>>, { ok: true }>['value'];
 
 /** What was made: the branch and folder, the files copied in or not, and where its sessions run. */
 function CreatedReport({ created, workspace }: { created: Created; workspace: string }) {
-  const { worktree, copied, skipped, notes, opened } = created;
+  const { worktree, copied, skipped, notes, opened, here } = created;
   return (
     <div className="worktree-created" role="status">
       <p>
         Created <span className="branch-chip">{worktree.branch}</span> from {worktree.baseBranch ?? worktree.baseCommit.slice(0, 10)}.
       </p>
-      {opened ? (
+      {here ? (
+        <p>
+          Its sessions run in a core of their own, beside this folder&apos;s: switch this window to it, and back with <em>← Main checkout</em> at the top of the
+          sidebar — what runs on either side keeps running. It is a new folder for trust: its own settings and hooks apply once you trust it there.
+        </p>
+      ) : opened ? (
         <p>It opened in a window of its own: sessions there run in the worktree. Trust the folder there before its own settings and hooks apply.</p>
       ) : (
         <p>
@@ -67,7 +72,16 @@ export function NewWorktreeDialog({ onClose }: { onClose: () => void }) {
       className="worktree-dialog"
       initialFocus="#new-worktree input"
       footer={
-        created ? (
+        created?.here ? (
+          <>
+            <button type="button" className="button" onClick={onClose}>
+              Stay here
+            </button>
+            <button type="button" className="button button-primary" onClick={() => switchToWorktree(created.worktree.name)}>
+              Switch to {created.worktree.branch}
+            </button>
+          </>
+        ) : created ? (
           <button type="button" className="button button-primary" onClick={onClose}>
             Done
           </button>

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import type { SessionSummary, WorktreeInfo, WorktreeLive } from '#protocol';
-import { openWorktree, refreshWorktreeLive, refreshWorktrees } from '../../actions/worktrees';
+import { openWorktree, refreshWorktreeLive, refreshWorktrees, switchToWorktree } from '../../actions/worktrees';
 import { useSessions } from '../../stores/sessions';
 import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
 import { relativeTime } from '../sessions/relative-time';
@@ -70,14 +70,16 @@ export function WorktreeChip({ worktree }: { worktree: NonNullable<SessionSummar
 
 /**
  * The repository's other worktrees and the sessions that ran in each, under the sessions of this folder: a session
- * there runs in a window on its folder, so a click opens that (or says where it is). *Changes* opens the worktree's
+ * there runs in its worktree's own core, so a click switches this window to it (the web host: the core here keeps
+ * running) or opens its window (desktop), or says where it is. *Changes* opens the worktree's
  * Changes view in this window (its diff against its base, Merge, Apply, Create branch only, Discard).
  */
 export function WorktreeSessions() {
   const worktrees = useWorktrees((s) => s.worktrees);
   const here = useSessions((s) => s.sessions);
+  const viewing = useWorktrees((s) => s.viewing);
   const ids = new Set(here.map((s) => s.id));
-  const elsewhere = worktrees.filter((w) => w.state === 'ok' && !w.sessions.some((s) => ids.has(s.id)));
+  const elsewhere = worktrees.filter((w) => w.state === 'ok' && w.name !== viewing?.name && !w.sessions.some((s) => ids.has(s.id)));
   if (!elsewhere.length) return null;
   const open = async (w: WorktreeInfo) => {
     const r = await openWorktree(w.name);
@@ -104,8 +106,8 @@ export function WorktreeSessions() {
               className="session-open worktree-open"
               title={
                 w.conflictWaiting
-                  ? `Open ${w.branch} in a window of its own: its session takes the conflict handed to it and resolves it there`
-                  : `Open ${w.branch} in a window of its own`
+                  ? `Open ${w.branch}: its session takes the conflict handed to it and resolves it there`
+                  : `Open ${w.branch}: its sessions run there, and the ones here keep running`
               }
               onClick={() => void open(w)}
             >
@@ -138,6 +140,33 @@ export function WorktreeSessions() {
         ))}
       </ul>
     </li>
+  );
+}
+
+/**
+ * Where this window is, when it shows a worktree (the web host): its branch, and the way back to the main checkout —
+ * whose sessions keep running meanwhile, as the worktree's do once you are back.
+ */
+export function WorktreeViewBar() {
+  const viewing = useWorktrees((s) => s.viewing);
+  const main = useWorktrees((s) => s.mainLive);
+  if (!viewing) return null;
+  return (
+    <div className="worktree-view" role="group" aria-label="Where this window is">
+      <button
+        type="button"
+        className="button button-ghost worktree-view-back"
+        title="Back to the main checkout: the sessions here keep running"
+        onClick={() => switchToWorktree(null)}
+      >
+        ← Main checkout
+        {main !== 'idle' ? <WorktreeLiveMark live={main} /> : null}
+      </button>
+      <span className="worktree-view-here">
+        <span className="visually-hidden">This window shows the worktree </span>
+        <span className="branch-chip">{viewing.branch}</span>
+      </span>
+    </div>
   );
 }
 

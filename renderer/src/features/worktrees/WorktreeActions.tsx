@@ -81,7 +81,7 @@ export function WorktreeActions({
       work: async () => {
         const r = await openWorktree(worktree.name);
         if (!r.ok) return refused(r.error);
-        return r.value.opened
+        return r.value.opened || r.value.here
           ? null
           : { ok: true, text: `This window cannot open another folder: open ${r.value.path} in the desktop app, or run deft there.`, files: [] };
       },
@@ -202,13 +202,17 @@ export function WorktreeActions({
               void run(async () => {
                 const r = await handWorktreeConflict(worktree.name);
                 if (!r.ok) return refused(r.error);
-                const where = r.value.opened ? 'Its window is open' : `Open ${r.value.path} in the desktop app (or run deft there)`;
+                const where = r.value.opened
+                  ? 'Its window is open'
+                  : r.value.here
+                    ? `Switch to ${r.value.branch} (its row under In worktrees)`
+                    : `Open ${r.value.path} in the desktop app (or run deft there)`;
                 return r.value.status === 'clean'
                   ? { ok: true, text: `${r.value.baseBranch} merged into ${r.value.branch} without a conflict: merge again.`, files: [] }
                   : r.value.sent
                     ? {
                         ok: true,
-                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : `it starts when that worktree is open in Deft (${r.value.path}), or headless with deft worktrees resolve ${worktree.name}`}. Then Merge again.`,
+                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : r.value.here ? `it starts when you switch to ${r.value.branch} (its row under In worktrees), or headless with deft worktrees resolve ${worktree.name}` : `it starts when that worktree is open in Deft (${r.value.path}), or headless with deft worktrees resolve ${worktree.name}`}. Then Merge again.`,
                         files: r.value.files,
                       }
                     : {

@@ -1,6 +1,6 @@
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WorktreeInfo } from '#protocol';
 import { DeftError } from '#protocol/helpers/bridge';
 import { deleteSession } from '../../actions/sessions';
@@ -9,7 +9,7 @@ import { useUi } from '../../stores/ui';
 import { core } from '../../testing/core';
 import { useWorktrees } from '../../stores/worktrees';
 import { NewWorktreeDialog } from './NewWorktreeDialog';
-import { WorktreeChip, WorktreeNotice, WorktreeSessions } from './SidebarWorktrees';
+import { WorktreeChip, WorktreeNotice, WorktreeSessions, WorktreeViewBar } from './SidebarWorktrees';
 import { WorktreesLayer, WorktreesView } from './WorktreesView';
 
 // The window's worktrees (issue 30): what each control sends to the core (names only, never a path) and how
@@ -32,7 +32,27 @@ const login: WorktreeInfo = {
   live: 'idle',
 };
 
-afterEach(() => useWorktrees.setState({ worktrees: [], repoRoot: null, reason: null, loaded: false, dialog: null, notice: null, changesOf: null }));
+// Which core the window shows (the web host's, switched by name): what the actions ask of it is recorded.
+const switched = vi.hoisted(() => [] as Array<string | null>);
+vi.mock('../../bridge', async (original) => ({
+  ...(await original<Record<string, unknown>>()),
+  hostView: { current: () => null, subscribe: () => () => {}, switchTo: (name: string | null) => void switched.push(name) },
+}));
+
+afterEach(() => {
+  useWorktrees.setState({
+    worktrees: [],
+    repoRoot: null,
+    reason: null,
+    loaded: false,
+    dialog: null,
+    notice: null,
+    changesOf: null,
+    viewing: null,
+    mainLive: 'idle',
+  });
+  switched.length = 0;
+});
 
 describe('new session in a worktree', () => {
   it('creates it from the name and base given, opens it, and says what was copied and skipped', async () => {
@@ -326,5 +346,52 @@ describe('the sidebar', () => {
     const told = screen.getByRole('status').textContent;
     expect(told).toContain('Kept the worktree of its sub-agents, with their changes: deft/agent-a at /w/agent-a.');
     expect(told).toContain('Removed the worktree of its sub-agents (nothing to merge).');
+  });
+});
+
+describe('one window, several cores (the web host)', () => {
+  it('a new worktree is switched to by name, or stayed away from', async () => {
+    core.reply('createWorktree', () => ({ worktree: login, copied: [], skipped: [], notes: [] }));
+    core.reply('openWorktree', () => ({ opened: true, path: login.path, here: true }));
+    core.reply('listWorktrees', () => ({ repoRoot: '/repo', worktrees: [login] }));
+    render(<NewWorktreeDialog onClose={() => {}} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Create worktree' }));
+    expect((await screen.findByRole('status')).textContent).toContain('beside this folder');
+    expect(screen.getByRole('button', { name: 'Stay here' })).toBeTruthy();
+    expect(switched).toEqual([]);
+    await userEvent.click(screen.getByRole('button', { name: 'Switch to deft/login' }));
+    expect(switched).toEqual(['login']);
+  });
+
+  it('a worktree row switches this window to it; on a worktree, the bar says which and goes back to the main checkout', async () => {
+    core.reply('openWorktree', () => ({ opened: true, path: login.path, here: true }));
+    act(() => useWorktrees.getState().setList({ repoRoot: '/repo', worktrees: [login] }));
+    const { unmount } = render(
+      <ul>
+        <WorktreeSessions />
+      </ul>,
+    );
+    await userEvent.click(screen.getByRole('button', { name: /^Fix the login redirect/ }));
+    await waitFor(() => expect(switched).toEqual(['login']));
+    expect(core.inputsOf('openWorktree')).toEqual([{ name: 'login' }]);
+    unmount();
+    // Now on that worktree: not listed as another one; the bar names it and leads back.
+    act(() => useWorktrees.getState().setViewing({ name: 'login', branch: 'deft/login' }));
+    render(
+      <>
+        <WorktreeViewBar />
+        <ul>
+          <WorktreeSessions />
+        </ul>
+      </>,
+    );
+    expect(screen.queryByRole('button', { name: /^Fix the login redirect/ })).toBeNull();
+    const bar = screen.getByRole('group', { name: 'Where this window is' });
+    expect(bar.textContent).toContain('deft/login');
+    await userEvent.click(within(bar).getByRole('button', { name: '← Main checkout' }));
+    expect(switched).toEqual(['login', null]);
+    // A question waiting in the main checkout meanwhile: the way back says so.
+    act(() => useWorktrees.getState().setMainLive('waiting'));
+    expect(within(bar).getByRole('button', { name: /^← Main checkout/ }).textContent).toContain('waiting for you');
   });
 });

@@ -1,0 +1,60 @@
+import { WorktreeViewName } from '#protocol';
+import type { DeftCore } from '#runtime/core';
+
+/** A worktree's folder, as Deft's records give it (infra/worktrees `folderOf`), and its branch. */
+export interface WorktreeFolder {
+  path: string;
+  branch: string;
+}
+
+export interface WorktreeCoresOptions {
+  /** The folder of worktree `name` from Deft's records; throws (a readable reason) for one it does not know. */
+  resolve(name: string): Promise<WorktreeFolder>;
+  /** A core on that folder: a folder of its own for trust (it fails closed until trusted). */
+  create(path: string): DeftCore;
+}
+
+/** A worktree's core, and which one it is (the page is told, by name). */
+export interface OpenedWorktree {
+  core: DeftCore;
+  name: string;
+  branch: string;
+}
+
+/**
+ * The web host's cores besides the main checkout's: one per worktree folder, made when a page first asks for it by
+ * NAME and kept running while pages come and go — a turn running there goes on while a page looks at the main
+ * checkout (or another worktree), and the other way round. A page never names a path: the name must pass the worktree
+ * name rules, and the folder comes from Deft's records.
+ */
+export class WorktreeCores {
+  private readonly cores = new Map<string, DeftCore>();
+
+  constructor(private readonly options: WorktreeCoresOptions) {}
+
+  /** The core of worktree `name` (made on first use, then the same one). Refuses what is not a worktree name, or not a known worktree. */
+  async open(name: unknown): Promise<OpenedWorktree> {
+    const parsed = WorktreeViewName.safeParse(name);
+    if (!parsed.success) throw new Error('that is not a worktree name (a page names a worktree, never a folder).');
+    const folder = await this.options.resolve(parsed.data);
+    // Looked up again after the wait: two pages asking at once get one core.
+    let core = this.cores.get(folder.path);
+    if (!core) {
+      core = this.options.create(folder.path);
+      this.cores.set(folder.path, core);
+    }
+    return { core, name: parsed.data, branch: folder.branch };
+  }
+
+  /** How many worktree cores run now. */
+  get size(): number {
+    return this.cores.size;
+  }
+
+  /** Close every worktree core (the host stops, or now serves another folder whose worktrees these are not). */
+  async closeAll(): Promise<void> {
+    const all = [...this.cores.values()];
+    this.cores.clear();
+    await Promise.allSettled(all.map((core) => core.close()));
+  }
+}
