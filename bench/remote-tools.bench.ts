@@ -83,7 +83,7 @@ async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<void> 
 }
 
 const roundTrips = (ssh: SshEnvironment, before: SshEnvironment['usage']) =>
-  `SFTP ${ssh.usage.sftpCalls - before.sftpCalls}, exec ${ssh.usage.execChannels - before.execChannels}, helper ${ssh.usage.helperScripts - before.helperScripts}`;
+  `SFTP ${ssh.usage.sftpCalls - before.sftpCalls} (${ssh.usage.sftpRoundTrips - before.sftpRoundTrips} round trips), exec ${ssh.usage.execChannels - before.execChannels}, helper ${ssh.usage.helperScripts - before.helperScripts}`;
 
 interface Op {
   name: string;
@@ -221,7 +221,7 @@ async function turnRows(sshd: TestSshd): Promise<BenchResult[]> {
     if (code !== 0) throw new Error(`deft run (${side}) exited with ${code}`);
     for (let i = 0; i < 100 && (await sshd.connectionCount()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     const now = SshEnvironment.processUsage;
-    const trips = `SFTP ${now.sftpCalls - usage.sftpCalls}, exec ${now.execChannels - usage.execChannels}, helper ${now.helperScripts - usage.helperScripts}`;
+    const trips = `SFTP ${now.sftpCalls - usage.sftpCalls} (${now.sftpRoundTrips - usage.sftpRoundTrips} round trips), exec ${now.execChannels - usage.execChannels}, helper ${now.helperScripts - usage.helperScripts}`;
     return { ...cost, remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore, trips };
   };
   const runs = Math.max(2, Math.ceil(RUNS / 2));
