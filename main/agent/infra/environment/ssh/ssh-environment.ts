@@ -29,6 +29,7 @@ import { sftpError, shellQuote } from './sftp-errors';
 import { type SftpCall, openReader, readWhole, replaceWhole, writeInPlace } from './sftp-files';
 import { execRemote, runRemote } from './ssh-process';
 import { ScriptHelper } from './script-helper';
+import { WarmShells, warmLine } from './warm-shell';
 
 const toInfo = (stats: Stats): FileInfo => ({
   size: stats.size,
@@ -51,6 +52,8 @@ interface Link {
   /** Answers received so far, and how many there were when the last request was sent (see `usage.sftpRoundTrips`). */
   answers: number;
   sentAt: number;
+  /** The login shell started ahead of the next command (made at the first command). */
+  warm?: WarmShells;
 }
 
 /** How long a dropped connection is retried (calls made meanwhile wait for it), and the waits between tries. */
@@ -94,11 +97,12 @@ export class SshEnvironment implements Environment {
    * Exec channels opened (every remote process but the helper's scripts), scripts the helper shell ran, SFTP
    * requests made, and SFTP round trips: requests sent while no answer arrived since the previous request are
    * one round trip (they travel together), so pipelined requests count once and a request sent in reply to an
-   * answer counts again. Tests and benches count with these.
+   * answer counts again; and commands that ran on a login shell started ahead (warm-shell.ts: each is also counted
+   * as an exec channel, when it was started). Tests and benches count with these.
    */
-  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0 };
+  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0 };
   /** The same, summed over every connection this process made (a bench counts a whole `deft run` with it). */
-  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0 };
+  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0 };
   private helper: { link: Link; instance: ScriptHelper } | null = null;
   /** Helpers in a row that died before they answered: after three, scripts run as processes of their own on this connection. */
   private helperFailures = 0;
@@ -413,7 +417,18 @@ export class SshEnvironment implements Environment {
   exec(request: ExecRequest): ExecProcess {
     return execRemote(async () => {
       const link = await this.current();
-      return { client: link.client, lost: () => link.lost };
+      return {
+        client: link.client,
+        lost: () => link.lost,
+        warm: () => {
+          if (link.lost) return null;
+          const channel = (link.warm ??= new WarmShells(link.client)).take();
+          if (!channel) return null;
+          this.usage.warmShells++;
+          SshEnvironment.processUsage.warmShells++;
+          return { channel, line: warmLine };
+        },
+      };
     }, request);
   }
 
@@ -530,6 +545,7 @@ export class SshEnvironment implements Environment {
     this.link.lost ??= `The SSH connection to ${this.label} was closed.`;
     this.lostForGood = this.link.lost;
     this.helper?.instance.close();
+    this.link.warm?.close();
     for (const c of [...this.link.chain].reverse()) c.end();
     this.setState('lost', null);
   }

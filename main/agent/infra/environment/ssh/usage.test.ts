@@ -110,3 +110,45 @@ describe('SFTP reads and writes in few round trips', () => {
     await k.dispose();
   });
 });
+
+describe('commands on a login shell started ahead', () => {
+  const run = async (ssh: SshEnvironment, command: string, input?: string) => {
+    const proc = ssh.exec({ file: 'sh', args: ['-c', command], cwd: ssh.home, ...(input !== undefined ? { stdin: 'pipe' as const } : {}) });
+    let out = '';
+    proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr.resume();
+    if (input !== undefined) proc.stdin!.end(input);
+    const exit = await proc.exit;
+    return { out, code: exit.code };
+  };
+  const ready = () => new Promise((resolve) => setTimeout(resolve, 600));
+
+  it('sees what a command of its own sees (the login environment, stdin), exits with its code, and its tree is killed', { timeout: 30_000 }, async () => {
+    await writeFile(join(remote.remoteHome, '.bashrc'), 'export DEFT_FROM_BASHRC=yes\n');
+    const ssh = await remote.connect();
+    try {
+      // The first command starts a process of its own, and a shell for the next.
+      expect(await run(ssh, 'echo "rc=$DEFT_FROM_BASHRC in $(pwd)"; exit 3')).toEqual({ out: `rc=yes in ${ssh.home}\n`, code: 3 });
+      expect(ssh.usage.warmShells).toBe(0);
+      await ready();
+      const channels = ssh.usage.execChannels;
+      expect(await run(ssh, 'echo "rc=$DEFT_FROM_BASHRC in $(pwd)"; exit 4')).toEqual({ out: `rc=yes in ${ssh.home}\n`, code: 4 });
+      expect(ssh.usage.warmShells).toBe(1);
+      // No exec channel was opened for it: only the next shell's.
+      expect(ssh.usage.execChannels - channels).toBe(1);
+      await ready();
+      expect(await run(ssh, 'tr a-z A-Z', "it's\nmulti-line %s \\ input\n")).toEqual({ out: "IT'S\nMULTI-LINE %S \\ INPUT\n", code: 0 });
+      expect(ssh.usage.warmShells).toBe(2);
+      await ready();
+      const tree = ssh.exec({ file: 'sh', args: ['-c', 'sleep 300 & sleep 301'], cwd: ssh.home });
+      await tree.started;
+      expect(ssh.usage.warmShells).toBe(3);
+      await tree.kill(1_000);
+      expect((await tree.exit).code === 0).toBe(false);
+      const left = await run(ssh, `ps -o pid=,stat= -g ${tree.pid} | awk '$2 !~ /^Z/' || true`);
+      expect(left.out.trim()).toBe('');
+    } finally {
+      await ssh.close();
+    }
+  });
+});

@@ -1,0 +1,91 @@
+import type { Client, ClientChannel } from 'ssh2';
+import { printfFormat } from './script-helper';
+
+/**
+ * What a prestarted shell runs: it reads one line — the command — and runs it in itself. sshd runs it as it runs any
+ * command (`$SHELL -c …`, so bash reads `~/.bashrc` first), so the command sees exactly what a command of its own
+ * would: the login's PATH and variables, and the functions `.bashrc` defines. `read` takes the line byte by byte
+ * from the channel, so what follows it is the command's own stdin.
+ */
+export const WARM_BOOTSTRAP = 'IFS= read -r deft_line && eval "$deft_line"';
+
+/** The command as the one line a prestarted shell reads: its bytes as a printf format (newlines and quotes escaped). */
+export function warmLine(command: string): string {
+  return `eval "$(printf '${printfFormat(Buffer.from(command, 'utf8'))}')"\n`;
+}
+
+/** After this many prestarted shells ended unused (a shell that cannot run the bootstrap, a `TMOUT`), none are started. */
+const MAX_WASTED = 2;
+
+interface Warm {
+  channel: ClientChannel;
+  closed: boolean;
+  used: boolean;
+}
+
+/**
+ * One login shell kept started ahead of the next command on a connection: the start-up of the user's shell (its
+ * `.bashrc`, `pyenv init`…) is paid while nothing waits, not when a command is run. A command takes the ready shell
+ * and sends it its command line; the next one is started at once. Each command still has an exec channel, a session
+ * and a process group of its own (stdio, exit code, kill of the tree as before). It holds one of the server's
+ * sessions while it waits (OpenSSH's `MaxSessions` is 10 per connection).
+ */
+export class WarmShells {
+  private next: Warm | null = null;
+  private starting = false;
+  private wasted = 0;
+  private closed = false;
+
+  constructor(private readonly client: Client) {}
+
+  /** Whether prestarted shells are still being made on this connection. */
+  get active(): boolean {
+    return !this.closed && this.wasted < MAX_WASTED;
+  }
+
+  /**
+   * The ready shell, to send a command line to (with `warmLine`), or null when none is ready (the caller starts the
+   * command on an exec channel of its own, as without this). Starts the next shell either way.
+   */
+  take(): ClientChannel | null {
+    const ready = this.next && !this.next.closed ? this.next : null;
+    this.next = null;
+    if (ready) ready.used = true;
+    this.start();
+    return ready?.channel ?? null;
+  }
+
+  private start(): void {
+    if (!this.active || this.starting) return;
+    this.starting = true;
+    try {
+      this.client.exec(WARM_BOOTSTRAP, (error, channel) => {
+        this.starting = false;
+        if (error) return void this.wasted++;
+        const warm: Warm = { channel, closed: false, used: false };
+        // 'exit' comes first, and without the channel's output being read (an unused shell's is not).
+        const ended = () => {
+          if (warm.closed) return;
+          warm.closed = true;
+          if (warm.used) return;
+          this.wasted++;
+          if (this.next === warm) this.next = null;
+        };
+        channel.once('exit', ended);
+        channel.once('close', ended);
+        if (this.closed) return void channel.close();
+        this.next = warm;
+      });
+    } catch {
+      // The connection is going away: no shell to start.
+      this.starting = false;
+    }
+  }
+
+  /** The waiting shell ends (the connection is closing). */
+  close(): void {
+    this.closed = true;
+    this.next?.channel.close();
+    this.next = null;
+  }
+}
