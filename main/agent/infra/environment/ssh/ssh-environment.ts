@@ -422,10 +422,15 @@ export class SshEnvironment implements Environment {
         lost: () => link.lost,
         warm: () => {
           if (link.lost) return null;
-          const channel = (link.warm ??= new WarmShells(link.client)).take();
-          if (!channel) return null;
-          this.usage.warmShells++;
-          SshEnvironment.processUsage.warmShells++;
+          const taken = (link.warm ??= new WarmShells(link.client)).take();
+          if (!taken) return null;
+          const channel = taken.then((ready) => {
+            if (ready) {
+              this.usage.warmShells++;
+              SshEnvironment.processUsage.warmShells++;
+            }
+            return ready;
+          });
           return { channel, line: warmLine };
         },
       };

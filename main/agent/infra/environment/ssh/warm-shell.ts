@@ -18,21 +18,22 @@ export function warmLine(command: string): string {
 const MAX_WASTED = 2;
 
 interface Warm {
-  channel: ClientChannel;
+  /** The shell's channel once the server has started it (null when it could not). */
+  channel: Promise<ClientChannel | null>;
   closed: boolean;
   used: boolean;
 }
 
 /**
  * One login shell kept started ahead of the next command on a connection: the start-up of the user's shell (its
- * `.bashrc`, `pyenv init`…) is paid while nothing waits, not when a command is run. A command takes the ready shell
- * and sends it its command line; the next one is started at once. Each command still has an exec channel, a session
- * and a process group of its own (stdio, exit code, kill of the tree as before). It holds one of the server's
- * sessions while it waits (OpenSSH's `MaxSessions` is 10 per connection).
+ * `.bashrc`, `pyenv init`…) is paid while nothing waits, not when a command is run. A command takes the shell (one
+ * still starting too: it is further along than a new one would be) and sends it its command line; the next one is
+ * started at once. Each command still has an exec channel, a session and a process group of its own (stdio, exit
+ * code, kill of the tree as before). It holds one of the server's sessions while it waits (OpenSSH's `MaxSessions`
+ * is 10 per connection).
  */
 export class WarmShells {
   private next: Warm | null = null;
-  private starting = false;
   private wasted = 0;
   private closed = false;
 
@@ -44,10 +45,11 @@ export class WarmShells {
   }
 
   /**
-   * The ready shell, to send a command line to (with `warmLine`), or null when none is ready (the caller starts the
-   * command on an exec channel of its own, as without this). Starts the next shell either way.
+   * The waiting shell, to send a command line to (with `warmLine`): null when there is none, or once it resolves
+   * when it could not be started (the caller starts the command on an exec channel of its own, as without this).
+   * Starts the next shell either way.
    */
-  take(): ClientChannel | null {
+  take(): Promise<ClientChannel | null> | null {
     const ready = this.next && !this.next.closed ? this.next : null;
     this.next = null;
     if (ready) ready.used = true;
@@ -56,36 +58,45 @@ export class WarmShells {
   }
 
   private start(): void {
-    if (!this.active || this.starting) return;
-    this.starting = true;
-    try {
-      this.client.exec(WARM_BOOTSTRAP, (error, channel) => {
-        this.starting = false;
-        if (error) return void this.wasted++;
-        const warm: Warm = { channel, closed: false, used: false };
-        // 'exit' comes first, and without the channel's output being read (an unused shell's is not).
-        const ended = () => {
-          if (warm.closed) return;
-          warm.closed = true;
-          if (warm.used) return;
-          this.wasted++;
-          if (this.next === warm) this.next = null;
-        };
-        channel.once('exit', ended);
-        channel.once('close', ended);
-        if (this.closed) return void channel.close();
-        this.next = warm;
-      });
-    } catch {
-      // The connection is going away: no shell to start.
-      this.starting = false;
-    }
+    if (!this.active || this.next) return;
+    const warm: Warm = { channel: Promise.resolve(null), closed: false, used: false };
+    const ended = () => {
+      if (warm.closed) return;
+      warm.closed = true;
+      if (warm.used) return;
+      this.wasted++;
+      if (this.next === warm) this.next = null;
+    };
+    warm.channel = new Promise<ClientChannel | null>((resolve) => {
+      try {
+        this.client.exec(WARM_BOOTSTRAP, (error, channel) => {
+          if (error) {
+            ended();
+            return resolve(null);
+          }
+          // 'exit' comes first, and without the channel's output being read (an unused shell's is not).
+          channel.once('exit', ended);
+          channel.once('close', ended);
+          if (this.closed) {
+            channel.close();
+            return resolve(null);
+          }
+          resolve(channel);
+        });
+      } catch {
+        // The connection is going away: no shell to start.
+        ended();
+        resolve(null);
+      }
+    });
+    this.next = warm;
   }
 
   /** The waiting shell ends (the connection is closing). */
   close(): void {
     this.closed = true;
-    this.next?.channel.close();
+    const waiting = this.next;
     this.next = null;
+    void waiting?.channel.then((channel) => channel?.close());
   }
 }
