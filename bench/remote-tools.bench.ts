@@ -141,9 +141,9 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
     },
     {
       // As in a turn, where the model's step comes between two commands: the connection's next shell has started.
-      name: 'Bash `true`, 1 s after the previous call',
+      name: 'Bash `true`, 3 s after the previous call',
       call: (side) => callTool(bash[side], { command: 'true', run_in_background: false, disable_timeout: false }, at(side, workspace)),
-      pauseMs: 1_000,
+      pauseMs: 3_000,
     },
   ];
   const rows: BenchResult[] = [];
