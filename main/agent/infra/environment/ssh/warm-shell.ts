@@ -1,17 +1,21 @@
 import type { Client, ClientChannel } from 'ssh2';
-import { printfFormat } from './script-helper';
+import { shellQuote } from './sftp-errors';
 
 /**
- * What a prestarted shell runs: it reads one line — the command — and runs it in itself. sshd runs it as it runs any
- * command (`$SHELL -c …`, so bash reads `~/.bashrc` first), so the command sees exactly what a command of its own
- * would: the login's PATH and variables, and the functions `.bashrc` defines. `read` takes the line byte by byte
- * from the channel, so what follows it is the command's own stdin.
+ * What a prestarted shell runs: it keeps a newline in `deft_nl`, reads one line — the command — and runs it in
+ * itself. sshd runs it as it runs any command (`$SHELL -c …`, so bash reads `~/.bashrc` first), so the command sees
+ * exactly what a command of its own would: the login's PATH and variables, and what `.bashrc` defines. `read` takes
+ * the line byte by byte from the channel, so what follows it is the command's own stdin. Plain POSIX: any sh, bash,
+ * zsh or ksh runs it; a login shell that cannot (fish, csh) ends, and commands start as processes of their own.
  */
-export const WARM_BOOTSTRAP = 'IFS= read -r deft_line && eval "$deft_line"';
+export const WARM_BOOTSTRAP = 'deft_nl=\'\n\'; IFS= read -r deft_line && eval "$deft_line"';
 
-/** The command as the one line a prestarted shell reads: its bytes as a printf format (newlines and quotes escaped). */
+/**
+ * The command as the one line a prestarted shell reads: `eval` of its text single-quoted, each newline in it spelt
+ * `"$deft_nl"` (quoting every shell reads alike; no escape sequences).
+ */
 export function warmLine(command: string): string {
-  return `eval "$(printf '${printfFormat(Buffer.from(command, 'utf8'))}')"\n`;
+  return `eval ${command.split('\n').map(shellQuote).join('"$deft_nl"')}\n`;
 }
 
 /** After this many prestarted shells ended unused (a shell that cannot run the bootstrap, a `TMOUT`), none are started. */
