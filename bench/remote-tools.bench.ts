@@ -83,12 +83,14 @@ async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<void> 
 }
 
 const roundTrips = (ssh: SshEnvironment, before: SshEnvironment['usage']) =>
-  `SFTP ${ssh.usage.sftpCalls - before.sftpCalls}, exec ${ssh.usage.execChannels - before.execChannels}, helper ${ssh.usage.helperScripts - before.helperScripts}`;
+  `SFTP ${ssh.usage.sftpCalls - before.sftpCalls} (${ssh.usage.sftpRoundTrips - before.sftpRoundTrips} round trips), exec ${ssh.usage.execChannels - before.execChannels} (${ssh.usage.warmShells - before.warmShells} on a shell started ahead), helper ${ssh.usage.helperScripts - before.helperScripts}`;
 
 interface Op {
   name: string;
   /** One call on this side (the environment's own tools and workspace). */
   call: (side: 'local' | 'ssh') => Promise<void>;
+  /** A wait before each measured call, not counted (a model's step between two commands). */
+  pauseMs?: number;
 }
 
 async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult[]> {
@@ -134,8 +136,14 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
     { name: `Grep files_with_matches, rare token (${size})`, call: (side) => callTool(grep, { pattern: repo.rare }, at(side, repo.root)) },
     { name: `Glob *.ts (${size})`, call: (side) => callTool(glob, { pattern: '*.ts' }, at(side, repo.root)) },
     {
-      name: 'Bash `true`',
+      name: 'Bash `true`, back to back',
       call: (side) => callTool(bash[side], { command: 'true', run_in_background: false, disable_timeout: false }, at(side, workspace)),
+    },
+    {
+      // As in a turn, where the model's step comes between two commands: the connection's next shell has started.
+      name: 'Bash `true`, 3 s after the previous call',
+      call: (side) => callTool(bash[side], { command: 'true', run_in_background: false, disable_timeout: false }, at(side, workspace)),
+      pauseMs: 3_000,
     },
   ];
   const rows: BenchResult[] = [];
@@ -145,13 +153,18 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
       // the next call over SSH, each kind on its own (the Edit's first Read was in the warm-up).
       await op.call('local');
       await op.call('ssh');
+      const pause = () => new Promise((resolve) => setTimeout(resolve, op.pauseMs ?? 0));
+      await pause();
       const before = { ...ssh.usage };
       const firstSsh = await sample(() => op.call('ssh'));
       const trips = roundTrips(ssh, before);
       const samples: Record<'local' | 'ssh', Sample[]> = { local: [], ssh: [firstSsh] };
       for (let i = 0; i < RUNS; i++) {
+        await pause();
         samples.local.push(await sample(() => op.call('local')));
-        if (i < RUNS - 1) samples.ssh.push(await sample(() => op.call('ssh')));
+        if (i === RUNS - 1) continue;
+        await pause();
+        samples.ssh.push(await sample(() => op.call('ssh')));
       }
       const wall = { local: mid(samples.local.map((s) => s.wallMs)), ssh: mid(samples.ssh.map((s) => s.wallMs)) };
       const cpu = { local: mid(samples.local.map((s) => s.cpuMs)), ssh: mid(samples.ssh.map((s) => s.cpuMs)) };
@@ -221,7 +234,7 @@ async function turnRows(sshd: TestSshd): Promise<BenchResult[]> {
     if (code !== 0) throw new Error(`deft run (${side}) exited with ${code}`);
     for (let i = 0; i < 100 && (await sshd.connectionCount()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     const now = SshEnvironment.processUsage;
-    const trips = `SFTP ${now.sftpCalls - usage.sftpCalls}, exec ${now.execChannels - usage.execChannels}, helper ${now.helperScripts - usage.helperScripts}`;
+    const trips = `SFTP ${now.sftpCalls - usage.sftpCalls} (${now.sftpRoundTrips - usage.sftpRoundTrips} round trips), exec ${now.execChannels - usage.execChannels} (${now.warmShells - usage.warmShells} commands on a shell started ahead), helper ${now.helperScripts - usage.helperScripts}`;
     return { ...cost, remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore, trips };
   };
   const runs = Math.max(2, Math.ceil(RUNS / 2));

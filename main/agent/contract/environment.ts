@@ -37,9 +37,11 @@ export interface Environment {
   /**
    * Replace a file's content atomically (a temp file beside it, flushed, then renamed over it): a reader sees the
    * old content or the new, never a mix, and an existing file keeps its mode. `path` must be real (links resolved);
-   * a folder on the way swapped for a link while writing makes it refuse rather than write elsewhere.
+   * a folder on the way swapped for a link while writing makes it refuse rather than write elsewhere. Resolves to
+   * the file's stat just after the rename (null when it is gone by then), which a remote backend asks for with the
+   * rename rather than a round trip later.
    */
-  replaceFile(path: string, data: string | Uint8Array): Promise<void>;
+  replaceFile(path: string, data: string | Uint8Array): Promise<FileInfo | null>;
   /** Write in place: `w` truncates, `a` appends, `wx` creates and fails when it exists. */
   writeFile(path: string, data: string | Uint8Array, options?: { flag?: 'w' | 'a' | 'wx'; mode?: number }): Promise<void>;
   mkdir(path: string, options?: { recursive?: boolean; mode?: number }): Promise<void>;

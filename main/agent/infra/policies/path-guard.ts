@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { type Environment, errorCode } from '#contract/environment';
+import { type Environment, type FileInfo, errorCode, isMissing } from '#contract/environment';
 import { ToolInputError } from '#contract/tool';
 import { isSensitiveFile, isSensitivePath } from './sensitive';
 
@@ -27,6 +27,11 @@ export interface GuardedPath {
   inside: boolean;
   /** Relative to the workspace when inside it, otherwise absolute. */
   display: string;
+  /**
+   * The file's stat when it was resolved: null when it is missing, absent when it could not be taken. A preview
+   * may use it; what a tool does to the file stats it again when it runs.
+   */
+  info?: FileInfo | null;
 }
 
 /** Whether `child` is `parent` or lies below it, on path-component boundaries. */
@@ -97,10 +102,17 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
   const lexical = resolve(options.workspace, expanded);
   const roots = [options.workspace, ...(options.extraRoots?.() ?? [])];
   const lexicallyInside = roots.some((root) => isWithin(lexical, root));
-  const real = await realPathOf(environment, lexical).catch((error: NodeJS.ErrnoException) => {
-    throw unresolvable(input, error);
-  });
-  const realRoots = await Promise.all(roots.map((root) => realPathOf(environment, root)));
+  // Asked together (one round trip on a remote machine): the path's real form, the roots', and the file's stat —
+  // taken through `lexical`, whose links stat follows to the same file `real` names — for the secret-file check.
+  const asked = Promise.all([
+    realPathOf(environment, lexical).catch((error: NodeJS.ErrnoException) => {
+      throw unresolvable(input, error);
+    }),
+    Promise.all(roots.map((root) => realPathOf(environment, root))),
+    environment.stat(lexical).catch((error: unknown) => (isMissing(error) ? null : undefined)),
+  ]);
+  asked.catch(() => {});
+  const [real, realRoots, info] = await asked;
   const inside = realRoots.some((root) => isWithin(real, root));
 
   if (!absoluteInput && !lexicallyInside) {
@@ -122,12 +134,16 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
   }
   if (
     isSensitivePath(lexical, options.deftHome, options.workspace) ||
-    (await isSensitiveFile(environment, real, { ...(options.deftHome ? { deftHome: options.deftHome } : {}), workspace: options.workspace }))
+    (await isSensitiveFile(environment, real, {
+      ...(options.deftHome ? { deftHome: options.deftHome } : {}),
+      workspace: options.workspace,
+      ...(info !== undefined ? { info } : {}),
+    }))
   ) {
     throw new ToolInputError(
       `"${input}" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never ${intent} it; ask the user for the values you need.`,
     );
   }
   const display = inside && isWithin(real, realRoots[0]!) ? relative(realRoots[0]!, real) || '.' : real;
-  return { input, lexical, real, inside, display };
+  return { input, lexical, real, inside, display, ...(info !== undefined ? { info } : {}) };
 }

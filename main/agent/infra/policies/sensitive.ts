@@ -1,4 +1,4 @@
-import type { Environment } from '#contract/environment';
+import type { Environment, FileInfo } from '#contract/environment';
 import { basename, dirname, extname, join } from 'node:path';
 import { workspaceSessionsDir } from '../sessions/store';
 import { DEFT_HOME_SECRETS, SECRET_NAMES, SECRET_PLACES } from './secret-places';
@@ -91,9 +91,14 @@ async function head(environment: Environment, path: string, bytes = 64 * 1024): 
  * private key in it, a key store, an `.npmrc`/`.yarnrc` with a token, or a hard link to a secret file
  * beside it (or at the workspace root).
  */
-export async function isSensitiveFile(environment: Environment, path: string, options: { deftHome?: string; workspace?: string } = {}): Promise<boolean> {
+export async function isSensitiveFile(
+  environment: Environment,
+  path: string,
+  options: { deftHome?: string; workspace?: string; info?: FileInfo | null } = {},
+): Promise<boolean> {
   if (isSensitivePath(path, options.deftHome, options.workspace)) return true;
-  const info = await environment.stat(path).catch(() => null);
+  // `info`: the file's stat already taken (the path guard asks for it with the real path).
+  const info = options.info !== undefined ? options.info : await environment.stat(path).catch(() => null);
   if (!info?.isFile()) return false;
   const name = basename(path).toLowerCase();
   const ext = extname(name);

@@ -47,7 +47,7 @@ export function clientFilesEnvironment(inner: Environment, workspace: string, cl
     return { size, mode, mtimeMs, ino, dev, nlink, isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false };
   };
 
-  return {
+  const environment: Environment = {
     kind: inner.kind,
     label: inner.label,
     path: inner.path,
@@ -85,8 +85,10 @@ export function clientFilesEnvironment(inner: Environment, workspace: string, cl
       recent.delete(path);
       const write = client()?.writeText;
       const text = typeof data === 'string' ? data : decodeUtf8(data);
-      if (!write || !inside(path) || text === null) return inner.replaceFile(path, data);
-      await write(path, text);
+      if (!write || !inside(path) || text === null) await inner.replaceFile(path, data);
+      else await write(path, text);
+      // As the stat here tells it (the client's text, when it holds the file).
+      return environment.stat(path).catch(() => null);
     },
     // Bound to `inner`: the rest is inner's own, called on it.
     lstat: inner.lstat.bind(inner),
@@ -107,6 +109,7 @@ export function clientFilesEnvironment(inner: Environment, workspace: string, cl
     search: inner.search.bind(inner),
     close: inner.close.bind(inner),
   };
+  return environment;
 }
 
 async function looksBinary(inner: Environment, path: string, size: number): Promise<boolean> {

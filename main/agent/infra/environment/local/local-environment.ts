@@ -3,7 +3,7 @@ import { appendFile, chmod, lstat, mkdir, open, readFile, readdir, readlink, rea
 import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { DirEntry, Environment, ExecProcess, RandomReader, WatchEvent, Watcher } from '#contract/environment';
+import type { DirEntry, Environment, ExecProcess, FileInfo, RandomReader, WatchEvent, Watcher } from '#contract/environment';
 import { resolveShell } from '../../processes/shell-path';
 import { linesOf } from '../lines';
 import { replaceFileAtomic } from './atomic-write';
@@ -64,7 +64,10 @@ export class LocalEnvironment implements Environment {
   readLines(path: string, signal?: AbortSignal): AsyncIterable<string> {
     return linesOf(() => openReader(path), signal);
   }
-  replaceFile = replaceFileAtomic;
+  async replaceFile(path: string, data: string | Uint8Array): Promise<FileInfo | null> {
+    await replaceFileAtomic(path, data);
+    return stat(path).catch(() => null);
+  }
 
   async writeFile(path: string, data: string | Uint8Array, options: { flag?: 'w' | 'a' | 'wx'; mode?: number } = {}): Promise<void> {
     if (options.flag === 'a') return appendFile(path, data, options.mode !== undefined ? { mode: options.mode } : {});

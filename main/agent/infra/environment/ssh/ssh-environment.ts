@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Client, SFTPWrapper, Stats } from 'ssh2';
@@ -28,8 +27,10 @@ import { readFolderCapped } from './read-folder';
 import { batchMtimes } from './remote-mtimes';
 import { type LocalRipgrep, bundledRipgrep, provideRipgrep } from './remote-ripgrep';
 import { sftpError, shellQuote } from './sftp-errors';
+import { type SftpCall, openReader, readWhole, replaceWhole, writeInPlace } from './sftp-files';
 import { execRemote, runRemote } from './ssh-process';
 import { ScriptHelper } from './script-helper';
+import { WarmShells, warmLine } from './warm-shell';
 
 const toInfo = (stats: Stats): FileInfo => ({
   size: stats.size,
@@ -43,14 +44,17 @@ const toInfo = (stats: Stats): FileInfo => ({
   isSymbolicLink: () => stats.isSymbolicLink(),
 });
 
-const WRITE_CHUNK = 32 * 1024;
-
 /** One live connection: the client, its SFTP session, and why it ended once it has. */
 interface Link {
   client: Client;
   sftp: SFTPWrapper;
   chain: Client[];
   lost: string | null;
+  /** Answers received so far, and how many there were when the last request was sent (see `usage.sftpRoundTrips`). */
+  answers: number;
+  sentAt: number;
+  /** The login shell started ahead of the next command (made at the first command). */
+  warm?: WarmShells;
 }
 
 /** How long a dropped connection is retried (calls made meanwhile wait for it), and the waits between tries. */
@@ -71,7 +75,7 @@ async function openLink(target: SshTarget, label: string): Promise<Link> {
     const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
       client.sftp((error, s) => (error ? reject(new EnvironmentError('EIO', `SFTP is not available on ${label}: ${error.message}`)) : resolve(s))),
     );
-    return { client, sftp, chain, lost: null };
+    return { client, sftp, chain, lost: null, answers: 0, sentAt: -1 };
   } catch (error) {
     for (const c of [...chain].reverse()) c.end();
     throw error;
@@ -91,13 +95,15 @@ export class SshEnvironment implements Environment {
   private closed = false;
   private readonly listeners = new Set<(state: ConnectionState, detail: string | null) => void>();
   /**
-   * Exec channels opened (every remote process but the helper's scripts), scripts the helper shell ran, and SFTP
-   * calls made (one each, except `readBytes`: ssh2's readFile is open, fstat, reads and close on the wire): tests
-   * and benches count with these.
+   * Exec channels opened (every remote process but the helper's scripts), scripts the helper shell ran, SFTP
+   * requests made, and SFTP round trips: requests sent while no answer arrived since the previous request are
+   * one round trip (they travel together), so pipelined requests count once and a request sent in reply to an
+   * answer counts again; and commands that ran on a login shell started ahead (warm-shell.ts: each is also counted
+   * as an exec channel, when it was started). Tests and benches count with these.
    */
-  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0 };
+  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0 };
   /** The same, summed over every connection this process made (a bench counts a whole `deft run` with it). */
-  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0 };
+  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0 };
   private helper: { link: Link; instance: ScriptHelper } | null = null;
   /** Helpers in a row that died before they answered: after three, scripts run as processes of their own on this connection. */
   private helperFailures = 0;
@@ -254,20 +260,32 @@ export class SshEnvironment implements Environment {
   }
 
   /** On one connection: a file handle belongs to the connection that opened it, and fails with it. */
-  private callOn<T>(link: Link, op: string, path: string, run: (sftp: SFTPWrapper, done: (error: unknown, value?: T) => void) => void): Promise<T> {
+  private callOn<T>(
+    link: Link,
+    op: string,
+    path: string,
+    run: (sftp: SFTPWrapper, done: (error: unknown, value?: T) => void) => void,
+    unwaited = false,
+  ): Promise<T> {
     if (link.lost) return Promise.reject(new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) did not run.`, path));
     this.usage.sftpCalls++;
     SshEnvironment.processUsage.sftpCalls++;
+    // A request nothing waits for (a close) is no round trip of the operation's.
+    if (!unwaited && link.sentAt !== link.answers) {
+      link.sentAt = link.answers;
+      this.usage.sftpRoundTrips++;
+      SshEnvironment.processUsage.sftpRoundTrips++;
+    }
     return new Promise<T>((resolve, reject) =>
-      run(link.sftp, (error, value) =>
-        error
-          ? reject(
-              link.lost
-                ? new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) may not have completed.`, path)
-                : sftpError(error, op, path),
-            )
-          : resolve(value as T),
-      ),
+      run(link.sftp, (error, value) => {
+        link.answers++;
+        if (!error) return resolve(value as T);
+        reject(
+          link.lost
+            ? new EnvironmentError('ECONNRESET', `${link.lost} The operation (${op} ${path}) may not have completed.`, path)
+            : sftpError(error, op, path),
+        );
+      }),
     );
   }
 
@@ -284,35 +302,18 @@ export class SshEnvironment implements Environment {
     return this.call<string>('readlink', path, (sftp, done) => sftp.readlink(path, done));
   }
 
+  /** The SFTP requests of one connection, for the pipelined file operations (sftp-files.ts). */
+  private callsOn(link: Link): SftpCall {
+    return (op, path, run, unwaited) => this.callOn(link, op, path, run, unwaited);
+  }
+
   async openRead(path: string): Promise<RandomReader> {
-    const link = await this.current(path);
-    const handle = await this.callOn<Buffer>(link, 'open', path, (sftp, done) => sftp.open(path, 'r', done));
-    const stats = await this.callOn<Stats>(link, 'fstat', path, (sftp, done) => sftp.fstat(handle, done));
-    if (stats.isDirectory()) {
-      void this.callOn<void>(link, 'close', path, (sftp, done) => sftp.close(handle, done)).catch(() => {});
-      throw new EnvironmentError('EISDIR', `${path} is a folder.`, path);
-    }
-    return {
-      size: stats.size,
-      read: async (into, position, length) => {
-        let total = 0;
-        const wanted = Math.min(length, into.length);
-        // The server may return less than asked (its packet limit): read on until the span is filled or the file ends.
-        while (total < wanted) {
-          const got = await this.callOn<number>(link, 'read', path, (sftp, done) =>
-            sftp.read(handle, into, total, wanted - total, position + total, (error, bytes) => done(error, bytes)),
-          );
-          if (!got) break;
-          total += got;
-        }
-        return total;
-      },
-      close: () => this.callOn<void>(link, 'close', path, (sftp, done) => sftp.close(handle, done)),
-    };
+    const reader = await openReader(this.callsOn(await this.current(path)), path);
+    return { size: reader.size, read: (into, position, length) => reader.read(into, position, length), close: () => reader.close() };
   }
 
   async readBytes(path: string): Promise<Buffer> {
-    return this.call<Buffer>('read', path, (sftp, done) => sftp.readFile(path, done));
+    return readWhole(this.callsOn(await this.current(path)), path);
   }
   async readText(path: string): Promise<string> {
     return (await this.readBytes(path)).toString('utf8');
@@ -321,51 +322,13 @@ export class SshEnvironment implements Environment {
     return linesOf(() => this.openRead(path), signal);
   }
 
-  private async writeAll(path: string, flags: 'w' | 'wx' | 'a', data: string | Uint8Array, mode?: number): Promise<void> {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    const link = await this.current(path);
-    const handle = await this.callOn<Buffer>(link, 'open', path, (sftp, done) => sftp.open(path, flags, mode !== undefined ? { mode } : {}, done));
-    try {
-      const start = flags.startsWith('a') ? (await this.callOn<Stats>(link, 'fstat', path, (sftp, done) => sftp.fstat(handle, done))).size : 0;
-      const writes: Promise<void>[] = [];
-      for (let at = 0; at < bytes.length; at += WRITE_CHUNK) {
-        const length = Math.min(WRITE_CHUNK, bytes.length - at);
-        writes.push(this.callOn<void>(link, 'write', path, (sftp, done) => sftp.write(handle, bytes, at, length, start + at, done)));
-      }
-      await Promise.all(writes);
-      await this.callOn<void>(link, 'fsync', path, (sftp, done) => sftp.ext_openssh_fsync(handle, done)).catch(() => {});
-    } finally {
-      await this.callOn<void>(link, 'close', path, (sftp, done) => sftp.close(handle, done)).catch(() => {});
-    }
-  }
-
-  async replaceFile(path: string, data: string | Uint8Array): Promise<void> {
-    const parent = posix.dirname(path);
-    const moved = () =>
-      new EnvironmentError(
-        'EXDEV',
-        `The folder ${parent} changed while ${posix.basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`,
-        path,
-      );
-    const unmoved = async () => {
-      if ((await this.realpath(parent).catch(() => parent)) !== parent) throw moved();
-    };
-    const existing = await this.stat(path).catch(() => null);
-    await unmoved();
-    const temp = posix.join(parent, `.${posix.basename(path)}.deft-ssh-${randomBytes(5).toString('hex')}.tmp`);
-    try {
-      await this.writeAll(temp, 'wx', data, existing ? existing.mode & 0o7777 : 0o666);
-      if (existing) await this.chmod(temp, existing.mode & 0o7777);
-      await unmoved();
-      await this.call<void>('rename', path, (sftp, done) => sftp.ext_openssh_rename(temp, path, done));
-    } catch (error) {
-      await this.call<void>('unlink', temp, (sftp, done) => sftp.unlink(temp, done)).catch(() => {});
-      throw error;
-    }
+  async replaceFile(path: string, data: string | Uint8Array): Promise<FileInfo | null> {
+    const after = await replaceWhole(this.callsOn(await this.current(path)), path, data);
+    return after && toInfo(after);
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { flag?: 'w' | 'a' | 'wx'; mode?: number } = {}): Promise<void> {
-    await this.writeAll(path, options.flag ?? 'w', data, options.mode);
+    await writeInPlace(this.callsOn(await this.current(path)), path, options.flag ?? 'w', data, options.mode);
   }
 
   async mkdir(path: string, options: { recursive?: boolean; mode?: number } = {}): Promise<void> {
@@ -466,7 +429,23 @@ export class SshEnvironment implements Environment {
   exec(request: ExecRequest): ExecProcess {
     return execRemote(async () => {
       const link = await this.current();
-      return { client: link.client, lost: () => link.lost };
+      return {
+        client: link.client,
+        lost: () => link.lost,
+        warm: () => {
+          if (link.lost) return null;
+          const taken = (link.warm ??= new WarmShells(link.client)).take();
+          if (!taken) return null;
+          const channel = taken.then((ready) => {
+            if (ready) {
+              this.usage.warmShells++;
+              SshEnvironment.processUsage.warmShells++;
+            }
+            return ready;
+          });
+          return { channel, line: warmLine };
+        },
+      };
     }, request);
   }
 
@@ -587,6 +566,7 @@ export class SshEnvironment implements Environment {
     this.link.lost ??= `The SSH connection to ${this.label} was closed.`;
     this.lostForGood = this.link.lost;
     this.helper?.instance.close();
+    this.link.warm?.close();
     for (const c of [...this.link.chain].reverse()) c.end();
     this.setState('lost', null);
   }

@@ -42,8 +42,15 @@ export async function runRemote(client: Client, command: string): Promise<{ stdo
   });
 }
 
-/** A connection to run on, and why it ended once it has. */
-export type Connection = { client: Client; lost: () => string | null };
+/**
+ * A connection to run on, and why it ended once it has; `warm`, a shell started ahead that runs the command line it
+ * is sent (warm-shell.ts), or null when none is ready.
+ */
+export type Connection = {
+  client: Client;
+  lost: () => string | null;
+  warm?: () => { channel: Promise<ClientChannel | null>; line: (command: string) => string } | null;
+};
 
 /**
  * A process on the other machine, over one exec channel of the shared connection (the one `connect` gives: while
@@ -71,7 +78,12 @@ export function execRemote(connect: () => Promise<Connection>, request: ExecRequ
     let channel: ClientChannel;
     try {
       connection = await connect();
-      channel = await execOn(connection.client, remoteCommand(request));
+      const warm = connection.warm?.() ?? null;
+      const ready = warm ? await warm.channel : null;
+      if (ready) {
+        channel = ready;
+        channel.write(warm!.line(remoteCommand(request)));
+      } else channel = await execOn(connection.client, remoteCommand(request));
     } catch (error) {
       stdout.end();
       stderr.end();

@@ -105,7 +105,8 @@ export function editTool(files: FileTracker): Tool<typeof input> {
         detail: args.replace_all ? 'replace all occurrences' : 'replace one occurrence',
       };
       let preview: { stats: FileInfo; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
-      const current = await statOrNull(env.environment, path.real);
+      // The stat the path guard took with the real path (the preview is checked against the file again when it runs).
+      const current = path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
       if (current?.isFile()) {
         try {
           const { view } = await loadTextFile(env.environment, path.real, path.display, current.size);
@@ -137,8 +138,8 @@ export function editTool(files: FileTracker): Tool<typeof input> {
             // Review mode: the user accepts or rejects the edit hunk by hunk before anything is written.
             const reviewed = await reviewChange(env, ctx, { toolName: 'Edit', path, before: view.text, after: change.after, created: false });
             if (reviewed.kind === 'rejected') return reviewed.result;
-            await env.environment.replaceFile(path.real, fromModelView(reviewed.text, view));
-            const after = await env.environment.stat(path.real).catch(() => null);
+            // Its stat just after the rename (a remote backend asks with the rename, not a round trip later).
+            const after = await env.environment.replaceFile(path.real, fromModelView(reviewed.text, view));
             if (!after)
               throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);

@@ -1,4 +1,4 @@
-import type { Environment } from '#contract/environment';
+import type { Environment, FileInfo } from '#contract/environment';
 import { z } from 'zod';
 import { diffDisplay } from '#infra/text/diff-hunks';
 import type { FileTracker } from '../../file-state';
@@ -62,7 +62,8 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
     input,
     async resolveExecution(args, env) {
       const path = await guard(env, args.path, 'write');
-      const existing = await statOrNull(env.environment, path.real);
+      // The stat the path guard took with the real path (the call stats the file again when it runs).
+      const existing = path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
       if (existing?.isDirectory()) throw new ToolInputError(`${path.display} is a folder; give Write the path of a file.`);
       if (existing && !existing.isFile())
         throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe); Write does not write to it.`);
@@ -104,17 +105,19 @@ export function writeTool(files: FileTracker): Tool<typeof input> {
             afterText = reviewed.text;
             const { text, converted } = inFileStyle(partial ? afterText : args.content, view);
             const bytes = Buffer.byteLength(text);
+            // The file's stat after the write (replaceFile answers it with the rename).
+            let after: FileInfo | null;
             if (partial) {
-              await env.environment.replaceFile(path.real, view ? fromModelView(afterText, view) : afterText);
+              after = await env.environment.replaceFile(path.real, view ? fromModelView(afterText, view) : afterText);
             } else if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
               if ((await env.environment.realpath(path.real).catch(() => null)) !== path.real)
                 throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
               await env.environment.writeFile(path.real, text, { flag: 'a' });
+              after = await env.environment.stat(path.real).catch(() => null);
             } else {
               const whole = appending && view ? fromModelView(view.text, view) + text : view?.bom && !text.startsWith('\ufeff') ? `\ufeff${text}` : text;
-              await env.environment.replaceFile(path.real, whole);
+              after = await env.environment.replaceFile(path.real, whole);
             }
-            const after = await env.environment.stat(path.real).catch(() => null);
             if (!after)
               throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
