@@ -13,6 +13,12 @@ import { GitError } from './store/git';
 import { NO_GIT_EXIT } from './store/remote-git';
 import { ChangeWatch } from './change-watch';
 
+/**
+ * Where no window keeps Deft running (a one-shot `deft run`), the watch starts before the checkpoint of the second step
+ * that runs a command: its walk of the workspace costs about one git status, which a single command does not earn back.
+ */
+const WATCH_FROM_COMMAND = 2;
+
 /** Workspace-relative paths ('/'-separated) of the absolute paths inside the workspace. */
 function workspacePaths(workspace: string, paths: readonly string[]): string[] {
   return [...new Set(paths.filter((p) => p !== workspace && isWithin(p, workspace)).map((p) => relative(workspace, p).split(sep).join('/')))];
@@ -33,6 +39,8 @@ export class WorkspaceCheckpoints {
   private told: RecoveredRewind | null = null;
   /** Which files may have changed, from a watch of a local workspace (made with the store; null where there is none). */
   private watch: ChangeWatch | null = null;
+  /** Steps that ran a command (or anything else that names no files) so far, counted at their checkpoint before. */
+  private commands = 0;
 
   constructor(private readonly core: CoreContext) {}
 
@@ -125,14 +133,16 @@ export class WorkspaceCheckpoints {
   /**
    * The workspace now, as a tree in the store (call holding the lock). With `paths`, those only. Without, and with a
    * live watch of a local workspace whose starting point is HEAD, only the paths it reported since (after its fence);
-   * otherwise git's status over the whole workspace. The watch starts (once) before the checkpoint taken just before
-   * a command runs — or before the first capture where a window keeps Deft running — so that capture is its starting
-   * point and the capture after the command is narrowed; a one-shot run that runs no command never loads it.
+   * otherwise git's status over the whole workspace. The watch starts (once) before the first capture where a window
+   * keeps Deft running, or else before the checkpoint taken just before the second step that runs a command
+   * (WATCH_FROM_COMMAND), so that capture is its starting point and the captures after are narrowed; a one-shot run of
+   * fewer commands never loads it.
    */
   async captureNow(store: CheckpointStoreApi, kind: CheckpointKind | 'warm', paths?: readonly string[]): Promise<Capture> {
     const watch = this.watch;
     if (!watch) return store.capture(paths);
-    if (!paths && (kind === 'tools' || this.core.host.hasWindow)) await watch.start();
+    if (!paths && kind === 'tools') this.commands++;
+    if (!paths && (this.core.host.hasWindow || this.commands >= WATCH_FROM_COMMAND)) await watch.start();
     const head = watch.live ? await store.headTree() : null;
     try {
       const changed = paths ?? (await watch.changedSince(head));

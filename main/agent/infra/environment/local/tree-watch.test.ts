@@ -1,0 +1,44 @@
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '#test-support/harness';
+import type { TreeWatch } from '#contract/environment';
+import { treeWatchSupported, watchTreeLocal } from './tree-watch';
+
+let watch: TreeWatch | null = null;
+afterEach(async () => {
+  await watch?.close();
+  watch = null;
+});
+
+describe.runIf(treeWatchSupported())('watchTreeLocal (inotify)', () => {
+  it('has reported every change made before sync resolves, ignoring what it was told to', async () => {
+    const root = await tempDir('deft-tree-watch-');
+    const fenceDir = join(await tempDir('deft-tree-fence-'), 'fence');
+    await mkdir(join(root, '.git'));
+    await mkdir(join(root, 'keep'));
+    await writeFile(join(root, 'keep', 'old.txt'), 'old');
+    const seen = new Set<string>();
+    watch = await watchTreeLocal(root, { ignore: [join(root, '.git')], fenceDir }, (changes) => {
+      if ('paths' in changes) for (const path of changes.paths) seen.add(path);
+    });
+    for (let round = 0; round < 3; round++) {
+      const made = Array.from({ length: 200 }, (_, i) => join(root, `d${i % 7}`, `r${round}-f${i}.txt`));
+      await Promise.all([...new Set(made.map((p) => join(p, '..')))].map((d) => mkdir(d, { recursive: true })));
+      await Promise.all(made.map((p) => writeFile(p, `${round}`)));
+      await writeFile(join(root, '.git', `index${round}`), 'ignored');
+      await rename(join(root, 'keep'), join(root, `kept${round}`));
+      await rename(join(root, `kept${round}`), join(root, 'keep'));
+      await watch.sync();
+      // A file made in a folder made just before may come before the folder is watched: the folder is reported then.
+      for (const path of made) expect(seen.has(path) || seen.has(join(path, '..'))).toBe(true);
+      expect([...seen].some((p) => p.includes('/.git/'))).toBe(false);
+      // Moved away and back in one batch: reported as the folder it is (its contents are looked at through it).
+      expect(seen.has(join(root, 'keep'))).toBe(true);
+      seen.clear();
+    }
+    await rm(join(root, 'keep'), { recursive: true });
+    await watch.sync();
+    expect(seen.has(join(root, 'keep'))).toBe(true);
+  });
+});
