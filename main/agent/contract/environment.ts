@@ -161,8 +161,11 @@ export interface TreeWatchOptions {
   fenceDir: string;
 }
 
-/** What a tree watch reports: the paths (absolute) that changed in one batch, or the error that ended the watch. */
-export type TreeChanges = { paths: readonly string[] } | { error: Error };
+/**
+ * What a tree watch reports: the paths (absolute) that changed in one batch, and of those the ones that were created
+ * (or moved in), or the error that ended the watch.
+ */
+export type TreeChanges = { paths: readonly string[]; created: readonly string[] } | { error: Error };
 
 export interface TreeWatch {
   /**

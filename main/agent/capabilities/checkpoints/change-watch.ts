@@ -20,14 +20,17 @@ export interface ScanStart {
  * watch's fence says every change made before has been reported. Only the store's HEAD is patched (the narrowed
  * capture), so the watch is used only while HEAD is that tree; anything else — no watch yet, a watch that failed,
  * HEAD moved by another process or session, too many paths, an ignore file changed — and the caller scans (git's
- * status), and a scan begun while the watch is live becomes the new `synced`. A change is never missed silently:
- * whatever this cannot vouch for is scanned.
+ * status), and a scan begun while the watch is live becomes the new `synced`. A folder created or moved in that holds
+ * folders the watch did not report (it may not be watching them) makes it start again, and the caller scans. A change
+ * is never missed silently: whatever this cannot vouch for is scanned.
  */
 export class ChangeWatch {
   private watch: TreeWatch | null = null;
   private starting: Promise<void> | null = null;
   /** Workspace paths reported since the last capture began. */
   private readonly dirty = new Set<string>();
+  /** Of those, the ones reported as created (or moved in). */
+  private readonly created = new Set<string>();
   /** More than MAX_WATCHED_PATHS, or an ignore file among them: the next capture scans. */
   private overflow = false;
   private synced: string | null = null;
@@ -76,8 +79,43 @@ export class ChangeWatch {
     }
     if (!this.live || this.overflow) return null;
     const paths = [...this.dirty];
+    if (await this.unwatchedFolders()) {
+      // A folder the watch may not see into: watched again from scratch (a walk), and the caller scans.
+      await this.restart();
+      return null;
+    }
     this.dirty.clear();
+    this.created.clear();
     return paths;
+  }
+
+  /**
+   * Whether a folder created (or moved in, or renamed) since the last capture holds a folder that was not reported:
+   * one made in it before the watch reached it (mkdir -p, an unpacked archive), or brought along by a move, is not
+   * watched, and its path in the watch may be the old one — changes in it would go unseen.
+   */
+  private async unwatchedFolders(): Promise<boolean> {
+    const { path } = this.environment;
+    for (const rel of this.created) {
+      const full = path.join(this.workspace, rel);
+      const stats = await this.environment.lstat(full).catch(() => null);
+      if (!stats?.isDirectory()) continue;
+      const entries = await this.environment.readdir(full).catch(() => null);
+      if (!entries) return true;
+      if (entries.some((e) => e.type === 'directory' && !this.dirty.has(`${rel}/${e.name}`))) return true;
+    }
+    return false;
+  }
+
+  private async restart(): Promise<void> {
+    const watch = this.watch;
+    this.watch = null;
+    this.starting = null;
+    this.synced = null;
+    this.dirty.clear();
+    this.created.clear();
+    await watch?.close().catch(() => {});
+    await this.start();
   }
 
   /** A scan of the whole workspace begins now: what was reported before is in it. */
@@ -85,6 +123,7 @@ export class ChangeWatch {
     const live = this.live;
     if (live) {
       this.dirty.clear();
+      this.created.clear();
       this.overflow = false;
     }
     return { live };
@@ -118,21 +157,29 @@ export class ChangeWatch {
   private take(changes: TreeChanges): void {
     if ('error' in changes) return this.fail(changes.error);
     if (this.overflow) return;
+    const rel = (path: string) => relative(this.workspace, path).split(sep).join('/');
     for (const path of changes.paths) {
+      // The workspace itself (deleted, moved): nothing narrower can be trusted.
+      if (path === this.workspace) this.overflow = true;
       if (path === this.workspace || !isWithin(path, this.workspace)) continue;
-      const rel = relative(this.workspace, path).split(sep).join('/');
+      const name = rel(path);
       // The rules of what is ignored may have changed: git's status reads them again.
-      if (rel === '.gitignore' || rel.endsWith('/.gitignore')) this.overflow = true;
-      this.dirty.add(rel);
+      if (name === '.gitignore' || name.endsWith('/.gitignore')) this.overflow = true;
+      this.dirty.add(name);
     }
+    for (const path of changes.created) if (path !== this.workspace && isWithin(path, this.workspace)) this.created.add(rel(path));
     if (this.dirty.size > MAX_WATCHED_PATHS) this.overflow = true;
-    if (this.overflow) this.dirty.clear();
+    if (this.overflow) {
+      this.dirty.clear();
+      this.created.clear();
+    }
   }
 
   private fail(error: unknown): void {
     this.problem ??= `Changes are found by scanning the workspace (git status), not by the file watcher: ${(error as Error)?.message ?? String(error)}`;
     this.synced = null;
     this.dirty.clear();
+    this.created.clear();
     const watch = this.watch;
     this.watch = null;
     void watch?.close().catch(() => {});

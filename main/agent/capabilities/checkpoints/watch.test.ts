@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -99,6 +99,27 @@ describe('checkpoints after a command, with the file watcher', { timeout: 60_000
       ['c.txt', false],
       ['new.txt', false],
     ]);
+  });
+
+  it('sees into folders made faster than the watch, moved in or renamed (it starts again when it may not)', async () => {
+    h = await createHarness({ capabilities: defaultCapabilities });
+    await commandTurns(h);
+    await h.run('change three files');
+    const outside = await mkdtemp(join(tmpdir(), 'deft-moved-in-'));
+    const turn = async (command: string) => {
+      h!.server.enqueue(toolStep(callChunk('Bash', { command })), textReply('Done.'));
+      return changedFiles(h!, await h!.run(command));
+    };
+    expect(await turn('mkdir -p deep/er/est && printf a > deep/er/est/f.txt')).toEqual(['deep/er/est/f.txt']);
+    expect(await turn('printf b > deep/er/est/f.txt')).toEqual(['deep/er/est/f.txt']);
+    expect(await turn('mv deep renamed && printf c > renamed/er/est/f.txt')).toEqual(['deep/er/est/f.txt', 'renamed/er/est/f.txt']);
+    expect(await turn('printf d > renamed/er/est/f.txt')).toEqual(['renamed/er/est/f.txt']);
+    // A tree moved in from outside (by the user, between turns: a command's sandbox may not reach outside the workspace).
+    await mkdir(join(outside, 'in', 'side'), { recursive: true });
+    await writeFile(join(outside, 'in', 'side', 'g.txt'), 'moved in\n');
+    await rename(join(outside, 'in'), join(h.workspace, 'brought'));
+    expect(await turn('printf e > brought/side/g.txt')).toEqual(['brought/side/g.txt']);
+    expect(await turn('printf f > brought/side/g.txt')).toEqual(['brought/side/g.txt']);
   });
 
   it('falls back to git status when the watcher cannot start, and says so once in the status', async () => {

@@ -73,7 +73,7 @@ export async function watchTreeLocal(root: string, options: TreeWatchOptions, on
       root,
       (error, events) => {
         if (error) return fail(error);
-        if (events.length) onChanges({ paths: events.map((e) => e.path) });
+        if (events.length) onChanges({ paths: events.map((e) => e.path), created: events.filter((e) => e.type === 'create').map((e) => e.path) });
       },
       { ...backend, ignore: [...options.ignore] },
     );
