@@ -105,7 +105,7 @@ export class LocalEnvironment implements Environment {
     return { close: async () => watcher.close() };
   }
 
-  /** Linux's inotify through @parcel/watcher (loaded when first asked): see tree-watch.ts. */
+  /** One fs.watch per folder, fenced on Linux's single inotify queue: see tree-watch.ts. */
   readonly watchTree = treeWatchSupported() ? watchTreeLocal : undefined;
 
   exec = execLocal;

@@ -41,4 +41,27 @@ describe.runIf(treeWatchSupported())('watchTreeLocal (inotify)', () => {
     await watch.sync();
     expect(seen.has(join(root, 'keep'))).toBe(true);
   });
+
+  it('follows folders as they appear and move: what is made in them later is reported under their new paths', async () => {
+    const root = await tempDir('deft-tree-watch-');
+    const fenceDir = join(await tempDir('deft-tree-fence-'), 'fence');
+    const seen = new Set<string>();
+    watch = await watchTreeLocal(root, { ignore: [], fenceDir }, (changes) => {
+      if ('paths' in changes) for (const path of changes.paths) seen.add(path);
+    });
+    // A deep tree made at once (faster than any watch could be placed): every folder and file in it reported.
+    await mkdir(join(root, 'a', 'b', 'c'), { recursive: true });
+    await writeFile(join(root, 'a', 'b', 'c', 'deep.txt'), '1');
+    await watch.sync();
+    for (const path of ['a', 'a/b', 'a/b/c', 'a/b/c/deep.txt']) expect(seen.has(join(root, path)), path).toBe(true);
+    seen.clear();
+    // Renamed: a file written in it afterwards is reported at its new path, not the old one.
+    await rename(join(root, 'a'), join(root, 'z'));
+    await watch.sync();
+    seen.clear();
+    await writeFile(join(root, 'z', 'b', 'c', 'later.txt'), '2');
+    await watch.sync();
+    expect(seen.has(join(root, 'z', 'b', 'c', 'later.txt'))).toBe(true);
+    expect([...seen].some((p) => p.startsWith(join(root, 'a') + '/'))).toBe(false);
+  });
 });
