@@ -58,7 +58,7 @@ function withTreeWatch(watchTree: Environment['watchTree']): Environment {
 async function commandTurns(h: Harness) {
   await writeFile(join(h.workspace, 'a.txt'), 'original a\n');
   await writeFile(join(h.workspace, 'b.txt'), 'original b\n');
-  // A run without a window starts the watch before its second command (workspace.ts, WATCH_FROM_COMMAND).
+  // A run without a window starts the watch before its first command (workspace.ts, WATCH_FROM_COMMAND).
   h.server.enqueue(toolStep(callChunk('Bash', { command: 'echo one >> a.txt' })), toolStep(callChunk('Bash', { command: 'true' })), textReply('Appended.'));
   const first = await h.run('append once');
   h.server.enqueue(toolStep(callChunk('Bash', { command: 'echo two >> b.txt && printf new > new.txt && rm a.txt' })), textReply('Changed.'));

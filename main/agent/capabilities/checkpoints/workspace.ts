@@ -14,10 +14,11 @@ import { NO_GIT_EXIT } from './store/remote-git';
 import { ChangeWatch } from './change-watch';
 
 /**
- * Where no window keeps Deft running (a one-shot `deft run`), the watch starts before the checkpoint of the second step
- * that runs a command: its walk of the workspace costs about one git status, which a single command does not earn back.
+ * Where no window keeps Deft running (a one-shot `deft run`), the watch starts before the checkpoint of the first step
+ * that runs a command (a text-only or edit-only run never starts it): that capture is its starting point, and the
+ * captures after the command (and every later one) are narrowed. Its walk costs about what the scan it saves does.
  */
-const WATCH_FROM_COMMAND = 2;
+const WATCH_FROM_COMMAND = 1;
 
 /** Workspace-relative paths ('/'-separated) of the absolute paths inside the workspace. */
 function workspacePaths(workspace: string, paths: readonly string[]): string[] {
@@ -134,7 +135,7 @@ export class WorkspaceCheckpoints {
    * The workspace now, as a tree in the store (call holding the lock). With `paths`, those only. Without, and with a
    * live watch of a local workspace whose starting point is HEAD, only the paths it reported since (after its fence);
    * otherwise git's status over the whole workspace. The watch starts (once) before the first capture where a window
-   * keeps Deft running, or else before the checkpoint taken just before the second step that runs a command
+   * keeps Deft running, or else before the checkpoint taken just before the first step that runs a command
    * (WATCH_FROM_COMMAND), so that capture is its starting point and the captures after are narrowed; a one-shot run of
    * fewer commands never loads it.
    */
