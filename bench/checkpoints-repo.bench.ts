@@ -13,7 +13,7 @@ import type { BenchResult } from './types';
 // Checkpoints on a committed 20,000-file repository (issue 36), through the built CLI as a user runs it: each
 // turn is one `deft run` with checkpoints on, beside the same turn with checkpoints off, in CPU (the process
 // and every git it waited for) and wall. The first turn (the store's baseline), later turns changing one
-// file by Write, one by a shell command and 500 by a shell command, and the store's size beside the
+// file by Write, one by a shell command, 500 by a shell command and six commands changing one file each, and the store's size beside the
 // repository's own packed objects.
 
 const FILES = 20_000;
@@ -123,6 +123,9 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
         await turn(modes[name], 'write', ...write(pathOf(100 + i)));
         await turn(modes[name], 'shell', toolStep(callChunk('Bash', { command: `echo ${i} >> ${pathOf(200 + i)}` })));
         await turn(modes[name], 'shell500', toolStep(callChunk('Bash', { command: `for f in ${many}; do echo ${i} >> $f; done` })));
+        // Six commands in one turn, each changing one file: from the second on, the file watcher says what changed.
+        const commands = Array.from({ length: 6 }, (_, k) => toolStep(callChunk('Bash', { command: `echo ${i} >> ${pathOf(300 + k)}` })));
+        await turn(modes[name], 'shell6', ...commands);
       }
     }
     const packed = await folderBytes(join(workspace, '.git', 'objects'));
@@ -142,6 +145,7 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
       row('write', 'later turn, Write 1 file,', 'goal ≤ 1.1×'),
       row('shell', 'later turn, 1 file changed by a command,', 'goal ≤ 1.1×'),
       row('shell500', 'later turn, 500 files changed by a command,', ''),
+      row('shell6', 'later turn, 6 commands each changing 1 file,', 'goal ≤ 1.1×'),
       {
         name: 'checkpoint store after the first turn',
         value: storeBytes / 2 ** 20,

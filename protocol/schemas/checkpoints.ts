@@ -19,6 +19,8 @@ const buildCheckpointSchemas = () => {
     reason: z.string().optional(),
     /** A rewind that was interrupted (a crash, a dropped connection) and was finished when the store opened, in words. */
     recovered: z.string().optional(),
+    /** Why changes made by commands are found by scanning the workspace rather than by the file watcher (it could not start, or failed), in words. */
+    watch: z.string().optional(),
   });
 
   /** A file that differs between two states of the workspace; counts are null for binary files. */

@@ -56,6 +56,14 @@ export interface Environment {
   mtimes(paths: readonly string[]): Promise<Float64Array>;
   /** Changes under a folder (or to a file); `close` stops watching. Remote backends poll. */
   watch(path: string, options: { recursive?: boolean }, onChange: (event: WatchEvent) => void): Watcher;
+  /**
+   * A native recursive watch of a folder that can say when every change made before a moment has been reported
+   * (`TreeWatch.sync`): checkpoints learn which files a command may have changed without scanning the folder.
+   * Resolves once the watch is in place (every change from then on is reported). Absent where there is no such
+   * watcher (a remote folder, a platform whose watcher cannot fence); rejects when it cannot start here (the native
+   * module did not load, the system's watch limit).
+   */
+  watchTree?(root: string, options: TreeWatchOptions, onChanges: (changes: TreeChanges) => void): Promise<TreeWatch>;
 
   /** Start a process there. It runs in a process group of its own; `kill` ends the whole tree. */
   exec(request: ExecRequest): ExecProcess;
@@ -145,6 +153,28 @@ export interface WatchEvent {
 }
 
 export interface Watcher {
+  close(): Promise<void>;
+}
+
+export interface TreeWatchOptions {
+  /** Absolute paths whose changes are not reported, with everything under them (not even walked or watched). */
+  ignore: readonly string[];
+  /** A folder of the caller's, outside `root`, where `sync` writes its fence files (created if missing). */
+  fenceDir: string;
+}
+
+/**
+ * What a tree watch reports: the paths (absolute) that changed in one batch, and of those the ones that were created
+ * (or moved in), or the error that ended the watch.
+ */
+export type TreeChanges = { paths: readonly string[]; created: readonly string[] } | { error: Error };
+
+export interface TreeWatch {
+  /**
+   * Resolves once every change made before the call has been passed to `onChanges`; rejects when that cannot be
+   * known (the watch ended, the fence did not arrive in time). The caller then treats any path as possibly changed.
+   */
+  sync(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -109,6 +109,7 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       const store = await checkpoints.store().catch(() => null);
       await store?.locked(async () => {}).catch(() => {});
       store?.close();
+      await checkpoints.closeWatch();
     },
     onTurnStart: (session, { turnId, prompt }) => {
       const pending = session.state(pendingNoteSlot).get();

@@ -58,6 +58,10 @@ async function changingTurn(h: Harness): Promise<string> {
   await writeFile(signal, '');
   await eventually(() => expect(h.sessionEvents('turn.started').some((e) => (e as SessionEventOf<'turn.started'>).origin === 'task')).toBe(true), 15_000);
   await settle(h);
+  // The task's checkpoint is taken as it ends, beside the turn it starts (after the file watcher's fence): wait for it.
+  const store = await CheckpointStore.open(h.home, h.workspace);
+  await eventually(async () => expect((await store.list(h.session.id)).some((c) => c.kind === 'task')).toBe(true), 15_000);
+  store.close();
   return turnId;
 }
 

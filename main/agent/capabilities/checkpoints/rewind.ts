@@ -60,7 +60,7 @@ export class Rewinds {
     };
     if (scope === 'conversation' || !store) return { ...base, files: [], notCaptured: [], expect: '' };
     if (!target) throw noCheckpoint();
-    const plan = await store.locked(() => this.plan(store, list, target));
+    const plan = await store.locked(() => this.plan(store, target));
     let budget = PREVIEW_LINE_BUDGET;
     const files: RewindFile[] = [];
     for (const change of plan.changes) {
@@ -161,7 +161,7 @@ export class Rewinds {
     let before: Checkpoint | null = null;
     let after: Checkpoint | null = null;
     await store.locked(async () => {
-      const plan = await this.plan(store, list, target);
+      const plan = await this.plan(store, target);
       if (options.expect && plan.now.tree !== options.expect) {
         throw new CommandError('invalid_request', 'Files changed since the preview was made. Look at the preview again, then rewind.');
       }
@@ -213,7 +213,10 @@ export class Rewinds {
   }
 
   /** What restoring `target` would change now. Call holding the store's lock. */
-  private async plan(store: CheckpointStoreApi, list: readonly Checkpoint[], target: Checkpoint): Promise<Plan> {
+  private async plan(store: CheckpointStoreApi, target: Checkpoint): Promise<Plan> {
+    // Listed again under the lock: a checkpoint that was being taken as this was asked for (a task's, waiting for the file
+    // watcher's fence) is in it, so what it holds is not taken for a change made outside.
+    const list = await store.list(target.session);
     const now = await store.capture();
     const all = await store.changes(now.tree, target.tree, true);
     // A file left out then or now cannot be restored faithfully: it is reported and left as it is.

@@ -6,11 +6,19 @@ import type { CoreContext, SessionHandle } from '#contract/capability';
 import type { Environment } from '#contract/environment';
 import { readCheckpointSettings } from './settings';
 import { gitBinary } from '#infra/git/git';
-import { type Capture, type Checkpoint, type CheckpointMeta, CheckpointStore } from './store/store';
+import { type Capture, type Checkpoint, type CheckpointKind, type CheckpointMeta, CheckpointStore } from './store/store';
 import type { CheckpointStoreApi } from './store/store-api';
 import type { RecoveredRewind } from './store/journal';
 import { GitError } from './store/git';
 import { NO_GIT_EXIT } from './store/remote-git';
+import { ChangeWatch } from './change-watch';
+
+/**
+ * Where no window keeps Deft running (a one-shot `deft run`), the watch starts before the checkpoint of the first step
+ * that runs a command (a text-only or edit-only run never starts it): that capture is its starting point, and the
+ * captures after the command (and every later one) are narrowed. Its walk costs about what the scan it saves does.
+ */
+const WATCH_FROM_COMMAND = 1;
 
 /** Workspace-relative paths ('/'-separated) of the absolute paths inside the workspace. */
 function workspacePaths(workspace: string, paths: readonly string[]): string[] {
@@ -30,6 +38,10 @@ export class WorkspaceCheckpoints {
   private readonly warned = new Set<string>();
   /** The interrupted rewind the store finished that a session was told of last. */
   private told: RecoveredRewind | null = null;
+  /** Which files may have changed, from a watch of a local workspace (made with the store; null where there is none). */
+  private watch: ChangeWatch | null = null;
+  /** Steps that ran a command (or anything else that names no files) so far, counted at their checkpoint before. */
+  private commands = 0;
 
   constructor(private readonly core: CoreContext) {}
 
@@ -46,7 +58,8 @@ export class WorkspaceCheckpoints {
 
   async status(): Promise<CheckpointsStatus> {
     const store = await this.store();
-    return store?.recovered ? { ...this.state, recovered: this.describe(store.recovered) } : this.state;
+    const watch = this.watch?.problem;
+    return { ...this.state, ...(store?.recovered ? { recovered: this.describe(store.recovered) } : {}), ...(watch ? { watch } : {}) };
   }
 
   /** The store, or a CommandError saying why there is none. */
@@ -71,7 +84,7 @@ export class WorkspaceCheckpoints {
       if (paths?.length === 0) return null;
       return await store.locked(async () => {
         this.tellRecovered(session, store);
-        const capture = await store.capture(paths);
+        const capture = await this.captureNow(store, meta.kind, paths);
         return this.recordIfNew(store, session.id, capture, meta, always);
       });
     } catch (error) {
@@ -118,10 +131,46 @@ export class WorkspaceCheckpoints {
     return checkpoint;
   }
 
+  /**
+   * The workspace now, as a tree in the store (call holding the lock). With `paths`, those only. Without, and with a
+   * live watch of a local workspace whose starting point is HEAD, only the paths it reported since (after its fence);
+   * otherwise git's status over the whole workspace. The watch starts (once) before the first capture where a window
+   * keeps Deft running, or else before the checkpoint taken just before the first step that runs a command
+   * (WATCH_FROM_COMMAND), so that capture is its starting point and the captures after are narrowed; a one-shot run of
+   * fewer commands never loads it.
+   */
+  async captureNow(store: CheckpointStoreApi, kind: CheckpointKind | 'warm', paths?: readonly string[]): Promise<Capture> {
+    const watch = this.watch;
+    if (!watch) return store.capture(paths);
+    if (!paths && kind === 'tools') this.commands++;
+    if (!paths && (this.core.host.hasWindow || this.commands >= WATCH_FROM_COMMAND)) await watch.start();
+    const head = watch.live ? await store.headTree() : null;
+    try {
+      const changed = paths ?? (await watch.changedSince(head));
+      if (changed) {
+        const capture = await store.capture(changed);
+        watch.narrowed(head, capture.tree);
+        return capture;
+      }
+      const scan = watch.beginScan();
+      const capture = await store.capture();
+      watch.scanned(scan, capture.tree);
+      return capture;
+    } catch (error) {
+      watch.lost();
+      throw error;
+    }
+  }
+
   /** Warm up: a first capture fills the store's index, so the first prompt's checkpoint is quick. */
   async warm(): Promise<void> {
     const store = await this.store().catch(() => null);
-    if (store) await store.locked(() => store.capture()).catch(() => {});
+    if (store) await store.locked(() => this.captureNow(store, 'warm')).catch(() => {});
+  }
+
+  /** Stop watching the workspace. */
+  async closeWatch(): Promise<void> {
+    await this.watch?.close();
   }
 
   /** The tree of the session's latest checkpoint: remembered, so a turn's end does not list every checkpoint of a long session. */
@@ -154,11 +203,21 @@ export class WorkspaceCheckpoints {
     try {
       const store = await CheckpointStore.open(this.core.home, this.core.workspace, { maxFileBytes: settings.maxFileBytes, now: () => this.core.now() });
       this.state = { available: true };
+      this.watch = this.watchFor(store.places.workspace, store.places.gitDir);
       return store;
     } catch (error) {
       this.state = { available: false, reason: `Checkpoints could not be set up: ${(error as Error).message}` };
       return null;
     }
+  }
+
+  /** A watch of the workspace where its Environment has one that can fence (a local folder on Linux); not started yet. */
+  private watchFor(workspace: string, gitDir: string): ChangeWatch | null {
+    const { environment, home } = this.core;
+    if (!ChangeWatch.available(environment)) return null;
+    // Never reported, walked or watched: the repository's own git folder, and Deft's home (the store, the fences) when it is inside.
+    const ignore = [join(workspace, '.git'), ...(isWithin(home, workspace) && home !== workspace ? [home] : [])];
+    return new ChangeWatch(environment, workspace, { ignore, fenceDir: `${gitDir}.fence` });
   }
 
   /** A workspace on another machine: its store there, driven by its git (store/remote-store.ts). */

@@ -9,6 +9,7 @@ import { linesOf } from '../lines';
 import { replaceFileAtomic } from './atomic-write';
 import { execLocal } from './local-process';
 import { ripgrepPath } from './ripgrep-binary';
+import { treeWatchSupported, watchTreeLocal } from './tree-watch';
 
 /** Files stat'ed between yields to the event loop (a few milliseconds of work). */
 const MTIME_BATCH = 1024;
@@ -106,6 +107,9 @@ export class LocalEnvironment implements Environment {
     watcher.on('error', () => watcher.close());
     return { close: async () => watcher.close() };
   }
+
+  /** One fs.watch per folder, fenced on Linux's single inotify queue: see tree-watch.ts. */
+  readonly watchTree = treeWatchSupported() ? watchTreeLocal : undefined;
 
   exec = execLocal;
 
