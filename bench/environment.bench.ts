@@ -33,7 +33,7 @@ export default async function bench(): Promise<BenchResult[]> {
   await writeFile(file, Array.from({ length: 1000 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n'));
   for (let i = 0; i < 200; i++) await writeFile(join(dir, `f${i}.txt`), 'x');
   const local = new LocalEnvironment();
-  const sshd = await startSshd();
+  const sshd = await startSshd({ home: 'real' });
   const ssh = sshd
     ? await SshEnvironment.connect({
         host: '127.0.0.1',

@@ -64,6 +64,13 @@ export interface SshdOptions {
   variants?: ReadonlyArray<{ path: string }>;
   /** More sshd_config lines, read before the defaults here (sshd keeps the first value), e.g. `AllowTcpForwarding no`. */
   config?: readonly string[];
+  /**
+   * The user's home there, without `binds`: `fresh` (the default, where a mount namespace can be made: root) mounts an
+   * empty folder over it, so no test runs this machine's own shell start-up — slow (pyenv), and a login shell killed
+   * during it (a dropped-connection test) can leave pyenv's rehash lock behind, on which every later login waits;
+   * `real` keeps it (the benches that measure a real login).
+   */
+  home?: 'fresh' | 'real';
 }
 
 /**
@@ -113,8 +120,10 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
     ].join('\n'),
   );
   const args = ['-D', '-e', '-f', config];
+  const freshHome = !options.binds && options.home !== 'real' && process.getuid?.() === 0 ? await mkdtemp(join(tmpdir(), 'deft-sshd-home-')) : null;
+  const binds = options.binds ?? (freshHome ? [{ from: freshHome, to: userInfo().homedir }] : undefined);
   // With binds: unshare execs sh, which mounts and execs sshd, so the child's pid is still sshd's.
-  const child: ChildProcess = options.binds?.length
+  const child: ChildProcess = binds?.length
     ? spawn(
         'unshare',
         [
@@ -125,7 +134,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
           '-c',
           'set -e; while [ "$1" != -- ]; do mount --bind "$1" "$2"; shift 2; done; shift; exec "$@"',
           'sh',
-          ...options.binds.flatMap((b) => [b.from, b.to]),
+          ...binds.flatMap((b) => [b.from, b.to]),
           '--',
           sshd,
           ...args,
@@ -168,6 +177,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd | n
     stop: async () => {
       child.kill('SIGTERM');
       await rm(dir, { recursive: true, force: true });
+      if (freshHome) await rm(freshHome, { recursive: true, force: true });
     },
   };
 }
