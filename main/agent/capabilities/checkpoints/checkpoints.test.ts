@@ -391,7 +391,9 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
         callChunk('Write', { path: 'a.txt', content: 'written by Write\n' }),
         callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' }),
       ),
-      { ...textReply('Done.'), delayMs: 1_500 },
+      // Time for the background command to start and write before the turn ends (on a loaded machine a shell can take
+      // over a second to start): what it writes after the turn's end is the next turn's.
+      { ...textReply('Done.'), delayMs: 4_000 },
     );
     const turnId = await h.run('write while a command runs');
     await settle(h);
