@@ -112,7 +112,7 @@ describe('goals', () => {
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'Long job' })), { chunks: [{ text: 'slow' }, { finish: 'stop' }], delayMs: 150 });
     h.server.fallback = () => textReply('ok');
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'start' });
-    await waitFor(() => goalTurns(h).length === 1);
+    await waitFor(() => goalTurns(h).length === 1, 15_000);
     await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'pause' });
     await idle(h);
     await h.run('what now?');
@@ -197,7 +197,7 @@ describe('goals', () => {
       return turns === 1 ? { chunks: [{ text: 'slow' }, { finish: 'stop' as const }], delayMs: 150 } : textReply(`turn ${turns}`);
     };
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'start' });
-    await waitFor(() => goalTurns(h).length === 1);
+    await waitFor(() => goalTurns(h).length === 1, 15_000);
     const paused = await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'pause' });
     expect(paused.goal).toMatchObject({ status: 'paused', reason: 'Paused by the user.' });
     await idle(h);
@@ -245,7 +245,7 @@ describe('goals', () => {
     h.server.enqueue(toolStep(callChunk('CreateGoal', { objective: 'First' })), { chunks: [{ text: 'x' }, { finish: 'stop' }], delayMs: 100 });
     h.server.fallback = () => textReply('idle');
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
-    await waitFor(() => goalTurns(h).length === 1);
+    await waitFor(() => goalTurns(h).length === 1, 15_000);
     await h.core.handlers.setGoalStatus({ sessionId: h.session.id, action: 'pause' });
     await idle(h);
     h.server.enqueue(
