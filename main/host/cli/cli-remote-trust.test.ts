@@ -25,6 +25,13 @@ beforeEach(async () => {
 // The permission layer alone: with the sandbox on there, accept-edits would run a sandboxed command unasked.
 const run = (prompt: string) => rig.run(prompt, { mode: 'accept-edits', extra: ['--sandbox', 'off'] });
 
+/** The remote folder there and the local folder at the same path here, each with the word its files are marked with. */
+const BOTH_SIDES = () =>
+  [
+    [rig.there, 'REMOTE'],
+    [rig.path, 'LOCAL'],
+  ] as const;
+
 const bashStep = () => toolStep(callChunk('Bash', { command: 'touch ran.txt', description: 'touch a file' }));
 
 describe('deft run --remote: trust and rules are the remote folder’s', () => {
@@ -74,10 +81,7 @@ describe('deft run --remote: trust and rules are the remote folder’s', () => {
   });
 
   it('a subfolder’s AGENTS.md is the remote folder’s, read there when the agent first touches the subfolder', { timeout: 60_000 }, async () => {
-    for (const [dir, who] of [
-      [rig.there, 'REMOTE'],
-      [rig.path, 'LOCAL'],
-    ] as const) {
+    for (const [dir, who] of BOTH_SIDES()) {
       await rm(join(dir, 'sub'), { recursive: true, force: true });
       await mkdir(join(dir, 'sub'));
       await writeFile(join(dir, 'sub', 'AGENTS.md'), `${who}-NESTED-RULE: use tabs here.\n`);
@@ -94,10 +98,7 @@ describe('deft run --remote: trust and rules are the remote folder’s', () => {
   });
 
   it('a folder deep in a repository there gets the repository’s top AGENTS.md too (found by git there), never the local one', { timeout: 60_000 }, async () => {
-    for (const [dir, who] of [
-      [rig.there, 'REMOTE'],
-      [rig.path, 'LOCAL'],
-    ] as const) {
+    for (const [dir, who] of BOTH_SIDES()) {
       await rm(join(dir, 'mono'), { recursive: true, force: true });
       await mkdir(join(dir, 'mono', 'packages', 'app'), { recursive: true });
       await writeFile(join(dir, 'mono', 'AGENTS.md'), `${who}-MONO-TOP-RULE: run the tests from the top.\n`);

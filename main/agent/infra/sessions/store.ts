@@ -64,14 +64,14 @@ export class SessionStore {
     return join(this.root, id);
   }
 
+  /** The ids of the sessions kept here (their folders' names), without reading any of them. */
+  async ids(): Promise<string[]> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    return names.filter(isValidSessionId);
+  }
+
   async list(): Promise<SessionMeta[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.root);
-    } catch {
-      return [];
-    }
-    const metas = await Promise.all(names.filter(isValidSessionId).map((id) => this.readMeta(id)));
+    const metas = await Promise.all((await this.ids()).map((id) => this.readMeta(id)));
     return metas.filter((m): m is SessionMeta => m !== null).sort((a, b) => b.updatedAt - a.updatedAt);
   }
 

@@ -178,7 +178,8 @@ export class Worktrees {
    */
   async mainLive(): Promise<LiveState> {
     const store = new SessionStore(this.home, this.repoRoot);
-    return overall(await Promise.all((await store.list()).map(async (m) => ({ live: await liveState(store.dirOf(m.id)) }))));
+    // Polled while a worktree is shown: only the marks are read, not every session's meta.
+    return overall(await Promise.all((await store.ids()).map(async (id) => ({ live: await liveState(store.dirOf(id)) }))));
   }
 
   /** What it changed against its base (committed or not), file by file with the hunks: its *Changes* view. */
