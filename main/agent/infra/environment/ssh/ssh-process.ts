@@ -24,22 +24,41 @@ export function killScript(pgid: number, graceMs: number): string {
   return `kill -TERM -- -${pgid} 2>/dev/null || exit 0; kill -CONT -- -${pgid} 2>/dev/null; i=0; while [ $i -lt ${rounds} ]; do kill -0 -- -${pgid} 2>/dev/null || exit 0; sleep 0.1; i=$((i+1)); done; kill -KILL -- -${pgid} 2>/dev/null; exit 0`;
 }
 
-function execOn(client: Client, command: string): Promise<ClientChannel> {
-  return new Promise((resolve, reject) => client.exec(command, (error, channel) => (error ? reject(error) : resolve(channel))));
+/** How a channel's command ended (null until its exit comes). */
+interface ExitStatus {
+  code: number | null;
+  signal: string | null;
+}
+
+/** Listen for the channel's exit from now on. */
+function exitStatus(channel: ClientChannel): ExitStatus {
+  const status: ExitStatus = { code: null, signal: null };
+  channel.on('exit', (code: number | null, signal?: string) => {
+    status.code = code;
+    status.signal = signal ? `SIG${signal}` : null;
+  });
+  return status;
+}
+
+/**
+ * An exec channel and its exit status, listened for from the moment it exists: a fast command's exit can come in the
+ * same read as the exec's reply (through a jump host, a whole burst of the forwarded stream is parsed at once), before
+ * anything awaiting the channel runs.
+ */
+function execOn(client: Client, command: string): Promise<{ channel: ClientChannel; status: ExitStatus }> {
+  return new Promise((resolve, reject) =>
+    client.exec(command, (error, channel) => (error ? reject(error) : resolve({ channel, status: exitStatus(channel) }))),
+  );
 }
 
 /** Run a short command there and collect what it prints (for probes and kills). */
 export async function runRemote(client: Client, command: string): Promise<{ stdout: string; code: number | null }> {
-  const channel = await execOn(client, command);
+  const { channel, status } = await execOn(client, command);
   channel.end();
   let stdout = '';
   channel.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   channel.stderr.resume();
-  return new Promise((resolve) => {
-    let code: number | null = null;
-    channel.on('exit', (c: number | null) => (code = c));
-    channel.on('close', () => resolve({ stdout, code }));
-  });
+  return new Promise((resolve) => channel.on('close', () => resolve({ stdout, code: status.code })));
 }
 
 /**
@@ -76,14 +95,17 @@ export function execRemote(connect: () => Promise<Connection>, request: ExecRequ
   };
   const exit = (async (): Promise<ExecExit> => {
     let channel: ClientChannel;
+    let status: ExitStatus;
     try {
       connection = await connect();
       const warm = connection.warm?.() ?? null;
       const ready = warm ? await warm.channel : null;
       if (ready) {
         channel = ready;
+        // Listened for before the command line is sent: it cannot end sooner.
+        status = exitStatus(channel);
         channel.write(warm!.line(remoteCommand(request)));
-      } else channel = await execOn(connection.client, remoteCommand(request));
+      } else ({ channel, status } = await execOn(connection.client, remoteCommand(request)));
     } catch (error) {
       stdout.end();
       stderr.end();
@@ -112,13 +134,8 @@ export function execRemote(connect: () => Promise<Connection>, request: ExecRequ
     const onAbort = () => void kill();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     return new Promise<ExecExit>((resolve) => {
-      let code: number | null = null;
-      let signal: string | null = null;
-      channel.on('exit', (c: number | null, s?: string) => {
-        code = c;
-        signal = s ? `SIG${s}` : null;
-      });
       channel.on('close', () => {
+        const { code, signal } = status;
         ended = true;
         markStarted();
         request.signal?.removeEventListener('abort', onAbort);
