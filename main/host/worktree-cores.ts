@@ -1,4 +1,4 @@
-import { WorktreeViewName } from '#protocol';
+import { WorktreeViewName } from '#protocol/schemas/worktrees';
 import type { DeftCore } from '#runtime/core';
 
 /** A worktree's folder, as Deft's records give it (infra/worktrees `folderOf`), and its branch. */

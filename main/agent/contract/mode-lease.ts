@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PermissionMode } from '#protocol';
+import { PermissionMode } from '#protocol/schemas/approvals';
 import { stateSlot } from './state';
 
 /**

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { ProviderSettingsInput } from '#protocol';
+import { ProviderSettingsInput } from '#protocol/schemas/settings';
 import { providerSettings } from './auth';
 import type { CoreSettings } from './workspaces';
 

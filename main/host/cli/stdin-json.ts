@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ApprovalAnswer, commandSchemas } from '#protocol';
+import { ApprovalAnswer } from '#protocol/schemas/approvals';
+import { commandSchemas } from '#protocol/schemas/commands';
 import { sessionCost } from '#protocol/helpers/prices';
 import type { createNodeCore } from '../compose';
 import type { CliIo } from './io';

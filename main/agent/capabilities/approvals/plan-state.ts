@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PlanState } from '#protocol';
+import { PlanState } from '#protocol/schemas/approvals';
 import type { SessionHandle } from '#contract/capability';
 import { type Fact, reminder } from '#contract/facts';
 import { stateSlot } from '#contract/state';

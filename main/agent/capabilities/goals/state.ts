@@ -1,7 +1,8 @@
 import { formatDuration } from '#protocol/helpers/units';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Goal, type GoalMode } from '#protocol';
+import type { GoalMode } from '#protocol';
+import { Goal } from '#protocol/schemas/goals';
 import { type Fact, reminder } from '#contract/facts';
 import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { HookEventName, type HookInfo, type HooksOverview, type RuleSource, toolHookEventNames } from '#protocol';
+import type { HookInfo, HooksOverview, RuleSource } from '#protocol';
+import { HookEventName } from '#protocol/schemas/hooks';
+import { toolHookEventNames } from '#protocol/helpers/names';
 import { enabledPluginParts, registryStamp } from '#infra/plugins/enabled';
 import { TrustStore } from '#infra/settings/trust';
 import type { WorkspacePlace } from '#contract/environment';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SkillTrigger } from '#protocol';
+import { SkillTrigger } from '#protocol/schemas/skills';
 import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';
 import { expandSkillBody, renderSkillLoadedBlock } from './expand';

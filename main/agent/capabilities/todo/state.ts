@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TodoItem } from '#protocol';
+import { TodoItem } from '#protocol/schemas/todo';
 import { type Fact, reminder } from '#contract/facts';
 import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type PublicWebSettings, SearchProviderKind, type WebSearchInput } from '#protocol';
+import type { PublicWebSettings, WebSearchInput } from '#protocol';
+import { SearchProviderKind } from '#protocol/schemas/web';
 import type { SecretAccess } from '#contract/capability';
 import type { WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '#infra/environment/workspace-place';

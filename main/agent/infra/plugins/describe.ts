@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HookEventName } from '#protocol';
+import { HookEventName } from '#protocol/schemas/hooks';
 import { markdownNames, pluginParts } from './parts';
 import { readdir, stat } from 'node:fs/promises';
 

@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import type { SessionEvent } from '#protocol';
-import { type EventLine, readEventLine } from './log-scan';
+import { type EventLine, loadStrictEventCheck, readEventLine } from './log-scan';
 
 /** A log file's length in bytes (0 when it does not exist). */
 export async function fileLength(path: string): Promise<number> {
@@ -14,6 +14,7 @@ export async function fileLength(path: string): Promise<number> {
 export async function readLogLines(path: string, lines: readonly EventLine[], trusted: boolean): Promise<Array<SessionEvent | null>> {
   const unread = lines.filter((l) => !l.event);
   if (!unread.length) return lines.map((l) => l.event!);
+  if (!trusted) await loadStrictEventCheck();
   const from = unread[0]!.start;
   const span = await readLogSpan(path, from, unread[unread.length - 1]!.end);
   return lines.map((line) => line.event ?? (line.end - from <= span.length ? readEventLine(span, from, line, trusted) : null));

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { type LogScan, finishScan, scanLine, startScan, tailOffset } from './log-scan';
+import { type LogScan, finishScan, loadStrictEventCheck, needsStrictCheck, scanLine, startScan, tailOffset } from './log-scan';
 
 /** How much of a log is read at a time: a scan holds one chunk (and a line longer than it), not the file. */
 const CHUNK = 1 << 20;
@@ -25,6 +25,7 @@ export async function scanLogFile(path: string, options: { indexFrom?: number; u
       if (have === buffer.length) buffer = grown(buffer, have);
       const want = Math.min(buffer.length - have, limit - base - have);
       const { bytesRead } = want > 0 ? await handle.read(buffer, have, want, base + have) : { bytesRead: 0 };
+      if (base === 0 && have === 0 && needsStrictCheck(buffer.subarray(0, bytesRead))) await loadStrictEventCheck();
       have += bytesRead;
       let start = 0;
       for (let feed = buffer.indexOf(0x0a, start); feed !== -1 && feed < have; feed = buffer.indexOf(0x0a, start)) {

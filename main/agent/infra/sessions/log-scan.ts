@@ -1,4 +1,5 @@
-import { PAGED_EVENT_TYPES, type SessionEvent, type SessionEventType, sessionEventSchema } from '#protocol';
+import type { SessionEvent, SessionEventType } from '#protocol';
+import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import type { ModelMessage } from '#contract/model';
 import { LOG_VERSION, type LogRecord } from './records';
 import { Timeline } from './timeline';
@@ -223,16 +224,40 @@ function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: nu
 }
 
 /**
+ * The protocol's event schema, for a log this Deft did not write. Loaded only then: building zod's event
+ * schemas is a good part of a cold start, and a run that reads only its own logs never needs them.
+ */
+let strictCheck: ((value: unknown) => SessionEvent | null) | null = null;
+
+export async function loadStrictEventCheck(): Promise<void> {
+  if (strictCheck) return;
+  const { sessionEventSchema } = await import('#protocol/schemas/events');
+  const schema = sessionEventSchema();
+  strictCheck = (value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? parsed.data : null;
+  };
+}
+
+/** The first bytes of a log this Deft wrote: its header, which a scan trusts. */
+const OWN_HEADER = Buffer.from(`{"r":"header","version":${LOG_VERSION},`);
+
+/** Whether a log starting with `head` may hold events that need the strict check (`loadStrictEventCheck`). */
+export function needsStrictCheck(head: Buffer): boolean {
+  return head.length > 0 && !head.subarray(0, OWN_HEADER.length).equals(OWN_HEADER);
+}
+
+/**
  * An event read back from a log. What this Deft wrote (`trusted`) gets a cheap shape check only; from any
- * other log it must parse against the protocol.
+ * other log it must parse against the protocol. Where the strict check was not loaded (a later header of
+ * another version in a log that began as this Deft's), the event is not read: failing closed.
  */
 export function checkEvent(value: unknown, trusted: boolean): SessionEvent | null {
   if (trusted) {
     const e = value as { type?: unknown; seq?: unknown } | null;
     return e && typeof e === 'object' && typeof e.type === 'string' && Number.isInteger(e.seq) ? (value as SessionEvent) : null;
   }
-  const parsed = sessionEventSchema().safeParse(value);
-  return parsed.success ? parsed.data : null;
+  return strictCheck ? strictCheck(value) : null;
 }
 
 /** The event on one indexed line of `buffer` (which starts at byte `offset` of the log); null when it no longer reads as that event. */

@@ -1,6 +1,6 @@
 import { appendFile, open } from 'node:fs/promises';
 import type { SessionEvent } from '#protocol';
-import { readEventLine, scanLog } from './log-scan';
+import { loadStrictEventCheck, needsStrictCheck, readEventLine, scanLog } from './log-scan';
 import type { LogRecord } from './records';
 import type { Timeline } from './timeline';
 
@@ -14,8 +14,9 @@ export interface Replay {
 }
 
 /** A whole log with every event parsed (a session opens from `scanLog`'s index instead; this is for tools and tests). */
-export function parseLog(text: string | Buffer): Replay {
+export async function parseLog(text: string | Buffer): Promise<Replay> {
   const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  if (needsStrictCheck(buffer)) await loadStrictEventCheck();
   const scan = scanLog(buffer);
   const events: SessionEvent[] = [];
   for (const line of scan.lines) {

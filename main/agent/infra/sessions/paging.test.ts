@@ -65,7 +65,7 @@ async function pageBack(session: Session, before: number | null): Promise<Sessio
 }
 
 const seqs = (events: readonly SessionEvent[]) => events.map((e) => e.seq);
-const onDisk = async () => parseLog(await readFile(join(dir, LOG_FILE))).events;
+const onDisk = async () => (await parseLog(await readFile(join(dir, LOG_FILE)))).events;
 
 describe('a session opens at its tail and pages back', () => {
   it('gives the last turns first, then every earlier event once and in order, page by page', async () => {

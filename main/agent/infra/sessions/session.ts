@@ -1,14 +1,7 @@
 import { join } from 'node:path';
-import {
-  type EffortSetting,
-  PAGED_EVENT_TYPES,
-  type SessionEvent,
-  compactEarlierState,
-  type SessionEventInput,
-  type SessionSummary,
-  TAIL_TURNS,
-  type Usage,
-} from '#protocol';
+import type { EffortSetting, SessionEvent, SessionEventInput, SessionSummary, Usage } from '#protocol';
+import { PAGED_EVENT_TYPES, TAIL_TURNS } from '#protocol/helpers/paging';
+import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { writeFileAtomic } from '../platform/files';
 import type { ModelMessage } from '#contract/model';
 import { LogWriter } from './log';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '#contract/model';
-import { parseLog } from './log';
+import { scanLog } from './log-scan';
 import type { LogRecord } from './records';
 import { Timeline } from './timeline';
 
@@ -20,7 +20,7 @@ function both(records: LogRecord[]): { live: Timeline; replayed: Timeline; probl
     else if (r.r === 'compaction') live.compact(r.context);
     else if (r.r === 'undo') live.undo(r.turnIds);
   }
-  const replay = parseLog(records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const replay = scanLog(Buffer.from(records.map((r) => JSON.stringify(r)).join('\n') + '\n'));
   return { live, replayed: replay.timeline, problems: replay.problems };
 }
 
@@ -92,15 +92,17 @@ describe('Timeline: turns, compaction and undo', () => {
   });
 
   it('reports an undo or compaction record that does not fit, and keeps going', () => {
-    const replay = parseLog(
-      [
-        { r: 'context', m: prompt('t1') },
-        { r: 'undo', turnIds: ['t9'] },
-        { r: 'compaction', id: 'c', context: 'oops' },
-        { r: 'context', m: prompt('t2') },
-      ]
-        .map((r) => JSON.stringify(r))
-        .join('\n') + '\n',
+    const replay = scanLog(
+      Buffer.from(
+        [
+          { r: 'context', m: prompt('t1') },
+          { r: 'undo', turnIds: ['t9'] },
+          { r: 'compaction', id: 'c', context: 'oops' },
+          { r: 'context', m: prompt('t2') },
+        ]
+          .map((r) => JSON.stringify(r))
+          .join('\n') + '\n',
+      ),
     );
     expect(replay.problems).toEqual([
       'Line 2 of the session log holds an undo that does not match the turns before it and was skipped.',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EffortSetting } from '#protocol';
+import { EffortSetting } from '#protocol/schemas/session';
 
 /** `"effort": {"default": LEVEL, "models": {"<model>": LEVEL}}` in `<home>/settings.json`. */
 const Stored = z.object({ default: EffortSetting.optional(), models: z.record(z.string(), EffortSetting).optional() });

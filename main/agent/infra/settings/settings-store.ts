@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ProviderKind } from '#protocol';
+import { ProviderKind } from '#protocol/schemas/settings';
 import { writeFileAtomic } from '../platform/files';
 import { trimBaseUrl } from '../providers/base-url';
 

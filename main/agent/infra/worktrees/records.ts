@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import { WorktreeInfo } from '#protocol';
+import { WorktreeInfo } from '#protocol/schemas/worktrees';
 import { writeFileAtomic } from '../platform/files';
 import { nameProblem } from './names';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type AppEvent, type NotificationInput, type Preferences, PriceTable, ThemePreference } from '#protocol';
+import type { AppEvent, NotificationInput, Preferences } from '#protocol';
+import { PriceTable, ThemePreference } from '#protocol/schemas/preferences';
 import { DEFAULT_PRICES } from '#protocol/helpers/prices';
 import type { CommandHandlers } from '#contract/commands';
 import { SettingsStore } from '#infra/settings/settings-store';

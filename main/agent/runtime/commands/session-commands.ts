@@ -1,6 +1,7 @@
 import type { Environment } from '#contract/environment';
 import { basename } from 'node:path';
-import { type AppEvent, type DeftEvent, PAGE_TURNS, type RemoteConnection } from '#protocol';
+import type { AppEvent, DeftEvent, RemoteConnection } from '#protocol';
+import { PAGE_TURNS } from '#protocol/helpers/paging';
 import type { CommandHandlers } from '#contract/commands';
 import { CommandError } from '#contract/errors';
 import type { HostCapabilities } from '#contract/host';
