@@ -82,6 +82,26 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: zodFreeImports }] },
   },
   {
+    // A value from the protocol's barrel evaluates every schema module: a cold CLI run would build the command and
+    // event schemas it never uses. The core and the CLI import values from the module that defines them.
+    files: ['main/agent/**/*.ts', 'main/host/cli/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '#protocol',
+              allowTypeImports: true,
+              message: "Import values from their module ('#protocol/schemas/…', '#protocol/helpers/…'); '#protocol' builds every schema at start.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['main/agent/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The agent core must run in plain Node: no electron imports.' }] }] },
   },

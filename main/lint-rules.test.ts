@@ -124,6 +124,18 @@ describe('the zod-free half of the protocol (no-restricted-imports, in `npm run 
       expect.stringContaining('only through window.deft'),
     ]);
     expect(await errors('renderer/src/stores/probe.ts', "import type { Usage } from '#protocol';\nexport type X = Usage;\n")).toEqual([]);
+    expect(await errors('main/agent/capabilities/todo/probe.ts', "import { TodoItem } from '#protocol';\nexport const x = TodoItem;\n")).toEqual([
+      expect.stringContaining('builds every schema at start'),
+    ]);
+    expect(
+      await errors('main/host/cli/probe.ts', "import { type Usage, TodoItem } from '#protocol';\nexport const x: Usage | typeof TodoItem = TodoItem;\n"),
+    ).toHaveLength(1);
+    expect(
+      await errors(
+        'main/agent/capabilities/todo/probe.ts',
+        "import type { Usage } from '#protocol';\nimport { TodoItem } from '#protocol/schemas/todo';\nexport const x: Usage | typeof TodoItem = TodoItem;\n",
+      ),
+    ).toEqual([]);
     expect(
       await errors(
         'protocol/helpers/probe.ts',
