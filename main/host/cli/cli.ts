@@ -8,6 +8,8 @@ import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { withApprovalsOptions } from '../../agent/capabilities/approvals/capability';
 import { hiddenBy, hideTools, toolRules } from './tool-rules';
 import { type AnswerSchema, loadAnswerSchema } from './json-schema';
+// Imported up front, not on first use: loading it late once left stream-json runs waiting forever (stop 45).
+import { runStdinSession } from './stdin-json';
 import { promptToolApprover } from './permission-prompt';
 import { appendToSystemPrompt } from './append-system-prompt';
 import type { McpToolCaller } from '../../agent/capabilities/mcp/capability';
@@ -352,11 +354,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       ...(worktree ? { worktree } : {}),
       ...(values.mailbox ? { fromMailbox: true } : {}),
     };
-    if (stdinJson) {
-      // Loaded only here: its command schemas are a good part of a cold start that a one-prompt run never uses.
-      const { runStdinSession } = await import('./stdin-json');
-      return await runStdinSession(core, run, io.stdinLines!(), io, warnAboutSandbox, prompt);
-    }
+    if (stdinJson) return await runStdinSession(core, run, io.stdinLines!(), io, warnAboutSandbox, prompt);
     return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {
