@@ -8,7 +8,7 @@ import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { withApprovalsOptions } from '../../agent/capabilities/approvals/capability';
 import { hiddenBy, hideTools, toolRules } from './tool-rules';
 import { type AnswerSchema, loadAnswerSchema } from './json-schema';
-// Imported up front, not on first use: loading it late once left stream-json runs waiting forever (stop 45).
+// Imported up front, not on first use: loading it late once left some stream-json runs waiting forever, cause not found.
 import { runStdinSession } from './stdin-json';
 import { promptToolApprover } from './permission-prompt';
 import { appendToSystemPrompt } from './append-system-prompt';
