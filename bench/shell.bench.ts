@@ -86,7 +86,7 @@ async function callOverhead(workspace: string, tasks: ShellSession): Promise<Ben
   return [
     { name: 'Bash call running `true` (median of 41)', value: tool_, unit: 'ms', baseline: { name: `spawn ${shell} -c true directly`, value: raw } },
     {
-      name: 'Bash call running `true`: CPU in Deft\'s process',
+      name: "Bash call running `true`: CPU in Deft's process",
       value: toolCpu,
       unit: 'ms',
       baseline: { name: 'the same for a direct spawn', value: rawCpu },
