@@ -8,8 +8,6 @@ import { withMcpOptions } from '../../agent/capabilities/mcp/capability';
 import { withApprovalsOptions } from '../../agent/capabilities/approvals/capability';
 import { hiddenBy, hideTools, toolRules } from './tool-rules';
 import { type AnswerSchema, loadAnswerSchema } from './json-schema';
-// Imported up front, not on first use: loading it late once left some stream-json runs waiting forever, cause not found.
-import { runStdinSession } from './stdin-json';
 import { promptToolApprover } from './permission-prompt';
 import { appendToSystemPrompt } from './append-system-prompt';
 import type { McpToolCaller } from '../../agent/capabilities/mcp/capability';
@@ -354,7 +352,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       ...(worktree ? { worktree } : {}),
       ...(values.mailbox ? { fromMailbox: true } : {}),
     };
-    if (stdinJson) return await runStdinSession(core, run, io.stdinLines!(), io, warnAboutSandbox, prompt);
+    if (stdinJson) {
+      // Its reader first (readline drops lines read before its iterator exists), then its module, loaded only for
+      // this mode: a one-prompt run does not evaluate the command schemas it imports.
+      const lines = io.stdinLines!();
+      const { runStdinSession } = await import('./stdin-json');
+      return await runStdinSession(core, run, lines, io, warnAboutSandbox, prompt);
+    }
     return await runPrompt(core, run, prompt, values['output-format'] as Format, io, warnAboutSandbox);
   } catch (error) {
     if (error instanceof UsageError) {
