@@ -59,7 +59,7 @@ export async function runWorktreeResolve(argv: string[], io: CliIo, run: (argv: 
       return 0;
     }
     const code = await run(['run', '--workspace', record.path, '--session', sessionId, '--mailbox', ...flags]);
-    const left = await mergeInProgress(record.path).catch(() => null);
+    const left = await mergeInProgress(trees.machine, record.path).catch(() => null);
     if (left === null) io.stderr(`deft: the merge in the worktree is committed. Next: deft worktrees merge ${name}\n`);
     else
       io.stderr(
