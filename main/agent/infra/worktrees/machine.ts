@@ -28,6 +28,8 @@ export interface WorktreeMachine {
   /** `local`, or `user@host` — for messages. */
   readonly label: string;
   readonly path: PathClass;
+  /** The Environment of another machine (absent here). */
+  readonly environment?: Environment;
   /** The user's home there (its `~/.gitconfig` read as data for authorship). */
   readonly userHome: string;
   /** Deft's folder there, under which `worktrees/` is (this machine: Deft's home; another: `~/.deft` there). */
@@ -160,14 +162,19 @@ async function scriptThere(environment: Environment, text: string, args: readonl
  * and written there (SFTP), Deft's folder there `~/.deft`. `sessionKey` turns a path there into the key its sessions
  * are kept under here (the remote folder id).
  */
-export function environmentMachine(environment: Environment, sessionKey: (path: string) => string): WorktreeMachine {
+export function environmentMachine(
+  environment: Environment,
+  sessionKey: (path: string) => string,
+  deftFolder = posix.join(environment.home, '.deft'),
+): WorktreeMachine {
   const missing = async <T>(work: Promise<T>): Promise<T | null> => work.catch(() => null);
   return {
     kind: 'ssh',
     label: environment.label,
     path: posix,
+    environment,
     userHome: environment.home,
-    deftFolder: posix.join(environment.home, '.deft'),
+    deftFolder,
     sessionKey,
     runGit: (call) => runGitThere(environment, call),
     repositoryRoot: (from) => findRepositoryRootThere(environment, from),
