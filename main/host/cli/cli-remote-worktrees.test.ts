@@ -44,8 +44,14 @@ beforeEach(async () => {
 });
 
 describe('deft run --remote --worktree', () => {
-  it('runs the session in a worktree made on the remote machine; the main checkout is untouched; merge, a conflict, discard', { timeout: 180_000 }, async () => {
-    rig.server.enqueue(toolStep(callChunk('Read', { path: 'notes.txt' })), toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'blue' })), textReply('Blue.'));
+  it('runs the session in a worktree made on the remote machine; the main checkout is untouched; merge, a conflict, discard', {
+    timeout: 180_000,
+  }, async () => {
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'blue' })),
+      textReply('Blue.'),
+    );
     const first = await rig.run('paint it blue', { extra: ['--worktree=blue'] });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe('Blue.\n');
@@ -55,7 +61,12 @@ describe('deft run --remote --worktree', () => {
     // The worktree is on the remote machine, under Deft's folder there: the edit landed there.
     expect(await readFile(join(dir, 'blue', 'notes.txt'), 'utf8')).toBe('colour: blue\n');
     expect(await readFile(join(dir, 'blue', '.env.example'), 'utf8')).toBe('PORT=1\n');
-    expect(JSON.parse(await readFile(join(dir, 'blue.json'), 'utf8'))).toMatchObject({ name: 'blue', branch: 'deft/blue', baseBranch: 'main', copied: ['.env.example'] });
+    expect(JSON.parse(await readFile(join(dir, 'blue.json'), 'utf8'))).toMatchObject({
+      name: 'blue',
+      branch: 'deft/blue',
+      baseBranch: 'main',
+      copied: ['.env.example'],
+    });
     // The remote main checkout is untouched; nothing here: no worktree in this Deft home, the local folder as it was.
     expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: red\n');
     expect(look(['status', '--porcelain'])).toBe('');
@@ -68,7 +79,11 @@ describe('deft run --remote --worktree', () => {
     expect(sessions.path).toMatch(/^ssh:\/\/.*\/\.deft\/worktrees\/.*\/blue$/);
 
     // A second one from the same base changes the same line.
-    rig.server.enqueue(toolStep(callChunk('Read', { path: 'notes.txt' })), toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'green' })), textReply('Green.'));
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'green' })),
+      textReply('Green.'),
+    );
     const second = await rig.run('paint it green', { extra: ['--worktree=green'] });
     expect(second.code, second.stderr).toBe(0);
     expect(await readFile(join(dir, 'green', 'notes.txt'), 'utf8')).toBe('colour: green\n');
@@ -142,13 +157,21 @@ describe('deft run --remote --worktree', () => {
     git('config', 'commit.gpgSign', 'true');
     git('config', 'core.editor', `${evil} editor`);
 
-    rig.server.enqueue(toolStep(callChunk('Read', { path: 'notes.txt' })), toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'blue' })), textReply('Blue.'));
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'blue' })),
+      textReply('Blue.'),
+    );
     const ran = await rig.run('paint it blue', { extra: ['--worktree=hostile'] });
     expect(ran.code, ran.stderr).toBe(0);
     const dir = await worktreesThere();
     expect(await readFile(join(dir, 'hostile', 'notes.txt'), 'utf8')).toBe('colour: blue\n');
     // A second one from the same base changing the same line: merging it would start the merge driver, were it not switched off.
-    rig.server.enqueue(toolStep(callChunk('Read', { path: 'notes.txt' })), toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'green' })), textReply('Green.'));
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'green' })),
+      textReply('Green.'),
+    );
     expect((await rig.run('paint it green', { extra: ['--worktree=hostile2'] })).code).toBe(0);
     expect(await readFile(join(dir, 'hostile2', 'notes.txt'), 'utf8')).toBe('colour: green\n');
     expect((await cli('worktrees', '--remote', rig.target())).code).toBe(0);

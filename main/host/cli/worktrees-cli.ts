@@ -52,7 +52,11 @@ function treesOf(home: string, from: string, remote?: RemoteFolder): Promise<Wor
  * A new worktree for `deft run --worktree`, with the `worktree.copy` globs; what was skipped is said on stderr. With
  * `remote`, made on that machine (under ~/.deft/worktrees there), from the remote folder's repository.
  */
-export async function createRunWorktree(io: CliIo, from: string, options: { name?: string; base?: string; hint: string; remote?: RemoteFolder }): Promise<Created> {
+export async function createRunWorktree(
+  io: CliIo,
+  from: string,
+  options: { name?: string; base?: string; hint: string; remote?: RemoteFolder },
+): Promise<Created> {
   const home = cliHome(io);
   const trees = await treesOf(home, from, options.remote);
   const created = await trees.create({

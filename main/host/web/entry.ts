@@ -92,7 +92,8 @@ async function main(argv: string[]): Promise<number> {
   const worktreeCores = new WorktreeCores({
     resolve: async (name) => {
       // A remote folder's worktrees are on that machine: no core per worktree is made for them (its Environment is the folder's).
-      if (remote) throw new Error('this host serves a folder on another machine: its worktrees are listed, merged and discarded here, but not opened in this page.');
+      if (remote)
+        throw new Error('this host serves a folder on another machine: its worktrees are listed, merged and discarded here, but not opened in this page.');
       const record = await (await Worktrees.of(home, values.workspace ?? process.cwd())).folderOf(name);
       return { path: record.path, branch: record.branch };
     },

@@ -53,7 +53,11 @@ export const worktreesCapability: CapabilityFactory = (core) => {
       createWorktree: ({ name, base }) =>
         refusing(async () => {
           const repo = await trees();
-          const created = await repo.create({ ...(name ? { name } : {}), ...(base ? { base } : {}), copy: await worktreeCopyGlobs(core.home, repo.repoRoot, repo.machine) });
+          const created = await repo.create({
+            ...(name ? { name } : {}),
+            ...(base ? { base } : {}),
+            copy: await worktreeCopyGlobs(core.home, repo.repoRoot, repo.machine),
+          });
           return { worktree: await repo.state(created.record.name), copied: created.copy.copied, skipped: created.copy.skipped, notes: created.notes };
         }),
       openWorktree: ({ name }) =>

@@ -97,7 +97,10 @@ export async function mergeAgentCommit(
     (squashed ? `${record.name}: the work of Deft sub-agent branch ${record.branch}` : `Merge branch '${record.branch}' (Deft sub-agent)`);
   const parents = squashed ? ['-p', baseTip] : ['-p', baseTip, '-p', commit];
   // The message on standard input: never an argument git could read as an option.
-  const made = await gitText(here, checkout, ['commit-tree', ...parents, '-F', '-', tree], { gitEnv: await identity(here, checkout), input: Buffer.from(message, 'utf8') });
+  const made = await gitText(here, checkout, ['commit-tree', ...parents, '-F', '-', tree], {
+    gitEnv: await identity(here, checkout),
+    input: Buffer.from(message, 'utf8'),
+  });
   const moved = await git(here, checkout, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', made], { okCodes: [0, 1, 128] });
   if (moved.exitCode !== 0)
     return {

@@ -214,7 +214,11 @@ export function environmentMachine(
     },
     tempIndex: async (file) => {
       // mktemp there (owner-only), and the index copied with its times (cp -p) in the same round trip.
-      const out = await scriptThere(environment, 'd=$(mktemp -d "${TMPDIR:-/tmp}/deft-wt-index-XXXXXXXX") || exit 1\nif cp -p -- "$1" "$d/index" 2>/dev/null; then echo "1 $d"; else echo "0 $d"; fi', [file]);
+      const out = await scriptThere(
+        environment,
+        'd=$(mktemp -d "${TMPDIR:-/tmp}/deft-wt-index-XXXXXXXX") || exit 1\nif cp -p -- "$1" "$d/index" 2>/dev/null; then echo "1 $d"; else echo "0 $d"; fi',
+        [file],
+      );
       const match = /^([01]) (\/\S.*)\n?$/.exec(out ?? '');
       if (!match) throw new Error(`a temporary folder could not be made on ${environment.label}.`);
       const dir = match[2]!;

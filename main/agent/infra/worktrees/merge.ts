@@ -75,7 +75,12 @@ export async function worktreeState(m: WorktreeMachine, record: WorktreeRecord):
  * committed is exactly the snapshot, and an edit made after it stays uncommitted in the worktree. Returns the branch's
  * tip afterwards (`state.head` when there was nothing to commit).
  */
-export async function commitPending(m: WorktreeMachine, record: WorktreeRecord, message: string, state?: WorktreeState): Promise<{ committed: boolean; tip: string }> {
+export async function commitPending(
+  m: WorktreeMachine,
+  record: WorktreeRecord,
+  message: string,
+  state?: WorktreeState,
+): Promise<{ committed: boolean; tip: string }> {
   const { head, tree } = state ?? (await worktreeState(m, record));
   const headTree = await gitText(m, record.path, ['rev-parse', `${head}^{tree}`]);
   if (tree === headTree) return { committed: false, tip: head };

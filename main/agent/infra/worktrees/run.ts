@@ -30,7 +30,12 @@ async function driverOverrides(m: WorktreeMachine, cwd: string, gitEnv?: Readonl
     if (merge) merges.add(merge[1]!);
   }
   return [
-    ...[...filters].flatMap((driver) => [`filter.${driver}.clean=`, `filter.${driver}.smudge=`, `filter.${driver}.process=`, `filter.${driver}.required=false`]),
+    ...[...filters].flatMap((driver) => [
+      `filter.${driver}.clean=`,
+      `filter.${driver}.smudge=`,
+      `filter.${driver}.process=`,
+      `filter.${driver}.required=false`,
+    ]),
     ...[...merges].map((name) => `merge.${name}.driver=false`),
   ];
 }

@@ -114,7 +114,8 @@ export class Worktrees {
     const badBranch = branchProblem(branch) ?? (await this.refFormatProblem(branch));
     if (badBranch) throw new WorktreeError(badBranch);
     const path = this.records.pathOf(name);
-    if ((await this.m.exists(path)) || (await this.records.read(name))) throw new WorktreeError(`a worktree named "${name}" exists already (deft worktrees lists them).`);
+    if ((await this.m.exists(path)) || (await this.records.read(name)))
+      throw new WorktreeError(`a worktree named "${name}" exists already (deft worktrees lists them).`);
     if (await branchExists(this.m, this.repoRoot, branch)) throw new WorktreeError(`the branch "${branch}" exists already: give another name or branch.`);
     const { baseCommit, baseBranch } = await this.resolveBase(options.base);
     await this.m.mkdir(this.records.dir, 0o700);
@@ -168,7 +169,9 @@ export class Worktrees {
   async list(): Promise<WorktreeState[]> {
     const listed = await listedWorktrees(this.m, this.repoRoot);
     const registered = new Set(listed.filter((w) => !w.prunable).map((w) => w.path));
-    return Promise.all((await this.records.list()).map(async (record) => this.stateOf(record, registered.has(record.path) && (await this.m.exists(record.path)))));
+    return Promise.all(
+      (await this.records.list()).map(async (record) => this.stateOf(record, registered.has(record.path) && (await this.m.exists(record.path)))),
+    );
   }
 
   async state(name: string): Promise<WorktreeState> {
@@ -342,7 +345,8 @@ export class Worktrees {
 
   private async notes(path: string): Promise<string[]> {
     const notes: string[] = [];
-    if (await this.m.exists(this.m.path.join(path, '.gitmodules'))) notes.push('the repository has submodules: they are not checked out in the worktree (Deft fetches nothing).');
+    if (await this.m.exists(this.m.path.join(path, '.gitmodules')))
+      notes.push('the repository has submodules: they are not checked out in the worktree (Deft fetches nothing).');
     const attributes = (await this.m.readText(this.m.path.join(path, '.gitattributes'))) ?? '';
     if (/filter=lfs/.test(attributes))
       notes.push('Git LFS files are their pointer files in the worktree: Deft runs no filters (run git lfs checkout there yourself if needed).');
