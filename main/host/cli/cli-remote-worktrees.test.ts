@@ -50,6 +50,8 @@ describe('deft run --remote --worktree', () => {
     rig.server.enqueue(
       toolStep(callChunk('Read', { path: 'notes.txt' })),
       toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'blue' })),
+      // A command runs in the worktree there too (in the remote OS sandbox when there is one): its cwd is the worktree.
+      toolStep(callChunk('Bash', { command: 'pwd > where.txt && git rev-parse --abbrev-ref HEAD >> where.txt', description: 'where am I' })),
       textReply('Blue.'),
     );
     const first = await rig.run('paint it blue', { extra: ['--worktree=blue'] });
@@ -61,6 +63,7 @@ describe('deft run --remote --worktree', () => {
     // The worktree is on the remote machine, under Deft's folder there: the edit landed there.
     expect(await readFile(join(dir, 'blue', 'notes.txt'), 'utf8')).toBe('colour: blue\n');
     expect(await readFile(join(dir, 'blue', '.env.example'), 'utf8')).toBe('PORT=1\n');
+    expect(await readFile(join(dir, 'blue', 'where.txt'), 'utf8')).toMatch(/^\/\S+\/\.deft\/worktrees\/\S+\/blue\ndeft\/blue\n$/);
     expect(JSON.parse(await readFile(join(dir, 'blue.json'), 'utf8'))).toMatchObject({
       name: 'blue',
       branch: 'deft/blue',
@@ -93,15 +96,15 @@ describe('deft run --remote --worktree', () => {
     expect(listed.code, listed.stderr).toBe(0);
     const list = JSON.parse(listed.stdout) as { worktrees: Array<{ name: string; changedFiles: string[]; sessions: unknown[]; dirty: boolean }> };
     expect(list.worktrees.map((w) => [w.name, w.changedFiles, w.sessions.length, w.dirty])).toEqual([
-      ['blue', ['notes.txt'], 1, true],
+      ['blue', ['notes.txt', 'where.txt'], 1, true],
       ['green', ['notes.txt'], 1, true],
     ]);
     const table = await cli('worktrees', '--remote', rig.target());
-    expect(table.stdout).toMatch(/blue\s+deft\/blue\s+main\s+1\s+0\s+0\s+1\s+done/);
+    expect(table.stdout).toMatch(/blue\s+deft\/blue\s+main\s+2\s+0\s+0\s+1\s+done/);
 
     const merged = await cli('worktrees', 'merge', 'blue', '--remote', rig.target());
     expect(merged.code, merged.stderr).toBe(0);
-    expect(merged.stdout).toMatch(/^Merged blue onto main \([0-9a-f]{12}\): notes\.txt\n$/);
+    expect(merged.stdout).toMatch(/^Merged blue onto main \([0-9a-f]{12}\): notes\.txt, where\.txt\n$/);
     expect(look(['show', 'main:notes.txt'])).toBe('colour: blue\n');
     // The checkout that has main is fast-forwarded there, as locally; the copied file never came back.
     expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: blue\n');
