@@ -32,6 +32,11 @@ export async function runWorktreeResolve(argv: string[], io: CliIo, run: (argv: 
     from = value;
     flags.splice(at, flag.includes('=') ? 1 : 2);
   }
+  if (flags.some((f) => f.split('=')[0] === '--remote'))
+    return usage(
+      io,
+      'resolve works on a folder on this machine: for a remote folder\'s worktree, merge its base branch there by hand, or run a session in it (deft run --remote HOST:/path/of/the/worktree "…"), then deft worktrees merge NAME --remote HOST:/path',
+    );
   const refused = flags.find((f) => NOT_HERE.includes(f.split('=')[0]!));
   if (refused) return usage(io, `${refused.split('=')[0]} does not go with resolve: it runs the worktree's own session on what was handed to it`);
   try {
