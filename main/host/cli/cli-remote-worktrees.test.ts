@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { remoteCliRig } from '#test-support/remote-cli';
+import { defaultCapabilities } from '../../agent/capabilities';
+import { createNodeCore } from '../compose';
+import { cliHost } from '../hosts';
+import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
 
 // Issues 29 + 30: a session in a git worktree of a REMOTE folder. The sshd runs in a mount namespace of its own where
 // the remote folder (`there`, a git repository) shows at `path` and the remote user's home is `remoteHome`: the
@@ -206,9 +210,61 @@ describe('deft run --remote --worktree', () => {
       const discarded = await cli('worktrees', 'discard', name, '--remote', rig.target());
       expect(discarded.code, name).not.toBe(0);
     }
+    // A base is passed to git there as one argument, never through a shell.
+    for (const base of [`$(touch ${marks}/ran-base)`, `main;touch${'${IFS}'}${marks}/ran-semi`, '`id`', "main'"]) {
+      const run = await rig.run('hello', { extra: ['--worktree=ok', `--worktree-base=${base}`] });
+      expect(run.code, base).toBe(2);
+      expect(run.stderr, base).toContain('is not a branch, tag or commit');
+    }
     expect(rig.server.requests).toHaveLength(asked);
     expect(existsSync(join(rig.remoteHome, '.deft', 'worktrees')) ? await readdir(join(rig.remoteHome, '.deft', 'worktrees')) : []).toEqual([]);
     expect(await readdir(marks)).toEqual([]);
     expect(look(['branch', '--list']).trim()).toBe('* main');
+  });
+
+  it('the window’s worktree commands on a remote folder: made, shown, its changes, merged and discarded there; never opened here', {
+    timeout: 120_000,
+  }, async () => {
+    const remote = await openRemoteForCli(
+      { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path },
+      { HOME: rig.userHome, USER: rig.sshd.username },
+    );
+    const opened: string[] = [];
+    const core = createNodeCore({
+      workspace: remote.workspace,
+      environment: remote.environment,
+      workspaceId: remote.id,
+      host: cliHost(() => {}),
+      env: { DEFT_HOME: rig.home },
+      capabilities: remoteCapabilities(defaultCapabilities),
+      openFolder: async (path: string) => {
+        opened.push(path);
+        return 'here' as const;
+      },
+    });
+    try {
+      const made = await core.handlers.createWorktree({ name: 'win' });
+      expect(made.copied).toEqual(['.env.example']);
+      const dir = await worktreesThere();
+      expect(made.worktree.path).toMatch(/\/\.deft\/worktrees\/.*\/win$/);
+      await writeFile(join(dir, 'win', 'notes.txt'), 'colour: purple\n');
+      const listed = await core.handlers.listWorktrees({});
+      expect(listed.repoRoot).toBe(rig.path);
+      expect(listed.worktrees.map((w) => [w.name, w.changedFiles])).toEqual([['win', ['notes.txt']]]);
+      const changes = await core.handlers.worktreeChanges({ name: 'win' });
+      expect(changes.files.map((f) => [f.path, f.status, f.hunks[0]?.lines])).toEqual([['notes.txt', 'modified', ['-colour: red', '+colour: purple']]]);
+      // Not opened in this window or a core here: where it is there is said instead.
+      expect(await core.handlers.openWorktree({ name: 'win' })).toEqual({ opened: false, path: made.worktree.path });
+      expect(opened).toEqual([]);
+      const merged = await core.handlers.mergeWorktree({ name: 'win', expect: { head: changes.head, tree: changes.tree } });
+      expect(merged).toMatchObject({ status: 'merged', baseBranch: 'main', files: ['notes.txt'] });
+      expect(look(['show', 'main:notes.txt'])).toBe('colour: purple\n');
+      expect(await core.handlers.discardWorktree({ name: 'win', deleteBranch: true })).toMatchObject({ branchDeleted: true });
+      expect(existsSync(join(dir, 'win'))).toBe(false);
+      await expect(core.handlers.worktreeChanges({ name: '../win' })).rejects.toThrow();
+    } finally {
+      await core.close();
+      await remote.environment.close();
+    }
   });
 });
