@@ -84,6 +84,13 @@ describe('deft run --remote --worktree', () => {
       path: string;
     };
     expect(sessions.path).toMatch(/^ssh:\/\/.*\/\.deft\/worktrees\/.*\/blue$/);
+    // Its checkpoints are those of the worktree there (its own store on that machine), and it resumes there.
+    expect(first.stderr).not.toContain('checkpoint');
+    const there = (JSON.parse(await readFile(join(dir, 'blue.json'), 'utf8')) as { path: string }).path;
+    const checkpoints = await cli('checkpoints', '--remote', rig.target(there), '--continue', '--json');
+    expect(checkpoints.code, checkpoints.stderr).toBe(0);
+    const prompts = (JSON.parse(checkpoints.stdout) as { prompts: Array<{ index: number; text: string; changedFiles: number }> }).prompts;
+    expect(prompts.filter((p) => p.index > 0).map((p) => [p.text, p.changedFiles])).toEqual([['paint it blue', 2]]);
 
     // A second one from the same base changes the same line.
     rig.server.enqueue(
