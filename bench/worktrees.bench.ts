@@ -8,6 +8,10 @@ import { defaultCapabilities } from '../main/agent/capabilities';
 import { gitBinary } from '../main/agent/infra/git/git';
 import { FileSecretStore } from '../main/agent/infra/settings/secrets';
 import { Worktrees } from '../main/agent/infra/worktrees/worktrees';
+import { SshEnvironment } from '../main/agent/infra/environment/ssh/ssh-environment';
+import { remoteFolderId } from '../main/agent/infra/environment/ssh/remote-spec';
+import { worktreesOf } from '../main/agent/infra/worktrees/there';
+import { startSshd } from '../test-support/sshd';
 import { DeftCore } from '../main/agent/runtime/core';
 import { cliHost } from '../main/host/hosts';
 import { tempDir } from '../test-support/harness';
@@ -16,7 +20,9 @@ import { type BenchResult, median } from './types';
 // Issue 30: the time to create a worktree session on a committed 20,000-file repository (a worktree made by
 // Deft — its checks, `git worktree add` through the hardened git, the worktree.copy files, its record — and a
 // session created in it) beside `git worktree add` alone on the same repository. CPU: this process plus
-// every child it waited for.
+// every child it waited for. Beside them, the same worktree made on a remote folder (the same repository seen over
+// loopback SSH through a real sshd: git run there through the Environment, the record and copy over SFTP), with the
+// round trips it costs; skipped when sshd is not installed.
 
 const FILES = 20_000;
 const RUNS = 5;
@@ -115,6 +121,7 @@ export default async function bench(): Promise<BenchResult[]> {
       async (i) => void (await trees.discard(`bench-${i}`, { deleteBranch: true })),
     );
     const cpu = (a: number | null, b: number | null) => (a === null || b === null ? 'CPU n/a' : `CPU ${(a / 1000).toFixed(2)} s vs ${(b / 1000).toFixed(2)} s`);
+    const remote = await remoteCreate(repo, home, createOnly.sort((a, b) => a - b)[Math.floor(createOnly.length / 2)]!);
     return [
       {
         name: `worktree session created (${FILES.toLocaleString('en')} files: worktree, copy, record, session)`,
@@ -130,9 +137,52 @@ export default async function bench(): Promise<BenchResult[]> {
         baseline: { name: 'git worktree add alone', value: plain.wall },
         note: 'the rest is the session: a core on the worktree and createSession',
       },
+      ...remote,
     ];
   } finally {
     await rm(scratch, { recursive: true, force: true });
     git(repo, 'worktree', 'prune');
+  }
+}
+
+/** Worktrees.create on the same repository seen over loopback SSH (the remote home a fresh folder), beside the local one. */
+async function remoteCreate(repo: string, home: string, localCreate: number): Promise<BenchResult[]> {
+  const sshd = await startSshd();
+  if (!sshd) {
+    process.stderr.write('  sshd not installed: the remote worktree figure is not measured\n');
+    return [];
+  }
+  const ssh = await SshEnvironment.connect(
+    { host: '127.0.0.1', port: sshd.port, username: sshd.username, privateKey: sshd.privateKey, knownHostsFiles: [sshd.knownHosts] },
+    repo,
+  );
+  try {
+    const id = remoteFolderId({ user: sshd.username, host: '127.0.0.1', port: sshd.port, path: repo });
+    const trees = await worktreesOf(home, { path: repo, environment: ssh, id });
+    const count = () => ssh.usage.execChannels + ssh.usage.helperScripts + ssh.usage.sftpRoundTrips;
+    let trips = '';
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const before = { ...ssh.usage };
+      const start = count();
+      const t0 = performance.now();
+      await trees.create({ name: `remote-${i}`, copy: ['.env.example'] });
+      times.push(performance.now() - t0);
+      trips = `${count() - start} round trips (${ssh.usage.helperScripts - before.helperScripts} helper scripts, ${ssh.usage.execChannels - before.execChannels} exec channels, ${ssh.usage.sftpRoundTrips - before.sftpRoundTrips} SFTP)`;
+      await trees.discard(`remote-${i}`, { deleteBranch: true });
+    }
+    const wall = times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+    return [
+      {
+        name: 'the worktree alone on a remote folder (Worktrees.create over loopback SSH)',
+        value: wall,
+        unit: 'ms',
+        baseline: { name: 'the same on this machine', value: localCreate },
+        note: `median of ${RUNS}; ${trips}`,
+      },
+    ];
+  } finally {
+    await ssh.close();
+    await sshd.stop();
   }
 }

@@ -1,20 +1,14 @@
 import { homedir, userInfo } from 'node:os';
-import { worktreesCapability } from '../agent/capabilities/worktrees/capability';
 import type { CapabilityFactory } from '#contract/capability';
 import { type RemoteFolder, openRemoteFolder } from '#infra/environment/ssh/open-remote';
 import type { RemoteSpec } from '#infra/environment/ssh/remote-spec';
 
 /**
  * The capabilities that still read the workspace through this machine's file system (or start programs here in
- * it): on a remote folder they would see a local folder of the same path, or nothing, so they are left out.
+ * it): on a remote folder they would see a local folder of the same path, or nothing, so they are left out. None is
+ * now: the last, worktrees, runs its git on the remote machine (infra/worktrees/there.ts).
  */
-const LOCAL_ONLY: readonly CapabilityFactory[] = [
-  // Its git commands run on this machine, in a folder of the same path.
-  worktreesCapability,
-];
-
-/** What a remote folder's session leaves out, for the one-line notice. */
-export const REMOTE_LEFT_OUT = 'worktrees';
+const LOCAL_ONLY: readonly CapabilityFactory[] = [];
 
 /** The capabilities a session on a remote folder gets: those that reach the workspace through its Environment. */
 export function remoteCapabilities(list: readonly CapabilityFactory[]): CapabilityFactory[] {

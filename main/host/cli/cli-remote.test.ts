@@ -77,7 +77,7 @@ describe('deft run --remote', () => {
       textReply('Changed it.'),
     );
     const first = await run('--remote', target(), 'make it blue');
-    expect(first.stderr).toBe('deft: note: on a remote folder, worktrees are not available yet.\n');
+    expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('Changed it.\n');
     const toolResults = server.requests

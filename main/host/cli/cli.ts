@@ -20,7 +20,7 @@ import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
 import { runCheckpointsCli } from './checkpoints-cli';
 import { runMcpCli } from './mcp-cli';
-import { createRunWorktree, runWorktreesCli } from './worktrees-cli';
+import { createRunWorktree, remoteWorktreeFolder, runWorktreesCli } from './worktrees-cli';
 import { runWorktreeResolve } from './worktrees-resolve';
 import { runPluginCli } from './plugin-cli';
 import { type ForkFlags, forkFlags, forkForRun } from './fork-cli';
@@ -220,21 +220,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
     let workspace = values.workspace ?? io.cwd;
     let worktree: { name: string; branch: string; path: string } | undefined;
-    if (values.worktree !== undefined && remoteSpec)
-      throw new UsageError('--worktree works on a folder on this machine: it cannot be combined with --remote yet.');
-    if (values.worktree !== undefined) {
-      // The session runs in a new worktree: the folder given (or this one) only says which repository.
-      const { record } = await createRunWorktree(io, workspace, {
-        ...(values.worktree ? { name: values.worktree } : {}),
-        ...(values['worktree-base'] ? { base: values['worktree-base'] } : {}),
-        hint: prompt,
-      }).catch((error: Error) => Promise.reject(new UsageError(error.message)));
-      workspace = record.path;
-      worktree = { name: record.name, branch: record.branch, path: record.path };
-    }
     if (remoteSpec) {
       // SSH's packages load only for a remote folder.
-      const { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } = await import('../remote-folder');
+      const { openRemoteForCli, remoteCapabilities } = await import('../remote-folder');
       // The headless skills (nothing watched) and MCP (servers waited for, what was skipped said on stderr) as locally.
       capabilities = remoteCapabilities(capabilities);
       try {
@@ -243,7 +231,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         throw new RemoteError(`cannot open ${values.remote ?? `the folder of session ${values.session}`}: ${(error as Error).message}`);
       }
       for (const note of remote.notes) io.stderr(`deft: warning: ${note}\n`);
-      io.stderr(`deft: note: on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.\n`);
       const where = remote.environment.label;
       remote.environment.onSearchNotice((notice) => io.stderr(`deft: warning: ${notice}\n`));
       remote.environment.onConnectionState((state, detail) => {
@@ -251,6 +238,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         else if (state === 'connected') io.stderr(`deft: reconnected to ${where}.\n`);
         else if (detail) io.stderr(`deft: ${detail}\n`);
       });
+    }
+    if (values.worktree !== undefined) {
+      // The session runs in a new worktree: the folder given (or this one, or the remote folder) only says which
+      // repository. On a remote folder the worktree is made on that machine, and the session works there.
+      const { record } = await createRunWorktree(io, remote ? remote.workspace : workspace, {
+        ...(values.worktree ? { name: values.worktree } : {}),
+        ...(values['worktree-base'] ? { base: values['worktree-base'] } : {}),
+        hint: prompt,
+        ...(remote ? { remote } : {}),
+      }).catch((error: Error) => Promise.reject(new UsageError(error.message)));
+      if (remote) remote = remoteWorktreeFolder(remote, record.path);
+      else workspace = record.path;
+      worktree = { name: record.name, branch: record.branch, path: record.path };
     }
 
     const denials: PermissionDenial[] = [];

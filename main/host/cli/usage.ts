@@ -55,7 +55,8 @@ Options:
                              (repeatable; the folder must be trusted). Without it, a workspace server starts
                              only once approved: deft mcp approve NAME, or in the Deft window
   --worktree[=<name>]        run in a new git worktree on the branch deft/<name> (a name is made from the prompt
-                             when none is given), under ~/.deft/worktrees: the main checkout is left untouched
+                             when none is given), under ~/.deft/worktrees: the main checkout is left untouched;
+                             with --remote, made on that machine (under ~/.deft/worktrees there)
   --worktree-base <ref>      the branch, tag or commit the worktree starts from (default: HEAD)
   --session <id>             resume a session (one that ran on a remote folder reconnects to it)
   --continue                 resume the latest session of this workspace
@@ -103,7 +104,7 @@ mcp deny     Record that it must not start.
 
 Exit codes: 0 done, 1 refused (the reason on stderr), 2 usage error.`;
 
-export const WORKTREES_USAGE = `Usage: deft worktrees [list] [--workspace DIR] [--json]
+export const WORKTREES_USAGE = `Usage: deft worktrees [list] [--workspace DIR | --remote HOST:/path] [--json]
        deft worktrees create [NAME] [--base REF]
        deft worktrees merge NAME [--squash] [-m MESSAGE | --draft-message]
        deft worktrees branch NAME [-m MESSAGE]
@@ -129,7 +130,10 @@ resolve   After a merge conflict: merge the base branch into its branch in the w
           (from a window) is taken as it is. Then: deft worktrees merge NAME.
 cleanup   git worktree prune, and forget worktrees whose folder is gone.
 
-Exit codes: 0 done, 1 refused or a conflict (the reason on stderr), 2 usage error.`;
+--remote HOST:/path (every action but resolve): the repository of a folder on another machine, over SSH as deft run
+          --remote opens it; its worktrees are on that machine (under ~/.deft/worktrees there) and git runs there.
+
+Exit codes: 0 done, 1 refused or a conflict (the reason on stderr), 2 usage error, 5 the remote folder could not be opened.`;
 
 export const PLUGIN_USAGE = `Usage: deft plugin marketplace add SOURCE | list | update [NAME] | remove NAME
        deft plugin install NAME@MARKETPLACE

@@ -8,6 +8,10 @@ import { askModel } from '#runtime/ask-model';
 import { ProviderSettings } from '#runtime/commands/settings-commands';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
 import { type Created, type WorktreeState, Worktrees } from '#infra/worktrees/worktrees';
+import { worktreesOf } from '#infra/worktrees/there';
+import { workspacePlace } from '#infra/environment/workspace-place';
+import { parseRemoteSpec, remoteFolderIdAt } from '#infra/environment/ssh/remote-spec';
+import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { type CliIo, parseArgsOr } from './io';
 import { WORKTREES_USAGE } from './usage';
 
@@ -20,6 +24,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       workspace: { type: 'string' },
+      remote: { type: 'string' },
       json: { type: 'boolean', default: false },
       squash: { type: 'boolean', default: false },
       message: { type: 'string', short: 'm' },
@@ -38,14 +43,26 @@ export function cliHome(io: CliIo): string {
   return io.coreOptions?.home ?? deftHome(io.env);
 }
 
-/** A new worktree for `deft run --worktree`, with the `worktree.copy` globs; what was skipped is said on stderr. */
-export async function createRunWorktree(io: CliIo, from: string, options: { name?: string; base?: string; hint: string }): Promise<Created> {
+/** The worktrees of the repository of `from`: a folder here, or — with `remote` — the remote folder's, on its machine. */
+function treesOf(home: string, from: string, remote?: RemoteFolder): Promise<Worktrees> {
+  return remote ? worktreesOf(home, workspacePlace(remote.workspace, remote.environment, remote.id)) : Worktrees.of(home, from);
+}
+
+/**
+ * A new worktree for `deft run --worktree`, with the `worktree.copy` globs; what was skipped is said on stderr. With
+ * `remote`, made on that machine (under ~/.deft/worktrees there), from the remote folder's repository.
+ */
+export async function createRunWorktree(
+  io: CliIo,
+  from: string,
+  options: { name?: string; base?: string; hint: string; remote?: RemoteFolder },
+): Promise<Created> {
   const home = cliHome(io);
-  const trees = await Worktrees.of(home, from);
+  const trees = await treesOf(home, from, options.remote);
   const created = await trees.create({
     ...(options.name ? { name: options.name } : { hint: options.hint }),
     ...(options.base ? { base: options.base } : {}),
-    copy: await worktreeCopyGlobs(home, trees.repoRoot),
+    copy: await worktreeCopyGlobs(home, trees.repoRoot, trees.machine),
   });
   reportCreated(io, created);
   return created;
@@ -63,6 +80,14 @@ function cliAskModel(io: CliIo, home: string): AskModel {
   return (request) => askModel(() => settings.config(), request, io.coreOptions?.fetch);
 }
 
+/**
+ * The remote folder a session in a worktree made on that machine works in: the worktree's folder there, on the same
+ * connection, kept under its own `ssh://` key (its sessions and trust are its own, as for a local worktree).
+ */
+export function remoteWorktreeFolder(remote: RemoteFolder, path: string): RemoteFolder {
+  return { ...remote, environment: remote.environment.enter(path), workspace: path, id: remoteFolderIdAt(remote.id, path) };
+}
+
 function reportCreated(io: CliIo, created: Created): void {
   const { record, copy, notes } = created;
   io.stderr(`deft: worktree ${record.name} (branch ${record.branch}, from ${record.baseBranch ?? record.baseCommit.slice(0, 12)}) at ${record.path}\n`);
@@ -76,7 +101,7 @@ function reportCreated(io: CliIo, created: Created): void {
  * (infra/worktrees/release.ts), and the list says so.
  */
 async function orphans(home: string, trees: Worktrees): Promise<Set<string>> {
-  const store = new SessionStore(home, trees.repoRoot);
+  const store = new SessionStore(home, trees.machine.sessionKey(trees.repoRoot));
   const gone = new Set<string>();
   for (const record of await trees.records.list()) if (record.session && !(await store.readMeta(record.session))) gone.add(record.name);
   return gone;
@@ -125,6 +150,7 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
     return 0;
   }
   const [action = 'list', name, extra] = positionals;
+  let remote: RemoteFolder | null = null;
   try {
     // resolve takes deft run's options: it is read before these (runWorktreeResolve), right after "worktrees".
     if (action === 'resolve') throw new UsageError('resolve comes first: deft worktrees resolve NAME [deft run options]');
@@ -137,7 +163,25 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
     if (!needsName && action !== 'create' && name !== undefined) throw new UsageError(`unexpected argument "${name}"`);
     const from = values.workspace ?? io.cwd;
     const home = cliHome(io);
-    const trees = await Worktrees.of(home, from);
+    if (values.remote !== undefined) {
+      if (values.workspace !== undefined) throw new UsageError('use either --workspace or --remote, not both');
+      let spec;
+      try {
+        spec = parseRemoteSpec(values.remote);
+      } catch (error) {
+        throw new UsageError(`--remote ${(error as Error).message}`);
+      }
+      // SSH's packages load only for a remote folder.
+      const { openRemoteForCli } = await import('../remote-folder');
+      try {
+        remote = await openRemoteForCli(spec, io.env);
+      } catch (error) {
+        io.stderr(`deft: cannot open ${values.remote}: ${(error as Error).message}\n`);
+        return 5;
+      }
+      for (const note of remote.notes) io.stderr(`deft: warning: ${note}\n`);
+    }
+    const trees = await treesOf(home, from, remote ?? undefined);
     switch (action) {
       case 'list': {
         const states = await trees.list();
@@ -157,7 +201,7 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
         const created = await trees.create({
           ...(name ? { name } : {}),
           ...(values.base ? { base: values.base } : {}),
-          copy: await worktreeCopyGlobs(home, trees.repoRoot),
+          copy: await worktreeCopyGlobs(home, trees.repoRoot, trees.machine),
         });
         reportCreated(io, created);
         io.stdout(values.json ? JSON.stringify(created.record) + '\n' : `${created.record.path}\n`);
@@ -166,7 +210,7 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
       case 'merge': {
         let message = values.message;
         if (values['draft-message']) {
-          const drafted = await draftMergeMessage(await trees.get(name!), { squash: values.squash, ask: cliAskModel(io, home) });
+          const drafted = await draftMergeMessage(await trees.get(name!), { machine: trees.machine, squash: values.squash, ask: cliAskModel(io, home) });
           if (drafted.note) io.stderr(`deft: ${drafted.note}\n`);
           message = drafted.message;
         }
@@ -183,6 +227,17 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
             if (!values.json) io.stdout(`${name} has nothing ${outcome.baseBranch} does not have.\n`);
             return 0;
           case 'conflict':
+            if (remote) {
+              // A remote folder's worktree: its session resolves it with deft run on that folder, or by hand there.
+              const path = (await trees.get(name!)).path;
+              io.stderr(
+                `deft: merging ${name} onto ${outcome.baseBranch} conflicts in: ${outcome.files.join(', ')}. Nothing was changed.\n` +
+                  `Next, on ${remote.environment.label}: cd ${path} && git merge ${outcome.baseBranch}   by hand: resolve, git add, git commit\n` +
+                  `  (or have a session there do it: deft run --remote HOST:${path} "merge ${outcome.baseBranch} into this branch and resolve the conflicts")\n` +
+                  `then: deft worktrees merge ${name} --remote ${values.remote}\n`,
+              );
+              return 1;
+            }
             io.stderr(
               `deft: merging ${name} onto ${outcome.baseBranch} conflicts in: ${outcome.files.join(', ')}. Nothing was changed.\n` +
                 `Next, either:\n` +
@@ -249,5 +304,7 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
     }
     io.stderr(`deft: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
+  } finally {
+    await remote?.environment.close();
   }
 }

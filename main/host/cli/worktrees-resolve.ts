@@ -32,6 +32,11 @@ export async function runWorktreeResolve(argv: string[], io: CliIo, run: (argv: 
     from = value;
     flags.splice(at, flag.includes('=') ? 1 : 2);
   }
+  if (flags.some((f) => f.split('=')[0] === '--remote'))
+    return usage(
+      io,
+      'resolve works on a folder on this machine: for a remote folder\'s worktree, merge its base branch there by hand, or run a session in it (deft run --remote HOST:/path/of/the/worktree "…"), then deft worktrees merge NAME --remote HOST:/path',
+    );
   const refused = flags.find((f) => NOT_HERE.includes(f.split('=')[0]!));
   if (refused) return usage(io, `${refused.split('=')[0]} does not go with resolve: it runs the worktree's own session on what was handed to it`);
   try {
@@ -59,7 +64,7 @@ export async function runWorktreeResolve(argv: string[], io: CliIo, run: (argv: 
       return 0;
     }
     const code = await run(['run', '--workspace', record.path, '--session', sessionId, '--mailbox', ...flags]);
-    const left = await mergeInProgress(record.path).catch(() => null);
+    const left = await mergeInProgress(trees.machine, record.path).catch(() => null);
     if (left === null) io.stderr(`deft: the merge in the worktree is committed. Next: deft worktrees merge ${name}\n`);
     else
       io.stderr(

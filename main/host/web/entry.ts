@@ -4,7 +4,7 @@ import { defaultCapabilities } from '../../agent/capabilities';
 import { type RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
 import { createNodeCore } from '../compose';
-import { REMOTE_LEFT_OUT, openRemoteForCli, remoteCapabilities } from '../remote-folder';
+import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
 import { webHost } from '../hosts';
 import { onStopSignals } from '../stop-signals';
 import { type WebHost, startWebHost } from './server';
@@ -57,7 +57,6 @@ async function main(argv: string[]): Promise<number> {
       return 5;
     }
     for (const note of remote.notes) console.error(`deft web: warning: ${note}`);
-    console.error(`deft web: on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.`);
   }
   // *Open remote folder…* in the page: the chosen folder replaces the workspace this host serves (sessions stay here).
   let host: WebHost | undefined;
@@ -66,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
     env: process.env,
     open: async (folder) => {
       if (!host) throw new Error('The web host is not serving yet.');
-      console.error(`deft web: now serving ${folder.id}; on a remote folder, ${REMOTE_LEFT_OUT} are not available yet.`);
+      console.error(`deft web: now serving ${folder.id}.`);
       const next = coreFor(folder);
       const [previous, previousRemote] = [core, remote];
       [core, remote] = [next, folder];
@@ -92,7 +91,9 @@ async function main(argv: string[]): Promise<number> {
   // One core per worktree a page switched to, kept running beside the main checkout's (its folder from Deft's records).
   const worktreeCores = new WorktreeCores({
     resolve: async (name) => {
-      if (remote) throw new Error('this host serves a folder on another machine, which has no worktrees here.');
+      // A remote folder's worktrees are on that machine: no core per worktree is made for them (its Environment is the folder's).
+      if (remote)
+        throw new Error('this host serves a folder on another machine: its worktrees are listed, merged and discarded here, but not opened in this page.');
       const record = await (await Worktrees.of(home, values.workspace ?? process.cwd())).folderOf(name);
       return { path: record.path, branch: record.branch };
     },

@@ -59,7 +59,7 @@ async function commitToMerge(
       refused: `no finished work is recorded for it (its sub-agent is still running, or its commit could not be read when it ended). Wait for its result, or the user merges it: deft worktrees merge ${record.name}.`,
     };
   const root = repo.repoRoot;
-  if (!(await isAncestor(root, record.baseCommit, pinned)))
+  if (!(await isAncestor(repo.machine, root, record.baseCommit, pinned)))
     return {
       refused: `its recorded commit ${pinned.slice(0, 12)} does not build on the commit its worktree started from (${record.baseCommit.slice(0, 12)}): Deft does not merge it. Look at it yourself, or discard it.`,
     };
@@ -71,7 +71,7 @@ async function commitToMerge(
         : undefined;
     return { commit: pinned, ...(moved ? { note: moved } : {}) };
   }
-  if (!now || !(await isAncestor(root, pinned, now)))
+  if (!now || !(await isAncestor(repo.machine, root, pinned, now)))
     return {
       refused: `its branch no longer builds on the commit recorded when it finished (${pinned.slice(0, 12)}): it was moved elsewhere. Merge without include_later_commits to merge that commit.`,
     };
@@ -114,7 +114,7 @@ async function cleanUp(repo: Worktrees, record: WorktreeRecord, merged: string, 
     if (state.dirty) return `  cleanup: kept ${record.path}: it has changes made after it finished that are not merged.`;
     const tip = await branchCommit(repo.repoRoot, record.branch);
     const targetTip = await branchCommit(target.checkout, target.branch);
-    const kept = tip === merged && targetTip !== null && (await isAncestor(repo.repoRoot, tip, targetTip));
+    const kept = tip === merged && targetTip !== null && (await isAncestor(repo.machine, repo.repoRoot, tip, targetTip));
     const { branchDeleted } = await repo.discard(record.name, { deleteBranch: kept });
     return `  cleanup: removed its worktree${branchDeleted ? ' and its branch (merged)' : `; its branch ${record.branch} is kept (its commits are not in ${target.branch}${tip === merged ? ', a squash' : ''})`}.`;
   } catch (error) {

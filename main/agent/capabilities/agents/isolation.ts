@@ -85,7 +85,7 @@ async function pinWork(repo: Worktrees, name: string): Promise<string | null> {
 
 async function filesOf(repo: Worktrees, name: string, commit: string): Promise<string[]> {
   const record = await repo.get(name);
-  return nulList((await git(repo.repoRoot, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, commit])).stdout).sort();
+  return nulList((await git(repo.machine, repo.repoRoot, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, commit])).stdout).sort();
 }
 
 /**

@@ -3,14 +3,17 @@ import { CommandError } from '#contract/errors';
 import { deliverHandoff } from '#infra/worktrees/deliver';
 import { draftMergeMessage } from '#infra/worktrees/draft';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
-import { WorktreeError, Worktrees } from '#infra/worktrees/worktrees';
+import { worktreesOf } from '#infra/worktrees/there';
+import { WorktreeError, type Worktrees } from '#infra/worktrees/worktrees';
 
 /**
  * The window's commands for Deft's git worktrees (infra/worktrees): list, create, merge, apply, discard, for the
- * repository of the workspace (its main checkout or one of its worktrees). What cannot be done is a readable refusal.
+ * repository of the workspace (its main checkout or one of its worktrees), on this machine or on a remote folder's
+ * (infra/worktrees/there.ts: git and the worktrees there). What cannot be done is a readable refusal.
  */
 export const worktreesCapability: CapabilityFactory = (core) => {
-  const trees = () => Worktrees.of(core.home, core.workspace);
+  const trees = () => worktreesOf(core.home, core.place);
+  const remote = core.environment.kind !== 'local';
   // The live-only read runs every few seconds: the repository (found with git) is looked up once, then kept.
   let known: Promise<Worktrees> | null = null;
   const knownTrees = () => {
@@ -50,13 +53,18 @@ export const worktreesCapability: CapabilityFactory = (core) => {
       createWorktree: ({ name, base }) =>
         refusing(async () => {
           const repo = await trees();
-          const created = await repo.create({ ...(name ? { name } : {}), ...(base ? { base } : {}), copy: await worktreeCopyGlobs(core.home, repo.repoRoot) });
+          const created = await repo.create({
+            ...(name ? { name } : {}),
+            ...(base ? { base } : {}),
+            copy: await worktreeCopyGlobs(core.home, repo.repoRoot, repo.machine),
+          });
           return { worktree: await repo.state(created.record.name), copied: created.copy.copied, skipped: created.copy.skipped, notes: created.notes };
         }),
       openWorktree: ({ name }) =>
         refusing(async () => {
           const record = await (await trees()).folderOf(name);
-          if (!core.openFolder) return { opened: false, path: record.path };
+          // A worktree on another machine is not a folder of this one: where it is is said instead (no core is made for it).
+          if (!core.openFolder || remote) return { opened: false, path: record.path };
           // The web host shows it in this window, beside the main checkout's core ('here'); the desktop app in a window of its own.
           const where = await core.openFolder(record.path);
           return { opened: true, path: record.path, ...(where === 'here' ? { here: true } : {}) };
@@ -75,6 +83,7 @@ export const worktreesCapability: CapabilityFactory = (core) => {
           const record = await repo.get(name);
           const title = (await repo.state(name)).sessions.find((s) => s.title && s.title !== 'New session')?.title;
           return draftMergeMessage(record, {
+            machine: repo.machine,
             squash: squash === true,
             ...(title ? { sessionTitle: title } : {}),
             ...(core.askModel ? { ask: (request) => core.askModel!(request) } : {}),
@@ -87,7 +96,7 @@ export const worktreesCapability: CapabilityFactory = (core) => {
           const handed = await repo.handConflict(name);
           if (handed.status !== 'conflict') return handed;
           // Sent to the worktree's session (its core takes it from the mailbox); when it cannot be, the prompt is shown to give.
-          const sent = await deliverHandoff(core.home, await repo.get(name), handed.prompt).catch(() => null);
+          const sent = await deliverHandoff(core.home, { path: repo.machine.sessionKey((await repo.get(name)).path) }, handed.prompt).catch(() => null);
           return sent ? { ...handed, sent } : handed;
         }),
       applyWorktree: ({ name }) => refusing(async () => (await trees()).apply(name)),

@@ -84,11 +84,11 @@ const RESERVED =
   /^(core\.(fsmonitor|hookspath|attributesfile|sshcommand|askpass|pager)|credential\.|diff\.external|protocol\.|safe\.bare|(?!filter\.[^=]+\.(clean|smudge|process)=$|filter\.[^=]+\.required=false$)filter\.)/i;
 
 /** The argv after `git`: the hardened settings, the caller's, then the sub-command (with diff drivers off where they could run). */
-export function hardenedArgv(args: readonly string[], config: readonly string[] = []): string[] {
+export function hardenedArgv(args: readonly string[], config: readonly string[] = [], hardened: readonly string[] = HARDENED_CONFIG): string[] {
   for (const setting of config) if (RESERVED.test(setting)) throw new Error(`git setting "${setting}" would undo the hardening of Deft's git.`);
   const [command, ...rest] = args;
   const diffOff = command && DIFF_COMMANDS.has(command) ? ['--no-ext-diff', '--no-textconv'] : [];
-  return [...[...HARDENED_CONFIG, ...config].flatMap((c) => ['-c', c]), ...(command ? [command, ...diffOff, ...rest] : [])];
+  return [...[...hardened, ...config].flatMap((c) => ['-c', c]), ...(command ? [command, ...diffOff, ...rest] : [])];
 }
 
 /** PATH with its relative entries (`.`, `node_modules/.bin`) removed, and those under `untrusted` when given. */

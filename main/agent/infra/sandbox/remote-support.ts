@@ -81,3 +81,31 @@ export function remoteFactPaths(input: FactPathsInput): Map<string, Set<FactOp>>
   for (const dir of SYSTEM_COVERS) add(dir, 'l');
   return paths;
 }
+
+/**
+ * When the workspace's `.git` is a file (a linked worktree: `gitdir: <common>/worktrees/<id>`), what the plan will ask
+ * of its git dir and of the repository's common dir — gathered in one more round trip, not found out one question per
+ * round. Empty when `.git` is not such a file (or was not read).
+ */
+export function linkedGitFactPaths(workspace: string, dotGit: string | null): Map<string, Set<FactOp>> {
+  const paths = new Map<string, Set<FactOp>>();
+  const named = /^gitdir: (\/[^\n]+)\n?$/.exec(dotGit ?? '')?.[1];
+  if (!named) return paths;
+  const add = (path: string, ops: string) => {
+    const key = posix.resolve(path);
+    const set = paths.get(key) ?? new Set<FactOp>();
+    for (const op of ops) set.add(op as FactOp);
+    paths.set(key, set);
+  };
+  const gitDir = posix.resolve(workspace, named);
+  add(gitDir, 'lsr');
+  for (const name of ['HEAD', 'commondir', 'gitdir', 'config']) add(posix.join(gitDir, name), 'lsrc');
+  for (const name of ['hooks', 'config.worktree', 'objects', 'refs']) add(posix.join(gitDir, name), 'lsr');
+  // Its common dir, as git makes it (`<common>/worktrees/<id>`): a commondir file naming another is asked after.
+  const common = posix.dirname(posix.dirname(gitDir));
+  add(common, 'lsr');
+  for (const name of ['HEAD', 'commondir', 'gitdir', 'config']) add(posix.join(common, name), 'lsrc');
+  for (const name of ['hooks', 'config.worktree', 'objects', 'refs']) add(posix.join(common, name), 'lsr');
+  for (const name of ['worktrees', 'modules']) add(posix.join(common, name), 'lsrd');
+  return paths;
+}

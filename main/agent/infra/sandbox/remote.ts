@@ -20,7 +20,7 @@ import { type FactOp, RemoteFacts, runThere } from './remote-facts';
 import { RemoteNetwork } from './remote-network';
 import type { ProxyPass } from './proxy';
 import type { ConnectionAuthorizer } from './sandbox';
-import { type RemoteSupport, probeRemote, remoteFactPaths } from './remote-support';
+import { type RemoteSupport, linkedGitFactPaths, probeRemote, remoteFactPaths } from './remote-support';
 import { type SandboxSettings, SandboxSettingsStore } from './settings';
 import { type WorkspaceInputs, inputsChanged, readWorkspaceInputs } from './workspace-inputs';
 
@@ -155,6 +155,9 @@ export class RemoteSandbox {
       this.environment,
       remoteFactPaths({ workspace, home: this.environment.home, deftHome: this.deftHome, tmpDir, settings, cwd: request.cwd }),
     );
+    // A linked worktree (a Deft worktree there): its git folders asked at once, not one question per round.
+    await facts.gather(this.environment, linkedGitFactPaths(workspace, facts.read(posix.join(workspace, '.git'), 4096)));
+    facts.wanted.clear();
     // Plan, and gather what the plan asked that was not gathered yet, until it asks nothing new.
     for (let round = 0; ; round++) {
       const current = readWorkspaceInputs(workspace, held, facts);
@@ -179,7 +182,7 @@ export class RemoteSandbox {
       });
       const gitThere = facts.lstat(posix.join(current.workspace, '.git')) !== null;
       if (facts.wanted.size) {
-        if (round >= 3) throw new Error(`The files the sandbox guards on ${this.environment.label} kept changing while it was planned; run the command again.`);
+        if (round >= 5) throw new Error(`The files the sandbox guards on ${this.environment.label} kept changing while it was planned; run the command again.`);
         await facts.gather(this.environment, new Map<string, Set<FactOp>>(facts.wanted));
         continue;
       }

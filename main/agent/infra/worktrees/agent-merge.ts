@@ -1,7 +1,11 @@
 import { isAbsolute, join, relative } from 'node:path';
 import { isAncestor, revParse, statusPaths } from './checkout';
+import { localMachine } from './machine';
 import type { WorktreeRecord } from './records';
 import { git, gitText, identity, nulList } from './run';
+
+/** Sub-agents' worktrees are on this machine only (refused on a remote workspace): git here, nothing of Deft's folder used. */
+const here = localMachine('');
 
 /**
  * How merging one isolated sub-agent's work into the parent's checkout ended. Nothing but `merged` changed anything.
@@ -32,14 +36,14 @@ export interface AgentMergeTarget {
  * `.git` a command could rewrite); null when the branch is gone or is a symbolic ref (a branch Deft made never is).
  */
 export async function branchCommit(root: string, branch: string): Promise<string | null> {
-  const symbolic = await git(root, ['symbolic-ref', '--quiet', `refs/heads/${branch}`], { okCodes: [0, 1, 128] });
+  const symbolic = await git(here, root, ['symbolic-ref', '--quiet', `refs/heads/${branch}`], { okCodes: [0, 1, 128] });
   if (symbolic.exitCode === 0) return null;
-  return revParse(root, `refs/heads/${branch}^{commit}`);
+  return revParse(here, root, `refs/heads/${branch}^{commit}`);
 }
 
 /** The branch checked out in `checkout`, or null when it is detached. */
 export async function checkedOutBranch(checkout: string): Promise<string | null> {
-  const out = await git(checkout, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [0, 1] });
+  const out = await git(here, checkout, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [0, 1] });
   return out.exitCode === 0 ? out.stdout.toString('utf8').trim() || null : null;
 }
 
@@ -73,18 +77,18 @@ export async function mergeAgentCommit(
   const { checkout } = target;
   const baseTip = await branchCommit(checkout, target.branch);
   if (!baseTip) return { status: 'refused', reason: `the branch "${target.branch}" of your checkout cannot be read.` };
-  if (!(await revParse(checkout, `${commit}^{commit}`)))
+  if (!(await revParse(here, checkout, `${commit}^{commit}`)))
     return { status: 'refused', reason: `its commit ${commit.slice(0, 12)} is no longer in the repository.` };
-  if (await isAncestor(checkout, commit, baseTip)) return { status: 'nothing' };
-  const merged = await git(checkout, ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', baseTip, commit], { okCodes: [0, 1] });
+  if (await isAncestor(here, checkout, commit, baseTip)) return { status: 'nothing' };
+  const merged = await git(here, checkout, ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', baseTip, commit], { okCodes: [0, 1] });
   if (merged.exitCode === 1) return { status: 'conflict', files: conflictedFiles(merged.stdout) };
   const tree = merged.stdout.toString('utf8').split('\0')[0]!.trim();
-  const files = nulList((await git(checkout, ['diff', '--name-only', '-z', '--no-renames', baseTip, tree])).stdout);
+  const files = nulList((await git(here, checkout, ['diff', '--name-only', '-z', '--no-renames', baseTip, tree])).stdout);
   if (!files.length) return { status: 'nothing' };
   const away = files.filter((f) => outside(f, target));
   if (away.length)
     return { status: 'refused', reason: `it changes files outside your workspace (${away.slice(0, 5).join(', ')}), which this session may not write.` };
-  const pending = new Set(await statusPaths(checkout));
+  const pending = new Set(await statusPaths(here, checkout));
   const dirty = files.filter((f) => pending.has(f));
   if (dirty.length) return { status: 'dirty', files: dirty };
   const squashed = options.squash;
@@ -93,8 +97,11 @@ export async function mergeAgentCommit(
     (squashed ? `${record.name}: the work of Deft sub-agent branch ${record.branch}` : `Merge branch '${record.branch}' (Deft sub-agent)`);
   const parents = squashed ? ['-p', baseTip] : ['-p', baseTip, '-p', commit];
   // The message on standard input: never an argument git could read as an option.
-  const made = await gitText(checkout, ['commit-tree', ...parents, '-F', '-', tree], { gitEnv: await identity(checkout), input: Buffer.from(message, 'utf8') });
-  const moved = await git(checkout, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', made], { okCodes: [0, 1, 128] });
+  const made = await gitText(here, checkout, ['commit-tree', ...parents, '-F', '-', tree], {
+    gitEnv: await identity(here, checkout),
+    input: Buffer.from(message, 'utf8'),
+  });
+  const moved = await git(here, checkout, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', made], { okCodes: [0, 1, 128] });
   if (moved.exitCode !== 0)
     return {
       status: 'refused',

@@ -18,7 +18,7 @@ export interface Delivered {
  * mailbox (infra/sessions/inbox.ts): the core that has the worktree open — its window, now or later — takes it as
  * that session's next prompt, exactly once. Nothing here runs in the worktree's core.
  */
-export async function deliverHandoff(home: string, record: WorktreeRecord, prompt: string, now = Date.now()): Promise<Delivered> {
+export async function deliverHandoff(home: string, record: Pick<WorktreeRecord, 'path'>, prompt: string, now = Date.now()): Promise<Delivered> {
   const store = new SessionStore(home, record.path);
   const newest = (await store.list())[0];
   const target = newest ? { id: newest.id, title: newest.title, created: false } : await made(store);

@@ -1,4 +1,5 @@
 import { snapshotTree } from './merge';
+import type { WorktreeMachine } from './machine';
 import type { WorktreeRecord } from './records';
 import { git, nulList } from './run';
 
@@ -72,17 +73,17 @@ export function parseHunks(section: string, maxLines: number): { hunks: ChangeHu
  * What a worktree changed against its base, for its *Changes* view: committed on its branch or not (copied files
  * left out), from where its branch and its base branch meet — what a merge would bring. Nothing is changed anywhere.
  */
-export async function worktreeChanges(record: WorktreeRecord): Promise<WorktreeChanges> {
-  const tree = await snapshotTree(record);
-  const head = (await git(record.path, ['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();
+export async function worktreeChanges(m: WorktreeMachine, record: WorktreeRecord): Promise<WorktreeChanges> {
+  const tree = await snapshotTree(m, record);
+  const head = (await git(m, record.path, ['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();
   const baseRef = record.baseBranch ? `refs/heads/${record.baseBranch}` : record.baseCommit;
-  const base = (await git(record.repoRoot, ['merge-base', baseRef, head], { okCodes: [0, 1] })).stdout.toString('utf8').trim() || record.baseCommit;
+  const base = (await git(m, record.repoRoot, ['merge-base', baseRef, head], { okCodes: [0, 1] })).stdout.toString('utf8').trim() || record.baseCommit;
   const range = ['--no-renames', base, tree];
-  const named = nulList((await git(record.path, ['diff', '--name-status', '-z', ...range])).stdout);
+  const named = nulList((await git(m, record.path, ['diff', '--name-status', '-z', ...range])).stdout);
   const entries: Array<{ path: string; status: WorktreeFileChange['status'] }> = [];
   for (let i = 0; i + 1 < named.length; i += 2) entries.push({ status: STATUS[named[i]!.charAt(0)] ?? 'modified', path: named[i + 1]! });
-  const numbers = nulList((await git(record.path, ['diff', '--numstat', '-z', ...range])).stdout).map((row) => row.split('\t'));
-  const patch = (await git(record.path, ['diff', '--no-color', '-U3', ...range])).stdout.toString('utf8');
+  const numbers = nulList((await git(m, record.path, ['diff', '--numstat', '-z', ...range])).stdout).map((row) => row.split('\t'));
+  const patch = (await git(m, record.path, ['diff', '--no-color', '-U3', ...range])).stdout.toString('utf8');
   // One section per file, in the order --name-status lists them (the same diff, the same order).
   const sections = patch.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
   const files: WorktreeFileChange[] = [];

@@ -1,4 +1,5 @@
 import { defaultMergeMessage, snapshotTree } from './merge';
+import { type WorktreeMachine, localMachine } from './machine';
 import type { WorktreeRecord } from './records';
 import { git, nulList } from './run';
 
@@ -21,13 +22,17 @@ export interface DraftedMessage {
 }
 
 /** What the worktree changed against its base (committed or not, copied files left out): the file list and the patch, cut to `maxChars`. */
-export async function mergeDiff(record: WorktreeRecord, maxChars = DRAFT_DIFF_CHARS): Promise<{ files: string[]; text: string; cut: boolean }> {
-  const tree = await snapshotTree(record);
-  const head = (await git(record.path, ['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();
+export async function mergeDiff(
+  record: WorktreeRecord,
+  maxChars = DRAFT_DIFF_CHARS,
+  m: WorktreeMachine = localMachine(''),
+): Promise<{ files: string[]; text: string; cut: boolean }> {
+  const tree = await snapshotTree(m, record);
+  const head = (await git(m, record.path, ['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();
   const baseRef = record.baseBranch ? `refs/heads/${record.baseBranch}` : record.baseCommit;
-  const base = (await git(record.repoRoot, ['merge-base', baseRef, head], { okCodes: [0, 1] })).stdout.toString('utf8').trim() || record.baseCommit;
-  const files = nulList((await git(record.path, ['diff', '--name-only', '-z', '--no-renames', base, tree])).stdout);
-  const patch = (await git(record.path, ['diff', '--no-renames', '--no-color', '--no-ext-diff', base, tree])).stdout.toString('utf8');
+  const base = (await git(m, record.repoRoot, ['merge-base', baseRef, head], { okCodes: [0, 1] })).stdout.toString('utf8').trim() || record.baseCommit;
+  const files = nulList((await git(m, record.path, ['diff', '--name-only', '-z', '--no-renames', base, tree])).stdout);
+  const patch = (await git(m, record.path, ['diff', '--no-renames', '--no-color', '--no-ext-diff', base, tree])).stdout.toString('utf8');
   const cut = patch.length > maxChars;
   return { files, text: cut ? `${patch.slice(0, maxChars)}\n[… the diff is cut here: ${patch.length - maxChars} more characters]` : patch, cut };
 }
@@ -60,13 +65,13 @@ export function cleanDraft(reply: string): string {
  */
 export async function draftMergeMessage(
   record: WorktreeRecord,
-  options: { squash: boolean; sessionTitle?: string; ask?: AskModel; timeoutMs?: number },
+  options: { squash: boolean; sessionTitle?: string; ask?: AskModel; timeoutMs?: number; machine?: WorktreeMachine },
 ): Promise<DraftedMessage> {
   const fallback = (note: string): DraftedMessage => ({ message: defaultMergeMessage(record, options.squash), drafted: false, note });
   if (!options.ask) return fallback('No model is configured: the default message is filled in.');
   let diff: Awaited<ReturnType<typeof mergeDiff>>;
   try {
-    diff = await mergeDiff(record);
+    diff = await mergeDiff(record, DRAFT_DIFF_CHARS, options.machine);
   } catch (error) {
     return fallback(`The diff could not be read (${(error as Error).message}): the default message is filled in.`);
   }

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
 import { commitPending } from './merge';
+import type { WorktreeMachine } from './machine';
 import type { WorktreeRecord } from './records';
 import { git, identity, nulList } from './run';
 
@@ -15,14 +15,14 @@ export interface Handoff {
   baseBranch: string;
 }
 
-async function unmerged(path: string): Promise<string[]> {
-  return [...new Set(nulList((await git(path, ['diff', '--name-only', '-z', '--diff-filter=U'])).stdout))];
+async function unmerged(m: WorktreeMachine, path: string): Promise<string[]> {
+  return [...new Set(nulList((await git(m, path, ['diff', '--name-only', '-z', '--diff-filter=U'])).stdout))];
 }
 
 /** The files still conflicted when a merge is in progress in the worktree (none: resolved, not committed yet); null when none is. */
-export async function mergeInProgress(path: string): Promise<string[] | null> {
-  const mergeHead = await git(path, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { okCodes: [0, 1] });
-  return mergeHead.exitCode === 0 ? unmerged(path) : null;
+export async function mergeInProgress(m: WorktreeMachine, path: string): Promise<string[] | null> {
+  const mergeHead = await git(m, path, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { okCodes: [0, 1] });
+  return mergeHead.exitCode === 0 ? unmerged(m, path) : null;
 }
 
 /** The prompt that hands the conflict to the agent in the worktree. */
@@ -42,10 +42,10 @@ export function handoffPrompt(record: Pick<WorktreeRecord, 'branch' | 'repoRoot'
  * its base branch INTO its branch inside the worktree — the conflict markers live there, never in the main checkout,
  * whose files, index and HEAD are not touched. A merge already in progress there is reported as it is.
  */
-export async function handConflictToWorktree(record: WorktreeRecord): Promise<Handoff> {
+export async function handConflictToWorktree(m: WorktreeMachine, record: WorktreeRecord): Promise<Handoff> {
   const baseBranch = record.baseBranch;
   if (!baseBranch) throw new Error(`worktree "${record.name}" was made from a commit, not a branch: there is no base branch to merge in.`);
-  if (!existsSync(record.path)) throw new Error(`the folder of worktree "${record.name}" is gone.`);
+  if (!(await m.exists(record.path))) throw new Error(`the folder of worktree "${record.name}" is gone.`);
   const result = (status: Handoff['status'], files: string[]): Handoff => ({
     status,
     files,
@@ -54,19 +54,19 @@ export async function handConflictToWorktree(record: WorktreeRecord): Promise<Ha
     branch: record.branch,
     baseBranch,
   });
-  const inProgress = await mergeInProgress(record.path);
+  const inProgress = await mergeInProgress(m, record.path);
   if (inProgress) return result('conflict', inProgress);
-  await commitPending(record, `Deft worktree ${record.name}: the session's changes`);
+  await commitPending(m, record, `Deft worktree ${record.name}: the session's changes`);
   const message = `Merge ${baseBranch} into ${record.branch} (Deft: resolve the conflict in the worktree)`;
   // A full ref, never an option: the base branch's name was checked when the worktree was made, and refs/heads/ cannot start with "-".
-  const merged = await git(record.path, ['merge', '--no-ff', '--no-edit', '-m', message, `refs/heads/${baseBranch}`], {
+  const merged = await git(m, record.path, ['merge', '--no-ff', '--no-edit', '-m', message, `refs/heads/${baseBranch}`], {
     okCodes: [0, 1],
-    gitEnv: await identity(record.path),
+    gitEnv: await identity(m, record.path),
   });
   if (merged.exitCode === 0) return result('clean', []);
-  const files = await unmerged(record.path);
+  const files = await unmerged(m, record.path);
   if (!files.length) {
-    await git(record.path, ['merge', '--abort'], { okCodes: [0, 128] });
+    await git(m, record.path, ['merge', '--abort'], { okCodes: [0, 128] });
     throw new Error(`git could not merge ${baseBranch} into ${record.branch}: ${merged.stderr.trim().split('\n').slice(-2).join(' ')}`);
   }
   return result('conflict', files);

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import path, { basename, dirname, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { WorktreeInfo } from '#protocol/schemas/worktrees';
-import { writeFileAtomic } from '../platform/files';
+import type { PathClass } from '#contract/environment';
+import type { WorktreeMachine } from './machine';
 import { nameProblem } from './names';
 
 /** What Deft keeps about one worktree it made, beside it: `<home>/worktrees/<repo>-<hash>/<name>.json`. */
@@ -40,31 +41,37 @@ export const WorktreeRecord = WorktreeInfo.pick({
 export type WorktreeRecord = z.infer<typeof WorktreeRecord>;
 
 /** `<home>/worktrees`: every repository's worktrees. */
-export function worktreesHome(home: string): string {
-  return join(home, 'worktrees');
+export function worktreesHome(home: string, paths: PathClass = path): string {
+  return paths.join(home, 'worktrees');
 }
 
 /** `<home>/worktrees/<repo>-<hash>`: the worktrees of one repository (by its main checkout's path). */
-export function repositoryWorktreesDir(home: string, repoRoot: string): string {
+export function repositoryWorktreesDir(home: string, repoRoot: string, paths: PathClass = path): string {
   const hash = createHash('sha256').update(repoRoot).digest('hex').slice(0, 10);
   const name =
-    basename(repoRoot)
+    paths
+      .basename(repoRoot)
       .replace(/[^A-Za-z0-9._-]+/g, '_')
       .slice(0, 40) || 'root';
-  return join(worktreesHome(home), `${name}-${hash}`);
+  return paths.join(worktreesHome(home, paths), `${name}-${hash}`);
 }
 
+/** The records of one repository's worktrees, beside them on the machine they are on (`m`), under Deft's folder there. */
 export class WorktreeRecords {
   readonly dir: string;
 
-  constructor(home: string, repoRoot: string) {
-    this.dir = repositoryWorktreesDir(home, repoRoot);
+  constructor(
+    private readonly m: WorktreeMachine,
+    home: string,
+    repoRoot: string,
+  ) {
+    this.dir = repositoryWorktreesDir(home, repoRoot, m.path);
   }
 
   pathOf(name: string): string {
     const problem = nameProblem(name);
     if (problem) throw new Error(problem);
-    return join(this.dir, name);
+    return this.m.path.join(this.dir, name);
   }
 
   private fileOf(name: string): string {
@@ -73,7 +80,9 @@ export class WorktreeRecords {
 
   async read(name: string): Promise<WorktreeRecord | null> {
     try {
-      const parsed = WorktreeRecord.safeParse(JSON.parse(await readFile(this.fileOf(name), 'utf8')));
+      const text = await this.m.readText(this.fileOf(name));
+      if (text === null) return null;
+      const parsed = WorktreeRecord.safeParse(JSON.parse(text));
       return parsed.success && parsed.data.name === name ? parsed.data : null;
     } catch {
       return null;
@@ -81,18 +90,18 @@ export class WorktreeRecords {
   }
 
   async write(record: WorktreeRecord): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await writeFileAtomic(this.fileOf(record.name), JSON.stringify(record, null, 2) + '\n', 0o600);
+    await this.m.mkdir(this.dir, 0o700);
+    await this.m.writeText(this.fileOf(record.name), JSON.stringify(record, null, 2) + '\n');
   }
 
   async remove(name: string): Promise<void> {
-    await rm(this.fileOf(name), { force: true });
+    await this.m.rm(this.fileOf(name));
   }
 
   async list(): Promise<WorktreeRecord[]> {
     let names: string[];
     try {
-      names = await readdir(this.dir);
+      names = (await this.m.readdir(this.dir)).map((e) => e.name);
     } catch {
       return [];
     }

@@ -102,17 +102,17 @@ describe('worktrees', { timeout: 90_000 }, () => {
     const trees = await Worktrees.of(home, repo);
     const a = (await trees.create({ name: 'a' })).record;
     await writeFile(join(a.path, 'app.txt'), 'line 1\nshown\nline 3\n');
-    const shown = await worktreeState(a);
+    const shown = await worktreeState(trees.machine, a);
     // The session writes again between the check and the commit.
     await writeFile(join(a.path, 'app.txt'), 'line 1\nwritten after\nline 3\n');
-    const { committed, tip } = await commitPending(a, 'shown changes', shown);
+    const { committed, tip } = await commitPending(trees.machine, a, 'shown changes', shown);
     expect(committed).toBe(true);
     expect(plain(['rev-parse', `${tip}^{tree}`]).trim()).toBe(shown.tree);
     expect(plain(['show', 'deft/a:app.txt'])).toBe('line 1\nshown\nline 3\n');
     expect(await readFile(join(a.path, 'app.txt'), 'utf8')).toBe('line 1\nwritten after\nline 3\n');
     expect(plain(['status', '--porcelain'], a.path)).toBe(' M app.txt\n');
     // The branch moved since the snapshot (the session committed): the stale snapshot commits nothing over it.
-    await expect(commitPending(a, 'stale', shown)).rejects.toThrow();
+    await expect(commitPending(trees.machine, a, 'stale', shown)).rejects.toThrow();
     expect(plain(['rev-parse', 'deft/a']).trim()).toBe(tip);
   });
 

@@ -1,11 +1,10 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { type LiveState, isRunning, liveState } from '../sessions/running';
 import { SessionStore } from '../sessions/store';
 import { branchExists, listedWorktrees, mainCheckout, revParse, statusPaths } from './checkout';
 import { type CopyReport, copyUntracked } from './copy';
 import { handoffWaiting } from './deliver';
+import { type WorktreeMachine, localMachine } from './machine';
 import { type WorktreeChanges, worktreeChanges } from './diff';
 import { type Handoff, handConflictToWorktree } from './handoff';
 import { MovedError, applyWorktree, commitPending, mergeWorktree, type ApplyOutcome, type MergeOptions, type MergeOutcome } from './merge';
@@ -55,10 +54,10 @@ export interface WorktreeState extends WorktreeRecord {
 }
 
 /** A new worktree's git dir and common git dir, as git reports them (absolute, real paths). */
-async function gitFolders(path: string): Promise<{ gitDir: string; commonDir: string }> {
-  const [gitDir, commonDir] = (await gitText(path, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])).split('\n');
+async function gitFolders(m: WorktreeMachine, path: string): Promise<{ gitDir: string; commonDir: string }> {
+  const [gitDir, commonDir] = (await gitText(m, path, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])).split('\n');
   if (!gitDir || !commonDir) throw new WorktreeError('git did not say where the new worktree keeps its git folders.');
-  return { gitDir: realpathSync(gitDir), commonDir: realpathSync(commonDir) };
+  return { gitDir: await m.realpath(gitDir), commonDir: await m.realpath(commonDir) };
 }
 
 /** Sessions together: `waiting` when one waits for the user, else `running` when one runs, else `idle`. */
@@ -70,22 +69,41 @@ export class WorktreeError extends Error {
   override name = 'WorktreeError';
 }
 
-/** The worktrees Deft makes for one repository: under `<home>/worktrees/<repo>-<hash>/`, never in the repository's own folder. */
+/**
+ * The worktrees Deft makes for one repository: under `<Deft's folder>/worktrees/<repo>-<hash>/` on the machine the
+ * repository is on (`machine`: this one, under Deft's home; another, under `~/.deft` there), never in the repository's
+ * own folder. Sessions stay on this machine, under `home`, keyed by `machine.sessionKey` of their folder.
+ */
 export class Worktrees {
   readonly records: WorktreeRecords;
 
   private constructor(
     readonly home: string,
-    /** The repository's main checkout. */
+    /** The repository's main checkout (a path on `machine`). */
     readonly repoRoot: string,
+    /** Where the repository is: git runs there, the worktrees and their records are made there. */
+    readonly machine: WorktreeMachine,
   ) {
-    this.records = new WorktreeRecords(home, repoRoot);
+    this.records = new WorktreeRecords(machine, machine.deftFolder, repoRoot);
   }
 
-  /** The worktrees of the repository `from` is in (its main checkout or one of its worktrees). */
-  static async of(home: string, from: string): Promise<Worktrees> {
+  /**
+   * The worktrees of the repository `from` is in (its main checkout or one of its worktrees): on this machine, or —
+   * with `machine` (environmentMachine) — on the machine of a remote folder, `from` a path there.
+   */
+  static async of(home: string, from: string, machine?: WorktreeMachine): Promise<Worktrees> {
     const realHome = existsSync(home) ? realpathSync(home) : home;
-    return new Worktrees(realHome, await mainCheckout(from).catch((error: Error) => Promise.reject(new WorktreeError(error.message))));
+    const m = machine ?? localMachine(realHome);
+    return new Worktrees(realHome, await mainCheckout(m, from).catch((error: Error) => Promise.reject(new WorktreeError(error.message))), m);
+  }
+
+  private get m(): WorktreeMachine {
+    return this.machine;
+  }
+
+  /** The key this machine keeps the sessions of a folder of the repository's machine under. */
+  private sessionsOfFolder(path: string): SessionStore {
+    return new SessionStore(this.home, this.m.sessionKey(path));
   }
 
   async create(options: CreateOptions = {}): Promise<Created> {
@@ -96,10 +114,11 @@ export class Worktrees {
     const badBranch = branchProblem(branch) ?? (await this.refFormatProblem(branch));
     if (badBranch) throw new WorktreeError(badBranch);
     const path = this.records.pathOf(name);
-    if (existsSync(path) || (await this.records.read(name))) throw new WorktreeError(`a worktree named "${name}" exists already (deft worktrees lists them).`);
-    if (await branchExists(this.repoRoot, branch)) throw new WorktreeError(`the branch "${branch}" exists already: give another name or branch.`);
+    if ((await this.m.exists(path)) || (await this.records.read(name)))
+      throw new WorktreeError(`a worktree named "${name}" exists already (deft worktrees lists them).`);
+    if (await branchExists(this.m, this.repoRoot, branch)) throw new WorktreeError(`the branch "${branch}" exists already: give another name or branch.`);
     const { baseCommit, baseBranch } = await this.resolveBase(options.base);
-    await mkdir(this.records.dir, { recursive: true, mode: 0o700 });
+    await this.m.mkdir(this.records.dir, 0o700);
     const record: WorktreeRecord = {
       name,
       branch,
@@ -113,12 +132,12 @@ export class Worktrees {
     };
     // A failed add made nothing (git checks the branch and the folder first): nothing to undo, and what another
     // process made under the same name meanwhile is not ours to remove.
-    await git(this.repoRoot, ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, baseCommit]).catch((error: Error) => {
+    await git(this.m, this.repoRoot, ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, baseCommit]).catch((error: Error) => {
       throw new WorktreeError(`the worktree could not be made: ${error.message}`);
     });
     try {
-      Object.assign(record, await gitFolders(path));
-      const copy = await copyUntracked(this.repoRoot, path, options.copy ?? []);
+      Object.assign(record, await gitFolders(this.m, path));
+      const copy = await copyUntracked(this.m, this.repoRoot, path, options.copy ?? []);
       record.copied = copy.copied;
       await this.records.write(record);
       return { record, copy, notes: await this.notes(path) };
@@ -143,20 +162,22 @@ export class Worktrees {
   async folderOf(name: string): Promise<WorktreeRecord> {
     const record = await this.get(name);
     if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; it is not opened.`);
-    if (!existsSync(record.path)) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
+    if (!(await this.m.exists(record.path))) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
     return record;
   }
 
   async list(): Promise<WorktreeState[]> {
-    const listed = await listedWorktrees(this.repoRoot);
+    const listed = await listedWorktrees(this.m, this.repoRoot);
     const registered = new Set(listed.filter((w) => !w.prunable).map((w) => w.path));
-    return Promise.all((await this.records.list()).map((record) => this.stateOf(record, registered.has(record.path) && existsSync(record.path))));
+    return Promise.all(
+      (await this.records.list()).map(async (record) => this.stateOf(record, registered.has(record.path) && (await this.m.exists(record.path)))),
+    );
   }
 
   async state(name: string): Promise<WorktreeState> {
     const record = await this.get(name);
-    const listed = await listedWorktrees(this.repoRoot);
-    return this.stateOf(record, listed.some((w) => w.path === record.path && !w.prunable) && existsSync(record.path));
+    const listed = await listedWorktrees(this.m, this.repoRoot);
+    return this.stateOf(record, listed.some((w) => w.path === record.path && !w.prunable) && (await this.m.exists(record.path)));
   }
 
   /**
@@ -177,7 +198,7 @@ export class Worktrees {
    * its way back, so a question waiting there is not missed.
    */
   async mainLive(): Promise<LiveState> {
-    const store = new SessionStore(this.home, this.repoRoot);
+    const store = this.sessionsOfFolder(this.repoRoot);
     // Polled while a worktree is shown: only the marks are read, not every session's meta.
     return overall(await Promise.all((await store.ids()).map(async (id) => ({ live: await liveState(store.dirOf(id)) }))));
   }
@@ -187,13 +208,13 @@ export class Worktrees {
     const record = await this.get(name);
     // git runs in its folder: only the one Deft made for it, never a folder a record was edited to name.
     if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; its changes are not read.`);
-    return worktreeChanges(record);
+    return worktreeChanges(this.m, record);
   }
 
   /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */
   merge(name: string, options: MergeOptions = {}): Promise<MergeOutcome> {
     return this.get(name).then((record) =>
-      mergeWorktree(record, options).catch((error: Error) => {
+      mergeWorktree(this.m, record, options).catch((error: Error) => {
         throw error instanceof MovedError ? new WorktreeError(error.message) : error;
       }),
     );
@@ -201,7 +222,7 @@ export class Worktrees {
 
   /** Commit what it has not committed on its branch (copied files left out). Returns whether there was anything. */
   commit(name: string, message: string): Promise<boolean> {
-    return this.get(name).then(async (record) => (await commitPending(record, message)).committed);
+    return this.get(name).then(async (record) => (await commitPending(this.m, record, message)).committed);
   }
 
   /**
@@ -211,7 +232,7 @@ export class Worktrees {
   async keepBranch(name: string, message?: string): Promise<{ branch: string; committed: boolean; removed: string }> {
     const record = await this.get(name);
     await this.refuseWhileRunning(name, 'turned into a branch');
-    const { committed } = await commitPending(record, message?.trim() || `Deft worktree ${record.name}: the session's changes`);
+    const { committed } = await commitPending(this.m, record, message?.trim() || `Deft worktree ${record.name}: the session's changes`);
     const { removed } = await this.discard(name, { deleteBranch: false });
     return { branch: record.branch, committed, removed };
   }
@@ -224,20 +245,20 @@ export class Worktrees {
     const record = await this.get(name);
     if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; nothing was merged.`);
     await this.refuseWhileRunning(name, 'given the conflict');
-    return handConflictToWorktree(record).catch((error: Error) => {
+    return handConflictToWorktree(this.m, record).catch((error: Error) => {
       throw error instanceof WorktreeError ? error : new WorktreeError(error.message);
     });
   }
 
   /** Its changes as uncommitted changes in the main checkout. */
   apply(name: string): Promise<ApplyOutcome> {
-    return this.get(name).then((record) => applyWorktree(record));
+    return this.get(name).then((record) => applyWorktree(this.m, record));
   }
 
   /** Sessions with a turn running in the worktree now (in any Deft process on this machine), newest first. */
   async runningSessions(name: string): Promise<Array<{ id: string; title: string }>> {
     const record = await this.get(name);
-    const store = new SessionStore(this.home, record.path);
+    const store = this.sessionsOfFolder(record.path);
     const sessions = await store.list();
     const running = await Promise.all(sessions.map((m) => isRunning(store.dirOf(m.id))));
     return sessions.filter((_, i) => running[i]).map((m) => ({ id: m.id, title: m.title }));
@@ -248,8 +269,8 @@ export class Worktrees {
     const record = await this.get(name);
     await this.refuseWhileRunning(name, 'discarded');
     await this.removeQuietly(record, options.deleteBranch === true);
-    if (existsSync(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
-    const branchDeleted = options.deleteBranch === true && !(await branchExists(this.repoRoot, record.branch));
+    if (await this.m.exists(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
+    const branchDeleted = options.deleteBranch === true && !(await branchExists(this.m, this.repoRoot, record.branch));
     return { removed: record.path, branchDeleted };
   }
 
@@ -265,11 +286,11 @@ export class Worktrees {
 
   /** `git worktree prune`, then forget worktrees whose folder is gone. Returns the names forgotten. */
   async cleanup(): Promise<string[]> {
-    await git(this.repoRoot, ['worktree', 'prune']);
-    const listed = new Set((await listedWorktrees(this.repoRoot)).map((w) => w.path));
+    await git(this.m, this.repoRoot, ['worktree', 'prune']);
+    const listed = new Set((await listedWorktrees(this.m, this.repoRoot)).map((w) => w.path));
     const forgotten: string[] = [];
     for (const record of await this.records.list()) {
-      if (listed.has(record.path) || existsSync(record.path)) continue;
+      if (listed.has(record.path) || (await this.m.exists(record.path))) continue;
       await this.records.remove(record.name);
       forgotten.push(record.name);
     }
@@ -279,65 +300,66 @@ export class Worktrees {
   private async stateOf(record: WorktreeRecord, present: boolean): Promise<WorktreeState> {
     const sessions = await this.sessionsOf(record);
     const live = overall(sessions);
-    const baseRef = record.baseBranch && (await branchExists(this.repoRoot, record.baseBranch)) ? `refs/heads/${record.baseBranch}` : record.baseCommit;
-    const branchRef = (await branchExists(this.repoRoot, record.branch)) ? `refs/heads/${record.branch}` : null;
-    const count = async (range: string) => Number((await git(this.repoRoot, ['rev-list', '--count', range])).stdout.toString().trim()) || 0;
+    const baseRef = record.baseBranch && (await branchExists(this.m, this.repoRoot, record.baseBranch)) ? `refs/heads/${record.baseBranch}` : record.baseCommit;
+    const branchRef = (await branchExists(this.m, this.repoRoot, record.branch)) ? `refs/heads/${record.branch}` : null;
+    const count = async (range: string) => Number((await git(this.m, this.repoRoot, ['rev-list', '--count', range])).stdout.toString().trim()) || 0;
     const ahead = branchRef ? await count(`${baseRef}..${branchRef}`) : 0;
     const behind = branchRef ? await count(`${branchRef}..${baseRef}`) : 0;
     if (!present) return { ...record, state: 'missing', changedFiles: [], ahead, behind, dirty: false, sessions, live };
     const handoff = await this.handoffOf(record);
     const copied = new Set(record.copied);
-    const committed = nulList((await git(record.path, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, 'HEAD'])).stdout);
-    const pending = (await statusPaths(record.path)).filter((p) => !copied.has(p));
+    const committed = nulList((await git(this.m, record.path, ['diff', '--name-only', '-z', '--no-renames', record.baseCommit, 'HEAD'])).stdout);
+    const pending = (await statusPaths(this.m, record.path)).filter((p) => !copied.has(p));
     const changedFiles = [...new Set([...committed, ...pending])].sort();
     return { ...record, state: 'ok', changedFiles, ahead, behind, dirty: pending.length > 0, sessions, live, ...handoff };
   }
 
   /** `conflictWaiting` when a handed-over conflict waits in its mailbox (its folder's sessions' mailbox). */
   private async handoffOf(record: WorktreeRecord): Promise<Pick<WorktreeState, 'conflictWaiting'>> {
-    const waiting = await handoffWaiting(this.home, record).catch(() => null);
+    const waiting = await handoffWaiting(this.home, { path: this.m.sessionKey(record.path) }).catch(() => null);
     return waiting ? { conflictWaiting: waiting } : {};
   }
 
   private async sessionsOf(record: WorktreeRecord): Promise<WorktreeState['sessions']> {
-    const store = new SessionStore(this.home, record.path);
+    const store = this.sessionsOfFolder(record.path);
     return Promise.all((await store.list()).map(async (m) => ({ id: m.id, title: m.title, updatedAt: m.updatedAt, live: await liveState(store.dirOf(m.id)) })));
   }
 
   private async refFormatProblem(branch: string): Promise<string | null> {
-    const checked = await git(this.repoRoot, ['check-ref-format', '--branch', branch], { okCodes: [0, 1, 128] });
+    const checked = await git(this.m, this.repoRoot, ['check-ref-format', '--branch', branch], { okCodes: [0, 1, 128] });
     return checked.exitCode === 0 ? null : `"${branch}" is not a valid branch name (git check-ref-format).`;
   }
 
   private async resolveBase(base: string | undefined): Promise<{ baseCommit: string; baseBranch: string | null }> {
     if (base === undefined) {
-      const head = await revParse(this.repoRoot, 'HEAD^{commit}');
+      const head = await revParse(this.m, this.repoRoot, 'HEAD^{commit}');
       if (!head) throw new WorktreeError('the repository has no commit yet: commit once, then make a worktree.');
-      const branch = await git(this.repoRoot, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [0, 1] });
+      const branch = await git(this.m, this.repoRoot, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [0, 1] });
       return { baseCommit: head, baseBranch: branch.exitCode === 0 ? branch.stdout.toString().trim() || null : null };
     }
     if (!base.trim() || base.startsWith('-') || /\s/.test(base) || hasControl(base)) throw new WorktreeError(`"${base}" is not a branch, tag or commit.`);
-    const commit = await revParse(this.repoRoot, `${base}^{commit}`);
+    const commit = await revParse(this.m, this.repoRoot, `${base}^{commit}`);
     if (!commit) throw new WorktreeError(`"${base}" is not a branch, tag or commit of this repository.`);
-    return { baseCommit: commit, baseBranch: (await branchExists(this.repoRoot, base)) ? base : null };
+    return { baseCommit: commit, baseBranch: (await branchExists(this.m, this.repoRoot, base)) ? base : null };
   }
 
   private async notes(path: string): Promise<string[]> {
     const notes: string[] = [];
-    if (existsSync(join(path, '.gitmodules'))) notes.push('the repository has submodules: they are not checked out in the worktree (Deft fetches nothing).');
-    const attributes = await readFile(join(path, '.gitattributes'), 'utf8').catch(() => '');
+    if (await this.m.exists(this.m.path.join(path, '.gitmodules')))
+      notes.push('the repository has submodules: they are not checked out in the worktree (Deft fetches nothing).');
+    const attributes = (await this.m.readText(this.m.path.join(path, '.gitattributes'))) ?? '';
     if (/filter=lfs/.test(attributes))
       notes.push('Git LFS files are their pointer files in the worktree: Deft runs no filters (run git lfs checkout there yourself if needed).');
     return notes;
   }
 
   private async removeQuietly(record: WorktreeRecord, deleteBranch: boolean): Promise<void> {
-    await git(this.repoRoot, ['worktree', 'remove', '--force', '--force', record.path]).catch(() => null);
-    if (existsSync(record.path)) await rm(record.path, { recursive: true, force: true }).catch(() => {});
-    await git(this.repoRoot, ['worktree', 'prune']).catch(() => null);
-    if (deleteBranch && (await branchExists(this.repoRoot, record.branch).catch(() => false)))
+    await git(this.m, this.repoRoot, ['worktree', 'remove', '--force', '--force', record.path]).catch(() => null);
+    if (await this.m.exists(record.path)) await this.m.rm(record.path, { recursive: true }).catch(() => {});
+    await git(this.m, this.repoRoot, ['worktree', 'prune']).catch(() => null);
+    if (deleteBranch && (await branchExists(this.m, this.repoRoot, record.branch).catch(() => false)))
       // --no-deref: a branch made a symbolic ref (a command in its sandbox may write refs/heads/deft/) goes, not what it names.
-      await git(this.repoRoot, ['update-ref', '-d', '--no-deref', `refs/heads/${record.branch}`]).catch(() => null);
+      await git(this.m, this.repoRoot, ['update-ref', '-d', '--no-deref', `refs/heads/${record.branch}`]).catch(() => null);
     await this.records.remove(record.name);
   }
 }

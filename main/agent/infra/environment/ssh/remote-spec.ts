@@ -56,3 +56,13 @@ export function remoteFolderId(parts: { user: string; host: string; port: number
 export function isRemoteFolderId(workspace: string): boolean {
   return workspace.startsWith('ssh://');
 }
+
+/**
+ * The key of another folder `path` on the same machine as the remote folder `id` (the same user, host as named, and
+ * port): a worktree Deft made there, or the repository's main checkout.
+ */
+export function remoteFolderIdAt(id: string, path: string): string {
+  const spec = parseRemoteSpec(id);
+  if (!spec.user || !spec.port) throw new Error(`"${id}" is not a remote folder's key.`);
+  return remoteFolderId({ user: spec.user, host: spec.host, port: spec.port, path });
+}

@@ -1,0 +1,277 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+import { remoteCliRig } from '#test-support/remote-cli';
+import { defaultCapabilities } from '../../agent/capabilities';
+import { createNodeCore } from '../compose';
+import { cliHost } from '../hosts';
+import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
+
+// Issues 29 + 30: a session in a git worktree of a REMOTE folder. The sshd runs in a mount namespace of its own where
+// the remote folder (`there`, a git repository) shows at `path` and the remote user's home is `remoteHome`: the
+// worktree is made on the remote machine under ~/.deft/worktrees there (so in `remoteHome`), never in this machine's
+// Deft home nor in the repository's working tree; git runs there, with Deft's hardening.
+
+const rig = remoteCliRig('deft-remote-wt');
+const cli = (...args: string[]) => rig.cli(args);
+
+/** git on the repository as this machine sees it (`there`): only to look, never what Deft runs. */
+const look = (args: readonly string[]) => execFileSync('git', ['-C', rig.there, ...args], { encoding: 'utf8' });
+
+/** The remote machine's folder of this repository's worktrees, as this machine sees it (there is exactly one). */
+async function worktreesThere(): Promise<string> {
+  const root = join(rig.remoteHome, '.deft', 'worktrees');
+  const dirs = await readdir(root);
+  expect(dirs).toHaveLength(1);
+  return join(root, dirs[0]!);
+}
+
+beforeEach(async () => {
+  for (const dir of [rig.there, rig.path]) for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+  await rm(join(rig.remoteHome, '.deft'), { recursive: true, force: true });
+  const git = (...args: string[]) => execFileSync('git', ['-C', rig.there, ...args], { stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'Remote Dev');
+  git('config', 'user.email', 'dev@remote.invalid');
+  await writeFile(join(rig.there, 'notes.txt'), 'colour: red\n');
+  await writeFile(join(rig.there, '.env.example'), 'PORT=1\n');
+  await writeFile(join(rig.there, '.gitignore'), '.env.example\n');
+  git('add', 'notes.txt', '.gitignore');
+  git('commit', '-q', '-m', 'first');
+  // This machine's folder of the same path: never looked at, never changed.
+  await writeFile(join(rig.path, 'notes.txt'), 'local\n');
+  // worktree.copy in the user's settings (this machine's Deft home): copied on the remote machine.
+  await writeFile(join(rig.home, 'settings.json'), JSON.stringify({ worktree: { copy: ['.env.example'] } }));
+});
+
+describe('deft run --remote --worktree', () => {
+  it('runs the session in a worktree made on the remote machine; the main checkout is untouched; merge, a conflict, discard', {
+    timeout: 180_000,
+  }, async () => {
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'blue' })),
+      // A command runs in the worktree there too (in the remote OS sandbox when there is one): its cwd is the worktree.
+      toolStep(callChunk('Bash', { command: 'pwd > where.txt && git rev-parse --abbrev-ref HEAD >> where.txt', description: 'where am I' })),
+      textReply('Blue.'),
+    );
+    const first = await rig.run('paint it blue', { extra: ['--worktree=blue'] });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe('Blue.\n');
+    const dir = await worktreesThere();
+    expect(first.stderr).toContain(`deft: worktree blue (branch deft/blue, from main) at `);
+    expect(first.stderr).toContain('deft: copied into it: .env.example');
+    // The worktree is on the remote machine, under Deft's folder there: the edit landed there.
+    expect(await readFile(join(dir, 'blue', 'notes.txt'), 'utf8')).toBe('colour: blue\n');
+    expect(await readFile(join(dir, 'blue', '.env.example'), 'utf8')).toBe('PORT=1\n');
+    expect(await readFile(join(dir, 'blue', 'where.txt'), 'utf8')).toMatch(/^\/\S+\/\.deft\/worktrees\/\S+\/blue\ndeft\/blue\n$/);
+    expect(JSON.parse(await readFile(join(dir, 'blue.json'), 'utf8'))).toMatchObject({
+      name: 'blue',
+      branch: 'deft/blue',
+      baseBranch: 'main',
+      copied: ['.env.example'],
+    });
+    // The remote main checkout is untouched; nothing here: no worktree in this Deft home, the local folder as it was.
+    expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: red\n');
+    expect(look(['status', '--porcelain'])).toBe('');
+    expect(existsSync(join(rig.home, 'worktrees'))).toBe(false);
+    expect(await readdir(rig.path)).toEqual(['notes.txt']);
+    // The session is kept here, under the worktree's own ssh:// key.
+    const sessions = JSON.parse(await readFile(join(rig.home, 'sessions', (await readdir(join(rig.home, 'sessions')))[0]!, 'workspace.json'), 'utf8')) as {
+      path: string;
+    };
+    expect(sessions.path).toMatch(/^ssh:\/\/.*\/\.deft\/worktrees\/.*\/blue$/);
+    // Its checkpoints are those of the worktree there (its own store on that machine), and it resumes there.
+    expect(first.stderr).not.toContain('checkpoint');
+    const there = (JSON.parse(await readFile(join(dir, 'blue.json'), 'utf8')) as { path: string }).path;
+    const checkpoints = await cli('checkpoints', '--remote', rig.target(there), '--continue', '--json');
+    expect(checkpoints.code, checkpoints.stderr).toBe(0);
+    const prompts = (JSON.parse(checkpoints.stdout) as { prompts: Array<{ index: number; text: string; changedFiles: number }> }).prompts;
+    expect(prompts.filter((p) => p.index > 0).map((p) => [p.text, p.changedFiles])).toEqual([['paint it blue', 2]]);
+
+    // A second one from the same base changes the same line.
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'green' })),
+      textReply('Green.'),
+    );
+    const second = await rig.run('paint it green', { extra: ['--worktree=green'] });
+    expect(second.code, second.stderr).toBe(0);
+    expect(await readFile(join(dir, 'green', 'notes.txt'), 'utf8')).toBe('colour: green\n');
+    expect(await readFile(join(dir, 'blue', 'notes.txt'), 'utf8')).toBe('colour: blue\n');
+
+    const listed = await cli('worktrees', '--remote', rig.target(), '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    const list = JSON.parse(listed.stdout) as { worktrees: Array<{ name: string; changedFiles: string[]; sessions: unknown[]; dirty: boolean }> };
+    expect(list.worktrees.map((w) => [w.name, w.changedFiles, w.sessions.length, w.dirty])).toEqual([
+      ['blue', ['notes.txt', 'where.txt'], 1, true],
+      ['green', ['notes.txt'], 1, true],
+    ]);
+    const table = await cli('worktrees', '--remote', rig.target());
+    expect(table.stdout).toMatch(/blue\s+deft\/blue\s+main\s+2\s+0\s+0\s+1\s+done/);
+
+    const merged = await cli('worktrees', 'merge', 'blue', '--remote', rig.target());
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toMatch(/^Merged blue onto main \([0-9a-f]{12}\): notes\.txt, where\.txt\n$/);
+    expect(look(['show', 'main:notes.txt'])).toBe('colour: blue\n');
+    // The checkout that has main is fast-forwarded there, as locally; the copied file never came back.
+    expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: blue\n');
+    expect(look(['status', '--porcelain'])).toBe('');
+    expect(look(['log', '-1', '--format=%an %s', 'main'])).toBe("Remote Dev Merge branch 'deft/blue' (Deft worktree)\n");
+
+    const conflict = await cli('worktrees', 'merge', 'green', '--remote', rig.target());
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain('deft: merging green onto main conflicts in: notes.txt. Nothing was changed.');
+    expect(conflict.stderr).toMatch(/on .*: cd \/\S+\/\.deft\/worktrees\/\S+\/green && git merge main/);
+    expect(look(['show', 'main:notes.txt'])).toBe('colour: blue\n');
+    expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: blue\n');
+    // Nothing lost in the worktree: its change is committed on its branch.
+    expect(look(['show', 'deft/green:notes.txt'])).toBe('colour: green\n');
+
+    const discarded = await cli('worktrees', 'discard', 'green', '--delete-branch', '--remote', rig.target());
+    expect(discarded.code, discarded.stderr).toBe(0);
+    expect(discarded.stdout).toMatch(/^Removed .*\/green and its branch\.\n$/);
+    expect(existsSync(join(dir, 'green'))).toBe(false);
+    expect(existsSync(join(dir, 'green.json'))).toBe(false);
+    expect(look(['branch', '--list', 'deft/green'])).toBe('');
+    expect(look(['worktree', 'list', '--porcelain'])).not.toContain('green');
+    const after = JSON.parse((await cli('worktrees', '--remote', rig.target(), '--json')).stdout) as { worktrees: Array<{ name: string }> };
+    expect(after.worktrees.map((w) => w.name)).toEqual(['blue']);
+  });
+
+  it('a hostile remote repository: its fsmonitor, hooks, filter and merge drivers never run', { timeout: 120_000 }, async () => {
+    const marks = await mkdtemp('/var/tmp/deft-wt-marks-');
+    const evil = join(marks, 'evil.sh');
+    await writeFile(evil, `#!/bin/sh\ntouch "${marks}/ran-$1"\ncat\n`);
+    await chmod(evil, 0o755);
+    const git = (...args: string[]) => execFileSync('git', ['-C', rig.there, ...args], { stdio: 'pipe' });
+    await writeFile(join(rig.there, '.gitattributes'), '*.txt filter=evil merge=evil diff=evil\n');
+    git('add', '.gitattributes');
+    git('commit', '-q', '-m', 'attributes');
+    // Planted after the set-up's own commit: from here on, only what Deft runs could run them.
+    const hooks = join(rig.there, '.git', 'hooks');
+    await mkdir(hooks, { recursive: true });
+    for (const hook of ['post-checkout', 'pre-commit', 'post-commit', 'post-merge', 'reference-transaction', 'pre-merge-commit', 'post-index-change']) {
+      await writeFile(join(hooks, hook), `#!/bin/sh\ntouch "${marks}/ran-hook-${hook}"\n`);
+      await chmod(join(hooks, hook), 0o755);
+    }
+    git('config', 'core.fsmonitor', `${evil} fsmonitor`);
+    git('config', 'core.hooksPath', hooks);
+    git('config', 'filter.evil.clean', `${evil} clean`);
+    git('config', 'filter.evil.smudge', `${evil} smudge`);
+    git('config', 'filter.evil.process', `${evil} process`);
+    git('config', 'filter.evil.required', 'true');
+    git('config', 'merge.evil.driver', `${evil} merge %O %A %B`);
+    git('config', 'diff.external', `${evil} diff`);
+    git('config', 'core.sshCommand', `${evil} ssh`);
+    git('config', 'gpg.program', `${evil} gpg`);
+    git('config', 'commit.gpgSign', 'true');
+    git('config', 'core.editor', `${evil} editor`);
+
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'blue' })),
+      textReply('Blue.'),
+    );
+    const ran = await rig.run('paint it blue', { extra: ['--worktree=hostile'] });
+    expect(ran.code, ran.stderr).toBe(0);
+    const dir = await worktreesThere();
+    expect(await readFile(join(dir, 'hostile', 'notes.txt'), 'utf8')).toBe('colour: blue\n');
+    // A second one from the same base changing the same line: merging it would start the merge driver, were it not switched off.
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'green' })),
+      textReply('Green.'),
+    );
+    expect((await rig.run('paint it green', { extra: ['--worktree=hostile2'] })).code).toBe(0);
+    expect(await readFile(join(dir, 'hostile2', 'notes.txt'), 'utf8')).toBe('colour: green\n');
+    expect((await cli('worktrees', '--remote', rig.target())).code).toBe(0);
+    const merged = await cli('worktrees', 'merge', 'hostile', '--remote', rig.target());
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(look(['show', 'main:notes.txt'])).toBe('colour: blue\n');
+    const conflict = await cli('worktrees', 'merge', 'hostile2', '--remote', rig.target());
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain('conflicts in: notes.txt');
+    for (const name of ['hostile', 'hostile2']) {
+      const discarded = await cli('worktrees', 'discard', name, '--delete-branch', '--remote', rig.target());
+      expect(discarded.code, discarded.stderr).toBe(0);
+    }
+    expect(await readdir(marks)).toEqual(['evil.sh']);
+  });
+
+  it('a worktree name with "..", a slash or shell characters is refused before anything is made there', { timeout: 120_000 }, async () => {
+    const marks = await mkdtemp('/var/tmp/deft-wt-names-');
+    const asked = rig.server.requests.length;
+    const names = ['a..b', '../escape', 'x/y', `$(touch ${marks}/ran)`, 'a;touch x', '`id`', '-rf', '.hidden', "it's"];
+    for (const name of names) {
+      const run = await rig.run('hello', { extra: [`--worktree=${name}`] });
+      expect(run.code, name).toBe(2);
+      expect(run.stderr, name).toContain('is not a worktree name');
+      const created = await cli('worktrees', 'create', name, '--remote', rig.target());
+      expect(created.code, name).not.toBe(0);
+      const merged = await cli('worktrees', 'merge', name, '--remote', rig.target());
+      expect(merged.code, name).not.toBe(0);
+      const discarded = await cli('worktrees', 'discard', name, '--remote', rig.target());
+      expect(discarded.code, name).not.toBe(0);
+    }
+    // A base is passed to git there as one argument, never through a shell.
+    for (const base of [`$(touch ${marks}/ran-base)`, `main;touch${'${IFS}'}${marks}/ran-semi`, '`id`', "main'"]) {
+      const run = await rig.run('hello', { extra: ['--worktree=ok', `--worktree-base=${base}`] });
+      expect(run.code, base).toBe(2);
+      expect(run.stderr, base).toContain('is not a branch, tag or commit');
+    }
+    expect(rig.server.requests).toHaveLength(asked);
+    expect(existsSync(join(rig.remoteHome, '.deft', 'worktrees')) ? await readdir(join(rig.remoteHome, '.deft', 'worktrees')) : []).toEqual([]);
+    expect(await readdir(marks)).toEqual([]);
+    expect(look(['branch', '--list']).trim()).toBe('* main');
+  });
+
+  it('the window’s worktree commands on a remote folder: made, shown, its changes, merged and discarded there; never opened here', {
+    timeout: 120_000,
+  }, async () => {
+    const remote = await openRemoteForCli(
+      { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path },
+      { HOME: rig.userHome, USER: rig.sshd.username },
+    );
+    const opened: string[] = [];
+    const core = createNodeCore({
+      workspace: remote.workspace,
+      environment: remote.environment,
+      workspaceId: remote.id,
+      host: cliHost(() => {}),
+      env: { DEFT_HOME: rig.home },
+      capabilities: remoteCapabilities(defaultCapabilities),
+      openFolder: async (path: string) => {
+        opened.push(path);
+        return 'here' as const;
+      },
+    });
+    try {
+      const made = await core.handlers.createWorktree({ name: 'win' });
+      expect(made.copied).toEqual(['.env.example']);
+      const dir = await worktreesThere();
+      expect(made.worktree.path).toMatch(/\/\.deft\/worktrees\/.*\/win$/);
+      await writeFile(join(dir, 'win', 'notes.txt'), 'colour: purple\n');
+      const listed = await core.handlers.listWorktrees({});
+      expect(listed.repoRoot).toBe(rig.path);
+      expect(listed.worktrees.map((w) => [w.name, w.changedFiles])).toEqual([['win', ['notes.txt']]]);
+      const changes = await core.handlers.worktreeChanges({ name: 'win' });
+      expect(changes.files.map((f) => [f.path, f.status, f.hunks[0]?.lines])).toEqual([['notes.txt', 'modified', ['-colour: red', '+colour: purple']]]);
+      // Not opened in this window or a core here: where it is there is said instead.
+      expect(await core.handlers.openWorktree({ name: 'win' })).toEqual({ opened: false, path: made.worktree.path });
+      expect(opened).toEqual([]);
+      const merged = await core.handlers.mergeWorktree({ name: 'win', expect: { head: changes.head, tree: changes.tree } });
+      expect(merged).toMatchObject({ status: 'merged', baseBranch: 'main', files: ['notes.txt'] });
+      expect(look(['show', 'main:notes.txt'])).toBe('colour: purple\n');
+      expect(await core.handlers.discardWorktree({ name: 'win', deleteBranch: true })).toMatchObject({ branchDeleted: true });
+      expect(existsSync(join(dir, 'win'))).toBe(false);
+      await expect(core.handlers.worktreeChanges({ name: '../win' })).rejects.toThrow();
+    } finally {
+      await core.close();
+      await remote.environment.close();
+    }
+  });
+});
