@@ -12,6 +12,8 @@ export interface WorktreeCoresOptions {
   resolve(name: string): Promise<WorktreeFolder>;
   /** A core on that folder: a folder of its own for trust (it fails closed until trusted). */
   create(path: string): DeftCore;
+  /** Told once per core made (the host follows what waits there: WaitingBoard). */
+  made?(core: DeftCore, worktree: { name: string; branch: string }): void;
 }
 
 /** A worktree's core, and which one it is (the page is told, by name). */
@@ -42,6 +44,7 @@ export class WorktreeCores {
     if (!core) {
       core = this.options.create(folder.path);
       this.cores.set(folder.path, core);
+      this.options.made?.(core, { name: parsed.data, branch: folder.branch });
     }
     return { core, name: parsed.data, branch: folder.branch };
   }

@@ -17,6 +17,7 @@ export const deft: DeftBridge = window.deft ?? createBridge(createWebTransport()
  */
 export const hostView: {
   current(): HostView | null;
-  subscribe(callback: (view: HostView) => void): () => void;
+  /** `switched`: the view answers a switch (the page starts again from that core), not a reconnect. */
+  subscribe(callback: (view: HostView, switched: boolean) => void): () => void;
   switchTo(name: string | null): void;
-} = window.deft ? { current: () => null, subscribe: () => () => {}, switchTo: () => {} } : webView;
+} = window.deft ? { current: () => null, subscribe: () => () => {}, switchTo: () => {} } : { ...webView, switchTo: (name) => webView.switchTo(name) };
