@@ -199,11 +199,13 @@ const buildAppEvent = () =>
      * The host's word to one page (never from a core): what waits for the user in the host's OTHER cores (the web
      * host: the main checkout's and each worktree's), all of it each time; `total` counts beyond the list.
      */
-    z.object({
-      type: z.literal('requests.elsewhere'),
-      requests: z.array(ElsewhereRequest).max(ELSEWHERE_LIMIT),
-      total: z.number().int().nonnegative(),
-    }).strict(),
+    z
+      .object({
+        type: z.literal('requests.elsewhere'),
+        requests: z.array(ElsewhereRequest).max(ELSEWHERE_LIMIT),
+        total: z.number().int().nonnegative(),
+      })
+      .strict(),
   ]);
 export type AppEvent = z.infer<ReturnType<typeof buildAppEvent>>;
 /** The app event schema (a discriminated union on `type`), built the first time it is asked for. */

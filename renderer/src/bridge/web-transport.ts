@@ -23,7 +23,8 @@ function readToken(): string {
 /** The worktree this tab shows (by name; its core runs beside the main checkout's in the host), kept for its reloads. */
 const VIEW_KEY = 'deft-worktree';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const isName = (name: unknown): name is string => typeof name === 'string' && NAME.test(name) && !name.includes('..') && !name.endsWith('.lock') && !name.endsWith('.');
+const isName = (name: unknown): name is string =>
+  typeof name === 'string' && NAME.test(name) && !name.includes('..') && !name.endsWith('.lock') && !name.endsWith('.');
 let view: HostView | null = null;
 /** A switch asked for and not yet answered by the new socket's `{view}`. */
 let switching = false;

@@ -54,7 +54,9 @@ export function mainSessionsNow(
   before: readonly MainSessionState[],
   now: ReadonlyArray<{ id: string; title: string; live: WorktreeLive }>,
 ): MainSessionState[] {
-  const busy: MainSessionState[] = now.filter((s) => s.live !== 'idle').map((s) => ({ id: s.id, title: s.title, live: s.live === 'waiting' ? 'waiting' : 'running' }));
+  const busy: MainSessionState[] = now
+    .filter((s) => s.live !== 'idle')
+    .map((s) => ({ id: s.id, title: s.title, live: s.live === 'waiting' ? 'waiting' : 'running' }));
   const ids = new Set(busy.map((s) => s.id));
   const done = before.filter((s) => !ids.has(s.id)).map((s) => ({ ...s, live: 'done' as const }));
   return [...busy, ...done].slice(0, 20);

@@ -152,48 +152,53 @@ export function WorktreeSessions() {
         In worktrees
       </span>
       <ul className="worktree-group-list" aria-labelledby="worktree-group-title">
-        {elsewhere.map((w) => (
-          <li key={w.name} className="session-row worktree-row">
-            <button
-              type="button"
-              className="session-open worktree-open"
-              title={
-                w.conflictWaiting
-                  ? `Open ${w.branch}: its session takes the conflict handed to it and resolves it there`
-                  : `Open ${w.branch}: its sessions run there, and the ones here keep running`
-              }
-              onClick={() => void open(w)}
-            >
-              <span className="session-title">
-                <WaitingBadge requests={waitingIn(requests, w.name)} />
-                {w.sessions[0]?.title ?? 'No session yet'}
-              </span>
-              <span className="session-worktree">
-                <span className="branch-chip">{w.branch}</span>
-                <span className="session-worktree-files">{files(w.changedFiles.length)}</span>
-              </span>
-              {w.sessions[0] ? (
-                <span className="session-meta">
-                  {w.live === 'running' ? <WorktreeLiveMark live="running" /> : null}
-                  {relativeTime(w.sessions[0].updatedAt)}
-                  {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
-                  {w.live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
-                  {w.conflictWaiting && w.live !== 'running' ? <span className="session-waiting worktree-live">· conflict to resolve</span> : null}
+        {elsewhere.map((w) => {
+          // A request the host says waits there shows at once (the poll of the sessions' marks follows).
+          const asking = waitingIn(requests, w.name);
+          const live: WorktreeLive = asking.length ? 'waiting' : w.live;
+          return (
+            <li key={w.name} className="session-row worktree-row">
+              <button
+                type="button"
+                className="session-open worktree-open"
+                title={
+                  w.conflictWaiting
+                    ? `Open ${w.branch}: its session takes the conflict handed to it and resolves it there`
+                    : `Open ${w.branch}: its sessions run there, and the ones here keep running`
+                }
+                onClick={() => void open(w)}
+              >
+                <span className="session-title">
+                  <WaitingBadge requests={asking} />
+                  {w.sessions[0]?.title ?? 'No session yet'}
                 </span>
-              ) : null}
-            </button>
-            <button
-              type="button"
-              className="worktree-row-changes"
-              aria-haspopup="dialog"
-              aria-label={`Changes on ${w.branch}`}
-              title={`Changes on ${w.branch}: diff against ${w.baseBranch ?? 'its base'}, merge, apply or discard, here`}
-              onClick={() => useWorktrees.getState().showChanges(w.name)}
-            >
-              Changes
-            </button>
-          </li>
-        ))}
+                <span className="session-worktree">
+                  <span className="branch-chip">{w.branch}</span>
+                  <span className="session-worktree-files">{files(w.changedFiles.length)}</span>
+                </span>
+                {w.sessions[0] ? (
+                  <span className="session-meta">
+                    {live === 'running' ? <WorktreeLiveMark live="running" /> : null}
+                    {relativeTime(w.sessions[0].updatedAt)}
+                    {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
+                    {live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
+                    {w.conflictWaiting && live !== 'running' ? <span className="session-waiting worktree-live">· conflict to resolve</span> : null}
+                  </span>
+                ) : null}
+              </button>
+              <button
+                type="button"
+                className="worktree-row-changes"
+                aria-haspopup="dialog"
+                aria-label={`Changes on ${w.branch}`}
+                title={`Changes on ${w.branch}: diff against ${w.baseBranch ?? 'its base'}, merge, apply or discard, here`}
+                onClick={() => useWorktrees.getState().showChanges(w.name)}
+              >
+                Changes
+              </button>
+            </li>
+          );
+        })}
       </ul>
     </li>
   );
@@ -240,12 +245,7 @@ export function WorktreeViewBar() {
         <ul className="main-sessions" aria-label="The main checkout's sessions">
           {sessions.map((s) => (
             <li key={s.id}>
-              <button
-                type="button"
-                className="main-session"
-                title={`${s.title} (main checkout) — go back to it`}
-                onClick={() => switchToWorktree(null, s.id)}
-              >
+              <button type="button" className="main-session" title={`${s.title} (main checkout) — go back to it`} onClick={() => switchToWorktree(null, s.id)}>
                 <span className="main-session-title">{s.title}</span>
                 <MainSessionMark live={s.live} />
               </button>
