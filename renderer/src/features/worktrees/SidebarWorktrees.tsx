@@ -206,7 +206,13 @@ export function WorktreeSessions() {
 
 /** A main checkout's session, in the bar of a window on a worktree: running, waiting for you, or done since. */
 function MainSessionMark({ live }: { live: 'running' | 'waiting' | 'done' }) {
-  if (live === 'running') return <WorktreeLiveMark live="running" />;
+  if (live === 'running')
+    return (
+      <span className="main-session-running">
+        <span className="spinner" style={{ width: 10, height: 10 }} aria-hidden="true" />
+        running
+      </span>
+    );
   if (live === 'waiting') return <span className="session-waiting">waiting for you</span>;
   return <span className="main-session-done">done</span>;
 }
