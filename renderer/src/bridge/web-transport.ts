@@ -69,7 +69,7 @@ export const webView = {
 };
 
 /** The host's `{view}` (zod-checked there, HostView), read by its shape here: the renderer carries no zod. */
-function readView(raw: unknown): HostView | null {
+export function readView(raw: unknown): HostView | null {
   if (!raw || typeof raw !== 'object') return null;
   const { worktree, refused } = raw as { worktree?: unknown; refused?: unknown };
   if (refused !== undefined && typeof refused !== 'string') return null;
