@@ -143,7 +143,9 @@ export function windowViews<C extends WindowCore>(options: WindowViewsOptions<C>
   const waiting = new WaitingBoard();
   waiting.watch(null, options.main);
   const resolve = options.resolve;
-  const cores = resolve ? new WorktreeCores<C>({ resolve, create: (path) => options.create(path), made: (core, worktree) => waiting.watch(worktree, core) }) : null;
+  const cores = resolve
+    ? new WorktreeCores<C>({ resolve, create: (path) => options.create(path), made: (core, worktree) => waiting.watch(worktree, core) })
+    : null;
   const views = new CoreViews<C>({
     main: options.main,
     viewer: options.viewer,
