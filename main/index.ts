@@ -12,13 +12,16 @@ import { remoteBrowser } from './host/remote-browse';
 import { openRemoteForCli, remoteCapabilities } from './host/remote-folder';
 import { parseRemoteSpec } from '#infra/environment/ssh/remote-spec';
 import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
-import { forwardEvents, registerIpc } from './host/electron-ipc';
+import { registerIpc, sendEvent, sendView } from './host/electron-ipc';
+import { windowViews } from './host/core-views';
+import { Worktrees } from '#infra/worktrees/worktrees';
 
 const home = deftHome();
 const rendererIndex = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
 const rendererUrl = pathToFileURL(rendererIndex).href;
 const preload = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
-const windows = new Map<number, { window: BrowserWindow; core: DeftCore }>();
+/** Per window: its cores (its folder's, one per worktree it switched to) and which one it shows (host/core-views.ts). */
+const windows = new Map<number, { window: BrowserWindow; cores: ReturnType<typeof windowViews<DeftCore>> }>();
 
 /** API keys encrypted with the OS keychain when available (safeStorage); otherwise a 0600 file. */
 function secretStore(): SecretStore {
@@ -76,51 +79,71 @@ function openWindow(workspacePath: string, remote?: RemoteFolder): void {
     show: false,
     webPreferences: { preload, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
   });
-  const core = new DeftCore({
-    capabilities: remote ? remoteCapabilities(defaultCapabilities) : defaultCapabilities,
-    home,
-    workspace,
-    ...(remote ? { environment: remote.environment, workspaceId: remote.id } : {}),
-    remoteBrowser: browser,
-    host: electronHost,
-    secrets: secretStore(),
-    pickWorkspace: async () => {
-      const chosen = await chooseFolder(window);
-      if (chosen) openWindow(chosen);
-      return chosen;
-    },
-    // A worktree Deft made (capabilities/worktrees): a window of its own, whose folder trust is asked there.
-    openFolder: async (path) => openWindow(path),
-    // Revealed, never opened: a skill folder from a cloned repo can be an app bundle (macOS runs `x.app/` on open).
-    openPath: async (path) => {
-      shell.showItemInFolder(path);
-      return true;
-    },
-    // A workspace text file the core has checked (inside, regular, not executable, not a kind the system runs).
-    openFile: async (path) => (await shell.openPath(path)) === '',
-    // The renderer asks only while the window is in the background; a click brings it to the front.
-    notify: async ({ title, body }) => {
-      if (!Notification.isSupported() || window.isDestroyed()) return false;
-      const notification = new Notification({ title, body, silent: false });
-      notification.on('click', () => {
-        if (window.isDestroyed()) return;
-        if (window.isMinimized()) window.restore();
-        window.show();
-        window.focus();
-      });
-      notification.show();
-      return true;
-    },
+  // A core on `folder` (the window's, or a worktree's): the window's notifications, dialogs and shell.
+  const coreOn = (folder: string, onRemote?: RemoteFolder) =>
+    new DeftCore({
+      capabilities: onRemote ? remoteCapabilities(defaultCapabilities) : defaultCapabilities,
+      home,
+      workspace: folder,
+      ...(onRemote ? { environment: onRemote.environment, workspaceId: onRemote.id } : {}),
+      remoteBrowser: browser,
+      host: electronHost,
+      secrets: secretStore(),
+      pickWorkspace: async () => {
+        const chosen = await chooseFolder(window);
+        if (chosen) openWindow(chosen);
+        return chosen;
+      },
+      // A worktree Deft made (capabilities/worktrees): shown in this window, by name (its core runs beside this one's);
+      // its folder trust is asked there. A remote folder has no worktrees here.
+      ...(onRemote ? {} : { openFolder: async () => 'here' as const }),
+      // Revealed, never opened: a skill folder from a cloned repo can be an app bundle (macOS runs `x.app/` on open).
+      openPath: async (path) => {
+        shell.showItemInFolder(path);
+        return true;
+      },
+      // A workspace text file the core has checked (inside, regular, not executable, not a kind the system runs).
+      openFile: async (path) => (await shell.openPath(path)) === '',
+      // The renderer asks only while the window is in the background; a click brings it to the front.
+      notify: async ({ title, body }) => {
+        if (!Notification.isSupported() || window.isDestroyed()) return false;
+        const notification = new Notification({ title, body, silent: false });
+        notification.on('click', () => {
+          if (window.isDestroyed()) return;
+          if (window.isMinimized()) window.restore();
+          window.show();
+          window.focus();
+        });
+        notification.show();
+        return true;
+      },
+    });
+  const contents = window.webContents;
+  const contentsId = contents.id;
+  // One window, several cores (as the web host's pages): the window's folder, and each worktree of its repository it
+  // switches to by name (zod-checked; the folder from Deft's records), kept running while the window shows another.
+  const cores = windowViews<DeftCore>({
+    main: coreOn(workspace, remote),
+    viewer: `window-${contentsId}`,
+    ...(remote
+      ? {}
+      : {
+          resolve: async (name: string) => {
+            const record = await (await Worktrees.of(home, workspace)).folderOf(name);
+            return { path: record.path, branch: record.branch };
+          },
+        }),
+    create: (path) => coreOn(path),
+    send: (message) => ('view' in message ? sendView(contents, message.view) : sendEvent(contents, message.event)),
   });
-  const contentsId = window.webContents.id;
-  windows.set(contentsId, { window, core });
-  const stopForwarding = forwardEvents(core, window.webContents);
-  hardenContents(window.webContents);
+  windows.set(contentsId, { window, cores });
+  // A reload of the page: it is told again which core it shows.
+  contents.on('did-finish-load', () => sendView(contents, cores.views.current));
+  hardenContents(contents);
   window.once('ready-to-show', () => window.show());
   window.on('closed', () => {
-    stopForwarding();
     windows.delete(contentsId);
-    void core.close().then(() => remote?.environment.close());
+    void cores.close().then(() => remote?.environment.close());
   });
   void window.loadFile(rendererIndex);
 }
@@ -167,7 +190,11 @@ void app.whenReady().then(async () => {
   session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
     callback(permission === 'clipboard-sanitized-write' && contents !== null && isOwnPage(contents.getURL())),
   );
-  registerIpc((contents) => windows.get(contents.id)?.core, isOwnPage);
+  registerIpc(
+    (contents) => windows.get(contents.id)?.cores.views.core,
+    isOwnPage,
+    (contents, name) => windows.get(contents.id)?.cores.views.switchTo(name),
+  );
   const remoteArg = argValue('--remote');
   if (remoteArg !== null) return openRemoteArg(remoteArg);
   const workspace = argValue('--workspace') ?? lastWorkspace() ?? (await chooseFolder());
@@ -190,7 +217,7 @@ app.on('before-quit', (event) => {
   if (closing || windows.size === 0) return;
   event.preventDefault();
   closing = true;
-  void Promise.allSettled([...windows.values()].map(({ core }) => core.close()))
+  void Promise.allSettled([...windows.values()].map(({ cores }) => cores.close()))
     .then(() => browser.closeAll())
     .then(() => app.quit());
 });

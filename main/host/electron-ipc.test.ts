@@ -6,7 +6,7 @@ vi.mock('electron', () => ({
 }));
 
 const { registerIpc } = await import('./electron-ipc');
-const { IPC_COMMAND_CHANNEL } = await import('#protocol');
+const { IPC_COMMAND_CHANNEL, IPC_VIEW_CHANNEL } = await import('#protocol');
 
 const OUR_URL = 'file:///app/out/renderer/index.html';
 const core = { handlers: { listSessions: async () => ({ sessions: [] }) } };
@@ -22,6 +22,8 @@ beforeEach(() => {
   registerIpc(
     (contents) => ((contents as unknown as { id: number }).id === 1 ? (core as never) : undefined),
     (url) => url === OUR_URL,
+    (contents, name) =>
+      (contents as unknown as { id: number }).id === 1 ? Promise.resolve({ worktree: { name: String(name), branch: `deft/${String(name)}` } }) : undefined,
   );
 });
 
@@ -41,5 +43,13 @@ describe('Electron IPC', () => {
   it('validates the command and its input against the protocol', async () => {
     expect(await invoke(event(), 'eval', 'process.exit()')).toMatchObject({ ok: false, error: { message: 'Unknown command "eval".' } });
     expect(await invoke(event(), 'openSession', { sessionId: { $gt: '' } })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('switches a window to another core only for our own top frame', async () => {
+    const view = (e: unknown, name: unknown) => handlers.get(IPC_VIEW_CHANNEL)!(e, name);
+    expect(await view(event(), 'para')).toEqual({ worktree: { name: 'para', branch: 'deft/para' } });
+    for (const e of [event({ subframe: true }), event({ frameUrl: 'https://evil.example/' }), event({ knownWindow: false })]) {
+      expect(await view(e, 'para')).toEqual({ refused: 'Refused: this frame may not talk to Deft.' });
+    }
   });
 });

@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { createHarness, tempDir } from '#test-support/harness';
-import { textReply } from '#test-support/mock-steps';
+import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import type { DeftCore } from '#runtime/core';
 import { startWebHost } from './web/server';
 import { WorktreeCores } from './worktree-cores';
+import { WaitingBoard } from './waiting-board';
+import { webHost } from './hosts';
 
 // The web host's cores beside the main checkout's (issue 30): one per worktree, by name, kept running.
 
@@ -72,8 +74,9 @@ describe('the web host switching a page between cores', () => {
   });
 
   async function twoCores() {
-    const main = await createHarness();
-    const side = await createHarness();
+    // Cores of a host where someone can be asked (the web host's): a question waits for an answer there.
+    const main = await createHarness({ host: webHost });
+    const side = await createHarness({ host: webHost });
     disposers.push(main.dispose, side.dispose);
     const renderer = await tempDir('deft-renderer-');
     await mkdir(join(renderer, 'assets'));
@@ -84,8 +87,11 @@ describe('the web host switching a page between cores', () => {
         return { path: side.workspace, branch: 'deft/side' };
       },
       create: () => side.core,
+      made: (core, worktree) => waiting.watch(worktree, core),
     });
-    const host = await startWebHost({ core: main.core, rendererDir: renderer, token: 't', log: () => {}, worktreeCore: (name) => cores.open(name) });
+    const waiting = new WaitingBoard();
+    waiting.watch(null, main.core);
+    const host = await startWebHost({ core: main.core, rendererDir: renderer, token: 't', log: () => {}, worktreeCore: (name) => cores.open(name), waiting });
     disposers.push(() => host.close());
     // Each socket: its messages, in order, from the moment it opens.
     const open = (query: string) =>
@@ -101,7 +107,7 @@ describe('the web host switching a page between cores', () => {
       await vi.waitFor(() => expect(page.messages.some((m) => m.id === id)).toBe(true));
       return page.messages.find((m) => m.id === id)!.reply as { ok: boolean; result?: unknown };
     };
-    return { main, side, open, reply };
+    return { main, side, open, reply, waiting };
   }
 
   it('a turn running in the worktree goes on while the page looks at the main checkout, and back', async () => {
@@ -140,5 +146,38 @@ describe('the web host switching a page between cores', () => {
       expect(await reply(page, 1, 'listSessions', {})).toMatchObject({ ok: true, result: { sessions: [{ id: main.session.id }] } });
       page.ws.close();
     }
+  });
+
+  it('a page is told what waits in the other cores (requests.elsewhere), now and as it changes; never its own', async () => {
+    const { side, open, reply } = await twoCores();
+    // The worktree's core is made by a first page; it then goes away.
+    const first = await open('&worktree=side');
+    await vi.waitFor(() => expect(first.messages[0]).toMatchObject({ view: { worktree: { name: 'side' } } }));
+    await vi.waitFor(() => expect(first.messages).toContainEqual({ event: { type: 'requests.elsewhere', requests: [], total: 0 } }));
+    first.ws.close();
+    const here = await open('');
+    await vi.waitFor(() => expect(here.messages).toContainEqual({ event: { type: 'requests.elsewhere', requests: [], total: 0 } }));
+    // A question asked in the worktree's session (its turn is running there, no page shows it).
+    side.server.enqueue(toolStep(callChunk('AskUserQuestion', { questions: [{ question: 'Which branch?', options: [{ label: 'main' }, { label: 'dev' }] }] })));
+    expect(await reply(here, 1, 'listSessions', {})).toMatchObject({ ok: true });
+    const sent = await side.core.handlers.sendPrompt({ sessionId: side.session.id, text: 'ask me' });
+    const told = () =>
+      here.messages
+        .flatMap((m) => (m.events as Record<string, unknown>[] | undefined) ?? (m.event ? [m.event as Record<string, unknown>] : []))
+        .filter((e) => e.type === 'requests.elsewhere');
+    await vi.waitFor(() =>
+      expect(told().at(-1)).toMatchObject({
+        total: 1,
+        requests: [{ worktree: { name: 'side', branch: 'deft/side' }, sessionId: side.session.id, kind: 'question', summary: 'Which branch?' }],
+      }),
+    );
+    // Answered (dismissed) there: the page is told it no longer waits.
+    const asked = side.sessionEvents('question.asked').at(-1) as { requestId: string };
+    side.server.enqueue(textReply('Fine.'));
+    await side.core.handlers.answerQuestion({ sessionId: side.session.id, requestId: asked.requestId, answers: [], dismissed: true });
+    await side.core.turnDone(side.session.id);
+    await vi.waitFor(() => expect(told().at(-1)).toMatchObject({ total: 0, requests: [] }));
+    expect(sent.turnId).toBeTruthy();
+    here.ws.close();
   });
 });

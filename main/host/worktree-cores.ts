@@ -7,16 +7,23 @@ export interface WorktreeFolder {
   branch: string;
 }
 
-export interface WorktreeCoresOptions {
+/** What the map needs of a core (DeftCore has it). */
+export interface ClosableCore {
+  close(): Promise<void>;
+}
+
+export interface WorktreeCoresOptions<C extends ClosableCore = DeftCore> {
   /** The folder of worktree `name` from Deft's records; throws (a readable reason) for one it does not know. */
   resolve(name: string): Promise<WorktreeFolder>;
   /** A core on that folder: a folder of its own for trust (it fails closed until trusted). */
-  create(path: string): DeftCore;
+  create(path: string): C;
+  /** Told once per core made (the host follows what waits there: WaitingBoard). */
+  made?(core: C, worktree: { name: string; branch: string }): void;
 }
 
 /** A worktree's core, and which one it is (the page is told, by name). */
-export interface OpenedWorktree {
-  core: DeftCore;
+export interface OpenedWorktree<C extends ClosableCore = DeftCore> {
+  core: C;
   name: string;
   branch: string;
 }
@@ -27,13 +34,13 @@ export interface OpenedWorktree {
  * checkout (or another worktree), and the other way round. A page never names a path: the name must pass the worktree
  * name rules, and the folder comes from Deft's records.
  */
-export class WorktreeCores {
-  private readonly cores = new Map<string, DeftCore>();
+export class WorktreeCores<C extends ClosableCore = DeftCore> {
+  private readonly cores = new Map<string, C>();
 
-  constructor(private readonly options: WorktreeCoresOptions) {}
+  constructor(private readonly options: WorktreeCoresOptions<C>) {}
 
   /** The core of worktree `name` (made on first use, then the same one). Refuses what is not a worktree name, or not a known worktree. */
-  async open(name: unknown): Promise<OpenedWorktree> {
+  async open(name: unknown): Promise<OpenedWorktree<C>> {
     const parsed = WorktreeViewName.safeParse(name);
     if (!parsed.success) throw new Error('that is not a worktree name (a page names a worktree, never a folder).');
     const folder = await this.options.resolve(parsed.data);
@@ -42,6 +49,7 @@ export class WorktreeCores {
     if (!core) {
       core = this.options.create(folder.path);
       this.cores.set(folder.path, core);
+      this.options.made?.(core, { name: parsed.data, branch: folder.branch });
     }
     return { core, name: parsed.data, branch: folder.branch };
   }

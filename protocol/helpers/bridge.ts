@@ -24,6 +24,10 @@ export type DeftBridge = CommandFns &
 /** Electron IPC channels: one for commands (invoke), one for events (main → renderer). */
 export const IPC_COMMAND_CHANNEL = 'deft:command';
 export const IPC_EVENT_CHANNEL = 'deft:event';
+/** The window asks to show another core (a worktree by name, or null: its folder's); the answer is the HostView. */
+export const IPC_VIEW_CHANNEL = 'deft:view';
+/** The main process tells the window which core it shows now (`HostView`), before that core's events. */
+export const IPC_VIEW_EVENT_CHANNEL = 'deft:view-event';
 
 /** How a bridge reaches the core: one request/response call and one event stream. */
 export interface BridgeTransport {

@@ -209,6 +209,8 @@ export const eventTypeNames = [
   'steer.delivered',
   // A remote workspace's connection
   'workspace.connection',
+  // What waits in the host's other cores (worktrees)
+  'requests.elsewhere',
 ] as const;
 
 /** The events a hook can run on (the names other agents use), as `HookEventName` takes them. */

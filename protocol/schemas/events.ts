@@ -17,6 +17,7 @@ import { builtOnce } from '../helpers/built-once';
 import { PublicSettings } from './settings';
 import { SkillSource, SkillTrigger } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
+import { ELSEWHERE_LIMIT, ElsewhereRequest } from './worktrees';
 
 const base = { sessionId: z.string(), seq: z.number().int().nonnegative(), at: z.number() };
 
@@ -194,6 +195,17 @@ const buildAppEvent = () =>
     z.object({ type: z.literal('agents.changed'), count: z.number().int(), skipped: z.number().int() }),
     /** A remote workspace's connection dropped, is being reopened, came back or was given up on. */
     z.object({ type: z.literal('workspace.connection'), remote: RemoteConnection }),
+    /**
+     * The host's word to one page (never from a core): what waits for the user in the host's OTHER cores (the web
+     * host: the main checkout's and each worktree's), all of it each time; `total` counts beyond the list.
+     */
+    z
+      .object({
+        type: z.literal('requests.elsewhere'),
+        requests: z.array(ElsewhereRequest).max(ELSEWHERE_LIMIT),
+        total: z.number().int().nonnegative(),
+      })
+      .strict(),
   ]);
 export type AppEvent = z.infer<ReturnType<typeof buildAppEvent>>;
 /** The app event schema (a discriminated union on `type`), built the first time it is asked for. */

@@ -122,6 +122,31 @@ export const HostView = z
   .strict();
 export type HostView = z.infer<typeof HostView>;
 
+/**
+ * A request that waits for the user in ANOTHER core of the same host than the one a page is served (the web host
+ * keeps one per worktree beside the main checkout's): an approval, a plan review, a question or a change review.
+ * `worktree`: the worktree's name and branch, or null for the main checkout.
+ */
+export const ElsewhereRequest = z
+  .object({
+    worktree: z
+      .object({ name: WorktreeViewName, branch: z.string().max(300) })
+      .strict()
+      .nullable(),
+    sessionId: z.string().min(1).max(200),
+    /** The session's title, as its core last said (cut). */
+    title: z.string().max(300),
+    requestId: z.string().min(1).max(200),
+    kind: z.enum(['approval', 'plan', 'question', 'review']),
+    /** What it asks, in one line (cut): the tool and its description, the first question, the file to review. */
+    summary: z.string().max(500),
+    at: z.number(),
+  })
+  .strict();
+export type ElsewhereRequest = z.infer<typeof ElsewhereRequest>;
+/** At most this many are listed to a page (the oldest first); the count says how many wait in all. */
+export const ELSEWHERE_LIMIT = 50;
+
 /** Commands merged into the command table: built with it, on first use (commandSchemas). */
 export function worktreeCommands() {
   return {
@@ -134,7 +159,15 @@ export function worktreeCommands() {
     worktreesLive: {
       input: z.object({}).strict(),
       /** `main`: the main checkout's sessions together (waiting, running or idle), for a window that shows a worktree. */
-      output: z.object({ worktrees: z.array(WorktreeLiveInfo), main: WorktreeLive.optional() }),
+      output: z.object({
+        worktrees: z.array(WorktreeLiveInfo),
+        main: WorktreeLive.optional(),
+        /** With `main`: the main checkout's sessions that run or wait now, one by one (waiting first, at most 20). */
+        mainSessions: z
+          .array(z.object({ id: z.string(), title: z.string().max(300), live: WorktreeLive }))
+          .max(20)
+          .optional(),
+      }),
     },
     /** A worktree's diff against its base (what a merge would bring, committed or not), file by file: its *Changes* view. */
     worktreeChanges: { input: z.object({ name: Name }).strict(), output: WorktreeChanges },

@@ -3,7 +3,7 @@ import { watchAttention } from './actions/attention';
 import { loadPreferences } from './actions/preferences';
 import { loadInitial, newSession, resync } from './actions/sessions';
 import { refreshSkills } from './actions/skills';
-import { followHostView } from './actions/worktrees';
+import { followHostView, switchToWorktree } from './actions/worktrees';
 import { useAppliedTheme } from './features/appearance/theme';
 // Sub-agent and swarm cards (they render tool cards of their own, so they register themselves).
 import './features/agents/register';
@@ -114,8 +114,13 @@ export function App() {
     });
     void loadInitial();
     void loadPreferences();
-    const unwatch = watchAttention();
-    const unfollow = followHostView();
+    // A request waiting in another core: a click on its notification switches there and opens its session.
+    const unwatch = watchAttention((request) => switchToWorktree(request.worktree?.name ?? null, request.sessionId));
+    // Switched to another core in place (the web host): the stores start again, filled from it.
+    const unfollow = followHostView((sessionId) => {
+      void loadInitial(sessionId);
+      void refreshSkills();
+    });
     const stopWarmup = warmMarkdownWhenIdle();
     return () => {
       unbind();

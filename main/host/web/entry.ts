@@ -13,6 +13,7 @@ import { deftHome } from '../../agent/infra/platform/home';
 import type { DeftCore } from '../../agent/runtime/core';
 import { Worktrees } from '#infra/worktrees/worktrees';
 import { WorktreeCores } from '../worktree-cores';
+import { WaitingBoard } from '../waiting-board';
 
 /** DEFT_UNLOAD_AFTER_MS: how long an idle session no tab shows stays loaded (tests shorten it; default 60 s). */
 function unloadAfter(value: string | undefined): { unloadAfterMs?: number } {
@@ -71,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       [core, remote] = [next, folder];
       host.replaceCore(next);
       // The local folder's worktrees are not this one's: their cores go too (their turns end as at a stop).
+      waiting.forgetAll();
+      waiting.watch(null, next);
       void worktreeCores.closeAll();
       // After the reply that asked for it, and the pages' move to the new core.
       setTimeout(() => void previous.close().then(() => previousRemote?.environment.close()), 1_000).unref();
@@ -88,6 +91,8 @@ async function main(argv: string[]): Promise<number> {
       ...(folder ? {} : { openFolder: async () => 'here' as const }),
       ...unloadAfter(process.env.DEFT_UNLOAD_AFTER_MS),
     });
+  // What waits for the user in each core: each page is told what waits in the cores it does not show.
+  const waiting = new WaitingBoard();
   // One core per worktree a page switched to, kept running beside the main checkout's (its folder from Deft's records).
   const worktreeCores = new WorktreeCores({
     resolve: async (name) => {
@@ -98,6 +103,7 @@ async function main(argv: string[]): Promise<number> {
       return { path: record.path, branch: record.branch };
     },
     create: (path) => coreFor(null, path),
+    made: (made, worktree) => waiting.watch(worktree, made),
   });
   let core: DeftCore;
   try {
@@ -107,6 +113,7 @@ async function main(argv: string[]): Promise<number> {
     await remote?.environment.close();
     return 2;
   }
+  waiting.watch(null, core);
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
   try {
     host = await startWebHost({
@@ -114,6 +121,7 @@ async function main(argv: string[]): Promise<number> {
       rendererDir,
       port,
       worktreeCore: (name) => worktreeCores.open(name),
+      waiting,
       ...(process.env.DEFT_WEB_TOKEN ? { token: process.env.DEFT_WEB_TOKEN } : {}),
     });
   } catch (error) {

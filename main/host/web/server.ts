@@ -8,6 +8,7 @@ import { HostView } from '#protocol/schemas/worktrees';
 import type { DeftCore } from '#runtime/core';
 import { dispatchCommand } from '../dispatch';
 import type { OpenedWorktree } from '../worktree-cores';
+import type { WaitingBoard } from '../waiting-board';
 import { isAllowedHost, isAllowedOrigin, tokensMatch } from './security';
 import { send, serveStatic } from './static';
 
@@ -25,6 +26,8 @@ export interface WebHostOptions {
    * running beside the main checkout's. Given: each socket is first told which core it is served (`{view}`).
    */
   worktreeCore?: (name: string) => Promise<OpenedWorktree>;
+  /** What waits for the user in each core: each page is told what waits in the cores it does not show (`requests.elsewhere`). */
+  waiting?: WaitingBoard;
   /** Events queued for a page that does not read them, beyond which it is disconnected (it catches up on reconnect). */
   maxBufferedBytes?: number;
 }
@@ -151,17 +154,36 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       ws.send(JSON.stringify(events.length === 1 ? { event: events[0] } : { events }));
     });
     let unsubscribe = () => {};
+    let unwatch = () => {};
+    let closed = false;
     // Which core this page is served comes first (when the host shows worktrees), then its events.
     void chosen.then(({ core, view }) => {
-      if (ws.readyState !== ws.OPEN) return;
+      if (ws.readyState !== ws.OPEN || closed) return;
       if (options.worktreeCore) ws.send(JSON.stringify({ view }));
       unsubscribe = core.onEvent((event) => {
         if (ws.readyState === ws.OPEN) outgoing.add(event);
       });
+      // What waits in the other cores (the main checkout's, the other worktrees'): now, then each time it changes.
+      const board = options.waiting;
+      if (board) {
+        let told = '';
+        const tell = () => {
+          if (ws.readyState !== ws.OPEN) return;
+          const event = board.elsewhere(view.worktree);
+          const text = JSON.stringify(event);
+          if (text === told) return;
+          told = text;
+          outgoing.add(event);
+        };
+        tell();
+        unwatch = board.subscribe(tell);
+      }
     });
     const disconnect = () =>
       void chosen.then(({ core }) => {
+        closed = true;
         unsubscribe();
+        unwatch();
         outgoing.drop();
         core.show(viewer, null);
       });

@@ -1,5 +1,5 @@
-import type { DeftEvent } from '#protocol';
-import { deft } from '../bridge';
+import type { DeftEvent, ElsewhereRequest } from '#protocol';
+import { deft, hostView } from '../bridge';
 import { usePreferences } from '../stores/preferences';
 import { useSessions } from '../stores/sessions';
 import { useSettings } from '../stores/settings';
@@ -18,8 +18,8 @@ export async function allowBrowserNotifications(): Promise<'granted' | 'denied' 
   return Notification.requestPermission();
 }
 
-/** Show a desktop notification: Electron's through its host, the browser's in the web host (once allowed). */
-async function notify(title: string, body: string, sessionId: string): Promise<void> {
+/** Show a desktop notification: Electron's through its host, the browser's in the web host (once allowed); `onClick`: where a click leads. */
+async function notify(title: string, body: string, sessionId: string, onClick?: () => void): Promise<void> {
   if (useSettings.getState().workspace?.host === 'electron') {
     await deft.showNotification({ title, body: body.slice(0, 400), sessionId }).catch(() => undefined);
     return;
@@ -29,6 +29,7 @@ async function notify(title: string, body: string, sessionId: string): Promise<v
   shown.onclick = () => {
     window.focus();
     shown.close();
+    onClick?.();
   };
 }
 
@@ -57,11 +58,52 @@ export function attentionFor(event: DeftEvent): { title: string; body: string; s
   }
 }
 
-/** Notify while the window is in the background and notifications are on. Returns the unsubscribe. */
-export function watchAttention(): () => void {
-  return deft.onEvent((event) => {
+/** A request waiting in another core (a worktree's, or the main checkout's), as a notification says it. */
+export function attentionElsewhere(request: ElsewhereRequest): { title: string; body: string } {
+  const where = request.worktree ? request.worktree.branch : 'the main checkout';
+  const what =
+    request.kind === 'approval'
+      ? 'Deft waits for your approval'
+      : request.kind === 'plan'
+        ? 'A plan waits for your review'
+        : request.kind === 'question'
+          ? 'Deft has a question'
+          : 'A change waits for your review';
+  return { title: `${what} in ${where}`, body: `${request.title}: ${request.summary}` };
+}
+
+/**
+ * Notify while the window is in the background and notifications are on (Settings → Notifications). A request that
+ * waits in ANOTHER core (`requests.elsewhere`: a worktree's while this window shows the main checkout, or the other
+ * way round) is notified even while you look at the window — this view does not show it — once, when it appears; a
+ * click switches there. What already waited when the page (or a switch) started is shown by the sidebar's badges only.
+ * `go`: switch to a request's core and open its session. Returns the unsubscribe.
+ */
+export function watchAttention(go: (request: ElsewhereRequest) => void): () => void {
+  const seen = new Set<string>();
+  let primed = false;
+  const unview = hostView.subscribe((_view, switched) => {
+    if (switched) primed = false;
+  });
+  const unevent = deft.onEvent((event) => {
+    if (event.type === 'requests.elsewhere') {
+      const fresh = event.requests.filter((r) => !seen.has(`${r.worktree?.name ?? ''}/${r.requestId}`));
+      for (const r of event.requests) seen.add(`${r.worktree?.name ?? ''}/${r.requestId}`);
+      const wasPrimed = primed;
+      primed = true;
+      if (!wasPrimed || usePreferences.getState().preferences?.notifications === false) return;
+      for (const request of fresh.slice(0, 3)) {
+        const { title, body } = attentionElsewhere(request);
+        void notify(title, body, request.sessionId, () => go(request));
+      }
+      return;
+    }
     if (looking() || usePreferences.getState().preferences?.notifications === false) return;
     const worth = attentionFor(event);
     if (worth) void notify(worth.title, worth.body, worth.sessionId);
   });
+  return () => {
+    unview();
+    unevent();
+  };
 }

@@ -18,7 +18,8 @@ function showSessions(sessions: SessionSummary[]): void {
   useApprovals.getState().listed(sessions, useSessions.getState().currentId);
 }
 
-export function loadInitial(): Promise<void> {
+/** The window's first load (or the first after switching to another core): `prefer`, a session to open if listed. */
+export function loadInitial(prefer?: string | null): Promise<void> {
   return attempt(async () => {
     const [workspace, settings, { sessions }] = await Promise.all([deft.getWorkspace(), deft.getSettings(), deft.listSessions()]);
     useSettings.getState().setWorkspace(workspace);
@@ -26,7 +27,7 @@ export function loadInitial(): Promise<void> {
     showSessions(sessions);
     void refreshWorktrees();
     const remembered = localStorage.getItem(`deft-session:${workspace.path}`);
-    const target = sessions.find((s) => s.id === remembered) ?? sessions[0];
+    const target = sessions.find((s) => s.id === prefer) ?? sessions.find((s) => s.id === remembered) ?? sessions[0];
     if (target) await openSession(target.id);
   });
 }

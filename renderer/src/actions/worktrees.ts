@@ -1,6 +1,7 @@
 import { DeftError } from '#protocol/helpers/bridge';
 import type { WorktreeApplyOutcome, WorktreeMergeOutcome } from '#protocol';
 import { deft, hostView } from '../bridge';
+import { resetCoreStores } from '../stores/reset';
 import { useWorktrees } from '../stores/worktrees';
 import { attempt } from './attempt';
 import { type Outcome, outcome } from './outcome';
@@ -36,8 +37,8 @@ export function refreshWorktrees(): Promise<void> {
 export function refreshWorktreeLive(): Promise<void> {
   return attempt(async () => {
     try {
-      const { worktrees, main } = await deft.worktreesLive({});
-      useWorktrees.getState().setMainLive(main ?? 'idle');
+      const { worktrees, main, mainSessions } = await deft.worktreesLive({});
+      useWorktrees.getState().setMainLive(main ?? 'idle', mainSessions);
       if (useWorktrees.getState().setLive(worktrees)) await refreshWorktrees();
     } catch (error) {
       if (DeftError.from(error).code !== 'unsupported') throw error;
@@ -50,22 +51,37 @@ export function worktreeChanges(name: string) {
   return outcome(() => deft.worktreeChanges({ name }));
 }
 
+/** The session to open once the switch asked for lands (a request waiting there was clicked), or null. */
+let sessionAfterSwitch: string | null = null;
+
 /**
  * Which core the window shows (the web host's first word on each connection): a worktree's, by name, or the main
- * checkout's — and, when the worktree it was on could not be opened again, why.
+ * checkout's — and, when the worktree it was on could not be opened again, why. After a switch (in place, no reload),
+ * every store of what the core left said starts again, and `refill` loads the new core's (its sessions and the one to
+ * open: the one a click asked for, else the one last shown there).
  */
-export function followHostView(): () => void {
-  const hear = (view: ReturnType<typeof hostView.current>) => {
+export function followHostView(refill: (sessionId: string | null) => void): () => void {
+  const hear = (view: ReturnType<typeof hostView.current>, switched = false) => {
     if (!view) return;
+    if (switched) resetCoreStores();
     useWorktrees.getState().setViewing(view.worktree);
     if (view.refused) useWorktrees.getState().tell(view.refused);
+    if (switched) {
+      const sessionId = sessionAfterSwitch;
+      sessionAfterSwitch = null;
+      refill(sessionId);
+    }
   };
   hear(hostView.current());
   return hostView.subscribe(hear);
 }
 
-/** Show worktree `name` in this window (its core runs beside this one: nothing here stops), or the main checkout (null). */
-export function switchToWorktree(name: string | null): void {
+/**
+ * Show worktree `name` in this window (its core runs beside this one: nothing here stops), or the main checkout
+ * (null), in place; `sessionId`: the session to open there (a request of it waits).
+ */
+export function switchToWorktree(name: string | null, sessionId?: string): void {
+  sessionAfterSwitch = sessionId ?? null;
   hostView.switchTo(name);
 }
 
@@ -82,10 +98,10 @@ export async function createWorktreeSession(input: { name?: string; base?: strin
   });
 }
 
-/** Open a worktree: its window (desktop), or this window switches to its core (the web host). */
-export async function openWorktree(name: string) {
+/** Open a worktree: its window (desktop), or this window switches to its core (the web host) — opening `sessionId` there when given. */
+export async function openWorktree(name: string, sessionId?: string) {
   const done = await outcome(() => deft.openWorktree({ name }));
-  if (done.ok && done.value.here) switchToWorktree(name);
+  if (done.ok && done.value.here) switchToWorktree(name, sessionId);
   return done;
 }
 

@@ -1,7 +1,8 @@
 import type { DeftEvent, SessionEvent } from '#protocol';
 import { isSessionEvent } from '#protocol/helpers/bridge';
-import { deft } from '../bridge';
+import { deft, hostView } from '../bridge';
 import { type AgentEvent, useAgentLive } from './agents';
+import { useElsewhere } from './elsewhere';
 import { useMcp } from './mcp';
 import { useHooks } from './hooks';
 import { usePermissions } from './permissions';
@@ -55,6 +56,8 @@ export function bindStores(hooks: BindHooks): () => void {
         useSettings.getState().setRemote(event.remote);
       } else if (event.type === 'skills.changed') {
         hooks.onSkillsChanged();
+      } else if (event.type === 'requests.elsewhere') {
+        useElsewhere.getState().set(event.requests, event.total);
       } else if (event.type === 'agent.event') {
         agentEvents.push(event);
       }
@@ -64,6 +67,10 @@ export function bindStores(hooks: BindHooks): () => void {
     if (tasksEvents.length) useTasks.getState().apply(tasksEvents);
     if (agentEvents.length) useAgentLive.getState().apply(useSessions.getState().currentId, agentEvents);
   };
+  // The window switched to another core (in place): what the core left sent and was not applied yet is dropped.
+  const unview = hostView.subscribe((_view, switched) => {
+    if (switched) queue = [];
+  });
   const unsubscribe = deft.onEvent((event) => {
     queue.push(event);
     if (!scheduled) {
@@ -86,6 +93,7 @@ export function bindStores(hooks: BindHooks): () => void {
     }
   });
   return () => {
+    unview();
     unsubscribe();
     unConnection();
   };

@@ -24,7 +24,12 @@ interface WorktreesState {
   setViewing(viewing: HostView['worktree']): void;
   /** What the main checkout's sessions are doing now, as last polled from a window on a worktree. */
   mainLive: WorktreeLive;
-  setMainLive(live: WorktreeLive): void;
+  /**
+   * The same, session by session: those that run or wait, and — since this window showed the worktree — those that
+   * stopped doing so (`done`: their turn ended, or what waited was answered elsewhere).
+   */
+  mainSessions: MainSessionState[];
+  setMainLive(live: WorktreeLive, sessions?: ReadonlyArray<{ id: string; title: string; live: WorktreeLive }>): void;
   setList(list: { repoRoot: string | null; reason?: string; worktrees: WorktreeInfo[] }): void;
   /**
    * What the worktrees' sessions are doing now (the cheap poll: no git), put on the list. Returns whether anything
@@ -35,6 +40,26 @@ interface WorktreesState {
   showChanges(name: string | null): void;
   show(dialog: WorktreeDialog): void;
   tell(notice: string | null): void;
+}
+
+/** A main checkout's session as a window on a worktree shows it. */
+export interface MainSessionState {
+  id: string;
+  title: string;
+  live: 'running' | 'waiting' | 'done';
+}
+
+/** The main checkout's sessions now, from the poll: what ran or waited before and is no longer listed is `done`. */
+export function mainSessionsNow(
+  before: readonly MainSessionState[],
+  now: ReadonlyArray<{ id: string; title: string; live: WorktreeLive }>,
+): MainSessionState[] {
+  const busy: MainSessionState[] = now
+    .filter((s) => s.live !== 'idle')
+    .map((s) => ({ id: s.id, title: s.title, live: s.live === 'waiting' ? 'waiting' : 'running' }));
+  const ids = new Set(busy.map((s) => s.id));
+  const done = before.filter((s) => !ids.has(s.id)).map((s) => ({ ...s, live: 'done' as const }));
+  return [...busy, ...done].slice(0, 20);
 }
 
 export const useWorktrees = create<WorktreesState>()((set, get) => ({
@@ -48,7 +73,8 @@ export const useWorktrees = create<WorktreesState>()((set, get) => ({
   viewing: null,
   setViewing: (viewing) => set({ viewing }),
   mainLive: 'idle',
-  setMainLive: (mainLive) => set({ mainLive }),
+  mainSessions: [],
+  setMainLive: (mainLive, sessions) => set((s) => ({ mainLive, ...(sessions ? { mainSessions: mainSessionsNow(s.mainSessions, sessions) } : {}) })),
   setList: ({ repoRoot, reason, worktrees }) => set({ repoRoot, reason: reason ?? null, worktrees, loaded: true }),
   setLive: (live) => {
     const { worktrees } = get();

@@ -47,7 +47,9 @@ export const worktreesCapability: CapabilityFactory = (core) => {
         if (!repo) return { worktrees: [] };
         // The main checkout's sessions only matter to a window on one of its worktrees (read only there).
         const onWorktree = core.workspace !== repo.repoRoot;
-        return { worktrees: await repo.live(), ...(onWorktree ? { main: await repo.mainLive() } : {}) };
+        if (!onWorktree) return { worktrees: await repo.live() };
+        const [worktrees, main] = await Promise.all([repo.live(), repo.mainSessionsLive()]);
+        return { worktrees, main: main.live, mainSessions: main.sessions.map((s) => ({ ...s, title: s.title.slice(0, 300) })) };
       },
       worktreeChanges: ({ name }) => refusing(async () => (await trees()).changes(name)),
       createWorktree: ({ name, base }) =>

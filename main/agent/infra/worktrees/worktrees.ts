@@ -198,9 +198,21 @@ export class Worktrees {
    * its way back, so a question waiting there is not missed.
    */
   async mainLive(): Promise<LiveState> {
+    return (await this.mainSessionsLive()).live;
+  }
+
+  /**
+   * The same, session by session: the main checkout's sessions that run or wait now (at most `limit`, waiting first),
+   * with their titles — read only for those (polled while a worktree is shown: the others' metas are not read).
+   */
+  async mainSessionsLive(limit = 20): Promise<{ live: LiveState; sessions: Array<{ id: string; title: string; live: LiveState }> }> {
     const store = this.sessionsOfFolder(this.repoRoot);
-    // Polled while a worktree is shown: only the marks are read, not every session's meta.
-    return overall(await Promise.all((await store.ids()).map(async (id) => ({ live: await liveState(store.dirOf(id)) }))));
+    const marks = await Promise.all((await store.ids()).map(async (id) => ({ id, live: await liveState(store.dirOf(id)) })));
+    const busy = marks.filter((m) => m.live !== 'idle').sort((a, b) => (a.live === b.live ? 0 : a.live === 'waiting' ? -1 : 1));
+    const sessions = await Promise.all(
+      busy.slice(0, limit).map(async (m) => ({ id: m.id, title: (await store.readMeta(m.id))?.title ?? 'A session', live: m.live })),
+    );
+    return { live: overall(marks), sessions };
   }
 
   /** What it changed against its base (committed or not), file by file with the hunks: its *Changes* view. */

@@ -4,6 +4,7 @@ import { Icon } from '../../components/Icon';
 import { answerApproval } from '../../actions/approvals';
 import { type PendingApproval, requestsOf, useApprovals } from '../../stores/approvals';
 import { useSessions } from '../../stores/sessions';
+import { useWorktrees } from '../../stores/worktrees';
 import { PlanWaiting } from '../plan/PlanReview';
 import { renderInput } from '../tools/registry';
 import { AlwaysAllowEditor } from './AlwaysAllowEditor';
@@ -18,10 +19,27 @@ function CallPreview({ approval }: { approval: PendingApproval }) {
 }
 
 /**
+ * Which session asks, and where it runs: several sessions run at once (the main checkout's and each worktree's, in
+ * one window), so a card says whose it is — the checkout only where the repository has worktrees.
+ */
+export function ApprovalAsker({ sessionId }: { sessionId: string | null }) {
+  const title = useSessions((s) => s.sessions.find((x) => x.id === sessionId)?.title);
+  const viewing = useWorktrees((s) => s.viewing);
+  const anyWorktree = useWorktrees((s) => s.worktrees.length > 0);
+  const where = viewing ? `in the worktree ${viewing.branch}` : anyWorktree ? 'in the main checkout' : '';
+  return (
+    <p className="approval-asker">
+      Asked by the session <strong>{title ?? 'open here'}</strong>
+      {where ? ` · ${where}` : ''}
+    </p>
+  );
+}
+
+/**
  * An approval: what asks (header) and the answers (footer) stay in view; only what it will do (the diff,
  * the command) scrolls between them. Single keys answer while the focus is in it.
  */
-function ToolApproval({ approval, position }: { approval: PendingApproval; position: string }) {
+function ToolApproval({ approval, position, sessionId }: { approval: PendingApproval; position: string; sessionId: string | null }) {
   const [feedback, setFeedback] = useState('');
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState(false);
@@ -81,6 +99,7 @@ function ToolApproval({ approval, position }: { approval: PendingApproval; posit
         {position ? <span className="approval-position">{position}</span> : null}
       </header>
       <div className="approval-scroll">
+        <ApprovalAsker sessionId={sessionId} />
         {approval.reason ? <p className="approval-reason">{approval.reason}</p> : null}
         <CallPreview approval={approval} />
         {goal ? <GoalModeChoice /> : null}
@@ -152,5 +171,5 @@ export function ApprovalPanel() {
   if (!current) return null;
   const position = approvals.length > 1 ? `1 of ${approvals.length}` : '';
   if (current.kind === 'plan_review') return <PlanWaiting key={current.requestId} approval={current} />;
-  return <ToolApproval key={current.requestId} approval={current} position={position} />;
+  return <ToolApproval key={current.requestId} approval={current} position={position} sessionId={sessionId} />;
 }

@@ -9,7 +9,7 @@ import { useRemoteDialog } from '../../stores/remote';
 import { SidebarRemotes } from '../remote/SidebarRemotes';
 import { useSkills } from '../../stores/skills';
 import { useWorktrees } from '../../stores/worktrees';
-import { WorktreeNotice, WorktreeSessions, WorktreeViewBar, useWorktreeRefresh } from '../worktrees/SidebarWorktrees';
+import { ElsewhereRequests, WorktreeNotice, WorktreeSessions, WorktreeViewBar, useWorktreeRefresh } from '../worktrees/SidebarWorktrees';
 import { SessionRow } from './SessionRow';
 import { SessionSearchBox, SessionSearchResults } from './SessionSearch';
 import { toggleSidebar } from '../layout/window-size';
@@ -108,6 +108,7 @@ export function Sidebar() {
         ) : null}
       </div>
       <WorktreeViewBar />
+      <ElsewhereRequests />
       <SessionSearchBox query={query} onQuery={setQuery} />
       {query.trim() ? (
         <SessionSearchResults query={query} onOpen={() => setQuery('')} />

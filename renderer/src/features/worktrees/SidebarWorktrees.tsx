@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
-import type { SessionSummary, WorktreeInfo, WorktreeLive } from '#protocol';
+import type { ElsewhereRequest, SessionSummary, WorktreeInfo, WorktreeLive } from '#protocol';
 import { openWorktree, refreshWorktreeLive, refreshWorktrees, switchToWorktree } from '../../actions/worktrees';
+import { useElsewhere, waitingIn, waitingWords } from '../../stores/elsewhere';
 import { useSessions } from '../../stores/sessions';
 import { useWorktrees, worktreeNamed } from '../../stores/worktrees';
 import { relativeTime } from '../sessions/relative-time';
@@ -55,6 +56,55 @@ export function WorktreeLiveMark({ live }: { live: WorktreeLive }) {
 
 const files = (n: number) => `${n} changed ${n === 1 ? 'file' : 'files'}`;
 
+/** How many requests wait in a core this window does not show: a count, and what it is in words for screen readers. */
+export function WaitingBadge({ requests }: { requests: readonly ElsewhereRequest[] }) {
+  if (!requests.length) return null;
+  return (
+    <span className="waiting-badge" title={`${waitingWords(requests)} waiting for you there`}>
+      <span aria-hidden="true">{requests.length}</span>
+      <span className="visually-hidden">{waitingWords(requests)} waiting for you</span>
+    </span>
+  );
+}
+
+const KIND: Record<ElsewhereRequest['kind'], string> = { approval: 'Approval', plan: 'Plan review', question: 'Question', review: 'Change review' };
+
+/**
+ * What waits for you in the other checkouts (the host runs each one's core side by side): one line per request, a
+ * click switches this window there (in place: nothing stops) and opens the session that asks.
+ */
+export function ElsewhereRequests() {
+  const requests = useElsewhere((s) => s.requests);
+  const total = useElsewhere((s) => s.total);
+  if (!requests.length) return null;
+  const shown = requests.slice(0, 3);
+  return (
+    <section className="elsewhere" aria-label="Waiting for you in other checkouts">
+      <ul className="elsewhere-list">
+        {shown.map((r) => (
+          <li key={`${r.worktree?.name ?? ''}/${r.requestId}`}>
+            <button
+              type="button"
+              className="elsewhere-request"
+              title={`${KIND[r.kind]} from ${r.title}, in ${r.worktree ? r.worktree.branch : 'the main checkout'}: ${r.summary} — go there (this checkout keeps running)`}
+              onClick={() => switchToWorktree(r.worktree?.name ?? null, r.sessionId)}
+            >
+              <span className="elsewhere-what">
+                {KIND[r.kind]} waiting in <span className="branch-chip">{r.worktree ? r.worktree.branch : 'main checkout'}</span>
+              </span>
+              <span className="elsewhere-summary">
+                {r.title}: {r.summary}
+              </span>
+              <span className="elsewhere-go">Go there →</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {total > shown.length ? <p className="elsewhere-more">and {total - shown.length} more</p> : null}
+    </section>
+  );
+}
+
 /** A session row's worktree: its branch, and how many files it changed. */
 export function WorktreeChip({ worktree }: { worktree: NonNullable<SessionSummary['worktree']> }) {
   const listed = useWorktrees((s) => worktreeNamed(s.worktrees, worktree.name));
@@ -78,11 +128,14 @@ export function WorktreeSessions() {
   const worktrees = useWorktrees((s) => s.worktrees);
   const here = useSessions((s) => s.sessions);
   const viewing = useWorktrees((s) => s.viewing);
+  const requests = useElsewhere((s) => s.requests);
   const ids = new Set(here.map((s) => s.id));
   const elsewhere = worktrees.filter((w) => w.state === 'ok' && w.name !== viewing?.name && !w.sessions.some((s) => ids.has(s.id)));
   if (!elsewhere.length) return null;
   const open = async (w: WorktreeInfo) => {
-    const r = await openWorktree(w.name);
+    // A request waits there: its session is the one opened once there.
+    const asking = waitingIn(requests, w.name)[0];
+    const r = await openWorktree(w.name, asking?.sessionId);
     if (!r.ok) useWorktrees.getState().tell(r.error);
     else if (!r.value.opened)
       useWorktrees
@@ -99,73 +152,113 @@ export function WorktreeSessions() {
         In worktrees
       </span>
       <ul className="worktree-group-list" aria-labelledby="worktree-group-title">
-        {elsewhere.map((w) => (
-          <li key={w.name} className="session-row worktree-row">
-            <button
-              type="button"
-              className="session-open worktree-open"
-              title={
-                w.conflictWaiting
-                  ? `Open ${w.branch}: its session takes the conflict handed to it and resolves it there`
-                  : `Open ${w.branch}: its sessions run there, and the ones here keep running`
-              }
-              onClick={() => void open(w)}
-            >
-              <span className="session-title">{w.sessions[0]?.title ?? 'No session yet'}</span>
-              <span className="session-worktree">
-                <span className="branch-chip">{w.branch}</span>
-                <span className="session-worktree-files">{files(w.changedFiles.length)}</span>
-              </span>
-              {w.sessions[0] ? (
-                <span className="session-meta">
-                  {w.live === 'running' ? <WorktreeLiveMark live="running" /> : null}
-                  {relativeTime(w.sessions[0].updatedAt)}
-                  {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
-                  {w.live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
-                  {w.conflictWaiting && w.live !== 'running' ? <span className="session-waiting worktree-live">· conflict to resolve</span> : null}
+        {elsewhere.map((w) => {
+          // A request the host says waits there shows at once (the poll of the sessions' marks follows).
+          const asking = waitingIn(requests, w.name);
+          const live: WorktreeLive = asking.length ? 'waiting' : w.live;
+          return (
+            <li key={w.name} className="session-row worktree-row">
+              <button
+                type="button"
+                className="session-open worktree-open"
+                title={
+                  w.conflictWaiting
+                    ? `Open ${w.branch}: its session takes the conflict handed to it and resolves it there`
+                    : `Open ${w.branch}: its sessions run there, and the ones here keep running`
+                }
+                onClick={() => void open(w)}
+              >
+                <span className="session-title">
+                  <WaitingBadge requests={asking} />
+                  {w.sessions[0]?.title ?? 'No session yet'}
                 </span>
-              ) : null}
-            </button>
-            <button
-              type="button"
-              className="worktree-row-changes"
-              aria-haspopup="dialog"
-              aria-label={`Changes on ${w.branch}`}
-              title={`Changes on ${w.branch}: diff against ${w.baseBranch ?? 'its base'}, merge, apply or discard, here`}
-              onClick={() => useWorktrees.getState().showChanges(w.name)}
-            >
-              Changes
-            </button>
-          </li>
-        ))}
+                <span className="session-worktree">
+                  <span className="branch-chip">{w.branch}</span>
+                  <span className="session-worktree-files">{files(w.changedFiles.length)}</span>
+                </span>
+                {w.sessions[0] ? (
+                  <span className="session-meta">
+                    {live === 'running' ? <WorktreeLiveMark live="running" /> : null}
+                    {relativeTime(w.sessions[0].updatedAt)}
+                    {w.sessions.length > 1 ? ` · ${w.sessions.length} sessions` : ''}
+                    {live === 'waiting' ? <WorktreeLiveMark live="waiting" /> : null}
+                    {w.conflictWaiting && live !== 'running' ? <span className="session-waiting worktree-live">· conflict to resolve</span> : null}
+                  </span>
+                ) : null}
+              </button>
+              <button
+                type="button"
+                className="worktree-row-changes"
+                aria-haspopup="dialog"
+                aria-label={`Changes on ${w.branch}`}
+                title={`Changes on ${w.branch}: diff against ${w.baseBranch ?? 'its base'}, merge, apply or discard, here`}
+                onClick={() => useWorktrees.getState().showChanges(w.name)}
+              >
+                Changes
+              </button>
+            </li>
+          );
+        })}
       </ul>
     </li>
   );
 }
 
+/** A main checkout's session, in the bar of a window on a worktree: running, waiting for you, or done since. */
+function MainSessionMark({ live }: { live: 'running' | 'waiting' | 'done' }) {
+  if (live === 'running')
+    return (
+      <span className="main-session-running">
+        <span className="spinner" style={{ width: 10, height: 10 }} aria-hidden="true" />
+        running
+      </span>
+    );
+  if (live === 'waiting') return <span className="session-waiting">waiting for you</span>;
+  return <span className="main-session-done">done</span>;
+}
+
 /**
  * Where this window is, when it shows a worktree (the web host): its branch, and the way back to the main checkout —
- * whose sessions keep running meanwhile, as the worktree's do once you are back.
+ * whose sessions keep running meanwhile, as the worktree's do once you are back. The main checkout's sessions that
+ * run, wait for you, or finished since are listed one by one; a click goes back and opens that one.
  */
 export function WorktreeViewBar() {
   const viewing = useWorktrees((s) => s.viewing);
   const main = useWorktrees((s) => s.mainLive);
+  const sessions = useWorktrees((s) => s.mainSessions);
+  const requests = useElsewhere((s) => s.requests);
   if (!viewing) return null;
+  const asking = waitingIn(requests, null);
   return (
     <div className="worktree-view" role="group" aria-label="Where this window is">
-      <button
-        type="button"
-        className="button button-ghost worktree-view-back"
-        title="Back to the main checkout: the sessions here keep running"
-        onClick={() => switchToWorktree(null)}
-      >
-        ← Main checkout
-        {main !== 'idle' ? <WorktreeLiveMark live={main} /> : null}
-      </button>
-      <span className="worktree-view-here">
-        <span className="visually-hidden">This window shows the worktree </span>
-        <span className="branch-chip">{viewing.branch}</span>
-      </span>
+      <div className="worktree-view-row">
+        <button
+          type="button"
+          className="button button-ghost worktree-view-back"
+          title="Back to the main checkout: the sessions here keep running"
+          onClick={() => switchToWorktree(null, asking[0]?.sessionId)}
+        >
+          ← Main checkout
+          {main !== 'idle' && !sessions.length ? <WorktreeLiveMark live={main} /> : null}
+          <WaitingBadge requests={asking} />
+        </button>
+        <span className="worktree-view-here">
+          <span className="visually-hidden">This window shows the worktree </span>
+          <span className="branch-chip">{viewing.branch}</span>
+        </span>
+      </div>
+      {sessions.length ? (
+        <ul className="main-sessions" aria-label="The main checkout's sessions">
+          {sessions.map((s) => (
+            <li key={s.id}>
+              <button type="button" className="main-session" title={`${s.title} (main checkout) — go back to it`} onClick={() => switchToWorktree(null, s.id)}>
+                <span className="main-session-title">{s.title}</span>
+                <MainSessionMark live={s.live} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   );
 }
