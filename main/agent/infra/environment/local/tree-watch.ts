@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { type Dirent, readdirSync } from 'node:fs';
 import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
-import { basename, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { TreeChanges, TreeWatch, TreeWatchOptions } from '#contract/environment';
 
 /**
@@ -33,6 +33,13 @@ const READS_PER_TURN = 64;
 export async function watchTreeLocal(root: string, options: TreeWatchOptions, onChanges: (changes: TreeChanges) => void): Promise<TreeWatch> {
   await mkdir(options.fenceDir, { recursive: true, mode: 0o700 });
   const ignored = (path: string) => options.ignore.some((i) => path === i || path.startsWith(i.endsWith(sep) ? i : i + sep));
+  /** The ignored paths by their folder, so that a walk looks an entry up by name (no path is built for a file). */
+  const ignoredNames = new Map<string, Set<string>>();
+  for (const path of options.ignore) {
+    const clean = path.endsWith(sep) && path.length > 1 ? path.slice(0, -1) : path;
+    const parent = dirname(clean);
+    ignoredNames.set(parent, (ignoredNames.get(parent) ?? new Set()).add(basename(clean)));
+  }
   const watchers = new Map<string, FSWatcher>();
   const waiting = new Map<string, () => void>();
   /** Walks of folders that appeared, still going: `sync` waits for them. */
@@ -125,11 +132,15 @@ export async function watchTreeLocal(root: string, options: TreeWatchOptions, on
     } catch {
       // Gone, or not a folder any more: its parent reports it.
     }
+    // (`dir` is not ignored, so an entry is only when it is one of the ignored paths itself.)
+    const here = ignoredNames.get(dir);
     for (const entry of entries) {
+      if (here?.has(entry.name)) continue;
+      const folder = entry.isDirectory();
+      if (!folder && !found) continue;
       const path = join(dir, entry.name);
-      if (ignored(path)) continue;
       found?.push(path);
-      if (entry.isDirectory() && !(await skip(path))) await watchFolder(path, found);
+      if (folder && !(await skip(path))) await watchFolder(path, found);
     }
   };
 
