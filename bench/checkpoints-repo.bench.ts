@@ -76,7 +76,16 @@ async function folderBytes(dir: string): Promise<number> {
 async function windowTurns(home: string, workspace: string): Promise<Record<string, number[]>> {
   // The child registers the raw-import hooks itself (the variable would tell it they already are).
   const { __DEFT_RAW_HOOKS: _registered, ...env } = process.env;
-  const args = ['--import', 'tsx', '--import', './scripts/raw-loader.mjs', join(import.meta.dirname, 'checkpoints-window-host.ts'), home, workspace, String(RUNS)];
+  const args = [
+    '--import',
+    'tsx',
+    '--import',
+    './scripts/raw-loader.mjs',
+    join(import.meta.dirname, 'checkpoints-window-host.ts'),
+    home,
+    workspace,
+    String(RUNS),
+  ];
   const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: root, env, maxBuffer: 16 * 2 ** 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number[]>;
 }

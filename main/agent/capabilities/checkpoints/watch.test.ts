@@ -83,7 +83,7 @@ describe('checkpoints after a command, with the file watcher', { timeout: 60_000
     await expect(readFile(join(h.workspace, 'new.txt'))).rejects.toThrow();
   });
 
-  it('a run whose first step is a command scans the workspace once: the watch starts before the turn\'s checkpoint', async () => {
+  it("a run whose first step is a command scans the workspace once: the watch starts before the turn's checkpoint", async () => {
     const git = await loggedGit();
     h = await createHarness({ capabilities: defaultCapabilities });
     await writeFile(join(h.workspace, 'a.txt'), 'original a\n');
@@ -118,7 +118,12 @@ describe('checkpoints after a command, with the file watcher', { timeout: 60_000
     // node_modules no longer ignored: the watch starts again and sees into it.
     expect(await turn('printf "vendor/\\n" > .gitignore')).toEqual(['.gitignore', 'node_modules/dep/x.js']);
     expect(await turn('printf z > node_modules/dep/x.js')).toEqual(['node_modules/dep/x.js']);
-    await h.core.handlers.rewind({ sessionId: h.session.id, turnId: (h.sessionEvents('turn.changes').at(-3) as SessionEventOf<'turn.changes'>).turnId, scope: 'code', includeOutside: false });
+    await h.core.handlers.rewind({
+      sessionId: h.session.id,
+      turnId: (h.sessionEvents('turn.changes').at(-3) as SessionEventOf<'turn.changes'>).turnId,
+      scope: 'code',
+      includeOutside: false,
+    });
     expect(await readFile(join(h.workspace, 'vendor', 'lib.js'), 'utf8')).toBe('v2');
   });
 
