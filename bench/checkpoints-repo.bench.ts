@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdir, readdir, lstat, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ import type { BenchResult } from './types';
 // turn is one `deft run` with checkpoints on, beside the same turn with checkpoints off, in CPU (the process
 // and every git it waited for) and wall. The first turn (the store's baseline), later turns changing one
 // file by Write, one by a shell command, 500 by a shell command and six commands changing one file each, and the store's size beside the
-// repository's own packed objects.
+// repository's own packed objects. Then the same later turns in a window's long-running core (the file watcher live
+// before the turn: checkpoints-window-host.ts), checkpoints on beside off.
 
 const FILES = 20_000;
 const FILE_BYTES = 4_200;
@@ -68,6 +70,24 @@ async function folderBytes(dir: string): Promise<number> {
     total += entry.isDirectory() ? await folderBytes(path) : ((await lstat(path).catch(() => null))?.size ?? 0);
   }
   return total;
+}
+
+/** A window's turns (checkpoints-window-host.ts), each kind's CPU per turn, ms. */
+async function windowTurns(home: string, workspace: string): Promise<Record<string, number[]>> {
+  // The child registers the raw-import hooks itself (the variable would tell it they already are).
+  const { __DEFT_RAW_HOOKS: _registered, ...env } = process.env;
+  const args = [
+    '--import',
+    'tsx',
+    '--import',
+    './scripts/raw-loader.mjs',
+    join(import.meta.dirname, 'checkpoints-window-host.ts'),
+    home,
+    workspace,
+    String(RUNS),
+  ];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: root, env, maxBuffer: 16 * 2 ** 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number[]>;
 }
 
 interface Mode {
@@ -129,6 +149,26 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
       }
     }
     const packed = await folderBytes(join(workspace, '.git', 'objects'));
+    // A window: the same later turns in one long-running core per mode, twice each, interleaved.
+    const window: Record<'on' | 'off', Record<string, number[]>> = { on: {}, off: {} };
+    for (let round = 0; round < 2; round++)
+      for (const name of ['on', 'off'] as const) {
+        const home = await tempDir(`deft-bench-cpwin-${name}-`);
+        if (name === 'off') await writeFile(join(home, 'settings.json'), JSON.stringify({ checkpoints: { enabled: false } }));
+        try {
+          for (const [label, costs] of Object.entries(await windowTurns(home, workspace))) (window[name][label] ??= []).push(...costs);
+        } finally {
+          await rm(home, { recursive: true, force: true });
+        }
+      }
+    const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const windowRow = (label: string, title: string, goal: string): BenchResult => ({
+      name: `window (watch live), ${title} with checkpoints, ${FILES.toLocaleString('en')}-file repository: CPU`,
+      value: middle(window.on[label]!),
+      unit: 'ms',
+      baseline: { name: 'checkpoints off', value: middle(window.off[label]!) },
+      note: `${goal}${goal ? '; ' : ''}CPU of the window's process and its children during the turn, median of ${window.on[label]!.length}`,
+    });
     const median = (costs: ProcessCost[], key: 'cpuMs' | 'wallMs') => [...costs.map((c) => c[key])].sort((a, b) => a - b)[Math.floor(costs.length / 2)]!;
     const row = (label: string, title: string, goal: string): BenchResult => {
       const [on, off] = [modes.on.costs[label]!, modes.off.costs[label]!];
@@ -146,6 +186,9 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
       row('shell', 'later turn, 1 file changed by a command,', 'goal ≤ 1.1×'),
       row('shell500', 'later turn, 500 files changed by a command,', ''),
       row('shell6', 'later turn, 6 commands each changing 1 file,', 'goal ≤ 1.1×'),
+      windowRow('write', 'Write 1 file,', 'goal ≤ 1.1×'),
+      windowRow('shell', '1 file changed by a command,', 'goal ≤ 1.1×'),
+      windowRow('shell500', '500 files changed by a command,', ''),
       {
         name: 'checkpoint store after the first turn',
         value: storeBytes / 2 ** 20,

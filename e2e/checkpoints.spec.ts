@@ -1,7 +1,8 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
 import type { MockChunk } from '../test-support/mock-model-server';
+import { storeDir } from '../main/agent/capabilities/checkpoints/store/places';
 import { configureProvider, expect, send, test } from './fixtures/deft';
 
 // Checkpoints through the real web host: a workspace that is not a git repository, changed by Write and
@@ -210,4 +211,29 @@ test('the review pane lists every change of a turn and reverts one hunk, undoabl
   await expect(settings.getByRole('checkbox', { name: /Review mode/ })).not.toBeChecked();
   await settings.scrollIntoViewIfNeeded();
   await shot(page, testInfo, 'settings-checkpoints-1280x800');
+});
+
+test('Settings says when changes are found by scanning because the file watcher could not start', async ({ deft, mock, workspace, home }, testInfo) => {
+  await writeFile(join(workspace, 'a.txt'), 'a\n');
+  await configureProvider(deft.page, mock.baseUrl);
+  // A session to show again: the window that opens it takes its warm-up checkpoint, which starts the watch.
+  mock.enqueue(answer('Hello.'));
+  await send(deft.page, 'Hi');
+  await expect(deft.page.getByText('Hello.')).toBeVisible();
+  // The watch's fence folder (beside the store) made a file: the watch cannot start when the window opens again.
+  const fence = `${storeDir(home, workspace)}.fence`;
+  await mkdir(dirname(fence), { recursive: true });
+  await rm(fence, { recursive: true, force: true });
+  await writeFile(fence, 'not a folder\n');
+  await deft.restart();
+  const { page } = deft;
+  await expect(page.getByText('Hello.')).toBeVisible();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('tab', { name: 'Checkpoints' }).click();
+  const settings = page.getByRole('region', { name: 'Checkpoints' });
+  await expect(settings.getByRole('note', { name: 'File watcher' })).toContainText(
+    /Changes are found by scanning the workspace \(git status\), not by the file watcher/,
+  );
+  await settings.scrollIntoViewIfNeeded();
+  await shot(page, testInfo, 'settings-checkpoints-watch-1280x800');
 });

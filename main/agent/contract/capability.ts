@@ -209,11 +209,12 @@ export interface Capability {
    */
   onToolsStart?(session: SessionHandle, step: ToolsStart): void | Promise<void>;
   /**
-   * The model began the turn's first tool call (its arguments may still be streaming): work that tool calls need
-   * and a text-only turn does not can start now (the turn's snapshot of the workspace); the calls wait for the
-   * returned promise. Not every provider says so early: onToolsStart must not rely on it.
+   * The model began a tool call (its arguments may still be streaming), once per tool name in a turn (`tool`: its
+   * name as the provider streamed it): work that tool calls need and a text-only turn does not can start now (the
+   * turn's snapshot of the workspace); the calls wait for the returned promise. Not every provider says so early:
+   * onToolsStart must not rely on it.
    */
-  onToolCallComing?(session: SessionHandle, turn: { turnId: string }): void | Promise<void>;
+  onToolCallComing?(session: SessionHandle, turn: { turnId: string; tool: string }): void | Promise<void>;
   /** A step's tool calls finished. The next step's tool calls (and the turn's end) wait for the returned promise. */
   onStepEnd?(session: SessionHandle, step: StepEnd): void | Promise<void>;
   onTurnEnded?(session: SessionHandle, outcome: TurnOutcome): void | Promise<void>;

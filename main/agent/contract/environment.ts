@@ -161,6 +161,11 @@ export interface TreeWatchOptions {
   ignore: readonly string[];
   /** A folder of the caller's, outside `root`, where `sync` writes its fence files (created if missing). */
   fenceDir: string;
+  /**
+   * Folders (absolute) found in the walk, or appearing later, that are neither walked nor watched: reported (as
+   * folders), never looked into. The caller decides what it does not need to see (a folder its ignore rules leave out).
+   */
+  skipFolder?: (path: string) => boolean | Promise<boolean>;
 }
 
 /**

@@ -30,6 +30,13 @@ interface TurnState {
   toolsMayWrite?: boolean;
 }
 
+/**
+ * Tools whose calls run commands, which name no files (the file watcher says what they changed). Other tools that
+ * name no files (MCP tools, sub-agents) start the watch at their step's checkpoint, as before; a name wrongly in or out
+ * of this set costs time, never a change.
+ */
+const COMMAND_TOOLS = new Set(['Bash']);
+
 /** Files a turn's changes event lists at most (the count of the rest is sent). */
 const MAX_TURN_FILES = 200;
 
@@ -123,7 +130,10 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       // run): a text-only turn starts no git and reads no file of the workspace.
       current.set(session.id, { turnId, before: null, meta: { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) } });
     },
-    onToolCallComing: (session) => {
+    onToolCallComing: (session, { tool }) => {
+      // A command is coming: the file watcher starts before the next capture of the whole workspace, which is then
+      // its starting point, so the capture just before the command and the one after it look only at what it reported.
+      if (COMMAND_TOOLS.has(tool)) checkpoints.commandComing();
       const turn = current.get(session.id);
       return turn && baseline(session, turn);
     },

@@ -108,4 +108,20 @@ describe('ChangeWatch', () => {
     missed.watch.scanned(missed.watch.beginScan(), 't2');
     expect(await missed.watch.changedSince('t2')).toEqual([]);
   });
+
+  it('starts again (deciding afresh what it skips) after an ignore file changed, also one reported past the limit', async () => {
+    for (const overflowFirst of [false, true]) {
+      const fake = await synced();
+      if (overflowFirst) fake.report(...Array.from({ length: MAX_WATCHED_PATHS + 1 }, (_, i) => `/ws/f${i}`));
+      fake.report('/ws/sub/.gitignore');
+      expect(fake.starts()).toBe(1);
+      expect(await fake.watch.changedSince('t1')).toBeNull();
+      expect(fake.starts()).toBe(2);
+      // The scan after it is the new starting point.
+      fake.watch.scanned(fake.watch.beginScan(), 't2');
+      fake.report('/ws/a.txt');
+      expect(await fake.watch.changedSince('t2')).toEqual(['a.txt']);
+      expect(fake.starts()).toBe(2);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { relative, sep } from 'node:path';
 import type { Environment, TreeChanges, TreeWatch } from '#contract/environment';
 import { isWithin } from '#infra/policies/path-guard';
+import { WatchIgnore } from './watch-ignore';
 
 /** More paths changed than this since the last capture: git's status (one walk) is the cheaper look, and memory stays bounded. */
 export const MAX_WATCHED_PATHS = 1_000;
@@ -33,6 +34,10 @@ export class ChangeWatch {
   private readonly created = new Set<string>();
   /** More than MAX_WATCHED_PATHS, or an ignore file among them: the next capture scans. */
   private overflow = false;
+  /** An ignore file changed: what the watch skips is decided again (it starts again) before the next capture scans. */
+  private rulesChanged = false;
+  /** The folders this watch skips (watch-ignore.ts), decided afresh each time it starts; null without `tracked`. */
+  private ignore: WatchIgnore | null = null;
   private synced: string | null = null;
   /** Why the watch is not used (it could not start, or failed), for the checkpoints status; null while it is fine. */
   problem: string | null = null;
@@ -40,7 +45,12 @@ export class ChangeWatch {
   constructor(
     private readonly environment: Environment,
     private readonly workspace: string,
-    private readonly options: { ignore: readonly string[]; fenceDir: string },
+    private readonly options: {
+      ignore: readonly string[];
+      fenceDir: string;
+      /** Whether the store's HEAD holds anything at a workspace path: given, the watch skips the folders .gitignore files leave out and HEAD does not hold. */
+      tracked?: (path: string) => Promise<boolean>;
+    },
   ) {}
 
   /** Whether the workspace's machine has a watch that can fence (a local folder on Linux). */
@@ -52,7 +62,11 @@ export class ChangeWatch {
   start(): Promise<void> {
     this.starting ??= (async () => {
       try {
-        this.watch = await this.environment.watchTree!(this.workspace, this.options, (changes) => this.take(changes));
+        const { ignore, fenceDir, tracked } = this.options;
+        const skip = tracked ? new WatchIgnore(this.workspace, tracked) : null;
+        this.ignore = skip;
+        const options = { ignore, fenceDir, ...(skip ? { skipFolder: (path: string) => skip.skip(path) } : {}) };
+        this.watch = await this.environment.watchTree!(this.workspace, options, (changes) => this.take(changes));
       } catch (error) {
         this.fail(error);
       }
@@ -70,6 +84,11 @@ export class ChangeWatch {
    * Waits for the watch's fence first. The paths returned are no longer pending.
    */
   async changedSince(head: string | null): Promise<string[] | null> {
+    // What the watch skips may have changed with the rules: it starts again (a walk), and the caller scans.
+    if (this.rulesChanged && this.watch) {
+      await this.restart();
+      return null;
+    }
     if (!this.live || !head || this.synced !== head || this.overflow) return null;
     try {
       await this.watch!.sync();
@@ -99,7 +118,8 @@ export class ChangeWatch {
     for (const rel of this.created) {
       const full = path.join(this.workspace, rel);
       const stats = await this.environment.lstat(full).catch(() => null);
-      if (!stats?.isDirectory()) continue;
+      // A folder the watch skips (ignored, nothing tracked in it) is not looked into: what is in it is not reported.
+      if (!stats?.isDirectory() || (await this.ignore?.skip(full))) continue;
       const entries = await this.environment.readdir(full).catch(() => null);
       if (!entries) return true;
       if (entries.some((e) => e.type === 'directory' && !this.dirty.has(`${rel}/${e.name}`))) return true;
@@ -112,6 +132,7 @@ export class ChangeWatch {
     this.watch = null;
     this.starting = null;
     this.synced = null;
+    this.rulesChanged = false;
     this.dirty.clear();
     this.created.clear();
     await watch?.close().catch(() => {});
@@ -156,7 +177,9 @@ export class ChangeWatch {
 
   private take(changes: TreeChanges): void {
     if ('error' in changes) return this.fail(changes.error);
-    if (this.overflow) return;
+    const ruleFile = (path: string) => path.endsWith(`${sep}.gitignore`) && isWithin(path, this.workspace);
+    // Past the limit, paths are no longer kept; a changed ignore file still decides what the watch skips.
+    if (this.overflow) return void (changes.paths.some(ruleFile) && (this.rulesChanged = true));
     const rel = (path: string) => relative(this.workspace, path).split(sep).join('/');
     for (const path of changes.paths) {
       // The workspace itself (deleted, moved): nothing narrower can be trusted.
@@ -164,7 +187,7 @@ export class ChangeWatch {
       if (path === this.workspace || !isWithin(path, this.workspace)) continue;
       const name = rel(path);
       // The rules of what is ignored may have changed: git's status reads them again.
-      if (name === '.gitignore' || name.endsWith('/.gitignore')) this.overflow = true;
+      if (name === '.gitignore' || name.endsWith('/.gitignore')) this.overflow = this.rulesChanged = true;
       this.dirty.add(name);
     }
     for (const path of changes.created) if (path !== this.workspace && isWithin(path, this.workspace)) this.created.add(rel(path));

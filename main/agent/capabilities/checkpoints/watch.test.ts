@@ -83,6 +83,50 @@ describe('checkpoints after a command, with the file watcher', { timeout: 60_000
     await expect(readFile(join(h.workspace, 'new.txt'))).rejects.toThrow();
   });
 
+  it("a run whose first step is a command scans the workspace once: the watch starts before the turn's checkpoint", async () => {
+    const git = await loggedGit();
+    h = await createHarness({ capabilities: defaultCapabilities });
+    await writeFile(join(h.workspace, 'a.txt'), 'original a\n');
+    h.server.enqueue(toolStep(callChunk('Bash', { command: 'echo one >> a.txt' })), textReply('Appended.'));
+    const first = await h.run('append once');
+    // The checkpoint before the turn is the watch's starting point; the one before the command and the one after are narrowed.
+    expect(fullStatus(await git.calls())).toHaveLength(1);
+    expect(changedFiles(h, first)).toEqual(['a.txt']);
+    await h.core.handlers.rewind({ sessionId: h.session.id, turnId: first, scope: 'code', includeOutside: false });
+    expect(await readFile(join(h.workspace, 'a.txt'), 'utf8')).toBe('original a\n');
+  });
+
+  it('skips folders a .gitignore leaves out, yet sees what HEAD holds in one, and starts again when the rules change', async () => {
+    h = await createHarness({ capabilities: defaultCapabilities });
+    await mkdir(join(h.workspace, 'vendor'));
+    await writeFile(join(h.workspace, 'vendor', 'lib.js'), 'v1\n');
+    await mkdir(join(h.workspace, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(h.workspace, 'node_modules', 'dep', 'x.js'), 'x\n');
+    await writeFile(join(h.workspace, '.gitignore'), 'node_modules/\n');
+    const turn = async (command: string) => {
+      h!.server.enqueue(toolStep(callChunk('Bash', { command })), textReply('Done.'));
+      return changedFiles(h!, await h!.run(command));
+    };
+    // A first turn that runs no command: the store has a HEAD before the watch starts (without one nothing is skipped).
+    h.server.enqueue(toolStep(callChunk('Write', { path: join(h.workspace, 'a.txt'), content: 'a' })), textReply('Written.'));
+    expect(changedFiles(h, await h.run('write a'))).toEqual(['a.txt']);
+    expect(await turn('printf b > b.txt && printf y > node_modules/dep/x.js')).toEqual(['b.txt']);
+    // vendor/lib.js is in HEAD now; ignoring vendor/ leaves it captured (git's status reports what HEAD holds), so it is watched.
+    expect(await turn('printf "node_modules/\\nvendor/\\n" > .gitignore')).toEqual(['.gitignore']);
+    expect(await turn('printf v2 > vendor/lib.js && printf yy > node_modules/dep/x.js')).toEqual(['vendor/lib.js']);
+    expect(await turn('printf v3 > vendor/lib.js')).toEqual(['vendor/lib.js']);
+    // node_modules no longer ignored: the watch starts again and sees into it.
+    expect(await turn('printf "vendor/\\n" > .gitignore')).toEqual(['.gitignore', 'node_modules/dep/x.js']);
+    expect(await turn('printf z > node_modules/dep/x.js')).toEqual(['node_modules/dep/x.js']);
+    await h.core.handlers.rewind({
+      sessionId: h.session.id,
+      turnId: (h.sessionEvents('turn.changes').at(-3) as SessionEventOf<'turn.changes'>).turnId,
+      scope: 'code',
+      includeOutside: false,
+    });
+    expect(await readFile(join(h.workspace, 'vendor', 'lib.js'), 'utf8')).toBe('v2');
+  });
+
   it('an edit made outside Deft between turns is in the next checkpoint, as outside', async () => {
     h = await createHarness({ capabilities: defaultCapabilities });
     await commandTurns(h);

@@ -42,6 +42,8 @@ export class WorkspaceCheckpoints {
   private watch: ChangeWatch | null = null;
   /** Steps that ran a command (or anything else that names no files) so far, counted at their checkpoint before. */
   private commands = 0;
+  /** The model began a call that runs a command: the watch starts before the next capture of the whole workspace. */
+  private commandExpected = false;
 
   constructor(private readonly core: CoreContext) {}
 
@@ -143,7 +145,7 @@ export class WorkspaceCheckpoints {
     const watch = this.watch;
     if (!watch) return store.capture(paths);
     if (!paths && kind === 'tools') this.commands++;
-    if (!paths && (this.core.host.hasWindow || this.commands >= WATCH_FROM_COMMAND)) await watch.start();
+    if (!paths && (this.core.host.hasWindow || this.commandExpected || this.commands >= WATCH_FROM_COMMAND)) await watch.start();
     const head = watch.live ? await store.headTree() : null;
     try {
       const changed = paths ?? (await watch.changedSince(head));
@@ -160,6 +162,15 @@ export class WorkspaceCheckpoints {
       watch.lost();
       throw error;
     }
+  }
+
+  /**
+   * The model began a call that runs a command (its arguments may still be streaming): in a one-shot run, the watch
+   * starts before the next capture of the whole workspace (usually the turn's checkpoint, taken meanwhile) instead of
+   * the one just before the command, so that one and the one after the command are narrowed: one scan fewer.
+   */
+  commandComing(): void {
+    this.commandExpected = true;
   }
 
   /** Warm up: a first capture fills the store's index, so the first prompt's checkpoint is quick. */
@@ -203,7 +214,7 @@ export class WorkspaceCheckpoints {
     try {
       const store = await CheckpointStore.open(this.core.home, this.core.workspace, { maxFileBytes: settings.maxFileBytes, now: () => this.core.now() });
       this.state = { available: true };
-      this.watch = this.watchFor(store.places.workspace, store.places.gitDir);
+      this.watch = this.watchFor(store);
       return store;
     } catch (error) {
       this.state = { available: false, reason: `Checkpoints could not be set up: ${(error as Error).message}` };
@@ -212,12 +223,16 @@ export class WorkspaceCheckpoints {
   }
 
   /** A watch of the workspace where its Environment has one that can fence (a local folder on Linux); not started yet. */
-  private watchFor(workspace: string, gitDir: string): ChangeWatch | null {
+  private watchFor(store: CheckpointStore): ChangeWatch | null {
     const { environment, home } = this.core;
+    const { workspace, gitDir } = store.places;
     if (!ChangeWatch.available(environment)) return null;
     // Never reported, walked or watched: the repository's own git folder, and Deft's home (the store, the fences) when it is inside.
     const ignore = [join(workspace, '.git'), ...(isWithin(home, workspace) && home !== workspace ? [home] : [])];
-    return new ChangeWatch(environment, workspace, { ignore, fenceDir: `${gitDir}.fence` });
+    // Nor the folders a .gitignore leaves out that the store holds nothing in (watch-ignore.ts): a node_modules is not walked.
+    // (Not under the store's lock: asked while a capture holds it, as the watch starts; HEAD is replaced whole, by a rename.)
+    const tracked = (path: string) => store.holds(path);
+    return new ChangeWatch(environment, workspace, { ignore, fenceDir: `${gitDir}.fence`, tracked });
   }
 
   /** A workspace on another machine: its store there, driven by its git (store/remote-store.ts). */

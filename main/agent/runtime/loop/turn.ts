@@ -28,8 +28,8 @@ export interface TurnSession {
   countUsage(turnId: string, usage: Usage): void;
   /** A step's tool calls are about to run: resolves when what must come first (a snapshot of the workspace) is done. */
   beforeTools(): Promise<void>;
-  /** The model began a tool call in this step (called for each; its calls still wait for beforeTools). */
-  toolCallComing?(): void;
+  /** The model began a tool call in this step (called for each, with the tool's name; its calls still wait for beforeTools). */
+  toolCallComing?(tool: string): void;
   /** A step's approved calls are about to run (they wait for the returned promise). */
   beforeRun?(start: ToolsStart): Promise<void>;
   /** A step's tool calls have finished. */
@@ -89,7 +89,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
           onText: (text) => session.emit({ type: 'assistant.delta', turnId, step, text }),
           onThinking: (text) => session.emit({ type: 'thinking.delta', turnId, step, text }),
           onNote: (message) => session.emit({ type: 'step.note', turnId, step, message }),
-          onToolCall: () => session.toolCallComing?.(),
+          onToolCall: (name) => session.toolCallComing?.(name),
         },
         onRetry: (attempt, delayMs, error) =>
           session.emit({

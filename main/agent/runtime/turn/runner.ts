@@ -267,7 +267,7 @@ export class TurnRunner {
           pending: open.gates,
           stepEnded: (step) => capabilities.each((f) => f.onStepEnd?.(handle, step)),
           toolsStarting: (start) => capabilities.each((f) => f.onToolsStart?.(handle, start)),
-          toolCallComing: () => capabilities.each((f) => f.onToolCallComing?.(handle, { turnId })),
+          toolCallComing: (tool) => capabilities.each((f) => f.onToolCallComing?.(handle, { turnId, tool })),
         },
         onFinalAnswer: (continued) => stopHooks(handle, turnId, continued, signal),
         retry: this.retry,

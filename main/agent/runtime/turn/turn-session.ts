@@ -50,8 +50,8 @@ export interface SessionTurnOptions {
     pending: Promise<unknown>[];
     stepEnded(step: StepEnd): Promise<void>;
     toolsStarting?(start: ToolsStart): Promise<void>;
-    /** The model began its first tool call of the turn. */
-    toolCallComing?(): Promise<void>;
+    /** The model began the turn's first call of a tool (once per tool name). */
+    toolCallComing?(tool: string): Promise<void>;
   };
   /** The model gave a final answer: a message to carry on with (a Stop hook's), or null. */
   onFinalAnswer?: (continued: number) => Promise<string | null>;
@@ -72,7 +72,7 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
   const compactIfDue = o.context.autoCompaction(session, o.handle, setup, o.turnId, o.signal);
   // The system prompt of the latest step, for the context meter's breakdown.
   let system = '';
-  let toolCallSeen = false;
+  const toolsSeen = new Set<string>();
   const turnSession: TurnSession = {
     history: () => session.context,
     append: (message) => session.appendContext(message),
@@ -98,10 +98,10 @@ export function runSessionTurn(o: SessionTurnOptions): Promise<TurnOutcome> {
     usedCallIds: () => session.callIds,
     ...(o.steers ? { steerWaiting: () => o.steers!.waiting() } : {}),
     countUsage: (id, usage) => o.countUsage(id, usage, { system, tools: setup.tools, contextWindow: setup.contextWindow }),
-    toolCallComing: () => {
-      if (toolCallSeen || !o.gates?.toolCallComing) return;
-      toolCallSeen = true;
-      o.gates.pending.push(o.gates.toolCallComing());
+    toolCallComing: (tool) => {
+      if (toolsSeen.has(tool) || !o.gates?.toolCallComing) return;
+      toolsSeen.add(tool);
+      o.gates.pending.push(o.gates.toolCallComing(tool));
     },
     beforeTools: async () => void (o.gates ? await Promise.all(o.gates.pending.splice(0)) : undefined),
     afterTools: (step) => void o.gates?.pending.push(o.gates.stepEnded(step)),

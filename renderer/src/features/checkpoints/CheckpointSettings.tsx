@@ -56,6 +56,11 @@ export function CheckpointSettings() {
             {plural(storage.checkpoints, 'checkpoint')} in {plural(storage.sessions, 'session')}
             {storage.deletedSessions ? `, ${storage.deletedSessions} of them deleted` : ''}). Stored in <code>{storage.path}</code>, never in the workspace.
           </p>
+          {storage.status.watch ? (
+            <p className="form-note" role="note" aria-label="File watcher">
+              {storage.status.watch}
+            </p>
+          ) : null}
           <div className="checkpoint-limits">
             <label>
               <span>Storage limit (GiB)</span>

@@ -61,11 +61,20 @@ export interface GitRunOptions {
   /** Exit codes that are not failures (default: only 0). */
   okCodes?: readonly number[];
   signal?: AbortSignal;
+  /**
+   * Let git write what it learnt to the store's own index (GIT_OPTIONAL_LOCKS, off for every other git of Deft): a
+   * `status` then keeps the files' stat data it refreshed and the untracked cache (each folder's listing, checked by
+   * its time), so the next one neither hashes those files again nor reads every folder. Only for the store's index,
+   * which nothing but the store's git (under the store's lock) writes.
+   */
+  writeIndex?: boolean;
 }
 
 /** Run git in the store's places (or with none: `init`, `--version`). Fails with a GitError carrying stderr. */
 export function runGit(places: GitPlaces | null, args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
-  return runHardenedGit({ cwd: places?.workTree ?? process.cwd(), args, config: STORE_CONFIG, gitEnv: placesEnv(places), ...options });
+  const { writeIndex, ...rest } = options;
+  const gitEnv = { ...placesEnv(places), ...(writeIndex && places ? { GIT_OPTIONAL_LOCKS: '1' } : {}) };
+  return runHardenedGit({ cwd: places?.workTree ?? process.cwd(), args, config: STORE_CONFIG, gitEnv, ...rest });
 }
 
 /** Start a long-running git in the store's places with the same settings (e.g. `cat-file --batch`). */

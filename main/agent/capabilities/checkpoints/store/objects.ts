@@ -95,10 +95,22 @@ export function parseTree(body: Buffer): TreeEntry[] {
 
 /** A tree object's body: entries sorted as git sorts them (by name bytes, a folder's name as if it ended in "/"). */
 export function formatTree(entries: readonly TreeEntry[]): Buffer {
-  const key = (e: TreeEntry) => (e.mode === TREE_MODE ? Buffer.concat([e.name, Buffer.from('/')]) : e.name);
-  const sorted = [...entries].sort((a, b) => Buffer.compare(key(a), key(b)));
-  return Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${e.mode} `), e.name, Buffer.from([0]), Buffer.from(e.id, 'hex')]));
+  // Each entry's sort key made once (not twice per comparison), and the body written into one buffer.
+  const keyed = entries.map((e) => ({ e, key: e.mode === TREE_MODE ? Buffer.concat([e.name, SLASH]) : e.name }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  const body = Buffer.allocUnsafe(keyed.reduce((sum, { e }) => sum + e.mode.length + e.name.length + 2 + e.id.length / 2, 0));
+  let at = 0;
+  for (const { e } of keyed) {
+    at += body.write(e.mode, at, 'latin1');
+    body[at++] = 0x20;
+    at += e.name.copy(body, at);
+    body[at++] = 0;
+    at += body.write(e.id, at, 'hex');
+  }
+  return body;
 }
+
+const SLASH = Buffer.from('/');
 
 /** A parentless commit's body, as `git commit-tree` writes it with the store's fixed identity. */
 export function commitBody(tree: string, message: string, at: Date): string {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
@@ -101,6 +101,18 @@ describe('CheckpointStore', () => {
     expect((await store.list('s1')).map((c) => c.seq)).toEqual([1, 2]);
     // Nothing of the store is in the workspace.
     expect((await readdir(workspace)).sort()).toEqual(['a.txt', 'c.txt', 'link', 'run.sh', 'src']);
+  });
+
+  it("keeps what git's status refreshed in the store's own index, so the next status hashes those files no more", async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'a\n', 'sub/b.txt': 'b\n' });
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    // Same bytes, another time: git's status hashes the file to see it is unchanged, and writes its new stat data.
+    await utimes(join(workspace, 'a.txt'), new Date(2_000_000_000_000), new Date(2_000_000_000_000));
+    expect((await store.locked(() => store.capture())).tree).toBe(first.tree);
+    const places = { gitDir: store.places.gitDir, workTree: workspace, indexFile: join(store.places.gitDir, 'index') };
+    // diff-files compares stat data only (it refreshes nothing): a file whose stat differs from the index is listed.
+    expect((await runGit(places, ['diff-files', '--name-only'])).stdout.toString('utf8')).toBe('');
   });
 
   it("leaves a repository's .git byte-identical (HEAD, index, config, refs, stash) through captures and restores", async () => {

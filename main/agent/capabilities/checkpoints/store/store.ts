@@ -203,7 +203,7 @@ export class CheckpointStore {
     const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
     const args = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec];
     // A path git refuses to look at (outside the work tree, say): look at the whole workspace instead.
-    const status = await runGit(this.git, args).catch((error: unknown) => {
+    const status = await runGit(this.git, args, { writeIndex: true }).catch((error: unknown) => {
       if (only) return null;
       throw error;
     });
@@ -349,6 +349,24 @@ export class CheckpointStore {
       }
       if (!id || mode === TREE_MODE || mode === '160000') return false;
       if ((await lstat(join(this.places.workspace, path)).catch(() => null))?.isDirectory()) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether the store's HEAD holds anything at `path` (a workspace path: a file, a link or a folder with entries),
+   * read in-process. True when there is no HEAD yet (or a sha-256 store's), as what it will hold is not known.
+   */
+  async holds(path: string): Promise<boolean> {
+    const head = await this.headTree();
+    if (!head || head.length !== 40) return true;
+    let id: string = head;
+    for (const part of path.split('/')) {
+      const name = Buffer.from(part, 'utf8');
+      const entry: TreeEntry | undefined = parseTree(await this.readTree(id)).find((e) => e.name.equals(name));
+      if (!entry) return false;
+      if (entry.mode !== TREE_MODE) return true;
+      id = entry.id;
     }
     return true;
   }

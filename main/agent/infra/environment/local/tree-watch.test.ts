@@ -42,6 +42,28 @@ describe.runIf(treeWatchSupported())('watchTreeLocal (inotify)', () => {
     expect(seen.has(join(root, 'keep'))).toBe(true);
   });
 
+  it('neither watches nor walks a folder it is told to skip, and reports one that appears as a path only', async () => {
+    const root = await tempDir('deft-tree-watch-');
+    const fenceDir = join(await tempDir('deft-tree-fence-'), 'fence');
+    await mkdir(join(root, 'node_modules', 'dep'), { recursive: true });
+    await mkdir(join(root, 'src'));
+    const asked: string[] = [];
+    const seen = new Set<string>();
+    const skipFolder = (path: string) => (asked.push(path), path.endsWith('/node_modules') || path.endsWith('/dist'));
+    watch = await watchTreeLocal(root, { ignore: [], fenceDir, skipFolder }, (changes) => {
+      if ('paths' in changes) for (const path of changes.paths) seen.add(path);
+    });
+    expect(asked).not.toContain(join(root, 'node_modules', 'dep'));
+    await writeFile(join(root, 'node_modules', 'dep', 'x.js'), 'x');
+    await writeFile(join(root, 'node_modules', 'y.js'), 'y');
+    await writeFile(join(root, 'src', 'a.ts'), 'a');
+    await mkdir(join(root, 'dist', 'deep'), { recursive: true });
+    await watch.sync();
+    await writeFile(join(root, 'dist', 'deep', 'out.js'), 'out');
+    await watch.sync();
+    expect([...seen].sort()).toEqual([join(root, 'dist'), join(root, 'src', 'a.ts')]);
+  });
+
   it('follows folders as they appear and move: what is made in them later is reported under their new paths', async () => {
     const root = await tempDir('deft-tree-watch-');
     const fenceDir = join(await tempDir('deft-tree-fence-'), 'fence');

@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { basename, join, sep } from 'node:path';
+import { type Dirent, readdirSync } from 'node:fs';
+import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
 import type { TreeChanges, TreeWatch, TreeWatchOptions } from '#contract/environment';
 
 /**
@@ -26,13 +27,25 @@ export function treeWatchSupported(): boolean {
 
 let fences = 0;
 
+/** Folders read one after another without giving the event loop a turn: a read is a synchronous call (cheaper than a trip through the thread pool), and a large tree does not hold the loop for long. */
+const READS_PER_TURN = 64;
+
 export async function watchTreeLocal(root: string, options: TreeWatchOptions, onChanges: (changes: TreeChanges) => void): Promise<TreeWatch> {
   await mkdir(options.fenceDir, { recursive: true, mode: 0o700 });
   const ignored = (path: string) => options.ignore.some((i) => path === i || path.startsWith(i.endsWith(sep) ? i : i + sep));
+  /** The ignored paths by their folder, so that a walk looks an entry up by name (no path is built for a file). */
+  const ignoredNames = new Map<string, Set<string>>();
+  for (const path of options.ignore) {
+    const clean = path.endsWith(sep) && path.length > 1 ? path.slice(0, -1) : path;
+    const parent = dirname(clean);
+    ignoredNames.set(parent, (ignoredNames.get(parent) ?? new Set()).add(basename(clean)));
+  }
   const watchers = new Map<string, FSWatcher>();
   const waiting = new Map<string, () => void>();
   /** Walks of folders that appeared, still going: `sync` waits for them. */
   const walks = new Set<Promise<void>>();
+  let reads = 0;
+  const skip = async (path: string) => (options.skipFolder ? await options.skipFolder(path) : false);
   let failed: Error | null = null;
   let closed = false;
 
@@ -81,7 +94,7 @@ export async function watchTreeLocal(root: string, options: TreeWatchOptions, on
     // Created, moved in, deleted or moved out: which one, the file system says now.
     const walk = lstat(path).then(
       async (stats) => {
-        if (!stats.isDirectory()) return onChanges({ paths: [path], created: [path] });
+        if (!stats.isDirectory() || (await skip(path))) return onChanges({ paths: [path], created: [path] });
         const found: string[] = [path];
         await watchFolder(path, found);
         onChanges({ paths: found, created: found });
@@ -112,15 +125,23 @@ export async function watchTreeLocal(root: string, options: TreeWatchOptions, on
       watcher.on('error', (error) => (dir === root ? fail(error) : forget(dir)));
       watchers.set(dir, watcher);
     }
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    const folders: string[] = [];
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      if (ignored(path)) continue;
-      found?.push(path);
-      if (entry.isDirectory()) folders.push(path);
+    if (++reads % READS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      // Gone, or not a folder any more: its parent reports it.
     }
-    await Promise.all(folders.map((folder) => watchFolder(folder, found)));
+    // (`dir` is not ignored, so an entry is only when it is one of the ignored paths itself.)
+    const here = ignoredNames.get(dir);
+    for (const entry of entries) {
+      if (here?.has(entry.name)) continue;
+      const folder = entry.isDirectory();
+      if (!folder && !found) continue;
+      const path = join(dir, entry.name);
+      found?.push(path);
+      if (folder && !(await skip(path))) await watchFolder(path, found);
+    }
   };
 
   const fenceWatcher = watch(options.fenceDir, { persistent: false }, (_event, name) => onFence(name));
