@@ -5,8 +5,8 @@ import { exactRule, matchPathSubject } from '#infra/policies/rule-match';
 import { type ToolEnv, ToolInputError } from '#contract/tool';
 
 /** Every path a file tool touches goes through the path guard, with the session's extra roots. */
-export function guard(env: ToolEnv, path: string, intent: PathIntent): Promise<GuardedPath> {
-  return guardPath(path, intent, { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home });
+export function guard(env: ToolEnv, path: string, intent: PathIntent, options: { prefetch?: number } = {}): Promise<GuardedPath> {
+  return guardPath(path, intent, { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home, ...options });
 }
 
 /** approvalRule + matchesRule for a tool acting on one file: rules match its canonical absolute path or its workspace-relative form. */

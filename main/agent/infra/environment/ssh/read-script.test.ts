@@ -1,0 +1,154 @@
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
+import { fileToolKit } from '#test-support/file-tools';
+import { sshToTempHome } from '#test-support/ssh-home';
+import { parseReadAnswer } from './read-script';
+
+// Issue 29: a Read of a small file in ONE round trip (one script on the helper shell answering the open file's real
+// path, stat and bytes), the path guard deciding on that answer before any byte is used.
+const remote = sshToTempHome('deft-ssh-read-');
+
+/** Round trips `work` costs on `ssh`: SFTP ones, and one per helper script. */
+async function counted(ssh: SshEnvironment, work: () => Promise<unknown>) {
+  const before = { ...ssh.usage };
+  await work();
+  return {
+    sftpRoundTrips: ssh.usage.sftpRoundTrips - before.sftpRoundTrips,
+    scripts: ssh.usage.helperScripts - before.helperScripts,
+    oneTrip: ssh.usage.resolvedReads - before.resolvedReads,
+  };
+}
+
+let k: Awaited<ReturnType<typeof fileToolKit>>;
+beforeAll(async () => {
+  k = await fileToolKit({ environment: remote.ssh });
+  expect(await remote.ssh.prepareResolvedReads()).toBe(true);
+});
+afterAll(() => k?.dispose());
+
+describe('Read in one round trip over SSH', () => {
+  it('reads a 1,000-line file with one helper script and no SFTP request, and the stale guard still holds', async () => {
+    await k.put('thousand.ts', Array.from({ length: 1000 }, (_, i) => `export const line${i} = ${i};`).join('\n') + '\n');
+    let text = '';
+    const usage = await counted(remote.ssh, async () => (text = (await k.call('Read', { path: 'thousand.ts' })).text));
+    expect(usage).toEqual({ sftpRoundTrips: 0, scripts: 1, oneTrip: 1 });
+    expect(text).toContain('1000\texport const line999 = 999;');
+    expect(text).toContain('Total lines in file: 1000.');
+    // The stat the Read recorded is the one SFTP gives: an Edit right after it is not refused as stale.
+    expect((await k.call('Edit', { path: 'thousand.ts', old_string: 'line7 = 7;', new_string: 'line7 = 70;' })).text).toMatch(/Replaced 1 occurrence/);
+    await writeFile(join(k.workspace, 'thousand.ts'), 'changed elsewhere\n');
+    expect((await k.call('Edit', { path: 'thousand.ts', old_string: 'changed', new_string: 'CHANGED' })).text).toMatch(/modified on disk/);
+  });
+
+  it('reads names with newlines, quotes, dollars, backslashes and a leading dash, and an empty file', async () => {
+    const name = "-rf \n'\"$(touch pwned)`x`\\ %s.txt";
+    await k.put(name, 'hostile\nname\n');
+    let text = '';
+    const usage = await counted(remote.ssh, async () => (text = (await k.call('Read', { path: name })).text));
+    expect(usage.oneTrip).toBe(1);
+    expect(text).toContain('1\thostile\n2\tname');
+    await k.put('empty.txt', '');
+    expect((await k.call('Read', { path: 'empty.txt' })).text).toContain('The file is empty');
+    await expect(remote.ssh.stat(join(k.workspace, 'pwned'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('refuses a link out of the folder with the same words as before, showing nothing of what it points at', async () => {
+    await writeFile(join(k.outside, 'secret-notes.txt'), 'OUTSIDE-CONTENT\n');
+    await symlink(join(k.outside, 'secret-notes.txt'), join(k.workspace, 'notes.txt'));
+    const result = await k.call('Read', { path: 'notes.txt' });
+    expect(result.result.isError).toBe(true);
+    expect(result.text).toBe(
+      `"notes.txt" is a symlink (or lies under one) that points outside the workspace, to ${join(k.outside, 'secret-notes.txt')}. To read it, use that absolute path.`,
+    );
+    expect(result.text).not.toContain('OUTSIDE-CONTENT');
+    // Its absolute path is read (outside the folder, as allowed by the guard), in one round trip too.
+    const outside = await counted(remote.ssh, async () => expect((await k.call('Read', { path: join(k.outside, 'secret-notes.txt') })).text).toContain('OUTSIDE-CONTENT'));
+    expect(outside.oneTrip).toBe(1);
+  });
+
+  it('refuses secrets: a link to a .env, a key file by its content, and sends no byte of a secret by name', async () => {
+    await writeFile(join(k.workspace, '.env'), 'TOKEN=hunter2\n');
+    await symlink(join(k.workspace, '.env'), join(k.workspace, 'innocent.txt'));
+    const viaLink = await k.call('Read', { path: 'innocent.txt' });
+    expect(viaLink.text).toBe(
+      `"innocent.txt" is a sensitive file (secrets such as .env files, private keys or cloud credentials). Deft's tools never read it; ask the user for the values you need.`,
+    );
+    expect(viaLink.text).not.toContain('hunter2');
+    await k.put('deploy.pem', '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n');
+    const key = await k.call('Read', { path: 'deploy.pem' });
+    expect(key.text).toMatch(/is a sensitive file/);
+    expect(key.text).not.toContain('AAAA');
+    // A secret by its name: its bytes are never asked for (the guard's facts only, over SFTP, as before).
+    expect(await counted(remote.ssh, async () => expect((await k.call('Read', { path: '.env' })).text).toMatch(/is a sensitive file/))).toMatchObject({
+      scripts: 0,
+      oneTrip: 0,
+    });
+  });
+
+  it('falls back to SFTP, with the same messages, for a folder, a missing file, a FIFO and a file over 1 MiB', async () => {
+    await mkdir(join(k.workspace, 'dir'));
+    expect((await k.call('Read', { path: 'dir' })).text).toBe('dir is a directory, not a file. Use Glob to list the files in it.');
+    expect((await k.call('Read', { path: 'nope.txt' })).text).toBe('nope.txt does not exist. Check the path; Glob finds files by name.');
+    const fifo = remote.ssh.exec({ file: 'mkfifo', args: [join(k.workspace, 'pipe')], cwd: k.workspace });
+    expect((await fifo.exit).code).toBe(0);
+    const pipe = await counted(remote.ssh, async () =>
+      expect((await k.call('Read', { path: 'pipe' })).text).toBe('pipe is not a regular file (it is a device, socket or pipe), so the file tools do not open it.'),
+    );
+    expect(pipe.oneTrip).toBe(0);
+    const big = `${'y'.repeat(99)}\n`.repeat(11_000);
+    await k.put('big.txt', big);
+    const large = await counted(remote.ssh, async () => expect((await k.call('Read', { path: 'big.txt', n_lines: 2 })).text).toContain('2\tyyy'));
+    expect(large.oneTrip).toBe(0);
+    expect(large.sftpRoundTrips).toBeGreaterThan(0);
+  });
+
+  it('does not use bytes read before something was done through the environment (an earlier call of the step)', async () => {
+    await k.put('racy.txt', 'before\n');
+    const read = k.registry.get('Read')!.tool;
+    // Resolved (the guard and the bytes, one round trip), then a write through the environment, then run.
+    const execution = await read.resolveExecution({ path: 'racy.txt' } as never, k.env);
+    if (!('execute' in execution)) throw new Error('not an execution');
+    await remote.ssh.replaceFile(join(k.workspace, 'racy.txt'), 'after\n');
+    const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
+    expect(result.output).toBe('1\tafter');
+    // And a command started meanwhile makes it read again too.
+    const again = await read.resolveExecution({ path: 'racy.txt' } as never, k.env);
+    if (!('execute' in again)) throw new Error('not an execution');
+    const cmd = remote.ssh.exec({ file: 'sh', args: ['-c', `printf 'by a command\\n' > racy.txt`], cwd: k.workspace });
+    await cmd.exit;
+    expect((await again.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 })).output).toBe('1\tby a command');
+  });
+
+  it('reads through a login shell whose start-up prints to stdout', { timeout: 30_000 }, async () => {
+    await writeFile(join(remote.remoteHome, '.bashrc'), 'echo "welcome DEFT-HELPER junk"\nprintf "DEFT-R 1 2 3\\n"\n');
+    const ssh = await remote.connect();
+    try {
+      expect(await ssh.prepareResolvedReads()).toBe(true);
+      const kit = await fileToolKit({ environment: ssh });
+      await kit.put('a.txt', 'alpha\n');
+      const usage = await counted(ssh, async () => expect((await kit.call('Read', { path: 'a.txt' })).text).toContain('1\talpha'));
+      expect(usage.oneTrip).toBe(1);
+      await kit.dispose();
+    } finally {
+      await ssh.close();
+      await rm(join(remote.remoteHome, '.bashrc'), { force: true });
+    }
+  });
+});
+
+describe("the read script's answer", () => {
+  const answer = (stdout: Buffer | string, code = 0) => parseReadAnswer({ stdout: Buffer.from(stdout), stderr: Buffer.alloc(0), code }, 1, 100);
+  it('takes only the plain case: a regular file whose bytes are its size, real absolute paths', () => {
+    expect(answer('/w/a\0/w\0' + '3 81a4 1700000000\0abc')).toMatchObject({ real: '/w/a', roots: ['/w'], size: 3, mode: 0o100644 });
+    // A size that is not what was read (the file changed meanwhile), more than asked, a FIFO's mode, a file gone.
+    expect(answer('/w/a\0/w\0' + '4 81a4 1700000000\0abc')).toBeNull();
+    expect(answer('/w/a\0/w\0' + '101 81a4 1700000000\0' + 'x'.repeat(101))).toBeNull();
+    expect(answer('/w/a\0/w\0' + '3 11a4 1700000000\0abc')).toBeNull();
+    expect(answer('/w/a (deleted)\0/w\0' + '3 81a4 1700000000\0abc')).toBeNull();
+    expect(answer('a\0/w\0' + '3 81a4 1700000000\0abc')).toBeNull();
+    expect(answer('/w/a\0/w\0' + '3 81a4 1700000000\0abc', 94)).toBeNull();
+    expect(answer('/w/a\0/w')).toBeNull();
+  });
+});
