@@ -127,12 +127,12 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
   const asked: Promise<[string, string[], FileInfo | null | undefined]> = fetched
     ? Promise.resolve([fetched.real, fetched.roots, fetched.info])
     : Promise.all([
-    realPathOf(environment, lexical).catch((error: NodeJS.ErrnoException) => {
-      throw unresolvable(input, error);
-    }),
-    Promise.all(roots.map((root) => realPathOf(environment, root))),
-    environment.stat(lexical).catch((error: unknown) => (isMissing(error) ? null : undefined)),
-  ]);
+        realPathOf(environment, lexical).catch((error: NodeJS.ErrnoException) => {
+          throw unresolvable(input, error);
+        }),
+        Promise.all(roots.map((root) => realPathOf(environment, root))),
+        environment.stat(lexical).catch((error: unknown) => (isMissing(error) ? null : undefined)),
+      ]);
   asked.catch(() => {});
   const [real, realRoots, info] = await asked;
   const inside = realRoots.some((root) => isWithin(real, root));

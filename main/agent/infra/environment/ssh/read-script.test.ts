@@ -43,7 +43,7 @@ describe('Read in one round trip over SSH', () => {
   });
 
   it('reads names with newlines, quotes, dollars, backslashes and a leading dash, and an empty file', async () => {
-    const name = "-rf \n'\"$(touch pwned)`x`\\ %s.txt";
+    const name = '-rf \n\'"$(touch pwned)`x`\\ %s.txt';
     await k.put(name, 'hostile\nname\n');
     let text = '';
     const usage = await counted(remote.ssh, async () => (text = (await k.call('Read', { path: name })).text));
@@ -64,7 +64,9 @@ describe('Read in one round trip over SSH', () => {
     );
     expect(result.text).not.toContain('OUTSIDE-CONTENT');
     // Its absolute path is read (outside the folder, as allowed by the guard), in one round trip too.
-    const outside = await counted(remote.ssh, async () => expect((await k.call('Read', { path: join(k.outside, 'secret-notes.txt') })).text).toContain('OUTSIDE-CONTENT'));
+    const outside = await counted(remote.ssh, async () =>
+      expect((await k.call('Read', { path: join(k.outside, 'secret-notes.txt') })).text).toContain('OUTSIDE-CONTENT'),
+    );
     expect(outside.oneTrip).toBe(1);
   });
 
@@ -94,7 +96,9 @@ describe('Read in one round trip over SSH', () => {
     const fifo = remote.ssh.exec({ file: 'mkfifo', args: [join(k.workspace, 'pipe')], cwd: k.workspace });
     expect((await fifo.exit).code).toBe(0);
     const pipe = await counted(remote.ssh, async () =>
-      expect((await k.call('Read', { path: 'pipe' })).text).toBe('pipe is not a regular file (it is a device, socket or pipe), so the file tools do not open it.'),
+      expect((await k.call('Read', { path: 'pipe' })).text).toBe(
+        'pipe is not a regular file (it is a device, socket or pipe), so the file tools do not open it.',
+      ),
     );
     expect(pipe.oneTrip).toBe(0);
     const big = `${'y'.repeat(99)}\n`.repeat(11_000);
@@ -108,17 +112,19 @@ describe('Read in one round trip over SSH', () => {
     await k.put('racy.txt', 'before\n');
     const read = k.registry.get('Read')!.tool;
     // Resolved (the guard and the bytes, one round trip), then a write through the environment, then run.
-    const execution = await read.resolveExecution({ path: 'racy.txt' } as never, k.env);
+    const execution = await read.resolveExecution({ path: 'racy.txt' }, k.env);
     if (!('execute' in execution)) throw new Error('not an execution');
     await remote.ssh.replaceFile(join(k.workspace, 'racy.txt'), 'after\n');
     const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
     expect(result.output).toBe('1\tafter');
     // And a command started meanwhile makes it read again too.
-    const again = await read.resolveExecution({ path: 'racy.txt' } as never, k.env);
+    const again = await read.resolveExecution({ path: 'racy.txt' }, k.env);
     if (!('execute' in again)) throw new Error('not an execution');
     const cmd = remote.ssh.exec({ file: 'sh', args: ['-c', `printf 'by a command\\n' > racy.txt`], cwd: k.workspace });
     await cmd.exit;
-    expect((await again.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 })).output).toBe('1\tby a command');
+    expect((await again.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 })).output).toBe(
+      '1\tby a command',
+    );
   });
 
   it('reads through a login shell whose start-up prints to stdout', { timeout: 30_000 }, async () => {
