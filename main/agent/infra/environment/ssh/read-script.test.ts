@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
@@ -156,5 +156,95 @@ describe("the read script's answer", () => {
     expect(answer('a\0/w\0' + '3 81a4 1700000000\0abc')).toBeNull();
     expect(answer('/w/a\0/w\0' + '3 81a4 1700000000\0abc', 94)).toBeNull();
     expect(answer('/w/a\0/w')).toBeNull();
+  });
+});
+
+describe('an atomic replace in one round trip over SSH', () => {
+  const replaced = async (ssh: SshEnvironment, path: string, data: string | Buffer) => {
+    const before = { ...ssh.usage };
+    const after = await ssh.replaceFile(path, data);
+    return {
+      after,
+      sftpRoundTrips: ssh.usage.sftpRoundTrips - before.sftpRoundTrips,
+      scripts: ssh.usage.helperScripts - before.helperScripts,
+      oneTrip: ssh.usage.scriptedReplaces - before.scriptedReplaces,
+    };
+  };
+
+  it('replaces an existing file with one helper script, keeping its mode, answering the stat SFTP gives', async () => {
+    const file = join(k.workspace, 'run.sh');
+    await writeFile(file, 'echo 1\n', { mode: 0o751 });
+    const big = `echo 2\n${'#'.repeat(300 * 1024)}\n`;
+    const done = await replaced(remote.ssh, file, big);
+    expect(done).toMatchObject({ sftpRoundTrips: 0, scripts: 1, oneTrip: 1 });
+    expect(await readFile(file, 'utf8')).toBe(big);
+    expect((await stat(file)).mode & 0o7777).toBe(0o751);
+    const bySftp = await remote.ssh.stat(file);
+    expect(done.after).toMatchObject({ size: bySftp.size, mode: bySftp.mode, mtimeMs: bySftp.mtimeMs, ino: 0, nlink: 1 });
+    expect(done.after!.isFile()).toBe(true);
+    expect((await readdir(k.workspace)).filter((name) => name.includes('.deft-ssh-'))).toEqual([]);
+  });
+
+  it('writes every byte value exactly, under a hostile name, and a new file gets the mode a plain create gets', async () => {
+    const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31 + (i >> 8)) & 0xff));
+    const name = join(k.workspace, '-n \n\'"$(touch pwned2)`x`\\ %s.bin');
+    const done = await replaced(remote.ssh, name, bytes);
+    expect(done.oneTrip).toBe(1);
+    expect((await readFile(name)).equals(bytes)).toBe(true);
+    await remote.ssh.writeFile(join(k.workspace, 'plain.txt'), 'x', { flag: 'wx' });
+    expect((await replaced(remote.ssh, join(k.workspace, 'fresh.txt'), 'new\n')).oneTrip).toBe(1);
+    expect((await stat(join(k.workspace, 'fresh.txt'))).mode & 0o7777).toBe((await stat(join(k.workspace, 'plain.txt'))).mode & 0o7777);
+    await expect(stat(join(k.workspace, 'pwned2'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('refuses through a folder that is a link (EXDEV), leaving no file and no temp either side', async () => {
+    await mkdir(join(k.outside, 'real-dir'));
+    await writeFile(join(k.outside, 'real-dir', 'f.txt'), 'old\n');
+    await symlink(join(k.outside, 'real-dir'), join(k.workspace, 'link-dir'));
+    await expect(remote.ssh.replaceFile(join(k.workspace, 'link-dir', 'f.txt'), 'new\n')).rejects.toMatchObject({
+      code: 'EXDEV',
+      message: expect.stringMatching(/changed while f\.txt was being written/),
+    });
+    expect(await readFile(join(k.outside, 'real-dir', 'f.txt'), 'utf8')).toBe('old\n');
+    expect(await readdir(join(k.outside, 'real-dir'))).toEqual(['f.txt']);
+  });
+
+  it('an Edit after a Read: the guard with the bytes, the stat, the replace — three round trips, not seven', async () => {
+    await k.put('e.ts', Array.from({ length: 1000 }, (_, i) => `export const line${i} = ${i};`).join('\n') + '\n');
+    await k.call('Read', { path: 'e.ts' });
+    const usage = await counted(remote.ssh, async () =>
+      expect((await k.call('Edit', { path: 'e.ts', old_string: 'line7 = 7;', new_string: 'line7 = 70;' })).text).toMatch(/Replaced 1 occurrence/),
+    );
+    expect(usage.sftpRoundTrips + usage.scripts).toBe(3);
+    expect(await k.get('e.ts')).toContain('export const line7 = 70;');
+  });
+
+  it('leaves the old content or the new, never a mix, when the link drops during the replace', { timeout: 60_000 }, async () => {
+    const ssh = await remote.connect({ forMs: 20_000, delaysMs: [100, 200, 400] });
+    try {
+      expect(await ssh.prepareResolvedReads()).toBe(true);
+      const file = join(k.workspace, 'drop.txt');
+      const old = 'o'.repeat(900 * 1024);
+      await writeFile(file, old);
+      for (const delay of [0, 5, 20, 60]) {
+        const next = String(delay % 10).repeat(900 * 1024);
+        const writing = ssh.replaceFile(file, next).then(
+          () => 'done',
+          (error: { code?: string }) => error.code,
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        await remote.killConnections();
+        const outcome = await writing;
+        expect(['done', 'ECONNRESET']).toContain(outcome);
+        const now = await readFile(file, 'utf8');
+        expect([old, next]).toContain(now);
+        await writeFile(file, old);
+        // Reconnected for the next round.
+        await ssh.stat(file);
+        await ssh.prepareResolvedReads();
+      }
+    } finally {
+      await ssh.close();
+    }
   });
 });

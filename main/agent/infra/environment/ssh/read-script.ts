@@ -78,3 +78,40 @@ export function parseReadAnswer(result: ScriptResult, rootCount: number, maxByte
   if (real.endsWith(' (deleted)')) return null;
   return { real, roots: rest, size, mode, mtimeSeconds: Number(match[3]), bytes: Buffer.from(bytes) };
 }
+
+/**
+ * An atomic replace in ONE script on the helper shell (where SFTP needs three round trips): the new bytes are the
+ * script's stdin, which the helper has written whole to a file of its own before the script starts (a request cut
+ * off by a dropped link never runs: no temp file, no torn file). In the folder (entered with `cd -P`, checked to be
+ * the real path given: a folder swapped for a link is refused), the temp file is created with O_EXCL (noclobber)
+ * beside the target — 0600 when the target exists, its mode set after the bytes; for a new file with the login's
+ * umask, as a plain create — written, fsync'd (`sync FILE`), the folder checked again, then renamed over the target
+ * (`mv -T`: rename(2) in the same folder), and the target's stat printed.
+ *
+ * Arguments: $1 the folder (real), $2 the name, $3 the temp's name. Output: `SIZE MODE(hex) MTIME(s)` of the file
+ * after the rename (nothing when it is gone by then). Exit 96: the folder is not where it was resolved; any other
+ * failure non-zero, the temp removed: the caller replaces over SFTP instead, which says what is wrong.
+ */
+export const REPLACE_SCRIPT = [
+  'LC_ALL=C; export LC_ALL',
+  'cd -P -- "$1" 2>/dev/null || exit 95',
+  'deft_here=$(pwd -P; echo x); [ "${deft_here%?x}" = "$1" ] || exit 96',
+  'deft_mode=',
+  'if [ -e "$2" ]; then deft_mode=$(stat -L --printf \'%a\' -- "$2") || exit 97; fi',
+  'if [ -n "$deft_mode" ]; then (set -C; umask 077; cat >"$3") 2>/dev/null; else (set -C; cat >"$3") 2>/dev/null; fi || { rm -f -- "$3"; exit 99; }',
+  '[ -z "$deft_mode" ] || chmod -- "$deft_mode" "$3" || { rm -f -- "$3"; exit 99; }',
+  'sync -- "$3" 2>/dev/null',
+  'deft_here=$(pwd -P; echo x); [ "${deft_here%?x}" = "$1" ] || { rm -f -- "$3"; exit 96; }',
+  'mv -f -T -- "$3" "$2" || { rm -f -- "$3"; exit 99; }',
+  'stat -L --printf \'%s %f %Y\' -- "$2" 2>/dev/null',
+  'exit 0',
+].join('\n');
+
+/** Bytes up to this many are replaced with one script (they travel inside the helper's request text). */
+export const REPLACE_SCRIPT_MAX_BYTES = 1024 * 1024;
+
+/** The stat REPLACE_SCRIPT printed: null when the file was gone after the rename. */
+export function parseStatLine(stdout: Buffer): { size: number; mode: number; mtimeSeconds: number } | null {
+  const match = /^(\d+) ([0-9a-f]+) (\d+)$/.exec(stdout.toString('latin1'));
+  return match ? { size: Number(match[1]), mode: parseInt(match[2]!, 16), mtimeSeconds: Number(match[3]) } : null;
+}

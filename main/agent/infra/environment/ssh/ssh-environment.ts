@@ -25,11 +25,12 @@ import { type SshTarget, dial, targetLabel } from './dial';
 export type { SshTarget } from './dial';
 import { fallbackPlan, mappedOutput } from './grep-fallback';
 import { readFolderCapped } from './read-folder';
-import { PROBE_SCRIPT, parseReadAnswer, readRequest } from './read-script';
+import { randomBytes } from 'node:crypto';
+import { PROBE_SCRIPT, REPLACE_SCRIPT, REPLACE_SCRIPT_MAX_BYTES, parseReadAnswer, parseStatLine, readRequest } from './read-script';
 import { batchMtimes } from './remote-mtimes';
 import { type LocalRipgrep, bundledRipgrep, provideRipgrep } from './remote-ripgrep';
 import { sftpError, shellQuote } from './sftp-errors';
-import { type SftpCall, openReader, readWhole, replaceWhole, writeInPlace } from './sftp-files';
+import { type SftpCall, folderMoved, openReader, readWhole, replaceWhole, writeInPlace } from './sftp-files';
 import { execRemote, runRemote } from './ssh-process';
 import { ScriptHelper } from './script-helper';
 import { WarmShells, warmLine } from './warm-shell';
@@ -106,9 +107,9 @@ export class SshEnvironment implements Environment {
    * answer counts again; and commands that ran on a login shell started ahead (warm-shell.ts: each is also counted
    * as an exec channel, when it was started). Tests and benches count with these.
    */
-  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0 };
+  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0, scriptedReplaces: 0 };
   /** The same, summed over every connection this process made (a bench counts a whole `deft run` with it). */
-  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0 };
+  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0, scriptedReplaces: 0 };
   /**
    * Bumped by everything done through this environment that may change files there (writes, commands, scripts,
    * a new connection): a file read in one round trip stands for the file only while it is unchanged.
@@ -399,6 +400,36 @@ export class SshEnvironment implements Environment {
 
   async replaceFile(path: string, data: string | Uint8Array): Promise<FileInfo | null> {
     this.changes++;
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    const link = this.link;
+    const helper = this.helper?.link === link && !this.helper.instance.gone ? this.helper.instance : null;
+    // One script on the helper shell where it is ready and idle (read-script.ts), else SFTP's three round trips.
+    if (this.resolvedReads === 'yes' && helper?.started && !helper.busy && !link.lost && bytes.length <= REPLACE_SCRIPT_MAX_BYTES && posix.isAbsolute(path)) {
+      const folder = posix.dirname(path);
+      const name = posix.basename(path);
+      const temp = `.${name}.deft-ssh-${randomBytes(5).toString('hex')}.tmp`;
+      const result = await this.helperScript({ script: REPLACE_SCRIPT, args: [folder, name, temp], cwd: '/', input: bytes }).catch(() => {
+        // Cut off with the link: whether it ran there is not known (the temp is never renamed half-written).
+        if (link.lost) throw new EnvironmentError('ECONNRESET', `${link.lost} The operation (replace ${path}) may not have completed.`, path);
+        return null;
+      });
+      if (result?.code === 96) throw folderMoved(path);
+      if (result?.code === 0) {
+        this.usage.scriptedReplaces++;
+        SshEnvironment.processUsage.scriptedReplaces++;
+        const after = parseStatLine(result.stdout);
+        return after
+          ? toInfo({
+              size: after.size,
+              mode: after.mode,
+              mtime: after.mtimeSeconds,
+              isFile: () => (after.mode & 0o170000) === 0o100000,
+              isDirectory: () => (after.mode & 0o170000) === 0o040000,
+              isSymbolicLink: () => false,
+            } as Stats)
+          : null;
+      }
+    }
     const after = await replaceWhole(this.callsOn(await this.current(path)), path, data);
     return after && toInfo(after);
   }

@@ -92,7 +92,7 @@ describe('SFTP reads and writes in few round trips', () => {
     expect((await lstat(join(remote.remoteHome, 'link-dir'))).isSymbolicLink()).toBe(true);
   });
 
-  it('the file tools: a Read of 1,000 lines in four round trips over SFTP, one on the helper shell; an Edit in seven', async () => {
+  it('the file tools: a Read of 1,000 lines in four round trips over SFTP, one on the helper shell; an Edit in three', async () => {
     const k = await fileToolKit({ environment: remote.ssh });
     await k.put('thousand.ts', Array.from({ length: 1000 }, (_, i) => `export const line${i} = ${i}; // ${'x'.repeat(30)}`).join('\n') + '\n');
     let text = '';
@@ -106,10 +106,14 @@ describe('SFTP reads and writes in few round trips', () => {
     expect(await counted(async () => (text = (await k.call('Read', { path: 'thousand.ts' })).text))).toEqual({ calls: 0, roundTrips: 0 });
     expect(remote.ssh.usage.helperScripts - scripts).toBe(1);
     expect(text).toContain('1000\texport const line999 = 999;');
-    // Resolving: the guard (one), the file read whole (two); running: its stat (one), the replace (three).
+    // Over SFTP an Edit was seven: resolving, the guard (one) and the file read whole (two); running, its stat (one)
+    // and the replace (three). Now: the guard with the file's bytes (one script), its stat (one SFTP round trip), the
+    // replace (one script).
+    const scriptsBefore = remote.ssh.usage.helperScripts;
     const edit = await counted(async () => (text = (await k.call('Edit', { path: 'thousand.ts', old_string: 'line7 = 7;', new_string: 'line7 = 70;' })).text));
     expect(text).toMatch(/Replaced 1 occurrence/);
-    expect(edit.roundTrips).toBe(7);
+    expect(edit.roundTrips).toBe(1);
+    expect(remote.ssh.usage.helperScripts - scriptsBefore).toBe(2);
     expect(await k.get('thousand.ts')).toContain('export const line7 = 70;');
     // The stale-file guard still holds: a change made elsewhere is refused until the file is read again.
     await writeFile(join(k.workspace, 'thousand.ts'), 'changed elsewhere\n');

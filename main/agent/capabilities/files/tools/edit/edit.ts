@@ -7,7 +7,7 @@ import { type ModelView, fromModelView } from '../../line-endings';
 import { loadTextFile } from '../../text-file';
 import { isReviewed, reviewChange } from '../../review-gate';
 import { withCodeCheck } from '../../code-check';
-import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
+import { PREFETCH_BYTES, asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
 import type { ToolInputDisplay } from '#protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import { headOf } from '#contract/output-limits';
@@ -93,7 +93,8 @@ export function editTool(files: FileTracker): Tool<typeof input> {
       if (args.old_string === args.new_string) {
         throw new ToolInputError('old_string and new_string are identical, so there are no changes to make. Give the new text in new_string.');
       }
-      const path = await guard(env, args.path, 'write');
+      // A file that fits in one answer comes with the guard's facts where the machine can (one round trip over SSH).
+      const path = await guard(env, args.path, 'write', { prefetch: PREFETCH_BYTES });
       // A preview for the card and the approval prompt. It is reused when the call runs if the file is
       // still exactly as it was; otherwise (an earlier call in the step changed it) the edit is planned again.
       // An edit that cannot apply fails now, without asking anyone, unless an earlier call may still change the file.
@@ -106,10 +107,11 @@ export function editTool(files: FileTracker): Tool<typeof input> {
       };
       let preview: { stats: FileInfo; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
       // The stat the path guard took with the real path (the preview is checked against the file again when it runs).
-      const current = path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
+      const read = path.content?.current() ? path.content : null;
+      const current = read ? read.info : path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
       if (current?.isFile()) {
         try {
-          const { view } = await loadTextFile(env.environment, path.real, path.display, current.size);
+          const { view } = await loadTextFile(env.environment, path.real, path.display, current.size, read?.bytes);
           const change = plan(args, view, path.display);
           preview = { stats: current, view, change, display: diffDisplay(path.display, view.text, change.after) };
           display = preview.display;

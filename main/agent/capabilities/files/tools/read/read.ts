@@ -5,7 +5,7 @@ import { SNIFF_BYTES, sniff, utf16Bom } from '../../file-type';
 import { type ByteSource, type LineWindow, type RawLine, TextDecodeError, memorySource, readForward, readTail } from '../../line-reader';
 import { lineEndingStyle } from '../../line-endings';
 import { invalidUtf8Message, notTextMessage, nulMessage } from '../../text-file';
-import { asToolError, existingFile, guard, pathRules } from '../../tool-support';
+import { PREFETCH_BYTES, asToolError, existingFile, guard, pathRules } from '../../tool-support';
 import { formatBytes } from '#protocol/helpers/units';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool, renderDescription } from '#contract/tool';
 import { headOf } from '#contract/output-limits';
@@ -16,8 +16,6 @@ export const MAX_BYTES = 100 * 1024;
 export const MAX_LINE_LENGTH = 2_000;
 /** Files up to this size get an exact line count; beyond it a read touches only the lines it shows. */
 export const COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
-/** A file up to this size is read whole with the path guard's facts where the machine can (one round trip over SSH). */
-export const PREFETCH_BYTES = 1024 * 1024;
 /** UTF-16 files are transcoded in memory up to this size. */
 const TRANSCODE_MAX_BYTES = 10 * 1024 * 1024;
 
