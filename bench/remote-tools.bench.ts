@@ -112,7 +112,12 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
   );
   // The probe for one-round-trip reads and replaces runs in the background at a connection's first Read: done here,
   // so the counted calls are of a connection in use.
+  // Wherever the machine can: `auto` (what `deft run` does) chooses by the link, and on loopback chooses SFTP.
+  ssh.oneTripScripts = 'always';
   await ssh.prepareResolvedReads();
+  console.log(
+    `probe: a script on the helper shell ${ssh.probeFigures?.scriptMs.toFixed(2)} ms, an SFTP round trip ${ssh.probeFigures?.roundTripMs.toFixed(2)} ms`,
+  );
   const envs = { local, ssh };
   const shells = {
     local: new ShellSession(inertSessionHandle('bench-l', sessionDir), { environment: local, emitApp: () => {} }),

@@ -23,6 +23,8 @@ async function counted(ssh: SshEnvironment, work: () => Promise<unknown>) {
 
 let k: Awaited<ReturnType<typeof fileToolKit>>;
 beforeAll(async () => {
+  // Wherever the machine can: on loopback a script costs more than the SFTP round trips it saves, so `auto` would not.
+  remote.ssh.oneTripScripts = 'always';
   k = await fileToolKit({ environment: remote.ssh });
   expect(await remote.ssh.prepareResolvedReads()).toBe(true);
 });
@@ -125,11 +127,19 @@ describe('Read in one round trip over SSH', () => {
     expect((await again.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 })).output).toBe(
       '1\tby a command',
     );
+    // And an earlier call of the step that may write anything (an MCP server's tool writes there on its own).
+    const third = await read.resolveExecution({ path: 'racy.txt' }, { ...k.env, changedEarlier: () => true });
+    if (!('execute' in third)) throw new Error('not an execution');
+    await writeFile(join(k.workspace, 'racy.txt'), 'by a server\n');
+    expect((await third.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 })).output).toBe(
+      '1\tby a server',
+    );
   });
 
   it('reads through a login shell whose start-up prints to stdout', { timeout: 30_000 }, async () => {
     await writeFile(join(remote.remoteHome, '.bashrc'), 'echo "welcome DEFT-HELPER junk"\nprintf "DEFT-R 1 2 3\\n"\n');
     const ssh = await remote.connect();
+    ssh.oneTripScripts = 'always';
     try {
       expect(await ssh.prepareResolvedReads()).toBe(true);
       const kit = await fileToolKit({ environment: ssh });
@@ -140,6 +150,30 @@ describe('Read in one round trip over SSH', () => {
     } finally {
       await ssh.close();
       await rm(join(remote.remoteHome, '.bashrc'), { force: true });
+    }
+  });
+});
+
+describe('when the one-round-trip scripts are used', () => {
+  it('auto: where the probe measured a script cheaper than the round trips it saves; never: not at all', { timeout: 30_000 }, async () => {
+    await writeFile(join(k.workspace, 'auto.txt'), 'auto\n');
+    const auto = await remote.connect();
+    const kit = await fileToolKit({ environment: auto });
+    try {
+      expect(await auto.prepareResolvedReads()).toBe(true);
+      const figures = auto.probeFigures!;
+      expect(figures.scriptMs).toBeGreaterThan(0);
+      expect(figures.roundTripMs).toBeGreaterThan(0);
+      const pays = figures.scriptMs < 4 * figures.roundTripMs;
+      const read = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'auto.txt') })).text).toContain('auto'));
+      expect(read.oneTrip).toBe(pays ? 1 : 0);
+      auto.oneTripScripts = 'never';
+      const never = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'auto.txt') })).text).toContain('auto'));
+      expect(never).toMatchObject({ oneTrip: 0, scripts: 0 });
+      expect((await counted(auto, () => auto.replaceFile(join(k.workspace, 'auto.txt'), 'x\n'))).scripts).toBe(0);
+    } finally {
+      await kit.dispose();
+      await auto.close();
     }
   });
 });
@@ -221,6 +255,7 @@ describe('an atomic replace in one round trip over SSH', () => {
 
   it('leaves the old content or the new, never a mix, when the link drops during the replace', { timeout: 60_000 }, async () => {
     const ssh = await remote.connect({ forMs: 20_000, delaysMs: [100, 200, 400] });
+    ssh.oneTripScripts = 'always';
     try {
       expect(await ssh.prepareResolvedReads()).toBe(true);
       const file = join(k.workspace, 'drop.txt');

@@ -336,10 +336,17 @@ export class SshEnvironment implements Environment {
    * caller reads over SFTP. Null too for anything but a plain regular file of at most `maxBytes`.
    */
   async readResolved(path: string, roots: readonly string[], maxBytes: number): Promise<ResolvedRead | null> {
-    if (this.resolvedReads === 'no' || this.lostForGood || this.link.lost || !posix.isAbsolute(path) || roots.some((root) => !posix.isAbsolute(root)))
+    if (
+      this.oneTripScripts === 'never' ||
+      this.resolvedReads === 'no' ||
+      this.lostForGood ||
+      this.link.lost ||
+      !posix.isAbsolute(path) ||
+      roots.some((root) => !posix.isAbsolute(root))
+    )
       return null;
     const helper = this.helper?.link === this.link && !this.helper.instance.gone ? this.helper.instance : null;
-    if (this.resolvedReads !== 'yes' || !helper?.started || helper.busy) {
+    if (!this.scriptsServe() || !helper?.started || helper.busy) {
       // In the background (it starts the helper shell, a login shell there, when none runs yet): this read goes over SFTP.
       if (this.resolvedReads === 'unknown') void this.prepareResolvedReads();
       return null;
@@ -370,16 +377,53 @@ export class SshEnvironment implements Environment {
   private probing: Promise<boolean> | null = null;
 
   /**
-   * Whether `readResolved` can serve on this machine: one probe script on the helper shell per connection (it
-   * starts the helper). `readResolved` starts it in the background; a bench or a test may wait for it.
+   * When reads and replaces take one script on the helper shell instead of SFTP's round trips: `auto` where the
+   * probe found a script cheaper than the round trips it saves (a slow link: the script's processes there cost
+   * milliseconds, a loopback or LAN round trip a fraction of one), `always` wherever the machine can (tests, the
+   * bench), `never`.
+   */
+  oneTripScripts: 'auto' | 'always' | 'never' = 'auto';
+  /** What the probe measured: a script of the read's size on the helper shell, and an SFTP round trip (ms). */
+  probeFigures: { scriptMs: number; roundTripMs: number } | null = null;
+  private scriptsPay = false;
+
+  private scriptsServe(): boolean {
+    return this.resolvedReads === 'yes' && (this.oneTripScripts === 'always' || (this.oneTripScripts === 'auto' && this.scriptsPay));
+  }
+
+  /**
+   * Whether `readResolved` can serve on this machine: a probe script on the helper shell per connection (it starts
+   * the helper), which also measures a script there against an SFTP round trip (for `oneTripScripts` `auto`).
+   * `readResolved` starts it in the background; a bench or a test may wait for it.
    */
   prepareResolvedReads(): Promise<boolean> {
     if (this.resolvedReads === 'yes' || this.resolvedReads === 'no') return Promise.resolve(this.resolvedReads === 'yes');
     this.resolvedReads = 'probing';
-    this.probing ??= this.helperScript({ script: PROBE_SCRIPT, args: [], cwd: '/' }).then(
-      (result) => {
-        this.resolvedReads = result.code === 0 ? 'yes' : 'no';
-        return this.resolvedReads === 'yes';
+    const probe = { script: PROBE_SCRIPT, args: [], cwd: '/' };
+    this.probing ??= (async () => {
+      const link = this.link;
+      if ((await this.helperScript(probe)).code !== 0) return false;
+      // Timed once the helper runs (the first included its start): the best of two, against the best of three stats.
+      let scriptMs = Infinity;
+      for (let i = 0; i < 2; i++) {
+        const start = performance.now();
+        await this.helperScript(probe);
+        scriptMs = Math.min(scriptMs, performance.now() - start);
+      }
+      let roundTripMs = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const start = performance.now();
+        await new Promise<void>((resolve) => link.sftp.stat('/', () => resolve()));
+        roundTripMs = Math.min(roundTripMs, performance.now() - start);
+      }
+      this.probeFigures = { scriptMs, roundTripMs };
+      // A Read over SFTP is four round trips, the script one (and its processes there): it pays when it saves more.
+      this.scriptsPay = scriptMs < 4 * roundTripMs;
+      return true;
+    })().then(
+      (able) => {
+        this.resolvedReads = able ? 'yes' : 'no';
+        return able;
       },
       () => {
         // The helper could not serve (it failed to start, the link dropped): asked again at a later read.
@@ -404,7 +448,7 @@ export class SshEnvironment implements Environment {
     const link = this.link;
     const helper = this.helper?.link === link && !this.helper.instance.gone ? this.helper.instance : null;
     // One script on the helper shell where it is ready and idle (read-script.ts), else SFTP's three round trips.
-    if (this.resolvedReads === 'yes' && helper?.started && !helper.busy && !link.lost && bytes.length <= REPLACE_SCRIPT_MAX_BYTES && posix.isAbsolute(path)) {
+    if (this.scriptsServe() && helper?.started && !helper.busy && !link.lost && bytes.length <= REPLACE_SCRIPT_MAX_BYTES && posix.isAbsolute(path)) {
       const folder = posix.dirname(path);
       const name = posix.basename(path);
       const temp = `.${name}.deft-ssh-${randomBytes(5).toString('hex')}.tmp`;

@@ -94,6 +94,8 @@ describe('SFTP reads and writes in few round trips', () => {
 
   it('the file tools: a Read of 1,000 lines in four round trips over SFTP, one on the helper shell; an Edit in three', async () => {
     const k = await fileToolKit({ environment: remote.ssh });
+    // Wherever the machine can (`auto` would choose by the link's round trip: on loopback, SFTP).
+    remote.ssh.oneTripScripts = 'always';
     await k.put('thousand.ts', Array.from({ length: 1000 }, (_, i) => `export const line${i} = ${i}; // ${'x'.repeat(30)}`).join('\n') + '\n');
     let text = '';
     // Over SFTP (the first Read of a connection, while the helper shell is probed for the one-round-trip read in the

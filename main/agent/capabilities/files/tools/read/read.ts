@@ -134,6 +134,8 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
     async resolveExecution(args, env) {
       // A file that fits in one answer comes with the guard's facts where the machine can (one round trip over SSH).
       const path = await guard(env, args.path, 'read', { prefetch: PREFETCH_BYTES });
+      // An earlier call of the step may change it (one that declares no writes: an MCP tool, a command): read it when run.
+      const prefetched = env.changedEarlier?.(path.real) === true ? null : path.content;
       const from = args.line_offset === undefined ? '' : args.line_offset < 0 ? ` (last ${-args.line_offset} lines)` : ` from line ${args.line_offset}`;
       return {
         accesses: access.readFile(path.real),
@@ -144,7 +146,7 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
         execute: () =>
           asToolError(async (): Promise<ToolResult> => {
             // Read with the guard's facts, if nothing since may have changed it (an earlier call of the step, a command).
-            const read = path.content?.current() ? path.content : null;
+            const read = prefetched?.current() ? prefetched : null;
             const stats = read ? read.info : await existingFile(env.environment, path, 'Check the path; Glob finds files by name.');
             const requested = Math.min(args.n_lines ?? MAX_LINES, MAX_LINES);
             const { source, close, transcoded } = read
