@@ -349,6 +349,8 @@ export class SshEnvironment implements Environment {
     if (!this.scriptsServe() || !helper?.started || helper.busy) {
       // In the background (it starts the helper shell, a login shell there, when none runs yet): this read goes over SFTP.
       if (this.resolvedReads === 'unknown') void this.prepareResolvedReads();
+      // A new connection (after a drop) has no helper yet: started for the next read.
+      else if (this.scriptsServe() && !helper) void this.helperScript({ script: PROBE_SCRIPT, args: [], cwd: '/' }).catch(() => {});
       return null;
     }
     const generation = this.changes;
