@@ -51,6 +51,12 @@ export interface Environment {
    * judged the path on `real`, `roots` and `info`.
    */
   readResolved?(path: string, roots: readonly string[], maxBytes: number): Promise<ResolvedRead | null>;
+  /**
+   * `replaceFile`, but only if the file still has `expected`'s size and modification time, checked there in the same
+   * round trip (a remote backend's script): `changed` (nothing written) when it has not, or is gone; `unavailable`
+   * when it cannot now (the caller stats, compares and replaces as before). Absent locally.
+   */
+  replaceFileIfUnchanged?(path: string, data: string | Uint8Array, expected: FileInfo): Promise<FileInfo | null | 'changed' | 'unavailable'>;
   /** Write in place: `w` truncates, `a` appends, `wx` creates and fails when it exists. */
   writeFile(path: string, data: string | Uint8Array, options?: { flag?: 'w' | 'a' | 'wx'; mode?: number }): Promise<void>;
   mkdir(path: string, options?: { recursive?: boolean; mode?: number }): Promise<void>;

@@ -243,14 +243,23 @@ describe('an atomic replace in one round trip over SSH', () => {
     expect(await readdir(join(k.outside, 'real-dir'))).toEqual(['f.txt']);
   });
 
-  it('an Edit after a Read: the guard with the bytes, the stat, the replace — three round trips, not seven', async () => {
+  it("an Edit after a Read: the guard with the bytes, then the replace checking the stale guard's stat there — two round trips, not seven", async () => {
     await k.put('e.ts', Array.from({ length: 1000 }, (_, i) => `export const line${i} = ${i};`).join('\n') + '\n');
     await k.call('Read', { path: 'e.ts' });
     const usage = await counted(remote.ssh, async () =>
       expect((await k.call('Edit', { path: 'e.ts', old_string: 'line7 = 7;', new_string: 'line7 = 70;' })).text).toMatch(/Replaced 1 occurrence/),
     );
-    expect(usage.sftpRoundTrips + usage.scripts).toBe(3);
+    expect(usage).toMatchObject({ sftpRoundTrips: 0, scripts: 2 });
     expect(await k.get('e.ts')).toContain('export const line7 = 70;');
+    // Changed there between the preview and the run: the replace refuses there, nothing is written, the words as before.
+    const editTool = k.registry.get('Edit')!.tool;
+    const execution = await editTool.resolveExecution({ path: 'e.ts', old_string: 'line8 = 8;', new_string: 'line8 = 80;', replace_all: false }, k.env);
+    if (!('execute' in execution)) throw new Error('not an execution');
+    await writeFile(join(k.workspace, 'e.ts'), 'export const line8 = 8; // changed elsewhere\n');
+    const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(/^e\.ts was modified on disk since you last read or wrote it/);
+    expect(await k.get('e.ts')).toBe('export const line8 = 8; // changed elsewhere\n');
   });
 
   it('leaves the old content or the new, never a mix, when the link drops during the replace', { timeout: 60_000 }, async () => {

@@ -88,8 +88,10 @@ export function parseReadAnswer(result: ScriptResult, rootCount: number, maxByte
  * umask, as a plain create — written, fsync'd (`sync FILE`), the folder checked again, then renamed over the target
  * (`mv -T`: rename(2) in the same folder), and the target's stat printed.
  *
- * Arguments: $1 the folder (real), $2 the name, $3 the temp's name. Output: `SIZE MODE(hex) MTIME(s)` of the file
- * after the rename (nothing when it is gone by then). Exit 96: the folder is not where it was resolved; any other
+ * Arguments: $1 the folder (real), $2 the name, $3 the temp's name, $4 `SIZE MTIME(s)` the target must still have
+ * (or empty). Output: `SIZE MODE(hex) MTIME(s)` of the file
+ * after the rename (nothing when it is gone by then). Exit 96: the folder is not where it was resolved; 98: the
+ * target is not as expected (changed, or gone), nothing written; any other
  * failure non-zero, the temp removed: the caller replaces over SFTP instead, which says what is wrong.
  */
 export const REPLACE_SCRIPT = [
@@ -97,7 +99,10 @@ export const REPLACE_SCRIPT = [
   'cd -P -- "$1" 2>/dev/null || exit 95',
   'deft_here=$(pwd -P; echo x); [ "${deft_here%?x}" = "$1" ] || exit 96',
   'deft_mode=',
-  'if [ -e "$2" ]; then deft_mode=$(stat -L --printf \'%a\' -- "$2") || exit 97; fi',
+  // $4: the size and time (s) the file must still have (the stale guard's), or empty: exit 98 when it has not.
+  'if [ -e "$2" ]; then deft_now=$(stat -L --printf \'%s %Y %a\' -- "$2") || exit 97; deft_mode=${deft_now##* }',
+  '  [ -z "$4" ] || [ "${deft_now% *}" = "$4" ] || exit 98',
+  'else [ -z "$4" ] || exit 98; fi',
   'if [ -n "$deft_mode" ]; then (set -C; umask 077; cat >"$3") 2>/dev/null; else (set -C; cat >"$3") 2>/dev/null; fi || { rm -f -- "$3"; exit 99; }',
   '[ -z "$deft_mode" ] || chmod -- "$deft_mode" "$3" || { rm -f -- "$3"; exit 99; }',
   'sync -- "$3" 2>/dev/null',

@@ -445,6 +445,18 @@ export class SshEnvironment implements Environment {
   }
 
   async replaceFile(path: string, data: string | Uint8Array): Promise<FileInfo | null> {
+    const done = await this.scriptedReplace(path, data, null);
+    if (done !== 'unavailable' && done !== 'changed') return done;
+    const after = await replaceWhole(this.callsOn(await this.current(path)), path, data);
+    return after && toInfo(after);
+  }
+
+  replaceFileIfUnchanged(path: string, data: string | Uint8Array, expected: FileInfo): Promise<FileInfo | null | 'changed' | 'unavailable'> {
+    return this.scriptedReplace(path, data, expected);
+  }
+
+  /** The replace as one script on the helper shell (read-script.ts), when it serves: `unavailable` otherwise. */
+  private async scriptedReplace(path: string, data: string | Uint8Array, expected: FileInfo | null): Promise<FileInfo | null | 'changed' | 'unavailable'> {
     this.changes++;
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
     const link = this.link;
@@ -454,12 +466,14 @@ export class SshEnvironment implements Environment {
       const folder = posix.dirname(path);
       const name = posix.basename(path);
       const temp = `.${name}.deft-ssh-${randomBytes(5).toString('hex')}.tmp`;
-      const result = await this.helperScript({ script: REPLACE_SCRIPT, args: [folder, name, temp], cwd: '/', input: bytes }).catch(() => {
+      const want = expected ? `${expected.size} ${Math.round(expected.mtimeMs / 1000)}` : '';
+      const result = await this.helperScript({ script: REPLACE_SCRIPT, args: [folder, name, temp, want], cwd: '/', input: bytes }).catch(() => {
         // Cut off with the link: whether it ran there is not known (the temp is never renamed half-written).
         if (link.lost) throw new EnvironmentError('ECONNRESET', `${link.lost} The operation (replace ${path}) may not have completed.`, path);
         return null;
       });
       if (result?.code === 96) throw folderMoved(path);
+      if (result?.code === 98 && expected) return 'changed';
       if (result?.code === 0) {
         this.usage.scriptedReplaces++;
         SshEnvironment.processUsage.scriptedReplaces++;
@@ -476,8 +490,7 @@ export class SshEnvironment implements Environment {
           : null;
       }
     }
-    const after = await replaceWhole(this.callsOn(await this.current(path)), path, data);
-    return after && toInfo(after);
+    return 'unavailable';
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { flag?: 'w' | 'a' | 'wx'; mode?: number } = {}): Promise<void> {

@@ -92,7 +92,7 @@ describe('SFTP reads and writes in few round trips', () => {
     expect((await lstat(join(remote.remoteHome, 'link-dir'))).isSymbolicLink()).toBe(true);
   });
 
-  it('the file tools: a Read of 1,000 lines in four round trips over SFTP, one on the helper shell; an Edit in three', async () => {
+  it('the file tools: a Read of 1,000 lines in four round trips over SFTP, one on the helper shell; an Edit in two', async () => {
     const k = await fileToolKit({ environment: remote.ssh });
     // Wherever the machine can (`auto` would choose by the link's round trip: on loopback, SFTP).
     remote.ssh.oneTripScripts = 'always';
@@ -109,12 +109,12 @@ describe('SFTP reads and writes in few round trips', () => {
     expect(remote.ssh.usage.helperScripts - scripts).toBe(1);
     expect(text).toContain('1000\texport const line999 = 999;');
     // Over SFTP an Edit was seven: resolving, the guard (one) and the file read whole (two); running, its stat (one)
-    // and the replace (three). Now: the guard with the file's bytes (one script), its stat (one SFTP round trip), the
-    // replace (one script).
+    // and the replace (three). Now: the guard with the file's bytes (one script), the replace checking there that
+    // the file is as it was read (one script).
     const scriptsBefore = remote.ssh.usage.helperScripts;
     const edit = await counted(async () => (text = (await k.call('Edit', { path: 'thousand.ts', old_string: 'line7 = 7;', new_string: 'line7 = 70;' })).text));
     expect(text).toMatch(/Replaced 1 occurrence/);
-    expect(edit.roundTrips).toBe(1);
+    expect(edit.roundTrips).toBe(0);
     expect(remote.ssh.usage.helperScripts - scriptsBefore).toBe(2);
     expect(await k.get('thousand.ts')).toContain('export const line7 = 70;');
     // The stale-file guard still holds: a change made elsewhere is refused until the file is read again.

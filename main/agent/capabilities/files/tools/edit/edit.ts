@@ -131,7 +131,11 @@ export function editTool(files: FileTracker): Tool<typeof input> {
         ...(isReviewed(env, path) ? { reviewedByUser: true } : {}),
         execute: (ctx) =>
           asToolError(async (): Promise<ToolResult> => {
-            const stats = await existingFile(env.environment, path, 'To create a file, use Write.');
+            // Where the machine checks the file against the preview's stat in the replace's own round trip (SSH):
+            // no stat first. The stale guard is asked about the preview's stat, which the replace then requires.
+            const checkThere =
+              preview && env.environment.replaceFileIfUnchanged && files.refusal(path.real, path.display, preview.stats, 'edit') === null ? preview : null;
+            const stats = checkThere ? checkThere.stats : await existingFile(env.environment, path, 'To create a file, use Write.');
             const unchanged = preview && sameFile(preview.stats, stats) ? preview : null;
             const view = unchanged?.view ?? (await loadTextFile(env.environment, path.real, path.display, stats.size)).view;
             const refusal = files.refusal(path.real, path.display, stats, 'edit');
@@ -141,7 +145,22 @@ export function editTool(files: FileTracker): Tool<typeof input> {
             const reviewed = await reviewChange(env, ctx, { toolName: 'Edit', path, before: view.text, after: change.after, created: false });
             if (reviewed.kind === 'rejected') return reviewed.result;
             // Its stat just after the rename (a remote backend asks with the rename, not a round trip later).
-            const after = await env.environment.replaceFile(path.real, fromModelView(reviewed.text, view));
+            const data = fromModelView(reviewed.text, view);
+            let after: FileInfo | null;
+            if (checkThere) {
+              const done = await env.environment.replaceFileIfUnchanged!(path.real, data, checkThere.stats);
+              if (done === 'changed' || done === 'unavailable') {
+                // Changed since the preview (refused, as when the stat before it shows it), or the check could not run there.
+                const now = await existingFile(env.environment, path, 'To create a file, use Write.');
+                if (done === 'changed' || !sameFile(checkThere.stats, now)) {
+                  throw new ToolInputError(
+                    files.refusal(path.real, path.display, now, 'edit') ??
+                      `${path.display} changed while the edit was being made; nothing was written. Read it again, then redo the edit.`,
+                  );
+                }
+                after = await env.environment.replaceFile(path.real, data);
+              } else after = done;
+            } else after = await env.environment.replaceFile(path.real, data);
             if (!after)
               throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);
