@@ -82,8 +82,11 @@ async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<void> 
   if (result.isError) throw new Error(`${tool.name}: ${JSON.stringify(result.output)}`);
 }
 
-const roundTrips = (ssh: SshEnvironment, before: SshEnvironment['usage']) =>
-  `SFTP ${ssh.usage.sftpCalls - before.sftpCalls} (${ssh.usage.sftpRoundTrips - before.sftpRoundTrips} round trips), exec ${ssh.usage.execChannels - before.execChannels} (${ssh.usage.warmShells - before.warmShells} on a shell started ahead), helper ${ssh.usage.helperScripts - before.helperScripts}`;
+const roundTrips = (ssh: SshEnvironment, before: SshEnvironment['usage']) => {
+  const d = (key: keyof SshEnvironment['usage']) => ssh.usage[key] - before[key];
+  // Each helper script is one round trip (its request, then its answer); an exec is at least one more.
+  return `${d('sftpRoundTrips') + d('helperScripts')} round trips (SFTP and helper scripts); SFTP ${d('sftpCalls')} (${d('sftpRoundTrips')} round trips), exec ${d('execChannels')} (${d('warmShells')} on a shell started ahead), helper ${d('helperScripts')} (${d('resolvedReads')} one-trip reads, ${d('scriptedReplaces')} one-trip replaces)`;
+};
 
 interface Op {
   name: string;
@@ -106,6 +109,14 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
   const ssh = await SshEnvironment.connect(
     { host: '127.0.0.1', port: sshd.port, username: sshd.username, privateKey: sshd.privateKey, knownHostsFiles: [sshd.knownHosts] },
     workspace,
+  );
+  // The probe for one-round-trip reads and replaces runs in the background at a connection's first Read: done here,
+  // so the counted calls are of a connection in use.
+  // Wherever the machine can: `auto` (what `deft run` does) chooses by the link, and on loopback chooses SFTP.
+  ssh.oneTripScripts = 'always';
+  await ssh.prepareResolvedReads();
+  console.log(
+    `probe: a script on the helper shell ${ssh.probeFigures?.scriptMs.toFixed(2)} ms, an SFTP round trip ${ssh.probeFigures?.roundTripMs.toFixed(2)} ms`,
   );
   const envs = { local, ssh };
   const shells = {
@@ -234,7 +245,7 @@ async function turnRows(sshd: TestSshd): Promise<BenchResult[]> {
     if (code !== 0) throw new Error(`deft run (${side}) exited with ${code}`);
     for (let i = 0; i < 100 && (await sshd.connectionCount()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     const now = SshEnvironment.processUsage;
-    const trips = `SFTP ${now.sftpCalls - usage.sftpCalls} (${now.sftpRoundTrips - usage.sftpRoundTrips} round trips), exec ${now.execChannels - usage.execChannels} (${now.warmShells - usage.warmShells} commands on a shell started ahead), helper ${now.helperScripts - usage.helperScripts}`;
+    const trips = `SFTP ${now.sftpCalls - usage.sftpCalls} (${now.sftpRoundTrips - usage.sftpRoundTrips} round trips), exec ${now.execChannels - usage.execChannels} (${now.warmShells - usage.warmShells} commands on a shell started ahead), helper ${now.helperScripts - usage.helperScripts} (${now.resolvedReads - usage.resolvedReads} one-trip reads, ${now.scriptedReplaces - usage.scriptedReplaces} one-trip replaces)`;
     return { ...cost, remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore, trips };
   };
   const runs = Math.max(2, Math.ceil(RUNS / 2));

@@ -42,6 +42,21 @@ export interface Environment {
    * rename rather than a round trip later.
    */
   replaceFile(path: string, data: string | Uint8Array): Promise<FileInfo | null>;
+  /**
+   * A whole regular file of at most `maxBytes` with what the path guard decides on — its real path, its stat, and
+   * the real paths of `roots` — in one round trip (a remote backend: one script that opens the file once and
+   * answers the open file's real path, stat and bytes). Resolves to null whenever it cannot give exactly that (no
+   * such way there, the helper busy, a missing or special file, a larger one, a failure): the caller then asks the
+   * usual way, which also says what is wrong. Absent locally. The caller must not use the bytes before it has
+   * judged the path on `real`, `roots` and `info`.
+   */
+  readResolved?(path: string, roots: readonly string[], maxBytes: number): Promise<ResolvedRead | null>;
+  /**
+   * `replaceFile`, but only if the file still has `expected`'s size and modification time, checked there in the same
+   * round trip (a remote backend's script): `changed` (nothing written) when it has not, or is gone; `unavailable`
+   * when it cannot now (the caller stats, compares and replaces as before). Absent locally.
+   */
+  replaceFileIfUnchanged?(path: string, data: string | Uint8Array, expected: FileInfo): Promise<FileInfo | null | 'changed' | 'unavailable'>;
   /** Write in place: `w` truncates, `a` appends, `wx` creates and fails when it exists. */
   writeFile(path: string, data: string | Uint8Array, options?: { flag?: 'w' | 'a' | 'wx'; mode?: number }): Promise<void>;
   mkdir(path: string, options?: { recursive?: boolean; mode?: number }): Promise<void>;
@@ -100,6 +115,22 @@ export interface Environment {
   /** A remote backend's link: its state now, and a listener for changes (absent locally: always there). */
   connectionState?(): ConnectionState;
   onConnectionState?(listener: (state: ConnectionState, detail: string | null) => void): () => void;
+}
+
+/** A file read with its path's facts in one round trip (`Environment.readResolved`). */
+export interface ResolvedRead {
+  /** The open file's real path (links resolved). */
+  real: string;
+  /** The real paths of the roots asked about, in order. */
+  roots: string[];
+  /** The open file's stat (as `stat` of the path gives it on that backend). */
+  info: FileInfo;
+  bytes: Buffer;
+  /**
+   * Whether the bytes may still stand for the file: nothing that could change files was done through this
+   * environment since (a write, a command, a script), and little time has passed.
+   */
+  current(): boolean;
 }
 
 /** A remote backend's connection: up, being reopened after a drop (calls wait), or gone for good. */

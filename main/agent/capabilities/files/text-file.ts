@@ -30,13 +30,20 @@ export function nulMessage(display: string, line?: number): string {
 }
 
 /** The whole file as text in the model's view, or a refusal (binary, not UTF-8, too large). */
-export async function loadTextFile(environment: Environment, real: string, display: string, size: number): Promise<{ raw: string; view: ModelView }> {
+export async function loadTextFile(
+  environment: Environment,
+  real: string,
+  display: string,
+  size: number,
+  /** The file's bytes, when they were read with the path guard's facts (one round trip over SSH). */
+  read?: Buffer,
+): Promise<{ raw: string; view: ModelView }> {
   if (size > MAX_EDIT_BYTES) {
     throw new ToolInputError(
       `${display} is ${formatBytes(size)}, too large to change in memory (the limit is ${formatBytes(MAX_EDIT_BYTES)}). Change it with a streaming command-line tool instead.`,
     );
   }
-  const bytes = await environment.readBytes(real);
+  const bytes = read ?? (await environment.readBytes(real));
   const kind = sniff(bytes.subarray(0, SNIFF_BYTES), real);
   if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind));
   if (utf16Bom(bytes))

@@ -4,9 +4,12 @@ import { type GuardedPath, type PathIntent, guardPath } from '#infra/policies/pa
 import { exactRule, matchPathSubject } from '#infra/policies/rule-match';
 import { type ToolEnv, ToolInputError } from '#contract/tool';
 
+/** A file up to this size is read whole with the path guard's facts where the machine can (one round trip over SSH). */
+export const PREFETCH_BYTES = 1024 * 1024;
+
 /** Every path a file tool touches goes through the path guard, with the session's extra roots. */
-export function guard(env: ToolEnv, path: string, intent: PathIntent): Promise<GuardedPath> {
-  return guardPath(path, intent, { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home });
+export function guard(env: ToolEnv, path: string, intent: PathIntent, options: { prefetch?: number } = {}): Promise<GuardedPath> {
+  return guardPath(path, intent, { environment: env.environment, workspace: env.workspace, extraRoots: env.extraRoots, deftHome: env.home, ...options });
 }
 
 /** approvalRule + matchesRule for a tool acting on one file: rules match its canonical absolute path or its workspace-relative form. */

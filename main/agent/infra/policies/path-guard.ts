@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { type Environment, type FileInfo, errorCode, isMissing } from '#contract/environment';
+import { type Environment, type FileInfo, type ResolvedRead, errorCode, isMissing } from '#contract/environment';
 import { ToolInputError } from '#contract/tool';
 import { isSensitiveFile, isSensitivePath } from './sensitive';
 
@@ -13,6 +13,12 @@ export interface PathGuardOptions {
   extraRoots?: () => readonly string[];
   /** Deft's home, whose secrets files are never touched. */
   deftHome?: string;
+  /**
+   * Read a regular file of at most this many bytes together with the path's facts, where the environment can do
+   * both in one round trip (`Environment.readResolved`): the bytes come back as `content` only once the guard has
+   * allowed the path on the facts that came with them.
+   */
+  prefetch?: number;
 }
 
 /** A path the tools may use: `real` is what is touched; `display` is what people and the model read. */
@@ -32,6 +38,11 @@ export interface GuardedPath {
    * may use it; what a tool does to the file stats it again when it runs.
    */
   info?: FileInfo | null;
+  /**
+   * The file's bytes and stat, read with the facts the guard decided on (`prefetch`): use them only while
+   * `current()` says nothing may have changed the file since.
+   */
+  content?: Pick<ResolvedRead, 'bytes' | 'info' | 'current'>;
 }
 
 /** Whether `child` is `parent` or lies below it, on path-component boundaries. */
@@ -102,15 +113,26 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
   const lexical = resolve(options.workspace, expanded);
   const roots = [options.workspace, ...(options.extraRoots?.() ?? [])];
   const lexicallyInside = roots.some((root) => isWithin(lexical, root));
-  // Asked together (one round trip on a remote machine): the path's real form, the roots', and the file's stat —
-  // taken through `lexical`, whose links stat follows to the same file `real` names — for the secret-file check.
-  const asked = Promise.all([
-    realPathOf(environment, lexical).catch((error: NodeJS.ErrnoException) => {
-      throw unresolvable(input, error);
-    }),
-    Promise.all(roots.map((root) => realPathOf(environment, root))),
-    environment.stat(lexical).catch((error: unknown) => (isMissing(error) ? null : undefined)),
-  ]);
+  // With the file's bytes, where the environment answers all in one round trip: the open file's real path and stat,
+  // and the roots'. Nothing of the bytes is used before the checks below have passed on those facts.
+  // Not for a path refused whatever the machine says (a secret's name, a relative path out of the folder): its
+  // bytes never come here.
+  const worthReading = (absoluteInput || lexicallyInside) && !isSensitivePath(lexical, options.deftHome, options.workspace);
+  const fetched =
+    options.prefetch !== undefined && environment.readResolved && worthReading
+      ? await environment.readResolved(lexical, roots, options.prefetch).catch(() => null)
+      : null;
+  // Otherwise asked together (one round trip on a remote machine): the path's real form, the roots', and the file's
+  // stat — taken through `lexical`, whose links stat follows to the same file `real` names — for the secret-file check.
+  const asked: Promise<[string, string[], FileInfo | null | undefined]> = fetched
+    ? Promise.resolve([fetched.real, fetched.roots, fetched.info])
+    : Promise.all([
+        realPathOf(environment, lexical).catch((error: NodeJS.ErrnoException) => {
+          throw unresolvable(input, error);
+        }),
+        Promise.all(roots.map((root) => realPathOf(environment, root))),
+        environment.stat(lexical).catch((error: unknown) => (isMissing(error) ? null : undefined)),
+      ]);
   asked.catch(() => {});
   const [real, realRoots, info] = await asked;
   const inside = realRoots.some((root) => isWithin(real, root));
@@ -138,6 +160,7 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
       ...(options.deftHome ? { deftHome: options.deftHome } : {}),
       workspace: options.workspace,
       ...(info !== undefined ? { info } : {}),
+      ...(fetched ? { head: fetched.bytes } : {}),
     }))
   ) {
     throw new ToolInputError(
@@ -145,5 +168,6 @@ export async function guardPath(input: string, intent: PathIntent, options: Path
     );
   }
   const display = inside && isWithin(real, realRoots[0]!) ? relative(realRoots[0]!, real) || '.' : real;
-  return { input, lexical, real, inside, display, ...(info !== undefined ? { info } : {}) };
+  const content = fetched ? { bytes: fetched.bytes, info: fetched.info, current: () => fetched.current() } : null;
+  return { input, lexical, real, inside, display, ...(info !== undefined ? { info } : {}), ...(content ? { content } : {}) };
 }

@@ -94,7 +94,7 @@ async function head(environment: Environment, path: string, bytes = 64 * 1024): 
 export async function isSensitiveFile(
   environment: Environment,
   path: string,
-  options: { deftHome?: string; workspace?: string; info?: FileInfo | null } = {},
+  options: { deftHome?: string; workspace?: string; info?: FileInfo | null; head?: Buffer } = {},
 ): Promise<boolean> {
   if (isSensitivePath(path, options.deftHome, options.workspace)) return true;
   // `info`: the file's stat already taken (the path guard asks for it with the real path).
@@ -102,10 +102,12 @@ export async function isSensitiveFile(
   if (!info?.isFile()) return false;
   const name = basename(path).toLowerCase();
   const ext = extname(name);
+  // `head`: the file's bytes already read with its stat (the path guard's one-round-trip read).
+  const firstBytes = () => (options.head ? Promise.resolve(options.head.subarray(0, 64 * 1024).toString('latin1')) : head(environment, path));
   try {
     if (KEY_STORES.has(ext)) return true;
-    if (KEY_FILES.has(ext) && /PRIVATE KEY|PRIVATE KEY BLOCK/.test(await head(environment, path))) return true;
-    if (TOKEN_RC.has(name) && /(_authToken|_auth\s*=|_password|npmAuthToken|npmAuthIdent)/i.test(await head(environment, path))) return true;
+    if (KEY_FILES.has(ext) && /PRIVATE KEY|PRIVATE KEY BLOCK/.test(await firstBytes())) return true;
+    if (TOKEN_RC.has(name) && /(_authToken|_auth\s*=|_password|npmAuthToken|npmAuthIdent)/i.test(await firstBytes())) return true;
   } catch {
     return false;
   }

@@ -49,6 +49,9 @@ function startText(token: string): string {
   ].join('\n');
 }
 
+/** How much a login shell's start-up may print before the helper's header (then it is given up). */
+const MAX_START_NOISE = 64 * 1024;
+
 interface Pending {
   token: string;
   request: ScriptRequest;
@@ -93,6 +96,11 @@ export class ScriptHelper {
     return this.pid !== 0;
   }
 
+  /** Whether a script is running or waiting (a request sent now would wait behind it). */
+  get busy(): boolean {
+    return this.running !== null || this.queue.length > 0;
+  }
+
   /** Whether it has died (a new one serves the next request). */
   get gone(): boolean {
     return this.dead !== null;
@@ -113,12 +121,17 @@ export class ScriptHelper {
           this.chunks.push(chunk);
           this.size += chunk.length;
           if (!started) {
+            // What the login shell's start-up printed first (a `.bashrc` that echoes) is passed over, up to the
+            // header with this start's random token, which nothing before it can know.
             const buffer = this.joined();
-            const newline = buffer.indexOf(10);
-            if (newline === -1) return;
-            const [word, seen, pid] = buffer.subarray(0, newline).toString('latin1').split(' ');
+            const header = buffer.indexOf(`DEFT-HELPER ${token} `, 0, 'latin1');
+            const newline = header === -1 ? -1 : buffer.indexOf(10, header);
+            if (newline === -1) {
+              if (this.size > MAX_START_NOISE) this.kill(`The helper shell on ${this.label} printed something unexpected.`);
+              return;
+            }
+            const pid = buffer.subarray(header, newline).toString('latin1').split(' ')[2];
             this.keep(buffer.subarray(newline + 1));
-            if (word !== 'DEFT-HELPER' || seen !== token) return this.fail(`The helper shell on ${this.label} printed something unexpected.`);
             started = true;
             this.pid = Number(pid) || 0;
             resolve();

@@ -131,6 +131,15 @@ export async function writeInPlace(call: SftpCall, path: string, flags: 'w' | 'w
   }
 }
 
+/** The refusal of a replace whose folder is not (or no longer) where it was resolved. */
+export function folderMoved(path: string): EnvironmentError {
+  return new EnvironmentError(
+    'EXDEV',
+    `The folder ${posix.dirname(path)} changed while ${posix.basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`,
+    path,
+  );
+}
+
 /**
  * Replace a file atomically in three round trips for an existing file: (1) its mode, its folder's real path and a
  * temp file beside it (created 0600, so nothing can open it wider before its mode is set); (2) the temp's mode,
@@ -141,12 +150,7 @@ export async function writeInPlace(call: SftpCall, path: string, flags: 'w' | 'w
  */
 export async function replaceWhole(call: SftpCall, path: string, data: string | Uint8Array): Promise<Stats | null> {
   const parent = posix.dirname(path);
-  const moved = () =>
-    new EnvironmentError(
-      'EXDEV',
-      `The folder ${parent} changed while ${posix.basename(path)} was being written (it was replaced, e.g. by a symlink), so nothing was written. Check the folder and try again.`,
-      path,
-    );
+  const moved = () => folderMoved(path);
   const realParent = () => call<string>('realpath', parent, (sftp, done) => sftp.realpath(parent, done)).catch(() => parent);
   const tempName = () => posix.join(parent, `.${posix.basename(path)}.deft-ssh-${randomBytes(5).toString('hex')}.tmp`);
   const create = (at: string, mode: number) => call<Buffer>('open', at, (sftp, done) => sftp.open(at, 'wx', { mode }, done));

@@ -10,6 +10,7 @@ import {
   type RandomReader,
   type ConnectionState,
   type RelayThere,
+  type ResolvedRead,
   type ScriptRequest,
   type ScriptResult,
   type WatchEvent,
@@ -24,10 +25,12 @@ import { type SshTarget, dial, targetLabel } from './dial';
 export type { SshTarget } from './dial';
 import { fallbackPlan, mappedOutput } from './grep-fallback';
 import { readFolderCapped } from './read-folder';
+import { randomBytes } from 'node:crypto';
+import { PROBE_SCRIPT, REPLACE_SCRIPT, REPLACE_SCRIPT_MAX_BYTES, parseReadAnswer, parseStatLine, readRequest } from './read-script';
 import { batchMtimes } from './remote-mtimes';
 import { type LocalRipgrep, bundledRipgrep, provideRipgrep } from './remote-ripgrep';
 import { sftpError, shellQuote } from './sftp-errors';
-import { type SftpCall, openReader, readWhole, replaceWhole, writeInPlace } from './sftp-files';
+import { type SftpCall, folderMoved, openReader, readWhole, replaceWhole, writeInPlace } from './sftp-files';
 import { execRemote, runRemote } from './ssh-process';
 import { ScriptHelper } from './script-helper';
 import { WarmShells, warmLine } from './warm-shell';
@@ -67,6 +70,9 @@ export interface SearchOptions {
   localRipgrep?: LocalRipgrep | null;
 }
 
+/** A file read in one round trip (`readResolved`) stands for the file this long at most, if nothing was done meanwhile. */
+const RESOLVED_READ_FRESH_MS = 2_000;
+
 const RECONNECT: ReconnectPolicy = { forMs: 60_000, delaysMs: [250, 500, 1_000, 2_000, 4_000, 8_000] };
 
 async function openLink(target: SshTarget, label: string): Promise<Link> {
@@ -101,9 +107,16 @@ export class SshEnvironment implements Environment {
    * answer counts again; and commands that ran on a login shell started ahead (warm-shell.ts: each is also counted
    * as an exec channel, when it was started). Tests and benches count with these.
    */
-  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0 };
+  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0, scriptedReplaces: 0 };
   /** The same, summed over every connection this process made (a bench counts a whole `deft run` with it). */
-  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0 };
+  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0, scriptedReplaces: 0 };
+  /**
+   * Bumped by everything done through this environment that may change files there (writes, commands, scripts,
+   * a new connection): a file read in one round trip stands for the file only while it is unchanged.
+   */
+  private changes = 0;
+  /** Whether the machine can serve `readResolved` (GNU coreutils, /proc): settled by a probe on the helper shell. */
+  private resolvedReads: 'unknown' | 'probing' | 'yes' | 'no' = 'unknown';
   private helper: { link: Link; instance: ScriptHelper } | null = null;
   /** Helpers in a row that died before they answered: after three, scripts run as processes of their own on this connection. */
   private helperFailures = 0;
@@ -204,6 +217,7 @@ export class SshEnvironment implements Environment {
             break;
           }
           this.link = link;
+          this.changes++;
           this.watchLink(link);
           this.reconnecting = null;
           this.setState('connected', null);
@@ -315,6 +329,114 @@ export class SshEnvironment implements Environment {
   async readBytes(path: string): Promise<Buffer> {
     return readWhole(this.callsOn(await this.current(path)), path);
   }
+  /**
+   * A whole small file with its real path, stat and the roots' real paths in one script on the helper shell
+   * (read-script.ts): one round trip. Only where it cannot make anything wait: the helper already started, idle
+   * and able (a probe, once per connection, run in the background at the first ask); otherwise null, and the
+   * caller reads over SFTP. Null too for anything but a plain regular file of at most `maxBytes`.
+   */
+  async readResolved(path: string, roots: readonly string[], maxBytes: number): Promise<ResolvedRead | null> {
+    if (
+      this.oneTripScripts === 'never' ||
+      this.resolvedReads === 'no' ||
+      this.lostForGood ||
+      this.link.lost ||
+      !posix.isAbsolute(path) ||
+      roots.some((root) => !posix.isAbsolute(root))
+    )
+      return null;
+    const helper = this.helper?.link === this.link && !this.helper.instance.gone ? this.helper.instance : null;
+    if (!this.scriptsServe() || !helper?.started || helper.busy) {
+      // In the background (it starts the helper shell, a login shell there, when none runs yet): this read goes over SFTP.
+      if (this.resolvedReads === 'unknown') void this.prepareResolvedReads();
+      // A new connection (after a drop) has no helper yet: started for the next read.
+      else if (this.scriptsServe() && !helper) void this.helperScript({ script: PROBE_SCRIPT, args: [], cwd: '/' }).catch(() => {});
+      return null;
+    }
+    const generation = this.changes;
+    const result = await this.helperScript(readRequest(path, roots, maxBytes)).catch(() => null);
+    const answer = result && parseReadAnswer(result, roots.length, maxBytes);
+    if (!answer) return null;
+    this.usage.resolvedReads++;
+    SshEnvironment.processUsage.resolvedReads++;
+    const at = Date.now();
+    return {
+      real: answer.real,
+      roots: answer.roots,
+      info: toInfo({
+        size: answer.size,
+        mode: answer.mode,
+        mtime: answer.mtimeSeconds,
+        isFile: () => true,
+        isDirectory: () => false,
+        isSymbolicLink: () => false,
+      } as Stats),
+      bytes: answer.bytes,
+      current: () => this.changes === generation && Date.now() - at < RESOLVED_READ_FRESH_MS,
+    };
+  }
+
+  private probing: Promise<boolean> | null = null;
+
+  /**
+   * When reads and replaces take one script on the helper shell instead of SFTP's round trips: `auto` where the
+   * probe found a script cheaper than the round trips it saves (a slow link: the script's processes there cost
+   * milliseconds, a loopback or LAN round trip a fraction of one), `always` wherever the machine can (tests, the
+   * bench), `never`.
+   */
+  oneTripScripts: 'auto' | 'always' | 'never' = 'auto';
+  /** What the probe measured: a script of the read's size on the helper shell, and an SFTP round trip (ms). */
+  probeFigures: { scriptMs: number; roundTripMs: number } | null = null;
+  private scriptsPay = false;
+
+  private scriptsServe(): boolean {
+    return this.resolvedReads === 'yes' && (this.oneTripScripts === 'always' || (this.oneTripScripts === 'auto' && this.scriptsPay));
+  }
+
+  /**
+   * Whether `readResolved` can serve on this machine: a probe script on the helper shell per connection (it starts
+   * the helper), which also measures a script there against an SFTP round trip (for `oneTripScripts` `auto`).
+   * `readResolved` starts it in the background; a bench or a test may wait for it.
+   */
+  prepareResolvedReads(): Promise<boolean> {
+    if (this.resolvedReads === 'yes' || this.resolvedReads === 'no') return Promise.resolve(this.resolvedReads === 'yes');
+    this.resolvedReads = 'probing';
+    const probe = { script: PROBE_SCRIPT, args: [], cwd: '/' };
+    this.probing ??= (async () => {
+      const link = this.link;
+      if ((await this.helperScript(probe)).code !== 0) return false;
+      // Timed once the helper runs (the first included its start): the best of two, against the best of three stats.
+      let scriptMs = Infinity;
+      for (let i = 0; i < 2; i++) {
+        const start = performance.now();
+        await this.helperScript(probe);
+        scriptMs = Math.min(scriptMs, performance.now() - start);
+      }
+      let roundTripMs = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const start = performance.now();
+        await new Promise<void>((resolve) => link.sftp.stat('/', () => resolve()));
+        roundTripMs = Math.min(roundTripMs, performance.now() - start);
+      }
+      this.probeFigures = { scriptMs, roundTripMs };
+      // A Read over SFTP is four round trips, the script one (and its processes there): it pays when it saves more.
+      this.scriptsPay = scriptMs < 4 * roundTripMs;
+      return true;
+    })().then(
+      (able) => {
+        this.resolvedReads = able ? 'yes' : 'no';
+        return able;
+      },
+      () => {
+        // The helper could not serve (it failed to start, the link dropped): asked again at a later read.
+        this.resolvedReads = 'unknown';
+        this.probing = null;
+        return false;
+      },
+    );
+    return this.probing;
+  }
+
   async readText(path: string): Promise<string> {
     return (await this.readBytes(path)).toString('utf8');
   }
@@ -323,15 +445,61 @@ export class SshEnvironment implements Environment {
   }
 
   async replaceFile(path: string, data: string | Uint8Array): Promise<FileInfo | null> {
+    const done = await this.scriptedReplace(path, data, null);
+    if (done !== 'unavailable' && done !== 'changed') return done;
     const after = await replaceWhole(this.callsOn(await this.current(path)), path, data);
     return after && toInfo(after);
   }
 
+  replaceFileIfUnchanged(path: string, data: string | Uint8Array, expected: FileInfo): Promise<FileInfo | null | 'changed' | 'unavailable'> {
+    return this.scriptedReplace(path, data, expected);
+  }
+
+  /** The replace as one script on the helper shell (read-script.ts), when it serves: `unavailable` otherwise. */
+  private async scriptedReplace(path: string, data: string | Uint8Array, expected: FileInfo | null): Promise<FileInfo | null | 'changed' | 'unavailable'> {
+    this.changes++;
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    const link = this.link;
+    const helper = this.helper?.link === link && !this.helper.instance.gone ? this.helper.instance : null;
+    // One script on the helper shell where it is ready and idle (read-script.ts), else SFTP's three round trips.
+    if (this.scriptsServe() && helper?.started && !helper.busy && !link.lost && bytes.length <= REPLACE_SCRIPT_MAX_BYTES && posix.isAbsolute(path)) {
+      const folder = posix.dirname(path);
+      const name = posix.basename(path);
+      const temp = `.${name}.deft-ssh-${randomBytes(5).toString('hex')}.tmp`;
+      const want = expected ? `${expected.size} ${Math.round(expected.mtimeMs / 1000)}` : '';
+      const result = await this.helperScript({ script: REPLACE_SCRIPT, args: [folder, name, temp, want], cwd: '/', input: bytes }).catch(() => {
+        // Cut off with the link: whether it ran there is not known (the temp is never renamed half-written).
+        if (link.lost) throw new EnvironmentError('ECONNRESET', `${link.lost} The operation (replace ${path}) may not have completed.`, path);
+        return null;
+      });
+      if (result?.code === 96) throw folderMoved(path);
+      if (result?.code === 98 && expected) return 'changed';
+      if (result?.code === 0) {
+        this.usage.scriptedReplaces++;
+        SshEnvironment.processUsage.scriptedReplaces++;
+        const after = parseStatLine(result.stdout);
+        return after
+          ? toInfo({
+              size: after.size,
+              mode: after.mode,
+              mtime: after.mtimeSeconds,
+              isFile: () => (after.mode & 0o170000) === 0o100000,
+              isDirectory: () => (after.mode & 0o170000) === 0o040000,
+              isSymbolicLink: () => false,
+            } as Stats)
+          : null;
+      }
+    }
+    return 'unavailable';
+  }
+
   async writeFile(path: string, data: string | Uint8Array, options: { flag?: 'w' | 'a' | 'wx'; mode?: number } = {}): Promise<void> {
+    this.changes++;
     await writeInPlace(this.callsOn(await this.current(path)), path, options.flag ?? 'w', data, options.mode);
   }
 
   async mkdir(path: string, options: { recursive?: boolean; mode?: number } = {}): Promise<void> {
+    this.changes++;
     const make = (dir: string) =>
       this.call<void>('mkdir', dir, (sftp, done) => sftp.mkdir(dir, options.mode !== undefined ? { mode: options.mode } : {}, done));
     if (!options.recursive) return make(path);
@@ -363,6 +531,7 @@ export class SshEnvironment implements Environment {
   }
 
   async rm(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
+    this.changes++;
     if (options.recursive) {
       const { code } = await runRemote((await this.current(path)).client, `rm -r${options.force ? 'f' : ''} -- ${shellQuote(path)}`);
       if (code !== 0) throw new EnvironmentError('EIO', `Could not remove ${path} on ${this.label}.`, path);
@@ -374,9 +543,11 @@ export class SshEnvironment implements Environment {
   }
 
   rename(from: string, to: string): Promise<void> {
+    this.changes++;
     return this.call<void>('rename', from, (sftp, done) => sftp.ext_openssh_rename(from, to, done));
   }
   chmod(path: string, mode: number): Promise<void> {
+    this.changes++;
     return this.call<void>('chmod', path, (sftp, done) => sftp.chmod(path, mode, done));
   }
 
@@ -389,7 +560,7 @@ export class SshEnvironment implements Environment {
     if (!paths.length) return new Float64Array(0);
     if (this.batchStat) {
       // A helper that cannot serve, or a failed script, costs this batch its SFTP stats; a `stat` that cannot, every batch.
-      const batch = await batchMtimes((request) => this.runScript(request), '/', paths).catch(() => undefined);
+      const batch = await batchMtimes((request) => this.helperScript(request), '/', paths).catch(() => undefined);
       if (batch) return batch;
       if (batch === null) this.batchStat = false;
     }
@@ -427,6 +598,7 @@ export class SshEnvironment implements Environment {
   }
 
   exec(request: ExecRequest): ExecProcess {
+    this.changes++;
     return execRemote(async () => {
       const link = await this.current();
       return {
@@ -492,7 +664,14 @@ export class SshEnvironment implements Environment {
   }
 
   /** A small script on the connection's helper shell (script-helper.ts), started on first use and again after it dies. */
-  async runScript(request: ScriptRequest): Promise<ScriptResult> {
+  runScript(request: ScriptRequest): Promise<ScriptResult> {
+    // A script may change files (a checkpoint's restore): what was read in one round trip before it is read again.
+    this.changes++;
+    return this.helperScript(request);
+  }
+
+  /** A script on the helper shell that changes nothing there (a batch stat, a read). */
+  private async helperScript(request: ScriptRequest): Promise<ScriptResult> {
     const link = await this.current();
     let helper = this.helper?.link === link && !this.helper.instance.gone ? this.helper.instance : null;
     if (!helper) {

@@ -92,17 +92,30 @@ describe('SFTP reads and writes in few round trips', () => {
     expect((await lstat(join(remote.remoteHome, 'link-dir'))).isSymbolicLink()).toBe(true);
   });
 
-  it('the file tools: a Read of 1,000 lines in four round trips, an Edit in seven', async () => {
+  it('the file tools: a Read of 1,000 lines in four round trips over SFTP, one on the helper shell; an Edit in two', async () => {
     const k = await fileToolKit({ environment: remote.ssh });
+    // Wherever the machine can (`auto` would choose by the link's round trip: on loopback, SFTP).
+    remote.ssh.oneTripScripts = 'always';
     await k.put('thousand.ts', Array.from({ length: 1000 }, (_, i) => `export const line${i} = ${i}; // ${'x'.repeat(30)}`).join('\n') + '\n');
     let text = '';
-    // The path guard's facts (one), the Read's stat (one), open (one), fstat with the file's first 64 KiB (one).
+    // Over SFTP (the first Read of a connection, while the helper shell is probed for the one-round-trip read in the
+    // background): the path guard's facts (one), the Read's stat (one), open (one), fstat with the first 64 KiB (one).
     expect(await counted(async () => (text = (await k.call('Read', { path: 'thousand.ts' })).text))).toMatchObject({ roundTrips: 4 });
     expect(text).toContain('1000\texport const line999 = 999;');
-    // Resolving: the guard (one), the file read whole (two); running: its stat (one), the replace (three).
+    // Once the machine is known able: one script on the helper shell, no SFTP request (read-script.test.ts).
+    expect(await remote.ssh.prepareResolvedReads()).toBe(true);
+    const scripts = remote.ssh.usage.helperScripts;
+    expect(await counted(async () => (text = (await k.call('Read', { path: 'thousand.ts' })).text))).toEqual({ calls: 0, roundTrips: 0 });
+    expect(remote.ssh.usage.helperScripts - scripts).toBe(1);
+    expect(text).toContain('1000\texport const line999 = 999;');
+    // Over SFTP an Edit was seven: resolving, the guard (one) and the file read whole (two); running, its stat (one)
+    // and the replace (three). Now: the guard with the file's bytes (one script), the replace checking there that
+    // the file is as it was read (one script).
+    const scriptsBefore = remote.ssh.usage.helperScripts;
     const edit = await counted(async () => (text = (await k.call('Edit', { path: 'thousand.ts', old_string: 'line7 = 7;', new_string: 'line7 = 70;' })).text));
     expect(text).toMatch(/Replaced 1 occurrence/);
-    expect(edit.roundTrips).toBe(7);
+    expect(edit.roundTrips).toBe(0);
+    expect(remote.ssh.usage.helperScripts - scriptsBefore).toBe(2);
     expect(await k.get('thousand.ts')).toContain('export const line7 = 70;');
     // The stale-file guard still holds: a change made elsewhere is refused until the file is read again.
     await writeFile(join(k.workspace, 'thousand.ts'), 'changed elsewhere\n');

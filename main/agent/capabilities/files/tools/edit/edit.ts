@@ -7,7 +7,7 @@ import { type ModelView, fromModelView } from '../../line-endings';
 import { loadTextFile } from '../../text-file';
 import { isReviewed, reviewChange } from '../../review-gate';
 import { withCodeCheck } from '../../code-check';
-import { asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
+import { PREFETCH_BYTES, asToolError, existingFile, guard, pathRules, statOrNull } from '../../tool-support';
 import type { ToolInputDisplay } from '#protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import { headOf } from '#contract/output-limits';
@@ -93,7 +93,8 @@ export function editTool(files: FileTracker): Tool<typeof input> {
       if (args.old_string === args.new_string) {
         throw new ToolInputError('old_string and new_string are identical, so there are no changes to make. Give the new text in new_string.');
       }
-      const path = await guard(env, args.path, 'write');
+      // A file that fits in one answer comes with the guard's facts where the machine can (one round trip over SSH).
+      const path = await guard(env, args.path, 'write', { prefetch: PREFETCH_BYTES });
       // A preview for the card and the approval prompt. It is reused when the call runs if the file is
       // still exactly as it was; otherwise (an earlier call in the step changed it) the edit is planned again.
       // An edit that cannot apply fails now, without asking anyone, unless an earlier call may still change the file.
@@ -106,10 +107,11 @@ export function editTool(files: FileTracker): Tool<typeof input> {
       };
       let preview: { stats: FileInfo; view: ModelView; change: ReturnType<typeof plan>; display: ReturnType<typeof diffDisplay> } | null = null;
       // The stat the path guard took with the real path (the preview is checked against the file again when it runs).
-      const current = path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
+      const read = path.content?.current() ? path.content : null;
+      const current = read ? read.info : path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
       if (current?.isFile()) {
         try {
-          const { view } = await loadTextFile(env.environment, path.real, path.display, current.size);
+          const { view } = await loadTextFile(env.environment, path.real, path.display, current.size, read?.bytes);
           const change = plan(args, view, path.display);
           preview = { stats: current, view, change, display: diffDisplay(path.display, view.text, change.after) };
           display = preview.display;
@@ -129,7 +131,11 @@ export function editTool(files: FileTracker): Tool<typeof input> {
         ...(isReviewed(env, path) ? { reviewedByUser: true } : {}),
         execute: (ctx) =>
           asToolError(async (): Promise<ToolResult> => {
-            const stats = await existingFile(env.environment, path, 'To create a file, use Write.');
+            // Where the machine checks the file against the preview's stat in the replace's own round trip (SSH):
+            // no stat first. The stale guard is asked about the preview's stat, which the replace then requires.
+            const checkThere =
+              preview && env.environment.replaceFileIfUnchanged && files.refusal(path.real, path.display, preview.stats, 'edit') === null ? preview : null;
+            const stats = checkThere ? checkThere.stats : await existingFile(env.environment, path, 'To create a file, use Write.');
             const unchanged = preview && sameFile(preview.stats, stats) ? preview : null;
             const view = unchanged?.view ?? (await loadTextFile(env.environment, path.real, path.display, stats.size)).view;
             const refusal = files.refusal(path.real, path.display, stats, 'edit');
@@ -139,7 +145,22 @@ export function editTool(files: FileTracker): Tool<typeof input> {
             const reviewed = await reviewChange(env, ctx, { toolName: 'Edit', path, before: view.text, after: change.after, created: false });
             if (reviewed.kind === 'rejected') return reviewed.result;
             // Its stat just after the rename (a remote backend asks with the rename, not a round trip later).
-            const after = await env.environment.replaceFile(path.real, fromModelView(reviewed.text, view));
+            const data = fromModelView(reviewed.text, view);
+            let after: FileInfo | null;
+            if (checkThere) {
+              const done = await env.environment.replaceFileIfUnchanged!(path.real, data, checkThere.stats);
+              if (done === 'changed' || done === 'unavailable') {
+                // Changed since the preview (refused, as when the stat before it shows it), or the check could not run there.
+                const now = await existingFile(env.environment, path, 'To create a file, use Write.');
+                if (done === 'changed' || !sameFile(checkThere.stats, now)) {
+                  throw new ToolInputError(
+                    files.refusal(path.real, path.display, now, 'edit') ??
+                      `${path.display} changed while the edit was being made; nothing was written. Read it again, then redo the edit.`,
+                  );
+                }
+                after = await env.environment.replaceFile(path.real, data);
+              } else after = done;
+            } else after = await env.environment.replaceFile(path.real, data);
             if (!after)
               throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
             files.record(path.real, after);

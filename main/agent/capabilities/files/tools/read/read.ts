@@ -5,7 +5,7 @@ import { SNIFF_BYTES, sniff, utf16Bom } from '../../file-type';
 import { type ByteSource, type LineWindow, type RawLine, TextDecodeError, memorySource, readForward, readTail } from '../../line-reader';
 import { lineEndingStyle } from '../../line-endings';
 import { invalidUtf8Message, notTextMessage, nulMessage } from '../../text-file';
-import { asToolError, existingFile, guard, pathRules } from '../../tool-support';
+import { PREFETCH_BYTES, asToolError, existingFile, guard, pathRules } from '../../tool-support';
 import { formatBytes } from '#protocol/helpers/units';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool, renderDescription } from '#contract/tool';
 import { headOf } from '#contract/output-limits';
@@ -43,6 +43,27 @@ function shownText(line: RawLine, crMode: 'strip' | 'visible' | 'keep'): { text:
 // Counted conservatively (every CR as the two characters `\r`) so the budget holds whatever the style.
 const renderedBytes = (line: RawLine) => Buffer.byteLength(`${line.n}\t${line.text.slice(0, MAX_LINE_LENGTH + 1)}\n`) + (line.text.split('\r').length - 1);
 
+/** Refuses what is not text; the UTF-16 encoding when the header says so. */
+function textKind(header: Buffer, real: string, display: string, size: number, imageInput: boolean): 'utf-16le' | 'utf-16be' | null {
+  const kind = sniff(header, real);
+  if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind, imageInput));
+  const bom = utf16Bom(header);
+  if (bom && size > TRANSCODE_MAX_BYTES) {
+    throw new ToolInputError(
+      `${display} is UTF-16 text of ${formatBytes(size)}; Read transcodes UTF-16 up to ${formatBytes(TRANSCODE_MAX_BYTES)}. Convert it first, e.g. \`iconv -f UTF-16 -t UTF-8 "${display}" > converted.txt\`.`,
+    );
+  }
+  return bom;
+}
+
+/** The same from bytes already read whole (with the path's facts, in one round trip). */
+function sourceOf(bytes: Buffer, real: string, display: string, imageInput: boolean): { source: ByteSource; close: () => Promise<void>; transcoded?: string } {
+  const bom = textKind(bytes.subarray(0, SNIFF_BYTES), real, display, bytes.length, imageInput);
+  if (!bom) return { source: memorySource(bytes), close: async () => {} };
+  const text = new TextDecoder(bom).decode(bytes);
+  return { source: memorySource(Buffer.from(text, 'utf8')), close: async () => {}, transcoded: bom.toUpperCase() };
+}
+
 async function openSource(
   environment: Environment,
   real: string,
@@ -54,15 +75,8 @@ async function openSource(
   try {
     const header = Buffer.alloc(Math.min(SNIFF_BYTES, size));
     if (header.length) await handle.read(header, 0, header.length);
-    const kind = sniff(header, real);
-    if (kind.kind !== 'text' && !(kind.kind === 'image' && kind.format === 'svg')) throw new ToolInputError(notTextMessage(display, kind, imageInput));
-    const bom = utf16Bom(header);
+    const bom = textKind(header, real, display, size, imageInput);
     if (bom) {
-      if (size > TRANSCODE_MAX_BYTES) {
-        throw new ToolInputError(
-          `${display} is UTF-16 text of ${formatBytes(size)}; Read transcodes UTF-16 up to ${formatBytes(TRANSCODE_MAX_BYTES)}. Convert it first, e.g. \`iconv -f UTF-16 -t UTF-8 "${display}" > converted.txt\`.`,
-        );
-      }
       await handle.close();
       const text = new TextDecoder(bom).decode(await environment.readBytes(real));
       return { source: memorySource(Buffer.from(text, 'utf8')), close: async () => {}, transcoded: bom.toUpperCase() };
@@ -118,7 +132,10 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
     description,
     input,
     async resolveExecution(args, env) {
-      const path = await guard(env, args.path, 'read');
+      // A file that fits in one answer comes with the guard's facts where the machine can (one round trip over SSH).
+      const path = await guard(env, args.path, 'read', { prefetch: PREFETCH_BYTES });
+      // An earlier call of the step may change it (one that declares no writes: an MCP tool, a command): read it when run.
+      const prefetched = env.changedEarlier?.(path.real) === true ? null : path.content;
       const from = args.line_offset === undefined ? '' : args.line_offset < 0 ? ` (last ${-args.line_offset} lines)` : ` from line ${args.line_offset}`;
       return {
         accesses: access.readFile(path.real),
@@ -128,9 +145,13 @@ export function readTool(files: FileTracker, options: { imageInput?: boolean } =
         readOnly: true,
         execute: () =>
           asToolError(async (): Promise<ToolResult> => {
-            const stats = await existingFile(env.environment, path, 'Check the path; Glob finds files by name.');
+            // Read with the guard's facts, if nothing since may have changed it (an earlier call of the step, a command).
+            const read = prefetched?.current() ? prefetched : null;
+            const stats = read ? read.info : await existingFile(env.environment, path, 'Check the path; Glob finds files by name.');
             const requested = Math.min(args.n_lines ?? MAX_LINES, MAX_LINES);
-            const { source, close, transcoded } = await openSource(env.environment, path.real, path.display, stats.size, env.capabilities.imageInput);
+            const { source, close, transcoded } = read
+              ? sourceOf(read.bytes, path.real, path.display, env.capabilities.imageInput)
+              : await openSource(env.environment, path.real, path.display, stats.size, env.capabilities.imageInput);
             let window: LineWindow;
             try {
               const options = {
