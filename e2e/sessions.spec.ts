@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { configureProvider, expect, send, startWebHost, stopChild, test } from './fixtures/deft';
+import { git, inRepository } from './fixtures/repository';
 import { SIZES, answer } from './fixtures/daily';
 
 // Issue 18 item 9: sessions — rename, search (titles and text), export Markdown and raw JSONL; long titles.
@@ -113,22 +113,6 @@ for (const size of SIZES) {
     expect(shown).toBeGreaterThan(150);
   });
 }
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
-
-/** The workspace as a git repository with one commit (issue 30: worktrees). */
-const inRepository = test.extend({
-  workspace: async ({ workspace }, use) => {
-    git(workspace, 'init', '-q', '-b', 'main');
-    git(workspace, 'config', 'user.email', 'e2e@deft.test');
-    git(workspace, 'config', 'user.name', 'E2E');
-    await writeFile(join(workspace, 'app.txt'), 'one\ntwo\n');
-    git(workspace, 'add', '.');
-    git(workspace, 'commit', '-qm', 'first');
-    await use(workspace);
-  },
-});
 
 inRepository('a session in a worktree: made from the sidebar, merged back from the Worktrees view', async ({ deft, mock, workspace, home }) => {
   const { page } = deft;

@@ -1,27 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { configureProvider, expect, send, test } from './fixtures/deft';
+import { inRepository } from './fixtures/repository';
 
 // Issue 30: several cores in one window (the web host runs the main checkout's and each worktree's side by side).
 // Switching is in place (no reload); a request waiting in another core shows here, with its notification.
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
-
-const inRepository = test.extend({
-  workspace: async ({ workspace }, use) => {
-    git(workspace, 'init', '-q', '-b', 'main');
-    git(workspace, 'config', 'user.email', 'e2e@deft.test');
-    git(workspace, 'config', 'user.name', 'E2E');
-    await writeFile(join(workspace, 'app.txt'), 'one\ntwo\n');
-    git(workspace, 'add', '.');
-    git(workspace, 'commit', '-qm', 'first');
-    await use(workspace);
-  },
-});
 
 const SIZES = [
   { width: 1280, height: 800 },
