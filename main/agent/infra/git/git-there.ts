@@ -1,5 +1,5 @@
-import type { Readable } from 'node:stream';
 import { type Environment, HELPER_UNAVAILABLE, errorCode } from '#contract/environment';
+import { runShProcess } from '../environment/sh-process';
 import { type GitCall, GitError, type GitResult, hardenedArgv, hardenedGitVars, posixHardenedConfig } from './git';
 
 /** The exit code of the script when that machine has no git. */
@@ -29,27 +29,15 @@ function script(gitEnv: Readonly<Record<string, string>>): string {
   ].join('\n');
 }
 
-function collect(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return new Promise((resolve) => stream.once('close', () => resolve(Buffer.concat(chunks))).once('end', () => resolve(Buffer.concat(chunks))));
-}
-
 async function asProcess(environment: Environment, text: string, argv: readonly string[], call: GitCall): Promise<{ out: Buffer; err: Buffer; code: number }> {
-  const child = environment.exec({
-    file: 'sh',
-    args: ['-c', text, 'deft-git', ...argv],
+  const { out, err, exit } = await runShProcess(environment, {
+    script: text,
+    name: 'deft-git',
+    args: argv,
     cwd: call.cwd,
-    stdin: call.input !== undefined ? 'pipe' : 'ignore',
+    ...(call.input !== undefined ? { input: call.input } : {}),
     ...(call.signal ? { signal: call.signal } : {}),
   });
-  const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
-  if (call.input !== undefined && child.stdin) {
-    child.stdin.on('error', () => {});
-    child.stdin.end(call.input);
-  }
-  const exit = await child.exit;
-  const [out, err] = await Promise.all([stdout, stderr]);
   if (exit.error) throw new GitError(`git on ${environment.label} could not be started: ${exit.error.message}`, null, exit.error.message);
   return { out, err, code: exit.code ?? -1 };
 }

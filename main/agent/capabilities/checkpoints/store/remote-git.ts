@@ -1,6 +1,6 @@
-import type { Readable } from 'node:stream';
 import { type Environment, EnvironmentError, HELPER_UNAVAILABLE, errorCode } from '#contract/environment';
 import { hardenedGitVars, posixHardenedConfig } from '#infra/git/git';
+import { runShProcess } from '#infra/environment/sh-process';
 import { GitError, type GitPlaces, type GitResult, posixStoreConfig } from './git';
 
 /** The exit code of a remote script when that machine has no git. */
@@ -42,12 +42,6 @@ export interface ScriptOptions {
   okCodes?: readonly number[];
 }
 
-function collect(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return new Promise((resolve) => stream.once('close', () => resolve(Buffer.concat(chunks))).once('end', () => resolve(Buffer.concat(chunks))));
-}
-
 interface Ran {
   out: Buffer;
   err: Buffer;
@@ -60,21 +54,8 @@ async function runOnHelper(environment: Environment, script: string, args: reado
   return { out: result.stdout, err: result.stderr, exit: { code: result.code } };
 }
 
-async function runAsProcess(environment: Environment, script: string, args: readonly string[], cwd: string, options: ScriptOptions): Promise<Ran> {
-  const child = environment.exec({
-    file: 'sh',
-    args: ['-c', script, 'deft-checkpoints', ...args],
-    cwd,
-    stdin: options.input !== undefined ? 'pipe' : 'ignore',
-  });
-  const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
-  if (options.input !== undefined && child.stdin) {
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input);
-  }
-  const exit = await child.exit;
-  const [out, err] = await Promise.all([stdout, stderr]);
-  return { out, err, exit };
+function runAsProcess(environment: Environment, script: string, args: readonly string[], cwd: string, options: ScriptOptions): Promise<Ran> {
+  return runShProcess(environment, { script, name: 'deft-checkpoints', args, cwd, ...(options.input !== undefined ? { input: options.input } : {}) });
 }
 
 /**
