@@ -276,9 +276,14 @@ inRepository(
     await changes.getByRole('group', { name: 'Resolve the conflict' }).getByRole('button', { name: 'Resolve in that session' }).click();
     await expect(changes.getByRole('status')).toContainText('deft worktrees resolve edge');
     expect(await readFile(join(workspace, 'app.txt'), 'utf8')).toBe('one\nMAIN\n');
-    await page.keyboard.press('Escape');
     await expect(sidebar.getByRole('list', { name: 'In worktrees' }).getByRole('button', { name: /^New session/ })).toContainText('conflict to resolve', {
       timeout: 15_000,
     });
+    // One click there: this window shows the worktree's core in place, and its session takes the conflict and runs.
+    mock.enqueue(textReply('Resolved in the worktree.'));
+    await changes.getByRole('status').getByRole('button', { name: 'Switch to deft/edge →' }).click();
+    await expect(sidebar.getByRole('group', { name: 'Where this window is' })).toContainText('deft/edge');
+    await expect(page.getByText('Resolved in the worktree.')).toBeVisible({ timeout: 30_000 });
+    expect(await readFile(join(workspace, 'app.txt'), 'utf8')).toBe('one\nMAIN\n');
   },
 );

@@ -28,6 +28,11 @@ function ToldBox({ told }: { told: Told }) {
           <textarea readOnly value={told.prompt} rows={6} />
         </label>
       ) : null}
+      {told.goTo ? (
+        <button type="button" className="button" onClick={() => void openWorktree(told.goTo!.name, told.goTo!.sessionId)}>
+          Switch to {told.goTo.branch} →
+        </button>
+      ) : null}
     </div>
   );
 }
@@ -202,6 +207,11 @@ export function WorktreeActions({
               void run(async () => {
                 const r = await handWorktreeConflict(worktree.name);
                 if (!r.ok) return refused(r.error);
+                // The web host shows the worktree's core in this window: one click there (its session opened).
+                const goTo =
+                  r.value.here && !r.value.opened
+                    ? { goTo: { name: worktree.name, branch: r.value.branch, ...(r.value.sent ? { sessionId: r.value.sent.sessionId } : {}) } }
+                    : {};
                 const where = r.value.opened
                   ? 'Its window is open'
                   : r.value.here
@@ -212,14 +222,16 @@ export function WorktreeActions({
                   : r.value.sent
                     ? {
                         ok: true,
-                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : r.value.here ? `it starts when you switch to ${r.value.branch} (its row under In worktrees), or headless with deft worktrees resolve ${worktree.name}` : `it starts when that worktree is open in Deft (${r.value.path}), or headless with deft worktrees resolve ${worktree.name}`}. Then Merge again.`,
+                        text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. Sent to its session “${r.value.sent.title}”${r.value.sent.created ? ' (new)' : ''}: ${r.value.opened ? 'its window starts it, or queues it behind a running turn' : r.value.here ? `it starts when you switch to ${r.value.branch} (the button below, or its row under In worktrees), or headless with deft worktrees resolve ${worktree.name}` : `it starts when that worktree is open in Deft (${r.value.path}), or headless with deft worktrees resolve ${worktree.name}`}. Then Merge again.`,
                         files: r.value.files,
+                        ...goTo,
                       }
                     : {
                         ok: true,
                         text: `${r.value.baseBranch} is merged into ${r.value.branch} in the worktree only: the conflict markers are there, the main checkout is untouched. ${where}, and give its session this prompt:`,
                         files: r.value.files,
                         prompt: r.value.prompt,
+                        ...goTo,
                       };
               })
             }

@@ -9,6 +9,8 @@ export interface Told {
   conflict?: boolean;
   /** The prompt for the worktree's session (to copy into it). */
   prompt?: string;
+  /** Where the conflict went, when this window can show it: the worktree's core, and the session the prompt was sent to. */
+  goTo?: { name: string; branch: string; sessionId?: string };
 }
 
 const files = (n: number) => `${n} ${n === 1 ? 'file' : 'files'}`;
