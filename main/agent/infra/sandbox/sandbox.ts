@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type {
@@ -62,7 +62,19 @@ export type ConnectionAuthorizer = (request: ConnectionRequest, signal: AbortSig
 // Per process: a private folder for session temp folders and mask files, and the macOS proxy.
 let privateDir: string | undefined;
 function processDir(): string {
-  privateDir ??= mkdtempSync(join(tmpdir(), 'deft-sandbox-'));
+  if (!privateDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'deft-sandbox-'));
+    privateDir = dir;
+    // The sessions' temp folders (commands' $TMPDIR) and the network bridge's sockets: gone with the process, whose
+    // exit hook has stopped what its commands left running. A crash leaves it, as any temp folder.
+    process.once('exit', () => {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // Best effort: the process is ending.
+      }
+    });
+  }
   return privateDir;
 }
 let macProxy: Promise<NetworkProxy> | undefined;
