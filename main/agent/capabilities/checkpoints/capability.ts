@@ -28,6 +28,18 @@ interface TurnState {
   /** Whether the last step that ran tools was followed by a capture of what it changed (then, unless a task runs, the turn's end adds nothing). */
   capturedAfterTools?: boolean;
   toolsMayWrite?: boolean;
+  /** Background tasks that had ended when the turn began: one that ends during the turn is not among them. */
+  endedBefore: ReadonlySet<string>;
+}
+
+/** The session's background tasks that have ended. */
+function endedTasks(session: SessionHandle): Set<string> {
+  return new Set(
+    session.tasks
+      .list()
+      .filter((t) => t.status !== 'running')
+      .map((t) => t.id),
+  );
 }
 
 /**
@@ -128,7 +140,12 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       if (last && !last.closed) session.state(lastRewindSlot).set({ ...last, closed: true });
       // The snapshot before the turn is taken when the model starts a tool call (or, failing that, before calls
       // run): a text-only turn starts no git and reads no file of the workspace.
-      current.set(session.id, { turnId, before: null, meta: { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) } });
+      current.set(session.id, {
+        turnId,
+        before: null,
+        meta: { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) },
+        endedBefore: endedTasks(session),
+      });
     },
     onToolCallComing: (session, { tool }) => {
       // A command is coming: the file watcher starts before the next capture of the whole workspace, which is then
@@ -167,7 +184,10 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       const turn = current.get(session.id);
       current.delete(session.id);
       if (!turn) return;
-      const tasksRunning = session.tasks.list(true).length > 0;
+      // A task that ended during the turn counts as running: its own checkpoint (onTaskEnded) may not have been taken
+      // yet — the task's end and the turn's can come in either order — and what it changed is the turn's.
+      const ended = endedTasks(session);
+      const tasksRunning = session.tasks.list(true).length > 0 || [...ended].some((id) => !turn.endedBefore.has(id));
       // No call of the turn could write and nothing runs in the background: the prompt's checkpoint is the
       // session's latest state, recorded without a look at the workspace.
       if (!turn.snapshot && !tasksRunning) {

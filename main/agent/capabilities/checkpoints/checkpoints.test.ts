@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import { createHarness } from '#test-support/harness';
 import { callChunk, textReply, toolStep, withoutReminders } from '#test-support/mock-steps';
 import { eventually } from '#test-support/processes';
 import { settle } from '#test-support/shell-harness';
+import { waitFor } from '#test-support/wait';
 
 type Harness = Awaited<ReturnType<typeof createHarness>>;
 let h: Harness | null = null;
@@ -391,9 +393,9 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
         callChunk('Write', { path: 'a.txt', content: 'written by Write\n' }),
         callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' }),
       ),
-      // Time for the background command to start and write before the turn ends (on a loaded machine a shell can take
-      // over a second to start): what it writes after the turn's end is the next turn's.
-      { ...textReply('Done.'), delayMs: 4_000 },
+      // The last reply waits until the background command has written (what it writes after the turn's end is the next
+      // turn's; a fixed pause was not enough on a loaded CI machine, where the shell took over 4 s to start).
+      { ...textReply('Done.'), before: () => waitFor(() => existsSync(join(h!.workspace, 'bg.txt')), 60_000) },
     );
     const turnId = await h.run('write while a command runs');
     await settle(h);
