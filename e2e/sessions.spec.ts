@@ -1,8 +1,8 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { configureProvider, expect, send, startWebHost, stopChild, test } from './fixtures/deft';
-import { git, inRepository } from './fixtures/repository';
+import { createWorktree, git, inRepository, worktreeFolder } from './fixtures/repository';
 import { SIZES, answer } from './fixtures/daily';
 
 // Issue 18 item 9: sessions — rename, search (titles and text), export Markdown and raw JSONL; long titles.
@@ -118,18 +118,14 @@ inRepository('a session in a worktree: made from the sidebar, merged back from t
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   const sidebar = page.getByRole('navigation', { name: 'Sessions' });
-  await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
-  await dialog.getByRole('textbox', { name: /^Name/ }).fill('login');
-  await dialog.getByRole('button', { name: 'Create worktree' }).click();
+  const dialog = await createWorktree(page, 'login');
   // The web host runs the worktree's core beside this one: the dialog offers to switch to it, or to stay.
   await expect(dialog.getByRole('status')).toContainText('Created deft/login from main');
   await expect(dialog.getByRole('status')).toContainText('beside this folder');
   await dialog.getByRole('button', { name: 'Stay here' }).click();
 
   // The session's work in its worktree (a session there runs in a window on that folder).
-  const repoDir = join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!);
-  await writeFile(join(repoDir, 'login', 'app.txt'), 'one\nTWO\n');
+  await writeFile(join(await worktreeFolder(home, 'login'), 'app.txt'), 'one\nTWO\n');
 
   await sidebar.getByRole('button', { name: /^Worktrees/ }).click();
   const view = page.getByRole('dialog', { name: 'Worktrees' });
@@ -159,14 +155,11 @@ inRepository(
     const { page } = deft;
     await configureProvider(page, mock.baseUrl);
     const sidebar = page.getByRole('navigation', { name: 'Sessions' });
-    await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
-    await dialog.getByRole('textbox', { name: /^Name/ }).fill('side');
-    await dialog.getByRole('button', { name: 'Create worktree' }).click();
+    const dialog = await createWorktree(page, 'side');
     await expect(dialog.getByRole('status')).toContainText('Created deft/side from main');
     await dialog.getByRole('button', { name: 'Stay here' }).click();
     // A second web host on its folder, same home (as a window of its own in the desktop app: another process).
-    const path = join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!, 'side');
+    const path = await worktreeFolder(home, 'side');
     const host = await startWebHost(path, home, () => {});
     try {
       const there = await page.context().newPage();
@@ -218,10 +211,7 @@ inRepository('one window, two cores: a worktree session runs while the window sh
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
   const sidebar = page.getByRole('navigation', { name: 'Sessions' });
-  await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
-  await dialog.getByRole('textbox', { name: /^Name/ }).fill('para');
-  await dialog.getByRole('button', { name: 'Create worktree' }).click();
+  const dialog = await createWorktree(page, 'para');
   await dialog.getByRole('button', { name: 'Switch to deft/para' }).click();
   // This window now shows the worktree's core: the bar says which, and leads back.
   const bar = sidebar.getByRole('group', { name: 'Where this window is' });
@@ -254,14 +244,11 @@ inRepository(
     const { page } = deft;
     await configureProvider(page, mock.baseUrl);
     const sidebar = page.getByRole('navigation', { name: 'Sessions' });
-    await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
-    await dialog.getByRole('textbox', { name: /^Name/ }).fill('edge');
-    await dialog.getByRole('button', { name: 'Create worktree' }).click();
+    const dialog = await createWorktree(page, 'edge');
     await expect(dialog.getByRole('status')).toContainText('Created deft/edge from main');
     await dialog.getByRole('button', { name: 'Stay here' }).click();
     // Its work, and another change to the same line on main meanwhile.
-    await writeFile(join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!, 'edge', 'app.txt'), 'one\nEDGE\n');
+    await writeFile(join(await worktreeFolder(home, 'edge'), 'app.txt'), 'one\nEDGE\n');
     await writeFile(join(workspace, 'app.txt'), 'one\nMAIN\n');
     git(workspace, 'commit', '-qam', 'main moved');
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configureProvider, expect, send, test } from './fixtures/deft';
+import { notificationTitles, recordNotifications } from './fixtures/notifications';
 import { answer, call, toolStep } from './fixtures/screens';
 import { lastUserText, textChunks } from '../test-support/mock-model-server';
 
@@ -146,20 +147,10 @@ test('Jump to latest appears when scrolled up and brings the newest back', async
   expect(await log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(48);
 });
 
-test('the page title says when Deft waits, and a notification comes while the window is in the background', async ({ deft, mock, context, home }) => {
+test('the page title says when Deft waits, and a notification comes while the window is in the background', async ({ deft, mock, home }) => {
   const { page } = deft;
-  await context.grantPermissions(['notifications']);
   // Record notifications, and make the window look unfocused.
-  await page.addInitScript(`
-    window.shownNotifications = [];
-    window.Notification = class {
-      static permission = 'granted';
-      static async requestPermission() { return 'granted'; }
-      constructor(title, options) { window.shownNotifications.push({ title, body: options && options.body }); }
-      close() {}
-    };
-    document.hasFocus = () => false;
-  `);
+  await recordNotifications(page, { unfocused: true });
   await page.reload();
   await configureProvider(page, mock.baseUrl);
   await page.getByLabel('Permission mode').selectOption('ask');
@@ -170,7 +161,7 @@ test('the page title says when Deft waits, and a notification comes while the wi
   await page.getByRole('button', { name: /Approve once/ }).click();
   await expect(page.getByText('Written.')).toBeVisible(SLOW);
   await expect(page).not.toHaveTitle(/Waiting/);
-  const shown = () => page.evaluate<string[]>('window.shownNotifications.map((n) => n.title)');
+  const shown = () => notificationTitles(page);
   await expect.poll(shown).toEqual(['Deft waits for your approval', 'Deft finished']);
 
   // Turned off in Settings: no more notifications (and the choice is kept in settings.json).

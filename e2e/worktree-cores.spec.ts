@@ -1,9 +1,10 @@
-import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { configureProvider, expect, send, test } from './fixtures/deft';
-import { inRepository } from './fixtures/repository';
+import { notificationTitles, recordNotifications } from './fixtures/notifications';
+import { createWorktree, inRepository, worktreeFolder } from './fixtures/repository';
 
 // Issue 30: several cores in one window (the web host runs the main checkout's and each worktree's side by side).
 // Switching is in place (no reload); a request waiting in another core shows here, with its notification.
@@ -34,27 +35,15 @@ async function shoot(page: Page, testInfo: TestInfo, name: string, openSidebar: 
 
 inRepository(
   'one window: an approval waiting in a worktree shows in the main checkout (badge, list, notification); switched to in place, approved, and back',
-  async ({ deft, mock, context, workspace, home }, testInfo) => {
+  async ({ deft, mock, workspace, home }, testInfo) => {
     test.setTimeout(150_000);
     const { page } = deft;
-    await context.grantPermissions(['notifications']);
-    // Record the browser's notifications (the window is in front: a request in ANOTHER checkout is notified all the same).
-    await page.addInitScript(`
-      window.shownNotifications = [];
-      window.Notification = class {
-        static permission = 'granted';
-        static async requestPermission() { return 'granted'; }
-        constructor(title, options) { this.title = title; window.shownNotifications.push(this); }
-        close() {}
-      };
-    `);
+    // The window is in front: a request in ANOTHER checkout is notified all the same.
+    await recordNotifications(page);
     await page.reload();
     await configureProvider(page, mock.baseUrl);
     const sidebar = page.getByRole('navigation', { name: 'Sessions' });
-    await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
-    await dialog.getByRole('textbox', { name: /^Name/ }).fill('para');
-    await dialog.getByRole('button', { name: 'Create worktree' }).click();
+    const dialog = await createWorktree(page, 'para');
 
     // From here on, no page load may happen: switching is in place.
     let loads = 0;
@@ -90,7 +79,7 @@ inRepository(
     const row = sidebar.getByRole('list', { name: 'In worktrees' }).getByRole('button', { name: /Write para\.txt/ });
     await expect(row.locator('.waiting-badge')).toContainText('1');
     await expect(row).toHaveAccessibleName(/^an approval waiting for you/);
-    const notified = () => page.evaluate<string[]>('window.shownNotifications.map((n) => n.title)');
+    const notified = () => notificationTitles(page);
     await expect.poll(notified).toEqual(['Deft waits for your approval in deft/para']);
     await shoot(page, testInfo, 'waiting-elsewhere', true);
 
@@ -105,7 +94,7 @@ inRepository(
     await shoot(page, testInfo, 'approval-in-worktree', false);
     await approval.getByRole('button', { name: /Approve once/ }).click();
     await expect(page.getByText('Written in the worktree.')).toBeVisible({ timeout: 15_000 });
-    const folder = join(home, 'worktrees', (await readdir(join(home, 'worktrees')))[0]!, 'para');
+    const folder = await worktreeFolder(home, 'para');
     expect(await readFile(join(folder, 'para.txt'), 'utf8')).toBe('from the worktree\n');
     await expect(readFile(join(workspace, 'para.txt'))).rejects.toThrow();
 
@@ -138,10 +127,7 @@ inRepository('a worktree shows the main checkout’s sessions one by one: runnin
   await sidebar.getByRole('button', { name: 'New session', exact: true }).click();
   mock.enqueue({ ...textReply('Slow done.'), delayMs: 20_000 });
   await send(page, 'Slow in main');
-  await sidebar.getByRole('button', { name: 'New session in a worktree' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New session in a worktree' });
-  await dialog.getByRole('textbox', { name: /^Name/ }).fill('look');
-  await dialog.getByRole('button', { name: 'Create worktree' }).click();
+  const dialog = await createWorktree(page, 'look');
   await dialog.getByRole('button', { name: 'Switch to deft/look' }).click();
   const bar = sidebar.getByRole('group', { name: 'Where this window is' });
   await expect(bar).toContainText('deft/look');
