@@ -12,7 +12,7 @@ import { type RetryPolicy, defaultRetryPolicy } from '../infra/providers/retry';
 import type { SandboxSupport } from '../infra/sandbox/availability';
 import { type ConnectionAuthorizer, Sandbox } from '../infra/sandbox/sandbox';
 import { inboxDir } from '../infra/sessions/inbox';
-import { RemoteSandbox } from '../infra/sandbox/remote';
+import { RemoteSandbox, withRemote } from '../infra/sandbox/remote';
 import { SessionStore } from '../infra/sessions/store';
 import { worktreeAt } from '../infra/worktrees/records';
 import { maxRunningTasks } from '../infra/tasks/limits';
@@ -165,7 +165,7 @@ export class DeftCore {
       sandboxFor: (sessionId, handle) => {
         const authorize: ConnectionAuthorizer = (request, signal) => capabilities.authorizeConnection(handle(), request, signal);
         const here = this.sandbox.forSession(sessionId, authorize);
-        return commandsSandbox ? { ...here, onRemote: commandsSandbox.forSession(sessionId, authorize) } : here;
+        return commandsSandbox ? withRemote(here, commandsSandbox.forSession(sessionId, authorize)) : here;
       },
       subagents: (session, handle) => this.turns.subagentDeps(session, handle),
       maxRunningTasks: () => maxRunningTasks(options.home),

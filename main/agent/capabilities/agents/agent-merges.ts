@@ -1,8 +1,6 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { isAncestor } from '#infra/worktrees/checkout';
 import { type AgentMergeOutcome, type AgentMergeTarget, branchCommit, mergeAgentCommit } from '#infra/worktrees/agent-merge';
+import type { WorktreeMachine } from '#infra/worktrees/machine';
 import type { WorktreeRecord } from '#infra/worktrees/records';
 import type { Worktrees } from '#infra/worktrees/worktrees';
 import { MERGE_AGENT_WORK_TOOL } from './tools/names';
@@ -63,7 +61,7 @@ async function commitToMerge(
     return {
       refused: `its recorded commit ${pinned.slice(0, 12)} does not build on the commit its worktree started from (${record.baseCommit.slice(0, 12)}): Deft does not merge it. Look at it yourself, or discard it.`,
     };
-  const now = await branchCommit(root, record.branch);
+  const now = await branchCommit(repo.machine, root, record.branch);
   if (now === pinned || !options.includeLaterCommits) {
     const moved =
       now !== pinned
@@ -90,31 +88,30 @@ function conflictLines(record: WorktreeRecord, target: AgentMergeTarget, files: 
 }
 
 /** Whether the worktree's `.git` file still names the git folder Deft recorded when it made it (else its state cannot be trusted). */
-async function pointsBack(record: WorktreeRecord): Promise<boolean> {
+async function pointsBack(machine: WorktreeMachine, record: WorktreeRecord): Promise<boolean> {
   if (!record.gitDir) return false;
-  const text = await readFile(join(record.path, '.git'), 'utf8').catch(() => '');
+  const text = (await machine.readText(machine.path.join(record.path, '.git'))) ?? '';
   const named = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
   if (!named) return false;
-  try {
-    return realpathSync(resolve(record.path, named)) === record.gitDir;
-  } catch {
-    return false;
-  }
+  // realpath gives the path back when it cannot be resolved: a git folder that is gone never equals the recorded one's real path.
+  const real = await machine.realpath(machine.path.resolve(record.path, named));
+  return real === record.gitDir && (await machine.exists(real));
 }
 
 /** After a merge: remove the worktree when nothing would be lost; its branch too when the merge keeps its commits. */
 async function cleanUp(repo: Worktrees, record: WorktreeRecord, merged: string, target: AgentMergeTarget): Promise<string> {
   try {
-    if (!existsSync(record.path)) return `  cleanup: its worktree folder is already gone (deft worktrees cleanup forgets it).`;
+    const { machine } = repo;
+    if (!(await machine.exists(record.path))) return `  cleanup: its worktree folder is already gone (deft worktrees cleanup forgets it).`;
     // Its state is read through its .git file: only when that still leads where Deft made it.
-    if (!(await pointsBack(record)))
+    if (!(await pointsBack(machine, record)))
       return `  cleanup: kept ${record.path}: its .git file no longer names the git folder Deft made for it; look at it yourself.`;
     const state = await repo.state(record.name);
     if (state.state === 'missing') return `  cleanup: its worktree folder is already gone (deft worktrees cleanup forgets it).`;
     if (state.dirty) return `  cleanup: kept ${record.path}: it has changes made after it finished that are not merged.`;
-    const tip = await branchCommit(repo.repoRoot, record.branch);
-    const targetTip = await branchCommit(target.checkout, target.branch);
-    const kept = tip === merged && targetTip !== null && (await isAncestor(repo.machine, repo.repoRoot, tip, targetTip));
+    const tip = await branchCommit(machine, repo.repoRoot, record.branch);
+    const targetTip = await branchCommit(machine, target.checkout, target.branch);
+    const kept = tip === merged && targetTip !== null && (await isAncestor(machine, repo.repoRoot, tip, targetTip));
     const { branchDeleted } = await repo.discard(record.name, { deleteBranch: kept });
     return `  cleanup: removed its worktree${branchDeleted ? ' and its branch (merged)' : `; its branch ${record.branch} is kept (its commits are not in ${target.branch}${tip === merged ? ', a squash' : ''})`}.`;
   } catch (error) {
@@ -143,7 +140,7 @@ export async function mergeAgentWork(
         continue;
       }
       const note = chosen.note ? [`  note: ${chosen.note}`] : [];
-      const outcome = await mergeAgentCommit(record, chosen.commit, target, {
+      const outcome = await mergeAgentCommit(repo.machine, record, chosen.commit, target, {
         squash: options.squash,
         ...(options.message ? { message: options.message } : {}),
       });

@@ -32,7 +32,7 @@ export const agentsCapabilityWith =
       name: 'agents',
       taskKinds: [agentTasks],
       // A sub-agent's own session gets no delegation tools (no nested sub-agents).
-      tools: (session) => (session.agent ? [] : [agentTool(session, service), agentSwarmTool(session, service), mergeAgentWorkTool(session)]),
+      tools: (session) => (session.agent ? [] : [agentTool(session, service), agentSwarmTool(session, service), mergeAgentWorkTool(session, core)]),
       onSessionLoaded: async () => void (await service.catalog.refresh()),
       // Definitions added, edited or removed reach the Agent tool's description at the next turn.
       onTurnStart: () => void service.catalog.refresh(),

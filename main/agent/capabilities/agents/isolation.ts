@@ -1,7 +1,8 @@
 import type { CoreContext } from '#contract/capability';
 import { worktreeCopyGlobs } from '#infra/worktrees/settings';
 import { type Released, releaseSessionWorktree } from '#infra/worktrees/release';
-import { Worktrees } from '#infra/worktrees/worktrees';
+import type { Worktrees } from '#infra/worktrees/worktrees';
+import { worktreesOf } from '#infra/worktrees/there';
 import { branchCommit } from '#infra/worktrees/agent-merge';
 import { git, nulList } from '#infra/worktrees/run';
 import { MERGE_AGENT_WORK_TOOL } from './tools/names';
@@ -30,16 +31,17 @@ export interface WorktreeReport extends IsolatedTree {
   commit?: string;
 }
 
+/** The worktrees of the workspace's repository, on the machine the workspace is on (a remote folder's: there). */
+export const workspaceWorktrees = (core: CoreContext): Promise<Worktrees> => worktreesOf(core.home, core.place);
+
 /**
  * A new worktree for a sub-agent (branch `deft/<name>` from the main checkout's HEAD, `worktree.copy` files copied
- * in). Throws a readable error outside a git repository, or for a workspace on another machine.
+ * in), on the machine the workspace is on. Throws a readable error outside a git repository.
  */
 export async function openIsolation(core: CoreContext, hint: string, sessionId: string): Promise<IsolatedTree> {
-  if (core.environment.kind !== 'local')
-    throw new Error('isolation "worktree" works for a workspace on this machine only; this one is remote. Run it without isolation.');
   let repo: Worktrees;
   try {
-    repo = await Worktrees.of(core.home, core.workspace);
+    repo = await workspaceWorktrees(core);
   } catch (error) {
     throw new Error(`isolation "worktree" needs a git repository, and the workspace is not in one (${(error as Error).message}). Run it without isolation.`, {
       cause: error,
@@ -56,7 +58,7 @@ export async function closeIsolation(core: CoreContext, tree: IsolatedTree, mess
   let changedFiles: string[] = [];
   let commit: string | null = null;
   try {
-    const repo = await Worktrees.of(core.home, core.workspace);
+    const repo = await workspaceWorktrees(core);
     await repo.commit(tree.name, message).catch((error: Error) => {
       commitError = error.message;
     });
@@ -77,7 +79,7 @@ export async function closeIsolation(core: CoreContext, tree: IsolatedTree, mess
 async function pinWork(repo: Worktrees, name: string): Promise<string | null> {
   const record = await repo.records.read(name);
   if (!record) return null;
-  const commit = await branchCommit(repo.repoRoot, record.branch);
+  const commit = await branchCommit(repo.machine, repo.repoRoot, record.branch);
   if (!commit) return null;
   await repo.records.write({ ...record, agentTip: commit });
   return commit;
@@ -94,12 +96,11 @@ async function filesOf(repo: Worktrees, name: string, commit: string): Promise<s
  * or discard). Never throws.
  */
 export async function releaseIsolations(core: CoreContext, sessionId: string): Promise<Released[]> {
-  if (core.environment.kind !== 'local') return [];
   try {
-    const repo = await Worktrees.of(core.home, core.workspace);
+    const repo = await workspaceWorktrees(core);
     const made = (await repo.records.list()).filter((record) => record.session === sessionId);
     const released: Released[] = [];
-    for (const record of made) released.push(await releaseSessionWorktree(core.home, record));
+    for (const record of made) released.push(await releaseSessionWorktree(core.home, record, repo));
     return released;
   } catch {
     return [];

@@ -111,14 +111,17 @@ export class RemoteSandbox {
   }
 
   /** The sandbox as one session uses it: `authorize` for connections the settings do not allow (none: refused). */
-  forSession(sessionId: string, authorize?: ConnectionAuthorizer, workspace = this.workspace): SessionSandbox {
+  forSession(sessionId: string, authorize?: ConnectionAuthorizer, workspace = this.workspace, tree?: SandboxWorktree): SessionSandbox {
+    // A worktree Deft made (an isolated sub-agent's): its guarded entries as its first plan read them, its git folders
+    // from Deft's record (never from its `.git` file).
+    const worktree: WorktreePlace | undefined = tree && { tree };
     const tmpDir = posix.join(this.dir, 'sessions', sessionId.replace(/[^\w.-]/g, '_'), 'tmp');
     return {
       status: () => this.status(),
       tmpDir,
       env: async (extra) => ({ ...extra }),
       autoAllow: async () => (await this.settings.load()).autoAllow,
-      inWorktree: (tree: SandboxWorktree) => this.forSession(sessionId, authorize, tree.path),
+      inWorktree: (made: SandboxWorktree) => this.forSession(sessionId, authorize, made.path, made),
       plan: (request) => {
         const ask: NetworkPolicy =
           request.network ??
@@ -135,12 +138,12 @@ export class RemoteSandbox {
                   signal,
                 )
               : Promise.resolve({ allowed: false, reason: 'Nothing could be asked about this host.' }));
-        return this.plan(workspace, request, tmpDir, ask);
+        return this.plan(workspace, request, tmpDir, ask, worktree);
       },
     };
   }
 
-  private async plan(workspace: string, request: SandboxSpawnRequest, tmpDir: string, ask: NetworkPolicy): Promise<SpawnPlan> {
+  private async plan(workspace: string, request: SandboxSpawnRequest, tmpDir: string, ask: NetworkPolicy, worktree?: WorktreePlace): Promise<SpawnPlan> {
     const [program, ...rest] = request.argv;
     if (!program) throw new Error('Nothing to run: the command is empty.');
     const settings = await this.settings.load();
@@ -161,7 +164,8 @@ export class RemoteSandbox {
     // Plan, and gather what the plan asked that was not gathered yet, until it asks nothing new.
     for (let round = 0; ; round++) {
       const current = readWorkspaceInputs(workspace, held, facts);
-      const opened = workspace === this.workspace ? (this.opened ?? current) : current;
+      const opened = workspace === this.workspace ? (this.opened ?? current) : worktree ? worktreeOpened(worktree, current) : current;
+      const { tree } = worktree ?? {};
       const policy = filesystemPolicy({
         workspace,
         deftHome: this.deftHome,
@@ -171,6 +175,7 @@ export class RemoteSandbox {
         denyWrite: settings.denyWrite,
         denyRead: settings.denyRead,
         inputs: { opened, current },
+        ...(tree?.gitDir && tree.commonDir ? { recorded: { gitDir: tree.gitDir, commonDir: tree.commonDir, branch: tree.branch } } : {}),
         fs: facts,
       });
       const hidden = hiddenPlaces({
@@ -186,6 +191,7 @@ export class RemoteSandbox {
         await facts.gather(this.environment, new Map<string, Set<FactOp>>(facts.wanted));
         continue;
       }
+      if (worktree) worktree.opened ??= opened;
       if (workspace === this.workspace) {
         this.opened ??= current;
         const changed = inputsChanged(this.opened, current);
@@ -252,4 +258,29 @@ export class RemoteSandbox {
 /** The connections Deft's proxy refused a command, with how to allow each (as for a command here). */
 function networkBlocks(pass: ProxyPass | null, headless: boolean): SandboxBlock[] {
   return (pass?.refused ?? []).map((r) => ({ kind: 'network' as const, target: `${r.host}:${r.port}`, hint: r.hint ?? networkHint(r.host, r.port, headless) }));
+}
+
+/** A worktree Deft made, as a place for commands there, and its guarded entries as its first plan read them. */
+interface WorktreePlace {
+  readonly tree: SandboxWorktree;
+  opened?: WorkspaceInputs;
+}
+
+/**
+ * What a worktree's plan takes as read at its opening: its first reading (they only add walls); without git folders in
+ * Deft's record, nothing of the repository is writable (whatever its `.git` file names).
+ */
+function worktreeOpened(worktree: WorktreePlace, current: WorkspaceInputs): WorkspaceInputs {
+  const opened = worktree.opened ?? current;
+  if (worktree.tree.gitDir && worktree.tree.commonDir) return opened;
+  return { ...opened, git: opened.git && { ...opened.git, linked: false } };
+}
+
+/**
+ * A remote workspace's session sandbox: this machine's (for the user's own hooks, which run here) carrying the remote
+ * one as `onRemote` — in a worktree there too, so that an isolated sub-agent's commands run in bubblewrap there, in
+ * its worktree (this machine's part stays as it is: the worktree is not on this disk).
+ */
+export function withRemote(here: SessionSandbox, there: SessionSandbox): SessionSandbox {
+  return { ...here, onRemote: there, inWorktree: (tree) => withRemote(here, there.inWorktree(tree)) };
 }

@@ -1,11 +1,7 @@
-import { isAbsolute, join, relative } from 'node:path';
 import { isAncestor, revParse, statusPaths } from './checkout';
-import { localMachine } from './machine';
+import type { WorktreeMachine } from './machine';
 import type { WorktreeRecord } from './records';
 import { git, gitText, identity, nulList } from './run';
-
-/** Sub-agents' worktrees are on this machine only (refused on a remote workspace): git here, nothing of Deft's folder used. */
-const here = localMachine('');
 
 /**
  * How merging one isolated sub-agent's work into the parent's checkout ended. Nothing but `merged` changed anything.
@@ -35,15 +31,15 @@ export interface AgentMergeTarget {
  * The commit of `refs/heads/<branch>` read from the repository's own refs (run in `root`, never in a worktree whose
  * `.git` a command could rewrite); null when the branch is gone or is a symbolic ref (a branch Deft made never is).
  */
-export async function branchCommit(root: string, branch: string): Promise<string | null> {
-  const symbolic = await git(here, root, ['symbolic-ref', '--quiet', `refs/heads/${branch}`], { okCodes: [0, 1, 128] });
+export async function branchCommit(machine: WorktreeMachine, root: string, branch: string): Promise<string | null> {
+  const symbolic = await git(machine, root, ['symbolic-ref', '--quiet', `refs/heads/${branch}`], { okCodes: [0, 1, 128] });
   if (symbolic.exitCode === 0) return null;
-  return revParse(here, root, `refs/heads/${branch}^{commit}`);
+  return revParse(machine, root, `refs/heads/${branch}^{commit}`);
 }
 
 /** The branch checked out in `checkout`, or null when it is detached. */
-export async function checkedOutBranch(checkout: string): Promise<string | null> {
-  const out = await git(here, checkout, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [0, 1] });
+export async function checkedOutBranch(machine: WorktreeMachine, checkout: string): Promise<string | null> {
+  const out = await git(machine, checkout, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [0, 1] });
   return out.exitCode === 0 ? out.stdout.toString('utf8').trim() || null : null;
 }
 
@@ -57,9 +53,9 @@ function conflictedFiles(stdout: Buffer): string[] {
   return [...new Set(names)];
 }
 
-const outside = (file: string, target: AgentMergeTarget) => {
-  const rel = relative(target.workspace, join(target.checkout, file));
-  return rel.startsWith('..') || isAbsolute(rel);
+const outside = (machine: WorktreeMachine, file: string, target: AgentMergeTarget) => {
+  const rel = machine.path.relative(target.workspace, machine.path.join(target.checkout, file));
+  return rel.startsWith('..') || machine.path.isAbsolute(rel);
 };
 
 /**
@@ -69,26 +65,27 @@ const outside = (file: string, target: AgentMergeTarget) => {
  * refuses rather than overwrite anything there: then nothing changed either).
  */
 export async function mergeAgentCommit(
+  machine: WorktreeMachine,
   record: Pick<WorktreeRecord, 'name' | 'branch'>,
   commit: string,
   target: AgentMergeTarget,
   options: { squash: boolean; message?: string },
 ): Promise<AgentMergeOutcome> {
   const { checkout } = target;
-  const baseTip = await branchCommit(checkout, target.branch);
+  const baseTip = await branchCommit(machine, checkout, target.branch);
   if (!baseTip) return { status: 'refused', reason: `the branch "${target.branch}" of your checkout cannot be read.` };
-  if (!(await revParse(here, checkout, `${commit}^{commit}`)))
+  if (!(await revParse(machine, checkout, `${commit}^{commit}`)))
     return { status: 'refused', reason: `its commit ${commit.slice(0, 12)} is no longer in the repository.` };
-  if (await isAncestor(here, checkout, commit, baseTip)) return { status: 'nothing' };
-  const merged = await git(here, checkout, ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', baseTip, commit], { okCodes: [0, 1] });
+  if (await isAncestor(machine, checkout, commit, baseTip)) return { status: 'nothing' };
+  const merged = await git(machine, checkout, ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', baseTip, commit], { okCodes: [0, 1] });
   if (merged.exitCode === 1) return { status: 'conflict', files: conflictedFiles(merged.stdout) };
   const tree = merged.stdout.toString('utf8').split('\0')[0]!.trim();
-  const files = nulList((await git(here, checkout, ['diff', '--name-only', '-z', '--no-renames', baseTip, tree])).stdout);
+  const files = nulList((await git(machine, checkout, ['diff', '--name-only', '-z', '--no-renames', baseTip, tree])).stdout);
   if (!files.length) return { status: 'nothing' };
-  const away = files.filter((f) => outside(f, target));
+  const away = files.filter((f) => outside(machine, f, target));
   if (away.length)
     return { status: 'refused', reason: `it changes files outside your workspace (${away.slice(0, 5).join(', ')}), which this session may not write.` };
-  const pending = new Set(await statusPaths(here, checkout));
+  const pending = new Set(await statusPaths(machine, checkout));
   const dirty = files.filter((f) => pending.has(f));
   if (dirty.length) return { status: 'dirty', files: dirty };
   const squashed = options.squash;
@@ -97,11 +94,11 @@ export async function mergeAgentCommit(
     (squashed ? `${record.name}: the work of Deft sub-agent branch ${record.branch}` : `Merge branch '${record.branch}' (Deft sub-agent)`);
   const parents = squashed ? ['-p', baseTip] : ['-p', baseTip, '-p', commit];
   // The message on standard input: never an argument git could read as an option.
-  const made = await gitText(here, checkout, ['commit-tree', ...parents, '-F', '-', tree], {
-    gitEnv: await identity(here, checkout),
+  const made = await gitText(machine, checkout, ['commit-tree', ...parents, '-F', '-', tree], {
+    gitEnv: await identity(machine, checkout),
     input: Buffer.from(message, 'utf8'),
   });
-  const moved = await git(here, checkout, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', made], { okCodes: [0, 1, 128] });
+  const moved = await git(machine, checkout, ['merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', made], { okCodes: [0, 1, 128] });
   if (moved.exitCode !== 0)
     return {
       status: 'refused',

@@ -18,10 +18,15 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  * no other session in it, no uncommitted change, no commit its base lacks (merged, or never committed to). Anything
  * else keeps it, and says why. Never throws: a failure keeps the worktree.
  */
-export async function releaseSessionWorktree(home: string, worktree: { name: string; branch: string; repoRoot: string }): Promise<Released> {
+export async function releaseSessionWorktree(
+  home: string,
+  worktree: { name: string; branch: string; repoRoot: string },
+  /** The repository's worktrees when already open (on another machine: always). */
+  open?: Worktrees,
+): Promise<Released> {
   const keptAs = (reason: string): Released => ({ name: worktree.name, branch: worktree.branch, removed: false, reason });
   try {
-    const trees = await Worktrees.of(home, worktree.repoRoot);
+    const trees = open ?? (await Worktrees.of(home, worktree.repoRoot));
     const state = await trees.state(worktree.name);
     const path = { path: state.path };
     const kept = (reason: string): Released => ({ name: worktree.name, branch: worktree.branch, ...path, removed: false, reason });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { SessionHandle } from '#contract/capability';
+import type { CoreContext, SessionHandle } from '#contract/capability';
 import { type Tool, defineTool, errorResult } from '#contract/tool';
 import { checkedOutBranch } from '#infra/worktrees/agent-merge';
-import { Worktrees } from '#infra/worktrees/worktrees';
-import { findRepositoryRoot } from '#infra/git/repository';
+import type { Worktrees } from '#infra/worktrees/worktrees';
+import { workspaceWorktrees } from '../../isolation';
 import type { AgentMergeReport } from '../../agent-merges';
 import { MERGE_AGENT_WORK_TOOL } from '../names';
 import description from './merge-agent-work.md?raw';
@@ -39,7 +39,7 @@ function summary(reports: readonly AgentMergeReport[], branch: string): string {
 }
 
 /** Merge isolated sub-agents' branches into the parent's checkout: a write, approved like any other (and not in plan mode). */
-export function mergeAgentWorkTool(session: SessionHandle): Tool {
+export function mergeAgentWorkTool(session: SessionHandle, core: CoreContext): Tool {
   return defineTool({
     name: MERGE_AGENT_WORK_TOOL,
     policy: { approval: 'rules', mainAgentOnly: true },
@@ -47,15 +47,14 @@ export function mergeAgentWorkTool(session: SessionHandle): Tool {
     input,
     resolveExecution: async (args, env) => {
       if (session.agent) return errorResult("A sub-agent cannot merge other sub-agents' work.");
-      if (env.environment.kind !== 'local') return errorResult('Sub-agents in worktrees exist only for a workspace on this machine; this one is remote.');
       let repo: Worktrees;
       try {
-        repo = await Worktrees.of(env.home, env.workspace);
+        repo = await workspaceWorktrees(core);
       } catch (error) {
         return errorResult(`Nothing was merged: the workspace is not in a git repository (${(error as Error).message}).`);
       }
-      const checkout = findRepositoryRoot(env.workspace);
-      const branch = checkout ? await checkedOutBranch(checkout) : null;
+      const checkout = await repo.machine.repositoryRoot(env.workspace);
+      const branch = checkout ? await checkedOutBranch(repo.machine, checkout) : null;
       if (!checkout || !branch) return errorResult('Nothing was merged: your checkout is on no branch (a detached HEAD). Check out a branch first.');
       // The merge code is loaded with the first merge.
       const { agentWorktrees, mergeAgentWork } = await import('../../agent-merges');
