@@ -6,6 +6,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { type MockReply, firstUserText } from '#test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { remoteCliRig } from '#test-support/remote-cli';
+import { defaultCapabilities } from '../../agent/capabilities';
+import { createNodeCore } from '../compose';
+import { cliHost } from '../hosts';
+import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
 
 // Issues 29 + 30: a sub-agent with `isolation: "worktree"` on a REMOTE folder works in a worktree made on that machine
 // (under ~/.deft/worktrees there, git run there), and MergeAgentWork merges its recorded commit into the remote
@@ -102,7 +106,7 @@ describe('isolated sub-agents on a remote folder', () => {
     expect(await readFile(join(rig.path, 'notes.txt'), 'utf8')).toBe('local\n');
   });
 
-  it('a sub-agent that changed nothing: its result says so and how to discard its worktree; the remote checkout stays as it was', {
+  it('a sub-agent that changed nothing: its result says so; the remote checkout stays as it was; deleting the session removes its worktree there', {
     timeout: 180_000,
   }, async () => {
     rig.server.enqueue(
@@ -116,6 +120,34 @@ describe('isolated sub-agents on a remote folder', () => {
     expect(run.toolResults[0]).toMatch(/merge_hint: it changed nothing; deft worktrees discard agent-look-only-[0-9a-f]{6} --delete-branch removes it\./);
     expect(look(['status', '--porcelain'])).toBe('');
     expect(look(['log', '--format=%s'])).toBe('first\n');
+    const name = /^worktree: (\S+)$/m.exec(run.toolResults[0]!)![1]!;
+    expect(look(['branch', '--list', '--format=%(refname:short)', 'deft/*']).trim()).toBe(`deft/${name}`);
+
+    // Deleting the session (the window's way: a core on the remote folder) takes its worktree along there, since
+    // nothing would be lost; the branch goes too.
+    const remote = await openRemoteForCli(
+      { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path },
+      { HOME: rig.userHome, USER: rig.sshd.username },
+    );
+    const core = createNodeCore({
+      workspace: remote.workspace,
+      environment: remote.environment,
+      workspaceId: remote.id,
+      host: cliHost(() => {}),
+      env: { DEFT_HOME: rig.home },
+      capabilities: remoteCapabilities(defaultCapabilities),
+    });
+    try {
+      const [session] = (await core.handlers.listSessions({})).sessions;
+      const deleted = await core.handlers.deleteSession({ sessionId: session!.id });
+      expect(deleted.agentWorktrees).toEqual([expect.objectContaining({ name, branch: `deft/${name}`, removed: true })]);
+    } finally {
+      await core.close();
+      await remote.environment.close();
+    }
+    expect(look(['branch', '--list', 'deft/*'])).toBe('');
+    const made = join(rig.remoteHome, '.deft', 'worktrees');
+    for (const repo of await readdir(made)) expect(await readdir(join(made, repo))).toEqual([]);
   });
 
   it("a worktree sub-agent's Write to the remote main checkout's absolute path is not allowed without the user (accept-edits)", {
