@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -203,4 +204,23 @@ export function remoteAttackTargets(rig: RemoteCliRig, prefix: string): { port: 
     await writeFile(join(rig.remoteHome, '.ssh', 'id_remote_secret'), 'REMOTE-PRIVATE-KEY\n', { mode: 0o600 });
   });
   return targets;
+}
+
+/**
+ * A fresh start for a test on a remote repository: the remote folder (`there`) emptied and made a git repository on
+ * `main` with one commit (`notes.txt`, "colour: red"), this machine's folder of the same path holding only its own
+ * `notes.txt` ("local"), no Deft folder in the remote home. Returns git on `there` for the test's own setup.
+ */
+export async function freshRemoteRepository(rig: RemoteCliRig): Promise<(...args: string[]) => void> {
+  for (const dir of [rig.there, rig.path]) for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+  await rm(join(rig.remoteHome, '.deft'), { recursive: true, force: true });
+  const git = (...args: string[]) => void execFileSync('git', ['-C', rig.there, ...args], { stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'Remote Dev');
+  git('config', 'user.email', 'dev@remote.invalid');
+  await writeFile(join(rig.there, 'notes.txt'), 'colour: red\n');
+  git('add', 'notes.txt');
+  git('commit', '-q', '-m', 'first');
+  await writeFile(join(rig.path, 'notes.txt'), 'local\n');
+  return git;
 }

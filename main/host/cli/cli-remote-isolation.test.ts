@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type MockReply, firstUserText } from '#test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
-import { remoteCliRig } from '#test-support/remote-cli';
+import { freshRemoteRepository, remoteCliRig } from '#test-support/remote-cli';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
@@ -33,18 +33,7 @@ function stepFrom(build: (toolResults: string[]) => MockReply): MockReply {
   return step;
 }
 
-beforeEach(async () => {
-  for (const dir of [rig.there, rig.path]) for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
-  await rm(join(rig.remoteHome, '.deft'), { recursive: true, force: true });
-  const git = (...args: string[]) => execFileSync('git', ['-C', rig.there, ...args], { stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Remote Dev');
-  git('config', 'user.email', 'dev@remote.invalid');
-  await writeFile(join(rig.there, 'notes.txt'), 'colour: red\n');
-  git('add', 'notes.txt');
-  git('commit', '-q', '-m', 'first');
-  await writeFile(join(rig.path, 'notes.txt'), 'local\n');
-});
+beforeEach(async () => void (await freshRemoteRepository(rig)));
 
 describe('isolated sub-agents on a remote folder', () => {
   it('the sub-agent works in a worktree on the remote machine; its result names the branch; MergeAgentWork merges it there', {

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
-import { remoteCliRig } from '#test-support/remote-cli';
+import { freshRemoteRepository, remoteCliRig } from '#test-support/remote-cli';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { createNodeCore } from '../compose';
 import { cliHost } from '../hosts';
@@ -30,19 +30,12 @@ async function worktreesThere(): Promise<string> {
 }
 
 beforeEach(async () => {
-  for (const dir of [rig.there, rig.path]) for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
-  await rm(join(rig.remoteHome, '.deft'), { recursive: true, force: true });
-  const git = (...args: string[]) => execFileSync('git', ['-C', rig.there, ...args], { stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Remote Dev');
-  git('config', 'user.email', 'dev@remote.invalid');
-  await writeFile(join(rig.there, 'notes.txt'), 'colour: red\n');
+  const git = await freshRemoteRepository(rig);
   await writeFile(join(rig.there, '.env.example'), 'PORT=1\n');
   await writeFile(join(rig.there, '.gitignore'), '.env.example\n');
-  git('add', 'notes.txt', '.gitignore');
-  git('commit', '-q', '-m', 'first');
-  // This machine's folder of the same path: never looked at, never changed.
-  await writeFile(join(rig.path, 'notes.txt'), 'local\n');
+  git('add', '.gitignore');
+  git('commit', '-q', '-m', 'ignore .env.example');
+  // This machine's folder of the same path (its notes.txt): never looked at, never changed.
   // worktree.copy in the user's settings (this machine's Deft home): copied on the remote machine.
   await writeFile(join(rig.home, 'settings.json'), JSON.stringify({ worktree: { copy: ['.env.example'] } }));
 });
