@@ -5,7 +5,12 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ripgrepPath } from '#infra/environment/local/ripgrep-binary';
+import type { DeftCore } from '../main/agent/runtime/core';
+import { defaultCapabilities } from '../main/agent/capabilities';
 import { type CliIo, runCli } from '../main/host/cli/cli';
+import { createNodeCore } from '../main/host/compose';
+import { cliHost } from '../main/host/hosts';
+import { openRemoteForCli, remoteCapabilities } from '../main/host/remote-folder';
 import { fastRetry, tempDir } from './harness';
 import { MockModelServer } from './mock-model-server';
 import { type TestSshd, startSshd } from './sshd';
@@ -223,4 +228,34 @@ export async function freshRemoteRepository(rig: RemoteCliRig): Promise<(...args
   git('commit', '-q', '-m', 'first');
   await writeFile(join(rig.path, 'notes.txt'), 'local\n');
   return git;
+}
+
+/**
+ * A core on the rig's remote folder, as a window's (its commands: `core.handlers`), over a connection of its own;
+ * `close` stops both. `openFolder` answers the core's asks to open a folder (a worktree) in a window.
+ */
+export async function remoteCore(
+  rig: RemoteCliRig,
+  options: { openFolder?: (path: string) => Promise<'here'> } = {},
+): Promise<{ core: DeftCore; close: () => Promise<void> }> {
+  const remote = await openRemoteForCli(
+    { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path },
+    { HOME: rig.userHome, USER: rig.sshd.username },
+  );
+  const core = createNodeCore({
+    workspace: remote.workspace,
+    environment: remote.environment,
+    workspaceId: remote.id,
+    host: cliHost(() => {}),
+    env: { DEFT_HOME: rig.home },
+    capabilities: remoteCapabilities(defaultCapabilities),
+    ...(options.openFolder ? { openFolder: options.openFolder } : {}),
+  });
+  return {
+    core,
+    close: async () => {
+      await core.close();
+      await remote.environment.close();
+    },
+  };
 }

@@ -5,11 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type MockReply, firstUserText } from '#test-support/mock-model-server';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
-import { freshRemoteRepository, remoteCliRig } from '#test-support/remote-cli';
-import { defaultCapabilities } from '../../agent/capabilities';
-import { createNodeCore } from '../compose';
-import { cliHost } from '../hosts';
-import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
+import { freshRemoteRepository, remoteCliRig, remoteCore } from '#test-support/remote-cli';
 
 // Issues 29 + 30: a sub-agent with `isolation: "worktree"` on a REMOTE folder works in a worktree made on that machine
 // (under ~/.deft/worktrees there, git run there), and MergeAgentWork merges its recorded commit into the remote
@@ -114,25 +110,13 @@ describe('isolated sub-agents on a remote folder', () => {
 
     // Deleting the session (the window's way: a core on the remote folder) takes its worktree along there, since
     // nothing would be lost; the branch goes too.
-    const remote = await openRemoteForCli(
-      { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path },
-      { HOME: rig.userHome, USER: rig.sshd.username },
-    );
-    const core = createNodeCore({
-      workspace: remote.workspace,
-      environment: remote.environment,
-      workspaceId: remote.id,
-      host: cliHost(() => {}),
-      env: { DEFT_HOME: rig.home },
-      capabilities: remoteCapabilities(defaultCapabilities),
-    });
+    const { core, close } = await remoteCore(rig);
     try {
       const [session] = (await core.handlers.listSessions({})).sessions;
       const deleted = await core.handlers.deleteSession({ sessionId: session!.id });
       expect(deleted.agentWorktrees).toEqual([expect.objectContaining({ name, branch: `deft/${name}`, removed: true })]);
     } finally {
-      await core.close();
-      await remote.environment.close();
+      await close();
     }
     expect(look(['branch', '--list', 'deft/*'])).toBe('');
     const made = join(rig.remoteHome, '.deft', 'worktrees');

@@ -4,11 +4,7 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
-import { freshRemoteRepository, remoteCliRig } from '#test-support/remote-cli';
-import { defaultCapabilities } from '../../agent/capabilities';
-import { createNodeCore } from '../compose';
-import { cliHost } from '../hosts';
-import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
+import { freshRemoteRepository, remoteCliRig, remoteCore } from '#test-support/remote-cli';
 
 // Issues 29 + 30: a session in a git worktree of a REMOTE folder. The sshd runs in a mount namespace of its own where
 // the remote folder (`there`, a git repository) shows at `path` and the remote user's home is `remoteHome`: the
@@ -225,18 +221,8 @@ describe('deft run --remote --worktree', () => {
   it('the window’s worktree commands on a remote folder: made, shown, its changes, merged and discarded there; never opened here', {
     timeout: 120_000,
   }, async () => {
-    const remote = await openRemoteForCli(
-      { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path },
-      { HOME: rig.userHome, USER: rig.sshd.username },
-    );
     const opened: string[] = [];
-    const core = createNodeCore({
-      workspace: remote.workspace,
-      environment: remote.environment,
-      workspaceId: remote.id,
-      host: cliHost(() => {}),
-      env: { DEFT_HOME: rig.home },
-      capabilities: remoteCapabilities(defaultCapabilities),
+    const { core, close } = await remoteCore(rig, {
       openFolder: async (path: string) => {
         opened.push(path);
         return 'here' as const;
@@ -263,8 +249,7 @@ describe('deft run --remote --worktree', () => {
       expect(existsSync(join(dir, 'win'))).toBe(false);
       await expect(core.handlers.worktreeChanges({ name: '../win' })).rejects.toThrow();
     } finally {
-      await core.close();
-      await remote.environment.close();
+      await close();
     }
   });
 });
