@@ -111,15 +111,8 @@ function ThinkingLabel({ item }: { item: AssistantItem }) {
 export const AssistantMessage = memo(function AssistantMessage({ item }: { item: AssistantItem }) {
   const running = useTranscript((s) => s.runningTurn !== null);
   const prompt = useTurnPrompt(item.turnId);
-  // Streamed while shown: its blocks out of view stay skipped once it ends (markdown.css). Turning that off
-  // at the end would lay out and paint the whole answer again in one frame.
-  const [streamedHere] = useState(item.streaming);
   return (
-    <article
-      className={streamedHere ? 'message message-assistant streamed-here' : 'message message-assistant'}
-      aria-label="Assistant message"
-      aria-busy={item.streaming}
-    >
+    <article className="message message-assistant" aria-label="Assistant message" aria-busy={item.streaming}>
       {item.thinking ? (
         <details className="thinking">
           <summary>
