@@ -113,7 +113,7 @@ describe('binding the stores to the bridge', () => {
     frame(16);
     expect(shown()).toEqual(['Hi', 'abcdef']);
     expect(useTranscript.getState().items.at(-1)).toMatchObject({ streaming: false });
-    // However slow the page, text waits no longer than MAX_TEXT_WAIT_MS.
+    // However slow the page, text waits no longer than 250 ms (MAX_TEXT_WAIT_MS).
     push(
       ev('tool.call.started', { turnId: 't', step: 0, callId: 'c1', name: 'Bash', args: {}, description: 'run', display: { kind: 'generic', summary: 'run' } }),
     );

@@ -25,9 +25,9 @@ const GROWS_TEXT = new Set<DeftEvent['type']>(['assistant.delta', 'thinking.delt
 const growsText = (event: DeftEvent) => GROWS_TEXT.has(event.type);
 
 /** A frame that took longer than this (ms) after text was applied means the page is behind the stream. */
-export const FRAME_BUDGET_MS = 24;
+const FRAME_BUDGET_MS = 24;
 /** The longest streamed text waits on a page that is behind (ms): it still moves a few times a second. */
-export const MAX_TEXT_WAIT_MS = 250;
+const MAX_TEXT_WAIT_MS = 250;
 
 /**
  * Feed the stores from the bridge — the one place events are routed. Events are queued and applied

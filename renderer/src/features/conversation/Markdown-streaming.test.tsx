@@ -3,12 +3,13 @@ import type { RootContent } from 'mdast';
 import { describe, expect, it, vi } from 'vitest';
 import { deltas, longAnswer } from '../../../../test-support/long-answer';
 import { Markdown } from './Markdown';
+import type * as MarkdownRender from './markdown-render';
 
 // Every block rendered, by the syntax tree it was rendered from: a finished block keeps its tree (the split
 // keeps it), so rendering it again would render the same tree again.
 const rendered = vi.hoisted(() => new Map<unknown, number>());
 vi.mock('./markdown-render', async (original) => {
-  const real = await original<typeof import('./markdown-render')>();
+  const real = await original<typeof MarkdownRender>();
   return {
     renderMarkdownNodes: (nodes: RootContent[], options: Parameters<typeof real.renderMarkdownNodes>[1]) => {
       rendered.set(nodes, (rendered.get(nodes) ?? 0) + 1);
