@@ -69,6 +69,15 @@ function fileTools(t: number, turnId: string, step: number, shape: ToolEventShap
   });
 }
 
+/** A test run's output, `lines` long, different per turn. */
+function commandOutput(turn: number, lines: number): string {
+  return Array.from({ length: lines }, (_, i) =>
+    i % 20 === 0
+      ? ` ✓ src/part-${turn}/module-${i}.test.ts (12 tests) ${(i * 7) % 900} ms`
+      : `   ✓ part ${turn} case ${i}: keeps the order of rows when the index is rebuilt`,
+  ).join('\n');
+}
+
 /**
  * Write a realistic session log: turns with a prompt, streamed Markdown with code, a Read or an Edit and
  * its result. `toolCalls: false` makes each turn exactly two messages (prompt and answer).
@@ -81,6 +90,10 @@ export async function generateSession(options: {
   toolCalls?: boolean;
   toolEvents?: ToolEventShape;
   title?: string;
+  /** The last `turns` turns also run a command whose output is `lines` lines (a test run's, a build's): realistic tool output in the tail. */
+  commandOutput?: { lines: number; turns: number };
+  /** When it was last updated (the sidebar lists the newest first, and a fresh window opens it); by default its last event's time. */
+  updatedAt?: number;
 }): Promise<{ events: number; dir: string }> {
   const dir = join(workspaceSessionsDir(options.home, options.workspace), options.id);
   await mkdir(dir, { recursive: true });
@@ -118,6 +131,18 @@ export async function generateSession(options: {
       records.push({ r: 'context', m: { role: 'tool', toolCallId: callId, toolName: 'Read', content: 'export const part = 1;' } });
       step++;
     }
+    if (options.commandOutput && t >= options.turns - options.commandOutput.turns) {
+      const callId = `cmd-${t}`;
+      const output = commandOutput(t, options.commandOutput.lines);
+      event({ type: 'step.started', turnId, step });
+      const display = { kind: 'command', command: 'npm test' };
+      event({ type: 'tool.call.started', turnId, step, callId, name: 'Bash', args: { command: 'npm test' }, description: 'npm test', display });
+      event({ type: 'tool.call.result', turnId, callId, name: 'Bash', isError: false, output, durationMs: 2400 });
+      event({ type: 'step.ended', turnId, step, finishReason: 'tool_use' });
+      records.push({ r: 'context', m: { role: 'assistant', content: '', toolCalls: [{ id: callId, name: 'Bash', arguments: '{"command":"npm test"}' }] } });
+      records.push({ r: 'context', m: { role: 'tool', toolCallId: callId, toolName: 'Bash', content: output } });
+      step++;
+    }
     event({ type: 'step.started', turnId, step });
     event({ type: 'assistant.delta', turnId, step, text: answer, fromSeq: seq });
     event({ type: 'step.ended', turnId, step, finishReason: 'end_turn' });
@@ -127,6 +152,6 @@ export async function generateSession(options: {
     event({ type: 'session.updated', session: { ...summary, turns: t + 1 } });
   }
   await writeFile(join(dir, LOG_FILE), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  await writeFile(join(dir, META_FILE), JSON.stringify({ ...summary, turns: options.turns, updatedAt: at + seq }));
+  await writeFile(join(dir, META_FILE), JSON.stringify({ ...summary, turns: options.turns, updatedAt: options.updatedAt ?? at + seq }));
   return { events: seq, dir };
 }

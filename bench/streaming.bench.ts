@@ -34,10 +34,18 @@ interface Frames {
   longestGapInFirstSecond: number;
   /** How long the stream took on screen (ms), first text to the end. */
   duration: number;
+  /** CPU time the page's renderer process used meanwhile (ms, every thread: main, compositor, raster), from the browser's process table. */
+  rendererCpu: number;
   /** Main-thread time the page spent meanwhile (ms): script, style and layout (CDP Performance metrics). */
   script: number;
   style: number;
   layout: number;
+}
+
+/** CPU seconds used so far by the browser's renderer processes (ms). Wall time lies on a loaded machine; CPU time does not. */
+async function rendererCpu(browser: CDPSession): Promise<number> {
+  const { processInfo } = (await browser.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; cpuTime: number }[] };
+  return processInfo.filter((p) => p.type === 'renderer').reduce((sum, p) => sum + p.cpuTime * 1000, 0);
 }
 
 async function mainThread(cdp: CDPSession): Promise<Record<string, number>> {
@@ -60,9 +68,13 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
   const from = await page.evaluate(() => performance.now());
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
+  const browserCdp = await page.context().browser()!.newBrowserCDPSession();
   const before = await mainThread(cdp);
+  const cpuBefore = await rendererCpu(browserCdp);
   await run();
+  const cpuAfter = await rendererCpu(browserCdp);
   const after = await mainThread(cdp);
+  await browserCdp.detach();
   await cdp.detach();
   const spent = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
   const until = await page.evaluate<number>('window.__stop = true, performance.now()');
@@ -86,6 +98,7 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
     longestGapAfterFirstSecond,
     longestGapInFirstSecond,
     duration: until - from,
+    rendererCpu: cpuAfter - cpuBefore,
     script: spent('ScriptDuration'),
     style: spent('RecalcStyleDuration'),
     layout: spent('LayoutDuration'),
@@ -155,6 +168,13 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     // The same stream on a CPU four times slower: does the window keep up, or fall behind and stutter?
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
+    // DEFT_BENCH_CPU_PROFILE_THROTTLED=file.cpuprofile: the page's CPU profile while the throttled stream runs.
+    const throttledProfilePath = process.env.DEFT_BENCH_CPU_PROFILE_THROTTLED;
+    const throttledProfiler = throttledProfilePath ? await page.context().newCDPSession(page) : null;
+    if (throttledProfiler) await throttledProfiler.send('Profiler.enable').then(() => throttledProfiler.send('Profiler.start'));
+    // DEFT_BENCH_TRACE_THROTTLED=file.json: a performance trace of the throttled stream.
+    const throttledTracePath = process.env.DEFT_BENCH_TRACE_THROTTLED;
+    if (throttledTracePath) await browser.startTracing(page, { path: throttledTracePath, screenshots: false });
     mock.enqueue({ chunks: [...chunks.map((text) => ({ text })), { finish: 'stop' }], perSecond: RATE });
     const throttled = await recordFrames(page, async () => {
       await box.fill('write the long answer again');
@@ -165,8 +185,13 @@ export default async function streamingBench(): Promise<BenchResult[]> {
         { polling: 250, timeout: 240_000 },
       );
     });
+    if (throttledTracePath) await browser.stopTracing();
+    if (throttledProfiler && throttledProfilePath)
+      await writeFile(throttledProfilePath, JSON.stringify((await throttledProfiler.send('Profiler.stop')).profile));
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
+    const perDelta = (f: Frames) => (f.script + f.style + f.layout) / chunks.length;
+    const busy = (f: Frames) => (((f.script + f.style + f.layout) / f.duration) * 100).toFixed(0);
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
     // Loaded by path: the renderer's modules (and the DOM types of their libraries) stay out of the Node program.
     const perFrameModule = pathToFileURL(join(root, 'renderer/src/features/conversation/markdown-per-frame.ts')).href;
@@ -197,6 +222,13 @@ export default async function streamingBench(): Promise<BenchResult[]> {
         unit: 'fps',
         baseline: { name: 'same stream, unthrottled', value: streamed.lastSecondFps },
         note: `on screen in ${(throttled.duration / 1000).toFixed(1)} s (unthrottled ${(streamed.duration / 1000).toFixed(1)} s); main thread: ${cpu(throttled)}`,
+      },
+      {
+        name: `streaming, CPU throttled ${THROTTLE}×: main-thread time per delta (script + style + layout)`,
+        value: perDelta(throttled),
+        unit: 'ms',
+        baseline: { name: 'same stream, unthrottled', value: perDelta(streamed) },
+        note: `renderer CPU (all its threads) ${(throttled.rendererCpu / chunks.length).toFixed(3)} ms a delta throttled, ${(streamed.rendererCpu / chunks.length).toFixed(3)} ms unthrottled, ${(idle.rendererCpu / chunks.length).toFixed(3)} ms idle for as long; ${(perDelta(throttled) * 1000).toFixed(0)} µs a delta throttled, ${(perDelta(streamed) * 1000).toFixed(0)} µs unthrottled; main thread busy ${busy(throttled)} % of the stream throttled, ${busy(streamed)} % unthrottled`,
       },
       {
         name: `streaming, CPU throttled ${THROTTLE}×: longest frame gap`,

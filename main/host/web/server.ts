@@ -51,7 +51,7 @@ const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
  * streams up to a thousand deltas a second, and each message costs the page a task of its own; the
  * page applies events once a frame anyway.
  */
-const EVENT_BATCH_MS = 8;
+const EVENT_BATCH_MS = 16;
 
 /** Collect events and hand them on together, at most EVENT_BATCH_MS after the first; `flush` hands on what waits now. */
 function batchEvents(send: (events: DeftEvent[]) => void) {

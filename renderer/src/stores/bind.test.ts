@@ -74,6 +74,59 @@ describe('binding the stores to the bridge', () => {
     expect(useSessions.getState()).toMatchObject({ sessions: [], currentId: null });
   });
 
+  it('lets streamed text wait while the page is behind, and nothing else', async () => {
+    const { bindStores, useSessions, useTranscript } = await load();
+    bindStores({ onReconnect: vi.fn(), onSkillsChanged: vi.fn() });
+    useSessions.getState().beginOpen('s');
+    useSessions.getState().finishOpen('s', [], false, []);
+    let clock = 1_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    const ev = eventsOf('s');
+    const shown = () => useTranscript.getState().items.map((i) => ('text' in i ? i.text : ''));
+    const frame = (ms: number) => {
+      clock += ms;
+      runFrame();
+    };
+    push(ev('turn.started', { turnId: 't', text: 'Hi', attachments: [], origin: 'user' }));
+    push(ev('assistant.delta', { turnId: 't', step: 0, text: 'a' }));
+    frame(16);
+    expect(shown()).toEqual(['Hi', 'a']);
+    // A page that keeps up: text is applied every frame.
+    push(ev('assistant.delta', { turnId: 't', step: 0, text: 'b' }));
+    frame(16);
+    expect(shown()).toEqual(['Hi', 'ab']);
+    // That frame took 120 ms: the next text waits about as long, frames keep coming meanwhile.
+    push(ev('assistant.delta', { turnId: 't', step: 0, text: 'c' }));
+    frame(120);
+    expect(shown()).toEqual(['Hi', 'ab']);
+    push(ev('assistant.delta', { turnId: 't', step: 0, text: 'd' }));
+    frame(60);
+    expect(shown()).toEqual(['Hi', 'ab']);
+    frame(70);
+    expect(shown()).toEqual(['Hi', 'abcd']);
+    // Another slow frame; then an event that is not text growing comes: everything queued is applied at once, in order.
+    push(ev('assistant.delta', { turnId: 't', step: 0, text: 'e' }));
+    frame(200);
+    expect(shown()).toEqual(['Hi', 'abcd']);
+    push(ev('assistant.delta', { turnId: 't', step: 0, text: 'f' }));
+    push(ev('step.ended', { turnId: 't', step: 0, finishReason: 'end_turn' }));
+    frame(16);
+    expect(shown()).toEqual(['Hi', 'abcdef']);
+    expect(useTranscript.getState().items.at(-1)).toMatchObject({ streaming: false });
+    // However slow the page, text waits no longer than 250 ms (MAX_TEXT_WAIT_MS).
+    push(
+      ev('tool.call.started', { turnId: 't', step: 0, callId: 'c1', name: 'Bash', args: {}, description: 'run', display: { kind: 'generic', summary: 'run' } }),
+    );
+    push(ev('tool.call.progress', { turnId: 't', callId: 'c1', kind: 'output', text: 'x' }));
+    frame(16);
+    push(ev('tool.call.progress', { turnId: 't', callId: 'c1', kind: 'output', text: 'y' }));
+    frame(5_000);
+    frame(249);
+    expect(useTranscript.getState().items.at(-1)).toMatchObject({ progress: 'x' });
+    frame(2);
+    expect(useTranscript.getState().items.at(-1)).toMatchObject({ progress: 'xy' });
+  });
+
   it('still applies events when no frame comes (a hidden tab)', async () => {
     const { bindStores, useSessions } = await load();
     bindStores({ onReconnect: vi.fn(), onSkillsChanged: vi.fn() });

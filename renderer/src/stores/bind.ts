@@ -20,17 +20,60 @@ export interface BindHooks {
   onSkillsChanged(): void;
 }
 
+/** Events that only grow text already shown (an answer, its reasoning, a command's output): they may wait a frame or two. */
+const GROWS_TEXT = new Set<DeftEvent['type']>(['assistant.delta', 'thinking.delta', 'tool.call.progress']);
+const growsText = (event: DeftEvent) => GROWS_TEXT.has(event.type);
+
+/** A frame that took longer than this (ms) after text was applied means the page is behind the stream. */
+const FRAME_BUDGET_MS = 24;
+/** The longest streamed text waits on a page that is behind (ms): it still moves a few times a second. */
+const MAX_TEXT_WAIT_MS = 250;
+
 /**
  * Feed the stores from the bridge — the one place events are routed. Events are queued and applied
  * once per animation frame, so a fast stream re-renders at most once a frame.
+ *
+ * On a page that cannot keep up (a slow or busy machine: applying a frame's text, rendering and laying
+ * it out took longer than a frame), text that only grows waits as long as the last such frame took
+ * before it is applied again, so streaming takes at most about half the main thread and frames keep
+ * coming in between (scrolling, typing, the spinner). Any other event is applied at the next frame,
+ * with everything queued before it, in order.
  */
 export function bindStores(hooks: BindHooks): () => void {
   let queue: DeftEvent[] = [];
   let scheduled = false;
+  // Text that only grows is applied again no sooner than this (performance.now()).
+  let textWaitsUntil = 0;
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    // rAF pauses in hidden tabs; the timeout keeps state current there too.
+    const timer = setTimeout(flush, 250);
+    requestAnimationFrame(() => {
+      clearTimeout(timer);
+      if (!scheduled) return;
+      if (performance.now() < textWaitsUntil && queue.every(growsText)) {
+        scheduled = false;
+        schedule();
+        return;
+      }
+      flush();
+    });
+  };
+  /** How long the frame that applied text took, measured at the next frame: a slow one makes the next text wait. */
+  const pace = () => {
+    const started = performance.now();
+    requestAnimationFrame(() => {
+      const now = performance.now();
+      const spent = now - started;
+      textWaitsUntil = spent > FRAME_BUDGET_MS ? now + Math.min(spent, MAX_TEXT_WAIT_MS) : 0;
+    });
+  };
   const flush = () => {
     scheduled = false;
     const batch = queue;
     queue = [];
+    if (batch.some(growsText)) pace();
     const sessionEvents: SessionEvent[] = [];
     const tasksEvents: TasksEvent[] = [];
     const agentEvents: AgentEvent[] = [];
@@ -73,15 +116,7 @@ export function bindStores(hooks: BindHooks): () => void {
   });
   const unsubscribe = deft.onEvent((event) => {
     queue.push(event);
-    if (!scheduled) {
-      scheduled = true;
-      // rAF pauses in hidden tabs; the timeout keeps state current there too.
-      const timer = setTimeout(flush, 250);
-      requestAnimationFrame(() => {
-        clearTimeout(timer);
-        if (scheduled) flush();
-      });
-    }
+    schedule();
   });
   let wasClosed = false;
   const unConnection = deft.onConnection((state) => {

@@ -1,0 +1,48 @@
+import { act, render } from '@testing-library/react';
+import type { RootContent } from 'mdast';
+import { describe, expect, it, vi } from 'vitest';
+import { deltas, longAnswer } from '../../../../test-support/long-answer';
+import { Markdown } from './Markdown';
+import type * as MarkdownRender from './markdown-render';
+
+// Every block rendered, by the syntax tree it was rendered from: a finished block keeps its tree (the split
+// keeps it), so rendering it again would render the same tree again.
+const rendered = vi.hoisted(() => new Map<unknown, number>());
+vi.mock('./markdown-render', async (original) => {
+  const real = await original<typeof MarkdownRender>();
+  return {
+    renderMarkdownNodes: (nodes: RootContent[], options: Parameters<typeof real.renderMarkdownNodes>[1]) => {
+      rendered.set(nodes, (rendered.get(nodes) ?? 0) + 1);
+      return real.renderMarkdownNodes(nodes, options);
+    },
+  };
+});
+
+describe('a streamed answer', () => {
+  it('renders each finished block once: a frame renders only the growing last block', () => {
+    const answer = longAnswer(6_000);
+    // About a frame's worth of deltas at a time (16 deltas of 4 characters).
+    const frames = deltas(answer, 64);
+    let text = '';
+    const view = render(<Markdown text="" />);
+    let renders = 0;
+    for (const delta of frames) {
+      text += delta;
+      const before = [...rendered.values()].reduce((a, b) => a + b, 0);
+      act(() => view.rerender(<Markdown text={text} />));
+      const now = [...rendered.values()].reduce((a, b) => a + b, 0);
+      // The last block, and blocks that came whole in this delta: a few, never the answer so far.
+      expect(now - before).toBeLessThanOrEqual(4);
+      renders += now - before;
+    }
+    const blocks = view.container.querySelectorAll('.markdown > *').length;
+    expect(blocks).toBeGreaterThan(30);
+    // Each block is rendered once as it is finished, plus the growing tail once a frame.
+    expect(renders).toBeLessThanOrEqual(frames.length + blocks);
+    // No tree (a finished block's) was rendered more than once... except the growing tail's, which is new each frame.
+    expect(Math.max(...rendered.values())).toBe(1);
+    // And it reads as the whole answer rendered at once.
+    const whole = render(<Markdown text={answer} />);
+    expect(view.container.innerHTML).toBe(whole.container.innerHTML);
+  });
+});
