@@ -1,5 +1,4 @@
 // Build out/ when it is missing or older than the sources. Used by npm start, npm run web and bin/deft.mjs.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,10 +51,13 @@ export function buildIsStale(sources = SOURCES) {
 export function ensureBuild(say = (m) => process.stderr.write(m + '\n'), sources = SOURCES) {
   if (!buildIsStale(sources)) return;
   say('deft: building the app (first run or sources changed)…');
-  const result = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  // child_process only when a build runs: `deft run` with a fresh build starts no process (issue 36).
+  const result = process
+    .getBuiltinModule('node:child_process')
+    .spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   if (result.status !== 0) {
     say('deft: the build failed (see above).');
     process.exit(1);

@@ -49,6 +49,11 @@ it('an input not in tool-schemas.json is converted from zod, as before', () => {
   const input = toolInput('A tool made by this test', () => z.object({ n: z.number().int() }));
   expect(input.modelSchema).toBeUndefined();
   const registry = new ToolRegistry([echoTool(input)]);
-  expect(registry.get('Echo')!.wire.parameters).toEqual({ type: 'object', properties: { n: { type: 'integer', minimum: expect.any(Number), maximum: expect.any(Number) } }, required: ['n'], additionalProperties: false });
+  expect(registry.get('Echo')!.wire.parameters).toEqual({
+    type: 'object',
+    properties: { n: { type: 'integer', minimum: expect.any(Number), maximum: expect.any(Number) } },
+    required: ['n'],
+    additionalProperties: false,
+  });
   toolInputs.delete('A tool made by this test');
 });

@@ -1,5 +1,4 @@
 import { type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 
 /** The part of a fetch `Response` the providers read. */
@@ -37,7 +36,8 @@ function send(url: URL, init: Parameters<ProviderFetch>[1], hops: number): Promi
     const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
     const headers: Record<string, string> = { ...init.headers };
     if (body) headers['content-length'] = String(body.length);
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+    // https (TLS) is loaded with the first https request: a local model over http never needs it (issue 36).
+    const request = (url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest)(url, {
       method: init.method,
       headers,
       ...(init.signal ? { signal: init.signal } : {}),
