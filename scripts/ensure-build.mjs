@@ -1,6 +1,6 @@
 // Build out/ when it is missing or older than the sources. Used by npm start, npm run web and bin/deft.mjs.
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
@@ -20,12 +20,20 @@ function newestMtime(path) {
 }
 
 // Entries' types come with the listing, so only files that are built are stat'ed (about a third fewer calls).
+// Every `deft run` walks this (about 550 files): plain string joins and comparisons, about half the CPU of
+// path.join, a regular expression and Math.max per entry (issue 36).
 function newestInFolder(folder, newest) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
-    if (entry.name === 'node_modules') continue;
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestInFolder(path, statSync(path).mtimeMs));
-    else if (!/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
+    const name = entry.name;
+    if (name === 'node_modules') continue;
+    const path = folder + sep + name;
+    if (entry.isDirectory()) {
+      const mtime = statSync(path).mtimeMs;
+      newest = newestInFolder(path, mtime > newest ? mtime : newest);
+    } else if (!name.endsWith('.test.ts') && !name.endsWith('.test.tsx')) {
+      const mtime = statSync(path).mtimeMs;
+      if (mtime > newest) newest = mtime;
+    }
   }
   return newest;
 }
