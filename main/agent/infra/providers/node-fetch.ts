@@ -7,6 +7,8 @@ export interface ProviderResponse {
   status: number;
   headers: { get(name: string): string | null };
   body: ReadableStream<Uint8Array> | null;
+  /** The body's chunks as they arrive, without a web stream (node-fetch's responses; fetch's have only `body`). */
+  chunks?: () => AsyncIterable<Uint8Array>;
   text(): Promise<string>;
 }
 
@@ -92,6 +94,8 @@ function responseOf(response: IncomingMessage): ProviderResponse {
       body ??= Readable.toWeb(response) as ReadableStream<Uint8Array>;
       return body;
     },
+    // Read as a Node stream: Node's web streams (several internal modules) are not loaded for a turn (issue 36).
+    chunks: () => response as AsyncIterable<Uint8Array>,
     async text() {
       const chunks: Buffer[] = [];
       for await (const chunk of response) chunks.push(chunk as Buffer);
