@@ -40,7 +40,7 @@ export const duplicateToolInputIds: string[] = [];
 export function toolInput<S extends z.ZodType>(id: string, build: () => S): LazyToolInput<S> {
   const input = new LazyToolInput(id, build);
   if (toolInputs.has(id)) duplicateToolInputIds.push(id);
-  else toolInputs.set(id, input as unknown as LazyToolInput);
+  else toolInputs.set(id, input);
   return input;
 }
 
