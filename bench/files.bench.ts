@@ -15,6 +15,7 @@ import { grepTool } from '../main/agent/capabilities/files/tools/grep/grep';
 import { readTool } from '../main/agent/capabilities/files/tools/read/read';
 import { generateRepo } from './generate-repo';
 import type { BenchResult } from './types';
+import { inputSchemaOf } from '#contract/tool-input';
 
 const run = promisify(execFile);
 /** Runs per side; this machine is shared, so medians are reported with the best-run ratio beside them. */
@@ -34,7 +35,7 @@ function envFor(workspace: string): ToolEnv {
 
 /** Resolve and execute one call, as the loop does (minus the model). */
 async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<string> {
-  const execution = await tool.resolveExecution(tool.input.parse(args), env);
+  const execution = await tool.resolveExecution(inputSchemaOf(tool.input).parse(args), env);
   if (!isExecution(execution)) throw new Error(JSON.stringify(execution.output));
   const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'b', turnId: 'b', step: 1 });
   if (result.isError) throw new Error(JSON.stringify(result.output));

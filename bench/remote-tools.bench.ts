@@ -21,6 +21,7 @@ import { inertSessionHandle } from '../test-support/session-handle';
 import { type TestSshd, startSshd } from '../test-support/sshd';
 import { generateRepo } from './generate-repo';
 import type { BenchResult } from './types';
+import { inputSchemaOf } from '#contract/tool-input';
 
 // Issue 29's tool-level figures: Read (1,000 lines), Edit, Grep and Glob over the 20,000-file repository, Bash `true`
 // and a 20-step `deft run` turn, each over loopback SSH (a real sshd; the same folders seen through it) beside local,
@@ -76,7 +77,7 @@ function toolEnv(environment: Environment, workspace: string, home: string, sess
 }
 
 async function callTool(tool: Tool, args: unknown, env: ToolEnv): Promise<void> {
-  const execution = await tool.resolveExecution(tool.input.parse(args), env);
+  const execution = await tool.resolveExecution(inputSchemaOf(tool.input).parse(args), env);
   if (!isExecution(execution)) throw new Error(JSON.stringify(execution.output));
   const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'b', turnId: 'b', step: 1 });
   if (result.isError) throw new Error(`${tool.name}: ${JSON.stringify(result.output)}`);

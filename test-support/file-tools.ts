@@ -13,6 +13,7 @@ import { ToolRegistry } from '../main/agent/runtime/tools/registry';
 import { validateArgs } from '../main/agent/runtime/tools/validate';
 import { writeTool } from '../main/agent/capabilities/files/tools/write/write';
 import { tempDir } from './harness';
+import { inputSchemaOf } from '#contract/tool-input';
 
 export interface Called {
   result: ToolResult;
@@ -51,7 +52,7 @@ export async function fileToolKit(options: { imageInput?: boolean; environment?:
     if (!registered) throw new Error(`no tool ${name}`);
     const problems = validateArgs(registered.schema, args);
     if (problems.length) return done(errorResult(`Invalid arguments for ${name}: ${problems.join('; ')}.`));
-    const parsed = registered.tool.input.safeParse(args);
+    const parsed = inputSchemaOf(registered.tool.input).safeParse(args);
     if (!parsed.success) return done(errorResult(`Invalid arguments for ${name}: ${parsed.error.issues.map((i) => i.message).join('; ')}.`));
     let resolved: ToolExecution | ToolResult;
     try {

@@ -7,6 +7,7 @@ declare module '*/scripts/electron-binary.mjs' {
 }
 declare module '*/scripts/ensure-build.mjs' {
   export const root: string;
-  export function ensureBuild(say?: (message: string) => void): void;
-  export function buildIsStale(): boolean;
+  export const MAIN_SOURCES: string[];
+  export function ensureBuild(say?: (message: string) => void, sources?: readonly string[]): void;
+  export function buildIsStale(sources?: readonly string[]): boolean;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type DeftEvent, HostView, WorktreeViewName } from '#protocol';
+import { type DeftEvent, type HostView, worktreeSchemas } from '#protocol';
+import { builtOnce } from '#protocol/helpers/built-once';
 import { type CoreKey, WaitingBoard } from './waiting-board';
 import { type OpenedWorktree, type WorktreeFolder, WorktreeCores } from './worktree-cores';
 
@@ -11,7 +12,7 @@ export interface ViewedCore {
 }
 
 /** What a window asks to be shown: a worktree by name, or the main checkout (null). Never a path. */
-export const ViewRequest = z.union([z.null(), WorktreeViewName]);
+export const viewRequestSchema = builtOnce(() => z.union([z.null(), worktreeSchemas().WorktreeViewName]));
 
 export interface CoreViewsOptions<C extends ViewedCore> {
   /** The window's main checkout core (its folder). */
@@ -62,7 +63,7 @@ export class CoreViews<C extends ViewedCore> {
    */
   async switchTo(name: unknown): Promise<HostView> {
     const mine = ++this.switches;
-    const parsed = ViewRequest.safeParse(name);
+    const parsed = viewRequestSchema().safeParse(name);
     let next: { core: C; view: HostView };
     if (!parsed.success)
       next = { core: this.options.main, view: { worktree: null, refused: 'That is not a worktree name (a window names a worktree, never a folder).' } };
@@ -71,7 +72,7 @@ export class CoreViews<C extends ViewedCore> {
     else {
       try {
         const opened = await this.options.worktreeCore(parsed.data);
-        next = { core: opened.core, view: HostView.parse({ worktree: { name: opened.name, branch: opened.branch } }) };
+        next = { core: opened.core, view: worktreeSchemas().HostView.parse({ worktree: { name: opened.name, branch: opened.branch } }) };
       } catch (error) {
         const reason = String((error as Error)?.message ?? error).slice(0, 500);
         next = { core: this.options.main, view: { worktree: null, refused: `The worktree could not be opened here: ${reason}` } };

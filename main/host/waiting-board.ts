@@ -1,4 +1,4 @@
-import { type DeftEvent, ELSEWHERE_LIMIT, ElsewhereRequest, appEventSchema } from '#protocol';
+import { type DeftEvent, ELSEWHERE_LIMIT, type ElsewhereRequest, appEventSchema, worktreeSchemas } from '#protocol';
 
 /** What the board needs of a core: its events. */
 export interface WatchedCore {
@@ -90,7 +90,7 @@ export class WaitingBoard {
   /** Note what `event` changes; true when the requests waiting there changed. */
   private hear(core: CoreKey, requests: Map<string, ElsewhereRequest>, titles: Map<string, string>, event: DeftEvent): boolean {
     const add = (sessionId: string, requestId: string, kind: ElsewhereRequest['kind'], summary: string, at: number) => {
-      const request = ElsewhereRequest.safeParse({
+      const request = worktreeSchemas().ElsewhereRequest.safeParse({
         worktree: core,
         sessionId: cut(sessionId, 200),
         title: cut(titles.get(sessionId) ?? 'A session', 300),

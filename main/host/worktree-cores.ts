@@ -1,4 +1,4 @@
-import { WorktreeViewName } from '#protocol/schemas/worktrees';
+import { worktreeSchemas } from '#protocol/schemas/worktrees';
 import type { DeftCore } from '#runtime/core';
 
 /** A worktree's folder, as Deft's records give it (infra/worktrees `folderOf`), and its branch. */
@@ -41,7 +41,7 @@ export class WorktreeCores<C extends ClosableCore = DeftCore> {
 
   /** The core of worktree `name` (made on first use, then the same one). Refuses what is not a worktree name, or not a known worktree. */
   async open(name: unknown): Promise<OpenedWorktree<C>> {
-    const parsed = WorktreeViewName.safeParse(name);
+    const parsed = worktreeSchemas().WorktreeViewName.safeParse(name);
     if (!parsed.success) throw new Error('that is not a worktree name (a page names a worktree, never a folder).');
     const folder = await this.options.resolve(parsed.data);
     // Looked up again after the wait: two pages asking at once get one core.

@@ -6,7 +6,7 @@ import { RemoteConnection, remoteCommands } from './remote';
 import { checkpointCommands, checkpointSchemas } from './checkpoints';
 import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
-import { ReleasedWorktree, worktreeCommands } from './worktrees';
+import { worktreeCommands, worktreeSchemas } from './worktrees';
 import { pluginCommands } from './plugins';
 import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } from './approvals';
 import { sessionEventSchema } from './events';
@@ -122,9 +122,9 @@ const buildCommands = () => {
       SessionRef,
       z.object({
         ok: z.literal(true),
-        worktree: ReleasedWorktree.optional(),
+        worktree: worktreeSchemas().ReleasedWorktree.optional(),
         /** The worktrees its isolated sub-agents worked in: removed when nothing would be lost, else kept (with changes). */
-        agentWorktrees: z.array(ReleasedWorktree).optional(),
+        agentWorktrees: z.array(worktreeSchemas().ReleasedWorktree).optional(),
       }),
     ),
     /** Start a turn with this prompt. Fails with code 'busy' while a turn runs (queuePrompt waits for it). */

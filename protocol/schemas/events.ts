@@ -17,7 +17,7 @@ import { builtOnce } from '../helpers/built-once';
 import { PublicSettings } from './settings';
 import { SkillSource, SkillTrigger } from './skills';
 import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
-import { ELSEWHERE_LIMIT, ElsewhereRequest } from './worktrees';
+import { ELSEWHERE_LIMIT, worktreeSchemas } from './worktrees';
 
 const base = { sessionId: z.string(), seq: z.number().int().nonnegative(), at: z.number() };
 
@@ -202,7 +202,7 @@ const buildAppEvent = () =>
     z
       .object({
         type: z.literal('requests.elsewhere'),
-        requests: z.array(ElsewhereRequest).max(ELSEWHERE_LIMIT),
+        requests: z.array(worktreeSchemas().ElsewhereRequest).max(ELSEWHERE_LIMIT),
         total: z.number().int().nonnegative(),
       })
       .strict(),

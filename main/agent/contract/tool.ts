@@ -5,6 +5,7 @@ import type { Fact } from './facts';
 import type { Environment } from './environment';
 import type { ChangeReviewer } from './review';
 import type { CodeChecks } from './code-checks';
+import type { LazyToolInput } from './tool-input';
 
 /** What a call reads or writes, so the scheduler can run non-conflicting calls in parallel. */
 export type Access = { kind: 'file'; operation: 'read' | 'write' | 'readwrite' | 'search'; path: string; recursive?: boolean } | { kind: 'all' };
@@ -159,7 +160,8 @@ export type ToolDisclosure = 'inline' | 'deferred';
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
-  input: S;
+  /** A zod schema, or a built-in tool's lazily built one with its JSON Schema precomputed (tool-input.ts). */
+  input: S | LazyToolInput<S>;
   /** Default `builtin`. */
   source?: ToolSource;
   /** Default `inline`. */

@@ -29,6 +29,11 @@ const NOT_IN_A_TEXT_TURN = [
   'diff',
 ];
 
+// Node's own modules a text turn over http has no use for: processes (child_process, which brings dgram and more),
+// https (and TLS: loaded with the first https request) and zlib (the checkpoint store's objects). Each is loaded
+// where it is first needed (process.getBuiltinModule), which the log does not see: an import would be in it.
+const BUILTINS_NOT_IN_A_TEXT_TURN = ['node:child_process', 'node:https', 'node:zlib'];
+
 let server: MockModelServer;
 let workspace: string;
 let home: string;
@@ -56,4 +61,7 @@ it('a text-only deft run loads none of the packages only tools, rules and other 
   expect(loaded.some((url) => url.includes('/node_modules/zod/'))).toBe(true);
   const packages = NOT_IN_A_TEXT_TURN.filter((name) => loaded.some((url) => url.includes(`/node_modules/${name}/`)));
   expect(packages).toEqual([]);
+  // Builtins are in the log too (the CLI's modules import node:fs, node:path…).
+  expect(loaded).toContain('node:path');
+  expect(BUILTINS_NOT_IN_A_TEXT_TURN.filter((name) => loaded.includes(name))).toEqual([]);
 }, 60_000);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import type { DeftEvent } from '#protocol';
-import { HostView } from '#protocol/schemas/worktrees';
+import { type HostView, worktreeSchemas } from '#protocol/schemas/worktrees';
 import type { DeftCore } from '#runtime/core';
 import { dispatchCommand } from '../dispatch';
 import type { OpenedWorktree } from '../worktree-cores';
@@ -129,7 +129,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     try {
       const opened = await options.worktreeCore(worktree);
       // What the page is told is checked as any protocol message is (zod).
-      return { core: opened.core, view: HostView.parse({ worktree: { name: opened.name, branch: opened.branch } }) };
+      return { core: opened.core, view: worktreeSchemas().HostView.parse({ worktree: { name: opened.name, branch: opened.branch } }) };
     } catch (error) {
       const reason = String((error as Error)?.message ?? error).slice(0, 500);
       return { core: main, view: { worktree: null, refused: `The worktree could not be opened here: ${reason}` } };

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { SessionSandbox, SpawnPlan } from '#contract/sandbox';
 import { killLeftovers, killTree, trackGroup } from '#infra/processes/kill-tree';
 import { resolveShell } from '#infra/processes/shell-path';
@@ -87,7 +86,9 @@ export async function runHookCommand(hook: HookCommand): Promise<HookRun> {
     let stopped: string | undefined;
     let exitCode: number | null = null;
     let grace: ReturnType<typeof setTimeout> | undefined;
-    const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = process
+      .getBuiltinModule('node:child_process')
+      .spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const pid = child.pid;
     if (pid !== undefined) trackGroup(pid);
     const stop = (why: 'timeout' | 'abort') => {

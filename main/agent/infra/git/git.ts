@@ -1,4 +1,5 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+// node:child_process itself is loaded with the first process started (a text-only turn starts none: issue 36).
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { devNull } from 'node:os';
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
 import { isExecutable } from '../platform/executable';
@@ -173,7 +174,7 @@ export function cloneRepository(call: { cwd: string; url: string; dest: string; 
 
 function runArgv(binary: string, argv: string[], call: GitCall): Promise<GitResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(binary, argv, {
+    const child = process.getBuiltinModule('node:child_process').spawn(binary, argv, {
       cwd: call.cwd,
       env: hardenedEnv(call.gitEnv),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -208,7 +209,7 @@ function runArgv(binary: string, argv: string[], call: GitCall): Promise<GitResu
 export function spawnGit(call: Omit<GitCall, 'input' | 'okCodes' | 'timeoutMs'>): ChildProcessWithoutNullStreams {
   const binary = gitBinary();
   if (!binary) throw new GitError('git was not found on PATH (set DEFT_GIT to its path).', null, '');
-  return spawn(binary, hardenedArgv(call.args, call.config), {
+  return process.getBuiltinModule('node:child_process').spawn(binary, hardenedArgv(call.args, call.config), {
     cwd: call.cwd,
     env: hardenedEnv(call.gitEnv),
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -16,7 +16,8 @@ function shippedFiles(dir: string): string[] {
 }
 
 const SPAWNS = /\b(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|execa|execaSync|execaCommand|execaCommandSync|fork)\s*\(/;
-const PROCESS_MODULES = /from\s+['"](?:node:)?child_process['"]|from\s+['"]execa['"]|require\(\s*['"](?:node:)?child_process['"]\s*\)/;
+// A module loaded on first use (process.getBuiltinModule, issue 36) counts as one imported.
+const PROCESS_MODULES = /from\s+['"](?:node:)?child_process['"]|from\s+['"]execa['"]|(?:require|getBuiltinModule)\(\s*['"](?:node:)?child_process['"]\s*\)/;
 const GIT_PROGRAM =
   /\b(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|execa|execaSync|execaCommand|execaCommandSync)\s*\(\s*(['"`])git(?:\.exe)?(?:\1|\s)/;
 const GIT_TEMPLATE = /\b(?:execa|execaSync|\$)\s*`git\b/;
@@ -35,6 +36,7 @@ describe('git runs only through the hardened helper', () => {
     expect(gitSpawnIn("import { spawn } from 'node:child_process';\nconst bin = 'git';\nspawn(bin, ['log']);")).toBe("starts processes and names 'git'");
     expect(gitSpawnIn("import { execa } from 'execa';\nawait execa`git status`;")).toBe('spawns git directly');
     expect(gitSpawnIn("import { spawn } from 'node:child_process';\nspawn('rg', ['--files']);")).toBeNull();
+    expect(gitSpawnIn("const bin = 'git';\nprocess.getBuiltinModule('node:child_process').spawn(bin, ['log']);")).toBe("starts processes and names 'git'");
     expect(gitSpawnIn("const safe = ['git', 'npm'];")).toBeNull();
   });
 

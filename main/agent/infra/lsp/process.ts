@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { signalGroup } from '../processes/kill-tree';
 import type { ServerSpec } from './server-specs';
@@ -54,7 +53,9 @@ export function localServerStarter(launch: ServerLauncher): ServerStarter {
     const plan = await launch(spec, cwd);
     let child;
     try {
-      child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+      child = process
+        .getBuiltinModule('node:child_process')
+        .spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
     } catch (error) {
       plan.release();
       throw error;

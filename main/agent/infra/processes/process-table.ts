@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -12,7 +11,9 @@ export interface ProcessEntry {
 }
 
 const hasProc = process.platform === 'linux';
-const run = promisify(execFile);
+/** `ps` (where there is no /proc); node:child_process is loaded with the first call (issue 36). */
+const run = (file: string, args: string[], options: { maxBuffer: number }) =>
+  promisify(process.getBuiltinModule('node:child_process').execFile)(file, args, options);
 
 function parseStat(text: string): ProcessEntry | null {
   // "pid (comm) state ppid pgrp …" — comm may hold spaces and parentheses, so split after the last ')'.

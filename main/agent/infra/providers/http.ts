@@ -77,8 +77,8 @@ export async function streamSse<T>(
       const text = await response.text().catch(() => '');
       throw errorFromResponse(response.status, text, response.headers, { url, model: options.model });
     }
-    if (!response.body) throw new ProviderError('provider_stream_broken', `${url} returned an empty body.`);
-    const body = response.body;
+    const body = response.chunks?.() ?? response.body;
+    if (!body) throw new ProviderError('provider_stream_broken', `${url} returned an empty body.`);
     idle.arm();
     return await read(
       (async function* () {

@@ -1,5 +1,4 @@
 import { type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 
 /** The part of a fetch `Response` the providers read. */
@@ -8,6 +7,8 @@ export interface ProviderResponse {
   status: number;
   headers: { get(name: string): string | null };
   body: ReadableStream<Uint8Array> | null;
+  /** The body's chunks as they arrive, without a web stream (node-fetch's responses; fetch's have only `body`). */
+  chunks?: () => AsyncIterable<Uint8Array>;
   text(): Promise<string>;
 }
 
@@ -37,7 +38,8 @@ function send(url: URL, init: Parameters<ProviderFetch>[1], hops: number): Promi
     const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
     const headers: Record<string, string> = { ...init.headers };
     if (body) headers['content-length'] = String(body.length);
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+    // https (TLS) is loaded with the first https request: a local model over http never needs it (issue 36).
+    const request = (url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest)(url, {
       method: init.method,
       headers,
       ...(init.signal ? { signal: init.signal } : {}),
@@ -92,6 +94,8 @@ function responseOf(response: IncomingMessage): ProviderResponse {
       body ??= Readable.toWeb(response) as ReadableStream<Uint8Array>;
       return body;
     },
+    // Read as a Node stream: Node's web streams (several internal modules) are not loaded for a turn (issue 36).
+    chunks: () => response as AsyncIterable<Uint8Array>,
     async text() {
       const chunks: Buffer[] = [];
       for await (const chunk of response) chunks.push(chunk as Buffer);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
 import { readSseData } from './sse';
 
 function stream(...parts: string[]): ReadableStream<Uint8Array> {
@@ -37,5 +38,19 @@ describe('readSseData', () => {
       },
     });
     expect(await collect(body)).toEqual(['héllo 世界']);
+  });
+  it('reads a Node stream the same (node-fetch), and destroys it when the reader stops early', async () => {
+    const parts = ['data: {"a"', ':1}\n', '\ndata: one\r', '\ndata: two\r\n\r\n', 'data: tail'];
+    const node = () => Readable.from(parts.map((part) => Buffer.from(part)));
+    const out: string[] = [];
+    for await (const data of readSseData(node())) out.push(data);
+    expect(out).toEqual(await collect(stream(...parts)));
+    expect(out).toEqual(['{"a":1}', 'one\ntwo', 'tail']);
+    const body = node();
+    for await (const data of readSseData(body)) {
+      expect(data).toBe('{"a":1}');
+      break;
+    }
+    expect(body.destroyed).toBe(true);
   });
 });

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { isExecutable } from '../platform/executable';
 
@@ -28,31 +27,33 @@ export function findProgram(name: string, path = process.env.PATH ?? ''): string
 }
 
 function probeBubblewrap(bwrap: string): string | null {
-  const result = spawnSync(
-    bwrap,
-    [
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--unshare-pid',
-      '--unshare-net',
-      '--new-session',
-      '--die-with-parent',
-      '--cap-drop',
-      'ALL',
-      '--',
-      'true',
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 10_000,
-      encoding: 'utf8',
-    },
-  );
+  const result = process
+    .getBuiltinModule('node:child_process')
+    .spawnSync(
+      bwrap,
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--unshare-pid',
+        '--unshare-net',
+        '--new-session',
+        '--die-with-parent',
+        '--cap-drop',
+        'ALL',
+        '--',
+        'true',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 10_000,
+        encoding: 'utf8',
+      },
+    );
   if (result.status === 0) return null;
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim().split('\n')[0];
   return `bubblewrap is installed but cannot create a sandbox here (${detail}). User namespaces may be turned off: allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0).`;

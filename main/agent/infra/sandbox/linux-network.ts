@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,7 +60,7 @@ async function start(support: SandboxSupport): Promise<SandboxNetwork | null> {
   const socketPath = join(dir, 'proxy.sock');
   const proxy = await NetworkProxy.listen({ path: socketPath });
   const root = process.getuid?.() === 0;
-  const holder: ChildProcess = spawn(
+  const holder: ChildProcess = process.getBuiltinModule('node:child_process').spawn(
     support.program,
     [
       '--ro-bind',
@@ -112,7 +112,11 @@ async function start(support: SandboxSupport): Promise<SandboxNetwork | null> {
   (pipe as unknown as { unref?: () => void })?.unref?.();
   const enter = root ? [support.nsenter, '-t', String(pid), '-n', '--'] : [support.nsenter, '-t', String(pid), '-U', '-n', '--preserve-credentials', '--'];
   const userArgs = root ? [] : ['--unshare-user', '--uid', String(process.getuid?.() ?? 0), '--gid', String(process.getgid?.() ?? 0)];
-  if (spawnSync(enter[0]!, [...enter.slice(1), support.program, ...userArgs, '--ro-bind', '/', '/', '--cap-drop', 'ALL', '--', 'true']).status !== 0) {
+  if (
+    process
+      .getBuiltinModule('node:child_process')
+      .spawnSync(enter[0]!, [...enter.slice(1), support.program, ...userArgs, '--ro-bind', '/', '/', '--cap-drop', 'ALL', '--', 'true']).status !== 0
+  ) {
     holder.kill('SIGKILL');
     return null;
   }

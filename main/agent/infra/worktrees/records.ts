@@ -3,42 +3,50 @@ import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path, { basename, dirname, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import { WorktreeInfo } from '#protocol/schemas/worktrees';
+import { worktreeSchemas } from '#protocol/schemas/worktrees';
+import { builtOnce } from '#protocol/helpers/built-once';
 import type { PathClass } from '#contract/environment';
 import type { WorktreeMachine } from './machine';
 import { nameProblem } from './names';
 
-/** What Deft keeps about one worktree it made, beside it: `<home>/worktrees/<repo>-<hash>/<name>.json`. */
-export const WorktreeRecord = WorktreeInfo.pick({
-  name: true,
-  branch: true,
-  baseBranch: true,
-  baseCommit: true,
-  repoRoot: true,
-  path: true,
-  createdAt: true,
-}).extend({
-  /** Untracked files copied in by the `worktree.copy` globs: never committed, merged or applied. */
-  copied: z.array(z.string()).default([]),
-  /**
-   * Its git dir (`<common>/worktrees/<id>`) and the repository's common git dir, as git reported them right after
-   * `git worktree add` (before anything ran in it): the OS sandbox of an isolated sub-agent takes what it may write
-   * for commits from here, never from the worktree's `.git` file, which a command there could rewrite.
-   */
-  gitDir: z.string().optional(),
-  commonDir: z.string().optional(),
-  /** The session whose isolated sub-agent it was made for: released with that session when it is deleted. */
-  session: z.string().optional(),
-  /**
-   * The commit its branch had when its sub-agent finished (after Deft committed the sub-agent's changes), read from the
-   * repository's refs: the one commit the parent's MergeAgentWork merges, whatever the branch's ref says later.
-   */
-  agentTip: z
-    .string()
-    .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
-    .optional(),
-});
-export type WorktreeRecord = z.infer<typeof WorktreeRecord>;
+/**
+ * What Deft keeps about one worktree it made, beside it: `<home>/worktrees/<repo>-<hash>/<name>.json`. Built the
+ * first time a record is read (the worktree schemas are: protocol/schemas/worktrees.ts).
+ */
+const buildWorktreeRecord = () =>
+  worktreeSchemas()
+    .WorktreeInfo.pick({
+      name: true,
+      branch: true,
+      baseBranch: true,
+      baseCommit: true,
+      repoRoot: true,
+      path: true,
+      createdAt: true,
+    })
+    .extend({
+      /** Untracked files copied in by the `worktree.copy` globs: never committed, merged or applied. */
+      copied: z.array(z.string()).default([]),
+      /**
+       * Its git dir (`<common>/worktrees/<id>`) and the repository's common git dir, as git reported them right after
+       * `git worktree add` (before anything ran in it): the OS sandbox of an isolated sub-agent takes what it may write
+       * for commits from here, never from the worktree's `.git` file, which a command there could rewrite.
+       */
+      gitDir: z.string().optional(),
+      commonDir: z.string().optional(),
+      /** The session whose isolated sub-agent it was made for: released with that session when it is deleted. */
+      session: z.string().optional(),
+      /**
+       * The commit its branch had when its sub-agent finished (after Deft committed the sub-agent's changes), read from the
+       * repository's refs: the one commit the parent's MergeAgentWork merges, whatever the branch's ref says later.
+       */
+      agentTip: z
+        .string()
+        .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
+        .optional(),
+    });
+export const worktreeRecordSchema: () => ReturnType<typeof buildWorktreeRecord> = builtOnce(buildWorktreeRecord);
+export type WorktreeRecord = z.infer<ReturnType<typeof buildWorktreeRecord>>;
 
 /** `<home>/worktrees`: every repository's worktrees. */
 export function worktreesHome(home: string, paths: PathClass = path): string {
@@ -82,7 +90,7 @@ export class WorktreeRecords {
     try {
       const text = await this.m.readText(this.fileOf(name));
       if (text === null) return null;
-      const parsed = WorktreeRecord.safeParse(JSON.parse(text));
+      const parsed = worktreeRecordSchema().safeParse(JSON.parse(text));
       return parsed.success && parsed.data.name === name ? parsed.data : null;
     } catch {
       return null;
@@ -119,7 +127,7 @@ export async function worktreeAt(home: string, path: string): Promise<WorktreeRe
   const name = basename(full);
   if (nameProblem(name)) return null;
   try {
-    const parsed = WorktreeRecord.safeParse(JSON.parse(await readFile(`${full}.json`, 'utf8')));
+    const parsed = worktreeRecordSchema().safeParse(JSON.parse(await readFile(`${full}.json`, 'utf8')));
     return parsed.success && parsed.data.path === full ? parsed.data : null;
   } catch {
     return null;

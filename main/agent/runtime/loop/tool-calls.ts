@@ -3,6 +3,7 @@ import { slimResultDisplay } from '#protocol/helpers/file-text';
 import type { Authorization, ResolvedCall } from '#contract/calls';
 import type { ContentPart, ModelMessage, ToolCallRequest } from '#contract/model';
 import { type ToolEnv, type ToolExecution, type ToolResult, ToolInputError, errorResult, isExecution } from '#contract/tool';
+import { inputSchemaOf } from '#contract/tool-input';
 import type { ToolRegistry } from '../tools/registry';
 import { MAX_OUTPUT_CHARS, capText } from '#contract/output-limits';
 import { validateArgs } from '../tools/validate';
@@ -290,7 +291,7 @@ type Resolution = { ok: true; args: unknown; execution: ToolExecution } | { ok: 
 async function resolveCall(registered: NonNullable<ReturnType<ToolRegistry['get']>>, name: string, args: unknown, env: ToolEnv): Promise<Resolution> {
   const problems = validateArgs(registered.schema, args);
   if (problems.length) return { ok: false, result: errorResult(`Invalid arguments for ${name}: ${problems.join('; ')}.`) };
-  const parsed = registered.tool.input.safeParse(args);
+  const parsed = inputSchemaOf(registered.tool.input).safeParse(args);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
     return { ok: false, result: errorResult(`Invalid arguments for ${name}: ${lines.join('; ')}.`) };

@@ -1,5 +1,6 @@
 import type { ToolDisclosure, Tool, ToolSource } from '#contract/tool';
 import type { ToolSchema } from '#contract/model';
+import { LazyToolInput } from '#contract/tool-input';
 import { forWire, fromJsonSchema, toModelSchema } from './schema';
 
 export interface RegisteredTool {
@@ -27,7 +28,7 @@ export class ToolRegistry {
 
   add(tool: Tool): void {
     if (this.byName.has(tool.name)) throw new Error(`Tool "${tool.name}" is registered twice.`);
-    const schema = tool.inputSchema ? fromJsonSchema(tool.inputSchema) : toModelSchema(tool.input);
+    const schema = tool.inputSchema ? fromJsonSchema(tool.inputSchema) : modelSchemaOf(tool.input);
     this.byName.set(tool.name, {
       tool,
       source: tool.source ?? 'builtin',
@@ -81,4 +82,10 @@ export class ToolRegistry {
   schemas(): ToolSchema[] {
     return [...this.byName.values()].filter((t) => this.isOffered(t.tool.name)).map((t) => t.wire);
   }
+}
+
+/** The JSON Schema of a tool's zod input: precomputed for a lazy built-in input (its zod schema is not built). */
+function modelSchemaOf(input: Tool['input']): Record<string, unknown> {
+  if (!(input instanceof LazyToolInput)) return toModelSchema(input);
+  return input.modelSchema ?? toModelSchema(input.schema());
 }

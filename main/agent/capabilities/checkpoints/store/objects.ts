@@ -3,14 +3,15 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflate, deflateSync, inflateSync } from 'node:zlib';
 
 // Objects and refs written by Deft itself instead of by a git process per object: on a slow machine a
 // process costs 20–40 ms, a loose object a hash and a small write. Everything here follows git's own
 // formats and its way of writing (a temporary file renamed into place, a `.lock` file renamed over the
 // ref), so `git fsck`, `cat-file`, `for-each-ref`, `pack-refs` and `gc` see ordinary objects and refs.
 
-const deflateAsync = promisify(deflate);
+// zlib is loaded with the first object written or read: a text-only turn never touches the store (issue 36).
+const zlib = () => process.getBuiltinModule('node:zlib');
+let deflateAsync: ((data: Buffer, options: { level: number }) => Promise<Buffer>) | undefined;
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -34,7 +35,7 @@ export async function writeObject(gitDir: string, type: ObjectType, body: Buffer
   const header = Buffer.from(`${type} ${body.length}\0`);
   if (body.length <= SYNC_BYTES) {
     if (existsSync(path)) return id;
-    const data = deflateSync(Buffer.concat([header, body]), { level: 1 });
+    const data = zlib().deflateSync(Buffer.concat([header, body]), { level: 1 });
     try {
       writeFileSync(temp, data, { flag: 'wx', mode: 0o444 });
     } catch (error) {
@@ -52,6 +53,7 @@ export async function writeObject(gitDir: string, type: ObjectType, body: Buffer
     )
   )
     return id;
+  deflateAsync ??= promisify(zlib().deflate);
   const data = await deflateAsync(Buffer.concat([header, body]), { level: 1 });
   await mkdir(dir, { recursive: true });
   try {
@@ -182,7 +184,7 @@ export async function readLooseObject(gitDir: string, id: string, type: ObjectTy
   if (!/^[0-9a-f]{40}$/.test(id)) return null;
   const stored = await readFile(join(gitDir, 'objects', id.slice(0, 2), id.slice(2))).catch(() => null);
   if (!stored) return null;
-  const data = inflateSync(stored);
+  const data = zlib().inflateSync(stored);
   const nul = data.indexOf(0);
   const header = data.subarray(0, nul).toString('latin1');
   const body = data.subarray(nul + 1);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import type { ExecExit, ExecProcess, ExecRequest } from '#contract/environment';
@@ -27,7 +26,7 @@ async function startError(error: NodeJS.ErrnoException, request: ExecRequest): P
 export function execLocal(request: ExecRequest): ExecProcess {
   let child;
   try {
-    child = spawn(request.file, [...request.args], {
+    child = process.getBuiltinModule('node:child_process').spawn(request.file, [...request.args], {
       cwd: request.cwd,
       env: request.env ? { ...request.env } : process.env,
       detached: true,

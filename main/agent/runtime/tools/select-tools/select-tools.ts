@@ -3,16 +3,17 @@ import { type Tool, access, defineTool } from '#contract/tool';
 import { closeNames } from '#infra/platform/close-names';
 import type { ToolRegistry } from '../registry';
 import description from './select-tools.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
 export const SELECT_TOOLS = 'select_tools';
 
-const Input = z.object({ names: z.array(z.string().min(1).max(200)).min(1).max(100) }).strict();
+const Input = toolInput(SELECT_TOOLS, () => z.object({ names: z.array(z.string().min(1).max(200)).min(1).max(100) }).strict());
 
 /**
  * select_tools: offer deferred tools from the next step on. Each name is settled on its own (Loaded,
  * Already available, Unknown with close names); the call is an error only when every name is unknown.
  */
-export function selectToolsTool(registry: ToolRegistry): Tool<typeof Input> {
+export function selectToolsTool(registry: ToolRegistry): Tool<SchemaOf<typeof Input>> {
   return defineTool({
     name: SELECT_TOOLS,
     policy: { approval: 'rules', mainAgentOnly: false },

@@ -7,18 +7,24 @@ import { SWARM_LIMITS } from '../../swarm-scheduler';
 import type { SwarmEntry } from '../../swarm';
 import description from './agent-swarm.md?raw';
 import { AGENT_SWARM_TOOL } from '../names';
+import { toolInput } from '#contract/tool-input';
 
-const input = z.object({
-  description: z.string().trim().min(1).max(100).describe('What the swarm does, in 3–5 words (shown to the user).'),
-  prompt_template: z.string().max(200_000).optional().describe('The brief for each sub-agent; {{item}} is replaced by its item.'),
-  items: z.array(z.string().max(10_000)).max(SWARM_LIMITS.maxItems).default([]).describe('The items, one sub-agent each (2–128).'),
-  subagent_type: z.string().trim().min(1).max(64).optional().describe('The kind of sub-agent for every item (default coder).'),
-  isolation: z
-    .enum(['worktree'])
-    .optional()
-    .describe('"worktree": each new sub-agent works in a git worktree of its own (its own branch); the report names each branch and its changed files.'),
-  resume_agent_ids: z.record(z.string(), z.string().min(1).max(200_000)).optional().describe('Sub-agents to continue, by agent_id, each with its next prompt.'),
-});
+const input = toolInput('AgentSwarm', () =>
+  z.object({
+    description: z.string().trim().min(1).max(100).describe('What the swarm does, in 3–5 words (shown to the user).'),
+    prompt_template: z.string().max(200_000).optional().describe('The brief for each sub-agent; {{item}} is replaced by its item.'),
+    items: z.array(z.string().max(10_000)).max(SWARM_LIMITS.maxItems).default([]).describe('The items, one sub-agent each (2–128).'),
+    subagent_type: z.string().trim().min(1).max(64).optional().describe('The kind of sub-agent for every item (default coder).'),
+    isolation: z
+      .enum(['worktree'])
+      .optional()
+      .describe('"worktree": each new sub-agent works in a git worktree of its own (its own branch); the report names each branch and its changed files.'),
+    resume_agent_ids: z
+      .record(z.string(), z.string().min(1).max(200_000))
+      .optional()
+      .describe('Sub-agents to continue, by agent_id, each with its next prompt.'),
+  }),
+);
 
 export function agentSwarmTool(session: SessionHandle, service: AgentsService): Tool {
   return defineTool({

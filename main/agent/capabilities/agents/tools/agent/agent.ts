@@ -6,18 +6,21 @@ import { matchGlobSubject } from '#infra/policies/rule-match';
 import type { AgentsService } from '../../service';
 import description from './agent.md?raw';
 import { AGENT_TOOL } from '../names';
+import { toolInput } from '#contract/tool-input';
 
-const input = z.object({
-  description: z.string().trim().min(1).max(100).describe('What the sub-agent does, in 3–5 words (shown to the user).'),
-  prompt: z.string().min(1).max(200_000).describe('The complete brief for the sub-agent: it sees nothing of this conversation.'),
-  subagent_type: z.string().trim().min(1).max(64).optional().describe('The kind of sub-agent (default coder). Not with resume.'),
-  resume: z.string().trim().optional().describe('The agent_id of a finished sub-agent to continue, with prompt as its next message.'),
-  run_in_background: z.boolean().default(false).describe('Return at once with a task id; you are notified when it finishes.'),
-  isolation: z
-    .enum(['worktree'])
-    .optional()
-    .describe('"worktree": it works in a git worktree of its own (a new branch), never in the main checkout; its result names the branch and changed files.'),
-});
+const input = toolInput('Agent', () =>
+  z.object({
+    description: z.string().trim().min(1).max(100).describe('What the sub-agent does, in 3–5 words (shown to the user).'),
+    prompt: z.string().min(1).max(200_000).describe('The complete brief for the sub-agent: it sees nothing of this conversation.'),
+    subagent_type: z.string().trim().min(1).max(64).optional().describe('The kind of sub-agent (default coder). Not with resume.'),
+    resume: z.string().trim().optional().describe('The agent_id of a finished sub-agent to continue, with prompt as its next message.'),
+    run_in_background: z.boolean().default(false).describe('Return at once with a task id; you are notified when it finishes.'),
+    isolation: z
+      .enum(['worktree'])
+      .optional()
+      .describe('"worktree": it works in a git worktree of its own (a new branch), never in the main checkout; its result names the branch and changed files.'),
+  }),
+);
 
 export function agentTool(session: SessionHandle, service: AgentsService): Tool {
   return defineTool({

@@ -7,23 +7,26 @@ import { workspaceWorktrees } from '../../isolation';
 import type { AgentMergeReport } from '../../agent-merges';
 import { MERGE_AGENT_WORK_TOOL } from '../names';
 import description from './merge-agent-work.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const input = z
-  .object({
-    worktrees: z
-      .array(z.string().trim().min(1).max(200))
-      .min(1)
-      .max(50)
-      .describe("The worktree names (or branches) from the isolated sub-agents' results, in the order to merge them."),
-    squash: z.boolean().default(false).describe('One commit per sub-agent instead of a merge commit.'),
-    message: z.string().trim().min(1).max(5_000).optional().describe('The commit message (default: names the branch).'),
-    include_later_commits: z
-      .boolean()
-      .default(false)
-      .describe('Also merge commits added on its branch after it finished (a conflict you resolved there by hand).'),
-    cleanup: z.boolean().default(true).describe('Remove a merged worktree (and its merged branch) when nothing would be lost.'),
-  })
-  .strict();
+const input = toolInput('MergeAgentWork', () =>
+  z
+    .object({
+      worktrees: z
+        .array(z.string().trim().min(1).max(200))
+        .min(1)
+        .max(50)
+        .describe("The worktree names (or branches) from the isolated sub-agents' results, in the order to merge them."),
+      squash: z.boolean().default(false).describe('One commit per sub-agent instead of a merge commit.'),
+      message: z.string().trim().min(1).max(5_000).optional().describe('The commit message (default: names the branch).'),
+      include_later_commits: z
+        .boolean()
+        .default(false)
+        .describe('Also merge commits added on its branch after it finished (a conflict you resolved there by hand).'),
+      cleanup: z.boolean().default(true).describe('Remove a merged worktree (and its merged branch) when nothing would be lost.'),
+    })
+    .strict(),
+);
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 

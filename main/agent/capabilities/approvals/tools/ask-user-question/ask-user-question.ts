@@ -4,34 +4,38 @@ import type { SessionHandle } from '#contract/capability';
 import type { ApprovalDesk } from '../../requests';
 import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './ask-user-question.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
-const Option = z
-  .object({
-    label: z.string().trim().min(1).max(80).describe('What the user clicks: 1–5 words.'),
-    description: z.string().max(500).default('').describe('What choosing it means, when the label alone is unclear.'),
-  })
-  .strict();
+const option = () =>
+  z
+    .object({
+      label: z.string().trim().min(1).max(80).describe('What the user clicks: 1–5 words.'),
+      description: z.string().max(500).default('').describe('What choosing it means, when the label alone is unclear.'),
+    })
+    .strict();
 
-const Input = z
-  .object({
-    questions: z
-      .array(
-        z
-          .object({
-            question: z.string().trim().min(1).max(1_000).describe('The full question, ending with "?".'),
-            header: z.string().max(40).default('').describe('A very short topic label shown above the question (at most 12 characters), e.g. "Database".'),
-            options: z.array(Option).min(2).max(4),
-            multi_select: z.boolean().default(false).describe('Whether the user may pick several options.'),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(4),
-  })
-  .strict();
+const Input = toolInput('AskUserQuestion', () =>
+  z
+    .object({
+      questions: z
+        .array(
+          z
+            .object({
+              question: z.string().trim().min(1).max(1_000).describe('The full question, ending with "?".'),
+              header: z.string().max(40).default('').describe('A very short topic label shown above the question (at most 12 characters), e.g. "Database".'),
+              options: z.array(option()).min(2).max(4),
+              multi_select: z.boolean().default(false).describe('Whether the user may pick several options.'),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(4),
+    })
+    .strict(),
+);
 
 /** Uniqueness rules that the JSON Schema cannot express; the message tells the model what to fix. */
-export function checkQuestions(questions: z.output<typeof Input>['questions']): Question[] {
+export function checkQuestions(questions: z.output<SchemaOf<typeof Input>>['questions']): Question[] {
   const texts = new Set<string>();
   return questions.map((q) => {
     if (texts.has(q.question)) throw new ToolInputError(`Each question must be different; "${q.question}" appears twice.`);

@@ -3,6 +3,9 @@ import type { SessionHandle } from '#contract/capability';
 import { planFact, planOf, planWorkflow, switchPlanMode } from '../../plan-state';
 import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './enter-plan-mode.md?raw';
+import { toolInput } from '#contract/tool-input';
+
+const input = toolInput('EnterPlanMode', () => z.object({}).strict());
 
 export function enterPlanModeTool(session: SessionHandle, home: string) {
   return defineTool({
@@ -10,7 +13,7 @@ export function enterPlanModeTool(session: SessionHandle, home: string) {
     // Only switches the session's own mode; plan mode belongs to the main conversation (the parent's applies to sub-agents).
     policy: { approval: 'self', mainAgentOnly: true },
     description,
-    input: z.object({}).strict(),
+    input,
     resolveExecution: () => {
       const current = planOf(session);
       if (current?.active) throw new ToolInputError(`Plan mode is already active. Write the plan to ${current.path ?? 'the plan file'} and call ExitPlanMode.`);

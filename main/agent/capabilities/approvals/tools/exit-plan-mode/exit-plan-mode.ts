@@ -5,26 +5,29 @@ import type { ApprovalDesk } from '../../requests';
 import { planFact, planOf, setPlan } from '../../plan-state';
 import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './exit-plan-mode.md?raw';
+import { toolInput } from '#contract/tool-input';
 
 const RESERVED = new Set(['approve', 'reject', 'reject and exit', 'revise']);
 
-const Input = z
-  .object({
-    options: z
-      .array(
-        z
-          .object({
-            label: z.string().trim().min(1).max(80).describe('A short name for the approach (1–80 characters).'),
-            description: z.string().max(2_000).default('').describe('What this approach means in practice.'),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(3)
-      .optional()
-      .describe('Alternative approaches the user may choose between when approving.'),
-  })
-  .strict();
+const Input = toolInput('ExitPlanMode', () =>
+  z
+    .object({
+      options: z
+        .array(
+          z
+            .object({
+              label: z.string().trim().min(1).max(80).describe('A short name for the approach (1–80 characters).'),
+              description: z.string().max(2_000).default('').describe('What this approach means in practice.'),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(3)
+        .optional()
+        .describe('Alternative approaches the user may choose between when approving.'),
+    })
+    .strict(),
+);
 
 async function readPlan(path: string): Promise<string> {
   try {

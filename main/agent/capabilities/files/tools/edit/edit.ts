@@ -12,14 +12,17 @@ import type { ToolInputDisplay } from '#protocol';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import { headOf } from '#contract/output-limits';
 import description from './edit.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
-const input = z.object({
-  path: z.string().describe('The file to edit: relative to the workspace, or absolute.'),
-  old_string: z.string().min(1, 'old_string must not be empty; to create a file use Write').describe('The exact text to replace.'),
-  new_string: z.string().describe('The text to put in its place (must differ from old_string).'),
-  replace_all: z.boolean().default(false).describe('Replace every occurrence instead of exactly one. Default false.'),
-});
-type EditArgs = z.output<typeof input>;
+const input = toolInput('Edit', () =>
+  z.object({
+    path: z.string().describe('The file to edit: relative to the workspace, or absolute.'),
+    old_string: z.string().min(1, 'old_string must not be empty; to create a file use Write').describe('The exact text to replace.'),
+    new_string: z.string().describe('The text to put in its place (must differ from old_string).'),
+    replace_all: z.boolean().default(false).describe('Replace every occurrence instead of exactly one. Default false.'),
+  }),
+);
+type EditArgs = z.output<SchemaOf<typeof input>>;
 
 /** Start offsets of the non-overlapping occurrences of `needle`. */
 function occurrences(text: string, needle: string): number[] {
@@ -82,7 +85,7 @@ function plan(args: EditArgs, view: ModelView, display: string) {
   return { view, after, count: args.replace_all ? positions.length : 1, firstLine: lineAt(view.text, positions[0]!) };
 }
 
-export function editTool(files: FileTracker): Tool<typeof input> {
+export function editTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
   return defineTool({
     name: 'Edit',
     // A file edit: accept-edits mode runs it inside the workspace; plan mode lets it change only the plan file.

@@ -7,17 +7,20 @@ import { asToolError } from '../../tool-support';
 import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
 import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './glob.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
 export const MAX_MATCHES = 100;
 
-const input = z.object({
-  pattern: z.string().min(1).describe('Glob pattern, e.g. "*.ts", "src/**/*.test.ts", "*.{json,yaml}".'),
-  path: z.string().optional().describe('Folder to search (relative to the workspace, or absolute). Default: the workspace.'),
-  include_ignored: z.boolean().default(false).describe('Also list files ignored by .gitignore and similar (secret files stay excluded).'),
-  // Models trained on other agents send this; folders are never listed, and the result says so.
-  include_dirs: z.boolean().optional().describe('Folders are never listed, only files; with true the result says so.'),
-});
-type GlobArgs = z.output<typeof input>;
+const input = toolInput('Glob', () =>
+  z.object({
+    pattern: z.string().min(1).describe('Glob pattern, e.g. "*.ts", "src/**/*.test.ts", "*.{json,yaml}".'),
+    path: z.string().optional().describe('Folder to search (relative to the workspace, or absolute). Default: the workspace.'),
+    include_ignored: z.boolean().default(false).describe('Also list files ignored by .gitignore and similar (secret files stay excluded).'),
+    // Models trained on other agents send this; folders are never listed, and the result says so.
+    include_dirs: z.boolean().optional().describe('Folders are never listed, only files; with true the result says so.'),
+  }),
+);
+type GlobArgs = z.output<SchemaOf<typeof input>>;
 
 const GLOB_SPECIALS = /[*?[\]{}!]/;
 
@@ -84,7 +87,7 @@ async function resolve(args: GlobArgs, env: ToolEnv) {
   return { root, pattern };
 }
 
-export function globTool(): Tool<typeof input> {
+export function globTool(): Tool<SchemaOf<typeof input>> {
   return defineTool({
     name: 'Glob',
     policy: { approval: 'rules', mainAgentOnly: false },

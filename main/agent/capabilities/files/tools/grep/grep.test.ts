@@ -8,6 +8,7 @@ import { ripgrepPath } from '#infra/environment/local/ripgrep-binary';
 import { type FileToolKit, fileToolKit } from '#test-support/file-tools';
 import { isExecution } from '#contract/tool';
 import { grepTool } from './grep';
+import { inputSchemaOf } from '#contract/tool-input';
 
 let kit: FileToolKit;
 beforeEach(async () => {
@@ -119,7 +120,7 @@ describe('Grep', () => {
     // (with a few matching files it sometimes won the race on a busy machine).
     await Promise.all(Array.from({ length: 3000 }, (_, i) => kit.put(`many/${i % 30}/f${i}.txt`, 'nothing to see\n')));
     const tool = grepTool({ timeoutMs: 1 });
-    const execution = await tool.resolveExecution(tool.input.parse({ pattern: 'zzz-never-found', path: 'many' }), kit.env);
+    const execution = await tool.resolveExecution(inputSchemaOf(tool.input).parse({ pattern: 'zzz-never-found', path: 'many' }), kit.env);
     if (!isExecution(execution)) throw new Error('expected an execution');
     const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
     expect(result).toMatchObject({

@@ -8,29 +8,35 @@ import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
 import type { ToolResultDisplay } from '#protocol';
 import { type Tool, type ToolEnv, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './grep.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
 export const DEFAULT_HEAD_LIMIT = 250;
 /** Display rows sent to the window at most (the model's page is separate). */
 const MAX_DISPLAY_MATCHES = 1_000;
 
-const count = z.number().int().min(0);
-const input = z.object({
-  pattern: z.string().min(1).describe('Regular expression (ripgrep syntax) to search for.'),
-  path: z.string().optional().describe('Folder or file to search (relative to the workspace, or absolute). Default: the workspace.'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
-  type: z.string().optional().describe('Only search this ripgrep file type, e.g. "js", "py", "rust".'),
-  output_mode: z.enum(['files_with_matches', 'content', 'count_matches']).default('files_with_matches').describe('What to return. Default files_with_matches.'),
-  '-i': z.boolean().default(false).describe('Ignore case.'),
-  '-n': z.boolean().default(true).describe('Show line numbers (content mode). Default true.'),
-  '-A': count.optional().describe('Lines of context after each match (content mode).'),
-  '-B': count.optional().describe('Lines of context before each match (content mode).'),
-  '-C': count.optional().describe('Lines of context before and after each match (content mode; wins over -A/-B).'),
-  head_limit: count.default(DEFAULT_HEAD_LIMIT).describe(`Lines of results per page. Default ${DEFAULT_HEAD_LIMIT}; 0 for no limit.`),
-  offset: count.default(0).describe('Skip this many result lines (for the next page).'),
-  multiline: z.boolean().default(false).describe('Let the pattern span lines ("." also matches a line break).'),
-  include_ignored: z.boolean().default(false).describe('Also search files ignored by .gitignore and similar (secret files stay excluded).'),
+const input = toolInput('Grep', () => {
+  const count = z.number().int().min(0);
+  return z.object({
+    pattern: z.string().min(1).describe('Regular expression (ripgrep syntax) to search for.'),
+    path: z.string().optional().describe('Folder or file to search (relative to the workspace, or absolute). Default: the workspace.'),
+    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
+    type: z.string().optional().describe('Only search this ripgrep file type, e.g. "js", "py", "rust".'),
+    output_mode: z
+      .enum(['files_with_matches', 'content', 'count_matches'])
+      .default('files_with_matches')
+      .describe('What to return. Default files_with_matches.'),
+    '-i': z.boolean().default(false).describe('Ignore case.'),
+    '-n': z.boolean().default(true).describe('Show line numbers (content mode). Default true.'),
+    '-A': count.optional().describe('Lines of context after each match (content mode).'),
+    '-B': count.optional().describe('Lines of context before each match (content mode).'),
+    '-C': count.optional().describe('Lines of context before and after each match (content mode; wins over -A/-B).'),
+    head_limit: count.default(DEFAULT_HEAD_LIMIT).describe(`Lines of results per page. Default ${DEFAULT_HEAD_LIMIT}; 0 for no limit.`),
+    offset: count.default(0).describe('Skip this many result lines (for the next page).'),
+    multiline: z.boolean().default(false).describe('Let the pattern span lines ("." also matches a line break).'),
+    include_ignored: z.boolean().default(false).describe('Also search files ignored by .gitignore and similar (secret files stay excluded).'),
+  });
 });
-type GrepArgs = z.output<typeof input>;
+type GrepArgs = z.output<SchemaOf<typeof input>>;
 
 function rgArgs(args: GrepArgs, target: string[]): string[] {
   const out = [...commonArgs(), '--with-filename'];
@@ -226,7 +232,7 @@ async function search(args: GrepArgs, root: SearchRoot, env: ToolEnv, signal: Ab
   return { output: [...notes, ...page.map(format)].join('\n'), display };
 }
 
-export function grepTool(options: { timeoutMs?: number } = {}): Tool<typeof input> {
+export function grepTool(options: { timeoutMs?: number } = {}): Tool<SchemaOf<typeof input>> {
   const timeoutMs = options.timeoutMs ?? RG_TIMEOUT_MS;
   return defineTool({
     name: 'Grep',

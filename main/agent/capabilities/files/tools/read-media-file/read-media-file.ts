@@ -5,25 +5,28 @@ import { asToolError, existingFile, guard, pathRules } from '../../tool-support'
 import { formatBytes } from '#protocol/helpers/units';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './read-media-file.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
-const input = z.object({
-  path: z.string().describe('The image file: relative to the workspace, or absolute.'),
-  region: z
-    .object({
-      x: z.number().int().min(0),
-      y: z.number().int().min(0),
-      width: z.number().int().min(1),
-      height: z.number().int().min(1),
-    })
-    .optional()
-    .describe('Only this part of the image, in original pixels (left, top, width, height).'),
-  full_resolution: z.boolean().optional().describe('Send the image unscaled (up to 3.75 MiB). Default false.'),
-});
+const input = toolInput('ReadMediaFile', () =>
+  z.object({
+    path: z.string().describe('The image file: relative to the workspace, or absolute.'),
+    region: z
+      .object({
+        x: z.number().int().min(0),
+        y: z.number().int().min(0),
+        width: z.number().int().min(1),
+        height: z.number().int().min(1),
+      })
+      .optional()
+      .describe('Only this part of the image, in original pixels (left, top, width, height).'),
+    full_resolution: z.boolean().optional().describe('Send the image unscaled (up to 3.75 MiB). Default false.'),
+  }),
+);
 
 export const NO_IMAGE_INPUT =
   'The configured model does not accept image input, so ReadMediaFile cannot show it images. If the model does support images, turn on "This model accepts images" in Settings → Model provider; otherwise ask the user to describe the image.';
 
-export function readMediaFileTool(): Tool<typeof input> {
+export function readMediaFileTool(): Tool<SchemaOf<typeof input>> {
   return defineTool({
     name: 'ReadMediaFile',
     policy: { approval: 'rules', mainAgentOnly: false },

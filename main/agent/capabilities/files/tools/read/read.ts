@@ -10,6 +10,7 @@ import { formatBytes } from '#protocol/helpers/units';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool, renderDescription } from '#contract/tool';
 import { headOf } from '#contract/output-limits';
 import template from './read.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
 export const MAX_LINES = 1_000;
 export const MAX_BYTES = 100 * 1024;
@@ -19,17 +20,19 @@ export const COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
 /** UTF-16 files are transcoded in memory up to this size. */
 const TRANSCODE_MAX_BYTES = 10 * 1024 * 1024;
 
-const input = z.object({
-  path: z.string().describe('The file to read: relative to the workspace, or absolute.'),
-  line_offset: z
-    .number()
-    .int()
-    .min(-1000)
-    .refine((v) => v !== 0, 'line_offset must be a line number (1 or more) or, to read the end of the file, from -1000 to -1; 0 is not a line')
-    .optional()
-    .describe('First line to read (1-based). Negative reads the last lines: -100 is the last 100 lines. Default 1.'),
-  n_lines: z.number().int().min(1).optional().describe(`How many lines to read (at most ${MAX_LINES}). Default ${MAX_LINES}.`),
-});
+const input = toolInput('Read', () =>
+  z.object({
+    path: z.string().describe('The file to read: relative to the workspace, or absolute.'),
+    line_offset: z
+      .number()
+      .int()
+      .min(-1000)
+      .refine((v) => v !== 0, 'line_offset must be a line number (1 or more) or, to read the end of the file, from -1000 to -1; 0 is not a line')
+      .optional()
+      .describe('First line to read (1-based). Negative reads the last lines: -100 is the last 100 lines. Default 1.'),
+    n_lines: z.number().int().min(1).optional().describe(`How many lines to read (at most ${MAX_LINES}). Default ${MAX_LINES}.`),
+  }),
+);
 
 /** How a line is shown to the model: the CR handling depends on the file's line-ending style. */
 function shownText(line: RawLine, crMode: 'strip' | 'visible' | 'keep'): { text: string; cut: boolean } {
@@ -122,7 +125,7 @@ function statusNote(
 }
 
 /** Read; its description points images to ReadMediaFile only when the model reads images (and so has that tool). */
-export function readTool(files: FileTracker, options: { imageInput?: boolean } = {}): Tool<typeof input> {
+export function readTool(files: FileTracker, options: { imageInput?: boolean } = {}): Tool<SchemaOf<typeof input>> {
   const description = renderDescription(template, {
     images: options.imageInput === false ? 'for images (the configured model cannot see them)' : 'for images (use ReadMediaFile)',
   });

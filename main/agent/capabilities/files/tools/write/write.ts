@@ -11,12 +11,15 @@ import { formatBytes } from '#protocol/helpers/units';
 import type { GuardedPath } from '#infra/policies/path-guard';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
 import description from './write.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
-const input = z.object({
-  path: z.string().describe('The file to write: relative to the workspace, or absolute.'),
-  content: z.string().describe('The exact text to write.'),
-  mode: z.enum(['overwrite', 'append']).default('overwrite').describe('"overwrite" (default) replaces the file; "append" adds to its end.'),
-});
+const input = toolInput('Write', () =>
+  z.object({
+    path: z.string().describe('The file to write: relative to the workspace, or absolute.'),
+    content: z.string().describe('The exact text to write.'),
+    mode: z.enum(['overwrite', 'append']).default('overwrite').describe('"overwrite" (default) replaces the file; "append" adds to its end.'),
+  }),
+);
 
 /** Appends to files larger than this go straight to the end of the file instead of rewriting it. */
 const REWRITE_APPEND_LIMIT = 64 * 1024 * 1024;
@@ -53,7 +56,7 @@ async function currentText(environment: Environment, path: GuardedPath, size: nu
   }
 }
 
-export function writeTool(files: FileTracker): Tool<typeof input> {
+export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
   return defineTool({
     name: 'Write',
     // A file edit: accept-edits mode runs it inside the workspace; plan mode lets it change only the plan file.

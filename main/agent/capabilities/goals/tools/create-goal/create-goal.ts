@@ -3,14 +3,17 @@ import type { CoreContext, SessionHandle } from '#contract/capability';
 import { describeGoal, goalFact, newGoal, saveGoal, storedGoal } from '../../state';
 import { ToolInputError, defineTool, errorResult } from '#contract/tool';
 import description from './create-goal.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const Input = z
-  .object({
-    objective: z.string().trim().min(1).max(4_000).describe('The outcome to reach.'),
-    completionCriterion: z.string().trim().max(2_000).optional().describe('How to tell the goal is reached, checkably.'),
-    replace: z.boolean().default(false).describe('Replace an unfinished goal.'),
-  })
-  .strict();
+const Input = toolInput('CreateGoal', () =>
+  z
+    .object({
+      objective: z.string().trim().min(1).max(4_000).describe('The outcome to reach.'),
+      completionCriterion: z.string().trim().max(2_000).optional().describe('How to tell the goal is reached, checkably.'),
+      replace: z.boolean().default(false).describe('Replace an unfinished goal.'),
+    })
+    .strict(),
+);
 
 export function createGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({

@@ -3,6 +3,9 @@ import type { CoreContext, SessionHandle } from '#contract/capability';
 import { goalFact, goalView, storedGoal } from '../../state';
 import { defineTool } from '#contract/tool';
 import description from './get-goal.md?raw';
+import { toolInput } from '#contract/tool-input';
+
+const input = toolInput('GetGoal', () => z.object({}).strict());
 
 export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({
@@ -10,7 +13,7 @@ export function getGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now
     // Goal bookkeeping touches only the session's own state; the goal belongs to the conversation with the user.
     policy: { approval: 'self', mainAgentOnly: true },
     description,
-    input: z.object({}).strict(),
+    input,
     resolveExecution: () => ({
       description: 'Read the goal',
       display: { kind: 'generic', summary: 'Read the goal' },

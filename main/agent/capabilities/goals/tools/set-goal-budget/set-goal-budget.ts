@@ -3,16 +3,19 @@ import type { CoreContext, SessionHandle } from '#contract/capability';
 import { budgetExhausted, describeGoal, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
 import { ToolInputError, defineTool, errorResult } from '#contract/tool';
 import description from './set-goal-budget.md?raw';
+import { toolInput } from '#contract/tool-input';
 
 const MS: Record<string, number> = { milliseconds: 1, seconds: 1_000, minutes: 60_000, hours: 3_600_000 };
 const DAY_MS = 24 * 3_600_000;
 
-const Input = z
-  .object({
-    value: z.number().positive().describe('How much (greater than 0).'),
-    unit: z.enum(['turns', 'tokens', 'milliseconds', 'seconds', 'minutes', 'hours']),
-  })
-  .strict();
+const Input = toolInput('SetGoalBudget', () =>
+  z
+    .object({
+      value: z.number().positive().describe('How much (greater than 0).'),
+      unit: z.enum(['turns', 'tokens', 'milliseconds', 'seconds', 'minutes', 'hours']),
+    })
+    .strict(),
+);
 
 export function setGoalBudgetTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({

@@ -3,18 +3,21 @@ import type { CoreContext, SessionHandle } from '#contract/capability';
 import { budgetExhausted, countingRunningTurn, goalFact, goalView, saveGoal, storedGoal, withStatus } from '../../state';
 import { defineTool, errorResult } from '#contract/tool';
 import description from './update-goal.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const Input = z
-  .object({
-    status: z.enum(['active', 'complete', 'blocked']),
-    note: z
-      .string()
-      .trim()
-      .max(4_000)
-      .optional()
-      .describe('For complete: what was achieved. For blocked: what blocks you and what the user must do. Shown to the user.'),
-  })
-  .strict();
+const Input = toolInput('UpdateGoal', () =>
+  z
+    .object({
+      status: z.enum(['active', 'complete', 'blocked']),
+      note: z
+        .string()
+        .trim()
+        .max(4_000)
+        .optional()
+        .describe('For complete: what was achieved. For blocked: what blocks you and what the user must do. Shown to the user.'),
+    })
+    .strict(),
+);
 
 export function updateGoalTool(session: SessionHandle, core: Pick<CoreContext, 'now'>) {
   return defineTool({

@@ -9,16 +9,24 @@ import { problemLine, problemsOf } from '#infra/lsp/diagnostics';
 import { guardPath } from '#infra/policies/path-guard';
 import { displayPath } from '../../code-checks';
 import description from './lsp.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
 const OPERATIONS = ['definition', 'references', 'hover', 'document_symbols', 'workspace_symbols', 'diagnostics'] as const;
-const input = z.object({
-  operation: z.enum(OPERATIONS).describe('What to ask the language server.'),
-  path: z.string().optional().describe('The file: relative to the workspace, or absolute.'),
-  line: z.number().int().min(1).optional().describe('1-based line of the symbol.'),
-  column: z.number().int().min(1).optional().describe('1-based column of the symbol on that line.'),
-  symbol: z.string().min(1).max(200).optional().describe('A symbol name: the query for workspace_symbols, or what to look for in `path` instead of a column.'),
-});
-type LspArgs = z.output<typeof input>;
+const input = toolInput('LSP', () =>
+  z.object({
+    operation: z.enum(OPERATIONS).describe('What to ask the language server.'),
+    path: z.string().optional().describe('The file: relative to the workspace, or absolute.'),
+    line: z.number().int().min(1).optional().describe('1-based line of the symbol.'),
+    column: z.number().int().min(1).optional().describe('1-based column of the symbol on that line.'),
+    symbol: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('A symbol name: the query for workspace_symbols, or what to look for in `path` instead of a column.'),
+  }),
+);
+type LspArgs = z.output<SchemaOf<typeof input>>;
 
 /** What the tool needs of the capability: a running client for a file or any running server, and the settings. */
 export interface LspToolDeps {
@@ -90,7 +98,7 @@ function pathOf(uri: string): string {
   }
 }
 
-export function lspTool(deps: LspToolDeps): Tool<typeof input> {
+export function lspTool(deps: LspToolDeps): Tool<SchemaOf<typeof input>> {
   return defineTool({
     name: 'LSP',
     policy: { approval: 'rules', mainAgentOnly: false },

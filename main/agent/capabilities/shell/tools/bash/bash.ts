@@ -17,35 +17,40 @@ import {
 import template from './bash.md?raw';
 import { runForeground } from './foreground';
 import { backgroundStartedResult, finishedResult } from './results';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
 export const FOREGROUND_DEFAULT_TIMEOUT_S = 60;
 export const FOREGROUND_MAX_TIMEOUT_S = 300;
 
-const withBackground = z.object({
-  command: z.string().min(1).describe('The command line, run with `bash -c` (or `sh -c`).'),
-  cwd: z.string().optional().describe('Working directory. Default: the workspace.'),
-  timeout: z
-    .number()
-    .int()
-    .min(1)
-    .max(BACKGROUND_MAX_TIMEOUT_S)
-    .optional()
-    .describe('Seconds. Foreground: default 60, at most 300 (then it moves to the background). Background: default 600, at most 86400.'),
-  description: z.string().max(200).optional().describe('A few words on what the command does. Required with run_in_background.'),
-  run_in_background: z.boolean().default(false).describe('Start it as a background task and return its task id at once.'),
-  disable_timeout: z.boolean().default(false).describe('Background only: run without a time limit (servers, watchers).'),
-});
+const withBackground = toolInput('Bash', () =>
+  z.object({
+    command: z.string().min(1).describe('The command line, run with `bash -c` (or `sh -c`).'),
+    cwd: z.string().optional().describe('Working directory. Default: the workspace.'),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(BACKGROUND_MAX_TIMEOUT_S)
+      .optional()
+      .describe('Seconds. Foreground: default 60, at most 300 (then it moves to the background). Background: default 600, at most 86400.'),
+    description: z.string().max(200).optional().describe('A few words on what the command does. Required with run_in_background.'),
+    run_in_background: z.boolean().default(false).describe('Start it as a background task and return its task id at once.'),
+    disable_timeout: z.boolean().default(false).describe('Background only: run without a time limit (servers, watchers).'),
+  }),
+);
 
 /** Without background tasks (TaskList, TaskOutput and TaskStop are off), every command runs in the foreground. */
-const foregroundOnly = z.object({
-  command: withBackground.shape.command,
-  cwd: withBackground.shape.cwd,
-  timeout: z.number().int().min(1).max(FOREGROUND_MAX_TIMEOUT_S).optional().describe('Seconds: default 60, at most 300 (then the command is stopped).'),
-  description: z.string().max(200).optional().describe('A few words on what the command does.'),
-});
+const foregroundOnly = toolInput('Bash (foreground only)', () =>
+  z.object({
+    command: withBackground.schema().shape.command,
+    cwd: withBackground.schema().shape.cwd,
+    timeout: z.number().int().min(1).max(FOREGROUND_MAX_TIMEOUT_S).optional().describe('Seconds: default 60, at most 300 (then the command is stopped).'),
+    description: z.string().max(200).optional().describe('A few words on what the command does.'),
+  }),
+);
 
 /** What a call may carry: the background fields only when background tasks are on. */
-type BashArgs = z.output<typeof foregroundOnly> & Partial<Pick<z.output<typeof withBackground>, 'run_in_background' | 'disable_timeout'>>;
+type BashArgs = z.output<SchemaOf<typeof foregroundOnly>> & Partial<Pick<z.output<SchemaOf<typeof withBackground>>, 'run_in_background' | 'disable_timeout'>>;
 
 /** The background paragraph of the description. */
 const BACKGROUND_PARAGRAPH =

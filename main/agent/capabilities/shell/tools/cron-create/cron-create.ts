@@ -4,15 +4,18 @@ import type { ShellSession } from '../../shell-session';
 import { exactRule } from '#infra/policies/rule-match';
 import { type Tool, defineTool } from '#contract/tool';
 import description from './cron-create.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const input = z.object({
-  cron: z
-    .string()
-    .min(1)
-    .describe('5-field cron in local time (minute hour day-of-month month day-of-week), names allowed, or @hourly/@daily/@weekly/@monthly/@yearly.'),
-  prompt: z.string().min(1).describe('What the scheduled turn should do (at most 8 KiB).'),
-  recurring: z.boolean().default(true).describe('Repeat on the schedule (default), or fire once.'),
-});
+const input = toolInput('CronCreate', () =>
+  z.object({
+    cron: z
+      .string()
+      .min(1)
+      .describe('5-field cron in local time (minute hour day-of-month month day-of-week), names allowed, or @hourly/@daily/@weekly/@monthly/@yearly.'),
+    prompt: z.string().min(1).describe('What the scheduled turn should do (at most 8 KiB).'),
+    recurring: z.boolean().default(true).describe('Repeat on the schedule (default), or fire once.'),
+  }),
+);
 
 export function cronCreateTool(shell: ShellSession): Tool {
   return defineTool({

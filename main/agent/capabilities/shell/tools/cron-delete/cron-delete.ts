@@ -3,8 +3,9 @@ import type { ShellSession } from '../../shell-session';
 import { exactRule } from '#infra/policies/rule-match';
 import { type Tool, ToolInputError, defineTool, errorResult } from '#contract/tool';
 import description from './cron-delete.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const input = z.object({ id: z.string().min(1).describe('The job id (8 hex characters).') });
+const input = toolInput('CronDelete', () => z.object({ id: z.string().min(1).describe('The job id (8 hex characters).') }));
 
 export function cronDeleteTool(shell: ShellSession): Tool {
   return defineTool({

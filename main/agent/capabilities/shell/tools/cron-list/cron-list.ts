@@ -4,6 +4,9 @@ import { RECURRING_LIFETIME_MS } from '../../cron/scheduler';
 import type { ShellSession } from '../../shell-session';
 import { type Tool, access, defineTool } from '#contract/tool';
 import description from './cron-list.md?raw';
+import { toolInput } from '#contract/tool-input';
+
+const input = toolInput('CronList', () => z.object({}).strict());
 
 const PREVIEW_BYTES = 200;
 
@@ -22,7 +25,7 @@ export function cronListTool(shell: ShellSession): Tool {
     // Scheduled prompts belong to the main conversation.
     policy: { approval: 'rules', mainAgentOnly: true },
     description,
-    input: z.object({}).strict(),
+    input,
     resolveExecution: () => ({
       accesses: access.none(),
       description: 'List scheduled prompts',

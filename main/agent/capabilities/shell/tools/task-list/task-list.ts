@@ -4,11 +4,14 @@ import { taskLines } from '../../task-lines';
 import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
 import { type Tool, access, defineTool } from '#contract/tool';
 import description from './task-list.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const input = z.object({
-  active_only: z.boolean().default(true).describe('Only running tasks (default true).'),
-  limit: z.number().int().min(1).max(100).default(20).describe('At most this many tasks, newest first (1-100, default 20).'),
-});
+const input = toolInput('TaskList', () =>
+  z.object({
+    active_only: z.boolean().default(true).describe('Only running tasks (default true).'),
+    limit: z.number().int().min(1).max(100).default(20).describe('At most this many tasks, newest first (1-100, default 20).'),
+  }),
+);
 
 export function taskListTool(tasks: SessionTasks): Tool {
   return defineTool({

@@ -7,10 +7,11 @@ import { type Tool, access, defineTool } from '#contract/tool';
 import { capText } from '#contract/output-limits';
 import { taskLines, knownTask } from '../../task-lines';
 import description from './task-output.md?raw';
+import { toolInput } from '#contract/tool-input';
 
 const PREVIEW_BYTES = 32 * 1024;
 
-const input = z.object({ task_id: z.string().min(1).describe('The task id, e.g. bash-1a2b3c4d.') });
+const input = toolInput('TaskOutput', () => z.object({ task_id: z.string().min(1).describe('The task id, e.g. bash-1a2b3c4d.') }));
 
 export function taskOutputTool(tasks: SessionTasks): Tool {
   return defineTool({

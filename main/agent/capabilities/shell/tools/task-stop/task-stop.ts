@@ -5,11 +5,14 @@ import { exactRule, matchGlobSubject } from '#infra/policies/rule-match';
 import { type Tool, access, defineTool } from '#contract/tool';
 import { knownTask } from '../../task-lines';
 import description from './task-stop.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const input = z.object({
-  task_id: z.string().min(1).describe('The task to stop, e.g. bash-1a2b3c4d.'),
-  reason: z.string().max(500).default('Stopped by TaskStop').describe('Why it is being stopped (kept with the task).'),
-});
+const input = toolInput('TaskStop', () =>
+  z.object({
+    task_id: z.string().min(1).describe('The task to stop, e.g. bash-1a2b3c4d.'),
+    reason: z.string().max(500).default('Stopped by TaskStop').describe('Why it is being stopped (kept with the task).'),
+  }),
+);
 
 export function taskStopTool(tasks: SessionTasks): Tool {
   return defineTool({

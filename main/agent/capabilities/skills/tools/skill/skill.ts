@@ -5,13 +5,16 @@ import type { Placement } from '../../nesting';
 import { type SkillDefinition, type SkillTrigger, MAX_SKILL_NESTING, isModelInvocable, slashCommandFor } from '../../types';
 import { ToolInputError, access, defineTool } from '#contract/tool';
 import description from './skill.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-export const SkillInput = z
-  .object({
-    skill: z.string().min(1).max(200).describe('The skill name, as listed under "# Skills".'),
-    args: z.string().max(20_000).optional().describe('Arguments for the skill, like a command line.'),
-  })
-  .strict();
+export const SkillInput = toolInput('Skill', () =>
+  z
+    .object({
+      skill: z.string().min(1).max(200).describe('The skill name, as listed under "# Skills".'),
+      args: z.string().max(20_000).optional().describe('Arguments for the skill, like a command line.'),
+    })
+    .strict(),
+);
 
 export interface SkillToolDeps {
   catalog(): SkillCatalog;

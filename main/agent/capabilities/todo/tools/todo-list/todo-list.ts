@@ -4,23 +4,26 @@ import type { SessionHandle } from '#contract/capability';
 import { defineTool } from '#contract/tool';
 import { formatTodos, setTodos, todoFact, todosOf } from '../../state';
 import description from './todo-list.md?raw';
+import { toolInput } from '#contract/tool-input';
 
-const Input = z
-  .object({
-    todos: z
-      .array(
-        z
-          .object({
-            title: z.string().trim().min(1).max(500).describe('What to do, in a few words.'),
-            status: z.enum(['pending', 'in_progress', 'done']),
-          })
-          .strict(),
-      )
-      .max(100)
-      .optional()
-      .describe('The whole new list. Omit to read the list; [] clears it.'),
-  })
-  .strict();
+const Input = toolInput('TodoList', () =>
+  z
+    .object({
+      todos: z
+        .array(
+          z
+            .object({
+              title: z.string().trim().min(1).max(500).describe('What to do, in a few words.'),
+              status: z.enum(['pending', 'in_progress', 'done']),
+            })
+            .strict(),
+        )
+        .max(100)
+        .optional()
+        .describe('The whole new list. Omit to read the list; [] clears it.'),
+    })
+    .strict(),
+);
 
 function summary(items: readonly TodoItem[]): string {
   const done = items.filter((i) => i.status === 'done').length;

@@ -7,6 +7,7 @@ import { type ToolEnv, type ToolResult, isExecution } from '#contract/tool';
 import { type Resolver, checkedLookup } from '../../net/pinned-agent';
 import { parseTarget } from '../../net/target';
 import { fetchUrlTool } from './fetch-url';
+import { inputSchemaOf } from '#contract/tool-input';
 
 const env: ToolEnv = {
   environment: localEnvironment(),
@@ -101,7 +102,7 @@ async function fetchUrl(url: string, options: Options = {}): Promise<ToolResult>
   });
   let resolved;
   try {
-    resolved = await tool.resolveExecution(tool.input.parse({ url }), env);
+    resolved = await tool.resolveExecution(inputSchemaOf(tool.input).parse({ url }), env);
   } catch (error) {
     return { output: (error as Error).message, isError: true };
   }

@@ -8,10 +8,13 @@ import type { Resolver } from '../../net/pinned-agent';
 import { FetchRefusal, checkTargetHost, parseTarget, privateAllowed } from '../../net/target';
 import { hostRule, urlRuleMatches } from '../../net/url-rule';
 import description from './fetch-url.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
-const input = z.object({
-  url: z.string().min(1).max(8_000).describe('The full http:// or https:// URL to read.'),
-});
+const input = toolInput('FetchURL', () =>
+  z.object({
+    url: z.string().min(1).max(8_000).describe('The full http:// or https:// URL to read.'),
+  }),
+);
 
 /** What the card shows of the page: enough to judge it without sending the whole page to the window. */
 const PREVIEW_CHARS = 20_000;
@@ -51,7 +54,7 @@ async function render(page: FetchedPage): Promise<ToolResult> {
 }
 
 /** FetchURL: read a URL as text, safe against requests into the user's machine or private network. */
-export function fetchUrlTool(deps: FetchUrlDeps): Tool<typeof input> {
+export function fetchUrlTool(deps: FetchUrlDeps): Tool<SchemaOf<typeof input>> {
   return defineTool({
     name: 'FetchURL',
     policy: { approval: 'rules', mainAgentOnly: false },

@@ -4,6 +4,7 @@ import { SAMPLE_RESULTS, startSearchMock } from '#test-support/web-servers';
 import { type ToolEnv, type ToolResult, isExecution } from '#contract/tool';
 import type { SearchConfig } from '../../search/provider';
 import { webSearchTool } from './web-search';
+import { inputSchemaOf } from '#contract/tool-input';
 
 const env: ToolEnv = {
   environment: localEnvironment(),
@@ -17,7 +18,7 @@ const env: ToolEnv = {
 
 async function search(config: SearchConfig, query = 'deft web tools', timeoutMs?: number): Promise<ToolResult> {
   const tool = webSearchTool({ search: async () => config, ...(timeoutMs ? { timeoutMs } : {}) });
-  const resolved = await tool.resolveExecution(tool.input.parse({ query }), env);
+  const resolved = await tool.resolveExecution(inputSchemaOf(tool.input).parse({ query }), env);
   if (!isExecution(resolved)) return resolved;
   return resolved.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
 }

@@ -5,10 +5,13 @@ import { CITE_REMINDER, formatResults } from '../../search/format';
 import { PROVIDER_NAMES, type SearchConfig, SearchError, type SearchErrorKind } from '../../search/provider';
 import { runSearch } from '../../search/run-search';
 import description from './web-search.md?raw';
+import { toolInput, type SchemaOf } from '#contract/tool-input';
 
-const input = z.object({
-  query: z.string().trim().min(1).max(400).describe('What to search for, as you would type it into a search engine.'),
-});
+const input = toolInput('WebSearch', () =>
+  z.object({
+    query: z.string().trim().min(1).max(400).describe('What to search for, as you would type it into a search engine.'),
+  }),
+);
 
 const ERROR_WORDS: Record<SearchErrorKind, string> = {
   config: 'configuration',
@@ -27,7 +30,7 @@ export interface WebSearchDeps {
 }
 
 /** WebSearch: the query goes to the provider the user configured, and nowhere else. */
-export function webSearchTool(deps: WebSearchDeps): Tool<typeof input> {
+export function webSearchTool(deps: WebSearchDeps): Tool<SchemaOf<typeof input>> {
   return defineTool({
     name: 'WebSearch',
     policy: { approval: 'rules', mainAgentOnly: false },
