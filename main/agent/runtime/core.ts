@@ -15,6 +15,7 @@ import { inboxDir } from '../infra/sessions/inbox';
 import { RemoteSandbox } from '../infra/sandbox/remote';
 import { SessionStore } from '../infra/sessions/store';
 import { worktreeAt } from '../infra/worktrees/records';
+import { remoteWorktreeAt } from '../infra/worktrees/there';
 import { maxRunningTasks } from '../infra/tasks/limits';
 import type { ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
@@ -131,7 +132,11 @@ export class DeftCore {
       ...(options.sandbox ? { override: options.sandbox } : {}),
       ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
     });
-    this.store = new SessionStore(options.home, place.id, now);
+    // A remote workspace that is a Deft worktree there: its sessions' meta name it as a local one's do (the record there).
+    this.store =
+      environment.kind === 'local'
+        ? new SessionStore(options.home, place.id, now)
+        : new SessionStore(options.home, place.id, now, onceFound(async () => sessionWorktree(await remoteWorktreeAt(place))));
     const core: CoreContext = {
       environment,
       workspace: options.workspace,
@@ -175,6 +180,7 @@ export class DeftCore {
     const remote = followConnection(environment, emit);
     const sessions = sessionCommands({
       ...options,
+      place,
       environment,
       remote,
       sandboxStatus: () => (this.remoteSandbox ?? this.sandbox).status(),
@@ -310,4 +316,15 @@ export class DeftCore {
       }
     }
   }
+}
+
+/** What a session's meta records of the worktree it runs in. */
+function sessionWorktree(record: { name: string; branch: string; baseBranch: string | null; repoRoot: string } | null) {
+  return record ? { name: record.name, branch: record.branch, baseBranch: record.baseBranch, repoRoot: record.repoRoot } : null;
+}
+
+/** A look-up done again until it finds something, then kept (a remote workspace's worktree does not change). */
+function onceFound<T>(find: () => Promise<T | null>): () => Promise<T | null> {
+  let found: T | null = null;
+  return async () => (found ??= await find());
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
@@ -227,6 +228,131 @@ describe('deft run --remote --worktree', () => {
     expect(existsSync(join(rig.remoteHome, '.deft', 'worktrees')) ? await readdir(join(rig.remoteHome, '.deft', 'worktrees')) : []).toEqual([]);
     expect(await readdir(marks)).toEqual([]);
     expect(look(['branch', '--list']).trim()).toBe('* main');
+  });
+
+  it('a remote worktree session’s meta names its worktree; deleting the session removes the worktree there when nothing would be lost, keeps it otherwise', {
+    timeout: 180_000,
+  }, async () => {
+    // A hostile repository there: its fsmonitor and hooks must not run while the session's worktree is released.
+    const marks = await mkdtemp('/var/tmp/deft-wt-release-');
+    const evil = join(marks, 'evil.sh');
+    await writeFile(evil, `#!/bin/sh\ntouch "${marks}/ran-$1"\n`);
+    await chmod(evil, 0o755);
+    const hooks = join(rig.there, '.git', 'hooks');
+    await mkdir(hooks, { recursive: true });
+    for (const hook of ['post-checkout', 'reference-transaction', 'post-index-change']) {
+      await writeFile(join(hooks, hook), `#!/bin/sh\ntouch "${marks}/ran-hook-${hook}"\n`);
+      await chmod(join(hooks, hook), 0o755);
+    }
+    execFileSync('git', ['-C', rig.there, 'config', 'core.fsmonitor', `${evil} fsmonitor`]);
+    execFileSync('git', ['-C', rig.there, 'config', 'core.hooksPath', hooks]);
+
+    rig.server.enqueue(textReply('Nothing to do.'));
+    const tidy = await rig.run('just look', { extra: ['--worktree=tidy'] });
+    expect(tidy.code, tidy.stderr).toBe(0);
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'teal' })),
+      textReply('Teal.'),
+    );
+    const dirty = await rig.run('paint it teal', { extra: ['--worktree=dirty'] });
+    expect(dirty.code, dirty.stderr).toBe(0);
+    const dir = await worktreesThere();
+    const pathThere = (name: string) => (JSON.parse(execFileSync('cat', [join(dir, `${name}.json`)], { encoding: 'utf8' })) as { path: string }).path;
+
+    // Each session's meta names its worktree, as a local worktree session's does (the sidebar shows its branch).
+    const metaOf = async (name: string) => {
+      const groups = await readdir(join(rig.home, 'sessions'));
+      for (const group of groups) {
+        const where = JSON.parse(await readFile(join(rig.home, 'sessions', group, 'workspace.json'), 'utf8')) as { path: string };
+        if (!where.path.endsWith(`/${name}`)) continue;
+        const [id] = (await readdir(join(rig.home, 'sessions', group))).filter((f) => f !== 'workspace.json');
+        return JSON.parse(await readFile(join(rig.home, 'sessions', group, id!, 'meta.json'), 'utf8')) as { id: string; worktree?: unknown };
+      }
+      throw new Error(`no session of ${name}`);
+    };
+    for (const name of ['tidy', 'dirty'])
+      expect((await metaOf(name)).worktree).toEqual({ name, branch: `deft/${name}`, baseBranch: 'main', repoRoot: rig.path });
+
+    const coreOn = async (name: string) => {
+      const remote = await openRemoteForCli(
+        { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: pathThere(name) },
+        { HOME: rig.userHome, USER: rig.sshd.username },
+      );
+      const core = createNodeCore({
+        workspace: remote.workspace,
+        environment: remote.environment,
+        workspaceId: remote.id,
+        host: cliHost(() => {}),
+        env: { DEFT_HOME: rig.home },
+        capabilities: remoteCapabilities(defaultCapabilities),
+      });
+      return { core, close: async () => (await core.close(), await remote.environment.close()) };
+    };
+    // The window's list of a remote worktree's sessions carries it too.
+    const onTidy = await coreOn('tidy');
+    try {
+      const { sessions } = await onTidy.core.handlers.listSessions({});
+      expect(sessions.map((s) => s.worktree?.branch)).toEqual(['deft/tidy']);
+      // A new session there is recorded in the same worktree.
+      const made = await onTidy.core.handlers.createSession({});
+      expect(made.session.worktree).toEqual({ name: 'tidy', branch: 'deft/tidy', baseBranch: 'main', repoRoot: rig.path });
+      // Another session ran there: deleting this one keeps the worktree.
+      const first = await onTidy.core.handlers.deleteSession({ sessionId: made.session.id });
+      expect(first.worktree).toMatchObject({ removed: false, reason: expect.stringContaining('1 other session ran there') });
+      expect(existsSync(join(dir, 'tidy'))).toBe(true);
+      // Its last session: nothing would be lost, so the worktree, its record and its branch go — there.
+      const last = await onTidy.core.handlers.deleteSession({ sessionId: sessions[0]!.id });
+      expect(last.worktree).toMatchObject({ name: 'tidy', branch: 'deft/tidy', removed: true, reason: expect.stringContaining('removed with its branch') });
+    } finally {
+      await onTidy.close();
+    }
+    expect(existsSync(join(dir, 'tidy'))).toBe(false);
+    expect(existsSync(join(dir, 'tidy.json'))).toBe(false);
+    expect(look(['branch', '--list', 'deft/tidy'])).toBe('');
+    expect(look(['worktree', 'list', '--porcelain'])).not.toContain('/tidy');
+
+    // Uncommitted changes: kept, as locally, and said why; the change is still there.
+    const onDirty = await coreOn('dirty');
+    try {
+      const deleted = await onDirty.core.handlers.deleteSession({ sessionId: (await metaOf('dirty')).id });
+      expect(deleted.worktree).toMatchObject({ name: 'dirty', removed: false, reason: expect.stringContaining('uncommitted changes (1 changed file)') });
+    } finally {
+      await onDirty.close();
+    }
+    expect(await readFile(join(dir, 'dirty', 'notes.txt'), 'utf8')).toBe('colour: teal\n');
+    expect(look(['branch', '--list', 'deft/dirty'])).toBe('+ deft/dirty\n');
+    expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: red\n');
+    expect(await readdir(marks)).toEqual(['evil.sh']);
+  });
+
+  it('a hostile remote: a worktree folder swapped for a link, or a record naming another folder, is never removed through', { timeout: 180_000 }, async () => {
+    for (const name of ['keep', 'swapped', 'edited']) {
+      const made = await cli('worktrees', 'create', name, '--remote', rig.target());
+      expect(made.code, made.stderr).toBe(0);
+    }
+    const dir = await worktreesThere();
+    // Work not committed in "keep": what a removal through a link would destroy.
+    await writeFile(join(dir, 'keep', 'precious.txt'), 'mine\n');
+    // "swapped"'s folder replaced by a link to "keep" (as the remote machine sees it: its home is this user's home there).
+    const remoteDir = join(userInfo().homedir, '.deft', 'worktrees', dir.split('/').pop()!);
+    await rm(join(dir, 'swapped'), { recursive: true, force: true });
+    await symlink(join(remoteDir, 'keep'), join(dir, 'swapped'));
+    const swapped = await cli('worktrees', 'discard', 'swapped', '--delete-branch', '--remote', rig.target());
+    expect(swapped.code).not.toBe(0);
+    expect(swapped.stderr).toContain('is not a folder (a link, or a file, was put there): nothing was removed');
+    // "edited"'s record edited to name "keep"'s folder.
+    const record = JSON.parse(await readFile(join(dir, 'edited.json'), 'utf8')) as { path: string };
+    await writeFile(join(dir, 'edited.json'), JSON.stringify({ ...record, path: join(remoteDir, 'keep') }));
+    const edited = await cli('worktrees', 'discard', 'edited', '--delete-branch', '--remote', rig.target());
+    expect(edited.code).not.toBe(0);
+    expect(edited.stderr).toContain('names another folder');
+    // Nothing of "keep" was touched, nor the link's own record.
+    expect(await readFile(join(dir, 'keep', 'precious.txt'), 'utf8')).toBe('mine\n');
+    expect(look(['worktree', 'list', '--porcelain'])).toContain(`${remoteDir}/keep\n`);
+    expect(look(['branch', '--list', 'deft/keep'])).toBe('+ deft/keep\n');
+    expect((await lstat(join(dir, 'swapped'))).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(dir, 'swapped.json'))).toBe(true);
   });
 
   it('the window’s worktree commands on a remote folder: made, shown, its changes, merged and discarded there; never opened here', {

@@ -280,10 +280,28 @@ export class Worktrees {
   async discard(name: string, options: { deleteBranch?: boolean } = {}): Promise<{ removed: string; branchDeleted: boolean }> {
     const record = await this.get(name);
     await this.refuseWhileRunning(name, 'discarded');
+    await this.refuseForeignFolder(record);
     await this.removeQuietly(record, options.deleteBranch === true);
     if (await this.m.exists(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
     const branchDeleted = options.deleteBranch === true && !(await branchExists(this.m, this.repoRoot, record.branch));
     return { removed: record.path, branchDeleted };
+  }
+
+  /**
+   * Only the folder Deft made for the worktree is ever removed: not a folder an edited record names, not a link put in
+   * its place (git and rm would reach where it points: another checkout, anything), not a folder reached through one.
+   * A folder already gone is fine (its git registration and record go).
+   */
+  private async refuseForeignFolder(record: WorktreeRecord): Promise<void> {
+    const nothing = 'nothing was removed; look at it yourself, then run deft worktrees cleanup.';
+    if (record.path !== this.records.pathOf(record.name))
+      throw new WorktreeError(`the record of worktree "${record.name}" names another folder (${record.path}): ${nothing}`);
+    const entry = await this.m.look(record.path);
+    if (!entry) return;
+    if (entry.kind !== 'dir') throw new WorktreeError(`${record.path} is not a folder (a link, or a file, was put there): ${nothing}`);
+    const real = await this.m.realpath(record.path);
+    if (real !== this.m.path.join(await this.m.realpath(this.records.dir), record.name))
+      throw new WorktreeError(`${record.path} is reached through a link (it is ${real}): ${nothing}`);
   }
 
   private async refuseWhileRunning(name: string, what: string): Promise<void> {
