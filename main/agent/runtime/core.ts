@@ -136,7 +136,12 @@ export class DeftCore {
     this.store =
       environment.kind === 'local'
         ? new SessionStore(options.home, place.id, now)
-        : new SessionStore(options.home, place.id, now, onceFound(async () => sessionWorktree(await remoteWorktreeAt(place))));
+        : new SessionStore(
+            options.home,
+            place.id,
+            now,
+            onceFound(async () => sessionWorktree(await remoteWorktreeAt(place))),
+          );
     const core: CoreContext = {
       environment,
       workspace: options.workspace,
