@@ -3,12 +3,17 @@ import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { remoteCliRig } from '#test-support/remote-cli';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { createNodeCore } from '../compose';
-import { cliHost } from '../hosts';
+import { cliHost, webHost } from '../hosts';
+import { remoteWorktreeCores } from '../remote-worktree-cores';
+import { startWebHost } from '../web/server';
+import { WorktreeCores } from '../worktree-cores';
 import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
 
 // Issues 29 + 30: a session in a git worktree of a REMOTE folder. The sshd runs in a mount namespace of its own where
@@ -355,6 +360,100 @@ describe('deft run --remote --worktree', () => {
     expect(existsSync(join(dir, 'swapped.json'))).toBe(true);
   });
 
+  it('the web host opens a remote folder’s worktree as a core of its own (by name, a connection of its own there): its session runs in the worktree there', {
+    timeout: 180_000,
+  }, async () => {
+    const env = { HOME: rig.userHome, USER: rig.sshd.username };
+    const remote = await openRemoteForCli({ host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path }, env);
+    const coreFor = (folder: RemoteFolder) =>
+      createNodeCore({
+        workspace: folder.workspace,
+        environment: folder.environment,
+        workspaceId: folder.id,
+        host: webHost,
+        env: { DEFT_HOME: rig.home },
+        providerOverrides: { baseUrl: rig.server.baseUrl, model: 'm' },
+        capabilities: remoteCapabilities(defaultCapabilities),
+        openFolder: async () => 'here' as const,
+      });
+    const main = coreFor(remote);
+    const opened: string[] = [];
+    const trees = remoteWorktreeCores({
+      home: rig.home,
+      remote: () => remote,
+      open: async (spec) => (opened.push(spec.path), openRemoteForCli(spec, env)),
+      coreFor,
+    });
+    const cores = new WorktreeCores({ ...trees });
+    const renderer = await mkdtemp('/var/tmp/deft-renderer-');
+    await mkdir(join(renderer, 'assets'));
+    await writeFile(join(renderer, 'index.html'), '<!doctype html><title>Deft</title>');
+    const host = await startWebHost({ core: main, rendererDir: renderer, token: 't', log: () => {}, worktreeCore: (name) => cores.open(name) });
+    const page = (query: string) =>
+      new Promise<{ ws: WebSocket; messages: Record<string, unknown>[] }>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=t${query}`, { headers: { origin: `http://127.0.0.1:${host.port}` } });
+        const messages: Record<string, unknown>[] = [];
+        ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
+        ws.once('open', () => resolve({ ws, messages }));
+        ws.once('error', reject);
+      });
+    let id = 0;
+    const ask = async (p: { ws: WebSocket; messages: Record<string, unknown>[] }, name: string, input: unknown) => {
+      const asked = ++id;
+      p.ws.send(JSON.stringify({ id: asked, name, input }));
+      await vi.waitFor(() => expect(p.messages.some((m) => m.id === asked)).toBe(true), { timeout: 30_000 });
+      const reply = p.messages.find((m) => m.id === asked)!.reply as { ok: boolean; result?: unknown; error?: unknown };
+      expect(reply.ok, JSON.stringify(reply.error)).toBe(true);
+      return reply.result as Record<string, unknown>;
+    };
+    try {
+      const made = await main.handlers.createWorktree({ name: 'side' });
+      expect((await main.handlers.createWorktree({ name: 'evil' })).worktree.name).toBe('evil');
+      expect(await main.handlers.openWorktree({ name: 'side' })).toEqual({ opened: true, here: true, path: made.worktree.path });
+      const dir = await worktreesThere();
+      // The page switches to it by name: the worktree's own core, on the worktree's folder there.
+      const there = await page('&worktree=side');
+      await vi.waitFor(() => expect(there.messages[0]).toEqual({ view: { worktree: { name: 'side', branch: 'deft/side' } } }), { timeout: 30_000 });
+      expect(opened).toEqual([made.worktree.path]);
+      expect(await ask(there, 'getWorkspace', {})).toMatchObject({ path: made.worktree.path });
+      // A session there is a worktree session (the sidebar shows its branch), and its turn works in the worktree there.
+      const { session } = (await ask(there, 'createSession', {})) as { session: { id: string; worktree: unknown } };
+      expect(session.worktree).toEqual({ name: 'side', branch: 'deft/side', baseBranch: 'main', repoRoot: rig.path });
+      rig.server.enqueue(
+        toolStep(callChunk('Read', { path: 'notes.txt' })),
+        toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'amber' })),
+        textReply('Amber.'),
+      );
+      await ask(there, 'setPermissionMode', { sessionId: session.id, mode: 'yolo' });
+      await ask(there, 'sendPrompt', { sessionId: session.id, text: 'paint it amber' });
+      await vi.waitFor(async () => expect(await readFile(join(dir, 'side', 'notes.txt'), 'utf8')).toBe('colour: amber\n'), { timeout: 60_000 });
+      expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: red\n');
+      // A second page gets the same core (no second connection).
+      const again = await page('&worktree=side');
+      await vi.waitFor(() => expect(again.messages[0]).toMatchObject({ view: { worktree: { name: 'side' } } }));
+      expect(cores.size).toBe(1);
+      expect(opened).toHaveLength(1);
+      // A worktree whose folder there was swapped for a link (to the main checkout) is refused: no connection, no core.
+      await rm(join(dir, 'evil'), { recursive: true, force: true });
+      await symlink(rig.path, join(dir, 'evil'));
+      const evil = await page('&worktree=evil');
+      await vi.waitFor(() => expect(evil.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('is not a folder') } }));
+      const path = await page(`&worktree=${encodeURIComponent(rig.path)}`);
+      await vi.waitFor(() => expect(path.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('not a worktree name') } }));
+      expect(opened).toHaveLength(1);
+      for (const p of [there, again, evil, path]) p.ws.close();
+      // Closing the worktree cores ends their connections too.
+      const before = await rig.sshd.connectionCount();
+      await cores.closeAll();
+      await vi.waitFor(async () => expect(await rig.sshd.connectionCount()).toBe(before - 1), { timeout: 10_000 });
+    } finally {
+      await cores.closeAll();
+      await host.close();
+      await main.close();
+      await remote.environment.close();
+    }
+  });
+
   it('the window’s worktree commands on a remote folder: made, shown, its changes, merged and discarded there; never opened here', {
     timeout: 120_000,
   }, async () => {
@@ -375,8 +474,18 @@ describe('deft run --remote --worktree', () => {
         return 'here' as const;
       },
     });
+    // A host that cannot show it (the CLI, the desktop app on a remote folder): where it is is said instead.
+    const cliCore = createNodeCore({
+      workspace: remote.workspace,
+      environment: remote.environment,
+      workspaceId: remote.id,
+      host: cliHost(() => {}),
+      env: { DEFT_HOME: rig.home },
+      capabilities: remoteCapabilities(defaultCapabilities),
+    });
     try {
       const made = await core.handlers.createWorktree({ name: 'win' });
+      expect(await cliCore.handlers.openWorktree({ name: 'win' })).toEqual({ opened: false, path: made.worktree.path });
       expect(made.copied).toEqual(['.env.example']);
       const dir = await worktreesThere();
       expect(made.worktree.path).toMatch(/\/\.deft\/worktrees\/.*\/win$/);
@@ -386,9 +495,9 @@ describe('deft run --remote --worktree', () => {
       expect(listed.worktrees.map((w) => [w.name, w.changedFiles])).toEqual([['win', ['notes.txt']]]);
       const changes = await core.handlers.worktreeChanges({ name: 'win' });
       expect(changes.files.map((f) => [f.path, f.status, f.hunks[0]?.lines])).toEqual([['notes.txt', 'modified', ['-colour: red', '+colour: purple']]]);
-      // Not opened in this window or a core here: where it is there is said instead.
-      expect(await core.handlers.openWorktree({ name: 'win' })).toEqual({ opened: false, path: made.worktree.path });
-      expect(opened).toEqual([]);
+      // The host can show it (the web host: a core of its own on a connection of its own there, below): opened here.
+      expect(await core.handlers.openWorktree({ name: 'win' })).toEqual({ opened: true, here: true, path: made.worktree.path });
+      expect(opened).toEqual([made.worktree.path]);
       const merged = await core.handlers.mergeWorktree({ name: 'win', expect: { head: changes.head, tree: changes.tree } });
       expect(merged).toMatchObject({ status: 'merged', baseBranch: 'main', files: ['notes.txt'] });
       expect(look(['show', 'main:notes.txt'])).toBe('colour: purple\n');
@@ -396,6 +505,7 @@ describe('deft run --remote --worktree', () => {
       expect(existsSync(join(dir, 'win'))).toBe(false);
       await expect(core.handlers.worktreeChanges({ name: '../win' })).rejects.toThrow();
     } finally {
+      await cliCore.close();
       await core.close();
       await remote.environment.close();
     }

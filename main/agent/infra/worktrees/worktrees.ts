@@ -163,6 +163,8 @@ export class Worktrees {
     const record = await this.get(name);
     if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; it is not opened.`);
     if (!(await this.m.exists(record.path))) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
+    const linked = await this.linkProblem(record);
+    if (linked) throw new WorktreeError(`${linked}: it is not opened.`);
     return record;
   }
 
@@ -296,12 +298,18 @@ export class Worktrees {
     const nothing = 'nothing was removed; look at it yourself, then run deft worktrees cleanup.';
     if (record.path !== this.records.pathOf(record.name))
       throw new WorktreeError(`the record of worktree "${record.name}" names another folder (${record.path}): ${nothing}`);
+    const linked = await this.linkProblem(record);
+    if (linked) throw new WorktreeError(`${linked}: ${nothing}`);
+  }
+
+  /** Why the worktree's folder is not the one Deft made (a link, or a file, in its place; reached through a link), or null. */
+  private async linkProblem(record: WorktreeRecord): Promise<string | null> {
     const entry = await this.m.look(record.path);
-    if (!entry) return;
-    if (entry.kind !== 'dir') throw new WorktreeError(`${record.path} is not a folder (a link, or a file, was put there): ${nothing}`);
+    if (!entry) return null;
+    if (entry.kind !== 'dir') return `${record.path} is not a folder (a link, or a file, was put there)`;
     const real = await this.m.realpath(record.path);
-    if (real !== this.m.path.join(await this.m.realpath(this.records.dir), record.name))
-      throw new WorktreeError(`${record.path} is reached through a link (it is ${real}): ${nothing}`);
+    if (real !== this.m.path.join(await this.m.realpath(this.records.dir), record.name)) return `${record.path} is reached through a link (it is ${real})`;
+    return null;
   }
 
   private async refuseWhileRunning(name: string, what: string): Promise<void> {
