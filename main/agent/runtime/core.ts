@@ -2,7 +2,7 @@ import { askModel } from './ask-model';
 import type { AppEvent, DeftEvent, NotificationInput } from '#protocol';
 import type { CommandHandlers } from '../contract/commands';
 import { type RemoteBrowser, noRemoteBrowser } from '../contract/remote-browser';
-import type { Environment } from '../contract/environment';
+import type { Environment, WorkspacePlace } from '../contract/environment';
 import type { CoreContext, CapabilityFactory, TurnOutcome } from '../contract/capability';
 import { localEnvironment } from '../infra/environment/local/local-environment';
 import { workspacePlace } from '../infra/environment/workspace-place';
@@ -205,8 +205,10 @@ export class DeftCore {
     const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.remoteSandbox ?? this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
     const scope = options.inbox ?? 'all';
+    // A remote folder's too: the mailbox is in Deft's home here, under the folder's ssh:// key (a conflict handed to a
+    // worktree there is taken by the core a web page opened on it).
     this.inbox =
-      scope === 'off' || environment.kind !== 'local'
+      scope === 'off'
         ? null
         : new InboxDelivery({
             dir: inboxDir(options.home, place.id),
@@ -217,7 +219,7 @@ export class DeftCore {
             scope,
             shown: () => pool.shown(),
           });
-    if (this.inbox) void this.startInbox(this.inbox, options.home, options.workspace);
+    if (this.inbox) void this.startInbox(this.inbox, options.home, place);
     this.handlers = pool.holding(
       capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox, ...(options.remoteBrowser ?? noRemoteBrowser) }),
     ) as CommandHandlers;
@@ -243,8 +245,8 @@ export class DeftCore {
   }
 
   /** A core on a Deft worktree watches its mailbox (the conflict handoff posts there); every core reads it once at start. */
-  private async startInbox(inbox: InboxDelivery, home: string, workspace: string): Promise<void> {
-    const tree = await worktreeAt(home, workspace).catch(() => null);
+  private async startInbox(inbox: InboxDelivery, home: string, place: WorkspacePlace): Promise<void> {
+    const tree = await (place.environment.kind === 'local' ? worktreeAt(home, place.path) : remoteWorktreeAt(place)).catch(() => null);
     await inbox.start(tree !== null);
   }
 

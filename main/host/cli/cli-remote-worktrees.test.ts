@@ -428,6 +428,19 @@ describe('deft run --remote --worktree', () => {
       await ask(there, 'sendPrompt', { sessionId: session.id, text: 'paint it amber' });
       await vi.waitFor(async () => expect(await readFile(join(dir, 'side', 'notes.txt'), 'utf8')).toBe('colour: amber\n'), { timeout: 60_000 });
       expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: red\n');
+      // A conflict handed to the worktree reaches its session in that core (the mailbox here, under its ssh:// key).
+      await vi.waitFor(async () => expect(JSON.stringify(await ask(there, 'openSession', { sessionId: session.id }))).toContain('Amber.'), { timeout: 30_000 });
+      await writeFile(join(rig.there, 'notes.txt'), 'colour: black\n');
+      execFileSync('git', ['-C', rig.there, 'commit', '-qam', 'black']);
+      expect(await main.handlers.mergeWorktree({ name: 'side' })).toMatchObject({ status: 'conflict', files: ['notes.txt'] });
+      rig.server.enqueue(textReply('Resolved it.'));
+      const handed = await main.handlers.handWorktreeConflict({ name: 'side' });
+      expect(handed).toMatchObject({ status: 'conflict', sent: { sessionId: session.id } });
+      await vi.waitFor(async () => expect(JSON.stringify(await ask(there, 'openSession', { sessionId: session.id }))).toContain('Resolved it.'), {
+        timeout: 60_000,
+      });
+      expect(await readFile(join(dir, 'side', 'notes.txt'), 'utf8')).toContain('<<<<<<<');
+      expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: black\n');
       // A second page gets the same core (no second connection).
       const again = await page('&worktree=side');
       await vi.waitFor(() => expect(again.messages[0]).toMatchObject({ view: { worktree: { name: 'side' } } }));
