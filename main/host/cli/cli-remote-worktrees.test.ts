@@ -271,7 +271,7 @@ describe('deft run --remote --worktree', () => {
       for (const group of groups) {
         const where = JSON.parse(await readFile(join(rig.home, 'sessions', group, 'workspace.json'), 'utf8')) as { path: string };
         if (!where.path.endsWith(`/${name}`)) continue;
-        const [id] = (await readdir(join(rig.home, 'sessions', group))).filter((f) => f !== 'workspace.json');
+        const [id] = (await readdir(join(rig.home, 'sessions', group))).filter((f) => /^\d{8}-/.test(f));
         return JSON.parse(await readFile(join(rig.home, 'sessions', group, id!, 'meta.json'), 'utf8')) as { id: string; worktree?: unknown };
       }
       throw new Error(`no session of ${name}`);
