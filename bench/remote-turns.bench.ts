@@ -67,6 +67,11 @@ interface Cost {
   wallMs: number;
   cpuMs: number;
   remoteCpuMs: number;
+  /** Exec channels opened there (each a process sshd starts through the login shell: the helper, a command, git…). */
+  channels: number;
+  /** Scripts run on the connection's helper shell, and SFTP round trips. */
+  helperScripts: number;
+  sftpRoundTrips: number;
 }
 
 export default async function remoteTurns(): Promise<BenchResult[]> {
@@ -106,6 +111,7 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
       coreOptions: { retry: fastRetry },
     };
     const remoteBefore = await remoteCpuMs(pidFile);
+    const usage = { ...SshEnvironment.processUsage };
     const cpu = process.cpuUsage();
     const t0 = performance.now();
     const code = await runCli(['run', '--base-url', server.baseUrl, '--model', 'm', '--permission-mode', 'yolo', '--remote', target, prompt], io);
@@ -114,7 +120,15 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
     if (code !== 0) throw new Error(`deft run --remote (${prompt}) exited with ${code}`);
     // The connection's processes end (and are counted) once it is gone.
     for (let i = 0; i < 100 && (await sshd.connectionCount()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    return { wallMs, cpuMs: (used.user + used.system) / 1000, remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore };
+    const now = SshEnvironment.processUsage;
+    return {
+      wallMs,
+      cpuMs: (used.user + used.system) / 1000,
+      remoteCpuMs: (await remoteCpuMs(pidFile)) - remoteBefore,
+      channels: now.execChannels - usage.execChannels,
+      helperScripts: now.helperScripts - usage.helperScripts,
+      sftpRoundTrips: now.sftpRoundTrips - usage.sftpRoundTrips,
+    };
   };
   const costs: Record<string, Cost[]> = {};
   let command: { exec: number; helper: number };
@@ -161,6 +175,13 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
         value: median(on, 'remoteCpuMs'),
         unit: 'ms',
         baseline: { name: 'checkpoints off', value: median(off, 'remoteCpuMs') },
+      },
+      {
+        name: `remote ${title} with checkpoints: processes started there (exec channels)`,
+        value: median(on, 'channels'),
+        unit: 'channels',
+        baseline: { name: 'checkpoints off', value: median(off, 'channels') },
+        note: `helper scripts ${median(on, 'helperScripts')} vs ${median(off, 'helperScripts')}, SFTP round trips ${median(on, 'sftpRoundTrips')} vs ${median(off, 'sftpRoundTrips')}`,
       },
     ];
   };

@@ -15,8 +15,13 @@ export interface ClosableCore {
 export interface WorktreeCoresOptions<C extends ClosableCore = DeftCore> {
   /** The folder of worktree `name` from Deft's records; throws (a readable reason) for one it does not know. */
   resolve(name: string): Promise<WorktreeFolder>;
-  /** A core on that folder: a folder of its own for trust (it fails closed until trusted). */
-  create(path: string): C;
+  /**
+   * A core on that folder: a folder of its own for trust (it fails closed until trusted). A remote folder's worktree
+   * needs a connection of its own first (its core's Environment is the worktree's folder there): a promise then.
+   */
+  create(path: string): C | Promise<C>;
+  /** What to end after a core made here is closed (a remote worktree core's own connection). */
+  release?(core: C): Promise<void>;
   /** Told once per core made (the host follows what waits there: WaitingBoard). */
   made?(core: C, worktree: { name: string; branch: string }): void;
 }
@@ -35,7 +40,7 @@ export interface OpenedWorktree<C extends ClosableCore = DeftCore> {
  * name rules, and the folder comes from Deft's records.
  */
 export class WorktreeCores<C extends ClosableCore = DeftCore> {
-  private readonly cores = new Map<string, C>();
+  private readonly cores = new Map<string, Promise<C>>();
 
   constructor(private readonly options: WorktreeCoresOptions<C>) {}
 
@@ -44,14 +49,19 @@ export class WorktreeCores<C extends ClosableCore = DeftCore> {
     const parsed = worktreeSchemas().WorktreeViewName.safeParse(name);
     if (!parsed.success) throw new Error('that is not a worktree name (a page names a worktree, never a folder).');
     const folder = await this.options.resolve(parsed.data);
-    // Looked up again after the wait: two pages asking at once get one core.
+    // Looked up again after the wait: two pages asking at once get one core (one connection, for a remote folder's).
     let core = this.cores.get(folder.path);
     if (!core) {
-      core = this.options.create(folder.path);
+      const making = Promise.resolve().then(() => this.options.create(folder.path));
+      core = making.then((made) => {
+        this.options.made?.(made, { name: parsed.data, branch: folder.branch });
+        return made;
+      });
       this.cores.set(folder.path, core);
-      this.options.made?.(core, { name: parsed.data, branch: folder.branch });
+      // One that could not be made is not kept: the next page's ask tries again.
+      core.catch(() => this.cores.get(folder.path) === core && this.cores.delete(folder.path));
     }
-    return { core, name: parsed.data, branch: folder.branch };
+    return { core: await core, name: parsed.data, branch: folder.branch };
   }
 
   /** How many worktree cores run now. */
@@ -63,6 +73,11 @@ export class WorktreeCores<C extends ClosableCore = DeftCore> {
   async closeAll(): Promise<void> {
     const all = [...this.cores.values()];
     this.cores.clear();
-    await Promise.allSettled(all.map((core) => core.close()));
+    await Promise.allSettled(
+      all.map(async (made) => {
+        const core = await made;
+        await core.close().finally(() => this.options.release?.(core));
+      }),
+    );
   }
 }

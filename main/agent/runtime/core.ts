@@ -2,7 +2,7 @@ import { askModel } from './ask-model';
 import type { AppEvent, DeftEvent, NotificationInput } from '#protocol';
 import type { CommandHandlers } from '../contract/commands';
 import { type RemoteBrowser, noRemoteBrowser } from '../contract/remote-browser';
-import type { Environment } from '../contract/environment';
+import type { Environment, WorkspacePlace } from '../contract/environment';
 import type { CoreContext, CapabilityFactory, TurnOutcome } from '../contract/capability';
 import { localEnvironment } from '../infra/environment/local/local-environment';
 import { workspacePlace } from '../infra/environment/workspace-place';
@@ -15,6 +15,7 @@ import { inboxDir } from '../infra/sessions/inbox';
 import { RemoteSandbox, withRemote } from '../infra/sandbox/remote';
 import { SessionStore } from '../infra/sessions/store';
 import { worktreeAt } from '../infra/worktrees/records';
+import { remoteWorktreeAt } from '../infra/worktrees/there';
 import { maxRunningTasks } from '../infra/tasks/limits';
 import type { ProviderOverrides } from '../infra/settings/provider-config';
 import type { SecretStore } from '../infra/settings/secrets';
@@ -131,7 +132,16 @@ export class DeftCore {
       ...(options.sandbox ? { override: options.sandbox } : {}),
       ...(options.sandboxSupport ? { support: options.sandboxSupport } : {}),
     });
-    this.store = new SessionStore(options.home, place.id, now);
+    // A remote workspace that is a Deft worktree there: its sessions' meta name it as a local one's do (the record there).
+    this.store =
+      environment.kind === 'local'
+        ? new SessionStore(options.home, place.id, now)
+        : new SessionStore(
+            options.home,
+            place.id,
+            now,
+            onceFound(async () => sessionWorktree(await remoteWorktreeAt(place))),
+          );
     const core: CoreContext = {
       environment,
       workspace: options.workspace,
@@ -175,6 +185,7 @@ export class DeftCore {
     const remote = followConnection(environment, emit);
     const sessions = sessionCommands({
       ...options,
+      place,
       environment,
       remote,
       sandboxStatus: () => (this.remoteSandbox ?? this.sandbox).status(),
@@ -194,8 +205,10 @@ export class DeftCore {
     const sandbox = sandboxCommands({ home: options.home, place, environment, sandbox: this.remoteSandbox ?? this.sandbox });
     const preferences = preferencesCommands({ home: options.home, emit, ...(options.notify ? { notify: options.notify } : {}) });
     const scope = options.inbox ?? 'all';
+    // A remote folder's too: the mailbox is in Deft's home here, under the folder's ssh:// key (a conflict handed to a
+    // worktree there is taken by the core a web page opened on it).
     this.inbox =
-      scope === 'off' || environment.kind !== 'local'
+      scope === 'off'
         ? null
         : new InboxDelivery({
             dir: inboxDir(options.home, place.id),
@@ -206,7 +219,7 @@ export class DeftCore {
             scope,
             shown: () => pool.shown(),
           });
-    if (this.inbox) void this.startInbox(this.inbox, options.home, options.workspace);
+    if (this.inbox) void this.startInbox(this.inbox, options.home, place);
     this.handlers = pool.holding(
       capabilities.commands({ ...sessions, ...library, ...provider.commands, ...preferences, ...sandbox, ...(options.remoteBrowser ?? noRemoteBrowser) }),
     ) as CommandHandlers;
@@ -232,8 +245,8 @@ export class DeftCore {
   }
 
   /** A core on a Deft worktree watches its mailbox (the conflict handoff posts there); every core reads it once at start. */
-  private async startInbox(inbox: InboxDelivery, home: string, workspace: string): Promise<void> {
-    const tree = await worktreeAt(home, workspace).catch(() => null);
+  private async startInbox(inbox: InboxDelivery, home: string, place: WorkspacePlace): Promise<void> {
+    const tree = await (place.environment.kind === 'local' ? worktreeAt(home, place.path) : remoteWorktreeAt(place)).catch(() => null);
     await inbox.start(tree !== null);
   }
 
@@ -310,4 +323,15 @@ export class DeftCore {
       }
     }
   }
+}
+
+/** What a session's meta records of the worktree it runs in. */
+function sessionWorktree(record: { name: string; branch: string; baseBranch: string | null; repoRoot: string } | null) {
+  return record ? { name: record.name, branch: record.branch, baseBranch: record.baseBranch, repoRoot: record.repoRoot } : null;
+}
+
+/** A look-up done again until it finds something, then kept (a remote workspace's worktree does not change). */
+function onceFound<T>(find: () => Promise<T | null>): () => Promise<T | null> {
+  let found: T | null = null;
+  return async () => (found ??= await find());
 }

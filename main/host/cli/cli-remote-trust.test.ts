@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { remoteCliRig } from '#test-support/remote-cli';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { workspacePlace } from '#infra/environment/workspace-place';
 import { TrustStore } from '#infra/settings/trust';
+import { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
 
 // Issue 29, the trust attack end to end: `deft run --remote` on a folder whose path is ALSO a local folder here —
 // trusted here, with `.deft/settings.json` allowing every command. The remote sshd sees another folder mounted at that
@@ -117,6 +118,58 @@ describe('deft run --remote: trust and rules are the remote folder’s', () => {
       expect(system).not.toContain('LOCAL-');
     } finally {
       for (const dir of [rig.there, rig.path]) await rm(join(dir, 'mono'), { recursive: true, force: true });
+    }
+  });
+
+  it('a text-only turn starts no process there where git’s answer cannot change the instructions: no repository, or the folder is its top', {
+    timeout: 90_000,
+  }, async () => {
+    const marks = await mkdtemp('/var/tmp/deft-rootmarks-');
+    await writeFile(join(marks, 'evil.sh'), `#!/bin/sh\ntouch "${marks}/ran-$1"\n`);
+    await chmod(join(marks, 'evil.sh'), 0o755);
+    await rm(join(rig.there, 'repo'), { recursive: true, force: true });
+    await rm(join(rig.there, 'plain'), { recursive: true, force: true });
+    await mkdir(join(rig.there, 'repo', 'deep'), { recursive: true });
+    await mkdir(join(rig.there, 'plain'), { recursive: true });
+    await writeFile(join(rig.there, 'repo', 'AGENTS.md'), 'REPO-TOP-RULE: top.\n');
+    await writeFile(join(rig.there, 'repo', 'deep', 'AGENTS.md'), 'REPO-DEEP-RULE: deep.\n');
+    await writeFile(join(rig.there, 'plain', 'AGENTS.md'), 'PLAIN-RULE: plain.\n');
+    execFileSync('git', ['init', '-q'], { cwd: join(rig.there, 'repo') });
+    // A hostile repository: what its config names must not run when git is asked where its top is.
+    execFileSync('git', ['config', 'core.fsmonitor', `${marks}/evil.sh fsmonitor`], { cwd: join(rig.there, 'repo') });
+    execFileSync('git', ['config', 'core.hooksPath', marks], { cwd: join(rig.there, 'repo') });
+    const turn = async (folder: string) => {
+      // The folder's first turn makes its checkpoint store there (git, once): the next one is the one counted.
+      rig.server.enqueue(textReply('Hello.'));
+      expect((await rig.run('hello', { mode: 'accept-edits', extra: ['--sandbox', 'off'], folder })).code).toBe(0);
+      const before = SshEnvironment.processUsage.execChannels;
+      rig.server.enqueue(textReply('Hello.'));
+      const result = await rig.run('hello', { mode: 'accept-edits', extra: ['--sandbox', 'off'], folder });
+      expect(result.code, result.stderr).toBe(0);
+      return { channels: SshEnvironment.processUsage.execChannels - before, system: JSON.stringify(rig.server.requests.at(-1)!.body) };
+    };
+    try {
+      // The folder is the repository's top, or in none: no process at all there (everything over SFTP).
+      const top = await turn(join(rig.path, 'repo'));
+      expect(top.system).toContain('REPO-TOP-RULE: top.');
+      expect(top.channels).toBe(0);
+      const plain = await turn(join(rig.path, 'plain'));
+      expect(plain.system).toContain('PLAIN-RULE: plain.');
+      expect(plain.channels).toBe(0);
+      // Deep in it: git there says where the top is (one process, the helper), its config's programs not run.
+      const deep = await turn(join(rig.path, 'repo', 'deep'));
+      expect(deep.system).toContain('REPO-TOP-RULE: top.');
+      expect(deep.system).toContain('REPO-DEEP-RULE: deep.');
+      expect(deep.channels).toBe(1);
+      // A `.git` that is not a repository above the folder: git says there is no top; only the folder's own rules.
+      await rm(join(rig.there, 'repo', '.git'), { recursive: true, force: true });
+      await writeFile(join(rig.there, 'repo', '.git'), 'not a repository\n');
+      const fake = await turn(join(rig.path, 'repo', 'deep'));
+      expect(fake.system).toContain('REPO-DEEP-RULE: deep.');
+      expect(fake.system).not.toContain('REPO-TOP-RULE');
+      expect(await readdir(marks)).toEqual(['evil.sh']);
+    } finally {
+      for (const name of ['repo', 'plain']) await rm(join(rig.there, name), { recursive: true, force: true });
     }
   });
 

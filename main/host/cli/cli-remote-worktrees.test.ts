@@ -1,10 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { freshRemoteRepository, remoteCliRig, remoteCore } from '#test-support/remote-cli';
+import { defaultCapabilities } from '../../agent/capabilities';
+import { createNodeCore } from '../compose';
+import { cliHost, webHost } from '../hosts';
+import { remoteWorktreeCores } from '../remote-worktree-cores';
+import { startWebHost } from '../web/server';
+import { WorktreeCores } from '../worktree-cores';
+import { openRemoteForCli, remoteCapabilities } from '../remote-folder';
 
 // Issues 29 + 30: a session in a git worktree of a REMOTE folder. The sshd runs in a mount namespace of its own where
 // the remote folder (`there`, a git repository) shows at `path` and the remote user's home is `remoteHome`: the
@@ -218,6 +228,238 @@ describe('deft run --remote --worktree', () => {
     expect(look(['branch', '--list']).trim()).toBe('* main');
   });
 
+  it('a remote worktree session’s meta names its worktree; deleting the session removes the worktree there when nothing would be lost, keeps it otherwise', {
+    timeout: 180_000,
+  }, async () => {
+    // A hostile repository there: its fsmonitor and hooks must not run while the session's worktree is released.
+    const marks = await mkdtemp('/var/tmp/deft-wt-release-');
+    const evil = join(marks, 'evil.sh');
+    await writeFile(evil, `#!/bin/sh\ntouch "${marks}/ran-$1"\n`);
+    await chmod(evil, 0o755);
+    const hooks = join(rig.there, '.git', 'hooks');
+    await mkdir(hooks, { recursive: true });
+    for (const hook of ['post-checkout', 'reference-transaction', 'post-index-change']) {
+      await writeFile(join(hooks, hook), `#!/bin/sh\ntouch "${marks}/ran-hook-${hook}"\n`);
+      await chmod(join(hooks, hook), 0o755);
+    }
+    execFileSync('git', ['-C', rig.there, 'config', 'core.fsmonitor', `${evil} fsmonitor`]);
+    execFileSync('git', ['-C', rig.there, 'config', 'core.hooksPath', hooks]);
+
+    rig.server.enqueue(textReply('Nothing to do.'));
+    const tidy = await rig.run('just look', { extra: ['--worktree=tidy'] });
+    expect(tidy.code, tidy.stderr).toBe(0);
+    rig.server.enqueue(
+      toolStep(callChunk('Read', { path: 'notes.txt' })),
+      toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'teal' })),
+      textReply('Teal.'),
+    );
+    const dirty = await rig.run('paint it teal', { extra: ['--worktree=dirty'] });
+    expect(dirty.code, dirty.stderr).toBe(0);
+    const dir = await worktreesThere();
+    const pathThere = (name: string) => (JSON.parse(execFileSync('cat', [join(dir, `${name}.json`)], { encoding: 'utf8' })) as { path: string }).path;
+
+    // Each session's meta names its worktree, as a local worktree session's does (the sidebar shows its branch).
+    const metaOf = async (name: string) => {
+      const groups = await readdir(join(rig.home, 'sessions'));
+      for (const group of groups) {
+        const where = JSON.parse(await readFile(join(rig.home, 'sessions', group, 'workspace.json'), 'utf8')) as { path: string };
+        if (!where.path.endsWith(`/${name}`)) continue;
+        const [id] = (await readdir(join(rig.home, 'sessions', group))).filter((f) => /^\d{8}-/.test(f));
+        return JSON.parse(await readFile(join(rig.home, 'sessions', group, id!, 'meta.json'), 'utf8')) as { id: string; worktree?: unknown };
+      }
+      throw new Error(`no session of ${name}`);
+    };
+    for (const name of ['tidy', 'dirty'])
+      expect((await metaOf(name)).worktree).toEqual({ name, branch: `deft/${name}`, baseBranch: 'main', repoRoot: rig.path });
+
+    const coreOn = async (name: string) => {
+      const remote = await openRemoteForCli(
+        { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: pathThere(name) },
+        { HOME: rig.userHome, USER: rig.sshd.username },
+      );
+      const core = createNodeCore({
+        workspace: remote.workspace,
+        environment: remote.environment,
+        workspaceId: remote.id,
+        host: cliHost(() => {}),
+        env: { DEFT_HOME: rig.home },
+        capabilities: remoteCapabilities(defaultCapabilities),
+      });
+      return { core, close: async () => (await core.close(), await remote.environment.close()) };
+    };
+    // The window's list of a remote worktree's sessions carries it too.
+    const onTidy = await coreOn('tidy');
+    try {
+      const { sessions } = await onTidy.core.handlers.listSessions({});
+      expect(sessions.map((s) => s.worktree?.branch)).toEqual(['deft/tidy']);
+      // A new session there is recorded in the same worktree.
+      const made = await onTidy.core.handlers.createSession({});
+      expect(made.session.worktree).toEqual({ name: 'tidy', branch: 'deft/tidy', baseBranch: 'main', repoRoot: rig.path });
+      // Another session ran there: deleting this one keeps the worktree.
+      const first = await onTidy.core.handlers.deleteSession({ sessionId: made.session.id });
+      expect(first.worktree).toMatchObject({ removed: false, reason: expect.stringContaining('1 other session ran there') });
+      expect(existsSync(join(dir, 'tidy'))).toBe(true);
+      // Its last session: nothing would be lost, so the worktree, its record and its branch go — there.
+      const last = await onTidy.core.handlers.deleteSession({ sessionId: sessions[0]!.id });
+      expect(last.worktree).toMatchObject({ name: 'tidy', branch: 'deft/tidy', removed: true, reason: expect.stringContaining('removed with its branch') });
+    } finally {
+      await onTidy.close();
+    }
+    expect(existsSync(join(dir, 'tidy'))).toBe(false);
+    expect(existsSync(join(dir, 'tidy.json'))).toBe(false);
+    expect(look(['branch', '--list', 'deft/tidy'])).toBe('');
+    expect(look(['worktree', 'list', '--porcelain'])).not.toContain('/tidy');
+
+    // Uncommitted changes: kept, as locally, and said why; the change is still there.
+    const onDirty = await coreOn('dirty');
+    try {
+      const deleted = await onDirty.core.handlers.deleteSession({ sessionId: (await metaOf('dirty')).id });
+      expect(deleted.worktree).toMatchObject({ name: 'dirty', removed: false, reason: expect.stringContaining('uncommitted changes (1 changed file)') });
+    } finally {
+      await onDirty.close();
+    }
+    expect(await readFile(join(dir, 'dirty', 'notes.txt'), 'utf8')).toBe('colour: teal\n');
+    expect(look(['branch', '--list', 'deft/dirty'])).toBe('+ deft/dirty\n');
+    expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: red\n');
+    expect(await readdir(marks)).toEqual(['evil.sh']);
+  });
+
+  it('a hostile remote: a worktree folder swapped for a link, or a record naming another folder, is never removed through', { timeout: 180_000 }, async () => {
+    for (const name of ['keep', 'swapped', 'edited']) {
+      const made = await cli('worktrees', 'create', name, '--remote', rig.target());
+      expect(made.code, made.stderr).toBe(0);
+    }
+    const dir = await worktreesThere();
+    // Work not committed in "keep": what a removal through a link would destroy.
+    await writeFile(join(dir, 'keep', 'precious.txt'), 'mine\n');
+    // "swapped"'s folder replaced by a link to "keep" (as the remote machine sees it: its home is this user's home there).
+    const remoteDir = join(userInfo().homedir, '.deft', 'worktrees', dir.split('/').pop()!);
+    await rm(join(dir, 'swapped'), { recursive: true, force: true });
+    await symlink(join(remoteDir, 'keep'), join(dir, 'swapped'));
+    const swapped = await cli('worktrees', 'discard', 'swapped', '--delete-branch', '--remote', rig.target());
+    expect(swapped.code).not.toBe(0);
+    expect(swapped.stderr).toContain('is not a folder (a link, or a file, was put there): nothing was removed');
+    // "edited"'s record edited to name "keep"'s folder.
+    const record = JSON.parse(await readFile(join(dir, 'edited.json'), 'utf8')) as { path: string };
+    await writeFile(join(dir, 'edited.json'), JSON.stringify({ ...record, path: join(remoteDir, 'keep') }));
+    const edited = await cli('worktrees', 'discard', 'edited', '--delete-branch', '--remote', rig.target());
+    expect(edited.code).not.toBe(0);
+    expect(edited.stderr).toContain('names another folder');
+    // Nothing of "keep" was touched, nor the link's own record.
+    expect(await readFile(join(dir, 'keep', 'precious.txt'), 'utf8')).toBe('mine\n');
+    expect(look(['worktree', 'list', '--porcelain'])).toContain(`${remoteDir}/keep\n`);
+    expect(look(['branch', '--list', 'deft/keep'])).toBe('+ deft/keep\n');
+    expect((await lstat(join(dir, 'swapped'))).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(dir, 'swapped.json'))).toBe(true);
+  });
+
+  it('the web host opens a remote folder’s worktree as a core of its own (by name, a connection of its own there): its session runs in the worktree there', {
+    timeout: 180_000,
+  }, async () => {
+    const env = { HOME: rig.userHome, USER: rig.sshd.username };
+    const remote = await openRemoteForCli({ host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path }, env);
+    const coreFor = (folder: RemoteFolder) =>
+      createNodeCore({
+        workspace: folder.workspace,
+        environment: folder.environment,
+        workspaceId: folder.id,
+        host: webHost,
+        env: { DEFT_HOME: rig.home },
+        providerOverrides: { baseUrl: rig.server.baseUrl, model: 'm' },
+        capabilities: remoteCapabilities(defaultCapabilities),
+        openFolder: async () => 'here' as const,
+      });
+    const main = coreFor(remote);
+    const opened: string[] = [];
+    const trees = remoteWorktreeCores({
+      home: rig.home,
+      remote: () => remote,
+      open: async (spec) => (opened.push(spec.path), openRemoteForCli(spec, env)),
+      coreFor,
+    });
+    const cores = new WorktreeCores({ ...trees });
+    const renderer = await mkdtemp('/var/tmp/deft-renderer-');
+    await mkdir(join(renderer, 'assets'));
+    await writeFile(join(renderer, 'index.html'), '<!doctype html><title>Deft</title>');
+    const host = await startWebHost({ core: main, rendererDir: renderer, token: 't', log: () => {}, worktreeCore: (name) => cores.open(name) });
+    const page = (query: string) =>
+      new Promise<{ ws: WebSocket; messages: Record<string, unknown>[] }>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=t${query}`, { headers: { origin: `http://127.0.0.1:${host.port}` } });
+        const messages: Record<string, unknown>[] = [];
+        ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
+        ws.once('open', () => resolve({ ws, messages }));
+        ws.once('error', reject);
+      });
+    let id = 0;
+    const ask = async (p: { ws: WebSocket; messages: Record<string, unknown>[] }, name: string, input: unknown) => {
+      const asked = ++id;
+      p.ws.send(JSON.stringify({ id: asked, name, input }));
+      await vi.waitFor(() => expect(p.messages.some((m) => m.id === asked)).toBe(true), { timeout: 30_000 });
+      const reply = p.messages.find((m) => m.id === asked)!.reply as { ok: boolean; result?: unknown; error?: unknown };
+      expect(reply.ok, JSON.stringify(reply.error)).toBe(true);
+      return reply.result as Record<string, unknown>;
+    };
+    try {
+      const made = await main.handlers.createWorktree({ name: 'side' });
+      expect((await main.handlers.createWorktree({ name: 'evil' })).worktree.name).toBe('evil');
+      expect(await main.handlers.openWorktree({ name: 'side' })).toEqual({ opened: true, here: true, path: made.worktree.path });
+      const dir = await worktreesThere();
+      // The page switches to it by name: the worktree's own core, on the worktree's folder there.
+      const there = await page('&worktree=side');
+      await vi.waitFor(() => expect(there.messages[0]).toEqual({ view: { worktree: { name: 'side', branch: 'deft/side' } } }), { timeout: 30_000 });
+      expect(opened).toEqual([made.worktree.path]);
+      expect(await ask(there, 'getWorkspace', {})).toMatchObject({ path: made.worktree.path });
+      // A session there is a worktree session (the sidebar shows its branch), and its turn works in the worktree there.
+      const { session } = (await ask(there, 'createSession', {})) as { session: { id: string; worktree: unknown } };
+      expect(session.worktree).toEqual({ name: 'side', branch: 'deft/side', baseBranch: 'main', repoRoot: rig.path });
+      rig.server.enqueue(
+        toolStep(callChunk('Read', { path: 'notes.txt' })),
+        toolStep(callChunk('Edit', { path: 'notes.txt', old_string: 'red', new_string: 'amber' })),
+        textReply('Amber.'),
+      );
+      await ask(there, 'setPermissionMode', { sessionId: session.id, mode: 'yolo' });
+      await ask(there, 'sendPrompt', { sessionId: session.id, text: 'paint it amber' });
+      await vi.waitFor(async () => expect(await readFile(join(dir, 'side', 'notes.txt'), 'utf8')).toBe('colour: amber\n'), { timeout: 60_000 });
+      expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: red\n');
+      // A conflict handed to the worktree reaches its session in that core (the mailbox here, under its ssh:// key).
+      await vi.waitFor(async () => expect(JSON.stringify(await ask(there, 'openSession', { sessionId: session.id }))).toContain('Amber.'), { timeout: 30_000 });
+      await writeFile(join(rig.there, 'notes.txt'), 'colour: black\n');
+      execFileSync('git', ['-C', rig.there, 'commit', '-qam', 'black']);
+      expect(await main.handlers.mergeWorktree({ name: 'side' })).toMatchObject({ status: 'conflict', files: ['notes.txt'] });
+      rig.server.enqueue(textReply('Resolved it.'));
+      const handed = await main.handlers.handWorktreeConflict({ name: 'side' });
+      expect(handed).toMatchObject({ status: 'conflict', sent: { sessionId: session.id } });
+      await vi.waitFor(async () => expect(JSON.stringify(await ask(there, 'openSession', { sessionId: session.id }))).toContain('Resolved it.'), {
+        timeout: 60_000,
+      });
+      expect(await readFile(join(dir, 'side', 'notes.txt'), 'utf8')).toContain('<<<<<<<');
+      expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: black\n');
+      // A second page gets the same core (no second connection).
+      const again = await page('&worktree=side');
+      await vi.waitFor(() => expect(again.messages[0]).toMatchObject({ view: { worktree: { name: 'side' } } }));
+      expect(cores.size).toBe(1);
+      expect(opened).toHaveLength(1);
+      // A worktree whose folder there was swapped for a link (to the main checkout) is refused: no connection, no core.
+      await rm(join(dir, 'evil'), { recursive: true, force: true });
+      await symlink(rig.path, join(dir, 'evil'));
+      const evil = await page('&worktree=evil');
+      await vi.waitFor(() => expect(evil.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('is not a folder') } }));
+      const path = await page(`&worktree=${encodeURIComponent(rig.path)}`);
+      await vi.waitFor(() => expect(path.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('not a worktree name') } }));
+      expect(opened).toHaveLength(1);
+      for (const p of [there, again, evil, path]) p.ws.close();
+      // Closing the worktree cores ends their connections too.
+      const before = await rig.sshd.connectionCount();
+      await cores.closeAll();
+      await vi.waitFor(async () => expect(await rig.sshd.connectionCount()).toBe(before - 1), { timeout: 10_000 });
+    } finally {
+      await cores.closeAll();
+      await host.close();
+      await main.close();
+      await remote.environment.close();
+    }
+  });
+
   it('the window’s worktree commands on a remote folder: made, shown, its changes, merged and discarded there; never opened here', {
     timeout: 120_000,
   }, async () => {
@@ -228,8 +470,11 @@ describe('deft run --remote --worktree', () => {
         return 'here' as const;
       },
     });
+    // A host that cannot show it (the CLI, the desktop app on a remote folder): where it is is said instead.
+    const elsewhere = await remoteCore(rig);
     try {
       const made = await core.handlers.createWorktree({ name: 'win' });
+      expect(await elsewhere.core.handlers.openWorktree({ name: 'win' })).toEqual({ opened: false, path: made.worktree.path });
       expect(made.copied).toEqual(['.env.example']);
       const dir = await worktreesThere();
       expect(made.worktree.path).toMatch(/\/\.deft\/worktrees\/.*\/win$/);
@@ -239,9 +484,9 @@ describe('deft run --remote --worktree', () => {
       expect(listed.worktrees.map((w) => [w.name, w.changedFiles])).toEqual([['win', ['notes.txt']]]);
       const changes = await core.handlers.worktreeChanges({ name: 'win' });
       expect(changes.files.map((f) => [f.path, f.status, f.hunks[0]?.lines])).toEqual([['notes.txt', 'modified', ['-colour: red', '+colour: purple']]]);
-      // Not opened in this window or a core here: where it is there is said instead.
-      expect(await core.handlers.openWorktree({ name: 'win' })).toEqual({ opened: false, path: made.worktree.path });
-      expect(opened).toEqual([]);
+      // The host can show it (the web host: a core of its own on a connection of its own there, below): opened here.
+      expect(await core.handlers.openWorktree({ name: 'win' })).toEqual({ opened: true, here: true, path: made.worktree.path });
+      expect(opened).toEqual([made.worktree.path]);
       const merged = await core.handlers.mergeWorktree({ name: 'win', expect: { head: changes.head, tree: changes.tree } });
       expect(merged).toMatchObject({ status: 'merged', baseBranch: 'main', files: ['notes.txt'] });
       expect(look(['show', 'main:notes.txt'])).toBe('colour: purple\n');
@@ -249,6 +494,7 @@ describe('deft run --remote --worktree', () => {
       expect(existsSync(join(dir, 'win'))).toBe(false);
       await expect(core.handlers.worktreeChanges({ name: '../win' })).rejects.toThrow();
     } finally {
+      await elsewhere.close();
       await close();
     }
   });

@@ -13,6 +13,7 @@ import { deftHome } from '../../agent/infra/platform/home';
 import type { DeftCore } from '../../agent/runtime/core';
 import { Worktrees } from '#infra/worktrees/worktrees';
 import { WorktreeCores } from '../worktree-cores';
+import { remoteWorktreeCores } from '../remote-worktree-cores';
 import { WaitingBoard } from '../waiting-board';
 
 /** DEFT_UNLOAD_AFTER_MS: how long an idle session no tab shows stays loaded (tests shorten it; default 60 s). */
@@ -87,22 +88,29 @@ async function main(argv: string[]): Promise<number> {
       ...(folder ? { environment: folder.environment, workspaceId: folder.id, capabilities: remoteCapabilities(defaultCapabilities) } : {}),
       host: webHost,
       remoteBrowser: browser,
-      // A worktree of this repository opens in this page, beside the main checkout: the page switches to it by name.
-      ...(folder ? {} : { openFolder: async () => 'here' as const }),
+      // A worktree of this repository opens in this page, beside the main checkout: the page switches to it by name
+      // (a remote folder's too: its core has a connection of its own to that machine, remote-worktree-cores.ts).
+      openFolder: async () => 'here' as const,
       ...unloadAfter(process.env.DEFT_UNLOAD_AFTER_MS),
     });
   // What waits for the user in each core: each page is told what waits in the cores it does not show.
   const waiting = new WaitingBoard();
   // One core per worktree a page switched to, kept running beside the main checkout's (its folder from Deft's records).
+  // A remote folder's worktree: its folder from Deft's records there, its core on a connection of its own.
+  const remoteTrees = remoteWorktreeCores({
+    home,
+    remote: () => remote!,
+    open: (spec) => openRemoteForCli(spec, process.env),
+    coreFor: (folder) => coreFor(folder),
+  });
   const worktreeCores = new WorktreeCores({
     resolve: async (name) => {
-      // A remote folder's worktrees are on that machine: no core per worktree is made for them (its Environment is the folder's).
-      if (remote)
-        throw new Error('this host serves a folder on another machine: its worktrees are listed, merged and discarded here, but not opened in this page.');
+      if (remote) return remoteTrees.resolve(name);
       const record = await (await Worktrees.of(home, values.workspace ?? process.cwd())).folderOf(name);
       return { path: record.path, branch: record.branch };
     },
-    create: (path) => coreFor(null, path),
+    create: (path) => (remote ? remoteTrees.create(path) : coreFor(null, path)),
+    release: (made) => remoteTrees.release!(made),
     made: (made, worktree) => waiting.watch(worktree, made),
   });
   let core: DeftCore;

@@ -100,7 +100,7 @@ export async function releaseIsolations(core: CoreContext, sessionId: string): P
     const repo = await workspaceWorktrees(core);
     const made = (await repo.records.list()).filter((record) => record.session === sessionId);
     const released: Released[] = [];
-    for (const record of made) released.push(await releaseSessionWorktree(core.home, record, repo));
+    for (const record of made) released.push(await releaseSessionWorktree(core.home, record, async () => repo.machine));
     return released;
   } catch {
     return [];

@@ -13,7 +13,6 @@ import { WorktreeError, type Worktrees } from '#infra/worktrees/worktrees';
  */
 export const worktreesCapability: CapabilityFactory = (core) => {
   const trees = () => worktreesOf(core.home, core.place);
-  const remote = core.environment.kind !== 'local';
   // The live-only read runs every few seconds: the repository (found with git) is looked up once, then kept.
   let known: Promise<Worktrees> | null = null;
   const knownTrees = () => {
@@ -65,9 +64,10 @@ export const worktreesCapability: CapabilityFactory = (core) => {
       openWorktree: ({ name }) =>
         refusing(async () => {
           const record = await (await trees()).folderOf(name);
-          // A worktree on another machine is not a folder of this one: where it is is said instead (no core is made for it).
-          if (!core.openFolder || remote) return { opened: false, path: record.path };
-          // The web host shows it in this window, beside the main checkout's core ('here'); the desktop app in a window of its own.
+          // Where the host cannot open it (the CLI; the desktop app on a remote folder), where it is is said instead.
+          if (!core.openFolder) return { opened: false, path: record.path };
+          // The web host shows it in this window, beside the main checkout's core ('here'), a remote folder's too (a core
+          // on a connection of its own there); the desktop app a local one in a window of its own.
           const where = await core.openFolder(record.path);
           return { opened: true, path: record.path, ...(where === 'here' ? { here: true } : {}) };
         }),

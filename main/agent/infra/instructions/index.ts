@@ -6,7 +6,7 @@ import { readInstructionSettings } from './settings';
 import type { InstructionLimits, InstructionSet } from './types';
 import type { Environment, WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '../environment/workspace-place';
-import { findRepositoryRootThere } from '../git/repository-there';
+import { projectRootThere } from '../git/repository-there';
 
 export interface SessionInstructionOptions {
   workspace: string;
@@ -29,7 +29,7 @@ export async function loadInstructions(options: SessionInstructionOptions): Prom
   const userHome = options.userHome ?? homedir();
   const there = options.environment && options.environment.kind !== 'local' ? options.environment : null;
   const roots = there
-    ? { workspace: options.workspace, projectRoot: (await findRepositoryRootThere(there, options.workspace)) ?? options.workspace }
+    ? { workspace: options.workspace, projectRoot: await projectRootThere(there, options.workspace) }
     : instructionRoots(options.workspace, userHome);
   // Trust only lets a local folder's files import from the home folder; a remote folder's never do (load.ts).
   const [choices, trusted] = await Promise.all([

@@ -6,6 +6,9 @@ import { worktreeAt } from '../worktrees/records';
 import { type ForkCut, findForkCut, writeForkLog } from './fork';
 import { LOG_FILE, META_FILE, Session, type SessionMeta } from './session';
 
+/** The worktree a session's meta records. */
+export type SessionWorktree = NonNullable<SessionMeta['worktree']>;
+
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
 /** Session ids come from UIs; only this shape ever reaches a path. */
@@ -55,6 +58,14 @@ export class SessionStore {
     private readonly home: string,
     private readonly workspace: string,
     private readonly now: () => number = Date.now,
+    /**
+     * The Deft worktree the workspace is, for a new session's meta. Default: a worktree on this machine (its record
+     * under Deft's home here); a remote workspace's core passes its own (the record on that machine).
+     */
+    private readonly worktreeOf: () => Promise<SessionWorktree | null> = async () => {
+      const tree = await worktreeAt(home, workspace);
+      return tree ? { name: tree.name, branch: tree.branch, baseBranch: tree.baseBranch, repoRoot: tree.repoRoot } : null;
+    },
   ) {
     this.root = workspaceSessionsDir(home, workspace);
   }
@@ -91,8 +102,8 @@ export class SessionStore {
     const id = newSessionId(now);
     const dir = this.dirOf(id);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const tree = await worktreeAt(this.home, this.workspace);
-    const worktree = tree ? { worktree: { name: tree.name, branch: tree.branch, baseBranch: tree.baseBranch, repoRoot: tree.repoRoot } } : {};
+    const tree = await this.worktreeOf().catch(() => null);
+    const worktree = tree ? { worktree: tree } : {};
     return Session.create(dir, { id, title: 'New session', workspace: this.workspace, createdAt: now, updatedAt: now, turns: 0, ...worktree }, this.now);
   }
 

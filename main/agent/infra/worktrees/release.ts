@@ -1,3 +1,4 @@
+import type { WorktreeMachine } from './machine';
 import { Worktrees } from './worktrees';
 
 /** What became of a deleted session's worktree. */
@@ -21,12 +22,14 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export async function releaseSessionWorktree(
   home: string,
   worktree: { name: string; branch: string; repoRoot: string },
-  /** The repository's worktrees when already open (on another machine: always). */
-  open?: Worktrees,
+  /** The machine it is on when not this one (a remote folder's: git there, through its Environment). */
+  machine?: () => Promise<WorktreeMachine | null>,
 ): Promise<Released> {
   const keptAs = (reason: string): Released => ({ name: worktree.name, branch: worktree.branch, removed: false, reason });
   try {
-    const trees = open ?? (await Worktrees.of(home, worktree.repoRoot));
+    const there = machine ? await machine() : null;
+    if (machine && !there) return keptAs(`Its worktree ${worktree.branch} is kept: the machine it is on cannot be reached.`);
+    const trees = await Worktrees.of(home, worktree.repoRoot, there ?? undefined);
     const state = await trees.state(worktree.name);
     const path = { path: state.path };
     const kept = (reason: string): Released => ({ name: worktree.name, branch: worktree.branch, ...path, removed: false, reason });

@@ -163,6 +163,8 @@ export class Worktrees {
     const record = await this.get(name);
     if (record.path !== this.records.pathOf(name)) throw new WorktreeError(`the record of worktree "${name}" names another folder; it is not opened.`);
     if (!(await this.m.exists(record.path))) throw new WorktreeError(`the folder of worktree "${name}" is gone; deft worktrees cleanup forgets it.`);
+    const linked = await this.linkProblem(record);
+    if (linked) throw new WorktreeError(`${linked}: it is not opened.`);
     return record;
   }
 
@@ -280,10 +282,34 @@ export class Worktrees {
   async discard(name: string, options: { deleteBranch?: boolean } = {}): Promise<{ removed: string; branchDeleted: boolean }> {
     const record = await this.get(name);
     await this.refuseWhileRunning(name, 'discarded');
+    await this.refuseForeignFolder(record);
     await this.removeQuietly(record, options.deleteBranch === true);
     if (await this.m.exists(record.path)) throw new WorktreeError(`${record.path} could not be removed; remove it yourself, then run deft worktrees cleanup.`);
     const branchDeleted = options.deleteBranch === true && !(await branchExists(this.m, this.repoRoot, record.branch));
     return { removed: record.path, branchDeleted };
+  }
+
+  /**
+   * Only the folder Deft made for the worktree is ever removed: not a folder an edited record names, not a link put in
+   * its place (git and rm would reach where it points: another checkout, anything), not a folder reached through one.
+   * A folder already gone is fine (its git registration and record go).
+   */
+  private async refuseForeignFolder(record: WorktreeRecord): Promise<void> {
+    const nothing = 'nothing was removed; look at it yourself, then run deft worktrees cleanup.';
+    if (record.path !== this.records.pathOf(record.name))
+      throw new WorktreeError(`the record of worktree "${record.name}" names another folder (${record.path}): ${nothing}`);
+    const linked = await this.linkProblem(record);
+    if (linked) throw new WorktreeError(`${linked}: ${nothing}`);
+  }
+
+  /** Why the worktree's folder is not the one Deft made (a link, or a file, in its place; reached through a link), or null. */
+  private async linkProblem(record: WorktreeRecord): Promise<string | null> {
+    const entry = await this.m.look(record.path);
+    if (!entry) return null;
+    if (entry.kind !== 'dir') return `${record.path} is not a folder (a link, or a file, was put there)`;
+    const real = await this.m.realpath(record.path);
+    if (real !== this.m.path.join(await this.m.realpath(this.records.dir), record.name)) return `${record.path} is reached through a link (it is ${real})`;
+    return null;
   }
 
   private async refuseWhileRunning(name: string, what: string): Promise<void> {

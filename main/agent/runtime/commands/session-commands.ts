@@ -1,4 +1,4 @@
-import type { Environment } from '#contract/environment';
+import type { Environment, WorkspacePlace } from '#contract/environment';
 import { basename } from 'node:path';
 import type { AppEvent, DeftEvent, RemoteConnection } from '#protocol';
 import { PAGE_TURNS } from '#protocol/helpers/paging';
@@ -8,6 +8,7 @@ import type { HostCapabilities } from '#contract/host';
 import type { SandboxStatus } from '#contract/sandbox';
 import type { SessionStore } from '#infra/sessions/store';
 import { releaseSessionWorktree } from '#infra/worktrees/release';
+import { machineOf } from '#infra/worktrees/there';
 import type { CapabilitySet } from '../capability-set';
 import type { ContextKeeper } from '../compaction/context-keeper';
 import type { SessionPool } from '../session/pool';
@@ -17,6 +18,8 @@ import type { TurnRunner } from '../turn/runner';
 
 export interface SessionCommandsDeps {
   environment: Environment;
+  /** Where the workspace is (a remote worktree's session releases its worktree there). */
+  place: WorkspacePlace;
   workspace: string;
   home: string;
   host: HostCapabilities;
@@ -75,12 +78,14 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
     return agentWorktrees;
   };
   const deleteSession: CommandHandlers['deleteSession'] = async ({ sessionId }) => {
-    const worktree = deps.environment.kind === 'local' ? (await deps.store.readMeta(pool.checkedId(sessionId)))?.worktree : undefined;
+    const worktree = (await deps.store.readMeta(pool.checkedId(sessionId)))?.worktree;
     const agentWorktrees = await removeSession(sessionId);
     const agents = agentWorktrees.length ? { agentWorktrees } : {};
-    // The last session of a worktree takes it along only when nothing would be lost (infra/worktrees/release.ts).
+    // The last session of a worktree takes it along only when nothing would be lost (infra/worktrees/release.ts) —
+    // on the machine the worktree is on: this one, or a remote folder's (git there, through its Environment).
     if (!worktree) return { ok: true as const, ...agents };
-    return { ok: true as const, worktree: await releaseSessionWorktree(deps.home, worktree), ...agents };
+    const there = deps.place.environment.kind === 'local' ? undefined : () => machineOf(deps.place);
+    return { ok: true as const, worktree: await releaseSessionWorktree(deps.home, worktree, there), ...agents };
   };
   return {
     ...forkCommand({ ...deps, remove: removeSession }),
