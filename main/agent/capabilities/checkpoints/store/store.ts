@@ -11,6 +11,7 @@ import { RefExistsError, TREE_MODE, type TreeEntry, commitBody, parseTree, readL
 import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
+import { PackReader } from './pack-reader';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
@@ -123,6 +124,8 @@ export class CheckpointStore {
   /** The next checkpoint number of each session, as last seen (another process may have taken it: then it is read again). */
   private readonly nextSeq = new Map<string, number>();
   private readonly blobs: BlobReader;
+  /** Trees and commits in packs (a seeded store's are the repository's), read here rather than through `blobs`' git. */
+  private readonly packs: PackReader;
   /** Trees read or written lately, by id (an id names the same bytes for ever). */
   private readonly trees = new Map<string, Buffer>();
   /** A new store (no HEAD, no index): its first capture may start from the repository's index (seed.ts). */
@@ -138,6 +141,7 @@ export class CheckpointStore {
   ) {
     this.git = { gitDir: places.gitDir, workTree: places.workspace, indexFile: join(places.gitDir, 'index') };
     this.blobs = new BlobReader(this.git);
+    this.packs = new PackReader(places.gitDir);
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.now = options.now ?? Date.now;
     const files = { readText: (path: string) => readFile(path, 'utf8'), replaceFile: (path: string, data: string) => writeFileAtomic(path, data, 0o600), rm };
@@ -255,6 +259,7 @@ export class CheckpointStore {
     this.blobs.close();
     await runGit(this.git, ['-c', 'pack.compression=1', 'repack', '-a', '-d', '-q', '--window=0']);
     await rm(join(this.places.gitDir, ALTERNATES), { force: true });
+    this.packs.close();
   }
 
   /** What each path `git status` reported is now: a file (and its size), a link, gone, or left out (and why). */
@@ -375,7 +380,7 @@ export class CheckpointStore {
   private async readTree(id: string): Promise<Buffer> {
     const known = this.trees.get(id);
     if (known) return known;
-    const body = (await readLooseObject(this.places.gitDir, id, 'tree')) ?? (await this.blobs.read(id));
+    const body = (await readLooseObject(this.places.gitDir, id, 'tree')) ?? this.packs.read(id, 'tree') ?? (await this.blobs.read(id));
     this.remember(id, body);
     return body;
   }
@@ -516,6 +521,7 @@ export class CheckpointStore {
   /** End the processes the store keeps running (its object reader). */
   close(): void {
     this.blobs.close();
+    this.packs.close();
   }
 
   /**
@@ -603,7 +609,7 @@ export class CheckpointStore {
     const commit = (await readFile(join(this.places.gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
     if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
     if (this.head?.commit !== commit) {
-      const body = (await readLooseObject(this.places.gitDir, commit, 'commit')) ?? (await this.blobs.read(commit));
+      const body = (await readLooseObject(this.places.gitDir, commit, 'commit')) ?? this.packs.read(commit, 'commit') ?? (await this.blobs.read(commit));
       const tree = /^tree ([0-9a-f]{40,64})\n/.exec(body.toString('latin1'))?.[1];
       if (!tree) throw new Error(`The checkpoint store's HEAD (${commit}) is not a commit.`);
       this.head = { commit, tree };
