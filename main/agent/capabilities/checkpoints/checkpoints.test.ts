@@ -446,7 +446,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     await writeFile(signal, '');
     await settle(h);
   });
-  it("a turn whose first writing step names its files looks at those only (no scan); what changed elsewhere before it stays outside the turn, also when a command follows", async () => {
+  it('a turn whose first writing step names its files looks at those only (no scan); what changed elsewhere before it stays outside the turn, also when a command follows', async () => {
     const log = join(await mkdtemp(join(tmpdir(), 'deft-git-log-')), 'calls');
     const wrapper = join(dirname(log), 'git');
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();

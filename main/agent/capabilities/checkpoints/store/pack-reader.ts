@@ -69,7 +69,7 @@ export class PackReader {
     if (alternate && isAbsolute(alternate)) folders.push(alternate);
     const packs: Pack[] = [];
     for (const folder of folders) {
-      let names: string[] = [];
+      let names: string[];
       try {
         names = readdirSync(join(folder, 'pack')).filter((name) => name.endsWith('.idx'));
       } catch {

@@ -60,8 +60,7 @@ async function leftOut(places: StorePlaces, entries: readonly IndexEntry[], opti
   // Secrets by name and place, the folders' part decided once per folder (sortSecretPaths); key and token files by their content.
   const { secret, byContent } = sortSecretPaths(kept);
   out.push(...secret);
-  for (const path of byContent)
-    if (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })) out.push(path);
+  for (const path of byContent) if (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })) out.push(path);
   return out;
 }
 
