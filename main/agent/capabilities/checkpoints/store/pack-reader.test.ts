@@ -5,6 +5,7 @@ import { tempDir } from '#test-support/harness';
 import { runGit } from './git';
 import type { ObjectType } from './objects';
 import { PackReader } from './pack-reader';
+import { writePack } from './pack-writer';
 import { ALTERNATES } from './seed';
 
 const dirs: string[] = [];
@@ -92,5 +93,31 @@ describe('objects read from packs in-process', () => {
     await rm(join(pack, packName!), { force: true });
     await writeFile(join(pack, packName!), bytes);
     expect(new PackReader(direct).read(tree, 'tree')).toBeNull();
+  });
+});
+
+describe('objects written as one pack', () => {
+  it('writes a pack and its index git verifies and reads (duplicates once), and PackReader reads back', async () => {
+    const gitDir = join(await tempDir('deft-pack-write-'), 'store.git');
+    dirs.push(join(gitDir, '..'));
+    await runGit(null, ['init', '--bare', '-q', '--template=', gitDir]);
+    const bodies = Array.from({ length: 300 }, (_, i) => Buffer.from(`file ${i}\n`.repeat(1 + (i % 50))));
+    bodies.push(Buffer.alloc(0), Buffer.alloc(200_000, 7), bodies[3]!);
+    const ids = writePack(
+      gitDir,
+      bodies.map((body) => ({ type: 'blob' as const, body })),
+    );
+    const git = async (...args: string[]) => (await runGit(null, ['--git-dir', gitDir, ...args])).stdout;
+    const [idx] = (await readdir(join(gitDir, 'objects', 'pack'))).filter((n) => n.endsWith('.idx'));
+    const verified = (await git('verify-pack', '-v', join(gitDir, 'objects', 'pack', idx!))).toString();
+    expect(verified).toContain('non delta: 302 objects');
+    await git('fsck', '--full', '--strict', '--no-dangling');
+    const reader = new PackReader(gitDir);
+    for (const [i, id] of ids.entries()) {
+      expect((await git('cat-file', 'blob', id)).equals(bodies[i]!)).toBe(true);
+      expect(reader.read(id, 'blob')?.equals(bodies[i]!)).toBe(true);
+    }
+    reader.close();
+    expect((await readdir(join(gitDir, 'objects', 'pack'))).filter((n) => n.startsWith('tmp_'))).toEqual([]);
   });
 });

@@ -59,6 +59,24 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 describe('CheckpointStore', () => {
+  it('a capture of many changed files writes their blobs as one pack git reads, and a rewind puts them back', async () => {
+    const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`d${i % 3}/f${i}.txt`, `original ${i}\n`]));
+    const { workspace, home } = await setup(files);
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    for (const path of Object.keys(files)) await writeFile(join(workspace, path), `changed ${path}\n`);
+    const changed = await store.locked(async () => store.record(await store.capture(Object.keys(files)), { session: 's1', kind: 'step' }));
+    const packs = (await readdir(join(store.places.gitDir, 'objects', 'pack'))).filter((n) => n.endsWith('.pack'));
+    expect(packs).toHaveLength(1);
+    const git = async (...args: string[]) => (await runGit(null, ['--git-dir', store.places.gitDir, ...args])).stdout.toString();
+    await git('fsck', '--full', '--no-dangling');
+    expect(await git('cat-file', 'blob', `${changed.tree}:d1/f4.txt`)).toBe('changed d1/f4.txt\n');
+    expect((await store.changes(first.tree, changed.tree)).length).toBe(60);
+    await store.locked(() => store.restore(first.tree, Object.keys(files)));
+    expect(await readFile(join(workspace, 'd1/f4.txt'), 'utf8')).toBe('original 4\n');
+    store.close();
+  });
+
   it('captures a folder that is not a repository, lists what changed and restores it exactly (content, mode, links, deletions)', async () => {
     const { workspace, home } = await setup({ 'a.txt': 'one\n', 'src/b.txt': 'two\n', 'c.txt': 'three\n' });
     await put(workspace, 'run.sh', '#!/bin/sh\necho hi\n');

@@ -12,6 +12,7 @@ import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
 import { PackReader } from './pack-reader';
+import { writePack } from './pack-writer';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
@@ -98,6 +99,10 @@ const LAG_LIMIT = 200;
 const LAG_BYTES = 8 * 1024 * 1024;
 const TREES_REMEMBERED = 4_096;
 const SYNC_READ_BYTES = 256 * 1024;
+/** A capture that hashes this many files or more writes their blobs (each up to PACK_BLOB_BYTES) as one pack. */
+const PACK_FROM = 32;
+const PACK_BLOB_BYTES = 1024 * 1024;
+const PACK_TOTAL_BYTES = 64 * 1024 * 1024;
 
 interface Looked {
   files: { path: string; size: number; executable: boolean }[];
@@ -307,6 +312,10 @@ export class CheckpointStore {
       ...looked.missing.map((path) => ({ path, entry: null })),
       ...skipped.map((s) => ({ path: s.path, entry: null, keepFolder: looked.folders.includes(s.path) })),
     ];
+    // Many files: their blobs go into one pack (two files created rather than one per blob), written once all are read.
+    const packed: { path: string; mode: string; body: Buffer }[] = [];
+    const pack = looked.files.length >= PACK_FROM;
+    let packedBytes = 0;
     await Promise.all([
       ...looked.files.map(async (file) => {
         const full = join(workspace, file.path);
@@ -316,7 +325,12 @@ export class CheckpointStore {
           skipped.push(content ? { path: file.path, reason: 'too_large', size: content.length } : { path: file.path, reason: 'unreadable' });
           return void changes.push({ path: file.path, entry: null });
         }
-        changes.push({ path: file.path, entry: { mode: file.executable ? '100755' : '100644', id: await writeObject(gitDir, 'blob', content) } });
+        const mode = file.executable ? '100755' : '100644';
+        if (pack && content.length <= PACK_BLOB_BYTES && packedBytes + content.length <= PACK_TOTAL_BYTES) {
+          packedBytes += content.length;
+          return void packed.push({ path: file.path, mode, body: content });
+        }
+        changes.push({ path: file.path, entry: { mode, id: await writeObject(gitDir, 'blob', content) } });
       }),
       ...looked.links.map(async (path) => {
         const target = await readlink(join(workspace, path), { encoding: 'buffer' }).catch(() => null);
@@ -324,6 +338,13 @@ export class CheckpointStore {
         changes.push({ path, entry: { mode: '120000', id: await writeObject(gitDir, 'blob', target) } });
       }),
     ]);
+    if (packed.length) {
+      const ids = writePack(
+        gitDir,
+        packed.map((file) => ({ type: 'blob' as const, body: file.body })),
+      );
+      packed.forEach((file, i) => changes.push({ path: file.path, entry: { mode: file.mode, id: ids[i]! } }));
+    }
     skipped.sort((a, b) => a.path.localeCompare(b.path));
     return patchTree(
       head,
@@ -555,6 +576,7 @@ export class CheckpointStore {
   async compact(full: boolean): Promise<void> {
     // The reader may hold packs a repack removes: it starts again on the next read.
     this.blobs.close();
+    this.packs.close();
     await runGit(this.git, ['repack', '-d', '-q', ...(full ? ['-a'] : ['--geometric=2'])]);
     await runGit(this.git, ['prune-packed', '-q']);
     if (full) {
