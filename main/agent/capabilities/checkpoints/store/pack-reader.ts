@@ -42,13 +42,14 @@ export class PackReader {
       // A pack written since the list was made (a repack): the list is made again once.
       if (attempt === 1) this.close();
       for (const pack of this.list()) {
-        const at = find(pack, key);
-        if (at === null) continue;
         try {
+          const at = find(pack, key);
+          if (at === null) continue;
           const object = readAt(pack, at, 0);
           if (object.type !== type || objectId(type, object.body) !== id) return null;
           return object.body;
         } catch {
+          // A damaged or hostile index or pack (offsets out of range, a bad stream): git is asked instead.
           return null;
         }
       }
@@ -119,7 +120,7 @@ function find(pack: Pack, key: Buffer): number | null {
   const { idx, count } = pack;
   const first = key[0]!;
   let low = first === 0 ? 0 : idx.readUInt32BE(8 + (first - 1) * 4);
-  let high = idx.readUInt32BE(8 + first * 4);
+  let high = Math.min(idx.readUInt32BE(8 + first * 4), count);
   const names = 8 + 256 * 4;
   while (low < high) {
     const middle = (low + high) >>> 1;
