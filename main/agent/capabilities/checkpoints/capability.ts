@@ -1,3 +1,4 @@
+import { relative, sep } from 'node:path';
 import type { CommandHandlers } from '#contract/commands';
 import type { Capability, CapabilityFactory, SessionHandle, ToolsStart } from '#contract/capability';
 import { changedByOthers, promptList } from './history';
@@ -30,6 +31,13 @@ interface TurnState {
   toolsMayWrite?: boolean;
   /** Background tasks that had ended when the turn began: one that ends during the turn is not among them. */
   endedBefore: ReadonlySet<string>;
+  /** The turn's checkpoint waits for its first step that may write (WorkspaceCheckpoints.narrowableBaseline). */
+  lazy?: boolean;
+  /** It was narrowed to the files that step named (then `named` holds every file a step named since). */
+  narrowed?: boolean;
+  named: Set<string>;
+  /** After a narrowed one, the tree of the turn's first capture of the whole workspace (just before a command). */
+  firstFull?: string | null;
 }
 
 /** The session's background tasks that have ended. */
@@ -68,11 +76,17 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
   const storage = new CheckpointStorageKeeper(checkpoints, core.home, core.place.id, () => core.now());
   /** The turn running in each session. */
   const current = new Map<string, TurnState>();
-  /** The checkpoint before the turn, taken once, when the turn first needs it. */
-  const baseline = (session: SessionHandle, turn: TurnState): Promise<void> =>
-    (turn.snapshot ??= checkpoints.take(session, turn.meta, true).then((before) => {
-      turn.before = before ?? null;
-    }));
+  /**
+   * The checkpoint before the turn, taken once, when the turn first needs it: of the whole workspace, or, when the turn
+   * waited (`lazy`) for a step that names the files it writes, of those files only (on top of the store's HEAD).
+   */
+  const baseline = (session: SessionHandle, turn: TurnState, only?: readonly string[]): Promise<void> =>
+    (turn.snapshot ??= (async () => {
+      const narrowed = turn.lazy === true && only?.length ? await checkpoints.take(session, turn.meta, true, only) : null;
+      turn.narrowed = !!narrowed;
+      // Files named outside the workspace only (nothing to narrow to), or a narrowed look that failed: the whole workspace.
+      turn.before = narrowed ?? (await checkpoints.take(session, turn.meta, true)) ?? null;
+    })());
   let warming: Promise<void> | null = null;
 
   // Kept with the session, so a rewind made by `deft rewind` reaches the model at the next turn, whichever process runs it.
@@ -145,6 +159,7 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
         before: null,
         meta: { kind: 'turn', turnId, origin: prompt.origin, prompt: prompt.text.slice(0, 200) },
         endedBefore: endedTasks(session),
+        named: new Set(),
       });
     },
     onToolCallComing: (session, { tool }) => {
@@ -152,7 +167,14 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       // its starting point, so the capture just before the command and the one after it look only at what it reported.
       if (COMMAND_TOOLS.has(tool)) checkpoints.commandComing();
       const turn = current.get(session.id);
-      return turn && baseline(session, turn);
+      if (!turn) return undefined;
+      if (COMMAND_TOOLS.has(tool) || turn.lazy === false) return baseline(session, turn);
+      // Another tool (a Read, a Write): where the turn's checkpoint can be narrowed to what its first writing step names,
+      // it waits for that step (a read-only turn then takes none: its prompt's checkpoint is the session's latest state).
+      return (async () => {
+        turn.lazy ??= session.tasks.list(true).length === 0 && (await checkpoints.narrowableBaseline());
+        if (!turn.lazy) await baseline(session, turn);
+      })();
     },
     // Just before a step's approved calls run: what changed since (the user's edits while the model wrote, or
     // while they were asked) is told apart from what the calls do — a rewind leaves it as it is.
@@ -161,10 +183,13 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       if (known === null) return;
       const turn = current.get(session.id);
       if (turn) {
-        await baseline(session, turn);
+        await baseline(session, turn, known);
         turn.toolsMayWrite = true;
+        for (const path of known ?? []) turn.named.add(path);
       }
       await checkpoints.take(session, { kind: 'tools', turnId: step.turnId, step: step.step }, false, known);
+      // The first look at the whole workspace after a narrowed checkpoint: what differs from there on is the turn's.
+      if (turn?.narrowed && !known && turn.firstFull === undefined) turn.firstFull = await checkpoints.latestTree(session.id);
     },
     onStepEnd: async (session, step) => {
       // Read-only calls cannot change the workspace; anything else might (a command, an MCP tool, a sub-agent).
@@ -212,7 +237,15 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
         all.map((c) => ({ path: c.path, blob: c.newBlob })),
         turn.before.at,
       ).catch(() => new Set<string>());
-      const changes = all.filter((c) => !others.has(c.path));
+      let changes = all.filter((c) => !others.has(c.path));
+      // A narrowed checkpoint before the turn, then a look at the whole workspace just before a command: what differs
+      // between those two, other than the files the turn's steps named, changed outside the turn (before it, or while
+      // the model wrote). The turn's own are the named files and what changed after that look.
+      if (turn.narrowed && turn.firstFull) {
+        const since = new Set((await store.changes(turn.firstFull, endTree).catch(() => [])).map((c) => c.path));
+        const named = new Set([...turn.named].map((path) => relative(store.places.workspace, path).split(sep).join('/')));
+        changes = changes.filter((c) => since.has(c.path) || named.has(c.path));
+      }
       session.emit({
         type: 'turn.changes',
         turnId: turn.turnId,

@@ -446,6 +446,76 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     await writeFile(signal, '');
     await settle(h);
   });
+  it('a turn whose first writing step names its files looks at those only (no scan); what changed elsewhere before it stays outside the turn, also when a command follows', async () => {
+    const log = join(await mkdtemp(join(tmpdir(), 'deft-git-log-')), 'calls');
+    const wrapper = join(dirname(log), 'git');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    const previous = process.env.DEFT_GIT;
+    process.env.DEFT_GIT = wrapper;
+    try {
+      h = await createHarness({ capabilities: defaultCapabilities });
+      await setUp(h);
+      const changed = (turnId: string) =>
+        (h!.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>).files
+          .map((f) => f.path)
+          .sort();
+      h.server.enqueue(toolStep(callChunk('Write', { path: 'new.txt', content: 'new\n' })), textReply('Written.'));
+      await h.run('first');
+      // Outside Deft, between turns: a new file and an edit.
+      await put(h.workspace, 'e.txt', 'made by the user\n');
+      await writeFile(join(h.workspace, 'c.sh'), '#!/bin/sh\necho edited by the user\n');
+      await writeFile(log, '');
+      h.server.enqueue(
+        toolStep(callChunk('Read', { path: 'a.txt' })),
+        toolStep(callChunk('Write', { path: 'a.txt', content: 'written by Write\n' })),
+        textReply('Done.'),
+      );
+      const edit = await h.run('edit a');
+      // No look at the whole workspace: no git status without a path (a.txt is in the store's HEAD: no git at all but the turn's diff).
+      const calls = (await readFile(log, 'utf8')).split('\n').filter((line) => / status /.test(line));
+      expect(calls).toEqual([]);
+      expect(changed(edit)).toEqual(['a.txt']);
+      const store = await CheckpointStore.open(h.home, h.workspace);
+      expect((await store.list(h.session.id)).filter((c) => c.turnId === edit).map((c) => c.kind)).toEqual(['turn', 'step']);
+      store.close();
+      // Then a turn that writes a named file and runs a command: the command's look at the whole workspace finds the
+      // user's files too, which are not the turn's.
+      await put(h.workspace, 'f.txt', 'also made by the user\n');
+      h.server.enqueue(
+        toolStep(callChunk('Read', { path: 'b.txt' })),
+        toolStep(callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' })),
+        toolStep(callChunk('Bash', { command: 'echo made > d.txt' })),
+        textReply('Done.'),
+      );
+      const mixed = await h.run('edit b, make d');
+      expect(changed(mixed)).toEqual(['b.txt', 'd.txt']);
+      const preview = await h.core.handlers.previewRewind({ sessionId: h.session.id, turnId: edit, scope: 'code' });
+      expect(preview.files.map((f) => [f.path, f.outside]).sort()).toEqual([
+        ['a.txt', false],
+        ['b.txt', false],
+        ['c.sh', true],
+        ['d.txt', false],
+        ['e.txt', true],
+        ['f.txt', true],
+      ]);
+      const result = await h.core.handlers.rewind({ sessionId: h.session.id, turnId: edit, scope: 'code', includeOutside: false });
+      expect(result.keptOutside.sort()).toEqual(['c.sh', 'e.txt', 'f.txt']);
+      expect(await state(h, ['a.txt', 'b.txt', 'd.txt', 'e.txt'])).toEqual({
+        'a.txt': { text: 'original a\n', mode: 0o644 },
+        'b.txt': { text: 'original b\n', mode: 0o600 },
+        'd.txt': { text: null, mode: null },
+        'e.txt': { text: 'made by the user\n', mode: 0o644 },
+      });
+      await h.core.handlers.undoRewind({ sessionId: h.session.id });
+      expect(await read(h, 'a.txt')).toBe('written by Write\n');
+      expect(await read(h, 'b.txt')).toBe('edited b\n');
+      expect(await read(h, 'd.txt')).toBe('made\n');
+    } finally {
+      if (previous === undefined) delete process.env.DEFT_GIT;
+      else process.env.DEFT_GIT = previous;
+    }
+  });
   it('a text-only turn starts no git, yet is a rewind point at the files as the last turn left them', async () => {
     const log = join(await mkdtemp(join(tmpdir(), 'deft-git-log-')), 'calls');
     const wrapper = join(dirname(log), 'git');

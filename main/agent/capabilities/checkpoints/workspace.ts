@@ -173,6 +173,20 @@ export class WorkspaceCheckpoints {
     this.commandExpected = true;
   }
 
+  /**
+   * Whether a turn's checkpoint may wait for the turn's first step that may write, and be narrowed to the files that
+   * step names (Write, Edit): a local store with a HEAD, and no live watch (where one is live, the checkpoint looks at
+   * what it reported instead, as cheaply). What changed elsewhere before the turn is then taken in by the next capture
+   * of the whole workspace, which is one taken just before Deft acts (a command's step, the next prompt, a rewind): as
+   * changed outside the turn, as it would have been here.
+   */
+  async narrowableBaseline(): Promise<boolean> {
+    const store = await this.store().catch(() => null);
+    if (!(store instanceof CheckpointStore) || this.watch?.live) return false;
+    const head = await store.headTree().catch(() => null);
+    return head?.length === 40;
+  }
+
   /** Warm up: a first capture fills the store's index, so the first prompt's checkpoint is quick. */
   async warm(): Promise<void> {
     const store = await this.store().catch(() => null);

@@ -68,6 +68,39 @@ export function isSensitivePath(path: string, deftHome?: string, workspace?: str
   return placeOf(normal, name) !== undefined;
 }
 
+/** What `isSensitivePath` of a relative path can depend on beyond its name: a folder on the list, `.deft`, `/proc`. */
+function folderMayHold(folder: string): boolean {
+  const normal = folder.replace(/\\/g, '/').toLowerCase();
+  return normal.startsWith('/') || normal.split('/').some((part) => FOLDER_NAMES.has(part) || part === '.deft');
+}
+
+/** Whether `isSensitivePath` can hold for a file of this (lower-case) name outside the folders `folderMayHold` names. */
+function nameMayBe(name: string): boolean {
+  return EXACT.has(name) || FILE_NAMES.has(name) || name.startsWith('.env.') || RENAMED.test(name);
+}
+
+/**
+ * Many workspace-relative paths at once (a git index's): those `isSensitivePath` holds for, and those whose name says
+ * their content must be looked at (SECRET_BY_CONTENT). The same answers as asking each, with what depends on a folder
+ * decided once per folder and a quick look at each name first (a 20,000-file index is sorted in a few milliseconds).
+ */
+export function sortSecretPaths(paths: Iterable<string>): { secret: string[]; byContent: string[] } {
+  const secret: string[] = [];
+  const byContent: string[] = [];
+  const folders = new Map<string, boolean>();
+  for (const path of paths) {
+    const slash = path.lastIndexOf('/');
+    const folder = slash < 0 ? '' : path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    let inFolder = folders.get(folder);
+    if (inFolder === undefined) folders.set(folder, (inFolder = folderMayHold(folder)));
+    // A backslash is a separator to isSensitivePath: such a path is asked whole.
+    if ((inFolder || !name || name.includes('\\') || nameMayBe(name.toLowerCase())) && isSensitivePath(path)) secret.push(path);
+    else if (SECRET_BY_CONTENT.test(name)) byContent.push(path);
+  }
+  return { secret, byContent };
+}
+
 /** Names of files whose secret shows only in their content (`isSensitiveFile` looks): key files and stores, token rc files. */
 export const SECRET_BY_CONTENT = /\.(pem|key|p8|ppk|asc|gpg|p12|pfx|jks|keystore)$|(^|\/)\.(npmrc|yarnrc|yarnrc\.yml)$/i;
 

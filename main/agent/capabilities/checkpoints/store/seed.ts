@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { localEnvironment } from '#infra/environment/local/local-environment';
 import { ownedByUser } from '#infra/git/repository';
-import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
+import { isSensitiveFile, sortSecretPaths } from '#infra/policies/sensitive';
 import { type GitPlaces, runGit } from './git';
 import { type IndexEntry, UnusableIndex, isGitlink, readGitIndex } from './git-index';
 import type { StorePlaces } from './places';
@@ -51,15 +51,16 @@ async function configConverts(repoGitDir: string): Promise<boolean> {
 async function leftOut(places: StorePlaces, entries: readonly IndexEntry[], options: SeedOptions): Promise<string[]> {
   const out: string[] = [];
   const excluded = options.excluded.map((x) => ({ path: x, folder: x.endsWith('/') ? x : `${x}/` }));
+  const kept: string[] = [];
   for (const entry of entries) {
     const { path } = entry;
     if (isGitlink(entry) || entry.size > options.maxFileBytes || excluded.some((x) => path === x.path || path.startsWith(x.folder))) out.push(path);
-    else if (
-      isSensitivePath(path) ||
-      (SECRET_BY_CONTENT.test(path) && (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })))
-    )
-      out.push(path);
+    else kept.push(path);
   }
+  // Secrets by name and place, the folders' part decided once per folder (sortSecretPaths); key and token files by their content.
+  const { secret, byContent } = sortSecretPaths(kept);
+  out.push(...secret);
+  for (const path of byContent) if (await isSensitiveFile(localEnvironment(), join(places.workspace, path), { workspace: places.workspace })) out.push(path);
   return out;
 }
 

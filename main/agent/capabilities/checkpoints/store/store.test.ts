@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
 import { runGit } from './git';
 import { SECRET_PLACES } from '#infra/policies/secret-places';
-import { CheckpointStore } from './store';
+import { CheckpointStore, toFileChange } from './store';
+import { parseDiffTree } from './status';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -59,6 +60,64 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 describe('CheckpointStore', () => {
+  it("a few changed files are told apart here exactly as git's diff-tree --numstat tells them", async () => {
+    const { workspace, home } = await setup({
+      'a.txt': 'one\ntwo\nthree\n',
+      'b.txt': 'no newline at the end',
+      'c.sh': '#!/bin/sh\n',
+      'crlf.txt': 'x\r\ny\r\n',
+      'bin.dat': 'text',
+      'gone/x.txt': 'x\n',
+      'turn/into-folder': 'a file first\n',
+      'deep/er/f.txt': 'deep\n',
+      'link-later': 'a file\n',
+    });
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    await writeFile(join(workspace, 'a.txt'), 'one\n2\nthree\nfour\n');
+    await writeFile(join(workspace, 'b.txt'), 'no newline at the end\n');
+    await chmod(join(workspace, 'c.sh'), 0o755);
+    await writeFile(join(workspace, 'crlf.txt'), 'x\ny\r\n');
+    await writeFile(join(workspace, 'bin.dat'), Buffer.from([1, 0, 2, 10]));
+    await rm(join(workspace, 'gone'), { recursive: true });
+    await rm(join(workspace, 'turn/into-folder'));
+    await put(workspace, 'turn/into-folder/inner.txt', 'now a folder\n');
+    await writeFile(join(workspace, 'deep/er/f.txt'), 'deeper\n');
+    await put(workspace, 'new/file.txt', '');
+    await rm(join(workspace, 'link-later'));
+    await symlink('a.txt', join(workspace, 'link-later'));
+    const second = await snapshot(store);
+    const git = (await runGit(null, ['--git-dir', store.places.gitDir, 'diff-tree', '-r', '-z', '--no-renames', '--raw', '--numstat', first.tree, second.tree]))
+      .stdout;
+    const expected = parseDiffTree(git).map(toFileChange);
+    expect(expected.length).toBeGreaterThanOrEqual(10);
+    expect(await store.changes(first.tree, second.tree, true)).toEqual(expected);
+    expect(await store.changes(second.tree, first.tree, true)).toEqual(
+      parseDiffTree(
+        (await runGit(null, ['--git-dir', store.places.gitDir, 'diff-tree', '-r', '-z', '--no-renames', '--raw', '--numstat', second.tree, first.tree])).stdout,
+      ).map(toFileChange),
+    );
+    store.close();
+  });
+
+  it('a capture of many changed files writes their blobs as one pack git reads, and a rewind puts them back', async () => {
+    const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`d${i % 3}/f${i}.txt`, `original ${i}\n`]));
+    const { workspace, home } = await setup(files);
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    for (const path of Object.keys(files)) await writeFile(join(workspace, path), `changed ${path}\n`);
+    const changed = await store.locked(async () => store.record(await store.capture(Object.keys(files)), { session: 's1', kind: 'step' }));
+    const packs = (await readdir(join(store.places.gitDir, 'objects', 'pack'))).filter((n) => n.endsWith('.pack'));
+    expect(packs).toHaveLength(1);
+    const git = async (...args: string[]) => (await runGit(null, ['--git-dir', store.places.gitDir, ...args])).stdout.toString();
+    await git('fsck', '--full', '--no-dangling');
+    expect(await git('cat-file', 'blob', `${changed.tree}:d1/f4.txt`)).toBe('changed d1/f4.txt\n');
+    expect((await store.changes(first.tree, changed.tree)).length).toBe(60);
+    await store.locked(() => store.restore(first.tree, Object.keys(files)));
+    expect(await readFile(join(workspace, 'd1/f4.txt'), 'utf8')).toBe('original 4\n');
+    store.close();
+  });
+
   it('captures a folder that is not a repository, lists what changed and restores it exactly (content, mode, links, deletions)', async () => {
     const { workspace, home } = await setup({ 'a.txt': 'one\n', 'src/b.txt': 'two\n', 'c.txt': 'three\n' });
     await put(workspace, 'run.sh', '#!/bin/sh\necho hi\n');

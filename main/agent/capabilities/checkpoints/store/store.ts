@@ -11,6 +11,9 @@ import { RefExistsError, TREE_MODE, type TreeEntry, commitBody, parseTree, readL
 import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
+import { PackReader } from './pack-reader';
+import { writePack } from './pack-writer';
+import { diffTreesHere } from './tree-diff';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
 import { type TreeChange, parseDiffTree, statusPaths } from './status';
@@ -97,6 +100,10 @@ const LAG_LIMIT = 200;
 const LAG_BYTES = 8 * 1024 * 1024;
 const TREES_REMEMBERED = 4_096;
 const SYNC_READ_BYTES = 256 * 1024;
+/** A capture that hashes this many files or more writes their blobs (each up to PACK_BLOB_BYTES) as one pack. */
+const PACK_FROM = 32;
+const PACK_BLOB_BYTES = 1024 * 1024;
+const PACK_TOTAL_BYTES = 64 * 1024 * 1024;
 
 interface Looked {
   files: { path: string; size: number; executable: boolean }[];
@@ -123,6 +130,8 @@ export class CheckpointStore {
   /** The next checkpoint number of each session, as last seen (another process may have taken it: then it is read again). */
   private readonly nextSeq = new Map<string, number>();
   private readonly blobs: BlobReader;
+  /** Trees and commits in packs (a seeded store's are the repository's), read here rather than through `blobs`' git. */
+  private readonly packs: PackReader;
   /** Trees read or written lately, by id (an id names the same bytes for ever). */
   private readonly trees = new Map<string, Buffer>();
   /** A new store (no HEAD, no index): its first capture may start from the repository's index (seed.ts). */
@@ -138,6 +147,7 @@ export class CheckpointStore {
   ) {
     this.git = { gitDir: places.gitDir, workTree: places.workspace, indexFile: join(places.gitDir, 'index') };
     this.blobs = new BlobReader(this.git);
+    this.packs = new PackReader(places.gitDir);
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.now = options.now ?? Date.now;
     const files = { readText: (path: string) => readFile(path, 'utf8'), replaceFile: (path: string, data: string) => writeFileAtomic(path, data, 0o600), rm };
@@ -255,6 +265,7 @@ export class CheckpointStore {
     this.blobs.close();
     await runGit(this.git, ['-c', 'pack.compression=1', 'repack', '-a', '-d', '-q', '--window=0']);
     await rm(join(this.places.gitDir, ALTERNATES), { force: true });
+    this.packs.close();
   }
 
   /** What each path `git status` reported is now: a file (and its size), a link, gone, or left out (and why). */
@@ -302,6 +313,10 @@ export class CheckpointStore {
       ...looked.missing.map((path) => ({ path, entry: null })),
       ...skipped.map((s) => ({ path: s.path, entry: null, keepFolder: looked.folders.includes(s.path) })),
     ];
+    // Many files: their blobs go into one pack (two files created rather than one per blob), written once all are read.
+    const packed: { path: string; mode: string; body: Buffer }[] = [];
+    const pack = looked.files.length >= PACK_FROM;
+    let packedBytes = 0;
     await Promise.all([
       ...looked.files.map(async (file) => {
         const full = join(workspace, file.path);
@@ -311,7 +326,12 @@ export class CheckpointStore {
           skipped.push(content ? { path: file.path, reason: 'too_large', size: content.length } : { path: file.path, reason: 'unreadable' });
           return void changes.push({ path: file.path, entry: null });
         }
-        changes.push({ path: file.path, entry: { mode: file.executable ? '100755' : '100644', id: await writeObject(gitDir, 'blob', content) } });
+        const mode = file.executable ? '100755' : '100644';
+        if (pack && content.length <= PACK_BLOB_BYTES && packedBytes + content.length <= PACK_TOTAL_BYTES) {
+          packedBytes += content.length;
+          return void packed.push({ path: file.path, mode, body: content });
+        }
+        changes.push({ path: file.path, entry: { mode, id: await writeObject(gitDir, 'blob', content) } });
       }),
       ...looked.links.map(async (path) => {
         const target = await readlink(join(workspace, path), { encoding: 'buffer' }).catch(() => null);
@@ -319,6 +339,13 @@ export class CheckpointStore {
         changes.push({ path, entry: { mode: '120000', id: await writeObject(gitDir, 'blob', target) } });
       }),
     ]);
+    if (packed.length) {
+      const ids = writePack(
+        gitDir,
+        packed.map((file) => ({ type: 'blob' as const, body: file.body })),
+      );
+      packed.forEach((file, i) => changes.push({ path: file.path, entry: { mode: file.mode, id: ids[i]! } }));
+    }
     skipped.sort((a, b) => a.path.localeCompare(b.path));
     return patchTree(
       head,
@@ -375,7 +402,7 @@ export class CheckpointStore {
   private async readTree(id: string): Promise<Buffer> {
     const known = this.trees.get(id);
     if (known) return known;
-    const body = (await readLooseObject(this.places.gitDir, id, 'tree')) ?? (await this.blobs.read(id));
+    const body = (await readLooseObject(this.places.gitDir, id, 'tree')) ?? this.packs.read(id, 'tree') ?? (await this.blobs.read(id));
     this.remember(id, body);
     return body;
   }
@@ -499,6 +526,17 @@ export class CheckpointStore {
   /** What differs between two trees, within the workspace; `counts` adds line counts (reads the blobs). */
   async changes(from: string, to: string, counts = false): Promise<FileChange[]> {
     if (from === to) return [];
+    // A few small files (a turn's): worked out here, with the trees and blobs read in-process (no git process).
+    if (from.length === 40 && to.length === 40) {
+      const here = await diffTreesHere(
+        from,
+        to,
+        (id) => this.readTree(id).catch(() => null),
+        async (id) => (await readLooseObject(this.places.gitDir, id, 'blob').catch(() => null)) ?? this.packs.read(id, 'blob'),
+        counts,
+      );
+      if (here) return here.map(toFileChange);
+    }
     const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', ...(counts ? ['--numstat'] : []), from, to];
     return parseDiffTree((await runGit(this.git, args)).stdout).map(toFileChange);
   }
@@ -516,6 +554,7 @@ export class CheckpointStore {
   /** End the processes the store keeps running (its object reader). */
   close(): void {
     this.blobs.close();
+    this.packs.close();
   }
 
   /**
@@ -549,6 +588,7 @@ export class CheckpointStore {
   async compact(full: boolean): Promise<void> {
     // The reader may hold packs a repack removes: it starts again on the next read.
     this.blobs.close();
+    this.packs.close();
     await runGit(this.git, ['repack', '-d', '-q', ...(full ? ['-a'] : ['--geometric=2'])]);
     await runGit(this.git, ['prune-packed', '-q']);
     if (full) {
@@ -603,7 +643,7 @@ export class CheckpointStore {
     const commit = (await readFile(join(this.places.gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
     if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
     if (this.head?.commit !== commit) {
-      const body = (await readLooseObject(this.places.gitDir, commit, 'commit')) ?? (await this.blobs.read(commit));
+      const body = (await readLooseObject(this.places.gitDir, commit, 'commit')) ?? this.packs.read(commit, 'commit') ?? (await this.blobs.read(commit));
       const tree = /^tree ([0-9a-f]{40,64})\n/.exec(body.toString('latin1'))?.[1];
       if (!tree) throw new Error(`The checkpoint store's HEAD (${commit}) is not a commit.`);
       this.head = { commit, tree };
