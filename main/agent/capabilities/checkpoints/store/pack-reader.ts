@@ -1,6 +1,5 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { type ObjectType, objectId } from './objects';
 import { ALTERNATES } from './seed';
 
@@ -181,7 +180,7 @@ function readAt(pack: Pack, at: number, depth: number): { type: ObjectType; body
   } else if (!TYPES[kind]) throw new NotPlain('type');
   // Deflate never makes data more than a few bytes per 16 KiB larger: this reads the whole stream.
   const data = readBytes(pack, at + cursor, size + 64 + Math.ceil(size / 1024) * 8);
-  const inflated = inflateSync(data, { maxOutputLength: Math.max(size, 1) });
+  const inflated = process.getBuiltinModule('node:zlib').inflateSync(data, { maxOutputLength: Math.max(size, 1) });
   if (inflated.length !== size) throw new NotPlain('size');
   if (!base) return { type: TYPES[kind]!, body: inflated };
   return { type: base.type, body: applyDelta(base.body, inflated) };

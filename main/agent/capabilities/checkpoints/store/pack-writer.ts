@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { type ObjectType, objectId } from './objects';
 
 /**
@@ -59,7 +58,7 @@ export function writePack(gitDir: string, objects: ReadonlyArray<{ type: ObjectT
     if (seen.has(id)) return;
     seen.add(id);
     const header = entryHeader(object.type, object.body.length);
-    const data = deflateSync(object.body, { level: 1 });
+    const data = process.getBuiltinModule('node:zlib').deflateSync(object.body, { level: 1 });
     entries.push({ id: Buffer.from(id, 'hex'), crc: crc32([header, data]), offset });
     parts.push(header, data);
     offset += header.length + data.length;
