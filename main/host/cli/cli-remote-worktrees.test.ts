@@ -339,6 +339,13 @@ describe('deft run --remote --worktree', () => {
     const swapped = await cli('worktrees', 'discard', 'swapped', '--delete-branch', '--remote', rig.target());
     expect(swapped.code).not.toBe(0);
     expect(swapped.stderr).toContain('is not a folder (a link, or a file, was put there): nothing was removed');
+    // Nor is git run through it: "branch only" and merge would commit "keep"'s work on another branch.
+    const branched = await cli('worktrees', 'branch', 'swapped', '--remote', rig.target());
+    expect(branched.code).not.toBe(0);
+    expect(branched.stderr).toContain('was put there): nothing was committed or removed');
+    const merged = await cli('worktrees', 'merge', 'swapped', '--remote', rig.target());
+    expect(merged.code).not.toBe(0);
+    expect(merged.stderr).toContain('was put there): nothing was merged');
     // "edited"'s record edited to name "keep"'s folder.
     const record = JSON.parse(await readFile(join(dir, 'edited.json'), 'utf8')) as { path: string };
     await writeFile(join(dir, 'edited.json'), JSON.stringify({ ...record, path: join(remoteDir, 'keep') }));
@@ -347,6 +354,8 @@ describe('deft run --remote --worktree', () => {
     expect(edited.stderr).toContain('names another folder');
     // Nothing of "keep" was touched, nor the link's own record.
     expect(await readFile(join(dir, 'keep', 'precious.txt'), 'utf8')).toBe('mine\n');
+    // Its work not committed by anything run through the link: its branch is still where it was made (main).
+    expect(look(['rev-parse', 'deft/keep'])).toBe(look(['rev-parse', 'main']));
     expect(look(['worktree', 'list', '--porcelain'])).toContain(`${remoteDir}/keep\n`);
     expect(look(['branch', '--list', 'deft/keep'])).toBe('+ deft/keep\n');
     expect((await lstat(join(dir, 'swapped'))).isSymbolicLink()).toBe(true);

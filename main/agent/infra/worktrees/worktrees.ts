@@ -227,16 +227,26 @@ export class Worktrees {
 
   /** Merge (or squash) its branch onto its base branch: its uncommitted changes are committed on its branch first. */
   merge(name: string, options: MergeOptions = {}): Promise<MergeOutcome> {
-    return this.get(name).then((record) =>
+    return this.inOwnFolder(name, 'nothing was merged').then((record) =>
       mergeWorktree(this.m, record, options).catch((error: Error) => {
         throw error instanceof MovedError ? new WorktreeError(error.message) : error;
       }),
     );
   }
 
+  /**
+   * Its record, when git may run in its folder: the one Deft made for it, not a folder an edited record names nor a
+   * link put in its place (git would commit in whatever checkout the link leads to).
+   */
+  private async inOwnFolder(name: string, nothing: string): Promise<WorktreeRecord> {
+    const record = await this.get(name);
+    await this.refuseForeignFolder(record, `${nothing}; look at it yourself.`);
+    return record;
+  }
+
   /** Commit what it has not committed on its branch (copied files left out). Returns whether there was anything. */
   commit(name: string, message: string): Promise<boolean> {
-    return this.get(name).then(async (record) => (await commitPending(this.m, record, message)).committed);
+    return this.inOwnFolder(name, 'nothing was committed').then(async (record) => (await commitPending(this.m, record, message)).committed);
   }
 
   /**
@@ -244,7 +254,7 @@ export class Worktrees {
    * Refused (nothing changed) while a session runs there.
    */
   async keepBranch(name: string, message?: string): Promise<{ branch: string; committed: boolean; removed: string }> {
-    const record = await this.get(name);
+    const record = await this.inOwnFolder(name, 'nothing was committed or removed');
     await this.refuseWhileRunning(name, 'turned into a branch');
     const { committed } = await commitPending(this.m, record, message?.trim() || `Deft worktree ${record.name}: the session's changes`);
     const { removed } = await this.discard(name, { deleteBranch: false });
@@ -266,7 +276,7 @@ export class Worktrees {
 
   /** Its changes as uncommitted changes in the main checkout. */
   apply(name: string): Promise<ApplyOutcome> {
-    return this.get(name).then((record) => applyWorktree(this.m, record));
+    return this.inOwnFolder(name, 'nothing was applied').then((record) => applyWorktree(this.m, record));
   }
 
   /** Sessions with a turn running in the worktree now (in any Deft process on this machine), newest first. */
@@ -294,8 +304,10 @@ export class Worktrees {
    * its place (git and rm would reach where it points: another checkout, anything), not a folder reached through one.
    * A folder already gone is fine (its git registration and record go).
    */
-  private async refuseForeignFolder(record: WorktreeRecord): Promise<void> {
-    const nothing = 'nothing was removed; look at it yourself, then run deft worktrees cleanup.';
+  private async refuseForeignFolder(
+    record: WorktreeRecord,
+    nothing = 'nothing was removed; look at it yourself, then run deft worktrees cleanup.',
+  ): Promise<void> {
     if (record.path !== this.records.pathOf(record.name))
       throw new WorktreeError(`the record of worktree "${record.name}" names another folder (${record.path}): ${nothing}`);
     const linked = await this.linkProblem(record);
