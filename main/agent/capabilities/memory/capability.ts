@@ -46,6 +46,8 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
       if (!read) rootRead.set(sessionId, (read = rootSet().then((set) => set.read)));
       return read;
     };
+    /** Per session: the last step's look for subfolders' instruction files, while it runs. */
+    const discovering = new Map<string, Promise<void>>();
     const nestedOf = async (session: SessionHandle) => {
       const folders = session.state(nestedFoldersSlot).get();
       return folders.length ? readNested(await context(), folders, await readOfRoot(session.id)) : [];
@@ -80,14 +82,26 @@ export function createMemoryCapability(options: MemoryCapabilityOptions = {}): C
 
     return {
       name: 'memory',
-      facts: async (session) => nestedFacts(await nestedOf(session)),
+      facts: async (session) => {
+        // The next request waits for the last step's look for subfolders' files (on a slow or remote disk it can take
+        // longer than building that request): a file of a folder just touched is in it, never one request late.
+        await discovering.get(session.id);
+        return nestedFacts(await nestedOf(session));
+      },
       onStepEnd: async (session, step) => {
         const touched = step.calls.filter((c) => !c.isError).flatMap((c) => c.files ?? []);
         if (!touched.length) return;
-        const known = session.state(nestedFoldersSlot).get();
-        const candidates = [...new Set(touched.flatMap((path) => nestedFolders(roots.workspace, path)))].filter((dir) => !known.includes(dir));
-        const found = await foldersWithInstructions(candidates, environment);
-        if (found.length) session.state(nestedFoldersSlot).set([...known, ...found]);
+        const look = (async () => {
+          const known = session.state(nestedFoldersSlot).get();
+          const candidates = [...new Set(touched.flatMap((path) => nestedFolders(roots.workspace, path)))].filter((dir) => !known.includes(dir));
+          const found = await foldersWithInstructions(candidates, environment);
+          if (found.length) session.state(nestedFoldersSlot).set([...known, ...found]);
+        })();
+        const settled = look.catch(() => {});
+        discovering.set(session.id, settled);
+        await look.finally(() => {
+          if (discovering.get(session.id) === settled) discovering.delete(session.id);
+        });
       },
       onUndo: (session, before) => {
         const folders = before(nestedFoldersSlot);

@@ -5,6 +5,7 @@ import { createHarness, tempDir, testCapabilities } from '#test-support/harness'
 import { callChunk, reminders, textReply, toolStep } from '#test-support/mock-steps';
 import { prefixBreak } from '#test-support/request-prefix';
 import { commandSchemas } from '#protocol';
+import { localEnvironment } from '#infra/environment/local/local-environment';
 import { memoryCapability, createMemoryCapability } from './capability';
 
 let h: Awaited<ReturnType<typeof createHarness>>;
@@ -51,6 +52,29 @@ describe('instruction files in a session', () => {
     ]);
     const measured = h.sessionEvents('context.measured').at(-1) as { breakdown: { instructions?: number } } | undefined;
     expect(measured?.breakdown.instructions).toBeGreaterThan(0);
+  });
+
+  it('on a slow disk (a remote folder), the request after the first read under a subfolder waits for its file: never one request late', async () => {
+    // The look for api/'s instruction files takes 1.5 s; building the next request takes far less.
+    const local = localEnvironment();
+    const slow = new Proxy(local, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (key === 'lstat')
+          return async (path: string) => {
+            if (/\/api\/(AGENTS|CLAUDE)\.md$/.test(path)) await new Promise((r) => setTimeout(r, 1_500));
+            return target.lstat(path);
+          };
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    h = await createHarness({ environment: slow });
+    await mkdir(join(h.workspace, 'api'));
+    await writeFile(join(h.workspace, 'api', 'CLAUDE.md'), 'API rules: every handler validates its input.');
+    await writeFile(join(h.workspace, 'api', 'users.ts'), 'export {};\n');
+    h.server.enqueue(toolStep(callChunk('Read', { path: 'api/users.ts' })), textReply('done'));
+    await h.run('Read it.');
+    expect(reminders(h.server.requests[1]!.body.messages).join('\n')).toContain('API rules');
   });
 
   it('re-announces a subfolder file after it changes, and never one that links outside the workspace', async () => {
