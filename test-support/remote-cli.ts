@@ -231,15 +231,15 @@ export async function freshRemoteRepository(rig: RemoteCliRig): Promise<(...args
 }
 
 /**
- * A core on the rig's remote folder, as a window's (its commands: `core.handlers`), over a connection of its own;
- * `close` stops both. `openFolder` answers the core's asks to open a folder (a worktree) in a window.
+ * A core on the rig's remote folder (or `folder` there), as a window's (its commands: `core.handlers`), over a
+ * connection of its own; `close` stops both. `openFolder` answers the core's asks to open a folder (a worktree) in a window.
  */
 export async function remoteCore(
   rig: RemoteCliRig,
-  options: { openFolder?: (path: string) => Promise<'here'> } = {},
+  options: { openFolder?: (path: string) => Promise<'here'>; folder?: string } = {},
 ): Promise<{ core: DeftCore; close: () => Promise<void> }> {
   const remote = await openRemoteForCli(
-    { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: rig.path },
+    { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: options.folder ?? rig.path },
     { HOME: rig.userHome, USER: rig.sshd.username },
   );
   const core = createNodeCore({

@@ -10,7 +10,7 @@ import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import { freshRemoteRepository, remoteCliRig, remoteCore } from '#test-support/remote-cli';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { createNodeCore } from '../compose';
-import { cliHost, webHost } from '../hosts';
+import { webHost } from '../hosts';
 import { remoteWorktreeCores } from '../remote-worktree-cores';
 import { startWebHost } from '../web/server';
 import { WorktreeCores } from '../worktree-cores';
@@ -272,21 +272,7 @@ describe('deft run --remote --worktree', () => {
     for (const name of ['tidy', 'dirty'])
       expect((await metaOf(name)).worktree).toEqual({ name, branch: `deft/${name}`, baseBranch: 'main', repoRoot: rig.path });
 
-    const coreOn = async (name: string) => {
-      const remote = await openRemoteForCli(
-        { host: '127.0.0.1', port: rig.sshd.port, user: rig.sshd.username, path: pathThere(name) },
-        { HOME: rig.userHome, USER: rig.sshd.username },
-      );
-      const core = createNodeCore({
-        workspace: remote.workspace,
-        environment: remote.environment,
-        workspaceId: remote.id,
-        host: cliHost(() => {}),
-        env: { DEFT_HOME: rig.home },
-        capabilities: remoteCapabilities(defaultCapabilities),
-      });
-      return { core, close: async () => (await core.close(), await remote.environment.close()) };
-    };
+    const coreOn = (name: string) => remoteCore(rig, { folder: pathThere(name) });
     // The window's list of a remote worktree's sessions carries it too.
     const onTidy = await coreOn('tidy');
     try {
