@@ -69,6 +69,19 @@ describe('the @-mention file index', () => {
     expect((await index.search('later', 10)).files.map((f) => f.path)).toEqual(['later.txt']);
   });
 
+  it("a slow build's age counts from when its listing began: a file made meanwhile is found at the next miss", async () => {
+    const ws = await tempDir();
+    await files(ws, { 'a.txt': '' });
+    let now = 0;
+    index = new FileIndex(localEnvironment(), ws, () => now);
+    // A build that begins at 0 and (on a loaded machine) ends 1.5 s later; the file is made after it listed.
+    const building = index.refresh();
+    now = 1_500;
+    await building;
+    await files(ws, { 'made-meanwhile.txt': '' });
+    expect((await index.search('meanwhile', 10)).files.map((f) => f.path)).toEqual(['made-meanwhile.txt']);
+  });
+
   it('treats a query as text: regex syntax, huge and odd input never throw', async () => {
     const ws = await tempDir();
     await files(ws, { 'a(b).txt': '', 'c[d].md': '' });

@@ -53,6 +53,7 @@ function foldersOf(files: readonly string[]): string[] {
 export class FileIndex {
   private snapshot: Snapshot | null = null;
   private building: Promise<void> | null = null;
+  /** When the snapshot's listing began. */
   private builtAt = 0;
   private buildMs = 0;
   private controller = new AbortController();
@@ -99,6 +100,9 @@ export class FileIndex {
 
   private async build(): Promise<void> {
     const started = performance.now();
+    // The listing shows the disk as it was when it began: its age counts from then, so a file created while a slow
+    // build ran (under load: seconds) is looked for again at the next miss instead of waiting out a "fresh" index.
+    const listedAt = this.now();
     const args = [...commonArgs({ lineBuffered: false }), '--files', ...exclusionArgs()];
     const result = await runRipgrep(args, {
       environment: this.environment,
@@ -134,7 +138,7 @@ export class FileIndex {
     }
     const shallow = paths.slice().sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
     this.snapshot = { paths, shallow: shallow.slice(0, 500), targets, capped };
-    this.builtAt = this.now();
+    this.builtAt = listedAt;
     this.buildMs = performance.now() - started;
   }
 }
