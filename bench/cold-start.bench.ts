@@ -5,6 +5,7 @@ import { MockModelServer } from '../test-support/mock-model-server';
 import { tempDir } from '../test-support/harness';
 import { ensureBuild, root } from '../scripts/ensure-build.mjs';
 import { type ProcessCost, interleavedMedians, measureProcess, programsStarted } from './process-cost';
+import { generateSkills } from './skills.bench';
 import type { BenchResult } from './types';
 
 // Cold start (issue 36): a one-shot text turn of the built CLI and `deft --help`, beside `node -e 0`, in CPU
@@ -44,14 +45,21 @@ export default async function coldStart(): Promise<BenchResult[]> {
     const run = [process.execPath, deft, 'run', '--base-url', server.baseUrl, '--model', 'mock-model', 'What is this project?'];
     // One run first: the first ever run in a workspace creates its files under the home.
     await measureProcess(run, { cwd: workspace, env });
+    // The same turn with 1,000 skills in the user's folder (Deft home's skills/): their catalog is read, not watched.
+    const skilled = await tempDir('deft-bench-cold-skills-home-');
+    await generateSkills(join(skilled, 'skills'));
+    const skilledEnv = { ...process.env, DEFT_HOME: skilled };
+    await measureProcess(run, { cwd: workspace, env: skilledEnv });
     const listsBefore = server.modelListRequests;
-    const [node, text, help] = (await interleavedMedians(RUNS, [
+    const [node, text, help, withSkills] = (await interleavedMedians(RUNS, [
       () => measureProcess([process.execPath, '-e', '0']),
       () => measureProcess(run, { cwd: workspace, env }),
       () => measureProcess([process.execPath, deft, '--help'], { cwd: workspace, env }),
-    ])) as [ProcessCost, ProcessCost, ProcessCost];
+      () => measureProcess(run, { cwd: workspace, env: skilledEnv }),
+    ])) as [ProcessCost, ProcessCost, ProcessCost, ProcessCost];
+    if (withSkills.code !== 0) throw new Error(`deft run with 1,000 skills exited with ${withSkills.code}`);
     if (text.code !== 0) throw new Error(`deft run exited with ${text.code}`);
-    const lists = (server.modelListRequests - listsBefore) / RUNS;
+    const lists = (server.modelListRequests - listsBefore) / (RUNS * 2);
     const started = await programsStarted(run, { cwd: workspace, env });
     const counts = started
       ? Object.entries(started.reduce<Record<string, number>>((acc, p) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {}))
@@ -80,6 +88,13 @@ export default async function coldStart(): Promise<BenchResult[]> {
         unit: 'processes',
         baseline: { name: 'goal', value: 0 },
         note: started ? counts || 'none' : 'strace not installed',
+      },
+      {
+        name: 'one-shot `deft run` text turn with 1,000 skills: CPU',
+        value: withSkills.cpuMs,
+        unit: 'ms',
+        baseline: { name: 'no skills', value: text.cpuMs },
+        note: `goal ≤ +150 ms: +${(withSkills.cpuMs - text.cpuMs).toFixed(0)} ms; peak RSS ${withSkills.rssMiB.toFixed(0)} vs ${text.rssMiB.toFixed(0)} MiB`,
       },
       { name: '`deft --help`: CPU', value: help.cpuMs, unit: 'ms', baseline, note: `goal ≤ 2×; peak RSS ${help.rssMiB.toFixed(0)} MiB` },
     ];

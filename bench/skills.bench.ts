@@ -17,7 +17,7 @@ function skillText(i: number, description = `Skill number ${i}: does one specifi
 }
 
 /** 1,000 skills: 900 folders directly in the root, 100 grouped two levels down, each with a scripts/ folder. */
-async function generate(root: string): Promise<string[]> {
+export async function generateSkills(root: string): Promise<string[]> {
   const files: string[] = [];
   for (let i = 0; i < COUNT; i++) {
     const dir = i < 900 ? join(root, `skill-${i}`) : join(root, `group-${i % 10}`, 'nested', `skill-${i}`);
@@ -72,7 +72,7 @@ export default async function skillsBench(): Promise<BenchResult[]> {
   const workspace = await tempDir('deft-bench-skills-ws-');
   const home = await tempDir('deft-bench-skills-home-');
   const root = join(workspace, '.deft', 'skills');
-  const files = await generate(root);
+  const files = await generateSkills(root);
   // Skill watchers never keep a process alive on their own (hosts do); this benchmark has nothing else running.
   const keepAlive = setInterval(() => {}, 1_000);
   try {
