@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '#protocol';
 import { defaultCapabilities } from '../../capabilities';
 import { CheckpointStore } from './store/store';
+import { loggedGit } from '#test-support/logged-git';
 import { createHarness } from '#test-support/harness';
 import { callChunk, textReply, toolStep, withoutReminders } from '#test-support/mock-steps';
 import { eventually } from '#test-support/processes';
@@ -447,12 +447,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
     await settle(h);
   });
   it('a turn whose first writing step names its files looks at those only (no scan); what changed elsewhere before it stays outside the turn, also when a command follows', async () => {
-    const log = join(await mkdtemp(join(tmpdir(), 'deft-git-log-')), 'calls');
-    const wrapper = join(dirname(log), 'git');
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
-    const previous = process.env.DEFT_GIT;
-    process.env.DEFT_GIT = wrapper;
+    const git = await loggedGit();
     try {
       h = await createHarness({ capabilities: defaultCapabilities });
       await setUp(h);
@@ -465,7 +460,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
       // Outside Deft, between turns: a new file and an edit.
       await put(h.workspace, 'e.txt', 'made by the user\n');
       await writeFile(join(h.workspace, 'c.sh'), '#!/bin/sh\necho edited by the user\n');
-      await writeFile(log, '');
+      await git.clear();
       h.server.enqueue(
         toolStep(callChunk('Read', { path: 'a.txt' })),
         toolStep(callChunk('Write', { path: 'a.txt', content: 'written by Write\n' })),
@@ -473,7 +468,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
       );
       const edit = await h.run('edit a');
       // No look at the whole workspace: no git status without a path (a.txt is in the store's HEAD: no git at all but the turn's diff).
-      const calls = (await readFile(log, 'utf8')).split('\n').filter((line) => / status /.test(line));
+      const calls = (await git.calls()).filter((line) => / status /.test(line));
       expect(calls).toEqual([]);
       expect(changed(edit)).toEqual(['a.txt']);
       const store = await CheckpointStore.open(h.home, h.workspace);
@@ -512,26 +507,20 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
       expect(await read(h, 'b.txt')).toBe('edited b\n');
       expect(await read(h, 'd.txt')).toBe('made\n');
     } finally {
-      if (previous === undefined) delete process.env.DEFT_GIT;
-      else process.env.DEFT_GIT = previous;
+      git.restore();
     }
   });
   it('a text-only turn starts no git, yet is a rewind point at the files as the last turn left them', async () => {
-    const log = join(await mkdtemp(join(tmpdir(), 'deft-git-log-')), 'calls');
-    const wrapper = join(dirname(log), 'git');
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
-    const previous = process.env.DEFT_GIT;
-    process.env.DEFT_GIT = wrapper;
+    const git = await loggedGit();
     try {
       h = await createHarness({ capabilities: defaultCapabilities });
       await setUp(h);
       h.server.enqueue(toolStep(callChunk('Write', { path: 'new.txt', content: 'new\n' })), textReply('Written.'));
       const edit = await h.run('write a file');
-      await writeFile(log, '');
+      await git.clear();
       h.server.enqueue(textReply('Just words.'));
       const talk = await h.run('only talk');
-      expect(await readFile(log, 'utf8')).toBe('');
+      expect(await git.calls()).toEqual([]);
       // Still a point to rewind to, at the files as the last turn left them.
       const { prompts } = await h.core.handlers.listCheckpoints({ sessionId: h.session.id });
       expect(prompts.map((p) => p.text)).toEqual(['write a file', 'only talk']);
@@ -541,8 +530,7 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
       const store = await CheckpointStore.open(h.home, h.workspace);
       expect((await store.list(h.session.id)).filter((c) => c.turnId === edit).map((c) => c.kind)).toEqual(['turn', 'step']);
     } finally {
-      if (previous === undefined) delete process.env.DEFT_GIT;
-      else process.env.DEFT_GIT = previous;
+      git.restore();
     }
   });
 });

@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEventOf } from '#protocol';
 import type { Environment, TreeWatch } from '#contract/environment';
@@ -9,6 +8,7 @@ import { localEnvironment } from '#infra/environment/local/local-environment';
 import { defaultCapabilities } from '../../capabilities';
 import { createHarness } from '#test-support/harness';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+import { type LoggedGit, loggedGit as logGit } from '#test-support/logged-git';
 
 // Checkpoints after a command through the file watcher (change-watch.ts): what git runs, what is captured, and the
 // fall-backs to git's status when the watcher cannot be used.
@@ -23,23 +23,11 @@ afterEach(async () => {
   restoreGit = null;
 });
 
-/** A git that logs its arguments, one line per run (DEFT_GIT). */
-async function loggedGit(): Promise<{ calls: () => Promise<string[]>; clear: () => Promise<void> }> {
-  const log = join(await mkdtemp(join(tmpdir(), 'deft-git-log-')), 'calls');
-  const wrapper = join(dirname(log), 'git');
-  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
-  await writeFile(log, '');
-  const previous = process.env.DEFT_GIT;
-  process.env.DEFT_GIT = wrapper;
-  restoreGit = () => {
-    if (previous === undefined) delete process.env.DEFT_GIT;
-    else process.env.DEFT_GIT = previous;
-  };
-  return {
-    calls: async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean),
-    clear: () => writeFile(log, ''),
-  };
+/** A git that logs its arguments (DEFT_GIT), put back after the test. */
+async function loggedGit(): Promise<LoggedGit> {
+  const git = await logGit();
+  restoreGit = git.restore;
+  return git;
 }
 
 /** git's status over the whole workspace (no pathspec after `--`). */
