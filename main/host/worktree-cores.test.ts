@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
+import { type HostSocket, openHostSocket } from '#test-support/host-socket';
 import { createHarness, tempDir } from '#test-support/harness';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
 import type { DeftCore } from '#runtime/core';
@@ -94,15 +94,8 @@ describe('the web host switching a page between cores', () => {
     const host = await startWebHost({ core: main.core, rendererDir: renderer, token: 't', log: () => {}, worktreeCore: (name) => cores.open(name), waiting });
     disposers.push(() => host.close());
     // Each socket: its messages, in order, from the moment it opens.
-    const open = (query: string) =>
-      new Promise<{ ws: WebSocket; messages: Record<string, unknown>[] }>((resolve, reject) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=t${query}`, { headers: { origin: `http://127.0.0.1:${host.port}` } });
-        const messages: Record<string, unknown>[] = [];
-        ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
-        ws.once('open', () => resolve({ ws, messages }));
-        ws.once('error', reject);
-      });
-    const reply = async (page: { ws: WebSocket; messages: Record<string, unknown>[] }, id: number, name: string, input: unknown) => {
+    const open = (query: string) => openHostSocket(host.port, 't', query);
+    const reply = async (page: HostSocket, id: number, name: string, input: unknown) => {
       page.ws.send(JSON.stringify({ id, name, input }));
       await vi.waitFor(() => expect(page.messages.some((m) => m.id === id)).toBe(true));
       return page.messages.find((m) => m.id === id)!.reply as { ok: boolean; result?: unknown };

@@ -4,9 +4,9 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
 import type { RemoteFolder } from '#infra/environment/ssh/open-remote';
 import { callChunk, textReply, toolStep } from '#test-support/mock-steps';
+import { type HostSocket, openHostSocket } from '#test-support/host-socket';
 import { freshRemoteRepository, remoteCliRig, remoteCore } from '#test-support/remote-cli';
 import { defaultCapabilities } from '../../agent/capabilities';
 import { createNodeCore } from '../compose';
@@ -377,16 +377,9 @@ describe('deft run --remote --worktree', () => {
     await mkdir(join(renderer, 'assets'));
     await writeFile(join(renderer, 'index.html'), '<!doctype html><title>Deft</title>');
     const host = await startWebHost({ core: main, rendererDir: renderer, token: 't', log: () => {}, worktreeCore: (name) => cores.open(name) });
-    const page = (query: string) =>
-      new Promise<{ ws: WebSocket; messages: Record<string, unknown>[] }>((resolve, reject) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=t${query}`, { headers: { origin: `http://127.0.0.1:${host.port}` } });
-        const messages: Record<string, unknown>[] = [];
-        ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
-        ws.once('open', () => resolve({ ws, messages }));
-        ws.once('error', reject);
-      });
+    const page = (query: string) => openHostSocket(host.port, 't', query);
     let id = 0;
-    const ask = async (p: { ws: WebSocket; messages: Record<string, unknown>[] }, name: string, input: unknown) => {
+    const ask = async (p: HostSocket, name: string, input: unknown) => {
       const asked = ++id;
       p.ws.send(JSON.stringify({ id: asked, name, input }));
       await vi.waitFor(() => expect(p.messages.some((m) => m.id === asked)).toBe(true), { timeout: 30_000 });
