@@ -28,9 +28,9 @@ export interface Activation {
   block: string;
 }
 
-/** The skill's body with its arguments filled in (a Claude Code command's `$1` counts from one). */
-export function expandedBody(skill: SkillDefinition, args: string, sessionId: string): string {
-  return expandSkillBody(skill.body, args, {
+/** The skill's body (`body`, read by readSkillBody) with its arguments filled in (a Claude Code command's `$1` counts from one). */
+export function expandedBody(skill: SkillDefinition, body: string, args: string, sessionId: string): string {
+  return expandSkillBody(body, args, {
     arguments: skill.arguments,
     skillDir: skill.dir,
     sessionId,
@@ -38,16 +38,17 @@ export function expandedBody(skill: SkillDefinition, args: string, sessionId: st
   });
 }
 
-/** `content`: the body already prepared (a command's shell lines and files); by default the expanded body. */
+/** `content`: the body already prepared (a command's shell lines and files); by default `body` expanded. */
 export function buildActivation(
   skill: SkillDefinition,
+  body: string,
   args: string,
   trigger: SkillTrigger,
   sessionId: string,
   parent?: string,
   prepared?: string,
 ): Activation {
-  const content = prepared ?? expandedBody(skill, args, sessionId);
+  const content = prepared ?? expandedBody(skill, body, args, sessionId);
   const block = renderSkillLoadedBlock({
     name: skill.name,
     trigger,

@@ -2,9 +2,13 @@ import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildActivation } from './activation';
+import { readSkillBody } from './body';
 import { builtinSkillsDir } from './roots';
 import { scanRoot } from './scanner';
-import { isModelInvocable, slashCommandFor } from './types';
+import { localSkillFs } from './skill-fs';
+import { type SkillDefinition, isModelInvocable, slashCommandFor } from './types';
+
+const body = (skill: SkillDefinition) => readSkillBody(skill, localSkillFs);
 
 const dir = builtinSkillsDir();
 
@@ -21,7 +25,7 @@ describe('built-in skills (skills/)', () => {
     for (const skill of scan.skills) {
       expect(skill.description.length, skill.name).toBeGreaterThan(40);
       expect(skill.description.length, skill.name).toBeLessThanOrEqual(1024);
-      expect(skill.body.split('\n').length, skill.name).toBeLessThan(500);
+      expect((await body(skill)).split('\n').length, skill.name).toBeLessThan(500);
       expect(slashCommandFor(skill)).toBe(skill.name);
     }
   });
@@ -29,8 +33,8 @@ describe('built-in skills (skills/)', () => {
   it('review: model-invocable; expands with the scope as an ARGUMENTS line and changes nothing else', async () => {
     const review = (await builtins()).skills.find((s) => s.name === 'review')!;
     expect(isModelInvocable(review)).toBe(true);
-    const { content, block } = buildActivation(review, 'src/ "main...HEAD"', 'user', 's1');
-    expect(content.startsWith(review.body)).toBe(true);
+    const { content, block } = buildActivation(review, await body(review), 'src/ "main...HEAD"', 'user', 's1');
+    expect(content.startsWith(await body(review))).toBe(true);
     expect(content.endsWith('\n\nARGUMENTS: src/ "main...HEAD"')).toBe(true);
     expect(block).toContain(`<skill-loaded name="review" trigger="user" source="builtin" dir="${join(dir!, 'review')}">`);
     expect(content).toMatch(/git diff --cached/);
@@ -40,14 +44,14 @@ describe('built-in skills (skills/)', () => {
     const commit = (await builtins()).skills.find((s) => s.name === 'commit')!;
     expect(commit.disableModelInvocation).toBe(true);
     expect(isModelInvocable(commit)).toBe(false);
-    const { content } = buildActivation(commit, 'fixes #42', 'user', 's1');
+    const { content } = buildActivation(commit, await body(commit), 'fixes #42', 'user', 's1');
     expect(content.endsWith('ARGUMENTS: fixes #42')).toBe(true);
     expect(content).toMatch(/Never commit without an explicit yes/);
   });
 
   it('skill-creator: points at its own format reference (which exists) and carries the description as arguments', async () => {
     const creator = (await builtins()).skills.find((s) => s.name === 'skill-creator')!;
-    const { content } = buildActivation(creator, 'a skill that drafts <release> notes', 'model', 's1');
+    const { content } = buildActivation(creator, await body(creator), 'a skill that drafts <release> notes', 'model', 's1');
     const reference = join(dir!, 'skill-creator', 'references', 'format.md');
     expect(content).toContain(`\`${reference}\``);
     expect(content).not.toContain('${DEFT_SKILL_DIR}');

@@ -6,6 +6,7 @@ import { buildActivation, expandedBody, loadedSkillBlocks, loadedSkillsSlot, rec
 import { commandFileReferences, commandShellLines } from './command-body';
 import { TrustStore } from '#infra/settings/trust';
 import { SkillService, type SkillServiceOptions } from './service';
+import { readSkillBody } from './body';
 import { TurnSkills } from './nesting';
 import { localSkillFs, environmentSkillFs } from './skill-fs';
 import { type SkillDefinition, isUserInvocable, normalizeSkillName, slashCommandFor } from './types';
@@ -52,9 +53,9 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
     let trusted = false;
     const readTrust = async () => (trusted = (await new TrustStore(core.home, core.place).get()).trusted);
     /** A Claude Code command's body: arguments, its shell lines (for the model to run through Bash, or refused), and the files it names. */
-    const commandBody = async (skill: SkillDefinition, args: string, sessionId: string): Promise<string | undefined> => {
+    const commandBody = async (skill: SkillDefinition, body: string, args: string, sessionId: string): Promise<string | undefined> => {
       if (!skill.fromCommands) return undefined;
-      const withShell = commandShellLines(expandedBody(skill, args, sessionId), skill, await readTrust());
+      const withShell = commandShellLines(expandedBody(skill, body, args, sessionId), skill, await readTrust());
       // `@path` names a workspace file: read where the workspace is (a remote folder's on its machine).
       return commandFileReferences(withShell, core.workspace, [core.workspace], core.home, core.environment);
     };
@@ -65,7 +66,13 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
           skill.type === 'reference' ? 'it is a reference skill (material the model reads, not instructions to run)' : 'it sets user-invocable: false';
         throw new CommandError('invalid_request', `Skill "${skill.name}" cannot be run: ${why}.`);
       }
-      const activation = buildActivation(skill, args, 'user', session.id, undefined, await commandBody(skill, args, session.id));
+      let body: string;
+      try {
+        body = await readSkillBody(skill, fsOf(skill));
+      } catch (error) {
+        throw new CommandError('not_found', `${(error as Error).message} The gallery updates in a moment.`);
+      }
+      const activation = buildActivation(skill, body, args, 'user', session.id, undefined, await commandBody(skill, body, args, session.id));
       const text = `/${slashCommandFor(skill)}${args ? ` ${args}` : ''}`;
       const turnId = await session.startTurn({ text, modelText: activation.block, origin: 'skill' });
       if (!turnId) {
@@ -83,9 +90,10 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
         skillTool({
           catalog: () => service.catalog,
           place: (turnId, step, name) => turnSkills(session.id).place(turnId, step, name),
-          load: (skill, args, { turnId, callId, step, trigger, chain, parent }) => {
-            const prepared = skill.fromCommands ? commandShellLines(expandedBody(skill, args, session.id), skill, trusted) : undefined;
-            const activation = buildActivation(skill, args, trigger, session.id, parent, prepared);
+          load: async (skill, args, { turnId, callId, step, trigger, chain, parent }) => {
+            const body = await readSkillBody(skill, fsOf(skill));
+            const prepared = skill.fromCommands ? commandShellLines(expandedBody(skill, body, args, session.id), skill, trusted) : undefined;
+            const activation = buildActivation(skill, body, args, trigger, session.id, parent, prepared);
             turnSkills(session.id).record(turnId, step, skill.name, chain, activation.content);
             session.inject(activation.block);
             recordActivation(session, skill, args, trigger, activation, core.now(), { turnId, callId });

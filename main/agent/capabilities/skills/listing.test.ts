@@ -13,7 +13,6 @@ function skill(name: string, patch: Partial<SkillDefinition> = {}): SkillDefinit
     arguments: [],
     hasSubSkill: false,
     extra: {},
-    body: 'b',
     isSubSkill: false,
     format: 'bundle',
     source: 'workspace',

@@ -1,5 +1,5 @@
 import { splitFrontmatter } from './frontmatter';
-import { type ParsedSkill, type SkillArgument, SkillParseError, type SkillType } from './types';
+import { type ParsedSkillFile, type SkillArgument, SkillParseError, type SkillType } from './types';
 
 const TYPES: readonly SkillType[] = ['prompt', 'inline', 'flow', 'reference'];
 const NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,63}$/u;
@@ -33,7 +33,7 @@ export interface ParseOptions {
 }
 
 /** Parse a skill file. Throws SkillParseError with a reason a person can act on. */
-export function parseSkillText(text: string, options: ParseOptions): ParsedSkill {
+export function parseSkillText(text: string, options: ParseOptions): ParsedSkillFile {
   const { data, body: rawBody } = splitFrontmatter(text);
   const fm = data ?? {};
   const body = rawBody.replace(/\r\n/g, '\n').trim();
@@ -75,7 +75,7 @@ export function parseSkillText(text: string, options: ParseOptions): ParsedSkill
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fm)) if (!KNOWN.has(key)) extra[key] = value;
 
-  const parsed: ParsedSkill = {
+  const parsed: ParsedSkillFile = {
     displayName,
     description,
     type,

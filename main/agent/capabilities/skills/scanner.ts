@@ -11,7 +11,7 @@ import {
   normalizeSkillName,
 } from './types';
 
-const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 const MAX_DIRS_PER_ROOT = 10_000;
 const IGNORED_FLAT_FILES = new Set(['readme.md', 'license.md', 'changelog.md', 'contributing.md']);
 
@@ -50,7 +50,9 @@ export class ScanCache {
       result = `the file is larger than 1 MiB (${Math.round(info.size / 1024)} KiB); keep SKILL.md short and move material into files beside it`;
     else {
       try {
-        result = parseSkillText(await this.fs.readText(file), { format, ...(fallbackName ? { fallbackName } : {}) });
+        // The body is not kept: it is read again when the skill is loaded (body.ts), so a catalog of many skills stays small.
+        const { body: _body, ...parsed } = parseSkillText(await this.fs.readText(file), { format, ...(fallbackName ? { fallbackName } : {}) });
+        result = parsed;
       } catch (error) {
         result =
           error instanceof SkillParseError ? error.message : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;

@@ -21,6 +21,10 @@ export interface ParsedSkill {
   allowedTools?: string[];
   /** Frontmatter keys Deft does not interpret, kept as written. */
   extra: Record<string, unknown>;
+}
+
+/** A skill file read whole: what it says, and its instructions (read again when the skill is loaded, never kept in the catalog). */
+export interface ParsedSkillFile extends ParsedSkill {
   /** The Markdown after the frontmatter, trimmed. */
   body: string;
 }

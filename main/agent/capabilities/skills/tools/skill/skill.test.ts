@@ -166,7 +166,7 @@ describe('Skill tool (resolve)', () => {
     const dir = await tempDir('deft-skill-tool-');
     await put(dir, 'review/SKILL.md', skillMd('review'));
     const catalog = new SkillCatalog([await scanRoot({ path: dir, source: 'user', watch: false })], 1);
-    const tool = skillTool({ catalog: () => catalog, place: () => ({ kind: 'load', chain: ['review'] }), load: () => {} });
+    const tool = skillTool({ catalog: () => catalog, place: () => ({ kind: 'load', chain: ['review'] }), load: async () => {} });
     const env = {
       environment: localEnvironment(),
       workspace: dir,

@@ -20,12 +20,12 @@ export interface SkillToolDeps {
   catalog(): SkillCatalog;
   /** Where loading this skill at this step of the turn would put it (TurnSkills.place). */
   place(turnId: string, step: number, name: string): Placement;
-  /** Put the skill into the conversation (delivered at the next step) and record it. */
+  /** Read the skill's instructions, put them into the conversation (delivered at the next step) and record it; rejects when the file cannot be read. */
   load(
     skill: SkillDefinition,
     args: string,
     context: { turnId: string; callId: string; step: number; trigger: SkillTrigger; chain: string[]; parent?: string },
-  ): void;
+  ): Promise<void>;
 }
 
 function notFound(catalog: SkillCatalog, name: string): string {
@@ -88,14 +88,18 @@ export function skillTool(deps: SkillToolDeps) {
             };
           }
           const trigger: SkillTrigger = placed.parent ? 'nested' : 'model';
-          deps.load(skill, skillArgs, {
-            turnId: ctx.turnId,
-            callId: ctx.callId,
-            step: ctx.step,
-            trigger,
-            chain: placed.chain,
-            ...(placed.parent ? { parent: placed.parent } : {}),
-          });
+          try {
+            await deps.load(skill, skillArgs, {
+              turnId: ctx.turnId,
+              callId: ctx.callId,
+              step: ctx.step,
+              trigger,
+              chain: placed.chain,
+              ...(placed.parent ? { parent: placed.parent } : {}),
+            });
+          } catch (error) {
+            return { output: `Skill "${skill.name}" was not loaded: ${(error as Error).message}`, isError: true };
+          }
           return { output: `Skill "${skill.name}" loaded. Its instructions follow in the next message, in a <skill-loaded> block; follow them.` };
         },
       };
