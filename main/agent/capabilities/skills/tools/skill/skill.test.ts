@@ -98,6 +98,22 @@ describe('Skill tool (integration)', () => {
     expect(hh.sessionEvents('skill.activated')).toEqual([]);
   });
 
+  it('reads the instructions when the skill is loaded (the catalog keeps no body): an edit since is what the model gets; a removed file is an error', async () => {
+    const hh = await withSkills({ notes: skillMd('notes', 'Take notes.', '', 'Old instructions.'), gone: skillMd('gone', 'Vanishes.') });
+    // Not watched (watch: false) and not rescanned: the catalog still holds both skills as first read.
+    const root = join(hh.workspace, '.deft', 'skills');
+    await put(root, 'notes/SKILL.md', skillMd('notes', 'Take notes.', '', 'New instructions.'));
+    await rm(join(root, 'gone'), { recursive: true });
+    hh.server.enqueue(callSkill({ skill: 'notes' }), callSkill({ skill: 'gone' }), finish);
+    await hh.run('take notes');
+    const [, injected] = lastMessages(hh, 1, 2);
+    expect(String(injected!.content)).toContain('\nNew instructions.\n</skill-loaded>');
+    expect(String(injected!.content)).not.toContain('Old instructions.');
+    const [failed] = lastMessages(hh, 2, 1);
+    expect(failed).toMatchObject({ role: 'tool' });
+    expect(String(failed!.content)).toMatch(/^ERROR: Skill "gone" was not loaded: Cannot read the skill "gone" at .*gone\/SKILL\.md \(ENOENT\): it may have just been moved or removed\.$/);
+  });
+
   it('nests a skill in the one whose instructions asked for it, at most 3 deep; an unrelated skill starts a chain of its own', async () => {
     const hh = await withSkills({
       a: skillMd('a', 'A.', '', 'Load the b skill first.'),
