@@ -19,12 +19,12 @@ export async function readSkillBody(skill: Pick<SkillDefinition, 'file' | 'forma
     text = await fs.readText(skill.file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw code ? new Error(`Cannot read ${where} (${code}): it may have just been moved or removed.`) : error;
+    throw code ? new Error(`Cannot read ${where} (${code}): it may have just been moved or removed.`, { cause: error }) : error;
   }
   const fallbackName = skill.format === 'flat' ? skill.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '') : undefined;
   try {
     return parseSkillText(text, { format: skill.format, ...(fallbackName ? { fallbackName } : {}) }).body;
   } catch (error) {
-    throw new Error(`${where[0]!.toUpperCase()}${where.slice(1)} can no longer be used: ${(error as Error).message}.`);
+    throw new Error(`${where[0]!.toUpperCase()}${where.slice(1)} can no longer be used: ${(error as Error).message}.`, { cause: error });
   }
 }

@@ -32,6 +32,11 @@ export interface ParseOptions {
   fallbackName?: string;
 }
 
+/** 1–64 letters, digits, "-", "_" or ".", starting with a letter or digit. */
+export function isUsableSkillName(name: string): boolean {
+  return ASCII_NAME.test(name) || NAME.test(name);
+}
+
 /** Parse a skill file. Throws SkillParseError with a reason a person can act on. */
 export function parseSkillText(text: string, options: ParseOptions): ParsedSkillFile {
   const { data, body: rawBody } = splitFrontmatter(text);
@@ -49,7 +54,7 @@ export function parseSkillText(text: string, options: ParseOptions): ParsedSkill
     if (options.format === 'bundle' || !options.fallbackName) throw new SkillParseError('the frontmatter has no name (add "name: my-skill")');
     displayName = options.fallbackName;
   }
-  if (!ASCII_NAME.test(displayName) && !NAME.test(displayName)) {
+  if (!isUsableSkillName(displayName)) {
     throw new SkillParseError(
       `the name "${displayName.slice(0, 80)}" is not usable: use 1–64 letters, digits, "-", "_" or "." (no spaces), starting with a letter or digit`,
     );

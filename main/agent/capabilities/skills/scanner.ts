@@ -1,6 +1,7 @@
 import { dirname, join, sep } from 'node:path';
 import { type SkillEntry, type SkillFs, localSkillFs } from './skill-fs';
 import { parseSkillText } from './parser';
+import { type StoredFile, type StoredFiles, usableStored } from './stored-catalog';
 import {
   MAX_SKILL_SCAN_DEPTH,
   type ParsedSkill,
@@ -23,7 +24,13 @@ type Loaded = { result: ParsedSkill | string; stamp: string };
  * reuses everything the watcher has not invalidated, so a rescan after one edit reads one file.
  */
 export class ScanCache {
-  private readonly files = new Map<string, { mtimeMs: number; size: number; loaded: Loaded }>();
+  private readonly files = new Map<string, { mtimeMs: number; size: number; ctimeMs?: number; ino?: number; loaded: Loaded }>();
+  /** What earlier runs learned (the stored catalog): a file whose stat matches is not read again. */
+  private stored: StoredFiles = new Map();
+  /** Whether a file was read or forgotten since `takeChanged` was last asked (the stored catalog is then written). */
+  private changed = false;
+  /** How many files were read and parsed (not taken from memory or the stored catalog). */
+  reads = 0;
   private readonly dirs = new Map<string, SkillEntry[]>();
   /** The skill built from each file last time, reused while nothing about it changed (rescans allocate little). */
   readonly skills = new Map<string, SkillDefinition>();
@@ -41,8 +48,19 @@ export class ScanCache {
     } catch (error) {
       return { result: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, stamp: 'missing' };
     }
-    if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.loaded;
+    if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino)
+      return cached.loaded;
     const stamp = `${info.mtimeMs}:${info.size}`;
+    const { ctimeMs, ino } = info;
+    const stat = { mtimeMs: info.mtimeMs, size: info.size, ...(ctimeMs !== undefined && ino !== undefined ? { ctimeMs, ino } : {}) };
+    const stored = usableStored(this.stored.get(key), stat);
+    if (stored !== null) {
+      const loaded = { result: stored, stamp };
+      this.files.set(key, { ...stat, loaded });
+      return loaded;
+    }
+    this.changed = true;
+    this.reads++;
     let result: ParsedSkill | string;
     // A FIFO would block the read forever and /dev/zero fill memory: a cloned repo can ship either as SKILL.md.
     if (!info.isFile()) result = 'not a regular file (a device, pipe or socket); a skill must be a plain file';
@@ -59,8 +77,28 @@ export class ScanCache {
       }
     }
     const loaded = { result, stamp };
-    this.files.set(key, { mtimeMs: info.mtimeMs, size: info.size, loaded });
+    this.files.set(key, { ...stat, loaded });
     return loaded;
+  }
+
+  /** Use what earlier runs learned (before the first scan). */
+  useStored(files: StoredFiles): void {
+    this.stored = files;
+  }
+
+  /** Whether a file was read or forgotten since the last call. */
+  takeChanged(): boolean {
+    const changed = this.changed;
+    this.changed = false;
+    return changed;
+  }
+
+  /** The files this cache knows with their full stat (what the stored catalog keeps). */
+  storable(): Map<string, StoredFile> {
+    const out = new Map<string, StoredFile>();
+    for (const [key, { mtimeMs, size, ctimeMs, ino, loaded }] of this.files)
+      if (ctimeMs !== undefined && ino !== undefined) out.set(key, { mtimeMs, size, ctimeMs, ino, result: loaded.result });
+    return out;
   }
 
   /** A folder's entries, sorted by name (from the cache when trusted). */
@@ -89,7 +127,10 @@ export class ScanCache {
     const inRoot = (p: string) => p === root || p.startsWith(root + sep);
     for (const key of this.files.keys()) {
       const file = key.slice(key.indexOf(':') + 1);
-      if (inRoot(file) && !files.has(file)) this.files.delete(key);
+      if (inRoot(file) && !files.has(file)) {
+        this.files.delete(key);
+        this.changed = true;
+      }
     }
     for (const dir of this.dirs.keys()) if (inRoot(dir) && !dirs.has(dir)) this.dirs.delete(dir);
     for (const file of this.skills.keys()) if (inRoot(file) && !files.has(file)) this.skills.delete(file);

@@ -9,6 +9,7 @@ import { renderSkillListing } from './listing';
 import { type RootOptions, SkillSettings, resolveSkillRoots } from './roots';
 import { type RootScan, ScanCache, scanRoot } from './scanner';
 import { environmentSkillFs } from './skill-fs';
+import { StoredSkillCatalog, storedCatalogPath } from './stored-catalog';
 import { type SkillRootSpec, type SkippedSkillInfo, rootKey } from './types';
 import { SkillWatcher } from './watcher';
 
@@ -21,6 +22,8 @@ export interface SkillServiceOptions extends Omit<RootOptions, 'settings' | 'rem
   debounceMs?: number;
   /** Longest a steady stream of changes may delay a rescan. */
   maxWaitMs?: number;
+  /** Keep what the skill files said between runs in this file (default: `cache/skills-catalog.json` under Deft's home; false: not kept). */
+  storedCatalog?: string | false;
 }
 
 /**
@@ -51,9 +54,16 @@ export class SkillService {
   private firstDirtyAt = 0;
   private closed = false;
   private readonly initial: Promise<void>;
+  /** The catalog kept between runs (this machine's folders only), read before the first scan. */
+  private readonly store: StoredSkillCatalog | null;
+  private storeRead = false;
+  /** How many files the stored catalog held for the folders read (a folder that lost files is written anew). */
+  private storedCount = 0;
 
   constructor(private readonly options: SkillServiceOptions) {
     const environment = options.environment;
+    const stored = options.storedCatalog ?? storedCatalogPath(options.home);
+    this.store = stored === false ? null : new StoredSkillCatalog(stored);
     this.remoteCache = environment && environment.kind !== 'local' ? new ScanCache(environmentSkillFs(environment)) : null;
     this.initial = this.enqueue(() => this.fullScan());
   }
@@ -67,6 +77,11 @@ export class SkillService {
   async watchReady(): Promise<void> {
     await this.initial;
     await this.watching;
+  }
+
+  /** How many skill files were read and parsed so far (a file unchanged since the stored catalog was written is not). */
+  get filesRead(): number {
+    return this.cache.reads;
   }
 
   get catalog(): SkillCatalog {
@@ -160,9 +175,16 @@ export class SkillService {
     const roots = resolveSkillRoots({ ...this.options, remoteWorkspace: this.remoteCache !== null, ...(settings ? { settings } : {}), plugins });
     const rootsChanged = roots.map((r) => `${r.source}:${rootKey(r)}`).join('\n') !== this.roots.map((r) => `${r.source}:${rootKey(r)}`).join('\n');
     this.roots = roots;
+    if (this.store && !this.storeRead) {
+      this.storeRead = true;
+      const stored = await this.store.load(this.localRoots());
+      this.storedCount = stored.size;
+      this.cache.useStored(stored);
+    }
     const scans = await Promise.all(roots.map((root) => scanRoot(root, this.cacheFor(root))));
     this.scans = new Map(scans.map((s) => [rootKey(s.root), s]));
     this.publish();
+    this.saveStore();
     // Only this machine's folders are watched: a remote workspace's are read again at each turn's start.
     if (rootsChanged && this.options.watch !== false && !this.closed) this.startWatcher(roots.filter((r) => r.watch && !r.remote).map((r) => r.path));
   }
@@ -216,6 +238,21 @@ export class SkillService {
     const scans = await Promise.all(targets.map((root) => scanRoot(root, this.cache, { trusted: this.trusted.has(root.path) })));
     for (const scan of scans) this.scans.set(rootKey(scan.root), scan);
     this.publish();
+    this.saveStore();
+  }
+
+  private localRoots(): string[] {
+    return [...new Set(this.roots.filter((r) => !r.remote).map((r) => r.path))];
+  }
+
+  /** Write the stored catalog when a file was read or forgotten (queued after the scan: the catalog never waits for it). */
+  private saveStore(): void {
+    const store = this.store;
+    if (!store || this.closed) return;
+    const files = this.cache.storable();
+    if (!this.cache.takeChanged() && files.size === this.storedCount) return;
+    this.storedCount = files.size;
+    void this.enqueue(() => store.save(this.localRoots(), files));
   }
 
   private updateLeafBundles(scans: readonly RootScan[]): void {

@@ -13,6 +13,9 @@ export interface SkillEntry {
 export interface SkillFileInfo {
   size: number;
   mtimeMs: number;
+  /** The change time and inode, where the machine tells them (this one does): what the stored catalog is keyed by too. */
+  ctimeMs?: number;
+  ino?: number;
   isFile(): boolean;
   isDirectory(): boolean;
 }

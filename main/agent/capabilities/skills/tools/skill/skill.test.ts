@@ -111,7 +111,9 @@ describe('Skill tool (integration)', () => {
     expect(String(injected!.content)).not.toContain('Old instructions.');
     const [failed] = lastMessages(hh, 2, 1);
     expect(failed).toMatchObject({ role: 'tool' });
-    expect(String(failed!.content)).toMatch(/^ERROR: Skill "gone" was not loaded: Cannot read the skill "gone" at .*gone\/SKILL\.md \(ENOENT\): it may have just been moved or removed\.$/);
+    expect(String(failed!.content)).toMatch(
+      /^ERROR: Skill "gone" was not loaded: Cannot read the skill "gone" at .*gone\/SKILL\.md \(ENOENT\): it may have just been moved or removed\.$/,
+    );
   });
 
   it('nests a skill in the one whose instructions asked for it, at most 3 deep; an unrelated skill starts a chain of its own', async () => {
