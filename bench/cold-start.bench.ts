@@ -46,9 +46,12 @@ export default async function coldStart(): Promise<BenchResult[]> {
     // One run first: the first ever run in a workspace creates its files under the home.
     await measureProcess(run, { cwd: workspace, env });
     // The same turn with 1,000 skills in the user's folder (Deft home's skills/): their catalog is read, not watched.
+    // The first run writes the stored catalog (cache/skills-catalog.json) that the measured runs read; a file changed
+    // in the last two seconds is not stored, so the measured runs start that long after the skills were written.
     const skilled = await tempDir('deft-bench-cold-skills-home-');
     await generateSkills(join(skilled, 'skills'));
     const skilledEnv = { ...process.env, DEFT_HOME: skilled };
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
     await measureProcess(run, { cwd: workspace, env: skilledEnv });
     const listsBefore = server.modelListRequests;
     const [node, text, help, withSkills] = (await interleavedMedians(RUNS, [
@@ -94,7 +97,7 @@ export default async function coldStart(): Promise<BenchResult[]> {
         value: withSkills.cpuMs,
         unit: 'ms',
         baseline: { name: 'no skills', value: text.cpuMs },
-        note: `goal ≤ +150 ms: +${(withSkills.cpuMs - text.cpuMs).toFixed(0)} ms; peak RSS ${withSkills.rssMiB.toFixed(0)} vs ${text.rssMiB.toFixed(0)} MiB`,
+        note: `goal ≤ +150 ms: +${(withSkills.cpuMs - text.cpuMs).toFixed(0)} ms; wall ${withSkills.wallMs.toFixed(0)} vs ${text.wallMs.toFixed(0)} ms; peak RSS ${withSkills.rssMiB.toFixed(0)} vs ${text.rssMiB.toFixed(0)} MiB`,
       },
       { name: '`deft --help`: CPU', value: help.cpuMs, unit: 'ms', baseline, note: `goal ≤ 2×; peak RSS ${help.rssMiB.toFixed(0)} MiB` },
     ];

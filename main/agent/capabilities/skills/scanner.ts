@@ -1,5 +1,5 @@
 import { dirname, join, sep } from 'node:path';
-import { type SkillEntry, type SkillFs, localSkillFs } from './skill-fs';
+import { type SkillEntry, type SkillFileInfo, type SkillFs, localSkillFs } from './skill-fs';
 import { parseSkillText } from './parser';
 import { type StoredFile, type StoredFiles, usableStored } from './stored-catalog';
 import {
@@ -14,6 +14,7 @@ import {
 
 export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 const MAX_DIRS_PER_ROOT = 10_000;
+const SKILL_FILE = 'SKILL.md';
 const IGNORED_FLAT_FILES = new Set(['readme.md', 'license.md', 'changelog.md', 'contributing.md']);
 
 type Loaded = { result: ParsedSkill | string; stamp: string };
@@ -38,13 +39,14 @@ export class ScanCache {
   /** `fs`: the machine the scanned roots are on (this one by default; a remote workspace's through its Environment). */
   constructor(readonly fs: SkillFs = localSkillFs) {}
 
-  async load(file: string, format: 'bundle' | 'flat', fallbackName: string | undefined, trusted: boolean): Promise<Loaded> {
+  /** `known`: the file's stat, when the caller has just taken it. */
+  async load(file: string, format: 'bundle' | 'flat', fallbackName: string | undefined, trusted: boolean, known?: SkillFileInfo): Promise<Loaded> {
     const key = `${format}:${file}`;
     const cached = this.files.get(key);
     if (trusted && cached) return cached.loaded;
-    let info;
+    let info = known;
     try {
-      info = await this.fs.stat(file);
+      info ??= await this.fs.stat(file);
     } catch (error) {
       return { result: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, stamp: 'missing' };
     }
@@ -194,14 +196,19 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
   let dirCount = 0;
   let capped = false;
 
+  /** Count a folder reached; past the cap, the skip to report (once) or an empty listing. */
+  const countDir = (dir: string): Found | [] | null => {
+    if (++dirCount <= MAX_DIRS_PER_ROOT) return null;
+    const first = !capped;
+    capped = true;
+    return first
+      ? { kind: 'skip', file: dir, reason: `stopped scanning: more than ${MAX_DIRS_PER_ROOT.toLocaleString('en-US')} folders under ${root.path}` }
+      : [];
+  };
+
   const listDir = async (dir: string): Promise<SkillEntry[] | Found> => {
-    if (++dirCount > MAX_DIRS_PER_ROOT) {
-      const first = !capped;
-      capped = true;
-      return first
-        ? { kind: 'skip', file: dir, reason: `stopped scanning: more than ${MAX_DIRS_PER_ROOT.toLocaleString('en-US')} folders under ${root.path}` }
-        : [];
-    }
+    const over = countDir(dir);
+    if (over) return over;
     seenDirs.add(dir);
     try {
       return await cache.list(dir, trusted);
@@ -210,13 +217,39 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
     }
   };
 
-  const bundle = async (dir: string, real: string, entries: SkillEntry[], chain: readonly string[]): Promise<Found[]> => {
-    const file = join(dir, entries.find(isSkillFile)!.name);
+  /** A skill folder; `entries`: its listing, or null when its SKILL.md was found by name (`info`: that file's stat). */
+  const bundle = async (
+    dir: string,
+    real: string,
+    entries: SkillEntry[] | null,
+    chain: readonly string[],
+    info?: SkillFileInfo,
+  ): Promise<Found[]> => {
+    const file = join(dir, entries ? entries.find(isSkillFile)!.name : SKILL_FILE);
     seenFiles.add(file);
-    const { result: parsed, stamp } = await cache.load(file, 'bundle', undefined, trusted);
+    const { result: parsed, stamp } = await cache.load(file, 'bundle', undefined, trusted, info);
     if (typeof parsed === 'string') return [{ kind: 'skip', file, reason: parsed }];
-    const children = parsed.hasSubSkill ? await walk(dir, real, entries, chain) : [];
+    let children: Found[] = [];
+    if (parsed.hasSubSkill) {
+      const listed = entries ?? (await cache.list(dir, trusted).catch(() => []));
+      children = await walk(dir, real, listed, chain);
+    }
     return [{ kind: 'skill', format: 'bundle', file, dir, real, parsed, stamp, children }];
+  };
+
+  /**
+   * The stat of `dir/SKILL.md` when it is a file: most subfolders of a root are skills, and one stat tells that and
+   * keys the file's cache entry, where listing the folder first costs a readdir more (issue 36: 1,000 skills). Not in a
+   * trusted scan, which reads nothing from the disk that the cache holds.
+   */
+  const skillFileIn = async (dir: string): Promise<SkillFileInfo | null> => {
+    if (trusted) return null;
+    try {
+      const info = await stat(join(dir, SKILL_FILE));
+      return info.isFile() ? info : null;
+    } catch {
+      return null; // no such file (or spelt `skill.md`): the folder is listed as before
+    }
   };
 
   /** The subfolders of `dir`, in order: a folder with SKILL.md is a skill; any other folder is searched further. */
@@ -235,9 +268,15 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
         }
       } else if (!entry.isDirectory()) return [];
       if (chain.includes(childReal)) return []; // a symlink back to an ancestor: a cycle
+      const childChain = [...chain, childReal];
+      const direct = await skillFileIn(path);
+      if (direct) {
+        const over = countDir(path);
+        if (over) return Array.isArray(over) ? over : [over];
+        return bundle(path, childReal, null, childChain, direct);
+      }
       const listed = await listDir(path);
       if (!Array.isArray(listed)) return [listed];
-      const childChain = [...chain, childReal];
       return listed.some(isSkillFile) ? bundle(path, childReal, listed, childChain) : walk(path, childReal, listed, childChain);
     });
     return (await Promise.all(visits)).flat();
