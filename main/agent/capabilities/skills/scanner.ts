@@ -218,13 +218,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
   };
 
   /** A skill folder; `entries`: its listing, or null when its SKILL.md was found by name (`info`: that file's stat). */
-  const bundle = async (
-    dir: string,
-    real: string,
-    entries: SkillEntry[] | null,
-    chain: readonly string[],
-    info?: SkillFileInfo,
-  ): Promise<Found[]> => {
+  const bundle = async (dir: string, real: string, entries: SkillEntry[] | null, chain: readonly string[], info?: SkillFileInfo): Promise<Found[]> => {
     const file = join(dir, entries ? entries.find(isSkillFile)!.name : SKILL_FILE);
     seenFiles.add(file);
     const { result: parsed, stamp } = await cache.load(file, 'bundle', undefined, trusted, info);
