@@ -1,4 +1,4 @@
-import { diffPackage } from '#infra/platform/on-demand';
+import { lineEditCounts } from '#infra/text/line-counts';
 import { TREE_MODE, type TreeEntry, parseTree } from './objects';
 import type { TreeChange } from './status';
 
@@ -92,8 +92,9 @@ export async function diffTreesHere(from: string, to: string, readTree: Read, re
       ]);
       if (!a || !b || a.length > MAX_BLOB_BYTES || b.length > MAX_BLOB_BYTES) throw new AskGit();
       if (a.subarray(0, BINARY_PROBE).includes(0) || b.subarray(0, BINARY_PROBE).includes(0)) continue;
-      const [added, removed] = lineCounts(a.toString('latin1'), b.toString('latin1'));
-      if (added + removed >= MAX_EDIT) throw new AskGit();
+      const counts = lineEditCounts(a.toString('latin1'), b.toString('latin1'), MAX_EDIT);
+      if (!counts) throw new AskGit();
+      const [added, removed] = counts;
       change.added = added;
       change.removed = removed;
     }
@@ -102,16 +103,4 @@ export async function diffTreesHere(from: string, to: string, readTree: Read, re
     if (error instanceof AskGit) return null;
     throw error;
   }
-}
-
-/** Lines added and removed by a minimal line diff (each line with its end, so a last line without one differs). */
-function lineCounts(a: string, b: string): [number, number] {
-  if (a === b) return [0, 0];
-  let added = 0;
-  let removed = 0;
-  for (const part of diffPackage().diffLines(a, b)) {
-    if (part.added) added += part.count ?? 0;
-    else if (part.removed) removed += part.count ?? 0;
-  }
-  return [added, removed];
 }
