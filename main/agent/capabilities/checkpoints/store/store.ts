@@ -665,9 +665,11 @@ export class CheckpointStore {
   private async initialise(home: string): Promise<void> {
     const gitDir = this.places.gitDir;
     if (!(await lstat(join(gitDir, 'HEAD')).catch(() => null))) {
-      await runGit(null, ['init', '--bare', '-q', '--template=', gitDir]);
-      // The store's own config, written at once (a git process per setting costs more than the rest of the set-up).
+      // What `git init --bare --template=` makes, made here (a first turn starts one git fewer): the folders, the
+      // store's own config, then HEAD last — a store that has no HEAD yet (cut off midway) is made again.
+      for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await mkdir(join(gitDir, dir), { recursive: true, mode: 0o700 });
       await writeFile(join(gitDir, 'config'), storeConfigText(), { mode: 0o600 });
+      await writeFile(join(gitDir, 'HEAD'), 'ref: refs/heads/master\n', { mode: 0o600 });
     }
     this.seedable = !(await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim().match(/^[0-9a-f]{40,64}$/);
     await mkdir(join(gitDir, 'info'), { recursive: true });
