@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
+import { type SshEnvironment, processStartMs } from '#infra/environment/ssh/ssh-environment';
 import { fileToolKit } from '#test-support/file-tools';
 import { sshToTempHome } from '#test-support/ssh-home';
 import { parseReadAnswer } from './read-script';
@@ -155,15 +155,18 @@ describe('Read in one round trip over SSH', () => {
 });
 
 describe('when the one-round-trip scripts are used', () => {
-  it('auto: where the probe measured a script cheaper than the round trips it saves; never: not at all', { timeout: 30_000 }, async () => {
+  it('auto: the probe measures a script against the round trips it saves; never: not at all', { timeout: 30_000 }, async () => {
     await writeFile(join(k.workspace, 'auto.txt'), 'auto\n');
     const auto = await remote.connect();
     const kit = await fileToolKit({ environment: auto });
     try {
+      // Without the estimate (a machine whose `date` has no %N): the helper is started and a script timed.
+      auto.processStartMs = null;
       expect(await auto.prepareResolvedReads()).toBe(true);
       const figures = auto.probeFigures!;
       expect(figures.scriptMs).toBeGreaterThan(0);
       expect(figures.roundTripMs).toBeGreaterThan(0);
+      expect(figures.estimated).toBeUndefined();
       const pays = figures.scriptMs < 4 * figures.roundTripMs;
       const read = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'auto.txt') })).text).toContain('auto'));
       expect(read.oneTrip).toBe(pays ? 1 : 0);
@@ -175,6 +178,43 @@ describe('when the one-round-trip scripts are used', () => {
       await kit.dispose();
       await auto.close();
     }
+  });
+
+  it('auto on loopback: the first Read starts no helper shell, since a process start there costs more than the round trips a script saves', {
+    timeout: 30_000,
+  }, async () => {
+    await writeFile(join(k.workspace, 'loopback.txt'), 'near\n');
+    const auto = await remote.connect();
+    const kit = await fileToolKit({ environment: auto });
+    try {
+      // Measured at connect, with the connection's first command.
+      expect(auto.processStartMs).toBeGreaterThan(0);
+      const channels = auto.usage.execChannels;
+      const first = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'loopback.txt') })).text).toContain('near'));
+      // The decision, taken in the background at that Read, without the helper.
+      expect(await auto.prepareResolvedReads()).toBe(false);
+      const figures = auto.probeFigures!;
+      expect(figures.estimated).toBe(true);
+      expect(figures.scriptMs).toBeGreaterThanOrEqual(4 * figures.roundTripMs);
+      const second = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'loopback.txt') })).text).toContain('near'));
+      expect(first).toMatchObject({ scripts: 0, oneTrip: 0 });
+      expect(second).toMatchObject({ scripts: 0, oneTrip: 0 });
+      expect(auto.usage.execChannels - channels).toBe(0);
+      // `always` (a bench, a test) still probes the machine and reads in one round trip.
+      auto.oneTripScripts = 'always';
+      expect(await auto.prepareResolvedReads()).toBe(true);
+      const always = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'loopback.txt') })).text).toContain('near'));
+      expect(always).toMatchObject({ sftpRoundTrips: 0, scripts: 1, oneTrip: 1 });
+    } finally {
+      await kit.dispose();
+      await auto.close();
+    }
+  });
+
+  it("reckons a process start from the probe's two clock readings, and none where `date` has no %N", () => {
+    expect(processStartMs('1700000000000000000 1700000000004000000')).toBe(1);
+    expect(processStartMs('1700000000N 1700000000N')).toBeNull();
+    expect(processStartMs('')).toBeNull();
   });
 });
 
