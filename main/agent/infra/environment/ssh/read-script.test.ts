@@ -302,6 +302,49 @@ describe('an atomic replace in one round trip over SSH', () => {
     expect(await k.get('e.ts')).toBe('export const line8 = 8; // changed elsewhere\n');
   });
 
+  it('a Write over a file after a Read: the guard with the old bytes (the diff), then the replace checking the stale guard there — two round trips', async () => {
+    await k.put('w.txt', 'old line\r\nsecond\r\n');
+    await k.call('Read', { path: 'w.txt' });
+    let called: Awaited<ReturnType<typeof k.call>> | undefined;
+    const usage = await counted(remote.ssh, async () => (called = await k.call('Write', { path: 'w.txt', content: 'new line\nsecond\n' })));
+    // The old bytes came with the guard's answer: its line endings are kept, its diff shown.
+    expect(called!.text).toBe('Wrote 18 bytes to w.txt (kept its CRLF line endings).');
+    expect(called!.result.display).toMatchObject({ kind: 'diff', hunks: [{ lines: ['-old line', '+new line', ' second'] }] });
+    expect(usage).toEqual({ sftpRoundTrips: 0, scripts: 2, oneTrip: 1 });
+    expect(await k.get('w.txt')).toBe('new line\r\nsecond\r\n');
+    // The Write recorded what it wrote: the next one needs no Read first.
+    expect((await k.call('Write', { path: 'w.txt', content: 'third\n' })).text).toBe('Wrote 7 bytes to w.txt (kept its CRLF line endings).');
+    // Changed elsewhere since: refused, nothing written.
+    await writeFile(join(k.workspace, 'w.txt'), 'someone else\n');
+    expect((await k.call('Write', { path: 'w.txt', content: 'mine\n' })).text).toMatch(/^w\.txt was modified on disk since you last read or wrote it/);
+    expect(await k.get('w.txt')).toBe('someone else\n');
+  });
+
+  it('a Write whose file changes there between the preview and the run is refused there, nothing written', async () => {
+    await k.put('race.txt', 'before\n');
+    await k.call('Read', { path: 'race.txt' });
+    const writeTool = k.registry.get('Write')!.tool;
+    const execution = await writeTool.resolveExecution({ path: 'race.txt', content: 'mine\n', mode: 'overwrite' }, k.env);
+    if (!('execute' in execution)) throw new Error('not an execution');
+    await writeFile(join(k.workspace, 'race.txt'), 'changed elsewhere meanwhile\n');
+    const before = { ...remote.ssh.usage };
+    const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(/^race\.txt was modified on disk since you last read or wrote it/);
+    expect(await k.get('race.txt')).toBe('changed elsewhere meanwhile\n');
+    // The check ran there, in the replace's own script (then a stat, for the words).
+    expect(remote.ssh.usage.scriptedReplaces - before.scriptedReplaces).toBe(0);
+    expect(remote.ssh.usage.helperScripts - before.helperScripts).toBe(1);
+    // Removed meanwhile: refused too, not made again from a stale preview.
+    await k.call('Read', { path: 'race.txt' });
+    const again = await writeTool.resolveExecution({ path: 'race.txt', content: 'mine\n', mode: 'overwrite' }, k.env);
+    if (!('execute' in again)) throw new Error('not an execution');
+    await rm(join(k.workspace, 'race.txt'));
+    const gone = await again.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
+    expect(gone.output).toBe('race.txt was removed while it was being written; nothing was written. Write it again to create it.');
+    await expect(stat(join(k.workspace, 'race.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('leaves the old content or the new, never a mix, when the link drops during the replace', { timeout: 60_000 }, async () => {
     const ssh = await remote.connect({ forMs: 20_000, delaysMs: [100, 200, 400] });
     ssh.oneTripScripts = 'always';
