@@ -320,6 +320,18 @@ describe('an atomic replace in one round trip over SSH', () => {
     expect(await k.get('w.txt')).toBe('someone else\n');
   });
 
+  it('a Write of a new file, or of one not read, asks for no bytes first (no script that would find nothing)', async () => {
+    const before = { ...remote.ssh.usage };
+    expect((await k.call('Write', { path: 'brand-new.txt', content: 'fresh\n' })).text).toBe('Created brand-new.txt and wrote 6 bytes.');
+    // The replace's script only.
+    expect(remote.ssh.usage.helperScripts - before.helperScripts).toBe(1);
+    await k.put('unread.txt', 'there\n');
+    const scripts = remote.ssh.usage.helperScripts;
+    expect((await k.call('Write', { path: 'unread.txt', content: 'mine\n' })).text).toMatch(/^unread\.txt has not been read in this session yet/);
+    expect(remote.ssh.usage.helperScripts - scripts).toBe(0);
+    expect(remote.ssh.usage.resolvedReads - before.resolvedReads).toBe(0);
+  });
+
   it('a Write whose file changes there between the preview and the run is refused there, nothing written', async () => {
     await k.put('race.txt', 'before\n');
     await k.call('Read', { path: 'race.txt' });

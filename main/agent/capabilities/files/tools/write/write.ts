@@ -66,8 +66,11 @@ export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
     description,
     input,
     async resolveExecution(args, env) {
-      // A file that fits in one answer comes with the guard's facts where the machine can (one round trip over SSH).
-      const path = await guard(env, args.path, 'write', { prefetch: PREFETCH_BYTES });
+      // A file that fits in one answer comes with the guard's facts where the machine can (one round trip over SSH);
+      // asked only for a file the session read or wrote (by the path as given): any other existing file is refused
+      // by the stale guard anyway, and a new one has nothing to read (its failed read would cost a round trip more).
+      const known = files.has(env.environment.path.resolve(env.workspace, args.path.trim()));
+      const path = await guard(env, args.path, 'write', known ? { prefetch: PREFETCH_BYTES } : {});
       const read = path.content?.current() ? path.content : null;
       // The stat the path guard took with the real path (the call stats the file again when it runs, unless the
       // replace checks it there: below).
