@@ -10,6 +10,7 @@ import { editTool } from '../main/agent/capabilities/files/tools/edit/edit';
 import { globTool } from '../main/agent/capabilities/files/tools/glob/glob';
 import { grepTool } from '../main/agent/capabilities/files/tools/grep/grep';
 import { readTool } from '../main/agent/capabilities/files/tools/read/read';
+import { writeTool } from '../main/agent/capabilities/files/tools/write/write';
 import { ShellSession } from '../main/agent/capabilities/shell/shell-session';
 import { bashTool } from '../main/agent/capabilities/shell/tools/bash/bash';
 import { LocalEnvironment } from '../main/agent/infra/environment/local/local-environment';
@@ -104,7 +105,10 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
     Array.from({ length: 1000 }, (_, i) => `export const line${i} = ${i}; // ${'x'.repeat(30)}`).join('\n') + '\n',
   );
   // One file per side: both see the same folder.
-  for (const side of ['local', 'ssh']) await writeFile(join(workspace, `edit-${side}.ts`), 'export const value = 0;\n');
+  for (const side of ['local', 'ssh']) {
+    await writeFile(join(workspace, `edit-${side}.ts`), 'export const value = 0;\n');
+    await writeFile(join(workspace, `write-${side}.ts`), 'export const written = 0;\n');
+  }
   const repo = await generateRepo();
   const local = new LocalEnvironment();
   const ssh = await SshEnvironment.connect(
@@ -129,10 +133,12 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
   const trackers = { local: new FileTracker(), ssh: new FileTracker() };
   const read = { local: readTool(trackers.local), ssh: readTool(trackers.ssh) };
   const edit = { local: editTool(trackers.local), ssh: editTool(trackers.ssh) };
+  const write = { local: writeTool(trackers.local), ssh: writeTool(trackers.ssh) };
   const grep = grepTool();
   const glob = globTool();
   const bash = { local: bashTool(shells.local), ssh: bashTool(shells.ssh) };
   const value = { local: 0, ssh: 0 };
+  const written = { local: 0, ssh: 0 };
   const size = `${(repo.files / 1000).toFixed(0)}k files`;
   const ops: Op[] = [
     { name: 'Read of a 1,000-line file', call: (side) => callTool(read[side], { path: 'thousand.ts' }, at(side, workspace)) },
@@ -143,6 +149,14 @@ async function toolRows(sshd: TestSshd, sessionDir: string): Promise<BenchResult
         if (!value[side]) await callTool(read[side], { path }, at(side, workspace));
         const old = `value = ${value[side]};`;
         await callTool(edit[side], { path, old_string: old, new_string: `value = ${++value[side]};` }, at(side, workspace));
+      },
+    },
+    {
+      name: 'Write over an existing file (after a Read)',
+      call: async (side) => {
+        const path = `write-${side}.ts`;
+        if (!written[side]) await callTool(read[side], { path }, at(side, workspace));
+        await callTool(write[side], { path, content: `export const written = ${++written[side]};\n` }, at(side, workspace));
       },
     },
     { name: `Grep files_with_matches, rare token (${size})`, call: (side) => callTool(grep, { pattern: repo.rare }, at(side, repo.root)) },

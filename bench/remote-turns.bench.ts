@@ -72,6 +72,9 @@ interface Cost {
   /** Scripts run on the connection's helper shell, and SFTP round trips. */
   helperScripts: number;
   sftpRoundTrips: number;
+  /** Login shells started ahead of a command (warm-shell.ts), and commands that ran on one. */
+  shellsAhead: number;
+  warmShells: number;
 }
 
 export default async function remoteTurns(): Promise<BenchResult[]> {
@@ -128,6 +131,8 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
       channels: now.execChannels - usage.execChannels,
       helperScripts: now.helperScripts - usage.helperScripts,
       sftpRoundTrips: now.sftpRoundTrips - usage.sftpRoundTrips,
+      shellsAhead: now.shellsAhead - usage.shellsAhead,
+      warmShells: now.warmShells - usage.warmShells,
     };
   };
   const costs: Record<string, Cost[]> = {};
@@ -145,6 +150,9 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
         (costs[`text-${mode}`] ??= []).push(await turn(homes[mode], 'say something'));
         server.enqueue(toolStep(callChunk('Write', { path: join(workspace, `f${i}.txt`), content: `turn ${i} ${mode}\n` })), textReply('Wrote it.'));
         (costs[`edit-${mode}`] ??= []).push(await turn(homes[mode], 'write a file'));
+        // One command, then the answer: a one-shot run that starts no shell it does not use.
+        server.enqueue(toolStep(callChunk('Bash', { command: 'true', description: 'nothing' })), textReply('Ran it.'));
+        (costs[`bash-${mode}`] ??= []).push(await turn(homes[mode], 'run a command'));
       }
     }
   } finally {
@@ -181,13 +189,14 @@ export default async function remoteTurns(): Promise<BenchResult[]> {
         value: median(on, 'channels'),
         unit: 'channels',
         baseline: { name: 'checkpoints off', value: median(off, 'channels') },
-        note: `helper scripts ${median(on, 'helperScripts')} vs ${median(off, 'helperScripts')}, SFTP round trips ${median(on, 'sftpRoundTrips')} vs ${median(off, 'sftpRoundTrips')}`,
+        note: `helper scripts ${median(on, 'helperScripts')} vs ${median(off, 'helperScripts')}, SFTP round trips ${median(on, 'sftpRoundTrips')} vs ${median(off, 'sftpRoundTrips')}, login shells started ahead ${median(on, 'shellsAhead')} vs ${median(off, 'shellsAhead')} (commands run on one ${median(on, 'warmShells')} vs ${median(off, 'warmShells')})`,
       },
     ];
   };
   return [
     ...rows('text', 'text-only `deft run` turn'),
     ...rows('edit', '`deft run` turn with one Write'),
+    ...rows('bash', '`deft run` turn with one Bash command'),
     {
       name: 'a remote command (`true`, a login shell per command)',
       value: command.exec,

@@ -26,11 +26,17 @@ export function localUserName(env: Record<string, string | undefined>): string {
   }
 }
 
-/** Open a remote folder for `deft run` or the web host's --remote: an unknown host is refused (with the line to add), never asked. */
-export function openRemoteForCli(spec: RemoteSpec, env: Record<string, string | undefined>): Promise<RemoteFolder> {
-  return openRemoteFolder(spec, {
+/**
+ * Open a remote folder for `deft run` or the web host's --remote: an unknown host is refused (with the line to add),
+ * never asked. `oneShot` (a `deft` command that exits when done): a login shell is started ahead of the next command
+ * only once a second command has come (warm-shell.ts), so a run of one command pays for no shell it does not use.
+ */
+export async function openRemoteForCli(spec: RemoteSpec, env: Record<string, string | undefined>, options: { oneShot?: boolean } = {}): Promise<RemoteFolder> {
+  const folder = await openRemoteFolder(spec, {
     userHome: env.HOME || homedir(),
     localUser: localUserName(env),
     ...(env.SSH_AUTH_SOCK ? { agentSocket: env.SSH_AUTH_SOCK } : {}),
   });
+  if (options.oneShot) folder.environment.shellsAhead = 'repeated';
+  return folder;
 }

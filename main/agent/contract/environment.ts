@@ -57,6 +57,12 @@ export interface Environment {
    * when it cannot now (the caller stats, compares and replaces as before). Absent locally.
    */
   replaceFileIfUnchanged?(path: string, data: string | Uint8Array, expected: FileInfo): Promise<FileInfo | null | 'changed' | 'unavailable'>;
+  /**
+   * A command is about to be started (the model began a call of a tool that runs one): a backend may get ready for
+   * it while the call's arguments stream and it is approved (SSH: a login shell started ahead, warm-shell.ts).
+   * Absent locally.
+   */
+  commandComing?(): void;
   /** Write in place: `w` truncates, `a` appends, `wx` creates and fails when it exists. */
   writeFile(path: string, data: string | Uint8Array, options?: { flag?: 'w' | 'a' | 'wx'; mode?: number }): Promise<void>;
   mkdir(path: string, options?: { recursive?: boolean; mode?: number }): Promise<void>;

@@ -58,7 +58,7 @@ export async function runCheckpointsCli(argv: string[], io: CliIo): Promise<numb
       // SSH's packages load only for a remote folder.
       const { openRemoteForCli } = await import('../remote-folder');
       try {
-        remote = await openRemoteForCli(spec, io.env);
+        remote = await openRemoteForCli(spec, io.env, { oneShot: true });
       } catch (error) {
         io.stderr(`deft: cannot open ${values.remote ?? `the folder of session ${values.session}`}: ${(error as Error).message}\n`);
         return 5;

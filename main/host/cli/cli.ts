@@ -226,7 +226,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // The headless skills (nothing watched) and MCP (servers waited for, what was skipped said on stderr) as locally.
       capabilities = remoteCapabilities(capabilities);
       try {
-        remote = await openRemoteForCli(remoteSpec, io.env);
+        remote = await openRemoteForCli(remoteSpec, io.env, { oneShot: true });
       } catch (error) {
         throw new RemoteError(`cannot open ${values.remote ?? `the folder of session ${values.session}`}: ${(error as Error).message}`);
       }

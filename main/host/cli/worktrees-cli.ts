@@ -174,7 +174,7 @@ export async function runWorktreesCli(argv: string[], io: CliIo): Promise<number
       // SSH's packages load only for a remote folder.
       const { openRemoteForCli } = await import('../remote-folder');
       try {
-        remote = await openRemoteForCli(spec, io.env);
+        remote = await openRemoteForCli(spec, io.env, { oneShot: true });
       } catch (error) {
         io.stderr(`deft: cannot open ${values.remote}: ${(error as Error).message}\n`);
         return 5;

@@ -29,6 +29,11 @@ export class FileTracker {
     this.dirty = true;
   }
 
+  /** Whether the agent read or wrote `realPath` in this session. */
+  has(realPath: string): boolean {
+    return this.stamps.has(realPath);
+  }
+
   forget(realPath: string): void {
     if (this.stamps.delete(realPath)) this.dirty = true;
   }

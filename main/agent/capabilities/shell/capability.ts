@@ -114,6 +114,10 @@ export function shellCapability(options: ShellCapabilityOptions = {}): Capabilit
         ];
       },
       facts: (session) => [session.tasks.runningFact()],
+      // A command is coming (the turn's first Bash call began streaming): a remote machine gets its shell ready.
+      onToolCallComing: (_session, { tool }) => {
+        if (tool === 'Bash') core.environment.commandComing?.();
+      },
       commands,
       onSessionLoaded: async (session) => {
         const tasks = shellSession(session);

@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SshEnvironment } from '#infra/environment/ssh/ssh-environment';
+import { type SshEnvironment, processStartMs } from '#infra/environment/ssh/ssh-environment';
 import { fileToolKit } from '#test-support/file-tools';
 import { sshToTempHome } from '#test-support/ssh-home';
 import { parseReadAnswer } from './read-script';
@@ -155,15 +155,18 @@ describe('Read in one round trip over SSH', () => {
 });
 
 describe('when the one-round-trip scripts are used', () => {
-  it('auto: where the probe measured a script cheaper than the round trips it saves; never: not at all', { timeout: 30_000 }, async () => {
+  it('auto: the probe measures a script against the round trips it saves; never: not at all', { timeout: 30_000 }, async () => {
     await writeFile(join(k.workspace, 'auto.txt'), 'auto\n');
     const auto = await remote.connect();
     const kit = await fileToolKit({ environment: auto });
     try {
+      // Without the estimate (a machine whose `date` has no %N): the helper is started and a script timed.
+      auto.processStartMs = null;
       expect(await auto.prepareResolvedReads()).toBe(true);
       const figures = auto.probeFigures!;
       expect(figures.scriptMs).toBeGreaterThan(0);
       expect(figures.roundTripMs).toBeGreaterThan(0);
+      expect(figures.estimated).toBeUndefined();
       const pays = figures.scriptMs < 4 * figures.roundTripMs;
       const read = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'auto.txt') })).text).toContain('auto'));
       expect(read.oneTrip).toBe(pays ? 1 : 0);
@@ -175,6 +178,43 @@ describe('when the one-round-trip scripts are used', () => {
       await kit.dispose();
       await auto.close();
     }
+  });
+
+  it('auto on loopback: the first Read starts no helper shell, since a process start there costs more than the round trips a script saves', {
+    timeout: 30_000,
+  }, async () => {
+    await writeFile(join(k.workspace, 'loopback.txt'), 'near\n');
+    const auto = await remote.connect();
+    const kit = await fileToolKit({ environment: auto });
+    try {
+      // Measured at connect, with the connection's first command.
+      expect(auto.processStartMs).toBeGreaterThan(0);
+      const channels = auto.usage.execChannels;
+      const first = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'loopback.txt') })).text).toContain('near'));
+      // The decision, taken in the background at that Read, without the helper.
+      expect(await auto.prepareResolvedReads()).toBe(false);
+      const figures = auto.probeFigures!;
+      expect(figures.estimated).toBe(true);
+      expect(figures.scriptMs).toBeGreaterThanOrEqual(4 * figures.roundTripMs);
+      const second = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'loopback.txt') })).text).toContain('near'));
+      expect(first).toMatchObject({ scripts: 0, oneTrip: 0 });
+      expect(second).toMatchObject({ scripts: 0, oneTrip: 0 });
+      expect(auto.usage.execChannels - channels).toBe(0);
+      // `always` (a bench, a test) still probes the machine and reads in one round trip.
+      auto.oneTripScripts = 'always';
+      expect(await auto.prepareResolvedReads()).toBe(true);
+      const always = await counted(auto, async () => expect((await kit.call('Read', { path: join(k.workspace, 'loopback.txt') })).text).toContain('near'));
+      expect(always).toMatchObject({ sftpRoundTrips: 0, scripts: 1, oneTrip: 1 });
+    } finally {
+      await kit.dispose();
+      await auto.close();
+    }
+  });
+
+  it("reckons a process start from the probe's two clock readings, and none where `date` has no %N", () => {
+    expect(processStartMs('1700000000000000000 1700000000004000000')).toBe(1);
+    expect(processStartMs('1700000000N 1700000000N')).toBeNull();
+    expect(processStartMs('')).toBeNull();
   });
 });
 
@@ -260,6 +300,61 @@ describe('an atomic replace in one round trip over SSH', () => {
     expect(result.isError).toBe(true);
     expect(result.output).toMatch(/^e\.ts was modified on disk since you last read or wrote it/);
     expect(await k.get('e.ts')).toBe('export const line8 = 8; // changed elsewhere\n');
+  });
+
+  it('a Write over a file after a Read: the guard with the old bytes (the diff), then the replace checking the stale guard there — two round trips', async () => {
+    await k.put('w.txt', 'old line\r\nsecond\r\n');
+    await k.call('Read', { path: 'w.txt' });
+    let called: Awaited<ReturnType<typeof k.call>> | undefined;
+    const usage = await counted(remote.ssh, async () => (called = await k.call('Write', { path: 'w.txt', content: 'new line\nsecond\n' })));
+    // The old bytes came with the guard's answer: its line endings are kept, its diff shown.
+    expect(called!.text).toBe('Wrote 18 bytes to w.txt (kept its CRLF line endings).');
+    expect(called!.result.display).toMatchObject({ kind: 'diff', hunks: [{ lines: ['-old line', '+new line', ' second'] }] });
+    expect(usage).toEqual({ sftpRoundTrips: 0, scripts: 2, oneTrip: 1 });
+    expect(await k.get('w.txt')).toBe('new line\r\nsecond\r\n');
+    // The Write recorded what it wrote: the next one needs no Read first.
+    expect((await k.call('Write', { path: 'w.txt', content: 'third\n' })).text).toBe('Wrote 7 bytes to w.txt (kept its CRLF line endings).');
+    // Changed elsewhere since: refused, nothing written.
+    await writeFile(join(k.workspace, 'w.txt'), 'someone else\n');
+    expect((await k.call('Write', { path: 'w.txt', content: 'mine\n' })).text).toMatch(/^w\.txt was modified on disk since you last read or wrote it/);
+    expect(await k.get('w.txt')).toBe('someone else\n');
+  });
+
+  it('a Write of a new file, or of one not read, asks for no bytes first (no script that would find nothing)', async () => {
+    const before = { ...remote.ssh.usage };
+    expect((await k.call('Write', { path: 'brand-new.txt', content: 'fresh\n' })).text).toBe('Created brand-new.txt and wrote 6 bytes.');
+    // The replace's script only.
+    expect(remote.ssh.usage.helperScripts - before.helperScripts).toBe(1);
+    await k.put('unread.txt', 'there\n');
+    const scripts = remote.ssh.usage.helperScripts;
+    expect((await k.call('Write', { path: 'unread.txt', content: 'mine\n' })).text).toMatch(/^unread\.txt has not been read in this session yet/);
+    expect(remote.ssh.usage.helperScripts - scripts).toBe(0);
+    expect(remote.ssh.usage.resolvedReads - before.resolvedReads).toBe(0);
+  });
+
+  it('a Write whose file changes there between the preview and the run is refused there, nothing written', async () => {
+    await k.put('race.txt', 'before\n');
+    await k.call('Read', { path: 'race.txt' });
+    const writeTool = k.registry.get('Write')!.tool;
+    const execution = await writeTool.resolveExecution({ path: 'race.txt', content: 'mine\n', mode: 'overwrite' }, k.env);
+    if (!('execute' in execution)) throw new Error('not an execution');
+    await writeFile(join(k.workspace, 'race.txt'), 'changed elsewhere meanwhile\n');
+    const before = { ...remote.ssh.usage };
+    const result = await execution.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(/^race\.txt was modified on disk since you last read or wrote it/);
+    expect(await k.get('race.txt')).toBe('changed elsewhere meanwhile\n');
+    // The check ran there, in the replace's own script (then a stat, for the words).
+    expect(remote.ssh.usage.scriptedReplaces - before.scriptedReplaces).toBe(0);
+    expect(remote.ssh.usage.helperScripts - before.helperScripts).toBe(1);
+    // Removed meanwhile: refused too, not made again from a stale preview.
+    await k.call('Read', { path: 'race.txt' });
+    const again = await writeTool.resolveExecution({ path: 'race.txt', content: 'mine\n', mode: 'overwrite' }, k.env);
+    if (!('execute' in again)) throw new Error('not an execution');
+    await rm(join(k.workspace, 'race.txt'));
+    const gone = await again.execute({ signal: new AbortController().signal, onUpdate: () => {}, callId: 'c', turnId: 't', step: 1 });
+    expect(gone.output).toBe('race.txt was removed while it was being written; nothing was written. Write it again to create it.');
+    await expect(stat(join(k.workspace, 'race.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('leaves the old content or the new, never a mix, when the link drops during the replace', { timeout: 60_000 }, async () => {

@@ -33,7 +33,7 @@ import { sftpError, shellQuote } from './sftp-errors';
 import { type SftpCall, folderMoved, openReader, readWhole, replaceWhole, writeInPlace } from './sftp-files';
 import { execRemote, runRemote } from './ssh-process';
 import { ScriptHelper } from './script-helper';
-import { WarmShells, warmLine } from './warm-shell';
+import { type ShellsAhead, WarmShells, warmLine } from './warm-shell';
 
 const toInfo = (stats: Stats): FileInfo => ({
   size: stats.size,
@@ -73,6 +73,32 @@ export interface SearchOptions {
 /** A file read in one round trip (`readResolved`) stands for the file this long at most, if nothing was done meanwhile. */
 const RESOLVED_READ_FRESH_MS = 2_000;
 
+/**
+ * What a connection asks first (one exec channel): the home folder, bash, rg, and what starting a process costs
+ * there — two clock readings around three starts of `sh` (with the second `date`'s own start, about four) — so
+ * `oneTripScripts: auto` can tell without starting the helper shell when no script there can beat SFTP's round trips.
+ */
+const CONNECT_PROBE = [
+  'printf "%s\\n" "$HOME"',
+  'command -v bash || echo /bin/sh',
+  'command -v rg || echo',
+  't0=$(date +%s%N); /bin/sh -c :; /bin/sh -c :; /bin/sh -c :; echo "$t0 $(date +%s%N)"',
+].join('; ');
+
+/** The cost of one process start there (ms) from the probe's clock readings: null where `date` has no `%N` (not GNU). */
+export function processStartMs(line: string): number | null {
+  const match = /^(\d{10,}) (\d{10,})$/.exec(line.trim());
+  if (!match) return null;
+  const ns = Number(BigInt(match[2]!) - BigInt(match[1]!));
+  return ns > 0 ? ns / 4 / 1e6 : null;
+}
+
+/**
+ * The least a one-round-trip script on the helper starts there: the read script's `readlink`, `realpath`, `stat`
+ * and `head`, and the helper's frame around it (a subshell, two `wc -c`, `cat`, `rm`) — nine, counted as eight.
+ */
+const SCRIPT_PROCESSES = 8;
+
 const RECONNECT: ReconnectPolicy = { forMs: 60_000, delaysMs: [250, 500, 1_000, 2_000, 4_000, 8_000] };
 
 async function openLink(target: SshTarget, label: string): Promise<Link> {
@@ -105,11 +131,21 @@ export class SshEnvironment implements Environment {
    * requests made, and SFTP round trips: requests sent while no answer arrived since the previous request are
    * one round trip (they travel together), so pipelined requests count once and a request sent in reply to an
    * answer counts again; and commands that ran on a login shell started ahead (warm-shell.ts: each is also counted
-   * as an exec channel, when it was started). Tests and benches count with these.
+   * as an exec channel, when it was started); `shellsAhead`, the login shells started ahead, used or not (each also
+   * an exec channel). Tests and benches count with these.
    */
-  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0, scriptedReplaces: 0 };
+  readonly usage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, shellsAhead: 0, resolvedReads: 0, scriptedReplaces: 0 };
   /** The same, summed over every connection this process made (a bench counts a whole `deft run` with it). */
-  static readonly processUsage = { execChannels: 0, helperScripts: 0, sftpCalls: 0, sftpRoundTrips: 0, warmShells: 0, resolvedReads: 0, scriptedReplaces: 0 };
+  static readonly processUsage = {
+    execChannels: 0,
+    helperScripts: 0,
+    sftpCalls: 0,
+    sftpRoundTrips: 0,
+    warmShells: 0,
+    shellsAhead: 0,
+    resolvedReads: 0,
+    scriptedReplaces: 0,
+  };
   /**
    * Bumped by everything done through this environment that may change files there (writes, commands, scripts,
    * a new connection): a file read in one round trip stands for the file only while it is unchanged.
@@ -148,13 +184,15 @@ export class SshEnvironment implements Environment {
     // Reconnects are not the first attempt's to stop.
     const { signal, ...rest } = target;
     const again: SshTarget = { ...rest, acceptUnknownHost: async (_h, print) => accepted !== null && print === accepted };
-    const probe = await runRemote(link.client, 'printf "%s\\n" "$HOME"; command -v bash || echo /bin/sh; command -v rg || echo');
+    const probe = await runRemote(link.client, CONNECT_PROBE);
     if (signal?.aborted) {
       for (const c of [...link.chain].reverse()) c.end();
       throw new EnvironmentError('ECANCELED', `Connecting to ${label} was stopped.`);
     }
-    const [home = '/', shell = '/bin/sh', rg = ''] = probe.stdout.split('\n');
-    return new SshEnvironment(link, again, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home, policy, search);
+    const [home = '/', shell = '/bin/sh', rg = '', starts = ''] = probe.stdout.split('\n');
+    const environment = new SshEnvironment(link, again, label, home, shell.trim() || '/bin/sh', rg.trim() || null, workingDir ?? home, policy, search);
+    environment.processStartMs = processStartMs(starts);
+    return environment;
   }
 
   /** connected, reconnecting (after a drop), or lost (gave up, or closed). */
@@ -338,6 +376,7 @@ export class SshEnvironment implements Environment {
   async readResolved(path: string, roots: readonly string[], maxBytes: number): Promise<ResolvedRead | null> {
     if (
       this.oneTripScripts === 'never' ||
+      (this.oneTripScripts === 'auto' && this.sftpCheaper) ||
       this.resolvedReads === 'no' ||
       this.lostForGood ||
       this.link.lost ||
@@ -385,9 +424,17 @@ export class SshEnvironment implements Environment {
    * bench), `never`.
    */
   oneTripScripts: 'auto' | 'always' | 'never' = 'auto';
-  /** What the probe measured: a script of the read's size on the helper shell, and an SFTP round trip (ms). */
-  probeFigures: { scriptMs: number; roundTripMs: number } | null = null;
+  /**
+   * What the probe measured: a script of the read's size on the helper shell, and an SFTP round trip (ms).
+   * `estimated`: the script's cost was not measured but reckoned from a process start's (`processStartMs`), and
+   * came out above what it would save, so the helper shell was not started for it (`auto` only).
+   */
+  probeFigures: { scriptMs: number; roundTripMs: number; estimated?: boolean } | null = null;
   private scriptsPay = false;
+  /** What starting a process costs there (ms), measured at connect; null where it could not be. */
+  processStartMs: number | null = null;
+  /** `auto` found, from a round trip and a process start, that no script pays on this link: SFTP it is, no helper started. */
+  private sftpCheaper = false;
 
   private scriptsServe(): boolean {
     return this.resolvedReads === 'yes' && (this.oneTripScripts === 'always' || (this.oneTripScripts === 'auto' && this.scriptsPay));
@@ -396,14 +443,28 @@ export class SshEnvironment implements Environment {
   /**
    * Whether `readResolved` can serve on this machine: a probe script on the helper shell per connection (it starts
    * the helper), which also measures a script there against an SFTP round trip (for `oneTripScripts` `auto`).
+   * `auto` first reckons, from an SFTP round trip and the process start the connection measured, whether a script
+   * could pay at all: where it cannot (a loopback or LAN link), the answer is false and no helper is started.
    * `readResolved` starts it in the background; a bench or a test may wait for it.
    */
   prepareResolvedReads(): Promise<boolean> {
     if (this.resolvedReads === 'yes' || this.resolvedReads === 'no') return Promise.resolve(this.resolvedReads === 'yes');
+    if (this.oneTripScripts === 'auto' && this.sftpCheaper) return Promise.resolve(false);
     this.resolvedReads = 'probing';
     const probe = { script: PROBE_SCRIPT, args: [], cwd: '/' };
-    this.probing ??= (async () => {
+    this.probing ??= (async (): Promise<boolean | 'sftp'> => {
       const link = this.link;
+      // `auto`, first without the helper: a script costs at least its round trip and the processes it starts there;
+      // where that is already more than the three round trips it would save, it cannot pay, and no helper is started.
+      if (this.oneTripScripts === 'auto' && this.processStartMs !== null) {
+        const roundTripMs = await this.sftpRoundTrip(link);
+        const scriptMs = roundTripMs + SCRIPT_PROCESSES * this.processStartMs;
+        if (scriptMs >= 4 * roundTripMs) {
+          this.probeFigures = { scriptMs, roundTripMs, estimated: true };
+          this.sftpCheaper = true;
+          return 'sftp';
+        }
+      }
       if ((await this.helperScript(probe)).code !== 0) return false;
       // Timed once the helper runs (the first included its start): the best of two, against the best of three stats.
       let scriptMs = Infinity;
@@ -412,18 +473,19 @@ export class SshEnvironment implements Environment {
         await this.helperScript(probe);
         scriptMs = Math.min(scriptMs, performance.now() - start);
       }
-      let roundTripMs = Infinity;
-      for (let i = 0; i < 3; i++) {
-        const start = performance.now();
-        await new Promise<void>((resolve) => link.sftp.stat('/', () => resolve()));
-        roundTripMs = Math.min(roundTripMs, performance.now() - start);
-      }
+      const roundTripMs = await this.sftpRoundTrip(link);
       this.probeFigures = { scriptMs, roundTripMs };
       // A Read over SFTP is four round trips, the script one (and its processes there): it pays when it saves more.
       this.scriptsPay = scriptMs < 4 * roundTripMs;
       return true;
     })().then(
       (able) => {
+        // No script pays on this link (`auto`): what the machine can do is left unknown (asked if the mode changes).
+        if (able === 'sftp') {
+          this.resolvedReads = 'unknown';
+          this.probing = null;
+          return false;
+        }
         this.resolvedReads = able ? 'yes' : 'no';
         return able;
       },
@@ -435,6 +497,17 @@ export class SshEnvironment implements Environment {
       },
     );
     return this.probing;
+  }
+
+  /** An SFTP round trip on the link: the best of three stats (ms). */
+  private async sftpRoundTrip(link: Link): Promise<number> {
+    let best = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      await new Promise<void>((resolve) => link.sftp.stat('/', () => resolve()));
+      best = Math.min(best, performance.now() - start);
+    }
+    return best;
   }
 
   async readText(path: string): Promise<string> {
@@ -597,6 +670,30 @@ export class SshEnvironment implements Environment {
     return { close: async () => clearInterval(timer) };
   }
 
+  /**
+   * When a login shell is started ahead of the next command (warm-shell.ts): `eager` (a window or web host, which
+   * stays open) at the first command; `repeated` (a one-shot `deft run`) from the second command on. Either way one
+   * is started when the model begins a command's call (`commandComing`).
+   */
+  shellsAhead: ShellsAhead = 'eager';
+
+  private warmShellsOf(link: Link): WarmShells {
+    return (link.warm ??= new WarmShells(
+      link.client,
+      () => this.shellsAhead,
+      () => {
+        this.usage.shellsAhead++;
+        SshEnvironment.processUsage.shellsAhead++;
+      },
+    ));
+  }
+
+  /** The model began a command's call: its login shell starts now, while the call streams and is approved. */
+  commandComing(): void {
+    if (this.closed || this.lostForGood || this.link.lost) return;
+    this.warmShellsOf(this.link).prepare();
+  }
+
   exec(request: ExecRequest): ExecProcess {
     this.changes++;
     return execRemote(async () => {
@@ -606,7 +703,7 @@ export class SshEnvironment implements Environment {
         lost: () => link.lost,
         warm: () => {
           if (link.lost) return null;
-          const taken = (link.warm ??= new WarmShells(link.client)).take();
+          const taken = this.warmShellsOf(link).take();
           if (!taken) return null;
           const channel = taken.then((ready) => {
             if (ready) {

@@ -124,6 +124,27 @@ describe('SFTP reads and writes in few round trips', () => {
   });
 });
 
+describe('the Write tool over SFTP (no helper scripts)', () => {
+  it('overwrites a file after a Read in seven round trips, not nine: its look is not read again when it runs', async () => {
+    const ssh = await remote.connect();
+    ssh.oneTripScripts = 'never';
+    const k = await fileToolKit({ environment: ssh });
+    try {
+      await k.put('w.txt', 'old\n');
+      await k.call('Read', { path: 'w.txt' });
+      const before = { ...ssh.usage };
+      expect((await k.call('Write', { path: 'w.txt', content: 'new\n' })).text).toBe('Wrote 4 bytes to w.txt.');
+      // Resolving: the guard (one), the file read whole (two); running: the stat the replace is checked against (one),
+      // the replace (three).
+      expect(ssh.usage.sftpRoundTrips - before.sftpRoundTrips).toBe(7);
+      expect(ssh.usage.helperScripts - before.helperScripts).toBe(0);
+      expect(await k.get('w.txt')).toBe('new\n');
+    } finally {
+      await k.dispose();
+    }
+  });
+});
+
 describe('commands on a login shell started ahead', () => {
   const run = async (ssh: SshEnvironment, command: string, input?: string) => {
     const proc = ssh.exec({ file: 'sh', args: ['-c', command], cwd: ssh.home, ...(input !== undefined ? { stdin: 'pipe' as const } : {}) });

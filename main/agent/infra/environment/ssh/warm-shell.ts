@@ -21,6 +21,13 @@ export function warmLine(command: string): string {
 /** After this many prestarted shells ended unused (a shell that cannot run the bootstrap, a `TMOUT`), none are started. */
 const MAX_WASTED = 2;
 
+/**
+ * When the next shell is started ahead: `eager`, at the first command (a window or web host: it stays open, and its
+ * next command is near sure to come); `repeated`, from the second command on (a one-shot `deft run`, which may run
+ * one command and exit: a run of one command pays for no shell it does not use).
+ */
+export type ShellsAhead = 'eager' | 'repeated';
+
 interface Warm {
   /** The shell's channel once the server has started it (null when it could not). */
   channel: Promise<ClientChannel | null>;
@@ -40,8 +47,14 @@ export class WarmShells {
   private next: Warm | null = null;
   private wasted = 0;
   private closed = false;
+  private taken = 0;
 
-  constructor(private readonly client: Client) {}
+  constructor(
+    private readonly client: Client,
+    private readonly ahead: () => ShellsAhead = () => 'eager',
+    /** Told of each shell started (for the usage counters). */
+    private readonly onStart: () => void = () => {},
+  ) {}
 
   /** Whether prestarted shells are still being made on this connection. */
   get active(): boolean {
@@ -51,19 +64,26 @@ export class WarmShells {
   /**
    * The waiting shell, to send a command line to (with `warmLine`): null when there is none, or once it resolves
    * when it could not be started (the caller starts the command on an exec channel of its own, as without this).
-   * Starts the next shell either way.
+   * Starts the next shell either way (`repeated`: from the second command on).
    */
   take(): Promise<ClientChannel | null> | null {
     const ready = this.next && !this.next.closed ? this.next : null;
     this.next = null;
     if (ready) ready.used = true;
-    this.start();
+    this.taken++;
+    if (this.ahead() === 'eager' || this.taken >= 2) this.start();
     return ready?.channel ?? null;
+  }
+
+  /** A command is coming: a shell is started for it now, unless one waits already (or none are made any more). */
+  prepare(): void {
+    this.start();
   }
 
   private start(): void {
     if (!this.active || this.next) return;
     const warm: Warm = { channel: Promise.resolve(null), closed: false, used: false };
+    this.onStart();
     const ended = () => {
       if (warm.closed) return;
       warm.closed = true;
@@ -96,7 +116,12 @@ export class WarmShells {
     this.next = warm;
   }
 
-  /** The waiting shell ends (the connection is closing). */
+  /**
+   * The waiting shell ends (the connection is closing). Its channel is closed; a start-up still running there
+   * (`.bashrc`, `pyenv init`) runs on to its end all the same (OpenSSH passes no signal to a session's processes
+   * unless it runs with privilege separation: not as a test's root sshd, so it cannot be counted on), which is why
+   * a one-shot run does not start one it may not use (`repeated`).
+   */
   close(): void {
     this.closed = true;
     const waiting = this.next;

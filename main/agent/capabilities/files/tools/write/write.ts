@@ -6,7 +6,7 @@ import { type ModelView, fromModelView, toModelView } from '../../line-endings';
 import { MAX_EDIT_BYTES, loadTextFile } from '../../text-file';
 import { isReviewed, reviewChange } from '../../review-gate';
 import { withCodeCheck } from '../../code-check';
-import { asToolError, guard, pathRules, statOrNull } from '../../tool-support';
+import { PREFETCH_BYTES, asToolError, guard, pathRules, statOrNull } from '../../tool-support';
 import { formatBytes } from '#protocol/helpers/units';
 import type { GuardedPath } from '#infra/policies/path-guard';
 import { type Tool, type ToolResult, ToolInputError, access, defineTool } from '#contract/tool';
@@ -46,15 +46,17 @@ async function ensureParent(environment: Environment, path: GuardedPath): Promis
     throw new ToolInputError(`A folder above ${path.display} changed while it was being created (it was replaced by a link); nothing was written.`);
 }
 
-/** The current text in the model's view, when it is small enough to diff and decodable. */
-async function currentText(environment: Environment, path: GuardedPath, size: number): Promise<ModelView | null> {
+/** The current text in the model's view, when it is small enough to diff and decodable (`read`: its bytes, already read). */
+async function currentText(environment: Environment, path: GuardedPath, size: number, read?: Buffer): Promise<ModelView | null> {
   if (size > MAX_EDIT_BYTES) return null;
   try {
-    return (await loadTextFile(environment, path.real, path.display, size)).view;
+    return (await loadTextFile(environment, path.real, path.display, size, read)).view;
   } catch {
     return null;
   }
 }
+
+const sameFile = (a: FileInfo, b: FileInfo) => a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 
 export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
   return defineTool({
@@ -64,13 +66,22 @@ export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
     description,
     input,
     async resolveExecution(args, env) {
-      const path = await guard(env, args.path, 'write');
-      // The stat the path guard took with the real path (the call stats the file again when it runs).
-      const existing = path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
+      // A file that fits in one answer comes with the guard's facts where the machine can (one round trip over SSH);
+      // asked only for a file the session read or wrote (by the path as given): any other existing file is refused
+      // by the stale guard anyway, and a new one has nothing to read (its failed read would cost a round trip more).
+      const known = files.has(env.environment.path.resolve(env.workspace, args.path.trim()));
+      const path = await guard(env, args.path, 'write', known ? { prefetch: PREFETCH_BYTES } : {});
+      const read = path.content?.current() ? path.content : null;
+      // The stat the path guard took with the real path (the call stats the file again when it runs, unless the
+      // replace checks it there: below).
+      const existing = read ? read.info : path.info !== undefined ? path.info : await statOrNull(env.environment, path.real);
       if (existing?.isDirectory()) throw new ToolInputError(`${path.display} is a folder; give Write the path of a file.`);
       if (existing && !existing.isFile())
         throw new ToolInputError(`${path.display} is not a regular file (it is a device, socket or pipe); Write does not write to it.`);
-      const before = existing ? await currentText(env.environment, path, existing.size) : toModelView('');
+      const before = existing ? await currentText(env.environment, path, existing.size, read?.bytes) : toModelView('');
+      // The preview's look at an existing text file, reused when the call runs if the replace can check there that
+      // the file is still exactly so (`replaceFileIfUnchanged`, SSH): no stat and no read again first.
+      const preview = existing && before && env.environment.replaceFileIfUnchanged ? { stats: existing, view: before } : null;
       const appending = args.mode === 'append';
       const display =
         before !== null
@@ -84,7 +95,10 @@ export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
         ...(isReviewed(env, path) ? { reviewedByUser: true } : {}),
         execute: (ctx) =>
           asToolError(async (): Promise<ToolResult> => {
-            const stats = await statOrNull(env.environment, path.real);
+            // The stale guard asked about the preview's stat, which the replace then requires there (one round trip
+            // over SSH for the whole run); otherwise the file is stat'd and read again now.
+            const checkThere = preview && files.refusal(path.real, path.display, preview.stats, 'write') === null ? preview : null;
+            const stats = checkThere ? checkThere.stats : await statOrNull(env.environment, path.real);
             if (stats && !stats.isFile()) throw new ToolInputError(`${path.display} is no longer a regular file; Write does not write to it.`);
             if (stats) {
               const refusal = files.refusal(path.real, path.display, stats, 'write');
@@ -92,7 +106,7 @@ export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
             } else {
               await ensureParent(env.environment, path);
             }
-            const view = stats ? await currentText(env.environment, path, stats.size) : null;
+            const view = checkThere ? checkThere.view : stats ? await currentText(env.environment, path, stats.size) : null;
             const beforeText = view?.text ?? '';
             let afterText = appending ? beforeText + args.content : args.content;
             // Review mode: the user accepts or rejects the change hunk by hunk before anything is written.
@@ -110,8 +124,23 @@ export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
             const bytes = Buffer.byteLength(text);
             // The file's stat after the write (replaceFile answers it with the rename).
             let after: FileInfo | null;
+            const replace = async (data: string): Promise<FileInfo | null> => {
+              if (!checkThere) return env.environment.replaceFile(path.real, data);
+              const done = await env.environment.replaceFileIfUnchanged!(path.real, data, checkThere.stats);
+              if (done !== 'changed' && done !== 'unavailable') return done;
+              // Changed since the preview (refused, as when the stat before it shows it), or the check could not run there.
+              const now = await statOrNull(env.environment, path.real);
+              if (!now) throw new ToolInputError(`${path.display} was removed while it was being written; nothing was written. Write it again to create it.`);
+              if (done === 'changed' || !sameFile(checkThere.stats, now)) {
+                throw new ToolInputError(
+                  files.refusal(path.real, path.display, now, 'write') ??
+                    `${path.display} changed while it was being written; nothing was written. Read it again, then redo the write.`,
+                );
+              }
+              return env.environment.replaceFile(path.real, data);
+            };
             if (partial) {
-              after = await env.environment.replaceFile(path.real, view ? fromModelView(afterText, view) : afterText);
+              after = await replace(view ? fromModelView(afterText, view) : afterText);
             } else if (appending && stats && (!view || stats.size > REWRITE_APPEND_LIMIT)) {
               if ((await env.environment.realpath(path.real).catch(() => null)) !== path.real)
                 throw new ToolInputError(`${path.display} changed while it was being written (a folder above it was replaced); nothing was appended.`);
@@ -119,7 +148,7 @@ export function writeTool(files: FileTracker): Tool<SchemaOf<typeof input>> {
               after = await env.environment.stat(path.real).catch(() => null);
             } else {
               const whole = appending && view ? fromModelView(view.text, view) + text : view?.bom && !text.startsWith('\ufeff') ? `\ufeff${text}` : text;
-              after = await env.environment.replaceFile(path.real, whole);
+              after = await replace(whole);
             }
             if (!after)
               throw new ToolInputError(`${path.display} was written, but is no longer there (a folder above it changed meanwhile). Check it and try again.`);
