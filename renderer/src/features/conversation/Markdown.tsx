@@ -77,9 +77,9 @@ const Block = memo(
 );
 
 /**
- * Finished blocks in a group of their own (see markdown-chunks.ts): a group that is full never renders
- * again, and while the answer streams it is one box the browser can skip (laid out, painted and checked
- * for visibility as one, not block by block).
+ * Blocks in a group of their own (see markdown-chunks.ts): a group that is full never renders again, and
+ * while the answer streams it is one box the browser can skip (laid out, painted and checked for
+ * visibility as one, not block by block). The last group holds the growing block.
  */
 const Chunk = memo(
   function Chunk({ blocks, chunk, linkImages }: { blocks: readonly MarkdownBlock[]; chunk: MarkdownChunk; linkImages: boolean }) {
@@ -107,9 +107,8 @@ const Chunk = memo(
  * `linkImages` turns images into links (for Markdown that came from the web).
  *
  * Rendered block by block: while an answer streams only its last block is parsed (once) and rendered
- * again, and a code block still waiting for its closing fence is highlighted once it closes. Finished
- * blocks sit in groups (`.markdown-chunk`), so a frame touches a few groups and the growing last block,
- * not every block of a long answer.
+ * again, and a code block still waiting for its closing fence is highlighted once it closes. Blocks sit
+ * in groups (`.markdown-chunk`), so a frame touches the last group, not every block of a long answer.
  */
 export const Markdown = memo(function Markdown({ text, linkImages = false }: { text: string; linkImages?: boolean }) {
   // The previous split and grouping, kept across renders: the next split parses only from its last block on.
@@ -118,13 +117,11 @@ export const Markdown = memo(function Markdown({ text, linkImages = false }: { t
   const chunks = chunkBlocks(split, last.split, last.chunks);
   last.split = split;
   last.chunks = chunks;
-  const tail = split.blocks.length - 1;
   return (
     <div className="markdown">
       {chunks.map((chunk) => (
         <Chunk key={chunk.from} blocks={split.blocks} chunk={chunk} linkImages={linkImages} />
       ))}
-      <Block key="tail" block={split.blocks[tail]!} linkImages={linkImages} />
     </div>
   );
 });

@@ -1,6 +1,6 @@
 import type { MarkdownSplit } from './markdown-blocks';
 
-/** Finished blocks `from` (inclusive) to `to` (exclusive) of a split, shown as one group. */
+/** Blocks `from` (inclusive) to `to` (exclusive) of a split, shown as one group. */
 export interface MarkdownChunk {
   from: number;
   to: number;
@@ -24,10 +24,10 @@ export const CHUNK_BLOCKS = 4;
 const STARTS_CHUNK = new Set(['paragraph', 'code', 'table']);
 
 /**
- * The finished blocks of `split` (all but its last) in groups: the same groups as before for the blocks
- * it kept from `previous` (a streamed answer growing), so a full group is the same group every frame.
- * A group is full from CHUNK_BLOCKS blocks on, at the next block that may start one; the last group
- * takes the blocks finished since.
+ * The blocks of `split` in groups: the same groups as before for the blocks it kept from `previous` (a
+ * streamed answer growing), so a full group is the same group every frame. A group is full from
+ * CHUNK_BLOCKS finished blocks on, at the next finished block that may start one; the last group takes
+ * the blocks since, the growing last block included (so a block that finishes stays where it is).
  */
 export function chunkBlocks(split: MarkdownSplit, previous?: MarkdownSplit, previousChunks?: readonly MarkdownChunk[]): MarkdownChunk[] {
   const finished = split.blocks.length - 1;
@@ -43,6 +43,6 @@ export function chunkBlocks(split: MarkdownSplit, previous?: MarkdownSplit, prev
     chunks.push({ from, to: i, full: true });
     from = i;
   }
-  if (from < finished) chunks.push({ from, to: finished, full: false });
+  chunks.push({ from, to: finished + 1, full: false });
   return chunks;
 }
