@@ -45,3 +45,31 @@ test('the view keeps following an answer that grows by more than a screen at a t
   expect(await log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(48);
   await expect(page.getByRole('button', { name: 'Jump to latest' })).toHaveCount(0);
 });
+
+test('the groups a streaming answer is shown in change no spacing: its blocks sit where they do once it ends', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  const answer = `Intro before the parts.\n\n> A quote to begin with,\n> over two lines.\n\n1. first step\n2. second step\n   - nested point\n\n${longAnswer(5_000)}`;
+  mock.enqueue({ chunks: [...deltas(answer, 16).map((text) => ({ text })), { finish: 'stop' }], perSecond: 1_000 });
+  await send(page, 'Explain every part');
+  const message = page.getByRole('log', { name: 'Conversation' }).getByRole('article', { name: 'Assistant message' });
+  await expect(message.getByRole('toolbar', { name: 'Answer actions' })).toBeVisible({ timeout: 30_000 });
+  // Tall enough that no group is out of view (a group skipped out of view reports no positions of its own).
+  await page.setViewportSize({ width: 1100, height: 5_000 });
+  const markdown = message.locator('.markdown');
+  const tops = () =>
+    markdown.evaluate((root) =>
+      [...root.querySelectorAll(':scope > .markdown-chunk > *')].map((block) =>
+        Math.round(block.getBoundingClientRect().top - root.getBoundingClientRect().top),
+      ),
+    );
+  const ended = await tops();
+  expect(ended.length).toBeGreaterThan(30);
+  // As while it streamed: each full group a box of its own (content-visibility), its margins kept inside it.
+  await message.evaluate((article) => article.setAttribute('aria-busy', 'true'));
+  const boxes = await markdown.evaluate(
+    (root) => [...root.querySelectorAll('.markdown-chunk')].filter((c) => c.ownerDocument.defaultView!.getComputedStyle(c).contentVisibility === 'auto').length,
+  );
+  expect(boxes).toBeGreaterThan(3);
+  expect(await tops()).toEqual(ended);
+});

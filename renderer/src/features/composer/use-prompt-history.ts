@@ -1,11 +1,19 @@
-import { type KeyboardEvent, useMemo, useRef } from 'react';
+import { type KeyboardEvent, useRef } from 'react';
 import type { Mention } from '#protocol';
-import { useTranscript } from '../../stores/transcript';
+import { type TranscriptItem, useTranscript } from '../../stores/transcript';
 
 /** A prompt to put back in the box: its text and the files it mentioned. */
 export interface RecalledPrompt {
   text: string;
   mentions: readonly Mention[];
+}
+
+/** The session's prompts, oldest first (one recalled twice in a row once). */
+function promptsOf(items: readonly TranscriptItem[]): RecalledPrompt[] {
+  const list: RecalledPrompt[] = [];
+  for (const item of items)
+    if (item.kind === 'user' && item.text.trim() && list.at(-1)?.text !== item.text) list.push({ text: item.text, mentions: item.mentions });
+  return list;
 }
 
 /**
@@ -14,17 +22,13 @@ export interface RecalledPrompt {
  * its very end. Going past the newest brings back what was being typed.
  */
 export function usePromptHistory(text: string, recall: (prompt: RecalledPrompt) => void) {
-  const items = useTranscript((s) => s.items);
-  const prompts = useMemo(() => {
-    const list: RecalledPrompt[] = [];
-    for (const item of items)
-      if (item.kind === 'user' && item.text.trim() && list.at(-1)?.text !== item.text) list.push({ text: item.text, mentions: item.mentions });
-    return list;
-  }, [items]);
   const state = useRef<{ index: number; draft: string } | null>(null);
 
   return {
     onKeyDown(e: KeyboardEvent<HTMLTextAreaElement>): boolean {
+      // Read at the key, not subscribed to: the transcript changes every frame an answer streams, and the
+      // message box would render again with it.
+      const prompts = promptsOf(useTranscript.getState().items);
       // Typing (anything but a recalled prompt) ends the walk through history.
       if (state.current && text !== prompts[state.current.index]?.text) state.current = null;
       if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !prompts.length) return false;

@@ -26,17 +26,24 @@ describe('a streamed answer', () => {
     let text = '';
     const view = render(<Markdown text="" />);
     let renders = 0;
+    const full = new Map<Element, Element | null>();
     for (const delta of frames) {
       text += delta;
       const before = [...rendered.values()].reduce((a, b) => a + b, 0);
       act(() => view.rerender(<Markdown text={text} />));
+      // A full group of finished blocks keeps its DOM: the same element, with the same blocks in it.
+      for (const [chunk, first] of full) expect(chunk.isConnected && chunk.firstElementChild === first).toBe(true);
+      for (const chunk of view.container.querySelectorAll('.markdown-chunk[data-full]')) if (!full.has(chunk)) full.set(chunk, chunk.firstElementChild);
       const now = [...rendered.values()].reduce((a, b) => a + b, 0);
       // The last block, and blocks that came whole in this delta: a few, never the answer so far.
       expect(now - before).toBeLessThanOrEqual(4);
       renders += now - before;
     }
-    const blocks = view.container.querySelectorAll('.markdown > *').length;
+    const blocks = view.container.querySelectorAll('.markdown > .markdown-chunk > *, .markdown > :not(.markdown-chunk)').length;
     expect(blocks).toBeGreaterThan(30);
+    // Grouped: a frame walks a few groups and the growing block, not every block.
+    expect(full.size).toBeGreaterThan(5);
+    expect(view.container.querySelector('.markdown')!.children.length).toBeLessThan(blocks / 3);
     // Each block is rendered once as it is finished, plus the growing tail once a frame.
     expect(renders).toBeLessThanOrEqual(frames.length + blocks);
     // No tree (a finished block's) was rendered more than once... except the growing tail's, which is new each frame.

@@ -1,6 +1,7 @@
 import { type ComponentProps, memo, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { type MarkdownBlock, type MarkdownSplit, splitMarkdown } from './markdown-blocks';
+import { type MarkdownChunk, chunkBlocks } from './markdown-chunks';
 import { renderMarkdownNodes } from './markdown-render';
 import './markdown.css';
 
@@ -76,21 +77,50 @@ const Block = memo(
 );
 
 /**
+ * Blocks in a group of their own (see markdown-chunks.ts): a group that is full never renders again, and
+ * while the answer streams it is one box the browser can skip (laid out, painted and checked for
+ * visibility as one, not block by block). The last group holds the growing block.
+ */
+const Chunk = memo(
+  function Chunk({ blocks, chunk, linkImages }: { blocks: readonly MarkdownBlock[]; chunk: MarkdownChunk; linkImages: boolean }) {
+    const shown = [];
+    for (let i = chunk.from; i < chunk.to; i++) shown.push(<Block key={i - chunk.from} block={blocks[i]!} linkImages={linkImages} />);
+    return (
+      // The first group stays open to the margins around it, as the answer's first block is.
+      <div className="markdown-chunk" data-full={chunk.full && chunk.from > 0 ? '' : undefined}>
+        {shown}
+      </div>
+    );
+  },
+  // Finished blocks never change: the same first and last block (and bounds) is the same group.
+  (before, after) =>
+    before.linkImages === after.linkImages &&
+    before.chunk.from === after.chunk.from &&
+    before.chunk.to === after.chunk.to &&
+    before.chunk.full === after.chunk.full &&
+    before.blocks[before.chunk.from] === after.blocks[after.chunk.from] &&
+    before.blocks[before.chunk.to - 1] === after.blocks[after.chunk.to - 1],
+);
+
+/**
  * Model Markdown, rendered without raw HTML (it shows as text); code highlighted by language tag.
  * `linkImages` turns images into links (for Markdown that came from the web).
  *
  * Rendered block by block: while an answer streams only its last block is parsed (once) and rendered
- * again, and a code block still waiting for its closing fence is highlighted once it closes.
+ * again, and a code block still waiting for its closing fence is highlighted once it closes. Blocks sit
+ * in groups (`.markdown-chunk`), so a frame touches the last group, not every block of a long answer.
  */
 export const Markdown = memo(function Markdown({ text, linkImages = false }: { text: string; linkImages?: boolean }) {
-  // The previous split, kept across renders: the next one parses only from its last block on.
-  const [last] = useState<{ split?: MarkdownSplit }>(() => ({}));
+  // The previous split and grouping, kept across renders: the next split parses only from its last block on.
+  const [last] = useState<{ split?: MarkdownSplit; chunks?: MarkdownChunk[] }>(() => ({}));
   const split = splitMarkdown(text, last.split);
+  const chunks = chunkBlocks(split, last.split, last.chunks);
   last.split = split;
+  last.chunks = chunks;
   return (
     <div className="markdown">
-      {split.blocks.map((block, i) => (
-        <Block key={i} block={block} linkImages={linkImages} />
+      {chunks.map((chunk) => (
+        <Chunk key={chunk.from} blocks={split.blocks} chunk={chunk} linkImages={linkImages} />
       ))}
     </div>
   );

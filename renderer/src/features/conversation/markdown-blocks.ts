@@ -1,4 +1,4 @@
-import type { RootContent } from 'mdast';
+import type { Code, RootContent } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
@@ -28,9 +28,20 @@ const micromarkGfm = gfm();
 const mdastGfm = gfmFromMarkdown();
 const options = { extensions: [micromarkGfm], mdastExtensions: [mdastGfm] };
 
+/**
+ * Where a block starts: its line's start when only blanks come before it there. An indented block
+ * keeps its indent (a fence's indent is taken off its code lines: parsed alone, without it, the code
+ * would keep it).
+ */
+function lineStart(source: string, offset: number): number {
+  let at = offset;
+  while (at > 0 && (source[at - 1] === ' ' || source[at - 1] === '\t')) at--;
+  return at === 0 || source[at - 1] === '\n' ? at : offset;
+}
+
 /** The top-level nodes of `source`, each with where it starts (the first block always starts at 0). */
 function parseBlocks(source: string): { start: number; nodes: RootContent[] }[] {
-  const blocks = fromMarkdown(source, options).children.map((node) => ({ start: node.position?.start.offset ?? 0, nodes: [node] }));
+  const blocks = fromMarkdown(source, options).children.map((node) => ({ start: lineStart(source, node.position?.start.offset ?? 0), nodes: [node] }));
   // Leading blank lines (or an empty text): a block of its own, with nothing to render.
   if (!blocks.length || blocks[0]!.start !== 0) blocks.unshift({ start: 0, nodes: [] });
   return blocks;
@@ -56,6 +67,28 @@ function toBlocks(text: string, offset: number, parsed: { start: number; nodes: 
   });
 }
 
+// An opening fence as the fast path below takes it: not indented, a plain language tag or none.
+const PLAIN_FENCE = /^(`{3,}|~{3,})([\w+#.-]*)\n/;
+
+/**
+ * The tree of a code block whose fence is still open, without parsing it: everything after the fence
+ * line is its code, as it is (what the parser makes of it too). Null when the block is not that simple
+ * (an indented fence, an info string beyond a language tag, tabs, carriage returns or NULs, which the
+ * parser may change) or has closed: it is parsed then. Looking costs two scans of the block for a
+ * character or a line, far less than parsing it.
+ */
+function openFenceNodes(text: string): RootContent[] | null {
+  const open = PLAIN_FENCE.exec(text);
+  if (!open) return null;
+  const fence = open[1]!;
+  const code = text.slice(open[0].length);
+  // A line of the fence's character, at least as long, with at most 3 spaces before and blanks after, closes it.
+  const close = new RegExp(`^ {0,3}${fence[0] === '`' ? '`' : '~'}{${fence.length},}[ \\t]*$`, 'm');
+  if (close.test(code) || /[\t\r\0]/.test(code)) return null;
+  const node: Code = { type: 'code', lang: open[2] || null, meta: null, value: code.endsWith('\n') ? code.slice(0, -1) : code };
+  return [node];
+}
+
 /**
  * Split Markdown into top-level blocks, each with its syntax tree. Given the split of a text this one extends (a streamed answer
  * growing), only the last block onwards is parsed again: the finished blocks are kept as they were
@@ -65,9 +98,14 @@ export function splitMarkdown(text: string, previous?: MarkdownSplit): MarkdownS
   if (previous?.text === text) return previous;
   const last = previous?.blocks.at(-1);
   // A text that extends the previous one: only from its last block on is new (and need be looked at).
-  const from = previous && last && previous.blocks.length > 1 && text.startsWith(previous.text) ? last.start : 0;
+  const grown = previous && last && text.startsWith(previous.text) ? last : undefined;
+  const from = grown?.start ?? 0;
   if (DEFINITION.test(from ? text.slice(from) : text))
     return { text, blocks: [{ start: 0, text, openFence: false, nodes: fromMarkdown(text, options).children }] };
+  // A code block still open that grew: its tree without a parse (most of a streamed answer can be code).
+  // (Only a block that starts its line: one that does not has its fence's indent at the end of the block before.)
+  const openFence = grown?.openFence && (from === 0 || text[from - 1] === '\n') ? openFenceNodes(text.slice(from)) : null;
+  if (openFence) return { text, blocks: [...previous!.blocks.slice(0, -1), { start: from, text: text.slice(from), openFence: true, nodes: openFence }] };
   if (!from || !previous) return { text, blocks: toBlocks(text, 0, parseBlocks(text)) };
   const kept = previous.blocks.slice(0, -1);
   return { text, blocks: [...kept, ...toBlocks(text, from, parseBlocks(text.slice(from)))] };
