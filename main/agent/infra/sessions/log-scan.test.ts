@@ -72,8 +72,12 @@ function referenceTimeline(lines: string[]): { timeline: Timeline; problems: num
   return { timeline, problems };
 }
 
-/** A log of prompts, answers with tool calls, state, compactions, undos, redos, events and broken lines. */
-function randomLog(seed: number): string[] {
+/**
+ * A log of prompts, answers with tool calls, state, compactions, undos, redos, events and broken lines. With
+ * `large`, every fourth message is long and each tool call gets a long result (messages a timeline read from
+ * a file leaves there).
+ */
+function randomLog(seed: number, large = false): string[] {
   const next = random(seed);
   const lines = [JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 })];
   const turns: string[] = [];
@@ -90,12 +94,17 @@ function randomLog(seed: number): string[] {
       const turnId = `t${i}`;
       turns.push(turnId);
       undone = [];
-      push({ r: 'context', m: { role: 'user', content: `prompt ${i}`, turnId } as ModelMessage });
+      push({ r: 'context', m: { role: 'user', content: `prompt ${i}${pad(large && i % 4 === 0)}`, turnId } as ModelMessage });
       push({ r: 'event', e: { type: 'turn.started', turnId, sessionId: 's', seq: ++seq, at: seq } as never });
     } else if (roll < 0.5) {
       const toolCalls = next() < 0.5 ? [{ id: `call-${i}`, name: 'Read', arguments: '{}' }] : [];
       calls.push(...toolCalls.map((call) => call.id));
-      push({ r: 'context', m: { role: 'assistant', content: `answer ${i}`, ...(toolCalls.length ? { toolCalls } : {}) } as ModelMessage });
+      push({
+        r: 'context',
+        m: { role: 'assistant', content: `answer ${i}${pad(large && i % 4 === 1)}`, ...(toolCalls.length ? { toolCalls } : {}) } as ModelMessage,
+      });
+      for (const call of large ? toolCalls : [])
+        push({ r: 'context', m: { role: 'tool', toolCallId: call.id, toolName: 'Read', content: `result ${i}${pad(true)}` } });
       push({ r: 'event', e: { type: 'assistant.delta', turnId: 't', step: 1, text: 'x', sessionId: 's', seq: ++seq, at: seq + 0.5 } as never });
     } else if (roll < 0.62) push({ r: 'state', key: `k${Math.floor(next() * 3)}`, value: i });
     else if (roll < 0.7) {
@@ -121,20 +130,25 @@ function randomLog(seed: number): string[] {
   return lines;
 }
 
+/** What a timeline holds, to compare two. */
+const view = (t: Timeline) => ({
+  context: t.context,
+  state: [...t.state],
+  marks: t.marks.map((m) => ({ ...m, state: [...m.state] })),
+  callIds: [...t.callIds].sort(),
+  calls: [...t.callsSinceCompaction].sort(),
+  compacted: t.compactions > 0,
+});
+
+/** Enough text to make a message long (✓: not Latin-1, as command output often is not). */
+const pad = (long: boolean) => (long ? ' ✓ ok'.repeat(300) : '');
+
 describe('scanLog', () => {
   it('ends with the same timeline as applying every line in order, over 300 random logs', () => {
     for (let seed = 1; seed <= 300; seed++) {
       const lines = randomLog(seed);
       const scan = scanLog(Buffer.from(lines.join('\n') + '\n'));
       const reference = referenceTimeline(lines);
-      const view = (t: Timeline) => ({
-        context: t.context,
-        state: [...t.state],
-        marks: t.marks.map((m) => ({ ...m, state: [...m.state] })),
-        callIds: [...t.callIds].sort(),
-        calls: [...t.callsSinceCompaction].sort(),
-        compacted: t.compactions > 0,
-      });
       expect(view(scan.timeline), `seed ${seed}`).toEqual(view(reference.timeline));
       expect(scan.problems.length, `seed ${seed}`).toBe(reference.problems);
       // A redo right after the scan works exactly when it would have after the reference replay.
@@ -222,5 +236,79 @@ describe('a session compacting', () => {
     expect(problems).toEqual([]);
     expect([...again.callIds].sort()).toEqual(['c1', 'c2', 'c3', 'c4']);
     expect(again.context.slice(0, 2).map((m) => m.content)).toEqual(['summary 2', '']);
+  });
+});
+
+describe('a timeline read from a log file leaves its large messages there', () => {
+  it('holds only where they sit, and reads them back to the same timeline (blocking or not), undone ones and redos too', async () => {
+    const dir = await tempDir('deft-scan-messages-');
+    const path = join(dir, 'log.jsonl');
+    let leftAny = 0;
+    for (let seed = 1; seed <= 80; seed++) {
+      const lines = randomLog(seed, true);
+      await writeFile(path, lines.join('\n') + '\n');
+      const eager = scanLog(Buffer.from(lines.join('\n') + '\n')).timeline;
+      for (const blocking of [true, false]) {
+        const { timeline, problems } = await scanLogFile(path, { leaveMessages: true, chunk: 4096 });
+        expect(problems.length, `seed ${seed}`).toBe(scanLog(Buffer.from(lines.join('\n') + '\n')).problems.length);
+        const held = timeline.onDisk;
+        leftAny += held;
+        // Every long message is left on disk, none of the short ones.
+        const long = eager.context.filter((m) => JSON.stringify({ r: 'context', m }).length >= 1024).length;
+        if (!eager.compactions) expect(held, `seed ${seed}`).toBeGreaterThanOrEqual(long);
+        expect(timeline.length).toBe(eager.context.length);
+        if (!blocking) await timeline.loadContext();
+        expect(view(timeline), `seed ${seed}`).toEqual(view(eager));
+        expect(timeline.onDisk).toBe(0);
+      }
+      // A redo puts back messages an undo took while they were still on disk.
+      const undo = [...lines].reverse().find((l) => l.startsWith('{"r":"undo"'));
+      const lazy = (await scanLogFile(path, { leaveMessages: true })).timeline;
+      const turnIds = undo ? (JSON.parse(undo) as { turnIds: string[] }).turnIds : [];
+      if (undo && eager.canRedo(turnIds)) {
+        expect(lazy.redo(turnIds)).not.toBeNull();
+        eager.redo(turnIds);
+        expect(view(lazy), `seed ${seed}`).toEqual(view(eager));
+      }
+    }
+    expect(leftAny).toBeGreaterThan(100);
+  });
+
+  it('a message whose line changed under the session reads back as unreadable, its tool call still paired', async () => {
+    const dir = await tempDir('deft-scan-messages-');
+    const path = join(dir, 'log.jsonl');
+    const call = { id: 'call-1', name: 'Bash', arguments: '{"command":"npm test"}' };
+    const records: LogRecord[] = [
+      { r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 },
+      { r: 'context', m: { role: 'user', content: 'run the tests', turnId: 't1' } },
+      { r: 'context', m: { role: 'assistant', content: `Running them.${pad(true)}`, toolCalls: [call] } },
+      { r: 'context', m: { role: 'tool', toolCallId: 'call-1', toolName: 'Bash', content: `ok${pad(true)}` } },
+    ];
+    const text = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    await writeFile(path, text);
+    const { timeline } = await scanLogFile(path, { leaveMessages: true });
+    expect(timeline.onDisk).toBe(2);
+    // The tool result's line is damaged after the log was read (same length, no longer JSON).
+    const at = text.indexOf('{"r":"context","m":{"role":"tool"');
+    await writeFile(path, text.slice(0, at) + 'x' + text.slice(at + 1));
+    const context = timeline.context;
+    expect(context[1]).toMatchObject({ role: 'assistant', toolCalls: [call] });
+    expect(context[2]).toMatchObject({ role: 'tool', toolCallId: 'call-1', toolName: 'Bash', isError: true });
+    expect(context[2]!.content).toMatch(/could not be read back/);
+  });
+
+  it('a session opened after a crash mid-step still gets the missing tool result while its long messages are on disk', async () => {
+    const dir = await tempDir('deft-scan-messages-');
+    const records: LogRecord[] = [
+      { r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 },
+      { r: 'context', m: { role: 'user', content: 'run the tests', turnId: 't1' } },
+      { r: 'context', m: { role: 'assistant', content: `Running them.${pad(true)}`, toolCalls: [{ id: 'call-1', name: 'Bash', arguments: '{}' }] } },
+    ];
+    await writeFile(join(dir, LOG_FILE), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const { session } = await Session.load(dir, { id: 's', title: 't', workspace: '/w', createdAt: 0, updatedAt: 0, turns: 1 }, Date.now);
+    await session.loadContext();
+    expect(session.context.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(session.context[1]!.content).toBe(`Running them.${pad(true)}`);
+    expect(session.context[2]).toMatchObject({ role: 'tool', toolCallId: 'call-1', isError: true });
   });
 });

@@ -71,11 +71,12 @@ export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
 /** A scan in progress: lines are given to scanLine in file order, then finishScan ends it. */
 export interface Scanning extends LogScan {
   /** Held records (copies of their lines), in order. */
-  held: Array<{ bytes: Buffer; lineNo: number; torn: boolean }>;
+  held: Array<{ bytes: Buffer; lineNo: number; torn: boolean; start: number }>;
 }
 
-export function startScan(indexFrom: number): Scanning {
-  return { header: null, lines: [], held: [], timeline: new Timeline(), problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
+/** `timeline`: where the messages go (a timeline that leaves large ones in the log file, see readLoggedMessages). */
+export function startScan(indexFrom: number, timeline = new Timeline()): Scanning {
+  return { header: null, lines: [], held: [], timeline, problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
 }
 
 export function finishScan(scan: Scanning): LogScan {
@@ -101,7 +102,7 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
     const bytes = Buffer.allocUnsafe(end - start);
     buffer.copy(bytes, 0, start, end);
-    scan.held.push({ bytes, lineNo, torn });
+    scan.held.push({ bytes, lineNo, torn, start: base + start });
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
@@ -134,10 +135,10 @@ function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, li
 function applyHeld(scan: Scanning, only?: Buffer): void {
   const held = scan.held;
   scan.held = [];
-  for (const { bytes, lineNo, torn } of held) {
+  for (const { bytes, lineNo, torn, start } of held) {
     if (only && !startsWith(bytes, 0, bytes.length, only)) continue;
     const record = parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
-    if (record) applyRecord(scan, record, lineNo, -1, -1);
+    if (record) applyRecord(scan, record, lineNo, start, start + bytes.length);
   }
 }
 
@@ -198,7 +199,7 @@ function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: nu
       break;
     }
     case 'context':
-      if (isMessage(record.m)) timeline.append(record.m);
+      if (isMessage(record.m)) timeline.append(record.m, start >= 0 ? { start, end } : undefined);
       else problems.push(`Line ${lineNo} of the session log holds a malformed message and was skipped.`);
       break;
     case 'state':
@@ -281,6 +282,6 @@ function isCompactionContext(context: unknown): context is ModelMessage[] {
   return Array.isArray(context) && context.every(isMessage);
 }
 
-function isMessage(m: unknown): m is ModelMessage {
+export function isMessage(m: unknown): m is ModelMessage {
   return Boolean(m) && typeof m === 'object' && 'role' in (m as object);
 }
