@@ -7,7 +7,7 @@ import { ensureBuild } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../test-support/harness';
 import { generateSession } from './generate-session';
 import type { BenchResult } from './types';
-import { processRss, startBenchHost } from './web-host';
+import { processCpu, processRss, startBenchHost } from './web-host';
 
 const SIZES = [500, 2_000, 5_000];
 /** Sessions with realistic tool output in the tail (a 400-line command output in each of the last 500 turns), opened the same way. */
@@ -54,6 +54,9 @@ async function open(page: Page, messages: number, heavy = false): Promise<{ ms: 
 interface HeavyFigures {
   cold: number;
   warm: number[];
+  /** The host's CPU time over the cold open, and over each warm one (ms). */
+  coldCpu: number;
+  warmCpu: number[];
   longestTask: number[];
   /** Host RSS with the 2-message session open (the newest: the window opened it), then after the heavy one. */
   smallRss: number;
@@ -89,11 +92,16 @@ async function openHeavy(executablePath: string, messages: number): Promise<Heav
     await page.goto(host.url);
     await page.getByText(lastAnswer(2), { exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
     const smallRss = await processRss(host.child.pid!);
+    const pid = host.child.pid!;
+    const cpuBefore = await processCpu(pid);
     const cold = await open(page, messages, true);
-    const figures: HeavyFigures = { cold: cold.ms, warm: [], longestTask: [cold.longestTask], smallRss, rss: 0, logMiB };
+    const coldCpu = (await processCpu(pid)) - cpuBefore;
+    const figures: HeavyFigures = { cold: cold.ms, warm: [], coldCpu, warmCpu: [], longestTask: [cold.longestTask], smallRss, rss: 0, logMiB };
     for (let i = 0; i < RUNS; i++) {
       await open(page, 2);
+      const before = await processCpu(pid);
       const warm = await open(page, messages, true);
+      figures.warmCpu.push((await processCpu(pid)) - before);
       figures.warm.push(warm.ms);
       figures.longestTask.push(warm.longestTask);
     }
@@ -164,6 +172,12 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
           unit: 'ms',
           baseline: { name: `same, warm (median of ${RUNS})`, value: mid(f.warm) },
           note: `goal: cold ≤ 2× warm; longest task ${Math.max(...f.longestTask).toFixed(0)} ms`,
+        },
+        {
+          name: `window: host CPU opening ${label}, cold (first open)`,
+          value: f.coldCpu,
+          unit: 'ms',
+          baseline: { name: `same, warm (median of ${RUNS})`, value: mid(f.warmCpu) },
         },
         {
           name: `window: host RSS after opening ${label}`,

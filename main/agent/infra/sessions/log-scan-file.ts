@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { logReadBack } from './log-messages';
 import { Timeline } from './timeline';
@@ -15,12 +16,17 @@ export async function scanLogFile(
   path: string,
   options: { indexFrom?: number; until?: number; chunk?: number; leaveMessages?: boolean } = {},
 ): Promise<LogScan & { size: number }> {
-  // A session's timeline leaves large messages in the file until the model needs them (Timeline, logReadBack).
-  const scan = startScan(options.indexFrom ?? 0, options.leaveMessages ? new Timeline(logReadBack(path)) : undefined);
   const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
+  // Held records are read again from the file when they count, not copied (they may be most of the log).
+  const reread = (start: number, end: number) => {
+    const bytes = Buffer.allocUnsafe(end - start);
+    return bytes.subarray(0, handle ? readSync(handle.fd, bytes, 0, bytes.length, start) : 0);
+  };
+  // A session's timeline leaves large messages in the file until the model needs them (Timeline, logReadBack).
+  const scan = startScan(options.indexFrom ?? 0, reread, options.leaveMessages ? new Timeline(logReadBack(path)) : undefined);
   if (!handle) return { ...finishScan(scan), size: 0 };
   try {
     const limit = Math.min(options.until ?? Infinity, (await handle.stat()).size);

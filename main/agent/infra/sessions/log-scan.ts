@@ -55,7 +55,7 @@ const SEQ_AT_END = /,"seq":(\d+),"at":-?\d+(?:\.\d+)?(?:,"fromSeq":\d+)?\}\}$/;
  * a malformed one of them is then not reported either, as it no longer matters.
  */
 export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
-  const scan = startScan(indexFrom);
+  const scan = startScan(indexFrom, (start, end) => buffer.subarray(start, end));
   const endsClean = buffer.length > 0 && buffer[buffer.length - 1] === 0x0a;
   let lineNo = 0;
   for (let start = 0; start < buffer.length; ) {
@@ -70,18 +70,23 @@ export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
 
 /** A scan in progress: lines are given to scanLine in file order, then finishScan ends it. */
 export interface Scanning extends LogScan {
-  /** Held records (copies of their lines), in order. */
-  held: Array<{ bytes: Buffer; lineNo: number; torn: boolean; start: number }>;
+  /** Held records (where their lines sit in the log: they are read again when they count), in order. */
+  held: Array<{ start: number; end: number; lineNo: number; torn: boolean; state: boolean }>;
+  /** Bytes [start, end) of the log, read again (a held record). */
+  reread: (start: number, end: number) => Buffer;
 }
 
-/** `timeline`: where the messages go (a timeline that leaves large ones in the log file, see readLoggedMessages). */
-export function startScan(indexFrom: number, timeline = new Timeline()): Scanning {
-  return { header: null, lines: [], held: [], timeline, problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
+/**
+ * `reread`: bytes of the log read again (a held record, when it counts after all); `timeline`: where the
+ * messages go (one that leaves large ones in the log file, see logReadBack).
+ */
+export function startScan(indexFrom: number, reread: Scanning['reread'], timeline = new Timeline()): Scanning {
+  return { header: null, lines: [], held: [], reread, timeline, problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
 }
 
 export function finishScan(scan: Scanning): LogScan {
   applyHeld(scan);
-  const { held: _held, ...done } = scan;
+  const { held: _held, reread: _reread, ...done } = scan;
   return done;
 }
 
@@ -100,9 +105,7 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
     }
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
-    const bytes = Buffer.allocUnsafe(end - start);
-    buffer.copy(bytes, 0, start, end);
-    scan.held.push({ bytes, lineNo, torn, start: base + start });
+    scan.held.push({ start: base + start, end: base + end, lineNo, torn, state: startsWith(buffer, start, end, STATE) });
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
@@ -132,20 +135,21 @@ function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, li
 }
 
 /** The held records count after all: each is parsed and applied in order. */
-function applyHeld(scan: Scanning, only?: Buffer): void {
+function applyHeld(scan: Scanning, onlyState = false): void {
   const held = scan.held;
   scan.held = [];
-  for (const { bytes, lineNo, torn, start } of held) {
-    if (only && !startsWith(bytes, 0, bytes.length, only)) continue;
+  for (const { start, end, lineNo, torn, state } of held) {
+    if (onlyState && !state) continue;
+    const bytes = scan.reread(start, end);
     const record = parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
-    if (record) applyRecord(scan, record, lineNo, start, start + bytes.length);
+    if (record) applyRecord(scan, record, lineNo, start, end);
   }
 }
 
 /** A compaction replaces the held records: their tool-call ids are the ones it lists; only their state still counts. */
 function replaceHeld(scan: Scanning, calls: readonly string[]): void {
   for (const id of calls) scan.timeline.callIds.add(id);
-  applyHeld(scan, STATE);
+  applyHeld(scan, true);
 }
 
 const TURN_STARTED_LINE = Buffer.from('\n{"r":"event","e":{"type":"turn.started",');
