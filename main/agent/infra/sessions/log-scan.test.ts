@@ -3,7 +3,7 @@ import type { ModelMessage } from '#contract/model';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '#test-support/harness';
-import { scanLog, tailOffset } from './log-scan';
+import { contextSkeleton, scanLog, tailOffset } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { LOG_FILE, Session } from './session';
 import { LOG_VERSION, type LogRecord } from './records';
@@ -310,5 +310,24 @@ describe('a timeline read from a log file leaves its large messages there', () =
     expect(session.context.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(session.context[1]!.content).toBe(`Running them.${pad(true)}`);
     expect(session.context[2]).toMatchObject({ role: 'tool', toolCallId: 'call-1', isError: true });
+  });
+});
+
+describe('contextSkeleton', () => {
+  it('reads a context record without its text, whatever the text holds; anything else is left to a full parse', () => {
+    const texts = ['plain', 'ends in a backslash \\', 'a quote \" and ,"content":" inside', '\\"', '✓ ünïcode\n'.repeat(50), ''];
+    const messages: ModelMessage[] = texts.flatMap((content): ModelMessage[] => [
+      { role: 'user', content, turnId: 't1' },
+      { role: 'assistant', content, reasoning: 'why', toolCalls: [{ id: 'c1', name: 'Bash', arguments: '{"content":"x"}' }] },
+      { role: 'tool', toolCallId: 'c1', toolName: 'Bash', content, isError: true },
+    ]);
+    for (const m of messages) {
+      const bytes = Buffer.from(JSON.stringify({ r: 'context', m }));
+      expect(contextSkeleton(bytes), m.content as string).toEqual({ r: 'context', m: { ...m, content: '' } });
+    }
+    const parts: ModelMessage = { role: 'user', content: [{ type: 'text', text: 'hi' }] };
+    expect(contextSkeleton(Buffer.from(JSON.stringify({ r: 'context', m: parts })))).toBeNull();
+    expect(contextSkeleton(Buffer.from('{"r":"context","m":{"role":"tool","content":"torn'))).toBeNull();
+    expect(contextSkeleton(Buffer.from(JSON.stringify({ r: 'state', key: 'content', value: 'x' })))).toBeNull();
   });
 });

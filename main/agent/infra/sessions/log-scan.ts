@@ -11,6 +11,8 @@ import { Timeline } from './timeline';
  */
 const HELD = ['{"r":"context",', '{"r":"undo",', '{"r":"redo",'].map((prefix) => Buffer.from(prefix));
 const STATE = Buffer.from('{"r":"state",');
+/** A held record shorter than this (bytes) is copied; a longer one is read again from the log when it counts. */
+const HELD_COPY = 1024;
 const COMPACTION = Buffer.from('{"r":"compaction",');
 
 /** Where one event sits in the log file (bytes, line feed excluded), so it can be read again without the rest. */
@@ -70,8 +72,8 @@ export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
 
 /** A scan in progress: lines are given to scanLine in file order, then finishScan ends it. */
 export interface Scanning extends LogScan {
-  /** Held records (where their lines sit in the log: they are read again when they count), in order. */
-  held: Array<{ start: number; end: number; lineNo: number; torn: boolean; state: boolean }>;
+  /** Held records, in order: short ones copied, long ones as where they sit in the log (read again when they count). */
+  held: Array<{ start: number; end: number; lineNo: number; torn: boolean; state: boolean; bytes?: Buffer }>;
   /** Bytes [start, end) of the log, read again (a held record). */
   reread: (start: number, end: number) => Buffer;
 }
@@ -105,7 +107,15 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
     }
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
-    scan.held.push({ start: base + start, end: base + end, lineNo, torn, state: startsWith(buffer, start, end, STATE) });
+    const state = startsWith(buffer, start, end, STATE);
+    scan.held.push({
+      start: base + start,
+      end: base + end,
+      lineNo,
+      torn,
+      state,
+      ...(end - start < HELD_COPY ? { bytes: Buffer.from(buffer.subarray(start, end)) } : {}),
+    });
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
@@ -138,11 +148,41 @@ function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, li
 function applyHeld(scan: Scanning, onlyState = false): void {
   const held = scan.held;
   scan.held = [];
-  for (const { start, end, lineNo, torn, state } of held) {
+  for (const { start, end, lineNo, torn, state, bytes: copied } of held) {
     if (onlyState && !state) continue;
-    const bytes = scan.reread(start, end);
-    const record = parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
+    const bytes = copied ?? scan.reread(start, end);
+    // A long message left on disk needs only what the timeline's bookkeeping reads: its text is not decoded.
+    const skeleton = scan.trusted && scan.timeline.leavesOnDisk(bytes.length) ? contextSkeleton(bytes) : null;
+    const record = skeleton ?? parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
     if (record) applyRecord(scan, record, lineNo, start, end);
+  }
+}
+
+const CONTEXT = Buffer.from('{"r":"context","m":{');
+const CONTENT = Buffer.from(',"content":"');
+
+/**
+ * A context record as this Deft writes it, with its message's text left out (an empty string): read without
+ * decoding the text, which is most of a long message. Null when the line is not laid out so (then it is
+ * parsed whole). The text is checked when the message is read back (logReadBack).
+ */
+export function contextSkeleton(bytes: Buffer): Extract<LogRecord, { r: 'context' }> | null {
+  if (!startsWith(bytes, 0, bytes.length, CONTEXT)) return null;
+  const key = bytes.indexOf(CONTENT, CONTEXT.length);
+  if (key === -1) return null;
+  const from = key + CONTENT.length;
+  let quote = bytes.indexOf(0x22, from);
+  for (; quote !== -1; quote = bytes.indexOf(0x22, quote + 1)) {
+    let slashes = 0;
+    while (bytes[quote - 1 - slashes] === 0x5c) slashes++;
+    if (slashes % 2 === 0) break;
+  }
+  if (quote === -1) return null;
+  try {
+    const record = JSON.parse(bytes.toString('utf8', 0, from) + bytes.toString('utf8', quote)) as LogRecord;
+    return record?.r === 'context' && isMessage(record.m) && record.m.content === '' ? record : null;
+  } catch {
+    return null;
   }
 }
 

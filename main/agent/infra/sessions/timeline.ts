@@ -93,6 +93,11 @@ export class Timeline {
     return this.entries.length;
   }
 
+  /** Whether a message whose record is this long (bytes) would be left on disk by `append`. */
+  leavesOnDisk(length: number): boolean {
+    return Boolean(this.readBack) && length >= LEAVE_ON_DISK;
+  }
+
   /** How many of the messages are on disk only (read back when `context` is asked for). */
   get onDisk(): number {
     return this.entries.reduce((n, entry) => n + (isLogged(entry) ? 1 : 0), 0);
@@ -116,7 +121,7 @@ export class Timeline {
         this.callsSinceCompaction.push(call.id);
       }
     }
-    this.entries.push(logged && this.readBack && logged.end - logged.start >= LEAVE_ON_DISK ? loggedMessage(message, logged) : frozen(message));
+    this.entries.push(logged && this.leavesOnDisk(logged.end - logged.start) ? loggedMessage(message, logged) : frozen(message));
   }
 
   set(key: string, value: unknown): void {
