@@ -315,7 +315,7 @@ describe('a timeline read from a log file leaves its large messages there', () =
 
 describe('contextSkeleton', () => {
   it('reads a context record without its text, whatever the text holds; anything else is left to a full parse', () => {
-    const texts = ['plain', 'ends in a backslash \\', 'a quote \" and ,"content":" inside', '\\"', '✓ ünïcode\n'.repeat(50), ''];
+    const texts = ['plain', 'ends in a backslash \\', 'a quote " and ,"content":" inside', '\\"', '✓ ünïcode\n'.repeat(50), ''];
     const messages: ModelMessage[] = texts.flatMap((content): ModelMessage[] => [
       { role: 'user', content, turnId: 't1' },
       { role: 'assistant', content, reasoning: 'why', toolCalls: [{ id: 'c1', name: 'Bash', arguments: '{"content":"x"}' }] },
