@@ -12,7 +12,7 @@ import { Timeline } from './timeline';
 const HELD = ['{"r":"context",', '{"r":"undo",', '{"r":"redo",'].map((prefix) => Buffer.from(prefix));
 const STATE = Buffer.from('{"r":"state",');
 /** A held record shorter than this (bytes) is copied; a longer one is read again from the log when it counts. */
-const HELD_COPY = 1024;
+const HELD_COPY = 256;
 const COMPACTION = Buffer.from('{"r":"compaction",');
 
 /** Where one event sits in the log file (bytes, line feed excluded), so it can be read again without the rest. */

@@ -2,7 +2,7 @@ import type { ModelMessage } from '#contract/model';
 import { repairContext } from './repair';
 
 /** A context record at least this long (bytes) is left in the log file when a timeline is read from one. */
-const LEAVE_ON_DISK = 1024;
+const LEAVE_ON_DISK = 256;
 
 /** A message left in the log file: where its record sits, and what repairContext and a failed read-back need of it. */
 export interface LoggedMessage {
