@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '#contract/model';
+import type { SessionEvent } from '#protocol';
+import { compactEarlierState } from '#protocol/helpers/earlier-state';
+import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '#test-support/harness';
@@ -329,5 +332,37 @@ describe('contextSkeleton', () => {
     expect(contextSkeleton(Buffer.from(JSON.stringify({ r: 'context', m: parts })))).toBeNull();
     expect(contextSkeleton(Buffer.from('{"r":"context","m":{"role":"tool","content":"torn'))).toBeNull();
     expect(contextSkeleton(Buffer.from(JSON.stringify({ r: 'state', key: 'content', value: 'x' })))).toBeNull();
+  });
+});
+
+describe('the state events before the tail', () => {
+  it('are compacted as the scan goes, to what compacting them all at once gives', () => {
+    const lines = [JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 })];
+    const prefix: SessionEvent[] = [];
+    let seq = 0;
+    const event = (e: Record<string, unknown>, early: boolean) => {
+      const full = { ...e, sessionId: 's', seq: ++seq, at: seq } as SessionEvent;
+      if (early && !PAGED_EVENT_TYPES.has(full.type)) prefix.push(full);
+      lines.push(JSON.stringify({ r: 'event', e: full }));
+    };
+    const turns = 3_000;
+    for (let t = 0; t < turns; t++) {
+      const early = t < turns - 3;
+      const turnId = `t${t}`;
+      event({ type: 'turn.started', turnId, text: `q${t}`, attachments: [], origin: 'user' }, early);
+      event({ type: 'step.started', turnId, step: 1 }, early);
+      const step = { inputTokens: t, outputTokens: 1, cachedTokens: t % 3 };
+      event({ type: 'usage', turnId, step, total: { inputTokens: t * t, outputTokens: t }, ...(t % 2 ? { model: 'm1' } : {}) }, early);
+      if (t % 7 === 0) event({ type: 'todo.updated', items: [{ title: `todo ${t}`, status: 'pending' }] }, early);
+      if (t % 1_100 === 0) event({ type: 'goal.updated', goal: null }, early);
+      event({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 1 }, early);
+    }
+    const buffer = Buffer.from(lines.join('\n') + '\n');
+    const indexFrom = tailOffset(buffer, 3);
+    const scan = scanLog(buffer, indexFrom);
+    expect(prefix.length).toBeGreaterThan(9_000);
+    expect(scan.earlier).toEqual(compactEarlierState(prefix));
+    expect(scan.lines.every((line) => line.start >= indexFrom || !line.event)).toBe(true);
+    expect(scan.usage).toEqual({ inputTokens: (turns - 1) ** 2, outputTokens: turns - 1 });
   });
 });

@@ -1,4 +1,5 @@
-import type { SessionEvent, SessionEventType } from '#protocol';
+import type { SessionEvent, SessionEventType, Usage } from '#protocol';
+import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import type { ModelMessage } from '#contract/model';
 import { LOG_VERSION, type LogRecord } from './records';
@@ -43,6 +44,13 @@ export interface LogScan {
   indexedFrom: number;
   /** The seq of the log's first event (null: none), indexed or not. */
   firstSeq: number | null;
+  /**
+   * The events that carry state before `indexedFrom`, compacted as the scan goes (compactEarlierState): their
+   * lines there are indexed without them, so a long log's are never all in memory at once.
+   */
+  earlier: SessionEvent[];
+  /** The usage events' totals merged in order (the session's usage total). */
+  usage: Partial<Usage>;
 }
 
 const EVENT_PREFIX = Buffer.from('{"r":"event","e":{"type":"');
@@ -83,11 +91,24 @@ export interface Scanning extends LogScan {
  * messages go (one that leaves large ones in the log file, see logReadBack).
  */
 export function startScan(indexFrom: number, reread: Scanning['reread'], timeline = new Timeline()): Scanning {
-  return { header: null, lines: [], held: [], reread, timeline, problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
+  return { header: null, lines: [], held: [], reread, timeline, problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null, earlier: [], usage: {} };
+}
+
+/** How many earlier state events a scan gathers before it compacts them. */
+const COMPACT_EARLIER_AT = 4096;
+
+/** compactEarlierState, or the events as they are where they are not shaped as it expects (a scan never throws). */
+function compacted(events: SessionEvent[]): SessionEvent[] {
+  try {
+    return compactEarlierState(events);
+  } catch {
+    return events;
+  }
 }
 
 export function finishScan(scan: Scanning): LogScan {
   applyHeld(scan);
+  if (scan.earlier.length) scan.earlier = compacted(scan.earlier);
   const { held: _held, reread: _reread, ...done } = scan;
   return done;
 }
@@ -238,8 +259,13 @@ function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: nu
         break;
       }
       scan.firstSeq ??= event.seq;
+      if (event.type === 'usage') Object.assign(scan.usage, event.total);
       const paged = PAGED_EVENT_TYPES.has(event.type);
-      if (!paged || start >= scan.indexedFrom) scan.lines.push({ seq: event.seq, start, end, type: event.type, ...(paged ? {} : { event }) });
+      if (!paged && start < scan.indexedFrom) {
+        scan.lines.push({ seq: event.seq, start, end, type: event.type });
+        scan.earlier.push(event);
+        if (scan.earlier.length >= COMPACT_EARLIER_AT) scan.earlier = compacted(scan.earlier);
+      } else if (!paged || start >= scan.indexedFrom) scan.lines.push({ seq: event.seq, start, end, type: event.type, ...(paged ? {} : { event }) });
       break;
     }
     case 'context':

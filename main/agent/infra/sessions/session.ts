@@ -123,23 +123,25 @@ export class Session {
     session.log.startAt(await fileLength(path));
     session.trusted = scan.trusted || scan.size === 0;
     const problems = [...scan.problems];
-    const stateEvents: SessionEvent[] = [];
+    // The state events before the tail come compacted (scan.earlier), those from there on with their lines.
+    const stateEvents: SessionEvent[] = [...scan.earlier];
     for (const line of scan.lines) {
       session.seq = Math.max(session.seq, line.seq);
       if (line.type === 'turn.started') session.turnStarts.push(line.seq);
       if (line.event) stateEvents.push(line.event);
-      if (line.event?.type === 'usage') Object.assign(session.usageTotal, line.event.total);
     }
+    Object.assign(session.usageTotal, scan.usage);
     const tailFrom = session.tailStart();
     let tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
     // The tail must be indexed in full; where the log is not laid out as expected, index all of it now.
     if (scan.indexedFrom > 0 && !((scan.lines[tailAt]?.start ?? -1) >= scan.indexedFrom)) {
-      scan = { ...scan, lines: (await scanLogFile(path)).lines, indexedFrom: 0 };
+      scan = { ...scan, lines: (await scanLogFile(path)).lines, indexedFrom: 0, earlier: [] };
       tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
     }
     session.lines = scan.lines;
     session.indexedFrom = scan.indexedFrom;
     session.firstLoggedSeq = scan.firstSeq;
+    session.earlierState.push(...scan.earlier);
     for (const line of scan.lines.slice(0, tailAt)) {
       if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
       // Before the tail the index keeps where each event sits, not the event (a page reads it back).
@@ -337,6 +339,8 @@ export class Session {
       const feed = await readLogSpan(path, until - 1, until);
       const intact = feed[0] === 0x0a && (!next || again?.seq === next.seq);
       const earlier = (await scanLogFile(path, intact ? { until } : {})).lines;
+      // The index keeps where the events sit, not the events (a page reads them back).
+      for (const line of earlier) delete line.event;
       if (this.indexedFrom !== until) return;
       this.lines = intact ? [...earlier, ...this.lines.filter((line) => line.start >= until)] : earlier;
       this.indexedFrom = 0;
