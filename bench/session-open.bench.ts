@@ -61,6 +61,9 @@ interface HeavyFigures {
   /** Host RSS with the 2-message session open (the newest: the window opened it), then after the heavy one. */
   smallRss: number;
   rss: number;
+  /** The host's used heap after a full GC (read after its RSS), the same two moments. */
+  smallHeap: number;
+  heap: number;
   logMiB: number;
 }
 
@@ -84,7 +87,7 @@ async function openHeavy(executablePath: string, messages: number): Promise<Heav
   const logMiB = (await stat(join(dir, 'log.jsonl'))).size / MiB;
   await generateSession({ home, workspace, id: 'small', turns: 1, toolCalls: false, title: title(2), updatedAt: 1_800_000_000_000 });
   await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'bench' } }));
-  const host = await startBenchHost(workspace, home);
+  const host = await startBenchHost(workspace, home, { inspect: true });
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -92,11 +95,23 @@ async function openHeavy(executablePath: string, messages: number): Promise<Heav
     await page.goto(host.url);
     await page.getByText(lastAnswer(2), { exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
     const smallRss = await processRss(host.child.pid!);
+    const smallHeap = await host.inspector!.heapAfterGc();
     const pid = host.child.pid!;
     const cpuBefore = await processCpu(pid);
     const cold = await open(page, messages, true);
     const coldCpu = (await processCpu(pid)) - cpuBefore;
-    const figures: HeavyFigures = { cold: cold.ms, warm: [], coldCpu, warmCpu: [], longestTask: [cold.longestTask], smallRss, rss: 0, logMiB };
+    const figures: HeavyFigures = {
+      cold: cold.ms,
+      warm: [],
+      coldCpu,
+      warmCpu: [],
+      longestTask: [cold.longestTask],
+      smallRss,
+      rss: 0,
+      smallHeap,
+      heap: 0,
+      logMiB,
+    };
     for (let i = 0; i < RUNS; i++) {
       await open(page, 2);
       const before = await processCpu(pid);
@@ -106,6 +121,7 @@ async function openHeavy(executablePath: string, messages: number): Promise<Heav
       figures.longestTask.push(warm.longestTask);
     }
     figures.rss = await processRss(host.child.pid!);
+    figures.heap = await host.inspector!.heapAfterGc();
     return figures;
   } finally {
     await browser.close();
@@ -185,6 +201,13 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
           unit: 'MiB',
           baseline: { name: 'same host before, the 2-message session open', value: f.smallRss / MiB },
           note: `goal: within 30 MiB of the 2-message session (+${((f.rss - f.smallRss) / MiB).toFixed(0)} MiB)`,
+        },
+        {
+          name: `window: host heap after a full GC, ${label}`,
+          value: f.heap / MiB,
+          unit: 'MiB',
+          baseline: { name: 'same host before, the 2-message session open', value: f.smallHeap / MiB },
+          note: `+${((f.heap - f.smallHeap) / MiB).toFixed(0)} MiB held (RSS beyond it: what the heap grew to while the log was read)`,
         },
       ];
     });
