@@ -7,7 +7,7 @@ import { ensureBuild } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../test-support/harness';
 import { generateSession } from './generate-session';
 import type { BenchResult } from './types';
-import { processRss, startBenchHost } from './web-host';
+import { processCpu, processRss, startBenchHost } from './web-host';
 
 const SIZES = [500, 2_000, 5_000];
 /** Sessions with realistic tool output in the tail (a 400-line command output in each of the last 500 turns), opened the same way. */
@@ -54,10 +54,16 @@ async function open(page: Page, messages: number, heavy = false): Promise<{ ms: 
 interface HeavyFigures {
   cold: number;
   warm: number[];
+  /** The host's CPU time over the cold open, and over each warm one (ms). */
+  coldCpu: number;
+  warmCpu: number[];
   longestTask: number[];
   /** Host RSS with the 2-message session open (the newest: the window opened it), then after the heavy one. */
   smallRss: number;
   rss: number;
+  /** The host's used heap after a full GC (read after its RSS), the same two moments. */
+  smallHeap: number;
+  heap: number;
   logMiB: number;
 }
 
@@ -81,7 +87,7 @@ async function openHeavy(executablePath: string, messages: number): Promise<Heav
   const logMiB = (await stat(join(dir, 'log.jsonl'))).size / MiB;
   await generateSession({ home, workspace, id: 'small', turns: 1, toolCalls: false, title: title(2), updatedAt: 1_800_000_000_000 });
   await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'bench' } }));
-  const host = await startBenchHost(workspace, home);
+  const host = await startBenchHost(workspace, home, { inspect: true });
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -89,15 +95,33 @@ async function openHeavy(executablePath: string, messages: number): Promise<Heav
     await page.goto(host.url);
     await page.getByText(lastAnswer(2), { exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
     const smallRss = await processRss(host.child.pid!);
+    const smallHeap = await host.inspector!.heapAfterGc();
+    const pid = host.child.pid!;
+    const cpuBefore = await processCpu(pid);
     const cold = await open(page, messages, true);
-    const figures: HeavyFigures = { cold: cold.ms, warm: [], longestTask: [cold.longestTask], smallRss, rss: 0, logMiB };
+    const coldCpu = (await processCpu(pid)) - cpuBefore;
+    const figures: HeavyFigures = {
+      cold: cold.ms,
+      warm: [],
+      coldCpu,
+      warmCpu: [],
+      longestTask: [cold.longestTask],
+      smallRss,
+      rss: 0,
+      smallHeap,
+      heap: 0,
+      logMiB,
+    };
     for (let i = 0; i < RUNS; i++) {
       await open(page, 2);
+      const before = await processCpu(pid);
       const warm = await open(page, messages, true);
+      figures.warmCpu.push((await processCpu(pid)) - before);
       figures.warm.push(warm.ms);
       figures.longestTask.push(warm.longestTask);
     }
     figures.rss = await processRss(host.child.pid!);
+    figures.heap = await host.inspector!.heapAfterGc();
     return figures;
   } finally {
     await browser.close();
@@ -166,11 +190,24 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
           note: `goal: cold ≤ 2× warm; longest task ${Math.max(...f.longestTask).toFixed(0)} ms`,
         },
         {
+          name: `window: host CPU opening ${label}, cold (first open)`,
+          value: f.coldCpu,
+          unit: 'ms',
+          baseline: { name: `same, warm (median of ${RUNS})`, value: mid(f.warmCpu) },
+        },
+        {
           name: `window: host RSS after opening ${label}`,
           value: f.rss / MiB,
           unit: 'MiB',
           baseline: { name: 'same host before, the 2-message session open', value: f.smallRss / MiB },
           note: `goal: within 30 MiB of the 2-message session (+${((f.rss - f.smallRss) / MiB).toFixed(0)} MiB)`,
+        },
+        {
+          name: `window: host heap after a full GC, ${label}`,
+          value: f.heap / MiB,
+          unit: 'MiB',
+          baseline: { name: 'same host before, the 2-message session open', value: f.smallHeap / MiB },
+          note: `+${((f.heap - f.smallHeap) / MiB).toFixed(0)} MiB held (RSS beyond it: what the heap grew to while the log was read)`,
         },
       ];
     });

@@ -118,3 +118,10 @@ export async function processRss(pid: number): Promise<number> {
   if (!kib) throw new Error(`no VmRSS for process ${pid}`);
   return Number(kib) * 1024;
 }
+
+/** CPU time a process has used so far in ms, user and system (Linux: /proc/PID/stat, in clock ticks of 10 ms). */
+export async function processCpu(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

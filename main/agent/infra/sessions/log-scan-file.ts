@@ -1,4 +1,7 @@
+import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { logReadBack } from './log-messages';
+import { Timeline } from './timeline';
 import { type LogScan, finishScan, loadStrictEventCheck, needsStrictCheck, scanLine, startScan, tailOffset } from './log-scan';
 
 /** How much of a log is read at a time: a scan holds one chunk (and a line longer than it), not the file. */
@@ -6,14 +9,24 @@ const CHUNK = 1 << 20;
 
 /**
  * scanLog for a log file, read in chunks so that a long session's log is never in memory whole. Reads up
- * to `until` (a line's start) when given. A missing file scans as empty.
+ * to `until` (a line's start) when given. A missing file scans as empty. With `leaveMessages`, the timeline
+ * holds large messages as where they sit in the file, read back when its context is asked for.
  */
-export async function scanLogFile(path: string, options: { indexFrom?: number; until?: number; chunk?: number } = {}): Promise<LogScan & { size: number }> {
-  const scan = startScan(options.indexFrom ?? 0);
+export async function scanLogFile(
+  path: string,
+  options: { indexFrom?: number; until?: number; chunk?: number; leaveMessages?: boolean } = {},
+): Promise<LogScan & { size: number }> {
   const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
+  // Held records are read again from the file when they count, not copied (they may be most of the log).
+  const reread = (start: number, end: number) => {
+    const bytes = Buffer.allocUnsafe(end - start);
+    return bytes.subarray(0, handle ? readSync(handle.fd, bytes, 0, bytes.length, start) : 0);
+  };
+  // A session's timeline leaves large messages in the file until the model needs them (Timeline, logReadBack).
+  const scan = startScan(options.indexFrom ?? 0, reread, options.leaveMessages ? new Timeline(logReadBack(path)) : undefined);
   if (!handle) return { ...finishScan(scan), size: 0 };
   try {
     const limit = Math.min(options.until ?? Infinity, (await handle.stat()).size);

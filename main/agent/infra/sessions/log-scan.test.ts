@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '#contract/model';
+import type { SessionEvent } from '#protocol';
+import { compactEarlierState } from '#protocol/helpers/earlier-state';
+import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '#test-support/harness';
-import { scanLog, tailOffset } from './log-scan';
+import { contextSkeleton, scanLog, tailOffset } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { LOG_FILE, Session } from './session';
 import { LOG_VERSION, type LogRecord } from './records';
@@ -72,8 +75,12 @@ function referenceTimeline(lines: string[]): { timeline: Timeline; problems: num
   return { timeline, problems };
 }
 
-/** A log of prompts, answers with tool calls, state, compactions, undos, redos, events and broken lines. */
-function randomLog(seed: number): string[] {
+/**
+ * A log of prompts, answers with tool calls, state, compactions, undos, redos, events and broken lines. With
+ * `large`, every fourth message is long and each tool call gets a long result (messages a timeline read from
+ * a file leaves there).
+ */
+function randomLog(seed: number, large = false): string[] {
   const next = random(seed);
   const lines = [JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 })];
   const turns: string[] = [];
@@ -90,12 +97,17 @@ function randomLog(seed: number): string[] {
       const turnId = `t${i}`;
       turns.push(turnId);
       undone = [];
-      push({ r: 'context', m: { role: 'user', content: `prompt ${i}`, turnId } as ModelMessage });
+      push({ r: 'context', m: { role: 'user', content: `prompt ${i}${pad(large && i % 4 === 0)}`, turnId } as ModelMessage });
       push({ r: 'event', e: { type: 'turn.started', turnId, sessionId: 's', seq: ++seq, at: seq } as never });
     } else if (roll < 0.5) {
       const toolCalls = next() < 0.5 ? [{ id: `call-${i}`, name: 'Read', arguments: '{}' }] : [];
       calls.push(...toolCalls.map((call) => call.id));
-      push({ r: 'context', m: { role: 'assistant', content: `answer ${i}`, ...(toolCalls.length ? { toolCalls } : {}) } as ModelMessage });
+      push({
+        r: 'context',
+        m: { role: 'assistant', content: `answer ${i}${pad(large && i % 4 === 1)}`, ...(toolCalls.length ? { toolCalls } : {}) } as ModelMessage,
+      });
+      for (const call of large ? toolCalls : [])
+        push({ r: 'context', m: { role: 'tool', toolCallId: call.id, toolName: 'Read', content: `result ${i}${pad(true)}` } });
       push({ r: 'event', e: { type: 'assistant.delta', turnId: 't', step: 1, text: 'x', sessionId: 's', seq: ++seq, at: seq + 0.5 } as never });
     } else if (roll < 0.62) push({ r: 'state', key: `k${Math.floor(next() * 3)}`, value: i });
     else if (roll < 0.7) {
@@ -121,20 +133,25 @@ function randomLog(seed: number): string[] {
   return lines;
 }
 
+/** What a timeline holds, to compare two. */
+const view = (t: Timeline) => ({
+  context: t.context,
+  state: [...t.state],
+  marks: t.marks.map((m) => ({ ...m, state: [...m.state] })),
+  callIds: [...t.callIds].sort(),
+  calls: [...t.callsSinceCompaction].sort(),
+  compacted: t.compactions > 0,
+});
+
+/** Enough text to make a message long (✓: not Latin-1, as command output often is not). */
+const pad = (long: boolean) => (long ? ' ✓ ok'.repeat(300) : '');
+
 describe('scanLog', () => {
   it('ends with the same timeline as applying every line in order, over 300 random logs', () => {
     for (let seed = 1; seed <= 300; seed++) {
       const lines = randomLog(seed);
       const scan = scanLog(Buffer.from(lines.join('\n') + '\n'));
       const reference = referenceTimeline(lines);
-      const view = (t: Timeline) => ({
-        context: t.context,
-        state: [...t.state],
-        marks: t.marks.map((m) => ({ ...m, state: [...m.state] })),
-        callIds: [...t.callIds].sort(),
-        calls: [...t.callsSinceCompaction].sort(),
-        compacted: t.compactions > 0,
-      });
       expect(view(scan.timeline), `seed ${seed}`).toEqual(view(reference.timeline));
       expect(scan.problems.length, `seed ${seed}`).toBe(reference.problems);
       // A redo right after the scan works exactly when it would have after the reference replay.
@@ -222,5 +239,130 @@ describe('a session compacting', () => {
     expect(problems).toEqual([]);
     expect([...again.callIds].sort()).toEqual(['c1', 'c2', 'c3', 'c4']);
     expect(again.context.slice(0, 2).map((m) => m.content)).toEqual(['summary 2', '']);
+  });
+});
+
+describe('a timeline read from a log file leaves its large messages there', () => {
+  it('holds only where they sit, and reads them back to the same timeline (blocking or not), undone ones and redos too', async () => {
+    const dir = await tempDir('deft-scan-messages-');
+    const path = join(dir, 'log.jsonl');
+    let leftAny = 0;
+    for (let seed = 1; seed <= 80; seed++) {
+      const lines = randomLog(seed, true);
+      await writeFile(path, lines.join('\n') + '\n');
+      const eager = scanLog(Buffer.from(lines.join('\n') + '\n')).timeline;
+      for (const blocking of [true, false]) {
+        const { timeline, problems } = await scanLogFile(path, { leaveMessages: true, chunk: 4096 });
+        expect(problems.length, `seed ${seed}`).toBe(scanLog(Buffer.from(lines.join('\n') + '\n')).problems.length);
+        const held = timeline.onDisk;
+        leftAny += held;
+        // Every long message is left on disk, none of the short ones.
+        const long = eager.context.filter((m) => JSON.stringify({ r: 'context', m }).length >= 1024).length;
+        if (!eager.compactions) expect(held, `seed ${seed}`).toBeGreaterThanOrEqual(long);
+        expect(timeline.length).toBe(eager.context.length);
+        if (!blocking) await timeline.loadContext();
+        expect(view(timeline), `seed ${seed}`).toEqual(view(eager));
+        expect(timeline.onDisk).toBe(0);
+      }
+      // A redo puts back messages an undo took while they were still on disk.
+      const undo = [...lines].reverse().find((l) => l.startsWith('{"r":"undo"'));
+      const lazy = (await scanLogFile(path, { leaveMessages: true })).timeline;
+      const turnIds = undo ? (JSON.parse(undo) as { turnIds: string[] }).turnIds : [];
+      if (undo && eager.canRedo(turnIds)) {
+        expect(lazy.redo(turnIds)).not.toBeNull();
+        eager.redo(turnIds);
+        expect(view(lazy), `seed ${seed}`).toEqual(view(eager));
+      }
+    }
+    expect(leftAny).toBeGreaterThan(100);
+  });
+
+  it('a message whose line changed under the session reads back as unreadable, its tool call still paired', async () => {
+    const dir = await tempDir('deft-scan-messages-');
+    const path = join(dir, 'log.jsonl');
+    const call = { id: 'call-1', name: 'Bash', arguments: '{"command":"npm test"}' };
+    const records: LogRecord[] = [
+      { r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 },
+      { r: 'context', m: { role: 'user', content: 'run the tests', turnId: 't1' } },
+      { r: 'context', m: { role: 'assistant', content: `Running them.${pad(true)}`, toolCalls: [call] } },
+      { r: 'context', m: { role: 'tool', toolCallId: 'call-1', toolName: 'Bash', content: `ok${pad(true)}` } },
+    ];
+    const text = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    await writeFile(path, text);
+    const { timeline } = await scanLogFile(path, { leaveMessages: true });
+    expect(timeline.onDisk).toBe(2);
+    // The tool result's line is damaged after the log was read (same length, no longer JSON).
+    const at = text.indexOf('{"r":"context","m":{"role":"tool"');
+    await writeFile(path, text.slice(0, at) + 'x' + text.slice(at + 1));
+    const context = timeline.context;
+    expect(context[1]).toMatchObject({ role: 'assistant', toolCalls: [call] });
+    expect(context[2]).toMatchObject({ role: 'tool', toolCallId: 'call-1', toolName: 'Bash', isError: true });
+    expect(context[2]!.content).toMatch(/could not be read back/);
+  });
+
+  it('a session opened after a crash mid-step still gets the missing tool result while its long messages are on disk', async () => {
+    const dir = await tempDir('deft-scan-messages-');
+    const records: LogRecord[] = [
+      { r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 },
+      { r: 'context', m: { role: 'user', content: 'run the tests', turnId: 't1' } },
+      { r: 'context', m: { role: 'assistant', content: `Running them.${pad(true)}`, toolCalls: [{ id: 'call-1', name: 'Bash', arguments: '{}' }] } },
+    ];
+    await writeFile(join(dir, LOG_FILE), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const { session } = await Session.load(dir, { id: 's', title: 't', workspace: '/w', createdAt: 0, updatedAt: 0, turns: 1 }, Date.now);
+    await session.loadContext();
+    expect(session.context.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(session.context[1]!.content).toBe(`Running them.${pad(true)}`);
+    expect(session.context[2]).toMatchObject({ role: 'tool', toolCallId: 'call-1', isError: true });
+  });
+});
+
+describe('contextSkeleton', () => {
+  it('reads a context record without its text, whatever the text holds; anything else is left to a full parse', () => {
+    const texts = ['plain', 'ends in a backslash \\', 'a quote " and ,"content":" inside', '\\"', '✓ ünïcode\n'.repeat(50), ''];
+    const messages: ModelMessage[] = texts.flatMap((content): ModelMessage[] => [
+      { role: 'user', content, turnId: 't1' },
+      { role: 'assistant', content, reasoning: 'why', toolCalls: [{ id: 'c1', name: 'Bash', arguments: '{"content":"x"}' }] },
+      { role: 'tool', toolCallId: 'c1', toolName: 'Bash', content, isError: true },
+    ]);
+    for (const m of messages) {
+      const bytes = Buffer.from(JSON.stringify({ r: 'context', m }));
+      expect(contextSkeleton(bytes), m.content as string).toEqual({ r: 'context', m: { ...m, content: '' } });
+    }
+    const parts: ModelMessage = { role: 'user', content: [{ type: 'text', text: 'hi' }] };
+    expect(contextSkeleton(Buffer.from(JSON.stringify({ r: 'context', m: parts })))).toBeNull();
+    expect(contextSkeleton(Buffer.from('{"r":"context","m":{"role":"tool","content":"torn'))).toBeNull();
+    expect(contextSkeleton(Buffer.from(JSON.stringify({ r: 'state', key: 'content', value: 'x' })))).toBeNull();
+  });
+});
+
+describe('the state events before the tail', () => {
+  it('are compacted as the scan goes, to what compacting them all at once gives', () => {
+    const lines = [JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 })];
+    const prefix: SessionEvent[] = [];
+    let seq = 0;
+    const event = (e: Record<string, unknown>, early: boolean) => {
+      const full = { ...e, sessionId: 's', seq: ++seq, at: seq } as SessionEvent;
+      if (early && !PAGED_EVENT_TYPES.has(full.type)) prefix.push(full);
+      lines.push(JSON.stringify({ r: 'event', e: full }));
+    };
+    const turns = 3_000;
+    for (let t = 0; t < turns; t++) {
+      const early = t < turns - 3;
+      const turnId = `t${t}`;
+      event({ type: 'turn.started', turnId, text: `q${t}`, attachments: [], origin: 'user' }, early);
+      event({ type: 'step.started', turnId, step: 1 }, early);
+      const step = { inputTokens: t, outputTokens: 1, cachedTokens: t % 3 };
+      event({ type: 'usage', turnId, step, total: { inputTokens: t * t, outputTokens: t }, ...(t % 2 ? { model: 'm1' } : {}) }, early);
+      if (t % 7 === 0) event({ type: 'todo.updated', items: [{ title: `todo ${t}`, status: 'pending' }] }, early);
+      if (t % 1_100 === 0) event({ type: 'goal.updated', goal: null }, early);
+      event({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 1 }, early);
+    }
+    const buffer = Buffer.from(lines.join('\n') + '\n');
+    const indexFrom = tailOffset(buffer, 3);
+    const scan = scanLog(buffer, indexFrom);
+    expect(prefix.length).toBeGreaterThan(9_000);
+    expect(scan.earlier).toEqual(compactEarlierState(prefix));
+    expect(scan.lines.every((line) => line.start >= indexFrom || !line.event)).toBe(true);
+    expect(scan.usage).toEqual({ inputTokens: (turns - 1) ** 2, outputTokens: turns - 1 });
   });
 });

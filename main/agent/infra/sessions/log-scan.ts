@@ -1,4 +1,5 @@
-import type { SessionEvent, SessionEventType } from '#protocol';
+import type { SessionEvent, SessionEventType, Usage } from '#protocol';
+import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import type { ModelMessage } from '#contract/model';
 import { LOG_VERSION, type LogRecord } from './records';
@@ -11,6 +12,8 @@ import { Timeline } from './timeline';
  */
 const HELD = ['{"r":"context",', '{"r":"undo",', '{"r":"redo",'].map((prefix) => Buffer.from(prefix));
 const STATE = Buffer.from('{"r":"state",');
+/** A held record shorter than this (bytes) is copied; a longer one is read again from the log when it counts. */
+const HELD_COPY = 256;
 const COMPACTION = Buffer.from('{"r":"compaction",');
 
 /** Where one event sits in the log file (bytes, line feed excluded), so it can be read again without the rest. */
@@ -41,6 +44,13 @@ export interface LogScan {
   indexedFrom: number;
   /** The seq of the log's first event (null: none), indexed or not. */
   firstSeq: number | null;
+  /**
+   * The events that carry state before `indexedFrom`, compacted as the scan goes (compactEarlierState): their
+   * lines there are indexed without them, so a long log's are never all in memory at once.
+   */
+  earlier: SessionEvent[];
+  /** The usage events' totals merged in order (the session's usage total). */
+  usage: Partial<Usage>;
 }
 
 const EVENT_PREFIX = Buffer.from('{"r":"event","e":{"type":"');
@@ -55,7 +65,7 @@ const SEQ_AT_END = /,"seq":(\d+),"at":-?\d+(?:\.\d+)?(?:,"fromSeq":\d+)?\}\}$/;
  * a malformed one of them is then not reported either, as it no longer matters.
  */
 export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
-  const scan = startScan(indexFrom);
+  const scan = startScan(indexFrom, (start, end) => buffer.subarray(start, end));
   const endsClean = buffer.length > 0 && buffer[buffer.length - 1] === 0x0a;
   let lineNo = 0;
   for (let start = 0; start < buffer.length; ) {
@@ -70,17 +80,36 @@ export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
 
 /** A scan in progress: lines are given to scanLine in file order, then finishScan ends it. */
 export interface Scanning extends LogScan {
-  /** Held records (copies of their lines), in order. */
-  held: Array<{ bytes: Buffer; lineNo: number; torn: boolean }>;
+  /** Held records, in order: short ones copied, long ones as where they sit in the log (read again when they count). */
+  held: Array<{ start: number; end: number; lineNo: number; torn: boolean; state: boolean; bytes?: Buffer }>;
+  /** Bytes [start, end) of the log, read again (a held record). */
+  reread: (start: number, end: number) => Buffer;
 }
 
-export function startScan(indexFrom: number): Scanning {
-  return { header: null, lines: [], held: [], timeline: new Timeline(), problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null };
+/**
+ * `reread`: bytes of the log read again (a held record, when it counts after all); `timeline`: where the
+ * messages go (one that leaves large ones in the log file, see logReadBack).
+ */
+export function startScan(indexFrom: number, reread: Scanning['reread'], timeline = new Timeline()): Scanning {
+  return { header: null, lines: [], held: [], reread, timeline, problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null, earlier: [], usage: {} };
+}
+
+/** How many earlier state events a scan gathers before it compacts them. */
+const COMPACT_EARLIER_AT = 4096;
+
+/** compactEarlierState, or the events as they are where they are not shaped as it expects (a scan never throws). */
+function compacted(events: SessionEvent[]): SessionEvent[] {
+  try {
+    return compactEarlierState(events);
+  } catch {
+    return events;
+  }
 }
 
 export function finishScan(scan: Scanning): LogScan {
   applyHeld(scan);
-  const { held: _held, ...done } = scan;
+  if (scan.earlier.length) scan.earlier = compacted(scan.earlier);
+  const { held: _held, reread: _reread, ...done } = scan;
   return done;
 }
 
@@ -99,9 +128,15 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
     }
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
-    const bytes = Buffer.allocUnsafe(end - start);
-    buffer.copy(bytes, 0, start, end);
-    scan.held.push({ bytes, lineNo, torn });
+    const state = startsWith(buffer, start, end, STATE);
+    scan.held.push({
+      start: base + start,
+      end: base + end,
+      lineNo,
+      torn,
+      state,
+      ...(end - start < HELD_COPY ? { bytes: Buffer.from(buffer.subarray(start, end)) } : {}),
+    });
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
@@ -131,20 +166,51 @@ function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, li
 }
 
 /** The held records count after all: each is parsed and applied in order. */
-function applyHeld(scan: Scanning, only?: Buffer): void {
+function applyHeld(scan: Scanning, onlyState = false): void {
   const held = scan.held;
   scan.held = [];
-  for (const { bytes, lineNo, torn } of held) {
-    if (only && !startsWith(bytes, 0, bytes.length, only)) continue;
-    const record = parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
-    if (record) applyRecord(scan, record, lineNo, -1, -1);
+  for (const { start, end, lineNo, torn, state, bytes: copied } of held) {
+    if (onlyState && !state) continue;
+    const bytes = copied ?? scan.reread(start, end);
+    // A long message left on disk needs only what the timeline's bookkeeping reads: its text is not decoded.
+    const skeleton = scan.trusted && scan.timeline.leavesOnDisk(bytes.length) ? contextSkeleton(bytes) : null;
+    const record = skeleton ?? parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
+    if (record) applyRecord(scan, record, lineNo, start, end);
+  }
+}
+
+const CONTEXT = Buffer.from('{"r":"context","m":{');
+const CONTENT = Buffer.from(',"content":"');
+
+/**
+ * A context record as this Deft writes it, with its message's text left out (an empty string): read without
+ * decoding the text, which is most of a long message. Null when the line is not laid out so (then it is
+ * parsed whole). The text is checked when the message is read back (logReadBack).
+ */
+export function contextSkeleton(bytes: Buffer): Extract<LogRecord, { r: 'context' }> | null {
+  if (!startsWith(bytes, 0, bytes.length, CONTEXT)) return null;
+  const key = bytes.indexOf(CONTENT, CONTEXT.length);
+  if (key === -1) return null;
+  const from = key + CONTENT.length;
+  let quote = bytes.indexOf(0x22, from);
+  for (; quote !== -1; quote = bytes.indexOf(0x22, quote + 1)) {
+    let slashes = 0;
+    while (bytes[quote - 1 - slashes] === 0x5c) slashes++;
+    if (slashes % 2 === 0) break;
+  }
+  if (quote === -1) return null;
+  try {
+    const record = JSON.parse(bytes.toString('utf8', 0, from) + bytes.toString('utf8', quote)) as LogRecord;
+    return record?.r === 'context' && isMessage(record.m) && record.m.content === '' ? record : null;
+  } catch {
+    return null;
   }
 }
 
 /** A compaction replaces the held records: their tool-call ids are the ones it lists; only their state still counts. */
 function replaceHeld(scan: Scanning, calls: readonly string[]): void {
   for (const id of calls) scan.timeline.callIds.add(id);
-  applyHeld(scan, STATE);
+  applyHeld(scan, true);
 }
 
 const TURN_STARTED_LINE = Buffer.from('\n{"r":"event","e":{"type":"turn.started",');
@@ -193,12 +259,17 @@ function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: nu
         break;
       }
       scan.firstSeq ??= event.seq;
+      if (event.type === 'usage') Object.assign(scan.usage, event.total);
       const paged = PAGED_EVENT_TYPES.has(event.type);
-      if (!paged || start >= scan.indexedFrom) scan.lines.push({ seq: event.seq, start, end, type: event.type, ...(paged ? {} : { event }) });
+      if (!paged && start < scan.indexedFrom) {
+        scan.lines.push({ seq: event.seq, start, end, type: event.type });
+        scan.earlier.push(event);
+        if (scan.earlier.length >= COMPACT_EARLIER_AT) scan.earlier = compacted(scan.earlier);
+      } else if (!paged || start >= scan.indexedFrom) scan.lines.push({ seq: event.seq, start, end, type: event.type, ...(paged ? {} : { event }) });
       break;
     }
     case 'context':
-      if (isMessage(record.m)) timeline.append(record.m);
+      if (isMessage(record.m)) timeline.append(record.m, start >= 0 ? { start, end } : undefined);
       else problems.push(`Line ${lineNo} of the session log holds a malformed message and was skipped.`);
       break;
     case 'state':
@@ -281,6 +352,6 @@ function isCompactionContext(context: unknown): context is ModelMessage[] {
   return Array.isArray(context) && context.every(isMessage);
 }
 
-function isMessage(m: unknown): m is ModelMessage {
+export function isMessage(m: unknown): m is ModelMessage {
   return Boolean(m) && typeof m === 'object' && 'role' in (m as object);
 }

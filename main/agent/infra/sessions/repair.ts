@@ -1,14 +1,17 @@
 import type { SessionEvent } from '#protocol';
 import type { ModelMessage } from '#contract/model';
 
+/** What repairContext reads of a message (a message left on disk keeps this much: see Timeline). */
+type MessageShape = { role: ModelMessage['role']; toolCalls?: ReadonlyArray<{ id: string; name: string }>; toolCallId?: string };
+
 const STOPPED = 'The app stopped before this tool call finished; its result is unknown.';
 
 /**
  * After a crash the history may end mid-step: an assistant message whose tool calls have no results.
  * Providers reject such a history, so the missing results are filled in.
  */
-export function repairContext(context: readonly ModelMessage[]): ModelMessage[] {
-  const out: ModelMessage[] = [];
+export function repairContext<T extends MessageShape>(context: readonly T[]): Array<T | ModelMessage> {
+  const out: Array<T | ModelMessage> = [];
   for (let i = 0; i < context.length; i++) {
     const message = context[i]!;
     out.push(message);

@@ -9,8 +9,8 @@ import type { EventLine } from './log-scan';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { fileLength, readLogLines, readLogSpan } from './log-read';
 import { LOG_VERSION, coalesceDeltas } from './records';
-import { type WaitingPrompt, repairContext, unfinishedCompactions, unfinishedTurn, waitingPrompts } from './repair';
-import { Timeline, type TurnMark, frozen } from './timeline';
+import { type WaitingPrompt, unfinishedCompactions, unfinishedTurn, waitingPrompts } from './repair';
+import { Timeline, type TurnMark } from './timeline';
 
 export interface SessionMeta {
   id: string;
@@ -87,9 +87,14 @@ export class Session {
     return this.meta.id;
   }
 
-  /** What the model reads. */
+  /** What the model reads. A loaded session leaves its large messages in the log until then: see `loadContext`. */
   get context(): readonly ModelMessage[] {
     return this.timeline.context;
+  }
+
+  /** Read what the model reads back from the log without blocking (before a turn or a compaction: `context` would block). */
+  loadContext(): Promise<void> {
+    return this.timeline.loadContext();
   }
 
   get state(): ReadonlyMap<string, unknown> {
@@ -111,31 +116,37 @@ export class Session {
   /** Rebuild from disk. A turn cut short by a crash is closed, and its history repaired. */
   static async load(dir: string, meta: SessionMeta, now: () => number): Promise<{ session: Session; problems: string[] }> {
     const path = join(dir, LOG_FILE);
-    let scan = await scanLogFile(path, { indexFrom: await tailOffsetOfFile(path, TAIL_TURNS) });
+    let scan = await scanLogFile(path, { indexFrom: await tailOffsetOfFile(path, TAIL_TURNS), leaveMessages: true });
     const session = new Session(dir, meta, now);
     // Best effort: a log that cannot be written (read-only) still opens for reading.
     await session.log.endTornTail().catch(() => {});
     session.log.startAt(await fileLength(path));
     session.trusted = scan.trusted || scan.size === 0;
     const problems = [...scan.problems];
-    const stateEvents: SessionEvent[] = [];
+    // The state events before the tail come compacted (scan.earlier), those from there on with their lines.
+    const stateEvents: SessionEvent[] = [...scan.earlier];
     for (const line of scan.lines) {
       session.seq = Math.max(session.seq, line.seq);
       if (line.type === 'turn.started') session.turnStarts.push(line.seq);
       if (line.event) stateEvents.push(line.event);
-      if (line.event?.type === 'usage') Object.assign(session.usageTotal, line.event.total);
     }
+    Object.assign(session.usageTotal, scan.usage);
     const tailFrom = session.tailStart();
     let tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
     // The tail must be indexed in full; where the log is not laid out as expected, index all of it now.
     if (scan.indexedFrom > 0 && !((scan.lines[tailAt]?.start ?? -1) >= scan.indexedFrom)) {
-      scan = { ...scan, lines: (await scanLogFile(path)).lines, indexedFrom: 0 };
+      scan = { ...scan, lines: (await scanLogFile(path)).lines, indexedFrom: 0, earlier: [] };
       tailAt = firstAbove(scan.lines, tailFrom - 1, bySeq);
     }
     session.lines = scan.lines;
     session.indexedFrom = scan.indexedFrom;
     session.firstLoggedSeq = scan.firstSeq;
-    for (const line of scan.lines.slice(0, tailAt)) if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
+    session.earlierState.push(...scan.earlier);
+    for (const line of scan.lines.slice(0, tailAt)) {
+      if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) session.earlierState.push(line.event);
+      // Before the tail the index keeps where each event sits, not the event (a page reads it back).
+      delete line.event;
+    }
     const tailLines = scan.lines.slice(tailAt);
     const read = await readLogLines(path, tailLines, session.trusted);
     tailLines.forEach((line, i) => {
@@ -145,9 +156,9 @@ export class Session {
     });
     session.earlierState = compactEarlierState(session.earlierState);
     session.unflushedFrom = session.events.length;
-    const replayed = scan.timeline.context;
+    const replayed = scan.timeline.length;
     session.timeline = scan.timeline;
-    session.timeline.context = repairContext(replayed).map(frozen);
+    session.timeline.repair();
     for (const { compactionId, trigger, turnId, tokensBefore } of unfinishedCompactions(stateEvents)) {
       const error = { code: 'internal' as const, message: 'Deft stopped while compacting the conversation. Run /compact again if the context is still full.' };
       session.emit({ type: 'compaction.ended', compactionId, trigger, ...(turnId ? { turnId } : {}), outcome: 'failed', tokensBefore, error });
@@ -162,8 +173,8 @@ export class Session {
         error: { code: 'internal', message: 'Deft stopped while this turn was running. The conversation can continue.' },
         durationMs: 0,
       });
-      if (session.context.length !== replayed.length) {
-        for (const message of session.context.slice(replayed.length)) session.log.append({ r: 'context', m: message });
+      if (session.timeline.length !== replayed) {
+        for (const message of session.context.slice(replayed)) session.log.append({ r: 'context', m: message });
       }
     }
     if (session.events.length > session.unflushedFrom) await session.flush();
@@ -328,6 +339,8 @@ export class Session {
       const feed = await readLogSpan(path, until - 1, until);
       const intact = feed[0] === 0x0a && (!next || again?.seq === next.seq);
       const earlier = (await scanLogFile(path, intact ? { until } : {})).lines;
+      // The index keeps where the events sit, not the events (a page reads them back).
+      for (const line of earlier) delete line.event;
       if (this.indexedFrom !== until) return;
       this.lines = intact ? [...earlier, ...this.lines.filter((line) => line.start >= until)] : earlier;
       this.indexedFrom = 0;

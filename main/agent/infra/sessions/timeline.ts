@@ -1,4 +1,36 @@
 import type { ModelMessage } from '#contract/model';
+import { repairContext } from './repair';
+
+/** A context record at least this long (bytes) is left in the log file when a timeline is read from one. */
+const LEAVE_ON_DISK = 256;
+
+/** A message left in the log file: where its record sits, and what repairContext and a failed read-back need of it. */
+export interface LoggedMessage {
+  logged: true;
+  start: number;
+  end: number;
+  role: ModelMessage['role'];
+  toolCallId?: string;
+  toolName?: string;
+  toolCalls?: Array<{ id: string; name: string }>;
+}
+
+/** Reads messages left in the log file, in order: `now` blocking, `later` not. */
+export interface LogReadBack {
+  now(logged: readonly LoggedMessage[]): ModelMessage[];
+  later(logged: readonly LoggedMessage[]): Promise<ModelMessage[]>;
+}
+
+function isLogged(entry: ModelMessage | LoggedMessage): entry is LoggedMessage {
+  return 'logged' in entry;
+}
+
+function loggedMessage(message: ModelMessage, at: { start: number; end: number }): LoggedMessage {
+  const entry: LoggedMessage = { logged: true, start: at.start, end: at.end, role: message.role };
+  if (message.role === 'tool') Object.assign(entry, { toolCallId: message.toolCallId, toolName: message.toolName });
+  if (message.role === 'assistant' && message.toolCalls?.length) entry.toolCalls = message.toolCalls.map(({ id, name }) => ({ id, name }));
+  return entry;
+}
 
 /** Where a turn begins in the context, and the session state just before it (what an undo restores). */
 export interface TurnMark {
@@ -13,7 +45,8 @@ export interface TurnMark {
  * context and clears the marks (an undo cannot go back past it); an undo drops the last turns.
  */
 export class Timeline {
-  context: ModelMessage[] = [];
+  /** What the model reads: messages, and (in a timeline read from a log file) large ones left on disk until asked for. */
+  private entries: Array<ModelMessage | LoggedMessage> = [];
   readonly state = new Map<string, unknown>();
   marks: TurnMark[] = [];
   compactions = 0;
@@ -22,18 +55,73 @@ export class Timeline {
   /** The tool-call ids added since the last compaction: the next compaction record lists them (see LogRecord). */
   callsSinceCompaction: string[] = [];
   /** What the last undo removed, while nothing has been added since: a redo puts it back. */
-  private lastUndo: { turnIds: string[]; removed: ModelMessage[]; marks: TurnMark[]; state: ReadonlyMap<string, unknown> } | null = null;
+  private lastUndo: { turnIds: string[]; removed: Array<ModelMessage | LoggedMessage>; marks: TurnMark[]; state: ReadonlyMap<string, unknown> } | null = null;
 
-  append(message: ModelMessage): void {
+  /** `readBack` reads messages left on disk (see `append`'s `logged`); without it every message is held. */
+  constructor(private readonly readBack?: LogReadBack) {}
+
+  /** What the model reads. Messages left on disk are read back first, at once (`loadContext` does it without blocking). */
+  get context(): ModelMessage[] {
+    const logged = this.logged();
+    if (logged.length) this.fill(logged, this.readBack!.now(logged));
+    return this.entries as ModelMessage[];
+  }
+
+  /** Read back the messages left on disk (once; they stay in memory after), so that `context` does not block. */
+  async loadContext(): Promise<void> {
+    const logged = this.logged();
+    if (logged.length) this.fill(logged, await this.readBack!.later(logged));
+  }
+
+  private logged(): LoggedMessage[] {
+    return this.readBack ? [...this.entries, ...(this.lastUndo?.removed ?? [])].filter(isLogged) : [];
+  }
+
+  private fill(logged: readonly LoggedMessage[], read: readonly ModelMessage[]): void {
+    const by = new Map(logged.map((entry, i) => [entry, frozen(read[i]!)]));
+    const put = (entry: ModelMessage | LoggedMessage) => (isLogged(entry) ? (by.get(entry) ?? entry) : entry);
+    this.entries = this.entries.map(put);
+    if (this.lastUndo) this.lastUndo.removed = this.lastUndo.removed.map(put);
+  }
+
+  set context(messages: ModelMessage[]) {
+    this.entries = messages;
+  }
+
+  /** How many messages the model reads (none is read back for this). */
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** Whether a message whose record is this long (bytes) would be left on disk by `append`. */
+  leavesOnDisk(length: number): boolean {
+    return Boolean(this.readBack) && length >= LEAVE_ON_DISK;
+  }
+
+  /** How many of the messages are on disk only (read back when `context` is asked for). */
+  get onDisk(): number {
+    return this.entries.reduce((n, entry) => n + (isLogged(entry) ? 1 : 0), 0);
+  }
+
+  /** After a crash: tool calls without results get one saying so (see repairContext); nothing is read back for it. */
+  repair(): void {
+    this.entries = repairContext(this.entries).map((entry) => (isLogged(entry) ? entry : frozen(entry)));
+  }
+
+  /**
+   * A message at the end. With `logged` (where its record sits in the log file) a large one is not held: only
+   * what the timeline's bookkeeping reads of it is, and it is read back from the file when `context` is asked for.
+   */
+  append(message: ModelMessage, logged?: { start: number; end: number }): void {
     this.lastUndo = null;
-    if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.context.length, state: new Map(this.state) });
+    if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.entries.length, state: new Map(this.state) });
     if (message.role === 'assistant') {
       for (const call of message.toolCalls ?? []) {
         this.callIds.add(call.id);
         this.callsSinceCompaction.push(call.id);
       }
     }
-    this.context.push(frozen(message));
+    this.entries.push(logged && this.leavesOnDisk(logged.end - logged.start) ? loggedMessage(message, logged) : frozen(message));
   }
 
   set(key: string, value: unknown): void {
@@ -42,7 +130,7 @@ export class Timeline {
 
   compact(context: readonly ModelMessage[]): void {
     this.lastUndo = null;
-    this.context = context.map(frozen);
+    this.entries = context.map(frozen);
     this.marks = [];
     this.compactions++;
     this.callsSinceCompaction = [];
@@ -78,8 +166,8 @@ export class Timeline {
     const tail = this.marks.slice(this.marks.length - turnIds.length);
     if (!turnIds.length || tail.length !== turnIds.length || tail.some((m, i) => m.turnId !== turnIds[i])) return null;
     const first = tail[0]!;
-    this.lastUndo = { turnIds: [...turnIds], removed: this.context.slice(first.index), marks: tail, state: new Map(this.state) };
-    this.context = this.context.slice(0, first.index);
+    this.lastUndo = { turnIds: [...turnIds], removed: this.entries.slice(first.index), marks: tail, state: new Map(this.state) };
+    this.entries = this.entries.slice(0, first.index);
     this.marks = this.marks.slice(0, this.marks.length - turnIds.length);
     return first;
   }
@@ -92,7 +180,7 @@ export class Timeline {
     const last = this.lastUndo;
     if (!last || last.turnIds.length !== turnIds.length || last.turnIds.some((id, i) => id !== turnIds[i])) return null;
     this.lastUndo = null;
-    this.context.push(...last.removed);
+    this.entries.push(...last.removed);
     this.marks.push(...last.marks);
     return last.state;
   }

@@ -52,6 +52,8 @@ async function load(dir: string) {
   const meta = { id: 'fixture', title: 't', workspace: '/ws', createdAt: 0, updatedAt: 0, turns: 5 };
   const { session, problems } = await Session.load(dir, meta, Date.now);
   const events = await session.allEvents();
+  // What the model reads is read back from the log now: a test may remove the log's folder before it looks.
+  await session.loadContext();
   return { session, problems, events, transcript: reduce(transcriptSlice, emptyTranscript, events) };
 }
 

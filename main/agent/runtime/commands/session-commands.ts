@@ -156,6 +156,7 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
     compactSession: async ({ sessionId, instructions }) => {
       const open = await pool.get(sessionId);
       if (runs.busy(sessionId)) throw new CommandError('busy', 'A turn is running in this session. Wait for it to end or stop it, then compact.');
+      await open.session.loadContext();
       if (!open.session.context.length) throw new CommandError('invalid_request', 'There is nothing to compact yet: the conversation is empty.');
       const config = await turns.requireProvider();
       return { compactionId: turns.compact(open, config, instructions) };

@@ -216,6 +216,7 @@ class ChildAgent implements Subagent {
     try {
       const text = prompt ?? 'Continue where you left off.';
       session.noteTurnStarted(text);
+      await session.loadContext();
       session.emit({ type: 'turn.started', turnId, text, attachments: [], origin: prompt === null ? 'system' : 'user' });
       if (prompt !== null) session.appendContext({ role: 'user', content: prompt, turnId });
       // What holds now (the mode, plan mode…) follows the prompt: the conversation starts with the prompt verbatim.

@@ -101,6 +101,8 @@ export class TurnRunner {
         session.emit({ type: 'session.updated', session: session.summary() });
         const startContext = open.starting ? await open.starting : null;
         open.starting = null;
+        // A loaded session left its large messages in the log: read them back without blocking before the model needs them.
+        await session.loadContext();
         if (startContext) session.appendContext(startContext);
         // The user's UserPromptSubmit hooks may refuse the prompt (it never reaches the model) or add context after it.
         const submitted = await promptHooks(handle, prompt, turnId, signal);
