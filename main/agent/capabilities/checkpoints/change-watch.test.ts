@@ -1,6 +1,10 @@
-import { posix } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Environment, TreeChanges } from '#contract/environment';
+import { localEnvironment } from '#infra/environment/local/local-environment';
+import { treeWatchSupported } from '#infra/environment/local/tree-watch';
+import { tempDir } from '#test-support/harness';
 import { ChangeWatch, MAX_WATCHED_PATHS } from './change-watch';
 
 /**
@@ -124,4 +128,47 @@ describe('ChangeWatch', () => {
       expect(fake.starts()).toBe(2);
     }
   });
+
+  it.runIf(treeWatchSupported())(
+    'keeps what is reported while it looks into a new folder for the next capture (a command writing as the sandbox made its mount points)',
+    async () => {
+      const workspace = await tempDir('deft-change-watch-');
+      const fenceDir = join(await tempDir('deft-change-fence-'), 'fence');
+      const local = localEnvironment();
+      let reported: () => void = () => {};
+      const lateReported = new Promise<void>((resolve) => (reported = resolve));
+      let wrote = false;
+      // The real local machine and its inotify watch; the look into the new folder is where the command writes.
+      const environment = Object.assign(Object.create(local) as Environment, {
+        watchTree: (root: string, options: Parameters<NonNullable<Environment['watchTree']>>[1], listener: (changes: TreeChanges) => void) =>
+          local.watchTree!(root, options, (changes) => {
+            listener(changes);
+            if ('paths' in changes && changes.paths.includes(join(workspace, 'late.txt'))) reported();
+          }),
+        lstat: async (path: string) => {
+          if (path === join(workspace, 'made') && !wrote) {
+            wrote = true;
+            await writeFile(join(workspace, 'late.txt'), 'late');
+            await lateReported;
+          }
+          return local.lstat(path);
+        },
+      });
+      const watch = new ChangeWatch(environment, workspace, { ignore: [], fenceDir });
+      try {
+        await watch.start();
+        expect(watch.live).toBe(true);
+        watch.scanned(watch.beginScan(), 't1');
+        await mkdir(join(workspace, 'made'));
+        // The capture after the fence looks at the new folder; late.txt came after the fence, while it was looked into.
+        expect(await watch.changedSince('t1')).toEqual(['made']);
+        expect(wrote).toBe(true);
+        watch.narrowed('t1', 't2');
+        // It is still pending: the next capture looks at it.
+        expect(await watch.changedSince('t2')).toEqual(['late.txt']);
+      } finally {
+        await watch.close();
+      }
+    },
+  );
 });

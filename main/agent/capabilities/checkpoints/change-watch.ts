@@ -97,32 +97,37 @@ export class ChangeWatch {
       return null;
     }
     if (!this.live || this.overflow) return null;
+    // Taken as the fence passed, before anything is awaited: what is reported from here on (while the new folders are
+    // looked into below, or while the capture runs) stays pending for the next capture. Cleared after an await, a
+    // change a command made meanwhile would be in neither capture.
     const paths = [...this.dirty];
-    if (await this.unwatchedFolders()) {
+    const created = [...this.created];
+    this.dirty.clear();
+    this.created.clear();
+    if (await this.unwatchedFolders(created, new Set(paths))) {
       // A folder the watch may not see into: watched again from scratch (a walk), and the caller scans.
       await this.restart();
       return null;
     }
-    this.dirty.clear();
-    this.created.clear();
     return paths;
   }
 
   /**
    * Whether a folder created (or moved in, or renamed) since the last capture holds a folder that was not reported:
    * one made in it before the watch reached it (mkdir -p, an unpacked archive), or brought along by a move, is not
-   * watched, and its path in the watch may be the old one — changes in it would go unseen.
+   * watched, and its path in the watch may be the old one — changes in it would go unseen. `created` and `reported`
+   * are the paths taken at the fence.
    */
-  private async unwatchedFolders(): Promise<boolean> {
+  private async unwatchedFolders(created: readonly string[], reported: ReadonlySet<string>): Promise<boolean> {
     const { path } = this.environment;
-    for (const rel of this.created) {
+    for (const rel of created) {
       const full = path.join(this.workspace, rel);
       const stats = await this.environment.lstat(full).catch(() => null);
       // A folder the watch skips (ignored, nothing tracked in it) is not looked into: what is in it is not reported.
       if (!stats?.isDirectory() || (await this.ignore?.skip(full))) continue;
       const entries = await this.environment.readdir(full).catch(() => null);
       if (!entries) return true;
-      if (entries.some((e) => e.type === 'directory' && !this.dirty.has(`${rel}/${e.name}`))) return true;
+      if (entries.some((e) => e.type === 'directory' && !reported.has(`${rel}/${e.name}`))) return true;
     }
     return false;
   }
