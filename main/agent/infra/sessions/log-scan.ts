@@ -15,6 +15,8 @@ const STATE = Buffer.from('{"r":"state",');
 /** A held record shorter than this (bytes) is copied; a longer one is read again from the log when it counts. */
 const HELD_COPY = 256;
 const COMPACTION = Buffer.from('{"r":"compaction",');
+/** A snapshot only shortens a window's first open (tail-view.ts): a scan checks that it reads, nothing more. */
+export const SNAPSHOT = Buffer.from('{"r":"snapshot",');
 
 /** Where one event sits in the log file (bytes, line feed excluded), so it can be read again without the rest. */
 export interface EventLine {
@@ -51,6 +53,8 @@ export interface LogScan {
   earlier: SessionEvent[];
   /** The usage events' totals merged in order (the session's usage total). */
   usage: Partial<Usage>;
+  /** Where the log's last snapshot line starts (absent: it has none). */
+  snapshotAt?: number;
 }
 
 const EVENT_PREFIX = Buffer.from('{"r":"event","e":{"type":"');
@@ -133,6 +137,10 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
     const state = startsWith(buffer, start, end, STATE);
     scan.held.push({ start: base + start, end: base + end, lineNo, torn, state, ...heldBytes(scan, buffer, start, end) });
+    return;
+  }
+  if (startsWith(buffer, start, end, SNAPSHOT)) {
+    if (parseLine(scan, buffer, start, end, lineNo, torn)) scan.snapshotAt = base + start;
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
