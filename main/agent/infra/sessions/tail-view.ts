@@ -1,8 +1,7 @@
 import type { SessionEvent } from '#protocol';
 import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { PAGED_EVENT_TYPES, TAIL_TURNS } from '#protocol/helpers/paging';
-import { SNAPSHOT, finishScan, needsStrictCheck, readEventLine, scanLine, startScan } from './log-scan';
-import { tailOffsetOfFile } from './log-scan-file';
+import { SNAPSHOT, finishScan, needsStrictCheck, readEventLine, scanLine, startScan, tailOffset } from './log-scan';
 import { fileLength, readLogSpan } from './log-read';
 import type { LogRecord } from './records';
 import { unfinishedCompactions, unfinishedTurn, waitingPrompts } from './repair';
@@ -28,30 +27,20 @@ const TURN_STARTED = Buffer.from('{"r":"event","e":{"type":"turn.started",');
  * session is then opened the usual way. The session itself (the model's context, earlier pages) is loaded as
  * before; this only lets a window show the tail first.
  */
-export async function readTailView(path: string): Promise<TailView | null> {
-  const size = await fileLength(path);
-  const tail = await tailOffsetOfFile(path, TAIL_TURNS);
-  if (tail === 0 || needsStrictCheck(await readLogSpan(path, 0, 64))) return null;
-  // A snapshot is written at least every SNAPSHOT_EVERY_TURNS turns: one further back is not looked for.
-  const reach = await tailOffsetOfFile(path, TAIL_TURNS + 2 * SNAPSHOT_EVERY_TURNS);
-  // From the line feed before the first turn looked at (the whole log when it has no more turns than that).
-  const base = Math.max(reach - 1, 0);
-  const buffer = await readLogSpan(path, base, size);
-  const at = buffer.lastIndexOf(SNAPSHOT_LINE);
-  if (at === -1) return null;
-  const lineEnd = buffer.indexOf(0x0a, at + 1);
-  if (lineEnd === -1) return null;
-  let snapshot: Extract<LogRecord, { r: 'snapshot' }>;
-  try {
-    snapshot = JSON.parse(buffer.toString('utf8', at + 1, lineEnd)) as typeof snapshot;
-  } catch {
-    return null;
-  }
+export async function readTailView(path: string, firstSpan?: number): Promise<TailView | null> {
+  if (needsStrictCheck(await readLogSpan(path, 0, 64))) return null;
+  const found = await newestSnapshot(path, firstSpan);
+  if (!found) return null;
+  const { snapshot, at } = found;
   const { tailFrom, tailSeq, firstSeq, earlier, problems } = snapshot;
-  if (!Number.isInteger(tailFrom) || tailFrom < reach || tailFrom > tail || !Array.isArray(earlier) || !Array.isArray(problems)) return null;
-  // The snapshot's tail must still start where it says: a turn's first line, with its seq.
-  const from = tailFrom - base;
-  if (buffer[from - 1] !== 0x0a || buffer.compare(TURN_STARTED, 0, TURN_STARTED.length, from, from + TURN_STARTED.length) !== 0) return null;
+  if (!Number.isInteger(tailFrom) || tailFrom < 1 || tailFrom > at || !Array.isArray(earlier) || !Array.isArray(problems)) return null;
+  // The log from the line feed before the snapshot's tail: that tail must still start there, with its seq.
+  const base = tailFrom - 1;
+  const buffer = found.from <= base ? found.buffer.subarray(base - found.from) : await readLogSpan(path, base, found.from + found.buffer.length);
+  if (buffer[0] !== 0x0a || buffer.compare(TURN_STARTED, 0, TURN_STARTED.length, 1, 1 + TURN_STARTED.length) !== 0) return null;
+  // The tail now: the last TAIL_TURNS turns (those since the snapshot's tail when there are no more).
+  const tail = base + (tailOffset(buffer, TAIL_TURNS) || 1);
+  const from = 1;
   const scan = startScan(tail, (start, end) => buffer.subarray(start - base, end - base));
   scan.trusted = true;
   const endsClean = buffer[buffer.length - 1] === 0x0a;
@@ -78,4 +67,31 @@ export async function readTailView(path: string): Promise<TailView | null> {
   if (unfinishedTurn(state) || unfinishedCompactions(state).length || waitingPrompts(state).length) return null;
   const head = events[0].seq;
   return { events, before: firstSeq !== null && firstSeq < head ? head : null, earlier: stateBefore, problems };
+}
+
+/**
+ * The log's newest snapshot, read back from its end (`firstSpan` bytes first, four times more each time after): the bytes from where the search began (`from`) to the end, and
+ * where the snapshot's line starts. Null when there is none within the last TAIL_TURNS + 2 × SNAPSHOT_EVERY_TURNS turns.
+ */
+async function newestSnapshot(
+  path: string,
+  firstSpan = 1 << 20,
+): Promise<{ snapshot: Extract<LogRecord, { r: 'snapshot' }>; at: number; buffer: Buffer; from: number } | null> {
+  const size = await fileLength(path);
+  for (let span = Math.min(size, firstSpan); span > 0; span = Math.min(size, span * 4)) {
+    const from = size - span;
+    const buffer = await readLogSpan(path, from, size);
+    const line = buffer.lastIndexOf(SNAPSHOT_LINE);
+    const end = line === -1 ? -1 : buffer.indexOf(0x0a, line + 1);
+    if (end !== -1) {
+      try {
+        return { snapshot: JSON.parse(buffer.toString('utf8', line + 1, end)) as Extract<LogRecord, { r: 'snapshot' }>, at: from + line + 1, buffer, from };
+      } catch {
+        return null;
+      }
+    }
+    // Looked back far enough (a snapshot is written at least every SNAPSHOT_EVERY_TURNS turns), or the whole log.
+    if (span === size || tailOffset(buffer, TAIL_TURNS + 2 * SNAPSHOT_EVERY_TURNS) > 1) return null;
+  }
+  return null;
 }

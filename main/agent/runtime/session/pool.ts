@@ -36,6 +36,8 @@ export class SessionPool {
   /** Sessions being let go of: loading one again waits for its log to be written. */
   private readonly unloading = new Map<string, Promise<void>>();
   private readonly letGo = new Map<string, LetGo>();
+  /** Sessions whose tail a window's first open reads (firstView): loading one waits for that. */
+  private readonly viewing = new Map<string, Promise<unknown>>();
   /** Sessions being read from their logs (not open yet). */
   private readonly reading = new Map<string, Promise<OpenSession>>();
   /** Sessions whose capabilities are still being told they loaded: a command naming one waits for them. */
@@ -58,6 +60,10 @@ export class SessionPool {
     const cached = this.open.get(sessionId);
     if (cached) return this.ready(cached);
     let reading = this.reading.get(sessionId);
+    if (!reading && this.viewing.has(sessionId)) {
+      await this.viewing.get(sessionId);
+      return this.get(sessionId);
+    }
     if (!reading) {
       reading = this.read(sessionId).finally(() => this.reading.delete(sessionId));
       this.reading.set(sessionId, reading);
@@ -72,12 +78,19 @@ export class SessionPool {
    */
   async firstView(sessionId: string): Promise<{ summary: SessionSummary; view: TailView } | null> {
     this.checkedId(sessionId);
-    if (this.open.has(sessionId) || this.reading.has(sessionId) || this.unloading.has(sessionId)) return null;
-    const meta = await this.deps.store.readMeta(sessionId);
-    const view = meta ? await readTailView(join(this.deps.store.dirOf(sessionId), LOG_FILE)).catch(() => null) : null;
-    if (!meta || !view || this.open.has(sessionId) || this.reading.has(sessionId)) return null;
-    void this.get(sessionId).catch(() => {});
-    return { summary: summaryOf(meta), view };
+    if (this.open.has(sessionId) || this.unloading.has(sessionId)) return null;
+    const viewing = (async () => {
+      const meta = await this.deps.store.readMeta(sessionId);
+      const view = meta ? await readTailView(join(this.deps.store.dirOf(sessionId), LOG_FILE)).catch(() => null) : null;
+      return meta && view ? { summary: summaryOf(meta), view } : null;
+    })();
+    // The window asks for more at once (its tasks): loading the session for that waits for the tail to be read.
+    this.viewing.set(sessionId, viewing);
+    const first = await viewing.finally(() => this.viewing.get(sessionId) === viewing && this.viewing.delete(sessionId));
+    // Once it is open its events reach the window: then it answers itself.
+    if (!first || this.open.has(sessionId)) return null;
+    if (!this.reading.has(sessionId)) void this.get(sessionId).catch(() => {});
+    return first;
   }
 
   private async read(sessionId: string): Promise<OpenSession> {
