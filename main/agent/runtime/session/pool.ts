@@ -81,9 +81,9 @@ export class SessionPool {
     if (this.open.has(sessionId) || this.unloading.has(sessionId)) return null;
     const viewing = (async () => {
       const meta = await this.deps.store.readMeta(sessionId);
-      const view = meta ? await readTailView(join(this.deps.store.dirOf(sessionId), LOG_FILE)).catch(() => null) : null;
+      const view = meta ? await readTailView(join(this.deps.store.dirOf(sessionId), LOG_FILE)) : null;
       return meta && view ? { summary: summaryOf(meta), view } : null;
-    })();
+    })().catch(() => null);
     // The window asks for more at once (its tasks): loading the session for that waits for the tail to be read.
     this.viewing.set(sessionId, viewing);
     const first = await viewing.finally(() => this.viewing.get(sessionId) === viewing && this.viewing.delete(sessionId));

@@ -108,9 +108,12 @@ describe('sessions no window shows are let go of when idle', () => {
     await unloaded(hh, id);
 
     hh.core.show('window', id);
-    const after = await hh.core.handlers.openSession({ sessionId: id });
+    // The window asks for the session's tasks at once (which loads it).
+    const opening = hh.core.handlers.openSession({ sessionId: id }).then((reply) => ({ reply, loadedThen: loaded(hh, id) }));
+    const [{ reply: after, loadedThen }, tasks] = await Promise.all([opening, hh.core.handlers.listTasks({ sessionId: id })]);
+    expect(tasks.tasks).toEqual([]);
     // Answered from the log's tail: the session itself was still loading.
-    expect(loaded(hh, id)).toBe(false);
+    expect(loadedThen).toBe(false);
     expect(after).toEqual(before);
     await waitFor(() => loaded(hh, id));
     expect(await hh.core.handlers.openSession({ sessionId: id })).toEqual(before);
