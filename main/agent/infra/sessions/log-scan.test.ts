@@ -129,7 +129,9 @@ function randomLog(seed: number, large = false): string[] {
     else if (roll < 0.92)
       lines.push('{"r":"compaction","id":"torn","calls":["call-x"'); // a compaction that cannot be read
     else if (roll < 0.95) push({ r: 'compaction', id: 'bad', ...(next() < 0.7 ? { calls: [] } : {}), context: 'not a list' as never });
-    else push({ r: 'event', e: { type: 'usage', turnId: 't', sessionId: 's', seq: ++seq, at: seq } as never });
+    else if (roll < 0.97) push({ r: 'event', e: { type: 'usage', turnId: 't', sessionId: 's', seq: ++seq, at: seq } as never });
+    // A snapshot (tail-view.ts) only shortens a window's first open: a scan reads past it.
+    else push({ r: 'snapshot', tailFrom: 0, tailSeq: seq, firstSeq: 1, earlier: [], problems: [] });
   }
   return lines;
 }
