@@ -128,7 +128,8 @@ export async function writeForkLog(
       } catch {
         continue; // a line the original cannot read either
       }
-      if (record.r === 'header') continue;
+      // A snapshot tells where things sit in the original's log, not in the fork's.
+      if (record.r === 'header' || record.r === 'snapshot') continue;
       if (record.r === 'event') await event(record.e);
       else await write(line);
     }

@@ -6,7 +6,8 @@ import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '#test-support/harness';
-import { contextSkeleton, scanLog, tailOffset } from './log-scan';
+import { contextSkeleton, finishScan, scanLine, scanLog, startScan, tailOffset } from './log-scan';
+import { logReadBack } from './log-messages';
 import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import { LOG_FILE, Session } from './session';
 import { LOG_VERSION, type LogRecord } from './records';
@@ -128,7 +129,9 @@ function randomLog(seed: number, large = false): string[] {
     else if (roll < 0.92)
       lines.push('{"r":"compaction","id":"torn","calls":["call-x"'); // a compaction that cannot be read
     else if (roll < 0.95) push({ r: 'compaction', id: 'bad', ...(next() < 0.7 ? { calls: [] } : {}), context: 'not a list' as never });
-    else push({ r: 'event', e: { type: 'usage', turnId: 't', sessionId: 's', seq: ++seq, at: seq } as never });
+    else if (roll < 0.97) push({ r: 'event', e: { type: 'usage', turnId: 't', sessionId: 's', seq: ++seq, at: seq } as never });
+    // A snapshot (tail-view.ts) only shortens a window's first open: a scan reads past it.
+    else push({ r: 'snapshot', tailFrom: 0, tailSeq: seq, firstSeq: 1, earlier: [], problems: [] });
   }
   return lines;
 }
@@ -313,6 +316,68 @@ describe('a timeline read from a log file leaves its large messages there', () =
     expect(session.context.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(session.context[1]!.content).toBe(`Running them.${pad(true)}`);
     expect(session.context[2]).toMatchObject({ role: 'tool', toolCallId: 'call-1', isError: true });
+  });
+});
+
+describe('the long messages a scan holds', () => {
+  it('are read once: what the timeline needs of them is kept from the chunk, to the same timeline as a full parse', async () => {
+    const dir = await tempDir('deft-scan-once-');
+    const path = join(dir, 'log.jsonl');
+    let rereads = 0;
+    let held = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const lines = randomLog(seed, true);
+      const buffer = Buffer.from(lines.join('\n') + '\n');
+      await writeFile(path, buffer);
+      // The scan a session makes, reading again only through this counter.
+      const scan = startScan(
+        0,
+        (start, end) => {
+          rereads++;
+          return buffer.subarray(start, end);
+        },
+        new Timeline(logReadBack(path)),
+      );
+      let lineNo = 0;
+      for (let start = 0; start < buffer.length; ) {
+        const end = buffer.indexOf(0x0a, start);
+        scanLine(scan, buffer, start, end, 0, ++lineNo, false);
+        start = end + 1;
+      }
+      const { timeline } = finishScan(scan);
+      held += timeline.onDisk;
+      await timeline.loadContext();
+      expect(view(timeline), `seed ${seed}`).toEqual(view(scanLog(buffer).timeline));
+    }
+    expect(held).toBeGreaterThan(50);
+    expect(rereads).toBe(0);
+  });
+
+  it("a long message held while the log read as this Deft's is read again whole once a later header says it is not", async () => {
+    const path = join(await tempDir('deft-scan-once-'), 'log.jsonl');
+    const header = (version: number) => JSON.stringify({ r: 'header', version, sessionId: 's', workspace: '/w', createdAt: 0 });
+    const m: ModelMessage = { role: 'user', content: `long${pad(true)}`, turnId: 't1' };
+    const buffer = Buffer.from([header(LOG_VERSION), JSON.stringify({ r: 'context', m }), header(1), ''].join('\n'));
+    await writeFile(path, buffer);
+    let rereads = 0;
+    const scan = startScan(
+      0,
+      (start, end) => {
+        rereads++;
+        return buffer.subarray(start, end);
+      },
+      new Timeline(logReadBack(path)),
+    );
+    let lineNo = 0;
+    for (let start = 0; start < buffer.length; ) {
+      const end = buffer.indexOf(0x0a, start);
+      scanLine(scan, buffer, start, end, 0, ++lineNo, false);
+      start = end + 1;
+    }
+    const { timeline, trusted } = finishScan(scan);
+    expect(trusted).toBe(false);
+    expect(rereads).toBe(1);
+    expect(timeline.context).toEqual([m]);
   });
 });
 

@@ -15,6 +15,8 @@ const STATE = Buffer.from('{"r":"state",');
 /** A held record shorter than this (bytes) is copied; a longer one is read again from the log when it counts. */
 const HELD_COPY = 256;
 const COMPACTION = Buffer.from('{"r":"compaction",');
+/** A snapshot only shortens a window's first open (tail-view.ts): a scan checks that it reads, nothing more. */
+export const SNAPSHOT = Buffer.from('{"r":"snapshot",');
 
 /** Where one event sits in the log file (bytes, line feed excluded), so it can be read again without the rest. */
 export interface EventLine {
@@ -51,6 +53,8 @@ export interface LogScan {
   earlier: SessionEvent[];
   /** The usage events' totals merged in order (the session's usage total). */
   usage: Partial<Usage>;
+  /** Where the log's last snapshot line starts (absent: it has none). */
+  snapshotAt?: number;
 }
 
 const EVENT_PREFIX = Buffer.from('{"r":"event","e":{"type":"');
@@ -80,8 +84,11 @@ export function scanLog(buffer: Buffer, indexFrom = 0): LogScan {
 
 /** A scan in progress: lines are given to scanLine in file order, then finishScan ends it. */
 export interface Scanning extends LogScan {
-  /** Held records, in order: short ones copied, long ones as where they sit in the log (read again when they count). */
-  held: Array<{ start: number; end: number; lineNo: number; torn: boolean; state: boolean; bytes?: Buffer }>;
+  /**
+   * Held records, in order: short ones copied; a long message this Deft wrote as its line without its text (all
+   * that is read of it: `skeleton`); any other long one as where it sits in the log (read again when it counts).
+   */
+  held: Array<{ start: number; end: number; lineNo: number; torn: boolean; state: boolean; bytes?: Buffer; skeleton?: boolean }>;
   /** Bytes [start, end) of the log, read again (a held record). */
   reread: (start: number, end: number) => Buffer;
 }
@@ -129,14 +136,11 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
     const state = startsWith(buffer, start, end, STATE);
-    scan.held.push({
-      start: base + start,
-      end: base + end,
-      lineNo,
-      torn,
-      state,
-      ...(end - start < HELD_COPY ? { bytes: Buffer.from(buffer.subarray(start, end)) } : {}),
-    });
+    scan.held.push({ start: base + start, end: base + end, lineNo, torn, state, ...heldBytes(scan, buffer, start, end) });
+    return;
+  }
+  if (startsWith(buffer, start, end, SNAPSHOT)) {
+    if (parseLine(scan, buffer, start, end, lineNo, torn)) scan.snapshotAt = base + start;
     return;
   }
   const record = parseLine(scan, buffer, start, end, lineNo, torn);
@@ -169,11 +173,12 @@ function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, li
 function applyHeld(scan: Scanning, onlyState = false): void {
   const held = scan.held;
   scan.held = [];
-  for (const { start, end, lineNo, torn, state, bytes: copied } of held) {
+  for (const { start, end, lineNo, torn, state, bytes: copied, skeleton: textLeftOut } of held) {
     if (onlyState && !state) continue;
-    const bytes = copied ?? scan.reread(start, end);
+    // Kept without its text while the log read as this Deft's; should a later header say otherwise, it is read again whole.
+    const bytes = (textLeftOut && !scan.trusted ? undefined : copied) ?? scan.reread(start, end);
     // A long message left on disk needs only what the timeline's bookkeeping reads: its text is not decoded.
-    const skeleton = scan.trusted && scan.timeline.leavesOnDisk(bytes.length) ? contextSkeleton(bytes) : null;
+    const skeleton = scan.trusted && scan.timeline.leavesOnDisk(end - start) ? contextSkeleton(bytes) : null;
     const record = skeleton ?? parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
     if (record) applyRecord(scan, record, lineNo, start, end);
   }
@@ -188,23 +193,43 @@ const CONTENT = Buffer.from(',"content":"');
  * parsed whole). The text is checked when the message is read back (logReadBack).
  */
 export function contextSkeleton(bytes: Buffer): Extract<LogRecord, { r: 'context' }> | null {
-  if (!startsWith(bytes, 0, bytes.length, CONTEXT)) return null;
-  const key = bytes.indexOf(CONTENT, CONTEXT.length);
-  if (key === -1) return null;
-  const from = key + CONTENT.length;
-  let quote = bytes.indexOf(0x22, from);
-  for (; quote !== -1; quote = bytes.indexOf(0x22, quote + 1)) {
-    let slashes = 0;
-    while (bytes[quote - 1 - slashes] === 0x5c) slashes++;
-    if (slashes % 2 === 0) break;
-  }
-  if (quote === -1) return null;
+  const text = textSpan(bytes, 0, bytes.length);
+  if (!text) return null;
   try {
-    const record = JSON.parse(bytes.toString('utf8', 0, from) + bytes.toString('utf8', quote)) as LogRecord;
+    const record = JSON.parse(bytes.toString('utf8', 0, text.from) + bytes.toString('utf8', text.quote)) as LogRecord;
     return record?.r === 'context' && isMessage(record.m) && record.m.content === '' ? record : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Where the text of a context record as this Deft writes it sits in bytes [start, end) of `buffer`: from just
+ * after the opening quote of its content to its closing quote. Null when the line is not laid out so.
+ */
+function textSpan(buffer: Buffer, start: number, end: number): { from: number; quote: number } | null {
+  if (!startsWith(buffer, start, end, CONTEXT)) return null;
+  const key = buffer.indexOf(CONTENT, start + CONTEXT.length);
+  if (key === -1 || key >= end) return null;
+  const from = key + CONTENT.length;
+  let quote = buffer.indexOf(0x22, from);
+  for (; quote !== -1 && quote < end; quote = buffer.indexOf(0x22, quote + 1)) {
+    let slashes = 0;
+    while (buffer[quote - 1 - slashes] === 0x5c) slashes++;
+    if (slashes % 2 === 0) break;
+  }
+  return quote === -1 || quote >= end ? null : { from, quote };
+}
+
+/**
+ * What a held record keeps of its line: a short one a copy; a long message of this Deft's log, which the timeline
+ * leaves on disk, its line without its text (so it is not read again, see contextSkeleton); anything else nothing.
+ */
+function heldBytes(scan: Scanning, buffer: Buffer, start: number, end: number): { bytes?: Buffer; skeleton?: boolean } {
+  if (end - start < HELD_COPY) return { bytes: Buffer.from(buffer.subarray(start, end)) };
+  if (!scan.trusted || !scan.timeline.leavesOnDisk(end - start)) return {};
+  const text = textSpan(buffer, start, end);
+  return text ? { bytes: Buffer.concat([buffer.subarray(start, text.from), buffer.subarray(text.quote, end)]), skeleton: true } : {};
 }
 
 /** A compaction replaces the held records: their tool-call ids are the ones it lists; only their state still counts. */

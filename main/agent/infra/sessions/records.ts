@@ -21,7 +21,15 @@ export type LogRecord =
   /** An undo: these turns, the last ones in order, leave the context (the state records after it restore their state). */
   | { r: 'undo'; turnIds: string[] }
   /** A redo: the turns the undo just before it removed are back in the context (nothing was added in between). */
-  | { r: 'redo'; turnIds: string[] };
+  | { r: 'redo'; turnIds: string[] }
+  /**
+   * What a window opening the session needs of the log before `tailFrom` (see tail-view.ts), so that a first open
+   * reads the log from there instead of from its start: `tailFrom` is where the turn with seq `tailSeq` starts (the
+   * first of the last TAIL_TURNS turns when it was written), `earlier` the state events before it compacted
+   * (compactEarlierState), `firstSeq` the log's first event, `problems` the unreadable lines the session knew of.
+   * Only ever a shortcut: a replay of the log ignores it.
+   */
+  | { r: 'snapshot'; tailFrom: number; tailSeq: number; firstSeq: number | null; earlier: SessionEvent[]; problems: string[] };
 
 type Delta = Extract<SessionEvent, { type: 'assistant.delta' | 'thinking.delta' }>;
 

@@ -32,6 +32,8 @@ export interface SessionMeta {
 }
 
 export const LOG_FILE = 'log.jsonl';
+/** A log gets a snapshot (tail-view.ts) every this many turns, and when its session is let go of. */
+export const SNAPSHOT_EVERY_TURNS = 25;
 export const META_FILE = 'meta.json';
 
 /** A page of earlier events and the cursor for the page before it (null: none). */
@@ -65,6 +67,10 @@ export class Session {
   private readonly turnStarts: number[] = [];
   /** Written by this version: events read back are not validated again. */
   private trusted = true;
+  /** How many turns the session had when its log's last snapshot was written (-1: the log has none). */
+  private snapshotAtTurns = -1;
+  /** The unreadable lines found when the log was loaded (a snapshot repeats them to a window's first open). */
+  private loadProblems: string[] = [];
   private timeline = new Timeline();
   readonly usageTotal: Usage = { inputTokens: 0, outputTokens: 0 };
   running = false;
@@ -156,6 +162,8 @@ export class Session {
     });
     session.earlierState = compactEarlierState(session.earlierState);
     session.unflushedFrom = session.events.length;
+    session.snapshotAtTurns = scan.snapshotAt === undefined ? -1 : session.turnStarts.length;
+    session.loadProblems = problems.slice(0, 50);
     const replayed = scan.timeline.length;
     session.timeline = scan.timeline;
     session.timeline.repair();
@@ -265,9 +273,30 @@ export class Session {
       const at = this.log.append({ r: 'event', e: event });
       this.lines.push({ seq: event.seq, ...at, type: event.type, ...(PAGED_EVENT_TYPES.has(event.type) ? {} : { event }) });
     }
+    if (this.turnStarts.length - Math.max(this.snapshotAtTurns, 0) >= SNAPSHOT_EVERY_TURNS) this.appendSnapshot();
     this.letGoOfEarlierTurns();
     await this.log.flush();
     await writeFileAtomic(join(this.dir, META_FILE), JSON.stringify(this.meta, null, 2) + '\n', 0o600);
+  }
+
+  /**
+   * Write a snapshot (see tail-view.ts) if the log has none or turns were added since its last one: the session is
+   * let go of, and its next first open reads the log from its tail.
+   */
+  async snapshot(): Promise<void> {
+    if (this.turnStarts.length !== this.snapshotAtTurns) this.appendSnapshot();
+    await this.flush();
+  }
+
+  /** A snapshot record for the log as flushed now: what a window needs of it before the start of the tail. */
+  private appendSnapshot(): void {
+    if (this.turnStarts.length <= TAIL_TURNS || this.unflushedFrom !== this.events.length) return;
+    const tailSeq = this.tailStart();
+    const line = this.lines[firstAbove(this.lines, tailSeq - 1, bySeq)];
+    if (!line || line.seq !== tailSeq || line.type !== 'turn.started') return;
+    const { earlier } = this.tail();
+    this.log.append({ r: 'snapshot', tailFrom: line.start, tailSeq, firstSeq: this.firstSeq(), earlier, problems: this.loadProblems });
+    this.snapshotAtTurns = this.turnStarts.length;
   }
 
   /**

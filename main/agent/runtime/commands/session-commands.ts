@@ -112,6 +112,12 @@ export function sessionCommands(deps: SessionCommandsDeps): SessionCommands {
     listSessions: async () => ({ sessions: await pool.list() }),
     createSession: async () => ({ session: (await pool.create()).session.summary() }),
     openSession: async ({ sessionId, afterSeq }) => {
+      // A session not loaded yet shows its tail at once where its log allows; it loads meanwhile.
+      const first = afterSeq ? null : await pool.firstView(sessionId);
+      if (first) {
+        const { events, before, earlier, problems } = first.view;
+        return { session: first.summary, events, before, earlier, reset: true as const, problems };
+      }
       const { session, problems } = await pool.get(sessionId);
       return { session: session.summary(), ...session.eventsAfter(afterSeq), problems };
     },

@@ -1,6 +1,9 @@
 import type { CommandHandlers } from '#contract/commands';
 import { CommandError } from '#contract/errors';
-import { type Session, summaryOf } from '#infra/sessions/session';
+import { join } from 'node:path';
+import type { SessionSummary } from '#protocol';
+import { LOG_FILE, type Session, summaryOf } from '#infra/sessions/session';
+import { type TailView, readTailView } from '#infra/sessions/tail-view';
 import { type SessionStore, isValidSessionId } from '#infra/sessions/store';
 import type { CapabilitySet } from '../capability-set';
 import type { Runs } from '../turn/runs';
@@ -33,6 +36,10 @@ export class SessionPool {
   /** Sessions being let go of: loading one again waits for its log to be written. */
   private readonly unloading = new Map<string, Promise<void>>();
   private readonly letGo = new Map<string, LetGo>();
+  /** Sessions whose tail a window's first open reads (firstView): loading one waits for that. */
+  private readonly viewing = new Map<string, Promise<unknown>>();
+  /** Sessions being read from their logs (not open yet). */
+  private readonly reading = new Map<string, Promise<OpenSession>>();
   /** Sessions whose capabilities are still being told they loaded: a command naming one waits for them. */
   private readonly loading = new Map<string, Promise<void>>();
   private readonly sweep: IdleSweep;
@@ -47,11 +54,46 @@ export class SessionPool {
     });
   }
 
-  /** An open session, loading it from its log if needed; throws when it does not exist. */
+  /** An open session, loading it from its log if needed (once, however many ask meanwhile); throws when it does not exist. */
   async get(sessionId: string): Promise<OpenSession> {
     await this.unloading.get(this.checkedId(sessionId));
     const cached = this.open.get(sessionId);
     if (cached) return this.ready(cached);
+    let reading = this.reading.get(sessionId);
+    if (!reading && this.viewing.has(sessionId)) {
+      await this.viewing.get(sessionId);
+      return this.get(sessionId);
+    }
+    if (!reading) {
+      reading = this.read(sessionId).finally(() => this.reading.delete(sessionId));
+      this.reading.set(sessionId, reading);
+    }
+    return reading;
+  }
+
+  /**
+   * A window's first open of a session that is not loaded: its tail read from the log's newest snapshot (readTailView),
+   * while the session loads in the background (a command that needs it waits for that). Null where the tail cannot be
+   * read so: the caller opens the session the usual way.
+   */
+  async firstView(sessionId: string): Promise<{ summary: SessionSummary; view: TailView } | null> {
+    this.checkedId(sessionId);
+    if (this.open.has(sessionId) || this.unloading.has(sessionId)) return null;
+    const viewing = (async () => {
+      const meta = await this.deps.store.readMeta(sessionId);
+      const view = meta ? await readTailView(join(this.deps.store.dirOf(sessionId), LOG_FILE)) : null;
+      return meta && view ? { summary: summaryOf(meta), view } : null;
+    })().catch(() => null);
+    // The window asks for more at once (its tasks): loading the session for that waits for the tail to be read.
+    this.viewing.set(sessionId, viewing);
+    const first = await viewing.finally(() => this.viewing.get(sessionId) === viewing && this.viewing.delete(sessionId));
+    // Once it is open its events reach the window: then it answers itself.
+    if (!first || this.open.has(sessionId)) return null;
+    if (!this.reading.has(sessionId)) void this.get(sessionId).catch(() => {});
+    return first;
+  }
+
+  private async read(sessionId: string): Promise<OpenSession> {
     const loaded = await this.deps.store.load(sessionId);
     if (!loaded) throw new CommandError('not_found', `Session ${sessionId} does not exist in this workspace.`);
     const raced = this.open.get(sessionId);

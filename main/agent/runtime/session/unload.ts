@@ -12,7 +12,8 @@ export async function unloadSession(open: OpenSession, capabilities: CapabilityS
   await open.tasks.close().catch(() => {});
   const start = open.starting ? await open.starting.catch(() => null) : null;
   const kept = { start, injections: open.injections.splice(0) };
-  await open.session.flush().catch(() => {});
+  // The log gets a snapshot, so that its next first open reads it from its tail (tail-view.ts).
+  await open.session.snapshot().catch(() => {});
   open.stopForwarding();
   return kept;
 }
