@@ -149,6 +149,26 @@ const view = (t: Timeline) => ({
 /** Enough text to make a message long (✓: not Latin-1, as command output often is not). */
 const pad = (long: boolean) => (long ? ' ✓ ok'.repeat(300) : '');
 
+/** The scan a session makes of `buffer` (the log at `path`), line by line, counting the reads of the file it makes again. */
+function scanCountingRereads(buffer: Buffer, path: string): ReturnType<typeof finishScan> & { rereads: number } {
+  let rereads = 0;
+  const scan = startScan(
+    0,
+    (start, end) => {
+      rereads++;
+      return buffer.subarray(start, end);
+    },
+    new Timeline(logReadBack(path)),
+  );
+  let lineNo = 0;
+  for (let start = 0; start < buffer.length; ) {
+    const end = buffer.indexOf(0x0a, start);
+    scanLine(scan, buffer, start, end, 0, ++lineNo, false);
+    start = end + 1;
+  }
+  return { ...finishScan(scan), rereads };
+}
+
 describe('scanLog', () => {
   it('ends with the same timeline as applying every line in order, over 300 random logs', () => {
     for (let seed = 1; seed <= 300; seed++) {
@@ -330,21 +350,8 @@ describe('the long messages a scan holds', () => {
       const buffer = Buffer.from(lines.join('\n') + '\n');
       await writeFile(path, buffer);
       // The scan a session makes, reading again only through this counter.
-      const scan = startScan(
-        0,
-        (start, end) => {
-          rereads++;
-          return buffer.subarray(start, end);
-        },
-        new Timeline(logReadBack(path)),
-      );
-      let lineNo = 0;
-      for (let start = 0; start < buffer.length; ) {
-        const end = buffer.indexOf(0x0a, start);
-        scanLine(scan, buffer, start, end, 0, ++lineNo, false);
-        start = end + 1;
-      }
-      const { timeline } = finishScan(scan);
+      const { timeline, rereads: again } = scanCountingRereads(buffer, path);
+      rereads += again;
       held += timeline.onDisk;
       await timeline.loadContext();
       expect(view(timeline), `seed ${seed}`).toEqual(view(scanLog(buffer).timeline));
@@ -359,22 +366,7 @@ describe('the long messages a scan holds', () => {
     const m: ModelMessage = { role: 'user', content: `long${pad(true)}`, turnId: 't1' };
     const buffer = Buffer.from([header(LOG_VERSION), JSON.stringify({ r: 'context', m }), header(1), ''].join('\n'));
     await writeFile(path, buffer);
-    let rereads = 0;
-    const scan = startScan(
-      0,
-      (start, end) => {
-        rereads++;
-        return buffer.subarray(start, end);
-      },
-      new Timeline(logReadBack(path)),
-    );
-    let lineNo = 0;
-    for (let start = 0; start < buffer.length; ) {
-      const end = buffer.indexOf(0x0a, start);
-      scanLine(scan, buffer, start, end, 0, ++lineNo, false);
-      start = end + 1;
-    }
-    const { timeline, trusted } = finishScan(scan);
+    const { timeline, trusted, rereads } = scanCountingRereads(buffer, path);
     expect(trusted).toBe(false);
     expect(rereads).toBe(1);
     expect(timeline.context).toEqual([m]);
