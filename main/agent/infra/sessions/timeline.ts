@@ -56,19 +56,26 @@ export class Timeline {
   callsSinceCompaction: string[] = [];
   /** What the last undo removed, while nothing has been added since: a redo puts it back. */
   private lastUndo: { turnIds: string[]; removed: Array<ModelMessage | LoggedMessage>; marks: TurnMark[]; state: ReadonlyMap<string, unknown> } | null = null;
+  /** Whether a message may still be on disk only (in `entries` or `lastUndo`): set when `append` leaves one there. */
+  private holdsLogged = false;
 
   /** `readBack` reads messages left on disk (see `append`'s `logged`); without it every message is held. */
   constructor(private readonly readBack?: LogReadBack) {}
 
   /** What the model reads. Messages left on disk are read back first, at once (`loadContext` does it without blocking). */
   get context(): ModelMessage[] {
-    const logged = this.logged();
-    if (logged.length) this.fill(logged, this.readBack!.now(logged));
+    // Only a message appended with `logged` leaves one on disk: until then (and once all are read back) no look is needed.
+    if (this.holdsLogged) {
+      const logged = this.logged();
+      if (logged.length) this.fill(logged, this.readBack!.now(logged));
+      this.holdsLogged = false;
+    }
     return this.entries as ModelMessage[];
   }
 
   /** Read back the messages left on disk (once; they stay in memory after), so that `context` does not block. */
   async loadContext(): Promise<void> {
+    if (!this.holdsLogged) return;
     const logged = this.logged();
     if (logged.length) this.fill(logged, await this.readBack!.later(logged));
   }
@@ -121,7 +128,12 @@ export class Timeline {
         this.callsSinceCompaction.push(call.id);
       }
     }
-    this.entries.push(logged && this.leavesOnDisk(logged.end - logged.start) ? loggedMessage(message, logged) : frozen(message));
+    if (logged && this.leavesOnDisk(logged.end - logged.start)) {
+      this.entries.push(loggedMessage(message, logged));
+      this.holdsLogged = true;
+    } else {
+      this.entries.push(frozen(message));
+    }
   }
 
   set(key: string, value: unknown): void {
