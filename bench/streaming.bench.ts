@@ -34,8 +34,17 @@ interface Frames {
   longestGapInFirstSecond: number;
   /** How long the stream took on screen (ms), first text to the end. */
   duration: number;
+  /** Frames the page drew meanwhile (its own requestAnimationFrame callbacks). */
+  frames: number;
   /** CPU time the page's renderer process used meanwhile (ms, every thread: main, compositor, raster), from the browser's process table. */
   rendererCpu: number;
+  /**
+   * CPU time the page's main thread used meanwhile (ms: CDP's ThreadTime). CPU, not wall time: a loaded machine
+   * does not add to it. Throttled, it counts the emulated slow CPU (about 4× the work's own, as measured).
+   */
+  mainCpu: number;
+  /** Layouts the page ran meanwhile: about one for each frame that applied text (the frames between lay out nothing). */
+  layouts: number;
   /** Main-thread time the page spent meanwhile (ms): script, style and layout (CDP Performance metrics). */
   script: number;
   style: number;
@@ -98,6 +107,9 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
     longestGapAfterFirstSecond,
     longestGapInFirstSecond,
     duration: until - from,
+    frames: frames.length,
+    mainCpu: spent('ThreadTime'),
+    layouts: spent('LayoutCount') / 1000,
     rendererCpu: cpuAfter - cpuBefore,
     script: spent('ScriptDuration'),
     style: spent('RecalcStyleDuration'),
@@ -192,6 +204,14 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     const cpu = (f: Frames) => `script ${f.script.toFixed(0)} ms, style ${f.style.toFixed(0)} ms, layout ${f.layout.toFixed(0)} ms`;
     const perDelta = (f: Frames) => (f.script + f.style + f.layout) / chunks.length;
     const busy = (f: Frames) => (((f.script + f.style + f.layout) / f.duration) * 100).toFixed(0);
+    /** Main-thread CPU a delta (ms): the thread's own CPU time, which a loaded machine does not inflate. */
+    const cpuPerDelta = (f: Frames) => f.mainCpu / chunks.length;
+    /** Main-thread CPU a frame that applied text (ms): the stream's CPU over its layouts, the frames that showed new text. */
+    const cpuPerTextFrame = (f: Frames) => f.mainCpu / Math.max(1, f.layouts);
+    /** Frames a second over the whole stream, from the page's own requestAnimationFrame timestamps. */
+    const fps = (f: Frames) => (f.frames / f.duration) * 1000;
+    const cpuNote = (f: Frames) =>
+      `main thread ${f.mainCpu.toFixed(0)} ms CPU in ${(f.duration / 1000).toFixed(1)} s, ${f.layouts.toFixed(0)} frames with text (${cpuPerTextFrame(f).toFixed(2)} ms CPU each), ${f.frames} frames in all (${fps(f).toFixed(0)} fps over the stream)`;
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
     // Loaded by path: the renderer's modules (and the DOM types of their libraries) stay out of the Node program.
     const perFrameModule = pathToFileURL(join(root, 'renderer/src/features/conversation/markdown-per-frame.ts')).href;
@@ -208,6 +228,27 @@ export default async function streamingBench(): Promise<BenchResult[]> {
         unit: 'ms',
         baseline: { name: 'same split, the block rendered by react-markdown (parsed again)', value: perFrame.reparsed },
         note: `the split alone: ${perFrame.splitOnly.toFixed(3)} ms a frame`,
+      },
+      {
+        name: 'streaming: main-thread CPU per delta (thread CPU time, not wall: holds on a loaded machine)',
+        value: cpuPerDelta(streamed),
+        unit: 'ms',
+        baseline: { name: `same stream, CPU throttled ${THROTTLE}×`, value: cpuPerDelta(throttled) },
+        note: `unthrottled: ${cpuNote(streamed)}; throttled: ${cpuNote(throttled)}; idle page as long: ${idle.mainCpu.toFixed(0)} ms CPU`,
+      },
+      {
+        name: 'streaming: main-thread CPU per frame that applied text',
+        value: cpuPerTextFrame(streamed),
+        unit: 'ms',
+        baseline: { name: `same stream, CPU throttled ${THROTTLE}× (each frame takes more deltas)`, value: cpuPerTextFrame(throttled) },
+        note: `frames that applied text: the stream's main-thread CPU over its layouts (a frame between two texts lays out nothing); throttled, CPU time counts the emulated slow CPU`,
+      },
+      {
+        name: "streaming: fps over the whole stream (the page's own frames)",
+        value: fps(streamed),
+        unit: 'fps',
+        baseline: { name: 'same page, nothing streaming', value: fps(idle) },
+        note: `CPU throttled ${THROTTLE}×: ${fps(throttled).toFixed(0)} fps over the stream, ${throttled.lastSecondFps} in its last second`,
       },
       {
         name: `streaming ${RATE.toLocaleString('en-US')} deltas/s into a 40 KB answer with code: fps in the last second`,

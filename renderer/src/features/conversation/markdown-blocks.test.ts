@@ -5,7 +5,10 @@ import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it, vi } from 'vitest';
 import { deltas, longAnswer } from '#test-support/long-answer';
-import { type MarkdownSplit, splitMarkdown } from './markdown-blocks';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+import { type MarkdownSplit, plainParagraphNodes, splitMarkdown } from './markdown-blocks';
 import { Markdown, markdownComponents } from './Markdown';
 import { renderMarkdownNodes } from './markdown-render';
 
@@ -209,5 +212,81 @@ describe('Markdown in blocks', () => {
         expect(normalise(blocksHtml(split, true))).toBe(normalise(wholeRender(shown)));
     }
     expect(split!.blocks.at(-1)!.openFence).toBe(true);
+  });
+
+  it('takes a paragraph of plain words growing without a parse, with the tree a parse makes', () => {
+    const prose = 'Here is the plan, part by part: first (the loader) reads it once; then "the index" is built.\nNothing else changes';
+    let split: MarkdownSplit | undefined;
+    parsed.length = 0;
+    for (let end = 1; end <= prose.length; end++) {
+      split = splitMarkdown(prose.slice(0, end), split);
+      expect(split.blocks.length).toBe(1);
+    }
+    // Only the frame that ends at the line break is parsed (what the next line starts is not known yet).
+    expect(parsed).toEqual([prose.slice(0, prose.indexOf('\n') + 1)]);
+    expect(split!.blocks[0]!.nodes).toEqual(fromMarkdown(prose, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }).children);
+    // After a heading and a list, the paragraph growing is the only block looked at, and it is not parsed either.
+    const after = '## Plan\n\n- one\n- two\n\nThe loader reads each line once';
+    const first = splitMarkdown(after.slice(0, -5));
+    parsed.length = 0;
+    const next = splitMarkdown(after, first);
+    expect(parsed).toEqual([]);
+    expect(next.blocks.slice(0, -1)).toEqual(first.blocks.slice(0, -1));
+    expect(normalise(renderToStaticMarkup(createElement(Markdown, { text: after })))).toBe(normalise(wholeRender(after)));
+  });
+
+  it('a block it takes as plain words is exactly what a parse makes of it (positions too), and it leaves the rest to the parser', () => {
+    const parse = (text: string) => fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }).children;
+    const cases = [
+      'Plain words.',
+      'Trailing spaces   ',
+      'Two lines\nof prose',
+      'Soft break before\nthe end  ',
+      'café, naïve: (déjà) vu! "quoted" it\'s 42 - ok?',
+      // Not plain: a hard break, a space before a break, a heading underline, a list, emphasis, code, links, HTML, autolinks.
+      'Hard  \nbreak',
+      'Space \nbreak',
+      'Heading\n===',
+      'Heading\n---',
+      'Item\n- one',
+      'Text\n1. one',
+      'a_b_ c',
+      'Some *emphasis*',
+      'Some `code`',
+      'A [link](x)',
+      'An <b>tag</b>',
+      'Visit www.example.com now',
+      'Mail me@example.com',
+      'See https://example.com',
+      'Tab\there',
+      '1. Not prose',
+      '    indented',
+      'Ends with a break\n',
+      'A & b',
+      'Math 𝐀 letter',
+    ];
+    const plain = cases.filter((c) => plainParagraphNodes(c) !== null);
+    expect(plain).toEqual(cases.slice(0, 5));
+    for (const text of cases) {
+      const nodes = plainParagraphNodes(text);
+      if (nodes) expect(nodes, JSON.stringify(text)).toEqual(parse(text));
+    }
+    // Random strings of letters, digits, spaces, breaks and punctuation (some with a meaning): whenever it takes one, the tree is the parser's.
+    const alphabet = ['a', 'b', 'W', 'w', 'é', '1', ' ', ' ', '\n', '.', ',', ':', '-', '(', '!', '"', '=', '*', '_', '#', '>'];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    let taken = 0;
+    for (let i = 0; i < 3_000; i++) {
+      let text = '';
+      for (let n = 1 + random(24); n > 0; n--) text += alphabet[random(alphabet.length)];
+      const nodes = plainParagraphNodes(text);
+      if (!nodes) continue;
+      taken++;
+      expect(nodes, JSON.stringify(text)).toEqual(parse(text));
+    }
+    expect(taken).toBeGreaterThan(100);
   });
 });

@@ -1,7 +1,8 @@
-import type { Code, RootContent } from 'mdast';
+import type { Code, RootContent, Text } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
+import type { Point } from 'unist';
 
 /** One top-level Markdown block: its source, from its first character to the next block's. */
 export interface MarkdownBlock {
@@ -89,6 +90,36 @@ function openFenceNodes(text: string): RootContent[] | null {
   return [node];
 }
 
+// A paragraph of plain words, which a parse turns into one paragraph holding the same text: it starts with a
+// letter (no list, heading, quote, fence, table or indented code), each line after a soft break starts with a
+// letter too (no line starts another block or underlines a heading), no space comes before a line break (two
+// would make a hard one), and no character has a meaning inside a line (emphasis, code, links, images, HTML,
+// escapes, entities, tables, strikethrough; an autolink needs "/" or "@", or "www.", checked apart). Spaces at
+// its end are not in its text. (Letters outside the Basic Multilingual Plane are left to the parser.)
+const PLAIN_PARAGRAPH = /^\p{L}(?:[\p{L}\p{N},.;:?!'"()-]| (?= *[^\s])|\n(?=\p{L}))* *$/u;
+const ASTRAL = /[\uD800-\uDFFF]/;
+
+/** Where `offset` of `text` is, as the parser counts: line and column from 1. */
+function pointAt(text: string, offset: number): Point {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  let line = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++;
+  return { line, column: offset - lineStart + 1, offset };
+}
+
+/**
+ * The tree of a block of plain words without parsing it (the one a parse makes, positions included), or null
+ * when the block is not that simple. A prose paragraph growing word by word is then not parsed every frame:
+ * looking costs one scan of the block, far less than parsing it.
+ */
+export function plainParagraphNodes(text: string): RootContent[] | null {
+  if (!PLAIN_PARAGRAPH.test(text) || ASTRAL.test(text) || /www\./i.test(text)) return null;
+  const value = text.trimEnd();
+  const start: Point = { line: 1, column: 1, offset: 0 };
+  const textNode: Text = { type: 'text', value, position: { start, end: pointAt(text, value.length) } };
+  return [{ type: 'paragraph', children: [textNode], position: { start: { ...start }, end: pointAt(text, text.length) } }];
+}
+
 /**
  * Split Markdown into top-level blocks, each with its syntax tree. Given the split of a text this one extends (a streamed answer
  * growing), only the last block onwards is parsed again: the finished blocks are kept as they were
@@ -100,6 +131,10 @@ export function splitMarkdown(text: string, previous?: MarkdownSplit): MarkdownS
   // A text that extends the previous one: only from its last block on is new (and need be looked at).
   const grown = previous && last && text.startsWith(previous.text) ? last : undefined;
   const from = grown?.start ?? 0;
+  // A paragraph of plain words growing (prose between its marks): its tree without a parse.
+  const tail = from ? text.slice(from) : text;
+  const plain = plainParagraphNodes(tail);
+  if (plain) return { text, blocks: [...(grown ? previous!.blocks.slice(0, -1) : []), { start: from, text: tail, openFence: false, nodes: plain }] };
   if (DEFINITION.test(from ? text.slice(from) : text))
     return { text, blocks: [{ start: 0, text, openFence: false, nodes: fromMarkdown(text, options).children }] };
   // A code block still open that grew: its tree without a parse (most of a streamed answer can be code).
