@@ -73,3 +73,33 @@ test('the groups a streaming answer is shown in change no spacing: its blocks si
   expect(boxes).toBeGreaterThan(3);
   expect(await tops()).toEqual(ended);
 });
+
+test('scrolled up while an answer streams, the view stays where the reader put it; Jump to latest follows again', async ({ deft, mock }) => {
+  const { page } = deft;
+  await configureProvider(page, mock.baseUrl);
+  // About 20 s of text: long enough to scroll up mid-stream and watch it grow below.
+  const answer = longAnswer(16_000);
+  mock.enqueue({ chunks: [...deltas(answer, 8).map((text) => ({ text })), { finish: 'stop' }], perSecond: 100 });
+  await send(page, 'Explain every part');
+  const log = page.getByRole('log', { name: 'Conversation' });
+  const message = log.getByRole('article', { name: 'Assistant message' });
+  const fromEnd = () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+  // Following while it grows past a screen or two.
+  await expect(message.getByText('Part 3: what changes')).toBeInViewport({ timeout: 30_000 });
+  expect(await fromEnd()).toBeLessThan(48);
+  // The reader scrolls up (a wheel, as a reader does): the answer grows below, the view does not move.
+  await log.hover();
+  await page.mouse.wheel(0, -600);
+  await expect.poll(fromEnd).toBeGreaterThan(400);
+  const top = await log.evaluate((el) => el.scrollTop);
+  const height = await log.evaluate((el) => el.scrollHeight);
+  await expect.poll(() => log.evaluate((el) => el.scrollHeight), { timeout: 15_000 }).toBeGreaterThan(height + 300);
+  expect(await log.evaluate((el) => el.scrollTop)).toBe(top);
+  await expect(message).toHaveAttribute('aria-busy', 'true');
+  // Jump to latest: at the end again, and it stays there as the answer keeps growing.
+  await page.getByRole('button', { name: 'Jump to latest' }).click();
+  const after = await log.evaluate((el) => el.scrollHeight);
+  await expect.poll(() => log.evaluate((el) => el.scrollHeight), { timeout: 15_000 }).toBeGreaterThan(after + 300);
+  expect(await fromEnd()).toBeLessThan(48);
+  await expect(message).toHaveAttribute('aria-busy', 'true');
+});

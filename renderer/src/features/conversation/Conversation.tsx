@@ -65,9 +65,14 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
   const asking = useApprovals((s) => waitingCount(requestsOf(s, sessionId)) > 0);
   const thinking = useTranscript((s) => awaitingFirstTokens(s.items, s.runningTurn)) && !asking;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const innerRef = useRef<HTMLDivElement>(null);
-  const { following, away, follow, onScroll } = useFollowNewest(scrollRef, innerRef);
+  const { following, away, follow, onScroll, onContentResized } = useFollowNewest(scrollRef);
   const virtualizer = useVirtualizer({
+    // Rows measured anew (an answer growing) move the rows after them and the list's height in the DOM
+    // directly, in the ResizeObserver callback that measured them: no React render for it, and no second
+    // frame of layout and paint after the one that showed the text. React renders when the rows shown change.
+    directDomUpdates: true,
+    directDomUpdatesMode: 'position',
+    onChange: (instance) => onContentResized(instance.getTotalSize()),
     count: items.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: (index) => estimateHeight(items[index]!),
@@ -78,7 +83,6 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
     // opening rows only to jump away from them.
     initialOffset: Number.MAX_SAFE_INTEGER,
   });
-  const totalSize = virtualizer.getTotalSize();
   const earlier = useEarlierPages(scrollRef, items, virtualizer);
   // The initial offset (past the end) is clamped, and the virtualizer would keep retrying it — reading
   // the layout on every render. A scroll to the end is a command that settles once there.
@@ -134,18 +138,12 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
           earlier.onScroll(e.currentTarget);
         }}
       >
-        <div className="conversation-inner" ref={innerRef} style={{ height: totalSize }}>
+        <div className="conversation-inner" ref={virtualizer.containerRef}>
           {virtualizer.getVirtualItems().map((row) => {
             const item = items[row.index]!;
             const isUndone = item.turnId !== undefined && undone[item.turnId] === true;
             return (
-              <div
-                key={row.key}
-                data-index={row.index}
-                ref={virtualizer.measureElement}
-                className={isUndone ? 'row row-undone' : 'row'}
-                style={{ transform: `translateY(${row.start}px)` }}
-              >
+              <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className={isUndone ? 'row row-undone' : 'row'}>
                 {isUndone && item.kind === 'user' ? <UndoneLabel /> : null}
                 <TranscriptRow item={item} />
                 {thinking && row.index === items.length - 1 ? <ThinkingRow /> : null}
