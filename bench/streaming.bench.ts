@@ -43,8 +43,8 @@ interface Frames {
    * does not add to it. Throttled, it counts the emulated slow CPU (about 4× the work's own, as measured).
    */
   mainCpu: number;
-  /** Layouts the page ran meanwhile: about one for each frame that applied text (the frames between lay out nothing). */
-  layouts: number;
+  /** Frames that changed the page's content (new text), from a mutation observer. */
+  changedFrames: number;
   /** Main-thread time the page spent meanwhile (ms): script, style and layout (CDP Performance metrics). */
   script: number;
   style: number;
@@ -65,11 +65,19 @@ async function mainThread(cdp: CDPSession): Promise<Record<string, number>> {
 /** Count animation frames in the page from `start()` until `done` resolves in the page. */
 async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frames> {
   // A string, not a function: tsx would wrap named functions in a helper the page does not have.
+  // Frames that changed the page's content (text or elements: a mutation observer, which sees no style changes) are counted apart.
   await page.evaluate(`(() => {
     window.__frames = [];
+    window.__changedFrames = 0;
     window.__stop = false;
+    let changed = false;
+    window.__observer?.disconnect();
+    window.__observer = new MutationObserver(() => { changed = true; });
+    window.__observer.observe(document.body, { childList: true, characterData: true, subtree: true });
     const tick = (t) => {
       window.__frames.push(t);
+      if (changed) window.__changedFrames++;
+      changed = false;
       if (!window.__stop) requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
@@ -86,7 +94,8 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
   await browserCdp.detach();
   await cdp.detach();
   const spent = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
-  const until = await page.evaluate<number>('window.__stop = true, performance.now()');
+  const until = await page.evaluate<number>('window.__stop = true, window.__observer.disconnect(), performance.now()');
+  const changedFrames = await page.evaluate<number>('window.__changedFrames');
   const frames = (await page.evaluate<number[]>('window.__frames')).filter((t) => t >= from && t <= until);
   let longestGap = 0;
   let longestGapAt = 0;
@@ -109,7 +118,7 @@ async function recordFrames(page: Page, run: () => Promise<void>): Promise<Frame
     duration: until - from,
     frames: frames.length,
     mainCpu: spent('ThreadTime'),
-    layouts: spent('LayoutCount') / 1000,
+    changedFrames,
     rendererCpu: cpuAfter - cpuBefore,
     script: spent('ScriptDuration'),
     style: spent('RecalcStyleDuration'),
@@ -206,12 +215,12 @@ export default async function streamingBench(): Promise<BenchResult[]> {
     const busy = (f: Frames) => (((f.script + f.style + f.layout) / f.duration) * 100).toFixed(0);
     /** Main-thread CPU a delta (ms): the thread's own CPU time, which a loaded machine does not inflate. */
     const cpuPerDelta = (f: Frames) => f.mainCpu / chunks.length;
-    /** Main-thread CPU a frame that applied text (ms): the stream's CPU over its layouts, the frames that showed new text. */
-    const cpuPerTextFrame = (f: Frames) => f.mainCpu / Math.max(1, f.layouts);
+    /** Main-thread CPU a frame that showed new text (ms): all the stream's main-thread CPU (the frames between too) over those frames. */
+    const cpuPerTextFrame = (f: Frames) => f.mainCpu / Math.max(1, f.changedFrames);
     /** Frames a second over the whole stream, from the page's own requestAnimationFrame timestamps. */
     const fps = (f: Frames) => (f.frames / f.duration) * 1000;
     const cpuNote = (f: Frames) =>
-      `main thread ${f.mainCpu.toFixed(0)} ms CPU in ${(f.duration / 1000).toFixed(1)} s, ${f.layouts.toFixed(0)} frames with text (${cpuPerTextFrame(f).toFixed(2)} ms CPU each), ${f.frames} frames in all (${fps(f).toFixed(0)} fps over the stream)`;
+      `main thread ${f.mainCpu.toFixed(0)} ms CPU in ${(f.duration / 1000).toFixed(1)} s, ${f.changedFrames} frames with new text (${cpuPerTextFrame(f).toFixed(2)} ms CPU each), ${f.frames} frames in all (${fps(f).toFixed(0)} fps over the stream)`;
     const note = `${chunks.length.toLocaleString('en-US')} deltas, ${(answer.length / 1024).toFixed(0)} KB, on screen in ${(streamed.duration / 1000).toFixed(1)} s; main thread: ${cpu(streamed)} (idle: ${cpu(idle)})`;
     // Loaded by path: the renderer's modules (and the DOM types of their libraries) stay out of the Node program.
     const perFrameModule = pathToFileURL(join(root, 'renderer/src/features/conversation/markdown-per-frame.ts')).href;
@@ -241,7 +250,7 @@ export default async function streamingBench(): Promise<BenchResult[]> {
         value: cpuPerTextFrame(streamed),
         unit: 'ms',
         baseline: { name: `same stream, CPU throttled ${THROTTLE}× (each frame takes more deltas)`, value: cpuPerTextFrame(throttled) },
-        note: `frames that applied text: the stream's main-thread CPU over its layouts (a frame between two texts lays out nothing); throttled, CPU time counts the emulated slow CPU`,
+        note: `all the stream's main-thread CPU (frames between included) over the frames that showed new text (a mutation observer's count); throttled, CPU time counts the emulated slow CPU`,
       },
       {
         name: "streaming: fps over the whole stream (the page's own frames)",
