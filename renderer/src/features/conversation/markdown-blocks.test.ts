@@ -212,7 +212,8 @@ describe('Markdown in blocks', () => {
         expect(normalise(blocksHtml(split, true))).toBe(normalise(wholeRender(shown)));
     }
     expect(split!.blocks.at(-1)!.openFence).toBe(true);
-  });
+    // Hundreds of whole renders, deterministic: on a loaded machine it needs more than the default 20 s.
+  }, 90_000);
 
   it('takes a paragraph of plain words growing without a parse, with the tree a parse makes', () => {
     const prose = 'Here is the plan, part by part: first (the loader) reads it once; then "the index" is built.\nNothing else changes';
