@@ -66,9 +66,10 @@ it('a text-only deft run loads none of the packages only tools, rules and other 
   expect(BUILTINS_NOT_IN_A_TEXT_TURN.filter((name) => loaded.includes(name))).toEqual([]);
 }, 60_000);
 
-// A step whose calls are right (a Read, a Bash `ls`) passes the arguments' check without a JSON Schema engine: Ajv,
-// its drafts and their meta-schemas cost more CPU than the step's own work (bench/peers.bench.ts).
-it('a deft run whose model reads a file and runs a command loads no JSON Schema engine', async () => {
+// A step whose calls are right (a Read, a Bash `ls`) passes the arguments' check without a JSON Schema engine, and a
+// command line of plain words is split without the Bash grammar: Ajv with its meta-schemas, and the grammar's
+// WebAssembly, each cost more CPU than the step's own work (bench/peers.bench.ts).
+it('a deft run whose model reads a file and runs a plain command loads no JSON Schema engine and no shell grammar', async () => {
   const { writeFile } = await import('node:fs/promises');
   await writeFile(join(workspace, 'README.md'), '# A small project\n');
   server.enqueue(
@@ -96,5 +97,5 @@ it('a deft run whose model reads a file and runs a command loads no JSON Schema 
   expect(results).not.toContain('Invalid arguments');
   const loaded = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
   expect(loaded.some((url) => url.endsWith('/main/host/cli/cli.ts'))).toBe(true);
-  expect(loaded.filter((url) => /\/node_modules\/(ajv|ajv-formats|fast-uri|json-schema-traverse)\//.test(url))).toEqual([]);
+  expect(loaded.filter((url) => /\/node_modules\/(ajv|ajv-formats|fast-uri|json-schema-traverse|web-tree-sitter|tree-sitter-bash)\//.test(url))).toEqual([]);
 }, 60_000);
