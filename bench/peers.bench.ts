@@ -19,6 +19,7 @@ import type { BenchResult } from './types';
 
 const RUNS = 5;
 const README = '# A small project\n';
+const DEFT_FLAGS = '--model mock-model --permission-mode yolo --sandbox off'.split(' ');
 
 /** A scripted turn: what the user asks, and the tool call (if any) the model answers it with. */
 interface Scenario {
@@ -58,20 +59,8 @@ function contenders(peers: string | undefined): Contender[] {
   const deft: Contender = {
     name: 'Deft',
     protocol: 'chat',
-    argv: (baseUrl, prompt) => [
-      process.execPath,
-      join(root, 'bin/deft.mjs'),
-      'run',
-      '--base-url',
-      baseUrl,
-      '--model',
-      'mock-model',
-      '--permission-mode',
-      'yolo',
-      '--sandbox',
-      'off',
-      prompt,
-    ],
+    // Tools allowed and no sandbox, as the peers below run.
+    argv: (baseUrl, prompt) => [process.execPath, join(root, 'bin/deft.mjs'), 'run', '--base-url', baseUrl, ...DEFT_FLAGS, prompt],
     env: (_, home) => ({ DEFT_HOME: home }),
     tool: (call) => (call === 'shell' ? { name: 'Bash', args: { command: 'ls' } } : { name: 'Read', args: { path: 'README.md' } }),
   };
