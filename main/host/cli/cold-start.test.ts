@@ -65,3 +65,37 @@ it('a text-only deft run loads none of the packages only tools, rules and other 
   expect(loaded).toContain('node:path');
   expect(BUILTINS_NOT_IN_A_TEXT_TURN.filter((name) => loaded.includes(name))).toEqual([]);
 }, 60_000);
+
+// A step whose calls are right (a Read, a Bash `ls`) passes the arguments' check without a JSON Schema engine, and a
+// command line of plain words is split without the Bash grammar: Ajv with its meta-schemas, and the grammar's
+// WebAssembly, each cost more CPU than the step's own work (bench/peers.bench.ts).
+it('a deft run whose model reads a file and runs a plain command loads no JSON Schema engine and no shell grammar', async () => {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(join(workspace, 'README.md'), '# A small project\n');
+  server.enqueue(
+    {
+      chunks: [
+        { toolCall: { name: 'Read', args: JSON.stringify({ path: 'README.md' }) } },
+        { toolCall: { name: 'Bash', args: JSON.stringify({ command: 'ls', description: 'List files' }) } },
+        { finish: 'tool_calls' },
+      ],
+    },
+    { chunks: [{ text: 'It is a small project.' }, { finish: 'stop' }] },
+  );
+  const log = join(home, 'loaded.txt');
+  const hook = pathToFileURL(resolve(import.meta.dirname, '../../../test-support/load-log.mjs')).href;
+  const run = await runCliProcess(
+    ['run', '--base-url', server.baseUrl, '--model', 'mock-model', '--permission-mode', 'yolo', '--sandbox', 'off', 'What is this project?'],
+    { cwd: workspace, env: { HOME: home, DEFT_HOME: home, DEFT_LOAD_LOG: log, NODE_OPTIONS: `--import ${hook}` } },
+  );
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain('It is a small project.');
+  // Both calls ran and their results reached the model.
+  const results = JSON.stringify(server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool'));
+  expect(results).toContain('A small project');
+  expect(results).toContain('README.md');
+  expect(results).not.toContain('Invalid arguments');
+  const loaded = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  expect(loaded.some((url) => url.endsWith('/main/host/cli/cli.ts'))).toBe(true);
+  expect(loaded.filter((url) => /\/node_modules\/(ajv|ajv-formats|fast-uri|json-schema-traverse|web-tree-sitter|tree-sitter-bash)\//.test(url))).toEqual([]);
+}, 60_000);

@@ -21,16 +21,19 @@ const load = createRequire(import.meta.url);
 
 export const yamlPackage: () => typeof YamlPackage = builtOnce(() => load('yaml') as typeof YamlPackage);
 
+/** Ajv's class for each draft, each loaded with its first schema of that draft (a draft's module brings its meta-schemas). */
+export const ajvClass = {
+  'draft-07': builtOnce(() => (load('ajv') as typeof AjvPackage).Ajv),
+  '2019-09': builtOnce(() => (load('ajv/dist/2019.js') as typeof Ajv2019Package).Ajv2019),
+  '2020-12': builtOnce(() => (load('ajv/dist/2020.js') as typeof Ajv2020Package).Ajv2020),
+};
+
 export interface AjvClasses {
   Ajv: typeof AjvPackage.Ajv;
   Ajv2019: typeof Ajv2019Package.Ajv2019;
   Ajv2020: typeof Ajv2020Package.Ajv2020;
 }
-export const ajvClasses: () => AjvClasses = builtOnce(() => ({
-  Ajv: (load('ajv') as typeof AjvPackage).Ajv,
-  Ajv2019: (load('ajv/dist/2019.js') as typeof Ajv2019Package).Ajv2019,
-  Ajv2020: (load('ajv/dist/2020.js') as typeof Ajv2020Package).Ajv2020,
-}));
+export const ajvClasses: () => AjvClasses = () => ({ Ajv: ajvClass['draft-07'](), Ajv2019: ajvClass['2019-09'](), Ajv2020: ajvClass['2020-12']() });
 
 /** ajv-formats' plugin (format keywords: date-time, email, uri…). */
 export const ajvFormats: () => (ajv: AjvPackage.Ajv) => void = builtOnce(() => (load('ajv-formats') as { default: (ajv: AjvPackage.Ajv) => void }).default);

@@ -74,6 +74,36 @@ const LEAVES = new Set(['command', 'declaration_command', 'unset_command', 'test
 
 /** Split a command line into its simple commands with a real Bash parser (&&, ||, ;, |, &, newlines, subshells, $(…), functions, loops). */
 export async function parseShell(source: string): Promise<ParsedShell> {
+  return plainCommandLine(source) ?? parseWithGrammar(source);
+}
+
+// One word with no quoting, expansion, globbing, redirection, operator or comment in it: letters, digits and `_./:,@%+=-`.
+const PLAIN_WORD = '[A-Za-z0-9_./:,@%+=-]+';
+// The command's name: no `=` (an assignment), not starting with `-` or `%` (a job).
+const PLAIN_NAME = '[A-Za-z0-9_./][A-Za-z0-9_./:,@%+-]*';
+const PLAIN_LINE = new RegExp(`^${PLAIN_NAME}( ${PLAIN_WORD})*$`);
+/** Names the grammar reads as something other than a simple command: reserved words and declaration builtins. */
+const NOT_SIMPLE = new Set(
+  'if then else elif fi case esac for select while until do done in function time coproc export declare local readonly typeset unset'.split(' '),
+);
+
+/**
+ * A command line of plain words separated by single spaces (`ls -la src`, `git status`, `npm test`), split without
+ * the grammar: what the parser would return for it, with no WebAssembly to compile (a third of a shell step's CPU in
+ * a one-shot run, bench/peers.bench.ts). Anything else (quotes, `$`, operators, globs, reserved words…) is null.
+ */
+export function plainCommandLine(source: string): ParsedShell | null {
+  if (!PLAIN_LINE.test(source)) return null;
+  const [name = '', ...args] = source.split(' ');
+  if (NOT_SIMPLE.has(name)) return null;
+  return {
+    commands: [{ text: source, name, args, redirects: [], writes: [], bare: source, expanding: new Set(), plainWords: new Set(args), output: 'shown' }],
+    complete: true,
+  };
+}
+
+/** parseShell with the Bash grammar, whatever the line (exported for the test that holds plainCommandLine to it). */
+export async function parseWithGrammar(source: string): Promise<ParsedShell> {
   const tree = (await shellParser()).parse(source);
   if (!tree) return { commands: [], complete: false };
   try {

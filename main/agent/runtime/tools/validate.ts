@@ -1,5 +1,6 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import { ajvClasses, re2 } from '#infra/platform/on-demand';
+import { ajvClass, re2 } from '#infra/platform/on-demand';
+import { certainlyValid } from './plain-schema';
 
 type Draft = 'draft-07' | '2019-09' | '2020-12';
 
@@ -37,8 +38,7 @@ function engine(draft: Draft): Ajv {
   let ajv = engines.get(draft);
   if (!ajv) {
     const options = { strict: false, allErrors: true, validateFormats: false, code: { regExp: linearRegExp } };
-    const { Ajv, Ajv2019, Ajv2020 } = ajvClasses();
-    ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+    ajv = new (ajvClass[draft]())(options);
     engines.set(draft, ajv);
   }
   return ajv;
@@ -78,8 +78,12 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   return validate;
 }
 
-/** Validate arguments against a JSON Schema of any draft; returns one readable line per problem. */
+/**
+ * Validate arguments against a JSON Schema of any draft; returns one readable line per problem. Arguments a plain
+ * schema certainly accepts pass without Ajv (plain-schema.ts): a step whose calls are right loads no schema engine.
+ */
 export function validateArgs(schema: Record<string, unknown>, args: unknown): string[] {
+  if (certainlyValid(schema, args)) return [];
   let validate: ValidateFunction;
   try {
     validate = validatorFor(schema);
