@@ -123,3 +123,11 @@ describe('certainlyValid', () => {
     for (const value of values) expect({ value, certain: certainlyValid(schema, value) }).toEqual({ value, certain: ajvSays(schema, value) === 'valid' });
   });
 });
+
+describe('a schema nested past the stack', () => {
+  it('is left to Ajv instead of throwing', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 200_000; i++) schema = { type: 'object', properties: { a: schema } };
+    expect(certainlyValid(schema, {})).toBe(false);
+  });
+});

@@ -128,7 +128,11 @@ const verdicts = new WeakMap<object, boolean>();
 export function isPlainSchema(schema: Record<string, unknown>): boolean {
   let ok = verdicts.get(schema);
   if (ok === undefined) {
-    ok = supported(schema, true);
+    try {
+      ok = supported(schema, true);
+    } catch {
+      ok = false; // nested past the stack (a hostile MCP schema): Ajv's compile says what is wrong with it
+    }
     verdicts.set(schema, ok);
   }
   return ok;
