@@ -31,7 +31,7 @@ export async function writeObject(gitDir: string, type: ObjectType, body: Buffer
   const id = objectId(type, body);
   const dir = join(gitDir, 'objects', id.slice(0, 2));
   const path = join(dir, id.slice(2));
-  const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
+  const temp = join(dir, `tmp_obj_${tempPrefix}${(tempCount++).toString(36)}`);
   const header = Buffer.from(`${type} ${body.length}\0`);
   if (body.length <= SYNC_BYTES) {
     if (existsSync(path)) return id;
@@ -66,6 +66,10 @@ export async function writeObject(gitDir: string, type: ObjectType, body: Buffer
   return id;
 }
 
+/** Temporary names: random once per process, then counted (a random draw per object cost more than its write). */
+const tempPrefix = randomBytes(6).toString('hex');
+let tempCount = 0;
+
 /** Objects up to this size are written with synchronous calls (a few milliseconds at most). */
 const SYNC_BYTES = 256 * 1024;
 
@@ -78,7 +82,7 @@ export interface TreeEntry {
 
 export const TREE_MODE = '40000';
 
-/** A tree object's entries, in their stored order. */
+/** A tree object's entries, in their stored order. Each name is a view of `body` (a tree's bytes are never changed). */
 export function parseTree(body: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
   for (let at = 0; at < body.length; ) {
@@ -86,9 +90,9 @@ export function parseTree(body: Buffer): TreeEntry[] {
     const nul = body.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > body.length) throw new Error('The checkpoint store holds a malformed tree.');
     entries.push({
-      mode: body.subarray(at, space).toString('latin1'),
-      name: Buffer.from(body.subarray(space + 1, nul)),
-      id: body.subarray(nul + 1, nul + 21).toString('hex'),
+      mode: body.toString('latin1', at, space),
+      name: body.subarray(space + 1, nul),
+      id: body.toString('hex', nul + 1, nul + 21),
     });
     at = nul + 21;
   }
@@ -97,22 +101,26 @@ export function parseTree(body: Buffer): TreeEntry[] {
 
 /** A tree object's body: entries sorted as git sorts them (by name bytes, a folder's name as if it ended in "/"). */
 export function formatTree(entries: readonly TreeEntry[]): Buffer {
-  // Each entry's sort key made once (not twice per comparison), and the body written into one buffer.
-  const keyed = entries.map((e) => ({ e, key: e.mode === TREE_MODE ? Buffer.concat([e.name, SLASH]) : e.name }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
-  const body = Buffer.allocUnsafe(keyed.reduce((sum, { e }) => sum + e.mode.length + e.name.length + 2 + e.id.length / 2, 0));
+  // Each entry's sort key made once, as a latin1 string (one character per byte: compared as the bytes are, and far
+  // cheaper to compare than buffers), and the body written into one buffer.
+  const keyed = entries.map((e) => {
+    const name = e.name.toString('latin1');
+    return { e, name, key: e.mode === TREE_MODE ? `${name}/` : name };
+  });
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  let size = 0;
+  for (const { e } of keyed) size += e.mode.length + e.name.length + 2 + e.id.length / 2;
+  const body = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const { e } of keyed) {
+  for (const { e, name } of keyed) {
     at += body.write(e.mode, at, 'latin1');
     body[at++] = 0x20;
-    at += e.name.copy(body, at);
+    at += body.write(name, at, 'latin1');
     body[at++] = 0;
     at += body.write(e.id, at, 'hex');
   }
   return body;
 }
-
-const SLASH = Buffer.from('/');
 
 /** A parentless commit's body, as `git commit-tree` writes it with the store's fixed identity. */
 export function commitBody(tree: string, message: string, at: Date): string {

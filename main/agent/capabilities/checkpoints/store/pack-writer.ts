@@ -24,6 +24,9 @@ const CRC_TABLE = (() => {
 })();
 
 function crc32(parts: readonly Buffer[]): number {
+  // zlib's own (Node 20.15 and later): a JavaScript loop over every byte cost about a fifth of a 500-file pack's time.
+  const native = process.getBuiltinModule('node:zlib').crc32 as ((data: Buffer, value?: number) => number) | undefined;
+  if (typeof native === 'function') return parts.reduce((crc, part) => native(part, crc), 0);
   let crc = -1;
   for (const part of parts) for (let i = 0; i < part.length; i++) crc = CRC_TABLE[(crc ^ part[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
@@ -42,9 +45,9 @@ function entryHeader(type: ObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
-/** Write `objects` into `gitDir` as one pack; resolves to their ids, in order. */
-export function writePack(gitDir: string, objects: ReadonlyArray<{ type: ObjectType; body: Buffer }>): string[] {
-  const ids = objects.map((o) => objectId(o.type, o.body));
+/** Write `objects` into `gitDir` as one pack; resolves to their ids, in order (an `id` given is trusted as the body's). */
+export function writePack(gitDir: string, objects: ReadonlyArray<{ type: ObjectType; body: Buffer; id?: string }>): string[] {
+  const ids = objects.map((o) => o.id ?? objectId(o.type, o.body));
   const seen = new Set<string>();
   const entries: { id: Buffer; crc: number; offset: number }[] = [];
   const parts: Buffer[] = [];

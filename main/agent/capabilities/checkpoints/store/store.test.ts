@@ -8,6 +8,7 @@ import { runGit } from './git';
 import { SECRET_PLACES } from '#infra/policies/secret-places';
 import { CheckpointStore, toFileChange } from './store';
 import { parseDiffTree } from './status';
+import { loggedGit } from '#test-support/logged-git';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -497,5 +498,59 @@ describe('checkpoints never store a secret file (finding 6)', () => {
     await rm(join(workspace, 'c.txt'));
     expect((await store.locked(() => store.capture())).tree).toBe(after.tree);
     store.close();
+  });
+});
+
+describe('CheckpointStore: what a capture of known paths costs (issue 36)', () => {
+  it('a narrowed capture leaves out paths neither HEAD nor the workspace holds (a temporary file renamed away): no git runs for them', async () => {
+    const { workspace, home } = await setup({ 'a.txt': 'a', 'src/b.txt': 'b', 'gone/c.txt': 'c' });
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store, 's1');
+    const git = await loggedGit();
+    try {
+      // What a Write leaves the watch: its temporary file, renamed over the file it wrote.
+      await put(workspace, 'src/b.txt', 'b2');
+      const written = await store.locked(() => store.capture(['src/.b.txt.deft-1.tmp', 'src/b.txt', 'a.txt/under-a-file', 'nowhere/x.tmp']));
+      expect(await git.calls()).toEqual([]);
+      expect((await store.changes(first.tree, written.tree)).map((c) => c.path)).toEqual(['src/b.txt']);
+      expect((await store.locked(() => store.capture(['src/.b.txt.deft-1.tmp']))).tree).toBe(first.tree);
+      expect(await git.calls()).toEqual([]);
+      // A folder HEAD holds, gone now: its files are gone from the capture (git's status walks what HEAD held there).
+      await rm(join(workspace, 'gone'), { recursive: true });
+      const removed = await store.locked(() => store.capture(['gone']));
+      expect((await store.changes(first.tree, removed.tree)).map((c) => [c.path, c.status])).toEqual([['gone/c.txt', 'deleted']]);
+      // A new file still goes through git's status (its ignore rules).
+      await git.clear();
+      await put(workspace, 'new.txt', 'n');
+      expect(await store.entry((await store.locked(() => store.capture(['new.txt']))).tree, 'new.txt')).not.toBeNull();
+      expect((await git.calls()).filter((c) => c.includes(' status '))).toHaveLength(1);
+    } finally {
+      git.restore();
+      store.close();
+    }
+  });
+
+  it('a capture of many files writes their blobs and the trees along them as one pack: no loose object per folder', async () => {
+    const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`m${i % 4}/d${i}/f.txt`, `file ${i}\n`]));
+    const { workspace, home } = await setup(files);
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store, 's1');
+    const loose = await store.looseObjects();
+    for (const path of Object.keys(files)) await put(workspace, path, `${files[path]}edited\n`);
+    const many = await store.locked(async () => store.record(await store.capture(Object.keys(files)), { session: 's1', kind: 'step' }));
+    // The commit alone is loose; 40 blobs and 45 trees (40 folders, 4 above them, the root) are in the pack.
+    expect(await store.looseObjects()).toBe(loose + 1);
+    expect((await store.changes(first.tree, many.tree)).length).toBe(40);
+    const gitDir = store.places.gitDir;
+    await runGit(null, ['--git-dir', gitDir, 'fsck', '--strict', '--no-dangling']);
+    // The tree git makes of the same files.
+    const places = { gitDir, workTree: workspace, indexFile: join(gitDir, 'index') };
+    await runGit(places, ['add', '-A']);
+    expect((await runGit(places, ['write-tree'])).stdout.toString().trim()).toBe(many.tree);
+    // Read back in this process (a new store object: nothing remembered) as a full look compares with it.
+    store.close();
+    const again = await CheckpointStore.open(home, workspace);
+    expect((await again.locked(() => again.capture(Object.keys(files).slice(0, 3)))).tree).toBe(many.tree);
+    again.close();
   });
 });

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '#infra/platform/files';
 import { isWithin } from '#infra/policies/path-guard';
 import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
 import { GitError, type GitPlaces, runGit, splitZ } from './git';
-import { RefExistsError, TREE_MODE, type TreeEntry, commitBody, parseTree, readLooseObject, writeObject, writeRef } from './objects';
+import { RefExistsError, TREE_MODE, type TreeEntry, commitBody, objectId, parseTree, readLooseObject, writeObject, writeRef } from './objects';
 import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
@@ -201,12 +201,18 @@ export class CheckpointStore {
       const head = await this.headTree();
       if (head) return { tree: head, skipped: [] };
     }
-    // Files HEAD's tree holds already (a Write over a file of the workspace): looked at and hashed here, no git.
+    // Files HEAD's tree holds already (a Write over a file of the workspace): looked at and hashed here, no git. A path
+    // neither HEAD nor the workspace holds (a temporary file written and renamed away) changes nothing: left out.
     if (only?.length) {
       const head = await this.headTree();
-      if (head?.length === 40 && (await this.allInTree(head, only))) {
-        const looked = await this.look(only);
-        return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
+      if (head?.length === 40) {
+        const { here, git } = await this.sortPaths(head, only);
+        if (!git.length) {
+          if (!here.length) return { tree: head, skipped: [] };
+          const looked = await this.look(here);
+          return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
+        }
+        only = [...here, ...git];
       }
     }
     const seeded = !only && this.seedable && (await this.seed());
@@ -339,45 +345,74 @@ export class CheckpointStore {
         changes.push({ path, entry: { mode: '120000', id: await writeObject(gitDir, 'blob', target) } });
       }),
     ]);
-    if (packed.length) {
-      const ids = writePack(
-        gitDir,
-        packed.map((file) => ({ type: 'blob' as const, body: file.body })),
-      );
-      packed.forEach((file, i) => changes.push({ path: file.path, entry: { mode: file.mode, id: ids[i]! } }));
-    }
+    // The trees along the changed paths: with the blobs' pack when there is one (a command that changed files in 400
+    // folders writes 400 trees, each a loose file created, its folder made and renamed into place otherwise), else loose.
+    const objects = packed.map((file) => ({ type: 'blob' as const, body: file.body, id: objectId('blob', file.body) }));
+    objects.forEach((object, i) => changes.push({ path: packed[i]!.path, entry: { mode: packed[i]!.mode, id: object.id } }));
+    const trees: { type: 'tree'; body: Buffer; id: string }[] = [];
     skipped.sort((a, b) => a.path.localeCompare(b.path));
-    return patchTree(
+    const tree = await patchTree(
       head,
       changes,
       (id) => this.readTree(id),
       async (body) => {
-        const id = await writeObject(gitDir, 'tree', body);
-        this.remember(id, body);
+        if (!objects.length) {
+          const id = await writeObject(gitDir, 'tree', body);
+          this.remember(id, body);
+          return id;
+        }
+        const id = objectId('tree', body);
+        trees.push({ type: 'tree', body, id });
         return id;
       },
     );
+    if (objects.length) {
+      writePack(gitDir, [...objects, ...trees]);
+      // Remembered once they are in the store: a failed pack leaves no tree known here that the store lacks.
+      for (const t of trees) this.remember(t.id, t.body);
+    }
+    return tree;
   }
 
   /**
-   * Whether each path is a file or a link in `tree`, and not a folder in the workspace now: such a path is captured
-   * whatever the ignore rules say (git's status reports a path HEAD holds whenever it differs), so it can be looked at
-   * without git. A path the tree does not hold needs git's ignore rules (and a folder a walk): git's status then.
+   * Sorts workspace paths for a narrowed capture on top of `tree`. `here`: a file or a link in `tree`, and not a folder
+   * in the workspace now — captured whatever the ignore rules say (git's status reports a path HEAD holds whenever it
+   * differs), so it is looked at without git. Left out: a path `tree` holds nothing at and the workspace holds nothing
+   * at either (no change). `git`: the rest (a new file needs git's ignore rules, a folder a walk) — git's status then.
    */
-  private async allInTree(tree: string, paths: readonly string[]): Promise<boolean> {
+  private async sortPaths(tree: string, paths: readonly string[]): Promise<{ here: string[]; git: string[] }> {
+    const here: string[] = [];
+    const git: string[] = [];
+    // Each tree on the paths parsed once (500 paths share a few dozen folders).
+    const parsed = new Map<string, Map<string, TreeEntry>>();
+    const entries = async (id: string) => {
+      let known = parsed.get(id);
+      if (!known) parsed.set(id, (known = new Map(parseTree(await this.readTree(id)).map((e) => [e.name.toString('latin1'), e]))));
+      return known;
+    };
     for (const path of paths) {
+      const parts = path.split('/');
+      if (!parts.every((part) => part && part !== '.' && part !== '..')) {
+        git.push(path);
+        continue;
+      }
       let id: string | null = tree;
       let mode = TREE_MODE;
-      for (const part of path.split('/')) {
-        if (mode !== TREE_MODE || !id || !part) return false;
-        const name = Buffer.from(part, 'utf8');
-        const entry: TreeEntry | undefined = parseTree(await this.readTree(id)).find((e) => e.name.equals(name));
+      for (const part of parts) {
+        if (mode !== TREE_MODE || !id) {
+          id = null;
+          break;
+        }
+        const entry: TreeEntry | undefined = (await entries(id)).get(Buffer.from(part, 'utf8').toString('latin1'));
         [id, mode] = entry ? [entry.id, entry.mode] : [null, ''];
       }
-      if (!id || mode === TREE_MODE || mode === '160000') return false;
-      if ((await lstat(join(this.places.workspace, path)).catch(() => null))?.isDirectory()) return false;
+      const stats = await lstat(join(this.places.workspace, path)).catch((error: NodeJS.ErrnoException) => error.code ?? 'error');
+      const absent = stats === 'ENOENT' || stats === 'ENOTDIR';
+      if (id === null && absent) continue;
+      const inTree = id !== null && mode !== TREE_MODE && mode !== '160000';
+      (inTree && !(typeof stats !== 'string' && stats.isDirectory()) ? here : git).push(path);
     }
-    return true;
+    return { here, git };
   }
 
   /**
