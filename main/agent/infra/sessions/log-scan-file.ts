@@ -20,10 +20,12 @@ export async function scanLogFile(
     if (error.code === 'ENOENT') return null;
     throw error;
   });
-  // Held records are read again from the file when they count, not copied (they may be most of the log).
+  // Held records are read again from the file when they count, not copied (they may be most of the log): into one
+  // buffer, reused from one read to the next (what is read is parsed before the next read).
+  let scratch = Buffer.alloc(0);
   const reread = (start: number, end: number) => {
-    const bytes = Buffer.allocUnsafe(end - start);
-    return bytes.subarray(0, handle ? readSync(handle.fd, bytes, 0, bytes.length, start) : 0);
+    if (scratch.length < end - start) scratch = Buffer.allocUnsafe(Math.max(end - start, Math.min(2 * scratch.length, CHUNK)));
+    return scratch.subarray(0, handle ? readSync(handle.fd, scratch, 0, end - start, start) : 0);
   };
   // A session's timeline leaves large messages in the file until the model needs them (Timeline, logReadBack).
   const scan = startScan(options.indexFrom ?? 0, reread, options.leaveMessages ? new Timeline(logReadBack(path)) : undefined);
