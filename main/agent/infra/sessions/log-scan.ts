@@ -99,8 +99,9 @@ export interface Scanning extends LogScan {
    * that is read of it: `skeleton`); any other long one as where it sits in the log (read again when it counts).
    */
   held: HeldRecords;
-  /** What the held records' copies take (bytes; see HELD_COPY_BUDGET). */
+  /** What the held records' copies take (bytes), and may take (HELD_COPY_BUDGET). */
   heldCopied: number;
+  heldCopyBudget: number;
   /** Bytes [start, end) of the log, read again (held records), valid until the next call (the buffer may be reused). */
   reread: (start: number, end: number) => Buffer;
 }
@@ -109,12 +110,13 @@ export interface Scanning extends LogScan {
  * `reread`: bytes of the log read again (a held record, when it counts after all); `timeline`: where the
  * messages go (one that leaves large ones in the log file, see logReadBack).
  */
-export function startScan(indexFrom: number, reread: Scanning['reread'], timeline = new Timeline()): Scanning {
+export function startScan(indexFrom: number, reread: Scanning['reread'], timeline = new Timeline(), heldCopyBudget = HELD_COPY_BUDGET): Scanning {
   return {
     header: null,
     lines: [],
     held: new HeldRecords(),
     heldCopied: 0,
+    heldCopyBudget,
     reread,
     timeline,
     problems: [],
@@ -141,7 +143,7 @@ function compacted(events: SessionEvent[]): SessionEvent[] {
 export function finishScan(scan: Scanning): LogScan {
   applyHeld(scan);
   if (scan.earlier.length) scan.earlier = compacted(scan.earlier);
-  const { held: _held, heldCopied: _heldCopied, reread: _reread, ...done } = scan;
+  const { held: _held, heldCopied: _heldCopied, heldCopyBudget: _heldCopyBudget, reread: _reread, ...done } = scan;
   return done;
 }
 
@@ -288,7 +290,7 @@ function textSpan(buffer: Buffer, start: number, end: number): { from: number; q
  * leaves on disk, its line without its text (so it is not read again, see contextSkeleton); anything else nothing.
  */
 function heldBytes(scan: Scanning, buffer: Buffer, start: number, end: number): { bytes?: Buffer; skeleton?: boolean } {
-  if (scan.heldCopied >= HELD_COPY_BUDGET) return {};
+  if (scan.heldCopied >= scan.heldCopyBudget) return {};
   if (end - start < HELD_COPY) {
     scan.heldCopied += end - start;
     return { bytes: Buffer.from(buffer.subarray(start, end)) };
