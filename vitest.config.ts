@@ -14,6 +14,7 @@ const ISOLATED = [
   'main/agent/capabilities/shell/sandboxed-bash.test.ts',
   'main/agent/capabilities/checkpoints/store/seed.test.ts',
   'main/agent/infra/sandbox/probe.test.ts',
+  'main/agent/runtime/session/tail-first.test.ts',
   'renderer/src/stores/bind.test.ts',
   'renderer/src/actions/sessions.test.ts',
   'renderer/src/features/conversation/markdown-blocks.test.ts',

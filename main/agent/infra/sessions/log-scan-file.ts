@@ -10,23 +10,26 @@ const CHUNK = 1 << 20;
 /**
  * scanLog for a log file, read in chunks so that a long session's log is never in memory whole. Reads up
  * to `until` (a line's start) when given. A missing file scans as empty. With `leaveMessages`, the timeline
- * holds large messages as where they sit in the file, read back when its context is asked for.
+ * holds large messages as where they sit in the file, read back when its context is asked for. `heldCopyBudget`:
+ * what the copies of held records may take (bytes) before the rest are read again when they count (see log-scan.ts).
  */
 export async function scanLogFile(
   path: string,
-  options: { indexFrom?: number; until?: number; chunk?: number; leaveMessages?: boolean } = {},
+  options: { indexFrom?: number; until?: number; chunk?: number; leaveMessages?: boolean; heldCopyBudget?: number } = {},
 ): Promise<LogScan & { size: number }> {
   const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
-  // Held records are read again from the file when they count, not copied (they may be most of the log).
+  // Held records are read again from the file when they count, not copied (they may be most of the log): into one
+  // buffer, reused from one read to the next (what is read is parsed before the next read).
+  let scratch = Buffer.alloc(0);
   const reread = (start: number, end: number) => {
-    const bytes = Buffer.allocUnsafe(end - start);
-    return bytes.subarray(0, handle ? readSync(handle.fd, bytes, 0, bytes.length, start) : 0);
+    if (scratch.length < end - start) scratch = Buffer.allocUnsafe(Math.max(end - start, Math.min(2 * scratch.length, CHUNK)));
+    return scratch.subarray(0, handle ? readSync(handle.fd, scratch, 0, end - start, start) : 0);
   };
   // A session's timeline leaves large messages in the file until the model needs them (Timeline, logReadBack).
-  const scan = startScan(options.indexFrom ?? 0, reread, options.leaveMessages ? new Timeline(logReadBack(path)) : undefined);
+  const scan = startScan(options.indexFrom ?? 0, reread, options.leaveMessages ? new Timeline(logReadBack(path)) : undefined, options.heldCopyBudget);
   if (!handle) return { ...finishScan(scan), size: 0 };
   try {
     const limit = Math.min(options.until ?? Infinity, (await handle.stat()).size);

@@ -216,6 +216,11 @@ describe('scanLogFile', () => {
         expect(size).toBe(buffer.length);
         expect(scan, `seed ${seed}, chunk ${chunk}`).toEqual(whole);
       }
+      // Held records copied up to a budget, the rest read again from the file a span at a time: the same scan.
+      for (const heldCopyBudget of [0, 300]) {
+        const { size: _bytes, ...scan } = await scanLogFile(path, { indexFrom, chunk: 64, heldCopyBudget });
+        expect(scan, `seed ${seed}, budget ${heldCopyBudget}`).toEqual(whole);
+      }
       const until = buffer.indexOf('\n', Math.floor(buffer.length / 2)) + 1;
       const { size: _size, ...upTo } = await scanLogFile(path, { until, chunk: 64 });
       expect(upTo, `seed ${seed}`).toEqual(scanLog(buffer.subarray(0, until)));
@@ -358,6 +363,26 @@ describe('the long messages a scan holds', () => {
     }
     expect(held).toBeGreaterThan(50);
     expect(rereads).toBe(0);
+  });
+
+  it('in a log that never compacts (all of them held to its end), are copied up to a budget; the rest are read again a span at a time, to the same timeline', async () => {
+    const path = join(await tempDir('deft-scan-budget-'), 'log.jsonl');
+    const header = JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 });
+    const lines = [header];
+    for (let t = 0; t < 12_000; t++) {
+      lines.push(JSON.stringify({ r: 'context', m: { role: 'user', content: `question ${t}`, turnId: `t${t}` } }));
+      lines.push(JSON.stringify({ r: 'context', m: { role: 'assistant', content: `answer ${t}${pad(t % 5 === 0)}` } }));
+    }
+    const buffer = Buffer.from(lines.join('\n') + '\n');
+    await writeFile(path, buffer);
+    const { timeline, rereads } = scanCountingRereads(buffer, path);
+    // About 3 MiB held to the end: at most 1 MiB of it copied, the rest read again in spans of at most 1 MiB.
+    expect(buffer.length).toBeGreaterThan(3 << 20);
+    expect(rereads).toBeGreaterThan(0);
+    expect(rereads).toBeLessThanOrEqual(Math.ceil(buffer.length / (1 << 20)));
+    await timeline.loadContext();
+    expect(view(timeline)).toEqual(view(scanLog(buffer).timeline));
+    expect(timeline.length).toBe(24_000);
   });
 
   it("a long message held while the log read as this Deft's is read again whole once a later header says it is not", async () => {

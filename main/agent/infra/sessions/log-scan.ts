@@ -3,6 +3,7 @@ import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
 import type { ModelMessage } from '#contract/model';
 import { LOG_VERSION, type LogRecord } from './records';
+import { HeldRecords } from './held-records';
 import { Timeline } from './timeline';
 
 /**
@@ -14,6 +15,15 @@ const HELD = ['{"r":"context",', '{"r":"undo",', '{"r":"redo",'].map((prefix) =>
 const STATE = Buffer.from('{"r":"state",');
 /** A held record shorter than this (bytes) is copied; a longer one is read again from the log when it counts. */
 const HELD_COPY = 256;
+/**
+ * What the held records' copies may take in all (bytes): past it, they are held as where they sit and read again
+ * when they count, a span of the log at a time. A log with no compaction holds every message to its end: with
+ * copies, the heap would have grown by all of them at once, on top of what is kept.
+ */
+const HELD_COPY_BUDGET = 1 << 20;
+/** A read of held records again: at most this many bytes at a time, and no gap longer than HELD_GAP in it. */
+const HELD_SPAN = 1 << 20;
+const HELD_GAP = 64 * 1024;
 const COMPACTION = Buffer.from('{"r":"compaction",');
 /** A snapshot only shortens a window's first open (tail-view.ts): a scan checks that it reads, nothing more. */
 export const SNAPSHOT = Buffer.from('{"r":"snapshot",');
@@ -88,8 +98,11 @@ export interface Scanning extends LogScan {
    * Held records, in order: short ones copied; a long message this Deft wrote as its line without its text (all
    * that is read of it: `skeleton`); any other long one as where it sits in the log (read again when it counts).
    */
-  held: Array<{ start: number; end: number; lineNo: number; torn: boolean; state: boolean; bytes?: Buffer; skeleton?: boolean }>;
-  /** Bytes [start, end) of the log, read again (a held record). */
+  held: HeldRecords;
+  /** What the held records' copies take (bytes), and may take (HELD_COPY_BUDGET). */
+  heldCopied: number;
+  heldCopyBudget: number;
+  /** Bytes [start, end) of the log, read again (held records), valid until the next call (the buffer may be reused). */
   reread: (start: number, end: number) => Buffer;
 }
 
@@ -97,8 +110,22 @@ export interface Scanning extends LogScan {
  * `reread`: bytes of the log read again (a held record, when it counts after all); `timeline`: where the
  * messages go (one that leaves large ones in the log file, see logReadBack).
  */
-export function startScan(indexFrom: number, reread: Scanning['reread'], timeline = new Timeline()): Scanning {
-  return { header: null, lines: [], held: [], reread, timeline, problems: [], trusted: false, indexedFrom: indexFrom, firstSeq: null, earlier: [], usage: {} };
+export function startScan(indexFrom: number, reread: Scanning['reread'], timeline = new Timeline(), heldCopyBudget = HELD_COPY_BUDGET): Scanning {
+  return {
+    header: null,
+    lines: [],
+    held: new HeldRecords(),
+    heldCopied: 0,
+    heldCopyBudget,
+    reread,
+    timeline,
+    problems: [],
+    trusted: false,
+    indexedFrom: indexFrom,
+    firstSeq: null,
+    earlier: [],
+    usage: {},
+  };
 }
 
 /** How many earlier state events a scan gathers before it compacts them. */
@@ -116,7 +143,7 @@ function compacted(events: SessionEvent[]): SessionEvent[] {
 export function finishScan(scan: Scanning): LogScan {
   applyHeld(scan);
   if (scan.earlier.length) scan.earlier = compacted(scan.earlier);
-  const { held: _held, reread: _reread, ...done } = scan;
+  const { held: _held, heldCopied: _heldCopied, heldCopyBudget: _heldCopyBudget, reread: _reread, ...done } = scan;
   return done;
 }
 
@@ -130,13 +157,13 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
     const seq = seqAtEnd(buffer, start + EVENT_PREFIX.length + type.length, end);
     if (seq !== null) {
       scan.firstSeq ??= seq;
-      if (base + start >= scan.indexedFrom) scan.lines.push({ seq, start: base + start, end: base + end, type });
+      if (base + start >= scan.indexedFrom) scan.lines.push({ seq, start: base + start, end: base + end, type: interned(type) });
       return;
     }
   }
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
     const state = startsWith(buffer, start, end, STATE);
-    scan.held.push({ start: base + start, end: base + end, lineNo, torn, state, ...heldBytes(scan, buffer, start, end) });
+    scan.held.push(base + start, base + end, lineNo, torn, state, heldBytes(scan, buffer, start, end));
     return;
   }
   if (startsWith(buffer, start, end, SNAPSHOT)) {
@@ -172,16 +199,53 @@ function parseLine(scan: LogScan, buffer: Buffer, start: number, end: number, li
 /** The held records count after all: each is parsed and applied in order. */
 function applyHeld(scan: Scanning, onlyState = false): void {
   const held = scan.held;
-  scan.held = [];
-  for (const { start, end, lineNo, torn, state, bytes: copied, skeleton: textLeftOut } of held) {
-    if (onlyState && !state) continue;
+  if (!held.length) return;
+  try {
+    applyEach(scan, held, onlyState);
+  } finally {
+    held.clear();
+    scan.heldCopied = 0;
+  }
+}
+
+function applyEach(scan: Scanning, held: HeldRecords, onlyState: boolean): void {
+  // Records held as where they sit are read again a span at a time (span: bytes of the log from `spanFrom`).
+  let span: Buffer | null = null;
+  let spanFrom = 0;
+  for (let i = 0; i < held.length; i++) {
+    if (onlyState && !held.state(i)) continue;
+    const start = held.start(i);
+    const end = held.end(i);
+    const lineNo = held.lineNo(i);
+    const torn = held.torn(i);
+    const copied = held.bytes(i);
+    const textLeftOut = held.skeleton(i);
     // Kept without its text while the log read as this Deft's; should a later header say otherwise, it is read again whole.
-    const bytes = (textLeftOut && !scan.trusted ? undefined : copied) ?? scan.reread(start, end);
+    let bytes = textLeftOut && !scan.trusted ? undefined : copied;
+    if (!bytes) {
+      if (!span || start < spanFrom || end > spanFrom + span.length) {
+        spanFrom = start;
+        span = scan.reread(start, heldSpanEnd(held, i, onlyState));
+      }
+      bytes = span.subarray(start - spanFrom, end - spanFrom);
+    }
     // A long message left on disk needs only what the timeline's bookkeeping reads: its text is not decoded.
     const skeleton = scan.trusted && scan.timeline.leavesOnDisk(end - start) ? contextSkeleton(bytes) : null;
     const record = skeleton ?? parseLine(scan, bytes, 0, bytes.length, lineNo, torn);
     if (record) applyRecord(scan, record, lineNo, start, end);
   }
+}
+
+/** Where a read of the held records again that starts with held[first] ends: at most HELD_SPAN bytes (or that record), no long gap, only what counts. */
+function heldSpanEnd(held: HeldRecords, first: number, onlyState: boolean): number {
+  const from = held.start(first);
+  let end = held.end(first);
+  for (let i = first + 1; i < held.length; i++) {
+    if (onlyState && !held.state(i)) continue;
+    if (held.start(i) - end > HELD_GAP || held.end(i) - from > HELD_SPAN) break;
+    end = held.end(i);
+  }
+  return end;
 }
 
 const CONTEXT = Buffer.from('{"r":"context","m":{');
@@ -226,10 +290,16 @@ function textSpan(buffer: Buffer, start: number, end: number): { from: number; q
  * leaves on disk, its line without its text (so it is not read again, see contextSkeleton); anything else nothing.
  */
 function heldBytes(scan: Scanning, buffer: Buffer, start: number, end: number): { bytes?: Buffer; skeleton?: boolean } {
-  if (end - start < HELD_COPY) return { bytes: Buffer.from(buffer.subarray(start, end)) };
+  if (scan.heldCopied >= scan.heldCopyBudget) return {};
+  if (end - start < HELD_COPY) {
+    scan.heldCopied += end - start;
+    return { bytes: Buffer.from(buffer.subarray(start, end)) };
+  }
   if (!scan.trusted || !scan.timeline.leavesOnDisk(end - start)) return {};
   const text = textSpan(buffer, start, end);
-  return text ? { bytes: Buffer.concat([buffer.subarray(start, text.from), buffer.subarray(text.quote, end)]), skeleton: true } : {};
+  if (!text) return {};
+  scan.heldCopied += text.from - start + end - text.quote;
+  return { bytes: Buffer.concat([buffer.subarray(start, text.from), buffer.subarray(text.quote, end)]), skeleton: true };
 }
 
 /** A compaction replaces the held records: their tool-call ids are the ones it lists; only their state still counts. */
@@ -270,6 +340,16 @@ function quickType(buffer: Buffer, start: number, end: number): string | null {
   return quote === -1 || quote >= end ? null : buffer.toString('latin1', from, quote);
 }
 
+/** Event types, one string each however many lines name them (a long log's index holds tens of thousands of lines). */
+const TYPES = new Map<string, string>();
+
+function interned(type: string): string {
+  const known = TYPES.get(type);
+  if (known !== undefined) return known;
+  if (TYPES.size < 256) TYPES.set(type, type);
+  return type;
+}
+
 function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: number, end: number): void {
   const { timeline, problems } = scan;
   switch (record?.r) {
@@ -287,10 +367,10 @@ function applyRecord(scan: LogScan, record: LogRecord, lineNo: number, start: nu
       if (event.type === 'usage') Object.assign(scan.usage, event.total);
       const paged = PAGED_EVENT_TYPES.has(event.type);
       if (!paged && start < scan.indexedFrom) {
-        scan.lines.push({ seq: event.seq, start, end, type: event.type });
+        scan.lines.push({ seq: event.seq, start, end, type: interned(event.type) });
         scan.earlier.push(event);
         if (scan.earlier.length >= COMPACT_EARLIER_AT) scan.earlier = compacted(scan.earlier);
-      } else if (!paged || start >= scan.indexedFrom) scan.lines.push({ seq: event.seq, start, end, type: event.type, ...(paged ? {} : { event }) });
+      } else if (!paged || start >= scan.indexedFrom) scan.lines.push({ seq: event.seq, start, end, type: interned(event.type), ...(paged ? {} : { event }) });
       break;
     }
     case 'context':

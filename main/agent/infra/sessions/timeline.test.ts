@@ -25,6 +25,32 @@ function both(records: LogRecord[]): { live: Timeline; replayed: Timeline; probl
 }
 
 describe('Timeline: turns, compaction and undo', () => {
+  it("turn marks made while the state does not change share one copy of it (a long session's thousands of turns); a change gives the next its own", () => {
+    const t = new Timeline();
+    t.set('mode', 'ask');
+    for (const id of ['t1', 't2', 't3']) {
+      t.append(prompt(id));
+      t.append(answer(`answer ${id}`));
+    }
+    t.set('mode', 'yolo');
+    t.append(prompt('t4'));
+    t.set('todo', ['a']);
+    t.append(prompt('t5'));
+    const [m1, m2, m3, m4, m5] = t.marks.map((m) => m.state);
+    expect(m2).toBe(m1);
+    expect(m3).toBe(m1);
+    expect([...m1!]).toEqual([['mode', 'ask']]);
+    expect([...m4!]).toEqual([['mode', 'yolo']]);
+    expect([...m5!]).toEqual([
+      ['mode', 'yolo'],
+      ['todo', ['a']],
+    ]);
+    // Undone, the state before the first undone turn is given back as it was then.
+    expect([...t.undo(['t4', 't5'])!.state]).toEqual([['mode', 'yolo']]);
+    t.set('mode', 'plan');
+    expect([...t.marks.at(-1)!.state]).toEqual([['mode', 'ask']]);
+  });
+
   it('marks each turn at its prompt with the state before it; undo drops the last turns and gives that state back', () => {
     const t = new Timeline();
     t.set('todo', ['a']);

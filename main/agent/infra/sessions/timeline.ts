@@ -56,6 +56,11 @@ export class Timeline {
   callsSinceCompaction: string[] = [];
   /** What the last undo removed, while nothing has been added since: a redo puts it back. */
   private lastUndo: { turnIds: string[]; removed: Array<ModelMessage | LoggedMessage>; marks: TurnMark[]; state: ReadonlyMap<string, unknown> } | null = null;
+  /**
+   * A copy of `state` as it is now, shared by the marks made while it does not change (a long session's turns
+   * would otherwise each hold a map of their own, most of them alike); null once it changes.
+   */
+  private stateNow: ReadonlyMap<string, unknown> | null = null;
   /** Whether a message may still be on disk only (in `entries` or `lastUndo`): set when `append` leaves one there. */
   private holdsLogged = false;
 
@@ -121,7 +126,7 @@ export class Timeline {
    */
   append(message: ModelMessage, logged?: { start: number; end: number }): void {
     this.lastUndo = null;
-    if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.entries.length, state: new Map(this.state) });
+    if (message.role === 'user' && message.turnId) this.marks.push({ turnId: message.turnId, index: this.entries.length, state: this.stateCopy() });
     if (message.role === 'assistant') {
       for (const call of message.toolCalls ?? []) {
         this.callIds.add(call.id);
@@ -137,7 +142,13 @@ export class Timeline {
   }
 
   set(key: string, value: unknown): void {
+    this.stateNow = null;
     this.state.set(key, value);
+  }
+
+  /** `state` as it is now: the marks' copy (never changed; see stateNow). */
+  private stateCopy(): ReadonlyMap<string, unknown> {
+    return (this.stateNow ??= new Map(this.state));
   }
 
   compact(context: readonly ModelMessage[]): void {
@@ -178,7 +189,7 @@ export class Timeline {
     const tail = this.marks.slice(this.marks.length - turnIds.length);
     if (!turnIds.length || tail.length !== turnIds.length || tail.some((m, i) => m.turnId !== turnIds[i])) return null;
     const first = tail[0]!;
-    this.lastUndo = { turnIds: [...turnIds], removed: this.entries.slice(first.index), marks: tail, state: new Map(this.state) };
+    this.lastUndo = { turnIds: [...turnIds], removed: this.entries.slice(first.index), marks: tail, state: this.stateCopy() };
     this.entries = this.entries.slice(0, first.index);
     this.marks = this.marks.slice(0, this.marks.length - turnIds.length);
     return first;

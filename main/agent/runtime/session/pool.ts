@@ -77,7 +77,8 @@ export class SessionPool {
    * read so: the caller opens the session the usual way.
    */
   async firstView(sessionId: string): Promise<{ summary: SessionSummary; view: TailView } | null> {
-    this.checkedId(sessionId);
+    // A session being let go of is read once its log (with its snapshot) is written.
+    await this.unloading.get(this.checkedId(sessionId));
     if (this.open.has(sessionId) || this.unloading.has(sessionId)) return null;
     const viewing = (async () => {
       const meta = await this.deps.store.readMeta(sessionId);

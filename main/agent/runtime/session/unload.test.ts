@@ -92,39 +92,6 @@ describe('sessions no window shows are let go of when idle', () => {
     expect(firstOfTurn.slice(0, lastRequest.length + 1)).toEqual([...lastRequest, { role: 'assistant', content: 'Read them.' }]);
   });
 
-  it("a long session let go of opens again from its tail first (its log's snapshot), the same as a full read, and loads meanwhile", async () => {
-    h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS });
-    const hh = h;
-    const id = hh.session.id;
-    hh.core.show('window', id);
-    for (let n = 1; n <= 16; n++) {
-      hh.server.enqueue(textReply(`Answer ${n}.`));
-      await hh.core.handlers.sendPrompt({ sessionId: id, text: `question ${n}` });
-      await hh.core.turnDone(id);
-    }
-    const before = await hh.core.handlers.openSession({ sessionId: id });
-    const other = await newSession(hh);
-    hh.core.show('window', other);
-    await unloaded(hh, id);
-
-    hh.core.show('window', id);
-    // The window asks for the session's tasks at once (which loads it).
-    const opening = hh.core.handlers.openSession({ sessionId: id }).then((reply) => ({ reply, loadedThen: loaded(hh, id) }));
-    const [{ reply: after, loadedThen }, tasks] = await Promise.all([opening, hh.core.handlers.listTasks({ sessionId: id })]);
-    expect(tasks.tasks).toEqual([]);
-    // Answered from the log's tail: the session itself was still loading.
-    expect(loadedThen).toBe(false);
-    expect(after).toEqual(before);
-    await waitFor(() => loaded(hh, id));
-    expect(await hh.core.handlers.openSession({ sessionId: id })).toEqual(before);
-    // The model reads the whole conversation on the next turn.
-    hh.server.enqueue(textReply('Answer 17.'));
-    await hh.core.handlers.sendPrompt({ sessionId: id, text: 'question 17' });
-    await hh.core.turnDone(id);
-    const messages = hh.server.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>;
-    expect(messages.filter((m) => m.role === 'user').length).toBeGreaterThanOrEqual(17);
-  });
-
   it('never lets go of a session whose turn runs, whose background task runs, or that waits for an approval', async () => {
     h = await createHarness({ host: webHost, unloadAfterMs: UNLOAD_AFTER_MS, tools: () => [waitTool] });
     const hh = h;
