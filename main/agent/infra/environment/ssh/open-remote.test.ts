@@ -134,6 +134,35 @@ describe('a dropped connection', () => {
     expect(env.connectionState()).toBe('lost');
   });
 
+  it('asks a look (stat) that the drop caught again on the new connection', { timeout: 60_000 }, async () => {
+    await writeConfig(hostBlock('dev'));
+    const folder = await openRemoteFolder(`dev:${remoteDir}`, { ...options(), reconnect: { forMs: 20_000, delaysMs: [100, 200, 400] } });
+    const env = folder.environment;
+    const kit = await fileToolKit({ environment: env });
+    try {
+      await kit.put('a.txt', 'alpha\n');
+      const file = join(kit.workspace, 'a.txt');
+      // Stats one after another, one always in flight, across the drop: each gets its answer.
+      let stop = false;
+      let answered = 0;
+      const looking = (async () => {
+        while (!stop) {
+          expect((await env.stat(file)).size).toBe(6);
+          answered++;
+        }
+      })();
+      await waitFor(() => answered > 20);
+      expect(await sshd.killConnections()).toBeGreaterThan(0);
+      const before = answered;
+      await waitFor(() => env.connectionState() === 'connected' && answered > before + 20);
+      stop = true;
+      await looking;
+    } finally {
+      await kit.dispose();
+      await env.close();
+    }
+  });
+
   it('gives up after its bound: later calls fail with the reason, not hang', { timeout: 30_000 }, async () => {
     const other = await startSshd();
     if (!other) throw new Error('sshd missing');

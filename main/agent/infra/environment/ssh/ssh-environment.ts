@@ -72,6 +72,8 @@ export interface SearchOptions {
 
 /** A file read in one round trip (`readResolved`) stands for the file this long at most, if nothing was done meanwhile. */
 const RESOLVED_READ_FRESH_MS = 2_000;
+/** SFTP calls that change nothing on the remote: safe to ask again after a dropped connection. */
+const LOOKS = new Set(['stat', 'lstat', 'realpath', 'readlink', 'readdir']);
 
 /**
  * What a connection asks first (one exec channel): the home folder, bash, rg, and what starting a process costs
@@ -308,7 +310,15 @@ export class SshEnvironment implements Environment {
   }
 
   private async call<T>(op: string, path: string, run: (sftp: SFTPWrapper, done: (error: unknown, value?: T) => void) => void): Promise<T> {
-    return this.callOn(await this.current(path), op, path, run);
+    const link = await this.current(path);
+    try {
+      return await this.callOn(link, op, path, run);
+    } catch (error) {
+      // A look (stat, readdir…) caught by the drop of its connection is asked again on the reopened one: it changed
+      // nothing, so the caller gets its answer rather than "may not have completed". A change is never repeated.
+      if (!LOOKS.has(op) || !link.lost || this.closed) throw error;
+      return this.callOn(await this.current(path), op, path, run);
+    }
   }
 
   /** On one connection: a file handle belongs to the connection that opened it, and fails with it. */
