@@ -64,6 +64,25 @@ test('@ opens a fuzzy file picker that honours .gitignore and never offers secre
   await expect(viewer).toBeHidden();
 });
 
+test('on a busy page, a letter typed right after a file is picked stays where it was typed', async ({ deft, mock, workspace }) => {
+  const { page } = deft;
+  await files(workspace, { 'src/money.js': '' });
+  await configureProvider(page, mock.baseUrl);
+  // Frames 300 ms apart, as on a loaded machine: the key presses below land before the next frame.
+  await page.evaluate(`{
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (callback) => (setTimeout(() => raf(callback), 300), 0);
+  }`);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.pressSequentially('See @srcmoneyjs');
+  await expect(page.getByRole('listbox', { name: 'Workspace files' }).getByRole('option', { selected: true })).toContainText('money.js');
+  await box.press('Enter');
+  await box.press('n');
+  await page.waitForTimeout(700); // the frames that were due have run
+  await box.pressSequentially('ow');
+  await expect(box).toHaveValue('See @src/money.js now');
+});
+
 for (const size of SIZES) {
   test(`at ${size.width}×${size.height} the picker and the slash menu fit the composer's width`, async ({ deft, mock, workspace }) => {
     const { page } = deft;

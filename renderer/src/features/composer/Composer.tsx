@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Attachment, Mention } from '#protocol';
 import { Icon, Spinner } from '../../components/Icon';
 import { queuePrompt } from '../../actions/queue';
@@ -52,6 +52,9 @@ export function Composer() {
   });
   const fileInput = useRef<HTMLInputElement>(null);
 
+  // The caret goes after the chip in the commit that shows it, before any later key press is handled (a frame later,
+  // on a busy page, the next letter typed was already in and the caret went back before it).
+  const pendingCaret = useRef<number | null>(null);
   /** Put a chip for `path` where the `@query` (or the caret) is. */
   const mention = useCallback((label: string, path: string, at?: ActiveMention) => {
     setMentions((list) => [...list.filter((m) => m.label !== label), { label, path }]);
@@ -65,14 +68,19 @@ export function Composer() {
         { ...where, start: where.start + before.length, end: where.end + before.length },
         label,
       );
-      requestAnimationFrame(() => {
-        box?.focus();
-        box?.setSelectionRange(next.caret, next.caret);
-        setCaret(next.caret);
-      });
+      pendingCaret.current = next.caret;
       return next.text;
     });
   }, []);
+  useLayoutEffect(() => {
+    const at = pendingCaret.current;
+    const box = ref.current;
+    if (at === null || !box) return;
+    pendingCaret.current = null;
+    box.focus();
+    box.setSelectionRange(at, at);
+    setCaret(at);
+  }, [text]);
   const files = useComposerAttachments(useCallback((a: Attachment) => mention(a.name, a.path), [mention]));
   const picker = useMentionMenu(text, caret, (active, path) => mention(path, path, active));
   const ready = (text.trim() !== '' || files.attachments.length > 0) && files.pending === 0;
