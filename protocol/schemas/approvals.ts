@@ -5,11 +5,16 @@ import { builtOnce } from '../helpers/built-once';
 
 // Approvals: permission modes and rules, approval requests, questions to the user, plan mode.
 
+/**
+ * How much the agent may do without asking. Built on its own (every turn reads the session's mode), the rest of the
+ * file with approvalSchemas.
+ */
+export const permissionModeSchema = builtOnce(() => z.enum(['ask', 'accept-edits', 'yolo']));
+
 /** The schemas of this file, built on first use (approvalSchemas): a run that validates none of them (the CLI's text turn) never builds them. */
 const buildApprovalSchemas = () => {
   const { GoalMode } = goalSchemas();
-  /** How much the agent may do without asking. */
-  const PermissionMode = z.enum(['ask', 'accept-edits', 'yolo']);
+  const PermissionMode = permissionModeSchema();
   /** Where a permission rule comes from. */
   const RuleSource = z.enum(['user', 'project', 'local']);
   /** One rule as loaded from a settings file. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { approvalSchemas } from '#protocol/schemas/approvals';
+import { permissionModeSchema } from '#protocol/schemas/approvals';
 import { builtOnce } from '#protocol/helpers/built-once';
 import { stateSlot } from './state';
 
@@ -12,7 +12,7 @@ import { stateSlot } from './state';
 const buildModeLease = () =>
   z
     .object({
-      mode: approvalSchemas().PermissionMode,
+      mode: permissionModeSchema(),
       /** Who holds it (`goal`). */
       holder: z.string(),
       /** Why, in a few words for the model and the window: "while the goal runs (started without asking)". */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type PermissionMode, approvalSchemas } from '#protocol/schemas/approvals';
+import { type PermissionMode, permissionModeSchema } from '#protocol/schemas/approvals';
 import { stateSlot } from '#contract/state';
 import { reminder } from '#contract/facts';
 import { type ModeLease, modeLeaseSlot, modeLeaseSchema } from '#contract/mode-lease';
@@ -27,7 +27,7 @@ function readToolMatches(tool: string): boolean {
 }
 
 /** The session's own mode; unset, the workspace's default mode applies. */
-export const modeSlot = stateSlot<PermissionMode | null>('permissions.mode', () => approvalSchemas().PermissionMode.nullable(), null);
+export const modeSlot = stateSlot<PermissionMode | null>('permissions.mode', () => permissionModeSchema().nullable(), null);
 /** Rules the user approved for this session ("approve for session"). */
 export const sessionRulesSlot = stateSlot('permissions.sessionRules', z.array(z.string()), [] as string[]);
 
