@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES, costOf, formatUsd, priceFor } from './prices';
-import { PriceTable } from '../schemas/preferences';
+import { preferenceSchemas } from '../schemas/preferences';
 
 describe('model prices', () => {
   it('find a model by the longest listed name it starts with, ignoring case, a router prefix and dotted versions', () => {
@@ -28,7 +28,7 @@ describe('model prices', () => {
   });
 
   it('the built-in table is valid against the schema the Settings page saves through', () => {
-    expect(PriceTable.safeParse(DEFAULT_PRICES).success).toBe(true);
-    expect(PriceTable.safeParse({ m: { input: -1, output: 1 } }).success).toBe(false);
+    expect(preferenceSchemas().PriceTable.safeParse(DEFAULT_PRICES).success).toBe(true);
+    expect(preferenceSchemas().PriceTable.safeParse({ m: { input: -1, output: 1 } }).success).toBe(false);
   });
 });

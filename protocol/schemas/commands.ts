@@ -8,20 +8,20 @@ import { memoryCommands } from './memory';
 import { queueCommands } from './queue';
 import { worktreeCommands, worktreeSchemas } from './worktrees';
 import { pluginCommands } from './plugins';
-import { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } from './approvals';
+import { approvalSchemas } from './approvals';
 import { sessionEventSchema } from './events';
-import { Goal, GoalAction } from './goals';
+import { goalSchemas } from './goals';
 import { FileSearchResult, MAX_FILE_QUERY, Mention, WorkspaceFileView } from './files';
 import { mcpSchemas } from './mcp';
 import { builtOnce } from '../helpers/built-once';
 import { codeSchemas } from './code';
-import { HookAddInput, HookRef, HookTestResult, HooksOverview } from './hooks';
-import { NotificationInput, Preferences, PreferencesInput } from './preferences';
+import { hookSchemas } from './hooks';
+import { preferenceSchemas } from './preferences';
 import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
-import { SkillCatalog, SkillNameInput } from './skills';
-import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
-import { PrivateHostEntry, PublicWebSettings, WebSearchInput, WebSearchResult } from './web';
+import { skillSchemas } from './skills';
+import { taskSchemas } from './tasks';
+import { webSchemas } from './web';
 
 function command<I extends z.ZodType, O extends z.ZodType>(input: I, output: O) {
   return { input, output };
@@ -58,6 +58,13 @@ export type WorkspaceInfo = z.infer<ReturnType<typeof buildWorkspaceInfo>>;
  * validates no command (the CLI's text turn) never pays for the ~hundred schemas.
  */
 const buildCommands = () => {
+  const { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } = approvalSchemas();
+  const { Goal, GoalAction } = goalSchemas();
+  const { HookAddInput, HookRef, HookTestResult, HooksOverview } = hookSchemas();
+  const { NotificationInput, Preferences, PreferencesInput } = preferenceSchemas();
+  const { SkillCatalog, SkillNameInput } = skillSchemas();
+  const { CommandActivity, CronJobInfo, TaskInfo } = taskSchemas();
+  const { PrivateHostEntry, PublicWebSettings, WebSearchInput, WebSearchResult } = webSchemas();
   const SessionEvent = sessionEventSchema();
   const { RewindResult } = checkpointSchemas();
   const { McpOverview, McpServerName } = mcpSchemas();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { codeSchemas } from './code';
 import { mcpSchemas } from './mcp';
 import { sandboxSchemas } from './sandbox';
-import { WebSearchResult } from './web';
+import { webSchemas } from './web';
 import { builtOnce } from '../helpers/built-once';
 
 /** One diff hunk, in unified-diff terms (1-based line numbers). */
@@ -89,6 +89,7 @@ export const toolInputDisplaySchema: () => ReturnType<typeof buildToolInputDispl
 
 /** What a finished tool call produced, for its card (the model gets its own text). Built on first use (toolResultDisplaySchema). */
 const buildToolResultDisplay = () => {
+  const { WebSearchResult } = webSchemas();
   const { CodeDiagnostics, CodeResultDisplay } = codeSchemas();
   const { McpResultDisplay } = mcpSchemas();
   const { SandboxBlock } = sandboxSchemas();

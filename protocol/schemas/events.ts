@@ -1,22 +1,22 @@
 import { z } from 'zod';
 import { RemoteConnection } from './remote';
-import { PermissionRules, approvalEventShapes } from './approvals';
+import { approvalEventShapes, approvalSchemas } from './approvals';
 import { agentEventShapes } from './agents';
 import { checkpointEventShapes } from './checkpoints';
 import { contextEventShapes } from './context';
 import { goalEventShapes } from './goals';
-import { HooksOverview, hookEventShapes } from './hooks';
+import { hookEventShapes, hookSchemas } from './hooks';
 import { mcpSchemas } from './mcp';
 import { queueEventShapes } from './queue';
 import { todoEventShapes } from './todo';
 import { toolInputDisplaySchema, toolResultDisplaySchema } from './display';
 import { Mention } from './files';
 import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
-import { Preferences } from './preferences';
+import { preferenceSchemas } from './preferences';
 import { builtOnce } from '../helpers/built-once';
 import { PublicSettings } from './settings';
-import { SkillSource, SkillTrigger } from './skills';
-import { CommandActivity, CronJobInfo, TaskInfo } from './tasks';
+import { skillSchemas } from './skills';
+import { taskSchemas } from './tasks';
 import { ELSEWHERE_LIMIT, worktreeSchemas } from './worktrees';
 
 const base = { sessionId: z.string(), seq: z.number().int().nonnegative(), at: z.number() };
@@ -34,6 +34,7 @@ export type TurnOrigin = z.infer<typeof TurnOrigin>;
  * Built on first use (sessionEventSchema): a host that validates no event (the CLI's text turn) never pays for them.
  */
 const buildSessionEvent = () => {
+  const { SkillSource, SkillTrigger } = skillSchemas();
   const approvals = approvalEventShapes();
   const todo = todoEventShapes();
   const goals = goalEventShapes();
@@ -157,8 +158,12 @@ export type SessionEventType = SessionEvent['type'];
 export type SessionEventOf<T extends SessionEventType> = Extract<SessionEvent, { type: T }>;
 
 /** App-wide events (not tied to one session, never replayed). Built on first use (appEventSchema). */
-const buildAppEvent = () =>
-  z.discriminatedUnion('type', [
+const buildAppEvent = () => {
+  const { PermissionRules } = approvalSchemas();
+  const { HooksOverview } = hookSchemas();
+  const { Preferences } = preferenceSchemas();
+  const { CommandActivity, CronJobInfo, TaskInfo } = taskSchemas();
+  return z.discriminatedUnion('type', [
     /** Settings were saved. */
     z.object({ type: z.literal('settings.updated'), settings: PublicSettings }),
     /** A session was deleted. */
@@ -207,6 +212,7 @@ const buildAppEvent = () =>
       })
       .strict(),
   ]);
+};
 export type AppEvent = z.infer<ReturnType<typeof buildAppEvent>>;
 /** The app event schema (a discriminated union on `type`), built the first time it is asked for. */
 export const appEventSchema: () => ReturnType<typeof buildAppEvent> = builtOnce(buildAppEvent);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { builtOnce } from '#protocol/helpers/built-once';
 
 /**
  * A named piece of session state a capability declares: its key in the session log (state records,
@@ -21,8 +22,18 @@ export interface SlotAccess<T> {
  * Declare a slot. The schema validates and must not transform: `get()` returns the stored value itself
  * (so a value read twice is the same object), once it has been checked.
  */
-export function stateSlot<T>(key: string, schema: z.ZodType<T>, fallback: T): StateSlot<T> {
-  return { key, schema, fallback };
+export function stateSlot<T>(key: string, schema: z.ZodType<T> | (() => z.ZodType<T>), fallback: T): StateSlot<T> {
+  if (typeof schema !== 'function') return { key, schema, fallback };
+  // A schema given as a function is built the first time a value is checked: a run that never reads the slot
+  // (the CLI's text turn, for most slots) never builds it.
+  const built = builtOnce(schema);
+  return {
+    key,
+    get schema() {
+      return built();
+    },
+    fallback,
+  };
 }
 
 const checked = new WeakMap<StateSlot<unknown>, WeakMap<object, boolean>>();

@@ -99,3 +99,31 @@ it('a deft run whose model reads a file and runs a plain command loads no JSON S
   expect(loaded.some((url) => url.endsWith('/main/host/cli/cli.ts'))).toBe(true);
   expect(loaded.filter((url) => /\/node_modules\/(ajv|ajv-formats|fast-uri|json-schema-traverse|web-tree-sitter|tree-sitter-bash)\//.test(url))).toEqual([]);
 }, 60_000);
+
+// The schemas a text turn validates nothing against are built the first time they are used (builtOnce holders):
+// approvals (but the permission mode every turn reads), skills, hooks, tasks, web, preferences and goals, and the
+// command table, the events and the displays. test-support/schema-log.mjs notes the module that built each schema.
+const SCHEMAS_NOT_BUILT_IN_A_TEXT_TURN = ['skills', 'hooks', 'tasks', 'web', 'preferences', 'goals', 'commands', 'events'].map(
+  (name) => `/protocol/schemas/${name}.ts`,
+);
+
+it('a text-only deft run builds none of the schemas of approvals, skills, hooks, tasks, web, preferences, goals, commands or events', async () => {
+  const log = join(home, 'schemas.txt');
+  const hook = pathToFileURL(resolve(import.meta.dirname, '../../../test-support/schema-log.mjs')).href;
+  const run = await runCliProcess(['run', '--base-url', server.baseUrl, '--model', 'mock-model', 'What is this project?'], {
+    cwd: workspace,
+    env: { HOME: home, DEFT_HOME: home, DEFT_SCHEMA_LOG: log, NODE_OPTIONS: `--import ${hook}` },
+  });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain('Echo: What is this project?');
+  const builtBy = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  // The log works: the settings a turn reads are checked by schemas built in protocol/schemas/settings.ts.
+  expect(builtBy.some((file) => file.endsWith('/protocol/schemas/settings.ts'))).toBe(true);
+  expect([...new Set(builtBy.filter((file) => SCHEMAS_NOT_BUILT_IN_A_TEXT_TURN.some((name) => file.endsWith(name))))]).toEqual([]);
+  // Of the approvals' schemas, only the permission mode (one enum; built at load, the file made 138).
+  expect(builtBy.filter((file) => file.endsWith('/protocol/schemas/approvals.ts'))).toHaveLength(1);
+  // Each of those is built when it is first used: the approvals' schemas by an approval answer.
+  const { approvalSchemas } = await import('#protocol/schemas/approvals');
+  expect(approvalSchemas().ApprovalAnswer.safeParse({ decision: 'approve' }).success).toBe(true);
+}, 60_000);

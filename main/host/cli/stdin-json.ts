@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApprovalAnswer } from '#protocol/schemas/approvals';
+import { approvalSchemas } from '#protocol/schemas/approvals';
 import { commandSchemas } from '#protocol/schemas/commands';
 import { sessionCost } from '#protocol/helpers/prices';
 import type { createNodeCore } from '../compose';
@@ -124,7 +124,7 @@ export async function runStdinSession(
           await core.handlers.queuePrompt({ sessionId, text: input.text, steer: true });
           return;
         case 'approval': {
-          const answer = ApprovalAnswer.parse(
+          const answer = approvalSchemas().ApprovalAnswer.parse(
             input.decision === 'allow'
               ? { decision: 'approve', scope: input.scope ?? 'once' }
               : { decision: 'reject', ...(input.message ? { feedback: input.message } : {}) },

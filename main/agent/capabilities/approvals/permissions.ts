@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { PermissionMode } from '#protocol/schemas/approvals';
+import { type PermissionMode, permissionModeSchema } from '#protocol/schemas/approvals';
 import { stateSlot } from '#contract/state';
 import { reminder } from '#contract/facts';
-import { ModeLease, modeLeaseSlot } from '#contract/mode-lease';
+import { type ModeLease, modeLeaseSlot, modeLeaseSchema } from '#contract/mode-lease';
 import { CommandError } from '#contract/errors';
 import type { CoreContext, Capability, SessionHandle } from '#contract/capability';
 import type { Authorization, ResolvedCall } from '#contract/calls';
@@ -27,7 +27,7 @@ function readToolMatches(tool: string): boolean {
 }
 
 /** The session's own mode; unset, the workspace's default mode applies. */
-export const modeSlot = stateSlot<PermissionMode | null>('permissions.mode', PermissionMode.nullable(), null);
+export const modeSlot = stateSlot<PermissionMode | null>('permissions.mode', () => permissionModeSchema().nullable(), null);
 /** Rules the user approved for this session ("approve for session"). */
 export const sessionRulesSlot = stateSlot('permissions.sessionRules', z.array(z.string()), [] as string[]);
 
@@ -191,7 +191,9 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: A
     },
     onStateChanged: (session: SessionHandle, key: string, previous: unknown) => {
       if (key !== modeLeaseSlot.key) return;
-      const before = ModeLease.nullable().safeParse(previous ?? null);
+      const before = modeLeaseSchema()
+        .nullable()
+        .safeParse(previous ?? null);
       void leaseChanged(session, before.success ? before.data : null).catch(() => {});
     },
     commands: {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PlanState } from '#protocol/schemas/approvals';
+import { type PlanState, approvalSchemas } from '#protocol/schemas/approvals';
 import type { SessionHandle } from '#contract/capability';
 import { type Fact, reminder } from '#contract/facts';
 import { stateSlot } from '#contract/state';
 
 /** The session's plan mode (null: never turned on). */
-export const planSlot = stateSlot<PlanState | null>('plan', PlanState.nullable(), null);
+export const planSlot = stateSlot<PlanState | null>('plan', () => approvalSchemas().PlanState.nullable(), null);
 
 export function planOf(session: SessionHandle): PlanState | null {
   return session.state(planSlot).get();

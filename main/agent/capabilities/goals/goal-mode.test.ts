@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalAnswer, SessionEvent } from '#protocol';
-import { ApprovalAnswer as ApprovalAnswerSchema } from '#protocol';
+import { approvalSchemas } from '#protocol';
 import { DeftCore } from '#runtime/core';
 import { createHarness, fastRetry, testCapabilities } from '#test-support/harness';
 import { callChunk, reminders, textReply, toolStep } from '#test-support/mock-steps';
@@ -177,8 +177,8 @@ describe('goal start: as usual or without asking', () => {
     await expect(
       h.core.handlers.answerApproval({ sessionId: h.session.id, requestId: card.requestId, answer: { decision: 'approve', scope: 'once', goalMode: 'yolo' } }),
     ).rejects.toMatchObject({ code: 'invalid_request' });
-    expect(ApprovalAnswerSchema.safeParse({ decision: 'approve', goalMode: 'accept-edits' }).success).toBe(false);
-    expect(ApprovalAnswerSchema.safeParse({ decision: 'reject', goalMode: 'yolo' }).success).toBe(false);
+    expect(approvalSchemas().ApprovalAnswer.safeParse({ decision: 'approve', goalMode: 'accept-edits' }).success).toBe(false);
+    expect(approvalSchemas().ApprovalAnswer.safeParse({ decision: 'reject', goalMode: 'yolo' }).success).toBe(false);
     await h.core.handlers.cancelTurn({ sessionId: h.session.id });
     await h.core.turnDone(h.session.id);
     expect(modeChanges()).toEqual([]);

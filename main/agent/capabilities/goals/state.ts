@@ -2,7 +2,8 @@ import { formatDuration } from '#protocol/helpers/units';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { GoalMode } from '#protocol';
-import { Goal } from '#protocol/schemas/goals';
+import { type Goal, goalSchemas } from '#protocol/schemas/goals';
+import { builtOnce } from '#protocol/helpers/built-once';
 import { type Fact, reminder } from '#contract/facts';
 import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';
@@ -22,16 +23,18 @@ export interface StoredGoal extends Omit<Goal, 'used'> {
   activeSince: number | null;
 }
 
-const StoredGoal = Goal.omit({ used: true }).extend({
-  turns: z.number(),
-  tokens: z.number(),
-  timeMs: z.number(),
-  tokenMark: z.number().nullable(),
-  activeSince: z.number().nullable(),
-});
+const storedGoalSchema = builtOnce(() =>
+  goalSchemas().Goal.omit({ used: true }).extend({
+    turns: z.number(),
+    tokens: z.number(),
+    timeMs: z.number(),
+    tokenMark: z.number().nullable(),
+    activeSince: z.number().nullable(),
+  }),
+);
 
 /** The session's goal (null: none). */
-export const goalSlot = stateSlot<StoredGoal | null>('goal', StoredGoal.nullable(), null);
+export const goalSlot = stateSlot<StoredGoal | null>('goal', () => storedGoalSchema().nullable(), null);
 
 const totalTokens = (session: SessionHandle) => {
   const usage = session.usage();

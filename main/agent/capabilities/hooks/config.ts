@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { HookInfo, HooksOverview, RuleSource } from '#protocol';
-import { HookEventName } from '#protocol/schemas/hooks';
+import { type HookEventName, hookSchemas } from '#protocol/schemas/hooks';
 import { toolHookEventNames } from '#protocol/helpers/names';
 import { enabledPluginParts, registryStamp } from '#infra/plugins/enabled';
 import { TrustStore } from '#infra/settings/trust';
@@ -34,9 +34,9 @@ export function parseHooksSection(section: unknown, file: string, source: RuleSo
     return { hooks, problems };
   }
   for (const [event, groups] of Object.entries(section)) {
-    const name = HookEventName.safeParse(event);
+    const name = hookSchemas().HookEventName.safeParse(event);
     if (!name.success) {
-      problem(`"hooks.${event}" in ${file} is not an event Deft knows (${HookEventName.options.join(', ')}); it is ignored`);
+      problem(`"hooks.${event}" in ${file} is not an event Deft knows (${hookSchemas().HookEventName.options.join(', ')}); it is ignored`);
       continue;
     }
     if (!Array.isArray(groups)) {

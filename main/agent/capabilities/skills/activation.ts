@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SkillTrigger } from '#protocol/schemas/skills';
+import { type SkillTrigger, skillSchemas } from '#protocol/schemas/skills';
+import { builtOnce } from '#protocol/helpers/built-once';
 import type { SessionHandle } from '#contract/capability';
 import { stateSlot } from '#contract/state';
 import { expandSkillBody, renderSkillLoadedBlock } from './expand';
@@ -8,18 +9,20 @@ const MAX_REMEMBERED = 20;
 const MAX_BLOCK_CHARS = 60_000;
 const MAX_EVENT_CONTENT_CHARS = 20_000;
 
-const LoadedSkillRecord = z.object({
-  name: z.string(),
-  trigger: SkillTrigger,
-  args: z.string(),
-  /** The message the model read. */
-  block: z.string(),
-  at: z.number(),
-});
-export type LoadedSkillRecord = z.infer<typeof LoadedSkillRecord>;
+const loadedSkillRecord = builtOnce(() =>
+  z.object({
+    name: z.string(),
+    trigger: skillSchemas().SkillTrigger,
+    args: z.string(),
+    /** The message the model read. */
+    block: z.string(),
+    at: z.number(),
+  }),
+);
+export type LoadedSkillRecord = z.infer<ReturnType<typeof loadedSkillRecord>>;
 
 /** The latest block of each skill loaded in the session (what a compaction re-attaches). */
-export const loadedSkillsSlot = stateSlot('skills.loaded', z.array(LoadedSkillRecord), [] as LoadedSkillRecord[]);
+export const loadedSkillsSlot = stateSlot('skills.loaded', () => z.array(loadedSkillRecord()), [] as LoadedSkillRecord[]);
 
 export interface Activation {
   /** The expanded instructions. */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { PublicWebSettings, WebSearchInput } from '#protocol';
-import { SearchProviderKind } from '#protocol/schemas/web';
+import { webSchemas } from '#protocol/schemas/web';
+import { builtOnce } from '#protocol/helpers/built-once';
 import type { SecretAccess } from '#contract/capability';
 import type { WorkspacePlace } from '#contract/environment';
 import { workspacePlace } from '#infra/environment/workspace-place';
@@ -13,11 +14,13 @@ import { normaliseHostEntry } from './net/target';
 import { DEFAULT_BASE_URLS, type SearchConfig } from './search/provider';
 
 /** The `web` part of a settings file. */
-const WebSection = z.object({
-  allowPrivateHosts: z.array(z.string()).optional(),
-  search: z.object({ provider: SearchProviderKind, baseUrl: z.string().optional() }).optional(),
-});
-type WebSection = z.infer<typeof WebSection>;
+const webSection = builtOnce(() =>
+  z.object({
+    allowPrivateHosts: z.array(z.string()).optional(),
+    search: z.object({ provider: webSchemas().SearchProviderKind, baseUrl: z.string().optional() }).optional(),
+  }),
+);
+type WebSection = z.infer<ReturnType<typeof webSection>>;
 
 /** The key a search provider's API key is stored under (per provider and endpoint, like model keys). */
 export function searchKeyName(provider: string, baseUrl: string): string {
@@ -26,7 +29,7 @@ export function searchKeyName(provider: string, baseUrl: string): string {
 
 function section(raw: unknown, file: string, problems: string[]): WebSection {
   if (raw === undefined) return {};
-  const parsed = WebSection.safeParse(raw);
+  const parsed = webSection().safeParse(raw);
   if (parsed.success) return parsed.data;
   problems.push(`"web" in ${file} is not valid (${parsed.error.issues.map((i) => `${i.path.join('.') || 'web'}: ${i.message}`).join('; ')}); it is not used.`);
   return {};
@@ -80,7 +83,7 @@ export class WebSettings {
   searchConfigured(): boolean {
     try {
       const raw = JSON.parse(readFileSync(this.store.path, 'utf8')) as { web?: unknown } | null;
-      return WebSection.safeParse(raw?.web).data?.search !== undefined;
+      return webSection().safeParse(raw?.web).data?.search !== undefined;
     } catch {
       return false;
     }

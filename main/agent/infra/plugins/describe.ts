@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HookEventName } from '#protocol/schemas/hooks';
+import { hookSchemas } from '#protocol/schemas/hooks';
 import { markdownNames, pluginParts } from './parts';
 import { readdir, stat } from 'node:fs/promises';
 
@@ -42,7 +42,7 @@ export async function describePlugin(root: string): Promise<PluginContents> {
   for (const { section } of parts.hooks) {
     if (!section || typeof section !== 'object') continue;
     for (const [event, groups] of Object.entries(section)) {
-      if (!HookEventName.safeParse(event).success || !Array.isArray(groups)) continue;
+      if (!hookSchemas().HookEventName.safeParse(event).success || !Array.isArray(groups)) continue;
       for (const group of groups as Array<{ hooks?: Array<{ command?: unknown }> }>)
         for (const hook of group?.hooks ?? []) if (typeof hook?.command === 'string') hooks.push({ event, command: hook.command });
     }

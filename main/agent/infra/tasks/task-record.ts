@@ -3,10 +3,11 @@ import { open, readFile, readdir, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { TaskInfo, type TaskKind, type TaskStatus } from '#protocol/schemas/tasks';
+import { type TaskKind, type TaskStatus, taskSchemas } from '#protocol/schemas/tasks';
 import type { TaskRecord } from '#contract/tasks';
 import { terminalText } from '#protocol/helpers/terminal-text';
 import { writeFileAtomic } from '../platform/files';
+import { builtOnce } from '#protocol/helpers/built-once';
 
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -26,7 +27,12 @@ export async function saveRecord(sessionDir: string, record: TaskRecord): Promis
   await writeFileAtomic(recordPath(sessionDir, record.id), JSON.stringify(record, null, 2) + '\n', 0o600);
 }
 
-const Persisted = TaskInfo.omit({ tail: true }).extend({ notified: z.boolean().default(false), cleared: z.boolean().optional() });
+/** A task's file, built with the first one read. */
+const persisted = builtOnce(() =>
+  taskSchemas()
+    .TaskInfo.omit({ tail: true })
+    .extend({ notified: z.boolean().default(false), cleared: z.boolean().optional() }),
+);
 
 /** Every task record of a session; unreadable files are skipped (and reported). */
 export async function loadRecords(sessionDir: string): Promise<{ records: TaskRecord[]; problems: string[] }> {
@@ -40,7 +46,7 @@ export async function loadRecords(sessionDir: string): Promise<{ records: TaskRe
   const problems: string[] = [];
   for (const name of names) {
     try {
-      const parsed = Persisted.safeParse(JSON.parse(await readFile(join(tasksDir(sessionDir), name), 'utf8')));
+      const parsed = persisted().safeParse(JSON.parse(await readFile(join(tasksDir(sessionDir), name), 'utf8')));
       if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'invalid');
       const id = name.slice(0, -'.json'.length);
       if (parsed.data.id !== id) throw new Error(`holds task ${parsed.data.id}, not ${id}`);

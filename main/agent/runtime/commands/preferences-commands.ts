@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import type { AppEvent, NotificationInput, Preferences } from '#protocol';
-import { PriceTable, ThemePreference } from '#protocol/schemas/preferences';
+import { preferenceSchemas } from '#protocol/schemas/preferences';
+import { builtOnce } from '#protocol/helpers/built-once';
 import { DEFAULT_PRICES } from '#protocol/helpers/prices';
 import type { CommandHandlers } from '#contract/commands';
 import { SettingsStore } from '#infra/settings/settings-store';
 
 /** The `preferences` part of `<home>/settings.json`; a damaged field falls back to its default alone. */
-const Stored = z.object({
-  theme: ThemePreference.catch('system'),
-  notifications: z.boolean().catch(true),
-  prices: PriceTable.optional().catch(undefined),
-});
+const storedSchema = builtOnce(() =>
+  z.object({
+    theme: preferenceSchemas().ThemePreference.catch('system'),
+    notifications: z.boolean().catch(true),
+    prices: preferenceSchemas().PriceTable.optional().catch(undefined),
+  }),
+);
 
 export interface PreferencesOptions {
   home: string;
@@ -22,8 +25,8 @@ export interface PreferencesOptions {
 /** The window's preferences (theme, notifications, prices), kept with the settings so every window and host shares them. */
 export function preferencesCommands(options: PreferencesOptions): Pick<CommandHandlers, 'getPreferences' | 'setPreferences' | 'showNotification'> {
   const store = new SettingsStore(options.home);
-  const read = async () => Stored.parse((await store.readRaw()).preferences ?? {});
-  const view = (stored: z.infer<typeof Stored>): Preferences => ({
+  const read = async () => storedSchema().parse((await store.readRaw()).preferences ?? {});
+  const view = (stored: z.infer<ReturnType<typeof storedSchema>>): Preferences => ({
     theme: stored.theme,
     notifications: stored.notifications,
     prices: stored.prices ?? DEFAULT_PRICES,
