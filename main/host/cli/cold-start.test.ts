@@ -107,7 +107,7 @@ const SCHEMAS_NOT_BUILT_IN_A_TEXT_TURN = ['skills', 'hooks', 'tasks', 'web', 'pr
   (name) => `/protocol/schemas/${name}.ts`,
 );
 
-it('a text-only deft run builds none of the schemas of approvals, skills, hooks, tasks, web, preferences, goals, commands or events', async () => {
+it('a text-only deft run builds none of the schemas of approvals, skills, hooks, tasks, web, preferences, goals, commands, events or plugin manifests', async () => {
   const log = join(home, 'schemas.txt');
   const hook = pathToFileURL(resolve(import.meta.dirname, '../../../test-support/schema-log.mjs')).href;
   const run = await runCliProcess(['run', '--base-url', server.baseUrl, '--model', 'mock-model', 'What is this project?'], {
@@ -121,6 +121,8 @@ it('a text-only deft run builds none of the schemas of approvals, skills, hooks,
   // The log works: the settings a turn reads are checked by schemas built in protocol/schemas/settings.ts.
   expect(builtBy.some((file) => file.endsWith('/protocol/schemas/settings.ts'))).toBe(true);
   expect([...new Set(builtBy.filter((file) => SCHEMAS_NOT_BUILT_IN_A_TEXT_TURN.some((name) => file.endsWith(name))))]).toEqual([]);
+  // Nor the plugin and marketplace manifests' (a hundred schemas), with no plugin to read.
+  expect(builtBy.filter((file) => file.endsWith('/infra/plugins/manifest.ts'))).toEqual([]);
   // Of the approvals' schemas, only the permission mode (one enum; built at load, the file made 138).
   expect(builtBy.filter((file) => file.endsWith('/protocol/schemas/approvals.ts'))).toHaveLength(1);
   // Each of those is built when it is first used: the approvals' schemas by an approval answer.

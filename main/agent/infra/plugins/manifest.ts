@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { builtOnce } from '#protocol/helpers/built-once';
 
 /**
  * Claude Code's plugin and marketplace manifests, read unchanged: `.claude-plugin/plugin.json` and
@@ -9,64 +10,68 @@ import { z } from 'zod';
 
 /** A plugin or marketplace name: letters, digits, `-`, `_`, `.`; no path separator, no control character, not `.`/`..`. */
 export const PLUGIN_NAME = /^(?!\.{1,2}$)[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const PluginName = z.string().regex(PLUGIN_NAME, 'a name may use only letters, digits, ".", "_" and "-" (at most 64, no path separators)');
-
 const MAX_MANIFEST_BYTES = 256 * 1024;
 
-const Person = z.union([z.string(), z.looseObject({ name: z.string().optional(), email: z.string().optional(), url: z.string().optional() })]);
-/** A path inside the plugin (`./extra-commands`), or a list of them. */
-const PathOrPaths = z.union([z.string().min(1), z.array(z.string().min(1)).max(32)]);
+// Built the first time a manifest is read: a run with no plugin to read (a one-shot text turn) builds none of them.
+const schemas = builtOnce(() => {
+  const PluginName = z.string().regex(PLUGIN_NAME, 'a name may use only letters, digits, ".", "_" and "-" (at most 64, no path separators)');
+  const Person = z.union([z.string(), z.looseObject({ name: z.string().optional(), email: z.string().optional(), url: z.string().optional() })]);
+  /** A path inside the plugin (`./extra-commands`), or a list of them. */
+  const PathOrPaths = z.union([z.string().min(1), z.array(z.string().min(1)).max(32)]);
 
-export const PluginManifest = z.looseObject({
-  name: PluginName,
-  version: z.string().max(64).optional(),
-  description: z.string().max(4_000).optional(),
-  author: Person.optional(),
-  homepage: z.string().optional(),
-  repository: z.string().optional(),
-  license: z.string().optional(),
-  keywords: z.array(z.string()).optional(),
-  commands: PathOrPaths.optional(),
-  agents: PathOrPaths.optional(),
-  skills: PathOrPaths.optional(),
-  /** A path to a hooks file, or the hooks themselves. */
-  hooks: z.union([PathOrPaths, z.record(z.string(), z.unknown())]).optional(),
-  /** A path to an MCP file, or the servers themselves. */
-  mcpServers: z.union([PathOrPaths, z.record(z.string(), z.unknown())]).optional(),
+  const PluginManifest = z.looseObject({
+    name: PluginName,
+    version: z.string().max(64).optional(),
+    description: z.string().max(4_000).optional(),
+    author: Person.optional(),
+    homepage: z.string().optional(),
+    repository: z.string().optional(),
+    license: z.string().optional(),
+    keywords: z.array(z.string()).optional(),
+    commands: PathOrPaths.optional(),
+    agents: PathOrPaths.optional(),
+    skills: PathOrPaths.optional(),
+    /** A path to a hooks file, or the hooks themselves. */
+    hooks: z.union([PathOrPaths, z.record(z.string(), z.unknown())]).optional(),
+    /** A path to an MCP file, or the servers themselves. */
+    mcpServers: z.union([PathOrPaths, z.record(z.string(), z.unknown())]).optional(),
+  });
+
+  /** Where a marketplace's plugin comes from: a folder inside the marketplace, or a repository. */
+  const PluginSource = z.union([
+    z.string().min(1),
+    z.looseObject({
+      source: z.literal('github'),
+      repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'repo must be "owner/name"'),
+      ref: z.string().optional(),
+    }),
+    z.looseObject({ source: z.enum(['git', 'url']), url: z.string().min(1), ref: z.string().optional() }),
+  ]);
+
+  const MarketplaceEntry = z.looseObject({
+    name: PluginName,
+    source: PluginSource,
+    description: z.string().max(4_000).optional(),
+    version: z.string().max(64).optional(),
+    author: Person.optional(),
+    category: z.string().optional(),
+    /** Claude Code: when false, the entry itself is the manifest (no plugin.json needed). */
+    strict: z.boolean().optional(),
+  });
+
+  const MarketplaceManifest = z.looseObject({
+    name: PluginName,
+    owner: Person.optional(),
+    metadata: z.looseObject({ pluginRoot: z.string().optional(), description: z.string().optional(), version: z.string().optional() }).optional(),
+    plugins: z.array(MarketplaceEntry).max(1_000),
+  });
+  return { PluginManifest, PluginSource, MarketplaceEntry, MarketplaceManifest };
 });
-export type PluginManifest = z.infer<typeof PluginManifest>;
-
-/** Where a marketplace's plugin comes from: a folder inside the marketplace, or a repository. */
-export const PluginSource = z.union([
-  z.string().min(1),
-  z.looseObject({
-    source: z.literal('github'),
-    repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'repo must be "owner/name"'),
-    ref: z.string().optional(),
-  }),
-  z.looseObject({ source: z.enum(['git', 'url']), url: z.string().min(1), ref: z.string().optional() }),
-]);
-export type PluginSource = z.infer<typeof PluginSource>;
-
-export const MarketplaceEntry = z.looseObject({
-  name: PluginName,
-  source: PluginSource,
-  description: z.string().max(4_000).optional(),
-  version: z.string().max(64).optional(),
-  author: Person.optional(),
-  category: z.string().optional(),
-  /** Claude Code: when false, the entry itself is the manifest (no plugin.json needed). */
-  strict: z.boolean().optional(),
-});
-export type MarketplaceEntry = z.infer<typeof MarketplaceEntry>;
-
-export const MarketplaceManifest = z.looseObject({
-  name: PluginName,
-  owner: Person.optional(),
-  metadata: z.looseObject({ pluginRoot: z.string().optional(), description: z.string().optional(), version: z.string().optional() }).optional(),
-  plugins: z.array(MarketplaceEntry).max(1_000),
-});
-export type MarketplaceManifest = z.infer<typeof MarketplaceManifest>;
+type Schemas = ReturnType<typeof schemas>;
+export type PluginManifest = z.infer<Schemas['PluginManifest']>;
+export type PluginSource = z.infer<Schemas['PluginSource']>;
+export type MarketplaceEntry = z.infer<Schemas['MarketplaceEntry']>;
+export type MarketplaceManifest = z.infer<Schemas['MarketplaceManifest']>;
 
 /** A manifest that cannot be used: the message names the file and what is wrong. */
 export class ManifestError extends Error {
@@ -109,9 +114,9 @@ export const marketplaceManifestFile = (root: string) => join(root, '.claude-plu
 
 /** A plugin folder's manifest (a ManifestError when it is missing or wrong). */
 export function readPluginManifest(root: string): Promise<PluginManifest> {
-  return readManifest(pluginManifestFile(root), PluginManifest, 'plugin manifest');
+  return readManifest(pluginManifestFile(root), schemas().PluginManifest, 'plugin manifest');
 }
 
 export function readMarketplaceManifest(root: string): Promise<MarketplaceManifest> {
-  return readManifest(marketplaceManifestFile(root), MarketplaceManifest, 'marketplace manifest');
+  return readManifest(marketplaceManifestFile(root), schemas().MarketplaceManifest, 'marketplace manifest');
 }
