@@ -56,6 +56,10 @@ test('the groups a streaming answer is shown in change no spacing: its blocks si
   await expect(message.getByRole('toolbar', { name: 'Answer actions' })).toBeVisible({ timeout: 30_000 });
   // Tall enough that no group is out of view (a group skipped out of view reports no positions of its own).
   await page.setViewportSize({ width: 1100, height: 5_000 });
+  // A style change takes effect in the page's next frames: content-visibility's on-screen check runs in a
+  // frame's update, and until then a group may be skipped at its placeholder size (seen on a loaded CI machine).
+  const frames = () => page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+  await frames();
   const markdown = message.locator('.markdown');
   const tops = () =>
     markdown.evaluate((root) =>
@@ -67,6 +71,7 @@ test('the groups a streaming answer is shown in change no spacing: its blocks si
   expect(ended.length).toBeGreaterThan(30);
   // As while it streamed: each full group a box of its own (content-visibility), its margins kept inside it.
   await message.evaluate((article) => article.setAttribute('aria-busy', 'true'));
+  await frames();
   const boxes = await markdown.evaluate(
     (root) => [...root.querySelectorAll('.markdown-chunk')].filter((c) => c.ownerDocument.defaultView!.getComputedStyle(c).contentVisibility === 'auto').length,
   );
