@@ -58,7 +58,13 @@ test('the groups a streaming answer is shown in change no spacing: its blocks si
   await page.setViewportSize({ width: 1100, height: 5_000 });
   // A style change takes effect in the page's next frames: content-visibility's on-screen check runs in a
   // frame's update, and until then a group may be skipped at its placeholder size (seen on a loaded CI machine).
-  const frames = () => page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+  const frames = () =>
+    message.evaluate(
+      (el) =>
+        new Promise<void>((done) =>
+          el.ownerDocument.defaultView!.requestAnimationFrame(() => el.ownerDocument.defaultView!.requestAnimationFrame(() => done())),
+        ),
+    );
   await frames();
   const markdown = message.locator('.markdown');
   const tops = () =>
