@@ -17,7 +17,7 @@ import { builtOnce } from '../helpers/built-once';
 import { codeSchemas } from './code';
 import { hookSchemas } from './hooks';
 import { preferenceSchemas } from './preferences';
-import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
+import { type ErrorInfo, MAX_ATTACHMENT_BYTES, sessionSchemas } from './session';
 import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
 import { skillSchemas } from './skills';
 import { taskSchemas } from './tasks';
@@ -58,6 +58,7 @@ export type WorkspaceInfo = z.infer<ReturnType<typeof buildWorkspaceInfo>>;
  * validates no command (the CLI's text turn) never pays for the ~hundred schemas.
  */
 const buildCommands = () => {
+  const { Attachment, DataInfo, EffortSetting, ExportFormat, SessionSearchHit, SessionSummary } = sessionSchemas();
   const { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } = approvalSchemas();
   const { Goal, GoalAction } = goalSchemas();
   const { HookAddInput, HookRef, HookTestResult, HooksOverview } = hookSchemas();

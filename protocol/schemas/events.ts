@@ -11,7 +11,7 @@ import { queueEventShapes } from './queue';
 import { todoEventShapes } from './todo';
 import { toolInputDisplaySchema, toolResultDisplaySchema } from './display';
 import { Mention } from './files';
-import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
+import { sessionSchemas } from './session';
 import { preferenceSchemas } from './preferences';
 import { builtOnce } from '../helpers/built-once';
 import { PublicSettings } from './settings';
@@ -34,6 +34,7 @@ export type TurnOrigin = z.infer<typeof TurnOrigin>;
  * Built on first use (sessionEventSchema): a host that validates no event (the CLI's text turn) never pays for them.
  */
 const buildSessionEvent = () => {
+  const { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } = sessionSchemas();
   const { SkillSource, SkillTrigger } = skillSchemas();
   const approvals = approvalEventShapes();
   const todo = todoEventShapes();
