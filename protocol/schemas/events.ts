@@ -14,7 +14,7 @@ import { Mention } from './files';
 import { sessionSchemas } from './session';
 import { preferenceSchemas } from './preferences';
 import { builtOnce } from '../helpers/built-once';
-import { PublicSettings } from './settings';
+import { settingsSchemas } from './settings';
 import { skillSchemas } from './skills';
 import { taskSchemas } from './tasks';
 import { ELSEWHERE_LIMIT, worktreeSchemas } from './worktrees';
@@ -160,6 +160,7 @@ export type SessionEventOf<T extends SessionEventType> = Extract<SessionEvent, {
 
 /** App-wide events (not tied to one session, never replayed). Built on first use (appEventSchema). */
 const buildAppEvent = () => {
+  const { PublicSettings } = settingsSchemas();
   const { PermissionRules } = approvalSchemas();
   const { HooksOverview } = hookSchemas();
   const { Preferences } = preferenceSchemas();

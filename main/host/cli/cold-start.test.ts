@@ -118,7 +118,7 @@ const BUILT_ON_FIRST_READ = [
   '/infra/worktrees/settings.ts',
 ];
 
-it('a text-only deft run builds none of the schemas of approvals, skills, hooks, tasks, web, preferences, goals, commands, events, sessions, plugin manifests or files it has none of', async () => {
+it('a text-only deft run builds none of the schemas of approvals, skills, hooks, tasks, web, preferences, goals, commands, events, sessions, settings commands, plugin manifests or files it has none of', async () => {
   const log = join(home, 'schemas.txt');
   const hook = pathToFileURL(resolve(import.meta.dirname, '../../../test-support/schema-log.mjs')).href;
   const run = await runCliProcess(['run', '--base-url', server.baseUrl, '--model', 'mock-model', 'What is this project?'], {
@@ -129,14 +129,17 @@ it('a text-only deft run builds none of the schemas of approvals, skills, hooks,
   expect(run.code).toBe(0);
   expect(run.stdout).toContain('Echo: What is this project?');
   const builtBy = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
-  // The log works: the settings a turn reads are checked by schemas built in protocol/schemas/settings.ts.
-  expect(builtBy.some((file) => file.endsWith('/protocol/schemas/settings.ts'))).toBe(true);
+  // The log works: the settings a turn reads are checked by schemas built in infra/settings/settings-store.ts.
+  expect(builtBy.some((file) => file.endsWith('/infra/settings/settings-store.ts'))).toBe(true);
+  // Of the protocol's settings schemas, only the provider kind the stored settings are checked with (the settings
+  // commands' and events' are built with them, on first use).
+  expect(builtBy.filter((file) => file.endsWith('/protocol/schemas/settings.ts'))).toHaveLength(1);
   expect([...new Set(builtBy.filter((file) => SCHEMAS_NOT_BUILT_IN_A_TEXT_TURN.some((name) => file.endsWith(name))))]).toEqual([]);
   // Nor the plugin and marketplace manifests' (a hundred schemas), with no plugin to read.
   expect(builtBy.filter((file) => file.endsWith('/infra/plugins/manifest.ts'))).toEqual([]);
   // Nor those of files a text turn with none of them to read never checks: the session protocol's (but the effort
   // setting), the MCP servers' formats, the mailbox's messages, the plugin registry, the last rewind, diff hunks,
-  // scheduled prompts, the skills' and worktrees' settings (about two hundred schemas, all built at load before).
+  // scheduled prompts, the skills' and worktrees' settings (about two hundred and fifty schemas, all built at load before).
   expect([...new Set(builtBy.filter((file) => BUILT_ON_FIRST_READ.some((name) => file.endsWith(name))))]).toEqual([]);
   expect(builtBy.filter((file) => file.endsWith('/protocol/schemas/session.ts'))).toHaveLength(1);
   // Of the approvals' schemas, only the permission mode (one enum; built at load, the file made 138).
