@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorInfo, Usage } from './session';
+import { sessionSchemas } from './session';
 
 /** Where a sub-agent type comes from: built into Deft, the workspace's folders, or the user's. */
 export const AgentTypeSource = z.enum(['builtin', 'workspace', 'user']);
@@ -41,11 +41,11 @@ export const AgentInfo = z.object({
   item: z.string().optional(),
   startedAt: z.number(),
   endedAt: z.number().optional(),
-  usage: Usage,
+  usage: sessionSchemas().Usage,
   steps: z.number().int(),
   /** Its final answer (capped), once it has one. */
   result: z.string().optional(),
-  error: ErrorInfo.optional(),
+  error: sessionSchemas().ErrorInfo.optional(),
 });
 export type AgentInfo = z.infer<typeof AgentInfo>;
 

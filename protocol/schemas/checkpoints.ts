@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DiffHunk } from './display';
+import { diffHunkSchema } from './display';
 import { builtOnce } from '../helpers/built-once';
 
 // Checkpoints (snapshots of the workspace at every prompt and every step that changed it), rewinds of code
@@ -10,6 +10,7 @@ import { builtOnce } from '../helpers/built-once';
  * validate against them, and a run that validates neither (the CLI's text turn) never builds them.
  */
 const buildCheckpointSchemas = () => {
+  const DiffHunk = diffHunkSchema();
   /** What a rewind puts back: the files and the conversation, the files only, or the conversation only (/undo). */
   const RewindScope = z.enum(['both', 'code', 'conversation']);
 

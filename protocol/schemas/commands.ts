@@ -17,8 +17,8 @@ import { builtOnce } from '../helpers/built-once';
 import { codeSchemas } from './code';
 import { hookSchemas } from './hooks';
 import { preferenceSchemas } from './preferences';
-import { Attachment, DataInfo, EffortSetting, type ErrorInfo, ExportFormat, MAX_ATTACHMENT_BYTES, SessionSearchHit, SessionSummary } from './session';
-import { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } from './settings';
+import { type ErrorInfo, MAX_ATTACHMENT_BYTES, sessionSchemas } from './session';
+import { settingsSchemas } from './settings';
 import { skillSchemas } from './skills';
 import { taskSchemas } from './tasks';
 import { webSchemas } from './web';
@@ -58,6 +58,8 @@ export type WorkspaceInfo = z.infer<ReturnType<typeof buildWorkspaceInfo>>;
  * validates no command (the CLI's text turn) never pays for the ~hundred schemas.
  */
 const buildCommands = () => {
+  const { ConnectionTest, ProviderProbeInput, ProviderSettingsInput, PublicSettings } = settingsSchemas();
+  const { Attachment, DataInfo, EffortSetting, ExportFormat, SessionSearchHit, SessionSummary } = sessionSchemas();
   const { ApprovalAnswer, GrantRevoke, PermissionMode, PermissionRules, PlanState, QuestionAnswer, RuleEdit, SessionGrants, TrustedFolder } = approvalSchemas();
   const { Goal, GoalAction } = goalSchemas();
   const { HookAddInput, HookRef, HookTestResult, HooksOverview } = hookSchemas();

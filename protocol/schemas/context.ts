@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorInfo, Usage } from './session';
+import { sessionSchemas } from './session';
 
 // Context: compaction (the model's handoff note replaces the history it reads) and undo of turns.
 
@@ -27,8 +27,9 @@ export const ContextBreakdown = z.object({
 export type ContextBreakdown = z.infer<typeof ContextBreakdown>;
 
 /** Shapes of the context events, shared by events.ts (built with its schema, on first use). */
-export const contextEventShapes = () =>
-  ({
+export const contextEventShapes = () => {
+  const { ErrorInfo, Usage } = sessionSchemas();
+  return {
     /** A compaction began; `tokensBefore` is the context's size as last measured, against `contextWindow`. */
     'compaction.started': {
       compactionId: z.string(),
@@ -73,4 +74,5 @@ export const contextEventShapes = () =>
     'turns.undone': { turnIds: z.array(z.string()).min(1), byRewind: z.boolean().optional() },
     /** Turns an undo removed are back in what the model reads (an undone rewind), with their todo list, plan mode and skills. */
     'turns.redone': { turnIds: z.array(z.string()).min(1) },
-  }) as const;
+  } as const;
+};

@@ -5,14 +5,17 @@ import { sandboxSchemas } from './sandbox';
 import { webSchemas } from './web';
 import { builtOnce } from '../helpers/built-once';
 
-/** One diff hunk, in unified-diff terms (1-based line numbers). */
-export const DiffHunk = z.object({
-  oldStart: z.number().int(),
-  oldLines: z.number().int(),
-  newStart: z.number().int(),
-  newLines: z.number().int(),
-  lines: z.array(z.string()),
-});
+/** One diff hunk, in unified-diff terms (1-based line numbers); built on first use, with the schemas that carry it. */
+export const diffHunkSchema = builtOnce(() =>
+  z.object({
+    oldStart: z.number().int(),
+    oldLines: z.number().int(),
+    newStart: z.number().int(),
+    newLines: z.number().int(),
+    lines: z.array(z.string()),
+  }),
+);
+export type DiffHunk = z.infer<ReturnType<typeof diffHunkSchema>>;
 
 /**
  * A change to one file; `hunks` carry it (3 lines of context). `before`/`after`, the whole texts, are only in
@@ -23,7 +26,7 @@ const diffFields = () => ({
   path: z.string(),
   before: z.string().optional(),
   after: z.string().optional(),
-  hunks: z.array(DiffHunk).optional(),
+  hunks: z.array(diffHunkSchema()).optional(),
   // files: counts for the whole change, and whether the texts or hunks were cut to fit.
   added: z.number().int().optional(),
   removed: z.number().int().optional(),

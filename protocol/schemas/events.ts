@@ -11,10 +11,10 @@ import { queueEventShapes } from './queue';
 import { todoEventShapes } from './todo';
 import { toolInputDisplaySchema, toolResultDisplaySchema } from './display';
 import { Mention } from './files';
-import { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } from './session';
+import { sessionSchemas } from './session';
 import { preferenceSchemas } from './preferences';
 import { builtOnce } from '../helpers/built-once';
-import { PublicSettings } from './settings';
+import { settingsSchemas } from './settings';
 import { skillSchemas } from './skills';
 import { taskSchemas } from './tasks';
 import { ELSEWHERE_LIMIT, worktreeSchemas } from './worktrees';
@@ -34,6 +34,7 @@ export type TurnOrigin = z.infer<typeof TurnOrigin>;
  * Built on first use (sessionEventSchema): a host that validates no event (the CLI's text turn) never pays for them.
  */
 const buildSessionEvent = () => {
+  const { Attachment, ErrorInfo, FinishReason, SessionSummary, StopReason, Usage } = sessionSchemas();
   const { SkillSource, SkillTrigger } = skillSchemas();
   const approvals = approvalEventShapes();
   const todo = todoEventShapes();
@@ -159,6 +160,7 @@ export type SessionEventOf<T extends SessionEventType> = Extract<SessionEvent, {
 
 /** App-wide events (not tied to one session, never replayed). Built on first use (appEventSchema). */
 const buildAppEvent = () => {
+  const { PublicSettings } = settingsSchemas();
   const { PermissionRules } = approvalSchemas();
   const { HooksOverview } = hookSchemas();
   const { Preferences } = preferenceSchemas();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builtOnce } from '../helpers/built-once';
-import { DiffHunk } from './display';
+import { diffHunkSchema } from './display';
 
 // Deft's git worktrees (issue 30): a session on its own checkout and branch, merged, applied or discarded later.
 
@@ -9,6 +9,7 @@ import { DiffHunk } from './display';
  * cold `deft run`, which never looks at a worktree, does not pay for them (about 4 ms of CPU, issue 36).
  */
 function buildWorktreeSchemas() {
+  const DiffHunk = diffHunkSchema();
   const Name = z.string().min(1).max(64);
 
   /** What a session in a worktree is doing now (from its mark, in whichever Deft process runs it): working, waiting for the user, or neither. */

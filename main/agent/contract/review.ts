@@ -1,6 +1,6 @@
 import type { DiffHunk } from '#protocol';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 
 /** A change a tool is about to write, offered for review hunk by hunk (review mode). */
 export interface ChangeProposal {

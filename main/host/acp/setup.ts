@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { ProviderSettingsInput } from '#protocol/schemas/settings';
+import { settingsSchemas } from '#protocol/schemas/settings';
 import { providerSettings } from './auth';
 import type { CoreSettings } from './workspaces';
 
@@ -55,7 +55,7 @@ export async function runSetup(terminal: SetupTerminal, settings: CoreSettings):
     const model = (await ask(`Model${current ? ` [${current.model}]` : ''}: `)) || current?.model || '';
     const keyPrompt = current?.hasApiKey ? 'API key (not shown; empty keeps the saved one): ' : 'API key (not shown; empty for a server without one): ';
     const apiKey = await ask(keyPrompt, true);
-    const parsed = ProviderSettingsInput.safeParse({ kind, baseUrl, model, ...(apiKey || !current?.hasApiKey ? { apiKey } : {}) });
+    const parsed = settingsSchemas().ProviderSettingsInput.safeParse({ kind, baseUrl, model, ...(apiKey || !current?.hasApiKey ? { apiKey } : {}) });
     if (!parsed.success) {
       out.write(`Not saved: ${parsed.error.issues.map((i) => i.message).join('; ')}.\n`);
       return 1;

@@ -107,7 +107,18 @@ const SCHEMAS_NOT_BUILT_IN_A_TEXT_TURN = ['skills', 'hooks', 'tasks', 'web', 'pr
   (name) => `/protocol/schemas/${name}.ts`,
 );
 
-it('a text-only deft run builds none of the schemas of approvals, skills, hooks, tasks, web, preferences, goals, commands, events or plugin manifests', async () => {
+const BUILT_ON_FIRST_READ = [
+  '/capabilities/mcp/config.ts',
+  '/infra/sessions/inbox.ts',
+  '/infra/plugins/store.ts',
+  '/capabilities/checkpoints/rewind.ts',
+  '/protocol/schemas/display.ts',
+  '/capabilities/shell/cron/scheduler.ts',
+  '/capabilities/skills/roots.ts',
+  '/infra/worktrees/settings.ts',
+];
+
+it('a text-only deft run builds none of the schemas of approvals, skills, hooks, tasks, web, preferences, goals, commands, events, sessions, settings commands, plugin manifests or files it has none of', async () => {
   const log = join(home, 'schemas.txt');
   const hook = pathToFileURL(resolve(import.meta.dirname, '../../../test-support/schema-log.mjs')).href;
   const run = await runCliProcess(['run', '--base-url', server.baseUrl, '--model', 'mock-model', 'What is this project?'], {
@@ -118,14 +129,24 @@ it('a text-only deft run builds none of the schemas of approvals, skills, hooks,
   expect(run.code).toBe(0);
   expect(run.stdout).toContain('Echo: What is this project?');
   const builtBy = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
-  // The log works: the settings a turn reads are checked by schemas built in protocol/schemas/settings.ts.
-  expect(builtBy.some((file) => file.endsWith('/protocol/schemas/settings.ts'))).toBe(true);
+  // The log works: the settings a turn reads are checked by schemas built in infra/settings/settings-store.ts.
+  expect(builtBy.some((file) => file.endsWith('/infra/settings/settings-store.ts'))).toBe(true);
+  // Of the protocol's settings schemas, only the provider kind the stored settings are checked with (the settings
+  // commands' and events' are built with them, on first use).
+  expect(builtBy.filter((file) => file.endsWith('/protocol/schemas/settings.ts'))).toHaveLength(1);
   expect([...new Set(builtBy.filter((file) => SCHEMAS_NOT_BUILT_IN_A_TEXT_TURN.some((name) => file.endsWith(name))))]).toEqual([]);
   // Nor the plugin and marketplace manifests' (a hundred schemas), with no plugin to read.
   expect(builtBy.filter((file) => file.endsWith('/infra/plugins/manifest.ts'))).toEqual([]);
+  // Nor those of files a text turn with none of them to read never checks: the session protocol's (but the effort
+  // setting), the MCP servers' formats, the mailbox's messages, the plugin registry, the last rewind, diff hunks,
+  // scheduled prompts, the skills' and worktrees' settings (about two hundred and fifty schemas, all built at load before).
+  expect([...new Set(builtBy.filter((file) => BUILT_ON_FIRST_READ.some((name) => file.endsWith(name))))]).toEqual([]);
+  expect(builtBy.filter((file) => file.endsWith('/protocol/schemas/session.ts'))).toHaveLength(1);
   // Of the approvals' schemas, only the permission mode (one enum; built at load, the file made 138).
   expect(builtBy.filter((file) => file.endsWith('/protocol/schemas/approvals.ts'))).toHaveLength(1);
   // Each of those is built when it is first used: the approvals' schemas by an approval answer.
   const { approvalSchemas } = await import('#protocol/schemas/approvals');
   expect(approvalSchemas().ApprovalAnswer.safeParse({ decision: 'approve' }).success).toBe(true);
+  const { sessionSchemas } = await import('#protocol/schemas/session');
+  expect(sessionSchemas().Usage.safeParse({ inputTokens: 1.5, outputTokens: 0 }).success).toBe(false);
 }, 60_000);

@@ -2,7 +2,7 @@ import { structuredPatch } from 'diff';
 import type { DiffHunk, ToolResultDisplay } from '#protocol';
 import { type Row, type RowHandlers, appendRow, indexFromEnd, insertAt, removeAt, replaceAt, turnStart } from './rows';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 type DiffDisplay = Extract<ToolResultDisplay, { kind: 'diff' }>;
 
 /** One file changed in a turn, with its net line counts and the calls that changed it (none when known from checkpoints). */

@@ -2,7 +2,7 @@ import type { DiffHunk } from '#protocol';
 import { DIFF_MAX_HUNK_LINES, diffTexts } from '#infra/text/diff-hunks';
 import type { CheckpointStoreApi } from './store/store-api';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 
 /** Files larger than this are compared by their line counts only, without hunks. */
 const MAX_DIFF_BYTES = 2 * 1024 * 1024;

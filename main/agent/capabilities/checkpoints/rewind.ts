@@ -10,21 +10,27 @@ import type { Capture, Checkpoint, FileChange } from './store/store';
 import type { CheckpointStoreApi } from './store/store-api';
 import type { WorkspaceCheckpoints } from './workspace';
 
-/** The session's last rewind, kept until it is undone or a turn runs after it. */
-const LastRewind = z.object({
-  rewindId: z.string(),
-  scope: z.enum(['both', 'code', 'conversation']),
-  index: z.number(),
-  /** Checkpoint ids (`<session>/<seq>`) just before and just after the files were restored. */
-  before: z.string().nullable(),
-  after: z.string().nullable(),
-  undoneTurns: z.array(z.string()),
-  /** A turn has run since: the rewind can no longer be undone. */
-  closed: z.boolean(),
-});
-export const lastRewindSlot = stateSlot('checkpoints.lastRewind', LastRewind.nullable(), null);
+/** The session's last rewind, kept until it is undone or a turn runs after it (its schema built when a value is checked). */
+export const lastRewindSlot = stateSlot(
+  'checkpoints.lastRewind',
+  () =>
+    z
+      .object({
+        rewindId: z.string(),
+        scope: z.enum(['both', 'code', 'conversation']),
+        index: z.number(),
+        /** Checkpoint ids (`<session>/<seq>`) just before and just after the files were restored. */
+        before: z.string().nullable(),
+        after: z.string().nullable(),
+        undoneTurns: z.array(z.string()),
+        /** A turn has run since: the rewind can no longer be undone. */
+        closed: z.boolean(),
+      })
+      .nullable(),
+  null,
+);
 /** What the model must be told at its next turn (its files were rewound under a conversation it kept). */
-export const pendingNoteSlot = stateSlot('checkpoints.pendingNote', z.string().nullable(), null);
+export const pendingNoteSlot = stateSlot('checkpoints.pendingNote', () => z.string().nullable(), null);
 
 /** Lines of diff a preview carries in all (each file is capped too). */
 const PREVIEW_LINE_BUDGET = 20_000;

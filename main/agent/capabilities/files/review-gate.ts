@@ -4,7 +4,7 @@ import { applyHunks } from '#infra/text/apply-hunks';
 import { diffTexts } from '#infra/text/diff-hunks';
 import type { GuardedPath } from '#infra/policies/path-guard';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 
 /** What to write after the user's review: the accepted text (and what to tell the model), or a refusal. */
 export type Reviewed = { kind: 'write'; text: string; report: string | null } | { kind: 'rejected'; result: ToolResult };

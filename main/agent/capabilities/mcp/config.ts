@@ -5,39 +5,49 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { enabledPluginParts } from '#infra/plugins/enabled';
 import { expandDeep } from './expand';
+import { builtOnce } from '#protocol/helpers/built-once';
 
-const StringMap = z.record(z.string(), z.string());
-const Common = {
-  /** Keep this server's tool schemas out of the request until the model selects them. */
-  defer: z.boolean().optional(),
-  /** Per-call timeout in seconds (default 600). */
-  timeout: z.number().positive().max(86_400).optional(),
-  /** Another agent's way of switching a server off; honoured here too. */
-  disabled: z.boolean().optional(),
+/**
+ * The servers' formats, built the first time an entry is checked (serverSchemas): a run with no MCP server to read
+ * (the CLI's text turn) never builds them.
+ */
+const buildServerSchemas = () => {
+  const StringMap = z.record(z.string(), z.string());
+  const Common = {
+    /** Keep this server's tool schemas out of the request until the model selects them. */
+    defer: z.boolean().optional(),
+    /** Per-call timeout in seconds (default 600). */
+    timeout: z.number().positive().max(86_400).optional(),
+    /** Another agent's way of switching a server off; honoured here too. */
+    disabled: z.boolean().optional(),
+  };
+
+  /** A server started as a child process speaking MCP on stdin/stdout. */
+  const StdioServer = z.looseObject({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1, 'command is empty'),
+    args: z.array(z.string()).optional(),
+    env: StringMap.optional(),
+    cwd: z.string().optional(),
+    ...Common,
+  });
+
+  /** A remote server: Streamable HTTP (falling back to the older HTTP+SSE), or SSE only. */
+  const RemoteServer = z.looseObject({
+    type: z.enum(['http', 'streamable-http', 'sse']).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' }),
+    headers: StringMap.optional(),
+    ...Common,
+  });
+
+  return { StdioServer, RemoteServer, ServerConfig: z.union([StdioServer, RemoteServer]) };
 };
-
-/** A server started as a child process speaking MCP on stdin/stdout. */
-const StdioServer = z.looseObject({
-  type: z.literal('stdio').optional(),
-  command: z.string().min(1, 'command is empty'),
-  args: z.array(z.string()).optional(),
-  env: StringMap.optional(),
-  cwd: z.string().optional(),
-  ...Common,
-});
-
-/** A remote server: Streamable HTTP (falling back to the older HTTP+SSE), or SSE only. */
-const RemoteServer = z.looseObject({
-  type: z.enum(['http', 'streamable-http', 'sse']).optional(),
-  url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// address' }),
-  headers: StringMap.optional(),
-  ...Common,
-});
-
-export const ServerConfig = z.union([StdioServer, RemoteServer]);
-export type ServerConfig = z.infer<typeof ServerConfig>;
-export type StdioConfig = z.infer<typeof StdioServer>;
-export type RemoteConfig = z.infer<typeof RemoteServer>;
+type ServerSchemas = ReturnType<typeof buildServerSchemas>;
+/** A server's definition as the config files write it: a stdio server or a remote one. */
+export const serverSchemas: () => ServerSchemas = builtOnce(buildServerSchemas);
+export type ServerConfig = z.infer<ServerSchemas['ServerConfig']>;
+export type StdioConfig = z.infer<ServerSchemas['StdioServer']>;
+export type RemoteConfig = z.infer<ServerSchemas['RemoteServer']>;
 
 export const isStdio = (config: ServerConfig): config is StdioConfig => 'command' in config && typeof config.command === 'string';
 
@@ -187,6 +197,7 @@ export function parseMcpFile(text: string): { ok: true; servers: Record<string, 
 /** One entry checked against the common format. */
 export function checkEntry(name: string, entry: unknown): { ok: true; config: ServerConfig } | { ok: false; message: string } {
   if (!NAME.test(name)) return { ok: false, message: `server name "${name}" may use only letters, digits, "_", "-" and "." (at most 64)` };
+  const { ServerConfig, StdioServer, RemoteServer } = serverSchemas();
   const parsed = ServerConfig.safeParse(entry);
   if (parsed.success) return { ok: true, config: parsed.data };
   const isObject = entry && typeof entry === 'object';

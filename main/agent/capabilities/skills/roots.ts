@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { builtOnce } from '#protocol/helpers/built-once';
 import { findRepositoryRoot } from '#infra/git/repository';
 import { type SkillRootSpec, rootKey } from './types';
 
@@ -25,16 +26,18 @@ export function projectRoot(workspace: string, userHome: string = homedir()): st
   return levels ? resolve(workspace, ...Array<string>(levels).fill('..')) : workspace;
 }
 
-/** `skills` settings in `<home>/settings.json`. */
-export const SkillSettings = z
-  .object({
-    /** More folders of skills (after user skills, before built-ins). `~` expands; relative paths are taken from the project root. */
-    extraDirs: z.array(z.string().min(1)).optional(),
-    /** Folders that replace the automatic workspace and user roots (what `--skills-dir` sets for one run). */
-    dirs: z.array(z.string().min(1)).optional(),
-  })
-  .strict();
-export type SkillSettings = z.infer<typeof SkillSettings>;
+/** `skills` settings in `<home>/settings.json`, built the first time they are read. */
+export const skillSettingsSchema = builtOnce(() =>
+  z
+    .object({
+      /** More folders of skills (after user skills, before built-ins). `~` expands; relative paths are taken from the project root. */
+      extraDirs: z.array(z.string().min(1)).optional(),
+      /** Folders that replace the automatic workspace and user roots (what `--skills-dir` sets for one run). */
+      dirs: z.array(z.string().min(1)).optional(),
+    })
+    .strict(),
+);
+export type SkillSettings = z.infer<ReturnType<typeof skillSettingsSchema>>;
 
 export interface RootOptions {
   workspace: string;

@@ -6,7 +6,7 @@ import { enabledPluginParts } from '#infra/plugins/enabled';
 import { SettingsStore } from '#infra/settings/settings-store';
 import { SkillCatalog } from './catalog';
 import { renderSkillListing } from './listing';
-import { type RootOptions, SkillSettings, resolveSkillRoots } from './roots';
+import { type RootOptions, type SkillSettings, resolveSkillRoots, skillSettingsSchema } from './roots';
 import { type RootScan, ScanCache, scanRoot } from './scanner';
 import { environmentSkillFs } from './skill-fs';
 import { StoredSkillCatalog, storedCatalogPath } from './stored-catalog';
@@ -157,7 +157,7 @@ export class SkillService {
     const raw = (await store.readRaw()).skills;
     this.settingsProblem = null;
     if (raw === undefined) return undefined;
-    const parsed = SkillSettings.safeParse(raw);
+    const parsed = skillSettingsSchema().safeParse(raw);
     if (parsed.success) return parsed.data;
     const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'skills'}: ${i.message}`).join('; ');
     this.settingsProblem = {

@@ -2,36 +2,47 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../platform/files';
+import { builtOnce } from '#protocol/helpers/built-once';
 
-/** `~/.deft/plugins.json`: the marketplaces added and the plugins installed (each enabled or not). */
-const MarketplaceRecord = z.object({
-  /** As the user gave it: a folder or a git address. */
-  source: z.string(),
-  kind: z.enum(['folder', 'git']),
-  /** The folder read: the user's folder, or the clone under `~/.deft/plugins/marketplaces/`. */
-  path: z.string(),
-  addedAt: z.string(),
-});
-export type MarketplaceRecord = z.infer<typeof MarketplaceRecord>;
+/**
+ * The registry's format, built the first time the file is read (registrySchema): a run where there is none (the CLI's
+ * text turn, with no plugin installed) never builds it.
+ */
+const buildRegistry = () => {
+  /** `~/.deft/plugins.json`: the marketplaces added and the plugins installed (each enabled or not). */
+  const MarketplaceRecord = z.object({
+    /** As the user gave it: a folder or a git address. */
+    source: z.string(),
+    kind: z.enum(['folder', 'git']),
+    /** The folder read: the user's folder, or the clone under `~/.deft/plugins/marketplaces/`. */
+    path: z.string(),
+    addedAt: z.string(),
+  });
 
-const PluginRecord = z.object({
-  name: z.string(),
-  marketplace: z.string(),
-  version: z.string().optional(),
-  /** The marketplace entry's source, as written. */
-  source: z.unknown(),
-  enabled: z.boolean(),
-  installedAt: z.string(),
-  /** The installed copy: `~/.deft/plugins/<marketplace>/<plugin>/`. */
-  path: z.string(),
-});
-export type PluginRecord = z.infer<typeof PluginRecord>;
+  const PluginRecord = z.object({
+    name: z.string(),
+    marketplace: z.string(),
+    version: z.string().optional(),
+    /** The marketplace entry's source, as written. */
+    source: z.unknown(),
+    enabled: z.boolean(),
+    installedAt: z.string(),
+    /** The installed copy: `~/.deft/plugins/<marketplace>/<plugin>/`. */
+    path: z.string(),
+  });
 
-const Registry = z.object({
-  marketplaces: z.record(z.string(), MarketplaceRecord).default({}),
-  plugins: z.record(z.string(), PluginRecord).default({}),
-});
-export type PluginRegistry = z.infer<typeof Registry>;
+  const Registry = z.object({
+    marketplaces: z.record(z.string(), MarketplaceRecord).default({}),
+    plugins: z.record(z.string(), PluginRecord).default({}),
+  });
+
+  return { MarketplaceRecord, PluginRecord, Registry };
+};
+type RegistrySchemas = ReturnType<typeof buildRegistry>;
+const registrySchemas: () => RegistrySchemas = builtOnce(buildRegistry);
+export type MarketplaceRecord = z.infer<RegistrySchemas['MarketplaceRecord']>;
+export type PluginRecord = z.infer<RegistrySchemas['PluginRecord']>;
+export type PluginRegistry = z.infer<RegistrySchemas['Registry']>;
 
 export const pluginsFile = (home: string) => join(home, 'plugins.json');
 export const pluginsDir = (home: string) => join(home, 'plugins');
@@ -53,7 +64,7 @@ export async function readRegistry(home: string): Promise<PluginRegistry> {
   } catch (error) {
     throw new Error(`${pluginsFile(home)} is not valid JSON (${(error as Error).message}); fix or remove it`, { cause: error });
   }
-  const parsed = Registry.safeParse(raw);
+  const parsed = registrySchemas().Registry.safeParse(raw);
   if (!parsed.success) throw new Error(`${pluginsFile(home)} is not a plugin registry: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }

@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { builtOnce } from '#protocol/helpers/built-once';
 import { processAlive } from '#infra/platform/process-alive';
 import { writeFileAtomic } from '../platform/files';
 import { isValidSessionId, workspaceSessionsDir } from './store';
@@ -21,18 +22,21 @@ export const INBOX_MAX_BYTES = 64 * 1024;
 export const INBOX_MAX_WAITING = 32;
 const MAX_TEXT = 32_000;
 
-export const InboxMessage = z
-  .object({
-    v: z.literal(1),
-    kind: z.literal('prompt'),
-    sessionId: z.string().refine(isValidSessionId),
-    text: z.string().min(1).max(MAX_TEXT),
-    /** Who sent it, for the session's log and the window (e.g. "the worktree conflict handoff"). */
-    from: z.string().max(200),
-    createdAt: z.number().int().nonnegative(),
-  })
-  .strict();
-export type InboxMessage = z.infer<typeof InboxMessage>;
+/** A message in a workspace's mailbox, built the first time one is posted or read (a run with none never builds it). */
+const inboxMessage = builtOnce(() =>
+  z
+    .object({
+      v: z.literal(1),
+      kind: z.literal('prompt'),
+      sessionId: z.string().refine(isValidSessionId),
+      text: z.string().min(1).max(MAX_TEXT),
+      /** Who sent it, for the session's log and the window (e.g. "the worktree conflict handoff"). */
+      from: z.string().max(200),
+      createdAt: z.number().int().nonnegative(),
+    })
+    .strict(),
+);
+export type InboxMessage = z.infer<ReturnType<typeof inboxMessage>>;
 
 const MESSAGE_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,99})\.(\d{1,16}-[0-9a-f]{12})\.json$/;
 const CLAIMED_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,99})\.(\d{1,16}-[0-9a-f]{12})\.json\.claim-(\d{1,10})$/;
@@ -51,7 +55,7 @@ export async function ensureInbox(dir: string): Promise<void> {
 
 /** Post a prompt for session `sessionId` of the workspace whose mailbox is `dir`. Throws when the mailbox is full. */
 export async function postToInbox(dir: string, message: Omit<InboxMessage, 'v' | 'kind'>): Promise<string> {
-  const parsed = InboxMessage.parse({ v: 1, kind: 'prompt', ...message });
+  const parsed = inboxMessage().parse({ v: 1, kind: 'prompt', ...message });
   await ensureInbox(dir);
   if ((await readdir(dir)).filter((n) => MESSAGE_FILE.test(n)).length >= INBOX_MAX_WAITING)
     throw new Error('the session mailbox is full: open that session to take what waits there.');
@@ -133,7 +137,7 @@ async function readMessage(path: string): Promise<InboxMessage | null> {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     const info = await handle.stat();
     if (!info.isFile() || info.size > INBOX_MAX_BYTES) return null;
-    const parsed = InboxMessage.safeParse(JSON.parse(await handle.readFile('utf8')));
+    const parsed = inboxMessage().safeParse(JSON.parse(await handle.readFile('utf8')));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { builtOnce } from '#protocol/helpers/built-once';
 import { processAlive } from '#infra/platform/process-alive';
 
 /**
@@ -13,14 +14,17 @@ import { processAlive } from '#infra/platform/process-alive';
  */
 export const RUNNING_FILE = 'running.json';
 
-const RunningMark = z.object({
-  pid: z.number().int().positive(),
-  host: z.string().max(255),
-  since: z.number(),
-  /** An approval or a question of the session waits for the user. */
-  waiting: z.boolean().optional(),
-});
-type RunningMark = z.infer<typeof RunningMark>;
+/** A mark as written, built the first time one is read (a run that reads none never builds it). */
+const runningMark = builtOnce(() =>
+  z.object({
+    pid: z.number().int().positive(),
+    host: z.string().max(255),
+    since: z.number(),
+    /** An approval or a question of the session waits for the user. */
+    waiting: z.boolean().optional(),
+  }),
+);
+type RunningMark = z.infer<ReturnType<typeof runningMark>>;
 
 /** What a session in a worktree is doing now, as its mark says. */
 export type LiveState = 'running' | 'waiting' | 'idle';
@@ -31,7 +35,7 @@ const MAX_MARK_BYTES = 1024;
 const parse = (text: string): RunningMark | null => {
   if (text.length > MAX_MARK_BYTES) return null;
   try {
-    const parsed = RunningMark.safeParse(JSON.parse(text));
+    const parsed = runningMark().safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

@@ -1,7 +1,7 @@
 import type { DiffHunk } from '#protocol';
 import { diffPackage } from '#infra/platform/on-demand';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 
 /** A hunk line's text and whether a line break ends it (a "\ No newline" marker after it says not). */
 function withBreaks(lines: readonly string[]): Array<{ sign: string; text: string }> {

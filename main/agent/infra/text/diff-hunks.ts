@@ -1,7 +1,7 @@
 import type { DiffHunk } from '#protocol';
 import { diffPackage } from '#infra/platform/on-demand';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 type Op = { sign: ' ' | '-' | '+' | '\\'; text: string };
 
 export interface TextDiff {

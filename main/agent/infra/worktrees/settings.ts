@@ -1,15 +1,17 @@
 import { z } from 'zod';
+import { builtOnce } from '#protocol/helpers/built-once';
 import type { Environment } from '#contract/environment';
 import type { WorktreeMachine } from './machine';
 import { SettingsStore } from '../settings/settings-store';
 import { TrustStore } from '../settings/trust';
 import { workspacePlace } from '../environment/workspace-place';
 
-const Stored = z.object({ copy: z.array(z.string().max(500)).max(100).optional() });
+/** `worktree` in a settings file, built the first time one is read. */
+const storedSchema = builtOnce(() => z.object({ copy: z.array(z.string().max(500)).max(100).optional() }));
 
 async function projectFile(environment: Environment, path: string): Promise<string[]> {
   try {
-    const parsed = Stored.safeParse((JSON.parse(await environment.readText(path)) as Record<string, unknown>)?.worktree);
+    const parsed = storedSchema().safeParse((JSON.parse(await environment.readText(path)) as Record<string, unknown>)?.worktree);
     return parsed.success ? (parsed.data.copy ?? []) : [];
   } catch {
     return [];
@@ -22,7 +24,7 @@ async function projectFile(environment: Environment, path: string): Promise<stri
  * repository may ship either).
  */
 export async function worktreeCopyGlobs(home: string, repoRoot: string, machine?: WorktreeMachine): Promise<string[]> {
-  const user = Stored.safeParse((await new SettingsStore(home).readRaw()).worktree);
+  const user = storedSchema().safeParse((await new SettingsStore(home).readRaw()).worktree);
   const globs = user.success ? [...(user.data.copy ?? [])] : [];
   // A repository on another machine: its files read there, its trust kept by host + path (its folder's key).
   const place = machine?.environment ? workspacePlace(repoRoot, machine.environment, machine.sessionKey(repoRoot)) : workspacePlace(repoRoot);

@@ -1,7 +1,7 @@
 import type { DiffHunk } from '#protocol';
 import { DiffView } from '../files/DiffView';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 
 /** A diff given as hunks only (no whole texts), as checkpoints send them. */
 export function HunkDiff({

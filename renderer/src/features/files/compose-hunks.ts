@@ -1,7 +1,7 @@
 import { structuredPatch } from 'diff';
 import type { DiffHunk } from '#protocol';
 
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 
 /** A stretch of the file known from the hunks: its lines at first (`old`, from line index `start`) and now (`cur`). */
 interface Region {

@@ -5,7 +5,7 @@ import { composeHunks } from './compose-hunks';
 import { type Segment, highlightLines, languageFor } from './highlight';
 
 export type DiffDisplay = Extract<ToolResultDisplay, { kind: 'diff' }>;
-type Hunk = typeof DiffHunk._output;
+type Hunk = DiffHunk;
 
 /** One line of a diff, with its numbers on each side and highlighted text. */
 export interface DiffLine {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { builtOnce } from '#protocol/helpers/built-once';
 import type { CronJobInfo } from '#protocol/schemas/tasks';
 import { writeFileAtomic } from '#infra/platform/files';
 import { ToolInputError } from '#contract/tool';
@@ -28,15 +29,18 @@ export function checkPrompt(prompt: string): void {
     );
 }
 
-const CronRecord = z.object({
-  id: z.string().regex(/^[0-9a-f]{8}$/),
-  cron: z.string(),
-  prompt: z.string(),
-  recurring: z.boolean(),
-  createdAt: z.number(),
-  lastFiredAt: z.number().optional(),
-});
-type CronRecord = z.infer<typeof CronRecord>;
+/** A job's file, built the first time one is read (a session with none never builds it). */
+const cronRecord = builtOnce(() =>
+  z.object({
+    id: z.string().regex(/^[0-9a-f]{8}$/),
+    cron: z.string(),
+    prompt: z.string(),
+    recurring: z.boolean(),
+    createdAt: z.number(),
+    lastFiredAt: z.number().optional(),
+  }),
+);
+type CronRecord = z.infer<ReturnType<typeof cronRecord>>;
 
 /** One fire of a job, as the model reads it. */
 export interface CronFire {
@@ -99,7 +103,7 @@ export class CronScheduler {
     }
     for (const name of names) {
       try {
-        const record = CronRecord.parse(JSON.parse(await readFile(join(this.dir, name), 'utf8')));
+        const record = cronRecord().parse(JSON.parse(await readFile(join(this.dir, name), 'utf8')));
         this.jobs.set(record.id, { record, schedule: parseSchedule(record.cron) });
       } catch (error) {
         problems.push(`cron/${name}: ${(error as Error).message}`);
