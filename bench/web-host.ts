@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { root } from '../scripts/ensure-build.mjs';
+import { WEB_HOST_NODE_FLAGS } from '../scripts/host-flags.mjs';
 
 export interface BenchHost {
   url: string;
@@ -18,7 +19,7 @@ export interface BenchHost {
  * the host runs with the Node inspector on a loopback port chosen by the OS, so the benchmark can read its heap.
  */
 export async function startBenchHost(workspace: string, home: string, options: { inspect?: boolean } = {}): Promise<BenchHost> {
-  const args = [...(options.inspect ? ['--inspect=127.0.0.1:0'] : []), join(root, 'out/main/web.js'), '--workspace', workspace];
+  const args = [...WEB_HOST_NODE_FLAGS, ...(options.inspect ? ['--inspect=127.0.0.1:0'] : []), join(root, 'out/main/web.js'), '--workspace', workspace];
   const child = spawn(process.execPath, args, { env: { ...process.env, DEFT_HOME: home }, stdio: ['ignore', 'pipe', options.inspect ? 'pipe' : 'inherit'] });
   const inspectorUrl = options.inspect
     ? new Promise<string>((resolve) => {

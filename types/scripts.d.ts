@@ -11,3 +11,6 @@ declare module '*/scripts/ensure-build.mjs' {
   export function ensureBuild(say?: (message: string) => void, sources?: readonly string[]): void;
   export function buildIsStale(sources?: readonly string[]): boolean;
 }
+declare module '*/scripts/host-flags.mjs' {
+  export const WEB_HOST_NODE_FLAGS: string[];
+}
