@@ -39,6 +39,25 @@ export class ScanCache {
   /** `fs`: the machine the scanned roots are on (this one by default; a remote workspace's through its Environment). */
   constructor(readonly fs: SkillFs = localSkillFs) {}
 
+  /**
+   * What the file said, without waiting, when its stat (`info`, just taken) matches what this cache or the stored
+   * catalog holds; null when it must be read. A scan of unchanged skills does nothing asynchronous per skill.
+   */
+  known(file: string, format: 'bundle' | 'flat', info: SkillFileInfo): Loaded | null {
+    const key = `${format}:${file}`;
+    const cached = this.files.get(key);
+    if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino)
+      return cached.loaded;
+    const { ctimeMs, ino } = info;
+    const stat =
+      ctimeMs !== undefined && ino !== undefined ? { mtimeMs: info.mtimeMs, size: info.size, ctimeMs, ino } : { mtimeMs: info.mtimeMs, size: info.size };
+    const stored = usableStored(this.stored.get(key), stat);
+    if (stored === null) return null;
+    const loaded = { result: stored, stamp: `${info.mtimeMs}:${info.size}` };
+    this.files.set(key, { ...stat, loaded });
+    return loaded;
+  }
+
   /** `known`: the file's stat, when the caller has just taken it. */
   async load(file: string, format: 'bundle' | 'flat', fallbackName: string | undefined, trusted: boolean, known?: SkillFileInfo): Promise<Loaded> {
     const key = `${format}:${file}`;
@@ -50,18 +69,12 @@ export class ScanCache {
     } catch (error) {
       return { result: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, stamp: 'missing' };
     }
-    if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino)
-      return cached.loaded;
+    const hit = this.known(file, format, info);
+    if (hit) return hit;
     const stamp = `${info.mtimeMs}:${info.size}`;
     const { ctimeMs, ino } = info;
     const stat =
       ctimeMs !== undefined && ino !== undefined ? { mtimeMs: info.mtimeMs, size: info.size, ctimeMs, ino } : { mtimeMs: info.mtimeMs, size: info.size };
-    const stored = usableStored(this.stored.get(key), stat);
-    if (stored !== null) {
-      const loaded = { result: stored, stamp };
-      this.files.set(key, { ...stat, loaded });
-      return loaded;
-    }
     this.changed = true;
     this.reads++;
     let result: ParsedSkill | string;
@@ -270,7 +283,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
     const folders = entries.filter((e) => !e.name.startsWith('.') && e.name !== 'node_modules' && (e.isDirectory() || e.isSymbolicLink()));
     const paths = folders.map((entry) => under(dir, entry.name));
     const skillFiles = await skillFilesIn(paths);
-    const visits = folders.map(async (entry, i): Promise<Found[]> => {
+    const visit = async (entry: SkillEntry, i: number): Promise<Found[]> => {
       const path = paths[i]!;
       let childReal = under(real, entry.name);
       if (entry.isSymbolicLink()) {
@@ -292,8 +305,34 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
       const listed = await listDir(path);
       if (!Array.isArray(listed)) return [listed];
       return listed.some(isSkillFile) ? bundle(path, childReal, listed, childChain) : walk(path, childReal, listed, childChain);
-    });
-    return (await Promise.all(visits)).flat();
+    };
+    const found: Found[][] = new Array<Found[]>(folders.length);
+    const visits: Promise<void>[] = [];
+    for (let i = 0; i < folders.length; i++) {
+      const entry = folders[i]!;
+      const direct = skillFiles[i];
+      // A plain folder whose SKILL.md the stored catalog (or memory) knows unchanged, without sub-skills: settled here,
+      // with no promise or closure per skill (most of a 1,000-skill run).
+      const loaded = direct && !entry.isSymbolicLink() ? cache.known(under(paths[i]!, SKILL_FILE), 'bundle', direct) : null;
+      if (!loaded || (typeof loaded.result !== 'string' && loaded.result.hasSubSkill)) {
+        visits.push(visit(entry, i).then((items) => void (found[i] = items)));
+        continue;
+      }
+      const path = paths[i]!;
+      const over = countDir(path);
+      if (over) {
+        found[i] = Array.isArray(over) ? over : [over];
+        continue;
+      }
+      const file = under(path, SKILL_FILE);
+      seenFiles.add(file);
+      found[i] =
+        typeof loaded.result === 'string'
+          ? [{ kind: 'skip', file, reason: loaded.result }]
+          : [{ kind: 'skill', format: 'bundle', file, dir: path, real: under(real, entry.name), parsed: loaded.result, stamp: loaded.stamp, children: [] }];
+    }
+    await Promise.all(visits);
+    return found.flat();
   };
 
   /** A commands folder: every `.md` at any depth (dot-folders and node_modules skipped), `a/b.md` named `a:b`. */
