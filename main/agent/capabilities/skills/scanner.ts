@@ -19,6 +19,12 @@ const IGNORED_FLAT_FILES = new Set(['readme.md', 'license.md', 'changelog.md', '
 
 type Loaded = { result: ParsedSkill | string; stamp: string };
 
+/** What of a stat the caches compare (the change time and inode where the machine tells them). */
+function storedStat(info: SkillFileInfo): { mtimeMs: number; size: number; ctimeMs?: number; ino?: number } {
+  const { ctimeMs, ino } = info;
+  return ctimeMs !== undefined && ino !== undefined ? { mtimeMs: info.mtimeMs, size: info.size, ctimeMs, ino } : { mtimeMs: info.mtimeMs, size: info.size };
+}
+
 /**
  * What earlier scans read: parsed files (by path, with size and modification time) and folder
  * listings. A normal scan re-checks every file's time and size; a *trusted* scan (of a watched root)
@@ -48,9 +54,7 @@ export class ScanCache {
     const cached = this.files.get(key);
     if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino)
       return cached.loaded;
-    const { ctimeMs, ino } = info;
-    const stat =
-      ctimeMs !== undefined && ino !== undefined ? { mtimeMs: info.mtimeMs, size: info.size, ctimeMs, ino } : { mtimeMs: info.mtimeMs, size: info.size };
+    const stat = storedStat(info);
     const stored = usableStored(this.stored.get(key), stat);
     if (stored === null) return null;
     const loaded = { result: stored, stamp: `${info.mtimeMs}:${info.size}` };
@@ -72,9 +76,7 @@ export class ScanCache {
     const hit = this.known(file, format, info);
     if (hit) return hit;
     const stamp = `${info.mtimeMs}:${info.size}`;
-    const { ctimeMs, ino } = info;
-    const stat =
-      ctimeMs !== undefined && ino !== undefined ? { mtimeMs: info.mtimeMs, size: info.size, ctimeMs, ino } : { mtimeMs: info.mtimeMs, size: info.size };
+    const stat = storedStat(info);
     this.changed = true;
     this.reads++;
     let result: ParsedSkill | string;
