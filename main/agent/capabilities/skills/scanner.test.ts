@@ -6,7 +6,8 @@ import { rm } from 'node:fs/promises';
 import { tempDir } from '#test-support/harness';
 import { SkillCatalog } from './catalog';
 import { projectRoot, resolveSkillRoots } from './roots';
-import { scanRoot } from './scanner';
+import { ScanCache, scanRoot } from './scanner';
+import { type SkillFs, localSkillFs } from './skill-fs';
 import { put, skillMd } from '#test-support/skills';
 import type { SkillRootSpec } from './types';
 
@@ -116,6 +117,40 @@ describe('scanRoot', () => {
     const scan = await scanRoot(root(r));
     expect(scan.skills.map((s) => s.name).sort()).toEqual(['one', 'shared']);
     expect(scan.skipped).toEqual([]);
+  });
+
+  it("takes the stats of a listing's SKILL.md files in one batch, never one stat call per skill (issue 36)", async () => {
+    const r = join(base, 'skills');
+    for (const name of ['a', 'b', 'c']) await put(r, `${name}/SKILL.md`, skillMd(name));
+    await put(r, 'group/nested/d/SKILL.md', skillMd('d'));
+    const stats: string[] = [];
+    const batches: string[][] = [];
+    const fs: SkillFs = {
+      ...localSkillFs,
+      stat: (path) => (stats.push(path), localSkillFs.stat(path)),
+      statMany: (paths) => (batches.push(paths.map((p) => p.slice(r.length + 1))), localSkillFs.statMany(paths)),
+    };
+    const scan = await scanRoot(root(r), new ScanCache(fs));
+    expect(scan.skills.map((s) => s.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(stats).toEqual([r]);
+    expect(batches).toEqual([['a/SKILL.md', 'b/SKILL.md', 'c/SKILL.md', 'group/SKILL.md'], ['group/nested/SKILL.md'], ['group/nested/d/SKILL.md']]);
+  });
+
+  it('names files as join would under a root spelt with .. or a trailing separator', async () => {
+    const r = join(base, 'skills');
+    await put(r, 'one/SKILL.md', skillMd('one'));
+    await put(r, 'flat.md', skillMd('flat'));
+    await mkdir(join(base, 'x'));
+    for (const spelt of [`${base}/x/../skills`, `${r}/`, `${base}//skills`]) {
+      const scan = await scanRoot(root(spelt));
+      expect(
+        scan.skills.map((s) => [s.name, s.file]),
+        spelt,
+      ).toEqual([
+        ['one', join(r, 'one', 'SKILL.md')],
+        ['flat', join(r, 'flat.md')],
+      ]);
+    }
   });
 
   it('skips a SKILL.md that is a pipe or a device instead of reading it (a read would hang or fill memory)', async () => {

@@ -1,4 +1,4 @@
-import { dirname, join, sep } from 'node:path';
+import { dirname, join, normalize, sep } from 'node:path';
 import { type SkillEntry, type SkillFileInfo, type SkillFs, localSkillFs } from './skill-fs';
 import { parseSkillText } from './parser';
 import { type StoredFile, type StoredFiles, usableStored } from './stored-catalog';
@@ -18,6 +18,12 @@ const SKILL_FILE = 'SKILL.md';
 const IGNORED_FLAT_FILES = new Set(['readme.md', 'license.md', 'changelog.md', 'contributing.md']);
 
 type Loaded = { result: ParsedSkill | string; stamp: string };
+
+/** What of a stat the caches compare (the change time and inode where the machine tells them). */
+function storedStat(info: SkillFileInfo): { mtimeMs: number; size: number; ctimeMs?: number; ino?: number } {
+  const { ctimeMs, ino } = info;
+  return ctimeMs !== undefined && ino !== undefined ? { mtimeMs: info.mtimeMs, size: info.size, ctimeMs, ino } : { mtimeMs: info.mtimeMs, size: info.size };
+}
 
 /**
  * What earlier scans read: parsed files (by path, with size and modification time) and folder
@@ -39,6 +45,23 @@ export class ScanCache {
   /** `fs`: the machine the scanned roots are on (this one by default; a remote workspace's through its Environment). */
   constructor(readonly fs: SkillFs = localSkillFs) {}
 
+  /**
+   * What the file said, without waiting, when its stat (`info`, just taken) matches what this cache or the stored
+   * catalog holds; null when it must be read. A scan of unchanged skills does nothing asynchronous per skill.
+   */
+  known(file: string, format: 'bundle' | 'flat', info: SkillFileInfo): Loaded | null {
+    const key = `${format}:${file}`;
+    const cached = this.files.get(key);
+    if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino)
+      return cached.loaded;
+    const stat = storedStat(info);
+    const stored = usableStored(this.stored.get(key), stat);
+    if (stored === null) return null;
+    const loaded = { result: stored, stamp: `${info.mtimeMs}:${info.size}` };
+    this.files.set(key, { ...stat, loaded });
+    return loaded;
+  }
+
   /** `known`: the file's stat, when the caller has just taken it. */
   async load(file: string, format: 'bundle' | 'flat', fallbackName: string | undefined, trusted: boolean, known?: SkillFileInfo): Promise<Loaded> {
     const key = `${format}:${file}`;
@@ -50,17 +73,10 @@ export class ScanCache {
     } catch (error) {
       return { result: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, stamp: 'missing' };
     }
-    if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size && cached.ctimeMs === info.ctimeMs && cached.ino === info.ino)
-      return cached.loaded;
+    const hit = this.known(file, format, info);
+    if (hit) return hit;
     const stamp = `${info.mtimeMs}:${info.size}`;
-    const { ctimeMs, ino } = info;
-    const stat = { mtimeMs: info.mtimeMs, size: info.size, ...(ctimeMs !== undefined && ino !== undefined ? { ctimeMs, ino } : {}) };
-    const stored = usableStored(this.stored.get(key), stat);
-    if (stored !== null) {
-      const loaded = { result: stored, stamp };
-      this.files.set(key, { ...stat, loaded });
-      return loaded;
-    }
+    const stat = storedStat(info);
     this.changed = true;
     this.reads++;
     let result: ParsedSkill | string;
@@ -101,6 +117,13 @@ export class ScanCache {
     for (const [key, { mtimeMs, size, ctimeMs, ino, loaded }] of this.files)
       if (ctimeMs !== undefined && ino !== undefined) out.set(key, { mtimeMs, size, ctimeMs, ino, result: loaded.result });
     return out;
+  }
+
+  /** How many files `storable` would give. */
+  storableCount(): number {
+    let count = 0;
+    for (const { ctimeMs, ino } of this.files.values()) if (ctimeMs !== undefined && ino !== undefined) count++;
+    return count;
   }
 
   /** A folder's entries, sorted by name (from the cache when trusted). */
@@ -173,6 +196,16 @@ function isSkillFile(entry: SkillEntry): boolean {
 }
 
 /**
+ * `join(dir, name)` for a name read from a listing (one path component) under a folder already normal (`clean`): the
+ * same path without join's normalizing pass, which costs about 8 µs a call in a cold process, a tenth of the budget of
+ * a run with 1,000 skills (issue 36).
+ */
+function childOf(dir: string, name: string, clean: boolean): string {
+  if (!clean) return join(dir, name);
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
+}
+
+/**
  * Find the skills under one root: folders holding a SKILL.md (searched at most 8 levels deep, skipping
  * dot-folders and node_modules, surviving symlink cycles), sub-skills below a `has-sub-skill` bundle, and
  * flat `<name>.md` files at the top level. Folders are read in parallel, but results follow the sorted
@@ -191,6 +224,9 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
   }
   result.exists = true;
   result.realPath = rootReal;
+  // Every folder below is reached by appending names read from listings: normal when the root's path is.
+  const clean = normalize(root.path) === root.path;
+  const under = (dir: string, name: string) => childOf(dir, name, clean);
   const seenFiles = new Set<string>();
   const seenDirs = new Set<string>();
   let dirCount = 0;
@@ -219,7 +255,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
 
   /** A skill folder; `entries`: its listing, or null when its SKILL.md was found by name (`info`: that file's stat). */
   const bundle = async (dir: string, real: string, entries: SkillEntry[] | null, chain: readonly string[], info?: SkillFileInfo): Promise<Found[]> => {
-    const file = join(dir, entries ? entries.find(isSkillFile)!.name : SKILL_FILE);
+    const file = under(dir, entries ? entries.find(isSkillFile)!.name : SKILL_FILE);
     seenFiles.add(file);
     const { result: parsed, stamp } = await cache.load(file, 'bundle', undefined, trusted, info);
     if (typeof parsed === 'string') return [{ kind: 'skip', file, reason: parsed }];
@@ -232,27 +268,26 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
   };
 
   /**
-   * The stat of `dir/SKILL.md` when it is a file: most subfolders of a root are skills, and one stat tells that and
-   * keys the file's cache entry, where listing the folder first costs a readdir more (issue 36: 1,000 skills). Not in a
-   * trusted scan, which reads nothing from the disk that the cache holds.
+   * For each folder, the stat of its `SKILL.md` when that is a file: most subfolders of a root are skills, and one stat
+   * tells that and keys the file's cache entry, where listing the folder first costs a readdir more (issue 36: 1,000
+   * skills). Taken for a whole listing at once (cheaper than one by one). Not in a trusted scan, which reads nothing
+   * from the disk that the cache holds.
    */
-  const skillFileIn = async (dir: string): Promise<SkillFileInfo | null> => {
-    if (trusted) return null;
-    try {
-      const info = await stat(join(dir, SKILL_FILE));
-      return info.isFile() ? info : null;
-    } catch {
-      return null; // no such file (or spelt `skill.md`): the folder is listed as before
-    }
+  const skillFilesIn = async (dirs: readonly string[]): Promise<Array<SkillFileInfo | null>> => {
+    if (trusted || !dirs.length) return dirs.map(() => null);
+    // No such file (or spelt `skill.md`): the folder is listed as before.
+    return (await cache.fs.statMany(dirs.map((dir) => under(dir, SKILL_FILE)))).map((info) => (info?.isFile() ? info : null));
   };
 
   /** The subfolders of `dir`, in order: a folder with SKILL.md is a skill; any other folder is searched further. */
   const walk = async (dir: string, real: string, entries: SkillEntry[], chain: readonly string[]): Promise<Found[]> => {
     if (chain.length > MAX_SKILL_SCAN_DEPTH) return [];
-    const visits = entries.map(async (entry): Promise<Found[]> => {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
-      const path = join(dir, entry.name);
-      let childReal = join(real, entry.name);
+    const folders = entries.filter((e) => !e.name.startsWith('.') && e.name !== 'node_modules' && (e.isDirectory() || e.isSymbolicLink()));
+    const paths = folders.map((entry) => under(dir, entry.name));
+    const skillFiles = await skillFilesIn(paths);
+    const visit = async (entry: SkillEntry, i: number): Promise<Found[]> => {
+      const path = paths[i]!;
+      let childReal = under(real, entry.name);
       if (entry.isSymbolicLink()) {
         try {
           childReal = await realpath(path);
@@ -260,10 +295,10 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
         } catch {
           return [];
         }
-      } else if (!entry.isDirectory()) return [];
+      }
       if (chain.includes(childReal)) return []; // a symlink back to an ancestor: a cycle
       const childChain = [...chain, childReal];
-      const direct = await skillFileIn(path);
+      const direct = skillFiles[i];
       if (direct) {
         const over = countDir(path);
         if (over) return Array.isArray(over) ? over : [over];
@@ -272,8 +307,34 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
       const listed = await listDir(path);
       if (!Array.isArray(listed)) return [listed];
       return listed.some(isSkillFile) ? bundle(path, childReal, listed, childChain) : walk(path, childReal, listed, childChain);
-    });
-    return (await Promise.all(visits)).flat();
+    };
+    const found: Found[][] = new Array<Found[]>(folders.length);
+    const visits: Promise<void>[] = [];
+    for (let i = 0; i < folders.length; i++) {
+      const entry = folders[i]!;
+      const direct = skillFiles[i];
+      // A plain folder whose SKILL.md the stored catalog (or memory) knows unchanged, without sub-skills: settled here,
+      // with no promise or closure per skill (most of a 1,000-skill run).
+      const loaded = direct && !entry.isSymbolicLink() ? cache.known(under(paths[i]!, SKILL_FILE), 'bundle', direct) : null;
+      if (!loaded || (typeof loaded.result !== 'string' && loaded.result.hasSubSkill)) {
+        visits.push(visit(entry, i).then((items) => void (found[i] = items)));
+        continue;
+      }
+      const path = paths[i]!;
+      const over = countDir(path);
+      if (over) {
+        found[i] = Array.isArray(over) ? over : [over];
+        continue;
+      }
+      const file = under(path, SKILL_FILE);
+      seenFiles.add(file);
+      found[i] =
+        typeof loaded.result === 'string'
+          ? [{ kind: 'skip', file, reason: loaded.result }]
+          : [{ kind: 'skill', format: 'bundle', file, dir: path, real: under(real, entry.name), parsed: loaded.result, stamp: loaded.stamp, children: [] }];
+    }
+    await Promise.all(visits);
+    return found.flat();
   };
 
   /** A commands folder: every `.md` at any depth (dot-folders and node_modules skipped), `a/b.md` named `a:b`. */
@@ -281,8 +342,8 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
     if (chain.length > MAX_SKILL_SCAN_DEPTH) return [];
     const visits = entries.map(async (entry): Promise<Found[]> => {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
-      const path = join(dir, entry.name);
-      let childReal = join(real, entry.name);
+      const path = under(dir, entry.name);
+      let childReal = under(real, entry.name);
       let isDir = entry.isDirectory();
       if (entry.isSymbolicLink()) {
         try {
@@ -333,7 +394,7 @@ export async function scanRoot(root: SkillRootSpec, cache: ScanCache = new ScanC
     const flat = top
       .filter((e) => /\.md$/i.test(e.name) && !e.name.startsWith('.') && !IGNORED_FLAT_FILES.has(e.name.toLowerCase()) && (e.isFile() || e.isSymbolicLink()))
       .map(async (entry): Promise<Found> => {
-        const file = join(root.path, entry.name);
+        const file = under(root.path, entry.name);
         seenFiles.add(file);
         const { result: parsed, stamp } = await cache.load(file, 'flat', entry.name.replace(/\.md$/i, ''), trusted);
         return typeof parsed === 'string'
@@ -385,22 +446,19 @@ function assignNames(found: readonly Found[], root: SkillRootSpec, result: RootS
         previous.dir === item.dir &&
         previous.format === item.format &&
         previous.fromCommands === item.command;
+      // Object.assign, not a spread followed by more fields: V8 builds such a literal through its slow path, about 25 µs a
+      // skill, a tenth of a 1,000-skill run's budget (issue 36).
       const skill: SkillDefinition = same
         ? previous
-        : {
-            ...item.parsed,
-            name,
-            isSubSkill: parent !== undefined,
-            ...(parent ? { parent } : {}),
-            format: item.format,
-            source: root.source,
-            root: root.path,
-            dir: item.dir,
-            file: item.file,
-            stamp: item.stamp,
-            ...(item.command ? { fromCommands: true } : {}),
-            ...(root.remote ? { remote: true as const } : {}),
-          };
+        : Object.assign(
+            {},
+            item.parsed,
+            { name, isSubSkill: parent !== undefined },
+            parent ? { parent } : null,
+            { format: item.format, source: root.source, root: root.path, dir: item.dir, file: item.file, stamp: item.stamp },
+            item.command ? { fromCommands: true } : null,
+            root.remote ? { remote: true as const } : null,
+          );
       cache.skills.set(item.file, skill);
       byName.set(name, skill);
       result.skills.push(skill);

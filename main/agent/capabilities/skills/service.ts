@@ -249,8 +249,10 @@ export class SkillService {
   private saveStore(): void {
     const store = this.store;
     if (!store || this.closed) return;
+    const changed = this.cache.takeChanged();
+    // Counted before anything is copied: a run that changed nothing builds no map of every file.
+    if (!changed && this.cache.storableCount() === this.storedCount) return;
     const files = this.cache.storable();
-    if (!this.cache.takeChanged() && files.size === this.storedCount) return;
     this.storedCount = files.size;
     void this.enqueue(() => store.save(this.localRoots(), files));
   }

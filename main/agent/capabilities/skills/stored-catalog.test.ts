@@ -1,4 +1,4 @@
-import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
@@ -74,6 +74,51 @@ describe('the stored skills catalog', () => {
     ]);
     // The removed skill is gone from the file too.
     expect(await readFile(file, 'utf8')).not.toContain('beta');
+  });
+
+  it('a nested skill added, then edited in place keeping its size and time, is read again each time', async () => {
+    await run();
+    const delta = await put(root.path, 'group/nested/delta/SKILL.md', skillMd('delta', 'Fourth skill.'));
+    await utimes(delta, 1_700_000_000, 1_700_000_000);
+    expect((await run()).reads).toEqual(['group/nested/delta/SKILL.md']);
+    await writeFile(delta, skillMd('delta', 'Fourth Skill.'));
+    await utimes(delta, 1_700_000_000, 1_700_000_000);
+    const edited = await run();
+    expect(edited.reads).toEqual(['group/nested/delta/SKILL.md']);
+    expect(edited.skills.find((s) => s.name === 'delta')?.description).toBe('Fourth Skill.');
+    expect((await run()).reads).toEqual([]);
+  });
+
+  it('a skill folder swapped for a symlink is read through it; a symlink back to an ancestor is not followed', async () => {
+    await run();
+    await put(base, 'elsewhere/beta/SKILL.md', skillMd('beta', 'Beta from elsewhere.'));
+    await rm(join(root.path, 'beta'), { recursive: true });
+    await symlink(join(base, 'elsewhere', 'beta'), join(root.path, 'beta'));
+    const linked = await run();
+    expect(linked.reads).toEqual(['beta/SKILL.md']);
+    expect(linked.skills.map((s) => [s.name, s.description])).toEqual([
+      ['alpha', 'First skill.'],
+      ['beta', 'Beta from elsewhere.'],
+    ]);
+    expect((await run()).reads).toEqual([]);
+    // The link now leads to another folder with a SKILL.md of the very same size and time: another file, read.
+    await put(base, 'other/beta/SKILL.md', skillMd('beta', 'Beta from otherwhere'));
+    const [was, now] = [join(base, 'elsewhere', 'beta', 'SKILL.md'), join(base, 'other', 'beta', 'SKILL.md')];
+    await utimes(was, 1_700_000_000, 1_700_000_000);
+    await utimes(now, 1_700_000_000, 1_700_000_000);
+    expect((await stat(now)).size).toBe((await stat(was)).size);
+    await run();
+    await rm(join(root.path, 'beta'));
+    await symlink(join(base, 'other', 'beta'), join(root.path, 'beta'));
+    const relinked = await run();
+    expect(relinked.reads).toEqual(['beta/SKILL.md']);
+    expect(relinked.skills.find((s) => s.name === 'beta')?.description).toBe('Beta from otherwhere');
+    // A link back to the root is a cycle: nothing through it is read or listed, and the run ends.
+    await rm(join(root.path, 'beta'));
+    await symlink(root.path, join(root.path, 'beta'));
+    const cycle = await run();
+    expect(cycle.skills.map((s) => s.name)).toEqual(['alpha']);
+    expect(cycle.reads).toEqual([]);
   });
 
   it('a file changed within the last two seconds is not stored (it may change again unseen within the same clock tick)', async () => {
