@@ -182,7 +182,8 @@ export class WorkspaceCheckpoints {
    */
   async narrowableBaseline(): Promise<boolean> {
     const store = await this.store().catch(() => null);
-    if (!(store instanceof CheckpointStore) || this.watch?.live) return false;
+    // A seeded HEAD that no checkpoint has followed yet (a warm-up's capture) stands for no look at the workspace.
+    if (!(store instanceof CheckpointStore) || this.watch?.live || store.provisionalHead) return false;
     const head = await store.headTree().catch(() => null);
     return head?.length === 40;
   }
