@@ -121,7 +121,12 @@ describe('a new store seeded from the repository', () => {
     const first = await CheckpointStore.open(home, workspace);
     await first.locked(() => first.capture());
     expect(first.provisionalHead).toBe(true);
+    // A narrowed look (the files a Write names) is a whole one while HEAD is only the seeded tree: the untracked file is in.
+    await put(workspace, 'untracked.txt', 'u\n');
+    const narrowed = await first.locked(() => first.capture([join('src', 'a.ts')]));
+    expect(await paths(first, narrowed.tree)).toContain('untracked.txt');
     first.close();
+    await rm(join(workspace, 'untracked.txt'));
     await put(workspace, 'later.txt', 'later\n');
     const second = await CheckpointStore.open(home, workspace);
     expect(await second.headTree()).toBeNull();

@@ -213,6 +213,8 @@ export class CheckpointStore {
    * workspace; everything else stays as the last capture saw it.
    */
   async capture(only?: readonly string[]): Promise<Capture> {
+    // A seeded HEAD that no checkpoint has followed yet is no look at the workspace: nothing is narrowed on top of it.
+    if (this.provisionalHead) only = undefined;
     if (only && !only.length) {
       const head = await this.headTree();
       if (head) return { tree: head, skipped: [] };
