@@ -108,7 +108,9 @@ export class WorkspaceCheckpoints {
       if (!store) return undefined;
       return await store.locked(async () => {
         this.tellRecovered(session, store);
-        const tree = (await this.latestOf(store, session.id))?.tree ?? (await store.headTree());
+        // (A seeded HEAD that no checkpoint has followed yet, after a warm-up, is no look at the workspace: a capture then.)
+        const provisional = store instanceof CheckpointStore && store.provisionalHead;
+        const tree = (await this.latestOf(store, session.id))?.tree ?? (provisional ? null : await store.headTree());
         const capture = tree ? { tree, skipped: [] } : await store.capture();
         return this.recordIfNew(store, session.id, capture, meta, true);
       });
@@ -182,7 +184,8 @@ export class WorkspaceCheckpoints {
    */
   async narrowableBaseline(): Promise<boolean> {
     const store = await this.store().catch(() => null);
-    if (!(store instanceof CheckpointStore) || this.watch?.live) return false;
+    // A seeded HEAD that no checkpoint has followed yet (a warm-up's capture) stands for no look at the workspace.
+    if (!(store instanceof CheckpointStore) || this.watch?.live || store.provisionalHead) return false;
     const head = await store.headTree().catch(() => null);
     return head?.length === 40;
   }

@@ -17,6 +17,20 @@ export class UnusableIndex extends Error {
 const REFUSED_EXTENSIONS = new Set(['link', 'sdir']);
 const GITLINK = 0o160000;
 
+/** What a git index holds, as far as seeding the store needs it. */
+export interface GitIndex {
+  entries: IndexEntry[];
+  /**
+   * The tree of every entry, from the index's cache-tree (its `TREE` extension) when git left its root valid (as a
+   * commit, a checkout or a reset do): the tree an index of exactly these entries writes. Null when it is not valid.
+   */
+  tree: string | null;
+  /** The index file less its cache-tree (and the end-of-entries mark that sums the extensions' headers), checksum made again. */
+  withoutCacheTree: () => Buffer;
+}
+
+const NOT_ASCII = /[\u0080-\u{10ffff}]/u;
+
 /**
  * The entries of a sha-1 git index file (versions 2, 3 and 4), read in-process: so a store can start from the
  * index of the repository the workspace is (whose stat data says which files are as committed) without
@@ -25,6 +39,11 @@ const GITLINK = 0o160000;
  * intent-to-add, a split or sparse index, or an extension git requires and this reader does not know.
  */
 export function readGitIndex(data: Buffer): IndexEntry[] {
+  return readIndex(data).entries;
+}
+
+/** readGitIndex, and the tree of all its entries where the index's cache-tree knows it (GitIndex.tree). */
+export function readIndex(data: Buffer): GitIndex {
   if (data.length < 32 || data.toString('latin1', 0, 4) !== 'DIRC') throw new UnusableIndex('not an index file');
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) throw new UnusableIndex(`index version ${version}`);
@@ -38,9 +57,13 @@ export function readGitIndex(data: Buffer): IndexEntry[] {
     throw new UnusableIndex('the checksum does not match (a sha-256 repository, or index.skipHash)');
   const count = data.readUInt32BE(8);
   const entries: IndexEntry[] = [];
+  // The index read once as one string (a byte a character): an ASCII path is a slice of it, with no call into the
+  // buffer per entry (20,000 of those cost more than the rest of the read); a path with other bytes is decoded as UTF-8.
+  const text = body.toString('latin1');
   let at = 12;
-  // Version 4 paths build on the previous one's bytes: kept as bytes (re-encoding the string each entry costs more than the read).
-  let previous = Buffer.alloc(0);
+  // Version 4 paths build on the previous one's bytes: the previous path, and its bytes when it is not ASCII.
+  let previous = '';
+  let previousBytes: Buffer | null = null;
   for (let i = 0; i < count; i++) {
     if (at + 62 > body.length) throw new UnusableIndex('truncated');
     const mode = data.readUInt32BE(at + 24);
@@ -64,33 +87,62 @@ export function readGitIndex(data: Buffer): IndexEntry[] {
         byte = data[cursor++]!;
         strip = ((strip + 1) << 7) | (byte & 0x7f);
       }
-      const end = data.indexOf(0, cursor);
-      if (end < 0 || strip > previous.length) throw new UnusableIndex('a malformed path');
-      const bytes = Buffer.allocUnsafe(previous.length - strip + end - cursor);
-      previous.copy(bytes, 0, 0, previous.length - strip);
-      data.copy(bytes, previous.length - strip, cursor, end);
-      path = bytes.toString('utf8');
-      previous = bytes;
+      const end = text.indexOf('\0', cursor);
+      const kept = (previousBytes ? previousBytes.length : previous.length) - strip;
+      if (end < 0 || kept < 0) throw new UnusableIndex('a malformed path');
+      const suffix = text.slice(cursor, end);
+      if (!previousBytes && !NOT_ASCII.test(suffix)) path = previous.slice(0, kept) + suffix;
+      else {
+        const bytes = Buffer.concat([
+          previousBytes ? previousBytes.subarray(0, kept) : Buffer.from(previous.slice(0, kept), 'latin1'),
+          body.subarray(cursor, end),
+        ]);
+        path = bytes.toString('utf8');
+        previousBytes = NOT_ASCII.test(path) ? bytes : null;
+      }
+      previous = path;
       at = end + 1;
     } else {
-      const end = data.indexOf(0, cursor);
+      const end = text.indexOf('\0', cursor);
       if (end < 0) throw new UnusableIndex('a malformed path');
-      path = data.toString('utf8', cursor, end);
+      path = text.slice(cursor, end);
+      if (NOT_ASCII.test(path)) path = data.toString('utf8', cursor, end);
       // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes from the entry's start.
       at += Math.floor((end - at + 8) / 8) * 8;
     }
     if ((mode & 0o170000) === 0o040000) throw new UnusableIndex('a sparse directory entry');
     entries.push({ path, mode, size });
   }
+  let tree: string | null = null;
+  const kept: Buffer[] = [body.subarray(0, at)];
   while (at + 8 <= body.length) {
     const signature = data.toString('latin1', at, at + 4);
     const length = data.readUInt32BE(at + 4);
     if (REFUSED_EXTENSIONS.has(signature)) throw new UnusableIndex(`the "${signature}" extension`);
     // An extension whose signature starts with a lowercase letter is one git must understand.
     if (/^[a-z]/.test(signature) && signature !== 'link' && signature !== 'sdir') throw new UnusableIndex(`an unknown required extension "${signature}"`);
+    if (signature === 'TREE' && at + 8 + length <= body.length) tree = cacheTreeRoot(body.subarray(at + 8, at + 8 + length), count);
+    else if (signature !== 'EOIE') kept.push(body.subarray(at, at + 8 + length));
     at += 8 + length;
   }
-  return entries;
+  const withoutCacheTree = () => {
+    const rest = Buffer.concat(kept);
+    return Buffer.concat([rest, createHash('sha1').update(rest).digest()]);
+  };
+  return { entries, tree, withoutCacheTree };
+}
+
+/**
+ * The root of a cache-tree extension when it is valid for all `count` entries: its first record is the root's, an
+ * empty path, "<entries> <subtrees>\n", then (only where valid: entries is -1 otherwise) the tree's 20-byte id.
+ */
+function cacheTreeRoot(extension: Buffer, count: number): string | null {
+  if (extension[0] !== 0) return null;
+  const newline = extension.indexOf(10, 1);
+  if (newline < 0 || extension.length < newline + 21) return null;
+  const match = /^(-?\d+) \d+$/.exec(extension.toString('latin1', 1, newline));
+  if (!match || Number(match[1]) !== count) return null;
+  return extension.toString('hex', newline + 1, newline + 21);
 }
 
 export function isGitlink(entry: IndexEntry): boolean {

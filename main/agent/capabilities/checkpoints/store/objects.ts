@@ -188,9 +188,14 @@ async function writeFresh(path: string, data: Buffer | string, mode: number): Pr
  * A loose object's body read here (no git process), or null when it is not a loose object of the store (packed,
  * or absent: ask git then). The bytes must hash to the id, or it is refused as damaged.
  */
-export async function readLooseObject(gitDir: string, id: string, type: ObjectType): Promise<Buffer | null> {
+export function readLooseObject(gitDir: string, id: string, type: ObjectType): Promise<Buffer | null> {
+  return readLooseObjectIn(join(gitDir, 'objects'), id, type);
+}
+
+/** readLooseObject from an objects folder (the store's, or the one its alternates name). */
+export async function readLooseObjectIn(objects: string, id: string, type: ObjectType): Promise<Buffer | null> {
   if (!/^[0-9a-f]{40}$/.test(id)) return null;
-  const stored = await readFile(join(gitDir, 'objects', id.slice(0, 2), id.slice(2))).catch(() => null);
+  const stored = await readFile(join(objects, id.slice(0, 2), id.slice(2))).catch(() => null);
   if (!stored) return null;
   const data = zlib().inflateSync(stored);
   const nul = data.indexOf(0);

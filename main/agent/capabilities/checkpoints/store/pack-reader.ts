@@ -30,6 +30,7 @@ class NotPlain extends Error {}
 
 export class PackReader {
   private packs: Pack[] | null = null;
+  private borrowed: string | null = null;
 
   constructor(private readonly gitDir: string) {}
 
@@ -56,6 +57,12 @@ export class PackReader {
     return null;
   }
 
+  /** The objects folder the store's alternates name (the repository's, for a seeded store), or null. */
+  alternate(): string | null {
+    this.list();
+    return this.borrowed;
+  }
+
   /** Forget the packs (after a repack, or when the store is closed). */
   close(): void {
     for (const pack of this.packs ?? []) closeSync(pack.fd);
@@ -66,7 +73,8 @@ export class PackReader {
     if (this.packs) return this.packs;
     const folders = [join(this.gitDir, 'objects')];
     const alternate = (readText(join(this.gitDir, ALTERNATES)) ?? '').split('\n')[0]?.trim() ?? '';
-    if (alternate && isAbsolute(alternate)) folders.push(alternate);
+    this.borrowed = alternate && isAbsolute(alternate) ? alternate : null;
+    if (this.borrowed) folders.push(this.borrowed);
     const packs: Pack[] = [];
     for (const folder of folders) {
       let names: string[];

@@ -3,6 +3,7 @@ import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '#test-support/harness';
+import { loggedGit } from '#test-support/logged-git';
 import { runGit } from './git';
 import { CheckpointStore } from './store';
 
@@ -94,6 +95,62 @@ describe('a new store seeded from the repository', () => {
     await store.locked(() => store.restore(checkpoint.tree, ['README.md']));
     expect(await readFile(join(workspace, 'README.md'), 'utf8')).toBe('# r\n');
     await runGit(null, ['--git-dir', store.places.gitDir, 'fsck', '--strict', '--no-dangling']);
+    store.close();
+  });
+
+  it('takes the first capture with one status and no write-tree: the tree of the repository index, less what the store leaves out, is its HEAD until the first checkpoint', async () => {
+    const { workspace, home } = await repository(files, { 'src/b.ts': 'export const b = 3;\n', 'new.txt': 'untracked\n' });
+    const git = await loggedGit();
+    try {
+      const { store, checkpoint } = await capture(home, workspace, { maxFileBytes: 1_000 });
+      // The seeding takes the secret and the large file out of the index (one update-index), then one status lists
+      // only the changed and the untracked file (not every tracked file as new), and the tree is made here.
+      const commands = (await git.calls()).map((line) => line.split(' ').find((word, i, all) => all[i - 1] !== '-c' && word !== '-c'));
+      expect(commands).toEqual(['update-index', 'status']);
+      expect(store.provisionalHead).toBe(false);
+      expect(await paths(store, checkpoint.tree)).toEqual(['README.md', 'new.txt', 'src/a.ts', 'src/b.ts']);
+      expect((await store.blob((await store.entry(checkpoint.tree, 'src/b.ts'))!.blob)).toString()).toBe('export const b = 3;\n');
+      store.close();
+    } finally {
+      git.restore();
+    }
+  });
+
+  it('starts again when the store was left with the seeded HEAD and no checkpoint (a warm-up, or Deft stopped): nothing is narrowed on top of it', async () => {
+    const { workspace, home } = await repository(files);
+    const first = await CheckpointStore.open(home, workspace);
+    await first.locked(() => first.capture());
+    expect(first.provisionalHead).toBe(true);
+    // A narrowed look (the files a Write names) is a whole one while HEAD is only the seeded tree: the untracked file is in.
+    await put(workspace, 'untracked.txt', 'u\n');
+    const narrowed = await first.locked(() => first.capture([join('src', 'a.ts')]));
+    expect(await paths(first, narrowed.tree)).toContain('untracked.txt');
+    first.close();
+    await rm(join(workspace, 'untracked.txt'));
+    await put(workspace, 'later.txt', 'later\n');
+    const second = await CheckpointStore.open(home, workspace);
+    expect(await second.headTree()).toBeNull();
+    const checkpoint = await second.locked(async () => second.record(await second.capture(), { session: 's1', kind: 'turn' }));
+    expect(await paths(second, checkpoint.tree)).toEqual(['README.md', 'big.bin', 'later.txt', 'src/a.ts', 'src/b.ts']);
+    expect(second.provisionalHead).toBe(false);
+    second.close();
+  });
+
+  it('writes the index’s own tree where the index’s cache-tree names another tree than its entries make', async () => {
+    const { workspace, home } = await repository(files);
+    const stale = await readFile(join(workspace, '.git', 'index'));
+    await put(workspace, 'src/b.ts', 'export const b = 4;\n');
+    git(workspace, 'commit', '-qam', 'b');
+    // The new index's entries with the old index's cache-tree (same count of entries, the first commit's tree).
+    const fresh = await readFile(join(workspace, '.git', 'index'));
+    const tree = (index: Buffer) => index.indexOf('TREE', 12);
+    const forged = Buffer.concat([fresh.subarray(0, tree(fresh)), stale.subarray(tree(stale), stale.length - 20)]);
+    const { createHash } = await import('node:crypto');
+    await writeFile(join(workspace, '.git', 'index'), Buffer.concat([forged, createHash('sha1').update(forged).digest()]));
+    expect(git(workspace, 'ls-files', '-s', 'src/b.ts')).toContain(git(workspace, 'rev-parse', 'HEAD:src/b.ts').trim());
+    const { store, checkpoint } = await capture(home, workspace);
+    expect((await store.blob((await store.entry(checkpoint.tree, 'src/b.ts'))!.blob)).toString()).toBe('export const b = 4;\n');
+    expect(store.provisionalHead).toBe(false);
     store.close();
   });
 

@@ -5,7 +5,7 @@ import { localEnvironment } from '#infra/environment/local/local-environment';
 import { ownedByUser } from '#infra/git/repository';
 import { isSensitiveFile, sortSecretPaths } from '#infra/policies/sensitive';
 import { type GitPlaces, runGit } from './git';
-import { type IndexEntry, UnusableIndex, isGitlink, readGitIndex } from './git-index';
+import { type GitIndex, type IndexEntry, UnusableIndex, isGitlink, readIndex } from './git-index';
 import type { StorePlaces } from './places';
 
 /**
@@ -22,6 +22,8 @@ import type { StorePlaces } from './places';
 const CONVERTING_CONFIG = /\b(autocrlf|eol|filter|attributesfile|include|includeif|objectformat|worktreeconfig)\b/i;
 
 export const ALTERNATES = join('objects', 'info', 'alternates');
+/** In the store's git folder while its HEAD is the seeded tree, not yet a checkpoint (CheckpointStore.provisionalHead). */
+export const SEED_PENDING = 'deft-seeded-head';
 
 export interface SeedOptions {
   maxFileBytes: number;
@@ -64,38 +66,49 @@ async function leftOut(places: StorePlaces, entries: readonly IndexEntry[], opti
   return out;
 }
 
+/** A seeded index: the tree of all the repository index's entries where its cache-tree knows it, and the entries left out. */
+export interface Seeded {
+  /** GitIndex.tree: the tree of the repository's index, before `removed` are taken out of it. */
+  tree: string | null;
+  /** Workspace paths of the repository's index that the store's index does not hold (leftOut). */
+  removed: string[];
+}
+
 /**
- * Seed a new store's index from the workspace repository's (see above). Resolves to true when seeded; false
+ * Seed a new store's index from the workspace repository's (see above). Resolves to what was seeded; null
  * (having left nothing behind) when the workspace is not the top of a repository of the user's, or its index
  * or config does not allow it.
  */
-export async function seedFromRepository(places: StorePlaces, git: GitPlaces, options: SeedOptions): Promise<boolean> {
+export async function seedFromRepository(places: StorePlaces, git: GitPlaces, options: SeedOptions): Promise<Seeded | null> {
   const { repoGitDir } = places;
-  if (!repoGitDir || places.repoRoot !== places.workspace || !ownedByUser(repoGitDir)) return false;
+  if (!repoGitDir || places.repoRoot !== places.workspace || !ownedByUser(repoGitDir)) return null;
   const indexPath = join(repoGitDir, 'index');
   const [data, info] = await Promise.all([readFile(indexPath).catch(() => null), stat(indexPath).catch(() => null)]);
-  if (!data || !info) return false;
-  let entries: IndexEntry[];
+  if (!data || !info) return null;
+  let index: GitIndex;
   try {
-    entries = readGitIndex(data);
+    index = readIndex(data);
   } catch (error) {
-    if (error instanceof UnusableIndex) return false;
+    if (error instanceof UnusableIndex) return null;
     throw error;
   }
-  if (!entries.length || entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'))) return false;
-  if (await configConverts(repoGitDir)) return false;
+  const { entries } = index;
+  if (!entries.length || entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'))) return null;
+  if (await configConverts(repoGitDir)) return null;
   const remove = await leftOut(places, entries, options);
   try {
     await mkdir(join(places.gitDir, 'objects', 'info'), { recursive: true });
     await writeFile(join(places.gitDir, ALTERNATES), `${join(repoGitDir, 'objects')}\n`, { mode: 0o600 });
-    await writeFile(git.indexFile, data, { mode: 0o600 });
+    // Without its cache-tree: git would take a subtree it says matches HEAD's as matching, unlooked (a status's
+    // comparison with a seeded HEAD, a write-tree); without it, every entry is compared and every tree made from them.
+    await writeFile(git.indexFile, index.withoutCacheTree(), { mode: 0o600 });
     // The copy keeps the original's time, so git's check for files changed in the second the index was written still holds.
     await utimes(git.indexFile, info.atime, info.mtime);
     if (remove.length) await runGit(git, ['update-index', '-z', '--force-remove', '--stdin'], { input: remove.join('\0') + '\0' });
-    return true;
+    return { tree: index.tree, removed: remove };
   } catch {
     await unseed(places, git);
-    return false;
+    return null;
   }
 }
 

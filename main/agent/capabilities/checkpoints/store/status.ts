@@ -29,6 +29,17 @@ export function statusPaths(output: Buffer, { filesOnly = false }: { filesOnly?:
   return paths;
 }
 
+/** Whether `git status --porcelain=v2 -z` reports an entry of the index that differs from HEAD (or a conflict). */
+export function indexDiffersFromHead(output: Buffer): boolean {
+  const records = splitZ(output);
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    if (record[0] === 'u' || ((record[0] === '1' || record[0] === '2') && record[2] !== '.')) return true;
+    if (record[0] === '2') i++;
+  }
+  return false;
+}
+
 function fieldsThenRest(record: string, fields: number): string {
   let at = 0;
   for (let i = 0; i < fields; i++) at = record.indexOf(' ', at) + 1;

@@ -7,7 +7,18 @@ import { writeFileAtomic } from '#infra/platform/files';
 import { isWithin } from '#infra/policies/path-guard';
 import { SECRET_BY_CONTENT, isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
 import { GitError, type GitPlaces, runGit, splitZ } from './git';
-import { RefExistsError, TREE_MODE, type TreeEntry, commitBody, objectId, parseTree, readLooseObject, writeObject, writeRef } from './objects';
+import {
+  RefExistsError,
+  TREE_MODE,
+  type TreeEntry,
+  commitBody,
+  objectId,
+  parseTree,
+  readLooseObject,
+  readLooseObjectIn,
+  writeObject,
+  writeRef,
+} from './objects';
 import { type PathChange, patchTree } from './tree-patch';
 import { withLock } from './lock';
 import { BlobReader } from './blob-reader';
@@ -16,8 +27,8 @@ import { writePack } from './pack-writer';
 import { diffTreesHere } from './tree-diff';
 import { type StorePlaces, inheritedIgnoreRules, resolvePlaces } from './places';
 import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore';
-import { type TreeChange, parseDiffTree, statusPaths } from './status';
-import { ALTERNATES, seedFromRepository, unseed } from './seed';
+import { type TreeChange, indexDiffersFromHead, parseDiffTree, statusPaths } from './status';
+import { ALTERNATES, SEED_PENDING, seedFromRepository, unseed } from './seed';
 import { REWIND_JOURNAL, type RecoveredRewind, RewindJournal } from './journal';
 
 /**
@@ -136,6 +147,11 @@ export class CheckpointStore {
   private readonly trees = new Map<string, Buffer>();
   /** A new store (no HEAD, no index): its first capture may start from the repository's index (seed.ts). */
   private seedable = false;
+  /**
+   * HEAD is the seeded tree (the repository index's, less what the store leaves out), not yet a checkpoint: the first
+   * captures compare the workspace with it. It stands for no look at the workspace, so nothing is narrowed on top of it.
+   */
+  provisionalHead = false;
   private home = '';
   private readonly journal: RewindJournal;
   /** The rewind a crash interrupted, finished when this store opened (null when there was none). */
@@ -197,6 +213,8 @@ export class CheckpointStore {
    * workspace; everything else stays as the last capture saw it.
    */
   async capture(only?: readonly string[]): Promise<Capture> {
+    // A seeded HEAD that no checkpoint has followed yet is no look at the workspace: nothing is narrowed on top of it.
+    if (this.provisionalHead) only = undefined;
     if (only && !only.length) {
       const head = await this.headTree();
       if (head) return { tree: head, skipped: [] };
@@ -215,19 +233,27 @@ export class CheckpointStore {
         only = [...here, ...git];
       }
     }
-    const seeded = !only && this.seedable && (await this.seed());
+    const seeded = !only && this.seedable ? await this.seed() : null;
     const pathspec = only?.length ? ['--', ...only.map(literal)] : [];
     const args = ['status', '--porcelain=v2', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=all', ...pathspec];
-    // A path git refuses to look at (outside the work tree, say): look at the whole workspace instead.
-    const status = await runGit(this.git, args, { writeIndex: true }).catch((error: unknown) => {
+    const status = await runGit(this.git, args, { writeIndex: true }).catch(async (error: unknown) => {
+      // A path git refuses to look at (outside the work tree, say): look at the whole workspace instead.
       if (only) return null;
+      // The seeded HEAD's trees could not be read (the repository's objects gone meanwhile): the same status without it.
+      if (seeded === 'head') {
+        await this.dropProvisionalHead();
+        return runGit(this.git, args, { writeIndex: true });
+      }
       throw error;
     });
     if (!status) return this.capture();
+    // The index differs from the seeded HEAD (a cache-tree git left wrong): the index's own tree is written instead.
+    if (seeded === 'head' && indexDiffersFromHead(status.stdout)) await this.dropProvisionalHead();
     // Just seeded: the index holds the repository's files already; only files that differ from it need a look.
-    const candidates = statusPaths(status.stdout, { filesOnly: seeded });
+    const candidates = statusPaths(status.stdout, { filesOnly: seeded !== null });
     // An untracked .gitattributes may have changed how the repository's blobs were made from the files: hash them all.
     if (seeded && candidates.some((p) => p === '.gitattributes' || p.endsWith('/.gitattributes'))) {
+      await this.dropProvisionalHead();
       await unseed(this.places, this.git);
       return this.capture();
     }
@@ -250,11 +276,52 @@ export class CheckpointStore {
     return { tree, skipped };
   }
 
-  /** Seed the index from the repository's, once, for a new store (seed.ts). */
-  private async seed(): Promise<boolean> {
+  /**
+   * Seed the index from the repository's, once, for a new store (seed.ts): 'index'. Where the repository's index
+   * knows the tree of its entries (its cache-tree), that tree less the paths the store leaves out becomes the
+   * store's HEAD until the first checkpoint (`provisionalHead`): 'head'. The status then compares the index with
+   * it, and lists only what differs in the workspace rather than every tracked file as new, and the capture is
+   * that tree patched here with what differs (no `write-tree`). Null when not seeded.
+   */
+  private async seed(): Promise<'head' | 'index' | null> {
     this.seedable = false;
-    if (await lstat(this.git.indexFile).catch(() => null)) return false;
-    return seedFromRepository(this.places, this.git, { maxFileBytes: this.maxFileBytes, home: this.home, excluded: this.excludedPaths(this.home) });
+    if (await lstat(this.git.indexFile).catch(() => null)) return null;
+    const seeded = await seedFromRepository(this.places, this.git, {
+      maxFileBytes: this.maxFileBytes,
+      home: this.home,
+      excluded: this.excludedPaths(this.home),
+    });
+    if (!seeded) return null;
+    if (seeded.tree?.length !== 40) return 'index';
+    const gitDir = this.places.gitDir;
+    try {
+      const tree = seeded.removed.length
+        ? await patchTree(
+            seeded.tree,
+            seeded.removed.map((path) => ({ path, entry: null })),
+            (id) => this.readTree(id),
+            (body) => writeObject(gitDir, 'tree', body),
+          )
+        : seeded.tree;
+      const commit = await writeObject(gitDir, 'commit', Buffer.from(commitBody(tree, 'seed\n\nThe repository index, not a checkpoint.\n', new Date())));
+      // The mark first: a store found with it has its HEAD and index dropped as it opens, and is seeded again.
+      await writeFile(join(gitDir, SEED_PENDING), '', { mode: 0o600 });
+      this.provisionalHead = true;
+      await writeRef(gitDir, 'HEAD', commit);
+      return 'head';
+    } catch {
+      await this.dropProvisionalHead();
+      return 'index';
+    }
+  }
+
+  /** HEAD unborn again, where it was only the seeded tree (the index stays). */
+  private async dropProvisionalHead(): Promise<void> {
+    if (!this.provisionalHead) return;
+    await writeFile(join(this.places.gitDir, 'HEAD'), 'ref: refs/heads/master\n', { mode: 0o600 });
+    await rm(join(this.places.gitDir, SEED_PENDING), { force: true });
+    this.head = null;
+    this.provisionalHead = false;
   }
 
   /** Whether the store still reads objects of the workspace's repository (a seeded store, until `ownObjects`). */
@@ -437,9 +504,16 @@ export class CheckpointStore {
   private async readTree(id: string): Promise<Buffer> {
     const known = this.trees.get(id);
     if (known) return known;
-    const body = (await readLooseObject(this.places.gitDir, id, 'tree')) ?? this.packs.read(id, 'tree') ?? (await this.blobs.read(id));
+    const body =
+      (await readLooseObject(this.places.gitDir, id, 'tree')) ?? this.packs.read(id, 'tree') ?? (await this.borrowedLoose(id)) ?? (await this.blobs.read(id));
     this.remember(id, body);
     return body;
+  }
+
+  /** A tree loose in the folder the store borrows from (a repository not packed since its last commits), read here. */
+  private async borrowedLoose(id: string): Promise<Buffer | null> {
+    const objects = this.packs.alternate();
+    return objects ? readLooseObjectIn(objects, id, 'tree').catch(() => null) : null;
   }
 
   private remember(id: string, body: Buffer): void {
@@ -469,6 +543,10 @@ export class CheckpointStore {
       }
       this.nextSeq.set(meta.session, seq + 1);
       this.head = { commit, tree: capture.tree };
+      if (this.provisionalHead) {
+        await rm(join(this.places.gitDir, SEED_PENDING), { force: true });
+        this.provisionalHead = false;
+      }
       return { ...meta, id: `${meta.session}/${seq}`, seq, commit, tree: capture.tree, at, skipped: body.skipped };
     }
   }
@@ -707,6 +785,13 @@ export class CheckpointStore {
       await writeFile(join(gitDir, 'HEAD'), 'ref: refs/heads/master\n', { mode: 0o600 });
     }
     this.seedable = !(await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim().match(/^[0-9a-f]{40,64}$/);
+    // Seeded, and cut off before its first checkpoint: its HEAD is no look at the workspace, so it starts again.
+    if (!this.seedable && (await lstat(join(gitDir, SEED_PENDING)).catch(() => null))) {
+      await writeFile(join(gitDir, 'HEAD'), 'ref: refs/heads/master\n', { mode: 0o600 });
+      await rm(this.git.indexFile, { force: true });
+      await rm(join(gitDir, SEED_PENDING), { force: true });
+      this.seedable = true;
+    }
     await mkdir(join(gitDir, 'info'), { recursive: true });
     await writeIfChanged(join(gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES);
     await writeIfChanged(join(gitDir, 'info', 'exclude'), await this.excludes(home));
