@@ -60,6 +60,9 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
       return commandFileReferences(withShell, core.workspace, [core.workspace], core.home, core.environment);
     };
 
+    /** Per session, the newest Skill call's load: the next one injects its block after it. */
+    const injecting = new Map<string, Promise<void>>();
+
     const runAsUser = async (session: SessionHandle, skill: SkillDefinition, args: string): Promise<string> => {
       if (!isUserInvocable(skill)) {
         const why =
@@ -91,12 +94,26 @@ export function createSkillsCapability(options: SkillsCapabilityOptions = {}): C
           catalog: () => service.catalog,
           place: (turnId, step, name) => turnSkills(session.id).place(turnId, step, name),
           load: async (skill, args, { turnId, callId, step, trigger, chain, parent }) => {
-            const body = await readSkillBody(skill, fsOf(skill));
-            const prepared = skill.fromCommands ? commandShellLines(expandedBody(skill, body, args, session.id), skill, trusted) : undefined;
-            const activation = buildActivation(skill, body, args, trigger, session.id, parent, prepared);
-            turnSkills(session.id).record(turnId, step, skill.name, chain, activation.content);
-            session.inject(activation.block);
-            recordActivation(session, skill, args, trigger, activation, core.now(), { turnId, callId });
+            const reading = readSkillBody(skill, fsOf(skill));
+            reading.catch(() => {}); // handled below, once the earlier loads are in (not an unhandled rejection meanwhile)
+            // Skills loaded by calls of one step are injected in the order the calls started, whichever file is read
+            // first: the conversation reads as the model asked.
+            const earlier = injecting.get(session.id);
+            const mine = (async () => {
+              await earlier?.catch(() => {});
+              const body = await reading;
+              const prepared = skill.fromCommands ? commandShellLines(expandedBody(skill, body, args, session.id), skill, trusted) : undefined;
+              const activation = buildActivation(skill, body, args, trigger, session.id, parent, prepared);
+              turnSkills(session.id).record(turnId, step, skill.name, chain, activation.content);
+              session.inject(activation.block);
+              recordActivation(session, skill, args, trigger, activation, core.now(), { turnId, callId });
+            })();
+            injecting.set(session.id, mine);
+            try {
+              await mine;
+            } finally {
+              if (injecting.get(session.id) === mine) injecting.delete(session.id);
+            }
           },
         }),
       ],
