@@ -220,6 +220,9 @@ describe('context compaction (integration)', () => {
     h.server.enqueue({ chunks: [{ text: 'a note' }, { text: ' that takes its time' }, { finish: 'stop' }], delayMs: 5_000 });
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'second' });
     await waitFor(() => h!.sessionEvents('compaction.started').length === 1);
+    // Stopped once the compaction's request is at the server (stopped before it, the request is never sent, and the
+    // slow reply queued for it would answer the next compaction instead: seen under load).
+    await waitFor(() => h!.server.requests.length === 2);
     await h.core.handlers.cancelTurn({ sessionId: h.session.id });
     expect(await h.core.turnDone(h.session.id)).toEqual({ stopReason: 'cancelled' });
     expect(last(h, 'compaction.ended')).toMatchObject({ trigger: 'auto', outcome: 'cancelled' });
