@@ -30,6 +30,17 @@ describe('headless (deft run): nobody to ask', () => {
     await expect(readFile(join(h.workspace, 'a.txt'), 'utf8')).rejects.toThrow();
   });
 
+  it('judges a prompt sent right after a mode switch, without waiting for the switch to answer, by the new mode', async () => {
+    h = await createHarness({ permissionMode: 'yolo', tools: () => standInTools() });
+    h.server.enqueue(toolStep(callChunk('Write', { path: 'a.txt', content: 'hello' })));
+    // As a window sends them: the switch, then the prompt on the same socket, neither waiting for the other's answer.
+    const switched = h.core.handlers.setPermissionMode({ sessionId: h.session.id, mode: 'ask' });
+    await h.run('write a file');
+    await switched;
+    expect(toolMessages(h)[0]).toContain('ERROR: Write needs approval');
+    await expect(readFile(join(h.workspace, 'a.txt'), 'utf8')).rejects.toThrow();
+  });
+
   it('runs the Write when an allow rule in .deft/settings.json covers it', async () => {
     h = await createHarness({ permissionMode: 'ask', tools: () => standInTools() });
     await mkdir(join(h.workspace, '.deft'));

@@ -228,12 +228,15 @@ export function permissionRules(core: CoreContext, hub: ApprovalDesk, options: A
       },
       setPermissionMode: async ({ sessionId, mode }) => {
         const session = await core.session(sessionId);
-        const previous = await modeOf(session);
+        const lent = session.state(modeLeaseSlot).get();
+        const own = session.state(modeSlot).get();
+        // In force before anything else is awaited: a prompt sent right after the switch (the same socket, next message)
+        // must have its first tool call judged by it, not by the mode it replaced (seen under load in e2e).
         session.state(modeSlot).set(mode);
         // The user's choice ends a lent mode (a goal run without asking then asks as this mode does);
         // ending it announces the change.
-        if (session.state(modeLeaseSlot).get()) session.state(modeLeaseSlot).set(null);
-        else await announceMode(session, previous, mode);
+        if (lent) session.state(modeLeaseSlot).set(null);
+        else await announceMode(session, own ?? (await hub.loadRules()).loaded.defaultMode ?? 'ask', mode);
         return { mode };
       },
       answerApproval: async ({ sessionId, requestId, answer }) => {
