@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdir, readdir, lstat, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, lstat, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { MockModelServer } from '../test-support/mock-model-server';
 import { tempDir } from '../test-support/harness';
 import { callChunk, textReply, toolStep } from '../test-support/mock-steps';
@@ -34,17 +34,22 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'gc.auto=0', ...args], { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
 }
 
-/** The repository, generated once per machine (committed and packed) and put back to its commit before each use. */
+/**
+ * The repository, generated once per machine (committed and packed: a template no run changes, made in a folder of
+ * its own and renamed into place, so two runs never build it at once), then cloned into a folder of this run's own —
+ * another process running this bench at the same time never touches the files this run changes. The clone's index is
+ * rewritten a second later by a mixed reset, as a user's after a commit: its stat data not racy (git would hash such
+ * files again) and its cache-tree complete.
+ */
 async function repository(): Promise<string> {
-  const dir = join(tmpdir(), 'deft-bench-committed-20k-v1');
-  const marker = `${dir}.done`;
-  if (
-    !(await stat(marker).then(
+  const template = join(tmpdir(), 'deft-bench-committed-20k-v2');
+  const exists = (path: string) =>
+    stat(path).then(
       () => true,
       () => false,
-    ))
-  ) {
-    await rm(dir, { recursive: true, force: true });
+    );
+  if (!(await exists(join(template, '.git', 'HEAD')))) {
+    const dir = await tempDir('deft-bench-committed-20k-build-');
     const next = random(36);
     for (let i = 0; i < FILES; i += 500) {
       const batch = Array.from({ length: Math.min(500, FILES - i) }, (_, k) => pathOf(i + k));
@@ -56,10 +61,15 @@ async function repository(): Promise<string> {
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'the repository');
     git(dir, 'gc', '-q');
-    await writeFile(marker, '');
+    await rename(dir, template).catch(async () => {
+      // Another run made it first.
+      await rm(dir, { recursive: true, force: true });
+    });
   }
-  git(dir, 'checkout', '-q', '--', '.');
-  git(dir, 'clean', '-qfd');
+  const dir = join(await tempDir('deft-bench-cprepo-ws-'), 'repo');
+  git(tmpdir(), 'clone', '-q', template, dir);
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  git(dir, 'reset', '-q');
   return dir;
 }
 
@@ -201,6 +211,6 @@ export default async function checkpointsRepo(): Promise<BenchResult[]> {
     await server.close();
     await rm(modes.on.home, { recursive: true, force: true });
     await rm(modes.off.home, { recursive: true, force: true });
-    await repository().catch(() => {});
+    await rm(dirname(workspace), { recursive: true, force: true });
   }
 }

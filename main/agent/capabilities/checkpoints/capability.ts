@@ -6,7 +6,7 @@ import type { ReviewPane } from './review-pane';
 import { Rewinds, lastRewindSlot, pendingNoteSlot } from './rewind';
 import { writeCheckpointSettings } from './settings';
 import { CheckpointStorageKeeper } from './storage';
-import type { Checkpoint, CheckpointMeta } from './store/store';
+import type { Checkpoint, CheckpointMeta, FileChange } from './store/store';
 import { WorkspaceCheckpoints } from './workspace';
 
 /**
@@ -229,7 +229,9 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
       const store = await checkpoints.store();
       if (!store) return;
       const endTree = end?.tree ?? (await checkpoints.latestTree(session.id)) ?? turn.before.tree;
-      const all = await store.changes(turn.before.tree, endTree, true).catch(() => []);
+      // Line counts of the files the event lists only (the first MAX_TURN_FILES): a command that changed 500 files is
+      // not diffed 500 times, and starts no git where its files are small.
+      const all = await store.changes(turn.before.tree, endTree, MAX_TURN_FILES).catch((): FileChange[] => []);
       // What another session in this folder made while this turn ran is not this turn's change.
       const others = await changedByOthers(
         store,
@@ -245,6 +247,12 @@ export const checkpointsCapability: CapabilityFactory = (core) => {
         const since = new Set((await store.changes(turn.firstFull, endTree).catch(() => [])).map((c) => c.path));
         const named = new Set([...turn.named].map((path) => relative(store.places.workspace, path).split(sep).join('/')));
         changes = changes.filter((c) => since.has(c.path) || named.has(c.path));
+      }
+      // Files left out above (another session's, or changed outside the turn) may bring into the list files beyond those counted.
+      const listed = changes.slice(0, MAX_TURN_FILES);
+      if (listed.some((c) => all.indexOf(c) >= MAX_TURN_FILES)) {
+        const counted = new Map((await store.changes(turn.before.tree, endTree, true).catch(() => [])).map((c) => [c.path, c]));
+        changes = changes.map((c) => counted.get(c.path) ?? c);
       }
       session.emit({
         type: 'turn.changes',

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '#test-support/harness';
 import { runGit } from './git';
-import type { ObjectType } from './objects';
+import { type ObjectType, type TreeEntry, formatTree, objectId } from './objects';
 import { PackReader } from './pack-reader';
 import { writePack } from './pack-writer';
 import { ALTERNATES } from './seed';
@@ -146,5 +147,41 @@ describe('objects written as one pack', () => {
     expect(at).toBe(batch.length);
     reader.close();
     expect((await readdir(join(gitDir, 'objects', 'pack'))).filter((n) => n.startsWith('tmp_'))).toEqual([]);
+  });
+
+  it('deflates each blob once and stores trees as zlib stored blocks (no deflate per tree, a large one in several blocks): git verifies and reads them', async () => {
+    const gitDir = join(await tempDir('deft-pack-trees-'), 'store.git');
+    dirs.push(join(gitDir, '..'));
+    await runGit(null, ['init', '--bare', '-q', '--template=', gitDir]);
+    const blobs = Array.from({ length: 40 }, (_, i) => Buffer.from(`blob ${i}\n`.repeat(1 + i)));
+    const blobIds = blobs.map((body) => objectId('blob', body));
+    // A tree of 2,000 entries (over 65,535 bytes: more than one stored block), one of a few, and one holding both.
+    const entry = (name: string, i: number): TreeEntry => ({ mode: '100644', name: Buffer.from(name), id: blobIds[i % blobIds.length]! });
+    const large = formatTree(Array.from({ length: 2_000 }, (_, i) => entry(`a-rather-long-file-name-${i}.ts`, i)));
+    expect(large.length).toBeGreaterThan(65_535);
+    const small = formatTree([entry('x.txt', 1), entry('y.txt', 2)]);
+    const top = formatTree([
+      { mode: '40000', name: Buffer.from('large'), id: objectId('tree', large) },
+      { mode: '40000', name: Buffer.from('small'), id: objectId('tree', small) },
+      entry('z.txt', 3),
+    ]);
+    const objects = [...blobs.map((body) => ({ type: 'blob' as const, body })), ...[large, small, top].map((body) => ({ type: 'tree' as const, body }))];
+    const deflate = vi.spyOn(zlib, 'deflateSync');
+    let ids: string[];
+    try {
+      ids = writePack(gitDir, objects);
+      expect(deflate).toHaveBeenCalledTimes(blobs.length);
+    } finally {
+      deflate.mockRestore();
+    }
+    const git = async (...args: string[]) => (await runGit(null, ['--git-dir', gitDir, ...args])).stdout.toString();
+    await git('fsck', '--full', '--strict', '--no-dangling');
+    const [idx] = (await readdir(join(gitDir, 'objects', 'pack'))).filter((n) => n.endsWith('.idx'));
+    expect(await git('verify-pack', '-v', join(gitDir, 'objects', 'pack', idx!))).toContain(`non delta: ${objects.length} objects`);
+    expect(await git('ls-tree', '-r', '--name-only', ids.at(-1)!)).toContain('large/a-rather-long-file-name-1999.ts\n');
+    expect(await git('cat-file', 'blob', `${ids.at(-1)!}:small/y.txt`)).toBe(blobs[2]!.toString());
+    const reader = new PackReader(gitDir);
+    for (const [i, object] of objects.entries()) expect(reader.read(ids[i]!, object.type)?.equals(object.body)).toBe(true);
+    reader.close();
   });
 });

@@ -324,9 +324,10 @@ export class RemoteCheckpointStore implements CheckpointStoreApi {
     return parseRefList((await this.run(LIST_REFS_ARGS(REF_ROOT))).stdout);
   }
 
-  async changes(from: string, to: string, counts = false): Promise<FileChange[]> {
+  /** `counts` a number: every file is counted here all the same (one diff-tree either way). */
+  async changes(from: string, to: string, counts: boolean | number = false): Promise<FileChange[]> {
     if (from === to) return [];
-    const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', ...(counts ? ['--numstat'] : []), from, to];
+    const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', ...(counts !== false && counts !== 0 ? ['--numstat'] : []), from, to];
     return parseDiffTree((await this.run(args)).stdout).map(toFileChange);
   }
 

@@ -30,7 +30,8 @@ export interface CheckpointStoreApi {
    * checkpoints.
    */
   latestTimes?(): Promise<Map<string, number> | undefined>;
-  changes(from: string, to: string, counts?: boolean): Promise<FileChange[]>;
+  /** What differs between two trees; `counts` adds line counts: of every file, or, a number N, of at least the first N. */
+  changes(from: string, to: string, counts?: boolean | number): Promise<FileChange[]>;
   entry(tree: string, path: string): Promise<{ mode: string; blob: string } | null>;
   blob(id: string): Promise<Buffer>;
   /** Put these workspace paths back to what `tree` holds (a path it does not hold is deleted). */

@@ -101,6 +101,34 @@ describe('CheckpointStore', () => {
     store.close();
   });
 
+  it("a turn's many changed files are listed here, without git, and the first N counted exactly as git's numstat counts them", async () => {
+    const files = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`d${i % 4}/f${String(i).padStart(2, '0')}.txt`, `line a ${i}\nline b\nline c\n`]));
+    const { workspace, home } = await setup(files);
+    const store = await CheckpointStore.open(home, workspace);
+    const first = await snapshot(store);
+    const paths = Object.keys(files);
+    for (const [i, path] of paths.entries()) {
+      if (i % 9 === 0) await rm(join(workspace, path));
+      else await writeFile(join(workspace, path), i % 2 ? `line a ${i}\nline b changed\nline c\nmore\n` : `line a ${i}\n`);
+    }
+    await put(workspace, 'd9/new.txt', 'one\ntwo\n');
+    const second = await snapshot(store);
+    const numstat = parseDiffTree(
+      (await runGit(null, ['--git-dir', store.places.gitDir, 'diff-tree', '-r', '-z', '--no-renames', '--raw', '--numstat', first.tree, second.tree])).stdout,
+    ).map(toFileChange);
+    expect(numstat).toHaveLength(46);
+    const git = await loggedGit();
+    try {
+      const changes = await store.changes(first.tree, second.tree, 30);
+      expect(await git.calls()).toEqual([]);
+      expect(changes.slice(0, 30)).toEqual(numstat.slice(0, 30));
+      expect(changes.slice(30)).toEqual(numstat.slice(30).map((c) => ({ ...c, added: null, removed: null })));
+    } finally {
+      git.restore();
+    }
+    store.close();
+  });
+
   it('a capture of many changed files writes their blobs as one pack git reads, and a rewind puts them back', async () => {
     const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`d${i % 3}/f${i}.txt`, `original ${i}\n`]));
     const { workspace, home } = await setup(files);

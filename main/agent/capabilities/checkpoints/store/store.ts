@@ -1,4 +1,5 @@
 import { localEnvironment } from '#infra/environment/local/local-environment';
+import { type Stats, lstatSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { access, constants, readlink } from 'node:fs/promises';
 import { readLarge, readSmall } from './workspace-file';
@@ -224,10 +225,11 @@ export class CheckpointStore {
     if (only?.length) {
       const head = await this.headTree();
       if (head?.length === 40) {
-        const { here, git } = await this.sortPaths(head, only);
+        const { here, git, stats } = await this.sortPaths(head, only);
         if (!git.length) {
           if (!here.length) return { tree: head, skipped: [] };
-          const looked = await this.look(here);
+          // The lstat sortPaths took serves again, and whether a file can be read is found by reading it (patchHead).
+          const looked = await this.look(here, stats);
           return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
         }
         only = [...here, ...git];
@@ -341,14 +343,18 @@ export class CheckpointStore {
     this.packs.close();
   }
 
-  /** What each path `git status` reported is now: a file (and its size), a link, gone, or left out (and why). */
-  private async look(candidates: readonly string[]): Promise<Looked> {
+  /**
+   * What each path `git status` reported is now: a file (and its size), a link, gone, or left out (and why). With
+   * `known`, the lstat of each path just taken (sortPaths), for a look whose files are then read here (patchHead: a file
+   * that cannot be read is left out as unreadable there), so neither is asked of the system again.
+   */
+  private async look(candidates: readonly string[], known?: ReadonlyMap<string, Stats | null>): Promise<Looked> {
     const looked: Looked = { files: [], links: [], missing: [], folders: [], skipped: [] };
     await Promise.all(
       candidates.map(async (path) => {
         const clean = path.replace(/\/$/, '');
         const full = join(this.places.workspace, clean);
-        const stats = await lstat(full).catch(() => null);
+        const stats = known?.has(clean) ? known.get(clean)! : await lstat(full).catch(() => null);
         if (!stats) return void looked.missing.push(clean);
         if (stats.isSymbolicLink()) return void looked.links.push(clean);
         const skip = (reason: SkippedFile['reason'], size?: number) =>
@@ -366,6 +372,7 @@ export class CheckpointStore {
           return skip('secret');
         if (stats.size > this.maxFileBytes) return skip('too_large', stats.size);
         if (
+          !known &&
           !(await access(full, constants.R_OK).then(
             () => true,
             () => false,
@@ -447,9 +454,10 @@ export class CheckpointStore {
    * differs), so it is looked at without git. Left out: a path `tree` holds nothing at and the workspace holds nothing
    * at either (no change). `git`: the rest (a new file needs git's ignore rules, a folder a walk) — git's status then.
    */
-  private async sortPaths(tree: string, paths: readonly string[]): Promise<{ here: string[]; git: string[] }> {
+  private async sortPaths(tree: string, paths: readonly string[]): Promise<{ here: string[]; git: string[]; stats: Map<string, Stats | null> }> {
     const here: string[] = [];
     const git: string[] = [];
+    const stats = new Map<string, Stats | null>();
     // Each tree on the paths parsed once (500 paths share a few dozen folders).
     const parsed = new Map<string, Map<string, TreeEntry>>();
     const entries = async (id: string) => {
@@ -473,13 +481,21 @@ export class CheckpointStore {
         const entry: TreeEntry | undefined = (await entries(id)).get(Buffer.from(part, 'utf8').toString('latin1'));
         [id, mode] = entry ? [entry.id, entry.mode] : [null, ''];
       }
-      const stats = await lstat(join(this.places.workspace, path)).catch((error: NodeJS.ErrnoException) => error.code ?? 'error');
-      const absent = stats === 'ENOENT' || stats === 'ENOTDIR';
+      // Synchronously: one system call each, rather than a trip through the thread pool and a promise per path.
+      let found: Stats | string;
+      try {
+        found = lstatSync(join(this.places.workspace, path));
+      } catch (error) {
+        found = (error as NodeJS.ErrnoException).code ?? 'error';
+      }
+      const absent = found === 'ENOENT' || found === 'ENOTDIR';
       if (id === null && absent) continue;
       const inTree = id !== null && mode !== TREE_MODE && mode !== '160000';
-      (inTree && !(typeof stats !== 'string' && stats.isDirectory()) ? here : git).push(path);
+      const isFolder = typeof found !== 'string' && found.isDirectory();
+      (inTree && !isFolder ? here : git).push(path);
+      if (inTree && !isFolder) stats.set(path, typeof found === 'string' ? null : found);
     }
-    return { here, git };
+    return { here, git, stats };
   }
 
   /**
@@ -636,8 +652,11 @@ export class CheckpointStore {
     return times;
   }
 
-  /** What differs between two trees, within the workspace; `counts` adds line counts (reads the blobs). */
-  async changes(from: string, to: string, counts = false): Promise<FileChange[]> {
+  /**
+   * What differs between two trees, within the workspace; `counts` adds line counts (reads the blobs): of every file, or,
+   * a number N, of the first N only (the others' stay null).
+   */
+  async changes(from: string, to: string, counts: boolean | number = false): Promise<FileChange[]> {
     if (from === to) return [];
     // A few small files (a turn's): worked out here, with the trees and blobs read in-process (no git process).
     if (from.length === 40 && to.length === 40) {
@@ -650,7 +669,7 @@ export class CheckpointStore {
       );
       if (here) return here.map(toFileChange);
     }
-    const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', ...(counts ? ['--numstat'] : []), from, to];
+    const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', ...(counts !== false && counts !== 0 ? ['--numstat'] : []), from, to];
     return parseDiffTree((await runGit(this.git, args)).stdout).map(toFileChange);
   }
 

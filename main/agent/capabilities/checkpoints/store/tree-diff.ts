@@ -7,10 +7,15 @@ import type { TreeChange } from './status';
  * turn's few changed files) so that a turn's end starts no git: only subtrees whose ids differ are read, and the line
  * counts come from a diff of the blobs (a minimal one: the counts are then those of git's, whose heuristics start only
  * far beyond the edit sizes taken here). Null — ask git — beyond MAX_FILES changed files, a blob over MAX_BLOB_BYTES,
- * an edit of MAX_EDIT lines or more, a submodule, or any object not read here.
+ * an edit of MAX_EDIT lines or more, a submodule, or any object not read here. With `counts` a number N (a turn's
+ * *Changed files*, which lists the first N), only the first N changes are counted (the others' counts stay null), and
+ * up to MAX_LISTED files changed and COUNTED_BYTES of blobs read are worked out here: a command that changed 500 files
+ * starts no git to list them.
  */
 
 const MAX_FILES = 20;
+const MAX_LISTED = 5_000;
+const COUNTED_BYTES = 16 * 1024 * 1024;
 const MAX_BLOB_BYTES = 128 * 1024;
 const MAX_EDIT = 200;
 /** git's own test for a binary file: a NUL among the first 8,000 bytes. */
@@ -26,8 +31,11 @@ function key(entry: TreeEntry): Buffer {
   return entry.mode === TREE_MODE ? Buffer.concat([entry.name, Buffer.from('/')]) : entry.name;
 }
 
-export async function diffTreesHere(from: string, to: string, readTree: Read, readBlob: Read, counts: boolean): Promise<TreeChange[] | null> {
+export async function diffTreesHere(from: string, to: string, readTree: Read, readBlob: Read, counts: boolean | number): Promise<TreeChange[] | null> {
   const changes: TreeChange[] = [];
+  const limit = typeof counts === 'number' ? MAX_LISTED : MAX_FILES;
+  const counted = counts === true ? Number.POSITIVE_INFINITY : counts === false ? 0 : counts;
+  let bytes = 0;
   const tree = async (id: string) => {
     const body = await readTree(id);
     if (!body) throw new AskGit();
@@ -45,7 +53,7 @@ export async function diffTreesHere(from: string, to: string, readTree: Read, re
       added: null,
       removed: null,
     });
-    if (changes.length > MAX_FILES) throw new AskGit();
+    if (changes.length > limit) throw new AskGit();
   };
   const all = async (prefix: string, id: string, side: 'A' | 'D') => {
     for (const entry of await tree(id)) {
@@ -85,12 +93,14 @@ export async function diffTreesHere(from: string, to: string, readTree: Read, re
   };
   try {
     await walk('', from, to);
-    for (const change of counts ? changes : []) {
+    for (const change of changes.slice(0, counted)) {
       const [a, b] = await Promise.all([
         change.oldBlob ? readBlob(change.oldBlob) : Buffer.alloc(0),
         change.newBlob ? readBlob(change.newBlob) : Buffer.alloc(0),
       ]);
       if (!a || !b || a.length > MAX_BLOB_BYTES || b.length > MAX_BLOB_BYTES) throw new AskGit();
+      bytes += a.length + b.length;
+      if (bytes > COUNTED_BYTES) throw new AskGit();
       if (a.subarray(0, BINARY_PROBE).includes(0) || b.subarray(0, BINARY_PROBE).includes(0)) continue;
       const counts = lineEditCounts(a.toString('latin1'), b.toString('latin1'), MAX_EDIT);
       if (!counts) throw new AskGit();
