@@ -510,6 +510,30 @@ describe('checkpoints through the agent loop', { timeout: 90_000 }, () => {
       git.restore();
     }
   });
+  it("a turn's Changed files counts the lines of every file it lists, also when files left out as changed outside bring later ones into the list", async () => {
+    h = await createHarness({ capabilities: defaultCapabilities });
+    await setUp(h);
+    h.server.enqueue(toolStep(callChunk('Write', { path: 'new.txt', content: 'new\n' })), textReply('Written.'));
+    await h.run('first');
+    // Outside Deft, between turns: a file that sorts before the turn's own.
+    await put(h.workspace, '0-outside.txt', 'made by the user\n');
+    // The turn's checkpoint is narrowed to b.txt; the command's look at the whole workspace finds the user's file too.
+    h.server.enqueue(
+      toolStep(callChunk('Read', { path: 'b.txt' })),
+      toolStep(callChunk('Edit', { path: 'b.txt', old_string: 'original b', new_string: 'edited b' })),
+      // (The paths written out: a command whose paths only a shell expansion knows is asked about first.)
+      toolStep(callChunk('Bash', { command: `echo x | tee ${Array.from({ length: 201 }, (_, i) => `m${100 + i}.txt`).join(' ')} > /dev/null` })),
+      textReply('Done.'),
+    );
+    const turnId = await h.run('edit b, make 201 files');
+    const event = h.sessionEvents('turn.changes').find((e) => (e as SessionEventOf<'turn.changes'>).turnId === turnId) as SessionEventOf<'turn.changes'>;
+    // 203 files differ from the turn's checkpoint; the user's is not the turn's: 202, of which 200 are listed.
+    expect(event.files).toHaveLength(200);
+    expect(event.more).toBe(2);
+    expect(event.files[0]).toEqual({ path: 'b.txt', status: 'modified', added: 1, removed: 1 });
+    expect(event.files.at(-1)!.path).toBe('m298.txt');
+    expect(event.files.slice(1).every((f) => f.status === 'added' && f.added === 1 && f.removed === 0)).toBe(true);
+  });
   it('a text-only turn starts no git, yet is a rewind point at the files as the last turn left them', async () => {
     const git = await loggedGit();
     try {

@@ -7,6 +7,30 @@
  */
 export function lineEditCounts(a: string, b: string, limit: number): [number, number] | null {
   if (a === b) return [0, 0];
+  // The whole lines both texts start with, and end with, are found on their characters first and left out (they are
+  // in every minimal diff's common part): an edit of a few lines of a long file splits and numbers those lines only.
+  const shorter = Math.min(a.length, b.length);
+  let same = 0;
+  while (same < shorter && a.charCodeAt(same) === b.charCodeAt(same)) same++;
+  const start = same === 0 ? 0 : a.lastIndexOf('\n', same - 1) + 1;
+  let tail = 0;
+  while (tail < shorter - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
+  let endA = a.length - tail;
+  let endB = b.length - tail;
+  const lineStart = (text: string, at: number) => at === start || text.charCodeAt(at - 1) === 10;
+  if (!lineStart(a, endA) || !lineStart(b, endB)) {
+    // The common end from the first line it holds whole (after its first newline), or none.
+    const newline = a.indexOf('\n', endA);
+    const shift = newline < 0 ? tail : newline + 1 - endA;
+    endA += shift;
+    endB += shift;
+  }
+  if (start > 0 || endA < a.length) return middleCounts(a.slice(start, endA), b.slice(start, endB), limit);
+  return middleCounts(a, b, limit);
+}
+
+function middleCounts(a: string, b: string, limit: number): [number, number] | null {
+  if (a === b) return [0, 0];
   const ids = new Map<string, number>();
   const left = lineIds(a, ids);
   const right = lineIds(b, ids);

@@ -13,6 +13,17 @@ import { promisify } from 'node:util';
 const zlib = () => process.getBuiltinModule('node:zlib');
 let deflateAsync: ((data: Buffer, options: { level: number }) => Promise<Buffer>) | undefined;
 
+/**
+ * An object's bytes deflated at level 1 (the store's core.looseCompression), synchronously, with zlib's window and
+ * memory sized to them: a source file of a few KiB gets a window as large as itself (the same bytes out — deflate never
+ * looks back past the start) and a stream of about 64 KiB rather than 256 KiB, made and dropped per object (a command
+ * that changed 500 files makes 500 of them). Any inflate reads it (the window size is in the stream's header).
+ */
+export function deflateObject(data: Buffer): Buffer {
+  const windowBits = Math.max(9, Math.min(15, Math.ceil(Math.log2(data.length + 262))));
+  return zlib().deflateSync(data, { level: 1, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 7)) });
+}
+
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
 /** The id of an object (sha-1 of "<type> <size>\0<body>"), as git computes it for a sha-1 store. */
@@ -35,7 +46,7 @@ export async function writeObject(gitDir: string, type: ObjectType, body: Buffer
   const header = Buffer.from(`${type} ${body.length}\0`);
   if (body.length <= SYNC_BYTES) {
     if (existsSync(path)) return id;
-    const data = zlib().deflateSync(Buffer.concat([header, body]), { level: 1 });
+    const data = deflateObject(Buffer.concat([header, body]));
     try {
       writeFileSync(temp, data, { flag: 'wx', mode: 0o444 });
     } catch (error) {
@@ -195,7 +206,11 @@ export function readLooseObject(gitDir: string, id: string, type: ObjectType): P
 /** readLooseObject from an objects folder (the store's, or the one its alternates name). */
 export async function readLooseObjectIn(objects: string, id: string, type: ObjectType): Promise<Buffer | null> {
   if (!/^[0-9a-f]{40}$/.test(id)) return null;
-  const stored = await readFile(join(objects, id.slice(0, 2), id.slice(2))).catch(() => null);
+  const path = join(objects, id.slice(0, 2), id.slice(2));
+  // Most objects asked for after a capture of many files are in its pack: a missing file is found without a failed
+  // open's error (made with its stack) and a trip through the thread pool each.
+  if (!existsSync(path)) return null;
+  const stored = await readFile(path).catch(() => null);
   if (!stored) return null;
   const data = zlib().inflateSync(stored);
   const nul = data.indexOf(0);

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ObjectType, objectId } from './objects';
+import { type ObjectType, deflateObject, objectId } from './objects';
 
 /**
  * Many objects written as one pack (version 2, with its version 2 `.idx`) instead of a loose file each: a command that
  * changed 500 files costs two files created, not 500 (creating a file, its folder and renaming it into place is what a
- * loose object costs most). git's own formats, undeltified, each blob deflated at level 1 as loose ones are (trees —
+ * loose object costs most). git's own formats, undeltified, each blob deflated as loose ones are (`deflateObject`; trees —
  * their ids are most of their bytes, and barely shrink — are stored as zlib's uncompressed blocks, written here: a
  * deflate per object is a zlib stream made and dropped, and a command that changed 500 files in 400 folders writes 400
  * trees); the
@@ -103,7 +103,7 @@ export function writePack(gitDir: string, objects: ReadonlyArray<{ type: ObjectT
     if (seen.has(id)) return;
     seen.add(id);
     const header = entryHeader(object.type, object.body.length);
-    const data = object.type === 'tree' ? storedZlib(object.body) : process.getBuiltinModule('node:zlib').deflateSync(object.body, { level: 1 });
+    const data = object.type === 'tree' ? storedZlib(object.body) : deflateObject(object.body);
     entries.push({ id: Buffer.from(id, 'hex'), crc: crc32([header, data]), offset });
     parts.push(header, data);
     offset += header.length + data.length;
