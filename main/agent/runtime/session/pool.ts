@@ -98,7 +98,10 @@ export class SessionPool {
     const loaded = await this.deps.store.load(sessionId);
     if (!loaded) throw new CommandError('not_found', `Session ${sessionId} does not exist in this workspace.`);
     const raced = this.open.get(sessionId);
-    return raced ? this.ready(raced) : this.add(loaded.session, loaded.problems, 'resume');
+    if (raced) return this.ready(raced);
+    // A log read whole because it had no snapshot gets one now: its next first open (after a restart) reads only its tail.
+    if (loaded.session.lacksSnapshot) void loaded.session.snapshot().catch(() => {});
+    return this.add(loaded.session, loaded.problems, 'resume');
   }
 
   /**
