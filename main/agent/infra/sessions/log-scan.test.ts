@@ -3,7 +3,7 @@ import type { ModelMessage } from '#contract/model';
 import type { SessionEvent } from '#protocol';
 import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '#test-support/harness';
 import { contextSkeleton, finishScan, scanLine, scanLog, startScan, tailOffset } from './log-scan';
@@ -448,3 +448,30 @@ describe('the state events before the tail', () => {
     expect(scan.usage).toEqual({ inputTokens: (turns - 1) ** 2, outputTokens: turns - 1 });
   });
 });
+
+describe('scanLogFile of a log that never compacted', () => {
+  it('applies the messages it holds to its end a slice at a time, the process answering others in between', async () => {
+    const dir = await tempDir('deft-scan-slices-');
+    const path = join(dir, LOG_FILE);
+    const lines = [JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 })];
+    for (let i = 0; i < 60_000; i++) lines.push(JSON.stringify({ r: 'context', m: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } }));
+    await writeFile(path, lines.join('\n') + '\n');
+    // Turns of the event loop while the log is scanned (a read of the file takes a few, whatever its length).
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const scan = await scanLogFile(path, { chunk: 64 << 20 });
+    done = true;
+    expect(scan.problems).toEqual([]);
+    expect(scan.timeline.context).toHaveLength(60_000);
+    expect(scan.timeline.context[59_999]).toMatchObject({ content: 'message 59999' });
+    // 60,000 held messages, 2,000 at a time: at least 30 turns.
+    expect(turns).toBeGreaterThanOrEqual(30);
+    await rm(dir, { recursive: true, force: true });
+  });
+});
+
