@@ -482,4 +482,3 @@ describe('scanLogFile of a log that never compacted', () => {
     await rm(dir, { recursive: true, force: true });
   });
 });
-

@@ -166,7 +166,10 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
       return;
     }
   }
-  if (scan.eventsOnly && (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || startsWith(buffer, start, end, STATE) || startsWith(buffer, start, end, COMPACTION)))
+  if (
+    scan.eventsOnly &&
+    (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || startsWith(buffer, start, end, STATE) || startsWith(buffer, start, end, COMPACTION))
+  )
     return;
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
     const state = startsWith(buffer, start, end, STATE);

@@ -72,9 +72,10 @@ export class SessionPool {
   }
 
   /**
-   * A window's first open of a session that is not loaded: its tail read from the log's newest snapshot (readTailView),
-   * while the session loads in the background (a command that needs it waits for that). Null where the tail cannot be
-   * read so: the caller opens the session the usual way.
+   * A window's first open of a session that is not loaded: its tail read from the log's newest snapshot, or from its
+   * events alone (readTailView). The session is not loaded for it: the first command that needs the session loads
+   * it (the window asks for its tasks once the tail is shown). Null where the tail cannot be read so: the caller
+   * opens the session the usual way.
    */
   async firstView(sessionId: string): Promise<{ summary: SessionSummary; view: TailView } | null> {
     // A session being let go of is read once its log (with its snapshot) is written.
@@ -90,7 +91,7 @@ export class SessionPool {
     const first = await viewing.finally(() => this.viewing.get(sessionId) === viewing && this.viewing.delete(sessionId));
     // Once it is open its events reach the window: then it answers itself.
     if (!first || this.open.has(sessionId)) return null;
-    if (!this.reading.has(sessionId)) void this.get(sessionId).catch(() => {});
+    // Not loaded now: the first command that needs it loads it (a window asks for its tasks once the tail is shown).
     return first;
   }
 
