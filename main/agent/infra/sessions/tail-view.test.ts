@@ -49,6 +49,13 @@ function turn(session: Session, n: number, next: () => number): void {
   session.emit({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 5 });
 }
 
+/** The log as one from before snapshots: its snapshot lines left out; its lines now. */
+async function leaveOutSnapshots(path: string): Promise<string[]> {
+  const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => !line.startsWith('{"r":"snapshot",'));
+  await writeFile(path, lines.join('\n'));
+  return lines;
+}
+
 /** What a window gets from a session loaded the usual way (the whole log read). */
 async function fullOpen(): Promise<{ events: unknown; before: unknown; earlier: unknown; problems: string[] }> {
   const { session, problems } = await Session.load(dir, meta, now);
@@ -179,8 +186,7 @@ describe('readTailView', () => {
     for (let n = 1; n <= 300; n++) turn(session, n, next);
     await session.flush();
     const path = join(dir, LOG_FILE);
-    const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => !line.startsWith('{"r":"snapshot",'));
-    await writeFile(path, lines.join('\n'));
+    const lines = await leaveOutSnapshots(path);
     const messages = lines.filter((line) => line.startsWith('{"r":"context",')).length;
     expect(messages).toBeGreaterThan(600);
     // Count the log's lines parsed, by kind.
@@ -211,8 +217,7 @@ describe('readTailView', () => {
     for (let n = 1; n <= 200; n++) turn(session, n, next);
     await session.flush();
     const path = join(dir, LOG_FILE);
-    const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => !line.startsWith('{"r":"snapshot",'));
-    await writeFile(path, lines.join('\n'));
+    const lines = await leaveOutSnapshots(path);
     const loaded = (await Session.load(dir, meta, now)).session;
     expect(loaded.lacksSnapshot).toBe(true);
     await loaded.snapshot();

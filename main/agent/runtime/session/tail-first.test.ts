@@ -44,9 +44,8 @@ afterEach(async () => {
 
 const loaded = (hh: Harness, id: string) => hh.core.loadedSessionIds().includes(id);
 
-it("a long session let go of opens again from its tail first (its log's snapshot), the same as a full read, and loads when asked", async () => {
-  h = await createHarness({ host: webHost, unloadAfterMs: 5 });
-  const hh = h;
+/** The harness's session after 16 turns, as a window showed it, and the window now showing another one (it is let go of). */
+async function longSessionLeft(hh: Harness): Promise<{ id: string; before: Awaited<ReturnType<Harness['core']['handlers']['openSession']>> }> {
   const id = hh.session.id;
   hh.core.show('window', id);
   for (let n = 1; n <= 16; n++) {
@@ -57,6 +56,13 @@ it("a long session let go of opens again from its tail first (its log's snapshot
   const before = await hh.core.handlers.openSession({ sessionId: id });
   const other = (await hh.core.handlers.createSession({})).session.id;
   hh.core.show('window', other);
+  return { id, before };
+}
+
+it("a long session let go of opens again from its tail first (its log's snapshot), the same as a full read, and loads when asked", async () => {
+  h = await createHarness({ host: webHost, unloadAfterMs: 5 });
+  const hh = h;
+  const { id, before } = await longSessionLeft(hh);
   await waitFor(() => !loaded(hh, id));
   reads.tailViews.length = 0;
   reads.full = 0;
@@ -84,16 +90,7 @@ it("a long session let go of opens again from its tail first (its log's snapshot
 it('a long session whose log has no snapshot opens from its tail too, without being loaded; loaded when asked, its log gets a snapshot', async () => {
   h = await createHarness({ host: webHost, unloadAfterMs: 5 });
   const hh = h;
-  const id = hh.session.id;
-  hh.core.show('window', id);
-  for (let n = 1; n <= 16; n++) {
-    hh.server.enqueue(textReply(`Answer ${n}.`));
-    await hh.core.handlers.sendPrompt({ sessionId: id, text: `question ${n}` });
-    await hh.core.turnDone(id);
-  }
-  const before = await hh.core.handlers.openSession({ sessionId: id });
-  const other = (await hh.core.handlers.createSession({})).session.id;
-  hh.core.show('window', other);
+  const { id, before } = await longSessionLeft(hh);
   // Let go of: its log gets a snapshot (written last).
   const group = readdirSync(join(hh.home, 'sessions')).find((name) => existsSync(join(hh.home, 'sessions', name, id)))!;
   const path = join(hh.home, 'sessions', group, id, LOG_FILE);
