@@ -217,7 +217,7 @@ describe('readTailView', () => {
     for (let n = 1; n <= 200; n++) turn(session, n, next);
     await session.flush();
     const path = join(dir, LOG_FILE);
-    const lines = await leaveOutSnapshots(path);
+    await leaveOutSnapshots(path);
     const loaded = (await Session.load(dir, meta, now)).session;
     expect(loaded.lacksSnapshot).toBe(true);
     await loaded.snapshot();
