@@ -48,8 +48,11 @@ describe('the web host tells the core which session each connection shows', () =
     const second = (await hh.core.handlers.createSession({})).session.id;
     const tabA = await connect(host);
     const tabB = await connect(host);
+    // Each opens its session as a window does: its tail, then its tasks (which load it, if it was let go of meanwhile).
     expect(await command(tabA, 'openSession', { sessionId: first })).toMatchObject({ ok: true });
+    expect(await command(tabA, 'listTasks', { sessionId: first })).toMatchObject({ ok: true });
     expect(await command(tabB, 'openSession', { sessionId: second })).toMatchObject({ ok: true });
+    expect(await command(tabB, 'listTasks', { sessionId: second })).toMatchObject({ ok: true });
 
     // A session neither tab shows goes at a sweep; the two shown stay.
     const idle = (await hh.core.handlers.createSession({})).session.id;
@@ -60,8 +63,10 @@ describe('the web host tells the core which session each connection shows', () =
     await waitFor(() => !hh.core.loadedSessionIds().includes(first));
     expect(hh.core.loadedSessionIds()).toEqual([second]);
 
-    // The other tab switching sessions lets go of the one it showed; what it opens is loaded again.
+    // The other tab switching sessions lets go of the one it showed; what it opens is loaded again (its tail is read
+    // from the log first; the window then asks for its tasks, which loads it).
     expect(await command(tabB, 'openSession', { sessionId: first })).toMatchObject({ ok: true });
+    expect(await command(tabB, 'listTasks', { sessionId: first })).toMatchObject({ ok: true });
     await waitFor(() => !hh.core.loadedSessionIds().includes(second));
     expect(hh.core.loadedSessionIds()).toEqual([first]);
     tabB.close();

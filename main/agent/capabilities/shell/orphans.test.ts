@@ -45,6 +45,8 @@ describe('finding 8: foreground commands left by a Deft that was killed', () => 
     // Deft starts again on the same home and opens the session.
     later = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: defaultCapabilities, sandbox: 'off' });
     await later.handlers.openSession({ sessionId: h.session.id });
+    // The first command that needs the session loads it: a prompt (--continue), or the window asking for its tasks.
+    await later.handlers.listTasks({ sessionId: h.session.id });
     await eventually(() => expect(processesMatching(`sleep ${nap}`)).toEqual([]), 8_000);
   });
 });

@@ -1,11 +1,14 @@
 import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
 import { logReadBack } from './log-messages';
 import { Timeline } from './timeline';
-import { type LogScan, finishScan, loadStrictEventCheck, needsStrictCheck, scanLine, startScan, tailOffset } from './log-scan';
+import { type LogScan, applyHeldSlice, finishScan, loadStrictEventCheck, needsStrictCheck, scanLine, startScan, tailOffset } from './log-scan';
 
 /** How much of a log is read at a time: a scan holds one chunk (and a line longer than it), not the file. */
 const CHUNK = 1 << 20;
+/** How many held records are applied at a time at the end of a scan (each slice a few milliseconds). */
+const HELD_SLICE = 2000;
 
 /**
  * scanLog for a log file, read in chunks so that a long session's log is never in memory whole. Reads up
@@ -15,7 +18,7 @@ const CHUNK = 1 << 20;
  */
 export async function scanLogFile(
   path: string,
-  options: { indexFrom?: number; until?: number; chunk?: number; leaveMessages?: boolean; heldCopyBudget?: number } = {},
+  options: { indexFrom?: number; until?: number; chunk?: number; leaveMessages?: boolean; heldCopyBudget?: number; eventsOnly?: boolean } = {},
 ): Promise<LogScan & { size: number }> {
   const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
@@ -30,6 +33,7 @@ export async function scanLogFile(
   };
   // A session's timeline leaves large messages in the file until the model needs them (Timeline, logReadBack).
   const scan = startScan(options.indexFrom ?? 0, reread, options.leaveMessages ? new Timeline(logReadBack(path)) : undefined, options.heldCopyBudget);
+  if (options.eventsOnly) scan.eventsOnly = true;
   if (!handle) return { ...finishScan(scan), size: 0 };
   try {
     const limit = Math.min(options.until ?? Infinity, (await handle.stat()).size);
@@ -51,6 +55,8 @@ export async function scanLogFile(
       if (bytesRead === 0) {
         // What is left has no line feed: a torn last line.
         if (start < have) scanLine(scan, buffer, start, have, base, ++lineNo, true);
+        // What is still held is applied a slice at a time, the process answering others in between.
+        for (let from = 0; applyHeldSlice(scan, from, HELD_SLICE); from += HELD_SLICE) await setImmediate();
         return { ...finishScan(scan), size: base + have };
       }
       buffer.copy(buffer, 0, start, have);

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ModelMessage } from '#contract/model';
 import type { SessionEvent } from '#protocol';
 import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { PAGED_EVENT_TYPES } from '#protocol/helpers/paging';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '#test-support/harness';
 import { contextSkeleton, finishScan, scanLine, scanLog, startScan, tailOffset } from './log-scan';
@@ -446,5 +446,39 @@ describe('the state events before the tail', () => {
     expect(scan.earlier).toEqual(compactEarlierState(prefix));
     expect(scan.lines.every((line) => line.start >= indexFrom || !line.event)).toBe(true);
     expect(scan.usage).toEqual({ inputTokens: (turns - 1) ** 2, outputTokens: turns - 1 });
+  });
+});
+
+describe('scanLogFile of a log that never compacted', () => {
+  it('applies the messages it holds to its end a slice at a time, the process answering others in between', async () => {
+    const dir = await tempDir('deft-scan-slices-');
+    const path = join(dir, LOG_FILE);
+    const lines = [JSON.stringify({ r: 'header', version: LOG_VERSION, sessionId: 's', workspace: '/w', createdAt: 0 })];
+    for (let i = 0; i < 60_000; i++) lines.push(JSON.stringify({ r: 'context', m: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } }));
+    await writeFile(path, lines.join('\n') + '\n');
+    // The messages applied between two turns of the event loop while the log is scanned.
+    const append = vi.spyOn(Timeline.prototype, 'append');
+    const seen: number[] = [];
+    let done = false;
+    const tick = () => {
+      seen.push(append.mock.calls.length);
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    let scan: Awaited<ReturnType<typeof scanLogFile>>;
+    try {
+      scan = await scanLogFile(path, { chunk: 64 << 20 });
+    } finally {
+      done = true;
+      seen.push(append.mock.calls.length);
+      append.mockRestore();
+    }
+    expect(scan.problems).toEqual([]);
+    expect(scan.timeline.context).toHaveLength(60_000);
+    expect(scan.timeline.context[59_999]).toMatchObject({ content: 'message 59999' });
+    const longest = Math.max(...seen.slice(1).map((count, i) => count - seen[i]!));
+    expect(seen[seen.length - 1]).toBe(60_000);
+    expect(longest).toBeLessThanOrEqual(2_000);
+    await rm(dir, { recursive: true, force: true });
   });
 });

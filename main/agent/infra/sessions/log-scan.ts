@@ -104,6 +104,11 @@ export interface Scanning extends LogScan {
   heldCopyBudget: number;
   /** Bytes [start, end) of the log, read again (held records), valid until the next call (the buffer may be reused). */
   reread: (start: number, end: number) => Buffer;
+  /**
+   * Only the events are read (a window's tail, tail-view.ts): what the model reads — messages, named state,
+   * compactions, undos, redos — is skipped unparsed, and the timeline stays empty.
+   */
+  eventsOnly?: boolean;
 }
 
 /**
@@ -161,6 +166,11 @@ export function scanLine(scan: Scanning, buffer: Buffer, start: number, end: num
       return;
     }
   }
+  if (
+    scan.eventsOnly &&
+    (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || startsWith(buffer, start, end, STATE) || startsWith(buffer, start, end, COMPACTION))
+  )
+    return;
   if (HELD.some((prefix) => startsWith(buffer, start, end, prefix)) || (scan.held.length && startsWith(buffer, start, end, STATE))) {
     const state = startsWith(buffer, start, end, STATE);
     scan.held.push(base + start, base + end, lineNo, torn, state, heldBytes(scan, buffer, start, end));
@@ -208,11 +218,32 @@ function applyHeld(scan: Scanning, onlyState = false): void {
   }
 }
 
-function applyEach(scan: Scanning, held: HeldRecords, onlyState: boolean): void {
+/**
+ * The held records still waiting when the log ends, applied `slice` at a time (finishScan then applies none): between
+ * slices the caller may yield, so that a long log that never compacted — it holds every message to its end — is not
+ * one long task. Returns false once all are applied.
+ */
+export function applyHeldSlice(scan: Scanning, from: number, slice: number): boolean {
+  const held = scan.held;
+  const to = Math.min(held.length, from + slice);
+  try {
+    applyEach(scan, held, false, from, to);
+  } catch (error) {
+    held.clear();
+    scan.heldCopied = 0;
+    throw error;
+  }
+  if (to < held.length) return true;
+  held.clear();
+  scan.heldCopied = 0;
+  return false;
+}
+
+function applyEach(scan: Scanning, held: HeldRecords, onlyState: boolean, from = 0, to = held.length): void {
   // Records held as where they sit are read again a span at a time (span: bytes of the log from `spanFrom`).
   let span: Buffer | null = null;
   let spanFrom = 0;
-  for (let i = 0; i < held.length; i++) {
+  for (let i = from; i < to; i++) {
     if (onlyState && !held.state(i)) continue;
     const start = held.start(i);
     const end = held.end(i);

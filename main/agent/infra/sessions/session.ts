@@ -288,6 +288,14 @@ export class Session {
     await this.flush();
   }
 
+  /**
+   * The log, as loaded, has no snapshot and more turns than a tail (a log from before snapshots, or one whose session
+   * was never let go of): its next first open would read it whole before showing its tail (tail-view.ts).
+   */
+  get lacksSnapshot(): boolean {
+    return this.snapshotAtTurns === -1 && this.trusted && this.turnStarts.length > TAIL_TURNS;
+  }
+
   /** A snapshot record for the log as flushed now: what a window needs of it before the start of the tail. */
   private appendSnapshot(): void {
     if (this.turnStarts.length <= TAIL_TURNS || this.unflushedFrom !== this.events.length) return;

@@ -1,6 +1,6 @@
-import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '#test-support/harness';
 import { scanLogFile } from './log-scan-file';
 import { LOG_FILE, SNAPSHOT_EVERY_TURNS, Session, type SessionMeta } from './session';
@@ -49,6 +49,13 @@ function turn(session: Session, n: number, next: () => number): void {
   session.emit({ type: 'turn.ended', turnId, stopReason: 'end_turn', durationMs: 5 });
 }
 
+/** The log as one from before snapshots: its snapshot lines left out; its lines now. */
+async function leaveOutSnapshots(path: string): Promise<string[]> {
+  const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => !line.startsWith('{"r":"snapshot",'));
+  await writeFile(path, lines.join('\n'));
+  return lines;
+}
+
 /** What a window gets from a session loaded the usual way (the whole log read). */
 async function fullOpen(): Promise<{ events: unknown; before: unknown; earlier: unknown; problems: string[] }> {
   const { session, problems } = await Session.load(dir, meta, now);
@@ -95,7 +102,7 @@ describe('readTailView', () => {
     expect(shortcuts).toBeGreaterThan(12);
   });
 
-  it('is null for a log without a snapshot, one whose snapshot no longer points at its turn, and a turn cut short', async () => {
+  it('is null for a log whose snapshot no longer points at its turn, and a turn cut short; a log without one is read from its start', async () => {
     const next = random(7);
     const session = await Session.create(dir, meta, now);
     for (let n = 1; n <= 60; n++) turn(session, n, next);
@@ -108,7 +115,7 @@ describe('readTailView', () => {
       .filter((line) => !line.startsWith('{"r":"snapshot",'))
       .join('\n');
     await writeFile(path, withoutSnapshots);
-    expect(await readTailView(path)).toBeNull();
+    expect(await readTailView(path)).toEqual(await fullOpen());
     // A snapshot pointing a few bytes off its turn's first line.
     const loaded = (await Session.load(dir, meta, now)).session;
     await loaded.snapshot();
@@ -171,5 +178,63 @@ describe('readTailView', () => {
     expect(withSnapshots.timeline.context).toEqual(without.timeline.context);
     expect([...withSnapshots.timeline.state]).toEqual([...without.timeline.state]);
     expect(withSnapshots.lines.map((l) => l.seq)).toEqual(without.lines.map((l) => l.seq));
+  });
+
+  it('shows the tail of a log from before snapshots without parsing what the model reads: the same as a full read', async () => {
+    const next = random(11);
+    const session = await Session.create(dir, meta, now);
+    for (let n = 1; n <= 300; n++) turn(session, n, next);
+    await session.flush();
+    const path = join(dir, LOG_FILE);
+    const lines = await leaveOutSnapshots(path);
+    const messages = lines.filter((line) => line.startsWith('{"r":"context",')).length;
+    expect(messages).toBeGreaterThan(600);
+    // Count the log's lines parsed, by kind.
+    const parse = JSON.parse;
+    const parsed = { messages: 0, rows: 0 };
+    const row = /^\{"r":"event","e":\{"type":"(step\.started|step\.ended|assistant\.delta|tool\.call\.result)"/;
+    const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      if (typeof text === 'string' && text.startsWith('{"r":"context",')) parsed.messages++;
+      if (typeof text === 'string' && row.test(text)) parsed.rows++;
+      return parse(text, reviver);
+    });
+    let view: Awaited<ReturnType<typeof readTailView>>;
+    try {
+      view = await readTailView(path);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(parsed.messages).toBe(0);
+    // The rows of the tail's 12 turns (the state events before it too), not those of 300 turns.
+    expect(lines.filter((line) => row.test(line)).length).toBeGreaterThan(1000);
+    expect(parsed.rows).toBeLessThan(12 * 10);
+    expect(view).toEqual(await fullOpen());
+  });
+
+  it('a log from before snapshots gets one once loaded (Session.lacksSnapshot), and its next first open reads only its tail', async () => {
+    const next = random(12);
+    const session = await Session.create(dir, meta, now);
+    for (let n = 1; n <= 200; n++) turn(session, n, next);
+    await session.flush();
+    const path = join(dir, LOG_FILE);
+    await leaveOutSnapshots(path);
+    const loaded = (await Session.load(dir, meta, now)).session;
+    expect(loaded.lacksSnapshot).toBe(true);
+    await loaded.snapshot();
+    expect((await Session.load(dir, meta, now)).session.lacksSnapshot).toBe(false);
+    // Only the log from its last snapshot's tail is read: count the bytes read.
+    const probe = await open(path, 'r');
+    const fileHandle = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const handleRead = vi.spyOn(fileHandle, 'read');
+    let view: Awaited<ReturnType<typeof readTailView>>;
+    try {
+      view = await readTailView(path);
+    } finally {
+      handleRead.mockRestore();
+    }
+    const bytes = handleRead.mock.calls.reduce((sum, call) => sum + (typeof call[2] === 'number' ? call[2] : 0), 0);
+    expect(bytes).toBeLessThan((await stat(path)).size / 4);
+    expect(view).toEqual(await fullOpen());
   });
 });

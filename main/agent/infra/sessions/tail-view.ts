@@ -2,7 +2,8 @@ import type { SessionEvent } from '#protocol';
 import { compactEarlierState } from '#protocol/helpers/earlier-state';
 import { PAGED_EVENT_TYPES, TAIL_TURNS } from '#protocol/helpers/paging';
 import { SNAPSHOT, finishScan, needsStrictCheck, readEventLine, scanLine, startScan, tailOffset } from './log-scan';
-import { fileLength, readLogSpan } from './log-read';
+import { fileLength, readLogLines, readLogSpan } from './log-read';
+import { scanLogFile, tailOffsetOfFile } from './log-scan-file';
 import type { LogRecord } from './records';
 import { unfinishedCompactions, unfinishedTurn, waitingPrompts } from './repair';
 import { SNAPSHOT_EVERY_TURNS } from './session';
@@ -30,6 +31,7 @@ const TURN_STARTED = Buffer.from('{"r":"event","e":{"type":"turn.started",');
 export async function readTailView(path: string, firstSpan?: number): Promise<TailView | null> {
   if (needsStrictCheck(await readLogSpan(path, 0, 64))) return null;
   const found = await newestSnapshot(path, firstSpan);
+  if (found === 'none') return readTailViewByScan(path);
   if (!found) return null;
   const { snapshot, at } = found;
   const { tailFrom, tailSeq, firstSeq, earlier, problems } = snapshot;
@@ -71,12 +73,13 @@ export async function readTailView(path: string, firstSpan?: number): Promise<Ta
 
 /**
  * The log's newest snapshot, read back from its end (`firstSpan` bytes first, four times more each time after): the bytes from where the search began (`from`) to the end, and
- * where the snapshot's line starts. Null when there is none within the last TAIL_TURNS + 2 × SNAPSHOT_EVERY_TURNS turns.
+ * where the snapshot's line starts. 'none' when there is none within the last TAIL_TURNS + 2 × SNAPSHOT_EVERY_TURNS turns
+ * (null: its line does not read).
  */
 async function newestSnapshot(
   path: string,
   firstSpan = 1 << 20,
-): Promise<{ snapshot: Extract<LogRecord, { r: 'snapshot' }>; at: number; buffer: Buffer; from: number } | null> {
+): Promise<{ snapshot: Extract<LogRecord, { r: 'snapshot' }>; at: number; buffer: Buffer; from: number } | 'none' | null> {
   const size = await fileLength(path);
   for (let span = Math.min(size, firstSpan); span > 0; span = Math.min(size, span * 4)) {
     const from = size - span;
@@ -91,7 +94,47 @@ async function newestSnapshot(
       }
     }
     // Looked back far enough (a snapshot is written at least every SNAPSHOT_EVERY_TURNS turns), or the whole log.
-    if (span === size || tailOffset(buffer, TAIL_TURNS + 2 * SNAPSHOT_EVERY_TURNS) > 1) return null;
+    if (span === size || tailOffset(buffer, TAIL_TURNS + 2 * SNAPSHOT_EVERY_TURNS) > 1) return 'none';
   }
-  return null;
+  return 'none';
+}
+
+/**
+ * The tail view of a log with no snapshot within reach (one from before snapshots, or not let go of since): the
+ * log read once from its start in chunks, its events only (scanLogFile's `eventsOnly`: the messages, state,
+ * compactions, undos and redos that only shape what the model reads are skipped unparsed, and only the events
+ * that carry state are parsed before the tail), so a window is shown the tail without the session being built.
+ * The result is what `Session.load(…).session.tail()` gives, or null where it might not be (as readTailView),
+ * except that `problems` only names the unreadable event lines: a damaged message, compaction, undo or redo is
+ * reported once the session is loaded, as a line damaged before a snapshot's tail is.
+ */
+async function readTailViewByScan(path: string): Promise<TailView | null> {
+  const scan = await scanLogFile(path, { indexFrom: await tailOffsetOfFile(path, TAIL_TURNS), eventsOnly: true });
+  if (!scan.trusted || !scan.header) return null;
+  const turnStarts = scan.lines.filter((line) => line.type === 'turn.started').map((line) => line.seq);
+  const tailSeq = turnStarts.length > TAIL_TURNS ? turnStarts[turnStarts.length - TAIL_TURNS]! : 0;
+  const tailAt = scan.lines.findIndex((line) => line.seq >= tailSeq);
+  const tailLines = tailAt === -1 ? [] : scan.lines.slice(tailAt);
+  // The tail must be indexed in full (Session.load indexes the whole log where it is not laid out as expected).
+  if (scan.indexedFrom > 0 && !((tailLines[0]?.start ?? -1) >= scan.indexedFrom)) return null;
+  const stateEvents = [...scan.earlier];
+  const earlier = [...scan.earlier];
+  for (const line of scan.lines) if (line.event) stateEvents.push(line.event);
+  for (const line of scan.lines.slice(0, tailAt === -1 ? scan.lines.length : tailAt))
+    if (line.event && !PAGED_EVENT_TYPES.has(line.event.type)) earlier.push(line.event);
+  if (unfinishedTurn(stateEvents) || unfinishedCompactions(stateEvents).length || waitingPrompts(stateEvents).length) return null;
+  const read = await readLogLines(path, tailLines, true);
+  const events: SessionEvent[] = [];
+  for (const event of read) {
+    if (!event) return null;
+    events.push(event);
+  }
+  const firstSeq = Math.min(scan.firstSeq ?? Infinity, scan.lines[0]?.seq ?? Infinity, events[0]?.seq ?? Infinity);
+  const head = events[0]?.seq;
+  return {
+    events,
+    before: head !== undefined && firstSeq < head ? head : null,
+    earlier: compactEarlierState(compactEarlierState(earlier)),
+    problems: scan.problems,
+  };
 }

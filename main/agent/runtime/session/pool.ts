@@ -72,9 +72,10 @@ export class SessionPool {
   }
 
   /**
-   * A window's first open of a session that is not loaded: its tail read from the log's newest snapshot (readTailView),
-   * while the session loads in the background (a command that needs it waits for that). Null where the tail cannot be
-   * read so: the caller opens the session the usual way.
+   * A window's first open of a session that is not loaded: its tail read from the log's newest snapshot, or from its
+   * events alone (readTailView). The session is not loaded for it: the first command that needs the session loads
+   * it (the window asks for its tasks once the tail is shown). Null where the tail cannot be read so: the caller
+   * opens the session the usual way.
    */
   async firstView(sessionId: string): Promise<{ summary: SessionSummary; view: TailView } | null> {
     // A session being let go of is read once its log (with its snapshot) is written.
@@ -90,7 +91,7 @@ export class SessionPool {
     const first = await viewing.finally(() => this.viewing.get(sessionId) === viewing && this.viewing.delete(sessionId));
     // Once it is open its events reach the window: then it answers itself.
     if (!first || this.open.has(sessionId)) return null;
-    if (!this.reading.has(sessionId)) void this.get(sessionId).catch(() => {});
+    // Not loaded now: the first command that needs it loads it (a window asks for its tasks once the tail is shown).
     return first;
   }
 
@@ -98,7 +99,10 @@ export class SessionPool {
     const loaded = await this.deps.store.load(sessionId);
     if (!loaded) throw new CommandError('not_found', `Session ${sessionId} does not exist in this workspace.`);
     const raced = this.open.get(sessionId);
-    return raced ? this.ready(raced) : this.add(loaded.session, loaded.problems, 'resume');
+    if (raced) return this.ready(raced);
+    // A log read whole because it had no snapshot gets one now: its next first open (after a restart) reads only its tail.
+    if (loaded.session.lacksSnapshot) void loaded.session.snapshot().catch(() => {});
+    return this.add(loaded.session, loaded.problems, 'resume');
   }
 
   /**

@@ -104,6 +104,8 @@ describe('task kinds: another capability registers the agent kind, the shell cap
     const restarted = new DeftCore({ home: h.home, workspace: h.workspace, host: cliHost(), secrets: h.secrets, capabilities: [() => again.capability] });
     extra.push(restarted);
     await restarted.handlers.openSession({ sessionId: h.session.id });
+    // The first command that needs the session loads it (a window's first open only reads its tail).
+    await restarted.handlers.earlierEvents({ sessionId: h.session.id, beforeSeq: 1 });
     await eventually(() => expect(again.lost.map((r) => r.id)).toEqual([record.id]));
     expect(again.lost[0]).toMatchObject({ kind: 'agent', status: 'lost' });
   });

@@ -64,6 +64,8 @@ describe('sessions no window shows are let go of when idle', () => {
     await unloaded(hh, id);
 
     const after = await hh.core.handlers.openSession({ sessionId: id });
+    // Its tail is read from the log; the window then asks for its tasks, which loads it.
+    await hh.core.handlers.listTasks({ sessionId: id });
     expect(loaded(hh, id)).toBe(true);
     expect(after).toEqual(before);
     expect([...(after.earlier ?? []), ...after.events].filter((e) => e.type === 'todo.updated').at(-1)).toMatchObject({
@@ -163,9 +165,12 @@ describe('sessions no window shows are let go of when idle', () => {
 
     hh.core.show('window-1', idle);
     await unloaded(hh, shown);
-    // Showing a session does not load it; the next command naming it does.
+    // Showing a session does not load it, nor does a window's first open of it (its tail is read from the log); the
+    // next command that needs it does (the window asks for its tasks once the tail is shown).
     expect(loaded(hh, idle)).toBe(false);
     await hh.core.handlers.openSession({ sessionId: idle });
+    expect(loaded(hh, idle)).toBe(false);
+    await hh.core.handlers.listTasks({ sessionId: idle });
     expect(loaded(hh, idle)).toBe(true);
     // A window that closes shows nothing.
     hh.core.show('window-1', null);
