@@ -49,10 +49,11 @@ const write = (path: string) => [
 ];
 // (Appending with tee, not a loop over $f: a window asks before a command whose paths only a shell expansion knows.)
 // Warm-up, as a window: the first turn (the store's baseline, the watch's walk) and one of each kind.
+const many = Array.from({ length: 500 }, (_, i) => pathOf(i * 40 + 9)).join(' ');
 await turn(...write(pathOf(7)));
 await turn(toolStep(callChunk('Bash', { command: `echo warm >> ${pathOf(8)}` })));
+await turn(toolStep(callChunk('Bash', { command: `echo warm | tee -a ${many} > /dev/null` })));
 const costs: Record<string, number[]> = { write: [], shell: [], shell500: [] };
-const many = Array.from({ length: 500 }, (_, i) => pathOf(i * 40 + 9)).join(' ');
 for (let i = 1; i <= Number(runs); i++) {
   costs.write!.push(await turn(...write(pathOf(400 + i))));
   costs.shell!.push(await turn(toolStep(callChunk('Bash', { command: `echo ${i} >> ${pathOf(500 + i)}` }))));
