@@ -1,4 +1,4 @@
-import type { Root as HastRoot } from 'hast';
+import type { Element, Root as HastRoot } from 'hast';
 import { type Components, toJsxRuntime } from 'hast-util-to-jsx-runtime';
 import { urlAttributes } from 'html-url-attributes';
 import type { RootContent } from 'mdast';
@@ -7,7 +7,6 @@ import type { ReactElement } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { defaultUrlTransform } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
-import { visit } from 'unist-util-visit';
 import { VFile } from 'vfile';
 
 // Markdown syntax trees to React, the way react-markdown renders them (remark-rehype, then rehype-highlight,
@@ -17,20 +16,27 @@ import { VFile } from 'vfile';
 // rehype-highlight registers every common language when made: made once, the highlighter is shared.
 const highlighter = rehypeHighlight({ detect: false }) as unknown as (tree: HastRoot, file: VFile) => void;
 
-/** As react-markdown's last pass: raw HTML shows as its text, and URLs that are not safe are dropped. */
-function makeSafe(tree: HastRoot): void {
-  visit(tree, (node, index, parent) => {
-    if (node.type === 'raw' && parent && typeof index === 'number') {
-      parent.children[index] = { type: 'text', value: node.value };
-      return index;
+/**
+ * As react-markdown's last pass: raw HTML shows as its text, and URLs that are not safe are dropped. A plain walk
+ * of the children (what unist-util-visit walks), looking up each property an element has among the URL
+ * attributes: it runs on every block rendered, a streamed frame's growing block included.
+ */
+function makeSafe(parent: HastRoot | Element): void {
+  const children = parent.children;
+  for (let i = 0; i < children.length; i++) {
+    const node = children[i]!;
+    if (node.type === 'raw') {
+      children[i] = { type: 'text', value: node.value };
+      continue;
     }
-    if (node.type !== 'element') return;
-    for (const [name, tags] of Object.entries(urlAttributes)) {
-      if (Object.hasOwn(node.properties, name) && (tags === null || tags.includes(node.tagName))) {
-        node.properties[name] = defaultUrlTransform(String(node.properties[name] || ''));
-      }
+    if (node.type !== 'element') continue;
+    for (const name of Object.keys(node.properties)) {
+      if (!Object.hasOwn(urlAttributes, name)) continue;
+      const tags = urlAttributes[name];
+      if (tags === null || tags!.includes(node.tagName)) node.properties[name] = defaultUrlTransform(String(node.properties[name] || ''));
     }
-  });
+    makeSafe(node);
+  }
 }
 
 /** Render Markdown nodes (one block's, or a whole text's) with these components; code highlighted if asked. */
