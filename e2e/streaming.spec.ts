@@ -88,8 +88,9 @@ test('the groups a streaming answer is shown in change no spacing: its blocks si
 test('scrolled up while an answer streams, the view stays where the reader put it; Jump to latest follows again', async ({ deft, mock }) => {
   const { page } = deft;
   await configureProvider(page, mock.baseUrl);
-  // About 20 s of text: long enough to scroll up mid-stream and watch it grow below.
-  const answer = longAnswer(16_000);
+  // About 60 s of text: still streaming when the last check runs, also on a loaded machine (the mock streams in
+  // wall time; with 20 s, a slow page saw the answer end before Jump to latest could be checked).
+  const answer = longAnswer(48_000);
   mock.enqueue({ chunks: [...deltas(answer, 8).map((text) => ({ text })), { finish: 'stop' }], perSecond: 100 });
   await send(page, 'Explain every part');
   const log = page.getByRole('log', { name: 'Conversation' });
