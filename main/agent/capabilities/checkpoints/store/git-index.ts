@@ -32,6 +32,15 @@ export interface GitIndex {
 const NOT_ASCII = /[\u0080-\u{10ffff}]/u;
 
 /**
+ * A big-endian 32-bit number at `at` (inside the buffer: the caller checked). Read by hand: Buffer's readUInt32BE
+ * checks its argument through a wrapper on every call, which costs more than the rest of an entry in a process
+ * whose code is not yet optimised (a first turn reads 20,000 entries once).
+ */
+function uint32(data: Buffer, at: number): number {
+  return data[at]! * 0x1000000 + ((data[at + 1]! << 16) | (data[at + 2]! << 8) | data[at + 3]!);
+}
+
+/**
  * The entries of a sha-1 git index file (versions 2, 3 and 4), read in-process: so a store can start from the
  * index of the repository the workspace is (whose stat data says which files are as committed) without
  * hashing every file again. Refused (UnusableIndex) when the checksum is wrong, or when an entry would make
@@ -66,15 +75,15 @@ export function readIndex(data: Buffer): GitIndex {
   let previousBytes: Buffer | null = null;
   for (let i = 0; i < count; i++) {
     if (at + 62 > body.length) throw new UnusableIndex('truncated');
-    const mode = data.readUInt32BE(at + 24);
-    const size = data.readUInt32BE(at + 36);
-    const flags = data.readUInt16BE(at + 60);
+    const mode = uint32(data, at + 24);
+    const size = uint32(data, at + 36);
+    const flags = (data[at + 60]! << 8) | data[at + 61]!;
     if (flags & 0x8000) throw new UnusableIndex('an entry is marked assume-unchanged');
     if (flags & 0x3000) throw new UnusableIndex('a merge conflict is in progress');
     let cursor = at + 62;
     if (flags & 0x4000) {
       if (version < 3) throw new UnusableIndex('extended flags in a version 2 index');
-      const extended = data.readUInt16BE(cursor);
+      const extended = (data[cursor]! << 8) | data[cursor + 1]!;
       if (extended & 0x6000) throw new UnusableIndex('an entry is skip-worktree or intent-to-add');
       cursor += 2;
     }
@@ -125,9 +134,14 @@ export function readIndex(data: Buffer): GitIndex {
     else if (signature !== 'EOIE') kept.push(body.subarray(at, at + 8 + length));
     at += 8 + length;
   }
+  // One copy of the kept parts (the entries are most of the file), its checksum written in place after them.
   const withoutCacheTree = () => {
-    const rest = Buffer.concat(kept);
-    return Buffer.concat([rest, createHash('sha1').update(rest).digest()]);
+    const length = kept.reduce((sum, part) => sum + part.length, 0);
+    const file = Buffer.allocUnsafe(length + 20);
+    let offset = 0;
+    for (const part of kept) offset += part.copy(file, offset);
+    createHash('sha1').update(file.subarray(0, length)).digest().copy(file, length);
+    return file;
   };
   return { entries, tree, withoutCacheTree };
 }

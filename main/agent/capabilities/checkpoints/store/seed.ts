@@ -53,10 +53,14 @@ async function configConverts(repoGitDir: string): Promise<boolean> {
 async function leftOut(places: StorePlaces, entries: readonly IndexEntry[], options: SeedOptions): Promise<string[]> {
   const out: string[] = [];
   const excluded = options.excluded.map((x) => ({ path: x, folder: x.endsWith('/') ? x : `${x}/` }));
+  const isExcluded = (path: string) => {
+    for (const x of excluded) if (path === x.path || path.startsWith(x.folder)) return true;
+    return false;
+  };
   const kept: string[] = [];
   for (const entry of entries) {
     const { path } = entry;
-    if (isGitlink(entry) || entry.size > options.maxFileBytes || excluded.some((x) => path === x.path || path.startsWith(x.folder))) out.push(path);
+    if (isGitlink(entry) || entry.size > options.maxFileBytes || isExcluded(path)) out.push(path);
     else kept.push(path);
   }
   // Secrets by name and place, the folders' part decided once per folder (sortSecretPaths); key and token files by their content.
