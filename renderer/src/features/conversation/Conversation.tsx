@@ -5,6 +5,7 @@ import { requestsOf, useApprovals, waitingCount } from '../../stores/approvals';
 import { useHistory } from '../../stores/history';
 import { letGoOfEarlierTurns, useSessions } from '../../stores/sessions';
 import { type TranscriptItem, useTranscript } from '../../stores/transcript';
+import { useShownRows } from './shown-rows';
 import { RewindNotice } from '../checkpoints/RewindNotice';
 import { CompactionCard, UndoneLabel } from '../context/CompactionCard';
 import { SteerMessage } from '../composer/SteerMessage';
@@ -22,13 +23,16 @@ import { AssistantMessage, Notice, UserMessage } from './Messages';
 import { forgetRowsGone } from './row-sizes';
 import './conversation.css';
 
-/** One row of a transcript (the session's, or a sub-agent's in its card). */
-export function TranscriptRow({ item }: { item: TranscriptItem }) {
+/**
+ * One row of a transcript (the session's, or a sub-agent's in its card). `live`: the row is the open
+ * session's, and an answer streaming in it follows its text from the store itself (see shown-rows.ts).
+ */
+export function TranscriptRow({ item, live = false }: { item: TranscriptItem; live?: boolean }) {
   switch (item.kind) {
     case 'user':
       return <UserMessage item={item} />;
     case 'assistant':
-      return <AssistantMessage item={item} />;
+      return <AssistantMessage item={item} live={live} />;
     case 'tool':
       return <ToolCard item={item} />;
     case 'notice':
@@ -50,7 +54,8 @@ export function TranscriptRow({ item }: { item: TranscriptItem }) {
 
 /** The transcript, virtualised: only rows near the viewport are rendered. Sticks to the bottom while you are there. */
 export function Conversation() {
-  const items = useTranscript((s) => s.items);
+  // The same rows while only a streaming answer's text grows: a delta renders that answer, not the list.
+  const items = useShownRows();
   const loading = useSessions((s) => s.loading);
   const sessionId = useSessions((s) => s.currentId);
   if (!items.length) return loading ? <div className="conversation-scroll" role="log" aria-label="Conversation" aria-busy="true" /> : <EmptyState />;
@@ -145,7 +150,7 @@ function TranscriptList({ items }: { items: TranscriptItem[] }) {
             return (
               <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className={isUndone ? 'row row-undone' : 'row'}>
                 {isUndone && item.kind === 'user' ? <UndoneLabel /> : null}
-                <TranscriptRow item={item} />
+                <TranscriptRow item={item} live />
                 {thinking && row.index === items.length - 1 ? <ThinkingRow /> : null}
               </div>
             );

@@ -11,6 +11,7 @@ import { AttachmentStrip } from '../files/AttachmentThumbs';
 import { PromptText } from '../files/PromptText';
 import { useNow } from '../tasks/use-now';
 import { Markdown } from './Markdown';
+import { useLiveAnswer } from './shown-rows';
 import { CopyButton, Timestamp, ToolbarButton } from './MessageActions';
 import { SETTINGS_CODES, headlineFor } from './provider-errors';
 
@@ -107,8 +108,13 @@ function ThinkingLabel({ item }: { item: AssistantItem }) {
   return <>{seconds !== null ? `Thought for ${seconds} s` : 'Thought'}</>;
 }
 
-/** An answer: reasoning (folded), the text, and Copy / Retry and the time on hover or focus. */
-export const AssistantMessage = memo(function AssistantMessage({ item }: { item: AssistantItem }) {
+/**
+ * An answer: reasoning (folded), the text, and Copy / Retry and the time on hover or focus. `live`: the
+ * open session's row, whose streamed text this follows from the store (the list renders it only when
+ * something else about it changes).
+ */
+export const AssistantMessage = memo(function AssistantMessage({ item: given, live = false }: { item: AssistantItem; live?: boolean }) {
+  const item = useLiveAnswer(given, live);
   const running = useTranscript((s) => s.runningTurn !== null);
   const prompt = useTurnPrompt(item.turnId);
   return (
