@@ -154,6 +154,8 @@ export class CheckpointStore {
    * captures compare the workspace with it. It stands for no look at the workspace, so nothing is narrowed on top of it.
    */
   provisionalHead = false;
+  /** Workspace files this store object read and hashed itself (a count for tests and benches). */
+  filesRead = 0;
   private home = '';
   private readonly journal: RewindJournal;
   /** The rewind a crash interrupted, finished when this store opened (null when there was none). */
@@ -422,7 +424,14 @@ export class CheckpointStore {
    * taken before they were read) and the paths found empty, beside `kept` (marks still true: of HEAD's paths not looked
    * at again): the next capture, while HEAD is `tree`, does not look at them again (looked.ts).
    */
-  private rememberLooked(head: string, tree: string, began: number, looked: Looked, stats: ReadonlyMap<string, Stats | null>, kept: ReadonlyMap<string, Mark>): void {
+  private rememberLooked(
+    head: string,
+    tree: string,
+    began: number,
+    looked: Looked,
+    stats: ReadonlyMap<string, Stats | null>,
+    kept: ReadonlyMap<string, Mark>,
+  ): void {
     const marks = new Map(kept);
     const skipped = new Set(looked.skipped.map((s) => s.path));
     for (const path of [...looked.files.map((f) => f.path), ...looked.missing, ...looked.links, ...skipped]) marks.delete(path);
@@ -451,6 +460,7 @@ export class CheckpointStore {
         const full = join(workspace, file.path);
         // A small file is read in one synchronous call: cheaper than four trips through the thread pool.
         const content = file.size <= SYNC_READ_BYTES ? readSmall(full) : await readLarge(full);
+        this.filesRead++;
         if (!content || content.length > this.maxFileBytes) {
           skipped.push(content ? { path: file.path, reason: 'too_large', size: content.length } : { path: file.path, reason: 'unreadable' });
           return void changes.push({ path: file.path, entry: null });
