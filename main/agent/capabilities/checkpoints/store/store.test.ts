@@ -542,9 +542,11 @@ describe('CheckpointStore: what the stat pass of a later capture costs (issue 36
     // Changed too lately to be trusted by its times: read again. Then settled: its lstat is remembered.
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     expect((await snapshot(store)).tree).toBe(second.tree);
-    expect(store.filesRead).toBe(2);
+    // 2 (1 where the machine took over 2 s from the write to the capture that read it: settled then already).
+    const settled = store.filesRead;
+    expect(settled).toBeLessThanOrEqual(2);
     expect((await snapshot(store)).tree).toBe(second.tree);
-    expect(store.filesRead).toBe(2);
+    expect(store.filesRead).toBe(settled);
     store.close();
     // Another process (a later `deft run`): the same.
     const later = await CheckpointStore.open(home, workspace);
