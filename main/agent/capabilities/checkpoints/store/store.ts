@@ -31,6 +31,7 @@ import { type RestoreEntry, type RestoreProblem, applyEntries } from './restore'
 import { type TreeChange, indexDiffersFromHead, parseDiffTree, statusPaths } from './status';
 import { ALTERNATES, SEED_PENDING, seedFromRepository, unseed } from './seed';
 import { REWIND_JOURNAL, type RecoveredRewind, RewindJournal } from './journal';
+import { type Mark, lstatOrNull, markOf, readLooked, unchanged, writeLooked } from './looked';
 
 /**
  * Why a checkpoint was taken: before a turn ('turn'), just before a step's approved calls run ('tools'), after
@@ -153,6 +154,8 @@ export class CheckpointStore {
    * captures compare the workspace with it. It stands for no look at the workspace, so nothing is narrowed on top of it.
    */
   provisionalHead = false;
+  /** Workspace files this store object read and hashed itself (a count for tests and benches). */
+  filesRead = 0;
   private home = '';
   private readonly journal: RewindJournal;
   /** The rewind a crash interrupted, finished when this store opened (null when there was none). */
@@ -214,6 +217,8 @@ export class CheckpointStore {
    * workspace; everything else stays as the last capture saw it.
    */
   async capture(only?: readonly string[]): Promise<Capture> {
+    // (The system's clock, as the files' times are: not the clock the store dates its commits with.)
+    const began = Date.now();
     // A seeded HEAD that no checkpoint has followed yet is no look at the workspace: nothing is narrowed on top of it.
     if (this.provisionalHead) only = undefined;
     if (only && !only.length) {
@@ -230,7 +235,9 @@ export class CheckpointStore {
           if (!here.length) return { tree: head, skipped: [] };
           // The lstat sortPaths took serves again, and whether a file can be read is found by reading it (patchHead).
           const looked = await this.look(here, stats);
-          return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
+          const tree = await this.patchHead(head, looked);
+          this.rememberLooked(head, tree, began, looked, stats, readLooked(this.places.gitDir, head) ?? new Map());
+          return { tree, skipped: looked.skipped };
         }
         only = [...here, ...git];
       }
@@ -262,10 +269,36 @@ export class CheckpointStore {
     // Nothing differs from HEAD (neither the index nor the files): the tree is HEAD's, without asking git.
     const head = await this.headTree();
     if (!candidates.length && head) return { tree: head, skipped: [] };
-    const looked = await this.look(candidates);
-    const bytes = looked.files.reduce((sum, f) => sum + f.size, 0);
+    // Files the index lags behind for, as the last capture left them (looked.ts): as HEAD holds them, not looked at again.
+    const remembered = head?.length === 40 && !seeded && candidates.length <= LAG_LIMIT ? readLooked(this.places.gitDir, head) : null;
+    const stats = new Map<string, Stats | null>();
+    const kept = new Map<string, Mark>();
+    let toLook = candidates;
+    if (remembered?.size) {
+      toLook = candidates.filter((path) => {
+        const mark = remembered.get(path);
+        if (mark === undefined) return true;
+        const found = lstatOrNull(join(this.places.workspace, path));
+        if (unchanged(mark, found)) {
+          kept.set(path, mark);
+          return false;
+        }
+        stats.set(path, found);
+        return true;
+      });
+      if (!toLook.length) return { tree: head!, skipped: [] };
+    }
+    let looked = await this.look(toLook, remembered?.size ? stats : undefined, stats);
+    let bytes = looked.files.reduce((sum, f) => sum + f.size, 0);
+    for (const mark of kept.values()) bytes += mark === 0 ? 0 : mark[0];
     const inProcess = head !== null && head.length === 40 && (only !== undefined || (candidates.length <= LAG_LIMIT && bytes <= LAG_BYTES));
-    if (inProcess) return { tree: await this.patchHead(head, looked), skipped: looked.skipped };
+    if (inProcess) {
+      const tree = await this.patchHead(head, looked);
+      if (!seeded) this.rememberLooked(head, tree, began, looked, stats, kept);
+      return { tree, skipped: looked.skipped };
+    }
+    // git brings the index up to date for every file it lags behind for: all of them are looked at.
+    if (kept.size || remembered) looked = await this.look(candidates);
     // Only a full look may write the index: a narrowed one without a HEAD (a first capture) looks at everything.
     if (only) return this.capture();
     const skipped = [...looked.skipped];
@@ -348,13 +381,14 @@ export class CheckpointStore {
    * `known`, the lstat of each path just taken (sortPaths), for a look whose files are then read here (patchHead: a file
    * that cannot be read is left out as unreadable there), so neither is asked of the system again.
    */
-  private async look(candidates: readonly string[], known?: ReadonlyMap<string, Stats | null>): Promise<Looked> {
+  private async look(candidates: readonly string[], known?: ReadonlyMap<string, Stats | null>, seen?: Map<string, Stats | null>): Promise<Looked> {
     const looked: Looked = { files: [], links: [], missing: [], folders: [], skipped: [] };
     await Promise.all(
       candidates.map(async (path) => {
         const clean = path.replace(/\/$/, '');
         const full = join(this.places.workspace, clean);
         const stats = known?.has(clean) ? known.get(clean)! : await lstat(full).catch(() => null);
+        seen?.set(clean, stats);
         if (!stats) return void looked.missing.push(clean);
         if (stats.isSymbolicLink()) return void looked.links.push(clean);
         const skip = (reason: SkippedFile['reason'], size?: number) =>
@@ -385,6 +419,30 @@ export class CheckpointStore {
     return looked;
   }
 
+  /**
+   * Remember, for `tree` (HEAD's patched with `looked`), the files looked at that it holds as they were (their lstat,
+   * taken before they were read) and the paths found empty, beside `kept` (marks still true: of HEAD's paths not looked
+   * at again): the next capture, while HEAD is `tree`, does not look at them again (looked.ts).
+   */
+  private rememberLooked(
+    head: string,
+    tree: string,
+    began: number,
+    looked: Looked,
+    stats: ReadonlyMap<string, Stats | null>,
+    kept: ReadonlyMap<string, Mark>,
+  ): void {
+    const marks = new Map(kept);
+    const skipped = new Set(looked.skipped.map((s) => s.path));
+    for (const path of [...looked.files.map((f) => f.path), ...looked.missing, ...looked.links, ...skipped]) marks.delete(path);
+    for (const path of [...looked.files.map((f) => f.path), ...looked.missing]) {
+      if (skipped.has(path) || !stats.has(path)) continue;
+      const mark = markOf(stats.get(path)!, began);
+      if (mark !== undefined) marks.set(path, mark);
+    }
+    if (marks.size || tree !== head) writeLooked(this.places.gitDir, tree, marks);
+  }
+
   /** HEAD's tree with the looked-at paths as they are now: their blobs and the trees along them written here. */
   private async patchHead(head: string, looked: Looked): Promise<string> {
     const { gitDir, workspace } = this.places;
@@ -402,6 +460,7 @@ export class CheckpointStore {
         const full = join(workspace, file.path);
         // A small file is read in one synchronous call: cheaper than four trips through the thread pool.
         const content = file.size <= SYNC_READ_BYTES ? readSmall(full) : await readLarge(full);
+        this.filesRead++;
         if (!content || content.length > this.maxFileBytes) {
           skipped.push(content ? { path: file.path, reason: 'too_large', size: content.length } : { path: file.path, reason: 'unreadable' });
           return void changes.push({ path: file.path, entry: null });
