@@ -38,8 +38,11 @@ export interface GitIndex {
    * commit, a checkout or a reset do): the tree an index of exactly these entries writes. Null when it is not valid.
    */
   tree: string | null;
-  /** The index file less its cache-tree (and the end-of-entries mark that sums the extensions' headers), checksum made again. */
-  withoutCacheTree: () => Buffer;
+  /**
+   * The index file less its cache-tree (and the end-of-entries mark that sums the extensions' headers), checksum made
+   * again: its parts in order, to be written one after another (the entries, most of the file, are not copied).
+   */
+  withoutCacheTree: () => Buffer[];
 }
 
 const NOT_ASCII = /[\u0080-\u{10ffff}]/u;
@@ -155,14 +158,10 @@ export function readIndex(data: Buffer, select?: IndexSelect): GitIndex {
     else if (signature !== 'EOIE') kept.push(body.subarray(at, at + 8 + length));
     at += 8 + length;
   }
-  // One copy of the kept parts (the entries are most of the file), its checksum written in place after them.
   const withoutCacheTree = () => {
-    const length = kept.reduce((sum, part) => sum + part.length, 0);
-    const file = Buffer.allocUnsafe(length + 20);
-    let offset = 0;
-    for (const part of kept) offset += part.copy(file, offset);
-    createHash('sha1').update(file.subarray(0, length)).digest().copy(file, length);
-    return file;
+    const checksum = createHash('sha1');
+    for (const part of kept) checksum.update(part);
+    return [...kept, checksum.digest()];
   };
   return { entries, count, tree, withoutCacheTree };
 }

@@ -107,6 +107,7 @@ export async function seedFromRepository(places: StorePlaces, git: GitPlaces, op
     await writeFile(join(places.gitDir, ALTERNATES), `${join(repoGitDir, 'objects')}\n`, { mode: 0o600 });
     // Without its cache-tree: git would take a subtree it says matches HEAD's as matching, unlooked (a status's
     // comparison with a seeded HEAD, a write-tree); without it, every entry is compared and every tree made from them.
+    // (Its parts written in turn, not copied into one buffer first.)
     await writeFile(git.indexFile, index.withoutCacheTree(), { mode: 0o600 });
     // The copy keeps the original's time, so git's check for files changed in the second the index was written still holds.
     await utimes(git.indexFile, info.atime, info.mtime);
