@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SECRET_BY_CONTENT, isSensitivePath, sortSecretPaths } from './sensitive';
+import { SECRET_BY_CONTENT, isSensitivePath, secretPathHint, sortSecretPaths } from './sensitive';
 import { SECRET_NAMES, SECRET_PLACES } from './secret-places';
 
 describe('sortSecretPaths', () => {
@@ -34,7 +34,16 @@ describe('sortSecretPaths', () => {
         paths.push(`${folder}${name}`, `${folder}${name.toUpperCase()}`);
       }
     for (let i = 0; i < 2000; i++) paths.push(`src/m${i % 7}/d${i % 13}/f${i}.ts`);
+    // Non-ASCII names that lower-case to names on the list (the Kelvin sign is a "k").
+    paths.push('.\u212aube/config', 'x/.\u212aube/y', '\u212aey.pem'.replace('\u212a', 'k'), 'İd_rsa');
     const { secret, byContent } = sortSecretPaths(paths);
+    // The hint a caller with many paths asks first matches every path sorted out here, and passes plain ones by.
+    const hint = secretPathHint(['.deft-home/x']);
+    const sorted = [...secret, ...byContent];
+    expect(sorted.filter((p) => !hint.test(p))).toEqual([]);
+    expect(paths.filter((p) => /^src\/m\d\/d\d+\/f\d+\.ts$/.test(p)).some((p) => hint.test(p))).toBe(false);
+    expect(hint.test('a/.deft-home/x/y')).toBe(true);
+    expect(secret).toContain('.\u212aube/config');
     const expected = paths.filter((p) => isSensitivePath(p));
     expect(expected.length).toBeGreaterThan(100);
     expect(new Set(secret)).toEqual(new Set(expected));

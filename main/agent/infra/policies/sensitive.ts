@@ -101,6 +101,22 @@ export function sortSecretPaths(paths: Iterable<string>): { secret: string[]; by
   return { secret, byContent };
 }
 
+/**
+ * A pattern that every path `sortSecretPaths` sorts out matches (one `isSensitivePath` holds for, or one whose name
+ * SECRET_BY_CONTENT names), and few others do, so a caller with many paths (a git index's 20,000) asks
+ * `sortSecretPaths` only about those it matches, with no string made per path beyond the one tested. Made of the
+ * list's own words, each matched anywhere in the path and in any case: the names on it, its file places' names and
+ * its folder places' first folders, `.deft`, `.env.`, the key names a renamed key starts with, and SECRET_BY_CONTENT;
+ * and of what could turn into one of them when the path is lower-cased or its backslashes read as separators (any
+ * character that is not ASCII, a backslash), a leading or trailing slash and an empty path. `extra`: more words
+ * (plain strings) that match the same way.
+ */
+export function secretPathHint(extra: readonly string[] = []): RegExp {
+  const words = [...EXACT, ...FILE_NAMES, ...FOLDER_NAMES, '.deft', '.env.', ...KEY_NAMES.split('|'), ...extra];
+  const literal = (word: string) => word.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return new RegExp([...new Set(words)].map(literal).concat(SECRET_BY_CONTENT.source, '[^\\x00-\\x7f]', '\\\\', '^/', '/$', '^$').join('|'), 'i');
+}
+
 /** Names of files whose secret shows only in their content (`isSensitiveFile` looks): key files and stores, token rc files. */
 export const SECRET_BY_CONTENT = /\.(pem|key|p8|ppk|asc|gpg|p12|pfx|jks|keystore)$|(^|\/)\.(npmrc|yarnrc|yarnrc\.yml)$/i;
 

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-support/harness';
-import { readGitIndex } from './git-index';
+import { readGitIndex, readIndex } from './git-index';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -27,5 +27,9 @@ describe('readGitIndex', () => {
     const entries = readGitIndex(await readFile(join(repo, '.git', 'index')));
     expect(entries.map((e) => e.path)).toEqual(git('ls-files', '-z').split('\0').filter(Boolean));
     expect(entries.map((e) => e.size)).toEqual(entries.map((e) => PATHS.indexOf(e.path) + 1));
+    // With a selection, only the entries it selects: a path the pattern matches, one that is not ASCII, a size over the limit.
+    const selected = readIndex(await readFile(join(repo, '.git', 'index')), { path: /deep\/e|^a\./i, size: 6 });
+    expect(selected.count).toBe(PATHS.length);
+    expect(selected.entries.map((e) => e.path).sort()).toEqual(['a.txt', 'src/deep/c/é.ts', 'src/deep/e.ts', 'zz/long-name-that-shares-nothing.txt']);
   });
 });

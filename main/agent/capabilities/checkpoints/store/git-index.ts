@@ -17,16 +17,32 @@ export class UnusableIndex extends Error {
 const REFUSED_EXTENSIONS = new Set(['link', 'sdir']);
 const GITLINK = 0o160000;
 
+/**
+ * Which entries `readIndex` returns (all of them without it): those whose path the pattern matches, is not ASCII
+ * (always: the pattern is tested on the path's bytes as Latin-1, which is the path only when it is ASCII), or a
+ * gitlink's, or whose size is over `size`. The others cost no string or object of their own.
+ */
+export interface IndexSelect {
+  path: RegExp;
+  size: number;
+}
+
 /** What a git index holds, as far as seeding the store needs it. */
 export interface GitIndex {
+  /** Every entry, or with an IndexSelect, those it selects. */
   entries: IndexEntry[];
+  /** How many entries the index holds. */
+  count: number;
   /**
    * The tree of every entry, from the index's cache-tree (its `TREE` extension) when git left its root valid (as a
    * commit, a checkout or a reset do): the tree an index of exactly these entries writes. Null when it is not valid.
    */
   tree: string | null;
-  /** The index file less its cache-tree (and the end-of-entries mark that sums the extensions' headers), checksum made again. */
-  withoutCacheTree: () => Buffer;
+  /**
+   * The index file less its cache-tree (and the end-of-entries mark that sums the extensions' headers), checksum made
+   * again: its parts in order, to be written one after another (the entries, most of the file, are not copied).
+   */
+  withoutCacheTree: () => Buffer[];
 }
 
 const NOT_ASCII = /[\u0080-\u{10ffff}]/u;
@@ -52,7 +68,7 @@ export function readGitIndex(data: Buffer): IndexEntry[] {
 }
 
 /** readGitIndex, and the tree of all its entries where the index's cache-tree knows it (GitIndex.tree). */
-export function readIndex(data: Buffer): GitIndex {
+export function readIndex(data: Buffer, select?: IndexSelect): GitIndex {
   if (data.length < 32 || data.toString('latin1', 0, 4) !== 'DIRC') throw new UnusableIndex('not an index file');
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) throw new UnusableIndex(`index version ${version}`);
@@ -66,6 +82,9 @@ export function readIndex(data: Buffer): GitIndex {
     throw new UnusableIndex('the checksum does not match (a sha-256 repository, or index.skipHash)');
   const count = data.readUInt32BE(8);
   const entries: IndexEntry[] = [];
+  // One test per path: the selection's pattern, or a character that is not ASCII.
+  const wanted = select ? new RegExp(`${select.path.source}|[^\\x00-\\x7f]`, select.path.flags.replace(/[gy]/g, '')) : null;
+  const limit = select?.size ?? 0;
   // The index read once as one string (a byte a character): an ASCII path is a slice of it, with no call into the
   // buffer per entry (20,000 of those cost more than the rest of the read); a path with other bytes is decoded as UTF-8.
   const text = body.toString('latin1');
@@ -88,6 +107,8 @@ export function readIndex(data: Buffer): GitIndex {
       cursor += 2;
     }
     let path: string;
+    // Where a version 2 or 3 path ends (it is read as Latin-1 first, and decoded as UTF-8 if it is kept and not ASCII).
+    let pathEnd = 0;
     if (version === 4) {
       // The path is the previous one less N bytes, then this entry's NUL-terminated suffix.
       let byte = data[cursor++]!;
@@ -115,11 +136,14 @@ export function readIndex(data: Buffer): GitIndex {
       const end = text.indexOf('\0', cursor);
       if (end < 0) throw new UnusableIndex('a malformed path');
       path = text.slice(cursor, end);
-      if (NOT_ASCII.test(path)) path = data.toString('utf8', cursor, end);
+      pathEnd = end;
       // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes from the entry's start.
       at += Math.floor((end - at + 8) / 8) * 8;
     }
     if ((mode & 0o170000) === 0o040000) throw new UnusableIndex('a sparse directory entry');
+    // Not selected: no entry made (`wanted` matches a path that is not ASCII, so such a Latin-1 reading is never judged).
+    if (wanted && mode !== GITLINK && size <= limit && !wanted.test(path)) continue;
+    if (pathEnd && NOT_ASCII.test(path)) path = data.toString('utf8', cursor, pathEnd);
     entries.push({ path, mode, size });
   }
   let tree: string | null = null;
@@ -134,16 +158,12 @@ export function readIndex(data: Buffer): GitIndex {
     else if (signature !== 'EOIE') kept.push(body.subarray(at, at + 8 + length));
     at += 8 + length;
   }
-  // One copy of the kept parts (the entries are most of the file), its checksum written in place after them.
   const withoutCacheTree = () => {
-    const length = kept.reduce((sum, part) => sum + part.length, 0);
-    const file = Buffer.allocUnsafe(length + 20);
-    let offset = 0;
-    for (const part of kept) offset += part.copy(file, offset);
-    createHash('sha1').update(file.subarray(0, length)).digest().copy(file, length);
-    return file;
+    const checksum = createHash('sha1');
+    for (const part of kept) checksum.update(part);
+    return [...kept, checksum.digest()];
   };
-  return { entries, tree, withoutCacheTree };
+  return { entries, count, tree, withoutCacheTree };
 }
 
 /**

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '#test-support/harness';
 import { loggedGit } from '#test-support/logged-git';
+import { localEnvironment } from '#infra/environment/local/local-environment';
+import { isSensitiveFile, isSensitivePath } from '#infra/policies/sensitive';
+import { SECRET_NAMES, SECRET_PLACES } from '#infra/policies/secret-places';
 import { runGit } from './git';
-import { CheckpointStore } from './store';
+import { CheckpointStore, PERSONAL_SETTINGS } from './store';
 
 const dirs: string[] = [];
 beforeEach(async () => {
@@ -95,6 +98,112 @@ describe('a new store seeded from the repository', () => {
     await store.locked(() => store.restore(checkpoint.tree, ['README.md']));
     expect(await readFile(join(workspace, 'README.md'), 'utf8')).toBe('# r\n');
     await runGit(null, ['--git-dir', store.places.gitDir, 'fsck', '--strict', '--no-dangling']);
+    store.close();
+  });
+
+  it('holds exactly the workspace as git sees it, less what the store leaves out: every secret of the list in any place and case, by name or by content, kept where exempt; tracked, modified, untracked and tracked-but-ignored files; nested repositories, large files and personal settings out', async () => {
+    const secretNames = [
+      ...SECRET_NAMES.flatMap((group) => group.names),
+      ...SECRET_PLACES.map((place) => (place.dir ? `${place.path}/inside.txt` : place.path)),
+      '.env.local',
+      'id_rsa.bak',
+      '.deft/secrets.json',
+      // Non-ASCII: the Kelvin sign lower-cases to "k", so this is .kube/config.
+      '.\u212aube/config',
+    ];
+    const tracked: Record<string, string> = {
+      '.gitignore': 'ignored/\n*.log\n',
+      'src/a.ts': 'a\n',
+      'src/b.ts': 'b\n',
+      'src/gone.ts': 'gone\n',
+      'src/naïve.ts': 'n\n',
+      'ignored/tracked.txt': 'tracked although ignored\n',
+      'kept.log': 'tracked although ignored\n',
+      '.env.example': 'TOKEN=\n',
+      'id_rsa.pub': 'ssh-ed25519 AAAA\n',
+      '.ssh/known_hosts': 'host\n',
+      'certs/server.pem': '-----BEGIN CERTIFICATE-----\n',
+      'certs/private.pem': '-----BEGIN PRIVATE KEY-----\n',
+      'pkg/.npmrc': 'registry=https://example.invalid/\n',
+      'app/.npmrc': '//registry/:_authToken=abc\n',
+      [PERSONAL_SETTINGS]: '{}\n',
+      'big.bin': 'x'.repeat(5_000),
+    };
+    for (const folder of ['', 'deep/er/', 'Upper/'])
+      for (const name of secretNames) {
+        tracked[`${folder}${name}`] = 'secret\n';
+        tracked[`${folder}${name.toUpperCase()}`] = 'secret\n';
+      }
+    for (let i = 0; i < 300; i++) tracked[`src/m${i % 3}/f${i}.ts`] = `export const f${i} = ${i};\n`;
+    const { workspace, home } = await repository(tracked, {
+      'src/b.ts': 'b changed\n',
+      'new.txt': 'untracked\n',
+      'ignored/new.txt': 'ignored\n',
+      'new.log': 'ignored\n',
+    });
+    await rm(join(workspace, 'src/gone.ts'));
+    // Tracked although ignored (the repository's `add -A` left them out).
+    git(workspace, 'add', '-f', 'ignored/tracked.txt', 'kept.log');
+    git(workspace, 'commit', '-qm', 'ignored');
+    // A nested repository, tracked as a gitlink.
+    await put(workspace, 'vendor/lib/x.ts', 'x\n');
+    git(join(workspace, 'vendor/lib'), 'init', '-q');
+    git(join(workspace, 'vendor/lib'), 'add', '-A');
+    git(join(workspace, 'vendor/lib'), 'commit', '-qm', 'lib');
+    git(workspace, '-c', 'advice.addEmbeddedRepo=false', 'add', 'vendor/lib');
+    git(workspace, 'commit', '-qm', 'lib');
+    git(workspace, 'reset', '-q');
+
+    // What git says the workspace holds: the tracked files there, and the untracked ones not ignored.
+    const listed = (...args: string[]) =>
+      git(workspace, '-c', 'core.quotePath=false', 'ls-files', '-z', ...args)
+        .split('\0')
+        .filter(Boolean);
+    const gitlinks = new Set(
+      git(workspace, 'ls-files', '-s', '-z')
+        .split('\0')
+        .filter((l) => l.startsWith('160000'))
+        .map((l) => l.split('\t')[1]),
+    );
+    const deleted = new Set(listed('--deleted'));
+    const present = [...new Set([...listed(), ...listed('--others', '--exclude-standard')])].filter((path) => !gitlinks.has(path) && !deleted.has(path));
+    const expected: string[] = [];
+    for (const path of present) {
+      const full = join(workspace, path);
+      if (path === PERSONAL_SETTINGS || (await stat(full)).size > 1_000) continue;
+      if (isSensitivePath(path) || (await isSensitiveFile(localEnvironment(), full, { workspace }))) continue;
+      expected.push(path);
+    }
+    expect(expected).toContain('ignored/tracked.txt');
+    expect(expected).toContain('certs/server.pem');
+    expect(expected).not.toContain('certs/private.pem');
+    expect(expected).not.toContain('.\u212aube/config');
+    expect(present.length - expected.length).toBeGreaterThan(secretNames.length * 3);
+
+    const { store, checkpoint } = await capture(home, workspace, { maxFileBytes: 1_000 });
+    expect(await store.borrows()).toBe(true);
+    const out = await runGit({ gitDir: store.places.gitDir, workTree: workspace, indexFile: join(store.places.gitDir, 'index') }, [
+      '-c',
+      'core.quotePath=false',
+      'ls-tree',
+      '-r',
+      '-z',
+      checkpoint.tree,
+    ]);
+    const held = new Map(
+      out.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((line) => [line.slice(line.indexOf('\t') + 1), line.slice(line.indexOf('\t') - 40, line.indexOf('\t'))] as const),
+    );
+    expect([...held.keys()].sort()).toEqual([...expected].sort());
+    // Each file's blob is its bytes in the workspace now.
+    const ids = execFileSync('git', ['hash-object', '--no-filters', '--stdin-paths'], { cwd: workspace, input: expected.join('\n') })
+      .toString()
+      .trim()
+      .split('\n');
+    expect(expected.map((path) => held.get(path))).toEqual(ids);
     store.close();
   });
 

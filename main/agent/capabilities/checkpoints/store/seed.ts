@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { localEnvironment } from '#infra/environment/local/local-environment';
 import { ownedByUser } from '#infra/git/repository';
-import { isSensitiveFile, sortSecretPaths } from '#infra/policies/sensitive';
+import { isSensitiveFile, secretPathHint, sortSecretPaths } from '#infra/policies/sensitive';
 import { type GitPlaces, runGit } from './git';
 import { type GitIndex, type IndexEntry, UnusableIndex, isGitlink, readIndex } from './git-index';
 import type { StorePlaces } from './places';
@@ -91,13 +91,15 @@ export async function seedFromRepository(places: StorePlaces, git: GitPlaces, op
   if (!data || !info) return null;
   let index: GitIndex;
   try {
-    index = readIndex(data);
+    // Only the entries the store may leave out, or that refuse the seeding, are made (an IndexSelect): gitlinks, files over
+    // the size limit, and the paths that could be secrets, excluded or a .gitattributes, which leftOut then sorts exactly.
+    index = readIndex(data, { path: secretPathHint([...options.excluded, '.gitattributes']), size: options.maxFileBytes });
   } catch (error) {
     if (error instanceof UnusableIndex) return null;
     throw error;
   }
   const { entries } = index;
-  if (!entries.length || entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'))) return null;
+  if (!index.count || entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'))) return null;
   if (await configConverts(repoGitDir)) return null;
   const remove = await leftOut(places, entries, options);
   try {
@@ -105,6 +107,7 @@ export async function seedFromRepository(places: StorePlaces, git: GitPlaces, op
     await writeFile(join(places.gitDir, ALTERNATES), `${join(repoGitDir, 'objects')}\n`, { mode: 0o600 });
     // Without its cache-tree: git would take a subtree it says matches HEAD's as matching, unlooked (a status's
     // comparison with a seeded HEAD, a write-tree); without it, every entry is compared and every tree made from them.
+    // (Its parts written in turn, not copied into one buffer first.)
     await writeFile(git.indexFile, index.withoutCacheTree(), { mode: 0o600 });
     // The copy keeps the original's time, so git's check for files changed in the second the index was written still holds.
     await utimes(git.indexFile, info.atime, info.mtime);
