@@ -424,16 +424,16 @@ describe('deft run --remote --worktree', () => {
       expect(await readFile(join(rig.there, 'notes.txt'), 'utf8')).toBe('colour: black\n');
       // A second page gets the same core (no second connection).
       const again = await page('&worktree=side');
-      await vi.waitFor(() => expect(again.messages[0]).toMatchObject({ view: { worktree: { name: 'side' } } }));
+      await vi.waitFor(() => expect(again.messages[0]).toMatchObject({ view: { worktree: { name: 'side' } } }), { timeout: 30_000 });
       expect(cores.size).toBe(1);
       expect(opened).toHaveLength(1);
       // A worktree whose folder there was swapped for a link (to the main checkout) is refused: no connection, no core.
       await rm(join(dir, 'evil'), { recursive: true, force: true });
       await symlink(rig.path, join(dir, 'evil'));
       const evil = await page('&worktree=evil');
-      await vi.waitFor(() => expect(evil.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('is not a folder') } }));
+      await vi.waitFor(() => expect(evil.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('is not a folder') } }), { timeout: 30_000 });
       const path = await page(`&worktree=${encodeURIComponent(rig.path)}`);
-      await vi.waitFor(() => expect(path.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('not a worktree name') } }));
+      await vi.waitFor(() => expect(path.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('not a worktree name') } }), { timeout: 30_000 });
       expect(opened).toHaveLength(1);
       for (const p of [there, again, evil, path]) p.ws.close();
       // Closing the worktree cores ends their connections too.

@@ -173,7 +173,7 @@ describe("command cards inside a sub-agent's transcript", () => {
       textReply(longAnswer('One command stopped, one moved to the background')),
     );
     await h.core.handlers.sendPrompt({ sessionId: h.session.id, text: 'go' });
-    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 10_000);
+    await eventually(() => expect(processesMatching(`sleep ${nap}`)).toHaveLength(1), 30_000);
     expect(await h.core.handlers.stopOrBackgroundCommand({ sessionId: h.session.id, callId: 'sub-1', action: 'stop' })).toEqual({ ok: true });
     await eventually(() => expect(conversation(h!, 'SUB-CARDS').length).toBeGreaterThanOrEqual(2), 10_000);
     expect(JSON.stringify(conversation(h, 'SUB-CARDS')[1]!.body.messages.at(-1))).toContain('Command stopped by the user');
