@@ -46,9 +46,27 @@ const RECORD_LONG_TASKS = `
 
 /** The page's main-thread CPU so far (ms): all its tasks, and the JavaScript in them. */
 async function pageCpu(cdp: CDPSession): Promise<{ task: number; script: number }> {
-  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  const { metrics } = await cdp.send('Performance.getMetrics');
   const value = (name: string) => (metrics.find((m) => m.name === name)?.value ?? 0) * 1_000;
   return { task: value('TaskDuration'), script: value('ScriptDuration') };
+}
+
+/**
+ * Wait until the page is idle (its idle callbacks get most of a 50 ms period, three in a row: the window's
+ * idle-time warm-ups are done), at most 10 s, as a person takes a moment to find the session to open.
+ */
+async function settle(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    type Idle = (run: (deadline: { timeRemaining(): number }) => void) => number;
+    const requestIdle = (globalThis as unknown as { requestIdleCallback: Idle }).requestIdleCallback;
+    const start = performance.now();
+    let quiet = 0;
+    while (quiet < 3 && performance.now() - start < 10_000) {
+      const left = await new Promise<number>((resolve) => requestIdle((deadline) => resolve(deadline.timeRemaining())));
+      quiet = left >= 40 ? quiet + 1 : 0;
+    }
+    return performance.now() - start;
+  });
 }
 
 /**
@@ -108,6 +126,9 @@ interface HeavyFigures {
   coldPage: { task: number; script: number };
   warmPage: { task: number; script: number }[];
   longestTask: number[];
+  /** From the 2-message session on screen until the page was idle (its warm-ups done), and the page's CPU meanwhile (ms). */
+  settleMs: number;
+  settleCpu: number;
   /** Host RSS with the 2-message session open (the newest: the window opened it), then after the heavy one. */
   smallRss: number;
   rss: number;
@@ -156,6 +177,9 @@ async function openHeavy(executablePath: string, messages: number, snapshot: boo
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
     await cdp.send('Profiler.enable');
+    const pageBefore = await pageCpu(cdp);
+    const settleMs = await settle(page);
+    const settleCpu = (await pageCpu(cdp)).task - pageBefore.task;
     // DEFT_BENCH_CPU_PROFILE=folder: the page's CPU profile over each heavy open, cold and warm, written there.
     const profileDir = process.env.DEFT_BENCH_CPU_PROFILE;
     const profile = (run: string) => (profileDir ? join(profileDir, `open-${messages}-${snapshot ? 'snapshot' : 'events'}-${run}.cpuprofile`) : undefined);
@@ -181,6 +205,8 @@ async function openHeavy(executablePath: string, messages: number, snapshot: boo
       warmReply: [],
       warmCpu: [],
       coldPage: { task: cold.pageTask, script: cold.pageScript },
+      settleMs,
+      settleCpu,
       warmPage: [],
       longestTask: [cold.longestTask],
       smallRss,
@@ -276,7 +302,7 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
           value: f.coldPage.task,
           unit: 'ms',
           baseline: { name: `same, warm (median of ${RUNS})`, value: mid(f.warmPage.map((p) => p.task)) },
-          note: `of which JavaScript: ${f.coldPage.script.toFixed(0)} ms cold, ${mid(f.warmPage.map((p) => p.script)).toFixed(0)} warm`,
+          note: `of which JavaScript: ${f.coldPage.script.toFixed(0)} ms cold, ${mid(f.warmPage.map((p) => p.script)).toFixed(0)} warm; before the cold open, the page was idle after ${f.settleMs.toFixed(0)} ms, ${f.settleCpu.toFixed(0)} ms CPU (its warm-ups)`,
         },
         {
           name: `window: host CPU opening ${label}, cold (first open)`,
