@@ -177,14 +177,21 @@ async function openHeavy(executablePath: string, messages: number, snapshot: boo
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
     await cdp.send('Profiler.enable');
-    const pageBefore = await pageCpu(cdp);
-    const settleMs = await settle(page);
-    const settleCpu = (await pageCpu(cdp)).task - pageBefore.task;
-    // DEFT_BENCH_CPU_PROFILE=folder: the page's CPU profile over each heavy open, cold and warm, written there.
+    // DEFT_BENCH_CPU_PROFILE=folder: the page's CPU profile over each heavy open, cold and warm, and the wait before, written there.
     const profileDir = process.env.DEFT_BENCH_CPU_PROFILE;
     const profile = (run: string) => (profileDir ? join(profileDir, `open-${messages}-${snapshot ? 'snapshot' : 'events'}-${run}.cpuprofile`) : undefined);
+    const pageBefore = await pageCpu(cdp);
+    if (profileDir) await cdp.send('Profiler.start');
+    const settleMs = await settle(page);
+    if (profileDir) await writeFile(profile('settle')!, JSON.stringify((await cdp.send('Profiler.stop')).profile));
+    const settleCpu = (await pageCpu(cdp)).task - pageBefore.task;
     const cpuBefore = await processCpu(pid);
+    // DEFT_BENCH_TRACE=folder: a performance trace of the cold open and of the last warm one (open them in DevTools' Performance panel).
+    const traceDir = process.env.DEFT_BENCH_TRACE;
+    const trace = (run: string) => join(traceDir!, `open-${messages}-${snapshot ? 'snapshot' : 'events'}-${run}.json`);
+    if (traceDir) await browser.startTracing(page, { path: trace('cold'), screenshots: false });
     const cold = await open(page, messages, true, cdp, profile('cold'));
+    if (traceDir) await browser.stopTracing();
     const coldCpu = (await processCpu(pid)) - cpuBefore;
     const coldReply = cold.replyAfter;
     // The host may go on loading the session after its tail is on screen: its CPU until it is idle again.
@@ -218,7 +225,9 @@ async function openHeavy(executablePath: string, messages: number, snapshot: boo
     for (let i = 0; i < RUNS; i++) {
       await open(page, 2);
       const before = await processCpu(pid);
+      if (traceDir && i === RUNS - 1) await browser.startTracing(page, { path: trace('warm'), screenshots: false });
       const warm = await open(page, messages, true, cdp, profile(`warm${i + 1}`));
+      if (traceDir && i === RUNS - 1) await browser.stopTracing();
       figures.warmCpu.push((await processCpu(pid)) - before);
       figures.warmPage.push({ task: warm.pageTask, script: warm.pageScript });
       figures.warm.push(warm.ms);
