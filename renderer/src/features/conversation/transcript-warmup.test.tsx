@@ -1,29 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { fakeIdle } from '../../testing/idle';
 import { useSessions } from '../../stores/sessions';
 import { useTranscript } from '../../stores/transcript';
 import { transcriptWarmupSteps } from './transcript-warmup';
 import { warmWindowWhenIdle } from './window-warmup';
-
-/** An idle scheduler the test drives: each period reports the time left it is given. */
-function fakeIdle() {
-  const waiting = new Map<number, (deadline: { timeRemaining(): number }) => void>();
-  let next = 1;
-  return {
-    waiting,
-    request(run: (deadline: { timeRemaining(): number }) => void) {
-      waiting.set(next, run);
-      return next++;
-    },
-    cancel(handle: number) {
-      waiting.delete(handle);
-    },
-    period(left: number) {
-      const [handle, run] = [...waiting][0]!;
-      waiting.delete(handle);
-      run({ timeRemaining: () => left });
-    },
-  };
-}
 
 /** What an element rendered (or anything inside it) shows, by the classes and labels the conversation uses. */
 function shown(element: Element): string[] {
@@ -74,13 +54,13 @@ describe('warming the transcript when idle', () => {
     })();
     let opening = true;
     warmWindowWhenIdle(idle, steps, () => opening);
-    idle.period(50);
-    idle.period(50);
+    idle.period([50]);
+    idle.period([50]);
     expect(ran).toBe(0);
     // It waits for the next idle period rather than giving up.
     expect(idle.waiting.size).toBe(1);
     opening = false;
-    idle.period(50);
+    idle.period([50]);
     expect(ran).toBe(5);
   });
 
@@ -96,7 +76,7 @@ describe('warming the transcript when idle', () => {
       }
     })();
     warmWindowWhenIdle(idle, steps, () => opening);
-    idle.period(50);
+    idle.period([50]);
     expect(ran).toBe(2);
     expect(idle.waiting.size).toBe(1);
   });
