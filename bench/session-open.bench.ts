@@ -1,7 +1,7 @@
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { chromium, type Page } from '@playwright/test';
+import { type CDPSession, chromium, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { ensureBuild } from '../scripts/ensure-build.mjs';
 import { tempDir } from '../test-support/harness';
@@ -44,13 +44,51 @@ const RECORD_LONG_TASKS = `
   };
 `;
 
-/** Click a session in the sidebar; the time until its last answer is on screen and the longest task meanwhile. */
-async function open(page: Page, messages: number, heavy = false): Promise<{ ms: number; longestTask: number; replyAfter: number }> {
+/** The page's main-thread CPU so far (ms): all its tasks, and the JavaScript in them. */
+async function pageCpu(cdp: CDPSession): Promise<{ task: number; script: number }> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const value = (name: string) => (metrics.find((m) => m.name === name)?.value ?? 0) * 1_000;
+  return { task: value('TaskDuration'), script: value('ScriptDuration') };
+}
+
+/**
+ * Wait until the page is idle (its idle callbacks get most of a 50 ms period, three in a row: the window's
+ * idle-time warm-ups are done), at most 10 s, as a person takes a moment to find the session to open.
+ */
+async function settle(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    type Idle = (run: (deadline: { timeRemaining(): number }) => void) => number;
+    const requestIdle = (globalThis as unknown as { requestIdleCallback: Idle }).requestIdleCallback;
+    const start = performance.now();
+    let quiet = 0;
+    while (quiet < 3 && performance.now() - start < 10_000) {
+      const left = await new Promise<number>((resolve) => requestIdle((deadline) => resolve(deadline.timeRemaining())));
+      quiet = left >= 40 ? quiet + 1 : 0;
+    }
+    return performance.now() - start;
+  });
+}
+
+/**
+ * Click a session in the sidebar; the time until its last answer is on screen and the longest task meanwhile;
+ * with `cdp`, the page's CPU over it, and with `profilePath` its CPU profile (open it in DevTools).
+ */
+async function open(
+  page: Page,
+  messages: number,
+  heavy = false,
+  cdp?: CDPSession,
+  profilePath?: string,
+): Promise<{ ms: number; longestTask: number; replyAfter: number; pageTask: number; pageScript: number }> {
+  const cpuBefore = cdp ? await pageCpu(cdp) : null;
+  if (cdp && profilePath) await cdp.send('Profiler.start');
   const since = await page.evaluate(() => performance.now());
   const t0 = performance.now();
   await page.locator(`button.session-open[title="${heavy ? heavyTitle(messages) : title(messages)}"]`).click();
   await page.getByText(lastAnswer(messages), { exact: true }).waitFor({ state: 'visible', timeout: 60_000 });
   const ms = performance.now() - t0;
+  const cpuAfter = cdp ? await pageCpu(cdp) : null;
+  if (cdp && profilePath) await writeFile(profilePath, JSON.stringify((await cdp.send('Profiler.stop')).profile));
   // Long tasks are reported a little after they end.
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
   const replyAt = await page.evaluate(() => (globalThis as unknown as { __tailReplyAt: number }).__tailReplyAt);
@@ -64,7 +102,13 @@ async function open(page: Page, messages: number, heavy = false): Promise<{ ms: 
       ),
     since,
   );
-  return { ms, longestTask, replyAfter: replyAt - since };
+  return {
+    ms,
+    longestTask,
+    replyAfter: replyAt - since,
+    pageTask: cpuAfter && cpuBefore ? cpuAfter.task - cpuBefore.task : 0,
+    pageScript: cpuAfter && cpuBefore ? cpuAfter.script - cpuBefore.script : 0,
+  };
 }
 
 interface HeavyFigures {
@@ -78,7 +122,13 @@ interface HeavyFigures {
   coldReply: number;
   warmReply: number[];
   warmCpu: number[];
+  /** The page's main-thread CPU (all its tasks; the JavaScript in them) over the cold open, and each warm one (ms). */
+  coldPage: { task: number; script: number };
+  warmPage: { task: number; script: number }[];
   longestTask: number[];
+  /** From the 2-message session on screen until the page was idle (its warm-ups done), and the page's CPU meanwhile (ms). */
+  settleMs: number;
+  settleCpu: number;
   /** Host RSS with the 2-message session open (the newest: the window opened it), then after the heavy one. */
   smallRss: number;
   rss: number;
@@ -124,8 +174,24 @@ async function openHeavy(executablePath: string, messages: number, snapshot: boo
     const smallRss = await processRss(host.child.pid!);
     const smallHeap = await host.inspector!.heapAfterGc();
     const pid = host.child.pid!;
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await cdp.send('Profiler.enable');
+    // DEFT_BENCH_CPU_PROFILE=folder: the page's CPU profile over each heavy open, cold and warm, and the wait before, written there.
+    const profileDir = process.env.DEFT_BENCH_CPU_PROFILE;
+    const profile = (run: string) => (profileDir ? join(profileDir, `open-${messages}-${snapshot ? 'snapshot' : 'events'}-${run}.cpuprofile`) : undefined);
+    const pageBefore = await pageCpu(cdp);
+    if (profileDir) await cdp.send('Profiler.start');
+    const settleMs = await settle(page);
+    if (profileDir) await writeFile(profile('settle')!, JSON.stringify((await cdp.send('Profiler.stop')).profile));
+    const settleCpu = (await pageCpu(cdp)).task - pageBefore.task;
     const cpuBefore = await processCpu(pid);
-    const cold = await open(page, messages, true);
+    // DEFT_BENCH_TRACE=folder: a performance trace of the cold open and of the last warm one (open them in DevTools' Performance panel).
+    const traceDir = process.env.DEFT_BENCH_TRACE;
+    const trace = (run: string) => join(traceDir!, `open-${messages}-${snapshot ? 'snapshot' : 'events'}-${run}.json`);
+    if (traceDir) await browser.startTracing(page, { path: trace('cold'), screenshots: false });
+    const cold = await open(page, messages, true, cdp, profile('cold'));
+    if (traceDir) await browser.stopTracing();
     const coldCpu = (await processCpu(pid)) - cpuBefore;
     const coldReply = cold.replyAfter;
     // The host may go on loading the session after its tail is on screen: its CPU until it is idle again.
@@ -145,6 +211,10 @@ async function openHeavy(executablePath: string, messages: number, snapshot: boo
       coldReply,
       warmReply: [],
       warmCpu: [],
+      coldPage: { task: cold.pageTask, script: cold.pageScript },
+      settleMs,
+      settleCpu,
+      warmPage: [],
       longestTask: [cold.longestTask],
       smallRss,
       rss: 0,
@@ -155,8 +225,11 @@ async function openHeavy(executablePath: string, messages: number, snapshot: boo
     for (let i = 0; i < RUNS; i++) {
       await open(page, 2);
       const before = await processCpu(pid);
-      const warm = await open(page, messages, true);
+      if (traceDir && i === RUNS - 1) await browser.startTracing(page, { path: trace('warm'), screenshots: false });
+      const warm = await open(page, messages, true, cdp, profile(`warm${i + 1}`));
+      if (traceDir && i === RUNS - 1) await browser.stopTracing();
       figures.warmCpu.push((await processCpu(pid)) - before);
+      figures.warmPage.push({ task: warm.pageTask, script: warm.pageScript });
       figures.warm.push(warm.ms);
       figures.warmReply.push(warm.replyAfter);
       figures.longestTask.push(warm.longestTask);
@@ -200,7 +273,9 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
       return page.evaluate(() => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize);
     };
     const figures = new Map<number, { ms: number[]; longestTask: number[]; heap: number; rss: number }>();
-    for (const messages of [2, ...SIZES]) {
+    // DEFT_BENCH_HEAVY_ONLY=1: only the sessions with command output (cold and warm), not the plain sizes.
+    const sizes = process.env.DEFT_BENCH_HEAVY_ONLY ? [] : SIZES;
+    for (const messages of [2, ...sizes]) {
       const runs = { ms: [] as number[], longestTask: [] as number[], heap: 0, rss: 0 };
       for (let i = 0; i < RUNS; i++) {
         // Start from another session each time (the small one, or a large one for the small one itself).
@@ -232,6 +307,13 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
           note: `goal: cold ≤ 2× warm; the reply reached the page after ${f.coldReply.toFixed(0)} ms (warm ${mid(f.warmReply).toFixed(0)}); longest task ${Math.max(...f.longestTask).toFixed(0)} ms`,
         },
         {
+          name: `window: page CPU opening ${label}, cold (first open)`,
+          value: f.coldPage.task,
+          unit: 'ms',
+          baseline: { name: `same, warm (median of ${RUNS})`, value: mid(f.warmPage.map((p) => p.task)) },
+          note: `of which JavaScript: ${f.coldPage.script.toFixed(0)} ms cold, ${mid(f.warmPage.map((p) => p.script)).toFixed(0)} warm; before the cold open, the page was idle after ${f.settleMs.toFixed(0)} ms, ${f.settleCpu.toFixed(0)} ms CPU (its warm-ups)`,
+        },
+        {
           name: `window: host CPU opening ${label}, cold (first open)`,
           value: f.coldCpu,
           unit: 'ms',
@@ -256,7 +338,7 @@ export default async function sessionOpen(): Promise<BenchResult[]> {
     });
     return [
       ...heavyRows,
-      ...SIZES.flatMap((messages): BenchResult[] => {
+      ...sizes.flatMap((messages): BenchResult[] => {
         const f = figures.get(messages)!;
         const label = `${messages.toLocaleString('en')} messages`;
         return [

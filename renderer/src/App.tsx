@@ -14,7 +14,7 @@ import { CheckpointLayer } from './features/checkpoints/CheckpointLayer';
 import { Banners } from './features/conversation/Banners';
 import { Conversation } from './features/conversation/Conversation';
 import { Header } from './features/conversation/Header';
-import { warmMarkdownWhenIdle } from './features/conversation/markdown-warmup';
+import { warmWindowWhenIdle } from './features/conversation/window-warmup';
 import { FirstRun } from './features/onboarding/FirstRun';
 import { RuleProblems } from './features/permissions/RuleProblems';
 import { PlanReview, usePendingPlan } from './features/plan/PlanReview';
@@ -121,7 +121,7 @@ export function App() {
       void loadInitial(sessionId);
       void refreshSkills();
     });
-    const stopWarmup = warmMarkdownWhenIdle();
+    const stopWarmup = warmWindowWhenIdle();
     return () => {
       unbind();
       unwatch();

@@ -1,30 +1,8 @@
 import type { RootContent } from 'mdast';
 import { describe, expect, it } from 'vitest';
+import { fakeIdle } from '../../testing/idle';
 import { renderMarkdownNodes } from './markdown-render';
 import { WARMUP_LANGUAGES, warmMarkdownWhenIdle, warmupSteps } from './markdown-warmup';
-
-/** An idle scheduler the test drives: each period reports the times left it is given, one per check. */
-function fakeIdle() {
-  const waiting = new Map<number, (deadline: { timeRemaining(): number }) => void>();
-  let next = 1;
-  return {
-    waiting,
-    request(run: (deadline: { timeRemaining(): number }) => void) {
-      waiting.set(next, run);
-      return next++;
-    },
-    cancel(handle: number) {
-      waiting.delete(handle);
-    },
-    /** Run the waiting callback with an idle period whose time left is read from `left`, in order. */
-    period(left: number[]) {
-      const [handle, run] = [...waiting][0]!;
-      waiting.delete(handle);
-      let i = 0;
-      run({ timeRemaining: () => left[Math.min(i++, left.length - 1)]! });
-    },
-  };
-}
 
 function countingSteps(total: number) {
   let ran = 0;

@@ -1,5 +1,6 @@
 import { type MarkdownSplit, splitMarkdown } from './markdown-blocks';
 import { renderMarkdownNodes } from './markdown-render';
+import { type IdleScheduler, browserIdle, runWhenIdle } from './idle-warmup';
 
 // The first rich answer of a window's life was the slowest to stream: its first second ran the
 // Markdown parser's paths for headings, lists, tables and links, and highlight.js's grammars, for the
@@ -77,36 +78,10 @@ export function* warmupSteps(render: typeof renderMarkdownNodes = renderMarkdown
   }
 }
 
-interface IdleScheduler {
-  request(run: (deadline: { timeRemaining(): number }) => void): number;
-  cancel(handle: number): void;
-}
-
-const browserIdle: IdleScheduler = {
-  // No timeout: a window that is never idle is busy streaming, which warms the same code for real.
-  request: (run) => requestIdleCallback(run),
-  cancel: (handle) => cancelIdleCallback(handle),
-};
-
-/** Leave this much of an idle period unused: a step must not make the next frame late. */
-const MARGIN_MS = 6;
-
 /**
  * Run the warm-up in idle periods, a step at a time while the period has time left. Returns a
  * function that stops it (a turn starting warms the same code for real).
  */
 export function warmMarkdownWhenIdle(idle: IdleScheduler = browserIdle, steps: Iterator<void> = warmupSteps()): () => void {
-  let handle: number | null = null;
-  const run = (deadline: { timeRemaining(): number }) => {
-    handle = null;
-    do {
-      if (steps.next().done) return;
-    } while (deadline.timeRemaining() > MARGIN_MS);
-    handle = idle.request(run);
-  };
-  handle = idle.request(run);
-  return () => {
-    if (handle !== null) idle.cancel(handle);
-    handle = null;
-  };
+  return runWhenIdle(steps, idle);
 }
