@@ -431,9 +431,13 @@ describe('deft run --remote --worktree', () => {
       await rm(join(dir, 'evil'), { recursive: true, force: true });
       await symlink(rig.path, join(dir, 'evil'));
       const evil = await page('&worktree=evil');
-      await vi.waitFor(() => expect(evil.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('is not a folder') } }), { timeout: 30_000 });
+      await vi.waitFor(() => expect(evil.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('is not a folder') } }), {
+        timeout: 30_000,
+      });
       const path = await page(`&worktree=${encodeURIComponent(rig.path)}`);
-      await vi.waitFor(() => expect(path.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('not a worktree name') } }), { timeout: 30_000 });
+      await vi.waitFor(() => expect(path.messages[0]).toMatchObject({ view: { worktree: null, refused: expect.stringContaining('not a worktree name') } }), {
+        timeout: 30_000,
+      });
       expect(opened).toHaveLength(1);
       for (const p of [there, again, evil, path]) p.ws.close();
       // Closing the worktree cores ends their connections too.
