@@ -2,7 +2,7 @@ import { act, render } from '@testing-library/react';
 import type { RootContent } from 'mdast';
 import { describe, expect, it, vi } from 'vitest';
 import { deltas, longAnswer } from '../../../../test-support/long-answer';
-import { Markdown } from './Markdown';
+import { Markdown, SKIP_BEHIND } from './Markdown';
 import type * as MarkdownRender from './markdown-render';
 
 // Every block rendered, by the syntax tree it was rendered from: a finished block keeps its tree (the split
@@ -54,4 +54,25 @@ describe('a streamed answer', () => {
     const whole = render(<Markdown text={answer} />);
     expect(view.container.innerHTML).toBe(whole.container.innerHTML);
   });
+
+  it('makes a full group one the browser may skip only well behind the end: one made so in view is styled and laid out twice in a frame', () => {
+    const answer = longAnswer(12_000);
+    let text = '';
+    const view = render(<Markdown text="" />);
+    const skippable = new Set<Element>();
+    for (const delta of deltas(answer, 256)) {
+      text += delta;
+      act(() => view.rerender(<Markdown text={text} />));
+      const chunks = [...view.container.querySelectorAll('.markdown > .markdown-chunk')];
+      // Every full group but the first is contained from the frame it fills (so becoming skippable changes none of its layout)...
+      for (const chunk of chunks.slice(1, -1)) expect(chunk.hasAttribute('data-done')).toBe(true);
+      // ...and skippable only once SKIP_BEHIND characters came after it: never the groups just filled, at the end.
+      for (const chunk of chunks) if (chunk.hasAttribute('data-full')) skippable.add(chunk);
+      const nearEnd = chunks.filter((chunk) => text.length - text.lastIndexOf(chunk.lastElementChild!.textContent!.slice(0, 20)) < SKIP_BEHIND / 2);
+      for (const chunk of nearEnd) expect(chunk.hasAttribute('data-full')).toBe(false);
+      expect(chunks.at(-2)?.hasAttribute('data-full') ?? false).toBe(false);
+    }
+    expect(skippable.size).toBeGreaterThan(5);
+  });
 });
+

@@ -86,7 +86,8 @@ const Chunk = memo(
     const shown = [];
     for (let i = chunk.from; i < chunk.to; i++) shown.push(<Block key={i - chunk.from} block={blocks[i]!} linkImages={linkImages} />);
     return (
-      <div className="markdown-chunk" data-full={skippable ? '' : undefined}>
+      // data-done: full (contained while the answer streams); data-full: full and far enough behind to be skipped out of view.
+      <div className="markdown-chunk" data-done={chunk.full && chunk.from > 0 ? '' : undefined} data-full={skippable ? '' : undefined}>
         {shown}
       </div>
     );
