@@ -82,7 +82,17 @@ const Block = memo(
  * visibility as one, not block by block). The last group holds the growing block.
  */
 const Chunk = memo(
-  function Chunk({ blocks, chunk, skippable, linkImages }: { blocks: readonly MarkdownBlock[]; chunk: MarkdownChunk; skippable: boolean; linkImages: boolean }) {
+  function Chunk({
+    blocks,
+    chunk,
+    skippable,
+    linkImages,
+  }: {
+    blocks: readonly MarkdownBlock[];
+    chunk: MarkdownChunk;
+    skippable: boolean;
+    linkImages: boolean;
+  }) {
     const shown = [];
     for (let i = chunk.from; i < chunk.to; i++) shown.push(<Block key={i - chunk.from} block={blocks[i]!} linkImages={linkImages} />);
     return (
