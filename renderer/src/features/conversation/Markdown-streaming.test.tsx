@@ -2,7 +2,7 @@ import { act, render } from '@testing-library/react';
 import type { RootContent } from 'mdast';
 import { describe, expect, it, vi } from 'vitest';
 import { deltas, longAnswer } from '../../../../test-support/long-answer';
-import { Markdown } from './Markdown';
+import { Markdown, SKIP_BEHIND } from './Markdown';
 import type * as MarkdownRender from './markdown-render';
 
 // Every block rendered, by the syntax tree it was rendered from: a finished block keeps its tree (the split
@@ -33,7 +33,9 @@ describe('a streamed answer', () => {
       act(() => view.rerender(<Markdown text={text} />));
       // A full group of finished blocks keeps its DOM: the same element, with the same blocks in it.
       for (const [chunk, first] of full) expect(chunk.isConnected && chunk.firstElementChild === first).toBe(true);
-      for (const chunk of view.container.querySelectorAll('.markdown-chunk[data-full]')) if (!full.has(chunk)) full.set(chunk, chunk.firstElementChild);
+      // Every group but the last is full (whether or not it is yet one the browser may skip).
+      for (const chunk of [...view.container.querySelectorAll('.markdown > .markdown-chunk')].slice(0, -1))
+        if (!full.has(chunk)) full.set(chunk, chunk.firstElementChild);
       const now = [...rendered.values()].reduce((a, b) => a + b, 0);
       // The last block, and blocks that came whole in this delta: a few, never the answer so far.
       expect(now - before).toBeLessThanOrEqual(4);
@@ -51,5 +53,25 @@ describe('a streamed answer', () => {
     // And it reads as the whole answer rendered at once.
     const whole = render(<Markdown text={answer} />);
     expect(view.container.innerHTML).toBe(whole.container.innerHTML);
+  });
+
+  it('makes a full group one the browser may skip only well behind the end: one made so in view is styled and laid out twice in a frame', () => {
+    const answer = longAnswer(12_000);
+    let text = '';
+    const view = render(<Markdown text="" />);
+    const skippable = new Set<Element>();
+    for (const delta of deltas(answer, 256)) {
+      text += delta;
+      act(() => view.rerender(<Markdown text={text} />));
+      const chunks = [...view.container.querySelectorAll('.markdown > .markdown-chunk')];
+      // Every full group but the first is contained from the frame it fills (so becoming skippable changes none of its layout)...
+      for (const chunk of chunks.slice(1, -1)) expect(chunk.hasAttribute('data-done')).toBe(true);
+      // ...and skippable only once SKIP_BEHIND characters came after it: never the groups just filled, at the end.
+      for (const chunk of chunks) if (chunk.hasAttribute('data-full')) skippable.add(chunk);
+      const nearEnd = chunks.filter((chunk) => text.length - text.lastIndexOf(chunk.lastElementChild!.textContent.slice(0, 20)) < SKIP_BEHIND / 2);
+      for (const chunk of nearEnd) expect(chunk.hasAttribute('data-full')).toBe(false);
+      expect(chunks.at(-2)?.hasAttribute('data-full') ?? false).toBe(false);
+    }
+    expect(skippable.size).toBeGreaterThan(5);
   });
 });

@@ -82,12 +82,22 @@ const Block = memo(
  * visibility as one, not block by block). The last group holds the growing block.
  */
 const Chunk = memo(
-  function Chunk({ blocks, chunk, linkImages }: { blocks: readonly MarkdownBlock[]; chunk: MarkdownChunk; linkImages: boolean }) {
+  function Chunk({
+    blocks,
+    chunk,
+    skippable,
+    linkImages,
+  }: {
+    blocks: readonly MarkdownBlock[];
+    chunk: MarkdownChunk;
+    skippable: boolean;
+    linkImages: boolean;
+  }) {
     const shown = [];
     for (let i = chunk.from; i < chunk.to; i++) shown.push(<Block key={i - chunk.from} block={blocks[i]!} linkImages={linkImages} />);
     return (
-      // The first group stays open to the margins around it, as the answer's first block is.
-      <div className="markdown-chunk" data-full={chunk.full && chunk.from > 0 ? '' : undefined}>
+      // data-done: full (contained while the answer streams); data-full: full and far enough behind to be skipped out of view.
+      <div className="markdown-chunk" data-done={chunk.full && chunk.from > 0 ? '' : undefined} data-full={skippable ? '' : undefined}>
         {shown}
       </div>
     );
@@ -95,12 +105,22 @@ const Chunk = memo(
   // Finished blocks never change: the same first and last block (and bounds) is the same group.
   (before, after) =>
     before.linkImages === after.linkImages &&
+    before.skippable === after.skippable &&
     before.chunk.from === after.chunk.from &&
     before.chunk.to === after.chunk.to &&
     before.chunk.full === after.chunk.full &&
     before.blocks[before.chunk.from] === after.blocks[after.chunk.from] &&
     before.blocks[before.chunk.to - 1] === after.blocks[after.chunk.to - 1],
 );
+
+/**
+ * How far (characters) a full group must end before the end of the text to be a box the browser may skip.
+ * A group given `content-visibility: auto` starts skipped until the browser has seen whether it is in
+ * view, and one in view is then styled and laid out again in a second pass of the same frame: a group
+ * just filled is in view at the bottom of a followed answer (and a slow frame brings several at once), so
+ * it becomes skippable only once this much text has come after it, well more than a screen of it.
+ */
+export const SKIP_BEHIND = 3_000;
 
 /**
  * Model Markdown, rendered without raw HTML (it shows as text); code highlighted by language tag.
@@ -120,7 +140,14 @@ export const Markdown = memo(function Markdown({ text, linkImages = false }: { t
   return (
     <div className="markdown">
       {chunks.map((chunk) => (
-        <Chunk key={chunk.from} blocks={split.blocks} chunk={chunk} linkImages={linkImages} />
+        <Chunk
+          key={chunk.from}
+          blocks={split.blocks}
+          chunk={chunk}
+          // The first group stays open to the margins around it, as the answer's first block is.
+          skippable={chunk.full && chunk.from > 0 && text.length - split.blocks[chunk.to]!.start >= SKIP_BEHIND}
+          linkImages={linkImages}
+        />
       ))}
     </div>
   );
